@@ -1,0 +1,27 @@
+// `npm run bench`: runs every bench/*.bench.ts (or those named on the command line), prints each
+// figure as `name: value unit` and writes them all to bench/results.json. Figures are printed,
+// never asserted: each module measures its baseline in the same run and prints the ratio beside it.
+import { readdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Bench, Figure } from './figures.ts';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const only = process.argv.slice(2);
+const files = (await readdir(here))
+  .filter((f) => f.endsWith('.bench.ts'))
+  .filter((f) => only.length === 0 || only.some((o) => f.startsWith(o)))
+  .sort();
+
+const results: Record<string, { value: number; unit: string }> = {};
+for (const file of files) {
+  const mod = (await import(pathToFileURL(join(here, file)).href)) as { default: Bench };
+  console.log(`# ${file}`);
+  const figures: Figure[] = await mod.default();
+  for (const f of figures) {
+    console.log(`${f.name}: ${f.value} ${f.unit}`);
+    results[f.name] = { value: f.value, unit: f.unit };
+  }
+}
+await writeFile(join(here, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+console.log(`wrote ${Object.keys(results).length} figures to bench/results.json`);
