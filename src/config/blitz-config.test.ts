@@ -1,0 +1,91 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isAppError } from '../errors.ts';
+import { loadBlitzConfig, parseBlitzConfig } from './blitz-config.ts';
+
+describe('blitz.config.yml', () => {
+  it('gives the documented defaults for an empty file', () => {
+    const c = parseBlitzConfig('');
+    expect(c.runner).toEqual({
+      workspace: './data/workspace',
+      maxSessions: 2,
+      stallCheckSeconds: 90,
+      attemptTimeoutMinutes: 60,
+      buildConcurrency: 1,
+      maxNudges: 6,
+      retries: 2,
+    });
+    expect(c.roster).toEqual([]);
+    expect(c.modelNotesPath).toBe('./data/models.md');
+  });
+
+  it('reads a roster and defaults costRank to the list position', () => {
+    const c = parseBlitzConfig(`
+roster:
+  - name: sonnet
+    tool: claude
+    model: sonnet
+    roles: [blitz, fleet, plan]
+    tiers: [execution, design]
+  - name: my-agent
+    tool: custom
+    command: [node, ./agent.js, "{prompt_file}"]
+    resume: [node, ./agent.js, --resume, "{prompt_file}"]
+    roles: [blitz, review]
+    tiers: [execution]
+    costRank: 7
+`);
+    expect(c.roster.map((e) => [e.name, e.costRank])).toEqual([
+      ['sonnet', 0],
+      ['my-agent', 7],
+    ]);
+  });
+
+  it('names the field path in words when a custom entry lacks its command', () => {
+    try {
+      parseBlitzConfig('roster:\n  - {name: a, tool: custom, roles: [blitz], tiers: [execution]}\n');
+      expect.unreachable();
+    } catch (err) {
+      expect(isAppError(err, 'config_invalid')).toBe(true);
+      expect((err as Error).message).toContain('roster entry 1 → command: is required when tool is custom');
+    }
+  });
+
+  it('rejects an ollama entry that would author code', () => {
+    expect(() =>
+      parseBlitzConfig(
+        'roster:\n  - {name: o, tool: ollama, model: qwen, roles: [blitz], tiers: [execution]}\n',
+      ),
+    ).toThrow(/roster entry 1 → roles: an ollama entry can only have the review role/);
+  });
+
+  it('rejects a tool it does not know, an unknown key and a bad number, all at once', () => {
+    expect(() =>
+      parseBlitzConfig(
+        'runner: {maxSessions: 0, typo: 1}\nroster:\n  - {name: x, tool: gpt, roles: [blitz], tiers: [execution]}\n',
+      ),
+    ).toThrow(/runner → maxSessions[\s\S]*runner[\s\S]*typo[\s\S]*roster entry 1 → tool/);
+  });
+
+  it('refuses a token pasted where the NAME of its variable belongs', () => {
+    expect(() =>
+      parseBlitzConfig(
+        'notify:\n  homeAssistant: {url: "http://ha:8123", tokenEnv: "eyJhbGciOi.secret", service: notify.x}\n',
+      ),
+    ).toThrow(/notify → homeAssistant → tokenEnv: must be an environment variable name/);
+  });
+
+  it('reports broken YAML as invalid config', () => {
+    expect(() => parseBlitzConfig('runner: [\n')).toThrow(/not valid YAML/);
+  });
+
+  it('loads from BLITZ_CONFIG, and fails clearly when the named file is missing', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'blitz-cfg-'));
+    const file = join(dir, 'b.yml');
+    writeFileSync(file, 'runner: {maxSessions: 4}\n');
+    expect(loadBlitzConfig(undefined, { BLITZ_CONFIG: file }).runner.maxSessions).toBe(4);
+    expect(() => loadBlitzConfig(join(dir, 'nope.yml'))).toThrow(/Config file not found/);
+  });
+});

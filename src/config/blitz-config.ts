@@ -1,0 +1,165 @@
+// The operator file `blitz.config.yml`: runner limits, the roster of agent tools, budget probe,
+// notify targets. Parsed once with zod; a bad file is reported with each field's path in words.
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { AppError } from '../errors.ts';
+
+export const toolNames = ['claude', 'codex', 'opencode', 'aider', 'ollama', 'custom'] as const;
+
+export const rosterEntrySchema = z
+  .object({
+    /** Unique name the planner routes to and the ledger records. */
+    name: z.string().min(1),
+    /** Which CLI adapter builds the argv. `ollama` entries are review-only. */
+    tool: z.enum(toolNames),
+    /** Model passed to the tool (`--model`); for aider a local model is `ollama_chat/<model>`. */
+    model: z.string().min(1).optional(),
+    /** Provider hint for tools that need one (opencode `provider/model`). */
+    provider: z.string().min(1).optional(),
+    /** argv template of a `custom` tool; placeholders like `{prompt_file}` are substituted per element. */
+    command: z.array(z.string()).min(1).optional(),
+    /** argv template to resume the same session (nudges, interrupted workers). */
+    resume: z.array(z.string()).min(1).optional(),
+    /** Extra arguments appended to a built-in tool's argv. */
+    args: z.array(z.string()).optional(),
+    /** What this entry may do: author (`blitz`, `fleet`), plan, or review. */
+    roles: z.array(z.enum(['blitz', 'fleet', 'plan', 'review'])).min(1),
+    /** Difficulty tiers this entry is fit for. */
+    tiers: z.array(z.enum(['execution', 'design', 'subtle'])).min(1),
+    /** Lower is cheaper; defaults to the entry's position in the list. */
+    costRank: z.number().int().min(0).optional(),
+    /** Reasoning effort where the tool has one. */
+    effort: z.enum(['medium', 'high']).optional(),
+    /** Extra environment for the worker (names of settings, never secrets pasted in the file). */
+    env: z.record(z.string(), z.string()).optional(),
+  })
+  .superRefine((e, ctx) => {
+    if (e.tool === 'custom' && !e.command) {
+      ctx.addIssue({ code: 'custom', path: ['command'], message: 'is required when tool is custom' });
+    }
+    if (e.tool === 'custom' && !e.resume) {
+      ctx.addIssue({ code: 'custom', path: ['resume'], message: 'is required when tool is custom' });
+    }
+    if (e.tool === 'ollama' && e.roles.some((r) => r !== 'review')) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['roles'],
+        message: 'an ollama entry can only have the review role',
+      });
+    }
+  });
+export type RosterEntry = z.infer<typeof rosterEntrySchema>;
+
+const runnerSchema = z
+  .object({
+    /** Clones and worktrees live here. */
+    workspace: z.string().min(1).default('./data/workspace'),
+    /** Machine limit on concurrent workers. */
+    maxSessions: z.number().int().min(1).default(2),
+    /** Seconds between stall checks. */
+    stallCheckSeconds: z.number().int().min(5).default(90),
+    /** A worker still running after this is killed and the attempt ends. */
+    attemptTimeoutMinutes: z.number().int().min(1).default(60),
+    /** Host-wide limit on build and smoke commands running at once. */
+    buildConcurrency: z.number().int().min(1).default(1),
+    /** Nudges before a stalled attempt is handed to a person. */
+    maxNudges: z.number().int().min(0).default(6),
+    /** Retries of a failed attempt, each with the failure fed back. */
+    retries: z.number().int().min(0).default(2),
+  })
+  .strict();
+
+const notifySchema = z
+  .object({
+    /** Home Assistant notify service. */
+    homeAssistant: z
+      .object({
+        url: z.url(),
+        /** NAME of the environment variable holding the token; the token itself never goes in this file. */
+        tokenEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'must be an environment variable name'),
+        /** e.g. `notify.mobile_app_phone`. */
+        service: z.string().min(1),
+      })
+      .strict()
+      .optional(),
+    /** A plain webhook that receives a JSON POST. */
+    webhook: z.object({ url: z.url() }).strict().optional(),
+  })
+  .strict();
+
+export const blitzConfigSchema = z
+  .object({
+    runner: runnerSchema.default(() => runnerSchema.parse({})),
+    roster: z.array(rosterEntrySchema).default([]),
+    /** argv of a budget probe printing JSON (`preferMedium`, `park`). */
+    budget: z.array(z.string().min(1)).min(1).optional(),
+    notify: notifySchema.default({}),
+    /** Model notes shared across runs. */
+    modelNotesPath: z.string().min(1).default('./data/models.md'),
+    /** Review legs taking longer are abandoned. */
+    reviewTimeoutSeconds: z.number().int().min(1).default(600),
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    const seen = new Set<string>();
+    c.roster.forEach((e, i) => {
+      if (seen.has(e.name))
+        ctx.addIssue({ code: 'custom', path: ['roster', i, 'name'], message: 'is a duplicate' });
+      seen.add(e.name);
+    });
+  })
+  .transform((c) => ({
+    ...c,
+    roster: c.roster.map((e, i) => ({ ...e, costRank: e.costRank ?? i })),
+  }));
+export type BlitzConfig = z.output<typeof blitzConfigSchema>;
+
+/** `roster[1].command` → "roster entry 2, field command". */
+export const describePath = (path: readonly PropertyKey[]): string => {
+  if (path.length === 0) return 'the file';
+  const words: string[] = [];
+  for (let i = 0; i < path.length; i++) {
+    const p = path[i];
+    const next = path[i + 1];
+    if (typeof next === 'number') {
+      words.push(`${String(p)} entry ${next + 1}`);
+      i++;
+    } else words.push(String(p));
+  }
+  return words.join(' → ');
+};
+
+/** Parses the YAML text; throws `config_invalid` listing every problem with its field path. */
+export const parseBlitzConfig = (text: string, source = 'blitz.config.yml'): BlitzConfig => {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text) ?? {};
+  } catch (err) {
+    throw new AppError('config_invalid', `${source} is not valid YAML: ${(err as Error).message}`);
+  }
+  const parsed = blitzConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${describePath(i.path)}: ${i.message}`);
+    throw new AppError('config_invalid', `${source} is invalid:\n- ${problems.join('\n- ')}`, { problems });
+  }
+  return parsed.data;
+};
+
+/**
+ * Loads the operator file: explicit path (must exist), else `BLITZ_CONFIG`, else `./blitz.config.yml`
+ * when present, else defaults.
+ */
+export const loadBlitzConfig = (path?: string, env: NodeJS.ProcessEnv = process.env): BlitzConfig => {
+  const chosen = path ?? env.BLITZ_CONFIG;
+  if (chosen) {
+    const full = resolve(chosen);
+    if (!existsSync(full)) throw new AppError('config_invalid', `Config file not found: ${full}`);
+    return parseBlitzConfig(readFileSync(full, 'utf8'), full);
+  }
+  const fallback = resolve('blitz.config.yml');
+  return existsSync(fallback)
+    ? parseBlitzConfig(readFileSync(fallback, 'utf8'), fallback)
+    : parseBlitzConfig('');
+};
