@@ -1,0 +1,143 @@
+// The operator's environment: the ONLY module that reads process.env. Parsed once with zod at start;
+// everything else receives the typed `Env` object. Probot's variable names are kept as they are so a
+// Probot user recognises them.
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { AppError } from '../errors.ts';
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v));
+
+const commaList = z
+  .string()
+  .optional()
+  .transform((v) =>
+    (v ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0),
+  );
+
+export const envSchema = z.object({
+  /** TCP port the one HTTP server listens on. */
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Interface to bind; unset listens on all interfaces. */
+  HOST: optionalString,
+  /** pino level: fatal, error, warn, info, debug, trace or silent. */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Where state lives: `sqlite:PATH` (file) or `sqlite::memory:` (tests). Postgres comes later. */
+  DATABASE_URL: z.string().default('sqlite:./data/blitz.db'),
+  /** GitHub App id (Probot convention). Unset: the GitHub side stays off and the setup page is offered. */
+  APP_ID: optionalString,
+  /** GitHub App private key, PEM text; `\n` escapes are accepted (Probot convention). */
+  PRIVATE_KEY: optionalString,
+  /** Path to the GitHub App private key PEM file, read when PRIVATE_KEY is unset. */
+  PRIVATE_KEY_PATH: optionalString,
+  /** Secret GitHub signs webhooks with (X-Hub-Signature-256). */
+  WEBHOOK_SECRET: optionalString,
+  /** GitHub Enterprise Server host name, e.g. `ghe.example.com`; unset means github.com. */
+  GHE_HOST: optionalString,
+  /** Protocol for GHE_HOST: https (default) or http. */
+  GHE_PROTOCOL: z.enum(['https', 'http']).default('https'),
+  /** smee.io (or similar) channel used in development to relay webhooks to this machine. */
+  WEBHOOK_PROXY_URL: optionalString,
+  /** The bot's own GitHub login (e.g. `blitz-bot[bot]`), for loop prevention; derived from the app slug when unset. */
+  BOT_LOGIN: optionalString,
+  /** Base URL of the Gitea instance, e.g. `https://gitea.example.com`. */
+  GITEA_URL: optionalString,
+  /** Gitea access token of the bot account (API calls). */
+  GITEA_TOKEN: optionalString,
+  /** Secret Gitea signs webhooks with (X-Gitea-Signature). */
+  GITEA_WEBHOOK_SECRET: optionalString,
+  /** Login of the Gitea bot account, for loop prevention. */
+  GITEA_BOT_LOGIN: optionalString,
+  /** Least repository permission a commenter needs for a command to run: read, write or admin. */
+  BLITZ_PERMISSION: z.enum(['read', 'write', 'admin']).default('write'),
+  /** Comma-separated logins of other bots whose commands are honoured (still subject to permission). */
+  BLITZ_ALLOWED_BOTS: commaList,
+  /** Path to the optional operator config file (roster, runner, limits, notify). */
+  BLITZ_CONFIG: optionalString,
+});
+
+export type RawEnv = z.input<typeof envSchema>;
+
+export interface GithubAppConfig {
+  appId: string;
+  privateKey: string;
+  webhookSecret: string;
+}
+
+export type Env = z.output<typeof envSchema> & {
+  /** Present only when APP_ID, a private key and WEBHOOK_SECRET are all set. */
+  github?: GithubAppConfig;
+  /** Present only when GITEA_URL, GITEA_TOKEN and GITEA_WEBHOOK_SECRET are all set. */
+  gitea?: { url: string; token: string; webhookSecret: string; botLogin?: string };
+};
+
+const readPrivateKey = (raw: z.output<typeof envSchema>): string | undefined => {
+  if (raw.PRIVATE_KEY) return raw.PRIVATE_KEY.replace(/\\n/g, '\n');
+  if (!raw.PRIVATE_KEY_PATH) return undefined;
+  try {
+    return readFileSync(raw.PRIVATE_KEY_PATH, 'utf8');
+  } catch (cause) {
+    throw new AppError(
+      'config_invalid',
+      `PRIVATE_KEY_PATH: cannot read ${raw.PRIVATE_KEY_PATH}`,
+      {},
+      { cause },
+    );
+  }
+};
+
+/** Parse an environment (process.env by default). Throws AppError `config_invalid` naming the variable. */
+export const loadEnv = (source: Record<string, string | undefined> = process.env): Env => {
+  const parsed = envSchema.safeParse(source);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = issue?.path.join('.') ?? 'environment';
+    throw new AppError('config_invalid', `${name}: ${issue?.message ?? 'invalid'}`, { variable: name });
+  }
+  const raw = parsed.data;
+  const env: Env = { ...raw };
+  const privateKey = readPrivateKey(raw);
+  if (raw.APP_ID && privateKey && raw.WEBHOOK_SECRET) {
+    env.github = { appId: raw.APP_ID, privateKey, webhookSecret: raw.WEBHOOK_SECRET };
+  }
+  if (raw.GITEA_URL && raw.GITEA_TOKEN && raw.GITEA_WEBHOOK_SECRET) {
+    env.gitea = {
+      url: raw.GITEA_URL.replace(/\/+$/, ''),
+      token: raw.GITEA_TOKEN,
+      webhookSecret: raw.GITEA_WEBHOOK_SECRET,
+      ...(raw.GITEA_BOT_LOGIN ? { botLogin: raw.GITEA_BOT_LOGIN } : {}),
+    };
+  }
+  return env;
+};
+
+/** Plain-words hints for what is missing, logged at start so an operator knows what to set. */
+export const configurationHints = (env: Env): string[] => {
+  const hints: string[] = [];
+  if (!env.github) {
+    const missing = [
+      env.APP_ID ? undefined : 'APP_ID',
+      env.PRIVATE_KEY || env.PRIVATE_KEY_PATH ? undefined : 'PRIVATE_KEY or PRIVATE_KEY_PATH',
+      env.WEBHOOK_SECRET ? undefined : 'WEBHOOK_SECRET',
+    ].filter(Boolean);
+    hints.push(
+      `GitHub is off: set ${missing.join(', ')} (or open /probot on this server to register the GitHub App from app.yml).`,
+    );
+  }
+  if (!env.gitea) {
+    const missing = [
+      env.GITEA_URL ? undefined : 'GITEA_URL',
+      env.GITEA_TOKEN ? undefined : 'GITEA_TOKEN',
+      env.GITEA_WEBHOOK_SECRET ? undefined : 'GITEA_WEBHOOK_SECRET',
+    ].filter(Boolean);
+    hints.push(
+      `Gitea is off: set ${missing.join(', ')}, then add a webhook on the repository pointing to /api/gitea/webhooks with that secret.`,
+    );
+  }
+  return hints;
+};

@@ -1,0 +1,167 @@
+// The embedded Store: one SQLite file (WAL, busy_timeout) through better-sqlite3. Synchronous driver
+// behind the async port, so a Postgres engine can take its place without changing callers.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { z } from 'zod';
+import { AppError } from '../errors.ts';
+import type { ForgeKind } from '../forges/types.ts';
+import { type Migration, migrate, readMigrations } from './migrate.ts';
+import type { Delivery, DeliveryOutcome, Intent, NewDelivery, NewIntent, Store } from './types.ts';
+
+const forgeKind = z.enum(['github', 'gitea']);
+
+const deliveryRow = z.object({
+  forge: forgeKind,
+  delivery_id: z.string(),
+  event: z.string(),
+  action: z.string().nullable(),
+  outcome: z.enum(['accepted', 'ignored', 'duplicate', 'rejected']),
+  reason: z.string().nullable(),
+  received_at: z.string(),
+  processed_at: z.string().nullable(),
+});
+
+const intentRow = z.object({
+  id: z.number(),
+  forge: forgeKind,
+  repo: z.string(),
+  issue_number: z.number().nullable(),
+  command: z.string(),
+  sender: z.string(),
+  delivery_id: z.string(),
+  seq: z.number(),
+  status: z.string(),
+  created_at: z.string(),
+});
+
+const toDelivery = (raw: unknown): Delivery => {
+  const r = deliveryRow.parse(raw);
+  return {
+    forge: r.forge,
+    deliveryId: r.delivery_id,
+    event: r.event,
+    outcome: r.outcome,
+    receivedAt: r.received_at,
+    ...(r.action !== null ? { action: r.action } : {}),
+    ...(r.reason !== null ? { reason: r.reason } : {}),
+    ...(r.processed_at !== null ? { processedAt: r.processed_at } : {}),
+  };
+};
+
+const toIntent = (raw: unknown): Intent => {
+  const r = intentRow.parse(raw);
+  return {
+    id: r.id,
+    forge: r.forge,
+    repo: r.repo,
+    command: JSON.parse(r.command),
+    sender: r.sender,
+    deliveryId: r.delivery_id,
+    seq: r.seq,
+    status: r.status,
+    createdAt: r.created_at,
+    ...(r.issue_number !== null ? { issueNumber: r.issue_number } : {}),
+  };
+};
+
+/** Open (creating the directory and file if needed) and migrate a SQLite store. `:memory:` for tests. */
+export const openSqliteStore = (path: string, opts: { migrations?: Migration[] } = {}): Store => {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  let db: Database.Database;
+  try {
+    db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('foreign_keys = ON');
+    migrate(db, opts.migrations ?? readMigrations());
+  } catch (cause) {
+    if (cause instanceof AppError) throw cause;
+    throw new AppError('store_error', `cannot open the SQLite store at ${path}`, {}, { cause });
+  }
+
+  const insertFirst = db.prepare(
+    `INSERT OR IGNORE INTO deliveries (forge, delivery_id, event, action, outcome, reason, received_at)
+     VALUES (@forge, @deliveryId, @event, @action, @outcome, @reason, @at)`,
+  );
+  const insertAny = db.prepare(
+    `INSERT INTO deliveries (forge, delivery_id, event, action, outcome, reason, received_at)
+     VALUES (@forge, @deliveryId, @event, @action, @outcome, @reason, @at)`,
+  );
+  const record = db.transaction((d: NewDelivery): DeliveryOutcome => {
+    const row = {
+      forge: d.forge,
+      deliveryId: d.deliveryId,
+      event: d.event,
+      action: d.action ?? null,
+      reason: d.reason ?? null,
+      at: new Date().toISOString(),
+    };
+    if (d.outcome === 'rejected') {
+      insertAny.run({ ...row, outcome: 'rejected' });
+      return 'rejected';
+    }
+    if (insertFirst.run({ ...row, outcome: d.outcome }).changes === 1) return d.outcome;
+    insertAny.run({ ...row, outcome: 'duplicate', reason: 'delivery id already seen' });
+    return 'duplicate';
+  });
+  const insertIntent = db.prepare(
+    `INSERT OR IGNORE INTO intents (forge, repo, issue_number, command, sender, delivery_id, seq, created_at)
+     VALUES (@forge, @repo, @issueNumber, @command, @sender, @deliveryId, @seq, @at)`,
+  );
+  const selectIntent = db.prepare('SELECT * FROM intents WHERE forge = ? AND delivery_id = ? AND seq = ?');
+
+  return {
+    async recordDelivery(d) {
+      return { outcome: record(d) };
+    },
+    async markDeliveryProcessed(forge: ForgeKind, deliveryId: string) {
+      db.prepare(
+        `UPDATE deliveries SET processed_at = ? WHERE forge = ? AND delivery_id = ?
+         AND outcome IN ('accepted', 'ignored') AND processed_at IS NULL`,
+      ).run(new Date().toISOString(), forge, deliveryId);
+    },
+    async listDeliveries(filter = {}) {
+      return db
+        .prepare(
+          `SELECT * FROM deliveries WHERE (@forge IS NULL OR forge = @forge)
+           AND (@deliveryId IS NULL OR delivery_id = @deliveryId) ORDER BY id`,
+        )
+        .all({ forge: filter.forge ?? null, deliveryId: filter.deliveryId ?? null })
+        .map(toDelivery);
+    },
+    async addIntent(i: NewIntent) {
+      const created =
+        insertIntent.run({
+          forge: i.forge,
+          repo: i.repo,
+          issueNumber: i.issueNumber ?? null,
+          command: JSON.stringify(i.command),
+          sender: i.sender,
+          deliveryId: i.deliveryId,
+          seq: i.seq,
+          at: new Date().toISOString(),
+        }).changes === 1;
+      return { created, intent: toIntent(selectIntent.get(i.forge, i.deliveryId, i.seq)) };
+    },
+    async listIntents(filter = {}) {
+      return db
+        .prepare(
+          `SELECT * FROM intents WHERE (@forge IS NULL OR forge = @forge) AND (@repo IS NULL OR repo = @repo)
+           ORDER BY id`,
+        )
+        .all({ forge: filter.forge ?? null, repo: filter.repo ?? null })
+        .map(toIntent);
+    },
+    async ping() {
+      try {
+        return db.prepare('SELECT 1').pluck().get() === 1;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+};

@@ -1,0 +1,62 @@
+// The persistence port: what the rest of the bot may ask of the store. Every method is async so a
+// Postgres engine can implement the same interface; SQLite (sqlite-store.ts) is the embedded default.
+import type { ForgeKind } from '../forges/types.ts';
+
+export type DeliveryOutcome = 'accepted' | 'ignored' | 'duplicate' | 'rejected';
+
+export interface NewDelivery {
+  forge: ForgeKind;
+  deliveryId: string;
+  event: string;
+  action?: string;
+  /** accepted / ignored consume the id; rejected is recorded without consuming it. */
+  outcome: Exclude<DeliveryOutcome, 'duplicate'>;
+  /** Why it was ignored or rejected, in words (never a secret or a payload). */
+  reason?: string;
+}
+
+export interface Delivery {
+  forge: ForgeKind;
+  deliveryId: string;
+  event: string;
+  action?: string;
+  outcome: DeliveryOutcome;
+  reason?: string;
+  receivedAt: string;
+  processedAt?: string;
+}
+
+export interface NewIntent {
+  forge: ForgeKind;
+  /** `owner/name` */
+  repo: string;
+  issueNumber?: number;
+  /** The command as data (the parsed slash command, or the signal that stands for one). */
+  command: unknown;
+  sender: string;
+  deliveryId: string;
+  /** Position of the command inside its delivery: (forge, deliveryId, seq) is unique. */
+  seq: number;
+}
+
+export interface Intent extends NewIntent {
+  id: number;
+  status: string;
+  createdAt: string;
+}
+
+export interface Store {
+  /**
+   * Record a sighting of a delivery. Returns `duplicate` (and records that sighting) when the id was
+   * already accepted or ignored, so the caller does nothing a second time.
+   */
+  recordDelivery(d: NewDelivery): Promise<{ outcome: DeliveryOutcome }>;
+  markDeliveryProcessed(forge: ForgeKind, deliveryId: string): Promise<void>;
+  listDeliveries(filter?: { forge?: ForgeKind; deliveryId?: string }): Promise<Delivery[]>;
+  /** Idempotent on (forge, deliveryId, seq): `created` is false when it already existed. */
+  addIntent(intent: NewIntent): Promise<{ created: boolean; intent: Intent }>;
+  listIntents(filter?: { forge?: ForgeKind; repo?: string }): Promise<Intent[]>;
+  /** True when the store answers a trivial query. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
