@@ -71,6 +71,8 @@ export interface WorldPull {
   mergedAt?: string;
   mergeCommitSha?: string;
   mergedBy?: string;
+  /** Commit messages on the PR, for closing-keyword tests; when absent the fakes show one commit titled like the PR. */
+  commits?: { sha: string; message: string }[];
 }
 
 export interface WorldRepo {
