@@ -1,0 +1,133 @@
+// The one module that starts processes (the only importer of execa): short commands with a timeout
+// and a cancel signal, and detached workers that outlive the bot. Argv arrays only, never a shell.
+import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { execa } from 'execa';
+import { AppError } from '../errors.ts';
+
+export interface RunOptions {
+  cwd: string;
+  env?: Record<string, string | undefined>;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  input?: string;
+}
+
+export interface RunResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+}
+
+/** Runs argv to completion; a non-zero exit is a result, a missing binary is a `tool_missing` error. */
+export const run = async (argv: readonly string[], opts: RunOptions): Promise<RunResult> => {
+  const [file, ...args] = argv;
+  if (!file) throw new AppError('bad_request', 'Cannot run an empty command.');
+  const result = await execa(file, args, {
+    cwd: opts.cwd,
+    env: opts.env ?? {},
+    extendEnv: opts.env === undefined,
+    timeout: opts.timeoutMs,
+    cancelSignal: opts.signal,
+    input: opts.input,
+    stdin: opts.input === undefined ? 'ignore' : 'pipe',
+    reject: false,
+    shell: false,
+    stripFinalNewline: false,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const code = (result as { code?: string }).code;
+  if (code === 'ENOENT') {
+    throw new AppError('tool_missing', `Command not found: ${file}`, { argv: redactArgv(argv) });
+  }
+  if (result.isCanceled) throw new AppError('cancelled', `Command was cancelled: ${file}`);
+  return {
+    exitCode: result.exitCode ?? (result.timedOut ? 124 : 1),
+    stdout: String(result.stdout ?? ''),
+    stderr: String(result.stderr ?? ''),
+    timedOut: result.timedOut,
+  };
+};
+
+export interface DetachedOptions {
+  cwd: string;
+  env: Record<string, string>;
+  /** stdout and stderr are appended here. */
+  logFile: string;
+  /** Given to the process as stdin (claude -p and codex exec read the prompt from stdin); else /dev/null. */
+  stdinFile?: string;
+}
+
+/**
+ * Starts argv in its own process group with output appended to logFile, and lets it outlive this
+ * process: the supervisor re-attaches by pid after a restart.
+ */
+export const spawnDetached = (argv: readonly string[], opts: DetachedOptions): { pid: number } => {
+  const [file, ...args] = argv;
+  if (!file) throw new AppError('bad_request', 'Cannot start an empty command.');
+  // node's spawn, not execa: execa would copy the output through this process, and the worker must
+  // keep logging after the bot exits. The log file's descriptor is handed to the child directly.
+  const logFd = openSync(opts.logFile, 'a');
+  const inFd = opts.stdinFile ? openSync(opts.stdinFile, 'r') : 'ignore';
+  try {
+    const child = spawn(file, args, {
+      cwd: opts.cwd,
+      env: opts.env,
+      detached: true,
+      shell: false,
+      stdio: [inFd, logFd, logFd],
+    });
+    child.on('error', () => undefined);
+    if (child.pid === undefined) throw new AppError('tool_missing', `Command not found: ${file}`);
+    child.unref();
+    return { pid: child.pid };
+  } finally {
+    closeSync(logFd);
+    if (typeof inFd === 'number') closeSync(inFd);
+  }
+};
+
+/** Signals a whole process group (a detached worker and everything it started). */
+export const killGroup = (pid: number, signal: NodeJS.Signals = 'SIGTERM'): boolean => {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+export const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+const secretFlag = /^(?:--?)(?:token|api[-_]?key|password|secret|auth(?:orization)?)$/i;
+const secretPatterns: RegExp[] = [
+  /(authorization:\s*(?:basic|bearer|token)\s+)\S+/gi,
+  /(https?:\/\/)[^/\s:@]+(?::[^/\s@]*)?@/gi,
+  /((?:token|api[-_]?key|password|secret)=)[^\s&]+/gi,
+  /\b(gh[pousr]_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{20,}|glpat-[A-Za-z0-9_-]{20,})\b/g,
+];
+
+/** Removes credentials from one string: auth headers, user:pass@ in URLs, key=value, known token shapes. */
+export const redactText = (text: string, extraSecrets: readonly string[] = []): string => {
+  let out = text;
+  for (const s of extraSecrets) if (s.length >= 4) out = out.split(s).join('[redacted]');
+  out = out.replace(secretPatterns[0]!, '$1[redacted]');
+  out = out.replace(secretPatterns[1]!, '$1[redacted]@');
+  out = out.replace(secretPatterns[2]!, '$1[redacted]');
+  out = out.replace(secretPatterns[3]!, '[redacted]');
+  return out;
+};
+
+/** An argv safe to log or store: secrets in values and the value after a secret-named flag are masked. */
+export const redactArgv = (argv: readonly string[], extraSecrets: readonly string[] = []): string[] =>
+  argv.map((a, i) =>
+    i > 0 && secretFlag.test(argv[i - 1] ?? '') ? '[redacted]' : redactText(a, extraSecrets),
+  );

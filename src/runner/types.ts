@@ -1,0 +1,158 @@
+// The runner's vocabulary: the jobs it executes (zod-checked, since they may arrive over HTTP from
+// another host), the attempt record it keeps, and the ledger port the store implements.
+import { z } from 'zod';
+import type { RosterEntry } from '../config/blitz-config.ts';
+import { rosterEntrySchema } from '../config/blitz-config.ts';
+
+export const repoRefSchema = z.object({ owner: z.string().min(1), name: z.string().min(1) });
+export const issueRefSchema = z.object({ repo: repoRefSchema, number: z.number().int().positive() });
+export type IssueRefData = z.infer<typeof issueRefSchema>;
+
+export const tierSchema = z.enum(['execution', 'design', 'subtle']);
+export type Tier = z.infer<typeof tierSchema>;
+
+export const outcomeSchema = z.enum(['solved', 'unsolved', 'environment_failure', 'stalled', 'cancelled']);
+export type AttemptOutcome = z.infer<typeof outcomeSchema>;
+
+/** A file another issue of the same wave owns: the prompt fences the worker off it. */
+export const fenceSchema = z.object({ path: z.string().min(1), ownerIssue: z.number().int().positive() });
+
+export const attemptJobSchema = z.object({
+  kind: z.literal('attempt'),
+  runId: z.string().min(1),
+  issue: issueRefSchema,
+  title: z.string(),
+  body: z.string(),
+  /** `blitz` → `<slug>/<n>-<title-slug>`; `fleet` → `ticket/<n>-headless`. */
+  branchStyle: z.enum(['blitz', 'fleet']),
+  /** The run's slug (blitz integration branch is `blitz/<runSlug>`). */
+  runSlug: z.string().default('run'),
+  baseBranch: z.string().min(1),
+  /** Clone URL without credentials; credentials come from the injected provider per command. */
+  cloneUrl: z.string().min(1),
+  entry: rosterEntrySchema,
+  tier: tierSchema,
+  fences: z.array(fenceSchema).default([]),
+  planText: z.string().optional(),
+  /** What the previous attempt of this issue got wrong, fed back into the prompt. */
+  failureFeedback: z.string().optional(),
+  /** Which retry this is (0 = first try). */
+  retry: z.number().int().min(0).default(0),
+});
+
+export const resumeJobSchema = z.object({
+  kind: z.literal('resume'),
+  attemptId: z.string().min(1),
+  reason: z.enum(['nudge', 'interrupted']),
+});
+
+export const cancelJobSchema = z.object({ kind: z.literal('cancel'), attemptId: z.string().min(1) });
+
+export const cleanupJobSchema = z.object({
+  kind: z.literal('cleanup'),
+  repo: repoRefSchema,
+  /** Branch that counts as merged-into (e.g. `blitz/m1` or `main`). */
+  mergedInto: z.string().min(1),
+  /** Worktrees of these attempts are removed (never one that backs unmerged work). */
+  attemptIds: z.array(z.string()).default([]),
+});
+
+export const gateJobSchema = z.object({
+  kind: z.literal('gate'),
+  name: z.enum(['build', 'smoke']),
+  argv: z.array(z.string().min(1)).min(1),
+  /** Directory inside the workspace to run in. */
+  cwd: z.string().min(1),
+  timeoutSeconds: z.number().int().positive().default(1800),
+});
+
+export const runnerJobSchema = z.discriminatedUnion('kind', [
+  attemptJobSchema,
+  resumeJobSchema,
+  cancelJobSchema,
+  cleanupJobSchema,
+  gateJobSchema,
+]);
+export type RunnerJob = z.input<typeof runnerJobSchema>;
+export type AttemptJob = z.infer<typeof attemptJobSchema>;
+export type ResumeJob = z.infer<typeof resumeJobSchema>;
+export type CleanupJob = z.infer<typeof cleanupJobSchema>;
+export type GateJob = z.infer<typeof gateJobSchema>;
+
+export interface TokenUsage {
+  input: number;
+  output: number;
+  cache?: number;
+}
+
+/** What was found in an interrupted worker's worktree before it was resumed. */
+export interface SurvivedWork {
+  unpushedCommits: number;
+  dirtyFiles: number;
+}
+
+export interface AttemptRecord {
+  id: string;
+  runId: string;
+  issue: IssueRefData;
+  rosterEntry: string;
+  tool: RosterEntry['tool'];
+  model?: string;
+  tier: Tier;
+  branch: string;
+  baseBranch: string;
+  repoDir: string;
+  worktree: string;
+  pid?: number;
+  logPath: string;
+  promptPath: string;
+  /** Written by the worker wrapper when the process exits, so the exit code survives a bot restart. */
+  exitPath: string;
+  argvRedacted: string[];
+  /** Branch sha on origin when the attempt started (null: branch not on origin yet). */
+  originShaAtStart: string | null;
+  startedAt: string;
+  endedAt?: string;
+  exitCode?: number;
+  outcome?: AttemptOutcome;
+  nudges: number;
+  tokens: TokenUsage;
+  failureSummary?: string;
+  survived?: SurvivedWork;
+  finalReport?: { pr?: string; status?: string; uncertainties: string[]; outOfScopeBugs: string[] };
+}
+
+export interface TokenTotals extends TokenUsage {
+  attempts: number;
+}
+
+/** Where attempts are kept. Async so the SQLite/Postgres store can implement it unchanged. */
+export interface AttemptLedger {
+  create(record: AttemptRecord): Promise<void>;
+  update(id: string, patch: Partial<Omit<AttemptRecord, 'id'>>): Promise<AttemptRecord>;
+  get(id: string): Promise<AttemptRecord | undefined>;
+  listByRun(runId: string): Promise<AttemptRecord[]>;
+  listByIssue(issue: IssueRefData): Promise<AttemptRecord[]>;
+  /** Attempts without an outcome yet: what a restarted supervisor must re-attach or classify. */
+  listOpen(): Promise<AttemptRecord[]>;
+  /** Token totals; environment failures are not charged to the issue. */
+  totalsByIssue(issue: IssueRefData): Promise<TokenTotals>;
+  totalsByRun(runId: string): Promise<TokenTotals>;
+}
+
+/** Events the runner emits; every terminal state emits one (silence never looks like success). */
+export type RunnerEvent =
+  | { type: 'attempt.started'; attemptId: string; pid: number }
+  | { type: 'attempt.nudged'; attemptId: string; nudges: number }
+  | { type: 'attempt.resumed'; attemptId: string; reason: 'nudge' | 'interrupted'; survived: SurvivedWork }
+  | { type: 'attempt.finished'; attemptId: string; outcome: AttemptOutcome; summary: string }
+  | { type: 'attempt.needs_person'; attemptId: string; reason: string }
+  | { type: 'gate.finished'; name: 'build' | 'smoke'; exitCode: number; timedOut: boolean };
+
+export type EventSink = (event: RunnerEvent) => void;
+
+/** Injected time, so stall checks and timeouts are tested without sleeping. */
+export interface Clock {
+  now(): Date;
+}
+export const systemClock: Clock = { now: () => new Date() };

@@ -1,0 +1,135 @@
+// One git worktree per issue, under `<workspace>/.worktrees/<owner>/<repo>/`. A path that exists but
+// is not our worktree for that branch is refused, never reused or overwritten.
+import { existsSync, realpathSync } from 'node:fs';
+import { AppError } from '../errors.ts';
+import { worktreeDirName } from './branch-names.ts';
+import { type GitContext, git, gitTry } from './git.ts';
+import { checkRepoSegment, insideWorkspace } from './workspace.ts';
+
+export interface WorktreeInfo {
+  path: string;
+  branch?: string;
+  locked: boolean;
+}
+
+export const listWorktrees = async (repoDir: string, ctx: GitContext): Promise<WorktreeInfo[]> => {
+  const out = await git(['worktree', 'list', '--porcelain'], repoDir, ctx);
+  const list: WorktreeInfo[] = [];
+  for (const block of out.split('\n\n')) {
+    const lines = block.split('\n');
+    const path = lines.find((l) => l.startsWith('worktree '))?.slice(9);
+    if (!path) continue;
+    const branch = lines.find((l) => l.startsWith('branch refs/heads/'))?.slice(18);
+    list.push({ path, branch, locked: lines.some((l) => l.startsWith('locked')) });
+  }
+  return list;
+};
+
+export const worktreePathFor = (
+  workspace: string,
+  repo: { owner: string; name: string },
+  branch: string,
+): string =>
+  insideWorkspace(
+    workspace,
+    '.worktrees',
+    checkRepoSegment(repo.owner, 'owner'),
+    checkRepoSegment(repo.name, 'repository'),
+    worktreeDirName(branch),
+  );
+
+const samePath = (a: string, b: string): boolean => {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return a === b;
+  }
+};
+
+/**
+ * Creates (or finds again) the worktree of `branch`: from the local branch if it exists, else from the
+ * remote branch, else new off `origin/<baseBranch>`. Returns its path and whether it already existed.
+ */
+export const ensureWorktree = async (
+  workspace: string,
+  repoDir: string,
+  repo: { owner: string; name: string },
+  branch: string,
+  baseBranch: string,
+  ctx: GitContext,
+): Promise<{ path: string; reused: boolean }> => {
+  const path = worktreePathFor(workspace, repo, branch);
+  if (existsSync(path)) {
+    const ours = (await listWorktrees(repoDir, ctx)).find((w) => samePath(w.path, path));
+    if (!ours || ours.branch !== branch) {
+      throw new AppError(
+        'conflict',
+        `Worktree path ${path} exists but is not the runner's worktree of ${branch}.`,
+      );
+    }
+    return { path, reused: true };
+  }
+  const local = await gitTry(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], repoDir, ctx);
+  const remote = await gitTry(
+    ['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${branch}`],
+    repoDir,
+    ctx,
+  );
+  if (local) await git(['worktree', 'add', '--quiet', path, branch], repoDir, ctx);
+  else if (remote)
+    await git(
+      ['worktree', 'add', '--quiet', '--track', '-b', branch, path, `origin/${branch}`],
+      repoDir,
+      ctx,
+    );
+  else {
+    const base = await gitTry(
+      ['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${baseBranch}`],
+      repoDir,
+      ctx,
+    );
+    if (!base) throw new AppError('git_failed', `Base branch ${baseBranch} does not exist on origin.`);
+    await git(
+      ['worktree', 'add', '--quiet', '--no-track', '-b', branch, path, `origin/${baseBranch}`],
+      repoDir,
+      ctx,
+    );
+  }
+  return { path, reused: false };
+};
+
+/** What an interrupted worker left: commits not on origin yet, and uncommitted files. */
+export const survivedWork = async (
+  worktree: string,
+  branch: string,
+  baseBranch: string,
+  ctx: GitContext,
+): Promise<{ unpushedCommits: number; dirtyFiles: number }> => {
+  const upstream = (await gitTry(
+    ['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${branch}`],
+    worktree,
+    ctx,
+  ))
+    ? `origin/${branch}`
+    : `origin/${baseBranch}`;
+  const log = await git(['log', '--oneline', `${upstream}..HEAD`], worktree, ctx);
+  const status = await git(['status', '--porcelain'], worktree, ctx);
+  const count = (s: string) => s.split('\n').filter((l) => l.trim()).length;
+  return { unpushedCommits: count(log), dirtyFiles: count(status) };
+};
+
+/** Unlocks and removes a worktree (force: a merged branch's leftovers are disposable). */
+export const removeWorktree = async (repoDir: string, path: string, ctx: GitContext): Promise<void> => {
+  await gitTry(['worktree', 'unlock', path], repoDir, ctx);
+  await git(['worktree', 'remove', '--force', path], repoDir, ctx);
+  await gitTry(['worktree', 'prune'], repoDir, ctx);
+};
+
+/** Local branches whose tip is contained in `origin/<into>`. */
+export const mergedBranches = async (repoDir: string, into: string, ctx: GitContext): Promise<string[]> => {
+  const out = await git(['branch', '--format=%(refname:short)', '--merged', `origin/${into}`], repoDir, ctx);
+  return out
+    .split('\n')
+    .map((s) => s.trim())
+    .filter((b) => b && b !== into);
+};
