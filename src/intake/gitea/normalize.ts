@@ -1,0 +1,99 @@
+// Gitea webhook payload → ForgeEvent[]. Dispatches on X-Gitea-Event-Type (the specific hook type:
+// issue_label, pull_request_comment, pull_request_sync …), falling back to X-Gitea-Event. Gitea sends
+// no milestone or dependency webhooks: the reconcile loop reads those from the API instead.
+import type { ForgeEvent, Normalized } from '../events.ts';
+import { commandEventsOf, isBlitzLabel, parsePayload } from '../payload.ts';
+import { giteaIssueCommentSchema, giteaIssuesSchema, giteaPullRequestSchema } from './schema.ts';
+
+type Common = { repository: { name: string; owner: { login: string } }; sender: { login: string } };
+
+const baseOf = (p: Common) => ({
+  forge: 'gitea' as const,
+  repo: { owner: p.repository.owner.login, name: p.repository.name },
+  // Gitea marks no account as a bot in payloads: bots are told apart by login (GITEA_BOT_LOGIN, allow-list).
+  sender: { login: p.sender.login, type: 'User' as const },
+});
+
+const accepted = (events: ForgeEvent[]): Normalized =>
+  events.length > 0 ? { outcome: 'accepted', events } : { outcome: 'ignored', reason: 'nothing for the bot' };
+
+const ignored = (reason: string): Normalized => ({ outcome: 'ignored', reason });
+
+export const normalizeGitea = (eventType: string, payload: unknown): Normalized => {
+  switch (eventType) {
+    case 'issue_comment':
+    case 'pull_request_comment': {
+      const p = parsePayload(giteaIssueCommentSchema, payload, eventType);
+      if (p.action !== 'created') return ignored(`${eventType}.${p.action} is not a command`);
+      return accepted(
+        commandEventsOf(p.comment.body ?? '', {
+          ...baseOf(p),
+          sender: { login: p.comment.user.login, type: 'User' },
+          issueNumber: p.issue.number,
+          isPullRequest: Boolean(p.is_pull) || Boolean(p.issue.pull_request),
+          commentId: p.comment.id,
+        }),
+      );
+    }
+    case 'issues': {
+      const p = parsePayload(giteaIssuesSchema, payload, eventType);
+      if (p.action === 'closed')
+        return accepted([{ kind: 'issue-closed', ...baseOf(p), issueNumber: p.issue.number }]);
+      if (p.action === 'reopened')
+        return accepted([{ kind: 'issue-reopened', ...baseOf(p), issueNumber: p.issue.number }]);
+      return ignored(`issues.${p.action} is not followed`);
+    }
+    case 'issue_label':
+    case 'issue_milestone': {
+      // Gitea's label_updated carries the whole label set, not the label added: the signal is "the
+      // issue now has label blitz and a milestone", which is safe to see twice (a run is started once).
+      const p = parsePayload(giteaIssuesSchema, payload, eventType);
+      const { milestone, labels } = p.issue;
+      const relevant = p.action === 'label_updated' || p.action === 'milestoned';
+      if (!relevant || !milestone || !(labels ?? []).some((l) => isBlitzLabel(l.name))) {
+        return ignored(`${eventType}.${p.action} carries no signal`);
+      }
+      return accepted([
+        {
+          kind: 'milestone-signal',
+          ...baseOf(p),
+          milestone: { number: milestone.id, title: milestone.title },
+          source: 'label',
+          issueNumber: p.issue.number,
+        },
+      ]);
+    }
+    case 'pull_request':
+    case 'pull_request_sync': {
+      const p = parsePayload(giteaPullRequestSchema, payload, eventType);
+      const base = baseOf(p);
+      const pr = p.pull_request;
+      switch (p.action) {
+        case 'opened':
+        case 'reopened':
+          return accepted([
+            { kind: 'pr-opened', ...base, number: p.number, headRef: pr.head.ref, baseRef: pr.base.ref },
+          ]);
+        case 'synchronized':
+          return accepted([{ kind: 'pr-synchronized', ...base, number: p.number, headSha: pr.head.sha }]);
+        case 'closed':
+          return accepted([
+            pr.merged
+              ? {
+                  kind: 'pr-merged',
+                  ...base,
+                  number: p.number,
+                  headRef: pr.head.ref,
+                  baseRef: pr.base.ref,
+                  ...(pr.merge_commit_sha ? { mergeCommitSha: pr.merge_commit_sha } : {}),
+                }
+              : { kind: 'pr-closed', ...base, number: p.number },
+          ]);
+        default:
+          return ignored(`pull_request.${p.action} is not followed`);
+      }
+    }
+    default:
+      return ignored(`event ${eventType} is not followed`);
+  }
+};

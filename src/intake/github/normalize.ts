@@ -1,0 +1,160 @@
+// GitHub webhook payload → ForgeEvent[]. Pure: the event name and parsed JSON in, typed events out (or
+// the reason the delivery is ignored). Edited comments are not commands: re-running a command because
+// someone fixed a typo in an old comment would start work twice.
+import type { ForgeEvent, Normalized } from '../events.ts';
+import { commandEventsOf, hasBlitzMarker, isBlitzLabel, parsePayload, toActor } from '../payload.ts';
+import {
+  githubIssueCommentSchema,
+  githubIssueDependenciesSchema,
+  githubIssuesSchema,
+  githubMilestoneSchema,
+  githubPullRequestSchema,
+  githubSubIssuesSchema,
+} from './schema.ts';
+
+type Common = {
+  repository: { name: string; owner: { login: string } };
+  sender: { login: string; type: string };
+};
+
+const baseOf = (p: Common & { installation?: { id: number } | null | undefined }) => ({
+  forge: 'github' as const,
+  repo: { owner: p.repository.owner.login, name: p.repository.name },
+  sender: toActor(p.sender),
+  ...(p.installation ? { installationId: p.installation.id } : {}),
+});
+
+const linkedRef = (issue: { number: number; repository_url: string }) => {
+  const [owner, name] = issue.repository_url.split('/').slice(-2);
+  return { repo: { owner: owner!, name: name! }, number: issue.number };
+};
+
+const accepted = (events: ForgeEvent[]): Normalized =>
+  events.length > 0 ? { outcome: 'accepted', events } : { outcome: 'ignored', reason: 'nothing for the bot' };
+
+const ignored = (reason: string): Normalized => ({ outcome: 'ignored', reason });
+
+export const githubEvents = [
+  'issue_comment',
+  'issues',
+  'milestone',
+  'pull_request',
+  'issue_dependencies',
+  'sub_issues',
+] as const;
+
+export const normalizeGithub = (event: string, payload: unknown): Normalized => {
+  switch (event) {
+    case 'issue_comment': {
+      const p = parsePayload(githubIssueCommentSchema, payload, 'issue_comment');
+      if (p.action !== 'created') return ignored(`issue_comment.${p.action} is not a command`);
+      return accepted(
+        commandEventsOf(p.comment.body ?? '', {
+          ...baseOf(p),
+          // The comment's author is who asked; on `created` it is also the sender.
+          sender: toActor(p.comment.user),
+          issueNumber: p.issue.number,
+          isPullRequest: Boolean(p.issue.pull_request),
+          commentId: p.comment.id,
+        }),
+      );
+    }
+    case 'issues': {
+      const p = parsePayload(githubIssuesSchema, payload, 'issues');
+      const base = baseOf(p);
+      const number = p.issue.number;
+      if (p.action === 'closed') return accepted([{ kind: 'issue-closed', ...base, issueNumber: number }]);
+      if (p.action === 'reopened')
+        return accepted([{ kind: 'issue-reopened', ...base, issueNumber: number }]);
+      const signalled =
+        (p.action === 'labeled' && isBlitzLabel(p.label?.name)) ||
+        (p.action === 'milestoned' && (p.issue.labels ?? []).some((l) => isBlitzLabel(l.name)));
+      if (signalled && p.issue.milestone) {
+        const { number: msNumber, title } = p.issue.milestone;
+        return accepted([
+          {
+            kind: 'milestone-signal',
+            ...base,
+            milestone: { number: msNumber, title },
+            source: 'label',
+            issueNumber: number,
+          },
+        ]);
+      }
+      return ignored(`issues.${p.action} carries no signal`);
+    }
+    case 'milestone': {
+      const p = parsePayload(githubMilestoneSchema, payload, 'milestone');
+      const { milestone } = p;
+      if (
+        (p.action === 'created' || p.action === 'edited') &&
+        (hasBlitzMarker(milestone.title) || hasBlitzMarker(milestone.description))
+      ) {
+        return accepted([
+          {
+            kind: 'milestone-signal',
+            ...baseOf(p),
+            milestone: { number: milestone.number, title: milestone.title },
+            source: 'milestone',
+          },
+        ]);
+      }
+      return ignored(`milestone.${p.action} carries no [blitz] marker`);
+    }
+    case 'pull_request': {
+      const p = parsePayload(githubPullRequestSchema, payload, 'pull_request');
+      const base = baseOf(p);
+      const pr = p.pull_request;
+      switch (p.action) {
+        case 'opened':
+        case 'reopened':
+          return accepted([
+            { kind: 'pr-opened', ...base, number: p.number, headRef: pr.head.ref, baseRef: pr.base.ref },
+          ]);
+        case 'synchronize':
+          return accepted([{ kind: 'pr-synchronized', ...base, number: p.number, headSha: pr.head.sha }]);
+        case 'closed':
+          return accepted([
+            pr.merged
+              ? {
+                  kind: 'pr-merged',
+                  ...base,
+                  number: p.number,
+                  headRef: pr.head.ref,
+                  baseRef: pr.base.ref,
+                  ...(pr.merge_commit_sha ? { mergeCommitSha: pr.merge_commit_sha } : {}),
+                }
+              : { kind: 'pr-closed', ...base, number: p.number },
+          ]);
+        default:
+          return ignored(`pull_request.${p.action} is not followed`);
+      }
+    }
+    case 'issue_dependencies': {
+      const p = parsePayload(githubIssueDependenciesSchema, payload, 'issue_dependencies');
+      return accepted([
+        {
+          kind: 'dependency-changed',
+          ...baseOf(p),
+          change: p.action.endsWith('_added') ? 'added' : 'removed',
+          blocked: linkedRef(p.blocked_issue),
+          blocking: linkedRef(p.blocking_issue),
+        },
+      ]);
+    }
+    case 'sub_issues': {
+      const p = parsePayload(githubSubIssuesSchema, payload, 'sub_issues');
+      return accepted([
+        {
+          kind: 'sub-issue-changed',
+          ...baseOf(p),
+          change: p.action.endsWith('_added') ? 'added' : 'removed',
+          parent: linkedRef(p.parent_issue),
+          child: linkedRef(p.sub_issue),
+        },
+      ]);
+    }
+    default:
+      return ignored(`event ${event} is not followed`);
+  }
+};

@@ -1,0 +1,159 @@
+// What happens to a delivery's events after the webhook has been answered: authorise the sender, store
+// each valid command as an intent, acknowledge it, refuse once, or answer a malformed command with its
+// usage. Nothing here runs work: an intent is queued for the orchestrator, and the ack says "queued".
+import { type AuthDecision, type AuthPolicy, decidePermission, decideSender } from '../commands/authorize.ts';
+import { formatParseError } from '../commands/parse.ts';
+import type { Forge, ForgeKind, RepoRef } from '../forges/types.ts';
+import { formatRepo } from '../forges/types.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import type { Store } from '../store/types.ts';
+import type { Actor, CommandEvent, ForgeEvent } from './events.ts';
+
+/** Finds the forge connection for an event: by forge kind and, on GitHub, the installation. */
+export type ForgeResolver = (target: { forge: ForgeKind; installationId?: number }) => Promise<Forge>;
+
+/** How a queued command is acknowledged: a reaction on the comment, or a short reply comment. */
+export type AckStyle = 'reaction' | 'comment';
+
+export interface ProcessDeps {
+  store: Store;
+  forges: ForgeResolver;
+  policies: Record<ForgeKind, AuthPolicy>;
+  ack: Record<ForgeKind, AckStyle>;
+  logger: Logger;
+  metrics: Metrics;
+  /** Where the orchestrator will subscribe to non-command events; until then they are logged only. */
+  onEvent?: (event: ForgeEvent) => Promise<void>;
+}
+
+export interface DeliveryWork {
+  forge: ForgeKind;
+  deliveryId: string;
+  events: ForgeEvent[];
+}
+
+const refusal = (login: string, policy: AuthPolicy): string =>
+  `@${login}, sorry: bot commands need ${policy.required} permission on this repository, so nothing was started.`;
+
+const queuedNote = (raws: string[]): string =>
+  `Queued ${raws.map((r) => `\`${r.replaceAll('`', "'")}\``).join(', ')}: stored for the orchestrator, nothing has run yet.`;
+
+/** Sender first (bots, the bot itself), then the repository permission when the sender alone cannot tell. */
+const authorise = async (
+  forge: Forge,
+  repo: RepoRef,
+  actor: Actor,
+  policy: AuthPolicy,
+): Promise<AuthDecision> => {
+  const first = decideSender(actor, policy);
+  if (first !== 'needs_permission') return first;
+  return decidePermission(await forge.getPermission(repo, actor.login), policy, actor.login);
+};
+
+export const createEventProcessor = (deps: ProcessDeps) => {
+  const { store, logger, metrics } = deps;
+
+  const handleComment = async (work: DeliveryWork, events: { event: CommandEvent; seq: number }[]) => {
+    const { event: head } = events[0]!;
+    const policy = deps.policies[head.forge];
+    const forge = await deps.forges({ forge: head.forge, installationId: head.installationId });
+    const issue = { repo: head.repo, number: head.issueNumber };
+    const decision = await authorise(forge, head.repo, head.sender, policy);
+    if (!decision.allowed) {
+      for (const { event } of events) {
+        metrics.commands.inc({
+          name: commandName(event),
+          outcome: decision.reason === 'insufficient_permission' ? 'refused' : 'ignored',
+        });
+      }
+      logger.info(
+        { delivery: work.deliveryId, login: head.sender.login, reason: decision.reason },
+        'command not authorised',
+      );
+      // Bots and the bot itself get silence (no loops); a person without permission gets one reply.
+      if (decision.reason === 'insufficient_permission') {
+        await forge.createComment(issue, decision.reply ?? refusal(head.sender.login, policy));
+      }
+      return;
+    }
+    const queued: string[] = [];
+    for (const { event, seq } of events) {
+      const p = event.parsed;
+      if (!p.ok) {
+        metrics.commands.inc({ name: commandName(event), outcome: 'malformed' });
+        await forge.createComment(issue, formatParseError(p));
+        continue;
+      }
+      const { created } = await store.addIntent({
+        forge: event.forge,
+        repo: formatRepo(event.repo),
+        issueNumber: event.issueNumber,
+        command: p.command,
+        sender: event.sender.login,
+        deliveryId: work.deliveryId,
+        seq,
+      });
+      metrics.commands.inc({ name: p.command.name, outcome: created ? 'queued' : 'duplicate' });
+      if (created) queued.push(p.raw);
+    }
+    if (queued.length === 0) return;
+    if (deps.ack[head.forge] === 'reaction') await forge.reactToComment(head.repo, head.commentId, 'eyes');
+    else await forge.createComment(issue, queuedNote(queued));
+  };
+
+  const handleSignal = async (
+    work: DeliveryWork,
+    event: Extract<ForgeEvent, { kind: 'milestone-signal' }>,
+    seq: number,
+  ) => {
+    const policy = deps.policies[event.forge];
+    const forge = await deps.forges({ forge: event.forge, installationId: event.installationId });
+    const decision = await authorise(forge, event.repo, event.sender, policy);
+    if (!decision.allowed) {
+      logger.info(
+        { delivery: work.deliveryId, login: event.sender.login, reason: decision.reason },
+        'signal not authorised',
+      );
+      if (decision.reason === 'insufficient_permission' && event.issueNumber !== undefined) {
+        await forge.createComment(
+          { repo: event.repo, number: event.issueNumber },
+          decision.reply ?? refusal(event.sender.login, policy),
+        );
+      }
+      return;
+    }
+    await store.addIntent({
+      forge: event.forge,
+      repo: formatRepo(event.repo),
+      ...(event.issueNumber !== undefined ? { issueNumber: event.issueNumber } : {}),
+      // A signal stands for `/blitz <that milestone>`.
+      command: { name: 'blitz', milestone: String(event.milestone.number), dryRun: false },
+      sender: event.sender.login,
+      deliveryId: work.deliveryId,
+      seq,
+    });
+  };
+
+  /** Process one delivery's events, in order; the caller records the delivery as processed. */
+  return async (work: DeliveryWork): Promise<void> => {
+    const byComment = new Map<number, { event: CommandEvent; seq: number }[]>();
+    for (const [seq, event] of work.events.entries()) {
+      if (event.kind === 'command') {
+        const group = byComment.get(event.commentId) ?? [];
+        group.push({ event, seq });
+        byComment.set(event.commentId, group);
+      } else if (event.kind === 'milestone-signal') {
+        await handleSignal(work, event, seq);
+      } else if (deps.onEvent) {
+        await deps.onEvent(event);
+      } else {
+        logger.debug({ delivery: work.deliveryId, kind: event.kind }, 'event has no consumer yet');
+      }
+    }
+    for (const group of byComment.values()) await handleComment(work, group);
+  };
+};
+
+const commandName = (event: CommandEvent): string =>
+  event.parsed.ok ? event.parsed.command.name : event.parsed.word;
