@@ -1,0 +1,70 @@
+// The dependency graph of a milestone: nodes keyed `owner/repo#n`, blocked-by edges in both
+// directions, sub-issue links, and the state of every blocker that is not itself in the list.
+import type { ExternalBlocker, IssueKey, PlanIssue } from './types.ts';
+import { keyOf } from './types.ts';
+
+export interface PlanGraph {
+  /** Issues of the milestone (open and closed), by key. */
+  issues: Map<IssueKey, PlanIssue>;
+  /** Blockers named but not in `issues`, as far as the forge could read them. */
+  external: Map<IssueKey, ExternalBlocker>;
+  /** key → keys it is blocked by (deduplicated, sorted). */
+  blockers: Map<IssueKey, IssueKey[]>;
+  /** key → keys it blocks (issues of the list only). */
+  dependents: Map<IssueKey, IssueKey[]>;
+  /** key → sub-issue keys, from both the child list and the children's `parent`. */
+  subIssues: Map<IssueKey, IssueKey[]>;
+  /** Every issue key, sorted: the one iteration order everything downstream uses. */
+  keys: IssueKey[];
+}
+
+/** Orders keys by repo, then by number as a number: `a/b#2` before `a/b#10`. */
+export const compareKeys = (a: IssueKey, b: IssueKey): number => {
+  const ia = a.lastIndexOf('#');
+  const ib = b.lastIndexOf('#');
+  const ra = a.slice(0, ia);
+  const rb = b.slice(0, ib);
+  if (ra !== rb) return ra < rb ? -1 : 1;
+  return Number(a.slice(ia + 1)) - Number(b.slice(ib + 1));
+};
+
+const pushTo = (m: Map<IssueKey, IssueKey[]>, k: IssueKey, v: IssueKey): void => {
+  const xs = m.get(k);
+  if (xs) xs.push(v);
+  else m.set(k, [v]);
+};
+
+const uniqueSorted = (xs: IssueKey[]): IssueKey[] => [...new Set(xs)].sort(compareKeys);
+
+/** Builds the graph; when an issue appears twice the later copy wins (the orchestrator dedupes). */
+export const buildGraph = (
+  issueList: readonly PlanIssue[],
+  externalList: readonly ExternalBlocker[] = [],
+): PlanGraph => {
+  const issues = new Map<IssueKey, PlanIssue>();
+  for (const issue of issueList) issues.set(keyOf(issue), issue);
+  const keys = [...issues.keys()].sort(compareKeys);
+
+  const external = new Map<IssueKey, ExternalBlocker>();
+  for (const b of externalList) if (!issues.has(b.key)) external.set(b.key, b);
+
+  const blockers = new Map<IssueKey, IssueKey[]>();
+  const dependents = new Map<IssueKey, IssueKey[]>();
+  const subs = new Map<IssueKey, IssueKey[]>();
+  for (const k of keys) {
+    const issue = issues.get(k)!;
+    const bs = uniqueSorted(issue.blockedBy);
+    blockers.set(k, bs);
+    for (const b of bs) if (issues.has(b)) pushTo(dependents, b, k);
+    for (const c of issue.children) pushTo(subs, k, c);
+    if (issue.parent !== undefined) pushTo(subs, issue.parent, k);
+  }
+  const subIssues = new Map<IssueKey, IssueKey[]>();
+  for (const [k, xs] of subs) subIssues.set(k, uniqueSorted(xs));
+  // dependents were pushed in sorted key order already
+  return { issues, external, blockers, dependents, subIssues, keys };
+};
+
+/** State of any key as the graph knows it: `unknown` when neither listed nor readable. */
+export const stateOf = (g: PlanGraph, k: IssueKey): 'open' | 'closed' | 'unknown' =>
+  g.issues.get(k)?.state ?? g.external.get(k)?.state ?? 'unknown';

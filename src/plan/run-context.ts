@@ -1,0 +1,88 @@
+// The derived view nextActions works from: the graph, each issue's run progress, and the
+// classification that follows from both. Built once per call, in key order, so that the order of
+// the snapshot's arrays never matters.
+import { AppError } from '../errors.ts';
+import type { Classified } from './classify.ts';
+import { classify } from './classify.ts';
+import type { PlanGraph } from './graph.ts';
+import { buildGraph, compareKeys } from './graph.ts';
+import { isModelFailure } from './routing.ts';
+import type { IssueProgress, RunSnapshot } from './snapshot.ts';
+import type { RunIssueState } from './states.ts';
+import { inFlightIssueStates, integratingIssueStates } from './states.ts';
+import type { IssueKey } from './types.ts';
+import { keyOf } from './types.ts';
+
+export interface RunContext {
+  snap: RunSnapshot;
+  graph: PlanGraph;
+  progress: Map<IssueKey, IssueProgress>;
+  classified: Classified;
+  /** Workers holding a slot, sorted. */
+  workers: IssueKey[];
+  /** Pushed, PR open or reviewed, not yet merged, sorted. */
+  integrating: IssueKey[];
+  /** Merged into the integration branch, issue still open, sorted. */
+  merged: IssueKey[];
+}
+
+export const defaultMaxAttemptsPerIssue = 3;
+export const defaultMaxBuildAttempts = 3;
+
+const duplicates = (keys: readonly IssueKey[]): IssueKey[] => {
+  const seen = new Set<IssueKey>();
+  const dup = new Set<IssueKey>();
+  for (const k of keys) (seen.has(k) ? dup : seen).add(k);
+  return [...dup].sort(compareKeys);
+};
+
+const has = (states: readonly RunIssueState[], s: RunIssueState): boolean => states.includes(s);
+
+export const buildRunContext = (snap: RunSnapshot): RunContext => {
+  const dupIssues = duplicates(snap.issues.map(keyOf));
+  const dupProgress = duplicates(snap.progress.map((p) => p.key));
+  if (dupIssues.length > 0 || dupProgress.length > 0)
+    throw new AppError(
+      'bad_request',
+      `The run snapshot lists an issue twice: ${[...dupIssues, ...dupProgress].join(', ')}.`,
+      {
+        duplicates: [...dupIssues, ...dupProgress],
+      },
+    );
+  const graph = buildGraph(snap.issues, snap.external);
+  const progress = new Map<IssueKey, IssueProgress>();
+  for (const p of [...snap.progress].sort((a, b) => compareKeys(a.key, b.key))) progress.set(p.key, p);
+
+  const maxAttempts = snap.options.maxAttemptsPerIssue ?? defaultMaxAttemptsPerIssue;
+  const running = new Set<IssueKey>();
+  const done = new Set<IssueKey>();
+  const runHolds = new Map<IssueKey, { kind: 'stalled' | 'gave_up'; reason: string }>();
+  const workers: IssueKey[] = [];
+  const integrating: IssueKey[] = [];
+  const merged: IssueKey[] = [];
+  for (const [k, p] of progress) {
+    const open = graph.issues.get(k)?.state === 'open';
+    const pushedWorker = has(inFlightIssueStates, p.state) && p.branchPushed;
+    if (p.state === 'merged' || p.state === 'closed' || p.pr?.merged) {
+      done.add(k);
+      if (open && p.state !== 'closed') merged.push(k);
+    } else if (has(integratingIssueStates, p.state) || pushedWorker) {
+      running.add(k);
+      integrating.push(k);
+    } else if (has(inFlightIssueStates, p.state)) {
+      running.add(k);
+      workers.push(k);
+    } else if (p.state === 'stalled') {
+      runHolds.set(k, { kind: 'stalled', reason: 'its worker stalled and a person has been asked to look' });
+    } else if (p.attempts.filter((a) => isModelFailure(a.outcome)).length >= maxAttempts) {
+      runHolds.set(k, { kind: 'gave_up', reason: `${maxAttempts} attempts failed; a person has to look` });
+    }
+  }
+  const classified = classify(graph, {
+    running,
+    done,
+    runHolds,
+    gate: snap.kind === 'plan' ? 'planning' : 'execution',
+  });
+  return { snap, graph, progress, classified, workers, integrating, merged };
+};

@@ -1,0 +1,66 @@
+// Plain input types of the planner: the orchestrator maps forge issues into these, so that
+// src/plan/ never sees a forge, a store or a clock. Issues are addressed by key `owner/repo#n`.
+
+/** `owner/repo#n`: one string so that cross-repo blockers are keys like any other. */
+export type IssueKey = string;
+
+export interface PlanLabel {
+  name: string;
+  description?: string;
+}
+
+export interface PlanIssue {
+  /** `owner/repo`. */
+  repo: string;
+  number: number;
+  title: string;
+  body: string;
+  labels: PlanLabel[];
+  state: 'open' | 'closed';
+  milestone?: string;
+  /** The author has write permission or more (the orchestrator asks the forge). */
+  authorTrusted: boolean;
+  /** ISO-8601; only compared, never parsed against a clock. */
+  createdAt: string;
+  /** Keys of the issues this one is blocked by (may live in other repos). */
+  blockedBy: IssueKey[];
+  /** Sub-issue parent, where the forge has sub-issues. */
+  parent?: IssueKey;
+  /** Sub-issues, where the forge has them. */
+  children: IssueKey[];
+}
+
+/** A blocker named by an issue but not itself in the issue list: what the forge could read of it. */
+export interface ExternalBlocker {
+  key: IssueKey;
+  state: 'open' | 'closed' | 'unknown';
+  title?: string;
+}
+
+export const issueKey = (repo: string, number: number): IssueKey => `${repo}#${number}`;
+
+export const keyOf = (issue: Pick<PlanIssue, 'repo' | 'number'>): IssueKey =>
+  issueKey(issue.repo, issue.number);
+
+const refPattern = /^(?:([A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+))?#(\d+)$/;
+
+/** `#12` (in `defaultRepo`) or `owner/repo#12` → key; anything else → undefined. */
+export const parseIssueRef = (text: string, defaultRepo: string): IssueKey | undefined => {
+  const m = refPattern.exec(text.trim());
+  if (!m) return undefined;
+  const n = Number(m[2]);
+  if (!Number.isSafeInteger(n) || n <= 0) return undefined;
+  return issueKey(m[1] ?? defaultRepo, n);
+};
+
+export const hasLabel = (issue: Pick<PlanIssue, 'labels'>, name: string): boolean => {
+  const wanted = name.toLowerCase();
+  return issue.labels.some((l) => l.name.toLowerCase() === wanted);
+};
+
+/** Label names the planner reads; one place so that the README and the code agree. */
+export const planLabels = {
+  hold: 'hold',
+  approved: 'blitz/approved',
+  planApproved: 'plan/approved',
+} as const;

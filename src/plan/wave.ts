@@ -1,0 +1,114 @@
+// Waves: the ready set in dispatch order (priority label, then oldest, then number), capped at
+// min(maxSessions, budget recommendation, machine limit). Slots refill as soon as one frees: the
+// cap applies to what is running now, not to a batch.
+import { fenceDecision } from './fences.ts';
+import { compareKeys } from './graph.ts';
+import type { IssueKey, PlanIssue } from './types.ts';
+
+/** What the budget probe said (seed 000 §1.5). */
+export interface Budget {
+  /** `park`: start nothing new; let running workers finish. */
+  verdict: 'ok' | 'park';
+  /** null when usage is unknown: treated as one-worker pressure. */
+  recommendedMaxSessions: number | null;
+  preferMedium: boolean;
+}
+
+export interface Caps {
+  maxSessions: number;
+  budget: Budget;
+  /** Machine contention limit (seed default 2). */
+  machineLimit: number;
+  /** The host-wide gate reports the machine contended: at most one worker. */
+  contended: boolean;
+}
+
+export const defaultMachineLimit = 2;
+
+/** How many workers may run at once under these caps. */
+export const sessionCap = (caps: Caps): number => {
+  if (caps.budget.verdict === 'park') return 0;
+  const budget = caps.budget.recommendedMaxSessions ?? 1;
+  const machine = caps.contended ? Math.min(1, caps.machineLimit) : caps.machineLimit;
+  return Math.max(0, Math.floor(Math.min(caps.maxSessions, budget, machine)));
+};
+
+/** Free slots with `running` workers already on; 0 when parked, even if running < cap. */
+export const slotsFree = (running: number, caps: Caps): number => Math.max(0, sessionCap(caps) - running);
+
+const priorityPatterns: [RegExp, number][] = [
+  [/^(?:priority\/critical|p0)$/i, 0],
+  [/^(?:priority\/high|p1)$/i, 1],
+  [/^(?:priority\/medium|p2)$/i, 2],
+  [/^(?:priority\/low|p3)$/i, 3],
+];
+/** Unlabelled issues sort between medium and low: a low label is a deliberate demotion. */
+export const unlabelledPriority = 2.5;
+
+export const priorityOf = (issue: Pick<PlanIssue, 'labels'>): number => {
+  let best = Number.POSITIVE_INFINITY;
+  for (const l of issue.labels)
+    for (const [re, rank] of priorityPatterns) if (re.test(l.name) && rank < best) best = rank;
+  return best === Number.POSITIVE_INFINITY ? unlabelledPriority : best;
+};
+
+/** Dispatch order: priority, then oldest createdAt, then key. */
+export const compareForDispatch = (a: PlanIssue, b: PlanIssue, ka: IssueKey, kb: IssueKey): number =>
+  priorityOf(a) - priorityOf(b) ||
+  (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0) ||
+  compareKeys(ka, kb);
+
+export const orderForDispatch = (
+  issues: ReadonlyMap<IssueKey, PlanIssue>,
+  keys: readonly IssueKey[],
+): IssueKey[] => [...keys].sort((a, b) => compareForDispatch(issues.get(a)!, issues.get(b)!, a, b));
+
+export interface WaveMember {
+  key: IssueKey;
+  /** Paths to fence off in this worker's prompt, with the issue that owns each. */
+  fenceOff: { path: string; owner: IssueKey }[];
+}
+
+export interface WaveInput {
+  issues: ReadonlyMap<IssueKey, PlanIssue>;
+  ready: readonly IssueKey[];
+  /** Issues a worker is on now: they take slots and their fences count. */
+  running: readonly IssueKey[];
+  caps: Caps;
+  /** Fences per issue (see fences.ts); missing means none. */
+  fences?: ReadonlyMap<IssueKey, readonly string[]>;
+}
+
+/**
+ * The issues to start now: ready issues in dispatch order, skipping any that may not run together
+ * with a running or already chosen issue, up to the free slots.
+ */
+export const nextWave = (input: WaveInput): WaveMember[] => {
+  let free = slotsFree(input.running.length, input.caps);
+  const chosen: WaveMember[] = [];
+  const busy: IssueKey[] = [...input.running].sort(compareKeys);
+  const fencesOf = (k: IssueKey): readonly string[] => input.fences?.get(k) ?? [];
+  for (const k of orderForDispatch(input.issues, input.ready)) {
+    if (free <= 0) break;
+    const fenceOff: { path: string; owner: IssueKey }[] = [];
+    let clash = false;
+    for (const other of busy) {
+      const d = fenceDecision(fencesOf(k), fencesOf(other));
+      if (!d.together) {
+        clash = true;
+        break;
+      }
+      for (const path of d.fenceOff) fenceOff.push({ path, owner: other });
+    }
+    if (clash) continue;
+    // A worker chosen earlier in this call has no prompt yet: fence it off from this one too.
+    for (const earlier of chosen) {
+      const d = fenceDecision(fencesOf(earlier.key), fencesOf(k));
+      if (d.together) for (const path of d.fenceOff) earlier.fenceOff.push({ path, owner: k });
+    }
+    chosen.push({ key: k, fenceOff });
+    busy.push(k);
+    free--;
+  }
+  return chosen;
+};
