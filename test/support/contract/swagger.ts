@@ -19,6 +19,8 @@ export interface SwaggerParameter {
   type?: string;
   enum?: unknown[];
   schema?: Json;
+  collectionFormat?: string;
+  items?: { type?: string; enum?: unknown[] };
 }
 
 export interface SwaggerOperation {
@@ -168,9 +170,14 @@ export class SwaggerContract {
       if (p.in === 'query') {
         const values = req.query.getAll(p.name);
         if (values.length === 0 && p.required) errors.push(`${where}: query "${p.name}" is required`);
-        if (values.length > 1) errors.push(`${where}: query "${p.name}" given ${values.length} times`);
-        const err = values[0] === undefined ? undefined : scalarError(p, values[0]);
-        if (err) errors.push(`${where}: query "${p.name}" ${err}`);
+        const multi = p.type === 'array' && p.collectionFormat === 'multi';
+        if (values.length > 1 && !multi)
+          errors.push(`${where}: query "${p.name}" given ${values.length} times`);
+        const item = multi && p.items ? { ...p, ...p.items, required: p.required } : p;
+        for (const value of multi ? values : values.slice(0, 1)) {
+          const err = scalarError(item, value);
+          if (err) errors.push(`${where}: query "${p.name}" ${err}`);
+        }
       }
     }
     const bodyParam = operation.parameters.find((p) => p.in === 'body');
