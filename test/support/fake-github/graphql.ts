@@ -1,0 +1,226 @@
+// The fake GitHub's GraphQL endpoint: every query is parsed and validated against GitHub's published
+// schema (@octokit/graphql-schema, plus the documented dependency fields in schema-extension.graphql)
+// and then executed by graphql-js over the World, for the subset of types blitz-bot reads.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { buildSchema, execute, type GraphQLError, type GraphQLSchema, parse, validate } from 'graphql';
+import type { World, WorldIssue, WorldRepo } from '../world.ts';
+
+let schema: GraphQLSchema | undefined;
+
+/** GitHub's schema, built once per process (the SDL is 60k lines). */
+export const githubSchema = (): GraphQLSchema => {
+  if (!schema) {
+    const require = createRequire(import.meta.url);
+    const sdl = readFileSync(require.resolve('@octokit/graphql-schema/schema.graphql'), 'utf8');
+    const extension = readFileSync(new URL('./schema-extension.graphql', import.meta.url), 'utf8');
+    schema = buildSchema(`${sdl}\n${extension}`, { assumeValidSDL: true });
+  }
+  return schema;
+};
+
+interface PageArgs {
+  first?: number;
+  after?: string;
+  states?: string[];
+}
+
+const cursor = (i: number) => Buffer.from(`cursor:${i}`).toString('base64');
+const fromCursor = (c: string | undefined) =>
+  c ? Number(Buffer.from(c, 'base64').toString().replace('cursor:', '')) + 1 : 0;
+
+/** A connection over all `items`, paged by `first`/`after`; GitHub caps `first` at 100. */
+const connection = <T>(items: T[], args: PageArgs) => {
+  if (args.first === undefined || args.first < 1 || args.first > 100)
+    throw new Error(
+      'You must provide a `first` value between 1 and 100 to properly paginate the connection.',
+    );
+  const start = fromCursor(args.after);
+  const page = items.slice(start, start + args.first);
+  return {
+    totalCount: items.length,
+    nodes: page,
+    edges: page.map((node, i) => ({ node, cursor: cursor(start + i) })),
+    pageInfo: {
+      hasNextPage: start + page.length < items.length,
+      hasPreviousPage: start > 0,
+      startCursor: page.length ? cursor(start) : null,
+      endCursor: page.length ? cursor(start + page.length - 1) : null,
+    },
+  };
+};
+
+const issueId = (repo: WorldRepo, n: number) =>
+  Buffer.from(`Issue:${repo.owner}/${repo.name}#${n}`).toString('base64');
+
+const actor = (world: World, login: string) => {
+  const u = world.users.get(login.toLowerCase()) ?? world.addUser(login);
+  return { __typename: u.type === 'Bot' ? 'Bot' : 'User', login: u.login, id: `U_${u.id}`, databaseId: u.id };
+};
+
+/** Closing keywords GitHub links, for PRs into the default branch only (as GitHub does). */
+const closingRefs = (world: World, repo: WorldRepo, body: string) => {
+  const out: { r: WorldRepo; i: WorldIssue }[] = [];
+  const re = /\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+(?:([\w.-]+)\/([\w.-]+))?#(\d+)\b/gi;
+  for (const m of body.matchAll(re)) {
+    const r = m[1] && m[2] ? world.repo(m[1], m[2]) : repo;
+    const i = r ? world.issue(r, Number(m[3])) : undefined;
+    if (r && i) out.push({ r, i });
+  }
+  return out;
+};
+
+export const createRoot = (world: World, actorLogin: string) => {
+  const readable = (repo: WorldRepo | undefined) =>
+    repo && (!repo.private || world.permissionOf(repo, actorLogin) !== 'none') ? repo : undefined;
+
+  const issueNode = (repo: WorldRepo, issue: WorldIssue): Record<string, unknown> => ({
+    __typename: issue.pull ? 'PullRequest' : 'Issue',
+    id: issueId(repo, issue.number),
+    databaseId: issue.id,
+    number: issue.number,
+    title: issue.title,
+    body: issue.body,
+    state: issue.state.toUpperCase(),
+    closed: issue.state === 'closed',
+    locked: issue.locked,
+    createdAt: issue.createdAt,
+    updatedAt: issue.updatedAt,
+    url: `https://fake.github.test/${repo.owner}/${repo.name}/issues/${issue.number}`,
+    author: () => actor(world, issue.author),
+    repository: () => repoNode(repo),
+    milestone: () => {
+      const m = [...repo.milestones.values()].find((x) => x.id === issue.milestoneId);
+      return m ? milestoneNode(repo, m.number) : null;
+    },
+    labels: (args: PageArgs) =>
+      connection(
+        issue.labels.map((n) => {
+          const l = world.addLabel(repo, n);
+          return { name: l.name, description: l.description || null, color: l.color, id: `L_${l.id}` };
+        }),
+        args,
+      ),
+    assignees: (args: PageArgs) =>
+      connection(
+        issue.assignees.map((a) => actor(world, a)),
+        args,
+      ),
+    parent: () => (issue.parent ? refNode(issue.parent) : null),
+    subIssues: (args: PageArgs) => connection(issue.subIssues.map(refNode), args),
+    // A blocker the app cannot read is a null node: counted, never named (fail closed upstream).
+    blockedBy: (args: PageArgs) => connection(issue.blockedBy.map(refNode), args),
+    blocking: (args: PageArgs) => connection([], args),
+    issueDependenciesSummary: () => ({
+      blockedBy: issue.blockedBy.filter((r) => refNode(r)?.state === 'OPEN').length,
+      totalBlockedBy: issue.blockedBy.length,
+      blocking: 0,
+      totalBlocking: 0,
+    }),
+    closingIssuesReferences: (args: PageArgs) => {
+      const pull = issue.pull;
+      const refs = pull && pull.base === repo.defaultBranch ? closingRefs(world, repo, issue.body) : [];
+      return connection(
+        refs.map(({ r, i }) => issueNode(r, i)),
+        args,
+      );
+    },
+  });
+
+  const refNode = (ref: { owner: string; repo: string; number: number }) => {
+    const repo = readable(world.repo(ref.owner, ref.repo));
+    const issue = repo?.issues.get(ref.number);
+    return repo && issue ? issueNode(repo, issue) : null;
+  };
+
+  const milestoneNode = (repo: WorldRepo, number: number) => {
+    const m = repo.milestones.get(number);
+    if (!m) return null;
+    return {
+      id: `MI_${m.id}`,
+      number: m.number,
+      title: m.title,
+      description: m.description || null,
+      state: m.state.toUpperCase(),
+      closed: m.state === 'closed',
+      issues: (args: PageArgs) => {
+        const states = args.states ?? ['OPEN', 'CLOSED'];
+        const items = [...repo.issues.values()]
+          .filter((i) => !i.pull && i.milestoneId === m.id && states.includes(i.state.toUpperCase()))
+          .sort((a, b) => a.number - b.number)
+          .map((i) => issueNode(repo, i));
+        return connection(items, args);
+      },
+    };
+  };
+
+  const repoNode = (repo: WorldRepo) => ({
+    id: `R_${repo.id}`,
+    name: repo.name,
+    nameWithOwner: `${repo.owner}/${repo.name}`,
+    owner: { __typename: 'User', login: repo.owner, id: `U_${repo.owner}` },
+    milestone: (args: { number: number }) => milestoneNode(repo, args.number),
+    issue: (args: { number: number }) => {
+      const i = world.issue(repo, args.number);
+      return i ? issueNode(repo, i) : null;
+    },
+    pullRequest: (args: { number: number }) => {
+      const p = world.pull(repo, args.number);
+      return p ? issueNode(repo, p) : null;
+    },
+  });
+
+  return {
+    repository: (args: { owner: string; name: string }) => {
+      const repo = readable(world.repo(args.owner, args.name));
+      if (!repo)
+        throw new Error(`Could not resolve to a Repository with the name '${args.owner}/${args.name}'.`);
+      return repoNode(repo);
+    },
+    node: (args: { id: string }) => {
+      const m = /^Issue:([^/]+)\/([^#]+)#(\d+)$/.exec(Buffer.from(args.id, 'base64').toString());
+      const repo = m ? readable(world.repo(m[1]!, m[2]!)) : undefined;
+      const issue = repo ? repo.issues.get(Number(m![3])) : undefined;
+      return repo && issue ? issueNode(repo, issue) : null;
+    },
+  };
+};
+
+export interface GraphqlOutcome {
+  /** Non-empty when the query is not valid against GitHub's schema: a contract violation. */
+  invalid: string[];
+  response: {
+    data?: unknown;
+    errors?: { message: string; type?: string; path?: readonly (string | number)[] }[];
+  };
+}
+
+export const runGraphql = async (
+  world: World,
+  actorLogin: string,
+  body: { query?: unknown; variables?: unknown },
+): Promise<GraphqlOutcome> => {
+  if (typeof body.query !== 'string') return { invalid: ['GraphQL body has no query'], response: {} };
+  let document: ReturnType<typeof parse>;
+  try {
+    document = parse(body.query);
+  } catch (err) {
+    return { invalid: [`GraphQL syntax: ${(err as Error).message}`], response: {} };
+  }
+  const errors = validate(githubSchema(), document);
+  if (errors.length) return { invalid: errors.map((e) => e.message), response: {} };
+  const result = await execute({
+    schema: githubSchema(),
+    document,
+    rootValue: createRoot(world, actorLogin),
+    variableValues: (body.variables ?? {}) as Record<string, unknown>,
+  });
+  const out: GraphqlOutcome['response'] = { data: result.data };
+  if (result.errors?.length)
+    out.errors = result.errors.map((e: GraphQLError) => ({
+      message: e.message,
+      type: /Could not resolve/.test(e.message) ? 'NOT_FOUND' : 'INVALID',
+      path: e.path,
+    }));
+  return { invalid: [], response: out };
+};

@@ -1,0 +1,161 @@
+// The fake GitHub's pull request endpoints: open, read (JSON or diff), list, files, merge and update
+// branch. Mergeability comes from the World's GitBackend, so conflicts and "behind" are real states.
+import type { WorldIssue, WorldRepo } from '../world.ts';
+import { fail, type Handler, type HandlerContext, mustRead, mustWrite, paginate, repoOf } from './context.ts';
+import { pullJson } from './serialize.ts';
+
+const pullOf = (ctx: HandlerContext, repo: WorldRepo): WorldIssue =>
+  ctx.world.pull(repo, Number(ctx.params.pull_number)) ?? fail(404, 'Not Found');
+
+/** A pushed branch moves the PR's head: read it from git, as GitHub does. */
+const syncHead = async (repo: WorldRepo, issue: WorldIssue): Promise<void> => {
+  const pull = issue.pull!;
+  if (pull.merged || issue.state !== 'open') return;
+  const sha = await repo.git.resolve(pull.head);
+  if (sha) pull.headSha = sha;
+};
+
+const mergeInfo = async (repo: WorldRepo, issue: WorldIssue) => {
+  const pull = issue.pull!;
+  const files = await repo.git.changedFiles(pull.base, pull.head).catch(() => []);
+  if (pull.merged || issue.state !== 'open')
+    return { mergeable: null, mergeableState: 'unknown', changedFiles: files.length };
+  if (!(await repo.git.canMerge(pull.base, pull.head)))
+    return { mergeable: false, mergeableState: 'dirty', changedFiles: files.length };
+  const baseSha = await repo.git.resolve(pull.base);
+  const behind = baseSha !== undefined && !(await repo.git.isAncestor(baseSha, pull.head));
+  return { mergeable: true, mergeableState: behind ? 'behind' : 'clean', changedFiles: files.length };
+};
+
+export const pullHandlers: Record<string, Handler> = {
+  'pulls/create': async (ctx) => {
+    const repo = repoOf(ctx);
+    mustWrite(ctx, repo);
+    const head = String(ctx.body.head).replace(/^[^:]+:/, '');
+    const base = String(ctx.body.base);
+    if (!(await repo.git.resolve(head))) fail(422, `Validation Failed: head ${head} does not exist`);
+    if (!(await repo.git.resolve(base))) fail(422, `Validation Failed: base ${base} does not exist`);
+    const open = [...repo.issues.values()].find((i) => i.pull?.head === head && i.state === 'open');
+    if (open) fail(422, `Validation Failed: A pull request already exists for ${repo.owner}:${head}.`);
+    const issue = await ctx.world.openPull(repo, {
+      head,
+      base,
+      title: String(ctx.body.title),
+      body: (ctx.body.body as string | undefined) ?? '',
+      author: ctx.actor,
+    });
+    const info = await mergeInfo(repo, issue);
+    return { status: 201, body: pullJson(ctx.world, repo, issue, ctx.urls, ctx.cloneUrl(repo), info) };
+  },
+
+  'pulls/get': async (ctx) => {
+    const repo = repoOf(ctx);
+    mustRead(ctx, repo);
+    const issue = pullOf(ctx, repo);
+    await syncHead(repo, issue);
+    const accept = String(ctx.headers.accept ?? '');
+    if (accept.includes('diff'))
+      return {
+        status: 200,
+        text: await repo.git.diff(issue.pull!.base, issue.pull!.head),
+        contentType: 'text/x-diff',
+      };
+    const info = await mergeInfo(repo, issue);
+    return { status: 200, body: pullJson(ctx.world, repo, issue, ctx.urls, ctx.cloneUrl(repo), info) };
+  },
+
+  'pulls/list': async (ctx) => {
+    const repo = repoOf(ctx);
+    mustRead(ctx, repo);
+    const state = ctx.query.get('state') ?? 'open';
+    const head = ctx.query.get('head');
+    const base = ctx.query.get('base');
+    const pulls = [...repo.issues.values()]
+      .filter((i) => i.pull)
+      .filter((i) => state === 'all' || i.state === state)
+      .filter((i) => !head || `${repo.owner}:${i.pull!.head}`.toLowerCase() === head.toLowerCase())
+      .filter((i) => !base || i.pull!.base === base)
+      .sort((a, b) => b.number - a.number);
+    for (const p of pulls) await syncHead(repo, p);
+    const { page, headers } = paginate(ctx, pulls);
+    return {
+      status: 200,
+      headers,
+      body: page.map((i) => pullJson(ctx.world, repo, i, ctx.urls, ctx.cloneUrl(repo))),
+    };
+  },
+
+  'pulls/list-files': async (ctx) => {
+    const repo = repoOf(ctx);
+    mustRead(ctx, repo);
+    const issue = pullOf(ctx, repo);
+    const files = await repo.git.changedFiles(issue.pull!.base, issue.pull!.head);
+    const { page, headers } = paginate(ctx, files);
+    const blob = `${ctx.urls.web}/${repo.owner}/${repo.name}/blob/${issue.pull!.headSha}`;
+    return {
+      status: 200,
+      headers,
+      body: page.map((f) => ({
+        sha: issue.pull!.headSha,
+        filename: f.path,
+        status: f.status,
+        additions: f.additions,
+        deletions: f.deletions,
+        changes: f.additions + f.deletions,
+        blob_url: `${blob}/${f.path}`,
+        raw_url: `${blob}/${f.path}?raw=1`,
+        contents_url: `${ctx.urls.api}/repos/${repo.owner}/${repo.name}/contents/${f.path}`,
+      })),
+    };
+  },
+
+  'pulls/merge': async (ctx) => {
+    const repo = repoOf(ctx);
+    mustWrite(ctx, repo);
+    const issue = pullOf(ctx, repo);
+    const pull = issue.pull!;
+    await syncHead(repo, issue);
+    if (pull.merged || issue.state !== 'open') fail(405, 'Pull Request is not mergeable');
+    if (typeof ctx.body.sha === 'string' && ctx.body.sha !== pull.headSha)
+      fail(409, 'Head branch was modified. Review and try the merge again.');
+    const method = (ctx.body.merge_method as 'merge' | 'squash' | 'rebase' | undefined) ?? 'merge';
+    const message = String(ctx.body.commit_title ?? `Merge pull request #${issue.number}`);
+    const result = await repo.git.merge(pull.base, pull.head, method, message);
+    if ('conflict' in result) fail(405, 'Pull Request is not mergeable');
+    const { sha } = result as { sha: string };
+    pull.merged = true;
+    pull.mergeCommitSha = sha;
+    pull.mergedBy = ctx.actor;
+    ctx.world.setIssueState(repo, issue, 'closed', ctx.actor);
+    pull.mergedAt = issue.closedAt;
+    ctx.world.record('merge', repo, issue.number, method);
+    return { status: 200, body: { sha, merged: true, message: 'Pull Request successfully merged' } };
+  },
+
+  'pulls/update-branch': async (ctx) => {
+    const repo = repoOf(ctx);
+    mustWrite(ctx, repo);
+    const issue = pullOf(ctx, repo);
+    const pull = issue.pull!;
+    await syncHead(repo, issue);
+    const expected = ctx.body.expected_head_sha;
+    if (typeof expected === 'string' && expected !== pull.headSha)
+      fail(422, 'expected head sha did not match current head ref.');
+    const result = await repo.git.merge(
+      pull.head,
+      pull.base,
+      'merge',
+      `Merge ${pull.base} into ${pull.head}`,
+    );
+    if ('conflict' in result) fail(422, 'merge conflict between base and head');
+    pull.headSha = (result as { sha: string }).sha;
+    ctx.world.record('update_branch', repo, issue.number);
+    return {
+      status: 202,
+      body: {
+        message: 'Updating pull request branch.',
+        url: `${ctx.urls.web}/${repo.owner}/${repo.name}/pull/${issue.number}`,
+      },
+    };
+  },
+};

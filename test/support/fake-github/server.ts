@@ -1,0 +1,265 @@
+// A fake GitHub (REST under /api/v3, GraphQL at /api/graphql, as on GitHub Enterprise Server) over a
+// World, listening on 127.0.0.1. Every request is checked against api.github.com's OpenAPI description
+// or GitHub's GraphQL schema, and every JSON response against the same document: a request the real
+// API would refuse, an endpoint the fake does not implement, or a response the real API would not send
+// is recorded as a violation (and answered 500), and `assertNoViolations()` fails the test.
+import { createVerify, randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { OpenApiContract } from '../contract/openapi.ts';
+import type { World, WorldRepo } from '../world.ts';
+import { type Handler, type HandlerResult, HttpFailure } from './context.ts';
+import { runGraphql } from './graphql.ts';
+import { issueHandlers } from './rest-issues.ts';
+import { pullHandlers } from './rest-pulls.ts';
+import { repoHandlers } from './rest-repos.ts';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  body: unknown;
+  /** `graphql` for GraphQL requests, the OpenAPI operationId otherwise (undefined when not in the spec). */
+  operationId?: string;
+  status: number;
+}
+
+export interface Failure {
+  status: number;
+  headers?: Record<string, string>;
+  message?: string;
+  /** Only requests whose `METHOD path` matches. */
+  match?: RegExp;
+}
+
+export interface FakeGithubOptions {
+  /** Static tokens the fake accepts, each standing for a login (default: `test-token` → the World's bot). */
+  tokens?: Record<string, string>;
+  /** GitHub App auth: JWTs signed by this key for this app id may mint installation tokens. */
+  app?: { appId: number; publicKey: string; installationId: number };
+  /** The clone URL the fake advertises for a repo (default: a URL under the fake). */
+  cloneUrl?: (repo: WorldRepo) => string;
+}
+
+export interface FakeGithub {
+  url: string;
+  apiUrl: string;
+  requests: RecordedRequest[];
+  violations: string[];
+  /** The next `times` requests (matching `failure.match`, if given) are answered with `failure`. */
+  failNext(times: number, failure: Failure): void;
+  assertNoViolations(): void;
+  close(): Promise<void>;
+}
+
+const handlers: Record<string, Handler> = { ...issueHandlers, ...repoHandlers, ...pullHandlers };
+
+let contract: OpenApiContract | undefined;
+const githubContract = (): OpenApiContract => {
+  if (!contract) {
+    const require = createRequire(import.meta.url);
+    contract = OpenApiContract.fromFile(require.resolve('@octokit/openapi/generated/api.github.com.json'));
+  }
+  return contract;
+};
+
+const readBody = async (req: IncomingMessage): Promise<string> => {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+};
+
+const verifyJwt = (jwt: string, app: NonNullable<FakeGithubOptions['app']>): boolean => {
+  const [h, p, s] = jwt.split('.');
+  if (!h || !p || !s) return false;
+  const ok = createVerify('RSA-SHA256')
+    .update(`${h}.${p}`)
+    .verify(app.publicKey, Buffer.from(s, 'base64url'));
+  const claims = JSON.parse(Buffer.from(p, 'base64url').toString()) as { iss?: unknown };
+  return ok && String(claims.iss) === String(app.appId);
+};
+
+export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}): Promise<FakeGithub> => {
+  const tokens = new Map(Object.entries(opts.tokens ?? { 'test-token': world.botLogin }));
+  const requests: RecordedRequest[] = [];
+  const violations: string[] = [];
+  const failures: { left: number; failure: Failure }[] = [];
+  let base = '';
+
+  const send = (res: ServerResponse, r: HandlerResult) => {
+    const headers: Record<string, string> = { 'x-github-api-version-selected': '2022-11-28', ...r.headers };
+    if (r.text !== undefined) {
+      res.writeHead(r.status, { ...headers, 'content-type': r.contentType ?? 'text/plain' });
+      res.end(r.text);
+    } else if (r.body === undefined) {
+      res.writeHead(r.status, headers);
+      res.end();
+    } else {
+      res.writeHead(r.status, { ...headers, 'content-type': 'application/json; charset=utf-8' });
+      res.end(JSON.stringify(r.body));
+    }
+  };
+
+  const violation = (message: string): HandlerResult => {
+    violations.push(message);
+    return { status: 500, body: { message: `fake GitHub contract violation: ${message}` } };
+  };
+
+  const handle = async (
+    req: IncomingMessage,
+    raw: string,
+  ): Promise<{ result: HandlerResult; opId?: string }> => {
+    const url = new URL(req.url ?? '/', base);
+    const method = req.method ?? 'GET';
+    let body: unknown;
+    if (raw.length) {
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        return { result: violation(`${method} ${url.pathname}: body is not JSON`) };
+      }
+    }
+    const failure = failures.find(
+      (f) => f.left > 0 && (!f.failure.match || f.failure.match.test(`${method} ${url.pathname}`)),
+    );
+    if (failure) {
+      failure.left -= 1;
+      const f = failure.failure;
+      return {
+        result: {
+          status: f.status,
+          headers: f.headers,
+          body: { message: f.message ?? `fake failure ${f.status}` },
+        },
+      };
+    }
+
+    const auth = String(req.headers.authorization ?? '');
+    const token = auth.replace(/^(token|bearer)\s+/i, '');
+
+    if (method === 'POST' && url.pathname === '/api/graphql') {
+      const actor = tokens.get(token);
+      if (!actor) return { result: { status: 401, body: { message: 'Bad credentials' } }, opId: 'graphql' };
+      const outcome = await runGraphql(
+        world,
+        actor,
+        (body ?? {}) as { query?: unknown; variables?: unknown },
+      );
+      if (outcome.invalid.length)
+        return { result: violation(`GraphQL: ${outcome.invalid.join('; ')}`), opId: 'graphql' };
+      return { result: { status: 200, body: outcome.response }, opId: 'graphql' };
+    }
+
+    if (!url.pathname.startsWith('/api/v3/'))
+      return { result: violation(`${method} ${url.pathname} is outside /api/v3`) };
+    const path = url.pathname.slice('/api/v3'.length);
+    const checked = githubContract().checkRequest({ method, path, query: url.searchParams, body });
+    const opId = checked.matched?.operation.operationId;
+    if (checked.problems.length)
+      return { result: violation(`${method} ${path}: ${checked.problems.join('; ')}`), opId };
+    const { operation, pathParams } = checked.matched!;
+
+    if (operation.operationId === 'apps/create-installation-access-token') {
+      if (
+        !opts.app ||
+        !verifyJwt(token, opts.app) ||
+        Number(pathParams.installation_id) !== opts.app.installationId
+      )
+        return { result: { status: 401, body: { message: 'A JSON web token could not be decoded' } }, opId };
+      const minted = `ghs_${randomBytes(12).toString('hex')}`;
+      tokens.set(minted, world.botLogin);
+      const expires = new Date(Date.now() + 3600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+      return { result: { status: 201, body: { token: minted, expires_at: expires } }, opId };
+    }
+
+    const actor = tokens.get(token);
+    if (!actor) return { result: { status: 401, body: { message: 'Bad credentials' } }, opId };
+    const handler = handlers[operation.operationId];
+    if (!handler)
+      return {
+        result: violation(`${operation.operationId} (${method} ${path}) is not implemented by the fake`),
+        opId,
+      };
+    let result: HandlerResult;
+    try {
+      result = await handler({
+        world,
+        urls: { web: base, api: `${base}/api/v3` },
+        params: pathParams,
+        query: url.searchParams,
+        body: (body ?? {}) as Record<string, unknown>,
+        headers: req.headers,
+        actor,
+        requestUrl: url,
+        cloneUrl: opts.cloneUrl ?? ((r) => `${base}/${r.owner}/${r.name}.git`),
+      });
+    } catch (err) {
+      if (err instanceof HttpFailure) result = err.result;
+      else throw err;
+    }
+    const problems = githubContract().checkResponse(
+      operation,
+      result.status,
+      result.body,
+      result.text !== undefined ? 'text' : 'json',
+    );
+    if (problems.length) return { result: violation(`fake's own response: ${problems.join('; ')}`), opId };
+    return { result, opId };
+  };
+
+  const server = createServer((req, res) => {
+    void (async () => {
+      const raw = await readBody(req);
+      const url = new URL(req.url ?? '/', base);
+      let out: { result: HandlerResult; opId?: string };
+      try {
+        out = await handle(req, raw);
+      } catch (err) {
+        out = {
+          result: violation(`fake GitHub crashed on ${req.method} ${url.pathname}: ${(err as Error).stack}`),
+        };
+      }
+      requests.push({
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        body: raw.length ? safeJson(raw) : undefined,
+        operationId: out.opId,
+        status: out.result.status,
+      });
+      send(res, out.result);
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    url: base,
+    apiUrl: `${base}/api/v3`,
+    requests,
+    violations,
+    failNext(times, failure) {
+      failures.push({ left: times, failure });
+    },
+    assertNoViolations() {
+      if (violations.length)
+        throw new Error(
+          `fake GitHub saw ${violations.length} contract violation(s):\n${violations.join('\n')}`,
+        );
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((err) => (err ? reject(err) : resolve()));
+      }),
+  };
+};
+
+const safeJson = (raw: string): unknown => {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+};
