@@ -1,15 +1,20 @@
 // Suggests the nearest known word for a misspelt flag or config key ("did you mean `--max`?").
 
+/** Edit distance where swapping two neighbouring letters (`biuld`) is one typo, not two. */
 const distance = (a: string, b: string): number => {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
-    const row = [i];
     for (let j = 1; j <= b.length; j++) {
-      row.push(Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = best;
     }
-    prev = row;
   }
-  return prev[b.length]!;
+  return d[a.length]![b.length]!;
 };
 
 /** The candidate closest to `word`, when it is close enough to be a likely typo; else undefined. */
