@@ -1,0 +1,383 @@
+// The Gitea adapter: the Forge interface over Gitea's REST API (`GITEA_URL/api/v1`) with a token.
+// Gitea has no sub-issues and sends no webhooks for dependencies or milestones, so the reconcile
+// loop polls; its milestone "number" is the milestone id (what Gitea's own URLs show).
+import { AppError, isAppError } from '../../errors.ts';
+import { type Logger, silentLogger } from '../../observability/logger.ts';
+import type { Comment, Forge, IssueRef, RepoRef } from '../types.ts';
+import { formatIssueRef, formatRepo } from '../types.ts';
+import { defaultRetryPolicy, GiteaClient, type RetryPolicy } from './client.ts';
+import { loadMilestone, repoPath } from './load-milestone.ts';
+import { toComment, toIssue, toMilestone, toPermission } from './mappers.ts';
+import { pickMilestone } from './milestones.ts';
+import { pullRequestOps } from './pulls.ts';
+import {
+  GiteaBranch,
+  GiteaComment,
+  GiteaContents,
+  GiteaIssue,
+  GiteaLabel,
+  GiteaMilestone,
+  GiteaPermission,
+  GiteaRepo,
+} from './schema.ts';
+
+export interface GiteaForgeOptions {
+  /** Gitea's root URL (GITEA_URL), without `/api/v1`. */
+  url: string;
+  token: string;
+  /** The login the token belongs to: its comments are the ones the bot may edit. */
+  botLogin: string;
+  logger?: Logger;
+  retry?: Partial<RetryPolicy>;
+  fetch?: typeof fetch;
+  /** Gitea's MAX_RESPONSE_ITEMS is 50 by default; asking for more gets 50. */
+  pageSize?: number;
+  /** Dependency lists fetched at once while loading a milestone. */
+  concurrency?: number;
+  requestTimeoutMs?: number;
+}
+
+const issuePath = (ref: IssueRef) => `${repoPath(ref.repo)}/issues/${ref.number}`;
+const writeOn = (repo: RepoRef) => `write access to ${formatRepo(repo)}`;
+const markerTag = (marker: string) => `<!-- ${marker} -->`;
+
+export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
+  const client = new GiteaClient({
+    url: opts.url,
+    token: opts.token,
+    botLogin: opts.botLogin,
+    logger: opts.logger ?? silentLogger(),
+    retry: { ...defaultRetryPolicy, ...opts.retry },
+    fetch: opts.fetch ?? globalThis.fetch,
+    requestTimeoutMs: opts.requestTimeoutMs ?? 30_000,
+  });
+  const pageSize = opts.pageSize ?? 50;
+
+  const listMilestones = async (repo: RepoRef, state: 'open' | 'all') =>
+    (
+      await client.paged(
+        GiteaMilestone,
+        {
+          method: 'GET',
+          path: `${repoPath(repo)}/milestones`,
+          query: { state },
+          what: `list milestones of ${formatRepo(repo)}`,
+        },
+        pageSize,
+      )
+    ).map(toMilestone);
+
+  const repoLabels = (repo: RepoRef) =>
+    client.paged(
+      GiteaLabel,
+      { method: 'GET', path: `${repoPath(repo)}/labels`, what: `list labels of ${formatRepo(repo)}` },
+      pageSize,
+    );
+
+  /** Label ids for names; a name the repo lacks is an error before anything changes. */
+  const labelIds = async (repo: RepoRef, names: string[]): Promise<number[]> => {
+    const all = await repoLabels(repo);
+    const missing = names.filter((n) => !all.some((l) => l.name.toLowerCase() === n.toLowerCase()));
+    if (missing.length > 0) {
+      throw new AppError(
+        'not_found',
+        `label ${missing.join(', ')} does not exist in ${formatRepo(repo)}; create it first`,
+      );
+    }
+    return names.map((n) => all.find((l) => l.name.toLowerCase() === n.toLowerCase())!.id);
+  };
+
+  const getRepo = (repo: RepoRef) =>
+    client.json(GiteaRepo, {
+      method: 'GET',
+      path: repoPath(repo),
+      what: `read repository ${formatRepo(repo)}`,
+    });
+
+  const branchSha = async (repo: RepoRef, branch: string) =>
+    (
+      await client.json(GiteaBranch, {
+        method: 'GET',
+        path: `${repoPath(repo)}/branches/${encodeURIComponent(branch)}`,
+        what: `read branch ${branch} of ${formatRepo(repo)}`,
+      })
+    ).commit.id;
+
+  const setState = async (ref: IssueRef, state: 'open' | 'closed') => {
+    await client.send({
+      method: 'PATCH',
+      path: issuePath(ref),
+      body: { state },
+      what: `${state === 'closed' ? 'close' : 'reopen'} issue ${formatIssueRef(ref)}`,
+      needs: writeOn(ref.repo),
+    });
+  };
+
+  const listComments = async (ref: IssueRef): Promise<Comment[]> =>
+    (
+      await client.paged(GiteaComment, {
+        method: 'GET',
+        path: `${issuePath(ref)}/comments`,
+        what: `list comments of ${formatIssueRef(ref)}`,
+      })
+    ).map(toComment);
+
+  const createComment = async (ref: IssueRef, body: string): Promise<Comment> =>
+    toComment(
+      await client.json(GiteaComment, {
+        method: 'POST',
+        path: `${issuePath(ref)}/comments`,
+        body: { body },
+        what: `comment on ${formatIssueRef(ref)}`,
+        needs: writeOn(ref.repo),
+      }),
+    );
+
+  return {
+    kind: 'gitea',
+
+    resolveMilestone: async (repo, query) =>
+      pickMilestone(await listMilestones(repo, query ? 'all' : 'open'), formatRepo(repo), query),
+
+    listOpenMilestones: (repo) => listMilestones(repo, 'open'),
+
+    loadMilestone: async (repo, milestoneNumber) => {
+      try {
+        return await loadMilestone(client, repo, milestoneNumber, {
+          pageSize,
+          concurrency: opts.concurrency ?? 8,
+        });
+      } catch (err) {
+        if (
+          !isAppError(err, 'not_found') ||
+          !String(err.details.path).endsWith(`/api/v1${repoPath(repo)}/milestones/${milestoneNumber}`)
+        )
+          throw err;
+        const open = await listMilestones(repo, 'open');
+        throw new AppError(
+          'not_found',
+          `milestone ${milestoneNumber} not found in ${formatRepo(repo)}; open milestones: ${open.map((m) => `${m.title} (${m.number})`).join(', ') || 'none'}`,
+          err.details,
+          { cause: err },
+        );
+      }
+    },
+
+    getIssue: async (ref) =>
+      toIssue(
+        await client.json(GiteaIssue, {
+          method: 'GET',
+          path: issuePath(ref),
+          what: `read issue ${formatIssueRef(ref)}`,
+        }),
+        ref.repo,
+      ),
+
+    closeIssue: (ref) => setState(ref, 'closed'),
+    reopenIssue: (ref) => setState(ref, 'open'),
+
+    createIssue: async (repo, issue) => {
+      const labels = issue.labels?.length ? await labelIds(repo, issue.labels) : undefined;
+      const created = await client.json(GiteaIssue, {
+        method: 'POST',
+        path: `${repoPath(repo)}/issues`,
+        body: {
+          title: issue.title,
+          body: issue.body,
+          ...(labels ? { labels } : {}),
+          ...(issue.milestone ? { milestone: issue.milestone } : {}),
+        },
+        what: `create an issue in ${formatRepo(repo)}`,
+        needs: writeOn(repo),
+      });
+      return toIssue(created, repo);
+    },
+
+    addBlockedBy: async (issue, blocker) => {
+      const existing = await client.paged(
+        GiteaIssue,
+        {
+          method: 'GET',
+          path: `${issuePath(issue)}/dependencies`,
+          what: `list the blockers of ${formatIssueRef(issue)}`,
+        },
+        pageSize,
+      );
+      const key = `${blocker.repo.owner}/${blocker.repo.name}#${blocker.number}`.toLowerCase();
+      const have = existing.some((d) => {
+        const r = d.repository ?? { owner: issue.repo.owner, name: issue.repo.name };
+        return `${r.owner}/${r.name}#${d.number}`.toLowerCase() === key;
+      });
+      if (have) return;
+      await client.send({
+        method: 'POST',
+        path: `${issuePath(issue)}/dependencies`,
+        body: { owner: blocker.repo.owner, repo: blocker.repo.name, index: blocker.number },
+        what: `mark ${formatIssueRef(issue)} blocked by ${formatIssueRef(blocker, issue.repo)}`,
+        needs: writeOn(issue.repo),
+      });
+    },
+
+    addLabels: async (ref, labels) => {
+      if (labels.length === 0) return;
+      const ids = await labelIds(ref.repo, labels);
+      await client.send({
+        method: 'POST',
+        path: `${issuePath(ref)}/labels`,
+        body: { labels: ids },
+        what: `label ${formatIssueRef(ref)}`,
+        needs: writeOn(ref.repo),
+      });
+    },
+
+    removeLabel: async (ref, label) => {
+      const current = await client.json(GiteaLabel.array(), {
+        method: 'GET',
+        path: `${issuePath(ref)}/labels`,
+        what: `read the labels of ${formatIssueRef(ref)}`,
+      });
+      const hit = current.find((l) => l.name.toLowerCase() === label.toLowerCase());
+      if (!hit) return;
+      await client.send({
+        method: 'DELETE',
+        path: `${issuePath(ref)}/labels/${hit.id}`,
+        what: `remove label ${label} from ${formatIssueRef(ref)}`,
+        needs: writeOn(ref.repo),
+      });
+    },
+
+    listIssuesWithLabel: async (repo, label) =>
+      (
+        await client.paged(
+          GiteaIssue,
+          {
+            method: 'GET',
+            path: `${repoPath(repo)}/issues`,
+            query: { state: 'open', type: 'issues', labels: label },
+            what: `list issues labelled ${label} in ${formatRepo(repo)}`,
+          },
+          pageSize,
+        )
+      )
+        .filter((i) => (i.labels ?? []).some((l) => l.name.toLowerCase() === label.toLowerCase()))
+        .map((i) => toIssue(i, repo)),
+
+    createComment,
+    listComments,
+
+    upsertStickyComment: async (ref, marker, body) => {
+      const tag = markerTag(marker);
+      const text = body.includes(tag) ? body : `${tag}\n${body}`;
+      const mine = (await listComments(ref)).find(
+        (c) => c.author.toLowerCase() === opts.botLogin.toLowerCase() && c.body.includes(tag),
+      );
+      if (!mine) return createComment(ref, text);
+      if (mine.body === text) return mine;
+      return toComment(
+        await client.json(GiteaComment, {
+          method: 'PATCH',
+          path: `${repoPath(ref.repo)}/issues/comments/${mine.id}`,
+          body: { body: text },
+          what: `edit comment ${mine.id} on ${formatIssueRef(ref)}`,
+          needs: writeOn(ref.repo),
+        }),
+      );
+    },
+
+    reactToComment: async (repo, commentId, reaction) => {
+      await client.send({
+        method: 'POST',
+        path: `${repoPath(repo)}/issues/comments/${commentId}/reactions`,
+        body: { content: reaction },
+        what: `react to comment ${commentId} in ${formatRepo(repo)}`,
+        needs: `read access to ${formatRepo(repo)}`,
+      });
+    },
+
+    getPermission: async (repo, user) => {
+      const res = await client.send({
+        method: 'GET',
+        path: `${repoPath(repo)}/collaborators/${encodeURIComponent(user)}/permission`,
+        what: `read ${user}'s permission on ${formatRepo(repo)}`,
+        needs: `admin access to ${formatRepo(repo)} (Gitea shows other users' permissions only to repo admins)`,
+        allow: [404],
+      });
+      if (res.status === 404) {
+        await res.body?.cancel();
+        await getRepo(repo); // a missing repo is an error; a missing user simply has no permission
+        return 'none';
+      }
+      const parsed = client.parse(GiteaPermission, await res.json().catch(() => undefined), {
+        method: 'GET',
+        path: repoPath(repo),
+        what: `read ${user}'s permission`,
+      });
+      return toPermission(parsed.permission);
+    },
+
+    getDefaultBranch: async (repo) => (await getRepo(repo)).default_branch,
+
+    createBranch: async (repo, branch, fromRef) => {
+      const res = await client.send({
+        method: 'POST',
+        path: `${repoPath(repo)}/branches`,
+        body: { new_branch_name: branch, old_ref_name: fromRef },
+        what: `create branch ${branch} from ${fromRef} in ${formatRepo(repo)}`,
+        needs: writeOn(repo),
+        allow: [409],
+      });
+      await res.body?.cancel();
+      if (res.status !== 409) return;
+      const [at, want] = await Promise.all([
+        branchSha(repo, branch),
+        /^[0-9a-f]{40,64}$/i.test(fromRef) ? fromRef : branchSha(repo, fromRef),
+      ]);
+      if (at.toLowerCase() !== want.toLowerCase()) {
+        throw new AppError(
+          'conflict',
+          `branch ${branch} already exists in ${formatRepo(repo)} at ${at.slice(0, 12)}, not at ${fromRef}`,
+        );
+      }
+    },
+
+    deleteBranch: async (repo, branch) => {
+      const res = await client.send({
+        method: 'DELETE',
+        path: `${repoPath(repo)}/branches/${encodeURIComponent(branch)}`,
+        what: `delete branch ${branch} in ${formatRepo(repo)}`,
+        needs: writeOn(repo),
+        allow: [404],
+      });
+      await res.body?.cancel();
+    },
+
+    getFile: async (repo, path, ref) => {
+      const encoded = path.split('/').map(encodeURIComponent).join('/');
+      const req = {
+        method: 'GET' as const,
+        path: `${repoPath(repo)}/contents/${encoded}`,
+        query: { ref },
+        what: `read ${path} in ${formatRepo(repo)}`,
+        allow: [404],
+      };
+      const res = await client.send(req);
+      if (res.status === 404) {
+        await res.body?.cancel();
+        return undefined;
+      }
+      const file = client.parse(GiteaContents, await res.json().catch(() => undefined), req);
+      if (file.type !== 'file' || file.encoding !== 'base64' || typeof file.content !== 'string') {
+        throw new AppError('bad_request', `${path} in ${formatRepo(repo)} is not a file`);
+      }
+      return Buffer.from(file.content, 'base64').toString('utf8');
+    },
+
+    cloneCredentials: async (repo) => ({
+      url: (await getRepo(repo)).clone_url,
+      username: opts.botLogin,
+      password: opts.token,
+    }),
+
+    ...pullRequestOps(client, pageSize),
+  };
+};
