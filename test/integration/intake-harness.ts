@@ -1,0 +1,119 @@
+// A whole intake stack for tests: the real Hono app, receiver, queue and processor over a real SQLite
+// store (in memory), with a recording forge that answers only the calls intake is expected to make
+// and throws on any other, and a logger whose lines the test can read.
+import { Writable } from 'node:stream';
+import { Webhooks } from '@octokit/webhooks';
+import { normalizeGithubPermission } from '../../src/commands/authorize.ts';
+import type { Forge, ForgeKind, Permission, Reaction, RepoRef } from '../../src/forges/types.ts';
+import { createApp } from '../../src/http/app.ts';
+import { createDeliveryQueue } from '../../src/intake/delivery-queue.ts';
+import { type AckStyle, createEventProcessor } from '../../src/intake/process-events.ts';
+import { createReceiver } from '../../src/intake/receive.ts';
+import { createLogger } from '../../src/observability/logger.ts';
+import { createMetrics } from '../../src/observability/metrics.ts';
+import { openSqliteStore } from '../../src/store/sqlite-store.ts';
+
+export const GITHUB_SECRET = 'github-test-secret';
+export const GITEA_SECRET = 'gitea-test-secret';
+export const BOT_LOGIN = 'blitz-bot[bot]';
+
+export type ForgeCall =
+  | { method: 'getPermission'; repo: string; user: string }
+  | { method: 'reactToComment'; repo: string; commentId: number; reaction: Reaction }
+  | { method: 'createComment'; issue: string; body: string };
+
+/**
+ * A forge that knows each user's role (GitHub role names, normalised the way the adapter does) and
+ * records getPermission, reactToComment and createComment. Any other method throws.
+ */
+export const recordingForge = (kind: ForgeKind, roles: Record<string, string>) => {
+  const calls: ForgeCall[] = [];
+  let nextComment = 9000;
+  const known = {
+    kind,
+    async getPermission(repo: RepoRef, user: string): Promise<Permission> {
+      calls.push({ method: 'getPermission', repo: `${repo.owner}/${repo.name}`, user });
+      return normalizeGithubPermission({ permission: 'none', role_name: roles[user] ?? 'none' });
+    },
+    async reactToComment(repo: RepoRef, commentId: number, reaction: Reaction): Promise<void> {
+      calls.push({ method: 'reactToComment', repo: `${repo.owner}/${repo.name}`, commentId, reaction });
+    },
+    async createComment(ref: { repo: RepoRef; number: number }, body: string) {
+      calls.push({
+        method: 'createComment',
+        issue: `${ref.repo.owner}/${ref.repo.name}#${ref.number}`,
+        body,
+      });
+      const now = new Date().toISOString();
+      return { id: nextComment++, body, author: BOT_LOGIN, createdAt: now, updatedAt: now };
+    },
+  };
+  const forge = new Proxy(known, {
+    get(target, prop, receiver) {
+      if (prop in target || typeof prop === 'symbol' || prop === 'then')
+        return Reflect.get(target, prop, receiver);
+      return () => {
+        throw new Error(`unexpected forge call: ${String(prop)}`);
+      };
+    },
+  }) as unknown as Forge;
+  return { forge, calls };
+};
+
+export const createHarness = (
+  opts: {
+    roles?: Record<string, string>;
+    allowedBots?: string[];
+    ack?: Partial<Record<ForgeKind, AckStyle>>;
+  } = {},
+) => {
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk, _enc, done) {
+      for (const l of String(chunk).split('\n')) if (l.trim()) lines.push(JSON.parse(l));
+      done();
+    },
+  });
+  const logger = createLogger({ level: 'debug', destination });
+  const store = openSqliteStore(':memory:');
+  const metrics = createMetrics();
+  const queue = createDeliveryQueue({ logger });
+  const github = recordingForge('github', opts.roles ?? {});
+  const gitea = recordingForge('gitea', opts.roles ?? {});
+  const resolved: { forge: ForgeKind; installationId?: number }[] = [];
+  const policy = (botLogin: string) => ({
+    required: 'write' as const,
+    botLogin,
+    allowedBots: opts.allowedBots ?? [],
+  });
+  const process = createEventProcessor({
+    store,
+    logger,
+    metrics,
+    forges: async (target) => {
+      resolved.push(target);
+      return target.forge === 'github' ? github.forge : gitea.forge;
+    },
+    policies: { github: policy(BOT_LOGIN), gitea: policy('blitz-bot') },
+    ack: { github: 'reaction', gitea: 'comment', ...opts.ack },
+  });
+  const receive = createReceiver({ store, queue, process, metrics, logger });
+  const webhooks = new Webhooks({ secret: GITHUB_SECRET });
+  const app = createApp({
+    store,
+    metrics,
+    logger,
+    version: '0.0.0-test',
+    receive,
+    github: { verify: (payload, signature) => webhooks.verify(payload, signature) },
+    gitea: { webhookSecret: GITEA_SECRET },
+  });
+  const post = (path: string, req: { body: string | ReadableStream; headers: Record<string, string> }) =>
+    app.request(path, {
+      method: 'POST',
+      body: req.body,
+      headers: req.headers,
+      ...({ duplex: 'half' } as object),
+    });
+  return { app, store, metrics, queue, logger, lines, github, gitea, resolved, post };
+};
