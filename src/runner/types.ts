@@ -108,6 +108,10 @@ export interface AttemptRecord {
   promptPath: string;
   /** Written by the worker wrapper when the process exits, so the exit code survives a bot restart. */
   exitPath: string;
+  /** When the current process (first launch or latest resume) started: the timeout counts from here. */
+  launchedAt: string;
+  /** The job that started the attempt: a resume or retry after a restart needs its fences and text. */
+  job: AttemptJob;
   argvRedacted: string[];
   /** Branch sha on origin when the attempt started (null: branch not on origin yet). */
   originShaAtStart: string | null;
@@ -147,6 +151,7 @@ export type RunnerEvent =
   | { type: 'attempt.resumed'; attemptId: string; reason: 'nudge' | 'interrupted'; survived: SurvivedWork }
   | { type: 'attempt.finished'; attemptId: string; outcome: AttemptOutcome; summary: string }
   | { type: 'attempt.needs_person'; attemptId: string; reason: string }
+  | { type: 'attempt.retried'; attemptId: string; nextAttemptId: string; retry: number }
   | { type: 'gate.finished'; name: 'build' | 'smoke'; exitCode: number; timedOut: boolean };
 
 export type EventSink = (event: RunnerEvent) => void;

@@ -1,0 +1,290 @@
+// The runner facade: executes one RunnerJob (attempt, resume, cancel, cleanup, gate) with injected
+// ports, so the orchestrator here and a remote runner agent later call the same thing.
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import type { BlitzConfig } from '../config/blitz-config.ts';
+import { AppError, isAppError } from '../errors.ts';
+import type { Logger } from '../observability/logger.ts';
+import { blitzBranchName, fleetBranchName } from './branch-names.ts';
+import { BuildGate, type GateResult } from './build-gate.ts';
+import { type CredentialsProvider, credentialEnv, type GitContext, gitTry, remoteBranchSha } from './git.ts';
+import { type MachineLimit, machineLimit, sampleMachine } from './machine.ts';
+import { buildPrompt } from './prompt.ts';
+import { placeholdersOf, Supervisor } from './supervisor.ts';
+import { commandFor } from './tools/index.ts';
+import { placeholderEnv } from './tools/placeholders.ts';
+import {
+  type AttemptJob,
+  type AttemptLedger,
+  type AttemptRecord,
+  type CleanupJob,
+  type Clock,
+  type EventSink,
+  type GateJob,
+  type RunnerJob,
+  runnerJobSchema,
+  type SurvivedWork,
+} from './types.ts';
+import { ensureClone, insideWorkspace } from './workspace.ts';
+import { ensureWorktree, listWorktrees, mergedBranches, removeWorktree } from './worktrees.ts';
+
+export interface RunnerDeps {
+  config: BlitzConfig['runner'];
+  ledger: AttemptLedger;
+  clock: Clock;
+  events: EventSink;
+  logger: Logger;
+  credentials: CredentialsProvider;
+  /** Environment every git command and worker starts from (PATH, HOME…), from config/. */
+  baseEnv: Record<string, string>;
+  newId?: () => string;
+}
+
+export type RunnerJobResult =
+  | { kind: 'attempt'; attempt: AttemptRecord }
+  | { kind: 'resume'; attempt: AttemptRecord; survived: SurvivedWork }
+  | { kind: 'cancel'; attempt: AttemptRecord }
+  | { kind: 'cleanup'; removed: string[]; kept: string[]; deletedBranches: string[] }
+  | { kind: 'gate'; name: 'build' | 'smoke'; result: GateResult };
+
+const GUIDANCE = ['CLAUDE.md', 'AGENTS.md', 'DESIGN.md', 'docs/DESIGN.md'];
+
+/** Whether argv[0] can be started: a path that exists, or a name found on PATH. */
+export const findExecutable = (name: string, path: string | undefined): boolean =>
+  name.includes('/')
+    ? existsSync(name)
+    : (path ?? '').split(delimiter).some((d) => d && existsSync(join(d, name)));
+
+export class Runner {
+  readonly supervisor: Supervisor;
+  readonly gate: BuildGate;
+  private readonly workspace: string;
+
+  constructor(private readonly d: RunnerDeps) {
+    this.workspace = d.config.workspace;
+    mkdirSync(this.workspace, { recursive: true });
+    this.gate = new BuildGate(d.config.buildConcurrency);
+    this.supervisor = new Supervisor({
+      ledger: d.ledger,
+      clock: d.clock,
+      events: d.events,
+      logger: d.logger,
+      gitContext: (repo) => this.gitContext(repo),
+      workerEnv: async (r, promptFile) => ({
+        ...d.baseEnv,
+        ...(r.job.entry.env ?? {}),
+        ...placeholderEnv(placeholdersOf(r, promptFile)),
+        ...credentialEnv(await d.credentials(r.issue.repo)),
+        GIT_TERMINAL_PROMPT: '0',
+        BLITZ_ATTEMPT_ID: r.id,
+      }),
+      maxNudges: d.config.maxNudges,
+      attemptTimeoutMs: d.config.attemptTimeoutMinutes * 60_000,
+      onUnsolved: (r) => this.retry(r),
+    });
+  }
+
+  async gitContext(repo: { owner: string; name: string }): Promise<GitContext> {
+    return { env: this.d.baseEnv, credentials: await this.d.credentials(repo) };
+  }
+
+  /** The number of workers this host takes now: maxSessions, or 1 when contended. */
+  limit(): MachineLimit {
+    return machineLimit(sampleMachine(), this.d.config.maxSessions);
+  }
+
+  async execute(input: RunnerJob): Promise<RunnerJobResult> {
+    const job = runnerJobSchema.parse(input);
+    switch (job.kind) {
+      case 'attempt':
+        return { kind: 'attempt', attempt: await this.startAttempt(job) };
+      case 'resume': {
+        const r = await this.mustGet(job.attemptId);
+        const survived = await this.supervisor.resume(
+          r,
+          job.reason,
+          job.reason === 'nudge' ? 'stalled' : 'interrupted',
+        );
+        return { kind: 'resume', attempt: await this.mustGet(r.id), survived };
+      }
+      case 'cancel': {
+        const r = await this.mustGet(job.attemptId);
+        if (r.outcome === undefined) await this.supervisor.cancel(r);
+        return { kind: 'cancel', attempt: await this.mustGet(r.id) };
+      }
+      case 'cleanup':
+        return { kind: 'cleanup', ...(await this.cleanup(job)) };
+      case 'gate':
+        return { kind: 'gate', name: job.name, result: await this.runGate(job) };
+    }
+  }
+
+  /** One supervision pass: completions, stalls, timeouts. Called on the node-cron tick. */
+  tick(): Promise<void> {
+    return this.supervisor.tick();
+  }
+
+  /** After a restart: re-attach live workers and classify dead ones (the first tick does both). */
+  reattach(): Promise<void> {
+    return this.supervisor.tick();
+  }
+
+  private async mustGet(id: string): Promise<AttemptRecord> {
+    const r = await this.d.ledger.get(id);
+    if (!r) throw new AppError('not_found', `No attempt ${id}.`);
+    return r;
+  }
+
+  private async startAttempt(job: AttemptJob): Promise<AttemptRecord> {
+    const id = this.d.newId?.() ?? randomUUID();
+    const repoName = `${job.issue.repo.owner}/${job.issue.repo.name}`;
+    const branch =
+      job.branchStyle === 'fleet'
+        ? fleetBranchName(job.issue.number)
+        : blitzBranchName(job.runSlug, job.issue.number, job.title);
+    const dir = insideWorkspace(this.workspace, '.attempts', id);
+    const now = this.d.clock.now().toISOString();
+    const record: AttemptRecord = {
+      id,
+      runId: job.runId,
+      issue: job.issue,
+      rosterEntry: job.entry.name,
+      tool: job.entry.tool,
+      model: job.entry.model,
+      tier: job.tier,
+      branch,
+      baseBranch: job.baseBranch,
+      repoDir: '',
+      worktree: '',
+      logPath: join(dir, 'worker.log'),
+      promptPath: join(dir, 'prompt.md'),
+      exitPath: join(dir, 'exit.json'),
+      argvRedacted: [],
+      originShaAtStart: null,
+      startedAt: now,
+      launchedAt: now,
+      nudges: 0,
+      tokens: { input: 0, output: 0 },
+      job,
+    };
+    await this.d.ledger.create(record);
+    try {
+      mkdirSync(dir, { recursive: true });
+      const probe = commandFor(
+        job.entry,
+        placeholdersOf({ ...record, worktree: '.' }, record.promptPath),
+        'start',
+      );
+      const bin = probe?.argv[0] ?? '';
+      if (!findExecutable(bin, this.d.baseEnv.PATH)) {
+        throw new AppError(
+          'tool_missing',
+          `Roster entry ${job.entry.name}: command "${bin}" was not found on this host.`,
+        );
+      }
+      const ctx = await this.gitContext(job.issue.repo);
+      const repoDir = await ensureClone(this.workspace, job.issue.repo, job.cloneUrl, ctx);
+      const wt = await ensureWorktree(this.workspace, repoDir, job.issue.repo, branch, job.baseBranch, ctx);
+      const originShaAtStart = await remoteBranchSha(repoDir, branch, ctx);
+      const prompt = buildPrompt({
+        repo: repoName,
+        issue: job.issue.number,
+        title: job.title,
+        body: job.body,
+        branch,
+        baseBranch: job.baseBranch,
+        guidanceFiles: GUIDANCE.filter((f) => existsSync(join(wt.path, f))),
+        fences: job.fences,
+        planText: job.planText,
+        failureFeedback: job.failureFeedback,
+      });
+      writeFileSync(record.promptPath, prompt);
+      writeFileSync(record.logPath, '');
+      const ready = await this.d.ledger.update(id, { repoDir, worktree: wt.path, originShaAtStart });
+      const cmd = commandFor(job.entry, placeholdersOf(ready, record.promptPath), 'start')!;
+      await this.supervisor.launch(ready, cmd.argv, cmd.stdinFile);
+      return this.mustGet(id);
+    } catch (err) {
+      // Nothing half-made: the attempt is recorded as failed with a clear reason, and no process runs.
+      const message = err instanceof Error ? err.message : String(err);
+      const outcome = isAppError(err, 'bad_request') ? 'unsolved' : 'environment_failure';
+      const failed = await this.d.ledger.update(id, {
+        outcome,
+        failureSummary: message,
+        endedAt: this.d.clock.now().toISOString(),
+      });
+      this.d.logger.warn(
+        { attemptId: id, issue: job.issue.number, outcome, message },
+        'attempt could not start',
+      );
+      this.d.events({ type: 'attempt.finished', attemptId: id, outcome, summary: message });
+      return failed;
+    }
+  }
+
+  /** Retries an unsolved attempt with its failure fed back, up to `retries` times. */
+  private async retry(r: AttemptRecord): Promise<void> {
+    if (r.job.retry >= this.d.config.retries) return;
+    const next = await this.startAttempt({
+      ...r.job,
+      retry: r.job.retry + 1,
+      failureFeedback: r.failureSummary,
+    });
+    this.d.events({
+      type: 'attempt.retried',
+      attemptId: r.id,
+      nextAttemptId: next.id,
+      retry: r.job.retry + 1,
+    });
+  }
+
+  private async cleanup(job: CleanupJob) {
+    const ctx = await this.gitContext(job.repo);
+    const removed: string[] = [];
+    const kept: string[] = [];
+    const deletedBranches: string[] = [];
+    const repoDir = insideWorkspace(this.workspace, job.repo.owner, job.repo.name);
+    if (!existsSync(repoDir)) return { removed, kept, deletedBranches };
+    await gitTry(['fetch', '--prune', '--quiet', 'origin'], repoDir, ctx);
+    const merged = new Set(await mergedBranches(repoDir, job.mergedInto, ctx));
+    const wanted = new Set<string>();
+    for (const id of job.attemptIds) {
+      const r = await this.d.ledger.get(id);
+      if (r?.worktree) wanted.add(r.worktree);
+    }
+    for (const wt of await listWorktrees(repoDir, ctx)) {
+      if (wt.path === repoDir || !wt.branch) continue;
+      const inScope = wanted.size === 0 || wanted.has(wt.path);
+      if (inScope && merged.has(wt.branch)) {
+        await removeWorktree(repoDir, wt.path, ctx);
+        removed.push(wt.path);
+      } else if (inScope) kept.push(wt.path);
+    }
+    const stillUsed = new Set((await listWorktrees(repoDir, ctx)).map((w) => w.branch));
+    for (const b of merged) {
+      if (stillUsed.has(b)) continue;
+      if (await gitTry(['branch', '-d', b], repoDir, ctx)) deletedBranches.push(b);
+    }
+    return { removed, kept, deletedBranches };
+  }
+
+  private async runGate(job: GateJob): Promise<GateResult> {
+    const cwd = insideWorkspace(
+      this.workspace,
+      job.cwd.startsWith(this.workspace) ? job.cwd.slice(this.workspace.length + 1) : job.cwd,
+    );
+    const result = await this.gate.run(job.argv, {
+      cwd,
+      env: this.d.baseEnv,
+      timeoutMs: job.timeoutSeconds * 1000,
+    });
+    this.d.events({
+      type: 'gate.finished',
+      name: job.name,
+      exitCode: result.exitCode,
+      timedOut: result.timedOut,
+    });
+    return result;
+  }
+}

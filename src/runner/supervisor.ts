@@ -1,0 +1,252 @@
+// Supervision of detached workers: launch through the exit-recording wrapper, re-attach after a
+// restart, and on each tick detect completion (process exited AND branch moved on origin), stalls,
+// and timeouts. Every terminal state is written to the ledger, emitted as an event and logged.
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import type { Logger } from '../observability/logger.ts';
+import { parseTokenUsage } from './agent-output.ts';
+import { isAlive, killGroup, redactArgv, spawnDetached } from './exec.ts';
+import { classifyExit } from './failure-class.ts';
+import { parseFinalReport } from './final-report.ts';
+import { type GitContext, git, gitTry, remoteBranchSha } from './git.ts';
+import { buildNudge } from './prompt.ts';
+import { type StallState, stallCheck } from './stall.ts';
+import { commandFor, toolAdapters } from './tools/index.ts';
+import type { PlaceholderValues } from './tools/placeholders.ts';
+import type {
+  AttemptLedger,
+  AttemptOutcome,
+  AttemptRecord,
+  Clock,
+  EventSink,
+  SurvivedWork,
+} from './types.ts';
+import { survivedWork } from './worktrees.ts';
+
+export const wrapperPath = fileURLToPath(new URL('./worker-wrapper.mjs', import.meta.url));
+
+const exitFileSchema = z.object({
+  exitCode: z.number().int(),
+  signal: z.string().nullable().optional(),
+  error: z.string().optional(),
+});
+
+export interface SupervisorDeps {
+  ledger: AttemptLedger;
+  clock: Clock;
+  events: EventSink;
+  logger: Logger;
+  /** git environment (and credentials) for a repo. */
+  gitContext: (repo: { owner: string; name: string }) => Promise<GitContext>;
+  /** Environment for a worker process of this attempt. */
+  workerEnv: (record: AttemptRecord, promptFile: string) => Promise<Record<string, string>>;
+  maxNudges: number;
+  attemptTimeoutMs: number;
+  /** Called when an attempt ends unsolved, so the runner can retry it with the failure fed back. */
+  onUnsolved?: (record: AttemptRecord) => Promise<void>;
+}
+
+/** True when pid runs our wrapper for this attempt (pids get reused: a live pid alone proves nothing). */
+export const isOurWorker = (pid: number, exitPath: string): boolean => {
+  if (!isAlive(pid)) return false;
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(exitPath);
+  } catch {
+    return false;
+  }
+};
+
+export const placeholdersOf = (r: AttemptRecord, promptFile: string): PlaceholderValues => ({
+  promptFile,
+  worktree: r.worktree,
+  branch: r.branch,
+  baseBranch: r.baseBranch,
+  issue: r.issue.number,
+  repo: `${r.issue.repo.owner}/${r.issue.repo.name}`,
+  model: r.model,
+});
+
+export class Supervisor {
+  private readonly stall = new Map<string, StallState>();
+  constructor(private readonly d: SupervisorDeps) {}
+
+  /** Starts the worker for `record` with argv; returns the pid (also written to the ledger). */
+  async launch(record: AttemptRecord, argv: string[], stdinFile?: string): Promise<number> {
+    const env = await this.d.workerEnv(record, stdinFile ?? record.promptPath);
+    rmSync(record.exitPath, { force: true });
+    const { pid } = spawnDetached(['node', wrapperPath, record.exitPath, '--', ...argv], {
+      cwd: record.worktree,
+      env,
+      logFile: record.logPath,
+      stdinFile,
+    });
+    this.stall.delete(record.id);
+    await this.d.ledger.update(record.id, {
+      pid,
+      launchedAt: this.d.clock.now().toISOString(),
+      argvRedacted: redactArgv(
+        argv,
+        Object.values(env).filter((v) => v.length >= 16 && /token|basic/i.test(v)),
+      ),
+    });
+    this.d.logger.info({ attemptId: record.id, pid, argv: redactArgv(argv) }, 'worker started');
+    this.d.events({ type: 'attempt.started', attemptId: record.id, pid });
+    return pid;
+  }
+
+  /** One supervision pass over every open attempt. */
+  async tick(): Promise<void> {
+    for (const r of await this.d.ledger.listOpen()) {
+      try {
+        await this.check(r);
+      } catch (err) {
+        this.d.logger.error({ attemptId: r.id, err }, 'supervision check failed');
+      }
+    }
+  }
+
+  async check(r: AttemptRecord): Promise<void> {
+    const exited = existsSync(r.exitPath) || r.pid === undefined || !isOurWorker(r.pid, r.exitPath);
+    if (exited) return this.onExit(r);
+    const ctx = await this.d.gitContext(r.issue.repo);
+    if (this.d.clock.now().getTime() - Date.parse(r.launchedAt) > this.d.attemptTimeoutMs) {
+      await this.stop(r.pid!);
+      return this.finish(r, 'unsolved', 'Timed out and was stopped.', ctx);
+    }
+    const obs = {
+      logSize: existsSync(r.logPath) ? statSync(r.logPath).size : 0,
+      head: (await gitTry(['rev-parse', 'HEAD'], r.worktree, ctx))?.trim() ?? null,
+      remote: await remoteBranchSha(r.worktree, r.branch, ctx).catch(() => null),
+    };
+    const { state, stalled } = stallCheck(this.stall.get(r.id) ?? {}, obs);
+    this.stall.set(r.id, state);
+    if (stalled) {
+      await this.stop(r.pid!);
+      await this.nudgeOrGiveUp(r, 'stalled', ctx);
+    }
+  }
+
+  /** Resumes the same session in its worktree (a nudge, or an interrupted worker). */
+  async resume(
+    r: AttemptRecord,
+    reason: 'nudge' | 'interrupted',
+    nudge: 'stalled' | 'stopped_early' | 'interrupted',
+  ): Promise<SurvivedWork> {
+    const ctx = await this.d.gitContext(r.issue.repo);
+    const survived = await survivedWork(r.worktree, r.branch, r.baseBranch, ctx);
+    const n = r.nudges + (reason === 'nudge' ? 1 : 0);
+    const nudgeFile = join(r.promptPath, '..', `nudge-${n}-${Date.now()}.md`);
+    writeFileSync(nudgeFile, buildNudge(r, { reason: nudge, ...survived }));
+    const cmd = commandFor(r.job.entry, placeholdersOf(r, nudgeFile), 'resume');
+    if (!cmd) throw new Error(`Roster entry ${r.rosterEntry} cannot resume a session.`);
+    const updated = await this.d.ledger.update(r.id, {
+      nudges: n,
+      survived,
+      outcome: undefined,
+      endedAt: undefined,
+    });
+    await this.launch(updated, cmd.argv, cmd.stdinFile);
+    if (reason === 'nudge') this.d.events({ type: 'attempt.nudged', attemptId: r.id, nudges: n });
+    this.d.events({ type: 'attempt.resumed', attemptId: r.id, reason, survived });
+    return survived;
+  }
+
+  async cancel(r: AttemptRecord): Promise<void> {
+    if (r.pid !== undefined && isOurWorker(r.pid, r.exitPath)) await this.stop(r.pid);
+    await this.finish(r, 'cancelled', 'Cancelled.', await this.d.gitContext(r.issue.repo));
+  }
+
+  private canResume(r: AttemptRecord): boolean {
+    return commandFor(r.job.entry, placeholdersOf(r, r.promptPath), 'resume') !== undefined;
+  }
+
+  private async nudgeOrGiveUp(
+    r: AttemptRecord,
+    why: 'stalled' | 'stopped_early',
+    ctx: GitContext,
+  ): Promise<void> {
+    if (r.nudges < this.d.maxNudges && this.canResume(r)) {
+      await this.resume(r, 'nudge', why);
+      return;
+    }
+    const reason = `Stalled after ${r.nudges} nudge(s); a person has to look at ${r.worktree}.`;
+    await this.finish(r, 'stalled', reason, ctx);
+    this.d.events({ type: 'attempt.needs_person', attemptId: r.id, reason });
+  }
+
+  private async onExit(r: AttemptRecord): Promise<void> {
+    const ctx = await this.d.gitContext(r.issue.repo);
+    const raw = existsSync(r.exitPath)
+      ? exitFileSchema.safeParse(JSON.parse(readFileSync(r.exitPath, 'utf8')))
+      : undefined;
+    const exit = raw?.success ? raw.data : undefined;
+    if (!exit) {
+      // The wrapper died without writing its exit (host restart, kill -9): the worker was interrupted.
+      if (this.canResume(r)) {
+        await this.resume(r, 'interrupted', 'interrupted');
+        return;
+      }
+      return this.finish(r, 'unsolved', 'The worker disappeared without an exit code.', ctx);
+    }
+    if (exit.exitCode === 0 && !toolAdapters[r.tool].pushesItself) {
+      const { unpushedCommits } = await survivedWork(r.worktree, r.branch, r.baseBranch, ctx);
+      if (unpushedCommits > 0)
+        await gitTry(['push', '--quiet', '-u', 'origin', `HEAD:refs/heads/${r.branch}`], r.worktree, ctx);
+    }
+    const remote = await remoteBranchSha(r.worktree, r.branch, ctx).catch(() => null);
+    const branchMoved = remote !== null && remote !== r.originShaAtStart;
+    const log = existsSync(r.logPath) ? readFileSync(r.logPath, 'utf8') : '';
+    if (exit.exitCode === 0 && !branchMoved) return this.nudgeOrGiveUp(r, 'stopped_early', ctx);
+    const c = classifyExit({
+      exitCode: exit.exitCode,
+      branchMoved,
+      logTail: log.slice(-16_000),
+      spawnError: exit.error,
+    });
+    await this.finish(r, c.outcome, c.summary, ctx, exit.exitCode, log);
+  }
+
+  private async finish(
+    r: AttemptRecord,
+    outcome: AttemptOutcome,
+    summary: string,
+    _ctx: GitContext,
+    exitCode?: number,
+    logText?: string,
+  ): Promise<void> {
+    const log = logText ?? (existsSync(r.logPath) ? readFileSync(r.logPath, 'utf8') : '');
+    const report = parseFinalReport(log);
+    const updated = await this.d.ledger.update(r.id, {
+      outcome,
+      exitCode,
+      endedAt: this.d.clock.now().toISOString(),
+      failureSummary: outcome === 'solved' ? undefined : summary,
+      tokens: parseTokenUsage(log) ?? r.tokens,
+      finalReport: report && {
+        pr: report.pr,
+        status: report.status,
+        uncertainties: report.uncertainties,
+        outOfScopeBugs: report.outOfScopeBugs,
+      },
+    });
+    this.stall.delete(r.id);
+    const line = { attemptId: r.id, issue: r.issue.number, outcome, exitCode };
+    if (outcome === 'solved') this.d.logger.info(line, 'attempt finished');
+    else this.d.logger.warn({ ...line, summary }, 'attempt finished');
+    this.d.events({ type: 'attempt.finished', attemptId: r.id, outcome, summary });
+    if (outcome === 'unsolved') await this.d.onUnsolved?.(updated);
+  }
+
+  /** SIGTERM the group, then SIGKILL whatever is left after a grace period. */
+  private async stop(pid: number): Promise<void> {
+    killGroup(pid, 'SIGTERM');
+    for (let i = 0; i < 50 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+    if (isAlive(pid)) killGroup(pid, 'SIGKILL');
+  }
+}
+
+/** HEAD of a worktree, for callers that record it. */
+export const headOf = async (worktree: string, ctx: GitContext): Promise<string> =>
+  (await git(['rev-parse', 'HEAD'], worktree, ctx)).trim();
