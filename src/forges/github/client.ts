@@ -1,0 +1,98 @@
+// Builds the octokit client the GitHub adapter uses: REST + GraphQL against api.github.com or a GitHub
+// Enterprise Server (`{protocol}://{host}/api/v3`), app or token auth, 5xx retried with backoff by
+// plugin-retry, primary and secondary rate limits (Retry-After) by plugin-throttling — every retry
+// bounded, every wait capped, and all of them shrinkable for tests.
+import { createAppAuth } from '@octokit/auth-app';
+import { retry } from '@octokit/plugin-retry';
+import { throttling } from '@octokit/plugin-throttling';
+import { Octokit } from '@octokit/rest';
+import Bottleneck from 'bottleneck';
+import type { Logger } from '../../observability/logger.ts';
+
+export const GithubOctokit = Octokit.plugin(retry, throttling);
+export type GithubClient = InstanceType<typeof GithubOctokit>;
+
+export type GithubAuth =
+  | { token: string }
+  | { appId: number | string; privateKey: string; installationId: number };
+
+export interface RetryOptions {
+  /** Retries after the first attempt, for 5xx and for rate limits. */
+  retries: number;
+  /** Base of the 5xx backoff: attempt n waits n² × this. */
+  minDelayMs: number;
+  /** How long one second of Retry-After or of the write spacing lasts; tests shrink it (default 1000). */
+  secondMs?: number;
+  /** A Retry-After longer than this (seconds) is not waited for: the call fails with rate_limited. */
+  maxRetryAfterSeconds?: number;
+}
+
+export const defaultRetry: Required<RetryOptions> = {
+  retries: 3,
+  minDelayMs: 1000,
+  secondMs: 1000,
+  maxRetryAfterSeconds: 120,
+};
+
+/** `{protocol}://{host}/api/v3` for GitHub Enterprise Server, api.github.com otherwise. */
+export const githubBaseUrl = (opts: { host?: string; protocol?: string }): string =>
+  opts.host ? `${opts.protocol ?? 'https'}://${opts.host}/api/v3` : 'https://api.github.com';
+
+// 4xx other than rate limits are answers, not outages; 429 is left to the throttling plugin, which
+// reads Retry-After, so the two plugins never both retry one response.
+const doNotRetry = [400, 401, 403, 404, 405, 409, 410, 422, 429, 451];
+
+export const createGithubClient = (opts: {
+  baseUrl: string;
+  auth: GithubAuth;
+  logger: Logger;
+  retry?: RetryOptions;
+}): GithubClient => {
+  const r = { ...defaultRetry, ...opts.retry };
+  const { logger } = opts;
+  const onLimit =
+    (kind: 'primary' | 'secondary') =>
+    (retryAfter: number, options: { method?: string; url?: string }, _o: unknown, retryCount: number) => {
+      const willRetry = retryCount < r.retries && retryAfter <= r.maxRetryAfterSeconds;
+      logger.warn(
+        { kind, retryAfter, retryCount, method: options.method, route: options.url, willRetry },
+        'github rate limit',
+      );
+      return willRetry;
+    };
+  const group = (minTimeSeconds: number) =>
+    new Bottleneck.Group({ maxConcurrent: 1, minTime: minTimeSeconds * r.secondMs });
+  const auth =
+    'token' in opts.auth
+      ? { auth: opts.auth.token }
+      : {
+          authStrategy: createAppAuth,
+          auth: {
+            appId: opts.auth.appId,
+            privateKey: opts.auth.privateKey,
+            installationId: opts.auth.installationId,
+          },
+        };
+  return new GithubOctokit({
+    ...auth,
+    baseUrl: opts.baseUrl,
+    userAgent: 'blitz-bot',
+    log: {
+      debug: () => {},
+      info: () => {},
+      warn: (message: string) => logger.warn({ detail: message }, 'octokit warning'),
+      error: (message: string) => logger.error({ detail: message }, 'octokit error'),
+    },
+    retry: { retries: r.retries, retryAfterBaseValue: r.minDelayMs, doNotRetry },
+    throttle: {
+      onRateLimit: onLimit('primary'),
+      onSecondaryRateLimit: onLimit('secondary'),
+      retryAfterBaseValue: r.secondMs,
+      fallbackSecondaryRateRetryAfter: 60,
+      // GitHub asks for writes one second apart (notification-triggering ones three); same ratio scaled.
+      write: group(1),
+      notifications: group(3),
+      search: group(2),
+    },
+  });
+};

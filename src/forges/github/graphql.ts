@@ -1,0 +1,59 @@
+// The GraphQL documents the GitHub adapter sends. A milestone loads 100 issues per query with their
+// labels, assignees, sub-issue links and blocked-by edges (with each blocker's state and repository,
+// so blockers outside the milestone cost no extra call); a nested list longer than 100 is continued
+// by `issueConnectionPage`, never cut.
+
+const pageInfo = 'pageInfo { hasNextPage endCursor }';
+const refFields = 'number title state repository { nameWithOwner }';
+
+/** The selection of each nested issue connection, by field name. */
+export const nestedSelections = {
+  labels: `${pageInfo} nodes { name description }`,
+  assignees: `${pageInfo} nodes { login }`,
+  subIssues: `${pageInfo} nodes { ${refFields} }`,
+  blockedBy: `totalCount ${pageInfo} nodes { ${refFields} }`,
+} as const;
+
+export type NestedField = keyof typeof nestedSelections;
+
+const issueFields = `
+  id number title body state createdAt locked
+  author { login }
+  milestone { number title }
+  parent { number repository { nameWithOwner } }
+  ${Object.entries(nestedSelections)
+    .map(([field, selection]) => `${field}(first: 100) { ${selection} }`)
+    .join('\n  ')}
+`;
+
+export const milestoneIssuesQuery = `
+query MilestoneIssues($owner: String!, $name: String!, $milestone: Int!, $after: String) {
+  repository(owner: $owner, name: $name) {
+    milestone(number: $milestone) {
+      issues(first: 100, after: $after, states: [OPEN], orderBy: { field: CREATED_AT, direction: ASC }) {
+        ${pageInfo}
+        nodes { ${issueFields} }
+      }
+    }
+  }
+}`;
+
+/** The next page of one nested connection of one issue. */
+export const issueConnectionPage = (field: NestedField): string => `
+query IssueConnectionPage($id: ID!, $after: String) {
+  node(id: $id) {
+    ... on Issue { ${field}(first: 100, after: $after) { ${nestedSelections[field]} } }
+  }
+}`;
+
+export const closingIssuesQuery = `
+query ClosingIssues($owner: String!, $name: String!, $number: Int!, $after: String) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      closingIssuesReferences(first: 100, after: $after) {
+        ${pageInfo}
+        nodes { number repository { nameWithOwner } }
+      }
+    }
+  }
+}`;

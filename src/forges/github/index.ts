@@ -1,0 +1,42 @@
+// The GitHub Forge: one octokit client (app installation or token auth, retries and rate limits
+// handled in client.ts) behind the Forge interface. Works against api.github.com, GitHub Enterprise
+// Server (`githubBaseUrl({ host, protocol })`) and the local fake in tests.
+import { type Logger, silentLogger } from '../../observability/logger.ts';
+import type { Forge } from '../types.ts';
+import { createGithubClient, type GithubAuth, type GithubClient, type RetryOptions } from './client.ts';
+import { issueOps } from './issues.ts';
+import { listOpenMilestones, loadMilestone, resolveMilestone } from './milestones.ts';
+import { pullOps } from './pulls.ts';
+import { repoOps } from './repos.ts';
+
+export { githubBaseUrl } from './client.ts';
+
+export interface GithubForgeOptions {
+  /** REST base URL; default https://api.github.com. GitHub Enterprise Server: `{protocol}://{host}/api/v3`. */
+  baseUrl?: string;
+  auth: GithubAuth;
+  /** The bot's own login (e.g. `blitz-bot[bot]`): sticky comments are only ever the bot's. */
+  botLogin: string;
+  logger?: Logger;
+  retry?: RetryOptions;
+}
+
+export const createGithubForge = (opts: GithubForgeOptions): Forge & { readonly client: GithubClient } => {
+  const logger = (opts.logger ?? silentLogger()).child({ forge: 'github' });
+  const gh = createGithubClient({
+    baseUrl: opts.baseUrl ?? 'https://api.github.com',
+    auth: opts.auth,
+    logger,
+    retry: opts.retry,
+  });
+  return {
+    kind: 'github',
+    client: gh,
+    resolveMilestone: (repo, query) => resolveMilestone(gh, repo, query),
+    listOpenMilestones: (repo) => listOpenMilestones(gh, repo),
+    loadMilestone: (repo, number) => loadMilestone(gh, repo, number),
+    ...issueOps(gh, opts.botLogin),
+    ...repoOps(gh),
+    ...pullOps(gh),
+  };
+};

@@ -1,0 +1,155 @@
+// Issues, labels, blocked-by edges, comments (including the bot's one sticky comment per marker) and
+// reactions on GitHub, through octokit REST.
+import type { Comment, Issue, IssueRef, NewIssue, Reaction, RepoRef } from '../types.ts';
+import type { GithubClient } from './client.ts';
+import { call, statusOf } from './errors.ts';
+import { toComment, toIssue } from './mappers.ts';
+
+const at = (ref: IssueRef) => ({ owner: ref.repo.owner, repo: ref.repo.name, issue_number: ref.number });
+
+export const issueOps = (gh: GithubClient, botLogin: string) => {
+  const getIssue = async (ref: IssueRef): Promise<Issue> => {
+    const { data } = await call(
+      { action: `read issue #${ref.number}`, repo: ref.repo, need: 'issues:read' },
+      () => gh.rest.issues.get(at(ref)),
+    );
+    return toIssue(ref.repo, data);
+  };
+
+  const setState = async (ref: IssueRef, state: 'open' | 'closed'): Promise<void> => {
+    const verb = state === 'closed' ? 'close' : 'reopen';
+    await call({ action: `${verb} issue #${ref.number}`, repo: ref.repo, need: 'issues:write' }, () =>
+      gh.rest.issues.update({
+        ...at(ref),
+        state,
+        ...(state === 'closed' ? { state_reason: 'completed' as const } : {}),
+      }),
+    );
+  };
+
+  const listComments = async (ref: IssueRef): Promise<Comment[]> => {
+    const all = await call(
+      { action: `list comments of #${ref.number}`, repo: ref.repo, need: 'issues:read' },
+      () => gh.paginate(gh.rest.issues.listComments, { ...at(ref), per_page: 100 }),
+    );
+    return all.map(toComment);
+  };
+
+  const createComment = async (ref: IssueRef, body: string): Promise<Comment> => {
+    const { data } = await call(
+      { action: `comment on #${ref.number}`, repo: ref.repo, need: 'issues:write' },
+      () => gh.rest.issues.createComment({ ...at(ref), body }),
+    );
+    return toComment(data);
+  };
+
+  return {
+    getIssue,
+    closeIssue: (ref: IssueRef) => setState(ref, 'closed'),
+    reopenIssue: (ref: IssueRef) => setState(ref, 'open'),
+
+    async createIssue(repo: RepoRef, issue: NewIssue): Promise<Issue> {
+      const { data } = await call({ action: 'create an issue', repo, need: 'issues:write' }, () =>
+        gh.rest.issues.create({
+          owner: repo.owner,
+          repo: repo.name,
+          title: issue.title,
+          body: issue.body,
+          ...(issue.labels ? { labels: issue.labels } : {}),
+          ...(issue.milestone !== undefined ? { milestone: issue.milestone } : {}),
+        }),
+      );
+      return toIssue(repo, data);
+    },
+
+    async addBlockedBy(issue: IssueRef, blocker: IssueRef): Promise<void> {
+      // The REST endpoint takes the blocker's database id, not its number.
+      const { data: b } = await call(
+        { action: `read blocker #${blocker.number}`, repo: blocker.repo, need: 'issues:read' },
+        () => gh.rest.issues.get(at(blocker)),
+      );
+      const ctx = {
+        action: `mark #${issue.number} blocked by #${blocker.number}`,
+        repo: issue.repo,
+        need: 'issues:write',
+      };
+      try {
+        await call(ctx, () => gh.rest.issues.addBlockedByDependency({ ...at(issue), issue_id: b.id }));
+      } catch (err) {
+        if (statusOf(err) !== 422) throw err;
+        // 422 when the edge already exists: idempotent if it really is there, an error otherwise.
+        const existing = await call({ ...ctx, action: `list blockers of #${issue.number}` }, () =>
+          gh.paginate(gh.rest.issues.listDependenciesBlockedBy, { ...at(issue), per_page: 100 }),
+        );
+        if (!existing.some((e) => e.id === b.id)) throw err;
+      }
+    },
+
+    async addLabels(ref: IssueRef, labels: string[]): Promise<void> {
+      if (labels.length === 0) return;
+      await call({ action: `label #${ref.number}`, repo: ref.repo, need: 'issues:write' }, () =>
+        gh.rest.issues.addLabels({ ...at(ref), labels }),
+      );
+    },
+
+    async removeLabel(ref: IssueRef, label: string): Promise<void> {
+      try {
+        await call({ action: `unlabel #${ref.number}`, repo: ref.repo, need: 'issues:write' }, () =>
+          gh.rest.issues.removeLabel({ ...at(ref), name: label }),
+        );
+      } catch (err) {
+        // 404 means the label was not on the issue (fine) or the issue is missing (re-read tells which).
+        if (statusOf(err) !== 404) throw err;
+        await getIssue(ref);
+      }
+    },
+
+    async listIssuesWithLabel(repo: RepoRef, label: string): Promise<Issue[]> {
+      const all = await call({ action: `list issues labelled ${label}`, repo, need: 'issues:read' }, () =>
+        gh.paginate(gh.rest.issues.listForRepo, {
+          owner: repo.owner,
+          repo: repo.name,
+          labels: label,
+          state: 'open',
+          per_page: 100,
+        }),
+      );
+      return all.map((i) => toIssue(repo, i)).filter((i) => !i.isPullRequest);
+    },
+
+    createComment,
+    listComments,
+
+    async upsertStickyComment(ref: IssueRef, marker: string, body: string): Promise<Comment> {
+      const tag = /^<!--.*-->$/s.test(marker.trim()) ? marker.trim() : `<!-- ${marker} -->`;
+      const text = body.includes(tag) ? body : `${tag}\n${body}`;
+      const mine = (await listComments(ref)).find(
+        (c) => c.author.toLowerCase() === botLogin.toLowerCase() && c.body.includes(tag),
+      );
+      if (!mine) return createComment(ref, text);
+      if (mine.body === text) return mine;
+      const { data } = await call(
+        { action: `edit comment ${mine.id}`, repo: ref.repo, need: 'issues:write' },
+        () =>
+          gh.rest.issues.updateComment({
+            owner: ref.repo.owner,
+            repo: ref.repo.name,
+            comment_id: mine.id,
+            body: text,
+          }),
+      );
+      return toComment(data);
+    },
+
+    async reactToComment(repo: RepoRef, commentId: number, reaction: Reaction): Promise<void> {
+      await call({ action: `react to comment ${commentId}`, repo, need: 'issues:write' }, () =>
+        gh.rest.reactions.createForIssueComment({
+          owner: repo.owner,
+          repo: repo.name,
+          comment_id: commentId,
+          content: reaction,
+        }),
+      );
+    },
+  };
+};

@@ -1,0 +1,187 @@
+// Milestones on GitHub: resolve one from what a person typed, and load its open issues with their
+// dependency edges in paged GraphQL (100 issues a query), following any nested list past 100.
+import { AppError } from '../../errors.ts';
+import {
+  type BlockerState,
+  formatRepo,
+  type IssueRef,
+  type Milestone,
+  type MilestoneIssue,
+  type MilestoneSnapshot,
+  type RepoRef,
+  sameIssue,
+} from '../types.ts';
+import type { GithubClient } from './client.ts';
+import { call, toAppError } from './errors.ts';
+import { issueConnectionPage, milestoneIssuesQuery, type NestedField } from './graphql.ts';
+import { HIDDEN_REPO, refFromLink, toMilestone } from './mappers.ts';
+import { type IssueLink, type IssueNode, MilestoneIssuesResponse, NestedConnections } from './schema.ts';
+
+export const listOpenMilestones = async (gh: GithubClient, repo: RepoRef): Promise<Milestone[]> => {
+  const all = await call({ action: 'list milestones', repo, need: 'issues:read' }, () =>
+    gh.paginate(gh.rest.issues.listMilestones, {
+      owner: repo.owner,
+      repo: repo.name,
+      state: 'open',
+      per_page: 100,
+    }),
+  );
+  return all.map(toMilestone).sort((a, b) => a.number - b.number);
+};
+
+const describe = (ms: Milestone[]) =>
+  ms.length ? ms.map((m) => `#${m.number} ${m.title}`).join(', ') : 'none';
+
+export const resolveMilestone = async (
+  gh: GithubClient,
+  repo: RepoRef,
+  query?: string,
+): Promise<Milestone> => {
+  const open = await listOpenMilestones(gh, repo);
+  const q = query?.trim();
+  if (!q) {
+    const pick = open.find((m) => m.openIssues > 0);
+    if (!pick)
+      throw new AppError(
+        'not_found',
+        `no open milestone with open issues on ${formatRepo(repo)}; open milestones: ${describe(open)}`,
+      );
+    return pick;
+  }
+  const byNumber = /^#?(\d+)$/.exec(q);
+  if (byNumber) {
+    const number = Number(byNumber[1]);
+    const known = open.find((m) => m.number === number);
+    if (known) return known;
+    try {
+      const { data } = await gh.rest.issues.getMilestone({
+        owner: repo.owner,
+        repo: repo.name,
+        milestone_number: number,
+      });
+      return toMilestone(data);
+    } catch (err) {
+      const e = toAppError(err, { action: `read milestone ${q}`, repo, need: 'issues:read' });
+      if (e.code !== 'not_found') throw e;
+      throw new AppError(
+        'not_found',
+        `milestone ${q} not found on ${formatRepo(repo)}; open milestones: ${describe(open)}`,
+      );
+    }
+  }
+  const needle = q.toLowerCase();
+  const exact = open.filter((m) => m.title.toLowerCase() === needle);
+  const matches = exact.length ? exact : open.filter((m) => m.title.toLowerCase().includes(needle));
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length === 0)
+    throw new AppError(
+      'not_found',
+      `milestone "${q}" not found on ${formatRepo(repo)}; open milestones: ${describe(open)}`,
+    );
+  throw new AppError(
+    'bad_request',
+    `milestone "${q}" is ambiguous on ${formatRepo(repo)}: it matches ${describe(matches)}`,
+  );
+};
+
+/** Fetch the rest of one nested connection of one issue, after the first 100. */
+const restOf = async (gh: GithubClient, repo: RepoRef, issue: IssueNode, field: NestedField) => {
+  const nodes: unknown[] = [];
+  let after = issue[field].pageInfo.endCursor;
+  let more = issue[field].pageInfo.hasNextPage;
+  while (more) {
+    const raw = await call({ action: `page ${field} of issue #${issue.number}`, repo }, () =>
+      gh.graphql(issueConnectionPage(field), { id: issue.id, after }),
+    );
+    const page = NestedConnections[field].parse((raw as { node?: Record<string, unknown> }).node?.[field]);
+    nodes.push(...page.nodes);
+    after = page.pageInfo.endCursor;
+    more = page.pageInfo.hasNextPage;
+  }
+  return nodes;
+};
+
+const completeIssue = async (gh: GithubClient, repo: RepoRef, issue: IssueNode): Promise<IssueNode> => {
+  const out = { ...issue };
+  for (const field of Object.keys(NestedConnections) as NestedField[]) {
+    if (!issue[field].pageInfo.hasNextPage) continue;
+    const rest = await restOf(gh, repo, issue, field);
+    const merged = NestedConnections[field].parse({
+      ...issue[field],
+      nodes: [...issue[field].nodes, ...rest],
+    });
+    Object.assign(out, { [field]: merged });
+  }
+  return out;
+};
+
+export const loadMilestone = async (
+  gh: GithubClient,
+  repo: RepoRef,
+  number: number,
+): Promise<MilestoneSnapshot> => {
+  const milestone = toMilestone(
+    (
+      await call({ action: `read milestone ${number}`, repo, need: 'issues:read' }, () =>
+        gh.rest.issues.getMilestone({ owner: repo.owner, repo: repo.name, milestone_number: number }),
+      )
+    ).data,
+  );
+  const nodes: IssueNode[] = [];
+  let after: string | null = null;
+  do {
+    const raw = await call(
+      { action: `load the issues of milestone ${number}`, repo, need: 'issues:read' },
+      () =>
+        gh.graphql(milestoneIssuesQuery, { owner: repo.owner, name: repo.name, milestone: number, after }),
+    );
+    const page = MilestoneIssuesResponse.parse(raw).repository?.milestone?.issues;
+    if (!page) throw new AppError('not_found', `milestone ${number} not found on ${formatRepo(repo)}`);
+    for (const node of page.nodes) nodes.push(await completeIssue(gh, repo, node));
+    after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
+  } while (after);
+  return snapshot(repo, milestone, nodes);
+};
+
+/** Pure: GraphQL issue nodes → the planner's view, with every blocker outside the open set stated. */
+export const snapshot = (repo: RepoRef, milestone: Milestone, nodes: IssueNode[]): MilestoneSnapshot => {
+  const external: BlockerState[] = [];
+  const issues = nodes.map((n): MilestoneIssue => {
+    const blockedBy: IssueRef[] = [];
+    let hidden = 0;
+    const record = (link: IssueLink) => {
+      if (!link) {
+        hidden += 1;
+        const ref = { repo: HIDDEN_REPO, number: n.number * 1000 + hidden };
+        blockedBy.push(ref);
+        external.push({ ref, state: 'unknown', title: `a blocker of #${n.number} the app cannot read` });
+        return;
+      }
+      const ref = refFromLink(link);
+      blockedBy.push(ref);
+      if (!external.some((b) => sameIssue(b.ref, ref)))
+        external.push({ ref, state: link.state === 'OPEN' ? 'open' : 'closed', title: link.title });
+    };
+    n.blockedBy.nodes.forEach(record);
+    // Blockers GitHub counts but did not list at all are unknown too, never dropped.
+    for (let i = n.blockedBy.nodes.length; i < n.blockedBy.totalCount; i += 1) record(null);
+    return {
+      ref: { repo, number: n.number },
+      title: n.title,
+      body: n.body,
+      state: n.state === 'OPEN' ? 'open' : 'closed',
+      labels: n.labels.nodes.map((l) => ({ name: l.name, description: l.description ?? undefined })),
+      assignees: n.assignees.nodes.map((a) => a.login),
+      author: n.author?.login ?? 'ghost',
+      milestone: n.milestone ?? undefined,
+      createdAt: n.createdAt,
+      locked: n.locked,
+      isPullRequest: false,
+      blockedBy,
+      parent: n.parent ? refFromLink(n.parent) : undefined,
+      children: n.subIssues.nodes.flatMap((c) => (c ? [refFromLink(c)] : [])),
+    };
+  });
+  const openHere = (ref: IssueRef) => issues.some((i) => sameIssue(i.ref, ref));
+  return { milestone, issues, externalBlockers: external.filter((b) => !openHere(b.ref)) };
+};

@@ -1,0 +1,121 @@
+// Repository operations on GitHub: a user's permission, the default branch, branches as git refs,
+// file contents, and clone credentials built from a short-lived installation token (never logged).
+
+import { z } from 'zod';
+import { AppError } from '../../errors.ts';
+import type { CloneCredentials, Permission, RepoRef } from '../types.ts';
+import type { GithubClient } from './client.ts';
+import { call, statusOf } from './errors.ts';
+import { toPermission } from './mappers.ts';
+import { ContentFile } from './schema.ts';
+
+const at = (repo: RepoRef) => ({ owner: repo.owner, repo: repo.name });
+
+const isSha = (ref: string) => /^[0-9a-f]{40}$/i.test(ref);
+
+const InstallationAuth = z.object({ token: z.string().min(1), expiresAt: z.string().optional() });
+
+export const repoOps = (gh: GithubClient) => {
+  const branchSha = async (repo: RepoRef, branch: string): Promise<string | undefined> => {
+    try {
+      const { data } = await call({ action: `read branch ${branch}`, repo, need: 'contents:read' }, () =>
+        gh.rest.git.getRef({ ...at(repo), ref: `heads/${branch}` }),
+      );
+      return data.object.sha;
+    } catch (err) {
+      if (statusOf(err) === 404) return undefined;
+      throw err;
+    }
+  };
+
+  return {
+    async getPermission(repo: RepoRef, user: string): Promise<Permission> {
+      try {
+        const { data } = await call(
+          { action: `read ${user}'s permission`, repo, need: 'metadata:read' },
+          () => gh.rest.repos.getCollaboratorPermissionLevel({ ...at(repo), username: user }),
+        );
+        return toPermission(data.role_name, data.permission);
+      } catch (err) {
+        // GitHub answers 404 for a login that is not a user at all: no permission.
+        if (statusOf(err) === 404) return 'none';
+        throw err;
+      }
+    },
+
+    async getDefaultBranch(repo: RepoRef): Promise<string> {
+      const { data } = await call({ action: 'read the repository', repo, need: 'metadata:read' }, () =>
+        gh.rest.repos.get(at(repo)),
+      );
+      return data.default_branch;
+    },
+
+    async createBranch(repo: RepoRef, branch: string, fromRef: string): Promise<void> {
+      const sha = isSha(fromRef) ? fromRef : await branchSha(repo, fromRef);
+      if (!sha)
+        throw new AppError(
+          'not_found',
+          `cannot create ${branch}: no branch ${fromRef} on ${repo.owner}/${repo.name}`,
+        );
+      try {
+        await call({ action: `create branch ${branch}`, repo, need: 'contents:write' }, () =>
+          gh.rest.git.createRef({ ...at(repo), ref: `refs/heads/${branch}`, sha }),
+        );
+      } catch (err) {
+        if (statusOf(err) !== 422) throw err;
+        const existing = await branchSha(repo, branch);
+        if (existing === sha) return;
+        if (existing)
+          throw new AppError(
+            'conflict',
+            `branch ${branch} already exists on ${repo.owner}/${repo.name} at ${existing.slice(0, 7)}, not at ${sha.slice(0, 7)}`,
+            { branch },
+          );
+        throw err;
+      }
+    },
+
+    async deleteBranch(repo: RepoRef, branch: string): Promise<void> {
+      try {
+        await call({ action: `delete branch ${branch}`, repo, need: 'contents:write' }, () =>
+          gh.rest.git.deleteRef({ ...at(repo), ref: `heads/${branch}` }),
+        );
+      } catch (err) {
+        // 422 "Reference does not exist": already gone, which is what was asked.
+        if (statusOf(err) !== 422) throw err;
+      }
+    },
+
+    async getFile(repo: RepoRef, path: string, ref?: string): Promise<string | undefined> {
+      try {
+        const { data } = await call({ action: `read ${path}`, repo, need: 'contents:read' }, () =>
+          gh.rest.repos.getContent({ ...at(repo), path, ...(ref ? { ref } : {}) }),
+        );
+        const file = ContentFile.safeParse(data);
+        if (!file.success)
+          throw new AppError('bad_request', `${path} on ${repo.owner}/${repo.name} is not a file`);
+        return Buffer.from(file.data.content, file.data.encoding === 'base64' ? 'base64' : 'utf8').toString(
+          'utf8',
+        );
+      } catch (err) {
+        if (statusOf(err) === 404) return undefined;
+        throw err;
+      }
+    },
+
+    async cloneCredentials(repo: RepoRef): Promise<CloneCredentials> {
+      const { data } = await call({ action: 'read the repository', repo, need: 'contents:read' }, () =>
+        gh.rest.repos.get(at(repo)),
+      );
+      const auth = InstallationAuth.parse(
+        await call({ action: 'mint an installation token', repo }, () => gh.auth({ type: 'installation' })),
+      );
+      return {
+        url: data.clone_url,
+        username: 'x-access-token',
+        password: auth.token,
+        ...(auth.expiresAt ? { expiresAt: auth.expiresAt } : {}),
+      };
+    },
+  };
+};
