@@ -8,7 +8,7 @@
 // touch X: issue #M owns it"). Disjoint issues run together with nothing to fence.
 
 const backticked = /`([^`\n]+)`/g;
-const bare = /(?<![\w/.`-])((?:\.{0,2}\/)?[\w.-]+(?:\/[\w.-]+)+\/?)(?![\w`])/g;
+const bare = /(?<![\w/.`-])((?:\.{0,2}\/)?[\w.-]+(?:\/[\w.-]+)+\/?)(?![\w`#])/g;
 const fileExt = /\.[A-Za-z0-9]{1,8}$/;
 
 const normalise = (p: string): string | undefined => {

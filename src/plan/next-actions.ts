@@ -2,6 +2,8 @@
 // of things to do now. Pure and deterministic (the same snapshot in any array order gives the same
 // list), and idempotent by design: the orchestrator performs the actions and calls again; report
 // and notify actions repeat while their cause lasts, so the orchestrator keys them by content.
+
+import { decideShipPath } from '../ship/decide.ts';
 import { explain, keysIn } from './classify.ts';
 import { extractFences } from './fences.ts';
 import { buildActions, pipelineActions } from './integration.ts';
@@ -9,7 +11,6 @@ import type { Role } from './routing.ts';
 import { pickWorker } from './routing.ts';
 import type { RunContext } from './run-context.ts';
 import { buildRunContext } from './run-context.ts';
-import { decideShip } from './ship.ts';
 import type { Action, RunKind, RunSnapshot, StopState } from './snapshot.ts';
 import type { RunState } from './states.ts';
 import { isTerminalRunState } from './states.ts';
@@ -94,13 +95,16 @@ const readinessActions = (ctx: RunContext): Action[] => {
   if (snap.smoke === 'none') return [{ type: 'run_smoke' }];
   if (snap.smoke === 'running') return [];
   if (snap.smoke === 'failed') return stop(ctx, 'blocked', 'the smoke check failed');
-  const ship = decideShip({
-    policy: snap.options.ship,
-    deployCommand: snap.deployCommand,
-    milestoneDescription: snap.milestoneDescription,
-    unsafe: snap.unsafeToDeploy,
+  const ship = decideShipPath({
+    ...(snap.options.shipOverride ? { override: snap.options.shipOverride } : {}),
+    ...(snap.options.shipPolicy ? { policy: snap.options.shipPolicy } : {}),
+    milestone: { title: snap.milestoneTitle, description: snap.milestoneDescription },
+    ...(snap.deployCommand ? { deployCommand: snap.deployCommand } : {}),
+    labels: [...new Set(snap.issues.flatMap((i) => i.labels.map((l) => l.name)))].sort(),
+    changedFiles: [...snap.changedFiles].sort(),
   });
-  if (snap.ship === 'none') return [{ type: 'ship', path: ship.path, reason: ship.reason }];
+  const reason = ship.reasons.join('; ');
+  if (snap.ship === 'none') return [{ type: 'ship', path: ship.path, reason }];
   if (snap.ship === 'running') return [];
   if (snap.ship === 'failed') return stop(ctx, 'blocked', `shipping (${ship.path}) failed`);
   return stop(ctx, 'done', `every issue closed, build and smoke green, shipped (${ship.path})`);

@@ -1,7 +1,8 @@
 // What nextActions needs to know about a run: plain data the orchestrator assembles from the
 // tracker and the store on every reconcile. Nothing here is read from a clock or a process.
+
+import type { ShipPolicy } from '../ship/decide.ts';
 import type { AttemptRecord, ModelNotes, Override, Pick, ReviewPick, RosterEntry } from './routing.ts';
-import type { ShipPolicy } from './ship.ts';
 import type { RunIssueState } from './states.ts';
 import type { ExternalBlocker, IssueKey, PlanIssue } from './types.ts';
 import type { Budget } from './wave.ts';
@@ -13,7 +14,10 @@ export interface RunOptions {
   dryRun: boolean;
   /** `--tool` / `--model` for this run. */
   override?: Override;
-  ship: ShipPolicy;
+  /** `--deploy` / `--local` on the command; wins over the repo's policy. */
+  shipOverride?: 'deploy' | 'local';
+  /** The repo config's `ship.policy` (auto when unset). */
+  shipPolicy?: ShipPolicy;
   /** plan-blitz: waves to run (default 1, seed 002). */
   maxWaves?: number;
   /** Consecutive failed builds before the run stops blocked (default 3). */
@@ -59,10 +63,10 @@ export interface RunSnapshot {
   options: RunOptions;
   milestoneTitle: string;
   milestoneDescription: string;
-  /** A deploy command is configured. */
-  deployCommand: boolean;
-  /** Something flagged the change unsafe to debug in production. */
-  unsafeToDeploy: boolean;
+  /** The repo config's deploy argv; absent when nothing is configured. */
+  deployCommand?: readonly string[];
+  /** Paths changed on the integration branch against the default branch (destructive migrations veto a deploy). */
+  changedFiles: string[];
   issues: PlanIssue[];
   external: ExternalBlocker[];
   progress: IssueProgress[];

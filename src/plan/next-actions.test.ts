@@ -1,0 +1,311 @@
+import { describe, expect, it } from 'vitest';
+import { isAppError } from '../errors.ts';
+import { nextActions } from './next-actions.ts';
+import type { Action, RunSnapshot } from './snapshot.ts';
+import { baseSnapshot, issue, k, progressOf, simulate } from './test-helpers.ts';
+
+const types = (xs: Action[]) => xs.map((a) => (a.type === 'stop' ? `stop:${a.state}` : a.type));
+const ofType = <T extends Action['type']>(xs: Action[], t: T) =>
+  xs.filter((a): a is Extract<Action, { type: T }> => a.type === t);
+
+describe('nextActions: dispatch', () => {
+  it('dispatches the ready issues up to the cap, never a blocked one', () => {
+    const snap = baseSnapshot([issue(1), issue(2), issue(3), issue(4, { blockedBy: [k(1)] })], {
+      machine: { limit: 2, contended: false },
+    });
+    const got = nextActions('running', snap);
+    expect(ofType(got, 'dispatch').map((a) => a.issue)).toEqual([k(1), k(2)]);
+  });
+
+  it('a contended machine gets one worker, a parked budget none and the run pauses', () => {
+    const issues = [issue(1), issue(2)];
+    expect(
+      ofType(
+        nextActions('running', baseSnapshot(issues, { machine: { limit: 4, contended: true } })),
+        'dispatch',
+      ),
+    ).toHaveLength(1);
+    const parked = nextActions(
+      'running',
+      baseSnapshot(issues, { budget: { verdict: 'park', recommendedMaxSessions: 4, preferMedium: false } }),
+    );
+    expect(types(parked)).toEqual(['notify', 'stop:paused']);
+  });
+
+  it('refills a slot as soon as a worker pushes, while the others still work', () => {
+    const snap = baseSnapshot([issue(1), issue(2), issue(3)], {
+      machine: { limit: 2, contended: false },
+      progress: [
+        progressOf(k(1), { state: 'working' }),
+        progressOf(k(2), { state: 'pushed', branchPushed: true }),
+      ],
+    });
+    const got = nextActions('running', snap);
+    expect(ofType(got, 'dispatch').map((a) => a.issue)).toEqual([k(3)]);
+    expect(ofType(got, 'open_pr').map((a) => a.issue)).toEqual([k(2)]);
+  });
+
+  it('re-dispatches a failed issue with escalation and holds it after three failures', () => {
+    const failed = (n: number) =>
+      progressOf(k(1), {
+        state: 'failed',
+        attempts: Array.from({ length: n }, () => ({
+          entry: 'default-sonnet',
+          tier: 'execution' as const,
+          outcome: 'unsolved' as const,
+        })),
+      });
+    const again = ofType(
+      nextActions('running', baseSnapshot([issue(1)], { progress: [failed(1)] })),
+      'dispatch',
+    );
+    expect(again).toHaveLength(1);
+    expect(again[0]).toMatchObject({ attempt: 2, worker: { tier: 'design' } });
+    const gaveUp = nextActions('running', baseSnapshot([issue(1)], { progress: [failed(3)] }));
+    expect(ofType(gaveUp, 'dispatch')).toEqual([]);
+    expect(types(gaveUp)).toEqual(['notify', 'stop:blocked']);
+    expect(ofType(gaveUp, 'stop')[0]!.reason).toContain('3 attempts failed');
+  });
+
+  it('resumes a worker whose process is gone before it pushed', () => {
+    const snap = baseSnapshot([issue(1)], {
+      progress: [
+        progressOf(k(1), {
+          state: 'working',
+          workerAlive: false,
+          attempts: [{ entry: 'x', tier: 'execution' }],
+        }),
+      ],
+    });
+    expect(nextActions('running', snap)).toEqual([{ type: 'resume', issue: k(1), entry: 'x' }]);
+  });
+
+  it("an untrusted author's issue is not dispatched until approved", () => {
+    const got = nextActions('running', baseSnapshot([issue(1, { authorTrusted: false })]));
+    expect(ofType(got, 'dispatch')).toEqual([]);
+    expect(ofType(got, 'stop')[0]!.reason).toContain('write permission');
+  });
+});
+
+describe('nextActions: integration', () => {
+  it('reviews an open PR, then merges reviewed PRs one at a time', () => {
+    const snap = baseSnapshot([issue(1), issue(2), issue(3)], {
+      progress: [
+        progressOf(k(1), {
+          state: 'reviewed',
+          branchPushed: true,
+          pr: { number: 11, merged: false },
+          reviewPosted: true,
+        }),
+        progressOf(k(2), {
+          state: 'reviewed',
+          branchPushed: true,
+          pr: { number: 12, merged: false },
+          reviewPosted: true,
+        }),
+        progressOf(k(3), { state: 'pr_open', branchPushed: true, pr: { number: 13, merged: false } }),
+      ],
+    });
+    const got = nextActions('integrating', snap);
+    expect(ofType(got, 'merge')).toEqual([{ type: 'merge', issue: k(1), pr: 11 }]);
+    expect(ofType(got, 'review').map((a) => a.issue)).toEqual([k(3)]);
+    expect(ofType(got, 'run_build')).toEqual([]);
+  });
+
+  it('runs the build once the merges drained, then closes what it covered', () => {
+    const merged = (n: number) =>
+      progressOf(k(n), {
+        state: 'merged',
+        branchPushed: true,
+        pr: { number: n, merged: true },
+        reviewPosted: true,
+      });
+    const snap = baseSnapshot([issue(1), issue(2)], { progress: [merged(1), merged(2)] });
+    expect(ofType(nextActions('integrating', snap), 'run_build')).toEqual([
+      { type: 'run_build', covers: [k(1), k(2)] },
+    ]);
+    const built = { ...snap, build: { status: 'passed' as const, covers: [k(1), k(2)], failures: 0 } };
+    expect(ofType(nextActions('integrating', built), 'close_issue').map((a) => a.issue)).toEqual([
+      k(1),
+      k(2),
+    ]);
+  });
+
+  it('bounces the responsible issue on a failed build and stops blocked after the honest attempts', () => {
+    const merged = (n: number) =>
+      progressOf(k(n), { state: 'merged', pr: { number: n, merged: true }, reviewPosted: true });
+    const snap = baseSnapshot([issue(1), issue(2)], {
+      progress: [merged(1), merged(2)],
+      build: { status: 'failed', covers: [k(1), k(2)], failures: 1, responsible: k(2) },
+    });
+    expect(ofType(nextActions('integrating', snap), 'bounce').map((a) => a.issue)).toEqual([k(2)]);
+    const tired = { ...snap, build: { ...snap.build, failures: 3 } };
+    const got = nextActions('integrating', tired);
+    expect(types(got)).toEqual(['notify', 'stop:blocked']);
+    expect(ofType(got, 'notify')[0]!.title).toBe('blitz: M1 BLOCKED');
+  });
+
+  it("fleet PRs merge only on a person's word and no build runs", () => {
+    const pr = progressOf(k(1), { state: 'reviewed', pr: { number: 5, merged: false }, reviewPosted: true });
+    const snap = baseSnapshot([issue(1)], { kind: 'fleet', progress: [pr] });
+    expect(nextActions('running', snap)).toEqual([]);
+    const said = { ...snap, progress: [{ ...pr, mergeRequested: true }] };
+    expect(nextActions('running', said)).toEqual([{ type: 'merge', issue: k(1), pr: 5 }]);
+  });
+});
+
+describe('nextActions: readiness and ship', () => {
+  const allClosed = (over: Partial<RunSnapshot> = {}) =>
+    baseSnapshot([issue(1, { state: 'closed' }), issue(2, { title: 'Epic: all', blockedBy: [k(1)] })], over);
+
+  it('closes an epic whose children are all closed', () => {
+    expect(ofType(nextActions('running', allClosed()), 'close_epic')).toEqual([
+      { type: 'close_epic', issue: k(2) },
+    ]);
+  });
+
+  it('with everything closed: build, then smoke, then ship, then done', () => {
+    const done = baseSnapshot([issue(1, { state: 'closed' })]);
+    expect(nextActions('gating', done)).toEqual([{ type: 'run_build', covers: [] }]);
+    const built = { ...done, build: { status: 'passed' as const, covers: [], failures: 0 } };
+    expect(nextActions('gating', built)).toEqual([{ type: 'run_smoke' }]);
+    const smoked = { ...built, smoke: 'passed' as const };
+    expect(ofType(nextActions('gating', smoked), 'ship')[0]?.path).toBe('local');
+    const shipped = { ...smoked, ship: 'passed' as const };
+    expect(types(nextActions('shipping', shipped))).toEqual(['notify', 'stop:done']);
+  });
+
+  it('deploys only when configured and nothing says throwaway; a spike ships locally', () => {
+    const ready = baseSnapshot([issue(1, { state: 'closed' })], {
+      build: { status: 'passed', covers: [], failures: 0 },
+      smoke: 'passed',
+      deployCommand: ['npm', 'run', 'deploy'],
+    });
+    expect(ofType(nextActions('gating', ready), 'ship')[0]?.path).toBe('deploy');
+    const spike = { ...ready, milestoneDescription: 'A throwaway spike to try the idea' };
+    expect(ofType(nextActions('gating', spike), 'ship')[0]?.path).toBe('local');
+  });
+
+  it('a red smoke check stops the run blocked, never ships', () => {
+    const snap = baseSnapshot([issue(1, { state: 'closed' })], {
+      build: { status: 'passed', covers: [], failures: 0 },
+      smoke: 'failed',
+    });
+    expect(types(nextActions('gating', snap))).toEqual(['notify', 'stop:blocked']);
+  });
+});
+
+describe('nextActions: stop conditions and reports', () => {
+  it('reports cycles and unknown blockers, and stops blocked when nothing else can run', () => {
+    const snap = baseSnapshot([
+      issue(1, { blockedBy: [k(2)] }),
+      issue(2, { blockedBy: [k(1)] }),
+      issue(3, { blockedBy: ['gone/x#4'] }),
+    ]);
+    const got = nextActions('running', snap);
+    expect(types(got)).toEqual(['report_cycle', 'report_unknown_blocker', 'notify', 'stop:blocked']);
+    expect(ofType(got, 'report_cycle')[0]!.members).toEqual([k(1), k(2)]);
+    expect(ofType(got, 'stop')[0]!.reason).toContain('gone/x#4 cannot be found or read');
+  });
+
+  it('a hard blocker stops the run with a BLOCKED notify', () => {
+    const got = nextActions('running', baseSnapshot([issue(1)], { hardBlocker: 'GITEA_TOKEN is missing' }));
+    expect(got).toEqual([
+      { type: 'notify', level: 'blocked', title: 'blitz: M1 BLOCKED', message: 'GITEA_TOKEN is missing' },
+      { type: 'stop', state: 'blocked', reason: 'GITEA_TOKEN is missing' },
+    ]);
+  });
+
+  it('a dry run posts the plan and runs nothing', () => {
+    const got = nextActions(
+      'planning',
+      baseSnapshot([issue(1), issue(2, { blockedBy: [k(1)] })], {
+        options: { maxSessions: 2, dryRun: true },
+      }),
+    );
+    expect(got).toEqual([
+      {
+        type: 'post_plan',
+        wave: [k(1)],
+        explanations: ['acme/app#2 is not ready because it is blocked by open acme/app#1.'],
+      },
+      { type: 'stop', state: 'done', reason: 'dry run: the plan is posted, nothing runs' },
+    ]);
+  });
+
+  it('does nothing for a paused or finished run', () => {
+    expect(nextActions('paused', baseSnapshot([issue(1)]))).toEqual([]);
+    expect(nextActions('done', baseSnapshot([issue(1)]))).toEqual([]);
+  });
+
+  it('refuses a snapshot listing an issue twice, naming it', () => {
+    try {
+      nextActions('running', baseSnapshot([issue(1), issue(1)]));
+      expect.unreachable();
+    } catch (err) {
+      expect(isAppError(err, 'bad_request')).toBe(true);
+      expect((err as Error).message).toContain('acme/app#1');
+    }
+  });
+});
+
+describe('nextActions: plan-blitz', () => {
+  const plan = (over: Partial<RunSnapshot>) =>
+    baseSnapshot([issue(1), issue(2, { blockedBy: [k(1)] })], { kind: 'plan', ...over });
+
+  it('plans what the planning gate opens and stops after the waves', () => {
+    expect(ofType(nextActions('running', plan({})), 'dispatch').map((a) => a.issue)).toEqual([k(1)]);
+    const landed = plan({
+      issues: [issue(1, { labels: [{ name: 'plan/approved' }] }), issue(2, { blockedBy: [k(1)] })],
+      waves: { completed: 1, last: { approved: 1, executionReady: 0, closed: 0 } },
+    });
+    const got = nextActions('running', landed);
+    expect(types(got)).toEqual(['notify', 'stop:done']);
+    expect(ofType(got, 'stop')[0]!.reason).toBe(`waves exhausted; still to plan: ${k(2)}`);
+    const more = { ...landed, options: { ...landed.options, maxWaves: 2 } };
+    expect(ofType(nextActions('running', more), 'dispatch').map((a) => a.issue)).toEqual([k(2)]);
+  });
+
+  it('a wave that approved, readied and closed nothing stops', () => {
+    const got = nextActions(
+      'running',
+      plan({ waves: { completed: 1, last: { approved: 0, executionReady: 0, closed: 0 } } }),
+    );
+    expect(types(got)).toEqual(['notify', 'stop:blocked']);
+  });
+
+  it('an all-S wave that readied something still advances', () => {
+    const got = nextActions(
+      'running',
+      plan({
+        options: { maxSessions: 4, dryRun: false, maxWaves: 3 },
+        waves: { completed: 1, last: { approved: 0, executionReady: 1, closed: 0 } },
+      }),
+    );
+    expect(ofType(got, 'dispatch')).toHaveLength(1);
+  });
+
+  it('cycles stop a plan-blitz run', () => {
+    const got = nextActions(
+      'running',
+      baseSnapshot([issue(1, { blockedBy: [k(1)] }), issue(2)], { kind: 'plan' }),
+    );
+    expect(types(got)).toEqual(['report_cycle', 'notify', 'stop:blocked']);
+  });
+});
+
+describe('nextActions: whole runs', () => {
+  it('drives a small milestone with an epic to shipped', () => {
+    const issues = [
+      issue(1),
+      issue(2, { blockedBy: [k(1)] }),
+      issue(3),
+      issue(4, { title: 'Epic', children: [k(2), k(3)] }),
+    ];
+    const r = simulate(baseSnapshot(issues));
+    expect(r.stop).toMatchObject({ state: 'done' });
+    expect(r.final.issues.every((i) => i.state === 'closed')).toBe(true);
+    expect([...r.dispatches.values()].every((n) => n === 1)).toBe(true);
+    expect(r.dispatches.has(k(4))).toBe(false);
+  });
+});
