@@ -108,6 +108,8 @@ export interface GitBackend {
   ): Promise<{ sha: string } | { conflict: true }>;
   /** Whether head merges cleanly into base, without changing anything. */
   canMerge(base: string, head: string): Promise<boolean>;
+  /** The best common ancestor of two refs (Gitea reports it as a PR's merge_base); optional. */
+  mergeBase?(a: string, b: string): Promise<string | undefined>;
   diff(base: string, head: string): Promise<string>;
   changedFiles(
     base: string,
@@ -160,6 +162,13 @@ export class MemoryGit implements GitBackend {
   async isAncestor(ancestor: string, ref: string) {
     const sha = await this.resolve(ref);
     return sha !== undefined && (this.ancestry.get(sha)?.has(ancestor) ?? false);
+  }
+  async mergeBase(a: string, b: string) {
+    const [shaA, shaB] = [await this.resolve(a), await this.resolve(b)];
+    const inB = shaB ? (this.ancestry.get(shaB) ?? new Set<string>()) : new Set<string>();
+    const common = [...(shaA ? (this.ancestry.get(shaA) ?? []) : [])].filter((s) => inB.has(s));
+    // shas are a counter in hex, so the highest common one is the nearest common ancestor
+    return common.sort().at(-1);
   }
   async canMerge(base: string, head: string) {
     return !this.conflicts.has(`${base}<-${head}`);
