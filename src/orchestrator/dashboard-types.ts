@@ -1,0 +1,69 @@
+// Plain input of the dashboard renderer: the orchestrator maps its run, issues, probe and notify
+// results into these, so rendering needs no store, forge or clock.
+
+export const dashboardIssueStates = [
+  'blocked',
+  'ready',
+  'dispatched',
+  'working',
+  'pushed',
+  'pr_open',
+  'reviewed',
+  'merged',
+  'closed',
+  'failed',
+  'stalled',
+  'bounced',
+  'held',
+] as const;
+
+export type DashboardIssueState = (typeof dashboardIssueStates)[number];
+
+export interface DashboardIssue {
+  number: number;
+  title: string;
+  state: DashboardIssueState;
+  /** Epics are tracked, never dispatched. */
+  epic?: boolean;
+  /** Roster entry of the latest attempt, and its model. */
+  rosterEntry?: string;
+  model?: string;
+  prNumber?: number;
+  prUrl?: string;
+  attempts: number;
+  /** Tokens over all attempts, when the tool reported them. */
+  tokens?: number;
+  /** Numbers of the issues in this run that block this one (edges of the flowchart). */
+  blockedBy: number[];
+}
+
+export type DashboardBlocker =
+  | { kind: 'cycle'; issues: number[] }
+  | {
+      kind: 'unknown_blocker';
+      issue: number /** As the forge names it, e.g. `acme/api#99`. */;
+      blocker: string;
+    };
+
+export type DashboardBudget =
+  | { status: 'ok'; recommendedMaxSessions: number; preferMedium: boolean; park: boolean }
+  | { status: 'absent'; maxSessions: number }
+  | { status: 'failed'; error: string; maxSessions: number };
+
+export interface DashboardInput {
+  runId: string;
+  milestone: string;
+  /** `running`, `paused`, `gating`, `done`, `blocked`… shown in the heading. */
+  runState: string;
+  wave: number;
+  integrationBranch?: string;
+  issues: DashboardIssue[];
+  /** Issues by people without write permission, held until someone adds `blitz/approved`. */
+  awaitingApproval: { number: number; title: string }[];
+  blockers: DashboardBlocker[];
+  budget?: DashboardBudget;
+  notifyFailures: { target: string; error: string }[];
+  /** Unmet readiness conditions, once the run reaches the gate. */
+  readinessUnmet?: string[];
+  ship?: { path: 'deploy' | 'local'; url?: string; reasons: string[] };
+}

@@ -1,0 +1,179 @@
+// The run's sticky dashboard comment in Markdown (pure): a hidden marker to find it again, a progress
+// line, the issue table, what is held or unrunnable, the budget probe, readiness, ship and notify
+// failures, and the DAG as a Mermaid flowchart. It renders only what it is given: no secret is read.
+import { compactNumber, markdownText, safeUrl } from './dashboard-escape.ts';
+import { renderFlowchart } from './dashboard-mermaid.ts';
+import type {
+  DashboardBlocker,
+  DashboardBudget,
+  DashboardInput,
+  DashboardIssue,
+  DashboardIssueState,
+} from './dashboard-types.ts';
+
+export type * from './dashboard-types.ts';
+
+/** GitHub refuses comments over 65 536 characters; Gitea's limit is higher. Keep a margin. */
+export const maxDashboardChars = 60_000;
+
+const markerPrefix = '<!-- blitz-dashboard:';
+const markerPattern = /<!-- blitz-dashboard:([A-Za-z0-9_.:-]+) -->/;
+
+// A run id lands inside an HTML comment: nothing that could end it (`--`, `>`) may pass.
+const safeRunId = (runId: string): string =>
+  runId.replace(/[^A-Za-z0-9_.:-]/g, '_').replace(/-{2,}/g, '-') || '_';
+
+export const dashboardMarker = (runId: string): string => `${markerPrefix}${safeRunId(runId)} -->`;
+
+/** The run id in a comment body that carries a dashboard marker, else undefined. */
+export const dashboardRunIdOf = (body: string): string | undefined => markerPattern.exec(body)?.[1];
+
+/** Whether a comment is this run's dashboard (to edit it in place rather than post another). */
+export const isDashboardOf = (body: string, runId: string): boolean => body.includes(dashboardMarker(runId));
+
+const working: ReadonlySet<DashboardIssueState> = new Set([
+  'dispatched',
+  'working',
+  'pushed',
+  'pr_open',
+  'reviewed',
+  'merged',
+]);
+const extraCounts: DashboardIssueState[] = ['ready', 'held', 'bounced', 'stalled', 'failed'];
+
+const stateIcon: Record<DashboardIssueState, string> = {
+  blocked: '⏳',
+  ready: '🟦',
+  dispatched: '🚀',
+  working: '🔨',
+  pushed: '📤',
+  pr_open: '📬',
+  reviewed: '🔍',
+  merged: '🔀',
+  closed: '✅',
+  failed: '❌',
+  stalled: '💤',
+  bounced: '↩️',
+  held: '✋',
+};
+
+export const progressLine = (input: Pick<DashboardInput, 'issues' | 'wave'>): string => {
+  const count = (pred: (i: DashboardIssue) => boolean) => input.issues.filter(pred).length;
+  const parts = [
+    `${count((i) => i.state === 'closed')}/${input.issues.length} closed`,
+    `${count((i) => working.has(i.state))} working`,
+    `${count((i) => i.state === 'blocked')} blocked`,
+  ];
+  for (const s of extraCounts) {
+    const n = count((i) => i.state === s);
+    if (n > 0) parts.push(`${n} ${s}`);
+  }
+  parts.push(`wave ${input.wave}`);
+  return parts.join(' · ');
+};
+
+const ref = (n: number): string => (Number.isSafeInteger(n) && n > 0 ? `#${n}` : '#?');
+
+const issueRow = (i: DashboardIssue): string => {
+  const worker = i.epic
+    ? 'epic'
+    : [i.rosterEntry && markdownText(i.rosterEntry, 40), i.model && `(${markdownText(i.model, 40)})`]
+        .filter(Boolean)
+        .join(' ') || '–';
+  const url = safeUrl(i.prUrl);
+  const pr = i.prNumber === undefined ? '–' : url ? `[${ref(i.prNumber)}](${url})` : ref(i.prNumber);
+  const state = stateIcon[i.state]
+    ? `${stateIcon[i.state]} ${i.state.replace('_', ' ')}`
+    : markdownText(String(i.state), 20);
+  const tokens = i.tokens === undefined ? '–' : compactNumber(i.tokens);
+  return `| ${ref(i.number)} | ${markdownText(i.title)} | ${state} | ${worker} | ${pr} | ${Math.max(0, Math.trunc(i.attempts) || 0)} | ${tokens} |`;
+};
+
+const blockerLine = (b: DashboardBlocker): string =>
+  b.kind === 'cycle'
+    ? `- Cycle ${[...b.issues, b.issues[0] ?? 0].map(ref).join(' → ')}: not run until one blocked-by link is removed.`
+    : `- ${ref(b.issue)} is blocked by ${markdownText(b.blocker, 60)}, which cannot be read: left open (fail closed).`;
+
+const budgetLine = (b: DashboardBudget): string => {
+  switch (b.status) {
+    case 'ok':
+      return `Budget probe: up to ${b.recommendedMaxSessions} session${b.recommendedMaxSessions === 1 ? '' : 's'}${b.preferMedium ? ' · prefer medium models' : ''}${b.park ? ' · **parked**: no new workers' : ''}.`;
+    case 'absent':
+      return `Budget probe: none configured; using maxSessions (${b.maxSessions}).`;
+    case 'failed':
+      return `Budget probe failed (${markdownText(b.error, 160)}); using maxSessions (${b.maxSessions}).`;
+  }
+};
+
+interface RenderParts {
+  graph: boolean;
+  rows: number;
+}
+
+const renderWith = (input: DashboardInput, parts: RenderParts): string => {
+  const out: string[] = [dashboardMarker(input.runId)];
+  out.push(`### blitz: ${markdownText(input.milestone, 80)} — ${markdownText(input.runState, 20)}`, '');
+  out.push(`**${progressLine(input)}**`);
+  if (input.integrationBranch)
+    out.push('', `Integration branch: ${markdownText(input.integrationBranch, 100)}`);
+  out.push('', '| # | Issue | State | Worker | PR | Attempts | Tokens |', '|---|---|---|---|---|---|---|');
+  for (const issue of input.issues.slice(0, parts.rows)) out.push(issueRow(issue));
+  if (parts.rows < input.issues.length)
+    out.push('', `…and ${input.issues.length - parts.rows} more issues not shown.`);
+  if (input.awaitingApproval.length > 0) {
+    out.push('', '#### Waiting for approval', '');
+    out.push(
+      'Opened by someone without write access; a maintainer adds the label `blitz/approved` to let it run.',
+      '',
+    );
+    for (const a of input.awaitingApproval) out.push(`- ${ref(a.number)} ${markdownText(a.title)}`);
+  }
+  if (input.blockers.length > 0) {
+    out.push('', '#### Not runnable', '');
+    for (const b of input.blockers) out.push(blockerLine(b));
+  }
+  if (input.budget) out.push('', budgetLine(input.budget));
+  if (input.readinessUnmet && input.readinessUnmet.length > 0) {
+    out.push('', '#### Not ready yet', '');
+    for (const u of input.readinessUnmet) out.push(`- ${markdownText(u, 200)}`);
+  }
+  if (input.ship) {
+    const url = safeUrl(input.ship.url);
+    const where = input.ship.path === 'deploy' ? 'deployed' : 'local preview';
+    out.push('', `**Shipped: ${where}**${url ? ` · [open the preview](${url})` : ''}`);
+    for (const r of input.ship.reasons) out.push(`- ${markdownText(r, 160)}`);
+  }
+  if (input.notifyFailures.length > 0) {
+    out.push('', '#### Notifications that failed', '');
+    for (const f of input.notifyFailures)
+      out.push(`- ${markdownText(f.target, 40)}: ${markdownText(f.error, 200)}`);
+  }
+  const graph = parts.graph ? renderFlowchart(input.issues) : undefined;
+  if (graph) {
+    out.push(
+      '',
+      '<details><summary>Dependency graph</summary>',
+      '',
+      '```mermaid',
+      graph,
+      '```',
+      '',
+      '</details>',
+    );
+  } else if (input.issues.length > 0) {
+    out.push('', '_Dependency graph omitted: too many issues to draw._');
+  }
+  return `${out.join('\n')}\n`;
+};
+
+/** The whole comment body. Over the size limit it drops the graph, then table rows, never the marker. */
+export const renderDashboard = (input: DashboardInput): string => {
+  let body = renderWith(input, { graph: true, rows: input.issues.length });
+  if (body.length <= maxDashboardChars) return body;
+  let rows = input.issues.length;
+  do {
+    rows = Math.floor(rows * 0.8);
+    body = renderWith(input, { graph: false, rows });
+  } while (body.length > maxDashboardChars && rows > 0);
+  return body;
+};
