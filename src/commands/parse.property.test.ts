@@ -30,7 +30,8 @@ const noise = fc.string({ unit: 'grapheme', maxLength: 80 });
 const line = fc.oneof(commandish, noise).map((l) => l.replace(/[\r\n]/g, ' '));
 const lines = fc.array(line, { maxLength: 30 });
 
-const closesBacktickFence = (l: string): boolean => /^\s*`{3,}\s*$/.test(l);
+/** Lines that would close a fence opened with `char` (conservatively: any indentation, any length). */
+const closesFence = (l: string, char: string): boolean => new RegExp(`^\\s*\\${char}{3,}\\s*$`).test(l);
 
 describe('parseCommands (properties)', () => {
   it('never throws on arbitrary text, and whatever it returns has the command shape', () => {
@@ -58,10 +59,14 @@ describe('parseCommands (properties)', () => {
   it('yields nothing from text entirely inside a fenced code block', () => {
     fc.assert(
       fc.property(
-        lines.map((ls) => ls.filter((l) => !closesBacktickFence(l))),
+        lines,
+        fc.constantFrom('```', '~~~', '`````', '```ts', '  ~~~~ md', '- ```'),
         fc.boolean(),
-        (inside, closed) => {
-          const body = ['```', ...inside, ...(closed ? ['```'] : [])].join('\n');
+        (all, opener, closed) => {
+          const char = opener.trim().replace(/^- /, '')[0]!;
+          const inside = all.filter((l) => !closesFence(l, char));
+          const closer = opener.trim().replace(/^- /, '').replace(/[^`~]/g, '');
+          const body = [opener, ...inside, ...(closed ? [closer] : [])].join('\n');
           expect(parseCommands(body)).toEqual([]);
         },
       ),
