@@ -2,7 +2,7 @@
 // ports, so the orchestrator here and a remote runner agent later call the same thing.
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import type { BlitzConfig } from '../config/blitz-config.ts';
 import { AppError, isAppError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -62,7 +62,7 @@ export class Runner {
   private readonly workspace: string;
 
   constructor(private readonly d: RunnerDeps) {
-    this.workspace = d.config.workspace;
+    this.workspace = resolve(d.config.workspace);
     mkdirSync(this.workspace, { recursive: true });
     this.gate = new BuildGate(d.config.buildConcurrency);
     this.supervisor = new Supervisor({
@@ -121,8 +121,8 @@ export class Runner {
   }
 
   /** One supervision pass: completions, stalls, timeouts. Called on the node-cron tick. */
-  tick(): Promise<void> {
-    return this.supervisor.tick();
+  tick(opts: { stalls?: boolean } = {}): Promise<void> {
+    return this.supervisor.tick(opts);
   }
 
   /** After a restart: re-attach live workers and classify dead ones (the first tick does both). */
@@ -169,6 +169,7 @@ export class Runner {
       job,
     };
     await this.d.ledger.create(record);
+    let created: { repoDir: string; path: string } | undefined;
     try {
       mkdirSync(dir, { recursive: true });
       const probe = commandFor(
@@ -186,6 +187,7 @@ export class Runner {
       const ctx = await this.gitContext(job.issue.repo);
       const repoDir = await ensureClone(this.workspace, job.issue.repo, job.cloneUrl, ctx);
       const wt = await ensureWorktree(this.workspace, repoDir, job.issue.repo, branch, job.baseBranch, ctx);
+      if (!wt.reused) created = { repoDir, path: wt.path };
       const originShaAtStart = await remoteBranchSha(repoDir, branch, ctx);
       const prompt = buildPrompt({
         repo: repoName,
@@ -208,6 +210,11 @@ export class Runner {
     } catch (err) {
       // Nothing half-made: the attempt is recorded as failed with a clear reason, and no process runs.
       const message = err instanceof Error ? err.message : String(err);
+      if (created) {
+        const ctx = await this.gitContext(job.issue.repo);
+        await removeWorktree(created.repoDir, created.path, ctx).catch(() => undefined);
+        await gitTry(['branch', '-D', branch], created.repoDir, ctx);
+      }
       const outcome = isAppError(err, 'bad_request') ? 'unsolved' : 'environment_failure';
       const failed = await this.d.ledger.update(id, {
         outcome,
@@ -270,10 +277,7 @@ export class Runner {
   }
 
   private async runGate(job: GateJob): Promise<GateResult> {
-    const cwd = insideWorkspace(
-      this.workspace,
-      job.cwd.startsWith(this.workspace) ? job.cwd.slice(this.workspace.length + 1) : job.cwd,
-    );
+    const cwd = insideWorkspace(this.workspace, job.cwd);
     const result = await this.gate.run(job.argv, {
       cwd,
       env: this.d.baseEnv,

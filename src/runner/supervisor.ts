@@ -96,18 +96,21 @@ export class Supervisor {
     return pid;
   }
 
-  /** One supervision pass over every open attempt. */
-  async tick(): Promise<void> {
+  /**
+   * One supervision pass over every open attempt. `stalls: false` only collects exits and timeouts
+   * (for callers polling faster than the stall interval).
+   */
+  async tick(opts: { stalls?: boolean } = {}): Promise<void> {
     for (const r of await this.d.ledger.listOpen()) {
       try {
-        await this.check(r);
+        await this.check(r, opts);
       } catch (err) {
         this.d.logger.error({ attemptId: r.id, err }, 'supervision check failed');
       }
     }
   }
 
-  async check(r: AttemptRecord): Promise<void> {
+  async check(r: AttemptRecord, opts: { stalls?: boolean } = {}): Promise<void> {
     const exited = existsSync(r.exitPath) || r.pid === undefined || !isOurWorker(r.pid, r.exitPath);
     if (exited) return this.onExit(r);
     const ctx = await this.d.gitContext(r.issue.repo);
@@ -115,6 +118,7 @@ export class Supervisor {
       await this.stop(r.pid!);
       return this.finish(r, 'unsolved', 'Timed out and was stopped.', ctx);
     }
+    if (opts.stalls === false) return;
     const obs = {
       logSize: existsSync(r.logPath) ? statSync(r.logPath).size : 0,
       head: (await gitTry(['rev-parse', 'HEAD'], r.worktree, ctx))?.trim() ?? null,

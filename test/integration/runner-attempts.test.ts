@@ -1,0 +1,184 @@
+// Attempts end to end: real bare origin, real clone and worktree, a real fake-agent process that
+// commits and pushes (or fails in one of its ways), supervised by the real Runner.
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { worktreePathFor } from '../../src/runner/worktrees.ts';
+import { createOrigin, originFile, originSha, tempDir } from '../support/git.ts';
+import { attemptJob, fakeEntry, makeHarness, settle } from './runner-harness.ts';
+
+const issue = { repo: { owner: 'acme', name: 'app' }, number: 7 };
+
+describe('runner attempts', () => {
+  it('solves an issue: the worker runs in its worktree, pushes, and the ledger records everything', async () => {
+    const origin = await createOrigin({ 'README.md': '# app\n', 'CLAUDE.md': 'rules\n' });
+    const trace = join(tempDir(), 'trace.jsonl');
+    const h = makeHarness();
+    const entry = fakeEntry({
+      FAKE_AGENT_FORMAT: 'claude',
+      FAKE_AGENT_TRACE: trace,
+      FAKE_AGENT_CONTENT: 'health ok\n',
+    });
+    const started = await h.runner.execute(attemptJob(origin.url, entry));
+    if (started.kind !== 'attempt') throw new Error('expected an attempt');
+    expect(started.attempt.pid).toBeGreaterThan(0);
+
+    const done = await settle(h, started.attempt.id);
+    expect(done.outcome).toBe('solved');
+    expect(done.exitCode).toBe(0);
+    expect(done.branch).toBe('m1/7-add-a-health-route');
+    expect(await originFile(origin.url, done.branch, 'fake-7.txt')).toBe('health ok');
+    expect(done.tokens).toEqual({ input: 1200, output: 340, cache: 50 });
+    expect(done.finalReport?.status).toBe('done — pushed');
+    expect(done.argvRedacted).toEqual(['node', expect.stringContaining('fake-agent.mjs'), done.promptPath]);
+    expect(done.worktree.startsWith(h.workspace)).toBe(true);
+    expect(readFileSync(done.promptPath, 'utf8')).toContain('Read `CLAUDE.md`');
+
+    const call = JSON.parse(readFileSync(trace, 'utf8').trim());
+    expect(call.cwd).toBe(done.worktree);
+    expect(call.args).toEqual([done.promptPath]);
+    expect(call.env).toMatchObject({
+      BLITZ_PROMPT_FILE: done.promptPath,
+      BLITZ_WORKTREE: done.worktree,
+      BLITZ_BRANCH: done.branch,
+      BLITZ_BASE_BRANCH: 'main',
+      BLITZ_ISSUE: '7',
+      BLITZ_REPO: 'acme/app',
+    });
+    expect(h.events.map((e) => e.type)).toEqual(['attempt.started', 'attempt.finished']);
+    expect(await h.ledger.totalsByIssue(issue)).toEqual({ input: 1200, output: 340, cache: 50, attempts: 1 });
+  });
+
+  it('keeps hostile titles inside the workspace: `; rm -rf /` and `../../etc`', async () => {
+    const origin = await createOrigin();
+    const h = makeHarness();
+    for (const [n, title] of [
+      [11, '; rm -rf /'],
+      [12, '../../etc'],
+    ] as const) {
+      const r = await h.runner.execute(
+        attemptJob(origin.url, fakeEntry(), { title, issue: { ...issue, number: n } }),
+      );
+      if (r.kind !== 'attempt') throw new Error('expected an attempt');
+      const done = await settle(h, r.attempt.id);
+      expect(done.outcome).toBe('solved');
+      expect(done.worktree.startsWith(`${h.workspace}/.worktrees/acme/app/`)).toBe(true);
+    }
+    expect(await originSha(origin.url, 'm1/11-rm-rf')).not.toBeNull();
+    expect(await originSha(origin.url, 'm1/12-etc')).not.toBeNull();
+  });
+
+  it('calls an exit 1 with "API Error: Connection refused" an environment failure, not retried, not charged', async () => {
+    const origin = await createOrigin();
+    const h = makeHarness({ runner: { retries: 2 } });
+    const r = await h.runner.execute(attemptJob(origin.url, fakeEntry({ FAKE_AGENT_MODE: 'outage' })));
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    const done = await settle(h, r.attempt.id);
+    expect(done.outcome).toBe('environment_failure');
+    expect(done.failureSummary).toBe('Environment failure: model endpoint unreachable.');
+    expect((await h.ledger.listByIssue(issue)).length).toBe(1);
+    expect((await h.ledger.totalsByIssue(issue)).attempts).toBe(0);
+  });
+
+  it('retries a failing attempt with the failure fed back into the next prompt', async () => {
+    const origin = await createOrigin();
+    const h = makeHarness({ runner: { retries: 1 } });
+    const r = await h.runner.execute(attemptJob(origin.url, fakeEntry({ FAKE_AGENT_MODE: 'fail' })));
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    const first = await settle(h, r.attempt.id);
+    expect(first).toMatchObject({ outcome: 'unsolved', exitCode: 3 });
+    expect(first.failureSummary).toContain('tests failed: expected 200, got 500');
+    const retried = h.events.find((e) => e.type === 'attempt.retried');
+    if (retried?.type !== 'attempt.retried') throw new Error('no retry');
+    const second = await settle(h, retried.nextAttemptId);
+    expect(second.outcome).toBe('unsolved');
+    expect(second.job.retry).toBe(1);
+    expect(readFileSync(second.promptPath, 'utf8')).toContain('A previous attempt at this issue failed');
+    expect(readFileSync(second.promptPath, 'utf8')).toContain('Exited with code 3');
+    expect(h.events.filter((e) => e.type === 'attempt.retried')).toHaveLength(1);
+  });
+
+  it('records a crash as unsolved with the error in the summary', async () => {
+    const origin = await createOrigin();
+    const h = makeHarness();
+    const r = await h.runner.execute(attemptJob(origin.url, fakeEntry({ FAKE_AGENT_MODE: 'crash' })));
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    const done = await settle(h, r.attempt.id);
+    expect(done.outcome).toBe('unsolved');
+    expect(done.failureSummary).toContain('fake agent crashed');
+  });
+
+  it('nudges a worker that exits without pushing, then hands it to a person at the nudge cap', async () => {
+    const origin = await createOrigin();
+    const h = makeHarness({ runner: { maxNudges: 1 } });
+    const entry = fakeEntry({ FAKE_AGENT_MODE: 'nothing', FAKE_AGENT_RESUME_MODE: 'nothing' });
+    const r = await h.runner.execute(attemptJob(origin.url, entry));
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    const done = await settle(h, r.attempt.id);
+    expect(done).toMatchObject({ outcome: 'stalled', nudges: 1 });
+    expect(h.events.map((e) => e.type)).toEqual([
+      'attempt.started',
+      'attempt.started',
+      'attempt.nudged',
+      'attempt.resumed',
+      'attempt.finished',
+      'attempt.needs_person',
+    ]);
+  });
+});
+
+describe('runner attempts that cannot start', () => {
+  it('a roster entry whose binary is missing is an environment failure, and nothing is cloned', async () => {
+    const origin = await createOrigin();
+    const h = makeHarness();
+    const entry = { ...fakeEntry(), command: ['no-such-agent-binary-xyz', '{prompt_file}'] };
+    const r = await h.runner.execute(attemptJob(origin.url, entry));
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    expect(r.attempt.outcome).toBe('environment_failure');
+    expect(r.attempt.failureSummary).toContain('command "no-such-agent-binary-xyz" was not found');
+    expect(existsSync(join(h.workspace, 'acme'))).toBe(false);
+    expect(h.events).toEqual([
+      expect.objectContaining({ type: 'attempt.finished', outcome: 'environment_failure' }),
+    ]);
+  });
+
+  it('a repo that fails to clone leaves no clone and no temp dir behind', async () => {
+    const h = makeHarness();
+    const r = await h.runner.execute(attemptJob(join(tempDir(), 'does-not-exist.git'), fakeEntry()));
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    expect(r.attempt.outcome).toBe('environment_failure');
+    expect(r.attempt.failureSummary).toContain('Could not clone acme/app');
+    expect(existsSync(join(h.workspace, 'acme', 'app'))).toBe(false);
+    expect(readdirSync(join(h.workspace, 'acme'))).toEqual([]);
+  });
+
+  it('a worktree path that exists but is not ours is refused and left untouched', async () => {
+    const origin = await createOrigin();
+    const h = makeHarness();
+    const path = worktreePathFor(h.workspace, issue.repo, 'm1/7-add-a-health-route');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(path, { recursive: true });
+    writeFileSync(join(path, 'someone-elses.txt'), 'keep me');
+    const r = await h.runner.execute(attemptJob(origin.url, fakeEntry()));
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    expect(r.attempt.outcome).toBe('environment_failure');
+    expect(r.attempt.failureSummary).toContain("exists but is not the runner's worktree");
+    expect(readFileSync(join(path, 'someone-elses.txt'), 'utf8')).toBe('keep me');
+    expect(r.attempt.pid).toBeUndefined();
+  });
+
+  it('a clone URL carrying credentials is refused', async () => {
+    const h = makeHarness();
+    const r = await h.runner.execute(
+      attemptJob('https://user:ghp_abcdefghijklmnopqrstuvwxyz@example.com/a/b.git', fakeEntry()),
+    );
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    expect(r.attempt.failureSummary).toContain('must not carry credentials');
+  });
+
+  it('a malformed job is rejected before anything is recorded', async () => {
+    const h = makeHarness();
+    await expect(h.runner.execute({ kind: 'attempt' } as never)).rejects.toThrow();
+    expect(await h.ledger.listOpen()).toEqual([]);
+  });
+});

@@ -1,0 +1,106 @@
+// Shared set-up for the runner's integration tests: a Runner over a temp workspace with an
+// in-memory (or file) ledger, a controllable clock, recorded events, and fake-agent roster entries.
+import { resolve } from 'node:path';
+import { type RosterEntry, rosterEntrySchema } from '../../src/config/blitz-config.ts';
+import { silentLogger } from '../../src/observability/logger.ts';
+import type { GitCredentials } from '../../src/runner/git.ts';
+import { InMemoryAttemptLedger } from '../../src/runner/ledger.ts';
+import { Runner } from '../../src/runner/runner.ts';
+import type { AttemptLedger, AttemptRecord, RunnerEvent, RunnerJob } from '../../src/runner/types.ts';
+import { tempDir, testEnv } from '../support/git.ts';
+
+export const fakeAgent = resolve('test/support/fake-agents/fake-agent.mjs');
+
+export const fakeEntry = (env: Record<string, string> = {}, name = 'fake'): RosterEntry =>
+  rosterEntrySchema.parse({
+    name,
+    tool: 'custom',
+    command: ['node', fakeAgent, '{prompt_file}'],
+    resume: ['node', fakeAgent, '--resume', '{prompt_file}'],
+    roles: ['blitz', 'fleet'],
+    tiers: ['execution'],
+    env,
+  });
+
+export class TestClock {
+  constructor(public t = Date.parse('2026-01-01T00:00:00Z')) {}
+  now = (): Date => new Date(this.t);
+  advance(ms: number): void {
+    this.t += ms;
+  }
+}
+
+export interface Harness {
+  runner: Runner;
+  ledger: AttemptLedger;
+  clock: TestClock;
+  events: RunnerEvent[];
+  workspace: string;
+}
+
+export const makeHarness = (
+  opts: {
+    workspace?: string;
+    ledger?: AttemptLedger;
+    credentials?: GitCredentials;
+    runner?: Partial<{ maxNudges: number; retries: number; attemptTimeoutMinutes: number }>;
+  } = {},
+): Harness => {
+  const workspace = opts.workspace ?? tempDir('blitz-ws-');
+  const ledger = opts.ledger ?? new InMemoryAttemptLedger();
+  const clock = new TestClock();
+  const events: RunnerEvent[] = [];
+  const runner = new Runner({
+    config: {
+      workspace,
+      maxSessions: 2,
+      stallCheckSeconds: 90,
+      attemptTimeoutMinutes: 60,
+      buildConcurrency: 1,
+      maxNudges: 6,
+      retries: 0,
+      ...opts.runner,
+    },
+    ledger,
+    clock,
+    events: (e) => events.push(e),
+    logger: silentLogger(),
+    credentials: async () => opts.credentials,
+    baseEnv: testEnv(),
+  });
+  return { runner, ledger, clock, events, workspace };
+};
+
+export const attemptJob = (
+  cloneUrl: string,
+  entry: RosterEntry,
+  over: Partial<Extract<RunnerJob, { kind: 'attempt' }>> = {},
+): RunnerJob => ({
+  kind: 'attempt',
+  runId: 'run-1',
+  issue: { repo: { owner: 'acme', name: 'app' }, number: 7 },
+  title: 'Add a health route',
+  body: 'GET /health returns 200.',
+  branchStyle: 'blitz',
+  runSlug: 'm1',
+  baseBranch: 'main',
+  cloneUrl,
+  entry,
+  tier: 'execution',
+  ...over,
+});
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Ticks the runner until the attempt has an outcome (real processes run in between). */
+export const settle = async (h: Harness, id: string, timeoutMs = 20_000): Promise<AttemptRecord> => {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    await sleep(150);
+    // Exits only: polling this fast, a thinking worker must not be taken for a stalled one.
+    await h.runner.tick({ stalls: false });
+    const r = await h.ledger.get(id);
+    if (r?.outcome) return r;
+  }
+  throw new Error(`attempt ${id} did not settle in ${timeoutMs}ms`);
+};

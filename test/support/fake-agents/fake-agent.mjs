@@ -1,0 +1,154 @@
+// A fake agent CLI for tests: run as `node fake-agent.mjs [--resume] [prompt_file]` from a roster
+// `custom` entry, in the worktree the runner made. It really edits, commits and pushes (or stalls,
+// crashes, fails, pushes nothing, fails like an outage), chosen by environment:
+//   FAKE_AGENT_MODE         push | slow-push | stall | crash | fail | nothing | outage | commit-then-stall
+//                           | conflict | uncertain          (default push)
+//   FAKE_AGENT_RESUME_MODE  the mode when started with --resume (default push)
+//   FAKE_AGENT_FILE         file to write (default fake-<issue>.txt); FAKE_AGENT_CONTENT its content
+//   FAKE_AGENT_FORMAT       text | claude (claude-style stream JSON with usage and a result event)
+//   FAKE_AGENT_DELAY_MS     how long slow-push / stall wait (default 2000 / one hour)
+//   FAKE_AGENT_EXIT         exit code of `fail` (default 3)
+//   FAKE_AGENT_UNCERTAINTY  the line `uncertain` reports
+//   FAKE_AGENT_TRACE        a file each invocation appends one JSON line to (argv, cwd, env BLITZ_*)
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+
+const args = process.argv.slice(2);
+const resuming = args.includes('--resume');
+const promptFile = args.find((a) => !a.startsWith('--')) ?? process.env.BLITZ_PROMPT_FILE;
+const env = process.env;
+const mode = resuming ? (env.FAKE_AGENT_RESUME_MODE ?? 'push') : (env.FAKE_AGENT_MODE ?? 'push');
+const claude = env.FAKE_AGENT_FORMAT === 'claude';
+const branch = env.BLITZ_BRANCH;
+const issue = env.BLITZ_ISSUE ?? '0';
+
+if (env.FAKE_AGENT_TRACE) {
+  const blitz = Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('BLITZ_')));
+  appendFileSync(env.FAKE_AGENT_TRACE, `${JSON.stringify({ args, cwd: process.cwd(), mode, env: blitz })}\n`);
+}
+
+const say = (text) => {
+  if (claude)
+    console.log(
+      JSON.stringify({
+        type: 'assistant',
+        message: { content: [{ type: 'text', text }], usage: { input_tokens: 100, output_tokens: 20 } },
+      }),
+    );
+  else console.log(text);
+};
+const git = (...a) => execFileSync('git', a, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const report = (status, uncertainties = ['none']) =>
+  [
+    'FINAL REPORT',
+    'PR: none — branch pushed',
+    'TESTS: fake tests — 1 passed',
+    'REVIEW: none',
+    'UNCERTAINTIES:',
+    ...uncertainties.map((u) => `- ${u}`),
+    'OUT-OF-SCOPE BUGS:',
+    '- none',
+    `STATUS: ${status}`,
+  ].join('\n');
+
+const finish = (text) => {
+  if (claude) {
+    console.log(
+      JSON.stringify({
+        type: 'result',
+        subtype: 'success',
+        result: text,
+        usage: { input_tokens: 1200, output_tokens: 340, cache_read_input_tokens: 50 },
+      }),
+    );
+  } else console.log(text);
+};
+
+const commit = (file, content) => {
+  writeFileSync(file, content);
+  git('add', '--', file);
+  git(
+    '-c',
+    'user.name=Fake Agent',
+    '-c',
+    'user.email=fake@blitz.invalid',
+    'commit',
+    '--quiet',
+    '-m',
+    `fake agent: ${file}`,
+  );
+};
+const push = () => git('push', '--quiet', '-u', 'origin', `HEAD:refs/heads/${branch}`);
+
+if (claude) console.log(JSON.stringify({ type: 'system', subtype: 'init', session_id: 'fake-session' }));
+if (promptFile && !existsSync(promptFile)) {
+  console.error(`fake-agent: prompt file missing: ${promptFile}`);
+  process.exit(2);
+}
+say(
+  `fake agent (${mode}) on issue #${issue}: ${promptFile ? readFileSync(promptFile, 'utf8').split('\n')[0] : 'no prompt'}`,
+);
+
+const file = env.FAKE_AGENT_FILE ?? `fake-${issue}.txt`;
+const content = env.FAKE_AGENT_CONTENT ?? `done by fake agent for #${issue}\n`;
+
+switch (mode) {
+  case 'push':
+  case 'uncertain': {
+    commit(file, content);
+    push();
+    finish(
+      report(
+        'done — pushed',
+        mode === 'uncertain' ? [env.FAKE_AGENT_UNCERTAINTY ?? 'Is this the right file?'] : ['none'],
+      ),
+    );
+    break;
+  }
+  case 'conflict': {
+    // Everyone rewrites the first line of README.md: two of these on one base conflict.
+    const old = existsSync('README.md')
+      ? readFileSync('README.md', 'utf8').split('\n').slice(1).join('\n')
+      : '';
+    commit('README.md', `# rewritten for #${issue}\n${old}`);
+    push();
+    finish(report('done — pushed'));
+    break;
+  }
+  case 'slow-push': {
+    const delay = Number(env.FAKE_AGENT_DELAY_MS ?? 2000);
+    for (let waited = 0; waited < delay; waited += 250) {
+      await sleep(250);
+      say(`working… ${waited}ms`);
+    }
+    commit(file, content);
+    push();
+    finish(report('done — pushed'));
+    break;
+  }
+  case 'commit-then-stall':
+    commit(file, content);
+    await sleep(Number(env.FAKE_AGENT_DELAY_MS ?? 3_600_000));
+    break;
+  case 'stall':
+    await sleep(Number(env.FAKE_AGENT_DELAY_MS ?? 3_600_000));
+    break;
+  case 'crash':
+    throw new Error('fake agent crashed');
+  case 'fail':
+    console.error('fake agent: tests failed: expected 200, got 500');
+    process.exit(Number(env.FAKE_AGENT_EXIT ?? 3));
+    break;
+  case 'nothing':
+    finish(report('done — (but nothing was pushed)'));
+    break;
+  case 'outage':
+    console.error('API Error: Connection refused');
+    process.exit(1);
+    break;
+  default:
+    console.error(`fake-agent: unknown mode ${mode}`);
+    process.exit(64);
+}
