@@ -45,6 +45,7 @@ const renderPull = async (ctx: HandlerContext, repo: WorldRepo, issue: WorldIssu
   const open = issue.state === 'open' && !pull.merged;
   const mergeable = open && (await repo.git.canMerge(pull.base, pull.head));
   const upToDate = baseSha !== '' && (await repo.git.isAncestor(baseSha, headSha));
+  const mergeBase = upToDate ? baseSha : await repo.git.mergeBase?.(pull.base, headSha);
   const base = renderIssue(ctx.world, repo, issue, ctx.baseUrl);
   const repoJson = renderRepo(ctx.world, repo, ctx.actor, ctx.baseUrl);
   return {
@@ -71,8 +72,7 @@ const renderPull = async (ctx: HandlerContext, repo: WorldRepo, issue: WorldIssu
     allow_maintainer_edit: false,
     base: { label: pull.base, ref: pull.base, sha: baseSha, repo_id: repo.id, repo: repoJson },
     head: { label: pull.head, ref: pull.head, sha: headSha, repo_id: repo.id, repo: repoJson },
-    // The fake has no merge-base walk: it reports the base tip when the head already contains it.
-    ...(upToDate ? { merge_base: baseSha } : {}),
+    ...(mergeBase ? { merge_base: mergeBase } : {}),
     created_at: issue.createdAt,
     updated_at: issue.updatedAt,
     ...(issue.closedAt ? { closed_at: issue.closedAt } : {}),
