@@ -69,6 +69,8 @@ const finish = (text) => {
 const commit = (file, content) => {
   writeFileSync(file, content);
   git('add', '--', file);
+  // A resumed session may find its change already committed; then there is nothing new to commit.
+  if (!git('status', '--porcelain', '--', file)) return;
   git(
     '-c',
     'user.name=Fake Agent',

@@ -1,0 +1,208 @@
+// Supervision with real processes: stall → nudge → resume → push, timeouts, cancel, an interrupted
+// worker resumed in its worktree, credentials kept out of .git/config, cleanup and the build gate.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isAlive, killGroup } from '../../src/runner/exec.ts';
+import { commitAndPush, createOrigin, gitIn, originFile, tempDir } from '../support/git.ts';
+import { attemptJob, fakeEntry, makeHarness, settle, sleep } from './runner-harness.ts';
+
+const until = async (what: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await what())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(50);
+  }
+};
+
+describe('runner supervision', () => {
+  it('a silent worker is stalled after two identical checks, nudged, resumed in the same worktree, and pushes', async () => {
+    const origin = await createOrigin();
+    const trace = join(tempDir(), 'trace.jsonl');
+    const h = makeHarness();
+    const entry = fakeEntry({
+      FAKE_AGENT_MODE: 'stall',
+      FAKE_AGENT_RESUME_MODE: 'push',
+      FAKE_AGENT_TRACE: trace,
+    });
+    const r = await h.runner.execute(attemptJob(origin.url, entry));
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    const a = r.attempt;
+    await until(() => statSync(a.logPath).size > 0);
+    const firstPid = a.pid!;
+
+    await h.runner.tick(); // first observation
+    expect(h.events.some((e) => e.type === 'attempt.nudged')).toBe(false);
+    await h.runner.tick(); // same log size, same HEAD, same remote: stalled → nudge
+    expect(h.events.filter((e) => e.type === 'attempt.nudged')).toEqual([
+      { type: 'attempt.nudged', attemptId: a.id, nudges: 1 },
+    ]);
+    expect(isAlive(firstPid)).toBe(false);
+
+    const done = await settle(h, a.id);
+    expect(done).toMatchObject({ outcome: 'solved', nudges: 1 });
+    expect(done.pid).not.toBe(firstPid);
+    const calls = readFileSync(trace, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(calls.map((c) => c.mode)).toEqual(['stall', 'push']);
+    expect(calls[1].args[0]).toBe('--resume');
+    expect(calls[1].cwd).toBe(calls[0].cwd);
+    const nudge = readFileSync(calls[1].args[1], 'utf8');
+    expect(nudge).toContain('no output and no new commits for two checks in a row');
+    expect(nudge).toContain('Do not end your final reply until ALL of these are true:');
+    expect(await originFile(origin.url, done.branch, 'fake-7.txt')).toContain('done by fake agent');
+  });
+
+  it('a worker that is busy (log growing) is not stalled', async () => {
+    const origin = await createOrigin();
+    const h = makeHarness();
+    const r = await h.runner.execute(
+      attemptJob(origin.url, fakeEntry({ FAKE_AGENT_MODE: 'slow-push', FAKE_AGENT_DELAY_MS: '3000' })),
+    );
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    await until(() => statSync(r.attempt.logPath).size > 0);
+    await h.runner.tick();
+    await sleep(600);
+    await h.runner.tick();
+    expect(h.events.some((e) => e.type === 'attempt.nudged')).toBe(false);
+    expect((await settle(h, r.attempt.id)).outcome).toBe('solved');
+  });
+
+  it('kills a worker past the attempt timeout (by the injected clock) and records it', async () => {
+    const origin = await createOrigin();
+    const h = makeHarness({ runner: { attemptTimeoutMinutes: 5 } });
+    const r = await h.runner.execute(attemptJob(origin.url, fakeEntry({ FAKE_AGENT_MODE: 'stall' })));
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    h.clock.advance(6 * 60_000);
+    await h.runner.tick();
+    const done = (await h.ledger.get(r.attempt.id))!;
+    expect(done).toMatchObject({ outcome: 'unsolved', failureSummary: 'Timed out and was stopped.' });
+    expect(isAlive(r.attempt.pid!)).toBe(false);
+  });
+
+  it('cancels a running worker: the process group is gone and the attempt is cancelled', async () => {
+    const origin = await createOrigin();
+    const h = makeHarness();
+    const r = await h.runner.execute(attemptJob(origin.url, fakeEntry({ FAKE_AGENT_MODE: 'stall' })));
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    const c = await h.runner.execute({ kind: 'cancel', attemptId: r.attempt.id });
+    if (c.kind !== 'cancel') throw new Error('expected cancel');
+    expect(c.attempt.outcome).toBe('cancelled');
+    expect(isAlive(r.attempt.pid!)).toBe(false);
+    expect(h.events.at(-1)).toMatchObject({ type: 'attempt.finished', outcome: 'cancelled' });
+  });
+
+  it('resumes an interrupted worker in its worktree after checking what survived (unpushed commit)', async () => {
+    const origin = await createOrigin();
+    const h = makeHarness();
+    const entry = fakeEntry({ FAKE_AGENT_MODE: 'commit-then-stall', FAKE_AGENT_RESUME_MODE: 'push' });
+    const r = await h.runner.execute(attemptJob(origin.url, entry));
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    const a = r.attempt;
+    await until(async () => (await gitIn(a.worktree, 'log', '--oneline', 'origin/main..HEAD')).length > 0);
+    // The host dies: wrapper and agent are killed without a chance to write exit.json.
+    killGroup(a.pid!, 'SIGKILL');
+    await until(() => !isAlive(a.pid!));
+    expect(existsSync(a.exitPath)).toBe(false);
+
+    await h.runner.tick({ stalls: false });
+    const resumed = h.events.find((e) => e.type === 'attempt.resumed');
+    expect(resumed).toMatchObject({ reason: 'interrupted', survived: { unpushedCommits: 1, dirtyFiles: 0 } });
+    const done = await settle(h, a.id);
+    expect(done.outcome).toBe('solved');
+    expect(done.survived).toEqual({ unpushedCommits: 1, dirtyFiles: 0 });
+    expect(done.worktree).toBe(a.worktree);
+  });
+
+  it('passes credentials per command: the token is in neither .git/config, the ledger nor the log', async () => {
+    const origin = await createOrigin();
+    const token = 'ghs_0123456789abcdefghijklmnopqrstuvwxyz';
+    const h = makeHarness({ credentials: { username: 'x-access-token', token } });
+    const r = await h.runner.execute(attemptJob(origin.url, fakeEntry()));
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    const done = await settle(h, r.attempt.id);
+    expect(done.outcome).toBe('solved');
+    const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
+    const gitConfig = readFileSync(join(done.repoDir, '.git', 'config'), 'utf8');
+    expect(gitConfig).toContain(`url = ${origin.url}`);
+    for (const text of [
+      gitConfig,
+      JSON.stringify(await h.ledger.get(done.id)),
+      readFileSync(done.logPath, 'utf8'),
+    ]) {
+      expect(text).not.toContain(token);
+      expect(text).not.toContain(basic);
+    }
+  });
+
+  it('reuses and fetches the clone for the next issue and sees new commits on origin', async () => {
+    const origin = await createOrigin();
+    const h = makeHarness();
+    const first = await h.runner.execute(attemptJob(origin.url, fakeEntry()));
+    if (first.kind !== 'attempt') throw new Error('expected an attempt');
+    await settle(h, first.attempt.id);
+    await commitAndPush(origin.work, { 'NEW.md': 'moved\n' }, 'base moved');
+    const second = await h.runner.execute(
+      attemptJob(origin.url, fakeEntry(), { issue: { repo: { owner: 'acme', name: 'app' }, number: 8 } }),
+    );
+    if (second.kind !== 'attempt') throw new Error('expected an attempt');
+    expect(second.attempt.repoDir).toBe(first.attempt.repoDir);
+    expect(existsSync(join(second.attempt.worktree, 'NEW.md'))).toBe(true);
+    await settle(h, second.attempt.id);
+  });
+
+  it('cleanup removes worktrees of merged branches and deletes those branches, keeping unmerged ones', async () => {
+    const origin = await createOrigin();
+    const h = makeHarness();
+    const ids: string[] = [];
+    for (const n of [21, 22]) {
+      const r = await h.runner.execute(
+        attemptJob(origin.url, fakeEntry(), { issue: { repo: { owner: 'acme', name: 'app' }, number: n } }),
+      );
+      if (r.kind !== 'attempt') throw new Error('expected an attempt');
+      ids.push((await settle(h, r.attempt.id)).id);
+    }
+    const [merged, open] = await Promise.all(ids.map(async (id) => (await h.ledger.get(id))!));
+    await gitIn(origin.work, 'fetch', '--quiet', 'origin');
+    await gitIn(origin.work, 'merge', '--quiet', '--no-edit', `origin/${merged!.branch}`);
+    await gitIn(origin.work, 'push', '--quiet', 'origin', 'main');
+    await gitIn(merged!.repoDir, 'worktree', 'lock', merged!.worktree);
+
+    const res = await h.runner.execute({
+      kind: 'cleanup',
+      repo: { owner: 'acme', name: 'app' },
+      mergedInto: 'main',
+      attemptIds: ids,
+    });
+    expect(res).toEqual({
+      kind: 'cleanup',
+      removed: [merged!.worktree],
+      kept: [open!.worktree],
+      deletedBranches: [merged!.branch],
+    });
+    expect(existsSync(merged!.worktree)).toBe(false);
+    expect(existsSync(open!.worktree)).toBe(true);
+  });
+
+  it('runs a build through the gate inside the workspace and refuses a cwd outside it', async () => {
+    const origin = await createOrigin({ 'package.json': '{}' });
+    const h = makeHarness();
+    const r = await h.runner.execute(attemptJob(origin.url, fakeEntry()));
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    await settle(h, r.attempt.id);
+    const gate = await h.runner.execute({
+      kind: 'gate',
+      name: 'build',
+      argv: ['node', '-e', 'console.log(require("fs").readdirSync(".").sort().join(","));process.exit(4)'],
+      cwd: r.attempt.worktree,
+    });
+    expect(gate).toMatchObject({ kind: 'gate', name: 'build', result: { exitCode: 4, timedOut: false } });
+    if (gate.kind === 'gate') expect(gate.result.tail).toContain('fake-7.txt');
+    await expect(
+      h.runner.execute({ kind: 'gate', name: 'smoke', argv: ['true'], cwd: '../../etc' }),
+    ).rejects.toThrow(/outside the workspace/);
+    expect(h.events.filter((e) => e.type === 'gate.finished')).toHaveLength(1);
+  });
+});
