@@ -215,6 +215,7 @@ export const startFakeGitea = async (world: World, opts: FakeGiteaOptions = {}):
       requests.filter((r) => operationId === undefined || r.operationId === operationId).length,
     close: () =>
       new Promise<void>((resolve, reject) => {
+        if (!server.listening) return resolve();
         server.closeAllConnections();
         server.close((err) => (err ? reject(err) : resolve()));
       }),
