@@ -29,6 +29,15 @@ export interface AppDeps {
   maxBodyBytes?: number;
 }
 
+// The error field of a refusal, named like the AppError code that would say the same.
+const errorNameOf: Record<number, string> = {
+  400: 'bad_request',
+  401: 'bad_signature',
+  404: 'not_found',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
+
 export const createApp = (deps: AppDeps) => {
   const app = new Hono();
   app.use('*', requestMetrics({ metrics: deps.metrics }));
@@ -68,7 +77,7 @@ export const createApp = (deps: AppDeps) => {
     if (err instanceof HTTPException) {
       if (err.status >= 500) deps.logger.error({ err }, 'request failed');
       else deps.logger.info({ status: err.status, reason: err.message, path: c.req.path }, 'request refused');
-      return c.json({ error: 'bad_request', message: err.message }, err.status);
+      return c.json({ error: errorNameOf[err.status] ?? 'bad_request', message: err.message }, err.status);
     }
     if (err instanceof AppError) {
       const status = httpStatusOf(err);
