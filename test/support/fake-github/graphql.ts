@@ -1,8 +1,9 @@
 // The fake GitHub's GraphQL endpoint: every query is parsed and validated against GitHub's published
 // schema (@octokit/graphql-schema, plus the documented dependency fields in schema-extension.graphql)
 // and then executed by graphql-js over the World, for the subset of types blitz-bot reads.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { buildSchema, execute, type GraphQLError, type GraphQLSchema, parse, validate } from 'graphql';
 import type { World, WorldIssue, WorldRepo } from '../world.ts';
 
@@ -12,7 +13,12 @@ let schema: GraphQLSchema | undefined;
 export const githubSchema = (): GraphQLSchema => {
   if (!schema) {
     const require = createRequire(import.meta.url);
-    const sdl = readFileSync(require.resolve('@octokit/graphql-schema/schema.graphql'), 'utf8');
+    // The package exports only its JS entry, so find its folder on the resolution paths.
+    const dir = (require.resolve.paths('@octokit/graphql-schema') ?? [])
+      .map((p) => join(p, '@octokit', 'graphql-schema'))
+      .find((d) => existsSync(join(d, 'schema.graphql')));
+    if (!dir) throw new Error('@octokit/graphql-schema is not installed');
+    const sdl = readFileSync(join(dir, 'schema.graphql'), 'utf8');
     const extension = readFileSync(new URL('./schema-extension.graphql', import.meta.url), 'utf8');
     schema = buildSchema(`${sdl}\n${extension}`, { assumeValidSDL: true });
   }

@@ -57,10 +57,9 @@ export const repoHandlers: Record<string, Handler> = {
     const repo = repoOf(ctx);
     mustWrite(ctx, repo);
     const ref = ctx.params.ref!;
-    const name = ref.startsWith('heads/')
-      ? ref.slice('heads/'.length)
-      : fail(422, 'Reference does not exist');
-    if (!(await repo.git.branches()).has(name)) fail(422, 'Reference does not exist');
+    // The description documents this 422 without a body.
+    const name = ref.startsWith('heads/') ? ref.slice('heads/'.length) : undefined;
+    if (!name || !(await repo.git.branches()).has(name)) return { status: 422 };
     await repo.git.deleteBranch(name);
     ctx.world.record('delete_branch', repo, undefined, name);
     return { status: 204 };

@@ -16,7 +16,7 @@ const nodeId = (kind: string, id: number) => Buffer.from(`${kind}:${id}`).toStri
 
 export const userJson = (world: World, login: string, u: Urls): Json => {
   const user = world.users.get(login.toLowerCase()) ?? world.addUser(login);
-  const url = `${u.api}/users/${user.login}`;
+  const url = `${u.api}/users/${encodeURIComponent(user.login)}`;
   return {
     login: user.login,
     id: user.id,
@@ -24,7 +24,7 @@ export const userJson = (world: World, login: string, u: Urls): Json => {
     avatar_url: `${u.web}/avatars/${user.id}`,
     gravatar_id: '',
     url,
-    html_url: `${u.web}/${user.login}`,
+    html_url: `${u.web}/${encodeURIComponent(user.login)}`,
     followers_url: `${url}/followers`,
     following_url: `${url}/following{/other_user}`,
     gists_url: `${url}/gists{/gist_id}`,
