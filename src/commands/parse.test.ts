@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { formatParseError, MAX_COMMANDS_PER_COMMENT, parseCommands } from './parse.ts';
-import type { Command, ParsedCommand } from './schema.ts';
+import {
+  commandUsage,
+  formatParseError,
+  helpText,
+  MAX_COMMANDS_PER_COMMENT,
+  parseCommands,
+} from './parse.ts';
+import { type Command, commandWords, type ParsedCommand } from './schema.ts';
 
 const commandsOf = (body: string): Command[] =>
   parseCommands(body).map((p) => {
@@ -384,5 +390,17 @@ describe('formatParseError', () => {
   it('neutralises mentions by keeping them inside code', () => {
     const reply = replyTo('/merge @everyone');
     expect(reply).toContain('> `/merge @everyone`');
+  });
+});
+
+describe('helpText and commandUsage', () => {
+  it('documents every command word, with a usage for each', () => {
+    const help = helpText();
+    for (const word of commandWords) {
+      expect(help).toContain(`/${word}`);
+      expect(commandUsage[word]).toMatch(new RegExp(`^/${word}`));
+    }
+    expect(help).toContain('--dry-run');
+    expect(help).toContain('label:<name>');
   });
 });

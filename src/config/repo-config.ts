@@ -115,7 +115,7 @@ export const defaultRepoConfig = (): RepoConfig => repoConfigSchema.parse({});
 
 const keysAt: Record<string, readonly string[]> = {
   '': Object.keys(repoConfigSchema.shape),
-  ship: ['policy', 'deploy', 'preview', 'previewPort', 'deployUrl'],
+  ship: Object.keys(shipSchema.shape),
   labels: Object.keys(labelsSchema.shape),
   mergeMethod: Object.keys(mergeMethodsSchema.shape),
 };
