@@ -1,0 +1,74 @@
+// The bot restarts mid-attempt: the supervising process is killed, the detached worker keeps going,
+// and a new supervisor re-attaches it by pid (checking it is really ours) and records its result.
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isAlive, spawnDetached } from '../../src/runner/exec.ts';
+import { JsonFileAttemptLedger } from '../../src/runner/ledger.ts';
+import { isOurWorker } from '../../src/runner/supervisor.ts';
+import { createOrigin, originFile, tempDir, testEnv } from '../support/git.ts';
+import { makeHarness, settle, sleep } from './runner-harness.ts';
+
+const waitForLine = async (
+  file: string,
+  key: string,
+  timeoutMs = 20_000,
+): Promise<Record<string, unknown>> => {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const line = existsSync(file)
+      ? readFileSync(file, 'utf8')
+          .split('\n')
+          .find((l) => l.includes(`"${key}"`))
+      : undefined;
+    if (line) return JSON.parse(line);
+    await sleep(100);
+  }
+  throw new Error(`no ${key} line in ${file}: ${existsSync(file) ? readFileSync(file, 'utf8') : ''}`);
+};
+
+describe('supervisor restart', () => {
+  it('re-attaches a live worker after the supervising process is killed, and records its exit', async () => {
+    const origin = await createOrigin();
+    const dir = tempDir('blitz-restart-');
+    const workspace = join(dir, 'ws');
+    const ledgerFile = join(dir, 'ledger.json');
+    const hostLog = join(dir, 'host.log');
+    const spec = {
+      workspace,
+      ledgerFile,
+      cloneUrl: origin.url,
+      agentEnv: { FAKE_AGENT_MODE: 'slow-push', FAKE_AGENT_DELAY_MS: '4000' },
+    };
+    const host = spawnDetached(
+      ['node', '--import', 'tsx', resolve('test/integration/runner-host.ts'), JSON.stringify(spec)],
+      {
+        cwd: resolve('.'),
+        env: testEnv(),
+        logFile: hostLog,
+      },
+    );
+    const started = await waitForLine(hostLog, 'attemptId');
+    const attemptId = String(started.attemptId);
+    const workerPid = Number(started.pid);
+
+    process.kill(host.pid, 'SIGKILL');
+    await sleep(200);
+    expect(isAlive(host.pid)).toBe(false);
+    expect(isAlive(workerPid)).toBe(true);
+
+    const ledger = new JsonFileAttemptLedger(ledgerFile);
+    const open = await ledger.get(attemptId);
+    expect(open?.outcome).toBeUndefined();
+    expect(isOurWorker(workerPid, open!.exitPath)).toBe(true);
+    expect(isOurWorker(workerPid, join(dir, 'someone-else', 'exit.json'))).toBe(false);
+
+    const h = makeHarness({ workspace, ledger });
+    await h.runner.reattach();
+    expect(h.events.some((e) => e.type === 'attempt.started' || e.type === 'attempt.resumed')).toBe(false);
+    const done = await settle(h, attemptId, 30_000);
+    expect(done).toMatchObject({ outcome: 'solved', exitCode: 0, pid: workerPid, nudges: 0 });
+    expect(await originFile(origin.url, done.branch, 'fake-7.txt')).toContain('done by fake agent');
+    expect((await new JsonFileAttemptLedger(ledgerFile).get(attemptId))?.outcome).toBe('solved');
+  });
+});
