@@ -1,0 +1,181 @@
+// The app on a real loopback socket: signed deliveries through @hono/node-server, a body that never
+// ends cut off at the limit, and `blitz-bot serve` as a real process that starts unconfigured, serves
+// /healthz and stops cleanly on SIGTERM.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve } from '@hono/node-server';
+import { afterEach, describe, expect, it } from 'vitest';
+import { completeAppRegistration } from '../../src/config/github-app-registration.ts';
+import { createApp } from '../../src/http/app.ts';
+import { createLogger } from '../../src/observability/logger.ts';
+import { createMetrics } from '../../src/observability/metrics.ts';
+import { openSqliteStore } from '../../src/store/sqlite-store.ts';
+import { fixture, signedGiteaRequest, signedGithubRequest } from '../support/signing.ts';
+import { createHarness, GITEA_SECRET, GITHUB_SECRET } from './intake-harness.ts';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const listen = async (fetchHandler: (req: Request) => Response | Promise<Response>) => {
+  const server = serve({ fetch: fetchHandler, port: 0, hostname: '127.0.0.1' });
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+};
+
+describe('the webhook routes on a real server', () => {
+  it('takes signed GitHub and Gitea deliveries over loopback and stores their intents', async () => {
+    const h = createHarness({ roles: { alice: 'write' } });
+    const base = await listen(h.app.fetch);
+    const gh = signedGithubRequest({
+      secret: GITHUB_SECRET,
+      event: 'issue_comment',
+      payload: fixture('gitea', 'issue_comment.created'),
+    });
+    // A Gitea-shaped body sent to the GitHub route fails GitHub's schema: 400, nothing stored.
+    expect((await fetch(`${base}/api/github/webhooks`, { method: 'POST', ...gh })).status).toBe(400);
+    const gt = signedGiteaRequest({
+      secret: GITEA_SECRET,
+      eventType: 'issue_comment',
+      payload: fixture('gitea', 'issue_comment.created'),
+    });
+    const res = await fetch(`${base}/api/gitea/webhooks`, { method: 'POST', ...gt });
+    expect(res.status).toBe(202);
+    await h.queue.idle();
+    expect((await h.store.listIntents()).map((i) => i.forge)).toEqual(['gitea']);
+  });
+
+  it('stops reading a chunked body that keeps coming once it passes 1 MiB, and answers 413', async () => {
+    const h = createHarness({ roles: { alice: 'write' } });
+    const base = new URL(await listen(h.app.fetch));
+    const headers = signedGiteaRequest({
+      secret: GITEA_SECRET,
+      eventType: 'issue_comment',
+      payload: {},
+    }).headers;
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    const limit = 100 * 1024 * 1024;
+    let written = 0;
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        { host: base.hostname, port: base.port, path: '/api/gitea/webhooks', method: 'POST', headers },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+          req.destroy();
+        },
+      );
+      req.on('error', (err) => (written > 0 ? undefined : reject(err)));
+      const pump = () => {
+        while (written < limit && !req.destroyed) {
+          written += chunk.length;
+          if (!req.write(chunk)) return void req.once('drain', pump);
+        }
+        if (!req.destroyed) req.end();
+      };
+      pump();
+    });
+    expect(status).toBe(413);
+    // The server gave up long before the 100 MB on offer.
+    expect(written).toBeLessThan(limit);
+    expect(await h.store.listDeliveries()).toEqual([]);
+  });
+});
+
+describe('GitHub App registration (no APP_ID)', () => {
+  it('serves the manifest from app.yml with this server’s webhook URL, and the code exchange writes .env', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'blitz-setup-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const seen: string[] = [];
+    // A GitHub that answers exactly the manifest conversion, and fails the test on anything else.
+    const github = await listen(async (req) => {
+      const url = new URL(req.url);
+      seen.push(`${req.method} ${url.pathname}`);
+      if (req.method !== 'POST' || url.pathname !== '/app-manifests/abc123/conversions') {
+        return new Response('unexpected', { status: 599 });
+      }
+      return Response.json({
+        id: 77,
+        slug: 'blitz-bot-test',
+        html_url: 'https://github.com/apps/blitz-bot-test',
+        pem: '-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\n',
+        webhook_secret: 'whsec',
+        client_id: 'Iv1.x',
+        client_secret: 'cs',
+      });
+    });
+    const envFile = join(dir, '.env');
+    const store = openSqliteStore(':memory:');
+    const app = createApp({
+      store,
+      metrics: createMetrics(),
+      logger: createLogger({ level: 'silent' }),
+      version: 't',
+      receive: async () => {
+        throw new Error('no webhook expected');
+      },
+      githubSetup: {
+        manifest: { name: 'blitz-bot', default_events: ['issues'] },
+        createAppUrl: 'https://github.com/settings/apps/new',
+        convert: (code) => completeAppRegistration({ code, baseUrl: github, envFile }),
+      },
+    });
+    const page = await (await app.request('http://bot.example:3000/probot')).text();
+    expect(page).toContain('action="https://github.com/settings/apps/new"');
+    expect(page).toContain('http://bot.example:3000/api/github/webhooks');
+    expect(page).toContain('&quot;default_events&quot;:[&quot;issues&quot;]');
+    const done = await app.request('/probot/setup?code=abc123');
+    expect(done.status).toBe(302);
+    expect(done.headers.get('location')).toBe('https://github.com/apps/blitz-bot-test/installations/new');
+    expect(seen).toEqual(['POST /app-manifests/abc123/conversions']);
+    const written = readFileSync(envFile, 'utf8');
+    expect(written).toContain('APP_ID=77\n');
+    expect(written).toContain('WEBHOOK_SECRET=whsec\n');
+    expect(written).toContain('BOT_LOGIN="blitz-bot-test[bot]"');
+    expect(written).toMatch(/PRIVATE_KEY="-----BEGIN RSA PRIVATE KEY-----\\nMIIE/);
+    const bad = await app.request('/probot/setup?code=../../etc');
+    expect(bad.status).toBe(400);
+  });
+});
+
+describe('blitz-bot serve as a process', () => {
+  it('starts unconfigured, serves /healthz, says what to set, and stops on SIGTERM', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'blitz-serve-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const port = 31000 + Math.floor(Math.random() * 2000);
+    const child = spawn(process.execPath, ['--import', 'tsx', join(process.cwd(), 'src/main.ts'), 'serve'], {
+      cwd: process.cwd(),
+      env: { PATH: process.env.PATH, PORT: String(port), DATABASE_URL: `sqlite:${join(dir, 'blitz.db')}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    cleanups.push(() => void child.kill('SIGKILL'));
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += String(d);
+    });
+    child.stderr.on('data', (d) => {
+      out += String(d);
+    });
+    await new Promise<void>((resolve, reject) => {
+      const check = () => (out.includes('blitz-bot listening') ? resolve() : undefined);
+      child.stdout.on('data', check);
+      child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+    });
+    const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(await health.json()).toMatchObject({ status: 'ok', store: true });
+    expect(out).toContain('GitHub is off: set APP_ID');
+    expect(out).toContain('Gitea is off: set GITEA_URL');
+    const code = await new Promise<number | null>((resolve) => {
+      child.once('exit', resolve);
+      child.kill('SIGTERM');
+    });
+    expect(code).toBe(0);
+    expect(out).toContain('"msg":"stopped"');
+  });
+});
