@@ -1,0 +1,123 @@
+// Signed issue_comment deliveries per second and latency through the real intake stack (Hono on
+// @hono/node-server, signature check, schema, SQLite delivery record, queue, processing) on loopback,
+// beside a bare Hono route that only verifies the signature, measured in the same run.
+// autocannon runs in this process too, so both sides pay the same client cost; the ratio is the figure.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve } from '@hono/node-server';
+import { Webhooks } from '@octokit/webhooks';
+import autocannon from 'autocannon';
+import { Hono } from 'hono';
+import type { Forge } from '../src/forges/types.ts';
+import { createApp } from '../src/http/app.ts';
+import { createDeliveryQueue } from '../src/intake/delivery-queue.ts';
+import { createEventProcessor } from '../src/intake/process-events.ts';
+import { createReceiver } from '../src/intake/receive.ts';
+import { silentLogger } from '../src/observability/logger.ts';
+import { createMetrics } from '../src/observability/metrics.ts';
+import { openSqliteStore } from '../src/store/sqlite-store.ts';
+import { githubExample, signedGithubRequest } from '../test/support/signing.ts';
+import type { Bench } from './figures.ts';
+import { round } from './figures.ts';
+
+const SECRET = 'bench-secret';
+const DURATION_S = 5;
+const CONNECTIONS = 10;
+
+const listen = async (fetchHandler: (req: Request) => Response | Promise<Response>) => {
+  const server = serve({ fetch: fetchHandler, port: 0, hostname: '127.0.0.1' });
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+};
+
+const load = async (url: string, body: string, headers: Record<string, string>) => {
+  const result = await autocannon({
+    url: `${url}/api/github/webhooks`,
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+    requests: [
+      {
+        method: 'POST',
+        body,
+        headers,
+        // A fresh delivery id per request: a repeated id would be answered as a duplicate.
+        setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'x-github-delivery': randomUUID() } }),
+      },
+    ],
+  });
+  if (result.non2xx > 0 || result.errors > 0) {
+    throw new Error(`intake bench: ${result.non2xx} non-2xx answers and ${result.errors} errors`);
+  }
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+};
+
+// The forge the processing calls after each answer: a writer's command, acknowledged.
+const benchForge = {
+  kind: 'github',
+  getPermission: async () => 'write',
+  reactToComment: async () => undefined,
+} as unknown as Forge;
+
+const intakeBench: Bench = async () => {
+  const payload = githubExample('issue_comment', 'created');
+  (payload.comment as Record<string, unknown>).body = '/blitz M1 --max 2';
+  const { body, headers } = signedGithubRequest({ secret: SECRET, event: 'issue_comment', payload });
+  const webhooks = new Webhooks({ secret: SECRET });
+
+  const baselineApp = new Hono().post('/api/github/webhooks', async (c) => {
+    const ok = await webhooks.verify(await c.req.text(), c.req.header('x-hub-signature-256') ?? '');
+    return c.json({ ok }, ok ? 202 : 401);
+  });
+  const baselineServer = await listen(baselineApp.fetch);
+  const baseline = await load(baselineServer.url, body, headers);
+  await baselineServer.close();
+
+  const dir = mkdtempSync(join(tmpdir(), 'blitz-bench-'));
+  const store = openSqliteStore(join(dir, 'blitz.db'));
+  const logger = silentLogger();
+  const metrics = createMetrics();
+  const queue = createDeliveryQueue({ logger });
+  const policy = { required: 'write' as const, botLogin: 'blitz-bot[bot]', allowedBots: [] };
+  const processEvents = createEventProcessor({
+    store,
+    logger,
+    metrics,
+    forges: async () => benchForge,
+    policies: { github: policy, gitea: policy },
+    ack: { github: 'reaction', gitea: 'comment' },
+  });
+  const receive = createReceiver({ store, queue, process: processEvents, metrics, logger });
+  const app = createApp({
+    store,
+    metrics,
+    logger,
+    version: 'bench',
+    receive,
+    github: { verify: (p, s) => webhooks.verify(p, s) },
+  });
+  const server = await listen(app.fetch);
+  const intake = await load(server.url, body, headers);
+  await server.close();
+  await queue.drain();
+  const intents = (await store.listIntents()).length;
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+  if (intents === 0) throw new Error('intake bench: no intent was stored, the measured path did no work');
+
+  return [
+    { name: 'intake.github.rps', value: round(intake.rps, 1), unit: 'req/s' },
+    { name: 'intake.github.p50_ms', value: intake.p50, unit: 'ms' },
+    { name: 'intake.github.p99_ms', value: intake.p99, unit: 'ms' },
+    { name: 'intake.baseline.rps', value: round(baseline.rps, 1), unit: 'req/s' },
+    { name: 'intake.baseline.p50_ms', value: baseline.p50, unit: 'ms' },
+    { name: 'intake.ratio', value: round(intake.rps / baseline.rps, 3), unit: 'x of baseline rps' },
+  ];
+};
+
+export default intakeBench;
