@@ -59,6 +59,17 @@ describe('retries', () => {
     expect(h.world.commentsOn(h.repo, 1)).toHaveLength(0);
   });
 
+  it('does not repeat a POST after a 502, since it may have landed, but does after a 503', async () => {
+    h.fake.failNext({ status: 502, operationId: 'issueCreateComment' });
+    const err = await rejection(h.forge.createComment(ref(1), 'x'));
+    expect(isAppError(err, 'forge_unavailable')).toBe(true);
+    expect(h.fake.count('issueCreateComment')).toBe(1);
+    h.fake.failNext({ status: 503, operationId: 'issueCreateComment' });
+    await h.forge.createComment(ref(1), 'y');
+    expect(h.fake.count('issueCreateComment')).toBe(3);
+    expect(h.world.commentsOn(h.repo, 1).map((c) => c.body)).toEqual(['y']);
+  });
+
   it('does not retry a 4xx', async () => {
     const err = await rejection(h.forge.getIssue(ref(404)));
     expect(isAppError(err, 'not_found')).toBe(true);

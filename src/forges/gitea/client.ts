@@ -50,7 +50,13 @@ export interface GiteaClientOptions {
   requestTimeoutMs: number;
 }
 
-const retryable = (status: number) => status === 429 || status >= 500;
+/**
+ * A POST may have taken effect before a 500/502/504 came back (a second comment, a second merge
+ * attempt that then reads "already merged"), so it is retried only on 429 and 503, which say the
+ * request was not processed. Reads and idempotent writes retry on any 5xx.
+ */
+const retryable = (method: GiteaRequest['method'], status: number) =>
+  status === 429 || status === 503 || (method !== 'POST' && status >= 500);
 
 /** Gitea's `{ message }`, if the body has one. */
 const errorDetail = async (res: Response): Promise<string> => {
@@ -105,7 +111,7 @@ export class GiteaClient {
         failure = err;
       }
       if (res && (res.ok || req.allow?.includes(res.status))) return res;
-      if (res && !retryable(res.status)) throw await this.errorFor(req, res);
+      if (res && !retryable(req.method, res.status)) throw await this.errorFor(req, res, attempt + 1);
       if (attempt >= retry.retries) {
         if (res) throw await this.errorFor(req, res, attempt + 1);
         throw new AppError(
