@@ -1,0 +1,139 @@
+// Runner figures: job start → agent spawned (clone reuse + fetch + worktree + prompt + spawn) on a
+// 5,000-file repo, beside a bare `git worktree add` on the same clone; and the CPU a supervision
+// tick costs per running worker (this process plus the git commands it waits for).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { rosterEntrySchema } from '../src/config/blitz-config.ts';
+import { silentLogger } from '../src/observability/logger.ts';
+import { InMemoryAttemptLedger } from '../src/runner/ledger.ts';
+import { Runner } from '../src/runner/runner.ts';
+import { systemClock } from '../src/runner/types.ts';
+import { createOrigin, gitIn, manyFiles, removeDir, tempDir, testEnv } from '../test/support/git.ts';
+import { type Bench, type Figure, median, round } from './figures.ts';
+
+const RUNS = 10;
+const IDLE_WORKERS = 4;
+const TICKS = 5;
+
+const entry = (mode: string) =>
+  rosterEntrySchema.parse({
+    name: 'bench',
+    tool: 'custom',
+    command: [
+      'node',
+      join(import.meta.dirname, '../test/support/fake-agents/fake-agent.mjs'),
+      '{prompt_file}',
+    ],
+    resume: [
+      'node',
+      join(import.meta.dirname, '../test/support/fake-agents/fake-agent.mjs'),
+      '--resume',
+      '{prompt_file}',
+    ],
+    roles: ['blitz'],
+    tiers: ['execution'],
+    env: { FAKE_AGENT_MODE: mode, FAKE_AGENT_DELAY_MS: '600000' },
+  });
+
+/** CPU time (ms) of waited-for children, from /proc/self/stat (cutime + cstime, in clock ticks). */
+const childCpuMs = (): number => {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return 0;
+  }
+};
+
+const bench: Bench = async () => {
+  const origin = await createOrigin(manyFiles(5000));
+  const workspace = tempDir('blitz-bench-ws-');
+  const ledger = new InMemoryAttemptLedger();
+  const make = () =>
+    new Runner({
+      config: {
+        workspace,
+        maxSessions: 8,
+        stallCheckSeconds: 90,
+        attemptTimeoutMinutes: 60,
+        buildConcurrency: 1,
+        maxNudges: 6,
+        retries: 0,
+      },
+      ledger,
+      clock: systemClock,
+      events: () => undefined,
+      logger: silentLogger(),
+      credentials: async () => undefined,
+      baseEnv: testEnv(),
+    });
+  const runner = make();
+  const job = (n: number, mode: string) => ({
+    kind: 'attempt' as const,
+    runId: 'bench',
+    issue: { repo: { owner: 'bench', name: 'repo' }, number: n },
+    title: `bench issue ${n}`,
+    body: 'benchmark',
+    branchStyle: 'blitz' as const,
+    runSlug: 'bench',
+    baseBranch: 'main',
+    cloneUrl: origin.url,
+    entry: entry(mode),
+    tier: 'execution' as const,
+  });
+  const ids: string[] = [];
+  try {
+    ids.push(((await runner.execute(job(1, 'stall'))) as { attempt: { id: string } }).attempt.id); // first clone, not timed
+    const spawn: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const t0 = performance.now();
+      const res = await runner.execute(job(100 + i, 'stall'));
+      spawn.push(performance.now() - t0);
+      if (res.kind === 'attempt') ids.push(res.attempt.id);
+    }
+    const repoDir = join(workspace, 'bench', 'repo');
+    const baseline: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const t0 = performance.now();
+      await gitIn(
+        repoDir,
+        'worktree',
+        'add',
+        '--quiet',
+        '-b',
+        `baseline-${i}`,
+        join(workspace, `baseline-${i}`),
+        'origin/main',
+      );
+      baseline.push(performance.now() - t0);
+    }
+    // Idle workers: keep IDLE_WORKERS open attempts, cancel the rest.
+    for (const id of ids.slice(IDLE_WORKERS)) await runner.execute({ kind: 'cancel', attemptId: id });
+    const perWorker: number[] = [];
+    for (let t = 0; t < TICKS; t++) {
+      const fresh = make(); // a fresh supervisor only observes, so the tick never nudges
+      const cpu0 = process.cpuUsage();
+      const child0 = childCpuMs();
+      await fresh.tick();
+      const cpu = process.cpuUsage(cpu0);
+      perWorker.push(((cpu.user + cpu.system) / 1000 + (childCpuMs() - child0)) / IDLE_WORKERS);
+    }
+    const figures: Figure[] = [
+      { name: 'runner.spawn.median_ms', value: round(median(spawn), 1), unit: 'ms' },
+      { name: 'runner.baseline_worktree.median_ms', value: round(median(baseline), 1), unit: 'ms' },
+      {
+        name: 'runner.spawn_over_baseline.ratio',
+        value: round(median(spawn) / median(baseline), 2),
+        unit: 'x',
+      },
+      { name: 'runner.tick_cpu_ms_per_worker', value: round(median(perWorker), 2), unit: 'ms' },
+    ];
+    return figures;
+  } finally {
+    for (const id of ids) await runner.execute({ kind: 'cancel', attemptId: id }).catch(() => undefined);
+    removeDir(workspace);
+    removeDir(origin.root);
+  }
+};
+
+export default bench;
