@@ -54,8 +54,9 @@ const routeOf = (template: string, methods: Record<string, Json>): Route => {
     names.push(m[1]!);
     return '([^/]+)';
   });
+  // Only a trailing file path may span segments (`contents/{path}` with unencoded slashes).
   const last = parts.length - 1;
-  const greedyParts = parts.map((p, i) => (i === last && p === '([^/]+)' ? '(.+)' : p));
+  const greedyParts = parts.map((p, i) => (i === last && segments[i] === '{path}' ? '(.+)' : p));
   return {
     template,
     literals: segments.length - names.length,
@@ -189,7 +190,8 @@ export class OpenApiContract {
     if (!declared) return [`status ${status} is not a documented response of ${operation.operationId}`];
     const response = this.deref(declared);
     const content = response.content as Record<string, Json> | undefined;
-    if (!content) return body === undefined ? [] : [`status ${status} of ${operation.operationId} has no body`];
+    if (!content)
+      return body === undefined ? [] : [`status ${status} of ${operation.operationId} has no body`];
     if (!contentType.includes('json')) return [];
     const schema = content['application/json']?.schema;
     if (!schema) return [`status ${status} of ${operation.operationId} has no JSON body`];

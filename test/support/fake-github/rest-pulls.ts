@@ -92,6 +92,7 @@ export const pullHandlers: Record<string, Handler> = {
     const files = await repo.git.changedFiles(issue.pull!.base, issue.pull!.head);
     const { page, headers } = paginate(ctx, files);
     const blob = `${ctx.urls.web}/${repo.owner}/${repo.name}/blob/${issue.pull!.headSha}`;
+    const enc = (path: string) => path.split('/').map(encodeURIComponent).join('/');
     return {
       status: 200,
       headers,
@@ -102,9 +103,9 @@ export const pullHandlers: Record<string, Handler> = {
         additions: f.additions,
         deletions: f.deletions,
         changes: f.additions + f.deletions,
-        blob_url: `${blob}/${f.path}`,
-        raw_url: `${blob}/${f.path}?raw=1`,
-        contents_url: `${ctx.urls.api}/repos/${repo.owner}/${repo.name}/contents/${f.path}`,
+        blob_url: `${blob}/${enc(f.path)}`,
+        raw_url: `${blob}/${enc(f.path)}?raw=1`,
+        contents_url: `${ctx.urls.api}/repos/${repo.owner}/${repo.name}/contents/${enc(f.path)}`,
       })),
     };
   },
@@ -141,6 +142,8 @@ export const pullHandlers: Record<string, Handler> = {
     const expected = ctx.body.expected_head_sha;
     if (typeof expected === 'string' && expected !== pull.headSha)
       fail(422, 'expected head sha did not match current head ref.');
+    // A conflict either way round means the base cannot be merged into the head.
+    if (!(await repo.git.canMerge(pull.base, pull.head))) fail(422, 'merge conflict between base and head');
     const result = await repo.git.merge(
       pull.head,
       pull.base,

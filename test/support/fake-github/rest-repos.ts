@@ -72,7 +72,7 @@ export const repoHandlers: Record<string, Handler> = {
     const ref = ctx.query.get('ref');
     if (ref && !(await repo.git.resolve(ref))) fail(404, `No commit found for the ref ${ref}`);
     const content = repo.files.get(path) ?? fail(404, 'Not Found');
-    const url = `${ctx.urls.api}/repos/${repo.owner}/${repo.name}/contents/${path}`;
+    const url = `${ctx.urls.api}/repos/${repo.owner}/${repo.name}/contents/${path.split('/').map(encodeURIComponent).join('/')}`;
     const sha = Buffer.from(content).toString('hex').padEnd(40, '0').slice(0, 40);
     return {
       status: 200,
@@ -86,7 +86,7 @@ export const repoHandlers: Record<string, Handler> = {
         sha,
         url,
         git_url: `${ctx.urls.api}/repos/${repo.owner}/${repo.name}/git/blobs/${sha}`,
-        html_url: `${ctx.urls.web}/${repo.owner}/${repo.name}/blob/${ref ?? repo.defaultBranch}/${path}`,
+        html_url: `${ctx.urls.web}/${repo.owner}/${repo.name}/blob/${encodeURIComponent(ref ?? repo.defaultBranch)}/${path.split('/').map(encodeURIComponent).join('/')}`,
         download_url: null,
         _links: { self: url, git: null, html: null },
       },
