@@ -1,0 +1,92 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isAppError } from '../errors.ts';
+import { configurationHints, loadEnv } from './env.ts';
+
+const refused = (source: Record<string, string>): string => {
+  try {
+    loadEnv(source);
+  } catch (err) {
+    if (isAppError(err, 'config_invalid')) return err.message;
+    throw err;
+  }
+  throw new Error('expected a config error');
+};
+
+describe('loadEnv', () => {
+  it('an empty environment gives the embedded defaults and neither forge', () => {
+    const env = loadEnv({});
+    expect(env).toMatchObject({
+      PORT: 3000,
+      LOG_LEVEL: 'info',
+      DATABASE_URL: 'sqlite:./data/blitz.db',
+      BLITZ_PERMISSION: 'write',
+      BLITZ_ALLOWED_BOTS: [],
+      GHE_PROTOCOL: 'https',
+    });
+    expect(env.github).toBeUndefined();
+    expect(env.gitea).toBeUndefined();
+  });
+
+  it('GitHub is on only with APP_ID, a key and WEBHOOK_SECRET; escaped newlines in PRIVATE_KEY become real ones', () => {
+    expect(loadEnv({ APP_ID: '1', WEBHOOK_SECRET: 's' }).github).toBeUndefined();
+    const env = loadEnv({ APP_ID: '12', PRIVATE_KEY: 'line1\\nline2', WEBHOOK_SECRET: 's' });
+    expect(env.github).toEqual({ appId: '12', privateKey: 'line1\nline2', webhookSecret: 's' });
+  });
+
+  it('reads the key from PRIVATE_KEY_PATH, and names the variable when the file is missing', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'blitz-env-'));
+    try {
+      writeFileSync(join(dir, 'key.pem'), 'PEM');
+      const env = loadEnv({ APP_ID: '1', PRIVATE_KEY_PATH: join(dir, 'key.pem'), WEBHOOK_SECRET: 's' });
+      expect(env.github?.privateKey).toBe('PEM');
+      expect(refused({ PRIVATE_KEY_PATH: join(dir, 'nope.pem') })).toMatch(/^PRIVATE_KEY_PATH: cannot read/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('Gitea is on with URL, token and secret; the trailing slash of GITEA_URL is dropped', () => {
+    const env = loadEnv({
+      GITEA_URL: 'https://gitea.example.com/',
+      GITEA_TOKEN: 't',
+      GITEA_WEBHOOK_SECRET: 'w',
+      GITEA_BOT_LOGIN: 'blitz',
+    });
+    expect(env.gitea).toEqual({
+      url: 'https://gitea.example.com',
+      token: 't',
+      webhookSecret: 'w',
+      botLogin: 'blitz',
+    });
+  });
+
+  it('splits BLITZ_ALLOWED_BOTS on commas and trims the names', () => {
+    expect(loadEnv({ BLITZ_ALLOWED_BOTS: ' renovate[bot], ,dependabot ' }).BLITZ_ALLOWED_BOTS).toEqual([
+      'renovate[bot]',
+      'dependabot',
+    ]);
+  });
+
+  it.each([
+    ['a port that is not a number', { PORT: 'eighty' }, /^PORT:/],
+    ['a port out of range', { PORT: '70000' }, /^PORT:/],
+    ['an unknown log level', { LOG_LEVEL: 'loud' }, /^LOG_LEVEL:/],
+    ['a permission that is not a level', { BLITZ_PERMISSION: 'owner' }, /^BLITZ_PERMISSION:/],
+    ['a GHE protocol other than http(s)', { GHE_PROTOCOL: 'ftp' }, /^GHE_PROTOCOL:/],
+  ])('refuses %s, naming the variable', (_what, source, message) => {
+    expect(refused(source)).toMatch(message);
+  });
+
+  it('hints name exactly what is missing for each forge', () => {
+    const hints = configurationHints(loadEnv({ APP_ID: '1', GITEA_URL: 'https://g' }));
+    expect(hints[0]).toContain('set PRIVATE_KEY or PRIVATE_KEY_PATH, WEBHOOK_SECRET');
+    expect(hints[0]).not.toContain('APP_ID,');
+    expect(hints[1]).toContain('set GITEA_TOKEN, GITEA_WEBHOOK_SECRET');
+    expect(configurationHints(loadEnv({ APP_ID: '1', PRIVATE_KEY: 'k', WEBHOOK_SECRET: 's' }))).toHaveLength(
+      1,
+    );
+  });
+});
