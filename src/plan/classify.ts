@@ -54,8 +54,44 @@ export interface Classified {
 export const untrustedReason =
   'its author does not have write permission; a maintainer must add the label `blitz/approved`';
 
-export const classify = (g: PlanGraph, opts: ClassifyOptions = {}): Classified => {
+const classifyOne = (
+  g: PlanGraph,
+  k: IssueKey,
+  opts: ClassifyOptions,
+  cycleOf: ReadonlyMap<IssueKey, IssueKey[]>,
+  unknownNamers: Map<IssueKey, IssueKey[]>,
+): Classification => {
+  const issue = g.issues.get(k)!;
   const gateKind = opts.gate ?? 'execution';
+  if (issue.state === 'closed' || opts.done?.has(k)) return { category: 'done' };
+  if (gateKind === 'planning' && hasLabel(issue, planLabels.planApproved)) return { category: 'done' };
+  for (const b of g.blockers.get(k) ?? []) {
+    if (stateOf(g, b) !== 'unknown') continue;
+    const xs = unknownNamers.get(b);
+    if (xs) xs.push(k);
+    else unknownNamers.set(b, [k]);
+  }
+  if (isEpic(issue, g.subIssues.get(k)?.length ?? 0)) {
+    const openChildren = epicChildren(g, k)
+      .filter((ch) => stateOf(g, ch) !== 'closed')
+      .sort(compareKeys);
+    return { category: 'epic', closable: epicClosable(g, k), openChildren };
+  }
+  if (opts.running?.has(k)) return { category: 'running' };
+  const hold = holdReason(issue);
+  if (hold !== undefined) return { category: 'held', kind: 'label', reason: hold };
+  if (!issue.authorTrusted && !hasLabel(issue, planLabels.approved))
+    return { category: 'held', kind: 'untrusted', reason: untrustedReason };
+  const runHold = opts.runHolds?.get(k);
+  if (runHold) return { category: 'held', kind: runHold.kind, reason: runHold.reason };
+  const members = cycleOf.get(k);
+  if (members) return { category: 'cycle', members };
+  const gate = gateFor(gateKind, g, k);
+  if (!gate.open) return { category: 'blocked', waitingOn: gate.waitingOn, unknown: gate.unknown };
+  return { category: 'ready' };
+};
+
+export const classify = (g: PlanGraph, opts: ClassifyOptions = {}): Classified => {
   const open = g.keys.filter((k) => g.issues.get(k)!.state === 'open');
   const cycles = findCycles(open, (k) => g.blockers.get(k) ?? []);
   const cycleOf = new Map<IssueKey, IssueKey[]>();
@@ -64,41 +100,10 @@ export const classify = (g: PlanGraph, opts: ClassifyOptions = {}): Classified =
   const byKey = new Map<IssueKey, Classification>();
   const counts = Object.fromEntries(categories.map((c) => [c, 0])) as Record<Category, number>;
   const unknownNamers = new Map<IssueKey, IssueKey[]>();
-
   for (const k of g.keys) {
-    const issue = g.issues.get(k)!;
-    const c = classifyOne();
+    const c = classifyOne(g, k, opts, cycleOf, unknownNamers);
     byKey.set(k, c);
     counts[c.category]++;
-
-    function classifyOne(): Classification {
-      if (issue.state === 'closed' || opts.done?.has(k)) return { category: 'done' };
-      if (gateKind === 'planning' && hasLabel(issue, planLabels.planApproved)) return { category: 'done' };
-      for (const b of g.blockers.get(k) ?? []) {
-        if (stateOf(g, b) !== 'unknown') continue;
-        const xs = unknownNamers.get(b);
-        if (xs) xs.push(k);
-        else unknownNamers.set(b, [k]);
-      }
-      if (isEpic(issue, g.subIssues.get(k)?.length ?? 0)) {
-        const openChildren = epicChildren(g, k)
-          .filter((ch) => stateOf(g, ch) !== 'closed')
-          .sort(compareKeys);
-        return { category: 'epic', closable: epicClosable(g, k), openChildren };
-      }
-      if (opts.running?.has(k)) return { category: 'running' };
-      const hold = holdReason(issue);
-      if (hold !== undefined) return { category: 'held', kind: 'label', reason: hold };
-      if (!issue.authorTrusted && !hasLabel(issue, planLabels.approved))
-        return { category: 'held', kind: 'untrusted', reason: untrustedReason };
-      const runHold = opts.runHolds?.get(k);
-      if (runHold) return { category: 'held', kind: runHold.kind, reason: runHold.reason };
-      const members = cycleOf.get(k);
-      if (members) return { category: 'cycle', members };
-      const gate = gateFor(gateKind, g, k);
-      if (!gate.open) return { category: 'blocked', waitingOn: gate.waitingOn, unknown: gate.unknown };
-      return { category: 'ready' };
-    }
   }
   const unknownBlockers = [...unknownNamers]
     .map(([key, namedBy]) => ({ key, namedBy }))

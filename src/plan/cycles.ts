@@ -17,49 +17,71 @@ export const findCycles = (
   nodes: readonly IssueKey[],
   successors: (k: IssueKey) => readonly IssueKey[],
 ): Cycle[] => {
-  const inSet = new Set(nodes);
-  const index = new Map<IssueKey, number>();
-  const low = new Map<IssueKey, number>();
-  const onStack = new Set<IssueKey>();
-  const stack: IssueKey[] = [];
-  const cycles: Cycle[] = [];
-  let next = 0;
+  // Work on integer ids: the string maps of a textbook version cost more than the algorithm.
+  const keys = [...new Set(nodes)].sort(compareKeys);
+  const n = keys.length;
+  const id = new Map<IssueKey, number>();
+  for (let i = 0; i < n; i++) id.set(keys[i]!, i);
+  const succStart = new Int32Array(n + 1);
+  const succList: number[] = [];
+  const selfLoop = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    succStart[i] = succList.length;
+    for (const w of successors(keys[i]!)) {
+      const j = id.get(w);
+      if (j === undefined) continue;
+      if (j === i) selfLoop[i] = 1;
+      succList.push(j);
+    }
+  }
+  succStart[n] = succList.length;
 
-  // Each frame is a node and the position of the next successor to look at.
-  const frames: { k: IssueKey; succ: readonly IssueKey[]; i: number }[] = [];
-  const open = (k: IssueKey): void => {
-    index.set(k, next);
-    low.set(k, next);
-    next++;
-    stack.push(k);
-    onStack.add(k);
-    frames.push({ k, succ: successors(k), i: 0 });
+  const index = new Int32Array(n).fill(-1);
+  const low = new Int32Array(n);
+  const onStack = new Uint8Array(n);
+  const stack: number[] = [];
+  // Each frame is a node and the position of its next successor to look at.
+  const frameNode: number[] = [];
+  const frameNext: number[] = [];
+  const cycles: Cycle[] = [];
+  let counter = 0;
+  const open = (v: number): void => {
+    index[v] = low[v] = counter++;
+    stack.push(v);
+    onStack[v] = 1;
+    frameNode.push(v);
+    frameNext.push(succStart[v]!);
   };
 
-  for (const root of [...nodes].sort(compareKeys)) {
-    if (index.has(root)) continue;
+  for (let root = 0; root < n; root++) {
+    if (index[root] !== -1) continue;
     open(root);
-    while (frames.length > 0) {
-      const f = frames[frames.length - 1]!;
-      if (f.i < f.succ.length) {
-        const w = f.succ[f.i++]!;
-        if (!inSet.has(w)) continue;
-        if (!index.has(w)) open(w);
-        else if (onStack.has(w)) low.set(f.k, Math.min(low.get(f.k)!, index.get(w)!));
+    while (frameNode.length > 0) {
+      const top = frameNode.length - 1;
+      const v = frameNode[top]!;
+      const next = frameNext[top]!;
+      if (next < succStart[v + 1]!) {
+        frameNext[top] = next + 1;
+        const w = succList[next]!;
+        if (index[w] === -1) open(w);
+        else if (onStack[w]) low[v] = Math.min(low[v]!, index[w]!);
         continue;
       }
-      frames.pop();
-      const parent = frames[frames.length - 1];
-      if (parent) low.set(parent.k, Math.min(low.get(parent.k)!, low.get(f.k)!));
-      if (low.get(f.k) !== index.get(f.k)) continue;
+      frameNode.pop();
+      frameNext.pop();
+      if (frameNode.length > 0) {
+        const parent = frameNode[frameNode.length - 1]!;
+        low[parent] = Math.min(low[parent]!, low[v]!);
+      }
+      if (low[v] !== index[v]) continue;
       const members: IssueKey[] = [];
-      let w: IssueKey;
+      let w: number;
       do {
         w = stack.pop()!;
-        onStack.delete(w);
-        members.push(w);
-      } while (w !== f.k);
-      if (members.length > 1 || f.succ.includes(f.k)) cycles.push({ members: members.sort(compareKeys) });
+        onStack[w] = 0;
+        members.push(keys[w]!);
+      } while (w !== v);
+      if (members.length > 1 || selfLoop[v]) cycles.push({ members: members.sort(compareKeys) });
     }
   }
   return cycles.sort((a, b) => compareKeys(a.members[0]!, b.members[0]!));

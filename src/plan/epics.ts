@@ -9,6 +9,7 @@ const heading = /^#{1,6}\s/;
 
 /** True when every non-blank line is a checklist item starting with an issue ref (headings allowed). */
 export const isChecklistOnly = (body: string): boolean => {
+  if (!body.includes('[')) return false;
   let items = 0;
   for (const raw of body.split('\n')) {
     const line = raw.trim();
