@@ -23,7 +23,7 @@ import type {
   EventSink,
   SurvivedWork,
 } from './types.ts';
-import { survivedWork } from './worktrees.ts';
+import { conflictMarkers, survivedWork } from './worktrees.ts';
 
 export const wrapperPath = fileURLToPath(new URL('./worker-wrapper.mjs', import.meta.url));
 
@@ -70,6 +70,7 @@ export const placeholdersOf = (r: AttemptRecord, promptFile: string): Placeholde
 
 export class Supervisor {
   private readonly stall = new Map<string, StallState>();
+  private ticking = false;
   constructor(private readonly d: SupervisorDeps) {}
 
   /** Starts the worker for `record` with argv; returns the pid (also written to the ledger). */
@@ -101,21 +102,41 @@ export class Supervisor {
    * (for callers polling faster than the stall interval).
    */
   async tick(opts: { stalls?: boolean } = {}): Promise<void> {
-    for (const r of await this.d.ledger.listOpen()) {
-      try {
-        await this.check(r, opts);
-      } catch (err) {
-        this.d.logger.error({ attemptId: r.id, err }, 'supervision check failed');
+    // A slow pass (many workers, a slow remote) must not overlap the next one.
+    if (this.ticking) return;
+    this.ticking = true;
+    try {
+      for (const r of await this.d.ledger.listOpen()) {
+        try {
+          await this.check(r, opts);
+        } catch (err) {
+          this.d.logger.error({ attemptId: r.id, err }, 'supervision check failed');
+        }
       }
+    } finally {
+      this.ticking = false;
     }
   }
 
   async check(r: AttemptRecord, opts: { stalls?: boolean } = {}): Promise<void> {
-    const exited = existsSync(r.exitPath) || r.pid === undefined || !isOurWorker(r.pid, r.exitPath);
+    if (r.pid === undefined) {
+      // Still being set up (clone, worktree) by startAttempt; only a long-dead setup is closed here.
+      const age = this.d.clock.now().getTime() - Date.parse(r.startedAt);
+      if (age > this.d.attemptTimeoutMs) {
+        await this.finish(
+          r,
+          'environment_failure',
+          'The worker never started (setup was interrupted).',
+          await this.d.gitContext(r.issue.repo),
+        );
+      }
+      return;
+    }
+    const exited = existsSync(r.exitPath) || !isOurWorker(r.pid, r.exitPath);
     if (exited) return this.onExit(r);
     const ctx = await this.d.gitContext(r.issue.repo);
     if (this.d.clock.now().getTime() - Date.parse(r.launchedAt) > this.d.attemptTimeoutMs) {
-      await this.stop(r.pid!);
+      await this.stop(r.pid);
       return this.finish(r, 'unsolved', 'Timed out and was stopped.', ctx);
     }
     if (opts.stalls === false) return;
@@ -127,7 +148,7 @@ export class Supervisor {
     const { state, stalled } = stallCheck(this.stall.get(r.id) ?? {}, obs);
     this.stall.set(r.id, state);
     if (stalled) {
-      await this.stop(r.pid!);
+      await this.stop(r.pid);
       await this.nudgeOrGiveUp(r, 'stalled', ctx);
     }
   }
@@ -203,6 +224,14 @@ export class Supervisor {
     const branchMoved = remote !== null && remote !== r.originShaAtStart;
     const log = existsSync(r.logPath) ? readFileSync(r.logPath, 'utf8') : '';
     if (exit.exitCode === 0 && !branchMoved) return this.nudgeOrGiveUp(r, 'stopped_early', ctx);
+    if (exit.exitCode === 0 && remote) {
+      // Seed 004: a truncated conflict listing once hid hunks; never call a branch with markers solved.
+      const marked = await conflictMarkers(r.worktree, r.branch, remote, ctx);
+      if (marked.length) {
+        const summary = `Conflict markers left in ${marked.join(', ')}.`;
+        return this.finish(r, 'unsolved', summary, ctx, exit.exitCode, log);
+      }
+    }
     const c = classifyExit({
       exitCode: exit.exitCode,
       branchMoved,

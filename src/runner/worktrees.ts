@@ -133,3 +133,18 @@ export const mergedBranches = async (repoDir: string, into: string, ctx: GitCont
     .map((s) => s.trim())
     .filter((b) => b && b !== into);
 };
+
+/** Files at `ref` (a sha of `branch` on origin) that still hold a conflict marker line. */
+export const conflictMarkers = async (
+  cwd: string,
+  branch: string,
+  ref: string,
+  ctx: GitContext,
+): Promise<string[]> => {
+  await gitTry(['fetch', '--quiet', 'origin', `refs/heads/${branch}`], cwd, ctx);
+  const out = await gitTry(['grep', '-l', '-I', '-E', '^(<{7}|>{7})( |$)', ref, '--'], cwd, ctx);
+  return (out ?? '')
+    .split('\n')
+    .map((l) => l.trim().replace(`${ref}:`, ''))
+    .filter(Boolean);
+};

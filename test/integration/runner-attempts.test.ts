@@ -98,6 +98,21 @@ describe('runner attempts', () => {
     expect(h.events.filter((e) => e.type === 'attempt.retried')).toHaveLength(1);
   });
 
+  it('never calls a pushed branch with conflict markers solved', async () => {
+    const origin = await createOrigin();
+    const h = makeHarness();
+    const r = await h.runner.execute(
+      attemptJob(origin.url, fakeEntry({ FAKE_AGENT_MODE: 'markers', FAKE_AGENT_FILE: 'merged.ts' })),
+    );
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    const done = await settle(h, r.attempt.id);
+    expect(done).toMatchObject({
+      outcome: 'unsolved',
+      exitCode: 0,
+      failureSummary: 'Conflict markers left in merged.ts.',
+    });
+  });
+
   it('records a crash as unsolved with the error in the summary', async () => {
     const origin = await createOrigin();
     const h = makeHarness();

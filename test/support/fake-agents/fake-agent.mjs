@@ -2,7 +2,7 @@
 // `custom` entry, in the worktree the runner made. It really edits, commits and pushes (or stalls,
 // crashes, fails, pushes nothing, fails like an outage), chosen by environment:
 //   FAKE_AGENT_MODE         push | slow-push | stall | crash | fail | nothing | outage | commit-then-stall
-//                           | conflict | uncertain          (default push)
+//                           | conflict | uncertain | markers   (default push)
 //   FAKE_AGENT_RESUME_MODE  the mode when started with --resume (default push)
 //   FAKE_AGENT_FILE         file to write (default fake-<issue>.txt); FAKE_AGENT_CONTENT its content
 //   FAKE_AGENT_FORMAT       text | claude (claude-style stream JSON with usage and a result event)
@@ -115,6 +115,13 @@ switch (mode) {
       ? readFileSync('README.md', 'utf8').split('\n').slice(1).join('\n')
       : '';
     commit('README.md', `# rewritten for #${issue}\n${old}`);
+    push();
+    finish(report('done — pushed'));
+    break;
+  }
+  case 'markers': {
+    // Pushes a file that still holds merge-conflict markers, as a careless conflict resolution would.
+    commit(file, '<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> main\n');
     push();
     finish(report('done — pushed'));
     break;
