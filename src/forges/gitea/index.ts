@@ -3,23 +3,17 @@
 // loop polls; its milestone "number" is the milestone id (what Gitea's own URLs show).
 import { AppError, isAppError } from '../../errors.ts';
 import { type Logger, silentLogger } from '../../observability/logger.ts';
-import type { Comment, Forge, IssueRef, RepoRef } from '../types.ts';
+import type { Forge, IssueRef, RepoRef } from '../types.ts';
 import { formatIssueRef, formatRepo } from '../types.ts';
 import { defaultRetryPolicy, GiteaClient, type RetryPolicy } from './client.ts';
-import { loadMilestone, repoPath } from './load-milestone.ts';
-import { toComment, toIssue, toMilestone, toPermission } from './mappers.ts';
+import { commentOps } from './comments.ts';
+import { loadMilestone } from './load-milestone.ts';
+import { toIssue, toMilestone } from './mappers.ts';
 import { pickMilestone } from './milestones.ts';
+import { issuePath, repoPath, writeOn } from './paths.ts';
 import { pullRequestOps } from './pulls.ts';
-import {
-  GiteaBranch,
-  GiteaComment,
-  GiteaContents,
-  GiteaIssue,
-  GiteaLabel,
-  GiteaMilestone,
-  GiteaPermission,
-  GiteaRepo,
-} from './schema.ts';
+import { repositoryOps } from './repository.ts';
+import { GiteaIssue, GiteaLabel, GiteaMilestone } from './schema.ts';
 
 export interface GiteaForgeOptions {
   /** Gitea's root URL (GITEA_URL), without `/api/v1`. */
@@ -36,10 +30,6 @@ export interface GiteaForgeOptions {
   concurrency?: number;
   requestTimeoutMs?: number;
 }
-
-const issuePath = (ref: IssueRef) => `${repoPath(ref.repo)}/issues/${ref.number}`;
-const writeOn = (repo: RepoRef) => `write access to ${formatRepo(repo)}`;
-const markerTag = (marker: string) => `<!-- ${marker} -->`;
 
 export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
   const client = new GiteaClient({
@@ -87,22 +77,6 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
     return names.map((n) => all.find((l) => l.name.toLowerCase() === n.toLowerCase())!.id);
   };
 
-  const getRepo = (repo: RepoRef) =>
-    client.json(GiteaRepo, {
-      method: 'GET',
-      path: repoPath(repo),
-      what: `read repository ${formatRepo(repo)}`,
-    });
-
-  const branchSha = async (repo: RepoRef, branch: string) =>
-    (
-      await client.json(GiteaBranch, {
-        method: 'GET',
-        path: `${repoPath(repo)}/branches/${encodeURIComponent(branch)}`,
-        what: `read branch ${branch} of ${formatRepo(repo)}`,
-      })
-    ).commit.id;
-
   const setState = async (ref: IssueRef, state: 'open' | 'closed') => {
     await client.send({
       method: 'PATCH',
@@ -112,26 +86,6 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
       needs: writeOn(ref.repo),
     });
   };
-
-  const listComments = async (ref: IssueRef): Promise<Comment[]> =>
-    (
-      await client.paged(GiteaComment, {
-        method: 'GET',
-        path: `${issuePath(ref)}/comments`,
-        what: `list comments of ${formatIssueRef(ref)}`,
-      })
-    ).map(toComment);
-
-  const createComment = async (ref: IssueRef, body: string): Promise<Comment> =>
-    toComment(
-      await client.json(GiteaComment, {
-        method: 'POST',
-        path: `${issuePath(ref)}/comments`,
-        body: { body },
-        what: `comment on ${formatIssueRef(ref)}`,
-        needs: writeOn(ref.repo),
-      }),
-    );
 
   return {
     kind: 'gitea',
@@ -262,122 +216,8 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
         .filter((i) => (i.labels ?? []).some((l) => l.name.toLowerCase() === label.toLowerCase()))
         .map((i) => toIssue(i, repo)),
 
-    createComment,
-    listComments,
-
-    upsertStickyComment: async (ref, marker, body) => {
-      const tag = markerTag(marker);
-      const text = body.includes(tag) ? body : `${tag}\n${body}`;
-      const mine = (await listComments(ref)).find(
-        (c) => c.author.toLowerCase() === opts.botLogin.toLowerCase() && c.body.includes(tag),
-      );
-      if (!mine) return createComment(ref, text);
-      if (mine.body === text) return mine;
-      return toComment(
-        await client.json(GiteaComment, {
-          method: 'PATCH',
-          path: `${repoPath(ref.repo)}/issues/comments/${mine.id}`,
-          body: { body: text },
-          what: `edit comment ${mine.id} on ${formatIssueRef(ref)}`,
-          needs: writeOn(ref.repo),
-        }),
-      );
-    },
-
-    reactToComment: async (repo, commentId, reaction) => {
-      await client.send({
-        method: 'POST',
-        path: `${repoPath(repo)}/issues/comments/${commentId}/reactions`,
-        body: { content: reaction },
-        what: `react to comment ${commentId} in ${formatRepo(repo)}`,
-        needs: `read access to ${formatRepo(repo)}`,
-      });
-    },
-
-    getPermission: async (repo, user) => {
-      const res = await client.send({
-        method: 'GET',
-        path: `${repoPath(repo)}/collaborators/${encodeURIComponent(user)}/permission`,
-        what: `read ${user}'s permission on ${formatRepo(repo)}`,
-        needs: `admin access to ${formatRepo(repo)} (Gitea shows other users' permissions only to repo admins)`,
-        allow: [404],
-      });
-      if (res.status === 404) {
-        await res.body?.cancel();
-        await getRepo(repo); // a missing repo is an error; a missing user simply has no permission
-        return 'none';
-      }
-      const parsed = client.parse(GiteaPermission, await res.json().catch(() => undefined), {
-        method: 'GET',
-        path: repoPath(repo),
-        what: `read ${user}'s permission`,
-      });
-      return toPermission(parsed.permission);
-    },
-
-    getDefaultBranch: async (repo) => (await getRepo(repo)).default_branch,
-
-    createBranch: async (repo, branch, fromRef) => {
-      const res = await client.send({
-        method: 'POST',
-        path: `${repoPath(repo)}/branches`,
-        body: { new_branch_name: branch, old_ref_name: fromRef },
-        what: `create branch ${branch} from ${fromRef} in ${formatRepo(repo)}`,
-        needs: writeOn(repo),
-        allow: [409],
-      });
-      await res.body?.cancel();
-      if (res.status !== 409) return;
-      const [at, want] = await Promise.all([
-        branchSha(repo, branch),
-        /^[0-9a-f]{40,64}$/i.test(fromRef) ? fromRef : branchSha(repo, fromRef),
-      ]);
-      if (at.toLowerCase() !== want.toLowerCase()) {
-        throw new AppError(
-          'conflict',
-          `branch ${branch} already exists in ${formatRepo(repo)} at ${at.slice(0, 12)}, not at ${fromRef}`,
-        );
-      }
-    },
-
-    deleteBranch: async (repo, branch) => {
-      const res = await client.send({
-        method: 'DELETE',
-        path: `${repoPath(repo)}/branches/${encodeURIComponent(branch)}`,
-        what: `delete branch ${branch} in ${formatRepo(repo)}`,
-        needs: writeOn(repo),
-        allow: [404],
-      });
-      await res.body?.cancel();
-    },
-
-    getFile: async (repo, path, ref) => {
-      const encoded = path.split('/').map(encodeURIComponent).join('/');
-      const req = {
-        method: 'GET' as const,
-        path: `${repoPath(repo)}/contents/${encoded}`,
-        query: { ref },
-        what: `read ${path} in ${formatRepo(repo)}`,
-        allow: [404],
-      };
-      const res = await client.send(req);
-      if (res.status === 404) {
-        await res.body?.cancel();
-        return undefined;
-      }
-      const file = client.parse(GiteaContents, await res.json().catch(() => undefined), req);
-      if (file.type !== 'file' || file.encoding !== 'base64' || typeof file.content !== 'string') {
-        throw new AppError('bad_request', `${path} in ${formatRepo(repo)} is not a file`);
-      }
-      return Buffer.from(file.content, 'base64').toString('utf8');
-    },
-
-    cloneCredentials: async (repo) => ({
-      url: (await getRepo(repo)).clone_url,
-      username: opts.botLogin,
-      password: opts.token,
-    }),
-
+    ...commentOps(client, opts.botLogin),
+    ...repositoryOps(client, { botLogin: opts.botLogin, token: opts.token }),
     ...pullRequestOps(client, pageSize),
   };
 };

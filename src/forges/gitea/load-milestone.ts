@@ -6,10 +6,8 @@ import type { BlockerState, MilestoneIssue, MilestoneSnapshot, RepoRef } from '.
 import { formatRepo } from '../types.ts';
 import type { GiteaClient } from './client.ts';
 import { refKey, repoOfIssue, toIssue, toMilestone } from './mappers.ts';
+import { repoPath } from './paths.ts';
 import { GiteaIssue, GiteaMilestone } from './schema.ts';
-
-export const repoPath = (r: RepoRef): string =>
-  `/repos/${encodeURIComponent(r.owner)}/${encodeURIComponent(r.name)}`;
 
 /** Run `f` over `items` with at most `limit` in flight, keeping order. */
 export const mapLimit = async <T, R>(items: T[], limit: number, f: (item: T) => Promise<R>): Promise<R[]> => {

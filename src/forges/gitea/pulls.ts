@@ -6,8 +6,8 @@ import type { Forge, IssueRef } from '../types.ts';
 import { formatIssueRef, formatRepo } from '../types.ts';
 import type { GiteaClient } from './client.ts';
 import { closingRefs } from './closing-refs.ts';
-import { repoPath } from './load-milestone.ts';
 import { toPullRequest, toPullRequestFile } from './mappers.ts';
+import { repoPath } from './paths.ts';
 import { GiteaChangedFile, GiteaCommit, GiteaPull } from './schema.ts';
 
 type PullOps = Pick<
