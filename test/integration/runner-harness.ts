@@ -10,6 +10,8 @@ import type { AttemptLedger, AttemptRecord, RunnerEvent, RunnerJob } from '../..
 import { tempDir, testEnv } from '../support/git.ts';
 
 export const fakeAgent = resolve('test/support/fake-agents/fake-agent.mjs');
+/** Fake `claude` and `aider` executables, for the built-in adapters. */
+export const fakeBin = resolve('test/support/fake-agents/bin');
 
 export const fakeEntry = (env: Record<string, string> = {}, name = 'fake'): RosterEntry =>
   rosterEntrySchema.parse({
@@ -43,6 +45,8 @@ export const makeHarness = (
     workspace?: string;
     ledger?: AttemptLedger;
     credentials?: GitCredentials;
+    /** Directories put in front of PATH (fake CLIs named like the real ones). */
+    pathPrepend?: string[];
     runner?: Partial<{ maxNudges: number; retries: number; attemptTimeoutMinutes: number }>;
   } = {},
 ): Harness => {
@@ -66,7 +70,7 @@ export const makeHarness = (
     events: (e) => events.push(e),
     logger: silentLogger(),
     credentials: async () => opts.credentials,
-    baseEnv: testEnv(),
+    baseEnv: { ...testEnv(), PATH: [...(opts.pathPrepend ?? []), testEnv().PATH].join(':') },
   });
   return { runner, ledger, clock, events, workspace };
 };

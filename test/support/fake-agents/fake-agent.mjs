@@ -2,7 +2,7 @@
 // `custom` entry, in the worktree the runner made. It really edits, commits and pushes (or stalls,
 // crashes, fails, pushes nothing, fails like an outage), chosen by environment:
 //   FAKE_AGENT_MODE         push | slow-push | stall | crash | fail | nothing | outage | commit-then-stall
-//                           | conflict | uncertain | markers   (default push)
+//                           | conflict | uncertain | markers | commit   (default push)
 //   FAKE_AGENT_RESUME_MODE  the mode when started with --resume (default push)
 //   FAKE_AGENT_FILE         file to write (default fake-<issue>.txt); FAKE_AGENT_CONTENT its content
 //   FAKE_AGENT_FORMAT       text | claude (claude-style stream JSON with usage and a result event)
@@ -119,6 +119,11 @@ switch (mode) {
     finish(report('done — pushed'));
     break;
   }
+  case 'commit':
+    // Commits and stops, without pushing (aider's way).
+    commit(file, content);
+    finish(report('done — committed'));
+    break;
   case 'markers': {
     // Pushes a file that still holds merge-conflict markers, as a careless conflict resolution would.
     commit(file, '<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> main\n');
