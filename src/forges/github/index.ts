@@ -3,7 +3,7 @@
 // Server (`githubBaseUrl({ host, protocol })`) and the local fake in tests.
 import { type Logger, silentLogger } from '../../observability/logger.ts';
 import type { Forge } from '../types.ts';
-import { createGithubClient, type GithubAuth, type GithubClient, type RetryOptions } from './client.ts';
+import { createGithubClient, type GithubAuth, type RetryOptions } from './client.ts';
 import { issueOps } from './issues.ts';
 import { listOpenMilestones, loadMilestone, resolveMilestone } from './milestones.ts';
 import { pullOps } from './pulls.ts';
@@ -21,7 +21,7 @@ export interface GithubForgeOptions {
   retry?: RetryOptions;
 }
 
-export const createGithubForge = (opts: GithubForgeOptions): Forge & { readonly client: GithubClient } => {
+export const createGithubForge = (opts: GithubForgeOptions): Forge => {
   const logger = (opts.logger ?? silentLogger()).child({ forge: 'github' });
   const gh = createGithubClient({
     baseUrl: opts.baseUrl ?? 'https://api.github.com',
@@ -31,7 +31,6 @@ export const createGithubForge = (opts: GithubForgeOptions): Forge & { readonly 
   });
   return {
     kind: 'github',
-    client: gh,
     resolveMilestone: (repo, query) => resolveMilestone(gh, repo, query),
     listOpenMilestones: (repo) => listOpenMilestones(gh, repo),
     loadMilestone: (repo, number) => loadMilestone(gh, repo, number),

@@ -2,6 +2,7 @@
 // `const h = await githubHarness()`, then `await h.close()` (which also fails on contract violations).
 import { Writable } from 'node:stream';
 import { createGithubForge } from '../../../src/forges/github/index.ts';
+import type { Forge } from '../../../src/forges/types.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
 import { MemoryGit, World, type WorldRepo } from '../world.ts';
 import { type FakeGithub, type FakeGithubOptions, startFakeGithub } from './server.ts';
@@ -11,7 +12,7 @@ export interface GithubHarness {
   repo: WorldRepo;
   git: MemoryGit;
   fake: FakeGithub;
-  forge: ReturnType<typeof createGithubForge>;
+  forge: Forge;
   /** Everything the forge logged, as text, to prove what is never logged. */
   logs: () => string;
   close(): Promise<void>;
