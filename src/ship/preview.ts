@@ -1,7 +1,9 @@
 // The local ship path (seed 000 §5): start the repo's preview command detached in the integration
 // worktree and compute the URL another device on the LAN can open, `http://<lan-ip>:<port>`. Binding
 // to 0.0.0.0 is the argv's business (`--host 0.0.0.0`); the URL is never `localhost`.
+import { mkdirSync } from 'node:fs';
 import { type NetworkInterfaceInfo, networkInterfaces } from 'node:os';
+import { dirname } from 'node:path';
 import { isAppError } from '../errors.ts';
 import { spawnDetached } from '../runner/exec.ts';
 import { insideWorkspace } from '../runner/workspace.ts';
@@ -51,6 +53,7 @@ export const startPreview = (opts: PreviewOptions): PreviewResult => {
   try {
     const cwd = insideWorkspace(opts.workspaceRoot, opts.worktree);
     const logFile = insideWorkspace(opts.workspaceRoot, opts.logFile);
+    mkdirSync(dirname(logFile), { recursive: true });
     const env = { PORT: String(opts.port), ...opts.env };
     const { pid } = (opts.spawn ?? spawnDetached)(opts.argv, { cwd, env, logFile });
     return { ok: true, pid, url: previewUrl(ip, opts.port) };

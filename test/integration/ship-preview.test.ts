@@ -79,14 +79,16 @@ describe('startPreview', () => {
       port,
       workspaceRoot: workspace,
       worktree,
-      logFile: join(workspace, 'preview.log'),
+      logFile: join(workspace, 'logs', 'preview.log'),
       env,
       interfaces: lan,
     });
     expect(res).toMatchObject({ ok: true, url: `http://192.168.1.20:${port}` });
     if (res.ok) started.push(res.pid);
     expect(await fetchWithRetry(`http://127.0.0.1:${port}/`)).toBe(`preview from ${worktree}`);
-    expect(readFileSync(join(workspace, 'preview.log'), 'utf8')).toContain(`listening on 0.0.0.0:${port}`);
+    expect(readFileSync(join(workspace, 'logs', 'preview.log'), 'utf8')).toContain(
+      `listening on 0.0.0.0:${port}`,
+    );
   });
 
   it('starts nothing when the host has no LAN address', () => {
