@@ -15,7 +15,7 @@ import { createApp } from './http/app.ts';
 import { createDeliveryQueue } from './intake/delivery-queue.ts';
 import { createForgeResolver } from './intake/forge-resolver.ts';
 import { createEventProcessor } from './intake/process-events.ts';
-import { createReceiver } from './intake/receive.ts';
+import { createReceiver, resumeUnprocessed } from './intake/receive.ts';
 import { createLogger, type Logger } from './observability/logger.ts';
 import { createMetrics } from './observability/metrics.ts';
 import { openStore } from './store/open-store.ts';
@@ -87,7 +87,8 @@ export const serve = async (): Promise<() => Promise<void>> => {
     policies: { github: policy(githubLogin), gitea: policy(giteaLogin) },
     ack: { github: 'reaction', gitea: 'comment' },
   });
-  const receive = createReceiver({ store, queue, process: processEvents, metrics, logger });
+  const intake = { store, queue, process: processEvents, metrics, logger };
+  const receive = createReceiver(intake);
   const webhooks = probot?.webhooks;
   const app = createApp({
     store,
@@ -116,6 +117,7 @@ export const serve = async (): Promise<() => Promise<void>> => {
     'blitz-bot listening',
   );
   for (const hint of configurationHints(env)) logger.info(hint);
+  await resumeUnprocessed(intake);
   if (!env.APP_ID) logger.info(`To register the GitHub App, open http://localhost:${env.PORT}/probot`);
 
   let stopping: Promise<void> | undefined;

@@ -7,7 +7,7 @@ import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { DeliveryOutcome, Store } from '../store/types.ts';
 import type { DeliveryQueue } from './delivery-queue.ts';
-import type { Normalized } from './events.ts';
+import { forgeEventSchema, type Normalized } from './events.ts';
 import type { DeliveryWork } from './process-events.ts';
 
 export interface ReceiveDeps {
@@ -34,6 +34,38 @@ export interface ReceiveResult {
 }
 
 const withAction = z.object({ action: z.string().max(100) });
+
+/** Queue a delivery's processing; it is marked processed (and its stored events dropped) when done. */
+export const enqueueDelivery = (
+  deps: Pick<ReceiveDeps, 'store' | 'queue' | 'process'>,
+  work: DeliveryWork,
+): boolean =>
+  deps.queue.enqueue(`${work.forge}:${work.deliveryId}`, async () => {
+    await deps.process(work);
+    await deps.store.markDeliveryProcessed(work.forge, work.deliveryId);
+  });
+
+/**
+ * At start: queue again the accepted deliveries whose processing never finished. Intents are keyed by
+ * (delivery, position), so a command stored before the interruption is not stored twice.
+ */
+export const resumeUnprocessed = async (deps: ReceiveDeps): Promise<number> => {
+  let resumed = 0;
+  for (const d of await deps.store.listUnprocessedDeliveries()) {
+    const events = z.array(forgeEventSchema).safeParse(d.events);
+    if (!events.success) {
+      deps.logger.error(
+        { forge: d.forge, delivery: d.deliveryId },
+        'stored events no longer parse; delivery dropped',
+      );
+      await deps.store.markDeliveryProcessed(d.forge, d.deliveryId);
+      continue;
+    }
+    if (enqueueDelivery(deps, { forge: d.forge, deliveryId: d.deliveryId, events: events.data })) resumed++;
+  }
+  if (resumed > 0) deps.logger.info({ resumed }, 'resumed unprocessed deliveries');
+  return resumed;
+};
 
 export const createReceiver = (deps: ReceiveDeps) => {
   const { store, queue, metrics, logger } = deps;
@@ -63,7 +95,7 @@ export const createReceiver = (deps: ReceiveDeps) => {
     const { outcome } = await store.recordDelivery({
       ...sighting,
       outcome: taken,
-      ...(normalized.outcome === 'ignored' ? { reason: normalized.reason } : {}),
+      ...(normalized.outcome === 'ignored' ? { reason: normalized.reason } : { events: normalized.events }),
     });
     metrics.deliveries.inc({ forge: r.forge, event: r.event, outcome });
     if (outcome === 'duplicate') {
@@ -74,11 +106,7 @@ export const createReceiver = (deps: ReceiveDeps) => {
       log.debug({ reason: normalized.reason }, 'delivery ignored');
       return { status: 202, outcome, events: 0 };
     }
-    const work: DeliveryWork = { forge: r.forge, deliveryId: r.deliveryId, events: normalized.events };
-    queue.enqueue(`${r.forge}:${r.deliveryId}`, async () => {
-      await deps.process(work);
-      await store.markDeliveryProcessed(r.forge, r.deliveryId);
-    });
+    enqueueDelivery(deps, { forge: r.forge, deliveryId: r.deliveryId, events: normalized.events });
     log.info({ events: normalized.events.length }, 'delivery accepted');
     return { status: 202, outcome, events: normalized.events.length };
   };

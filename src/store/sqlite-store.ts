@@ -22,6 +22,8 @@ const deliveryRow = z.object({
   processed_at: z.string().nullable(),
 });
 
+const unprocessedRow = z.object({ forge: forgeKind, delivery_id: z.string(), events: z.string() });
+
 const intentRow = z.object({
   id: z.number(),
   forge: forgeKind,
@@ -81,8 +83,8 @@ export const openSqliteStore = (path: string, opts: { migrations?: Migration[] }
   }
 
   const insertFirst = db.prepare(
-    `INSERT OR IGNORE INTO deliveries (forge, delivery_id, event, action, outcome, reason, received_at)
-     VALUES (@forge, @deliveryId, @event, @action, @outcome, @reason, @at)`,
+    `INSERT OR IGNORE INTO deliveries (forge, delivery_id, event, action, outcome, reason, received_at, events)
+     VALUES (@forge, @deliveryId, @event, @action, @outcome, @reason, @at, @events)`,
   );
   const insertAny = db.prepare(
     `INSERT INTO deliveries (forge, delivery_id, event, action, outcome, reason, received_at)
@@ -101,7 +103,8 @@ export const openSqliteStore = (path: string, opts: { migrations?: Migration[] }
       insertAny.run({ ...row, outcome: 'rejected' });
       return 'rejected';
     }
-    if (insertFirst.run({ ...row, outcome: d.outcome }).changes === 1) return d.outcome;
+    const events = d.outcome === 'accepted' && d.events ? JSON.stringify(d.events) : null;
+    if (insertFirst.run({ ...row, outcome: d.outcome, events }).changes === 1) return d.outcome;
     insertAny.run({ ...row, outcome: 'duplicate', reason: 'delivery id already seen' });
     return 'duplicate';
   });
@@ -117,9 +120,21 @@ export const openSqliteStore = (path: string, opts: { migrations?: Migration[] }
     },
     async markDeliveryProcessed(forge: ForgeKind, deliveryId: string) {
       db.prepare(
-        `UPDATE deliveries SET processed_at = ? WHERE forge = ? AND delivery_id = ?
+        `UPDATE deliveries SET processed_at = ?, events = NULL WHERE forge = ? AND delivery_id = ?
          AND outcome IN ('accepted', 'ignored') AND processed_at IS NULL`,
       ).run(new Date().toISOString(), forge, deliveryId);
+    },
+    async listUnprocessedDeliveries() {
+      const rows = db
+        .prepare(
+          `SELECT forge, delivery_id, events FROM deliveries
+           WHERE outcome = 'accepted' AND processed_at IS NULL AND events IS NOT NULL ORDER BY id`,
+        )
+        .all();
+      return rows.map((raw) => {
+        const r = unprocessedRow.parse(raw);
+        return { forge: r.forge, deliveryId: r.delivery_id, events: JSON.parse(r.events) };
+      });
     },
     async listDeliveries(filter = {}) {
       return db

@@ -13,6 +13,15 @@ export interface NewDelivery {
   outcome: Exclude<DeliveryOutcome, 'duplicate'>;
   /** Why it was ignored or rejected, in words (never a secret or a payload). */
   reason?: string;
+  /** The normalised events of an accepted delivery, kept until it is processed. */
+  events?: unknown[];
+}
+
+export interface UnprocessedDelivery {
+  forge: ForgeKind;
+  deliveryId: string;
+  /** As stored: the caller validates them again before use. */
+  events: unknown;
 }
 
 export interface Delivery {
@@ -51,7 +60,10 @@ export interface Store {
    * already accepted or ignored, so the caller does nothing a second time.
    */
   recordDelivery(d: NewDelivery): Promise<{ outcome: DeliveryOutcome }>;
+  /** Marks an accepted delivery done and drops its stored events. */
   markDeliveryProcessed(forge: ForgeKind, deliveryId: string): Promise<void>;
+  /** Accepted deliveries whose processing never finished (a crash or restart in between), oldest first. */
+  listUnprocessedDeliveries(): Promise<UnprocessedDelivery[]>;
   listDeliveries(filter?: { forge?: ForgeKind; deliveryId?: string }): Promise<Delivery[]>;
   /** Idempotent on (forge, deliveryId, seq): `created` is false when it already existed. */
   addIntent(intent: NewIntent): Promise<{ created: boolean; intent: Intent }>;

@@ -12,6 +12,7 @@ import { createReceiver } from '../../src/intake/receive.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
+import type { Store } from '../../src/store/types.ts';
 
 export const GITHUB_SECRET = 'github-test-secret';
 export const GITEA_SECRET = 'gitea-test-secret';
@@ -65,6 +66,8 @@ export const createHarness = (
     roles?: Record<string, string>;
     allowedBots?: string[];
     ack?: Partial<Record<ForgeKind, AckStyle>>;
+    /** Share a store between two harnesses, as a restarted bot shares its database file. */
+    store?: Store;
   } = {},
 ) => {
   const lines: Record<string, unknown>[] = [];
@@ -75,7 +78,7 @@ export const createHarness = (
     },
   });
   const logger = createLogger({ level: 'debug', destination });
-  const store = openSqliteStore(':memory:');
+  const store = opts.store ?? openSqliteStore(':memory:');
   const metrics = createMetrics();
   const queue = createDeliveryQueue({ logger });
   const github = recordingForge('github', opts.roles ?? {});
@@ -115,5 +118,17 @@ export const createHarness = (
       headers: req.headers,
       ...({ duplex: 'half' } as object),
     });
-  return { app, store, metrics, queue, logger, lines, github, gitea, resolved, post };
+  return {
+    app,
+    store,
+    metrics,
+    queue,
+    logger,
+    lines,
+    github,
+    gitea,
+    resolved,
+    post,
+    intake: { store, queue, process, metrics, logger },
+  };
 };

@@ -1,6 +1,8 @@
 // The webhook routes end to end, in process (app.request): real signatures, real SQLite, the real
 // processor with a recording forge. Each bad-input case says what was sent and proves nothing changed.
 import { describe, expect, it } from 'vitest';
+import { resumeUnprocessed } from '../../src/intake/receive.ts';
+import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 import {
   fixture,
   githubExample,
@@ -168,6 +170,31 @@ describe('commands after the response', () => {
     await h.queue.idle();
     const [intent] = await h.store.listIntents();
     expect(intent?.command).toEqual({ name: 'blitz', milestone: '4', dryRun: false });
+  });
+});
+
+describe('a delivery answered just before a restart', () => {
+  it('is processed when the bot starts again, once', async () => {
+    const store = openSqliteStore(':memory:');
+    const before = createHarness({ roles: { alice: 'write' }, store });
+    // The old process stops taking work right after answering: the delivery is recorded, not processed.
+    await before.queue.drain();
+    expect((await sendGithubComment(before, '/blitz M1', 'alice', { deliveryId: 'cut-short' })).status).toBe(
+      202,
+    );
+    expect(before.github.calls).toEqual([]);
+    expect(await store.listIntents()).toEqual([]);
+
+    const after = createHarness({ roles: { alice: 'write' }, store });
+    expect(await resumeUnprocessed(after.intake)).toBe(1);
+    await after.queue.idle();
+    expect(await store.listIntents()).toHaveLength(1);
+    expect(after.github.calls.map((c) => c.method)).toEqual(['getPermission', 'reactToComment']);
+    expect(await resumeUnprocessed(after.intake)).toBe(0);
+    // And a redelivery of the same id after the restart is still a duplicate.
+    expect((await sendGithubComment(after, '/blitz M1', 'alice', { deliveryId: 'cut-short' })).status).toBe(
+      200,
+    );
   });
 });
 

@@ -111,6 +111,22 @@ describe('SQLite store', () => {
     });
   });
 
+  it('keeps an accepted delivery’s events until it is processed, then drops them', async () => {
+    const store = openSqliteStore(':memory:');
+    const events = [{ kind: 'issue-closed', issueNumber: 3 }];
+    await store.recordDelivery({
+      forge: 'gitea',
+      deliveryId: 'e1',
+      event: 'issues',
+      outcome: 'accepted',
+      events,
+    });
+    await store.recordDelivery({ forge: 'gitea', deliveryId: 'e2', event: 'push', outcome: 'ignored' });
+    expect(await store.listUnprocessedDeliveries()).toEqual([{ forge: 'gitea', deliveryId: 'e1', events }]);
+    await store.markDeliveryProcessed('gitea', 'e1');
+    expect(await store.listUnprocessedDeliveries()).toEqual([]);
+  });
+
   it('marks a delivery processed and answers ping until closed', async () => {
     const store = openSqliteStore(':memory:');
     await store.recordDelivery({ forge: 'github', deliveryId: 'p', event: 'issues', outcome: 'accepted' });
