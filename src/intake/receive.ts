@@ -68,7 +68,7 @@ export const resumeUnprocessed = async (deps: ReceiveDeps): Promise<number> => {
 };
 
 export const createReceiver = (deps: ReceiveDeps) => {
-  const { store, queue, metrics, logger } = deps;
+  const { store, metrics, logger } = deps;
 
   return async (r: Received): Promise<ReceiveResult> => {
     const action = withAction.safeParse(r.payload).data?.action;
