@@ -45,6 +45,8 @@ export const pipelineActions = (ctx: RunContext): Action[] => {
     if (snap.kind === 'fleet' && !p.mergeRequested) continue;
     mergeable.push(k);
   }
+  // A merge while the build runs would land outside what the build covers: wait for it.
+  if (snap.kind === 'blitz' && snap.build.status === 'running') return out;
   const first = orderForDispatch(ctx.graph.issues, mergeable)[0];
   if (first !== undefined) out.push({ type: 'merge', issue: first, pr: ctx.progress.get(first)!.pr!.number });
   return out;

@@ -3,6 +3,7 @@
 // classify(); after any sequence of changes it agrees with classify() run from scratch on the
 // changed inputs (a property test holds it to that). Cycles are recomputed only where they can
 // change: inside the cycle an edge was removed from, or along the paths a new edge closes.
+import { AppError } from '../errors.ts';
 import type { Category, ClassifyOptions } from './classify.ts';
 import type { Cycle } from './cycles.ts';
 import { findCycles } from './cycles.ts';
@@ -37,7 +38,11 @@ export class PlanIndex {
     external: readonly ExternalBlocker[] = [],
     opts: ClassifyOptions = {},
   ) {
-    if (opts.gate === 'planning') throw new Error('PlanIndex follows the execution gate only');
+    if (opts.gate === 'planning')
+      throw new AppError(
+        'bad_request',
+        'PlanIndex follows the execution gate only; use classify() for plan-blitz.',
+      );
     this.opts = opts;
     for (const b of external) this.state.set(b.key, b.state);
     const subCount = new Map<IssueKey, number>();

@@ -44,6 +44,37 @@ describe('planner properties', () => {
     );
   });
 
+  it('over whole runs with failing workers, no issue is dispatched while in flight or blocked', () => {
+    const arb = fc.record({ issues: graphArb({ dag: false }), failSeed: fc.integer({ min: 0, max: 1000 }) });
+    fc.assert(
+      fc.property(arb, ({ issues, failSeed }) => {
+        // a worker fails on about a third of its attempts, decided from the seed, the issue and the attempt
+        const fail = (key: string, attempt: number) =>
+          (failSeed + Number(key.slice(9)) * 13 + attempt) % 3 === 0;
+        const r = simulate(baseSnapshot(issues, { machine: { limit: 2, contended: false } }), {
+          fail,
+          onCall: (snap, actions) => {
+            const g = buildGraph(snap.issues);
+            const inFlight = new Set(
+              snap.progress
+                .filter((p) => !['failed', 'bounced', 'closed'].includes(p.state))
+                .map((p) => p.key),
+            );
+            const dispatched = actions.filter((a) => a.type === 'dispatch').map((a) => a.issue);
+            expect(new Set(dispatched).size).toBe(dispatched.length);
+            for (const key of dispatched) {
+              expect(inFlight.has(key)).toBe(false);
+              expect(g.blockers.get(key)!.every((b) => stateOf(g, b) === 'closed')).toBe(true);
+            }
+          },
+        });
+        expect(r.stop).toBeDefined();
+        for (const n of r.dispatches.values()) expect(n).toBeLessThanOrEqual(3);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   it('no issue is dispatched twice over a whole run, and every run ends', () => {
     fc.assert(
       fc.property(graphArb({ dag: false }), (issues) => {

@@ -84,8 +84,15 @@ export interface SimResult {
   dispatches: Map<string, number>;
 }
 
-/** Applies one call's actions; workers finish (push) right after their dispatch call. */
-export const applyActions = (snap: RunSnapshot, actions: readonly Action[]): RunSnapshot => {
+/** Decides whether a worker's attempt fails (by issue and attempt number); default: never. */
+export type FailWhen = (key: string, attempt: number) => boolean;
+
+/** Applies one call's actions; workers finish (push, or fail) right after their dispatch call. */
+export const applyActions = (
+  snap: RunSnapshot,
+  actions: readonly Action[],
+  fail: FailWhen = () => false,
+): RunSnapshot => {
   const progress = new Map(snap.progress.map((p) => [p.key, { ...p }]));
   const issues = new Map(snap.issues.map((i) => [keyOf(i), { ...i }]));
   let { build, smoke, ship } = snap;
@@ -134,18 +141,24 @@ export const applyActions = (snap: RunSnapshot, actions: readonly Action[]): Run
         break;
     }
   }
-  // Workers dispatched earlier finish now: branch pushed, attempt solved.
+  // Workers dispatched earlier finish now: branch pushed and solved, or failed.
   for (const [key, p] of progress)
     if (p.state === 'dispatched' && !actions.some((a) => a.type === 'dispatch' && a.issue === key)) {
-      const attempts = p.attempts.map((x, i) =>
-        i === p.attempts.length - 1 ? { ...x, outcome: 'solved' as const } : x,
-      );
-      progress.set(key, { ...p, state: 'pushed', branchPushed: true, attempts });
+      const failed = fail(key, p.attempts.length);
+      const outcome = failed ? ('unsolved' as const) : ('solved' as const);
+      const attempts = p.attempts.map((x, i) => (i === p.attempts.length - 1 ? { ...x, outcome } : x));
+      if (failed) progress.set(key, { ...p, state: 'failed', attempts });
+      else progress.set(key, { ...p, state: 'pushed', branchPushed: true, attempts });
     }
   return { ...snap, issues: [...issues.values()], progress: [...progress.values()], build, smoke, ship };
 };
 
-export const simulate = (start: RunSnapshot, maxCalls = 500): SimResult => {
+/** Runs nextActions and applies its actions until a stop; `onCall` sees each call's input and output. */
+export const simulate = (
+  start: RunSnapshot,
+  opts: { maxCalls?: number; fail?: FailWhen; onCall?: (snap: RunSnapshot, actions: Action[]) => void } = {},
+): SimResult => {
+  const maxCalls = opts.maxCalls ?? 500;
   let snap = start;
   const calls: Action[][] = [];
   const dispatches = new Map<string, number>();
@@ -153,10 +166,11 @@ export const simulate = (start: RunSnapshot, maxCalls = 500): SimResult => {
   for (let i = 0; i < maxCalls; i++) {
     const actions = nextActions(state, snap);
     calls.push(actions);
+    opts.onCall?.(snap, actions);
     for (const a of actions)
       if (a.type === 'dispatch') dispatches.set(a.issue, (dispatches.get(a.issue) ?? 0) + 1);
     const stop = actions.find((a): a is Extract<Action, { type: 'stop' }> => a.type === 'stop');
-    snap = applyActions(snap, actions);
+    snap = applyActions(snap, actions, opts.fail);
     if (stop) {
       state = stop.state;
       return { calls, final: snap, stop, dispatches };
