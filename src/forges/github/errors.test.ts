@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../../errors.ts';
+import { toAppError } from './errors.ts';
+
+const repo = { owner: 'acme', name: 'app' };
+const http = (status: number, message = 'x', headers: Record<string, string> = {}) =>
+  Object.assign(new Error(message), { status, response: { headers } });
+
+describe('toAppError', () => {
+  it('names the missing permission and the repository on a 403', () => {
+    const e = toAppError(http(403, 'Resource not accessible by integration'), {
+      action: 'close issue #3',
+      repo,
+      need: 'issues:write',
+    });
+    expect(e.code).toBe('forbidden');
+    expect(e.message).toBe(
+      'the app lacks issues:write on acme/app (GitHub answered 403 to close issue #3: Resource not accessible by integration)',
+    );
+  });
+
+  it('tells a rate-limit 403 from a permission 403', () => {
+    expect(
+      toAppError(http(403, 'API rate limit exceeded', { 'x-ratelimit-remaining': '0' }), { action: 'a' })
+        .code,
+    ).toBe('rate_limited');
+  });
+
+  it('maps 401, 404, 5xx and other statuses to their codes', () => {
+    expect(toAppError(http(401), { action: 'a' }).code).toBe('unauthorized');
+    expect(toAppError(http(404), { action: 'a', repo }).message).toContain('acme/app');
+    expect(toAppError(http(502), { action: 'a' }).code).toBe('forge_unavailable');
+    expect(toAppError(http(422), { action: 'a' }).code).toBe('forge_error');
+  });
+
+  it('maps GraphQL NOT_FOUND errors and passes AppErrors through untouched', () => {
+    expect(
+      toAppError({ errors: [{ message: 'Could not resolve', type: 'NOT_FOUND' }] }, { action: 'a' }).code,
+    ).toBe('not_found');
+    const own = new AppError('conflict', 'mine');
+    expect(toAppError(own, { action: 'a' })).toBe(own);
+  });
+});
