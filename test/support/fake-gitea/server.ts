@@ -10,6 +10,7 @@ import { SwaggerContract } from '../contract/swagger.ts';
 import type { World } from '../world.ts';
 import { type FakeResponse, type Handler, type HandlerContext, HttpError } from './context.ts';
 import { issueHandlers } from './handlers-issues.ts';
+import { pullHandlers } from './handlers-pulls.ts';
 import { repoHandlers } from './handlers-repo.ts';
 
 const contractFile = join(
@@ -81,7 +82,7 @@ const readBody = async (req: IncomingMessage): Promise<string> => {
 export const startFakeGitea = async (world: World, opts: FakeGiteaOptions = {}): Promise<FakeGitea> => {
   const contract = giteaContract(opts.contractFile);
   const tokens = opts.tokens ?? { [defaultFakeGiteaToken]: world.botLogin };
-  const handlers: Record<string, Handler> = { ...issueHandlers, ...repoHandlers };
+  const handlers: Record<string, Handler> = { ...issueHandlers, ...repoHandlers, ...pullHandlers };
   const requests: RecordedRequest[] = [];
   const violations: string[] = [];
   const failures: (InjectedFailure & { left: number })[] = [];
