@@ -143,6 +143,16 @@ describe('loadMilestone', () => {
     expect(h.fake.count('issueListIssueDependencies')).toBe(120);
   });
 
+  it('pages on its own URL when Gitea builds Link headers from a different ROOT_URL', async () => {
+    await h.fake.close();
+    h = await startGiteaHarness({ fake: { rootUrl: 'https://git.example.invalid' }, world: h.world });
+    const m = h.world.addMilestone(h.repo, 'Big');
+    for (let n = 1; n <= 60; n += 1)
+      h.world.addIssue(h.repo, { number: n, title: `i${n}`, milestone: 'Big' });
+    expect((await h.forge.loadMilestone(app, m.id)).issues).toHaveLength(60);
+    expect(h.fake.count('issueListIssues')).toBe(2);
+  });
+
   it('names the open milestones when the milestone id does not exist', async () => {
     h.world.addMilestone(h.repo, 'M1');
     const err = await rejection(h.forge.loadMilestone(app, 99999));

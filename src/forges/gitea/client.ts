@@ -198,7 +198,7 @@ export class GiteaClient {
   }
 
   /**
-   * Every page of a list, following `Link: rel="next"` (same origin only) or, without it, page numbers.
+   * Every page of a list, following `Link: rel="next"` (its query, on our URL) or, without it, page numbers.
    * `limit` undefined: the endpoint takes no paging parameters (issue comments) but a Link is still followed.
    */
   async paged<S extends z.ZodType>(
@@ -219,9 +219,10 @@ export class GiteaClient {
       const next = nextLink(res.headers.get('link'));
       const total = Number(res.headers.get('x-total-count') ?? Number.NaN);
       if (next) {
-        const nextUrl: URL = new URL(next, url);
-        if (nextUrl.origin !== url.origin)
-          throw new AppError('forge_error', `Gitea sent a next page on ${nextUrl.origin}`);
+        // Gitea builds Link from its ROOT_URL, which may not be the URL the bot talks to: keep our
+        // own origin and path (the token goes nowhere else) and take only the next page's query.
+        const nextUrl: URL = this.urlFor(req);
+        nextUrl.search = new URL(next, url).search;
         url = nextUrl;
       } else if (limit !== undefined && items.length > 0 && Number.isFinite(total) && out.length < total) {
         url = this.urlFor({ ...req, query: { ...req.query, page: page + 1, limit } });

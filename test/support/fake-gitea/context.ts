@@ -9,6 +9,7 @@ export interface HandlerContext {
   params: Record<string, string>;
   query: URLSearchParams;
   body: unknown;
+  /** Gitea's ROOT_URL: what links and clone URLs are built from (may differ from the URL the bot calls). */
   baseUrl: string;
   requestUrl: URL;
   maxPageSize: number;
@@ -78,7 +79,7 @@ export const paginate = <T>(
   const limit = Math.min(ctx.maxPageSize, requested > 0 ? requested : ctx.defaultPageSize);
   const last = Math.max(1, Math.ceil(items.length / limit));
   const link = (page: number, rel: string) => {
-    const u = new URL(ctx.requestUrl);
+    const u = new URL(`${ctx.baseUrl}${ctx.requestUrl.pathname}${ctx.requestUrl.search}`);
     u.searchParams.set('page', String(page));
     u.searchParams.set('limit', String(limit));
     return `<${u.toString()}>; rel="${rel}"`;

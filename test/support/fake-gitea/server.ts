@@ -54,6 +54,8 @@ export interface FakeGiteaOptions {
   /** Gitea's MAX_RESPONSE_ITEMS (50) and DEFAULT_PAGING_NUM (30). */
   maxPageSize?: number;
   defaultPageSize?: number;
+  /** Gitea's ROOT_URL, for links, html and clone URLs; default the fake's own URL. */
+  rootUrl?: string;
   /** The swagger to check against; default the repository's copy of Gitea 1.22's. */
   contractFile?: string;
 }
@@ -166,7 +168,7 @@ export const startFakeGitea = async (world: World, opts: FakeGiteaOptions = {}):
       params: pathParams,
       query: url.searchParams,
       body,
-      baseUrl,
+      baseUrl: opts.rootUrl ?? baseUrl,
       requestUrl: url,
       maxPageSize: opts.maxPageSize ?? 50,
       defaultPageSize: opts.defaultPageSize ?? 30,
