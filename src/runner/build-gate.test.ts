@@ -22,7 +22,7 @@ describe('build gate', () => {
   it('keeps the exit code and only the last 200 lines of output', async () => {
     const gate = new BuildGate(1);
     const res = await gate.run(
-      ['node', '-e', 'for(let i=1;i<=500;i++)console.log("line "+i);process.exit(3)'],
+      ['node', '-e', 'for(let i=1;i<=500;i++)console.log("line "+i);process.exitCode=3'],
       {
         cwd: tempDir(),
         env: testEnv(),

@@ -8,6 +8,7 @@ import { AppError, isAppError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { blitzBranchName, fleetBranchName } from './branch-names.ts';
 import { BuildGate, type GateResult } from './build-gate.ts';
+import { cleanupRepo } from './cleanup.ts';
 import { type CredentialsProvider, credentialEnv, type GitContext, gitTry, remoteBranchSha } from './git.ts';
 import { type MachineLimit, machineLimit, sampleMachine } from './machine.ts';
 import { buildPrompt } from './prompt.ts';
@@ -18,7 +19,6 @@ import {
   type AttemptJob,
   type AttemptLedger,
   type AttemptRecord,
-  type CleanupJob,
   type Clock,
   type EventSink,
   type GateJob,
@@ -27,7 +27,7 @@ import {
   type SurvivedWork,
 } from './types.ts';
 import { ensureClone, insideWorkspace } from './workspace.ts';
-import { ensureWorktree, listWorktrees, mergedBranches, removeWorktree } from './worktrees.ts';
+import { ensureWorktree, removeWorktree } from './worktrees.ts';
 
 export interface RunnerDeps {
   config: BlitzConfig['runner'];
@@ -71,14 +71,18 @@ export class Runner {
       events: d.events,
       logger: d.logger,
       gitContext: (repo) => this.gitContext(repo),
-      workerEnv: async (r, promptFile) => ({
-        ...d.baseEnv,
-        ...(r.job.entry.env ?? {}),
-        ...placeholderEnv(placeholdersOf(r, promptFile)),
-        ...credentialEnv(await d.credentials(r.issue.repo)),
-        GIT_TERMINAL_PROMPT: '0',
-        BLITZ_ATTEMPT_ID: r.id,
-      }),
+      workerEnv: async (r, promptFile) => {
+        const credentials = await d.credentials(r.issue.repo);
+        const env = {
+          ...d.baseEnv,
+          ...(r.job.entry.env ?? {}),
+          ...placeholderEnv(placeholdersOf(r, promptFile)),
+          ...credentialEnv(credentials),
+          GIT_TERMINAL_PROMPT: '0',
+          BLITZ_ATTEMPT_ID: r.id,
+        };
+        return { env, secrets: credentials ? [credentials.token] : [] };
+      },
       maxNudges: d.config.maxNudges,
       attemptTimeoutMs: d.config.attemptTimeoutMinutes * 60_000,
       onUnsolved: (r) => this.retry(r),
@@ -114,7 +118,10 @@ export class Runner {
         return { kind: 'cancel', attempt: await this.mustGet(r.id) };
       }
       case 'cleanup':
-        return { kind: 'cleanup', ...(await this.cleanup(job)) };
+        return {
+          kind: 'cleanup',
+          ...(await cleanupRepo(this.workspace, job, this.d.ledger, await this.gitContext(job.repo))),
+        };
       case 'gate':
         return { kind: 'gate', name: job.name, result: await this.runGate(job) };
     }
@@ -244,36 +251,6 @@ export class Runner {
       nextAttemptId: next.id,
       retry: r.job.retry + 1,
     });
-  }
-
-  private async cleanup(job: CleanupJob) {
-    const ctx = await this.gitContext(job.repo);
-    const removed: string[] = [];
-    const kept: string[] = [];
-    const deletedBranches: string[] = [];
-    const repoDir = insideWorkspace(this.workspace, job.repo.owner, job.repo.name);
-    if (!existsSync(repoDir)) return { removed, kept, deletedBranches };
-    await gitTry(['fetch', '--prune', '--quiet', 'origin'], repoDir, ctx);
-    const merged = new Set(await mergedBranches(repoDir, job.mergedInto, ctx));
-    const wanted = new Set<string>();
-    for (const id of job.attemptIds) {
-      const r = await this.d.ledger.get(id);
-      if (r?.worktree) wanted.add(r.worktree);
-    }
-    for (const wt of await listWorktrees(repoDir, ctx)) {
-      if (wt.path === repoDir || !wt.branch) continue;
-      const inScope = wanted.size === 0 || wanted.has(wt.path);
-      if (inScope && merged.has(wt.branch)) {
-        await removeWorktree(repoDir, wt.path, ctx);
-        removed.push(wt.path);
-      } else if (inScope) kept.push(wt.path);
-    }
-    const stillUsed = new Set((await listWorktrees(repoDir, ctx)).map((w) => w.branch));
-    for (const b of merged) {
-      if (stillUsed.has(b)) continue;
-      if (await gitTry(['branch', '-d', b], repoDir, ctx)) deletedBranches.push(b);
-    }
-    return { removed, kept, deletedBranches };
   }
 
   private async runGate(job: GateJob): Promise<GateResult> {

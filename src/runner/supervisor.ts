@@ -10,7 +10,7 @@ import { parseTokenUsage } from './agent-output.ts';
 import { isAlive, killGroup, redactArgv, spawnDetached } from './exec.ts';
 import { classifyExit } from './failure-class.ts';
 import { parseFinalReport } from './final-report.ts';
-import { type GitContext, git, gitTry, remoteBranchSha } from './git.ts';
+import { type GitContext, gitTry, remoteBranchSha } from './git.ts';
 import { buildNudge } from './prompt.ts';
 import { type StallState, stallCheck } from './stall.ts';
 import { commandFor, toolAdapters } from './tools/index.ts';
@@ -41,7 +41,10 @@ export interface SupervisorDeps {
   /** git environment (and credentials) for a repo. */
   gitContext: (repo: { owner: string; name: string }) => Promise<GitContext>;
   /** Environment for a worker process of this attempt. */
-  workerEnv: (record: AttemptRecord, promptFile: string) => Promise<Record<string, string>>;
+  workerEnv: (
+    record: AttemptRecord,
+    promptFile: string,
+  ) => Promise<{ env: Record<string, string>; secrets: string[] }>;
   maxNudges: number;
   attemptTimeoutMs: number;
   /** Called when an attempt ends unsolved, so the runner can retry it with the failure fed back. */
@@ -75,7 +78,7 @@ export class Supervisor {
 
   /** Starts the worker for `record` with argv; returns the pid (also written to the ledger). */
   async launch(record: AttemptRecord, argv: string[], stdinFile?: string): Promise<number> {
-    const env = await this.d.workerEnv(record, stdinFile ?? record.promptPath);
+    const { env, secrets } = await this.d.workerEnv(record, stdinFile ?? record.promptPath);
     rmSync(record.exitPath, { force: true });
     const { pid } = spawnDetached(['node', wrapperPath, record.exitPath, '--', ...argv], {
       cwd: record.worktree,
@@ -87,10 +90,7 @@ export class Supervisor {
     await this.d.ledger.update(record.id, {
       pid,
       launchedAt: this.d.clock.now().toISOString(),
-      argvRedacted: redactArgv(
-        argv,
-        Object.values(env).filter((v) => v.length >= 16 && /token|basic/i.test(v)),
-      ),
+      argvRedacted: redactArgv(argv, secrets),
     });
     this.d.logger.info({ attemptId: record.id, pid, argv: redactArgv(argv) }, 'worker started');
     this.d.events({ type: 'attempt.started', attemptId: record.id, pid });
@@ -123,12 +123,7 @@ export class Supervisor {
       // Still being set up (clone, worktree) by startAttempt; only a long-dead setup is closed here.
       const age = this.d.clock.now().getTime() - Date.parse(r.startedAt);
       if (age > this.d.attemptTimeoutMs) {
-        await this.finish(
-          r,
-          'environment_failure',
-          'The worker never started (setup was interrupted).',
-          await this.d.gitContext(r.issue.repo),
-        );
+        await this.finish(r, 'environment_failure', 'The worker never started (setup was interrupted).');
       }
       return;
     }
@@ -137,7 +132,7 @@ export class Supervisor {
     const ctx = await this.d.gitContext(r.issue.repo);
     if (this.d.clock.now().getTime() - Date.parse(r.launchedAt) > this.d.attemptTimeoutMs) {
       await this.stop(r.pid);
-      return this.finish(r, 'unsolved', 'Timed out and was stopped.', ctx);
+      return this.finish(r, 'unsolved', 'Timed out and was stopped.');
     }
     if (opts.stalls === false) return;
     const obs = {
@@ -149,7 +144,7 @@ export class Supervisor {
     this.stall.set(r.id, state);
     if (stalled) {
       await this.stop(r.pid);
-      await this.nudgeOrGiveUp(r, 'stalled', ctx);
+      await this.nudgeOrGiveUp(r, 'stalled');
     }
   }
 
@@ -180,24 +175,20 @@ export class Supervisor {
 
   async cancel(r: AttemptRecord): Promise<void> {
     if (r.pid !== undefined && isOurWorker(r.pid, r.exitPath)) await this.stop(r.pid);
-    await this.finish(r, 'cancelled', 'Cancelled.', await this.d.gitContext(r.issue.repo));
+    await this.finish(r, 'cancelled', 'Cancelled.');
   }
 
   private canResume(r: AttemptRecord): boolean {
     return commandFor(r.job.entry, placeholdersOf(r, r.promptPath), 'resume') !== undefined;
   }
 
-  private async nudgeOrGiveUp(
-    r: AttemptRecord,
-    why: 'stalled' | 'stopped_early',
-    ctx: GitContext,
-  ): Promise<void> {
+  private async nudgeOrGiveUp(r: AttemptRecord, why: 'stalled' | 'stopped_early'): Promise<void> {
     if (r.nudges < this.d.maxNudges && this.canResume(r)) {
       await this.resume(r, 'nudge', why);
       return;
     }
     const reason = `Stalled after ${r.nudges} nudge(s); a person has to look at ${r.worktree}.`;
-    await this.finish(r, 'stalled', reason, ctx);
+    await this.finish(r, 'stalled', reason);
     this.d.events({ type: 'attempt.needs_person', attemptId: r.id, reason });
   }
 
@@ -213,7 +204,7 @@ export class Supervisor {
         await this.resume(r, 'interrupted', 'interrupted');
         return;
       }
-      return this.finish(r, 'unsolved', 'The worker disappeared without an exit code.', ctx);
+      return this.finish(r, 'unsolved', 'The worker disappeared without an exit code.');
     }
     if (exit.exitCode === 0 && !toolAdapters[r.tool].pushesItself) {
       const { unpushedCommits } = await survivedWork(r.worktree, r.branch, r.baseBranch, ctx);
@@ -223,13 +214,13 @@ export class Supervisor {
     const remote = await remoteBranchSha(r.worktree, r.branch, ctx).catch(() => null);
     const branchMoved = remote !== null && remote !== r.originShaAtStart;
     const log = existsSync(r.logPath) ? readFileSync(r.logPath, 'utf8') : '';
-    if (exit.exitCode === 0 && !branchMoved) return this.nudgeOrGiveUp(r, 'stopped_early', ctx);
+    if (exit.exitCode === 0 && !branchMoved) return this.nudgeOrGiveUp(r, 'stopped_early');
     if (exit.exitCode === 0 && remote) {
       // Seed 004: a truncated conflict listing once hid hunks; never call a branch with markers solved.
       const marked = await conflictMarkers(r.worktree, r.branch, remote, ctx);
       if (marked.length) {
         const summary = `Conflict markers left in ${marked.join(', ')}.`;
-        return this.finish(r, 'unsolved', summary, ctx, exit.exitCode, log);
+        return this.finish(r, 'unsolved', summary, exit.exitCode, log);
       }
     }
     const c = classifyExit({
@@ -238,14 +229,13 @@ export class Supervisor {
       logTail: log.slice(-16_000),
       spawnError: exit.error,
     });
-    await this.finish(r, c.outcome, c.summary, ctx, exit.exitCode, log);
+    await this.finish(r, c.outcome, c.summary, exit.exitCode, log);
   }
 
   private async finish(
     r: AttemptRecord,
     outcome: AttemptOutcome,
     summary: string,
-    _ctx: GitContext,
     exitCode?: number,
     logText?: string,
   ): Promise<void> {
@@ -279,7 +269,3 @@ export class Supervisor {
     if (isAlive(pid)) killGroup(pid, 'SIGKILL');
   }
 }
-
-/** HEAD of a worktree, for callers that record it. */
-export const headOf = async (worktree: string, ctx: GitContext): Promise<string> =>
-  (await git(['rev-parse', 'HEAD'], worktree, ctx)).trim();
