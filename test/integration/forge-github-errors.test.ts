@@ -211,6 +211,15 @@ describe('the fake checks the contract', () => {
     expect(takeViolations()[0]).toContain('Cannot query field "notAField" on type "Repository"');
   });
 
+  it('refuses a GraphQL variable of the wrong type', async () => {
+    h = await githubHarness();
+    const query =
+      'query($n: Int!) { repository(owner: "acme", name: "app") { issue(number: $n) { title } } }';
+    const res = await raw('POST', '/api/graphql', { query, variables: { n: 'seven' } });
+    expect(res.status).toBe(500);
+    expect(takeViolations()[0]).toContain('Variable "$n" got invalid value "seven"');
+  });
+
   it('checks responses too: an issue without its required fields is not a valid answer', () => {
     h = { close: async () => {} } as GithubHarness;
     const require = createRequire(import.meta.url);

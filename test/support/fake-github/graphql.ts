@@ -221,6 +221,9 @@ export const runGraphql = async (
     rootValue: createRoot(world, actorLogin),
     variableValues: (body.variables ?? {}) as Record<string, unknown>,
   });
+  // An error with no path is about the request itself (e.g. a variable of the wrong type).
+  const requestErrors = (result.errors ?? []).filter((e) => !e.path);
+  if (requestErrors.length) return { invalid: requestErrors.map((e) => e.message), response: {} };
   const out: GraphqlOutcome['response'] = { data: result.data };
   if (result.errors?.length)
     out.errors = result.errors.map((e: GraphQLError) => ({
