@@ -18,7 +18,9 @@ export const findCycles = (
   successors: (k: IssueKey) => readonly IssueKey[],
 ): Cycle[] => {
   // Work on integer ids: the string maps of a textbook version cost more than the algorithm.
-  const keys = [...new Set(nodes)].sort(compareKeys);
+  let ordered = true;
+  for (let i = 1; i < nodes.length && ordered; i++) ordered = compareKeys(nodes[i - 1]!, nodes[i]!) < 0;
+  const keys = ordered ? nodes : [...new Set(nodes)].sort(compareKeys);
   const n = keys.length;
   const id = new Map<IssueKey, number>();
   for (let i = 0; i < n; i++) id.set(keys[i]!, i);

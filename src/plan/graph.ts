@@ -10,8 +10,6 @@ export interface PlanGraph {
   external: Map<IssueKey, ExternalBlocker>;
   /** key → keys it is blocked by (deduplicated, sorted). */
   blockers: Map<IssueKey, readonly IssueKey[]>;
-  /** key → keys it blocks (issues of the list only). */
-  dependents: Map<IssueKey, IssueKey[]>;
   /** key → sub-issue keys, from both the child list and the children's `parent`. */
   subIssues: Map<IssueKey, readonly IssueKey[]>;
   /** Every issue key, sorted: the one iteration order everything downstream uses. */
@@ -43,9 +41,11 @@ const pushTo = (m: Map<IssueKey, IssueKey[]>, k: IssueKey, v: IssueKey): void =>
   else m.set(k, [v]);
 };
 
-/** Inputs are never mutated, so a list of one is returned as it is. */
+/** Inputs are never mutated, so a list that is already sorted and unique is returned as it is. */
 const uniqueSorted = (xs: readonly IssueKey[]): readonly IssueKey[] => {
-  if (xs.length <= 1) return xs;
+  let ordered = true;
+  for (let i = 1; i < xs.length && ordered; i++) ordered = compareKeys(xs[i - 1]!, xs[i]!) < 0;
+  if (ordered) return xs;
   const sorted = [...xs].sort(compareKeys);
   return sorted.filter((x, i) => i === 0 || x !== sorted[i - 1]);
 };
@@ -63,22 +63,26 @@ export const buildGraph = (
   for (const b of externalList) if (!issues.has(b.key)) external.set(b.key, b);
 
   const blockers = new Map<IssueKey, readonly IssueKey[]>();
-  const dependents = new Map<IssueKey, IssueKey[]>();
   const subs = new Map<IssueKey, IssueKey[]>();
   for (const k of keys) {
     const issue = issues.get(k)!;
     const bs = uniqueSorted(issue.blockedBy);
     blockers.set(k, bs);
-    for (const b of bs) if (issues.has(b)) pushTo(dependents, b, k);
     for (const c of issue.children) pushTo(subs, k, c);
     if (issue.parent !== undefined) pushTo(subs, issue.parent, k);
   }
   const subIssues = new Map<IssueKey, readonly IssueKey[]>();
   for (const [k, xs] of subs) subIssues.set(k, uniqueSorted(xs));
-  // dependents were pushed in sorted key order already
-  return { issues, external, blockers, dependents, subIssues, keys };
+  return { issues, external, blockers, subIssues, keys };
 };
 
 /** State of any key as the graph knows it: `unknown` when neither listed nor readable. */
 export const stateOf = (g: PlanGraph, k: IssueKey): 'open' | 'closed' | 'unknown' =>
   g.issues.get(k)?.state ?? g.external.get(k)?.state ?? 'unknown';
+
+/** key → the issues of the list it blocks, sorted: computed on demand, most callers never need it. */
+export const dependentsOf = (g: PlanGraph): Map<IssueKey, IssueKey[]> => {
+  const out = new Map<IssueKey, IssueKey[]>();
+  for (const k of g.keys) for (const b of g.blockers.get(k)!) if (g.issues.has(b)) pushTo(out, b, k);
+  return out;
+};
