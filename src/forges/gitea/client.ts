@@ -180,6 +180,12 @@ export class GiteaClient {
     }
   }
 
+  /** A request whose answer body the caller does not need (drained so the connection is reused). */
+  async none(req: GiteaRequest): Promise<void> {
+    const res = await this.send(req);
+    await res.body?.cancel();
+  }
+
   /** A JSON answer checked against `schema`; a body off the schema is a forge_error, not a crash later. */
   async json<S extends z.ZodType>(schema: S, req: GiteaRequest): Promise<z.infer<S>> {
     const res = await this.send(req);

@@ -57,7 +57,7 @@ export const commentOps = (client: GiteaClient, botLogin: string): CommentOps =>
     },
 
     reactToComment: async (repo, commentId, reaction) => {
-      await client.send({
+      await client.none({
         method: 'POST',
         path: `${repoPath(repo)}/issues/comments/${commentId}/reactions`,
         body: { content: reaction },

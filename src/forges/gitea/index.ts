@@ -78,7 +78,7 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
   };
 
   const setState = async (ref: IssueRef, state: 'open' | 'closed') => {
-    await client.send({
+    await client.none({
       method: 'PATCH',
       path: issuePath(ref),
       body: { state },
@@ -163,7 +163,7 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
         return `${r.owner}/${r.name}#${d.number}`.toLowerCase() === key;
       });
       if (have) return;
-      await client.send({
+      await client.none({
         method: 'POST',
         path: `${issuePath(issue)}/dependencies`,
         body: { owner: blocker.repo.owner, repo: blocker.repo.name, index: blocker.number },
@@ -175,7 +175,7 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
     addLabels: async (ref, labels) => {
       if (labels.length === 0) return;
       const ids = await labelIds(ref.repo, labels);
-      await client.send({
+      await client.none({
         method: 'POST',
         path: `${issuePath(ref)}/labels`,
         body: { labels: ids },
@@ -192,7 +192,7 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
       });
       const hit = current.find((l) => l.name.toLowerCase() === label.toLowerCase());
       if (!hit) return;
-      await client.send({
+      await client.none({
         method: 'DELETE',
         path: `${issuePath(ref)}/labels/${hit.id}`,
         what: `remove label ${label} from ${formatIssueRef(ref)}`,

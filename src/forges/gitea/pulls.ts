@@ -85,7 +85,7 @@ export const pullRequestOps = (client: GiteaClient, pageSize: number): PullOps =
     },
 
     mergePullRequest: async (ref, opts) => {
-      const res = await client.send({
+      await client.none({
         method: 'POST',
         path: `${pullPath(ref)}/merge`,
         body: {
@@ -97,7 +97,6 @@ export const pullRequestOps = (client: GiteaClient, pageSize: number): PullOps =
         what: `merge ${formatIssueRef(ref)} (${opts.method})`,
         needs: `write access to ${formatRepo(ref.repo)}`,
       });
-      await res.body?.cancel();
       const merged = await getPull(ref);
       if (!merged.merged || !merged.merge_commit_sha) {
         throw new AppError(
@@ -109,14 +108,13 @@ export const pullRequestOps = (client: GiteaClient, pageSize: number): PullOps =
     },
 
     updatePullRequestBranch: async (ref) => {
-      const res = await client.send({
+      await client.none({
         method: 'POST',
         path: `${pullPath(ref)}/update`,
         query: { style: 'merge' },
         what: `update the branch of ${formatIssueRef(ref)} from its base`,
         needs: `write access to ${formatRepo(ref.repo)}`,
       });
-      await res.body?.cancel();
     },
 
     closingIssues: async (ref) => {
