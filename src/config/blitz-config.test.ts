@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isAppError } from '../errors.ts';
-import { loadBlitzConfig, parseBlitzConfig } from './blitz-config.ts';
+import { loadBlitzConfig, parseBlitzConfig, runnerBaseEnv } from './blitz-config.ts';
 
 describe('blitz.config.yml', () => {
   it('gives the documented defaults for an empty file', () => {
@@ -87,5 +87,26 @@ roster:
     writeFileSync(file, 'runner: {maxSessions: 4}\n');
     expect(loadBlitzConfig(undefined, { BLITZ_CONFIG: file }).runner.maxSessions).toBe(4);
     expect(() => loadBlitzConfig(join(dir, 'nope.yml'))).toThrow(/Config file not found/);
+  });
+});
+
+describe('runnerBaseEnv', () => {
+  it('passes PATH and provider settings to workers but not the bot secrets', () => {
+    const env = runnerBaseEnv({
+      PATH: '/usr/bin',
+      HOME: '/home/bot',
+      ANTHROPIC_API_KEY: 'k1',
+      OLLAMA_HOST: 'http://127.0.0.1:11434',
+      GITEA_TOKEN: 'secret',
+      PRIVATE_KEY: 'pem',
+      WEBHOOK_SECRET: 'w',
+      DATABASE_URL: 'postgres://u:p@h/db',
+    });
+    expect(env).toEqual({
+      PATH: '/usr/bin',
+      HOME: '/home/bot',
+      ANTHROPIC_API_KEY: 'k1',
+      OLLAMA_HOST: 'http://127.0.0.1:11434',
+    });
   });
 });

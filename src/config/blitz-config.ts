@@ -163,3 +163,29 @@ export const loadBlitzConfig = (path?: string, env: NodeJS.ProcessEnv = process.
     ? parseBlitzConfig(readFileSync(fallback, 'utf8'), fallback)
     : parseBlitzConfig('');
 };
+
+const WORKER_ENV_NAMES = new Set([
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'LANG',
+  'LC_ALL',
+  'TZ',
+  'TMPDIR',
+  'SHELL',
+  'TERM',
+]);
+// Agent CLIs need their own provider settings; nothing else of the bot's environment (forge tokens,
+// webhook secrets, the database URL) may reach a worker.
+const WORKER_ENV_PREFIX =
+  /^(?:LC_|XDG_|ANTHROPIC_|CLAUDE_|OPENAI_|CODEX_|OPENCODE_|AIDER_|OLLAMA_|OPENROUTER_|GEMINI_|MISTRAL_|DEEPSEEK_|GROQ_)/;
+
+/** The environment the runner gives git and workers: an allowlist of the bot's environment. */
+export const runnerBaseEnv = (env: NodeJS.ProcessEnv = process.env): Record<string, string> => {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (v !== undefined && (WORKER_ENV_NAMES.has(k) || WORKER_ENV_PREFIX.test(k))) out[k] = v;
+  }
+  return out;
+};

@@ -12,7 +12,7 @@ import { cleanupRepo } from './cleanup.ts';
 import { type CredentialsProvider, credentialEnv, type GitContext, gitTry, remoteBranchSha } from './git.ts';
 import { type MachineLimit, machineLimit, sampleMachine } from './machine.ts';
 import { buildPrompt } from './prompt.ts';
-import { placeholdersOf, Supervisor } from './supervisor.ts';
+import { isOurWorker, placeholdersOf, Supervisor } from './supervisor.ts';
 import { commandFor } from './tools/index.ts';
 import { placeholderEnv } from './tools/placeholders.ts';
 import {
@@ -105,6 +105,12 @@ export class Runner {
         return { kind: 'attempt', attempt: await this.startAttempt(job) };
       case 'resume': {
         const r = await this.mustGet(job.attemptId);
+        if (r.pid !== undefined && isOurWorker(r.pid, r.exitPath)) {
+          throw new AppError(
+            'conflict',
+            `Attempt ${r.id} is still running (pid ${r.pid}); it cannot be resumed twice.`,
+          );
+        }
         const survived = await this.supervisor.resume(
           r,
           job.reason,

@@ -87,6 +87,11 @@ describe('runner supervision', () => {
     const h = makeHarness();
     const r = await h.runner.execute(attemptJob(origin.url, fakeEntry({ FAKE_AGENT_MODE: 'stall' })));
     if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    await expect(
+      h.runner.execute({ kind: 'resume', attemptId: r.attempt.id, reason: 'interrupted' }),
+    ).rejects.toMatchObject({
+      code: 'conflict',
+    });
     const c = await h.runner.execute({ kind: 'cancel', attemptId: r.attempt.id });
     if (c.kind !== 'cancel') throw new Error('expected cancel');
     expect(c.attempt.outcome).toBe('cancelled');
