@@ -16,6 +16,7 @@ import { createApp } from '../src/http/app.ts';
 import { createDeliveryQueue } from '../src/intake/delivery-queue.ts';
 import { createEventProcessor } from '../src/intake/process-events.ts';
 import { createReceiver } from '../src/intake/receive.ts';
+import { loadRepoPolicy } from '../src/intake/repo-policy.ts';
 import { silentLogger } from '../src/observability/logger.ts';
 import { createMetrics } from '../src/observability/metrics.ts';
 import { openSqliteStore } from '../src/store/sqlite-store.ts';
@@ -57,11 +58,12 @@ const load = async (url: string, body: string, headers: Record<string, string>) 
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
 };
 
-// The forge the processing calls after each answer: a writer's command, acknowledged.
+// The forge the processing calls after each answer: a repo config, a writer's command, acknowledged.
 const benchForge = {
   kind: 'github',
   getPermission: async () => 'write',
   reactToComment: async () => undefined,
+  getFile: async () => 'maxSessions: 4\n',
 } as unknown as Forge;
 
 const intakeBench: Bench = async () => {
@@ -91,6 +93,7 @@ const intakeBench: Bench = async () => {
     forges: async () => benchForge,
     policies: { github: policy, gitea: policy },
     ack: { github: 'reaction', gitea: 'comment' },
+    repoPolicy: loadRepoPolicy,
   });
   const receive = createReceiver({ store, queue, process: processEvents, metrics, logger });
   const app = createApp({

@@ -16,6 +16,7 @@ import { createDeliveryQueue } from './intake/delivery-queue.ts';
 import { createForgeResolver } from './intake/forge-resolver.ts';
 import { createEventProcessor } from './intake/process-events.ts';
 import { createReceiver, resumeUnprocessed } from './intake/receive.ts';
+import { loadRepoPolicy } from './intake/repo-policy.ts';
 import { createLogger, type Logger } from './observability/logger.ts';
 import { createMetrics } from './observability/metrics.ts';
 import { openStore } from './store/open-store.ts';
@@ -86,6 +87,7 @@ export const serve = async (): Promise<() => Promise<void>> => {
     metrics,
     policies: { github: policy(githubLogin), gitea: policy(giteaLogin) },
     ack: { github: 'reaction', gitea: 'comment' },
+    repoPolicy: loadRepoPolicy,
   });
   const intake = { store, queue, process: processEvents, metrics, logger };
   const receive = createReceiver(intake);

@@ -9,6 +9,7 @@ import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Store } from '../store/types.ts';
 import type { Actor, CommandEvent, ForgeEvent } from './events.ts';
+import type { RepoPolicyLoader } from './repo-policy.ts';
 
 /** Finds the forge connection for an event: by forge kind and, on GitHub, the installation. */
 export type ForgeResolver = (target: { forge: ForgeKind; installationId?: number }) => Promise<Forge>;
@@ -23,6 +24,8 @@ export interface ProcessDeps {
   ack: Record<ForgeKind, AckStyle>;
   logger: Logger;
   metrics: Metrics;
+  /** Combines the operator's policy with the repository's blitz.yml; absent, the operator's policy alone. */
+  repoPolicy?: RepoPolicyLoader;
   /** Where the orchestrator will subscribe to non-command events; until then they are logged only. */
   onEvent?: (event: ForgeEvent) => Promise<void>;
 }
@@ -56,9 +59,19 @@ export const createEventProcessor = (deps: ProcessDeps) => {
 
   const handleComment = async (work: DeliveryWork, events: { event: CommandEvent; seq: number }[]) => {
     const { event: head } = events[0]!;
-    const policy = deps.policies[head.forge];
     const forge = await deps.forges({ forge: head.forge, installationId: head.installationId });
     const issue = { repo: head.repo, number: head.issueNumber };
+    const base = deps.policies[head.forge];
+    const sender = decideSender(head.sender, base);
+    // The bot's own comments are dropped before anything is read: no loop, no API call.
+    if (sender !== 'needs_permission' && !sender.allowed && sender.reason === 'self') {
+      for (const { event } of events) metrics.commands.inc({ name: commandName(event), outcome: 'ignored' });
+      return;
+    }
+    const repoPolicy = deps.repoPolicy
+      ? await deps.repoPolicy(forge, head.repo, base)
+      : { ok: true as const, policy: base };
+    const policy = repoPolicy.ok ? repoPolicy.policy : base;
     const decision = await authorise(forge, head.repo, head.sender, policy);
     if (!decision.allowed) {
       for (const { event } of events) {
@@ -75,6 +88,12 @@ export const createEventProcessor = (deps: ProcessDeps) => {
       if (decision.reason === 'insufficient_permission') {
         await forge.createComment(issue, decision.reply ?? refusal(head.sender.login, policy));
       }
+      return;
+    }
+    if (!repoPolicy.ok) {
+      for (const { event } of events)
+        metrics.commands.inc({ name: commandName(event), outcome: 'config_invalid' });
+      await forge.createComment(issue, repoPolicy.reply);
       return;
     }
     const queued: string[] = [];
@@ -107,9 +126,22 @@ export const createEventProcessor = (deps: ProcessDeps) => {
     event: Extract<ForgeEvent, { kind: 'milestone-signal' }>,
     seq: number,
   ) => {
-    const policy = deps.policies[event.forge];
+    const base = deps.policies[event.forge];
+    const sender = decideSender(event.sender, base);
+    if (sender !== 'needs_permission' && !sender.allowed && sender.reason === 'self') return;
     const forge = await deps.forges({ forge: event.forge, installationId: event.installationId });
+    const repoPolicy = deps.repoPolicy
+      ? await deps.repoPolicy(forge, event.repo, base)
+      : { ok: true as const, policy: base };
+    const policy = repoPolicy.ok ? repoPolicy.policy : base;
     const decision = await authorise(forge, event.repo, event.sender, policy);
+    if (decision.allowed && !repoPolicy.ok) {
+      logger.info({ delivery: work.deliveryId }, 'signal not taken: the repository config does not parse');
+      if (event.issueNumber !== undefined) {
+        await forge.createComment({ repo: event.repo, number: event.issueNumber }, repoPolicy.reply);
+      }
+      return;
+    }
     if (!decision.allowed) {
       logger.info(
         { delivery: work.deliveryId, login: event.sender.login, reason: decision.reason },

@@ -9,6 +9,7 @@ import { createApp } from '../../src/http/app.ts';
 import { createDeliveryQueue } from '../../src/intake/delivery-queue.ts';
 import { type AckStyle, createEventProcessor } from '../../src/intake/process-events.ts';
 import { createReceiver } from '../../src/intake/receive.ts';
+import { loadRepoPolicy } from '../../src/intake/repo-policy.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
@@ -21,16 +22,21 @@ export const BOT_LOGIN = 'blitz-bot[bot]';
 export type ForgeCall =
   | { method: 'getPermission'; repo: string; user: string }
   | { method: 'reactToComment'; repo: string; commentId: number; reaction: Reaction }
-  | { method: 'createComment'; issue: string; body: string };
+  | { method: 'createComment'; issue: string; body: string }
+  | { method: 'getFile'; repo: string; path: string };
 
 /**
  * A forge that knows each user's role (GitHub role names, normalised the way the adapter does) and
  * records getPermission, reactToComment and createComment. Any other method throws.
  */
-export const recordingForge = (kind: ForgeKind, roles: Record<string, string>) => {
+export const recordingForge = (
+  kind: ForgeKind,
+  roles: Record<string, string>,
+  files?: Record<string, string | undefined>,
+) => {
   const calls: ForgeCall[] = [];
   let nextComment = 9000;
-  const known = {
+  const known: Record<string, unknown> = {
     kind,
     async getPermission(repo: RepoRef, user: string): Promise<Permission> {
       calls.push({ method: 'getPermission', repo: `${repo.owner}/${repo.name}`, user });
@@ -49,6 +55,13 @@ export const recordingForge = (kind: ForgeKind, roles: Record<string, string>) =
       return { id: nextComment++, body, author: BOT_LOGIN, createdAt: now, updatedAt: now };
     },
   };
+  // getFile is only expected when the test gives the repository files.
+  if (files) {
+    known.getFile = async (repo: RepoRef, path: string): Promise<string | undefined> => {
+      calls.push({ method: 'getFile', repo: `${repo.owner}/${repo.name}`, path });
+      return files[path];
+    };
+  }
   const forge = new Proxy(known, {
     get(target, prop, receiver) {
       if (prop in target || typeof prop === 'symbol' || prop === 'then')
@@ -68,6 +81,8 @@ export const createHarness = (
     ack?: Partial<Record<ForgeKind, AckStyle>>;
     /** Share a store between two harnesses, as a restarted bot shares its database file. */
     store?: Store;
+    /** Repository files (by path): given, the repository's blitz.yml takes part in authorisation. */
+    repoFiles?: Record<string, string | undefined>;
   } = {},
 ) => {
   const lines: Record<string, unknown>[] = [];
@@ -81,8 +96,8 @@ export const createHarness = (
   const store = opts.store ?? openSqliteStore(':memory:');
   const metrics = createMetrics();
   const queue = createDeliveryQueue({ logger });
-  const github = recordingForge('github', opts.roles ?? {});
-  const gitea = recordingForge('gitea', opts.roles ?? {});
+  const github = recordingForge('github', opts.roles ?? {}, opts.repoFiles);
+  const gitea = recordingForge('gitea', opts.roles ?? {}, opts.repoFiles);
   const resolved: { forge: ForgeKind; installationId?: number }[] = [];
   const policy = (botLogin: string) => ({
     required: 'write' as const,
@@ -99,6 +114,7 @@ export const createHarness = (
     },
     policies: { github: policy(BOT_LOGIN), gitea: policy('blitz-bot') },
     ack: { github: 'reaction', gitea: 'comment', ...opts.ack },
+    ...(opts.repoFiles ? { repoPolicy: loadRepoPolicy } : {}),
   });
   const receive = createReceiver({ store, queue, process, metrics, logger });
   const webhooks = new Webhooks({ secret: GITHUB_SECRET });
