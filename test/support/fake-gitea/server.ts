@@ -15,7 +15,7 @@ import { repoHandlers } from './handlers-repo.ts';
 
 const contractFile = join(
   dirname(fileURLToPath(import.meta.url)),
-  '../../../../shared/contracts/gitea-swagger-v1.22.json',
+  '../../contracts/gitea-swagger-v1.22.json',
 );
 
 const contracts = new Map<string, SwaggerContract>();
