@@ -1,0 +1,114 @@
+// The run port: blitz runs, the issues inside them, and the queued intents the orchestrator turns
+// into runs. Async so a Postgres engine can implement it unchanged; SQLite is sqlite-run-store.ts.
+import type { ForgeKind } from '../forges/types.ts';
+import type { Intent } from './types.ts';
+
+export type RunRecordState =
+  | 'planning'
+  | 'running'
+  | 'integrating'
+  | 'gating'
+  | 'shipping'
+  | 'done'
+  | 'paused'
+  | 'blocked'
+  | 'cancelled';
+
+export type StepState = 'none' | 'running' | 'passed' | 'failed';
+
+/** What the orchestrator keeps about a run beyond its columns (JSON, owned by the orchestrator). */
+export interface RunProgress {
+  build?: {
+    status: StepState;
+    covers: string[];
+    failures: number;
+    responsible?: string;
+    /** Last lines of the failing build, fed back into the bounced issue's prompt. */
+    tail?: string;
+  };
+  smoke?: StepState;
+  ship?: { status: StepState; path?: 'deploy' | 'local'; url?: string; reasons?: string[] };
+  /** Budget probe result shown on the dashboard. */
+  budget?:
+    | { status: 'ok'; recommendedMaxSessions: number; preferMedium: boolean; park: boolean }
+    | { status: 'absent' }
+    | { status: 'failed'; error: string };
+  /** Content keys of reports and notifications already posted, so a repeat action posts nothing. */
+  posted?: string[];
+  /** The state the run was in when paused, to resume into. */
+  pausedFrom?: RunRecordState;
+  /** Why the run stopped (done / blocked / cancelled), in words. */
+  reason?: string;
+  /** Merged issues since the last integration review. */
+  mergedSinceReview?: number;
+  notifyFailures?: { target: string; error: string }[];
+}
+
+export interface NewRun {
+  id: string;
+  forge: ForgeKind;
+  installationId?: number;
+  repo: string;
+  kind: 'blitz';
+  milestoneNumber: number;
+  milestoneTitle: string;
+  slug: string;
+  triggerIssue?: number;
+  options: unknown;
+  state: RunRecordState;
+  integrationBranch: string;
+}
+
+export interface RunRecord extends NewRun {
+  dashboardCommentId?: number;
+  progress: RunProgress;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface RunIssueRecord {
+  runId: string;
+  /** `owner/name` */
+  repo: string;
+  number: number;
+  state: string;
+  branch?: string;
+  worktree?: string;
+  prNumber?: number;
+  reviewPosted: boolean;
+  mergedSha?: string;
+  attempts: number;
+  lastError?: string;
+  bouncedAt?: string;
+  updatedAt: string;
+}
+
+export type RunIssuePatch = Partial<
+  Omit<RunIssueRecord, 'runId' | 'repo' | 'number' | 'updatedAt'> & {
+    prNumber: number | null;
+    mergedSha: string | null;
+  }
+>;
+
+export interface RunStore {
+  /** Creates the run; `conflict` with the live run when the milestone already has one. */
+  createRun(run: NewRun): Promise<{ created: true; run: RunRecord } | { created: false; live: RunRecord }>;
+  getRun(id: string): Promise<RunRecord | undefined>;
+  /** The run of this milestone that is not done or cancelled, if any. */
+  liveRun(forge: ForgeKind, repo: string, milestoneNumber: number): Promise<RunRecord | undefined>;
+  /** Runs that are not done or cancelled (what the cron tick reconciles). */
+  listLiveRuns(): Promise<RunRecord[]>;
+  listRuns(filter?: { forge?: ForgeKind; repo?: string }): Promise<RunRecord[]>;
+  updateRun(
+    id: string,
+    patch: Partial<Pick<RunRecord, 'state' | 'dashboardCommentId' | 'progress' | 'options'>>,
+  ): Promise<RunRecord>;
+  listRunIssues(runId: string): Promise<RunIssueRecord[]>;
+  /** Creates the row when missing, then applies the patch. */
+  upsertRunIssue(runId: string, repo: string, number: number, patch: RunIssuePatch): Promise<RunIssueRecord>;
+  /** Intents not yet taken by the orchestrator, oldest first. */
+  listQueuedIntents(): Promise<Intent[]>;
+  /** Marks a queued intent with its result; false when it was already taken (by another replica). */
+  claimIntent(id: number, status: string): Promise<boolean>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,102 @@
+// The runner's AttemptLedger over SQLite: one row per attempt with the whole record as JSON and the
+// columns the queries need (run, issue, open). Survives a bot restart, so a new orchestrator over the
+// same file re-attaches the workers the old one started.
+import type Database from 'better-sqlite3';
+import { z } from 'zod';
+import { AppError } from '../errors.ts';
+import type { AttemptLedger, AttemptRecord, IssueRefData, TokenTotals } from '../runner/types.ts';
+
+// Our own JSON, but it crossed a disk: check the fields the queries rely on.
+const recordShape = z.looseObject({
+  id: z.string(),
+  runId: z.string(),
+  issue: z.object({ repo: z.object({ owner: z.string(), name: z.string() }), number: z.number() }),
+  tokens: z.object({ input: z.number(), output: z.number(), cache: z.number().optional() }),
+});
+
+const toRecord = (text: unknown): AttemptRecord => {
+  const parsed = recordShape.safeParse(JSON.parse(String(text)));
+  if (!parsed.success) throw new AppError('store_error', 'An attempt row in the store is unreadable.');
+  return parsed.data as unknown as AttemptRecord;
+};
+
+const repoOf = (i: IssueRefData): string => `${i.repo.owner}/${i.repo.name}`;
+
+const sumTokens = (records: AttemptRecord[]): TokenTotals => {
+  // An environment failure is the host's fault: neither the issue nor the model is charged for it.
+  const charged = records.filter((r) => r.outcome !== 'environment_failure');
+  const totals: TokenTotals = { input: 0, output: 0, cache: 0, attempts: charged.length };
+  for (const r of charged) {
+    totals.input += r.tokens.input;
+    totals.output += r.tokens.output;
+    totals.cache = (totals.cache ?? 0) + (r.tokens.cache ?? 0);
+  }
+  return totals;
+};
+
+export const createSqliteAttemptLedger = (db: Database.Database): AttemptLedger => {
+  const insert = db.prepare(
+    `INSERT INTO attempts (id, run_id, issue_repo, issue_number, open, started_at, record)
+     VALUES (@id, @runId, @repo, @number, @open, @startedAt, @record)`,
+  );
+  const select = db.prepare('SELECT record FROM attempts WHERE id = ?').pluck();
+  const write = db.prepare('UPDATE attempts SET open = @open, record = @record WHERE id = @id');
+  const byRun = db.prepare('SELECT record FROM attempts WHERE run_id = ? ORDER BY started_at, rowid').pluck();
+  const byIssue = db
+    .prepare(
+      'SELECT record FROM attempts WHERE issue_repo = ? AND issue_number = ? ORDER BY started_at, rowid',
+    )
+    .pluck();
+  const open = db.prepare('SELECT record FROM attempts WHERE open = 1 ORDER BY started_at, rowid').pluck();
+
+  const update = db.transaction((id: string, patch: Partial<Omit<AttemptRecord, 'id'>>): AttemptRecord => {
+    const text = select.get(id);
+    if (text === undefined) throw new AppError('not_found', `No attempt ${id}.`);
+    // A key present with `undefined` clears the field, as in the in-memory ledger (a resume clears the outcome).
+    const next = { ...toRecord(text), ...patch, id } as AttemptRecord;
+    const record = JSON.stringify(next);
+    write.run({ id, open: next.outcome === undefined ? 1 : 0, record });
+    return toRecord(record);
+  });
+
+  return {
+    async create(r) {
+      try {
+        insert.run({
+          id: r.id,
+          runId: r.runId,
+          repo: repoOf(r.issue),
+          number: r.issue.number,
+          open: r.outcome === undefined ? 1 : 0,
+          startedAt: r.startedAt,
+          record: JSON.stringify(r),
+        });
+      } catch (cause) {
+        if (select.get(r.id) !== undefined) throw new AppError('conflict', `Attempt ${r.id} already exists.`);
+        throw new AppError('store_error', `Attempt ${r.id} could not be stored.`, {}, { cause });
+      }
+    },
+    async update(id, patch) {
+      return update(id, patch);
+    },
+    async get(id) {
+      const text = select.get(id);
+      return text === undefined ? undefined : toRecord(text);
+    },
+    async listByRun(runId) {
+      return byRun.all(runId).map(toRecord);
+    },
+    async listByIssue(issue) {
+      return byIssue.all(repoOf(issue), issue.number).map(toRecord);
+    },
+    async listOpen() {
+      return open.all().map(toRecord);
+    },
+    async totalsByIssue(issue) {
+      return sumTokens(byIssue.all(repoOf(issue), issue.number).map(toRecord));
+    },
+    async totalsByRun(runId) {
+      return sumTokens(byRun.all(runId).map(toRecord));
+    },
+  };
+};

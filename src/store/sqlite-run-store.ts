@@ -1,0 +1,318 @@
+// The RunStore (and the attempt ledger) over one SQLite file. It opens its own connection to the
+// same file as the intake Store (WAL lets both work at once), so a restarted bot finds its runs,
+// issues, attempts and queued intents where it left them.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { z } from 'zod';
+import { AppError } from '../errors.ts';
+import type { AttemptLedger } from '../runner/types.ts';
+import { migrate, readMigrations } from './migrate.ts';
+import type { RunIssueRecord, RunProgress, RunRecord, RunRecordState, RunStore } from './run-store.ts';
+import { createSqliteAttemptLedger } from './sqlite-ledger.ts';
+import type { Intent } from './types.ts';
+
+const forgeKind = z.enum(['github', 'gitea']);
+const runState = z.enum([
+  'planning',
+  'running',
+  'integrating',
+  'gating',
+  'shipping',
+  'done',
+  'paused',
+  'blocked',
+  'cancelled',
+]);
+
+const runRow = z.object({
+  id: z.string(),
+  forge: forgeKind,
+  installation_id: z.number().nullable(),
+  repo: z.string(),
+  kind: z.literal('blitz'),
+  milestone_number: z.number(),
+  milestone_title: z.string(),
+  slug: z.string(),
+  trigger_issue: z.number().nullable(),
+  options: z.string(),
+  state: runState,
+  integration_branch: z.string(),
+  dashboard_comment_id: z.number().nullable(),
+  progress: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+const stepState = z.enum(['none', 'running', 'passed', 'failed']);
+const progressSchema: z.ZodType<RunProgress> = z.looseObject({
+  build: z
+    .object({
+      status: stepState,
+      covers: z.array(z.string()),
+      failures: z.number(),
+      responsible: z.string().optional(),
+      tail: z.string().optional(),
+    })
+    .optional(),
+  smoke: stepState.optional(),
+  ship: z
+    .object({
+      status: stepState,
+      path: z.enum(['deploy', 'local']).optional(),
+      url: z.string().optional(),
+      reasons: z.array(z.string()).optional(),
+    })
+    .optional(),
+  budget: z
+    .discriminatedUnion('status', [
+      z.object({
+        status: z.literal('ok'),
+        recommendedMaxSessions: z.number(),
+        preferMedium: z.boolean(),
+        park: z.boolean(),
+      }),
+      z.object({ status: z.literal('absent') }),
+      z.object({ status: z.literal('failed'), error: z.string() }),
+    ])
+    .optional(),
+  posted: z.array(z.string()).optional(),
+  pausedFrom: runState.optional(),
+  reason: z.string().optional(),
+  mergedSinceReview: z.number().optional(),
+  notifyFailures: z.array(z.object({ target: z.string(), error: z.string() })).optional(),
+});
+
+const issueRow = z.object({
+  run_id: z.string(),
+  issue_repo: z.string(),
+  issue_number: z.number(),
+  state: z.string(),
+  branch: z.string().nullable(),
+  worktree: z.string().nullable(),
+  pr_number: z.number().nullable(),
+  review_posted: z.number(),
+  merged_sha: z.string().nullable(),
+  attempts: z.number(),
+  last_error: z.string().nullable(),
+  bounced_at: z.string().nullable(),
+  updated_at: z.string(),
+});
+
+const intentRow = z.object({
+  id: z.number(),
+  forge: forgeKind,
+  repo: z.string(),
+  issue_number: z.number().nullable(),
+  command: z.string(),
+  sender: z.string(),
+  delivery_id: z.string(),
+  seq: z.number(),
+  status: z.string(),
+  created_at: z.string(),
+});
+
+const opt = <K extends string, V>(key: K, v: V | null): { [P in K]?: V } =>
+  (v === null ? {} : { [key]: v }) as { [P in K]?: V };
+
+const toRun = (raw: unknown): RunRecord => {
+  const r = runRow.parse(raw);
+  return {
+    id: r.id,
+    forge: r.forge,
+    repo: r.repo,
+    kind: r.kind,
+    milestoneNumber: r.milestone_number,
+    milestoneTitle: r.milestone_title,
+    slug: r.slug,
+    options: JSON.parse(r.options),
+    state: r.state,
+    integrationBranch: r.integration_branch,
+    progress: progressSchema.parse(JSON.parse(r.progress)),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    ...opt('installationId', r.installation_id),
+    ...opt('triggerIssue', r.trigger_issue),
+    ...opt('dashboardCommentId', r.dashboard_comment_id),
+  };
+};
+
+const toIssue = (raw: unknown): RunIssueRecord => {
+  const r = issueRow.parse(raw);
+  return {
+    runId: r.run_id,
+    repo: r.issue_repo,
+    number: r.issue_number,
+    state: r.state,
+    reviewPosted: r.review_posted === 1,
+    attempts: r.attempts,
+    updatedAt: r.updated_at,
+    ...opt('branch', r.branch),
+    ...opt('worktree', r.worktree),
+    ...opt('prNumber', r.pr_number),
+    ...opt('mergedSha', r.merged_sha),
+    ...opt('lastError', r.last_error),
+    ...opt('bouncedAt', r.bounced_at),
+  };
+};
+
+const toIntent = (raw: unknown): Intent => {
+  const r = intentRow.parse(raw);
+  return {
+    id: r.id,
+    forge: r.forge,
+    repo: r.repo,
+    command: JSON.parse(r.command),
+    sender: r.sender,
+    deliveryId: r.delivery_id,
+    seq: r.seq,
+    status: r.status,
+    createdAt: r.created_at,
+    ...opt('issueNumber', r.issue_number),
+  };
+};
+
+const terminal: RunRecordState[] = ['done', 'cancelled'];
+
+export type SqliteRunStore = RunStore & { ledger: AttemptLedger };
+
+export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}): SqliteRunStore => {
+  const now = (): string => (opts.now?.() ?? new Date()).toISOString();
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  let db: Database.Database;
+  try {
+    db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('foreign_keys = ON');
+    migrate(db, readMigrations());
+  } catch (cause) {
+    if (cause instanceof AppError) throw cause;
+    throw new AppError('store_error', `cannot open the SQLite run store at ${path}`, {}, { cause });
+  }
+  const live = `state NOT IN (${terminal.map((s) => `'${s}'`).join(', ')})`;
+  const selectRun = db.prepare('SELECT * FROM runs WHERE id = ?');
+  const selectLive = db.prepare(
+    `SELECT * FROM runs WHERE forge = ? AND repo = ? AND milestone_number = ? AND ${live}`,
+  );
+  const insertRun = db.prepare(
+    `INSERT INTO runs (id, forge, installation_id, repo, kind, milestone_number, milestone_title, slug,
+       trigger_issue, options, state, integration_branch, created_at, updated_at)
+     VALUES (@id, @forge, @installationId, @repo, @kind, @milestoneNumber, @milestoneTitle, @slug,
+       @triggerIssue, @options, @state, @integrationBranch, @at, @at)`,
+  );
+  const createRun = db.transaction((run: Parameters<RunStore['createRun']>[0]) => {
+    const existing = selectLive.get(run.forge, run.repo, run.milestoneNumber);
+    if (existing !== undefined) return { created: false as const, live: toRun(existing) };
+    insertRun.run({
+      ...run,
+      installationId: run.installationId ?? null,
+      triggerIssue: run.triggerIssue ?? null,
+      options: JSON.stringify(run.options),
+      at: now(),
+    });
+    return { created: true as const, run: toRun(selectRun.get(run.id)) };
+  });
+  const selectIssue = db.prepare(
+    'SELECT * FROM run_issues WHERE run_id = ? AND issue_repo = ? AND issue_number = ?',
+  );
+  const insertIssue = db.prepare(
+    `INSERT OR IGNORE INTO run_issues (run_id, issue_repo, issue_number, state, updated_at)
+     VALUES (?, ?, ?, 'ready', ?)`,
+  );
+  const issueColumns: Record<string, string> = {
+    state: 'state',
+    branch: 'branch',
+    worktree: 'worktree',
+    prNumber: 'pr_number',
+    reviewPosted: 'review_posted',
+    mergedSha: 'merged_sha',
+    attempts: 'attempts',
+    lastError: 'last_error',
+    bouncedAt: 'bounced_at',
+  };
+  const upsertIssue = db.transaction(
+    (runId: string, repo: string, number: number, patch: Record<string, unknown>) => {
+      const at = now();
+      insertIssue.run(runId, repo, number, at);
+      const sets: string[] = ['updated_at = @at'];
+      const values: Record<string, unknown> = { at, runId, repo, number };
+      for (const [key, value] of Object.entries(patch)) {
+        const column = issueColumns[key];
+        if (!column) throw new AppError('bad_request', `Unknown run issue field ${key}.`);
+        sets.push(`${column} = @${key}`);
+        values[key] = typeof value === 'boolean' ? (value ? 1 : 0) : (value ?? null);
+      }
+      db.prepare(
+        `UPDATE run_issues SET ${sets.join(', ')} WHERE run_id = @runId AND issue_repo = @repo AND issue_number = @number`,
+      ).run(values);
+      return toIssue(selectIssue.get(runId, repo, number));
+    },
+  );
+
+  return {
+    ledger: createSqliteAttemptLedger(db),
+    async createRun(run) {
+      return createRun(run);
+    },
+    async getRun(id) {
+      const row = selectRun.get(id);
+      return row === undefined ? undefined : toRun(row);
+    },
+    async liveRun(forge, repo, milestoneNumber) {
+      const row = selectLive.get(forge, repo, milestoneNumber);
+      return row === undefined ? undefined : toRun(row);
+    },
+    async listLiveRuns() {
+      return db.prepare(`SELECT * FROM runs WHERE ${live} ORDER BY created_at, id`).all().map(toRun);
+    },
+    async listRuns(filter = {}) {
+      return db
+        .prepare(
+          `SELECT * FROM runs WHERE (@forge IS NULL OR forge = @forge) AND (@repo IS NULL OR repo = @repo)
+           ORDER BY created_at, id`,
+        )
+        .all({ forge: filter.forge ?? null, repo: filter.repo ?? null })
+        .map(toRun);
+    },
+    async updateRun(id, patch) {
+      const current = selectRun.get(id);
+      if (current === undefined) throw new AppError('not_found', `No run ${id}.`);
+      const run = toRun(current);
+      const next = { ...run, ...patch };
+      db.prepare(
+        `UPDATE runs SET state = @state, dashboard_comment_id = @dashboard, progress = @progress,
+           options = @options, updated_at = @at WHERE id = @id`,
+      ).run({
+        id,
+        state: next.state,
+        dashboard: next.dashboardCommentId ?? null,
+        progress: JSON.stringify(next.progress),
+        options: JSON.stringify(next.options),
+        at: now(),
+      });
+      return toRun(selectRun.get(id));
+    },
+    async listRunIssues(runId) {
+      return db
+        .prepare('SELECT * FROM run_issues WHERE run_id = ? ORDER BY issue_repo, issue_number')
+        .all(runId)
+        .map(toIssue);
+    },
+    async upsertRunIssue(runId, repo, number, patch) {
+      return upsertIssue(runId, repo, number, patch);
+    },
+    async listQueuedIntents() {
+      return db.prepare("SELECT * FROM intents WHERE status = 'queued' ORDER BY id").all().map(toIntent);
+    },
+    async claimIntent(id, status) {
+      return (
+        db.prepare("UPDATE intents SET status = ? WHERE id = ? AND status = 'queued'").run(status, id)
+          .changes === 1
+      );
+    },
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+};
