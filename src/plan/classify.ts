@@ -15,8 +15,12 @@ import { hasLabel, planLabels } from './types.ts';
 export const categories = ['ready', 'blocked', 'cycle', 'held', 'epic', 'running', 'done'] as const;
 export type Category = (typeof categories)[number];
 
-/** label: a person's `hold`; untrusted: author lacks write access; stalled / gave_up: from the run. */
-export type HoldKind = 'label' | 'untrusted' | 'stalled' | 'gave_up';
+/**
+ * label: a person's `hold`; untrusted: author lacks write access; stalled / gave_up: from the run;
+ * triage: a fleet ticket that is not self-contained (seed 004).
+ */
+export type HoldKind = 'label' | 'untrusted' | 'stalled' | 'gave_up' | 'triage';
+export type RunHoldKind = Exclude<HoldKind, 'label' | 'untrusted'>;
 
 export type Classification =
   | { category: 'ready' }
@@ -33,7 +37,7 @@ export interface ClassifyOptions {
   /** Open issues whose work is integrated and only wait to be closed. */
   done?: ReadonlySet<IssueKey>;
   /** Holds the run decided (stalled, gave up), with the sentence to show. */
-  runHolds?: ReadonlyMap<IssueKey, { kind: 'stalled' | 'gave_up'; reason: string }>;
+  runHolds?: ReadonlyMap<IssueKey, { kind: RunHoldKind; reason: string }>;
   /** Which gate decides readiness: execution (blitz, fleet) or planning (plan-blitz). */
   gate?: GateKind;
 }

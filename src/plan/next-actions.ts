@@ -15,9 +15,10 @@ import type { Action, RunKind, RunSnapshot, StopState } from './snapshot.ts';
 import type { RunState } from './states.ts';
 import { isTerminalRunState } from './states.ts';
 import { assessTier } from './tier.ts';
+import { fleetOrder } from './triage.ts';
 import type { IssueKey } from './types.ts';
 import type { Caps } from './wave.ts';
-import { nextWave, sessionCap } from './wave.ts';
+import { nextWave, orderForDispatch, sessionCap } from './wave.ts';
 
 const roleOf: Record<RunKind, Role> = { blitz: 'blitz', fleet: 'fleet', plan: 'plan' };
 
@@ -43,7 +44,24 @@ export const dispatchActions = (ctx: RunContext): Action[] => {
   const ready = keysIn(ctx.classified, 'ready');
   const fences = new Map<IssueKey, string[]>();
   for (const k of [...ready, ...ctx.workers]) fences.set(k, extractFences(graph.issues.get(k)!.body));
-  const wave = nextWave({ issues: graph.issues, ready, running: ctx.workers, caps: capsOf(snap), fences });
+  let fleet: { ordered?: IssueKey[]; limit?: number } = {};
+  if (snap.kind === 'fleet') {
+    // Seed 004: pilot one ticket end to end (to a pushed branch) before the first fan-out.
+    const piloted = [...ctx.progress.values()].some((p) => p.branchPushed || p.pr !== undefined);
+    if (!piloted && ctx.workers.length > 0) return [];
+    fleet = {
+      ordered: fleetOrder(graph.issues, orderForDispatch(graph.issues, ready), new Set(snap.busyRepos ?? [])),
+      ...(piloted ? {} : { limit: 1 }),
+    };
+  }
+  const wave = nextWave({
+    issues: graph.issues,
+    ready,
+    running: ctx.workers,
+    caps: capsOf(snap),
+    fences,
+    ...fleet,
+  });
   const usage: Record<string, number> = {};
   for (const p of ctx.progress.values())
     for (const a of p.attempts) usage[a.entry] = (usage[a.entry] ?? 0) + 1;

@@ -2,7 +2,7 @@
 // classification that follows from both. Built once per call, in key order, so that the order of
 // the snapshot's arrays never matters.
 import { AppError } from '../errors.ts';
-import type { Classified } from './classify.ts';
+import type { Classified, RunHoldKind } from './classify.ts';
 import { classify } from './classify.ts';
 import type { PlanGraph } from './graph.ts';
 import { buildGraph, compareKeys } from './graph.ts';
@@ -10,6 +10,7 @@ import { isModelFailure } from './routing.ts';
 import type { IssueProgress, RunSnapshot } from './snapshot.ts';
 import type { RunIssueState } from './states.ts';
 import { inFlightIssueStates, integratingIssueStates } from './states.ts';
+import { triageTicket } from './triage.ts';
 import type { IssueKey } from './types.ts';
 import { keyOf } from './types.ts';
 
@@ -56,7 +57,7 @@ export const buildRunContext = (snap: RunSnapshot): RunContext => {
   const maxAttempts = snap.options.maxAttemptsPerIssue ?? defaultMaxAttemptsPerIssue;
   const running = new Set<IssueKey>();
   const done = new Set<IssueKey>();
-  const runHolds = new Map<IssueKey, { kind: 'stalled' | 'gave_up'; reason: string }>();
+  const runHolds = new Map<IssueKey, { kind: RunHoldKind; reason: string }>();
   const workers: IssueKey[] = [];
   const integrating: IssueKey[] = [];
   const merged: IssueKey[] = [];
@@ -78,6 +79,12 @@ export const buildRunContext = (snap: RunSnapshot): RunContext => {
       runHolds.set(k, { kind: 'gave_up', reason: `${maxAttempts} attempts failed; a person has to look` });
     }
   }
+  if (snap.kind === 'fleet')
+    for (const [k, issue] of graph.issues) {
+      if (progress.has(k) || runHolds.has(k)) continue;
+      const t = triageTicket(issue);
+      if (!t.run) runHolds.set(k, { kind: 'triage', reason: `skipped by triage: ${t.reason}` });
+    }
   const classified = classify(graph, {
     running,
     done,

@@ -79,6 +79,8 @@ export interface RunSnapshot {
   notes?: ModelNotes;
   /** plan-blitz: waves landed so far and the tally of the last one. */
   waves?: { completed: number; last?: PlanWaveTally };
+  /** Fleet: repos with another session active right now; their tickets go last (seed 004). */
+  busyRepos?: string[];
   /** A hard blocker the orchestrator met (missing credentials, …), in words. */
   hardBlocker?: string;
 }

@@ -75,6 +75,10 @@ export interface WaveInput {
   /** Issues a worker is on now: they take slots and their fences count. */
   running: readonly IssueKey[];
   caps: Caps;
+  /** The order to consider the ready issues in; default orderForDispatch. */
+  ordered?: readonly IssueKey[];
+  /** Start at most this many now, whatever the free slots (a fleet's pilot ticket). */
+  limit?: number;
   /** Fences per issue (see fences.ts); missing means none. */
   fences?: ReadonlyMap<IssueKey, readonly string[]>;
 }
@@ -84,11 +88,11 @@ export interface WaveInput {
  * with a running or already chosen issue, up to the free slots.
  */
 export const nextWave = (input: WaveInput): WaveMember[] => {
-  let free = slotsFree(input.running.length, input.caps);
+  let free = Math.min(slotsFree(input.running.length, input.caps), input.limit ?? Number.POSITIVE_INFINITY);
   const chosen: WaveMember[] = [];
   const busy: IssueKey[] = [...input.running].sort(compareKeys);
   const fencesOf = (k: IssueKey): readonly string[] => input.fences?.get(k) ?? [];
-  for (const k of orderForDispatch(input.issues, input.ready)) {
+  for (const k of input.ordered ?? orderForDispatch(input.issues, input.ready)) {
     if (free <= 0) break;
     const fenceOff: { path: string; owner: IssueKey }[] = [];
     let clash = false;
