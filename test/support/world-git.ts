@@ -1,0 +1,310 @@
+// A GitBackend over a real bare repository, so the fake forges merge, diff and report conflicts the
+// way git does. It works without a work tree (merge-tree --write-tree, commit-tree, update-ref), so
+// it can sit on the same bare origin that workers push to over a file path: a push is seen at once.
+import { join } from 'node:path';
+import { AppError } from '../../src/errors.ts';
+import { type RunResult, run } from '../../src/runner/exec.ts';
+import { removeDir, tempDir, testEnv, writeFiles } from './git.ts';
+import type { GitBackend } from './world.ts';
+
+export type ChangedFile = Awaited<ReturnType<GitBackend['changedFiles']>>[number];
+
+export interface RealGitOptions {
+  /** Per git command; a command that runs longer is killed. */
+  timeoutMs?: number;
+  /** Test seam: runs after a merge has written its commit and before the branch is moved. */
+  beforeRefUpdate?: (branch: string) => Promise<void>;
+}
+
+const statusOf: Record<string, ChangedFile['status']> = {
+  A: 'added',
+  D: 'removed',
+  M: 'modified',
+  T: 'modified',
+};
+const hexSha = /^[0-9a-f]{4,40}$/;
+
+export class RealGit implements GitBackend {
+  private readonly abort = new AbortController();
+  private readonly timeoutMs: number;
+  /** Merges and ref edits from this process run one at a time; pushes from outside are caught by CAS. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly bareDir: string,
+    private readonly opts: RealGitOptions = {},
+  ) {
+    this.timeoutMs = opts.timeoutMs ?? 30_000;
+  }
+
+  /** Cancels any git command still running (used on cleanup). */
+  close(): void {
+    this.abort.abort();
+  }
+
+  /** Runs git in the bare repo; no user or system config, so identity and output are fixed. */
+  async exec(
+    args: string[],
+    extra: { input?: string; env?: Record<string, string> } = {},
+  ): Promise<RunResult> {
+    return run(['git', '-c', 'core.quotePath=false', ...args], {
+      cwd: this.bareDir,
+      env: { ...testEnv(), GIT_CONFIG_GLOBAL: '/dev/null', LC_ALL: 'C', ...extra.env },
+      timeoutMs: this.timeoutMs,
+      signal: this.abort.signal,
+      input: extra.input,
+    });
+  }
+
+  /** Like exec, but anything other than exit 0 is a `git_failed` error carrying git's stderr. */
+  async ok(args: string[], extra: { input?: string; env?: Record<string, string> } = {}): Promise<string> {
+    const res = await this.exec(args, extra);
+    if (res.exitCode !== 0)
+      throw new AppError('git_failed', `git ${args[0]} failed: ${res.stderr.trim()}`, { args });
+    return res.stdout.trim();
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  async branches(): Promise<Map<string, string>> {
+    const out = await this.ok(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/']);
+    const map = new Map<string, string>();
+    for (const line of out.split('\n').filter(Boolean)) {
+      const [sha, ref] = [line.slice(0, line.indexOf(' ')), line.slice(line.indexOf(' ') + 1)];
+      map.set(ref.slice('refs/heads/'.length), sha);
+    }
+    return map;
+  }
+
+  /** A branch name or a (possibly short) commit sha to the full sha; undefined when neither exists. */
+  async resolve(ref: string): Promise<string | undefined> {
+    if (ref === '' || ref.startsWith('-')) return undefined;
+    const asBranch = await this.exec(['rev-parse', '--verify', '--quiet', `refs/heads/${ref}^{commit}`]);
+    if (asBranch.exitCode === 0) return asBranch.stdout.trim();
+    if (!hexSha.test(ref)) return undefined;
+    const asSha = await this.exec(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
+    return asSha.exitCode === 0 ? asSha.stdout.trim() : undefined;
+  }
+
+  private async mustResolve(ref: string): Promise<string> {
+    const sha = await this.resolve(ref);
+    if (!sha) throw new AppError('not_found', `No branch or commit ${ref} in ${this.bareDir}.`);
+    return sha;
+  }
+
+  /** Creates a new branch; an existing one is never overwritten (the empty old value is a CAS). */
+  createBranch(name: string, sha: string): Promise<void> {
+    return this.serial(async () => {
+      const check = await this.exec(['check-ref-format', `refs/heads/${name}`]);
+      if (check.exitCode !== 0 || name.startsWith('-'))
+        throw new AppError('bad_request', `Not a valid branch name: ${name}`);
+      const target = await this.mustResolve(sha);
+      await this.ok(['update-ref', '-m', 'fake forge: create branch', `refs/heads/${name}`, target, '']);
+    });
+  }
+
+  deleteBranch(name: string): Promise<void> {
+    return this.serial(async () => {
+      const sha = (await this.branches()).get(name);
+      if (sha) await this.ok(['update-ref', '-d', `refs/heads/${name}`, sha]);
+    });
+  }
+
+  async isAncestor(ancestor: string, ref: string): Promise<boolean> {
+    const [a, b] = [await this.resolve(ancestor), await this.resolve(ref)];
+    if (!a || !b) return false;
+    const res = await this.exec(['merge-base', '--is-ancestor', a, b]);
+    if (res.exitCode > 1) throw new AppError('git_failed', `git merge-base failed: ${res.stderr.trim()}`);
+    return res.exitCode === 0;
+  }
+
+  async mergeBase(a: string, b: string): Promise<string | undefined> {
+    const [shaA, shaB] = [await this.resolve(a), await this.resolve(b)];
+    if (!shaA || !shaB) return undefined;
+    const res = await this.exec(['merge-base', shaA, shaB]);
+    return res.exitCode === 0 ? res.stdout.trim() : undefined;
+  }
+
+  /** The merged tree of two commits, or undefined on conflict (merge-tree exits 1). */
+  private async mergeTree(ours: string, theirs: string): Promise<string | undefined> {
+    const res = await this.exec(['merge-tree', '--write-tree', '--no-messages', ours, theirs]);
+    if (res.exitCode === 1) return undefined;
+    if (res.exitCode !== 0) throw new AppError('git_failed', `git merge-tree failed: ${res.stderr.trim()}`);
+    return res.stdout.split('\n')[0]!.trim();
+  }
+
+  async canMerge(base: string, head: string): Promise<boolean> {
+    const [b, h] = [await this.resolve(base), await this.resolve(head)];
+    if (!b || !h) return false;
+    return (await this.mergeTree(b, h)) !== undefined;
+  }
+
+  merge(
+    base: string,
+    head: string,
+    method: 'merge' | 'squash' | 'rebase',
+    message: string,
+  ): Promise<{ sha: string } | { conflict: true }> {
+    return this.serial(async () => {
+      const baseSha = (await this.branches()).get(base);
+      if (!baseSha) throw new AppError('not_found', `No branch ${base} to merge into.`);
+      const headSha = await this.mustResolve(head);
+      // Nothing to bring in: the base already has every commit of head.
+      if (await this.isAncestor(headSha, baseSha)) return { sha: baseSha };
+      const sha =
+        method === 'rebase'
+          ? await this.replay(baseSha, headSha)
+          : await this.combine(baseSha, headSha, method, message);
+      if (!sha) return { conflict: true as const };
+      await this.opts.beforeRefUpdate?.(base);
+      // Compare-and-swap: if someone pushed to base since we read it, fail rather than drop their commit.
+      const moved = await this.exec([
+        'update-ref',
+        '-m',
+        `fake forge: ${method}`,
+        `refs/heads/${base}`,
+        sha,
+        baseSha,
+      ]);
+      if (moved.exitCode !== 0)
+        throw new AppError('conflict', `Branch ${base} moved during the merge; nothing was merged.`, {
+          stderr: moved.stderr.trim(),
+        });
+      return { sha };
+    });
+  }
+
+  /** A merge commit (parents base, head) or a squash commit (parent base) of the merged tree. */
+  private async combine(
+    baseSha: string,
+    headSha: string,
+    method: 'merge' | 'squash',
+    message: string,
+  ): Promise<string | undefined> {
+    const tree = await this.mergeTree(baseSha, headSha);
+    if (!tree) return undefined;
+    const parents = method === 'merge' ? ['-p', baseSha, '-p', headSha] : ['-p', baseSha];
+    return this.ok(['commit-tree', tree, ...parents, '-F', '-'], { input: `${message}\n` });
+  }
+
+  /**
+   * Rebase: each non-merge commit of head since the merge base is cherry-picked onto base, keeping its
+   * author and message. Git 2.39's merge-tree has no --merge-base, so each pick merges a scratch
+   * commit (the current tip's tree on the picked commit's parent) with the picked commit: their merge
+   * base is that parent, which makes the three-way merge a cherry-pick.
+   */
+  private async replay(baseSha: string, headSha: string): Promise<string | undefined> {
+    const list = await this.ok([
+      'rev-list',
+      '--reverse',
+      '--topo-order',
+      '--no-merges',
+      `${baseSha}..${headSha}`,
+    ]);
+    let tip = baseSha;
+    for (const commit of list.split('\n').filter(Boolean)) {
+      const info = await this.ok(['show', '-s', '--format=%P%x00%an%x00%ae%x00%aI%x00%B', commit]);
+      const [parentsField, name, email, date, ...rest] = info.split('\0');
+      const parent = parentsField?.split(' ')[0];
+      if (!parent) throw new AppError('git_failed', `Cannot rebase root commit ${commit}.`);
+      const tipTree = await this.ok(['rev-parse', `${tip}^{tree}`]);
+      const scratch = await this.ok(['commit-tree', tipTree, '-p', parent, '-m', 'scratch']);
+      const tree = await this.mergeTree(scratch, commit);
+      if (!tree) return undefined;
+      tip = await this.ok(['commit-tree', tree, '-p', tip, '-F', '-'], {
+        input: `${rest.join('\0').trim()}\n`,
+        env: { GIT_AUTHOR_NAME: name ?? '', GIT_AUTHOR_EMAIL: email ?? '', GIT_AUTHOR_DATE: date ?? '' },
+      });
+    }
+    return tip;
+  }
+
+  /** What head changed since it left base, as GitHub shows a PR (`base...head`), renames as delete+add. */
+  async diff(base: string, head: string): Promise<string> {
+    const [b, h] = [await this.mustResolve(base), await this.mustResolve(head)];
+    const res = await this.exec(['diff', '--no-color', '--no-ext-diff', '--no-renames', `${b}...${h}`]);
+    if (res.exitCode !== 0) throw new AppError('git_failed', `git diff failed: ${res.stderr.trim()}`);
+    return res.stdout;
+  }
+
+  async changedFiles(base: string, head: string): Promise<ChangedFile[]> {
+    const [b, h] = [await this.mustResolve(base), await this.mustResolve(head)];
+    const range = `${b}...${h}`;
+    const numstat = await this.ok(['diff', '-z', '--numstat', '--no-renames', range]);
+    const names = await this.ok(['diff', '-z', '--name-status', '--no-renames', range]);
+    const counts = new Map<string, { additions: number; deletions: number }>();
+    for (const entry of numstat.split('\0').filter(Boolean)) {
+      const [add, del, path] = entry.split('\t');
+      // Binary files show "-" for both counts.
+      counts.set(path ?? '', { additions: Number(add) || 0, deletions: Number(del) || 0 });
+    }
+    const fields = names.split('\0').filter(Boolean);
+    const files: ChangedFile[] = [];
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      const path = fields[i + 1]!;
+      const status = statusOf[fields[i]!.charAt(0)] ?? 'modified';
+      files.push({ path, status, ...(counts.get(path) ?? { additions: 0, deletions: 0 }) });
+    }
+    return files;
+  }
+}
+
+export interface RealGitRepo {
+  bareDir: string;
+  git: RealGit;
+  cleanup(): void;
+}
+
+/** A bare origin in a temp dir whose default branch holds one commit with `files`. */
+export const createRealGitRepo = async (opts: {
+  files: Record<string, string>;
+  defaultBranch?: string;
+  git?: RealGitOptions;
+}): Promise<RealGitRepo> => {
+  const branch = opts.defaultBranch ?? 'main';
+  const root = tempDir('blitz-world-git-');
+  const bareDir = join(root, 'origin.git');
+  try {
+    await new RealGit(root, opts.git).ok([
+      'init',
+      '--quiet',
+      '--bare',
+      `--initial-branch=${branch}`,
+      bareDir,
+    ]);
+    const seeded = new RealGit(bareDir, opts.git);
+    const staging = join(root, 'seed');
+    writeFiles(staging, opts.files);
+    const paths = Object.keys(opts.files);
+    // Blobs and the index are written without a work tree; the index lives outside the bare repo.
+    const env = { GIT_INDEX_FILE: join(root, 'seed.index') };
+    if (paths.length > 0) {
+      const blobs = (
+        await seeded.ok(['hash-object', '-w', '--stdin-paths'], {
+          input: `${paths.map((p) => join(staging, p)).join('\n')}\n`,
+        })
+      ).split('\n');
+      const info = paths.map((p, i) => `100644 ${blobs[i]}\t${p}\0`).join('');
+      await seeded.ok(['update-index', '-z', '--add', '--index-info'], { input: info, env });
+    }
+    const tree = await seeded.ok(['write-tree'], { env });
+    const commit = await seeded.ok(['commit-tree', tree, '-m', 'initial']);
+    await seeded.ok(['update-ref', `refs/heads/${branch}`, commit, '']);
+    removeDir(staging);
+    return {
+      bareDir,
+      git: seeded,
+      cleanup() {
+        seeded.close();
+        removeDir(root);
+      },
+    };
+  } catch (err) {
+    removeDir(root);
+    throw err;
+  }
+};
