@@ -10,6 +10,7 @@ import { blitzBranchName, fleetBranchName } from './branch-names.ts';
 import { BuildGate, type GateResult } from './build-gate.ts';
 import { cleanupRepo } from './cleanup.ts';
 import { type CredentialsProvider, credentialEnv, type GitContext, gitTry, remoteBranchSha } from './git.ts';
+import { KeyedLock } from './keyed-lock.ts';
 import { type MachineLimit, machineLimit, sampleMachine } from './machine.ts';
 import { buildPrompt } from './prompt.ts';
 import { isOurWorker, placeholdersOf, Supervisor } from './supervisor.ts';
@@ -60,6 +61,7 @@ export class Runner {
   readonly supervisor: Supervisor;
   readonly gate: BuildGate;
   private readonly workspace: string;
+  private readonly repoLock = new KeyedLock();
 
   constructor(private readonly d: RunnerDeps) {
     this.workspace = resolve(d.config.workspace);
@@ -198,8 +200,11 @@ export class Runner {
         );
       }
       const ctx = await this.gitContext(job.issue.repo);
-      const repoDir = await ensureClone(this.workspace, job.issue.repo, job.cloneUrl, ctx);
-      const wt = await ensureWorktree(this.workspace, repoDir, job.issue.repo, branch, job.baseBranch, ctx);
+      const { repoDir, wt } = await this.repoLock.with(repoName, async () => {
+        const repoDir = await ensureClone(this.workspace, job.issue.repo, job.cloneUrl, ctx);
+        const wt = await ensureWorktree(this.workspace, repoDir, job.issue.repo, branch, job.baseBranch, ctx);
+        return { repoDir, wt };
+      });
       if (!wt.reused) created = { repoDir, path: wt.path };
       const originShaAtStart = await remoteBranchSha(repoDir, branch, ctx);
       const prompt = buildPrompt({

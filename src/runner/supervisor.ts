@@ -33,6 +33,17 @@ const exitFileSchema = z.object({
   error: z.string().optional(),
 });
 
+/** The wrapper's exit record; undefined when missing or unreadable (then the worker was interrupted). */
+export const readExitFile = (path: string): z.infer<typeof exitFileSchema> | undefined => {
+  if (!existsSync(path)) return undefined;
+  try {
+    const parsed = exitFileSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
 export interface SupervisorDeps {
   ledger: AttemptLedger;
   clock: Clock;
@@ -194,10 +205,7 @@ export class Supervisor {
 
   private async onExit(r: AttemptRecord): Promise<void> {
     const ctx = await this.d.gitContext(r.issue.repo);
-    const raw = existsSync(r.exitPath)
-      ? exitFileSchema.safeParse(JSON.parse(readFileSync(r.exitPath, 'utf8')))
-      : undefined;
-    const exit = raw?.success ? raw.data : undefined;
+    const exit = readExitFile(r.exitPath);
     if (!exit) {
       // The wrapper died without writing its exit (host restart, kill -9): the worker was interrupted.
       if (this.canResume(r)) {

@@ -49,6 +49,21 @@ describe('runner attempts', () => {
     expect(await h.ledger.totalsByIssue(issue)).toEqual({ input: 1200, output: 340, cache: 50, attempts: 1 });
   });
 
+  it('starts two attempts on a fresh workspace at once: one clone, two worktrees, both solved', async () => {
+    const origin = await createOrigin();
+    const h = makeHarness();
+    const results = await Promise.all(
+      [31, 32].map((n) =>
+        h.runner.execute(attemptJob(origin.url, fakeEntry(), { issue: { ...issue, number: n } })),
+      ),
+    );
+    const ids = results.map((r) => (r.kind === 'attempt' ? r.attempt.id : ''));
+    const done = await Promise.all(ids.map((id) => settle(h, id)));
+    expect(done.map((d) => d.outcome)).toEqual(['solved', 'solved']);
+    expect(done[0]!.repoDir).toBe(done[1]!.repoDir);
+    expect(done[0]!.worktree).not.toBe(done[1]!.worktree);
+  });
+
   it('keeps hostile titles inside the workspace: `; rm -rf /` and `../../etc`', async () => {
     const origin = await createOrigin();
     const h = makeHarness();
