@@ -100,7 +100,9 @@ describe('merges without a work tree', () => {
     const sha = (result as { sha: string }).sha;
     expect(await repo.git.resolve('main')).toBe(sha);
     expect(await parents(sha)).toEqual([base, head]);
-    expect(await repo.git.ok(['show', '-s', '--format=%s', sha])).toBe('Merge pull request #1');
+    expect(await repo.git.ok(['show', '-s', '--format=%s|%cn', sha])).toBe(
+      'Merge pull request #1|Fake Forge',
+    );
     expect(await originFile(repo.bareDir, 'main', 'src/b.ts')).toBe('b');
   });
 
@@ -118,18 +120,22 @@ describe('merges without a work tree', () => {
     const work = await clone();
     await gitIn(work, 'checkout', '--quiet', '-b', 'feature');
     await commitAndPush(work, { 'src/b.ts': 'b\n' }, 'first', 'feature');
-    await commitAndPush(work, { 'src/c.ts': 'c\n' }, 'second', 'feature');
+    await commitAndPush(work, { 'src/a.ts': 'export const a = 3;\n' }, 'second', 'feature');
     await pushBranch('moved', { 'docs.md': 'docs\n' });
     await repo.git.merge('main', 'moved', 'merge', 'main moves on');
     const base = (await repo.git.resolve('main'))!;
     const result = (await repo.git.merge('main', 'feature', 'rebase', 'ignored for rebase')) as {
       sha: string;
     };
-    const log = await repo.git.ok(['log', '--format=%s|%an', `${base}..${result.sha}`]);
-    expect(log.split('\n')).toEqual(['second|Blitz Test', 'first|Blitz Test']);
-    expect(await parents(result.sha)).toHaveLength(1);
-    for (const path of ['docs.md', 'src/b.ts', 'src/c.ts'])
-      expect(await originFile(repo.bareDir, 'main', path)).not.toBe('');
+    expect(await repo.git.resolve('main')).toBe(result.sha);
+    const log = await repo.git.ok(['log', '--format=%s|%an|%cn|%P', `${base}..${result.sha}`]);
+    const [second, first] = log.split('\n').map((l) => l.split('|'));
+    expect(first!.slice(0, 4)).toEqual(['first', 'Blitz Test', 'Fake Forge', base]);
+    expect(second!.slice(0, 3)).toEqual(['second', 'Blitz Test', 'Fake Forge']);
+    expect(second![3]).not.toBe(base);
+    expect(await originFile(repo.bareDir, 'main', 'docs.md')).toBe('docs');
+    expect(await originFile(repo.bareDir, 'main', 'src/b.ts')).toBe('b');
+    expect(await originFile(repo.bareDir, 'main', 'src/a.ts')).toBe('export const a = 3;');
   });
 
   it('a conflicting pair reports a conflict, canMerge agrees, and no branch moves', async () => {

@@ -22,6 +22,13 @@ const statusOf: Record<string, ChangedFile['status']> = {
   M: 'modified',
   T: 'modified',
 };
+/** Who the fake forge's merge commits are by, so they are told apart from a worker's commits. */
+export const forgeIdentity = {
+  GIT_AUTHOR_NAME: 'Fake Forge',
+  GIT_AUTHOR_EMAIL: 'forge@blitz.invalid',
+  GIT_COMMITTER_NAME: 'Fake Forge',
+  GIT_COMMITTER_EMAIL: 'forge@blitz.invalid',
+};
 const hexSha = /^[0-9a-f]{4,40}$/;
 
 export class RealGit implements GitBackend {
@@ -49,7 +56,7 @@ export class RealGit implements GitBackend {
   ): Promise<RunResult> {
     return run(['git', '-c', 'core.quotePath=false', ...args], {
       cwd: this.bareDir,
-      env: { ...testEnv(), GIT_CONFIG_GLOBAL: '/dev/null', LC_ALL: 'C', ...extra.env },
+      env: { ...testEnv(), ...forgeIdentity, GIT_CONFIG_GLOBAL: '/dev/null', LC_ALL: 'C', ...extra.env },
       timeoutMs: this.timeoutMs,
       signal: this.abort.signal,
       input: extra.input,
