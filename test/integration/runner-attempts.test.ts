@@ -95,6 +95,24 @@ describe('runner attempts', () => {
     expect((await h.ledger.totalsByIssue(issue)).attempts).toBe(0);
   });
 
+  it('resumes an attempt parked by an outage in its own worktree once the endpoint is back', async () => {
+    const origin = await createOrigin();
+    const h = makeHarness();
+    const entry = fakeEntry({ FAKE_AGENT_MODE: 'outage', FAKE_AGENT_RESUME_MODE: 'push' });
+    const r = await h.runner.execute(attemptJob(origin.url, entry));
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    expect((await settle(h, r.attempt.id)).outcome).toBe('environment_failure');
+    const resumed = await h.runner.execute({
+      kind: 'resume',
+      attemptId: r.attempt.id,
+      reason: 'interrupted',
+    });
+    expect(resumed).toMatchObject({ kind: 'resume', survived: { unpushedCommits: 0, dirtyFiles: 0 } });
+    const done = await settle(h, r.attempt.id);
+    expect(done).toMatchObject({ outcome: 'solved', worktree: r.attempt.worktree, nudges: 0 });
+    expect((await h.ledger.listByIssue(issue)).length).toBe(1);
+  });
+
   it('retries a failing attempt with the failure fed back into the next prompt', async () => {
     const origin = await createOrigin();
     const h = makeHarness({ runner: { retries: 1 } });
