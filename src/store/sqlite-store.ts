@@ -75,6 +75,9 @@ export const openSqliteStore = (path: string, opts: { migrations?: Migration[] }
     db = new Database(path);
     db.pragma('journal_mode = WAL');
     db.pragma('busy_timeout = 5000');
+    // With WAL, NORMAL never corrupts the file; a power cut may lose the last commits, which the
+    // forge's redelivery and the reconcile loop heal.
+    db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     migrate(db, opts.migrations ?? readMigrations());
   } catch (cause) {
