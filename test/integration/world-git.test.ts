@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isAppError } from '../../src/errors.ts';
 import { createGiteaForge } from '../../src/forges/gitea/index.ts';
 import { createGithubForge } from '../../src/forges/github/index.ts';
+import type { Forge } from '../../src/forges/types.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { startFakeGitea } from '../support/fake-gitea/server.ts';
 import { fastRetry } from '../support/fake-github/harness.ts';
@@ -236,68 +237,122 @@ const quietLogger = () =>
     destination: new Writable({ write: (_c, _e, cb) => cb() }),
   });
 
-describe('the fake forges over a real repository', () => {
-  const app = { owner: 'acme', name: 'app' };
-
-  it('GitHub: a PR opened and merged through the forge lands its file on the default branch', async () => {
-    const world = new World('blitz-bot[bot]');
-    world.addRepo('acme/app', { git: repo.git });
-    const fake = await startFakeGithub(world);
-    try {
-      const forge = createGithubForge({
+/** The fake GitHub over a World whose repo is the real bare origin, and the GitHub forge on it. */
+const withGithub = async (test: (forge: Forge) => Promise<void>) => {
+  const world = new World('blitz-bot[bot]');
+  world.addRepo('acme/app', { git: repo.git });
+  const fake = await startFakeGithub(world);
+  try {
+    await test(
+      createGithubForge({
         baseUrl: fake.apiUrl,
         auth: { token: 'test-token' },
         botLogin: world.botLogin,
         logger: quietLogger(),
         retry: fastRetry,
-      });
-      const head = await pushBranch('blitz/issue-1', { 'src/feature.ts': 'export const f = 1;\n' });
-      const pr = await forge.openPullRequest(app, {
-        head: 'blitz/issue-1',
-        base: 'main',
-        title: 'F',
-        body: 'Resolves #1',
-      });
-      expect(await forge.listPullRequestFiles(pr.ref)).toEqual([
-        { path: 'src/feature.ts', status: 'added', additions: 1, deletions: 0 },
-      ]);
-      const merged = await forge.mergePullRequest(pr.ref, { method: 'merge', expectedHeadSha: head });
-      expect(await repo.git.resolve('main')).toBe(merged.sha);
-      expect(await originFile(repo.bareDir, 'main', 'src/feature.ts')).toBe('export const f = 1;');
-    } finally {
-      await fake.close();
-    }
-    fake.assertNoViolations();
-  });
+      }),
+    );
+  } finally {
+    await fake.close();
+  }
+  fake.assertNoViolations();
+};
 
-  it('Gitea: a PR opened and squash-merged through the forge lands its file on the default branch', async () => {
-    const world = new World('blitz-bot');
-    world.addRepo('acme/app', { git: repo.git });
-    const fake = await startFakeGitea(world);
-    try {
-      const forge = createGiteaForge({
+const withGitea = async (test: (forge: Forge) => Promise<void>) => {
+  const world = new World('blitz-bot');
+  world.addRepo('acme/app', { git: repo.git });
+  const fake = await startFakeGitea(world);
+  try {
+    await test(
+      createGiteaForge({
         url: fake.url,
         token: fake.token,
         botLogin: world.botLogin,
         logger: quietLogger(),
         retry: { retries: 0, minDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 1, sleep: async () => {} },
-      });
+      }),
+    );
+  } finally {
+    await fake.close();
+  }
+  fake.assertNoViolations();
+};
+
+const rejection = (p: Promise<unknown>) =>
+  p.then(
+    () => new Error('expected a rejection'),
+    (e: unknown) => e,
+  );
+
+describe('the fake forges over a real repository', () => {
+  const app = { owner: 'acme', name: 'app' };
+  const open = (forge: Forge, head: string) =>
+    forge.openPullRequest(app, { head, base: 'main', title: head, body: 'Resolves #1' });
+
+  it('GitHub: a PR opened and merged through the forge lands its file on the default branch', async () => {
+    await withGithub(async (forge) => {
+      const head = await pushBranch('blitz/issue-1', { 'src/feature.ts': 'export const f = 1;\n' });
+      const pr = await open(forge, 'blitz/issue-1');
+      expect(await forge.listPullRequestFiles(pr.ref)).toEqual([
+        { path: 'src/feature.ts', status: 'added', additions: 1, deletions: 0 },
+      ]);
+      expect((await forge.getPullRequestDiff(pr.ref, 10_000)).diff).toContain('+export const f = 1;');
+      const merged = await forge.mergePullRequest(pr.ref, { method: 'merge', expectedHeadSha: head });
+      expect(await repo.git.resolve('main')).toBe(merged.sha);
+      expect(await parents(merged.sha)).toContain(head);
+      expect(await originFile(repo.bareDir, 'main', 'src/feature.ts')).toBe('export const f = 1;');
+    });
+  });
+
+  it('GitHub: a PR behind its base is updated by merging the base in; a real conflict is dirty and refused', async () => {
+    await withGithub(async (forge) => {
+      await pushBranch('behind', { 'src/b.ts': 'b\n' });
+      await pushBranch('clash', { 'src/a.ts': 'export const a = "clash";\n' });
+      const behind = await open(forge, 'behind');
+      const clash = await open(forge, 'clash');
+      await pushBranch('moves-main', { 'src/a.ts': 'export const a = "main";\n' });
+      await repo.git.merge('main', 'moves-main', 'merge', 'main moves');
+      const main = (await repo.git.resolve('main'))!;
+
+      expect((await forge.getPullRequest(behind.ref)).mergeState).toBe('behind');
+      await forge.updatePullRequestBranch(behind.ref);
+      expect(await repo.git.isAncestor(main, 'behind')).toBe(true);
+      expect((await forge.getPullRequest(behind.ref)).mergeState).toBe('clean');
+
+      expect(await forge.getPullRequest(clash.ref)).toMatchObject({ mergeable: false, mergeState: 'dirty' });
+      expect(
+        isAppError(await rejection(forge.mergePullRequest(clash.ref, { method: 'squash' })), 'unmergeable'),
+      ).toBe(true);
+      expect(await repo.git.resolve('main')).toBe(main);
+    });
+  });
+
+  it('Gitea: a PR opened and squash-merged through the forge lands its file on the default branch', async () => {
+    await withGitea(async (forge) => {
       const base = (await repo.git.resolve('main'))!;
       await pushBranch('blitz/issue-2', { 'src/gitea.ts': 'export const g = 2;\n' });
-      const pr = await forge.openPullRequest(app, {
-        head: 'blitz/issue-2',
-        base: 'main',
-        title: 'G',
-        body: 'Fixes #2',
-      });
+      const pr = await open(forge, 'blitz/issue-2');
       expect((await forge.getPullRequest(pr.ref)).mergeState).toBe('clean');
       await forge.mergePullRequest(pr.ref, { method: 'squash', expectedHeadSha: pr.head.sha });
       const main = (await repo.git.resolve('main'))!;
       expect(await parents(main)).toEqual([base]);
       expect(await originFile(repo.bareDir, 'main', 'src/gitea.ts')).toBe('export const g = 2;');
-    } finally {
-      await fake.close();
-    }
-    fake.assertNoViolations();
+    });
+  });
+
+  it('Gitea: a conflicting PR is reported dirty and its merge is refused, leaving the base alone', async () => {
+    await withGitea(async (forge) => {
+      await pushBranch('left', { 'src/a.ts': 'export const a = "left";\n' });
+      await pushBranch('right', { 'src/a.ts': 'export const a = "right";\n' });
+      const left = await open(forge, 'left');
+      const right = await open(forge, 'right');
+      await forge.mergePullRequest(left.ref, { method: 'merge' });
+      const main = (await repo.git.resolve('main'))!;
+      expect(await forge.getPullRequest(right.ref)).toMatchObject({ mergeable: false, mergeState: 'dirty' });
+      expect(
+        isAppError(await rejection(forge.mergePullRequest(right.ref, { method: 'merge' })), 'unmergeable'),
+      ).toBe(true);
+      expect(await repo.git.resolve('main')).toBe(main);
+    });
   });
 });
