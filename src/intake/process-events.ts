@@ -97,11 +97,12 @@ export const createEventProcessor = (deps: ProcessDeps) => {
       return;
     }
     const queued: string[] = [];
+    const unreadable: string[] = [];
     for (const { event, seq } of events) {
       const p = event.parsed;
       if (!p.ok) {
         metrics.commands.inc({ name: commandName(event), outcome: 'malformed' });
-        await forge.createComment(issue, formatParseError(p));
+        unreadable.push(formatParseError(p));
         continue;
       }
       const { created } = await store.addIntent({
@@ -116,6 +117,8 @@ export const createEventProcessor = (deps: ProcessDeps) => {
       metrics.commands.inc({ name: p.command.name, outcome: created ? 'queued' : 'duplicate' });
       if (created) queued.push(p.raw);
     }
+    // One reply for all the commands of a comment that could not be read, not one per line.
+    if (unreadable.length > 0) await forge.createComment(issue, unreadable.join('\n\n---\n\n'));
     if (queued.length === 0) return;
     if (deps.ack[head.forge] === 'reaction') await forge.reactToComment(head.repo, head.commentId, 'eyes');
     else await forge.createComment(issue, queuedNote(queued));

@@ -130,6 +130,20 @@ describe('commands after the response', () => {
     expect(h.github.calls.some((c) => c.method === 'reactToComment')).toBe(false);
   });
 
+  it('two malformed commands beside a valid one: one reply for both, the valid one queued and acknowledged', async () => {
+    const h = createHarness({ roles: { alice: 'write' } });
+    await sendGithubComment(h, '/blitz --max lots\n/review\n/plan-blitz --waves zero');
+    await h.queue.idle();
+    expect((await h.store.listIntents()).map((i) => (i.command as { name: string }).name)).toEqual([
+      'review',
+    ]);
+    const replies = h.github.calls.filter((c) => c.method === 'createComment') as { body: string }[];
+    expect(replies).toHaveLength(1);
+    expect(replies[0]?.body).toContain('/blitz --max lots');
+    expect(replies[0]?.body).toContain('/plan-blitz --waves zero');
+    expect(h.github.calls.filter((c) => c.method === 'reactToComment')).toHaveLength(1);
+  });
+
   it('comments by the bot itself and by other bots are ignored without asking the forge', async () => {
     const h = createHarness({ roles: {} });
     await sendGithubComment(h, '/blitz M1', BOT_LOGIN, { type: 'Bot' });
