@@ -59,7 +59,7 @@ export interface SanitizeOptions {
 
 /** Model text → inert Markdown: no mentions, no HTML, no hidden markers, fences closed, bounded. */
 export const sanitizeModelText = (text: string, opts: SanitizeOptions): string => {
-  let src = text.replace(/\r\n?/g, '\n').replace(invisible, '');
+  let src = text.replace(/\r\n?/g, '\n').replace(invisible, '').trimEnd();
   let cut = false;
   if (src.length > opts.maxChars) {
     const at = src.lastIndexOf('\n', opts.maxChars);
