@@ -40,7 +40,13 @@ export const generateMilestone = (seed = 42): PlanIssue[] => {
     edges++;
   }
   // five small cycles, and a few cross-repo blockers nobody can read
-  for (let c = 0; c < 5; c++) blockedBy[100 + c * 1000]!.push(issueKey(repo, 100 + c * 1000 + 3));
+  const inCycle = new Set<number>();
+  for (let c = 0; c < 5; c++) {
+    const a = 100 + c * 1000;
+    blockedBy[a]!.push(issueKey(repo, a + 3));
+    blockedBy[a + 3]!.push(issueKey(repo, a));
+    inCycle.add(a).add(a + 3);
+  }
   for (let u = 0; u < 10; u++) blockedBy[500 + u * 900]!.push(`other/lib#${u + 1}`);
   const issues: PlanIssue[] = [];
   for (let n = 1; n <= N; n++) {
@@ -56,7 +62,7 @@ export const generateMilestone = (seed = 42): PlanIssue[] => {
           : n % 7 === 0
             ? [{ name: 'priority/high' }]
             : [],
-      state: r < 0.3 ? 'closed' : 'open',
+      state: r < 0.3 && !inCycle.has(n) ? 'closed' : 'open',
       authorTrusted: true,
       createdAt: new Date(Date.UTC(2026, 0, 1) + n * 60_000).toISOString(),
       blockedBy: blockedBy[n]!,
@@ -151,6 +157,16 @@ const bench: Bench = async () => {
     removeTimes.push(time(() => index.removeEdge(a, b)));
     closeTimes.push(time(() => index.closeIssue(pickOpen())));
   }
+  // An edge from a random open issue to one of the newest: it may close a loop through thousands
+  // of open issues (the expensive case: both directions are searched), and taking it out again.
+  const farAdd: number[] = [];
+  const farRemove: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    const low = pickOpen();
+    const high = openKeys[openKeys.length - 1 - i]!;
+    farAdd.push(time(() => index.addEdge(low, high)));
+    farRemove.push(time(() => index.removeEdge(low, high)));
+  }
   const heap = process.memoryUsage().heapUsed / 1024 / 1024;
   const pair = (name: string, m: Measured): Figure[] => [
     { name: `${name}.median_ms`, value: round(m.wall), unit: 'ms' },
@@ -165,6 +181,12 @@ const bench: Bench = async () => {
     { name: 'plan.incremental_close.median_ms', value: round(median(closeTimes), 4), unit: 'ms' },
     { name: 'plan.incremental_add_edge.median_ms', value: round(median(addTimes), 4), unit: 'ms' },
     { name: 'plan.incremental_remove_edge.median_ms', value: round(median(removeTimes), 4), unit: 'ms' },
+    { name: 'plan.incremental_add_far_edge.median_ms', value: round(median(farAdd), 3), unit: 'ms' },
+    {
+      name: 'plan.incremental_remove_far_edge.median_ms',
+      value: round(median(farRemove), 3),
+      unit: 'ms',
+    },
     {
       name: 'plan.incremental_close.ratio_to_full',
       value: round(median(closeTimes) / full.wall, 5),
