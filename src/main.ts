@@ -10,6 +10,7 @@ import { loadAppManifest } from './config/app-manifest.ts';
 import { loadDotenvFile } from './config/dotenv.ts';
 import { configurationHints, type Env, loadEnv } from './config/env.ts';
 import { completeAppRegistration } from './config/github-app-registration.ts';
+import { AppError } from './errors.ts';
 import { githubBaseUrl } from './forges/github/index.ts';
 import { createApp } from './http/app.ts';
 import { createDeliveryQueue } from './intake/delivery-queue.ts';
@@ -62,6 +63,8 @@ export const serve = async (): Promise<() => Promise<void>> => {
         log: logger.child({ name: 'probot' }),
       })
     : undefined;
+  // Probot 14 builds its webhooks (and their verify) asynchronously.
+  await probot?.ready();
   const githubLogin = probot ? await githubBotLogin(env, probot, logger) : (env.BOT_LOGIN ?? '');
   const giteaLogin = env.gitea?.botLogin ?? '';
   if (env.gitea && !env.gitea.botLogin) {
@@ -92,6 +95,8 @@ export const serve = async (): Promise<() => Promise<void>> => {
   const intake = { store, queue, process: processEvents, metrics, logger };
   const receive = createReceiver(intake);
   const webhooks = probot?.webhooks;
+  if (env.github && !webhooks)
+    throw new AppError('internal', 'Probot did not set up its webhooks: cannot verify GitHub');
   const app = createApp({
     store,
     metrics,

@@ -2,6 +2,7 @@
 // ends cut off at the limit, and `blitz-bot serve` as a real process that starts unconfigured, serves
 // /healthz and stops cleanly on SIGTERM.
 import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +15,7 @@ import { createApp } from '../../src/http/app.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
-import { fixture, signedGiteaRequest, signedGithubRequest } from '../support/signing.ts';
+import { fixture, githubExample, signedGiteaRequest, signedGithubRequest } from '../support/signing.ts';
 import { createHarness, GITEA_SECRET, GITHUB_SECRET } from './intake-harness.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -144,38 +145,85 @@ describe('GitHub App registration (no APP_ID)', () => {
   });
 });
 
-describe('blitz-bot serve as a process', () => {
-  it('starts unconfigured, serves /healthz, says what to set, and stops on SIGTERM', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'blitz-serve-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const port = 31000 + Math.floor(Math.random() * 2000);
-    const child = spawn(process.execPath, ['--import', 'tsx', join(process.cwd(), 'src/main.ts'), 'serve'], {
-      cwd: process.cwd(),
-      env: { PATH: process.env.PATH, PORT: String(port), DATABASE_URL: `sqlite:${join(dir, 'blitz.db')}` },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    cleanups.push(() => void child.kill('SIGKILL'));
-    let out = '';
+const startServe = async (env: Record<string, string>) => {
+  const dir = mkdtempSync(join(tmpdir(), 'blitz-serve-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const port = 31000 + Math.floor(Math.random() * 2000);
+  const child = spawn(process.execPath, ['--import', 'tsx', join(process.cwd(), 'src/main.ts'), 'serve'], {
+    cwd: process.cwd(),
+    env: {
+      PATH: process.env.PATH,
+      PORT: String(port),
+      DATABASE_URL: `sqlite:${join(dir, 'blitz.db')}`,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  cleanups.push(() => void child.kill('SIGKILL'));
+  const output = { text: '' };
+  child.stderr.on('data', (d) => {
+    output.text += String(d);
+  });
+  await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (d) => {
-      out += String(d);
+      output.text += String(d);
+      if (output.text.includes('blitz-bot listening')) resolve();
     });
-    child.stderr.on('data', (d) => {
-      out += String(d);
-    });
-    await new Promise<void>((resolve, reject) => {
-      const check = () => (out.includes('blitz-bot listening') ? resolve() : undefined);
-      child.stdout.on('data', check);
-      child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
-    });
-    const health = await fetch(`http://127.0.0.1:${port}/healthz`);
-    expect(await health.json()).toMatchObject({ status: 'ok', store: true });
-    expect(out).toContain('GitHub is off: set APP_ID');
-    expect(out).toContain('Gitea is off: set GITEA_URL');
-    const code = await new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${output.text}`)));
+  });
+  const stop = () =>
+    new Promise<number | null>((resolve) => {
       child.once('exit', resolve);
       child.kill('SIGTERM');
     });
-    expect(code).toBe(0);
-    expect(out).toContain('"msg":"stopped"');
+  return { base: `http://127.0.0.1:${port}`, output, stop };
+};
+
+describe('blitz-bot serve as a process', () => {
+  it('configured for both forges, verifies GitHub deliveries through Probot and Gitea ones by HMAC', async () => {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const bot = await startServe({
+      APP_ID: '123',
+      PRIVATE_KEY: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
+      WEBHOOK_SECRET: GITHUB_SECRET,
+      BOT_LOGIN: 'blitz-bot[bot]',
+      GITEA_URL: 'http://127.0.0.1:9',
+      GITEA_TOKEN: 'token',
+      GITEA_WEBHOOK_SECRET: GITEA_SECRET,
+      GITEA_BOT_LOGIN: 'blitz-bot',
+    });
+    const star = signedGithubRequest({
+      secret: GITHUB_SECRET,
+      event: 'star',
+      payload: githubExample('star', 'created'),
+    });
+    expect((await fetch(`${bot.base}/api/github/webhooks`, { method: 'POST', ...star })).status).toBe(202);
+    const forged = signedGithubRequest({
+      secret: 'nope',
+      event: 'star',
+      payload: githubExample('star', 'created'),
+    });
+    expect((await fetch(`${bot.base}/api/github/webhooks`, { method: 'POST', ...forged })).status).toBe(401);
+    const push = signedGiteaRequest({
+      secret: GITEA_SECRET,
+      eventType: 'push',
+      payload: { ref: 'refs/heads/main' },
+    });
+    expect((await fetch(`${bot.base}/api/gitea/webhooks`, { method: 'POST', ...push })).status).toBe(202);
+    expect((await fetch(`${bot.base}/probot`)).status).toBe(404);
+    expect(await bot.stop()).toBe(0);
+    expect(bot.output.text).toContain('"github":true,"gitea":true');
+    expect(bot.output.text).not.toContain(GITHUB_SECRET);
+  });
+
+  it('starts unconfigured, serves /healthz, says what to set, and stops on SIGTERM', async () => {
+    const bot = await startServe({});
+    const health = await fetch(`${bot.base}/healthz`);
+    expect(await health.json()).toMatchObject({ status: 'ok', store: true });
+    expect(bot.output.text).toContain('GitHub is off: set APP_ID');
+    expect(bot.output.text).toContain('Gitea is off: set GITEA_URL');
+    expect((await fetch(`${bot.base}/probot`)).status).toBe(200);
+    expect(await bot.stop()).toBe(0);
+    expect(bot.output.text).toContain('"msg":"stopped"');
   });
 });
