@@ -42,6 +42,10 @@ export interface RunProgress {
   /** Merged issues since the last integration review. */
   mergedSinceReview?: number;
   notifyFailures?: { target: string; error: string }[];
+  /** Builds run so far on the integration branch: the wave number shown is one more. */
+  wave?: number;
+  /** The review module was missing when a PR needed its review leg. */
+  reviewUnavailable?: boolean;
 }
 
 export interface NewRun {
@@ -79,16 +83,22 @@ export interface RunIssueRecord {
   mergedSha?: string;
   attempts: number;
   lastError?: string;
-  bouncedAt?: string;
+  bouncedAfter?: string;
   updatedAt: string;
 }
 
-export type RunIssuePatch = Partial<
-  Omit<RunIssueRecord, 'runId' | 'repo' | 'number' | 'updatedAt'> & {
-    prNumber: number | null;
-    mergedSha: string | null;
-  }
->;
+/** Fields to change; `null` clears a PR or merge that no longer counts (a bounce). */
+export interface RunIssuePatch {
+  state?: string;
+  branch?: string;
+  worktree?: string;
+  prNumber?: number | null;
+  reviewPosted?: boolean;
+  mergedSha?: string | null;
+  attempts?: number;
+  lastError?: string;
+  bouncedAfter?: string;
+}
 
 export interface RunStore {
   /** Creates the run; `conflict` with the live run when the milestone already has one. */

@@ -41,13 +41,11 @@ export const createSqliteAttemptLedger = (db: Database.Database): AttemptLedger 
   );
   const select = db.prepare('SELECT record FROM attempts WHERE id = ?').pluck();
   const write = db.prepare('UPDATE attempts SET open = @open, record = @record WHERE id = @id');
-  const byRun = db.prepare('SELECT record FROM attempts WHERE run_id = ? ORDER BY started_at, rowid').pluck();
+  const byRun = db.prepare('SELECT record FROM attempts WHERE run_id = ? ORDER BY rowid').pluck();
   const byIssue = db
-    .prepare(
-      'SELECT record FROM attempts WHERE issue_repo = ? AND issue_number = ? ORDER BY started_at, rowid',
-    )
+    .prepare('SELECT record FROM attempts WHERE issue_repo = ? AND issue_number = ? ORDER BY rowid')
     .pluck();
-  const open = db.prepare('SELECT record FROM attempts WHERE open = 1 ORDER BY started_at, rowid').pluck();
+  const open = db.prepare('SELECT record FROM attempts WHERE open = 1 ORDER BY rowid').pluck();
 
   const update = db.transaction((id: string, patch: Partial<Omit<AttemptRecord, 'id'>>): AttemptRecord => {
     const text = select.get(id);

@@ -81,6 +81,8 @@ const progressSchema: z.ZodType<RunProgress> = z.looseObject({
   reason: z.string().optional(),
   mergedSinceReview: z.number().optional(),
   notifyFailures: z.array(z.object({ target: z.string(), error: z.string() })).optional(),
+  wave: z.number().optional(),
+  reviewUnavailable: z.boolean().optional(),
 });
 
 const issueRow = z.object({
@@ -95,7 +97,7 @@ const issueRow = z.object({
   merged_sha: z.string().nullable(),
   attempts: z.number(),
   last_error: z.string().nullable(),
-  bounced_at: z.string().nullable(),
+  bounced_after: z.string().nullable(),
   updated_at: z.string(),
 });
 
@@ -152,7 +154,7 @@ const toIssue = (raw: unknown): RunIssueRecord => {
     ...opt('prNumber', r.pr_number),
     ...opt('mergedSha', r.merged_sha),
     ...opt('lastError', r.last_error),
-    ...opt('bouncedAt', r.bounced_at),
+    ...opt('bouncedAfter', r.bounced_after),
   };
 };
 
@@ -229,7 +231,7 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
     mergedSha: 'merged_sha',
     attempts: 'attempts',
     lastError: 'last_error',
-    bouncedAt: 'bounced_at',
+    bouncedAfter: 'bounced_after',
   };
   const upsertIssue = db.transaction(
     (runId: string, repo: string, number: number, patch: Record<string, unknown>) => {
@@ -300,7 +302,7 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
         .map(toIssue);
     },
     async upsertRunIssue(runId, repo, number, patch) {
-      return upsertIssue(runId, repo, number, patch);
+      return upsertIssue(runId, repo, number, { ...patch });
     },
     async listQueuedIntents() {
       return db.prepare("SELECT * FROM intents WHERE status = 'queued' ORDER BY id").all().map(toIntent);

@@ -38,8 +38,9 @@ CREATE TABLE run_issues (
   merged_sha TEXT,
   attempts INTEGER NOT NULL DEFAULT 0,
   last_error TEXT,
-  -- Attempts started before this instant belong to a bounced pass and no longer count.
-  bounced_at TEXT,
+  -- Set when the issue was bounced: the id of the last attempt of the bounced pass; only
+  -- attempts recorded after it count for the current pass.
+  bounced_after TEXT,
   updated_at TEXT NOT NULL,
   PRIMARY KEY (run_id, issue_repo, issue_number)
 );

@@ -1,0 +1,49 @@
+// The provider budget probe (seed 000 §1.5): the operator's `budget: [argv]` prints JSON
+// {recommendedMaxSessions, preferMedium, park}. Run before a wave is filled; a probe that fails or is
+// not configured is said so on the dashboard, and the run falls back to maxSessions.
+import { z } from 'zod';
+import type { Budget } from '../plan/wave.ts';
+import { run } from '../runner/exec.ts';
+import type { RunProgress } from '../store/run-store.ts';
+
+const probeOutput = z.object({
+  recommendedMaxSessions: z.number().int().min(0).nullable(),
+  preferMedium: z.boolean().default(false),
+  park: z.boolean().default(false),
+});
+
+export type ProbeResult = NonNullable<RunProgress['budget']>;
+
+export const runBudgetProbe = async (
+  argv: readonly string[] | undefined,
+  opts: { cwd: string; env: Record<string, string>; timeoutMs?: number },
+): Promise<ProbeResult> => {
+  if (!argv || argv.length === 0) return { status: 'absent' };
+  try {
+    const res = await run(argv, { cwd: opts.cwd, env: opts.env, timeoutMs: opts.timeoutMs ?? 30_000 });
+    if (res.exitCode !== 0) return { status: 'failed', error: `the probe exited with ${res.exitCode}` };
+    const parsed = probeOutput.safeParse(JSON.parse(res.stdout));
+    if (!parsed.success) return { status: 'failed', error: 'the probe printed JSON of an unexpected shape' };
+    const d = parsed.data;
+    return {
+      status: 'ok',
+      // Unknown usage is one-worker pressure (seed 000).
+      recommendedMaxSessions: d.recommendedMaxSessions ?? 1,
+      preferMedium: d.preferMedium,
+      park: d.park,
+    };
+  } catch (err) {
+    const why = err instanceof SyntaxError ? 'the probe did not print JSON' : String((err as Error).message);
+    return { status: 'failed', error: why };
+  }
+};
+
+/** The planner's view: a failed or absent probe means "use maxSessions". */
+export const budgetOf = (probe: ProbeResult | undefined, maxSessions: number): Budget =>
+  probe?.status === 'ok'
+    ? {
+        verdict: probe.park ? 'park' : 'ok',
+        recommendedMaxSessions: probe.recommendedMaxSessions,
+        preferMedium: probe.preferMedium,
+      }
+    : { verdict: 'ok', recommendedMaxSessions: maxSessions, preferMedium: false };

@@ -1,0 +1,88 @@
+// The orchestrator's ports (what createOrchestrator is given) and the per-reconcile context every
+// step works from. Nothing here does IO; it only names what the steps may use.
+import type { BlitzConfig } from '../config/blitz-config.ts';
+import type { RepoConfig } from '../config/repo-config.ts';
+import type { Forge, ForgeKind, RepoRef } from '../forges/types.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { ReviewPick } from '../plan/routing.ts';
+import type { RunOptions, RunSnapshot } from '../plan/snapshot.ts';
+import type { PlanIssue } from '../plan/types.ts';
+import type { GitContext } from '../runner/git.ts';
+import type { RunnerJobResult } from '../runner/runner.ts';
+import type { AttemptLedger, AttemptRecord, RunnerJob } from '../runner/types.ts';
+import type { Notifier } from '../ship/notice.ts';
+import type { RunIssueRecord, RunRecord, RunStore } from '../store/run-store.ts';
+import type { ProbeResult } from './budget-probe.ts';
+import type { TimerPort } from './dashboard-coalescer.ts';
+
+/** The forge connection for a repository (on GitHub: the App installation that covers it). */
+export type RunForgeResolver = (target: {
+  forge: ForgeKind;
+  repo: RepoRef;
+  installationId?: number;
+}) => Promise<Forge>;
+
+/** The part of the Runner the orchestrator calls (the Runner class satisfies it). */
+export interface RunnerPort {
+  execute(job: RunnerJob): Promise<RunnerJobResult>;
+  limit(): { limit: number; contended: boolean };
+  gitContext(repo: RepoRef): Promise<GitContext>;
+}
+
+/** One review leg: posts its findings as a PR comment (never an approval) and says whether it did. */
+export type ReviewLeg = (input: {
+  forge: Forge;
+  repo: RepoRef;
+  pr: number;
+  issue: PlanIssue;
+  reviewer: ReviewPick;
+  runId: string;
+}) => Promise<{ posted: boolean; summary?: string }>;
+
+export interface OrchestratorDeps {
+  store: RunStore;
+  ledger: AttemptLedger;
+  forges: RunForgeResolver;
+  runner: RunnerPort;
+  /** The operator's blitz.config.yml. */
+  config: BlitzConfig;
+  clock: { now(): Date };
+  logger: Logger;
+  notifiers?: readonly Notifier[];
+  /** Environment for the budget probe, builds and smoke checks (PATH, HOME…), from config/. */
+  baseEnv: Record<string, string>;
+  /** The URL workers clone from; default the forge's plain clone URL. */
+  cloneUrl?: (forge: Forge, repo: RepoRef) => Promise<string>;
+  /** The review module; absent, the dashboard says review legs are not available. */
+  review?: ReviewLeg;
+  /** Overrides the configured budget probe (tests). */
+  budgetProbe?: () => Promise<ProbeResult>;
+  /** Machine contention; default the runner's own sample. */
+  machine?: () => { limit: number; contended: boolean };
+  dashboard?: { intervalMs?: number; timers?: TimerPort; clock?: { now(): number } };
+  newId?: () => string;
+}
+
+export interface RunOptionsStored extends RunOptions {
+  /** Who started the run (for the dashboard and notices). */
+  sender: string;
+}
+
+/** Everything one reconcile pass of one run has read. */
+export interface RunCtx {
+  run: RunRecord;
+  forge: Forge;
+  repo: RepoRef;
+  repoConfig: RepoConfig;
+  defaultBranch: string;
+  snap: RunSnapshot;
+  rows: Map<string, RunIssueRecord>;
+  attempts: AttemptRecord[];
+  /** Open issues of the milestone, by key. */
+  issues: Map<string, PlanIssue>;
+}
+
+export const repoRefOf = (fullName: string): RepoRef => {
+  const [owner, name] = fullName.split('/');
+  return { owner: owner ?? '', name: name ?? '' };
+};

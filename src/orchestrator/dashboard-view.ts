@@ -1,0 +1,123 @@
+// Pure: the dashboard's input from what a reconcile read (run, planner snapshot, store rows,
+// attempts) and the planner's report actions. Rendering itself is dashboard.ts.
+
+import { isEpic } from '../plan/epics.ts';
+import type { Action, RunSnapshot } from '../plan/snapshot.ts';
+import { hasLabel, issueKey, planLabels } from '../plan/types.ts';
+import type { AttemptRecord } from '../runner/types.ts';
+import type { RunRecord } from '../store/run-store.ts';
+import type {
+  DashboardBlocker,
+  DashboardInput,
+  DashboardIssue,
+  DashboardIssueState,
+} from './dashboard-types.ts';
+import { attemptKey } from './run-progress.ts';
+
+const numberOf = (key: string): number => Number(key.slice(key.lastIndexOf('#') + 1));
+
+export const dashboardView = (input: {
+  run: RunRecord;
+  snap: RunSnapshot;
+  attempts: readonly AttemptRecord[];
+  actions: readonly Action[];
+  /** Issues of the run the tracker shows closed now (they left the open list). */
+  closed: { number: number; title: string }[];
+  reviewAvailable: boolean;
+}): DashboardInput => {
+  const { run, snap } = input;
+  const progress = new Map(snap.progress.map((p) => [p.key, p]));
+  const byIssue = new Map<string, AttemptRecord[]>();
+  for (const a of input.attempts) byIssue.set(attemptKey(a), [...(byIssue.get(attemptKey(a)) ?? []), a]);
+  const inRun = new Set(snap.issues.map((i) => issueKey(i.repo, i.number)));
+  const rows: DashboardIssue[] = [];
+  const awaiting: { number: number; title: string }[] = [];
+  for (const i of snap.issues) {
+    const key = issueKey(i.repo, i.number);
+    const p = progress.get(key);
+    const attempts = byIssue.get(key) ?? [];
+    const latest = attempts[attempts.length - 1];
+    const epic = isEpic(i, i.children.length);
+    const untrusted = !i.authorTrusted && !hasLabel(i, planLabels.approved);
+    if (untrusted) awaiting.push({ number: i.number, title: i.title });
+    const blockers = i.blockedBy.filter((b) => inRun.has(b) || b.startsWith(`${run.repo}#`)).map(numberOf);
+    const open = blockers.some((b) => inRun.has(issueKey(run.repo, b)));
+    const state: DashboardIssueState =
+      p?.state ??
+      (untrusted || i.labels.some((l) => l.name === 'hold') ? 'held' : open ? 'blocked' : 'ready');
+    const tokens = attempts.reduce((n, a) => n + a.tokens.input + a.tokens.output, 0);
+    rows.push({
+      number: i.number,
+      title: i.title,
+      state: epic && state === 'ready' ? 'blocked' : state,
+      ...(epic ? { epic } : {}),
+      ...(latest
+        ? { rosterEntry: latest.rosterEntry, ...(latest.model ? { model: latest.model } : {}) }
+        : {}),
+      ...(p?.pr ? { prNumber: p.pr.number } : {}),
+      attempts: attempts.length,
+      ...(tokens > 0 ? { tokens } : {}),
+      blockedBy: blockers,
+    });
+  }
+  for (const c of input.closed) {
+    const attempts = byIssue.get(issueKey(run.repo, c.number)) ?? [];
+    const p = progress.get(issueKey(run.repo, c.number));
+    rows.push({
+      number: c.number,
+      title: c.title,
+      state: 'closed',
+      attempts: attempts.length,
+      ...(p?.pr ? { prNumber: p.pr.number } : {}),
+      ...(attempts.at(-1) ? { rosterEntry: attempts.at(-1)!.rosterEntry } : {}),
+      blockedBy: [],
+    });
+  }
+  const blockers: DashboardBlocker[] = [];
+  for (const a of input.actions) {
+    if (a.type === 'report_cycle') blockers.push({ kind: 'cycle', issues: a.members.map(numberOf) });
+    if (a.type === 'report_unknown_blocker')
+      for (const by of a.namedBy)
+        blockers.push({ kind: 'unknown_blocker', issue: numberOf(by), blocker: a.blocker });
+  }
+  const pr = run.progress;
+  const budget = pr.budget;
+  const readinessUnmet: string[] = [];
+  if (!input.reviewAvailable)
+    readinessUnmet.push(
+      'review legs: not available (no review module yet); PRs are merged without a review comment',
+    );
+  readinessUnmet.push('integration review: not available');
+  if (pr.build?.status === 'failed') readinessUnmet.push(`build failed on ${run.integrationBranch}`);
+  return {
+    runId: run.id,
+    milestone: run.milestoneTitle,
+    runState: run.state,
+    wave: (pr.wave ?? 0) + 1,
+    integrationBranch: run.integrationBranch,
+    issues: rows.sort((a, b) => a.number - b.number),
+    awaitingApproval: awaiting,
+    blockers,
+    ...(budget
+      ? {
+          budget:
+            budget.status === 'ok'
+              ? budget
+              : budget.status === 'absent'
+                ? { status: 'absent' as const, maxSessions: snap.options.maxSessions }
+                : { status: 'failed' as const, error: budget.error, maxSessions: snap.options.maxSessions },
+        }
+      : {}),
+    notifyFailures: pr.notifyFailures ?? [],
+    readinessUnmet,
+    ...(pr.ship?.path
+      ? {
+          ship: {
+            path: pr.ship.path,
+            ...(pr.ship.url ? { url: pr.ship.url } : {}),
+            reasons: pr.ship.reasons ?? [],
+          },
+        }
+      : {}),
+  };
+};

@@ -1,0 +1,74 @@
+// Git work on the integration branch inside the runner's workspace: a detached worktree at the tip
+// of `blitz/<slug>` for builds and smoke checks, finding which merge broke a build, and reverting it.
+// Every git command goes through runner/git.ts (the exec choke point), with the runner's credentials.
+import { existsSync } from 'node:fs';
+import type { RepoRef } from '../forges/types.ts';
+import { type GitContext, git, gitTry } from '../runner/git.ts';
+import { ensureClone, insideWorkspace } from '../runner/workspace.ts';
+
+export interface IntegrationGit {
+  workspace: string;
+  repo: RepoRef;
+  cloneUrl: string;
+  branch: string;
+  ctx: GitContext;
+}
+
+/** The integration worktree checked out (detached) at `ref` (default: the branch tip on origin). */
+export const integrationWorktree = async (g: IntegrationGit, ref?: string): Promise<string> => {
+  const repoDir = await ensureClone(g.workspace, g.repo, g.cloneUrl, g.ctx);
+  await git(
+    ['fetch', '--quiet', 'origin', `+refs/heads/${g.branch}:refs/remotes/origin/${g.branch}`],
+    repoDir,
+    g.ctx,
+  );
+  const path = insideWorkspace(
+    g.workspace,
+    '.integration',
+    g.repo.owner,
+    g.repo.name,
+    g.branch.replaceAll('/', '-'),
+  );
+  const target = ref ?? `origin/${g.branch}`;
+  if (!existsSync(path)) {
+    await gitTry(['worktree', 'prune'], repoDir, g.ctx);
+    await git(['worktree', 'add', '--quiet', '--force', '--detach', path, target], repoDir, g.ctx);
+  } else {
+    await git(['checkout', '--quiet', '--force', '--detach', target], path, g.ctx);
+    await git(['clean', '-qfdx'], path, g.ctx);
+  }
+  return path;
+};
+
+/** Reverts merge commit `sha` on the integration branch and pushes; returns the new tip. */
+export const revertMerge = async (g: IntegrationGit, sha: string, issueNumber: number): Promise<string> => {
+  const path = await integrationWorktree(g);
+  const parents = (await git(['show', '-s', '--format=%P', sha], path, g.ctx)).trim().split(' ');
+  const args = parents.length > 1 ? ['revert', '--no-edit', '-m', '1', sha] : ['revert', '--no-edit', sha];
+  await git(args, path, g.ctx);
+  await git(
+    [
+      'commit',
+      '--quiet',
+      '--amend',
+      '-m',
+      `Revert the merge of #${issueNumber}: the wave build failed after it`,
+    ],
+    path,
+    g.ctx,
+  );
+  await git(['push', '--quiet', 'origin', `HEAD:refs/heads/${g.branch}`], path, g.ctx);
+  return (await git(['rev-parse', 'HEAD'], path, g.ctx)).trim();
+};
+
+/** Paths changed on the integration branch against the default branch (a destructive migration vetoes a deploy). */
+export const changedSinceDefault = async (g: IntegrationGit, defaultBranch: string): Promise<string[]> => {
+  const path = await integrationWorktree(g);
+  await git(
+    ['fetch', '--quiet', 'origin', `+refs/heads/${defaultBranch}:refs/remotes/origin/${defaultBranch}`],
+    path,
+    g.ctx,
+  );
+  const out = await git(['diff', '--name-only', `origin/${defaultBranch}...HEAD`], path, g.ctx);
+  return out.split('\n').filter(Boolean);
+};

@@ -1,0 +1,210 @@
+// createOrchestrator: the blitz run loop over the ports. Intents (stored by intake) start runs;
+// forge events, runner events and cron ticks only say "look at run X again"; reconcileRun does the
+// rest. Two reconciles of one run never overlap (a per-run serialiser in this process).
+import { type Forge, hasPermission } from '../forges/types.ts';
+import type { ForgeEvent } from '../intake/events.ts';
+import type { RunnerEvent } from '../runner/types.ts';
+import type { RunRecord } from '../store/run-store.ts';
+import type { Intent } from '../store/types.ts';
+import { runBudgetProbe } from './budget-probe.ts';
+import type { OrchestratorDeps } from './context.ts';
+import { repoRefOf } from './context.ts';
+import { dashboardMarker, renderDashboard } from './dashboard.ts';
+import { createDashboardCoalescer } from './dashboard-coalescer.ts';
+import type { DashboardInput } from './dashboard-types.ts';
+import { createKeyedRunner } from './keyed-mutex.ts';
+import type { PerformDeps } from './perform.ts';
+import { reconcileRun } from './reconcile.ts';
+import { createEffects } from './run-effects.ts';
+import { createIntentHandler, type IntentOutcome } from './start-run.ts';
+
+export interface Orchestrator {
+  /** Starts or steers a run from one stored intent, and marks the intent taken. */
+  handleIntent(intent: Intent): Promise<IntentOutcome>;
+  /** A normalised forge event: reconciles the live runs of its repository. */
+  handleEvent(event: ForgeEvent): Promise<void>;
+  /** The runner's event sink: a finished or stuck worker reconciles its run. */
+  onRunnerEvent(event: RunnerEvent): void;
+  /** Cron: takes queued intents, then reconciles every live run. */
+  tick(): Promise<void>;
+  reconcileRun(runId: string): Promise<void>;
+  /** Resolves when no reconcile, background gate or dashboard edit is pending. */
+  idle(): Promise<void>;
+  /** Publishes pending dashboards and stops taking work (workers keep running detached). */
+  close(): Promise<void>;
+}
+
+const budgetTtlMs = 60_000;
+
+export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
+  const log = deps.logger;
+  const serial = createKeyedRunner((runId, err) => log.error({ runId, err }, 'reconcile failed'));
+  const background = new Set<Promise<void>>();
+  const trustCache = new Map<string, boolean>();
+  const budgetCache = new Map<string, { at: number; value: Awaited<ReturnType<typeof runBudgetProbe>> }>();
+  let closed = false;
+
+  const track = (p: Promise<void>) => {
+    background.add(p);
+    void p.finally(() => background.delete(p));
+  };
+
+  const publishDashboard = async (runId: string, body: string): Promise<void> => {
+    const run = await deps.store.getRun(runId);
+    if (!run || run.triggerIssue === undefined) return;
+    const repo = repoRefOf(run.repo);
+    const forge = await deps.forges({
+      forge: run.forge,
+      repo,
+      ...(run.installationId ? { installationId: run.installationId } : {}),
+    });
+    const c = await forge.upsertStickyComment(
+      { repo, number: run.triggerIssue },
+      dashboardMarker(run.id),
+      body,
+    );
+    if (run.dashboardCommentId !== c.id) await deps.store.updateRun(run.id, { dashboardCommentId: c.id });
+  };
+  const coalescer = createDashboardCoalescer({
+    publish: publishDashboard,
+    ...(deps.dashboard?.intervalMs !== undefined ? { intervalMs: deps.dashboard.intervalMs } : {}),
+    ...(deps.dashboard?.timers ? { timers: deps.dashboard.timers } : {}),
+    ...(deps.dashboard?.clock ? { clock: deps.dashboard.clock } : {}),
+    onError: (runId, err) => log.warn({ runId, err }, 'dashboard edit failed; retried at the next slot'),
+  });
+
+  const reconcile = (runId: string): Promise<void> => {
+    if (closed) return Promise.resolve();
+    return serial.request(runId, () => reconcileRun(performDeps, hooks, runId));
+  };
+  const reconcileSoon = (runId: string): void => void reconcile(runId);
+
+  const effects = createEffects(deps, {
+    background: (fn) => track(fn()),
+    reconcileSoon,
+    flushDashboard: (runId) => coalescer.flush(runId),
+  });
+  const performDeps: PerformDeps = { ...deps, effects };
+
+  const hooks = {
+    async trusted(forge: Forge, repo: string, author: string): Promise<boolean> {
+      const key = `${forge.kind}:${repo}:${author.toLowerCase()}`;
+      const hit = trustCache.get(key);
+      if (hit !== undefined) return hit;
+      const ok = hasPermission(
+        await forge.getPermission(repoRefOf(repo), author).catch(() => 'none' as const),
+        'write',
+      );
+      trustCache.set(key, ok);
+      return ok;
+    },
+    async probe(runId: string) {
+      const hit = budgetCache.get(runId);
+      const now = deps.clock.now().getTime();
+      if (hit && now - hit.at < budgetTtlMs) return hit.value;
+      const value = deps.budgetProbe
+        ? await deps.budgetProbe()
+        : await runBudgetProbe(deps.config.budget, { cwd: deps.config.runner.workspace, env: deps.baseEnv });
+      budgetCache.set(runId, { at: now, value });
+      const run = await deps.store.getRun(runId);
+      if (run && JSON.stringify(run.progress.budget) !== JSON.stringify(value))
+        await deps.store.updateRun(runId, { progress: { ...run.progress, budget: value } });
+      return value;
+    },
+    dashboard(runId: string, view: DashboardInput) {
+      coalescer.update(runId, renderDashboard(view));
+    },
+  };
+
+  const handleIntentOnce = createIntentHandler(deps, {
+    reconcileSoon,
+    async postDashboard(run: RunRecord, forge: Forge) {
+      if (run.triggerIssue === undefined) return undefined;
+      const body = renderDashboard({
+        runId: run.id,
+        milestone: run.milestoneTitle,
+        runState: run.state,
+        wave: 1,
+        integrationBranch: run.integrationBranch,
+        issues: [],
+        awaitingApproval: [],
+        blockers: [],
+        notifyFailures: [],
+      });
+      const c = await forge.upsertStickyComment(
+        { repo: repoRefOf(run.repo), number: run.triggerIssue },
+        dashboardMarker(run.id),
+        body,
+      );
+      return c.id;
+    },
+    async cancelWorkers(run: RunRecord) {
+      const open = (await deps.ledger.listByRun(run.id)).filter((a) => a.outcome === undefined);
+      for (const a of open) await deps.runner.execute({ kind: 'cancel', attemptId: a.id });
+      return open.length;
+    },
+  });
+
+  let intentsBusy: Promise<void> = Promise.resolve();
+  const drainIntents = (): Promise<void> => {
+    intentsBusy = intentsBusy.then(async () => {
+      for (const intent of await deps.store.listQueuedIntents()) {
+        try {
+          const outcome = await handleIntentOnce(intent);
+          if (outcome !== 'not_mine') await deps.store.claimIntent(intent.id, outcome);
+        } catch (err) {
+          log.error({ intent: intent.id, err }, 'intent failed; it stays queued for the next tick');
+        }
+      }
+    });
+    return intentsBusy;
+  };
+
+  const runsOfRepo = async (forge: string, repo: string): Promise<RunRecord[]> =>
+    (await deps.store.listLiveRuns()).filter(
+      (r) => r.forge === forge && r.repo.toLowerCase() === repo.toLowerCase(),
+    );
+
+  return {
+    async handleIntent(intent) {
+      const outcome = await handleIntentOnce(intent);
+      if (outcome !== 'not_mine') await deps.store.claimIntent(intent.id, outcome);
+      return outcome;
+    },
+    async handleEvent(event) {
+      if (closed) return;
+      // Level-triggered: which run an event concerns is not worked out; every live run of the repo looks again.
+      const runs = await runsOfRepo(event.forge, `${event.repo.owner}/${event.repo.name}`);
+      await Promise.all(runs.map((r) => reconcile(r.id)));
+    },
+    onRunnerEvent(event) {
+      if (closed || !('attemptId' in event)) return;
+      track(
+        deps.ledger.get(event.attemptId).then((a) => {
+          if (a) reconcileSoon(a.runId);
+        }),
+      );
+    },
+    async tick() {
+      if (closed) return;
+      await drainIntents();
+      for (const r of await deps.store.listLiveRuns()) await reconcile(r.id);
+    },
+    reconcileRun: reconcile,
+    async idle() {
+      for (let i = 0; i < 50; i++) {
+        await intentsBusy;
+        await serial.idle();
+        if (background.size === 0) break;
+        await Promise.all([...background]);
+      }
+      for (const r of await deps.store.listRuns()) await coalescer.flush(r.id);
+    },
+    async close() {
+      await serial.idle();
+      await Promise.all([...background]);
+      closed = true;
+      for (const id of coalescer.pendingRuns()) await coalescer.flush(id);
+    },
+  };
+};

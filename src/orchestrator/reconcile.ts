@@ -1,0 +1,181 @@
+// reconcileRun: level-triggered and idempotent. Read the tracker and the store, build the planner's
+// snapshot, ask nextActions, perform the actions (each checks the world first), and repeat while a
+// pass moved something the next pass can build on (a merge frees a dependent, a close frees a slot).
+
+import { formatConfigErrors } from '../config/repo-config.ts';
+import type { Forge } from '../forges/types.ts';
+import { nextActions } from '../plan/next-actions.ts';
+import type { Action, RunSnapshot } from '../plan/snapshot.ts';
+import type { RunState } from '../plan/states.ts';
+import { issueKey } from '../plan/types.ts';
+import { budgetOf } from './budget-probe.ts';
+import type { RunCtx, RunOptionsStored } from './context.ts';
+import { repoRefOf } from './context.ts';
+import type { DashboardInput } from './dashboard-types.ts';
+import { dashboardView } from './dashboard-view.ts';
+import { changedSinceDefault } from './integration-branch.ts';
+import { firstTime, type PerformDeps, perform } from './perform.ts';
+import { planInput } from './plan-input.ts';
+import { loadRepoConfig } from './repo-settings.ts';
+import { attemptKey, deriveProgress } from './run-progress.ts';
+
+const advancing = new Set<Action['type']>([
+  'open_pr',
+  'review',
+  'merge',
+  'close_issue',
+  'close_epic',
+  'run_build',
+  'run_smoke',
+  'ship',
+  'bounce',
+]);
+const maxPasses = 12;
+
+export interface ReconcileHooks {
+  trusted(forge: Forge, repo: string, author: string): Promise<boolean>;
+  probe(runId: string): Promise<NonNullable<RunCtx['run']['progress']['budget']>>;
+  dashboard(runId: string, view: DashboardInput): void;
+}
+
+const live = (s: string): boolean => s !== 'done' && s !== 'cancelled';
+
+/** Reads everything one pass needs; undefined when the run is gone, finished or its config is broken. */
+const load = async (deps: PerformDeps, hooks: ReconcileHooks, runId: string): Promise<RunCtx | undefined> => {
+  const run = await deps.store.getRun(runId);
+  if (!run || !live(run.state)) return undefined;
+  const repo = repoRefOf(run.repo);
+  const forge = await deps.forges({
+    forge: run.forge,
+    repo,
+    ...(run.installationId ? { installationId: run.installationId } : {}),
+  });
+  const cfg = await loadRepoConfig(forge, repo);
+  if (!cfg.result.ok) {
+    const ctx0 = { run, forge, repo } as Pick<RunCtx, 'run' | 'forge' | 'repo'>;
+    if (
+      run.triggerIssue !== undefined &&
+      (await firstTime(deps, ctx0 as RunCtx, `config:${JSON.stringify(cfg.result.errors)}`))
+    )
+      await forge.createComment(
+        { repo, number: run.triggerIssue },
+        formatConfigErrors(cfg.result.errors, cfg.path),
+      );
+    return undefined;
+  }
+  const repoConfig = cfg.result.config;
+  const ms = await forge.loadMilestone(repo, run.milestoneNumber);
+  const authors = new Map<string, boolean>();
+  for (const i of ms.issues)
+    if (!authors.has(i.author)) authors.set(i.author, await hooks.trusted(forge, run.repo, i.author));
+  const { issues, external } = planInput(ms, (a) => authors.get(a) ?? false);
+  const rows = await deps.store.listRunIssues(run.id);
+  const attempts = await deps.ledger.listByRun(run.id);
+  const open = new Set(issues.map((i) => issueKey(i.repo, i.number)));
+  const progress = deriveProgress({ rows, attempts, open, runnerRetries: deps.config.runner.retries });
+  const options = run.options as RunOptionsStored;
+  const budget = await hooks.probe(run.id);
+  const fresh = (await deps.store.getRun(run.id)) ?? run;
+  const machine = deps.machine?.() ?? deps.runner.limit();
+  const p = fresh.progress;
+  const wantsChanged = repoConfig.ship.deploy !== undefined && p.smoke === 'passed' && p.ship === undefined;
+  const snap: RunSnapshot = {
+    kind: 'blitz',
+    options,
+    milestoneTitle: ms.milestone.title,
+    milestoneDescription: ms.milestone.description,
+    ...(repoConfig.ship.deploy ? { deployCommand: repoConfig.ship.deploy } : {}),
+    changedFiles: wantsChanged
+      ? await changedSinceDefault(
+          {
+            workspace: deps.config.runner.workspace,
+            repo,
+            cloneUrl: deps.cloneUrl
+              ? await deps.cloneUrl(forge, repo)
+              : (await forge.cloneCredentials(repo)).url,
+            branch: run.integrationBranch,
+            ctx: await deps.runner.gitContext(repo),
+          },
+          cfg.defaultBranch,
+        ).catch(() => [])
+      : [],
+    issues,
+    external,
+    progress,
+    budget: budgetOf(budget, options.maxSessions),
+    machine: { limit: machine.limit, contended: machine.contended },
+    build: p.build ?? { status: 'none', covers: [], failures: 0 },
+    smoke: p.smoke ?? 'none',
+    ship: p.ship?.status ?? 'none',
+    roster: deps.config.roster,
+  };
+  return {
+    run: fresh,
+    forge,
+    repo,
+    repoConfig,
+    defaultBranch: cfg.defaultBranch,
+    snap,
+    rows: new Map(rows.map((r) => [issueKey(r.repo, r.number), r])),
+    attempts,
+    issues: new Map(issues.map((i) => [issueKey(i.repo, i.number), i])),
+  };
+};
+
+const plannerState = (s: string): RunState => (s === 'planning' ? 'running' : (s as RunState));
+
+const publish = (deps: PerformDeps, hooks: ReconcileHooks, ctx: RunCtx, actions: Action[]) => {
+  const closed = ctx.snap.progress
+    .filter((p) => !ctx.issues.has(p.key))
+    .map((p) => {
+      const title = ctx.attempts.find((a) => attemptKey(a) === p.key)?.job.title ?? '';
+      return { number: Number(p.key.slice(p.key.lastIndexOf('#') + 1)), title };
+    });
+  hooks.dashboard(
+    ctx.run.id,
+    dashboardView({
+      run: ctx.run,
+      snap: ctx.snap,
+      attempts: ctx.attempts,
+      actions,
+      closed,
+      reviewAvailable: deps.review !== undefined,
+    }),
+  );
+};
+
+export const reconcileRun = async (
+  deps: PerformDeps,
+  hooks: ReconcileHooks,
+  runId: string,
+): Promise<void> => {
+  for (let pass = 0; pass < maxPasses; pass++) {
+    const ctx = await load(deps, hooks, runId);
+    if (!ctx) return;
+    if (ctx.run.state === 'paused') {
+      publish(deps, hooks, ctx, []);
+      return;
+    }
+    const actions = nextActions(plannerState(ctx.run.state), ctx.snap);
+    if (ctx.run.state === 'planning' || ctx.run.state === 'blocked')
+      ctx.run = await deps.store.updateRun(ctx.run.id, { state: 'running' });
+    let moved = false;
+    for (const a of actions) {
+      try {
+        await perform(deps, ctx, a);
+        if (advancing.has(a.type)) moved = true;
+      } catch (err) {
+        deps.logger.error({ runId, action: a.type, err }, 'action failed; the next reconcile retries it');
+      }
+      if (a.type === 'stop') break;
+    }
+    const after = (await deps.store.getRun(runId)) ?? ctx.run;
+    if (after.state === 'running' && actions.some((a) => a.type === 'run_smoke' || a.type === 'ship'))
+      ctx.run = await deps.store.updateRun(runId, {
+        state: actions.some((a) => a.type === 'ship') ? 'shipping' : 'gating',
+      });
+    else ctx.run = after;
+    publish(deps, hooks, ctx, actions);
+    if (!moved || !live(ctx.run.state)) return;
+  }
+};

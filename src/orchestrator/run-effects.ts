@@ -1,0 +1,282 @@
+// The slower effects of a run: build and smoke checks through the runner's build gate (in the
+// background, their result written to the run and a reconcile requested), bounces with a revert,
+// ship (deploy or local preview), notifications, stopping a run and the model notes after it.
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { nextActions } from '../plan/next-actions.ts';
+import type { IssueKey } from '../plan/types.ts';
+import { runDeploy, tailOf } from '../ship/deploy.ts';
+import type { ShipNotice } from '../ship/notice.ts';
+import { notifyAll } from '../ship/notify.ts';
+import { startPreview } from '../ship/preview.ts';
+import type { OrchestratorDeps, RunCtx } from './context.ts';
+import { type IntegrationGit, integrationWorktree, revertMerge } from './integration-branch.ts';
+import { updateModelNotesFile } from './model-notes.ts';
+import { type Effects, firstTime, refOf, setProgress } from './perform.ts';
+import { attemptKey } from './run-progress.ts';
+
+export interface EffectHooks {
+  /** Runs work after this pass, tracked so idle() waits for it. */
+  background(fn: () => Promise<void>): void;
+  reconcileSoon(runId: string): void;
+  /** Publishes the dashboard now (run end). */
+  flushDashboard(runId: string): Promise<void>;
+}
+
+const gitFor = async (deps: OrchestratorDeps, ctx: RunCtx): Promise<IntegrationGit> => ({
+  workspace: deps.config.runner.workspace,
+  repo: ctx.repo,
+  cloneUrl: deps.cloneUrl
+    ? await deps.cloneUrl(ctx.forge, ctx.repo)
+    : (await ctx.forge.cloneCredentials(ctx.repo)).url,
+  branch: ctx.run.integrationBranch,
+  ctx: await deps.runner.gitContext(ctx.repo),
+});
+
+const gateTimeoutSeconds = 1800;
+
+export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effects => {
+  const runGateAt = async (g: IntegrationGit, name: 'build' | 'smoke', argv: string[], ref?: string) => {
+    const cwd = await integrationWorktree(g, ref);
+    const res = await deps.runner.execute({
+      kind: 'gate',
+      name,
+      argv,
+      cwd,
+      timeoutSeconds: gateTimeoutSeconds,
+    });
+    if (res.kind !== 'gate') throw new Error('the runner answered a gate job with something else');
+    return res.result;
+  };
+
+  /** Builds at each covered merge in turn: the first red one is the merge that broke the build. */
+  const responsibleMerge = async (ctx: RunCtx, g: IntegrationGit, argv: string[], covers: IssueKey[]) => {
+    if (covers.length <= 1) return covers[0];
+    const merged = covers
+      .map((k) => ({ k, sha: ctx.rows.get(k)?.mergedSha }))
+      .filter((m): m is { k: IssueKey; sha: string } => m.sha !== undefined);
+    for (const m of merged) {
+      const r = await runGateAt(g, 'build', argv, m.sha);
+      if (r.exitCode !== 0 || r.timedOut) return m.k;
+    }
+    return undefined;
+  };
+
+  const startGate: Effects['startGate'] = async (ctx, name, covers) => {
+    const argv = name === 'build' ? ctx.repoConfig.build : ctx.repoConfig.smoke;
+    const failures = ctx.run.progress.build?.failures ?? 0;
+    const wave = (ctx.run.progress.wave ?? 0) + (name === 'build' ? 1 : 0);
+    if (!argv) {
+      // Nothing configured: the step is green by definition, and the dashboard shows no command ran.
+      if (name === 'build')
+        await setProgress(deps, ctx, { build: { status: 'passed', covers, failures: 0 }, wave });
+      else await setProgress(deps, ctx, { smoke: 'passed' });
+      return;
+    }
+    if (name === 'build')
+      await setProgress(deps, ctx, { build: { status: 'running', covers, failures }, wave });
+    else await setProgress(deps, ctx, { smoke: 'running' });
+    const runId = ctx.run.id;
+    hooks.background(async () => {
+      try {
+        const g = await gitFor(deps, ctx);
+        const r = await runGateAt(g, name, argv);
+        const ok = r.exitCode === 0 && !r.timedOut;
+        const tail = tailOf(r.tail, 30);
+        if (name === 'smoke') await setProgress(deps, ctx, { smoke: ok ? 'passed' : 'failed' });
+        else if (ok) await setProgress(deps, ctx, { build: { status: 'passed', covers, failures: 0 } });
+        else {
+          const responsible = await responsibleMerge(ctx, g, argv, covers);
+          await setProgress(deps, ctx, {
+            build: {
+              status: 'failed',
+              covers,
+              failures: failures + 1,
+              tail,
+              ...(responsible ? { responsible } : {}),
+            },
+          });
+        }
+      } catch (err) {
+        deps.logger.error({ runId, name, err }, 'gate could not run');
+        const message = err instanceof Error ? err.message : String(err);
+        if (name === 'smoke') await setProgress(deps, ctx, { smoke: 'failed' });
+        else
+          await setProgress(deps, ctx, {
+            build: { status: 'failed', covers, failures: failures + 1, tail: message },
+          });
+      }
+      hooks.reconcileSoon(runId);
+    });
+  };
+
+  const bounce: Effects['bounce'] = async (ctx, key, reason) => {
+    const ref = refOf(key);
+    const row = ctx.rows.get(key);
+    const tail = ctx.run.progress.build?.tail;
+    if (row?.mergedSha !== undefined && row.mergedSha !== row.branch) {
+      try {
+        await revertMerge(await gitFor(deps, ctx), row.mergedSha, ref.number);
+      } catch (err) {
+        deps.logger.error({ runId: ctx.run.id, issue: key, err }, 'revert failed');
+      }
+    }
+    const mine = ctx.attempts.filter((a) => attemptKey(a) === key);
+    const feedback = [`This issue was bounced: ${reason}.`, tail ? `Build output:\n${tail}` : '']
+      .filter(Boolean)
+      .join('\n');
+    await deps.store.upsertRunIssue(ctx.run.id, `${ref.repo.owner}/${ref.repo.name}`, ref.number, {
+      state: 'bounced',
+      mergedSha: null,
+      prNumber: null,
+      reviewPosted: false,
+      lastError: feedback,
+      ...(mine.at(-1) ? { bouncedAfter: mine.at(-1)!.id } : {}),
+    });
+    await ctx.forge.createComment(
+      ref,
+      `blitz: bounced back for another pass: ${reason}. The merge was reverted on \`${ctx.run.integrationBranch}\` and the failure goes into the next worker's prompt.`,
+    );
+  };
+
+  const ship: Effects['ship'] = async (ctx, path, reason) => {
+    const cfg = ctx.repoConfig.ship;
+    await setProgress(deps, ctx, { ship: { status: 'running', path, reasons: [reason] } });
+    try {
+      const head = ctx.run.integrationBranch;
+      const existing = await ctx.forge.findPullRequest(ctx.repo, head);
+      const pr =
+        existing ??
+        (await ctx.forge.openPullRequest(ctx.repo, {
+          head,
+          base: ctx.defaultBranch,
+          title: `blitz: ${ctx.run.milestoneTitle}`,
+          body: `The integrated work of milestone ${ctx.run.milestoneTitle}: every workable issue closed, build and smoke green.\n\nShip decision: ${path} (${reason}).`,
+        }));
+      let url: string | undefined = pr.htmlUrl;
+      if (path === 'deploy' && cfg.deploy) {
+        if (!pr.merged)
+          await ctx.forge.mergePullRequest(pr.ref, { method: 'merge', expectedHeadSha: pr.head.sha });
+        const cwd = await integrationWorktree(await gitFor(deps, ctx));
+        const res = await runDeploy({
+          argv: cfg.deploy,
+          workspaceRoot: deps.config.runner.workspace,
+          cwd,
+          env: deps.baseEnv,
+          timeoutMs: gateTimeoutSeconds * 1000,
+        });
+        if (!res.ok) throw new Error(res.error ?? 'the deploy command failed');
+        url = cfg.deployUrl ?? url;
+      } else if (cfg.preview) {
+        const worktree = await integrationWorktree(await gitFor(deps, ctx));
+        const started = startPreview({
+          argv: cfg.preview,
+          port: cfg.previewPort ?? 5173,
+          workspaceRoot: deps.config.runner.workspace,
+          worktree,
+          logFile: join(deps.config.runner.workspace, '.previews', `${ctx.run.slug}.log`),
+          env: deps.baseEnv,
+        });
+        if (started.ok) url = started.url;
+        else deps.logger.warn({ runId: ctx.run.id, error: started.error }, 'preview did not start');
+      }
+      await setProgress(deps, ctx, {
+        ship: { status: 'passed', path, reasons: [reason], ...(url ? { url } : {}) },
+      });
+    } catch (err) {
+      deps.logger.error({ runId: ctx.run.id, err }, 'ship failed');
+      await setProgress(deps, ctx, {
+        ship: { status: 'failed', path, reasons: [reason, String((err as Error).message)] },
+      });
+    }
+  };
+
+  const notify: Effects['notify'] = async (ctx, level, title, message) => {
+    if (level === 'info' || !(await firstTime(deps, ctx, `notify:${level}:${title}:${message}`))) return;
+    const shipped = ctx.snap.progress.filter((p) => p.state === 'closed' || p.state === 'merged').length;
+    const notice: ShipNotice =
+      level === 'ready'
+        ? {
+            event: 'ready',
+            repo: ctx.run.repo,
+            milestone: ctx.run.milestoneTitle,
+            issuesShipped: shipped,
+            path: ctx.run.progress.ship?.path ?? 'local',
+            url: ctx.run.progress.ship?.url ?? '',
+          }
+        : {
+            event: 'blocked',
+            repo: ctx.run.repo,
+            milestone: ctx.run.milestoneTitle,
+            issuesShipped: shipped,
+            blocker: message,
+          };
+    const results = await notifyAll(deps.notifiers ?? [], notice);
+    const failures = results.flatMap((r) => (r.ok ? [] : [{ target: r.target, error: r.error }]));
+    if (failures.length > 0) await setProgress(deps, ctx, { notifyFailures: failures });
+    if (ctx.run.triggerIssue !== undefined)
+      await ctx.forge.createComment(
+        { repo: ctx.repo, number: ctx.run.triggerIssue },
+        `**${title}**: ${message}${ctx.run.progress.ship?.url ? `\n\nPreview: ${ctx.run.progress.ship.url}` : ''}`,
+      );
+  };
+
+  const stop: Effects['stop'] = async (ctx, state, reason) => {
+    const fresh = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
+    ctx.run = await deps.store.updateRun(ctx.run.id, {
+      state,
+      progress: {
+        ...fresh.progress,
+        reason,
+        ...(state === 'paused' ? { pausedFrom: 'running' as const } : {}),
+      },
+    });
+    if (state !== 'paused') {
+      const attempts = await deps.ledger.listByRun(ctx.run.id);
+      const evidence = attempts
+        .filter((a) => a.outcome !== undefined)
+        .map((a) => ({
+          runId: a.runId,
+          entry: a.rosterEntry,
+          tier: a.tier,
+          outcome: a.outcome!,
+          tokens: a.tokens.input + a.tokens.output,
+          nudges: a.nudges,
+          durationMs: a.endedAt ? Date.parse(a.endedAt) - Date.parse(a.startedAt) : 0,
+        }));
+      try {
+        await updateModelNotesFile(deps.config.modelNotesPath, evidence);
+      } catch (err) {
+        deps.logger.warn({ runId: ctx.run.id, err }, 'model notes not updated');
+      }
+    }
+    deps.logger.info({ runId: ctx.run.id, state, reason }, 'run stopped');
+  };
+
+  const postPlan: Effects['postPlan'] = async (ctx, wave, explanations) => {
+    if (ctx.run.triggerIssue === undefined || !(await firstTime(deps, ctx, 'plan'))) return;
+    // The picks the run would make: the planner's own dispatch actions on the same snapshot, not a re-derivation.
+    const picks = nextActions('running', {
+      ...ctx.snap,
+      options: { ...ctx.snap.options, dryRun: false },
+    }).flatMap((a) => (a.type === 'dispatch' ? [a] : []));
+    const lines = [
+      `**blitz dry run: ${ctx.run.milestoneTitle}** — nothing was started.`,
+      '',
+      `First wave (${wave.length}, at most ${ctx.snap.options.maxSessions} at once):`,
+      ...picks.map(
+        (p) =>
+          `- #${refOf(p.issue).number}: tier ${p.worker.tier}, ${p.worker.entry.name}${p.worker.entry.model ? ` (${p.worker.entry.model})` : ''} — ${p.worker.reason}`,
+      ),
+      ...(wave.length === 0 ? ['- nothing is ready'] : []),
+      '',
+      'Not ready yet:',
+      ...(explanations.length ? explanations.map((e) => `- ${e}`) : ['- nothing']),
+    ];
+    await ctx.forge.createComment({ repo: ctx.repo, number: ctx.run.triggerIssue }, lines.join('\n'));
+  };
+
+  return { startGate, bounce, ship, notify, stop, postPlan };
+};
+
+export const newRunId = (): string => randomUUID().slice(0, 8);

@@ -1,0 +1,94 @@
+// Pure: what the store and the attempt ledger say about each issue of a run, turned into the
+// planner's IssueProgress. State is derived from facts (a PR number, a merge sha, the latest
+// attempt's outcome), never kept as an edge-triggered flag, so a restart or a replayed event lands
+// in the same place.
+import type { AttemptRecord as PlanAttempt } from '../plan/routing.ts';
+import type { IssueProgress } from '../plan/snapshot.ts';
+import type { RunIssueState } from '../plan/states.ts';
+import { issueKey } from '../plan/types.ts';
+import type { AttemptRecord } from '../runner/types.ts';
+import type { RunIssueRecord } from '../store/run-store.ts';
+
+export const attemptKey = (a: Pick<AttemptRecord, 'issue'>): string =>
+  issueKey(`${a.issue.repo.owner}/${a.issue.repo.name}`, a.issue.number);
+
+/**
+ * Attempts of one issue that count for its current pass (those recorded after a bounce), in ledger
+ * order (the order they were recorded: both ledgers keep it, whatever the clocks said).
+ */
+export const currentAttempts = (
+  attempts: readonly AttemptRecord[],
+  row: RunIssueRecord | undefined,
+): AttemptRecord[] => {
+  if (row?.bouncedAfter === undefined) return [...attempts];
+  const at = attempts.findIndex((a) => a.id === row.bouncedAfter);
+  return attempts.slice(at + 1);
+};
+
+/** The attempt a worker is on now, if any: no outcome yet. */
+export const liveAttempt = (attempts: readonly AttemptRecord[]): AttemptRecord | undefined =>
+  attempts.find((a) => a.outcome === undefined);
+
+export interface ProgressInput {
+  rows: readonly RunIssueRecord[];
+  attempts: readonly AttemptRecord[];
+  /** Keys of the issues the tracker still shows open. */
+  open: ReadonlySet<string>;
+  /** The runner retries an unsolved attempt by itself this many times: such an issue is still working. */
+  runnerRetries: number;
+}
+
+const stateOf = (
+  row: RunIssueRecord | undefined,
+  current: AttemptRecord[],
+  input: ProgressInput,
+  key: string,
+): RunIssueState | undefined => {
+  if (row?.mergedSha !== undefined) return input.open.has(key) ? 'merged' : 'closed';
+  if (row?.prNumber !== undefined) return row.reviewPosted ? 'reviewed' : 'pr_open';
+  const latest = current[current.length - 1];
+  if (latest) {
+    if (latest.outcome === undefined) return 'working';
+    if (latest.outcome === 'solved') return 'pushed';
+    if (latest.outcome === 'stalled') return 'stalled';
+    if (latest.outcome === 'unsolved' && latest.job.retry < input.runnerRetries) return 'working';
+    return 'failed';
+  }
+  if (row?.bouncedAfter !== undefined) return 'bounced';
+  if (row?.state === 'dispatched') return 'dispatched';
+  return undefined;
+};
+
+export const deriveProgress = (input: ProgressInput): IssueProgress[] => {
+  const byKey = new Map<string, AttemptRecord[]>();
+  for (const a of input.attempts) {
+    const k = attemptKey(a);
+    byKey.set(k, [...(byKey.get(k) ?? []), a]);
+  }
+  const rows = new Map(input.rows.map((r) => [issueKey(r.repo, r.number), r]));
+  const keys = new Set([...rows.keys(), ...byKey.keys()]);
+  const out: IssueProgress[] = [];
+  for (const key of [...keys].sort()) {
+    const row = rows.get(key);
+    const all = byKey.get(key) ?? [];
+    const current = currentAttempts(all, row);
+    const state = stateOf(row, current, input, key);
+    if (state === undefined) continue;
+    const history: PlanAttempt[] = all.map((a) => ({
+      entry: a.rosterEntry,
+      tier: a.tier,
+      ...(a.outcome ? { outcome: a.outcome } : {}),
+    }));
+    out.push({
+      key,
+      state,
+      attempts: history,
+      branchPushed: current[current.length - 1]?.outcome === 'solved',
+      ...(row?.prNumber !== undefined
+        ? { pr: { number: row.prNumber, merged: row.mergedSha !== undefined } }
+        : {}),
+      reviewPosted: row?.reviewPosted ?? false,
+    });
+  }
+  return out;
+};

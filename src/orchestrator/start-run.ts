@@ -1,0 +1,198 @@
+// Intents become runs: `/blitz [M]` (and a milestone signal, which stands for one) resolves the
+// milestone, refuses a second live run on it with a pointer to the live one, reads the repo config,
+// creates `blitz/<slug>` off the default branch, posts the dashboard and hands over to reconcile.
+// `/blitz status|pause|resume|cancel|help` act on the live run of the repository.
+import { type Command, commandSchema } from '../commands/schema.ts';
+import { formatConfigErrors } from '../config/repo-config.ts';
+import { AppError, isAppError } from '../errors.ts';
+import type { Forge, IssueRef } from '../forges/types.ts';
+import { type Override, type Tool, tools } from '../plan/routing.ts';
+import { slugify } from '../runner/branch-names.ts';
+import type { RunRecord } from '../store/run-store.ts';
+import type { Intent } from '../store/types.ts';
+import type { OrchestratorDeps, RunOptionsStored } from './context.ts';
+import { repoRefOf } from './context.ts';
+import { loadRepoConfig } from './repo-settings.ts';
+import { newRunId } from './run-effects.ts';
+
+export interface StartHooks {
+  reconcileSoon(runId: string): void;
+  /** Creates or edits the dashboard comment now; returns its id. */
+  postDashboard(run: RunRecord, forge: Forge): Promise<number | undefined>;
+  cancelWorkers(run: RunRecord): Promise<number>;
+}
+
+export type IntentOutcome = 'started' | 'answered' | 'refused' | 'not_mine';
+
+const helpText = [
+  '**blitz-bot** commands:',
+  '- `/blitz [milestone] [--max N] [--tool T] [--model M] [--deploy|--local] [--dry-run]` — drive a milestone to done',
+  '- `/blitz status` — where the run on this repository stands',
+  '- `/blitz pause` / `/blitz resume` — stop starting workers / start again',
+  '- `/blitz cancel` — stop the workers and the run; branches are kept',
+].join('\n');
+
+const isTool = (t: string): t is Tool => (tools as readonly string[]).includes(t);
+
+/** `--tool` names a built-in tool; `--model` a model; either overrides routing for this run. */
+const overrideOf = (cmd: Extract<Command, { name: 'blitz' }>): { override?: Override } => {
+  const tool = cmd.tool !== undefined && isTool(cmd.tool) ? cmd.tool : undefined;
+  if (tool === undefined && cmd.model === undefined) return {};
+  return { override: { ...(tool ? { tool } : {}), ...(cmd.model ? { model: cmd.model } : {}) } };
+};
+
+const dashboardWhere = (run: RunRecord): string =>
+  run.triggerIssue !== undefined ? `the dashboard on #${run.triggerIssue}` : `run ${run.id}`;
+
+export const createIntentHandler = (deps: OrchestratorDeps, hooks: StartHooks) => {
+  const answer = (forge: Forge, ref: IssueRef | undefined, body: string) =>
+    ref ? forge.createComment(ref, body) : Promise.resolve();
+
+  const startBlitz = async (
+    intent: Intent,
+    cmd: Extract<Command, { name: 'blitz' }>,
+  ): Promise<IntentOutcome> => {
+    const repo = repoRefOf(intent.repo);
+    const forge = await deps.forges({ forge: intent.forge, repo });
+    const where = intent.issueNumber !== undefined ? { repo, number: intent.issueNumber } : undefined;
+    const cfg = await loadRepoConfig(forge, repo);
+    if (!cfg.result.ok) {
+      await answer(forge, where, formatConfigErrors(cfg.result.errors, cfg.path));
+      return 'refused';
+    }
+    let milestone: Awaited<ReturnType<Forge['resolveMilestone']>>;
+    try {
+      milestone = await forge.resolveMilestone(repo, cmd.milestone);
+    } catch (err) {
+      if (!isAppError(err, 'not_found') && !isAppError(err, 'bad_request')) throw err;
+      await answer(forge, where, `blitz: ${err.message}`);
+      return 'refused';
+    }
+    const existing = await deps.store.liveRun(intent.forge, intent.repo, milestone.number);
+    if (existing) {
+      await answer(
+        forge,
+        where,
+        `A blitz of **${existing.milestoneTitle}** is already running: see ${dashboardWhere(existing)}. Nothing new was started.`,
+      );
+      return 'answered';
+    }
+    const slug = slugify(milestone.title, 30) || `m${milestone.number}`;
+    const options: RunOptionsStored = {
+      maxSessions: cmd.max ?? cfg.result.config.maxSessions ?? deps.config.runner.maxSessions,
+      dryRun: cmd.dryRun,
+      ...overrideOf(cmd),
+      ...(cmd.ship ? { shipOverride: cmd.ship } : {}),
+      shipPolicy: cfg.result.config.ship.policy,
+      sender: intent.sender,
+    };
+    const created = await deps.store.createRun({
+      id: deps.newId?.() ?? newRunId(),
+      forge: intent.forge,
+      repo: intent.repo,
+      kind: 'blitz',
+      milestoneNumber: milestone.number,
+      milestoneTitle: milestone.title,
+      slug,
+      ...(intent.issueNumber !== undefined ? { triggerIssue: intent.issueNumber } : {}),
+      options,
+      state: 'planning',
+      integrationBranch: `blitz/${slug}`,
+    });
+    if (!created.created) {
+      await answer(
+        forge,
+        where,
+        `A blitz of **${created.live.milestoneTitle}** is already running: see ${dashboardWhere(created.live)}.`,
+      );
+      return 'answered';
+    }
+    const run = created.run;
+    if (!cmd.dryRun) await forge.createBranch(repo, run.integrationBranch, cfg.defaultBranch);
+    const commentId = await hooks.postDashboard(run, forge);
+    if (commentId !== undefined) await deps.store.updateRun(run.id, { dashboardCommentId: commentId });
+    deps.logger.info(
+      { runId: run.id, repo: run.repo, milestone: run.milestoneTitle, dryRun: cmd.dryRun },
+      'run started',
+    );
+    hooks.reconcileSoon(run.id);
+    return 'started';
+  };
+
+  const control = async (
+    intent: Intent,
+    action: Extract<Command, { name: 'blitz-control' }>['action'],
+  ): Promise<IntentOutcome> => {
+    const repo = repoRefOf(intent.repo);
+    const forge = await deps.forges({ forge: intent.forge, repo });
+    const where = intent.issueNumber !== undefined ? { repo, number: intent.issueNumber } : undefined;
+    if (action === 'help') {
+      await answer(forge, where, helpText);
+      return 'answered';
+    }
+    const runs = (await deps.store.listLiveRuns()).filter(
+      (r) => r.forge === intent.forge && r.repo === intent.repo,
+    );
+    const run =
+      runs.find((r) => r.triggerIssue === intent.issueNumber) ?? (runs.length === 1 ? runs[0] : undefined);
+    if (!run) {
+      await answer(
+        forge,
+        where,
+        runs.length === 0
+          ? 'No blitz is running on this repository.'
+          : `Several blitzes are running here; use the command on the issue that carries the one you mean (${runs.map(dashboardWhere).join(', ')}).`,
+      );
+      return 'answered';
+    }
+    if (action === 'status') {
+      const issues = await deps.store.listRunIssues(run.id);
+      const count = (s: string) => issues.filter((i) => i.state === s).length;
+      await answer(
+        forge,
+        where,
+        `Blitz of **${run.milestoneTitle}** is ${run.state}${run.progress.reason ? ` (${run.progress.reason})` : ''}: ${count('closed')} closed, ${issues.length - count('closed')} in progress; details on ${dashboardWhere(run)}.`,
+      );
+      return 'answered';
+    }
+    if (action === 'pause') {
+      if (run.state !== 'paused')
+        await deps.store.updateRun(run.id, {
+          state: 'paused',
+          progress: { ...run.progress, pausedFrom: run.state },
+        });
+      await answer(
+        forge,
+        where,
+        `Paused the blitz of **${run.milestoneTitle}**: running workers finish, nothing new starts until \`/blitz resume\`.`,
+      );
+    } else if (action === 'resume') {
+      if (run.state === 'paused' || run.state === 'blocked')
+        await deps.store.updateRun(run.id, { state: 'running' });
+      await answer(forge, where, `Resumed the blitz of **${run.milestoneTitle}**.`);
+    } else {
+      const stopped = await hooks.cancelWorkers(run);
+      await deps.store.updateRun(run.id, {
+        state: 'cancelled',
+        progress: { ...run.progress, reason: 'cancelled by a person' },
+      });
+      await answer(
+        forge,
+        where,
+        `Cancelled the blitz of **${run.milestoneTitle}**: ${stopped} worker(s) stopped; the branches and \`${run.integrationBranch}\` are kept.`,
+      );
+    }
+    hooks.reconcileSoon(run.id);
+    return 'answered';
+  };
+
+  /** Handles one stored intent; `not_mine` leaves it queued for another module (fleet, plan). */
+  return async (intent: Intent): Promise<IntentOutcome> => {
+    const parsed = commandSchema.safeParse(intent.command);
+    if (!parsed.success) throw new AppError('bad_request', `Intent ${intent.id} does not hold a command.`);
+    const cmd = parsed.data;
+    if (cmd.name === 'blitz') return startBlitz(intent, cmd);
+    if (cmd.name === 'blitz-control') return control(intent, cmd.action);
+    return 'not_mine';
+  };
+};
