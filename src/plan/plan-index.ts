@@ -142,6 +142,33 @@ export class PlanIndex {
     return seen;
   }
 
+  /**
+   * Whether a path b →* a exists among open issues (so the edge a → b closes a loop). Searches
+   * forward from b and backward from a in turns and stops when either side runs out: the cost is
+   * about twice the smaller of the two reaches, not the larger.
+   */
+  private closesLoop(a: IssueKey, b: IssueKey): boolean {
+    if (a === b) return true;
+    type Side = { stack: IssueKey[]; seen: Set<IssueKey>; next: Map<IssueKey, Set<IssueKey>> };
+    const sides: [Side, Side] = [
+      { stack: [b], seen: new Set([b]), next: this.blockers },
+      { stack: [a], seen: new Set([a]), next: this.dependents },
+    ];
+    for (;;) {
+      for (const [i, side] of sides.entries()) {
+        const other = sides[1 - i]!;
+        const node = side.stack.pop();
+        if (node === undefined) return false;
+        for (const n of side.next.get(node) ?? []) {
+          if (side.seen.has(n) || this.state.get(n) !== 'open' || !this.isIssue.has(n)) continue;
+          if (other.seen.has(n)) return true;
+          side.seen.add(n);
+          side.stack.push(n);
+        }
+      }
+    }
+  }
+
   /** An issue (or an external blocker) closed. */
   closeIssue(k: IssueKey): CategoryChange[] {
     const was = this.stateOf(k);
@@ -163,8 +190,8 @@ export class PlanIndex {
     if (!this.isIssue.has(a) || !this.link(a, b)) return [];
     const touched: IssueKey[] = [a];
     if (this.state.get(a) === 'open' && this.state.get(b) === 'open' && this.isIssue.has(b)) {
-      const fromB = this.reach(b, this.blockers);
-      if (fromB.has(a)) {
+      if (this.closesLoop(a, b)) {
+        const fromB = this.reach(b, this.blockers);
         const toA = this.reach(a, this.dependents);
         const members = [...fromB].filter((m) => toA.has(m));
         for (const m of members) this.cycleOf.delete(m);
