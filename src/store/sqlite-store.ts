@@ -115,6 +115,10 @@ export const openSqliteStore = (path: string, opts: { migrations?: Migration[] }
     `INSERT OR IGNORE INTO intents (forge, repo, issue_number, command, sender, delivery_id, seq, created_at)
      VALUES (@forge, @repo, @issueNumber, @command, @sender, @deliveryId, @seq, @at)`,
   );
+  const markProcessed = db.prepare(
+    `UPDATE deliveries SET processed_at = ?, events = NULL WHERE forge = ? AND delivery_id = ?
+     AND outcome IN ('accepted', 'ignored') AND processed_at IS NULL`,
+  );
   const selectIntent = db.prepare('SELECT * FROM intents WHERE forge = ? AND delivery_id = ? AND seq = ?');
 
   return {
@@ -122,10 +126,7 @@ export const openSqliteStore = (path: string, opts: { migrations?: Migration[] }
       return { outcome: record(d) };
     },
     async markDeliveryProcessed(forge: ForgeKind, deliveryId: string) {
-      db.prepare(
-        `UPDATE deliveries SET processed_at = ?, events = NULL WHERE forge = ? AND delivery_id = ?
-         AND outcome IN ('accepted', 'ignored') AND processed_at IS NULL`,
-      ).run(new Date().toISOString(), forge, deliveryId);
+      markProcessed.run(new Date().toISOString(), forge, deliveryId);
     },
     async listUnprocessedDeliveries() {
       const rows = db
