@@ -2,6 +2,8 @@
 // Full classification + wave, nextActions on the whole snapshot, and the incremental PlanIndex
 // updates after one issue closing or one edge change; the baseline is building the plain
 // adjacency map alone, measured in the same run.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { classify, keysIn } from '../src/plan/classify.ts';
 import { buildGraph } from '../src/plan/graph.ts';
 import { nextActions } from '../src/plan/next-actions.ts';
@@ -102,6 +104,12 @@ const measure = (runs: number, f: () => void): Measured => {
   return { wall: median(wall), cpu: median(cpu) };
 };
 
+/** A full GC, so that heap figures measure what is retained rather than when the collector last ran. */
+const collectGarbage = (): void => {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+};
+
 const caps: Caps = {
   maxSessions: 4,
   budget: { verdict: 'ok', recommendedMaxSessions: 4, preferMedium: false },
@@ -110,7 +118,11 @@ const caps: Caps = {
 };
 
 const bench: Bench = async () => {
+  collectGarbage();
+  const heapStart = process.memoryUsage().heapUsed;
   const issues = generateMilestone();
+  collectGarbage();
+  const heapIssues = (process.memoryUsage().heapUsed - heapStart) / 1024 / 1024;
   const baseline = measure(21, () => {
     const adj = new Map<string, string[]>();
     for (const i of issues) adj.set(keyOf(i), [...i.blockedBy]);
@@ -138,8 +150,10 @@ const bench: Bench = async () => {
   };
   const next = measure(10, () => nextActions('running', snap));
 
+  collectGarbage();
   const heapBefore = process.memoryUsage().heapUsed;
   const index = new PlanIndex(issues);
+  collectGarbage();
   const heapIndex = (process.memoryUsage().heapUsed - heapBefore) / 1024 / 1024;
   const indexBuild = measure(5, () => new PlanIndex(issues));
 
@@ -167,6 +181,7 @@ const bench: Bench = async () => {
     farAdd.push(time(() => index.addEdge(low, high)));
     farRemove.push(time(() => index.removeEdge(low, high)));
   }
+  collectGarbage();
   const heap = process.memoryUsage().heapUsed / 1024 / 1024;
   const pair = (name: string, m: Measured): Figure[] => [
     { name: `${name}.median_ms`, value: round(m.wall), unit: 'ms' },
@@ -194,6 +209,7 @@ const bench: Bench = async () => {
     },
     { name: 'plan.index.heap_mb', value: round(heapIndex, 1), unit: 'MB' },
     { name: 'plan.heap_used_mb', value: round(heap, 1), unit: 'MB' },
+    { name: 'plan.milestone_heap_mb', value: round(heapIssues, 1), unit: 'MB' },
   ] satisfies Figure[];
 };
 
