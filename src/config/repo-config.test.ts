@@ -21,7 +21,7 @@ const errorsOf = (yaml: string): ConfigError[] => {
 const defaults: RepoConfig = {
   ship: { policy: 'auto' },
   permission: 'write',
-  labels: { blitz: 'blitz', approved: 'blitz/approved', hold: 'blitz/hold', epic: 'epic' },
+  labels: { blitz: 'blitz', approved: 'blitz/approved', hold: 'hold', epic: 'epic' },
   mergeMethod: { blitz: 'merge', fleet: 'squash' },
   allowedBots: [],
 };

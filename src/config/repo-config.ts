@@ -67,7 +67,7 @@ const labelsSchema = z.strictObject({
   /** Added by someone with write access: lets an issue written by someone without it be worked on. */
   approved: labelName.default('blitz/approved'),
   /** An issue with this label is never dispatched while it is there. */
-  hold: labelName.default('blitz/hold'),
+  hold: labelName.default('hold'),
   /** Marks a tracking issue: never worked on, closed when its children are. */
   epic: labelName.default('epic'),
 });

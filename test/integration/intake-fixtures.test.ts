@@ -51,7 +51,7 @@ describe('GitHub fixtures match the official webhook schemas', () => {
 });
 
 describe('Gitea fixtures match the v1.22 swagger shapes', () => {
-  const swagger = JSON.parse(readFileSync('/work/shared/contracts/gitea-swagger-v1.22.json', 'utf8'));
+  const swagger = JSON.parse(readFileSync('test/contracts/gitea-swagger-v1.22.json', 'utf8'));
   const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false, logger: false });
   addFormats(ajv);
   ajv.addSchema({ $id: 'gitea', definitions: swagger.definitions });
