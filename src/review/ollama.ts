@@ -40,6 +40,7 @@ const readBounded = async (res: Response): Promise<string | undefined> => {
 };
 
 export const askOllama = async (o: OllamaOptions): Promise<ReviewerAttempt> => {
+  if (o.signal.aborted) throw new AppError('cancelled', 'The review was cancelled.');
   if (!o.host) return { ok: false, reason: 'has no Ollama host configured (OLLAMA_HOST)' };
   if (!o.model) return { ok: false, reason: 'has no model set' };
   const timeout = AbortSignal.timeout(o.timeoutMs);

@@ -80,6 +80,8 @@ export const reviewPullRequest = async (input: ReviewPullRequestInput): Promise<
     throw new AppError('bad_request', 'The review diff limit must be a positive whole number of bytes.');
   if (!(input.limits.timeoutSeconds > 0))
     throw new AppError('bad_request', 'The review timeout must be a positive number of seconds.');
+  const cancelled = () => new AppError('cancelled', `The review of ${formatIssueRef(ref)} was cancelled.`);
+  if (input.signal.aborted) throw cancelled();
   const at = (input.clock?.() ?? new Date()).toISOString();
   const log = input.logger?.child({ pr: formatIssueRef(ref) });
   const pull = await forge.getPullRequest(ref);
@@ -116,6 +118,7 @@ export const reviewPullRequest = async (input: ReviewPullRequestInput): Promise<
   };
   const failures: ReviewerFailure[] = [];
   for (const { entry, reason } of reviewerOrder(input.roster, input.author)) {
+    if (input.signal.aborted) throw cancelled();
     log?.info({ reviewer: entry.name, tool: entry.tool, reason }, 'review leg started');
     const answer = await ask(input, entry, prompt, placeholders);
     if (!answer.ok) {

@@ -297,6 +297,18 @@ describe.each(forges)('review legs on $name', ({ allowed, start }) => {
     expect(prComments()).toHaveLength(0);
   });
 
+  it('answers a PR that does not exist with not_found and writes nothing', async () => {
+    let err: unknown;
+    try {
+      await review({ roster: roster([fake('fast')]), pr: { repo: app, number: 999 } });
+    } catch (e) {
+      err = e;
+    }
+    expect(isAppError(err, 'not_found')).toBe(true);
+    expect(reviewOps().filter((op) => /comment/i.test(op))).toEqual([]);
+    expect(existsSync(join(dir, 'fast.json'))).toBe(false);
+  });
+
   it('stops without posting when the caller cancels mid-review', async () => {
     const controller = new AbortController();
     const pending = review({
