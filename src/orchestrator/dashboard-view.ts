@@ -30,6 +30,7 @@ export const dashboardView = (input: {
   const byIssue = new Map<string, AttemptRecord[]>();
   for (const a of input.attempts) byIssue.set(attemptKey(a), [...(byIssue.get(attemptKey(a)) ?? []), a]);
   const inRun = new Set(snap.issues.map((i) => issueKey(i.repo, i.number)));
+  const externalState = new Map(snap.external.map((b) => [b.key, b.state]));
   const rows: DashboardIssue[] = [];
   const awaiting: { number: number; title: string }[] = [];
   for (const i of snap.issues) {
@@ -41,7 +42,7 @@ export const dashboardView = (input: {
     const untrusted = !i.authorTrusted && !hasLabel(i, planLabels.approved);
     if (untrusted) awaiting.push({ number: i.number, title: i.title });
     const blockers = i.blockedBy.filter((b) => inRun.has(b) || b.startsWith(`${run.repo}#`)).map(numberOf);
-    const open = blockers.some((b) => inRun.has(issueKey(run.repo, b)));
+    const open = i.blockedBy.some((b) => inRun.has(b) || externalState.get(b) !== 'closed');
     const state: DashboardIssueState =
       p?.state ??
       (untrusted || i.labels.some((l) => l.name === 'hold') ? 'held' : open ? 'blocked' : 'ready');

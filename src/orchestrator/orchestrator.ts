@@ -36,6 +36,12 @@ export interface Orchestrator {
 
 const budgetTtlMs = 60_000;
 
+/** The marker without its `<!-- -->`: both adapters wrap a bare marker in the same tag the body carries. */
+const markerText = (runId: string): string =>
+  dashboardMarker(runId)
+    .replace(/^<!-- /, '')
+    .replace(/ -->$/, '');
+
 export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   const log = deps.logger;
   const serial = createKeyedRunner((runId, err) => log.error({ runId, err }, 'reconcile failed'));
@@ -58,11 +64,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       repo,
       ...(run.installationId ? { installationId: run.installationId } : {}),
     });
-    const c = await forge.upsertStickyComment(
-      { repo, number: run.triggerIssue },
-      dashboardMarker(run.id),
-      body,
-    );
+    const c = await forge.upsertStickyComment({ repo, number: run.triggerIssue }, markerText(run.id), body);
     if (run.dashboardCommentId !== c.id) await deps.store.updateRun(run.id, { dashboardCommentId: c.id });
   };
   const coalescer = createDashboardCoalescer({
@@ -133,7 +135,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       });
       const c = await forge.upsertStickyComment(
         { repo: repoRefOf(run.repo), number: run.triggerIssue },
-        dashboardMarker(run.id),
+        markerText(run.id),
         body,
       );
       return c.id;

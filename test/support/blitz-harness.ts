@@ -1,0 +1,344 @@
+// The whole bot for end-to-end blitz tests and the demo: a World with a real bare git origin
+// (RealGit), the contract-checked fake GitHub or Gitea over it, the real forge adapter, the real
+// intake (signed webhooks, SQLite deliveries and intents), the runner with fake agents that really
+// commit and push, and the orchestrator over an SQLite file. `restart()` drops the bot and starts a
+// new one over the same database file and workspace, as a crashed process would be restarted.
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { Webhooks } from '@octokit/webhooks';
+import { type BlitzConfig, blitzConfigSchema } from '../../src/config/blitz-config.ts';
+import { createGiteaForge } from '../../src/forges/gitea/index.ts';
+import { createGithubForge } from '../../src/forges/github/index.ts';
+import type { Forge, ForgeKind } from '../../src/forges/types.ts';
+import { createApp } from '../../src/http/app.ts';
+import { createDeliveryQueue } from '../../src/intake/delivery-queue.ts';
+import { createEventProcessor } from '../../src/intake/process-events.ts';
+import { createReceiver } from '../../src/intake/receive.ts';
+import { createLogger, type Logger, silentLogger } from '../../src/observability/logger.ts';
+import { createMetrics } from '../../src/observability/metrics.ts';
+import { createOrchestrator, type Orchestrator } from '../../src/orchestrator/orchestrator.ts';
+import { Runner } from '../../src/runner/runner.ts';
+import type { RunnerEvent } from '../../src/runner/types.ts';
+import { openSqliteRunStore, type SqliteRunStore } from '../../src/store/sqlite-run-store.ts';
+import { openSqliteStore } from '../../src/store/sqlite-store.ts';
+import type { Store } from '../../src/store/types.ts';
+import { fakeEntry } from '../integration/runner-harness.ts';
+import { startFakeGitea } from './fake-gitea/server.ts';
+import { fastRetry } from './fake-github/harness.ts';
+import { startFakeGithub } from './fake-github/server.ts';
+import { tempDir, testEnv } from './git.ts';
+import { fixture, githubExample, signedGiteaRequest, signedGithubRequest } from './signing.ts';
+import { type SeedIssue, World, type WorldRepo } from './world.ts';
+import { createRealGitRepo, type RealGitRepo } from './world-git.ts';
+
+export const GITHUB_SECRET = 'blitz-github-secret';
+export const GITEA_SECRET = 'blitz-gitea-secret';
+
+export interface BlitzHarnessOptions {
+  forge: ForgeKind;
+  issues: SeedIssue[];
+  milestone?: string;
+  /** Files on the default branch (e.g. `.github/blitz.yml`). */
+  files?: Record<string, string>;
+  /** Deliver every webhook twice (a second delivery id), as GitHub may. */
+  deliverTwice?: boolean;
+  /** Environment of the fake agent (FAKE_AGENT_MODE …). */
+  agentEnv?: Record<string, string>;
+  maxSessions?: number;
+  logger?: Logger;
+  /** Dashboard coalescing interval; 0 publishes every change. */
+  dashboardIntervalMs?: number;
+  onRunnerEvent?: (e: RunnerEvent) => void;
+}
+
+interface Bot {
+  store: Store;
+  runs: SqliteRunStore;
+  runner: Runner;
+  orch: Orchestrator;
+  queue: ReturnType<typeof createDeliveryQueue>;
+  post: (
+    path: string,
+    req: { body: string; headers: Record<string, string> },
+  ) => Response | Promise<Response>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
+  const kind = opts.forge;
+  const botLogin = kind === 'github' ? 'blitz-bot[bot]' : 'blitz-bot';
+  const world = new World(botLogin);
+  const configPath = kind === 'github' ? '.github/blitz.yml' : '.gitea/blitz.yml';
+  const origin: RealGitRepo = await createRealGitRepo({
+    files: { 'README.md': '# app\n', ...(opts.files ?? {}) },
+  });
+  const repo: WorldRepo = world.addRepo('acme/app', { git: origin.git });
+  for (const [path, text] of Object.entries(opts.files ?? {})) repo.files.set(path, text);
+  // Gitea lets only repo admins read others' permission: the bot account is an admin there.
+  world.grant(repo, botLogin, kind === 'gitea' ? 'admin' : 'write');
+  world.grant(repo, 'alice', 'write');
+  world.grant(repo, 'rita', 'read');
+  world.addMilestone(repo, opts.milestone ?? 'M1');
+  for (const seed of opts.issues) world.addIssue(repo, { milestone: opts.milestone ?? 'M1', ...seed });
+  // Where people type commands and the dashboard lives: an issue outside the milestone.
+  const trigger = world.addIssue(repo, { title: 'Blitz control room', author: 'alice' });
+
+  const fakeGithub = kind === 'github' ? await startFakeGithub(world) : undefined;
+  const fakeGitea = kind === 'gitea' ? await startFakeGitea(world) : undefined;
+  const logger = opts.logger ?? silentLogger();
+  const forge: Forge =
+    kind === 'github'
+      ? createGithubForge({
+          baseUrl: fakeGithub!.apiUrl,
+          auth: { token: 'test-token' },
+          botLogin,
+          logger,
+          retry: fastRetry,
+        })
+      : createGiteaForge({
+          url: fakeGitea!.url,
+          token: fakeGitea!.token,
+          botLogin,
+          logger,
+          retry: { retries: 2, minDelayMs: 1, maxDelayMs: 4, maxRetryAfterMs: 1500, sleep: async () => {} },
+        });
+
+  const dir = tempDir('blitz-e2e-');
+  const dbPath = join(dir, 'blitz.db');
+  const workspace = join(dir, 'workspace');
+  const config: BlitzConfig = blitzConfigSchema.parse({
+    runner: { workspace, maxSessions: opts.maxSessions ?? 2, retries: 0, attemptTimeoutMinutes: 10 },
+    roster: [
+      {
+        ...fakeEntry(opts.agentEnv ?? {}),
+        roles: ['blitz', 'fleet'],
+        tiers: ['execution', 'design', 'subtle'],
+      },
+    ],
+    modelNotesPath: join(dir, 'models.md'),
+  });
+  const webhooks = new Webhooks({ secret: GITHUB_SECRET });
+
+  const startBot = (): Bot => {
+    const store = openSqliteStore(dbPath);
+    const runs = openSqliteRunStore(dbPath);
+    let orchRef: Orchestrator | undefined;
+    const runner = new Runner({
+      config: config.runner,
+      ledger: runs.ledger,
+      clock: { now: () => new Date() },
+      events: (e) => {
+        opts.onRunnerEvent?.(e);
+        orchRef?.onRunnerEvent(e);
+      },
+      logger,
+      credentials: async () => undefined,
+      baseEnv: testEnv(),
+    });
+    const orch = createOrchestrator({
+      store: runs,
+      ledger: runs.ledger,
+      forges: async () => forge,
+      runner,
+      config,
+      clock: { now: () => new Date() },
+      logger,
+      baseEnv: testEnv(),
+      cloneUrl: async () => origin.bareDir,
+      machine: () => ({ limit: config.runner.maxSessions, contended: false }),
+      dashboard: { intervalMs: opts.dashboardIntervalMs ?? 0 },
+    });
+    orchRef = orch;
+    const metrics = createMetrics();
+    const queue = createDeliveryQueue({ logger });
+    const policy = { required: 'write' as const, botLogin, allowedBots: [] };
+    const process = createEventProcessor({
+      store,
+      logger,
+      metrics,
+      forges: async () => forge,
+      policies: { github: policy, gitea: policy },
+      ack: { github: 'reaction', gitea: 'comment' },
+      onEvent: (e) => orch.handleEvent(e),
+    });
+    const receive = createReceiver({ store, queue, process, metrics, logger });
+    const app = createApp({
+      store,
+      metrics,
+      logger,
+      version: '0.0.0-test',
+      receive,
+      github: { verify: (payload, signature) => webhooks.verify(payload, signature) },
+      gitea: { webhookSecret: GITEA_SECRET },
+    });
+    const post = (path: string, req: { body: string; headers: Record<string, string> }) =>
+      app.request(path, { method: 'POST', body: req.body, headers: req.headers });
+    return { store, runs, runner, orch, queue, post };
+  };
+
+  let bot = startBot();
+  let logSeen = 0;
+
+  const repository = (p: Record<string, unknown>) => {
+    const r = p.repository as Record<string, unknown>;
+    r.name = 'app';
+    r.full_name = 'acme/app';
+    r.owner = { ...(r.owner as object), login: 'acme' };
+  };
+
+  const deliver = async (req: (deliveryId: string) => { body: string; headers: Record<string, string> }) => {
+    const path = kind === 'github' ? '/api/github/webhooks' : '/api/gitea/webhooks';
+    const times = opts.deliverTwice ? 2 : 1;
+    // A redelivery carries the same delivery id, as both forges send it.
+    const deliveryId = randomUUID();
+    for (let i = 0; i < times; i++) {
+      const res = await bot.post(path, req(deliveryId));
+      if (res.status >= 300) throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
+    }
+    await bot.queue.idle();
+  };
+
+  /** A signed `issue_comment` from `login` on issue `number`, through the real intake. */
+  const comment = async (body: string, login = 'alice', number = trigger.number) => {
+    const c = world.addComment(repo, number, body, login);
+    if (kind === 'github') {
+      const p = githubExample('issue_comment', 'created');
+      repository(p);
+      (p.issue as Record<string, unknown>).number = number;
+      const pc = p.comment as Record<string, unknown>;
+      Object.assign(pc, { id: c.id, body, user: { ...(pc.user as object), login, type: 'User' } });
+      p.sender = { ...(p.sender as object), login, type: 'User' };
+      delete p.installation;
+      await deliver((deliveryId) =>
+        signedGithubRequest({ secret: GITHUB_SECRET, event: 'issue_comment', payload: p, deliveryId }),
+      );
+    } else {
+      const p = fixture('gitea', 'issue_comment.created');
+      repository(p);
+      (p.issue as Record<string, unknown>).number = number;
+      const pc = p.comment as Record<string, unknown>;
+      Object.assign(pc, { id: c.id, body, user: { ...(pc.user as object), login } });
+      p.sender = { ...(p.sender as object), login };
+      await deliver((deliveryId) =>
+        signedGiteaRequest({ secret: GITEA_SECRET, eventType: 'issue_comment', payload: p, deliveryId }),
+      );
+    }
+  };
+
+  /** What the forge did since the last call, sent back as the webhooks the forge would send (PR merged). */
+  const deliverForgeEvents = async () => {
+    const fresh = world.log.slice(logSeen);
+    logSeen = world.log.length;
+    for (const e of fresh) {
+      if (e.action !== 'merge' || e.target === undefined) continue;
+      const pr = repo.issues.get(e.target)!;
+      const p = fixture(kind, 'pull_request.closed.merged');
+      repository(p);
+      p.number = pr.number;
+      const pp = p.pull_request as Record<string, unknown>;
+      Object.assign(pp, {
+        number: pr.number,
+        merged: true,
+        merge_commit_sha: pr.pull?.mergeCommitSha ?? null,
+      });
+      pp.head = { ...(pp.head as object), ref: pr.pull!.head };
+      pp.base = { ...(pp.base as object), ref: pr.pull!.base };
+      if (kind === 'github') {
+        delete p.installation;
+        await deliver((deliveryId) =>
+          signedGithubRequest({ secret: GITHUB_SECRET, event: 'pull_request', payload: p, deliveryId }),
+        );
+      } else {
+        await deliver((deliveryId) =>
+          signedGiteaRequest({ secret: GITEA_SECRET, eventType: 'pull_request', payload: p, deliveryId }),
+        );
+      }
+    }
+  };
+
+  /** One round: supervise workers, cron tick, let everything settle, send the forge's webhooks. */
+  const round = async () => {
+    await bot.runner.tick({ stalls: false });
+    await bot.orch.tick();
+    await bot.orch.idle();
+    await deliverForgeEvents();
+    await bot.orch.idle();
+  };
+
+  /** Rounds until `done()` holds; real worker processes run in between (bounded by `timeoutMs`). */
+  const drive = async (done: () => Promise<boolean> | boolean, timeoutMs = 120_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      await round();
+      if (await done()) return;
+      await sleep(100);
+    }
+    throw new Error(`the run did not reach the expected state in ${timeoutMs} ms`);
+  };
+
+  const liveRun = async () => (await bot.runs.listRuns())[0];
+
+  return {
+    kind,
+    trigger: trigger.number,
+    world,
+    repo,
+    origin,
+    forge,
+    configPath,
+    fakeGithub,
+    fakeGitea,
+    config,
+    dbPath,
+    workspace,
+    get bot() {
+      return bot;
+    },
+    comment,
+    deliverForgeEvents,
+    round,
+    drive,
+    liveRun,
+    /** Drops the running bot (no shutdown: workers keep running detached) and starts a new one on the same files. */
+    async restart() {
+      const old = bot;
+      bot = startBot();
+      // The old process is gone: its connections are simply dropped.
+      void old.store.close();
+      void old.runs.close();
+    },
+    async close() {
+      await bot.orch.close();
+      await bot.store.close();
+      await bot.runs.close();
+      if (fakeGithub) {
+        await fakeGithub.close();
+        fakeGithub.assertNoViolations();
+      }
+      if (fakeGitea) {
+        await fakeGitea.close();
+        fakeGitea.assertNoViolations?.();
+      }
+      origin.cleanup();
+    },
+  };
+};
+
+export type BlitzHarness = Awaited<ReturnType<typeof startBlitzHarness>>;
+
+/** Logger that keeps lines for a test to read (never printed). */
+export const memoryLogger = () => {
+  const lines: string[] = [];
+  const logger = createLogger({
+    level: 'debug',
+    destination: new Writable({
+      write(chunk, _e, cb) {
+        lines.push(String(chunk));
+        cb();
+      },
+    }),
+  });
+  return { logger, lines };
+};
