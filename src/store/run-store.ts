@@ -120,5 +120,11 @@ export interface RunStore {
   listQueuedIntents(): Promise<Intent[]>;
   /** Marks a queued intent with its result; false when it was already taken (by another replica). */
   claimIntent(id: number, status: string): Promise<boolean>;
+  /**
+   * Runs `fn` holding the run's lock, so one reconcile per run runs at a time: across replicas on
+   * Postgres (an advisory lock), within the process on SQLite. Waits while another holder runs; the
+   * lock is released when `fn` settles, whether it resolves or throws.
+   */
+  withRunLock<T>(runId: string, fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }

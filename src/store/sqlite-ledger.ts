@@ -14,15 +14,15 @@ const recordShape = z.looseObject({
   tokens: z.object({ input: z.number(), output: z.number(), cache: z.number().optional() }),
 });
 
-const toRecord = (text: unknown): AttemptRecord => {
+export const toRecord = (text: unknown): AttemptRecord => {
   const parsed = recordShape.safeParse(JSON.parse(String(text)));
   if (!parsed.success) throw new AppError('store_error', 'An attempt row in the store is unreadable.');
   return parsed.data as unknown as AttemptRecord;
 };
 
-const repoOf = (i: IssueRefData): string => `${i.repo.owner}/${i.repo.name}`;
+export const repoOf = (i: IssueRefData): string => `${i.repo.owner}/${i.repo.name}`;
 
-const sumTokens = (records: AttemptRecord[]): TokenTotals => {
+export const sumTokens = (records: AttemptRecord[]): TokenTotals => {
   // An environment failure is the host's fault: neither the issue nor the model is charged for it.
   const charged = records.filter((r) => r.outcome !== 'environment_failure');
   const totals: TokenTotals = { input: 0, output: 0, cache: 0, attempts: charged.length };

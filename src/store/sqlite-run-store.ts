@@ -1,8 +1,9 @@
 // The RunStore (and the attempt ledger) over one SQLite file. It opens its own connection to the
 // same file as the intake Store (WAL lets both work at once), so a restarted bot finds its runs,
 // issues, attempts and queued intents where it left them.
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
@@ -117,7 +118,7 @@ const intentRow = z.object({
 const opt = <K extends string, V>(key: K, v: V | null): { [P in K]?: V } =>
   (v === null ? {} : { [key]: v }) as { [P in K]?: V };
 
-const toRun = (raw: unknown): RunRecord => {
+export const toRun = (raw: unknown): RunRecord => {
   const r = runRow.parse(raw);
   return {
     id: r.id,
@@ -139,7 +140,7 @@ const toRun = (raw: unknown): RunRecord => {
   };
 };
 
-const toIssue = (raw: unknown): RunIssueRecord => {
+export const toIssue = (raw: unknown): RunIssueRecord => {
   const r = issueRow.parse(raw);
   return {
     runId: r.run_id,
@@ -174,9 +175,29 @@ const toIntent = (raw: unknown): Intent => {
   };
 };
 
-const terminal: RunRecordState[] = ['done', 'cancelled'];
+export const terminal: RunRecordState[] = ['done', 'cancelled'];
 
 export type SqliteRunStore = RunStore & { ledger: AttemptLedger };
+
+// SQLite serves one process, so the run lock is an in-process queue per (file, run). It is keyed by
+// the file, not the store object, because two stores on one file (intake and runs) must exclude too.
+const runLocks = new Map<string, Promise<void>>();
+const withKeyLock = async <T>(key: string, fn: () => Promise<T>): Promise<T> => {
+  const previous = runLocks.get(key) ?? Promise.resolve();
+  let release = (): void => {};
+  const mine = new Promise<void>((r) => {
+    release = r;
+  });
+  const tail = previous.then(() => mine);
+  runLocks.set(key, tail);
+  await previous;
+  try {
+    return await fn();
+  } finally {
+    release();
+    if (runLocks.get(key) === tail) runLocks.delete(key);
+  }
+};
 
 export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}): SqliteRunStore => {
   const now = (): string => (opts.now?.() ?? new Date()).toISOString();
@@ -192,6 +213,7 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
     if (cause instanceof AppError) throw cause;
     throw new AppError('store_error', `cannot open the SQLite run store at ${path}`, {}, { cause });
   }
+  const lockScope = path === ':memory:' ? randomUUID() : resolve(path);
   const live = `state NOT IN (${terminal.map((s) => `'${s}'`).join(', ')})`;
   const selectRun = db.prepare('SELECT * FROM runs WHERE id = ?');
   const selectLive = db.prepare(
@@ -312,6 +334,9 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
         db.prepare("UPDATE intents SET status = ? WHERE id = ? AND status = 'queued'").run(status, id)
           .changes === 1
       );
+    },
+    async withRunLock(runId, fn) {
+      return withKeyLock(`${lockScope}\0${runId}`, fn);
     },
     async close() {
       if (db.open) db.close();

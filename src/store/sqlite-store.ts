@@ -22,7 +22,7 @@ const deliveryRow = z.object({
   processed_at: z.string().nullable(),
 });
 
-const unprocessedRow = z.object({ forge: forgeKind, delivery_id: z.string(), events: z.string() });
+export const unprocessedRow = z.object({ forge: forgeKind, delivery_id: z.string(), events: z.string() });
 
 const intentRow = z.object({
   id: z.number(),
@@ -37,7 +37,7 @@ const intentRow = z.object({
   created_at: z.string(),
 });
 
-const toDelivery = (raw: unknown): Delivery => {
+export const toDelivery = (raw: unknown): Delivery => {
   const r = deliveryRow.parse(raw);
   return {
     forge: r.forge,
@@ -51,7 +51,7 @@ const toDelivery = (raw: unknown): Delivery => {
   };
 };
 
-const toIntent = (raw: unknown): Intent => {
+export const toIntent = (raw: unknown): Intent => {
   const r = intentRow.parse(raw);
   return {
     id: r.id,
