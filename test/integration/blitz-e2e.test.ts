@@ -124,4 +124,39 @@ describe.each(['github', 'gitea'] as const)('blitz end to end on %s', (forge) =>
     expect([...watch.spawned].sort()).toEqual(seesUnknownBlocker[forge] ? workable : [...workable, 8]);
     await expectMilestoneFinished(h);
   }, 240_000);
+
+  it('a bot killed mid-run (workers left running) and started again over the same files finishes the same way', async () => {
+    const watch = spawnWatcher();
+    h = await startBlitzHarness({
+      forge,
+      issues: milestone,
+      onRunnerEvent: watch.onRunnerEvent,
+      agentEnv: { FAKE_AGENT_MODE: 'slow-push', FAKE_AGENT_DELAY_MS: '1500' },
+    });
+    watch.attach(h);
+    await h.comment('/blitz M1', 'alice');
+    const x = h;
+    await x.drive(async () => {
+      const closed = workable.filter((n) => x.world.issue(x.repo, n)?.state === 'closed').length;
+      return closed >= 2 && (await x.bot.runs.ledger.listOpen()).length > 0;
+    });
+    const livePids = (await x.bot.runs.ledger.listOpen()).map((a) => a.pid);
+    expect(livePids.length).toBeGreaterThan(0);
+    await x.restart();
+    await x.drive(finished(x));
+    expect(watch.violations).toEqual([]);
+    await expectMilestoneFinished(x);
+  }, 240_000);
+
+  it('a `/blitz M1` from a read-only user starts nothing and gets one refusal', async () => {
+    h = await startBlitzHarness({ forge, issues: milestone.slice(0, 2), deliverTwice: true });
+    await h.comment('/blitz M1', 'rita');
+    await h.round();
+    expect(await h.bot.runs.listRuns()).toEqual([]);
+    expect(h.world.count('create_branch')).toBe(0);
+    expect(h.world.count('open_pull')).toBe(0);
+    const bot = h.world.commentsOn(h.repo, h.trigger).filter((c) => c.author === h!.world.botLogin);
+    expect(bot).toHaveLength(1);
+    expect(bot[0]!.body).toContain('@rita');
+  }, 60_000);
 });
