@@ -1,7 +1,8 @@
 // What a review leg costs beyond the reviewer itself: a whole `reviewPullRequest` on the fake
-// GitHub (PR read, 1 MiB diff, prompt, fake reviewer process, sanitising, sticky comment) beside the
-// same fake reviewer run alone on the same prompt size (the forge's write spacing shrunk, as in tests); plus prompt building and sanitising of a
-// 1 MiB diff and a 20,000-character answer beside one plain pass over the same text.
+// GitHub (PR read, 1 MiB diff, prompt, fake reviewer process, sanitising, sticky comment; the
+// forge's write spacing shrunk, as in tests) beside the same fake reviewer run alone on the same
+// prompt; plus prompt building and sanitising of a 1 MiB diff and a 20,000-character answer beside
+// one plain pass over the same text.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
