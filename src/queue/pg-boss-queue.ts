@@ -1,0 +1,221 @@
+// The PostgreSQL queue engine on pg-boss 10: its send/fetch/complete/fail, `expireInSeconds` as the
+// lease and its retry/backoff. pg-boss knows no holder, so the holder's name rides in the job's
+// `output` column while it is active; heartbeat and the holder checks are guarded UPDATEs on it.
+import { createHash } from 'node:crypto';
+import PgBoss from 'pg-boss';
+import { AppError } from '../errors.ts';
+import type { Logger } from '../observability/logger.ts';
+import {
+  defaultEnqueue,
+  type EnqueueOptions,
+  type JobInfo,
+  type JobQueue,
+  type JobRef,
+  type JobState,
+  type LeasedJob,
+  type SqlExecutor,
+} from './types.ts';
+
+export interface PgBossQueueOptions {
+  connectionString: string;
+  /** Postgres schema pg-boss keeps its tables in (one per test file in tests). */
+  schema?: string;
+  logger: Logger;
+  /** How often a replica looks for expired leases (pg-boss maintenance); default 5 s. */
+  maintenanceIntervalSeconds?: number;
+}
+
+/** A singleton key becomes the job id, so a second send is pg-boss's ON CONFLICT DO NOTHING. */
+export const singletonJobId = (queue: string, key: string): string => {
+  const h = createHash('sha256').update(`${queue}\u0000${key}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+};
+
+const stateOf = (s: string): JobState =>
+  s === 'active'
+    ? 'active'
+    : s === 'completed'
+      ? 'completed'
+      : s === 'created' || s === 'retry'
+        ? 'queued'
+        : 'failed';
+
+const holderOf = (output: unknown): string | undefined =>
+  typeof output === 'object' && output !== null && 'holder' in output && typeof output.holder === 'string'
+    ? output.holder
+    : undefined;
+
+export class PgBossQueue implements JobQueue {
+  readonly engine = 'postgres' as const;
+  private readonly known = new Set<string>();
+  private readonly table: string;
+
+  private constructor(
+    private readonly boss: PgBoss,
+    schema: string,
+  ) {
+    this.table = `"${schema}".job`;
+  }
+
+  static async open(o: PgBossQueueOptions): Promise<PgBossQueue> {
+    const schema = o.schema ?? 'pgboss';
+    if (!/^[a-z_][a-z0-9_]{0,49}$/.test(schema)) {
+      throw new AppError('config_invalid', `queue schema "${schema}": use lower-case letters, digits and _`);
+    }
+    const boss = new PgBoss({
+      connectionString: o.connectionString,
+      schema,
+      schedule: false,
+      supervise: true,
+      maintenanceIntervalSeconds: o.maintenanceIntervalSeconds ?? 5,
+    });
+    boss.on('error', (err) => o.logger.warn({ err }, 'job queue maintenance failed'));
+    try {
+      await boss.start();
+    } catch (cause) {
+      throw new AppError('store_error', 'cannot start the PostgreSQL job queue', {}, { cause });
+    }
+    return new PgBossQueue(boss, schema);
+  }
+
+  enqueue(queue: string, payload: unknown, opts: EnqueueOptions = {}): Promise<string | null> {
+    return this.send(undefined, queue, payload, opts);
+  }
+
+  /**
+   * Enqueues inside the caller's transaction (pg-boss's `db` option): a rolled-back transaction
+   * leaves no job, a committed one exactly one. The queue itself is created beforehand, outside it.
+   */
+  enqueueInTransaction(
+    tx: SqlExecutor,
+    queue: string,
+    payload: unknown,
+    opts: EnqueueOptions = {},
+  ): Promise<string | null> {
+    return this.send(tx, queue, payload, opts);
+  }
+
+  /** Creates the queue if missing (a send to an unknown queue would silently insert nothing). */
+  async ensureQueue(queue: string): Promise<void> {
+    if (this.known.has(queue)) return;
+    if (!(await this.boss.getQueue(queue))) {
+      try {
+        await this.boss.createQueue(queue);
+      } catch (err) {
+        // Another replica created it between our look and our create.
+        if (!(await this.boss.getQueue(queue))) throw err;
+      }
+    }
+    this.known.add(queue);
+  }
+
+  async claim(queues: readonly string[], holder: string): Promise<LeasedJob | null> {
+    for (const queue of queues) {
+      await this.ensureQueue(queue);
+      const [job] = await this.boss.fetch<unknown>(queue, { batchSize: 1, includeMetadata: true });
+      if (!job) continue;
+      await this.sql(
+        `UPDATE ${this.table} SET output = jsonb_build_object('holder', $3::text) WHERE name = $1 AND id = $2`,
+        [queue, job.id, holder],
+      );
+      const lease = job.expireIn as unknown as { hours?: number; minutes?: number; seconds?: number };
+      return {
+        queue,
+        id: job.id,
+        payload: job.data,
+        retryCount: job.retryCount,
+        holder,
+        leaseSeconds: (lease.hours ?? 0) * 3600 + (lease.minutes ?? 0) * 60 + (lease.seconds ?? 0),
+      };
+    }
+    return null;
+  }
+
+  async heartbeat(ref: JobRef, holder: string): Promise<void> {
+    const { rows } = await this.sql(
+      `UPDATE ${this.table} SET started_on = now()
+        WHERE name = $1 AND id = $2 AND state = 'active' AND output->>'holder' = $3 RETURNING id`,
+      [ref.queue, ref.id, holder],
+    );
+    if (rows.length === 0) await this.refuse(ref, holder);
+  }
+
+  async complete(ref: JobRef, holder: string, output?: unknown): Promise<{ applied: boolean }> {
+    const before = await this.mustGet(ref);
+    if (before.state === 'completed' && before.holder === holder) return { applied: false };
+    if (before.state !== 'active' || before.holder !== holder) await this.refuse(ref, holder);
+    await this.boss.complete(ref.queue, ref.id, { holder, output: output ?? null });
+    return { applied: true };
+  }
+
+  async fail(ref: JobRef, holder: string, error: string): Promise<{ applied: boolean }> {
+    const before = await this.mustGet(ref);
+    if (before.state !== 'active' && before.holder === holder) return { applied: false };
+    if (before.state !== 'active' || before.holder !== holder) await this.refuse(ref, holder);
+    await this.boss.fail(ref.queue, ref.id, { holder, error });
+    return { applied: true };
+  }
+
+  async get(ref: JobRef): Promise<JobInfo | undefined> {
+    const j = await this.boss.getJobById<unknown>(ref.queue, ref.id, { includeArchive: true });
+    if (!j) return undefined;
+    const holder = holderOf(j.output);
+    return {
+      queue: ref.queue,
+      id: ref.id,
+      state: stateOf(j.state),
+      payload: j.data,
+      retryCount: j.retryCount,
+      ...(holder ? { holder } : {}),
+      output: j.output,
+    };
+  }
+
+  expireLeases(): Promise<void> {
+    return this.boss.expire();
+  }
+
+  /** Drops the queue's schema (tests: one schema per test file). */
+  async dropSchema(schema: string): Promise<void> {
+    await this.sql(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`, []);
+  }
+
+  async close(): Promise<void> {
+    await this.boss.stop({ graceful: false, wait: true });
+  }
+
+  private async send(
+    tx: SqlExecutor | undefined,
+    queue: string,
+    payload: unknown,
+    opts: EnqueueOptions,
+  ): Promise<string | null> {
+    await this.ensureQueue(queue);
+    return this.boss.send(queue, (payload ?? {}) as object, {
+      ...(tx ? { db: tx as PgBoss.Db } : {}),
+      ...(opts.singletonKey
+        ? { id: singletonJobId(queue, opts.singletonKey), singletonKey: opts.singletonKey }
+        : {}),
+      ...(opts.runAfter ? { startAfter: opts.runAfter } : {}),
+      retryLimit: opts.retryLimit ?? defaultEnqueue.retryLimit,
+      retryDelay: opts.retryDelaySeconds ?? defaultEnqueue.retryDelaySeconds,
+      retryBackoff: (opts.retryDelaySeconds ?? defaultEnqueue.retryDelaySeconds) > 0,
+      expireInSeconds: opts.leaseSeconds ?? defaultEnqueue.leaseSeconds,
+    });
+  }
+
+  private sql(text: string, values: unknown[]): Promise<{ rows: unknown[] }> {
+    return this.boss.getDb().executeSql(text, values);
+  }
+
+  private async mustGet(ref: JobRef): Promise<JobInfo> {
+    const j = await this.get(ref);
+    if (!j) throw new AppError('not_found', `No job ${ref.id} in ${ref.queue}.`);
+    return j;
+  }
+
+  private async refuse(ref: JobRef, holder: string): Promise<never> {
+    const j = await this.mustGet(ref);
+    throw new AppError('conflict', `Job ${ref.id} is not leased to ${holder}.`, { state: j.state });
+  }
+}

@@ -1,0 +1,196 @@
+// The JobQueue contract, run against both engines: the in-process one (with a controllable clock)
+// and pg-boss on the real PostgreSQL (a schema per test file; skipped with a reason when the
+// database is unreachable, failed when CI is set).
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/observability/logger.ts';
+import { InProcessQueue } from '../../src/queue/in-process-queue.ts';
+import { PgBossQueue } from '../../src/queue/pg-boss-queue.ts';
+import type { JobQueue } from '../../src/queue/types.ts';
+
+const PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
+const schema = `blitz_q_${process.pid}_${Date.now().toString(36)}`;
+
+const reachable = async (): Promise<boolean> => {
+  const c = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await c.connect();
+    await c.end();
+    return true;
+  } catch {
+    return false;
+  }
+};
+const pgUp = await reachable();
+if (!pgUp) {
+  if (process.env.CI) throw new Error(`PostgreSQL at ${PG_URL} is unreachable and CI is set`);
+  console.warn(`skipping the pg-boss queue tests: PostgreSQL at ${PG_URL} is unreachable`);
+}
+
+interface Engine {
+  queue: JobQueue;
+  /** Lets `ms` pass for leases and backoff (a fake clock, or real time for Postgres). */
+  advance(ms: number): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const inProcess = (): Engine => {
+  let t = Date.parse('2026-01-01T00:00:00Z');
+  const queue = new InProcessQueue({ now: () => t });
+  return {
+    queue,
+    advance: async (ms) => {
+      t += ms;
+    },
+  };
+};
+
+let pgQueue: PgBossQueue | undefined;
+beforeAll(async () => {
+  if (pgUp) pgQueue = await PgBossQueue.open({ connectionString: PG_URL, schema, logger: silentLogger() });
+});
+afterAll(async () => {
+  if (pgQueue) {
+    await pgQueue.dropSchema(schema);
+    await pgQueue.close();
+  }
+});
+const postgres = (): Engine => ({ queue: pgQueue!, advance: (ms) => sleep(ms) });
+
+let n = 0;
+const fresh = () => `q${n++}-${Math.random().toString(36).slice(2, 8)}`;
+
+const engines: [string, () => Engine, boolean][] = [
+  ['in-process', inProcess, true],
+  ['pg-boss', postgres, pgUp],
+];
+
+describe.each(engines)('job queue (%s)', (_name, make, enabled) => {
+  it.runIf(enabled)('hands a job to one claimer only, and a completed job to nobody', async () => {
+    const { queue } = make();
+    const q = fresh();
+    const id = await queue.enqueue(q, { n: 1 }, { leaseSeconds: 30 });
+    const a = await queue.claim([q], 'runner-a');
+    const b = await queue.claim([q], 'runner-b');
+    expect(a).toMatchObject({ id, payload: { n: 1 }, retryCount: 0, holder: 'runner-a' });
+    expect(b).toBeNull();
+    expect(await queue.complete({ queue: q, id: id! }, 'runner-a', { ok: true })).toEqual({ applied: true });
+    expect(await queue.complete({ queue: q, id: id! }, 'runner-a', { ok: true })).toEqual({ applied: false });
+    expect(await queue.claim([q], 'runner-b')).toBeNull();
+    expect(await queue.get({ queue: q, id: id! })).toMatchObject({ state: 'completed', holder: 'runner-a' });
+  });
+
+  it.runIf(enabled)(
+    'refuses heartbeat, complete and fail from a runner that does not hold the lease',
+    async () => {
+      const { queue } = make();
+      const q = fresh();
+      const id = (await queue.enqueue(q, {}, { leaseSeconds: 30 }))!;
+      await queue.claim([q], 'runner-a');
+      const ref = { queue: q, id };
+      await expect(queue.heartbeat(ref, 'runner-b')).rejects.toMatchObject({ code: 'conflict' });
+      await expect(queue.complete(ref, 'runner-b')).rejects.toMatchObject({ code: 'conflict' });
+      await expect(queue.fail(ref, 'runner-b', 'x')).rejects.toMatchObject({ code: 'conflict' });
+      await expect(
+        queue.heartbeat({ queue: q, id: '00000000-0000-4000-8000-000000000000' }, 'runner-a'),
+      ).rejects.toMatchObject({
+        code: 'not_found',
+      });
+      expect(await queue.get(ref)).toMatchObject({ state: 'active', holder: 'runner-a' });
+    },
+  );
+
+  it.runIf(enabled)('keeps one job per singleton key, as a cron slot across replicas needs', async () => {
+    const { queue } = make();
+    const q = fresh();
+    const first = await queue.enqueue(q, { tick: 1 }, { singletonKey: 'reconcile:2026-01-01T00:05' });
+    const second = await queue.enqueue(q, { tick: 2 }, { singletonKey: 'reconcile:2026-01-01T00:05' });
+    const other = await queue.enqueue(q, { tick: 3 }, { singletonKey: 'reconcile:2026-01-01T00:06' });
+    expect(first).not.toBeNull();
+    expect(second).toBeNull();
+    expect(other).not.toBeNull();
+    const claimed = [await queue.claim([q], 'a'), await queue.claim([q], 'a'), await queue.claim([q], 'a')];
+    expect(claimed.map((j) => (j?.payload as { tick: number } | undefined)?.tick)).toEqual([1, 3, undefined]);
+  });
+
+  it.runIf(enabled)(
+    'makes a job visible again when its holder stops heartbeating, then fails it past the limit',
+    async () => {
+      const e = make();
+      const q = fresh();
+      const id = (await e.queue.enqueue(q, {}, { leaseSeconds: 1, retryLimit: 1, retryDelaySeconds: 0 }))!;
+      expect(await e.queue.claim([q], 'dead')).toMatchObject({ id, retryCount: 0 });
+      await e.advance(1500);
+      await e.queue.expireLeases();
+      const again = await e.queue.claim([q], 'alive');
+      expect(again).toMatchObject({ id, retryCount: 1, holder: 'alive' });
+      await expect(e.queue.complete({ queue: q, id }, 'dead')).rejects.toMatchObject({ code: 'conflict' });
+      await e.advance(1500);
+      await e.queue.expireLeases();
+      expect(await e.queue.claim([q], 'third')).toBeNull();
+      expect(await e.queue.get({ queue: q, id })).toMatchObject({ state: 'failed' });
+    },
+  );
+
+  it.runIf(enabled)('a heartbeat keeps the lease past its first term', async () => {
+    const e = make();
+    const q = fresh();
+    const id = (await e.queue.enqueue(q, {}, { leaseSeconds: 2, retryDelaySeconds: 0 }))!;
+    await e.queue.claim([q], 'a');
+    await e.advance(1200);
+    await e.queue.heartbeat({ queue: q, id }, 'a');
+    await e.advance(1200);
+    await e.queue.expireLeases();
+    expect(await e.queue.get({ queue: q, id })).toMatchObject({ state: 'active', holder: 'a' });
+  });
+
+  it.runIf(enabled)('retries a failed job with backoff, then fails it for good', async () => {
+    const e = make();
+    const q = fresh();
+    const id = (await e.queue.enqueue(q, {}, { retryLimit: 1, retryDelaySeconds: 1 }))!;
+    await e.queue.claim([q], 'a');
+    expect(await e.queue.fail({ queue: q, id }, 'a', 'boom')).toEqual({ applied: true });
+    expect(await e.queue.claim([q], 'a')).toBeNull();
+    await e.advance(2600);
+    expect(await e.queue.claim([q], 'a')).toMatchObject({ id, retryCount: 1 });
+    await e.queue.fail({ queue: q, id }, 'a', 'boom');
+    await e.advance(2600);
+    expect(await e.queue.claim([q], 'a')).toBeNull();
+    expect(await e.queue.get({ queue: q, id })).toMatchObject({ state: 'failed' });
+  });
+});
+
+describe.runIf(pgUp)('pg-boss enqueue in the caller transaction', () => {
+  it('leaves no job after a rollback and exactly one, beside its state row, after a commit', async () => {
+    const queue = pgQueue!;
+    const q = fresh();
+    await queue.ensureQueue(q);
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    try {
+      await client.query(`CREATE TABLE "${schema}".decisions (issue INTEGER PRIMARY KEY)`);
+      const tx = { executeSql: (text: string, values?: unknown[]) => client.query(text, values) };
+      await client.query('BEGIN');
+      await client.query(`INSERT INTO "${schema}".decisions VALUES (1)`);
+      const rolled = await queue.enqueueInTransaction(tx, q, { issue: 1 });
+      expect(rolled).not.toBeNull();
+      await client.query('ROLLBACK');
+      expect(await queue.get({ queue: q, id: rolled! })).toBeUndefined();
+      expect(await queue.claim([q], 'a')).toBeNull();
+
+      await client.query('BEGIN');
+      await client.query(`INSERT INTO "${schema}".decisions VALUES (2)`);
+      const committed = await queue.enqueueInTransaction(tx, q, { issue: 2 });
+      // Not visible to anyone before the commit.
+      expect(await queue.claim([q], 'a')).toBeNull();
+      await client.query('COMMIT');
+      const rows = await client.query(`SELECT issue FROM "${schema}".decisions`);
+      expect(rows.rows).toEqual([{ issue: 2 }]);
+      expect(await queue.claim([q], 'a')).toMatchObject({ id: committed, payload: { issue: 2 } });
+      expect(await queue.claim([q], 'a')).toBeNull();
+    } finally {
+      await client.end();
+    }
+  });
+});
