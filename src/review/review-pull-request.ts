@@ -82,7 +82,6 @@ export const reviewPullRequest = async (input: ReviewPullRequestInput): Promise<
     throw new AppError('bad_request', 'The review timeout must be a positive number of seconds.');
   const cancelled = () => new AppError('cancelled', `The review of ${formatIssueRef(ref)} was cancelled.`);
   if (input.signal.aborted) throw cancelled();
-  const at = (input.clock?.() ?? new Date()).toISOString();
   const log = input.logger?.child({ pr: formatIssueRef(ref) });
   const pull = await forge.getPullRequest(ref);
   const diff = await forge.getPullRequestDiff(ref, input.limits.maxDiffBytes);
@@ -92,6 +91,7 @@ export const reviewPullRequest = async (input: ReviewPullRequestInput): Promise<
     rest: Omit<Parameters<typeof renderReviewComment>[0], 'verdict' | 'at'>,
     reviewer?: string,
   ): Promise<ReviewResult> => {
+    const at = (input.clock?.() ?? new Date()).toISOString();
     const comment = renderReviewComment({ verdict, at, ...rest });
     await forge.upsertStickyComment(ref, reviewMarker, comment);
     const fellBack = rest.failures.map(describeFailure);

@@ -150,11 +150,13 @@ describe.each(forges)('review legs on $name', ({ allowed, start }) => {
 
     const again = await review({
       roster: roster([fake('fast', ['--verdict', 'clean', '--findings', '- none'])]),
+      clock: () => new Date('2026-11-29T08:30:00Z'),
     });
     expect(again.verdict).toBe('clean');
     expect(prComments()).toHaveLength(1);
     expect(prComments()[0]!.id).toBe(comment!.id);
     expect(prComments()[0]!.body).toMatch(/^<!-- blitz-review -->\n\*\*Review verdict: clean\*\*/);
+    expect(prComments()[0]!.body).toContain('Reviewed by `fast` (custom) at 2026-11-29T08:30:00.000Z.');
   });
 
   it('never calls a review (approve / request changes) API: only reads the PR and writes its comment', async () => {
