@@ -43,3 +43,29 @@ describe('fenced', () => {
     expect(fenced('plain')).toBe('```\nplain\n```');
   });
 });
+
+describe('buildReviewPrompt with the author report', () => {
+  it("puts the worker's claims inside the untrusted block and asks for the riskiest to be checked", () => {
+    const p = buildReviewPrompt({
+      ...base,
+      diff: { diff: '+x\n', truncated: false, totalBytes: 3 },
+      authorReport: {
+        tests: 'npm test — 12 passed',
+        review: 'none',
+        uncertainties: ['is the cache key stable?'],
+        outOfScopeBugs: [],
+        status: 'done',
+      },
+    });
+    expect(p).toContain('pick the\nriskiest claim and check it against the diff');
+    const claim = p.indexOf('TESTS: npm test — 12 passed');
+    expect(claim).toBeGreaterThan(p.indexOf('BEGIN UNTRUSTED PULL REQUEST DATA n0nce'));
+    expect(claim).toBeLessThan(p.indexOf('END UNTRUSTED PULL REQUEST DATA n0nce'));
+    expect(p).toContain('UNCERTAINTY: is the cache key stable?');
+  });
+
+  it('says nothing about a report when there is none', () => {
+    const p = buildReviewPrompt({ ...base, diff: { diff: '+x\n', truncated: false, totalBytes: 3 } });
+    expect(p).not.toContain("Author's report");
+  });
+});

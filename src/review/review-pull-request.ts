@@ -8,6 +8,7 @@ import type { Forge, IssueRef } from '../forges/types.ts';
 import { formatIssueRef, formatRepo } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import { run as execRun } from '../runner/exec.ts';
+import type { FinalReport } from '../runner/final-report.ts';
 import { describeFailure, type ReviewerFailure, renderReviewComment, reviewMarker } from './comment.ts';
 import { askOllama } from './ollama.ts';
 import { buildReviewPrompt } from './prompt.ts';
@@ -26,6 +27,8 @@ export interface ReviewPullRequestInput {
   forge: Forge;
   pr: IssueRef;
   author: ReviewAuthor;
+  /** The authoring worker's FINAL REPORT (`parseFinalReport`), so the reviewer checks its claims. */
+  authorReport?: FinalReport;
   roster: readonly ReviewRosterEntry[];
   limits: {
     /** The diff is cut here and the review says it is partial. */
@@ -109,6 +112,7 @@ export const reviewPullRequest = async (input: ReviewPullRequestInput): Promise<
     headBranch: pull.head.ref,
     diff,
     nonce: randomBytes(9).toString('hex'),
+    ...(input.authorReport ? { authorReport: input.authorReport } : {}),
   });
   const placeholders = {
     branch: pull.head.ref,

@@ -14,6 +14,7 @@ import { isAppError } from '../../src/errors.ts';
 import type { Forge, IssueRef, RepoRef } from '../../src/forges/types.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { type ReviewPullRequestInput, reviewMarkerTag, reviewPullRequest } from '../../src/review/index.ts';
+import { parseFinalReport } from '../../src/runner/final-report.ts';
 import { startGiteaHarness } from '../support/fake-gitea/setup.ts';
 import { githubHarness } from '../support/fake-github/harness.ts';
 import type { MemoryGit, World, WorldRepo } from '../support/world.ts';
@@ -199,6 +200,28 @@ describe.each(forges)('review legs on $name', ({ allowed, start }) => {
     expect(logged).toContain('review posted');
     for (const leak of ['export const answer', 'UNTRUSTED', 'fake finding', secret, 'failing as asked'])
       expect(logged).not.toContain(leak);
+  });
+
+  it("hands the worker's FINAL REPORT claims to the reviewer as untrusted data to check", async () => {
+    const log = [
+      'working…',
+      'FINAL REPORT',
+      'PR: none — branch pushed',
+      'TESTS: npm test — 3 passed',
+      'REVIEW: none',
+      'UNCERTAINTIES:',
+      '- does the answer need to be 42?',
+      'OUT-OF-SCOPE BUGS:',
+      '- none',
+      'STATUS: done — implemented',
+    ].join('\n');
+    const authorReport = parseFinalReport(log);
+    expect(authorReport).toBeDefined();
+    await review({ roster: roster([fake('fast')]), authorReport });
+    const { prompt } = captured('fast');
+    expect(prompt).toContain('TESTS: npm test — 3 passed');
+    expect(prompt).toContain('UNCERTAINTY: does the answer need to be 42?');
+    expect(prompt.indexOf('TESTS: npm test')).toBeLessThan(prompt.search(/END UNTRUSTED PULL REQUEST DATA/));
   });
 
   it('says a truncated diff is partial in the prompt and in the comment', async () => {
