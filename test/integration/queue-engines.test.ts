@@ -33,7 +33,7 @@ interface Engine {
   advance(ms: number): Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 const inProcess = (): Engine => {
   let t = Date.parse('2026-01-01T00:00:00Z');

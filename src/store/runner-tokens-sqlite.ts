@@ -1,0 +1,150 @@
+// The runner registry over the SQLite file (its own connection, WAL, like the run store).
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { z } from 'zod';
+import { AppError } from '../errors.ts';
+import { migrate, readMigrations } from './migrate.ts';
+import {
+  type AttemptReceipt,
+  newRunnerToken,
+  parseRunnerToken,
+  type RunnerAdvert,
+  type RunnerRegistry,
+  type RunnerTokenInfo,
+  runnerAdvertSchema,
+  secretMatches,
+} from './runner-tokens.ts';
+
+const tokenRow = z.object({
+  id: z.string(),
+  name: z.string(),
+  token_hash: z.string(),
+  created_at: z.string(),
+  revoked_at: z.string().nullable(),
+  advert: z.string().nullable(),
+  last_seen_at: z.string().nullable(),
+});
+
+const receiptRow = z.object({
+  attempt_id: z.string(),
+  run_id: z.string(),
+  issue_repo: z.string(),
+  issue_number: z.number(),
+  job_queue: z.string(),
+  job_id: z.string(),
+  runner_name: z.string(),
+  last_seq: z.number(),
+});
+
+const toInfo = (raw: unknown): RunnerTokenInfo & { hash: string } => {
+  const r = tokenRow.parse(raw);
+  const advert: RunnerAdvert | undefined = r.advert
+    ? runnerAdvertSchema.parse(JSON.parse(r.advert))
+    : undefined;
+  return {
+    id: r.id,
+    name: r.name,
+    hash: r.token_hash,
+    createdAt: r.created_at,
+    ...(r.revoked_at ? { revokedAt: r.revoked_at } : {}),
+    ...(r.last_seen_at ? { lastSeenAt: r.last_seen_at } : {}),
+    ...(advert ? { advert } : {}),
+  };
+};
+
+const publicInfo = ({ hash: _hash, ...info }: RunnerTokenInfo & { hash: string }): RunnerTokenInfo => info;
+
+const toReceipt = (raw: unknown): AttemptReceipt => {
+  const r = receiptRow.parse(raw);
+  return {
+    attemptId: r.attempt_id,
+    runId: r.run_id,
+    issueRepo: r.issue_repo,
+    issueNumber: r.issue_number,
+    jobQueue: r.job_queue,
+    jobId: r.job_id,
+    runnerName: r.runner_name,
+    lastSeq: r.last_seq,
+  };
+};
+
+export const openSqliteRunnerRegistry = (path: string, opts: { now?: () => Date } = {}): RunnerRegistry => {
+  const now = (): string => (opts.now?.() ?? new Date()).toISOString();
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  let db: Database.Database;
+  try {
+    db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('busy_timeout = 5000');
+    migrate(db, readMigrations());
+  } catch (cause) {
+    if (cause instanceof AppError) throw cause;
+    throw new AppError('store_error', `cannot open the runner registry at ${path}`, {}, { cause });
+  }
+  const insertToken = db.prepare(
+    'INSERT INTO runner_tokens (id, name, token_hash, created_at) VALUES (?, ?, ?, ?)',
+  );
+  const liveByName = db.prepare('SELECT * FROM runner_tokens WHERE name = ? AND revoked_at IS NULL');
+  const byId = db.prepare('SELECT * FROM runner_tokens WHERE id = ?');
+  const revoke = db.prepare('UPDATE runner_tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL');
+  const all = db.prepare('SELECT * FROM runner_tokens ORDER BY created_at, name');
+  const setAdvert = db.prepare('UPDATE runner_tokens SET advert = ?, last_seen_at = ? WHERE id = ?');
+  const receipt = db.prepare('SELECT * FROM runner_reports WHERE attempt_id = ?');
+  const receiptsByJob = db.prepare(
+    'SELECT * FROM runner_reports WHERE job_queue = ? AND job_id = ? ORDER BY attempt_id',
+  );
+  const upsertReceipt = db.prepare(
+    `INSERT INTO runner_reports (attempt_id, run_id, issue_repo, issue_number, job_queue, job_id, runner_name, last_seq, updated_at)
+     VALUES (@attemptId, @runId, @issueRepo, @issueNumber, @jobQueue, @jobId, @runnerName, @lastSeq, @at)
+     ON CONFLICT (attempt_id) DO UPDATE SET last_seq = MAX(last_seq, excluded.last_seq), updated_at = excluded.updated_at`,
+  );
+
+  return {
+    async createToken(name) {
+      if (!/^[\w.-]{1,64}$/.test(name)) {
+        throw new AppError(
+          'bad_request',
+          `Runner name "${name}": use 1–64 letters, digits, ".", "_" or "-".`,
+        );
+      }
+      if (liveByName.get(name) !== undefined) {
+        throw new AppError('conflict', `Runner ${name} already has a live token; revoke it first.`);
+      }
+      const t = newRunnerToken();
+      insertToken.run(t.id, name, t.hash, now());
+      return { info: publicInfo(toInfo(byId.get(t.id))), token: t.token };
+    },
+    async revokeToken(name) {
+      return revoke.run(now(), name).changes > 0;
+    },
+    async listTokens() {
+      return all.all().map((r) => publicInfo(toInfo(r)));
+    },
+    async authenticate(token) {
+      const parsed = parseRunnerToken(token);
+      if (!parsed) return undefined;
+      const row = byId.get(parsed.id);
+      if (row === undefined) return undefined;
+      const info = toInfo(row);
+      if (!secretMatches(parsed.secret, info.hash) || info.revokedAt) return undefined;
+      return publicInfo(info);
+    },
+    async advertise(id, advert, at) {
+      setAdvert.run(JSON.stringify(advert), at, id);
+    },
+    async getReceipt(attemptId) {
+      const row = receipt.get(attemptId);
+      return row === undefined ? undefined : toReceipt(row);
+    },
+    async listReceiptsByJob(jobQueue, jobId) {
+      return receiptsByJob.all(jobQueue, jobId).map(toReceipt);
+    },
+    async saveReceipt(r, at) {
+      upsertReceipt.run({ ...r, at });
+    },
+    async close() {
+      db.close();
+    },
+  };
+};
