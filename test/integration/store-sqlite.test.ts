@@ -1,4 +1,5 @@
-// The SQLite store on a real database file: migrations, delivery dedupe, idempotent intents.
+// The SQLite store on real database files: its migrations, WAL, DATABASE_URL parsing, and the shared
+// store suite (test/support/store-suite.ts) that the Postgres engine runs too.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,8 +7,9 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAppError } from '../../src/errors.ts';
 import { migrate, readMigrations } from '../../src/store/migrate.ts';
-import { openStore, parseDatabaseUrl } from '../../src/store/open-store.ts';
+import { openRunStore, openStore, parseDatabaseUrl } from '../../src/store/open-store.ts';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
+import { describeStoreSuite } from '../support/store-suite.ts';
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -66,77 +68,15 @@ describe('SQLite store', () => {
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.close();
   });
+});
 
-  it('a delivery id is taken once; later sightings are recorded as duplicates', async () => {
-    const store = openSqliteStore(':memory:');
-    const d = { forge: 'github', deliveryId: 'abc', event: 'issue_comment', outcome: 'accepted' } as const;
-    expect(await store.recordDelivery(d)).toEqual({ outcome: 'accepted' });
-    expect(await store.recordDelivery(d)).toEqual({ outcome: 'duplicate' });
-    expect(await store.recordDelivery({ ...d, forge: 'gitea' })).toEqual({ outcome: 'accepted' });
-    const rows = await store.listDeliveries({ forge: 'github' });
-    expect(rows.map((r) => r.outcome)).toEqual(['accepted', 'duplicate']);
-  });
-
-  it('a rejected sighting does not take the id, so a later genuine delivery is still accepted', async () => {
-    const store = openSqliteStore(':memory:');
-    const d = { forge: 'gitea', deliveryId: 'x1', event: 'issues' } as const;
-    expect(await store.recordDelivery({ ...d, outcome: 'rejected', reason: 'schema' })).toEqual({
-      outcome: 'rejected',
-    });
-    expect(await store.recordDelivery({ ...d, outcome: 'accepted' })).toEqual({ outcome: 'accepted' });
-  });
-
-  it('intents are idempotent on (forge, delivery, seq) and keep the command as data', async () => {
-    const store = openSqliteStore(':memory:');
-    const intent = {
-      forge: 'github',
-      repo: 'o/r',
-      issueNumber: 3,
-      command: { name: 'blitz', milestone: 'M1' },
-      sender: 'alice',
-      deliveryId: 'd1',
-      seq: 0,
-    } as const;
-    const first = await store.addIntent(intent);
-    const again = await store.addIntent(intent);
-    expect(first.created).toBe(true);
-    expect(again.created).toBe(false);
-    expect(again.intent.id).toBe(first.intent.id);
-    const list = await store.listIntents({ repo: 'o/r' });
-    expect(list).toHaveLength(1);
-    expect(list[0]).toMatchObject({
-      command: { name: 'blitz', milestone: 'M1' },
-      status: 'queued',
-      issueNumber: 3,
-    });
-  });
-
-  it('keeps an accepted delivery’s events until it is processed, then drops them', async () => {
-    const store = openSqliteStore(':memory:');
-    const events = [{ kind: 'issue-closed', issueNumber: 3 }];
-    await store.recordDelivery({
-      forge: 'gitea',
-      deliveryId: 'e1',
-      event: 'issues',
-      outcome: 'accepted',
-      events,
-    });
-    await store.recordDelivery({ forge: 'gitea', deliveryId: 'e2', event: 'push', outcome: 'ignored' });
-    expect(await store.listUnprocessedDeliveries()).toEqual([{ forge: 'gitea', deliveryId: 'e1', events }]);
-    await store.markDeliveryProcessed('gitea', 'e1');
-    expect(await store.listUnprocessedDeliveries()).toEqual([]);
-  });
-
-  it('marks a delivery processed and answers ping until closed', async () => {
-    const store = openSqliteStore(':memory:');
-    await store.recordDelivery({ forge: 'github', deliveryId: 'p', event: 'issues', outcome: 'accepted' });
-    await store.markDeliveryProcessed('github', 'p');
-    const [row] = await store.listDeliveries({ deliveryId: 'p' });
-    expect(row?.processedAt).toBeTypeOf('string');
-    expect(await store.ping()).toBe(true);
-    await store.close();
-    expect(await store.ping()).toBe(false);
-  });
+// The shared suite: the same cases the Postgres engine runs (store-postgres.test.ts).
+describeStoreSuite({
+  name: 'sqlite',
+  async freshDatabase() {
+    const url = `sqlite:${join(tempDir(), 'blitz.db')}`;
+    return { openStore: () => openStore(url), openRunStore: () => openRunStore(url) };
+  },
 });
 
 describe('DATABASE_URL', () => {
@@ -148,9 +88,11 @@ describe('DATABASE_URL', () => {
   });
 
   it.each([
-    ['a postgres URL', 'postgres://u@localhost/db', /not supported yet/],
     ['an empty sqlite path', 'sqlite:', /needs a path/],
-    ['an unknown scheme', 'mysql://x', /expected sqlite:PATH/],
+    ['an unknown scheme', 'mysql://x', /expected sqlite:PATH .* or postgres:\/\//],
+    ['a postgres URL that does not parse', 'postgres://u:secret@host:port/db', /not a valid Postgres URL/],
+    ['a postgres URL without a host', 'postgresql:///db', /has no host/],
+    ['a schema that is not a plain name', 'postgres://h/db?schema=a;drop', /schema= must be/],
   ])('refuses %s with a clear config error', (_what, url, message) => {
     let caught: unknown;
     try {
@@ -160,5 +102,19 @@ describe('DATABASE_URL', () => {
     }
     expect(isAppError(caught, 'config_invalid')).toBe(true);
     expect(String((caught as Error).message)).toMatch(message);
+    // The URL may hold a password: the message never repeats it.
+    expect(String((caught as Error).message)).not.toContain('secret');
+  });
+
+  it('accepts postgres:// and postgresql:// URLs, taking ?schema= out of the connection string', () => {
+    expect(parseDatabaseUrl('postgres://bot:pw@db.internal:5432/blitz')).toEqual({
+      engine: 'postgres',
+      url: 'postgres://bot:pw@db.internal:5432/blitz',
+    });
+    expect(parseDatabaseUrl('postgresql://db.internal/blitz?schema=blitz&sslmode=require')).toEqual({
+      engine: 'postgres',
+      url: 'postgresql://db.internal/blitz?sslmode=require',
+      schema: 'blitz',
+    });
   });
 });

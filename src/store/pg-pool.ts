@@ -1,0 +1,88 @@
+// The Postgres connection pool both Postgres stores use: 64-bit integers read as numbers, an optional
+// schema set on every connection, a transaction helper, and errors that never show the password.
+import pg from 'pg';
+import { AppError } from '../errors.ts';
+
+export interface PgOptions {
+  /** Schema for every table (`search_path` on each pooled connection); default: the server's. */
+  schema?: string;
+  /** Connections in the pool (default 10). */
+  max?: number;
+}
+
+const INT8_OID = 20;
+const schemaName = /^[a-z_][a-z0-9_]{0,62}$/;
+
+// Our BIGINT columns hold forge ids and counters, all far below 2^53; a larger value is refused
+// rather than silently rounded.
+const parseInt8 = (text: string): number => {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n)) throw new AppError('store_error', `integer ${text} is beyond 2^53`);
+  return n;
+};
+
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/** `postgres://user:***@host/db`: the URL as it may appear in an error or a log. */
+export const redactUrl = (url: string): string =>
+  url.replace(/^(postgres(?:ql)?:\/\/[^:@/]*:)[^@]*@/, '$1***@');
+
+export const createPgPool = (url: string, opts: PgOptions = {}): pg.Pool => {
+  if (opts.schema !== undefined && !schemaName.test(opts.schema)) {
+    throw new AppError('config_invalid', `Postgres schema "${opts.schema}" is not a plain lower-case name`);
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.max ?? 10,
+    connectionTimeoutMillis: 10_000,
+    types,
+    ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
+  });
+  // An idle client losing its server (a restart) must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  return pool;
+};
+
+/** Fails with a clear `store_error` when the server cannot be reached or refuses us. */
+export const checkConnection = async (pool: pg.Pool, url: string): Promise<void> => {
+  try {
+    await pool.query('SELECT 1');
+  } catch (cause) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    throw new AppError('store_error', `cannot reach Postgres at ${redactUrl(url)}: ${why}`, {}, { cause });
+  }
+};
+
+export type Queryable = Pick<pg.PoolClient, 'query'>;
+
+/** Runs `fn` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
+export const inTransaction = async <T>(
+  pool: pg.Pool,
+  fn: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> => {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+};
+
+/** A Postgres unique violation (SQLSTATE 23505). */
+export const isUniqueViolation = (err: unknown): boolean =>
+  typeof err === 'object' && err !== null && 'code' in err && err.code === '23505';
+
+/** `pool.end()` once; later calls are no-ops, as for the SQLite stores. */
+export const closeOnce = (pool: pg.Pool): (() => Promise<void>) => {
+  let closing: Promise<void> | undefined;
+  return () => (closing ??= pool.end());
+};

@@ -1,0 +1,190 @@
+// The RunStore (and the attempt ledger) on PostgreSQL, for several bot replicas on one database.
+// Same port, tables and row mapping as SQLite (sqlite-run-store.ts). What replicas share is made
+// safe here: one live run per milestone by its unique index, a queued intent claimed by one
+// conditional UPDATE, read-modify-write under a row lock, and one reconcile per run at a time under
+// an advisory lock.
+import { AppError } from '../errors.ts';
+import type { AttemptLedger } from '../runner/types.ts';
+import { type Migration, readMigrations } from './migrate.ts';
+import { migratePostgres } from './pg-migrate.ts';
+import {
+  checkConnection,
+  closeOnce,
+  createPgPool,
+  inTransaction,
+  isUniqueViolation,
+  type PgOptions,
+} from './pg-pool.ts';
+import { createPgRunLock } from './pg-run-lock.ts';
+import { createPostgresAttemptLedger } from './postgres-ledger.ts';
+import type { RunStore } from './run-store.ts';
+import { terminal, toIssue, toRun } from './sqlite-run-store.ts';
+import { toIntent } from './sqlite-store.ts';
+
+export type PostgresRunStore = RunStore & { ledger: AttemptLedger };
+
+const live = `state NOT IN (${terminal.map((s) => `'${s}'`).join(', ')})`;
+
+const issueColumns: Record<string, string> = {
+  state: 'state',
+  branch: 'branch',
+  worktree: 'worktree',
+  prNumber: 'pr_number',
+  reviewPosted: 'review_posted',
+  mergedSha: 'merged_sha',
+  attempts: 'attempts',
+  lastError: 'last_error',
+  bouncedAfter: 'bounced_after',
+};
+
+export const openPostgresRunStore = async (
+  url: string,
+  opts: PgOptions & { now?: () => Date; migrations?: Migration[] } = {},
+): Promise<PostgresRunStore> => {
+  const now = (): string => (opts.now?.() ?? new Date()).toISOString();
+  const pool = createPgPool(url, opts);
+  // Lock holders wait on their own connections, so waiting never starves the queries of the holder.
+  const lockPool = createPgPool(url, { ...opts, max: opts.max ?? 10 });
+  try {
+    await checkConnection(pool, url);
+    await migratePostgres(pool, opts.migrations ?? readMigrations());
+  } catch (err) {
+    await Promise.all([pool.end(), lockPool.end()]).catch(() => {});
+    throw err instanceof AppError
+      ? err
+      : new AppError('store_error', 'cannot open the Postgres run store', {}, { cause: err });
+  }
+  const closePool = closeOnce(pool);
+  const closeLockPool = closeOnce(lockPool);
+  const runLock = createPgRunLock(lockPool);
+  const selectLive = `SELECT * FROM runs WHERE forge = $1 AND repo = $2 AND milestone_number = $3 AND ${live}`;
+
+  return {
+    ledger: createPostgresAttemptLedger(pool),
+    async createRun(run) {
+      // The unique index decides between two replicas starting the same milestone; the loop covers
+      // the live run finishing between our failed insert and our look-up.
+      for (let tries = 0; tries < 3; tries++) {
+        const existing = await pool.query(selectLive, [run.forge, run.repo, run.milestoneNumber]);
+        if (existing.rows[0] !== undefined) return { created: false as const, live: toRun(existing.rows[0]) };
+        try {
+          const at = now();
+          const inserted = await pool.query(
+            `INSERT INTO runs (id, forge, installation_id, repo, kind, milestone_number, milestone_title, slug,
+               trigger_issue, options, state, integration_branch, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)
+             ON CONFLICT (forge, repo, milestone_number) WHERE ${live} DO NOTHING RETURNING *`,
+            [
+              run.id,
+              run.forge,
+              run.installationId ?? null,
+              run.repo,
+              run.kind,
+              run.milestoneNumber,
+              run.milestoneTitle,
+              run.slug,
+              run.triggerIssue ?? null,
+              JSON.stringify(run.options),
+              run.state,
+              run.integrationBranch,
+              at,
+            ],
+          );
+          if (inserted.rows[0] !== undefined) return { created: true as const, run: toRun(inserted.rows[0]) };
+        } catch (err) {
+          if (isUniqueViolation(err)) throw new AppError('conflict', `Run ${run.id} already exists.`);
+          throw err;
+        }
+      }
+      throw new AppError('store_error', `Run ${run.id}: the milestone's live run kept changing; try again.`);
+    },
+    async getRun(id) {
+      const { rows } = await pool.query('SELECT * FROM runs WHERE id = $1', [id]);
+      return rows[0] === undefined ? undefined : toRun(rows[0]);
+    },
+    async liveRun(forge, repo, milestoneNumber) {
+      const { rows } = await pool.query(selectLive, [forge, repo, milestoneNumber]);
+      return rows[0] === undefined ? undefined : toRun(rows[0]);
+    },
+    async listLiveRuns() {
+      const { rows } = await pool.query(`SELECT * FROM runs WHERE ${live} ORDER BY created_at, id`);
+      return rows.map(toRun);
+    },
+    async listRuns(filter = {}) {
+      const { rows } = await pool.query(
+        `SELECT * FROM runs WHERE ($1::text IS NULL OR forge = $1) AND ($2::text IS NULL OR repo = $2)
+         ORDER BY created_at, id`,
+        [filter.forge ?? null, filter.repo ?? null],
+      );
+      return rows.map(toRun);
+    },
+    async updateRun(id, patch) {
+      return inTransaction(pool, async (client) => {
+        const current = await client.query('SELECT * FROM runs WHERE id = $1 FOR UPDATE', [id]);
+        if (current.rows[0] === undefined) throw new AppError('not_found', `No run ${id}.`);
+        const next = { ...toRun(current.rows[0]), ...patch };
+        const { rows } = await client.query(
+          `UPDATE runs SET state = $2, dashboard_comment_id = $3, progress = $4, options = $5, updated_at = $6
+           WHERE id = $1 RETURNING *`,
+          [
+            id,
+            next.state,
+            next.dashboardCommentId ?? null,
+            JSON.stringify(next.progress),
+            JSON.stringify(next.options),
+            now(),
+          ],
+        );
+        return toRun(rows[0]);
+      });
+    },
+    async listRunIssues(runId) {
+      const { rows } = await pool.query(
+        'SELECT * FROM run_issues WHERE run_id = $1 ORDER BY issue_repo, issue_number',
+        [runId],
+      );
+      return rows.map(toIssue);
+    },
+    async upsertRunIssue(runId, repo, number, patch) {
+      const sets = ['updated_at = $4'];
+      const at = now();
+      const values: unknown[] = [runId, repo, number, at];
+      for (const [key, value] of Object.entries(patch)) {
+        const column = issueColumns[key];
+        if (!column) throw new AppError('bad_request', `Unknown run issue field ${key}.`);
+        values.push(typeof value === 'boolean' ? (value ? 1 : 0) : (value ?? null));
+        sets.push(`${column} = $${values.length}`);
+      }
+      return inTransaction(pool, async (client) => {
+        await client.query(
+          `INSERT INTO run_issues (run_id, issue_repo, issue_number, state, updated_at)
+           VALUES ($1, $2, $3, 'ready', $4) ON CONFLICT DO NOTHING`,
+          [runId, repo, number, at],
+        );
+        const { rows } = await client.query(
+          `UPDATE run_issues SET ${sets.join(', ')} WHERE run_id = $1 AND issue_repo = $2 AND issue_number = $3
+           RETURNING *`,
+          values,
+        );
+        return toIssue(rows[0]);
+      });
+    },
+    async listQueuedIntents() {
+      const { rows } = await pool.query("SELECT * FROM intents WHERE status = 'queued' ORDER BY id");
+      return rows.map(toIntent);
+    },
+    async claimIntent(id, status) {
+      // Under READ COMMITTED a second replica's UPDATE waits for the first, re-reads the row, and
+      // finds it no longer queued.
+      const { rowCount } = await pool.query(
+        "UPDATE intents SET status = $1 WHERE id = $2 AND status = 'queued'",
+        [status, id],
+      );
+      return rowCount === 1;
+    },
+    withRunLock: runLock,
+    async close() {
+      await Promise.all([closePool(), closeLockPool()]);
+    },
+  };
+};

@@ -1,0 +1,122 @@
+// The Store on PostgreSQL, for several bot replicas on one database. Same port, migrations and row
+// mapping as SQLite (sqlite-store.ts); a delivery id is taken once by the unique index, whichever
+// replica records it first, and the others get `duplicate`.
+import type pg from 'pg';
+import { AppError } from '../errors.ts';
+import { type Migration, readMigrations } from './migrate.ts';
+import { migratePostgres } from './pg-migrate.ts';
+import { checkConnection, closeOnce, createPgPool, inTransaction, type PgOptions } from './pg-pool.ts';
+import { toDelivery, toIntent, unprocessedRow } from './sqlite-store.ts';
+import type { DeliveryOutcome, NewDelivery, Store } from './types.ts';
+
+const insertDelivery = (onConflict: string) =>
+  `INSERT INTO deliveries (forge, delivery_id, event, action, outcome, reason, received_at, events)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ${onConflict}`;
+
+const record = async (client: pg.PoolClient, d: NewDelivery): Promise<DeliveryOutcome> => {
+  const row = [d.forge, d.deliveryId, d.event, d.action ?? null];
+  const at = new Date().toISOString();
+  if (d.outcome === 'rejected') {
+    await client.query(insertDelivery(''), [...row, 'rejected', d.reason ?? null, at, null]);
+    return 'rejected';
+  }
+  const events = d.outcome === 'accepted' && d.events ? JSON.stringify(d.events) : null;
+  // A second replica inserting the same id waits on the index entry, then does nothing.
+  const first = await client.query(insertDelivery('ON CONFLICT DO NOTHING'), [
+    ...row,
+    d.outcome,
+    d.reason ?? null,
+    at,
+    events,
+  ]);
+  if (first.rowCount === 1) return d.outcome;
+  await client.query(insertDelivery(''), [...row, 'duplicate', 'delivery id already seen', at, null]);
+  return 'duplicate';
+};
+
+/** Connect, check the server answers, migrate, and return the Store. */
+export const openPostgresStore = async (
+  url: string,
+  opts: PgOptions & { migrations?: Migration[] } = {},
+): Promise<Store> => {
+  const pool = createPgPool(url, opts);
+  try {
+    await checkConnection(pool, url);
+    await migratePostgres(pool, opts.migrations ?? readMigrations());
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw err instanceof AppError
+      ? err
+      : new AppError('store_error', 'cannot open the Postgres store', {}, { cause: err });
+  }
+  const close = closeOnce(pool);
+
+  return {
+    async recordDelivery(d) {
+      return { outcome: await inTransaction(pool, (client) => record(client, d)) };
+    },
+    async markDeliveryProcessed(forge, deliveryId) {
+      await pool.query(
+        `UPDATE deliveries SET processed_at = $1, events = NULL WHERE forge = $2 AND delivery_id = $3
+         AND outcome IN ('accepted', 'ignored') AND processed_at IS NULL`,
+        [new Date().toISOString(), forge, deliveryId],
+      );
+    },
+    async listUnprocessedDeliveries() {
+      const { rows } = await pool.query(
+        `SELECT forge, delivery_id, events FROM deliveries
+         WHERE outcome = 'accepted' AND processed_at IS NULL AND events IS NOT NULL ORDER BY id`,
+      );
+      return rows.map((raw) => {
+        const r = unprocessedRow.parse(raw);
+        return { forge: r.forge, deliveryId: r.delivery_id, events: JSON.parse(r.events) };
+      });
+    },
+    async listDeliveries(filter = {}) {
+      const { rows } = await pool.query(
+        `SELECT * FROM deliveries WHERE ($1::text IS NULL OR forge = $1)
+         AND ($2::text IS NULL OR delivery_id = $2) ORDER BY id`,
+        [filter.forge ?? null, filter.deliveryId ?? null],
+      );
+      return rows.map(toDelivery);
+    },
+    async addIntent(i) {
+      const inserted = await pool.query(
+        `INSERT INTO intents (forge, repo, issue_number, command, sender, delivery_id, seq, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
+        [
+          i.forge,
+          i.repo,
+          i.issueNumber ?? null,
+          JSON.stringify(i.command),
+          i.sender,
+          i.deliveryId,
+          i.seq,
+          new Date().toISOString(),
+        ],
+      );
+      const { rows } = await pool.query(
+        'SELECT * FROM intents WHERE forge = $1 AND delivery_id = $2 AND seq = $3',
+        [i.forge, i.deliveryId, i.seq],
+      );
+      return { created: inserted.rowCount === 1, intent: toIntent(rows[0]) };
+    },
+    async listIntents(filter = {}) {
+      const { rows } = await pool.query(
+        `SELECT * FROM intents WHERE ($1::text IS NULL OR forge = $1) AND ($2::text IS NULL OR repo = $2)
+         ORDER BY id`,
+        [filter.forge ?? null, filter.repo ?? null],
+      );
+      return rows.map(toIntent);
+    },
+    async ping() {
+      try {
+        const { rows } = await pool.query<{ one: number }>('SELECT 1 AS one');
+        return rows[0]?.one === 1;
+      } catch {
+        return false;
+      }
+    },
+    close,
+  };
+};

@@ -1,0 +1,183 @@
+// The Postgres store on the real server (PG_TEST_URL, one fresh schema per test database): the shared
+// store suite, the same migrations ending in the same tables and columns as SQLite, migrations run
+// once and atomically, and a database that cannot be reached refused in plain words.
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isAppError } from '../../src/errors.ts';
+import { migrate, readMigrations } from '../../src/store/migrate.ts';
+import { openRunStore, openStore } from '../../src/store/open-store.ts';
+import { migratePostgres } from '../../src/store/pg-migrate.ts';
+import { createPgPool } from '../../src/store/pg-pool.ts';
+import { tempDir } from '../support/git.ts';
+import { pgTestUrl, postgresAvailable, testSchemas } from '../support/pg.ts';
+import { describeStoreSuite } from '../support/store-suite.ts';
+
+const available = await postgresAvailable();
+
+describe.skipIf(!available)('Postgres store', () => {
+  const schemas = testSchemas();
+  afterAll(() => schemas.dropAll());
+
+  describeStoreSuite({
+    name: 'postgres',
+    async freshDatabase() {
+      const url = schemas.urlFor(await schemas.create());
+      return { openStore: () => openStore(url), openRunStore: () => openRunStore(url) };
+    },
+  });
+
+  const poolOn = async () => createPgPool(pgTestUrl(), { schema: await schemas.create(), max: 2 });
+
+  describe('migrations on Postgres', () => {
+    it('apply once, record each version, and re-running them is a no-op', async () => {
+      const pool = await poolOn();
+      try {
+        const all = readMigrations();
+        expect(await migratePostgres(pool, all)).toEqual(all.map((m) => m.version));
+        expect(await migratePostgres(pool, all)).toEqual([]);
+        const { rows } = await pool.query('SELECT version FROM schema_migrations ORDER BY version');
+        expect(rows.map((r) => r.version)).toEqual(all.map((m) => m.version));
+      } finally {
+        await pool.end();
+      }
+    });
+
+    it('two replicas migrating one empty schema at once apply each migration once', async () => {
+      const pool = await poolOn();
+      const other = createPgPool(pgTestUrl(), {
+        schema: (await pool.query('SELECT current_schema() AS s')).rows[0].s,
+      });
+      try {
+        const all = readMigrations();
+        const [a, b] = await Promise.all([migratePostgres(pool, all), migratePostgres(other, all)]);
+        expect([...a, ...b].sort((x, y) => x - y)).toEqual(all.map((m) => m.version));
+      } finally {
+        await Promise.all([pool.end(), other.end()]);
+      }
+    });
+
+    it('a failing migration leaves no half-applied table and is not recorded', async () => {
+      const pool = await poolOn();
+      try {
+        const bad = [
+          { version: 1, name: 'broken', sql: 'CREATE TABLE half (x INTEGER); CREATE TABLE nonsense (' },
+        ];
+        await expect(migratePostgres(pool, bad)).rejects.toThrow(/migration 1_broken failed/);
+        const { rows } = await pool.query("SELECT to_regclass('half') AS t");
+        expect(rows[0].t).toBeNull();
+        expect((await pool.query('SELECT count(*) AS n FROM schema_migrations')).rows[0].n).toBe(0);
+      } finally {
+        await pool.end();
+      }
+    });
+
+    it('a migration outside the portable subset is refused before anything runs', async () => {
+      const pool = await poolOn();
+      try {
+        const bad = [
+          { version: 1, name: 'fine', sql: 'CREATE TABLE fine (x INTEGER);' },
+          { version: 2, name: 'sqlite_only', sql: 'INSERT OR IGNORE INTO fine (x) VALUES (1);' },
+        ];
+        await expect(migratePostgres(pool, bad)).rejects.toThrow(
+          /2_sqlite_only is not portable: "INSERT OR IGNORE"/,
+        );
+        expect((await pool.query("SELECT to_regclass('fine') AS t")).rows[0].t).toBeNull();
+      } finally {
+        await pool.end();
+      }
+    });
+
+    it('end with the same tables, columns, nullability and indexes as on SQLite', async () => {
+      const sqlite = new Database(join(tempDir(), 'shape.db'));
+      migrate(sqlite, readMigrations());
+      const pool = await poolOn();
+      try {
+        await migratePostgres(pool, readMigrations());
+        const fromSqlite = sqlite
+          .prepare(
+            `SELECT m.name AS tbl, p.name AS col, p.type AS type, p."notnull" OR p.pk AS required
+             FROM sqlite_master m, pragma_table_info(m.name) p WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%'`,
+          )
+          .all() as { tbl: string; col: string; type: string; required: number }[];
+        const { rows: fromPg } = await pool.query<{
+          tbl: string;
+          col: string;
+          type: string;
+          required: boolean;
+        }>(
+          `SELECT table_name AS tbl, column_name AS col, data_type AS type, is_nullable = 'NO' AS required
+           FROM information_schema.columns WHERE table_schema = current_schema()`,
+        );
+        // TEXT is text on both; every SQLite INTEGER is a Postgres bigint (see dialect.ts).
+        const family = (t: string) => (/int/i.test(t) ? 'integer' : t.toLowerCase());
+        const shape = (rows: { tbl: string; col: string; type: string; required: unknown }[]) =>
+          rows.map((r) => `${r.tbl}.${r.col} ${family(r.type)}${r.required ? ' not null' : ''}`).sort();
+        expect(shape(fromPg)).toEqual(shape(fromSqlite));
+        expect(shape(fromPg)).toContain('deliveries.delivery_id text not null');
+
+        const sqliteIndexes = sqlite
+          .prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_autoindex_%'",
+          )
+          .pluck()
+          .all();
+        const { rows: pgIndexes } = await pool.query<{ name: string }>(
+          "SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND indexname NOT LIKE '%\\_pkey' AND indexname NOT LIKE '%\\_key'",
+        );
+        expect(pgIndexes.map((r) => r.name).sort()).toEqual([...sqliteIndexes].sort());
+      } finally {
+        sqlite.close();
+        await pool.end();
+      }
+    });
+  });
+
+  describe('DATABASE_URL on Postgres', () => {
+    it('opens the Store and the RunStore on one schema, where each sees the other’s rows', async () => {
+      const url = schemas.urlFor(await schemas.create());
+      const store = await openStore(url);
+      const runs = await openRunStore(url);
+      try {
+        const { intent } = await store.addIntent({
+          forge: 'gitea',
+          repo: 'o/r',
+          command: { name: 'blitz' },
+          sender: 'bob',
+          deliveryId: 'd',
+          seq: 0,
+        });
+        expect((await runs.listQueuedIntents()).map((i) => i.id)).toEqual([intent.id]);
+      } finally {
+        await Promise.all([store.close(), runs.close()]);
+      }
+    });
+
+    it('a server that does not answer is a store_error naming the host, never the password', async () => {
+      let caught: unknown;
+      try {
+        await openStore('postgres://bot:hunter2@127.0.0.1:1/blitz');
+      } catch (err) {
+        caught = err;
+      }
+      expect(isAppError(caught, 'store_error')).toBe(true);
+      expect(String((caught as Error).message)).toMatch(
+        /cannot reach Postgres at postgres:\/\/bot:\*\*\*@127\.0\.0\.1:1\/blitz/,
+      );
+      expect(String((caught as Error).message)).not.toContain('hunter2');
+    });
+
+    it('a database that does not exist is a store_error and creates nothing', async () => {
+      const url = new URL(pgTestUrl());
+      url.pathname = '/blitz_no_such_database';
+      await expect(openRunStore(url.toString())).rejects.toMatchObject({
+        code: 'store_error',
+        message: expect.stringMatching(/does not exist/),
+      });
+      const { rows } = await schemas.admin.query(
+        "SELECT 1 FROM pg_database WHERE datname = 'blitz_no_such_database'",
+      );
+      expect(rows).toEqual([]);
+    });
+  });
+});
