@@ -27,7 +27,8 @@ export const envSchema = z.object({
   HOST: optionalString,
   /** pino level: fatal, error, warn, info, debug, trace or silent. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** Where state lives: `sqlite:PATH` (file) or `sqlite::memory:` (tests). Postgres comes later. */
+  /** Where state lives: `sqlite:PATH` (file, the default), `sqlite::memory:` (tests), or
+   *  `postgres://user:password@host:5432/db[?schema=NAME]` (also `postgresql://`) for several replicas. */
   DATABASE_URL: z.string().default('sqlite:./data/blitz.db'),
   /** GitHub App id (Probot convention). Unset: the GitHub side stays off and the setup page is offered. */
   APP_ID: optionalString,

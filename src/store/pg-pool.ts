@@ -64,16 +64,20 @@ export const inTransaction = async <T>(
   fn: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> => {
   const client = await pool.connect();
+  let broken: Error | undefined;
   try {
     await client.query('BEGIN');
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
+    await client.query('ROLLBACK').catch((rollbackErr: Error) => {
+      broken = rollbackErr;
+    });
     throw err;
   } finally {
-    client.release();
+    // A connection that cannot roll back is destroyed rather than handed out mid-transaction.
+    client.release(broken);
   }
 };
 
