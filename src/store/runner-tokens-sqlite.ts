@@ -37,7 +37,7 @@ const receiptRow = z.object({
   last_seq: z.number(),
 });
 
-const toInfo = (raw: unknown): RunnerTokenInfo & { hash: string } => {
+export const toInfo = (raw: unknown): RunnerTokenInfo & { hash: string } => {
   const r = tokenRow.parse(raw);
   const advert: RunnerAdvert | undefined = r.advert
     ? runnerAdvertSchema.parse(JSON.parse(r.advert))
@@ -53,9 +53,9 @@ const toInfo = (raw: unknown): RunnerTokenInfo & { hash: string } => {
   };
 };
 
-const publicInfo = ({ hash: _hash, ...info }: RunnerTokenInfo & { hash: string }): RunnerTokenInfo => info;
+export const publicInfo = ({ hash: _hash, ...info }: RunnerTokenInfo & { hash: string }): RunnerTokenInfo => info;
 
-const toReceipt = (raw: unknown): AttemptReceipt => {
+export const toReceipt = (raw: unknown): AttemptReceipt => {
   const r = receiptRow.parse(raw);
   return {
     attemptId: r.attempt_id,
