@@ -6,6 +6,7 @@ import { AppError, httpStatusOf } from '../errors.ts';
 import type { Received, ReceiveResult } from '../intake/receive.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import type { RunnerHub } from '../remote-runner/hub.ts';
 import type { Store } from '../store/types.ts';
 import { requestMetrics } from './middleware/request-metrics.ts';
 import { giteaWebhookRoutes } from './routes/gitea-webhooks.ts';
@@ -13,6 +14,8 @@ import { type GithubAppSetupOptions, githubAppSetupRoutes } from './routes/githu
 import { githubWebhookRoutes } from './routes/github-webhooks.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
+import { type StatusDeps, statusRoutes } from './routes/status.ts';
+import { runnerApiRoutes } from './routes/runner-api.ts';
 
 export interface AppDeps {
   store: Store;
@@ -27,6 +30,10 @@ export interface AppDeps {
   /** Present when GitHub is NOT configured: offers the app registration at /probot. */
   githubSetup?: GithubAppSetupOptions;
   maxBodyBytes?: number;
+  /** Status pages; absent or without a token, they answer "status page is off". */
+  status?: StatusDeps;
+  /** Present when runner agents on other hosts may pull jobs: mounts /api/runner/*. */
+  runnerHub?: RunnerHub;
 }
 
 // The error field of a refusal, named like the AppError code that would say the same.
@@ -71,6 +78,8 @@ export const createApp = (deps: AppDeps) => {
     );
   }
   if (deps.githubSetup) app.route('/probot', githubAppSetupRoutes(deps.githubSetup));
+  app.route('/', statusRoutes(deps.status));
+  if (deps.runnerHub) app.route('/api/runner', runnerApiRoutes({ hub: deps.runnerHub }));
 
   app.notFound((c) => c.json({ error: 'not_found', message: 'no such route' }, 404));
   app.onError((err, c) => {

@@ -101,8 +101,8 @@ export class InProcessQueue implements JobQueue {
   async get(ref: JobRef): Promise<JobInfo | undefined> {
     const j = this.jobs.get(ref.id);
     if (!j || j.queue !== ref.queue) return undefined;
-    const { queue, id, state, payload, retryCount, holder, output } = j;
-    return structuredClone({ queue, id, state, payload, retryCount, holder, output });
+    const { queue, id, state, payload, retryCount, holder, output, leaseSeconds } = j;
+    return structuredClone({ queue, id, state, payload, retryCount, holder, output, leaseSeconds });
   }
 
   async expireLeases(): Promise<void> {

@@ -45,6 +45,13 @@ const holderOf = (output: unknown): string | undefined =>
     ? output.holder
     : undefined;
 
+/** pg's interval object ({ hours, minutes, seconds }) in seconds. */
+const intervalSeconds = (v: unknown): number => {
+  const i = typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {};
+  const n = (k: string) => (typeof i[k] === 'number' ? (i[k] as number) : 0);
+  return n('hours') * 3600 + n('minutes') * 60 + n('seconds');
+};
+
 export class PgBossQueue implements JobQueue {
   readonly engine = 'postgres' as const;
   private readonly known = new Set<string>();
@@ -118,14 +125,13 @@ export class PgBossQueue implements JobQueue {
         `UPDATE ${this.table} SET output = jsonb_build_object('holder', $3::text) WHERE name = $1 AND id = $2`,
         [queue, job.id, holder],
       );
-      const lease = job.expireIn as unknown as { hours?: number; minutes?: number; seconds?: number };
       return {
         queue,
         id: job.id,
         payload: job.data,
         retryCount: job.retryCount,
         holder,
-        leaseSeconds: (lease.hours ?? 0) * 3600 + (lease.minutes ?? 0) * 60 + (lease.seconds ?? 0),
+        leaseSeconds: intervalSeconds(job.expireIn),
       };
     }
     return null;
@@ -168,6 +174,7 @@ export class PgBossQueue implements JobQueue {
       retryCount: j.retryCount,
       ...(holder ? { holder } : {}),
       output: j.output,
+      leaseSeconds: intervalSeconds(j.expireIn),
     };
   }
 

@@ -40,6 +40,7 @@ export interface JobInfo extends JobRef {
   /** Who holds (active) or last held (completed, failed) the job. */
   holder?: string;
   output?: unknown;
+  leaseSeconds: number;
 }
 
 /** Something that runs SQL inside the caller's transaction (a pg client in BEGIN…COMMIT). */

@@ -1,0 +1,175 @@
+// The bot's side of remote runners: authenticates a runner's bearer token, hands it jobs from the
+// queues of the repos and roles it advertised, keeps leases alive, and applies attempt reports to
+// the attempt ledger idempotently on (run, issue, attempt). The HTTP routes are a thin skin on this.
+import { AppError } from '../errors.ts';
+import type { Logger } from '../observability/logger.ts';
+import { queuesForRunner } from '../queue/runner-queues.ts';
+import type { JobQueue, JobRef } from '../queue/types.ts';
+import type { AttemptLedger, AttemptRecord } from '../runner/types.ts';
+import type { RunnerAdvert, RunnerRegistry, RunnerTokenInfo } from '../store/runner-tokens.ts';
+import { type AttemptReport, type ClaimedJob, optionalAttemptFields } from './schema.ts';
+
+export interface RunnerHubDeps {
+  queue: JobQueue;
+  registry: RunnerRegistry;
+  /** The bot's attempt ledger: what the orchestrator reads. */
+  ledger: AttemptLedger;
+  logger: Logger;
+  clock?: { now(): Date };
+}
+
+export interface RunnerHub {
+  authenticate(authorization: string | undefined): Promise<RunnerTokenInfo>;
+  register(
+    runner: RunnerTokenInfo,
+    advert: RunnerAdvert,
+  ): Promise<{ runner: string; queues: string[]; heartbeatSeconds: number }>;
+  claim(runner: RunnerTokenInfo, job?: JobRef): Promise<ClaimedJob | null>;
+  heartbeat(runner: RunnerTokenInfo, job: JobRef): Promise<void>;
+  complete(runner: RunnerTokenInfo, job: JobRef, output?: unknown): Promise<{ applied: boolean }>;
+  fail(runner: RunnerTokenInfo, job: JobRef, error: string): Promise<{ applied: boolean }>;
+  report(runner: RunnerTokenInfo, report: AttemptReport): Promise<{ applied: boolean }>;
+}
+
+const sameIssue = (a: AttemptRecord['issue'], b: AttemptRecord['issue']): boolean =>
+  a.number === b.number && a.repo.owner === b.repo.owner && a.repo.name === b.repo.name;
+
+/** The record as a patch that also clears the optional fields it lacks. */
+const wholeRecordPatch = ({ id: _id, ...rest }: AttemptRecord): Partial<Omit<AttemptRecord, 'id'>> => {
+  const cleared: Record<string, undefined> = {};
+  for (const k of optionalAttemptFields) cleared[k] = undefined;
+  return { ...cleared, ...rest };
+};
+
+export const createRunnerHub = (d: RunnerHubDeps): RunnerHub => {
+  const now = () => (d.clock?.now() ?? new Date()).toISOString();
+
+  const mustGetJob = async (ref: JobRef) => {
+    const job = await d.queue.get(ref);
+    if (!job) throw new AppError('not_found', `No job ${ref.id} in ${ref.queue}.`);
+    return job;
+  };
+
+  /** Attempts a runner that lost this job's lease left open: its host is gone, not the issue's fault. */
+  const closeOrphans = async (ref: JobRef, claimer: string) => {
+    for (const r of await d.registry.listReceiptsByJob(ref.queue, ref.id)) {
+      if (r.runnerName === claimer) continue;
+      const rec = await d.ledger.get(r.attemptId);
+      if (!rec || rec.outcome) continue;
+      await d.ledger.update(rec.id, {
+        outcome: 'environment_failure',
+        endedAt: now(),
+        failureSummary: `Runner ${r.runnerName} stopped answering; the job went to ${claimer}.`,
+      });
+      d.logger.info({ attemptId: rec.id, runner: r.runnerName, claimer }, 'attempt of a lost runner closed');
+    }
+  };
+
+  return {
+    async authenticate(authorization) {
+      const m = /^Bearer (\S+)$/.exec(authorization ?? '');
+      const runner = m ? await d.registry.authenticate(m[1]!) : undefined;
+      if (!runner)
+        throw new AppError('unauthorized', 'A valid runner token is required (Authorization: Bearer …).');
+      return runner;
+    },
+
+    async register(runner, advert) {
+      await d.registry.advertise(runner.id, advert, now());
+      d.logger.info({ runner: runner.name, ...advert }, 'runner registered');
+      return { runner: runner.name, queues: queuesForRunner(runner.name, advert), heartbeatSeconds: 10 };
+    },
+
+    async claim(runner, ref) {
+      if (ref) {
+        // A runner that restarted asks for the job it held: it gets it back only if it still holds it.
+        const job = await mustGetJob(ref);
+        if (job.state !== 'active' || job.holder !== runner.name) {
+          throw new AppError('conflict', `Job ${ref.id} is not leased to ${runner.name}.`, {
+            state: job.state,
+          });
+        }
+        await d.queue.heartbeat(ref, runner.name);
+        return {
+          queue: job.queue,
+          id: job.id,
+          payload: job.payload,
+          retryCount: job.retryCount,
+          leaseSeconds: job.leaseSeconds,
+        };
+      }
+      const current = (await d.registry.listTokens()).find((t) => t.id === runner.id);
+      if (!current?.advert)
+        throw new AppError('conflict', `Runner ${runner.name} must register before claiming.`);
+      const job = await d.queue.claim(queuesForRunner(runner.name, current.advert), runner.name);
+      if (!job) return null;
+      if (job.retryCount > 0) await closeOrphans(job, runner.name);
+      d.logger.info(
+        { runner: runner.name, queue: job.queue, jobId: job.id, retry: job.retryCount },
+        'job claimed',
+      );
+      return {
+        queue: job.queue,
+        id: job.id,
+        payload: job.payload,
+        retryCount: job.retryCount,
+        leaseSeconds: job.leaseSeconds,
+      };
+    },
+
+    heartbeat: (runner, ref) => d.queue.heartbeat(ref, runner.name),
+    complete: (runner, ref, output) => d.queue.complete(ref, runner.name, output),
+    fail: (runner, ref, error) => d.queue.fail(ref, runner.name, error),
+
+    async report(runner, report) {
+      const a = report.attempt as AttemptRecord;
+      const receipt = await d.registry.getReceipt(a.id);
+      if (!receipt) {
+        if (report.kind !== 'started') {
+          throw new AppError(
+            'not_found',
+            `No attempt ${a.id} of run ${a.runId} for issue #${a.issue.number}.`,
+          );
+        }
+        const job = await mustGetJob(report.job);
+        if (job.holder !== runner.name) {
+          throw new AppError('conflict', `Job ${job.id} is not leased to ${runner.name}.`);
+        }
+        const payload = job.payload as { runId?: unknown; issue?: AttemptRecord['issue'] };
+        if (payload.runId !== a.runId || !payload.issue || !sameIssue(payload.issue, a.issue)) {
+          throw new AppError('bad_request', `Attempt ${a.id} is not for the run and issue of job ${job.id}.`);
+        }
+        if (await d.ledger.get(a.id)) await d.ledger.update(a.id, wholeRecordPatch(a));
+        else await d.ledger.create(a);
+      } else {
+        const same =
+          receipt.runId === a.runId &&
+          receipt.issueRepo === `${a.issue.repo.owner}/${a.issue.repo.name}` &&
+          receipt.issueNumber === a.issue.number &&
+          receipt.runnerName === runner.name;
+        if (!same) {
+          throw new AppError(
+            'not_found',
+            `No attempt ${a.id} of run ${a.runId} for issue #${a.issue.number}.`,
+          );
+        }
+        if (report.seq <= receipt.lastSeq) return { applied: false };
+        await d.ledger.update(a.id, wholeRecordPatch(a));
+      }
+      await d.registry.saveReceipt(
+        {
+          attemptId: a.id,
+          runId: a.runId,
+          issueRepo: `${a.issue.repo.owner}/${a.issue.repo.name}`,
+          issueNumber: a.issue.number,
+          jobQueue: receipt?.jobQueue ?? report.job.queue,
+          jobId: receipt?.jobId ?? report.job.id,
+          runnerName: runner.name,
+          lastSeq: report.seq,
+        },
+        now(),
+      );
+      return { applied: true };
+    },
+  };
+};

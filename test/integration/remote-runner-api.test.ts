@@ -1,0 +1,204 @@
+// /api/runner/* through the bot's Hono app (in-process requests): tokens, register, claim, leases,
+// idempotent attempt reports, and every refusal — each refusal leaves the ledger and queue as they were.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/http/app.ts';
+import { silentLogger } from '../../src/observability/logger.ts';
+import { createMetrics } from '../../src/observability/metrics.ts';
+import { InProcessQueue } from '../../src/queue/in-process-queue.ts';
+import { attemptQueue } from '../../src/queue/runner-queues.ts';
+import { createRunnerHub } from '../../src/remote-runner/hub.ts';
+import { type AttemptRecord, attemptJobSchema } from '../../src/runner/types.ts';
+import { openSqliteRunnerRegistry } from '../../src/store/runner-tokens-sqlite.ts';
+import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
+import { openSqliteStore } from '../../src/store/sqlite-store.ts';
+import { attemptJob, fakeEntry } from './runner-harness.ts';
+
+const repo = { owner: 'acme', name: 'app' };
+const advert = { tools: ['custom'], roles: ['blitz'], repos: ['acme/app'], maxSessions: 2 };
+
+const setup = async () => {
+  const registry = openSqliteRunnerRegistry(':memory:');
+  const runs = openSqliteRunStore(':memory:');
+  const queue = new InProcessQueue();
+  const hub = createRunnerHub({ queue, registry, ledger: runs.ledger, logger: silentLogger() });
+  const app = createApp({
+    store: openSqliteStore(':memory:'),
+    metrics: createMetrics(),
+    logger: silentLogger(),
+    version: 't',
+    receive: async () => {
+      throw new Error('no webhook expected');
+    },
+    runnerHub: hub,
+  });
+  const a = (await registry.createToken('host-a')).token;
+  const b = (await registry.createToken('host-b')).token;
+  const call = (path: string, token: string | undefined, body: unknown) =>
+    app.request(`/api/runner/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+  const job = attemptJob('/nowhere/origin.git', fakeEntry());
+  const jobId = (await queue.enqueue(attemptQueue('blitz', repo), job))!;
+  return {
+    registry,
+    ledger: runs.ledger,
+    queue,
+    call,
+    a,
+    b,
+    jobRef: { queue: attemptQueue('blitz', repo), id: jobId },
+  };
+};
+
+type Setup = Awaited<ReturnType<typeof setup>>;
+
+const record = (id = 'att-1', over: Partial<AttemptRecord> = {}): AttemptRecord => ({
+  id,
+  runId: 'run-1',
+  issue: { repo, number: 7 },
+  rosterEntry: 'fake',
+  tool: 'custom',
+  tier: 'execution',
+  branch: 'm1/7-add-a-health-route',
+  baseBranch: 'main',
+  repoDir: '/ws/acme/app',
+  worktree: '/ws/.worktrees/acme/app/m1-7',
+  logPath: '/ws/.attempts/att-1/worker.log',
+  promptPath: '/ws/.attempts/att-1/prompt.md',
+  exitPath: '/ws/.attempts/att-1/exit.json',
+  launchedAt: '2026-01-01T00:00:00.000Z',
+  job: attemptJobSchema.parse(attemptJob('/nowhere/origin.git', fakeEntry())),
+  argvRedacted: [],
+  originShaAtStart: null,
+  startedAt: '2026-01-01T00:00:00.000Z',
+  nudges: 0,
+  tokens: { input: 0, output: 0 },
+  ...over,
+});
+
+let s: Setup;
+beforeEach(async () => {
+  s = await setup();
+});
+
+const registerAndClaim = async (token: string) => {
+  expect((await s.call('register', token, advert)).status).toBe(200);
+  const res = await s.call('claim', token, {});
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { job: { queue: string; id: string } | null }).job;
+};
+
+describe('runner API', () => {
+  it('refuses a missing, wrong or revoked token with 401 and records nothing', async () => {
+    expect((await s.call('register', undefined, advert)).status).toBe(401);
+    expect((await s.call('register', `${s.a}x`, advert)).status).toBe(401);
+    await s.registry.revokeToken('host-a');
+    const revoked = await s.call('register', s.a, advert);
+    expect(revoked.status).toBe(401);
+    expect(await revoked.json()).toMatchObject({ error: 'unauthorized' });
+    expect((await s.call('claim', s.a, {})).status).toBe(401);
+    expect(
+      (await s.call('reports', s.a, { kind: 'started', job: s.jobRef, seq: 1, attempt: record() })).status,
+    ).toBe(401);
+    expect((await s.registry.listTokens()).find((t) => t.name === 'host-a')?.advert).toBeUndefined();
+    expect(await s.ledger.get('att-1')).toBeUndefined();
+    expect(await s.queue.get(s.jobRef)).toMatchObject({ state: 'queued' });
+  });
+
+  it('refuses a malformed advert, claim or report with 400', async () => {
+    expect((await s.call('register', s.a, { ...advert, maxSessions: 0 })).status).toBe(400);
+    expect((await s.call('register', s.a, { ...advert, repos: ['not-a-repo'] })).status).toBe(400);
+    expect((await s.call('register', s.a, '{not json')).status).toBe(400);
+    expect((await s.call('claim', s.a, { job: { queue: 1 } })).status).toBe(400);
+    const { worktree: _w, ...partial } = record();
+    const bad = await s.call('reports', s.a, { kind: 'started', job: s.jobRef, seq: 1, attempt: partial });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: 'bad_request' });
+    expect(
+      (await s.call('reports', s.a, { kind: 'finished', job: s.jobRef, seq: 1, attempt: record() })).status,
+    ).toBe(400);
+    expect(await s.ledger.get('att-1')).toBeUndefined();
+  });
+
+  it('makes a runner register before it claims', async () => {
+    const res = await s.call('claim', s.a, {});
+    expect(res.status).toBe(409);
+    expect(await s.queue.get(s.jobRef)).toMatchObject({ state: 'queued' });
+  });
+
+  it('gives a job to one runner and refuses it, its heartbeat and completion to the other (409)', async () => {
+    const job = await registerAndClaim(s.a);
+    expect(job).toMatchObject(s.jobRef);
+    expect(await registerAndClaim(s.b)).toBeNull();
+    expect((await s.call('claim', s.b, { job: s.jobRef })).status).toBe(409);
+    expect((await s.call('heartbeat', s.b, { job: s.jobRef })).status).toBe(409);
+    expect((await s.call('complete', s.b, { job: s.jobRef })).status).toBe(409);
+    expect((await s.call('fail', s.b, { job: s.jobRef, error: 'x' })).status).toBe(409);
+    expect((await s.call('heartbeat', s.a, { job: s.jobRef })).status).toBe(200);
+    expect((await s.call('claim', s.a, { job: s.jobRef })).status).toBe(200);
+    expect(await s.queue.get(s.jobRef)).toMatchObject({ state: 'active', holder: 'host-a' });
+  });
+
+  it('applies attempt reports once per sequence number, in order, and completes a job once', async () => {
+    await registerAndClaim(s.a);
+    const started = { kind: 'started', job: s.jobRef, seq: 1, attempt: record() };
+    expect(await (await s.call('reports', s.a, started)).json()).toEqual({ applied: true });
+    expect(await (await s.call('reports', s.a, started)).json()).toEqual({ applied: false });
+    const done = {
+      kind: 'progress',
+      job: s.jobRef,
+      seq: 3,
+      attempt: record('att-1', { outcome: 'solved', endedAt: '2026-01-01T00:10:00.000Z', pid: 42 }),
+    };
+    expect(await (await s.call('reports', s.a, done)).json()).toEqual({ applied: true });
+    // An older report delivered late (a flushed buffer) does not undo the newer one.
+    const older = { kind: 'progress', job: s.jobRef, seq: 2, attempt: record('att-1', { pid: 41 }) };
+    expect(await (await s.call('reports', s.a, older)).json()).toEqual({ applied: false });
+    expect(await s.ledger.listByRun('run-1')).toEqual([
+      expect.objectContaining({ id: 'att-1', outcome: 'solved', pid: 42 }),
+    ]);
+    const complete = { job: s.jobRef, output: { outcome: 'solved' } };
+    expect(await (await s.call('complete', s.a, complete)).json()).toEqual({ applied: true });
+    expect(await (await s.call('complete', s.a, complete)).json()).toEqual({ applied: false });
+  });
+
+  it('answers 404 for a report about an attempt it never heard of, or of another run or issue', async () => {
+    await registerAndClaim(s.a);
+    const unknown = { kind: 'progress', job: s.jobRef, seq: 5, attempt: record('att-9') };
+    expect((await s.call('reports', s.a, unknown)).status).toBe(404);
+    await s.call('reports', s.a, { kind: 'started', job: s.jobRef, seq: 1, attempt: record() });
+    const otherRun = {
+      kind: 'progress',
+      job: s.jobRef,
+      seq: 6,
+      attempt: record('att-1', { runId: 'run-2' }),
+    };
+    expect((await s.call('reports', s.a, otherRun)).status).toBe(404);
+    const noJob = {
+      kind: 'started',
+      job: { queue: s.jobRef.queue, id: 'nope' },
+      seq: 1,
+      attempt: record('att-2'),
+    };
+    expect((await s.call('reports', s.a, noJob)).status).toBe(404);
+    expect((await s.ledger.listByRun('run-1')).map((r) => r.id)).toEqual(['att-1']);
+    expect(await s.ledger.listByRun('run-2')).toEqual([]);
+  });
+
+  it('refuses an attempt started under a job another runner holds, or for another issue', async () => {
+    await registerAndClaim(s.a);
+    await s.call('register', s.b, advert);
+    const stolen = { kind: 'started', job: s.jobRef, seq: 1, attempt: record('att-b') };
+    expect((await s.call('reports', s.b, stolen)).status).toBe(409);
+    const wrongIssue = {
+      kind: 'started',
+      job: s.jobRef,
+      seq: 1,
+      attempt: record('att-x', { issue: { repo, number: 99 } }),
+    };
+    expect((await s.call('reports', s.a, wrongIssue)).status).toBe(400);
+    expect(await s.ledger.listByRun('run-1')).toEqual([]);
+  });
+});
