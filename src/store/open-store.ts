@@ -4,8 +4,11 @@
 import { AppError } from '../errors.ts';
 import type { AttemptLedger } from '../runner/types.ts';
 import { openPostgresRunStore } from './postgres-run-store.ts';
+import { openPostgresRunnerRegistry } from './postgres-runner-registry.ts';
 import { openPostgresStore } from './postgres-store.ts';
 import type { RunStore } from './run-store.ts';
+import type { RunnerRegistry } from './runner-tokens.ts';
+import { openSqliteRunnerRegistry } from './runner-tokens-sqlite.ts';
 import { openSqliteRunStore } from './sqlite-run-store.ts';
 import { openSqliteStore } from './sqlite-store.ts';
 import type { Store } from './types.ts';
@@ -74,4 +77,16 @@ export const openRunStore = async (
     return openPostgresRunStore(location.url, { ...pgOptions(location), ...opts });
   }
   return openSqliteRunStore(location.path, opts);
+};
+
+/** The runner registry (tokens, adverts, report receipts), on the same database as `openStore(url)`. */
+export const openRunnerRegistry = async (
+  url: string,
+  opts: { now?: () => Date } = {},
+): Promise<RunnerRegistry> => {
+  const location = parseDatabaseUrl(url);
+  if (location.engine === 'postgres') {
+    return openPostgresRunnerRegistry(location.url, { ...pgOptions(location), ...opts });
+  }
+  return openSqliteRunnerRegistry(location.path, opts);
 };

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isAppError } from '../../src/errors.ts';
 import { migrate, readMigrations } from '../../src/store/migrate.ts';
-import { openRunStore, openStore } from '../../src/store/open-store.ts';
+import { openRunnerRegistry, openRunStore, openStore } from '../../src/store/open-store.ts';
 import { migratePostgres } from '../../src/store/pg-migrate.ts';
 import { createPgPool } from '../../src/store/pg-pool.ts';
 import { tempDir } from '../support/git.ts';
@@ -23,7 +23,11 @@ describe.skipIf(!available)('Postgres store', () => {
     name: 'postgres',
     async freshDatabase() {
       const url = schemas.urlFor(await schemas.create());
-      return { openStore: () => openStore(url), openRunStore: () => openRunStore(url) };
+      return {
+        openStore: () => openStore(url),
+        openRunStore: () => openRunStore(url),
+        openRunnerRegistry: () => openRunnerRegistry(url),
+      };
     },
   });
 

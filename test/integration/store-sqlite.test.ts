@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAppError } from '../../src/errors.ts';
 import { migrate, readMigrations } from '../../src/store/migrate.ts';
-import { openRunStore, openStore, parseDatabaseUrl } from '../../src/store/open-store.ts';
+import { openRunnerRegistry, openRunStore, openStore, parseDatabaseUrl } from '../../src/store/open-store.ts';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 import { describeStoreSuite } from '../support/store-suite.ts';
 
@@ -75,7 +75,11 @@ describeStoreSuite({
   name: 'sqlite',
   async freshDatabase() {
     const url = `sqlite:${join(tempDir(), 'blitz.db')}`;
-    return { openStore: () => openStore(url), openRunStore: () => openRunStore(url) };
+    return {
+      openStore: () => openStore(url),
+      openRunStore: () => openRunStore(url),
+      openRunnerRegistry: () => openRunnerRegistry(url),
+    };
   },
 });
 

@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AttemptLedger, AttemptRecord } from '../../src/runner/types.ts';
 import type { RunStore } from '../../src/store/run-store.ts';
+import type { RunnerRegistry } from '../../src/store/runner-tokens.ts';
 import type { NewDelivery, NewIntent, Store } from '../../src/store/types.ts';
 
 export type RunStoreWithLedger = RunStore & { ledger: AttemptLedger };
@@ -14,6 +15,7 @@ export type RunStoreWithLedger = RunStore & { ledger: AttemptLedger };
 export interface StoreDatabase {
   openStore(): Promise<Store>;
   openRunStore(): Promise<RunStoreWithLedger>;
+  openRunnerRegistry(): Promise<RunnerRegistry>;
 }
 
 export interface StoreEngine {
@@ -86,6 +88,11 @@ export const describeStoreSuite = (engine: StoreEngine): void => {
       },
       runs: async () => {
         const s = await db.openRunStore();
+        opened.push(s);
+        return s;
+      },
+      registry: async () => {
+        const s = await db.openRunnerRegistry();
         opened.push(s);
         return s;
       },
@@ -397,6 +404,70 @@ export const describeStoreSuite = (engine: StoreEngine): void => {
       const second = await db.runs();
       expect(await second.ledger.get('a')).toMatchObject({ pid: 1234, nudges: 2 });
       expect((await second.ledger.listOpen()).map((r) => r.id)).toEqual(['a']);
+    });
+  });
+  describe(`runner registry (${engine.name})`, () => {
+    it('authenticates a created token and nothing after it is revoked', async () => {
+      const r = await (await fresh()).registry();
+      const { token, info } = await r.createToken('host-a');
+      expect(token).toMatch(/^brt_[0-9a-f]{16}_/);
+      expect(await r.authenticate(token)).toMatchObject({ id: info.id, name: 'host-a' });
+      expect(await r.revokeToken('host-a')).toBe(true);
+      expect(await r.authenticate(token)).toBeUndefined();
+      expect(await r.revokeToken('host-a')).toBe(false);
+      // A new token after revocation is a new identity; the old one stays dead.
+      const again = await r.createToken('host-a');
+      expect(await r.authenticate(again.token)).toMatchObject({ name: 'host-a' });
+      expect(await r.authenticate(token)).toBeUndefined();
+    });
+
+    it('refuses a wrong secret for a real id, a malformed token and a second live token per name', async () => {
+      const r = await (await fresh()).registry();
+      const { token } = await r.createToken('host-a');
+      const wrong =
+        `${token.slice(0, -4)}AAAA` === token ? `${token.slice(0, -4)}BBBB` : `${token.slice(0, -4)}AAAA`;
+      expect(await r.authenticate(wrong)).toBeUndefined();
+      expect(await r.authenticate('Bearer nonsense')).toBeUndefined();
+      await expect(r.createToken('host-a')).rejects.toMatchObject({ code: 'conflict' });
+      await expect(r.createToken('bad name!')).rejects.toMatchObject({ code: 'bad_request' });
+      expect((await r.listTokens()).map((t) => t.name)).toEqual(['host-a']);
+    });
+
+    it('two replicas creating a token for one name at once: one token, the other is a conflict', async () => {
+      const db = await fresh();
+      const [a, b] = [await db.registry(), await db.registry()];
+      const results = await Promise.allSettled([a.createToken('host-a'), b.createToken('host-a')]);
+      expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+      const failed = results.find((r) => r.status === 'rejected');
+      expect(failed?.reason).toMatchObject({ code: 'conflict' });
+      expect(await a.listTokens()).toHaveLength(1);
+    });
+
+    it('keeps the store free of the token text, and an advert is read back checked', async () => {
+      const r = await (await fresh()).registry();
+      const { token, info } = await r.createToken('host-a');
+      expect(JSON.stringify(await r.listTokens())).not.toContain(token.split('_').at(-1));
+      const advert = { tools: ['claude'], roles: ['blitz' as const], repos: ['acme/app'], maxSessions: 2 };
+      await r.advertise(info.id, advert, '2026-01-01T00:00:00Z');
+      expect(await r.authenticate(token)).toMatchObject({ advert, lastSeenAt: '2026-01-01T00:00:00Z' });
+    });
+
+    it('raises a receipt sequence, never lowers it', async () => {
+      const r = await (await fresh()).registry();
+      const base = {
+        attemptId: 'a1',
+        runId: 'run',
+        issueRepo: 'o/r',
+        issueNumber: 1,
+        jobQueue: 'q',
+        jobId: 'j',
+        runnerName: 'host-a',
+      };
+      await r.saveReceipt({ ...base, lastSeq: 5 }, 't');
+      await r.saveReceipt({ ...base, lastSeq: 3 }, 't');
+      expect((await r.getReceipt('a1'))?.lastSeq).toBe(5);
+      await r.saveReceipt({ ...base, lastSeq: 9 }, 't');
+      expect((await r.listReceiptsByJob('q', 'j')).map((x) => x.lastSeq)).toEqual([9]);
     });
   });
 };
