@@ -14,7 +14,6 @@ import { type GithubAppSetupOptions, githubAppSetupRoutes } from './routes/githu
 import { githubWebhookRoutes } from './routes/github-webhooks.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
-import { type StatusDeps, statusRoutes } from './routes/status.ts';
 import { runnerApiRoutes } from './routes/runner-api.ts';
 
 export interface AppDeps {
@@ -30,8 +29,6 @@ export interface AppDeps {
   /** Present when GitHub is NOT configured: offers the app registration at /probot. */
   githubSetup?: GithubAppSetupOptions;
   maxBodyBytes?: number;
-  /** Status pages; absent or without a token, they answer "status page is off". */
-  status?: StatusDeps;
   /** Present when runner agents on other hosts may pull jobs: mounts /api/runner/*. */
   runnerHub?: RunnerHub;
 }
@@ -78,7 +75,6 @@ export const createApp = (deps: AppDeps) => {
     );
   }
   if (deps.githubSetup) app.route('/probot', githubAppSetupRoutes(deps.githubSetup));
-  app.route('/', statusRoutes(deps.status));
   if (deps.runnerHub) app.route('/api/runner', runnerApiRoutes({ hub: deps.runnerHub }));
 
   app.notFound((c) => c.json({ error: 'not_found', message: 'no such route' }, 404));
