@@ -46,6 +46,8 @@ export interface RunProgress {
   wave?: number;
   /** The review module was missing when a PR needed its review leg. */
   reviewUnavailable?: boolean;
+  /** Fleet runs: per-ticket facts (merge requests, verdicts, relays), JSON the fleet module parses. */
+  fleet?: unknown;
 }
 
 export interface NewRun {
@@ -53,7 +55,8 @@ export interface NewRun {
   forge: ForgeKind;
   installationId?: number;
   repo: string;
-  kind: 'blitz';
+  /** A fleet run's milestoneNumber is minus its trigger issue: one live fleet per trigger issue. */
+  kind: 'blitz' | 'fleet';
   milestoneNumber: number;
   milestoneTitle: string;
   slug: string;
