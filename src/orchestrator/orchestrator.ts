@@ -140,6 +140,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       );
       return c.id;
     },
+    serialized: (runId, fn) => serial.exclusive(runId, fn),
     async cancelWorkers(run: RunRecord) {
       const open = (await deps.ledger.listByRun(run.id)).filter((a) => a.outcome === undefined);
       for (const a of open) await deps.runner.execute({ kind: 'cancel', attemptId: a.id });

@@ -122,6 +122,20 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
       }
     }
     const mine = ctx.attempts.filter((a) => attemptKey(a) === key);
+    // The next pass starts afresh off the integration branch: re-merging the old branch after its
+    // revert would merge nothing. Its worktree and branches go (local first, while it still tracks origin).
+    try {
+      await deps.runner.execute({
+        kind: 'cleanup',
+        repo: ctx.repo,
+        mergedInto: ctx.run.integrationBranch,
+        attemptIds: mine.map((a) => a.id),
+      });
+      const branch = mine.at(-1)?.branch;
+      if (branch) await ctx.forge.deleteBranch(ctx.repo, branch);
+    } catch (err) {
+      deps.logger.warn({ runId: ctx.run.id, issue: key, err }, 'bounced branch not cleaned up');
+    }
     const feedback = [`This issue was bounced: ${reason}.`, tail ? `Build output:\n${tail}` : '']
       .filter(Boolean)
       .join('\n');
@@ -133,6 +147,10 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
       lastError: feedback,
       ...(mine.at(-1) ? { bouncedAfter: mine.at(-1)!.id } : {}),
     });
+    // The failure is dealt with: the merges still on the branch get a fresh build; the count of red builds stays.
+    const build = ctx.run.progress.build;
+    if (build?.status === 'failed' && build.responsible === key)
+      await setProgress(deps, ctx, { build: { status: 'none', covers: [], failures: build.failures } });
     await ctx.forge.createComment(
       ref,
       `blitz: bounced back for another pass: ${reason}. The merge was reverted on \`${ctx.run.integrationBranch}\` and the failure goes into the next worker's prompt.`,

@@ -20,6 +20,8 @@ export interface StartHooks {
   /** Creates or edits the dashboard comment now; returns its id. */
   postDashboard(run: RunRecord, forge: Forge): Promise<number | undefined>;
   cancelWorkers(run: RunRecord): Promise<number>;
+  /** Runs a change to a run between its reconcile passes, never during one. */
+  serialized<T>(runId: string, fn: () => Promise<T>): Promise<T>;
 }
 
 export type IntentOutcome = 'started' | 'answered' | 'refused' | 'not_mine';
@@ -155,33 +157,29 @@ export const createIntentHandler = (deps: OrchestratorDeps, hooks: StartHooks) =
       );
       return 'answered';
     }
-    if (action === 'pause') {
-      if (run.state !== 'paused')
-        await deps.store.updateRun(run.id, {
-          state: 'paused',
-          progress: { ...run.progress, pausedFrom: run.state },
-        });
-      await answer(
-        forge,
-        where,
-        `Paused the blitz of **${run.milestoneTitle}**: running workers finish, nothing new starts until \`/blitz resume\`.`,
-      );
-    } else if (action === 'resume') {
-      if (run.state === 'paused' || run.state === 'blocked')
-        await deps.store.updateRun(run.id, { state: 'running' });
-      await answer(forge, where, `Resumed the blitz of **${run.milestoneTitle}**.`);
-    } else {
+    const reply = await hooks.serialized(run.id, async () => {
+      const now = (await deps.store.getRun(run.id)) ?? run;
+      if (action === 'pause') {
+        if (now.state !== 'paused')
+          await deps.store.updateRun(run.id, {
+            state: 'paused',
+            progress: { ...now.progress, pausedFrom: now.state },
+          });
+        return `Paused the blitz of **${run.milestoneTitle}**: running workers finish, nothing new starts until \`/blitz resume\`.`;
+      }
+      if (action === 'resume') {
+        if (now.state === 'paused' || now.state === 'blocked')
+          await deps.store.updateRun(run.id, { state: 'running' });
+        return `Resumed the blitz of **${run.milestoneTitle}**.`;
+      }
       const stopped = await hooks.cancelWorkers(run);
       await deps.store.updateRun(run.id, {
         state: 'cancelled',
-        progress: { ...run.progress, reason: 'cancelled by a person' },
+        progress: { ...now.progress, reason: 'cancelled by a person' },
       });
-      await answer(
-        forge,
-        where,
-        `Cancelled the blitz of **${run.milestoneTitle}**: ${stopped} worker(s) stopped; the branches and \`${run.integrationBranch}\` are kept.`,
-      );
-    }
+      return `Cancelled the blitz of **${run.milestoneTitle}**: ${stopped} worker(s) stopped; the branches and \`${run.integrationBranch}\` are kept.`;
+    });
+    await answer(forge, where, reply);
     hooks.reconcileSoon(run.id);
     return 'answered';
   };

@@ -275,7 +275,17 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
       if (await done()) return;
       await sleep(100);
     }
-    throw new Error(`the run did not reach the expected state in ${timeoutMs} ms`);
+    const run = await liveRun();
+    const attempts = run ? await bot.runs.ledger.listByRun(run.id) : [];
+    const rows = run ? await bot.runs.listRunIssues(run.id) : [];
+    throw new Error(
+      `the run did not reach the expected state in ${timeoutMs} ms: ${JSON.stringify({
+        state: run?.state,
+        progress: run?.progress,
+        rows,
+        attempts: attempts.map((a) => ({ n: a.issue.number, outcome: a.outcome, summary: a.failureSummary })),
+      })}`,
+    );
   };
 
   const liveRun = async () => (await bot.runs.listRuns())[0];
