@@ -15,6 +15,7 @@ import { githubWebhookRoutes } from './routes/github-webhooks.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { runnerApiRoutes } from './routes/runner-api.ts';
+import { type StatusDeps, statusRoutes } from './routes/status.ts';
 
 export interface AppDeps {
   store: Store;
@@ -29,6 +30,8 @@ export interface AppDeps {
   /** Present when GitHub is NOT configured: offers the app registration at /probot. */
   githubSetup?: GithubAppSetupOptions;
   maxBodyBytes?: number;
+  /** Status pages; absent or without a token, they answer "status page is off". */
+  status?: StatusDeps;
   /** Present when runner agents on other hosts may pull jobs: mounts /api/runner/*. */
   runnerHub?: RunnerHub;
 }
@@ -75,6 +78,7 @@ export const createApp = (deps: AppDeps) => {
     );
   }
   if (deps.githubSetup) app.route('/probot', githubAppSetupRoutes(deps.githubSetup));
+  app.route('/', statusRoutes(deps.status));
   if (deps.runnerHub) app.route('/api/runner', runnerApiRoutes({ hub: deps.runnerHub }));
 
   app.notFound((c) => c.json({ error: 'not_found', message: 'no such route' }, 404));

@@ -1,0 +1,170 @@
+// The status pages (runs, run, attempt, report, stats), their login, live updates and static assets,
+// mounted at the root of the app. Off (404 with a plain notice) unless STATUS_TOKEN is set; then
+// every page but the login form and the assets needs the token.
+import { createHash } from 'node:crypto';
+import { type Context, Hono } from 'hono';
+import { setCookie } from 'hono/cookie';
+import { z } from 'zod';
+import type { Logger } from '../../observability/logger.ts';
+import type { AttemptLedger } from '../../runner/types.ts';
+import { securityHeaders, statusAccess } from '../../status/access.ts';
+import { loginPage, offPage } from '../../status/access-pages.ts';
+import { mermaidScript, pageScript } from '../../status/assets.ts';
+import { attemptPage } from '../../status/attempt-page.ts';
+import { parseAttemptTimeline } from '../../status/attempt-timeline.ts';
+import type { ReadLog } from '../../status/log-reader.ts';
+import { reportHtml } from '../../status/report.ts';
+import type { RunEvents } from '../../status/run-events.ts';
+import { runPage } from '../../status/run-page.ts';
+import { loadRunView } from '../../status/run-view.ts';
+import { runsPage } from '../../status/runs-page.ts';
+import {
+  issueSession,
+  safeNext,
+  sessionCookieName,
+  sessionSeconds,
+  tokenMatches,
+} from '../../status/session.ts';
+import { statsPage } from '../../status/stats-page.ts';
+import { loadRunSummaries, loadStats } from '../../status/status-data.ts';
+import type { RunStore } from '../../store/run-store.ts';
+import { runEventStream } from './status-events.ts';
+
+export interface StatusDeps {
+  /** STATUS_TOKEN; unset turns every status page off. */
+  token?: string;
+  runs: RunStore;
+  ledger: AttemptLedger;
+  events: RunEvents;
+  logger: Logger;
+  /** Reads prompt and stream-log files, confined to the runner's directories. */
+  readLog: ReadLog;
+  now?: () => Date;
+  /** Open SSE streams at most (default 100). */
+  maxStreams?: number;
+}
+
+const statusPaths = ['/', '/runs/*', '/stats', '/login', '/logout', '/status/*'];
+
+const loginForm = z.object({
+  token: z.string().max(4096),
+  next: z.string().max(2048).optional(),
+});
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('base64');
+
+export const statusRoutes = (deps: StatusDeps | undefined) => {
+  const app = new Hono();
+  // Per path, not '*': mounted at the root, a '*' middleware would also wrap the webhook routes.
+  for (const path of statusPaths) app.use(path, securityHeaders());
+  const token = deps?.token;
+  if (!deps || !token) {
+    for (const path of statusPaths) app.all(path, (c) => c.html(offPage(), 404));
+    return app;
+  }
+  const now = deps.now ?? (() => new Date());
+  const log = deps.logger.child({ component: 'status' });
+  const stream = runEventStream({ events: deps.events, maxStreams: deps.maxStreams ?? 100 });
+
+  app.get('/status/assets/mermaid.min.js', (c) =>
+    c.body(mermaidScript(), 200, {
+      'content-type': 'text/javascript; charset=utf-8',
+      'cache-control': 'public, max-age=86400',
+    }),
+  );
+  app.get('/status/assets/status.js', (c) =>
+    c.body(pageScript, 200, {
+      'content-type': 'text/javascript; charset=utf-8',
+      'cache-control': 'no-cache',
+    }),
+  );
+  app.get('/login', (c) => c.html(loginPage({ next: safeNext(c.req.query('next')), failed: false })));
+  app.post('/login', async (c) => {
+    const form = loginForm.safeParse(await c.req.parseBody().catch(() => ({})));
+    if (!form.success) return c.html(loginPage({ next: '/', failed: true }), 400);
+    const next = safeNext(form.data.next);
+    if (!tokenMatches(token, form.data.token)) {
+      log.info({ path: '/login' }, 'status login refused');
+      return c.html(loginPage({ next, failed: true }), 401);
+    }
+    const https = new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https';
+    setCookie(c, sessionCookieName, issueSession(token, now()), {
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/',
+      maxAge: sessionSeconds,
+      secure: https,
+    });
+    log.info('status login');
+    return c.redirect(next, 303);
+  });
+  app.post('/logout', (c) => {
+    setCookie(c, sessionCookieName, '', { httpOnly: true, sameSite: 'Strict', path: '/', maxAge: 0 });
+    return c.redirect('/login', 303);
+  });
+
+  const guard = statusAccess({ token, now });
+  app.use('/', guard);
+  app.use('/runs/*', guard);
+  app.use('/stats', guard);
+
+  app.get('/', async (c) => c.html(runsPage(await loadRunSummaries(deps.runs))));
+  app.get('/stats', async (c) => c.html(statsPage(await loadStats(deps, { runId: c.req.query('run') }))));
+
+  const view = (runId: string) =>
+    loadRunView({ runs: deps.runs, ledger: deps.ledger, dashboardOf: deps.events.latestDashboard }, runId);
+  const noRun = (c: Context) => c.html('<!doctype html><title>No such run</title><p>No such run.</p>', 404);
+
+  app.get('/runs/:id', async (c) => {
+    const v = await view(c.req.param('id'));
+    return v ? c.html(runPage(v)) : noRun(c);
+  });
+  app.get('/runs/:id/events', async (c) => {
+    const runId = c.req.param('id');
+    if (!(await deps.runs.getRun(runId))) return noRun(c);
+    return stream(c, runId);
+  });
+  app.get('/runs/:id/attempts/:n', async (c) => {
+    const runId = c.req.param('id');
+    const n = z.coerce.number().int().positive().safeParse(c.req.param('n'));
+    const attempts = await deps.ledger.listByRun(runId);
+    const attempt = n.success ? attempts[n.data - 1] : undefined;
+    if (!n.success || !attempt)
+      return c.html('<!doctype html><title>No such attempt</title><p>No such attempt.</p>', 404);
+    const [prompt, logText] = await Promise.all([
+      deps.readLog(attempt.promptPath),
+      deps.readLog(attempt.logPath),
+    ]);
+    return c.html(
+      attemptPage({
+        runId,
+        n: n.data,
+        attempt,
+        ...(prompt ? { prompt } : {}),
+        ...(logText ? { log: logText, timeline: parseAttemptTimeline(logText.text) } : {}),
+      }),
+    );
+  });
+  app.get('/runs/:id/report.html', async (c) => {
+    const v = await view(c.req.param('id'));
+    if (!v) return noRun(c);
+    const timelines = new Map<number, ReturnType<typeof parseAttemptTimeline>>();
+    for (const [i, a] of v.attempts.entries()) {
+      const text = await deps.readLog(a.logPath);
+      if (text) timelines.set(i + 1, parseAttemptTimeline(text.text));
+    }
+    const mermaid = mermaidScript();
+    const body = await reportHtml({ view: v, timelines, mermaid, generatedAt: now() });
+    const scripts = [...body.toString().matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
+      (m) => `'sha256-${sha256(m[1]!)}'`,
+    );
+    const headers: Record<string, string> = {
+      'content-security-policy': `default-src 'none'; script-src ${scripts.join(' ')}; style-src 'unsafe-inline'; img-src data:; font-src data:`,
+    };
+    if (c.req.query('download') !== undefined)
+      headers['content-disposition'] =
+        `attachment; filename="blitz-run-${v.run.id.replace(/[^A-Za-z0-9_-]/g, '_')}.html"`;
+    return c.html(body, 200, headers);
+  });
+  return app;
+};

@@ -1,0 +1,67 @@
+// `/runs/:id/attempts/:n`: one attempt replayed from the worker's stream log (seed 003 "activity"):
+// the prompt, each assistant turn with its tool calls and results collapsed in <details>, plain
+// output, the final response and the tokens. All log text is escaped.
+import { html } from 'hono/html';
+import type { AttemptRecord } from '../runner/types.ts';
+import type { AttemptTimeline, ToolCall } from './attempt-timeline.ts';
+import { duration, type Html, page, when } from './html-layout.ts';
+import type { LogText } from './log-reader.ts';
+
+const preview = (text: string, max = 90): string => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};
+
+const toolDetails = (
+  call: ToolCall,
+): Html => html`<details class="tool${call.isError ? ' error' : ''}" data-tool="${call.name}">
+<summary><strong>${call.name}</strong> <span class="muted">${preview(call.input)}</span>${call.isError ? html` <span class="badge state-failed">error</span>` : ''}</summary>
+<h4>input</h4><pre>${call.input}</pre>
+<h4>result</h4>${call.result === undefined ? html`<p class="muted">no result in the log</p>` : html`<pre>${call.result}</pre>`}
+</details>`;
+
+const usageText = (u: { input: number; output: number; cache?: number }): string =>
+  `${u.input} in · ${u.output} out${u.cache ? ` · ${u.cache} cache` : ''}`;
+
+const stepHtml = (s: AttemptTimeline['steps'][number]): Html => {
+  if (s.kind === 'session')
+    return html`<p class="muted">session ${s.sessionId ?? ''} ${s.model ? html`· model ${s.model}` : ''}</p>`;
+  if (s.kind === 'turn')
+    return html`<div class="turn">${s.texts.map((text) => html`<pre class="text">${text}</pre>`)}${s.tools.map(toolDetails)}${s.usage ? html`<div class="muted">tokens: ${usageText(s.usage)}</div>` : ''}</div>`;
+  if (s.kind === 'output')
+    return html`<details class="output"><summary class="muted">output: ${preview(s.text)}</summary><pre>${s.text}</pre></details>`;
+  return html`<h2>Final response${s.isError ? ' (error)' : ''}</h2><pre id="final">${s.text}</pre>`;
+};
+
+export const timelineSection = (t: AttemptTimeline): Html =>
+  html`<div id="timeline">${t.steps.map(stepHtml)}</div>`;
+
+export const attemptPage = (input: {
+  runId: string;
+  n: number;
+  attempt: AttemptRecord;
+  prompt?: LogText;
+  log?: LogText;
+  timeline?: AttemptTimeline;
+}): Html => {
+  const a = input.attempt;
+  const t = input.timeline;
+  const tokens = t?.tokens ?? a.tokens;
+  return page(
+    { title: `Attempt ${input.n} of ${input.runId}` },
+    html`<h1>Attempt ${input.n} · #${a.issue.number} ${a.job.title}</h1>
+<p><a href="/runs/${encodeURIComponent(input.runId)}">back to run ${input.runId}</a></p>
+<table class="summary">
+<tr><th>entry</th><td>${a.rosterEntry} <span class="muted">${a.tool} ${a.model ?? ''}</span> · tier ${a.tier}</td></tr>
+<tr><th>branch</th><td><code>${a.branch}</code> off <code>${a.baseBranch}</code></td></tr>
+<tr><th>started</th><td>${when(a.startedAt)} · took ${duration(a.startedAt, a.endedAt)} · nudges ${a.nudges}</td></tr>
+<tr><th>outcome</th><td id="outcome">${a.outcome ?? 'running'}${a.failureSummary ? html` <span class="muted">${a.failureSummary}</span>` : ''}</td></tr>
+<tr><th>tokens</th><td id="tokens">${usageText(tokens)}</td></tr>
+<tr><th>tool calls</th><td>${t ? t.toolCalls : '–'}</td></tr>
+</table>
+<h2>Prompt</h2>
+${input.prompt ? html`<details open><summary>prompt${input.prompt.truncated ? ' (tail only)' : ''}</summary><pre id="prompt">${input.prompt.text}</pre></details>` : html`<p class="muted">The prompt file is not readable here.</p>`}
+<h2>Timeline</h2>
+${t ? html`${input.log?.truncated ? html`<p class="muted">The log is long: only its tail is shown.</p>` : ''}${timelineSection(t)}` : html`<p class="muted" id="no-log">The worker's log is not readable here (another runner host, or cleaned up).</p>`}`,
+  );
+};

@@ -1,0 +1,26 @@
+// `/runs/:id`: the run's DAG drawn by Mermaid and coloured by state, its issue table, dependency
+// layers and attempts. The `#run` section is what the live script swaps on each run change.
+import { html } from 'hono/html';
+import { type Html, page } from './html-layout.ts';
+import { attemptsTable, dagSection, issueTable, layersSection, summarySection } from './run-sections.ts';
+import type { RunView } from './run-view.ts';
+
+export const runPage = (v: RunView): Html => {
+  const base = `/runs/${encodeURIComponent(v.run.id)}`;
+  return page(
+    { title: `Run ${v.run.id}`, live: `${base}/events`, scripts: true },
+    html`<section id="run" data-updated="${v.run.updatedAt}">
+<h1>Run ${v.run.id}</h1>
+<p><a href="${base}/report.html">report</a> · <a href="${base}/report.html?download=1">download report</a></p>
+${summarySection(v)}
+<h2>Graph</h2>
+${dagSection(v)}
+<h2>Issues</h2>
+${issueTable(v)}
+<h2>Waves by dependency</h2>
+${layersSection(v)}
+<h2>Attempts</h2>
+${attemptsTable(v, true)}
+</section>`,
+  );
+};

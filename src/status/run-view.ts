@@ -1,0 +1,151 @@
+// What the run page, the report and the index show about one run, read from the ports: the run and
+// its issue rows (store), its attempts (ledger), and the titles and edges of the orchestrator's
+// last published dashboard. Without a dashboard (a restart since), titles come from the attempts'
+// jobs and the graph has no edges. Store rows win over the dashboard for state: they are written
+// on every transition.
+import { renderFlowchart } from '../orchestrator/dashboard-mermaid.ts';
+import {
+  type DashboardInput,
+  type DashboardIssue,
+  type DashboardIssueState,
+  dashboardIssueStates,
+} from '../orchestrator/dashboard-types.ts';
+import type { AttemptLedger, AttemptRecord } from '../runner/types.ts';
+import type { RunRecord, RunStore } from '../store/run-store.ts';
+
+export interface RunViewIssue {
+  number: number;
+  title?: string;
+  state: DashboardIssueState;
+  epic: boolean;
+  prNumber?: number;
+  mergedSha?: string;
+  lastError?: string;
+  blockedBy: number[];
+  attempts: AttemptRecord[];
+  tokens: number;
+}
+
+export interface RunView {
+  run: RunRecord;
+  issues: RunViewIssue[];
+  /** All attempts, oldest first; `n` on the attempt page is the 1-based index into this list. */
+  attempts: AttemptRecord[];
+  /** Mermaid flowchart source; undefined when there is nothing (or too much) to draw. */
+  flowchart?: string;
+  /** Issues layered by dependency depth: layer k can start once layers before it are done. */
+  layers: number[][];
+  done: number;
+  total: number;
+}
+
+const knownStates: ReadonlySet<string> = new Set(dashboardIssueStates);
+const finishedStates: ReadonlySet<string> = new Set(['merged', 'closed']);
+
+const asState = (s: string | undefined): DashboardIssueState | undefined =>
+  s !== undefined && knownStates.has(s) ? (s as DashboardIssueState) : undefined;
+
+/** Longest blocker chain per issue; edges into a cycle are cut where they would loop. */
+export const dependencyLayers = (issues: readonly { number: number; blockedBy: number[] }[]): number[][] => {
+  const byNumber = new Map(issues.map((i) => [i.number, i]));
+  const depth = new Map<number, number>();
+  const visiting = new Set<number>();
+  const depthOf = (n: number): number => {
+    const known = depth.get(n);
+    if (known !== undefined) return known;
+    if (visiting.has(n)) return 0;
+    visiting.add(n);
+    const blockers = (byNumber.get(n)?.blockedBy ?? []).filter((b) => byNumber.has(b) && b !== n);
+    const d = blockers.length === 0 ? 0 : 1 + Math.max(...blockers.map(depthOf));
+    visiting.delete(n);
+    depth.set(n, d);
+    return d;
+  };
+  const layers: number[][] = [];
+  for (const i of [...issues].sort((a, b) => a.number - b.number)) {
+    const d = depthOf(i.number);
+    const layer = layers[d] ?? [];
+    layer.push(i.number);
+    layers[d] = layer;
+  }
+  return layers.filter((l) => l !== undefined);
+};
+
+export const buildRunView = (input: {
+  run: RunRecord;
+  rows: Awaited<ReturnType<RunStore['listRunIssues']>>;
+  attempts: AttemptRecord[];
+  dashboard?: DashboardInput;
+}): RunView => {
+  const { run } = input;
+  const fromDashboard = new Map<number, DashboardIssue>();
+  for (const i of input.dashboard?.issues ?? []) fromDashboard.set(i.number, i);
+  const numbers = new Set<number>([...fromDashboard.keys()]);
+  for (const r of input.rows) if (r.repo === run.repo) numbers.add(r.number);
+  const attemptsOf = new Map<number, AttemptRecord[]>();
+  for (const a of input.attempts) {
+    if (`${a.issue.repo.owner}/${a.issue.repo.name}` !== run.repo) continue;
+    numbers.add(a.issue.number);
+    attemptsOf.set(a.issue.number, [...(attemptsOf.get(a.issue.number) ?? []), a]);
+  }
+  const rowOf = new Map(input.rows.filter((r) => r.repo === run.repo).map((r) => [r.number, r]));
+  const issues: RunViewIssue[] = [...numbers]
+    .sort((a, b) => a - b)
+    .map((number) => {
+      const row = rowOf.get(number);
+      const dash = fromDashboard.get(number);
+      const attempts = attemptsOf.get(number) ?? [];
+      const title = dash?.title ?? attempts.at(-1)?.job.title;
+      return {
+        number,
+        ...(title !== undefined ? { title } : {}),
+        state: asState(row?.state) ?? dash?.state ?? 'blocked',
+        epic: dash?.epic === true,
+        ...(row?.prNumber !== undefined
+          ? { prNumber: row.prNumber }
+          : dash?.prNumber
+            ? { prNumber: dash.prNumber }
+            : {}),
+        ...(row?.mergedSha ? { mergedSha: row.mergedSha } : {}),
+        ...(row?.lastError ? { lastError: row.lastError } : {}),
+        blockedBy: dash?.blockedBy ?? [],
+        attempts,
+        tokens: attempts.reduce((n, a) => n + a.tokens.input + a.tokens.output, 0),
+      };
+    });
+  const flowchart = renderFlowchart(
+    issues.map((i) => ({
+      number: i.number,
+      title: i.title ?? '',
+      state: i.state,
+      ...(i.epic ? { epic: true } : {}),
+      attempts: i.attempts.length,
+      blockedBy: i.blockedBy,
+    })),
+  );
+  return {
+    run,
+    issues,
+    attempts: input.attempts,
+    ...(flowchart ? { flowchart } : {}),
+    layers: dependencyLayers(issues),
+    done: issues.filter((i) => finishedStates.has(i.state)).length,
+    total: issues.length,
+  };
+};
+
+/** Reads the run, its rows and attempts; undefined when there is no such run. */
+export const loadRunView = async (
+  deps: {
+    runs: RunStore;
+    ledger: AttemptLedger;
+    dashboardOf?: (runId: string) => DashboardInput | undefined;
+  },
+  runId: string,
+): Promise<RunView | undefined> => {
+  const run = await deps.runs.getRun(runId);
+  if (!run) return undefined;
+  const [rows, attempts] = await Promise.all([deps.runs.listRunIssues(runId), deps.ledger.listByRun(runId)]);
+  const dashboard = deps.dashboardOf?.(runId);
+  return buildRunView({ run, rows, attempts, ...(dashboard ? { dashboard } : {}) });
+};
