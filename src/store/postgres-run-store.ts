@@ -17,25 +17,21 @@ import {
 } from './pg-pool.ts';
 import { createPgRunLock } from './pg-run-lock.ts';
 import { createPostgresAttemptLedger } from './postgres-ledger.ts';
+import { claimIntentSql, type PostgresRunTransaction, runWrites } from './postgres-run-writes.ts';
 import type { RunStore } from './run-store.ts';
 import { terminal, toIssue, toRun } from './sqlite-run-store.ts';
 import { toIntent } from './sqlite-store.ts';
 
-export type PostgresRunStore = RunStore & { ledger: AttemptLedger };
+export type PostgresRunStore = RunStore & {
+  ledger: AttemptLedger;
+  /**
+   * Runs `fn` in one transaction: its run writes and whatever it adds through `executeSql` (a pg-boss
+   * job via `enqueueInTransaction(tx, …)`) commit together or not at all.
+   */
+  transaction<T>(fn: (tx: PostgresRunTransaction) => Promise<T>): Promise<T>;
+};
 
 const live = `state NOT IN (${terminal.map((s) => `'${s}'`).join(', ')})`;
-
-const issueColumns: Record<string, string> = {
-  state: 'state',
-  branch: 'branch',
-  worktree: 'worktree',
-  prNumber: 'pr_number',
-  reviewPosted: 'review_posted',
-  mergedSha: 'merged_sha',
-  attempts: 'attempts',
-  lastError: 'last_error',
-  bouncedAfter: 'bounced_after',
-};
 
 export const openPostgresRunStore = async (
   url: string,
@@ -119,24 +115,7 @@ export const openPostgresRunStore = async (
       return rows.map(toRun);
     },
     async updateRun(id, patch) {
-      return inTransaction(pool, async (client) => {
-        const current = await client.query('SELECT * FROM runs WHERE id = $1 FOR UPDATE', [id]);
-        if (current.rows[0] === undefined) throw new AppError('not_found', `No run ${id}.`);
-        const next = { ...toRun(current.rows[0]), ...patch };
-        const { rows } = await client.query(
-          `UPDATE runs SET state = $2, dashboard_comment_id = $3, progress = $4, options = $5, updated_at = $6
-           WHERE id = $1 RETURNING *`,
-          [
-            id,
-            next.state,
-            next.dashboardCommentId ?? null,
-            JSON.stringify(next.progress),
-            JSON.stringify(next.options),
-            now(),
-          ],
-        );
-        return toRun(rows[0]);
-      });
+      return inTransaction(pool, (client) => runWrites(client, now).updateRun(id, patch));
     },
     async listRunIssues(runId) {
       const { rows } = await pool.query(
@@ -146,28 +125,9 @@ export const openPostgresRunStore = async (
       return rows.map(toIssue);
     },
     async upsertRunIssue(runId, repo, number, patch) {
-      const sets = ['updated_at = $4'];
-      const at = now();
-      const values: unknown[] = [runId, repo, number, at];
-      for (const [key, value] of Object.entries(patch)) {
-        const column = issueColumns[key];
-        if (!column) throw new AppError('bad_request', `Unknown run issue field ${key}.`);
-        values.push(typeof value === 'boolean' ? (value ? 1 : 0) : (value ?? null));
-        sets.push(`${column} = $${values.length}`);
-      }
-      return inTransaction(pool, async (client) => {
-        await client.query(
-          `INSERT INTO run_issues (run_id, issue_repo, issue_number, state, updated_at)
-           VALUES ($1, $2, $3, 'ready', $4) ON CONFLICT DO NOTHING`,
-          [runId, repo, number, at],
-        );
-        const { rows } = await client.query(
-          `UPDATE run_issues SET ${sets.join(', ')} WHERE run_id = $1 AND issue_repo = $2 AND issue_number = $3
-           RETURNING *`,
-          values,
-        );
-        return toIssue(rows[0]);
-      });
+      return inTransaction(pool, (client) =>
+        runWrites(client, now).upsertRunIssue(runId, repo, number, patch),
+      );
     },
     async listQueuedIntents() {
       const { rows } = await pool.query("SELECT * FROM intents WHERE status = 'queued' ORDER BY id");
@@ -176,13 +136,12 @@ export const openPostgresRunStore = async (
     async claimIntent(id, status) {
       // Under READ COMMITTED a second replica's UPDATE waits for the first, re-reads the row, and
       // finds it no longer queued.
-      const { rowCount } = await pool.query(
-        "UPDATE intents SET status = $1 WHERE id = $2 AND status = 'queued'",
-        [status, id],
-      );
-      return rowCount === 1;
+      return (await pool.query(claimIntentSql, [status, id])).rowCount === 1;
     },
     withRunLock: runLock,
+    async transaction(fn) {
+      return inTransaction(pool, (client) => fn(runWrites(client, now)));
+    },
     async close() {
       await Promise.all([closePool(), closeLockPool()]);
     },

@@ -1,17 +1,21 @@
 // The Postgres store on the real server (PG_TEST_URL, one fresh schema per test database): the shared
 // store suite, the same migrations ending in the same tables and columns as SQLite, migrations run
-// once and atomically, and a database that cannot be reached refused in plain words.
+// once and atomically, run writes sharing a transaction with a pg-boss job, and a database that
+// cannot be reached refused in plain words.
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isAppError } from '../../src/errors.ts';
+import { silentLogger } from '../../src/observability/logger.ts';
+import { PgBossQueue } from '../../src/queue/pg-boss-queue.ts';
 import { migrate, readMigrations } from '../../src/store/migrate.ts';
 import { openRunnerRegistry, openRunStore, openStore } from '../../src/store/open-store.ts';
 import { migratePostgres } from '../../src/store/pg-migrate.ts';
 import { createPgPool } from '../../src/store/pg-pool.ts';
+import { openPostgresRunStore } from '../../src/store/postgres-run-store.ts';
 import { tempDir } from '../support/git.ts';
 import { pgTestUrl, postgresAvailable, testSchemas } from '../support/pg.ts';
-import { describeStoreSuite } from '../support/store-suite.ts';
+import { describeStoreSuite, newRun } from '../support/store-suite.ts';
 
 const available = await postgresAvailable();
 
@@ -133,6 +137,45 @@ describe.skipIf(!available)('Postgres store', () => {
       } finally {
         sqlite.close();
         await pool.end();
+      }
+    });
+  });
+
+  describe('run writes and a pg-boss job in one transaction', () => {
+    it('a dispatch and its job commit together, and a failure after the enqueue leaves neither', async () => {
+      const runs = await openPostgresRunStore(pgTestUrl(), { schema: await schemas.create() });
+      const bossSchema = `${await schemas.create()}_boss`;
+      const queue = await PgBossQueue.open({
+        connectionString: pgTestUrl(),
+        schema: bossSchema,
+        logger: silentLogger(),
+      });
+      try {
+        await runs.createRun(newRun('r1'));
+        await queue.ensureQueue('dispatch');
+        await expect(
+          runs.transaction(async (tx) => {
+            await tx.upsertRunIssue('r1', 'acme/app', 1, { state: 'dispatched' });
+            await queue.enqueueInTransaction(tx, 'dispatch', { issue: 1 });
+            throw new Error('crashed before commit');
+          }),
+        ).rejects.toThrow('crashed before commit');
+        expect(await runs.listRunIssues('r1')).toEqual([]);
+        expect(await queue.claim(['dispatch'], 'runner-a')).toBeNull();
+
+        const jobId = await runs.transaction(async (tx) => {
+          await tx.upsertRunIssue('r1', 'acme/app', 2, { state: 'dispatched' });
+          return queue.enqueueInTransaction(tx, 'dispatch', { issue: 2 });
+        });
+        expect((await runs.listRunIssues('r1')).map((i) => [i.number, i.state])).toEqual([[2, 'dispatched']]);
+        expect(await queue.claim(['dispatch'], 'runner-a')).toMatchObject({
+          id: jobId,
+          payload: { issue: 2 },
+        });
+      } finally {
+        await queue.dropSchema(bossSchema);
+        await queue.close();
+        await runs.close();
       }
     });
   });

@@ -1,0 +1,81 @@
+// The RunStore writes that decide work, written against one connection, so they run either in their
+// own transaction (postgres-run-store.ts) or inside a caller's transaction together with a pg-boss
+// job: no dispatch without its state row, no state row without its job.
+import type pg from 'pg';
+import { AppError } from '../errors.ts';
+import type { RunIssuePatch, RunIssueRecord, RunRecord, RunStore } from './run-store.ts';
+import { toIssue, toRun } from './sqlite-run-store.ts';
+
+const issueColumns: Record<string, string> = {
+  state: 'state',
+  branch: 'branch',
+  worktree: 'worktree',
+  prNumber: 'pr_number',
+  reviewPosted: 'review_posted',
+  mergedSha: 'merged_sha',
+  attempts: 'attempts',
+  lastError: 'last_error',
+  bouncedAfter: 'bounced_after',
+};
+
+export const claimIntentSql = "UPDATE intents SET status = $1 WHERE id = $2 AND status = 'queued'";
+
+/** One transaction's view: the deciding writes, and raw SQL for what joins them (a queue's insert). */
+export interface PostgresRunTransaction {
+  updateRun: RunStore['updateRun'];
+  upsertRunIssue(runId: string, repo: string, number: number, patch: RunIssuePatch): Promise<RunIssueRecord>;
+  claimIntent: RunStore['claimIntent'];
+  /** pg-boss's `db` shape (the queue's SqlExecutor), on this transaction's connection. */
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+/** The writes on `client`, which the caller has put in a transaction (BEGIN … COMMIT). */
+export const runWrites = (client: pg.PoolClient, now: () => string): PostgresRunTransaction => ({
+  async updateRun(id, patch) {
+    const current = await client.query('SELECT * FROM runs WHERE id = $1 FOR UPDATE', [id]);
+    if (current.rows[0] === undefined) throw new AppError('not_found', `No run ${id}.`);
+    const next: RunRecord = { ...toRun(current.rows[0]), ...patch };
+    const { rows } = await client.query(
+      `UPDATE runs SET state = $2, dashboard_comment_id = $3, progress = $4, options = $5, updated_at = $6
+       WHERE id = $1 RETURNING *`,
+      [
+        id,
+        next.state,
+        next.dashboardCommentId ?? null,
+        JSON.stringify(next.progress),
+        JSON.stringify(next.options),
+        now(),
+      ],
+    );
+    return toRun(rows[0]);
+  },
+  async upsertRunIssue(runId, repo, number, patch) {
+    const at = now();
+    const sets = ['updated_at = $4'];
+    const values: unknown[] = [runId, repo, number, at];
+    for (const [key, value] of Object.entries(patch)) {
+      const column = issueColumns[key];
+      if (!column) throw new AppError('bad_request', `Unknown run issue field ${key}.`);
+      values.push(typeof value === 'boolean' ? (value ? 1 : 0) : (value ?? null));
+      sets.push(`${column} = $${values.length}`);
+    }
+    await client.query(
+      `INSERT INTO run_issues (run_id, issue_repo, issue_number, state, updated_at)
+       VALUES ($1, $2, $3, 'ready', $4) ON CONFLICT DO NOTHING`,
+      [runId, repo, number, at],
+    );
+    const { rows } = await client.query(
+      `UPDATE run_issues SET ${sets.join(', ')} WHERE run_id = $1 AND issue_repo = $2 AND issue_number = $3
+       RETURNING *`,
+      values,
+    );
+    return toIssue(rows[0]);
+  },
+  async claimIntent(id, status) {
+    return (await client.query(claimIntentSql, [status, id])).rowCount === 1;
+  },
+  async executeSql(text, values = []) {
+    const { rows } = await client.query(text, values);
+    return { rows };
+  },
+});
