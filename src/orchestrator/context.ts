@@ -55,6 +55,8 @@ export interface OrchestratorDeps {
   cloneUrl?: (forge: Forge, repo: RepoRef) => Promise<string>;
   /** The review module; absent, the dashboard says review legs are not available. */
   review?: ReviewLeg;
+  /** Fleet runs' review legs: the Ollama host (`OLLAMA_HOST`, from config/) and the diff bound. */
+  fleet?: { ollamaHost?: string; maxDiffBytes?: number };
   /** Overrides the configured budget probe (tests). */
   budgetProbe?: () => Promise<ProbeResult>;
   /** Machine contention; default the runner's own sample. */
