@@ -20,6 +20,7 @@ import { createReceiver, resumeUnprocessed } from './intake/receive.ts';
 import { loadRepoPolicy } from './intake/repo-policy.ts';
 import { createLogger, type Logger } from './observability/logger.ts';
 import { createMetrics } from './observability/metrics.ts';
+import { runRunnerCli } from './remote-runner/cli.ts';
 import { openStore } from './store/open-store.ts';
 
 const packageVersion = (): string =>
@@ -138,10 +139,14 @@ export const serve = async (): Promise<() => Promise<void>> => {
     })());
 };
 
-const usage = 'usage: blitz-bot [serve]';
+const usage = 'usage: blitz-bot [serve] | runner … | runner flush FILE … | runner-token create|revoke|list';
 
 const main = async (): Promise<void> => {
   const command = process.argv[2] ?? 'serve';
+  if (command === 'runner' || command === 'runner-token') {
+    process.exitCode = await runRunnerCli(command, process.argv.slice(3));
+    return;
+  }
   if (command !== 'serve') {
     console.error(`unknown command "${command}"\n${usage}`);
     process.exit(2);

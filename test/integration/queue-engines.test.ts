@@ -7,8 +7,9 @@ import { silentLogger } from '../../src/observability/logger.ts';
 import { InProcessQueue } from '../../src/queue/in-process-queue.ts';
 import { PgBossQueue } from '../../src/queue/pg-boss-queue.ts';
 import type { JobQueue } from '../../src/queue/types.ts';
+import { pgTestUrl } from '../support/pg.ts';
 
-const PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
+const PG_URL = pgTestUrl();
 const schema = `blitz_q_${process.pid}_${Date.now().toString(36)}`;
 
 const reachable = async (): Promise<boolean> => {

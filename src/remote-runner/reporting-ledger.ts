@@ -1,0 +1,69 @@
+// The runner agent's attempt ledger: a JSON file on the runner host (so its supervisor re-attaches
+// after a restart) that also reports every create and update to the bot, with a sequence number
+// that grows per attempt across restarts, under the job the attempt belongs to.
+import type { JobRef } from '../queue/types.ts';
+import { JsonFileAttemptLedger } from '../runner/ledger.ts';
+import type { AttemptLedger, AttemptRecord, IssueRefData } from '../runner/types.ts';
+import type { OutboxEntry } from './outbox.ts';
+
+export const issueKey = (runId: string, issue: IssueRefData): string =>
+  `${runId}|${issue.repo.owner}/${issue.repo.name}#${issue.number}`;
+
+export class ReportingLedger extends JsonFileAttemptLedger implements AttemptLedger {
+  /** The job an issue's attempts are started under, set by the agent before it executes the job. */
+  readonly jobOfIssue = new Map<string, JobRef>();
+  /** The job each attempt reported under: what `started` named, and what later reports repeat. */
+  readonly jobOfAttempt = new Map<string, JobRef>();
+  private readonly lastSeq = new Map<string, number>();
+
+  constructor(
+    file: string,
+    private readonly report: (entry: OutboxEntry) => void,
+  ) {
+    super(file);
+  }
+
+  override async create(record: AttemptRecord): Promise<void> {
+    await super.create(record);
+    const job = this.jobOfIssue.get(issueKey(record.runId, record.issue));
+    if (!job) return;
+    this.jobOfAttempt.set(record.id, job);
+    this.send('started', job, record);
+  }
+
+  override async update(id: string, patch: Partial<Omit<AttemptRecord, 'id'>>): Promise<AttemptRecord> {
+    const next = await super.update(id, patch);
+    const job = this.jobOfAttempt.get(id);
+    if (job) this.send('progress', job, next);
+    return next;
+  }
+
+  /** Attempts started under `job` that have no outcome yet. */
+  async openUnder(job: JobRef): Promise<AttemptRecord[]> {
+    const ids = [...this.jobOfAttempt].filter(([, j]) => j.id === job.id && j.queue === job.queue);
+    const open: AttemptRecord[] = [];
+    for (const [id] of ids) {
+      const r = await this.get(id);
+      if (r && r.outcome === undefined) open.push(r);
+    }
+    return open;
+  }
+
+  attemptsUnder(job: JobRef): string[] {
+    return [...this.jobOfAttempt]
+      .filter(([, j]) => j.id === job.id && j.queue === job.queue)
+      .map(([id]) => id);
+  }
+
+  // Wall-clock milliseconds, and never less than the previous one + 1: larger than any report sent
+  // before a restart of this process, so the bot applies the newest state and ignores older ones.
+  private seq(id: string): number {
+    const s = Math.max(Date.now(), (this.lastSeq.get(id) ?? 0) + 1);
+    this.lastSeq.set(id, s);
+    return s;
+  }
+
+  private send(kind: 'started' | 'progress', job: JobRef, attempt: AttemptRecord): void {
+    this.report({ path: 'reports', body: { kind, job, seq: this.seq(attempt.id), attempt } });
+  }
+}
