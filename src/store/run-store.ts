@@ -48,6 +48,8 @@ export interface RunProgress {
   reviewUnavailable?: boolean;
   /** Fleet runs: per-ticket facts (merge requests, verdicts, relays), JSON the fleet module parses. */
   fleet?: unknown;
+  /** Plan runs: targets, unmatched targets and waves with their landings; orchestrator/plan-blitz parses it. */
+  planBlitz?: unknown;
 }
 
 export interface NewRun {
@@ -56,7 +58,7 @@ export interface NewRun {
   installationId?: number;
   repo: string;
   /** A fleet run's milestoneNumber is minus its trigger issue: one live fleet per trigger issue. */
-  kind: 'blitz' | 'fleet';
+  kind: 'blitz' | 'fleet' | 'plan';
   milestoneNumber: number;
   milestoneTitle: string;
   slug: string;

@@ -31,7 +31,7 @@ const runRow = z.object({
   forge: forgeKind,
   installation_id: z.number().nullable(),
   repo: z.string(),
-  kind: z.enum(['blitz', 'fleet']),
+  kind: z.enum(['blitz', 'fleet', 'plan']),
   milestone_number: z.number(),
   milestone_title: z.string(),
   slug: z.string(),
