@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { openRunStore, openStore } from '../src/store/open-store.ts';
 import { removeDir, tempDir } from '../test/support/git.ts';
 import { postgresAvailable, testSchemas } from '../test/support/pg.ts';
-import { newRun } from '../test/support/store-suite.ts';
+import { newRun } from '../test/support/store-suite-fixtures.ts';
 import type { Bench, Figure } from './figures.ts';
 import { round } from './figures.ts';
 

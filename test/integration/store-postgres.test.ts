@@ -15,7 +15,8 @@ import { createPgPool } from '../../src/store/pg-pool.ts';
 import { openPostgresRunStore } from '../../src/store/postgres-run-store.ts';
 import { tempDir } from '../support/git.ts';
 import { pgTestUrl, postgresAvailable, testSchemas } from '../support/pg.ts';
-import { describeStoreSuite, newRun } from '../support/store-suite.ts';
+import { describeStoreSuite } from '../support/store-suite.ts';
+import { newRun } from '../support/store-suite-fixtures.ts';
 
 const available = await postgresAvailable();
 

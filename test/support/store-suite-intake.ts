@@ -1,0 +1,126 @@
+// Store suite, intake part: deliveries (dedupe, replicas racing) and intents.
+import { describe, expect, it } from 'vitest';
+import type { NewDelivery } from '../../src/store/types.ts';
+import type { FreshDatabase } from './store-suite.ts';
+import { intentFor } from './store-suite-fixtures.ts';
+
+export const describeIntakeCases = (engine: string, fresh: () => Promise<FreshDatabase>): void => {
+  describe(`Store (${engine})`, () => {
+    it('a delivery id is taken once; later sightings are recorded as duplicates', async () => {
+      const store = await (await fresh()).store();
+      const d = { forge: 'github', deliveryId: 'abc', event: 'issue_comment', outcome: 'accepted' } as const;
+      expect(await store.recordDelivery(d)).toEqual({ outcome: 'accepted' });
+      expect(await store.recordDelivery(d)).toEqual({ outcome: 'duplicate' });
+      expect(await store.recordDelivery({ ...d, forge: 'gitea' })).toEqual({ outcome: 'accepted' });
+      const rows = await store.listDeliveries({ forge: 'github' });
+      expect(rows.map((r) => r.outcome)).toEqual(['accepted', 'duplicate']);
+    });
+
+    it('a rejected sighting does not take the id, so a later genuine delivery is still accepted', async () => {
+      const store = await (await fresh()).store();
+      const d = { forge: 'gitea', deliveryId: 'x1', event: 'issues' } as const;
+      expect(await store.recordDelivery({ ...d, outcome: 'rejected', reason: 'schema' })).toEqual({
+        outcome: 'rejected',
+      });
+      expect(await store.recordDelivery({ ...d, outcome: 'accepted' })).toEqual({ outcome: 'accepted' });
+    });
+
+    it('an ignored delivery also takes the id', async () => {
+      const store = await (await fresh()).store();
+      const d = { forge: 'github', deliveryId: 'i1', event: 'push' } as const;
+      expect(await store.recordDelivery({ ...d, outcome: 'ignored', reason: 'not a command' })).toEqual({
+        outcome: 'ignored',
+      });
+      expect(await store.recordDelivery({ ...d, outcome: 'accepted' })).toEqual({ outcome: 'duplicate' });
+      const rows = await store.listDeliveries({ deliveryId: 'i1' });
+      expect(rows.map((r) => [r.outcome, r.reason])).toEqual([
+        ['ignored', 'not a command'],
+        ['duplicate', 'delivery id already seen'],
+      ]);
+    });
+
+    it('intents are idempotent on (forge, delivery, seq) and keep the command as data', async () => {
+      const store = await (await fresh()).store();
+      const intent = {
+        forge: 'github',
+        repo: 'o/r',
+        issueNumber: 3,
+        command: { name: 'blitz', milestone: 'M1' },
+        sender: 'alice',
+        deliveryId: 'd1',
+        seq: 0,
+      } as const;
+      const first = await store.addIntent(intent);
+      const again = await store.addIntent(intent);
+      expect(first.created).toBe(true);
+      expect(again.created).toBe(false);
+      expect(again.intent.id).toBe(first.intent.id);
+      const list = await store.listIntents({ repo: 'o/r' });
+      expect(list).toHaveLength(1);
+      expect(list[0]).toMatchObject({
+        command: { name: 'blitz', milestone: 'M1' },
+        status: 'queued',
+        issueNumber: 3,
+      });
+    });
+
+    it('keeps an accepted delivery’s events until it is processed, then drops them', async () => {
+      const store = await (await fresh()).store();
+      const events = [{ kind: 'issue-closed', issueNumber: 3 }];
+      await store.recordDelivery({
+        forge: 'gitea',
+        deliveryId: 'e1',
+        event: 'issues',
+        outcome: 'accepted',
+        events,
+      });
+      await store.recordDelivery({ forge: 'gitea', deliveryId: 'e2', event: 'push', outcome: 'ignored' });
+      expect(await store.listUnprocessedDeliveries()).toEqual([{ forge: 'gitea', deliveryId: 'e1', events }]);
+      await store.markDeliveryProcessed('gitea', 'e1');
+      expect(await store.listUnprocessedDeliveries()).toEqual([]);
+    });
+
+    it('marks a delivery processed and answers ping until closed', async () => {
+      const store = await (await fresh()).store();
+      await store.recordDelivery({ forge: 'github', deliveryId: 'p', event: 'issues', outcome: 'accepted' });
+      await store.markDeliveryProcessed('github', 'p');
+      const [row] = await store.listDeliveries({ deliveryId: 'p' });
+      expect(row?.processedAt).toBeTypeOf('string');
+      expect(await store.ping()).toBe(true);
+      await store.close();
+      expect(await store.ping()).toBe(false);
+    });
+
+    it('two replicas recording the same deliveries at once: each id is accepted exactly once', async () => {
+      const db = await fresh();
+      const [a, b] = [await db.store(), await db.store()];
+      const ids = Array.from({ length: 25 }, (_, i) => `race-${i}`);
+      const sighting = (deliveryId: string): NewDelivery => ({
+        forge: 'github',
+        deliveryId,
+        event: 'issue_comment',
+        outcome: 'accepted',
+        events: [{ n: 1 }],
+      });
+      const results = await Promise.all(
+        ids.flatMap((id) => [a.recordDelivery(sighting(id)), b.recordDelivery(sighting(id))]),
+      );
+      for (let i = 0; i < ids.length; i++) {
+        const pair = [results[2 * i]!.outcome, results[2 * i + 1]!.outcome].sort();
+        expect(pair, ids[i]).toEqual(['accepted', 'duplicate']);
+      }
+      const rows = await a.listDeliveries({ forge: 'github' });
+      expect(rows.filter((r) => r.outcome === 'accepted')).toHaveLength(ids.length);
+      expect(await b.listUnprocessedDeliveries()).toHaveLength(ids.length);
+    });
+
+    it('two replicas adding the same intent at once create it once', async () => {
+      const db = await fresh();
+      const [a, b] = [await db.store(), await db.store()];
+      const results = await Promise.all([a.addIntent(intentFor('d1')), b.addIntent(intentFor('d1'))]);
+      expect(results.map((r) => r.created).sort()).toEqual([false, true]);
+      expect(results[0]!.intent.id).toBe(results[1]!.intent.id);
+      expect(await a.listIntents()).toHaveLength(1);
+    });
+  });
+};

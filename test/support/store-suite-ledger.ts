@@ -1,0 +1,134 @@
+// Store suite, runner part: the attempt ledger and the runner registry.
+import { describe, expect, it } from 'vitest';
+import type { FreshDatabase } from './store-suite.ts';
+import { attempt, repo } from './store-suite-fixtures.ts';
+
+export const describeRunnerCases = (engine: string, fresh: () => Promise<FreshDatabase>): void => {
+  describe(`attempt ledger (${engine})`, () => {
+    const ledger = async () => (await (await fresh()).runs()).ledger;
+
+    it('totals tokens per issue and run, without charging environment failures', async () => {
+      const l = await ledger();
+      await l.create(attempt('a', { outcome: 'unsolved' }));
+      await l.create(attempt('b', { outcome: 'environment_failure', tokens: { input: 1000, output: 1000 } }));
+      await l.create(attempt('c', { issue: { repo, number: 2 }, tokens: { input: 5, output: 5, cache: 3 } }));
+      expect(await l.totalsByIssue({ repo, number: 1 })).toEqual({
+        input: 10,
+        output: 1,
+        cache: 0,
+        attempts: 1,
+      });
+      expect(await l.totalsByRun('run-1')).toEqual({ input: 15, output: 6, cache: 3, attempts: 2 });
+      expect((await l.listOpen()).map((r) => r.id)).toEqual(['c']);
+    });
+
+    it('refuses a duplicate id and an update of an unknown attempt', async () => {
+      const l = await ledger();
+      await l.create(attempt('a'));
+      await expect(l.create(attempt('a'))).rejects.toMatchObject({ code: 'conflict' });
+      await expect(l.update('zz', { nudges: 1 })).rejects.toMatchObject({ code: 'not_found' });
+    });
+
+    it('hands out copies: changing a returned record does not change the ledger', async () => {
+      const l = await ledger();
+      await l.create(attempt('a'));
+      const got = (await l.get('a'))!;
+      got.nudges = 99;
+      expect((await l.get('a'))!.nudges).toBe(0);
+    });
+
+    it('an update with an undefined outcome reopens the attempt (a resume)', async () => {
+      const l = await ledger();
+      await l.create(attempt('a', { outcome: 'stalled', endedAt: '2026-01-01T01:00:00Z' }));
+      expect(await l.listOpen()).toEqual([]);
+      const r = await l.update('a', { outcome: undefined, endedAt: undefined, nudges: 1 });
+      expect(r.outcome).toBeUndefined();
+      expect((await l.listOpen()).map((x) => x.id)).toEqual(['a']);
+    });
+
+    it('lists by issue and by run', async () => {
+      const l = await ledger();
+      await l.create(attempt('late', { startedAt: '2026-01-02T00:00:00Z' }));
+      await l.create(attempt('early', { startedAt: '2026-01-01T00:00:00Z' }));
+      await l.create(attempt('other', { runId: 'run-2', issue: { repo, number: 9 } }));
+      expect((await l.listByIssue({ repo, number: 1 })).map((r) => r.id).sort()).toEqual(['early', 'late']);
+      expect((await l.listByRun('run-2')).map((r) => r.id)).toEqual(['other']);
+    });
+
+    it('survives a new connection to the same database (a bot restart)', async () => {
+      const db = await fresh();
+      const first = await db.runs();
+      await first.ledger.create(attempt('a'));
+      await first.ledger.update('a', { pid: 1234, nudges: 2 });
+      await first.close();
+      const second = await db.runs();
+      expect(await second.ledger.get('a')).toMatchObject({ pid: 1234, nudges: 2 });
+      expect((await second.ledger.listOpen()).map((r) => r.id)).toEqual(['a']);
+    });
+  });
+
+  describe(`runner registry (${engine})`, () => {
+    it('authenticates a created token and nothing after it is revoked', async () => {
+      const r = await (await fresh()).registry();
+      const { token, info } = await r.createToken('host-a');
+      expect(token).toMatch(/^brt_[0-9a-f]{16}_/);
+      expect(await r.authenticate(token)).toMatchObject({ id: info.id, name: 'host-a' });
+      expect(await r.revokeToken('host-a')).toBe(true);
+      expect(await r.authenticate(token)).toBeUndefined();
+      expect(await r.revokeToken('host-a')).toBe(false);
+      // A new token after revocation is a new identity; the old one stays dead.
+      const again = await r.createToken('host-a');
+      expect(await r.authenticate(again.token)).toMatchObject({ name: 'host-a' });
+      expect(await r.authenticate(token)).toBeUndefined();
+    });
+
+    it('refuses a wrong secret for a real id, a malformed token and a second live token per name', async () => {
+      const r = await (await fresh()).registry();
+      const { token } = await r.createToken('host-a');
+      const wrong =
+        `${token.slice(0, -4)}AAAA` === token ? `${token.slice(0, -4)}BBBB` : `${token.slice(0, -4)}AAAA`;
+      expect(await r.authenticate(wrong)).toBeUndefined();
+      expect(await r.authenticate('Bearer nonsense')).toBeUndefined();
+      await expect(r.createToken('host-a')).rejects.toMatchObject({ code: 'conflict' });
+      await expect(r.createToken('bad name!')).rejects.toMatchObject({ code: 'bad_request' });
+      expect((await r.listTokens()).map((t) => t.name)).toEqual(['host-a']);
+    });
+
+    it('two replicas creating a token for one name at once: one token, the other is a conflict', async () => {
+      const db = await fresh();
+      const [a, b] = [await db.registry(), await db.registry()];
+      const results = await Promise.allSettled([a.createToken('host-a'), b.createToken('host-a')]);
+      expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+      const failed = results.find((r) => r.status === 'rejected');
+      expect(failed?.reason).toMatchObject({ code: 'conflict' });
+      expect(await a.listTokens()).toHaveLength(1);
+    });
+
+    it('keeps the store free of the token text, and an advert is read back checked', async () => {
+      const r = await (await fresh()).registry();
+      const { token, info } = await r.createToken('host-a');
+      expect(JSON.stringify(await r.listTokens())).not.toContain(token.split('_').at(-1));
+      const advert = { tools: ['claude'], roles: ['blitz' as const], repos: ['acme/app'], maxSessions: 2 };
+      await r.advertise(info.id, advert, '2026-01-01T00:00:00Z');
+      expect(await r.authenticate(token)).toMatchObject({ advert, lastSeenAt: '2026-01-01T00:00:00Z' });
+    });
+
+    it('raises a receipt sequence, never lowers it', async () => {
+      const r = await (await fresh()).registry();
+      const base = {
+        attemptId: 'a1',
+        runId: 'run',
+        issueRepo: 'o/r',
+        issueNumber: 1,
+        jobQueue: 'q',
+        jobId: 'j',
+        runnerName: 'host-a',
+      };
+      await r.saveReceipt({ ...base, lastSeq: 5 }, 't');
+      await r.saveReceipt({ ...base, lastSeq: 3 }, 't');
+      expect((await r.getReceipt('a1'))?.lastSeq).toBe(5);
+      await r.saveReceipt({ ...base, lastSeq: 9 }, 't');
+      expect((await r.listReceiptsByJob('q', 'j')).map((x) => x.lastSeq)).toEqual([9]);
+    });
+  });
+};
