@@ -1,7 +1,7 @@
 // PostgreSQL for tests: the server from PG_TEST_URL (default: this machine's, trust auth, database
 // `test`), one fresh schema per test database, dropped afterwards. Without a server, Postgres tests
 // are skipped with a printed reason locally and fail loudly when CI is set.
-import { createPgPool } from '../../src/store/pg-pool.ts';
+import { createPgPool, redactUrl } from '../../src/store/pg-pool.ts';
 
 export const pgTestUrl = (): string => process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -12,7 +12,7 @@ export const postgresAvailable = async (): Promise<boolean> => {
     await pool.query('SELECT 1');
     return true;
   } catch (err) {
-    const why = `PostgreSQL is not reachable at PG_TEST_URL (${pgTestUrl()}): ${err instanceof Error ? err.message : String(err)}`;
+    const why = `PostgreSQL is not reachable at PG_TEST_URL (${redactUrl(pgTestUrl())}): ${err instanceof Error ? err.message : String(err)}`;
     if (process.env.CI) throw new Error(`${why}. CI needs it: run .ci/run, which starts it.`);
     console.warn(`skipping the PostgreSQL tests: ${why}`);
     return false;
