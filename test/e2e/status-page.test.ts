@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 // The status pages in real headless Chromium: the finished fixture run's DAG drawn by Mermaid as SVG
 // (one node per issue, filled in its state's colour), the attempt replay's tool calls, a live update
 // over SSE when the run changes, and the refusal without the token. Screenshots go to test-artifacts/.
@@ -7,6 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishedRunId, finishedStates, hostileTitle } from '../fixtures/runs/finished-run.ts';
 import { createStatusApp, listen, type StatusApp, statusToken } from '../fixtures/runs/status-app.ts';
 import { launchBrowser, screenshot, type TestBrowser } from '../support/browser.ts';
+
+// The few DOM names the code run inside the page uses, declared here rather than loading the DOM lib
+// for the whole program (it would change Node's stream types for everyone).
+declare const document: { body: { dataset: Record<string, string | undefined> } };
+declare const getComputedStyle: (el: unknown) => { fill: string };
+declare const window: { __pwned?: number };
 
 // The dashboard's fills (dashboard-mermaid.ts), as the browser reports computed colours.
 const fills: Record<string, string> = {
@@ -106,7 +111,7 @@ describe('status page in Chromium', () => {
     expect(nodes.find((x) => /-i3-/.test(x.id))!.text).toContain('</script><script>window.__pw');
     expect(await page.locator('#dag svg .edgePath, #dag svg path.flowchart-link').count()).toBe(4);
     expect(await page.textContent('tr[data-issue="3"] td.title')).toBe(hostileTitle);
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => window.__pwned)).toBeUndefined();
     expect(dialogs).toEqual([]);
     await screenshot(page, 'status-run-finished');
     await page.close();
