@@ -91,6 +91,11 @@ const deliverEntry = async (
   logger: Logger,
 ): Promise<'delivered' | 'refused' | 'unreachable'> => {
   const res = await client.post(entry.path, entry.body);
+  // A token the bot does not accept refuses everything alike: keep the buffer for a good token.
+  if (res.kind === 'refused' && res.status === 401) {
+    logger.error({ path: entry.path }, 'the bot does not accept this runner token; reports stay buffered');
+    return 'unreachable';
+  }
   // A refusal will not change on retry (a lease lost to another runner, an attempt the bot has
   // closed): it is logged and dropped rather than blocking everything buffered behind it.
   if (res.kind === 'refused')

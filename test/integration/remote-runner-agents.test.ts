@@ -1,0 +1,278 @@
+// `blitz-bot runner` agents as real child processes against the bot's Hono app on 127.0.0.1 (the bot
+// side in-process, in-memory queue, SQLite registry and ledger), running the fake agent CLI on a
+// bare origin: one job claimed by one runner and reported once; a runner killed mid-job loses its
+// lease and the other runner retries the job; the bot away for a while, the runner buffers and
+// flushes, and nothing is lost or doubled — also when its buffer is flushed by hand a second time.
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { type ServerType, serve } from '@hono/node-server';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/http/app.ts';
+import { silentLogger } from '../../src/observability/logger.ts';
+import { createMetrics } from '../../src/observability/metrics.ts';
+import { InProcessQueue } from '../../src/queue/in-process-queue.ts';
+import { attemptQueue } from '../../src/queue/runner-queues.ts';
+import { createRunnerHub } from '../../src/remote-runner/hub.ts';
+import { isAlive, killGroup, run, spawnDetached } from '../../src/runner/exec.ts';
+import type { AttemptLedger } from '../../src/runner/types.ts';
+import type { RunnerRegistry } from '../../src/store/runner-tokens.ts';
+import { openSqliteRunnerRegistry } from '../../src/store/runner-tokens-sqlite.ts';
+import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
+import { openSqliteStore } from '../../src/store/sqlite-store.ts';
+import { createOrigin, originSha, tempDir, testEnv } from '../support/git.ts';
+import { attemptJob, fakeEntry, sleep } from './runner-harness.ts';
+
+const repo = { owner: 'acme', name: 'app' };
+const queueName = attemptQueue('blitz', repo);
+
+interface Bot {
+  queue: InProcessQueue;
+  registry: RunnerRegistry;
+  ledger: AttemptLedger;
+  port: number;
+  url: string;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+const startBot = async (): Promise<Bot> => {
+  const dir = tempDir('blitz-bot-');
+  const queue = new InProcessQueue();
+  const registry = openSqliteRunnerRegistry(join(dir, 'blitz.db'));
+  const ledger = openSqliteRunStore(join(dir, 'blitz.db')).ledger;
+  const app = createApp({
+    store: openSqliteStore(join(dir, 'blitz.db')),
+    metrics: createMetrics(),
+    logger: silentLogger(),
+    version: 't',
+    receive: async () => {
+      throw new Error('no webhook expected');
+    },
+    runnerHub: createRunnerHub({ queue, registry, ledger, logger: silentLogger() }),
+  });
+  let server: ServerType | undefined;
+  let port = 0;
+  const bot: Bot = {
+    queue,
+    registry,
+    ledger,
+    port,
+    url: '',
+    async start() {
+      server = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' });
+      await new Promise<void>((r) => server!.once('listening', () => r()));
+      port = (server.address() as AddressInfo).port;
+      bot.port = port;
+      bot.url = `http://127.0.0.1:${port}`;
+    },
+    async stop() {
+      const s = server;
+      server = undefined;
+      if (!s) return;
+      await new Promise<void>((r) => {
+        s.close(() => r());
+        (s as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+    },
+  };
+  await bot.start();
+  return bot;
+};
+
+const started: { pid: number }[] = [];
+afterEach(() => {
+  for (const p of started.splice(0)) if (isAlive(p.pid)) killGroup(p.pid, 'SIGKILL');
+});
+
+const startAgent = (bot: Bot, token: string, workspace: string) => {
+  const config = join(workspace, '..', 'blitz.config.yml');
+  writeFileSync(config, 'runner:\n  retries: 0\n  maxSessions: 1\n');
+  const logFile = join(workspace, '..', `agent-${started.length}.log`);
+  const child = spawnDetached(
+    [
+      process.execPath,
+      '--import',
+      'tsx',
+      resolve('src/main.ts'),
+      'runner',
+      '--server',
+      bot.url,
+      '--token',
+      token,
+      '--repos',
+      'acme/app',
+      '--roles',
+      'blitz',
+      '--tools',
+      'custom',
+      '--workspace',
+      workspace,
+      '--poll-ms',
+      '200',
+      '--config',
+      config,
+    ],
+    { cwd: resolve('.'), env: { ...testEnv(), LOG_LEVEL: 'info' }, logFile },
+  );
+  started.push(child);
+  return { ...child, logFile, buffer: join(workspace, '.runner', 'buffer.jsonl') };
+};
+
+const waitFor = async <T>(what: string, fn: () => Promise<T | undefined> | T | undefined, ms = 40_000) => {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const v = await fn();
+    if (v !== undefined && v !== false) return v;
+    await sleep(150);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+};
+
+const enqueue = async (bot: Bot, origin: string, agentEnv: Record<string, string>, leaseSeconds: number) =>
+  (await bot.queue.enqueue(queueName, attemptJob(origin, fakeEntry(agentEnv)), {
+    leaseSeconds,
+    retryDelaySeconds: 0,
+    retryLimit: 2,
+  }))!;
+
+describe('blitz-bot runner agents', () => {
+  it('a job is claimed by one of two runners, its attempt reported once, the job completed once', async () => {
+    const bot = await startBot();
+    const origin = await createOrigin();
+    const a = await bot.registry.createToken('host-a');
+    const b = await bot.registry.createToken('host-b');
+    startAgent(bot, a.token, join(tempDir('blitz-ra-'), 'ws'));
+    startAgent(bot, b.token, join(tempDir('blitz-rb-'), 'ws'));
+    const id = await enqueue(bot, origin.url, { FAKE_AGENT_MODE: 'push' }, 30);
+    const job = await waitFor('the job to complete', async () => {
+      const j = await bot.queue.get({ queue: queueName, id });
+      return j?.state === 'completed' ? j : undefined;
+    });
+    const attempts = await bot.ledger.listByRun('run-1');
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]).toMatchObject({ outcome: 'solved', issue: { number: 7 } });
+    expect(job.holder).toMatch(/^host-[ab]$/);
+    expect(job.output).toMatchObject({ kind: 'attempt', attemptIds: [attempts[0]!.id], outcome: 'solved' });
+    expect(await originSha(origin.url, attempts[0]!.branch)).not.toBeNull();
+    const receipts = await bot.registry.listReceiptsByJob(queueName, id);
+    expect(receipts.map((r) => r.runnerName)).toEqual([job.holder]);
+    await bot.stop();
+  }, 60_000);
+
+  it('a runner killed mid-job loses its lease and the other runner retries the job', async () => {
+    const bot = await startBot();
+    const origin = await createOrigin();
+    const a = await bot.registry.createToken('host-a');
+    const b = await bot.registry.createToken('host-b');
+    const agentA = startAgent(bot, a.token, join(tempDir('blitz-ra-'), 'ws'));
+    const id = await enqueue(
+      bot,
+      origin.url,
+      { FAKE_AGENT_MODE: 'slow-push', FAKE_AGENT_DELAY_MS: '3000' },
+      2,
+    );
+    const first = await waitFor('host-a to report its worker', async () =>
+      (await bot.ledger.listByRun('run-1')).find((r) => r.pid !== undefined),
+    );
+    // The host dies: the agent and the worker it started.
+    process.kill(agentA.pid, 'SIGKILL');
+    killGroup(first.pid!, 'SIGKILL');
+    startAgent(bot, b.token, join(tempDir('blitz-rb-'), 'ws'));
+    const job = await waitFor('the job to complete on host-b', async () => {
+      const j = await bot.queue.get({ queue: queueName, id });
+      return j?.state === 'completed' ? j : undefined;
+    });
+    expect(job).toMatchObject({ holder: 'host-b', retryCount: 1 });
+    const attempts = await bot.ledger.listByRun('run-1');
+    expect(attempts.map((r) => r.outcome).sort()).toEqual(['environment_failure', 'solved']);
+    expect(attempts.find((r) => r.id === first.id)).toMatchObject({ outcome: 'environment_failure' });
+    const solved = attempts.find((r) => r.outcome === 'solved')!;
+    expect(await originSha(origin.url, solved.branch)).not.toBeNull();
+    await bot.stop();
+  }, 60_000);
+
+  it('the bot away for a while: the runner buffers, flushes when it is back, and a second flush changes nothing', async () => {
+    const bot = await startBot();
+    const origin = await createOrigin();
+    const a = await bot.registry.createToken('host-a');
+    const agent = startAgent(bot, a.token, join(tempDir('blitz-ra-'), 'ws'));
+    const id = await enqueue(
+      bot,
+      origin.url,
+      { FAKE_AGENT_MODE: 'slow-push', FAKE_AGENT_DELAY_MS: '2500' },
+      60,
+    );
+    const first = await waitFor('the worker to start', async () =>
+      (await bot.ledger.listByRun('run-1')).find((r) => r.pid !== undefined),
+    );
+    await bot.stop();
+    // While the bot is away the worker finishes and the runner buffers its reports and the result.
+    const buffered = await waitFor('the completion in the buffer', () =>
+      existsSync(agent.buffer) && readFileSync(agent.buffer, 'utf8').includes('"complete"')
+        ? readFileSync(agent.buffer, 'utf8')
+        : undefined,
+    );
+    expect(buffered).toContain('"solved"');
+    const copy = join(tempDir('blitz-copy-'), 'buffer.jsonl');
+    copyFileSync(agent.buffer, copy);
+    expect((await bot.ledger.get(first.id))?.outcome).toBeUndefined();
+
+    await bot.start();
+    const job = await waitFor('the job to complete after the flush', async () => {
+      const j = await bot.queue.get({ queue: queueName, id });
+      return j?.state === 'completed' ? j : undefined;
+    });
+    expect(job.holder).toBe('host-a');
+    await waitFor('the buffer to drain', () => !existsSync(agent.buffer));
+    const after = await bot.ledger.listByRun('run-1');
+    expect(after).toHaveLength(1);
+    expect(after[0]).toMatchObject({ id: first.id, outcome: 'solved' });
+    const local = JSON.parse(readFileSync(join(agent.buffer, '..', 'attempts.json'), 'utf8')) as {
+      attempts: unknown[];
+    };
+    expect(after[0]).toEqual(local.attempts[0]);
+
+    // A wrong token: the bot refuses, the buffer stays as it was.
+    const wrong = await run(
+      [
+        process.execPath,
+        '--import',
+        'tsx',
+        'src/main.ts',
+        'runner',
+        'flush',
+        copy,
+        '--server',
+        bot.url,
+        '--token',
+        'brt_0000000000000000_x',
+      ],
+      { cwd: resolve('.'), env: { ...testEnv(), LOG_LEVEL: 'silent' }, timeoutMs: 30_000 },
+    );
+    expect(wrong.exitCode).toBe(1);
+    expect(readFileSync(copy, 'utf8')).toBe(buffered);
+    // By hand, a second time, with the right token: delivered again, nothing changes.
+    const flushed = await run(
+      [
+        process.execPath,
+        '--import',
+        'tsx',
+        'src/main.ts',
+        'runner',
+        'flush',
+        copy,
+        '--server',
+        bot.url,
+        '--token',
+        a.token,
+      ],
+      { cwd: resolve('.'), env: { ...testEnv(), LOG_LEVEL: 'silent' }, timeoutMs: 30_000 },
+    );
+    expect(flushed.exitCode).toBe(0);
+    expect(JSON.parse(flushed.stdout)).toMatchObject({ remaining: 0 });
+    expect(await bot.ledger.listByRun('run-1')).toEqual(after);
+    expect(await bot.queue.get({ queue: queueName, id })).toEqual(job);
+    await bot.stop();
+  }, 90_000);
+});
