@@ -8,6 +8,8 @@ export interface PgOptions {
   schema?: string;
   /** Connections in the pool (default 10). */
   max?: number;
+  /** How long to wait for a free connection before failing (default 10 s; 0 waits as long as it takes). */
+  connectionTimeoutMs?: number;
 }
 
 const INT8_OID = 20;
@@ -37,7 +39,7 @@ export const createPgPool = (url: string, opts: PgOptions = {}): pg.Pool => {
   const pool = new pg.Pool({
     connectionString: url,
     max: opts.max ?? 10,
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: opts.connectionTimeoutMs ?? 10_000,
     types,
     ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
   });

@@ -39,8 +39,9 @@ export const openPostgresRunStore = async (
 ): Promise<PostgresRunStore> => {
   const now = (): string => (opts.now?.() ?? new Date()).toISOString();
   const pool = createPgPool(url, opts);
-  // Lock holders wait on their own connections, so waiting never starves the queries of the holder.
-  const lockPool = createPgPool(url, { ...opts, max: opts.max ?? 10 });
+  // Lock holders wait on their own connections, so waiting never starves the queries of the holder;
+  // with more runs reconciling at once than connections, the next one waits its turn, not an error.
+  const lockPool = createPgPool(url, { ...opts, max: opts.max ?? 10, connectionTimeoutMs: 0 });
   try {
     await checkConnection(pool, url);
     await migratePostgres(pool, opts.migrations ?? readMigrations());

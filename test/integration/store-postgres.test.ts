@@ -181,6 +181,22 @@ describe.skipIf(!available)('Postgres store', () => {
     });
   });
 
+  describe('run lock on Postgres', () => {
+    it('more runs locked at once than connections: every holder still gets to query, none fails', async () => {
+      const runs = await openPostgresRunStore(pgTestUrl(), { schema: await schemas.create(), max: 2 });
+      try {
+        await runs.createRun(newRun('r0'));
+        const ids = ['r0', 'r1', 'r2', 'r3', 'r4', 'r5'];
+        const seen = await Promise.all(
+          ids.map((id) => runs.withRunLock(id, async () => (await runs.getRun('r0'))?.id)),
+        );
+        expect(seen).toEqual(ids.map(() => 'r0'));
+      } finally {
+        await runs.close();
+      }
+    });
+  });
+
   describe('DATABASE_URL on Postgres', () => {
     it('opens the Store and the RunStore on one schema, where each sees the other’s rows', async () => {
       const url = schemas.urlFor(await schemas.create());
