@@ -21,6 +21,7 @@ import { loadRepoPolicy } from './intake/repo-policy.ts';
 import { createLogger, type Logger } from './observability/logger.ts';
 import { createMetrics } from './observability/metrics.ts';
 import { runRunnerCli } from './remote-runner/cli.ts';
+import { runStatsCli } from './status/stats-command.ts';
 import { openStore } from './store/open-store.ts';
 
 const packageVersion = (): string =>
@@ -139,12 +140,17 @@ export const serve = async (): Promise<() => Promise<void>> => {
     })());
 };
 
-const usage = 'usage: blitz-bot [serve] | runner … | runner flush FILE … | runner-token create|revoke|list';
+const usage =
+  'usage: blitz-bot [serve] | runner … | runner flush FILE … | runner-token create|revoke|list | stats [--run ID] [--json]';
 
 const main = async (): Promise<void> => {
   const command = process.argv[2] ?? 'serve';
   if (command === 'runner' || command === 'runner-token') {
     process.exitCode = await runRunnerCli(command, process.argv.slice(3));
+    return;
+  }
+  if (command === 'stats') {
+    process.exitCode = await runStatsCli(process.argv.slice(3));
     return;
   }
   if (command !== 'serve') {
