@@ -1,6 +1,7 @@
 // createOrchestrator: the blitz run loop over the ports. Intents (stored by intake) start runs;
 // forge events, runner events and cron ticks only say "look at run X again"; reconcileRun does the
 // rest. Two reconciles of one run never overlap (a per-run serialiser in this process).
+import { commandSchema } from '../commands/schema.ts';
 import { type Forge, hasPermission } from '../forges/types.ts';
 import type { ForgeEvent } from '../intake/events.ts';
 import type { RunnerEvent } from '../runner/types.ts';
@@ -14,6 +15,9 @@ import { createDashboardCoalescer } from './dashboard-coalescer.ts';
 import type { DashboardInput } from './dashboard-types.ts';
 import { createKeyedRunner } from './keyed-mutex.ts';
 import type { PerformDeps } from './perform.ts';
+import { initialPlanDashboard } from './plan-blitz/plan-dashboard.ts';
+import { reconcilePlanRun } from './plan-blitz/reconcile-plan-run.ts';
+import { createPlanIntentHandler } from './plan-blitz/start-plan-run.ts';
 import { reconcileRun } from './reconcile.ts';
 import { createEffects } from './run-effects.ts';
 import { createIntentHandler, type IntentOutcome } from './start-run.ts';
@@ -77,7 +81,12 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
 
   const reconcile = (runId: string): Promise<void> => {
     if (closed) return Promise.resolve();
-    return serial.request(runId, () => reconcileRun(performDeps, hooks, runId));
+    return serial.request(runId, async () => {
+      // Plan runs have their own loop (plan-blitz); every other kind goes through reconcileRun.
+      const run = await deps.store.getRun(runId);
+      if (run?.kind === 'plan') return reconcilePlanRun(performDeps, planHooks, runId);
+      return reconcileRun(performDeps, hooks, runId);
+    });
   };
   const reconcileSoon = (runId: string): void => void reconcile(runId);
 
@@ -118,7 +127,21 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     },
   };
 
-  const handleIntentOnce = createIntentHandler(deps, {
+  const planHooks = {
+    trusted: hooks.trusted,
+    probe: hooks.probe,
+    dashboardBody: (runId: string, body: string) => coalescer.update(runId, body),
+  };
+  const handlePlanIntent = createPlanIntentHandler(deps, {
+    reconcileSoon,
+    async postDashboard(run: RunRecord, forge: Forge) {
+      if (run.triggerIssue === undefined) return undefined;
+      const ref = { repo: repoRefOf(run.repo), number: run.triggerIssue };
+      return (await forge.upsertStickyComment(ref, markerText(run.id), initialPlanDashboard(run))).id;
+    },
+  });
+
+  const handleBlitzIntent = createIntentHandler(deps, {
     reconcileSoon,
     async postDashboard(run: RunRecord, forge: Forge) {
       if (run.triggerIssue === undefined) return undefined;
@@ -147,6 +170,14 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       return open.length;
     },
   });
+
+  const handleIntentOnce = async (intent: Intent): Promise<IntentOutcome> => {
+    const outcome = await handleBlitzIntent(intent);
+    if (outcome !== 'not_mine') return outcome;
+    const cmd = commandSchema.safeParse(intent.command);
+    if (cmd.success && cmd.data.name === 'plan-blitz') return handlePlanIntent(intent, cmd.data);
+    return outcome;
+  };
 
   let intentsBusy: Promise<void> = Promise.resolve();
   const drainIntents = (): Promise<void> => {

@@ -1,0 +1,57 @@
+// What one pass of a plan-blitz run works from, and the small store writes every step shares.
+import { type RosterEntry, rosterEntrySchema } from '../../config/blitz-config.ts';
+import type { RepoConfig } from '../../config/repo-config.ts';
+import type { Forge, RepoRef } from '../../forges/types.ts';
+import { defaultEntries } from '../../plan/routing.ts';
+import type { IssueKey, PlanIssue } from '../../plan/types.ts';
+import type { AttemptRecord } from '../../runner/types.ts';
+import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
+import type { OrchestratorDeps } from '../context.ts';
+import { currentAttempts } from '../run-progress.ts';
+import { type PlanProgress, type PlanWave, planProgressOf } from './plan-state.ts';
+
+export interface PlanCtx {
+  deps: OrchestratorDeps;
+  run: RunRecord;
+  forge: Forge;
+  repo: RepoRef;
+  repoConfig: RepoConfig;
+  defaultBranch: string;
+  cloneUrl: string;
+  /** Open issues of the milestone, by key. */
+  issues: Map<IssueKey, PlanIssue>;
+  rows: Map<IssueKey, RunIssueRecord>;
+  attempts: AttemptRecord[];
+  plan: PlanProgress;
+  /** Worker slots still free in this pass. */
+  slots: { free: number };
+}
+
+export const attemptsOfIssue = (pc: PlanCtx, key: IssueKey): AttemptRecord[] =>
+  pc.attempts.filter((a) => `${a.issue.repo.owner}/${a.issue.repo.name}#${a.issue.number}` === key);
+
+/** Attempts of the issue's current phase: those recorded after the phase began. */
+export const phaseAttempts = (pc: PlanCtx, key: IssueKey): AttemptRecord[] =>
+  currentAttempts(attemptsOfIssue(pc, key), pc.rows.get(key));
+
+/** Writes the plan progress into the run at once, so a landing survives a crash of the next step. */
+export const savePlan = async (pc: PlanCtx): Promise<void> => {
+  const fresh = (await pc.deps.store.getRun(pc.run.id)) ?? pc.run;
+  pc.run = await pc.deps.store.updateRun(pc.run.id, {
+    progress: { ...fresh.progress, planBlitz: pc.plan },
+  });
+};
+
+export const reloadPlan = (run: RunRecord): PlanProgress => planProgressOf(run.progress);
+
+export const entryByName = (deps: OrchestratorDeps, pick: { name: string }): RosterEntry =>
+  deps.config.roster.find((e) => e.name === pick.name) ??
+  rosterEntrySchema.parse(
+    Object.values(defaultEntries).find((e) => e.name === pick.name) ?? { ...pick, roles: ['plan'] },
+  );
+
+export const waveOf = (pc: PlanCtx): PlanWave => {
+  const w = pc.plan.waves.at(-1);
+  if (!w) throw new Error('no wave in flight');
+  return w;
+};
