@@ -2,7 +2,10 @@
 // `custom` entry, in the worktree the runner made. It really edits, commits and pushes (or stalls,
 // crashes, fails, pushes nothing, fails like an outage), chosen by environment:
 //   FAKE_AGENT_MODE         push | slow-push | stall | crash | fail | nothing | outage | commit-then-stall
-//                           | conflict | uncertain | markers | commit   (default push)
+//                           | conflict | uncertain | markers | commit | plan   (default push)
+//                           plan: a planner task (prompt with `PLANNING TASK`) gets PLAN.md committed and
+//                           pushed (first line `SIZE: X` when the prompt asks for a size, X from a
+//                           `fake-size: X` line in the issue, default M); any other task is `push`
 //   FAKE_AGENT_RESUME_MODE  the mode when started with --resume (default push)
 //   FAKE_AGENT_FILE         file to write (default fake-<issue>.txt); FAKE_AGENT_CONTENT its content
 //   FAKE_AGENT_FORMAT       text | claude (claude-style stream JSON with usage and a result event)
@@ -96,7 +99,25 @@ say(
 const file = env.FAKE_AGENT_FILE ?? `fake-${issue}.txt`;
 const content = env.FAKE_AGENT_CONTENT ?? `done by fake agent for #${issue}\n`;
 
-switch (mode) {
+const planning = mode === 'plan' && promptFile && readFileSync(promptFile, 'utf8').includes('PLANNING TASK');
+
+switch (planning ? 'plan' : mode === 'plan' ? 'push' : mode) {
+  case 'plan': {
+    const prompt = readFileSync(promptFile, 'utf8');
+    const size = /fake-size:\s*(XS|S|M|L)\b/.exec(prompt)?.[1] ?? 'M';
+    const lines = [
+      ...(prompt.includes('has no size yet') ? [`SIZE: ${size}`, ''] : []),
+      `# Plan for #${issue}`,
+      '',
+      '1. Change the module the issue names.',
+      '2. Test it.',
+      ...(prompt.includes('Apply these findings') ? ['', 'Review findings applied.'] : []),
+    ];
+    commit('PLAN.md', `${lines.join('\n')}\n`);
+    push();
+    finish(report('done — plan pushed'));
+    break;
+  }
   case 'push':
   case 'uncertain': {
     commit(file, content);

@@ -3,6 +3,8 @@
 // It reads the prompt on stdin (and, when given, from prompt_file, which must match), optionally
 // records what it was given, then answers like a model would, or misbehaves:
 //   --verdict WORD     first line `VERDICT: WORD` (default minor); `none` prints no verdict line
+//   --verdict-from-prompt  the verdict is WORD from a `fake-review: WORD` line in the prompt, when
+//                      there is one (plan reviews: the issue text picks each verdict)
 //   --findings TEXT    the lines after the verdict (default one medium finding)
 //   --format claude    answer as claude stream JSON instead of plain text
 //   --sleep-ms N       wait N ms first (to outlive a timeout)
@@ -17,6 +19,7 @@ const positional = [];
 for (let i = 0; i < args.length; i++) {
   const a = args[i];
   if (a === '--empty') opts.empty = true;
+  else if (a === '--verdict-from-prompt') opts['verdict-from-prompt'] = true;
   else if (a.startsWith('--')) opts[a.slice(2)] = args[++i];
   else positional.push(a);
 }
@@ -47,7 +50,8 @@ if (opts.exit) {
 }
 if (opts.empty) process.exit(0);
 
-const verdict = opts.verdict ?? 'minor';
+const fromPrompt = opts['verdict-from-prompt'] ? /fake-review:\s*([A-Za-z]+)/.exec(prompt)?.[1] : undefined;
+const verdict = fromPrompt ?? opts.verdict ?? 'minor';
 const findings = opts.findings ?? '- [medium] src/a.ts:1 — fake finding';
 const answer = `${verdict === 'none' ? '' : `VERDICT: ${verdict}\n`}${findings}`;
 if (opts.format === 'claude') {
