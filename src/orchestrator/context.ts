@@ -36,6 +36,8 @@ export type ReviewLeg = (input: {
   pr: number;
   issue: PlanIssue;
   reviewer: ReviewPick;
+  /** Roster entry of the attempt that wrote the change. */
+  author?: string;
   runId: string;
 }) => Promise<{ posted: boolean; summary?: string }>;
 

@@ -86,7 +86,11 @@ export const dashboardView = (input: {
   const readinessUnmet: string[] = [];
   if (!input.reviewAvailable)
     readinessUnmet.push(
-      'review legs: not available (no review module yet); PRs are merged without a review comment',
+      'review legs: not available (no review module wired); PRs are merged without a review comment',
+    );
+  else if (pr.reviewUnavailable)
+    readinessUnmet.push(
+      'review legs: at least one PR got no review (every reviewer failed); it was merged without one',
     );
   readinessUnmet.push('integration review: not available');
   if (pr.build?.status === 'failed') readinessUnmet.push(`build failed on ${run.integrationBranch}`);

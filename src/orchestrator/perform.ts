@@ -132,7 +132,11 @@ const review = async (deps: OrchestratorDeps, ctx: RunCtx, a: Extract<Action, { 
   const repo = `${ref.repo.owner}/${ref.repo.name}`;
   const issue = ctx.issues.get(a.issue);
   if (deps.review && issue) {
+    const author = attemptsOf(ctx, a.issue)
+      .filter((x) => x.outcome === 'solved')
+      .at(-1)?.rosterEntry;
     const r = await deps.review({
+      ...(author ? { author } : {}),
       forge: ctx.forge,
       repo: ctx.repo,
       pr: a.pr,

@@ -4,6 +4,7 @@
 // and #8 blocked by an issue that does not exist.
 import { afterEach, describe, expect, it } from 'vitest';
 import { dashboardMarker } from '../../src/orchestrator/dashboard.ts';
+import { reviewMarkerTag } from '../../src/review/index.ts';
 import type { RunnerEvent } from '../../src/runner/types.ts';
 import { type BlitzHarness, startBlitzHarness } from '../support/blitz-harness.ts';
 import type { SeedIssue } from '../support/world.ts';
@@ -115,6 +116,7 @@ describe.each(['github', 'gitea'] as const)('blitz end to end on %s', (forge) =>
       forge,
       issues: milestone,
       deliverTwice: true,
+      review: true,
       onRunnerEvent: watch.onRunnerEvent,
     });
     watch.attach(h);
@@ -123,6 +125,14 @@ describe.each(['github', 'gitea'] as const)('blitz end to end on %s', (forge) =>
     expect(watch.violations).toEqual([]);
     expect([...watch.spawned].sort()).toEqual(seesUnknownBlocker[forge] ? workable : [...workable, 8]);
     await expectMilestoneFinished(h);
+    // Each issue PR got one advisory review comment from the review leg, and the dashboard does not say it was skipped.
+    const prs = [...h.repo.issues.values()].filter((i) => i.pull?.base === 'blitz/m1');
+    for (const pr of prs)
+      expect(
+        h.world.commentsOn(h.repo, pr.number).filter((c) => c.body.includes(reviewMarkerTag)),
+      ).toHaveLength(1);
+    const dashboard = h.world.commentsOn(h.repo, h.trigger).find((c) => c.body.includes('blitz-dashboard'))!;
+    expect(dashboard.body).not.toContain('review legs');
   }, 240_000);
 
   it('a bot killed mid-run (workers left running) and started again over the same files finishes the same way', async () => {

@@ -18,6 +18,7 @@ import { createReceiver } from '../../src/intake/receive.ts';
 import { createLogger, type Logger, silentLogger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { createOrchestrator, type Orchestrator } from '../../src/orchestrator/orchestrator.ts';
+import { createReviewLeg } from '../../src/orchestrator/review-leg.ts';
 import { Runner } from '../../src/runner/runner.ts';
 import type { RunnerEvent } from '../../src/runner/types.ts';
 import { openSqliteRunStore, type SqliteRunStore } from '../../src/store/sqlite-run-store.ts';
@@ -31,6 +32,8 @@ import { tempDir, testEnv } from './git.ts';
 import { fixture, githubExample, signedGiteaRequest, signedGithubRequest } from './signing.ts';
 import { type SeedIssue, World, type WorldRepo } from './world.ts';
 import { createRealGitRepo, type RealGitRepo } from './world-git.ts';
+
+const fakeReviewer = join(import.meta.dirname, 'fake-agents', 'fake-reviewer.mjs');
 
 export const GITHUB_SECRET = 'blitz-github-secret';
 export const GITEA_SECRET = 'blitz-gitea-secret';
@@ -50,6 +53,8 @@ export interface BlitzHarnessOptions {
   /** Dashboard coalescing interval; 0 publishes every change. */
   dashboardIntervalMs?: number;
   onRunnerEvent?: (e: RunnerEvent) => void;
+  /** Review legs by the fake reviewer CLI (a roster entry with the review role). */
+  review?: boolean;
 }
 
 interface Bot {
@@ -87,7 +92,7 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
 
   const fakeGithub = kind === 'github' ? await startFakeGithub(world) : undefined;
   const fakeGitea = kind === 'gitea' ? await startFakeGitea(world) : undefined;
-  const logger = opts.logger ?? silentLogger();
+  const logger = opts.logger ?? (process.env.BLITZ_DEBUG ? createLogger({ level: 'warn' }) : silentLogger());
   const forge: Forge =
     kind === 'github'
       ? createGithubForge({
@@ -116,6 +121,18 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
         roles: ['blitz', 'fleet'],
         tiers: ['execution', 'design', 'subtle'],
       },
+      ...(opts.review
+        ? [
+            {
+              name: 'fake-reviewer',
+              tool: 'custom',
+              command: [process.execPath, fakeReviewer, '--verdict', 'clean', '{prompt_file}'],
+              resume: [process.execPath, fakeReviewer, '{prompt_file}'],
+              roles: ['review'],
+              tiers: ['execution'],
+            },
+          ]
+        : []),
     ],
     modelNotesPath: join(dir, 'models.md'),
   });
@@ -149,6 +166,7 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
       cloneUrl: async () => origin.bareDir,
       machine: () => ({ limit: config.runner.maxSessions, contended: false }),
       dashboard: { intervalMs: opts.dashboardIntervalMs ?? 0 },
+      ...(opts.review ? { review: createReviewLeg({ config, baseEnv: testEnv(), logger }) } : {}),
     });
     orchRef = orch;
     const metrics = createMetrics();
