@@ -1,6 +1,20 @@
 // Prometheus metrics, one registry per app instance (no global default registry, so tests and several
 // apps in one process never share counters). Served as text at GET /metrics.
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+/** What the stores say about runs and attempts, read on each scrape (see setRunFigures). */
+export interface RunFigures {
+  runsByState: Record<string, number>;
+  /** Attempts by outcome class (`running` while open) and tool. */
+  attempts: { outcome: string; tool: string; count: number }[];
+  /** Worker wall-clock seconds by tool (open attempts count up to now). */
+  workerSeconds: { tool: string; seconds: number }[];
+  /** Tokens by tool and kind (input, output, cache). */
+  tokens: { tool: string; kind: 'input' | 'output' | 'cache'; count: number }[];
+}
+
+/** Scrapes within this window share one read of the stores. */
+const figuresCacheMs = 1_000;
 
 export interface Metrics {
   registry: Registry;
@@ -10,13 +24,93 @@ export interface Metrics {
   commands: Counter<'name' | 'outcome'>;
   /** HTTP request durations by method, route and status. */
   requestDuration: Histogram<'method' | 'route' | 'status'>;
+  /** Forge API requests by forge and outcome (`ok`, `4xx`, `5xx`, `network`); the forge clients count them. */
+  forgeRequests: Counter<'forge' | 'outcome'>;
+  /** Rate-limit requests remaining as the forge last reported it; the forge clients set it. */
+  forgeRateLimitRemaining: Gauge<'forge'>;
+  runsByState: Gauge<'state'>;
+  attempts: Gauge<'outcome' | 'tool'>;
+  workerSeconds: Gauge<'tool'>;
+  tokens: Gauge<'tool' | 'kind'>;
+  /** Where the run and attempt gauges read from on scrape; unset, they stay empty. */
+  setRunFigures(source: () => Promise<RunFigures>): void;
 }
 
 export const createMetrics = (opts: { defaultMetrics?: boolean } = {}): Metrics => {
   const registry = new Registry();
   if (opts.defaultMetrics) collectDefaultMetrics({ register: registry });
+  let source: (() => Promise<RunFigures>) | undefined;
+  let cached: { at: number; figures: Promise<RunFigures | undefined> } | undefined;
+  // Each gauge collects separately; one read of the stores serves them all within one scrape.
+  const figures = (): Promise<RunFigures | undefined> => {
+    const now = Date.now();
+    if (!cached || now - cached.at > figuresCacheMs) {
+      cached = { at: now, figures: source ? source().catch(() => undefined) : Promise.resolve(undefined) };
+    }
+    return cached.figures;
+  };
   return {
     registry,
+    setRunFigures(next) {
+      source = next;
+      cached = undefined;
+    },
+    forgeRequests: new Counter({
+      name: 'blitz_forge_requests_total',
+      help: 'Forge API requests by forge and outcome',
+      labelNames: ['forge', 'outcome'],
+      registers: [registry],
+    }),
+    forgeRateLimitRemaining: new Gauge({
+      name: 'blitz_forge_rate_limit_remaining',
+      help: 'Forge API requests remaining in the current rate-limit window, as last reported',
+      labelNames: ['forge'],
+      registers: [registry],
+    }),
+    runsByState: new Gauge({
+      name: 'blitz_runs',
+      help: 'Runs by state',
+      labelNames: ['state'],
+      registers: [registry],
+      async collect() {
+        const f = await figures();
+        this.reset();
+        for (const [state, n] of Object.entries(f?.runsByState ?? {})) this.set({ state }, n);
+      },
+    }),
+    attempts: new Gauge({
+      name: 'blitz_attempts',
+      help: 'Worker attempts by outcome class and tool',
+      labelNames: ['outcome', 'tool'],
+      registers: [registry],
+      async collect() {
+        const f = await figures();
+        this.reset();
+        for (const a of f?.attempts ?? []) this.set({ outcome: a.outcome, tool: a.tool }, a.count);
+      },
+    }),
+    workerSeconds: new Gauge({
+      name: 'blitz_worker_seconds',
+      help: 'Worker wall-clock seconds by tool',
+      labelNames: ['tool'],
+      registers: [registry],
+      async collect() {
+        const f = await figures();
+        this.reset();
+        for (const w of f?.workerSeconds ?? []) this.set({ tool: w.tool }, w.seconds);
+      },
+    }),
+    tokens: new Gauge({
+      name: 'blitz_tokens',
+      help: 'Tokens reported by worker tools, by tool and kind',
+      labelNames: ['tool', 'kind'],
+      registers: [registry],
+      async collect() {
+        const f = await figures();
+        this.reset();
+        for (const t of f?.tokens ?? []) this.set({ tool: t.tool, kind: t.kind }, t.count);
+      },
+    }),
     deliveries: new Counter({
       name: 'blitz_webhook_deliveries_total',
       help: 'Webhook deliveries by forge, event and outcome',
