@@ -105,12 +105,16 @@ export class PgBossQueue implements JobQueue {
   /** Creates the queue if missing (a send to an unknown queue would silently insert nothing). */
   async ensureQueue(queue: string): Promise<void> {
     if (this.known.has(queue)) return;
-    if (!(await this.boss.getQueue(queue))) {
+    // Replicas creating the same queue at once can deadlock in pg-boss's DDL: Postgres aborts one,
+    // which looks again once the other has committed.
+    for (let attempt = 1; ; attempt++) {
+      if (await this.boss.getQueue(queue)) break;
       try {
         await this.boss.createQueue(queue);
+        break;
       } catch (err) {
-        // Another replica created it between our look and our create.
-        if (!(await this.boss.getQueue(queue))) throw err;
+        if (attempt >= 5) throw err;
+        await new Promise((r) => setTimeout(r, 50 * attempt + Math.random() * 100));
       }
     }
     this.known.add(queue);

@@ -4,6 +4,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/observability/logger.ts';
+import { cronSlot, enqueueCronTick } from '../../src/queue/dispatch.ts';
 import { InProcessQueue } from '../../src/queue/in-process-queue.ts';
 import { PgBossQueue } from '../../src/queue/pg-boss-queue.ts';
 import type { JobQueue } from '../../src/queue/types.ts';
@@ -192,6 +193,26 @@ describe.runIf(pgUp)('pg-boss enqueue in the caller transaction', () => {
       expect(await queue.claim([q], 'a')).toBeNull();
     } finally {
       await client.end();
+    }
+  });
+});
+
+describe.runIf(pgUp)('cron ticks across two bot replicas on one PostgreSQL', () => {
+  it('enqueue one job per slot, whichever replica ticks first', async () => {
+    const other = await PgBossQueue.open({ connectionString: PG_URL, schema, logger: silentLogger() });
+    try {
+      const at = new Date();
+      const [a, b] = await Promise.all([
+        enqueueCronTick(pgQueue!, 'reconcile', at, 300),
+        enqueueCronTick(other, 'reconcile', at, 300),
+      ]);
+      expect([a, b].filter((x) => x !== null)).toHaveLength(1);
+      expect(await other.claim(['cron/reconcile'], 'replica-b')).toMatchObject({
+        payload: { slot: cronSlot(at, 300) },
+      });
+      expect(await pgQueue!.claim(['cron/reconcile'], 'replica-a')).toBeNull();
+    } finally {
+      await other.close();
     }
   });
 });
