@@ -1,0 +1,37 @@
+// The orchestrator's heartbeat: a node-cron tick (default every 60 s) that takes queued intents and
+// reconciles every live run. This is how Gitea dependency changes are seen (Gitea sends no webhook
+// for them) and how a missed webhook heals. A slow tick never overlaps the next one.
+import cron from 'node-cron';
+import type { Logger } from '../observability/logger.ts';
+
+export interface Tickable {
+  tick(): Promise<void>;
+}
+
+/** Every `seconds` (1–59: a six-field expression; 60 or more: whole minutes). */
+export const cronExpression = (seconds: number): string => {
+  if (!Number.isInteger(seconds) || seconds < 1)
+    throw new Error(`tick interval must be a whole number of seconds, got ${seconds}`);
+  if (seconds < 60) return `*/${seconds} * * * * *`;
+  const minutes = Math.max(1, Math.round(seconds / 60));
+  return minutes === 1 ? '* * * * *' : `*/${minutes} * * * *`;
+};
+
+export const startBlitzCron = (
+  target: Tickable,
+  opts: { everySeconds?: number; logger: Logger },
+): { stop: () => void } => {
+  let busy = false;
+  const task = cron.schedule(cronExpression(opts.everySeconds ?? 60), async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      await target.tick();
+    } catch (err) {
+      opts.logger.error({ err }, 'orchestrator tick failed');
+    } finally {
+      busy = false;
+    }
+  });
+  return { stop: () => void task.stop() };
+};

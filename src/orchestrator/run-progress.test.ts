@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import type { AttemptRecord } from '../runner/types.ts';
+import type { RunIssueRecord } from '../store/run-store.ts';
+import { deriveProgress } from './run-progress.ts';
+
+const repo = { owner: 'acme', name: 'app' };
+const attempt = (id: string, n: number, over: Partial<AttemptRecord> = {}): AttemptRecord =>
+  ({
+    id,
+    runId: 'r',
+    issue: { repo, number: n },
+    rosterEntry: 'fake',
+    tier: 'execution',
+    branch: `m1/${n}-x`,
+    startedAt: '2026-01-01T00:00:00Z',
+    tokens: { input: 0, output: 0 },
+    job: { retry: 0 },
+    ...over,
+  }) as AttemptRecord;
+const row = (n: number, over: Partial<RunIssueRecord> = {}): RunIssueRecord => ({
+  runId: 'r',
+  repo: 'acme/app',
+  number: n,
+  state: 'dispatched',
+  reviewPosted: false,
+  attempts: 1,
+  updatedAt: '',
+  ...over,
+});
+const open = new Set(['acme/app#1', 'acme/app#2', 'acme/app#3', 'acme/app#4']);
+const derive = (rows: RunIssueRecord[], attempts: AttemptRecord[], runnerRetries = 0) =>
+  Object.fromEntries(deriveProgress({ rows, attempts, open, runnerRetries }).map((p) => [p.key, p]));
+
+describe('run progress from facts', () => {
+  it('reads each issue state from the latest attempt, the PR and the merge sha', () => {
+    const p = derive(
+      [
+        row(2, { prNumber: 10 }),
+        row(3, { prNumber: 11, reviewPosted: true, mergedSha: 'abc' }),
+        row(4, { prNumber: 12, mergedSha: 'def' }),
+      ],
+      [attempt('a', 1), attempt('b', 2, { outcome: 'solved' }), attempt('c', 3, { outcome: 'solved' })],
+    );
+    expect(p['acme/app#1']!.state).toBe('working');
+    expect(p['acme/app#2']).toMatchObject({
+      state: 'pr_open',
+      pr: { number: 10, merged: false },
+      branchPushed: true,
+    });
+    expect(p['acme/app#3']).toMatchObject({ state: 'merged', pr: { number: 11, merged: true } });
+    // Merged and no longer open in the tracker: closed.
+    const closed = deriveProgress({
+      rows: [row(9, { mergedSha: 'x', prNumber: 1 })],
+      attempts: [],
+      open,
+      runnerRetries: 0,
+    });
+    expect(closed[0]!.state).toBe('closed');
+  });
+
+  it('an unsolved attempt the runner will retry still counts as working; a last one is a failure', () => {
+    const a = [attempt('a', 1, { outcome: 'unsolved' })];
+    expect(derive([], a, 2)['acme/app#1']!.state).toBe('working');
+    expect(derive([], a, 0)['acme/app#1']!.state).toBe('failed');
+    expect(derive([], [attempt('s', 1, { outcome: 'stalled' })])['acme/app#1']!.state).toBe('stalled');
+  });
+
+  it('after a bounce only later attempts count, but the whole history still drives routing', () => {
+    const attempts = [attempt('old', 2, { outcome: 'solved' })];
+    const bounced = derive([row(2, { bouncedAfter: 'old', state: 'bounced' })], attempts);
+    expect(bounced['acme/app#2']).toMatchObject({ state: 'bounced', branchPushed: false });
+    expect(bounced['acme/app#2']!.attempts).toHaveLength(1);
+    const again = derive([row(2, { bouncedAfter: 'old' })], [...attempts, attempt('new', 2)]);
+    expect(again['acme/app#2']).toMatchObject({ state: 'working' });
+    expect(again['acme/app#2']!.attempts).toHaveLength(2);
+  });
+
+  it('an issue with neither a row nor an attempt has no progress', () => {
+    expect(deriveProgress({ rows: [], attempts: [], open, runnerRetries: 0 })).toEqual([]);
+  });
+});
