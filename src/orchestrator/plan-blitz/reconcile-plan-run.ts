@@ -109,14 +109,25 @@ const report = async (pc: PlanCtx, key: string, text: string) => {
   await pc.forge.createComment({ repo: pc.repo, number: trigger }, text);
 };
 
+/**
+ * Ends the run. A plan run is never resumed (its waves are reported, not chained), so every stop but a
+ * budget park leaves it done and frees the milestone for the next `/plan-blitz`; what blocked it is in
+ * the reason and in the comment.
+ */
 const stopRun = async (pc: PlanCtx, state: StopState, reason: string) => {
   await savePlan(pc);
   const fresh = (await pc.deps.store.getRun(pc.run.id)) ?? pc.run;
-  pc.run = await pc.deps.store.updateRun(pc.run.id, { state, progress: { ...fresh.progress, reason } });
+  const word =
+    state === 'blocked' ? 'stopped (a person has to look)' : state === 'paused' ? 'paused' : 'finished';
+  const full = state === 'blocked' ? `blocked: ${reason}` : reason;
+  pc.run = await pc.deps.store.updateRun(pc.run.id, {
+    state: state === 'paused' ? 'paused' : 'done',
+    progress: { ...fresh.progress, reason: full },
+  });
   await report(
     pc,
     `plan-stop:${state}:${reason}`,
-    `**plan-blitz: ${pc.run.milestoneTitle} ${state === 'done' ? 'finished' : state.toUpperCase()}**: ${reason}`,
+    `**plan-blitz: ${pc.run.milestoneTitle} ${word}**: ${reason}`,
   );
   pc.deps.logger.info({ runId: pc.run.id, state, reason }, 'plan run stopped');
 };

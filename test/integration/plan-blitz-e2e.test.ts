@@ -1,0 +1,149 @@
+// Acceptance: `/plan-blitz M1 --waves 3` over a 9-issue milestone on the contract-checked fake forge,
+// a real bare origin, a fake planner/worker that really commits and pushes, and a fake plan reviewer
+// whose verdict each issue's text picks. Sizes XS/S/M/L and one unsized issue, a hold, a cycle of two
+// and a blocker chain 3 → 4 → 5 (4's review says BLOCKED, 5's says PIVOT). Then a targeted
+// `/plan-blitz #4 #999` names #999 as unmatched.
+import { afterEach, describe, expect, it } from 'vitest';
+import { dashboardMarker } from '../../src/orchestrator/dashboard.ts';
+import type { RunnerEvent } from '../../src/runner/types.ts';
+import { type PlanHarness, startPlanHarness } from '../support/plan-harness.ts';
+import type { SeedIssue } from '../support/world.ts';
+
+const milestone: SeedIssue[] = [
+  { number: 1, title: 'Fix the README typo', body: 'One word.', labels: ['size/XS'] },
+  { number: 2, title: 'Add a verbose flag', body: 'A flag on the CLI.', labels: ['size/S'] },
+  { number: 3, title: 'Store layer for sessions', body: 'Sessions in SQLite.', labels: ['size/M'] },
+  {
+    number: 4,
+    title: 'Session API on the store',
+    body: 'HTTP routes.\nfake-review: BLOCKED',
+    labels: ['size/L'],
+    blockedBy: [3],
+  },
+  {
+    number: 5,
+    title: 'Session UI on the API',
+    body: 'A page.\nfake-review: PIVOT',
+    labels: ['size/M'],
+    blockedBy: [4],
+  },
+  { number: 6, title: 'Pick a logging library', body: 'Compare two.\nfake-size: S' },
+  { number: 7, title: 'Rewrite the billing engine', body: 'Big.', labels: ['size/L', 'hold'] },
+  { number: 8, title: 'Cycle A', body: 'Needs B.', labels: ['size/M'], blockedBy: [9] },
+  { number: 9, title: 'Cycle B', body: 'Needs A.', labels: ['size/M'], blockedBy: [8] },
+];
+const blockers = new Map(milestone.map((i) => [i.number!, (i.blockedBy ?? []) as number[]]));
+
+let h: PlanHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+describe.each(['github', 'gitea'] as const)('plan-blitz end to end on %s', (forge) => {
+  it('plans a milestone in three waves: gates, lanes, verdicts, hold, cycle; a targeted run names what it could not match', async () => {
+    const started: number[] = [];
+    const gateViolations: string[] = [];
+    const pending: Promise<void>[] = [];
+    const onRunnerEvent = (e: RunnerEvent) => {
+      if (e.type !== 'attempt.started' || !h) return;
+      const x = h;
+      pending.push(
+        x.runs.ledger.get(e.attemptId).then((a) => {
+          if (!a) return;
+          const n = a.issue.number;
+          started.push(n);
+          // The planning gate: every blocker closed or carrying an approved plan, at the moment of dispatch.
+          for (const b of blockers.get(n) ?? []) {
+            const blocker = x.world.issue(x.repo, b)!;
+            if (blocker.state !== 'closed' && !blocker.labels.includes('plan/approved'))
+              gateViolations.push(
+                `#${n} was planned while #${b} had ${blocker.labels.join(',') || 'no labels'}`,
+              );
+          }
+        }),
+      );
+    };
+    h = await startPlanHarness({
+      forge,
+      issues: milestone,
+      labels: [{ name: 'hold', description: 'waiting on finance sign-off' }],
+      onRunnerEvent,
+    });
+    const { world, repo } = h;
+    await h.comment('/plan-blitz M1 --waves 3');
+    const run = await h.driveToStop();
+    await Promise.all(pending);
+    const labels = (n: number) => world.issue(repo, n)!.labels;
+    const planComment = (n: number) =>
+      world.commentsOn(repo, n).find((c) => c.body.includes('<!-- blitz-plan -->'));
+
+    expect(gateViolations).toEqual([]);
+    // XS: shipped in the wave — its PR merged into main, the issue closed once, the work on main.
+    expect(world.issue(repo, 1)!.state).toBe('closed');
+    expect(world.count('close', 'acme/app', 1)).toBe(1);
+    const pr = [...repo.issues.values()].find((i) => i.pull && i.title.startsWith('#1:'));
+    expect(pr?.pull?.base).toBe('main');
+    expect(pr?.pull?.merged).toBe(true);
+    expect(await h.origin.git.ok(['ls-tree', '-r', '--name-only', 'main'])).toContain('fake-1.txt');
+    // S: a short spec comment and execution-ready, no review; the unsized #6 was sized S first.
+    for (const n of [2, 6]) {
+      expect(labels(n), `#${n}`).toEqual(expect.arrayContaining(['plan/ready', 'plan/draft']));
+      expect(labels(n)).not.toContain('plan/approved');
+      expect(planComment(n)?.body).toContain('execution-ready');
+    }
+    expect(labels(6)).toContain('size/S');
+    // M/L: plans written and reviewed; #4's BLOCKED findings applied by the planner and approved.
+    for (const n of [3, 4]) {
+      expect(labels(n), `#${n}`).toContain('plan/approved');
+      expect(labels(n)).not.toContain('plan/draft');
+      expect(planComment(n)?.body).toContain('Plan **approved**');
+    }
+    expect(planComment(4)?.body).toContain('BLOCKED findings below were applied');
+    expect(planComment(4)?.body).toContain('Review findings applied.');
+    // PIVOT: a replan issue in the milestone, linked as #5's blocker; #5 is not approved.
+    const replan = [...repo.issues.values()].find((i) => i.title === 'Replan #5: Session UI on the API');
+    expect(replan).toBeDefined();
+    expect(replan!.milestoneId).toBe(world.issue(repo, 5)!.milestoneId);
+    expect(world.issue(repo, 5)!.blockedBy).toContainEqual({
+      owner: 'acme',
+      repo: 'app',
+      number: replan!.number,
+    });
+    expect(labels(5)).not.toContain('plan/approved');
+    expect(planComment(5)?.body).toContain('PIVOT');
+    // The hold and the cycle: never planned, reported.
+    for (const n of [7, 8, 9]) expect(started, `#${n}`).not.toContain(n);
+    const room = world.commentsOn(repo, h.trigger);
+    expect(room.some((c) => c.body.includes('cycle') && c.body.includes('#8') && c.body.includes('#9'))).toBe(
+      true,
+    );
+    const dashboards = room.filter((c) => c.body.includes(dashboardMarker(run.id)));
+    expect(dashboards).toHaveLength(1);
+    const dash = dashboards[0]!.body;
+    expect(dash).toContain('waiting on finance sign-off');
+    expect(dash).toMatch(/\| 1 \| 1 \| 2 \| 1 \| 1 \| 0 \| 0 \|/);
+    expect(dash).toMatch(/\| 2 \| 1 \| 0 \| 0 \| 1 \| 0 \| 0 \|/);
+    expect(dash).toMatch(/\| 3 \| 0 \| 0 \| 0 \| 1 \| 0 \| 1 \|/);
+    // Three waves ran; the third opened nothing, and the cycle is named in why the run stopped.
+    // A plan run is never resumed: it ends done, and the reason says what blocked it.
+    expect(run.state).toBe('done');
+    expect(run.progress.reason).toMatch(/^blocked: wave 3 approved, readied and closed nothing/);
+    expect(run.progress.reason).toContain('#8 ↔ #9');
+    expect(room.some((c) => c.body.includes('stopped (a person has to look)'))).toBe(true);
+    // Each issue got exactly the workers its lane needs: #4 a planner and a fixer, the rest one.
+    const perIssue: Record<number, number> = {};
+    for (const a of await h.runs.ledger.listByRun(run.id))
+      perIssue[a.issue.number] = (perIssue[a.issue.number] ?? 0) + 1;
+    expect(perIssue).toEqual({ 1: 1, 2: 1, 3: 1, 4: 2, 5: 1, 6: 1 });
+
+    // Targeted: #4 is matched (and already approved: nothing to plan); #999 is named as unmatched.
+    await h.comment('/plan-blitz #4 #999');
+    const targeted = await h.driveToStop();
+    expect(targeted.id).not.toBe(run.id);
+    const reply = world.commentsOn(repo, h.trigger).find((c) => c.body.includes('not matched'));
+    expect(reply?.body).toContain('#999: no such issue');
+    expect(reply?.body).not.toContain('#4:');
+    expect(targeted.state).toBe('done');
+  }, 180_000);
+});
