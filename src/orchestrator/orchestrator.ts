@@ -13,6 +13,7 @@ import { repoRefOf } from './context.ts';
 import { dashboardMarker, renderDashboard } from './dashboard.ts';
 import { createDashboardCoalescer } from './dashboard-coalescer.ts';
 import type { DashboardInput } from './dashboard-types.ts';
+import { createFleet } from './fleet/index.ts';
 import { createKeyedRunner } from './keyed-mutex.ts';
 import type { PerformDeps } from './perform.ts';
 import { initialPlanDashboard } from './plan-blitz/plan-dashboard.ts';
@@ -85,6 +86,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       // Plan runs have their own loop (plan-blitz); every other kind goes through reconcileRun.
       const run = await deps.store.getRun(runId);
       if (run?.kind === 'plan') return reconcilePlanRun(performDeps, planHooks, runId);
+      if (run?.kind === 'fleet') return fleet.reconcile(runId);
       return reconcileRun(performDeps, hooks, runId);
     });
   };
@@ -171,12 +173,21 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     },
   });
 
+  const fleet = createFleet(deps, {
+    reconcileSoon,
+    serialized: (runId, fn) => serial.exclusive(runId, fn),
+    scoreboard: (runId, body) => coalescer.update(runId, body),
+    flushScoreboard: (runId) => coalescer.flush(runId),
+    probe: hooks.probe,
+  });
+
   const handleIntentOnce = async (intent: Intent): Promise<IntentOutcome> => {
     const outcome = await handleBlitzIntent(intent);
     if (outcome !== 'not_mine') return outcome;
     const cmd = commandSchema.safeParse(intent.command);
     if (cmd.success && cmd.data.name === 'plan-blitz') return handlePlanIntent(intent, cmd.data);
-    return outcome;
+    // Fleet commands: /ticket-fleet, /merge, /review.
+    return fleet.handleIntent(intent);
   };
 
   let intentsBusy: Promise<void> = Promise.resolve();

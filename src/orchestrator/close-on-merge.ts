@@ -1,0 +1,87 @@
+// Closing on merge: a merged PR closes the issues it names (Fixes/Closes/Resolves in its body or
+// commits) when the forge did not (GitHub leaves them open when the base is not the default branch;
+// Gitea leaves them open), each with a comment naming the merge commit; then a parent epic closes
+// when its last child is closed. Shared by the run kinds: every step reads the state first, so an
+// issue the forge, a blitz run or an earlier pass already closed is not closed (or commented) again.
+import { isAppError } from '../errors.ts';
+import { type Forge, formatIssueRef, type IssueRef, type RepoRef, sameRepo } from '../forges/types.ts';
+import type { Logger } from '../observability/logger.ts';
+import { isEpic } from '../plan/epics.ts';
+import { keyOfRef, toPlanIssue } from './plan-input.ts';
+
+export interface CloseOnMergeInput {
+  /** The forge of the PR's repository. */
+  forge: Forge;
+  pr: IssueRef;
+  mergeSha: string;
+  /** The forge for another repository the PR names an issue in (cross-repo `Fixes o/r#n`). */
+  forgeFor?: (repo: RepoRef) => Promise<Forge>;
+  logger?: Logger;
+}
+
+export interface CloseOnMergeResult {
+  closed: IssueRef[];
+  /** Named by the PR, already closed (by the forge or someone else): left alone. */
+  alreadyClosed: IssueRef[];
+  epicsClosed: IssueRef[];
+}
+
+/** Open epics of the issue's milestone that list it as a child, whose children are now all closed. */
+const closableParents = async (forge: Forge, child: IssueRef, milestone: number): Promise<IssueRef[]> => {
+  const ms = await forge.loadMilestone(child.repo, milestone);
+  const openKeys = new Set(ms.issues.map((i) => keyOfRef(i.ref)));
+  const external = new Map(ms.externalBlockers.map((b) => [keyOfRef(b.ref), b.state]));
+  const childKey = keyOfRef(child);
+  const out: IssueRef[] = [];
+  for (const epic of ms.issues) {
+    const children = [...epic.blockedBy, ...epic.children];
+    if (!isEpic(toPlanIssue(epic, true), epic.children.length)) continue;
+    if (!children.some((c) => keyOfRef(c) === childKey)) continue;
+    const allClosed = children.every((c) => {
+      const k = keyOfRef(c);
+      if (k === childKey) return true;
+      if (openKeys.has(k)) return false;
+      return external.get(k) === 'closed';
+    });
+    if (allClosed) out.push(epic.ref);
+  }
+  return out;
+};
+
+export const closeOnMerge = async (input: CloseOnMergeInput): Promise<CloseOnMergeResult> => {
+  const { forge, pr, mergeSha } = input;
+  const result: CloseOnMergeResult = { closed: [], alreadyClosed: [], epicsClosed: [] };
+  const named = await forge.closingIssues(pr);
+  for (const ref of named) {
+    const f = sameRepo(ref.repo, pr.repo) ? forge : await input.forgeFor?.(ref.repo);
+    if (!f) continue;
+    let issue: Awaited<ReturnType<Forge['getIssue']>>;
+    try {
+      issue = await f.getIssue(ref);
+    } catch (err) {
+      if (isAppError(err, 'not_found') || isAppError(err, 'forbidden')) continue;
+      throw err;
+    }
+    if (issue.isPullRequest) continue;
+    if (issue.state === 'closed') {
+      result.alreadyClosed.push(ref);
+      continue;
+    }
+    await f.createComment(ref, `Closed by ${formatIssueRef(pr, ref.repo)}, merged as commit ${mergeSha}.`);
+    await f.closeIssue(ref);
+    result.closed.push(ref);
+    input.logger?.info(
+      { issue: formatIssueRef(ref), pr: formatIssueRef(pr), mergeSha },
+      'issue closed on merge',
+    );
+    if (!issue.milestone) continue;
+    for (const epic of await closableParents(f, ref, issue.milestone.number)) {
+      // Read again: another merge in this loop may have closed it already.
+      if ((await f.getIssue(epic)).state !== 'open') continue;
+      await f.createComment(epic, 'All the children of this epic are closed, so it is closed too.');
+      await f.closeIssue(epic);
+      result.epicsClosed.push(epic);
+    }
+  }
+  return result;
+};

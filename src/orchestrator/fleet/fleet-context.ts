@@ -1,0 +1,50 @@
+// The fleet run kind's ports: the orchestrator's own deps plus the hooks it lends the fleet (the
+// per-run serialiser, the scoreboard coalescer, the budget probe), and the per-pass context the
+// fleet steps work from. Nothing here does IO.
+import type { Forge, RepoRef } from '../../forges/types.ts';
+import type { RunSnapshot } from '../../plan/snapshot.ts';
+import type { PlanIssue } from '../../plan/types.ts';
+import type { AttemptRecord } from '../../runner/types.ts';
+import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
+import type { ProbeResult } from '../budget-probe.ts';
+import type { OrchestratorDeps } from '../context.ts';
+import type { FleetOptions, FleetProgress } from './fleet-state.ts';
+
+export interface FleetHooks {
+  reconcileSoon(runId: string): void;
+  /** Runs a change to a run between its reconcile passes, never during one. */
+  serialized<T>(runId: string, fn: () => Promise<T>): Promise<T>;
+  /** Replaces the scoreboard text (coalesced; published by the orchestrator's dashboard coalescer). */
+  scoreboard(runId: string, body: string): void;
+  /** Publishes the scoreboard now (run start, run end). */
+  flushScoreboard(runId: string): Promise<void>;
+  probe(runId: string): Promise<ProbeResult>;
+}
+
+export type FleetDeps = OrchestratorDeps;
+
+/** Per-repository facts read once per pass. */
+export interface RepoFacts {
+  forge: Forge;
+  repo: RepoRef;
+  defaultBranch: string;
+}
+
+export interface FleetCtx {
+  run: RunRecord;
+  options: FleetOptions;
+  fleet: FleetProgress;
+  /** The forge of the run's own repository (where the scoreboard lives). */
+  forge: Forge;
+  repos: Map<string, RepoFacts>;
+  /** Every ticket as the tracker shows it now (open or closed), by key. */
+  tickets: Map<string, PlanIssue>;
+  snap: RunSnapshot;
+  rows: Map<string, RunIssueRecord>;
+  attempts: AttemptRecord[];
+  /** Fences for tickets of repos another live run works in: path and the other run's issue. */
+  busyFences: Map<string, { path: string; ownerIssue: number }[]>;
+}
+
+export const maxConflictResumes = 2;
+export const defaultMaxDiffBytes = 200_000;

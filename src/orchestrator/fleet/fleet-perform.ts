@@ -1,0 +1,168 @@
+// The fleet's effects of the planner's actions, each idempotent by checking the world first: a
+// dispatch skips a ticket with a live worker; a PR that exists is found, not opened twice; the review
+// leg edits its one comment; closing reads the issue's state first. Merges are in merge-ticket.ts.
+import { type RosterEntry, rosterEntrySchema } from '../../config/blitz-config.ts';
+import { formatRepo } from '../../forges/types.ts';
+import { defaultEntries } from '../../plan/routing.ts';
+import type { Action } from '../../plan/snapshot.ts';
+import { closeOnMerge } from '../close-on-merge.ts';
+import { refOf } from '../perform.ts';
+import { attemptKey, currentAttempts, liveAttempt } from '../run-progress.ts';
+import type { FleetCtx, FleetDeps } from './fleet-context.ts';
+import { updateFleet, updateTicket } from './fleet-state.ts';
+import { mergeTicket } from './merge-ticket.ts';
+import { runReviewLeg } from './review-leg.ts';
+
+const entryFor = (deps: FleetDeps, pick: Extract<Action, { type: 'dispatch' }>['worker']): RosterEntry =>
+  deps.config.roster.find((e) => e.name === pick.entry.name) ??
+  rosterEntrySchema.parse(
+    Object.values(defaultEntries).find((e) => e.name === pick.entry.name) ?? { ...pick.entry },
+  );
+
+export const attemptsOf = (ctx: FleetCtx, key: string) =>
+  currentAttempts(
+    ctx.attempts.filter((a) => attemptKey(a) === key),
+    ctx.rows.get(key),
+  );
+
+const repoOf = (ctx: FleetCtx, key: string) => {
+  const ref = refOf(key);
+  const facts = ctx.repos.get(formatRepo(ref.repo).toLowerCase());
+  if (!facts) throw new Error(`no forge for ${key}`);
+  return { ref, facts, name: formatRepo(ref.repo) };
+};
+
+const dispatch = async (deps: FleetDeps, ctx: FleetCtx, a: Extract<Action, { type: 'dispatch' }>) => {
+  // Read the ledger again: a worker started since this pass began must not get a twin.
+  const fresh = (await deps.ledger.listByRun(ctx.run.id)).filter((x) => attemptKey(x) === a.issue);
+  if (liveAttempt(fresh)) return;
+  const issue = ctx.tickets.get(a.issue);
+  if (!issue) return;
+  const { ref, facts, name } = repoOf(ctx, a.issue);
+  const row = ctx.rows.get(a.issue);
+  const cloneUrl = deps.cloneUrl
+    ? await deps.cloneUrl(facts.forge, facts.repo)
+    : (await facts.forge.cloneCredentials(facts.repo)).url;
+  await deps.store.upsertRunIssue(ctx.run.id, name, ref.number, {
+    state: 'dispatched',
+    attempts: (row?.attempts ?? 0) + 1,
+  });
+  ctx.run = await updateFleet(deps.store, ctx.run.id, (p) => {
+    if (!p.dispatched.includes(a.issue)) p.dispatched.push(a.issue);
+  });
+  const fences = [
+    ...a.fenceOff.map((f) => ({ path: f.path, ownerIssue: refOf(f.owner).number })),
+    ...(ctx.busyFences.get(name.toLowerCase()) ?? []),
+  ];
+  const result = await deps.runner.execute({
+    kind: 'attempt',
+    runId: ctx.run.id,
+    issue: { repo: facts.repo, number: ref.number },
+    title: issue.title,
+    body: issue.body,
+    branchStyle: 'fleet',
+    runSlug: 'fleet',
+    baseBranch: facts.defaultBranch,
+    cloneUrl,
+    entry: entryFor(deps, a.worker),
+    tier: a.worker.tier,
+    fences,
+  });
+  if (result.kind === 'attempt')
+    await deps.store.upsertRunIssue(ctx.run.id, name, ref.number, {
+      branch: result.attempt.branch,
+      worktree: result.attempt.worktree,
+    });
+  deps.logger.info({ runId: ctx.run.id, ticket: a.issue, entry: a.worker.entry.name }, 'ticket dispatched');
+};
+
+/** The worker pushed: find its PR, or open one that fixes the ticket (it may not have opened one). */
+const openPr = async (deps: FleetDeps, ctx: FleetCtx, key: string) => {
+  const solved = attemptsOf(ctx, key)
+    .filter((x) => x.outcome === 'solved')
+    .at(-1);
+  if (!solved) return;
+  const { ref, facts, name } = repoOf(ctx, key);
+  const issue = ctx.tickets.get(key);
+  const pr =
+    (await facts.forge.findPullRequest(facts.repo, solved.branch)) ??
+    (await facts.forge.openPullRequest(facts.repo, {
+      head: solved.branch,
+      base: facts.defaultBranch,
+      title: `#${ref.number}: ${issue?.title ?? solved.job.title}`,
+      body: `Fixes #${ref.number}\n\nWorked by ${solved.rosterEntry} (${solved.tier}) in the ticket fleet on ${ctx.run.repo}#${ctx.run.triggerIssue ?? '?'}. It merges only when a person says \`/merge\`.`,
+    }));
+  await deps.store.upsertRunIssue(ctx.run.id, name, ref.number, {
+    state: 'pr_open',
+    prNumber: pr.ref.number,
+    branch: solved.branch,
+  });
+};
+
+const review = async (deps: FleetDeps, ctx: FleetCtx, a: Extract<Action, { type: 'review' }>) => {
+  const { ref, facts, name } = repoOf(ctx, a.issue);
+  const attempt = attemptsOf(ctx, a.issue).at(-1);
+  const r = await runReviewLeg(deps, {
+    forge: facts.forge,
+    pr: { repo: facts.repo, number: a.pr },
+    ...(attempt ? { attempt } : {}),
+  });
+  await updateTicket(deps.store, ctx.run.id, a.issue, () => ({ review: r.verdict }));
+  await deps.store.upsertRunIssue(ctx.run.id, name, ref.number, { reviewPosted: true, state: 'reviewed' });
+};
+
+/** Merged and the ticket still open: close what the PR names (the ticket among them), once. */
+const closeTicket = async (deps: FleetDeps, ctx: FleetCtx, key: string) => {
+  const { ref, facts, name } = repoOf(ctx, key);
+  const row = ctx.rows.get(key);
+  if (row?.prNumber !== undefined && row.mergedSha !== undefined)
+    await closeOnMerge({
+      forge: facts.forge,
+      pr: { repo: facts.repo, number: row.prNumber },
+      mergeSha: row.mergedSha,
+      forgeFor: async (repo) => ctx.repos.get(formatRepo(repo).toLowerCase())?.forge ?? facts.forge,
+      logger: deps.logger,
+    });
+  // The PR may not name its ticket (a person edited the body): the ticket still closes, once.
+  const now = await facts.forge.getIssue(ref);
+  if (now.state === 'open') {
+    await facts.forge.createComment(
+      ref,
+      `Closed by PR #${row?.prNumber ?? '?'}, merged as commit ${row?.mergedSha ?? 'unknown'}.`,
+    );
+    await facts.forge.closeIssue(ref);
+  }
+  await deps.store.upsertRunIssue(ctx.run.id, name, ref.number, { state: 'closed' });
+};
+
+const stop = async (deps: FleetDeps, ctx: FleetCtx, state: 'done' | 'blocked' | 'paused', reason: string) => {
+  const fresh = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
+  ctx.run = await deps.store.updateRun(ctx.run.id, { state, progress: { ...fresh.progress, reason } });
+  deps.logger.info({ runId: ctx.run.id, state, reason }, 'fleet stopped');
+};
+
+export const performFleet = async (deps: FleetDeps, ctx: FleetCtx, a: Action): Promise<void> => {
+  switch (a.type) {
+    case 'dispatch':
+      return dispatch(deps, ctx, a);
+    case 'resume': {
+      const live = attemptsOf(ctx, a.issue).at(-1);
+      if (live) await deps.runner.execute({ kind: 'resume', attemptId: live.id, reason: 'interrupted' });
+      return;
+    }
+    case 'open_pr':
+      return openPr(deps, ctx, a.issue);
+    case 'review':
+      return review(deps, ctx, a);
+    case 'merge':
+      return mergeTicket(deps, ctx, a.issue, a.pr, attemptsOf(ctx, a.issue).at(-1));
+    case 'close_issue':
+      return closeTicket(deps, ctx, a.issue);
+    case 'stop':
+      return stop(deps, ctx, a.state, a.reason);
+    default:
+      // Milestone-only actions (plans, builds, ship, epics, notices) do not arise in a fleet; the
+      // scoreboard carries the fleet's report.
+      return;
+  }
+};

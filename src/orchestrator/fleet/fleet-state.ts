@@ -1,0 +1,89 @@
+// What a fleet run keeps beyond the shared run tables: its options (the ticket list, who started
+// it) in the run's options column, and per-ticket facts (who asked for the merge, the review verdict,
+// the worker's TESTS and STATUS, what was relayed, conflict resumes) in progress.fleet. Both are JSON
+// read back from the store, so both are parsed here with zod, once, and typed from the schemas.
+import { z } from 'zod';
+import type { IssueRef } from '../../forges/types.ts';
+import { issueKey } from '../../plan/types.ts';
+import type { RunRecord, RunStore } from '../../store/run-store.ts';
+import { repoRefOf } from '../context.ts';
+
+export const fleetTicketSchema = z.object({
+  repo: z.string().regex(/^[^/\s]+\/[^/\s]+$/),
+  number: z.number().int().positive(),
+});
+export type FleetTicket = z.infer<typeof fleetTicketSchema>;
+
+export const fleetOptionsSchema = z.object({
+  sender: z.string(),
+  maxSessions: z.number().int().min(1),
+  dryRun: z.literal(false).default(false),
+  tickets: z.array(fleetTicketSchema).min(1),
+});
+export type FleetOptions = z.infer<typeof fleetOptionsSchema>;
+
+export const ticketStateSchema = z.object({
+  /** The person whose `/merge` (or `/ticket-fleet merge`) allows this ticket's PR to merge. */
+  mergeRequestedBy: z.string().optional(),
+  tests: z.string().optional(),
+  status: z.string().optional(),
+  review: z.string().optional(),
+  /** The attempt whose FINAL REPORT was relayed (uncertainties, follow-ups): relayed once. */
+  relayedAttempt: z.string().optional(),
+  uncertainties: z.array(z.string()).default([]),
+  followUps: z.array(z.string()).default([]),
+  /** Times the worker was resumed to merge the base into its branch. */
+  conflictResumes: z.number().int().default(0),
+  /** Files that conflicted when the base was merged in: each is checked for leftover markers. */
+  conflictFiles: z.array(z.string()).default([]),
+  /** Set while a resumed worker is merging the base in; cleared when its result was checked. */
+  resolving: z.boolean().default(false),
+  /** Why the merge is not going ahead, in words (shown on the scoreboard). */
+  note: z.string().optional(),
+});
+export type TicketState = z.infer<typeof ticketStateSchema>;
+
+export const fleetProgressSchema = z.object({
+  tickets: z.record(z.string(), ticketStateSchema).default({}),
+  skipped: z.array(z.object({ ticket: z.string(), reason: z.string() })).default([]),
+  /** Ticket keys in the order they were first dispatched: the first is the pilot, then waves. */
+  dispatched: z.array(z.string()).default([]),
+});
+export type FleetProgress = z.infer<typeof fleetProgressSchema>;
+
+export const fleetOptionsOf = (run: RunRecord): FleetOptions => fleetOptionsSchema.parse(run.options);
+
+export const fleetProgressOf = (run: RunRecord): FleetProgress =>
+  fleetProgressSchema.parse(run.progress.fleet ?? {});
+
+export const ticketOf = (p: FleetProgress, key: string): TicketState =>
+  p.tickets[key] ?? ticketStateSchema.parse({});
+
+export const ticketKey = (t: FleetTicket): string => issueKey(t.repo, t.number);
+
+export const refOfTicket = (t: FleetTicket): IssueRef => ({ repo: repoRefOf(t.repo), number: t.number });
+
+/** Reads the run afresh, applies `fn` to its fleet progress and writes it back (between passes only). */
+export const updateFleet = async (
+  store: RunStore,
+  runId: string,
+  fn: (p: FleetProgress) => void,
+): Promise<RunRecord> => {
+  const run = await store.getRun(runId);
+  if (!run) throw new Error(`run ${runId} is gone`);
+  const p = fleetProgressOf(run);
+  fn(p);
+  return store.updateRun(runId, { progress: { ...run.progress, fleet: p } });
+};
+
+/** Changes one ticket's state (created with defaults when missing). */
+export const updateTicket = (
+  store: RunStore,
+  runId: string,
+  key: string,
+  patch: (t: TicketState) => Partial<TicketState>,
+): Promise<RunRecord> =>
+  updateFleet(store, runId, (p) => {
+    const t = ticketOf(p, key);
+    p.tickets[key] = { ...t, ...patch(t) };
+  });

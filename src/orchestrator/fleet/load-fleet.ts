@@ -1,0 +1,150 @@
+// Reads everything one fleet pass needs: each ticket as the tracker shows it (in whichever repo it
+// lives), the run's rows and attempts, and which repos another live run is working in; and builds
+// the planner's snapshot of kind `fleet` (pilot first, then waves, busy repos last).
+import { isAppError } from '../../errors.ts';
+import type { Issue } from '../../forges/types.ts';
+import { extractFences } from '../../plan/fences.ts';
+import type { IssueProgress, RunSnapshot } from '../../plan/snapshot.ts';
+import { issueKey, type PlanIssue } from '../../plan/types.ts';
+import type { RunRecord } from '../../store/run-store.ts';
+import { budgetOf } from '../budget-probe.ts';
+import { repoRefOf } from '../context.ts';
+import { attemptKey, deriveProgress } from '../run-progress.ts';
+import type { FleetCtx, FleetDeps, FleetHooks, RepoFacts } from './fleet-context.ts';
+import { fleetOptionsOf, fleetProgressOf, ticketKey, ticketOf } from './fleet-state.ts';
+
+const live = (s: string): boolean => s !== 'done' && s !== 'cancelled';
+const inFlight = new Set(['dispatched', 'working', 'pushed', 'pr_open', 'reviewed']);
+
+/** A named ticket is trusted: an authorised person put it in the fleet. */
+export const toTicketIssue = (i: Issue): PlanIssue => ({
+  repo: `${i.ref.repo.owner}/${i.ref.repo.name}`,
+  number: i.ref.number,
+  title: i.title,
+  body: i.body,
+  labels: i.labels.map((l) => ({ name: l.name })),
+  state: i.state,
+  authorTrusted: true,
+  createdAt: i.createdAt,
+  blockedBy: [],
+  children: [],
+});
+
+export const repoFactsCache = (deps: FleetDeps, run: Pick<RunRecord, 'forge' | 'installationId'>) => {
+  const cache = new Map<string, Promise<RepoFacts>>();
+  return (name: string): Promise<RepoFacts> => {
+    const key = name.toLowerCase();
+    let hit = cache.get(key);
+    if (!hit) {
+      hit = (async () => {
+        const repo = repoRefOf(name);
+        const forge = await deps.forges({
+          forge: run.forge,
+          repo,
+          ...(run.installationId ? { installationId: run.installationId } : {}),
+        });
+        return { forge, repo, defaultBranch: await forge.getDefaultBranch(repo) };
+      })();
+      cache.set(key, hit);
+    }
+    return hit;
+  };
+};
+
+/** Other live runs' in-flight issues in the repos of this fleet: their repos go last, their files are fenced. */
+const busyWork = async (
+  deps: FleetDeps,
+  run: RunRecord,
+  repos: Set<string>,
+  facts: ReturnType<typeof repoFactsCache>,
+) => {
+  const fences = new Map<string, { path: string; ownerIssue: number }[]>();
+  for (const other of await deps.store.listLiveRuns()) {
+    if (other.id === run.id || other.forge !== run.forge) continue;
+    const rows = (await deps.store.listRunIssues(other.id)).filter((r) => inFlight.has(r.state));
+    const touched = new Set([other.repo.toLowerCase(), ...rows.map((r) => r.repo.toLowerCase())]);
+    for (const repo of repos) {
+      if (!touched.has(repo)) continue;
+      const list = fences.get(repo) ?? [];
+      for (const r of rows.filter((x) => x.repo.toLowerCase() === repo)) {
+        const issue = await (await facts(r.repo)).forge
+          .getIssue({ repo: repoRefOf(r.repo), number: r.number })
+          .catch(() => undefined);
+        for (const path of extractFences(issue?.body ?? '')) list.push({ path, ownerIssue: r.number });
+      }
+      fences.set(repo, list);
+    }
+  }
+  return fences;
+};
+
+/** Undefined when the run is gone, not a fleet, or (unless `ended` is set) finished. */
+export const loadFleet = async (
+  deps: FleetDeps,
+  hooks: FleetHooks,
+  runId: string,
+  ended = false,
+): Promise<FleetCtx | undefined> => {
+  const run = await deps.store.getRun(runId);
+  if (run?.kind !== 'fleet' || (!ended && !live(run.state))) return undefined;
+  const options = fleetOptionsOf(run);
+  const fleet = fleetProgressOf(run);
+  const facts = repoFactsCache(deps, run);
+  const own = await facts(run.repo);
+  const tickets = new Map<string, PlanIssue>();
+  const repos = new Map<string, Awaited<ReturnType<typeof facts>>>();
+  for (const t of options.tickets) {
+    try {
+      const f = await facts(t.repo);
+      repos.set(t.repo.toLowerCase(), f);
+      tickets.set(ticketKey(t), toTicketIssue(await f.forge.getIssue({ repo: f.repo, number: t.number })));
+    } catch (err) {
+      // A ticket that became unreadable mid-run is left out of this pass; the scoreboard says so.
+      if (!isAppError(err, 'not_found') && !isAppError(err, 'forbidden')) throw err;
+      deps.logger.warn({ runId, ticket: ticketKey(t), err }, 'ticket unreadable this pass');
+    }
+  }
+  const rows = await deps.store.listRunIssues(run.id);
+  const attempts = await deps.ledger.listByRun(run.id);
+  const open = new Set([...tickets].filter(([, i]) => i.state === 'open').map(([k]) => k));
+  const derived = deriveProgress({ rows, attempts, open, runnerRetries: deps.config.runner.retries });
+  const progress: IssueProgress[] = derived.map((p) =>
+    ticketOf(fleet, p.key).mergeRequestedBy ? { ...p, mergeRequested: true } : p,
+  );
+  const busyFences = await busyWork(deps, run, new Set(repos.keys()), facts);
+  const machine = deps.machine?.() ?? deps.runner.limit();
+  const snap: RunSnapshot = {
+    kind: 'fleet',
+    options: { maxSessions: options.maxSessions, dryRun: false, maxAttemptsPerIssue: 1 },
+    milestoneTitle: 'ticket fleet',
+    milestoneDescription: '',
+    changedFiles: [],
+    // The planner sees only tickets with a row, an attempt, or still open (a closed untouched one is done).
+    issues: [...tickets.values()].filter(
+      (i) => i.state === 'open' || derived.some((p) => p.key === issueKey(i.repo, i.number)),
+    ),
+    external: [],
+    progress: progress.filter((p) => tickets.has(p.key)),
+    budget: budgetOf(await hooks.probe(run.id), options.maxSessions),
+    machine: { limit: machine.limit, contended: machine.contended },
+    build: { status: 'none', covers: [], failures: 0 },
+    smoke: 'none',
+    ship: 'none',
+    roster: deps.config.roster,
+    busyRepos: [...busyFences.keys()]
+      .map((r) => [...repos.values()].find((f) => `${f.repo.owner}/${f.repo.name}`.toLowerCase() === r))
+      .flatMap((f) => (f ? [`${f.repo.owner}/${f.repo.name}`] : [])),
+  };
+  return {
+    run,
+    options,
+    fleet,
+    forge: own.forge,
+    repos,
+    tickets,
+    snap,
+    rows: new Map(rows.map((r) => [issueKey(r.repo, r.number), r])),
+    attempts: attempts.filter((a) => tickets.has(attemptKey(a))),
+    busyFences,
+  };
+};

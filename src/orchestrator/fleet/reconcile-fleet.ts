@@ -1,0 +1,56 @@
+// reconcileFleet: the level-triggered loop of a fleet run, the same shape as the blitz one. Read the
+// tickets and the store, ask the planner (kind `fleet`: pilot first, waves, PRs merge only on a
+// person's word), perform each action (each checks the world first), relay finished reports, and
+// publish the scoreboard; repeat while a pass moved something the next can build on.
+import { nextActions } from '../../plan/next-actions.ts';
+import type { Action } from '../../plan/snapshot.ts';
+import { renderScoreboard } from '../scoreboard.ts';
+import type { FleetDeps, FleetHooks } from './fleet-context.ts';
+import { performFleet } from './fleet-perform.ts';
+import { loadFleet } from './load-fleet.ts';
+import { relayReports } from './relay-reports.ts';
+import { scoreboardInput } from './scoreboard-view.ts';
+
+const advancing = new Set<Action['type']>(['open_pr', 'review', 'merge', 'close_issue']);
+const maxPasses = 8;
+
+export const reconcileFleet = async (deps: FleetDeps, hooks: FleetHooks, runId: string): Promise<void> => {
+  for (let pass = 0; pass < maxPasses; pass++) {
+    const ctx = await loadFleet(deps, hooks, runId);
+    if (!ctx) return;
+    if (ctx.run.state === 'paused') {
+      hooks.scoreboard(runId, renderScoreboard(scoreboardInput(ctx)));
+      return;
+    }
+    await relayReports(deps, ctx);
+    if (ctx.run.state === 'planning' || ctx.run.state === 'blocked')
+      ctx.run = await deps.store.updateRun(ctx.run.id, { state: 'running' });
+    const actions = nextActions('running', ctx.snap);
+    let moved = false;
+    let stopped: Extract<Action, { type: 'stop' }> | undefined;
+    for (const a of actions) {
+      try {
+        await performFleet(deps, ctx, a);
+        if (advancing.has(a.type)) moved = true;
+      } catch (err) {
+        deps.logger.error(
+          { runId, action: a.type, err },
+          'fleet action failed; the next reconcile retries it',
+        );
+      }
+      if (a.type === 'stop') {
+        stopped = a;
+        break;
+      }
+    }
+    // The scoreboard shows this pass's results: read the rows and the fleet facts again.
+    const after = (await loadFleet(deps, hooks, runId, true)) ?? ctx;
+    if (stopped) {
+      hooks.scoreboard(runId, renderScoreboard(scoreboardInput(after, { reason: stopped.reason })));
+      await hooks.flushScoreboard(runId);
+      return;
+    }
+    hooks.scoreboard(runId, renderScoreboard(scoreboardInput(after)));
+    if (!moved) return;
+  }
+};

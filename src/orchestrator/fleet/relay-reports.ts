@@ -1,0 +1,64 @@
+// Each finished worker's FINAL REPORT, once: TESTS and STATUS go on the scoreboard, UNCERTAINTIES are
+// relayed to the triggering issue as decision buckets (seed 004: "consistently the highest-value
+// output"), and each OUT-OF-SCOPE BUG becomes a follow-up issue in the ticket's repo, linked back.
+// The report is marked relayed before anything is filed, so a crash files nothing twice.
+import { formatIssueRef, formatRepo } from '../../forges/types.ts';
+import { repoRefOf } from '../context.ts';
+import { refOf } from '../perform.ts';
+import { renderDecisionBuckets } from '../uncertainties.ts';
+import type { FleetCtx, FleetDeps } from './fleet-context.ts';
+import { attemptsOf } from './fleet-perform.ts';
+import { ticketOf, updateTicket } from './fleet-state.ts';
+import { reportOf } from './review-leg.ts';
+
+const followUpBody = (bug: string, ticket: string, trigger: string): string =>
+  [
+    `Found by a ticket-fleet worker while working on ${ticket} (fleet on ${trigger}); it is outside that ticket.`,
+    '',
+    'What the worker reported:',
+    '',
+    `> ${bug.replace(/\n/g, ' ')}`,
+  ].join('\n');
+
+export const relayReports = async (deps: FleetDeps, ctx: FleetCtx): Promise<void> => {
+  for (const key of ctx.tickets.keys()) {
+    const last = attemptsOf(ctx, key).at(-1);
+    if (!last || last.outcome === undefined) continue;
+    const stamp = `${last.id}:${last.nudges}`;
+    if (ticketOf(ctx.fleet, key).relayedAttempt === stamp) continue;
+    const report = reportOf(last);
+    const ref = refOf(key);
+    const facts = ctx.repos.get(formatRepo(ref.repo).toLowerCase());
+    const home = repoRefOf(ctx.run.repo);
+    const label = formatIssueRef(ref, home);
+    const tests =
+      report?.tests ?? (last.outcome === 'solved' ? 'not reported' : (last.failureSummary ?? last.outcome));
+    ctx.run = await updateTicket(deps.store, ctx.run.id, key, (t) => ({
+      relayedAttempt: stamp,
+      tests,
+      status: report?.status ?? `${last.outcome}${last.failureSummary ? `: ${last.failureSummary}` : ''}`,
+      uncertainties: [...new Set([...t.uncertainties, ...(report?.uncertainties ?? [])])],
+    }));
+    const followUps: string[] = [];
+    if (facts && ctx.run.triggerIssue !== undefined)
+      for (const bug of report?.outOfScopeBugs ?? []) {
+        const created = await facts.forge.createIssue(facts.repo, {
+          title: `Follow-up from ${label}: ${bug.slice(0, 80)}`,
+          body: followUpBody(bug, formatIssueRef(ref), `${ctx.run.repo}#${ctx.run.triggerIssue}`),
+        });
+        followUps.push(formatIssueRef(created.ref));
+      }
+    if (followUps.length > 0)
+      ctx.run = await updateTicket(deps.store, ctx.run.id, key, (t) => ({
+        followUps: [...t.followUps, ...followUps],
+      }));
+    const uncertainties = report?.uncertainties ?? [];
+    if (ctx.run.triggerIssue === undefined || (uncertainties.length === 0 && followUps.length === 0))
+      continue;
+    const body = renderDecisionBuckets([{ ticket: label, uncertainties, followUps }]);
+    await ctx.forge.createComment(
+      { repo: home, number: ctx.run.triggerIssue },
+      `**Ticket fleet: ${label} reports decisions for a person**\n\n${body}`,
+    );
+  }
+};

@@ -1,0 +1,107 @@
+// Triage of `/ticket-fleet` refs (seed 004 step 1): every ref is resolved in the repo it names (any
+// repo the installation reaches), then skipped with a reason when it cannot or should not run
+// unattended: unreachable, a pull request, closed, locked, named twice, an epic, already in another
+// live fleet, over the size limit, or a ticket triage says needs production access, edits in
+// several repos or a person's judgment. What is left runs; the reply lists both.
+import type { TicketRef } from '../../commands/schema.ts';
+import { MAX_FLEET_REFS } from '../../commands/schema.ts';
+import { isAppError } from '../../errors.ts';
+import { formatIssueRef, formatRepo, type Issue, type RepoRef } from '../../forges/types.ts';
+import { isEpic } from '../../plan/epics.ts';
+import { triageTicket } from '../../plan/triage.ts';
+import { issueKey } from '../../plan/types.ts';
+import type { FleetTicket } from './fleet-state.ts';
+import { toTicketIssue } from './load-fleet.ts';
+
+export interface TriageResult {
+  run: (FleetTicket & { title: string })[];
+  skipped: { ticket: string; reason: string }[];
+}
+
+export interface TriageInput {
+  home: RepoRef;
+  refs: readonly TicketRef[];
+  labels: readonly string[];
+  /** Reads one issue in its own repo (the forge of that repo). */
+  getIssue(repo: RepoRef, number: number): Promise<Issue>;
+  listLabelled(repo: RepoRef, label: string): Promise<Issue[]>;
+  /** Whether the person who asked may write in that repo (the fleet opens PRs there). */
+  canWrite(repo: RepoRef): Promise<boolean>;
+  /** Keys of tickets already in a live fleet, with where (for the reason). */
+  inOtherFleet: Map<string, string>;
+  /** The host of the forge, to refuse a URL ref that names another one. */
+  host?: string;
+}
+
+const unreachable = (err: unknown): boolean =>
+  isAppError(err, 'not_found') || isAppError(err, 'forbidden') || isAppError(err, 'unauthorized');
+
+export const triageTickets = async (input: TriageInput): Promise<TriageResult> => {
+  const out: TriageResult = { run: [], skipped: [] };
+  const seen = new Set<string>();
+  const candidates: { label: string; load: () => Promise<Issue | undefined> }[] = [];
+  for (const r of input.refs) {
+    const repo = { owner: r.owner ?? input.home.owner, name: r.repo ?? input.home.name };
+    const label = formatIssueRef({ repo, number: r.number }, input.home);
+    if (
+      r.host !== undefined &&
+      input.host !== undefined &&
+      r.host.toLowerCase() !== input.host.toLowerCase()
+    ) {
+      out.skipped.push({ ticket: label, reason: `it is on another forge (${r.host})` });
+      continue;
+    }
+    candidates.push({ label, load: () => input.getIssue(repo, r.number) });
+  }
+  for (const name of input.labels) {
+    let issues: Issue[];
+    try {
+      issues = await input.listLabelled(input.home, name);
+    } catch (err) {
+      if (!unreachable(err)) throw err;
+      out.skipped.push({ ticket: `label:${name}`, reason: 'the bot cannot list issues with that label' });
+      continue;
+    }
+    if (issues.length === 0)
+      out.skipped.push({ ticket: `label:${name}`, reason: 'no open issue has that label' });
+    for (const i of issues)
+      candidates.push({ label: formatIssueRef(i.ref, input.home), load: async () => i });
+  }
+  for (const c of candidates) {
+    let issue: Issue | undefined;
+    try {
+      issue = await c.load();
+    } catch (err) {
+      if (!unreachable(err)) throw err;
+      out.skipped.push({
+        ticket: c.label,
+        reason: 'the bot cannot reach it (no such issue, or a repo it is not installed on)',
+      });
+      continue;
+    }
+    if (!issue) continue;
+    const key = issueKey(formatRepo(issue.ref.repo), issue.ref.number);
+    const why = ((): string | undefined => {
+      if (seen.has(key.toLowerCase())) return 'it is named twice; it runs once';
+      if (issue.isPullRequest) return 'it is a pull request, not an issue';
+      if (issue.state === 'closed') return 'it is closed';
+      if (issue.locked) return 'it is locked';
+      const other = input.inOtherFleet.get(key.toLowerCase());
+      if (other) return `it is already in the fleet on ${other}`;
+      const plan = toTicketIssue(issue);
+      if (isEpic(plan, 0)) return 'it is an epic (a tracking issue); name its children instead';
+      const t = triageTicket(plan);
+      if (!t.run) return t.reason;
+      if (out.run.length >= MAX_FLEET_REFS) return `a fleet runs at most ${MAX_FLEET_REFS} tickets`;
+      return undefined;
+    })();
+    seen.add(key.toLowerCase());
+    const denied =
+      !why && !(await input.canWrite(issue.ref.repo))
+        ? `you need write permission on ${formatRepo(issue.ref.repo)} to run it`
+        : undefined;
+    if (why || denied) out.skipped.push({ ticket: c.label, reason: (why ?? denied)! });
+    else out.run.push({ repo: formatRepo(issue.ref.repo), number: issue.ref.number, title: issue.title });
+  }
+  return out;
+};

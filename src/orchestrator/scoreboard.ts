@@ -1,0 +1,73 @@
+// The fleet scoreboard (seed 004): one sticky comment on the triggering issue, edited in place. Per
+// wave a row per ticket: PR, tests, review verdict, status; the skipped tickets with their reasons;
+// and once the run ends a consolidated summary (totals, blocking findings caught, decision buckets,
+// what is waiting for a person). Pure: the orchestrator's coalescer publishes the text.
+import { markdownText } from './dashboard-escape.ts';
+import { renderDecisionBuckets, type TicketUncertainties } from './uncertainties.ts';
+
+export interface ScoreboardRow {
+  /** `#9` or `acme/lib#3` (ours). */
+  ticket: string;
+  title: string;
+  pr?: string;
+  /** The worker's TESTS line, or why there is none. */
+  tests?: string;
+  /** The review leg's verdict (`clean`, `minor`, `blocking`, …). */
+  review?: string;
+  status: string;
+}
+
+export interface ScoreboardInput {
+  runState: string;
+  /** Ordered: the pilot first, then wave 1, 2… */
+  waves: { label: string; rows: ScoreboardRow[] }[];
+  /** Tickets that were never started: not dispatched yet, in order. */
+  queued: ScoreboardRow[];
+  skipped: { ticket: string; reason: string }[];
+  relays: TicketUncertainties[];
+  /** Set when the run has ended: the consolidated summary is shown. */
+  final?: { reason: string };
+}
+
+const cell = (s: string | undefined, max = 60): string => (s ? markdownText(s, max) : '—');
+
+const table = (rows: ScoreboardRow[]): string[] => [
+  '| ticket | PR | tests | review | status |',
+  '|---|---|---|---|---|',
+  ...rows.map(
+    (r) =>
+      `| ${r.ticket} ${cell(r.title, 50)} | ${r.pr ?? '—'} | ${cell(r.tests)} | ${cell(r.review, 20)} | ${cell(r.status, 80)} |`,
+  ),
+];
+
+const summary = (input: ScoreboardInput, reason: string): string[] => {
+  const rows = input.waves.flatMap((w) => w.rows);
+  const count = (p: (r: ScoreboardRow) => boolean) => rows.filter(p).length;
+  const merged = count((r) => r.status.startsWith('merged') || r.status.startsWith('closed'));
+  const waiting = rows.filter((r) => r.status.startsWith('awaiting'));
+  const blocking = count((r) => r.review === 'blocking');
+  return [
+    '### Summary',
+    `${markdownText(reason, 200)}`,
+    '',
+    `- tickets: ${rows.length} run, ${merged} merged, ${count((r) => r.status.startsWith('failed'))} failed, ${input.skipped.length} skipped`,
+    `- review legs with blocking findings: ${blocking}`,
+    `- waiting for a person: ${waiting.length ? waiting.map((r) => `${r.ticket} (${r.pr ?? 'no PR'})`).join(', ') : 'nothing'}`,
+  ];
+};
+
+export const renderScoreboard = (input: ScoreboardInput): string => {
+  const out: string[] = [`## Ticket fleet — ${markdownText(input.runState, 20)}`, ''];
+  for (const w of input.waves) {
+    if (w.rows.length === 0) continue;
+    out.push(`**${w.label}**`, '', ...table(w.rows), '');
+  }
+  if (input.queued.length > 0) out.push('**Queued**', '', ...table(input.queued), '');
+  if (input.skipped.length > 0)
+    out.push('**Skipped**', ...input.skipped.map((s) => `- ${s.ticket}: ${markdownText(s.reason, 200)}`), '');
+  const buckets = renderDecisionBuckets(input.relays);
+  if (buckets) out.push('### Uncertainties', '', buckets, '');
+  if (input.final) out.push(...summary(input, input.final.reason), '');
+  out.push('Merging needs a person: `/merge` on the PR, or `/ticket-fleet merge #PR` here.');
+  return out.join('\n');
+};
