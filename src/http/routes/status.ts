@@ -5,16 +5,12 @@ import { createHash } from 'node:crypto';
 import { type Context, Hono } from 'hono';
 import { setCookie } from 'hono/cookie';
 import { z } from 'zod';
-import type { Logger } from '../../observability/logger.ts';
-import type { AttemptLedger } from '../../runner/types.ts';
 import { securityHeaders, statusAccess } from '../../status/access.ts';
 import { loginPage, offPage } from '../../status/access-pages.ts';
 import { mermaidScript, pageScript } from '../../status/assets.ts';
 import { attemptPage } from '../../status/attempt-page.ts';
 import { parseAttemptTimeline } from '../../status/attempt-timeline.ts';
-import type { ReadLog } from '../../status/log-reader.ts';
 import { reportHtml } from '../../status/report.ts';
-import type { RunEvents } from '../../status/run-events.ts';
 import { runPage } from '../../status/run-page.ts';
 import { loadRunView } from '../../status/run-view.ts';
 import { runsPage } from '../../status/runs-page.ts';
@@ -27,22 +23,10 @@ import {
 } from '../../status/session.ts';
 import { statsPage } from '../../status/stats-page.ts';
 import { loadRunSummaries, loadStats } from '../../status/status-data.ts';
-import type { RunStore } from '../../store/run-store.ts';
+import type { StatusDeps } from '../../status/status-deps.ts';
 import { runEventStream } from './status-events.ts';
 
-export interface StatusDeps {
-  /** STATUS_TOKEN; unset turns every status page off. */
-  token?: string;
-  runs: RunStore;
-  ledger: AttemptLedger;
-  events: RunEvents;
-  logger: Logger;
-  /** Reads prompt and stream-log files, confined to the runner's directories. */
-  readLog: ReadLog;
-  now?: () => Date;
-  /** Open SSE streams at most (default 100). */
-  maxStreams?: number;
-}
+export type { StatusDeps };
 
 const statusPaths = ['/', '/runs/*', '/stats', '/login', '/logout', '/status/*'];
 

@@ -1,0 +1,45 @@
+// What the status pages need, and how the composition root builds it from what `serve` already has:
+// the env's STATUS_TOKEN, the run store with its ledger, the run-change bus, the logger, and the
+// runner workspace (the only place prompt and log files are read from). Also points the /metrics run
+// gauges at the same stores.
+import type { Logger } from '../observability/logger.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import type { AttemptLedger } from '../runner/types.ts';
+import type { RunStore } from '../store/run-store.ts';
+import { createLogReader, type ReadLog } from './log-reader.ts';
+import type { RunEvents } from './run-events.ts';
+import { runFigures } from './run-figures.ts';
+
+export interface StatusDeps {
+  /** STATUS_TOKEN; unset turns every status page off. */
+  token?: string;
+  runs: RunStore;
+  ledger: AttemptLedger;
+  events: RunEvents;
+  logger: Logger;
+  /** Reads prompt and stream-log files, confined to the runner's directories. */
+  readLog: ReadLog;
+  now?: () => Date;
+  /** Open SSE streams at most (default 100). */
+  maxStreams?: number;
+}
+
+export const createStatusDeps = (opts: {
+  statusToken: string | undefined;
+  runs: RunStore & { ledger: AttemptLedger };
+  events: RunEvents;
+  logger: Logger;
+  metrics: Metrics;
+  /** The runner workspace (blitz config `runner.workspace`): attempts keep their logs under it. */
+  workspace: string;
+}): StatusDeps => {
+  opts.metrics.setRunFigures(() => runFigures({ runs: opts.runs, ledger: opts.runs.ledger }));
+  return {
+    ...(opts.statusToken ? { token: opts.statusToken } : {}),
+    runs: opts.runs,
+    ledger: opts.runs.ledger,
+    events: opts.events,
+    logger: opts.logger,
+    readLog: createLogReader({ roots: [opts.workspace] }),
+  };
+};
