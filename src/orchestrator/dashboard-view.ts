@@ -68,6 +68,7 @@ export const dashboardView = (input: {
       number: c.number,
       title: c.title,
       state: 'closed',
+      ...(attempts.length === 0 ? { epic: true } : {}),
       attempts: attempts.length,
       ...(p?.pr ? { prNumber: p.pr.number } : {}),
       ...(attempts.at(-1) ? { rosterEntry: attempts.at(-1)!.rosterEntry } : {}),

@@ -167,7 +167,7 @@ const merge = async (deps: PerformDeps, ctx: RunCtx, a: Extract<Action, { type: 
         await ctx.forge.mergePullRequest(prRef, {
           method: ctx.repoConfig.mergeMethod.blitz,
           expectedHeadSha: pr.head.sha,
-          title: `Merge #${ref.number}: ${pr.title}`,
+          title: `${pr.title} (#${a.pr})`,
         })
       ).sha;
     } catch (err) {

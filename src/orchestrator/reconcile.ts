@@ -128,7 +128,9 @@ const publish = (deps: PerformDeps, hooks: ReconcileHooks, ctx: RunCtx, actions:
   const closed = ctx.snap.progress
     .filter((p) => !ctx.issues.has(p.key))
     .map((p) => {
-      const title = ctx.attempts.find((a) => attemptKey(a) === p.key)?.job.title ?? '';
+      // Titles of closed issues come from the worker's job; an epic has none (it never had a worker).
+      const title =
+        ctx.attempts.find((a) => attemptKey(a) === p.key)?.job.title ?? 'epic (closed with its children)';
       return { number: Number(p.key.slice(p.key.lastIndexOf('#') + 1)), title };
     });
   hooks.dashboard(

@@ -56,6 +56,8 @@ const stateOf = (
   }
   if (row?.bouncedAfter !== undefined) return 'bounced';
   if (row?.state === 'dispatched') return 'dispatched';
+  // An epic the run closed: no attempt, no PR, only the row.
+  if (row?.state === 'closed') return 'closed';
   return undefined;
 };
 
