@@ -70,7 +70,7 @@ const drawnNodes = (page: Page) =>
 const waitForDraw = (page: Page, count: number) =>
   page.waitForFunction((n) => Number(document.body.dataset.drawn ?? '0') >= n, count, { timeout: 30_000 });
 
-describe('status page in Chromium', () => {
+describe('status page in Chromium', { timeout: 90_000 }, () => {
   it('refuses the run page without the token: the login form, no run data, a wrong token refused', async () => {
     await browser.context.clearCookies();
     const page = watch(await browser.newPage());
@@ -136,6 +136,28 @@ describe('status page in Chromium', () => {
     expect(await page.textContent('#tokens')).toBe('6300 in · 210 out · 300 cache');
     expect(dialogs).toEqual([]);
     await screenshot(page, 'status-attempt');
+    await page.close();
+  });
+
+  it('draws the downloadable report by itself: inline Mermaid allowed by its CSP hashes, no request out', async () => {
+    const page = watch(await browser.newPage());
+    const requests: string[] = [];
+    const cspErrors: string[] = [];
+    page.on('request', (r) => requests.push(r.url()));
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
+    });
+    await page.goto(`${server.url}/runs/${finishedRunId}/report.html`);
+    await page.waitForSelector('#dag svg g.node', { timeout: 30_000 });
+    const nodes = await drawnNodes(page);
+    expect(nodes).toHaveLength(5);
+    expect(nodes.find((x) => /-i4-/.test(x.id))?.fill).toBe(fills.failed);
+    expect(cspErrors).toEqual([]);
+    expect(requests).toEqual([`${server.url}/runs/${finishedRunId}/report.html`]);
+    expect(await page.locator('details.attempt').count()).toBe(9);
+    expect(await page.locator('details.attempt[data-attempt="3"] details.tool').count()).toBe(4);
+    expect(dialogs).toEqual([]);
+    await screenshot(page, 'status-report');
     await page.close();
   });
 

@@ -193,4 +193,33 @@ describe('status pages', () => {
     expect(text).toContain(`data: {"runId":"${finishedRunId}"}`);
     expect(text).not.toContain(liveRunId);
   });
+
+  it('caps open streams, and a closed stream frees its place', async () => {
+    const { app } = await setup({ maxStreams: 1 });
+    const server = await listen(app);
+    cleanups.push(server.close);
+    const open = async () => {
+      const controller = new AbortController();
+      const res = await fetch(`${server.url}/runs/${finishedRunId}/events`, {
+        headers: bearer,
+        signal: controller.signal,
+      });
+      return { res, controller };
+    };
+    const first = await open();
+    expect(first.res.status).toBe(200);
+    await first.res.body!.getReader().read();
+    const second = await open();
+    expect(second.res.status).toBe(503);
+    first.controller.abort();
+    // The server sees the close asynchronously: poll until the place is free again.
+    let third = await open();
+    for (let i = 0; i < 50 && third.res.status === 503; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      third = await open();
+    }
+    expect(third.res.status).toBe(200);
+    third.controller.abort();
+    expect((await app.request('/runs/nope/events', { headers: bearer })).status).toBe(404);
+  });
 });

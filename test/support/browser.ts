@@ -1,6 +1,6 @@
 // Real headless Chromium for the browser tests: Debian's /usr/bin/chromium driven by playwright-core
 // (never a downloaded browser), a fresh profile per launch, screenshots under test-artifacts/.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { removeDir, tempDir } from './git.ts';
@@ -25,6 +25,10 @@ export interface TestBrowser {
 }
 
 export const launchBrowser = async (): Promise<TestBrowser> => {
+  if (!existsSync(chromiumPath))
+    throw new Error(
+      `${chromiumPath} is missing: install Debian's chromium (apt-get install -y --no-install-recommends chromium), as .ci/run does`,
+    );
   const profile = tempDir('blitz-chromium-');
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: chromiumPath,
