@@ -45,6 +45,14 @@ const holderOf = (output: unknown): string | undefined =>
     ? output.holder
     : undefined;
 
+/** What the holder passed to complete (or its error), without the holder envelope. */
+const unwrapOutput = (o: unknown): unknown => {
+  if (typeof o !== 'object' || o === null) return o;
+  if ('output' in o) return o.output;
+  if ('error' in o) return { error: o.error };
+  return o;
+};
+
 /** pg's interval object ({ hours, minutes, seconds }) in seconds. */
 const intervalSeconds = (v: unknown): number => {
   const i = typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {};
@@ -177,7 +185,7 @@ export class PgBossQueue implements JobQueue {
       payload: j.data,
       retryCount: j.retryCount,
       ...(holder ? { holder } : {}),
-      output: j.output,
+      output: unwrapOutput(j.output),
       leaseSeconds: intervalSeconds(j.expireIn),
     };
   }

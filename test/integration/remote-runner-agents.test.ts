@@ -7,27 +7,28 @@ import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { type ServerType, serve } from '@hono/node-server';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/app.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { InProcessQueue } from '../../src/queue/in-process-queue.ts';
+import { PgBossQueue } from '../../src/queue/pg-boss-queue.ts';
 import { attemptQueue } from '../../src/queue/runner-queues.ts';
+import type { JobQueue } from '../../src/queue/types.ts';
 import { createRunnerHub } from '../../src/remote-runner/hub.ts';
 import { isAlive, killGroup, run, spawnDetached } from '../../src/runner/exec.ts';
 import type { AttemptLedger } from '../../src/runner/types.ts';
+import { openRunnerRegistry, openRunStore, openStore } from '../../src/store/open-store.ts';
 import type { RunnerRegistry } from '../../src/store/runner-tokens.ts';
-import { openSqliteRunnerRegistry } from '../../src/store/runner-tokens-sqlite.ts';
-import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
-import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 import { createOrigin, originSha, tempDir, testEnv } from '../support/git.ts';
+import { pgTestUrl, postgresAvailable, testSchemas } from '../support/pg.ts';
 import { attemptJob, fakeEntry, sleep } from './runner-harness.ts';
 
 const repo = { owner: 'acme', name: 'app' };
 const queueName = attemptQueue('blitz', repo);
 
 interface Bot {
-  queue: InProcessQueue;
+  queue: JobQueue;
   registry: RunnerRegistry;
   ledger: AttemptLedger;
   port: number;
@@ -36,13 +37,41 @@ interface Bot {
   start(): Promise<void>;
 }
 
-const startBot = async (): Promise<Bot> => {
-  const dir = tempDir('blitz-bot-');
-  const queue = new InProcessQueue();
-  const registry = openSqliteRunnerRegistry(join(dir, 'blitz.db'));
-  const ledger = openSqliteRunStore(join(dir, 'blitz.db')).ledger;
+const pgUp = await postgresAvailable();
+const schemas = testSchemas();
+afterAll(() => schemas.dropAll());
+
+/** The bot's state: SQLite and the in-process queue, or PostgreSQL and pg-boss (a schema per bot). */
+type Engine = () => Promise<{ url: string; queue: JobQueue }>;
+const embedded: Engine = async () => ({
+  url: `sqlite:${join(tempDir('blitz-bot-'), 'blitz.db')}`,
+  queue: new InProcessQueue(),
+});
+const postgres: Engine = async () => {
+  const schema = await schemas.create();
+  const queue = await PgBossQueue.open({
+    connectionString: pgTestUrl(),
+    schema: `${schema}_boss`,
+    logger: silentLogger(),
+    maintenanceIntervalSeconds: 1,
+  });
+  closers.push(async () => {
+    await (queue as PgBossQueue).dropSchema(`${schema}_boss`);
+    await queue.close();
+  });
+  return { url: schemas.urlFor(schema), queue };
+};
+const closers: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const c of closers.splice(0)) await c();
+});
+
+const startBot = async (engine: Engine): Promise<Bot> => {
+  const { url: db, queue } = await engine();
+  const registry = await openRunnerRegistry(db);
+  const ledger = (await openRunStore(db)).ledger;
   const app = createApp({
-    store: openSqliteStore(join(dir, 'blitz.db')),
+    store: await openStore(db),
     metrics: createMetrics(),
     logger: silentLogger(),
     version: 't',
@@ -136,143 +165,160 @@ const enqueue = async (bot: Bot, origin: string, agentEnv: Record<string, string
     retryLimit: 2,
   }))!;
 
-describe('blitz-bot runner agents', () => {
-  it('a job is claimed by one of two runners, its attempt reported once, the job completed once', async () => {
-    const bot = await startBot();
-    const origin = await createOrigin();
-    const a = await bot.registry.createToken('host-a');
-    const b = await bot.registry.createToken('host-b');
-    startAgent(bot, a.token, join(tempDir('blitz-ra-'), 'ws'));
-    startAgent(bot, b.token, join(tempDir('blitz-rb-'), 'ws'));
-    const id = await enqueue(bot, origin.url, { FAKE_AGENT_MODE: 'push' }, 30);
-    const job = await waitFor('the job to complete', async () => {
-      const j = await bot.queue.get({ queue: queueName, id });
-      return j?.state === 'completed' ? j : undefined;
-    });
-    const attempts = await bot.ledger.listByRun('run-1');
-    expect(attempts).toHaveLength(1);
-    expect(attempts[0]).toMatchObject({ outcome: 'solved', issue: { number: 7 } });
-    expect(job.holder).toMatch(/^host-[ab]$/);
-    expect(job.output).toMatchObject({ kind: 'attempt', attemptIds: [attempts[0]!.id], outcome: 'solved' });
-    expect(await originSha(origin.url, attempts[0]!.branch)).not.toBeNull();
-    const receipts = await bot.registry.listReceiptsByJob(queueName, id);
-    expect(receipts.map((r) => r.runnerName)).toEqual([job.holder]);
-    await bot.stop();
-  }, 60_000);
+const engines: [string, Engine, boolean][] = [
+  ['in-process queue, SQLite', embedded, true],
+  ['pg-boss queue, PostgreSQL', postgres, pgUp],
+];
 
-  it('a runner killed mid-job loses its lease and the other runner retries the job', async () => {
-    const bot = await startBot();
-    const origin = await createOrigin();
-    const a = await bot.registry.createToken('host-a');
-    const b = await bot.registry.createToken('host-b');
-    const agentA = startAgent(bot, a.token, join(tempDir('blitz-ra-'), 'ws'));
-    const id = await enqueue(
-      bot,
-      origin.url,
-      { FAKE_AGENT_MODE: 'slow-push', FAKE_AGENT_DELAY_MS: '3000' },
-      2,
-    );
-    const first = await waitFor('host-a to report its worker', async () =>
-      (await bot.ledger.listByRun('run-1')).find((r) => r.pid !== undefined),
-    );
-    // The host dies: the agent and the worker it started.
-    process.kill(agentA.pid, 'SIGKILL');
-    killGroup(first.pid!, 'SIGKILL');
-    startAgent(bot, b.token, join(tempDir('blitz-rb-'), 'ws'));
-    const job = await waitFor('the job to complete on host-b', async () => {
-      const j = await bot.queue.get({ queue: queueName, id });
-      return j?.state === 'completed' ? j : undefined;
-    });
-    expect(job).toMatchObject({ holder: 'host-b', retryCount: 1 });
-    const attempts = await bot.ledger.listByRun('run-1');
-    expect(attempts.map((r) => r.outcome).sort()).toEqual(['environment_failure', 'solved']);
-    expect(attempts.find((r) => r.id === first.id)).toMatchObject({ outcome: 'environment_failure' });
-    const solved = attempts.find((r) => r.outcome === 'solved')!;
-    expect(await originSha(origin.url, solved.branch)).not.toBeNull();
-    await bot.stop();
-  }, 60_000);
+describe.each(engines)('blitz-bot runner agents (%s)', (_name, engine, enabled) => {
+  it.runIf(enabled)(
+    'a job is claimed by one of two runners, its attempt reported once, the job completed once',
+    async () => {
+      const bot = await startBot(engine);
+      const origin = await createOrigin();
+      const a = await bot.registry.createToken('host-a');
+      const b = await bot.registry.createToken('host-b');
+      startAgent(bot, a.token, join(tempDir('blitz-ra-'), 'ws'));
+      startAgent(bot, b.token, join(tempDir('blitz-rb-'), 'ws'));
+      const id = await enqueue(bot, origin.url, { FAKE_AGENT_MODE: 'push' }, 30);
+      const job = await waitFor('the job to complete', async () => {
+        const j = await bot.queue.get({ queue: queueName, id });
+        return j?.state === 'completed' ? j : undefined;
+      });
+      const attempts = await bot.ledger.listByRun('run-1');
+      expect(attempts).toHaveLength(1);
+      expect(attempts[0]).toMatchObject({ outcome: 'solved', issue: { number: 7 } });
+      expect(job.holder).toMatch(/^host-[ab]$/);
+      expect(job.output).toMatchObject({ kind: 'attempt', attemptIds: [attempts[0]!.id], outcome: 'solved' });
+      expect(await originSha(origin.url, attempts[0]!.branch)).not.toBeNull();
+      const receipts = await bot.registry.listReceiptsByJob(queueName, id);
+      expect(receipts.map((r) => r.runnerName)).toEqual([job.holder]);
+      await bot.stop();
+    },
+    60_000,
+  );
 
-  it('the bot away for a while: the runner buffers, flushes when it is back, and a second flush changes nothing', async () => {
-    const bot = await startBot();
-    const origin = await createOrigin();
-    const a = await bot.registry.createToken('host-a');
-    const agent = startAgent(bot, a.token, join(tempDir('blitz-ra-'), 'ws'));
-    const id = await enqueue(
-      bot,
-      origin.url,
-      { FAKE_AGENT_MODE: 'slow-push', FAKE_AGENT_DELAY_MS: '2500' },
-      60,
-    );
-    const first = await waitFor('the worker to start', async () =>
-      (await bot.ledger.listByRun('run-1')).find((r) => r.pid !== undefined),
-    );
-    await bot.stop();
-    // While the bot is away the worker finishes and the runner buffers its reports and the result.
-    const buffered = await waitFor('the completion in the buffer', () =>
-      existsSync(agent.buffer) && readFileSync(agent.buffer, 'utf8').includes('"complete"')
-        ? readFileSync(agent.buffer, 'utf8')
-        : undefined,
-    );
-    expect(buffered).toContain('"solved"');
-    const copy = join(tempDir('blitz-copy-'), 'buffer.jsonl');
-    copyFileSync(agent.buffer, copy);
-    expect((await bot.ledger.get(first.id))?.outcome).toBeUndefined();
+  it.runIf(enabled)(
+    'a runner killed mid-job loses its lease and the other runner retries the job',
+    async () => {
+      const bot = await startBot(engine);
+      const origin = await createOrigin();
+      const a = await bot.registry.createToken('host-a');
+      const b = await bot.registry.createToken('host-b');
+      const agentA = startAgent(bot, a.token, join(tempDir('blitz-ra-'), 'ws'));
+      const id = await enqueue(
+        bot,
+        origin.url,
+        { FAKE_AGENT_MODE: 'slow-push', FAKE_AGENT_DELAY_MS: '3000' },
+        2,
+      );
+      const first = await waitFor('host-a to report its worker', async () =>
+        (await bot.ledger.listByRun('run-1')).find((r) => r.pid !== undefined),
+      );
+      // The host dies: the agent and the worker it started.
+      process.kill(agentA.pid, 'SIGKILL');
+      killGroup(first.pid!, 'SIGKILL');
+      startAgent(bot, b.token, join(tempDir('blitz-rb-'), 'ws'));
+      const job = await waitFor('the job to complete on host-b', async () => {
+        const j = await bot.queue.get({ queue: queueName, id });
+        return j?.state === 'completed' ? j : undefined;
+      });
+      expect(job).toMatchObject({ holder: 'host-b', retryCount: 1 });
+      const attempts = await bot.ledger.listByRun('run-1');
+      expect(attempts.map((r) => r.outcome).sort()).toEqual(['environment_failure', 'solved']);
+      expect(attempts.find((r) => r.id === first.id)).toMatchObject({ outcome: 'environment_failure' });
+      const solved = attempts.find((r) => r.outcome === 'solved')!;
+      expect(await originSha(origin.url, solved.branch)).not.toBeNull();
+      await bot.stop();
+    },
+    60_000,
+  );
 
-    await bot.start();
-    const job = await waitFor('the job to complete after the flush', async () => {
-      const j = await bot.queue.get({ queue: queueName, id });
-      return j?.state === 'completed' ? j : undefined;
-    });
-    expect(job.holder).toBe('host-a');
-    await waitFor('the buffer to drain', () => !existsSync(agent.buffer));
-    const after = await bot.ledger.listByRun('run-1');
-    expect(after).toHaveLength(1);
-    expect(after[0]).toMatchObject({ id: first.id, outcome: 'solved' });
-    const local = JSON.parse(readFileSync(join(agent.buffer, '..', 'attempts.json'), 'utf8')) as {
-      attempts: unknown[];
-    };
-    expect(after[0]).toEqual(local.attempts[0]);
+  it.runIf(enabled)(
+    'the bot away for a while: the runner buffers, flushes when it is back, and a second flush changes nothing',
+    async () => {
+      const bot = await startBot(engine);
+      const origin = await createOrigin();
+      const a = await bot.registry.createToken('host-a');
+      const agent = startAgent(bot, a.token, join(tempDir('blitz-ra-'), 'ws'));
+      const id = await enqueue(
+        bot,
+        origin.url,
+        { FAKE_AGENT_MODE: 'slow-push', FAKE_AGENT_DELAY_MS: '2500' },
+        60,
+      );
+      const first = await waitFor('the worker to start', async () =>
+        (await bot.ledger.listByRun('run-1')).find((r) => r.pid !== undefined),
+      );
+      await bot.stop();
+      // While the bot is away the worker finishes and the runner buffers its reports and the result.
+      const buffered = await waitFor('the completion in the buffer', () =>
+        existsSync(agent.buffer) && readFileSync(agent.buffer, 'utf8').includes('"complete"')
+          ? readFileSync(agent.buffer, 'utf8')
+          : undefined,
+      );
+      expect(buffered).toContain('"solved"');
+      const copy = join(tempDir('blitz-copy-'), 'buffer.jsonl');
+      copyFileSync(agent.buffer, copy);
+      expect((await bot.ledger.get(first.id))?.outcome).toBeUndefined();
 
-    // A wrong token: the bot refuses, the buffer stays as it was.
-    const wrong = await run(
-      [
-        process.execPath,
-        '--import',
-        'tsx',
-        'src/main.ts',
-        'runner',
-        'flush',
-        copy,
-        '--server',
-        bot.url,
-        '--token',
-        'brt_0000000000000000_x',
-      ],
-      { cwd: resolve('.'), env: { ...testEnv(), LOG_LEVEL: 'silent' }, timeoutMs: 30_000 },
-    );
-    expect(wrong.exitCode).toBe(1);
-    expect(readFileSync(copy, 'utf8')).toBe(buffered);
-    // By hand, a second time, with the right token: delivered again, nothing changes.
-    const flushed = await run(
-      [
-        process.execPath,
-        '--import',
-        'tsx',
-        'src/main.ts',
-        'runner',
-        'flush',
-        copy,
-        '--server',
-        bot.url,
-        '--token',
-        a.token,
-      ],
-      { cwd: resolve('.'), env: { ...testEnv(), LOG_LEVEL: 'silent' }, timeoutMs: 30_000 },
-    );
-    expect(flushed.exitCode).toBe(0);
-    expect(JSON.parse(flushed.stdout)).toMatchObject({ remaining: 0 });
-    expect(await bot.ledger.listByRun('run-1')).toEqual(after);
-    expect(await bot.queue.get({ queue: queueName, id })).toEqual(job);
-    await bot.stop();
-  }, 90_000);
+      await bot.start();
+      const job = await waitFor('the job to complete after the flush', async () => {
+        const j = await bot.queue.get({ queue: queueName, id });
+        return j?.state === 'completed' ? j : undefined;
+      });
+      expect(job.holder).toBe('host-a');
+      await waitFor('the buffer to drain', () => !existsSync(agent.buffer));
+      const after = await bot.ledger.listByRun('run-1');
+      expect(after).toHaveLength(1);
+      expect(after[0]).toMatchObject({ id: first.id, outcome: 'solved' });
+      const local = JSON.parse(readFileSync(join(agent.buffer, '..', 'attempts.json'), 'utf8')) as {
+        attempts: unknown[];
+      };
+      expect(after[0]).toEqual(local.attempts[0]);
+
+      // A wrong token: the bot refuses, the buffer stays as it was.
+      const wrong = await run(
+        [
+          process.execPath,
+          '--import',
+          'tsx',
+          'src/main.ts',
+          'runner',
+          'flush',
+          copy,
+          '--server',
+          bot.url,
+          '--token',
+          'brt_0000000000000000_x',
+        ],
+        { cwd: resolve('.'), env: { ...testEnv(), LOG_LEVEL: 'silent' }, timeoutMs: 30_000 },
+      );
+      expect(wrong.exitCode).toBe(1);
+      expect(readFileSync(copy, 'utf8')).toBe(buffered);
+      // By hand, a second time, with the right token: delivered again, nothing changes.
+      const flushed = await run(
+        [
+          process.execPath,
+          '--import',
+          'tsx',
+          'src/main.ts',
+          'runner',
+          'flush',
+          copy,
+          '--server',
+          bot.url,
+          '--token',
+          a.token,
+        ],
+        { cwd: resolve('.'), env: { ...testEnv(), LOG_LEVEL: 'silent' }, timeoutMs: 30_000 },
+      );
+      expect(flushed.exitCode).toBe(0);
+      expect(JSON.parse(flushed.stdout)).toMatchObject({ remaining: 0 });
+      expect(await bot.ledger.listByRun('run-1')).toEqual(after);
+      expect(await bot.queue.get({ queue: queueName, id })).toEqual(job);
+      await bot.stop();
+    },
+    90_000,
+  );
 });
