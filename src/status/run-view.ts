@@ -42,8 +42,8 @@ export interface RunView {
 const knownStates: ReadonlySet<string> = new Set(dashboardIssueStates);
 const finishedStates: ReadonlySet<string> = new Set(['merged', 'closed']);
 
-const asState = (s: string | undefined): DashboardIssueState | undefined =>
-  s !== undefined && knownStates.has(s) ? (s as DashboardIssueState) : undefined;
+const isIssueState = (s: string | undefined): s is DashboardIssueState =>
+  s !== undefined && knownStates.has(s);
 
 /** Longest blocker chain per issue; edges into a cycle are cut where they would loop. */
 export const dependencyLayers = (issues: readonly { number: number; blockedBy: number[] }[]): number[][] => {
@@ -99,7 +99,7 @@ export const buildRunView = (input: {
       return {
         number,
         ...(title !== undefined ? { title } : {}),
-        state: asState(row?.state) ?? dash?.state ?? 'blocked',
+        state: isIssueState(row?.state) ? row.state : (dash?.state ?? 'blocked'),
         epic: dash?.epic === true,
         ...(row?.prNumber !== undefined
           ? { prNumber: row.prNumber }

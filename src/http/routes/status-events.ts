@@ -3,15 +3,22 @@
 // proxies keep the connection, and a cap on open streams so a crowd of tabs cannot pin the server.
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
+import type { Logger } from '../../observability/logger.ts';
+import { runLogger } from '../../status/log-context.ts';
 import type { RunEvents } from '../../status/run-events.ts';
 
 export const keepAliveMs = 15_000;
 
-export const runEventStream = (opts: { events: RunEvents; maxStreams: number }) => {
+export const runEventStream = (opts: { events: RunEvents; maxStreams: number; logger: Logger }) => {
   let open = 0;
   return (c: Context, runId: string) => {
-    if (open >= opts.maxStreams) return c.text('too many live status pages open; reload later', 503);
+    const log = runLogger(opts.logger, { id: runId });
+    if (open >= opts.maxStreams) {
+      log.warn({ open }, 'status stream refused: too many open');
+      return c.text('too many live status pages open; reload later', 503);
+    }
     open++;
+    log.debug({ open }, 'status stream opened');
     return streamSSE(
       c,
       async (stream) => {
@@ -56,6 +63,7 @@ export const runEventStream = (opts: { events: RunEvents; maxStreams: number }) 
         } finally {
           unsubscribe();
           open--;
+          log.debug({ open }, 'status stream closed');
         }
       },
       async () => {

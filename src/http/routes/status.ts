@@ -48,7 +48,7 @@ export const statusRoutes = (deps: StatusDeps | undefined) => {
   }
   const now = deps.now ?? (() => new Date());
   const log = deps.logger.child({ component: 'status' });
-  const stream = runEventStream({ events: deps.events, maxStreams: deps.maxStreams ?? 100 });
+  const stream = runEventStream({ events: deps.events, maxStreams: deps.maxStreams ?? 100, logger: log });
 
   app.get('/status/assets/mermaid.min.js', (c) =>
     c.body(mermaidScript(), 200, {
