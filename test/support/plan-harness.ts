@@ -14,7 +14,7 @@ import { createApp } from '../../src/http/app.ts';
 import { createDeliveryQueue } from '../../src/intake/delivery-queue.ts';
 import { createEventProcessor } from '../../src/intake/process-events.ts';
 import { createReceiver } from '../../src/intake/receive.ts';
-import { silentLogger } from '../../src/observability/logger.ts';
+import { createLogger, silentLogger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { createOrchestrator, type Orchestrator } from '../../src/orchestrator/orchestrator.ts';
 import { Runner } from '../../src/runner/runner.ts';
@@ -55,14 +55,20 @@ export const startPlanHarness = async (opts: PlanHarnessOptions) => {
   world.grant(repo, botLogin, kind === 'gitea' ? 'admin' : 'write');
   world.grant(repo, 'alice', 'write');
   world.addMilestone(repo, opts.milestone ?? 'M1');
-  for (const l of opts.labels ?? []) world.addLabel(repo, l.name, l.description);
+  // Gitea adds only labels that exist: the operator creates the plan labels once (README).
+  const planLabels = ['plan/draft', 'plan/approved', 'plan/ready', 'size/XS', 'size/S', 'size/M', 'size/L'];
+  const labels: { name: string; description?: string }[] = [
+    ...planLabels.map((name) => ({ name })),
+    ...(opts.labels ?? []),
+  ];
+  for (const l of labels) world.addLabel(repo, l.name, l.description);
   for (const seed of opts.issues)
     world.addIssue(repo, { milestone: opts.milestone ?? 'M1', author: 'alice', ...seed });
   const trigger = world.addIssue(repo, { title: 'Planning room', author: 'alice' });
 
   const fakeGithub = kind === 'github' ? await startFakeGithub(world) : undefined;
   const fakeGitea = kind === 'gitea' ? await startFakeGitea(world) : undefined;
-  const logger = silentLogger();
+  const logger = process.env.PLAN_DEBUG ? createLogger({ level: 'warn' }) : silentLogger();
   const forge: Forge =
     kind === 'github'
       ? createGithubForge({
@@ -219,7 +225,7 @@ export const startPlanHarness = async (opts: PlanHarnessOptions) => {
     (await runs.listRuns()).sort((a, b) => a.createdAt.localeCompare(b.createdAt)).at(-1);
 
   /** Rounds until the latest run has stopped and no worker is left (bounded by `timeoutMs`). */
-  const driveToStop = async (timeoutMs = 120_000) => {
+  const driveToStop = async (timeoutMs = Number(process.env.PLAN_TIMEOUT_MS ?? 120_000)) => {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       await round();

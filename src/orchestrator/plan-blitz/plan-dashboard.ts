@@ -11,7 +11,9 @@ import { planProgressOf, tallyOf } from './plan-state.ts';
 
 const num = (k: string) => `#${refOf(k).number}`;
 
-export const renderPlanDashboard = (pc: Pick<PlanCtx, 'run' | 'plan' | 'rows' | 'issues'>): string => {
+export const renderPlanDashboard = (
+  pc: Pick<PlanCtx, 'run' | 'plan' | 'rows' | 'issues'> & Partial<Pick<PlanCtx, 'problems'>>,
+): string => {
   const { run, plan } = pc;
   const lines = [
     dashboardMarker(run.id),
@@ -53,6 +55,12 @@ export const renderPlanDashboard = (pc: Pick<PlanCtx, 'run' | 'plan' | 'rows' | 
     if (w.held.length)
       lines.push(...w.held.map((h) => `- held ${num(h.key)}: ${markdownText(h.reason, 200)}`));
   }
+  if (pc.problems?.size)
+    lines.push(
+      '',
+      '**Problems** (retried on the next pass):',
+      ...[...pc.problems].map(([k, m]) => `- ${num(k)}: ${markdownText(m, 300)}`),
+    );
   if (plan.cycles.length)
     lines.push(
       '',

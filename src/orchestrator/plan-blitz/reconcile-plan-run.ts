@@ -60,6 +60,7 @@ const load = async (deps: PerformDeps, hooks: PlanReconcileHooks, runId: string)
     attempts: await deps.ledger.listByRun(run.id),
     plan: reloadPlan(run),
     slots: { free: 0 },
+    problems: new Map(),
   };
   const options = run.options as RunOptionsStored;
   const machine = deps.machine?.() ?? deps.runner.limit();
@@ -230,6 +231,7 @@ export const reconcilePlanRun = async (
           await advanceMember(pc, key);
         } catch (err) {
           deps.logger.error({ runId, issue: key, err }, 'plan step failed; the next reconcile retries it');
+          pc.problems.set(key, err instanceof Error ? err.message : String(err));
         }
       }
       if (wave.members.every((k) => wave.outcomes[k])) {
