@@ -13,6 +13,11 @@
 //   FAKE_AGENT_EXIT         exit code of `fail` (default 3)
 //   FAKE_AGENT_UNCERTAINTY  the line `uncertain` reports
 //   FAKE_AGENT_TRACE        a file each invocation appends one JSON line to (argv, cwd, env BLITZ_*)
+//   FAKE_AGENT_MODES        JSON {"owner/name#n": mode}: the mode for one ticket (wins over FAKE_AGENT_MODE)
+//   FAKE_AGENT_RESUME_MODES the same for --resume
+//   FAKE_AGENT_BUG          a line the report lists under OUT-OF-SCOPE BUGS
+//   merge-base              finishes (or starts) a merge of origin/$BLITZ_BASE_BRANCH into the branch,
+//                           keeping both sides of every conflict (union), commits and pushes
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 
@@ -20,7 +25,11 @@ const args = process.argv.slice(2);
 const resuming = args.includes('--resume');
 const promptFile = args.find((a) => !a.startsWith('--')) ?? process.env.BLITZ_PROMPT_FILE;
 const env = process.env;
-const mode = resuming ? (env.FAKE_AGENT_RESUME_MODE ?? 'push') : (env.FAKE_AGENT_MODE ?? 'push');
+const perTicket = (name) =>
+  env[name] ? JSON.parse(env[name])[`${env.BLITZ_REPO}#${env.BLITZ_ISSUE}`] : undefined;
+const mode = resuming
+  ? (perTicket('FAKE_AGENT_RESUME_MODES') ?? env.FAKE_AGENT_RESUME_MODE ?? 'push')
+  : (perTicket('FAKE_AGENT_MODES') ?? env.FAKE_AGENT_MODE ?? 'push');
 const claude = env.FAKE_AGENT_FORMAT === 'claude';
 const branch = env.BLITZ_BRANCH;
 const issue = env.BLITZ_ISSUE ?? '0';
@@ -52,7 +61,7 @@ const report = (status, uncertainties = ['none']) =>
     'UNCERTAINTIES:',
     ...uncertainties.map((u) => `- ${u}`),
     'OUT-OF-SCOPE BUGS:',
-    '- none',
+    `- ${env.FAKE_AGENT_BUG ?? 'none'}`,
     `STATUS: ${status}`,
   ].join('\n');
 
@@ -138,6 +147,30 @@ switch (planning ? 'plan' : mode === 'plan' ? 'push' : mode) {
     commit('README.md', `# rewritten for #${issue}\n${old}`);
     push();
     finish(report('done — pushed'));
+    break;
+  }
+  case 'merge-base': {
+    const base = env.BLITZ_BASE_BRANCH ?? 'main';
+    const id = ['-c', 'user.name=Fake Agent', '-c', 'user.email=fake@blitz.invalid'];
+    const merging = () => existsSync(git('rev-parse', '--git-path', 'MERGE_HEAD'));
+    if (!merging()) {
+      git('fetch', '--quiet', 'origin', base);
+      try {
+        git(...id, 'merge', '--no-edit', `origin/${base}`);
+      } catch {
+        // conflicts: resolved below
+      }
+    }
+    for (const f of git('diff', '--name-only', '--diff-filter=U').split('\n').filter(Boolean)) {
+      const kept = readFileSync(f, 'utf8')
+        .split('\n')
+        .filter((l) => !/^(<{7}|={7}|>{7})( |$)/.test(l));
+      writeFileSync(f, kept.join('\n'));
+      git('add', '--', f);
+    }
+    if (merging()) git(...id, 'commit', '--quiet', '--no-edit');
+    push();
+    finish(report('done — merged the base in, tests re-run'));
     break;
   }
   case 'commit':

@@ -1,0 +1,251 @@
+// The whole bot for end-to-end ticket-fleet tests: two repositories (acme/app, acme/lib), each with
+// a real bare origin, served by one contract-checked fake forge; the real forge adapter, the real
+// intake (signed webhooks, SQLite deliveries and intents), the runner with fake agents that really
+// commit and push (a mode per ticket), a fake reviewer in the roster, and the orchestrator over an
+// SQLite file. People: alice (write on both), rita (read only).
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { Webhooks } from '@octokit/webhooks';
+import { type BlitzConfig, blitzConfigSchema } from '../../src/config/blitz-config.ts';
+import { createGiteaForge } from '../../src/forges/gitea/index.ts';
+import { createGithubForge } from '../../src/forges/github/index.ts';
+import type { Forge, ForgeKind } from '../../src/forges/types.ts';
+import { createApp } from '../../src/http/app.ts';
+import { createDeliveryQueue } from '../../src/intake/delivery-queue.ts';
+import { createEventProcessor } from '../../src/intake/process-events.ts';
+import { createReceiver } from '../../src/intake/receive.ts';
+import { silentLogger } from '../../src/observability/logger.ts';
+import { createMetrics } from '../../src/observability/metrics.ts';
+import { createOrchestrator } from '../../src/orchestrator/orchestrator.ts';
+import { Runner } from '../../src/runner/runner.ts';
+import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
+import { openSqliteStore } from '../../src/store/sqlite-store.ts';
+import { fakeEntry } from '../integration/runner-harness.ts';
+import { startFakeGitea } from './fake-gitea/server.ts';
+import { fastRetry } from './fake-github/harness.ts';
+import { startFakeGithub } from './fake-github/server.ts';
+import { tempDir, testEnv } from './git.ts';
+import { fixture, githubExample, signedGiteaRequest, signedGithubRequest } from './signing.ts';
+import { type SeedIssue, World, type WorldRepo } from './world.ts';
+import { createRealGitRepo, type RealGitRepo } from './world-git.ts';
+
+const SECRET = 'fleet-webhook-secret';
+const fakeReviewer = new URL('./fake-agents/fake-reviewer.mjs', import.meta.url).pathname;
+
+export interface FleetHarnessOptions {
+  forge: ForgeKind;
+  /** Issues per repo name (`app`, `lib`). */
+  issues: Record<'app' | 'lib', SeedIssue[]>;
+  /** Fake agent environment (FAKE_AGENT_MODES …). */
+  agentEnv?: Record<string, string>;
+  maxSessions?: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export const startFleetHarness = async (opts: FleetHarnessOptions) => {
+  const kind = opts.forge;
+  const botLogin = kind === 'github' ? 'blitz-bot[bot]' : 'blitz-bot';
+  const world = new World(botLogin);
+  const origins: Record<'app' | 'lib', RealGitRepo> = {
+    app: await createRealGitRepo({ files: { 'README.md': '# app\n' } }),
+    lib: await createRealGitRepo({ files: { 'README.md': '# lib\n' } }),
+  };
+  const repos: Record<'app' | 'lib', WorldRepo> = {
+    app: world.addRepo('acme/app', { git: origins.app.git }),
+    lib: world.addRepo('acme/lib', { git: origins.lib.git }),
+  };
+  for (const r of Object.values(repos)) {
+    world.grant(r, botLogin, kind === 'gitea' ? 'admin' : 'write');
+    world.grant(r, 'alice', 'write');
+    world.grant(r, 'rita', 'read');
+  }
+  for (const name of ['app', 'lib'] as const)
+    for (const seed of opts.issues[name]) world.addIssue(repos[name], { author: 'alice', ...seed });
+  const trigger = world.addIssue(repos.app, { title: 'Fleet control room', author: 'alice' });
+
+  const fakeGithub = kind === 'github' ? await startFakeGithub(world) : undefined;
+  const fakeGitea = kind === 'gitea' ? await startFakeGitea(world) : undefined;
+  const logger = silentLogger();
+  const forge: Forge =
+    kind === 'github'
+      ? createGithubForge({
+          baseUrl: fakeGithub!.apiUrl,
+          auth: { token: 'test-token' },
+          botLogin,
+          logger,
+          retry: fastRetry,
+        })
+      : createGiteaForge({
+          url: fakeGitea!.url,
+          token: fakeGitea!.token,
+          botLogin,
+          logger,
+          retry: { retries: 2, minDelayMs: 1, maxDelayMs: 4, maxRetryAfterMs: 1500, sleep: async () => {} },
+        });
+
+  const dir = tempDir('fleet-e2e-');
+  const dbPath = join(dir, 'blitz.db');
+  const workspace = join(dir, 'workspace');
+  const reviewerArgv = [process.execPath, fakeReviewer, '--verdict', 'minor', '{prompt_file}'];
+  const config: BlitzConfig = blitzConfigSchema.parse({
+    runner: { workspace, maxSessions: opts.maxSessions ?? 3, retries: 0, attemptTimeoutMinutes: 10 },
+    roster: [
+      {
+        ...fakeEntry(opts.agentEnv ?? {}),
+        roles: ['blitz', 'fleet'],
+        tiers: ['execution', 'design', 'subtle'],
+      },
+      {
+        name: 'fake-reviewer',
+        tool: 'custom',
+        command: reviewerArgv,
+        resume: reviewerArgv,
+        roles: ['review'],
+        tiers: ['execution'],
+      },
+    ],
+    modelNotesPath: join(dir, 'models.md'),
+    reviewTimeoutSeconds: 60,
+  });
+  const store = openSqliteStore(dbPath);
+  const runs = openSqliteRunStore(dbPath);
+  let orchRef: ReturnType<typeof createOrchestrator> | undefined;
+  const runner = new Runner({
+    config: config.runner,
+    ledger: runs.ledger,
+    clock: { now: () => new Date() },
+    events: (e) => orchRef?.onRunnerEvent(e),
+    logger,
+    credentials: async () => undefined,
+    baseEnv: testEnv(),
+  });
+  const orch = createOrchestrator({
+    store: runs,
+    ledger: runs.ledger,
+    forges: async () => forge,
+    runner,
+    config,
+    clock: { now: () => new Date() },
+    logger,
+    baseEnv: testEnv(),
+    cloneUrl: async (_f, repo) => (repo.name === 'lib' ? origins.lib : origins.app).bareDir,
+    machine: () => ({ limit: config.runner.maxSessions, contended: false }),
+    dashboard: { intervalMs: 0 },
+  });
+  orchRef = orch;
+  const queue = createDeliveryQueue({ logger });
+  const policy = { required: 'write' as const, botLogin, allowedBots: [] };
+  const metrics = createMetrics();
+  const processEvents = createEventProcessor({
+    store,
+    logger,
+    metrics,
+    forges: async () => forge,
+    policies: { github: policy, gitea: policy },
+    ack: { github: 'reaction', gitea: 'comment' },
+    onEvent: (e) => orch.handleEvent(e),
+  });
+  const receive = createReceiver({ store, queue, process: processEvents, metrics, logger });
+  const webhooks = new Webhooks({ secret: SECRET });
+  const app = createApp({
+    store,
+    metrics,
+    logger,
+    version: '0.0.0-test',
+    receive,
+    github: { verify: (payload, signature) => webhooks.verify(payload, signature) },
+    gitea: { webhookSecret: SECRET },
+  });
+
+  /** A signed `issue_comment` from `login` on issue or PR `number` of `repo`, through the real intake. */
+  const comment = async (body: string, login = 'alice', number = trigger.number, repo = repos.app) => {
+    const c = world.addComment(repo, number, body, login);
+    const p =
+      kind === 'github'
+        ? githubExample('issue_comment', 'created')
+        : fixture('gitea', 'issue_comment.created');
+    const r = p.repository as Record<string, unknown>;
+    Object.assign(r, { name: repo.name, full_name: `${repo.owner}/${repo.name}` });
+    r.owner = { ...(r.owner as object), login: repo.owner };
+    (p.issue as Record<string, unknown>).number = number;
+    const pc = p.comment as Record<string, unknown>;
+    Object.assign(pc, { id: c.id, body, user: { ...(pc.user as object), login, type: 'User' } });
+    p.sender = { ...(p.sender as object), login, type: 'User' };
+    delete p.installation;
+    const deliveryId = randomUUID();
+    const req =
+      kind === 'github'
+        ? signedGithubRequest({ secret: SECRET, event: 'issue_comment', payload: p, deliveryId })
+        : signedGiteaRequest({ secret: SECRET, eventType: 'issue_comment', payload: p, deliveryId });
+    const path = kind === 'github' ? '/api/github/webhooks' : '/api/gitea/webhooks';
+    const res = await app.request(path, { method: 'POST', body: req.body, headers: req.headers });
+    if (res.status >= 300) throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
+    await queue.idle();
+  };
+
+  const round = async () => {
+    await runner.tick({ stalls: false });
+    await orch.tick();
+    await orch.idle();
+  };
+
+  const drive = async (done: () => Promise<boolean> | boolean, timeoutMs = 120_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      await round();
+      if (await done()) return;
+      await sleep(100);
+    }
+    const run = (await runs.listRuns())[0];
+    throw new Error(
+      `the fleet did not reach the expected state in ${timeoutMs} ms: ${JSON.stringify({
+        state: run?.state,
+        progress: run?.progress,
+        rows: run ? await runs.listRunIssues(run.id) : [],
+        attempts: run
+          ? (await runs.ledger.listByRun(run.id)).map((a) => ({
+              n: a.issue,
+              outcome: a.outcome,
+              s: a.failureSummary,
+            }))
+          : [],
+      })}`,
+    );
+  };
+
+  return {
+    kind,
+    world,
+    repos,
+    origins,
+    forge,
+    trigger: trigger.number,
+    store,
+    runs,
+    runner,
+    orch,
+    comment,
+    round,
+    drive,
+    fleetRun: async () => (await runs.listRuns()).find((r) => r.kind === 'fleet'),
+    async close() {
+      await orch.close();
+      for (const a of await runs.ledger.listOpen()) await runner.execute({ kind: 'cancel', attemptId: a.id });
+      await store.close();
+      await runs.close();
+      if (fakeGithub) {
+        await fakeGithub.close();
+        fakeGithub.assertNoViolations();
+      }
+      if (fakeGitea) {
+        await fakeGitea.close();
+        fakeGitea.assertNoViolations?.();
+      }
+      origins.app.cleanup();
+      origins.lib.cleanup();
+    },
+  };
+};
+
+export type FleetHarness = Awaited<ReturnType<typeof startFleetHarness>>;
