@@ -50,7 +50,7 @@ const prOf = async (x: FleetHarness, repo: string, n: number) => {
 const reviewComments = (x: FleetHarness, repo: 'app' | 'lib', pr: number) =>
   x.world.commentsOn(x.repos[repo], pr).filter((c) => c.body.includes(reviewMarkerTag));
 
-describe.each(['github'] as const)('ticket fleet end to end on %s', (forge) => {
+describe.each(['github', 'gitea'] as const)('ticket fleet end to end on %s', (forge) => {
   it('runs four tickets in two repos, reviews every PR once, relays the uncertainty and merges only on a person’s word', async () => {
     h = await startFleetHarness({ forge, issues, agentEnv });
     const x = h;
@@ -145,5 +145,6 @@ describe.each(['github'] as const)('ticket fleet end to end on %s', (forge) => {
     expect(await x.repos.app.git.resolve('ticket/2-headless')).toBeUndefined();
     expect(x.repos.lib.issues.get(l1)!.pull!.merged).toBe(false);
     expect(x.world.issue(x.repos.lib, 1)?.state).toBe('open');
+    if (process.env.FLEET_DEBUG) console.log(onTrigger().join('\n-----\n'));
   }, 240_000);
 });

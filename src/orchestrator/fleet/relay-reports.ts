@@ -31,8 +31,7 @@ export const relayReports = async (deps: FleetDeps, ctx: FleetCtx): Promise<void
     const facts = ctx.repos.get(formatRepo(ref.repo).toLowerCase());
     const home = repoRefOf(ctx.run.repo);
     const label = formatIssueRef(ref, home);
-    const tests =
-      report?.tests ?? (last.outcome === 'solved' ? 'not reported' : (last.failureSummary ?? last.outcome));
+    const tests = report?.tests ?? 'no FINAL REPORT';
     ctx.run = await updateTicket(deps.store, ctx.run.id, key, (t) => ({
       relayedAttempt: stamp,
       tests,
