@@ -48,6 +48,8 @@ export class RunnerAgent {
   private readonly held = new Map<string, Held>();
   private stopped = false;
   private timers: NodeJS.Timeout[] = [];
+  /** Ends the idle wait early when a session frees up, so a full runner does not sleep a poll. */
+  private wake: (() => void) | undefined;
 
   constructor(private readonly o: AgentOptions) {
     const dir = join(resolve(o.runnerConfig.workspace), '.runner');
@@ -104,12 +106,28 @@ export class RunnerAgent {
     );
     while (!this.stopped) {
       const claimed = this.held.size < this.o.runnerConfig.maxSessions ? await this.claimOne() : false;
-      if (!claimed) await sleep(this.o.pollMs ?? 1000);
+      if (!claimed) await this.idle();
     }
+  }
+
+  private idle(): Promise<void> {
+    return new Promise<void>((done) => {
+      const timer = setTimeout(done, this.o.pollMs ?? 1000);
+      this.wake = () => {
+        clearTimeout(timer);
+        done();
+      };
+    });
+  }
+
+  private freed(key: string): void {
+    this.held.delete(key);
+    this.wake?.();
   }
 
   stop(): void {
     this.stopped = true;
+    this.wake?.();
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
   }
@@ -170,7 +188,7 @@ export class RunnerAgent {
       if (result.kind !== 'attempt') await this.finish(h, { kind: result.kind });
       else await this.settle();
     } catch (err) {
-      this.held.delete(`${h.ref.queue}|${h.ref.id}`);
+      this.freed(`${h.ref.queue}|${h.ref.id}`);
       const error = err instanceof Error ? err.message : String(err);
       this.o.logger.warn({ job: h.ref, error }, 'job failed on this runner');
       await this.outbox.send({ path: 'fail', body: { job: h.ref, error } });
@@ -190,7 +208,7 @@ export class RunnerAgent {
   }
 
   private async finish(h: Held, output: unknown): Promise<void> {
-    this.held.delete(`${h.ref.queue}|${h.ref.id}`);
+    this.freed(`${h.ref.queue}|${h.ref.id}`);
     if (h.job.kind === 'attempt') this.ledger.jobOfIssue.delete(issueKey(h.job.runId, h.job.issue));
     await this.outbox.send({ path: 'complete', body: { job: h.ref, output } });
   }
@@ -204,7 +222,7 @@ export class RunnerAgent {
       if (res.kind !== 'refused') continue;
       // The lease went to another runner (we were away too long): stop our copy of the work.
       this.o.logger.warn({ job: h.ref, status: res.status }, 'lease lost; cancelling the local work');
-      this.held.delete(`${h.ref.queue}|${h.ref.id}`);
+      this.freed(`${h.ref.queue}|${h.ref.id}`);
       for (const r of await this.ledger.openUnder(h.ref)) {
         await this.runner.execute({ kind: 'cancel', attemptId: r.id }).catch(() => undefined);
       }
