@@ -11,6 +11,7 @@ import type { AttemptRecord } from '../runner/types.ts';
 import type { RunProgress } from '../store/run-store.ts';
 import type { OrchestratorDeps, RunCtx } from './context.ts';
 import { repoRefOf } from './context.ts';
+import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
 import { attemptKey, currentAttempts, liveAttempt } from './run-progress.ts';
 
 export interface Effects {
@@ -81,6 +82,8 @@ const dispatch = async (deps: OrchestratorDeps, ctx: RunCtx, a: Extract<Action, 
     state: 'dispatched',
     attempts: (row?.attempts ?? 0) + 1,
   });
+  // An approved plan (plan-blitz) goes into the worker's prompt.
+  const planText = await approvedPlanText(ctx.forge, ctx.repo, issue);
   const result = await deps.runner.execute({
     kind: 'attempt',
     runId: ctx.run.id,
@@ -94,6 +97,7 @@ const dispatch = async (deps: OrchestratorDeps, ctx: RunCtx, a: Extract<Action, 
     entry: entryFor(deps, a.worker),
     tier: a.worker.tier,
     fences: a.fenceOff.map((f) => ({ path: f.path, ownerIssue: refOf(f.owner).number })),
+    ...(planText ? { planText } : {}),
     ...(row?.bouncedAfter && row.lastError ? { failureFeedback: row.lastError } : {}),
   });
   if (result.kind === 'attempt')

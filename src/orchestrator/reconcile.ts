@@ -15,6 +15,7 @@ import type { DashboardInput } from './dashboard-types.ts';
 import { dashboardView } from './dashboard-view.ts';
 import { changedSinceDefault } from './integration-branch.ts';
 import { firstTime, type PerformDeps, perform } from './perform.ts';
+import { holdUnplanned, unplannedLine } from './plan-blitz/blitz-plans.ts';
 import { planInput } from './plan-input.ts';
 import { loadRepoConfig } from './repo-settings.ts';
 import { attemptKey, deriveProgress } from './run-progress.ts';
@@ -68,7 +69,10 @@ const load = async (deps: PerformDeps, hooks: ReconcileHooks, runId: string): Pr
   const authors = new Map<string, boolean>();
   for (const i of ms.issues)
     if (!authors.has(i.author)) authors.set(i.author, await hooks.trusted(forge, run.repo, i.author));
-  const { issues, external } = planInput(ms, (a) => authors.get(a) ?? false);
+  const input = planInput(ms, (a) => authors.get(a) ?? false);
+  const { external } = input;
+  // Seed 002: M/L work needs an approved plan first; it is held (and said so) while the rest runs.
+  const issues = run.kind === 'blitz' ? holdUnplanned(input.issues) : input.issues;
   const rows = await deps.store.listRunIssues(run.id);
   const attempts = await deps.ledger.listByRun(run.id);
   const open = new Set(issues.map((i) => issueKey(i.repo, i.number)));
@@ -133,16 +137,18 @@ const publish = (deps: PerformDeps, hooks: ReconcileHooks, ctx: RunCtx, actions:
         ctx.attempts.find((a) => attemptKey(a) === p.key)?.job.title ?? 'epic (closed with its children)';
       return { number: Number(p.key.slice(p.key.lastIndexOf('#') + 1)), title };
     });
+  const view = dashboardView({
+    run: ctx.run,
+    snap: ctx.snap,
+    attempts: ctx.attempts,
+    actions,
+    closed,
+    reviewAvailable: deps.review !== undefined,
+  });
+  const unplanned = unplannedLine(ctx.issues.values());
   hooks.dashboard(
     ctx.run.id,
-    dashboardView({
-      run: ctx.run,
-      snap: ctx.snap,
-      attempts: ctx.attempts,
-      actions,
-      closed,
-      reviewAvailable: deps.review !== undefined,
-    }),
+    unplanned ? { ...view, readinessUnmet: [unplanned, ...(view.readinessUnmet ?? [])] } : view,
   );
 };
 
