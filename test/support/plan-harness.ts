@@ -54,6 +54,7 @@ export const startPlanHarness = async (opts: PlanHarnessOptions) => {
   const repo = world.addRepo('acme/app', { git: origin.git });
   world.grant(repo, botLogin, kind === 'gitea' ? 'admin' : 'write');
   world.grant(repo, 'alice', 'write');
+  world.grant(repo, 'rita', 'read');
   world.addMilestone(repo, opts.milestone ?? 'M1');
   // Gitea adds only labels that exist: the operator creates the plan labels once (README).
   const planLabels = ['plan/draft', 'plan/approved', 'plan/ready', 'size/XS', 'size/S', 'size/M', 'size/L'];
@@ -242,6 +243,7 @@ export const startPlanHarness = async (opts: PlanHarnessOptions) => {
 
   return {
     kind,
+    botLogin,
     world,
     repo,
     origin,
