@@ -5,12 +5,14 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { rosterEntrySchema } from '../../src/config/blitz-config.ts';
 import { isAppError } from '../../src/errors.ts';
-import { reviewPlan } from '../../src/review/plan-review.ts';
+import { type ReviewPlanInput, reviewPlan } from '../../src/review/plan-review.ts';
+import type { ReviewRosterEntry } from '../../src/review/types.ts';
 import { tempDir, testEnv } from '../support/git.ts';
 
 const fakeReviewer = resolve('test/support/fake-agents/fake-reviewer.mjs');
-const reviewer = (name: string, ...args: string[]) =>
-  rosterEntrySchema.parse({
+const reviewer = (name: string, ...args: string[]): ReviewRosterEntry => ({
+  costRank: 1,
+  ...rosterEntrySchema.parse({
     name,
     tool: 'custom',
     provider: `p-${name}`,
@@ -18,12 +20,13 @@ const reviewer = (name: string, ...args: string[]) =>
     resume: [process.execPath, fakeReviewer, '{prompt_file}'],
     roles: ['review'],
     tiers: ['execution'],
-  });
+  }),
+});
 
 const input = (
   roster: ReturnType<typeof reviewer>[],
-  over: Partial<Parameters<typeof reviewPlan>[0]> = {},
-) => ({
+  over: Pick<Partial<ReviewPlanInput>, 'plan' | 'size'> = {},
+): ReviewPlanInput => ({
   issue: { repo: 'acme/app', number: 4, title: 'Session API', body: 'Routes for sessions.' },
   plan: '# Plan\n1. Add routes.\n2. Test them.',
   size: 'M' as const,
