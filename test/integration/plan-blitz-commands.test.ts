@@ -1,0 +1,70 @@
+// `/plan-blitz` commands through the real intake on the fake GitHub: what starts, what is refused and
+// what is answered, each with nothing changed that should not be.
+import { afterEach, describe, expect, it } from 'vitest';
+import { type PlanHarness, startPlanHarness } from '../support/plan-harness.ts';
+
+let h: PlanHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const issues = [
+  { number: 1, title: 'Store', body: 'A store.', labels: ['size/M'] },
+  { number: 2, title: 'API', body: 'Routes.', labels: ['size/L'], blockedBy: [1] },
+  { number: 3, title: 'Held one', body: 'Later.', labels: ['size/S', 'hold'] },
+];
+
+describe('/plan-blitz commands', () => {
+  it('refuses a targeted run when no target matches, names each one, and starts nothing', async () => {
+    h = await startPlanHarness({ forge: 'github', issues });
+    const pr = h.world.addIssue(h.repo, { title: 'a PR', author: 'alice' });
+    pr.pull = { head: 'x', base: 'main', headSha: 'abc', merged: false };
+    await h.comment(`/plan-blitz #999 #${pr.number} other/repo#1`);
+    await h.round();
+    expect(await h.runs.listRuns()).toEqual([]);
+    const reply = h.world.commentsOn(h.repo, h.trigger).at(-1)!.body;
+    expect(reply).toContain('no target could be matched, so nothing was started');
+    expect(reply).toContain('#999: no such issue');
+    expect(reply).toContain(`#${pr.number}: a pull request, not an issue`);
+    expect(reply).toContain('other/repo#1: not an issue of this repository');
+  });
+
+  it('refuses an unknown milestone and starts nothing', async () => {
+    h = await startPlanHarness({ forge: 'github', issues });
+    await h.comment('/plan-blitz Nowhere');
+    await h.round();
+    expect(await h.runs.listRuns()).toEqual([]);
+    expect(h.world.commentsOn(h.repo, h.trigger).at(-1)!.body).toMatch(/^plan-blitz: /);
+  });
+
+  it('a dry run posts the first wave with lanes, the holds and what waits, and runs nothing', async () => {
+    h = await startPlanHarness({
+      forge: 'github',
+      issues,
+      labels: [{ name: 'hold', description: 'not this quarter' }],
+    });
+    await h.comment('/plan-blitz M1 --dry-run');
+    const run = await h.driveToStop(30_000);
+    expect(run.state).toBe('done');
+    expect(await h.runs.ledger.listByRun(run.id)).toEqual([]);
+    const plan = h.world
+      .commentsOn(h.repo, h.trigger)
+      .find((c) => c.body.includes('plan-blitz dry run'))!.body;
+    expect(plan).toContain('- #1: lane M');
+    expect(plan).not.toContain('- #2: lane');
+    expect(plan).toContain('#3: not this quarter');
+    expect(plan).toContain('acme/app#2 is not ready because it is blocked by open acme/app#1');
+    expect(h.world.issue(h.repo, 1)!.labels).toEqual(['size/M']);
+  });
+
+  it('a second /plan-blitz on a milestone with a live run is answered, not started twice', async () => {
+    h = await startPlanHarness({ forge: 'github', issues });
+    await h.comment('/plan-blitz M1');
+    await h.comment('/plan-blitz M1');
+    await h.round();
+    expect(await h.runs.listRuns()).toHaveLength(1);
+    expect(h.world.commentsOn(h.repo, h.trigger).some((c) => c.body.includes('already live'))).toBe(true);
+    await h.driveToStop();
+  });
+});
