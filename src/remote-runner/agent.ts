@@ -88,6 +88,7 @@ export class RunnerAgent {
   /** Runs until stop(): registers (waiting for the bot if needed), then claims and supervises. */
   async run(): Promise<void> {
     await this.register();
+    await this.resumeHeld();
     const tickMs = this.o.tickMs ?? 1000;
     let lastStallCheck = Date.now();
     this.timers.push(
@@ -148,6 +149,47 @@ export class RunnerAgent {
       await sleep(wait);
       wait = Math.min(wait * 2, 10_000);
     }
+  }
+
+  /**
+   * After a restart: jobs whose attempts are still open here are asked back from the bot. Held
+   * still, they are supervised again (the worker may have run on without us); lost to another
+   * runner meanwhile, our copy of the work is cancelled.
+   */
+  private async resumeHeld(): Promise<void> {
+    const byJob = new Map<string, { ref: JobRef; open: string[]; local: RunnerJob }>();
+    for (const r of await this.ledger.listOpen()) {
+      const ref = this.ledger.jobOfAttempt.get(r.id);
+      if (!ref) continue;
+      const key = `${ref.queue}|${ref.id}`;
+      const entry = byJob.get(key) ?? { ref, open: [], local: r.job };
+      entry.open.push(r.id);
+      byJob.set(key, entry);
+    }
+    for (const [key, { ref, open, local }] of byJob) {
+      // Unreachable, the job is kept as ours: the heartbeats tell later whether it still is.
+      const res = await this.o.client.post('claim', { job: ref });
+      const claimed = res.kind === 'delivered' ? claimResponseSchema.parse(res.body).job : null;
+      if (res.kind !== 'refused') {
+        this.held.set(key, {
+          ref,
+          job: local,
+          heartbeatMs: Math.max(200, Math.min(10_000, ((claimed?.leaseSeconds ?? 30) * 1000) / 3)),
+          lastBeat: Date.now(),
+          settling: false,
+        });
+        if (local.kind === 'attempt') this.ledger.jobOfIssue.set(issueKey(local.runId, local.issue), ref);
+        this.o.logger.info({ job: ref, attempts: open }, 'resumed a job held before the restart');
+        continue;
+      }
+      this.o.logger.warn(
+        { job: ref, attempts: open },
+        'a job held before the restart is gone; cancelling its work',
+      );
+      for (const id of open)
+        await this.runner.execute({ kind: 'cancel', attemptId: id }).catch(() => undefined);
+    }
+    await this.runner.reattach();
   }
 
   private async claimOne(): Promise<boolean> {

@@ -1,10 +1,14 @@
 // The runner agent's attempt ledger: a JSON file on the runner host (so its supervisor re-attaches
 // after a restart) that also reports every create and update to the bot, with a sequence number
 // that grows per attempt across restarts, under the job the attempt belongs to.
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { z } from 'zod';
 import type { JobRef } from '../queue/types.ts';
 import { JsonFileAttemptLedger } from '../runner/ledger.ts';
 import type { AttemptLedger, AttemptRecord, IssueRefData } from '../runner/types.ts';
 import type { OutboxEntry } from './outbox.ts';
+
+const jobsFileSchema = z.record(z.string(), z.object({ queue: z.string(), id: z.string() }));
 
 export const issueKey = (runId: string, issue: IssueRefData): string =>
   `${runId}|${issue.repo.owner}/${issue.repo.name}#${issue.number}`;
@@ -19,8 +23,15 @@ export class ReportingLedger extends JsonFileAttemptLedger implements AttemptLed
   constructor(
     file: string,
     private readonly report: (entry: OutboxEntry) => void,
+    /** Where the attempt → job map is kept, so a restarted agent knows which jobs it held. */
+    private readonly jobsFile = `${file}.jobs.json`,
   ) {
     super(file);
+    if (existsSync(jobsFile)) {
+      const parsed = jobsFileSchema.safeParse(JSON.parse(readFileSync(jobsFile, 'utf8')));
+      for (const [id, job] of Object.entries(parsed.success ? parsed.data : {}))
+        this.jobOfAttempt.set(id, job);
+    }
   }
 
   override async create(record: AttemptRecord): Promise<void> {
@@ -28,6 +39,9 @@ export class ReportingLedger extends JsonFileAttemptLedger implements AttemptLed
     const job = this.jobOfIssue.get(issueKey(record.runId, record.issue));
     if (!job) return;
     this.jobOfAttempt.set(record.id, job);
+    const tmp = `${this.jobsFile}.tmp`;
+    writeFileSync(tmp, JSON.stringify(Object.fromEntries(this.jobOfAttempt)));
+    renameSync(tmp, this.jobsFile);
     this.send('started', job, record);
   }
 

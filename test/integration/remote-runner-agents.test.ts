@@ -235,6 +235,39 @@ describe.each(engines)('blitz-bot runner agents (%s)', (_name, engine, enabled) 
   );
 
   it.runIf(enabled)(
+    'a runner restarted mid-job takes its job back and reports the attempt its worker finished',
+    async () => {
+      const bot = await startBot(engine);
+      const origin = await createOrigin();
+      const a = await bot.registry.createToken('host-a');
+      const workspace = join(tempDir('blitz-ra-'), 'ws');
+      const first = startAgent(bot, a.token, workspace);
+      const id = await enqueue(
+        bot,
+        origin.url,
+        { FAKE_AGENT_MODE: 'slow-push', FAKE_AGENT_DELAY_MS: '3000' },
+        20,
+      );
+      const attempt = await waitFor('the worker to start', async () =>
+        (await bot.ledger.listByRun('run-1')).find((r) => r.pid !== undefined),
+      );
+      process.kill(first.pid, 'SIGKILL');
+      expect(isAlive(attempt.pid!)).toBe(true);
+      startAgent(bot, a.token, workspace);
+      const job = await waitFor('the job to complete', async () => {
+        const j = await bot.queue.get({ queue: queueName, id });
+        return j?.state === 'completed' ? j : undefined;
+      });
+      expect(job).toMatchObject({ holder: 'host-a', retryCount: 0 });
+      expect(await bot.ledger.listByRun('run-1')).toEqual([
+        expect.objectContaining({ id: attempt.id, pid: attempt.pid, outcome: 'solved' }),
+      ]);
+      await bot.stop();
+    },
+    60_000,
+  );
+
+  it.runIf(enabled)(
     'the bot away for a while: the runner buffers, flushes when it is back, and a second flush changes nothing',
     async () => {
       const bot = await startBot(engine);
