@@ -145,6 +145,16 @@ describe.each(['github', 'gitea'] as const)('ticket fleet end to end on %s', (fo
     expect(await x.repos.app.git.resolve('ticket/2-headless')).toBeUndefined();
     expect(x.repos.lib.issues.get(l1)!.pull!.merged).toBe(false);
     expect(x.world.issue(x.repos.lib, 1)?.state).toBe('open');
+
+    // `/ticket-fleet merge acme/lib#N` from the triggering issue merges across repos; the run then
+    // ends (the failed ticket needs a person) with the consolidated summary on the scoreboard.
+    await x.comment(`/ticket-fleet merge acme/lib#${l1}`, 'alice');
+    await x.drive(async () => !['running', 'planning'].includes((await x.fleetRun())!.state));
+    expect(x.world.count('close', 'acme/lib', 1)).toBe(1);
+    expect((await x.fleetRun())!.state).toBe('blocked');
+    expect(board()).toContain('### Summary');
+    expect(board()).toContain('- tickets: 4 run, 3 merged, 1 failed, 1 skipped');
+    expect(x.world.count('merge')).toBe(3);
     if (process.env.FLEET_DEBUG) console.log(onTrigger().join('\n-----\n'));
   }, 240_000);
 });

@@ -49,5 +49,16 @@ describe('fleet interruptions and follow-ups', () => {
     expect([...x.repos.lib.issues.values()].filter((i) => i.title.startsWith('Follow-up from'))).toHaveLength(
       1,
     );
+    // A person merges the PR on the forge by hand: that is their word too; the ticket closes once.
+    const n = (await pr())!;
+    const { sha } = await x.forge.mergePullRequest(
+      { repo: { owner: 'acme', name: 'lib' }, number: n },
+      { method: 'merge' },
+    );
+    await x.drive(() => x.world.issue(x.repos.lib, 1)?.state === 'closed');
+    await x.round();
+    expect(x.world.count('close', 'acme/lib', 1)).toBe(1);
+    expect(x.world.commentsOn(x.repos.lib, 1).at(-1)!.body).toContain(sha);
+    expect((await x.fleetRun())!.state).toBe('done');
   }, 120_000);
 });

@@ -10,14 +10,16 @@ import { performFleet } from './fleet-perform.ts';
 import { loadFleet } from './load-fleet.ts';
 import { relayReports } from './relay-reports.ts';
 import { scoreboardInput } from './scoreboard-view.ts';
+import { syncPulls } from './sync-pulls.ts';
 
 const advancing = new Set<Action['type']>(['open_pr', 'review', 'merge', 'close_issue']);
 const maxPasses = 8;
 
 export const reconcileFleet = async (deps: FleetDeps, hooks: FleetHooks, runId: string): Promise<void> => {
   for (let pass = 0; pass < maxPasses; pass++) {
-    const ctx = await loadFleet(deps, hooks, runId);
+    let ctx = await loadFleet(deps, hooks, runId);
     if (!ctx) return;
+    if (pass === 0 && (await syncPulls(deps, ctx))) ctx = (await loadFleet(deps, hooks, runId)) ?? ctx;
     if (ctx.run.state === 'paused') {
       hooks.scoreboard(runId, renderScoreboard(scoreboardInput(ctx)));
       return;

@@ -48,7 +48,15 @@ export const scoreboardInput = (ctx: FleetCtx, final?: { reason: string }): Scor
   if (order.length > 0) waves.push({ label: 'Pilot', rows: [rowOf(order[0]!)] });
   for (let i = 1; i < order.length; i += size)
     waves.push({ label: `Wave ${waves.length}`, rows: order.slice(i, i + size).map(rowOf) });
-  const queued = [...ctx.tickets.keys()].filter((k) => !order.includes(k)).map(rowOf);
+  const queuedKeys = [...ctx.tickets.keys()].filter((k) => !order.includes(k));
+  const queued = queuedKeys.map(rowOf);
+  // Every worker has finished and nothing is queued: the summary shows now, not only at the run's end.
+  const settled =
+    queuedKeys.every((k) => ctx.tickets.get(k)?.state === 'closed') &&
+    ctx.snap.progress.every((p) => !['dispatched', 'working', 'pushed'].includes(p.state));
+  const summary =
+    final ??
+    (settled ? { reason: 'Every worker has finished; what is left waits for a person.' } : undefined);
   return {
     runState: ctx.run.state,
     waves,
@@ -60,6 +68,6 @@ export const scoreboardInput = (ctx: FleetCtx, final?: { reason: string }): Scor
         ? [{ ticket: formatIssueRef(refOf(k), home), uncertainties: t.uncertainties, followUps: t.followUps }]
         : [];
     }),
-    ...(final ? { final } : {}),
+    ...(summary ? { final: summary } : {}),
   };
 };

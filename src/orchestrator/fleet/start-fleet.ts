@@ -2,9 +2,11 @@
 // (its scoreboard lives there), handed to reconcile. Nothing starts when nothing survives triage,
 // and every skipped ticket is named with its reason in the reply.
 import type { Command } from '../../commands/schema.ts';
+import { formatConfigErrors } from '../../config/repo-config.ts';
 import { formatRepo, hasPermission } from '../../forges/types.ts';
 import type { Intent } from '../../store/types.ts';
 import { repoRefOf } from '../context.ts';
+import { loadRepoConfig } from '../repo-settings.ts';
 import { newRunId } from '../run-effects.ts';
 import { renderScoreboard } from '../scoreboard.ts';
 import type { IntentOutcome } from '../start-run.ts';
@@ -80,9 +82,15 @@ export const startFleet = async (
     );
     return 'answered';
   }
+  const cfg = await loadRepoConfig(forge, home);
+  if (!cfg.result.ok) {
+    await forge.createComment(where, formatConfigErrors(cfg.result.errors, cfg.path));
+    return 'refused';
+  }
   const options: FleetOptions = {
     sender: intent.sender,
-    maxSessions: deps.config.runner.maxSessions,
+    // The wave size: the repo's maxSessions, else the operator's (seed 004: waves of 6–8).
+    maxSessions: cfg.result.config.maxSessions ?? deps.config.runner.maxSessions,
     dryRun: false,
     tickets: triage.run.map(({ repo, number }) => ({ repo, number })),
   };

@@ -1,0 +1,33 @@
+// A fleet PR a person merged (or closed) on the forge without `/merge`: a merge by hand is a person's
+// word too, so it is recorded and the ticket closes on the next step; a PR closed unmerged is noted.
+// Read once per reconcile (one PR read per open fleet PR).
+import { formatRepo } from '../../forges/types.ts';
+import { refOf } from '../perform.ts';
+import type { FleetCtx, FleetDeps } from './fleet-context.ts';
+import { ticketOf, updateTicket } from './fleet-state.ts';
+
+/** True when something changed (the caller reads the run again). */
+export const syncPulls = async (deps: FleetDeps, ctx: FleetCtx): Promise<boolean> => {
+  let changed = false;
+  for (const [key, row] of ctx.rows) {
+    if (row.prNumber === undefined || row.mergedSha !== undefined) continue;
+    const ref = refOf(key);
+    const facts = ctx.repos.get(formatRepo(ref.repo).toLowerCase());
+    if (!facts) continue;
+    const pr = await facts.forge.getPullRequest({ repo: facts.repo, number: row.prNumber });
+    if (pr.merged) {
+      await deps.store.upsertRunIssue(ctx.run.id, row.repo, row.number, {
+        state: 'merged',
+        mergedSha: pr.mergeCommitSha ?? pr.head.sha,
+      });
+      changed = true;
+    } else if (pr.state === 'closed') {
+      const note = 'the PR was closed without merging';
+      if (ticketOf(ctx.fleet, key).note !== note) {
+        ctx.run = await updateTicket(deps.store, ctx.run.id, key, () => ({ note }));
+        changed = true;
+      }
+    }
+  }
+  return changed;
+};
