@@ -1,6 +1,6 @@
 // Acceptance: `/ticket-fleet` over two repositories on the contract-checked fake forge, real bare
 // origins and fake agents. acme/app#1 and #2 both rewrite README's first line (they conflict with each
-// other), acme/app#3's tests fail, acme/lib#1 reports an uncertainty. Every PR gets exactly one review
+// other), acme/app#3's tests fail, acme/lib#1 reports an uncertainty, acme/app#5 is only behind at merge time. Every PR gets exactly one review
 // comment (a second `/review` edits it); the uncertainty reaches the triggering issue; nothing merges
 // before `/merge`; a read-only `/merge` is refused; after `/merge` the conflicting PR is brought up to
 // date by resuming its worker in its worktree, then merged, and its ticket closed exactly once.
@@ -25,6 +25,7 @@ const issues = {
     { number: 1, title: 'README: say what the app does', body: 'Rewrite the README title.' },
     { number: 2, title: 'README: name the project', body: 'Put the project name in the README title.' },
     { number: 3, title: 'Parser: accept empty input', body: 'The parser throws on an empty string.' },
+    { number: 5, title: 'Docs: add a changelog', body: 'Start CHANGELOG.md.' },
   ],
   lib: [{ number: 1, title: 'Client: retry on 503', body: 'Retry a few times on 503.' }],
 };
@@ -51,18 +52,19 @@ const reviewComments = (x: FleetHarness, repo: 'app' | 'lib', pr: number) =>
   x.world.commentsOn(x.repos[repo], pr).filter((c) => c.body.includes(reviewMarkerTag));
 
 describe.each(['github', 'gitea'] as const)('ticket fleet end to end on %s', (forge) => {
-  it('runs four tickets in two repos, reviews every PR once, relays the uncertainty and merges only on a person’s word', async () => {
+  it('runs five tickets in two repos (two conflicting, one failing, one uncertain), reviews every PR once, relays the uncertainty and merges only on a person’s word', async () => {
     h = await startFleetHarness({ forge, issues, agentEnv });
     const x = h;
-    await x.comment('/ticket-fleet #1 #2 #3 acme/lib#1 acme/app#2', 'alice');
+    await x.comment('/ticket-fleet #1 #2 #3 #5 acme/lib#1 acme/app#2', 'alice');
     const pulls = async () => [
       await prOf(x, 'acme/app', 1),
       await prOf(x, 'acme/app', 2),
       await prOf(x, 'acme/lib', 1),
+      await prOf(x, 'acme/app', 5),
     ];
     await x.drive(async () => {
-      const [a1, a2, l1] = await pulls();
-      if (a1 === undefined || a2 === undefined || l1 === undefined) return false;
+      const [a1, a2, l1, a5] = await pulls();
+      if (a1 === undefined || a2 === undefined || l1 === undefined || a5 === undefined) return false;
       const failed = (await x.runs.ledger.listByRun((await x.fleetRun())!.id)).some(
         (a) => a.issue.repo.name === 'app' && a.issue.number === 3 && a.outcome === 'unsolved',
       );
@@ -70,10 +72,11 @@ describe.each(['github', 'gitea'] as const)('ticket fleet end to end on %s', (fo
         failed &&
         reviewComments(x, 'app', a1).length === 1 &&
         reviewComments(x, 'app', a2).length === 1 &&
-        reviewComments(x, 'lib', l1).length === 1
+        reviewComments(x, 'lib', l1).length === 1 &&
+        reviewComments(x, 'app', a5).length === 1
       );
     });
-    const [a1, a2, l1] = (await pulls()).map((n) => n ?? 0) as [number, number, number];
+    const [a1, a2, l1, a5] = (await pulls()).map((n) => n ?? 0) as [number, number, number, number];
     const onTrigger = () => x.world.commentsOn(x.repos.app, x.trigger).map((c) => c.body);
     // The duplicate ref was named in the reply; each PR says which ticket it fixes, into the default branch.
     expect(onTrigger().some((b) => b.includes('#2: skipped, it is named twice'))).toBe(true);
@@ -81,6 +84,7 @@ describe.each(['github', 'gitea'] as const)('ticket fleet end to end on %s', (fo
       ['app', a1, 1],
       ['app', a2, 2],
       ['lib', l1, 1],
+      ['app', a5, 5],
     ] as const) {
       const pull = x.repos[repo].issues.get(pr!)!;
       expect(pull.body).toContain(`Fixes #${n}`);
@@ -146,6 +150,12 @@ describe.each(['github', 'gitea'] as const)('ticket fleet end to end on %s', (fo
     expect(x.repos.lib.issues.get(l1)!.pull!.merged).toBe(false);
     expect(x.world.issue(x.repos.lib, 1)?.state).toBe('open');
 
+    // The changelog PR is only behind main now: its branch is brought up to date, then merged.
+    await x.comment('/merge', 'alice', a5, x.repos.app);
+    await x.drive(() => x.world.issue(x.repos.app, 5)?.state === 'closed');
+    if (forge === 'github') expect(x.world.count('update_branch', 'acme/app', a5)).toBe(1);
+    expect(x.world.count('merge', 'acme/app', a5)).toBe(1);
+
     // `/ticket-fleet merge acme/lib#N` from the triggering issue merges across repos; the run then
     // ends (the failed ticket needs a person) with the consolidated summary on the scoreboard.
     await x.comment(`/ticket-fleet merge acme/lib#${l1}`, 'alice');
@@ -153,8 +163,8 @@ describe.each(['github', 'gitea'] as const)('ticket fleet end to end on %s', (fo
     expect(x.world.count('close', 'acme/lib', 1)).toBe(1);
     expect((await x.fleetRun())!.state).toBe('blocked');
     expect(board()).toContain('### Summary');
-    expect(board()).toContain('- tickets: 4 run, 3 merged, 1 failed, 1 skipped');
-    expect(x.world.count('merge')).toBe(3);
+    expect(board()).toContain('- tickets: 5 run, 4 merged, 1 failed, 1 skipped');
+    expect(x.world.count('merge')).toBe(4);
     if (process.env.FLEET_DEBUG) console.log(onTrigger().join('\n-----\n'));
   }, 240_000);
 });
