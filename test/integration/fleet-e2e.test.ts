@@ -1,9 +1,10 @@
 // Acceptance: `/ticket-fleet` over two repositories on the contract-checked fake forge, real bare
 // origins and fake agents. acme/app#1 and #2 both rewrite README's first line (they conflict with each
-// other), acme/app#3's tests fail, acme/lib#1 reports an uncertainty, acme/app#5 is only behind at merge time. Every PR gets exactly one review
-// comment (a second `/review` edits it); the uncertainty reaches the triggering issue; nothing merges
-// before `/merge`; a read-only `/merge` is refused; after `/merge` the conflicting PR is brought up to
-// date by resuming its worker in its worktree, then merged, and its ticket closed exactly once.
+// other), acme/app#3's tests fail, acme/lib#1 reports an uncertainty, acme/app#5 is only behind when
+// merged. Every PR gets exactly one review comment (a second `/review` edits it); the uncertainty
+// reaches the triggering issue; nothing merges before `/merge`; a read-only `/merge` is refused; after
+// `/merge` the conflicting PR is brought up to date by resuming its worker in its worktree, then
+// merged, and its ticket closed exactly once.
 import { afterEach, describe, expect, it } from 'vitest';
 import { reviewMarkerTag } from '../../src/review/index.ts';
 import { type FleetHarness, startFleetHarness } from '../support/fleet-harness.ts';
