@@ -92,7 +92,8 @@ export class InProcessQueue implements JobQueue {
 
   async fail(ref: JobRef, holder: string, error: string): Promise<{ applied: boolean }> {
     const j = this.mustGet(ref);
-    if (j.state === 'failed' && j.holder === holder) return { applied: false };
+    // Already failed (or re-queued by that failure) by this holder: a repeated report changes nothing.
+    if (j.state !== 'active' && j.holder === holder) return { applied: false };
     this.held(ref, holder);
     this.retryOrFail(j, error);
     return { applied: true };

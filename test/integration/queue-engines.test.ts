@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/observability/logger.ts';
 import { cronSlot, enqueueCronTick } from '../../src/queue/dispatch.ts';
 import { InProcessQueue } from '../../src/queue/in-process-queue.ts';
+import { openJobQueue, queueSchemaFor } from '../../src/queue/open-queue.ts';
 import { PgBossQueue } from '../../src/queue/pg-boss-queue.ts';
 import type { JobQueue } from '../../src/queue/types.ts';
 import { pgTestUrl } from '../support/pg.ts';
@@ -213,6 +214,35 @@ describe.runIf(pgUp)('cron ticks across two bot replicas on one PostgreSQL', () 
       expect(await pgQueue!.claim(['cron/reconcile'], 'replica-a')).toBeNull();
     } finally {
       await other.close();
+    }
+  });
+});
+
+describe('openJobQueue', () => {
+  it('opens the in-process queue for SQLite', async () => {
+    const q = await openJobQueue('sqlite::memory:', { logger: silentLogger() });
+    expect(q.engine).toBe('in-process');
+  });
+
+  it.runIf(pgUp)('opens pg-boss in <schema>_jobs for a Postgres DATABASE_URL with a schema', async () => {
+    const store = `${schema}_s`;
+    const url = new URL(PG_URL);
+    url.searchParams.set('schema', store);
+    const q = await openJobQueue(url.toString(), { logger: silentLogger() });
+    try {
+      expect(q.engine).toBe('postgres');
+      const id = await q.enqueue('probe', { ok: true });
+      expect(await q.get({ queue: 'probe', id: id! })).toMatchObject({ state: 'queued' });
+      const c = new pg.Client({ connectionString: PG_URL });
+      await c.connect();
+      const found = await c.query('SELECT 1 FROM information_schema.schemata WHERE schema_name = $1', [
+        queueSchemaFor(store),
+      ]);
+      await c.end();
+      expect(found.rowCount).toBe(1);
+    } finally {
+      await (q as PgBossQueue).dropSchema(queueSchemaFor(store));
+      await q.close();
     }
   });
 });
