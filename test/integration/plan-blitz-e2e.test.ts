@@ -86,6 +86,8 @@ describe.each(['github', 'gitea'] as const)('plan-blitz end to end on %s', (forg
     expect(pr?.pull?.base).toBe('main');
     expect(pr?.pull?.merged).toBe(true);
     expect(await h.origin.git.ok(['ls-tree', '-r', '--name-only', 'main'])).toContain('fake-1.txt');
+    // Plan branches were only the way the plans came back: none is left on the origin.
+    expect(await h.origin.git.ok(['branch', '--list', 'plan-m1/*'])).toBe('');
     // S: a short spec comment and execution-ready, no review; the unsized #6 was sized S first.
     for (const n of [2, 6]) {
       expect(labels(n), `#${n}`).toEqual(expect.arrayContaining(['plan/ready', 'plan/draft']));
@@ -146,4 +148,20 @@ describe.each(['github', 'gitea'] as const)('plan-blitz end to end on %s', (forg
     expect(reply?.body).not.toContain('#4:');
     expect(targeted.state).toBe('done');
   }, 180_000);
+
+  it('an XS issue whose blocker has only an approved plan is marked execution-ready, not shipped', async () => {
+    h = await startPlanHarness({
+      forge,
+      issues: [
+        { number: 1, title: 'Store', body: 'A store.', labels: ['size/M', 'plan/approved'] },
+        { number: 2, title: 'Rename a field', body: 'One line.', labels: ['size/XS'], blockedBy: [1] },
+      ],
+    });
+    await h.comment('/plan-blitz M1');
+    const run = await h.driveToStop();
+    expect(await h.runs.ledger.listByRun(run.id)).toEqual([]);
+    expect(h.world.issue(h.repo, 2)!.state).toBe('open');
+    expect(h.world.issue(h.repo, 2)!.labels).toContain('plan/ready');
+    expect(h.world.issue(h.repo, 1)!.labels).not.toContain('plan/ready');
+  }, 60_000);
 });

@@ -25,6 +25,8 @@ export interface PlanCtx {
   plan: PlanProgress;
   /** Worker slots still free in this pass. */
   slots: { free: number };
+  /** Issues whose execution gate (the planner's: every blocker closed) is open now. */
+  executionOpen: Set<IssueKey>;
   /** Steps that failed in this pass (retried next pass), shown on the dashboard: silence is not success. */
   problems: Map<IssueKey, string>;
 }

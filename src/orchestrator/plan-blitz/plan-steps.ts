@@ -44,10 +44,24 @@ const stepOf: Record<Exclude<Phase, 'coding'>, PlannerStep> = {
 const repoOf = (i: PlanIssue) => i.repo;
 const issueRef = (key: IssueKey): IssueRef => refOf(key);
 
+/** Plan branches are a transport: once the plan is on the tracker they go (best effort). */
+const dropPlanBranches = async (pc: PlanCtx, key: IssueKey): Promise<void> => {
+  const branches = new Set(
+    attemptsOfIssue(pc, key)
+      .filter((a) => a.job.runSlug === pc.run.slug && a.outcome === 'solved')
+      .map((a) => a.branch),
+  );
+  for (const b of branches)
+    await pc.forge.deleteBranch(pc.repo, b).catch((err: unknown) => {
+      pc.deps.logger.warn({ runId: pc.run.id, branch: b, err }, 'plan branch not deleted');
+    });
+};
+
 const land = async (pc: PlanCtx, key: IssueKey, outcome: WaveOutcome): Promise<void> => {
   const w = waveOf(pc);
   w.outcomes[key] = outcome;
   const ref = issueRef(key);
+  await dropPlanBranches(pc, key);
   await pc.deps.store.upsertRunIssue(pc.run.id, `${ref.repo.owner}/${ref.repo.name}`, ref.number, {
     state: outcome.landing,
     ...(outcome.note ? { lastError: outcome.note } : {}),
@@ -220,6 +234,19 @@ const review = async (pc: PlanCtx, key: IssueKey, size: Size, plan: string, auth
   await land(pc, key, { landing: 'refused', size, note });
 };
 
+/**
+ * XS whose blockers are not all closed: the planning gate let it into the wave, but shipping code
+ * needs the execution gate. It needs no plan, so it is marked execution-ready for a later /blitz.
+ */
+const readyXs = async (pc: PlanCtx, key: IssueKey) => {
+  await pc.forge.addLabels(issueRef(key), [planRunLabels.ready]);
+  return land(pc, key, {
+    landing: 'ready',
+    size: 'XS',
+    note: 'needs no plan; its blockers are not all closed yet, so /blitz ships it later',
+  });
+};
+
 /** XS: the worker's branch becomes a PR into the default branch, reviewed, merged; the issue closes. */
 const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord) => {
   const issue = pc.issues.get(key)!;
@@ -285,6 +312,13 @@ const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord) => {
     );
     await pc.forge.closeIssue(ref);
   }
+  // The merged worktree and branch go, as after a blitz merge; a failure only leaves them behind.
+  await pc.deps.runner
+    .execute({ kind: 'cleanup', repo: pc.repo, mergedInto: pc.defaultBranch, attemptIds: [solved.id] })
+    .then(() => pc.forge.deleteBranch(pc.repo, solved.branch))
+    .catch((err: unknown) =>
+      pc.deps.logger.warn({ runId: pc.run.id, issue: key, err }, 'XS branch not cleaned up'),
+    );
   await land(pc, key, { landing: 'closed', size: 'XS', ...(sha ? { mergeSha: sha } : {}) });
 };
 
@@ -306,6 +340,7 @@ const planned = async (
     await pc.forge.addLabels(issueRef(key), [sizeLabel(said)]);
     issue.labels.push({ name: sizeLabel(said) });
     size = said;
+    if (said === 'XS' && !pc.executionOpen.has(key)) return readyXs(pc, key);
     if (said === 'XS') {
       await enterPhase(pc, key, 'coding');
       return startAttempt(pc, key, 'coding');
@@ -346,6 +381,7 @@ export const advanceMember = async (pc: PlanCtx, key: IssueKey): Promise<void> =
     !['sizing', 'planning', 'fixing', 'coding', 'reviewing', 'shipping'].includes(state)
   ) {
     const size = sizeOf(issue);
+    if (size === 'XS' && !pc.executionOpen.has(key)) return readyXs(pc, key);
     const phase: Phase = size === undefined ? 'sizing' : size === 'XS' ? 'coding' : 'planning';
     if (pc.slots.free <= 0) return;
     await enterPhase(pc, key, phase);

@@ -5,6 +5,8 @@
 // waves' landings.
 import { formatConfigErrors } from '../../config/repo-config.ts';
 import type { Forge } from '../../forges/types.ts';
+import { executionGate } from '../../plan/gates.ts';
+import { buildGraph } from '../../plan/graph.ts';
 import type { RunSnapshot, StopState } from '../../plan/snapshot.ts';
 import { issueKey } from '../../plan/types.ts';
 import { budgetOf } from '../budget-probe.ts';
@@ -60,8 +62,11 @@ const load = async (deps: PerformDeps, hooks: PlanReconcileHooks, runId: string)
     attempts: await deps.ledger.listByRun(run.id),
     plan: reloadPlan(run),
     slots: { free: 0 },
+    executionOpen: new Set(),
     problems: new Map(),
   };
+  const graph = buildGraph(issues, external);
+  for (const k of pc.issues.keys()) if (executionGate(graph, k).open) pc.executionOpen.add(k);
   const options = run.options as RunOptionsStored;
   const machine = deps.machine?.() ?? deps.runner.limit();
   const running = pc.attempts.filter((a) => a.outcome === undefined).length;
