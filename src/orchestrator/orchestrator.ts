@@ -13,7 +13,7 @@ import { repoRefOf } from './context.ts';
 import { dashboardMarker, renderDashboard } from './dashboard.ts';
 import { createDashboardCoalescer } from './dashboard-coalescer.ts';
 import type { DashboardInput } from './dashboard-types.ts';
-import { createFleet } from './fleet/index.ts';
+import { createFleet, fleetTouchesRepo } from './fleet/index.ts';
 import { createKeyedRunner } from './keyed-mutex.ts';
 import type { PerformDeps } from './perform.ts';
 import { initialPlanDashboard } from './plan-blitz/plan-dashboard.ts';
@@ -207,7 +207,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
 
   const runsOfRepo = async (forge: string, repo: string): Promise<RunRecord[]> =>
     (await deps.store.listLiveRuns()).filter(
-      (r) => r.forge === forge && r.repo.toLowerCase() === repo.toLowerCase(),
+      (r) => r.forge === forge && (r.repo.toLowerCase() === repo.toLowerCase() || fleetTouchesRepo(r, repo)),
     );
 
   return {

@@ -87,3 +87,10 @@ export const updateTicket = (
     const t = ticketOf(p, key);
     p.tickets[key] = { ...t, ...patch(t) };
   });
+
+/** A fleet's tickets may live in other repos than the run's own: their events concern the run too. */
+export const fleetTouchesRepo = (run: RunRecord, repo: string): boolean => {
+  if (run.kind !== 'fleet') return false;
+  const parsed = fleetOptionsSchema.safeParse(run.options);
+  return parsed.success && parsed.data.tickets.some((t) => t.repo.toLowerCase() === repo.toLowerCase());
+};
