@@ -4,6 +4,7 @@
 // The report is marked relayed before anything is filed, so a crash files nothing twice.
 import { formatIssueRef, formatRepo } from '../../forges/types.ts';
 import { repoRefOf } from '../context.ts';
+import { markdownText, oneLine } from '../dashboard-escape.ts';
 import { refOf } from '../perform.ts';
 import { renderDecisionBuckets } from '../uncertainties.ts';
 import type { FleetCtx, FleetDeps } from './fleet-context.ts';
@@ -17,7 +18,8 @@ const followUpBody = (bug: string, ticket: string, trigger: string): string =>
     '',
     'What the worker reported:',
     '',
-    `> ${bug.replace(/\n/g, ' ')}`,
+    // Worker text: inert (no mention, link or HTML), one line.
+    `> ${markdownText(bug, 1000)}`,
   ].join('\n');
 
 export const relayReports = async (deps: FleetDeps, ctx: FleetCtx): Promise<void> => {
@@ -42,7 +44,7 @@ export const relayReports = async (deps: FleetDeps, ctx: FleetCtx): Promise<void
     if (facts && ctx.run.triggerIssue !== undefined)
       for (const bug of report?.outOfScopeBugs ?? []) {
         const created = await facts.forge.createIssue(facts.repo, {
-          title: `Follow-up from ${label}: ${bug.slice(0, 80)}`,
+          title: `Follow-up from ${label}: ${oneLine(bug, 80)}`,
           body: followUpBody(bug, formatIssueRef(ref), `${ctx.run.repo}#${ctx.run.triggerIssue}`),
         });
         followUps.push(formatIssueRef(created.ref));
