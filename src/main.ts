@@ -21,6 +21,7 @@ import { loadRepoPolicy } from './intake/repo-policy.ts';
 import { createLogger, type Logger } from './observability/logger.ts';
 import { createMetrics } from './observability/metrics.ts';
 import { runRunnerCli } from './remote-runner/cli.ts';
+import { openRunnerSide } from './remote-runner/open-runner-side.ts';
 import { runStatsCli } from './status/stats-command.ts';
 import { openStore } from './store/open-store.ts';
 
@@ -99,12 +100,14 @@ export const serve = async (): Promise<() => Promise<void>> => {
   const webhooks = probot?.webhooks;
   if (env.github && !webhooks)
     throw new AppError('internal', 'Probot did not set up its webhooks: cannot verify GitHub');
+  const runners = await openRunnerSide(env.DATABASE_URL, logger);
   const app = createApp({
     store,
     metrics,
     logger,
     version,
     receive,
+    runnerHub: runners.hub,
     ...(webhooks ? { github: { verify: (payload, signature) => webhooks.verify(payload, signature) } } : {}),
     ...(env.gitea ? { gitea: { webhookSecret: env.gitea.webhookSecret } } : {}),
     ...(env.APP_ID
@@ -135,6 +138,7 @@ export const serve = async (): Promise<() => Promise<void>> => {
       logger.info('shutting down');
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await queue.drain();
+      await runners.close();
       await store.close();
       logger.info('stopped');
     })());

@@ -10,7 +10,7 @@ import { silentLogger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { InProcessQueue } from '../../src/queue/in-process-queue.ts';
 import { createRunnerHub } from '../../src/remote-runner/hub.ts';
-import { run } from '../../src/runner/exec.ts';
+import { isAlive, killGroup, run, spawnDetached } from '../../src/runner/exec.ts';
 import { InMemoryAttemptLedger } from '../../src/runner/ledger.ts';
 import { openSqliteRunnerRegistry } from '../../src/store/runner-tokens-sqlite.ts';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
@@ -132,4 +132,69 @@ describe('blitz-bot runner-token and runner CLI', () => {
       server.close();
     }
   }, 60_000);
+});
+
+describe('blitz-bot serve with a runner agent', () => {
+  it('serves /api/runner/* so an agent with a token made by the CLI registers, and stops cleanly', async () => {
+    const dir = tempDir('blitz-serve-runner-');
+    const db = join(dir, 'blitz.db');
+    const env = { DATABASE_URL: `sqlite:${db}` };
+    const token = (await cli(['runner-token', 'create', 'host-a'], env)).stdout.trim();
+    const port = 33000 + Math.floor(Math.random() * 2000);
+    const bot = spawnDetached([process.execPath, '--import', 'tsx', resolve('src/main.ts'), 'serve'], {
+      cwd: resolve('.'),
+      env: { ...testEnv(), ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+      logFile: join(dir, 'bot.log'),
+    });
+    const agent = spawnDetached(
+      [
+        process.execPath,
+        '--import',
+        'tsx',
+        resolve('src/main.ts'),
+        'runner',
+        '--server',
+        `http://127.0.0.1:${port}`,
+        '--token',
+        token,
+        '--repos',
+        'acme/app',
+        '--tools',
+        'custom',
+        '--workspace',
+        join(dir, 'ws'),
+        '--poll-ms',
+        '200',
+      ],
+      { cwd: resolve('.'), env: { ...testEnv(), LOG_LEVEL: 'info' }, logFile: join(dir, 'agent.log') },
+    );
+    const registry = openSqliteRunnerRegistry(db);
+    try {
+      const deadline = Date.now() + 40_000;
+      let advert: unknown;
+      while (Date.now() < deadline && !advert) {
+        advert = (await registry.listTokens())[0]?.advert;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(advert).toEqual({
+        tools: ['custom'],
+        roles: ['blitz', 'fleet'],
+        repos: ['acme/app'],
+        maxSessions: 2,
+      });
+      process.kill(agent.pid, 'SIGTERM');
+      process.kill(bot.pid, 'SIGTERM');
+      const stopped = Date.now() + 20_000;
+      while (Date.now() < stopped && (isAlive(agent.pid) || isAlive(bot.pid))) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(isAlive(agent.pid)).toBe(false);
+      expect(isAlive(bot.pid)).toBe(false);
+      expect(readFileSync(join(dir, 'bot.log'), 'utf8')).toContain('"msg":"stopped"');
+      expect(readFileSync(join(dir, 'bot.log'), 'utf8')).not.toContain(token.split('_')[2]!);
+    } finally {
+      for (const p of [agent.pid, bot.pid]) if (isAlive(p)) killGroup(p, 'SIGKILL');
+      await registry.close();
+    }
+  }, 90_000);
 });

@@ -1,0 +1,35 @@
+// Composition of the runner side of `serve`: the job queue, the runner registry and the attempt
+// ledger on DATABASE_URL, and the hub /api/runner/* serves. The orchestrator dispatches through
+// the same `queue` object (with the in-process engine it must be this very instance).
+import type { Logger } from '../observability/logger.ts';
+import { openJobQueue } from '../queue/open-queue.ts';
+import type { JobQueue } from '../queue/types.ts';
+import type { AttemptLedger } from '../runner/types.ts';
+import { openRunnerRegistry, openRunStore } from '../store/open-store.ts';
+import type { RunnerRegistry } from '../store/runner-tokens.ts';
+import { createRunnerHub, type RunnerHub } from './hub.ts';
+
+export interface RunnerSide {
+  hub: RunnerHub;
+  queue: JobQueue;
+  registry: RunnerRegistry;
+  ledger: AttemptLedger;
+  close(): Promise<void>;
+}
+
+export const openRunnerSide = async (databaseUrl: string, logger: Logger): Promise<RunnerSide> => {
+  const queue = await openJobQueue(databaseUrl, { logger });
+  const registry = await openRunnerRegistry(databaseUrl);
+  const runs = await openRunStore(databaseUrl);
+  return {
+    hub: createRunnerHub({ queue, registry, ledger: runs.ledger, logger: logger.child({ name: 'runners' }) }),
+    queue,
+    registry,
+    ledger: runs.ledger,
+    async close() {
+      await queue.close();
+      await registry.close();
+      await runs.close();
+    },
+  };
+};
