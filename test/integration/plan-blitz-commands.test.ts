@@ -67,4 +67,25 @@ describe('/plan-blitz commands', () => {
     expect(h.world.commentsOn(h.repo, h.trigger).some((c) => c.body.includes('already live'))).toBe(true);
     await h.driveToStop();
   });
+
+  it('an issue blocked by an issue nobody can read is not planned, reported once and named when the run stops', async () => {
+    h = await startPlanHarness({
+      forge: 'github',
+      issues: [
+        { number: 1, title: 'Needs the ghost', body: 'x', labels: ['size/M'], blockedBy: ['acme/app#99'] },
+      ],
+    });
+    await h.comment('/plan-blitz M1');
+    const run = await h.driveToStop();
+    expect(await h.runs.ledger.listByRun(run.id)).toEqual([]);
+    const room = h.world.commentsOn(h.repo, h.trigger);
+    // GitHub names a blocker the app cannot read without saying which: the fake forge does the same.
+    const reports = room.filter(
+      (c) => c.body.startsWith('plan-blitz: #1 is blocked by') && c.body.includes('fail closed'),
+    );
+    expect(reports).toHaveLength(1);
+    expect(run.progress.reason).toMatch(
+      /^blocked: the next wave is empty; #1 not planned: blocker .+ cannot be read$/,
+    );
+  });
 });

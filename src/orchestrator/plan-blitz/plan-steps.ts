@@ -319,7 +319,12 @@ const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord) => {
     .catch((err: unknown) =>
       pc.deps.logger.warn({ runId: pc.run.id, issue: key, err }, 'XS branch not cleaned up'),
     );
-  await land(pc, key, { landing: 'closed', size: 'XS', ...(sha ? { mergeSha: sha } : {}) });
+  await land(pc, key, {
+    landing: 'closed',
+    size: 'XS',
+    ...(sha ? { mergeSha: sha } : {}),
+    ...(pc.deps.review ? {} : { note: 'merged without a review leg: no review module is wired' }),
+  });
 };
 
 /** A planner attempt finished with its branch pushed: read PLAN.md and take the issue down its lane. */

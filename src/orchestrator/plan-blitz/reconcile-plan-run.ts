@@ -186,9 +186,16 @@ const nextWave = async (pc: PlanCtx, snap: RunSnapshot): Promise<boolean> => {
   if (d.next.kind === 'stop') {
     const { state, reason } = d.next;
     pc.plan.remaining = d.waiting;
-    const cycle = d.cycles.length
-      ? `; cycle not planned: ${d.cycles.map((c) => c.map(num).join(' ↔ ')).join(', ')}`
-      : '';
+    const cycle = [
+      ...(d.cycles.length
+        ? [`cycle not planned: ${d.cycles.map((c) => c.map(num).join(' ↔ ')).join(', ')}`]
+        : []),
+      ...d.unknownBlockers.map(
+        (u) => `${u.namedBy.map(num).join(', ')} not planned: blocker ${u.blocker} cannot be read`,
+      ),
+    ]
+      .map((x) => `; ${x}`)
+      .join('');
     await stopRun(pc, cycle && state === 'done' ? 'blocked' : state, `${reason}${cycle}`);
     return false;
   }
