@@ -53,7 +53,8 @@ export const toInfo = (raw: unknown): RunnerTokenInfo & { hash: string } => {
   };
 };
 
-export const publicInfo = ({ hash: _hash, ...info }: RunnerTokenInfo & { hash: string }): RunnerTokenInfo => info;
+export const publicInfo = ({ hash: _hash, ...info }: RunnerTokenInfo & { hash: string }): RunnerTokenInfo =>
+  info;
 
 export const toReceipt = (raw: unknown): AttemptReceipt => {
   const r = receiptRow.parse(raw);
