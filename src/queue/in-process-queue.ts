@@ -20,7 +20,12 @@ interface Entry extends JobInfo {
   retryDelaySeconds: number;
   leaseSeconds: number;
   seq: number;
+  singleton?: string;
+  finishedAt?: number;
 }
+
+/** Finished jobs (and their singleton keys) are forgotten after this long, as pg-boss archives them. */
+const RETENTION_MS = 60 * 60 * 1000;
 
 export class InProcessQueue implements JobQueue {
   readonly engine = 'in-process' as const;
@@ -31,10 +36,10 @@ export class InProcessQueue implements JobQueue {
   constructor(private readonly clock: { now(): number } = { now: () => Date.now() }) {}
 
   async enqueue(queue: string, payload: unknown, opts: EnqueueOptions = {}): Promise<string | null> {
-    if (opts.singletonKey !== undefined) {
-      const key = `${queue}\u0000${opts.singletonKey}`;
-      if (this.singletons.has(key)) return null;
-      this.singletons.add(key);
+    const singleton = opts.singletonKey === undefined ? undefined : `${queue}\u0000${opts.singletonKey}`;
+    if (singleton !== undefined) {
+      if (this.singletons.has(singleton)) return null;
+      this.singletons.add(singleton);
     }
     const id = randomUUID();
     this.jobs.set(id, {
@@ -49,6 +54,7 @@ export class InProcessQueue implements JobQueue {
       retryDelaySeconds: opts.retryDelaySeconds ?? defaultEnqueue.retryDelaySeconds,
       leaseSeconds: opts.leaseSeconds ?? defaultEnqueue.leaseSeconds,
       seq: this.seq++,
+      ...(singleton ? { singleton } : {}),
     });
     return id;
   }
@@ -86,6 +92,7 @@ export class InProcessQueue implements JobQueue {
     if (j.state === 'completed' && j.holder === holder) return { applied: false };
     this.held(ref, holder);
     j.state = 'completed';
+    j.finishedAt = this.clock.now();
     j.output = structuredClone(output);
     return { applied: true };
   }
@@ -110,6 +117,10 @@ export class InProcessQueue implements JobQueue {
     const now = this.clock.now();
     for (const j of this.jobs.values()) {
       if (j.state === 'active' && j.leaseUntil <= now) this.retryOrFail(j, 'lease expired');
+      if (j.finishedAt !== undefined && now - j.finishedAt > RETENTION_MS) {
+        this.jobs.delete(j.id);
+        if (j.singleton) this.singletons.delete(j.singleton);
+      }
     }
   }
 
@@ -119,6 +130,7 @@ export class InProcessQueue implements JobQueue {
     j.output = { error };
     if (j.retryCount >= j.retryLimit) {
       j.state = 'failed';
+      j.finishedAt = this.clock.now();
       return;
     }
     j.retryCount += 1;
