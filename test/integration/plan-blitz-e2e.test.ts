@@ -164,4 +164,44 @@ describe.each(['github', 'gitea'] as const)('plan-blitz end to end on %s', (forg
     expect(h.world.issue(h.repo, 2)!.labels).toContain('plan/ready');
     expect(h.world.issue(h.repo, 1)!.labels).not.toContain('plan/ready');
   }, 60_000);
+
+  it('a bot killed mid-wave (planners left running) and started again over the same files lands the same plans once', async () => {
+    h = await startPlanHarness({
+      forge,
+      agentEnv: { FAKE_AGENT_PLAN_DELAY_MS: '1500' },
+      issues: [
+        { number: 1, title: 'Store', body: 'A store.', labels: ['size/M'] },
+        { number: 2, title: 'Flag', body: 'A flag.', labels: ['size/S'] },
+        { number: 3, title: 'Typo', body: 'One word.', labels: ['size/XS'] },
+        {
+          number: 4,
+          title: 'API',
+          body: 'Routes.\nfake-review: BLOCKED',
+          labels: ['size/L'],
+          blockedBy: [1],
+        },
+      ],
+    });
+    await h.comment('/plan-blitz M1 --waves 2');
+    await h.round();
+    expect((await h.runs.ledger.listOpen()).length).toBeGreaterThan(0);
+    h.restart();
+    const run = await h.driveToStop();
+    const { world, repo } = h;
+    expect(world.issue(repo, 1)!.labels).toContain('plan/approved');
+    expect(world.issue(repo, 4)!.labels).toContain('plan/approved');
+    expect(world.issue(repo, 2)!.labels).toContain('plan/ready');
+    expect(world.issue(repo, 3)!.state).toBe('closed');
+    expect(world.count('close', 'acme/app', 3)).toBe(1);
+    const perIssue: Record<number, number> = {};
+    for (const a of await h.runs.ledger.listByRun(run.id))
+      perIssue[a.issue.number] = (perIssue[a.issue.number] ?? 0) + 1;
+    expect(perIssue).toEqual({ 1: 1, 2: 1, 3: 1, 4: 2 });
+    for (const n of [1, 2, 4])
+      expect(
+        world.commentsOn(repo, n).filter((c) => c.body.includes('<!-- blitz-plan -->')),
+        `#${n}`,
+      ).toHaveLength(1);
+    expect(run.progress.reason).toBe('waves exhausted; still to plan: nothing');
+  }, 120_000);
 });

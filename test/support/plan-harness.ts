@@ -41,6 +41,8 @@ export interface PlanHarnessOptions {
   labels?: { name: string; description?: string }[];
   milestone?: string;
   maxSessions?: number;
+  /** Extra environment of the fake planner/worker (FAKE_AGENT_PLAN_DELAY_MS …). */
+  agentEnv?: Record<string, string>;
   onRunnerEvent?: (e: RunnerEvent) => void;
 }
 
@@ -104,7 +106,7 @@ export const startPlanHarness = async (opts: PlanHarnessOptions) => {
         resume: ['node', fakeAgent, '--resume', '{prompt_file}'],
         roles: ['plan', 'blitz'],
         tiers: ['execution', 'design', 'subtle'],
-        env: { FAKE_AGENT_MODE: 'plan' },
+        env: { FAKE_AGENT_MODE: 'plan', ...(opts.agentEnv ?? {}) },
       },
       {
         name: 'plan-reviewer',
@@ -120,61 +122,65 @@ export const startPlanHarness = async (opts: PlanHarnessOptions) => {
     reviewTimeoutSeconds: 60,
   });
 
-  const store = openSqliteStore(dbPath);
-  const runs = openSqliteRunStore(dbPath);
-  let orch: Orchestrator | undefined;
-  const runner = new Runner({
-    config: config.runner,
-    ledger: runs.ledger,
-    clock: { now: () => new Date() },
-    events: (e) => {
-      opts.onRunnerEvent?.(e);
-      orch?.onRunnerEvent(e);
-    },
-    logger,
-    credentials: async () => undefined,
-    baseEnv: testEnv(),
-  });
-  orch = createOrchestrator({
-    store: runs,
-    ledger: runs.ledger,
-    forges: async () => forge,
-    runner,
-    config,
-    clock: { now: () => new Date() },
-    logger,
-    baseEnv: testEnv(),
-    cloneUrl: async () => origin.bareDir,
-    machine: () => ({ limit: config.runner.maxSessions, contended: false }),
-    dashboard: { intervalMs: 0 },
-  });
-  const queue = createDeliveryQueue({ logger });
-  const policy = { required: 'write' as const, botLogin, allowedBots: [] };
-  const app = createApp({
-    store,
-    metrics: createMetrics(),
-    logger,
-    version: '0.0.0-test',
-    receive: createReceiver({
+  const startBot = () => {
+    const store = openSqliteStore(dbPath);
+    const runs = openSqliteRunStore(dbPath);
+    let orch: Orchestrator | undefined;
+    const runner = new Runner({
+      config: config.runner,
+      ledger: runs.ledger,
+      clock: { now: () => new Date() },
+      events: (e) => {
+        opts.onRunnerEvent?.(e);
+        orch?.onRunnerEvent(e);
+      },
+      logger,
+      credentials: async () => undefined,
+      baseEnv: testEnv(),
+    });
+    orch = createOrchestrator({
+      store: runs,
+      ledger: runs.ledger,
+      forges: async () => forge,
+      runner,
+      config,
+      clock: { now: () => new Date() },
+      logger,
+      baseEnv: testEnv(),
+      cloneUrl: async () => origin.bareDir,
+      machine: () => ({ limit: config.runner.maxSessions, contended: false }),
+      dashboard: { intervalMs: 0 },
+    });
+    const queue = createDeliveryQueue({ logger });
+    const policy = { required: 'write' as const, botLogin, allowedBots: [] };
+    const app = createApp({
       store,
-      queue,
-      process: createEventProcessor({
-        store,
-        logger,
-        metrics: createMetrics(),
-        forges: async () => forge,
-        policies: { github: policy, gitea: policy },
-        ack: { github: 'reaction', gitea: 'comment' },
-        onEvent: (e) => orch!.handleEvent(e),
-      }),
       metrics: createMetrics(),
       logger,
-    }),
-    github: {
-      verify: (payload, signature) => new Webhooks({ secret: GITHUB_SECRET }).verify(payload, signature),
-    },
-    gitea: { webhookSecret: GITEA_SECRET },
-  });
+      version: '0.0.0-test',
+      receive: createReceiver({
+        store,
+        queue,
+        process: createEventProcessor({
+          store,
+          logger,
+          metrics: createMetrics(),
+          forges: async () => forge,
+          policies: { github: policy, gitea: policy },
+          ack: { github: 'reaction', gitea: 'comment' },
+          onEvent: (e) => orch!.handleEvent(e),
+        }),
+        metrics: createMetrics(),
+        logger,
+      }),
+      github: {
+        verify: (payload, signature) => new Webhooks({ secret: GITHUB_SECRET }).verify(payload, signature),
+      },
+      gitea: { webhookSecret: GITEA_SECRET },
+    });
+    return { store, runs, runner, orch: orch!, queue, app };
+  };
+  let bot = startBot();
 
   const repository = (p: Record<string, unknown>) => {
     const r = p.repository as Record<string, unknown>;
@@ -207,23 +213,23 @@ export const startPlanHarness = async (opts: PlanHarnessOptions) => {
       kind === 'github'
         ? signedGithubRequest({ secret: GITHUB_SECRET, event: 'issue_comment', payload: p, deliveryId })
         : signedGiteaRequest({ secret: GITEA_SECRET, eventType: 'issue_comment', payload: p, deliveryId });
-    const res = await app.request(kind === 'github' ? '/api/github/webhooks' : '/api/gitea/webhooks', {
+    const res = await bot.app.request(kind === 'github' ? '/api/github/webhooks' : '/api/gitea/webhooks', {
       method: 'POST',
       body: req.body,
       headers: req.headers,
     });
     if (res.status >= 300) throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
-    await queue.idle();
+    await bot.queue.idle();
   };
 
   const round = async () => {
-    await runner.tick({ stalls: false });
-    await orch!.tick();
-    await orch!.idle();
+    await bot.runner.tick({ stalls: false });
+    await bot.orch.tick();
+    await bot.orch.idle();
   };
 
   const latestRun = async () =>
-    (await runs.listRuns()).sort((a, b) => a.createdAt.localeCompare(b.createdAt)).at(-1);
+    (await bot.runs.listRuns()).sort((a, b) => a.createdAt.localeCompare(b.createdAt)).at(-1);
 
   /** Rounds until the latest run has stopped and no worker is left (bounded by `timeoutMs`). */
   const driveToStop = async (timeoutMs = Number(process.env.PLAN_TIMEOUT_MS ?? 120_000)) => {
@@ -231,13 +237,13 @@ export const startPlanHarness = async (opts: PlanHarnessOptions) => {
     while (Date.now() < deadline) {
       await round();
       const run = await latestRun();
-      if (run && ['done', 'blocked'].includes(run.state) && (await runs.ledger.listOpen()).length === 0)
+      if (run && ['done', 'blocked'].includes(run.state) && (await bot.runs.ledger.listOpen()).length === 0)
         return run;
       await sleep(100);
     }
     const run = await latestRun();
     throw new Error(
-      `the plan run did not stop in ${timeoutMs} ms: ${JSON.stringify({ state: run?.state, progress: run?.progress, rows: run ? await runs.listRunIssues(run.id) : [] })}`,
+      `the plan run did not stop in ${timeoutMs} ms: ${JSON.stringify({ state: run?.state, progress: run?.progress, rows: run ? await bot.runs.listRunIssues(run.id) : [] })}`,
     );
   };
 
@@ -248,15 +254,24 @@ export const startPlanHarness = async (opts: PlanHarnessOptions) => {
     repo,
     origin,
     trigger: trigger.number,
-    runs,
+    get runs() {
+      return bot.runs;
+    },
     comment,
     round,
     driveToStop,
     latestRun,
+    /** Drops the bot without shutdown (workers keep running detached) and starts one on the same files. */
+    restart() {
+      const old = bot;
+      bot = startBot();
+      void old.store.close();
+      void old.runs.close();
+    },
     async close() {
-      await orch!.close();
-      await store.close();
-      await runs.close();
+      await bot.orch.close();
+      await bot.store.close();
+      await bot.runs.close();
       if (fakeGithub) {
         await fakeGithub.close();
         fakeGithub.assertNoViolations();

@@ -18,6 +18,7 @@
 //   FAKE_AGENT_BUG          a line the report lists under OUT-OF-SCOPE BUGS
 //   merge-base              finishes (or starts) a merge of origin/$BLITZ_BASE_BRANCH into the branch,
 //                           keeping both sides of every conflict (union), commits and pushes
+//   merge-base-careless     the same, but commits the conflicted files as they are (markers left in)
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 
@@ -112,6 +113,8 @@ const planning = mode === 'plan' && promptFile && readFileSync(promptFile, 'utf8
 
 switch (planning ? 'plan' : mode === 'plan' ? 'push' : mode) {
   case 'plan': {
+    // FAKE_AGENT_PLAN_DELAY_MS: think this long first (a bot restart can then land mid-attempt).
+    await sleep(Number(env.FAKE_AGENT_PLAN_DELAY_MS ?? 0));
     const prompt = readFileSync(promptFile, 'utf8');
     const size = /fake-size:\s*(XS|S|M|L)\b/.exec(prompt)?.[1] ?? 'M';
     const lines = [
@@ -149,7 +152,8 @@ switch (planning ? 'plan' : mode === 'plan' ? 'push' : mode) {
     finish(report('done — pushed'));
     break;
   }
-  case 'merge-base': {
+  case 'merge-base':
+  case 'merge-base-careless': {
     const base = env.BLITZ_BASE_BRANCH ?? 'main';
     const id = ['-c', 'user.name=Fake Agent', '-c', 'user.email=fake@blitz.invalid'];
     const merging = () => existsSync(git('rev-parse', '--git-path', 'MERGE_HEAD'));
@@ -162,6 +166,10 @@ switch (planning ? 'plan' : mode === 'plan' ? 'push' : mode) {
       }
     }
     for (const f of git('diff', '--name-only', '--diff-filter=U').split('\n').filter(Boolean)) {
+      if (mode === 'merge-base-careless') {
+        git('add', '--', f);
+        continue;
+      }
       const kept = readFileSync(f, 'utf8')
         .split('\n')
         .filter((l) => !/^(<{7}|={7}|>{7})( |$)/.test(l));
