@@ -36,7 +36,7 @@ const table = (rows: ScoreboardRow[]): string[] => [
   '|---|---|---|---|---|',
   ...rows.map(
     (r) =>
-      `| ${r.ticket} ${cell(r.title, 50)} | ${r.pr ?? '—'} | ${cell(r.tests)} | ${cell(r.review, 20)} | ${cell(r.status, 80)} |`,
+      `| ${r.ticket} ${cell(r.title, 50)} | ${r.pr ?? '—'} | ${cell(r.tests)} | ${cell(r.review, 20)} | ${cell(r.status, 120)} |`,
   ),
 ];
 

@@ -66,7 +66,7 @@ const checkResolution = async (
   attempt: AttemptRecord,
 ): Promise<string | undefined> => {
   if (attempt.outcome !== 'solved')
-    return `the worker could not merge the base in (${attempt.outcome}: ${attempt.failureSummary ?? 'no summary'})`;
+    return `merge stopped, the worker did not resolve it: ${attempt.failureSummary ?? attempt.outcome}`;
   const t = ticketOf(ctx.fleet, key);
   const gctx = await deps.runner.gitContext(attempt.issue.repo);
   await gitTry(['fetch', '--quiet', 'origin'], attempt.worktree, gctx);
