@@ -1,0 +1,127 @@
+// The phases of one wave member (sizing, planning, fixing, coding, then reviewing or shipping) as
+// run_issues rows, the attempts that serve them, and landing: the member's outcome written into the
+// wave at once, its plan branches dropped.
+import type { IssueRef } from '../../forges/types.ts';
+import { pickWorker } from '../../plan/routing.ts';
+import { assessTier } from '../../plan/tier.ts';
+import type { IssueKey, PlanIssue } from '../../plan/types.ts';
+import type { AttemptRecord } from '../../runner/types.ts';
+import { refOf } from '../perform.ts';
+import { attemptsOfIssue, entryByName, type PlanCtx, savePlan, waveOf } from './plan-context.ts';
+import { sizeOf } from './plan-labels.ts';
+import type { WaveOutcome } from './plan-state.ts';
+import { type PlannerStep, plannerTaskBody, plannerTaskTitle } from './planner-task.ts';
+import { readPushedPlan } from './read-plan.ts';
+
+export type Phase = 'sizing' | 'planning' | 'fixing' | 'coding';
+const phases: readonly string[] = ['sizing', 'planning', 'fixing', 'coding'];
+const stepOf: Record<Exclude<Phase, 'coding'>, PlannerStep> = {
+  sizing: 'size',
+  planning: 'plan',
+  fixing: 'fix',
+};
+
+export const repoOf = (i: PlanIssue) => i.repo;
+export const issueRef = (key: IssueKey): IssueRef => refOf(key);
+
+/** Plan branches are a transport: once the plan is on the tracker they go (best effort). */
+export const dropPlanBranches = async (pc: PlanCtx, key: IssueKey): Promise<void> => {
+  const branches = new Set(
+    attemptsOfIssue(pc, key)
+      .filter((a) => a.job.runSlug === pc.run.slug && a.outcome === 'solved')
+      .map((a) => a.branch),
+  );
+  for (const b of branches)
+    await pc.forge.deleteBranch(pc.repo, b).catch((err: unknown) => {
+      pc.deps.logger.warn({ runId: pc.run.id, branch: b, err }, 'plan branch not deleted');
+    });
+};
+
+export const land = async (pc: PlanCtx, key: IssueKey, outcome: WaveOutcome): Promise<void> => {
+  const w = waveOf(pc);
+  w.outcomes[key] = outcome;
+  const ref = issueRef(key);
+  await dropPlanBranches(pc, key);
+  await pc.deps.store.upsertRunIssue(pc.run.id, `${ref.repo.owner}/${ref.repo.name}`, ref.number, {
+    state: outcome.landing,
+    ...(outcome.note ? { lastError: outcome.note } : {}),
+  });
+  await savePlan(pc);
+};
+
+/** Moves the issue into a phase: attempts before now no longer count for it. */
+export const enterPhase = async (
+  pc: PlanCtx,
+  key: IssueKey,
+  phase: Phase | 'reviewing' | 'shipping',
+  feedback?: string,
+) => {
+  const issue = pc.issues.get(key)!;
+  const last = attemptsOfIssue(pc, key).at(-1);
+  const row = await pc.deps.store.upsertRunIssue(pc.run.id, repoOf(issue), issue.number, {
+    state: phase,
+    ...(phases.includes(phase) && last ? { bouncedAfter: last.id } : {}),
+    ...(feedback !== undefined ? { lastError: feedback } : {}),
+  });
+  pc.rows.set(key, row);
+};
+
+export const startAttempt = async (pc: PlanCtx, key: IssueKey, phase: Phase): Promise<void> => {
+  if (pc.slots.free <= 0) return;
+  const issue = pc.issues.get(key)!;
+  const row = pc.rows.get(key);
+  const size = sizeOf(issue);
+  const history = attemptsOfIssue(pc, key).map((a) => ({
+    entry: a.rosterEntry,
+    tier: a.tier,
+    ...(a.outcome ? { outcome: a.outcome } : {}),
+  }));
+  const opts = pc.run.options as { override?: Parameters<typeof pickWorker>[0]['override'] };
+  const pick = pickWorker({
+    role: phase === 'coding' ? 'blitz' : 'plan',
+    assessedTier: assessTier(issue.body, issue.labels).tier,
+    roster: pc.deps.config.roster,
+    attempts: history,
+    ...(opts.override ? { override: opts.override } : {}),
+  });
+  pc.slots.free--;
+  await pc.deps.store.upsertRunIssue(pc.run.id, repoOf(issue), issue.number, {
+    attempts: (row?.attempts ?? 0) + 1,
+  });
+  const planner = phase !== 'coding';
+  await pc.deps.runner.execute({
+    kind: 'attempt',
+    runId: pc.run.id,
+    issue: { repo: refOf(key).repo, number: issue.number },
+    title: planner ? plannerTaskTitle({ step: stepOf[phase], title: issue.title }) : issue.title,
+    body: planner
+      ? plannerTaskBody({
+          step: stepOf[phase],
+          issueNumber: issue.number,
+          title: issue.title,
+          body: issue.body,
+          ...(size ? { size } : {}),
+        })
+      : issue.body,
+    branchStyle: 'blitz',
+    runSlug: planner ? pc.run.slug : `${pc.run.slug}-xs`,
+    baseBranch: pc.defaultBranch,
+    cloneUrl: pc.cloneUrl,
+    entry: entryByName(pc.deps, pick.entry),
+    tier: pick.tier,
+    ...(phase === 'fixing' && row?.lastError ? { failureFeedback: row.lastError } : {}),
+  });
+  pc.deps.logger.info(
+    { runId: pc.run.id, issue: key, phase, entry: pick.entry.name },
+    'plan-blitz attempt started',
+  );
+};
+
+export const readPlan = async (pc: PlanCtx, a: AttemptRecord): Promise<string | undefined> =>
+  readPushedPlan({
+    workspace: pc.deps.config.runner.workspace,
+    repo: pc.repo,
+    cloneUrl: pc.cloneUrl,
+    branch: a.branch,
+    ctx: await pc.deps.runner.gitContext(pc.repo),
+  });
