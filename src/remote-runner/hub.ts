@@ -34,6 +34,18 @@ export interface RunnerHub {
 const sameIssue = (a: AttemptRecord['issue'], b: AttemptRecord['issue']): boolean =>
   a.number === b.number && a.repo.owner === b.repo.owner && a.repo.name === b.repo.name;
 
+const hostPaths = ['repoDir', 'worktree', 'logPath', 'promptPath', 'exitPath'] as const;
+
+/**
+ * Paths in a runner's report name files on that runner's host. Stored as `runner://<name><path>`,
+ * they can never be taken for a file on the bot's host (a status page reading a log, a cleanup).
+ */
+export const onRunnerHost = (runner: string, a: AttemptRecord): AttemptRecord => {
+  const out = { ...a };
+  for (const k of hostPaths) out[k] = a[k] === '' ? '' : `runner://${runner}/${a[k].replace(/^\/+/, '')}`;
+  return out;
+};
+
 /** The record as a patch that also clears the optional fields it lacks. */
 const wholeRecordPatch = ({ id: _id, ...rest }: AttemptRecord): Partial<Omit<AttemptRecord, 'id'>> => {
   const cleared: Record<string, undefined> = {};
@@ -122,7 +134,7 @@ export const createRunnerHub = (d: RunnerHubDeps): RunnerHub => {
     fail: (runner, ref, error) => d.queue.fail(ref, runner.name, error),
 
     async report(runner, report) {
-      const a = report.attempt as AttemptRecord;
+      const a = onRunnerHost(runner.name, report.attempt as AttemptRecord);
       const receipt = await d.registry.getReceipt(a.id);
       if (!receipt) {
         if (report.kind !== 'started') {

@@ -164,6 +164,17 @@ describe('runner API', () => {
     expect(await (await s.call('complete', s.a, complete)).json()).toEqual({ applied: false });
   });
 
+  it('keeps the paths a runner reports as paths on that runner, never on the bot host', async () => {
+    await registerAndClaim(s.a);
+    const sneaky = record('att-1', { logPath: '/etc/passwd', worktree: '../../bot/data' });
+    await s.call('reports', s.a, { kind: 'started', job: s.jobRef, seq: 1, attempt: sneaky });
+    expect(await s.ledger.get('att-1')).toMatchObject({
+      logPath: 'runner://host-a/etc/passwd',
+      worktree: 'runner://host-a/../../bot/data',
+      repoDir: 'runner://host-a/ws/acme/app',
+    });
+  });
+
   it('answers 404 for a report about an attempt it never heard of, or of another run or issue', async () => {
     await registerAndClaim(s.a);
     const unknown = { kind: 'progress', job: s.jobRef, seq: 5, attempt: record('att-9') };
