@@ -41,12 +41,13 @@ export const land = async (pc: PlanCtx, key: IssueKey, outcome: WaveOutcome): Pr
   const w = waveOf(pc);
   w.outcomes[key] = outcome;
   const ref = issueRef(key);
-  await dropPlanBranches(pc, key);
   await pc.deps.store.upsertRunIssue(pc.run.id, `${ref.repo.owner}/${ref.repo.name}`, ref.number, {
     state: outcome.landing,
     ...(outcome.note ? { lastError: outcome.note } : {}),
   });
   await savePlan(pc);
+  // Only once the landing is saved: a step retried after a crash may still need to read the plan.
+  await dropPlanBranches(pc, key);
 };
 
 /** Moves the issue into a phase: attempts before now no longer count for it. */

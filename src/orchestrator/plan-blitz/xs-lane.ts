@@ -26,7 +26,11 @@ export const readyXs = async (pc: PlanCtx, key: IssueKey) => {
 export const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord) => {
   const issue = pc.issues.get(key)!;
   const ref = issueRef(key);
-  const found = await pc.forge.findPullRequest(pc.repo, solved.branch);
+  // A PR this run opened is found by its number (it may be merged and closed already), else by its head.
+  const known = pc.rows.get(key)?.prNumber;
+  const found = known
+    ? await pc.forge.getPullRequest({ repo: pc.repo, number: known })
+    : await pc.forge.findPullRequest(pc.repo, solved.branch);
   const pr =
     found ??
     (await pc.forge.openPullRequest(pc.repo, {
