@@ -77,13 +77,11 @@ export const startAttempt = async (pc: PlanCtx, key: IssueKey, phase: Phase): Pr
     tier: a.tier,
     ...(a.outcome ? { outcome: a.outcome } : {}),
   }));
-  const opts = pc.run.options as { override?: Parameters<typeof pickWorker>[0]['override'] };
   const pick = pickWorker({
     role: phase === 'coding' ? 'blitz' : 'plan',
     assessedTier: assessTier(issue.body, issue.labels).tier,
     roster: pc.deps.config.roster,
     attempts: history,
-    ...(opts.override ? { override: opts.override } : {}),
   });
   pc.slots.free--;
   await pc.deps.store.upsertRunIssue(pc.run.id, repoOf(issue), issue.number, {
