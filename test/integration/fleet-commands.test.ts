@@ -1,5 +1,5 @@
-// Bad input to the fleet commands, through the real intake on the fake GitHub: each is answered in
-// words on the issue, and nothing starts, runs or merges that should not.
+// Bad input to the fleet commands, through the real intake on the fake GitHub and Gitea: each is
+// answered in words on the issue, and nothing starts, runs or merges that should not.
 import { afterEach, describe, expect, it } from 'vitest';
 import { reviewMarkerTag } from '../../src/review/index.ts';
 import { type FleetHarness, startFleetHarness } from '../support/fleet-harness.ts';
@@ -10,9 +10,9 @@ afterEach(async () => {
   h = undefined;
 });
 
-const start = async () => {
+const start = async (forge: 'github' | 'gitea') => {
   h = await startFleetHarness({
-    forge: 'github',
+    forge,
     issues: {
       app: [
         { number: 1, title: 'Closed already', state: 'closed' },
@@ -42,9 +42,9 @@ const botSays = (x: FleetHarness, n: number) =>
     .filter((c) => c.author === x.world.botLogin)
     .map((c) => c.body);
 
-describe('fleet commands with bad input', () => {
+describe.each(['github', 'gitea'] as const)('fleet commands with bad input on %s', (forge) => {
   it('answers each bad /ticket-fleet in words and starts nothing', async () => {
-    const { x, pr } = await start();
+    const { x, pr } = await start(forge);
     await x.comment('/ticket-fleet', 'alice');
     await x.round();
     expect(botSays(x, x.trigger).at(-1)).toMatch(/Nothing was started|ticket-fleet <ticket>/);
@@ -67,7 +67,7 @@ describe('fleet commands with bad input', () => {
   }, 60_000);
 
   it('refuses /merge on a PR the bot did not open and from a read-only person; /review works on a person’s PR', async () => {
-    const { x, pr } = await start();
+    const { x, pr } = await start(forge);
     await x.comment('/merge', 'alice', pr, x.repos.app);
     await x.round();
     expect(botSays(x, pr).at(-1)).toContain('Nothing was merged');
