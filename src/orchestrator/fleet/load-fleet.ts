@@ -99,7 +99,7 @@ export const loadFleet = async (
       repos.set(t.repo.toLowerCase(), f);
       tickets.set(ticketKey(t), toTicketIssue(await f.forge.getIssue({ repo: f.repo, number: t.number })));
     } catch (err) {
-      // A ticket that became unreadable mid-run is left out of this pass; the scoreboard says so.
+      // A ticket that became unreadable mid-run is left out of this pass (and off the scoreboard).
       if (!isAppError(err, 'not_found') && !isAppError(err, 'forbidden')) throw err;
       deps.logger.warn({ runId, ticket: ticketKey(t), err }, 'ticket unreadable this pass');
     }
@@ -131,9 +131,10 @@ export const loadFleet = async (
     smoke: 'none',
     ship: 'none',
     roster: deps.config.roster,
-    busyRepos: [...busyFences.keys()]
-      .map((r) => [...repos.values()].find((f) => `${f.repo.owner}/${f.repo.name}`.toLowerCase() === r))
-      .flatMap((f) => (f ? [`${f.repo.owner}/${f.repo.name}`] : [])),
+    // Named as the planner's issues name their repo (fleetOrder compares the two).
+    busyRepos: [...new Set([...tickets.values()].map((i) => i.repo))].filter((r) =>
+      busyFences.has(r.toLowerCase()),
+    ),
   };
   return {
     run,
