@@ -6,13 +6,13 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { BlitzConfig } from '../config/blitz-config.ts';
 import type { Logger } from '../observability/logger.ts';
-import type { JobRef } from '../queue/types.ts';
 import { findExecutable, Runner } from '../runner/runner.ts';
-import { type RunnerJob, runnerJobSchema, systemClock } from '../runner/types.ts';
+import { runnerJobSchema, systemClock } from '../runner/types.ts';
 import type { RunnerAdvert } from '../store/runner-tokens.ts';
 import type { RunnerClient } from './client.ts';
 import { Outbox } from './outbox.ts';
 import { issueKey, ReportingLedger } from './reporting-ledger.ts';
+import { type Held, heartbeatMsFor, resumeHeldJobs } from './resume-held.ts';
 import { claimResponseSchema, registerResponseSchema } from './schema.ts';
 
 export interface AgentOptions {
@@ -28,14 +28,6 @@ export interface AgentOptions {
   pollMs?: number;
   tickMs?: number;
   version?: string;
-}
-
-interface Held {
-  ref: JobRef;
-  job: RunnerJob;
-  heartbeatMs: number;
-  lastBeat: number;
-  settling: boolean;
 }
 
 const BUILT_IN_TOOLS = ['claude', 'codex', 'opencode', 'aider', 'ollama'];
@@ -88,7 +80,14 @@ export class RunnerAgent {
   /** Runs until stop(): registers (waiting for the bot if needed), then claims and supervises. */
   async run(): Promise<void> {
     await this.register();
-    await this.resumeHeld();
+    for (const h of await resumeHeldJobs({
+      ledger: this.ledger,
+      client: this.o.client,
+      runner: this.runner,
+      logger: this.o.logger,
+    })) {
+      this.held.set(`${h.ref.queue}|${h.ref.id}`, h);
+    }
     const tickMs = this.o.tickMs ?? 1000;
     let lastStallCheck = Date.now();
     this.timers.push(
@@ -151,47 +150,6 @@ export class RunnerAgent {
     }
   }
 
-  /**
-   * After a restart: jobs whose attempts are still open here are asked back from the bot. Held
-   * still, they are supervised again (the worker may have run on without us); lost to another
-   * runner meanwhile, our copy of the work is cancelled.
-   */
-  private async resumeHeld(): Promise<void> {
-    const byJob = new Map<string, { ref: JobRef; open: string[]; local: RunnerJob }>();
-    for (const r of await this.ledger.listOpen()) {
-      const ref = this.ledger.jobOfAttempt.get(r.id);
-      if (!ref) continue;
-      const key = `${ref.queue}|${ref.id}`;
-      const entry = byJob.get(key) ?? { ref, open: [], local: r.job };
-      entry.open.push(r.id);
-      byJob.set(key, entry);
-    }
-    for (const [key, { ref, open, local }] of byJob) {
-      // Unreachable, the job is kept as ours: the heartbeats tell later whether it still is.
-      const res = await this.o.client.post('claim', { job: ref });
-      const claimed = res.kind === 'delivered' ? claimResponseSchema.parse(res.body).job : null;
-      if (res.kind !== 'refused') {
-        this.held.set(key, {
-          ref,
-          job: local,
-          heartbeatMs: Math.max(200, Math.min(10_000, ((claimed?.leaseSeconds ?? 30) * 1000) / 3)),
-          lastBeat: Date.now(),
-          settling: false,
-        });
-        if (local.kind === 'attempt') this.ledger.jobOfIssue.set(issueKey(local.runId, local.issue), ref);
-        this.o.logger.info({ job: ref, attempts: open }, 'resumed a job held before the restart');
-        continue;
-      }
-      this.o.logger.warn(
-        { job: ref, attempts: open },
-        'a job held before the restart is gone; cancelling its work',
-      );
-      for (const id of open)
-        await this.runner.execute({ kind: 'cancel', attemptId: id }).catch(() => undefined);
-    }
-    await this.runner.reattach();
-  }
-
   private async claimOne(): Promise<boolean> {
     const res = await this.o.client.post('claim', {});
     if (res.kind !== 'delivered') {
@@ -212,7 +170,7 @@ export class RunnerAgent {
     const held: Held = {
       ref,
       job: parsed.data,
-      heartbeatMs: Math.max(200, Math.min(10_000, (job.leaseSeconds * 1000) / 3)),
+      heartbeatMs: heartbeatMsFor(job.leaseSeconds),
       lastBeat: Date.now(),
       settling: false,
     };
