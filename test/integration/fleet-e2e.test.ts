@@ -78,6 +78,10 @@ describe.each(['github', 'gitea'] as const)('ticket fleet end to end on %s', (fo
       );
     });
     const [a1, a2, l1, a5] = (await pulls()).map((n) => n ?? 0) as [number, number, number, number];
+    // The pilot ran alone: every other worker started after it had finished.
+    const [pilot, ...rest] = await x.runs.ledger.listByRun((await x.fleetRun())!.id);
+    expect(`${pilot!.issue.repo.name}#${pilot!.issue.number}`).toBe('app#1');
+    for (const a of rest) expect(Date.parse(a.startedAt)).toBeGreaterThanOrEqual(Date.parse(pilot!.endedAt!));
     const onTrigger = () => x.world.commentsOn(x.repos.app, x.trigger).map((c) => c.body);
     // The duplicate ref was named in the reply; each PR says which ticket it fixes, into the default branch.
     expect(onTrigger().some((b) => b.includes('#2: skipped, it is named twice'))).toBe(true);
