@@ -103,6 +103,7 @@ describe.each(['github', 'gitea'] as const)('plan-blitz end to end on %s', (forg
     }
     expect(planComment(4)?.body).toContain('BLOCKED findings below were applied');
     expect(planComment(4)?.body).toContain('Review findings applied.');
+    expect(planComment(4)?.body).toContain('**BLOCKED** by the reviewers:\n\n- [medium]');
     // PIVOT: a replan issue in the milestone, linked as #5's blocker; #5 is not approved.
     const replan = [...repo.issues.values()].find((i) => i.title === 'Replan #5: Session UI on the API');
     expect(replan).toBeDefined();
@@ -124,6 +125,9 @@ describe.each(['github', 'gitea'] as const)('plan-blitz end to end on %s', (forg
     expect(dashboards).toHaveLength(1);
     const dash = dashboards[0]!.body;
     expect(dash).toContain('waiting on finance sign-off');
+    expect(dash).toContain('#1 Fix the README typo (XS): **closed**');
+    // The stop reports the remaining work (the replan issue), never chains into it.
+    expect(dash).toContain(`&#35;${replan!.number} can be planned by another`);
     expect(dash).toMatch(/\| 1 \| 1 \| 2 \| 1 \| 1 \| 0 \| 0 \|/);
     expect(dash).toMatch(/\| 2 \| 1 \| 0 \| 0 \| 1 \| 0 \| 0 \|/);
     expect(dash).toMatch(/\| 3 \| 0 \| 0 \| 0 \| 1 \| 0 \| 1 \|/);

@@ -39,7 +39,9 @@ export const dropPlanBranches = async (pc: PlanCtx, key: IssueKey): Promise<void
 
 export const land = async (pc: PlanCtx, key: IssueKey, outcome: WaveOutcome): Promise<void> => {
   const w = waveOf(pc);
-  w.outcomes[key] = outcome;
+  // The title is kept: a closed issue is no longer in the milestone's open list.
+  const title = pc.issues.get(key)?.title;
+  w.outcomes[key] = { ...outcome, ...(title !== undefined && outcome.title === undefined ? { title } : {}) };
   const ref = issueRef(key);
   await pc.deps.store.upsertRunIssue(pc.run.id, `${ref.repo.owner}/${ref.repo.name}`, ref.number, {
     state: outcome.landing,
@@ -108,7 +110,9 @@ export const startAttempt = async (pc: PlanCtx, key: IssueKey, phase: Phase): Pr
     cloneUrl: pc.cloneUrl,
     entry: entryByName(pc.deps, pick.entry),
     tier: pick.tier,
-    ...(phase === 'fixing' && row?.lastError ? { failureFeedback: row.lastError } : {}),
+    ...(phase === 'fixing' && row?.lastError
+      ? { failureFeedback: `The reviewers said BLOCKED. Apply these findings:\n${row.lastError}` }
+      : {}),
   });
   pc.deps.logger.info(
     { runId: pc.run.id, issue: key, phase, entry: pick.entry.name },

@@ -46,7 +46,8 @@ export const renderPlanDashboard = (
       const o = w.outcomes[k];
       const issue = pc.issues.get(k);
       const size = o?.size ?? (issue ? sizeOf(issue) : undefined) ?? 'unsized';
-      const title = issue ? ` ${markdownText(issue.title, 60)}` : '';
+      const known = issue?.title ?? o?.title;
+      const title = known !== undefined ? ` ${markdownText(known, 60)}` : '';
       const where = o
         ? `**${o.landing}**${o.note ? ` — ${markdownText(o.note, 200)}` : ''}`
         : (pc.rows.get(k)?.state ?? 'queued');

@@ -96,7 +96,7 @@ export const review = async (pc: PlanCtx, key: IssueKey, size: Size, plan: strin
       .filter((x) => x.verdict === 'blocked')
       .map((x) => x.findings)
       .join('\n');
-    await enterPhase(pc, key, 'fixing', `The reviewers said BLOCKED. Apply these findings:\n${findings}`);
+    await enterPhase(pc, key, 'fixing', findings);
     return startAttempt(pc, key, 'fixing');
   }
   const note =

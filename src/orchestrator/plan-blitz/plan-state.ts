@@ -14,6 +14,7 @@ const outcomeSchema = z.object({
   /** Why, in words (a refusal's reason, a pivot's replan issue). */
   note: z.string().optional(),
   replanIssue: z.number().int().positive().optional(),
+  title: z.string().optional(),
   mergeSha: z.string().optional(),
 });
 export type WaveOutcome = z.infer<typeof outcomeSchema>;

@@ -21,6 +21,8 @@ export interface WaveDecision {
   held: { key: IssueKey; reason: string }[];
   /** Why each open candidate that is not in the wave is waiting. */
   waiting: string[];
+  /** Every issue the planning gate lets in now, in dispatch order (the wave is the first eight). */
+  candidates: IssueKey[];
   next: { kind: 'wave'; members: IssueKey[] } | { kind: 'stop'; state: StopState; reason: string };
 }
 
@@ -69,9 +71,8 @@ export const decideWave = (snap: RunSnapshot): WaveDecision => {
   const waiting = keysIn(ctx.classified, 'blocked').map((k) => explain(ctx.classified, k));
   const actions = nextActions('running', { ...rest, options: { ...rest.options, dryRun: false } });
   const stop = actions.find((a) => a.type === 'stop');
-  const base = { cycles, unknownBlockers, held, waiting };
+  const candidates = orderForDispatch(ctx.graph.issues, keysIn(ctx.classified, 'ready'));
+  const base = { cycles, unknownBlockers, held, waiting, candidates };
   if (stop) return { ...base, next: { kind: 'stop', state: stop.state, reason: stop.reason } };
-  const ready = keysIn(ctx.classified, 'ready');
-  const members = orderForDispatch(ctx.graph.issues, ready).slice(0, maxWaveSize);
-  return { ...base, next: { kind: 'wave', members } };
+  return { ...base, next: { kind: 'wave', members: candidates.slice(0, maxWaveSize) } };
 };

@@ -185,7 +185,11 @@ const nextWave = async (pc: PlanCtx, snap: RunSnapshot): Promise<boolean> => {
   }
   if (d.next.kind === 'stop') {
     const { state, reason } = d.next;
-    pc.plan.remaining = d.waiting;
+    // Seed 002: the next wave at a stop is reported as the remaining work, never chained.
+    pc.plan.remaining = [
+      ...d.candidates.map((k) => `${num(k)} can be planned by another \`/plan-blitz\``),
+      ...d.waiting,
+    ];
     const cycle = [
       ...(d.cycles.length
         ? [`cycle not planned: ${d.cycles.map((c) => c.map(num).join(' ↔ ')).join(', ')}`]
