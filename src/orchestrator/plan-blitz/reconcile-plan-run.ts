@@ -218,11 +218,14 @@ const nextWave = async (pc: PlanCtx, snap: RunSnapshot): Promise<boolean> => {
   return true;
 };
 
-export const reconcilePlanRun = async (
+/** One reconcile of a plan run, holding the run's lock (across replicas on Postgres). */
+export const reconcilePlanRun = (
   deps: PerformDeps,
   hooks: PlanReconcileHooks,
   runId: string,
-): Promise<void> => {
+): Promise<void> => deps.store.withRunLock(runId, () => passes(deps, hooks, runId));
+
+const passes = async (deps: PerformDeps, hooks: PlanReconcileHooks, runId: string): Promise<void> => {
   for (let pass = 0; pass < maxPasses; pass++) {
     const loaded = await load(deps, hooks, runId);
     if (!loaded) return;
