@@ -3,6 +3,7 @@
 // whose verdict each issue's text picks. Sizes XS/S/M/L and one unsized issue, a hold, a cycle of two
 // and a blocker chain 3 → 4 → 5 (4's review says BLOCKED, 5's says PIVOT). Then a targeted
 // `/plan-blitz #4 #999` names #999 as unmatched.
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dashboardMarker } from '../../src/orchestrator/dashboard.ts';
 import type { RunnerEvent } from '../../src/runner/types.ts';
@@ -142,6 +143,16 @@ describe.each(['github', 'gitea'] as const)('plan-blitz end to end on %s', (forg
     for (const a of await h.runs.ledger.listByRun(run.id))
       perIssue[a.issue.number] = (perIssue[a.issue.number] ?? 0) + 1;
     expect(perIssue).toEqual({ 1: 1, 2: 1, 3: 1, 4: 2, 5: 1, 6: 1 });
+    // Each lane's worker was asked for its deliverable: S a short spec, M a plan, unsized a size first.
+    const promptOf = async (n: number) =>
+      readFileSync(
+        (await h!.runs.ledger.listByRun(run.id)).find((a) => a.issue.number === n)!.promptPath,
+        'utf8',
+      );
+    expect(await promptOf(2)).toContain('write a short spec');
+    expect(await promptOf(3)).toContain('Write a full plan');
+    expect(await promptOf(6)).toContain('This issue has no size yet');
+    expect(await promptOf(1)).not.toContain('PLANNING TASK');
 
     // Targeted: #4 is matched (and already approved: nothing to plan); #999 is named as unmatched.
     await h.comment('/plan-blitz #4 #999');

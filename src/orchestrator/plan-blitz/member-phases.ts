@@ -21,6 +21,10 @@ const stepOf: Record<Exclude<Phase, 'coding'>, PlannerStep> = {
   fixing: 'fix',
 };
 
+/** An S issue is asked for a short spec, not a full plan. */
+const stepFor = (phase: Exclude<Phase, 'coding'>, size: string | undefined): PlannerStep =>
+  phase === 'planning' && size === 'S' ? 'spec' : stepOf[phase];
+
 export const repoOf = (i: PlanIssue) => i.repo;
 export const issueRef = (key: IssueKey): IssueRef => refOf(key);
 
@@ -94,10 +98,10 @@ export const startAttempt = async (pc: PlanCtx, key: IssueKey, phase: Phase): Pr
     kind: 'attempt',
     runId: pc.run.id,
     issue: { repo: refOf(key).repo, number: issue.number },
-    title: planner ? plannerTaskTitle({ step: stepOf[phase], title: issue.title }) : issue.title,
+    title: planner ? plannerTaskTitle({ step: stepFor(phase, size), title: issue.title }) : issue.title,
     body: planner
       ? plannerTaskBody({
-          step: stepOf[phase],
+          step: stepFor(phase, size),
           issueNumber: issue.number,
           title: issue.title,
           body: issue.body,
