@@ -42,7 +42,17 @@ export interface ReconcileHooks {
 const live = (s: string): boolean => s !== 'done' && s !== 'cancelled';
 
 /** Reads everything one pass needs; undefined when the run is gone, finished or its config is broken. */
-const load = async (deps: PerformDeps, hooks: ReconcileHooks, runId: string): Promise<RunCtx | undefined> => {
+/** What one reconcileRun call reads once for all its passes (the repo config does not change mid-call). */
+interface CallCache {
+  cfg?: Awaited<ReturnType<typeof loadRepoConfig>>;
+}
+
+const load = async (
+  deps: PerformDeps,
+  hooks: ReconcileHooks,
+  runId: string,
+  cache: CallCache,
+): Promise<RunCtx | undefined> => {
   const run = await deps.store.getRun(runId);
   if (!run || !live(run.state)) return undefined;
   const repo = repoRefOf(run.repo);
@@ -51,7 +61,8 @@ const load = async (deps: PerformDeps, hooks: ReconcileHooks, runId: string): Pr
     repo,
     ...(run.installationId ? { installationId: run.installationId } : {}),
   });
-  const cfg = await loadRepoConfig(forge, repo);
+  cache.cfg ??= await loadRepoConfig(forge, repo);
+  const cfg = cache.cfg;
   if (!cfg.result.ok) {
     const ctx0 = { run, forge, repo } as Pick<RunCtx, 'run' | 'forge' | 'repo'>;
     if (
@@ -76,7 +87,11 @@ const load = async (deps: PerformDeps, hooks: ReconcileHooks, runId: string): Pr
   const rows = await deps.store.listRunIssues(run.id);
   const attempts = await deps.ledger.listByRun(run.id);
   const open = new Set(issues.map((i) => issueKey(i.repo, i.number)));
-  const progress = deriveProgress({ rows, attempts, open, runnerRetries: deps.config.runner.retries });
+  // An issue that left the milestone or was closed by hand while a worker was on it is no longer the
+  // run's business: its worker may finish, but the planner only sees open issues and finished ones.
+  const progress = deriveProgress({ rows, attempts, open, runnerRetries: deps.config.runner.retries }).filter(
+    (p) => open.has(p.key) || p.state === 'closed',
+  );
   const options = run.options as RunOptionsStored;
   const budget = await hooks.probe(run.id);
   const fresh = (await deps.store.getRun(run.id)) ?? run;
@@ -157,8 +172,9 @@ export const reconcileRun = async (
   hooks: ReconcileHooks,
   runId: string,
 ): Promise<void> => {
+  const cache: CallCache = {};
   for (let pass = 0; pass < maxPasses; pass++) {
-    const ctx = await load(deps, hooks, runId);
+    const ctx = await load(deps, hooks, runId, cache);
     if (!ctx) return;
     if (ctx.run.state === 'paused') {
       publish(deps, hooks, ctx, []);
