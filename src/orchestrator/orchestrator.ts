@@ -87,7 +87,8 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       const run = await deps.store.getRun(runId);
       if (run?.kind === 'plan') return reconcilePlanRun(performDeps, planHooks, runId);
       if (run?.kind === 'fleet') return fleet.reconcile(runId);
-      return reconcileRun(performDeps, hooks, runId);
+      // One reconcile per run across replicas too (an advisory lock on Postgres).
+      return deps.store.withRunLock(runId, () => reconcileRun(performDeps, hooks, runId));
     });
   };
   const reconcileSoon = (runId: string): void => void reconcile(runId);

@@ -133,7 +133,8 @@ export const createIntentHandler = (deps: OrchestratorDeps, hooks: StartHooks) =
       return 'answered';
     }
     const runs = (await deps.store.listLiveRuns()).filter(
-      (r) => r.forge === intent.forge && r.repo === intent.repo,
+      // A fleet has its own commands (/merge, /review); `/blitz …` steers milestone runs.
+      (r) => r.forge === intent.forge && r.repo === intent.repo && r.kind !== 'fleet',
     );
     const run =
       runs.find((r) => r.triggerIssue === intent.issueNumber) ?? (runs.length === 1 ? runs[0] : undefined);
