@@ -68,6 +68,9 @@ const latency = async (): Promise<Figure[]> => {
       });
       spawnTimes.push(performance.now() - t0);
     }
+    // Stop the run first (as a person would), or it would dispatch again for the cancelled workers.
+    await x.comment('/blitz cancel');
+    await x.round();
     for (const a of await x.bot.runs.ledger.listOpen())
       await x.bot.runner.execute({ kind: 'cancel', attemptId: a.id });
     return [
