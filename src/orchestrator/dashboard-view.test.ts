@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import type { RunSnapshot } from '../plan/snapshot.ts';
+import type { PlanIssue } from '../plan/types.ts';
+import type { RunRecord } from '../store/run-store.ts';
+import { dashboardView } from './dashboard-view.ts';
+
+const issue = (number: number, over: Partial<PlanIssue> = {}): PlanIssue => ({
+  repo: 'acme/app',
+  number,
+  title: `issue ${number}`,
+  body: '',
+  labels: [],
+  state: 'open',
+  authorTrusted: true,
+  createdAt: '2026-01-01T00:00:00Z',
+  blockedBy: [],
+  children: [],
+  ...over,
+});
+
+const run = {
+  id: 'r1',
+  repo: 'acme/app',
+  milestoneTitle: 'M1',
+  state: 'running',
+  integrationBranch: 'blitz/m1',
+  progress: {},
+} as RunRecord;
+
+const snap = (issues: PlanIssue[], external: RunSnapshot['external'] = []): RunSnapshot =>
+  ({ issues, external, progress: [], options: { maxSessions: 2, dryRun: false } }) as unknown as RunSnapshot;
+
+describe('dashboard view', () => {
+  it('an issue blocked by a blocker nobody can read shows as blocked, not ready, and is listed as a blocker', () => {
+    const v = dashboardView({
+      run,
+      snap: snap([issue(8, { blockedBy: ['other/x#99'] })], [{ key: 'other/x#99', state: 'unknown' }]),
+      attempts: [],
+      actions: [{ type: 'report_unknown_blocker', blocker: 'other/x#99', namedBy: ['acme/app#8'] }],
+      closed: [],
+      reviewAvailable: true,
+    });
+    expect(v.issues[0]!.state).toBe('blocked');
+    expect(v.blockers).toEqual([{ kind: 'unknown_blocker', issue: 8, blocker: 'other/x#99' }]);
+  });
+
+  it('lists untrusted issues as awaiting approval until the label is there', () => {
+    const untrusted = issue(2, { authorTrusted: false });
+    const approved = issue(3, { authorTrusted: false, labels: [{ name: 'blitz/approved' }] });
+    const v = dashboardView({
+      run,
+      snap: snap([untrusted, approved]),
+      attempts: [],
+      actions: [],
+      closed: [],
+      reviewAvailable: true,
+    });
+    expect(v.awaitingApproval).toEqual([{ number: 2, title: 'issue 2' }]);
+    expect(v.issues.find((i) => i.number === 2)!.state).toBe('held');
+    expect(v.issues.find((i) => i.number === 3)!.state).toBe('ready');
+  });
+
+  it('says review legs are missing when no review module is wired, and keeps closed epics on the table', () => {
+    const v = dashboardView({
+      run,
+      snap: snap([]),
+      attempts: [],
+      actions: [],
+      closed: [{ number: 7, title: 'Epic' }],
+      reviewAvailable: false,
+    });
+    expect(v.readinessUnmet?.join('\n')).toMatch(/review legs: not available/);
+    expect(v.readinessUnmet?.join('\n')).toMatch(/integration review: not available/);
+    expect(v.issues).toEqual([expect.objectContaining({ number: 7, state: 'closed', epic: true })]);
+  });
+});
