@@ -13,6 +13,7 @@ import type { RunCtx, RunOptionsStored } from './context.ts';
 import { repoRefOf } from './context.ts';
 import type { DashboardInput } from './dashboard-types.ts';
 import { dashboardView } from './dashboard-view.ts';
+import { fileReportedBugs } from './file-findings.ts';
 import { changedSinceDefault } from './integration-branch.ts';
 import { firstTime, type PerformDeps, perform } from './perform.ts';
 import { holdUnplanned, unplannedLine } from './plan-blitz/blitz-plans.ts';
@@ -180,6 +181,12 @@ export const reconcileRun = async (
       publish(deps, hooks, ctx, []);
       return;
     }
+    // A filed finding joins the milestone: the next pass sees it as an issue like any other.
+    const filed = await fileReportedBugs(deps, ctx).catch((err: unknown) => {
+      deps.logger.warn({ runId, err }, 'reported bugs not filed; the next reconcile retries');
+      return 0;
+    });
+    if (filed > 0) continue;
     const actions = nextActions(plannerState(ctx.run.state), ctx.snap);
     if (ctx.run.state === 'planning' || ctx.run.state === 'blocked')
       ctx.run = await deps.store.updateRun(ctx.run.id, { state: 'running' });

@@ -1,6 +1,7 @@
 // The blitz commands and guards on the fake GitHub with a real origin and fake agents: dry run,
 // a second /blitz on a live run, a broken repo config, pause / resume / cancel / status / help,
 // untrusted issue text held until a maintainer approves it, and a red wave build bounced back.
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BlitzHarness, startBlitzHarness } from '../support/blitz-harness.ts';
@@ -165,4 +166,41 @@ describe('blitz commands', () => {
     expect(x.world.commentsOn(x.repo, 2).some((c) => c.body.includes('bounced back'))).toBe(true);
     expect((await x.liveRun())!.state).toBe('done');
   }, 150_000);
+
+  it('an out-of-scope bug a worker reports becomes one new issue in the milestone, which is then worked', async () => {
+    const dir = tempDir('blitz-agent-');
+    const agent = join(dir, 'reporting-agent.mjs');
+    // A worker that commits, pushes and reports the same out-of-scope bug every time it runs.
+    writeFileSync(
+      agent,
+      [
+        "import { execFileSync } from 'node:child_process';",
+        "import { writeFileSync } from 'node:fs';",
+        "const git = (...a) => execFileSync('git', a, { stdio: 'ignore' });",
+        'const n = process.env.BLITZ_ISSUE;',
+        "writeFileSync('work-' + n + '.txt', 'done ' + n + '\\n');",
+        "git('add', '-A');",
+        "git('commit', '-q', '-m', 'work for #' + n);",
+        "git('push', '-q', 'origin', 'HEAD:refs/heads/' + process.env.BLITZ_BRANCH);",
+        "console.log(['FINAL REPORT', 'PR: none', 'UNCERTAINTIES:', '- none', 'OUT-OF-SCOPE BUGS:', '- the date parser drops the time zone', 'STATUS: done'].join('\\n'));",
+      ].join('\n'),
+    );
+    h = await startBlitzHarness({
+      forge: 'github',
+      issues: [{ number: 1, title: 'Only step', body: 'Add `src/a.ts`.' }],
+      agentCommand: [process.execPath, agent, '{prompt_file}'],
+    });
+    const x = h;
+    await x.comment('/blitz M1');
+    await x.drive(settled(x));
+    const filed = [...x.repo.issues.values()].filter(
+      (i) => !i.pull && i.title.includes('date parser drops the time zone'),
+    );
+    expect(filed).toHaveLength(1);
+    expect(filed[0]!.milestoneId).toBe(x.world.milestoneByTitle(x.repo, 'M1')!.id);
+    // Filed into the milestone, it was planned and worked like any other issue, and closed once.
+    expect(filed[0]!.state).toBe('closed');
+    expect(x.world.count('close', 'acme/app', filed[0]!.number)).toBe(1);
+    expect((await x.liveRun())!.state).toBe('done');
+  }, 90_000);
 });

@@ -53,6 +53,8 @@ export interface BlitzHarnessOptions {
   /** Dashboard coalescing interval; 0 publishes every change. */
   dashboardIntervalMs?: number;
   onRunnerEvent?: (e: RunnerEvent) => void;
+  /** argv of the worker instead of the fake agent (`{prompt_file}` is substituted). */
+  agentCommand?: string[];
   /** Review legs by the fake reviewer CLI (a roster entry with the review role). */
   review?: boolean;
 }
@@ -118,6 +120,7 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
     roster: [
       {
         ...fakeEntry(opts.agentEnv ?? {}),
+        ...(opts.agentCommand ? { command: opts.agentCommand, resume: opts.agentCommand } : {}),
         roles: ['blitz', 'fleet'],
         tiers: ['execution', 'design', 'subtle'],
       },
