@@ -177,7 +177,12 @@ export const pullHandlers: Record<string, Handler> = {
     requireWrite(ctx, repo);
     const issue = pullOf(ctx, repo);
     if (issue.state !== 'open') throw new HttpError(422, 'pull request is closed');
-    const style = ctx.query.get('style') === 'rebase' ? 'rebase' : 'merge';
+    // Gitea's style=rebase replays the head's commits onto the base and moves the head; the GitBackend
+    // has no such operation, so the fake refuses it rather than do something else in its name.
+    if (ctx.query.get('style') === 'rebase') {
+      throw new HttpError(501, 'the fake Gitea does not implement update with style=rebase');
+    }
+    const style = 'merge';
     const result = await repo.git.merge(
       issue.pull.head,
       issue.pull.base,
