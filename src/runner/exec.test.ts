@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir, testEnv } from '../../test/support/git.ts';
 import { redactArgv, redactText, run } from './exec.ts';
@@ -31,6 +33,60 @@ describe('run', () => {
     });
     setTimeout(() => ac.abort(), 100);
     await expect(p).rejects.toMatchObject({ code: 'cancelled' });
+  });
+});
+
+/** Running, not a zombie waiting to be reaped (a container's init may reap late). */
+const running = (pid: number): boolean => {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+};
+
+const waitUntil = async (cond: () => boolean): Promise<boolean> => {
+  for (let i = 0; i < 50 && !cond(); i++) await new Promise((r) => setTimeout(r, 100));
+  return cond();
+};
+
+// A command that starts a sleeping grandchild (sharing its stdout) and writes the grandchild's pid.
+const withGrandchild = (pidFile: string): string[] => [
+  'node',
+  '-e',
+  `const { spawn } = require('node:child_process');
+   const g = spawn('node', ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'inherit' });
+   require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(g.pid));
+   setTimeout(() => {}, 60000);`,
+];
+
+describe('run stops the whole process group', () => {
+  it('on timeout, the grandchild a command started is gone too', async () => {
+    const dir = tempDir();
+    const pidFile = join(dir, 'grandchild.pid');
+    const res = await run(withGrandchild(pidFile), { cwd: dir, env: testEnv(), timeoutMs: 1500 });
+    expect(res.timedOut).toBe(true);
+    expect(res.exitCode).toBe(124);
+    const grandchild = Number(readFileSync(pidFile, 'utf8'));
+    expect(grandchild).toBeGreaterThan(0);
+    expect(await waitUntil(() => !running(grandchild))).toBe(true);
+  });
+
+  it('on cancel, the grandchild is gone too and the call says cancelled', async () => {
+    const dir = tempDir();
+    const pidFile = join(dir, 'grandchild.pid');
+    const ac = new AbortController();
+    const p = run(withGrandchild(pidFile), {
+      cwd: dir,
+      env: testEnv(),
+      timeoutMs: 60_000,
+      signal: ac.signal,
+    });
+    expect(await waitUntil(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '')).toBe(true);
+    ac.abort();
+    await expect(p).rejects.toMatchObject({ code: 'cancelled' });
+    const grandchild = Number(readFileSync(pidFile, 'utf8'));
+    expect(await waitUntil(() => !running(grandchild))).toBe(true);
   });
 });
 

@@ -20,16 +20,23 @@ export interface RunResult {
   timedOut: boolean;
 }
 
-/** Runs argv to completion; a non-zero exit is a result, a missing binary is a `tool_missing` error. */
+/** How long a stopped command's group gets between SIGTERM and SIGKILL. */
+const KILL_GRACE_MS = 2000;
+
+/**
+ * Runs argv to completion; a non-zero exit is a result, a missing binary is a `tool_missing` error.
+ * The command runs in its own process group, and a timeout or cancel signals the whole group: a
+ * reviewer CLI's children (a model server client, a test runner) must not outlive it.
+ */
 export const run = async (argv: readonly string[], opts: RunOptions): Promise<RunResult> => {
   const [file, ...args] = argv;
   if (!file) throw new AppError('bad_request', 'Cannot run an empty command.');
-  const result = await execa(file, args, {
+  if (opts.signal?.aborted) throw new AppError('cancelled', `Command was cancelled: ${file}`);
+  const child = execa(file, args, {
     cwd: opts.cwd,
     env: opts.env ?? {},
     extendEnv: opts.env === undefined,
-    timeout: opts.timeoutMs,
-    cancelSignal: opts.signal,
+    detached: true,
     input: opts.input,
     stdin: opts.input === undefined ? 'ignore' : 'pipe',
     reject: false,
@@ -37,16 +44,39 @@ export const run = async (argv: readonly string[], opts: RunOptions): Promise<Ru
     stripFinalNewline: false,
     maxBuffer: 64 * 1024 * 1024,
   });
+  let stopped: 'timeout' | 'cancel' | undefined;
+  let forceTimer: NodeJS.Timeout | undefined;
+  const stop = (why: 'timeout' | 'cancel') => {
+    if (stopped || child.pid === undefined) return;
+    stopped = why;
+    killGroup(child.pid, 'SIGTERM');
+    const pid = child.pid;
+    forceTimer = setTimeout(() => killGroup(pid, 'SIGKILL'), KILL_GRACE_MS);
+  };
+  const timer = setTimeout(() => stop('timeout'), opts.timeoutMs);
+  const onAbort = () => stop('cancel');
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  let result: Awaited<typeof child>;
+  try {
+    result = await child;
+  } finally {
+    clearTimeout(timer);
+    opts.signal?.removeEventListener('abort', onAbort);
+    // Members that ignored SIGTERM are still in the group after the leader exited: they go now.
+    if (stopped && child.pid !== undefined) killGroup(child.pid, 'SIGKILL');
+    clearTimeout(forceTimer);
+  }
   const code = (result as { code?: string }).code;
   if (code === 'ENOENT') {
     throw new AppError('tool_missing', `Command not found: ${file}`, { argv: redactArgv(argv) });
   }
-  if (result.isCanceled) throw new AppError('cancelled', `Command was cancelled: ${file}`);
+  if (stopped === 'cancel') throw new AppError('cancelled', `Command was cancelled: ${file}`);
+  const timedOut = stopped === 'timeout';
   return {
-    exitCode: result.exitCode ?? (result.timedOut ? 124 : 1),
+    exitCode: timedOut ? 124 : (result.exitCode ?? 1),
     stdout: String(result.stdout ?? ''),
     stderr: String(result.stderr ?? ''),
-    timedOut: result.timedOut,
+    timedOut,
   };
 };
 
