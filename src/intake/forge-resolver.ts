@@ -1,45 +1,67 @@
-// The ForgeResolver main hands to the event processor: one Gitea forge for the configured token, one
-// GitHub forge per App installation (created on first use, then kept). A forge that is not configured
-// is an error in words, never a silent no-op.
+// The forge resolver main hands to the event processor and the orchestrator: one Gitea forge for the
+// configured token, one GitHub forge per App installation (created on first use, then kept). A GitHub
+// target without an installation id (a run started from a stored command) is resolved by repository
+// through the App's installation lookup. A forge that is not configured is an error in words.
 import { AppError } from '../errors.ts';
 import { createGiteaForge } from '../forges/gitea/index.ts';
-import { createGithubForge } from '../forges/github/index.ts';
-import type { Forge } from '../forges/types.ts';
+import { createGithubForge, createInstallationLookup } from '../forges/github/index.ts';
+import type { Forge, ForgeKind, RepoRef } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
-import type { ForgeResolver } from './process-events.ts';
+
+/** Told once per forge request: the outcome, and the rate limit left when the forge said. */
+export type ForgeRequestHook = (r: { forge: ForgeKind; outcome: 'ok' | 'error'; remaining?: number }) => void;
 
 export interface ForgeResolverOptions {
   github?: { appId: string; privateKey: string; baseUrl: string; botLogin: string };
   gitea?: { url: string; token: string; botLogin: string };
   logger: Logger;
+  /** Installation of a repository (default: asked of GitHub with the App's JWT, cached). */
+  installationOf?: (repo: RepoRef) => Promise<number>;
 }
 
-export const createForgeResolver = (opts: ForgeResolverOptions): ForgeResolver => {
+export type ResolveForge = (target: {
+  forge: ForgeKind;
+  installationId?: number;
+  repo?: RepoRef;
+}) => Promise<Forge>;
+
+export const createForgeResolver = (opts: ForgeResolverOptions): ResolveForge => {
   const installations = new Map<number, Forge>();
   let gitea: Forge | undefined;
-  return async ({ forge, installationId }) => {
+  const github = opts.github;
+  const installationOf =
+    opts.installationOf ??
+    (github
+      ? createInstallationLookup({
+          baseUrl: github.baseUrl,
+          appId: github.appId,
+          privateKey: github.privateKey,
+        })
+      : undefined);
+  return async ({ forge, installationId, repo }) => {
     if (forge === 'gitea') {
       if (!opts.gitea) throw new AppError('forge_unavailable', 'Gitea is not configured on this bot');
       gitea ??= createGiteaForge({ ...opts.gitea, logger: opts.logger.child({ forge: 'gitea' }) });
       return gitea;
     }
-    const github = opts.github;
-    if (!github) throw new AppError('forge_unavailable', 'GitHub is not configured on this bot');
-    if (installationId === undefined) {
+    if (!github || !installationOf)
+      throw new AppError('forge_unavailable', 'GitHub is not configured on this bot');
+    const id = installationId ?? (repo ? await installationOf(repo) : undefined);
+    if (id === undefined) {
       throw new AppError(
         'forge_unavailable',
         'the GitHub event carries no installation: is the App installed?',
       );
     }
-    let found = installations.get(installationId);
+    let found = installations.get(id);
     if (!found) {
       found = createGithubForge({
         baseUrl: github.baseUrl,
-        auth: { appId: github.appId, privateKey: github.privateKey, installationId },
+        auth: { appId: github.appId, privateKey: github.privateKey, installationId: id },
         botLogin: github.botLogin,
-        logger: opts.logger.child({ forge: 'github', installationId }),
+        logger: opts.logger.child({ forge: 'github', installationId: id }),
       });
-      installations.set(installationId, found);
+      installations.set(id, found);
     }
     return found;
   };

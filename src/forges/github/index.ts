@@ -10,6 +10,7 @@ import { pullOps } from './pulls.ts';
 import { repoOps } from './repos.ts';
 
 export { githubBaseUrl } from './client.ts';
+export { createInstallationLookup, type InstallationLookup } from './installation.ts';
 
 export interface GithubForgeOptions {
   /** REST base URL; default https://api.github.com. GitHub Enterprise Server: `{protocol}://{host}/api/v3`. */

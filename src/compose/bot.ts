@@ -1,0 +1,215 @@
+// The composed bot: every part built from the parsed env and operator config, in the order each needs
+// the last (stores → forges → runner → orchestrator → intake → HTTP → cron), started and stopped as
+// one. `serve` calls it; the end-to-end test boots the very same thing in-process. Stopping goes in
+// reverse order and leaves workers running detached (the next start re-attaches them).
+import type { AddressInfo } from 'node:net';
+import { serve as serveHttp } from '@hono/node-server';
+import { loadAppManifest } from '../config/app-manifest.ts';
+import type { BlitzConfig } from '../config/blitz-config.ts';
+import type { Env } from '../config/env.ts';
+import { completeAppRegistration } from '../config/github-app-registration.ts';
+import type { NotifyTargetValues } from '../config/notify-targets.ts';
+import { githubBaseUrl } from '../forges/github/index.ts';
+import type { ForgeKind } from '../forges/types.ts';
+import { createApp } from '../http/app.ts';
+import { createDeliveryQueue } from '../intake/delivery-queue.ts';
+import { createForgeResolver } from '../intake/forge-resolver.ts';
+import { createEventProcessor, type DeliveryWork } from '../intake/process-events.ts';
+import { createReceiver, resumeUnprocessed } from '../intake/receive.ts';
+import { loadRepoPolicy } from '../intake/repo-policy.ts';
+import type { Logger } from '../observability/logger.ts';
+import { createMetrics, type Metrics } from '../observability/metrics.ts';
+import { startBlitzCron } from '../orchestrator/cron.ts';
+import { createOrchestrator, type Orchestrator } from '../orchestrator/orchestrator.ts';
+import { createReviewLeg } from '../orchestrator/review-leg.ts';
+import { openRunnerSide } from '../remote-runner/open-runner-side.ts';
+import { Runner } from '../runner/runner.ts';
+import { startSupervision } from '../runner/schedule.ts';
+import type { RunnerEvent } from '../runner/types.ts';
+import { buildNotifiers } from '../ship/notify.ts';
+import { createRunEvents } from '../status/run-events.ts';
+import { createStatusDeps } from '../status/status-deps.ts';
+import { openRunStore, openStore } from '../store/open-store.ts';
+import { startGithubApp } from './github-app.ts';
+import { runnerCredentials } from './runner-credentials.ts';
+
+export interface BotOptions {
+  env: Env;
+  config: BlitzConfig;
+  logger: Logger;
+  version: string;
+  /** Environment workers, builds and the budget probe get (runnerBaseEnv from config/). */
+  baseEnv: Record<string, string>;
+  notifyTargets: NotifyTargetValues;
+  /** Seconds between orchestrator ticks (intents, reconcile of every live run); default 60. */
+  tickSeconds?: number;
+  /** Seconds between worker supervision passes; default 15. */
+  supervisionSeconds?: number;
+  /** Process metrics (CPU, memory…); off in tests, where several bots share one process. */
+  defaultMetrics?: boolean;
+}
+
+export interface Bot {
+  app: ReturnType<typeof createApp>;
+  metrics: Metrics;
+  orchestrator: Orchestrator;
+  /** Re-attaches workers, resumes unfinished deliveries, listens on env.PORT (0: any free port), starts the ticks. */
+  start(): Promise<{ port: number }>;
+  /** Reverse order: HTTP, ticks, intake queue, orchestrator, stores. Idempotent. */
+  stop(): Promise<void>;
+}
+
+export const composeBot = async (o: BotOptions): Promise<Bot> => {
+  const { env, config, logger } = o;
+  const store = await openStore(env.DATABASE_URL);
+  const runs = await openRunStore(env.DATABASE_URL);
+  const runners = await openRunnerSide(env.DATABASE_URL, logger);
+  const metrics = createMetrics({ defaultMetrics: o.defaultMetrics ?? true });
+  const baseUrl = githubBaseUrl({ host: env.GHE_HOST, protocol: env.GHE_PROTOCOL });
+
+  const github = await startGithubApp(env, baseUrl, logger);
+  const githubLogin = github?.botLogin ?? env.BOT_LOGIN ?? '';
+  const giteaLogin = env.gitea?.botLogin ?? '';
+  if (env.gitea && !env.gitea.botLogin)
+    logger.warn(
+      'GITEA_BOT_LOGIN is not set: set it to the bot account login so the bot ignores its own comments',
+    );
+  const forges = createForgeResolver({
+    logger,
+    ...(env.github ? { github: { ...env.github, baseUrl, botLogin: githubLogin } } : {}),
+    ...(env.gitea ? { gitea: { url: env.gitea.url, token: env.gitea.token, botLogin: giteaLogin } } : {}),
+  });
+  const configured: ForgeKind[] = [
+    ...(env.github ? ['github' as const] : []),
+    ...(env.gitea ? ['gitea' as const] : []),
+  ];
+
+  const runEvents = createRunEvents({
+    onListenerError: (err) => logger.warn({ err }, 'status listener failed'),
+  });
+  let orch: Orchestrator | undefined;
+  const onRunnerEvent = (e: RunnerEvent) => {
+    orch?.onRunnerEvent(e);
+    if ('attemptId' in e)
+      void runs.ledger.get(e.attemptId).then(
+        (a) => a && runEvents.publish(a.runId),
+        () => {},
+      );
+  };
+  const clock = { now: () => new Date() };
+  const runner = new Runner({
+    config: config.runner,
+    ledger: runs.ledger,
+    clock,
+    events: onRunnerEvent,
+    logger: logger.child({ name: 'runner' }),
+    credentials: runnerCredentials({ runs, forges, configured }),
+    baseEnv: o.baseEnv,
+  });
+  const notify = buildNotifiers(o.notifyTargets);
+  for (const problem of notify.problems) logger.warn(problem);
+  orch = createOrchestrator({
+    store: runs,
+    ledger: runs.ledger,
+    runner,
+    config,
+    clock,
+    logger: logger.child({ name: 'orchestrator' }),
+    baseEnv: o.baseEnv,
+    forges: ({ forge, repo, installationId }) =>
+      forges({ forge, repo, ...(installationId !== undefined ? { installationId } : {}) }),
+    notifiers: notify.notifiers,
+    review: createReviewLeg({ config, baseEnv: o.baseEnv, logger }),
+  });
+  const orchestrator = orch;
+
+  const queue = createDeliveryQueue({ logger });
+  const policy = (botLogin: string) => ({
+    required: env.BLITZ_PERMISSION,
+    botLogin,
+    allowedBots: env.BLITZ_ALLOWED_BOTS,
+  });
+  const processEvents = createEventProcessor({
+    store,
+    forges,
+    logger,
+    metrics,
+    policies: { github: policy(githubLogin), gitea: policy(giteaLogin) },
+    ack: { github: 'reaction', gitea: 'comment' },
+    repoPolicy: loadRepoPolicy,
+    onEvent: (e) => orchestrator.handleEvent(e),
+  });
+  // A stored command is taken at once rather than at the next cron tick.
+  const process = async (work: DeliveryWork) => {
+    await processEvents(work);
+    if (work.events.some((e) => e.kind === 'command' || e.kind === 'milestone-signal'))
+      await orchestrator.tick();
+  };
+  const intake = { store, queue, process, metrics, logger };
+  const app = createApp({
+    store,
+    metrics,
+    logger,
+    version: o.version,
+    receive: createReceiver(intake),
+    runnerHub: runners.hub,
+    status: createStatusDeps({
+      statusToken: env.STATUS_TOKEN,
+      runs,
+      events: runEvents,
+      logger,
+      metrics,
+      workspace: config.runner.workspace,
+    }),
+    ...(github ? { github: { verify: github.verify } } : {}),
+    ...(env.gitea ? { gitea: { webhookSecret: env.gitea.webhookSecret } } : {}),
+    ...(env.APP_ID
+      ? {}
+      : {
+          githubSetup: {
+            manifest: loadAppManifest(),
+            createAppUrl: `${env.GHE_PROTOCOL}://${env.GHE_HOST ?? 'github.com'}/settings/apps/new`,
+            ...(env.WEBHOOK_PROXY_URL ? { webhookUrl: env.WEBHOOK_PROXY_URL } : {}),
+            convert: (code: string) => completeAppRegistration({ code, baseUrl }),
+          },
+        }),
+  });
+
+  let server: ReturnType<typeof serveHttp> | undefined;
+  let ticks: { stop: () => void }[] = [];
+  let stopping: Promise<void> | undefined;
+  return {
+    app,
+    metrics,
+    orchestrator,
+    async start() {
+      await runner.reattach();
+      server = serveHttp({ fetch: app.fetch, port: env.PORT, ...(env.HOST ? { hostname: env.HOST } : {}) });
+      const listening = server;
+      await new Promise<void>((resolve) => listening.once('listening', resolve));
+      await resumeUnprocessed(intake);
+      ticks = [
+        startSupervision(runner, {
+          stallCheckSeconds: config.runner.stallCheckSeconds,
+          clock,
+          ...(o.supervisionSeconds ? { everySeconds: o.supervisionSeconds } : {}),
+        }),
+        startBlitzCron(orchestrator, { everySeconds: o.tickSeconds ?? 60, logger }),
+      ];
+      return { port: (listening.address() as AddressInfo).port };
+    },
+    stop() {
+      stopping ??= (async () => {
+        const listening = server;
+        if (listening) await new Promise<void>((resolve) => listening.close(() => resolve()));
+        for (const t of ticks) t.stop();
+        await queue.drain();
+        await orchestrator.close();
+        await runners.close();
+        await runs.close();
+        await store.close();
+      })();
+      return stopping;
+    },
+  };
+};
