@@ -1,12 +1,14 @@
 // Loading a milestone for the planner on Gitea: the open issues in pages, then the blocked-by list
 // of each (Gitea has no batch dependency API, so this is one request per issue, run a few at a time).
 // A dependency answer carries the blocker's repo and state, so blockers outside the milestone cost
-// nothing extra. Gitea leaves out blockers the token cannot read: those cannot be reported here.
+// nothing extra. Gitea leaves out blockers that do not exist or the token cannot read, so blockers
+// declared in an issue's body are merged in too, and one that cannot be read is `unknown`.
+import { mergeBodyDeps } from '../body-deps-merge.ts';
 import type { BlockerState, MilestoneIssue, MilestoneSnapshot, RepoRef } from '../types.ts';
 import { formatRepo } from '../types.ts';
 import type { GiteaClient } from './client.ts';
 import { refKey, repoOfIssue, toIssue, toMilestone } from './mappers.ts';
-import { repoPath } from './paths.ts';
+import { issuePath, repoPath } from './paths.ts';
 import { GiteaIssue, GiteaMilestone } from './schema.ts';
 
 /** Run `f` over `items` with at most `limit` in flight, keeping order. */
@@ -73,5 +75,12 @@ export const loadMilestone = async (
     return { ...toIssue(raw, repo), blockedBy, children: [] };
   });
   issues.sort((a, b) => a.ref.number - b.ref.number);
-  return { milestone, issues, externalBlockers: [...external.values()] };
+  return mergeBodyDeps({ milestone, issues, externalBlockers: [...external.values()] }, async (ref) => {
+    const i = await client.json(GiteaIssue, {
+      method: 'GET',
+      path: issuePath(ref),
+      what: `read blocker ${formatRepo(ref.repo)}#${ref.number}`,
+    });
+    return { state: i.state, title: i.title };
+  });
 };

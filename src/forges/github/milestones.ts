@@ -1,6 +1,7 @@
 // Milestones on GitHub: resolve one from what a person typed, and load its open issues with their
 // dependency edges in paged GraphQL (100 issues a query), following any nested list past 100.
 import { AppError } from '../../errors.ts';
+import { mergeBodyDeps } from '../body-deps-merge.ts';
 import {
   type BlockerState,
   formatRepo,
@@ -140,7 +141,14 @@ export const loadMilestone = async (
     for (const node of page.nodes) nodes.push(await completeIssue(gh, repo, node));
     after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
   } while (after);
-  return snapshot(repo, milestone, nodes);
+  // Blockers declared in issue bodies join the edges; one that cannot be read is `unknown` (fail closed).
+  return mergeBodyDeps(snapshot(repo, milestone, nodes), async (ref) => {
+    const { data } = await call(
+      { action: `read blocker #${ref.number}`, repo: ref.repo, need: 'issues:read' },
+      () => gh.rest.issues.get({ owner: ref.repo.owner, repo: ref.repo.name, issue_number: ref.number }),
+    );
+    return { state: data.state === 'open' ? 'open' : 'closed', title: data.title };
+  });
 };
 
 /** Pure: GraphQL issue nodes → the planner's view, with every blocker outside the open set stated. */
