@@ -14,6 +14,7 @@ import type { Notifier } from '../ship/notice.ts';
 import type { RunIssueRecord, RunRecord, RunStore } from '../store/run-store.ts';
 import type { ProbeResult } from './budget-probe.ts';
 import type { TimerPort } from './dashboard-coalescer.ts';
+import type { Dispatcher } from './dispatcher.ts';
 
 /** The forge connection for a repository (on GitHub: the App installation that covers it). */
 export type RunForgeResolver = (target: {
@@ -65,6 +66,8 @@ export interface OrchestratorDeps {
   machine?: () => { limit: number; contended: boolean };
   dashboard?: { intervalMs?: number; timers?: TimerPort; clock?: { now(): number } };
   newId?: () => string;
+  /** The job queue's dispatcher (dispatcher.ts); absent, jobs go straight to `runner` (tests). */
+  dispatcher?: Dispatcher;
 }
 
 export interface RunOptionsStored extends RunOptions {

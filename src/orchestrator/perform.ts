@@ -78,19 +78,16 @@ const dispatch = async (deps: OrchestratorDeps, ctx: RunCtx, a: Extract<Action, 
   const cloneUrl = deps.cloneUrl
     ? await deps.cloneUrl(ctx.forge, ctx.repo)
     : (await ctx.forge.cloneCredentials(ctx.repo)).url;
-  await deps.store.upsertRunIssue(ctx.run.id, issue.repo, issue.number, {
-    state: 'dispatched',
-    attempts: (row?.attempts ?? 0) + 1,
-  });
+  const attemptNo = (row?.attempts ?? 0) + 1;
   // An approved plan (plan-blitz) goes into the worker's prompt.
   const planText = await approvedPlanText(ctx.forge, ctx.repo, issue);
-  const result = await deps.runner.execute({
-    kind: 'attempt',
+  const job = {
+    kind: 'attempt' as const,
     runId: ctx.run.id,
     issue: { repo: repoRefOf(issue.repo), number: issue.number },
     title: issue.title,
     body: issue.body,
-    branchStyle: 'blitz',
+    branchStyle: 'blitz' as const,
     runSlug: ctx.run.slug,
     baseBranch: ctx.run.integrationBranch,
     cloneUrl,
@@ -99,12 +96,23 @@ const dispatch = async (deps: OrchestratorDeps, ctx: RunCtx, a: Extract<Action, 
     fences: a.fenceOff.map((f) => ({ path: f.path, ownerIssue: refOf(f.owner).number })),
     ...(planText ? { planText } : {}),
     ...(row?.bouncedAfter && row.lastError ? { failureFeedback: row.lastError } : {}),
-  });
-  if (result.kind === 'attempt')
-    await deps.store.upsertRunIssue(ctx.run.id, issue.repo, issue.number, {
-      branch: result.attempt.branch,
-      worktree: result.attempt.worktree,
-    });
+  };
+  const dispatched = { state: 'dispatched' as const, attempts: attemptNo };
+  if (deps.dispatcher) {
+    // Through the queue: the row and the job commit together; branch and worktree come via the ledger.
+    const sent = await deps.dispatcher.attempt(job, attemptNo, (w) =>
+      w.upsertRunIssue(ctx.run.id, issue.repo, issue.number, dispatched),
+    );
+    if (!sent) return;
+  } else {
+    await deps.store.upsertRunIssue(ctx.run.id, issue.repo, issue.number, dispatched);
+    const result = await deps.runner.execute(job);
+    if (result.kind === 'attempt')
+      await deps.store.upsertRunIssue(ctx.run.id, issue.repo, issue.number, {
+        branch: result.attempt.branch,
+        worktree: result.attempt.worktree,
+      });
+  }
   deps.logger.info({ runId: ctx.run.id, issue: a.issue, entry: a.worker.entry.name }, 'issue dispatched');
 };
 
@@ -235,7 +243,10 @@ export const perform = async (deps: PerformDeps, ctx: RunCtx, a: Action): Promis
       return dispatch(deps, ctx, a);
     case 'resume': {
       const live = attemptsOf(ctx, a.issue).at(-1);
-      if (live) await deps.runner.execute({ kind: 'resume', attemptId: live.id, reason: 'interrupted' });
+      if (!live) return;
+      const job = { kind: 'resume' as const, attemptId: live.id, reason: 'interrupted' as const };
+      if (deps.dispatcher) await deps.dispatcher.toHost(job, live.id);
+      else await deps.runner.execute(job);
       return;
     }
     case 'open_pr':

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../observability/logger.ts';
+import { InProcessQueue } from '../queue/in-process-queue.ts';
+import type { AttemptLedger, AttemptRecord, RunnerJob } from '../runner/types.ts';
+import type { RunStore } from '../store/run-store.ts';
+import { isRemoteAttempt, localOnlyLedger, startLocalConsumer } from './dispatch-local.ts';
+import { createDispatcher, type DispatchWrites } from './dispatcher.ts';
+
+const job = (n: number): Extract<RunnerJob, { kind: 'attempt' }> => ({
+  kind: 'attempt',
+  runId: 'run-1',
+  issue: { repo: { owner: 'o', name: 'r' }, number: n },
+  title: `issue ${n}`,
+  body: '',
+  branchStyle: 'blitz',
+  runSlug: 'm1',
+  baseBranch: 'blitz/m1',
+  cloneUrl: 'file:///nowhere',
+  entry: {
+    name: 'noop',
+    tool: 'custom',
+    roles: ['blitz'],
+    tiers: ['execution'],
+    command: ['true'],
+    resume: ['true'],
+  },
+  tier: 'execution',
+});
+
+const rowsStore = () => {
+  const rows: string[] = [];
+  const writes: DispatchWrites = {
+    async upsertRunIssue(runId, repo, number, patch) {
+      rows.push(`${runId} ${repo}#${number} ${patch.state}`);
+      return { runId, repo, number, state: patch.state ?? 'ready', attempts: 1 } as never;
+    },
+  };
+  return { rows, store: writes as unknown as RunStore };
+};
+
+describe('dispatch through the job queue', () => {
+  it('enqueues an attempt once per run, issue and try: a twin from another replica records nothing', async () => {
+    const queue = new InProcessQueue();
+    const { rows, store } = rowsStore();
+    const queues = new Set<string>();
+    const d = createDispatcher({ queue, store, localHost: 'bot', onQueue: (q) => queues.add(q) });
+    expect(
+      await d.attempt(job(1), 1, (w) => w.upsertRunIssue('run-1', 'o/r', 1, { state: 'dispatched' })),
+    ).toBe(true);
+    expect(
+      await d.attempt(job(1), 1, (w) => w.upsertRunIssue('run-1', 'o/r', 1, { state: 'dispatched' })),
+    ).toBe(false);
+    expect(rows).toEqual(['run-1 o/r#1 dispatched']);
+    expect([...queues]).toEqual(['attempt/blitz/o/r']);
+    const claimed = await queue.claim([...queues], 'bot');
+    expect(claimed?.payload).toMatchObject({ kind: 'attempt', issue: { number: 1 } });
+    expect(await queue.claim([...queues], 'bot')).toBeNull();
+  });
+
+  it('sends a resume to the runner whose receipt holds the attempt, and to the bot itself otherwise', async () => {
+    const queue = new InProcessQueue();
+    const { store } = rowsStore();
+    const registry = {
+      getReceipt: async (id: string) => (id === 'remote-1' ? ({ runnerName: 'r-east' } as never) : undefined),
+    };
+    const d = createDispatcher({ queue, store, registry, localHost: 'bot' });
+    await d.toHost({ kind: 'resume', attemptId: 'remote-1', reason: 'interrupted' }, 'remote-1');
+    await d.toHost({ kind: 'cancel', attemptId: 'local-1' }, 'local-1');
+    expect((await queue.claim(['host/r-east'], 'r-east'))?.payload).toMatchObject({ attemptId: 'remote-1' });
+    expect((await queue.claim(['host/bot'], 'bot'))?.payload).toMatchObject({ attemptId: 'local-1' });
+  });
+
+  it('runs queued jobs with the local runner and completes them; a job the runner refuses is failed', async () => {
+    const queue = new InProcessQueue();
+    const { store } = rowsStore();
+    const queues = new Set<string>();
+    const d = createDispatcher({ queue, store, localHost: 'bot', onQueue: (q) => queues.add(q) });
+    const ran: number[] = [];
+    const runner = {
+      limit: () => ({ limit: 1, contended: false }),
+      async execute(j: RunnerJob) {
+        if (j.kind !== 'attempt') throw new Error('only attempts here');
+        if (j.issue.number === 2) throw new Error('clone failed');
+        ran.push(j.issue.number);
+        return { kind: 'attempt', attempt: { id: `a-${j.issue.number}` } } as never;
+      },
+    };
+    const first = await queue.enqueue('x', {}); // a foreign queue the consumer does not pull
+    const consumer = startLocalConsumer({
+      queue,
+      runner,
+      localHost: 'bot',
+      queues,
+      logger: silentLogger(),
+      pollMs: 60_000,
+    });
+    try {
+      await d.attempt(job(1), 1, async () => undefined);
+      await d.attempt(job(2), 1, async () => undefined);
+      expect(await consumer.drain()).toBe(2);
+      expect(ran).toEqual([1]);
+      // The refused job waits for its retry backoff: nothing is left to claim now.
+      expect(await queue.claim(['attempt/blitz/o/r'], 'other')).toBeNull();
+      expect((await queue.get({ queue: 'x', id: first! }))?.state).toBe('queued');
+    } finally {
+      await consumer.stop();
+    }
+  });
+
+  it('keeps attempts reported by remote runners out of the local supervisor', async () => {
+    const open = [
+      { id: 'l', exitPath: '/w/l.exit' },
+      { id: 'r', exitPath: 'runner://east/w/r.exit' },
+    ];
+    const ledger = { listOpen: async () => open } as unknown as AttemptLedger;
+    const ids = (await localOnlyLedger(ledger).listOpen()).map((r: AttemptRecord) => r.id);
+    expect(ids).toEqual(['l']);
+    expect(isRemoteAttempt({ exitPath: 'runner://east/x' })).toBe(true);
+  });
+});
