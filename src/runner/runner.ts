@@ -116,7 +116,9 @@ export class Runner {
         const survived = await this.supervisor.resume(
           r,
           job.reason,
-          job.reason === 'nudge' ? 'stalled' : 'interrupted',
+          job.reason === 'conflict'
+            ? { reason: 'conflict', conflictFiles: job.conflictFiles }
+            : { reason: job.reason === 'nudge' ? 'stalled' : 'interrupted' },
         );
         return { kind: 'resume', attempt: await this.mustGet(r.id), survived };
       }
@@ -218,6 +220,8 @@ export class Runner {
         fences: job.fences,
         planText: job.planText,
         failureFeedback: job.failureFeedback,
+        deliverable: job.deliverable,
+        instructions: job.instructions,
       });
       writeFileSync(record.promptPath, prompt);
       writeFileSync(record.logPath, '');

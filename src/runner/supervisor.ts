@@ -11,8 +11,8 @@ import { isAlive, killGroup, redactArgv, spawnDetached } from './exec.ts';
 import { classifyExit } from './failure-class.ts';
 import { parseFinalReport } from './final-report.ts';
 import { type GitContext, gitTry, remoteBranchSha } from './git.ts';
-import { buildNudge } from './prompt.ts';
-import { type StallState, stallCheck } from './stall.ts';
+import { buildNudge, type NudgeSituation } from './prompt.ts';
+import { stallCheck } from './stall.ts';
 import { commandFor, toolAdapters } from './tools/index.ts';
 import type { PlaceholderValues } from './tools/placeholders.ts';
 import type {
@@ -21,6 +21,7 @@ import type {
   AttemptRecord,
   Clock,
   EventSink,
+  ResumeReason,
   SurvivedWork,
 } from './types.ts';
 import { conflictMarkers, survivedWork } from './worktrees.ts';
@@ -83,7 +84,6 @@ export const placeholdersOf = (r: AttemptRecord, promptFile: string): Placeholde
 });
 
 export class Supervisor {
-  private readonly stall = new Map<string, StallState>();
   private ticking = false;
   constructor(private readonly d: SupervisorDeps) {}
 
@@ -97,9 +97,10 @@ export class Supervisor {
       logFile: record.logPath,
       stdinFile,
     });
-    this.stall.delete(record.id);
     await this.d.ledger.update(record.id, {
       pid,
+      // A new process starts a new stall count.
+      stallFingerprint: undefined,
       launchedAt: this.d.clock.now().toISOString(),
       argvRedacted: redactArgv(argv, secrets),
     });
@@ -151,25 +152,23 @@ export class Supervisor {
       head: (await gitTry(['rev-parse', 'HEAD'], r.worktree, ctx))?.trim() ?? null,
       remote: await remoteBranchSha(r.worktree, r.branch, ctx).catch(() => null),
     };
-    const { state, stalled } = stallCheck(this.stall.get(r.id) ?? {}, obs);
-    this.stall.set(r.id, state);
+    // The previous observation lives in the ledger, so the first check after a restart already counts.
+    const { stalled } = stallCheck({ last: r.stallFingerprint }, obs);
+    if (!stalled) await this.d.ledger.update(r.id, { stallFingerprint: obs });
     if (stalled) {
       await this.stop(r.pid);
       await this.nudgeOrGiveUp(r, 'stalled');
     }
   }
 
-  /** Resumes the same session in its worktree (a nudge, or an interrupted worker). */
-  async resume(
-    r: AttemptRecord,
-    reason: 'nudge' | 'interrupted',
-    nudge: 'stalled' | 'stopped_early' | 'interrupted',
-  ): Promise<SurvivedWork> {
+  /** Resumes the same session in its worktree (a nudge, an interrupted worker, or a base merge to finish). */
+  async resume(r: AttemptRecord, reason: ResumeReason, situation: NudgeSituation): Promise<SurvivedWork> {
     const ctx = await this.d.gitContext(r.issue.repo);
     const survived = await survivedWork(r.worktree, r.branch, r.baseBranch, ctx);
     const n = r.nudges + (reason === 'nudge' ? 1 : 0);
     const nudgeFile = join(r.promptPath, '..', `nudge-${n}-${Date.now()}.md`);
-    writeFileSync(nudgeFile, buildNudge(r, { reason: nudge, ...survived }));
+    const criteria = { branch: r.branch, baseBranch: r.baseBranch, deliverable: r.job.deliverable };
+    writeFileSync(nudgeFile, buildNudge(criteria, { ...situation, ...survived }));
     const cmd = commandFor(r.job.entry, placeholdersOf(r, nudgeFile), 'resume');
     if (!cmd) throw new Error(`Roster entry ${r.rosterEntry} cannot resume a session.`);
     const updated = await this.d.ledger.update(r.id, {
@@ -195,7 +194,7 @@ export class Supervisor {
 
   private async nudgeOrGiveUp(r: AttemptRecord, why: 'stalled' | 'stopped_early'): Promise<void> {
     if (r.nudges < this.d.maxNudges && this.canResume(r)) {
-      await this.resume(r, 'nudge', why);
+      await this.resume(r, 'nudge', { reason: why });
       return;
     }
     const reason = `Stalled after ${r.nudges} nudge(s); a person has to look at ${r.worktree}.`;
@@ -209,7 +208,7 @@ export class Supervisor {
     if (!exit) {
       // The wrapper died without writing its exit (host restart, kill -9): the worker was interrupted.
       if (this.canResume(r)) {
-        await this.resume(r, 'interrupted', 'interrupted');
+        await this.resume(r, 'interrupted', { reason: 'interrupted' });
         return;
       }
       return this.finish(r, 'unsolved', 'The worker disappeared without an exit code.');
@@ -255,14 +254,9 @@ export class Supervisor {
       endedAt: this.d.clock.now().toISOString(),
       failureSummary: outcome === 'solved' ? undefined : summary,
       tokens: parseTokenUsage(log) ?? r.tokens,
-      finalReport: report && {
-        pr: report.pr,
-        status: report.status,
-        uncertainties: report.uncertainties,
-        outOfScopeBugs: report.outOfScopeBugs,
-      },
+      finalReport: report,
+      stallFingerprint: undefined,
     });
-    this.stall.delete(r.id);
     const line = { attemptId: r.id, issue: r.issue.number, outcome, exitCode };
     if (outcome === 'solved') this.d.logger.info(line, 'attempt finished');
     else this.d.logger.warn({ ...line, summary }, 'attempt finished');

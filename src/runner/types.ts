@@ -34,6 +34,13 @@ export const attemptJobSchema = z.object({
   tier: tierSchema,
   fences: z.array(fenceSchema).default([]),
   planText: z.string().optional(),
+  /**
+   * `code` (the default; absent in attempts stored before the field existed): implement the issue.
+   * `plan`: write, commit and push `PLAN.md` for it, and implement nothing.
+   */
+  deliverable: z.enum(['code', 'plan']).optional(),
+  /** Extra task instructions written by the bot (never by an issue author), shown outside the fence. */
+  instructions: z.string().optional(),
   /** What the previous attempt of this issue got wrong, fed back into the prompt. */
   failureFeedback: z.string().optional(),
   /** Which retry this is (0 = first try). */
@@ -43,7 +50,9 @@ export const attemptJobSchema = z.object({
 export const resumeJobSchema = z.object({
   kind: z.literal('resume'),
   attemptId: z.string().min(1),
-  reason: z.enum(['nudge', 'interrupted']),
+  /** `conflict`: the base branch was merged into the worktree and left conflicts in `conflictFiles`. */
+  reason: z.enum(['nudge', 'interrupted', 'conflict']),
+  conflictFiles: z.array(z.string()).default([]),
 });
 
 export const cancelJobSchema = z.object({ kind: z.literal('cancel'), attemptId: z.string().min(1) });
@@ -75,6 +84,8 @@ export const runnerJobSchema = z.discriminatedUnion('kind', [
 ]);
 export type RunnerJob = z.input<typeof runnerJobSchema>;
 export type AttemptJob = z.infer<typeof attemptJobSchema>;
+export type Deliverable = NonNullable<AttemptJob['deliverable']>;
+export type ResumeReason = z.infer<typeof resumeJobSchema>['reason'];
 export type ResumeJob = z.infer<typeof resumeJobSchema>;
 export type CleanupJob = z.infer<typeof cleanupJobSchema>;
 export type GateJob = z.infer<typeof gateJobSchema>;
@@ -123,7 +134,26 @@ export interface AttemptRecord {
   tokens: TokenUsage;
   failureSummary?: string;
   survived?: SurvivedWork;
-  finalReport?: { pr?: string; status?: string; uncertainties: string[]; outOfScopeBugs: string[] };
+  /** The worker's whole FINAL REPORT, so readers need not reach the log (which lives on the runner host). */
+  finalReport?: StoredFinalReport;
+  /** The last stall check's observation, so the first check after a bot restart can already count. */
+  stallFingerprint?: StallFingerprint;
+}
+
+export interface StoredFinalReport {
+  pr?: string;
+  tests?: string;
+  review?: string;
+  status?: string;
+  uncertainties: string[];
+  outOfScopeBugs: string[];
+}
+
+/** What a stall check saw: log size, worktree HEAD and the pushed branch sha. */
+export interface StallFingerprint {
+  logSize: number;
+  head: string | null;
+  remote: string | null;
 }
 
 export interface TokenTotals extends TokenUsage {
@@ -148,7 +178,7 @@ export interface AttemptLedger {
 export type RunnerEvent =
   | { type: 'attempt.started'; attemptId: string; pid: number }
   | { type: 'attempt.nudged'; attemptId: string; nudges: number }
-  | { type: 'attempt.resumed'; attemptId: string; reason: 'nudge' | 'interrupted'; survived: SurvivedWork }
+  | { type: 'attempt.resumed'; attemptId: string; reason: ResumeReason; survived: SurvivedWork }
   | { type: 'attempt.finished'; attemptId: string; outcome: AttemptOutcome; summary: string }
   | { type: 'attempt.needs_person'; attemptId: string; reason: string }
   | { type: 'attempt.retried'; attemptId: string; nextAttemptId: string; retry: number }

@@ -179,7 +179,12 @@ export const mergeTicket = async (
       resolving: true,
       note: `conflicts with ${pr.base.ref} in ${files.join(', ') || 'no file locally'}: the worker is merging the base in`,
     }));
-    await deps.runner.execute({ kind: 'resume', attemptId: attempt.id, reason: 'interrupted' });
+    await deps.runner.execute({
+      kind: 'resume',
+      attemptId: attempt.id,
+      reason: 'conflict',
+      conflictFiles: files,
+    });
     return;
   }
   if (pr.mergeState === 'blocked')

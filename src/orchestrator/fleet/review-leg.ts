@@ -1,21 +1,18 @@
 // A review leg on one PR through the review module: the author is the worker's roster entry when the
 // bot's worker wrote it, or a stand-in for a person's PR (any reviewer then counts as different);
 // the worker's FINAL REPORT goes in as claims to check. The module posts the one comment.
-import { existsSync, readFileSync } from 'node:fs';
 import type { Forge, IssueRef } from '../../forges/types.ts';
 import { type ReviewAuthor, type ReviewResult, reviewPullRequest } from '../../review/index.ts';
-import { type FinalReport, parseFinalReport } from '../../runner/final-report.ts';
+import type { FinalReport } from '../../runner/final-report.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import { defaultMaxDiffBytes, type FleetDeps } from './fleet-context.ts';
 
-/** The worker's full FINAL REPORT (TESTS and REVIEW too) from its log, when this host has the log. */
-export const reportOf = (attempt: AttemptRecord): FinalReport | undefined => {
-  if (existsSync(attempt.logPath)) {
-    const parsed = parseFinalReport(readFileSync(attempt.logPath, 'utf8'));
-    if (parsed) return parsed;
-  }
-  return attempt.finalReport ? { ...attempt.finalReport } : undefined;
-};
+/**
+ * The worker's full FINAL REPORT (TESTS and REVIEW too), as the runner stored it in the ledger: the
+ * log itself lives on the runner's host, which need not be this one.
+ */
+export const reportOf = (attempt: AttemptRecord): FinalReport | undefined =>
+  attempt.finalReport ? { ...attempt.finalReport } : undefined;
 
 const authorOf = (deps: FleetDeps, attempt: AttemptRecord | undefined, prAuthor: string): ReviewAuthor => {
   if (!attempt) return { name: `person:${prAuthor}`, tool: 'custom' };
