@@ -1,0 +1,29 @@
+// The fake GitHub's App endpoint a bot calls with its JWT (not an installation token): which
+// installation covers a repository. One installation covers every repository of the World.
+import type { World, WorldRepo } from '../world.ts';
+import { userJson } from './serialize.ts';
+
+export const repoInstallationJson = (
+  world: World,
+  repo: WorldRepo,
+  urls: { web: string; api: string },
+  app: { appId: number; installationId: number },
+): Record<string, unknown> => ({
+  id: app.installationId,
+  account: userJson(world, repo.owner, urls),
+  repository_selection: 'all',
+  access_tokens_url: `${urls.api}/app/installations/${app.installationId}/access_tokens`,
+  repositories_url: `${urls.api}/installation/repositories`,
+  html_url: `${urls.web}/settings/installations/${app.installationId}`,
+  app_id: app.appId,
+  target_id: 1,
+  target_type: 'Organization',
+  permissions: { contents: 'write', issues: 'write', pull_requests: 'write', metadata: 'read' },
+  events: ['issue_comment', 'issues', 'milestone', 'pull_request'],
+  created_at: '2026-01-01T00:00:00Z',
+  updated_at: '2026-01-01T00:00:00Z',
+  single_file_name: null,
+  app_slug: 'blitz-bot',
+  suspended_by: null,
+  suspended_at: null,
+});
