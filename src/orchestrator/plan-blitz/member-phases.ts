@@ -10,7 +10,7 @@ import { refOf } from '../perform.ts';
 import { attemptsOfIssue, entryByName, type PlanCtx, savePlan, waveOf } from './plan-context.ts';
 import { sizeOf } from './plan-labels.ts';
 import type { WaveOutcome } from './plan-state.ts';
-import { type PlannerStep, plannerTaskBody, plannerTaskTitle } from './planner-task.ts';
+import { type PlannerStep, plannerJob } from './planner-task.ts';
 import { readPushedPlan } from './read-plan.ts';
 
 export type Phase = 'sizing' | 'planning' | 'fixing' | 'coding';
@@ -98,16 +98,14 @@ export const startAttempt = async (pc: PlanCtx, key: IssueKey, phase: Phase): Pr
     kind: 'attempt',
     runId: pc.run.id,
     issue: { repo: refOf(key).repo, number: issue.number },
-    title: planner ? plannerTaskTitle({ step: stepFor(phase, size), title: issue.title }) : issue.title,
-    body: planner
-      ? plannerTaskBody({
+    ...(planner
+      ? plannerJob({
           step: stepFor(phase, size),
-          issueNumber: issue.number,
           title: issue.title,
           body: issue.body,
           ...(size ? { size } : {}),
         })
-      : issue.body,
+      : { title: issue.title, body: issue.body }),
     branchStyle: 'blitz',
     runSlug: planner ? pc.run.slug : `${pc.run.slug}-xs`,
     baseBranch: pc.defaultBranch,

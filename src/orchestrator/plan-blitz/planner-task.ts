@@ -1,19 +1,17 @@
-// The planner worker's task (pure). The runner's prompt asks for a pushed branch; a planner's
-// deliverable is a plan, so the task is: write PLAN.md at the root of the worktree, commit it and
-// push the branch. The bot then reads PLAN.md from the pushed branch (read-plan.ts), so the plan
-// comes back the same way from a local or a remote runner.
+// The planner worker's task (pure). The runner's `plan` deliverable already asks for PLAN.md at the
+// root of the worktree, committed and pushed, and nothing implemented; this module adds what each
+// planning step needs (size first, a short spec, a full plan, a fix after BLOCKED). The issue's own
+// title and body go to the runner unchanged, so they stay fenced as untrusted text. The bot then reads
+// PLAN.md from the pushed branch (read-plan.ts), the same way from a local or a remote runner.
+import { planFileName } from '../../runner/prompt.ts';
 import type { Size } from './plan-labels.ts';
 
-export const planFile = 'PLAN.md';
-
-/** First line of every planner task: the fake agents (and a reader of the prompt) key off it. */
-export const plannerTaskHeading = 'PLANNING TASK: do not implement this issue; write its plan.';
+export const planFile = planFileName;
 
 export type PlannerStep = 'size' | 'spec' | 'plan' | 'fix';
 
 export interface PlannerTaskInput {
   step: PlannerStep;
-  issueNumber: number;
   title: string;
   body: string;
   size?: Size;
@@ -21,7 +19,7 @@ export interface PlannerTaskInput {
 
 const stepText: Record<PlannerStep, string[]> = {
   size: [
-    'This issue has no size yet. Size it first: the FIRST line of PLAN.md is `SIZE: XS`, `SIZE: S`,',
+    `This issue has no size yet. Size it first: the FIRST line of ${planFile} is \`SIZE: XS\`, \`SIZE: S\`,`,
     '`SIZE: M` or `SIZE: L` (XS: a one-line change; S: a short, obvious change; M: several files or a',
     'design choice; L: a cross-cutting change). Then write the plan as below: for XS one line is',
     'enough, for S a short spec, for M and L a full plan.',
@@ -37,21 +35,22 @@ const stepText: Record<PlannerStep, string[]> = {
   ],
 };
 
-/** The issue body handed to the runner for a planner attempt. */
-export const plannerTaskBody = (t: PlannerTaskInput): string =>
-  [
-    plannerTaskHeading,
-    '',
-    ...stepText[t.step],
-    '',
-    `Deliverable: the file \`${planFile}\` at the root of the worktree, committed and pushed on your`,
-    'branch. Change no other file. The plan is for the issue below.',
-    ...(t.size ? [`Size: ${t.size}.`] : []),
-    '',
-    `Issue #${t.issueNumber}: ${t.title}`,
-    '',
-    t.body,
-  ].join('\n');
+/** The bot's instructions for one planning step (trusted text: nothing in it comes from the issue). */
+export const plannerInstructions = (t: Pick<PlannerTaskInput, 'step' | 'size'>): string =>
+  [...stepText[t.step], ...(t.size ? [`Size: ${t.size}.`] : [])].join('\n');
 
 export const plannerTaskTitle = (t: Pick<PlannerTaskInput, 'step' | 'title'>): string =>
   `${t.step === 'size' ? 'Size and plan' : t.step === 'fix' ? 'Fix the plan of' : 'Plan'}: ${t.title}`;
+
+/**
+ * The attempt-job fields of a planner attempt. The title keeps the step's prefix because the branch
+ * name is made from it (a fix runs on its own branch, as before).
+ */
+export const plannerJob = (
+  t: PlannerTaskInput,
+): { title: string; body: string; deliverable: 'plan'; instructions: string } => ({
+  title: plannerTaskTitle(t),
+  body: t.body,
+  deliverable: 'plan',
+  instructions: plannerInstructions(t),
+});
