@@ -65,6 +65,28 @@ export const describeRunnerCases = (engine: string, fresh: () => Promise<FreshDa
       expect(await second.ledger.get('a')).toMatchObject({ pid: 1234, nudges: 2 });
       expect((await second.ledger.listOpen()).map((r) => r.id)).toEqual(['a']);
     });
+
+    it('keeps the whole FINAL REPORT and the last stall fingerprint across a new connection', async () => {
+      const db = await fresh();
+      const first = await db.runs();
+      await first.ledger.create(attempt('a'));
+      const finalReport = {
+        pr: 'none — branch pushed',
+        tests: 'npm test — 12 passed',
+        review: 'one nit, fixed',
+        status: 'done — pushed',
+        uncertainties: ['Chose 204 over 200'],
+        outOfScopeBugs: ['login page 500s on empty password'],
+      };
+      const stallFingerprint = { logSize: 812, head: 'abc123', remote: null };
+      await first.ledger.update('a', { finalReport, stallFingerprint });
+      await first.close();
+      const second = await db.runs();
+      expect(await second.ledger.get('a')).toMatchObject({ finalReport, stallFingerprint });
+      // Clearing the fingerprint (a relaunch) is kept too.
+      await second.ledger.update('a', { stallFingerprint: undefined });
+      expect((await second.ledger.get('a'))!.stallFingerprint).toBeUndefined();
+    });
   });
 
   describe(`runner registry (${engine})`, () => {
