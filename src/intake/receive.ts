@@ -1,5 +1,8 @@
 // The forge-agnostic half of a webhook route, after the signature check: normalise, record the
 // delivery (dedupe), enqueue the processing, and say what to answer. Nothing here waits for a forge.
+// With several replicas on one database, a delivery being processed is leased to its replica, so
+// another replica replays it only once that lease ran out (the replica died mid-delivery).
+import { hostname } from 'node:os';
 import { z } from 'zod';
 import { isAppError } from '../errors.ts';
 import type { ForgeKind } from '../forges/types.ts';
@@ -16,6 +19,10 @@ export interface ReceiveDeps {
   process: (work: DeliveryWork) => Promise<void>;
   metrics: Metrics;
   logger: Logger;
+  /** This replica's name on delivery leases (default host:pid); replicas must differ. */
+  holder?: string;
+  /** How long a delivery lease lasts without renewal (default 120 s; renewed while processing). */
+  leaseSeconds?: number;
 }
 
 export interface Received {
@@ -35,23 +42,71 @@ export interface ReceiveResult {
 
 const withAction = z.object({ action: z.string().max(100) });
 
+const defaultHolder = `${hostname()}:${process.pid}`;
+
+/** Deliveries this process has queued and not finished, per delivery queue (never replayed by it). */
+const inFlight = new WeakMap<DeliveryQueue, Set<string>>();
+const inFlightOf = (queue: DeliveryQueue): Set<string> => {
+  const set = inFlight.get(queue) ?? new Set<string>();
+  inFlight.set(queue, set);
+  return set;
+};
+
+type LeaseDeps = Pick<ReceiveDeps, 'store' | 'holder' | 'leaseSeconds'>;
+
+/** Takes or renews this replica's lease on a delivery; false when another replica holds it. */
+const lease = (deps: LeaseDeps, work: Pick<DeliveryWork, 'forge' | 'deliveryId'>): Promise<boolean> => {
+  const now = Date.now();
+  const until = new Date(now + (deps.leaseSeconds ?? 120) * 1000).toISOString();
+  return deps.store.leaseDelivery(
+    work.forge,
+    work.deliveryId,
+    deps.holder ?? defaultHolder,
+    until,
+    new Date(now).toISOString(),
+  );
+};
+
 /** Queue a delivery's processing; it is marked processed (and its stored events dropped) when done. */
 export const enqueueDelivery = (
-  deps: Pick<ReceiveDeps, 'store' | 'queue' | 'process'>,
+  deps: Pick<ReceiveDeps, 'store' | 'queue' | 'process' | 'logger' | 'holder' | 'leaseSeconds'>,
   work: DeliveryWork,
-): boolean =>
-  deps.queue.enqueue(`${work.forge}:${work.deliveryId}`, async () => {
-    await deps.process(work);
-    await deps.store.markDeliveryProcessed(work.forge, work.deliveryId);
+): boolean => {
+  const key = `${work.forge}:${work.deliveryId}`;
+  const mine = inFlightOf(deps.queue);
+  const queued = deps.queue.enqueue(key, async () => {
+    try {
+      // Renewed at the start (it may have waited behind others) and while it runs.
+      if (!(await lease(deps, work))) {
+        deps.logger.info({ delivery: work.deliveryId }, 'delivery taken over by another replica');
+        return;
+      }
+      const renewMs = ((deps.leaseSeconds ?? 120) * 1000) / 3;
+      const renew = setInterval(() => void lease(deps, work).catch(() => undefined), renewMs);
+      try {
+        await deps.process(work);
+        await deps.store.markDeliveryProcessed(work.forge, work.deliveryId);
+      } finally {
+        clearInterval(renew);
+      }
+    } finally {
+      mine.delete(key);
+    }
   });
+  if (queued) mine.add(key);
+  return queued;
+};
 
 /**
- * At start: queue again the accepted deliveries whose processing never finished. Intents are keyed by
- * (delivery, position), so a command stored before the interruption is not stored twice.
+ * At start, and periodically: queue again the accepted deliveries whose processing never finished and
+ * that no live replica holds (its lease ran out, or it never began). Intents are keyed by (delivery,
+ * position), so a command stored before the interruption is not stored twice.
  */
 export const resumeUnprocessed = async (deps: ReceiveDeps): Promise<number> => {
   let resumed = 0;
+  const mine = inFlightOf(deps.queue);
   for (const d of await deps.store.listUnprocessedDeliveries()) {
+    if (mine.has(`${d.forge}:${d.deliveryId}`) || !(await lease(deps, d))) continue;
     const events = z.array(forgeEventSchema).safeParse(d.events);
     if (!events.success) {
       deps.logger.error(
@@ -65,6 +120,16 @@ export const resumeUnprocessed = async (deps: ReceiveDeps): Promise<number> => {
   }
   if (resumed > 0) deps.logger.info({ resumed }, 'resumed unprocessed deliveries');
   return resumed;
+};
+
+/** Retries, every `everyMs`, the unprocessed deliveries whose replica stopped holding them. */
+export const startDeliveryRetry = (deps: ReceiveDeps, everyMs = 30_000): { stop(): void } => {
+  const timer = setInterval(() => {
+    void resumeUnprocessed(deps).catch((err: unknown) =>
+      deps.logger.error({ err }, 'retry of unprocessed deliveries failed'),
+    );
+  }, everyMs);
+  return { stop: () => clearInterval(timer) };
 };
 
 export const createReceiver = (deps: ReceiveDeps) => {

@@ -62,6 +62,15 @@ export const openPostgresStore = async (
         [new Date().toISOString(), forge, deliveryId],
       );
     },
+    async leaseDelivery(forge, deliveryId, holder, until, now) {
+      const { rowCount } = await pool.query(
+        `UPDATE deliveries SET lease_holder = $1, lease_until = $2
+           WHERE forge = $3 AND delivery_id = $4 AND outcome = 'accepted' AND processed_at IS NULL
+           AND (lease_holder IS NULL OR lease_until < $5 OR lease_holder = $1)`,
+        [holder, until, forge, deliveryId, now],
+      );
+      return rowCount === 1;
+    },
     async listUnprocessedDeliveries() {
       const { rows } = await pool.query(
         `SELECT forge, delivery_id, events FROM deliveries

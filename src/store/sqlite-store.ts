@@ -119,6 +119,11 @@ export const openSqliteStore = (path: string, opts: { migrations?: Migration[] }
     `UPDATE deliveries SET processed_at = ?, events = NULL WHERE forge = ? AND delivery_id = ?
      AND outcome IN ('accepted', 'ignored') AND processed_at IS NULL`,
   );
+  const leaseDelivery = db.prepare(
+    `UPDATE deliveries SET lease_holder = @holder, lease_until = @until
+           WHERE forge = @forge AND delivery_id = @deliveryId AND outcome = 'accepted' AND processed_at IS NULL
+           AND (lease_holder IS NULL OR lease_until < @now OR lease_holder = @holder)`,
+  );
   const selectIntent = db.prepare('SELECT * FROM intents WHERE forge = ? AND delivery_id = ? AND seq = ?');
 
   return {
@@ -127,6 +132,9 @@ export const openSqliteStore = (path: string, opts: { migrations?: Migration[] }
     },
     async markDeliveryProcessed(forge: ForgeKind, deliveryId: string) {
       markProcessed.run(new Date().toISOString(), forge, deliveryId);
+    },
+    async leaseDelivery(forge, deliveryId, holder, until, now) {
+      return leaseDelivery.run({ forge, deliveryId, holder, until, now }).changes === 1;
     },
     async listUnprocessedDeliveries() {
       const rows = db

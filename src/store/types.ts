@@ -64,6 +64,18 @@ export interface Store {
   markDeliveryProcessed(forge: ForgeKind, deliveryId: string): Promise<void>;
   /** Accepted deliveries whose processing never finished (a crash or restart in between), oldest first. */
   listUnprocessedDeliveries(): Promise<UnprocessedDelivery[]>;
+  /**
+   * Leases an unprocessed accepted delivery to `holder` until `until` (ISO): granted when it is
+   * unleased, its lease ran out before `now`, or `holder` already holds it (a renewal). False when
+   * another holder's lease is live, or the delivery is processed or unknown.
+   */
+  leaseDelivery(
+    forge: ForgeKind,
+    deliveryId: string,
+    holder: string,
+    until: string,
+    now: string,
+  ): Promise<boolean>;
   listDeliveries(filter?: { forge?: ForgeKind; deliveryId?: string }): Promise<Delivery[]>;
   /** Idempotent on (forge, deliveryId, seq): `created` is false when it already existed. */
   addIntent(intent: NewIntent): Promise<{ created: boolean; intent: Intent }>;

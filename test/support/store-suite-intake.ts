@@ -122,5 +122,29 @@ export const describeIntakeCases = (engine: string, fresh: () => Promise<FreshDa
       expect(results[0]!.intent.id).toBe(results[1]!.intent.id);
       expect(await a.listIntents()).toHaveLength(1);
     });
+    it('a delivery leased by a live replica is taken by another only after its lease ran out', async () => {
+      const db = await fresh();
+      const a = await db.store();
+      const b = await db.store();
+      const d = {
+        forge: 'github',
+        deliveryId: 'l1',
+        event: 'issues',
+        outcome: 'accepted',
+        events: [],
+      } as const;
+      await a.recordDelivery(d);
+      const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+      expect(await a.leaseDelivery('github', 'l1', 'A', t(30), t(0))).toBe(true);
+      // B tries while A's lease is live: refused; A renews its own.
+      expect(await b.leaseDelivery('github', 'l1', 'B', t(40), t(10))).toBe(false);
+      expect(await a.leaseDelivery('github', 'l1', 'A', t(50), t(20))).toBe(true);
+      // A stops renewing; once the lease is past, B takes it, and A can no longer renew.
+      expect(await b.leaseDelivery('github', 'l1', 'B', t(59), t(51))).toBe(true);
+      expect(await a.leaseDelivery('github', 'l1', 'A', t(58), t(52))).toBe(false);
+      await b.markDeliveryProcessed('github', 'l1');
+      expect(await a.leaseDelivery('github', 'l1', 'A', t(99), t(98))).toBe(false);
+      expect(await a.leaseDelivery('github', 'unknown', 'A', t(99), t(98))).toBe(false);
+    });
   });
 };
