@@ -30,6 +30,7 @@ import { buildNotifiers } from '../ship/notify.ts';
 import { createRunEvents } from '../status/run-events.ts';
 import { createStatusDeps } from '../status/status-deps.ts';
 import { openRunStore, openStore } from '../store/open-store.ts';
+import { scanBlitzMarkers } from './gitea-markers.ts';
 import { startGithubApp } from './github-app.ts';
 import { runnerCredentials } from './runner-credentials.ts';
 
@@ -175,6 +176,17 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
         }),
   });
 
+  // The cron tick: Gitea's [blitz] milestone markers first (it sends no milestone webhook), then intents and every live run.
+  const tick = async () => {
+    if (env.gitea) {
+      const forge = await forges({ forge: 'gitea' });
+      await scanBlitzMarkers({ forge, store, runs, botLogin: giteaLogin, logger }).catch((err: unknown) =>
+        logger.warn({ err }, 'looking for [blitz] milestone markers failed; tried again next tick'),
+      );
+    }
+    await orchestrator.tick();
+  };
+
   let server: ReturnType<typeof serveHttp> | undefined;
   let ticks: { stop: () => void }[] = [];
   let stopping: Promise<void> | undefined;
@@ -194,7 +206,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
           clock,
           ...(o.supervisionSeconds ? { everySeconds: o.supervisionSeconds } : {}),
         }),
-        startBlitzCron(orchestrator, { everySeconds: o.tickSeconds ?? 60, logger }),
+        startBlitzCron({ tick }, { everySeconds: o.tickSeconds ?? 60, logger }),
       ];
       return { port: (listening.address() as AddressInfo).port };
     },

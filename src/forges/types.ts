@@ -159,6 +159,8 @@ export interface Forge {
   /** By number (`3`, `#3`) or case-insensitive title substring; undefined picks the lowest-numbered open milestone with open issues. */
   resolveMilestone(repo: RepoRef, query?: string): Promise<Milestone>;
   listOpenMilestones(repo: RepoRef): Promise<Milestone[]>;
+  /** The repositories the bot can reach; only where the forge sends no milestone webhook (Gitea). */
+  listRepositories?(): Promise<RepoRef[]>;
   /** Open issues of the milestone (no PRs), their blocked-by edges and sub-issue links, and the state of blockers outside it. */
   loadMilestone(repo: RepoRef, milestoneNumber: number): Promise<MilestoneSnapshot>;
 

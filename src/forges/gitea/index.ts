@@ -7,6 +7,7 @@ import type { Forge, IssueRef, RepoRef } from '../types.ts';
 import { formatIssueRef, formatRepo } from '../types.ts';
 import { defaultRetryPolicy, GiteaClient, type RetryPolicy } from './client.ts';
 import { commentOps } from './comments.ts';
+import { listRepositories } from './list-repositories.ts';
 import { loadMilestone } from './load-milestone.ts';
 import { toIssue, toMilestone } from './mappers.ts';
 import { pickMilestone } from './milestones.ts';
@@ -94,6 +95,7 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
       pickMilestone(await listMilestones(repo, query ? 'all' : 'open'), formatRepo(repo), query),
 
     listOpenMilestones: (repo) => listMilestones(repo, 'open'),
+    listRepositories: () => listRepositories(client, pageSize),
 
     loadMilestone: async (repo, milestoneNumber) => {
       try {

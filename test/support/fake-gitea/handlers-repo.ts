@@ -1,7 +1,7 @@
 // Fake Gitea operations on the repository, branches, contents and collaborator permission, keyed
 // by the swagger's operationId.
 import type { WorldPermission } from '../world.ts';
-import { bodyOf, type Handler, HttpError, isAdmin, repoOf, requireWrite } from './context.ts';
+import { bodyOf, type Handler, HttpError, isAdmin, paginate, repoOf, requireWrite } from './context.ts';
 import { renderBranch, renderRepo, renderUser } from './render.ts';
 
 const giteaPermission: Record<WorldPermission, string> = {
@@ -14,6 +14,15 @@ const giteaPermission: Record<WorldPermission, string> = {
 };
 
 export const repoHandlers: Record<string, Handler> = {
+  // The repositories the token's user owns or collaborates on (not every public one), paged.
+  userCurrentListRepos: (ctx) => {
+    const visible = [...ctx.world.repos.values()].filter(
+      (r) => ctx.world.permissionOf(r, ctx.actor) !== 'none',
+    );
+    const { page, headers } = paginate(ctx, visible);
+    return { status: 200, json: page.map((r) => renderRepo(ctx.world, r, ctx.actor, ctx.baseUrl)), headers };
+  },
+
   repoGet: (ctx) => {
     const repo = repoOf(ctx);
     return { status: 200, json: renderRepo(ctx.world, repo, ctx.actor, ctx.baseUrl) };
