@@ -89,12 +89,13 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     onListenerError: (err) => logger.warn({ err }, 'status listener failed'),
   });
   let orch: Orchestrator | undefined;
+  // Worker events reach the status pages too (a started or finished attempt), not only the next reconcile.
   const onRunnerEvent = (e: RunnerEvent) => {
     orch?.onRunnerEvent(e);
     if ('attemptId' in e)
       void runs.ledger.get(e.attemptId).then(
         (a) => a && runEvents.publish(a.runId),
-        () => {},
+        (err: unknown) => logger.debug({ err }, 'attempt of a runner event not found'),
       );
   };
   const clock = { now: () => new Date() };
@@ -121,6 +122,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
       forges({ forge, repo, ...(installationId !== undefined ? { installationId } : {}) }),
     notifiers: notify.notifiers,
     review: createReviewLeg({ config, baseEnv: o.baseEnv, logger }),
+    onRunChanged: (runId, view) => runEvents.publish(runId, view),
   });
   const orchestrator = orch;
 

@@ -14,6 +14,7 @@ import type { Notifier } from '../ship/notice.ts';
 import type { RunIssueRecord, RunRecord, RunStore } from '../store/run-store.ts';
 import type { ProbeResult } from './budget-probe.ts';
 import type { TimerPort } from './dashboard-coalescer.ts';
+import type { DashboardInput } from './dashboard-types.ts';
 import type { Dispatcher } from './dispatcher.ts';
 
 /** The forge connection for a repository (on GitHub: the App installation that covers it). */
@@ -66,6 +67,9 @@ export interface OrchestratorDeps {
   machine?: () => { limit: number; contended: boolean };
   dashboard?: { intervalMs?: number; timers?: TimerPort; clock?: { now(): number } };
   newId?: () => string;
+  /** Told whenever a run may have changed (after each reconcile, on worker events), with the
+   *  dashboard input when one was just built: the status pages' live updates (status/run-events). */
+  onRunChanged?: (runId: string, dashboard?: DashboardInput) => void;
   /** The job queue's dispatcher (dispatcher.ts); absent, jobs go straight to `runner` (tests). */
   dispatcher?: Dispatcher;
 }

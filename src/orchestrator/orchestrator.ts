@@ -80,16 +80,31 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     onError: (runId, err) => log.warn({ runId, err }, 'dashboard edit failed; retried at the next slot'),
   });
 
+  const changed = (runId: string, view?: DashboardInput): void => {
+    try {
+      deps.onRunChanged?.(runId, view);
+    } catch (err) {
+      log.warn({ runId, err }, 'run change listener failed');
+    }
+  };
+
   const reconcile = (runId: string): Promise<void> => {
     if (closed) return Promise.resolve();
     return serial.request(runId, async () => {
-      // Plan runs have their own loop (plan-blitz); every other kind goes through reconcileRun.
-      const run = await deps.store.getRun(runId);
-      if (run?.kind === 'plan') return reconcilePlanRun(performDeps, planHooks, runId);
-      if (run?.kind === 'fleet') return fleet.reconcile(runId);
-      // One reconcile per run across replicas too (an advisory lock on Postgres).
-      return deps.store.withRunLock(runId, () => reconcileRun(performDeps, hooks, runId));
+      try {
+        await reconcileOnce(runId);
+      } finally {
+        changed(runId);
+      }
     });
+  };
+  const reconcileOnce = async (runId: string): Promise<void> => {
+    // Plan runs have their own loop (plan-blitz); every other kind goes through reconcileRun.
+    const run = await deps.store.getRun(runId);
+    if (run?.kind === 'plan') return reconcilePlanRun(performDeps, planHooks, runId);
+    if (run?.kind === 'fleet') return fleet.reconcile(runId);
+    // One reconcile per run across replicas too (an advisory lock on Postgres).
+    return deps.store.withRunLock(runId, () => reconcileRun(performDeps, hooks, runId));
   };
   const reconcileSoon = (runId: string): void => void reconcile(runId);
 
@@ -127,6 +142,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     },
     dashboard(runId: string, view: DashboardInput) {
       coalescer.update(runId, renderDashboard(view));
+      changed(runId, view);
     },
   };
 
