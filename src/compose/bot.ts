@@ -27,7 +27,7 @@ import { Runner } from '../runner/runner.ts';
 import { startSupervision } from '../runner/schedule.ts';
 import type { RunnerEvent } from '../runner/types.ts';
 import { buildNotifiers } from '../ship/notify.ts';
-import { createRunEvents } from '../status/run-events.ts';
+import { createRunEvents, type RunEvents } from '../status/run-events.ts';
 import { createStatusDeps } from '../status/status-deps.ts';
 import { openRunStore, openStore } from '../store/open-store.ts';
 import { scanBlitzMarkers } from './gitea-markers.ts';
@@ -54,6 +54,8 @@ export interface Bot {
   app: ReturnType<typeof createApp>;
   metrics: Metrics;
   orchestrator: Orchestrator;
+  /** Run changes as the status pages see them (live updates). */
+  runEvents: RunEvents;
   /** Re-attaches workers, resumes unfinished deliveries, listens on env.PORT (0: any free port), starts the ticks. */
   start(): Promise<{ port: number }>;
   /** Reverse order: HTTP, ticks, intake queue, orchestrator, stores. Idempotent. */
@@ -196,6 +198,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     app,
     metrics,
     orchestrator,
+    runEvents,
     async start() {
       await runner.reattach();
       server = serveHttp({ fetch: app.fetch, port: env.PORT, ...(env.HOST ? { hostname: env.HOST } : {}) });

@@ -153,6 +153,8 @@ describe('the composed bot (serve) on GitHub', () => {
   it('takes a signed /blitz M1 over HTTP and closes the milestone by itself; dashboard once, metrics and status pages', async () => {
     const b = await bootGithub();
     const base = `http://127.0.0.1:${b.port}`;
+    const published: string[] = [];
+    b.bot.runEvents.subscribe((runId) => published.push(runId));
     const req = blitzComment(b, '/blitz M1');
     const res = await fetch(`${base}/api/github/webhooks`, {
       method: 'POST',
@@ -195,5 +197,18 @@ describe('the composed bot (serve) on GitHub', () => {
     const page = await fetch(`${base}/`, { headers: { authorization: `Bearer ${statusToken}` } });
     expect(page.status).toBe(200);
     expect(await page.text()).toContain(run.id);
+    // The status pages were told of the run's changes, with the orchestrator's dashboard view.
+    expect(published).toContain(run.id);
+    expect(
+      b.bot.runEvents
+        .latestDashboard(run.id)
+        ?.issues.map((i) => i.number)
+        .sort(),
+    ).toEqual([1, 2]);
+    const runPage = await fetch(`${base}/runs/${run.id}`, {
+      headers: { authorization: `Bearer ${statusToken}` },
+    });
+    expect(runPage.status).toBe(200);
+    expect(await runPage.text()).toContain('The data model');
   }, 200_000);
 });
