@@ -3,6 +3,7 @@ import { silentLogger } from '../observability/logger.ts';
 import { InProcessQueue } from '../queue/in-process-queue.ts';
 import type { AttemptLedger, AttemptRecord, RunnerJob } from '../runner/types.ts';
 import type { RunStore } from '../store/run-store.ts';
+import { createQueueDispatch } from './dispatch-compose.ts';
 import { isRemoteAttempt, localOnlyLedger, startLocalConsumer } from './dispatch-local.ts';
 import { createDispatcher, type DispatchWrites } from './dispatcher.ts';
 
@@ -116,5 +117,33 @@ describe('dispatch through the job queue', () => {
     const ids = (await localOnlyLedger(ledger).listOpen()).map((r: AttemptRecord) => r.id);
     expect(ids).toEqual(['l']);
     expect(isRemoteAttempt({ exitPath: 'runner://east/x' })).toBe(true);
+  });
+
+  it('runs the cron reconcile once per slot across two replicas, and again in the next slot', async () => {
+    const queue = new InProcessQueue();
+    const { store } = rowsStore();
+    const runner = { execute: async () => ({}) as never, limit: () => ({ limit: 1, contended: false }) };
+    const registry = { getReceipt: async () => undefined };
+    const [a, b] = ['bot-a', 'bot-b'].map((name) =>
+      createQueueDispatch({
+        queue,
+        registry,
+        store,
+        runner,
+        logger: silentLogger(),
+        name,
+        localRunner: false,
+      }),
+    );
+    let ticks = 0;
+    const tick = async () => {
+      ticks++;
+    };
+    const slot = new Date('2026-01-01T00:01:05Z');
+    const ran = await Promise.all([a!.cronTick(tick, 60, slot), b!.cronTick(tick, 60, slot)]);
+    expect(ran.filter(Boolean)).toHaveLength(1);
+    expect(ticks).toBe(1);
+    expect(await b!.cronTick(tick, 60, new Date('2026-01-01T00:02:01Z'))).toBe(true);
+    expect(ticks).toBe(2);
   });
 });

@@ -1,0 +1,157 @@
+// Replica figures: webhook deliveries per second, each received and processed end to end — the
+// delivery recorded (deduplicated across replicas), leased, processed into a dispatch of its issue
+// (run row and pg-boss job in one transaction), marked processed — with 1 and 2 bot replicas on one
+// PostgreSQL; with 2, every delivery is sent to both, as a load balancer retrying would. Baseline in
+// the same run: 1 replica on SQLite with the in-process queue.
+import { join } from 'node:path';
+import { createDeliveryQueue, type DeliveryQueue } from '../src/intake/delivery-queue.ts';
+import { createReceiver } from '../src/intake/receive.ts';
+import { silentLogger } from '../src/observability/logger.ts';
+import { createMetrics } from '../src/observability/metrics.ts';
+import { createDispatcher } from '../src/orchestrator/dispatcher.ts';
+import { InProcessQueue } from '../src/queue/in-process-queue.ts';
+import { PgBossQueue } from '../src/queue/pg-boss-queue.ts';
+import type { JobQueue } from '../src/queue/types.ts';
+import { openRunStore, openStore } from '../src/store/open-store.ts';
+import { tempDir } from '../test/support/git.ts';
+import { pgTestUrl, postgresAvailable, testSchemas } from '../test/support/pg.ts';
+import { type Bench, type Figure, round } from './figures.ts';
+
+const DELIVERIES = 200;
+const runId = 'bench-run';
+const entry = {
+  name: 'noop',
+  tool: 'custom',
+  roles: ['blitz'],
+  tiers: ['execution'],
+  command: ['true'],
+  resume: ['true'],
+};
+
+const job = (n: number) => ({
+  kind: 'attempt' as const,
+  runId,
+  issue: { repo: { owner: 'bench', name: 'repo' }, number: n },
+  title: `#${n}`,
+  body: '',
+  branchStyle: 'blitz' as const,
+  runSlug: 'b',
+  baseBranch: 'main',
+  cloneUrl: 'file:///nowhere',
+  entry: entry as never,
+  tier: 'execution' as const,
+});
+
+const replica = async (db: string, queue: JobQueue, name: string) => {
+  const store = await openStore(db);
+  const runs = await openRunStore(db);
+  const dispatcher = createDispatcher({ queue, store: runs, localHost: name });
+  const deliveries = createDeliveryQueue({ logger: silentLogger() });
+  const receive = createReceiver({
+    store,
+    queue: deliveries,
+    metrics: createMetrics(),
+    logger: silentLogger(),
+    holder: name,
+    process: async (work) => {
+      const n = Number(work.deliveryId.split('-')[1]);
+      await dispatcher.attempt(job(n), 1, (w) =>
+        w.upsertRunIssue(runId, 'bench/repo', n, { state: 'dispatched', attempts: 1 }),
+      );
+    },
+  });
+  return {
+    runs,
+    deliveries: deliveries as DeliveryQueue,
+    receive: (n: number) =>
+      receive({
+        forge: 'gitea',
+        deliveryId: `d-${n}`,
+        event: 'issues',
+        payload: {},
+        normalize: () => ({ outcome: 'accepted', events: [] }),
+      }),
+    close: async () => {
+      await deliveries.drain();
+      await Promise.all([store.close(), runs.close()]);
+    },
+  };
+};
+
+/** Deliveries per second with `queues.length` replicas, each sent every delivery. */
+const measure = async (db: string, queues: JobQueue[]): Promise<number> => {
+  const rs = await Promise.all(queues.map((q, i) => replica(db, q, `bench-${i}`)));
+  try {
+    await rs[0]!.runs.createRun({
+      id: runId,
+      forge: 'gitea',
+      repo: 'bench/repo',
+      kind: 'blitz',
+      milestoneNumber: 1,
+      milestoneTitle: 'B',
+      slug: 'b',
+      options: {},
+      state: 'running',
+      integrationBranch: 'main',
+    });
+    const t0 = performance.now();
+    // Eight senders at a time, as a forge delivering concurrently.
+    let next = 1;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next <= DELIVERIES) {
+          const n = next++;
+          await Promise.all(rs.map((r) => r.receive(n)));
+        }
+      }),
+    );
+    await Promise.all(rs.map((r) => r.deliveries.idle()));
+    const seconds = (performance.now() - t0) / 1000;
+    const rows = await rs[0]!.runs.listRunIssues(runId);
+    if (rows.length !== DELIVERIES)
+      throw new Error(`expected ${DELIVERIES} dispatched rows, got ${rows.length}`);
+    return DELIVERIES / seconds;
+  } finally {
+    for (const r of rs) await r.close();
+  }
+};
+
+const bench: Bench = async () => {
+  const sqlite = await measure(`sqlite:${join(tempDir('blitz-bench-rep-'), 'blitz.db')}`, [
+    new InProcessQueue(),
+  ]);
+  const figures: Figure[] = [
+    { name: 'replicas.baseline.sqlite_1.deliveries_per_s', value: round(sqlite, 1), unit: 'deliveries/s' },
+  ];
+  if (!(await postgresAvailable())) return figures;
+  const schemas = testSchemas();
+  try {
+    for (const n of [1, 2]) {
+      const schema = await schemas.create();
+      const queues: PgBossQueue[] = [];
+      for (let i = 0; i < n; i++)
+        queues.push(
+          await PgBossQueue.open({
+            connectionString: pgTestUrl(),
+            schema: `${schema}_boss`,
+            logger: silentLogger(),
+          }),
+        );
+      try {
+        const rate = await measure(schemas.urlFor(schema), queues);
+        figures.push(
+          { name: `replicas.postgres_${n}.deliveries_per_s`, value: round(rate, 1), unit: 'deliveries/s' },
+          { name: `replicas.postgres_${n}_over_sqlite_1.ratio`, value: round(rate / sqlite, 2), unit: 'x' },
+        );
+      } finally {
+        await queues[0]!.dropSchema(`${schema}_boss`);
+        for (const q of queues) await q.close();
+      }
+    }
+  } finally {
+    await schemas.dropAll();
+  }
+  return figures;
+};
+
+export default bench;
