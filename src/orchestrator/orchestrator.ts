@@ -13,6 +13,7 @@ import { repoRefOf } from './context.ts';
 import { dashboardMarker, renderDashboard } from './dashboard.ts';
 import { createDashboardCoalescer } from './dashboard-coalescer.ts';
 import type { DashboardInput } from './dashboard-types.ts';
+import { isRemoteAttempt } from './dispatch-local.ts';
 import { createFleet, fleetTouchesRepo } from './fleet/index.ts';
 import { createKeyedRunner } from './keyed-mutex.ts';
 import type { PerformDeps } from './perform.ts';
@@ -185,7 +186,12 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     serialized: (runId, fn) => serial.exclusive(runId, fn),
     async cancelWorkers(run: RunRecord) {
       const open = (await deps.ledger.listByRun(run.id)).filter((a) => a.outcome === undefined);
-      for (const a of open) await deps.runner.execute({ kind: 'cancel', attemptId: a.id });
+      for (const a of open) {
+        const job = { kind: 'cancel' as const, attemptId: a.id };
+        // A remote runner's attempt is cancelled on its host, through that host's queue.
+        if (deps.dispatcher && isRemoteAttempt(a)) await deps.dispatcher.toHost(job, a.id);
+        else await deps.runner.execute(job);
+      }
       return open.length;
     },
   });
