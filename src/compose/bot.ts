@@ -20,6 +20,8 @@ import { loadRepoPolicy } from '../intake/repo-policy.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import { startBlitzCron } from '../orchestrator/cron.ts';
+import { createQueueDispatch } from '../orchestrator/dispatch-compose.ts';
+import { localOnlyLedger } from '../orchestrator/dispatch-local.ts';
 import { createOrchestrator, type Orchestrator } from '../orchestrator/orchestrator.ts';
 import { createReviewLeg } from '../orchestrator/review-leg.ts';
 import { openRunnerSide } from '../remote-runner/open-runner-side.ts';
@@ -46,6 +48,8 @@ export interface BotOptions {
   tickSeconds?: number;
   /** Seconds between worker supervision passes; default 15. */
   supervisionSeconds?: number;
+  /** Run queued jobs in this process too (default true); false leaves them to `blitz-bot runner` agents. */
+  localRunner?: boolean;
   /** Process metrics (CPU, memory…); off in tests, where several bots share one process. */
   defaultMetrics?: boolean;
 }
@@ -103,12 +107,22 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
   const clock = { now: () => new Date() };
   const runner = new Runner({
     config: config.runner,
-    ledger: runs.ledger,
+    // Attempts remote runners reported are theirs to supervise, not this host's.
+    ledger: localOnlyLedger(runs.ledger),
     clock,
     events: onRunnerEvent,
     logger: logger.child({ name: 'runner' }),
     credentials: runnerCredentials({ runs, forges, configured }),
     baseEnv: o.baseEnv,
+  });
+  // Every dispatch goes through the job queue; this bot's own consumer runs the jobs no remote runner takes.
+  const queueDispatch = createQueueDispatch({
+    queue: runners.queue,
+    registry: runners.registry,
+    store: runs,
+    runner,
+    logger,
+    ...(o.localRunner === false ? { localRunner: false } : {}),
   });
   const notify = buildNotifiers(o.notifyTargets);
   for (const problem of notify.problems) logger.warn(problem);
@@ -125,6 +139,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     notifiers: notify.notifiers,
     review: createReviewLeg({ config, baseEnv: o.baseEnv, logger }),
     onRunChanged: (runId, view) => runEvents.publish(runId, view),
+    dispatcher: queueDispatch.dispatcher,
   });
   const orchestrator = orch;
 
@@ -191,6 +206,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     await orchestrator.tick();
   };
 
+  const tickSeconds = o.tickSeconds ?? 60;
   let server: ReturnType<typeof serveHttp> | undefined;
   let ticks: { stop: () => void }[] = [];
   let stopping: Promise<void> | undefined;
@@ -205,13 +221,18 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
       const listening = server;
       await new Promise<void>((resolve) => listening.once('listening', resolve));
       await resumeUnprocessed(intake);
+      queueDispatch.start();
       ticks = [
         startSupervision(runner, {
           stallCheckSeconds: config.runner.stallCheckSeconds,
           clock,
           ...(o.supervisionSeconds ? { everySeconds: o.supervisionSeconds } : {}),
         }),
-        startBlitzCron({ tick }, { everySeconds: o.tickSeconds ?? 60, logger }),
+        // One replica runs each slot's tick (a singleton job on the shared queue).
+        startBlitzCron(
+          { tick: async () => void (await queueDispatch.cronTick(tick, tickSeconds)) },
+          { everySeconds: tickSeconds, logger },
+        ),
       ];
       return { port: (listening.address() as AddressInfo).port };
     },
@@ -221,6 +242,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
         if (listening) await new Promise<void>((resolve) => listening.close(() => resolve()));
         for (const t of ticks) t.stop();
         await queue.drain();
+        await queueDispatch.stop();
         await orchestrator.close();
         await runners.close();
         await runs.close();
