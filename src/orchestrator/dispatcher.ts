@@ -44,7 +44,10 @@ export interface Dispatcher {
     record: (w: DispatchWrites) => Promise<unknown>,
   ): Promise<boolean>;
   /** Sends a resume, cancel or cleanup job to the runner that holds the attempt's worktree. */
-  toHost(job: Exclude<RunnerJob, { kind: 'attempt' }>, attemptId: string): Promise<void>;
+  toHost(
+    job: Exclude<RunnerJob, { kind: 'attempt' }>,
+    attemptId: string,
+  ): Promise<{ queue: string; id: string | null }>;
 }
 
 const isTransactional = (s: RunStore): s is RunStore & Transactional =>
@@ -79,8 +82,9 @@ export const createDispatcher = (d: DispatcherDeps): Dispatcher => {
 
     async toHost(job, attemptId) {
       const host = (await d.registry?.getReceipt(attemptId))?.runnerName ?? d.localHost;
-      d.onQueue?.(hostQueue(host));
-      await dispatchRunnerJob(d.queue, job, { host, leaseSeconds });
+      const queue = hostQueue(host);
+      d.onQueue?.(queue);
+      return { queue, id: await dispatchRunnerJob(d.queue, job, { host, leaseSeconds }) };
     },
   };
 };

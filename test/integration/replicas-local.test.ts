@@ -1,0 +1,108 @@
+// The default single process with no remote runner: the orchestrator's dispatches go through the job
+// queue and the bot's own consumer runs them with the local Runner (real git, the fake agent CLI),
+// so there is one code path. And the local supervisor leaves remote runners' attempts alone.
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/observability/logger.ts';
+import { createQueueDispatch, type QueueDispatch } from '../../src/orchestrator/dispatch-compose.ts';
+import { localOnlyLedger } from '../../src/orchestrator/dispatch-local.ts';
+import { InProcessQueue } from '../../src/queue/in-process-queue.ts';
+import { onRunnerHost } from '../../src/remote-runner/hub.ts';
+import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
+import { createOrigin, originSha, tempDir } from '../support/git.ts';
+import { attemptJob, fakeEntry, makeHarness, settle, sleep } from './runner-harness.ts';
+
+const stops: QueueDispatch[] = [];
+afterEach(async () => {
+  for (const s of stops.splice(0)) await s.stop();
+});
+
+const openRuns = async () => {
+  const runs = openSqliteRunStore(join(tempDir('blitz-local-'), 'blitz.db'));
+  await runs.createRun({
+    id: 'run-1',
+    forge: 'gitea',
+    repo: 'acme/app',
+    kind: 'blitz',
+    milestoneNumber: 1,
+    milestoneTitle: 'M1',
+    slug: 'm1',
+    options: {},
+    state: 'running',
+    integrationBranch: 'main',
+  });
+  return runs;
+};
+
+describe('dispatch through the queue with no remote runner', () => {
+  it('runs a dispatched attempt with the local Runner and records its row once', async () => {
+    const runs = await openRuns();
+    const origin = await createOrigin();
+    const h = makeHarness({ ledger: localOnlyLedger(runs.ledger) });
+    const queue = new InProcessQueue();
+    const d = createQueueDispatch({
+      queue,
+      registry: { getReceipt: async () => undefined },
+      store: runs,
+      runner: h.runner,
+      logger: silentLogger(),
+      name: 'bot',
+      pollMs: 100,
+    });
+    stops.push(d);
+    d.start();
+    const job = attemptJob(origin.url, fakeEntry({ FAKE_AGENT_MODE: 'push' }));
+    if (job.kind !== 'attempt') throw new Error('not an attempt');
+    const record = (w: Parameters<Parameters<typeof d.dispatcher.attempt>[2]>[0]) =>
+      w.upsertRunIssue('run-1', 'acme/app', 7, { state: 'dispatched', attempts: 1 });
+    expect(await d.dispatcher.attempt(job, 1, record)).toBe(true);
+    expect(await d.dispatcher.attempt(job, 1, record)).toBe(false);
+
+    let started = (await runs.ledger.listByRun('run-1'))[0];
+    for (let i = 0; !started && i < 100; i++) {
+      await sleep(100);
+      started = (await runs.ledger.listByRun('run-1'))[0];
+    }
+    expect(started).toBeDefined();
+    const done = await settle(h, started!.id);
+    expect(done.outcome).toBe('solved');
+    expect(await originSha(origin.url, done.branch)).not.toBeNull();
+    expect(await runs.listRunIssues('run-1')).toEqual([
+      expect.objectContaining({ number: 7, state: 'dispatched', attempts: 1 }),
+    ]);
+    expect(await runs.ledger.listByRun('run-1')).toHaveLength(1);
+
+    // A cleanup after that attempt goes to this bot's own queue and is run by its consumer.
+    const ref = await d.dispatcher.toHost(
+      { kind: 'cleanup', repo: { owner: 'acme', name: 'app' }, mergedInto: 'main', attemptIds: [done.id] },
+      done.id,
+    );
+    expect(ref.queue).toBe('host/bot');
+    let state: string | undefined;
+    for (let i = 0; state !== 'completed' && i < 100; i++) {
+      await sleep(100);
+      state = (await queue.get({ queue: ref.queue, id: ref.id! }))?.state;
+    }
+    expect(state).toBe('completed');
+  }, 60_000);
+
+  it('keeps a remote runner attempt out of the local supervisor: its record is left exactly as reported', async () => {
+    const runs = await openRuns();
+    const origin = await createOrigin();
+    const local = makeHarness({ ledger: runs.ledger });
+    const { attempt } = (await local.runner.execute(
+      attemptJob(origin.url, fakeEntry({ FAKE_AGENT_MODE: 'push' })),
+    )) as { attempt: { id: string } };
+    const solved = await settle(local, attempt.id);
+    // The same record as a remote runner would report it: its paths on another host, still running.
+    const { outcome: _o, endedAt: _e, ...open } = solved;
+    await runs.ledger.create({ ...onRunnerHost('east', { ...open, id: 'remote-1' }), pid: solved.pid! });
+    const reported = await runs.ledger.get('remote-1');
+    // Over the whole ledger a supervisor would take it for a dead local worker of its own.
+    expect((await runs.ledger.listOpen()).map((r) => r.id)).toEqual(['remote-1']);
+    const filtered = makeHarness({ ledger: localOnlyLedger(runs.ledger) });
+    expect(await filtered.ledger.listOpen()).toEqual([]);
+    await filtered.runner.tick();
+    expect(await runs.ledger.get('remote-1')).toEqual(reported);
+  }, 60_000);
+});
