@@ -60,9 +60,14 @@ export const attemptRecordSchema = z.object({
   tokens,
   failureSummary: z.string().optional(),
   survived: z.object({ unpushedCommits: z.number(), dirtyFiles: z.number() }).optional(),
+  stallFingerprint: z
+    .object({ logSize: z.number(), head: z.string().nullable(), remote: z.string().nullable() })
+    .optional(),
   finalReport: z
     .object({
       pr: z.string().optional(),
+      tests: z.string().optional(),
+      review: z.string().optional(),
       status: z.string().optional(),
       uncertainties: z.array(z.string()),
       outOfScopeBugs: z.array(z.string()),
@@ -80,6 +85,7 @@ export const optionalAttemptFields = [
   'failureSummary',
   'survived',
   'finalReport',
+  'stallFingerprint',
 ] as const;
 
 export const attemptReportSchema = z
