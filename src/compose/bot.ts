@@ -15,7 +15,7 @@ import { createApp } from '../http/app.ts';
 import { createDeliveryQueue } from '../intake/delivery-queue.ts';
 import { createForgeResolver } from '../intake/forge-resolver.ts';
 import { createEventProcessor, type DeliveryWork } from '../intake/process-events.ts';
-import { createReceiver, resumeUnprocessed } from '../intake/receive.ts';
+import { createReceiver, resumeUnprocessed, startDeliveryRetry } from '../intake/receive.ts';
 import { loadRepoPolicy } from '../intake/repo-policy.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
@@ -165,7 +165,8 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     if (work.events.some((e) => e.kind === 'command' || e.kind === 'milestone-signal'))
       await orchestrator.tick();
   };
-  const intake = { store, queue, process, metrics, logger };
+  // Deliveries are leased under this replica's name, so another replica replays one only if this one died.
+  const intake = { store, queue, process, metrics, logger, holder: queueDispatch.name };
   const app = createApp({
     store,
     metrics,
@@ -223,6 +224,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
       await resumeUnprocessed(intake);
       queueDispatch.start();
       ticks = [
+        startDeliveryRetry(intake),
         startSupervision(runner, {
           stallCheckSeconds: config.runner.stallCheckSeconds,
           clock,
