@@ -1,10 +1,11 @@
 // The provider budget probe (seed 000 §1.5): the operator's `budget: [argv]` prints JSON
-// {recommendedMaxSessions, preferMedium, park}. Run before a wave is filled; a probe that fails or is
-// not configured is said so on the dashboard, and the run falls back to maxSessions.
+// {recommendedMaxSessions, preferMedium, park}. Run before each wave is dispatched; a probe that fails or
+// is not configured is said so on the dashboard, and the run falls back to maxSessions.
 import { z } from 'zod';
 import type { Budget } from '../plan/wave.ts';
 import { run } from '../runner/exec.ts';
 import type { RunProgress } from '../store/run-store.ts';
+import type { OrchestratorDeps } from './context.ts';
 
 const probeOutput = z.object({
   recommendedMaxSessions: z.number().int().min(0).nullable(),
@@ -47,3 +48,20 @@ export const budgetOf = (probe: ProbeResult | undefined, maxSessions: number): B
         preferMedium: probe.preferMedium,
       }
     : { verdict: 'ok', recommendedMaxSessions: maxSessions, preferMedium: false };
+
+/**
+ * Runs the probe for a wave that is about to be dispatched and records the answer on the run (the
+ * dashboard reads it there). Called at most once per reconcile call: a wave never uses a stale answer.
+ */
+export const probeForWave = async (
+  deps: Pick<OrchestratorDeps, 'budgetProbe' | 'config' | 'baseEnv' | 'store'>,
+  runId: string,
+): Promise<ProbeResult> => {
+  const value = deps.budgetProbe
+    ? await deps.budgetProbe()
+    : await runBudgetProbe(deps.config.budget, { cwd: deps.config.runner.workspace, env: deps.baseEnv });
+  const run = await deps.store.getRun(runId);
+  if (run && JSON.stringify(run.progress.budget) !== JSON.stringify(value))
+    await deps.store.updateRun(runId, { progress: { ...run.progress, budget: value } });
+  return value;
+};

@@ -8,7 +8,7 @@ import { nextActions } from '../plan/next-actions.ts';
 import type { Action, RunSnapshot } from '../plan/snapshot.ts';
 import type { RunState } from '../plan/states.ts';
 import { issueKey } from '../plan/types.ts';
-import { budgetOf } from './budget-probe.ts';
+import { budgetOf, type ProbeResult, probeForWave } from './budget-probe.ts';
 import type { RunCtx, RunOptionsStored } from './context.ts';
 import { repoRefOf } from './context.ts';
 import type { DashboardInput } from './dashboard-types.ts';
@@ -46,6 +46,8 @@ const live = (s: string): boolean => s !== 'done' && s !== 'cancelled';
 /** What one reconcileRun call reads once for all its passes (the repo config does not change mid-call). */
 interface CallCache {
   cfg?: Awaited<ReturnType<typeof loadRepoConfig>>;
+  /** The budget probe's answer for the wave this call dispatches (seed 000: before each wave). */
+  budget?: ProbeResult;
 }
 
 const load = async (
@@ -94,7 +96,6 @@ const load = async (
     (p) => open.has(p.key) || p.state === 'closed',
   );
   const options = run.options as RunOptionsStored;
-  const budget = await hooks.probe(run.id);
   const fresh = (await deps.store.getRun(run.id)) ?? run;
   const machine = deps.machine?.() ?? deps.runner.limit();
   const p = fresh.progress;
@@ -122,7 +123,8 @@ const load = async (
     issues,
     external,
     progress,
-    budget: budgetOf(budget, options.maxSessions),
+    // The last answer until a wave is about to go out; reconcileRun probes afresh then.
+    budget: budgetOf(cache.budget ?? fresh.progress.budget, options.maxSessions),
     machine: { limit: machine.limit, contended: machine.contended },
     build: p.build ?? { status: 'none', covers: [], failures: 0 },
     smoke: p.smoke ?? 'none',
@@ -187,6 +189,17 @@ export const reconcileRun = async (
       return 0;
     });
     if (filed > 0) continue;
+    // A wave would go out if the budget allowed it (the last answer may be a park that has lifted):
+    // ask the probe now, once per call, and plan the wave on its answer.
+    const unbounded = { ...ctx.snap, budget: budgetOf(undefined, ctx.snap.options.maxSessions) };
+    if (
+      cache.budget === undefined &&
+      nextActions(plannerState(ctx.run.state), unbounded).some((a) => a.type === 'dispatch')
+    ) {
+      cache.budget = await probeForWave(deps, runId);
+      ctx.run = (await deps.store.getRun(runId)) ?? ctx.run;
+      ctx.snap = { ...ctx.snap, budget: budgetOf(cache.budget, ctx.snap.options.maxSessions) };
+    }
     const actions = nextActions(plannerState(ctx.run.state), ctx.snap);
     if (ctx.run.state === 'planning' || ctx.run.state === 'blocked')
       ctx.run = await deps.store.updateRun(ctx.run.id, { state: 'running' });

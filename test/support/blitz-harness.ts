@@ -17,6 +17,7 @@ import { createEventProcessor } from '../../src/intake/process-events.ts';
 import { createReceiver } from '../../src/intake/receive.ts';
 import { createLogger, type Logger, silentLogger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
+import type { ProbeResult } from '../../src/orchestrator/budget-probe.ts';
 import { createOrchestrator, type Orchestrator } from '../../src/orchestrator/orchestrator.ts';
 import { createReviewLeg } from '../../src/orchestrator/review-leg.ts';
 import { Runner } from '../../src/runner/runner.ts';
@@ -57,6 +58,8 @@ export interface BlitzHarnessOptions {
   agentCommand?: string[];
   /** Review legs by the fake reviewer CLI (a roster entry with the review role). */
   review?: boolean;
+  /** The budget probe instead of the (absent) configured one. */
+  budgetProbe?: () => Promise<ProbeResult>;
 }
 
 interface Bot {
@@ -170,6 +173,7 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
       machine: () => ({ limit: config.runner.maxSessions, contended: false }),
       dashboard: { intervalMs: opts.dashboardIntervalMs ?? 0 },
       ...(opts.review ? { review: createReviewLeg({ config, baseEnv: testEnv(), logger }) } : {}),
+      ...(opts.budgetProbe ? { budgetProbe: opts.budgetProbe } : {}),
     });
     orchRef = orch;
     const metrics = createMetrics();
