@@ -122,18 +122,18 @@ export const describeIntakeCases = (engine: string, fresh: () => Promise<FreshDa
       expect(results[0]!.intent.id).toBe(results[1]!.intent.id);
       expect(await a.listIntents()).toHaveLength(1);
     });
+
     it('a delivery leased by a live replica is taken by another only after its lease ran out', async () => {
       const db = await fresh();
       const a = await db.store();
       const b = await db.store();
-      const d = {
+      await a.recordDelivery({
         forge: 'github',
         deliveryId: 'l1',
         event: 'issues',
         outcome: 'accepted',
         events: [],
-      } as const;
-      await a.recordDelivery(d);
+      });
       const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
       expect(await a.leaseDelivery('github', 'l1', 'A', t(30), t(0))).toBe(true);
       // B tries while A's lease is live: refused; A renews its own.
