@@ -83,6 +83,10 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     );
   const forges = createForgeResolver({
     logger,
+    onRequest: (forge) => (r) => {
+      metrics.forgeRequests.inc({ forge, outcome: r.outcome });
+      if (r.remaining !== undefined) metrics.forgeRateLimitRemaining.set({ forge }, r.remaining);
+    },
     ...(env.github ? { github: { ...env.github, baseUrl, botLogin: githubLogin } } : {}),
     ...(env.gitea ? { gitea: { url: env.gitea.url, token: env.gitea.token, botLogin: giteaLogin } } : {}),
   });

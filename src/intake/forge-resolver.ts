@@ -5,11 +5,9 @@
 import { AppError } from '../errors.ts';
 import { createGiteaForge } from '../forges/gitea/index.ts';
 import { createGithubForge, createInstallationLookup } from '../forges/github/index.ts';
+import type { ForgeRequestHook } from '../forges/request-hook.ts';
 import type { Forge, ForgeKind, RepoRef } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
-
-/** Told once per forge request: the outcome, and the rate limit left when the forge said. */
-export type ForgeRequestHook = (r: { forge: ForgeKind; outcome: 'ok' | 'error'; remaining?: number }) => void;
 
 export interface ForgeResolverOptions {
   github?: { appId: string; privateKey: string; baseUrl: string; botLogin: string };
@@ -17,6 +15,8 @@ export interface ForgeResolverOptions {
   logger: Logger;
   /** Installation of a repository (default: asked of GitHub with the App's JWT, cached). */
   installationOf?: (repo: RepoRef) => Promise<number>;
+  /** The request hook each forge client gets (forge metrics). */
+  onRequest?: (forge: ForgeKind) => ForgeRequestHook;
 }
 
 export type ResolveForge = (target: {
@@ -41,7 +41,11 @@ export const createForgeResolver = (opts: ForgeResolverOptions): ResolveForge =>
   return async ({ forge, installationId, repo }) => {
     if (forge === 'gitea') {
       if (!opts.gitea) throw new AppError('forge_unavailable', 'Gitea is not configured on this bot');
-      gitea ??= createGiteaForge({ ...opts.gitea, logger: opts.logger.child({ forge: 'gitea' }) });
+      gitea ??= createGiteaForge({
+        ...opts.gitea,
+        logger: opts.logger.child({ forge: 'gitea' }),
+        ...(opts.onRequest ? { onRequest: opts.onRequest('gitea') } : {}),
+      });
       return gitea;
     }
     if (!github || !installationOf)
@@ -60,6 +64,7 @@ export const createForgeResolver = (opts: ForgeResolverOptions): ResolveForge =>
         auth: { appId: github.appId, privateKey: github.privateKey, installationId: id },
         botLogin: github.botLogin,
         logger: opts.logger.child({ forge: 'github', installationId: id }),
+        ...(opts.onRequest ? { onRequest: opts.onRequest('github') } : {}),
       });
       installations.set(id, found);
     }

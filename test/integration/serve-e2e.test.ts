@@ -191,6 +191,7 @@ describe('the composed bot (serve) on GitHub', () => {
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toMatch(/blitz_webhook_deliveries_total\{[^}]*\} [1-9]/);
     expect(metrics).toMatch(/blitz_runs\{[^}]*\} [1-9]/);
+    expect(metrics).toMatch(/blitz_forge_requests_total\{[^}]*forge="github"[^}]*outcome="ok"[^}]*\} [1-9]/);
 
     const refused = await fetch(`${base}/`);
     expect(refused.status).toBe(401);

@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import { AppError } from '../../errors.ts';
 import type { Logger } from '../../observability/logger.ts';
+import { type ForgeRequestHook, outcomeOfStatus, remainingOf, safeHook } from '../request-hook.ts';
 import { GiteaErrorBody } from './schema.ts';
 
 export interface RetryPolicy {
@@ -48,6 +49,8 @@ export interface GiteaClientOptions {
   retry: RetryPolicy;
   fetch: typeof fetch;
   requestTimeoutMs: number;
+  /** Told after every try (metrics). */
+  onRequest?: ForgeRequestHook;
 }
 
 /**
@@ -110,6 +113,10 @@ export class GiteaClient {
       } catch (err) {
         failure = err;
       }
+      safeHook(this.opts.onRequest)({
+        outcome: outcomeOfStatus(res?.status),
+        ...(res ? { remaining: remainingOf(res.headers.get('x-ratelimit-remaining')) } : {}),
+      });
       if (res && (res.ok || req.allow?.includes(res.status))) return res;
       if (res && !retryable(req.method, res.status)) throw await this.errorFor(req, res, attempt + 1);
       if (attempt >= retry.retries) {

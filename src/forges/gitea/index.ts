@@ -3,6 +3,7 @@
 // loop polls; its milestone "number" is the milestone id (what Gitea's own URLs show).
 import { AppError, isAppError } from '../../errors.ts';
 import { type Logger, silentLogger } from '../../observability/logger.ts';
+import type { ForgeRequestHook } from '../request-hook.ts';
 import type { Forge, IssueRef, RepoRef } from '../types.ts';
 import { formatIssueRef, formatRepo } from '../types.ts';
 import { defaultRetryPolicy, GiteaClient, type RetryPolicy } from './client.ts';
@@ -30,6 +31,8 @@ export interface GiteaForgeOptions {
   /** Dependency lists fetched at once while loading a milestone. */
   concurrency?: number;
   requestTimeoutMs?: number;
+  /** Told after every API request (forge metrics). */
+  onRequest?: ForgeRequestHook;
 }
 
 export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
@@ -41,6 +44,7 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
     retry: { ...defaultRetryPolicy, ...opts.retry },
     fetch: opts.fetch ?? globalThis.fetch,
     requestTimeoutMs: opts.requestTimeoutMs ?? 30_000,
+    ...(opts.onRequest ? { onRequest: opts.onRequest } : {}),
   });
   const pageSize = opts.pageSize ?? 50;
 

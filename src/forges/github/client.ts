@@ -8,6 +8,7 @@ import { throttling } from '@octokit/plugin-throttling';
 import { Octokit } from '@octokit/rest';
 import Bottleneck from 'bottleneck';
 import type { Logger } from '../../observability/logger.ts';
+import { type ForgeRequestHook, outcomeOfStatus, remainingOf, safeHook } from '../request-hook.ts';
 
 export const GithubOctokit = Octokit.plugin(retry, throttling);
 export type GithubClient = InstanceType<typeof GithubOctokit>;
@@ -47,6 +48,8 @@ export const createGithubClient = (opts: {
   auth: GithubAuth;
   logger: Logger;
   retry?: RetryOptions;
+  /** Told after every API request (forge metrics). */
+  onRequest?: ForgeRequestHook;
 }): GithubClient => {
   const r = { ...defaultRetry, ...opts.retry };
   const { logger } = opts;
@@ -73,7 +76,7 @@ export const createGithubClient = (opts: {
             installationId: opts.auth.installationId,
           },
         };
-  return new GithubOctokit({
+  const client = new GithubOctokit({
     ...auth,
     baseUrl: opts.baseUrl,
     userAgent: 'blitz-bot',
@@ -95,4 +98,23 @@ export const createGithubClient = (opts: {
       search: group(2),
     },
   });
+  const tell = safeHook(opts.onRequest);
+  client.hook.after('request', (response) => {
+    tell({
+      outcome: outcomeOfStatus(response.status),
+      remaining: remainingOf(response.headers['x-ratelimit-remaining']),
+    });
+  });
+  client.hook.error('request', (error) => {
+    const e = error as {
+      status?: number;
+      response?: { headers?: Record<string, string | number | undefined> };
+    };
+    tell({
+      outcome: outcomeOfStatus(e.status),
+      remaining: remainingOf(e.response?.headers?.['x-ratelimit-remaining']),
+    });
+    throw error;
+  });
+  return client;
 };

@@ -2,6 +2,7 @@
 // handled in client.ts) behind the Forge interface. Works against api.github.com, GitHub Enterprise
 // Server (`githubBaseUrl({ host, protocol })`) and the local fake in tests.
 import { type Logger, silentLogger } from '../../observability/logger.ts';
+import type { ForgeRequestHook } from '../request-hook.ts';
 import type { Forge } from '../types.ts';
 import { createGithubClient, type GithubAuth, type RetryOptions } from './client.ts';
 import { issueOps } from './issues.ts';
@@ -20,6 +21,8 @@ export interface GithubForgeOptions {
   botLogin: string;
   logger?: Logger;
   retry?: RetryOptions;
+  /** Told after every API request (forge metrics). */
+  onRequest?: ForgeRequestHook;
 }
 
 export const createGithubForge = (opts: GithubForgeOptions): Forge => {
@@ -29,6 +32,7 @@ export const createGithubForge = (opts: GithubForgeOptions): Forge => {
     auth: opts.auth,
     logger,
     retry: opts.retry,
+    ...(opts.onRequest ? { onRequest: opts.onRequest } : {}),
   });
   return {
     kind: 'github',
