@@ -43,6 +43,11 @@ const overrideOf = (cmd: Extract<Command, { name: 'blitz' }>): { override?: Over
   return { override: { ...(tool ? { tool } : {}), ...(cmd.model ? { model: cmd.model } : {}) } };
 };
 
+/** What a person calls the run in an answer: the words name its kind (a plan run is not a blitz). */
+const runNoun = (run: RunRecord): string =>
+  `${run.kind === 'plan' ? 'plan-blitz' : run.kind === 'fleet' ? 'ticket fleet' : 'blitz'} of **${run.milestoneTitle}**`;
+const capital = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
+
 const dashboardWhere = (run: RunRecord): string =>
   run.triggerIssue !== undefined ? `the dashboard on #${run.triggerIssue}` : `run ${run.id}`;
 
@@ -154,7 +159,7 @@ export const createIntentHandler = (deps: OrchestratorDeps, hooks: StartHooks) =
       await answer(
         forge,
         where,
-        `Blitz of **${run.milestoneTitle}** is ${run.state}${run.progress.reason ? ` (${run.progress.reason})` : ''}: ${count('closed')} closed, ${issues.length - count('closed')} in progress; details on ${dashboardWhere(run)}.`,
+        `${capital(runNoun(run))} is ${run.state}${run.progress.reason ? ` (${run.progress.reason})` : ''}: ${count('closed')} closed, ${issues.length - count('closed')} in progress; details on ${dashboardWhere(run)}.`,
       );
       return 'answered';
     }
@@ -166,19 +171,19 @@ export const createIntentHandler = (deps: OrchestratorDeps, hooks: StartHooks) =
             state: 'paused',
             progress: { ...now.progress, pausedFrom: now.state },
           });
-        return `Paused the blitz of **${run.milestoneTitle}**: running workers finish, nothing new starts until \`/blitz resume\`.`;
+        return `Paused the ${runNoun(run)}: running workers finish, nothing new starts until \`/blitz resume\`.`;
       }
       if (action === 'resume') {
         if (now.state === 'paused' || now.state === 'blocked')
           await deps.store.updateRun(run.id, { state: 'running' });
-        return `Resumed the blitz of **${run.milestoneTitle}**.`;
+        return `Resumed the ${runNoun(run)}.`;
       }
       const stopped = await hooks.cancelWorkers(run);
       await deps.store.updateRun(run.id, {
         state: 'cancelled',
         progress: { ...now.progress, reason: 'cancelled by a person' },
       });
-      return `Cancelled the blitz of **${run.milestoneTitle}**: ${stopped} worker(s) stopped; the branches and \`${run.integrationBranch}\` are kept.`;
+      return `Cancelled the ${runNoun(run)}: ${stopped} worker(s) stopped; the branches and \`${run.integrationBranch}\` are kept.`;
     });
     await answer(forge, where, reply);
     hooks.reconcileSoon(run.id);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BlitzHarness, startBlitzHarness } from '../support/blitz-harness.ts';
 import { tempDir } from '../support/git.ts';
+import { startPlanHarness } from '../support/plan-harness.ts';
 import type { SeedIssue } from '../support/world.ts';
 
 const chain: SeedIssue[] = [
@@ -100,7 +101,9 @@ describe('blitz commands', () => {
     expect((await x.bot.runs.ledger.listByRun(runId)).map((a) => a.issue.number)).toEqual([1]);
     await x.comment('/blitz status');
     await x.round();
-    expect(botComments(x).some((c) => c.body.includes('is paused'))).toBe(true);
+    // The answer names the kind of run it speaks of.
+    expect(botComments(x).some((c) => c.body.startsWith('Blitz of **M1** is paused'))).toBe(true);
+    expect(botComments(x).some((c) => c.body.startsWith('Paused the blitz of **M1**'))).toBe(true);
     await x.comment('/blitz resume');
     await x.drive(async () => (await x.bot.runs.ledger.listOpen()).some((a) => a.issue.number === 2));
     await x.comment('/blitz cancel');
@@ -203,4 +206,28 @@ describe('blitz commands', () => {
     expect(x.world.count('close', 'acme/app', filed[0]!.number)).toBe(1);
     expect((await x.liveRun())!.state).toBe('done');
   }, 90_000);
+});
+
+describe('/blitz control commands on a plan run', () => {
+  it('`/blitz status` and `/blitz pause` on a plan-blitz name it a plan-blitz, not a blitz', async () => {
+    const p = await startPlanHarness({
+      forge: 'github',
+      issues: [{ number: 1, title: 'Store', body: 'A store.', labels: ['size/M'] }],
+      agentEnv: { FAKE_AGENT_PLAN_DELAY_MS: '3000' },
+    });
+    try {
+      await p.comment('/plan-blitz M1');
+      await p.round();
+      await p.comment('/blitz pause');
+      await p.round();
+      await p.comment('/blitz status');
+      await p.round();
+      const said = p.world.commentsOn(p.repo, p.trigger).map((c) => c.body);
+      expect(said.some((b) => b.startsWith('Paused the plan-blitz of **M1**'))).toBe(true);
+      expect(said.some((b) => b.startsWith('Plan-blitz of **M1** is paused'))).toBe(true);
+      expect(said.some((b) => /\bthe blitz of\b|^Blitz of/.test(b))).toBe(false);
+    } finally {
+      await p.close();
+    }
+  }, 60_000);
 });
