@@ -37,14 +37,16 @@ export interface QueueDispatch {
 export const createQueueDispatch = (d: QueueDispatchDeps): QueueDispatch => {
   const name = d.name ?? `bot-${hostname()}-${process.pid}`;
   const queues = new Set<string>();
+  let consumer: LocalConsumer | undefined;
   const dispatcher = createDispatcher({
     queue: d.queue,
     store: d.store,
     registry: d.registry,
     localHost: name,
     onQueue: (q) => queues.add(q),
+    // The embedded queue is in memory: its jobs start now, as a direct call to the Runner did.
+    afterLocalEnqueue: async () => consumer?.drain(),
   });
-  let consumer: LocalConsumer | undefined;
   return {
     dispatcher,
     name,

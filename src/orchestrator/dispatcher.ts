@@ -29,6 +29,11 @@ export interface DispatcherDeps {
   /** Told each queue an attempt went to, so the local consumer pulls it too. */
   onQueue?: (queue: string) => void;
   leaseSeconds?: number;
+  /**
+   * Called once a job is enqueued on the in-process engine: the local consumer starts it at once, so
+   * a restart right after a dispatch loses no job (that queue lives in memory).
+   */
+  afterLocalEnqueue?: () => Promise<unknown>;
 }
 
 type AttemptJobInput = Extract<RunnerJob, { kind: 'attempt' }>;
@@ -77,6 +82,7 @@ export const createDispatcher = (d: DispatcherDeps): Dispatcher => {
       const id = await dispatchRunnerJob(d.queue, job, { singletonKey, leaseSeconds });
       if (id === null) return false;
       await record(d.store);
+      if (d.queue.engine === 'in-process') await d.afterLocalEnqueue?.();
       return true;
     },
 
@@ -84,7 +90,9 @@ export const createDispatcher = (d: DispatcherDeps): Dispatcher => {
       const host = (await d.registry?.getReceipt(attemptId))?.runnerName ?? d.localHost;
       const queue = hostQueue(host);
       d.onQueue?.(queue);
-      return { queue, id: await dispatchRunnerJob(d.queue, job, { host, leaseSeconds }) };
+      const id = await dispatchRunnerJob(d.queue, job, { host, leaseSeconds });
+      if (d.queue.engine === 'in-process') await d.afterLocalEnqueue?.();
+      return { queue, id };
     },
   };
 };
