@@ -66,6 +66,13 @@ export const forgeEventSchema = z.discriminatedUnion('kind', [
     parent: issueRef,
     child: issueRef,
   }),
+  z.object({
+    kind: z.literal('label-added'),
+    ...base,
+    issueNumber: z.number().int().positive(),
+    /** The label the sender added (on Gitea: a label the issue carries after the sender's label change). */
+    label: z.string().min(1),
+  }),
   z.object({ kind: z.literal('issue-closed'), ...base, issueNumber: z.number().int().positive() }),
   z.object({ kind: z.literal('issue-reopened'), ...base, issueNumber: z.number().int().positive() }),
   z.object({

@@ -53,6 +53,20 @@ describe('normalizeGitea', () => {
     });
   });
 
+  it('issue_label leaving blitz/approved on is a label-added event naming the sender', () => {
+    const p = fixture('gitea', 'issue_label.label_updated');
+    (p.issue as Record<string, unknown>).labels = [{ id: 9, name: 'blitz/approved', color: 'ffffff' }];
+    (p.issue as Record<string, unknown>).milestone = null;
+    expect(events('issue_label', p)).toEqual([
+      expect.objectContaining({
+        kind: 'label-added',
+        label: 'blitz/approved',
+        issueNumber: 5,
+        sender: expect.objectContaining({ login: 'alice' }),
+      }),
+    ]);
+  });
+
   it('issue_label without the blitz label is ignored', () => {
     const p = fixture('gitea', 'issue_label.label_updated');
     (p.issue as Record<string, unknown>).labels = [{ name: 'bug' }];

@@ -1,9 +1,13 @@
 // Gitea webhook payload → ForgeEvent[]. Dispatches on X-Gitea-Event-Type (the specific hook type:
 // issue_label, pull_request_comment, pull_request_sync …), falling back to X-Gitea-Event. Gitea sends
 // no milestone or dependency webhooks: the reconcile loop reads those from the API instead.
+
+import { planLabels } from '../../plan/types.ts';
 import type { ForgeEvent, Normalized } from '../events.ts';
 import { commandEventsOf, isBlitzLabel, parsePayload } from '../payload.ts';
 import { giteaIssueCommentSchema, giteaIssuesSchema, giteaPullRequestSchema } from './schema.ts';
+
+const approvedLabel = planLabels.approved;
 
 type Common = { repository: { name: string; owner: { login: string } }; sender: { login: string } };
 
@@ -49,8 +53,15 @@ export const normalizeGitea = (eventType: string, payload: unknown): Normalized 
       // issue now has label blitz and a milestone", which is safe to see twice (a run is started once).
       const p = parsePayload(giteaIssuesSchema, payload, eventType);
       const { milestone, labels } = p.issue;
+      // Approval: the sender changed the labels and left `blitz/approved` on (Gitea does not say which
+      // label changed, so a writer's label change with it present counts as adding it).
+      const approval: ForgeEvent[] =
+        p.action === 'label_updated' && (labels ?? []).some((l) => l.name === approvedLabel)
+          ? [{ kind: 'label-added', ...baseOf(p), issueNumber: p.issue.number, label: approvedLabel }]
+          : [];
       const relevant = p.action === 'label_updated' || p.action === 'milestoned';
       if (!relevant || !milestone || !(labels ?? []).some((l) => isBlitzLabel(l.name))) {
+        if (approval.length) return accepted(approval);
         return ignored(`${eventType}.${p.action} carries no signal`);
       }
       return accepted([
@@ -61,6 +72,7 @@ export const normalizeGitea = (eventType: string, payload: unknown): Normalized 
           source: 'label',
           issueNumber: p.issue.number,
         },
+        ...approval,
       ]);
     }
     case 'pull_request':

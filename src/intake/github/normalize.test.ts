@@ -71,6 +71,20 @@ describe('normalizeGithub', () => {
     ]);
   });
 
+  it('label blitz/approved added is a label-added event naming who added it', () => {
+    const p = githubExample('issues', 'labeled');
+    (p.label as Record<string, unknown>).name = 'blitz/approved';
+    p.sender = { ...(p.sender as object), login: 'maya', type: 'User' };
+    expect(events('issues', p)).toEqual([
+      expect.objectContaining({
+        kind: 'label-added',
+        label: 'blitz/approved',
+        issueNumber: (p.issue as { number: number }).number,
+        sender: { login: 'maya', type: 'User' },
+      }),
+    ]);
+  });
+
   it('label blitz on an issue without a milestone, or another label, is ignored', () => {
     const p = githubExample('issues', 'labeled');
     (p.label as Record<string, unknown>).name = 'blitz';

@@ -1,6 +1,8 @@
 // GitHub webhook payload → ForgeEvent[]. Pure: the event name and parsed JSON in, typed events out (or
 // the reason the delivery is ignored). Edited comments are not commands: re-running a command because
 // someone fixed a typo in an old comment would start work twice.
+
+import { planLabels } from '../../plan/types.ts';
 import type { ForgeEvent, Normalized } from '../events.ts';
 import { commandEventsOf, hasBlitzMarker, isBlitzLabel, parsePayload, toActor } from '../payload.ts';
 import {
@@ -66,6 +68,11 @@ export const normalizeGithub = (event: string, payload: unknown): Normalized => 
       if (p.action === 'closed') return accepted([{ kind: 'issue-closed', ...base, issueNumber: number }]);
       if (p.action === 'reopened')
         return accepted([{ kind: 'issue-reopened', ...base, issueNumber: number }]);
+      // Who added a label matters (a `blitz/approved` only counts from a writer): said as its own event.
+      const labelAdded: ForgeEvent[] =
+        p.action === 'labeled' && p.label?.name === planLabels.approved
+          ? [{ kind: 'label-added', ...base, issueNumber: number, label: p.label.name }]
+          : [];
       const signalled =
         (p.action === 'labeled' && isBlitzLabel(p.label?.name)) ||
         (p.action === 'milestoned' && (p.issue.labels ?? []).some((l) => isBlitzLabel(l.name)));
@@ -79,8 +86,10 @@ export const normalizeGithub = (event: string, payload: unknown): Normalized => 
             source: 'label',
             issueNumber: number,
           },
+          ...labelAdded,
         ]);
       }
+      if (labelAdded.length) return accepted(labelAdded);
       return ignored(`issues.${p.action} carries no signal`);
     }
     case 'milestone': {
