@@ -2,52 +2,34 @@
 // from an env and a blitz.config.yml, against the contract-checked fake GitHub with real App auth
 // (JWT → installation lookup by repo → installation token), a real bare origin and fake agents that
 // commit and push. A signed `/blitz M1` goes over real HTTP to the bot's port; nothing is driven by
-// hand: the bot's own cron and supervision ticks carry the run to the end.
+// hand: the bot's own cron and supervision ticks carry the run to the end. On Gitea, which sends no
+// milestone webhook, a `[blitz]` marker in the milestone title starts the run on the bot's own tick.
 import { generateKeyPairSync } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
-import { type Bot, composeBot } from '../../src/compose/bot.ts';
-import { loadBlitzConfig } from '../../src/config/blitz-config.ts';
-import { loadEnv } from '../../src/config/env.ts';
-import { silentLogger } from '../../src/observability/logger.ts';
+import type { Bot } from '../../src/compose/bot.ts';
 import { dashboardMarker } from '../../src/orchestrator/dashboard.ts';
 import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
+import { startFakeGitea } from '../support/fake-gitea/server.ts';
 import { type FakeGithub, startFakeGithub } from '../support/fake-github/server.ts';
-import { removeDir, tempDir, testEnv } from '../support/git.ts';
 import { githubExample, signedGithubRequest } from '../support/signing.ts';
-import { World } from '../support/world.ts';
-import { createRealGitRepo, type RealGitRepo } from '../support/world-git.ts';
+import type { World } from '../support/world.ts';
+import { bootComposed, type Cleanups, seedWorld, statusToken, until } from './serve-harness.ts';
 
-const fakeAgent = join(import.meta.dirname, '..', 'support', 'fake-agents', 'fake-agent.mjs');
 const secret = 'serve-e2e-webhook-secret';
-const statusToken = 'serve-e2e-status-token-0123456789';
 const appId = 4242;
 const installationId = 77;
 
-const cleanups: (() => Promise<void> | void)[] = [];
+const cleanups: Cleanups = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-const until = async (what: string, done: () => Promise<boolean> | boolean, timeoutMs = 150_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await done()) return;
-    await sleep(250);
-  }
-  throw new Error(`${what}: not reached in ${timeoutMs} ms`);
-};
 
 interface Booted {
   bot: Bot;
   port: number;
   world: World;
   fake: FakeGithub;
-  origin: RealGitRepo;
   dir: string;
   trigger: number;
 }
@@ -58,22 +40,7 @@ const bootGithub = async (): Promise<Booted> => {
     publicKeyEncoding: { type: 'spki', format: 'pem' },
     privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
   });
-  const world = new World('blitz-bot[bot]');
-  const origin = await createRealGitRepo({ files: { 'README.md': '# app\n' } });
-  cleanups.push(() => origin.cleanup());
-  const repo = world.addRepo('acme/app', { git: origin.git });
-  world.grant(repo, 'blitz-bot[bot]', 'write');
-  world.grant(repo, 'alice', 'write');
-  world.addMilestone(repo, 'M1');
-  world.addIssue(repo, { number: 1, title: 'The data model', body: 'Add `src/a.ts`.', milestone: 'M1' });
-  world.addIssue(repo, {
-    number: 2,
-    title: 'The store',
-    body: 'Add `src/b.ts`.',
-    milestone: 'M1',
-    blockedBy: [1],
-  });
-  const trigger = world.addIssue(repo, { title: 'Blitz control room', author: 'alice' }).number;
+  const { world, origin, trigger } = await seedWorld('blitz-bot[bot]', 'M1', cleanups);
   const fake = await startFakeGithub(world, {
     tokens: {},
     app: { appId, publicKey, installationId },
@@ -83,56 +50,18 @@ const bootGithub = async (): Promise<Booted> => {
     await fake.close();
     fake.assertNoViolations();
   });
-
-  const dir = tempDir('blitz-serve-e2e-');
-  cleanups.push(() => removeDir(dir));
-  const configPath = join(dir, 'blitz.config.yml');
-  writeFileSync(
-    configPath,
-    stringify({
-      runner: { workspace: join(dir, 'workspace'), maxSessions: 2, retries: 0, attemptTimeoutMinutes: 10 },
-      roster: [
-        {
-          name: 'fake',
-          tool: 'custom',
-          command: [process.execPath, fakeAgent, '{prompt_file}'],
-          resume: [process.execPath, fakeAgent, '--resume', '{prompt_file}'],
-          roles: ['blitz'],
-          tiers: ['execution', 'design', 'subtle'],
-        },
-      ],
-      modelNotesPath: join(dir, 'models.md'),
-    }),
+  const { bot, port, dir } = await bootComposed(
+    {
+      APP_ID: String(appId),
+      PRIVATE_KEY: privateKey,
+      WEBHOOK_SECRET: secret,
+      GHE_HOST: new URL(fake.url).host,
+      GHE_PROTOCOL: 'http',
+      BOT_LOGIN: 'blitz-bot[bot]',
+    },
+    cleanups,
   );
-  const env = loadEnv({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    DATABASE_URL: `sqlite:${join(dir, 'blitz.db')}`,
-    APP_ID: String(appId),
-    PRIVATE_KEY: privateKey,
-    WEBHOOK_SECRET: secret,
-    GHE_HOST: new URL(fake.url).host,
-    GHE_PROTOCOL: 'http',
-    BOT_LOGIN: 'blitz-bot[bot]',
-    BLITZ_CONFIG: configPath,
-    STATUS_TOKEN: statusToken,
-  });
-  const bot = await composeBot({
-    env,
-    // As serve does: the file named by BLITZ_CONFIG.
-    config: loadBlitzConfig(env.BLITZ_CONFIG, {}),
-    logger: silentLogger(),
-    version: '0.0.0-e2e',
-    baseEnv: testEnv(),
-    notifyTargets: {},
-    tickSeconds: 1,
-    supervisionSeconds: 1,
-    defaultMetrics: false,
-  });
-  const { port } = await bot.start();
-  cleanups.push(() => bot.stop());
-  return { bot, port, world, fake, origin, dir, trigger };
+  return { bot, port, world, fake, dir, trigger };
 };
 
 const blitzComment = (b: Booted, body: string) => {
@@ -211,5 +140,40 @@ describe('the composed bot (serve) on GitHub', () => {
     });
     expect(runPage.status).toBe(200);
     expect(await runPage.text()).toContain('The data model');
+  }, 200_000);
+});
+
+describe('the composed bot (serve) on Gitea', () => {
+  it('finds a [blitz] milestone on its own tick and closes it, once, with no command sent', async () => {
+    const { world, origin, repo } = await seedWorld('blitz-bot', 'M1 [blitz]', cleanups);
+    const fake = await startFakeGitea(world, { cloneUrl: () => origin.bareDir });
+    cleanups.push(async () => {
+      await fake.close();
+      fake.assertNoViolations();
+    });
+    const { port, dir } = await bootComposed(
+      {
+        GITEA_URL: fake.url,
+        GITEA_TOKEN: fake.token,
+        GITEA_WEBHOOK_SECRET: 'serve-e2e-gitea-secret',
+        GITEA_BOT_LOGIN: 'blitz-bot',
+      },
+      cleanups,
+    );
+    await until('both milestone issues closed', () =>
+      [1, 2].every((n) => world.issue(repo, n)?.state === 'closed'),
+    );
+    for (const n of [1, 2]) expect(world.count('close', 'acme/app', n), `#${n} closed once`).toBe(1);
+    expect(fake.count('userCurrentListRepos')).toBeGreaterThan(0);
+    const runs = openSqliteRunStore(join(dir, 'blitz.db'));
+    cleanups.push(() => runs.close());
+    // Later ticks still see the marker (the milestone stays open), but it started exactly one run.
+    await new Promise((r) => setTimeout(r, 2500));
+    const all = await runs.listRuns();
+    expect(all.map((r) => ({ forge: r.forge, repo: r.repo, milestone: r.milestoneTitle }))).toEqual([
+      { forge: 'gitea', repo: 'acme/app', milestone: 'M1 [blitz]' },
+    ]);
+    const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(health.status).toBe(200);
   }, 200_000);
 });

@@ -11,6 +11,8 @@ export interface HandlerContext {
   body: unknown;
   /** Gitea's ROOT_URL: what links and clone URLs are built from (may differ from the URL the bot calls). */
   baseUrl: string;
+  /** The clone URL advertised for a repo, when not the one under baseUrl (a real bare origin). */
+  cloneUrl?: (repo: WorldRepo) => string;
   requestUrl: URL;
   maxPageSize: number;
   defaultPageSize: number;

@@ -38,7 +38,7 @@ const renderPull = async (ctx: HandlerContext, repo: WorldRepo, issue: WorldIssu
   const upToDate = baseSha !== '' && (await repo.git.isAncestor(baseSha, headSha));
   const mergeBase = upToDate ? baseSha : await repo.git.mergeBase?.(pull.base, headSha);
   const base = renderIssue(ctx.world, repo, issue, ctx.baseUrl);
-  const repoJson = renderRepo(ctx.world, repo, ctx.actor, ctx.baseUrl);
+  const repoJson = renderRepo(ctx.world, repo, ctx.actor, ctx.baseUrl, ctx.cloneUrl);
   return {
     id: issue.id,
     url: base.url,

@@ -20,12 +20,16 @@ export const repoHandlers: Record<string, Handler> = {
       (r) => ctx.world.permissionOf(r, ctx.actor) !== 'none',
     );
     const { page, headers } = paginate(ctx, visible);
-    return { status: 200, json: page.map((r) => renderRepo(ctx.world, r, ctx.actor, ctx.baseUrl)), headers };
+    return {
+      status: 200,
+      json: page.map((r) => renderRepo(ctx.world, r, ctx.actor, ctx.baseUrl, ctx.cloneUrl)),
+      headers,
+    };
   },
 
   repoGet: (ctx) => {
     const repo = repoOf(ctx);
-    return { status: 200, json: renderRepo(ctx.world, repo, ctx.actor, ctx.baseUrl) };
+    return { status: 200, json: renderRepo(ctx.world, repo, ctx.actor, ctx.baseUrl, ctx.cloneUrl) };
   },
 
   repoGetBranch: async (ctx) => {

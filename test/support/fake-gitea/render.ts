@@ -103,7 +103,13 @@ export const renderComment = (world: World, repo: WorldRepo, c: WorldComment, ba
   updated_at: c.updatedAt,
 });
 
-export const renderRepo = (world: World, repo: WorldRepo, actor: string, baseUrl: string) => {
+export const renderRepo = (
+  world: World,
+  repo: WorldRepo,
+  actor: string,
+  baseUrl: string,
+  cloneUrl?: (repo: WorldRepo) => string,
+) => {
   const perm = world.permissionOf(repo, actor);
   const rank = { none: 0, read: 1, triage: 1, write: 2, maintain: 2, admin: 3 }[perm];
   return {
@@ -119,7 +125,7 @@ export const renderRepo = (world: World, repo: WorldRepo, actor: string, baseUrl
     mirror: false,
     archived: false,
     html_url: `${baseUrl}/${repo.owner}/${repo.name}`,
-    clone_url: `${baseUrl}/${repo.owner}/${repo.name}.git`,
+    clone_url: cloneUrl?.(repo) ?? `${baseUrl}/${repo.owner}/${repo.name}.git`,
     ssh_url: `git@127.0.0.1:${repo.owner}/${repo.name}.git`,
     default_branch: repo.defaultBranch,
     has_issues: true,

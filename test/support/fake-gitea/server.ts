@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SwaggerContract } from '../contract/swagger.ts';
-import type { World } from '../world.ts';
+import type { World, WorldRepo } from '../world.ts';
 import { type FakeResponse, type Handler, type HandlerContext, HttpError } from './context.ts';
 import { issueHandlers } from './handlers-issues.ts';
 import { pullHandlers } from './handlers-pulls.ts';
@@ -56,6 +56,8 @@ export interface FakeGiteaOptions {
   defaultPageSize?: number;
   /** Gitea's ROOT_URL, for links, html and clone URLs; default the fake's own URL. */
   rootUrl?: string;
+  /** The clone URL advertised for a repo (default: a URL under the root URL). */
+  cloneUrl?: (repo: WorldRepo) => string;
   /** The swagger to check against; default the repository's copy of Gitea 1.22's. */
   contractFile?: string;
 }
@@ -169,6 +171,7 @@ export const startFakeGitea = async (world: World, opts: FakeGiteaOptions = {}):
       query: url.searchParams,
       body,
       baseUrl: opts.rootUrl ?? baseUrl,
+      ...(opts.cloneUrl ? { cloneUrl: opts.cloneUrl } : {}),
       requestUrl: url,
       maxPageSize: opts.maxPageSize ?? 50,
       defaultPageSize: opts.defaultPageSize ?? 30,

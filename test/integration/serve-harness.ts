@@ -1,0 +1,98 @@
+// Boots the composed bot (compose/bot.ts, what `npm start` runs) in-process for the serve tests: a
+// World with a real bare origin, a temp dir holding blitz.config.yml (fake agents as a `custom`
+// roster entry), the SQLite file and the workspace, and the env serve would read.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { type Bot, composeBot } from '../../src/compose/bot.ts';
+import { loadBlitzConfig } from '../../src/config/blitz-config.ts';
+import { loadEnv } from '../../src/config/env.ts';
+import { silentLogger } from '../../src/observability/logger.ts';
+import { removeDir, tempDir, testEnv } from '../support/git.ts';
+import { World, type WorldRepo } from '../support/world.ts';
+import { createRealGitRepo, type RealGitRepo } from '../support/world-git.ts';
+
+const fakeAgent = join(import.meta.dirname, '..', 'support', 'fake-agents', 'fake-agent.mjs');
+
+export const statusToken = 'serve-e2e-status-token-0123456789';
+
+export type Cleanups = (() => Promise<void> | void)[];
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until `done()` (bounded); the error names what was awaited. */
+export const until = async (what: string, done: () => Promise<boolean> | boolean, timeoutMs = 150_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await done()) return;
+    await sleep(250);
+  }
+  throw new Error(`${what}: not reached in ${timeoutMs} ms`);
+};
+
+/** acme/app on a real bare origin: milestone `milestone` with #1 and #2 (blocked by #1), and a control-room issue. */
+export const seedWorld = async (botLogin: string, milestone: string, cleanups: Cleanups) => {
+  const world = new World(botLogin);
+  const origin: RealGitRepo = await createRealGitRepo({ files: { 'README.md': '# app\n' } });
+  cleanups.push(() => origin.cleanup());
+  const repo: WorldRepo = world.addRepo('acme/app', { git: origin.git });
+  // Gitea lets only repo admins read others' permission: the bot account is an admin there.
+  world.grant(repo, botLogin, botLogin.endsWith('[bot]') ? 'write' : 'admin');
+  world.grant(repo, 'alice', 'write');
+  world.addMilestone(repo, milestone);
+  world.addIssue(repo, { number: 1, title: 'The data model', body: 'Add `src/a.ts`.', milestone });
+  world.addIssue(repo, { number: 2, title: 'The store', body: 'Add `src/b.ts`.', milestone, blockedBy: [1] });
+  const trigger = world.addIssue(repo, { title: 'Blitz control room', author: 'alice' }).number;
+  return { world, origin, repo, trigger };
+};
+
+/** Writes blitz.config.yml in a fresh temp dir, boots the composed bot over `vars`, and starts it. */
+export const bootComposed = async (
+  vars: Record<string, string>,
+  cleanups: Cleanups,
+): Promise<{ bot: Bot; port: number; dir: string }> => {
+  const dir = tempDir('blitz-serve-e2e-');
+  cleanups.push(() => removeDir(dir));
+  const configPath = join(dir, 'blitz.config.yml');
+  writeFileSync(
+    configPath,
+    stringify({
+      runner: { workspace: join(dir, 'workspace'), maxSessions: 2, retries: 0, attemptTimeoutMinutes: 10 },
+      roster: [
+        {
+          name: 'fake',
+          tool: 'custom',
+          command: [process.execPath, fakeAgent, '{prompt_file}'],
+          resume: [process.execPath, fakeAgent, '--resume', '{prompt_file}'],
+          roles: ['blitz'],
+          tiers: ['execution', 'design', 'subtle'],
+        },
+      ],
+      modelNotesPath: join(dir, 'models.md'),
+    }),
+  );
+  const env = loadEnv({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: `sqlite:${join(dir, 'blitz.db')}`,
+    BLITZ_CONFIG: configPath,
+    STATUS_TOKEN: statusToken,
+    ...vars,
+  });
+  const bot = await composeBot({
+    env,
+    // As serve does: the file named by BLITZ_CONFIG.
+    config: loadBlitzConfig(env.BLITZ_CONFIG, {}),
+    logger: silentLogger(),
+    version: '0.0.0-e2e',
+    baseEnv: testEnv(),
+    notifyTargets: {},
+    tickSeconds: 1,
+    supervisionSeconds: 1,
+    defaultMetrics: false,
+  });
+  const { port } = await bot.start();
+  cleanups.push(() => bot.stop());
+  return { bot, port, dir };
+};
