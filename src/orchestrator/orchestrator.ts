@@ -20,7 +20,7 @@ import type { PerformDeps } from './perform.ts';
 import { initialPlanDashboard } from './plan-blitz/plan-dashboard.ts';
 import { reconcilePlanRun } from './plan-blitz/reconcile-plan-run.ts';
 import { createPlanIntentHandler } from './plan-blitz/start-plan-run.ts';
-import { reconcileRun } from './reconcile.ts';
+import { reconcileRun, recordApproval } from './reconcile.ts';
 import { createEffects } from './run-effects.ts';
 import { createIntentHandler, type IntentOutcome } from './start-run.ts';
 
@@ -241,6 +241,10 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     },
     async handleEvent(event) {
       if (closed) return;
+      // Who added `blitz/approved` is only in the event: recorded before the runs look again.
+      await recordApproval(performDeps, event).catch((err: unknown) =>
+        log.warn({ err }, 'approval not recorded; the label must be added again'),
+      );
       // Level-triggered: which run an event concerns is not worked out; every live run of the repo looks again.
       const runs = await runsOfRepo(event.forge, `${event.repo.owner}/${event.repo.name}`);
       await Promise.all(runs.map((r) => reconcile(r.id)));

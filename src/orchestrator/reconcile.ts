@@ -3,11 +3,12 @@
 // pass moved something the next pass can build on (a merge frees a dependent, a close frees a slot).
 
 import { formatConfigErrors } from '../config/repo-config.ts';
-import type { Forge } from '../forges/types.ts';
+import { type Forge, hasPermission, type MilestoneSnapshot } from '../forges/types.ts';
+import type { ForgeEvent } from '../intake/events.ts';
 import { nextActions } from '../plan/next-actions.ts';
 import type { Action, RunSnapshot } from '../plan/snapshot.ts';
 import type { RunState } from '../plan/states.ts';
-import { issueKey } from '../plan/types.ts';
+import { issueKey, planLabels } from '../plan/types.ts';
 import { budgetOf, type ProbeResult, probeForWave } from './budget-probe.ts';
 import type { RunCtx, RunOptionsStored } from './context.ts';
 import { repoRefOf } from './context.ts';
@@ -79,7 +80,10 @@ const load = async (
     return undefined;
   }
   const repoConfig = cfg.result.config;
-  const ms = await forge.loadMilestone(repo, run.milestoneNumber);
+  const ms = withoutUnrecordedApprovals(
+    await forge.loadMilestone(repo, run.milestoneNumber),
+    run.progress.approvals ?? {},
+  );
   const authors = new Map<string, boolean>();
   for (const i of ms.issues)
     if (!authors.has(i.author)) authors.set(i.author, await hooks.trusted(forge, run.repo, i.author));
@@ -142,6 +146,58 @@ const load = async (
     attempts,
     issues: new Map(issues.map((i) => [issueKey(i.repo, i.number), i])),
   };
+};
+
+/**
+ * `blitz/approved` only counts when a person with write permission was seen adding it (the label on
+ * its own can be added by anyone with triage rights). A label without a recorded approval, such as
+ * one added before the run started, is read as absent: a writer re-adds it.
+ */
+export const withoutUnrecordedApprovals = (
+  ms: MilestoneSnapshot,
+  approvals: Record<string, string>,
+): MilestoneSnapshot => ({
+  ...ms,
+  issues: ms.issues.map((i) =>
+    approvals[issueKey(`${i.ref.repo.owner}/${i.ref.repo.name}`, i.ref.number)] === undefined
+      ? { ...i, labels: i.labels.filter((l) => l.name !== planLabels.approved) }
+      : i,
+  ),
+});
+
+/**
+ * Records who added `blitz/approved` on the live blitz runs of the repo, when that person has write
+ * permission; anyone else's label changes nothing. Runs under the run lock (a reconcile writes progress).
+ */
+export const recordApproval = async (deps: PerformDeps, event: ForgeEvent): Promise<void> => {
+  if (event.kind !== 'label-added' || event.label !== planLabels.approved) return;
+  const repoName = `${event.repo.owner}/${event.repo.name}`;
+  const runs = (await deps.store.listLiveRuns()).filter(
+    (r) => r.kind === 'blitz' && r.forge === event.forge && r.repo === repoName,
+  );
+  if (runs.length === 0) return;
+  const forge = await deps.forges({
+    forge: event.forge,
+    repo: event.repo,
+    ...(event.installationId ? { installationId: event.installationId } : {}),
+  });
+  const permission = await forge.getPermission(event.repo, event.sender.login).catch(() => 'none' as const);
+  if (event.sender.type !== 'User' || !hasPermission(permission, 'write')) {
+    deps.logger.info(
+      { repo: repoName, issue: event.issueNumber },
+      'blitz/approved added without write permission; not counted',
+    );
+    return;
+  }
+  const key = issueKey(repoName, event.issueNumber);
+  for (const r of runs)
+    await deps.store.withRunLock(r.id, async () => {
+      const now = await deps.store.getRun(r.id);
+      if (!now || now.progress.approvals?.[key] === event.sender.login) return;
+      await deps.store.updateRun(r.id, {
+        progress: { ...now.progress, approvals: { ...now.progress.approvals, [key]: event.sender.login } },
+      });
+    });
 };
 
 const plannerState = (s: string): RunState => (s === 'planning' ? 'running' : (s as RunState));

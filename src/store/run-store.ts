@@ -39,6 +39,8 @@ export interface RunProgress {
   pausedFrom?: RunRecordState;
   /** Why the run stopped (done / blocked / cancelled), in words. */
   reason?: string;
+  /** Blitz runs: `owner/name#n` → who with write permission added `blitz/approved` (seen by webhook). */
+  approvals?: Record<string, string>;
   /** Merged issues since the last integration review. */
   mergedSinceReview?: number;
   notifyFailures?: { target: string; error: string }[];
