@@ -4,14 +4,12 @@
 // reverse order and leaves workers running detached (the next start re-attaches them).
 import type { AddressInfo } from 'node:net';
 import { serve as serveHttp } from '@hono/node-server';
-import { loadAppManifest } from '../config/app-manifest.ts';
 import type { BlitzConfig } from '../config/blitz-config.ts';
 import type { Env } from '../config/env.ts';
-import { completeAppRegistration } from '../config/github-app-registration.ts';
 import type { NotifyTargetValues } from '../config/notify-targets.ts';
 import { githubBaseUrl } from '../forges/github/index.ts';
 import type { ForgeKind } from '../forges/types.ts';
-import { createApp } from '../http/app.ts';
+import type { createApp } from '../http/app.ts';
 import { createDeliveryQueue } from '../intake/delivery-queue.ts';
 import { createForgeResolver } from '../intake/forge-resolver.ts';
 import { createEventProcessor, type DeliveryWork } from '../intake/process-events.ts';
@@ -30,10 +28,10 @@ import { startSupervision } from '../runner/schedule.ts';
 import type { RunnerEvent } from '../runner/types.ts';
 import { buildNotifiers } from '../ship/notify.ts';
 import { createRunEvents, type RunEvents } from '../status/run-events.ts';
-import { createStatusDeps } from '../status/status-deps.ts';
 import { openRunStore, openStore } from '../store/open-store.ts';
 import { scanBlitzMarkers } from './gitea-markers.ts';
 import { startGithubApp } from './github-app.ts';
+import { buildHttpApp } from './http-app.ts';
 import { runnerCredentials } from './runner-credentials.ts';
 
 export interface BotOptions {
@@ -171,33 +169,19 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
   };
   // Deliveries are leased under this replica's name, so another replica replays one only if this one died.
   const intake = { store, queue, process, metrics, logger, holder: queueDispatch.name };
-  const app = createApp({
+  const app = buildHttpApp({
+    env,
     store,
+    runs,
     metrics,
     logger,
     version: o.version,
     receive: createReceiver(intake),
     runnerHub: runners.hub,
-    status: createStatusDeps({
-      statusToken: env.STATUS_TOKEN,
-      runs,
-      events: runEvents,
-      logger,
-      metrics,
-      workspace: config.runner.workspace,
-    }),
-    ...(github ? { github: { verify: github.verify } } : {}),
-    ...(env.gitea ? { gitea: { webhookSecret: env.gitea.webhookSecret } } : {}),
-    ...(env.APP_ID
-      ? {}
-      : {
-          githubSetup: {
-            manifest: loadAppManifest(),
-            createAppUrl: `${env.GHE_PROTOCOL}://${env.GHE_HOST ?? 'github.com'}/settings/apps/new`,
-            ...(env.WEBHOOK_PROXY_URL ? { webhookUrl: env.WEBHOOK_PROXY_URL } : {}),
-            convert: (code: string) => completeAppRegistration({ code, baseUrl }),
-          },
-        }),
+    runEvents,
+    workspace: config.runner.workspace,
+    baseUrl,
+    ...(github ? { verifyGithub: github.verify } : {}),
   });
 
   // The cron tick: Gitea's [blitz] milestone markers first (it sends no milestone webhook), then intents and every live run.

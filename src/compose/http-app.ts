@@ -1,0 +1,65 @@
+// The one HTTP app of `serve`: webhooks of each configured forge, health, metrics, the runner API,
+// the status pages (on STATUS_TOKEN) and, until GitHub is configured, the App registration page.
+import { loadAppManifest } from '../config/app-manifest.ts';
+import type { Env } from '../config/env.ts';
+import { completeAppRegistration } from '../config/github-app-registration.ts';
+import { createApp } from '../http/app.ts';
+import type { Received, ReceiveResult } from '../intake/receive.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import type { RunnerHub } from '../remote-runner/hub.ts';
+import type { AttemptLedger } from '../runner/types.ts';
+import type { RunEvents } from '../status/run-events.ts';
+import { createStatusDeps } from '../status/status-deps.ts';
+import type { RunStore } from '../store/run-store.ts';
+import type { Store } from '../store/types.ts';
+
+export interface HttpAppDeps {
+  env: Env;
+  store: Store;
+  runs: RunStore & { ledger: AttemptLedger };
+  metrics: Metrics;
+  logger: Logger;
+  version: string;
+  receive: (r: Received) => Promise<ReceiveResult>;
+  runnerHub: RunnerHub;
+  runEvents: RunEvents;
+  /** The runner workspace: the only place the status pages read logs from. */
+  workspace: string;
+  /** GitHub REST base URL (for the App registration). */
+  baseUrl: string;
+  /** Present when GitHub is configured: verifies X-Hub-Signature-256. */
+  verifyGithub?: (payload: string, signature: string) => Promise<boolean>;
+}
+
+export const buildHttpApp = (d: HttpAppDeps) => {
+  const { env } = d;
+  return createApp({
+    store: d.store,
+    metrics: d.metrics,
+    logger: d.logger,
+    version: d.version,
+    receive: d.receive,
+    runnerHub: d.runnerHub,
+    status: createStatusDeps({
+      statusToken: env.STATUS_TOKEN,
+      runs: d.runs,
+      events: d.runEvents,
+      logger: d.logger,
+      metrics: d.metrics,
+      workspace: d.workspace,
+    }),
+    ...(d.verifyGithub ? { github: { verify: d.verifyGithub } } : {}),
+    ...(env.gitea ? { gitea: { webhookSecret: env.gitea.webhookSecret } } : {}),
+    ...(env.APP_ID
+      ? {}
+      : {
+          githubSetup: {
+            manifest: loadAppManifest(),
+            createAppUrl: `${env.GHE_PROTOCOL}://${env.GHE_HOST ?? 'github.com'}/settings/apps/new`,
+            ...(env.WEBHOOK_PROXY_URL ? { webhookUrl: env.WEBHOOK_PROXY_URL } : {}),
+            convert: (code: string) => completeAppRegistration({ code, baseUrl: d.baseUrl }),
+          },
+        }),
+  });
+};
