@@ -50,6 +50,10 @@ export interface BotOptions {
   localRunner?: boolean;
   /** Process metrics (CPU, memory…); off in tests, where several bots share one process. */
   defaultMetrics?: boolean;
+  /** This replica's name on its leases and jobs; default `bot-<host>-<pid>` (one process, one replica). */
+  name?: string;
+  /** Seconds a runner holds a job before it goes to another; default 120. */
+  jobLeaseSeconds?: number;
 }
 
 export interface Bot {
@@ -125,6 +129,8 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     runner,
     logger,
     ...(o.localRunner === false ? { localRunner: false } : {}),
+    ...(o.name ? { name: o.name } : {}),
+    ...(o.jobLeaseSeconds ? { leaseSeconds: o.jobLeaseSeconds } : {}),
   });
   const notify = buildNotifiers(o.notifyTargets);
   for (const problem of notify.problems) logger.warn(problem);

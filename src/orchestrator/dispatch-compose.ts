@@ -23,6 +23,8 @@ export interface QueueDispatchDeps {
   /** Run queued jobs here too (default true); false leaves every job to `blitz-bot runner` agents. */
   localRunner?: boolean;
   pollMs?: number;
+  /** Seconds a runner holds an attempt job before it goes to another (the dispatcher's default otherwise). */
+  leaseSeconds?: number;
 }
 
 export interface QueueDispatch {
@@ -43,6 +45,7 @@ export const createQueueDispatch = (d: QueueDispatchDeps): QueueDispatch => {
     store: d.store,
     registry: d.registry,
     localHost: name,
+    ...(d.leaseSeconds ? { leaseSeconds: d.leaseSeconds } : {}),
     onQueue: (q) => queues.add(q),
     // The embedded queue is in memory: its jobs start now, as a direct call to the Runner did.
     afterLocalEnqueue: async () => consumer?.drain(),
