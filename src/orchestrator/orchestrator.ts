@@ -5,6 +5,7 @@ import { commandSchema } from '../commands/schema.ts';
 import { type Forge, hasPermission } from '../forges/types.ts';
 import type { ForgeEvent } from '../intake/events.ts';
 import type { RunnerEvent } from '../runner/types.ts';
+import { runLogger } from '../status/log-context.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
 import { runBudgetProbe } from './budget-probe.ts';
@@ -102,10 +103,12 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   const reconcileOnce = async (runId: string): Promise<void> => {
     // Plan runs have their own loop (plan-blitz); every other kind goes through reconcileRun.
     const run = await deps.store.getRun(runId);
-    if (run?.kind === 'plan') return reconcilePlanRun(performDeps, planHooks, runId);
+    // Every line a pass logs carries the run id and repository (status/log-context.ts).
+    const runDeps = run ? { ...performDeps, logger: runLogger(log, run) } : performDeps;
+    if (run?.kind === 'plan') return reconcilePlanRun(runDeps, planHooks, runId);
     if (run?.kind === 'fleet') return fleet.reconcile(runId);
     // One reconcile per run across replicas too (an advisory lock on Postgres).
-    return deps.store.withRunLock(runId, () => reconcileRun(performDeps, hooks, runId));
+    return deps.store.withRunLock(runId, () => reconcileRun(runDeps, hooks, runId));
   };
   const reconcileSoon = (runId: string): void => void reconcile(runId);
 

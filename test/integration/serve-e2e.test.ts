@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Bot } from '../../src/compose/bot.ts';
 import { dashboardMarker } from '../../src/orchestrator/dashboard.ts';
 import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
+import { memoryLogger } from '../support/blitz-harness.ts';
 import { startFakeGitea } from '../support/fake-gitea/server.ts';
 import { type FakeGithub, startFakeGithub } from '../support/fake-github/server.ts';
 import { githubExample, signedGithubRequest } from '../support/signing.ts';
@@ -32,6 +33,8 @@ interface Booted {
   fake: FakeGithub;
   dir: string;
   trigger: number;
+  logs: string[];
+  privateKey: string;
 }
 
 const bootGithub = async (): Promise<Booted> => {
@@ -50,6 +53,7 @@ const bootGithub = async (): Promise<Booted> => {
     await fake.close();
     fake.assertNoViolations();
   });
+  const logs = memoryLogger();
   const { bot, port, dir } = await bootComposed(
     {
       APP_ID: String(appId),
@@ -60,8 +64,9 @@ const bootGithub = async (): Promise<Booted> => {
       BOT_LOGIN: 'blitz-bot[bot]',
     },
     cleanups,
+    logs.logger,
   );
-  return { bot, port, world, fake, dir, trigger };
+  return { bot, port, world, fake, dir, trigger, logs: logs.lines, privateKey };
 };
 
 const blitzComment = (b: Booted, body: string) => {
@@ -140,6 +145,16 @@ describe('the composed bot (serve) on GitHub', () => {
     });
     expect(runPage.status).toBe(200);
     expect(await runPage.text()).toContain('The data model');
+
+    // Lines a reconcile pass writes carry the run and its repository; no secret reaches the log.
+    const lines = b.logs.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const dispatched = lines.filter((l) => l.msg === 'issue dispatched');
+    expect(dispatched).toHaveLength(2);
+    for (const l of dispatched) expect(l).toMatchObject({ runId: run.id, repo: 'acme/app' });
+    const text = b.logs.join('');
+    expect(text).not.toMatch(/ghs_[0-9a-f]{24}/);
+    expect(text).not.toContain(secret);
+    expect(text).not.toContain(b.privateKey.split('\n')[1]!);
   }, 200_000);
 });
 

@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import { type Bot, composeBot } from '../../src/compose/bot.ts';
 import { loadBlitzConfig } from '../../src/config/blitz-config.ts';
 import { loadEnv } from '../../src/config/env.ts';
-import { silentLogger } from '../../src/observability/logger.ts';
+import { type Logger, silentLogger } from '../../src/observability/logger.ts';
 import { removeDir, tempDir, testEnv } from '../support/git.ts';
 import { World, type WorldRepo } from '../support/world.ts';
 import { createRealGitRepo, type RealGitRepo } from '../support/world-git.ts';
@@ -50,6 +50,7 @@ export const seedWorld = async (botLogin: string, milestone: string, cleanups: C
 export const bootComposed = async (
   vars: Record<string, string>,
   cleanups: Cleanups,
+  logger: Logger = silentLogger(),
 ): Promise<{ bot: Bot; port: number; dir: string }> => {
   const dir = tempDir('blitz-serve-e2e-');
   cleanups.push(() => removeDir(dir));
@@ -84,7 +85,7 @@ export const bootComposed = async (
     env,
     // As serve does: the file named by BLITZ_CONFIG.
     config: loadBlitzConfig(env.BLITZ_CONFIG, {}),
-    logger: silentLogger(),
+    logger,
     version: '0.0.0-e2e',
     baseEnv: testEnv(),
     notifyTargets: {},
