@@ -1,0 +1,200 @@
+// Issue 9's acceptance with the whole orchestrator, on the real PostgreSQL: two composed bot replicas
+// (each composeBot with its own pools, pg-boss handle and replica name, no local runner) serve one
+// World on the fake GitHub; `blitz-bot runner` processes run the fake agent. A signed `/blitz M1` and
+// every later webhook go to both replicas; the planner walks a 10-issue milestone (a chain, a diamond,
+// independents). Proved: each issue dispatched once and closed once, one dashboard, a killed runner's
+// job retried on another after its lease, a replica away while its runner buffers and then flushes.
+import { existsSync } from 'node:fs';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/observability/logger.ts';
+import { dashboardMarker } from '../../src/orchestrator/dashboard.ts';
+import { openJobQueue } from '../../src/queue/open-queue.ts';
+import { isAlive, killGroup } from '../../src/runner/exec.ts';
+import { JsonFileAttemptLedger } from '../../src/runner/ledger.ts';
+import type { AttemptRecord } from '../../src/runner/types.ts';
+import { openRunnerRegistry, openRunStore } from '../../src/store/open-store.ts';
+import { pgTestUrl, postgresAvailable, testSchemas } from '../support/pg.ts';
+import {
+  type Cleanups,
+  commentRequest,
+  deliverToAll,
+  milestoneIssues,
+  milestoneWorld,
+  type Replica,
+  startReplica,
+  startRunnerProcess,
+  webhookForwarder,
+} from '../support/replicas-harness.ts';
+
+const pgUp = await postgresAvailable();
+const inCi = Boolean(process.env.CI);
+const schemas = testSchemas();
+afterAll(() => schemas.dropAll());
+
+const cleanups: Cleanups = [];
+const pids: number[] = [];
+afterEach(async () => {
+  for (const pid of pids.splice(0)) if (isAlive(pid)) killGroup(pid, 'SIGKILL');
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const LEASE = 15;
+
+describe('two replicas run a 10-issue milestone with runner processes (issue 9)', () => {
+  it.runIf(!pgUp && inCi)('needs PostgreSQL under CI', () => {
+    throw new Error(`CI is set but PostgreSQL is not reachable at ${pgTestUrl()}`);
+  });
+
+  it.runIf(pgUp)(
+    'dispatches and closes every issue once, retries a killed runner’s job elsewhere, and loses nothing while a replica is away',
+    async () => {
+      const schema = await schemas.create();
+      cleanups.push(
+        async () => void (await schemas.admin.query(`DROP SCHEMA IF EXISTS ${schema}_jobs CASCADE`)),
+      );
+      const db = schemas.urlFor(schema);
+      const m = await milestoneWorld(cleanups);
+      const opts = { agentDelayMs: 2500, jobLeaseSeconds: LEASE };
+      const a = await startReplica('bot-a', m, db, cleanups, opts);
+      const b = await startReplica('bot-b', m, db, cleanups, opts);
+      const runs = await openRunStore(db);
+      const registry = await openRunnerRegistry(db);
+      cleanups.push(
+        () => runs.close(),
+        () => registry.close(),
+      );
+
+      const token = async (name: string) => (await registry.createToken(name)).token;
+      const hostA = startRunnerProcess(a.url, await token('host-a'));
+      const hostB = startRunnerProcess(b.url, await token('host-b'));
+      pids.push(hostA.pid, hostB.pid);
+
+      let up: Replica[] = [a, b];
+      const forward = webhookForwarder(m, () => up);
+      const ledger = async (): Promise<AttemptRecord[]> => {
+        const [run] = await runs.listRuns();
+        return run ? runs.ledger.listByRun(run.id) : [];
+      };
+      const state = async () =>
+        JSON.stringify({
+          attempts: (await ledger()).map((x) => [x.issue.number, x.exitPath.split('/')[2], x.outcome]),
+          open: milestoneIssues.filter((n) => m.world.issue(m.repo, n)?.state !== 'closed'),
+        });
+      // Polls (bounded) while forwarding every webhook the World's changes would send, to the replicas up.
+      const drive = async <T>(what: string, fn: () => Promise<T | undefined | false>, ms = 120_000) => {
+        const deadline = Date.now() + ms;
+        while (Date.now() < deadline) {
+          await forward.pump();
+          const v = await fn();
+          if (v !== undefined && v !== false) return v;
+          await sleep(250);
+        }
+        throw new Error(`timed out waiting for ${what}; ${await state()}`);
+      };
+
+      const start = await deliverToAll([a, b], commentRequest(m, '/blitz M1'));
+      expect(start.sort()).toEqual([200, 202]);
+
+      // A runner dies mid-job with its worker: the job goes to another runner once its lease runs out.
+      const lost = await drive('host-a to start a worker', async () =>
+        (await ledger()).find((x) => x.exitPath.startsWith('runner://host-a/') && x.pid && !x.outcome),
+      );
+      const receipt = (await registry.getReceipt(lost.id))!;
+      process.kill(hostA.pid, 'SIGKILL');
+      killGroup(lost.pid!, 'SIGKILL');
+      const hostC = startRunnerProcess(a.url, await token('host-c'));
+      pids.push(hostC.pid);
+      const jobs = await openJobQueue(db, { logger: silentLogger() });
+      cleanups.push(() => jobs.close());
+      const retried = await drive(
+        'the lost job to complete on another runner',
+        async () => {
+          const j = await jobs.get({ queue: receipt.jobQueue, id: receipt.jobId });
+          return j?.state === 'completed' ? j : undefined;
+        },
+        180_000,
+      );
+      expect(retried.holder).not.toBe('host-a');
+      expect(retried.retryCount).toBe(1);
+
+      // Replica A stops while host-c (its runner) works: host-c buffers its reports, then flushes them.
+      const inFlight = await drive('host-c to start a worker', async () =>
+        (await ledger()).find((x) => x.exitPath.startsWith('runner://host-c/') && x.pid && !x.outcome),
+      );
+      up = [b];
+      await a.stop();
+      await drive('host-c to buffer a report', async () => existsSync(hostC.buffer));
+      await sleep(1000);
+      await a.restart();
+      up = [a, b];
+      await drive('host-c to flush its buffer', async () => !existsSync(hostC.buffer));
+      expect((await runs.ledger.get(inFlight.id))?.outcome).toBeDefined();
+
+      await drive(
+        'every milestone issue closed',
+        async () => milestoneIssues.every((n) => m.world.issue(m.repo, n)?.state === 'closed'),
+        240_000,
+      );
+      await forward.pump();
+      // Every webhook reached both replicas (while A was away only B) and was taken by one of them.
+      for (const s of forward.sent)
+        expect(
+          s.statuses.filter((x) => x === 202),
+          s.id,
+        ).toHaveLength(1);
+
+      const [run] = await runs.listRuns();
+      expect(run).toBeDefined();
+      for (const n of milestoneIssues)
+        expect(m.world.count('close', 'acme/app', n), `#${n} closed once`).toBe(1);
+      // A blocked issue closes after its blockers.
+      const closedAt = (n: number) => m.world.log.findIndex((e) => e.action === 'close' && e.target === n);
+      for (const [later, earlier] of [
+        [2, 1],
+        [3, 2],
+        [5, 4],
+        [6, 4],
+        [7, 5],
+        [7, 6],
+      ] as const)
+        expect(closedAt(later), `#${later} after #${earlier}`).toBeGreaterThan(closedAt(earlier));
+      const dashboards = m.world
+        .commentsOn(m.repo, m.trigger)
+        .filter((c) => c.body.includes(dashboardMarker(run!.id)));
+      expect(dashboards).toHaveLength(1);
+
+      // The ledger: one attempt per issue; the lost issue also keeps its lost attempt, closed as such.
+      const all = await ledger();
+      for (const n of milestoneIssues) {
+        const outcomes = all
+          .filter((x) => x.issue.number === n)
+          .map((x) => x.outcome ?? 'open')
+          .sort();
+        expect(outcomes, `#${n}`).toEqual(
+          n === lost.issue.number ? ['environment_failure', 'solved'] : ['solved'],
+        );
+      }
+      const rows = await runs.listRunIssues(run!.id);
+      for (const n of milestoneIssues)
+        expect(rows.find((r) => r.number === n)?.attempts, `#${n} dispatched once`).toBe(1);
+
+      // Nothing lost or doubled: what the live runners recorded is what the bot's ledger holds.
+      for (const host of [hostB, hostC]) {
+        const local = await new JsonFileAttemptLedger(host.records).listByRun(run!.id);
+        expect(local.length).toBeGreaterThan(0);
+        for (const x of local) {
+          const row = all.find((y) => y.id === x.id);
+          expect(row, `attempt ${x.id}`).toBeDefined();
+          expect(row?.outcome, `attempt ${x.id}`).toBe(x.outcome);
+        }
+      }
+      const remote = all.filter((x) => !x.exitPath.startsWith('runner://host-a/'));
+      const localCount = (
+        await Promise.all([hostB, hostC].map((h) => new JsonFileAttemptLedger(h.records).listByRun(run!.id)))
+      ).flat().length;
+      expect(remote).toHaveLength(localCount);
+    },
+    600_000,
+  );
+});
