@@ -16,6 +16,11 @@ import type { DashboardInput } from './dashboard-types.ts';
 import { dashboardView } from './dashboard-view.ts';
 import { fileReportedBugs } from './file-findings.ts';
 import { changedSinceDefault } from './integration-branch.ts';
+import {
+  integrationReviewBlocksReadiness,
+  integrationReviewDue,
+  runIntegrationReview,
+} from './integration-review.ts';
 import { firstTime, type PerformDeps, perform } from './perform.ts';
 import { holdUnplanned, unplannedLine } from './plan-blitz/blitz-plans.ts';
 import { planInput } from './plan-input.ts';
@@ -220,10 +225,19 @@ const publish = (deps: PerformDeps, hooks: ReconcileHooks, ctx: RunCtx, actions:
     reviewAvailable: deps.review !== undefined,
   });
   const unplanned = unplannedLine(ctx.issues.values());
-  hooks.dashboard(
-    ctx.run.id,
-    unplanned ? { ...view, readinessUnmet: [unplanned, ...(view.readinessUnmet ?? [])] } : view,
-  );
+  // The integration review's own line: its last verdict where the review module is wired.
+  const review = ctx.run.progress.integrationReview;
+  const reviewLine = !deps.review
+    ? 'integration review: not available (no review module wired)'
+    : review
+      ? integrationReviewBlocksReadiness(ctx.run.progress)
+      : 'integration review: none yet (runs after a wave or every 3 merged issues)';
+  const unmet = [
+    ...(unplanned ? [unplanned] : []),
+    ...(view.readinessUnmet ?? []).filter((l) => l !== 'integration review: not available'),
+    ...(reviewLine ? [reviewLine] : []),
+  ];
+  hooks.dashboard(ctx.run.id, { ...view, readinessUnmet: unmet });
 };
 
 export const reconcileRun = async (
@@ -256,7 +270,19 @@ export const reconcileRun = async (
       ctx.run = (await deps.store.getRun(runId)) ?? ctx.run;
       ctx.snap = { ...ctx.snap, budget: budgetOf(cache.budget, ctx.snap.options.maxSessions) };
     }
-    const actions = nextActions(plannerState(ctx.run.state), ctx.snap);
+    const planned = nextActions(plannerState(ctx.run.state), ctx.snap);
+    // The integration review runs where the review module is wired (it picks the reviewers).
+    if (deps.review && integrationReviewDue(ctx.run.progress, planned)) {
+      const found = await runIntegrationReview(deps, ctx).catch((err: unknown) => {
+        deps.logger.warn({ runId, err }, 'integration review failed; the next reconcile retries');
+        return 0;
+      });
+      // Its findings joined the milestone: the next pass plans them like any other issue.
+      if (found > 0) continue;
+    }
+    // Readiness (smoke, ship) needs the latest integration review clean (seed 000 §3.7).
+    const unclean = deps.review ? integrationReviewBlocksReadiness(ctx.run.progress) : undefined;
+    const actions = unclean ? planned.filter((a) => a.type !== 'run_smoke' && a.type !== 'ship') : planned;
     if (ctx.run.state === 'planning' || ctx.run.state === 'blocked')
       ctx.run = await deps.store.updateRun(ctx.run.id, { state: 'running' });
     let moved = false;

@@ -41,6 +41,13 @@ export interface RunProgress {
   reason?: string;
   /** Blitz runs: `owner/name#n` → who with write permission added `blitz/approved` (seen by webhook). */
   approvals?: Record<string, string>;
+  /** The last integration review: its verdict, when, and how many findings it filed as issues. */
+  integrationReview?: {
+    verdict: 'clean' | 'minor' | 'blocking' | 'unclear' | 'no_review';
+    at: string;
+    filed: number;
+    reviewer?: string;
+  };
   /** Merged issues since the last integration review. */
   mergedSinceReview?: number;
   notifyFailures?: { target: string; error: string }[];

@@ -58,6 +58,8 @@ export interface BlitzHarnessOptions {
   agentCommand?: string[];
   /** Review legs by the fake reviewer CLI (a roster entry with the review role). */
   review?: boolean;
+  /** Arguments of the fake reviewer (default `--verdict clean`). */
+  reviewerArgs?: string[];
   /** The budget probe instead of the (absent) configured one. */
   budgetProbe?: () => Promise<ProbeResult>;
 }
@@ -132,7 +134,12 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
             {
               name: 'fake-reviewer',
               tool: 'custom',
-              command: [process.execPath, fakeReviewer, '--verdict', 'clean', '{prompt_file}'],
+              command: [
+                process.execPath,
+                fakeReviewer,
+                ...(opts.reviewerArgs ?? ['--verdict', 'clean']),
+                '{prompt_file}',
+              ],
               resume: [process.execPath, fakeReviewer, '{prompt_file}'],
               roles: ['review'],
               tiers: ['execution'],
