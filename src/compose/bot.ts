@@ -128,7 +128,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     store: runs,
     runner,
     logger,
-    ...(o.localRunner === false ? { localRunner: false } : {}),
+    ...(o.localRunner === false || env.BLITZ_LOCAL_RUNNER === 'false' ? { localRunner: false } : {}),
     ...(o.name ? { name: o.name } : {}),
     ...(o.jobLeaseSeconds ? { leaseSeconds: o.jobLeaseSeconds } : {}),
   });
@@ -145,7 +145,13 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     forges: ({ forge, repo, installationId }) =>
       forges({ forge, repo, ...(installationId !== undefined ? { installationId } : {}) }),
     notifiers: notify.notifiers,
-    review: createReviewLeg({ config, baseEnv: o.baseEnv, logger }),
+    review: createReviewLeg({
+      config,
+      baseEnv: o.baseEnv,
+      logger,
+      ...(env.OLLAMA_HOST ? { ollamaHost: env.OLLAMA_HOST } : {}),
+    }),
+    ...(env.OLLAMA_HOST ? { fleet: { ollamaHost: env.OLLAMA_HOST } } : {}),
     onRunChanged: (runId, view) => runEvents.publish(runId, view),
     dispatcher: queueDispatch.dispatcher,
   });

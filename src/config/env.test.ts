@@ -30,6 +30,15 @@ describe('loadEnv', () => {
     expect(env.gitea).toBeUndefined();
   });
 
+  it('the bot runs jobs itself unless BLITZ_LOCAL_RUNNER is false; anything but true/false is refused by name', () => {
+    expect(loadEnv({}).BLITZ_LOCAL_RUNNER).toBe('true');
+    expect(loadEnv({ BLITZ_LOCAL_RUNNER: 'false', OLLAMA_HOST: 'http://127.0.0.1:11434' })).toMatchObject({
+      BLITZ_LOCAL_RUNNER: 'false',
+      OLLAMA_HOST: 'http://127.0.0.1:11434',
+    });
+    expect(refused({ BLITZ_LOCAL_RUNNER: 'no' })).toContain('BLITZ_LOCAL_RUNNER');
+  });
+
   it('GitHub is on only with APP_ID, a key and WEBHOOK_SECRET; escaped newlines in PRIVATE_KEY become real ones', () => {
     expect(loadEnv({ APP_ID: '1', WEBHOOK_SECRET: 's' }).github).toBeUndefined();
     const env = loadEnv({ APP_ID: '12', PRIVATE_KEY: 'line1\\nline2', WEBHOOK_SECRET: 's' });

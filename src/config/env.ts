@@ -60,6 +60,10 @@ export const envSchema = z.object({
   BLITZ_ALLOWED_BOTS: commaList,
   /** Path to the optional operator config file (roster, runner, limits, notify). */
   BLITZ_CONFIG: optionalString,
+  /** Ollama server (e.g. `http://127.0.0.1:11434`) for roster entries with `tool: ollama` (review legs). */
+  OLLAMA_HOST: optionalString,
+  /** `false` leaves every job to `blitz-bot runner` agents on other hosts; the bot runs none itself. */
+  BLITZ_LOCAL_RUNNER: z.enum(['true', 'false']).default('true'),
   /** Token for the status pages (runs, DAG, attempts, stats); unset turns them off. At least 16 characters. */
   STATUS_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 16, {
     message: 'must be at least 16 characters (or unset to turn the status pages off)',
