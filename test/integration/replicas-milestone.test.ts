@@ -39,7 +39,8 @@ afterEach(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const LEASE = 15;
+// Long enough that replica A's short outage below stays inside it (a longer one is a lost runner, and its job moves).
+const LEASE = 30;
 
 describe('two replicas run a 10-issue milestone with runner processes (issue 9)', () => {
   it.runIf(!pgUp && inCi)('needs PostgreSQL under CI', () => {
@@ -167,11 +168,16 @@ describe('two replicas run a 10-issue milestone with runner processes (issue 9)'
       // The ledger: one attempt per issue; the lost issue also keeps its lost attempt, closed as such.
       const all = await ledger();
       for (const n of milestoneIssues) {
-        const outcomes = all
-          .filter((x) => x.issue.number === n)
-          .map((x) => x.outcome ?? 'open')
-          .sort();
-        expect(outcomes, `#${n}`).toEqual(
+        const mine = all.filter((x) => x.issue.number === n);
+        const outcomes = mine.map((x) => x.outcome ?? 'open').sort();
+        const told = mine.map((x) => [
+          x.exitPath.split('/')[2],
+          x.outcome,
+          x.failureSummary,
+          x.startedAt,
+          x.endedAt,
+        ]);
+        expect(outcomes, `#${n}: ${JSON.stringify(told)}`).toEqual(
           n === lost.issue.number ? ['environment_failure', 'solved'] : ['solved'],
         );
       }
