@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BlitzHarness, startBlitzHarness } from '../support/blitz-harness.ts';
+import { addApproval } from '../support/blitz-labels.ts';
 import { tempDir } from '../support/git.ts';
 import { startPlanHarness } from '../support/plan-harness.ts';
 import type { SeedIssue } from '../support/world.ts';
@@ -134,7 +135,8 @@ describe('blitz commands', () => {
     const dashboard = botComments(x).find((c) => c.body.includes('blitz-dashboard'))!;
     expect(dashboard.body).toMatch(/approv/i);
     expect(dashboard.body).toContain('#2');
-    x.world.issue(x.repo, 2)!.labels.push('blitz/approved');
+    // A writer adds the label (seen in its webhook with her name): the issue is worked.
+    await addApproval(x, 2, 'alice');
     await x.drive(async () => x.world.issue(x.repo, 2)?.state === 'closed');
     expect((await x.bot.runs.ledger.listByRun(runId)).map((a) => a.issue.number)).toEqual([1, 2]);
   }, 90_000);
