@@ -82,11 +82,13 @@ describe('two replicas run a 10-issue milestone with runner processes (issue 9)'
           attempts: (await ledger()).map((x) => [x.issue.number, x.exitPath.split('/')[2], x.outcome]),
           open: milestoneIssues.filter((n) => m.world.issue(m.repo, n)?.state !== 'closed'),
         });
-      // Polls (bounded) while forwarding every webhook the World's changes would send, to the replicas up.
+      // Polls (bounded) while forwarding every webhook the World's changes would send, and ticking, the replicas up.
       const drive = async <T>(what: string, fn: () => Promise<T | undefined | false>, ms = 120_000) => {
         const deadline = Date.now() + ms;
         while (Date.now() < deadline) {
           await forward.pump();
+          // Both replicas reconcile at once, beside their own cron ticks: one reconcile per run wins.
+          await Promise.all(up.map((r) => r.bot.orchestrator.tick()));
           const v = await fn();
           if (v !== undefined && v !== false) return v;
           await sleep(250);
