@@ -56,7 +56,7 @@ export interface Classified {
 }
 
 export const untrustedReason =
-  'its author does not have write permission; a maintainer must add the label `blitz/approved`';
+  'its author does not have write permission; someone with write permission must add (or re-add) the label `blitz/approved`';
 
 const classifyOne = (
   g: PlanGraph,
