@@ -1,12 +1,16 @@
-// Store suite, runner part: the attempt ledger and the runner registry.
+// Store suite, runner part: the attempt ledger and the runner registry. The ledger cases take any
+// AttemptLedger factory, so the in-memory ledger (src/runner/ledger.test.ts) runs the same ones.
 import { describe, expect, it } from 'vitest';
+import type { AttemptLedger } from '../../src/runner/types.ts';
 import type { FreshDatabase } from './store-suite.ts';
 import { attempt, repo } from './store-suite-fixtures.ts';
 
-export const describeRunnerCases = (engine: string, fresh: () => Promise<FreshDatabase>): void => {
+/** The cases every AttemptLedger passes; `ledger` makes a new, empty one per test. */
+export const describeLedgerCases = (
+  engine: string,
+  ledger: () => AttemptLedger | Promise<AttemptLedger>,
+): void => {
   describe(`attempt ledger (${engine})`, () => {
-    const ledger = async () => (await (await fresh()).runs()).ledger;
-
     it('totals tokens per issue and run, without charging environment failures', async () => {
       const l = await ledger();
       await l.create(attempt('a', { outcome: 'unsolved' }));
@@ -54,7 +58,13 @@ export const describeRunnerCases = (engine: string, fresh: () => Promise<FreshDa
       expect((await l.listByIssue({ repo, number: 1 })).map((r) => r.id).sort()).toEqual(['early', 'late']);
       expect((await l.listByRun('run-2')).map((r) => r.id)).toEqual(['other']);
     });
+  });
+};
 
+export const describeRunnerCases = (engine: string, fresh: () => Promise<FreshDatabase>): void => {
+  describeLedgerCases(engine, async () => (await (await fresh()).runs()).ledger);
+
+  describe(`attempt ledger across connections (${engine})`, () => {
     it('survives a new connection to the same database (a bot restart)', async () => {
       const db = await fresh();
       const first = await db.runs();
