@@ -1,10 +1,6 @@
 // The runner registry over the SQLite file (its own connection, WAL, like the run store).
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
-import { migrate, readMigrations } from './migrate.ts';
 import {
   type AttemptReceipt,
   newRunnerToken,
@@ -15,6 +11,7 @@ import {
   runnerAdvertSchema,
   secretMatches,
 } from './runner-tokens.ts';
+import { openSqliteDatabase, opt } from './sqlite-open.ts';
 
 const tokenRow = z.object({
   id: z.string(),
@@ -47,8 +44,8 @@ export const toInfo = (raw: unknown): RunnerTokenInfo & { hash: string } => {
     name: r.name,
     hash: r.token_hash,
     createdAt: r.created_at,
-    ...(r.revoked_at ? { revokedAt: r.revoked_at } : {}),
-    ...(r.last_seen_at ? { lastSeenAt: r.last_seen_at } : {}),
+    ...opt('revokedAt', r.revoked_at),
+    ...opt('lastSeenAt', r.last_seen_at),
     ...(advert ? { advert } : {}),
   };
 };
@@ -72,17 +69,7 @@ export const toReceipt = (raw: unknown): AttemptReceipt => {
 
 export const openSqliteRunnerRegistry = (path: string, opts: { now?: () => Date } = {}): RunnerRegistry => {
   const now = (): string => (opts.now?.() ?? new Date()).toISOString();
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  let db: Database.Database;
-  try {
-    db = new Database(path);
-    db.pragma('journal_mode = WAL');
-    db.pragma('busy_timeout = 5000');
-    migrate(db, readMigrations());
-  } catch (cause) {
-    if (cause instanceof AppError) throw cause;
-    throw new AppError('store_error', `cannot open the runner registry at ${path}`, {}, { cause });
-  }
+  const db = openSqliteDatabase(path, 'runner registry');
   const insertToken = db.prepare(
     'INSERT INTO runner_tokens (id, name, token_hash, created_at) VALUES (?, ?, ?, ?)',
   );

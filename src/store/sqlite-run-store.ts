@@ -2,18 +2,15 @@
 // same file as the intake Store (WAL lets both work at once), so a restarted bot finds its runs,
 // issues, attempts and queued intents where it left them.
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import type { AttemptLedger } from '../runner/types.ts';
-import { migrate, readMigrations } from './migrate.ts';
 import type { RunIssueRecord, RunProgress, RunRecord, RunRecordState, RunStore } from './run-store.ts';
 import { createSqliteAttemptLedger } from './sqlite-ledger.ts';
-import type { Intent } from './types.ts';
+import { openSqliteDatabase, opt } from './sqlite-open.ts';
+import { forgeKind, toIntent } from './sqlite-store.ts';
 
-const forgeKind = z.enum(['github', 'gitea']);
 const runState = z.enum([
   'planning',
   'running',
@@ -102,22 +99,6 @@ const issueRow = z.object({
   updated_at: z.string(),
 });
 
-const intentRow = z.object({
-  id: z.number(),
-  forge: forgeKind,
-  repo: z.string(),
-  issue_number: z.number().nullable(),
-  command: z.string(),
-  sender: z.string(),
-  delivery_id: z.string(),
-  seq: z.number(),
-  status: z.string(),
-  created_at: z.string(),
-});
-
-const opt = <K extends string, V>(key: K, v: V | null): { [P in K]?: V } =>
-  (v === null ? {} : { [key]: v }) as { [P in K]?: V };
-
 export const toRun = (raw: unknown): RunRecord => {
   const r = runRow.parse(raw);
   return {
@@ -159,22 +140,6 @@ export const toIssue = (raw: unknown): RunIssueRecord => {
   };
 };
 
-const toIntent = (raw: unknown): Intent => {
-  const r = intentRow.parse(raw);
-  return {
-    id: r.id,
-    forge: r.forge,
-    repo: r.repo,
-    command: JSON.parse(r.command),
-    sender: r.sender,
-    deliveryId: r.delivery_id,
-    seq: r.seq,
-    status: r.status,
-    createdAt: r.created_at,
-    ...opt('issueNumber', r.issue_number),
-  };
-};
-
 export const terminal: RunRecordState[] = ['done', 'cancelled'];
 
 export type SqliteRunStore = RunStore & { ledger: AttemptLedger };
@@ -201,18 +166,7 @@ const withKeyLock = async <T>(key: string, fn: () => Promise<T>): Promise<T> => 
 
 export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}): SqliteRunStore => {
   const now = (): string => (opts.now?.() ?? new Date()).toISOString();
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  let db: Database.Database;
-  try {
-    db = new Database(path);
-    db.pragma('journal_mode = WAL');
-    db.pragma('busy_timeout = 5000');
-    db.pragma('foreign_keys = ON');
-    migrate(db, readMigrations());
-  } catch (cause) {
-    if (cause instanceof AppError) throw cause;
-    throw new AppError('store_error', `cannot open the SQLite run store at ${path}`, {}, { cause });
-  }
+  const db = openSqliteDatabase(path, 'SQLite run store');
   const lockScope = path === ':memory:' ? randomUUID() : resolve(path);
   const live = `state NOT IN (${terminal.map((s) => `'${s}'`).join(', ')})`;
   const selectRun = db.prepare('SELECT * FROM runs WHERE id = ?');

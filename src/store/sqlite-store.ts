@@ -1,15 +1,12 @@
 // The embedded Store: one SQLite file (WAL, busy_timeout) through better-sqlite3. Synchronous driver
 // behind the async port, so a Postgres engine can take its place without changing callers.
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
 import { z } from 'zod';
-import { AppError } from '../errors.ts';
 import type { ForgeKind } from '../forges/types.ts';
-import { type Migration, migrate, readMigrations } from './migrate.ts';
+import type { Migration } from './migrate.ts';
+import { openSqliteDatabase, opt } from './sqlite-open.ts';
 import type { Delivery, DeliveryOutcome, Intent, NewDelivery, NewIntent, Store } from './types.ts';
 
-const forgeKind = z.enum(['github', 'gitea']);
+export const forgeKind = z.enum(['github', 'gitea']);
 
 const deliveryRow = z.object({
   forge: forgeKind,
@@ -45,9 +42,9 @@ export const toDelivery = (raw: unknown): Delivery => {
     event: r.event,
     outcome: r.outcome,
     receivedAt: r.received_at,
-    ...(r.action !== null ? { action: r.action } : {}),
-    ...(r.reason !== null ? { reason: r.reason } : {}),
-    ...(r.processed_at !== null ? { processedAt: r.processed_at } : {}),
+    ...opt('action', r.action),
+    ...opt('reason', r.reason),
+    ...opt('processedAt', r.processed_at),
   };
 };
 
@@ -63,27 +60,13 @@ export const toIntent = (raw: unknown): Intent => {
     seq: r.seq,
     status: r.status,
     createdAt: r.created_at,
-    ...(r.issue_number !== null ? { issueNumber: r.issue_number } : {}),
+    ...opt('issueNumber', r.issue_number),
   };
 };
 
 /** Open (creating the directory and file if needed) and migrate a SQLite store. `:memory:` for tests. */
 export const openSqliteStore = (path: string, opts: { migrations?: Migration[] } = {}): Store => {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  let db: Database.Database;
-  try {
-    db = new Database(path);
-    db.pragma('journal_mode = WAL');
-    db.pragma('busy_timeout = 5000');
-    // With WAL, NORMAL never corrupts the file; a power cut may lose the last commits, which the
-    // forge's redelivery and the reconcile loop heal.
-    db.pragma('synchronous = NORMAL');
-    db.pragma('foreign_keys = ON');
-    migrate(db, opts.migrations ?? readMigrations());
-  } catch (cause) {
-    if (cause instanceof AppError) throw cause;
-    throw new AppError('store_error', `cannot open the SQLite store at ${path}`, {}, { cause });
-  }
+  const db = openSqliteDatabase(path, 'SQLite store', opts);
 
   const insertFirst = db.prepare(
     `INSERT OR IGNORE INTO deliveries (forge, delivery_id, event, action, outcome, reason, received_at, events)
