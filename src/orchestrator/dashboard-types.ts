@@ -1,21 +1,9 @@
 // Plain input of the dashboard renderer: the orchestrator maps its run, issues, probe and notify
 // results into these, so rendering needs no store, forge or clock.
+import { runIssueStates } from '../plan/states.ts';
 
-export const dashboardIssueStates = [
-  'blocked',
-  'ready',
-  'dispatched',
-  'working',
-  'pushed',
-  'pr_open',
-  'reviewed',
-  'merged',
-  'closed',
-  'failed',
-  'stalled',
-  'bounced',
-  'held',
-] as const;
+// The dashboard draws exactly the planner's run-issue states (one list, in src/plan/states.ts).
+export const dashboardIssueStates = runIssueStates;
 
 export type DashboardIssueState = (typeof dashboardIssueStates)[number];
 

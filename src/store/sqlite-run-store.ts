@@ -5,23 +5,14 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
+import { isTerminalRunState, runStates } from '../plan/states.ts';
 import type { AttemptLedger } from '../runner/types.ts';
 import type { RunIssueRecord, RunProgress, RunRecord, RunRecordState, RunStore } from './run-store.ts';
 import { createSqliteAttemptLedger } from './sqlite-ledger.ts';
 import { openSqliteDatabase, opt } from './sqlite-open.ts';
 import { forgeKind, toIntent } from './sqlite-store.ts';
 
-const runState = z.enum([
-  'planning',
-  'running',
-  'integrating',
-  'gating',
-  'shipping',
-  'done',
-  'paused',
-  'blocked',
-  'cancelled',
-]);
+const runState = z.enum(runStates);
 
 const runRow = z.object({
   id: z.string(),
@@ -140,7 +131,7 @@ export const toIssue = (raw: unknown): RunIssueRecord => {
   };
 };
 
-export const terminal: RunRecordState[] = ['done', 'cancelled'];
+export const terminal: RunRecordState[] = runStates.filter(isTerminalRunState);
 
 export type SqliteRunStore = RunStore & { ledger: AttemptLedger };
 
