@@ -207,7 +207,21 @@ export const recordApproval = async (deps: PerformDeps, event: ForgeEvent): Prom
 
 const plannerState = (s: string): RunState => (s === 'planning' ? 'running' : (s as RunState));
 
-const publish = (deps: PerformDeps, hooks: ReconcileHooks, ctx: RunCtx, actions: Action[]) => {
+/** Keeps the graph the dashboard drew in the run's progress (only when it changed), for the status page. */
+const keepGraph = async (deps: PerformDeps, ctx: RunCtx, view: DashboardInput): Promise<void> => {
+  const graph = view.issues.map((i) => ({
+    number: i.number,
+    title: i.title,
+    state: i.state,
+    ...(i.epic ? { epic: true } : {}),
+    blockedBy: i.blockedBy,
+  }));
+  if (JSON.stringify(graph) === JSON.stringify(ctx.run.progress.graph ?? null)) return;
+  const fresh = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
+  ctx.run = await deps.store.updateRun(ctx.run.id, { progress: { ...fresh.progress, graph } });
+};
+
+const publish = async (deps: PerformDeps, hooks: ReconcileHooks, ctx: RunCtx, actions: Action[]) => {
   const closed = ctx.snap.progress
     .filter((p) => !ctx.issues.has(p.key))
     .map((p) => {
@@ -238,6 +252,9 @@ const publish = (deps: PerformDeps, hooks: ReconcileHooks, ctx: RunCtx, actions:
     ...(reviewLine ? [reviewLine] : []),
   ];
   hooks.dashboard(ctx.run.id, { ...view, readinessUnmet: unmet });
+  await keepGraph(deps, ctx, view).catch((err: unknown) =>
+    deps.logger.warn({ runId: ctx.run.id, err }, 'run graph not kept; the next reconcile retries'),
+  );
 };
 
 export const reconcileRun = async (
@@ -250,7 +267,7 @@ export const reconcileRun = async (
     const ctx = await load(deps, hooks, runId, cache);
     if (!ctx) return;
     if (ctx.run.state === 'paused') {
-      publish(deps, hooks, ctx, []);
+      await publish(deps, hooks, ctx, []);
       return;
     }
     // A filed finding joins the milestone: the next pass sees it as an issue like any other.
@@ -301,7 +318,7 @@ export const reconcileRun = async (
         state: actions.some((a) => a.type === 'ship') ? 'shipping' : 'gating',
       });
     else ctx.run = after;
-    publish(deps, hooks, ctx, actions);
+    await publish(deps, hooks, ctx, actions);
     if (!moved || !live(ctx.run.state)) return;
   }
 };

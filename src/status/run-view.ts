@@ -80,6 +80,17 @@ export const buildRunView = (input: {
   const { run } = input;
   const fromDashboard = new Map<number, DashboardIssue>();
   for (const i of input.dashboard?.issues ?? []) fromDashboard.set(i.number, i);
+  // After a restart no dashboard has been published yet: the graph kept in the run's progress stands in.
+  if (!input.dashboard)
+    for (const g of run.progress.graph ?? [])
+      fromDashboard.set(g.number, {
+        number: g.number,
+        title: g.title,
+        state: isIssueState(g.state) ? g.state : 'blocked',
+        ...(g.epic ? { epic: true } : {}),
+        attempts: 0,
+        blockedBy: g.blockedBy,
+      });
   const numbers = new Set<number>([...fromDashboard.keys()]);
   for (const r of input.rows) if (r.repo === run.repo) numbers.add(r.number);
   const attemptsOf = new Map<number, AttemptRecord[]>();

@@ -17,7 +17,18 @@ export type RunRecordState =
 export type StepState = 'none' | 'running' | 'passed' | 'failed';
 
 /** What the orchestrator keeps about a run beyond its columns (JSON, owned by the orchestrator). */
+/** One issue of the run's dependency graph as the last dashboard drew it. */
+export interface RunGraphNode {
+  number: number;
+  title: string;
+  state: string;
+  epic?: boolean;
+  blockedBy: number[];
+}
+
 export interface RunProgress {
+  /** The last dashboard's graph (titles, states, edges), so the status page can draw it after a restart. */
+  graph?: RunGraphNode[];
   build?: {
     status: StepState;
     covers: string[];

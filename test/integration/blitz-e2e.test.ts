@@ -93,6 +93,11 @@ const expectMilestoneFinished = async (x: BlitzHarness) => {
   expect(dashboards).toHaveLength(1);
   expect(world.count('edit_comment', 'acme/app', x.trigger)).toBeGreaterThan(0);
   expect(dashboards[0]!.body).toContain('#8');
+  // The graph the dashboard drew is kept in the run, so the status page can draw it after a restart.
+  const graph = new Map((run.progress.graph ?? []).map((g) => [g.number, g]));
+  for (const n of worked) expect(graph.get(n)?.state, `#${n} in the kept graph`).toBe('closed');
+  expect(graph.get(7)?.epic).toBe(true);
+  expect(graph.get(8)?.state).not.toBe('closed');
   // Each issue got one worker: no double dispatch, whatever was delivered twice.
   const attempts = await x.bot.runs.ledger.listByRun(run.id);
   const perIssue = new Map<number, number>();

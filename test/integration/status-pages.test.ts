@@ -1,7 +1,7 @@
 // The status pages through the real app over a real SQLite file: access (off, bearer, login cookie),
 // escaping of hostile titles on every page, the run, attempt, report and stats content, and SSE.
 import { afterEach, describe, expect, it } from 'vitest';
-import { finishedRunId, hostileTitle, liveRunId } from '../fixtures/runs/finished-run.ts';
+import { finishedDashboard, finishedRunId, hostileTitle, liveRunId } from '../fixtures/runs/finished-run.ts';
 import { createStatusApp, listen, type StatusApp, statusToken } from '../fixtures/runs/status-app.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -116,6 +116,23 @@ describe('status pages', () => {
     expect(body).toContain('Parse CSV headers');
     expect(body).toContain('(title not known since restart)');
     expect(body).not.toContain('--&gt;');
+  });
+
+  it('after a restart draws titles and edges from the graph the last reconcile kept in the run', async () => {
+    const { app, runs } = await setup({ publishDashboard: false });
+    const run = await runs.getRun(finishedRunId);
+    const graph = finishedDashboard().issues.map((i) => ({
+      number: i.number,
+      title: i.title,
+      state: i.state,
+      ...(i.epic ? { epic: true } : {}),
+      blockedBy: i.blockedBy,
+    }));
+    await runs.updateRun(finishedRunId, { progress: { ...run!.progress, graph } });
+    const body = await (await app.request(`/runs/${finishedRunId}`, { headers: bearer })).text();
+    expect(body).not.toContain('(title not known since restart)');
+    expect(body).toContain('i1 --&gt; i3');
+    expect(body).not.toContain(hostileTitle);
   });
 
   it('replays an attempt: prompt, tool calls collapsed with their results, final response, tokens', async () => {
