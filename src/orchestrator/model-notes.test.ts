@@ -2,10 +2,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { pickWorker } from '../plan/routing.ts';
 import {
   type AttemptEvidence,
   compileModelNotes,
   maxNoteLines,
+  modelNotesForRouting,
   parseModelHints,
   readModelHints,
   updateModelNotesFile,
@@ -143,6 +145,32 @@ describe('model hints', () => {
       singleRun: true,
     });
     expect(hints.get('claude-sonnet')?.avoidTiers).toEqual([]);
+  });
+
+  it('feeds routing: the design tier goes past the entry the notes say failed there', () => {
+    const roster = [
+      {
+        name: 'codex-medium',
+        tool: 'codex' as const,
+        roles: ['blitz' as const],
+        tiers: ['execution' as const, 'design' as const],
+        costRank: 0,
+      },
+      {
+        name: 'claude-sonnet',
+        tool: 'claude' as const,
+        roles: ['blitz' as const],
+        tiers: ['design' as const],
+        costRank: 1,
+      },
+    ];
+    const pick = (notes?: ReturnType<typeof modelNotesForRouting>) =>
+      pickWorker({ role: 'blitz', assessedTier: 'design', roster, attempts: [], ...(notes ? { notes } : {}) })
+        .entry.name;
+    expect(pick()).toBe('codex-medium');
+    const notes = modelNotesForRouting(parseModelHints(compileModelNotes('', run1)));
+    expect(notes['codex-medium']).toEqual({ avoidTiers: ['design'] });
+    expect(pick(notes)).toBe('claude-sonnet');
   });
 
   it('does not avoid a tier after two failures when nothing below it was solved', () => {

@@ -165,3 +165,9 @@ export const updateModelNotesFile = async (
 /** Routing hints from the notes file; none when it does not exist yet. */
 export const readModelHints = async (path: string): Promise<Map<string, EntryHints>> =>
   parseModelHints((await readIfPresent(path)) ?? '');
+
+/** The notes as routing takes them (`pickWorker`'s `notes`): per entry, the tiers to avoid. */
+export const modelNotesForRouting = (
+  hints: ReadonlyMap<string, EntryHints>,
+): Record<string, { avoidTiers: Tier[] }> =>
+  Object.fromEntries([...hints].map(([name, h]) => [name, { avoidTiers: [...h.avoidTiers] }]));

@@ -21,6 +21,7 @@ import {
   integrationReviewDue,
   runIntegrationReview,
 } from './integration-review.ts';
+import { modelNotesForRouting, readModelHints } from './model-notes.ts';
 import { firstTime, type PerformDeps, perform } from './perform.ts';
 import { holdUnplanned, unplannedLine } from './plan-blitz/blitz-plans.ts';
 import { planInput } from './plan-input.ts';
@@ -139,6 +140,13 @@ const load = async (
     smoke: p.smoke ?? 'none',
     ship: p.ship?.status ?? 'none',
     roster: deps.config.roster,
+    // What earlier runs taught about the roster (seed 001 "Model notes"): routing avoids those tiers.
+    notes: modelNotesForRouting(
+      await readModelHints(deps.config.modelNotesPath).catch((err: unknown) => {
+        deps.logger.warn({ runId: run.id, err }, 'model notes unreadable; routing without them');
+        return new Map();
+      }),
+    ),
   };
   return {
     run: fresh,
