@@ -6,29 +6,21 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { Webhooks } from '@octokit/webhooks';
 import { type BlitzConfig, blitzConfigSchema } from '../../src/config/blitz-config.ts';
-import { createGiteaForge } from '../../src/forges/gitea/index.ts';
-import { createGithubForge } from '../../src/forges/github/index.ts';
-import type { Forge, ForgeKind } from '../../src/forges/types.ts';
-import { createApp } from '../../src/http/app.ts';
-import { createDeliveryQueue } from '../../src/intake/delivery-queue.ts';
-import { createEventProcessor } from '../../src/intake/process-events.ts';
-import { createReceiver } from '../../src/intake/receive.ts';
+import type { ForgeKind } from '../../src/forges/types.ts';
 import { createLogger, type Logger, silentLogger } from '../../src/observability/logger.ts';
-import { createMetrics } from '../../src/observability/metrics.ts';
 import type { ProbeResult } from '../../src/orchestrator/budget-probe.ts';
-import { createOrchestrator, type Orchestrator } from '../../src/orchestrator/orchestrator.ts';
 import { createReviewLeg } from '../../src/orchestrator/review-leg.ts';
-import { Runner } from '../../src/runner/runner.ts';
 import type { RunnerEvent } from '../../src/runner/types.ts';
-import { openSqliteRunStore, type SqliteRunStore } from '../../src/store/sqlite-run-store.ts';
-import { openSqliteStore } from '../../src/store/sqlite-store.ts';
-import type { Store } from '../../src/store/types.ts';
 import { fakeEntry } from '../integration/runner-harness.ts';
-import { startFakeGitea } from './fake-gitea/server.ts';
-import { fastRetry } from './fake-github/harness.ts';
-import { startFakeGithub } from './fake-github/server.ts';
+import {
+  type Bot,
+  botLoginFor,
+  grantUsualPeople,
+  startBot as startBotProcess,
+  startFakeForge,
+  webhookPath,
+} from './bot-harness.ts';
 import { tempDir, testEnv } from './git.ts';
 import { fixture, githubExample, signedGiteaRequest, signedGithubRequest } from './signing.ts';
 import { type SeedIssue, World, type WorldRepo } from './world.ts';
@@ -64,58 +56,26 @@ export interface BlitzHarnessOptions {
   budgetProbe?: () => Promise<ProbeResult>;
 }
 
-interface Bot {
-  store: Store;
-  runs: SqliteRunStore;
-  runner: Runner;
-  orch: Orchestrator;
-  queue: ReturnType<typeof createDeliveryQueue>;
-  post: (
-    path: string,
-    req: { body: string; headers: Record<string, string> },
-  ) => Response | Promise<Response>;
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
   const kind = opts.forge;
-  const botLogin = kind === 'github' ? 'blitz-bot[bot]' : 'blitz-bot';
-  const world = new World(botLogin);
+  const world = new World(botLoginFor(kind));
   const configPath = kind === 'github' ? '.github/blitz.yml' : '.gitea/blitz.yml';
   const origin: RealGitRepo = await createRealGitRepo({
     files: { 'README.md': '# app\n', ...(opts.files ?? {}) },
   });
   const repo: WorldRepo = world.addRepo('acme/app', { git: origin.git });
   for (const [path, text] of Object.entries(opts.files ?? {})) repo.files.set(path, text);
-  // Gitea lets only repo admins read others' permission: the bot account is an admin there.
-  world.grant(repo, botLogin, kind === 'gitea' ? 'admin' : 'write');
-  world.grant(repo, 'alice', 'write');
-  world.grant(repo, 'rita', 'read');
+  grantUsualPeople(world, repo, kind);
   world.addMilestone(repo, opts.milestone ?? 'M1');
   for (const seed of opts.issues) world.addIssue(repo, { milestone: opts.milestone ?? 'M1', ...seed });
   // Where people type commands and the dashboard lives: an issue outside the milestone.
   const trigger = world.addIssue(repo, { title: 'Blitz control room', author: 'alice' });
 
-  const fakeGithub = kind === 'github' ? await startFakeGithub(world) : undefined;
-  const fakeGitea = kind === 'gitea' ? await startFakeGitea(world) : undefined;
   const logger = opts.logger ?? (process.env.BLITZ_DEBUG ? createLogger({ level: 'warn' }) : silentLogger());
-  const forge: Forge =
-    kind === 'github'
-      ? createGithubForge({
-          baseUrl: fakeGithub!.apiUrl,
-          auth: { token: 'test-token' },
-          botLogin,
-          logger,
-          retry: fastRetry,
-        })
-      : createGiteaForge({
-          url: fakeGitea!.url,
-          token: fakeGitea!.token,
-          botLogin,
-          logger,
-          retry: { retries: 2, minDelayMs: 1, maxDelayMs: 4, maxRetryAfterMs: 1500, sleep: async () => {} },
-        });
+  const fake = await startFakeForge(kind, world, logger);
+  const { forge, fakeGithub, fakeGitea } = fake;
 
   const dir = tempDir('blitz-e2e-');
   const dbPath = join(dir, 'blitz.db');
@@ -149,66 +109,22 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
     ],
     modelNotesPath: join(dir, 'models.md'),
   });
-  const webhooks = new Webhooks({ secret: GITHUB_SECRET });
-
-  const startBot = (): Bot => {
-    const store = openSqliteStore(dbPath);
-    const runs = openSqliteRunStore(dbPath);
-    let orchRef: Orchestrator | undefined;
-    const runner = new Runner({
-      config: config.runner,
-      ledger: runs.ledger,
-      clock: { now: () => new Date() },
-      events: (e) => {
-        opts.onRunnerEvent?.(e);
-        orchRef?.onRunnerEvent(e);
-      },
-      logger,
-      credentials: async () => undefined,
-      baseEnv: testEnv(),
-    });
-    const orch = createOrchestrator({
-      store: runs,
-      ledger: runs.ledger,
-      forges: async () => forge,
-      runner,
+  const startBot = (): Bot =>
+    startBotProcess({
+      kind,
+      dbPath,
       config,
-      clock: { now: () => new Date() },
+      forge,
       logger,
-      baseEnv: testEnv(),
+      secrets: { github: GITHUB_SECRET, gitea: GITEA_SECRET },
       cloneUrl: async () => origin.bareDir,
-      machine: () => ({ limit: config.runner.maxSessions, contended: false }),
-      dashboard: { intervalMs: opts.dashboardIntervalMs ?? 0 },
-      ...(opts.review ? { review: createReviewLeg({ config, baseEnv: testEnv(), logger }) } : {}),
-      ...(opts.budgetProbe ? { budgetProbe: opts.budgetProbe } : {}),
+      ...(opts.onRunnerEvent ? { onRunnerEvent: opts.onRunnerEvent } : {}),
+      orchestrator: {
+        dashboard: { intervalMs: opts.dashboardIntervalMs ?? 0 },
+        ...(opts.review ? { review: createReviewLeg({ config, baseEnv: testEnv(), logger }) } : {}),
+        ...(opts.budgetProbe ? { budgetProbe: opts.budgetProbe } : {}),
+      },
     });
-    orchRef = orch;
-    const metrics = createMetrics();
-    const queue = createDeliveryQueue({ logger });
-    const policy = { required: 'write' as const, botLogin, allowedBots: [] };
-    const process = createEventProcessor({
-      store,
-      logger,
-      metrics,
-      forges: async () => forge,
-      policies: { github: policy, gitea: policy },
-      ack: { github: 'reaction', gitea: 'comment' },
-      onEvent: (e) => orch.handleEvent(e),
-    });
-    const receive = createReceiver({ store, queue, process, metrics, logger });
-    const app = createApp({
-      store,
-      metrics,
-      logger,
-      version: '0.0.0-test',
-      receive,
-      github: { verify: (payload, signature) => webhooks.verify(payload, signature) },
-      gitea: { webhookSecret: GITEA_SECRET },
-    });
-    const post = (path: string, req: { body: string; headers: Record<string, string> }) =>
-      app.request(path, { method: 'POST', body: req.body, headers: req.headers });
-    return { store, runs, runner, orch, queue, post };
-  };
 
   let bot = startBot();
   let logSeen = 0;
@@ -221,7 +137,7 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
   };
 
   const deliver = async (req: (deliveryId: string) => { body: string; headers: Record<string, string> }) => {
-    const path = kind === 'github' ? '/api/github/webhooks' : '/api/gitea/webhooks';
+    const path = webhookPath(kind);
     const times = opts.deliverTwice ? 2 : 1;
     // A redelivery carries the same delivery id, as both forges send it.
     const deliveryId = randomUUID();
@@ -355,14 +271,7 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
       await bot.orch.close();
       await bot.store.close();
       await bot.runs.close();
-      if (fakeGithub) {
-        await fakeGithub.close();
-        fakeGithub.assertNoViolations();
-      }
-      if (fakeGitea) {
-        await fakeGitea.close();
-        fakeGitea.assertNoViolations?.();
-      }
+      await fake.close();
       origin.cleanup();
     },
   };

@@ -5,26 +5,12 @@
 // SQLite file. People: alice (write on both), rita (read only).
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { Webhooks } from '@octokit/webhooks';
 import { type BlitzConfig, blitzConfigSchema } from '../../src/config/blitz-config.ts';
-import { createGiteaForge } from '../../src/forges/gitea/index.ts';
-import { createGithubForge } from '../../src/forges/github/index.ts';
-import type { Forge, ForgeKind } from '../../src/forges/types.ts';
-import { createApp } from '../../src/http/app.ts';
-import { createDeliveryQueue } from '../../src/intake/delivery-queue.ts';
-import { createEventProcessor } from '../../src/intake/process-events.ts';
-import { createReceiver } from '../../src/intake/receive.ts';
+import type { ForgeKind } from '../../src/forges/types.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
-import { createMetrics } from '../../src/observability/metrics.ts';
-import { createOrchestrator } from '../../src/orchestrator/orchestrator.ts';
-import { Runner } from '../../src/runner/runner.ts';
-import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
-import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 import { fakeEntry } from '../integration/runner-harness.ts';
-import { startFakeGitea } from './fake-gitea/server.ts';
-import { fastRetry } from './fake-github/harness.ts';
-import { startFakeGithub } from './fake-github/server.ts';
-import { tempDir, testEnv } from './git.ts';
+import { botLoginFor, grantUsualPeople, startBot, startFakeForge, webhookPath } from './bot-harness.ts';
+import { tempDir } from './git.ts';
 import { fixture, githubExample, signedGiteaRequest, signedGithubRequest } from './signing.ts';
 import { type SeedIssue, World, type WorldRepo } from './world.ts';
 import { createRealGitRepo, type RealGitRepo } from './world-git.ts';
@@ -45,8 +31,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export const startFleetHarness = async (opts: FleetHarnessOptions) => {
   const kind = opts.forge;
-  const botLogin = kind === 'github' ? 'blitz-bot[bot]' : 'blitz-bot';
-  const world = new World(botLogin);
+  const world = new World(botLoginFor(kind));
   const origins: Record<'app' | 'lib', RealGitRepo> = {
     app: await createRealGitRepo({ files: { 'README.md': '# app\n' } }),
     lib: await createRealGitRepo({ files: { 'README.md': '# lib\n' } }),
@@ -55,34 +40,14 @@ export const startFleetHarness = async (opts: FleetHarnessOptions) => {
     app: world.addRepo('acme/app', { git: origins.app.git }),
     lib: world.addRepo('acme/lib', { git: origins.lib.git }),
   };
-  for (const r of Object.values(repos)) {
-    world.grant(r, botLogin, kind === 'gitea' ? 'admin' : 'write');
-    world.grant(r, 'alice', 'write');
-    world.grant(r, 'rita', 'read');
-  }
+  for (const r of Object.values(repos)) grantUsualPeople(world, r, kind);
   for (const name of ['app', 'lib'] as const)
     for (const seed of opts.issues[name]) world.addIssue(repos[name], { author: 'alice', ...seed });
   const trigger = world.addIssue(repos.app, { title: 'Fleet control room', author: 'alice' });
 
-  const fakeGithub = kind === 'github' ? await startFakeGithub(world) : undefined;
-  const fakeGitea = kind === 'gitea' ? await startFakeGitea(world) : undefined;
   const logger = silentLogger();
-  const forge: Forge =
-    kind === 'github'
-      ? createGithubForge({
-          baseUrl: fakeGithub!.apiUrl,
-          auth: { token: 'test-token' },
-          botLogin,
-          logger,
-          retry: fastRetry,
-        })
-      : createGiteaForge({
-          url: fakeGitea!.url,
-          token: fakeGitea!.token,
-          botLogin,
-          logger,
-          retry: { retries: 2, minDelayMs: 1, maxDelayMs: 4, maxRetryAfterMs: 1500, sleep: async () => {} },
-        });
+  const fake = await startFakeForge(kind, world, logger);
+  const { forge } = fake;
 
   const dir = tempDir('fleet-e2e-');
   const dbPath = join(dir, 'blitz.db');
@@ -108,54 +73,14 @@ export const startFleetHarness = async (opts: FleetHarnessOptions) => {
     modelNotesPath: join(dir, 'models.md'),
     reviewTimeoutSeconds: 60,
   });
-  const store = openSqliteStore(dbPath);
-  const runs = openSqliteRunStore(dbPath);
-  let orchRef: ReturnType<typeof createOrchestrator> | undefined;
-  const runner = new Runner({
-    config: config.runner,
-    ledger: runs.ledger,
-    clock: { now: () => new Date() },
-    events: (e) => orchRef?.onRunnerEvent(e),
-    logger,
-    credentials: async () => undefined,
-    baseEnv: testEnv(),
-  });
-  const orch = createOrchestrator({
-    store: runs,
-    ledger: runs.ledger,
-    forges: async () => forge,
-    runner,
+  const { store, runs, runner, orch, queue, post } = startBot({
+    kind,
+    dbPath,
     config,
-    clock: { now: () => new Date() },
+    forge,
     logger,
-    baseEnv: testEnv(),
+    secrets: { github: SECRET, gitea: SECRET },
     cloneUrl: async (_f, repo) => (repo.name === 'lib' ? origins.lib : origins.app).bareDir,
-    machine: () => ({ limit: config.runner.maxSessions, contended: false }),
-    dashboard: { intervalMs: 0 },
-  });
-  orchRef = orch;
-  const queue = createDeliveryQueue({ logger });
-  const policy = { required: 'write' as const, botLogin, allowedBots: [] };
-  const metrics = createMetrics();
-  const processEvents = createEventProcessor({
-    store,
-    logger,
-    metrics,
-    forges: async () => forge,
-    policies: { github: policy, gitea: policy },
-    ack: { github: 'reaction', gitea: 'comment' },
-    onEvent: (e) => orch.handleEvent(e),
-  });
-  const receive = createReceiver({ store, queue, process: processEvents, metrics, logger });
-  const webhooks = new Webhooks({ secret: SECRET });
-  const app = createApp({
-    store,
-    metrics,
-    logger,
-    version: '0.0.0-test',
-    receive,
-    github: { verify: (payload, signature) => webhooks.verify(payload, signature) },
-    gitea: { webhookSecret: SECRET },
   });
 
   /** A signed `issue_comment` from `login` on issue or PR `number` of `repo`, through the real intake. */
@@ -178,8 +103,7 @@ export const startFleetHarness = async (opts: FleetHarnessOptions) => {
       kind === 'github'
         ? signedGithubRequest({ secret: SECRET, event: 'issue_comment', payload: p, deliveryId })
         : signedGiteaRequest({ secret: SECRET, eventType: 'issue_comment', payload: p, deliveryId });
-    const path = kind === 'github' ? '/api/github/webhooks' : '/api/gitea/webhooks';
-    const res = await app.request(path, { method: 'POST', body: req.body, headers: req.headers });
+    const res = await post(webhookPath(kind), req);
     if (res.status >= 300) throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
     await queue.idle();
   };
@@ -234,14 +158,7 @@ export const startFleetHarness = async (opts: FleetHarnessOptions) => {
       for (const a of await runs.ledger.listOpen()) await runner.execute({ kind: 'cancel', attemptId: a.id });
       await store.close();
       await runs.close();
-      if (fakeGithub) {
-        await fakeGithub.close();
-        fakeGithub.assertNoViolations();
-      }
-      if (fakeGitea) {
-        await fakeGitea.close();
-        fakeGitea.assertNoViolations?.();
-      }
+      await fake.close();
       origins.app.cleanup();
       origins.lib.cleanup();
     },

@@ -5,27 +5,19 @@
 // issue text picks, and the orchestrator over an SQLite file.
 import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
-import { Webhooks } from '@octokit/webhooks';
 import { type BlitzConfig, blitzConfigSchema } from '../../src/config/blitz-config.ts';
-import { createGiteaForge } from '../../src/forges/gitea/index.ts';
-import { createGithubForge } from '../../src/forges/github/index.ts';
-import type { Forge, ForgeKind } from '../../src/forges/types.ts';
-import { createApp } from '../../src/http/app.ts';
-import { createDeliveryQueue } from '../../src/intake/delivery-queue.ts';
-import { createEventProcessor } from '../../src/intake/process-events.ts';
-import { createReceiver } from '../../src/intake/receive.ts';
+import type { ForgeKind } from '../../src/forges/types.ts';
 import { createLogger, silentLogger } from '../../src/observability/logger.ts';
-import { createMetrics } from '../../src/observability/metrics.ts';
-import { createOrchestrator, type Orchestrator } from '../../src/orchestrator/orchestrator.ts';
-import { Runner } from '../../src/runner/runner.ts';
 import type { RunnerEvent } from '../../src/runner/types.ts';
-import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
-import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 import { fakeAgent } from '../integration/runner-harness.ts';
-import { startFakeGitea } from './fake-gitea/server.ts';
-import { fastRetry } from './fake-github/harness.ts';
-import { startFakeGithub } from './fake-github/server.ts';
-import { tempDir, testEnv } from './git.ts';
+import {
+  botLoginFor,
+  grantUsualPeople,
+  startBot as startBotProcess,
+  startFakeForge,
+  webhookPath,
+} from './bot-harness.ts';
+import { tempDir } from './git.ts';
 import { fixture, githubExample, signedGiteaRequest, signedGithubRequest } from './signing.ts';
 import { type SeedIssue, World } from './world.ts';
 import { createRealGitRepo } from './world-git.ts';
@@ -50,13 +42,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export const startPlanHarness = async (opts: PlanHarnessOptions) => {
   const kind = opts.forge;
-  const botLogin = kind === 'github' ? 'blitz-bot[bot]' : 'blitz-bot';
+  const botLogin = botLoginFor(kind);
   const world = new World(botLogin);
   const origin = await createRealGitRepo({ files: { 'README.md': '# app\n' } });
   const repo = world.addRepo('acme/app', { git: origin.git });
-  world.grant(repo, botLogin, kind === 'gitea' ? 'admin' : 'write');
-  world.grant(repo, 'alice', 'write');
-  world.grant(repo, 'rita', 'read');
+  grantUsualPeople(world, repo, kind);
   world.addMilestone(repo, opts.milestone ?? 'M1');
   // Gitea adds only labels that exist: the operator creates the plan labels once (README).
   const planLabels = ['plan/draft', 'plan/approved', 'plan/ready', 'size/XS', 'size/S', 'size/M', 'size/L'];
@@ -69,25 +59,8 @@ export const startPlanHarness = async (opts: PlanHarnessOptions) => {
     world.addIssue(repo, { milestone: opts.milestone ?? 'M1', author: 'alice', ...seed });
   const trigger = world.addIssue(repo, { title: 'Planning room', author: 'alice' });
 
-  const fakeGithub = kind === 'github' ? await startFakeGithub(world) : undefined;
-  const fakeGitea = kind === 'gitea' ? await startFakeGitea(world) : undefined;
   const logger = process.env.PLAN_DEBUG ? createLogger({ level: 'warn' }) : silentLogger();
-  const forge: Forge =
-    kind === 'github'
-      ? createGithubForge({
-          baseUrl: fakeGithub!.apiUrl,
-          auth: { token: 'test-token' },
-          botLogin,
-          logger,
-          retry: fastRetry,
-        })
-      : createGiteaForge({
-          url: fakeGitea!.url,
-          token: fakeGitea!.token,
-          botLogin,
-          logger,
-          retry: { retries: 2, minDelayMs: 1, maxDelayMs: 4, maxRetryAfterMs: 1500, sleep: async () => {} },
-        });
+  const fake = await startFakeForge(kind, world, logger);
 
   const dir = tempDir('plan-e2e-');
   const dbPath = join(dir, 'blitz.db');
@@ -122,64 +95,17 @@ export const startPlanHarness = async (opts: PlanHarnessOptions) => {
     reviewTimeoutSeconds: 60,
   });
 
-  const startBot = () => {
-    const store = openSqliteStore(dbPath);
-    const runs = openSqliteRunStore(dbPath);
-    let orch: Orchestrator | undefined;
-    const runner = new Runner({
-      config: config.runner,
-      ledger: runs.ledger,
-      clock: { now: () => new Date() },
-      events: (e) => {
-        opts.onRunnerEvent?.(e);
-        orch?.onRunnerEvent(e);
-      },
-      logger,
-      credentials: async () => undefined,
-      baseEnv: testEnv(),
-    });
-    orch = createOrchestrator({
-      store: runs,
-      ledger: runs.ledger,
-      forges: async () => forge,
-      runner,
+  const startBot = () =>
+    startBotProcess({
+      kind,
+      dbPath,
       config,
-      clock: { now: () => new Date() },
+      forge: fake.forge,
       logger,
-      baseEnv: testEnv(),
+      secrets: { github: GITHUB_SECRET, gitea: GITEA_SECRET },
       cloneUrl: async () => origin.bareDir,
-      machine: () => ({ limit: config.runner.maxSessions, contended: false }),
-      dashboard: { intervalMs: 0 },
+      ...(opts.onRunnerEvent ? { onRunnerEvent: opts.onRunnerEvent } : {}),
     });
-    const queue = createDeliveryQueue({ logger });
-    const policy = { required: 'write' as const, botLogin, allowedBots: [] };
-    const app = createApp({
-      store,
-      metrics: createMetrics(),
-      logger,
-      version: '0.0.0-test',
-      receive: createReceiver({
-        store,
-        queue,
-        process: createEventProcessor({
-          store,
-          logger,
-          metrics: createMetrics(),
-          forges: async () => forge,
-          policies: { github: policy, gitea: policy },
-          ack: { github: 'reaction', gitea: 'comment' },
-          onEvent: (e) => orch!.handleEvent(e),
-        }),
-        metrics: createMetrics(),
-        logger,
-      }),
-      github: {
-        verify: (payload, signature) => new Webhooks({ secret: GITHUB_SECRET }).verify(payload, signature),
-      },
-      gitea: { webhookSecret: GITEA_SECRET },
-    });
-    return { store, runs, runner, orch: orch!, queue, app };
-  };
   let bot = startBot();
 
   const repository = (p: Record<string, unknown>) => {
@@ -213,11 +139,7 @@ export const startPlanHarness = async (opts: PlanHarnessOptions) => {
       kind === 'github'
         ? signedGithubRequest({ secret: GITHUB_SECRET, event: 'issue_comment', payload: p, deliveryId })
         : signedGiteaRequest({ secret: GITEA_SECRET, eventType: 'issue_comment', payload: p, deliveryId });
-    const res = await bot.app.request(kind === 'github' ? '/api/github/webhooks' : '/api/gitea/webhooks', {
-      method: 'POST',
-      body: req.body,
-      headers: req.headers,
-    });
+    const res = await bot.post(webhookPath(kind), req);
     if (res.status >= 300) throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
     await bot.queue.idle();
   };
@@ -272,14 +194,7 @@ export const startPlanHarness = async (opts: PlanHarnessOptions) => {
       await bot.orch.close();
       await bot.store.close();
       await bot.runs.close();
-      if (fakeGithub) {
-        await fakeGithub.close();
-        fakeGithub.assertNoViolations();
-      }
-      if (fakeGitea) {
-        await fakeGitea.close();
-        fakeGitea.assertNoViolations?.();
-      }
+      await fake.close();
       origin.cleanup();
     },
   };

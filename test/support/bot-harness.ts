@@ -1,0 +1,166 @@
+// What the end-to-end harnesses (blitz-harness, fleet-harness, plan-harness) share: the usual people
+// on a World repo, the contract-checked fake GitHub or Gitea with the real forge adapter over it, and
+// one bot process: the runner, the orchestrator over an SQLite file, and the real intake (signed
+// webhooks, SQLite deliveries and intents) behind the HTTP app.
+import { Webhooks } from '@octokit/webhooks';
+import type { BlitzConfig } from '../../src/config/blitz-config.ts';
+import { createGiteaForge } from '../../src/forges/gitea/index.ts';
+import { createGithubForge } from '../../src/forges/github/index.ts';
+import type { Forge, ForgeKind } from '../../src/forges/types.ts';
+import { createApp } from '../../src/http/app.ts';
+import { createDeliveryQueue } from '../../src/intake/delivery-queue.ts';
+import { createEventProcessor } from '../../src/intake/process-events.ts';
+import { createReceiver } from '../../src/intake/receive.ts';
+import type { Logger } from '../../src/observability/logger.ts';
+import { createMetrics } from '../../src/observability/metrics.ts';
+import type { OrchestratorDeps } from '../../src/orchestrator/context.ts';
+import { createOrchestrator, type Orchestrator } from '../../src/orchestrator/orchestrator.ts';
+import { Runner } from '../../src/runner/runner.ts';
+import type { RunnerEvent } from '../../src/runner/types.ts';
+import { openSqliteRunStore, type SqliteRunStore } from '../../src/store/sqlite-run-store.ts';
+import { openSqliteStore } from '../../src/store/sqlite-store.ts';
+import type { Store } from '../../src/store/types.ts';
+import { startFakeGitea } from './fake-gitea/server.ts';
+import { fastRetry } from './fake-github/harness.ts';
+import { startFakeGithub } from './fake-github/server.ts';
+import { testEnv } from './git.ts';
+import type { World, WorldRepo } from './world.ts';
+
+export const botLoginFor = (kind: ForgeKind): string => (kind === 'github' ? 'blitz-bot[bot]' : 'blitz-bot');
+
+export const webhookPath = (kind: ForgeKind): string =>
+  kind === 'github' ? '/api/github/webhooks' : '/api/gitea/webhooks';
+
+/** The bot, alice (write) and rita (read) on `repo`. */
+export const grantUsualPeople = (world: World, repo: WorldRepo, kind: ForgeKind): void => {
+  // Gitea lets only repo admins read others' permission: the bot account is an admin there.
+  world.grant(repo, botLoginFor(kind), kind === 'gitea' ? 'admin' : 'write');
+  world.grant(repo, 'alice', 'write');
+  world.grant(repo, 'rita', 'read');
+};
+
+/** The fake forge of `kind` over `world` and the real adapter talking to it. */
+export const startFakeForge = async (kind: ForgeKind, world: World, logger: Logger) => {
+  const botLogin = botLoginFor(kind);
+  const fakeGithub = kind === 'github' ? await startFakeGithub(world) : undefined;
+  const fakeGitea = kind === 'gitea' ? await startFakeGitea(world) : undefined;
+  const forge: Forge =
+    kind === 'github'
+      ? createGithubForge({
+          baseUrl: fakeGithub!.apiUrl,
+          auth: { token: 'test-token' },
+          botLogin,
+          logger,
+          retry: fastRetry,
+        })
+      : createGiteaForge({
+          url: fakeGitea!.url,
+          token: fakeGitea!.token,
+          botLogin,
+          logger,
+          retry: { retries: 2, minDelayMs: 1, maxDelayMs: 4, maxRetryAfterMs: 1500, sleep: async () => {} },
+        });
+  return {
+    forge,
+    fakeGithub,
+    fakeGitea,
+    /** Stops the fake forge and fails if the bot broke its contract. */
+    async close() {
+      if (fakeGithub) {
+        await fakeGithub.close();
+        fakeGithub.assertNoViolations();
+      }
+      if (fakeGitea) {
+        await fakeGitea.close();
+        fakeGitea.assertNoViolations?.();
+      }
+    },
+  };
+};
+
+export interface BotOptions {
+  kind: ForgeKind;
+  dbPath: string;
+  config: BlitzConfig;
+  forge: Forge;
+  logger: Logger;
+  /** Webhook secrets the intake verifies. */
+  secrets: { github: string; gitea: string };
+  cloneUrl: NonNullable<OrchestratorDeps['cloneUrl']>;
+  onRunnerEvent?: (e: RunnerEvent) => void;
+  /** Further orchestrator deps (review leg, budget probe, dashboard interval …). */
+  orchestrator?: Partial<OrchestratorDeps>;
+}
+
+export interface Bot {
+  store: Store;
+  runs: SqliteRunStore;
+  runner: Runner;
+  orch: Orchestrator;
+  queue: ReturnType<typeof createDeliveryQueue>;
+  post: (
+    path: string,
+    req: { body: string; headers: Record<string, string> },
+  ) => Response | Promise<Response>;
+}
+
+/** One bot process over the SQLite file `dbPath`; a second call is a restarted process. */
+export const startBot = (o: BotOptions): Bot => {
+  const { config, forge, logger } = o;
+  const store = openSqliteStore(o.dbPath);
+  const runs = openSqliteRunStore(o.dbPath);
+  let orchRef: Orchestrator | undefined;
+  const runner = new Runner({
+    config: config.runner,
+    ledger: runs.ledger,
+    clock: { now: () => new Date() },
+    events: (e) => {
+      o.onRunnerEvent?.(e);
+      orchRef?.onRunnerEvent(e);
+    },
+    logger,
+    credentials: async () => undefined,
+    baseEnv: testEnv(),
+  });
+  const orch = createOrchestrator({
+    store: runs,
+    ledger: runs.ledger,
+    forges: async () => forge,
+    runner,
+    config,
+    clock: { now: () => new Date() },
+    logger,
+    baseEnv: testEnv(),
+    cloneUrl: o.cloneUrl,
+    machine: () => ({ limit: config.runner.maxSessions, contended: false }),
+    dashboard: { intervalMs: 0 },
+    ...o.orchestrator,
+  });
+  orchRef = orch;
+  const metrics = createMetrics();
+  const queue = createDeliveryQueue({ logger });
+  const policy = { required: 'write' as const, botLogin: botLoginFor(o.kind), allowedBots: [] };
+  const processEvents = createEventProcessor({
+    store,
+    logger,
+    metrics,
+    forges: async () => forge,
+    policies: { github: policy, gitea: policy },
+    ack: { github: 'reaction', gitea: 'comment' },
+    onEvent: (e) => orch.handleEvent(e),
+  });
+  const receive = createReceiver({ store, queue, process: processEvents, metrics, logger });
+  const webhooks = new Webhooks({ secret: o.secrets.github });
+  const app = createApp({
+    store,
+    metrics,
+    logger,
+    version: '0.0.0-test',
+    receive,
+    github: { verify: (payload, signature) => webhooks.verify(payload, signature) },
+    gitea: { webhookSecret: o.secrets.gitea },
+  });
+  const post = (path: string, req: { body: string; headers: Record<string, string> }) =>
+    app.request(path, { method: 'POST', body: req.body, headers: req.headers });
+  return { store, runs, runner, orch, queue, post };
+};
