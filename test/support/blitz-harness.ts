@@ -263,14 +263,10 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
     async restart() {
       const old = bot;
       bot = startBot();
-      // The old process is gone: its connections are simply dropped.
-      void old.store.close();
-      void old.runs.close();
+      old.drop();
     },
     async close() {
-      await bot.orch.close();
-      await bot.store.close();
-      await bot.runs.close();
+      await bot.close();
       await fake.close();
       origin.cleanup();
     },

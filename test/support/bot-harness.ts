@@ -102,6 +102,10 @@ export interface Bot {
     path: string,
     req: { body: string; headers: Record<string, string> },
   ) => Response | Promise<Response>;
+  /** Stops the orchestrator, then closes both connections. */
+  close(): Promise<void>;
+  /** The process is gone (a crash): its connections are simply dropped, its workers keep running. */
+  drop(): void;
 }
 
 /** One bot process over the SQLite file `dbPath`; a second call is a restarted process. */
@@ -162,5 +166,21 @@ export const startBot = (o: BotOptions): Bot => {
   });
   const post = (path: string, req: { body: string; headers: Record<string, string> }) =>
     app.request(path, { method: 'POST', body: req.body, headers: req.headers });
-  return { store, runs, runner, orch, queue, post };
+  return {
+    store,
+    runs,
+    runner,
+    orch,
+    queue,
+    post,
+    async close() {
+      await orch.close();
+      await store.close();
+      await runs.close();
+    },
+    drop() {
+      void store.close();
+      void runs.close();
+    },
+  };
 };

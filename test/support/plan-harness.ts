@@ -187,13 +187,10 @@ export const startPlanHarness = async (opts: PlanHarnessOptions) => {
     restart() {
       const old = bot;
       bot = startBot();
-      void old.store.close();
-      void old.runs.close();
+      old.drop();
     },
     async close() {
-      await bot.orch.close();
-      await bot.store.close();
-      await bot.runs.close();
+      await bot.close();
       await fake.close();
       origin.cleanup();
     },
