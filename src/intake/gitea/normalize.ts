@@ -4,7 +4,14 @@
 
 import { planLabels } from '../../plan/types.ts';
 import type { ForgeEvent, Normalized } from '../events.ts';
-import { commandEventsOf, isBlitzLabel, parsePayload } from '../payload.ts';
+import {
+  accepted,
+  commandEventsOf,
+  ignored,
+  isBlitzLabel,
+  parsePayload,
+  pullRequestEvents,
+} from '../payload.ts';
 import { giteaIssueCommentSchema, giteaIssuesSchema, giteaPullRequestSchema } from './schema.ts';
 
 const approvedLabel = planLabels.approved;
@@ -17,11 +24,6 @@ const baseOf = (p: Common) => ({
   // Gitea marks no account as a bot in payloads: bots are told apart by login (GITEA_BOT_LOGIN, allow-list).
   sender: { login: p.sender.login, type: 'User' as const },
 });
-
-const accepted = (events: ForgeEvent[]): Normalized =>
-  events.length > 0 ? { outcome: 'accepted', events } : { outcome: 'ignored', reason: 'nothing for the bot' };
-
-const ignored = (reason: string): Normalized => ({ outcome: 'ignored', reason });
 
 export const normalizeGitea = (eventType: string, payload: unknown): Normalized => {
   switch (eventType) {
@@ -78,32 +80,7 @@ export const normalizeGitea = (eventType: string, payload: unknown): Normalized 
     case 'pull_request':
     case 'pull_request_sync': {
       const p = parsePayload(giteaPullRequestSchema, payload, eventType);
-      const base = baseOf(p);
-      const pr = p.pull_request;
-      switch (p.action) {
-        case 'opened':
-        case 'reopened':
-          return accepted([
-            { kind: 'pr-opened', ...base, number: p.number, headRef: pr.head.ref, baseRef: pr.base.ref },
-          ]);
-        case 'synchronized':
-          return accepted([{ kind: 'pr-synchronized', ...base, number: p.number, headSha: pr.head.sha }]);
-        case 'closed':
-          return accepted([
-            pr.merged
-              ? {
-                  kind: 'pr-merged',
-                  ...base,
-                  number: p.number,
-                  headRef: pr.head.ref,
-                  baseRef: pr.base.ref,
-                  ...(pr.merge_commit_sha ? { mergeCommitSha: pr.merge_commit_sha } : {}),
-                }
-              : { kind: 'pr-closed', ...base, number: p.number },
-          ]);
-        default:
-          return ignored(`pull_request.${p.action} is not followed`);
-      }
+      return pullRequestEvents(p, baseOf(p), 'synchronized');
     }
     default:
       return ignored(`event ${eventType} is not followed`);

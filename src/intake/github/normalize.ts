@@ -4,7 +4,16 @@
 
 import { planLabels } from '../../plan/types.ts';
 import type { ForgeEvent, Normalized } from '../events.ts';
-import { commandEventsOf, hasBlitzMarker, isBlitzLabel, parsePayload, toActor } from '../payload.ts';
+import {
+  accepted,
+  commandEventsOf,
+  hasBlitzMarker,
+  ignored,
+  isBlitzLabel,
+  parsePayload,
+  pullRequestEvents,
+  toActor,
+} from '../payload.ts';
 import {
   githubIssueCommentSchema,
   githubIssueDependenciesSchema,
@@ -30,11 +39,6 @@ const linkedRef = (issue: { number: number; repository_url: string }) => {
   const [owner, name] = issue.repository_url.split('/').slice(-2);
   return { repo: { owner: owner!, name: name! }, number: issue.number };
 };
-
-const accepted = (events: ForgeEvent[]): Normalized =>
-  events.length > 0 ? { outcome: 'accepted', events } : { outcome: 'ignored', reason: 'nothing for the bot' };
-
-const ignored = (reason: string): Normalized => ({ outcome: 'ignored', reason });
 
 export const githubEvents = [
   'issue_comment',
@@ -112,32 +116,7 @@ export const normalizeGithub = (event: string, payload: unknown): Normalized => 
     }
     case 'pull_request': {
       const p = parsePayload(githubPullRequestSchema, payload, 'pull_request');
-      const base = baseOf(p);
-      const pr = p.pull_request;
-      switch (p.action) {
-        case 'opened':
-        case 'reopened':
-          return accepted([
-            { kind: 'pr-opened', ...base, number: p.number, headRef: pr.head.ref, baseRef: pr.base.ref },
-          ]);
-        case 'synchronize':
-          return accepted([{ kind: 'pr-synchronized', ...base, number: p.number, headSha: pr.head.sha }]);
-        case 'closed':
-          return accepted([
-            pr.merged
-              ? {
-                  kind: 'pr-merged',
-                  ...base,
-                  number: p.number,
-                  headRef: pr.head.ref,
-                  baseRef: pr.base.ref,
-                  ...(pr.merge_commit_sha ? { mergeCommitSha: pr.merge_commit_sha } : {}),
-                }
-              : { kind: 'pr-closed', ...base, number: p.number },
-          ]);
-        default:
-          return ignored(`pull_request.${p.action} is not followed`);
-      }
+      return pullRequestEvents(p, baseOf(p), 'synchronize');
     }
     case 'issue_dependencies': {
       const p = parsePayload(githubIssueDependenciesSchema, payload, 'issue_dependencies');
