@@ -2,13 +2,12 @@
 // readiness gate, the accumulated diff `default…blitz/<slug>` is reviewed for cross-issue drift by
 // the review module's reviewer order. Each finding becomes a milestone issue once (keyed by its text),
 // wired as a blocker of the open issues the reviewer names; the verdict is kept for the dashboard.
+
 import { randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import type { IssueRef } from '../forges/types.ts';
 import type { Action } from '../plan/snapshot.ts';
-import { askOllama } from '../review/ollama.ts';
+import { askReviewer } from '../review/ask-reviewer.ts';
 import { reviewerOrder } from '../review/reviewers.ts';
-import { runCliReviewer } from '../review/run-cli.ts';
 import { sanitizeModelText } from '../review/sanitize.ts';
 import type { ReviewerAttempt, ReviewRosterEntry } from '../review/types.ts';
 import { run as execRun } from '../runner/exec.ts';
@@ -67,24 +66,18 @@ const diffOf = async (deps: OrchestratorDeps, ctx: RunCtx) => {
 
 const ask = (deps: OrchestratorDeps, ctx: RunCtx, entry: ReviewRosterEntry, prompt: string) => {
   const timeoutMs = deps.config.reviewTimeoutSeconds * 1000;
-  const signal = AbortSignal.timeout(timeoutMs + 5_000);
-  if (entry.tool === 'ollama')
-    return askOllama({ host: deps.fleet?.ollamaHost, model: entry.model, prompt, timeoutMs, signal });
-  return runCliReviewer({
-    run: execRun,
-    entry,
-    prompt,
+  return askReviewer(entry, prompt, {
+    timeoutMs,
+    signal: AbortSignal.timeout(timeoutMs + 5_000),
+    ollamaHost: deps.fleet?.ollamaHost,
     placeholders: {
       branch: ctx.run.integrationBranch,
       baseBranch: ctx.defaultBranch,
       issue: ctx.run.triggerIssue ?? 0,
       repo: ctx.run.repo,
-      ...(entry.model ? { model: entry.model } : {}),
     },
     baseEnv: deps.baseEnv,
-    timeoutMs,
-    signal,
-    workRoot: tmpdir(),
+    run: execRun,
   });
 };
 

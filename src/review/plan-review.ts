@@ -2,16 +2,15 @@
 // PIVOT. Reuses the review legs' reviewer order (a different tool and provider than the planner),
 // their CLI and Ollama runners, and their sanitising. An M plan gets one reviewer, an L plan two;
 // PIVOT from any reviewer wins (it is a different question, not a worse BLOCKED), then BLOCKED.
+
 import { randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { run as execRun } from '../runner/exec.ts';
+import { askReviewer } from './ask-reviewer.ts';
 import { describeFailure, maxFindingsChars } from './comment.ts';
-import { askOllama } from './ollama.ts';
 import { buildPlanReviewPrompt, type PlanVerdict, parsePlanReview } from './plan-review-prompt.ts';
 import { reviewerOrder } from './reviewers.ts';
-import { runCliReviewer } from './run-cli.ts';
 import { sanitizeModelText } from './sanitize.ts';
 import type { ReviewAuthor, ReviewerAttempt, ReviewRosterEntry } from './types.ts';
 
@@ -49,34 +48,17 @@ export interface PlanReviewResult {
 
 const wanted = (size: ReviewPlanInput['size']): number => (size === 'L' ? 2 : 1);
 
-const ask = (i: ReviewPlanInput, entry: ReviewRosterEntry, prompt: string): Promise<ReviewerAttempt> => {
-  const timeoutMs = i.timeoutSeconds * 1000;
-  if (entry.tool === 'ollama')
-    return askOllama({
-      host: i.ollama?.host,
-      model: entry.model,
-      prompt,
-      timeoutMs,
-      signal: i.signal,
-      ...(i.fetch ? { fetch: i.fetch } : {}),
-    });
-  return runCliReviewer({
-    run: i.run ?? execRun,
-    entry,
-    prompt,
-    placeholders: {
-      branch: 'plan',
-      baseBranch: 'plan',
-      issue: i.issue.number,
-      repo: i.issue.repo,
-      ...(entry.model ? { model: entry.model } : {}),
-    },
-    baseEnv: i.baseEnv,
-    timeoutMs,
+const ask = (i: ReviewPlanInput, entry: ReviewRosterEntry, prompt: string): Promise<ReviewerAttempt> =>
+  askReviewer(entry, prompt, {
+    timeoutMs: i.timeoutSeconds * 1000,
     signal: i.signal,
-    workRoot: i.workRoot ?? tmpdir(),
+    ollamaHost: i.ollama?.host,
+    placeholders: { branch: 'plan', baseBranch: 'plan', issue: i.issue.number, repo: i.issue.repo },
+    baseEnv: i.baseEnv,
+    run: i.run ?? execRun,
+    ...(i.fetch ? { fetch: i.fetch } : {}),
+    ...(i.workRoot ? { workRoot: i.workRoot } : {}),
   });
-};
 
 export const reviewPlan = async (i: ReviewPlanInput): Promise<PlanReviewResult> => {
   if (!(i.timeoutSeconds > 0))

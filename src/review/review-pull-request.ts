@@ -1,19 +1,18 @@
 // A review leg on one PR: pick the reviewer (the planner's review pick, then the next on failure),
 // read the bounded diff, ask, and post ONE advisory comment, edited in place on a re-run. Never an
 // approval, never "request changes": the only writes are the sticky comment.
+
 import { randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { AppError } from '../errors.ts';
 import type { Forge, IssueRef } from '../forges/types.ts';
 import { formatIssueRef, formatRepo } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import { run as execRun } from '../runner/exec.ts';
 import type { FinalReport } from '../runner/final-report.ts';
+import { askReviewer } from './ask-reviewer.ts';
 import { describeFailure, type ReviewerFailure, renderReviewComment, reviewMarker } from './comment.ts';
-import { askOllama } from './ollama.ts';
 import { buildReviewPrompt } from './prompt.ts';
 import { reviewerOrder } from './reviewers.ts';
-import { runCliReviewer } from './run-cli.ts';
 import type {
   ReviewAuthor,
   ReviewerAttempt,
@@ -54,28 +53,17 @@ const ask = (
   entry: ReviewRosterEntry,
   prompt: string,
   placeholders: { branch: string; baseBranch: string; issue: number; repo: string },
-): Promise<ReviewerAttempt> => {
-  const timeoutMs = input.limits.timeoutSeconds * 1000;
-  if (entry.tool === 'ollama')
-    return askOllama({
-      host: input.ollama?.host,
-      model: entry.model,
-      prompt,
-      timeoutMs,
-      signal: input.signal,
-      ...(input.fetch ? { fetch: input.fetch } : {}),
-    });
-  return runCliReviewer({
-    run: input.run ?? execRun,
-    entry,
-    prompt,
-    placeholders: { ...placeholders, ...(entry.model ? { model: entry.model } : {}) },
-    baseEnv: input.baseEnv,
-    timeoutMs,
+): Promise<ReviewerAttempt> =>
+  askReviewer(entry, prompt, {
+    timeoutMs: input.limits.timeoutSeconds * 1000,
     signal: input.signal,
-    workRoot: input.workRoot ?? tmpdir(),
+    ollamaHost: input.ollama?.host,
+    placeholders,
+    baseEnv: input.baseEnv,
+    run: input.run ?? execRun,
+    ...(input.fetch ? { fetch: input.fetch } : {}),
+    ...(input.workRoot ? { workRoot: input.workRoot } : {}),
   });
-};
 
 export const reviewPullRequest = async (input: ReviewPullRequestInput): Promise<ReviewResult> => {
   const { forge, pr: ref } = input;
