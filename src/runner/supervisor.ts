@@ -1,6 +1,7 @@
 // Supervision of detached workers: launch through the exit-recording wrapper, re-attach after a
-// restart, and on each tick detect completion (process exited AND branch moved on origin), stalls,
-// and timeouts. Every terminal state is written to the ledger, emitted as an event and logged.
+// restart, and on each tick detect completion (process exited cleanly AND the branch on origin moved,
+// or already held an earlier attempt's work ahead of its base), stalls, and timeouts. Every terminal
+// state is written to the ledger, emitted as an event and logged.
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +25,7 @@ import type {
   ResumeReason,
   SurvivedWork,
 } from './types.ts';
-import { conflictMarkers, survivedWork } from './worktrees.ts';
+import { commitsAheadOfBase, conflictMarkers, survivedWork } from './worktrees.ts';
 
 export const wrapperPath = fileURLToPath(new URL('./worker-wrapper.mjs', import.meta.url));
 
@@ -219,7 +220,20 @@ export class Supervisor {
         await gitTry(['push', '--quiet', '-u', 'origin', `HEAD:refs/heads/${r.branch}`], r.worktree, ctx);
     }
     const remote = await remoteBranchSha(r.worktree, r.branch, ctx).catch(() => null);
-    const branchMoved = remote !== null && remote !== r.originShaAtStart;
+    let branchMoved = remote !== null && remote !== r.originShaAtStart;
+    if (exit.exitCode === 0 && !branchMoved && remote !== null) {
+      // An earlier attempt of this issue (a runner that died after pushing, a lease that moved the job
+      // here) may have pushed the work already: a worker that finds it done and exits cleanly delivered
+      // it. A bounce deletes the branch, so what is on it is this pass's work.
+      const ahead = await commitsAheadOfBase(r.worktree, r.branch, remote, r.baseBranch, ctx);
+      if (ahead > 0) {
+        branchMoved = true;
+        this.d.logger.info(
+          { attemptId: r.id, issue: r.issue.number, commits: ahead },
+          'the branch already held the work of an earlier attempt',
+        );
+      }
+    }
     const log = existsSync(r.logPath) ? readFileSync(r.logPath, 'utf8') : '';
     if (exit.exitCode === 0 && !branchMoved) return this.nudgeOrGiveUp(r, 'stopped_early');
     if (exit.exitCode === 0 && remote) {

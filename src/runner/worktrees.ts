@@ -118,6 +118,32 @@ export const survivedWork = async (
   return { unpushedCommits: count(log), dirtyFiles: count(status) };
 };
 
+/**
+ * Commits `ref` (a sha of `branch` on origin) holds that `origin/<baseBranch>` does not: the work an
+ * earlier attempt of the same issue pushed. Both are fetched first, so the answer is origin's.
+ */
+export const commitsAheadOfBase = async (
+  cwd: string,
+  branch: string,
+  ref: string,
+  baseBranch: string,
+  ctx: GitContext,
+): Promise<number> => {
+  await gitTry(
+    [
+      'fetch',
+      '--quiet',
+      'origin',
+      `+refs/heads/${baseBranch}:refs/remotes/origin/${baseBranch}`,
+      `+refs/heads/${branch}:refs/remotes/origin/${branch}`,
+    ],
+    cwd,
+    ctx,
+  );
+  const out = await gitTry(['rev-list', '--count', `refs/remotes/origin/${baseBranch}..${ref}`], cwd, ctx);
+  return Number(out?.trim() ?? 0) || 0;
+};
+
 /** Unlocks and removes a worktree (force: a merged branch's leftovers are disposable). */
 export const removeWorktree = async (repoDir: string, path: string, ctx: GitContext): Promise<void> => {
   await gitTry(['worktree', 'unlock', path], repoDir, ctx);

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isAlive, killGroup } from '../../src/runner/exec.ts';
-import { commitAndPush, createOrigin, gitIn, originFile, tempDir } from '../support/git.ts';
+import { commitAndPush, createOrigin, gitIn, originFile, originSha, tempDir } from '../support/git.ts';
 import { attemptJob, fakeEntry, makeHarness, settle, sleep } from './runner-harness.ts';
 
 const until = async (what: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> => {
@@ -209,5 +209,73 @@ describe('runner supervision', () => {
       h.runner.execute({ kind: 'gate', name: 'smoke', argv: ['true'], cwd: '../../etc' }),
     ).rejects.toThrow(/outside the workspace/);
     expect(h.events.filter((e) => e.type === 'gate.finished')).toHaveLength(1);
+  });
+
+  describe('a retried attempt on a branch an earlier attempt already pushed (a lost runner, a moved lease)', () => {
+    // Host A's worker pushed and then A died; the job went to host B, whose worker finds the work done.
+    it('counts the work already on the branch: the worker exits cleanly without a new commit → solved', async () => {
+      const origin = await createOrigin();
+      const hostA = makeHarness();
+      const first = await hostA.runner.execute(attemptJob(origin.url, fakeEntry()));
+      if (first.kind !== 'attempt') throw new Error('expected an attempt');
+      expect((await settle(hostA, first.attempt.id)).outcome).toBe('solved');
+      const pushed = await originSha(origin.url, first.attempt.branch);
+
+      const hostB = makeHarness({ runner: { maxNudges: 1 } });
+      const second = await hostB.runner.execute(
+        attemptJob(origin.url, fakeEntry({ FAKE_AGENT_MODE: 'nothing' }), { retry: 1 }),
+      );
+      if (second.kind !== 'attempt') throw new Error('expected an attempt');
+      expect(second.attempt.originShaAtStart).toBe(pushed);
+      const done = await settle(hostB, second.attempt.id);
+      expect(done).toMatchObject({ outcome: 'solved', nudges: 0 });
+      expect(hostB.events.some((e) => e.type === 'attempt.nudged')).toBe(false);
+      expect(await originSha(origin.url, first.attempt.branch)).toBe(pushed);
+    });
+
+    it('a branch that exists but holds nothing beyond its base is not work: nudged, then stalled', async () => {
+      const origin = await createOrigin();
+      const hostA = makeHarness();
+      const probe = await hostA.runner.execute(
+        attemptJob(origin.url, fakeEntry({ FAKE_AGENT_MODE: 'stall' })),
+      );
+      if (probe.kind !== 'attempt') throw new Error('expected an attempt');
+      await hostA.runner.execute({ kind: 'cancel', attemptId: probe.attempt.id });
+      // The branch is on origin, at the base's own commit (pushed by hand, as a half-set-up attempt would).
+      await gitIn(
+        probe.attempt.worktree,
+        'push',
+        '--quiet',
+        'origin',
+        `HEAD:refs/heads/${probe.attempt.branch}`,
+      );
+      expect(await originSha(origin.url, probe.attempt.branch)).toBe(await originSha(origin.url, 'main'));
+
+      const hostB = makeHarness({ runner: { maxNudges: 1 } });
+      const nothing = fakeEntry({ FAKE_AGENT_MODE: 'nothing', FAKE_AGENT_RESUME_MODE: 'nothing' });
+      const second = await hostB.runner.execute(attemptJob(origin.url, nothing, { retry: 1 }));
+      if (second.kind !== 'attempt') throw new Error('expected an attempt');
+      const done = await settle(hostB, second.attempt.id);
+      expect(done).toMatchObject({ outcome: 'stalled', nudges: 1 });
+    });
+
+    it('work already on the branch that still holds conflict markers is never solved', async () => {
+      const origin = await createOrigin();
+      const hostA = makeHarness();
+      const first = await hostA.runner.execute(
+        attemptJob(origin.url, fakeEntry({ FAKE_AGENT_MODE: 'markers' })),
+      );
+      if (first.kind !== 'attempt') throw new Error('expected an attempt');
+      expect((await settle(hostA, first.attempt.id)).outcome).toBe('unsolved');
+
+      const hostB = makeHarness();
+      const second = await hostB.runner.execute(
+        attemptJob(origin.url, fakeEntry({ FAKE_AGENT_MODE: 'nothing' }), { retry: 1 }),
+      );
+      if (second.kind !== 'attempt') throw new Error('expected an attempt');
+      const done = await settle(hostB, second.attempt.id);
+      expect(done.outcome).toBe('unsolved');
+      expect(done.failureSummary).toContain('Conflict markers left in fake-7.txt');
+    });
   });
 });
