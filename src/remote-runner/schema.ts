@@ -60,6 +60,7 @@ export const attemptRecordSchema = z.object({
   tokens,
   failureSummary: z.string().optional(),
   survived: z.object({ unpushedCommits: z.number(), dirtyFiles: z.number() }).optional(),
+  conflictFiles: z.array(z.string()).optional(),
   stallFingerprint: z
     .object({ logSize: z.number(), head: z.string().nullable(), remote: z.string().nullable() })
     .optional(),
@@ -84,6 +85,7 @@ export const optionalAttemptFields = [
   'outcome',
   'failureSummary',
   'survived',
+  'conflictFiles',
   'finalReport',
   'stallFingerprint',
 ] as const;

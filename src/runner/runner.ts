@@ -28,7 +28,7 @@ import {
   type SurvivedWork,
 } from './types.ts';
 import { ensureClone, insideWorkspace } from './workspace.ts';
-import { ensureWorktree, removeWorktree } from './worktrees.ts';
+import { ensureWorktree, mergeBaseInto, removeWorktree } from './worktrees.ts';
 
 export interface RunnerDeps {
   config: BlitzConfig['runner'];
@@ -113,11 +113,19 @@ export class Runner {
             `Attempt ${r.id} is still running (pid ${r.pid}); it cannot be resumed twice.`,
           );
         }
+        let conflictFiles = job.conflictFiles;
+        if (job.mergeBase) {
+          if (job.reason !== 'conflict')
+            throw new AppError('bad_request', 'mergeBase goes with a resume for a conflict only.');
+          const ctx = await this.gitContext(r.issue.repo);
+          conflictFiles = await mergeBaseInto(r.worktree, job.mergeBase, ctx);
+          await this.d.ledger.update(r.id, { conflictFiles });
+        }
         const survived = await this.supervisor.resume(
-          r,
+          await this.mustGet(r.id),
           job.reason,
           job.reason === 'conflict'
-            ? { reason: 'conflict', conflictFiles: job.conflictFiles }
+            ? { reason: 'conflict', conflictFiles }
             : { reason: job.reason === 'nudge' ? 'stalled' : 'interrupted' },
         );
         return { kind: 'resume', attempt: await this.mustGet(r.id), survived };

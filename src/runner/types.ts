@@ -53,6 +53,11 @@ export const resumeJobSchema = z.object({
   /** `conflict`: the base branch was merged into the worktree and left conflicts in `conflictFiles`. */
   reason: z.enum(['nudge', 'interrupted', 'conflict']),
   conflictFiles: z.array(z.string()).default([]),
+  /**
+   * With `conflict`: the runner itself merges `origin/<mergeBase>` into the worktree first (it lives
+   * on the runner's host), and the files that merge leaves conflicted are the `conflictFiles`.
+   */
+  mergeBase: z.string().min(1).optional(),
 });
 
 export const cancelJobSchema = z.object({ kind: z.literal('cancel'), attemptId: z.string().min(1) });
@@ -134,6 +139,8 @@ export interface AttemptRecord {
   tokens: TokenUsage;
   failureSummary?: string;
   survived?: SurvivedWork;
+  /** Files a base merge left conflicted for the worker to resolve (a resume with `mergeBase`). */
+  conflictFiles?: string[];
   /** The worker's whole FINAL REPORT, so readers need not reach the log (which lives on the runner host). */
   finalReport?: StoredFinalReport;
   /** The last stall check's observation, so the first check after a bot restart can already count. */

@@ -144,6 +144,29 @@ export const commitsAheadOfBase = async (
   return Number(out?.trim() ?? 0) || 0;
 };
 
+/**
+ * Merges `origin/<baseBranch>` (fetched now) into the worktree and leaves the merge open where it
+ * conflicts: returns the conflicted files, for a worker resumed to resolve them.
+ */
+export const mergeBaseInto = async (
+  worktree: string,
+  baseBranch: string,
+  ctx: GitContext,
+): Promise<string[]> => {
+  await git(
+    ['fetch', '--quiet', 'origin', `+refs/heads/${baseBranch}:refs/remotes/origin/${baseBranch}`],
+    worktree,
+    ctx,
+  );
+  const who = ['-c', 'user.name=blitz-bot', '-c', 'user.email=blitz-bot@localhost'];
+  await gitTry([...who, 'merge', '--no-edit', `refs/remotes/origin/${baseBranch}`], worktree, ctx);
+  const out = await git(['diff', '--name-only', '--diff-filter=U'], worktree, ctx);
+  return out
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+};
+
 /** Unlocks and removes a worktree (force: a merged branch's leftovers are disposable). */
 export const removeWorktree = async (repoDir: string, path: string, ctx: GitContext): Promise<void> => {
   await gitTry(['worktree', 'unlock', path], repoDir, ctx);

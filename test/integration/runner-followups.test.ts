@@ -68,6 +68,39 @@ describe('runner follow-ups', () => {
     await gitIn(origin.work, 'merge-base', '--is-ancestor', 'origin/main', `origin/${done.branch}`);
   });
 
+  it('with mergeBase the runner merges the base into the worktree itself and records the conflicted files', async () => {
+    const origin = await createOrigin({ 'README.md': '# app\nsecond line\n' });
+    const trace = join(tempDir(), 'trace.jsonl');
+    const h = makeHarness();
+    const entry = fakeEntry({
+      FAKE_AGENT_MODE: 'conflict',
+      FAKE_AGENT_RESUME_MODE: 'merge-base',
+      FAKE_AGENT_TRACE: trace,
+    });
+    const r = await h.runner.execute(attemptJob(origin.url, entry));
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    const first = await settle(h, r.attempt.id);
+    expect(first.outcome).toBe('solved');
+    await commitAndPush(origin.work, { 'README.md': '# app, base side\nsecond line\n' }, 'base moved');
+
+    // mergeBase belongs to a conflict resume only: refused, and nothing is merged or relaunched.
+    await expect(
+      h.runner.execute({ kind: 'resume', attemptId: first.id, reason: 'nudge', mergeBase: 'main' }),
+    ).rejects.toMatchObject({ code: 'bad_request' });
+    expect(await gitIn(first.worktree, 'diff', '--name-only', '--diff-filter=U')).toBe('');
+    expect((await h.ledger.get(first.id))?.pid).toBe(first.pid);
+
+    await h.runner.execute({ kind: 'resume', attemptId: first.id, reason: 'conflict', mergeBase: 'main' });
+    expect((await h.ledger.get(first.id))?.conflictFiles).toEqual(['README.md']);
+    const done = await settle(h, first.id);
+    expect(done).toMatchObject({ outcome: 'solved', conflictFiles: ['README.md'] });
+    const calls = traceLines(trace);
+    expect(calls.map((c) => c.mode)).toEqual(['conflict', 'merge-base']);
+    expect(readFileSync(calls[1]!.args[1]!, 'utf8')).toContain('- `README.md`');
+    await gitIn(origin.work, 'fetch', '--quiet', 'origin');
+    await gitIn(origin.work, 'merge-base', '--is-ancestor', 'origin/main', `origin/${done.branch}`);
+  });
+
   it('the stall count survives a supervisor restart: one check before and one after is a stall', async () => {
     const origin = await createOrigin();
     const dir = tempDir('blitz-stall-restart-');
