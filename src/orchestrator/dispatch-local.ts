@@ -2,6 +2,7 @@
 // claims dispatched jobs like a runner would and executes them with the local Runner, so every
 // dispatch takes the same path through the queue. Its supervisor sees only local attempts.
 import type { Logger } from '../observability/logger.ts';
+import { jobOutput } from '../queue/dispatch.ts';
 import { hostQueue } from '../queue/runner-queues.ts';
 import type { JobQueue, LeasedJob } from '../queue/types.ts';
 import { type AttemptLedger, runnerJobSchema } from '../runner/types.ts';
@@ -49,9 +50,7 @@ const runOne = async (d: LocalConsumerDeps, job: LeasedJob): Promise<void> => {
     const result = await d.runner.execute(parsed.data);
     // An attempt runs on after it starts; the local supervisor (not the lease) watches it from here.
     const output =
-      result.kind === 'attempt'
-        ? { kind: 'attempt', attemptIds: [result.attempt.id] }
-        : { kind: result.kind };
+      result.kind === 'attempt' ? { kind: 'attempt', attemptIds: [result.attempt.id] } : jobOutput(result);
     await d.queue.complete(job, d.localHost, output);
   } catch (err) {
     const error = err instanceof Error ? err.message : String(err);

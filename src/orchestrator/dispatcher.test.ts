@@ -5,7 +5,7 @@ import type { AttemptLedger, AttemptRecord, RunnerJob } from '../runner/types.ts
 import type { RunStore } from '../store/run-store.ts';
 import { createQueueDispatch } from './dispatch-compose.ts';
 import { isRemoteAttempt, localOnlyLedger, startLocalConsumer } from './dispatch-local.ts';
-import { createDispatcher, type DispatchWrites } from './dispatcher.ts';
+import { createDispatcher, type DispatchWrites, onAttemptHost } from './dispatcher.ts';
 
 const job = (n: number): Extract<RunnerJob, { kind: 'attempt' }> => ({
   kind: 'attempt',
@@ -145,5 +145,95 @@ describe('dispatch through the job queue', () => {
     expect(ticks).toBe(1);
     expect(await b!.cronTick(tick, 60, new Date('2026-01-01T00:02:01Z'))).toBe(true);
     expect(ticks).toBe(2);
+  });
+
+  it('runs resume, cancel and cleanup where the worktrees are: remote ones through each host queue, local ones here', async () => {
+    const queue = new InProcessQueue();
+    const { store } = rowsStore();
+    const receipts: Record<string, string> = { r1: 'east', r2: 'west', r3: 'east' };
+    const registry = {
+      getReceipt: async (id: string) => (receipts[id] ? ({ runnerName: receipts[id] } as never) : undefined),
+    };
+    const dispatcher = createDispatcher({ queue, store, registry, localHost: 'bot' });
+    const executed: RunnerJob[] = [];
+    const runner = {
+      execute: async (j: RunnerJob) => {
+        executed.push(j);
+        return {};
+      },
+    };
+    const at = (id: string, host?: string) => ({
+      id,
+      exitPath: host ? `runner://${host}/ws/.attempts/${id}/exit.json` : `/ws/.attempts/${id}/exit.json`,
+    });
+    const repo = { owner: 'o', name: 'r' };
+    const cleanup = { kind: 'cleanup' as const, repo, mergedInto: 'blitz/m1', attemptIds: [] };
+
+    const sent = await onAttemptHost(
+      { dispatcher, runner },
+      { kind: 'resume', attemptId: 'r2', reason: 'interrupted' },
+      [at('r2', 'west')],
+    );
+    expect(sent).toMatchObject({ queue: 'host/west' });
+    await onAttemptHost({ dispatcher, runner }, { kind: 'cancel', attemptId: 'l1' }, [at('l1')]);
+    await onAttemptHost({ dispatcher, runner }, cleanup, [
+      at('r1', 'east'),
+      at('l1'),
+      at('r2', 'west'),
+      at('r3', 'east'),
+    ]);
+
+    expect(executed).toEqual([
+      { kind: 'cancel', attemptId: 'l1' },
+      { ...cleanup, attemptIds: ['l1'] },
+    ]);
+    const west = [await queue.claim(['host/west'], 'west'), await queue.claim(['host/west'], 'west')];
+    expect(west.map((j) => j?.payload)).toEqual([
+      { kind: 'resume', attemptId: 'r2', reason: 'interrupted' },
+      { ...cleanup, attemptIds: ['r2'] },
+    ]);
+    expect((await queue.claim(['host/east'], 'east'))?.payload).toEqual({
+      ...cleanup,
+      attemptIds: ['r1', 'r3'],
+    });
+    expect(await queue.claim(['host/east', 'host/west', 'host/bot'], 'any')).toBeNull();
+
+    // Without a queue (a bot wired straight to its Runner) even a remote-looking attempt runs here.
+    executed.length = 0;
+    expect(
+      await onAttemptHost({ runner }, { kind: 'cancel', attemptId: 'r1' }, [at('r1', 'east')]),
+    ).toBeUndefined();
+    expect(executed).toEqual([{ kind: 'cancel', attemptId: 'r1' }]);
+  });
+
+  it('keeps a gate result as the job output, so the bot reads a remote build back from the queue', async () => {
+    const queue = new InProcessQueue();
+    const { store } = rowsStore();
+    const queues = new Set<string>();
+    const dispatcher = createDispatcher({ queue, store, localHost: 'bot', onQueue: (q) => queues.add(q) });
+    const result = { exitCode: 1, timedOut: false, tail: 'FAIL src/a.test.ts' };
+    const runner = {
+      limit: () => ({ limit: 1, contended: false }),
+      execute: async (j: RunnerJob) => ({ kind: j.kind, name: 'build', result }) as never,
+    };
+    const consumer = startLocalConsumer({
+      queue,
+      runner,
+      localHost: 'bot',
+      queues,
+      logger: silentLogger(),
+      pollMs: 60_000,
+    });
+    try {
+      const sent = await dispatcher.toHost(
+        { kind: 'gate', name: 'build', argv: ['npm', 'test'], cwd: '/ws/.worktrees/o/r/x' },
+        'local-1',
+      );
+      expect(await consumer.drain()).toBe(1);
+      const done = await dispatcher.job({ queue: sent.queue, id: sent.id! });
+      expect(done).toMatchObject({ state: 'completed', output: { kind: 'gate', name: 'build', result } });
+    } finally {
+      await consumer.stop();
+    }
   });
 });

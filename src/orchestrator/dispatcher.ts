@@ -4,10 +4,11 @@
 // replica is a no-op. Resume, cancel and cleanup go to the host that ran the attempt.
 import { dispatchRunnerJob } from '../queue/dispatch.ts';
 import { attemptQueue, hostQueue } from '../queue/runner-queues.ts';
-import type { JobQueue, SqlExecutor } from '../queue/types.ts';
-import type { RunnerJob } from '../runner/types.ts';
+import type { JobInfo, JobQueue, SqlExecutor } from '../queue/types.ts';
+import type { AttemptRecord, RunnerJob } from '../runner/types.ts';
 import type { RunIssuePatch, RunIssueRecord, RunStore } from '../store/run-store.ts';
 import type { AttemptReceipt } from '../store/runner-tokens.ts';
+import { isRemoteAttempt } from './dispatch-local.ts';
 
 /** The writes a dispatch decision makes (the run store, or one of its transactions). */
 export interface DispatchWrites {
@@ -48,7 +49,9 @@ export interface Dispatcher {
     attemptNo: number,
     record: (w: DispatchWrites) => Promise<unknown>,
   ): Promise<boolean>;
-  /** Sends a resume, cancel or cleanup job to the runner that holds the attempt's worktree. */
+  /** A job sent earlier, as the queue holds it now (state, holder, output); undefined once forgotten. */
+  job(ref: { queue: string; id: string }): Promise<JobInfo | undefined>;
+  /** Sends a resume, cancel, cleanup or gate job to the runner that holds the attempt's worktree. */
   toHost(
     job: Exclude<RunnerJob, { kind: 'attempt' }>,
     attemptId: string,
@@ -86,6 +89,8 @@ export const createDispatcher = (d: DispatcherDeps): Dispatcher => {
       return true;
     },
 
+    job: (ref) => d.queue.get(ref),
+
     async toHost(job, attemptId) {
       const host = (await d.registry?.getReceipt(attemptId))?.runnerName ?? d.localHost;
       const queue = hostQueue(host);
@@ -95,4 +100,34 @@ export const createDispatcher = (d: DispatcherDeps): Dispatcher => {
       return { queue, id };
     },
   };
+};
+
+type HostJob = Extract<RunnerJob, { kind: 'resume' | 'cancel' | 'cleanup' }>;
+
+/**
+ * Runs a resume, cancel or cleanup job where the attempts' worktrees are: a remote runner's attempt
+ * through its host queue (the job sent is returned), a local one (or any, without a queue) on the
+ * bot's own Runner. A cleanup over attempts of several hosts is split per host.
+ */
+export const onAttemptHost = async (
+  deps: { dispatcher?: Dispatcher; runner: { execute(job: RunnerJob): Promise<unknown> } },
+  job: HostJob,
+  attempts: readonly Pick<AttemptRecord, 'id' | 'exitPath'>[],
+): Promise<{ queue: string; id: string | null } | undefined> => {
+  const remote = deps.dispatcher ? attempts.filter(isRemoteAttempt) : [];
+  const local = attempts.filter((a) => !remote.includes(a));
+  if (job.kind === 'cleanup') {
+    if (local.length > 0 || attempts.length === 0)
+      await deps.runner.execute({ ...job, attemptIds: local.map((a) => a.id) });
+    const byHost = new Map<string, string[]>();
+    for (const a of remote) {
+      const host = /^runner:\/\/([^/]+)\//.exec(a.exitPath)![1]!;
+      byHost.set(host, [...(byHost.get(host) ?? []), a.id]);
+    }
+    for (const ids of byHost.values()) await deps.dispatcher!.toHost({ ...job, attemptIds: ids }, ids[0]!);
+    return undefined;
+  }
+  if (remote.length > 0) return deps.dispatcher!.toHost(job, job.attemptId);
+  await deps.runner.execute(job);
+  return undefined;
 };

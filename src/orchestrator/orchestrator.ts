@@ -14,7 +14,7 @@ import { repoRefOf } from './context.ts';
 import { dashboardMarker, renderDashboard } from './dashboard.ts';
 import { createDashboardCoalescer } from './dashboard-coalescer.ts';
 import type { DashboardInput } from './dashboard-types.ts';
-import { isRemoteAttempt } from './dispatch-local.ts';
+import { onAttemptHost } from './dispatcher.ts';
 import { createFleet, fleetTouchesRepo } from './fleet/index.ts';
 import { createKeyedRunner } from './keyed-mutex.ts';
 import type { PerformDeps } from './perform.ts';
@@ -189,12 +189,8 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     serialized: (runId, fn) => serial.exclusive(runId, fn),
     async cancelWorkers(run: RunRecord) {
       const open = (await deps.ledger.listByRun(run.id)).filter((a) => a.outcome === undefined);
-      for (const a of open) {
-        const job = { kind: 'cancel' as const, attemptId: a.id };
-        // A remote runner's attempt is cancelled on its host, through that host's queue.
-        if (deps.dispatcher && isRemoteAttempt(a)) await deps.dispatcher.toHost(job, a.id);
-        else await deps.runner.execute(job);
-      }
+      // A remote runner's attempt is cancelled on its host, through that host's queue.
+      for (const a of open) await onAttemptHost(deps, { kind: 'cancel', attemptId: a.id }, [a]);
       return open.length;
     },
   });

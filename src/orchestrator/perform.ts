@@ -11,6 +11,7 @@ import type { AttemptRecord } from '../runner/types.ts';
 import type { RunProgress } from '../store/run-store.ts';
 import type { OrchestratorDeps, RunCtx } from './context.ts';
 import { repoRefOf } from './context.ts';
+import { onAttemptHost } from './dispatcher.ts';
 import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
 import { attemptKey, currentAttempts, liveAttempt } from './run-progress.ts';
 
@@ -244,9 +245,7 @@ export const perform = async (deps: PerformDeps, ctx: RunCtx, a: Action): Promis
     case 'resume': {
       const live = attemptsOf(ctx, a.issue).at(-1);
       if (!live) return;
-      const job = { kind: 'resume' as const, attemptId: live.id, reason: 'interrupted' as const };
-      if (deps.dispatcher) await deps.dispatcher.toHost(job, live.id);
-      else await deps.runner.execute(job);
+      await onAttemptHost(deps, { kind: 'resume', attemptId: live.id, reason: 'interrupted' }, [live]);
       return;
     }
     case 'open_pr':

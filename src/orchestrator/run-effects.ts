@@ -10,6 +10,7 @@ import type { ShipNotice } from '../ship/notice.ts';
 import { notifyAll } from '../ship/notify.ts';
 import { startPreview } from '../ship/preview.ts';
 import type { OrchestratorDeps, RunCtx } from './context.ts';
+import { onAttemptHost } from './dispatcher.ts';
 import { type IntegrationGit, integrationWorktree, revertMerge } from './integration-branch.ts';
 import { updateModelNotesFile } from './model-notes.ts';
 import { type Effects, firstTime, refOf, setProgress } from './perform.ts';
@@ -125,12 +126,11 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
     // The next pass starts afresh off the integration branch: re-merging the old branch after its
     // revert would merge nothing. Its worktree and branches go (local first, while it still tracks origin).
     try {
-      await deps.runner.execute({
-        kind: 'cleanup',
-        repo: ctx.repo,
-        mergedInto: ctx.run.integrationBranch,
-        attemptIds: mine.map((a) => a.id),
-      });
+      await onAttemptHost(
+        deps,
+        { kind: 'cleanup', repo: ctx.repo, mergedInto: ctx.run.integrationBranch, attemptIds: [] },
+        mine,
+      );
       const branch = mine.at(-1)?.branch;
       if (branch) await ctx.forge.deleteBranch(ctx.repo, branch);
     } catch (err) {

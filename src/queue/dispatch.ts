@@ -1,6 +1,7 @@
 // How the bot hands work to runners through the queue: runner jobs on their queue (per role and
 // repo, or a host's own), and cron ticks as singleton jobs keyed `name:slot`, so a tick seen by
 // several replicas at once runs once.
+import type { RunnerJobResult } from '../runner/runner.ts';
 import type { RunnerJob } from '../runner/types.ts';
 import type { PgBossQueue } from './pg-boss-queue.ts';
 import { queueForJob } from './runner-queues.ts';
@@ -48,3 +49,10 @@ export const enqueueCronTick = (
     { singletonKey: `${name}:${slot}`, retryLimit: 0 },
   );
 };
+
+/**
+ * What a runner stores as the output of a finished non-attempt job: its kind, and for a gate its
+ * result (exit code, timeout, output tail), which the bot reads back from the queue.
+ */
+export const jobOutput = (result: Exclude<RunnerJobResult, { kind: 'attempt' }>): unknown =>
+  result.kind === 'gate' ? { kind: 'gate', name: result.name, result: result.result } : { kind: result.kind };

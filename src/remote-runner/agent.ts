@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { BlitzConfig } from '../config/blitz-config.ts';
 import type { Logger } from '../observability/logger.ts';
+import { jobOutput } from '../queue/dispatch.ts';
 import { findExecutable, Runner } from '../runner/runner.ts';
 import { runnerJobSchema, systemClock } from '../runner/types.ts';
 import type { RunnerAdvert } from '../store/runner-tokens.ts';
@@ -185,7 +186,7 @@ export class RunnerAgent {
     try {
       const result = await this.runner.execute(job);
       // An attempt runs on after execute returns; settle() completes its job when it ends.
-      if (result.kind !== 'attempt') await this.finish(h, { kind: result.kind });
+      if (result.kind !== 'attempt') await this.finish(h, jobOutput(result));
       else await this.settle();
     } catch (err) {
       this.freed(`${h.ref.queue}|${h.ref.id}`);

@@ -46,6 +46,9 @@ export const onRunnerHost = (runner: string, a: AttemptRecord): AttemptRecord =>
   return out;
 };
 
+/** The path on the runner's own host of a `runner://<name>/…` path (what a job sent there must name). */
+export const pathOnRunnerHost = (stored: string): string => stored.replace(/^runner:\/\/[^/]+\//, '/');
+
 /** The record as a patch that also clears the optional fields it lacks. */
 const wholeRecordPatch = ({ id: _id, ...rest }: AttemptRecord): Partial<Omit<AttemptRecord, 'id'>> => {
   const cleared: Record<string, undefined> = {};

@@ -1,7 +1,7 @@
 // What the end-to-end harnesses (blitz-harness, fleet-harness, plan-harness) share: the usual people
 // on a World repo, the contract-checked fake GitHub or Gitea with the real forge adapter over it, and
-// one bot process: the runner, the orchestrator over an SQLite file, and the real intake (signed
-// webhooks, SQLite deliveries and intents) behind the HTTP app.
+// one bot process: the runner behind the in-process job queue, the orchestrator over an SQLite file,
+// and the real intake (signed webhooks, SQLite deliveries and intents) behind the HTTP app.
 import { Webhooks } from '@octokit/webhooks';
 import type { BlitzConfig } from '../../src/config/blitz-config.ts';
 import { createGiteaForge } from '../../src/forges/gitea/index.ts';
@@ -14,7 +14,9 @@ import { createReceiver } from '../../src/intake/receive.ts';
 import type { Logger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import type { OrchestratorDeps } from '../../src/orchestrator/context.ts';
+import { createQueueDispatch } from '../../src/orchestrator/dispatch-compose.ts';
 import { createOrchestrator, type Orchestrator } from '../../src/orchestrator/orchestrator.ts';
+import { InProcessQueue } from '../../src/queue/in-process-queue.ts';
 import { Runner } from '../../src/runner/runner.ts';
 import type { RunnerEvent } from '../../src/runner/types.ts';
 import { openSqliteRunStore, type SqliteRunStore } from '../../src/store/sqlite-run-store.ts';
@@ -126,6 +128,15 @@ export const startBot = (o: BotOptions): Bot => {
     credentials: async () => undefined,
     baseEnv: testEnv(),
   });
+  // Every job goes through the in-process queue and the bot's own consumer, as in the composed bot.
+  const dispatch = createQueueDispatch({
+    queue: new InProcessQueue(),
+    registry: { getReceipt: async () => undefined },
+    store: runs,
+    runner,
+    logger,
+    name: 'harness-bot',
+  });
   const orch = createOrchestrator({
     store: runs,
     ledger: runs.ledger,
@@ -138,9 +149,11 @@ export const startBot = (o: BotOptions): Bot => {
     cloneUrl: o.cloneUrl,
     machine: () => ({ limit: config.runner.maxSessions, contended: false }),
     dashboard: { intervalMs: 0 },
+    dispatcher: dispatch.dispatcher,
     ...o.orchestrator,
   });
   orchRef = orch;
+  dispatch.start();
   const metrics = createMetrics();
   const queue = createDeliveryQueue({ logger });
   const policy = { required: 'write' as const, botLogin: botLoginFor(o.kind), allowedBots: [] };
@@ -174,11 +187,13 @@ export const startBot = (o: BotOptions): Bot => {
     queue,
     post,
     async close() {
+      await dispatch.stop();
       await orch.close();
       await store.close();
       await runs.close();
     },
     drop() {
+      void dispatch.stop();
       void store.close();
       void runs.close();
     },

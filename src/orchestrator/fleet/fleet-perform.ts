@@ -6,6 +6,7 @@ import { formatRepo } from '../../forges/types.ts';
 import { defaultEntries } from '../../plan/routing.ts';
 import type { Action } from '../../plan/snapshot.ts';
 import { closeOnMerge } from '../close-on-merge.ts';
+import { onAttemptHost } from '../dispatcher.ts';
 import { refOf } from '../perform.ts';
 import { attemptKey, currentAttempts, liveAttempt } from '../run-progress.ts';
 import type { FleetCtx, FleetDeps } from './fleet-context.ts';
@@ -43,36 +44,49 @@ const dispatch = async (deps: FleetDeps, ctx: FleetCtx, a: Extract<Action, { typ
   const cloneUrl = deps.cloneUrl
     ? await deps.cloneUrl(facts.forge, facts.repo)
     : (await facts.forge.cloneCredentials(facts.repo)).url;
-  await deps.store.upsertRunIssue(ctx.run.id, name, ref.number, {
-    state: 'dispatched',
-    attempts: (row?.attempts ?? 0) + 1,
-  });
-  ctx.run = await updateFleet(deps.store, ctx.run.id, (p) => {
-    if (!p.dispatched.includes(a.issue)) p.dispatched.push(a.issue);
-  });
   const fences = [
     ...a.fenceOff.map((f) => ({ path: f.path, ownerIssue: refOf(f.owner).number })),
     ...(ctx.busyFences.get(name.toLowerCase()) ?? []),
   ];
-  const result = await deps.runner.execute({
-    kind: 'attempt',
+  const job = {
+    kind: 'attempt' as const,
     runId: ctx.run.id,
     issue: { repo: facts.repo, number: ref.number },
     title: issue.title,
     body: issue.body,
-    branchStyle: 'fleet',
+    branchStyle: 'fleet' as const,
     runSlug: 'fleet',
     baseBranch: facts.defaultBranch,
     cloneUrl,
     entry: entryFor(deps, a.worker),
     tier: a.worker.tier,
     fences,
-  });
-  if (result.kind === 'attempt')
-    await deps.store.upsertRunIssue(ctx.run.id, name, ref.number, {
-      branch: result.attempt.branch,
-      worktree: result.attempt.worktree,
+  };
+  const attemptNo = (row?.attempts ?? 0) + 1;
+  const dispatched = { state: 'dispatched' as const, attempts: attemptNo };
+  const markDispatched = async () => {
+    ctx.run = await updateFleet(deps.store, ctx.run.id, (p) => {
+      if (!p.dispatched.includes(a.issue)) p.dispatched.push(a.issue);
     });
+  };
+  if (deps.dispatcher) {
+    // Through the queue, to whichever runner serves fleet work for this repo; the row and the job
+    // commit together, and the attempt's branch comes back through the ledger.
+    const sent = await deps.dispatcher.attempt(job, attemptNo, (w) =>
+      w.upsertRunIssue(ctx.run.id, name, ref.number, dispatched),
+    );
+    if (!sent) return;
+    await markDispatched();
+  } else {
+    await deps.store.upsertRunIssue(ctx.run.id, name, ref.number, dispatched);
+    await markDispatched();
+    const result = await deps.runner.execute(job);
+    if (result.kind === 'attempt')
+      await deps.store.upsertRunIssue(ctx.run.id, name, ref.number, {
+        branch: result.attempt.branch,
+        worktree: result.attempt.worktree,
+      });
+  }
   deps.logger.info({ runId: ctx.run.id, ticket: a.issue, entry: a.worker.entry.name }, 'ticket dispatched');
 };
 
@@ -147,7 +161,8 @@ export const performFleet = async (deps: FleetDeps, ctx: FleetCtx, a: Action): P
       return dispatch(deps, ctx, a);
     case 'resume': {
       const live = attemptsOf(ctx, a.issue).at(-1);
-      if (live) await deps.runner.execute({ kind: 'resume', attemptId: live.id, reason: 'interrupted' });
+      if (live)
+        await onAttemptHost(deps, { kind: 'resume', attemptId: live.id, reason: 'interrupted' }, [live]);
       return;
     }
     case 'open_pr':

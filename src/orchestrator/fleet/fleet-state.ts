@@ -38,6 +38,15 @@ export const ticketStateSchema = z.object({
   conflictFiles: z.array(z.string()).default([]),
   /** Set while a resumed worker is merging the base in; cleared when its result was checked. */
   resolving: z.boolean().default(false),
+  /**
+   * The attempt's `launchedAt` when the conflict resume was sent: while the attempt still shows it,
+   * the resume (queued for the attempt's host) has not started yet.
+   */
+  resumeSentAt: z.string().optional(),
+  /** The conflict resume queued for a remote attempt's host: if it fails there, the merge stops. */
+  resumeJob: z.object({ queue: z.string(), id: z.string() }).optional(),
+  /** The build job sent to a remote attempt's host after the base merge, until its result is read. */
+  buildJob: z.object({ queue: z.string(), id: z.string() }).optional(),
   /** Why the merge is not going ahead, in words (shown on the scoreboard). */
   note: z.string().optional(),
 });

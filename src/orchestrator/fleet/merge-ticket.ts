@@ -1,13 +1,19 @@
 // Merging a fleet PR, only after a person's word (the planner emits `merge` only for a ticket whose
 // PR a person asked to merge). Each pass reads the PR and takes one step: behind → update the branch;
-// conflicts → merge the base into the worker's worktree and resume the worker there to resolve it
-// and re-run the tests; after that, every conflicted file is checked for leftover markers and the
-// repo's build runs in the worktree; clean → squash merge with the expected head sha, delete the
+// conflicts → the runner holding the worker's worktree (this host or a remote one, through its
+// queue) merges the base in and resumes the worker there to resolve it and re-run the tests; after
+// that, every conflicted file is checked for leftover markers and the repo's build runs in the
+// worktree, on that host; clean → squash merge with the expected head sha, delete the
 // branch. A step that cannot go ahead leaves a note on the scoreboard, never a merge.
+import { z } from 'zod';
 import { isAppError } from '../../errors.ts';
 import { formatRepo, type PullRequest } from '../../forges/types.ts';
-import { git, gitTry } from '../../runner/git.ts';
+import { pathOnRunnerHost } from '../../remote-runner/hub.ts';
+import type { GateResult } from '../../runner/build-gate.ts';
+import { gitTry } from '../../runner/git.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
+import { isRemoteAttempt } from '../dispatch-local.ts';
+import { onAttemptHost } from '../dispatcher.ts';
 import { refOf } from '../perform.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { type FleetCtx, type FleetDeps, maxConflictResumes } from './fleet-context.ts';
@@ -33,50 +39,75 @@ export const filesWithMarkers = async (
   return marked;
 };
 
-/** Merges the base into the worktree; the files left conflicted are returned (the merge stays open). */
-const startBaseMerge = async (deps: FleetDeps, attempt: AttemptRecord, base: string): Promise<string[]> => {
-  const ctx = await deps.runner.gitContext(attempt.issue.repo);
-  const wt = attempt.worktree;
-  await git(['fetch', '--quiet', 'origin', base], wt, ctx);
-  await gitTry(
-    [
-      '-c',
-      'user.name=blitz-bot',
-      '-c',
-      'user.email=blitz-bot@localhost',
-      'merge',
-      '--no-edit',
-      `origin/${base}`,
-    ],
-    wt,
-    ctx,
-  );
-  const out = await git(['diff', '--name-only', '--diff-filter=U'], wt, ctx);
-  return out
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean);
+/** The repo's build command (`.blitz.yml`), if it names one. */
+const buildArgv = async (ctx: FleetCtx, attempt: AttemptRecord): Promise<string[] | undefined> => {
+  const facts = ctx.repos.get(formatRepo(attempt.issue.repo).toLowerCase());
+  if (!facts) return undefined;
+  const cfg = await loadRepoConfig(facts.forge, facts.repo);
+  return cfg.result.ok ? cfg.result.config.build : undefined;
 };
 
-/** After the resumed worker finished: markers in the conflicted files, then the repo's build in the worktree. */
+const failedBuild = (r: GateResult | undefined): string | undefined =>
+  r && (r.exitCode !== 0 || r.timedOut) ? 'the tests failed after the base was merged in' : undefined;
+
+const gateOutputSchema = z.object({
+  result: z.object({ exitCode: z.number(), timedOut: z.boolean(), tail: z.string() }),
+});
+
+/**
+ * A remote attempt's build runs on its host, in its worktree, as a gate job through that host's
+ * queue; the result comes back as the job's output. `wait` while the job has not finished.
+ */
+const remoteBuild = async (
+  deps: FleetDeps,
+  ctx: FleetCtx,
+  key: string,
+  attempt: AttemptRecord,
+  argv: string[],
+): Promise<string | undefined | 'wait'> => {
+  const dispatcher = deps.dispatcher!;
+  let ref = ticketOf(ctx.fleet, key).buildJob;
+  if (!ref) {
+    const sent = await dispatcher.toHost(
+      { kind: 'gate', name: 'build', argv, cwd: pathOnRunnerHost(attempt.worktree), timeoutSeconds: 1800 },
+      attempt.id,
+    );
+    if (!sent.id) return 'wait';
+    ref = { queue: sent.queue, id: sent.id };
+    ctx.run = await updateTicket(deps.store, ctx.run.id, key, () => ({ buildJob: ref }));
+  }
+  const job = await dispatcher.job(ref);
+  if (job?.state === 'queued' || job?.state === 'active') return 'wait';
+  ctx.run = await updateTicket(deps.store, ctx.run.id, key, () => ({ buildJob: undefined }));
+  if (job?.state !== 'completed') return `the build after the base merge did not run on the attempt's runner`;
+  const out = gateOutputSchema.safeParse(job.output);
+  if (!out.success) return `the attempt's runner sent no build result`;
+  return failedBuild(out.data.result);
+};
+
+/**
+ * After the resumed worker finished: leftover markers in the files the base merge conflicted, then
+ * the repo's build in the worktree. A remote attempt's host checked its pushed branch for markers
+ * before it called the attempt solved, and runs the build itself. `wait`: not known yet.
+ */
 const checkResolution = async (
   deps: FleetDeps,
   ctx: FleetCtx,
   key: string,
   attempt: AttemptRecord,
-): Promise<string | undefined> => {
+): Promise<string | undefined | 'wait'> => {
   if (attempt.outcome !== 'solved')
     return `merge stopped, the worker did not resolve it: ${attempt.failureSummary ?? attempt.outcome}`;
-  const t = ticketOf(ctx.fleet, key);
-  const gctx = await deps.runner.gitContext(attempt.issue.repo);
-  await gitTry(['fetch', '--quiet', 'origin'], attempt.worktree, gctx);
-  const marked = await filesWithMarkers(attempt.worktree, t.conflictFiles, gctx);
-  if (marked.length > 0) return `conflict markers are left in ${marked.join(', ')}`;
-  const facts = ctx.repos.get(formatRepo(attempt.issue.repo).toLowerCase());
-  if (!facts) return undefined;
-  const cfg = await loadRepoConfig(facts.forge, facts.repo);
-  const argv = cfg.result.ok ? cfg.result.config.build : undefined;
+  const remote = deps.dispatcher !== undefined && isRemoteAttempt(attempt);
+  if (!remote) {
+    const gctx = await deps.runner.gitContext(attempt.issue.repo);
+    await gitTry(['fetch', '--quiet', 'origin'], attempt.worktree, gctx);
+    const marked = await filesWithMarkers(attempt.worktree, attempt.conflictFiles ?? [], gctx);
+    if (marked.length > 0) return `conflict markers are left in ${marked.join(', ')}`;
+  }
+  const argv = await buildArgv(ctx, attempt);
   if (!argv) return undefined;
+  if (remote) return remoteBuild(deps, ctx, key, attempt, argv);
   const res = await deps.runner.execute({
     kind: 'gate',
     name: 'build',
@@ -84,9 +115,7 @@ const checkResolution = async (
     cwd: attempt.worktree,
     timeoutSeconds: 1800,
   });
-  if (res.kind === 'gate' && (res.result.exitCode !== 0 || res.result.timedOut))
-    return 'the tests failed after the base was merged in';
-  return undefined;
+  return res.kind === 'gate' ? failedBuild(res.result) : undefined;
 };
 
 const squash = async (
@@ -120,17 +149,32 @@ const squash = async (
   try {
     await facts.forge.deleteBranch(facts.repo, pr.head.ref);
     if (attempt)
-      await deps.runner.execute({
-        kind: 'cleanup',
-        repo: facts.repo,
-        mergedInto: pr.base.ref,
-        attemptIds: [attempt.id],
-      });
+      await onAttemptHost(
+        deps,
+        { kind: 'cleanup', repo: facts.repo, mergedInto: pr.base.ref, attemptIds: [] },
+        [attempt],
+      );
   } catch (err) {
     deps.logger.warn({ runId: ctx.run.id, ticket: key, err }, 'merged branch not cleaned up');
   }
   deps.logger.info({ runId: ctx.run.id, ticket: key, pr: pr.ref.number, sha }, 'fleet PR merged');
 };
+
+/** The merge does not go ahead: a person has to look (and say `/merge` again). */
+const stopResolving = async (deps: FleetDeps, ctx: FleetCtx, key: string, why: string) => {
+  ctx.run = await updateTicket(deps.store, ctx.run.id, key, () => ({
+    resolving: false,
+    resumeSentAt: undefined,
+    resumeJob: undefined,
+    mergeRequestedBy: undefined,
+    note: why,
+  }));
+};
+
+const errorOf = (output: unknown): string =>
+  typeof output === 'object' && output !== null && 'error' in output
+    ? String(output.error)
+    : 'no reason given';
 
 export const mergeTicket = async (
   deps: FleetDeps,
@@ -153,11 +197,28 @@ export const mergeTicket = async (
     return;
   }
   if (pr.state === 'closed') return note(deps, ctx, key, 'the PR was closed without merging');
-  // A resumed worker is still merging the base in: wait for it.
+  // A resumed worker is still merging the base in (or its resume has not reached its host): wait.
   if (attempt && attempt.outcome === undefined) return;
+  if (t.resolving && attempt && attempt.launchedAt === t.resumeSentAt) {
+    const sent = t.resumeJob && (await deps.dispatcher?.job(t.resumeJob));
+    if (sent?.state !== 'failed') return;
+    return stopResolving(
+      deps,
+      ctx,
+      key,
+      `the worker could not be resumed on its runner: ${errorOf(sent.output)}`,
+    );
+  }
   if (t.resolving && attempt) {
     const problem = await checkResolution(deps, ctx, key, attempt);
-    ctx.run = await updateTicket(deps.store, ctx.run.id, key, () => ({ resolving: false, note: problem }));
+    if (problem === 'wait') return;
+    ctx.run = await updateTicket(deps.store, ctx.run.id, key, () => ({
+      resolving: false,
+      resumeSentAt: undefined,
+      resumeJob: undefined,
+      conflictFiles: attempt.conflictFiles ?? [],
+      note: problem,
+    }));
     if (problem) {
       ctx.run = await updateTicket(deps.store, ctx.run.id, key, () => ({ mergeRequestedBy: undefined }));
       return;
@@ -172,19 +233,28 @@ export const mergeTicket = async (
       ctx.run = await updateTicket(deps.store, ctx.run.id, key, () => ({ mergeRequestedBy: undefined }));
       return note(deps, ctx, key, `still conflicts with ${pr.base.ref}; a person has to merge the base in`);
     }
-    const files = await startBaseMerge(deps, attempt, pr.base.ref);
+    // The runner that holds the worktree merges the base in and resumes the worker on the conflicts.
     ctx.run = await updateTicket(deps.store, ctx.run.id, key, (x) => ({
       conflictResumes: x.conflictResumes + 1,
-      conflictFiles: files,
+      conflictFiles: [],
       resolving: true,
-      note: `conflicts with ${pr.base.ref} in ${files.join(', ') || 'no file locally'}: the worker is merging the base in`,
+      resumeSentAt: attempt.launchedAt,
+      note: `conflicts with ${pr.base.ref}: the worker is merging the base in`,
     }));
-    await deps.runner.execute({
-      kind: 'resume',
-      attemptId: attempt.id,
-      reason: 'conflict',
-      conflictFiles: files,
-    });
+    try {
+      const sent = await onAttemptHost(
+        deps,
+        { kind: 'resume', attemptId: attempt.id, reason: 'conflict', mergeBase: pr.base.ref },
+        [attempt],
+      );
+      if (sent?.id)
+        ctx.run = await updateTicket(deps.store, ctx.run.id, key, () => ({
+          resumeJob: { queue: sent.queue, id: sent.id! },
+        }));
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      return stopResolving(deps, ctx, key, `the worker could not be resumed to merge the base in: ${why}`);
+    }
     return;
   }
   if (pr.mergeState === 'blocked')

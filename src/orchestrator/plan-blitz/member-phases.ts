@@ -6,6 +6,7 @@ import { pickWorker } from '../../plan/routing.ts';
 import { assessTier } from '../../plan/tier.ts';
 import type { IssueKey, PlanIssue } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
+import type { DispatchWrites } from '../dispatcher.ts';
 import { refOf } from '../perform.ts';
 import { attemptsOfIssue, entryByName, type PlanCtx, savePlan, waveOf } from './plan-context.ts';
 import { sizeOf } from './plan-labels.ts';
@@ -73,6 +74,13 @@ export const enterPhase = async (
   pc.rows.set(key, row);
 };
 
+/**
+ * An attempt was sent through the queue and no runner has started it yet: the count of dispatches
+ * is above the first tries the ledger holds (a runner's own retries and a lost runner's twin only add).
+ */
+export const dispatchPending = (pc: PlanCtx, key: IssueKey): boolean =>
+  (pc.rows.get(key)?.attempts ?? 0) > attemptsOfIssue(pc, key).filter((a) => a.job.retry === 0).length;
+
 export const startAttempt = async (pc: PlanCtx, key: IssueKey, phase: Phase): Promise<void> => {
   if (pc.slots.free <= 0) return;
   const issue = pc.issues.get(key)!;
@@ -90,12 +98,12 @@ export const startAttempt = async (pc: PlanCtx, key: IssueKey, phase: Phase): Pr
     attempts: history,
   });
   pc.slots.free--;
-  await pc.deps.store.upsertRunIssue(pc.run.id, repoOf(issue), issue.number, {
-    attempts: (row?.attempts ?? 0) + 1,
-  });
+  const attemptNo = (row?.attempts ?? 0) + 1;
+  const record = (w: DispatchWrites) =>
+    w.upsertRunIssue(pc.run.id, repoOf(issue), issue.number, { attempts: attemptNo });
   const planner = phase !== 'coding';
-  await pc.deps.runner.execute({
-    kind: 'attempt',
+  const job = {
+    kind: 'attempt' as const,
     runId: pc.run.id,
     issue: { repo: refOf(key).repo, number: issue.number },
     ...(planner
@@ -106,7 +114,7 @@ export const startAttempt = async (pc: PlanCtx, key: IssueKey, phase: Phase): Pr
           ...(size ? { size } : {}),
         })
       : { title: issue.title, body: issue.body }),
-    branchStyle: 'blitz',
+    branchStyle: 'blitz' as const,
     runSlug: planner ? pc.run.slug : `${pc.run.slug}-xs`,
     baseBranch: pc.defaultBranch,
     cloneUrl: pc.cloneUrl,
@@ -115,7 +123,14 @@ export const startAttempt = async (pc: PlanCtx, key: IssueKey, phase: Phase): Pr
     ...(phase === 'fixing' && row?.lastError
       ? { failureFeedback: `The reviewers said BLOCKED. Apply these findings:\n${row.lastError}` }
       : {}),
-  });
+  };
+  if (pc.deps.dispatcher) {
+    // Through the queue like every attempt: the count and the job commit together, once per replica set.
+    if (!(await pc.deps.dispatcher.attempt(job, attemptNo, record))) return;
+  } else {
+    await record(pc.deps.store);
+    await pc.deps.runner.execute(job);
+  }
   pc.deps.logger.info(
     { runId: pc.run.id, issue: key, phase, entry: pick.entry.name },
     'plan-blitz attempt started',

@@ -3,7 +3,7 @@
 // finished attempt hands over to its lane (xs-lane.ts, plan-lane.ts); a failed one lands refused.
 import type { IssueKey } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
-import { enterPhase, land, type Phase, readPlan, startAttempt } from './member-phases.ts';
+import { dispatchPending, enterPhase, land, type Phase, readPlan, startAttempt } from './member-phases.ts';
 import { type PlanCtx, phaseAttempts, waveOf } from './plan-context.ts';
 import { sizeOf } from './plan-labels.ts';
 import { planned, review } from './plan-lane.ts';
@@ -44,7 +44,7 @@ export const advanceMember = async (pc: PlanCtx, key: IssueKey): Promise<void> =
     return review(pc, key, size, text, solved);
   }
   const phase = state as Phase;
-  if (!latest) return startAttempt(pc, key, phase);
+  if (!latest) return dispatchPending(pc, key) ? undefined : startAttempt(pc, key, phase);
   if (latest.outcome === undefined) return;
   if (failed(latest, pc.deps.config.runner.retries))
     return land(pc, key, {

@@ -5,6 +5,7 @@ import { isAppError } from '../../errors.ts';
 import { pickReviewer } from '../../plan/routing.ts';
 import type { IssueKey } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
+import { onAttemptHost } from '../dispatcher.ts';
 import { issueRef, land } from './member-phases.ts';
 import { entryByName, type PlanCtx, waveOf } from './plan-context.ts';
 import { planRunLabels } from './plan-labels.ts';
@@ -92,8 +93,11 @@ export const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord) =>
     await pc.forge.closeIssue(ref);
   }
   // The merged worktree and branch go, as after a blitz merge; a failure only leaves them behind.
-  await pc.deps.runner
-    .execute({ kind: 'cleanup', repo: pc.repo, mergedInto: pc.defaultBranch, attemptIds: [solved.id] })
+  await onAttemptHost(
+    pc.deps,
+    { kind: 'cleanup', repo: pc.repo, mergedInto: pc.defaultBranch, attemptIds: [] },
+    [solved],
+  )
     .then(() => pc.forge.deleteBranch(pc.repo, solved.branch))
     .catch((err: unknown) =>
       pc.deps.logger.warn({ runId: pc.run.id, issue: key, err }, 'XS branch not cleaned up'),
