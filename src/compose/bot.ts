@@ -2,7 +2,9 @@
 // the last (stores → forges → runner → orchestrator → intake → HTTP → cron), started and stopped as
 // one. `serve` calls it; the end-to-end test boots the very same thing in-process. Stopping goes in
 // reverse order and leaves workers running detached (the next start re-attaches them).
+
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import { serve as serveHttp } from '@hono/node-server';
 import type { BlitzConfig } from '../config/blitz-config.ts';
 import type { Env } from '../config/env.ts';
@@ -111,10 +113,13 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
       );
   };
   const clock = { now: () => new Date() };
+  // Attempts are tagged with this machine: replicas on other machines share the ledger, not the worktrees.
+  const machine = hostname();
   const runner = new Runner({
     config: config.runner,
     // Attempts remote runners reported are theirs to supervise, not this host's.
-    ledger: localOnlyLedger(runs.ledger),
+    ledger: localOnlyLedger(runs.ledger, machine),
+    host: machine,
     clock,
     events: onRunnerEvent,
     logger: logger.child({ name: 'runner' }),
@@ -130,6 +135,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     logger,
     ...(o.localRunner === false || env.BLITZ_LOCAL_RUNNER === 'false' ? { localRunner: false } : {}),
     ...(o.name ? { name: o.name } : {}),
+    machine,
     ...(o.jobLeaseSeconds ? { leaseSeconds: o.jobLeaseSeconds } : {}),
   });
   const notify = buildNotifiers(o.notifyTargets);

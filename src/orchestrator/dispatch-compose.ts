@@ -4,6 +4,7 @@
 import { hostname } from 'node:os';
 import type { Logger } from '../observability/logger.ts';
 import { enqueueCronTick } from '../queue/dispatch.ts';
+import { botHostName, hostQueue } from '../queue/runner-queues.ts';
 import type { JobQueue } from '../queue/types.ts';
 import type { RunStore } from '../store/run-store.ts';
 import type { AttemptReceipt } from '../store/runner-tokens.ts';
@@ -20,6 +21,8 @@ export interface QueueDispatchDeps {
   logger: Logger;
   /** This replica's name on its own jobs and leases; default `bot-<host>-<pid>`. */
   name?: string;
+  /** This machine's name (default `os.hostname()`): jobs on its attempts' worktrees go to `host/bot@<machine>`. */
+  machine?: string;
   /** Run queued jobs here too (default true); false leaves every job to `blitz-bot runner` agents. */
   localRunner?: boolean;
   pollMs?: number;
@@ -38,13 +41,15 @@ export interface QueueDispatch {
 
 export const createQueueDispatch = (d: QueueDispatchDeps): QueueDispatch => {
   const name = d.name ?? `bot-${hostname()}-${process.pid}`;
+  const machine = d.machine ?? hostname();
   const queues = new Set<string>();
   let consumer: LocalConsumer | undefined;
   const dispatcher = createDispatcher({
     queue: d.queue,
     store: d.store,
     registry: d.registry,
-    localHost: name,
+    localHost: botHostName(machine),
+    machine,
     ...(d.leaseSeconds ? { leaseSeconds: d.leaseSeconds } : {}),
     onQueue: (q) => queues.add(q),
     // The embedded queue is in memory: its jobs start now, as a direct call to the Runner did.
@@ -58,7 +63,8 @@ export const createQueueDispatch = (d: QueueDispatchDeps): QueueDispatch => {
       consumer = startLocalConsumer({
         queue: d.queue,
         runner: d.runner,
-        localHost: name,
+        holder: name,
+        hostQueue: hostQueue(botHostName(machine)),
         queues,
         logger: d.logger.child({ name: 'local-consumer' }),
         ...(d.pollMs ? { pollMs: d.pollMs } : {}),

@@ -3,22 +3,28 @@
 // dispatch takes the same path through the queue. Its supervisor sees only local attempts.
 import type { Logger } from '../observability/logger.ts';
 import { jobOutput } from '../queue/dispatch.ts';
-import { hostQueue } from '../queue/runner-queues.ts';
 import type { JobQueue, LeasedJob } from '../queue/types.ts';
-import { type AttemptLedger, runnerJobSchema } from '../runner/types.ts';
+import { type AttemptLedger, type AttemptRecord, runnerJobSchema } from '../runner/types.ts';
 import type { RunnerPort } from './context.ts';
 
 /** Attempts a remote runner reported: their `runner://` paths would look like dead workers here. */
 export const isRemoteAttempt = (r: { exitPath: string }): boolean => r.exitPath.startsWith('runner://');
 
-/** The ledger as the bot's local Runner must see it: remote attempts left out of supervision. */
-export const localOnlyLedger = (ledger: AttemptLedger): AttemptLedger => ({
+/** An attempt of this machine's own runner (not a remote runner's, not another machine's replica's). */
+export const isLocalAttempt = (r: Pick<AttemptRecord, 'exitPath' | 'host'>, machine: string): boolean =>
+  !isRemoteAttempt(r) && (r.host === undefined || r.host === machine);
+
+/**
+ * The ledger as the bot's local Runner on `machine` must see it: remote runners' attempts and those of
+ * replicas on other machines (all in one shared ledger) are left out of its supervision.
+ */
+export const localOnlyLedger = (ledger: AttemptLedger, machine: string): AttemptLedger => ({
   create: (r) => ledger.create(r),
   get: (id) => ledger.get(id),
   update: (id, patch) => ledger.update(id, patch),
   listByRun: (runId) => ledger.listByRun(runId),
   listByIssue: (issue) => ledger.listByIssue(issue),
-  listOpen: async () => (await ledger.listOpen()).filter((r) => !isRemoteAttempt(r)),
+  listOpen: async () => (await ledger.listOpen()).filter((r) => isLocalAttempt(r, machine)),
   totalsByIssue: (issue) => ledger.totalsByIssue(issue),
   totalsByRun: (runId) => ledger.totalsByRun(runId),
 });
@@ -26,8 +32,10 @@ export const localOnlyLedger = (ledger: AttemptLedger): AttemptLedger => ({
 export interface LocalConsumerDeps {
   queue: JobQueue;
   runner: Pick<RunnerPort, 'execute' | 'limit'>;
-  /** The holder name; resume/cancel/cleanup jobs of local attempts go to `host/<localHost>`. */
-  localHost: string;
+  /** The holder name on every job this consumer claims (the replica's name). */
+  holder: string;
+  /** The host queue it pulls besides the attempt queues: `host/bot@<machine>`, where this machine's attempts' jobs go. */
+  hostQueue: string;
   /** Attempt queues to pull from (the dispatcher adds each one it uses: `onQueue`). */
   queues: Set<string>;
   logger: Logger;
@@ -43,7 +51,7 @@ export interface LocalConsumer {
 const runOne = async (d: LocalConsumerDeps, job: LeasedJob): Promise<void> => {
   const parsed = runnerJobSchema.safeParse(job.payload);
   if (!parsed.success) {
-    await d.queue.fail(job, d.localHost, 'The job payload is not a runner job.');
+    await d.queue.fail(job, d.holder, 'The job payload is not a runner job.');
     return;
   }
   try {
@@ -51,23 +59,23 @@ const runOne = async (d: LocalConsumerDeps, job: LeasedJob): Promise<void> => {
     // An attempt runs on after it starts; the local supervisor (not the lease) watches it from here.
     const output =
       result.kind === 'attempt' ? { kind: 'attempt', attemptIds: [result.attempt.id] } : jobOutput(result);
-    await d.queue.complete(job, d.localHost, output);
+    await d.queue.complete(job, d.holder, output);
   } catch (err) {
     const error = err instanceof Error ? err.message : String(err);
     d.logger.warn({ job: { queue: job.queue, id: job.id }, error }, 'local job failed');
-    await d.queue.fail(job, d.localHost, error);
+    await d.queue.fail(job, d.holder, error);
   }
 };
 
 /** Starts the bot's local consumer; `drain()` also lets a caller run what is queued now. */
 export const startLocalConsumer = (d: LocalConsumerDeps): LocalConsumer => {
-  d.queues.add(hostQueue(d.localHost));
+  d.queues.add(d.hostQueue);
   let stopped = false;
   let draining: Promise<number> | undefined;
   const drainOnce = async (): Promise<number> => {
     let ran = 0;
     while (!stopped) {
-      const job = await d.queue.claim([...d.queues], d.localHost);
+      const job = await d.queue.claim([...d.queues], d.holder);
       if (!job) break;
       await runOne(d, job);
       ran++;

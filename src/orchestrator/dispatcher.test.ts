@@ -90,7 +90,8 @@ describe('dispatch through the job queue', () => {
     const consumer = startLocalConsumer({
       queue,
       runner,
-      localHost: 'bot',
+      holder: 'bot',
+      hostQueue: 'host/bot',
       queues,
       logger: silentLogger(),
       pollMs: 60_000,
@@ -112,10 +113,12 @@ describe('dispatch through the job queue', () => {
     const open = [
       { id: 'l', exitPath: '/w/l.exit' },
       { id: 'r', exitPath: 'runner://east/w/r.exit' },
+      { id: 'mine', exitPath: '/w/mine.exit', host: 'm1' },
+      { id: 'theirs', exitPath: '/w/theirs.exit', host: 'm2' },
     ];
     const ledger = { listOpen: async () => open } as unknown as AttemptLedger;
-    const ids = (await localOnlyLedger(ledger).listOpen()).map((r: AttemptRecord) => r.id);
-    expect(ids).toEqual(['l']);
+    const ids = (await localOnlyLedger(ledger, 'm1').listOpen()).map((r: AttemptRecord) => r.id);
+    expect(ids).toEqual(['l', 'mine']);
     expect(isRemoteAttempt({ exitPath: 'runner://east/x' })).toBe(true);
   });
 
@@ -154,7 +157,7 @@ describe('dispatch through the job queue', () => {
     const registry = {
       getReceipt: async (id: string) => (receipts[id] ? ({ runnerName: receipts[id] } as never) : undefined),
     };
-    const dispatcher = createDispatcher({ queue, store, registry, localHost: 'bot' });
+    const dispatcher = createDispatcher({ queue, store, registry, localHost: 'bot@m1', machine: 'm1' });
     const executed: RunnerJob[] = [];
     const runner = {
       execute: async (j: RunnerJob) => {
@@ -162,9 +165,10 @@ describe('dispatch through the job queue', () => {
         return {};
       },
     };
-    const at = (id: string, host?: string) => ({
+    const at = (id: string, runner?: string, machine?: string) => ({
       id,
-      exitPath: host ? `runner://${host}/ws/.attempts/${id}/exit.json` : `/ws/.attempts/${id}/exit.json`,
+      ...(machine ? { host: machine } : {}),
+      exitPath: runner ? `runner://${runner}/ws/.attempts/${id}/exit.json` : `/ws/.attempts/${id}/exit.json`,
     });
     const repo = { owner: 'o', name: 'r' };
     const cleanup = { kind: 'cleanup' as const, repo, mergedInto: 'blitz/m1', attemptIds: [] };
@@ -176,16 +180,21 @@ describe('dispatch through the job queue', () => {
     );
     expect(sent).toMatchObject({ queue: 'host/west' });
     await onAttemptHost({ dispatcher, runner }, { kind: 'cancel', attemptId: 'l1' }, [at('l1')]);
+    // A replica on machine m2 started this one: its worktree is there, so the job goes to m2's bots.
+    await onAttemptHost({ dispatcher, runner }, { kind: 'cancel', attemptId: 'o1' }, [
+      at('o1', undefined, 'm2'),
+    ]);
     await onAttemptHost({ dispatcher, runner }, cleanup, [
       at('r1', 'east'),
       at('l1'),
+      at('m1a', undefined, 'm1'),
       at('r2', 'west'),
       at('r3', 'east'),
     ]);
 
     expect(executed).toEqual([
       { kind: 'cancel', attemptId: 'l1' },
-      { ...cleanup, attemptIds: ['l1'] },
+      { ...cleanup, attemptIds: ['l1', 'm1a'] },
     ]);
     const west = [await queue.claim(['host/west'], 'west'), await queue.claim(['host/west'], 'west')];
     expect(west.map((j) => j?.payload)).toEqual([
@@ -196,7 +205,11 @@ describe('dispatch through the job queue', () => {
       ...cleanup,
       attemptIds: ['r1', 'r3'],
     });
-    expect(await queue.claim(['host/east', 'host/west', 'host/bot'], 'any')).toBeNull();
+    expect((await queue.claim(['host/bot@m2'], 'bot-m2'))?.payload).toEqual({
+      kind: 'cancel',
+      attemptId: 'o1',
+    });
+    expect(await queue.claim(['host/east', 'host/west', 'host/bot@m1', 'host/bot@m2'], 'any')).toBeNull();
 
     // Without a queue (a bot wired straight to its Runner) even a remote-looking attempt runs here.
     executed.length = 0;
@@ -219,7 +232,8 @@ describe('dispatch through the job queue', () => {
     const consumer = startLocalConsumer({
       queue,
       runner,
-      localHost: 'bot',
+      holder: 'bot',
+      hostQueue: 'host/bot',
       queues,
       logger: silentLogger(),
       pollMs: 60_000,

@@ -3,12 +3,12 @@
 // without its row and no row without its job), keyed `run:issue:try` so a twin dispatch from another
 // replica is a no-op. Resume, cancel and cleanup go to the host that ran the attempt.
 import { dispatchRunnerJob } from '../queue/dispatch.ts';
-import { attemptQueue, hostQueue } from '../queue/runner-queues.ts';
+import { attemptQueue, botHostName, hostQueue } from '../queue/runner-queues.ts';
 import type { JobInfo, JobQueue, SqlExecutor } from '../queue/types.ts';
 import type { AttemptRecord, RunnerJob } from '../runner/types.ts';
 import type { RunIssuePatch, RunIssueRecord, RunStore } from '../store/run-store.ts';
 import type { AttemptReceipt } from '../store/runner-tokens.ts';
-import { isRemoteAttempt } from './dispatch-local.ts';
+import { isLocalAttempt, isRemoteAttempt } from './dispatch-local.ts';
 
 /** The writes a dispatch decision makes (the run store, or one of its transactions). */
 export interface DispatchWrites {
@@ -25,8 +25,10 @@ export interface DispatcherDeps {
   store: RunStore;
   /** Receipts of remote runners' reports: which host ran an attempt. */
   registry?: { getReceipt(attemptId: string): Promise<AttemptReceipt | undefined> };
-  /** The name the bot's own consumer claims under (attempts without a receipt ran there). */
+  /** The host name whose queue the bot's own consumer pulls (attempts without a receipt ran there). */
   localHost: string;
+  /** This machine (AttemptRecord.host of the attempts the bot's own runner starts here). */
+  machine?: string;
   /** Told each queue an attempt went to, so the local consumer pulls it too. */
   onQueue?: (queue: string) => void;
   leaseSeconds?: number;
@@ -40,6 +42,8 @@ export interface DispatcherDeps {
 type AttemptJobInput = Extract<RunnerJob, { kind: 'attempt' }>;
 
 export interface Dispatcher {
+  /** This machine, as the bot's own runner writes it on its attempts. */
+  readonly machine?: string;
   /**
    * Records the decision with `record` and enqueues the attempt with it; false when the key
    * `runId:issue:attemptNo` was already dispatched (by this or another replica): nothing changes.
@@ -51,10 +55,14 @@ export interface Dispatcher {
   ): Promise<boolean>;
   /** A job sent earlier, as the queue holds it now (state, holder, output); undefined once forgotten. */
   job(ref: { queue: string; id: string }): Promise<JobInfo | undefined>;
-  /** Sends a resume, cancel, cleanup or gate job to the runner that holds the attempt's worktree. */
+  /**
+   * Sends a resume, cancel, cleanup or gate job to the runner that holds the attempt's worktree: the
+   * remote runner of its receipt, else the bot's runner on `machine` (the attempt's host), else here.
+   */
   toHost(
     job: Exclude<RunnerJob, { kind: 'attempt' }>,
     attemptId: string,
+    machine?: string,
   ): Promise<{ queue: string; id: string | null }>;
 }
 
@@ -64,6 +72,7 @@ const isTransactional = (s: RunStore): s is RunStore & Transactional =>
 export const createDispatcher = (d: DispatcherDeps): Dispatcher => {
   const leaseSeconds = d.leaseSeconds ?? 120;
   return {
+    ...(d.machine ? { machine: d.machine } : {}),
     async attempt(job, attemptNo, record) {
       const singletonKey = `${job.runId}:${job.issue.repo.owner}/${job.issue.repo.name}#${job.issue.number}:${attemptNo}`;
       d.onQueue?.(attemptQueue(job.branchStyle, job.issue.repo));
@@ -91,8 +100,10 @@ export const createDispatcher = (d: DispatcherDeps): Dispatcher => {
 
     job: (ref) => d.queue.get(ref),
 
-    async toHost(job, attemptId) {
-      const host = (await d.registry?.getReceipt(attemptId))?.runnerName ?? d.localHost;
+    async toHost(job, attemptId, machine) {
+      const host =
+        (await d.registry?.getReceipt(attemptId))?.runnerName ??
+        (machine && machine !== d.machine ? botHostName(machine) : d.localHost);
       const queue = hostQueue(host);
       d.onQueue?.(queue);
       const id = await dispatchRunnerJob(d.queue, job, { host, leaseSeconds });
@@ -112,22 +123,24 @@ type HostJob = Extract<RunnerJob, { kind: 'resume' | 'cancel' | 'cleanup' }>;
 export const onAttemptHost = async (
   deps: { dispatcher?: Dispatcher; runner: { execute(job: RunnerJob): Promise<unknown> } },
   job: HostJob,
-  attempts: readonly Pick<AttemptRecord, 'id' | 'exitPath'>[],
+  attempts: readonly Pick<AttemptRecord, 'id' | 'exitPath' | 'host'>[],
 ): Promise<{ queue: string; id: string | null } | undefined> => {
-  const remote = deps.dispatcher ? attempts.filter(isRemoteAttempt) : [];
-  const local = attempts.filter((a) => !remote.includes(a));
+  const d = deps.dispatcher;
+  // Without a queue everything runs here; an untagged attempt is this machine's.
+  const local = attempts.filter((a) => !d || isLocalAttempt(a, d.machine ?? a.host ?? ''));
+  const remote = attempts.filter((a) => !local.includes(a));
+  const hostOf = (a: (typeof attempts)[number]) =>
+    isRemoteAttempt(a) ? /^runner:\/\/([^/]+)\//.exec(a.exitPath)![1]! : botHostName(a.host!);
   if (job.kind === 'cleanup') {
     if (local.length > 0 || attempts.length === 0)
       await deps.runner.execute({ ...job, attemptIds: local.map((a) => a.id) });
-    const byHost = new Map<string, string[]>();
-    for (const a of remote) {
-      const host = /^runner:\/\/([^/]+)\//.exec(a.exitPath)![1]!;
-      byHost.set(host, [...(byHost.get(host) ?? []), a.id]);
-    }
-    for (const ids of byHost.values()) await deps.dispatcher!.toHost({ ...job, attemptIds: ids }, ids[0]!);
+    const byHost = new Map<string, (typeof attempts)[number][]>();
+    for (const a of remote) byHost.set(hostOf(a), [...(byHost.get(hostOf(a)) ?? []), a]);
+    for (const group of byHost.values())
+      await d!.toHost({ ...job, attemptIds: group.map((a) => a.id) }, group[0]!.id, group[0]!.host);
     return undefined;
   }
-  if (remote.length > 0) return deps.dispatcher!.toHost(job, job.attemptId);
+  if (remote.length > 0) return d!.toHost(job, job.attemptId, remote[0]!.host);
   await deps.runner.execute(job);
   return undefined;
 };

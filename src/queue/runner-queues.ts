@@ -9,6 +9,12 @@ export const attemptQueue = (role: 'blitz' | 'fleet', repo: { owner: string; nam
 
 export const hostQueue = (runnerName: string): string => `host/${runnerName}`;
 
+/**
+ * The host-queue name of the bot's own runner on one machine: every replica there pulls it, so the
+ * worktrees of a machine are served whichever of its replicas is up (runner names cannot hold `@`).
+ */
+export const botHostName = (machine: string): string => `bot@${machine}`;
+
 /** The queue of a job; `host` names the runner that owns the worktrees a non-attempt job touches. */
 export const queueForJob = (job: RunnerJob, host?: string): string => {
   if (job.kind === 'attempt') return attemptQueue(job.branchStyle, job.issue.repo);

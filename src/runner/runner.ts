@@ -40,6 +40,8 @@ export interface RunnerDeps {
   /** Environment every git command and worker starts from (PATH, HOME…), from config/. */
   baseEnv: Record<string, string>;
   newId?: () => string;
+  /** This machine's name, written on every attempt (the bot's runner; see AttemptRecord.host). */
+  host?: string;
 }
 
 export type RunnerJobResult =
@@ -192,6 +194,7 @@ export class Runner {
       nudges: 0,
       tokens: { input: 0, output: 0 },
       job,
+      ...(this.d.host ? { host: this.d.host } : {}),
     };
     await this.d.ledger.create(record);
     let created: { repoDir: string; path: string } | undefined;

@@ -139,6 +139,11 @@ export interface AttemptRecord {
   tokens: TokenUsage;
   failureSummary?: string;
   survived?: SurvivedWork;
+  /**
+   * The machine whose workspace holds the worktree, for the bot's own runner (several replicas share
+   * one ledger); absent on a remote runner's attempts, whose paths say `runner://<name>/…`.
+   */
+  host?: string;
   /** Files a base merge left conflicted for the worker to resolve (a resume with `mergeBase`). */
   conflictFiles?: string[];
   /** The worker's whole FINAL REPORT, so readers need not reach the log (which lives on the runner host). */

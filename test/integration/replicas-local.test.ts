@@ -38,7 +38,7 @@ describe('dispatch through the queue with no remote runner', () => {
   it('runs a dispatched attempt with the local Runner and records its row once', async () => {
     const runs = await openRuns();
     const origin = await createOrigin();
-    const h = makeHarness({ ledger: localOnlyLedger(runs.ledger) });
+    const h = makeHarness({ ledger: localOnlyLedger(runs.ledger, 'm1') });
     const queue = new InProcessQueue();
     const d = createQueueDispatch({
       queue,
@@ -47,6 +47,7 @@ describe('dispatch through the queue with no remote runner', () => {
       runner: h.runner,
       logger: silentLogger(),
       name: 'bot',
+      machine: 'm1',
       pollMs: 100,
     });
     stops.push(d);
@@ -69,16 +70,16 @@ describe('dispatch through the queue with no remote runner', () => {
     ]);
     expect(await runs.ledger.listByRun('run-1')).toHaveLength(1);
 
-    // A cleanup after that attempt goes to this bot's own queue and is run by its consumer.
+    // A cleanup after that attempt goes to this machine's bot queue and is run by its consumer.
     const ref = await d.dispatcher.toHost(
       { kind: 'cleanup', repo: { owner: 'acme', name: 'app' }, mergedInto: 'main', attemptIds: [done.id] },
       done.id,
     );
-    expect(ref.queue).toBe('host/bot');
+    expect(ref.queue).toBe('host/bot@m1');
     expect((await queue.get({ queue: ref.queue, id: ref.id! }))?.state).toBe('completed');
   }, 60_000);
 
-  it('keeps a remote runner attempt out of the local supervisor: its record is left exactly as reported', async () => {
+  it('keeps remote runners’ and other machines’ attempts out of the local supervisor: their records are left as they are', async () => {
     const runs = await openRuns();
     const origin = await createOrigin();
     const local = makeHarness({ ledger: runs.ledger });
@@ -89,12 +90,20 @@ describe('dispatch through the queue with no remote runner', () => {
     // The same record as a remote runner would report it: its paths on another host, still running.
     const { outcome: _o, endedAt: _e, ...open } = solved;
     await runs.ledger.create({ ...onRunnerHost('east', { ...open, id: 'remote-1' }), pid: solved.pid! });
+    // And as the bot's own runner on another machine (a replica there) would record it: same paths.
+    await runs.ledger.create({ ...open, id: 'other-machine-1', host: 'm2', pid: solved.pid! });
     const reported = await runs.ledger.get('remote-1');
-    // Over the whole ledger a supervisor would take it for a dead local worker of its own.
-    expect((await runs.ledger.listOpen()).map((r) => r.id)).toEqual(['remote-1']);
-    const filtered = makeHarness({ ledger: localOnlyLedger(runs.ledger) });
+    const theirs = await runs.ledger.get('other-machine-1');
+    // Over the whole ledger a supervisor would take them for dead local workers of its own.
+    expect((await runs.ledger.listOpen()).map((r) => r.id).sort()).toEqual(['other-machine-1', 'remote-1']);
+    const filtered = makeHarness({ ledger: localOnlyLedger(runs.ledger, 'm1') });
     expect(await filtered.ledger.listOpen()).toEqual([]);
     await filtered.runner.tick();
     expect(await runs.ledger.get('remote-1')).toEqual(reported);
+    expect(await runs.ledger.get('other-machine-1')).toEqual(theirs);
+    // On its own machine the same attempt is supervised.
+    expect((await localOnlyLedger(runs.ledger, 'm2').listOpen()).map((r) => r.id)).toEqual([
+      'other-machine-1',
+    ]);
   }, 60_000);
 });
