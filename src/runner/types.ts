@@ -69,6 +69,11 @@ export const cleanupJobSchema = z.object({
   mergedInto: z.string().min(1),
   /** Worktrees of these attempts are removed (never one that backs unmerged work). */
   attemptIds: z.array(z.string()).default([]),
+  /**
+   * Branch tips merged by a squash or rebase, so never ancestors of `mergedInto`: a branch still at
+   * one of them, its worktree holding nothing uncommitted, is merged too.
+   */
+  mergedHeads: z.array(z.string().regex(/^[0-9a-f]{7,64}$/, 'must be a commit sha')).default([]),
 });
 
 export const gateJobSchema = z.object({

@@ -352,6 +352,8 @@ describe('a ticket fleet whose only runner is a `blitz-bot runner` process on an
     expect(ran[0]!.startsWith(join(b.runner.workspace, '.worktrees'))).toBe(true);
     expect(ran[0]).toBe(resumed[0]!.cwd);
     botHostUntouched(b);
+    // The squash-merged ticket's worktree goes on the runner's host too (a cleanup through its queue).
+    await b.until('the runner to remove the merged worktree', () => !existsSync(ran[0]!));
   }, 180_000);
 
   it('merges nothing when the build fails on the runner’s host after the base was merged in, and says so', async () => {

@@ -191,6 +191,64 @@ describe('runner supervision', () => {
     expect(existsSync(open!.worktree)).toBe(true);
   });
 
+  it('cleanup removes a squash-merged branch’s worktree only while the branch is still at the merged head', async () => {
+    const origin = await createOrigin();
+    const h = makeHarness();
+    const ids: string[] = [];
+    for (const n of [31, 32]) {
+      const r = await h.runner.execute(
+        attemptJob(origin.url, fakeEntry(), { issue: { repo: { owner: 'acme', name: 'app' }, number: n } }),
+      );
+      if (r.kind !== 'attempt') throw new Error('expected an attempt');
+      ids.push((await settle(h, r.attempt.id)).id);
+    }
+    const [squashed, movedOn] = await Promise.all(ids.map(async (id) => (await h.ledger.get(id))!));
+    const heads = await Promise.all(
+      [squashed!, movedOn!].map(async (a) => (await originSha(origin.url, a.branch))!),
+    );
+    // Both are squash-merged into main (a new commit: neither branch is an ancestor of main) …
+    await gitIn(origin.work, 'fetch', '--quiet', 'origin');
+    for (const a of [squashed!, movedOn!]) {
+      await gitIn(origin.work, 'merge', '--squash', `origin/${a.branch}`);
+      await gitIn(origin.work, 'commit', '--quiet', '-m', `squash ${a.branch}`);
+    }
+    await gitIn(origin.work, 'push', '--quiet', 'origin', 'main');
+    // … but one worktree has a new commit since its merged head: that work is not on main.
+    await commitAndPush(movedOn!.worktree, { 'later.txt': 'after the merge\n' }, 'later', movedOn!.branch);
+
+    const without = await h.runner.execute({
+      kind: 'cleanup',
+      repo: { owner: 'acme', name: 'app' },
+      mergedInto: 'main',
+      attemptIds: ids,
+    });
+    expect(without).toMatchObject({ removed: [], deletedBranches: [] });
+
+    const res = await h.runner.execute({
+      kind: 'cleanup',
+      repo: { owner: 'acme', name: 'app' },
+      mergedInto: 'main',
+      attemptIds: ids,
+      mergedHeads: heads,
+    });
+    expect(res).toEqual({
+      kind: 'cleanup',
+      removed: [squashed!.worktree],
+      kept: [movedOn!.worktree],
+      deletedBranches: [squashed!.branch],
+    });
+    expect(existsSync(squashed!.worktree)).toBe(false);
+    expect(existsSync(movedOn!.worktree)).toBe(true);
+    await expect(
+      h.runner.execute({
+        kind: 'cleanup',
+        repo: { owner: 'acme', name: 'app' },
+        mergedInto: 'main',
+        mergedHeads: ['not a sha; rm -rf /'],
+      }),
+    ).rejects.toThrow(/must be a commit sha/);
+  });
+
   it('runs a build through the gate inside the workspace and refuses a cwd outside it', async () => {
     const origin = await createOrigin({ 'package.json': '{}' });
     const h = makeHarness();

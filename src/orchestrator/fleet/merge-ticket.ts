@@ -151,7 +151,13 @@ const squash = async (
     if (attempt)
       await onAttemptHost(
         deps,
-        { kind: 'cleanup', repo: facts.repo, mergedInto: pr.base.ref, attemptIds: [] },
+        {
+          kind: 'cleanup',
+          repo: facts.repo,
+          mergedInto: pr.base.ref,
+          attemptIds: [],
+          mergedHeads: [pr.head.sha],
+        },
         [attempt],
       );
   } catch (err) {

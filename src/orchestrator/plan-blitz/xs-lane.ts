@@ -95,7 +95,13 @@ export const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord) =>
   // The merged worktree and branch go, as after a blitz merge; a failure only leaves them behind.
   await onAttemptHost(
     pc.deps,
-    { kind: 'cleanup', repo: pc.repo, mergedInto: pc.defaultBranch, attemptIds: [] },
+    {
+      kind: 'cleanup',
+      repo: pc.repo,
+      mergedInto: pc.defaultBranch,
+      attemptIds: [],
+      mergedHeads: [now.head.sha],
+    },
     [solved],
   )
     .then(() => pc.forge.deleteBranch(pc.repo, solved.branch))
