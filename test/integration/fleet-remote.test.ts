@@ -17,12 +17,13 @@ import { loadBlitzConfig } from '../../src/config/blitz-config.ts';
 import { loadEnv } from '../../src/config/env.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
 import { reviewMarkerTag } from '../../src/review/index.ts';
-import { isAlive, killGroup, spawnDetached } from '../../src/runner/exec.ts';
+import { isAlive, killGroup } from '../../src/runner/exec.ts';
 import type { AttemptRecord } from '../../src/runner/types.ts';
 import { openRunnerRegistry } from '../../src/store/open-store.ts';
 import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
 import { startFakeGitea } from '../support/fake-gitea/server.ts';
 import { commitAndPush, gitIn, originFile, removeDir, tempDir, testEnv } from '../support/git.ts';
+import { startRunnerProcess } from '../support/replicas-harness.ts';
 import { fixture, signedGiteaRequest } from '../support/signing.ts';
 import { World, type WorldRepo } from '../support/world.ts';
 import { createRealGitRepo } from '../support/world-git.ts';
@@ -44,27 +45,11 @@ afterEach(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A `blitz-bot runner` process serving fleet work on acme/app with the `custom` tool, one session. */
-const startRunnerProcess = (server: string, token: string) => {
-  const dir = tempDir('blitz-fleet-runner-');
-  cleanups.push(() => removeDir(dir));
-  const workspace = join(dir, 'ws');
-  const config = join(dir, 'blitz.config.yml');
-  writeFileSync(config, 'runner:\n  retries: 0\n  maxSessions: 1\n');
-  const child = spawnDetached(
-    [
-      process.execPath,
-      '--import',
-      'tsx',
-      resolve('src/main.ts'),
-      'runner',
-      ...['--server', server, '--token', token, '--repos', 'acme/app', '--roles', 'fleet'],
-      ...['--tools', 'custom', '--workspace', workspace, '--poll-ms', '200', '--config', config],
-    ],
-    { cwd: resolve('.'), env: { ...testEnv(), LOG_LEVEL: 'info' }, logFile: join(dir, 'runner.log') },
-  );
-  pids.push(child.pid);
-  return { pid: child.pid, workspace, log: join(dir, 'runner.log') };
+/** The harness's `blitz-bot runner` process, serving fleet work: killed after the test. */
+const startFleetRunner = (server: string, token: string) => {
+  const runner = startRunnerProcess(server, token, ['fleet']);
+  pids.push(runner.pid);
+  return runner;
 };
 
 /**
@@ -171,7 +156,7 @@ const boot = async (opts: { buildFails: boolean }) => {
     () => registry.close(),
     () => runs.close(),
   );
-  const runner = startRunnerProcess(url, (await registry.createToken(runnerName)).token);
+  const runner = startFleetRunner(url, (await registry.createToken(runnerName)).token);
 
   /** A signed Gitea `issue_comment` from alice on issue or PR `number`, over real HTTP to the bot. */
   const comment = async (body: string, number: number) => {

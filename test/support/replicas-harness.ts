@@ -154,8 +154,8 @@ export const startReplica = async (
   return r;
 };
 
-/** A `blitz-bot runner` process serving acme/app for blitz with the `custom` tool, one session. */
-export const startRunnerProcess = (server: string, token: string) => {
+/** A `blitz-bot runner` process serving acme/app for `roles` (blitz) with the `custom` tool, one session. */
+export const startRunnerProcess = (server: string, token: string, roles: readonly string[] = ['blitz']) => {
   const dir = tempDir('blitz-runner-');
   const workspace = join(dir, 'ws');
   const config = join(dir, 'blitz.config.yml');
@@ -167,7 +167,7 @@ export const startRunnerProcess = (server: string, token: string) => {
       'tsx',
       resolve('src/main.ts'),
       'runner',
-      ...['--server', server, '--token', token, '--repos', 'acme/app', '--roles', 'blitz'],
+      ...['--server', server, '--token', token, '--repos', 'acme/app', '--roles', roles.join(',')],
       ...['--tools', 'custom', '--workspace', workspace, '--poll-ms', '200', '--config', config],
     ],
     { cwd: resolve('.'), env: { ...testEnv(), LOG_LEVEL: 'info' }, logFile: join(dir, 'runner.log') },
@@ -175,6 +175,7 @@ export const startRunnerProcess = (server: string, token: string) => {
   const records = join(workspace, '.runner', 'attempts.json');
   return {
     pid: child.pid,
+    workspace,
     buffer: join(workspace, '.runner', 'buffer.jsonl'),
     records,
     log: join(dir, 'runner.log'),
