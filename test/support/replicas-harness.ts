@@ -85,7 +85,8 @@ export const startReplica = async (
   m: MilestoneWorld,
   databaseUrl: string,
   cleanups: Cleanups,
-  opts: { agentDelayMs: number; jobLeaseSeconds: number },
+  /** `agentDelays`: a worker's time on one issue (by number), instead of `agentDelayMs`. */
+  opts: { agentDelayMs: number; jobLeaseSeconds: number; agentDelays?: Record<number, number> },
 ): Promise<Replica> => {
   const dir = tempDir(`blitz-${name}-`);
   cleanups.push(() => removeDir(dir));
@@ -102,7 +103,15 @@ export const startReplica = async (
           resume: [process.execPath, fakeAgent, '--resume', '{prompt_file}'],
           roles: ['blitz'],
           tiers: ['execution', 'design', 'subtle'],
-          env: { FAKE_AGENT_MODE: 'slow-push', FAKE_AGENT_DELAY_MS: String(opts.agentDelayMs) },
+          env: {
+            FAKE_AGENT_MODE: 'slow-push',
+            FAKE_AGENT_DELAY_MS: String(opts.agentDelayMs),
+            FAKE_AGENT_DELAYS: JSON.stringify(
+              Object.fromEntries(
+                Object.entries(opts.agentDelays ?? {}).map(([n, ms]) => [`acme/app#${n}`, ms]),
+              ),
+            ),
+          },
         },
       ],
       modelNotesPath: join(dir, 'models.md'),

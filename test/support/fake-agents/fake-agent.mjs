@@ -10,6 +10,7 @@
 //   FAKE_AGENT_FILE         file to write (default fake-<issue>.txt); FAKE_AGENT_CONTENT its content
 //   FAKE_AGENT_FORMAT       text | claude (claude-style stream JSON with usage and a result event)
 //   FAKE_AGENT_DELAY_MS     how long slow-push / stall wait (default 2000 / one hour)
+//   FAKE_AGENT_DELAYS       JSON {"owner/name#n": ms}: slow-push's wait for one ticket (wins over FAKE_AGENT_DELAY_MS)
 //   FAKE_AGENT_EXIT         exit code of `fail` (default 3)
 //   FAKE_AGENT_UNCERTAINTY  the line `uncertain` reports
 //   FAKE_AGENT_TRACE        a file each invocation appends one JSON line to (argv, cwd, env BLITZ_*)
@@ -194,7 +195,7 @@ switch (planning ? 'plan' : mode === 'plan' ? 'push' : mode) {
     break;
   }
   case 'slow-push': {
-    const delay = Number(env.FAKE_AGENT_DELAY_MS ?? 2000);
+    const delay = Number(perTicket('FAKE_AGENT_DELAYS') ?? env.FAKE_AGENT_DELAY_MS ?? 2000);
     for (let waited = 0; waited < delay; waited += 250) {
       await sleep(250);
       say(`working… ${waited}ms`);
