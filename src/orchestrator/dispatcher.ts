@@ -116,6 +116,15 @@ export const createDispatcher = (d: DispatcherDeps): Dispatcher => {
 type HostJob = Extract<RunnerJob, { kind: 'resume' | 'cancel' | 'cleanup' }>;
 
 /**
+ * Whether an attempt's worktree is on this machine: without a queue everything is; with one, not a
+ * remote runner's attempt nor one a replica on another machine started (an untagged one is here).
+ */
+export const attemptIsHere = (
+  deps: { dispatcher?: Pick<Dispatcher, 'machine'> },
+  a: Pick<AttemptRecord, 'exitPath' | 'host'>,
+): boolean => !deps.dispatcher || isLocalAttempt(a, deps.dispatcher.machine ?? a.host ?? '');
+
+/**
  * Runs a resume, cancel or cleanup job where the attempts' worktrees are: a remote runner's attempt
  * through its host queue (the job sent is returned), a local one (or any, without a queue) on the
  * bot's own Runner. A cleanup over attempts of several hosts is split per host.
@@ -126,8 +135,7 @@ export const onAttemptHost = async (
   attempts: readonly Pick<AttemptRecord, 'id' | 'exitPath' | 'host'>[],
 ): Promise<{ queue: string; id: string | null } | undefined> => {
   const d = deps.dispatcher;
-  // Without a queue everything runs here; an untagged attempt is this machine's.
-  const local = attempts.filter((a) => !d || isLocalAttempt(a, d.machine ?? a.host ?? ''));
+  const local = attempts.filter((a) => attemptIsHere(deps, a));
   const remote = attempts.filter((a) => !local.includes(a));
   const hostOf = (a: (typeof attempts)[number]) =>
     isRemoteAttempt(a) ? /^runner:\/\/([^/]+)\//.exec(a.exitPath)![1]! : botHostName(a.host!);

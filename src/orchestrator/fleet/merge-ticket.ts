@@ -12,8 +12,7 @@ import { pathOnRunnerHost } from '../../remote-runner/hub.ts';
 import type { GateResult } from '../../runner/build-gate.ts';
 import { gitTry } from '../../runner/git.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
-import { isRemoteAttempt } from '../dispatch-local.ts';
-import { onAttemptHost } from '../dispatcher.ts';
+import { attemptIsHere, onAttemptHost } from '../dispatcher.ts';
 import { refOf } from '../perform.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { type FleetCtx, type FleetDeps, maxConflictResumes } from './fleet-context.ts';
@@ -55,8 +54,9 @@ const gateOutputSchema = z.object({
 });
 
 /**
- * A remote attempt's build runs on its host, in its worktree, as a gate job through that host's
- * queue; the result comes back as the job's output. `wait` while the job has not finished.
+ * The build of an attempt on another host (a remote runner, or a replica on another machine) runs
+ * there, in its worktree, as a gate job through that host's queue; the result comes back as the
+ * job's output. `wait` while the job has not finished.
  */
 const remoteBuild = async (
   deps: FleetDeps,
@@ -71,6 +71,7 @@ const remoteBuild = async (
     const sent = await dispatcher.toHost(
       { kind: 'gate', name: 'build', argv, cwd: pathOnRunnerHost(attempt.worktree), timeoutSeconds: 1800 },
       attempt.id,
+      attempt.host,
     );
     if (!sent.id) return 'wait';
     ref = { queue: sent.queue, id: sent.id };
@@ -87,8 +88,9 @@ const remoteBuild = async (
 
 /**
  * After the resumed worker finished: leftover markers in the files the base merge conflicted, then
- * the repo's build in the worktree. A remote attempt's host checked its pushed branch for markers
- * before it called the attempt solved, and runs the build itself. `wait`: not known yet.
+ * the repo's build in the worktree. An attempt on another host: that host's supervisor checked the
+ * pushed branch for markers before it called the attempt solved, and it runs the build. `wait`: not
+ * known yet.
  */
 const checkResolution = async (
   deps: FleetDeps,
@@ -98,7 +100,7 @@ const checkResolution = async (
 ): Promise<string | undefined | 'wait'> => {
   if (attempt.outcome !== 'solved')
     return `merge stopped, the worker did not resolve it: ${attempt.failureSummary ?? attempt.outcome}`;
-  const remote = deps.dispatcher !== undefined && isRemoteAttempt(attempt);
+  const remote = !attemptIsHere(deps, attempt);
   if (!remote) {
     const gctx = await deps.runner.gitContext(attempt.issue.repo);
     await gitTry(['fetch', '--quiet', 'origin'], attempt.worktree, gctx);
