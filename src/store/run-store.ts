@@ -1,18 +1,11 @@
 // The run port: blitz runs, the issues inside them, and the queued intents the orchestrator turns
 // into runs. Async so a Postgres engine can implement it unchanged; SQLite is sqlite-run-store.ts.
 import type { ForgeKind } from '../forges/types.ts';
+import type { RunState } from '../plan/states.ts';
 import type { Intent } from './types.ts';
 
-export type RunRecordState =
-  | 'planning'
-  | 'running'
-  | 'integrating'
-  | 'gating'
-  | 'shipping'
-  | 'done'
-  | 'paused'
-  | 'blocked'
-  | 'cancelled';
+/** A run's state: the planner's run state machine (plan/states.ts) owns the list. */
+export type RunRecordState = RunState;
 
 export type StepState = 'none' | 'running' | 'passed' | 'failed';
 
