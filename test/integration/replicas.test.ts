@@ -6,9 +6,8 @@
 // every issue dispatched exactly once; a runner killed mid-job has its job retried on the other after
 // its lease; a replica stopped for a while, its runner buffers and flushes, nothing lost or doubled.
 // What stands in for the orchestrator: the dispatch decision per delivery (the planner is not run).
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { join, resolve } from 'node:path';
 import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/app.ts';
@@ -19,13 +18,15 @@ import { createMetrics } from '../../src/observability/metrics.ts';
 import { createDispatcher, type Dispatcher } from '../../src/orchestrator/dispatcher.ts';
 import { PgBossQueue } from '../../src/queue/pg-boss-queue.ts';
 import { createRunnerHub } from '../../src/remote-runner/hub.ts';
-import { isAlive, killGroup, spawnDetached } from '../../src/runner/exec.ts';
+import { isAlive, killGroup } from '../../src/runner/exec.ts';
+import { JsonFileAttemptLedger } from '../../src/runner/ledger.ts';
 import type { RunnerJob } from '../../src/runner/types.ts';
 import { openRunnerRegistry, openRunStore, openStore } from '../../src/store/open-store.ts';
 import type { RunnerRegistry } from '../../src/store/runner-tokens.ts';
 import type { Store } from '../../src/store/types.ts';
-import { createOrigin, originSha, tempDir, testEnv } from '../support/git.ts';
+import { createOrigin, originSha } from '../support/git.ts';
 import { pgTestUrl, postgresAvailable, testSchemas } from '../support/pg.ts';
+import { startRunnerProcess } from '../support/replicas-harness.ts';
 import { attemptJob, fakeEntry, sleep } from './runner-harness.ts';
 
 const pgUp = await postgresAvailable();
@@ -36,7 +37,9 @@ afterAll(() => schemas.dropAll());
 
 const repo = { owner: 'acme', name: 'app' };
 const runId = 'run-r';
-const LEASE = 4;
+// Short, so the killed runner's job moves soon; still well above replica A's outage below (a runner
+// cut off for longer than the lease loses its job to another, by design, and the work is done twice).
+const LEASE = 10;
 const closers: (() => Promise<void>)[] = [];
 const procs: { pid: number }[] = [];
 afterEach(async () => {
@@ -157,28 +160,11 @@ const startReplica = async (
   return r;
 };
 
+/** The harness's `blitz-bot runner` process (blitz, one session), killed after the test. */
 const startAgent = (server: string, token: string) => {
-  const workspace = join(tempDir('blitz-rep-'), 'ws');
-  const config = join(workspace, '..', 'blitz.config.yml');
-  writeFileSync(config, 'runner:\n  retries: 0\n  maxSessions: 1\n');
-  const child = spawnDetached(
-    [
-      process.execPath,
-      '--import',
-      'tsx',
-      resolve('src/main.ts'),
-      'runner',
-      ...['--server', server, '--token', token, '--repos', 'acme/app', '--roles', 'blitz'],
-      ...['--tools', 'custom', '--workspace', workspace, '--poll-ms', '200', '--config', config],
-    ],
-    {
-      cwd: resolve('.'),
-      env: { ...testEnv(), LOG_LEVEL: 'info' },
-      logFile: join(workspace, '..', 'agent.log'),
-    },
-  );
-  procs.push(child);
-  return { ...child, buffer: join(workspace, '.runner', 'buffer.jsonl') };
+  const runner = startRunnerProcess(server, token);
+  procs.push(runner);
+  return runner;
 };
 
 let seen: () => Promise<unknown> = async () => '';
@@ -241,11 +227,15 @@ describe('several bot replicas and runner hosts on one PostgreSQL (issue 9)', ()
         expect(statuses.sort()).toEqual([200, 202]);
       }
       // A runner dies mid-job (the host and its worker): its job goes to the other after the lease.
-      const lost = await waitFor('host-a to start a worker', async () =>
-        (await runs.ledger.listByRun(runId)).find(
-          (x) => x.exitPath.startsWith('runner://host-a/') && x.pid !== undefined && !x.outcome,
-        ),
-      );
+      // The bot's ledger can lag behind a busy runner: host-a's own records and the live worker decide.
+      const lost = await waitFor('host-a to be working', async () => {
+        for (const x of await runs.ledger.listByRun(runId)) {
+          if (!x.exitPath.startsWith('runner://host-a/') || !x.pid || x.outcome || !isAlive(x.pid)) continue;
+          const own = await new JsonFileAttemptLedger(agentA.records).get(x.id);
+          if (own && !own.outcome) return x;
+        }
+        return undefined;
+      });
       const receipt = (await a.registry.getReceipt(lost.id))!;
       process.kill(agentA.pid, 'SIGKILL');
       killGroup(lost.pid!, 'SIGKILL');
@@ -279,7 +269,6 @@ describe('several bot replicas and runner hosts on one PostgreSQL (issue 9)', ()
       );
       await a.stopHttp();
       await waitFor('host-c to buffer a report', () => existsSync(agentC.buffer) || undefined, 30_000);
-      await sleep(2000);
       await a.startHttp();
 
       // Both replicas reconcile every issue again: nothing is dispatched twice.
