@@ -10,6 +10,10 @@ import type { RunnerPort } from './context.ts';
 /** Attempts a remote runner reported: their `runner://` paths would look like dead workers here. */
 export const isRemoteAttempt = (r: { exitPath: string }): boolean => r.exitPath.startsWith('runner://');
 
+/** The remote runner that reported an attempt (its paths say `runner://<name>/…`); undefined for a local one. */
+export const remoteRunnerOf = (r: { exitPath: string }): string | undefined =>
+  /^runner:\/\/([^/]+)\//.exec(r.exitPath)?.[1];
+
 /** An attempt of this machine's own runner (not a remote runner's, not another machine's replica's). */
 export const isLocalAttempt = (r: Pick<AttemptRecord, 'exitPath' | 'host'>, machine: string): boolean =>
   !isRemoteAttempt(r) && (r.host === undefined || r.host === machine);

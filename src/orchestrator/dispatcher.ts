@@ -8,7 +8,7 @@ import type { JobInfo, JobQueue, SqlExecutor } from '../queue/types.ts';
 import type { AttemptRecord, RunnerJob } from '../runner/types.ts';
 import type { RunIssuePatch, RunIssueRecord, RunStore } from '../store/run-store.ts';
 import type { AttemptReceipt } from '../store/runner-tokens.ts';
-import { isLocalAttempt, isRemoteAttempt } from './dispatch-local.ts';
+import { isLocalAttempt, remoteRunnerOf } from './dispatch-local.ts';
 
 /** The writes a dispatch decision makes (the run store, or one of its transactions). */
 export interface DispatchWrites {
@@ -137,8 +137,7 @@ export const onAttemptHost = async (
   const d = deps.dispatcher;
   const local = attempts.filter((a) => attemptIsHere(deps, a));
   const remote = attempts.filter((a) => !local.includes(a));
-  const hostOf = (a: (typeof attempts)[number]) =>
-    isRemoteAttempt(a) ? /^runner:\/\/([^/]+)\//.exec(a.exitPath)![1]! : botHostName(a.host!);
+  const hostOf = (a: (typeof attempts)[number]) => remoteRunnerOf(a) ?? botHostName(a.host!);
   if (job.kind === 'cleanup') {
     if (local.length > 0 || attempts.length === 0)
       await deps.runner.execute({ ...job, attemptIds: local.map((a) => a.id) });

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/observability/logger.ts';
 import { dashboardMarker } from '../../src/orchestrator/dashboard.ts';
+import { remoteRunnerOf } from '../../src/orchestrator/dispatch-local.ts';
 import { openJobQueue } from '../../src/queue/open-queue.ts';
 import { isAlive, killGroup } from '../../src/runner/exec.ts';
 import { JsonFileAttemptLedger } from '../../src/runner/ledger.ts';
@@ -123,7 +124,7 @@ describe('two replicas run a 10-issue milestone with runner processes (issue 9)'
       // A runner dies mid-job with its worker: the job goes to another runner once its lease runs out.
       // The worker on issue SLOW takes long enough that the kill lands mid-job, on whichever runner has it.
       // The bot's ledger can lag behind a busy runner: its own records and the live worker decide.
-      const hostOfAttempt = (x: AttemptRecord) => /^runner:\/\/([^/]+)\//.exec(x.exitPath)![1]!;
+      const hostOfAttempt = (x: AttemptRecord) => remoteRunnerOf(x)!;
       const runnerOf = (name: string) => (name === 'host-a' ? hostA : hostB);
       const lost = await drive('a runner to be working on the slow issue', async () => {
         for (const x of await ledger()) {
@@ -159,7 +160,7 @@ describe('two replicas run a 10-issue milestone with runner processes (issue 9)'
           (await ledger()).find((x) => x.issue.number === SLOW && x.id !== lost.id && x.pid && !x.outcome),
         180_000,
       );
-      const [, holder] = /^runner:\/\/([^/]+)\//.exec(inFlight.exitPath)!;
+      const holder = hostOfAttempt(inFlight);
       expect(holder).not.toBe(lostHost);
       const away = replicaOf.get(holder!)!;
       const hostOf = holder === 'host-c' ? hostC : survivor;

@@ -23,22 +23,28 @@ const traceLines = (file: string): { args: string[]; mode: string }[] =>
     .split('\n')
     .map((l) => JSON.parse(l));
 
+/** A worker rewrote README's first line and pushed; then the base moved the same line (a conflict to come). */
+const solvedThenBaseMoves = async () => {
+  const origin = await createOrigin({ 'README.md': '# app\nsecond line\n' });
+  const trace = join(tempDir(), 'trace.jsonl');
+  const h = makeHarness();
+  const entry = fakeEntry({
+    FAKE_AGENT_MODE: 'conflict',
+    FAKE_AGENT_RESUME_MODE: 'merge-base',
+    FAKE_AGENT_TRACE: trace,
+  });
+  const r = await h.runner.execute(attemptJob(origin.url, entry));
+  if (r.kind !== 'attempt') throw new Error('expected an attempt');
+  const first = await settle(h, r.attempt.id);
+  expect(first.outcome).toBe('solved');
+  await commitAndPush(origin.work, { 'README.md': '# app, base side\nsecond line\n' }, 'base moved');
+  return { origin, trace, h, first };
+};
+
 describe('runner follow-ups', () => {
   it('a conflict resume names the conflicted files; the resumed worker resolves, commits the merge and pushes', async () => {
-    const origin = await createOrigin({ 'README.md': '# app\nsecond line\n' });
-    const trace = join(tempDir(), 'trace.jsonl');
-    const h = makeHarness();
-    const entry = fakeEntry({
-      FAKE_AGENT_MODE: 'conflict',
-      FAKE_AGENT_RESUME_MODE: 'merge-base',
-      FAKE_AGENT_TRACE: trace,
-    });
-    const r = await h.runner.execute(attemptJob(origin.url, entry));
-    if (r.kind !== 'attempt') throw new Error('expected an attempt');
-    const first = await settle(h, r.attempt.id);
-    expect(first.outcome).toBe('solved');
-    // The base moves on the same line, and the bot merges it in (as the fleet does) and leaves the conflict.
-    await commitAndPush(origin.work, { 'README.md': '# app, base side\nsecond line\n' }, 'base moved');
+    const { origin, trace, h, first } = await solvedThenBaseMoves();
+    // The bot merges the moved base in by hand and leaves the conflict.
     await gitIn(first.worktree, 'fetch', '--quiet', 'origin', 'main');
     await gitIn(first.worktree, 'merge', '--no-edit', 'origin/main').catch(() => undefined);
     expect(await gitIn(first.worktree, 'diff', '--name-only', '--diff-filter=U')).toContain('README.md');
@@ -69,19 +75,7 @@ describe('runner follow-ups', () => {
   });
 
   it('with mergeBase the runner merges the base into the worktree itself and records the conflicted files', async () => {
-    const origin = await createOrigin({ 'README.md': '# app\nsecond line\n' });
-    const trace = join(tempDir(), 'trace.jsonl');
-    const h = makeHarness();
-    const entry = fakeEntry({
-      FAKE_AGENT_MODE: 'conflict',
-      FAKE_AGENT_RESUME_MODE: 'merge-base',
-      FAKE_AGENT_TRACE: trace,
-    });
-    const r = await h.runner.execute(attemptJob(origin.url, entry));
-    if (r.kind !== 'attempt') throw new Error('expected an attempt');
-    const first = await settle(h, r.attempt.id);
-    expect(first.outcome).toBe('solved');
-    await commitAndPush(origin.work, { 'README.md': '# app, base side\nsecond line\n' }, 'base moved');
+    const { origin, trace, h, first } = await solvedThenBaseMoves();
 
     // mergeBase belongs to a conflict resume only: refused, and nothing is merged or relaunched.
     await expect(
