@@ -7,16 +7,30 @@ import type { JobQueue, LeasedJob } from '../queue/types.ts';
 import { type AttemptLedger, type AttemptRecord, runnerJobSchema } from '../runner/types.ts';
 import type { RunnerPort } from './context.ts';
 
-/** Attempts a remote runner reported: their `runner://` paths would look like dead workers here. */
-export const isRemoteAttempt = (r: { exitPath: string }): boolean => r.exitPath.startsWith('runner://');
-
-/** The remote runner that reported an attempt (its paths say `runner://<name>/…`); undefined for a local one. */
-export const remoteRunnerOf = (r: { exitPath: string }): string | undefined =>
+/**
+ * Attempts stored before the hub recorded `runner` carry it only in their paths, which the hub itself
+ * wrote as `runner://<name>/…` (a local attempt's paths are absolute paths in the workspace). This can
+ * only ever make an attempt remote, never local.
+ */
+const legacyRunnerOf = (r: { exitPath: string }): string | undefined =>
   /^runner:\/\/([^/]+)\//.exec(r.exitPath)?.[1];
 
+/**
+ * The remote runner that reported an attempt, by who reported it: the hub sets `runner` from the
+ * runner token behind the report. Undefined for the bot's own attempts.
+ */
+export const remoteRunnerOf = (r: Pick<AttemptRecord, 'runner' | 'exitPath'>): string | undefined =>
+  r.runner ?? legacyRunnerOf(r);
+
+/** Attempts a remote runner reported: the bot never supervises, signals or resumes them. */
+export const isRemoteAttempt = (r: Pick<AttemptRecord, 'runner' | 'exitPath'>): boolean =>
+  remoteRunnerOf(r) !== undefined;
+
 /** An attempt of this machine's own runner (not a remote runner's, not another machine's replica's). */
-export const isLocalAttempt = (r: Pick<AttemptRecord, 'exitPath' | 'host'>, machine: string): boolean =>
-  !isRemoteAttempt(r) && (r.host === undefined || r.host === machine);
+export const isLocalAttempt = (
+  r: Pick<AttemptRecord, 'exitPath' | 'host' | 'runner'>,
+  machine: string,
+): boolean => !isRemoteAttempt(r) && (r.host === undefined || r.host === machine);
 
 /**
  * The ledger as the bot's local Runner on `machine` must see it: remote runners' attempts and those of

@@ -121,7 +121,7 @@ type HostJob = Extract<RunnerJob, { kind: 'resume' | 'cancel' | 'cleanup' }>;
  */
 export const attemptIsHere = (
   deps: { dispatcher?: Pick<Dispatcher, 'machine'> },
-  a: Pick<AttemptRecord, 'exitPath' | 'host'>,
+  a: Pick<AttemptRecord, 'exitPath' | 'host' | 'runner'>,
 ): boolean => !deps.dispatcher || isLocalAttempt(a, deps.dispatcher.machine ?? a.host ?? '');
 
 /**
@@ -132,7 +132,7 @@ export const attemptIsHere = (
 export const onAttemptHost = async (
   deps: { dispatcher?: Dispatcher; runner: { execute(job: RunnerJob): Promise<unknown> } },
   job: HostJob,
-  attempts: readonly Pick<AttemptRecord, 'id' | 'exitPath' | 'host'>[],
+  attempts: readonly Pick<AttemptRecord, 'id' | 'exitPath' | 'host' | 'runner'>[],
 ): Promise<{ queue: string; id: string | null } | undefined> => {
   const d = deps.dispatcher;
   const local = attempts.filter((a) => attemptIsHere(deps, a));

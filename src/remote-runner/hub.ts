@@ -1,13 +1,20 @@
 // The bot's side of remote runners: authenticates a runner's bearer token, hands it jobs from the
 // queues of the repos and roles it advertised, keeps leases alive, and applies attempt reports to
-// the attempt ledger idempotently on (run, issue, attempt). The HTTP routes are a thin skin on this.
+// the attempt ledger idempotently on (run, issue, attempt). A report is taken for its results only;
+// the attempt it describes is built from the job the bot stored. The HTTP routes are a thin skin on this.
 import { AppError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { queuesForRunner } from '../queue/runner-queues.ts';
 import type { JobQueue, JobRef } from '../queue/types.ts';
-import type { AttemptLedger, AttemptRecord } from '../runner/types.ts';
+import { attemptBranch } from '../runner/branch-names.ts';
+import {
+  type AttemptJob,
+  type AttemptLedger,
+  type AttemptRecord,
+  attemptJobSchema,
+} from '../runner/types.ts';
 import type { RunnerAdvert, RunnerRegistry, RunnerTokenInfo } from '../store/runner-tokens.ts';
-import { type AttemptReport, type ClaimedJob, optionalAttemptFields } from './schema.ts';
+import { type AttemptReport, type AttemptResult, attemptResultFields, type ClaimedJob } from './schema.ts';
 
 export interface RunnerHubDeps {
   queue: JobQueue;
@@ -34,26 +41,54 @@ export interface RunnerHub {
 const sameIssue = (a: AttemptRecord['issue'], b: AttemptRecord['issue']): boolean =>
   a.number === b.number && a.repo.owner === b.repo.owner && a.repo.name === b.repo.name;
 
-const hostPaths = ['repoDir', 'worktree', 'logPath', 'promptPath', 'exitPath'] as const;
-
 /**
- * Paths in a runner's report name files on that runner's host. Stored as `runner://<name><path>`,
- * they can never be taken for a file on the bot's host (a status page reading a log, a cleanup).
+ * The attempt a runner's `started` report creates: everything the bot acts on comes from the job it
+ * stored itself (roster entry, branch, clone URL, texts); from the report only its results. The paths
+ * and pid are on the runner's host and stay there: the record has none, and `runner` says whose it is.
  */
-export const onRunnerHost = (runner: string, a: AttemptRecord): AttemptRecord => {
-  const out = { ...a };
-  for (const k of hostPaths) out[k] = a[k] === '' ? '' : `runner://${runner}/${a[k].replace(/^\/+/, '')}`;
+export const remoteAttemptRecord = (
+  runner: string,
+  job: AttemptJob,
+  result: AttemptResult,
+): AttemptRecord => ({
+  id: result.id,
+  runId: job.runId,
+  issue: job.issue,
+  rosterEntry: job.entry.name,
+  tool: job.entry.tool,
+  ...(job.entry.model ? { model: job.entry.model } : {}),
+  tier: job.tier,
+  branch: attemptBranch(job),
+  baseBranch: job.baseBranch,
+  repoDir: '',
+  worktree: '',
+  logPath: '',
+  promptPath: '',
+  exitPath: '',
+  argvRedacted: [],
+  job: { ...job, retry: result.retry },
+  runner,
+  launchedAt: result.launchedAt,
+  startedAt: result.startedAt,
+  originShaAtStart: result.originShaAtStart,
+  nudges: result.nudges,
+  tokens: result.tokens,
+  ...optionalResults(result),
+});
+
+/** The optional results a report has (a `started` record leaves the others out). */
+const optionalResults = (result: AttemptResult): Partial<AttemptRecord> => {
+  const out: Partial<AttemptRecord> = {};
+  for (const [k, v] of Object.entries(resultPatch(result)))
+    if (v !== undefined) Object.assign(out, { [k]: v });
   return out;
 };
 
-/** The path on the runner's own host of a `runner://<name>/…` path (what a job sent there must name). */
-export const pathOnRunnerHost = (stored: string): string => stored.replace(/^runner:\/\/[^/]+\//, '/');
-
-/** The record as a patch that also clears the optional fields it lacks. */
-const wholeRecordPatch = ({ id: _id, ...rest }: AttemptRecord): Partial<Omit<AttemptRecord, 'id'>> => {
-  const cleared: Record<string, undefined> = {};
-  for (const k of optionalAttemptFields) cleared[k] = undefined;
-  return { ...cleared, ...rest };
+/** A report's results as a ledger patch; an optional result it lacks is cleared. */
+const resultPatch = (result: AttemptResult): Partial<AttemptRecord> => {
+  const patch: Partial<AttemptRecord> = {};
+  for (const k of attemptResultFields) Object.assign(patch, { [k]: result[k] });
+  return patch;
 };
 
 export const createRunnerHub = (d: RunnerHubDeps): RunnerHub => {
@@ -137,7 +172,8 @@ export const createRunnerHub = (d: RunnerHubDeps): RunnerHub => {
     fail: (runner, ref, error) => d.queue.fail(ref, runner.name, error),
 
     async report(runner, report) {
-      const a = onRunnerHost(runner.name, report.attempt as AttemptRecord);
+      const a = report.attempt;
+      const issueRepo = `${a.issue.repo.owner}/${a.issue.repo.name}`;
       const receipt = await d.registry.getReceipt(a.id);
       if (!receipt) {
         if (report.kind !== 'started') {
@@ -150,16 +186,23 @@ export const createRunnerHub = (d: RunnerHubDeps): RunnerHub => {
         if (job.holder !== runner.name) {
           throw new AppError('conflict', `Job ${job.id} is not leased to ${runner.name}.`);
         }
-        const payload = job.payload as { runId?: unknown; issue?: AttemptRecord['issue'] };
-        if (payload.runId !== a.runId || !payload.issue || !sameIssue(payload.issue, a.issue)) {
+        // The bot's own job, as it enqueued it: the only source of what the attempt runs and where.
+        const own = attemptJobSchema.safeParse(job.payload);
+        if (!own.success || own.data.runId !== a.runId || !sameIssue(own.data.issue, a.issue)) {
           throw new AppError('bad_request', `Attempt ${a.id} is not for the run and issue of job ${job.id}.`);
         }
-        if (await d.ledger.get(a.id)) await d.ledger.update(a.id, wholeRecordPatch(a));
-        else await d.ledger.create(a);
+        const existing = await d.ledger.get(a.id);
+        if (existing && existing.runner !== runner.name) {
+          // An id the bot's own runner (or another runner) already uses: never overwritten by a report.
+          throw new AppError('conflict', `Attempt ${a.id} is not ${runner.name}'s.`);
+        }
+        const record = remoteAttemptRecord(runner.name, own.data, a);
+        if (existing) await d.ledger.update(a.id, record);
+        else await d.ledger.create(record);
       } else {
         const same =
           receipt.runId === a.runId &&
-          receipt.issueRepo === `${a.issue.repo.owner}/${a.issue.repo.name}` &&
+          receipt.issueRepo === issueRepo &&
           receipt.issueNumber === a.issue.number &&
           receipt.runnerName === runner.name;
         if (!same) {
@@ -169,13 +212,13 @@ export const createRunnerHub = (d: RunnerHubDeps): RunnerHub => {
           );
         }
         if (report.seq <= receipt.lastSeq) return { applied: false };
-        await d.ledger.update(a.id, wholeRecordPatch(a));
+        await d.ledger.update(a.id, resultPatch(a));
       }
       await d.registry.saveReceipt(
         {
           attemptId: a.id,
           runId: a.runId,
-          issueRepo: `${a.issue.repo.owner}/${a.issue.repo.name}`,
+          issueRepo,
           issueNumber: a.issue.number,
           jobQueue: receipt?.jobQueue ?? report.job.queue,
           jobId: receipt?.jobId ?? report.job.id,

@@ -7,6 +7,7 @@ import type { JobRef } from '../queue/types.ts';
 import { JsonFileAttemptLedger } from '../runner/ledger.ts';
 import type { AttemptLedger, AttemptRecord, IssueRefData } from '../runner/types.ts';
 import type { OutboxEntry } from './outbox.ts';
+import { attemptResultOf } from './schema.ts';
 
 const jobsFileSchema = z.record(z.string(), z.object({ queue: z.string(), id: z.string() }));
 
@@ -78,6 +79,8 @@ export class ReportingLedger extends JsonFileAttemptLedger implements AttemptLed
   }
 
   private send(kind: 'started' | 'progress', job: JobRef, attempt: AttemptRecord): void {
-    this.report({ path: 'reports', body: { kind, job, seq: this.seq(attempt.id), attempt } });
+    // Results only: the bot builds the attempt from the job it stored (see hub.ts).
+    const body = { kind, job, seq: this.seq(attempt.id), attempt: attemptResultOf(attempt) };
+    this.report({ path: 'reports', body });
   }
 }

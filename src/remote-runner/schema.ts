@@ -1,13 +1,18 @@
 // What crosses the wire between the bot and a runner agent, checked with zod on both ends: the
-// register advert, job references, claimed jobs, and attempt reports (a whole AttemptRecord, so
-// applying one twice, or an older one after a newer, changes nothing).
+// register advert, job references, claimed jobs, and attempt reports. A report carries an attempt's
+// results only (applying one twice, or an older one after a newer, changes nothing); every request
+// schema is strict, so a key the bot does not know is refused rather than ignored.
 import { z } from 'zod';
-import { attemptJobSchema, issueRefSchema, outcomeSchema, tierSchema } from '../runner/types.ts';
+import { type AttemptRecord, outcomeSchema, repoRefSchema } from '../runner/types.ts';
 import { runnerAdvertSchema } from '../store/runner-tokens.ts';
 
 export { runnerAdvertSchema };
 
-export const jobRefSchema = z.object({ queue: z.string().min(1).max(300), id: z.string().min(1).max(100) });
+export const jobRefSchema = z
+  .object({ queue: z.string().min(1).max(300), id: z.string().min(1).max(100) })
+  .strict();
+
+const sha = z.string().regex(/^[0-9a-f]{7,64}$/, 'must be a commit sha');
 
 export const claimRequestSchema = z.object({ job: jobRefSchema.optional() }).strict();
 
@@ -30,65 +35,74 @@ export const completeRequestSchema = z.object({ job: jobRefSchema, output: z.unk
 export const failRequestSchema = z.object({ job: jobRefSchema, error: z.string().max(10_000) }).strict();
 export const heartbeatRequestSchema = z.object({ job: jobRefSchema }).strict();
 
-const tokens = z.object({ input: z.number(), output: z.number(), cache: z.number().optional() });
+const tokens = z.object({ input: z.number(), output: z.number(), cache: z.number().optional() }).strict();
 
-export const attemptRecordSchema = z.object({
-  id: z.string().min(1).max(100),
-  runId: z.string().min(1),
-  issue: issueRefSchema,
-  rosterEntry: z.string(),
-  tool: z.enum(['claude', 'codex', 'opencode', 'aider', 'ollama', 'custom']),
-  model: z.string().optional(),
-  tier: tierSchema,
-  branch: z.string(),
-  baseBranch: z.string(),
-  repoDir: z.string(),
-  worktree: z.string(),
-  pid: z.number().int().optional(),
-  logPath: z.string(),
-  promptPath: z.string(),
-  exitPath: z.string(),
-  launchedAt: z.string(),
-  job: attemptJobSchema,
-  argvRedacted: z.array(z.string()),
-  originShaAtStart: z.string().nullable(),
-  startedAt: z.string(),
-  endedAt: z.string().optional(),
-  exitCode: z.number().int().optional(),
-  outcome: outcomeSchema.optional(),
-  nudges: z.number().int().min(0),
-  tokens,
-  failureSummary: z.string().optional(),
-  survived: z.object({ unpushedCommits: z.number(), dirtyFiles: z.number() }).optional(),
-  conflictFiles: z.array(z.string()).optional(),
-  stallFingerprint: z
-    .object({ logSize: z.number(), head: z.string().nullable(), remote: z.string().nullable() })
-    .optional(),
-  finalReport: z
-    .object({
-      pr: z.string().optional(),
-      tests: z.string().optional(),
-      review: z.string().optional(),
-      status: z.string().optional(),
-      uncertainties: z.array(z.string()),
-      outOfScopeBugs: z.array(z.string()),
-    })
-    .optional(),
-});
+/**
+ * What a runner may say about an attempt: its results. Never a command, roster entry, clone URL, path
+ * or pid: the bot takes those from the job it stored itself, and a key it does not know is refused.
+ * `id`, `runId` and `issue` only name the attempt; the hub checks them against the job the runner holds.
+ */
+export const attemptResultSchema = z
+  .object({
+    id: z.string().min(1).max(100),
+    runId: z.string().min(1),
+    issue: z.object({ repo: repoRefSchema.strict(), number: z.number().int().positive() }).strict(),
+    /** Which retry of the job this attempt is (the runner retries an unsolved attempt itself). */
+    retry: z.number().int().min(0).max(100),
+    launchedAt: z.string().max(100),
+    startedAt: z.string().max(100),
+    endedAt: z.string().max(100).optional(),
+    /** The branch's sha on origin when the attempt started. */
+    originShaAtStart: sha.nullable(),
+    exitCode: z.number().int().optional(),
+    outcome: outcomeSchema.optional(),
+    nudges: z.number().int().min(0),
+    tokens,
+    failureSummary: z.string().max(20_000).optional(),
+    survived: z.object({ unpushedCommits: z.number(), dirtyFiles: z.number() }).strict().optional(),
+    conflictFiles: z.array(z.string().max(1000)).max(1000).optional(),
+    stallFingerprint: z
+      .object({ logSize: z.number(), head: sha.nullable(), remote: sha.nullable() })
+      .strict()
+      .optional(),
+    finalReport: z
+      .object({
+        pr: z.string().optional(),
+        tests: z.string().optional(),
+        review: z.string().optional(),
+        status: z.string().optional(),
+        uncertainties: z.array(z.string()),
+        outOfScopeBugs: z.array(z.string()),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type AttemptResult = z.infer<typeof attemptResultSchema>;
 
-/** The optional fields: a report that lacks one clears it (a resume clears the outcome). */
-export const optionalAttemptFields = [
-  'model',
-  'pid',
+/** The result fields a report sets; an optional one it lacks is cleared (a resume clears the outcome). */
+export const attemptResultFields = [
+  'launchedAt',
+  'startedAt',
   'endedAt',
+  'originShaAtStart',
   'exitCode',
   'outcome',
+  'nudges',
+  'tokens',
   'failureSummary',
   'survived',
   'conflictFiles',
-  'finalReport',
   'stallFingerprint',
-] as const;
+  'finalReport',
+] as const satisfies readonly (keyof AttemptResult & keyof AttemptRecord)[];
+
+/** The results of a runner's own attempt record, as its reports carry them. */
+export const attemptResultOf = (r: AttemptRecord): AttemptResult => {
+  const out: Record<string, unknown> = { id: r.id, runId: r.runId, issue: r.issue, retry: r.job.retry };
+  for (const k of attemptResultFields) if (r[k] !== undefined) out[k] = r[k];
+  return out as AttemptResult;
+};
 
 export const attemptReportSchema = z
   .object({
@@ -97,7 +111,7 @@ export const attemptReportSchema = z
     job: jobRefSchema,
     /** Increases with every report of one attempt; a report not above the last applied changes nothing. */
     seq: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-    attempt: attemptRecordSchema,
+    attempt: attemptResultSchema,
   })
   .strict();
 export type AttemptReport = z.infer<typeof attemptReportSchema>;

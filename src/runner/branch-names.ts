@@ -49,6 +49,17 @@ export const blitzBranchName = (runSlug: string, issueNumber: number, title: str
 /** Fleet ticket branch: `ticket/<n>-headless`. */
 export const fleetBranchName = (issueNumber: number): string => finish(`ticket/${issueNumber}-headless`);
 
+/** The branch an attempt job works on: what the runner checks out and the bot opens a PR from. */
+export const attemptBranch = (job: {
+  branchStyle: 'blitz' | 'fleet';
+  runSlug: string;
+  issue: { number: number };
+  title: string;
+}): string =>
+  job.branchStyle === 'fleet'
+    ? fleetBranchName(job.issue.number)
+    : blitzBranchName(job.runSlug, job.issue.number, job.title);
+
 /** A directory name for a worktree: one path segment, no dots to climb with. */
 export const worktreeDirName = (branch: string): string =>
   branch.replace(/[^A-Za-z0-9-]+/g, '-').slice(0, 80);

@@ -1,7 +1,7 @@
 // The one module that starts processes (the only importer of execa): short commands with a timeout
 // and a cancel signal, and detached workers that outlive the bot. Argv arrays only, never a shell.
 import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { execa } from 'execa';
 import { AppError } from '../errors.ts';
 
@@ -125,6 +125,22 @@ export const killGroup = (pid: number, signal: NodeJS.Signals = 'SIGTERM'): bool
     return true;
   } catch {
     return false;
+  }
+};
+
+/**
+ * When a process started (field 22 of `/proc/<pid>/stat`, clock ticks since boot), or undefined when
+ * it is gone. With the pid it names one process: a pid reused later has another start time.
+ */
+export const processStartTime = (pid: number): string | undefined => {
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) is in parentheses and may hold spaces or ')': count after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[19];
+  } catch {
+    return undefined;
   }
 };
 

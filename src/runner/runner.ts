@@ -6,7 +6,7 @@ import { delimiter, join, resolve } from 'node:path';
 import type { BlitzConfig } from '../config/blitz-config.ts';
 import { AppError, isAppError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
-import { blitzBranchName, fleetBranchName } from './branch-names.ts';
+import { attemptBranch } from './branch-names.ts';
 import { BuildGate, type GateResult } from './build-gate.ts';
 import { cleanupRepo } from './cleanup.ts';
 import { type CredentialsProvider, credentialEnv, type GitContext, gitTry, remoteBranchSha } from './git.ts';
@@ -109,7 +109,7 @@ export class Runner {
         return { kind: 'attempt', attempt: await this.startAttempt(job) };
       case 'resume': {
         const r = await this.mustGet(job.attemptId);
-        if (r.pid !== undefined && isOurWorker(r.pid, r.exitPath)) {
+        if (isOurWorker(r)) {
           throw new AppError(
             'conflict',
             `Attempt ${r.id} is still running (pid ${r.pid}); it cannot be resumed twice.`,
@@ -166,10 +166,7 @@ export class Runner {
   private async startAttempt(job: AttemptJob): Promise<AttemptRecord> {
     const id = this.d.newId?.() ?? randomUUID();
     const repoName = `${job.issue.repo.owner}/${job.issue.repo.name}`;
-    const branch =
-      job.branchStyle === 'fleet'
-        ? fleetBranchName(job.issue.number)
-        : blitzBranchName(job.runSlug, job.issue.number, job.title);
+    const branch = attemptBranch(job);
     const dir = insideWorkspace(this.workspace, '.attempts', id);
     const now = this.d.clock.now().toISOString();
     const record: AttemptRecord = {
@@ -280,7 +277,9 @@ export class Runner {
   }
 
   private async runGate(job: GateJob): Promise<GateResult> {
-    const cwd = insideWorkspace(this.workspace, job.cwd);
+    const where = job.attemptId ? (await this.mustGet(job.attemptId)).worktree : job.cwd;
+    if (!where) throw new AppError('bad_request', 'A gate job names a directory or an attempt.');
+    const cwd = insideWorkspace(this.workspace, where);
     const result = await this.gate.run(job.argv, {
       cwd,
       env: this.d.baseEnv,

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { Logger } from '../observability/logger.ts';
 import { parseTokenUsage } from './agent-output.ts';
-import { isAlive, killGroup, redactArgv, spawnDetached } from './exec.ts';
+import { isAlive, killGroup, processStartTime, redactArgv, spawnDetached } from './exec.ts';
 import { classifyExit } from './failure-class.ts';
 import { parseFinalReport } from './final-report.ts';
 import { type GitContext, gitTry, remoteBranchSha } from './git.ts';
@@ -64,9 +64,17 @@ export interface SupervisorDeps {
   onUnsolved?: (record: AttemptRecord) => Promise<void>;
 }
 
-/** True when pid runs our wrapper for this attempt (pids get reused: a live pid alone proves nothing). */
-export const isOurWorker = (pid: number, exitPath: string): boolean => {
+/**
+ * True when the attempt's pid is the worker this runner spawned for it: the same process (the start
+ * time recorded at spawn) still running our wrapper for this attempt's exit file. Pids get reused, so
+ * a live pid alone proves nothing, and an attempt without an exit path is never anyone's worker.
+ */
+export const isOurWorker = (r: Pick<AttemptRecord, 'pid' | 'pidStartTime' | 'exitPath'>): boolean => {
+  const { pid, exitPath } = r;
+  if (pid === undefined || !Number.isInteger(pid) || pid <= 1 || !exitPath.startsWith('/')) return false;
   if (!isAlive(pid)) return false;
+  // Attempts launched before start times were recorded are known by their wrapper's argv alone.
+  if (r.pidStartTime !== undefined && processStartTime(pid) !== r.pidStartTime) return false;
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(exitPath);
   } catch {
@@ -100,6 +108,7 @@ export class Supervisor {
     });
     await this.d.ledger.update(record.id, {
       pid,
+      pidStartTime: processStartTime(pid),
       // A new process starts a new stall count.
       stallFingerprint: undefined,
       launchedAt: this.d.clock.now().toISOString(),
@@ -140,11 +149,11 @@ export class Supervisor {
       }
       return;
     }
-    const exited = existsSync(r.exitPath) || !isOurWorker(r.pid, r.exitPath);
+    const exited = existsSync(r.exitPath) || !isOurWorker(r);
     if (exited) return this.onExit(r);
     const ctx = await this.d.gitContext(r.issue.repo);
     if (this.d.clock.now().getTime() - Date.parse(r.launchedAt) > this.d.attemptTimeoutMs) {
-      await this.stop(r.pid);
+      await this.stop(r);
       return this.finish(r, 'unsolved', 'Timed out and was stopped.');
     }
     if (opts.stalls === false) return;
@@ -157,7 +166,7 @@ export class Supervisor {
     const { stalled } = stallCheck({ last: r.stallFingerprint }, obs);
     if (!stalled) await this.d.ledger.update(r.id, { stallFingerprint: obs });
     if (stalled) {
-      await this.stop(r.pid);
+      await this.stop(r);
       await this.nudgeOrGiveUp(r, 'stalled');
     }
   }
@@ -185,7 +194,7 @@ export class Supervisor {
   }
 
   async cancel(r: AttemptRecord): Promise<void> {
-    if (r.pid !== undefined && isOurWorker(r.pid, r.exitPath)) await this.stop(r.pid);
+    await this.stop(r);
     await this.finish(r, 'cancelled', 'Cancelled.');
   }
 
@@ -278,10 +287,15 @@ export class Supervisor {
     if (outcome === 'unsolved') await this.d.onUnsolved?.(updated);
   }
 
-  /** SIGTERM the group, then SIGKILL whatever is left after a grace period. */
-  private async stop(pid: number): Promise<void> {
+  /**
+   * SIGTERM the worker's group, then SIGKILL whatever is left after a grace period. Only a process this
+   * runner spawned for the attempt is signalled, checked again before each signal.
+   */
+  private async stop(r: AttemptRecord): Promise<void> {
+    const pid = r.pid;
+    if (pid === undefined || !isOurWorker(r)) return;
     killGroup(pid, 'SIGTERM');
-    for (let i = 0; i < 50 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
-    if (isAlive(pid)) killGroup(pid, 'SIGKILL');
+    for (let i = 0; i < 50 && isOurWorker(r); i++) await new Promise((done) => setTimeout(done, 100));
+    if (isOurWorker(r)) killGroup(pid, 'SIGKILL');
   }
 }

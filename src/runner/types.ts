@@ -80,8 +80,10 @@ export const gateJobSchema = z.object({
   kind: z.literal('gate'),
   name: z.enum(['build', 'smoke']),
   argv: z.array(z.string().min(1)).min(1),
-  /** Directory inside the workspace to run in. */
-  cwd: z.string().min(1),
+  /** Directory inside the workspace to run in (a job for the bot's own runner). */
+  cwd: z.string().min(1).optional(),
+  /** Or: the worktree of this attempt, as this runner's own ledger has it (a job sent to a remote runner). */
+  attemptId: z.string().min(1).optional(),
   timeoutSeconds: z.number().int().positive().default(1800),
 });
 
@@ -125,6 +127,11 @@ export interface AttemptRecord {
   repoDir: string;
   worktree: string;
   pid?: number;
+  /**
+   * The start time of `pid` (field 22 of `/proc/<pid>/stat`), read when the runner spawned it: with
+   * the pid it names that one process, so a reused pid is never signalled.
+   */
+  pidStartTime?: string;
   logPath: string;
   promptPath: string;
   /** Written by the worker wrapper when the process exits, so the exit code survives a bot restart. */
@@ -146,9 +153,15 @@ export interface AttemptRecord {
   survived?: SurvivedWork;
   /**
    * The machine whose workspace holds the worktree, for the bot's own runner (several replicas share
-   * one ledger); absent on a remote runner's attempts, whose paths say `runner://<name>/…`.
+   * one ledger); absent on a remote runner's attempts (see `runner`).
    */
   host?: string;
+  /**
+   * The remote runner that reported this attempt, set by the bot's runner hub from the runner token
+   * that sent the report (never from the report's content). A remote attempt's paths and pid are on
+   * that runner's host: the bot never supervises, signals or resumes it.
+   */
+  runner?: string;
   /** Files a base merge left conflicted for the worker to resolve (a resume with `mergeBase`). */
   conflictFiles?: string[];
   /** The worker's whole FINAL REPORT, so readers need not reach the log (which lives on the runner host). */

@@ -15,9 +15,10 @@ import { InProcessQueue } from '../../src/queue/in-process-queue.ts';
 import { PgBossQueue } from '../../src/queue/pg-boss-queue.ts';
 import { attemptQueue } from '../../src/queue/runner-queues.ts';
 import type { JobQueue } from '../../src/queue/types.ts';
-import { createRunnerHub, onRunnerHost } from '../../src/remote-runner/hub.ts';
+import { createRunnerHub, remoteAttemptRecord } from '../../src/remote-runner/hub.ts';
+import { attemptResultOf } from '../../src/remote-runner/schema.ts';
 import { isAlive, killGroup, run, spawnDetached } from '../../src/runner/exec.ts';
-import type { AttemptLedger, AttemptRecord } from '../../src/runner/types.ts';
+import { type AttemptLedger, type AttemptRecord, attemptJobSchema } from '../../src/runner/types.ts';
 import { openRunnerRegistry, openRunStore, openStore } from '../../src/store/open-store.ts';
 import type { RunnerRegistry } from '../../src/store/runner-tokens.ts';
 import { createOrigin, originSha, tempDir, testEnv } from '../support/git.ts';
@@ -308,7 +309,13 @@ describe.each(engines)('blitz-bot runner agents (%s)', (_name, engine, enabled) 
       const local = JSON.parse(readFileSync(join(agent.buffer, '..', 'attempts.json'), 'utf8')) as {
         attempts: unknown[];
       };
-      expect(after[0]).toEqual(onRunnerHost('host-a', local.attempts[0] as AttemptRecord));
+      // The bot's record: the job it stored, the runner that reported, the runner's results only.
+      const mine = local.attempts[0] as AttemptRecord;
+      expect(after[0]).toEqual(
+        remoteAttemptRecord('host-a', attemptJobSchema.parse(job.payload), attemptResultOf(mine)),
+      );
+      expect(after[0]).toMatchObject({ worktree: '', exitPath: '', runner: 'host-a', branch: mine.branch });
+      expect(after[0]?.pid).toBeUndefined();
 
       // A wrong token: the bot refuses, the buffer stays as it was.
       const wrong = await run(

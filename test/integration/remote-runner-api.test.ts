@@ -7,7 +7,8 @@ import { createMetrics } from '../../src/observability/metrics.ts';
 import { InProcessQueue } from '../../src/queue/in-process-queue.ts';
 import { attemptQueue } from '../../src/queue/runner-queues.ts';
 import { createRunnerHub } from '../../src/remote-runner/hub.ts';
-import { type AttemptRecord, attemptJobSchema } from '../../src/runner/types.ts';
+import type { AttemptResult } from '../../src/remote-runner/schema.ts';
+import { attemptJobSchema } from '../../src/runner/types.ts';
 import { openSqliteRunnerRegistry } from '../../src/store/runner-tokens-sqlite.ts';
 import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
@@ -54,25 +55,14 @@ const setup = async () => {
 
 type Setup = Awaited<ReturnType<typeof setup>>;
 
-const record = (id = 'att-1', over: Partial<AttemptRecord> = {}): AttemptRecord => ({
+const record = (id = 'att-1', over: Partial<AttemptResult> = {}): AttemptResult => ({
   id,
   runId: 'run-1',
   issue: { repo, number: 7 },
-  rosterEntry: 'fake',
-  tool: 'custom',
-  tier: 'execution',
-  branch: 'm1/7-add-a-health-route',
-  baseBranch: 'main',
-  repoDir: '/ws/acme/app',
-  worktree: '/ws/.worktrees/acme/app/m1-7',
-  logPath: '/ws/.attempts/att-1/worker.log',
-  promptPath: '/ws/.attempts/att-1/prompt.md',
-  exitPath: '/ws/.attempts/att-1/exit.json',
+  retry: 0,
   launchedAt: '2026-01-01T00:00:00.000Z',
-  job: attemptJobSchema.parse(attemptJob('/nowhere/origin.git', fakeEntry())),
-  argvRedacted: [],
-  originShaAtStart: null,
   startedAt: '2026-01-01T00:00:00.000Z',
+  originShaAtStart: null,
   nudges: 0,
   tokens: { input: 0, output: 0 },
   ...over,
@@ -112,7 +102,7 @@ describe('runner API', () => {
     expect((await s.call('register', s.a, { ...advert, repos: ['not-a-repo'] })).status).toBe(400);
     expect((await s.call('register', s.a, '{not json')).status).toBe(400);
     expect((await s.call('claim', s.a, { job: { queue: 1 } })).status).toBe(400);
-    const { worktree: _w, ...partial } = record();
+    const { startedAt: _w, ...partial } = record();
     const bad = await s.call('reports', s.a, { kind: 'started', job: s.jobRef, seq: 1, attempt: partial });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ error: 'bad_request' });
@@ -150,29 +140,35 @@ describe('runner API', () => {
       kind: 'progress',
       job: s.jobRef,
       seq: 3,
-      attempt: record('att-1', { outcome: 'solved', endedAt: '2026-01-01T00:10:00.000Z', pid: 42 }),
+      attempt: record('att-1', { outcome: 'solved', endedAt: '2026-01-01T00:10:00.000Z', nudges: 2 }),
     };
     expect(await (await s.call('reports', s.a, done)).json()).toEqual({ applied: true });
     // An older report delivered late (a flushed buffer) does not undo the newer one.
-    const older = { kind: 'progress', job: s.jobRef, seq: 2, attempt: record('att-1', { pid: 41 }) };
+    const older = { kind: 'progress', job: s.jobRef, seq: 2, attempt: record('att-1', { nudges: 1 }) };
     expect(await (await s.call('reports', s.a, older)).json()).toEqual({ applied: false });
     expect(await s.ledger.listByRun('run-1')).toEqual([
-      expect.objectContaining({ id: 'att-1', outcome: 'solved', pid: 42 }),
+      expect.objectContaining({ id: 'att-1', outcome: 'solved', nudges: 2, runner: 'host-a' }),
     ]);
     const complete = { job: s.jobRef, output: { outcome: 'solved' } };
     expect(await (await s.call('complete', s.a, complete)).json()).toEqual({ applied: true });
     expect(await (await s.call('complete', s.a, complete)).json()).toEqual({ applied: false });
   });
 
-  it('keeps the paths a runner reports as paths on that runner, never on the bot host', async () => {
+  it('builds the attempt from the job the bot stored: no path, pid or command of the runner is kept', async () => {
     await registerAndClaim(s.a);
-    const sneaky = record('att-1', { logPath: '/etc/passwd', worktree: '../../bot/data' });
-    await s.call('reports', s.a, { kind: 'started', job: s.jobRef, seq: 1, attempt: sneaky });
-    expect(await s.ledger.get('att-1')).toMatchObject({
-      logPath: 'runner://host-a/etc/passwd',
-      worktree: 'runner://host-a/../../bot/data',
-      repoDir: 'runner://host-a/ws/acme/app',
+    await s.call('reports', s.a, { kind: 'started', job: s.jobRef, seq: 1, attempt: record() });
+    const stored = await s.ledger.get('att-1');
+    const job = attemptJobSchema.parse((await s.queue.get(s.jobRef))!.payload);
+    expect(stored).toMatchObject({
+      runner: 'host-a',
+      job,
+      rosterEntry: job.entry.name,
+      branch: 'm1/7-add-a-health-route',
+      logPath: '',
+      worktree: '',
+      exitPath: '',
     });
+    expect(stored?.pid).toBeUndefined();
   });
 
   it('answers 404 for a report about an attempt it never heard of, or of another run or issue', async () => {

@@ -7,7 +7,6 @@ import { silentLogger } from '../../src/observability/logger.ts';
 import { createQueueDispatch, type QueueDispatch } from '../../src/orchestrator/dispatch-compose.ts';
 import { localOnlyLedger } from '../../src/orchestrator/dispatch-local.ts';
 import { InProcessQueue } from '../../src/queue/in-process-queue.ts';
-import { onRunnerHost } from '../../src/remote-runner/hub.ts';
 import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
 import { createOrigin, originSha, tempDir } from '../support/git.ts';
 import { attemptJob, fakeEntry, makeHarness, settle } from './runner-harness.ts';
@@ -87,9 +86,10 @@ describe('dispatch through the queue with no remote runner', () => {
       attemptJob(origin.url, fakeEntry({ FAKE_AGENT_MODE: 'push' })),
     )) as { attempt: { id: string } };
     const solved = await settle(local, attempt.id);
-    // The same record as a remote runner would report it: its paths on another host, still running.
+    // The same record as a remote runner's attempt (the hub names the runner behind the report),
+    // still running, even with this host's paths and live pid in it.
     const { outcome: _o, endedAt: _e, ...open } = solved;
-    await runs.ledger.create({ ...onRunnerHost('east', { ...open, id: 'remote-1' }), pid: solved.pid! });
+    await runs.ledger.create({ ...open, id: 'remote-1', runner: 'east', pid: solved.pid! });
     // And as the bot's own runner on another machine (a replica there) would record it: same paths.
     await runs.ledger.create({ ...open, id: 'other-machine-1', host: 'm2', pid: solved.pid! });
     const reported = await runs.ledger.get('remote-1');

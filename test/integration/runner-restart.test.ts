@@ -60,8 +60,12 @@ describe('supervisor restart', () => {
     const ledger = new JsonFileAttemptLedger(ledgerFile);
     const open = await ledger.get(attemptId);
     expect(open?.outcome).toBeUndefined();
-    expect(isOurWorker(workerPid, open!.exitPath)).toBe(true);
-    expect(isOurWorker(workerPid, join(dir, 'someone-else', 'exit.json'))).toBe(false);
+    expect(open?.pidStartTime).toMatch(/^\d+$/);
+    expect(isOurWorker(open!)).toBe(true);
+    expect(isOurWorker({ ...open!, exitPath: join(dir, 'someone-else', 'exit.json') })).toBe(false);
+    // The same pid with another start time is a reused pid: not ours.
+    expect(isOurWorker({ ...open!, pidStartTime: '1' })).toBe(false);
+    expect(isOurWorker({ ...open!, exitPath: '' })).toBe(false);
 
     const h = makeHarness({ workspace, ledger });
     await h.runner.reattach();

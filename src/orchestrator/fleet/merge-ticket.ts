@@ -8,7 +8,6 @@
 import { z } from 'zod';
 import { isAppError } from '../../errors.ts';
 import { formatRepo, type PullRequest } from '../../forges/types.ts';
-import { pathOnRunnerHost } from '../../remote-runner/hub.ts';
 import type { GateResult } from '../../runner/build-gate.ts';
 import { gitTry } from '../../runner/git.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
@@ -69,7 +68,7 @@ const remoteBuild = async (
   let ref = ticketOf(ctx.fleet, key).buildJob;
   if (!ref) {
     const sent = await dispatcher.toHost(
-      { kind: 'gate', name: 'build', argv, cwd: pathOnRunnerHost(attempt.worktree), timeoutSeconds: 1800 },
+      { kind: 'gate', name: 'build', argv, attemptId: attempt.id, timeoutSeconds: 1800 },
       attempt.id,
       attempt.host,
     );
