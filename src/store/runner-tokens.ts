@@ -6,11 +6,11 @@ import { z } from 'zod';
 /** What a runner advertises when it registers (checked at the HTTP edge and on read). */
 export const runnerAdvertSchema = z
   .object({
-  tools: z.array(z.string().min(1)).max(50),
-  roles: z.array(z.enum(['blitz', 'fleet', 'plan', 'review'])).max(4),
-  repos: z.array(z.string().regex(/^[\w.-]+\/[\w.-]+$/, 'must be owner/name')).max(500),
-  maxSessions: z.number().int().min(1).max(256),
-  version: z.string().max(100).optional(),
+    tools: z.array(z.string().min(1)).max(50),
+    roles: z.array(z.enum(['blitz', 'fleet', 'plan', 'review'])).max(4),
+    repos: z.array(z.string().regex(/^[\w.-]+\/[\w.-]+$/, 'must be owner/name')).max(500),
+    maxSessions: z.number().int().min(1).max(256),
+    version: z.string().max(100).optional(),
   })
   .strict();
 
