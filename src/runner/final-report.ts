@@ -12,7 +12,7 @@ export interface FinalReport {
 }
 
 export const finalReportTemplate = `FINAL REPORT
-PR: <PR URL, or "none — branch pushed">
+PR: <PR URL, or "none — branch committed">
 TESTS: <the commands you ran and their result>
 REVIEW: <what your own review of the diff found, or "none">
 UNCERTAINTIES:

@@ -15,10 +15,12 @@ const base = {
 };
 
 describe('worker prompt', () => {
-  it('states the exit criteria in the seed phrasing, with the branch pushed', () => {
+  it('states the exit criteria in the seed phrasing: the work committed, the runner pushes', () => {
     const p = buildPrompt(base);
     expect(p).toContain('Do not end your final reply until ALL of these are true:');
-    expect(p).toContain('git push -u origin m1/7-add-a-health-route');
+    expect(p).toContain('Every change is committed on `m1/7-add-a-health-route`. Do not push');
+    expect(p).toContain('the runner pushes this branch for you');
+    expect(p).not.toContain('git push');
     expect(p).toContain(
       'If you catch yourself summarizing progress before those are true, you have stopped too early — keep going.',
     );
@@ -56,17 +58,17 @@ describe('worker prompt', () => {
 
   it('nudges with the exit criteria restated and what survived', () => {
     const n = buildNudge(base, { reason: 'interrupted', unpushedCommits: 2, dirtyFiles: 1 });
-    expect(n).toContain('2 unpushed commit(s) and 1 uncommitted file(s)');
+    expect(n).toContain('2 commit(s) not yet on origin and 1 uncommitted file(s)');
     expect(n).toContain('Do not end your final reply until ALL of these are true:');
   });
 
-  it('a conflict resume names the conflicted files and asks to resolve, unmark, test, commit the merge and push', () => {
+  it('a conflict resume names the conflicted files and asks to resolve, unmark, test and commit the merge', () => {
     const n = buildNudge(base, { reason: 'conflict', conflictFiles: ['README.md', 'src/app.ts'] });
     expect(n).toContain('`blitz/m1` was merged into your branch `m1/7-add-a-health-route`');
     expect(n).toContain('- `README.md`\n- `src/app.ts`');
     expect(n).toContain('keeping the intent of both sides');
     expect(n).toContain('Remove every conflict marker');
-    expect(n).toContain('Re-run the tests, commit the merge, and push');
+    expect(n).toContain('Re-run the tests and commit the merge (the runner pushes your branch)');
     expect(n).toContain('Do not end your final reply until ALL of these are true:');
     expect(n).not.toContain('Continue from where you stopped');
   });
@@ -80,14 +82,14 @@ describe('worker prompt', () => {
 describe('plan deliverable', () => {
   const plan = { ...base, deliverable: 'plan' as const, instructions: 'Write a full plan. Size: L.' };
 
-  it('asks for PLAN.md committed and pushed, not for the change itself', () => {
+  it('asks for PLAN.md committed, not for the change itself', () => {
     const p = buildPrompt(plan);
     expect(p.startsWith('PLANNING TASK: do not implement issue #7')).toBe(true);
     expect(p).toContain('`PLAN.md` at the root of the worktree holds the plan');
     for (const part of ['approach', 'files', 'steps', 'tests', 'risks', 'out of scope'])
       expect(p).toContain(part);
     expect(p).toContain('`PLAN.md` is the only file you changed');
-    expect(p).toContain('`PLAN.md` is committed and the branch is pushed');
+    expect(p).toContain('`PLAN.md` is committed on `m1/7-add-a-health-route`');
     expect(p).not.toContain('The change the issue asks for is implemented');
     expect(buildPrompt(base)).not.toContain('PLANNING TASK');
   });
@@ -104,7 +106,7 @@ describe('plan deliverable', () => {
 
   it('a nudge on a plan attempt restates the plan exit criteria', () => {
     const n = buildNudge({ ...base, deliverable: 'plan' }, { reason: 'stalled' });
-    expect(n).toContain('`PLAN.md` is committed and the branch is pushed');
+    expect(n).toContain('`PLAN.md` is committed on');
     expect(n).not.toContain('with tests for it');
   });
 });

@@ -1,6 +1,7 @@
 // The worker prompt. Two phrasings matter (seed 001): exit criteria instead of autonomy language,
 // and fences naming the files parallel issues own. The issue text is fenced as untrusted input.
-// A `plan` deliverable asks for PLAN.md, committed and pushed, instead of the change itself.
+// A `plan` deliverable asks for PLAN.md, committed, instead of the change itself. Workers hold no
+// forge credential: they commit on their branch, and the runner pushes that branch for them.
 import { finalReportTemplate } from './final-report.ts';
 import type { Deliverable } from './types.ts';
 
@@ -36,13 +37,13 @@ const fenced = (label: string, text: string): string => {
 const codeCriteria = (p: CriteriaInput): string[] => [
   `1. The change the issue asks for is implemented on branch \`${p.branch}\`, with tests for it.`,
   "2. The repository's own checks (build, lint, tests) pass in this worktree.",
-  `3. Every change is committed and the branch is pushed: \`git push -u origin ${p.branch}\`.`,
+  `3. Every change is committed on \`${p.branch}\`. Do not push: you have no credentials for it, and the runner pushes this branch for you.`,
 ];
 
 const planCriteria = (p: CriteriaInput): string[] => [
   `1. \`${planFileName}\` at the root of the worktree holds the plan for the issue: the approach, the files and modules touched, the steps in order, the tests that prove it, the risks, and what is out of scope.`,
   `2. You implemented nothing: \`${planFileName}\` is the only file you changed.`,
-  `3. \`${planFileName}\` is committed and the branch is pushed: \`git push -u origin ${p.branch}\`.`,
+  `3. \`${planFileName}\` is committed on \`${p.branch}\`. Do not push: the runner pushes this branch for you.`,
 ];
 
 export const exitCriteria = (p: CriteriaInput): string =>
@@ -57,7 +58,7 @@ export const buildPrompt = (p: PromptInput): string => {
   const sections: string[] = [];
   if (p.deliverable === 'plan') {
     sections.push(
-      `PLANNING TASK: do not implement issue #${p.issue}; write its plan in \`${planFileName}\`, commit it and push.`,
+      `PLANNING TASK: do not implement issue #${p.issue}; write its plan in \`${planFileName}\` and commit it.`,
     );
   }
   sections.push(
@@ -100,7 +101,7 @@ export const buildPrompt = (p: PromptInput): string => {
       'Rules:',
       `- If \`${p.baseBranch}\` moved while you worked, merge it into your branch (never rebase), resolve conflicts, and check that no file still holds a conflict marker (\`<<<<<<<\`).`,
       '- Never wait for input: nobody is watching this session. Decide, note the decision under UNCERTAINTIES, and go on.',
-      '- Branch and push only: no deploys, no service restarts, no ssh, no force-push to any other branch.',
+      '- Commit on your branch only: no pushes, no deploys, no service restarts, no ssh, no history rewrites of commits already made.',
       '- Note real bugs you find outside this issue under OUT-OF-SCOPE BUGS instead of fixing them.',
     ].join('\n'),
   );
@@ -118,7 +119,7 @@ const conflictText = (p: CriteriaInput, files: string[]): string =>
     `The base branch \`${p.baseBranch}\` was merged into your branch \`${p.branch}\`, and the merge left conflicts in ${files.length ? 'these files:' : 'the files `git diff --name-only --diff-filter=U` lists.'}`,
     ...files.map((f) => `- \`${f}\``),
     'Resolve every conflict, keeping the intent of both sides. Remove every conflict marker (`<<<<<<<`, `=======`, `>>>>>>>`) and check that no file still holds one.',
-    `Re-run the tests, commit the merge, and push: \`git push origin ${p.branch}\`.`,
+    'Re-run the tests and commit the merge (the runner pushes your branch).',
   ].join('\n');
 
 /** The nudge for a stalled, interrupted or conflicted session: where it stopped, and the exit criteria again. */
@@ -130,10 +131,10 @@ export const buildNudge = (p: CriteriaInput, situation: NudgeSituation): string 
         ? 'Your session was interrupted (the host or the model endpoint went away). Your worktree is as you left it.'
         : situation.reason === 'stalled'
           ? 'Your session went quiet: no output and no new commits for two checks in a row.'
-          : 'Your session ended, but the branch has not been pushed with the finished work.';
+          : 'Your session ended, but the branch does not hold the finished work yet.';
   const state =
     situation.unpushedCommits !== undefined
-      ? ` Right now there are ${situation.unpushedCommits} unpushed commit(s) and ${situation.dirtyFiles ?? 0} uncommitted file(s).`
+      ? ` Right now there are ${situation.unpushedCommits} commit(s) not yet on origin and ${situation.dirtyFiles ?? 0} uncommitted file(s).`
       : '';
   const go = situation.reason === 'conflict' ? '' : ' Continue from where you stopped.';
   return `${where}${state}${go}\n\n${exitCriteria(p)}\n\nEnd with the FINAL REPORT block.\n`;

@@ -9,7 +9,7 @@ import type { Logger } from '../observability/logger.ts';
 import { attemptBranch } from './branch-names.ts';
 import { BuildGate, type GateResult } from './build-gate.ts';
 import { cleanupRepo } from './cleanup.ts';
-import { type CredentialsProvider, credentialEnv, type GitContext, gitTry, remoteBranchSha } from './git.ts';
+import { type CredentialsProvider, type GitContext, gitTry, remoteBranchSha } from './git.ts';
 import { KeyedLock } from './keyed-lock.ts';
 import { type MachineLimit, machineLimit, sampleMachine } from './machine.ts';
 import { buildPrompt } from './prompt.ts';
@@ -75,18 +75,17 @@ export class Runner {
       events: d.events,
       logger: d.logger,
       gitContext: (repo) => this.gitContext(repo),
-      workerEnv: async (r, promptFile) => {
-        const credentials = await d.credentials(r.issue.repo);
-        const env = {
+      // No forge credential reaches a worker: it commits, and the supervisor pushes its branch.
+      workerEnv: async (r, promptFile) => ({
+        env: {
           ...d.baseEnv,
           ...(r.job.entry.env ?? {}),
           ...placeholderEnv(placeholdersOf(r, promptFile)),
-          ...credentialEnv(credentials),
           GIT_TERMINAL_PROMPT: '0',
           BLITZ_ATTEMPT_ID: r.id,
-        };
-        return { env, secrets: credentials ? [credentials.token] : [] };
-      },
+        },
+        secrets: [],
+      }),
       maxNudges: d.config.maxNudges,
       attemptTimeoutMs: d.config.attemptTimeoutMinutes * 60_000,
       onUnsolved: (r) => this.retry(r),

@@ -14,7 +14,7 @@ import { parseFinalReport } from './final-report.ts';
 import { type GitContext, gitTry, remoteBranchSha } from './git.ts';
 import { buildNudge, type NudgeSituation } from './prompt.ts';
 import { stallCheck } from './stall.ts';
-import { commandFor, toolAdapters } from './tools/index.ts';
+import { commandFor } from './tools/index.ts';
 import type { PlaceholderValues } from './tools/placeholders.ts';
 import type {
   AttemptLedger,
@@ -157,6 +157,7 @@ export class Supervisor {
       return this.finish(r, 'unsolved', 'Timed out and was stopped.');
     }
     if (opts.stalls === false) return;
+    await this.pushBranch(r, ctx);
     const obs = {
       logSize: existsSync(r.logPath) ? statSync(r.logPath).size : 0,
       head: (await gitTry(['rev-parse', 'HEAD'], r.worktree, ctx))?.trim() ?? null,
@@ -169,6 +170,26 @@ export class Supervisor {
       await this.stop(r);
       await this.nudgeOrGiveUp(r, 'stalled');
     }
+  }
+
+  /**
+   * Workers hold no forge credential: the runner pushes the attempt's own branch for them, that
+   * refspec only, to the clone URL of the job the runner stored (never to a remote the worker's git
+   * config names). A push git refuses (a rewritten history) is logged; the branch then has not moved.
+   */
+  private async pushBranch(r: AttemptRecord, ctx: GitContext): Promise<void> {
+    const ref = `refs/heads/${r.branch}`;
+    const local = (await gitTry(['rev-parse', '--verify', '--quiet', ref], r.worktree, ctx))?.trim();
+    if (!local) return;
+    const remote = await remoteBranchSha(r.worktree, r.branch, ctx).catch(() => null);
+    if (remote === local) return;
+    const pushed = await gitTry(['push', '--quiet', '--', r.job.cloneUrl, `${ref}:${ref}`], r.worktree, ctx);
+    if (pushed === undefined) {
+      this.d.logger.warn({ attemptId: r.id, branch: r.branch }, 'the runner could not push the branch');
+      return;
+    }
+    // The push went to a URL, not to `origin`: keep the tracking ref in step for survivedWork.
+    await gitTry(['update-ref', `refs/remotes/origin/${r.branch}`, local], r.worktree, ctx);
   }
 
   /** Resumes the same session in its worktree (a nudge, an interrupted worker, or a base merge to finish). */
@@ -223,11 +244,7 @@ export class Supervisor {
       }
       return this.finish(r, 'unsolved', 'The worker disappeared without an exit code.');
     }
-    if (exit.exitCode === 0 && !toolAdapters[r.tool].pushesItself) {
-      const { unpushedCommits } = await survivedWork(r.worktree, r.branch, r.baseBranch, ctx);
-      if (unpushedCommits > 0)
-        await gitTry(['push', '--quiet', '-u', 'origin', `HEAD:refs/heads/${r.branch}`], r.worktree, ctx);
-    }
+    await this.pushBranch(r, ctx);
     const remote = await remoteBranchSha(r.worktree, r.branch, ctx).catch(() => null);
     let branchMoved = remote !== null && remote !== r.originShaAtStart;
     if (exit.exitCode === 0 && !branchMoved && remote !== null) {

@@ -152,7 +152,7 @@ describe('runner follow-ups', () => {
     if (r.kind !== 'attempt') throw new Error('expected an attempt');
     const prompt = readFileSync(r.attempt.promptPath, 'utf8');
     expect(prompt.startsWith('PLANNING TASK: do not implement issue #7')).toBe(true);
-    expect(prompt).toContain('`PLAN.md` is committed and the branch is pushed');
+    expect(prompt).toContain('`PLAN.md` is committed on');
     const done = await settle(h, r.attempt.id);
     expect(done.outcome).toBe('solved');
     expect((await originFile(origin.url, done.branch, 'PLAN.md')).split('\n')[0]).toBe('SIZE: L');

@@ -21,8 +21,6 @@ export interface ToolAdapter {
   start(entry: RosterEntry, v: PlaceholderValues): ToolCommand;
   /** Resumes the same session with `v.promptFile` holding the nudge; undefined when the tool cannot. */
   resume(entry: RosterEntry, v: PlaceholderValues): ToolCommand | undefined;
-  /** False for tools that only commit (aider): the runner pushes their branch after a clean exit. */
-  pushesItself: boolean;
   /** How the tool's output is read for tokens and the final report. */
   output: 'claude-stream-json' | 'codex-json' | 'text';
 }
@@ -79,11 +77,11 @@ const claude: ToolAdapter = {
     argv: ['claude', '--continue', ...claudeFlags(e), ...(e.args ?? [])],
     stdinFile: v.promptFile,
   }),
-  pushesItself: true,
   output: 'claude-stream-json',
 };
 
-// Workers must push: the workspace-write sandbox blocks the network unless told otherwise.
+// Workers may need the network (package installs, docs): the workspace-write sandbox blocks it unless told
+// otherwise. Pushing is not theirs to do: the runner pushes their branch.
 const codexFlags = (e: RosterEntry): string[] => [
   '--json',
   '--full-auto',
@@ -102,7 +100,6 @@ const codex: ToolAdapter = {
     argv: ['codex', 'exec', ...codexFlags(e), ...(e.args ?? []), 'resume', '--last', '-'],
     stdinFile: v.promptFile,
   }),
-  pushesItself: true,
   output: 'codex-json',
 };
 
@@ -131,7 +128,6 @@ const opencode: ToolAdapter = {
       opencodeMessage(v),
     ],
   }),
-  pushesItself: true,
   output: 'text',
 };
 
@@ -160,14 +156,12 @@ const aider: ToolAdapter = {
       ...(e.args ?? []),
     ],
   }),
-  pushesItself: false,
   output: 'text',
 };
 
 const custom: ToolAdapter = {
   start: (e, v) => ({ argv: substitute(e.command ?? [], v) }),
   resume: (e, v) => (e.resume ? { argv: substitute(e.resume, v) } : undefined),
-  pushesItself: true,
   output: 'claude-stream-json',
 };
 
@@ -179,7 +173,6 @@ const reviewOnly: ToolAdapter = {
     );
   },
   resume: () => undefined,
-  pushesItself: true,
   output: 'text',
 };
 

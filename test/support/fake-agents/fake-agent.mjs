@@ -1,10 +1,12 @@
 // A fake agent CLI for tests: run as `node fake-agent.mjs [--resume] [prompt_file]` from a roster
-// `custom` entry, in the worktree the runner made. It really edits, commits and pushes (or stalls,
-// crashes, fails, pushes nothing, fails like an outage), chosen by environment:
+// `custom` entry, in the worktree the runner made. It really edits and commits (or stalls, crashes,
+// fails, commits nothing, fails like an outage), chosen by environment. Like a real worker it holds no
+// forge credential and never pushes: the runner pushes the branch it commits on, so the `push` modes
+// are named for what the attempt delivers (its branch on origin).
 //   FAKE_AGENT_MODE         push | slow-push | stall | crash | fail | nothing | outage | commit-then-stall
 //                           | conflict | uncertain | markers | commit | plan   (default push)
-//                           plan: a planner task (prompt with `PLANNING TASK`) gets PLAN.md committed and
-//                           pushed (first line `SIZE: X` when the prompt asks for a size, X from a
+//                           plan: a planner task (prompt with `PLANNING TASK`) gets PLAN.md committed
+//                           (first line `SIZE: X` when the prompt asks for a size, X from a
 //                           `fake-size: X` line in the issue, default M); any other task is `push`
 //   FAKE_AGENT_RESUME_MODE  the mode when started with --resume (default push)
 //   FAKE_AGENT_FILE         file to write (default fake-<issue>.txt); FAKE_AGENT_CONTENT its content
@@ -18,7 +20,7 @@
 //   FAKE_AGENT_RESUME_MODES the same for --resume
 //   FAKE_AGENT_BUG          a line the report lists under OUT-OF-SCOPE BUGS
 //   merge-base              finishes (or starts) a merge of origin/$BLITZ_BASE_BRANCH into the branch,
-//                           keeping both sides of every conflict (union), commits and pushes
+//                           keeping both sides of every conflict (union), and commits
 //   merge-base-careless     the same, but commits the conflicted files as they are (markers left in)
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -96,7 +98,6 @@ const commit = (file, content) => {
     `fake agent: ${file}`,
   );
 };
-const push = () => git('push', '--quiet', '-u', 'origin', `HEAD:refs/heads/${branch}`);
 
 if (claude) console.log(JSON.stringify({ type: 'system', subtype: 'init', session_id: 'fake-session' }));
 if (promptFile && !existsSync(promptFile)) {
@@ -127,14 +128,12 @@ switch (planning ? 'plan' : mode === 'plan' ? 'push' : mode) {
       ...(prompt.includes('Apply these findings') ? ['', 'Review findings applied.'] : []),
     ];
     commit('PLAN.md', `${lines.join('\n')}\n`);
-    push();
     finish(report('done — plan pushed'));
     break;
   }
   case 'push':
   case 'uncertain': {
     commit(file, content);
-    push();
     finish(
       report(
         'done — pushed',
@@ -149,7 +148,6 @@ switch (planning ? 'plan' : mode === 'plan' ? 'push' : mode) {
       ? readFileSync('README.md', 'utf8').split('\n').slice(1).join('\n')
       : '';
     commit('README.md', `# rewritten for #${issue}\n${old}`);
-    push();
     finish(report('done — pushed'));
     break;
   }
@@ -159,7 +157,7 @@ switch (planning ? 'plan' : mode === 'plan' ? 'push' : mode) {
     const id = ['-c', 'user.name=Fake Agent', '-c', 'user.email=fake@blitz.invalid'];
     const merging = () => existsSync(git('rev-parse', '--git-path', 'MERGE_HEAD'));
     if (!merging()) {
-      git('fetch', '--quiet', 'origin', base);
+      // origin/<base> as the runner last fetched it: the worker itself has no credential to fetch with.
       try {
         git(...id, 'merge', '--no-edit', `origin/${base}`);
       } catch {
@@ -178,19 +176,17 @@ switch (planning ? 'plan' : mode === 'plan' ? 'push' : mode) {
       git('add', '--', f);
     }
     if (merging()) git(...id, 'commit', '--quiet', '--no-edit');
-    push();
     finish(report('done — merged the base in, tests re-run'));
     break;
   }
   case 'commit':
-    // Commits and stops, without pushing (aider's way).
+    // Commits and stops: what every delivering mode does now that the runner pushes (aider's tests name it).
     commit(file, content);
     finish(report('done — committed'));
     break;
   case 'markers': {
     // Pushes a file that still holds merge-conflict markers, as a careless conflict resolution would.
     commit(file, '<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> main\n');
-    push();
     finish(report('done — pushed'));
     break;
   }
@@ -201,7 +197,6 @@ switch (planning ? 'plan' : mode === 'plan' ? 'push' : mode) {
       say(`working… ${waited}ms`);
     }
     commit(file, content);
-    push();
     finish(report('done — pushed'));
     break;
   }
