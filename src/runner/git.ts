@@ -1,5 +1,7 @@
 // git, run through exec.ts: credentials go in per-command environment (GIT_CONFIG_* entries), so
-// they never land in argv, the URL, `.git/config` or a log line.
+// they never land in argv, the URL, `.git/config` or a log line. Workers hold none: only the runner's
+// own git commands get them, and never under a repository config a worker could have turned against
+// them (a rewritten URL, a proxy, a credential helper, a hook).
 import { AppError } from '../errors.ts';
 import { redactText, run } from './exec.ts';
 
@@ -17,19 +19,35 @@ export interface GitContext {
   /** Base environment for git (PATH, HOME…), injected by the caller: only config/ reads process.env. */
   env: Record<string, string>;
   credentials?: GitCredentials;
+  /** The clone URL origin must have, where the caller knows it (a worker could have changed it). */
+  originUrl?: string;
   timeoutMs?: number;
   signal?: AbortSignal;
 }
 
+/**
+ * Command-scope settings on every runner git command (they win over any repository config): no hooks
+ * and no fsmonitor, so git never starts a program a worker wrote into its worktree's repository.
+ */
+const PROTECTIVE_CONFIG: [string, string][] = [
+  ['core.hooksPath', '/dev/null'],
+  ['core.fsmonitor', 'false'],
+];
+
+const configEnv = (entries: [string, string][]): Record<string, string> => {
+  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(entries.length) };
+  entries.forEach(([k, v], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = k;
+    env[`GIT_CONFIG_VALUE_${i}`] = v;
+  });
+  return env;
+};
+
 /** Environment entries that give git an Authorization header for this command only. */
 export const credentialEnv = (c: GitCredentials | undefined): Record<string, string> => {
-  if (!c) return {};
+  if (!c) return configEnv(PROTECTIVE_CONFIG);
   const basic = Buffer.from(`${c.username}:${c.token}`).toString('base64');
-  return {
-    GIT_CONFIG_COUNT: '1',
-    GIT_CONFIG_KEY_0: 'http.extraHeader',
-    GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}`,
-  };
+  return configEnv([...PROTECTIVE_CONFIG, ['http.extraHeader', `Authorization: Basic ${basic}`]]);
 };
 
 export const gitEnv = (ctx: GitContext): Record<string, string> => ({
@@ -38,6 +56,39 @@ export const gitEnv = (ctx: GitContext): Record<string, string> => ({
   LC_ALL: 'C',
   ...credentialEnv(ctx.credentials),
 });
+
+/**
+ * Repository settings that would send the runner's credentials elsewhere or run a program under them:
+ * URL rewrites, http settings (proxies, headers), credential helpers, includes, ssh commands, filters,
+ * drivers. A worker can write its repository's config; the runner then uses no credential there.
+ */
+const HAZARDOUS_KEY =
+  /^(?:url\..*|http\..*|credential(?:\..*)?|include\..*|includeif\..*|core\.(?:hookspath|fsmonitor|sshcommand|askpass|gitproxy)|remote\..*\.(?:pushurl|proxy|uploadpack|receivepack|vcs)|protocol\..*|filter\..*|diff\..*\.(?:textconv|command)|merge\..*\.driver|uploadpack\..*)$/i;
+
+/** The first repository (local or worktree) setting under which the runner will not use credentials. */
+export const repoConfigHazard = async (cwd: string, ctx: GitContext): Promise<string | undefined> => {
+  const res = await run(['git', 'config', '--list', '--show-scope', '-z'], {
+    cwd,
+    env: gitEnv({ env: ctx.env }),
+    timeoutMs: 30_000,
+    signal: ctx.signal,
+  });
+  if (res.exitCode !== 0) return undefined;
+  // -z: `scope NUL key LF value NUL`, so no value can pass for another setting.
+  const parts = res.stdout.split('\0');
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const scope = parts[i];
+    if (scope !== 'local' && scope !== 'worktree') continue;
+    const entry = parts[i + 1]!;
+    const cut = entry.indexOf('\n');
+    const key = cut < 0 ? entry : entry.slice(0, cut);
+    const value = cut < 0 ? '' : entry.slice(cut + 1);
+    if (HAZARDOUS_KEY.test(key)) return key;
+    if (/^remote\.[^.]+\.url$/i.test(key) && ctx.originUrl !== undefined && value !== ctx.originUrl)
+      return key;
+  }
+  return undefined;
+};
 
 const secretsOf = (ctx: GitContext): string[] =>
   ctx.credentials
@@ -49,6 +100,16 @@ const secretsOf = (ctx: GitContext): string[] =>
 
 /** Runs `git <args>` in cwd; a non-zero exit throws `git_failed` with the (redacted) stderr. */
 export const git = async (args: string[], cwd: string, ctx: GitContext): Promise<string> => {
+  if (ctx.credentials && args[0] !== 'clone') {
+    const hazard = await repoConfigHazard(cwd, ctx);
+    if (hazard) {
+      throw new AppError(
+        'forbidden',
+        `The repository's git config sets ${hazard}; the runner will not use its credentials there.`,
+        { args: args.slice(0, 1), key: hazard },
+      );
+    }
+  }
   const res = await run(['git', ...args], {
     cwd,
     env: gitEnv(ctx),

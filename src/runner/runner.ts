@@ -118,7 +118,7 @@ export class Runner {
         if (job.mergeBase) {
           if (job.reason !== 'conflict')
             throw new AppError('bad_request', 'mergeBase goes with a resume for a conflict only.');
-          const ctx = await this.gitContext(r.issue.repo);
+          const ctx = { ...(await this.gitContext(r.issue.repo)), originUrl: r.job.cloneUrl };
           conflictFiles = await mergeBaseInto(r.worktree, job.mergeBase, ctx);
           await this.d.ledger.update(r.id, { conflictFiles });
         }
@@ -208,7 +208,7 @@ export class Runner {
           `Roster entry ${job.entry.name}: command "${bin}" was not found on this host.`,
         );
       }
-      const ctx = await this.gitContext(job.issue.repo);
+      const ctx = { ...(await this.gitContext(job.issue.repo)), originUrl: job.cloneUrl };
       const { repoDir, wt } = await this.repoLock.with(repoName, async () => {
         const repoDir = await ensureClone(this.workspace, job.issue.repo, job.cloneUrl, ctx);
         const wt = await ensureWorktree(this.workspace, repoDir, job.issue.repo, branch, job.baseBranch, ctx);

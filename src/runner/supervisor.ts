@@ -6,6 +6,7 @@ import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { isAppError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { parseTokenUsage } from './agent-output.ts';
 import { isAlive, killGroup, processStartTime, redactArgv, spawnDetached } from './exec.ts';
@@ -132,7 +133,10 @@ export class Supervisor {
         try {
           await this.check(r, opts);
         } catch (err) {
-          this.d.logger.error({ attemptId: r.id, err }, 'supervision check failed');
+          // A worker that rewrote its repository's git config (a URL, a proxy, a helper) to catch the
+          // runner's credentials: the runner runs no more git there, and the attempt ends, named.
+          if (isAppError(err, 'forbidden')) await this.finish(r, 'unsolved', err.message);
+          else this.d.logger.error({ attemptId: r.id, err }, 'supervision check failed');
         }
       }
     } finally {
@@ -151,7 +155,7 @@ export class Supervisor {
     }
     const exited = existsSync(r.exitPath) || !isOurWorker(r);
     if (exited) return this.onExit(r);
-    const ctx = await this.d.gitContext(r.issue.repo);
+    const ctx = await this.gitContextOf(r);
     if (this.d.clock.now().getTime() - Date.parse(r.launchedAt) > this.d.attemptTimeoutMs) {
       await this.stop(r);
       return this.finish(r, 'unsolved', 'Timed out and was stopped.');
@@ -181,6 +185,10 @@ export class Supervisor {
     const ref = `refs/heads/${r.branch}`;
     const local = (await gitTry(['rev-parse', '--verify', '--quiet', ref], r.worktree, ctx))?.trim();
     if (!local) return;
+    // A branch with nothing of its own (the base as it was checked out) is not work to deliver.
+    const base = `refs/remotes/origin/${r.baseBranch}`;
+    const own = await gitTry(['rev-list', '--count', `${base}..${local}`], r.worktree, ctx);
+    if (!own || Number(own.trim()) === 0) return;
     const remote = await remoteBranchSha(r.worktree, r.branch, ctx).catch(() => null);
     if (remote === local) return;
     const pushed = await gitTry(['push', '--quiet', '--', r.job.cloneUrl, `${ref}:${ref}`], r.worktree, ctx);
@@ -188,13 +196,15 @@ export class Supervisor {
       this.d.logger.warn({ attemptId: r.id, branch: r.branch }, 'the runner could not push the branch');
       return;
     }
-    // The push went to a URL, not to `origin`: keep the tracking ref in step for survivedWork.
+    // The push went to a URL, not to `origin`: keep the tracking ref and upstream in step, as a
+    // `push -u origin` would (survivedWork counts against it; cleanup's `branch -d` checks it).
     await gitTry(['update-ref', `refs/remotes/origin/${r.branch}`, local], r.worktree, ctx);
+    await gitTry(['branch', '--quiet', '--set-upstream-to', `origin/${r.branch}`, r.branch], r.worktree, ctx);
   }
 
   /** Resumes the same session in its worktree (a nudge, an interrupted worker, or a base merge to finish). */
   async resume(r: AttemptRecord, reason: ResumeReason, situation: NudgeSituation): Promise<SurvivedWork> {
-    const ctx = await this.d.gitContext(r.issue.repo);
+    const ctx = await this.gitContextOf(r);
     const survived = await survivedWork(r.worktree, r.branch, r.baseBranch, ctx);
     const n = r.nudges + (reason === 'nudge' ? 1 : 0);
     const nudgeFile = join(r.promptPath, '..', `nudge-${n}-${Date.now()}.md`);
@@ -219,6 +229,11 @@ export class Supervisor {
     await this.finish(r, 'cancelled', 'Cancelled.');
   }
 
+  /** The runner's git context for an attempt's worktree, with the origin URL its job names. */
+  private async gitContextOf(r: AttemptRecord): Promise<GitContext> {
+    return { ...(await this.d.gitContext(r.issue.repo)), originUrl: r.job.cloneUrl };
+  }
+
   private canResume(r: AttemptRecord): boolean {
     return commandFor(r.job.entry, placeholdersOf(r, r.promptPath), 'resume') !== undefined;
   }
@@ -234,7 +249,7 @@ export class Supervisor {
   }
 
   private async onExit(r: AttemptRecord): Promise<void> {
-    const ctx = await this.d.gitContext(r.issue.repo);
+    const ctx = await this.gitContextOf(r);
     const exit = readExitFile(r.exitPath);
     if (!exit) {
       // The wrapper died without writing its exit (host restart, kill -9): the worker was interrupted.

@@ -42,7 +42,7 @@ const solvedThenBaseMoves = async () => {
 };
 
 describe('runner follow-ups', () => {
-  it('a conflict resume names the conflicted files; the resumed worker resolves, commits the merge and pushes', async () => {
+  it('a conflict resume names the conflicted files; the resumed worker resolves and commits the merge, the runner pushes it', async () => {
     const { origin, trace, h, first } = await solvedThenBaseMoves();
     // The bot merges the moved base in by hand and leaves the conflict.
     await gitIn(first.worktree, 'fetch', '--quiet', 'origin', 'main');
@@ -66,7 +66,7 @@ describe('runner follow-ups', () => {
     expect(prompt).toContain('`main` was merged into your branch');
     expect(prompt).toContain('- `README.md`');
     expect(prompt).toContain('Remove every conflict marker');
-    expect(prompt).toContain('Re-run the tests, commit the merge, and push');
+    expect(prompt).toContain('Re-run the tests and commit the merge (the runner pushes your branch)');
     const readme = await originFile(origin.url, done.branch, 'README.md');
     expect(readme).not.toMatch(/^(<{7}|={7}|>{7})/m);
     // The pushed branch now contains the base: the merge was committed.
