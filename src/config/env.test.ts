@@ -57,6 +57,50 @@ describe('loadEnv', () => {
     }
   });
 
+  it('reads every secret from its *_FILE (trailing newline trimmed), so the value is not in the environment', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'blitz-env-'));
+    try {
+      const file = (name: string, text: string) => {
+        writeFileSync(join(dir, name), text);
+        return join(dir, name);
+      };
+      const env = loadEnv({
+        GITEA_URL: 'https://gitea.example',
+        GITEA_TOKEN_FILE: file('gitea-token', 'tok-123\n'),
+        GITEA_WEBHOOK_SECRET_FILE: file('gitea-secret', 'hook-secret\r\n'),
+        WEBHOOK_SECRET_FILE: file('gh-secret', 'gh secret with spaces \n'),
+        STATUS_TOKEN_FILE: file('status', 'status-token-0123456789\n'),
+        BLITZ_RUNNER_TOKEN_FILE: file('runner', 'runner-token\n\n'),
+      });
+      expect(env.gitea).toMatchObject({ token: 'tok-123', webhookSecret: 'hook-secret' });
+      expect(env.WEBHOOK_SECRET).toBe('gh secret with spaces ');
+      expect(env.STATUS_TOKEN).toBe('status-token-0123456789');
+      // Only one trailing newline goes: a value is kept exactly as written otherwise.
+      expect(env.BLITZ_RUNNER_TOKEN).toBe('runner-token\n');
+      // The file's value is still checked like the variable's.
+      expect(refused({ STATUS_TOKEN_FILE: file('short', 'short\n') })).toMatch(
+        /^STATUS_TOKEN: must be at least 16/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a secret given both as a variable and as a file, and a file it cannot read, naming the variable', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'blitz-env-'));
+    try {
+      writeFileSync(join(dir, 't'), 'x');
+      expect(refused({ GITEA_TOKEN: 'x', GITEA_TOKEN_FILE: join(dir, 't') })).toBe(
+        'GITEA_TOKEN and GITEA_TOKEN_FILE are both set: set one of them.',
+      );
+      expect(refused({ WEBHOOK_SECRET_FILE: join(dir, 'missing') })).toMatch(
+        /^WEBHOOK_SECRET_FILE: cannot read/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('Gitea is on with URL, token and secret; the trailing slash of GITEA_URL is dropped', () => {
     const env = loadEnv({
       GITEA_URL: 'https://gitea.example.com/',

@@ -68,7 +68,52 @@ export const envSchema = z.object({
   STATUS_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 16, {
     message: 'must be at least 16 characters (or unset to turn the status pages off)',
   }),
+  /** The token `blitz-bot runner` presents to the bot (instead of `--token`, which `ps` shows). */
+  BLITZ_RUNNER_TOKEN: optionalString,
 });
+
+/**
+ * Secrets that can be given as a file instead (`<NAME>_FILE=/run/secrets/…`), so the value is not in
+ * the bot's environment, where every process of its user can read it (`/proc/<pid>/environ`).
+ * PRIVATE_KEY has Probot's PRIVATE_KEY_PATH.
+ */
+export const secretFileVariables = [
+  'GITEA_TOKEN',
+  'GITEA_WEBHOOK_SECRET',
+  'WEBHOOK_SECRET',
+  'STATUS_TOKEN',
+  'BLITZ_RUNNER_TOKEN',
+] as const;
+
+/** The environment with each `<NAME>_FILE` read into `<NAME>` (one trailing newline trimmed). */
+const withSecretFiles = (
+  source: Record<string, string | undefined>,
+  read: (path: string) => string,
+): Record<string, string | undefined> => {
+  const out = { ...source };
+  for (const name of secretFileVariables) {
+    const file = source[`${name}_FILE`]?.trim();
+    if (!file) continue;
+    if (source[name]?.trim()) {
+      throw new AppError('config_invalid', `${name} and ${name}_FILE are both set: set one of them.`, {
+        variable: `${name}_FILE`,
+      });
+    }
+    let text: string;
+    try {
+      text = read(file);
+    } catch (cause) {
+      throw new AppError(
+        'config_invalid',
+        `${name}_FILE: cannot read ${file}`,
+        { variable: `${name}_FILE` },
+        { cause },
+      );
+    }
+    out[name] = text.replace(/\r?\n$/, '');
+  }
+  return out;
+};
 
 export type RawEnv = z.input<typeof envSchema>;
 
@@ -101,8 +146,11 @@ const readPrivateKey = (raw: z.output<typeof envSchema>): string | undefined => 
 };
 
 /** Parse an environment (process.env by default). Throws AppError `config_invalid` naming the variable. */
-export const loadEnv = (source: Record<string, string | undefined> = process.env): Env => {
-  const parsed = envSchema.safeParse(source);
+export const loadEnv = (
+  source: Record<string, string | undefined> = process.env,
+  read: (path: string) => string = (path) => readFileSync(path, 'utf8'),
+): Env => {
+  const parsed = envSchema.safeParse(withSecretFiles(source, read));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const name = issue?.path.join('.') ?? 'environment';

@@ -12,9 +12,10 @@ import { createRunnerClient } from './client.ts';
 import { flushFile } from './outbox.ts';
 
 export const runnerUsage = `usage:
-  blitz-bot runner --server URL --token T --repos owner/name[,…] [--roles blitz,fleet]
+  blitz-bot runner --server URL [--token T] --repos owner/name[,…] [--roles blitz,fleet]
+    (the token: --token, or BLITZ_RUNNER_TOKEN / BLITZ_RUNNER_TOKEN_FILE, which ps does not show)
                    [--workspace DIR] [--max-sessions N] [--config FILE] [--tools a,b] [--poll-ms N]
-  blitz-bot runner flush FILE --server URL --token T
+  blitz-bot runner flush FILE --server URL [--token T]
   blitz-bot runner-token create NAME | revoke NAME | list`;
 
 const list = (v: string | undefined): string[] =>
@@ -57,9 +58,10 @@ const argError = (error: z.ZodError): AppError => {
 
 const runAgent = async (argv: string[]): Promise<number> => {
   const { values } = parseArgs({ args: argv, options, allowPositionals: false });
+  const env = loadEnv();
   const parsed = agentArgs.safeParse({
     server: values.server ?? '',
-    token: values.token ?? '',
+    token: values.token ?? env.BLITZ_RUNNER_TOKEN ?? '',
     repos: list(values.repos),
     roles: values.roles ? list(values.roles) : ['blitz', 'fleet'],
     workspace: values.workspace,
@@ -70,7 +72,6 @@ const runAgent = async (argv: string[]): Promise<number> => {
   });
   if (!parsed.success) throw argError(parsed.error);
   const a = parsed.data;
-  const env = loadEnv();
   const logger = createLogger({ level: env.LOG_LEVEL });
   const config = loadBlitzConfig(a.config);
   const agent = new RunnerAgent({
@@ -101,10 +102,12 @@ const runAgent = async (argv: string[]): Promise<number> => {
 const runFlush = async (argv: string[]): Promise<number> => {
   const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true });
   const file = positionals[0];
-  if (!file || !values.server || !values.token) throw new AppError('config_invalid', runnerUsage);
-  const logger = createLogger({ level: loadEnv().LOG_LEVEL });
+  const env = loadEnv();
+  const token = values.token ?? env.BLITZ_RUNNER_TOKEN;
+  if (!file || !values.server || !token) throw new AppError('config_invalid', runnerUsage);
+  const logger = createLogger({ level: env.LOG_LEVEL });
   const result = await flushFile(
-    createRunnerClient({ server: values.server, token: values.token }),
+    createRunnerClient({ server: values.server, token }),
     file,
     logger,
   );

@@ -326,8 +326,12 @@ export class Supervisor {
   private async stop(r: AttemptRecord): Promise<void> {
     const pid = r.pid;
     if (pid === undefined || !isOurWorker(r)) return;
+    // After the first signal the process may already be a zombie (no argv any more): from here the
+    // pid is known by its start time alone.
+    const same = () =>
+      isAlive(pid) && (r.pidStartTime === undefined || processStartTime(pid) === r.pidStartTime);
     killGroup(pid, 'SIGTERM');
-    for (let i = 0; i < 50 && isOurWorker(r); i++) await new Promise((done) => setTimeout(done, 100));
-    if (isOurWorker(r)) killGroup(pid, 'SIGKILL');
+    for (let i = 0; i < 50 && same(); i++) await new Promise((done) => setTimeout(done, 100));
+    if (same()) killGroup(pid, 'SIGKILL');
   }
 }
