@@ -87,6 +87,9 @@ export interface DetachedOptions {
   logFile: string;
   /** Given to the process as stdin (claude -p and codex exec read the prompt from stdin); else /dev/null. */
   stdinFile?: string;
+  /** Start the process as this user and group (the bot must be root): `runner.user`. */
+  uid?: number;
+  gid?: number;
 }
 
 /**
@@ -107,6 +110,8 @@ export const spawnDetached = (argv: readonly string[], opts: DetachedOptions): {
       detached: true,
       shell: false,
       stdio: [inFd, logFd, logFd],
+      ...(opts.uid !== undefined ? { uid: opts.uid } : {}),
+      ...(opts.gid !== undefined ? { gid: opts.gid } : {}),
     });
     child.on('error', () => undefined);
     if (child.pid === undefined) throw new AppError('tool_missing', `Command not found: ${file}`);

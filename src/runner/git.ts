@@ -21,6 +21,11 @@ export interface GitContext {
   credentials?: GitCredentials;
   /** The clone URL origin must have, where the caller knows it (a worker could have changed it). */
   originUrl?: string;
+  /**
+   * Check the repository's config even without credentials: with `runner.user` the runner's git runs
+   * as root in repositories a worker owns, where a filter or driver a worker set would run as root.
+   */
+  guardConfig?: boolean;
   timeoutMs?: number;
   signal?: AbortSignal;
 }
@@ -100,7 +105,7 @@ const secretsOf = (ctx: GitContext): string[] =>
 
 /** Runs `git <args>` in cwd; a non-zero exit throws `git_failed` with the (redacted) stderr. */
 export const git = async (args: string[], cwd: string, ctx: GitContext): Promise<string> => {
-  if (ctx.credentials && args[0] !== 'clone') {
+  if ((ctx.credentials || ctx.guardConfig) && args[0] !== 'clone') {
     const hazard = await repoConfigHazard(cwd, ctx);
     if (hazard) {
       throw new AppError(

@@ -27,6 +27,7 @@ import {
   runnerJobSchema,
   type SurvivedWork,
 } from './types.ts';
+import { resolveWorkerUser, sameUserWarning, type WorkerUser } from './worker-user.ts';
 import { ensureClone, insideWorkspace } from './workspace.ts';
 import { ensureWorktree, mergeBaseInto, removeWorktree } from './worktrees.ts';
 
@@ -42,6 +43,8 @@ export interface RunnerDeps {
   newId?: () => string;
   /** This machine's name, written on every attempt (the bot's runner; see AttemptRecord.host). */
   host?: string;
+  /** The bot's uid (tests); default the process's. */
+  botUid?: number;
 }
 
 export type RunnerJobResult =
@@ -64,10 +67,24 @@ export class Runner {
   readonly gate: BuildGate;
   private readonly workspace: string;
   private readonly repoLock = new KeyedLock();
+  private readonly workerUser: WorkerUser | undefined;
+  /** Environment of the runner's own git commands. */
+  private readonly gitEnv: Record<string, string>;
 
   constructor(private readonly d: RunnerDeps) {
     this.workspace = resolve(d.config.workspace);
     mkdirSync(this.workspace, { recursive: true });
+    const botUid = d.botUid ?? process.getuid?.() ?? -1;
+    this.workerUser = resolveWorkerUser(d.config, { botUid });
+    if (this.workerUser) {
+      // git refuses repositories another user owns; these are the runner's own, handed to its workers.
+      const gitconfig = insideWorkspace(this.workspace, '.runner-gitconfig');
+      writeFileSync(gitconfig, '[safe]\n\tdirectory = *\n');
+      this.gitEnv = { ...d.baseEnv, GIT_CONFIG_GLOBAL: gitconfig };
+    } else {
+      this.gitEnv = d.baseEnv;
+      d.logger.warn({ uid: botUid }, sameUserWarning(botUid));
+    }
     this.gate = new BuildGate(d.config.buildConcurrency);
     this.supervisor = new Supervisor({
       ledger: d.ledger,
@@ -86,6 +103,7 @@ export class Runner {
         },
         secrets: [],
       }),
+      ...(this.workerUser ? { workerUser: this.workerUser } : {}),
       maxNudges: d.config.maxNudges,
       attemptTimeoutMs: d.config.attemptTimeoutMinutes * 60_000,
       onUnsolved: (r) => this.retry(r),
@@ -93,7 +111,11 @@ export class Runner {
   }
 
   async gitContext(repo: { owner: string; name: string }): Promise<GitContext> {
-    return { env: this.d.baseEnv, credentials: await this.d.credentials(repo) };
+    return {
+      env: this.gitEnv,
+      credentials: await this.d.credentials(repo),
+      ...(this.workerUser ? { guardConfig: true } : {}),
+    };
   }
 
   /** The number of workers this host takes now: maxSessions, or 1 when contended. */

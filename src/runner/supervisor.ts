@@ -3,7 +3,7 @@
 // or already held an earlier attempt's work ahead of its base), stalls, and timeouts. Every terminal
 // state is written to the ledger, emitted as an event and logged.
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { isAppError } from '../errors.ts';
@@ -26,6 +26,7 @@ import type {
   ResumeReason,
   SurvivedWork,
 } from './types.ts';
+import { chownTree, type WorkerUser } from './worker-user.ts';
 import { commitsAheadOfBase, conflictMarkers, survivedWork } from './worktrees.ts';
 
 export const wrapperPath = fileURLToPath(new URL('./worker-wrapper.mjs', import.meta.url));
@@ -63,6 +64,8 @@ export interface SupervisorDeps {
   attemptTimeoutMs: number;
   /** Called when an attempt ends unsolved, so the runner can retry it with the failure fed back. */
   onUnsolved?: (record: AttemptRecord) => Promise<void>;
+  /** `runner.user`: workers start as this user, owning their clone, worktree and attempt directory. */
+  workerUser?: WorkerUser;
 }
 
 /**
@@ -83,6 +86,13 @@ export const isOurWorker = (r: Pick<AttemptRecord, 'pid' | 'pidStartTime' | 'exi
   }
 };
 
+/** HOME, USER and LOGNAME of the worker user (HOME: its home when there is one, else the attempt dir). */
+const userEnv = (user: WorkerUser, attemptDir: string): Record<string, string> => ({
+  HOME: user.home && existsSync(user.home) ? user.home : attemptDir,
+  USER: user.name,
+  LOGNAME: user.name,
+});
+
 export const placeholdersOf = (r: AttemptRecord, promptFile: string): PlaceholderValues => ({
   promptFile,
   worktree: r.worktree,
@@ -101,11 +111,18 @@ export class Supervisor {
   async launch(record: AttemptRecord, argv: string[], stdinFile?: string): Promise<number> {
     const { env, secrets } = await this.d.workerEnv(record, stdinFile ?? record.promptPath);
     rmSync(record.exitPath, { force: true });
+    const user = this.d.workerUser;
+    if (user) {
+      // The worker commits into the clone's object store and writes its exit file: hand it those trees
+      // again at every launch (the runner's own fetches since the last one wrote files as the bot).
+      for (const dir of [record.repoDir, record.worktree, dirname(record.exitPath)]) chownTree(dir, user);
+    }
     const { pid } = spawnDetached(['node', wrapperPath, record.exitPath, '--', ...argv], {
       cwd: record.worktree,
-      env,
+      env: user ? { ...env, ...userEnv(user, dirname(record.exitPath)) } : env,
       logFile: record.logPath,
       stdinFile,
+      ...(user ? { uid: user.uid, gid: user.gid } : {}),
     });
     await this.d.ledger.update(record.id, {
       pid,
