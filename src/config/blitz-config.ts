@@ -72,9 +72,15 @@ const runnerSchema = z
      * OS user (name or uid) workers run as, apart from the bot: it then cannot read the bot's
      * environment or files. The bot must run as root to start them; unset, workers run as the bot.
      */
-    user: z.union([z.string().min(1), z.number().int().min(0)]).transform(String).optional(),
+    user: z
+      .union([z.string().min(1), z.number().int().min(0)])
+      .transform(String)
+      .optional(),
     /** Group (name or gid) of the workers; default the user's own group. */
-    group: z.union([z.string().min(1), z.number().int().min(0)]).transform(String).optional(),
+    group: z
+      .union([z.string().min(1), z.number().int().min(0)])
+      .transform(String)
+      .optional(),
   })
   .strict();
 

@@ -106,11 +106,7 @@ const runFlush = async (argv: string[]): Promise<number> => {
   const token = values.token ?? env.BLITZ_RUNNER_TOKEN;
   if (!file || !values.server || !token) throw new AppError('config_invalid', runnerUsage);
   const logger = createLogger({ level: env.LOG_LEVEL });
-  const result = await flushFile(
-    createRunnerClient({ server: values.server, token }),
-    file,
-    logger,
-  );
+  const result = await flushFile(createRunnerClient({ server: values.server, token }), file, logger);
   console.log(JSON.stringify(result));
   return result.remaining === 0 ? 0 : 1;
 };

@@ -1,5 +1,6 @@
 // Shared set-up for the runner's integration tests: a Runner over a temp workspace with an
 // in-memory (or file) ledger, a controllable clock, recorded events, and fake-agent roster entries.
+import { chmodSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type RosterEntry, rosterEntrySchema } from '../../src/config/blitz-config.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
@@ -45,12 +46,26 @@ export const makeHarness = (
     workspace?: string;
     ledger?: AttemptLedger;
     credentials?: GitCredentials;
+    /** Called whenever the runner asks for credentials. */
+    onCredentials?: () => void;
     /** Directories put in front of PATH (fake CLIs named like the real ones). */
     pathPrepend?: string[];
-    runner?: Partial<{ maxNudges: number; retries: number; attemptTimeoutMinutes: number }>;
+    /** The environment the runner starts git and workers from (default testEnv()). */
+    baseEnv?: Record<string, string>;
+    runner?: Partial<{
+      maxNudges: number;
+      retries: number;
+      attemptTimeoutMinutes: number;
+      user: string;
+      group: string;
+    }>;
+    /** Mode of the temp workspace (private by default; another worker user needs to reach it). */
+    chmodWorkspace?: number;
+    botUid?: number;
   } = {},
 ): Harness => {
   const workspace = opts.workspace ?? tempDir('blitz-ws-');
+  if (opts.chmodWorkspace !== undefined) chmodSync(workspace, opts.chmodWorkspace);
   const ledger = opts.ledger ?? new InMemoryAttemptLedger();
   const clock = new TestClock();
   const events: RunnerEvent[] = [];
@@ -69,8 +84,15 @@ export const makeHarness = (
     clock,
     events: (e) => events.push(e),
     logger: silentLogger(),
-    credentials: async () => opts.credentials,
-    baseEnv: { ...testEnv(), PATH: [...(opts.pathPrepend ?? []), testEnv().PATH].join(':') },
+    credentials: async () => {
+      opts.onCredentials?.();
+      return opts.credentials;
+    },
+    baseEnv: {
+      ...(opts.baseEnv ?? testEnv()),
+      PATH: [...(opts.pathPrepend ?? []), testEnv().PATH].join(':'),
+    },
+    ...(opts.botUid !== undefined ? { botUid: opts.botUid } : {}),
   });
   return { runner, ledger, clock, events, workspace };
 };

@@ -4,7 +4,7 @@
 // forge credential and never pushes: the runner pushes the branch it commits on, so the `push` modes
 // are named for what the attempt delivers (its branch on origin).
 //   FAKE_AGENT_MODE         push | slow-push | stall | crash | fail | nothing | outage | commit-then-stall
-//                           | conflict | uncertain | markers | commit | plan   (default push)
+//                           | conflict | uncertain | markers | commit | plan | dump-env   (default push)
 //                           plan: a planner task (prompt with `PLANNING TASK`) gets PLAN.md committed
 //                           (first line `SIZE: X` when the prompt asks for a size, X from a
 //                           `fake-size: X` line in the issue, default M); any other task is `push`
@@ -19,6 +19,8 @@
 //   FAKE_AGENT_MODES        JSON {"owner/name#n": mode}: the mode for one ticket (wins over FAKE_AGENT_MODE)
 //   FAKE_AGENT_RESUME_MODES the same for --resume
 //   FAKE_AGENT_BUG          a line the report lists under OUT-OF-SCOPE BUGS
+//   FAKE_AGENT_GIT_CONFIG   `key=value` set in the repository's git config before anything else
+//   FAKE_AGENT_PEEK_PIDS    dump-env: pids whose /proc/<pid>/environ it tries to read
 //   merge-base              finishes (or starts) a merge of origin/$BLITZ_BASE_BRANCH into the branch,
 //                           keeping both sides of every conflict (union), and commits
 //   merge-base-careless     the same, but commits the conflicted files as they are (markers left in)
@@ -99,6 +101,11 @@ const commit = (file, content) => {
   );
 };
 
+// FAKE_AGENT_GIT_CONFIG `key=value`: set in the repository's config first (a worker laying a trap).
+if (env.FAKE_AGENT_GIT_CONFIG) {
+  const at = env.FAKE_AGENT_GIT_CONFIG.indexOf('=');
+  git('config', env.FAKE_AGENT_GIT_CONFIG.slice(0, at), env.FAKE_AGENT_GIT_CONFIG.slice(at + 1));
+}
 if (claude) console.log(JSON.stringify({ type: 'system', subtype: 'init', session_id: 'fake-session' }));
 if (promptFile && !existsSync(promptFile)) {
   console.error(`fake-agent: prompt file missing: ${promptFile}`);
@@ -177,6 +184,32 @@ switch (planning ? 'plan' : mode === 'plan' ? 'push' : mode) {
     }
     if (merging()) git(...id, 'commit', '--quiet', '--no-edit');
     finish(report('done — merged the base in, tests re-run'));
+    break;
+  }
+  case 'dump-env': {
+    // A prompt-injected worker hunting for secrets: its environment, every git setting and where it
+    // comes from, the GIT_CONFIG_* entries, and the environment of the processes FAKE_AGENT_PEEK_PIDS
+    // names (the bot). All of it goes to the log; then it delivers its work like any other.
+    console.log(`uid=${process.getuid?.()} gid=${process.getgid?.()}`);
+    console.log(`ENV ${JSON.stringify(env)}`);
+    const run = (...a) => {
+      try {
+        return git(...a);
+      } catch (err) {
+        return `failed: ${err.message}`;
+      }
+    };
+    console.log(`GIT-CONFIG\n${run('config', '--list', '--show-origin')}`);
+    console.log(`GIT-REMOTE ${run('remote', '-v')}`);
+    for (const pid of (env.FAKE_AGENT_PEEK_PIDS ?? '').split(',').filter(Boolean)) {
+      try {
+        console.log(`PROC ${pid} ${readFileSync(`/proc/${pid}/environ`, 'utf8').replaceAll('\0', '\n')}`);
+      } catch (err) {
+        console.log(`PROC ${pid} unreadable: ${err.code}`);
+      }
+    }
+    commit(file, content);
+    finish(report('done — committed'));
     break;
   }
   case 'commit':
