@@ -78,8 +78,12 @@ export class Runner {
     this.workerUser = resolveWorkerUser(d.config, { botUid });
     if (this.workerUser) {
       // git refuses repositories another user owns; these are the runner's own, handed to its workers.
+      // The user's own global config (a runner host's credential helper) is still read, through includes.
       const gitconfig = insideWorkspace(this.workspace, '.runner-gitconfig');
-      writeFileSync(gitconfig, '[safe]\n\tdirectory = *\n');
+      writeFileSync(
+        gitconfig,
+        '[include]\n\tpath = ~/.gitconfig\n\tpath = ~/.config/git/config\n[safe]\n\tdirectory = *\n',
+      );
       this.gitEnv = { ...d.baseEnv, GIT_CONFIG_GLOBAL: gitconfig };
     } else {
       this.gitEnv = d.baseEnv;
@@ -283,7 +287,9 @@ export class Runner {
 
   /** Retries an unsolved attempt with its failure fed back, up to `retries` times. */
   private async retry(r: AttemptRecord): Promise<void> {
-    if (r.job.retry >= this.d.config.retries) return;
+    // Only an attempt this runner started is retried here, from the job it stored: never a remote
+    // runner's (which retries its own).
+    if (r.runner !== undefined || r.job.retry >= this.d.config.retries) return;
     const next = await this.startAttempt({
       ...r.job,
       retry: r.job.retry + 1,

@@ -162,6 +162,8 @@ export class Supervisor {
   }
 
   async check(r: AttemptRecord, opts: { stalls?: boolean } = {}): Promise<void> {
+    // A remote runner's attempt (its token reported it) is that runner's to supervise, never this host's.
+    if (r.runner !== undefined) return;
     if (r.pid === undefined) {
       // Still being set up (clone, worktree) by startAttempt; only a long-dead setup is closed here.
       const age = this.d.clock.now().getTime() - Date.parse(r.startedAt);

@@ -18,6 +18,7 @@ import type { JobQueue } from '../../src/queue/types.ts';
 import { createRunnerHub, remoteAttemptRecord } from '../../src/remote-runner/hub.ts';
 import { attemptResultOf } from '../../src/remote-runner/schema.ts';
 import { isAlive, killGroup, run, spawnDetached } from '../../src/runner/exec.ts';
+import { JsonFileAttemptLedger } from '../../src/runner/ledger.ts';
 import { type AttemptLedger, type AttemptRecord, attemptJobSchema } from '../../src/runner/types.ts';
 import { openRunnerRegistry, openRunStore, openStore } from '../../src/store/open-store.ts';
 import type { RunnerRegistry } from '../../src/store/runner-tokens.ts';
@@ -159,6 +160,19 @@ const waitFor = async <T>(what: string, fn: () => Promise<T | undefined> | T | u
   throw new Error(`timed out waiting for ${what}`);
 };
 
+/**
+ * An attempt the bot recorded whose worker the runner has started, with the worker's pid from the
+ * runner's own ledger on its host (the bot keeps no pid of a runner's host).
+ */
+const runningOn = async (bot: Bot, workspace: string) => {
+  const own = new JsonFileAttemptLedger(join(workspace, '.runner', 'attempts.json'));
+  for (const r of await bot.ledger.listByRun('run-1')) {
+    const mine = await own.get(r.id);
+    if (mine?.pid !== undefined) return { ...r, pid: mine.pid };
+  }
+  return undefined;
+};
+
 const enqueue = async (bot: Bot, origin: string, agentEnv: Record<string, string>, leaseSeconds: number) =>
   (await bot.queue.enqueue(queueName, attemptJob(origin, fakeEntry(agentEnv)), {
     leaseSeconds,
@@ -206,16 +220,15 @@ describe.each(engines)('blitz-bot runner agents (%s)', (_name, engine, enabled) 
       const origin = await createOrigin();
       const a = await bot.registry.createToken('host-a');
       const b = await bot.registry.createToken('host-b');
-      const agentA = startAgent(bot, a.token, join(tempDir('blitz-ra-'), 'ws'));
+      const wsA = join(tempDir('blitz-ra-'), 'ws');
+      const agentA = startAgent(bot, a.token, wsA);
       const id = await enqueue(
         bot,
         origin.url,
         { FAKE_AGENT_MODE: 'slow-push', FAKE_AGENT_DELAY_MS: '3000' },
         2,
       );
-      const first = await waitFor('host-a to report its worker', async () =>
-        (await bot.ledger.listByRun('run-1')).find((r) => r.pid !== undefined),
-      );
+      const first = await waitFor('host-a to report its worker', () => runningOn(bot, wsA));
       // The host dies: the agent and the worker it started.
       process.kill(agentA.pid, 'SIGKILL');
       killGroup(first.pid!, 'SIGKILL');
@@ -249,9 +262,7 @@ describe.each(engines)('blitz-bot runner agents (%s)', (_name, engine, enabled) 
         { FAKE_AGENT_MODE: 'slow-push', FAKE_AGENT_DELAY_MS: '3000' },
         20,
       );
-      const attempt = await waitFor('the worker to start', async () =>
-        (await bot.ledger.listByRun('run-1')).find((r) => r.pid !== undefined),
-      );
+      const attempt = await waitFor('the worker to start', () => runningOn(bot, workspace));
       process.kill(first.pid, 'SIGKILL');
       expect(isAlive(attempt.pid!)).toBe(true);
       startAgent(bot, a.token, workspace);
@@ -274,16 +285,15 @@ describe.each(engines)('blitz-bot runner agents (%s)', (_name, engine, enabled) 
       const bot = await startBot(engine);
       const origin = await createOrigin();
       const a = await bot.registry.createToken('host-a');
-      const agent = startAgent(bot, a.token, join(tempDir('blitz-ra-'), 'ws'));
+      const ws = join(tempDir('blitz-ra-'), 'ws');
+      const agent = startAgent(bot, a.token, ws);
       const id = await enqueue(
         bot,
         origin.url,
         { FAKE_AGENT_MODE: 'slow-push', FAKE_AGENT_DELAY_MS: '2500' },
         60,
       );
-      const first = await waitFor('the worker to start', async () =>
-        (await bot.ledger.listByRun('run-1')).find((r) => r.pid !== undefined),
-      );
+      const first = await waitFor('the worker to start', () => runningOn(bot, ws));
       await bot.stop();
       // While the bot is away the worker finishes and the runner buffers its reports and the result.
       const buffered = await waitFor('the completion in the buffer', () =>

@@ -244,7 +244,7 @@ describe('two replicas run a 10-issue milestone with runner processes (issue 9)'
           expect(row?.outcome, `attempt ${x.id}`).toBe(x.outcome);
         }
       }
-      const remote = all.filter((x) => !x.exitPath.startsWith(`runner://${lostHost}/`));
+      const remote = all.filter((x) => x.runner !== lostHost);
       const localCount = (
         await Promise.all(
           [survivor, hostC].map((h) => new JsonFileAttemptLedger(h.records).listByRun(run!.id)),
