@@ -5,15 +5,17 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runnerBaseEnv } from '../../src/config/blitz-config.ts';
+import { blitzConfigSchema, runnerBaseEnv } from '../../src/config/blitz-config.ts';
 import { createApp } from '../../src/http/app.ts';
-import { silentLogger } from '../../src/observability/logger.ts';
+import { createLogger, silentLogger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { localOnlyLedger } from '../../src/orchestrator/dispatch-local.ts';
 import { InProcessQueue } from '../../src/queue/in-process-queue.ts';
 import { attemptQueue } from '../../src/queue/runner-queues.ts';
 import { createRunnerHub } from '../../src/remote-runner/hub.ts';
 import { isAlive, processStartTime } from '../../src/runner/exec.ts';
+import { InMemoryAttemptLedger } from '../../src/runner/ledger.ts';
+import { Runner } from '../../src/runner/runner.ts';
 import { attemptJobSchema } from '../../src/runner/types.ts';
 import { openSqliteRunnerRegistry } from '../../src/store/runner-tokens-sqlite.ts';
 import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
@@ -252,6 +254,25 @@ describe('runner trust boundaries', () => {
     },
     60_000,
   );
+  it('says once at start, with the risk and the fix, when workers run as the bot’s own user', () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'warn', destination: { write: (l: string) => lines.push(l) } });
+    new Runner({
+      config: { ...blitzConfigSchema.parse({}).runner, workspace: tempDir('blitz-ws-') },
+      ledger: new InMemoryAttemptLedger(),
+      clock: { now: () => new Date() },
+      events: () => undefined,
+      logger,
+      credentials: async () => undefined,
+      baseEnv: testEnv(),
+      botUid: 1000,
+    });
+    const warnings = lines.map((l) => JSON.parse(l) as { msg: string; level: number });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.msg).toContain("Workers run as the bot's own user (uid 1000)");
+    expect(warnings[0]!.msg).toContain('Set runner.user');
+  });
+
   it('refuses runner.user at start when the bot is not root, and names the fix', () => {
     expect(() => makeHarness({ runner: { user: 'nobody' }, botUid: 1000 })).toThrow(
       /runner.user is nobody, but the bot runs as uid 1000: only root can start workers as another user/,
