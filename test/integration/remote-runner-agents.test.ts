@@ -272,8 +272,11 @@ describe.each(engines)('blitz-bot runner agents (%s)', (_name, engine, enabled) 
       });
       expect(job).toMatchObject({ holder: 'host-a', retryCount: 0 });
       expect(await bot.ledger.listByRun('run-1')).toEqual([
-        expect.objectContaining({ id: attempt.id, pid: attempt.pid, outcome: 'solved' }),
+        expect.objectContaining({ id: attempt.id, runner: 'host-a', outcome: 'solved' }),
       ]);
+      // The worker the first agent started is the one that finished (re-attached, not started again).
+      const own = new JsonFileAttemptLedger(join(workspace, '.runner', 'attempts.json'));
+      expect((await own.get(attempt.id))?.pid).toBe(attempt.pid);
       await bot.stop();
     },
     60_000,
