@@ -99,8 +99,8 @@ export const enqueueDelivery = (
 
 /**
  * At start, and periodically: queue again the accepted deliveries whose processing never finished and
- * that no live replica holds (its lease ran out, or it never began). Intents are keyed by (delivery,
- * position), so a command stored before the interruption is not stored twice.
+ * that no live replica holds (its lease ran out, or it never began). Intents are keyed by (comment,
+ * line) or (delivery, position), so a command stored before the interruption is not stored twice.
  */
 export const resumeUnprocessed = async (deps: ReceiveDeps): Promise<number> => {
   let resumed = 0;
