@@ -19,12 +19,14 @@ import { createReceiver, resumeUnprocessed, startDeliveryRetry } from '../intake
 import { loadRepoPolicy } from '../intake/repo-policy.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
+import { createRedactor } from '../observability/redact.ts';
 import { startBlitzCron } from '../orchestrator/cron.ts';
 import { createQueueDispatch } from '../orchestrator/dispatch-compose.ts';
 import { localOnlyLedger } from '../orchestrator/dispatch-local.ts';
 import { createOrchestrator, type Orchestrator } from '../orchestrator/orchestrator.ts';
 import { createReviewLeg } from '../orchestrator/review-leg.ts';
 import { openRunnerSide } from '../remote-runner/open-runner-side.ts';
+import { redactingLedger } from '../runner/redacting-ledger.ts';
 import { Runner } from '../runner/runner.ts';
 import { startSupervision } from '../runner/schedule.ts';
 import type { RunnerEvent } from '../runner/types.ts';
@@ -35,6 +37,7 @@ import { scanBlitzMarkers } from './gitea-markers.ts';
 import { startGithubApp } from './github-app.ts';
 import { buildHttpApp } from './http-app.ts';
 import { runnerCredentials } from './runner-credentials.ts';
+import { configuredSecrets } from './secrets.ts';
 
 export interface BotOptions {
   env: Env;
@@ -72,9 +75,12 @@ export interface Bot {
 
 export const composeBot = async (o: BotOptions): Promise<Bot> => {
   const { env, config, logger } = o;
+  // Every configured secret and every credential shape, out of what the bot writes for people to read.
+  const redact = createRedactor(configuredSecrets(env, o.notifyTargets));
   const store = await openStore(env.DATABASE_URL);
   const runs = await openRunStore(env.DATABASE_URL);
-  const runners = await openRunnerSide(env.DATABASE_URL, logger);
+  const ledger = redactingLedger(runs.ledger, redact);
+  const runners = await openRunnerSide(env.DATABASE_URL, logger, redact);
   const metrics = createMetrics({ defaultMetrics: o.defaultMetrics ?? true });
   const baseUrl = githubBaseUrl({ host: env.GHE_HOST, protocol: env.GHE_PROTOCOL });
 
@@ -87,6 +93,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     );
   const forges = createForgeResolver({
     logger,
+    redact,
     onRequest: (forge) => (r) => {
       metrics.forgeRequests.inc({ forge, outcome: r.outcome });
       if (r.remaining !== undefined) metrics.forgeRateLimitRemaining.set({ forge }, r.remaining);
@@ -118,7 +125,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
   const runner = new Runner({
     config: config.runner,
     // Attempts remote runners reported are theirs to supervise, not this host's.
-    ledger: localOnlyLedger(runs.ledger, machine),
+    ledger: localOnlyLedger(ledger, machine),
     host: machine,
     clock,
     events: onRunnerEvent,
@@ -142,7 +149,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
   for (const problem of notify.problems) logger.warn(problem);
   orch = createOrchestrator({
     store: runs,
-    ledger: runs.ledger,
+    ledger,
     runner,
     config,
     clock,
@@ -198,6 +205,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     runnerHub: runners.hub,
     runEvents,
     workspace: config.runner.workspace,
+    redact,
     baseUrl,
     ...(github ? { verifyGithub: github.verify } : {}),
   });
