@@ -33,6 +33,7 @@ import type { RunnerEvent } from '../runner/types.ts';
 import { buildNotifiers } from '../ship/notify.ts';
 import { createRunEvents, type RunEvents } from '../status/run-events.ts';
 import { openRunStore, openStore } from '../store/open-store.ts';
+import { learnGiteaLogin } from './gitea-login.ts';
 import { scanBlitzMarkers } from './gitea-markers.ts';
 import { startGithubApp } from './github-app.ts';
 import { buildHttpApp } from './http-app.ts';
@@ -85,12 +86,8 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
   const baseUrl = githubBaseUrl({ host: env.GHE_HOST, protocol: env.GHE_PROTOCOL });
 
   const github = await startGithubApp(env, baseUrl, logger);
-  const githubLogin = github?.botLogin ?? env.BOT_LOGIN ?? '';
-  const giteaLogin = env.gitea?.botLogin ?? '';
-  if (env.gitea && !env.gitea.botLogin)
-    logger.warn(
-      'GITEA_BOT_LOGIN is not set: set it to the bot account login so the bot ignores its own comments',
-    );
+  const githubLogin = github?.botLogin ?? '';
+  const giteaLogin = env.gitea ? await learnGiteaLogin(env.gitea, logger) : '';
   const forges = createForgeResolver({
     logger,
     redact,
