@@ -52,8 +52,8 @@ describe('decideSender', () => {
     ['listed without its suffix', bot('renovate[bot]'), ['renovate']],
     ['listed in another case', bot('Renovate[bot]'), ['renovate[bot]']],
     ['a Gitea bot account (a user) listed by login', user('ci-bot'), ['ci-bot']],
-  ])('lets an allow-listed bot through when %s', (_why, actor, allowedBots) => {
-    expect(decideSender(actor, policy({ allowedBots }))).toEqual({ allowed: true });
+  ])('sends an allow-listed bot to the permission check when %s', (_why, actor, allowedBots) => {
+    expect(decideSender(actor, policy({ allowedBots }))).toBe('needs_permission');
   });
 
   it('does not let a bot through on another bot being listed', () => {

@@ -15,7 +15,7 @@ export interface AuthPolicy {
   required: Permission;
   /** The bot's own login: `<app-slug>[bot]` on GitHub, the token's user on Gitea. */
   botLogin: string;
-  /** Bots whose commands are taken as given (repo config `allowedBots`). */
+  /** Bots whose commands are read at all (repo config `allowedBots`); they still need the permission. */
   allowedBots: string[];
 }
 
@@ -45,9 +45,9 @@ export const decideSender = (actor: Actor, policy: AuthPolicy): AuthDecision | '
   if (isSelf(actor, policy.botLogin)) return { allowed: false, reason: 'self' };
   const botLike = actor.type !== 'User' || isBotLogin(actor.login);
   const allowListed = policy.allowedBots.some((b) => bare(b) === bare(actor.login));
-  if (botLike) return allowListed ? { allowed: true } : { allowed: false, reason: 'bot' };
-  // Gitea reports bot accounts as users; an operator lists those in allowedBots too.
-  if (allowListed) return { allowed: true };
+  // Being listed only means "read its commands": a listed bot is asked for its permission like a person.
+  // (Gitea reports bot accounts as users; an operator lists those in allowedBots too.)
+  if (botLike && !allowListed) return { allowed: false, reason: 'bot' };
   return 'needs_permission';
 };
 

@@ -19,22 +19,26 @@ import { createReceiver, resumeUnprocessed, startDeliveryRetry } from '../intake
 import { loadRepoPolicy } from '../intake/repo-policy.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
+import { createRedactor } from '../observability/redact.ts';
 import { startBlitzCron } from '../orchestrator/cron.ts';
 import { createQueueDispatch } from '../orchestrator/dispatch-compose.ts';
 import { localOnlyLedger } from '../orchestrator/dispatch-local.ts';
 import { createOrchestrator, type Orchestrator } from '../orchestrator/orchestrator.ts';
 import { createReviewLeg } from '../orchestrator/review-leg.ts';
 import { openRunnerSide } from '../remote-runner/open-runner-side.ts';
+import { redactingLedger } from '../runner/redacting-ledger.ts';
 import { Runner } from '../runner/runner.ts';
 import { startSupervision } from '../runner/schedule.ts';
 import type { RunnerEvent } from '../runner/types.ts';
 import { buildNotifiers } from '../ship/notify.ts';
 import { createRunEvents, type RunEvents } from '../status/run-events.ts';
 import { openRunStore, openStore } from '../store/open-store.ts';
+import { learnGiteaLogin } from './gitea-login.ts';
 import { scanBlitzMarkers } from './gitea-markers.ts';
 import { startGithubApp } from './github-app.ts';
 import { buildHttpApp } from './http-app.ts';
 import { runnerCredentials } from './runner-credentials.ts';
+import { configuredSecrets } from './secrets.ts';
 
 export interface BotOptions {
   env: Env;
@@ -72,21 +76,21 @@ export interface Bot {
 
 export const composeBot = async (o: BotOptions): Promise<Bot> => {
   const { env, config, logger } = o;
+  // Every configured secret and every credential shape, out of what the bot writes for people to read.
+  const redact = createRedactor(configuredSecrets(env, o.notifyTargets));
   const store = await openStore(env.DATABASE_URL);
   const runs = await openRunStore(env.DATABASE_URL);
-  const runners = await openRunnerSide(env.DATABASE_URL, logger);
+  const ledger = redactingLedger(runs.ledger, redact);
+  const runners = await openRunnerSide(env.DATABASE_URL, logger, redact);
   const metrics = createMetrics({ defaultMetrics: o.defaultMetrics ?? true });
   const baseUrl = githubBaseUrl({ host: env.GHE_HOST, protocol: env.GHE_PROTOCOL });
 
   const github = await startGithubApp(env, baseUrl, logger);
-  const githubLogin = github?.botLogin ?? env.BOT_LOGIN ?? '';
-  const giteaLogin = env.gitea?.botLogin ?? '';
-  if (env.gitea && !env.gitea.botLogin)
-    logger.warn(
-      'GITEA_BOT_LOGIN is not set: set it to the bot account login so the bot ignores its own comments',
-    );
+  const githubLogin = github?.botLogin ?? '';
+  const giteaLogin = env.gitea ? await learnGiteaLogin(env.gitea, logger) : '';
   const forges = createForgeResolver({
     logger,
+    redact,
     onRequest: (forge) => (r) => {
       metrics.forgeRequests.inc({ forge, outcome: r.outcome });
       if (r.remaining !== undefined) metrics.forgeRateLimitRemaining.set({ forge }, r.remaining);
@@ -118,7 +122,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
   const runner = new Runner({
     config: config.runner,
     // Attempts remote runners reported are theirs to supervise, not this host's.
-    ledger: localOnlyLedger(runs.ledger, machine),
+    ledger: localOnlyLedger(ledger, machine),
     host: machine,
     clock,
     events: onRunnerEvent,
@@ -142,7 +146,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
   for (const problem of notify.problems) logger.warn(problem);
   orch = createOrchestrator({
     store: runs,
-    ledger: runs.ledger,
+    ledger,
     runner,
     config,
     clock,
@@ -198,6 +202,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     runnerHub: runners.hub,
     runEvents,
     workspace: config.runner.workspace,
+    redact,
     baseUrl,
     ...(github ? { verifyGithub: github.verify } : {}),
   });

@@ -1,5 +1,7 @@
 // The GitHub App side of `serve`: Probot (webhook verification with WEBHOOK_SECRET) and the App's own
-// login, which loop prevention needs (`<slug>[bot]`, from BOT_LOGIN or asked of GitHub).
+// login, which loop prevention needs: `<slug>[bot]`, asked of GitHub (`GET /app`) with the App's own
+// credentials. BOT_LOGIN is only the answer when GitHub cannot be asked; without either the bot does not
+// start (with an empty login it would obey its own comments).
 import { Probot } from 'probot';
 import { z } from 'zod';
 import type { Env } from '../config/env.ts';
@@ -11,17 +13,27 @@ export interface GithubApp {
   botLogin: string;
 }
 
-const askBotLogin = async (probot: Probot, logger: Logger): Promise<string> => {
+const askBotLogin = async (probot: Probot, fallback: string | undefined, logger: Logger): Promise<string> => {
   try {
     const octokit = await probot.auth();
     const { data } = await octokit.request('GET /app');
-    return `${z.object({ slug: z.string() }).parse(data).slug}[bot]`;
+    const asked = `${z.object({ slug: z.string().min(1) }).parse(data).slug}[bot]`;
+    if (fallback && fallback.toLowerCase() !== asked.toLowerCase())
+      logger.warn(
+        { configured: fallback, asked },
+        'BOT_LOGIN differs from the App GitHub names; using the App',
+      );
+    return asked;
   } catch (err) {
-    logger.warn(
-      { err },
-      'could not read the GitHub App slug; set BOT_LOGIN so the bot ignores its own comments',
+    if (fallback) {
+      logger.warn({ err }, 'could not ask GitHub for the App slug; using BOT_LOGIN');
+      return fallback;
+    }
+    throw new AppError(
+      'config_invalid',
+      'Could not learn the GitHub App login (GET /app failed) and BOT_LOGIN is not set: the bot would not know its own comments, so it does not start.',
+      { cause: err instanceof Error ? err.message : String(err) },
     );
-    return '';
   }
 };
 
@@ -44,6 +56,6 @@ export const startGithubApp = async (
   if (!webhooks) throw new AppError('internal', 'Probot did not set up its webhooks: cannot verify GitHub');
   return {
     verify: (payload, signature) => webhooks.verify(payload, signature),
-    botLogin: env.BOT_LOGIN ?? (await askBotLogin(probot, logger)),
+    botLogin: await askBotLogin(probot, env.BOT_LOGIN, logger),
   };
 };

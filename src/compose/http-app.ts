@@ -7,6 +7,7 @@ import { createApp } from '../http/app.ts';
 import type { Received, ReceiveResult } from '../intake/receive.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import type { Redact } from '../observability/redact.ts';
 import type { RunnerHub } from '../remote-runner/hub.ts';
 import type { AttemptLedger } from '../runner/types.ts';
 import type { RunEvents } from '../status/run-events.ts';
@@ -26,6 +27,8 @@ export interface HttpAppDeps {
   runEvents: RunEvents;
   /** The runner workspace: the only place the status pages read logs from. */
   workspace: string;
+  /** Secrets out of the worker logs the status pages show. */
+  redact: Redact;
   /** GitHub REST base URL (for the App registration). */
   baseUrl: string;
   /** Present when GitHub is configured: verifies X-Hub-Signature-256. */
@@ -48,6 +51,7 @@ export const buildHttpApp = (d: HttpAppDeps) => {
       logger: d.logger,
       metrics: d.metrics,
       workspace: d.workspace,
+      redact: d.redact,
     }),
     ...(d.verifyGithub ? { github: { verify: d.verifyGithub } } : {}),
     ...(env.gitea ? { gitea: { webhookSecret: env.gitea.webhookSecret } } : {}),

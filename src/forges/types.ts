@@ -154,6 +154,8 @@ export interface NewPullRequest {
  */
 export interface Forge {
   readonly kind: ForgeKind;
+  /** The login the bot acts as here (`<slug>[bot]` on GitHub, the token's user on Gitea): its own issues are trusted. */
+  readonly botLogin: string;
 
   // Milestones
   /** By number (`3`, `#3`) or case-insensitive title substring; undefined picks the lowest-numbered open milestone with open issues. */

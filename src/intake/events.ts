@@ -72,6 +72,8 @@ export const forgeEventSchema = z.discriminatedUnion('kind', [
     issueNumber: z.number().int().positive(),
     /** The label the sender added (on Gitea: a label the issue carries after the sender's label change). */
     label: z.string().min(1),
+    /** The issue's title and body when the label was added (intake/content-hash.ts): what an approval covers. */
+    contentHash: z.string().optional(),
   }),
   z.object({ kind: z.literal('issue-closed'), ...base, issueNumber: z.number().int().positive() }),
   z.object({ kind: z.literal('issue-reopened'), ...base, issueNumber: z.number().int().positive() }),

@@ -5,9 +5,11 @@
 import { AppError } from '../errors.ts';
 import { createGiteaForge } from '../forges/gitea/index.ts';
 import { createGithubForge, createInstallationLookup } from '../forges/github/index.ts';
+import { withCleanOutgoing } from '../forges/outgoing-text.ts';
 import type { ForgeRequestHook } from '../forges/request-hook.ts';
 import type { Forge, ForgeKind, RepoRef } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
+import type { Redact } from '../observability/redact.ts';
 
 export interface ForgeResolverOptions {
   github?: { appId: string; privateKey: string; baseUrl: string; botLogin: string };
@@ -17,6 +19,8 @@ export interface ForgeResolverOptions {
   installationOf?: (repo: RepoRef) => Promise<number>;
   /** The request hook each forge client gets (forge metrics). */
   onRequest?: (forge: ForgeKind) => ForgeRequestHook;
+  /** Secrets out of every text the bot writes (forges/outgoing-text.ts also strips controls and commands). */
+  redact: Redact;
 }
 
 export type ResolveForge = (target: {
@@ -41,11 +45,14 @@ export const createForgeResolver = (opts: ForgeResolverOptions): ResolveForge =>
   return async ({ forge, installationId, repo }) => {
     if (forge === 'gitea') {
       if (!opts.gitea) throw new AppError('forge_unavailable', 'Gitea is not configured on this bot');
-      gitea ??= createGiteaForge({
-        ...opts.gitea,
-        logger: opts.logger.child({ forge: 'gitea' }),
-        ...(opts.onRequest ? { onRequest: opts.onRequest('gitea') } : {}),
-      });
+      gitea ??= withCleanOutgoing(
+        createGiteaForge({
+          ...opts.gitea,
+          logger: opts.logger.child({ forge: 'gitea' }),
+          ...(opts.onRequest ? { onRequest: opts.onRequest('gitea') } : {}),
+        }),
+        opts.redact,
+      );
       return gitea;
     }
     if (!github || !installationOf)
@@ -59,13 +66,16 @@ export const createForgeResolver = (opts: ForgeResolverOptions): ResolveForge =>
     }
     let found = installations.get(id);
     if (!found) {
-      found = createGithubForge({
-        baseUrl: github.baseUrl,
-        auth: { appId: github.appId, privateKey: github.privateKey, installationId: id },
-        botLogin: github.botLogin,
-        logger: opts.logger.child({ forge: 'github', installationId: id }),
-        ...(opts.onRequest ? { onRequest: opts.onRequest('github') } : {}),
-      });
+      found = withCleanOutgoing(
+        createGithubForge({
+          baseUrl: github.baseUrl,
+          auth: { appId: github.appId, privateKey: github.privateKey, installationId: id },
+          botLogin: github.botLogin,
+          logger: opts.logger.child({ forge: 'github', installationId: id }),
+          ...(opts.onRequest ? { onRequest: opts.onRequest('github') } : {}),
+        }),
+        opts.redact,
+      );
       installations.set(id, found);
     }
     return found;

@@ -98,7 +98,7 @@ export const createEventProcessor = (deps: ProcessDeps) => {
     }
     const queued: string[] = [];
     const unreadable: string[] = [];
-    for (const { event, seq } of events) {
+    for (const { event } of events) {
       const p = event.parsed;
       if (!p.ok) {
         metrics.commands.inc({ name: commandName(event), outcome: 'malformed' });
@@ -111,8 +111,10 @@ export const createEventProcessor = (deps: ProcessDeps) => {
         issueNumber: event.issueNumber,
         command: p.command,
         sender: event.sender.login,
-        deliveryId: work.deliveryId,
-        seq,
+        // Keyed by the forge's comment and the command's line, not the delivery: the same comment
+        // delivered again under a new delivery id (a replay, a manual redelivery) stores nothing new.
+        deliveryId: commentKey(event.commentId),
+        seq: event.parsed.line,
       });
       metrics.commands.inc({ name: p.command.name, outcome: created ? 'queued' : 'duplicate' });
       if (created) queued.push(p.raw);
@@ -189,6 +191,9 @@ export const createEventProcessor = (deps: ProcessDeps) => {
     for (const group of byComment.values()) await handleComment(work, group);
   };
 };
+
+/** The intent key of a comment's commands (with the line as seq): one comment id, one set of intents. */
+export const commentKey = (commentId: number): string => `comment:${commentId}`;
 
 const commandName = (event: CommandEvent): string =>
   event.parsed.ok ? event.parsed.command.name : event.parsed.word;

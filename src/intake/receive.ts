@@ -23,7 +23,26 @@ export interface ReceiveDeps {
   holder?: string;
   /** How long a delivery lease lasts without renewal (default 120 s; renewed while processing). */
   leaseSeconds?: number;
+  /** Time for leases and retry backoff (default the system clock). */
+  clock?: { now(): Date };
+  /** A delivery whose processing keeps failing: how often it is tried, and the backoff between tries. */
+  retry?: DeliveryRetryPolicy;
 }
+
+export interface DeliveryRetryPolicy {
+  /** Tries in all before the delivery is marked failed (default 5). */
+  maxAttempts: number;
+  /** Wait after the first failure, doubled after each further one (default 30 s). */
+  baseSeconds: number;
+  /** The longest wait (default 15 min). */
+  maxSeconds: number;
+}
+
+export const defaultDeliveryRetry: DeliveryRetryPolicy = { maxAttempts: 5, baseSeconds: 30, maxSeconds: 900 };
+
+/** Seconds to wait after the `failures`-th failure: base · 2^(failures-1), capped. */
+export const retryDelaySeconds = (failures: number, policy: DeliveryRetryPolicy): number =>
+  Math.min(policy.maxSeconds, policy.baseSeconds * 2 ** Math.max(0, failures - 1));
 
 export interface Received {
   forge: ForgeKind;
@@ -52,11 +71,14 @@ const inFlightOf = (queue: DeliveryQueue): Set<string> => {
   return set;
 };
 
-type LeaseDeps = Pick<ReceiveDeps, 'store' | 'holder' | 'leaseSeconds'>;
+type LeaseDeps = Pick<ReceiveDeps, 'store' | 'holder' | 'leaseSeconds' | 'clock'>;
+
+const nowOf = (deps: Pick<ReceiveDeps, 'clock'>): number =>
+  (deps.clock ?? { now: () => new Date() }).now().getTime();
 
 /** Takes or renews this replica's lease on a delivery; false when another replica holds it. */
 const lease = (deps: LeaseDeps, work: Pick<DeliveryWork, 'forge' | 'deliveryId'>): Promise<boolean> => {
-  const now = Date.now();
+  const now = nowOf(deps);
   const until = new Date(now + (deps.leaseSeconds ?? 120) * 1000).toISOString();
   return deps.store.leaseDelivery(
     work.forge,
@@ -67,9 +89,41 @@ const lease = (deps: LeaseDeps, work: Pick<DeliveryWork, 'forge' | 'deliveryId'>
   );
 };
 
+type FailureDeps = Pick<ReceiveDeps, 'store' | 'logger' | 'clock' | 'retry'> & {
+  metrics?: Pick<ReceiveDeps['metrics'], 'deliveryFailures'>;
+};
+
+/**
+ * A processing failed (the forge answered 500, the repository cannot be read…): counted, and tried again
+ * after a growing wait, at most `maxAttempts` times in all; then the delivery is marked failed, never
+ * replayed, and shown on the status page and in /metrics. The queue goes on with the next delivery.
+ */
+const deliveryFailed = async (deps: FailureDeps, work: DeliveryWork, err: unknown): Promise<void> => {
+  const policy = deps.retry ?? defaultDeliveryRetry;
+  const error = (err instanceof Error ? err.message : String(err)).slice(0, 500);
+  const failures = await deps.store.countDeliveryFailure(work.forge, work.deliveryId, error);
+  const now = nowOf(deps);
+  const log = { forge: work.forge, delivery: work.deliveryId, failures, err };
+  if (failures >= policy.maxAttempts) {
+    await deps.store.holdDelivery(work.forge, work.deliveryId, { failedAt: new Date(now).toISOString() });
+    deps.metrics?.deliveryFailures.inc({ forge: work.forge, outcome: 'failed' });
+    deps.logger.error(log, 'delivery failed for good after its last retry; it is not tried again');
+    return;
+  }
+  const retryAfter = new Date(now + retryDelaySeconds(failures, policy) * 1000).toISOString();
+  await deps.store.holdDelivery(work.forge, work.deliveryId, { retryAfter });
+  deps.metrics?.deliveryFailures.inc({ forge: work.forge, outcome: 'retry' });
+  deps.logger.warn({ ...log, retryAfter }, 'delivery processing failed; tried again later');
+};
+
 /** Queue a delivery's processing; it is marked processed (and its stored events dropped) when done. */
 export const enqueueDelivery = (
-  deps: Pick<ReceiveDeps, 'store' | 'queue' | 'process' | 'logger' | 'holder' | 'leaseSeconds'>,
+  deps: Pick<
+    ReceiveDeps,
+    'store' | 'queue' | 'process' | 'logger' | 'holder' | 'leaseSeconds' | 'clock' | 'retry'
+  > & {
+    metrics?: Pick<ReceiveDeps['metrics'], 'deliveryFailures'>;
+  },
   work: DeliveryWork,
 ): boolean => {
   const key = `${work.forge}:${work.deliveryId}`;
@@ -86,6 +140,9 @@ export const enqueueDelivery = (
       try {
         await deps.process(work);
         await deps.store.markDeliveryProcessed(work.forge, work.deliveryId);
+      } catch (err) {
+        clearInterval(renew);
+        await deliveryFailed(deps, work, err);
       } finally {
         clearInterval(renew);
       }
@@ -99,13 +156,13 @@ export const enqueueDelivery = (
 
 /**
  * At start, and periodically: queue again the accepted deliveries whose processing never finished and
- * that no live replica holds (its lease ran out, or it never began). Intents are keyed by (delivery,
- * position), so a command stored before the interruption is not stored twice.
+ * that no live replica holds (its lease ran out, or it never began). Intents are keyed by (comment,
+ * line) or (delivery, position), so a command stored before the interruption is not stored twice.
  */
 export const resumeUnprocessed = async (deps: ReceiveDeps): Promise<number> => {
   let resumed = 0;
   const mine = inFlightOf(deps.queue);
-  for (const d of await deps.store.listUnprocessedDeliveries()) {
+  for (const d of await deps.store.listUnprocessedDeliveries(new Date(nowOf(deps)).toISOString())) {
     if (mine.has(`${d.forge}:${d.deliveryId}`) || !(await lease(deps, d))) continue;
     const events = z.array(forgeEventSchema).safeParse(d.events);
     if (!events.success) {

@@ -20,6 +20,8 @@ export interface Metrics {
   registry: Registry;
   /** Webhook deliveries by forge, event and outcome (accepted, ignored, duplicate, rejected). */
   deliveries: Counter<'forge' | 'event' | 'outcome'>;
+  /** Failed processings of accepted deliveries: `retry` (tried again later) or `failed` (given up on). */
+  deliveryFailures: Counter<'forge' | 'outcome'>;
   /** Slash commands by name and outcome (queued, refused, ignored, malformed, failed). */
   commands: Counter<'name' | 'outcome'>;
   /** HTTP request durations by method, route and status. */
@@ -115,6 +117,12 @@ export const createMetrics = (opts: { defaultMetrics?: boolean } = {}): Metrics 
       name: 'blitz_webhook_deliveries_total',
       help: 'Webhook deliveries by forge, event and outcome',
       labelNames: ['forge', 'event', 'outcome'],
+      registers: [registry],
+    }),
+    deliveryFailures: new Counter({
+      name: 'blitz_webhook_delivery_failures_total',
+      help: 'Failed processings of accepted deliveries, by forge and outcome (retry, failed)',
+      labelNames: ['forge', 'outcome'],
       registers: [registry],
     }),
     commands: new Counter({

@@ -91,6 +91,8 @@ export interface RunCtx {
   attempts: AttemptRecord[];
   /** Open issues of the milestone, by key. */
   issues: Map<string, PlanIssue>;
+  /** Issues whose `blitz/approved` lapsed: edited since a writer approved them. */
+  lapsedApprovals: ReadonlySet<string>;
 }
 
 export const repoRefOf = (fullName: string): RepoRef => {

@@ -47,7 +47,8 @@ export interface DashboardInput {
   integrationBranch?: string;
   issues: DashboardIssue[];
   /** Issues by people without write permission, held until someone adds `blitz/approved`. */
-  awaitingApproval: { number: number; title: string }[];
+  /** `lapsed`: it was approved, then edited; the approval no longer covers its text. */
+  awaitingApproval: { number: number; title: string; lapsed?: true }[];
   blockers: DashboardBlocker[];
   budget?: DashboardBudget;
   notifyFailures: { target: string; error: string }[];

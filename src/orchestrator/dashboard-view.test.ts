@@ -39,6 +39,7 @@ describe('dashboard view', () => {
       actions: [{ type: 'report_unknown_blocker', blocker: 'other/x#99', namedBy: ['acme/app#8'] }],
       closed: [],
       reviewAvailable: true,
+      lapsedApprovals: new Set(),
     });
     expect(v.issues[0]!.state).toBe('blocked');
     expect(v.blockers).toEqual([{ kind: 'unknown_blocker', issue: 8, blocker: 'other/x#99' }]);
@@ -54,6 +55,7 @@ describe('dashboard view', () => {
       actions: [],
       closed: [],
       reviewAvailable: true,
+      lapsedApprovals: new Set(),
     });
     expect(v.awaitingApproval).toEqual([{ number: 2, title: 'issue 2' }]);
     expect(v.issues.find((i) => i.number === 2)!.state).toBe('held');
@@ -68,6 +70,7 @@ describe('dashboard view', () => {
       actions: [],
       closed: [{ number: 7, title: 'Epic' }],
       reviewAvailable: false,
+      lapsedApprovals: new Set(),
     });
     expect(v.readinessUnmet?.join('\n')).toMatch(/review legs: not available/);
     expect(v.readinessUnmet?.join('\n')).toMatch(/integration review: not available/);

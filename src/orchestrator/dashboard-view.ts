@@ -24,6 +24,8 @@ export const dashboardView = (input: {
   /** Issues of the run the tracker shows closed now (they left the open list). */
   closed: { number: number; title: string }[];
   reviewAvailable: boolean;
+  /** Issues whose approval lapsed (edited after a writer approved them). */
+  lapsedApprovals: ReadonlySet<string>;
 }): DashboardInput => {
   const { run, snap } = input;
   const progress = new Map(snap.progress.map((p) => [p.key, p]));
@@ -32,7 +34,7 @@ export const dashboardView = (input: {
   const inRun = new Set(snap.issues.map((i) => issueKey(i.repo, i.number)));
   const externalState = new Map(snap.external.map((b) => [b.key, b.state]));
   const rows: DashboardIssue[] = [];
-  const awaiting: { number: number; title: string }[] = [];
+  const awaiting: DashboardInput['awaitingApproval'] = [];
   for (const i of snap.issues) {
     const key = issueKey(i.repo, i.number);
     const p = progress.get(key);
@@ -40,7 +42,12 @@ export const dashboardView = (input: {
     const latest = attempts[attempts.length - 1];
     const epic = isEpic(i, i.children.length);
     const untrusted = !i.authorTrusted && !hasLabel(i, planLabels.approved);
-    if (untrusted) awaiting.push({ number: i.number, title: i.title });
+    if (untrusted)
+      awaiting.push({
+        number: i.number,
+        title: i.title,
+        ...(input.lapsedApprovals.has(key) ? { lapsed: true } : {}),
+      });
     const blockers = i.blockedBy.filter((b) => inRun.has(b) || b.startsWith(`${run.repo}#`)).map(numberOf);
     const open = i.blockedBy.some((b) => inRun.has(b) || externalState.get(b) !== 'closed');
     const state: DashboardIssueState =

@@ -126,7 +126,10 @@ const renderWith = (input: DashboardInput, parts: RenderParts): string => {
       'Opened by someone without write access; a maintainer adds the label `blitz/approved` to let it run.',
       '',
     );
-    for (const a of input.awaitingApproval) out.push(`- ${ref(a.number)} ${markdownText(a.title)}`);
+    for (const a of input.awaitingApproval)
+      out.push(
+        `- ${ref(a.number)} ${markdownText(a.title)}${a.lapsed ? ' (approval lapsed: edited after it was approved; a maintainer re-adds the label)' : ''}`,
+      );
   }
   if (input.blockers.length > 0) {
     out.push('', '#### Not runnable', '');

@@ -124,6 +124,9 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       const key = `${forge.kind}:${repo}:${author.toLowerCase()}`;
       const hit = trustCache.get(key);
       if (hit !== undefined) return hit;
+      // The bot's own issues (a worker's out-of-scope bug, a review finding): GitHub has no collaborator
+      // permission for an App, so the login decides, as the forge adapter spells it.
+      if (author.toLowerCase() === forge.botLogin.toLowerCase() && forge.botLogin !== '') return true;
       const ok = hasPermission(
         await forge.getPermission(repoRefOf(repo), author).catch(() => 'none' as const),
         'write',

@@ -4,11 +4,13 @@
 
 import { formatConfigErrors } from '../config/repo-config.ts';
 import { type Forge, hasPermission, type MilestoneSnapshot } from '../forges/types.ts';
+import { issueContentHash } from '../intake/content-hash.ts';
 import type { ForgeEvent } from '../intake/events.ts';
 import { nextActions } from '../plan/next-actions.ts';
 import type { Action, RunSnapshot } from '../plan/snapshot.ts';
 import type { RunState } from '../plan/states.ts';
 import { issueKey, planLabels } from '../plan/types.ts';
+import type { RunRecord } from '../store/run-store.ts';
 import { budgetOf, type ProbeResult, probeForWave } from './budget-probe.ts';
 import type { RunCtx, RunOptionsStored } from './context.ts';
 import { repoRefOf } from './context.ts';
@@ -158,35 +160,43 @@ const load = async (
     rows: new Map(rows.map((r) => [issueKey(r.repo, r.number), r])),
     attempts,
     issues: new Map(issues.map((i) => [issueKey(i.repo, i.number), i])),
+    lapsedApprovals: ms.lapsed,
   };
 };
 
 /**
  * `blitz/approved` only counts when a person with write permission was seen adding it (the label on
- * its own can be added by anyone with triage rights). A label without a recorded approval, such as
- * one added before the run started, is read as absent: a writer re-adds it.
+ * its own can be added by anyone with triage rights), and only for the title and body it was added to.
+ * A label without a recorded approval, such as one added before the run started, is read as absent; so
+ * is one whose issue was edited since (`lapsed`): a writer re-adds it.
  */
 export const withoutUnrecordedApprovals = (
   ms: MilestoneSnapshot,
-  approvals: Record<string, string>,
-): MilestoneSnapshot => ({
-  ...ms,
-  issues: ms.issues.map((i) =>
-    approvals[issueKey(`${i.ref.repo.owner}/${i.ref.repo.name}`, i.ref.number)] === undefined
-      ? { ...i, labels: i.labels.filter((l) => l.name !== planLabels.approved) }
-      : i,
-  ),
-});
+  approvals: NonNullable<RunRecord['progress']['approvals']>,
+): MilestoneSnapshot & { lapsed: Set<string> } => {
+  const lapsed = new Set<string>();
+  const issues = ms.issues.map((i) => {
+    const key = issueKey(`${i.ref.repo.owner}/${i.ref.repo.name}`, i.ref.number);
+    const approval = approvals[key];
+    if (approval === undefined)
+      return { ...i, labels: i.labels.filter((l) => l.name !== planLabels.approved) };
+    if (typeof approval !== 'string' && approval.hash === issueContentHash(i.title, i.body)) return i;
+    lapsed.add(key);
+    return { ...i, labels: i.labels.filter((l) => l.name !== planLabels.approved) };
+  });
+  return { ...ms, issues, lapsed };
+};
 
 /**
- * Records who added `blitz/approved` on the live blitz runs of the repo, when that person has write
- * permission; anyone else's label changes nothing. Runs under the run lock (a reconcile writes progress).
+ * Records who added `blitz/approved`, and the text they approved, on the live blitz and plan runs of the
+ * repo, when that person has write permission; anyone else's label changes nothing. Runs under the run
+ * lock (a reconcile writes progress).
  */
 export const recordApproval = async (deps: PerformDeps, event: ForgeEvent): Promise<void> => {
   if (event.kind !== 'label-added' || event.label !== planLabels.approved) return;
   const repoName = `${event.repo.owner}/${event.repo.name}`;
   const runs = (await deps.store.listLiveRuns()).filter(
-    (r) => r.kind === 'blitz' && r.forge === event.forge && r.repo === repoName,
+    (r) => (r.kind === 'blitz' || r.kind === 'plan') && r.forge === event.forge && r.repo === repoName,
   );
   if (runs.length === 0) return;
   const forge = await deps.forges({
@@ -202,13 +212,20 @@ export const recordApproval = async (deps: PerformDeps, event: ForgeEvent): Prom
     );
     return;
   }
+  // The text as the label webhook showed it; read now only when the webhook did not carry it.
+  const hash: string =
+    event.contentHash ??
+    (await forge
+      .getIssue({ repo: event.repo, number: event.issueNumber })
+      .then((i) => issueContentHash(i.title, i.body)));
   const key = issueKey(repoName, event.issueNumber);
+  const approval = { by: event.sender.login, hash };
   for (const r of runs)
     await deps.store.withRunLock(r.id, async () => {
       const now = await deps.store.getRun(r.id);
-      if (!now || now.progress.approvals?.[key] === event.sender.login) return;
+      if (!now || JSON.stringify(now.progress.approvals?.[key]) === JSON.stringify(approval)) return;
       await deps.store.updateRun(r.id, {
-        progress: { ...now.progress, approvals: { ...now.progress.approvals, [key]: event.sender.login } },
+        progress: { ...now.progress, approvals: { ...now.progress.approvals, [key]: approval } },
       });
     });
 };
@@ -245,6 +262,7 @@ const publish = async (deps: PerformDeps, hooks: ReconcileHooks, ctx: RunCtx, ac
     actions,
     closed,
     reviewAvailable: deps.review !== undefined,
+    lapsedApprovals: ctx.lapsedApprovals,
   });
   const unplanned = unplannedLine(ctx.issues.values());
   // The integration review's own line: its last verdict where the review module is wired.

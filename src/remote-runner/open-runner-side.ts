@@ -2,8 +2,10 @@
 // ledger on DATABASE_URL, and the hub /api/runner/* serves. The orchestrator dispatches through
 // the same `queue` object (with the in-process engine it must be this very instance).
 import type { Logger } from '../observability/logger.ts';
+import type { Redact } from '../observability/redact.ts';
 import { openJobQueue } from '../queue/open-queue.ts';
 import type { JobQueue } from '../queue/types.ts';
+import { redactingLedger } from '../runner/redacting-ledger.ts';
 import type { AttemptLedger } from '../runner/types.ts';
 import { openRunnerRegistry, openRunStore } from '../store/open-store.ts';
 import type { RunnerRegistry } from '../store/runner-tokens.ts';
@@ -17,12 +19,18 @@ export interface RunnerSide {
   close(): Promise<void>;
 }
 
-export const openRunnerSide = async (databaseUrl: string, logger: Logger): Promise<RunnerSide> => {
+export const openRunnerSide = async (
+  databaseUrl: string,
+  logger: Logger,
+  redact: Redact,
+): Promise<RunnerSide> => {
   const queue = await openJobQueue(databaseUrl, { logger });
   const registry = await openRunnerRegistry(databaseUrl);
   const runs = await openRunStore(databaseUrl);
+  // What remote runners report (final reports, failure summaries) is stored redacted.
+  const ledger = redactingLedger(runs.ledger, redact);
   return {
-    hub: createRunnerHub({ queue, registry, ledger: runs.ledger, logger: logger.child({ name: 'runners' }) }),
+    hub: createRunnerHub({ queue, registry, ledger, logger: logger.child({ name: 'runners' }) }),
     queue,
     registry,
     ledger: runs.ledger,

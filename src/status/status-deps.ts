@@ -4,6 +4,7 @@
 // gauges at the same stores.
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import type { Redact } from '../observability/redact.ts';
 import type { AttemptLedger } from '../runner/types.ts';
 import type { RunStore } from '../store/run-store.ts';
 import { createLogReader, type ReadLog } from './log-reader.ts';
@@ -32,7 +33,10 @@ export const createStatusDeps = (opts: {
   metrics: Metrics;
   /** The runner workspace (blitz config `runner.workspace`): attempts keep their logs under it. */
   workspace: string;
+  /** Workers write their logs themselves: what they printed is redacted as the pages read it. */
+  redact: Redact;
 }): StatusDeps => {
+  const read = createLogReader({ roots: [opts.workspace] });
   opts.metrics.setRunFigures(() => runFigures({ runs: opts.runs, ledger: opts.runs.ledger }));
   return {
     ...(opts.statusToken ? { token: opts.statusToken } : {}),
@@ -40,6 +44,9 @@ export const createStatusDeps = (opts: {
     ledger: opts.runs.ledger,
     events: opts.events,
     logger: opts.logger,
-    readLog: createLogReader({ roots: [opts.workspace] }),
+    readLog: async (path) => {
+      const log = await read(path);
+      return log && { ...log, text: opts.redact(log.text) };
+    },
   };
 };

@@ -6,7 +6,7 @@ import { AppError } from '../errors.ts';
 import { type Migration, readMigrations } from './migrate.ts';
 import { migratePostgres } from './pg-migrate.ts';
 import { checkConnection, closeOnce, createPgPool, inTransaction, type PgOptions } from './pg-pool.ts';
-import { toDelivery, toIntent, unprocessedRow } from './sqlite-store.ts';
+import { pgFailureSql, toDelivery, toIntent, unprocessedRow, unprocessedSql } from './sqlite-store.ts';
 import type { DeliveryOutcome, NewDelivery, Store } from './types.ts';
 
 const insertDelivery = (onConflict: string) =>
@@ -71,15 +71,26 @@ export const openPostgresStore = async (
       );
       return rowCount === 1;
     },
-    async listUnprocessedDeliveries() {
-      const { rows } = await pool.query(
-        `SELECT forge, delivery_id, events FROM deliveries
-         WHERE outcome = 'accepted' AND processed_at IS NULL AND events IS NOT NULL ORDER BY id`,
-      );
+    async listUnprocessedDeliveries(now) {
+      const { rows } = await pool.query(unprocessedSql('$1'), [now ?? '9999']);
       return rows.map((raw) => {
         const r = unprocessedRow.parse(raw);
         return { forge: r.forge, deliveryId: r.delivery_id, events: JSON.parse(r.events) };
       });
+    },
+    async countDeliveryFailure(forge, deliveryId, error) {
+      await pool.query(pgFailureSql.count, [error, forge, deliveryId]);
+      const { rows } = await pool.query(pgFailureSql.attempts, [forge, deliveryId]);
+      return Number(rows[0]?.attempts ?? 0);
+    },
+    async holdDelivery(forge, deliveryId, hold) {
+      const retryAfter = 'retryAfter' in hold ? hold.retryAfter : null;
+      const failedAt = 'failedAt' in hold ? hold.failedAt : null;
+      await pool.query(pgFailureSql.hold, [retryAfter, failedAt, forge, deliveryId]);
+    },
+    async listFailedDeliveries(limit = 50) {
+      const { rows } = await pool.query(pgFailureSql.failed, [limit]);
+      return rows.map(toDelivery);
     },
     async listDeliveries(filter = {}) {
       const { rows } = await pool.query(

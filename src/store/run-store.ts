@@ -43,8 +43,12 @@ export interface RunProgress {
   pausedFrom?: RunRecordState;
   /** Why the run stopped (done / blocked / cancelled), in words. */
   reason?: string;
-  /** Blitz runs: `owner/name#n` → who with write permission added `blitz/approved` (seen by webhook). */
-  approvals?: Record<string, string>;
+  /**
+   * Blitz and plan runs: `owner/name#n` → who with write permission added `blitz/approved` (seen by
+   * webhook) and the hash of the title and body it covers. A bare login (no hash) is an approval from
+   * before approvals were bound to the text: it counts as lapsed.
+   */
+  approvals?: Record<string, string | { by: string; hash: string }>;
   /** The last integration review: its verdict, when, and how many findings it filed as issues. */
   integrationReview?: {
     verdict: 'clean' | 'minor' | 'blocking' | 'unclear' | 'no_review';

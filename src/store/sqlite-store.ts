@@ -17,6 +17,9 @@ const deliveryRow = z.object({
   reason: z.string().nullable(),
   received_at: z.string(),
   processed_at: z.string().nullable(),
+  attempts: z.number().int(),
+  last_error: z.string().nullable(),
+  failed_at: z.string().nullable(),
 });
 
 export const unprocessedRow = z.object({ forge: forgeKind, delivery_id: z.string(), events: z.string() });
@@ -45,8 +48,35 @@ export const toDelivery = (raw: unknown): Delivery => {
     ...opt('action', r.action),
     ...opt('reason', r.reason),
     ...opt('processedAt', r.processed_at),
+    attempts: r.attempts,
+    ...opt('error', r.last_error),
+    ...opt('failedAt', r.failed_at),
   };
 };
+
+/** The SQL of the unprocessed deliveries to resume, with the placeholder for "now" (`?` or `$1`). */
+export const unprocessedSql = (now: string) =>
+  `SELECT forge, delivery_id, events FROM deliveries
+   WHERE outcome = 'accepted' AND processed_at IS NULL AND events IS NOT NULL AND failed_at IS NULL
+   AND (retry_after IS NULL OR retry_after <= ${now}) ORDER BY id`;
+
+const failureSql = {
+  count: `UPDATE deliveries SET attempts = attempts + 1, last_error = ?, lease_holder = NULL, lease_until = NULL
+          WHERE forge = ? AND delivery_id = ? AND outcome = 'accepted' AND processed_at IS NULL`,
+  attempts: `SELECT attempts FROM deliveries WHERE forge = ? AND delivery_id = ? AND outcome = 'accepted'`,
+  hold: `UPDATE deliveries SET retry_after = ?, failed_at = ?
+         WHERE forge = ? AND delivery_id = ? AND outcome = 'accepted' AND processed_at IS NULL`,
+  failed: `SELECT * FROM deliveries WHERE failed_at IS NOT NULL ORDER BY failed_at DESC, id DESC LIMIT ?`,
+};
+
+/** The same statements with `$n` placeholders, for Postgres. */
+export const pgFailureSql = Object.fromEntries(
+  Object.entries(failureSql).map(([k, sql]) => {
+    let n = 0;
+    return [k, sql.replace(/\?/g, () => `$${++n}`)];
+  }),
+) as typeof failureSql;
+export { failureSql };
 
 export const toIntent = (raw: unknown): Intent => {
   const r = intentRow.parse(raw);
@@ -119,17 +149,25 @@ export const openSqliteStore = (path: string, opts: { migrations?: Migration[] }
     async leaseDelivery(forge, deliveryId, holder, until, now) {
       return leaseDelivery.run({ forge, deliveryId, holder, until, now }).changes === 1;
     },
-    async listUnprocessedDeliveries() {
-      const rows = db
-        .prepare(
-          `SELECT forge, delivery_id, events FROM deliveries
-           WHERE outcome = 'accepted' AND processed_at IS NULL AND events IS NOT NULL ORDER BY id`,
-        )
-        .all();
+    async listUnprocessedDeliveries(now) {
+      const rows = db.prepare(unprocessedSql('?')).all(now ?? '9999');
       return rows.map((raw) => {
         const r = unprocessedRow.parse(raw);
         return { forge: r.forge, deliveryId: r.delivery_id, events: JSON.parse(r.events) };
       });
+    },
+    async countDeliveryFailure(forge, deliveryId, error) {
+      db.prepare(failureSql.count).run(error, forge, deliveryId);
+      const row = db.prepare(failureSql.attempts).get(forge, deliveryId);
+      return z.object({ attempts: z.number() }).optional().parse(row)?.attempts ?? 0;
+    },
+    async holdDelivery(forge, deliveryId, hold) {
+      const retryAfter = 'retryAfter' in hold ? hold.retryAfter : null;
+      const failedAt = 'failedAt' in hold ? hold.failedAt : null;
+      db.prepare(failureSql.hold).run(retryAfter, failedAt, forge, deliveryId);
+    },
+    async listFailedDeliveries(limit = 50) {
+      return db.prepare(failureSql.failed).all(limit).map(toDelivery);
     },
     async listDeliveries(filter = {}) {
       return db

@@ -33,6 +33,12 @@ export interface Delivery {
   reason?: string;
   receivedAt: string;
   processedAt?: string;
+  /** Times its processing failed so far. */
+  attempts: number;
+  /** The last processing error, in words. */
+  error?: string;
+  /** When it was given up on after its last retry (never replayed after). */
+  failedAt?: string;
 }
 
 export interface NewIntent {
@@ -62,8 +68,21 @@ export interface Store {
   recordDelivery(d: NewDelivery): Promise<{ outcome: DeliveryOutcome }>;
   /** Marks an accepted delivery done and drops its stored events. */
   markDeliveryProcessed(forge: ForgeKind, deliveryId: string): Promise<void>;
-  /** Accepted deliveries whose processing never finished (a crash or restart in between), oldest first. */
-  listUnprocessedDeliveries(): Promise<UnprocessedDelivery[]>;
+  /**
+   * Accepted deliveries whose processing never finished (a crash or restart in between), oldest first:
+   * never a failed one, and none waiting for a retry later than `now` (ISO; absent: no wait honoured).
+   */
+  listUnprocessedDeliveries(now?: string): Promise<UnprocessedDelivery[]>;
+  /** Counts a failed processing of a delivery (keeps `error`, drops its lease); returns the failures so far. */
+  countDeliveryFailure(forge: ForgeKind, deliveryId: string, error: string): Promise<number>;
+  /** After a failure: try again no sooner than `retryAfter`, or never again (`failedAt`). */
+  holdDelivery(
+    forge: ForgeKind,
+    deliveryId: string,
+    hold: { retryAfter: string } | { failedAt: string },
+  ): Promise<void>;
+  /** Deliveries given up on, newest first (the status page). */
+  listFailedDeliveries(limit?: number): Promise<Delivery[]>;
   /**
    * Leases an unprocessed accepted delivery to `holder` until `until` (ISO): granted when it is
    * unleased, its lease ran out before `now`, or `holder` already holds it (a renewal). False when

@@ -90,6 +90,20 @@ describe('commands after the response', () => {
     expect(rows[0]?.processedAt).toBeTypeOf('string');
   });
 
+  it('one comment delivered again under new delivery ids yields one intent and one acknowledgement', async () => {
+    const h = createHarness({ roles: { alice: 'write' } });
+    const statuses: number[] = [];
+    for (const deliveryId of ['first', 'replayed-1', 'replayed-2']) {
+      statuses.push((await sendGithubComment(h, '/blitz M1\n/blitz status', 'alice', { deliveryId })).status);
+      await h.queue.idle();
+    }
+    // Each delivery id is new to the intake; the comment (its id and lines) is not.
+    expect(statuses).toEqual([202, 202, 202]);
+    const intents = await h.store.listIntents();
+    expect(intents.map((i) => (i.command as { name: string }).name)).toEqual(['blitz', 'blitz-control']);
+    expect(h.github.calls.filter((c) => c.method === 'reactToComment')).toHaveLength(1);
+  });
+
   it('answers before calling the forge: the work is still queued when the response arrives', async () => {
     const h = createHarness({ roles: { alice: 'write' } });
     const res = await sendGithubComment(h, '/blitz M1');
@@ -153,11 +167,18 @@ describe('commands after the response', () => {
     expect(await h.store.listIntents()).toEqual([]);
   });
 
-  it('an allow-listed bot is taken as given', async () => {
-    const h = createHarness({ roles: {}, allowedBots: ['helper-bot'] });
+  it('an allow-listed bot with write permission is taken', async () => {
+    const h = createHarness({ roles: { 'helper-bot[bot]': 'write' }, allowedBots: ['helper-bot'] });
     await sendGithubComment(h, '/review', 'helper-bot[bot]', { type: 'Bot' });
     await h.queue.idle();
     expect(await h.store.listIntents()).toHaveLength(1);
+  });
+
+  it('an allow-listed bot without write permission is refused like a person', async () => {
+    const h = createHarness({ roles: { 'helper-bot[bot]': 'read' }, allowedBots: ['helper-bot'] });
+    await sendGithubComment(h, '/review', 'helper-bot[bot]', { type: 'Bot' });
+    await h.queue.idle();
+    expect(await h.store.listIntents()).toHaveLength(0);
   });
 
   it('the GitHub installation id reaches the forge resolver', async () => {

@@ -44,8 +44,11 @@ describe('repository config in authorisation', () => {
     expect(await h.store.listIntents()).toEqual([]);
   });
 
-  it('allowedBots in the repo adds a bot the operator did not list', async () => {
-    const h = createHarness({ repoFiles: { '.github/blitz.yml': 'allowedBots: [helper-bot]\n' } });
+  it('allowedBots in the repo adds a bot the operator did not list (it still needs write permission)', async () => {
+    const h = createHarness({
+      roles: { 'helper-bot[bot]': 'write', 'other-bot[bot]': 'write' },
+      repoFiles: { '.github/blitz.yml': 'allowedBots: [helper-bot]\n' },
+    });
     await send(h, 'helper-bot[bot]', 'Bot');
     await send(h, 'other-bot[bot]', 'Bot');
     await h.queue.idle();

@@ -22,7 +22,8 @@ export const addApproval = async (x: BlitzHarness, n: number, login: string) => 
   if (x.kind === 'github') {
     const p = githubExample('issues', 'labeled');
     repository(p);
-    (p.issue as Record<string, unknown>).number = n;
+    // The issue as it is now: its title and body are what the approval covers.
+    Object.assign(p.issue as Record<string, unknown>, { number: n, title: issue.title, body: issue.body });
     (p.label as Record<string, unknown>).name = 'blitz/approved';
     p.sender = { ...(p.sender as object), login, type: 'User' };
     delete p.installation;
@@ -32,6 +33,8 @@ export const addApproval = async (x: BlitzHarness, n: number, login: string) => 
     repository(p);
     Object.assign(p.issue as Record<string, unknown>, {
       number: n,
+      title: issue.title,
+      body: issue.body,
       milestone: null,
       labels: [{ id: 77, name: 'blitz/approved', color: 'ffffff' }],
     });

@@ -94,6 +94,7 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
 
   return {
     kind: 'gitea',
+    botLogin: opts.botLogin,
 
     resolveMilestone: async (repo, query) =>
       pickMilestone(await listMilestones(repo, query ? 'all' : 'open'), formatRepo(repo), query),

@@ -18,7 +18,7 @@ export type NestedField = keyof typeof nestedSelections;
 
 const issueFields = `
   id number title body state createdAt locked
-  author { login }
+  author { __typename login }
   milestone { number title }
   parent { number repository { nameWithOwner } }
   ${Object.entries(nestedSelections)

@@ -36,6 +36,7 @@ export const createGithubForge = (opts: GithubForgeOptions): Forge => {
   });
   return {
     kind: 'github',
+    botLogin: opts.botLogin,
     resolveMilestone: (repo, query) => resolveMilestone(gh, repo, query),
     listOpenMilestones: (repo) => listOpenMilestones(gh, repo),
     loadMilestone: (repo, number) => loadMilestone(gh, repo, number),

@@ -116,6 +116,10 @@ const completeIssue = async (gh: GithubClient, repo: RepoRef, issue: IssueNode):
   return out;
 };
 
+/** One login per account whichever API named it: GraphQL's `Bot` `<slug>` is REST's `<slug>[bot]`. */
+export const restLogin = (author: { login: string; __typename?: string | undefined }): string =>
+  author.__typename === 'Bot' && !/\[bot\]$/i.test(author.login) ? `${author.login}[bot]` : author.login;
+
 export const loadMilestone = async (
   gh: GithubClient,
   repo: RepoRef,
@@ -180,7 +184,7 @@ export const snapshot = (repo: RepoRef, milestone: Milestone, nodes: IssueNode[]
       state: n.state === 'OPEN' ? 'open' : 'closed',
       labels: n.labels.nodes.map((l) => ({ name: l.name, description: l.description ?? undefined })),
       assignees: n.assignees.nodes.map((a) => a.login),
-      author: n.author?.login ?? 'ghost',
+      author: n.author ? restLogin(n.author) : 'ghost',
       milestone: n.milestone ?? undefined,
       createdAt: n.createdAt,
       locked: n.locked,

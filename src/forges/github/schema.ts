@@ -37,7 +37,8 @@ export const IssueNode = z.object({
   state: z.enum(['OPEN', 'CLOSED']),
   createdAt: z.string(),
   locked: z.boolean(),
-  author: LoginNode.nullable(),
+  /** GraphQL names an App `<slug>` (a `Bot`) where REST and webhooks say `<slug>[bot]`. */
+  author: LoginNode.extend({ __typename: z.string().optional() }).nullable(),
   milestone: z.object({ number: z.number().int(), title: z.string() }).nullable(),
   parent: z.object({ number: z.number().int(), repository: RepoName }).nullable(),
   ...NestedConnections,

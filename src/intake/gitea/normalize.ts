@@ -3,6 +3,7 @@
 // no milestone or dependency webhooks: the reconcile loop reads those from the API instead.
 
 import { planLabels } from '../../plan/types.ts';
+import { issueContentHash } from '../content-hash.ts';
 import type { ForgeEvent, Normalized } from '../events.ts';
 import {
   accepted,
@@ -59,7 +60,17 @@ export const normalizeGitea = (eventType: string, payload: unknown): Normalized 
       // label changed, so a writer's label change with it present counts as adding it).
       const approval: ForgeEvent[] =
         p.action === 'label_updated' && (labels ?? []).some((l) => l.name === approvedLabel)
-          ? [{ kind: 'label-added', ...baseOf(p), issueNumber: p.issue.number, label: approvedLabel }]
+          ? [
+              {
+                kind: 'label-added',
+                ...baseOf(p),
+                issueNumber: p.issue.number,
+                label: approvedLabel,
+                ...(p.issue.title !== undefined
+                  ? { contentHash: issueContentHash(p.issue.title, p.issue.body) }
+                  : {}),
+              },
+            ]
           : [];
       const relevant = p.action === 'label_updated' || p.action === 'milestoned';
       if (!relevant || !milestone || !(labels ?? []).some((l) => isBlitzLabel(l.name))) {

@@ -20,6 +20,9 @@ export const giteaIssueSchema = z.object({
   /** Gitea addresses milestones by id. */
   milestone: z.object({ id: positiveInt, title: z.string() }).nullish(),
   labels: z.array(z.object({ name: z.string() })).nullish(),
+  /** The text an approval covers (its hash is kept, never the text). */
+  title: z.string().optional(),
+  body: z.string().nullish(),
 });
 
 export const giteaIssueCommentSchema = z.object({

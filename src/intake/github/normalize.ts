@@ -3,6 +3,7 @@
 // someone fixed a typo in an old comment would start work twice.
 
 import { planLabels } from '../../plan/types.ts';
+import { issueContentHash } from '../content-hash.ts';
 import type { ForgeEvent, Normalized } from '../events.ts';
 import {
   accepted,
@@ -75,7 +76,17 @@ export const normalizeGithub = (event: string, payload: unknown): Normalized => 
       // Who added a label matters (a `blitz/approved` only counts from a writer): said as its own event.
       const labelAdded: ForgeEvent[] =
         p.action === 'labeled' && p.label?.name === planLabels.approved
-          ? [{ kind: 'label-added', ...base, issueNumber: number, label: p.label.name }]
+          ? [
+              {
+                kind: 'label-added',
+                ...base,
+                issueNumber: number,
+                label: p.label.name,
+                ...(p.issue.title !== undefined
+                  ? { contentHash: issueContentHash(p.issue.title, p.issue.body) }
+                  : {}),
+              },
+            ]
           : [];
       const signalled =
         (p.action === 'labeled' && isBlitzLabel(p.label?.name)) ||

@@ -32,6 +32,9 @@ export const githubIssuesSchema = z.object({
   action: z.string(),
   issue: z.object({
     number: positiveInt,
+    /** The text an approval covers (its hash is kept, never the text). */
+    title: z.string().optional(),
+    body: z.string().nullish(),
     milestone: milestone.nullish(),
     labels: z.array(z.object({ name: z.string() })).nullish(),
   }),

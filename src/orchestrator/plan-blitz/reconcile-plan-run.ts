@@ -14,7 +14,7 @@ import type { RunOptionsStored } from '../context.ts';
 import { repoRefOf } from '../context.ts';
 import { type PerformDeps, refOf } from '../perform.ts';
 import { planInput } from '../plan-input.ts';
-import type { ReconcileHooks } from '../reconcile.ts';
+import { type ReconcileHooks, withoutUnrecordedApprovals } from '../reconcile.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { type PlanCtx, reloadPlan, savePlan } from './plan-context.ts';
 import { renderPlanDashboard } from './plan-dashboard.ts';
@@ -44,7 +44,11 @@ const load = async (deps: PerformDeps, hooks: PlanReconcileHooks, runId: string)
   const cfg = await loadRepoConfig(forge, repo);
   if (!cfg.result.ok)
     return { broken: formatConfigErrors(cfg.result.errors, cfg.path), run, forge, repo } as const;
-  const ms = await forge.loadMilestone(repo, run.milestoneNumber);
+  // The same approval gate as blitz: `blitz/approved` counts only as a writer added it, on that text.
+  const ms = withoutUnrecordedApprovals(
+    await forge.loadMilestone(repo, run.milestoneNumber),
+    run.progress.approvals ?? {},
+  );
   const authors = new Map<string, boolean>();
   for (const i of ms.issues)
     if (!authors.has(i.author)) authors.set(i.author, await hooks.trusted(forge, run.repo, i.author));

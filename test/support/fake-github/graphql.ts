@@ -61,7 +61,10 @@ const issueId = (repo: WorldRepo, n: number) =>
 
 const actor = (world: World, login: string) => {
   const u = world.users.get(login.toLowerCase()) ?? world.addUser(login);
-  return { __typename: u.type === 'Bot' ? 'Bot' : 'User', login: u.login, id: `U_${u.id}`, databaseId: u.id };
+  // As GitHub does: GraphQL names an App `<slug>` (a Bot, no `[bot]` suffix); REST and webhooks say `<slug>[bot]`.
+  return u.type === 'Bot'
+    ? { __typename: 'Bot', login: u.login.replace(/\[bot\]$/i, ''), id: `BOT_${u.id}`, databaseId: u.id }
+    : { __typename: 'User', login: u.login, id: `U_${u.id}`, databaseId: u.id };
 };
 
 /** Closing keywords GitHub links, for PRs into the default branch only (as GitHub does). */

@@ -1,5 +1,6 @@
-// The fake GitHub's App endpoint a bot calls with its JWT (not an installation token): which
-// installation covers a repository. One installation covers every repository of the World.
+// The fake GitHub's App endpoints a bot calls with its JWT (not an installation token): the App itself
+// (its slug: the bot's login is `<slug>[bot]`) and which installation covers a repository. One
+// installation covers every repository of the World.
 import type { World, WorldRepo } from '../world.ts';
 import { userJson } from './serialize.ts';
 
@@ -27,3 +28,26 @@ export const repoInstallationJson = (
   suspended_by: null,
   suspended_at: null,
 });
+
+/** `GET /app`: the authenticated App; its slug is the World bot's login without `[bot]`. */
+export const appJson = (
+  world: World,
+  urls: { web: string; api: string },
+  app: { appId: number },
+): Record<string, unknown> => {
+  const slug = world.botLogin.replace(/\[bot\]$/i, '');
+  return {
+    id: app.appId,
+    slug,
+    node_id: `A_${app.appId}`,
+    owner: userJson(world, 'blitz-org', urls),
+    name: slug,
+    description: 'blitz-bot',
+    external_url: urls.web,
+    html_url: `${urls.web}/apps/${slug}`,
+    created_at: '2026-01-01T00:00:00Z',
+    updated_at: '2026-01-01T00:00:00Z',
+    permissions: { contents: 'write', issues: 'write', pull_requests: 'write', metadata: 'read' },
+    events: ['issue_comment', 'issues', 'milestone', 'pull_request'],
+  };
+};

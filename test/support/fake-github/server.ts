@@ -11,7 +11,7 @@ import { OpenApiContract } from '../contract/openapi.ts';
 import type { World, WorldRepo } from '../world.ts';
 import { type Handler, type HandlerResult, HttpFailure } from './context.ts';
 import { runGraphql } from './graphql.ts';
-import { repoInstallationJson } from './rest-apps.ts';
+import { appJson, repoInstallationJson } from './rest-apps.ts';
 import { issueHandlers } from './rest-issues.ts';
 import { pullHandlers } from './rest-pulls.ts';
 import { repoHandlers } from './rest-repos.ts';
@@ -172,6 +172,15 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
       tokens.set(minted, world.botLogin);
       const expires = new Date(Date.now() + 3600_000).toISOString().replace(/\.\d+Z$/, 'Z');
       return { result: { status: 201, body: { token: minted, expires_at: expires } }, opId };
+    }
+
+    if (operation.operationId === 'apps/get-authenticated') {
+      if (!opts.app || !verifyJwt(token, opts.app))
+        return { result: { status: 401, body: { message: 'A JSON web token could not be decoded' } }, opId };
+      const result = { status: 200, body: appJson(world, { web: base, api: `${base}/api/v3` }, opts.app) };
+      const problems = githubContract().checkResponse(operation, result.status, result.body, 'json');
+      if (problems.length) return { result: violation(`fake's own response: ${problems.join('; ')}`), opId };
+      return { result, opId };
     }
 
     if (operation.operationId === 'apps/get-repo-installation') {

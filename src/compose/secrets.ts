@@ -1,0 +1,24 @@
+// The secret values this bot was configured with, for the redactor (observability/redact.ts): forge
+// credentials, webhook secrets, the status token, the database password, the notify token. Whatever a
+// worker prints, none of them reaches a comment, a status page or report.html.
+import type { Env } from '../config/env.ts';
+import type { NotifyTargetValues } from '../config/notify-targets.ts';
+
+const passwordOf = (url: string): string | undefined => {
+  try {
+    const password = decodeURIComponent(new URL(url).password);
+    return password === '' ? undefined : password;
+  } catch {
+    return undefined;
+  }
+};
+
+export const configuredSecrets = (env: Env, notify: NotifyTargetValues): (string | undefined)[] => [
+  env.github?.privateKey,
+  env.github?.webhookSecret,
+  env.gitea?.token,
+  env.gitea?.webhookSecret,
+  env.STATUS_TOKEN,
+  passwordOf(env.DATABASE_URL),
+  notify.homeAssistant?.token,
+];

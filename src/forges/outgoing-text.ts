@@ -1,0 +1,52 @@
+// Everything the bot writes on a forge passes here once, just above the adapters: comment bodies,
+// sticky comments, issue and pull request titles and bodies, merge titles. Much of it quotes what
+// others wrote (a command line, an issue title) or relays what a model wrote (a review, a FINAL REPORT,
+// uncertainties, findings), so each text is
+// - stripped of control characters (bidi overrides, NUL, other C0/C1 and format characters) but
+//   newline and tab, so a quoted line cannot reorder or hide what the reader sees;
+// - cleared of commands: a line our own parser would read as a command gets a Markdown escape (`\/`),
+//   which renders the same, so no line the bot posts can command it (or be mistaken for a person's);
+// - redacted of secrets (observability/redact.ts).
+import { findCommandLines } from '../commands/command-lines.ts';
+import type { Redact } from '../observability/redact.ts';
+import type { Forge } from './types.ts';
+
+// Cc (C0, DEL, C1) but \n and \t; Cf (bidi embeddings, overrides and isolates, zero-width marks);
+// the Unicode line and paragraph separators, which some renderers break lines on.
+const controls = /(?![\n\t])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+
+/** Newlines normalised to `\n`, then every control and format character but newline and tab removed. */
+export const stripControls = (text: string): string => text.replace(/\r\n?/g, '\n').replace(controls, '');
+
+/** Every line our command parser would take as a command, escaped (`\/word`): it renders the same. */
+export const neutraliseCommands = (text: string): string => {
+  const found = findCommandLines(text);
+  if (found.length === 0) return text;
+  const lines = text.split('\n');
+  for (const { line } of found) lines[line - 1] = lines[line - 1]!.replace('/', '\\/');
+  return lines.join('\n');
+};
+
+/** A title (plain text, never Markdown, never read for commands): controls stripped, secrets redacted. */
+export const cleanTitle = (text: string, redact: Redact): string => redact(stripControls(text));
+
+/** A Markdown body: controls stripped, commands neutralised, secrets redacted. */
+export const cleanBody = (text: string, redact: Redact): string =>
+  redact(neutraliseCommands(stripControls(text)));
+
+/** `forge` with every text it writes made safe first (reads are untouched). */
+export const withCleanOutgoing = (forge: Forge, redact: Redact): Forge => {
+  const body = (text: string) => cleanBody(text, redact);
+  const title = (text: string) => cleanTitle(text, redact);
+  return {
+    ...forge,
+    createComment: (ref, text) => forge.createComment(ref, body(text)),
+    upsertStickyComment: (ref, marker, text) => forge.upsertStickyComment(ref, marker, body(text)),
+    createIssue: (repo, issue) =>
+      forge.createIssue(repo, { ...issue, title: title(issue.title), body: body(issue.body) }),
+    openPullRequest: (repo, pr) =>
+      forge.openPullRequest(repo, { ...pr, title: title(pr.title), body: body(pr.body) }),
+    mergePullRequest: (ref, opts) =>
+      forge.mergePullRequest(ref, opts.title === undefined ? opts : { ...opts, title: title(opts.title) }),
+  };
+};
