@@ -20,6 +20,7 @@ import { isAlive, killGroup, run, spawnDetached } from '../../src/runner/exec.ts
 import type { AttemptLedger, AttemptRecord } from '../../src/runner/types.ts';
 import { openRunnerRegistry, openRunStore, openStore } from '../../src/store/open-store.ts';
 import type { RunnerRegistry } from '../../src/store/runner-tokens.ts';
+import { blitzBotArgv } from '../support/cli.ts';
 import { createOrigin, originSha, tempDir, testEnv } from '../support/git.ts';
 import { pgTestUrl, postgresAvailable, testSchemas } from '../support/pg.ts';
 import { attemptJob, fakeEntry, sleep } from './runner-harness.ts';
@@ -119,11 +120,7 @@ const startAgent = (bot: Bot, token: string, workspace: string) => {
   writeFileSync(config, 'runner:\n  retries: 0\n  maxSessions: 1\n');
   const logFile = join(workspace, '..', `agent-${started.length}.log`);
   const child = spawnDetached(
-    [
-      process.execPath,
-      '--import',
-      'tsx',
-      resolve('src/main.ts'),
+    blitzBotArgv(
       'runner',
       '--server',
       bot.url,
@@ -141,7 +138,7 @@ const startAgent = (bot: Bot, token: string, workspace: string) => {
       '200',
       '--config',
       config,
-    ],
+    ),
     { cwd: resolve('.'), env: { ...testEnv(), LOG_LEVEL: 'info' }, logFile },
   );
   started.push(child);
@@ -312,38 +309,14 @@ describe.each(engines)('blitz-bot runner agents (%s)', (_name, engine, enabled) 
 
       // A wrong token: the bot refuses, the buffer stays as it was.
       const wrong = await run(
-        [
-          process.execPath,
-          '--import',
-          'tsx',
-          'src/main.ts',
-          'runner',
-          'flush',
-          copy,
-          '--server',
-          bot.url,
-          '--token',
-          'brt_0000000000000000_x',
-        ],
+        blitzBotArgv('runner', 'flush', copy, '--server', bot.url, '--token', 'brt_0000000000000000_x'),
         { cwd: resolve('.'), env: { ...testEnv(), LOG_LEVEL: 'silent' }, timeoutMs: 30_000 },
       );
       expect(wrong.exitCode).toBe(1);
       expect(readFileSync(copy, 'utf8')).toBe(buffered);
       // By hand, a second time, with the right token: delivered again, nothing changes.
       const flushed = await run(
-        [
-          process.execPath,
-          '--import',
-          'tsx',
-          'src/main.ts',
-          'runner',
-          'flush',
-          copy,
-          '--server',
-          bot.url,
-          '--token',
-          a.token,
-        ],
+        blitzBotArgv('runner', 'flush', copy, '--server', bot.url, '--token', a.token),
         { cwd: resolve('.'), env: { ...testEnv(), LOG_LEVEL: 'silent' }, timeoutMs: 30_000 },
       );
       expect(flushed.exitCode).toBe(0);

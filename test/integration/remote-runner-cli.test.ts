@@ -14,10 +14,11 @@ import { isAlive, killGroup, run, spawnDetached } from '../../src/runner/exec.ts
 import { InMemoryAttemptLedger } from '../../src/runner/ledger.ts';
 import { openSqliteRunnerRegistry } from '../../src/store/runner-tokens-sqlite.ts';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
+import { blitzBotArgv } from '../support/cli.ts';
 import { tempDir, testEnv } from '../support/git.ts';
 
 const cli = (args: string[], env: Record<string, string> = {}) =>
-  run([process.execPath, '--import', 'tsx', resolve('src/main.ts'), ...args], {
+  run(blitzBotArgv(...args), {
     cwd: resolve('.'),
     env: { ...testEnv(), LOG_LEVEL: 'silent', ...env },
     timeoutMs: 30_000,
@@ -141,17 +142,13 @@ describe('blitz-bot serve with a runner agent', () => {
     const env = { DATABASE_URL: `sqlite:${db}` };
     const token = (await cli(['runner-token', 'create', 'host-a'], env)).stdout.trim();
     const port = 33000 + Math.floor(Math.random() * 2000);
-    const bot = spawnDetached([process.execPath, '--import', 'tsx', resolve('src/main.ts'), 'serve'], {
+    const bot = spawnDetached(blitzBotArgv('serve'), {
       cwd: resolve('.'),
       env: { ...testEnv(), ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
       logFile: join(dir, 'bot.log'),
     });
     const agent = spawnDetached(
-      [
-        process.execPath,
-        '--import',
-        'tsx',
-        resolve('src/main.ts'),
+      blitzBotArgv(
         'runner',
         '--server',
         `http://127.0.0.1:${port}`,
@@ -165,7 +162,7 @@ describe('blitz-bot serve with a runner agent', () => {
         join(dir, 'ws'),
         '--poll-ms',
         '200',
-      ],
+      ),
       { cwd: resolve('.'), env: { ...testEnv(), LOG_LEVEL: 'info' }, logFile: join(dir, 'agent.log') },
     );
     const registry = openSqliteRunnerRegistry(db);
