@@ -1,8 +1,10 @@
+// Slow for a reason (~30 s): eight `blitz-bot runner` processes and their workers, per queue engine.
 // `blitz-bot runner` agents as real child processes against the bot's Hono app on 127.0.0.1 (the bot
 // side in-process, in-memory queue, SQLite registry and ledger), running the fake agent CLI on a
 // bare origin: one job claimed by one runner and reported once; a runner killed mid-job loses its
-// lease and the other runner retries the job; the bot away for a while, the runner buffers and
-// flushes, and nothing is lost or doubled — also when its buffer is flushed by hand a second time.
+// lease (run out by the queue's clock or by moving the row's start back, not waited for) and the other
+// runner retries the job; the bot away for a while, the runner buffers and flushes, and nothing is
+// lost or doubled — also when its buffer is flushed by hand a second time.
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -14,7 +16,7 @@ import { createMetrics } from '../../src/observability/metrics.ts';
 import { InProcessQueue } from '../../src/queue/in-process-queue.ts';
 import { PgBossQueue } from '../../src/queue/pg-boss-queue.ts';
 import { attemptQueue } from '../../src/queue/runner-queues.ts';
-import type { JobQueue } from '../../src/queue/types.ts';
+import type { JobQueue, JobRef } from '../../src/queue/types.ts';
 import { createRunnerHub, onRunnerHost } from '../../src/remote-runner/hub.ts';
 import { isAlive, killGroup, run, spawnDetached } from '../../src/runner/exec.ts';
 import type { AttemptLedger, AttemptRecord } from '../../src/runner/types.ts';
@@ -22,6 +24,7 @@ import { openRunnerRegistry, openRunStore, openStore } from '../../src/store/ope
 import type { RunnerRegistry } from '../../src/store/runner-tokens.ts';
 import { blitzBotArgv } from '../support/cli.ts';
 import { createOrigin, originSha, tempDir, testEnv } from '../support/git.ts';
+import { expireLeaseNow } from '../support/job-leases.ts';
 import { pgTestUrl, postgresAvailable, testSchemas } from '../support/pg.ts';
 import { attemptJob, fakeEntry, sleep } from './runner-harness.ts';
 
@@ -30,6 +33,8 @@ const queueName = attemptQueue('blitz', repo);
 
 interface Bot {
   queue: JobQueue;
+  /** Runs out the lease of an active job now, as if its holder had stopped heartbeating long ago. */
+  expireLease(ref: JobRef): Promise<void>;
   registry: RunnerRegistry;
   ledger: AttemptLedger;
   port: number;
@@ -43,11 +48,21 @@ const schemas = testSchemas();
 afterAll(() => schemas.dropAll());
 
 /** The bot's state: SQLite and the in-process queue, or PostgreSQL and pg-boss (a schema per bot). */
-type Engine = () => Promise<{ url: string; queue: JobQueue }>;
-const embedded: Engine = async () => ({
-  url: `sqlite:${join(tempDir('blitz-bot-'), 'blitz.db')}`,
-  queue: new InProcessQueue(),
-});
+type Engine = () => Promise<{ url: string; queue: JobQueue; expireLease(ref: JobRef): Promise<void> }>;
+const embedded: Engine = async () => {
+  // The in-process queue's clock, moved forward past a lease instead of waiting it out.
+  let skewMs = 0;
+  const queue = new InProcessQueue({ now: () => Date.now() + skewMs });
+  return {
+    url: `sqlite:${join(tempDir('blitz-bot-'), 'blitz.db')}`,
+    queue,
+    async expireLease(ref) {
+      const job = await queue.get(ref);
+      if (job?.state !== 'active') throw new Error(`job ${ref.id} is not active: no lease to expire`);
+      skewMs += (job.leaseSeconds + 1) * 1000;
+    },
+  };
+};
 const postgres: Engine = async () => {
   const schema = await schemas.create();
   const queue = await PgBossQueue.open({
@@ -60,7 +75,11 @@ const postgres: Engine = async () => {
     await (queue as PgBossQueue).dropSchema(`${schema}_boss`);
     await queue.close();
   });
-  return { url: schemas.urlFor(schema), queue };
+  return {
+    url: schemas.urlFor(schema),
+    queue,
+    expireLease: (ref) => expireLeaseNow(schemas.admin, `${schema}_boss`, queue, ref),
+  };
 };
 const closers: (() => Promise<void>)[] = [];
 afterAll(async () => {
@@ -68,7 +87,7 @@ afterAll(async () => {
 });
 
 const startBot = async (engine: Engine): Promise<Bot> => {
-  const { url: db, queue } = await engine();
+  const { url: db, queue, expireLease } = await engine();
   const registry = await openRunnerRegistry(db);
   const ledger = (await openRunStore(db)).ledger;
   const app = createApp({
@@ -85,6 +104,7 @@ const startBot = async (engine: Engine): Promise<Bot> => {
   let port = 0;
   const bot: Bot = {
     queue,
+    expireLease,
     registry,
     ledger,
     port,
@@ -207,15 +227,16 @@ describe.each(engines)('blitz-bot runner agents (%s)', (_name, engine, enabled) 
         bot,
         origin.url,
         { FAKE_AGENT_MODE: 'slow-push', FAKE_AGENT_DELAY_MS: '3000' },
-        2,
+        30,
       );
       const first = await waitFor('host-a to report its worker', async () =>
         (await bot.ledger.listByRun('run-1')).find((r) => r.pid !== undefined),
       );
-      // The host dies: the agent and the worker it started.
+      // The host dies: the agent and the worker it started. Its lease runs out (moved, not waited for).
       process.kill(agentA.pid, 'SIGKILL');
       killGroup(first.pid!, 'SIGKILL');
       startAgent(bot, b.token, join(tempDir('blitz-rb-'), 'ws'));
+      await bot.expireLease({ queue: queueName, id });
       const job = await waitFor('the job to complete on host-b', async () => {
         const j = await bot.queue.get({ queue: queueName, id });
         return j?.state === 'completed' ? j : undefined;
