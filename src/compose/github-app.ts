@@ -1,6 +1,6 @@
 // The GitHub App side of `serve`: Probot (webhook verification with WEBHOOK_SECRET) and the App's own
 // login, which loop prevention needs (`<slug>[bot]`, from BOT_LOGIN or asked of GitHub).
-import { Probot } from 'probot';
+import type { Probot } from 'probot';
 import { z } from 'zod';
 import type { Env } from '../config/env.ts';
 import { AppError } from '../errors.ts';
@@ -31,6 +31,8 @@ export const startGithubApp = async (
   logger: Logger,
 ): Promise<GithubApp | undefined> => {
   if (!env.github) return undefined;
+  // Loaded only when GitHub is configured: Probot is the largest part of a cold start.
+  const { Probot } = await import('probot');
   const probot = new Probot({
     appId: env.github.appId,
     privateKey: env.github.privateKey,
