@@ -1,3 +1,4 @@
+// Slow for a reason: a fleet run from kill to resume, PR, review leg and merge, on real git.
 // A fleet worker killed mid-flight (its whole process group, as a host restart would) is resumed in
 // its worktree, never relaunched: one attempt, what survived recorded, and the ticket still reaches
 // its PR and review leg. The bug it reports outside its ticket becomes a follow-up issue, linked back.

@@ -1,3 +1,4 @@
+// Slow for a reason: a composed bot and a runner process resolve a conflict and build on real git.
 // A ticket fleet whose only runner is a real `blitz-bot runner` process on another "host": the
 // composed bot (compose/bot.ts, what `npm start` runs) is booted with BLITZ_LOCAL_RUNNER=false over
 // SQLite and the contract-checked fake Gitea; a child process pulls the fleet's jobs over HTTP with a

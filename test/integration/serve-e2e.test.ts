@@ -1,3 +1,4 @@
+// Slow for a reason: the whole composed bot runs two milestones to the end over HTTP and real git.
 // Acceptance of the composed bot itself (compose/bot.ts, what `npm start` runs): booted in-process
 // from an env and a blitz.config.yml, against the contract-checked fake GitHub with real App auth
 // (JWT → installation lookup by repo → installation token), a real bare origin and fake agents that
