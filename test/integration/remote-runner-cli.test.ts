@@ -25,6 +25,16 @@ const cli = (args: string[], env: Record<string, string> = {}) =>
   });
 
 describe('blitz-bot runner-token and runner CLI', () => {
+  it('prints its version and the runner usage, exit 0', async () => {
+    const pkg = JSON.parse(readFileSync(resolve('package.json'), 'utf8')) as { version: string };
+    const version = await cli(['--version']);
+    expect(version.exitCode).toBe(0);
+    expect(version.stdout.trim()).toBe(pkg.version);
+    const help = await cli(['runner', '--help']);
+    expect(help.exitCode).toBe(0);
+    expect(help.stdout).toContain('blitz-bot runner --server URL --token T --repos');
+  });
+
   it('creates a token printed once and stored hashed, then revokes it', async () => {
     const db = join(tempDir('blitz-cli-'), 'blitz.db');
     const env = { DATABASE_URL: `sqlite:${db}` };
