@@ -1,10 +1,23 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // Tests that start blitz-bot as a process run dist/main.js; this builds dist/ when it is stale.
+    globalSetup: ['test/support/build-dist.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // One file more than there are cores: most integration files spend their time waiting on the
+    // processes, git and sockets they drive, not on this CPU (vitest's default is cores − 1).
+    maxWorkers: availableParallelism() + 1,
+    // `npm run test:unit` (the pure core beside its sources) and `npm run test:integration` (test/:
+    // real git, processes, HTTP, SQLite and PostgreSQL) run one half each.
+    projects: [
+      // The pure core's tests share one module graph per worker (isolate: false): importing it
+      // afresh for each of ~85 small files was most of their time; none relies on a fresh one.
+      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'], isolate: false } },
+      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'] } },
+    ],
   },
 });

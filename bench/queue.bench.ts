@@ -15,6 +15,8 @@ import type { JobQueue } from '../src/queue/types.ts';
 import { createRunnerHub } from '../src/remote-runner/hub.ts';
 import { isAlive, killGroup, spawnDetached } from '../src/runner/exec.ts';
 import { openRunnerRegistry, openRunStore, openStore } from '../src/store/open-store.ts';
+import buildDist from '../test/support/build-dist.ts';
+import { blitzBotArgv } from '../test/support/cli.ts';
 import { tempDir, testEnv } from '../test/support/git.ts';
 import { pgTestUrl, postgresAvailable, testSchemas } from '../test/support/pg.ts';
 import { type Bench, type Figure, round } from './figures.ts';
@@ -51,11 +53,7 @@ const endToEnd = async (db: string, queue: JobQueue, runners: number): Promise<n
       const dir = tempDir('blitz-bench-runner-');
       agents.push(
         spawnDetached(
-          [
-            process.execPath,
-            '--import',
-            'tsx',
-            resolve('src/main.ts'),
+          blitzBotArgv(
             'runner',
             '--server',
             url,
@@ -73,7 +71,7 @@ const endToEnd = async (db: string, queue: JobQueue, runners: number): Promise<n
             '4',
             '--poll-ms',
             '50',
-          ],
+          ),
           { cwd: resolve('.'), env: { ...testEnv(), LOG_LEVEL: 'warn' }, logFile: join(dir, 'agent.log') },
         ),
       );
@@ -108,6 +106,8 @@ const direct = async (): Promise<number> => {
 };
 
 const bench: Bench = async () => {
+  // The runner processes run the compiled entry, as the `blitz-bot` bin does.
+  buildDist();
   const figures: Figure[] = [
     { name: 'queue.baseline.direct_in_process.jobs_per_s', value: round(await direct(), 0), unit: 'jobs/s' },
   ];

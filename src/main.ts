@@ -1,28 +1,33 @@
+#!/usr/bin/env node
 // CLI and entry point. `serve` (the default): env → logger → operator config → the composed bot
 // (compose/bot.ts) → listen, with graceful shutdown on SIGTERM/SIGINT (workers keep running detached).
 // Unconfigured, it still serves /healthz and says in plain words what to set for GitHub and Gitea.
-import { readFileSync } from 'node:fs';
+// Each subcommand's modules are imported only when that subcommand runs, so `--version`, `runner …`
+// and `stats` do not load the whole bot (a runner host restarting starts in about node's own time).
+import { readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { z } from 'zod';
-import { composeBot } from './compose/bot.ts';
-import { loadBlitzConfig, runnerBaseEnv } from './config/blitz-config.ts';
-import { loadDotenvFile } from './config/dotenv.ts';
-import { configurationHints, loadEnv } from './config/env.ts';
-import { notifyTargetsFrom } from './config/notify-targets.ts';
-import { createLogger } from './observability/logger.ts';
-import { runRunnerCli } from './remote-runner/cli.ts';
-import { runStatsCli } from './status/stats-command.ts';
 
-const packageVersion = (): string =>
-  z
-    .object({ version: z.string() })
-    .parse(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))).version;
+const packageVersion = (): string => {
+  const pkg: unknown = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  if (typeof pkg !== 'object' || pkg === null || !('version' in pkg) || typeof pkg.version !== 'string')
+    throw new Error('package.json has no version');
+  return pkg.version;
+};
 
 /** Builds the whole bot (see compose/bot.ts), starts it, and returns its stop. */
 export const serve = async (): Promise<() => Promise<void>> => {
+  const [{ composeBot }, { loadBlitzConfig, runnerBaseEnv }, { loadDotenvFile }, envModule, notify, log] =
+    await Promise.all([
+      import('./compose/bot.ts'),
+      import('./config/blitz-config.ts'),
+      import('./config/dotenv.ts'),
+      import('./config/env.ts'),
+      import('./config/notify-targets.ts'),
+      import('./observability/logger.ts'),
+    ]);
   loadDotenvFile();
-  const env = loadEnv();
-  const logger = createLogger({ level: env.LOG_LEVEL });
+  const env = envModule.loadEnv();
+  const logger = log.createLogger({ level: env.LOG_LEVEL });
   const version = packageVersion();
   // A broken operator file stops the start with its field errors; a missing one means defaults.
   const config = loadBlitzConfig(env.BLITZ_CONFIG, {});
@@ -32,14 +37,14 @@ export const serve = async (): Promise<() => Promise<void>> => {
     logger,
     version,
     baseEnv: runnerBaseEnv(),
-    notifyTargets: notifyTargetsFrom(config.notify),
+    notifyTargets: notify.notifyTargetsFrom(config.notify),
   });
   const { port } = await bot.start();
   logger.info(
     { port, version, github: Boolean(env.github), gitea: Boolean(env.gitea), roster: config.roster.length },
     'blitz-bot listening',
   );
-  for (const hint of configurationHints(env)) logger.info(hint);
+  for (const hint of envModule.configurationHints(env)) logger.info(hint);
   if (!env.APP_ID) logger.info(`To register the GitHub App, open http://localhost:${port}/probot`);
   return async () => {
     logger.info('shutting down');
@@ -49,15 +54,25 @@ export const serve = async (): Promise<() => Promise<void>> => {
 };
 
 const usage =
-  'usage: blitz-bot [serve] | runner … | runner flush FILE … | runner-token create|revoke|list | stats [--run ID] [--json]';
+  'usage: blitz-bot [serve] | runner … | runner flush FILE … | runner-token create|revoke|list | stats [--run ID] [--json] | --version';
 
 const main = async (): Promise<void> => {
   const command = process.argv[2] ?? 'serve';
+  if (command === '--version' || command === '-v') {
+    console.log(packageVersion());
+    return;
+  }
+  if (command === '--help' || command === '-h') {
+    console.log(usage);
+    return;
+  }
   if (command === 'runner' || command === 'runner-token') {
+    const { runRunnerCli } = await import('./remote-runner/cli.ts');
     process.exitCode = await runRunnerCli(command, process.argv.slice(3));
     return;
   }
   if (command === 'stats') {
+    const { runStatsCli } = await import('./status/stats-command.ts');
     process.exitCode = await runStatsCli(process.argv.slice(3));
     return;
   }
@@ -79,7 +94,18 @@ const main = async (): Promise<void> => {
   process.once('SIGINT', onSignal);
 };
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+// Run when started as a program (also through the `blitz-bot` bin link), not when imported.
+const startedAsProgram = (): boolean => {
+  const argv1 = process.argv[1];
+  if (!argv1) return false;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(argv1)).href;
+  } catch {
+    return false;
+  }
+};
+
+if (startedAsProgram()) {
   main().catch((err: unknown) => {
     console.error(err instanceof Error ? err.message : err);
     process.exit(1);

@@ -2,7 +2,7 @@
 // login, which loop prevention needs: `<slug>[bot]`, asked of GitHub (`GET /app`) with the App's own
 // credentials. BOT_LOGIN is only the answer when GitHub cannot be asked; without either the bot does not
 // start (with an empty login it would obey its own comments).
-import { Probot } from 'probot';
+import type { Probot } from 'probot';
 import { z } from 'zod';
 import type { Env } from '../config/env.ts';
 import { AppError } from '../errors.ts';
@@ -43,6 +43,8 @@ export const startGithubApp = async (
   logger: Logger,
 ): Promise<GithubApp | undefined> => {
   if (!env.github) return undefined;
+  // Loaded only when GitHub is configured: Probot is the largest part of a cold start.
+  const { Probot } = await import('probot');
   const probot = new Probot({
     appId: env.github.appId,
     privateKey: env.github.privateKey,

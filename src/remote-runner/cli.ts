@@ -1,15 +1,8 @@
 // CLI of the remote-runner side: `blitz-bot runner …` (the agent, and `runner flush FILE`) and
 // `blitz-bot runner-token create|revoke|list` (tokens, printed once at creation, stored hashed).
+// Each verb imports what it uses when it runs: the agent never loads the stores, `--help` nothing.
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
-import { loadBlitzConfig, runnerBaseEnv } from '../config/blitz-config.ts';
-import { loadEnv } from '../config/env.ts';
 import { AppError } from '../errors.ts';
-import { createLogger } from '../observability/logger.ts';
-import { openRunnerRegistry } from '../store/open-store.ts';
-import { RunnerAgent } from './agent.ts';
-import { createRunnerClient } from './client.ts';
-import { flushFile } from './outbox.ts';
 
 export const runnerUsage = `usage:
   blitz-bot runner --server URL [--token T] --repos owner/name[,…] [--roles blitz,fleet]
@@ -24,18 +17,6 @@ const list = (v: string | undefined): string[] =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-const agentArgs = z.object({
-  server: z.string().min(1, 'is required'),
-  token: z.string().min(1, 'is required'),
-  repos: z.array(z.string().regex(/^[\w.-]+\/[\w.-]+$/, 'entries must be owner/name')).min(1, 'is required'),
-  roles: z.array(z.enum(['blitz', 'fleet', 'plan', 'review'])).min(1),
-  workspace: z.string().min(1).optional(),
-  maxSessions: z.coerce.number().int().min(1).max(256).optional(),
-  pollMs: z.coerce.number().int().min(50).optional(),
-  tools: z.array(z.string().min(1)).optional(),
-  config: z.string().optional(),
-});
-
 const options = {
   server: { type: 'string' },
   token: { type: 'string' },
@@ -48,16 +29,22 @@ const options = {
   config: { type: 'string' },
 } as const;
 
-const argError = (error: z.ZodError): AppError => {
-  const i = error.issues[0];
-  return new AppError(
-    'config_invalid',
-    `--${String(i?.path[0] ?? 'arguments')}: ${i?.message ?? 'invalid'}\n${runnerUsage}`,
-  );
-};
-
 const runAgent = async (argv: string[]): Promise<number> => {
   const { values } = parseArgs({ args: argv, options, allowPositionals: false });
+  const { agentArgs, agentArgsError } = await import('./agent-args.ts');
+  const [
+    { loadBlitzConfig, runnerBaseEnv },
+    { loadEnv },
+    { createLogger },
+    { RunnerAgent },
+    { createRunnerClient },
+  ] = await Promise.all([
+    import('../config/blitz-config.ts'),
+    import('../config/env.ts'),
+    import('../observability/logger.ts'),
+    import('./agent.ts'),
+    import('./client.ts'),
+  ]);
   const env = loadEnv();
   const parsed = agentArgs.safeParse({
     server: values.server ?? '',
@@ -70,7 +57,7 @@ const runAgent = async (argv: string[]): Promise<number> => {
     tools: values.tools ? list(values.tools) : undefined,
     config: values.config,
   });
-  if (!parsed.success) throw argError(parsed.error);
+  if (!parsed.success) throw agentArgsError(parsed.error, runnerUsage);
   const a = parsed.data;
   const logger = createLogger({ level: env.LOG_LEVEL });
   const config = loadBlitzConfig(a.config);
@@ -102,6 +89,12 @@ const runAgent = async (argv: string[]): Promise<number> => {
 const runFlush = async (argv: string[]): Promise<number> => {
   const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true });
   const file = positionals[0];
+  const [{ loadEnv }, { createLogger }, { createRunnerClient }, { flushFile }] = await Promise.all([
+    import('../config/env.ts'),
+    import('../observability/logger.ts'),
+    import('./client.ts'),
+    import('./outbox.ts'),
+  ]);
   const env = loadEnv();
   const token = values.token ?? env.BLITZ_RUNNER_TOKEN;
   if (!file || !values.server || !token) throw new AppError('config_invalid', runnerUsage);
@@ -113,6 +106,10 @@ const runFlush = async (argv: string[]): Promise<number> => {
 
 const runToken = async (argv: string[]): Promise<number> => {
   const [verb, name] = argv;
+  const [{ loadEnv }, { openRunnerRegistry }] = await Promise.all([
+    import('../config/env.ts'),
+    import('../store/open-store.ts'),
+  ]);
   const registry = await openRunnerRegistry(loadEnv().DATABASE_URL);
   try {
     if (verb === 'create' && name) {
@@ -145,7 +142,11 @@ const runToken = async (argv: string[]): Promise<number> => {
 };
 
 /** `runner` and `runner-token` subcommands; returns the exit code. */
-export const runRunnerCli = (command: string, argv: string[]): Promise<number> => {
+export const runRunnerCli = async (command: string, argv: string[]): Promise<number> => {
+  if (argv[0] === '--help' || argv[0] === '-h') {
+    console.log(runnerUsage);
+    return 0;
+  }
   if (command === 'runner-token') return runToken(argv);
   if (argv[0] === 'flush') return runFlush(argv.slice(1));
   return runAgent(argv);

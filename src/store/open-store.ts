@@ -1,11 +1,9 @@
 // Chooses the store engine from DATABASE_URL: `sqlite:PATH` / `sqlite::memory:` (the embedded
 // default) or `postgres://…` / `postgresql://…` (several replicas on one database; an optional
 // `?schema=NAME` puts every table in that schema). Both engines implement the same ports.
+// The PostgreSQL modules (pg and its pools) are imported only when DATABASE_URL names PostgreSQL.
 import { AppError } from '../errors.ts';
 import type { AttemptLedger } from '../runner/types.ts';
-import { openPostgresRunStore } from './postgres-run-store.ts';
-import { openPostgresRunnerRegistry } from './postgres-runner-registry.ts';
-import { openPostgresStore } from './postgres-store.ts';
 import type { RunStore } from './run-store.ts';
 import type { RunnerRegistry } from './runner-tokens.ts';
 import { openSqliteRunnerRegistry } from './runner-tokens-sqlite.ts';
@@ -63,7 +61,10 @@ const pgOptions = (l: { schema?: string }) => (l.schema ? { schema: l.schema } :
 /** The intake Store; a Postgres server that cannot be reached fails here with a `store_error`. */
 export const openStore = async (url: string): Promise<Store> => {
   const location = parseDatabaseUrl(url);
-  if (location.engine === 'postgres') return openPostgresStore(location.url, pgOptions(location));
+  if (location.engine === 'postgres') {
+    const { openPostgresStore } = await import('./postgres-store.ts');
+    return openPostgresStore(location.url, pgOptions(location));
+  }
   return openSqliteStore(location.path);
 };
 
@@ -74,6 +75,7 @@ export const openRunStore = async (
 ): Promise<RunStore & { ledger: AttemptLedger }> => {
   const location = parseDatabaseUrl(url);
   if (location.engine === 'postgres') {
+    const { openPostgresRunStore } = await import('./postgres-run-store.ts');
     return openPostgresRunStore(location.url, { ...pgOptions(location), ...opts });
   }
   return openSqliteRunStore(location.path, opts);
@@ -86,6 +88,7 @@ export const openRunnerRegistry = async (
 ): Promise<RunnerRegistry> => {
   const location = parseDatabaseUrl(url);
   if (location.engine === 'postgres') {
+    const { openPostgresRunnerRegistry } = await import('./postgres-runner-registry.ts');
     return openPostgresRunnerRegistry(location.url, { ...pgOptions(location), ...opts });
   }
   return openSqliteRunnerRegistry(location.path, opts);

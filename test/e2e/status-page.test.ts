@@ -1,3 +1,4 @@
+// Slow for a reason: real headless Chromium drawing the status pages.
 // The status pages in real headless Chromium: the finished fixture run's DAG drawn by Mermaid as SVG
 // (one node per issue, filled in its state's colour), the attempt replay's tool calls, a live update
 // over SSE when the run changes, and the refusal without the token. Screenshots go to test-artifacts/.

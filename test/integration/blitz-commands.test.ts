@@ -1,3 +1,4 @@
+// Slow for a reason: a dozen blitz runs on real git, each steered by commands while its workers run.
 // The blitz commands and guards on the fake GitHub with a real origin and fake agents: dry run,
 // a second /blitz on a live run, a broken repo config, pause / resume / cancel / status / help,
 // untrusted issue text held until a maintainer approves it, and a red wave build bounced back.

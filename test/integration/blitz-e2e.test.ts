@@ -1,3 +1,4 @@
+// Slow for a reason: a whole milestone blitzed to the end on each forge, on real git.
 // Acceptance: one signed `/blitz M1` drives a milestone to the end on the contract-checked fake
 // forge (GitHub and Gitea), a real bare origin and fake agents that really commit and push.
 // Milestone: a chain 1 → 2 → 3, a diamond 3 → {4, 5} → 6, an epic (#7) whose children are 4 and 5,

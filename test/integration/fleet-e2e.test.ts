@@ -1,3 +1,4 @@
+// Slow for a reason: a two-repository ticket fleet with conflicts, reviews and merges, on real git.
 // Acceptance: `/ticket-fleet` over two repositories on the contract-checked fake forge, real bare
 // origins and fake agents. acme/app#1 and #2 both rewrite README's first line (they conflict with each
 // other), acme/app#3's tests fail, acme/lib#1 reports an uncertainty, acme/app#5 is only behind when

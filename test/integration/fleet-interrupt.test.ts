@@ -1,9 +1,11 @@
+// Slow for a reason: a fleet run from kill to resume, PR, review leg and merge, on real git.
 // A fleet worker killed mid-flight (its whole process group, as a host restart would) is resumed in
 // its worktree, never relaunched: one attempt, what survived recorded, and the ticket still reaches
 // its PR and review leg. The bug it reports outside its ticket becomes a follow-up issue, linked back.
 import { afterEach, describe, expect, it } from 'vitest';
 import { reviewMarkerTag } from '../../src/review/index.ts';
 import { type FleetHarness, startFleetHarness } from '../support/fleet-harness.ts';
+import { gitIn } from '../support/git.ts';
 
 let h: FleetHarness | undefined;
 afterEach(async () => {
@@ -26,8 +28,11 @@ describe('fleet interruptions and follow-ups', () => {
     await x.comment('/ticket-fleet acme/lib#1', 'alice');
     await x.drive(async () => (await x.runs.ledger.listOpen()).some((a) => a.pid !== undefined));
     const [running] = await x.runs.ledger.listOpen();
-    // Give the worker time to commit, then kill its process group without letting it record an exit.
-    await new Promise((r) => setTimeout(r, 1500));
+    // Once the worker has committed (its subject names the file), kill its process group without
+    // letting it record an exit.
+    await x.drive(async () =>
+      (await gitIn(running!.worktree, 'log', '-1', '--format=%s')).startsWith('fake agent:'),
+    );
     process.kill(-running!.pid!, 'SIGKILL');
     const pr = async () => (await x.runs.listRunIssues((await x.fleetRun())!.id))[0]?.prNumber;
     await x.drive(async () => {

@@ -1,3 +1,4 @@
+// Slow for a reason: a composed bot and a runner process resolve a conflict and build on real git.
 // A ticket fleet whose only runner is a real `blitz-bot runner` process on another "host": the
 // composed bot (compose/bot.ts, what `npm start` runs) is booted with BLITZ_LOCAL_RUNNER=false over
 // SQLite and the contract-checked fake Gitea; a child process pulls the fleet's jobs over HTTP with a
@@ -257,6 +258,8 @@ const boot = async (opts: { buildFails: boolean }) => {
     traces,
     builds,
     until,
+    /** One whole orchestrator pass, now (beside the bot's own ticks every second). */
+    tick: () => bot.orchestrator.tick(),
   };
 };
 
@@ -360,7 +363,7 @@ describe('a ticket fleet whose only runner is a `blitz-bot runner` process on an
     expect(ran[0]!.startsWith(join(b.runner.workspace, '.worktrees'))).toBe(true);
     // The word is spent; a few more ticks change nothing.
     expect((await b.ticket())?.mergeRequestedBy).toBeUndefined();
-    await sleep(3000);
+    for (let i = 0; i < 3; i++) await b.tick();
     expect(b.world.pull(b.repo, pr)!.pull!.merged).toBe(false);
     expect(b.world.count('merge')).toBe(0);
     expect(b.world.issue(b.repo, 1)?.state).toBe('open');

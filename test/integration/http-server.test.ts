@@ -15,6 +15,7 @@ import { createApp } from '../../src/http/app.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
+import { mainJs } from '../support/cli.ts';
 import { fixture, githubExample, signedGiteaRequest, signedGithubRequest } from '../support/signing.ts';
 import { createHarness, GITEA_SECRET, GITHUB_SECRET } from './intake-harness.ts';
 
@@ -149,7 +150,7 @@ const startServe = async (env: Record<string, string>) => {
   const dir = mkdtempSync(join(tmpdir(), 'blitz-serve-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const port = 31000 + Math.floor(Math.random() * 2000);
-  const child = spawn(process.execPath, ['--import', 'tsx', join(process.cwd(), 'src/main.ts'), 'serve'], {
+  const child = spawn(process.execPath, [mainJs, 'serve'], {
     cwd: process.cwd(),
     env: {
       PATH: process.env.PATH,

@@ -1,3 +1,4 @@
+// Slow for a reason: a 9-issue plan-blitz in three waves with planner and reviewer, on real git.
 // Acceptance: `/plan-blitz M1 --waves 3` over a 9-issue milestone on the contract-checked fake forge,
 // a real bare origin, a fake planner/worker that really commits and pushes, and a fake plan reviewer
 // whose verdict each issue's text picks. Sizes XS/S/M/L and one unsized issue, a hold, a cycle of two

@@ -1,8 +1,10 @@
+// Slow for a reason (~30 s): eight `blitz-bot runner` processes and their workers, per queue engine.
 // `blitz-bot runner` agents as real child processes against the bot's Hono app on 127.0.0.1 (the bot
 // side in-process, in-memory queue, SQLite registry and ledger), running the fake agent CLI on a
 // bare origin: one job claimed by one runner and reported once; a runner killed mid-job loses its
-// lease and the other runner retries the job; the bot away for a while, the runner buffers and
-// flushes, and nothing is lost or doubled — also when its buffer is flushed by hand a second time.
+// lease (run out by the queue's clock or by moving the row's start back, not waited for) and the other
+// runner retries the job; the bot away for a while, the runner buffers and flushes, and nothing is
+// lost or doubled — also when its buffer is flushed by hand a second time.
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -14,15 +16,17 @@ import { createMetrics } from '../../src/observability/metrics.ts';
 import { InProcessQueue } from '../../src/queue/in-process-queue.ts';
 import { PgBossQueue } from '../../src/queue/pg-boss-queue.ts';
 import { attemptQueue } from '../../src/queue/runner-queues.ts';
-import type { JobQueue } from '../../src/queue/types.ts';
-import { createRunnerHub, remoteAttemptRecord } from '../../src/remote-runner/hub.ts';
+import type { JobQueue, JobRef } from '../../src/queue/types.ts';
+import { createRunnerHub, onRunnerHost, remoteAttemptRecord } from '../../src/remote-runner/hub.ts';
 import { attemptResultOf } from '../../src/remote-runner/schema.ts';
 import { isAlive, killGroup, run, spawnDetached } from '../../src/runner/exec.ts';
 import { JsonFileAttemptLedger } from '../../src/runner/ledger.ts';
 import { type AttemptLedger, type AttemptRecord, attemptJobSchema } from '../../src/runner/types.ts';
 import { openRunnerRegistry, openRunStore, openStore } from '../../src/store/open-store.ts';
 import type { RunnerRegistry } from '../../src/store/runner-tokens.ts';
+import { blitzBotArgv } from '../support/cli.ts';
 import { createOrigin, originSha, tempDir, testEnv } from '../support/git.ts';
+import { expireLeaseNow } from '../support/job-leases.ts';
 import { pgTestUrl, postgresAvailable, testSchemas } from '../support/pg.ts';
 import { attemptJob, fakeEntry, sleep } from './runner-harness.ts';
 
@@ -31,6 +35,8 @@ const queueName = attemptQueue('blitz', repo);
 
 interface Bot {
   queue: JobQueue;
+  /** Runs out the lease of an active job now, as if its holder had stopped heartbeating long ago. */
+  expireLease(ref: JobRef): Promise<void>;
   registry: RunnerRegistry;
   ledger: AttemptLedger;
   port: number;
@@ -44,11 +50,21 @@ const schemas = testSchemas();
 afterAll(() => schemas.dropAll());
 
 /** The bot's state: SQLite and the in-process queue, or PostgreSQL and pg-boss (a schema per bot). */
-type Engine = () => Promise<{ url: string; queue: JobQueue }>;
-const embedded: Engine = async () => ({
-  url: `sqlite:${join(tempDir('blitz-bot-'), 'blitz.db')}`,
-  queue: new InProcessQueue(),
-});
+type Engine = () => Promise<{ url: string; queue: JobQueue; expireLease(ref: JobRef): Promise<void> }>;
+const embedded: Engine = async () => {
+  // The in-process queue's clock, moved forward past a lease instead of waiting it out.
+  let skewMs = 0;
+  const queue = new InProcessQueue({ now: () => Date.now() + skewMs });
+  return {
+    url: `sqlite:${join(tempDir('blitz-bot-'), 'blitz.db')}`,
+    queue,
+    async expireLease(ref) {
+      const job = await queue.get(ref);
+      if (job?.state !== 'active') throw new Error(`job ${ref.id} is not active: no lease to expire`);
+      skewMs += (job.leaseSeconds + 1) * 1000;
+    },
+  };
+};
 const postgres: Engine = async () => {
   const schema = await schemas.create();
   const queue = await PgBossQueue.open({
@@ -61,7 +77,11 @@ const postgres: Engine = async () => {
     await (queue as PgBossQueue).dropSchema(`${schema}_boss`);
     await queue.close();
   });
-  return { url: schemas.urlFor(schema), queue };
+  return {
+    url: schemas.urlFor(schema),
+    queue,
+    expireLease: (ref) => expireLeaseNow(schemas.admin, `${schema}_boss`, queue, ref),
+  };
 };
 const closers: (() => Promise<void>)[] = [];
 afterAll(async () => {
@@ -69,7 +89,7 @@ afterAll(async () => {
 });
 
 const startBot = async (engine: Engine): Promise<Bot> => {
-  const { url: db, queue } = await engine();
+  const { url: db, queue, expireLease } = await engine();
   const registry = await openRunnerRegistry(db);
   const ledger = (await openRunStore(db)).ledger;
   const app = createApp({
@@ -86,6 +106,7 @@ const startBot = async (engine: Engine): Promise<Bot> => {
   let port = 0;
   const bot: Bot = {
     queue,
+    expireLease,
     registry,
     ledger,
     port,
@@ -121,11 +142,7 @@ const startAgent = (bot: Bot, token: string, workspace: string) => {
   writeFileSync(config, 'runner:\n  retries: 0\n  maxSessions: 1\n');
   const logFile = join(workspace, '..', `agent-${started.length}.log`);
   const child = spawnDetached(
-    [
-      process.execPath,
-      '--import',
-      'tsx',
-      resolve('src/main.ts'),
+    blitzBotArgv(
       'runner',
       '--server',
       bot.url,
@@ -143,7 +160,7 @@ const startAgent = (bot: Bot, token: string, workspace: string) => {
       '200',
       '--config',
       config,
-    ],
+    ),
     { cwd: resolve('.'), env: { ...testEnv(), LOG_LEVEL: 'info' }, logFile },
   );
   started.push(child);
@@ -226,13 +243,14 @@ describe.each(engines)('blitz-bot runner agents (%s)', (_name, engine, enabled) 
         bot,
         origin.url,
         { FAKE_AGENT_MODE: 'slow-push', FAKE_AGENT_DELAY_MS: '3000' },
-        2,
+        30,
       );
       const first = await waitFor('host-a to report its worker', () => runningOn(bot, wsA));
-      // The host dies: the agent and the worker it started.
+      // The host dies: the agent and the worker it started. Its lease runs out (moved, not waited for).
       process.kill(agentA.pid, 'SIGKILL');
       killGroup(first.pid!, 'SIGKILL');
       startAgent(bot, b.token, join(tempDir('blitz-rb-'), 'ws'));
+      await bot.expireLease({ queue: queueName, id });
       const job = await waitFor('the job to complete on host-b', async () => {
         const j = await bot.queue.get({ queue: queueName, id });
         return j?.state === 'completed' ? j : undefined;
@@ -332,38 +350,14 @@ describe.each(engines)('blitz-bot runner agents (%s)', (_name, engine, enabled) 
 
       // A wrong token: the bot refuses, the buffer stays as it was.
       const wrong = await run(
-        [
-          process.execPath,
-          '--import',
-          'tsx',
-          'src/main.ts',
-          'runner',
-          'flush',
-          copy,
-          '--server',
-          bot.url,
-          '--token',
-          'brt_0000000000000000_x',
-        ],
+        blitzBotArgv('runner', 'flush', copy, '--server', bot.url, '--token', 'brt_0000000000000000_x'),
         { cwd: resolve('.'), env: { ...testEnv(), LOG_LEVEL: 'silent' }, timeoutMs: 30_000 },
       );
       expect(wrong.exitCode).toBe(1);
       expect(readFileSync(copy, 'utf8')).toBe(buffered);
       // By hand, a second time, with the right token: delivered again, nothing changes.
       const flushed = await run(
-        [
-          process.execPath,
-          '--import',
-          'tsx',
-          'src/main.ts',
-          'runner',
-          'flush',
-          copy,
-          '--server',
-          bot.url,
-          '--token',
-          a.token,
-        ],
+        blitzBotArgv('runner', 'flush', copy, '--server', bot.url, '--token', a.token),
         { cwd: resolve('.'), env: { ...testEnv(), LOG_LEVEL: 'silent' }, timeoutMs: 30_000 },
       );
       expect(flushed.exitCode).toBe(0);

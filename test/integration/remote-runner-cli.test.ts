@@ -14,16 +14,27 @@ import { isAlive, killGroup, run, spawnDetached } from '../../src/runner/exec.ts
 import { InMemoryAttemptLedger } from '../../src/runner/ledger.ts';
 import { openSqliteRunnerRegistry } from '../../src/store/runner-tokens-sqlite.ts';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
+import { blitzBotArgv } from '../support/cli.ts';
 import { tempDir, testEnv } from '../support/git.ts';
 
 const cli = (args: string[], env: Record<string, string> = {}) =>
-  run([process.execPath, '--import', 'tsx', resolve('src/main.ts'), ...args], {
+  run(blitzBotArgv(...args), {
     cwd: resolve('.'),
     env: { ...testEnv(), LOG_LEVEL: 'silent', ...env },
     timeoutMs: 30_000,
   });
 
 describe('blitz-bot runner-token and runner CLI', () => {
+  it('prints its version and the runner usage, exit 0', async () => {
+    const pkg = JSON.parse(readFileSync(resolve('package.json'), 'utf8')) as { version: string };
+    const version = await cli(['--version']);
+    expect(version.exitCode).toBe(0);
+    expect(version.stdout.trim()).toBe(pkg.version);
+    const help = await cli(['runner', '--help']);
+    expect(help.exitCode).toBe(0);
+    expect(help.stdout).toContain('blitz-bot runner --server URL --token T --repos');
+  });
+
   it('creates a token printed once and stored hashed, then revokes it', async () => {
     const db = join(tempDir('blitz-cli-'), 'blitz.db');
     const env = { DATABASE_URL: `sqlite:${db}` };
@@ -141,17 +152,13 @@ describe('blitz-bot serve with a runner agent', () => {
     const env = { DATABASE_URL: `sqlite:${db}` };
     const token = (await cli(['runner-token', 'create', 'host-a'], env)).stdout.trim();
     const port = 33000 + Math.floor(Math.random() * 2000);
-    const bot = spawnDetached([process.execPath, '--import', 'tsx', resolve('src/main.ts'), 'serve'], {
+    const bot = spawnDetached(blitzBotArgv('serve'), {
       cwd: resolve('.'),
       env: { ...testEnv(), ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
       logFile: join(dir, 'bot.log'),
     });
     const agent = spawnDetached(
-      [
-        process.execPath,
-        '--import',
-        'tsx',
-        resolve('src/main.ts'),
+      blitzBotArgv(
         'runner',
         '--server',
         `http://127.0.0.1:${port}`,
@@ -165,7 +172,7 @@ describe('blitz-bot serve with a runner agent', () => {
         join(dir, 'ws'),
         '--poll-ms',
         '200',
-      ],
+      ),
       { cwd: resolve('.'), env: { ...testEnv(), LOG_LEVEL: 'info' }, logFile: join(dir, 'agent.log') },
     );
     const registry = openSqliteRunnerRegistry(db);

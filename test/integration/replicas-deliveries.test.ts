@@ -1,8 +1,10 @@
 // Delivery leases between replicas on one database (SQLite file here; the lease itself is in the
 // store suite on both engines): a replica that is processing a delivery keeps it, renewing its lease,
 // so another replica's retry leaves it alone; once that replica died, its lease runs out and the
-// other replica processes the delivery, once.
+// other replica processes the delivery, once. The renewals are watched on the row; the dead
+// replica's lease is run out by moving its end back, not waited for.
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createDeliveryQueue } from '../../src/intake/delivery-queue.ts';
 import type { Received } from '../../src/intake/receive.ts';
@@ -53,26 +55,44 @@ describe('a delivery processed by one replica of two', () => {
       },
       holder: 'bot-b',
     };
+    // The lease as the row holds it (the test's own look at the file, beside the two stores).
+    const raw = new Database(file);
+    const leaseOf = () =>
+      raw
+        .prepare(
+          "SELECT lease_holder AS holder, lease_until AS until FROM deliveries WHERE delivery_id = 'd-1'",
+        )
+        .get() as {
+        holder: string | null;
+        until: string | null;
+      };
     expect((await createReceiver(a)(delivery)).status).toBe(202);
     expect((await createReceiver(b)(delivery)).status).toBe(200);
     while (!startedA) await sleep(20);
 
-    // Longer than one lease: A renews it while it works, so B's retries take nothing.
-    for (let i = 0; i < 3; i++) {
-      expect(await resumeUnprocessed(b)).toBe(0);
-      await sleep(600);
-    }
+    // Past A's first lease: A has renewed it while it works, so B's retries take nothing.
+    const first = leaseOf();
+    expect(first.holder).toBe('bot-a');
+    expect(await resumeUnprocessed(b)).toBe(0);
+    while (Date.now() <= Date.parse(first.until!) || leaseOf().until === first.until) await sleep(50);
+    expect(leaseOf()).toMatchObject({ holder: 'bot-a' });
+    expect(Date.parse(leaseOf().until!)).toBeGreaterThan(Date.now());
+    expect(await resumeUnprocessed(b)).toBe(0);
     expect(processedByB).toEqual([]);
 
-    // A dies (its store is gone, so are its renewals); after its lease, B takes the delivery, once.
+    // A dies (its store is gone, so are its renewals); once its lease has run out (its end moved
+    // into the past here), B takes the delivery, once.
     await storeA.close();
-    await sleep(1300);
+    raw
+      .prepare("UPDATE deliveries SET lease_until = ? WHERE delivery_id = 'd-1'")
+      .run(new Date(Date.now() - 1000).toISOString());
     expect(await resumeUnprocessed(b)).toBe(1);
     await b.queue.idle();
     expect(processedByB).toEqual(['d-1']);
     expect(await resumeUnprocessed(b)).toBe(0);
     expect((await storeB.listDeliveries({ deliveryId: 'd-1' }))[0]?.processedAt).toBeDefined();
     release();
+    raw.close();
     await storeB.close();
   }, 30_000);
 });

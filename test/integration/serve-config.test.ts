@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/runner/exec.ts';
+import { blitzBotArgv } from '../support/cli.ts';
 import { removeDir, tempDir, testEnv } from '../support/git.ts';
 
 describe('serve with a broken blitz.config.yml', () => {
@@ -16,7 +17,7 @@ describe('serve with a broken blitz.config.yml', () => {
         config,
         'runner:\n  maxSessions: -1\nroster:\n  - { name: x, tool: nope, roles: [blitz], tiers: [execution] }\n',
       );
-      const res = await run([process.execPath, '--import', 'tsx', resolve('src/main.ts'), 'serve'], {
+      const res = await run(blitzBotArgv('serve'), {
         cwd: resolve('.'),
         env: {
           ...testEnv(),

@@ -1,3 +1,4 @@
+// Slow for a reason: the whole composed bot runs two milestones to the end over HTTP and real git.
 // Acceptance of the composed bot itself (compose/bot.ts, what `npm start` runs): booted in-process
 // from an env and a blitz.config.yml, against the contract-checked fake GitHub with real App auth
 // (JWT → installation lookup by repo → installation token), a real bare origin and fake agents that
@@ -182,8 +183,10 @@ describe('the composed bot (serve) on Gitea', () => {
     expect(fake.count('userCurrentListRepos')).toBeGreaterThan(0);
     const runs = openSqliteRunStore(join(dir, 'blitz.db'));
     cleanups.push(() => runs.close());
-    // Later ticks still see the marker (the milestone stays open), but it started exactly one run.
-    await new Promise((r) => setTimeout(r, 2500));
+    // Later ticks still see the marker (the milestone stays open), but it started exactly one run:
+    // waited for by the marker scans themselves (each tick lists the repositories first).
+    const scans = fake.count('userCurrentListRepos');
+    await until('three more ticks', () => fake.count('userCurrentListRepos') >= scans + 3);
     const all = await runs.listRuns();
     expect(all.map((r) => ({ forge: r.forge, repo: r.repo, milestone: r.milestoneTitle }))).toEqual([
       { forge: 'gitea', repo: 'acme/app', milestone: 'M1 [blitz]' },

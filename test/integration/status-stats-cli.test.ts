@@ -1,4 +1,4 @@
-// `blitz-bot stats` through the real CLI entry (tsx src/main.ts) over a real SQLite file seeded with
+// `blitz-bot stats` through the real CLI entry (dist/main.js, as the bin runs it) over a real SQLite file seeded with
 // the finished run, and STATUS_TOKEN's rules in the environment schema.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { run } from '../../src/runner/exec.ts';
 import { runStatsCli } from '../../src/status/stats-command.ts';
 import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
 import { finishedRunId, liveRunId, seedFinishedRun } from '../fixtures/runs/finished-run.ts';
+import { blitzBotArgv } from '../support/cli.ts';
 import { removeDir, tempDir } from '../support/git.ts';
 
 const dirs: string[] = [];
@@ -33,7 +34,7 @@ const capture = () => {
 describe('blitz-bot stats', () => {
   it('prints pass rates with the band marked and the waiting issues, from the real CLI entry', async () => {
     const file = await seeded();
-    const res = await run(['node', '--import', 'tsx', 'src/main.ts', 'stats', '--run', finishedRunId], {
+    const res = await run(blitzBotArgv('stats', '--run', finishedRunId), {
       cwd: process.cwd(),
       env: { PATH: process.env.PATH, DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'silent' },
       timeoutMs: 60_000,

@@ -1,3 +1,4 @@
+// Slow for a reason: real git on bare repositories for every merge style, conflict and forge adapter.
 // RealGit, the World's git backend over a real bare repository: branches, merges (merge, squash,
 // rebase) without a work tree, conflicts, the compare-and-swap on the base, diffs and changed files,
 // pushes from a clone, and a PR opened and merged through each forge adapter against its fake.

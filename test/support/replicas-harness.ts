@@ -11,6 +11,7 @@ import { loadBlitzConfig } from '../../src/config/blitz-config.ts';
 import { loadEnv } from '../../src/config/env.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
 import { spawnDetached } from '../../src/runner/exec.ts';
+import { blitzBotArgv } from './cli.ts';
 import { type FakeGithub, startFakeGithub } from './fake-github/server.ts';
 import { removeDir, tempDir, testEnv } from './git.ts';
 import { fixture, githubExample, type SignedRequest, signedGithubRequest } from './signing.ts';
@@ -170,15 +171,11 @@ export const startRunnerProcess = (server: string, token: string, roles: readonl
   const config = join(dir, 'blitz.config.yml');
   writeFileSync(config, 'runner:\n  retries: 0\n  maxSessions: 1\n');
   const child = spawnDetached(
-    [
-      process.execPath,
-      '--import',
-      'tsx',
-      resolve('src/main.ts'),
+    blitzBotArgv(
       'runner',
       ...['--server', server, '--token', token, '--repos', 'acme/app', '--roles', roles.join(',')],
       ...['--tools', 'custom', '--workspace', workspace, '--poll-ms', '200', '--config', config],
-    ],
+    ),
     { cwd: resolve('.'), env: { ...testEnv(), LOG_LEVEL: 'info' }, logFile: join(dir, 'runner.log') },
   );
   const records = join(workspace, '.runner', 'attempts.json');
