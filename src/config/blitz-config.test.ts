@@ -117,9 +117,9 @@ roster:
   it('refuses a token pasted where the NAME of its variable belongs', () => {
     expect(() =>
       parseBlitzConfig(
-        'notify:\n  homeAssistant: {url: "http://ha:8123", tokenEnv: "eyJhbGciOi.secret", service: notify.x}\n',
+        'notify:\n  - {type: homeAssistant, url: "http://ha:8123", tokenEnv: "eyJhbGciOi.secret", service: notify.x}\n',
       ),
-    ).toThrow(/notify → homeAssistant → tokenEnv: must be an environment variable name/);
+    ).toThrow(/notify entry 1 → tokenEnv: must be an environment variable name/);
   });
 
   it('reports broken YAML as invalid config', () => {

@@ -6,6 +6,7 @@ import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { closestMatch } from '../commands/did-you-mean.ts';
 import { AppError } from '../errors.ts';
+import { notifyListSchema } from './notify-schema.ts';
 import { knownKeysAt } from './schema-keys.ts';
 import { type ArgvPath, keepArgvWordsAsText } from './yaml-argv.ts';
 
@@ -74,31 +75,16 @@ const runnerSchema = z
   })
   .strict();
 
-const notifySchema = z
-  .object({
-    /** Home Assistant notify service. */
-    homeAssistant: z
-      .object({
-        url: z.url(),
-        /** NAME of the environment variable holding the token; the token itself never goes in this file. */
-        tokenEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'must be an environment variable name'),
-        /** e.g. `notify.mobile_app_phone`. */
-        service: z.string().min(1),
-      })
-      .strict()
-      .optional(),
-    /** A plain webhook that receives a JSON POST. */
-    webhook: z.object({ url: z.url() }).strict().optional(),
-  })
-  .strict();
-
 export const blitzConfigSchema = z
   .object({
     runner: runnerSchema.default(() => runnerSchema.parse({})),
     roster: z.array(rosterEntrySchema).default([]),
     /** argv of a budget probe printing JSON (`preferMedium`, `park`). */
     budget: z.array(z.string().min(1)).min(1).optional(),
-    notify: notifySchema.default({}),
+    /** Chat and phone targets, each with the events it wants (notify-schema.ts). */
+    notify: notifyListSchema.default([]),
+    /** The bot's address as people reach it (`https://blitz.example.com`): notifications link to the run's page there. */
+    publicUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
     /** Model notes shared across runs. */
     modelNotesPath: z.string().min(1).default('./data/models.md'),
     /** Review legs taking longer are abandoned. */
