@@ -1,7 +1,9 @@
 // Notices about single issues and reviews, read off the run as it stands (level-triggered, like the
-// rest of reconcile): an issue whose attempts are spent is `failed`, a worker that stalled past its
-// nudges `needs_person`, an integration review without a verdict `review_unclear`. Each is sent once
-// per occurrence: the content key (issue and attempt count, review time) is recorded on the run first.
+// rest of reconcile): an issue the planner holds because its attempts are spent is `failed`, one held
+// because its worker stalled past its nudges `needs_person`, an integration review without a verdict
+// `review_unclear`. Each is sent once per occurrence: the content key (issue and attempt count,
+// review time) is recorded on the run first.
+import { buildRunContext } from '../plan/run-context.ts';
 import type { RunCtx } from './context.ts';
 import { firstTime, type PerformDeps, refOf } from './perform.ts';
 import { runNoticeOf, sendRunNotice } from './run-notice.ts';
@@ -13,9 +15,11 @@ export const sendIssueNotices = async (deps: PerformDeps, ctx: RunCtx): Promise<
     issuesShipped: closed,
     ...(deps.config.publicUrl ? { publicUrl: deps.config.publicUrl } : {}),
   };
-  for (const p of ctx.snap.progress) {
-    if (p.state !== 'failed' && p.state !== 'stalled') continue;
-    const event = p.state === 'failed' ? 'failed' : 'needs_person';
+  const { classified, progress } = buildRunContext(ctx.snap);
+  for (const [key, c] of classified.byKey) {
+    const p = progress.get(key);
+    if (!p || c.category !== 'held' || (c.kind !== 'gave_up' && c.kind !== 'stalled')) continue;
+    const event = c.kind === 'gave_up' ? 'failed' : 'needs_person';
     if (!(await firstTime(deps, ctx, `notice:${event}:${p.key}:${p.attempts.length}`))) continue;
     const issue = refOf(p.key).number;
     const last = p.attempts[p.attempts.length - 1];

@@ -21,8 +21,8 @@ import {
   integrationReviewDue,
   runIntegrationReview,
 } from './integration-review.ts';
-import { modelNotesForRouting, readModelHints } from './model-notes.ts';
 import { sendIssueNotices } from './issue-notices.ts';
+import { modelNotesForRouting, readModelHints } from './model-notes.ts';
 import { firstTime, type PerformDeps, perform } from './perform.ts';
 import { holdUnplanned, unplannedLine } from './plan-blitz/blitz-plans.ts';
 import { planInput } from './plan-input.ts';

@@ -216,7 +216,9 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
       deps,
       runNoticeOf(ctx.run, level === 'ready' ? 'shipped' : 'blocked', message, {
         issuesShipped: shipped,
-        ...(level === 'ready' ? { path: ship?.path ?? 'local', ...(ship?.url ? { url: ship.url } : {}) } : {}),
+        ...(level === 'ready'
+          ? { path: ship?.path ?? 'local', ...(ship?.url ? { url: ship.url } : {}) }
+          : {}),
         ...(deps.config.publicUrl ? { publicUrl: deps.config.publicUrl } : {}),
       }),
     );
