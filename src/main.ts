@@ -49,7 +49,7 @@ export const serve = async (): Promise<() => Promise<void>> => {
 };
 
 const usage =
-  'usage: blitz-bot [serve] | runner … | runner flush FILE … | runner-token create|revoke|list | stats [--run ID] [--json]';
+  'usage: blitz-bot [serve] | runner … | runner flush FILE … | runner-token create|revoke|list | stats [--run ID] [--json] | status [--json]';
 
 const main = async (): Promise<void> => {
   const command = process.argv[2] ?? 'serve';
@@ -59,6 +59,11 @@ const main = async (): Promise<void> => {
   }
   if (command === 'stats') {
     process.exitCode = await runStatsCli(process.argv.slice(3));
+    return;
+  }
+  if (command === 'status') {
+    const { runStatusCli } = await import('./status/status-command.ts');
+    process.exitCode = await runStatusCli(process.argv.slice(3));
     return;
   }
   if (command !== 'serve') {
