@@ -73,12 +73,10 @@ export const runDetailSchema = z
   .object({
     run: runSummarySchema,
     issues: z.array(runIssueSchema),
-    waves: z
-      .array(z.object({ wave: z.int().min(1), issues: z.array(z.int()) }))
-      .openapi({
-        description:
-          'The issues layered by dependency depth: wave k can start once the waves before it are done',
-      }),
+    waves: z.array(z.object({ wave: z.int().min(1), issues: z.array(z.int()) })).openapi({
+      description:
+        'The issues layered by dependency depth: wave k can start once the waves before it are done',
+    }),
     currentWave: z.int().min(0).openapi({ description: 'Integration builds so far on this run' }),
     attempts: z.array(attemptSchema),
     notifyFailures: z.array(z.object({ target: z.string(), error: z.string() })),
