@@ -49,9 +49,10 @@ const packageJson = z
 
 describe('Dockerfile', () => {
   it('has a build stage, a bot runtime and a runner target, on the same base', () => {
+    const base = '$' + '{NODE_IMAGE}';
     expect(instructions.filter((i) => i.op === 'FROM').map((i) => i.args)).toEqual([
-      '${NODE_IMAGE} AS build',
-      '${NODE_IMAGE} AS bot',
+      `${base} AS build`,
+      `${base} AS bot`,
       'bot AS runner',
     ]);
   });
