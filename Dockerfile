@@ -1,37 +1,70 @@
-# blitz-bot: one process, one HTTP server. Multi-stage: dependencies are built (better-sqlite3 may need
-# a compiler) in a throwaway stage; the runtime image runs as the unprivileged `node` user.
-FROM node:22-bookworm-slim AS deps
+# blitz-bot image. Stages:
+#   build   – installs every dependency (better-sqlite3 may need a compiler), runs `npm run build`
+#             (tsc -p tsconfig.build.json into dist/) and prunes to production dependencies.
+#   bot     – the runtime: Node, git, dist/ and production node_modules; runs `node dist/main.js`.
+#             Two non-root users: `blitz` runs the bot, `blitz-worker` runs the workers
+#             (blitz.config.yml `runner.user: blitz-worker`); `blitz` may start commands as
+#             `blitz-worker` through sudo and as no one else.
+#   runner  – `bot` plus the agent CLIs from the npm registry at the pinned versions below:
+#             docker build --target runner --build-arg CLAUDE_CODE_VERSION=2.1.332 .
+# Secrets are given as files (GITEA_TOKEN_FILE=/run/secrets/…), never baked into the image.
+ARG NODE_IMAGE=node:22-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 RUN apt-get update \
   && apt-get install -y --no-install-recommends python3 make g++ \
   && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund
-
-# The compiled JavaScript (`npm run build`): TypeScript and the type packages are dev dependencies, and
-# no native module is needed to compile, so install scripts are skipped here.
-FROM node:22-bookworm-slim AS build
-WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --ignore-scripts --no-audit --no-fund
+RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/build-assets.mjs ./scripts/
 COPY src ./src
-RUN npm run build
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
-FROM node:22-bookworm-slim AS runtime
+FROM ${NODE_IMAGE} AS bot
 ENV NODE_ENV=production \
     PORT=3000 \
     DATABASE_URL=sqlite:/data/blitz.db
+# git for every clone and worktree; ssh for ssh remotes; sudo only for the one rule below.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends git openssh-client ca-certificates sudo \
+  && rm -rf /var/lib/apt/lists/*
+RUN groupadd --system --gid 10001 blitz \
+  && useradd --system --uid 10001 --gid blitz --home-dir /home/blitz --create-home --shell /usr/sbin/nologin blitz \
+  && groupadd --system --gid 10002 blitz-worker \
+  && useradd --system --uid 10002 --gid blitz-worker --home-dir /home/blitz-worker --create-home --shell /usr/sbin/nologin blitz-worker \
+  && printf '%s\n' 'blitz ALL=(blitz-worker:blitz-worker) NOPASSWD:SETENV: ALL' > /etc/sudoers.d/blitz-worker \
+  && chmod 0440 /etc/sudoers.d/blitz-worker
 WORKDIR /app
-COPY --from=deps /app/node_modules ./node_modules
-COPY package.json app.yml ./
+COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-# /app stays writable by the bot only for `.env`, which the GitHub App registration page writes.
-RUN mkdir -p /data && chown node:node /data /app
-USER node
+COPY package.json app.yml ./
+# /data holds the SQLite file and the runner workspace; the workers' group may enter the workspace.
+RUN mkdir -p /data/workspace \
+  && chown blitz:blitz /data /app \
+  && chown blitz:blitz-worker /data/workspace \
+  && chmod 2770 /data/workspace
+USER blitz
 VOLUME ["/data"]
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "dist/main.js", "serve"]
+ENTRYPOINT ["node", "dist/main.js"]
+CMD ["serve"]
+
+FROM bot AS runner
+# Pinned agent CLIs from the npm registry; an empty version leaves that CLI out.
+ARG CLAUDE_CODE_VERSION=2.1.332
+ARG CODEX_VERSION=0.171.0
+ARG OPENCODE_VERSION=1.18.33
+USER root
+RUN set -e; pkgs=""; \
+  if [ -n "${CLAUDE_CODE_VERSION}" ]; then pkgs="$pkgs @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}"; fi; \
+  if [ -n "${CODEX_VERSION}" ]; then pkgs="$pkgs @openai/codex@${CODEX_VERSION}"; fi; \
+  if [ -n "${OPENCODE_VERSION}" ]; then pkgs="$pkgs opencode-ai@${OPENCODE_VERSION}"; fi; \
+  if [ -n "$pkgs" ]; then npm install --global --no-audit --no-fund $pkgs && npm cache clean --force; fi
+USER blitz
+# A runner has no HTTP server: the healthcheck is the bot's.
+HEALTHCHECK NONE
+CMD ["runner"]

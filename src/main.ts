@@ -54,7 +54,7 @@ export const serve = async (): Promise<() => Promise<void>> => {
 };
 
 const usage =
-  'usage: blitz-bot [serve] | runner … | runner flush FILE … | runner-token create|revoke|list | stats [--run ID] [--json] | --version';
+  'usage: blitz-bot [serve] | runner … | runner flush FILE … | runner-token create|revoke|list | stats [--run ID] [--json] | status [--json] | --version';
 
 const main = async (): Promise<void> => {
   const command = process.argv[2] ?? 'serve';
@@ -74,6 +74,11 @@ const main = async (): Promise<void> => {
   if (command === 'stats') {
     const { runStatsCli } = await import('./status/stats-command.ts');
     process.exitCode = await runStatsCli(process.argv.slice(3));
+    return;
+  }
+  if (command === 'status') {
+    const { runStatusCli } = await import('./status/status-command.ts');
+    process.exitCode = await runStatusCli(process.argv.slice(3));
     return;
   }
   if (command !== 'serve') {

@@ -142,7 +142,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     machine,
     ...(o.jobLeaseSeconds ? { leaseSeconds: o.jobLeaseSeconds } : {}),
   });
-  const notify = buildNotifiers(o.notifyTargets);
+  const notify = buildNotifiers(o.notifyTargets.targets ?? []);
   for (const problem of notify.problems) logger.warn(problem);
   orch = createOrchestrator({
     store: runs,

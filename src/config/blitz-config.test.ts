@@ -69,12 +69,57 @@ roster:
     ).toThrow(/runner → maxSessions[\s\S]*runner[\s\S]*typo[\s\S]*roster entry 1 → tool/);
   });
 
+  it('takes roster commands and the budget probe as the words written, numbers and booleans too', () => {
+    const c = parseBlitzConfig(
+      `
+runner: {maxSessions: 3}
+budget: [./probe.sh, --days, 7, --strict, true]
+roster:
+  - name: local
+    tool: custom
+    command: [node, agent.js, --temperature, 0.50, "{prompt_file}"]
+    resume: [node, agent.js, --resume, -1]
+  - name: aider
+    tool: aider
+    args: [--map-tokens, 1024, --yes-always, true]
+    roles: [fleet]
+    tiers: [execution]
+`.replace('    resume', '    roles: [blitz]\n    tiers: [execution]\n    resume'),
+    );
+    expect(c.budget).toEqual(['./probe.sh', '--days', '7', '--strict', 'true']);
+    expect(c.roster[0]!.command).toEqual(['node', 'agent.js', '--temperature', '0.50', '{prompt_file}']);
+    expect(c.roster[0]!.resume).toEqual(['node', 'agent.js', '--resume', '-1']);
+    expect(c.roster[1]!.args).toEqual(['--map-tokens', '1024', '--yes-always', 'true']);
+    expect(c.runner.maxSessions).toBe(3);
+  });
+
+  it('names an unknown key and suggests the setting it looks like, at any depth', () => {
+    try {
+      parseBlitzConfig(
+        'runner: {maxSesions: 3}\nrostr: []\nroster:\n  - {name: a, tool: claude, roles: [blitz], tiers: [execution], modle: x}\nzzz: 1\n',
+      );
+      expect.unreachable();
+    } catch (err) {
+      const message = (err as Error).message;
+      expect(message).toContain(
+        'runner → maxSesions: is not a setting blitz-bot knows (did you mean `maxSessions`?)',
+      );
+      expect(message).toContain('rostr: is not a setting blitz-bot knows (did you mean `roster`?)');
+      expect(message).toContain(
+        'roster entry 1 → modle: is not a setting blitz-bot knows (did you mean `model`?)',
+      );
+      expect(message).toMatch(
+        /zzz: is not a setting blitz-bot knows\n|zzz: is not a setting blitz-bot knows$/,
+      );
+    }
+  });
+
   it('refuses a token pasted where the NAME of its variable belongs', () => {
     expect(() =>
       parseBlitzConfig(
-        'notify:\n  homeAssistant: {url: "http://ha:8123", tokenEnv: "eyJhbGciOi.secret", service: notify.x}\n',
+        'notify:\n  - {type: homeAssistant, url: "http://ha:8123", tokenEnv: "eyJhbGciOi.secret", service: notify.x}\n',
       ),
-    ).toThrow(/notify → homeAssistant → tokenEnv: must be an environment variable name/);
+    ).toThrow(/notify entry 1 → tokenEnv: must be an environment variable name/);
   });
 
   it('reports broken YAML as invalid config', () => {

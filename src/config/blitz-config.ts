@@ -2,14 +2,18 @@
 // notify targets. Parsed once with zod; a bad file is reported with each field's path in words.
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parseDocument } from 'yaml';
 import { z } from 'zod';
+import { closestMatch } from '../commands/did-you-mean.ts';
 import { AppError } from '../errors.ts';
+import { notifyListSchema } from './notify-schema.ts';
+import { knownKeysAt } from './schema-keys.ts';
+import { type ArgvPath, keepArgvWordsAsText } from './yaml-argv.ts';
 
 export const toolNames = ['claude', 'codex', 'opencode', 'aider', 'ollama', 'custom'] as const;
 
 export const rosterEntrySchema = z
-  .object({
+  .strictObject({
     /** Unique name the planner routes to and the ledger records. */
     name: z.string().min(1),
     /** Which CLI adapter builds the argv. `ollama` entries are review-only. */
@@ -84,31 +88,16 @@ const runnerSchema = z
   })
   .strict();
 
-const notifySchema = z
-  .object({
-    /** Home Assistant notify service. */
-    homeAssistant: z
-      .object({
-        url: z.url(),
-        /** NAME of the environment variable holding the token; the token itself never goes in this file. */
-        tokenEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'must be an environment variable name'),
-        /** e.g. `notify.mobile_app_phone`. */
-        service: z.string().min(1),
-      })
-      .strict()
-      .optional(),
-    /** A plain webhook that receives a JSON POST. */
-    webhook: z.object({ url: z.url() }).strict().optional(),
-  })
-  .strict();
-
 export const blitzConfigSchema = z
   .object({
     runner: runnerSchema.default(() => runnerSchema.parse({})),
     roster: z.array(rosterEntrySchema).default([]),
     /** argv of a budget probe printing JSON (`preferMedium`, `park`). */
     budget: z.array(z.string().min(1)).min(1).optional(),
-    notify: notifySchema.default({}),
+    /** Chat and phone targets, each with the events it wants (notify-schema.ts). */
+    notify: notifyListSchema.default([]),
+    /** The bot's address as people reach it (`https://blitz.example.com`): notifications link to the run's page there. */
+    publicUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
     /** Model notes shared across runs. */
     modelNotesPath: z.string().min(1).default('./data/models.md'),
     /** Review legs taking longer are abandoned. */
@@ -144,17 +133,38 @@ export const describePath = (path: readonly PropertyKey[]): string => {
   return words.join(' → ');
 };
 
+/** The command lists, whose words are taken as the text written (`[git, log, -1]`). */
+export const blitzConfigArgvPaths: readonly ArgvPath[] = [
+  ['roster', '*', 'command'],
+  ['roster', '*', 'resume'],
+  ['roster', '*', 'args'],
+  ['budget'],
+];
+
+// An unknown key is named on its own line, with the nearest known setting when it looks like a typo.
+const problemLines = (issue: z.core.$ZodIssue): string[] => {
+  if (issue.code !== 'unrecognized_keys') return [`${describePath(issue.path)}: ${issue.message}`];
+  const known = knownKeysAt(blitzConfigSchema, issue.path);
+  return issue.keys.map((key) => {
+    const guess = closestMatch(key, known);
+    return `${describePath([...issue.path, key])}: is not a setting blitz-bot knows${guess ? ` (did you mean \`${guess}\`?)` : ''}`;
+  });
+};
+
 /** Parses the YAML text; throws `config_invalid` listing every problem with its field path. */
 export const parseBlitzConfig = (text: string, source = 'blitz.config.yml'): BlitzConfig => {
   let raw: unknown;
   try {
-    raw = parseYaml(text) ?? {};
+    const doc = parseDocument(text, { uniqueKeys: true });
+    if (doc.errors.length > 0) throw doc.errors[0];
+    keepArgvWordsAsText(doc, blitzConfigArgvPaths);
+    raw = doc.toJS({ maxAliasCount: 100 }) ?? {};
   } catch (err) {
     throw new AppError('config_invalid', `${source} is not valid YAML: ${(err as Error).message}`);
   }
   const parsed = blitzConfigSchema.safeParse(raw);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${describePath(i.path)}: ${i.message}`);
+    const problems = parsed.error.issues.flatMap(problemLines);
     throw new AppError('config_invalid', `${source} is invalid:\n- ${problems.join('\n- ')}`, { problems });
   }
   return parsed.data;

@@ -63,6 +63,31 @@ describe('parseRepoConfig: files that parse', () => {
     });
   });
 
+  it('takes words YAML would read as numbers, booleans or null as the text written', () => {
+    const yaml = [
+      'smoke: [git, log, -1, --oneline]',
+      'build: [npm, run, dev, --port, 5173, --ratio, 1.0, --mask, 0x10, --flag, true, --home, ~, --n, 1e3]',
+      'ship:',
+      '  deploy: [./deploy.sh, --retries, 007]',
+      '  preview:',
+      '    - vite',
+      '    - --strict',
+      '    - false',
+      '  previewPort: 5173',
+      'maxSessions: 3',
+    ].join('\n');
+    const config = configOf(yaml);
+    expect(config.smoke).toEqual(['git', 'log', '-1', '--oneline']);
+    expect(config.build).toEqual(
+      'npm run dev --port 5173 --ratio 1.0 --mask 0x10 --flag true --home ~ --n 1e3'.split(' '),
+    );
+    expect(config.ship.deploy).toEqual(['./deploy.sh', '--retries', '007']);
+    expect(config.ship.preview).toEqual(['vite', '--strict', 'false']);
+    // Only command lists change: other fields keep their YAML types.
+    expect(config.ship.previewPort).toBe(5173);
+    expect(config.maxSessions).toBe(3);
+  });
+
   it('reads block-style lists, labels, bots and a deploy URL', () => {
     const yaml = [
       'build:',
@@ -116,12 +141,8 @@ describe('parseRepoConfig: broken files are answered field by field', () => {
     ['ship:\n  deploy: ./deploy.sh', 'ship.deploy', '`ship.deploy` must be a list of words'],
     ['build: []', 'build', '`build` must name a command: the list is empty'],
     ['build: [npm, ""]', 'build[1]', '`build[1]` must not be empty'],
-    [
-      'build: [npm, run, dev, --port, 5173]',
-      'build[4]',
-      '`build[4]` must be text; put it in quotes ("5173")',
-    ],
-    ['build: [test, true]', 'build[1]', 'so YAML does not read it as a boolean'],
+    ['build:\n  - npm\n  -', 'build[1]', '`build[1]` must be text (got nothing)'],
+    ['build: [npm, {a: 1}]', 'build[1]', '`build[1]` must be text (got a mapping)'],
     ['maxSessions: 0', 'maxSessions', '`maxSessions` must be at least 1 (got `0`)'],
     ['maxSessions: 33', 'maxSessions', '`maxSessions` must be at most 32 (got `33`)'],
     ['maxSessions: 2.5', 'maxSessions', '`maxSessions` must be a whole number (got `2.5`)'],

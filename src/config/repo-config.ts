@@ -5,19 +5,16 @@ import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { closestMatch } from '../commands/did-you-mean.ts';
 import { inlineCode } from '../commands/quote.ts';
+import { type ArgvPath, keepArgvWordsAsText } from './yaml-argv.ts';
 
 const MAX_FILE_BYTES = 64 * 1024;
 const MAX_ERRORS_SHOWN = 20;
 
 // Commands run without a shell, so a command is a list of words: a string would have to be split
 // on spaces, which is exactly the shell behaviour (quoting, globbing) this bot refuses to guess at.
-const argWord = z
-  .string({
-    error: (iss) =>
-      typeof iss.input === 'number' || typeof iss.input === 'boolean'
-        ? `must be text; put it in quotes ("${String(iss.input)}") so YAML does not read it as a ${typeof iss.input}`
-        : undefined,
-  })
+// A word written as a number or boolean (`-1`, `true`) arrives as its text: see yaml-argv.ts.
+export const argWord = z
+  .string()
   .min(1, { error: 'must not be an empty word' })
   .max(4096)
   .refine((w) => !w.includes('\0'), { error: 'must not contain a NUL character' });
@@ -110,6 +107,14 @@ export interface ConfigError {
   message: string;
 }
 export type RepoConfigResult = { ok: true; config: RepoConfig } | { ok: false; errors: ConfigError[] };
+
+/** The command lists, whose words are taken as the text written. */
+export const repoConfigArgvPaths: readonly ArgvPath[] = [
+  ['build'],
+  ['smoke'],
+  ['ship', 'deploy'],
+  ['ship', 'preview'],
+];
 
 export const defaultRepoConfig = (): RepoConfig => repoConfigSchema.parse({});
 
@@ -210,6 +215,7 @@ export const parseRepoConfig = (yamlText: string | undefined): RepoConfigResult 
       })),
     };
   }
+  keepArgvWordsAsText(doc, repoConfigArgvPaths);
   let data: unknown;
   try {
     data = doc.toJS({ maxAliasCount: 100 });

@@ -9,6 +9,7 @@ import type { Metrics } from '../observability/metrics.ts';
 import type { RunnerHub } from '../remote-runner/hub.ts';
 import type { Store } from '../store/types.ts';
 import { requestMetrics } from './middleware/request-metrics.ts';
+import { apiV1Routes } from './routes/api-v1.ts';
 import { giteaWebhookRoutes } from './routes/gitea-webhooks.ts';
 import { type GithubAppSetupOptions, githubAppSetupRoutes } from './routes/github-app-setup.ts';
 import { githubWebhookRoutes } from './routes/github-webhooks.ts';
@@ -78,6 +79,7 @@ export const createApp = (deps: AppDeps) => {
     );
   }
   if (deps.githubSetup) app.route('/probot', githubAppSetupRoutes(deps.githubSetup));
+  app.route('/api/v1', apiV1Routes(deps.status));
   app.route('/', statusRoutes(deps.status));
   if (deps.runnerHub) app.route('/api/runner', runnerApiRoutes({ hub: deps.runnerHub }));
 

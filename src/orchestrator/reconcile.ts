@@ -23,6 +23,7 @@ import {
   integrationReviewDue,
   runIntegrationReview,
 } from './integration-review.ts';
+import { sendIssueNotices } from './issue-notices.ts';
 import { modelNotesForRouting, readModelHints } from './model-notes.ts';
 import { firstTime, type PerformDeps, perform } from './perform.ts';
 import { holdUnplanned, unplannedLine } from './plan-blitz/blitz-plans.ts';
@@ -338,6 +339,9 @@ export const reconcileRun = async (
       }
       if (a.type === 'stop') break;
     }
+    await sendIssueNotices(deps, ctx).catch((err: unknown) => {
+      deps.logger.warn({ runId, err }, 'issue notices not sent; the next reconcile retries');
+    });
     const after = (await deps.store.getRun(runId)) ?? ctx.run;
     if (after.state === 'running' && actions.some((a) => a.type === 'run_smoke' || a.type === 'ship'))
       ctx.run = await deps.store.updateRun(runId, {

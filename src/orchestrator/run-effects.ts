@@ -6,14 +6,13 @@ import { join } from 'node:path';
 import { nextActions } from '../plan/next-actions.ts';
 import type { IssueKey } from '../plan/types.ts';
 import { runDeploy, tailOf } from '../ship/deploy.ts';
-import type { ShipNotice } from '../ship/notice.ts';
-import { notifyAll } from '../ship/notify.ts';
 import { startPreview } from '../ship/preview.ts';
 import type { OrchestratorDeps, RunCtx } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
 import { type IntegrationGit, integrationWorktree, revertMerge } from './integration-branch.ts';
 import { updateModelNotesFile } from './model-notes.ts';
 import { type Effects, firstTime, refOf, setProgress } from './perform.ts';
+import { runNoticeOf, sendRunNotice } from './run-notice.ts';
 import { attemptKey } from './run-progress.ts';
 
 export interface EffectHooks {
@@ -212,26 +211,18 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
   const notify: Effects['notify'] = async (ctx, level, title, message) => {
     if (level === 'info' || !(await firstTime(deps, ctx, `notify:${level}:${title}:${message}`))) return;
     const shipped = ctx.snap.progress.filter((p) => p.state === 'closed' || p.state === 'merged').length;
-    const notice: ShipNotice =
-      level === 'ready'
-        ? {
-            event: 'ready',
-            repo: ctx.run.repo,
-            milestone: ctx.run.milestoneTitle,
-            issuesShipped: shipped,
-            path: ctx.run.progress.ship?.path ?? 'local',
-            url: ctx.run.progress.ship?.url ?? '',
-          }
-        : {
-            event: 'blocked',
-            repo: ctx.run.repo,
-            milestone: ctx.run.milestoneTitle,
-            issuesShipped: shipped,
-            blocker: message,
-          };
-    const results = await notifyAll(deps.notifiers ?? [], notice);
-    const failures = results.flatMap((r) => (r.ok ? [] : [{ target: r.target, error: r.error }]));
-    if (failures.length > 0) await setProgress(deps, ctx, { notifyFailures: failures });
+    const ship = ctx.run.progress.ship;
+    await sendRunNotice(
+      deps,
+      runNoticeOf(ctx.run, level === 'ready' ? 'shipped' : 'blocked', message, {
+        issuesShipped: shipped,
+        ...(level === 'ready'
+          ? { path: ship?.path ?? 'local', ...(ship?.url ? { url: ship.url } : {}) }
+          : {}),
+        ...(deps.config.publicUrl ? { publicUrl: deps.config.publicUrl } : {}),
+      }),
+    );
+    ctx.run = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
     if (ctx.run.triggerIssue !== undefined)
       await ctx.forge.createComment(
         { repo: ctx.repo, number: ctx.run.triggerIssue },

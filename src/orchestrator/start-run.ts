@@ -14,6 +14,7 @@ import type { OrchestratorDeps, RunOptionsStored } from './context.ts';
 import { repoRefOf } from './context.ts';
 import { loadRepoConfig } from './repo-settings.ts';
 import { newRunId } from './run-effects.ts';
+import { runNoticeOf, sendRunNotice } from './run-notice.ts';
 
 export interface StartHooks {
   reconcileSoon(runId: string): void;
@@ -123,6 +124,13 @@ export const createIntentHandler = (deps: OrchestratorDeps, hooks: StartHooks) =
       'run started',
     );
     hooks.reconcileSoon(run.id);
+    if (!cmd.dryRun)
+      await sendRunNotice(
+        deps,
+        runNoticeOf(run, 'started', `${intent.sender} started a blitz of ${milestone.title}`, {
+          ...(deps.config.publicUrl ? { publicUrl: deps.config.publicUrl } : {}),
+        }),
+      );
     return 'started';
   };
 

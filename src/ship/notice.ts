@@ -1,46 +1,70 @@
-// What a ship or a block tells the operator (seed 000 §6), as plain data, and the words every
-// notifier uses for it: one place so that Home Assistant and the webhook say the same thing.
+// What a run tells the operator's chat or phone (seed 000 §6), as plain data, and the words every
+// notifier uses for it: one place, so that Slack, Discord, Teams, Matrix, ntfy, Home Assistant and
+// the webhook say the same thing. Each notice names the run, the issue, what happened in one
+// sentence, and a link.
+
+/** The events a notify target can choose from (`events:` in blitz.config.yml). */
+export const notifyEvents = [
+  'started',
+  'parked',
+  'blocked',
+  'needs_person',
+  'shipped',
+  'failed',
+  'review_unclear',
+] as const;
+export type NotifyEvent = (typeof notifyEvents)[number];
 
 export type ShipPath = 'deploy' | 'local';
 
-export interface ReadyNotice {
-  event: 'ready';
+export interface RunNotice {
+  event: NotifyEvent;
   /** `owner/repo`. */
   repo: string;
-  /** The milestone's title (MS_TITLE). */
-  milestone: string;
-  issuesShipped: number;
-  path: ShipPath;
-  /** The preview URL: the deploy URL or `http://<lan-ip>:<port>`. */
-  url: string;
-}
-
-export interface BlockedNotice {
-  event: 'blocked';
-  repo: string;
-  milestone: string;
-  issuesShipped: number;
-  /** What stopped the run, in words (an issue, a failing build…): it goes into the message. */
-  blocker: string;
-  /** Where to look: usually the dashboard comment. */
+  run: {
+    id: string;
+    kind: 'blitz' | 'fleet' | 'plan';
+    /** The milestone's title, or the fleet's name. */
+    title: string;
+  };
+  /** The issue it is about: the issue concerned, else the run's dashboard issue. */
+  issue?: number;
+  /** What happened, in one sentence (a blocker, a failure…); it goes into every message. */
+  sentence: string;
+  /** Where to look: the preview after a ship, else the run's status page when the bot's address is known. */
   url?: string;
+  /** Issues closed by the run so far. */
+  issuesShipped: number;
+  /** How a shipped run went out. */
+  path?: ShipPath;
 }
-
-export type ShipNotice = ReadyNotice | BlockedNotice;
 
 export type NotifyResult =
   | { ok: true; target: string; attempts: number }
   | { ok: false; target: string; attempts: number; error: string };
 
 export interface Notifier {
-  /** `home-assistant` or `webhook`: shown on the dashboard next to a failure. */
+  /** The entry's name (`slack`, `ops-discord`…): shown on the dashboard next to a failure. */
   readonly target: string;
-  notify(notice: ShipNotice, signal?: AbortSignal): Promise<NotifyResult>;
+  /** The events this target asked for; others are never sent to it. */
+  readonly events: ReadonlySet<NotifyEvent>;
+  notify(notice: RunNotice, signal?: AbortSignal): Promise<NotifyResult>;
 }
+
+const eventWords: Record<NotifyEvent, string> = {
+  started: 'started ▶️',
+  parked: 'parked ⏸️',
+  blocked: 'BLOCKED ⚠️',
+  needs_person: 'needs a person 🙋',
+  shipped: 'ready ✅',
+  failed: 'FAILED ❌',
+  review_unclear: 'review unclear ❓',
+};
 
 const pathWords: Record<ShipPath, string> = { deploy: 'deploy', local: 'local dev' };
 
-const oneLine = (text: string, max: number): string => {
+/** Text from a run (titles, blockers) on one line and bounded: no control or line-break characters. */
+export const oneLine = (text: string, max: number): string => {
   const flat = text
     .replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ')
     .replace(/\s+/g, ' ')
@@ -50,12 +74,27 @@ const oneLine = (text: string, max: number): string => {
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-export const noticeTitle = (notice: ShipNotice): string =>
-  notice.event === 'ready'
-    ? `blitz: ${oneLine(notice.milestone, 80)} ready ✅`
-    : `blitz: ${oneLine(notice.milestone, 80)} BLOCKED ⚠️`;
+/** `blitz: M1 checkout ready ✅`. */
+export const noticeTitle = (notice: RunNotice): string =>
+  `${notice.run.kind}: ${oneLine(notice.run.title, 80)} ${eventWords[notice.event]}`;
 
-export const noticeMessage = (notice: ShipNotice): string =>
-  notice.event === 'ready'
-    ? `${plural(notice.issuesShipped, 'issue')} shipped · ${pathWords[notice.path]} · tap to preview`
-    : `Blocked: ${oneLine(notice.blocker, 300) || 'unknown blocker'} · ${plural(notice.issuesShipped, 'issue')} closed so far`;
+/** The one sentence, bounded, with a full stop. */
+export const noticeSentence = (notice: RunNotice): string => {
+  const flat = oneLine(notice.sentence, 300) || 'no reason given';
+  const s = flat.charAt(0).toUpperCase() + flat.slice(1);
+  return /[.!?…]$/.test(s) ? s : `${s}.`;
+};
+
+/** `acme/shop#12 · run 1a2b3c4d`: where it happened. */
+export const noticeWhere = (notice: RunNotice): string =>
+  `${notice.repo}${notice.issue !== undefined ? `#${notice.issue}` : ''} · run ${notice.run.id}`;
+
+/** What the run has done so far: the shipped count, and the ship path once shipped. */
+export const noticeTally = (notice: RunNotice): string =>
+  notice.event === 'shipped' && notice.path
+    ? `${plural(notice.issuesShipped, 'issue')} shipped · ${pathWords[notice.path]}`
+    : `${plural(notice.issuesShipped, 'issue')} closed so far`;
+
+/** The plain-text body every text-only target sends: sentence, where, tally. */
+export const noticeMessage = (notice: RunNotice): string =>
+  `${noticeSentence(notice)} ${noticeWhere(notice)} · ${noticeTally(notice)}`;

@@ -1,10 +1,13 @@
 // Home Assistant notifier: `POST {url}/api/services/notify/{service}` with a bearer token, the body
 // the companion app understands (`data.url` opens it, `data.clickAction` is Android's tap target).
 
-import { type Notifier, type NotifyResult, noticeMessage, noticeTitle, type ShipNotice } from './notice.ts';
+import { type NotifyEvent, noticeMessage, noticeTitle, type RunNotice } from './notice.ts';
+import { type Made, notifierOf } from './notifier-of.ts';
 import { type PostOptions, postJson } from './notify-http.ts';
 
 export interface HomeAssistantTarget {
+  name: string;
+  events: readonly NotifyEvent[];
   /** Base URL of Home Assistant, e.g. `http://ha.lan:8123`. */
   url: string;
   /** `mobile_app_phone` or `notify.mobile_app_phone`. */
@@ -34,16 +37,13 @@ export const homeAssistantEndpoint = (baseUrl: string, service: string): string 
   return `${base.origin}${base.pathname.replace(/\/+$/, '')}/api/services/notify/${name}`;
 };
 
-export const homeAssistantBody = (notice: ShipNotice) => ({
+export const homeAssistantBody = (notice: RunNotice) => ({
   title: noticeTitle(notice),
   message: noticeMessage(notice),
   ...(notice.url ? { data: { url: notice.url, clickAction: notice.url } } : {}),
 });
 
-export const createHomeAssistantNotifier = (
-  target: HomeAssistantTarget,
-  post: PostOptions = {},
-): { ok: true; notifier: Notifier } | { ok: false; error: string } => {
+export const createHomeAssistantNotifier = (target: HomeAssistantTarget, post: PostOptions = {}): Made => {
   if (!parseNotifyService(target.service)) {
     return {
       ok: false,
@@ -58,28 +58,20 @@ export const createHomeAssistantNotifier = (
       error: 'Home Assistant URL must be a plain http(s) URL without credentials or query.',
     };
   }
-  const name = 'home-assistant';
   return {
     ok: true,
-    notifier: {
-      target: name,
-      async notify(notice: ShipNotice, signal?: AbortSignal): Promise<NotifyResult> {
-        const res = await postJson(
+    notifier: notifierOf(
+      target.name,
+      target.events,
+      (notice, signal) =>
+        postJson(
           endpoint,
           homeAssistantBody(notice),
           { authorization: `Bearer ${target.token}` },
           { ...post, ...(signal ? { signal } : {}) },
-        );
-        // postJson never quotes headers; the split is a second guard should that ever change.
-        return res.ok
-          ? { ok: true, target: name, attempts: res.attempts }
-          : {
-              ok: false,
-              target: name,
-              attempts: res.attempts,
-              error: res.error.split(target.token).join('[redacted]'),
-            };
-      },
-    },
+        ),
+      // postJson never quotes headers; the redaction is a second guard should that ever change.
+      [target.token],
+    ),
   };
 };

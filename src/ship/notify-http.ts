@@ -1,6 +1,7 @@
-// One JSON POST with a per-attempt timeout and a bounded retry, shared by the notifiers. Failures come
-// back as values; the error text names the target by origin only, so neither a bearer token nor a
-// secret webhook path can reach a log, a comment or the dashboard.
+// One request (a JSON POST, Matrix's PUT, ntfy's text POST) with a per-attempt timeout and a bounded
+// retry, shared by the notifiers. Failures come back as values; the error text names the target by
+// origin only, so neither a bearer token nor a secret webhook path can reach a log, a comment or the
+// dashboard. Redirects are refused: a notify target that moves is an error, not a new destination.
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
@@ -54,10 +55,39 @@ const errnoSuffix = (err: unknown): string => {
 // 408 and 429 are the only 4xx worth a second try; any other 4xx will answer the same way again.
 const retryable = (status: number): boolean => status >= 500 || status === 408 || status === 429;
 
-export const postJson = async (
+/** Seconds a 429 or 503 asks to wait (`Retry-After: 5`), within reason; else undefined. */
+const retryAfterMs = (res: Response): number | undefined => {
+  const value = res.headers.get('retry-after');
+  if (value === null || !/^\d{1,3}$/.test(value.trim())) return undefined;
+  const seconds = Number(value.trim());
+  return seconds <= 60 ? seconds * 1000 : undefined;
+};
+
+export interface OutgoingRequest {
+  method: 'POST' | 'PUT';
+  headers: Record<string, string>;
+  body: string;
+}
+
+export const postJson = (
   url: string,
   body: unknown,
   headers: Record<string, string>,
+  opts: PostOptions = {},
+): Promise<PostResult> =>
+  sendRequest(
+    url,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    },
+    opts,
+  );
+
+export const sendRequest = async (
+  url: string,
+  request: OutgoingRequest,
   opts: PostOptions = {},
 ): Promise<PostResult> => {
   const doFetch = opts.fetch ?? fetch;
@@ -68,15 +98,16 @@ export const postJson = async (
   const target = originOf(url);
   let lastError = 'not attempted';
   for (let i = 1; i <= attempts; i++) {
+    let waitMs: number | undefined;
     if (opts.signal?.aborted)
       return { ok: false, attempts: i - 1, error: `cancelled before reaching ${target}` };
     const perAttempt = AbortSignal.timeout(timeoutMs);
     const signal = opts.signal ? AbortSignal.any([opts.signal, perAttempt]) : perAttempt;
     try {
       const res = await doFetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify(body),
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
         signal,
         redirect: 'error',
       });
@@ -85,6 +116,7 @@ export const postJson = async (
       if (res.ok) return { ok: true, attempts: i, status: res.status };
       lastError = `${target} answered HTTP ${res.status}`;
       if (!retryable(res.status)) return { ok: false, attempts: i, error: lastError };
+      waitMs = retryAfterMs(res);
     } catch (err) {
       if (opts.signal?.aborted)
         return { ok: false, attempts: i, error: `cancelled while posting to ${target}` };
@@ -92,7 +124,7 @@ export const postJson = async (
         ? `${target} did not answer within ${timeoutMs} ms`
         : `could not reach ${target}${errnoSuffix(err)}`;
     }
-    if (i < attempts) await sleep(backoffMs * 2 ** (i - 1), opts.signal);
+    if (i < attempts) await sleep(waitMs ?? backoffMs * 2 ** (i - 1), opts.signal);
   }
   return { ok: false, attempts, error: `${lastError} (after ${attempts} attempts)` };
 };

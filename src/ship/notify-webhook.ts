@@ -1,64 +1,52 @@
-// Plain webhook notifier: one JSON document per ship or block, for anything that is not Home
-// Assistant (ntfy bridges, chat relays, a script). The body is the contract; see webhookBody.
-
-import { type Notifier, type NotifyResult, noticeMessage, type ShipNotice } from './notice.ts';
+// Plain webhook notifier: one JSON document per notice, for anything without its own notifier (a
+// script, a relay, an alert rule). The body is the contract; see webhookBody.
+import type { NotifyEvent, RunNotice, ShipPath } from './notice.ts';
+import { noticeMessage, noticeSentence } from './notice.ts';
+import { type Made, notifierOf, plainHttpUrl } from './notifier-of.ts';
 import { type PostOptions, postJson } from './notify-http.ts';
 
-export interface WebhookTarget {
-  url: string;
-}
-
 export interface WebhookBody {
-  event: 'ready' | 'blocked';
+  event: NotifyEvent;
   repo: string;
+  run: { id: string; kind: 'blitz' | 'fleet' | 'plan'; title: string };
+  /** The run's title again (the milestone), as the first version of this body had it. */
   milestone: string;
+  /** The issue it is about, or null. */
+  issue: number | null;
+  /** What happened, one sentence. */
+  sentence: string;
+  /** The sentence with where it happened and the tally: what a text-only client shows. */
   message: string;
-  /** The preview URL when ready; the dashboard link (or null) when blocked. */
+  /** The preview URL when shipped; the run's page (or null) otherwise. */
   url: string | null;
   issuesShipped: number;
-  /** null when blocked: nothing shipped. */
-  path: 'deploy' | 'local' | null;
+  /** How it shipped; null unless shipped. */
+  path: ShipPath | null;
 }
 
-export const webhookBody = (notice: ShipNotice): WebhookBody => ({
+export const webhookBody = (notice: RunNotice): WebhookBody => ({
   event: notice.event,
   repo: notice.repo,
-  milestone: notice.milestone,
+  run: notice.run,
+  milestone: notice.run.title,
+  issue: notice.issue ?? null,
+  sentence: noticeSentence(notice),
   message: noticeMessage(notice),
   url: notice.url ?? null,
   issuesShipped: notice.issuesShipped,
-  path: notice.event === 'ready' ? notice.path : null,
+  path: notice.event === 'shipped' ? (notice.path ?? null) : null,
 });
 
 export const createWebhookNotifier = (
-  target: WebhookTarget,
+  target: { name: string; url: string; events: readonly NotifyEvent[] },
   post: PostOptions = {},
-): { ok: true; notifier: Notifier } | { ok: false; error: string } => {
-  let parsed: URL;
-  try {
-    parsed = new URL(target.url);
-  } catch {
-    return { ok: false, error: 'Notify webhook URL does not parse.' };
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    return { ok: false, error: 'Notify webhook URL must be http or https.' };
-  }
-  const name = 'webhook';
+): Made => {
+  if (!plainHttpUrl(target.url))
+    return { ok: false, error: `Notify target ${target.name}: the webhook URL must be http(s).` };
   return {
     ok: true,
-    notifier: {
-      target: name,
-      async notify(notice: ShipNotice, signal?: AbortSignal): Promise<NotifyResult> {
-        const res = await postJson(
-          target.url,
-          webhookBody(notice),
-          {},
-          { ...post, ...(signal ? { signal } : {}) },
-        );
-        return res.ok
-          ? { ok: true, target: name, attempts: res.attempts }
-          : { ok: false, target: name, attempts: res.attempts, error: res.error };
-      },
-    },
+    notifier: notifierOf(target.name, target.events, (notice, signal) =>
+      postJson(target.url, webhookBody(notice), {}, { ...post, ...(signal ? { signal } : {}) }),
+    ),
   };
 };

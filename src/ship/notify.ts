@@ -1,66 +1,113 @@
-// The notifier port and its wiring: what a ship or a block tells the operator's phone (seed 000 §6),
-// as plain data, sent to every configured target. A failed notification is a value the run shows on
-// its dashboard; it never throws into the run.
-
-import type { Notifier, NotifyResult, ShipNotice } from './notice.ts';
-import { createHomeAssistantNotifier, type HomeAssistantTarget } from './notify-home-assistant.ts';
+// The notifier port and its wiring: what a run tells the operator's chat or phone (seed 000 §6), as
+// plain data, sent to every configured target that asked for the event. A failed notification is a
+// value the run shows on its dashboard; it never throws into the run.
+import type { Notifier, NotifyEvent, NotifyResult, RunNotice } from './notice.ts';
+import type { Made } from './notifier-of.ts';
+import { createDiscordNotifier } from './notify-discord.ts';
+import { createHomeAssistantNotifier } from './notify-home-assistant.ts';
 import type { PostOptions } from './notify-http.ts';
+import { createMatrixNotifier } from './notify-matrix.ts';
+import { createNtfyNotifier, type NtfyPriority } from './notify-ntfy.ts';
+import { createSlackNotifier } from './notify-slack.ts';
+import { createTeamsNotifier } from './notify-teams.ts';
 import { createWebhookNotifier } from './notify-webhook.ts';
 
-export type { BlockedNotice, Notifier, NotifyResult, ReadyNotice, ShipNotice, ShipPath } from './notice.ts';
+export type { Notifier, NotifyEvent, NotifyResult, RunNotice, ShipPath } from './notice.ts';
 
-/** Sends to every notifier at once; never rejects. */
+/** Sends to every notifier that takes the notice's event, all at once; never rejects. */
 export const notifyAll = async (
   notifiers: readonly Notifier[],
-  notice: ShipNotice,
+  notice: RunNotice,
   signal?: AbortSignal,
 ): Promise<NotifyResult[]> =>
   Promise.all(
-    notifiers.map((n) =>
-      n.notify(notice, signal).catch(
-        (): NotifyResult => ({
-          ok: false,
-          target: n.target,
-          attempts: 0,
-          error: 'notifier failed unexpectedly',
-        }),
+    notifiers
+      .filter((n) => n.events.has(notice.event))
+      .map((n) =>
+        n.notify(notice, signal).catch(
+          (): NotifyResult => ({
+            ok: false,
+            target: n.target,
+            attempts: 0,
+            error: 'notifier failed unexpectedly',
+          }),
+        ),
       ),
-    ),
   );
 
-export interface NotifyTargets {
-  /** From blitz.config.yml `notify.homeAssistant`, with the token already read from `tokenEnv`. */
-  homeAssistant?: { url: string; service: string; token: string | undefined; tokenEnv?: string };
-  webhook?: { url: string };
+interface Named {
+  name: string;
+  events: readonly NotifyEvent[];
 }
+/**
+ * One target of blitz.config.yml `notify:` with its secrets read (config/notify-targets.ts): a value
+ * is undefined when its variable is unset, and `…Env` says which variable that was.
+ */
+export type NotifyTargetValue = Named &
+  (
+    | { type: 'slack' | 'discord' | 'teams' | 'webhook'; url: string | undefined; urlEnv?: string }
+    | {
+        type: 'ntfy';
+        url: string | undefined;
+        urlEnv?: string;
+        token?: string | undefined;
+        tokenEnv?: string;
+        priority?: NtfyPriority;
+      }
+    | { type: 'matrix'; homeserver: string; roomId: string; token: string | undefined; tokenEnv: string }
+    | { type: 'homeAssistant'; url: string; service: string; token: string | undefined; tokenEnv?: string }
+  );
+
+const unset = (t: Named, what: string, env: string | undefined): string =>
+  `Notify target ${t.name} is configured but its ${what} is empty (set ${env ?? 'its variable'}).`;
+
+const make = (t: NotifyTargetValue, post: PostOptions): Made => {
+  switch (t.type) {
+    case 'slack':
+    case 'discord':
+    case 'teams':
+    case 'webhook': {
+      if (!t.url) return { ok: false, error: unset(t, 'URL', t.urlEnv) };
+      const target = { name: t.name, url: t.url, events: t.events };
+      if (t.type === 'slack') return createSlackNotifier(target, post);
+      if (t.type === 'discord') return createDiscordNotifier(target, post);
+      if (t.type === 'teams') return createTeamsNotifier(target, post);
+      return createWebhookNotifier(target, post);
+    }
+    case 'ntfy':
+      if (!t.url) return { ok: false, error: unset(t, 'topic URL', t.urlEnv) };
+      if (t.tokenEnv && !t.token) return { ok: false, error: unset(t, 'token', t.tokenEnv) };
+      return createNtfyNotifier(
+        {
+          name: t.name,
+          url: t.url,
+          events: t.events,
+          ...(t.token ? { token: t.token } : {}),
+          ...(t.priority ? { priority: t.priority } : {}),
+        },
+        post,
+      );
+    case 'matrix':
+      if (!t.token) return { ok: false, error: unset(t, 'access token', t.tokenEnv) };
+      return createMatrixNotifier({ ...t, token: t.token }, post);
+    case 'homeAssistant':
+      if (!t.token) return { ok: false, error: unset(t, 'token', t.tokenEnv) };
+      return createHomeAssistantNotifier({ ...t, token: t.token }, post);
+  }
+};
 
 /**
  * Builds the notifiers from plain config values. A target that cannot work (no token, a bad service
- * name) is left out and described in `problems`, for the dashboard; the other targets still work.
+ * name) is left out and described in `problems`, for the log; the other targets still work.
  */
 export const buildNotifiers = (
-  targets: NotifyTargets,
+  targets: readonly NotifyTargetValue[],
   post: PostOptions = {},
 ): { notifiers: Notifier[]; problems: string[] } => {
   const notifiers: Notifier[] = [];
   const problems: string[] = [];
-  const ha = targets.homeAssistant;
-  if (ha) {
-    if (!ha.token) {
-      problems.push(
-        `Home Assistant notify is configured but its token is empty (set ${ha.tokenEnv ?? 'the token variable'}).`,
-      );
-    } else {
-      const made = createHomeAssistantNotifier(
-        { url: ha.url, service: ha.service, token: ha.token } satisfies HomeAssistantTarget,
-        post,
-      );
-      if (made.ok) notifiers.push(made.notifier);
-      else problems.push(made.error);
-    }
-  }
-  if (targets.webhook) {
-    const made = createWebhookNotifier({ url: targets.webhook.url }, post);
+  for (const t of targets) {
+    const made = make(t, post);
     if (made.ok) notifiers.push(made.notifier);
     else problems.push(made.error);
   }

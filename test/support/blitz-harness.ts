@@ -3,6 +3,7 @@
 // intake (signed webhooks, SQLite deliveries and intents), the runner with fake agents that really
 // commit and push, and the orchestrator over an SQLite file. `restart()` drops the bot and starts a
 // new one over the same database file and workspace, as a crashed process would be restarted.
+
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -12,6 +13,7 @@ import { createLogger, type Logger, silentLogger } from '../../src/observability
 import type { ProbeResult } from '../../src/orchestrator/budget-probe.ts';
 import { createReviewLeg } from '../../src/orchestrator/review-leg.ts';
 import type { RunnerEvent } from '../../src/runner/types.ts';
+import type { Notifier } from '../../src/ship/notice.ts';
 import { fakeEntry } from '../integration/runner-harness.ts';
 import {
   type Bot,
@@ -54,6 +56,9 @@ export interface BlitzHarnessOptions {
   reviewerArgs?: string[];
   /** The budget probe instead of the (absent) configured one. */
   budgetProbe?: () => Promise<ProbeResult>;
+  /** Notify targets of the run (the notifier port) and the bot's public address for their links. */
+  notifiers?: Notifier[];
+  publicUrl?: string;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -108,6 +113,7 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
         : []),
     ],
     modelNotesPath: join(dir, 'models.md'),
+    ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
   });
   const startBot = (): Bot =>
     startBotProcess({
@@ -123,6 +129,7 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
         dashboard: { intervalMs: opts.dashboardIntervalMs ?? 0 },
         ...(opts.review ? { review: createReviewLeg({ config, baseEnv: testEnv(), logger }) } : {}),
         ...(opts.budgetProbe ? { budgetProbe: opts.budgetProbe } : {}),
+        ...(opts.notifiers ? { notifiers: opts.notifiers } : {}),
       },
     });
 

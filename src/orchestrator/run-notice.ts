@@ -1,0 +1,49 @@
+// The notices a run sends (started, shipped, blocked…) built from its record, sent to the targets that
+// asked for the event, and any failure kept on the run for its dashboard. Never throws into the run.
+import type { NotifyEvent, RunNotice, ShipPath } from '../ship/notice.ts';
+import { notifyAll } from '../ship/notify.ts';
+import type { RunRecord } from '../store/run-store.ts';
+import type { OrchestratorDeps } from './context.ts';
+
+/** The run's page on the status site, when the bot's public address is configured. */
+export const runPageUrl = (publicUrl: string | undefined, runId: string): string | undefined =>
+  publicUrl ? `${publicUrl.replace(/\/+$/, '')}/runs/${encodeURIComponent(runId)}` : undefined;
+
+export const runNoticeOf = (
+  run: RunRecord,
+  event: NotifyEvent,
+  sentence: string,
+  more: { issue?: number; url?: string; issuesShipped?: number; path?: ShipPath; publicUrl?: string } = {},
+): RunNotice => {
+  const url = more.url || runPageUrl(more.publicUrl, run.id);
+  const issue = more.issue ?? run.triggerIssue;
+  return {
+    event,
+    repo: run.repo,
+    run: { id: run.id, kind: run.kind, title: run.milestoneTitle },
+    ...(issue !== undefined ? { issue } : {}),
+    sentence,
+    ...(url ? { url } : {}),
+    issuesShipped: more.issuesShipped ?? 0,
+    ...(more.path ? { path: more.path } : {}),
+  };
+};
+
+/** Sends the notice; the failures (target and error, never a secret) are written to the run's progress. */
+export const sendRunNotice = async (
+  deps: Pick<OrchestratorDeps, 'notifiers' | 'store' | 'logger'>,
+  notice: RunNotice,
+): Promise<void> => {
+  const results = await notifyAll(deps.notifiers ?? [], notice);
+  const failures = results.flatMap((r) =>
+    r.ok ? [] : [{ target: r.target, error: `${notice.event.replace('_', ' ')}: ${r.error}` }],
+  );
+  if (failures.length === 0) return;
+  deps.logger.warn({ runId: notice.run.id, event: notice.event, failures }, 'notification failed');
+  const fresh = await deps.store.getRun(notice.run.id);
+  if (fresh) {
+    await deps.store.updateRun(fresh.id, {
+      progress: { ...fresh.progress, notifyFailures: failures },
+    });
+  }
+};

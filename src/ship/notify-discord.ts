@@ -1,0 +1,55 @@
+// Discord channel webhook: `POST <webhook URL>` with one embed (title, description, link, colour by
+// event, fields for where and the tally). `allowed_mentions.parse: []` so `@everyone` in a milestone
+// title pings no one. Discord answers 204, and 429 with Retry-After when it limits the rate.
+import {
+  type NotifyEvent,
+  noticeSentence,
+  noticeTally,
+  noticeTitle,
+  noticeWhere,
+  type RunNotice,
+} from './notice.ts';
+import { type Made, notifierOf, plainHttpUrl } from './notifier-of.ts';
+import { type PostOptions, postJson } from './notify-http.ts';
+
+const colours: Record<NotifyEvent, number> = {
+  started: 0x5865f2,
+  parked: 0x99aab5,
+  blocked: 0xfee75c,
+  needs_person: 0xfee75c,
+  shipped: 0x57f287,
+  failed: 0xed4245,
+  review_unclear: 0xeb459e,
+};
+
+const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+export const discordBody = (notice: RunNotice) => ({
+  allowed_mentions: { parse: [] as string[] },
+  embeds: [
+    {
+      title: clip(noticeTitle(notice), 256),
+      description: clip(noticeSentence(notice), 4096),
+      ...(notice.url ? { url: notice.url } : {}),
+      color: colours[notice.event],
+      fields: [
+        { name: 'Where', value: clip(noticeWhere(notice), 1024), inline: true },
+        { name: 'Progress', value: clip(noticeTally(notice), 1024), inline: true },
+      ],
+    },
+  ],
+});
+
+export const createDiscordNotifier = (
+  target: { name: string; url: string; events: readonly NotifyEvent[] },
+  post: PostOptions = {},
+): Made => {
+  if (!plainHttpUrl(target.url))
+    return { ok: false, error: `Notify target ${target.name}: the Discord webhook URL must be http(s).` };
+  return {
+    ok: true,
+    notifier: notifierOf(target.name, target.events, (notice, signal) =>
+      postJson(target.url, discordBody(notice), {}, { ...post, ...(signal ? { signal } : {}) }),
+    ),
+  };
+};

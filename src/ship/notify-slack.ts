@@ -1,0 +1,66 @@
+// Slack incoming webhook: `POST <webhook URL>` with Block Kit blocks and a top-level `text`, which
+// Slack shows in notifications and to screen readers. Run text is escaped for mrkdwn (`&`, `<`, `>`),
+// so a milestone titled `<!channel>` mentions no one.
+import {
+  type NotifyEvent,
+  noticeSentence,
+  noticeTally,
+  noticeTitle,
+  noticeWhere,
+  type RunNotice,
+} from './notice.ts';
+import { type Made, notifierOf, plainHttpUrl } from './notifier-of.ts';
+import { type PostOptions, postJson } from './notify-http.ts';
+
+const escapeMrkdwn = (text: string): string =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+export const slackBody = (notice: RunNotice) => {
+  const title = noticeTitle(notice);
+  const sentence = noticeSentence(notice);
+  return {
+    text: `${title}: ${sentence}`,
+    blocks: [
+      // Header text is plain_text, at most 150 characters.
+      { type: 'header', text: { type: 'plain_text', text: clip(title, 150), emoji: true } },
+      { type: 'section', text: { type: 'mrkdwn', text: clip(escapeMrkdwn(sentence), 3000) } },
+      {
+        type: 'context',
+        elements: [{ type: 'mrkdwn', text: escapeMrkdwn(`${noticeWhere(notice)} · ${noticeTally(notice)}`) }],
+      },
+      ...(notice.url
+        ? [
+            {
+              type: 'actions',
+              elements: [
+                {
+                  type: 'button',
+                  text: {
+                    type: 'plain_text',
+                    text: notice.event === 'shipped' ? 'Open preview' : 'Open run',
+                  },
+                  url: notice.url,
+                },
+              ],
+            },
+          ]
+        : []),
+    ],
+  };
+};
+
+export const createSlackNotifier = (
+  target: { name: string; url: string; events: readonly NotifyEvent[] },
+  post: PostOptions = {},
+): Made => {
+  if (!plainHttpUrl(target.url))
+    return { ok: false, error: `Notify target ${target.name}: the Slack webhook URL must be http(s).` };
+  return {
+    ok: true,
+    notifier: notifierOf(target.name, target.events, (notice, signal) =>
+      postJson(target.url, slackBody(notice), {}, { ...post, ...(signal ? { signal } : {}) }),
+    ),
+  };
+};

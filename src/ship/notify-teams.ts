@@ -1,0 +1,59 @@
+// Microsoft Teams through a Workflows webhook ("When a Teams webhook request is received"): a message
+// with one Adaptive Card attachment (title, sentence, facts, an Open action). The old Office 365
+// connector MessageCard is retired; Workflows take Adaptive Cards.
+import { type NotifyEvent, noticeSentence, noticeTally, noticeTitle, type RunNotice } from './notice.ts';
+import { type Made, notifierOf, plainHttpUrl } from './notifier-of.ts';
+import { type PostOptions, postJson } from './notify-http.ts';
+
+export const teamsBody = (notice: RunNotice) => ({
+  type: 'message',
+  attachments: [
+    {
+      contentType: 'application/vnd.microsoft.card.adaptive',
+      contentUrl: null,
+      content: {
+        $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+        type: 'AdaptiveCard',
+        version: '1.4',
+        body: [
+          { type: 'TextBlock', text: noticeTitle(notice), weight: 'Bolder', size: 'Medium', wrap: true },
+          { type: 'TextBlock', text: noticeSentence(notice), wrap: true },
+          {
+            type: 'FactSet',
+            facts: [
+              { title: 'Repository', value: notice.repo },
+              ...(notice.issue !== undefined ? [{ title: 'Issue', value: `#${notice.issue}` }] : []),
+              { title: 'Run', value: notice.run.id },
+              { title: 'Progress', value: noticeTally(notice) },
+            ],
+          },
+        ],
+        ...(notice.url
+          ? {
+              actions: [
+                {
+                  type: 'Action.OpenUrl',
+                  title: notice.event === 'shipped' ? 'Open preview' : 'Open run',
+                  url: notice.url,
+                },
+              ],
+            }
+          : {}),
+      },
+    },
+  ],
+});
+
+export const createTeamsNotifier = (
+  target: { name: string; url: string; events: readonly NotifyEvent[] },
+  post: PostOptions = {},
+): Made => {
+  if (!plainHttpUrl(target.url))
+    return { ok: false, error: `Notify target ${target.name}: the Teams workflow URL must be http(s).` };
+  return {
+    ok: true,
+    notifier: notifierOf(target.name, target.events, (notice, signal) =>
+      postJson(target.url, teamsBody(notice), {}, { ...post, ...(signal ? { signal } : {}) }),
+    ),
+  };
+};

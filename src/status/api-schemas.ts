@@ -1,0 +1,122 @@
+// The JSON API's response bodies (`/api/v1`), as zod schemas: the routes parse what they send with
+// them, and the OpenAPI document at /api/v1/openapi.json is generated from them, so the document
+// cannot drift from what is served. Only facts a status page shows: no paths on disk, pids or argv.
+import { z } from '@hono/zod-openapi';
+import { runStates } from '../plan/states.ts';
+
+export const errorSchema = z
+  .object({ error: z.string(), message: z.string() })
+  .openapi('Error', { description: 'A refusal: a code and a sentence.' });
+
+const runKind = z.enum(['blitz', 'fleet', 'plan']);
+const runState = z.enum(runStates);
+const outcome = z.enum(['solved', 'unsolved', 'environment_failure', 'stalled', 'cancelled']);
+const tier = z.enum(['execution', 'design', 'subtle']);
+const tokens = z.object({ input: z.int().min(0), output: z.int().min(0) });
+
+export const runSummarySchema = z
+  .object({
+    id: z.string().openapi({ example: '1a2b3c4d' }),
+    kind: runKind,
+    forge: z.enum(['github', 'gitea']),
+    repo: z.string().openapi({ example: 'acme/shop' }),
+    title: z.string().openapi({ description: 'The milestone, or the fleet', example: 'M1 checkout' }),
+    state: runState,
+    live: z.boolean().openapi({ description: 'Not done or cancelled' }),
+    triggerIssue: z.int().nullable().openapi({ description: 'Where the dashboard comment lives' }),
+    issues: z.object({ done: z.int().min(0), total: z.int().min(0) }),
+    reason: z.string().nullable().openapi({ description: 'Why the run stopped, in words' }),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('RunSummary');
+
+export const runListSchema = z.object({ runs: z.array(runSummarySchema) }).openapi('RunList');
+
+export const attemptSchema = z
+  .object({
+    n: z.int().min(1).openapi({ description: '1-based position among the run’s attempts (the attempt URL)' }),
+    id: z.string(),
+    issue: z.object({ repo: z.string(), number: z.int() }),
+    rosterEntry: z.string(),
+    tool: z.string(),
+    model: z.string().nullable(),
+    tier,
+    branch: z.string(),
+    host: z.string().nullable().openapi({ description: 'Machine or runner holding the worktree' }),
+    startedAt: z.string(),
+    endedAt: z.string().nullable(),
+    exitCode: z.int().nullable(),
+    outcome: outcome.nullable().openapi({ description: 'null while the worker runs' }),
+    nudges: z.int().min(0),
+    tokens,
+    failureSummary: z.string().nullable(),
+  })
+  .openapi('Attempt');
+
+export const runIssueSchema = z
+  .object({
+    number: z.int(),
+    title: z.string().nullable(),
+    state: z.string().openapi({ example: 'merged' }),
+    epic: z.boolean(),
+    pr: z.int().nullable(),
+    mergedSha: z.string().nullable(),
+    lastError: z.string().nullable(),
+    blockedBy: z.array(z.int()),
+    attempts: z.array(z.int()).openapi({ description: 'The `n` of each of its attempts' }),
+    tokens: z.int().min(0),
+  })
+  .openapi('RunIssue');
+
+export const runDetailSchema = z
+  .object({
+    run: runSummarySchema,
+    issues: z.array(runIssueSchema),
+    waves: z.array(z.object({ wave: z.int().min(1), issues: z.array(z.int()) })).openapi({
+      description:
+        'The issues layered by dependency depth: wave k can start once the waves before it are done',
+    }),
+    currentWave: z.int().min(0).openapi({ description: 'Integration builds so far on this run' }),
+    attempts: z.array(attemptSchema),
+    notifyFailures: z.array(z.object({ target: z.string(), error: z.string() })),
+  })
+  .openapi('RunDetail');
+
+export const statsSchema = z
+  .object({
+    attempts: z.int().min(0),
+    byOutcome: z.record(z.string(), z.int().min(0)),
+    tokens,
+    rows: z.array(
+      z.object({
+        rosterEntry: z.string(),
+        tool: z.string(),
+        tier,
+        attempts: z.int(),
+        counted: z.int(),
+        solved: z.int(),
+        passRate: z.number().nullable(),
+        inBand: z.boolean(),
+        tokens: z.int(),
+      }),
+    ),
+    waiting: z.array(
+      z.object({
+        runId: z.string(),
+        repo: z.string(),
+        number: z.int(),
+        title: z.string().nullable(),
+        attempts: z.int(),
+        lastOutcome: outcome,
+        highestTier: tier,
+        waitingFor: z.enum(['stronger_model', 'person']),
+      }),
+    ),
+  })
+  .openapi('Stats');
+
+export type RunSummary = z.infer<typeof runSummarySchema>;
+export type RunDetail = z.infer<typeof runDetailSchema>;
+export type ApiAttempt = z.infer<typeof attemptSchema>;
+export type ApiStats = z.infer<typeof statsSchema>;

@@ -1,0 +1,239 @@
+// No container engine runs here, so the Dockerfile and compose.yaml are checked as files: every path
+// they copy or mount exists and is not ignored, the image builds dist with `npm run build` and runs
+// package.json's `bin`, git is in the runtime, bot and workers are two different non-root users (the
+// worker being what blitz.config.yml's runner.user names), the healthcheck asks /healthz, and compose
+// wires PostgreSQL, two bot replicas and one runner consistently (secrets, env, ports, service names).
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { z } from 'zod';
+
+const root = join(import.meta.dirname, '..', '..');
+const read = (path: string): string => readFileSync(join(root, path), 'utf8');
+
+interface Instruction {
+  stage: string;
+  op: string;
+  args: string;
+}
+
+/** Instructions with line continuations joined and comments dropped, each tagged with its stage. */
+const dockerfile = (text: string): Instruction[] => {
+  const lines = text.split('\n').filter((l) => !/^\s*#/.test(l));
+  const joined = lines.join('\n').replace(/\\\n/g, ' ').split('\n');
+  let stage = '';
+  const out: Instruction[] = [];
+  for (const line of joined) {
+    const m = /^\s*([A-Z]+)\s+(.*)$/.exec(line);
+    if (!m) continue;
+    const [, op, args] = m as unknown as [string, string, string];
+    if (op === 'FROM') stage = /\bAS\s+(\S+)/i.exec(args)?.[1] ?? '';
+    out.push({ stage, op, args: args.trim() });
+  }
+  return out;
+};
+
+const instructions = dockerfile(read('Dockerfile'));
+const inStage = (stage: string, op: string) => instructions.filter((i) => i.stage === stage && i.op === op);
+const execForm = (args: string): string[] => z.array(z.string()).parse(JSON.parse(args));
+const dockerignore = read('.dockerignore')
+  .split('\n')
+  .map((l) => l.trim().replace(/^\//, ''))
+  .filter((l) => l && !l.startsWith('#'));
+const ignored = (path: string) => dockerignore.some((p) => path === p || path.startsWith(`${p}/`));
+
+const packageJson = z
+  .object({ bin: z.record(z.string(), z.string()), scripts: z.record(z.string(), z.string()) })
+  .parse(JSON.parse(read('package.json')));
+
+describe('Dockerfile', () => {
+  it('has a build stage, a bot runtime and a runner target, on the same base', () => {
+    const base = '$' + '{NODE_IMAGE}';
+    expect(instructions.filter((i) => i.op === 'FROM').map((i) => i.args)).toEqual([
+      `${base} AS build`,
+      `${base} AS bot`,
+      'bot AS runner',
+    ]);
+  });
+
+  it('copies only files that exist in the repository and that .dockerignore lets through', () => {
+    const sources = instructions
+      .filter((i) => i.op === 'COPY' && !i.args.startsWith('--from'))
+      .flatMap((i) => i.args.split(/\s+/).slice(0, -1));
+    expect(sources.length).toBeGreaterThan(4);
+    for (const src of sources) {
+      expect(existsSync(join(root, src)), src).toBe(true);
+      expect(ignored(src.replace(/\/$/, '')), `${src} is in .dockerignore`).toBe(false);
+    }
+  });
+
+  it('builds dist with npm run build from tsconfig.build.json, copying what the build script reads', () => {
+    const run = inStage('build', 'RUN').map((i) => i.args);
+    expect(run).toContain('npm run build && npm prune --omit=dev --no-audit --no-fund');
+    expect(packageJson.scripts.build).toBe(
+      'tsc -p tsconfig.build.json && node scripts/build-assets.mjs',
+    );
+    const copied = inStage('build', 'COPY').flatMap((i) => i.args.split(/\s+/).slice(0, -1));
+    for (const needed of ['tsconfig.json', 'tsconfig.build.json', 'scripts/build-assets.mjs', 'src'])
+      expect(copied, needed).toContain(needed);
+    expect(inStage('bot', 'COPY').map((i) => i.args)).toEqual(
+      expect.arrayContaining([
+        '--from=build /app/node_modules ./node_modules',
+        '--from=build /app/dist ./dist',
+      ]),
+    );
+  });
+
+  it('runs package.json bin with node, serve by default', () => {
+    const [entry] = inStage('bot', 'ENTRYPOINT');
+    expect(execForm(entry!.args)).toEqual(['node', packageJson.bin['blitz-bot']]);
+    expect(execForm(inStage('bot', 'CMD')[0]!.args)).toEqual(['serve']);
+    expect(execForm(inStage('runner', 'CMD')[0]!.args)).toEqual(['runner']);
+  });
+
+  it('has git in the runtime image', () => {
+    const install = inStage('bot', 'RUN').find((i) => i.args.includes('apt-get install'));
+    expect(install?.args).toMatch(/apt-get install -y --no-install-recommends [^&]*\bgit\b/);
+  });
+
+  it('makes two different non-root users, runs as the bot one, and lets it become only the worker', () => {
+    const users = inStage('bot', 'RUN')
+      .flatMap((i) => [...i.args.matchAll(/useradd [^&]*--uid (\d+) [^&]* (\S+)\s*(?:&&|$)/g)])
+      .map((m) => ({ uid: Number(m[1]), name: m[2]! }));
+    expect(users.map((u) => u.name)).toEqual(['blitz', 'blitz-worker']);
+    for (const u of users) expect(u.uid, u.name).toBeGreaterThan(0);
+    expect(new Set(users.map((u) => u.uid)).size).toBe(2);
+    expect(inStage('bot', 'USER').map((i) => i.args)).toEqual(['blitz']);
+    expect(
+      inStage('runner', 'USER')
+        .map((i) => i.args)
+        .at(-1),
+    ).toBe('blitz');
+    expect(read('Dockerfile')).toContain("'blitz ALL=(blitz-worker:blitz-worker) NOPASSWD:SETENV: ALL'");
+    // blitz.config.yml of the compose layout names that worker user.
+    const config = z
+      .object({ runner: z.object({ user: z.string(), group: z.string() }) })
+      .parse(parse(read('docker/blitz.config.yml')));
+    expect(config.runner).toMatchObject({ user: 'blitz-worker', group: 'blitz-worker' });
+  });
+
+  it('checks health on /healthz, and only the bot target has an HTTP server to check', () => {
+    const [health] = inStage('bot', 'HEALTHCHECK');
+    expect(health?.args).toContain("'/healthz'");
+    expect(inStage('runner', 'HEALTHCHECK').map((i) => i.args)).toEqual(['NONE']);
+  });
+
+  it('adds the agent CLIs from the npm registry at pinned versions', () => {
+    const args = inStage('runner', 'ARG').map((i) => i.args);
+    expect(args).toEqual([
+      expect.stringMatching(/^CLAUDE_CODE_VERSION=\d+\.\d+\.\d+$/),
+      expect.stringMatching(/^CODEX_VERSION=\d+\.\d+\.\d+$/),
+      expect.stringMatching(/^OPENCODE_VERSION=\d+\.\d+\.\d+$/),
+    ]);
+    const install = inStage('runner', 'RUN')[0]!.args;
+    for (const [pkg, arg] of [
+      ['@anthropic-ai/claude-code', 'CLAUDE_CODE_VERSION'],
+      ['@openai/codex', 'CODEX_VERSION'],
+      ['opencode-ai', 'OPENCODE_VERSION'],
+    ])
+      expect(install).toContain(`${pkg}@\${${arg}}`);
+    expect(install).toContain('npm install --global');
+  });
+});
+
+const service = z.looseObject({
+  image: z.string().optional(),
+  build: z.object({ context: z.string(), target: z.string() }).optional(),
+  command: z.array(z.string()).optional(),
+  environment: z.record(z.string(), z.string()).optional(),
+  secrets: z.array(z.string()).optional(),
+  volumes: z.array(z.string()).optional(),
+  ports: z.array(z.string()).optional(),
+  depends_on: z.record(z.string(), z.object({ condition: z.string() })).optional(),
+});
+const compose = z
+  .object({
+    services: z.record(z.string(), service),
+    secrets: z.record(z.string(), z.object({ file: z.string() })),
+    volumes: z.record(z.string(), z.null()),
+  })
+  .parse(parse(read('compose.yaml'), { merge: true }));
+
+describe('compose.yaml', () => {
+  const { services } = compose;
+  const bots = Object.entries(services).filter(([, s]) => s.build?.target === 'bot');
+  const runners = Object.entries(services).filter(([, s]) => s.build?.target === 'runner');
+  const stages = new Set(instructions.filter((i) => i.op === 'FROM').map((i) => /AS (\S+)/.exec(i.args)![1]));
+
+  it('has PostgreSQL, two bot replicas serving and one runner, built from the Dockerfile’s targets', () => {
+    expect(services.postgres?.image).toMatch(/^postgres:\d+/);
+    expect(bots.map(([name, s]) => [name, s.command])).toEqual([
+      ['bot-a', ['serve']],
+      ['bot-b', ['serve']],
+    ]);
+    expect(runners.map(([name, s]) => [name, s.command?.[0]])).toEqual([['runner', 'runner']]);
+    for (const [, s] of [...bots, ...runners])
+      expect(stages.has(s.build!.target), s.build!.target).toBe(true);
+  });
+
+  it('points every replica at the postgres service, after it is healthy, with the schema the init script makes', () => {
+    const init = read('docker/postgres-init.sql');
+    for (const [name, s] of bots) {
+      const url = s.environment?.DATABASE_URL ?? '';
+      expect(url, name).toMatch(
+        /^postgres:\/\/blitz:\$\{POSTGRES_PASSWORD[^}]*\}@postgres:5432\/blitz\?schema=blitz$/,
+      );
+      expect(s.depends_on?.postgres?.condition, name).toBe('service_healthy');
+      expect(s.environment?.BLITZ_LOCAL_RUNNER, name).toBe('false');
+    }
+    expect(init).toContain('CREATE SCHEMA IF NOT EXISTS blitz');
+    expect(services.postgres?.environment).toMatchObject({ POSTGRES_USER: 'blitz', POSTGRES_DB: 'blitz' });
+  });
+
+  it('gives secrets as files: each *_FILE names a mounted secret that compose defines', () => {
+    for (const [name, s] of Object.entries(services)) {
+      for (const [key, value] of Object.entries(s.environment ?? {})) {
+        if (!key.endsWith('_FILE')) continue;
+        const secret = /^\/run\/secrets\/([a-z_]+)$/.exec(value)?.[1];
+        expect(secret, `${name} ${key}`).toBeDefined();
+        expect(s.secrets, `${name} mounts ${secret}`).toContain(secret);
+        expect(compose.secrets[secret!], secret).toBeDefined();
+      }
+      // No forge secret is ever given as a plain variable.
+      for (const key of ['GITEA_TOKEN', 'GITEA_WEBHOOK_SECRET', 'STATUS_TOKEN', 'WEBHOOK_SECRET'])
+        expect(s.environment?.[key], `${name} ${key}`).toBeUndefined();
+    }
+    for (const s of Object.values(compose.secrets)) expect(s.file).toMatch(/^\.\/secrets\/[a-z_]+$/);
+    expect(read('.gitignore')).toContain('/secrets/');
+  });
+
+  it('mounts the config file it names, and every mounted file exists', () => {
+    for (const [name, s] of Object.entries(services)) {
+      for (const v of s.volumes ?? []) {
+        const [from] = v.split(':');
+        if (from!.startsWith('./')) expect(existsSync(join(root, from!)), `${name}: ${from}`).toBe(true);
+        else expect(compose.volumes, `${name}: volume ${from}`).toHaveProperty(from!);
+      }
+    }
+    for (const [name, s] of [...bots, ...runners]) {
+      const mounted = (s.volumes ?? []).find((v) => v.endsWith(':/etc/blitz/blitz.config.yml:ro'));
+      expect(mounted, name).toBe('./docker/blitz.config.yml:/etc/blitz/blitz.config.yml:ro');
+    }
+    for (const [name, s] of bots)
+      expect(s.environment?.BLITZ_CONFIG, name).toBe('/etc/blitz/blitz.config.yml');
+    const runner = runners[0]![1].command!;
+    expect(runner[runner.indexOf('--config') + 1]).toBe('/etc/blitz/blitz.config.yml');
+  });
+
+  it('sends the runner to a replica by service name and port, giving no forge secret to it', () => {
+    const [, runner] = runners[0]!;
+    const server = new URL(runner.command![runner.command!.indexOf('--server') + 1]!);
+    expect(bots.map(([name]) => name)).toContain(server.hostname);
+    const target = services[server.hostname]!;
+    expect(server.port).toBe(target.environment?.PORT);
+    expect(runner.depends_on?.[server.hostname]?.condition).toBe('service_healthy');
+    expect(runner.secrets ?? []).toEqual([]);
+    expect(Object.keys(runner.environment ?? {}).every((k) => /^(ANTHROPIC|OPENAI)_/.test(k))).toBe(true);
+  });
+});
