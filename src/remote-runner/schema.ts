@@ -2,6 +2,7 @@
 // register advert, job references, claimed jobs, and attempt reports (a whole AttemptRecord, so
 // applying one twice, or an older one after a newer, changes nothing).
 import { z } from 'zod';
+import { sessionIdSchema } from '../runner/agent-output.ts';
 import { attemptJobSchema, issueRefSchema, outcomeSchema, tierSchema } from '../runner/types.ts';
 import { runnerAdvertSchema } from '../store/runner-tokens.ts';
 
@@ -64,6 +65,7 @@ export const attemptRecordSchema = z.object({
   stallFingerprint: z
     .object({ logSize: z.number(), head: z.string().nullable(), remote: z.string().nullable() })
     .optional(),
+  sessionId: sessionIdSchema.optional(),
   finalReport: z
     .object({
       pr: z.string().optional(),
@@ -88,6 +90,7 @@ export const optionalAttemptFields = [
   'conflictFiles',
   'finalReport',
   'stallFingerprint',
+  'sessionId',
 ] as const;
 
 export const attemptReportSchema = z
