@@ -1,6 +1,6 @@
 // Agent tool adapters: how each CLI is started headless on a prompt and how the same session is
 // resumed (nudges, interrupted workers). The argv of claude, codex and opencode are run against the
-// real CLIs (pinned in test/agents/versions.json) by the compatibility tier, `npm run test:agents`:
+// real CLIs (pinned in src/runner/tools/tested-versions.ts) by the compatibility tier, `npm run test:agents`:
 // claude — `-p`, `--permission-mode acceptEdits`, `--allowedTools`, `--output-format stream-json
 // --verbose`, `--session-id <uuid>` chosen by the runner, `--resume <id>`; codex — `exec --json
 // --sandbox danger-full-access` (workspace-write makes `.git` read-only, so a worker could not
