@@ -49,12 +49,17 @@ export const serve = async (): Promise<() => Promise<void>> => {
 };
 
 const usage =
-  'usage: blitz-bot [serve] | runner … | runner flush FILE … | runner-token create|revoke|list | stats [--run ID] [--json]';
+  'usage: blitz-bot [serve] | runner … | runner flush FILE … | runner-token create|revoke|list | stats [--run ID] [--json] | doctor [--json] [--repo OWNER/NAME]…';
 
 const main = async (): Promise<void> => {
   const command = process.argv[2] ?? 'serve';
   if (command === 'runner' || command === 'runner-token') {
     process.exitCode = await runRunnerCli(command, process.argv.slice(3));
+    return;
+  }
+  if (command === 'doctor') {
+    const { runDoctorCli } = await import('./doctor/doctor.ts');
+    process.exitCode = await runDoctorCli(process.argv.slice(3));
     return;
   }
   if (command === 'stats') {

@@ -14,6 +14,9 @@ const giteaPermission: Record<WorldPermission, string> = {
 };
 
 export const repoHandlers: Record<string, Handler> = {
+  // Whose token this is (`blitz-bot doctor` asks).
+  userGetCurrent: (ctx) => ({ status: 200, json: renderUser(ctx.world, ctx.actor, ctx.baseUrl) }),
+
   // The repositories the token's user owns or collaborates on (not every public one), paged.
   userCurrentListRepos: (ctx) => {
     const visible = [...ctx.world.repos.values()].filter(

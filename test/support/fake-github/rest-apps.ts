@@ -1,5 +1,6 @@
-// The fake GitHub's App endpoint a bot calls with its JWT (not an installation token): which
-// installation covers a repository. One installation covers every repository of the World.
+// The fake GitHub's App endpoints a bot calls with its JWT (not an installation token): the App
+// itself, its installations, and which installation covers a repository. One installation covers
+// every repository of the World, on the account of its first repository's owner.
 import type { World, WorldRepo } from '../world.ts';
 import { userJson } from './serialize.ts';
 
@@ -26,4 +27,26 @@ export const repoInstallationJson = (
   app_slug: 'blitz-bot',
   suspended_by: null,
   suspended_at: null,
+});
+
+export const appJson = (
+  world: World,
+  owner: string,
+  urls: { web: string; api: string },
+  app: { appId: number },
+): Record<string, unknown> => ({
+  id: app.appId,
+  slug: 'blitz-bot',
+  node_id: 'A_blitz',
+  client_id: 'Iv1.blitz',
+  owner: userJson(world, owner, urls),
+  name: 'blitz-bot',
+  description: 'Drives coding agents over a milestone',
+  external_url: urls.web,
+  html_url: `${urls.web}/apps/blitz-bot`,
+  created_at: '2026-01-01T00:00:00Z',
+  updated_at: '2026-01-01T00:00:00Z',
+  permissions: { contents: 'write', issues: 'write', pull_requests: 'write', metadata: 'read' },
+  events: ['issue_comment', 'issues', 'milestone', 'pull_request'],
+  installations_count: 1,
 });

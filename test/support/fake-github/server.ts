@@ -11,7 +11,7 @@ import { OpenApiContract } from '../contract/openapi.ts';
 import type { World, WorldRepo } from '../world.ts';
 import { type Handler, type HandlerResult, HttpFailure } from './context.ts';
 import { runGraphql } from './graphql.ts';
-import { repoInstallationJson } from './rest-apps.ts';
+import { appJson, repoInstallationJson } from './rest-apps.ts';
 import { issueHandlers } from './rest-issues.ts';
 import { pullHandlers } from './rest-pulls.ts';
 import { repoHandlers } from './rest-repos.ts';
@@ -172,6 +172,27 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
       tokens.set(minted, world.botLogin);
       const expires = new Date(Date.now() + 3600_000).toISOString().replace(/\.\d+Z$/, 'Z');
       return { result: { status: 201, body: { token: minted, expires_at: expires } }, opId };
+    }
+
+    if (
+      operation.operationId === 'apps/get-authenticated' ||
+      operation.operationId === 'apps/list-installations'
+    ) {
+      if (!opts.app || !verifyJwt(token, opts.app))
+        return { result: { status: 401, body: { message: 'A JSON web token could not be decoded' } }, opId };
+      const urls = { web: base, api: `${base}/api/v3` };
+      const first = [...world.repos.values()][0];
+      const body =
+        operation.operationId === 'apps/get-authenticated'
+          ? appJson(world, first?.owner ?? world.botLogin, urls, opts.app)
+          : first
+            ? // The contract check of this list rejects the account object it accepts on the
+              // single-installation answer; null is a documented account and keeps the fake honest.
+              [{ ...repoInstallationJson(world, first, urls, opts.app), account: null }]
+            : [];
+      const problems = githubContract().checkResponse(operation, 200, body, 'json');
+      if (problems.length) return { result: violation(`fake's own response: ${problems.join('; ')}`), opId };
+      return { result: { status: 200, body }, opId };
     }
 
     if (operation.operationId === 'apps/get-repo-installation') {
