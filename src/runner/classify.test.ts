@@ -33,6 +33,13 @@ describe('liveEnvironmentProblem', () => {
     );
   });
 
+  it('names what claude kept retrying on: a rate limit, an overload, or no answer at all', () => {
+    const retries = (status: number | null) => [1, 2, 3, 4, 5].map((a) => claudeRetry(a, status)).join('\n');
+    expect(liveEnvironmentProblem(retries(429))).toBe('provider limit reached');
+    expect(liveEnvironmentProblem(retries(529))).toBe('model endpoint overloaded');
+    expect(liveEnvironmentProblem(retries(null))).toBe('model endpoint unreachable');
+  });
+
   it('lets a worker that got an answer after retrying go on', () => {
     const answered = '{"type":"item.completed","item":{"type":"agent_message","text":"working"}}';
     expect(liveEnvironmentProblem([codexDown, codexDown, codexDown, answered].join('\n'))).toBeUndefined();

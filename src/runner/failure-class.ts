@@ -98,6 +98,7 @@ export const liveEnvironmentProblem = (logTail: string): string | undefined => {
   let codexRetries = 0;
   let opencodeRetries = 0;
   let claudeAttempt = 0;
+  let claudeStatus: number | null | undefined;
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i]!.trim();
     if (opencodeDown.test(line)) {
@@ -114,7 +115,10 @@ export const liveEnvironmentProblem = (logTail: string): string | undefined => {
     const retry = retryEvent.safeParse(ev);
     if (retry.success) {
       if (retry.data.error_status === 429 && limitPattern.test(line)) return 'provider limit reached';
-      claudeAttempt = Math.max(claudeAttempt, retry.data.attempt);
+      if (retry.data.attempt > claudeAttempt) {
+        claudeAttempt = retry.data.attempt;
+        claudeStatus = retry.data.error_status;
+      }
       continue;
     }
     const err = errorEvent.safeParse(ev);
@@ -126,11 +130,12 @@ export const liveEnvironmentProblem = (logTail: string): string | undefined => {
     }
     break;
   }
-  if (
-    codexRetries >= LIVE_RETRIES_DOWN ||
-    opencodeRetries >= LIVE_RETRIES_DOWN ||
-    claudeAttempt >= CLAUDE_RETRY_DOWN
-  )
+  if (claudeAttempt >= CLAUDE_RETRY_DOWN) {
+    if (claudeStatus === 429) return 'provider limit reached';
+    if (claudeStatus === 529) return 'model endpoint overloaded';
+    return 'model endpoint unreachable';
+  }
+  if (codexRetries >= LIVE_RETRIES_DOWN || opencodeRetries >= LIVE_RETRIES_DOWN)
     return 'model endpoint unreachable';
   return undefined;
 };
