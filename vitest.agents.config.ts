@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/agents/**/*.test.ts'],
-    testTimeout: 200_000,
+    testTimeout: 400_000,
     hookTimeout: 30_000,
     pool: 'forks',
   },

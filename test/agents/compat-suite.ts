@@ -21,8 +21,8 @@ const finalReport: Step = {
 };
 
 /** A real CLI needs minutes at worst on a busy machine; the attempt itself never times out here. */
-const SETTLE_MS = 150_000;
-const TEST_MS = 200_000;
+const SETTLE_MS = 300_000;
+const TEST_MS = 400_000;
 
 export const compatSuite = (tool: AgentTool): void => {
   const cli = installed(tool);
