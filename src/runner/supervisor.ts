@@ -1,7 +1,7 @@
 // Supervision of detached workers: launch through the exit-recording wrapper, re-attach after a
 // restart, and on each tick detect completion (process exited cleanly AND the branch on origin holds
-// commits ahead of its base), stalls, endpoint failures the CLI keeps retrying, and timeouts. Every terminal
-// state is written to the ledger, emitted as an event and logged.
+// commits ahead of its base), stalls, endpoint failures the CLI keeps retrying, and timeouts. Every
+// terminal state is written to the ledger, emitted as an event and logged.
 import {
   closeSync,
   existsSync,
