@@ -1,10 +1,12 @@
 import { availableParallelism } from 'node:os';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     // Tests that start blitz-bot as a process run dist/main.js; this builds dist/ when it is stale.
     globalSetup: ['test/support/build-dist.ts'],
+    // The real agent CLIs run in their own tier: vitest.agents.config.ts, `npm run test:agents`.
+    exclude: [...configDefaults.exclude, 'test/agents/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

@@ -54,7 +54,7 @@ export const serve = async (): Promise<() => Promise<void>> => {
 };
 
 const usage =
-  'usage: blitz-bot [serve] | runner … | runner flush FILE … | runner-token create|revoke|list | stats [--run ID] [--json] | status [--json] | --version';
+  'usage: blitz-bot [serve] | runner … | runner flush FILE … | runner-token create|revoke|list | stats [--run ID] [--json] | status [--json] | doctor [--json] [--repo OWNER/NAME]… | --version';
 
 const main = async (): Promise<void> => {
   const command = process.argv[2] ?? 'serve';
@@ -69,6 +69,11 @@ const main = async (): Promise<void> => {
   if (command === 'runner' || command === 'runner-token') {
     const { runRunnerCli } = await import('./remote-runner/cli.ts');
     process.exitCode = await runRunnerCli(command, process.argv.slice(3));
+    return;
+  }
+  if (command === 'doctor') {
+    const { runDoctorCli } = await import('./doctor/doctor.ts');
+    process.exitCode = await runDoctorCli(process.argv.slice(3));
     return;
   }
   if (command === 'stats') {

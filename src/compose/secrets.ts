@@ -1,5 +1,5 @@
 // The secret values this bot was configured with, for the redactor (observability/redact.ts): forge
-// credentials, webhook secrets, the status token, the database password, the notify token. Whatever a
+// credentials, webhook secrets, the status token, the database password, the notify tokens and webhook URLs. Whatever a
 // worker prints, none of them reaches a comment, a status page or report.html.
 import type { Env } from '../config/env.ts';
 import type { NotifyTargetValues } from '../config/notify-targets.ts';
@@ -20,5 +20,9 @@ export const configuredSecrets = (env: Env, notify: NotifyTargetValues): (string
   env.gitea?.webhookSecret,
   env.STATUS_TOKEN,
   passwordOf(env.DATABASE_URL),
-  notify.homeAssistant?.token,
+  ...(notify.targets ?? []).flatMap((t) => [
+    'token' in t ? t.token : undefined,
+    // A Slack, Discord, Teams or generic webhook URL is itself the secret.
+    t.type !== 'homeAssistant' && t.type !== 'matrix' ? t.url : undefined,
+  ]),
 ];

@@ -3,6 +3,7 @@
 // results only (applying one twice, or an older one after a newer, changes nothing); every request
 // schema is strict, so a key the bot does not know is refused rather than ignored.
 import { z } from 'zod';
+import { sessionIdSchema } from '../runner/agent-output.ts';
 import { type AttemptRecord, outcomeSchema, repoRefSchema } from '../runner/types.ts';
 import { runnerAdvertSchema } from '../store/runner-tokens.ts';
 
@@ -65,6 +66,7 @@ export const attemptResultSchema = z
       .object({ logSize: z.number(), head: sha.nullable(), remote: sha.nullable() })
       .strict()
       .optional(),
+    sessionId: sessionIdSchema.optional(),
     finalReport: z
       .object({
         pr: z.string().optional(),
@@ -95,6 +97,7 @@ export const attemptResultFields = [
   'conflictFiles',
   'stallFingerprint',
   'finalReport',
+  'sessionId',
 ] as const satisfies readonly (keyof AttemptResult & keyof AttemptRecord)[];
 
 /** The results of a runner's own attempt record, as its reports carry them. */

@@ -16,15 +16,7 @@ export interface ReviewCommand {
 }
 
 /** What a claude reviewer may not do: it only reads the prompt and answers. */
-export const claudeReviewDeniedTools = [
-  'Bash',
-  'Edit',
-  'MultiEdit',
-  'Write',
-  'NotebookEdit',
-  'WebFetch',
-  'WebSearch',
-];
+export const claudeReviewDeniedTools = ['Bash', 'Edit', 'Write', 'NotebookEdit', 'WebFetch', 'WebSearch'];
 
 const modelArgs = (flag: string, model?: string): string[] => (model ? [flag, model] : []);
 

@@ -1,5 +1,6 @@
 // Reading what agent CLIs print: claude `--output-format stream-json` lines, codex `--json` events,
-// or plain text. Every JSON line is outside input, checked with zod before use.
+// opencode `--format json` events, or plain text. Every JSON line is outside input, checked with zod
+// before use. The shapes were taken from the real CLIs (the compatibility tier, test/agents/).
 import { z } from 'zod';
 import type { TokenUsage } from './types.ts';
 
@@ -28,6 +29,21 @@ const codexTurn = z.looseObject({
     cached_input_tokens: z.number().optional(),
     output_tokens: z.number().optional(),
   }),
+});
+const codexThread = z.looseObject({ type: z.literal('thread.started'), thread_id: z.string() });
+const opencodeStep = z.looseObject({
+  type: z.literal('step_finish'),
+  part: z.looseObject({
+    tokens: z.looseObject({
+      input: z.number().optional(),
+      output: z.number().optional(),
+      cache: z.looseObject({ read: z.number().optional(), write: z.number().optional() }).optional(),
+    }),
+  }),
+});
+const opencodeText = z.looseObject({
+  type: z.literal('text'),
+  part: z.looseObject({ text: z.string() }),
 });
 const codexItem = z.looseObject({
   type: z.literal('item.completed'),
@@ -77,20 +93,28 @@ export const agentText = (log: string): string => {
       continue;
     }
     const item = codexItem.safeParse(ev);
-    if (item.success && item.data.item.text && item.data.item.type.includes('message'))
+    if (item.success && item.data.item.text && item.data.item.type.includes('message')) {
       parts.push(item.data.item.text);
+      continue;
+    }
+    const text = opencodeText.safeParse(ev);
+    if (text.success) parts.push(text.data.part.text);
   }
   return parts.join('\n');
 };
 
 /**
  * Token usage the tool reported. claude: each `result` event carries the totals of one invocation
- * (summed across resumes); without one, per-message usage is summed. codex: `turn.completed` usage.
+ * (summed across resumes); without one, per-message usage is summed. codex: `turn.completed` usage
+ * is the thread's running total (a resumed thread goes on counting), so each thread counts once, at
+ * its last report. opencode: each `step_finish` carries one model call's tokens, summed.
  */
 export const parseTokenUsage = (log: string): TokenUsage | undefined => {
   const events = jsonLines(log);
   const fromResults: TokenUsage = { input: 0, output: 0, cache: 0 };
   const fromMessages: TokenUsage = { input: 0, output: 0, cache: 0 };
+  const codexThreads = new Map<string, TokenUsage>();
+  let thread = '';
   let results = 0;
   let messages = 0;
   for (const ev of events) {
@@ -106,17 +130,68 @@ export const parseTokenUsage = (log: string): TokenUsage | undefined => {
       messages++;
       continue;
     }
+    const t = codexThread.safeParse(ev);
+    if (t.success) {
+      thread = t.data.thread_id;
+      continue;
+    }
     const c = codexTurn.safeParse(ev);
     if (c.success) {
-      fromResults.input += c.data.usage.input_tokens ?? 0;
-      fromResults.output += c.data.usage.output_tokens ?? 0;
-      fromResults.cache = (fromResults.cache ?? 0) + (c.data.usage.cached_input_tokens ?? 0);
+      codexThreads.set(thread, {
+        input: c.data.usage.input_tokens ?? 0,
+        output: c.data.usage.output_tokens ?? 0,
+        cache: c.data.usage.cached_input_tokens ?? 0,
+      });
+      continue;
+    }
+    const o = opencodeStep.safeParse(ev);
+    if (o.success) {
+      const k = o.data.part.tokens;
+      fromResults.input += k.input ?? 0;
+      fromResults.output += k.output ?? 0;
+      fromResults.cache = (fromResults.cache ?? 0) + (k.cache?.read ?? 0) + (k.cache?.write ?? 0);
       results++;
     }
+  }
+  for (const u of codexThreads.values()) {
+    fromResults.input += u.input;
+    fromResults.output += u.output;
+    fromResults.cache = (fromResults.cache ?? 0) + (u.cache ?? 0);
+    results++;
   }
   if (results > 0) return fromResults;
   if (messages > 0) return fromMessages;
   return undefined;
+};
+
+/** A session id as the CLIs print them (UUIDs, `ses_…`): never an option, never a path. */
+export const sessionIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/);
+
+const claudeSession = z.looseObject({ type: z.enum(['system', 'result']), session_id: sessionIdSchema });
+const opencodeSession = z.looseObject({ type: z.string(), sessionID: sessionIdSchema });
+
+/**
+ * The session the log's latest run used: claude `session_id` (init and result events), codex
+ * `thread.started` thread id, opencode `sessionID`. Only top-level events count: what a command
+ * printed sits inside them as a string.
+ */
+export const parseSessionId = (log: string): string | undefined => {
+  let found: string | undefined;
+  for (const ev of jsonLines(log)) {
+    const c = claudeSession.safeParse(ev);
+    if (c.success) {
+      found = c.data.session_id;
+      continue;
+    }
+    const t = codexThread.safeParse(ev);
+    if (t.success && sessionIdSchema.safeParse(t.data.thread_id).success) {
+      found = t.data.thread_id;
+      continue;
+    }
+    const o = opencodeSession.safeParse(ev);
+    if (o.success) found = o.data.sessionID;
+  }
+  return found;
 };
 
 const add = (t: TokenUsage, u: z.infer<typeof claudeUsage>): void => {

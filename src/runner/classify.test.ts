@@ -1,7 +1,66 @@
 import { describe, expect, it } from 'vitest';
-import { classifyExit, environmentProblem } from './failure-class.ts';
+import { classifyExit, environmentProblem, liveEnvironmentProblem } from './failure-class.ts';
 import { machineLimit } from './machine.ts';
 import { stallCheck } from './stall.ts';
+
+const codexDown =
+  '{"type":"error","message":"Reconnecting... waiting for network (Connection failed: error sending request)"}';
+const claudeRetry = (attempt: number, status: number | null = null) =>
+  JSON.stringify({
+    type: 'system',
+    subtype: 'api_retry',
+    attempt,
+    max_retries: 10,
+    error_status: status,
+    error: 'unknown',
+  });
+const opencodeDown =
+  'timestamp=2026-12-01T08:01:56.710Z level=ERROR run=fa9e8364 message="stream error" providerID=mock error.error="AI_APICallError: Cannot connect to API: Unable to connect."';
+
+describe('liveEnvironmentProblem', () => {
+  it('sees codex reconnecting, claude retrying and opencode failing to connect, once they repeat', () => {
+    const start = '{"type":"thread.started","thread_id":"t-1"}\n{"type":"turn.started"}';
+    expect(liveEnvironmentProblem(`${start}\n${codexDown}\n${codexDown}`)).toBeUndefined();
+    expect(liveEnvironmentProblem(`${start}\n${codexDown}\n${codexDown}\n${codexDown}\n`)).toBe(
+      'model endpoint unreachable',
+    );
+    expect(liveEnvironmentProblem([1, 2, 3, 4].map((a) => claudeRetry(a)).join('\n'))).toBeUndefined();
+    expect(liveEnvironmentProblem([1, 2, 3, 4, 5].map((a) => claudeRetry(a)).join('\n'))).toBe(
+      'model endpoint unreachable',
+    );
+    expect(liveEnvironmentProblem([opencodeDown, opencodeDown, opencodeDown].join('\n'))).toBe(
+      'model endpoint unreachable',
+    );
+  });
+
+  it('names what claude kept retrying on: a rate limit, an overload, or no answer at all', () => {
+    const retries = (status: number | null) => [1, 2, 3, 4, 5].map((a) => claudeRetry(a, status)).join('\n');
+    expect(liveEnvironmentProblem(retries(429))).toBe('provider limit reached');
+    expect(liveEnvironmentProblem(retries(529))).toBe('model endpoint overloaded');
+    expect(liveEnvironmentProblem(retries(null))).toBe('model endpoint unreachable');
+  });
+
+  it('lets a worker that got an answer after retrying go on', () => {
+    const answered = '{"type":"item.completed","item":{"type":"agent_message","text":"working"}}';
+    expect(liveEnvironmentProblem([codexDown, codexDown, codexDown, answered].join('\n'))).toBeUndefined();
+  });
+
+  it("ends at once on a spend limit, and never on the same words in a command's output", () => {
+    expect(
+      liveEnvironmentProblem(
+        '{"type":"error","message":"You\'ve hit your usage limit. Try again at 3:00 PM."}',
+      ),
+    ).toBe('provider limit reached');
+    const inOutput = JSON.stringify({
+      type: 'item.completed',
+      item: { type: 'command_execution', aggregated_output: `${codexDown.repeat(3)} usage limit reached` },
+    });
+    expect(liveEnvironmentProblem(inOutput)).toBeUndefined();
+    expect(
+      liveEnvironmentProblem(`${codexDown}\n${codexDown}\nplain test output ECONNREFUSED`),
+    ).toBeUndefined();
+  });
+});
 
 describe('classifyExit', () => {
   it('is solved only when the process exited 0 and the branch moved on origin', () => {
@@ -22,6 +81,12 @@ describe('classifyExit', () => {
     });
     expect(environmentProblem('Error: 529 {"type":"overloaded_error"}')).toBe('model endpoint overloaded');
     expect(environmentProblem('write failed: ENOSPC')).toBe('disk full');
+    expect(
+      environmentProblem(
+        '{"type":"error","error":{"data":{"message":"Cannot connect to API: Unable to connect."}}}',
+      ),
+    ).toBe('model endpoint unreachable');
+    expect(environmentProblem('Credit balance is too low')).toBe('provider limit reached');
   });
 
   it('does not call a task error an environment failure', () => {

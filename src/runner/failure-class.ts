@@ -1,6 +1,11 @@
 // Classifies how an attempt ended (seed 003). An environment failure — the model endpoint down,
 // the binary missing, the disk full — is the host's fault: the run parks and nobody is charged.
+import { z } from 'zod';
 import type { AttemptOutcome } from './types.ts';
+
+/** Spend and plan limits as claude, codex and the provider APIs word them. */
+const limitPattern =
+  /(?:spend|usage|credit) limit (?:reached|exceeded)|insufficient[_ ]quota|hit your (?:usage )?limit|credit balance is too low|exceeded your current quota/i;
 
 const environmentPatterns: { pattern: RegExp; what: string }[] = [
   {
@@ -11,15 +16,17 @@ const environmentPatterns: { pattern: RegExp; what: string }[] = [
     pattern: /\bECONNREFUSED\b|\bECONNRESET\b|\bENOTFOUND\b|\bEAI_AGAIN\b|\bETIMEDOUT\b/,
     what: 'model endpoint unreachable',
   },
+  // opencode's APIError; codex's reconnect loop.
+  {
+    pattern: /Cannot connect to API|Reconnecting\.\.\. waiting for network/,
+    what: 'model endpoint unreachable',
+  },
   {
     pattern:
       /\b(?:overloaded_error|Overloaded)\b|\b5(?:00|02|03|04|29)\b[^\n]{0,40}(?:overloaded|unavailable|bad gateway|server error)/i,
     what: 'model endpoint overloaded',
   },
-  {
-    pattern: /(?:spend|usage|credit) limit (?:reached|exceeded)|insufficient[_ ]quota/i,
-    what: 'provider limit reached',
-  },
+  { pattern: limitPattern, what: 'provider limit reached' },
   { pattern: /\bENOSPC\b|No space left on device/i, what: 'disk full' },
   {
     pattern: /blitz-runner: could not start|command not found|\bENOENT\b[^\n]{0,40}spawn/i,
@@ -62,4 +69,73 @@ export const classifyExit = (f: ExitFacts): { outcome: AttemptOutcome; summary: 
   if (f.exitCode !== 0)
     return { outcome: 'unsolved', summary: `Exited with code ${f.exitCode ?? 'unknown'}.\n${tail}` };
   return { outcome: 'unsolved', summary: `Exited cleanly but pushed nothing to the branch.\n${tail}` };
+};
+
+const retryEvent = z.looseObject({
+  type: z.literal('system'),
+  subtype: z.literal('api_retry'),
+  attempt: z.number(),
+  error_status: z.number().nullable().optional(),
+});
+const errorEvent = z.looseObject({ type: z.enum(['error', 'turn.failed']) });
+
+/** How many failed calls in a row, with nothing else in between, count as the endpoint being down. */
+export const LIVE_RETRIES_DOWN = 3;
+/** claude numbers its retries (0.6 s, 1.2 s, 2.2 s, 4.4 s…): the fifth comes after about 9 s down. */
+export const CLAUDE_RETRY_DOWN = 5;
+
+const opencodeDown = /^timestamp=\S+ level=ERROR .*(?:Cannot connect to API|ECONNREFUSED)/;
+
+/**
+ * An environment problem a still-running worker is stuck on, read from the end of its log: the
+ * CLIs retry an unreachable endpoint for minutes (codex forever) while printing one line per try.
+ * Only the CLI's own top-level events count (claude `api_retry`, codex `error`, opencode's
+ * `--print-logs` error lines), and only when they are the last thing in the log: a worker that got
+ * an answer after a retry is working again. A spend limit ends the attempt at once.
+ */
+export const liveEnvironmentProblem = (logTail: string): string | undefined => {
+  const lines = logTail.split('\n').filter((l) => l.trim());
+  let codexRetries = 0;
+  let opencodeRetries = 0;
+  let claudeAttempt = 0;
+  let claudeStatus: number | null | undefined;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i]!.trim();
+    if (opencodeDown.test(line)) {
+      opencodeRetries++;
+      continue;
+    }
+    if (line.startsWith('timestamp=') && / level=(?:WARN|INFO|DEBUG) /.test(line)) continue;
+    let ev: unknown;
+    try {
+      ev = JSON.parse(line);
+    } catch {
+      break;
+    }
+    const retry = retryEvent.safeParse(ev);
+    if (retry.success) {
+      if (retry.data.error_status === 429 && limitPattern.test(line)) return 'provider limit reached';
+      if (retry.data.attempt > claudeAttempt) {
+        claudeAttempt = retry.data.attempt;
+        claudeStatus = retry.data.error_status;
+      }
+      continue;
+    }
+    const err = errorEvent.safeParse(ev);
+    if (!err.success) break;
+    if (limitPattern.test(line)) return 'provider limit reached';
+    if (/Reconnecting\.\.\./.test(line)) {
+      codexRetries++;
+      continue;
+    }
+    break;
+  }
+  if (claudeAttempt >= CLAUDE_RETRY_DOWN) {
+    if (claudeStatus === 429) return 'provider limit reached';
+    if (claudeStatus === 529) return 'model endpoint overloaded';
+    return 'model endpoint unreachable';
+  }
+  if (codexRetries >= LIVE_RETRIES_DOWN || opencodeRetries >= LIVE_RETRIES_DOWN)
+    return 'model endpoint unreachable';
+  return undefined;
 };

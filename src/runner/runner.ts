@@ -14,7 +14,7 @@ import { KeyedLock } from './keyed-lock.ts';
 import { type MachineLimit, machineLimit, sampleMachine } from './machine.ts';
 import { buildPrompt } from './prompt.ts';
 import { isOurWorker, placeholdersOf, Supervisor } from './supervisor.ts';
-import { commandFor } from './tools/index.ts';
+import { commandFor, toolAdapters } from './tools/index.ts';
 import { placeholderEnv } from './tools/placeholders.ts';
 import {
   type AttemptJob,
@@ -217,6 +217,8 @@ export class Runner {
       tokens: { input: 0, output: 0 },
       job,
       ...(this.d.host ? { host: this.d.host } : {}),
+      // Its own session per attempt, so a resume never picks up another worker's session.
+      ...(toolAdapters[job.entry.tool].sessions === 'chosen' ? { sessionId: randomUUID() } : {}),
     };
     await this.d.ledger.create(record);
     let created: { repoDir: string; path: string } | undefined;
@@ -259,7 +261,7 @@ export class Runner {
       writeFileSync(record.promptPath, prompt);
       writeFileSync(record.logPath, '');
       const ready = await this.d.ledger.update(id, { repoDir, worktree: wt.path, originShaAtStart });
-      const cmd = commandFor(job.entry, placeholdersOf(ready, record.promptPath), 'start')!;
+      const cmd = commandFor(job.entry, placeholdersOf(ready, record.promptPath), 'start', ready.sessionId)!;
       await this.supervisor.launch(ready, cmd.argv, cmd.stdinFile);
       return this.mustGet(id);
     } catch (err) {

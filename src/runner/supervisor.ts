@@ -1,21 +1,30 @@
 // Supervision of detached workers: launch through the exit-recording wrapper, re-attach after a
-// restart, and on each tick detect completion (process exited cleanly AND the branch on origin moved,
-// or already held an earlier attempt's work ahead of its base), stalls, and timeouts. Every terminal
-// state is written to the ledger, emitted as an event and logged.
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// restart, and on each tick detect completion (process exited cleanly AND the branch on origin holds
+// commits ahead of its base), stalls, endpoint failures the CLI keeps retrying, and timeouts. Every
+// terminal state is written to the ledger, emitted as an event and logged.
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { isAppError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
-import { parseTokenUsage } from './agent-output.ts';
+import { parseSessionId, parseTokenUsage } from './agent-output.ts';
 import { isAlive, killGroup, processStartTime, redactArgv, spawnDetached } from './exec.ts';
-import { classifyExit } from './failure-class.ts';
+import { classifyExit, liveEnvironmentProblem } from './failure-class.ts';
 import { parseFinalReport } from './final-report.ts';
 import { type GitContext, gitTry, remoteBranchSha } from './git.ts';
 import { buildNudge, type NudgeSituation } from './prompt.ts';
 import { stallCheck } from './stall.ts';
-import { commandFor } from './tools/index.ts';
+import { commandFor, toolAdapters } from './tools/index.ts';
 import type { PlaceholderValues } from './tools/placeholders.ts';
 import type {
   AttemptLedger,
@@ -46,6 +55,21 @@ export const readExitFile = (path: string): z.infer<typeof exitFileSchema> | und
   } catch {
     return undefined;
   }
+};
+
+/** The last `bytes` of a file (a worker log can grow large; its end is what a live check reads). */
+export const readTail = (path: string, bytes: number): string => {
+  if (!existsSync(path)) return '';
+  const size = statSync(path).size;
+  const length = Math.min(size, bytes);
+  const buf = Buffer.alloc(length);
+  const fd = openSync(path, 'r');
+  try {
+    readSync(fd, buf, 0, length, size - length);
+  } finally {
+    closeSync(fd);
+  }
+  return buf.toString('utf8');
 };
 
 export interface SupervisorDeps {
@@ -174,6 +198,13 @@ export class Supervisor {
     }
     const exited = existsSync(r.exitPath) || !isOurWorker(r);
     if (exited) return this.onExit(r);
+    // A CLI retrying a dead endpoint keeps writing its log (codex forever), so neither the stall
+    // check nor the exit would catch it before the timeout: its own retry lines end it here.
+    const problem = liveEnvironmentProblem(readTail(r.logPath, 16_000));
+    if (problem) {
+      await this.stop(r);
+      return this.finish(r, 'environment_failure', `Environment failure: ${problem}.`);
+    }
     const ctx = await this.gitContextOf(r);
     if (this.d.clock.now().getTime() - Date.parse(r.launchedAt) > this.d.attemptTimeoutMs) {
       await this.stop(r);
@@ -228,14 +259,20 @@ export class Supervisor {
     const n = r.nudges + (reason === 'nudge' ? 1 : 0);
     const nudgeFile = join(r.promptPath, '..', `nudge-${n}-${Date.now()}.md`);
     const criteria = { branch: r.branch, baseBranch: r.baseBranch, deliverable: r.job.deliverable };
-    writeFileSync(nudgeFile, buildNudge(criteria, { ...situation, ...survived }));
-    const cmd = commandFor(r.job.entry, placeholdersOf(r, nudgeFile), 'resume');
+    const nudge = buildNudge(criteria, { ...situation, ...survived });
+    const sessionId = this.sessionOf(r);
+    // A session tool whose session is unknown (it died before printing one) starts afresh: the
+    // nudge then follows the whole task, since no history carries it.
+    const afresh = sessionId === undefined && toolAdapters[r.tool].sessions !== 'none';
+    writeFileSync(nudgeFile, afresh ? `${readFileSync(r.promptPath, 'utf8')}\n\n${nudge}` : nudge);
+    const cmd = commandFor(r.job.entry, placeholdersOf(r, nudgeFile), 'resume', sessionId);
     if (!cmd) throw new Error(`Roster entry ${r.rosterEntry} cannot resume a session.`);
     const updated = await this.d.ledger.update(r.id, {
       nudges: n,
       survived,
       outcome: undefined,
       endedAt: undefined,
+      ...(sessionId ? { sessionId } : {}),
     });
     await this.launch(updated, cmd.argv, cmd.stdinFile);
     if (reason === 'nudge') this.d.events({ type: 'attempt.nudged', attemptId: r.id, nudges: n });
@@ -251,6 +288,11 @@ export class Supervisor {
   /** The runner's git context for an attempt's worktree, with the origin URL its job names. */
   private async gitContextOf(r: AttemptRecord): Promise<GitContext> {
     return { ...(await this.d.gitContext(r.issue.repo)), originUrl: r.job.cloneUrl };
+  }
+
+  /** The session to resume: the one recorded, else the one the log names (codex, opencode). */
+  private sessionOf(r: AttemptRecord): string | undefined {
+    return r.sessionId ?? parseSessionId(existsSync(r.logPath) ? readFileSync(r.logPath, 'utf8') : '');
   }
 
   private canResume(r: AttemptRecord): boolean {
@@ -280,19 +322,19 @@ export class Supervisor {
     }
     await this.pushBranch(r, ctx);
     const remote = await remoteBranchSha(r.worktree, r.branch, ctx).catch(() => null);
-    let branchMoved = remote !== null && remote !== r.originShaAtStart;
-    if (exit.exitCode === 0 && !branchMoved && remote !== null) {
-      // An earlier attempt of this issue (a runner that died after pushing, a lease that moved the job
-      // here) may have pushed the work already: a worker that finds it done and exits cleanly delivered
-      // it. A bounce deletes the branch, so what is on it is this pass's work.
-      const ahead = await commitsAheadOfBase(r.worktree, r.branch, remote, r.baseBranch, ctx);
-      if (ahead > 0) {
-        branchMoved = true;
-        this.d.logger.info(
-          { attemptId: r.id, issue: r.issue.number, commits: ahead },
-          'the branch already held the work of an earlier attempt',
-        );
-      }
+    // Work is commits ahead of the base on origin. A branch that moved with none (an issue branch
+    // pushed new at the base's tip) delivered nothing. One that did not move but holds commits ahead
+    // carries an earlier attempt's work (a runner that died after pushing, a lease that moved the job
+    // here): a worker that finds it done and exits cleanly delivered it. A bounce deletes the branch,
+    // so what is on it is this pass's work.
+    const ahead =
+      remote === null ? 0 : await commitsAheadOfBase(r.worktree, r.branch, remote, r.baseBranch, ctx);
+    const branchMoved = ahead > 0;
+    if (branchMoved && remote === r.originShaAtStart && exit.exitCode === 0) {
+      this.d.logger.info(
+        { attemptId: r.id, issue: r.issue.number, commits: ahead },
+        'the branch already held the work of an earlier attempt',
+      );
     }
     const log = existsSync(r.logPath) ? readFileSync(r.logPath, 'utf8') : '';
     if (exit.exitCode === 0 && !branchMoved) return this.nudgeOrGiveUp(r, 'stopped_early');
@@ -329,6 +371,7 @@ export class Supervisor {
       failureSummary: outcome === 'solved' ? undefined : summary,
       tokens: parseTokenUsage(log) ?? r.tokens,
       finalReport: report,
+      sessionId: r.sessionId ?? parseSessionId(log),
       stallFingerprint: undefined,
     });
     const line = { attemptId: r.id, issue: r.issue.number, outcome, exitCode };

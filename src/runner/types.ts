@@ -168,6 +168,11 @@ export interface AttemptRecord {
   finalReport?: StoredFinalReport;
   /** The last stall check's observation, so the first check after a bot restart can already count. */
   stallFingerprint?: StallFingerprint;
+  /**
+   * The agent CLI's session (claude session id chosen by the runner, codex thread id, opencode
+   * sessionID): a nudge or restart resumes exactly this one, never "the last session here".
+   */
+  sessionId?: string;
 }
 
 export interface StoredFinalReport {

@@ -64,6 +64,43 @@ describe('attempt timeline', () => {
     expect(t.tokens).toEqual({ input: 10, output: 2, cache: 0 });
   });
 
+  it('reads opencode tool_use and text events, with step_finish tokens', () => {
+    const session = { sessionID: 'ses_dcf65567cffejexl09TOBhEdeN' };
+    const log = [
+      JSON.stringify({
+        type: 'tool_use',
+        ...session,
+        part: {
+          type: 'tool',
+          tool: 'bash',
+          callID: 'call_2',
+          state: {
+            status: 'completed',
+            input: { command: 'git push' },
+            output: 'rejected',
+            metadata: { exit: 1 },
+          },
+        },
+      }),
+      JSON.stringify({
+        type: 'step_finish',
+        ...session,
+        part: { type: 'step-finish', tokens: { input: 1000, output: 50, cache: { read: 0, write: 0 } } },
+      }),
+      JSON.stringify({ type: 'text', ...session, part: { type: 'text', text: 'FINAL REPORT' } }),
+    ].join('\n');
+    const t = parseAttemptTimeline(log);
+    expect(t.toolCalls).toBe(1);
+    expect(t.steps[0]).toMatchObject({
+      kind: 'turn',
+      tools: [
+        { name: 'bash', input: expect.stringContaining('git push'), result: 'rejected', isError: true },
+      ],
+    });
+    expect(t.steps[1]).toEqual({ kind: 'turn', texts: ['FINAL REPORT'], tools: [] });
+    expect(t.tokens).toEqual({ input: 1000, output: 50, cache: 0 });
+  });
+
   it('shows an empty log as no steps rather than failing', () => {
     expect(parseAttemptTimeline('')).toEqual({ steps: [], toolCalls: 0 });
   });

@@ -1,6 +1,7 @@
 // An attempt's timeline replayed from the worker's stream log (seed 003 "activity"): each assistant
 // turn with its text, tool calls paired with their results, token usage per turn, and the final
-// response. Reads claude `stream-json` and codex `--json`; any other line is kept as plain output.
+// response. Reads claude `stream-json`, codex `--json` and opencode `--format json`; any other line is
+// kept as plain output.
 // Every JSON line is outside input, checked with zod; text is returned raw and escaped by the page.
 import { z } from 'zod';
 import { jsonLines, parseTokenUsage } from '../runner/agent-output.ts';
@@ -72,6 +73,21 @@ const codexItem = z.looseObject({
     exit_code: z.number().nullable().optional(),
   }),
 });
+
+const opencodeTool = z.looseObject({
+  type: z.literal('tool_use'),
+  part: z.looseObject({
+    tool: z.string(),
+    callID: z.string().optional(),
+    state: z.looseObject({
+      input: z.unknown().optional(),
+      output: z.string().optional(),
+      status: z.string().optional(),
+      metadata: z.looseObject({ exit: z.number().nullable().optional() }).optional(),
+    }),
+  }),
+});
+const opencodeText = z.looseObject({ type: z.literal('text'), part: z.looseObject({ text: z.string() }) });
 
 const toUsage = (u: z.infer<typeof usageSchema>): TokenUsage => ({
   input: u.input_tokens ?? 0,
@@ -180,6 +196,35 @@ export const parseAttemptTimeline = (log: string): AttemptTimeline => {
         });
         toolCalls++;
       } else if (it.text) steps.push({ kind: 'turn', texts: [it.text], tools: [] });
+      continue;
+    }
+    const ocTool = opencodeTool.safeParse(event);
+    if (ocTool.success) {
+      flushPlain();
+      const { part } = ocTool.data;
+      const exit = part.state.metadata?.exit;
+      steps.push({
+        kind: 'turn',
+        texts: [],
+        tools: [
+          {
+            id: part.callID ?? `tool-${toolCalls}`,
+            name: part.tool,
+            input: pretty(part.state.input),
+            result: part.state.output ?? '',
+            ...(part.state.status === 'error' || (exit !== undefined && exit !== null && exit !== 0)
+              ? { isError: true }
+              : {}),
+          },
+        ],
+      });
+      toolCalls++;
+      continue;
+    }
+    const ocText = opencodeText.safeParse(event);
+    if (ocText.success) {
+      flushPlain();
+      steps.push({ kind: 'turn', texts: [ocText.data.part.text], tools: [] });
     }
     // Other JSON events (stream deltas, hooks) carry nothing a reader needs.
   }

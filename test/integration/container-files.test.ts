@@ -71,9 +71,7 @@ describe('Dockerfile', () => {
   it('builds dist with npm run build from tsconfig.build.json, copying what the build script reads', () => {
     const run = inStage('build', 'RUN').map((i) => i.args);
     expect(run).toContain('npm run build && npm prune --omit=dev --no-audit --no-fund');
-    expect(packageJson.scripts.build).toBe(
-      'tsc -p tsconfig.build.json && node scripts/build-assets.mjs',
-    );
+    expect(packageJson.scripts.build).toBe('tsc -p tsconfig.build.json && node scripts/build-assets.mjs');
     const copied = inStage('build', 'COPY').flatMap((i) => i.args.split(/\s+/).slice(0, -1));
     for (const needed of ['tsconfig.json', 'tsconfig.build.json', 'scripts/build-assets.mjs', 'src'])
       expect(copied, needed).toContain(needed);

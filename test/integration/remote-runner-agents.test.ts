@@ -17,7 +17,7 @@ import { InProcessQueue } from '../../src/queue/in-process-queue.ts';
 import { PgBossQueue } from '../../src/queue/pg-boss-queue.ts';
 import { attemptQueue } from '../../src/queue/runner-queues.ts';
 import type { JobQueue, JobRef } from '../../src/queue/types.ts';
-import { createRunnerHub, onRunnerHost, remoteAttemptRecord } from '../../src/remote-runner/hub.ts';
+import { createRunnerHub, remoteAttemptRecord } from '../../src/remote-runner/hub.ts';
 import { attemptResultOf } from '../../src/remote-runner/schema.ts';
 import { isAlive, killGroup, run, spawnDetached } from '../../src/runner/exec.ts';
 import { JsonFileAttemptLedger } from '../../src/runner/ledger.ts';

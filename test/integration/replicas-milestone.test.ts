@@ -157,8 +157,7 @@ describe('two replicas run a 10-issue milestone with runner processes (issue 9)'
       // reports, then flushes them once the replica is back.
       const inFlight = await drive(
         'the lost job to start again on another runner',
-        async () =>
-          (await ledger()).find((x) => x.issue.number === SLOW && x.id !== lost.id && !x.outcome),
+        async () => (await ledger()).find((x) => x.issue.number === SLOW && x.id !== lost.id && !x.outcome),
         180_000,
       );
       const holder = hostOfAttempt(inFlight);

@@ -1,12 +1,16 @@
 // Agent tool adapters: how each CLI is started headless on a prompt and how the same session is
-// resumed (nudges, interrupted workers). Flags were checked against each CLI's documentation
-// (search, docs corpus): claude — docs.anthropic.com/en/docs/claude-code/cli-reference (-p,
-// --permission-mode, --allowedTools, --output-format stream-json, --verbose, --model, -c/--continue);
-// codex — the `codex exec` reference (exec, --json, --full-auto, -m/--model, `-` reads stdin,
-// `exec [flags] resume --last`, reasoning effort as `-c model_reasoning_effort=…`); opencode —
-// `opencode run [message..]`, -m/--model provider/model, --continue; aider — aider.chat
-// (--message-file, --yes-always, --model, ollama_chat/<model> for a local Ollama model,
-// --restore-chat-history).
+// resumed (nudges, interrupted workers). The argv of claude, codex and opencode are run against the
+// real CLIs (pinned in src/runner/tools/tested-versions.ts) by the compatibility tier, `npm run test:agents`:
+// claude — `-p`, `--permission-mode acceptEdits`, `--allowedTools`, `--output-format stream-json
+// --verbose`, `--session-id <uuid>` chosen by the runner, `--resume <id>`; codex — `exec --json
+// --sandbox danger-full-access` (workspace-write makes `.git` read-only, so a worker could not
+// commit; the runner's host is the isolation), `-` reads stdin, `exec [flags] resume <thread id> -`;
+// opencode — `run --format json --print-logs --log-level WARN --file <prompt> -- <message>` (the
+// prompt is attached, so the agent never reads outside its worktree, which opencode refuses),
+// `--session <id>`. aider cannot be
+// installed here; its flags follow aider.chat (--message-file, --yes-always, --model,
+// ollama_chat/<model> for a local Ollama model, --restore-chat-history, which reads the worktree's
+// own history file).
 import type { RosterEntry } from '../../config/blitz-config.ts';
 import { AppError } from '../../errors.ts';
 import { type PlaceholderValues, substitute } from './placeholders.ts';
@@ -17,24 +21,34 @@ export interface ToolCommand {
   stdinFile?: string;
 }
 
+/** How a tool's output is read for tokens, the session id and the final report (agent-output.ts). */
+export type ToolOutput = 'claude-stream-json' | 'codex-json' | 'opencode-json' | 'text';
+
 export interface ToolAdapter {
-  start(entry: RosterEntry, v: PlaceholderValues): ToolCommand;
-  /** Resumes the same session with `v.promptFile` holding the nudge; undefined when the tool cannot. */
-  resume(entry: RosterEntry, v: PlaceholderValues): ToolCommand | undefined;
-  /** How the tool's output is read for tokens and the final report. */
-  output: 'claude-stream-json' | 'codex-json' | 'text';
+  /** `session`: the id the runner chose for this attempt, for tools that take one (`sessions: 'chosen'`). */
+  start(entry: RosterEntry, v: PlaceholderValues, session?: string): ToolCommand;
+  /**
+   * Resumes session `session` with `v.promptFile` holding the nudge; undefined when the tool cannot
+   * resume at all. A session tool without a known session starts afresh on `v.promptFile`, which the
+   * supervisor then fills with the whole prompt and the nudge.
+   */
+  resume(entry: RosterEntry, v: PlaceholderValues, session?: string): ToolCommand | undefined;
+  output: ToolOutput;
+  /**
+   * `chosen`: the runner picks the session id and passes it at start (claude --session-id);
+   * `printed`: the tool prints the id it made (codex thread id, opencode sessionID);
+   * `none`: no session ids (aider resumes from its history file in the worktree; custom templates).
+   */
+  sessions: 'chosen' | 'printed' | 'none';
 }
 
 /** Seed 004 posture: accept edits, and a scoped Bash allowlist instead of skipping permissions. */
 export const claudeAllowedTools = [
   'Read',
   'Edit',
-  'MultiEdit',
   'Write',
   'Glob',
   'Grep',
-  'LS',
-  'TodoWrite',
   'Bash(git:*)',
   'Bash(gh:*)',
   'Bash(npm:*)',
@@ -72,21 +86,28 @@ const claudeFlags = (e: RosterEntry): string[] => [
 ];
 
 const claude: ToolAdapter = {
-  start: (e, v) => ({ argv: ['claude', ...claudeFlags(e), ...(e.args ?? [])], stdinFile: v.promptFile }),
-  resume: (e, v) => ({
-    argv: ['claude', '--continue', ...claudeFlags(e), ...(e.args ?? [])],
+  start: (e, v, session) => ({
+    argv: ['claude', ...claudeFlags(e), ...(session ? ['--session-id', session] : []), ...(e.args ?? [])],
     stdinFile: v.promptFile,
   }),
+  resume: (e, v, session) =>
+    session
+      ? {
+          argv: ['claude', ...claudeFlags(e), '--resume', session, ...(e.args ?? [])],
+          stdinFile: v.promptFile,
+        }
+      : claude.start(e, v),
   output: 'claude-stream-json',
+  sessions: 'chosen',
 };
 
-// Workers may need the network (package installs, docs): the workspace-write sandbox blocks it unless told
-// otherwise. Pushing is not theirs to do: the runner pushes their branch.
+// Workers may need the network (package installs, docs), and `workspace-write` makes .git read-only in
+// worktrees, so the worker could not commit: full access, inside the runner's own isolation. Pushing is
+// not theirs to do: the runner pushes their branch.
 const codexFlags = (e: RosterEntry): string[] => [
   '--json',
-  '--full-auto',
-  '-c',
-  'sandbox_workspace_write.network_access=true',
+  '--sandbox',
+  'danger-full-access',
   ...(e.effort ? ['-c', `model_reasoning_effort=${e.effort}`] : []),
   ...modelArgs('--model', e.model),
 ];
@@ -96,39 +117,46 @@ const codex: ToolAdapter = {
     argv: ['codex', 'exec', ...codexFlags(e), ...(e.args ?? []), '-'],
     stdinFile: v.promptFile,
   }),
-  resume: (e, v) => ({
-    argv: ['codex', 'exec', ...codexFlags(e), ...(e.args ?? []), 'resume', '--last', '-'],
-    stdinFile: v.promptFile,
-  }),
+  resume: (e, v, session) =>
+    session
+      ? {
+          argv: ['codex', 'exec', ...codexFlags(e), ...(e.args ?? []), 'resume', session, '-'],
+          stdinFile: v.promptFile,
+        }
+      : codex.start(e, v),
   output: 'codex-json',
+  sessions: 'printed',
 };
 
 const opencodeModel = (e: RosterEntry): string | undefined =>
   e.model && e.provider && !e.model.includes('/') ? `${e.provider}/${e.model}` : e.model;
-const opencodeMessage = (v: PlaceholderValues): string =>
-  `Read the file ${v.promptFile} and carry out the task it describes, exactly as it says.`;
+/** The prompt is attached with --file; the message only points at it (it names no path). */
+const opencodeMessage = 'Carry out the task in the attached file exactly as it says.';
+
+const opencodeArgv = (e: RosterEntry, v: PlaceholderValues, session?: string): string[] => [
+  'opencode',
+  'run',
+  '--format',
+  'json',
+  // Its retries of an unreachable endpoint show only in its own log: these lines let the
+  // supervisor see them while it runs (liveEnvironmentProblem) instead of a minute later.
+  '--print-logs',
+  '--log-level',
+  'WARN',
+  ...(session ? ['--session', session] : []),
+  ...modelArgs('--model', opencodeModel(e)),
+  ...(e.args ?? []),
+  '--file',
+  v.promptFile,
+  '--',
+  opencodeMessage,
+];
 
 const opencode: ToolAdapter = {
-  start: (e, v) => ({
-    argv: [
-      'opencode',
-      'run',
-      ...modelArgs('--model', opencodeModel(e)),
-      ...(e.args ?? []),
-      opencodeMessage(v),
-    ],
-  }),
-  resume: (e, v) => ({
-    argv: [
-      'opencode',
-      'run',
-      '--continue',
-      ...modelArgs('--model', opencodeModel(e)),
-      ...(e.args ?? []),
-      opencodeMessage(v),
-    ],
-  }),
-  output: 'text',
+  start: (e, v) => ({ argv: opencodeArgv(e, v) }),
+  resume: (e, v, session) => ({ argv: opencodeArgv(e, v, session) }),
+  output: 'opencode-json',
+  sessions: 'printed',
 };
 
 const aiderModel = (e: RosterEntry): string | undefined =>
@@ -157,12 +185,14 @@ const aider: ToolAdapter = {
     ],
   }),
   output: 'text',
+  sessions: 'none',
 };
 
 const custom: ToolAdapter = {
   start: (e, v) => ({ argv: substitute(e.command ?? [], v) }),
   resume: (e, v) => (e.resume ? { argv: substitute(e.resume, v) } : undefined),
   output: 'claude-stream-json',
+  sessions: 'none',
 };
 
 const reviewOnly: ToolAdapter = {
@@ -174,6 +204,7 @@ const reviewOnly: ToolAdapter = {
   },
   resume: () => undefined,
   output: 'text',
+  sessions: 'none',
 };
 
 export const toolAdapters: Record<RosterEntry['tool'], ToolAdapter> = {
@@ -190,8 +221,9 @@ export const commandFor = (
   entry: RosterEntry,
   v: PlaceholderValues,
   mode: 'start' | 'resume',
+  session?: string,
 ): ToolCommand | undefined => {
   const adapter = toolAdapters[entry.tool];
-  const cmd = mode === 'start' ? adapter.start(entry, v) : adapter.resume(entry, v);
+  const cmd = mode === 'start' ? adapter.start(entry, v, session) : adapter.resume(entry, v, session);
   return cmd && { ...cmd, argv: substitute(cmd.argv, v) };
 };

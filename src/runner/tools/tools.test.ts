@@ -30,26 +30,61 @@ describe('agent tool argv', () => {
     expect(cmd.stdinFile).toBe(v.promptFile);
   });
 
-  it('claude resumes the same session with --continue', () => {
-    expect(commandFor(entry({ tool: 'claude' }), v, 'resume')!.argv).toContain('--continue');
+  it('claude starts the session the runner chose and resumes exactly that one, never --continue', () => {
+    const e = entry({ tool: 'claude' });
+    const start = commandFor(e, v, 'start', '0b5e1c52-4a4e-4f47-9a3e-2f7c1d9e8a10')!.argv;
+    expect(start).toEqual(expect.arrayContaining(['--session-id', '0b5e1c52-4a4e-4f47-9a3e-2f7c1d9e8a10']));
+    const resume = commandFor(e, v, 'resume', '0b5e1c52-4a4e-4f47-9a3e-2f7c1d9e8a10')!.argv;
+    expect(resume).toEqual(expect.arrayContaining(['--resume', '0b5e1c52-4a4e-4f47-9a3e-2f7c1d9e8a10']));
+    expect(resume).not.toContain('--continue');
   });
 
-  it('codex uses exec --json --full-auto and resumes with exec … resume --last', () => {
+  it('claude allows only tools that exist (no MultiEdit, LS or TodoWrite)', () => {
+    const argv = commandFor(entry({ tool: 'claude' }), v, 'start')!.argv;
+    const allowed = argv[argv.indexOf('--allowedTools') + 1]!.split(',');
+    for (const gone of ['MultiEdit', 'LS', 'TodoWrite']) expect(allowed).not.toContain(gone);
+  });
+
+  it('codex runs exec --json in a sandbox mode that lets it commit, and resumes its own thread', () => {
     const start = commandFor(entry({ tool: 'codex', model: 'gpt-5', effort: 'medium' }), v, 'start')!.argv;
-    expect(start.slice(0, 4)).toEqual(['codex', 'exec', '--json', '--full-auto']);
+    expect(start.slice(0, 5)).toEqual(['codex', 'exec', '--json', '--sandbox', 'danger-full-access']);
+    expect(start).not.toContain('--full-auto');
     expect(start).toEqual(expect.arrayContaining(['--model', 'gpt-5', 'model_reasoning_effort=medium']));
-    const resume = commandFor(entry({ tool: 'codex' }), v, 'resume')!.argv;
-    expect(resume.slice(-3)).toEqual(['resume', '--last', '-']);
+    const resume = commandFor(
+      entry({ tool: 'codex' }),
+      v,
+      'resume',
+      '01a2309a-3794-7950-b5e5-0f320f0bbe70',
+    )!.argv;
+    expect(resume.slice(-3)).toEqual(['resume', '01a2309a-3794-7950-b5e5-0f320f0bbe70', '-']);
+    expect(resume).not.toContain('--last');
   });
 
-  it('opencode runs `run --model provider/model`', () => {
+  it('a session tool without a known session starts afresh on the given file', () => {
+    for (const tool of ['claude', 'codex', 'opencode'] as const) {
+      const e = entry({ tool });
+      expect(commandFor(e, v, 'resume', undefined)!.argv).toEqual(commandFor(e, v, 'start')!.argv);
+    }
+  });
+
+  it('opencode attaches the prompt file (never asks the agent to read outside the worktree) and prints JSON', () => {
     const argv = commandFor(
       entry({ tool: 'opencode', provider: 'anthropic', model: 'sonnet' }),
       v,
       'start',
     )!.argv;
-    expect(argv.slice(0, 4)).toEqual(['opencode', 'run', '--model', 'anthropic/sonnet']);
-    expect(argv.at(-1)).toContain(v.promptFile);
+    expect(argv.slice(0, 4)).toEqual(['opencode', 'run', '--format', 'json']);
+    expect(argv).toEqual(expect.arrayContaining(['--model', 'anthropic/sonnet']));
+    expect(argv.slice(-4, -1)).toEqual(['--file', v.promptFile, '--']);
+    expect(argv.at(-1)).not.toContain(v.promptFile);
+    const resume = commandFor(
+      entry({ tool: 'opencode' }),
+      v,
+      'resume',
+      'ses_dcf65567cffejexl09TOBhEdeN',
+    )!.argv;
+    expect(resume).toEqual(expect.arrayContaining(['--session', 'ses_dcf65567cffejexl09TOBhEdeN']));
+    expect(resume).not.toContain('--continue');
   });
 
   it('aider reads the prompt from --message-file and can drive a local Ollama model', () => {

@@ -14,7 +14,7 @@ const giteaPermission: Record<WorldPermission, string> = {
 };
 
 export const repoHandlers: Record<string, Handler> = {
-  // The token's own user (what the bot learns its login from at start).
+  // The token's own user (what the bot learns its login from at start, and `blitz-bot doctor` asks).
   userGetCurrent: (ctx) => ({ status: 200, json: renderUser(ctx.world, ctx.actor, ctx.baseUrl) }),
 
   // The repositories the token's user owns or collaborates on (not every public one), paged.

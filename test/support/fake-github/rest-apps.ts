@@ -1,6 +1,7 @@
-// The fake GitHub's App endpoints a bot calls with its JWT (not an installation token): the App itself
-// (its slug: the bot's login is `<slug>[bot]`) and which installation covers a repository. One
-// installation covers every repository of the World.
+// The fake GitHub's App endpoints a bot calls with its JWT (not an installation token): the App
+// itself (its slug: the bot's login is `<slug>[bot]`), its installations, and which installation covers
+// a repository. One installation covers every repository of the World, on the account of its first
+// repository's owner.
 import type { World, WorldRepo } from '../world.ts';
 import { userJson } from './serialize.ts';
 
@@ -32,6 +33,7 @@ export const repoInstallationJson = (
 /** `GET /app`: the authenticated App; its slug is the World bot's login without `[bot]`. */
 export const appJson = (
   world: World,
+  owner: string,
   urls: { web: string; api: string },
   app: { appId: number },
 ): Record<string, unknown> => {
@@ -40,14 +42,16 @@ export const appJson = (
     id: app.appId,
     slug,
     node_id: `A_${app.appId}`,
-    owner: userJson(world, 'blitz-org', urls),
+    client_id: `Iv1.${app.appId}`,
+    owner: userJson(world, owner, urls),
     name: slug,
-    description: 'blitz-bot',
+    description: 'Drives coding agents over a milestone',
     external_url: urls.web,
     html_url: `${urls.web}/apps/${slug}`,
     created_at: '2026-01-01T00:00:00Z',
     updated_at: '2026-01-01T00:00:00Z',
     permissions: { contents: 'write', issues: 'write', pull_requests: 'write', metadata: 'read' },
     events: ['issue_comment', 'issues', 'milestone', 'pull_request'],
+    installations_count: 1,
   };
 };

@@ -174,13 +174,25 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
       return { result: { status: 201, body: { token: minted, expires_at: expires } }, opId };
     }
 
-    if (operation.operationId === 'apps/get-authenticated') {
+    if (
+      operation.operationId === 'apps/get-authenticated' ||
+      operation.operationId === 'apps/list-installations'
+    ) {
       if (!opts.app || !verifyJwt(token, opts.app))
         return { result: { status: 401, body: { message: 'A JSON web token could not be decoded' } }, opId };
-      const result = { status: 200, body: appJson(world, { web: base, api: `${base}/api/v3` }, opts.app) };
-      const problems = githubContract().checkResponse(operation, result.status, result.body, 'json');
+      const urls = { web: base, api: `${base}/api/v3` };
+      const first = [...world.repos.values()][0];
+      const body =
+        operation.operationId === 'apps/get-authenticated'
+          ? appJson(world, first?.owner ?? world.botLogin, urls, opts.app)
+          : first
+            ? // The contract check of this list rejects the account object it accepts on the
+              // single-installation answer; null is a documented account and keeps the fake honest.
+              [{ ...repoInstallationJson(world, first, urls, opts.app), account: null }]
+            : [];
+      const problems = githubContract().checkResponse(operation, 200, body, 'json');
       if (problems.length) return { result: violation(`fake's own response: ${problems.join('; ')}`), opId };
-      return { result, opId };
+      return { result: { status: 200, body }, opId };
     }
 
     if (operation.operationId === 'apps/get-repo-installation') {

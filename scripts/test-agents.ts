@@ -1,0 +1,71 @@
+// `npm run test:agents [-- --latest]`: installs the agent CLIs (pinned in src/runner/tools/tested-versions.ts,
+// or the newest releases with --latest), then runs the compatibility tier (vitest.agents.config.ts).
+// With --latest it ends with what broke, per tool and scenario, so a pin can be moved knowingly.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { cacheDir } from '../test/agents/agent-clis.ts';
+import { installAgents } from './install-agents.ts';
+
+const reportSchema = z.object({
+  testResults: z.array(
+    z.object({
+      name: z.string(),
+      assertionResults: z.array(
+        z.object({
+          fullName: z.string(),
+          status: z.string(),
+          failureMessages: z.array(z.string()).default([]),
+        }),
+      ),
+    }),
+  ),
+});
+
+const main = async (): Promise<number> => {
+  const latest = process.argv.includes('--latest');
+  const selected = await installAgents(latest);
+  const report = join(cacheDir, 'report.json');
+  rmSync(report, { force: true });
+  const vitest = spawnSync(
+    'npx',
+    [
+      'vitest',
+      'run',
+      '--config',
+      'vitest.agents.config.ts',
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${report}`,
+    ],
+    { stdio: 'inherit' },
+  );
+  const status = vitest.status ?? 1;
+  if (!latest) return status;
+  if (!existsSync(report)) {
+    console.log('\nThe newest releases: the tier did not run to a report.');
+    return status;
+  }
+  const parsed = reportSchema.parse(JSON.parse(readFileSync(report, 'utf8')));
+  const broke = parsed.testResults.flatMap((f) => f.assertionResults.filter((a) => a.status === 'failed'));
+  const versions = Object.entries(selected)
+    .map(([tool, s]) => `${tool} ${s.version}`)
+    .join(', ');
+  console.log(`\nThe newest releases (${versions}):`);
+  if (broke.length === 0)
+    console.log('  every scenario passed; the pins in src/runner/tools/tested-versions.ts can move.');
+  for (const a of broke) {
+    const why = (a.failureMessages[0] ?? '').split('\n').find((l) => l.trim()) ?? 'failed';
+    console.log(`  BROKE ${a.fullName}: ${why.slice(0, 300)}`);
+  }
+  return status;
+};
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  },
+);

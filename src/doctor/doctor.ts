@@ -1,0 +1,110 @@
+// `blitz-bot doctor [--json] [--repo owner/name]… [--config FILE]`: checks that this host can run
+// the bot and its workers before a run finds out: the roster's CLIs, git, the workspace, the forge
+// credentials, the webhook secrets, the store and the notify targets. Exit 0 when nothing is wrong,
+// 1 on a problem, 2 on bad arguments.
+import { parseArgs } from 'node:util';
+import { loadBlitzConfig, runnerBaseEnv } from '../config/blitz-config.ts';
+import { loadEnv } from '../config/env.ts';
+import { notifyTargetsFrom } from '../config/notify-targets.ts';
+import type { RepoRef } from '../forges/types.ts';
+import { type CheckResult, exitCodeOf, fail, formatChecks, messageOf } from './checks.ts';
+import { checkGit, checkWorkspace } from './host-checks.ts';
+import { checkRosterEntry, probeVersion, type VersionProbe } from './roster-checks.ts';
+import {
+  checkGitea,
+  checkGithub,
+  checkNotifyTargets,
+  checkStore,
+  checkWebhookSecrets,
+} from './service-checks.ts';
+
+export const doctorUsage = 'usage: blitz-bot doctor [--json] [--repo OWNER/NAME]… [--config FILE]';
+
+export interface DoctorIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  /** The environment to read; process.env by default (through config/). */
+  env?: Record<string, string | undefined>;
+  probe?: VersionProbe;
+}
+
+const defaultIo: DoctorIo = { out: (t) => console.log(t), err: (t) => console.error(t) };
+
+const repoRef = (text: string): RepoRef | undefined => {
+  const m = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)$/.exec(text);
+  return m ? { owner: m[1]!, name: m[2]! } : undefined;
+};
+
+export const runDoctorCli = async (args: string[], io: DoctorIo = defaultIo): Promise<number> => {
+  let values: { json?: boolean; repo?: string[]; config?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        json: { type: 'boolean' },
+        repo: { type: 'string', multiple: true },
+        config: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    io.err(`${messageOf(err)}\n${doctorUsage}`);
+    return 2;
+  }
+  if (values.help) {
+    io.out(doctorUsage);
+    return 0;
+  }
+  const repos: RepoRef[] = [];
+  for (const r of values.repo ?? []) {
+    const ref = repoRef(r);
+    if (!ref) {
+      io.err(`--repo ${r}: expected OWNER/NAME\n${doctorUsage}`);
+      return 2;
+    }
+    repos.push(ref);
+  }
+  const results = await runDoctor({ configPath: values.config, repos, io });
+  io.out(
+    values.json
+      ? JSON.stringify({ ok: exitCodeOf(results) === 0, checks: results }, null, 2)
+      : formatChecks(results),
+  );
+  return exitCodeOf(results);
+};
+
+/** Every check, in the order a person fixes things: config, host, roster, forges, store, notify. */
+export const runDoctor = async (opts: {
+  configPath?: string;
+  repos: RepoRef[];
+  io: DoctorIo;
+}): Promise<CheckResult[]> => {
+  // Undefined: config/ reads process.env itself (the only module that does).
+  const source = opts.io.env;
+  let env: ReturnType<typeof loadEnv>;
+  let config: ReturnType<typeof loadBlitzConfig>;
+  try {
+    env = loadEnv(source);
+    config = loadBlitzConfig(opts.configPath, source);
+  } catch (err) {
+    return [fail('config', messageOf(err))];
+  }
+  const baseEnv = runnerBaseEnv(source);
+  const results: CheckResult[] = [];
+  results.push(await checkGit(baseEnv));
+  results.push(checkWorkspace(config.runner.workspace));
+  if (config.roster.length === 0) results.push(fail('roster', 'no roster entries: no worker can be started'));
+  for (const entry of config.roster) {
+    results.push(
+      ...(await checkRosterEntry(entry, { ...baseEnv, ...(entry.env ?? {}) }, opts.io.probe ?? probeVersion)),
+    );
+  }
+  results.push(...(await checkGithub(env)));
+  results.push(...(await checkGitea(env, opts.repos)));
+  results.push(...checkWebhookSecrets(env));
+  results.push(await checkStore(env.DATABASE_URL));
+  results.push(...(await checkNotifyTargets(notifyTargetsFrom(config.notify, source))));
+  return results;
+};

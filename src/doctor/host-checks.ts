@@ -1,0 +1,36 @@
+// Doctor checks of this host: git present and new enough for worktrees as the runner uses them,
+// and the workspace a place the runner can write.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { run } from '../runner/exec.ts';
+import { compareVersions, versionOf } from '../runner/tools/tested-versions.ts';
+import { type CheckResult, fail, messageOf, ok } from './checks.ts';
+
+/** `git worktree` with `--force` removal and `ls-remote --heads` as used since 2.25. */
+export const MIN_GIT = [2, 25, 0] as const;
+
+export const checkGit = async (env: Record<string, string>): Promise<CheckResult> => {
+  try {
+    const res = await run(['git', '--version'], { cwd: '/', env, timeoutMs: 15_000 });
+    const v = versionOf(res.stdout);
+    if (res.exitCode !== 0 || !v) return fail('git', `"git --version" failed: ${res.stderr.trim()}`);
+    if (compareVersions(v, MIN_GIT) < 0)
+      return fail('git', `git ${v.join('.')} is older than ${MIN_GIT.join('.')}; install a newer git`);
+    return ok('git', `git ${v.join('.')}`);
+  } catch (err) {
+    return fail('git', `git is not on the PATH: ${messageOf(err)}`);
+  }
+};
+
+export const checkWorkspace = (workspace: string): CheckResult => {
+  const dir = resolve(workspace);
+  const probe = join(dir, `.doctor-${process.pid}`);
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(probe, 'ok');
+    rmSync(probe, { force: true });
+    return ok('workspace', `${dir} is writable`);
+  } catch (err) {
+    return fail('workspace', `${dir} is not writable: ${messageOf(err)}`);
+  }
+};

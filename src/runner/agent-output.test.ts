@@ -1,0 +1,77 @@
+// Reading the real CLIs' output: the lines below are shaped as claude 2.1, codex 0.171 and opencode
+// 1.18 print them (captured by the compatibility tier, test/agents/).
+import { describe, expect, it } from 'vitest';
+import { agentText, parseSessionId, parseTokenUsage } from './agent-output.ts';
+
+const line = (v: unknown): string => JSON.stringify(v);
+const codexThread = (id: string) => line({ type: 'thread.started', thread_id: id });
+const codexTurn = (input: number, output: number) =>
+  line({
+    type: 'turn.completed',
+    usage: { input_tokens: input, cached_input_tokens: 0, output_tokens: output, reasoning_output_tokens: 0 },
+  });
+const opencodeStep = (input: number, output: number, read = 0) =>
+  line({
+    type: 'step_finish',
+    sessionID: 'ses_dcf65567cffejexl09TOBhEdeN',
+    part: {
+      type: 'step-finish',
+      tokens: { total: input + output, input, output, cache: { write: 0, read } },
+    },
+  });
+
+describe('parseTokenUsage', () => {
+  it('counts a resumed codex thread once, at its last (cumulative) report', () => {
+    const t = '01a2309a-3794-7950-b5e5-0f320f0bbe70';
+    const log = [codexThread(t), codexTurn(10010, 150), codexThread(t), codexTurn(20020, 300)].join('\n');
+    expect(parseTokenUsage(log)).toEqual({ input: 20020, output: 300, cache: 0 });
+  });
+
+  it('adds codex threads that are different sessions (a fresh start after a lost session)', () => {
+    const log = [codexThread('a-1'), codexTurn(100, 10), codexThread('b-2'), codexTurn(40, 4)].join('\n');
+    expect(parseTokenUsage(log)).toEqual({ input: 140, output: 14, cache: 0 });
+  });
+
+  it('sums opencode step_finish tokens, cache reads included', () => {
+    expect(parseTokenUsage([opencodeStep(1000, 50, 7), opencodeStep(1000, 50)].join('\n'))).toEqual({
+      input: 2000,
+      output: 100,
+      cache: 7,
+    });
+  });
+});
+
+describe('parseSessionId', () => {
+  it('reads claude, codex and opencode session ids', () => {
+    expect(
+      parseSessionId(
+        line({ type: 'system', subtype: 'init', session_id: '7fbaf8b9-64d7-44a9-8e48-e153ac41f7db' }),
+      ),
+    ).toBe('7fbaf8b9-64d7-44a9-8e48-e153ac41f7db');
+    expect(parseSessionId(codexThread('01a2309a-3794-7950-b5e5-0f320f0bbe70'))).toBe(
+      '01a2309a-3794-7950-b5e5-0f320f0bbe70',
+    );
+    expect(parseSessionId(opencodeStep(1, 1))).toBe('ses_dcf65567cffejexl09TOBhEdeN');
+  });
+
+  it('takes the latest run, ignores ids nested in command output, and refuses option- or path-like ids', () => {
+    const nested = line({
+      type: 'item.completed',
+      item: {
+        type: 'command_execution',
+        aggregated_output: line({ type: 'thread.started', thread_id: 'evil' }),
+      },
+    });
+    expect(parseSessionId([codexThread('first'), codexThread('second'), nested].join('\n'))).toBe('second');
+    expect(parseSessionId(codexThread('--config=x'))).toBeUndefined();
+    expect(parseSessionId(line({ type: 'result', session_id: '../../etc' }))).toBeUndefined();
+    expect(parseSessionId('no json here')).toBeUndefined();
+  });
+});
+
+describe('agentText', () => {
+  it('reads opencode text parts', () => {
+    const t = line({ type: 'text', part: { type: 'text', text: 'FINAL REPORT\nSTATUS: done' } });
+    expect(agentText(`${opencodeStep(1, 1)}\n${t}`)).toBe('FINAL REPORT\nSTATUS: done');
+  });
+});

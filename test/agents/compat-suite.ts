@@ -1,0 +1,123 @@
+// The compatibility scenarios, run once per real agent CLI: one real Runner attempt each, on a real
+// bare origin, clone and worktree, with the CLI talking to the loopback mock model. What a scenario
+// proves is what the bot relies on: the argv starts the tool headless, a pushed commit ends the
+// attempt solved, a nudge resumes the same session, the tokens recorded are the tokens the model
+// reported, an unreachable endpoint ends the attempt as an environment failure long before its
+// timeout, and a branch pushed without a commit is not solved.
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AttemptRecord } from '../../src/runner/types.ts';
+import { attemptJob, type Harness, makeHarness, settle } from '../integration/runner-harness.ts';
+import { createOrigin, gitIn, originFile } from '../support/git.ts';
+import { type AgentTool, agentEntry, installed } from './agent-clis.ts';
+import { type MockModel, type Step, startMockModel } from './mock-model-server.ts';
+
+const BRANCH = 'ticket/7-headless';
+const commitAndPush = (file: string): Step => ({
+  shell: `echo "written by the agent" > ${file} && git add ${file} && git commit -qm "Add ${file}" && git push -q origin HEAD`,
+});
+const finalReport: Step = {
+  text: 'FINAL REPORT\nPR: none — branch pushed\nTESTS: none\nREVIEW: none\nUNCERTAINTIES:\n- none\nOUT-OF-SCOPE BUGS:\n- none\nSTATUS: done — the file is committed and pushed',
+};
+
+/** A real CLI needs minutes at worst on a busy machine; the attempt itself never times out here. */
+const SETTLE_MS = 300_000;
+const TEST_MS = 400_000;
+
+export const compatSuite = (tool: AgentTool): void => {
+  const cli = installed(tool);
+  let mock: MockModel | undefined;
+  afterEach(async () => {
+    await mock?.close();
+    mock = undefined;
+  });
+
+  const attempt = async (
+    turns: Step[][] | 'endpoint down',
+    maxNudges = 0,
+  ): Promise<{ h: Harness; done: AttemptRecord; log: string; originUrl: string }> => {
+    if ('missing' in cli) throw new Error(`${tool} is not installed: ${cli.missing}`);
+    let url = 'http://127.0.0.1:9';
+    if (turns !== 'endpoint down') {
+      mock = await startMockModel({ turns, usage: { input: 1234, output: 56 } });
+      url = mock.url;
+    } else {
+      // A port that was just free: nothing listens there, so every connection is refused.
+      const probe = await startMockModel({ turns: [] });
+      url = probe.url;
+      await probe.close();
+    }
+    const origin = await createOrigin();
+    const h = makeHarness({ pathPrepend: cli.pathPrepend, runner: { maxNudges } });
+    const r = await h.runner.execute(attemptJob(origin.url, agentEntry(tool, url), { branchStyle: 'fleet' }));
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    const done = await settle(h, r.attempt.id, SETTLE_MS);
+    const log = readFileSync(done.logPath, 'utf8');
+    return { h, done, log, originUrl: origin.url };
+  };
+
+  const explain = (done: AttemptRecord, log: string): string =>
+    `outcome ${done.outcome}: ${done.failureSummary ?? ''}\n--- worker log (end) ---\n${log.slice(-4000)}`;
+
+  describe(`${tool} ${'missing' in cli ? '(not installed)' : cli.version}`, () => {
+    it(
+      'solves: commits, pushes, reports, and the tokens recorded are those the model reported',
+      async () => {
+        const { done, log, originUrl } = await attempt([[commitAndPush('agent.txt'), finalReport]]);
+        expect(done.outcome, explain(done, log)).toBe('solved');
+        expect(await originFile(originUrl, BRANCH, 'agent.txt')).toContain('written by the agent');
+        expect(done.tokens).toMatchObject(mock!.reported());
+        expect(done.finalReport?.status).toMatch(/^done/);
+        expect(done.sessionId).toMatch(/^[A-Za-z0-9_-]+$/);
+        expect(mock!.unexpected).toEqual([]);
+      },
+      TEST_MS,
+    );
+
+    it(
+      'is nudged after stopping early, resumes the same session, and solves',
+      async () => {
+        const { done, log, h } = await attempt(
+          [[{ text: 'I looked around and will stop here.' }], [commitAndPush('resumed.txt'), finalReport]],
+          1,
+        );
+        expect(done.outcome, explain(done, log)).toBe('solved');
+        expect(done.nudges).toBe(1);
+        // The model saw the task again after the nudge only because the CLI resumed that conversation.
+        const afterNudge = mock!.requests.filter((q) => q.turn === 1);
+        expect(afterNudge.length).toBeGreaterThan(0);
+        expect(afterNudge.every((q) => q.carriesTask)).toBe(true);
+        expect(done.tokens).toMatchObject(mock!.reported());
+        expect(h.events.filter((e) => e.type === 'attempt.resumed')).toHaveLength(1);
+        const resumedArgv = done.argvRedacted.join(' ');
+        expect(resumedArgv).toContain(done.sessionId!);
+        expect(mock!.unexpected).toEqual([]);
+      },
+      TEST_MS,
+    );
+
+    it(
+      'with the endpoint down ends as an environment failure, not at the timeout',
+      async () => {
+        const { done, log } = await attempt('endpoint down');
+        // The harness clock never moves, so only the failure itself (never the timeout) can end it.
+        expect(done.outcome, explain(done, log)).toBe('environment_failure');
+        expect(done.failureSummary).toMatch(/model endpoint unreachable/);
+      },
+      TEST_MS,
+    );
+
+    it(
+      'pushing the branch without a commit is not solved',
+      async () => {
+        const { done, log, originUrl } = await attempt([[{ shell: 'git push -q origin HEAD' }, finalReport]]);
+        expect(await gitIn(originUrl, 'rev-parse', `refs/heads/${BRANCH}`)).toBe(
+          await gitIn(originUrl, 'rev-parse', 'refs/heads/main'),
+        );
+        expect(done.outcome, explain(done, log)).not.toBe('solved');
+        expect(done.outcome).toBe('stalled');
+      },
+      TEST_MS,
+    );
+  });
+};
