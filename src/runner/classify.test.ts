@@ -57,6 +57,11 @@ describe('liveEnvironmentProblem', () => {
     });
     expect(liveEnvironmentProblem(inOutput)).toBeUndefined();
     expect(
+      liveEnvironmentProblem(
+        'timestamp=2026-12-01T08:01:56.710Z level=ERROR message="stream error" error.error="AI_APICallError: You exceeded your current quota"',
+      ),
+    ).toBe('provider limit reached');
+    expect(
       liveEnvironmentProblem(`${codexDown}\n${codexDown}\nplain test output ECONNREFUSED`),
     ).toBeUndefined();
   });
@@ -87,6 +92,12 @@ describe('classifyExit', () => {
       ),
     ).toBe('model endpoint unreachable');
     expect(environmentProblem('Credit balance is too low')).toBe('provider limit reached');
+    // codex 0.171 on an OpenAI `insufficient_quota` answer:
+    expect(
+      environmentProblem(
+        '{"type":"turn.failed","error":{"message":"Quota exceeded. Check your plan and billing details."}}',
+      ),
+    ).toBe('provider limit reached');
   });
 
   it('does not call a task error an environment failure', () => {

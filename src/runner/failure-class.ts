@@ -5,7 +5,7 @@ import type { AttemptOutcome } from './types.ts';
 
 /** Spend and plan limits as claude, codex and the provider APIs word them. */
 const limitPattern =
-  /(?:spend|usage|credit) limit (?:reached|exceeded)|insufficient[_ ]quota|hit your (?:usage )?limit|credit balance is too low|exceeded your current quota/i;
+  /(?:spend|usage|credit) limit (?:reached|exceeded)|insufficient[_ ]quota|hit your (?:usage )?limit|credit balance is too low|exceeded your current quota|quota exceeded/i;
 
 const environmentPatterns: { pattern: RegExp; what: string }[] = [
   {
@@ -101,6 +101,7 @@ export const liveEnvironmentProblem = (logTail: string): string | undefined => {
   let claudeStatus: number | null | undefined;
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i]!.trim();
+    if (/^timestamp=\S+ level=ERROR /.test(line) && limitPattern.test(line)) return 'provider limit reached';
     if (opencodeDown.test(line)) {
       opencodeRetries++;
       continue;

@@ -33,12 +33,15 @@ export const compatSuite = (tool: AgentTool): void => {
   });
 
   const attempt = async (
-    turns: Step[][] | 'endpoint down',
+    turns: Step[][] | 'endpoint down' | 'spend limit',
     maxNudges = 0,
   ): Promise<{ h: Harness; done: AttemptRecord; log: string; originUrl: string }> => {
     if ('missing' in cli) throw new Error(`${tool} is not installed: ${cli.missing}`);
     let url = 'http://127.0.0.1:9';
-    if (turns !== 'endpoint down') {
+    if (turns === 'spend limit') {
+      mock = await startMockModel({ turns: [], spendLimit: true });
+      url = mock.url;
+    } else if (turns !== 'endpoint down') {
       mock = await startMockModel({ turns, usage: { input: 1234, output: 56 } });
       url = mock.url;
     } else {
@@ -103,6 +106,16 @@ export const compatSuite = (tool: AgentTool): void => {
         // The harness clock never moves, so only the failure itself (never the timeout) can end it.
         expect(done.outcome, explain(done, log)).toBe('environment_failure');
         expect(done.failureSummary).toMatch(/model endpoint unreachable/);
+      },
+      TEST_MS,
+    );
+
+    it(
+      'out of credit or quota ends as an environment failure, not at the timeout',
+      async () => {
+        const { done, log } = await attempt('spend limit');
+        expect(done.outcome, explain(done, log)).toBe('environment_failure');
+        expect(done.failureSummary).toMatch(/provider limit reached/);
       },
       TEST_MS,
     );

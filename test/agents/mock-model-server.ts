@@ -134,6 +134,8 @@ export interface MockModel {
 
 export interface MockOptions {
   turns: Step[][];
+  /** Answer every call the way a provider answers an account out of credit or quota. */
+  spendLimit?: boolean;
   /** Usage each scripted answer reports. */
   usage?: Usage;
 }
@@ -145,6 +147,10 @@ export const startMockModel = async (opts: MockOptions): Promise<MockModel> => {
   let seq = 0;
 
   const answer = (wire: Wire, body: Record<string, unknown>, res: ServerResponse) => {
+    if (opts.spendLimit) {
+      refuseForLimit(wire, res);
+      return;
+    }
     const msgs = conversation(wire, body);
     const pos = position(msgs);
     const tools = toolNames(wire, body);
@@ -213,6 +219,30 @@ export const startMockModel = async (opts: MockOptions): Promise<MockModel> => {
         server.close(() => resolve());
       }),
   };
+};
+
+/** The providers' own words for an account that may not spend more. */
+const refuseForLimit = (wire: Wire, res: ServerResponse): void => {
+  const body =
+    wire === 'anthropic'
+      ? {
+          type: 'error',
+          error: {
+            type: 'invalid_request_error',
+            message:
+              'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.',
+          },
+        }
+      : {
+          error: {
+            message: 'You exceeded your current quota, please check your plan and billing details.',
+            type: 'insufficient_quota',
+            param: null,
+            code: 'insufficient_quota',
+          },
+        };
+  res.writeHead(wire === 'anthropic' ? 400 : 429, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
 };
 
 const sse = (res: ServerResponse, events: { event?: string; data: unknown }[]): void => {
