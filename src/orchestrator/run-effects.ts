@@ -216,9 +216,8 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
       deps,
       runNoticeOf(ctx.run, level === 'ready' ? 'shipped' : 'blocked', message, {
         issuesShipped: shipped,
-        ...(level === 'ready'
-          ? { path: ship?.path ?? 'local', ...(ship?.url ? { url: ship.url } : {}) }
-          : {}),
+        // A fleet has no ship step: nothing to name but the count.
+        ...(level === 'ready' && ship ? { path: ship.path, ...(ship.url ? { url: ship.url } : {}) } : {}),
         ...(deps.config.publicUrl ? { publicUrl: deps.config.publicUrl } : {}),
       }),
     );

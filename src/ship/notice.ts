@@ -90,10 +90,11 @@ export const noticeWhere = (notice: RunNotice): string =>
   `${notice.repo}${notice.issue !== undefined ? `#${notice.issue}` : ''} · run ${notice.run.id}`;
 
 /** What the run has done so far: the shipped count, and the ship path once shipped. */
-export const noticeTally = (notice: RunNotice): string =>
-  notice.event === 'shipped' && notice.path
-    ? `${plural(notice.issuesShipped, 'issue')} shipped · ${pathWords[notice.path]}`
-    : `${plural(notice.issuesShipped, 'issue')} closed so far`;
+export const noticeTally = (notice: RunNotice): string => {
+  const issues = plural(notice.issuesShipped, 'issue');
+  if (notice.event !== 'shipped') return `${issues} closed so far`;
+  return notice.path ? `${issues} shipped · ${pathWords[notice.path]}` : `${issues} shipped`;
+};
 
 /** The plain-text body every text-only target sends: sentence, where, tally. */
 export const noticeMessage = (notice: RunNotice): string =>

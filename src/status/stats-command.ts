@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { loadEnv } from '../config/env.ts';
 import { isAppError } from '../errors.ts';
 import { openRunStore } from '../store/open-store.ts';
+import { loadApiStats } from './api-data.ts';
 import { formatStatsText } from './stats.ts';
 import { loadStats } from './status-data.ts';
 
@@ -44,8 +45,10 @@ export const runStatsCli = async (args: string[], io: StatsCliIo = defaultIo): P
         io.err(`no run "${values.run}" in the database`);
         return 1;
       }
-      const stats = await loadStats({ runs, ledger: runs.ledger }, values.run ? { runId: values.run } : {});
-      io.out(values.json ? JSON.stringify(stats, null, 2) : formatStatsText(stats));
+      const ports = { runs, ledger: runs.ledger };
+      // --json prints what GET /api/v1/stats answers (the same reader and schema).
+      if (values.json) io.out(JSON.stringify(await loadApiStats(ports, values.run), null, 2));
+      else io.out(formatStatsText(await loadStats(ports, values.run ? { runId: values.run } : {})));
       return 0;
     } finally {
       await runs.close();

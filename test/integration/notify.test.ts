@@ -496,7 +496,7 @@ describe('chat notifiers post each service’s documented shape', () => {
       contentType: 'text/plain; charset=utf-8',
       headers: { priority: 'high', click: blocked.url!, authorization: 'Bearer tk_ntfy_secret' },
       headerShape: ntfyHeaders,
-      body: z.string().includes('build fails on blitz/m1 after #12').includes('acme/shop#1 · run 1a2b3c4d'),
+      body: z.string().includes('Build fails on blitz/m1 after #12').includes('acme/shop#1 · run 1a2b3c4d'),
       reply: 200,
     });
     const { notifiers } = buildNotifiers(

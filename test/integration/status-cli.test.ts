@@ -3,7 +3,9 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/runner/exec.ts';
-import { runListSchema } from '../../src/status/api-schemas.ts';
+import { loadApiStats } from '../../src/status/api-data.ts';
+import { runListSchema, statsSchema } from '../../src/status/api-schemas.ts';
+import { runStatsCli } from '../../src/status/stats-command.ts';
 import { runStatusCli } from '../../src/status/status-command.ts';
 import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
 import { finishedRunId, liveRunId, seedFinishedRun } from '../fixtures/runs/finished-run.ts';
@@ -55,6 +57,20 @@ describe('blitz-bot status', () => {
     expect(body.runs.map((r) => [r.id, r.live, r.issues])).toEqual([
       [liveRunId, true, { done: 1, total: 2 }],
     ]);
+  });
+
+  it('stats --json prints what /api/v1/stats answers', async () => {
+    const file = await seeded();
+    const c = capture();
+    expect(await runStatsCli(['--json'], { ...c.io, env: { DATABASE_URL: `sqlite:${file}` } })).toBe(0);
+    const printed = statsSchema.parse(JSON.parse(c.out.join('')));
+    const runs = openSqliteRunStore(file);
+    try {
+      expect(printed).toEqual(await loadApiStats({ runs, ledger: runs.ledger }));
+      expect(printed.attempts).toBe(9);
+    } finally {
+      await runs.close();
+    }
   });
 
   it('says so when nothing is live, and refuses an unknown flag with the usage', async () => {
