@@ -18,6 +18,7 @@ import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 import { type BlitzHarness, startBlitzHarness } from '../support/blitz-harness.ts';
 import { type FakeGitea, startFakeGitea } from '../support/fake-gitea/server.ts';
 import { removeDir, tempDir } from '../support/git.ts';
+import { startPlanHarness } from '../support/plan-harness.ts';
 import { fixture, signedGiteaRequest } from '../support/signing.ts';
 import type { World, WorldRepo } from '../support/world.ts';
 import { bootComposed, type Cleanups, seedWorld, statusToken, until } from './serve-harness.ts';
@@ -219,6 +220,32 @@ describe('attacks on trust (GitHub)', () => {
     await x.drive(async () => x.world.issue(x.repo, 1)?.state === 'closed');
     const runId = (await x.liveRun().then((r) => r?.id)) ?? (await x.bot.runs.listRuns())[0]!.id;
     expect((await x.bot.runs.ledger.listByRun(runId)).map((a) => a.issue.number)).toEqual([1]);
+  }, 120_000);
+});
+
+describe('attacks on plan-blitz', () => {
+  it('a read-only author’s issue with a blitz/approved label from before the run is held, never planned', async () => {
+    const h = await startPlanHarness({
+      forge: 'github',
+      issues: [
+        {
+          number: 1,
+          title: 'Outside idea',
+          body: 'fake-size: XS\nAdd `src/b.ts`.',
+          author: 'rita',
+          labels: ['blitz/approved'],
+        },
+      ],
+    });
+    try {
+      await h.comment('/plan-blitz M1');
+      const run = await h.driveToStop(60_000);
+      // No sizing planner, no worker: the label was there before the run, not added by a writer during it.
+      expect(await h.runs.ledger.listByRun(run.id)).toEqual([]);
+      expect(h.world.issue(h.repo, 1)!.labels).toEqual(['blitz/approved']);
+    } finally {
+      await h.close();
+    }
   }, 120_000);
 });
 
