@@ -47,6 +47,7 @@ export const buildHttpApp = (d: HttpAppDeps) => {
     status: createStatusDeps({
       statusToken: env.STATUS_TOKEN,
       runs: d.runs,
+      deliveries: d.store,
       events: d.runEvents,
       logger: d.logger,
       metrics: d.metrics,

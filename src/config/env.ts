@@ -44,7 +44,7 @@ export const envSchema = z.object({
   GHE_PROTOCOL: z.enum(['https', 'http']).default('https'),
   /** smee.io (or similar) channel used in development to relay webhooks to this machine. */
   WEBHOOK_PROXY_URL: optionalString,
-  /** The bot's own GitHub login (e.g. `blitz-bot[bot]`), for loop prevention; derived from the app slug when unset. */
+  /** The bot's own GitHub login (e.g. `blitz-bot[bot]`); only used when GitHub cannot be asked (`GET /app`) at start. */
   BOT_LOGIN: optionalString,
   /** Base URL of the Gitea instance, e.g. `https://gitea.example.com`. */
   GITEA_URL: optionalString,
@@ -52,7 +52,7 @@ export const envSchema = z.object({
   GITEA_TOKEN: optionalString,
   /** Secret Gitea signs webhooks with (X-Gitea-Signature). */
   GITEA_WEBHOOK_SECRET: optionalString,
-  /** Login of the Gitea bot account, for loop prevention. */
+  /** Login of the Gitea bot account; only used when Gitea cannot be asked (`GET /user`) at start. */
   GITEA_BOT_LOGIN: optionalString,
   /** Least repository permission a commenter needs for a command to run: read, write or admin. */
   BLITZ_PERMISSION: z.enum(['read', 'write', 'admin']).default('write'),

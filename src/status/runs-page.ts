@@ -2,6 +2,7 @@
 // progress, started, state.
 import { html } from 'hono/html';
 import type { RunRecord, RunRecordState } from '../store/run-store.ts';
+import type { Delivery } from '../store/types.ts';
 import { type Html, page, stateBadge, when } from './html-layout.ts';
 
 export interface RunSummary {
@@ -22,7 +23,22 @@ export const orderRuns = (runs: readonly RunSummary[]): RunSummary[] =>
       a.run.id.localeCompare(b.run.id),
   );
 
-export const runsPage = (runs: readonly RunSummary[]): Html =>
+/** Deliveries given up on after their retries: a person looks at why (the error) and redelivers by hand. */
+const failedDeliveries = (failed: readonly Delivery[]) =>
+  failed.length === 0
+    ? ''
+    : html`<h2>Failed deliveries</h2>
+<p class="muted">Webhook deliveries whose processing failed on every retry; they are not tried again.</p>
+<table id="failed-deliveries">
+<thead><tr><th>forge</th><th>delivery</th><th>event</th><th>tries</th><th>failed</th><th>last error</th></tr></thead>
+<tbody>${failed.map(
+        (
+          d,
+        ) => html`<tr><td>${d.forge}</td><td><code>${d.deliveryId}</code></td><td>${d.event}${d.action ? `.${d.action}` : ''}</td>
+<td>${d.attempts}</td><td>${d.failedAt ? when(d.failedAt) : ''}</td><td>${d.error ?? ''}</td></tr>`,
+      )}</tbody></table>`;
+
+export const runsPage = (runs: readonly RunSummary[], failed: readonly Delivery[] = []): Html =>
   page(
     { title: 'Runs' },
     html`<h1>Runs</h1>
@@ -46,5 +62,6 @@ ${
 <td>${stateBadge(run.state)}</td>
 </tr>`,
       )}</tbody></table>`
-}`,
+}
+${failedDeliveries(failed)}`,
   );

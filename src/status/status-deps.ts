@@ -7,6 +7,7 @@ import type { Metrics } from '../observability/metrics.ts';
 import type { Redact } from '../observability/redact.ts';
 import type { AttemptLedger } from '../runner/types.ts';
 import type { RunStore } from '../store/run-store.ts';
+import type { Store } from '../store/types.ts';
 import { createLogReader, type ReadLog } from './log-reader.ts';
 import type { RunEvents } from './run-events.ts';
 import { runFigures } from './run-figures.ts';
@@ -16,6 +17,8 @@ export interface StatusDeps {
   token?: string;
   runs: RunStore;
   ledger: AttemptLedger;
+  /** Deliveries given up on (shown on the runs page). */
+  deliveries: Pick<Store, 'listFailedDeliveries'>;
   events: RunEvents;
   logger: Logger;
   /** Reads prompt and stream-log files, confined to the runner's directories. */
@@ -28,6 +31,7 @@ export interface StatusDeps {
 export const createStatusDeps = (opts: {
   statusToken: string | undefined;
   runs: RunStore & { ledger: AttemptLedger };
+  deliveries: Pick<Store, 'listFailedDeliveries'>;
   events: RunEvents;
   logger: Logger;
   metrics: Metrics;
@@ -42,6 +46,7 @@ export const createStatusDeps = (opts: {
     ...(opts.statusToken ? { token: opts.statusToken } : {}),
     runs: opts.runs,
     ledger: opts.runs.ledger,
+    deliveries: opts.deliveries,
     events: opts.events,
     logger: opts.logger,
     readLog: async (path) => {

@@ -51,6 +51,8 @@ export const bootComposed = async (
   vars: Record<string, string>,
   cleanups: Cleanups,
   logger: Logger = silentLogger(),
+  /** Added to the environment workers get (fake agent modes). */
+  workerEnv: Record<string, string> = {},
 ): Promise<{ bot: Bot; port: number; dir: string }> => {
   const dir = tempDir('blitz-serve-e2e-');
   cleanups.push(() => removeDir(dir));
@@ -87,7 +89,7 @@ export const bootComposed = async (
     config: loadBlitzConfig(env.BLITZ_CONFIG, {}),
     logger,
     version: '0.0.0-e2e',
-    baseEnv: testEnv(),
+    baseEnv: { ...testEnv(), ...workerEnv },
     notifyTargets: {},
     tickSeconds: 1,
     supervisionSeconds: 1,

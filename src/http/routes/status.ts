@@ -92,7 +92,9 @@ export const statusRoutes = (deps: StatusDeps | undefined) => {
   app.use('/runs/*', guard);
   app.use('/stats', guard);
 
-  app.get('/', async (c) => c.html(runsPage(await loadRunSummaries(deps.runs))));
+  app.get('/', async (c) =>
+    c.html(runsPage(await loadRunSummaries(deps.runs), await deps.deliveries.listFailedDeliveries())),
+  );
   app.get('/stats', async (c) => c.html(statsPage(await loadStats(deps, { runId: c.req.query('run') }))));
 
   const view = (runId: string) =>
