@@ -1,12 +1,14 @@
 # blitz-bot image. Stages:
 #   build   – installs every dependency (better-sqlite3 may need a compiler), runs `npm run build`
 #             (tsc -p tsconfig.build.json into dist/) and prunes to production dependencies.
-#   bot     – the runtime: Node, git, dist/ and production node_modules; runs `node dist/main.js`.
-#             Two non-root users: `blitz` runs the bot, `blitz-worker` runs the workers
-#             (blitz.config.yml `runner.user: blitz-worker`); `blitz` may start commands as
-#             `blitz-worker` through sudo and as no one else.
+#   bot     – the runtime: Node, git, dist/ and production node_modules; runs `node dist/main.js`
+#             as the non-root user `blitz`. A second non-root user, `blitz-worker`, runs the workers
+#             (blitz.config.yml `runner.user: blitz-worker`).
 #   runner  – `bot` plus the agent CLIs from the npm registry at the pinned versions below:
 #             docker build --target runner --build-arg CLAUDE_CODE_VERSION=2.1.332 .
+#             `blitz-bot runner` starts as root only to drop every worker to `blitz-worker` (a uid
+#             and gid at spawn, the worktree handed over); it holds its runner token and no forge
+#             secret, and a worker can read neither its environment nor its files.
 # Secrets are given as files (GITEA_TOKEN_FILE=/run/secrets/…), never baked into the image.
 ARG NODE_IMAGE=node:22-bookworm-slim
 
@@ -26,16 +28,14 @@ FROM ${NODE_IMAGE} AS bot
 ENV NODE_ENV=production \
     PORT=3000 \
     DATABASE_URL=sqlite:/data/blitz.db
-# git for every clone and worktree; ssh for ssh remotes; sudo only for the one rule below.
+# git for every clone and worktree; ssh for ssh remotes.
 RUN apt-get update \
-  && apt-get install -y --no-install-recommends git openssh-client ca-certificates sudo \
+  && apt-get install -y --no-install-recommends git openssh-client ca-certificates \
   && rm -rf /var/lib/apt/lists/*
 RUN groupadd --system --gid 10001 blitz \
   && useradd --system --uid 10001 --gid blitz --home-dir /home/blitz --create-home --shell /usr/sbin/nologin blitz \
   && groupadd --system --gid 10002 blitz-worker \
-  && useradd --system --uid 10002 --gid blitz-worker --home-dir /home/blitz-worker --create-home --shell /usr/sbin/nologin blitz-worker \
-  && printf '%s\n' 'blitz ALL=(blitz-worker:blitz-worker) NOPASSWD:SETENV: ALL' > /etc/sudoers.d/blitz-worker \
-  && chmod 0440 /etc/sudoers.d/blitz-worker
+  && useradd --system --uid 10002 --gid blitz-worker --home-dir /home/blitz-worker --create-home --shell /usr/sbin/nologin blitz-worker
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
@@ -58,13 +58,13 @@ FROM bot AS runner
 ARG CLAUDE_CODE_VERSION=2.1.332
 ARG CODEX_VERSION=0.171.0
 ARG OPENCODE_VERSION=1.18.33
+# Root only to switch users: every worker runs as runner.user (blitz-worker), never as root.
 USER root
 RUN set -e; pkgs=""; \
   if [ -n "${CLAUDE_CODE_VERSION}" ]; then pkgs="$pkgs @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}"; fi; \
   if [ -n "${CODEX_VERSION}" ]; then pkgs="$pkgs @openai/codex@${CODEX_VERSION}"; fi; \
   if [ -n "${OPENCODE_VERSION}" ]; then pkgs="$pkgs opencode-ai@${OPENCODE_VERSION}"; fi; \
   if [ -n "$pkgs" ]; then npm install --global --no-audit --no-fund $pkgs && npm cache clean --force; fi
-USER blitz
 # A runner has no HTTP server: the healthcheck is the bot's.
 HEALTHCHECK NONE
 CMD ["runner"]

@@ -119,8 +119,10 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
   const clock = { now: () => new Date() };
   // Attempts are tagged with this machine: replicas on other machines share the ledger, not the worktrees.
   const machine = hostname();
+  const localRunner = !(o.localRunner === false || env.BLITZ_LOCAL_RUNNER === 'false');
   const runner = new Runner({
     config: config.runner,
+    startsWorkers: localRunner,
     // Attempts remote runners reported are theirs to supervise, not this host's.
     ledger: localOnlyLedger(ledger, machine),
     host: machine,
@@ -137,7 +139,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     store: runs,
     runner,
     logger,
-    ...(o.localRunner === false || env.BLITZ_LOCAL_RUNNER === 'false' ? { localRunner: false } : {}),
+    ...(localRunner ? {} : { localRunner: false }),
     ...(o.name ? { name: o.name } : {}),
     machine,
     ...(o.jobLeaseSeconds ? { leaseSeconds: o.jobLeaseSeconds } : {}),

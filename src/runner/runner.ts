@@ -45,6 +45,11 @@ export interface RunnerDeps {
   host?: string;
   /** The bot's uid (tests); default the process's. */
   botUid?: number;
+  /**
+   * False on a bot whose jobs all go to remote runners (BLITZ_LOCAL_RUNNER=false): it runs gates and
+   * cleanups but never a worker, so it needs no worker user (nor root to switch to one).
+   */
+  startsWorkers?: boolean;
 }
 
 export type RunnerJobResult =
@@ -75,7 +80,7 @@ export class Runner {
     this.workspace = resolve(d.config.workspace);
     mkdirSync(this.workspace, { recursive: true });
     const botUid = d.botUid ?? process.getuid?.() ?? -1;
-    this.workerUser = resolveWorkerUser(d.config, { botUid });
+    this.workerUser = d.startsWorkers === false ? undefined : resolveWorkerUser(d.config, { botUid });
     if (this.workerUser) {
       // git refuses repositories another user owns; these are the runner's own, handed to its workers.
       // The user's own global config (a runner host's credential helper) is still read, through includes.
@@ -87,7 +92,7 @@ export class Runner {
       this.gitEnv = { ...d.baseEnv, GIT_CONFIG_GLOBAL: gitconfig };
     } else {
       this.gitEnv = d.baseEnv;
-      d.logger.warn({ uid: botUid }, sameUserWarning(botUid));
+      if (d.startsWorkers !== false) d.logger.warn({ uid: botUid }, sameUserWarning(botUid));
     }
     this.gate = new BuildGate(d.config.buildConcurrency);
     this.supervisor = new Supervisor({
@@ -129,6 +134,11 @@ export class Runner {
 
   async execute(input: RunnerJob): Promise<RunnerJobResult> {
     const job = runnerJobSchema.parse(input);
+    if (this.d.startsWorkers === false && (job.kind === 'attempt' || job.kind === 'resume'))
+      throw new AppError(
+        'conflict',
+        `This bot starts no workers (BLITZ_LOCAL_RUNNER=false): a ${job.kind} job is a runner's.`,
+      );
     switch (job.kind) {
       case 'attempt':
         return { kind: 'attempt', attempt: await this.startAttempt(job) };

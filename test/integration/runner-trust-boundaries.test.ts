@@ -273,6 +273,26 @@ describe('runner trust boundaries', () => {
     expect(warnings[0]!.msg).toContain('Set runner.user');
   });
 
+  it('a bot that starts no workers (BLITZ_LOCAL_RUNNER=false) needs no worker user, warns nothing, and refuses an attempt job', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'warn', destination: { write: (l: string) => lines.push(l) } });
+    const runner = new Runner({
+      // The compose layout mounts one blitz.config.yml, with runner.user, into the replicas too.
+      config: { ...blitzConfigSchema.parse({}).runner, workspace: tempDir('blitz-ws-'), user: 'nobody' },
+      ledger: new InMemoryAttemptLedger(),
+      clock: { now: () => new Date() },
+      events: () => undefined,
+      logger,
+      credentials: async () => undefined,
+      baseEnv: testEnv(),
+      botUid: 1000,
+      startsWorkers: false,
+    });
+    expect(lines).toEqual([]);
+    const origin = await createOrigin();
+    await expect(runner.execute(attemptJob(origin.url, fakeEntry()))).rejects.toThrow(/starts no workers/);
+  });
+
   it('refuses runner.user at start when the bot is not root, and names the fix', () => {
     expect(() => makeHarness({ runner: { user: 'nobody' }, botUid: 1000 })).toThrow(
       /runner.user is nobody, but the bot runs as uid 1000: only root can start workers as another user/,
