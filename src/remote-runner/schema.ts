@@ -59,7 +59,7 @@ export const attemptResultSchema = z
     outcome: outcomeSchema.optional(),
     nudges: z.number().int().min(0),
     tokens,
-    failureSummary: z.string().max(20_000).optional(),
+    failureSummary: z.string().optional(),
     survived: z.object({ unpushedCommits: z.number(), dirtyFiles: z.number() }).strict().optional(),
     conflictFiles: z.array(z.string().max(1000)).max(1000).optional(),
     stallFingerprint: z

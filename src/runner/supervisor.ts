@@ -176,8 +176,10 @@ export class Supervisor {
         } catch (err) {
           // A worker that rewrote its repository's git config (a URL, a proxy, a helper) to catch the
           // runner's credentials: the runner runs no more git there, and the attempt ends, named.
-          if (isAppError(err, 'forbidden')) await this.finish(r, 'unsolved', err.message);
-          else this.d.logger.error({ attemptId: r.id, err }, 'supervision check failed');
+          if (isAppError(err, 'forbidden')) {
+            await this.stop(r);
+            await this.finish(r, 'unsolved', err.message);
+          } else this.d.logger.error({ attemptId: r.id, err }, 'supervision check failed');
         }
       }
     } finally {

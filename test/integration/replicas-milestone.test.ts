@@ -128,8 +128,8 @@ describe('two replicas run a 10-issue milestone with runner processes (issue 9)'
       const runnerOf = (name: string) => (name === 'host-a' ? hostA : hostB);
       const lost = await drive('a runner to be working on the slow issue', async () => {
         for (const x of await ledger()) {
-          if (x.issue.number !== SLOW || x.outcome) continue;
-          // The worker's pid lives in the runner's own records: the bot keeps none of a runner's host.
+          if (x.issue.number !== SLOW || x.outcome || !x.runner) continue;
+          // The worker's pid is in the runner's own records: the bot keeps none of a runner's host.
           const own = await new JsonFileAttemptLedger(runnerOf(hostOfAttempt(x)).records).get(x.id);
           if (own && !own.outcome && own.pid && isAlive(own.pid)) return { ...x, pid: own.pid };
         }
@@ -157,7 +157,14 @@ describe('two replicas run a 10-issue milestone with runner processes (issue 9)'
       // reports, then flushes them once the replica is back.
       const inFlight = await drive(
         'the lost job to start again on another runner',
-        async () => (await ledger()).find((x) => x.issue.number === SLOW && x.id !== lost.id && !x.outcome),
+        async () => {
+          for (const x of await ledger()) {
+            if (x.issue.number !== SLOW || x.id === lost.id || x.outcome || !x.runner) continue;
+            const host = x.runner === 'host-c' ? hostC : runnerOf(x.runner);
+            if ((await new JsonFileAttemptLedger(host.records).get(x.id))?.pid) return x;
+          }
+          return undefined;
+        },
         180_000,
       );
       const holder = hostOfAttempt(inFlight);

@@ -37,7 +37,6 @@ const mode = resuming
   ? (perTicket('FAKE_AGENT_RESUME_MODES') ?? env.FAKE_AGENT_RESUME_MODE ?? 'push')
   : (perTicket('FAKE_AGENT_MODES') ?? env.FAKE_AGENT_MODE ?? 'push');
 const claude = env.FAKE_AGENT_FORMAT === 'claude';
-const branch = env.BLITZ_BRANCH;
 const issue = env.BLITZ_ISSUE ?? '0';
 
 if (env.FAKE_AGENT_TRACE) {
