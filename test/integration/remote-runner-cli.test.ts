@@ -32,7 +32,7 @@ describe('blitz-bot runner-token and runner CLI', () => {
     expect(version.stdout.trim()).toBe(pkg.version);
     const help = await cli(['runner', '--help']);
     expect(help.exitCode).toBe(0);
-    expect(help.stdout).toContain('blitz-bot runner --server URL --token T --repos');
+    expect(help.stdout).toContain('blitz-bot runner --server URL [--token T] --repos');
   });
 
   it('creates a token printed once and stored hashed, then revokes it', async () => {
