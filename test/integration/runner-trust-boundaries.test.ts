@@ -254,11 +254,17 @@ describe('runner trust boundaries', () => {
     },
     60_000,
   );
-  it('says once at start, with the risk and the fix, when workers run as the bot’s own user', () => {
+  /** A Runner as a bot of uid 1000 would start it, and the warnings it logged at start. */
+  const startAsUid1000 = (over: { user?: string; startsWorkers?: boolean } = {}) => {
     const lines: string[] = [];
     const logger = createLogger({ level: 'warn', destination: { write: (l: string) => lines.push(l) } });
-    new Runner({
-      config: { ...blitzConfigSchema.parse({}).runner, workspace: tempDir('blitz-ws-') },
+    const { user, ...rest } = over;
+    const runner = new Runner({
+      config: {
+        ...blitzConfigSchema.parse({}).runner,
+        workspace: tempDir('blitz-ws-'),
+        ...(user ? { user } : {}),
+      },
       ledger: new InMemoryAttemptLedger(),
       clock: { now: () => new Date() },
       events: () => undefined,
@@ -266,29 +272,22 @@ describe('runner trust boundaries', () => {
       credentials: async () => undefined,
       baseEnv: testEnv(),
       botUid: 1000,
+      ...rest,
     });
-    const warnings = lines.map((l) => JSON.parse(l) as { msg: string; level: number });
+    return { runner, warnings: lines.map((l) => JSON.parse(l) as { msg: string; level: number }) };
+  };
+
+  it('says once at start, with the risk and the fix, when workers run as the bot’s own user', () => {
+    const { warnings } = startAsUid1000();
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.msg).toContain("Workers run as the bot's own user (uid 1000)");
     expect(warnings[0]!.msg).toContain('Set runner.user');
   });
 
   it('a bot that starts no workers (BLITZ_LOCAL_RUNNER=false) needs no worker user, warns nothing, and refuses an attempt job', async () => {
-    const lines: string[] = [];
-    const logger = createLogger({ level: 'warn', destination: { write: (l: string) => lines.push(l) } });
-    const runner = new Runner({
-      // The compose layout mounts one blitz.config.yml, with runner.user, into the replicas too.
-      config: { ...blitzConfigSchema.parse({}).runner, workspace: tempDir('blitz-ws-'), user: 'nobody' },
-      ledger: new InMemoryAttemptLedger(),
-      clock: { now: () => new Date() },
-      events: () => undefined,
-      logger,
-      credentials: async () => undefined,
-      baseEnv: testEnv(),
-      botUid: 1000,
-      startsWorkers: false,
-    });
-    expect(lines).toEqual([]);
+    // The compose layout mounts one blitz.config.yml, with runner.user, into the replicas too.
+    const { runner, warnings } = startAsUid1000({ user: 'nobody', startsWorkers: false });
+    expect(warnings).toEqual([]);
     const origin = await createOrigin();
     await expect(runner.execute(attemptJob(origin.url, fakeEntry()))).rejects.toThrow(/starts no workers/);
   });
