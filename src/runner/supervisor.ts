@@ -4,6 +4,7 @@
 // terminal state is written to the ledger, emitted as an event and logged.
 import {
   closeSync,
+  copyFileSync,
   existsSync,
   openSync,
   readFileSync,
@@ -136,12 +137,16 @@ export class Supervisor {
     const { env, secrets } = await this.d.workerEnv(record, stdinFile ?? record.promptPath);
     rmSync(record.exitPath, { force: true });
     const user = this.d.workerUser;
+    let wrapper = wrapperPath;
     if (user) {
+      // The worker user may not reach the bot's install folder: it runs a copy in its own attempt dir.
+      wrapper = join(dirname(record.exitPath), 'worker-wrapper.mjs');
+      copyFileSync(wrapperPath, wrapper);
       // The worker commits into the clone's object store and writes its exit file: hand it those trees
       // again at every launch (the runner's own fetches since the last one wrote files as the bot).
       for (const dir of [record.repoDir, record.worktree, dirname(record.exitPath)]) chownTree(dir, user);
     }
-    const { pid } = spawnDetached(['node', wrapperPath, record.exitPath, '--', ...argv], {
+    const { pid } = spawnDetached(['node', wrapper, record.exitPath, '--', ...argv], {
       cwd: record.worktree,
       env: user ? { ...env, ...userEnv(user, dirname(record.exitPath)) } : env,
       logFile: record.logPath,

@@ -2,7 +2,7 @@
 // real worker processes: a runner token must not reach the bot host's commands, processes or
 // credentials, and a worker must find no secret and need none to deliver its work.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { blitzConfigSchema, runnerBaseEnv } from '../../src/config/blitz-config.ts';
@@ -21,7 +21,7 @@ import { openSqliteRunnerRegistry } from '../../src/store/runner-tokens-sqlite.t
 import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 import { createOrigin, originFile, originSha, tempDir, testEnv } from '../support/git.ts';
-import { attemptJob, fakeEntry, makeHarness, settle } from './runner-harness.ts';
+import { attemptJob, fakeAgent, fakeEntry, makeHarness, settle } from './runner-harness.ts';
 
 const repo = { owner: 'acme', name: 'app' };
 const advert = { tools: ['custom'], roles: ['blitz'], repos: ['acme/app'], maxSessions: 2 };
@@ -241,7 +241,17 @@ describe('runner trust boundaries', () => {
         runner: { user: 'nobody' },
         chmodWorkspace: 0o755,
       });
-      const entry = fakeEntry({ FAKE_AGENT_MODE: 'dump-env', FAKE_AGENT_PEEK_PIDS: String(bot.pid) });
+      // The checkout may sit in a folder only root can enter (a mktemp -d clone): the worker user runs
+      // the fake agent from a folder it can reach, as an operator's would be installed.
+      const bin = tempDir('blitz-agent-');
+      chmodSync(bin, 0o755);
+      const agent = join(bin, 'fake-agent.mjs');
+      copyFileSync(fakeAgent, agent);
+      const entry = {
+        ...fakeEntry({ FAKE_AGENT_MODE: 'dump-env', FAKE_AGENT_PEEK_PIDS: String(bot.pid) }),
+        command: ['node', agent, '{prompt_file}'],
+        resume: ['node', agent, '--resume', '{prompt_file}'],
+      };
       const r = await h.runner.execute(attemptJob(origin.url, entry));
       if (r.kind !== 'attempt') throw new Error('expected an attempt');
       const done = await settle(h, r.attempt.id);
