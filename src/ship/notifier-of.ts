@@ -1,7 +1,7 @@
 // The common frame of every notifier: the events it takes, the result as a value, and secrets cut
 // out of any error text (the transport already names targets by origin only; this is a second guard).
 import type { Notifier, NotifyEvent, NotifyResult, RunNotice } from './notice.ts';
-import type { PostResult } from './notify-http.ts';
+import { type PostOptions, type PostResult, postJson } from './notify-http.ts';
 
 export type Made = { ok: true; notifier: Notifier } | { ok: false; error: string };
 
@@ -35,3 +35,20 @@ export const plainHttpUrl = (text: string): URL | undefined => {
   if (url.username || url.password) return undefined;
   return url;
 };
+
+/**
+ * The notifier of a service that takes one JSON POST on a webhook URL (Slack, Discord, Teams, the plain
+ * webhook): `what` names that URL in the error, `bodyOf` is the service's payload.
+ */
+export const jsonWebhookNotifier =
+  (what: string, bodyOf: (notice: RunNotice) => unknown) =>
+  (target: { name: string; url: string; events: readonly NotifyEvent[] }, post: PostOptions = {}): Made => {
+    if (!plainHttpUrl(target.url))
+      return { ok: false, error: `Notify target ${target.name}: the ${what} URL must be http(s).` };
+    return {
+      ok: true,
+      notifier: notifierOf(target.name, target.events, (notice, signal) =>
+        postJson(target.url, bodyOf(notice), {}, { ...post, ...(signal ? { signal } : {}) }),
+      ),
+    };
+  };

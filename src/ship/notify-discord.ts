@@ -9,8 +9,7 @@ import {
   noticeWhere,
   type RunNotice,
 } from './notice.ts';
-import { type Made, notifierOf, plainHttpUrl } from './notifier-of.ts';
-import { type PostOptions, postJson } from './notify-http.ts';
+import { jsonWebhookNotifier } from './notifier-of.ts';
 
 const colours: Record<NotifyEvent, number> = {
   started: 0x5865f2,
@@ -40,16 +39,4 @@ export const discordBody = (notice: RunNotice) => ({
   ],
 });
 
-export const createDiscordNotifier = (
-  target: { name: string; url: string; events: readonly NotifyEvent[] },
-  post: PostOptions = {},
-): Made => {
-  if (!plainHttpUrl(target.url))
-    return { ok: false, error: `Notify target ${target.name}: the Discord webhook URL must be http(s).` };
-  return {
-    ok: true,
-    notifier: notifierOf(target.name, target.events, (notice, signal) =>
-      postJson(target.url, discordBody(notice), {}, { ...post, ...(signal ? { signal } : {}) }),
-    ),
-  };
-};
+export const createDiscordNotifier = jsonWebhookNotifier('Discord webhook', discordBody);

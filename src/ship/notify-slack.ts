@@ -1,16 +1,8 @@
 // Slack incoming webhook: `POST <webhook URL>` with Block Kit blocks and a top-level `text`, which
 // Slack shows in notifications and to screen readers. Run text is escaped for mrkdwn (`&`, `<`, `>`),
 // so a milestone titled `<!channel>` mentions no one.
-import {
-  type NotifyEvent,
-  noticeSentence,
-  noticeTally,
-  noticeTitle,
-  noticeWhere,
-  type RunNotice,
-} from './notice.ts';
-import { type Made, notifierOf, plainHttpUrl } from './notifier-of.ts';
-import { type PostOptions, postJson } from './notify-http.ts';
+import { noticeSentence, noticeTally, noticeTitle, noticeWhere, type RunNotice } from './notice.ts';
+import { jsonWebhookNotifier } from './notifier-of.ts';
 
 const escapeMrkdwn = (text: string): string =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -51,16 +43,4 @@ export const slackBody = (notice: RunNotice) => {
   };
 };
 
-export const createSlackNotifier = (
-  target: { name: string; url: string; events: readonly NotifyEvent[] },
-  post: PostOptions = {},
-): Made => {
-  if (!plainHttpUrl(target.url))
-    return { ok: false, error: `Notify target ${target.name}: the Slack webhook URL must be http(s).` };
-  return {
-    ok: true,
-    notifier: notifierOf(target.name, target.events, (notice, signal) =>
-      postJson(target.url, slackBody(notice), {}, { ...post, ...(signal ? { signal } : {}) }),
-    ),
-  };
-};
+export const createSlackNotifier = jsonWebhookNotifier('Slack webhook', slackBody);

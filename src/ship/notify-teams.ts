@@ -1,9 +1,8 @@
 // Microsoft Teams through a Workflows webhook ("When a Teams webhook request is received"): a message
 // with one Adaptive Card attachment (title, sentence, facts, an Open action). The old Office 365
 // connector MessageCard is retired; Workflows take Adaptive Cards.
-import { type NotifyEvent, noticeSentence, noticeTally, noticeTitle, type RunNotice } from './notice.ts';
-import { type Made, notifierOf, plainHttpUrl } from './notifier-of.ts';
-import { type PostOptions, postJson } from './notify-http.ts';
+import { noticeSentence, noticeTally, noticeTitle, type RunNotice } from './notice.ts';
+import { jsonWebhookNotifier } from './notifier-of.ts';
 
 export const teamsBody = (notice: RunNotice) => ({
   type: 'message',
@@ -44,16 +43,4 @@ export const teamsBody = (notice: RunNotice) => ({
   ],
 });
 
-export const createTeamsNotifier = (
-  target: { name: string; url: string; events: readonly NotifyEvent[] },
-  post: PostOptions = {},
-): Made => {
-  if (!plainHttpUrl(target.url))
-    return { ok: false, error: `Notify target ${target.name}: the Teams workflow URL must be http(s).` };
-  return {
-    ok: true,
-    notifier: notifierOf(target.name, target.events, (notice, signal) =>
-      postJson(target.url, teamsBody(notice), {}, { ...post, ...(signal ? { signal } : {}) }),
-    ),
-  };
-};
+export const createTeamsNotifier = jsonWebhookNotifier('Teams workflow', teamsBody);

@@ -2,8 +2,7 @@
 // script, a relay, an alert rule). The body is the contract; see webhookBody.
 import type { NotifyEvent, RunNotice, ShipPath } from './notice.ts';
 import { noticeMessage, noticeSentence } from './notice.ts';
-import { type Made, notifierOf, plainHttpUrl } from './notifier-of.ts';
-import { type PostOptions, postJson } from './notify-http.ts';
+import { jsonWebhookNotifier } from './notifier-of.ts';
 
 export interface WebhookBody {
   event: NotifyEvent;
@@ -37,16 +36,4 @@ export const webhookBody = (notice: RunNotice): WebhookBody => ({
   path: notice.event === 'shipped' ? (notice.path ?? null) : null,
 });
 
-export const createWebhookNotifier = (
-  target: { name: string; url: string; events: readonly NotifyEvent[] },
-  post: PostOptions = {},
-): Made => {
-  if (!plainHttpUrl(target.url))
-    return { ok: false, error: `Notify target ${target.name}: the webhook URL must be http(s).` };
-  return {
-    ok: true,
-    notifier: notifierOf(target.name, target.events, (notice, signal) =>
-      postJson(target.url, webhookBody(notice), {}, { ...post, ...(signal ? { signal } : {}) }),
-    ),
-  };
-};
+export const createWebhookNotifier = jsonWebhookNotifier('webhook', webhookBody);
