@@ -204,6 +204,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     scoreboard: (runId, body) => coalescer.update(runId, body),
     flushScoreboard: (runId) => coalescer.flush(runId),
     probe: hooks.probe,
+    trusted: hooks.trusted,
   });
 
   const handleIntentOnce = async (intent: Intent): Promise<IntentOutcome> => {

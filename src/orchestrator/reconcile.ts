@@ -17,6 +17,7 @@ import { repoRefOf } from './context.ts';
 import type { DashboardInput } from './dashboard-types.ts';
 import { dashboardView } from './dashboard-view.ts';
 import { fileReportedBugs } from './file-findings.ts';
+import { fleetTouchesRepo } from './fleet/fleet-state.ts';
 import { changedSinceDefault } from './integration-branch.ts';
 import {
   integrationReviewBlocksReadiness,
@@ -190,14 +191,16 @@ export const withoutUnrecordedApprovals = (
 
 /**
  * Records who added `blitz/approved`, and the text they approved, on the live blitz and plan runs of the
- * repo, when that person has write permission; anyone else's label changes nothing. Runs under the run
- * lock (a reconcile writes progress).
+ * repo and the fleets with a ticket there, when that person has write permission; anyone else's label
+ * changes nothing. Runs under the run lock (a reconcile writes progress).
  */
 export const recordApproval = async (deps: PerformDeps, event: ForgeEvent): Promise<void> => {
   if (event.kind !== 'label-added' || event.label !== planLabels.approved) return;
   const repoName = `${event.repo.owner}/${event.repo.name}`;
   const runs = (await deps.store.listLiveRuns()).filter(
-    (r) => (r.kind === 'blitz' || r.kind === 'plan') && r.forge === event.forge && r.repo === repoName,
+    (r) =>
+      r.forge === event.forge &&
+      (((r.kind === 'blitz' || r.kind === 'plan') && r.repo === repoName) || fleetTouchesRepo(r, repoName)),
   );
   if (runs.length === 0) return;
   const forge = await deps.forges({

@@ -44,7 +44,7 @@ export interface RunProgress {
   /** Why the run stopped (done / blocked / cancelled), in words. */
   reason?: string;
   /**
-   * Blitz and plan runs: `owner/name#n` → who with write permission added `blitz/approved` (seen by
+   * Blitz, plan and fleet runs: `owner/name#n` → who with write permission added `blitz/approved` (seen by
    * webhook) and the hash of the title and body it covers. A bare login (no hash) is an approval from
    * before approvals were bound to the text: it counts as lapsed.
    */

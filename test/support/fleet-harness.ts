@@ -9,6 +9,7 @@ import { type BlitzConfig, blitzConfigSchema } from '../../src/config/blitz-conf
 import type { ForgeKind } from '../../src/forges/types.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
 import { fakeEntry } from '../integration/runner-harness.ts';
+import { sendApproval } from './blitz-labels.ts';
 import { botLoginFor, grantUsualPeople, startBot, startFakeForge, webhookPath } from './bot-harness.ts';
 import { tempDir } from './git.ts';
 import { fixture, githubExample, signedGiteaRequest, signedGithubRequest } from './signing.ts';
@@ -152,6 +153,9 @@ export const startFleetHarness = async (opts: FleetHarnessOptions) => {
     comment,
     round,
     drive,
+    /** `login` adds `blitz/approved` to `repo`#`n`, with the forge's signed label webhook. */
+    approve: (n: number, login: string, repo = repos.app) =>
+      sendApproval({ kind, world, repo, secret: SECRET, post, idle: () => queue.idle() }, n, login),
     fleetRun: async () => (await runs.listRuns()).find((r) => r.kind === 'fleet'),
     async close() {
       await orch.close();

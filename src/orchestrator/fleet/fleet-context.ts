@@ -19,6 +19,8 @@ export interface FleetHooks {
   /** Publishes the scoreboard now (run start, run end). */
   flushScoreboard(runId: string): Promise<void>;
   probe(runId: string): Promise<ProbeResult>;
+  /** Whether the author may write in the repo (or is the bot itself): the same check as blitz. */
+  trusted(forge: Forge, repo: string, author: string): Promise<boolean>;
 }
 
 export type FleetDeps = OrchestratorDeps;
@@ -44,6 +46,8 @@ export interface FleetCtx {
   attempts: AttemptRecord[];
   /** Fences for tickets of repos another live run works in: path and the other run's issue. */
   busyFences: Map<string, { path: string; ownerIssue: number }[]>;
+  /** Tickets whose approval lapsed: edited since it was given (by naming or by `blitz/approved`). */
+  lapsedApprovals: ReadonlySet<string>;
 }
 
 export const maxConflictResumes = 2;

@@ -2,10 +2,11 @@
 // lives), the run's rows and attempts, and which repos another live run is working in; and builds
 // the planner's snapshot of kind `fleet` (pilot first, then waves, busy repos last).
 import { isAppError } from '../../errors.ts';
-import type { Issue } from '../../forges/types.ts';
+import { formatRepo, type Issue } from '../../forges/types.ts';
+import { issueContentHash } from '../../intake/content-hash.ts';
 import { extractFences } from '../../plan/fences.ts';
 import type { IssueProgress, RunSnapshot } from '../../plan/snapshot.ts';
-import { issueKey, type PlanIssue } from '../../plan/types.ts';
+import { issueKey, type PlanIssue, planLabels } from '../../plan/types.ts';
 import type { RunRecord } from '../../store/run-store.ts';
 import { budgetOf } from '../budget-probe.ts';
 import { repoRefOf } from '../context.ts';
@@ -16,19 +17,41 @@ import { fleetOptionsOf, fleetProgressOf, ticketKey, ticketOf } from './fleet-st
 const live = (s: string): boolean => s !== 'done' && s !== 'cancelled';
 const inFlight = new Set(['dispatched', 'working', 'pushed', 'pr_open', 'reviewed']);
 
-/** A named ticket is trusted: an authorised person put it in the fleet. */
-export const toTicketIssue = (i: Issue): PlanIssue => ({
+/**
+ * The planner's view of a ticket. `trusted` is decided by `ticketTrust` (author or approval); the
+ * `blitz/approved` label itself is dropped, so only a recorded approval can open the gate.
+ */
+export const toTicketIssue = (i: Issue, trusted = true): PlanIssue => ({
   repo: `${i.ref.repo.owner}/${i.ref.repo.name}`,
   number: i.ref.number,
   title: i.title,
   body: i.body,
-  labels: i.labels.map((l) => ({ name: l.name })),
+  labels: i.labels.filter((l) => l.name !== planLabels.approved).map((l) => ({ name: l.name })),
   state: i.state,
-  authorTrusted: true,
+  authorTrusted: trusted,
   createdAt: i.createdAt,
   blockedBy: [],
   children: [],
 });
+
+/**
+ * Whether a ticket may run unattended: an approval recorded for its current title and body (a writer
+ * named it in `/ticket-fleet`, or added `blitz/approved`), else its author's write permission. An
+ * approval whose text changed since is `lapsed`: held until a writer approves again.
+ */
+const ticketTrust = async (
+  hooks: FleetHooks,
+  f: RepoFacts,
+  key: string,
+  issue: Issue,
+  approvals: NonNullable<RunRecord['progress']['approvals']>,
+): Promise<{ trusted: boolean; lapsed: boolean }> => {
+  const approval = approvals[key];
+  if (typeof approval === 'object' && approval.hash === issueContentHash(issue.title, issue.body))
+    return { trusted: true, lapsed: false };
+  if (await hooks.trusted(f.forge, formatRepo(f.repo), issue.author)) return { trusted: true, lapsed: false };
+  return { trusted: false, lapsed: approval !== undefined };
+};
 
 export const repoFactsCache = (deps: FleetDeps, run: Pick<RunRecord, 'forge' | 'installationId'>) => {
   const cache = new Map<string, Promise<RepoFacts>>();
@@ -93,11 +116,15 @@ export const loadFleet = async (
   const own = await facts(run.repo);
   const tickets = new Map<string, PlanIssue>();
   const repos = new Map<string, Awaited<ReturnType<typeof facts>>>();
+  const lapsedApprovals = new Set<string>();
   for (const t of options.tickets) {
     try {
       const f = await facts(t.repo);
       repos.set(t.repo.toLowerCase(), f);
-      tickets.set(ticketKey(t), toTicketIssue(await f.forge.getIssue({ repo: f.repo, number: t.number })));
+      const issue = await f.forge.getIssue({ repo: f.repo, number: t.number });
+      const trust = await ticketTrust(hooks, f, ticketKey(t), issue, run.progress.approvals ?? {});
+      if (trust.lapsed) lapsedApprovals.add(ticketKey(t));
+      tickets.set(ticketKey(t), toTicketIssue(issue, trust.trusted));
     } catch (err) {
       // A ticket that became unreadable mid-run is left out of this pass (and off the scoreboard).
       if (!isAppError(err, 'not_found') && !isAppError(err, 'forbidden')) throw err;
@@ -147,5 +174,6 @@ export const loadFleet = async (
     rows: new Map(rows.map((r) => [issueKey(r.repo, r.number), r])),
     attempts: attempts.filter((a) => tickets.has(attemptKey(a))),
     busyFences,
+    lapsedApprovals,
   };
 };

@@ -20,6 +20,15 @@ const statusOf = (ctx: FleetCtx, key: string): string => {
     return t.mergeRequestedBy
       ? `merging (asked by ${t.mergeRequestedBy})${extra}`
       : `awaiting /merge${extra}`;
+  // Held at the approval gate (seed 004 with issue 14): said so, with what a writer does about it.
+  if (
+    issue?.state === 'open' &&
+    !issue.authorTrusted &&
+    (!p || ['ready', 'held', 'failed'].includes(p.state))
+  )
+    return ctx.lapsedApprovals.has(key)
+      ? 'approval lapsed — edited after it was approved; a maintainer adds blitz/approved again'
+      : 'awaiting approval — its author cannot write here; a maintainer adds blitz/approved';
   if (!p) return issue?.state === 'closed' ? 'closed' : 'queued';
   if (p.state === 'failed') return `failed: ${t.status ?? 'see the worker log'}`;
   if (p.state === 'stalled') return 'stalled: a person has to look';

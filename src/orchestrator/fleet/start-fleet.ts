@@ -4,6 +4,7 @@
 import type { Command } from '../../commands/schema.ts';
 import { formatConfigErrors } from '../../config/repo-config.ts';
 import { formatRepo, hasPermission } from '../../forges/types.ts';
+import { issueKey } from '../../plan/types.ts';
 import type { Intent } from '../../store/types.ts';
 import { repoRefOf } from '../context.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
@@ -112,8 +113,14 @@ export const startFleet = async (
     await forge.createComment(where, 'A ticket fleet is already running on this issue: see its scoreboard.');
     return 'answered';
   }
+  // A ticket the sender named is approved by them at the text triage read (the same store as blitz).
+  const approvals = Object.fromEntries(
+    triage.run.flatMap((t) =>
+      t.approvedHash ? [[issueKey(t.repo, t.number), { by: intent.sender, hash: t.approvedHash }]] : [],
+    ),
+  );
   const run = await deps.store.updateRun(created.run.id, {
-    progress: { fleet: { tickets: {}, skipped: triage.skipped, dispatched: [] } },
+    progress: { fleet: { tickets: {}, skipped: triage.skipped, dispatched: [] }, approvals },
   });
   const names = triage.run.map((t) => (t.repo === intent.repo ? `#${t.number}` : `${t.repo}#${t.number}`));
   await forge.createComment(

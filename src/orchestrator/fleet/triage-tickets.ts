@@ -7,6 +7,7 @@ import type { TicketRef } from '../../commands/schema.ts';
 import { MAX_FLEET_REFS } from '../../commands/schema.ts';
 import { isAppError } from '../../errors.ts';
 import { formatIssueRef, formatRepo, type Issue, type RepoRef } from '../../forges/types.ts';
+import { issueContentHash } from '../../intake/content-hash.ts';
 import { isEpic } from '../../plan/epics.ts';
 import { triageTicket } from '../../plan/triage.ts';
 import { issueKey } from '../../plan/types.ts';
@@ -14,7 +15,12 @@ import type { FleetTicket } from './fleet-state.ts';
 import { toTicketIssue } from './load-fleet.ts';
 
 export interface TriageResult {
-  run: (FleetTicket & { title: string })[];
+  /**
+   * `approvedHash`: a ticket named by number is approved by the writer who named it, at the text
+   * read now (its content hash); one selected by `label:` carries none (its author's permission or a
+   * writer's `blitz/approved` decides).
+   */
+  run: (FleetTicket & { title: string; approvedHash?: string })[];
   skipped: { ticket: string; reason: string }[];
 }
 
@@ -39,7 +45,7 @@ const unreachable = (err: unknown): boolean =>
 export const triageTickets = async (input: TriageInput): Promise<TriageResult> => {
   const out: TriageResult = { run: [], skipped: [] };
   const seen = new Set<string>();
-  const candidates: { label: string; load: () => Promise<Issue | undefined> }[] = [];
+  const candidates: { label: string; named: boolean; load: () => Promise<Issue | undefined> }[] = [];
   for (const r of input.refs) {
     const repo = { owner: r.owner ?? input.home.owner, name: r.repo ?? input.home.name };
     const label = formatIssueRef({ repo, number: r.number }, input.home);
@@ -51,7 +57,7 @@ export const triageTickets = async (input: TriageInput): Promise<TriageResult> =
       out.skipped.push({ ticket: label, reason: `it is on another forge (${r.host})` });
       continue;
     }
-    candidates.push({ label, load: () => input.getIssue(repo, r.number) });
+    candidates.push({ label, named: true, load: () => input.getIssue(repo, r.number) });
   }
   for (const name of input.labels) {
     let issues: Issue[];
@@ -65,7 +71,7 @@ export const triageTickets = async (input: TriageInput): Promise<TriageResult> =
     if (issues.length === 0)
       out.skipped.push({ ticket: `label:${name}`, reason: 'no open issue has that label' });
     for (const i of issues)
-      candidates.push({ label: formatIssueRef(i.ref, input.home), load: async () => i });
+      candidates.push({ label: formatIssueRef(i.ref, input.home), named: false, load: async () => i });
   }
   for (const c of candidates) {
     let issue: Issue | undefined;
@@ -101,7 +107,13 @@ export const triageTickets = async (input: TriageInput): Promise<TriageResult> =
         ? `you need write permission on ${formatRepo(issue.ref.repo)} to run it`
         : undefined;
     if (why || denied) out.skipped.push({ ticket: c.label, reason: (why ?? denied)! });
-    else out.run.push({ repo: formatRepo(issue.ref.repo), number: issue.ref.number, title: issue.title });
+    else
+      out.run.push({
+        repo: formatRepo(issue.ref.repo),
+        number: issue.ref.number,
+        title: issue.title,
+        ...(c.named ? { approvedHash: issueContentHash(issue.title, issue.body) } : {}),
+      });
   }
   return out;
 };
