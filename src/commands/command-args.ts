@@ -7,13 +7,16 @@ import {
   type Command,
   type CommandWord,
   controlActions,
+  issueActions,
   MAX_CONCURRENCY,
   MAX_FLEET_REFS,
   MAX_WAVES,
   modelPattern,
+  reviewActions,
   type TicketRef,
   toolPattern,
 } from './schema.ts';
+import { misspeltAction, parseIssueAction, parseReviewAction } from './steer-args.ts';
 import type { Token } from './tokenize.ts';
 
 export type ArgsResult = { ok: true; command: Command } | { ok: false; error: string };
@@ -42,6 +45,18 @@ const parseBlitz = (tokens: Token[]): ArgsResult => {
       );
     }
     return { ok: true, command: { name: 'blitz-control', action } };
+  }
+  const word = first && !first.quoted ? first.text.toLowerCase() : undefined;
+  const issueAction = issueActions.find((a) => a === word);
+  if (issueAction) return parseIssueAction(issueAction, tokens.slice(1));
+  const reviewAction = reviewActions.find((a) => a === word);
+  if (reviewAction) return parseReviewAction(reviewAction, tokens.slice(1));
+  const typo = misspeltAction(first);
+  if (typo) {
+    return fail(
+      `${inlineCode(`/blitz ${first!.text}`)} is not a command (did you mean ${inlineCode(`/blitz ${typo}`)}?); ` +
+        'to start a milestone with that name, put it in quotes',
+    );
   }
   const flags = readFlags(tokens, {
     deploy: 'switch',
@@ -184,14 +199,22 @@ const parsePlanBlitz = (tokens: Token[]): ArgsResult => {
 };
 
 const noArguments =
-  (name: 'merge' | 'review') =>
+  (name: 'review') =>
   (tokens: Token[]): ArgsResult =>
     tokens.length === 0 ? { ok: true, command: { name } } : fail(`\`/${name}\` takes no arguments`);
+
+/** `/merge`, or `/merge --when-green` to merge once the PR's CI completes green. */
+const parseMerge = (tokens: Token[]): ArgsResult => {
+  const flags = readFlags(tokens, { 'when-green': 'switch' });
+  if (!flags.ok) return flags;
+  if (flags.positionals.length > 0) return fail('`/merge` takes no arguments but `--when-green`');
+  return { ok: true, command: { name: flags.switches.has('when-green') ? 'merge-when-green' : 'merge' } };
+};
 
 export const parseArgs: Record<CommandWord, (tokens: Token[]) => ArgsResult> = {
   blitz: parseBlitz,
   'ticket-fleet': parseFleet,
-  merge: noArguments('merge'),
+  merge: parseMerge,
   review: noArguments('review'),
   'plan-blitz': parsePlanBlitz,
 };

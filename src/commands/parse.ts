@@ -6,6 +6,7 @@ import { parseArgs } from './command-args.ts';
 import { type CommandLine, findCommandLines } from './command-lines.ts';
 import { inlineCode } from './quote.ts';
 import { type CommandWord, commandSchema, type ParsedCommand } from './schema.ts';
+import { parseTell, tellRest } from './steer-args.ts';
 import { tokenize } from './tokenize.ts';
 import { commandUsage } from './usage.ts';
 
@@ -41,9 +42,11 @@ const parseLine = (found: CommandLine): ParsedCommand => {
   if (found.text.length > MAX_LINE_CHARS) {
     return failure(found, `the command line is longer than ${MAX_LINE_CHARS} characters`);
   }
-  const tokens = tokenize(found.args);
+  // A `/blitz tell` message is free text: read as written, never split into words.
+  const rest = found.word === 'blitz' ? tellRest(found.args) : undefined;
+  const tokens = rest === undefined ? tokenize(found.args) : { ok: true as const, tokens: [] };
   if (!tokens.ok) return failure(found, tokens.error);
-  const args = parseArgs[found.word](tokens.tokens);
+  const args = rest === undefined ? parseArgs[found.word](tokens.tokens) : parseTell(rest);
   if (!args.ok) return failure(found, args.error);
   // The parser builds the value; the schema is the contract every consumer relies on.
   const checked = commandSchema.safeParse(args.command);

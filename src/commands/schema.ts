@@ -24,6 +24,14 @@ export const ticketRefSchema = z.strictObject({
 export type TicketRef = z.infer<typeof ticketRefSchema>;
 
 export const controlActions = ['status', 'pause', 'resume', 'cancel', 'help'] as const;
+/** `/blitz retry #n` and friends: a person steering one issue of the run (issue 18). */
+export const issueActions = ['retry', 'skip', 'unhold'] as const;
+/** `/blitz review` re-runs the integration review; `/blitz accept-review` accepts an unclear one. */
+export const reviewActions = ['review', 'accept-review'] as const;
+/** Every word that may follow `/blitz` as an action (the rest is a milestone name). */
+export const blitzActions = [...controlActions, ...issueActions, 'tell', ...reviewActions] as const;
+/** A `/blitz tell` message is the rest of one command line, which is itself at most 1000 characters. */
+export const MAX_TELL_CHARS = 1000;
 
 /** Tool names are roster entries or built-ins; model names carry vendor punctuation. */
 export const toolPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -40,6 +48,20 @@ export const commandSchema = z.discriminatedUnion('name', [
     dryRun: z.boolean(),
   }),
   z.strictObject({ name: z.literal('blitz-control'), action: z.enum(controlActions) }),
+  /** Writers only: act on one issue of the run (retry a held or failed one, skip it, lift a hold). */
+  z.strictObject({ name: z.literal('blitz-issue'), action: z.enum(issueActions), issue: ticketRefSchema }),
+  /** Writers only: a message for the worker of an issue, given at its next resume or by a nudge. */
+  z.strictObject({
+    name: z.literal('blitz-tell'),
+    issue: ticketRefSchema,
+    message: z
+      .string()
+      .min(1)
+      .max(MAX_TELL_CHARS)
+      .refine((m) => !/[\p{Cc}\p{Zl}\p{Zp}]/u.test(m), 'is one line of text'),
+  }),
+  /** Writers only: re-run the integration review, or accept the unclear one and go on to the gate. */
+  z.strictObject({ name: z.literal('blitz-review'), action: z.enum(reviewActions) }),
   z.strictObject({
     name: z.literal('ticket-fleet'),
     refs: z.array(ticketRefSchema).max(MAX_FLEET_REFS),
@@ -47,6 +69,8 @@ export const commandSchema = z.discriminatedUnion('name', [
   }),
   z.strictObject({ name: z.literal('ticket-fleet-merge'), pr: ticketRefSchema }),
   z.strictObject({ name: z.literal('merge') }),
+  /** `/merge --when-green`: merge the fleet PR once its CI completes green (seed 004: UNSTABLE waits). */
+  z.strictObject({ name: z.literal('merge-when-green') }),
   z.strictObject({ name: z.literal('review') }),
   z.strictObject({
     name: z.literal('plan-blitz'),

@@ -1,17 +1,20 @@
 // What each command accepts, in the words of a reply: the usage shown under a parse error and the
 // `/blitz help` answer. The argument descriptions follow the workflows the commands come from.
-import { MAX_CONCURRENCY, MAX_FLEET_REFS, MAX_WAVES } from './schema.ts';
+import { MAX_CONCURRENCY, MAX_FLEET_REFS, MAX_TELL_CHARS, MAX_WAVES } from './schema.ts';
 
 export const commandUsage: Record<string, string> = {
   blitz: [
     '/blitz [milestone] [--deploy | --local] [--max N] [--tool T] [--model M] [--dry-run]',
     '/blitz status | pause | resume | cancel | help',
+    '/blitz retry | skip | unhold <issue>',
+    '/blitz tell <issue> <message>',
+    '/blitz review | accept-review',
   ].join('\n'),
   'ticket-fleet': [
     '/ticket-fleet <ticket> [<ticket> …] [label:<name> …]',
     '/ticket-fleet merge <pull request>',
   ].join('\n'),
-  merge: '/merge',
+  merge: '/merge [--when-green]',
   review: '/review',
   'plan-blitz': '/plan-blitz [milestone | #issue …] [--waves N] [--dry-run]',
 };
@@ -33,12 +36,21 @@ const sections = [
   '**`/blitz status | pause | resume | cancel | help`**: report on, pause, resume or cancel the run of this',
   'repository (cancel stops the workers and keeps their branches), or show this help.',
   '',
+  'Steering a run (people with write access only; `<issue>` is `#12`, `12` or an issue link):',
+  '- **`/blitz retry <issue>`**: give a held, failed or stalled issue a fresh attempt',
+  '- **`/blitz skip <issue>`**: leave the issue out of this run (it stays open)',
+  '- **`/blitz unhold <issue>`**: lift the hold on an issue so it can be worked on again',
+  `- **\`/blitz tell <issue> <message>\`**: give the issue's worker a message (up to ${MAX_TELL_CHARS} characters),`,
+  '  at its next resume or by a nudge',
+  '- **`/blitz review`**: run the integration review again',
+  '- **`/blitz accept-review`**: accept an unclear integration review and go on to the readiness gate',
+  '',
   `**\`/ticket-fleet <tickets>\`**: one worker and one pull request per ticket, up to ${MAX_FLEET_REFS}.`,
   'Tickets are `#9`, `repo#9`, `owner/repo#9` or issue links; `label:<name>` adds the open issues with',
   'that label.',
   '',
   '**`/merge`** (on a fleet pull request) or **`/ticket-fleet merge #PR`**: merge it. Nothing is merged',
-  'without this word from a person.',
+  'without this word from a person. **`/merge --when-green`**: merge it once its CI has completed green.',
   '',
   '**`/review`** (on a pull request): run a review leg and post its findings as a comment.',
   '',

@@ -155,3 +155,30 @@ describe('runnerBaseEnv', () => {
     });
   });
 });
+
+describe('runner settings of unattended runs', () => {
+  it('reads the environment backoff and the per-issue caps', () => {
+    const c = parseBlitzConfig(
+      'runner:\n  environmentBackoff: {initialSeconds: 30, maxSeconds: 900}\n  maxTokensPerIssue: 2000000\n  maxAttemptsPerIssue: 4\n  maxSessionsPerIssue: 3\n',
+    );
+    expect(c.runner).toMatchObject({
+      environmentBackoff: { initialSeconds: 30, maxSeconds: 900 },
+      maxTokensPerIssue: 2_000_000,
+      maxAttemptsPerIssue: 4,
+      maxSessionsPerIssue: 3,
+    });
+    expect(parseBlitzConfig('').runner.environmentBackoff).toBeUndefined();
+  });
+
+  it('refuses a cap below the first wait, a zero cap and a misspelt key, naming each', () => {
+    const run = () =>
+      parseBlitzConfig(
+        'runner:\n  environmentBackoff: {initialSeconds: 600, maxSeconds: 60}\n  maxTokensPerIssue: 0\n  maxTokenPerIssue: 5\n',
+      );
+    expect(run).toThrow(/runner → environmentBackoff → maxSeconds: must be at least initialSeconds/);
+    expect(run).toThrow(/runner → maxTokensPerIssue/);
+    expect(run).toThrow(
+      /maxTokenPerIssue: is not a setting blitz-bot knows \(did you mean `maxTokensPerIssue`\?\)/,
+    );
+  });
+});

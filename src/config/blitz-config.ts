@@ -73,6 +73,33 @@ const runnerSchema = z
     /** Retries of a failed attempt, each with the failure fed back. */
     retries: z.number().int().min(0).default(2),
     /**
+     * How long a run parked by an environment failure (model endpoint down, spend limit) waits before
+     * checking again: `initialSeconds`, doubling each time it is still down, up to `maxSeconds`. A
+     * reset time the tool printed is waited for instead. Unset: 60 s up to an hour
+     * (`defaultEnvironmentBackoff` in src/plan/environment-park.ts).
+     */
+    environmentBackoff: z
+      .strictObject({
+        initialSeconds: z.number().int().min(1).max(86_400).default(60),
+        maxSeconds: z
+          .number()
+          .int()
+          .min(1)
+          .max(7 * 86_400)
+          .default(3600),
+      })
+      .refine((b) => b.maxSeconds >= b.initialSeconds, {
+        path: ['maxSeconds'],
+        message: 'must be at least initialSeconds',
+      })
+      .optional(),
+    /** Tokens (input + output) one issue may spend in a run before it is held for a person; a warning at 80 %. */
+    maxTokensPerIssue: z.number().int().min(1).optional(),
+    /** Attempts one issue may take (environment failures not counted) before it is held; default 3 failed ones. */
+    maxAttemptsPerIssue: z.number().int().min(1).max(100).optional(),
+    /** Agent sessions one issue may start (a resume is the same session) before it is held. */
+    maxSessionsPerIssue: z.number().int().min(1).max(100).optional(),
+    /**
      * OS user (name or uid) workers run as, apart from the bot: it then cannot read the bot's
      * environment or files. The bot must run as root to start them; unset, workers run as the bot.
      */

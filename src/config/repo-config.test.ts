@@ -23,6 +23,7 @@ const defaults: RepoConfig = {
   permission: 'write',
   labels: { blitz: 'blitz', approved: 'blitz/approved', hold: 'hold', epic: 'epic' },
   mergeMethod: { blitz: 'merge', fleet: 'squash' },
+  keepBranches: false,
   allowedBots: [],
 };
 
@@ -260,5 +261,32 @@ describe('formatConfigErrors', () => {
     expect(text).toContain('- error 19');
     expect(text).not.toContain('- error 20');
     expect(text).toContain('- … and 5 more');
+  });
+});
+
+describe('parseRepoConfig: unattended-run settings', () => {
+  it('reads keepBranches, ship.healthUrl and ship.healthTimeoutSeconds', () => {
+    const r = parseRepoConfig(
+      'keepBranches: true\nship:\n  healthUrl: https://shop.example.com/healthz\n  healthTimeoutSeconds: 120\n',
+    );
+    expect(r).toMatchObject({
+      ok: true,
+      config: {
+        keepBranches: true,
+        ship: { healthUrl: 'https://shop.example.com/healthz', healthTimeoutSeconds: 120 },
+      },
+    });
+  });
+
+  it('refuses a health URL that is not http(s) and a timeout out of range, naming each field', () => {
+    const errors = errorsOf(
+      'ship:\n  healthUrl: file:///etc/passwd\n  healthTimeoutSeconds: 0\nkeepBranches: maybe\n',
+    );
+    expect(errors.map((e) => e.path).sort()).toEqual([
+      'keepBranches',
+      'ship.healthTimeoutSeconds',
+      'ship.healthUrl',
+    ]);
+    expect(errors.find((e) => e.path === 'ship.healthUrl')?.message).toContain('must be an http(s) URL');
   });
 });

@@ -51,6 +51,10 @@ const shipSchema = z
     previewPort: z.int().min(1).max(65_535).optional(),
     /** Address of the deployed app, linked in the notification after a deploy. */
     deployUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    /** Polled after the deploy until it answers 2xx: the run ships only once the app is proven live. */
+    healthUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    /** How long the deploy may take to become healthy, and the preview to answer on its port (default 300). */
+    healthTimeoutSeconds: z.int().min(1).max(3600).optional(),
   })
   .superRefine((ship, ctx) => {
     if (ship.policy === 'deploy' && !ship.deploy) {
@@ -96,6 +100,8 @@ export const repoConfigSchema = z.strictObject({
     })
     .transform((m) => (typeof m === 'string' ? { blitz: m, fleet: m } : m))
     .prefault({}),
+  /** Keep merged issue branches on origin (default: deleted with their worktrees once merged). */
+  keepBranches: z.boolean().default(false),
   /** Bot accounts whose commands are obeyed (other bots are ignored): `renovate[bot]`. */
   allowedBots: z.array(botLogin).max(50).default([]),
 });

@@ -2,6 +2,7 @@
 // each valid command as an intent, acknowledge it, refuse once, or answer a malformed command with its
 // usage. Nothing here runs work: an intent is queued for the orchestrator, and the ack says "queued".
 import { type AuthDecision, type AuthPolicy, decidePermission, decideSender } from '../commands/authorize.ts';
+import { commentPermission } from '../commands/command-permission.ts';
 import { formatParseError } from '../commands/parse.ts';
 import type { Forge, ForgeKind, RepoRef } from '../forges/types.ts';
 import { formatRepo } from '../forges/types.ts';
@@ -71,7 +72,10 @@ export const createEventProcessor = (deps: ProcessDeps) => {
     const repoPolicy = deps.repoPolicy
       ? await deps.repoPolicy(forge, head.repo, base)
       : { ok: true as const, policy: base };
-    const policy = repoPolicy.ok ? repoPolicy.policy : base;
+    const chosen = repoPolicy.ok ? repoPolicy.policy : base;
+    // Steering commands (retry, skip, tell…) need write access even where readers may start runs.
+    const commands = events.flatMap(({ event }) => (event.parsed.ok ? [event.parsed.command] : []));
+    const policy = { ...chosen, required: commentPermission(commands, chosen.required) };
     const decision = await authorise(forge, head.repo, head.sender, policy);
     if (!decision.allowed) {
       for (const { event } of events) {

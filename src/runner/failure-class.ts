@@ -1,11 +1,12 @@
 // Classifies how an attempt ended (seed 003). An environment failure — the model endpoint down,
 // the binary missing, the disk full — is the host's fault: the run parks and nobody is charged.
 import { z } from 'zod';
+import { limitResetFrom } from './limit-reset.ts';
 import type { AttemptOutcome } from './types.ts';
 
 /** Spend and plan limits as claude, codex and the provider APIs word them. */
 const limitPattern =
-  /(?:spend|usage|credit) limit (?:reached|exceeded)|insufficient[_ ]quota|hit your (?:usage )?limit|credit balance is too low|exceeded your current quota|quota exceeded/i;
+  /(?:spend|usage|credit) limit (?:reached|exceeded)|insufficient[_ ]quota|hit your (?:usage |session |weekly |opus )?limit|\b\d+-hour limit reached|weekly limit reached|credit balance is too low|exceeded your current quota|quota exceeded/i;
 
 const environmentPatterns: { pattern: RegExp; what: string }[] = [
   {
@@ -47,11 +48,31 @@ export interface ExitFacts {
   timedOut?: boolean;
   /** The wrapper could not start the command at all. */
   spawnError?: string;
+  /** Given, a provider limit's reset time printed by the tool is read (relative to now) and reported. */
+  now?: Date;
+  /** Zone of clock times the tool prints without one (codex: the host's local time). */
+  timeZone?: string;
 }
+
+export interface ExitClass {
+  outcome: AttemptOutcome;
+  summary: string;
+  /** When a provider limit lifts, as the tool said (ISO); only on a limit's environment failure. */
+  resetAt?: string;
+}
+
+/** The summary's ` (resets at <ISO>)` tail: how a reset time travels with the attempt's summary. */
+const resetTail = (iso: string): string => ` (resets at ${iso})`;
+
+/** The reset time a summary written by classifyExit carries, or undefined. */
+export const resetAtOfSummary = (summary: string | undefined): string | undefined => {
+  const m = /\(resets at (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{3})?Z)\)/.exec(summary ?? '');
+  return m && !Number.isNaN(Date.parse(m[1]!)) ? m[1] : undefined;
+};
 
 export const lastLines = (text: string, n: number): string => text.split('\n').slice(-n).join('\n');
 
-export const classifyExit = (f: ExitFacts): { outcome: AttemptOutcome; summary: string } => {
+export const classifyExit = (f: ExitFacts): ExitClass => {
   if (f.cancelled) return { outcome: 'cancelled', summary: 'Cancelled.' };
   if (f.exitCode === 0 && f.branchMoved && !f.timedOut)
     return { outcome: 'solved', summary: 'Exited cleanly and pushed the branch.' };
@@ -63,7 +84,17 @@ export const classifyExit = (f: ExitFacts): { outcome: AttemptOutcome; summary: 
   if (f.timedOut) return { outcome: 'unsolved', summary: 'Timed out and was stopped.' };
   const env = environmentProblem(lastLines(f.logTail, 60));
   if (env && (f.exitCode !== 0 || !f.branchMoved)) {
-    return { outcome: 'environment_failure', summary: `Environment failure: ${env}.` };
+    const reset =
+      env === 'provider limit reached' && f.now
+        ? limitResetFrom(f.logTail, { now: f.now, ...(f.timeZone ? { timeZone: f.timeZone } : {}) })
+        : undefined;
+    if (!reset) return { outcome: 'environment_failure', summary: `Environment failure: ${env}.` };
+    const resetAt = reset.resetAt.toISOString();
+    return {
+      outcome: 'environment_failure',
+      summary: `Environment failure: ${env}${resetTail(resetAt)}.`,
+      resetAt,
+    };
   }
   const tail = lastLines(f.logTail.trim(), 15);
   if (f.exitCode !== 0)
