@@ -2,7 +2,31 @@
 // class and, when the forge says it, the rate-limit requests left (`X-RateLimit-Remaining`).
 export type ForgeRequestOutcome = 'ok' | '4xx' | '5xx' | 'network';
 
-export type ForgeRequestHook = (r: { outcome: ForgeRequestOutcome; remaining?: number | undefined }) => void;
+export interface ForgeRequestReport {
+  outcome: ForgeRequestOutcome;
+  remaining?: number | undefined;
+  method?: string;
+  status?: number | undefined;
+  /** The answer's `x-ratelimit-*` headers (limit, remaining, reset, used, resource), when it sent them. */
+  rateHeaders?: Record<string, string>;
+  /** A 304 served from the conditional-request cache (GitHub does not count it against the rate limit). */
+  notModified?: boolean;
+}
+
+export type ForgeRequestHook = (r: ForgeRequestReport) => void;
+
+/** The `x-ratelimit-*` headers of an answer, lower-cased, as strings. */
+export const rateHeadersOf = (
+  headers: Record<string, string | number | undefined> | Headers | undefined,
+): Record<string, string> => {
+  const out: Record<string, string> = {};
+  if (!headers) return out;
+  const entries: [string, unknown][] =
+    headers instanceof Headers ? [...headers.entries()] : Object.entries(headers);
+  for (const [k, v] of entries)
+    if (k.toLowerCase().startsWith('x-ratelimit-') && v !== undefined) out[k.toLowerCase()] = String(v);
+  return out;
+};
 
 export const outcomeOfStatus = (status: number | undefined): ForgeRequestOutcome =>
   status === undefined || status === 0 ? 'network' : status >= 500 ? '5xx' : status >= 400 ? '4xx' : 'ok';

@@ -59,6 +59,13 @@ export interface BlitzHarnessOptions {
   /** Notify targets of the run (the notifier port) and the bot's public address for their links. */
   notifiers?: Notifier[];
   publicUrl?: string;
+  /**
+   * Clone URL and git credentials come from the forge (`GET /repos/{owner}/{repo}` and a token), as in
+   * the composed bot, instead of the harness handing the origin's path: the request accounting bench.
+   */
+  credentialsFromForge?: boolean;
+  /** false: the forge adapter's request caches are off (the bench baseline). */
+  requestCache?: boolean;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -79,7 +86,10 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
   const trigger = world.addIssue(repo, { title: 'Blitz control room', author: 'alice' });
 
   const logger = opts.logger ?? (process.env.BLITZ_DEBUG ? createLogger({ level: 'warn' }) : silentLogger());
-  const fake = await startFakeForge(kind, world, logger);
+  const fake = await startFakeForge(kind, world, logger, {
+    ...(opts.credentialsFromForge ? { cloneUrl: () => origin.bareDir } : {}),
+    ...(opts.requestCache === undefined ? {} : { requestCache: opts.requestCache }),
+  });
   const { forge, fakeGithub, fakeGitea } = fake;
 
   const dir = tempDir('blitz-e2e-');
@@ -123,7 +133,14 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
       forge,
       logger,
       secrets: { github: GITHUB_SECRET, gitea: GITEA_SECRET },
-      cloneUrl: async () => origin.bareDir,
+      ...(opts.credentialsFromForge
+        ? {
+            credentials: async (r: { owner: string; name: string }) => {
+              const c = await forge.cloneCredentials(r);
+              return { username: c.username, token: c.password };
+            },
+          }
+        : { cloneUrl: async () => origin.bareDir }),
       ...(opts.onRunnerEvent ? { onRunnerEvent: opts.onRunnerEvent } : {}),
       orchestrator: {
         dashboard: { intervalMs: opts.dashboardIntervalMs ?? 0 },

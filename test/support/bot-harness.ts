@@ -17,6 +17,7 @@ import type { OrchestratorDeps } from '../../src/orchestrator/context.ts';
 import { createQueueDispatch } from '../../src/orchestrator/dispatch-compose.ts';
 import { createOrchestrator, type Orchestrator } from '../../src/orchestrator/orchestrator.ts';
 import { InProcessQueue } from '../../src/queue/in-process-queue.ts';
+import type { CredentialsProvider } from '../../src/runner/git.ts';
 import { Runner } from '../../src/runner/runner.ts';
 import type { RunnerEvent } from '../../src/runner/types.ts';
 import { openSqliteRunStore, type SqliteRunStore } from '../../src/store/sqlite-run-store.ts';
@@ -42,10 +43,18 @@ export const grantUsualPeople = (world: World, repo: WorldRepo, kind: ForgeKind)
 };
 
 /** The fake forge of `kind` over `world` and the real adapter talking to it. */
-export const startFakeForge = async (kind: ForgeKind, world: World, logger: Logger) => {
+export const startFakeForge = async (
+  kind: ForgeKind,
+  world: World,
+  logger: Logger,
+  /** The clone URL the fake advertises (a real bare origin); `requestCache: false` turns the adapter's caches off (the bench baseline). */
+  o: { cloneUrl?: (repo: WorldRepo) => string; requestCache?: boolean } = {},
+) => {
   const botLogin = botLoginFor(kind);
-  const fakeGithub = kind === 'github' ? await startFakeGithub(world) : undefined;
-  const fakeGitea = kind === 'gitea' ? await startFakeGitea(world) : undefined;
+  const fakeOpts = o.cloneUrl ? { cloneUrl: o.cloneUrl } : {};
+  const cache = o.requestCache === undefined ? {} : { requestCache: o.requestCache };
+  const fakeGithub = kind === 'github' ? await startFakeGithub(world, fakeOpts) : undefined;
+  const fakeGitea = kind === 'gitea' ? await startFakeGitea(world, fakeOpts) : undefined;
   const forge: Forge =
     kind === 'github'
       ? createGithubForge({
@@ -54,6 +63,7 @@ export const startFakeForge = async (kind: ForgeKind, world: World, logger: Logg
           botLogin,
           logger,
           retry: fastRetry,
+          ...cache,
         })
       : createGiteaForge({
           url: fakeGitea!.url,
@@ -61,6 +71,7 @@ export const startFakeForge = async (kind: ForgeKind, world: World, logger: Logg
           botLogin,
           logger,
           retry: { retries: 2, minDelayMs: 1, maxDelayMs: 4, maxRetryAfterMs: 1500, sleep: async () => {} },
+          ...cache,
         });
   return {
     forge,
@@ -88,7 +99,10 @@ export interface BotOptions {
   logger: Logger;
   /** Webhook secrets the intake verifies. */
   secrets: { github: string; gitea: string };
-  cloneUrl: NonNullable<OrchestratorDeps['cloneUrl']>;
+  /** Absent: the orchestrator asks the forge for clone credentials, as the composed bot does. */
+  cloneUrl?: OrchestratorDeps['cloneUrl'];
+  /** Git credentials of the runner (default none: the origin is a local bare repository). */
+  credentials?: CredentialsProvider;
   onRunnerEvent?: (e: RunnerEvent) => void;
   /** Further orchestrator deps (review leg, budget probe, dashboard interval …). */
   orchestrator?: Partial<OrchestratorDeps>;
@@ -125,7 +139,7 @@ export const startBot = (o: BotOptions): Bot => {
       orchRef?.onRunnerEvent(e);
     },
     logger,
-    credentials: async () => undefined,
+    credentials: o.credentials ?? (async () => undefined),
     baseEnv: testEnv(),
   });
   // Every job goes through the in-process queue and the bot's own consumer, as in the composed bot.
@@ -146,7 +160,7 @@ export const startBot = (o: BotOptions): Bot => {
     clock: { now: () => new Date() },
     logger,
     baseEnv: testEnv(),
-    cloneUrl: o.cloneUrl,
+    ...(o.cloneUrl ? { cloneUrl: o.cloneUrl } : {}),
     machine: () => ({ limit: config.runner.maxSessions, contended: false }),
     dashboard: { intervalMs: 0 },
     dispatcher: dispatch.dispatcher,

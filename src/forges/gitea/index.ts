@@ -32,7 +32,8 @@ export interface GiteaForgeOptions {
   concurrency?: number;
   requestTimeoutMs?: number;
   /** Told after every API request (forge metrics). */
-  onRequest?: ForgeRequestHook;
+  onRequest?: ForgeRequestHook /** Conditional requests and kept answers (clone credentials, ETags, milestone reloads); false only for the bench baseline. */;
+  requestCache?: boolean;
 }
 
 export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {

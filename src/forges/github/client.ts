@@ -8,7 +8,14 @@ import { throttling } from '@octokit/plugin-throttling';
 import { Octokit } from '@octokit/rest';
 import Bottleneck from 'bottleneck';
 import type { Logger } from '../../observability/logger.ts';
-import { type ForgeRequestHook, outcomeOfStatus, remainingOf, safeHook } from '../request-hook.ts';
+import { createEtagCache } from '../etag-cache.ts';
+import {
+  type ForgeRequestHook,
+  outcomeOfStatus,
+  rateHeadersOf,
+  remainingOf,
+  safeHook,
+} from '../request-hook.ts';
 
 export const GithubOctokit = Octokit.plugin(retry, throttling);
 export type GithubClient = InstanceType<typeof GithubOctokit>;
@@ -50,6 +57,8 @@ export const createGithubClient = (opts: {
   retry?: RetryOptions;
   /** Told after every API request (forge metrics). */
   onRequest?: ForgeRequestHook;
+  /** Conditional GETs (ETag / Last-Modified) served from cache on 304; default on. */
+  conditional?: boolean;
 }): GithubClient => {
   const r = { ...defaultRetry, ...opts.retry };
   const { logger } = opts;
@@ -99,13 +108,16 @@ export const createGithubClient = (opts: {
     },
   });
   const tell = safeHook(opts.onRequest);
-  client.hook.after('request', (response) => {
+  client.hook.after('request', (response, options) => {
     tell({
       outcome: outcomeOfStatus(response.status),
       remaining: remainingOf(response.headers['x-ratelimit-remaining']),
+      method: options.method,
+      status: response.status,
+      rateHeaders: rateHeadersOf(response.headers),
     });
   });
-  client.hook.error('request', (error) => {
+  client.hook.error('request', (error, options) => {
     const e = error as {
       status?: number;
       response?: { headers?: Record<string, string | number | undefined> };
@@ -113,8 +125,46 @@ export const createGithubClient = (opts: {
     tell({
       outcome: outcomeOfStatus(e.status),
       remaining: remainingOf(e.response?.headers?.['x-ratelimit-remaining']),
+      method: options.method,
+      status: e.status,
+      rateHeaders: rateHeadersOf(e.response?.headers),
+      ...(e.status === 304 ? { notModified: true } : {}),
     });
     throw error;
   });
+  if (opts.conditional !== false) conditionalGets(client);
   return client;
+};
+
+type OctokitResponse = Awaited<ReturnType<GithubClient['request']>>;
+
+/**
+ * Every REST GET is sent with the validators of its last answer; a 304 (which octokit throws) is served
+ * from that answer. Registered last, so it wraps retries, throttling and the metrics hooks: those see
+ * the 304 as it came.
+ */
+const conditionalGets = (client: GithubClient): void => {
+  const cache = createEtagCache<OctokitResponse>(1000);
+  client.hook.wrap('request', async (request, options) => {
+    if (options.method !== 'GET') return request(options);
+    const { url, headers } = client.request.endpoint.parse(options);
+    const key = `${headers.accept ?? ''} ${url}`;
+    const validators = cache.conditionalHeaders(key);
+    try {
+      const response = await request({ ...options, headers: { ...options.headers, ...validators } });
+      const h = response.headers as Record<string, string | undefined>;
+      if (response.status === 200 && (h.etag || h['last-modified']))
+        cache.set(key, {
+          ...(h.etag ? { etag: h.etag } : {}),
+          ...(h['last-modified'] ? { lastModified: h['last-modified'] } : {}),
+          value: response,
+        });
+      return structuredClone(response);
+    } catch (err) {
+      const hit = (err as { status?: number }).status === 304 ? cache.get(key) : undefined;
+      if (!hit) throw err;
+      const fresh = (err as { response?: { headers?: Record<string, string> } }).response?.headers ?? {};
+      return structuredClone({ ...hit.value, headers: { ...hit.value.headers, ...fresh } });
+    }
+  });
 };

@@ -6,7 +6,7 @@ import type { ForgeRequestHook } from '../request-hook.ts';
 import type { Forge } from '../types.ts';
 import { createGithubClient, type GithubAuth, type RetryOptions } from './client.ts';
 import { issueOps } from './issues.ts';
-import { listOpenMilestones, loadMilestone, resolveMilestone } from './milestones.ts';
+import { cachedMilestoneLoader, listOpenMilestones, loadMilestone, resolveMilestone } from './milestones.ts';
 import { pullOps } from './pulls.ts';
 import { repoOps } from './repos.ts';
 
@@ -22,7 +22,8 @@ export interface GithubForgeOptions {
   logger?: Logger;
   retry?: RetryOptions;
   /** Told after every API request (forge metrics). */
-  onRequest?: ForgeRequestHook;
+  onRequest?: ForgeRequestHook /** Conditional requests and kept answers (clone credentials, ETags, milestone reloads); false only for the bench baseline. */;
+  requestCache?: boolean;
 }
 
 export const createGithubForge = (opts: GithubForgeOptions): Forge => {
@@ -33,15 +34,17 @@ export const createGithubForge = (opts: GithubForgeOptions): Forge => {
     logger,
     retry: opts.retry,
     ...(opts.onRequest ? { onRequest: opts.onRequest } : {}),
+    conditional: opts.requestCache !== false,
   });
+  const cached = opts.requestCache !== false ? cachedMilestoneLoader(gh) : undefined;
   return {
     kind: 'github',
     botLogin: opts.botLogin,
     resolveMilestone: (repo, query) => resolveMilestone(gh, repo, query),
     listOpenMilestones: (repo) => listOpenMilestones(gh, repo),
-    loadMilestone: (repo, number) => loadMilestone(gh, repo, number),
-    ...issueOps(gh, opts.botLogin),
-    ...repoOps(gh),
+    loadMilestone: (repo, number) => (cached ? cached(repo, number) : loadMilestone(gh, repo, number)),
+    ...issueOps(gh, opts.botLogin, { cache: opts.requestCache !== false }),
+    ...repoOps(gh, { cache: opts.requestCache !== false }),
     ...pullOps(gh),
   };
 };

@@ -1,13 +1,30 @@
 // Issues, labels, blocked-by edges, comments (including the bot's one sticky comment per marker) and
 // reactions on GitHub, through octokit REST.
-import type { Comment, Issue, IssueRef, NewIssue, Reaction, RepoRef } from '../types.ts';
+import {
+  type Comment,
+  formatIssueRef,
+  type Issue,
+  type IssueRef,
+  type NewIssue,
+  type Reaction,
+  type RepoRef,
+} from '../types.ts';
 import type { GithubClient } from './client.ts';
 import { call, statusOf } from './errors.ts';
 import { toComment, toIssue } from './mappers.ts';
 
 const at = (ref: IssueRef) => ({ owner: ref.repo.owner, repo: ref.repo.name, issue_number: ref.number });
 
-export const issueOps = (gh: GithubClient, botLogin: string) => {
+export const issueOps = (gh: GithubClient, botLogin: string, opts: { cache?: boolean } = {}) => {
+  // The bot's sticky comments (dashboards) by issue and marker, as last written; bounded, oldest out.
+  const sticky = opts.cache === false ? undefined : new Map<string, Comment>();
+  const keep = (key: string, c: Comment): Comment => {
+    if (!sticky) return c;
+    sticky.delete(key);
+    sticky.set(key, c);
+    if (sticky.size > 500) sticky.delete(sticky.keys().next().value as string);
+    return c;
+  };
   const getIssue = async (ref: IssueRef): Promise<Issue> => {
     const { data } = await call(
       { action: `read issue #${ref.number}`, repo: ref.repo, need: 'issues:read' },
@@ -123,22 +140,38 @@ export const issueOps = (gh: GithubClient, botLogin: string) => {
     async upsertStickyComment(ref: IssueRef, marker: string, body: string): Promise<Comment> {
       const tag = /^<!--.*-->$/s.test(marker.trim()) ? marker.trim() : `<!-- ${marker} -->`;
       const text = body.includes(tag) ? body : `${tag}\n${body}`;
+      const key = `${formatIssueRef(ref)} ${tag}`;
+      const edit = async (id: number) => {
+        const { data } = await call(
+          { action: `edit comment ${id}`, repo: ref.repo, need: 'issues:write' },
+          () =>
+            gh.rest.issues.updateComment({
+              owner: ref.repo.owner,
+              repo: ref.repo.name,
+              comment_id: id,
+              body: text,
+            }),
+        );
+        return keep(key, toComment(data));
+      };
+      // The sticky comment found or written last time is edited in place: no list of every comment
+      // before each dashboard edit. Gone (deleted by a person), it is looked for again.
+      const known = sticky?.get(key);
+      if (known) {
+        if (known.body === text) return known;
+        try {
+          return await edit(known.id);
+        } catch (err) {
+          sticky?.delete(key);
+          if (statusOf(err) !== 404) throw err;
+        }
+      }
       const mine = (await listComments(ref)).find(
         (c) => c.author.toLowerCase() === botLogin.toLowerCase() && c.body.includes(tag),
       );
-      if (!mine) return createComment(ref, text);
-      if (mine.body === text) return mine;
-      const { data } = await call(
-        { action: `edit comment ${mine.id}`, repo: ref.repo, need: 'issues:write' },
-        () =>
-          gh.rest.issues.updateComment({
-            owner: ref.repo.owner,
-            repo: ref.repo.name,
-            comment_id: mine.id,
-            body: text,
-          }),
-      );
-      return toComment(data);
+      if (!mine) return keep(key, await createComment(ref, text));
+      if (mine.body === text) return keep(key, mine);
+      return edit(mine.id);
     },
 
     async reactToComment(repo: RepoRef, commentId: number, reaction: Reaction): Promise<void> {

@@ -11,6 +11,7 @@ import {
   type MilestoneSnapshot,
   type RepoRef,
   sameIssue,
+  sameRepo,
 } from '../types.ts';
 import type { GithubClient } from './client.ts';
 import { call, toAppError } from './errors.ts';
@@ -196,4 +197,43 @@ export const snapshot = (repo: RepoRef, milestone: Milestone, nodes: IssueNode[]
   });
   const openHere = (ref: IssueRef) => issues.some((i) => sameIssue(i.ref, ref));
   return { milestone, issues, externalBlockers: external.filter((b) => !openHere(b.ref)) };
+};
+
+/**
+ * loadMilestone behind a conditional check: one `GET /repos/{o}/{r}/issues?milestone=N&state=all`
+ * (sent with the ETag of the last answer, so unchanged it is a 304 that GitHub does not count) stands
+ * for "did anything in the milestone change"; while its ETag is the one the kept snapshot was loaded
+ * under, the snapshot is served without the milestone read and the GraphQL reload. A snapshot is kept
+ * only when that list covers everything it depends on: one page, every blocker an issue of the same
+ * milestone (a blocker elsewhere could change without touching the list), no sub-issue links.
+ */
+export const cachedMilestoneLoader = (gh: GithubClient) => {
+  const kept = new Map<string, { etag: string; snap: MilestoneSnapshot }>();
+  return async (repo: RepoRef, number: number): Promise<MilestoneSnapshot> => {
+    const key = `${formatRepo(repo)}#${number}`.toLowerCase();
+    const list = await call(
+      { action: `list the issues of milestone ${number}`, repo, need: 'issues:read' },
+      () =>
+        gh.rest.issues.listForRepo({
+          owner: repo.owner,
+          repo: repo.name,
+          milestone: String(number),
+          state: 'all',
+          per_page: 100,
+        }),
+    );
+    const etag = list.headers.etag;
+    const hit = kept.get(key);
+    if (hit && etag && hit.etag === etag) return structuredClone(hit.snap);
+    const snap = await loadMilestone(gh, repo, number);
+    const members = new Set(list.data.map((i) => i.number));
+    const covered =
+      !!etag &&
+      !list.headers.link &&
+      snap.externalBlockers.every((b) => sameRepo(b.ref.repo, repo) && members.has(b.ref.number)) &&
+      snap.issues.every((i) => !i.parent && i.children.length === 0);
+    if (covered) kept.set(key, { etag, snap: structuredClone(snap) });
+    else kept.delete(key);
+    return snap;
+  };
 };

@@ -3,6 +3,7 @@
 
 import { z } from 'zod';
 import { AppError } from '../../errors.ts';
+import { createTtlMemo } from '../etag-cache.ts';
 import type { CloneCredentials, Permission, RepoRef } from '../types.ts';
 import type { GithubClient } from './client.ts';
 import { call, statusOf } from './errors.ts';
@@ -15,7 +16,23 @@ const isSha = (ref: string) => /^[0-9a-f]{40}$/i.test(ref);
 
 const InstallationAuth = z.object({ token: z.string().min(1), expiresAt: z.string().optional() });
 
-export const repoOps = (gh: GithubClient) => {
+/** How long a repository's default branch and clone URL are kept before they are asked again. */
+export const repositoryTtlMs = 10 * 60_000;
+
+export const repoOps = (gh: GithubClient, opts: { cache?: boolean } = {}) => {
+  // `GET /repos/{owner}/{repo}` was asked before every git operation (clone credentials) and for the
+  // default branch: keep what they need per repository for a while (a failure is not kept).
+  const metadata = createTtlMemo<{ defaultBranch: string; cloneUrl: string }>(
+    opts.cache === false ? 0 : repositoryTtlMs,
+  );
+  const repository = (repo: RepoRef) =>
+    metadata.get(`${repo.owner}/${repo.name}`.toLowerCase(), async () => {
+      const { data } = await call({ action: 'read the repository', repo, need: 'metadata:read' }, () =>
+        gh.rest.repos.get(at(repo)),
+      );
+      return { defaultBranch: data.default_branch, cloneUrl: data.clone_url };
+    });
+
   const branchSha = async (repo: RepoRef, branch: string): Promise<string | undefined> => {
     try {
       const { data } = await call({ action: `read branch ${branch}`, repo, need: 'contents:read' }, () =>
@@ -44,10 +61,7 @@ export const repoOps = (gh: GithubClient) => {
     },
 
     async getDefaultBranch(repo: RepoRef): Promise<string> {
-      const { data } = await call({ action: 'read the repository', repo, need: 'metadata:read' }, () =>
-        gh.rest.repos.get(at(repo)),
-      );
-      return data.default_branch;
+      return (await repository(repo)).defaultBranch;
     },
 
     async createBranch(repo: RepoRef, branch: string, fromRef: string): Promise<void> {
@@ -104,14 +118,13 @@ export const repoOps = (gh: GithubClient) => {
     },
 
     async cloneCredentials(repo: RepoRef): Promise<CloneCredentials> {
-      const { data } = await call({ action: 'read the repository', repo, need: 'contents:read' }, () =>
-        gh.rest.repos.get(at(repo)),
-      );
+      const { cloneUrl } = await repository(repo);
+      // The auth strategy keeps an installation token until shortly before it expires: no request here.
       const auth = InstallationAuth.parse(
         await call({ action: 'mint an installation token', repo }, () => gh.auth({ type: 'installation' })),
       );
       return {
-        url: data.clone_url,
+        url: cloneUrl,
         username: 'x-access-token',
         password: auth.token,
         ...(auth.expiresAt ? { expiresAt: auth.expiresAt } : {}),

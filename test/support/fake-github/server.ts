@@ -3,7 +3,7 @@
 // or GitHub's GraphQL schema, and every JSON response against the same document: a request the real
 // API would refuse, an endpoint the fake does not implement, or a response the real API would not send
 // is recorded as a violation (and answered 500), and `assertNoViolations()` fails the test.
-import { createVerify, randomBytes } from 'node:crypto';
+import { createHash, createVerify, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -41,6 +41,8 @@ export interface FakeGithubOptions {
   app?: { appId: number; publicKey: string; installationId: number };
   /** The clone URL the fake advertises for a repo (default: a URL under the fake). */
   cloneUrl?: (repo: WorldRepo) => string;
+  /** Primary rate limits per token (default 5000 core, 5000 graphql), one hour from the first request. */
+  rateLimit?: { core?: number; graphql?: number; now?: () => number };
 }
 
 export interface FakeGithub {
@@ -243,6 +245,50 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
     return { result, opId };
   };
 
+  // GitHub's primary rate limit per token and resource: every answer says where the budget stands;
+  // a 304 to a conditional request is not counted (docs: "use conditional requests if appropriate").
+  const clock = opts.rateLimit?.now ?? Date.now;
+  const budgets = new Map<string, { used: number; resetAt: number }>();
+  const rateHeaders = (req: IncomingMessage, resource: 'core' | 'graphql', counted: boolean) => {
+    const token = String(req.headers.authorization ?? '').replace(/^(token|bearer)\s+/i, '');
+    const key = `${resource} ${token}`;
+    const limit = opts.rateLimit?.[resource] ?? 5000;
+    let b = budgets.get(key);
+    if (!b || b.resetAt <= clock()) {
+      b = { used: 0, resetAt: Math.ceil((clock() + 3_600_000) / 1000) * 1000 };
+      budgets.set(key, b);
+    }
+    if (counted) b.used += 1;
+    return {
+      'x-ratelimit-limit': String(limit),
+      'x-ratelimit-remaining': String(Math.max(0, limit - b.used)),
+      'x-ratelimit-reset': String(b.resetAt / 1000),
+      'x-ratelimit-used': String(b.used),
+      'x-ratelimit-resource': resource,
+    };
+  };
+
+  /**
+   * GitHub's conditional requests: a GET answered 200 with JSON carries an ETag (a hash of the body, as
+   * GitHub's weak ETags are); the same GET with `If-None-Match` naming the current ETag is answered 304
+   * with no body. The OpenAPI description lists 304 on some operations only, but GitHub answers it on
+   * every GET that sends an ETag; a 304 is only ever sent when the request's validator matches.
+   */
+  const conditional = (req: IncomingMessage, out: { result: HandlerResult; opId?: string }) => {
+    const r = out.result;
+    if (req.method !== 'GET' || r.status !== 200 || r.body === undefined || r.text !== undefined) return;
+    const etag = `W/"${createHash('sha256').update(JSON.stringify(r.body)).digest('hex').slice(0, 40)}"`;
+    const asked = String(req.headers['if-none-match'] ?? '')
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean);
+    if (asked.includes(etag) || asked.includes('*')) {
+      out.result = { status: 304, headers: { ...r.headers, etag } };
+      return;
+    }
+    r.headers = { ...r.headers, etag };
+  };
+
   const server = createServer((req, res) => {
     void (async () => {
       const raw = await readBody(req);
@@ -250,11 +296,17 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
       let out: { result: HandlerResult; opId?: string };
       try {
         out = await handle(req, raw);
+        conditional(req, out);
       } catch (err) {
         out = {
           result: violation(`fake GitHub crashed on ${req.method} ${url.pathname}: ${(err as Error).stack}`),
         };
       }
+      if (out.result.status !== 401 && out.opId !== undefined && !out.opId.startsWith('apps/'))
+        out.result.headers = {
+          ...out.result.headers,
+          ...rateHeaders(req, out.opId === 'graphql' ? 'graphql' : 'core', out.result.status !== 304),
+        };
       requests.push({
         method: req.method ?? 'GET',
         path: url.pathname,
