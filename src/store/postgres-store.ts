@@ -1,38 +1,14 @@
 // The Store on PostgreSQL, for several bot replicas on one database. Same port, migrations and row
 // mapping as SQLite (sqlite-store.ts); a delivery id is taken once by the unique index, whichever
-// replica records it first, and the others get `duplicate`.
-import type pg from 'pg';
+// replica records it first, and the others get `duplicate`. Concurrent sightings are written in one
+// statement per batch (pg-delivery-batch.ts).
 import { AppError } from '../errors.ts';
 import { type Migration, readMigrations } from './migrate.ts';
+import { createDeliveryBatcher } from './pg-delivery-batch.ts';
 import { migratePostgres } from './pg-migrate.ts';
-import { checkConnection, closeOnce, createPgPool, inTransaction, type PgOptions } from './pg-pool.ts';
+import { checkConnection, closeOnce, createPgPool, type PgOptions } from './pg-pool.ts';
 import { pgFailureSql, toDelivery, toIntent, unprocessedRow, unprocessedSql } from './sqlite-store.ts';
-import type { DeliveryOutcome, NewDelivery, Store } from './types.ts';
-
-const insertDelivery = (onConflict: string) =>
-  `INSERT INTO deliveries (forge, delivery_id, event, action, outcome, reason, received_at, events)
-   VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ${onConflict}`;
-
-const record = async (client: pg.PoolClient, d: NewDelivery): Promise<DeliveryOutcome> => {
-  const row = [d.forge, d.deliveryId, d.event, d.action ?? null];
-  const at = new Date().toISOString();
-  if (d.outcome === 'rejected') {
-    await client.query(insertDelivery(''), [...row, 'rejected', d.reason ?? null, at, null]);
-    return 'rejected';
-  }
-  const events = d.outcome === 'accepted' && d.events ? JSON.stringify(d.events) : null;
-  // A second replica inserting the same id waits on the index entry, then does nothing.
-  const first = await client.query(insertDelivery('ON CONFLICT DO NOTHING'), [
-    ...row,
-    d.outcome,
-    d.reason ?? null,
-    at,
-    events,
-  ]);
-  if (first.rowCount === 1) return d.outcome;
-  await client.query(insertDelivery(''), [...row, 'duplicate', 'delivery id already seen', at, null]);
-  return 'duplicate';
-};
+import type { Store } from './types.ts';
 
 /** Connect, check the server answers, migrate, and return the Store. */
 export const openPostgresStore = async (
@@ -50,10 +26,11 @@ export const openPostgresStore = async (
       : new AppError('store_error', 'cannot open the Postgres store', {}, { cause: err });
   }
   const close = closeOnce(pool);
+  const deliveries = createDeliveryBatcher(pool);
 
   return {
     async recordDelivery(d) {
-      return { outcome: await inTransaction(pool, (client) => record(client, d)) };
+      return { outcome: await deliveries.record(d) };
     },
     async markDeliveryProcessed(forge, deliveryId) {
       await pool.query(

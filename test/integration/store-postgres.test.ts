@@ -13,6 +13,7 @@ import { openRunnerRegistry, openRunStore, openStore } from '../../src/store/ope
 import { migratePostgres } from '../../src/store/pg-migrate.ts';
 import { createPgPool } from '../../src/store/pg-pool.ts';
 import { openPostgresRunStore } from '../../src/store/postgres-run-store.ts';
+import type { NewDelivery } from '../../src/store/types.ts';
 import { tempDir } from '../support/git.ts';
 import { pgTestUrl, postgresAvailable, testSchemas } from '../support/pg.ts';
 import { describeStoreSuite } from '../support/store-suite.ts';
@@ -178,6 +179,34 @@ describe.skipIf(!available)('Postgres store', () => {
         await queue.close();
         await runs.close();
       }
+    });
+  });
+
+  describe('delivery sightings written in batches', () => {
+    it('a sighting PostgreSQL cannot store (a NUL in its action) fails alone; the others of its batch are recorded', async () => {
+      const url = schemas.urlFor(await schemas.create());
+      const store = await openStore(url);
+      const d = (deliveryId: string, action?: string): NewDelivery => ({
+        forge: 'github',
+        deliveryId,
+        event: 'issues',
+        outcome: 'accepted',
+        events: [],
+        ...(action ? { action } : {}),
+      });
+      // Tried: an action text with a NUL byte, which PostgreSQL text refuses, among good sightings.
+      const results = await Promise.allSettled([
+        store.recordDelivery(d('first')),
+        store.recordDelivery(d('n-1')),
+        store.recordDelivery(d('bad', 'opened\u0000')),
+        store.recordDelivery(d('n-2')),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      const rows = await store.listDeliveries({ forge: 'github' });
+      expect(rows.map((r) => r.deliveryId).sort()).toEqual(['first', 'n-1', 'n-2']);
+      // The id was not taken: the genuine delivery is still accepted.
+      expect(await store.recordDelivery(d('bad', 'opened'))).toEqual({ outcome: 'accepted' });
+      await store.close();
     });
   });
 

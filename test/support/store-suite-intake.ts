@@ -114,6 +114,34 @@ export const describeIntakeCases = (engine: string, fresh: () => Promise<FreshDa
       expect(await b.listUnprocessedDeliveries()).toHaveLength(ids.length);
     });
 
+    it('many sightings at once on one replica (one batch): each id taken once, repeats and rejects recorded', async () => {
+      const store = await (await fresh()).store();
+      const base = { forge: 'github', event: 'issue_comment' } as const;
+      const sightings: NewDelivery[] = [
+        ...Array.from({ length: 30 }, (_, i) => ({
+          ...base,
+          deliveryId: `b-${i}`,
+          outcome: 'accepted' as const,
+          events: [{ n: i }],
+        })),
+        { ...base, deliveryId: 'b-3', outcome: 'accepted', events: [{ n: 3 }] },
+        { ...base, deliveryId: 'b-4', outcome: 'ignored', reason: 'not a command' },
+        { ...base, deliveryId: 'b-5', outcome: 'rejected', reason: 'schema' },
+      ];
+      const results = await Promise.all(sightings.map((d) => store.recordDelivery(d)));
+      expect(results.slice(0, 30).every((r) => r.outcome === 'accepted')).toBe(true);
+      expect(results.slice(30).map((r) => r.outcome)).toEqual(['duplicate', 'duplicate', 'rejected']);
+      const rows = await store.listDeliveries({ forge: 'github' });
+      expect(rows).toHaveLength(33);
+      expect(
+        rows
+          .filter((r) => r.deliveryId === 'b-3')
+          .map((r) => r.outcome)
+          .sort(),
+      ).toEqual(['accepted', 'duplicate']);
+      expect(await store.listUnprocessedDeliveries()).toHaveLength(30);
+    });
+
     it('two replicas adding the same intent at once create it once', async () => {
       const db = await fresh();
       const [a, b] = [await db.store(), await db.store()];
