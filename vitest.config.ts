@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { SlowFirstSequencer } from './test/support/slow-first-sequencer.ts';
 
 export default defineConfig({
   test: {
@@ -13,6 +14,8 @@ export default defineConfig({
     // One file more than there are cores: most integration files spend their time waiting on the
     // processes, git and sockets they drive, not on this CPU (vitest's default is cores − 1).
     maxWorkers: availableParallelism() + 1,
+    // Without an earlier run's durations (a clean clone), the files marked slow start first.
+    sequence: { sequencer: SlowFirstSequencer },
     // `npm run test:unit` (the pure core beside its sources) and `npm run test:integration` (test/:
     // real git, processes, HTTP, SQLite and PostgreSQL) run one half each.
     projects: [

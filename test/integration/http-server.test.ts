@@ -16,7 +16,10 @@ import { createLogger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 import { mainJs } from '../support/cli.ts';
+import { startFakeGitea } from '../support/fake-gitea/server.ts';
+import { startFakeGithub } from '../support/fake-github/server.ts';
 import { fixture, githubExample, signedGiteaRequest, signedGithubRequest } from '../support/signing.ts';
+import { World } from '../support/world.ts';
 import { createHarness, GITEA_SECRET, GITHUB_SECRET } from './intake-harness.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -182,14 +185,32 @@ const startServe = async (env: Record<string, string>) => {
 
 describe('blitz-bot serve as a process', () => {
   it('configured for both forges, verifies GitHub deliveries through Probot and Gitea ones by HMAC', async () => {
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const { publicKey, privateKey } = generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+      privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+    });
+    // The bot asks each forge who it is at start (GET /app, GET /user): contract-checked fakes answer
+    // at once, where an unreachable address would cost the start its retries.
+    const github = await startFakeGithub(new World('blitz-bot[bot]'), {
+      app: { appId: 123, publicKey, installationId: 7 },
+    });
+    const gitea = await startFakeGitea(new World('blitz-bot'));
+    cleanups.push(async () => {
+      await github.close();
+      await gitea.close();
+      github.assertNoViolations();
+      gitea.assertNoViolations();
+    });
     const bot = await startServe({
       APP_ID: '123',
-      PRIVATE_KEY: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
+      PRIVATE_KEY: privateKey,
       WEBHOOK_SECRET: GITHUB_SECRET,
+      GHE_HOST: new URL(github.url).host,
+      GHE_PROTOCOL: 'http',
       BOT_LOGIN: 'blitz-bot[bot]',
-      GITEA_URL: 'http://127.0.0.1:9',
-      GITEA_TOKEN: 'token',
+      GITEA_URL: gitea.url,
+      GITEA_TOKEN: gitea.token,
       GITEA_WEBHOOK_SECRET: GITEA_SECRET,
       GITEA_BOT_LOGIN: 'blitz-bot',
     });
@@ -214,6 +235,9 @@ describe('blitz-bot serve as a process', () => {
     expect((await fetch(`${bot.base}/probot`)).status).toBe(404);
     expect(await bot.stop()).toBe(0);
     expect(bot.output.text).toContain('"github":true,"gitea":true');
+    // Each login was asked of its forge and answered (the fakes were what the bot talked to).
+    expect(github.requests.filter((r) => r.path.endsWith('/app')).map((r) => r.status)).toEqual([200]);
+    expect(gitea.requests.filter((r) => r.path === '/api/v1/user').map((r) => r.status)).toEqual([200]);
     expect(bot.output.text).not.toContain(GITHUB_SECRET);
   });
 

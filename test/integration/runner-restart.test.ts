@@ -7,7 +7,7 @@ import { isAlive, spawnDetached } from '../../src/runner/exec.ts';
 import { JsonFileAttemptLedger } from '../../src/runner/ledger.ts';
 import { isOurWorker } from '../../src/runner/supervisor.ts';
 import { createOrigin, originFile, tempDir, testEnv } from '../support/git.ts';
-import { makeHarness, settle, sleep } from './runner-harness.ts';
+import { attemptJob, fakeEntry, makeHarness, settle, sleep } from './runner-harness.ts';
 
 const waitForLine = async (
   file: string,
@@ -37,11 +37,12 @@ describe('supervisor restart', () => {
     const spec = {
       workspace,
       ledgerFile,
-      cloneUrl: origin.url,
-      agentEnv: { FAKE_AGENT_MODE: 'slow-push', FAKE_AGENT_DELAY_MS: '4000' },
+      job: attemptJob(origin.url, fakeEntry({ FAKE_AGENT_MODE: 'slow-push', FAKE_AGENT_DELAY_MS: '4000' })),
+      baseEnv: testEnv(),
     };
+    // Compiled JavaScript (dist/), as the bot runs: no tsx start-up in the way of the worker's 4 s.
     const host = spawnDetached(
-      ['node', '--import', 'tsx', resolve('test/integration/runner-host.ts'), JSON.stringify(spec)],
+      [process.execPath, resolve('test/integration/runner-host.mjs'), JSON.stringify(spec)],
       {
         cwd: resolve('.'),
         env: testEnv(),
