@@ -25,6 +25,7 @@ const defaults: RepoConfig = {
   mergeMethod: { blitz: 'merge', fleet: 'squash' },
   keepBranches: false,
   allowedBots: [],
+  ci: { wait: 'auto', settleSeconds: 60, timeoutMinutes: 60, ignore: [], maxFixAttempts: 2 },
 };
 
 describe('parseRepoConfig: files that parse', () => {
@@ -288,5 +289,27 @@ describe('parseRepoConfig: unattended-run settings', () => {
       'ship.healthUrl',
     ]);
     expect(errors.find((e) => e.path === 'ship.healthUrl')?.message).toContain('must be an http(s) URL');
+  });
+});
+
+describe('parseRepoConfig: ci', () => {
+  it('reads the example from issue 21', () => {
+    expect(
+      configOf(
+        'ci:\n  wait: always\n  settleSeconds: 30\n  timeoutMinutes: 90\n  ignore: [codecov/patch]\n  maxFixAttempts: 3\n',
+      ).ci,
+    ).toEqual({
+      wait: 'always',
+      settleSeconds: 30,
+      timeoutMinutes: 90,
+      ignore: ['codecov/patch'],
+      maxFixAttempts: 3,
+    });
+  });
+
+  it('names a wrong wait word, a negative settle time and an unknown key, and gives no config', () => {
+    const errors = errorsOf('ci:\n  wait: sometimes\n  settleSeconds: -1\n  retries: 2\n');
+    expect(errors.map((e) => e.path).sort()).toEqual(['ci.retries', 'ci.settleSeconds', 'ci.wait']);
+    expect(errors.find((e) => e.path === 'ci.wait')?.message).toMatch(/auto, always, never/);
   });
 });

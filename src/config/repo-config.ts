@@ -80,6 +80,32 @@ const mergeMethodsSchema = z.strictObject({
   fleet: mergeMethod.default('squash'),
 });
 
+const ciSchema = z.strictObject({
+  /** auto: wait when the PR head gets any check within settleSeconds; always: wait for at least one; never: merge without waiting. */
+  wait: z.enum(['auto', 'always', 'never']).default('auto'),
+  /** How long after a push a head with no checks yet is given for its first one to appear (auto). */
+  settleSeconds: z.int().min(0).max(3600).default(60),
+  /** After this long since the push, checks still running (or, under always, none at all) end in timed_out. */
+  timeoutMinutes: z
+    .int()
+    .min(1)
+    .max(24 * 60)
+    .default(60),
+  /** Check names (run name or status context) that never hold a merge, e.g. codecov/patch; `*` matches any text. */
+  ignore: z
+    .array(
+      z
+        .string()
+        .min(1)
+        .max(200)
+        .refine((s) => !/\p{Cc}/u.test(s), { error: 'must not contain control characters' }),
+    )
+    .max(50)
+    .default([]),
+  /** Times a red check resumes the worker before the issue is held. */
+  maxFixAttempts: z.int().min(0).max(10).default(2),
+});
+
 export const repoConfigSchema = z.strictObject({
   /** argv run once per wave on the integration branch, e.g. [npm, test]; absent = no build step. */
   build: argv.optional(),
@@ -104,6 +130,8 @@ export const repoConfigSchema = z.strictObject({
   keepBranches: z.boolean().default(false),
   /** Bot accounts whose commands are obeyed (other bots are ignored): `renovate[bot]`. */
   allowedBots: z.array(botLogin).max(50).default([]),
+  /** Waiting for the repository's own CI before a merge, and feeding red checks back to the worker. */
+  ci: ciSchema.prefault({}),
 });
 
 export type RepoConfig = z.output<typeof repoConfigSchema>;
@@ -129,6 +157,7 @@ const keysAt: Record<string, readonly string[]> = {
   ship: Object.keys(shipSchema.shape),
   labels: Object.keys(labelsSchema.shape),
   mergeMethod: Object.keys(mergeMethodsSchema.shape),
+  ci: Object.keys(ciSchema.shape),
 };
 
 const pathText = (path: PropertyKey[]): string =>

@@ -48,5 +48,18 @@ export const withCleanOutgoing = (forge: Forge, redact: Redact): Forge => {
       forge.openPullRequest(repo, { ...pr, title: title(pr.title), body: body(pr.body) }),
     mergePullRequest: (ref, opts) =>
       forge.mergePullRequest(ref, opts.title === undefined ? opts : { ...opts, title: title(opts.title) }),
+    ...(forge.reportProgress
+      ? {
+          reportProgress: (repo, sha, report) =>
+            forge.reportProgress!(repo, sha, {
+              ...report,
+              title: title(report.title),
+              summary: body(report.summary),
+            }),
+        }
+      : {}),
+    ...(forge.replyToReviewComment
+      ? { replyToReviewComment: (ref, id, text) => forge.replyToReviewComment!(ref, id, body(text)) }
+      : {}),
   };
 };

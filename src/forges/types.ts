@@ -147,6 +147,85 @@ export interface NewPullRequest {
   body: string;
 }
 
+/** A check on a commit, normalised from a GitHub check run, a GitHub commit status or a Gitea commit status. */
+export interface CheckInfo {
+  /** The check run's name, or the status context (`ci/build`). */
+  name: string;
+  status: 'queued' | 'in_progress' | 'completed';
+  /** Set once completed: success and neutral and skipped pass; the rest fail. */
+  conclusion?: CheckConclusion;
+  /** The check's own title and summary (or a status's description): untrusted text. */
+  summary: string;
+  /** Line annotations a check run carries (GitHub); untrusted text. */
+  annotations?: CheckAnnotation[];
+  /** Where a person reads it (details/target URL); may be empty. */
+  url: string;
+  /** `check_run:<id>` or `status:<id>`; a check run from GitHub Actions also names its job for the log. */
+  externalId: string;
+  /** GitHub Actions job id, when the check run is an Actions job (its log can be read). */
+  actionsJobId?: number;
+  /** Who reported it (check run app slug or status creator): the bot's own checks are left out of a verdict. */
+  reporter?: string;
+  /** When it started or was reported (ISO); for the settle window. */
+  startedAt?: string;
+}
+
+export type CheckConclusion =
+  | 'success'
+  | 'failure'
+  | 'neutral'
+  | 'cancelled'
+  | 'skipped'
+  | 'timed_out'
+  | 'action_required'
+  | 'stale'
+  | 'error';
+
+export interface CheckAnnotation {
+  path: string;
+  startLine: number;
+  level: 'notice' | 'warning' | 'failure';
+  message: string;
+  title?: string;
+}
+
+/** The bot's own progress on a commit: a check run `blitz` (GitHub) or commit status `blitz` (Gitea). */
+export interface ProgressReport {
+  state: 'queued' | 'in_progress' | 'success' | 'failure' | 'neutral';
+  /** One line: "review passed, build green". */
+  title: string;
+  /** Markdown, size-bounded by the adapter. */
+  summary: string;
+  /** The status page of the run. */
+  detailsUrl?: string;
+}
+
+export interface Review {
+  id: number;
+  author: string;
+  state: 'approved' | 'changes_requested' | 'commented' | 'dismissed' | 'pending';
+  body: string;
+  /** The head the review was given on; a later push makes a changes-requested review stale. */
+  commitSha?: string;
+  /** Gitea marks reviews on an older head stale; GitHub leaves it to the commit sha. */
+  stale?: boolean;
+  submittedAt?: string;
+}
+
+export interface ReviewComment {
+  id: number;
+  reviewId?: number;
+  author: string;
+  body: string;
+  path: string;
+  /** The line in the file the comment is on; undefined on an outdated or file-level comment. */
+  line?: number;
+  commitSha?: string;
+  /** The first comment of the thread this one answers, if it is a reply. */
+  inReplyTo?: number;
+  createdAt: string;
+}
+
 /**
  * One forge connection, scoped to an installation (GitHub) or a token (Gitea).
  * Errors are AppErrors: `not_found`, `forbidden`, `unauthorized`, `rate_limited`, `forge_unavailable`,
@@ -209,6 +288,18 @@ export interface Forge {
   updatePullRequestBranch(ref: IssueRef): Promise<void>;
   /** Issues the PR says it closes (Fixes/Closes/Resolves in body or commits). */
   closingIssues(ref: IssueRef): Promise<IssueRef[]>;
+
+  // Checks and reviews (the PR feedback loop). Optional until every Forge implements them.
+  /** Every check on `sha`: check runs and commit statuses (GitHub), commit statuses (Gitea). */
+  listChecks?(repo: RepoRef, sha: string): Promise<CheckInfo[]>;
+  /** The last `maxBytes` of a GitHub Actions job's log; undefined where there is none to read. */
+  jobLogTail?(repo: RepoRef, jobId: number, maxBytes: number): Promise<string | undefined>;
+  /** Create or update the bot's own check `blitz` on `sha`. */
+  reportProgress?(repo: RepoRef, sha: string, report: ProgressReport): Promise<void>;
+  listReviews?(ref: IssueRef): Promise<Review[]>;
+  listReviewComments?(ref: IssueRef): Promise<ReviewComment[]>;
+  /** Answer on the thread of review comment `commentId`. */
+  replyToReviewComment?(ref: IssueRef, commentId: number, body: string): Promise<ReviewComment>;
 }
 
 export const formatRepo = (repo: RepoRef): string => `${repo.owner}/${repo.name}`;

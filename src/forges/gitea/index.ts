@@ -15,7 +15,9 @@ import { pickMilestone } from './milestones.ts';
 import { issuePath, repoPath, writeOn } from './paths.ts';
 import { pullRequestOps } from './pulls.ts';
 import { repositoryOps } from './repository.ts';
+import { reviewOps } from './reviews.ts';
 import { GiteaIssue, GiteaLabel, GiteaMilestone } from './schema.ts';
+import { statusOps } from './statuses.ts';
 
 export interface GiteaForgeOptions {
   /** Gitea's root URL (GITEA_URL), without `/api/v1`. */
@@ -227,5 +229,7 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
     ...commentOps(client, opts.botLogin),
     ...repositoryOps(client, { botLogin: opts.botLogin, token: opts.token }),
     ...pullRequestOps(client, pageSize),
+    ...statusOps(client),
+    ...reviewOps(client, pageSize),
   };
 };

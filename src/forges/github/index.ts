@@ -4,11 +4,13 @@
 import { type Logger, silentLogger } from '../../observability/logger.ts';
 import type { ForgeRequestHook } from '../request-hook.ts';
 import type { Forge } from '../types.ts';
+import { checkOps } from './checks.ts';
 import { createGithubClient, type GithubAuth, type RetryOptions } from './client.ts';
 import { issueOps } from './issues.ts';
 import { cachedMilestoneLoader, listOpenMilestones, loadMilestone, resolveMilestone } from './milestones.ts';
 import { pullOps } from './pulls.ts';
 import { repoOps } from './repos.ts';
+import { reviewOps } from './reviews.ts';
 
 export { githubBaseUrl } from './client.ts';
 export { createInstallationLookup, type InstallationLookup } from './installation.ts';
@@ -46,5 +48,7 @@ export const createGithubForge = (opts: GithubForgeOptions): Forge => {
     ...issueOps(gh, opts.botLogin, { cache: opts.requestCache !== false }),
     ...repoOps(gh, { cache: opts.requestCache !== false }),
     ...pullOps(gh),
+    ...checkOps(gh, { botLogin: opts.botLogin }),
+    ...reviewOps(gh),
   };
 };

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { SwaggerContract } from '../contract/swagger.ts';
 import type { World, WorldRepo } from '../world.ts';
 import { type FakeResponse, type Handler, type HandlerContext, HttpError } from './context.ts';
+import { checkHandlers } from './handlers-checks.ts';
 import { issueHandlers } from './handlers-issues.ts';
 import { pullHandlers } from './handlers-pulls.ts';
 import { repoHandlers } from './handlers-repo.ts';
@@ -86,7 +87,12 @@ const readBody = async (req: IncomingMessage): Promise<string> => {
 export const startFakeGitea = async (world: World, opts: FakeGiteaOptions = {}): Promise<FakeGitea> => {
   const contract = giteaContract(opts.contractFile);
   const tokens = opts.tokens ?? { [defaultFakeGiteaToken]: world.botLogin };
-  const handlers: Record<string, Handler> = { ...issueHandlers, ...repoHandlers, ...pullHandlers };
+  const handlers: Record<string, Handler> = {
+    ...issueHandlers,
+    ...repoHandlers,
+    ...pullHandlers,
+    ...checkHandlers,
+  };
   const requests: RecordedRequest[] = [];
   const violations: string[] = [];
   const failures: (InjectedFailure & { left: number })[] = [];

@@ -12,6 +12,7 @@ import type { World, WorldRepo } from '../world.ts';
 import { type Handler, type HandlerResult, HttpFailure } from './context.ts';
 import { runGraphql } from './graphql.ts';
 import { appJson, repoInstallationJson } from './rest-apps.ts';
+import { checkHandlers } from './rest-checks.ts';
 import { issueHandlers } from './rest-issues.ts';
 import { pullHandlers } from './rest-pulls.ts';
 import { repoHandlers } from './rest-repos.ts';
@@ -56,7 +57,12 @@ export interface FakeGithub {
   close(): Promise<void>;
 }
 
-const handlers: Record<string, Handler> = { ...issueHandlers, ...repoHandlers, ...pullHandlers };
+const handlers: Record<string, Handler> = {
+  ...issueHandlers,
+  ...repoHandlers,
+  ...pullHandlers,
+  ...checkHandlers,
+};
 
 let contract: OpenApiContract | undefined;
 const githubContract = (): OpenApiContract => {

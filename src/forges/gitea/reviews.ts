@@ -1,0 +1,126 @@
+// Reviews on Gitea: a PR's reviews (Gitea marks those on an older head `stale`), their line comments
+// (file, line) read review by review, and a reply on a comment's thread. Gitea's API has no reply
+// endpoint: a review comment on the same file and line joins that conversation, as its web UI does.
+import { z } from 'zod';
+import { AppError } from '../../errors.ts';
+import type { IssueRef, Review, ReviewComment } from '../types.ts';
+import { formatIssueRef } from '../types.ts';
+import type { GiteaClient } from './client.ts';
+import { repoPath, writeOn } from './paths.ts';
+import { GiteaUser } from './schema.ts';
+
+const GiteaReview = z.object({
+  id: z.number(),
+  user: GiteaUser.nullish(),
+  state: z.string().nullish(),
+  body: z.string().nullish(),
+  commit_id: z.string().nullish(),
+  stale: z.boolean().nullish(),
+  dismissed: z.boolean().nullish(),
+  submitted_at: z.string().nullish(),
+  comments_count: z.number().nullish(),
+});
+
+const GiteaReviewComment = z.object({
+  id: z.number(),
+  pull_request_review_id: z.number().nullish(),
+  user: GiteaUser.nullish(),
+  body: z.string().nullish(),
+  path: z.string().nullish(),
+  position: z.number().nullish(),
+  original_position: z.number().nullish(),
+  commit_id: z.string().nullish(),
+  created_at: z.string().nullish(),
+});
+type GiteaReviewComment = z.infer<typeof GiteaReviewComment>;
+
+const states: Record<string, Review['state']> = {
+  APPROVED: 'approved',
+  REQUEST_CHANGES: 'changes_requested',
+  COMMENT: 'commented',
+  PENDING: 'pending',
+  REQUEST_REVIEW: 'pending',
+};
+
+const pullPath = (ref: IssueRef) => `${repoPath(ref.repo)}/pulls/${ref.number}`;
+
+const toComment = (c: GiteaReviewComment): ReviewComment => ({
+  id: c.id,
+  ...(c.pull_request_review_id ? { reviewId: c.pull_request_review_id } : {}),
+  author: c.user?.login ?? 'ghost',
+  body: c.body ?? '',
+  path: c.path ?? '',
+  // Gitea's `position` is the line in the new file (0 when the comment is on the old side).
+  ...(c.position ? { line: c.position } : {}),
+  ...(c.commit_id ? { commitSha: c.commit_id } : {}),
+  createdAt: c.created_at ?? '',
+});
+
+export const reviewOps = (client: GiteaClient, pageSize: number) => {
+  const listGiteaReviews = (ref: IssueRef) =>
+    client.paged(
+      GiteaReview,
+      { method: 'GET', path: `${pullPath(ref)}/reviews`, what: `list the reviews of ${formatIssueRef(ref)}` },
+      pageSize,
+    );
+
+  const listReviewComments = async (ref: IssueRef): Promise<ReviewComment[]> => {
+    const reviews = (await listGiteaReviews(ref)).filter((r) => (r.comments_count ?? 0) > 0);
+    const all: ReviewComment[] = [];
+    for (const review of reviews) {
+      const comments = await client.json(GiteaReviewComment.array(), {
+        method: 'GET',
+        path: `${pullPath(ref)}/reviews/${review.id}/comments`,
+        what: `read the comments of review ${review.id} on ${formatIssueRef(ref)}`,
+      });
+      all.push(...comments.map(toComment));
+    }
+    return all.sort((a, b) => a.id - b.id);
+  };
+
+  return {
+    listReviews: async (ref: IssueRef): Promise<Review[]> =>
+      (await listGiteaReviews(ref)).map((r) => ({
+        id: r.id,
+        author: r.user?.login ?? 'ghost',
+        state: r.dismissed ? 'dismissed' : (states[r.state ?? ''] ?? 'commented'),
+        body: r.body ?? '',
+        ...(r.commit_id ? { commitSha: r.commit_id } : {}),
+        ...(r.stale ? { stale: true } : {}),
+        ...(r.submitted_at ? { submittedAt: r.submitted_at } : {}),
+      })),
+
+    listReviewComments,
+
+    replyToReviewComment: async (ref: IssueRef, commentId: number, body: string): Promise<ReviewComment> => {
+      const original = (await listReviewComments(ref)).find((c) => c.id === commentId);
+      if (!original)
+        throw new AppError('not_found', `review comment ${commentId} is not on ${formatIssueRef(ref)}`);
+      if (original.line === undefined)
+        throw new AppError(
+          'forge_error',
+          `review comment ${commentId} on ${formatIssueRef(ref)} is not on a line of the new code; answer it in a comment instead`,
+        );
+      const review = await client.json(GiteaReview, {
+        method: 'POST',
+        path: `${pullPath(ref)}/reviews`,
+        body: {
+          event: 'COMMENT',
+          body: '',
+          comments: [{ path: original.path, new_position: original.line, body }],
+        },
+        what: `answer review comment ${commentId} on ${formatIssueRef(ref)}`,
+        needs: writeOn(ref.repo),
+      });
+      const created = await client.json(GiteaReviewComment.array(), {
+        method: 'GET',
+        path: `${pullPath(ref)}/reviews/${review.id}/comments`,
+        what: `read the answer to review comment ${commentId} on ${formatIssueRef(ref)}`,
+      });
+      const mine = created[0];
+      if (!mine)
+        throw new AppError('forge_error', `Gitea kept no comment for the answer on ${formatIssueRef(ref)}`);
+      return { ...toComment(mine), inReplyTo: commentId };
+    },
+  };
+};

@@ -1,0 +1,257 @@
+// Checks on GitHub: a commit's check runs (with the annotations of failed ones) and its combined commit
+// status normalised to CheckInfo, the tail of a GitHub Actions job's log (read from the signed URL the
+// API redirects to, without our token), and the bot's own check run `blitz` created or updated in place.
+import { AppError } from '../../errors.ts';
+import type { CheckAnnotation, CheckConclusion, CheckInfo, ProgressReport, RepoRef } from '../types.ts';
+import type { GithubClient } from './client.ts';
+import { call } from './errors.ts';
+
+/** The name of the bot's own check run (and Gitea commit status context). */
+export const progressCheckName = 'blitz';
+
+/** GitHub's limit on a check run output's summary, in characters. */
+const maxSummaryChars = 65_535;
+/** Annotations read per failed check run: the first ones name the failure; the rest are noise in a prompt. */
+const maxAnnotations = 50;
+
+const at = (repo: RepoRef) => ({ owner: repo.owner, repo: repo.name });
+
+interface RawCheckRun {
+  id: number;
+  name: string;
+  status: string;
+  conclusion?: string | null;
+  details_url?: string | null;
+  html_url?: string | null;
+  started_at?: string | null;
+  output?: { title?: string | null; summary?: string | null; annotations_count?: number };
+  app?: { slug?: string } | null;
+}
+
+interface RawStatus {
+  id: number;
+  context: string;
+  state: string;
+  description?: string | null;
+  target_url?: string | null;
+  created_at?: string;
+  creator?: { login: string } | null;
+}
+
+const conclusions = new Set<CheckConclusion>([
+  'success',
+  'failure',
+  'neutral',
+  'cancelled',
+  'skipped',
+  'timed_out',
+  'action_required',
+  'stale',
+]);
+
+export const toCheckFromRun = (run: RawCheckRun): CheckInfo => {
+  const status =
+    run.status === 'completed' ? 'completed' : run.status === 'queued' ? 'queued' : 'in_progress';
+  const conclusion =
+    status === 'completed'
+      ? conclusions.has(run.conclusion as CheckConclusion)
+        ? (run.conclusion as CheckConclusion)
+        : 'error'
+      : undefined;
+  const summary = [run.output?.title, run.output?.summary].filter((s): s is string => !!s).join('\n\n');
+  return {
+    name: run.name,
+    status,
+    ...(conclusion ? { conclusion } : {}),
+    summary,
+    url: run.details_url ?? run.html_url ?? '',
+    externalId: `check_run:${run.id}`,
+    // An Actions job's check run carries the job's id: its log is read by that id.
+    ...(run.app?.slug === 'github-actions' ? { actionsJobId: run.id } : {}),
+    ...(run.app?.slug ? { reporter: run.app.slug } : {}),
+    ...(run.started_at ? { startedAt: run.started_at } : {}),
+  };
+};
+
+export const toCheckFromStatus = (s: RawStatus): CheckInfo => {
+  const completed = s.state !== 'pending';
+  const conclusion: CheckConclusion | undefined = !completed
+    ? undefined
+    : s.state === 'success'
+      ? 'success'
+      : s.state === 'failure'
+        ? 'failure'
+        : 'error';
+  return {
+    name: s.context,
+    status: completed ? 'completed' : 'in_progress',
+    ...(conclusion ? { conclusion } : {}),
+    summary: s.description ?? '',
+    url: s.target_url ?? '',
+    externalId: `status:${s.id}`,
+    ...(s.creator?.login ? { reporter: s.creator.login } : {}),
+    ...(s.created_at ? { startedAt: s.created_at } : {}),
+  };
+};
+
+const annotationLevel = (level: string | null | undefined): CheckAnnotation['level'] =>
+  level === 'failure' ? 'failure' : level === 'warning' ? 'warning' : 'notice';
+
+/** The last `maxBytes` of a response body, read as a stream so a huge log never sits in memory whole. */
+export const readTail = async (res: Response, maxBytes: number): Promise<string> => {
+  const reader = res.body?.getReader();
+  let kept = Buffer.alloc(0);
+  while (reader) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    kept = Buffer.concat([kept, value]);
+    if (kept.length > 2 * maxBytes) kept = kept.subarray(kept.length - maxBytes);
+  }
+  let tail = kept.length > maxBytes ? kept.subarray(kept.length - maxBytes) : kept;
+  // Do not start inside a UTF-8 sequence.
+  while (tail.length > 0 && (tail[0]! & 0xc0) === 0x80) tail = tail.subarray(1);
+  return tail.toString('utf8');
+};
+
+export interface GithubCheckOptions {
+  /** The bot's login (`<slug>[bot]`): its app slug marks its own check runs. */
+  botLogin: string;
+  fetch?: typeof fetch;
+  requestTimeoutMs?: number;
+}
+
+export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
+  const botSlug = opts.botLogin.replace(/\[bot\]$/, '');
+  const doFetch = opts.fetch ?? globalThis.fetch;
+
+  const annotationsOf = async (repo: RepoRef, runId: number): Promise<CheckAnnotation[]> => {
+    const { data } = await call(
+      { action: `read the annotations of check run ${runId}`, repo, need: 'checks:read' },
+      () => gh.rest.checks.listAnnotations({ ...at(repo), check_run_id: runId, per_page: maxAnnotations }),
+    );
+    return data.map((a) => ({
+      path: a.path,
+      startLine: a.start_line,
+      level: annotationLevel(a.annotation_level),
+      message: a.message ?? '',
+      ...(a.title ? { title: a.title } : {}),
+    }));
+  };
+
+  const listChecks = async (repo: RepoRef, sha: string): Promise<CheckInfo[]> => {
+    const runs = await call(
+      { action: `list the check runs of ${sha.slice(0, 7)}`, repo, need: 'checks:read' },
+      () =>
+        gh.paginate(gh.rest.checks.listForRef, { ...at(repo), ref: sha, filter: 'latest', per_page: 100 }),
+    );
+    const combined = await call(
+      { action: `read the combined status of ${sha.slice(0, 7)}`, repo, need: 'statuses:read' },
+      () => gh.rest.repos.getCombinedStatusForRef({ ...at(repo), ref: sha, per_page: 100 }),
+    );
+    const fromRuns = await Promise.all(
+      runs.map(async (run) => {
+        const check = toCheckFromRun(run);
+        const failed =
+          check.status === 'completed' && !['success', 'neutral', 'skipped'].includes(check.conclusion ?? '');
+        if (failed && (run.output?.annotations_count ?? 0) > 0)
+          check.annotations = await annotationsOf(repo, run.id);
+        return check;
+      }),
+    );
+    return [...fromRuns, ...combined.data.statuses.map(toCheckFromStatus)];
+  };
+
+  return {
+    listChecks,
+
+    async jobLogTail(repo: RepoRef, jobId: number, maxBytes: number): Promise<string | undefined> {
+      // The API answers 302 to a short-lived signed URL; our token must not follow it there.
+      const res = await call(
+        { action: `read the log of Actions job ${jobId}`, repo, need: 'actions:read' },
+        () =>
+          gh.rest.actions.downloadJobLogsForWorkflowRun({
+            ...at(repo),
+            job_id: jobId,
+            request: { redirect: 'manual' },
+          }),
+      );
+      const location = (res.headers as Record<string, string | undefined>).location;
+      if (!location) {
+        if (typeof res.data === 'string') return res.data.slice(-maxBytes);
+        return undefined;
+      }
+      let url: URL;
+      try {
+        url = new URL(location);
+      } catch {
+        throw new AppError('forge_error', `GitHub sent an unreadable log address for job ${jobId}`);
+      }
+      if (url.protocol !== 'https:' && url.protocol !== 'http:')
+        throw new AppError('forge_error', `GitHub sent a log address that is not http(s) for job ${jobId}`);
+      const log = await doFetch(url, {
+        redirect: 'follow',
+        signal: AbortSignal.timeout(opts.requestTimeoutMs ?? 30_000),
+      }).catch((err: unknown) => {
+        throw new AppError(
+          'forge_unavailable',
+          `could not download the log of Actions job ${jobId}`,
+          {},
+          {
+            cause: err,
+          },
+        );
+      });
+      // An expired or missing log is no reason to fail the whole fix prompt.
+      if (log.status === 404 || log.status === 410) return undefined;
+      if (!log.ok)
+        throw new AppError(
+          'forge_unavailable',
+          `the log of Actions job ${jobId} could not be downloaded (HTTP ${log.status})`,
+        );
+      return readTail(log, maxBytes);
+    },
+
+    async reportProgress(repo: RepoRef, sha: string, report: ProgressReport): Promise<void> {
+      const existing = await call(
+        { action: `find the ${progressCheckName} check on ${sha.slice(0, 7)}`, repo, need: 'checks:read' },
+        () =>
+          gh.rest.checks.listForRef({
+            ...at(repo),
+            ref: sha,
+            check_name: progressCheckName,
+            filter: 'latest',
+            per_page: 100,
+          }),
+      );
+      const mine = existing.data.check_runs.find((r) => r.app?.slug === botSlug);
+      const state = report.state;
+      const progress = state === 'queued' || state === 'in_progress' ? { status: state } : undefined;
+      const fields = {
+        ...(progress ?? {
+          status: 'completed' as const,
+          conclusion: state as 'success' | 'failure' | 'neutral',
+        }),
+        ...(report.detailsUrl ? { details_url: report.detailsUrl } : {}),
+        output: {
+          title: report.title.slice(0, 255),
+          summary: report.summary.slice(0, maxSummaryChars),
+        },
+      };
+      if (mine) {
+        await call(
+          {
+            action: `update the ${progressCheckName} check on ${sha.slice(0, 7)}`,
+            repo,
+            need: 'checks:write',
+          },
+          () => gh.rest.checks.update({ ...at(repo), check_run_id: mine.id, ...fields }),
+        );
+        return;
+      }
+      await call(
+        { action: `create the ${progressCheckName} check on ${sha.slice(0, 7)}`, repo, need: 'checks:write' },
+        () => gh.rest.checks.create({ ...at(repo), name: progressCheckName, head_sha: sha, ...fields }),
+      );
+    },
+  };
+};

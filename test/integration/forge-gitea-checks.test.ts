@@ -1,0 +1,115 @@
+// Commit statuses and reviews through the Gitea forge against the contract-checked fake: the combined
+// status normalised to checks, the bot's progress as the `blitz` status, reviews (stale after a push),
+// their line comments, and an answer that joins the comment's conversation.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isAppError } from '../../src/errors.ts';
+import { type GiteaHarness, startGiteaHarness } from '../support/fake-gitea/setup.ts';
+import type { MemoryGit } from '../support/world.ts';
+import { checksOf } from '../support/world-checks.ts';
+
+const app = { owner: 'acme', name: 'app' };
+let h: GiteaHarness;
+let sha: string;
+
+beforeEach(async () => {
+  h = await startGiteaHarness({
+    fake: { tokens: { 'gitea-test-token': 'blitz-bot', 'wendy-token': 'wendy' } },
+  });
+  sha = (h.repo.git as MemoryGit).commit('feature', 'main');
+  h.world.grant(h.repo, 'wendy', 'write');
+});
+afterEach(async () => {
+  await h.fake.close();
+  h.fake.assertNoViolations();
+});
+
+const api = (token: string, method: string, path: string, body?: unknown) =>
+  fetch(`${h.fake.url}/api/v1${path}`, {
+    method,
+    headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+
+describe('statuses', () => {
+  it('reads the newest status per context as checks, and reports progress as the `blitz` status', async () => {
+    const store = checksOf(h.world);
+    const base = { sha, description: '', targetUrl: null, creator: 'ci-bot' };
+    store.addStatus(h.repo, { ...base, context: 'ci/test', state: 'pending' });
+    store.addStatus(h.repo, { ...base, context: 'ci/test', state: 'failure', description: '3 failed' });
+    store.addStatus(h.repo, { ...base, context: 'ci/lint', state: 'pending' });
+
+    await h.forge.reportProgress!(app, sha, {
+      state: 'in_progress',
+      title: 'reviewing',
+      summary: 'not sent to Gitea',
+      detailsUrl: 'http://status.example/runs/1',
+    });
+    const checks = await h.forge.listChecks!(app, sha);
+    expect(checks).toHaveLength(3);
+    expect(checks.find((c) => c.name === 'ci/test')).toMatchObject({
+      status: 'completed',
+      conclusion: 'failure',
+      summary: '3 failed',
+      reporter: 'ci-bot',
+    });
+    expect(checks.find((c) => c.name === 'ci/lint')).toMatchObject({ status: 'in_progress' });
+    expect(checks.find((c) => c.name === 'blitz')).toMatchObject({
+      status: 'in_progress',
+      reporter: 'blitz-bot',
+      url: 'http://status.example/runs/1',
+    });
+  });
+
+  it('a status on a commit that does not exist is not_found and records nothing', async () => {
+    const err = await h.forge.reportProgress!(app, 'f'.repeat(40), {
+      state: 'success',
+      title: 'x',
+      summary: '',
+    }).catch((e: unknown) => e);
+    expect(isAppError(err, 'not_found')).toBe(true);
+    expect(checksOf(h.world).statuses).toHaveLength(0);
+  });
+
+  it('an unknown status state is refused by the contract check and records nothing', async () => {
+    const res = await api('gitea-test-token', 'POST', `/repos/acme/app/statuses/${sha}`, {
+      context: 'x',
+      state: 'running',
+    });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(checksOf(h.world).statuses).toHaveLength(0);
+    h.fake.violations.length = 0;
+  });
+});
+
+describe('reviews', () => {
+  it('lists a writer’s review and line comment, marks it stale after a push, and answers on its line', async () => {
+    const pr = await h.forge.openPullRequest(app, { head: 'feature', base: 'main', title: 'x', body: '' });
+    const posted = await api('wendy-token', 'POST', `/repos/acme/app/pulls/${pr.ref.number}/reviews`, {
+      event: 'REQUEST_CHANGES',
+      body: 'please rename',
+      comments: [{ path: 'src/a.ts', new_position: 3, body: 'call it `total`' }],
+    });
+    expect(posted.status).toBe(200);
+
+    expect(await h.forge.listReviews!(pr.ref)).toEqual([
+      expect.objectContaining({ author: 'wendy', state: 'changes_requested', commitSha: sha }),
+    ]);
+    const [comment] = await h.forge.listReviewComments!(pr.ref);
+    expect(comment).toMatchObject({ author: 'wendy', path: 'src/a.ts', line: 3, body: 'call it `total`' });
+
+    const reply = await h.forge.replyToReviewComment!(pr.ref, comment!.id, 'Renamed in abc1234.');
+    expect(reply).toMatchObject({ author: 'blitz-bot', path: 'src/a.ts', line: 3, inReplyTo: comment!.id });
+    expect(checksOf(h.world).commentsOn(h.repo, pr.ref.number).at(-1)?.inReplyTo).toBe(comment!.id);
+
+    (h.repo.git as MemoryGit).commit('feature');
+    const [after] = await h.forge.listReviews!(pr.ref);
+    expect(after).toMatchObject({ state: 'changes_requested', stale: true });
+  });
+
+  it('answering a comment that is not on the PR is not_found and posts nothing', async () => {
+    const pr = await h.forge.openPullRequest(app, { head: 'feature', base: 'main', title: 'x', body: '' });
+    const err = await h.forge.replyToReviewComment!(pr.ref, 4242, 'hi').catch((e: unknown) => e);
+    expect(isAppError(err, 'not_found')).toBe(true);
+    expect(checksOf(h.world).reviews).toHaveLength(0);
+  });
+});

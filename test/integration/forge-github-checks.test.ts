@@ -1,0 +1,169 @@
+// Checks and reviews through the GitHub forge against the contract-checked fake: check runs and the
+// combined status normalised to one shape, annotations of failed runs, an Actions job's log tail, the
+// bot's own `blitz` check created then updated in place, reviews, line comments and a threaded reply.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isAppError } from '../../src/errors.ts';
+import type { RepoRef } from '../../src/forges/types.ts';
+import { type GithubHarness, githubHarness } from '../support/fake-github/harness.ts';
+import { checksOf } from '../support/world-checks.ts';
+
+const app: RepoRef = { owner: 'acme', name: 'app' };
+
+let h: GithubHarness;
+let sha: string;
+beforeEach(async () => {
+  h = await githubHarness({
+    fake: { tokens: { 'test-token': 'blitz-bot[bot]', 'wendy-token': 'wendy', 'rita-token': 'rita' } },
+  });
+  sha = h.git.commit('feature', 'main');
+  h.world.grant(h.repo, 'wendy', 'write');
+  h.world.grant(h.repo, 'rita', 'read');
+});
+afterEach(async () => {
+  await checksOf(h.world).close();
+  await h.close();
+});
+
+const api = (token: string, method: string, path: string, body?: unknown) =>
+  fetch(`${h.fake.apiUrl}${path}`, {
+    method,
+    headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+
+describe('checks', () => {
+  it('reads check runs and commit statuses on a sha as one list, with annotations and job log of a failure', async () => {
+    const store = checksOf(h.world);
+    const failed = store.addRun(h.repo, {
+      name: 'test (ubuntu)',
+      headSha: sha,
+      appSlug: 'github-actions',
+      conclusion: 'failure',
+      title: '2 tests failed',
+      summary: 'expected 3, got 4',
+      annotations: [
+        { path: 'src/a.ts', startLine: 7, endLine: 7, level: 'failure', message: 'boom', title: null },
+      ],
+      log: `${'x'.repeat(5000)}\nFAIL src/a.test.ts > adds\n`,
+    });
+    store.addRun(h.repo, { name: 'lint', headSha: sha, appSlug: 'github-actions', status: 'in_progress' });
+    store.addStatus(h.repo, {
+      sha,
+      context: 'ci/legacy',
+      state: 'success',
+      description: 'ok',
+      targetUrl: null,
+      creator: 'wendy',
+    });
+
+    const checks = await h.forge.listChecks!(app, sha);
+    expect(checks).toHaveLength(3);
+    expect(checks.find((c) => c.name === 'test (ubuntu)')).toMatchObject({
+      status: 'completed',
+      conclusion: 'failure',
+      summary: '2 tests failed\n\nexpected 3, got 4',
+      annotations: [{ path: 'src/a.ts', startLine: 7, level: 'failure', message: 'boom' }],
+      externalId: `check_run:${failed.id}`,
+      actionsJobId: failed.id,
+      reporter: 'github-actions',
+    });
+    expect(checks.find((c) => c.name === 'lint')).toMatchObject({ status: 'in_progress' });
+    // A combined status names no creator: only check runs carry who reported them.
+    expect(checks.find((c) => c.name === 'ci/legacy')).toMatchObject({
+      status: 'completed',
+      conclusion: 'success',
+      externalId: expect.stringMatching(/^status:\d+$/),
+    });
+
+    const tail = await h.forge.jobLogTail!(app, failed.id, 100);
+    expect(tail).toContain('FAIL src/a.test.ts > adds');
+    expect(Buffer.byteLength(tail ?? '')).toBeLessThanOrEqual(100);
+    // The log host never sees the forge token: the signed URL is fetched without it.
+    expect(h.logs()).not.toContain('test-token');
+  });
+
+  it('a job without a log reads as no log, not as a failure', async () => {
+    expect(await h.forge.jobLogTail!(app, 999_999, 100)).toBeUndefined();
+  });
+
+  it('creates the bot’s own check `blitz` once and then updates it in place', async () => {
+    await h.forge.reportProgress!(app, sha, { state: 'queued', title: 'queued', summary: 'waiting' });
+    await h.forge.reportProgress!(app, sha, {
+      state: 'in_progress',
+      title: 'reviewing',
+      summary: 'review leg running',
+      detailsUrl: 'http://status.example/runs/1',
+    });
+    await h.forge.reportProgress!(app, sha, {
+      state: 'success',
+      title: 'review passed',
+      summary: 'all good',
+    });
+    const mine = checksOf(h.world).runsFor(h.repo, sha);
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({
+      name: 'blitz',
+      appSlug: 'blitz-bot',
+      status: 'completed',
+      conclusion: 'success',
+      title: 'review passed',
+      detailsUrl: 'http://status.example/runs/1',
+    });
+    const read = await h.forge.listChecks!(app, sha);
+    expect(read).toEqual([expect.objectContaining({ name: 'blitz', reporter: 'blitz-bot' })]);
+  });
+
+  it('a malformed check run (unknown status word) is a contract violation and changes nothing', async () => {
+    const res = await api('test-token', 'POST', '/repos/acme/app/check-runs', {
+      name: 'x',
+      head_sha: sha,
+      status: 'running',
+    });
+    expect(res.status).toBe(500);
+    expect(h.fake.violations.join('\n')).toMatch(/status/);
+    expect(checksOf(h.world).runs).toHaveLength(0);
+    h.fake.violations.length = 0;
+  });
+});
+
+describe('reviews', () => {
+  it('lists a writer’s changes-requested review and its line comment, and answers on the thread', async () => {
+    const pr = await h.forge.openPullRequest(app, { head: 'feature', base: 'main', title: 'x', body: '' });
+    const posted = await api('wendy-token', 'POST', `/repos/acme/app/pulls/${pr.ref.number}/reviews`, {
+      event: 'REQUEST_CHANGES',
+      body: 'please rename',
+      comments: [{ path: 'src/a.ts', line: 3, body: 'call it `total`' }],
+    });
+    expect(posted.status).toBe(200);
+
+    const reviews = await h.forge.listReviews!(pr.ref);
+    expect(reviews).toEqual([
+      expect.objectContaining({
+        author: 'wendy',
+        state: 'changes_requested',
+        body: 'please rename',
+        commitSha: sha,
+      }),
+    ]);
+    const comments = await h.forge.listReviewComments!(pr.ref);
+    expect(comments).toEqual([
+      expect.objectContaining({ author: 'wendy', path: 'src/a.ts', line: 3, body: 'call it `total`' }),
+    ]);
+
+    const reply = await h.forge.replyToReviewComment!(pr.ref, comments[0]!.id, 'Renamed in abc1234.');
+    expect(reply).toMatchObject({
+      author: 'blitz-bot[bot]',
+      inReplyTo: comments[0]!.id,
+      path: 'src/a.ts',
+      line: 3,
+    });
+    expect(checksOf(h.world).commentsOn(h.repo, pr.ref.number)).toHaveLength(2);
+  });
+
+  it('answering a comment that is not on the PR is not_found and posts nothing', async () => {
+    const pr = await h.forge.openPullRequest(app, { head: 'feature', base: 'main', title: 'x', body: '' });
+    const err = await h.forge.replyToReviewComment!(pr.ref, 424242, 'hello').catch((e: unknown) => e);
+    expect(isAppError(err, 'not_found')).toBe(true);
+    expect(checksOf(h.world).reviewComments).toHaveLength(0);
+  });
+});
