@@ -14,16 +14,19 @@ const packageVersion = (): string => {
   return pkg.version;
 };
 
-/** Builds the whole bot (see compose/bot.ts), starts it, and returns its stop. */
+/**
+ * Opens the store and the socket first (so /healthz answers within about a second of a cold start),
+ * then builds the whole bot (see compose/bot.ts), starts it, and returns its stop.
+ */
 export const serve = async (): Promise<() => Promise<void>> => {
-  const [{ composeBot }, { loadBlitzConfig, runnerBaseEnv }, { loadDotenvFile }, envModule, notify, log] =
+  const [{ loadBlitzConfig, runnerBaseEnv }, { loadDotenvFile }, envModule, log, { openStore }, early] =
     await Promise.all([
-      import('./compose/bot.ts'),
       import('./config/blitz-config.ts'),
       import('./config/dotenv.ts'),
       import('./config/env.ts'),
-      import('./config/notify-targets.ts'),
       import('./observability/logger.ts'),
+      import('./store/open-store.ts'),
+      import('./http/early-listener.ts'),
     ]);
   loadDotenvFile();
   const env = envModule.loadEnv();
@@ -31,6 +34,18 @@ export const serve = async (): Promise<() => Promise<void>> => {
   const version = packageVersion();
   // A broken operator file stops the start with its field errors; a missing one means defaults.
   const config = loadBlitzConfig(env.BLITZ_CONFIG, {});
+  const store = await openStore(env.DATABASE_URL);
+  const listener = await early.listenEarly({
+    port: env.PORT,
+    ...(env.HOST ? { hostname: env.HOST } : {}),
+    store,
+    version,
+  });
+  // The rest of the bot loads while /healthz already answers; other requests wait for it.
+  const [{ composeBot }, notify] = await Promise.all([
+    import('./compose/bot.ts'),
+    import('./config/notify-targets.ts'),
+  ]);
   const bot = await composeBot({
     env,
     config,
@@ -38,6 +53,8 @@ export const serve = async (): Promise<() => Promise<void>> => {
     version,
     baseEnv: runnerBaseEnv(),
     notifyTargets: notify.notifyTargetsFrom(config.notify),
+    store,
+    listener,
   });
   const { port } = await bot.start();
   logger.info(

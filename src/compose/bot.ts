@@ -12,6 +12,7 @@ import type { NotifyTargetValues } from '../config/notify-targets.ts';
 import { githubBaseUrl } from '../forges/github/index.ts';
 import type { ForgeKind } from '../forges/types.ts';
 import type { createApp } from '../http/app.ts';
+import type { EarlyListener } from '../http/early-listener.ts';
 import { createDeliveryQueue } from '../intake/delivery-queue.ts';
 import { createForgeResolver } from '../intake/forge-resolver.ts';
 import { createEventProcessor, type DeliveryWork } from '../intake/process-events.ts';
@@ -33,6 +34,7 @@ import type { RunnerEvent } from '../runner/types.ts';
 import { buildNotifiers } from '../ship/notify.ts';
 import { createRunEvents, type RunEvents } from '../status/run-events.ts';
 import { openRunStore, openStore } from '../store/open-store.ts';
+import type { Store } from '../store/types.ts';
 import { learnGiteaLogin } from './gitea-login.ts';
 import { scanBlitzMarkers } from './gitea-markers.ts';
 import { startGithubApp } from './github-app.ts';
@@ -60,6 +62,10 @@ export interface BotOptions {
   name?: string;
   /** Seconds a runner holds a job before it goes to another; default 120. */
   jobLeaseSeconds?: number;
+  /** The delivery store, already open (`serve` opens it first to answer /healthz); the bot closes it. */
+  store?: Store;
+  /** The socket `serve` opened before composing (src/http/early-listener.ts); start() hands it the app. */
+  listener?: EarlyListener;
 }
 
 export interface Bot {
@@ -78,7 +84,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
   const { env, config, logger } = o;
   // Every configured secret and every credential shape, out of what the bot writes for people to read.
   const redact = createRedactor(configuredSecrets(env, o.notifyTargets));
-  const store = await openStore(env.DATABASE_URL);
+  const store = o.store ?? (await openStore(env.DATABASE_URL));
   const runs = await openRunStore(env.DATABASE_URL);
   const ledger = redactingLedger(runs.ledger, redact);
   const runners = await openRunnerSide(env.DATABASE_URL, logger, redact);
@@ -231,9 +237,15 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     runEvents,
     async start() {
       await runner.reattach();
-      server = serveHttp({ fetch: app.fetch, port: env.PORT, ...(env.HOST ? { hostname: env.HOST } : {}) });
+      if (o.listener) {
+        server = o.listener.server;
+        o.listener.handOver(app.fetch);
+      } else {
+        server = serveHttp({ fetch: app.fetch, port: env.PORT, ...(env.HOST ? { hostname: env.HOST } : {}) });
+        const opening = server;
+        await new Promise<void>((resolve) => opening.once('listening', resolve));
+      }
       const listening = server;
-      await new Promise<void>((resolve) => listening.once('listening', resolve));
       await resumeUnprocessed(intake);
       queueDispatch.start();
       ticks = [

@@ -9,6 +9,7 @@ import { runStatsCli } from '../../src/status/stats-command.ts';
 import { runStatusCli } from '../../src/status/status-command.ts';
 import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
 import { finishedRunId, liveRunId, seedFinishedRun } from '../fixtures/runs/finished-run.ts';
+import { blitzBotArgv } from '../support/cli.ts';
 import { removeDir, tempDir } from '../support/git.ts';
 
 const dirs: string[] = [];
@@ -35,7 +36,8 @@ const capture = () => {
 describe('blitz-bot status', () => {
   it('prints the live runs, not the finished ones, from the real CLI entry', async () => {
     const file = await seeded();
-    const res = await run(['node', '--import', 'tsx', 'src/main.ts', 'status'], {
+    // The compiled entry, as the `blitz-bot` bin runs it (dist/main.js).
+    const res = await run(blitzBotArgv('status'), {
       cwd: process.cwd(),
       env: { PATH: process.env.PATH, DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'silent' },
       timeoutMs: 60_000,
