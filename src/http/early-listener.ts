@@ -37,8 +37,12 @@ export const listenEarly = async (o: {
   };
   const server = serveHttp({ fetch, port: o.port, ...(o.hostname ? { hostname: o.hostname } : {}) });
   await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
     server.once('error', reject);
+    server.once('listening', () => {
+      // Later server errors are not this start's: they stay as unhandled as the app's own server's.
+      server.off('error', reject);
+      resolve();
+    });
   });
   return {
     server,

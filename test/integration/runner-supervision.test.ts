@@ -64,7 +64,9 @@ describe('runner supervision', () => {
     if (r.kind !== 'attempt') throw new Error('expected an attempt');
     await until(() => statSync(r.attempt.logPath).size > 0);
     await h.runner.tick();
-    await sleep(600);
+    // The next check comes once the worker has written more (an event, not a fixed wait).
+    const seen = statSync(r.attempt.logPath).size;
+    await until(() => statSync(r.attempt.logPath).size > seen);
     await h.runner.tick();
     expect(h.events.some((e) => e.type === 'attempt.nudged')).toBe(false);
     expect((await settle(h, r.attempt.id)).outcome).toBe('solved');
