@@ -27,6 +27,7 @@ import { localOnlyLedger } from '../orchestrator/dispatch-local.ts';
 import { createOrchestrator, type Orchestrator } from '../orchestrator/orchestrator.ts';
 import { createReviewLeg } from '../orchestrator/review-leg.ts';
 import { openRunnerSide } from '../remote-runner/open-runner-side.ts';
+import { createRetryRequeue } from '../remote-runner/requeue-retry.ts';
 import { redactingLedger } from '../runner/redacting-ledger.ts';
 import { Runner } from '../runner/runner.ts';
 import { startSupervision } from '../runner/schedule.ts';
@@ -137,6 +138,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     logger: logger.child({ name: 'runner' }),
     credentials: runnerCredentials({ runs, forges, configured }),
     baseEnv: o.baseEnv,
+    requeue: (r) => requeue(r),
   });
   // Every dispatch goes through the job queue; this bot's own consumer runs the jobs no remote runner takes.
   const queueDispatch = createQueueDispatch({
@@ -150,6 +152,14 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     machine,
     ...(o.jobLeaseSeconds ? { leaseSeconds: o.jobLeaseSeconds } : {}),
   });
+  // An unsolved attempt's retry, local or remote, is a new job on the queue (any runner claims it).
+  const requeue = createRetryRequeue({
+    dispatcher: queueDispatch.dispatcher,
+    ledger,
+    retries: config.runner.retries,
+    logger: logger.child({ name: 'retries' }),
+  });
+  runners.onUnsolved(requeue);
   const notify = buildNotifiers(o.notifyTargets.targets ?? []);
   for (const problem of notify.problems) logger.warn(problem);
   orch = createOrchestrator({

@@ -54,7 +54,8 @@ export class RunnerAgent {
         .catch((err: unknown) => o.logger.error({ err }, 'report could not be buffered'));
     });
     this.runner = new Runner({
-      config: o.runnerConfig,
+      // Retries are the bot's: it enqueues an unsolved attempt's retry as a new job (any runner's).
+      config: { ...o.runnerConfig, retries: 0 },
       ledger: this.ledger,
       clock: systemClock,
       events: (e) => o.logger.info({ event: e }, 'runner event'),

@@ -23,6 +23,8 @@ export interface RunnerHubDeps {
   ledger: AttemptLedger;
   logger: Logger;
   clock?: { now(): Date };
+  /** Called with an attempt a report ended unsolved: the bot enqueues its retry (requeue-retry.ts). */
+  onUnsolved?: (record: AttemptRecord) => Promise<unknown>;
 }
 
 export interface RunnerHub {
@@ -66,7 +68,8 @@ export const remoteAttemptRecord = (
   promptPath: '',
   exitPath: '',
   argvRedacted: [],
-  job: { ...job, retry: result.retry },
+  // The retry count is the stored job's too: retries are jobs the bot enqueued (requeue-retry.ts).
+  job,
   runner,
   launchedAt: result.launchedAt,
   startedAt: result.startedAt,
@@ -212,7 +215,15 @@ export const createRunnerHub = (d: RunnerHubDeps): RunnerHub => {
           );
         }
         if (report.seq <= receipt.lastSeq) return { applied: false };
-        await d.ledger.update(a.id, resultPatch(a));
+        const before = await d.ledger.get(a.id);
+        const after = await d.ledger.update(a.id, resultPatch(a));
+        // Ended unsolved by this report: its retry is a new job on the queue, from the stored job.
+        if (before?.outcome !== 'unsolved' && after.outcome === 'unsolved')
+          await d
+            .onUnsolved?.(after)
+            .catch((err: unknown) =>
+              d.logger.warn({ attemptId: a.id, err }, 'retry not enqueued; the issue shows as failed'),
+            );
       }
       await d.registry.saveReceipt(
         {

@@ -6,7 +6,7 @@ import type { Redact } from '../observability/redact.ts';
 import { openJobQueue } from '../queue/open-queue.ts';
 import type { JobQueue } from '../queue/types.ts';
 import { redactingLedger } from '../runner/redacting-ledger.ts';
-import type { AttemptLedger } from '../runner/types.ts';
+import type { AttemptLedger, AttemptRecord } from '../runner/types.ts';
 import { openRunnerRegistry, openRunStore } from '../store/open-store.ts';
 import type { RunnerRegistry } from '../store/runner-tokens.ts';
 import { createRunnerHub, type RunnerHub } from './hub.ts';
@@ -16,6 +16,8 @@ export interface RunnerSide {
   queue: JobQueue;
   registry: RunnerRegistry;
   ledger: AttemptLedger;
+  /** Sets what the hub does with an attempt a remote runner's report ended unsolved (its retry). */
+  onUnsolved(fn: (record: AttemptRecord) => Promise<unknown>): void;
   close(): Promise<void>;
 }
 
@@ -29,8 +31,18 @@ export const openRunnerSide = async (
   const runs = await openRunStore(databaseUrl);
   // What remote runners report (final reports, failure summaries) is stored redacted.
   const ledger = redactingLedger(runs.ledger, redact);
+  let unsolved: ((record: AttemptRecord) => Promise<unknown>) | undefined;
   return {
-    hub: createRunnerHub({ queue, registry, ledger, logger: logger.child({ name: 'runners' }) }),
+    hub: createRunnerHub({
+      queue,
+      registry,
+      ledger,
+      logger: logger.child({ name: 'runners' }),
+      onUnsolved: async (r) => unsolved?.(r),
+    }),
+    onUnsolved(fn) {
+      unsolved = fn;
+    },
     queue,
     registry,
     ledger: runs.ledger,

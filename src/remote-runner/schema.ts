@@ -48,7 +48,7 @@ export const attemptResultSchema = z
     id: z.string().min(1).max(100),
     runId: z.string().min(1),
     issue: z.object({ repo: repoRefSchema.strict(), number: z.number().int().positive() }).strict(),
-    /** Which retry of the job this attempt is (the runner retries an unsolved attempt itself). */
+    /** Which retry of the job this attempt is (informational: the bot keeps the count in its own job). */
     retry: z.number().int().min(0).max(100),
     launchedAt: z.string().max(100),
     startedAt: z.string().max(100),

@@ -50,6 +50,11 @@ export interface RunnerDeps {
    * cleanups but never a worker, so it needs no worker user (nor root to switch to one).
    */
   startsWorkers?: boolean;
+  /**
+   * Where an unsolved attempt's retry goes: the bot enqueues it as a new job (any runner may claim
+   * it). Without it (a runner with no queue behind it) the retry starts here, from the stored job.
+   */
+  requeue?: (r: AttemptRecord) => Promise<unknown>;
 }
 
 export type RunnerJobResult =
@@ -302,6 +307,10 @@ export class Runner {
     // Only an attempt this runner started is retried here, from the job it stored: never a remote
     // runner's (which retries its own).
     if (r.runner !== undefined || r.job.retry >= this.d.config.retries) return;
+    if (this.d.requeue) {
+      await this.d.requeue(r);
+      return;
+    }
     const next = await this.startAttempt({
       ...r.job,
       retry: r.job.retry + 1,

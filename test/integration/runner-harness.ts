@@ -62,6 +62,8 @@ export const makeHarness = (
     /** Mode of the temp workspace (private by default; another worker user needs to reach it). */
     chmodWorkspace?: number;
     botUid?: number;
+    /** Where an unsolved attempt's retry goes (the bot's queue); default: started here. */
+    requeue?: (r: AttemptRecord) => Promise<unknown>;
   } = {},
 ): Harness => {
   const workspace = opts.workspace ?? tempDir('blitz-ws-');
@@ -93,6 +95,7 @@ export const makeHarness = (
       PATH: [...(opts.pathPrepend ?? []), testEnv().PATH].join(':'),
     },
     ...(opts.botUid !== undefined ? { botUid: opts.botUid } : {}),
+    ...(opts.requeue ? { requeue: opts.requeue } : {}),
   });
   return { runner, ledger, clock, events, workspace };
 };

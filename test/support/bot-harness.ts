@@ -6,6 +6,7 @@ import { Webhooks } from '@octokit/webhooks';
 import type { BlitzConfig } from '../../src/config/blitz-config.ts';
 import { createGiteaForge } from '../../src/forges/gitea/index.ts';
 import { createGithubForge } from '../../src/forges/github/index.ts';
+import { withCleanOutgoing } from '../../src/forges/outgoing-text.ts';
 import type { Forge, ForgeKind } from '../../src/forges/types.ts';
 import { createApp } from '../../src/http/app.ts';
 import { createDeliveryQueue } from '../../src/intake/delivery-queue.ts';
@@ -13,6 +14,7 @@ import { createEventProcessor } from '../../src/intake/process-events.ts';
 import { createReceiver } from '../../src/intake/receive.ts';
 import type { Logger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
+import { createRedactor } from '../../src/observability/redact.ts';
 import type { OrchestratorDeps } from '../../src/orchestrator/context.ts';
 import { createQueueDispatch } from '../../src/orchestrator/dispatch-compose.ts';
 import { createOrchestrator, type Orchestrator } from '../../src/orchestrator/orchestrator.ts';
@@ -126,7 +128,9 @@ export interface Bot {
 
 /** One bot process over the SQLite file `dbPath`; a second call is a restarted process. */
 export const startBot = (o: BotOptions): Bot => {
-  const { config, forge, logger } = o;
+  const { config, logger } = o;
+  // What the bot writes passes the production filter (controls, commands, secrets): tests see what users would.
+  const forge = withCleanOutgoing(o.forge, createRedactor([o.secrets.github, o.secrets.gitea]));
   const store = openSqliteStore(o.dbPath);
   const runs = openSqliteRunStore(o.dbPath);
   let orchRef: Orchestrator | undefined;
