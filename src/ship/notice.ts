@@ -37,6 +37,10 @@ export interface RunNotice {
   issuesShipped: number;
   /** How a shipped run went out. */
   path?: ShipPath;
+  /** The command that continues from here (`/blitz retry #12`), when a person has one to give. */
+  command?: string;
+  /** When a spend limit lifts (ISO), for a park the tool named a reset time for. */
+  resetAt?: string;
 }
 
 export type NotifyResult =
@@ -96,6 +100,29 @@ export const noticeTally = (notice: RunNotice): string => {
   return notice.path ? `${issues} shipped · ${pathWords[notice.path]}` : `${issues} shipped`;
 };
 
-/** The plain-text body every text-only target sends: sentence, where, tally. */
-export const noticeMessage = (notice: RunNotice): string =>
-  `${noticeSentence(notice)} ${noticeWhere(notice)} · ${noticeTally(notice)}`;
+/** The continuing command, bounded and on one line; undefined when there is none. */
+export const noticeCommand = (notice: RunNotice): string | undefined => {
+  const c = notice.command === undefined ? '' : oneLine(notice.command, 120);
+  return c === '' ? undefined : c;
+};
+
+/** `2026-12-01 15:00 UTC`, when the notice carries a valid reset time. */
+export const noticeResetAt = (notice: RunNotice): string | undefined => {
+  const t = notice.resetAt === undefined ? Number.NaN : Date.parse(notice.resetAt);
+  return Number.isNaN(t) ? undefined : `${new Date(t).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+};
+
+/** `Resets at 2026-12-01 15:00 UTC. To continue: /blitz retry #12`: what a person can do next. */
+export const noticeNext = (notice: RunNotice): string => {
+  const reset = noticeResetAt(notice);
+  const command = noticeCommand(notice);
+  return [reset ? `Resets at ${reset}.` : '', command ? `To continue: ${command}` : '']
+    .filter(Boolean)
+    .join(' ');
+};
+
+/** The plain-text body every text-only target sends: sentence, where, tally, and what comes next. */
+export const noticeMessage = (notice: RunNotice): string => {
+  const next = noticeNext(notice);
+  return `${noticeSentence(notice)} ${noticeWhere(notice)} · ${noticeTally(notice)}${next ? ` · ${next}` : ''}`;
+};

@@ -3,6 +3,8 @@
 // title pings no one. Discord answers 204, and 429 with Retry-After when it limits the rate.
 import {
   type NotifyEvent,
+  noticeCommand,
+  noticeResetAt,
   noticeSentence,
   noticeTally,
   noticeTitle,
@@ -34,6 +36,12 @@ export const discordBody = (notice: RunNotice) => ({
       fields: [
         { name: 'Where', value: clip(noticeWhere(notice), 1024), inline: true },
         { name: 'Progress', value: clip(noticeTally(notice), 1024), inline: true },
+        ...(noticeResetAt(notice)
+          ? [{ name: 'Resets at', value: noticeResetAt(notice)!, inline: true }]
+          : []),
+        ...(noticeCommand(notice)
+          ? [{ name: 'To continue', value: clip(`\`${noticeCommand(notice)!.replaceAll('`', "'")}\``, 1024) }]
+          : []),
       ],
     },
   ],

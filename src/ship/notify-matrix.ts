@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import {
   type NotifyEvent,
+  noticeNext,
   noticeSentence,
   noticeTally,
   noticeTitle,
@@ -22,14 +23,16 @@ export const matrixBody = (notice: RunNotice) => {
   const sentence = noticeSentence(notice);
   const where = `${noticeWhere(notice)} · ${noticeTally(notice)}`;
   const link = notice.url;
+  const next = noticeNext(notice);
   return {
     msgtype: 'm.notice',
-    body: [title, sentence, where, ...(link ? [link] : [])].join('\n'),
+    body: [title, sentence, where, ...(next ? [next] : []), ...(link ? [link] : [])].join('\n'),
     format: 'org.matrix.custom.html',
     formatted_body: [
       `<strong>${escapeHtml(title)}</strong><br>`,
       `${escapeHtml(sentence)}<br>`,
       `<em>${escapeHtml(where)}</em>`,
+      ...(next ? [`<br>${escapeHtml(next)}`] : []),
       ...(link ? [`<br><a href="${escapeHtml(link)}">${escapeHtml(link)}</a>`] : []),
     ].join(''),
   };

@@ -1,7 +1,14 @@
 // Microsoft Teams through a Workflows webhook ("When a Teams webhook request is received"): a message
 // with one Adaptive Card attachment (title, sentence, facts, an Open action). The old Office 365
 // connector MessageCard is retired; Workflows take Adaptive Cards.
-import { noticeSentence, noticeTally, noticeTitle, type RunNotice } from './notice.ts';
+import {
+  noticeCommand,
+  noticeResetAt,
+  noticeSentence,
+  noticeTally,
+  noticeTitle,
+  type RunNotice,
+} from './notice.ts';
 import { jsonWebhookNotifier } from './notifier-of.ts';
 
 export const teamsBody = (notice: RunNotice) => ({
@@ -24,6 +31,8 @@ export const teamsBody = (notice: RunNotice) => ({
               ...(notice.issue !== undefined ? [{ title: 'Issue', value: `#${notice.issue}` }] : []),
               { title: 'Run', value: notice.run.id },
               { title: 'Progress', value: noticeTally(notice) },
+              ...(noticeResetAt(notice) ? [{ title: 'Resets at', value: noticeResetAt(notice)! }] : []),
+              ...(noticeCommand(notice) ? [{ title: 'To continue', value: noticeCommand(notice)! }] : []),
             ],
           },
         ],

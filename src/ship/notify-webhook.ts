@@ -1,7 +1,7 @@
 // Plain webhook notifier: one JSON document per notice, for anything without its own notifier (a
 // script, a relay, an alert rule). The body is the contract; see webhookBody.
 import type { NotifyEvent, RunNotice, ShipPath } from './notice.ts';
-import { noticeMessage, noticeSentence } from './notice.ts';
+import { noticeCommand, noticeMessage, noticeSentence } from './notice.ts';
 import { jsonWebhookNotifier } from './notifier-of.ts';
 
 export interface WebhookBody {
@@ -21,6 +21,10 @@ export interface WebhookBody {
   issuesShipped: number;
   /** How it shipped; null unless shipped. */
   path: ShipPath | null;
+  /** The command that continues (`/blitz retry #12`), or null. */
+  command: string | null;
+  /** When a spend limit lifts (ISO), or null. */
+  resetAt: string | null;
 }
 
 export const webhookBody = (notice: RunNotice): WebhookBody => ({
@@ -34,6 +38,11 @@ export const webhookBody = (notice: RunNotice): WebhookBody => ({
   url: notice.url ?? null,
   issuesShipped: notice.issuesShipped,
   path: notice.event === 'shipped' ? (notice.path ?? null) : null,
+  command: noticeCommand(notice) ?? null,
+  resetAt:
+    notice.resetAt && !Number.isNaN(Date.parse(notice.resetAt))
+      ? new Date(notice.resetAt).toISOString()
+      : null,
 });
 
 export const createWebhookNotifier = jsonWebhookNotifier('webhook', webhookBody);

@@ -1,12 +1,14 @@
 // The local ship path (seed 000 §5): start the repo's preview command detached in the integration
 // worktree and compute the URL another device on the LAN can open, `http://<lan-ip>:<port>`. Binding
 // to 0.0.0.0 is the argv's business (`--host 0.0.0.0`); the URL is never `localhost`.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { type NetworkInterfaceInfo, networkInterfaces } from 'node:os';
 import { dirname } from 'node:path';
 import { isAppError } from '../errors.ts';
-import { spawnDetached } from '../runner/exec.ts';
+import { isAlive, killGroup, redactText, spawnDetached } from '../runner/exec.ts';
 import { insideWorkspace } from '../runner/workspace.ts';
+import { tailOf } from './deploy.ts';
+import { type PollOptions, waitForPreview } from './health.ts';
 
 export type InterfacesSource = () => NodeJS.Dict<NetworkInterfaceInfo[]>;
 
@@ -64,4 +66,47 @@ export const startPreview = (opts: PreviewOptions): PreviewResult => {
       error: `Could not start the preview: ${err instanceof Error ? err.message : String(err)}`,
     };
   }
+};
+
+export interface ReadyOptions extends PreviewOptions {
+  /** How long the preview may take to answer on its port (repo config `ship.healthTimeoutSeconds`). */
+  readyTimeoutMs: number;
+  poll?: Omit<PollOptions, 'url' | 'timeoutMs'>;
+  alive?: (pid: number) => boolean;
+  kill?: (pid: number) => void;
+}
+
+const logTail = (file: string): string => {
+  try {
+    return existsSync(file) ? redactText(tailOf(readFileSync(file, 'utf8'), 10)) : '';
+  } catch {
+    return '';
+  }
+};
+
+/**
+ * Starts the preview and waits until its URL answers: a preview that never listens on its port, or
+ * whose process exits first, is a failure (its process group stopped, the log's last lines kept), never
+ * "ready".
+ */
+export const startPreviewWhenReady = async (
+  opts: ReadyOptions,
+): Promise<PreviewResult & { tail?: string }> => {
+  const started = startPreview(opts);
+  if (!started.ok) return started;
+  const alive = opts.alive ?? isAlive;
+  const ready = await waitForPreview({
+    ...opts.poll,
+    url: started.url,
+    timeoutMs: opts.readyTimeoutMs,
+    alive: () => alive(started.pid),
+  });
+  if (ready.ok) return started;
+  (opts.kill ?? ((pid: number) => killGroup(pid)))(started.pid);
+  const tail = logTail(opts.logFile);
+  return {
+    ok: false,
+    error: `The preview at ${started.url} is not ready: ${ready.error}.`,
+    ...(tail ? { tail } : {}),
+  };
 };

@@ -307,6 +307,8 @@ describe('webhook notifier', () => {
         url: z.literal(shipped.url!),
         issuesShipped: z.literal(7),
         path: z.literal('local'),
+        command: z.null(),
+        resetAt: z.null(),
       }),
       reply: 204,
     });
