@@ -99,6 +99,21 @@ export const forgeEventSchema = z.discriminatedUnion('kind', [
     mergeCommitSha: z.string().optional(),
   }),
   z.object({ kind: z.literal('pr-closed'), ...base, number: z.number().int().positive() }),
+  // The PR feedback loop (intake/*/normalize-feedback.ts): a check or status on a commit changed, or
+  // someone reviewed a PR. Routed like any event: the repo's live runs look again.
+  z.object({
+    kind: z.literal('checks-changed'),
+    ...base,
+    headSha: z.string().min(1),
+    /** The PRs whose head it is, when the forge says (GitHub check runs and suites). */
+    pullNumbers: z.array(z.number().int().positive()),
+  }),
+  z.object({
+    kind: z.literal('review-changed'),
+    ...base,
+    number: z.number().int().positive(),
+    change: z.enum(['submitted', 'edited', 'dismissed', 'comment']),
+  }),
 ]);
 
 export type ForgeEvent = z.infer<typeof forgeEventSchema>;

@@ -13,6 +13,7 @@ import {
   parsePayload,
   pullRequestEvents,
 } from '../payload.ts';
+import { giteaFeedbackEvents, normalizeGiteaFeedback } from './normalize-feedback.ts';
 import { giteaIssueCommentSchema, giteaIssuesSchema, giteaPullRequestSchema } from './schema.ts';
 
 const approvedLabel = planLabels.approved;
@@ -27,6 +28,8 @@ const baseOf = (p: Common) => ({
 });
 
 export const normalizeGitea = (eventType: string, payload: unknown): Normalized => {
+  if ((giteaFeedbackEvents as readonly string[]).includes(eventType))
+    return normalizeGiteaFeedback(eventType, payload);
   switch (eventType) {
     case 'issue_comment':
     case 'pull_request_comment': {

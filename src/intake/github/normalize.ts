@@ -15,6 +15,7 @@ import {
   pullRequestEvents,
   toActor,
 } from '../payload.ts';
+import { githubFeedbackEvents, normalizeGithubFeedback } from './normalize-feedback.ts';
 import {
   githubIssueCommentSchema,
   githubIssueDependenciesSchema,
@@ -48,9 +49,12 @@ export const githubEvents = [
   'pull_request',
   'issue_dependencies',
   'sub_issues',
+  ...githubFeedbackEvents,
 ] as const;
 
 export const normalizeGithub = (event: string, payload: unknown): Normalized => {
+  if ((githubFeedbackEvents as readonly string[]).includes(event))
+    return normalizeGithubFeedback(event, payload);
   switch (event) {
     case 'issue_comment': {
       const p = parsePayload(githubIssueCommentSchema, payload, 'issue_comment');

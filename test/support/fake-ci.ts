@@ -1,0 +1,202 @@
+// A fake CI attached to a fake forge: a post-receive hook in the real bare origin tells it of every
+// push; for a pushed branch that is the head of an open PR it checks the commit out in a temp folder
+// and runs the repository's test script (an argv, through execa, no shell string), then reports the
+// result the way the forge's own CI would: a GitHub Actions check run (summary, annotations from
+// `file:line: message` output lines, the job log) or a Gitea commit status. Tests await a result by
+// event (`whenDone(sha)`), never by sleeping.
+import { EventEmitter } from 'node:events';
+import { chmodSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { gitIn, removeDir, tempDir, testEnv } from './git.ts';
+import type { World, WorldRepo } from './world.ts';
+import { checksOf } from './world-checks.ts';
+
+export interface FakeCiOptions {
+  world: World;
+  repo: WorldRepo;
+  /** The bare origin workers push to (the repo's RealGit). */
+  bareDir: string;
+  /** Report as a GitHub Actions check run or as a Gitea commit status. */
+  forge: 'github' | 'gitea';
+  /** The test script, run in the checkout; default `sh test.sh`. */
+  command?: string[];
+  /** The check name (GitHub) or status context (Gitea). */
+  name?: string;
+  timeoutMs?: number;
+  /** Run on every pushed branch, not only PR heads. */
+  allBranches?: boolean;
+}
+
+export interface CiResult {
+  sha: string;
+  branch: string;
+  passed: boolean;
+  output: string;
+}
+
+export interface FakeCi {
+  /** Every finished run, in order. */
+  results: CiResult[];
+  events: EventEmitter<{ done: [CiResult] }>;
+  /** The result for `sha`, now or when its run finishes. */
+  whenDone(sha: string): Promise<CiResult>;
+  /** Run CI for a branch's current head by hand (a re-run). */
+  runBranch(branch: string): Promise<CiResult>;
+  close(): Promise<void>;
+}
+
+const zeroSha = /^0+$/;
+const annotationLine = /^([\w./-]+):(\d+):\s*(.+)$/;
+
+export const startFakeCi = async (opts: FakeCiOptions): Promise<FakeCi> => {
+  const name = opts.name ?? (opts.forge === 'github' ? 'test' : 'ci/test');
+  const command = opts.command ?? ['sh', 'test.sh'];
+  const events = new EventEmitter<{ done: [CiResult] }>();
+  const results: CiResult[] = [];
+  const running = new Set<Promise<unknown>>();
+  const store = checksOf(opts.world);
+
+  const isPrHead = (branch: string) =>
+    [...opts.repo.issues.values()].some((i) => i.pull && i.state === 'open' && i.pull.head === branch);
+
+  const runFor = async (branch: string, sha: string): Promise<CiResult> => {
+    const run =
+      opts.forge === 'github'
+        ? store.addRun(opts.repo, { name, headSha: sha, appSlug: 'github-actions', status: 'in_progress' })
+        : undefined;
+    if (opts.forge === 'gitea')
+      store.addStatus(opts.repo, {
+        sha,
+        context: name,
+        state: 'pending',
+        description: 'running',
+        targetUrl: null,
+        creator: 'fake-ci',
+      });
+    const dir = tempDir('blitz-fake-ci-');
+    let output = '';
+    let passed = false;
+    try {
+      await gitIn(dir, 'clone', '--quiet', '--no-checkout', opts.bareDir, 'checkout');
+      const checkout = join(dir, 'checkout');
+      await gitIn(checkout, 'checkout', '--quiet', '--detach', sha);
+      const res = await execa(command[0]!, command.slice(1), {
+        cwd: checkout,
+        env: testEnv(),
+        extendEnv: false,
+        reject: false,
+        all: true,
+        timeout: opts.timeoutMs ?? 60_000,
+        stdin: 'ignore',
+      });
+      output = res.all ?? '';
+      passed = res.exitCode === 0 && !res.timedOut;
+    } catch (err) {
+      output = `fake CI could not run: ${(err as Error).message}`;
+    } finally {
+      removeDir(dir);
+    }
+    const lines = output.trimEnd().split('\n');
+    const summary = lines.slice(-20).join('\n');
+    if (run) {
+      store.updateRun(run, {
+        status: 'completed',
+        conclusion: passed ? 'success' : 'failure',
+        title: passed ? 'tests passed' : 'tests failed',
+        summary,
+        annotations: passed
+          ? []
+          : lines.flatMap((l) => {
+              const m = annotationLine.exec(l);
+              return m
+                ? [
+                    {
+                      path: m[1]!,
+                      startLine: Number(m[2]),
+                      endLine: Number(m[2]),
+                      level: 'failure' as const,
+                      message: m[3]!,
+                      title: null,
+                    },
+                  ]
+                : [];
+            }),
+        log: output,
+      });
+    } else {
+      store.addStatus(opts.repo, {
+        sha,
+        context: name,
+        state: passed ? 'success' : 'failure',
+        description: (passed ? 'tests passed' : `tests failed: ${lines.at(-1) ?? ''}`).slice(0, 255),
+        targetUrl: null,
+        creator: 'fake-ci',
+      });
+    }
+    const result = { sha, branch, passed, output };
+    results.push(result);
+    events.emit('done', result);
+    return result;
+  };
+
+  const track = <T>(p: Promise<T>): Promise<T> => {
+    running.add(p);
+    void p.finally(() => running.delete(p)).catch(() => {});
+    return p;
+  };
+
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => {
+      body += c.toString('utf8');
+    });
+    req.on('end', () => {
+      res.writeHead(202).end();
+      for (const line of body.split('\n')) {
+        const [, sha, ref] = line.trim().split(' ');
+        if (!sha || !ref?.startsWith('refs/heads/') || zeroSha.test(sha)) continue;
+        const branch = ref.slice('refs/heads/'.length);
+        if (opts.allBranches || isPrHead(branch)) track(runFor(branch, sha));
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/push`;
+  // The hook is plain node: it hands git's `<old> <new> <ref>` lines to the CI and returns at once.
+  const hook = join(opts.bareDir, 'hooks', 'post-receive');
+  writeFileSync(
+    hook,
+    `#!${process.execPath}\nlet d = '';\nprocess.stdin.on('data', (c) => { d += c; }).on('end', () => {\n  fetch(${JSON.stringify(url)}, { method: 'POST', body: d }).catch(() => {});\n});\n`,
+  );
+  chmodSync(hook, 0o755);
+
+  return {
+    results,
+    events,
+    whenDone: (sha) => {
+      const done = results.find((r) => r.sha === sha);
+      if (done) return Promise.resolve(done);
+      return new Promise((resolve) => {
+        const listener = (r: CiResult) => {
+          if (r.sha !== sha) return;
+          events.off('done', listener);
+          resolve(r);
+        };
+        events.on('done', listener);
+      });
+    },
+    runBranch: async (branch) => {
+      const sha = await opts.repo.git.resolve(branch);
+      if (!sha) throw new Error(`fake CI: no branch ${branch}`);
+      return track(runFor(branch, sha));
+    },
+    close: async () => {
+      await Promise.allSettled([...running]);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+};
