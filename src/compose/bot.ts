@@ -10,6 +10,7 @@ import type { BlitzConfig } from '../config/blitz-config.ts';
 import type { Env } from '../config/env.ts';
 import type { NotifyTargetValues } from '../config/notify-targets.ts';
 import { githubBaseUrl } from '../forges/github/index.ts';
+import { type BudgetTracker, budgetKey, createBudgetTracker } from '../forges/rate-budget.ts';
 import type { ForgeKind } from '../forges/types.ts';
 import type { createApp } from '../http/app.ts';
 import type { EarlyListener } from '../http/early-listener.ts';
@@ -75,6 +76,8 @@ export interface Bot {
   orchestrator: Orchestrator;
   /** Run changes as the status pages see them (live updates). */
   runEvents: RunEvents;
+  /** Each forge installation's rate-limit budget and the pace it calls for (status page, orchestrator). */
+  forgeBudget: BudgetTracker;
   /** Re-attaches workers, resumes unfinished deliveries, listens on env.PORT (0: any free port), starts the ticks. */
   start(): Promise<{ port: number }>;
   /** Reverse order: HTTP, ticks, intake queue, orchestrator, stores. Idempotent. */
@@ -95,12 +98,16 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
   const github = await startGithubApp(env, baseUrl, logger);
   const githubLogin = github?.botLogin ?? '';
   const giteaLogin = env.gitea ? await learnGiteaLogin(env.gitea, logger) : '';
+  // What the forges said about their rate limits: on /metrics, and for the status page and pace().
+  const budget = createBudgetTracker();
+  metrics.setBudgetSource(() => budget.all());
   const forges = createForgeResolver({
     logger,
     redact,
-    onRequest: (forge) => (r) => {
+    onRequest: (forge, installationId) => (r) => {
       metrics.forgeRequests.inc({ forge, outcome: r.outcome });
       if (r.remaining !== undefined) metrics.forgeRateLimitRemaining.set({ forge }, r.remaining);
+      budget.observe(budgetKey(forge, installationId), r);
     },
     ...(env.github ? { github: { ...env.github, baseUrl, botLogin: githubLogin } } : {}),
     ...(env.gitea ? { gitea: { url: env.gitea.url, token: env.gitea.token, botLogin: giteaLogin } } : {}),
@@ -245,6 +252,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     metrics,
     orchestrator,
     runEvents,
+    forgeBudget: budget,
     async start() {
       await runner.reattach();
       if (o.listener) {

@@ -73,11 +73,11 @@ describe('budget tracker', () => {
       'x-ratelimit-reset': String((now + 600_000) / 1000),
       'x-ratelimit-resource': resource,
     });
-    tracker.observe('github:1', { method: 'GET', status: 200, headers: headers('core', 4990) });
-    tracker.observe('github:1', { method: 'POST', status: 200, headers: headers('graphql', 4000) });
-    tracker.observe('github:1', { method: 'POST', status: 201, headers: headers('core', 4989) });
-    tracker.observe('github:1', { method: 'PATCH', status: 422, headers: headers('core', 4988) });
-    tracker.observe('github:2', { method: 'GET', status: 200, headers: { 'x-ratelimit-limit': 'soon' } });
+    tracker.observe('github:1', { method: 'GET', status: 200, rateHeaders: headers('core', 4990) });
+    tracker.observe('github:1', { method: 'POST', status: 200, rateHeaders: headers('graphql', 4000) });
+    tracker.observe('github:1', { method: 'POST', status: 201, rateHeaders: headers('core', 4989) });
+    tracker.observe('github:1', { method: 'PATCH', status: 422, rateHeaders: headers('core', 4988) });
+    tracker.observe('github:2', { method: 'GET', status: 200, rateHeaders: { 'x-ratelimit-limit': 'soon' } });
     const s = tracker.snapshot('github:1')!;
     expect(s.resources.core).toMatchObject({ remaining: 4988, limit: 5000, resetAt: now + 600_000 });
     expect(s.resources.graphql?.remaining).toBe(4000);

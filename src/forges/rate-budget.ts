@@ -111,11 +111,17 @@ const round2 = (x: number) => Math.round(x * 100) / 100;
 export const pacedSessions = (max: number, p: Pace): number =>
   p.sessionFactor <= 0 ? 0 : Math.max(1, Math.floor(max * p.sessionFactor));
 
+/** What a forge client tells about one request (the request hook's report). */
 export interface ObservedRequest {
-  method: string;
-  status?: number;
-  headers?: Record<string, string | number | undefined>;
+  method?: string | undefined;
+  status?: number | undefined;
+  /** `x-ratelimit-*` headers, lower-cased. */
+  rateHeaders?: Record<string, string> | undefined;
 }
+
+/** The budget key of a forge connection: `github:<installation>` (or `github` with a token), `gitea`. */
+export const budgetKey = (forge: string, installationId?: number): string =>
+  installationId === undefined ? forge : `${forge}:${installationId}`;
 
 /** Everything the forges told about their budgets, per key; the status page and the orchestrator read it. */
 export interface BudgetTracker {
@@ -126,7 +132,7 @@ export interface BudgetTracker {
   paceOf(key: string): Pace;
 }
 
-const header = (h: ObservedRequest['headers'], name: string): number | undefined => {
+const header = (h: ObservedRequest['rateHeaders'], name: string): number | undefined => {
   const v = h?.[name];
   if (v === undefined || v === '') return undefined;
   const n = Number(v);
@@ -162,18 +168,18 @@ export const createBudgetTracker = (clock: { now(): number } = { now: () => Date
     observe(key, r) {
       const e = entry(key);
       const now = clock.now();
-      const method = r.method.toUpperCase();
+      const method = (r.method ?? 'GET').toUpperCase();
       // GraphQL reads are POSTs too; only REST writes that succeeded count as content-creating here.
-      const graphql = (r.headers?.['x-ratelimit-resource'] ?? '') === 'graphql';
+      const graphql = (r.rateHeaders?.['x-ratelimit-resource'] ?? '') === 'graphql';
       if (method !== 'GET' && method !== 'HEAD' && !graphql && r.status !== undefined && r.status < 400) {
         e.writes.push(now);
         prune(e.writes, now);
       }
-      const limit = header(r.headers, 'x-ratelimit-limit');
-      const remaining = header(r.headers, 'x-ratelimit-remaining');
-      const reset = header(r.headers, 'x-ratelimit-reset');
+      const limit = header(r.rateHeaders, 'x-ratelimit-limit');
+      const remaining = header(r.rateHeaders, 'x-ratelimit-remaining');
+      const reset = header(r.rateHeaders, 'x-ratelimit-reset');
       if (limit === undefined || remaining === undefined || reset === undefined) return;
-      const resource = String(r.headers?.['x-ratelimit-resource'] ?? 'core');
+      const resource = String(r.rateHeaders?.['x-ratelimit-resource'] ?? 'core');
       e.resources[resource] = { limit, remaining, resetAt: reset * 1000, seenAt: now };
     },
     snapshot: snapshotOf,

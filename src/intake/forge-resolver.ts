@@ -18,7 +18,7 @@ export interface ForgeResolverOptions {
   /** Installation of a repository (default: asked of GitHub with the App's JWT, cached). */
   installationOf?: (repo: RepoRef) => Promise<number>;
   /** The request hook each forge client gets (forge metrics). */
-  onRequest?: (forge: ForgeKind) => ForgeRequestHook;
+  onRequest?: (forge: ForgeKind, installationId?: number) => ForgeRequestHook;
   /** Secrets out of every text the bot writes (forges/outgoing-text.ts also strips controls and commands). */
   redact: Redact;
 }
@@ -72,7 +72,7 @@ export const createForgeResolver = (opts: ForgeResolverOptions): ResolveForge =>
           auth: { appId: github.appId, privateKey: github.privateKey, installationId: id },
           botLogin: github.botLogin,
           logger: opts.logger.child({ forge: 'github', installationId: id }),
-          ...(opts.onRequest ? { onRequest: opts.onRequest('github') } : {}),
+          ...(opts.onRequest ? { onRequest: opts.onRequest('github', id) } : {}),
         }),
         opts.redact,
       );

@@ -1,6 +1,7 @@
 // Prometheus metrics, one registry per app instance (no global default registry, so tests and several
 // apps in one process never share counters). Served as text at GET /metrics.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { BudgetSnapshot } from '../forges/rate-budget.ts';
 
 /** What the stores say about runs and attempts, read on each scrape (see setRunFigures). */
 export interface RunFigures {
@@ -36,12 +37,38 @@ export interface Metrics {
   tokens: Gauge<'tool' | 'kind'>;
   /** Where the run and attempt gauges read from on scrape; unset, they stay empty. */
   setRunFigures(source: () => Promise<RunFigures>): void;
+  /** Rate-limit budget per forge key (`github:<installation>`) and resource (core, graphql), read on scrape. */
+  forgeBudgetRemaining: Gauge<'key' | 'resource'>;
+  forgeBudgetLimit: Gauge<'key' | 'resource'>;
+  forgeBudgetResetSeconds: Gauge<'key' | 'resource'>;
+  /** Content-creating requests (GitHub's secondary limit: 80 a minute, 500 an hour) per key and window. */
+  forgeWrites: Gauge<'key' | 'window'>;
+  /** Where the budget gauges read from (the forges' budget tracker); unset, they stay empty. */
+  setBudgetSource(source: () => BudgetSnapshot[]): void;
 }
 
 export const createMetrics = (opts: { defaultMetrics?: boolean } = {}): Metrics => {
   const registry = new Registry();
   if (opts.defaultMetrics) collectDefaultMetrics({ register: registry });
   let source: (() => Promise<RunFigures>) | undefined;
+  let budgets: () => BudgetSnapshot[] = () => [];
+  const budgetGauge = (
+    name: string,
+    help: string,
+    pick: (w: BudgetSnapshot['resources'][string]) => number,
+  ) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['key', 'resource'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const b of budgets())
+          for (const [resource, w] of Object.entries(b.resources))
+            this.set({ key: b.key, resource }, pick(w));
+      },
+    });
   let cached: { at: number; figures: Promise<RunFigures | undefined> } | undefined;
   // Each gauge collects separately; one read of the stores serves them all within one scrape.
   const figures = (): Promise<RunFigures | undefined> => {
@@ -57,6 +84,37 @@ export const createMetrics = (opts: { defaultMetrics?: boolean } = {}): Metrics 
       source = next;
       cached = undefined;
     },
+    setBudgetSource(next) {
+      budgets = next;
+    },
+    forgeBudgetRemaining: budgetGauge(
+      'blitz_forge_rate_limit_budget_remaining',
+      'Rate-limit requests left per forge installation and resource, from the last x-ratelimit-* headers',
+      (w) => w.remaining,
+    ),
+    forgeBudgetLimit: budgetGauge(
+      'blitz_forge_rate_limit_budget_limit',
+      'Rate-limit size per forge installation and resource',
+      (w) => w.limit,
+    ),
+    forgeBudgetResetSeconds: budgetGauge(
+      'blitz_forge_rate_limit_reset_seconds',
+      'When the rate-limit window resets (unix seconds) per forge installation and resource',
+      (w) => w.resetAt / 1000,
+    ),
+    forgeWrites: new Gauge({
+      name: 'blitz_forge_content_writes',
+      help: 'Content-creating forge requests per installation in the last minute and hour (secondary limit 80/min, 500/h)',
+      labelNames: ['key', 'window'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const b of budgets()) {
+          this.set({ key: b.key, window: 'minute' }, b.writesLastMinute);
+          this.set({ key: b.key, window: 'hour' }, b.writesLastHour);
+        }
+      },
+    }),
     forgeRequests: new Counter({
       name: 'blitz_forge_requests_total',
       help: 'Forge API requests by forge and outcome',

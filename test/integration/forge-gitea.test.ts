@@ -334,8 +334,13 @@ describe('repository', () => {
       username: 'blitz-bot',
       password: h.fake.token,
     });
+    // Kept: the runner asks before every git operation, the repository is read once.
+    const reads = h.fake.count('repoGet');
+    expect(await h.forge.cloneCredentials(app)).toEqual(creds);
+    expect(await h.forge.getDefaultBranch(app)).toBe('main');
+    expect(h.fake.count('repoGet')).toBe(reads);
     h.fake.failNext({ status: 503, times: 1 });
-    await h.forge.getDefaultBranch(app);
+    await h.forge.listOpenMilestones(app);
     expect(h.logs()).toContain('gitea request failed, retrying');
     expect(h.logs()).not.toContain(h.fake.token);
   });

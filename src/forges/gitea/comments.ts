@@ -1,6 +1,7 @@
 // Comments and reactions on Gitea, including the sticky comment: the bot's own comment carrying
 // `<!-- marker -->` is edited in place, never posted twice. Gitea answers an issue's comments in
 // one list (the endpoint takes no paging parameters); a `Link: next`, if a server sends one, is followed.
+import { isAppError } from '../../errors.ts';
 import type { Comment, Forge, IssueRef } from '../types.ts';
 import { formatIssueRef, formatRepo } from '../types.ts';
 import type { GiteaClient } from './client.ts';
@@ -12,7 +13,20 @@ type CommentOps = Pick<Forge, 'createComment' | 'listComments' | 'upsertStickyCo
 
 const markerTag = (marker: string) => `<!-- ${marker} -->`;
 
-export const commentOps = (client: GiteaClient, botLogin: string): CommentOps => {
+export const commentOps = (
+  client: GiteaClient,
+  botLogin: string,
+  opts: { cache?: boolean } = {},
+): CommentOps => {
+  // The bot's sticky comments (dashboards) by issue and marker, as last written; bounded, oldest out.
+  const sticky = opts.cache === false ? undefined : new Map<string, Comment>();
+  const keep = (key: string, c: Comment): Comment => {
+    if (!sticky) return c;
+    sticky.delete(key);
+    sticky.set(key, c);
+    if (sticky.size > 500) sticky.delete(sticky.keys().next().value as string);
+    return c;
+  };
   const listComments = async (ref: IssueRef): Promise<Comment[]> =>
     (
       await client.paged(GiteaComment, {
@@ -40,20 +54,37 @@ export const commentOps = (client: GiteaClient, botLogin: string): CommentOps =>
     upsertStickyComment: async (ref, marker, body) => {
       const tag = markerTag(marker);
       const text = body.includes(tag) ? body : `${tag}\n${body}`;
+      const key = `${formatIssueRef(ref)} ${tag}`;
+      const edit = async (id: number) =>
+        keep(
+          key,
+          toComment(
+            await client.json(GiteaComment, {
+              method: 'PATCH',
+              path: `${repoPath(ref.repo)}/issues/comments/${id}`,
+              body: { body: text },
+              what: `edit comment ${id} on ${formatIssueRef(ref)}`,
+              needs: writeOn(ref.repo),
+            }),
+          ),
+        );
+      // Edited in place where it was last written; gone (deleted by a person), it is looked for again.
+      const known = sticky?.get(key);
+      if (known) {
+        if (known.body === text) return known;
+        try {
+          return await edit(known.id);
+        } catch (err) {
+          sticky?.delete(key);
+          if (!isAppError(err) || err.code !== 'not_found') throw err;
+        }
+      }
       const mine = (await listComments(ref)).find(
         (c) => c.author.toLowerCase() === botLogin.toLowerCase() && c.body.includes(tag),
       );
-      if (!mine) return createComment(ref, text);
-      if (mine.body === text) return mine;
-      return toComment(
-        await client.json(GiteaComment, {
-          method: 'PATCH',
-          path: `${repoPath(ref.repo)}/issues/comments/${mine.id}`,
-          body: { body: text },
-          what: `edit comment ${mine.id} on ${formatIssueRef(ref)}`,
-          needs: writeOn(ref.repo),
-        }),
-      );
+      if (!mine) return keep(key, await createComment(ref, text));
+      if (mine.body === text) return keep(key, mine);
+      return edit(mine.id);
     },
 
     reactToComment: async (repo, commentId, reaction) => {

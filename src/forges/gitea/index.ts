@@ -226,8 +226,12 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
         .filter((i) => (i.labels ?? []).some((l) => l.name.toLowerCase() === label.toLowerCase()))
         .map((i) => toIssue(i, repo)),
 
-    ...commentOps(client, opts.botLogin),
-    ...repositoryOps(client, { botLogin: opts.botLogin, token: opts.token }),
+    ...commentOps(client, opts.botLogin, { cache: opts.requestCache !== false }),
+    ...repositoryOps(
+      client,
+      { botLogin: opts.botLogin, token: opts.token },
+      { cache: opts.requestCache !== false },
+    ),
     ...pullRequestOps(client, pageSize),
     ...statusOps(client),
     ...reviewOps(client, pageSize),

@@ -1,7 +1,9 @@
 // Repository operations on Gitea: a user's permission (normalised; Gitea shows others' permission
 // only to repo admins), the default branch, branches, files, and clone credentials (the token as
 // password, the bot login as user: handed to git through a credential helper, never written down).
+import type { z } from 'zod';
 import { AppError } from '../../errors.ts';
+import { createTtlMemo } from '../etag-cache.ts';
 import type { Forge, RepoRef } from '../types.ts';
 import { formatRepo } from '../types.ts';
 import type { GiteaClient } from './client.ts';
@@ -17,13 +19,19 @@ type RepositoryOps = Pick<
 export const repositoryOps = (
   client: GiteaClient,
   auth: { botLogin: string; token: string },
+  opts: { cache?: boolean } = {},
 ): RepositoryOps => {
+  // Clone credentials were asked before every git operation: the repository is kept for a while
+  // (its clone URL and default branch change on a rename or a settings edit only); a failure is not kept.
+  const repos = createTtlMemo<z.infer<typeof GiteaRepo>>(opts.cache === false ? 0 : 10 * 60_000);
   const getRepo = (repo: RepoRef) =>
-    client.json(GiteaRepo, {
-      method: 'GET',
-      path: repoPath(repo),
-      what: `read repository ${formatRepo(repo)}`,
-    });
+    repos.get(formatRepo(repo).toLowerCase(), () =>
+      client.json(GiteaRepo, {
+        method: 'GET',
+        path: repoPath(repo),
+        what: `read repository ${formatRepo(repo)}`,
+      }),
+    );
 
   const branchSha = async (repo: RepoRef, branch: string) =>
     (

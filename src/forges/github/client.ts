@@ -93,7 +93,9 @@ export const createGithubClient = (opts: {
       debug: () => {},
       info: () => {},
       warn: (message: string) => logger.warn({ detail: message }, 'octokit warning'),
-      error: (message: string) => logger.error({ detail: message }, 'octokit error'),
+      // A 304 to a conditional GET is octokit's "error" but an answer here (served from the ETag cache).
+      error: (message: string) =>
+        / - 304 with id /.test(message) ? undefined : logger.error({ detail: message }, 'octokit error'),
     },
     retry: { retries: r.retries, retryAfterBaseValue: r.minDelayMs, doNotRetry },
     throttle: {
@@ -151,7 +153,9 @@ const conditionalGets = (client: GithubClient): void => {
     const key = `${headers.accept ?? ''} ${url}`;
     const validators = cache.conditionalHeaders(key);
     try {
-      const response = await request({ ...options, headers: { ...options.headers, ...validators } });
+      // In place: the hooks inside (throttling, retry) resend the options object they were given.
+      Object.assign(options.headers, validators);
+      const response = await request(options);
       const h = response.headers as Record<string, string | undefined>;
       if (response.status === 200 && (h.etag || h['last-modified']))
         cache.set(key, {

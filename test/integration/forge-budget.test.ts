@@ -1,0 +1,110 @@
+// The GitHub adapter's request economy against the contract-checked fake: conditional GETs answered
+// 304 only when the ETag matches (and not counted against the rate limit), the milestone reload
+// skipped while the milestone's issue list is unchanged, and the rate-limit budget the fake reports
+// reaching the budget tracker, its pace, and the /metrics gauges.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createGithubForge } from '../../src/forges/github/index.ts';
+import { budgetKey, createBudgetTracker } from '../../src/forges/rate-budget.ts';
+import { createMetrics } from '../../src/observability/metrics.ts';
+import { type FakeGithub, startFakeGithub } from '../support/fake-github/server.ts';
+import { World } from '../support/world.ts';
+
+let fake: FakeGithub | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake?.assertNoViolations();
+  fake = undefined;
+});
+
+const setup = async (core = 5000) => {
+  const world = new World();
+  const repo = world.addRepo('acme/app');
+  world.grant(repo, world.botLogin, 'write');
+  repo.files.set('.github/blitz.yml', 'maxSessions: 2\n');
+  world.addMilestone(repo, 'M1');
+  world.addIssue(repo, { number: 1, title: 'a', milestone: 'M1' });
+  world.addIssue(repo, { number: 2, title: 'b', milestone: 'M1', blockedBy: [1] });
+  fake = await startFakeGithub(world, { rateLimit: { core } });
+  const tracker = createBudgetTracker();
+  const metrics = createMetrics();
+  metrics.setBudgetSource(() => tracker.all());
+  const forge = createGithubForge({
+    baseUrl: fake.apiUrl,
+    auth: { token: 'test-token' },
+    botLogin: world.botLogin,
+    retry: { retries: 0, minDelayMs: 1, secondMs: 0 },
+    onRequest: (r) => tracker.observe(budgetKey('github', 7), r),
+  });
+  return { world, repo, forge, tracker, metrics, fake, at: { owner: 'acme', name: 'app' } };
+};
+
+const statuses = (f: FakeGithub, from = 0) => f.requests.slice(from).map((r) => `${r.method} ${r.status}`);
+
+describe('GitHub request economy', () => {
+  it('answers a repeated read 304 from the kept answer, not counted against the rate limit; a change is read again', async () => {
+    const { repo, forge, tracker, fake: f, at } = await setup();
+    expect(await forge.getFile(at, '.github/blitz.yml')).toBe('maxSessions: 2\n');
+    expect(await forge.getFile(at, '.github/blitz.yml')).toBe('maxSessions: 2\n');
+    expect(statuses(f)).toEqual(['GET 200', 'GET 304']);
+    expect(tracker.snapshot('github:7')?.resources.core?.remaining).toBe(4999);
+
+    repo.files.set('.github/blitz.yml', 'maxSessions: 4\n');
+    expect(await forge.getFile(at, '.github/blitz.yml')).toBe('maxSessions: 4\n');
+    expect(statuses(f, 2)).toEqual(['GET 200']);
+    expect(tracker.snapshot('github:7')?.resources.core?.remaining).toBe(4998);
+  });
+
+  it('the fake answers 304 only to the current ETag: a stale or made-up one gets the full answer', async () => {
+    const { fake: f } = await setup();
+    const url = `${f.apiUrl}/repos/acme/app/contents/.github%2Fblitz.yml`;
+    const first = await fetch(url, { headers: { authorization: 'token test-token' } });
+    const etag = first.headers.get('etag');
+    expect(first.status).toBe(200);
+    expect(etag).toMatch(/^W\/"[0-9a-f]{40}"$/);
+    const made = await fetch(url, {
+      headers: { authorization: 'token test-token', 'if-none-match': 'W/"0"' },
+    });
+    expect(made.status).toBe(200);
+    const same = await fetch(url, { headers: { authorization: 'token test-token', 'if-none-match': etag! } });
+    expect(same.status).toBe(304);
+    expect(await same.text()).toBe('');
+  });
+
+  it('skips the GraphQL reload while the milestone is unchanged and reloads when an issue closes', async () => {
+    const { world, repo, forge, fake: f, at } = await setup();
+    const first = await forge.loadMilestone(at, 1);
+    expect(first.issues.map((i) => i.ref.number)).toEqual([1, 2]);
+    const before = f.requests.length;
+    const again = await forge.loadMilestone(at, 1);
+    expect(again).toEqual(first);
+    expect(f.requests.slice(before).map((r) => `${r.operationId} ${r.status}`)).toEqual([
+      'issues/list-for-repo 304',
+    ]);
+
+    world.setIssueState(repo, world.issue(repo, 1)!, 'closed', 'alice');
+    const mark = f.requests.length;
+    const after = await forge.loadMilestone(at, 1);
+    expect(after.issues.map((i) => i.ref.number)).toEqual([2]);
+    expect(after.externalBlockers).toEqual([expect.objectContaining({ state: 'closed' })]);
+    expect(f.requests.slice(mark).map((r) => r.operationId)).toContain('graphql');
+  });
+
+  it('exports the budget per installation and resource on /metrics and slows down before the limit', async () => {
+    const { forge, tracker, metrics, at } = await setup(20);
+    await forge.loadMilestone(at, 1);
+    // 2 core reads (the conditional list, the milestone) and 1 GraphQL query, then 17 more core reads.
+    for (let i = 0; i < 17; i++) await forge.getPermission(at, `user${i}`);
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(/blitz_forge_rate_limit_budget_remaining\{key="github:7",resource="core"\} 1\n/);
+    expect(text).toMatch(
+      /blitz_forge_rate_limit_budget_remaining\{key="github:7",resource="graphql"\} 4999\n/,
+    );
+    expect(text).toMatch(/blitz_forge_rate_limit_budget_limit\{key="github:7",resource="core"\} 20\n/);
+    expect(text).toMatch(/blitz_forge_rate_limit_reset_seconds\{key="github:7",resource="core"\} \d{10}\n/);
+    const p = tracker.paceOf('github:7');
+    expect(p.sessionFactor).toBe(0);
+    expect(p.reason).toMatch(
+      /^core rate limit nearly spent \(1\/20\): no new sessions until it resets in \d+ min$/,
+    );
+  });
+});
