@@ -116,6 +116,15 @@ const deliveryFailed = async (deps: FailureDeps, work: DeliveryWork, err: unknow
   deps.logger.warn({ ...log, retryAfter }, 'delivery processing failed; tried again later');
 };
 
+/**
+ * Deliveries about one repository are processed in the order they arrived; those about different
+ * repositories (or about none) side by side.
+ */
+const laneOf = (work: DeliveryWork): string => {
+  const repo = work.events.find((e) => 'repo' in e)?.repo;
+  return repo ? `${work.forge}:${repo.owner}/${repo.name}` : `${work.forge}:${work.deliveryId}`;
+};
+
 /** Queue a delivery's processing; it is marked processed (and its stored events dropped) when done. */
 export const enqueueDelivery = (
   deps: Pick<
@@ -128,28 +137,32 @@ export const enqueueDelivery = (
 ): boolean => {
   const key = `${work.forge}:${work.deliveryId}`;
   const mine = inFlightOf(deps.queue);
-  const queued = deps.queue.enqueue(key, async () => {
-    try {
-      // Renewed at the start (it may have waited behind others) and while it runs.
-      if (!(await lease(deps, work))) {
-        deps.logger.info({ delivery: work.deliveryId }, 'delivery taken over by another replica');
-        return;
-      }
-      const renewMs = ((deps.leaseSeconds ?? 120) * 1000) / 3;
-      const renew = setInterval(() => void lease(deps, work).catch(() => undefined), renewMs);
+  const queued = deps.queue.enqueue(
+    key,
+    async () => {
       try {
-        await deps.process(work);
-        await deps.store.markDeliveryProcessed(work.forge, work.deliveryId);
-      } catch (err) {
-        clearInterval(renew);
-        await deliveryFailed(deps, work, err);
+        // Renewed at the start (it may have waited behind others) and while it runs.
+        if (!(await lease(deps, work))) {
+          deps.logger.info({ delivery: work.deliveryId }, 'delivery taken over by another replica');
+          return;
+        }
+        const renewMs = ((deps.leaseSeconds ?? 120) * 1000) / 3;
+        const renew = setInterval(() => void lease(deps, work).catch(() => undefined), renewMs);
+        try {
+          await deps.process(work);
+          await deps.store.markDeliveryProcessed(work.forge, work.deliveryId);
+        } catch (err) {
+          clearInterval(renew);
+          await deliveryFailed(deps, work, err);
+        } finally {
+          clearInterval(renew);
+        }
       } finally {
-        clearInterval(renew);
+        mine.delete(key);
       }
-    } finally {
-      mine.delete(key);
-    }
-  });
+    },
+    laneOf(work),
+  );
   if (queued) mine.add(key);
   return queued;
 };
