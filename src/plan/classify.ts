@@ -69,8 +69,13 @@ const classifyOne = (
   const gateKind = opts.gate ?? 'execution';
   if (issue.state === 'closed' || opts.done?.has(k)) return { category: 'done' };
   if (gateKind === 'planning' && hasLabel(issue, planLabels.planApproved)) return { category: 'done' };
+  // Each blocker's state is read once here; when all are closed, both gates are open without asking.
+  let allClosed = true;
   for (const b of g.blockers.get(k) ?? []) {
-    if (stateOf(g, b) !== 'unknown') continue;
+    const state = stateOf(g, b);
+    if (state === 'closed') continue;
+    allClosed = false;
+    if (state !== 'unknown') continue;
     const xs = unknownNamers.get(b);
     if (xs) xs.push(k);
     else unknownNamers.set(b, [k]);
@@ -90,6 +95,7 @@ const classifyOne = (
   if (runHold) return { category: 'held', kind: runHold.kind, reason: runHold.reason };
   const members = cycleOf.get(k);
   if (members) return { category: 'cycle', members };
+  if (allClosed) return { category: 'ready' };
   const gate = gateFor(gateKind, g, k);
   if (!gate.open) return { category: 'blocked', waitingOn: gate.waitingOn, unknown: gate.unknown };
   return { category: 'ready' };
@@ -97,7 +103,8 @@ const classifyOne = (
 
 export const classify = (g: PlanGraph, opts: ClassifyOptions = {}): Classified => {
   const open = g.keys.filter((k) => g.issues.get(k)!.state === 'open');
-  const cycles = findCycles(open, (k) => g.blockers.get(k) ?? []);
+  // g.keys is sorted and unique, and so is its filter: findCycles need not check it again.
+  const cycles = findCycles(open, (k) => g.blockers.get(k) ?? [], true);
   const cycleOf = new Map<IssueKey, IssueKey[]>();
   for (const c of cycles) for (const m of c.members) cycleOf.set(m, c.members);
 
