@@ -213,7 +213,11 @@ export const createReceiver = (deps: ReceiveDeps) => {
       event: r.event,
       ...(action ? { action } : {}),
     };
-    const log = logger.child({ forge: r.forge, delivery: r.deliveryId, event: r.event, action });
+    // The hot path answers before it logs anything worth a child logger: made on first use only.
+    let child: Logger | undefined;
+    const log = {
+      get: () => (child ??= logger.child({ forge: r.forge, delivery: r.deliveryId, event: r.event, action })),
+    };
     let normalized: Normalized;
     try {
       normalized = r.normalize(r.event, r.payload);
@@ -222,7 +226,7 @@ export const createReceiver = (deps: ReceiveDeps) => {
         // Signed by the forge but not the shape we read: recorded, without taking the delivery id.
         await store.recordDelivery({ ...sighting, outcome: 'rejected', reason: err.message });
         metrics.deliveries.inc({ forge: r.forge, event: r.event, outcome: 'rejected' });
-        log.warn({ path: err.details.path }, 'webhook payload failed its schema');
+        log.get().warn({ path: err.details.path }, 'webhook payload failed its schema');
       }
       throw err;
     }
@@ -234,15 +238,16 @@ export const createReceiver = (deps: ReceiveDeps) => {
     });
     metrics.deliveries.inc({ forge: r.forge, event: r.event, outcome });
     if (outcome === 'duplicate') {
-      log.info('redelivery ignored');
+      log.get().info('redelivery ignored');
       return { status: 200, outcome, events: 0 };
     }
     if (normalized.outcome === 'ignored') {
-      log.debug({ reason: normalized.reason }, 'delivery ignored');
+      if (logger.isLevelEnabled('debug')) log.get().debug({ reason: normalized.reason }, 'delivery ignored');
       return { status: 202, outcome, events: 0 };
     }
     enqueueDelivery(deps, { forge: r.forge, deliveryId: r.deliveryId, events: normalized.events });
-    log.info({ events: normalized.events.length }, 'delivery accepted');
+    if (logger.isLevelEnabled('info'))
+      log.get().info({ events: normalized.events.length }, 'delivery accepted');
     return { status: 202, outcome, events: normalized.events.length };
   };
 };
