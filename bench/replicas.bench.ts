@@ -1,8 +1,10 @@
 // Replica figures: webhook deliveries per second, each received and processed end to end — the
 // delivery recorded (deduplicated across replicas), leased, processed into a dispatch of its issue
 // (run row and pg-boss job in one transaction), marked processed — with 1 and 2 bot replicas on one
-// PostgreSQL; with 2, every delivery is sent to both, as a load balancer retrying would. Baseline in
-// the same run: 1 replica on SQLite with the in-process queue.
+// PostgreSQL; with 2, each delivery is sent to ONE of them in turn (a round-robin balancer: the
+// scaling figure, against 1 replica), and again with every delivery sent to both, as a balancer
+// retrying would (correctness: each delivery dispatched once). Baseline in the same run: 1 replica on
+// SQLite with the in-process queue.
 import { join } from 'node:path';
 import { createDeliveryQueue, type DeliveryQueue } from '../src/intake/delivery-queue.ts';
 import { createReceiver } from '../src/intake/receive.ts';
@@ -78,8 +80,15 @@ const replica = async (db: string, queue: JobQueue, name: string) => {
   };
 };
 
-/** Deliveries per second with `queues.length` replicas, each sent every delivery. */
-const measure = async (db: string, queues: JobQueue[]): Promise<number> => {
+/**
+ * Deliveries per second with `queues.length` replicas: each delivery sent to one replica in turn
+ * (`round-robin`) or to every replica (`doubled`).
+ */
+const measure = async (
+  db: string,
+  queues: JobQueue[],
+  spread: 'round-robin' | 'doubled' = 'round-robin',
+): Promise<number> => {
   const rs = await Promise.all(queues.map((q, i) => replica(db, q, `bench-${i}`)));
   try {
     await rs[0]!.runs.createRun({
@@ -101,7 +110,8 @@ const measure = async (db: string, queues: JobQueue[]): Promise<number> => {
       Array.from({ length: 8 }, async () => {
         while (next <= DELIVERIES) {
           const n = next++;
-          await Promise.all(rs.map((r) => r.receive(n)));
+          if (spread === 'doubled') await Promise.all(rs.map((r) => r.receive(n)));
+          else await rs[n % rs.length]!.receive(n);
         }
       }),
     );
@@ -126,7 +136,12 @@ const bench: Bench = async () => {
   if (!(await postgresAvailable())) return figures;
   const schemas = testSchemas();
   try {
-    for (const n of [1, 2]) {
+    let one = 0;
+    for (const [n, spread] of [
+      [1, 'round-robin'],
+      [2, 'round-robin'],
+      [2, 'doubled'],
+    ] as const) {
       const schema = await schemas.create();
       const queues: PgBossQueue[] = [];
       for (let i = 0; i < n; i++)
@@ -138,11 +153,24 @@ const bench: Bench = async () => {
           }),
         );
       try {
-        const rate = await measure(schemas.urlFor(schema), queues);
+        const rate = await measure(schemas.urlFor(schema), queues, spread);
+        const name =
+          n === 1 ? 'postgres_1' : `postgres_2_${spread === 'doubled' ? 'doubled' : 'round_robin'}`;
+        if (n === 1) one = rate;
         figures.push(
-          { name: `replicas.postgres_${n}.deliveries_per_s`, value: round(rate, 1), unit: 'deliveries/s' },
-          { name: `replicas.postgres_${n}_over_sqlite_1.ratio`, value: round(rate / sqlite, 2), unit: 'x' },
+          { name: `replicas.${name}.deliveries_per_s`, value: round(rate, 1), unit: 'deliveries/s' },
+          {
+            name: `replicas.${name}_over_sqlite_1.ratio`,
+            value: round(rate / sqlite, 2),
+            unit: 'x (goal >= 0.5 for postgres_1)',
+          },
         );
+        if (n === 2)
+          figures.push({
+            name: `replicas.${name}_over_postgres_1.ratio`,
+            value: round(rate / one, 2),
+            unit: spread === 'doubled' ? 'x (correctness: each delivery dispatched once)' : 'x (goal >= 1.6)',
+          });
       } finally {
         await queues[0]!.dropSchema(`${schema}_boss`);
         for (const q of queues) await q.close();

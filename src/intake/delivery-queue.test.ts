@@ -44,4 +44,36 @@ describe('delivery queue', () => {
     await q.idle();
     expect(done).toEqual(['first']);
   });
+
+  it('runs the lanes side by side, each lane in order, never more lanes at once than allowed', async () => {
+    const q = createDeliveryQueue({ logger: silentLogger(), concurrency: 2 });
+    const log: string[] = [];
+    const gates = new Map<string, () => void>();
+    const step = (name: string) => async () => {
+      log.push(`${name} start`);
+      await new Promise<void>((r) => gates.set(name, r));
+      log.push(`${name} end`);
+    };
+    q.enqueue('a1', step('a1'), 'repo-a');
+    q.enqueue('a2', step('a2'), 'repo-a');
+    q.enqueue('b1', step('b1'), 'repo-b');
+    q.enqueue('c1', step('c1'), 'repo-c');
+    const settled = async () => {
+      for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    };
+    await settled();
+    // Two lanes at once: a1 and b1 started; a2 waits behind a1, c1 for a free slot.
+    expect(log).toEqual(['a1 start', 'b1 start']);
+    gates.get('b1')!();
+    await settled();
+    expect(log).toEqual(['a1 start', 'b1 start', 'b1 end', 'c1 start']);
+    gates.get('a1')!();
+    await settled();
+    expect(log.slice(4)).toEqual(['a1 end', 'a2 start']);
+    gates.get('a2')!();
+    gates.get('c1')!();
+    await q.idle();
+    expect(log.filter((l) => l.endsWith('end')).sort()).toEqual(['a1 end', 'a2 end', 'b1 end', 'c1 end']);
+    expect(q.size).toBe(0);
+  });
 });

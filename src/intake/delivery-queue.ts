@@ -1,11 +1,16 @@
 // An in-process queue of "process delivery X" tasks: the webhook route enqueues and answers at once,
-// and the work runs after the response. One task at a time keeps a delivery's side effects in order;
-// a failing task is logged and the queue goes on. Tests await idle() instead of sleeping.
+// and the work runs after the response. Tasks of one lane (a repository) run one at a time, in order,
+// which keeps a repository's side effects in order; different lanes run side by side, up to
+// `concurrency` at once, so one slow repository (or database round trip) does not hold up the rest.
+// A failing task is logged and its lane goes on. Tests await idle() instead of sleeping.
 import type { Logger } from '../observability/logger.ts';
 
 export interface DeliveryQueue {
-  /** Queue a task; refused (false) once draining has begun. */
-  enqueue(name: string, task: () => Promise<void>): boolean;
+  /**
+   * Queue a task; refused (false) once draining has begun. Tasks with the same `lane` (default: one
+   * shared lane) run in the order queued, never two at once.
+   */
+  enqueue(name: string, task: () => Promise<void>, lane?: string): boolean;
   /** Resolves when every queued task has finished. */
   idle(): Promise<void>;
   /** Stop taking tasks and wait for the queued ones (graceful shutdown). */
@@ -13,39 +18,87 @@ export interface DeliveryQueue {
   readonly size: number;
 }
 
-export const createDeliveryQueue = (opts: { logger: Logger }): DeliveryQueue => {
-  const pending: { name: string; task: () => Promise<void> }[] = [];
-  let running: Promise<void> | undefined;
-  let draining = false;
+interface Task {
+  name: string;
+  task: () => Promise<void>;
+}
 
-  const run = async (): Promise<void> => {
-    for (let next = pending.shift(); next; next = pending.shift()) {
+export const createDeliveryQueue = (opts: { logger: Logger; concurrency?: number }): DeliveryQueue => {
+  const concurrency = Math.max(1, opts.concurrency ?? 8);
+  // Lanes with work, in the order they got it; a running lane is not in `ready`.
+  const lanes = new Map<string, Task[]>();
+  const ready: string[] = [];
+  let active = 0;
+  let size = 0;
+  let draining = false;
+  let scheduled = false;
+  let whenIdle: { promise: Promise<void>; resolve: () => void } | undefined;
+
+  const runLane = async (lane: string): Promise<void> => {
+    const tasks = lanes.get(lane)!;
+    for (let next = tasks.shift(); next; next = tasks.shift()) {
+      size--;
       try {
         await next.task();
       } catch (err) {
         opts.logger.error({ err, task: next.name }, 'delivery task failed');
       }
     }
-    running = undefined;
+    lanes.delete(lane);
+    active--;
+    pump();
+  };
+
+  const pump = (): void => {
+    while (active < concurrency && ready.length > 0) {
+      active++;
+      void runLane(ready.shift()!);
+    }
+    if (active === 0 && ready.length === 0 && whenIdle) {
+      whenIdle.resolve();
+      whenIdle = undefined;
+    }
+  };
+
+  const idle = (): Promise<void> => {
+    if (active === 0 && ready.length === 0 && !scheduled) return Promise.resolve();
+    if (!whenIdle) {
+      let resolve: () => void = () => {};
+      const promise = new Promise<void>((r) => {
+        resolve = r;
+      });
+      whenIdle = { promise, resolve };
+    }
+    return whenIdle.promise;
   };
 
   return {
-    enqueue(name, task) {
+    enqueue(name, task, lane = '') {
       if (draining) return false;
-      pending.push({ name, task });
+      size++;
+      const tasks = lanes.get(lane);
+      if (tasks) tasks.push({ name, task });
+      else {
+        lanes.set(lane, [{ name, task }]);
+        ready.push(lane);
+      }
       // Start after the current tick so the HTTP response is written before the work begins.
-      running ??= new Promise<void>((resolve) => setImmediate(resolve)).then(run);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(() => {
+          scheduled = false;
+          pump();
+        });
+      }
       return true;
     },
-    async idle() {
-      while (running) await running;
-    },
+    idle,
     async drain() {
       draining = true;
-      while (running) await running;
+      await idle();
     },
     get size() {
-      return pending.length;
+      return size;
     },
   };
 };

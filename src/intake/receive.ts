@@ -116,6 +116,15 @@ const deliveryFailed = async (deps: FailureDeps, work: DeliveryWork, err: unknow
   deps.logger.warn({ ...log, retryAfter }, 'delivery processing failed; tried again later');
 };
 
+/**
+ * Deliveries about one repository are processed in the order they arrived; those about different
+ * repositories (or about none) side by side.
+ */
+const laneOf = (work: DeliveryWork): string => {
+  const repo = work.events.find((e) => 'repo' in e)?.repo;
+  return repo ? `${work.forge}:${repo.owner}/${repo.name}` : `${work.forge}:${work.deliveryId}`;
+};
+
 /** Queue a delivery's processing; it is marked processed (and its stored events dropped) when done. */
 export const enqueueDelivery = (
   deps: Pick<
@@ -128,28 +137,32 @@ export const enqueueDelivery = (
 ): boolean => {
   const key = `${work.forge}:${work.deliveryId}`;
   const mine = inFlightOf(deps.queue);
-  const queued = deps.queue.enqueue(key, async () => {
-    try {
-      // Renewed at the start (it may have waited behind others) and while it runs.
-      if (!(await lease(deps, work))) {
-        deps.logger.info({ delivery: work.deliveryId }, 'delivery taken over by another replica');
-        return;
-      }
-      const renewMs = ((deps.leaseSeconds ?? 120) * 1000) / 3;
-      const renew = setInterval(() => void lease(deps, work).catch(() => undefined), renewMs);
+  const queued = deps.queue.enqueue(
+    key,
+    async () => {
       try {
-        await deps.process(work);
-        await deps.store.markDeliveryProcessed(work.forge, work.deliveryId);
-      } catch (err) {
-        clearInterval(renew);
-        await deliveryFailed(deps, work, err);
+        // Renewed at the start (it may have waited behind others) and while it runs.
+        if (!(await lease(deps, work))) {
+          deps.logger.info({ delivery: work.deliveryId }, 'delivery taken over by another replica');
+          return;
+        }
+        const renewMs = ((deps.leaseSeconds ?? 120) * 1000) / 3;
+        const renew = setInterval(() => void lease(deps, work).catch(() => undefined), renewMs);
+        try {
+          await deps.process(work);
+          await deps.store.markDeliveryProcessed(work.forge, work.deliveryId);
+        } catch (err) {
+          clearInterval(renew);
+          await deliveryFailed(deps, work, err);
+        } finally {
+          clearInterval(renew);
+        }
       } finally {
-        clearInterval(renew);
+        mine.delete(key);
       }
-    } finally {
-      mine.delete(key);
-    }
-  });
+    },
+    laneOf(work),
+  );
   if (queued) mine.add(key);
   return queued;
 };
@@ -200,7 +213,11 @@ export const createReceiver = (deps: ReceiveDeps) => {
       event: r.event,
       ...(action ? { action } : {}),
     };
-    const log = logger.child({ forge: r.forge, delivery: r.deliveryId, event: r.event, action });
+    // The hot path answers before it logs anything worth a child logger: made on first use only.
+    let child: Logger | undefined;
+    const log = {
+      get: () => (child ??= logger.child({ forge: r.forge, delivery: r.deliveryId, event: r.event, action })),
+    };
     let normalized: Normalized;
     try {
       normalized = r.normalize(r.event, r.payload);
@@ -209,7 +226,7 @@ export const createReceiver = (deps: ReceiveDeps) => {
         // Signed by the forge but not the shape we read: recorded, without taking the delivery id.
         await store.recordDelivery({ ...sighting, outcome: 'rejected', reason: err.message });
         metrics.deliveries.inc({ forge: r.forge, event: r.event, outcome: 'rejected' });
-        log.warn({ path: err.details.path }, 'webhook payload failed its schema');
+        log.get().warn({ path: err.details.path }, 'webhook payload failed its schema');
       }
       throw err;
     }
@@ -221,15 +238,16 @@ export const createReceiver = (deps: ReceiveDeps) => {
     });
     metrics.deliveries.inc({ forge: r.forge, event: r.event, outcome });
     if (outcome === 'duplicate') {
-      log.info('redelivery ignored');
+      log.get().info('redelivery ignored');
       return { status: 200, outcome, events: 0 };
     }
     if (normalized.outcome === 'ignored') {
-      log.debug({ reason: normalized.reason }, 'delivery ignored');
+      if (logger.isLevelEnabled('debug')) log.get().debug({ reason: normalized.reason }, 'delivery ignored');
       return { status: 202, outcome, events: 0 };
     }
     enqueueDelivery(deps, { forge: r.forge, deliveryId: r.deliveryId, events: normalized.events });
-    log.info({ events: normalized.events.length }, 'delivery accepted');
+    if (logger.isLevelEnabled('info'))
+      log.get().info({ events: normalized.events.length }, 'delivery accepted');
     return { status: 202, outcome, events: normalized.events.length };
   };
 };

@@ -58,6 +58,11 @@ export interface Classified {
 export const untrustedReason =
   'its author does not have write permission; someone with write permission must add (or re-add) the label `blitz/approved`';
 
+// The verdicts without details, shared by every issue they describe (never mutated).
+const done: Classification = { category: 'done' };
+const ready: Classification = { category: 'ready' };
+const running: Classification = { category: 'running' };
+
 const classifyOne = (
   g: PlanGraph,
   k: IssueKey,
@@ -67,10 +72,15 @@ const classifyOne = (
 ): Classification => {
   const issue = g.issues.get(k)!;
   const gateKind = opts.gate ?? 'execution';
-  if (issue.state === 'closed' || opts.done?.has(k)) return { category: 'done' };
-  if (gateKind === 'planning' && hasLabel(issue, planLabels.planApproved)) return { category: 'done' };
+  if (issue.state === 'closed' || opts.done?.has(k)) return done;
+  if (gateKind === 'planning' && hasLabel(issue, planLabels.planApproved)) return done;
+  // Each blocker's state is read once here; when all are closed, both gates are open without asking.
+  let allClosed = true;
   for (const b of g.blockers.get(k) ?? []) {
-    if (stateOf(g, b) !== 'unknown') continue;
+    const state = stateOf(g, b);
+    if (state === 'closed') continue;
+    allClosed = false;
+    if (state !== 'unknown') continue;
     const xs = unknownNamers.get(b);
     if (xs) xs.push(k);
     else unknownNamers.set(b, [k]);
@@ -81,7 +91,7 @@ const classifyOne = (
       .sort(compareKeys);
     return { category: 'epic', closable: epicClosable(g, k), openChildren };
   }
-  if (opts.running?.has(k)) return { category: 'running' };
+  if (opts.running?.has(k)) return running;
   const hold = holdReason(issue);
   if (hold !== undefined) return { category: 'held', kind: 'label', reason: hold };
   if (!issue.authorTrusted && !hasLabel(issue, planLabels.approved))
@@ -90,14 +100,16 @@ const classifyOne = (
   if (runHold) return { category: 'held', kind: runHold.kind, reason: runHold.reason };
   const members = cycleOf.get(k);
   if (members) return { category: 'cycle', members };
+  if (allClosed) return ready;
   const gate = gateFor(gateKind, g, k);
   if (!gate.open) return { category: 'blocked', waitingOn: gate.waitingOn, unknown: gate.unknown };
-  return { category: 'ready' };
+  return ready;
 };
 
 export const classify = (g: PlanGraph, opts: ClassifyOptions = {}): Classified => {
   const open = g.keys.filter((k) => g.issues.get(k)!.state === 'open');
-  const cycles = findCycles(open, (k) => g.blockers.get(k) ?? []);
+  // g.keys is sorted and unique, and so is its filter: findCycles need not check it again.
+  const cycles = findCycles(open, (k) => g.blockers.get(k) ?? [], true);
   const cycleOf = new Map<IssueKey, IssueKey[]>();
   for (const c of cycles) for (const m of c.members) cycleOf.set(m, c.members);
 

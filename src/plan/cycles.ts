@@ -16,10 +16,13 @@ export interface Cycle {
 export const findCycles = (
   nodes: readonly IssueKey[],
   successors: (k: IssueKey) => readonly IssueKey[],
+  /** The caller vouches that `nodes` is sorted by compareKeys and has no repeats. */
+  sortedUnique = false,
 ): Cycle[] => {
   // Work on integer ids: the string maps of a textbook version cost more than the algorithm.
   let ordered = true;
-  for (let i = 1; i < nodes.length && ordered; i++) ordered = compareKeys(nodes[i - 1]!, nodes[i]!) < 0;
+  if (!sortedUnique)
+    for (let i = 1; i < nodes.length && ordered; i++) ordered = compareKeys(nodes[i - 1]!, nodes[i]!) < 0;
   const keys = ordered ? nodes : [...new Set(nodes)].sort(compareKeys);
   const n = keys.length;
   const id = new Map<IssueKey, number>();

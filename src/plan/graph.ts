@@ -41,13 +41,56 @@ const pushTo = (m: Map<IssueKey, IssueKey[]>, k: IssueKey, v: IssueKey): void =>
   else m.set(k, [v]);
 };
 
-/** Inputs are never mutated, so a list that is already sorted and unique is returned as it is. */
+/**
+ * Inputs are never mutated, so a list that is already sorted and unique is returned as it is; a short
+ * one (the usual blocker list) is insertion-sorted into a new array, dropping repeats as it goes.
+ */
 const uniqueSorted = (xs: readonly IssueKey[]): readonly IssueKey[] => {
   let ordered = true;
   for (let i = 1; i < xs.length && ordered; i++) ordered = compareKeys(xs[i - 1]!, xs[i]!) < 0;
   if (ordered) return xs;
-  const sorted = [...xs].sort(compareKeys);
-  return sorted.filter((x, i) => i === 0 || x !== sorted[i - 1]);
+  if (xs.length > 32) {
+    const sorted = [...xs].sort(compareKeys);
+    return sorted.filter((x, i) => i === 0 || x !== sorted[i - 1]);
+  }
+  const out: IssueKey[] = [];
+  for (const x of xs) {
+    let i = out.length;
+    let d = 1;
+    while (i > 0) {
+      d = compareKeys(out[i - 1]!, x);
+      if (d <= 0) break;
+      i--;
+    }
+    if (i > 0 && d === 0) continue;
+    out.splice(i, 0, x);
+  }
+  return out;
+};
+
+const plainNumber = (n: number): boolean => Number.isSafeInteger(n) && n > 0;
+
+/**
+ * compareKeys on the issues' keys, without reading the keys when both are in one repository (the
+ * usual case): then the numbers decide, as they do in compareKeys for keys made by issueKey.
+ */
+const compareIssues = (a: PlanIssue, b: PlanIssue, ka: IssueKey, kb: IssueKey): number =>
+  a.repo === b.repo && plainNumber(a.number) && plainNumber(b.number)
+    ? a.number - b.number
+    : compareKeys(ka, kb);
+
+/** The keys of `issues` in compareKeys order; a list that arrives in that order is not sorted again. */
+const sortedKeys = (issues: Map<IssueKey, PlanIssue>): IssueKey[] => {
+  const keys = [...issues.keys()];
+  let prev: PlanIssue | undefined;
+  let ordered = true;
+  for (let i = 0; i < keys.length && ordered; i++) {
+    const cur = issues.get(keys[i]!)!;
+    if (prev !== undefined) ordered = compareIssues(prev, cur, keys[i - 1]!, keys[i]!) < 0;
+    prev = cur;
+  }
+  if (ordered) return keys;
+  return keys.sort((ka, kb) => compareIssues(issues.get(ka)!, issues.get(kb)!, ka, kb));
 };
 
 /** Builds the graph; when an issue appears twice the later copy wins (the orchestrator dedupes). */
@@ -57,7 +100,7 @@ export const buildGraph = (
 ): PlanGraph => {
   const issues = new Map<IssueKey, PlanIssue>();
   for (const issue of issueList) issues.set(keyOf(issue), issue);
-  const keys = [...issues.keys()].sort(compareKeys);
+  const keys = sortedKeys(issues);
 
   const external = new Map<IssueKey, ExternalBlocker>();
   for (const b of externalList) if (!issues.has(b.key)) external.set(b.key, b);
@@ -66,8 +109,7 @@ export const buildGraph = (
   const subs = new Map<IssueKey, IssueKey[]>();
   for (const k of keys) {
     const issue = issues.get(k)!;
-    const bs = uniqueSorted(issue.blockedBy);
-    blockers.set(k, bs);
+    blockers.set(k, uniqueSorted(issue.blockedBy));
     for (const c of issue.children) pushTo(subs, k, c);
     if (issue.parent !== undefined) pushTo(subs, issue.parent, k);
   }

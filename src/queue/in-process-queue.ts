@@ -1,6 +1,9 @@
 // The embedded queue engine: jobs in this process's memory. A restart loses queued jobs on purpose:
 // every job is derived from store state by the level-triggered reconcile, which enqueues it again
 // (singleton keys keep that from doubling), so the SQLite default needs no second durable table.
+// A claim looks only at the heads of the queues it names and the leases it may expire: queued jobs
+// sit in per-queue lists in enqueue order, active ones in their own set, finished ones in finish
+// order for the retention purge. No claim scans every job the queue ever held.
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../errors.ts';
 import {
@@ -31,6 +34,11 @@ export class InProcessQueue implements JobQueue {
   readonly engine = 'in-process' as const;
   private readonly jobs = new Map<string, Entry>();
   private readonly singletons = new Set<string>();
+  /** Queued jobs per queue, in `seq` order. */
+  private readonly queued = new Map<string, Entry[]>();
+  private readonly active = new Set<Entry>();
+  /** Completed and failed jobs, in the order they finished (the retention purge reads the front). */
+  private finished: Entry[] = [];
   private seq = 0;
 
   constructor(private readonly clock: { now(): number } = { now: () => Date.now() }) {}
@@ -42,7 +50,7 @@ export class InProcessQueue implements JobQueue {
       this.singletons.add(singleton);
     }
     const id = randomUUID();
-    this.jobs.set(id, {
+    const entry: Entry = {
       queue,
       id,
       state: 'queued',
@@ -55,23 +63,36 @@ export class InProcessQueue implements JobQueue {
       leaseSeconds: opts.leaseSeconds ?? defaultEnqueue.leaseSeconds,
       seq: this.seq++,
       ...(singleton ? { singleton } : {}),
-    });
+    };
+    this.jobs.set(id, entry);
+    this.toQueued(entry);
     return id;
   }
 
   async claim(queues: readonly string[], holder: string): Promise<LeasedJob | null> {
     await this.expireLeases();
     const now = this.clock.now();
-    const wanted = new Set(queues);
     let next: Entry | undefined;
-    for (const j of this.jobs.values()) {
-      if (j.state !== 'queued' || !wanted.has(j.queue) || j.visibleAt > now) continue;
-      if (!next || j.seq < next.seq) next = j;
+    let from: Entry[] | undefined;
+    let at = -1;
+    for (const queue of new Set(queues)) {
+      const list = this.queued.get(queue);
+      if (!list) continue;
+      // The first visible job of this queue: usually its head (only a retry's backoff hides one).
+      const i = list.findIndex((j) => j.visibleAt <= now);
+      if (i >= 0 && (!next || list[i]!.seq < next.seq)) {
+        next = list[i];
+        from = list;
+        at = i;
+      }
     }
-    if (!next) return null;
+    if (!next || !from) return null;
+    from.splice(at, 1);
+    if (from.length === 0) this.queued.delete(next.queue);
     next.state = 'active';
     next.holder = holder;
     next.leaseUntil = now + next.leaseSeconds * 1000;
+    this.active.add(next);
     return {
       queue: next.queue,
       id: next.id,
@@ -92,8 +113,8 @@ export class InProcessQueue implements JobQueue {
     if (j.state === 'completed' && j.holder === holder) return { applied: false };
     this.held(ref, holder);
     j.state = 'completed';
-    j.finishedAt = this.clock.now();
     j.output = structuredClone(output);
+    this.toFinished(j);
     return { applied: true };
   }
 
@@ -115,13 +136,14 @@ export class InProcessQueue implements JobQueue {
 
   async expireLeases(): Promise<void> {
     const now = this.clock.now();
-    for (const j of this.jobs.values()) {
-      if (j.state === 'active' && j.leaseUntil <= now) this.retryOrFail(j, 'lease expired');
-      if (j.finishedAt !== undefined && now - j.finishedAt > RETENTION_MS) {
-        this.jobs.delete(j.id);
-        if (j.singleton) this.singletons.delete(j.singleton);
-      }
+    for (const j of this.active) if (j.leaseUntil <= now) this.retryOrFail(j, 'lease expired');
+    let purge = 0;
+    while (purge < this.finished.length && now - this.finished[purge]!.finishedAt! > RETENTION_MS) {
+      const j = this.finished[purge++]!;
+      this.jobs.delete(j.id);
+      if (j.singleton) this.singletons.delete(j.singleton);
     }
+    if (purge > 0) this.finished = this.finished.slice(purge);
   }
 
   async close(): Promise<void> {}
@@ -130,12 +152,32 @@ export class InProcessQueue implements JobQueue {
     j.output = { error };
     if (j.retryCount >= j.retryLimit) {
       j.state = 'failed';
-      j.finishedAt = this.clock.now();
+      this.toFinished(j);
       return;
     }
     j.retryCount += 1;
     j.state = 'queued';
     j.visibleAt = this.clock.now() + backoffSeconds(j.retryDelaySeconds, j.retryCount) * 1000;
+    this.active.delete(j);
+    this.toQueued(j);
+  }
+
+  private toFinished(j: Entry): void {
+    j.finishedAt = this.clock.now();
+    this.active.delete(j);
+    this.finished.push(j);
+  }
+
+  /** Into its queue's list at its `seq` place (the end, but for a retried job). */
+  private toQueued(j: Entry): void {
+    const list = this.queued.get(j.queue);
+    if (!list) {
+      this.queued.set(j.queue, [j]);
+      return;
+    }
+    let i = list.length;
+    while (i > 0 && list[i - 1]!.seq > j.seq) i--;
+    list.splice(i, 0, j);
   }
 
   private mustGet(ref: JobRef): Entry {

@@ -83,6 +83,18 @@ export const inTransaction = async <T>(
   }
 };
 
+/**
+ * One statement committed without waiting for its WAL flush (`synchronous_commit = off` for this
+ * transaction only): for bookkeeping that a crash may lose harmlessly — a lease (it runs out anyway),
+ * a "processed" mark (the delivery is replayed, and its processing is idempotent). Visible to every
+ * other connection at once, like any commit; a later durable commit flushes it too (WAL order).
+ */
+export const relaxedWrite = (pool: pg.Pool, text: string, values: unknown[]): Promise<pg.QueryResult> =>
+  inTransaction(pool, async (client) => {
+    await client.query('SET LOCAL synchronous_commit = off');
+    return client.query(text, values);
+  });
+
 /** A Postgres unique violation (SQLSTATE 23505). */
 export const isUniqueViolation = (err: unknown): boolean =>
   typeof err === 'object' && err !== null && 'code' in err && err.code === '23505';

@@ -6,7 +6,7 @@ import { AppError } from '../errors.ts';
 import { type Migration, readMigrations } from './migrate.ts';
 import { createDeliveryBatcher } from './pg-delivery-batch.ts';
 import { migratePostgres } from './pg-migrate.ts';
-import { checkConnection, closeOnce, createPgPool, type PgOptions } from './pg-pool.ts';
+import { checkConnection, closeOnce, createPgPool, type PgOptions, relaxedWrite } from './pg-pool.ts';
 import { pgFailureSql, toDelivery, toIntent, unprocessedRow, unprocessedSql } from './sqlite-store.ts';
 import type { Store } from './types.ts';
 
@@ -33,14 +33,16 @@ export const openPostgresStore = async (
       return { outcome: await deliveries.record(d) };
     },
     async markDeliveryProcessed(forge, deliveryId) {
-      await pool.query(
+      await relaxedWrite(
+        pool,
         `UPDATE deliveries SET processed_at = $1, events = NULL WHERE forge = $2 AND delivery_id = $3
          AND outcome IN ('accepted', 'ignored') AND processed_at IS NULL`,
         [new Date().toISOString(), forge, deliveryId],
       );
     },
     async leaseDelivery(forge, deliveryId, holder, until, now) {
-      const { rowCount } = await pool.query(
+      const { rowCount } = await relaxedWrite(
+        pool,
         `UPDATE deliveries SET lease_holder = $1, lease_until = $2
            WHERE forge = $3 AND delivery_id = $4 AND outcome = 'accepted' AND processed_at IS NULL
            AND (lease_holder IS NULL OR lease_until < $5 OR lease_holder = $1)`,
