@@ -8,6 +8,7 @@ import type { Intent } from '../../store/types.ts';
 import { repoRefOf } from '../context.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { newRunId } from '../run-effects.ts';
+import { writeRun } from '../run-writer.ts';
 import { renderScoreboard } from '../scoreboard.ts';
 import type { IntentOutcome } from '../start-run.ts';
 import type { FleetDeps, FleetHooks } from './fleet-context.ts';
@@ -112,9 +113,9 @@ export const startFleet = async (
     await forge.createComment(where, 'A ticket fleet is already running on this issue: see its scoreboard.');
     return 'answered';
   }
-  const run = await deps.store.updateRun(created.run.id, {
+  const run = await writeRun(deps.store, created.run.id, () => ({
     progress: { fleet: { tickets: {}, skipped: triage.skipped, dispatched: [] } },
-  });
+  }));
   const names = triage.run.map((t) => (t.repo === intent.repo ? `#${t.number}` : `${t.repo}#${t.number}`));
   await forge.createComment(
     where,
