@@ -4,8 +4,9 @@
 import { z } from 'zod';
 import type { Budget } from '../plan/wave.ts';
 import { run } from '../runner/exec.ts';
-import type { RunProgress } from '../store/run-store.ts';
+import type { RunProgress, RunStore } from '../store/run-store.ts';
 import type { OrchestratorDeps } from './context.ts';
+import { writeProgress } from './run-writer.ts';
 
 const probeOutput = z.object({
   recommendedMaxSessions: z.number().int().min(0).nullable(),
@@ -60,8 +61,18 @@ export const probeForWave = async (
   const value = deps.budgetProbe
     ? await deps.budgetProbe()
     : await runBudgetProbe(deps.config.budget, { cwd: deps.config.runner.workspace, env: deps.baseEnv });
-  const run = await deps.store.getRun(runId);
-  if (run && JSON.stringify(run.progress.budget) !== JSON.stringify(value))
-    await deps.store.updateRun(runId, { progress: { ...run.progress, budget: value } });
+  await recordBudget(deps.store, runId, value);
   return value;
+};
+
+/** Keeps the probe's answer on the run for the dashboard (written only when it changed). */
+export const recordBudget = async (
+  store: Pick<RunStore, 'getRun' | 'updateRun'>,
+  runId: string,
+  value: ProbeResult,
+): Promise<void> => {
+  if (!(await store.getRun(runId))) return;
+  await writeProgress(store, runId, (p) =>
+    JSON.stringify(p.budget) === JSON.stringify(value) ? undefined : { budget: value },
+  );
 };

@@ -2,13 +2,13 @@
 // forge events, runner events and cron ticks only say "look at run X again"; reconcileRun does the
 // rest. Two reconciles of one run never overlap (a per-run serialiser in this process).
 import { commandSchema } from '../commands/schema.ts';
-import { type Forge, hasPermission } from '../forges/types.ts';
+import type { Forge } from '../forges/types.ts';
 import type { ForgeEvent } from '../intake/events.ts';
 import type { RunnerEvent } from '../runner/types.ts';
 import { runLogger } from '../status/log-context.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import { runBudgetProbe } from './budget-probe.ts';
+import { recordBudget, runBudgetProbe } from './budget-probe.ts';
 import type { OrchestratorDeps } from './context.ts';
 import { repoRefOf } from './context.ts';
 import { dashboardMarker, renderDashboard } from './dashboard.ts';
@@ -23,7 +23,9 @@ import { reconcilePlanRun } from './plan-blitz/reconcile-plan-run.ts';
 import { createPlanIntentHandler } from './plan-blitz/start-plan-run.ts';
 import { reconcileRun, recordApproval } from './reconcile.ts';
 import { createEffects } from './run-effects.ts';
+import { setDashboardComment } from './run-writer.ts';
 import { createIntentHandler, type IntentOutcome } from './start-run.ts';
+import { createTrustCheck } from './trust-check.ts';
 
 export interface Orchestrator {
   /** Starts or steers a run from one stored intent, and marks the intent taken. */
@@ -53,7 +55,6 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   const log = deps.logger;
   const serial = createKeyedRunner((runId, err) => log.error({ runId, err }, 'reconcile failed'));
   const background = new Set<Promise<void>>();
-  const trustCache = new Map<string, boolean>();
   const budgetCache = new Map<string, { at: number; value: Awaited<ReturnType<typeof runBudgetProbe>> }>();
   let closed = false;
 
@@ -72,7 +73,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       ...(run.installationId ? { installationId: run.installationId } : {}),
     });
     const c = await forge.upsertStickyComment({ repo, number: run.triggerIssue }, markerText(run.id), body);
-    if (run.dashboardCommentId !== c.id) await deps.store.updateRun(run.id, { dashboardCommentId: c.id });
+    if (run.dashboardCommentId !== c.id) await setDashboardComment(deps.store, run.id, c.id);
   };
   const coalescer = createDashboardCoalescer({
     publish: publishDashboard,
@@ -106,7 +107,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     // Every line a pass logs carries the run id and repository (status/log-context.ts).
     const runDeps = run ? { ...performDeps, logger: runLogger(log, run) } : performDeps;
     if (run?.kind === 'plan') return reconcilePlanRun(runDeps, planHooks, runId);
-    if (run?.kind === 'fleet') return fleet.reconcile(runId);
+    if (run?.kind === 'fleet') return deps.store.withRunLock(runId, () => fleet.reconcile(runId));
     // One reconcile per run across replicas too (an advisory lock on Postgres).
     return deps.store.withRunLock(runId, () => reconcileRun(runDeps, hooks, runId));
   };
@@ -120,20 +121,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   const performDeps: PerformDeps = { ...deps, effects };
 
   const hooks = {
-    async trusted(forge: Forge, repo: string, author: string): Promise<boolean> {
-      const key = `${forge.kind}:${repo}:${author.toLowerCase()}`;
-      const hit = trustCache.get(key);
-      if (hit !== undefined) return hit;
-      // The bot's own issues (a worker's out-of-scope bug, a review finding): GitHub has no collaborator
-      // permission for an App, so the login decides, as the forge adapter spells it.
-      if (author.toLowerCase() === forge.botLogin.toLowerCase() && forge.botLogin !== '') return true;
-      const ok = hasPermission(
-        await forge.getPermission(repoRefOf(repo), author).catch(() => 'none' as const),
-        'write',
-      );
-      trustCache.set(key, ok);
-      return ok;
-    },
+    trusted: createTrustCheck({ clock: deps.clock, logger: log }),
     async probe(runId: string) {
       const hit = budgetCache.get(runId);
       const now = deps.clock.now().getTime();
@@ -142,9 +130,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
         ? await deps.budgetProbe()
         : await runBudgetProbe(deps.config.budget, { cwd: deps.config.runner.workspace, env: deps.baseEnv });
       budgetCache.set(runId, { at: now, value });
-      const run = await deps.store.getRun(runId);
-      if (run && JSON.stringify(run.progress.budget) !== JSON.stringify(value))
-        await deps.store.updateRun(runId, { progress: { ...run.progress, budget: value } });
+      await recordBudget(deps.store, runId, value);
       return value;
     },
     dashboard(runId: string, view: DashboardInput) {

@@ -14,6 +14,7 @@ import { repoRefOf } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
 import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
 import { attemptKey, currentAttempts, liveAttempt } from './run-progress.ts';
+import { markPosted, writeProgress } from './run-writer.ts';
 
 export interface Effects {
   /** Starts a build or smoke check in the background; the result lands in the run's progress. */
@@ -33,22 +34,23 @@ export const refOf = (key: IssueKey): IssueRef => {
 };
 
 /** Records a content key in the run's progress; false when it was already there (post nothing). */
-export const firstTime = async (deps: OrchestratorDeps, ctx: RunCtx, key: string): Promise<boolean> => {
-  const posted = ctx.run.progress.posted ?? [];
-  if (posted.includes(key)) return false;
-  ctx.run = await deps.store.updateRun(ctx.run.id, {
-    progress: { ...ctx.run.progress, posted: [...posted, key] },
-  });
-  return true;
+export const firstTime = async (
+  deps: Pick<OrchestratorDeps, 'store'>,
+  ctx: Pick<RunCtx, 'run'>,
+  key: string,
+): Promise<boolean> => {
+  const { first, run } = await markPosted(deps.store, ctx.run.id, key);
+  ctx.run = run;
+  return first;
 };
 
+/** Writes fields of the run's progress (computed from the stored progress when a function). */
 export const setProgress = async (
-  deps: OrchestratorDeps,
-  ctx: RunCtx,
-  patch: Partial<RunProgress>,
+  deps: Pick<OrchestratorDeps, 'store'>,
+  ctx: Pick<RunCtx, 'run'>,
+  patch: Partial<RunProgress> | ((p: RunProgress) => Partial<RunProgress> | undefined),
 ): Promise<void> => {
-  const fresh = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
-  ctx.run = await deps.store.updateRun(ctx.run.id, { progress: { ...fresh.progress, ...patch } });
+  ctx.run = await writeProgress(deps.store, ctx.run.id, typeof patch === 'function' ? patch : () => patch);
 };
 
 const attemptsOf = (ctx: RunCtx, key: IssueKey): AttemptRecord[] =>
@@ -199,7 +201,7 @@ const merge = async (deps: PerformDeps, ctx: RunCtx, a: Extract<Action, { type: 
     state: 'merged',
     mergedSha: sha ?? pr.head.sha,
   });
-  await setProgress(deps, ctx, { mergedSinceReview: (ctx.run.progress.mergedSinceReview ?? 0) + 1 });
+  await setProgress(deps, ctx, (p) => ({ mergedSinceReview: (p.mergedSinceReview ?? 0) + 1 }));
 };
 
 const closeIssue = async (deps: OrchestratorDeps, ctx: RunCtx, key: IssueKey, epic: boolean) => {

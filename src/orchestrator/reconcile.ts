@@ -31,6 +31,7 @@ import { holdUnplanned, unplannedLine } from './plan-blitz/blitz-plans.ts';
 import { planInput } from './plan-input.ts';
 import { loadRepoConfig } from './repo-settings.ts';
 import { attemptKey, deriveProgress } from './run-progress.ts';
+import { foldResults, writeProgress, writeRun } from './run-writer.ts';
 
 const advancing = new Set<Action['type']>([
   'open_pr',
@@ -67,6 +68,8 @@ const load = async (
   runId: string,
   cache: CallCache,
 ): Promise<RunCtx | undefined> => {
+  // What background gates recorded since the last pass joins the run first (under the run lock).
+  await foldResults(deps.store, runId);
   const run = await deps.store.getRun(runId);
   if (!run || !live(run.state)) return undefined;
   const repo = repoRefOf(run.repo);
@@ -226,11 +229,12 @@ export const recordApproval = async (deps: PerformDeps, event: ForgeEvent): Prom
   const approval = { by: event.sender.login, hash };
   for (const r of runs)
     await deps.store.withRunLock(r.id, async () => {
-      const now = await deps.store.getRun(r.id);
-      if (!now || JSON.stringify(now.progress.approvals?.[key]) === JSON.stringify(approval)) return;
-      await deps.store.updateRun(r.id, {
-        progress: { ...now.progress, approvals: { ...now.progress.approvals, [key]: approval } },
-      });
+      if (!(await deps.store.getRun(r.id))) return;
+      await writeProgress(deps.store, r.id, (p) =>
+        JSON.stringify(p.approvals?.[key]) === JSON.stringify(approval)
+          ? undefined
+          : { approvals: { ...p.approvals, [key]: approval } },
+      );
     });
 };
 
@@ -245,9 +249,9 @@ const keepGraph = async (deps: PerformDeps, ctx: RunCtx, view: DashboardInput): 
     ...(i.epic ? { epic: true } : {}),
     blockedBy: i.blockedBy,
   }));
-  if (JSON.stringify(graph) === JSON.stringify(ctx.run.progress.graph ?? null)) return;
-  const fresh = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
-  ctx.run = await deps.store.updateRun(ctx.run.id, { progress: { ...fresh.progress, graph } });
+  ctx.run = await writeProgress(deps.store, ctx.run.id, (p) =>
+    JSON.stringify(graph) === JSON.stringify(p.graph ?? null) ? undefined : { graph },
+  );
 };
 
 const publish = async (deps: PerformDeps, hooks: ReconcileHooks, ctx: RunCtx, actions: Action[]) => {
@@ -331,7 +335,7 @@ export const reconcileRun = async (
     const unclean = deps.review ? integrationReviewBlocksReadiness(ctx.run.progress) : undefined;
     const actions = unclean ? planned.filter((a) => a.type !== 'run_smoke' && a.type !== 'ship') : planned;
     if (ctx.run.state === 'planning' || ctx.run.state === 'blocked')
-      ctx.run = await deps.store.updateRun(ctx.run.id, { state: 'running' });
+      ctx.run = await writeRun(deps.store, ctx.run.id, () => ({ state: 'running' }));
     let moved = false;
     for (const a of actions) {
       try {
@@ -345,12 +349,12 @@ export const reconcileRun = async (
     await sendIssueNotices(deps, ctx).catch((err: unknown) => {
       deps.logger.warn({ runId, err }, 'issue notices not sent; the next reconcile retries');
     });
-    const after = (await deps.store.getRun(runId)) ?? ctx.run;
-    if (after.state === 'running' && actions.some((a) => a.type === 'run_smoke' || a.type === 'ship'))
-      ctx.run = await deps.store.updateRun(runId, {
-        state: actions.some((a) => a.type === 'ship') ? 'shipping' : 'gating',
-      });
-    else ctx.run = after;
+    const gating = actions.some((a) => a.type === 'run_smoke' || a.type === 'ship');
+    ctx.run = await writeRun(deps.store, runId, (after) =>
+      after.state === 'running' && gating
+        ? { state: actions.some((a) => a.type === 'ship') ? 'shipping' : 'gating' }
+        : undefined,
+    );
     await publish(deps, hooks, ctx, actions);
     if (!moved || !live(ctx.run.state)) return;
   }

@@ -1,5 +1,5 @@
 // The slower effects of a run: build and smoke checks through the runner's build gate (in the
-// background, their result written to the run and a reconcile requested), bounces with a revert,
+// background, their result recorded as a row and a pass requested), bounces with a revert,
 // ship (deploy or local preview), notifications, stopping a run and the model notes after it.
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import { updateModelNotesFile } from './model-notes.ts';
 import { type Effects, firstTime, refOf, setProgress } from './perform.ts';
 import { runNoticeOf, sendRunNotice } from './run-notice.ts';
 import { attemptKey } from './run-progress.ts';
+import { type GateResult, recordGateResult, writeRun } from './run-writer.ts';
 
 export interface EffectHooks {
   /** Runs work after this pass, tracked so idle() waits for it. */
@@ -21,7 +22,23 @@ export interface EffectHooks {
   reconcileSoon(runId: string): void;
   /** Publishes the dashboard now (run end). */
   flushDashboard(runId: string): Promise<void>;
+  /** Runs a gate and says what it found; default the runner's build gate at the integration branch. */
+  judgeGate?: GateJudge;
 }
+
+/** What a gate found: passed, or failed with the output's tail and, for a build, the responsible merge. */
+export interface GateFinding {
+  status: 'passed' | 'failed';
+  tail?: string;
+  responsible?: IssueKey;
+}
+
+export type GateJudge = (
+  ctx: RunCtx,
+  name: 'build' | 'smoke',
+  argv: string[],
+  covers: IssueKey[],
+) => Promise<GateFinding>;
 
 const gitFor = async (deps: OrchestratorDeps, ctx: RunCtx): Promise<IntegrationGit> => ({
   workspace: deps.config.runner.workspace,
@@ -62,6 +79,16 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
     return undefined;
   };
 
+  /** Runs the gate at the integration branch's head and says what it found (never writes the run). */
+  const judgeGate: GateJudge = async (ctx, name, argv, covers) => {
+    const g = await gitFor(deps, ctx);
+    const r = await runGateAt(g, name, argv);
+    const ok = r.exitCode === 0 && !r.timedOut;
+    if (ok) return { status: 'passed' };
+    const responsible = name === 'build' ? await responsibleMerge(ctx, g, argv, covers) : undefined;
+    return { status: 'failed', tail: tailOf(r.tail, 30), ...(responsible ? { responsible } : {}) };
+  };
+
   const startGate: Effects['startGate'] = async (ctx, name, covers) => {
     const argv = name === 'build' ? ctx.repoConfig.build : ctx.repoConfig.smoke;
     const failures = ctx.run.progress.build?.failures ?? 0;
@@ -73,38 +100,35 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
       else await setProgress(deps, ctx, { smoke: 'passed' });
       return;
     }
+    const gate = newRunId();
     if (name === 'build')
-      await setProgress(deps, ctx, { build: { status: 'running', covers, failures }, wave });
+      await setProgress(deps, ctx, { build: { status: 'running', gate, covers, failures }, wave });
     else await setProgress(deps, ctx, { smoke: 'running' });
     const runId = ctx.run.id;
+    const judge = hooks.judgeGate ?? judgeGate;
+    // The gate runs outside the pass: it records what it found (one row) and asks for a pass, which
+    // folds the row into the run under the run lock. It never writes the run itself.
     hooks.background(async () => {
-      try {
-        const g = await gitFor(deps, ctx);
-        const r = await runGateAt(g, name, argv);
-        const ok = r.exitCode === 0 && !r.timedOut;
-        const tail = tailOf(r.tail, 30);
-        if (name === 'smoke') await setProgress(deps, ctx, { smoke: ok ? 'passed' : 'failed' });
-        else if (ok) await setProgress(deps, ctx, { build: { status: 'passed', covers, failures: 0 } });
-        else {
-          const responsible = await responsibleMerge(ctx, g, argv, covers);
-          await setProgress(deps, ctx, {
-            build: {
-              status: 'failed',
-              covers,
-              failures: failures + 1,
-              tail,
-              ...(responsible ? { responsible } : {}),
-            },
-          });
-        }
-      } catch (err) {
+      const found = await judge(ctx, name, argv, covers).catch((err: unknown): GateFinding => {
         deps.logger.error({ runId, name, err }, 'gate could not run');
-        const message = err instanceof Error ? err.message : String(err);
-        if (name === 'smoke') await setProgress(deps, ctx, { smoke: 'failed' });
-        else
-          await setProgress(deps, ctx, {
-            build: { status: 'failed', covers, failures: failures + 1, tail: message },
-          });
+        return { status: 'failed', tail: err instanceof Error ? err.message : String(err) };
+      });
+      const result: GateResult =
+        name === 'smoke'
+          ? { name, status: found.status }
+          : {
+              name,
+              gate,
+              status: found.status,
+              failures: found.status === 'passed' ? 0 : failures + 1,
+              ...(found.tail !== undefined ? { tail: found.tail } : {}),
+              ...(found.responsible !== undefined ? { responsible: found.responsible } : {}),
+            };
+      try {
+        await recordGateResult(deps.store, runId, result);
+      } catch (err) {
+        // Not recorded: the gate stays `running` on the dashboard, and the log says why.
+        deps.logger.error({ runId, name, err }, 'gate result not recorded');
       }
       hooks.reconcileSoon(runId);
     });
@@ -147,9 +171,11 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
       ...(mine.at(-1) ? { bouncedAfter: mine.at(-1)!.id } : {}),
     });
     // The failure is dealt with: the merges still on the branch get a fresh build; the count of red builds stays.
-    const build = ctx.run.progress.build;
-    if (build?.status === 'failed' && build.responsible === key)
-      await setProgress(deps, ctx, { build: { status: 'none', covers: [], failures: build.failures } });
+    await setProgress(deps, ctx, ({ build }) =>
+      build?.status === 'failed' && build.responsible === key
+        ? { build: { status: 'none', covers: [], failures: build.failures } }
+        : undefined,
+    );
     await ctx.forge.createComment(
       ref,
       `blitz: bounced back for another pass: ${reason}. The merge was reverted on \`${ctx.run.integrationBranch}\` and the failure goes into the next worker's prompt.`,
@@ -230,15 +256,14 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
   };
 
   const stop: Effects['stop'] = async (ctx, state, reason) => {
-    const fresh = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
-    ctx.run = await deps.store.updateRun(ctx.run.id, {
+    ctx.run = await writeRun(deps.store, ctx.run.id, (fresh) => ({
       state,
       progress: {
         ...fresh.progress,
         reason,
         ...(state === 'paused' ? { pausedFrom: 'running' as const } : {}),
       },
-    });
+    }));
     if (state !== 'paused') {
       const attempts = await deps.ledger.listByRun(ctx.run.id);
       const evidence = attempts

@@ -4,6 +4,7 @@ import type { NotifyEvent, RunNotice, ShipPath } from '../ship/notice.ts';
 import { notifyAll } from '../ship/notify.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { OrchestratorDeps } from './context.ts';
+import { writeProgress } from './run-writer.ts';
 
 /** The run's page on the status site, when the bot's public address is configured. */
 export const runPageUrl = (publicUrl: string | undefined, runId: string): string | undefined =>
@@ -40,10 +41,10 @@ export const sendRunNotice = async (
   );
   if (failures.length === 0) return;
   deps.logger.warn({ runId: notice.run.id, event: notice.event, failures }, 'notification failed');
-  const fresh = await deps.store.getRun(notice.run.id);
-  if (fresh) {
-    await deps.store.updateRun(fresh.id, {
-      progress: { ...fresh.progress, notifyFailures: failures },
-    });
-  }
+  if (await deps.store.getRun(notice.run.id))
+    await writeProgress(deps.store, notice.run.id, () => ({ notifyFailures: failures })).catch(
+      (err: unknown) =>
+        // A run written meanwhile refuses this write: the failure is in the log, and the next one is kept.
+        deps.logger.error({ runId: notice.run.id, err }, 'notification failure not kept on the run'),
+    );
 };

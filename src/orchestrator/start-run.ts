@@ -15,6 +15,7 @@ import { repoRefOf } from './context.ts';
 import { loadRepoConfig } from './repo-settings.ts';
 import { newRunId } from './run-effects.ts';
 import { runNoticeOf, sendRunNotice } from './run-notice.ts';
+import { setDashboardComment, writeRun } from './run-writer.ts';
 
 export interface StartHooks {
   reconcileSoon(runId: string): void;
@@ -118,7 +119,7 @@ export const createIntentHandler = (deps: OrchestratorDeps, hooks: StartHooks) =
     const run = created.run;
     if (!cmd.dryRun) await forge.createBranch(repo, run.integrationBranch, cfg.defaultBranch);
     const commentId = await hooks.postDashboard(run, forge);
-    if (commentId !== undefined) await deps.store.updateRun(run.id, { dashboardCommentId: commentId });
+    if (commentId !== undefined) await setDashboardComment(deps.store, run.id, commentId);
     deps.logger.info(
       { runId: run.id, repo: run.repo, milestone: run.milestoneTitle, dryRun: cmd.dryRun },
       'run started',
@@ -172,25 +173,25 @@ export const createIntentHandler = (deps: OrchestratorDeps, hooks: StartHooks) =
       return 'answered';
     }
     const reply = await hooks.serialized(run.id, async () => {
-      const now = (await deps.store.getRun(run.id)) ?? run;
       if (action === 'pause') {
-        if (now.state !== 'paused')
-          await deps.store.updateRun(run.id, {
-            state: 'paused',
-            progress: { ...now.progress, pausedFrom: now.state },
-          });
+        await writeRun(deps.store, run.id, (now) =>
+          now.state === 'paused'
+            ? undefined
+            : { state: 'paused', progress: { ...now.progress, pausedFrom: now.state } },
+        );
         return `Paused the ${runNoun(run)}: running workers finish, nothing new starts until \`/blitz resume\`.`;
       }
       if (action === 'resume') {
-        if (now.state === 'paused' || now.state === 'blocked')
-          await deps.store.updateRun(run.id, { state: 'running' });
+        await writeRun(deps.store, run.id, (now) =>
+          now.state === 'paused' || now.state === 'blocked' ? { state: 'running' } : undefined,
+        );
         return `Resumed the ${runNoun(run)}.`;
       }
       const stopped = await hooks.cancelWorkers(run);
-      await deps.store.updateRun(run.id, {
+      await writeRun(deps.store, run.id, (now) => ({
         state: 'cancelled',
         progress: { ...now.progress, reason: 'cancelled by a person' },
-      });
+      }));
       return `Cancelled the ${runNoun(run)}: ${stopped} worker(s) stopped; the branches and \`${run.integrationBranch}\` are kept.`;
     });
     await answer(forge, where, reply);

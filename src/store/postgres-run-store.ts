@@ -19,7 +19,7 @@ import { createPgRunLock } from './pg-run-lock.ts';
 import { createPostgresAttemptLedger } from './postgres-ledger.ts';
 import { claimIntentSql, type PostgresRunTransaction, runWrites } from './postgres-run-writes.ts';
 import type { RunStore } from './run-store.ts';
-import { terminal, toIssue, toRun } from './sqlite-run-store.ts';
+import { terminal, toIssue, toRun, toRunResult } from './sqlite-run-store.ts';
 import { toIntent } from './sqlite-store.ts';
 
 export type PostgresRunStore = RunStore & {
@@ -115,8 +115,23 @@ export const openPostgresRunStore = async (
       );
       return rows.map(toRun);
     },
-    async updateRun(id, patch) {
-      return inTransaction(pool, (client) => runWrites(client, now).updateRun(id, patch));
+    async updateRun(id, patch, expect) {
+      return inTransaction(pool, (client) => runWrites(client, now).updateRun(id, patch, expect));
+    },
+    async recordRunResult(runId, name, value) {
+      await pool.query('INSERT INTO run_results (run_id, name, value, recorded_at) VALUES ($1, $2, $3, $4)', [
+        runId,
+        name,
+        JSON.stringify(value),
+        now(),
+      ]);
+    },
+    async listRunResults(runId) {
+      const { rows } = await pool.query('SELECT * FROM run_results WHERE run_id = $1 ORDER BY id', [runId]);
+      return rows.map(toRunResult);
+    },
+    async dropRunResults(runId, upToId) {
+      await pool.query('DELETE FROM run_results WHERE run_id = $1 AND id <= $2', [runId, upToId]);
     },
     async listRunIssues(runId) {
       const { rows } = await pool.query(

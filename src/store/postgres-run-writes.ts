@@ -3,7 +3,13 @@
 // job: no dispatch without its state row, no state row without its job.
 import type pg from 'pg';
 import { AppError } from '../errors.ts';
-import type { RunIssuePatch, RunIssueRecord, RunRecord, RunStore } from './run-store.ts';
+import {
+  type RunIssuePatch,
+  type RunIssueRecord,
+  type RunRecord,
+  type RunStore,
+  StaleRunWriteError,
+} from './run-store.ts';
 import { toIssue, toRun } from './sqlite-run-store.ts';
 
 const issueColumns: Record<string, string> = {
@@ -31,13 +37,18 @@ export interface PostgresRunTransaction {
 
 /** The writes on `client`, which the caller has put in a transaction (BEGIN … COMMIT). */
 export const runWrites = (client: pg.PoolClient, now: () => string): PostgresRunTransaction => ({
-  async updateRun(id, patch) {
+  async updateRun(id, patch, expect) {
     const current = await client.query('SELECT * FROM runs WHERE id = $1 FOR UPDATE', [id]);
     if (current.rows[0] === undefined) throw new AppError('not_found', `No run ${id}.`);
-    const next: RunRecord = { ...toRun(current.rows[0]), ...patch };
+    const run = toRun(current.rows[0]);
+    if (expect !== undefined && run.version !== expect.version)
+      throw new StaleRunWriteError(id, expect.version, run.version);
+    const next: RunRecord = { ...run, ...patch };
+    // The dashboard comment id alone is a field of its own: it does not count as a version.
+    const counts = patch.state !== undefined || patch.progress !== undefined || patch.options !== undefined;
     const { rows } = await client.query(
-      `UPDATE runs SET state = $2, dashboard_comment_id = $3, progress = $4, options = $5, updated_at = $6
-       WHERE id = $1 RETURNING *`,
+      `UPDATE runs SET state = $2, dashboard_comment_id = $3, progress = $4, options = $5, updated_at = $6,
+         version = version + $7 WHERE id = $1 RETURNING *`,
       [
         id,
         next.state,
@@ -45,6 +56,7 @@ export const runWrites = (client: pg.PoolClient, now: () => string): PostgresRun
         JSON.stringify(next.progress),
         JSON.stringify(next.options),
         now(),
+        counts ? 1 : 0,
       ],
     );
     return toRun(rows[0]);

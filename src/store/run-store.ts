@@ -1,5 +1,6 @@
 // The run port: blitz runs, the issues inside them, and the queued intents the orchestrator turns
 // into runs. Async so a Postgres engine can implement it unchanged; SQLite is sqlite-run-store.ts.
+import { AppError } from '../errors.ts';
 import type { ForgeKind } from '../forges/types.ts';
 import type { RunState } from '../plan/states.ts';
 import type { Intent } from './types.ts';
@@ -24,6 +25,8 @@ export interface RunProgress {
   graph?: RunGraphNode[];
   build?: {
     status: StepState;
+    /** Which start of the build a result belongs to (a result for an older start is dropped). */
+    gate?: string;
     covers: string[];
     failures: number;
     responsible?: string;
@@ -88,6 +91,8 @@ export interface NewRun {
 export interface RunRecord extends NewRun {
   dashboardCommentId?: number;
   progress: RunProgress;
+  /** Counts the writes of state, progress and options: a write names the version it read. */
+  version: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -122,6 +127,37 @@ export interface RunIssuePatch {
   bouncedAfter?: string;
 }
 
+export type RunPatch = Partial<Pick<RunRecord, 'state' | 'dashboardCommentId' | 'progress' | 'options'>>;
+
+export interface RunResult {
+  id: number;
+  runId: string;
+  name: string;
+  value: unknown;
+  recordedAt: string;
+}
+
+/** A write computed from a run that changed since it was read: refused, never applied. */
+export class StaleRunWriteError extends AppError {
+  constructor(
+    readonly runId: string,
+    readonly expected: number,
+    readonly found: number,
+  ) {
+    super(
+      'conflict',
+      `Run ${runId} changed since it was read (version ${expected}, now ${found}); the write was refused.`,
+      {
+        runId,
+        expected,
+        found,
+      },
+    );
+  }
+}
+
+export const isStaleRunWrite = (err: unknown): err is StaleRunWriteError => err instanceof StaleRunWriteError;
+
 export interface RunStore {
   /** Creates the run; `conflict` with the live run when the milestone already has one. */
   createRun(run: NewRun): Promise<{ created: true; run: RunRecord } | { created: false; live: RunRecord }>;
@@ -131,10 +167,18 @@ export interface RunStore {
   /** Runs that are not done or cancelled (what the cron tick reconciles). */
   listLiveRuns(): Promise<RunRecord[]>;
   listRuns(filter?: { forge?: ForgeKind; repo?: string }): Promise<RunRecord[]>;
-  updateRun(
-    id: string,
-    patch: Partial<Pick<RunRecord, 'state' | 'dashboardCommentId' | 'progress' | 'options'>>,
-  ): Promise<RunRecord>;
+  /**
+   * Applies the patch to the run as it is in the store. With `expect`, the write is refused with a
+   * StaleRunWriteError (and changes nothing) when the run's version is no longer the one named. Only
+   * orchestrator/run-writer.ts calls this outside the store and its tests.
+   */
+  updateRun(id: string, patch: RunPatch, expect?: { version: number }): Promise<RunRecord>;
+  /** Background work's result (a build, a smoke check): one row, never the run itself. */
+  recordRunResult(runId: string, name: string, value: unknown): Promise<void>;
+  /** The results not yet folded into the run, oldest first. */
+  listRunResults(runId: string): Promise<RunResult[]>;
+  /** Drops the results up to and including `upToId` (folded into the run). */
+  dropRunResults(runId: string, upToId: number): Promise<void>;
   listRunIssues(runId: string): Promise<RunIssueRecord[]>;
   /** Creates the row when missing, then applies the patch. */
   upsertRunIssue(runId: string, repo: string, number: number, patch: RunIssuePatch): Promise<RunIssueRecord>;

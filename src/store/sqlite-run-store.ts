@@ -7,7 +7,15 @@ import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import { isTerminalRunState, runStates } from '../plan/states.ts';
 import type { AttemptLedger } from '../runner/types.ts';
-import type { RunIssueRecord, RunProgress, RunRecord, RunRecordState, RunStore } from './run-store.ts';
+import {
+  type RunIssueRecord,
+  type RunProgress,
+  type RunRecord,
+  type RunRecordState,
+  type RunResult,
+  type RunStore,
+  StaleRunWriteError,
+} from './run-store.ts';
 import { createSqliteAttemptLedger } from './sqlite-ledger.ts';
 import { openSqliteDatabase, opt } from './sqlite-open.ts';
 import { forgeKind, toIntent } from './sqlite-store.ts';
@@ -29,6 +37,7 @@ const runRow = z.object({
   integration_branch: z.string(),
   dashboard_comment_id: z.number().nullable(),
   progress: z.string(),
+  version: z.number().default(0),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -38,6 +47,7 @@ const progressSchema: z.ZodType<RunProgress> = z.looseObject({
   build: z
     .object({
       status: stepState,
+      gate: z.string().optional(),
       covers: z.array(z.string()),
       failures: z.number(),
       responsible: z.string().optional(),
@@ -104,6 +114,7 @@ export const toRun = (raw: unknown): RunRecord => {
     state: r.state,
     integrationBranch: r.integration_branch,
     progress: progressSchema.parse(JSON.parse(r.progress)),
+    version: r.version,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     ...opt('installationId', r.installation_id),
@@ -129,6 +140,19 @@ export const toIssue = (raw: unknown): RunIssueRecord => {
     ...opt('lastError', r.last_error),
     ...opt('bouncedAfter', r.bounced_after),
   };
+};
+
+const resultRow = z.object({
+  id: z.coerce.number(),
+  run_id: z.string(),
+  name: z.string(),
+  value: z.string(),
+  recorded_at: z.string(),
+});
+
+export const toRunResult = (raw: unknown): RunResult => {
+  const r = resultRow.parse(raw);
+  return { id: r.id, runId: r.run_id, name: r.name, value: JSON.parse(r.value), recordedAt: r.recorded_at };
 };
 
 export const terminal: RunRecordState[] = runStates.filter(isTerminalRunState);
@@ -244,14 +268,18 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
         .all({ forge: filter.forge ?? null, repo: filter.repo ?? null })
         .map(toRun);
     },
-    async updateRun(id, patch) {
+    async updateRun(id, patch, expect) {
       const current = selectRun.get(id);
       if (current === undefined) throw new AppError('not_found', `No run ${id}.`);
       const run = toRun(current);
+      if (expect !== undefined && run.version !== expect.version)
+        throw new StaleRunWriteError(id, expect.version, run.version);
       const next = { ...run, ...patch };
+      // The dashboard comment id alone is a field of its own: it does not count as a version.
+      const counts = patch.state !== undefined || patch.progress !== undefined || patch.options !== undefined;
       db.prepare(
         `UPDATE runs SET state = @state, dashboard_comment_id = @dashboard, progress = @progress,
-           options = @options, updated_at = @at WHERE id = @id`,
+           options = @options, updated_at = @at, version = version + @bump WHERE id = @id`,
       ).run({
         id,
         state: next.state,
@@ -259,8 +287,23 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
         progress: JSON.stringify(next.progress),
         options: JSON.stringify(next.options),
         at: now(),
+        bump: counts ? 1 : 0,
       });
       return toRun(selectRun.get(id));
+    },
+    async recordRunResult(runId, name, value) {
+      db.prepare('INSERT INTO run_results (run_id, name, value, recorded_at) VALUES (?, ?, ?, ?)').run(
+        runId,
+        name,
+        JSON.stringify(value),
+        now(),
+      );
+    },
+    async listRunResults(runId) {
+      return db.prepare('SELECT * FROM run_results WHERE run_id = ? ORDER BY id').all(runId).map(toRunResult);
+    },
+    async dropRunResults(runId, upToId) {
+      db.prepare('DELETE FROM run_results WHERE run_id = ? AND id <= ?').run(runId, upToId);
     },
     async listRunIssues(runId) {
       return db

@@ -47,6 +47,29 @@ export const describeRunCases = (engine: string, fresh: () => Promise<FreshDatab
       });
     });
 
+    it('a write naming an old version is refused and changes nothing; background results are rows', async () => {
+      const s = await (await fresh()).runs();
+      const created = (await s.getRun((await s.createRun(newRun('r1'))).created ? 'r1' : 'none'))!;
+      const v1 = await s.updateRun('r1', { progress: { wave: 1 } }, { version: created.version });
+      expect(v1.version).toBe(created.version + 1);
+      // Tried: a second write computed from the first read.
+      await expect(
+        s.updateRun('r1', { progress: { wave: 7 } }, { version: created.version }),
+      ).rejects.toMatchObject({ code: 'conflict', expected: created.version, found: v1.version });
+      expect(await s.getRun('r1')).toMatchObject({ progress: { wave: 1 }, version: v1.version });
+      // The dashboard comment id is a field of its own: it does not move the version.
+      expect((await s.updateRun('r1', { dashboardCommentId: 5 })).version).toBe(v1.version);
+      await s.recordRunResult('r1', 'build', { name: 'build', status: 'passed' });
+      await s.recordRunResult('r1', 'smoke', { name: 'smoke', status: 'failed' });
+      const results = await s.listRunResults('r1');
+      expect(results.map((r) => [r.name, r.value])).toEqual([
+        ['build', { name: 'build', status: 'passed' }],
+        ['smoke', { name: 'smoke', status: 'failed' }],
+      ]);
+      await s.dropRunResults('r1', results[0]!.id);
+      expect((await s.listRunResults('r1')).map((r) => r.name)).toEqual(['smoke']);
+    });
+
     it('updating an unknown run is not_found and creates nothing', async () => {
       const s = await (await fresh()).runs();
       await expect(s.updateRun('nope', { state: 'done' })).rejects.toMatchObject({ code: 'not_found' });

@@ -9,6 +9,7 @@ import { closeOnMerge } from '../close-on-merge.ts';
 import { onAttemptHost } from '../dispatcher.ts';
 import { refOf } from '../perform.ts';
 import { attemptKey, currentAttempts, liveAttempt } from '../run-progress.ts';
+import { writeRun } from '../run-writer.ts';
 import type { FleetCtx, FleetDeps } from './fleet-context.ts';
 import { updateFleet, updateTicket } from './fleet-state.ts';
 import { mergeTicket } from './merge-ticket.ts';
@@ -150,8 +151,10 @@ const closeTicket = async (deps: FleetDeps, ctx: FleetCtx, key: string) => {
 };
 
 const stop = async (deps: FleetDeps, ctx: FleetCtx, state: 'done' | 'blocked' | 'paused', reason: string) => {
-  const fresh = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
-  ctx.run = await deps.store.updateRun(ctx.run.id, { state, progress: { ...fresh.progress, reason } });
+  ctx.run = await writeRun(deps.store, ctx.run.id, (fresh) => ({
+    state,
+    progress: { ...fresh.progress, reason },
+  }));
   deps.logger.info({ runId: ctx.run.id, state, reason }, 'fleet stopped');
 };
 

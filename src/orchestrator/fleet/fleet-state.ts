@@ -7,6 +7,7 @@ import type { IssueRef } from '../../forges/types.ts';
 import { issueKey } from '../../plan/types.ts';
 import type { RunRecord, RunStore } from '../../store/run-store.ts';
 import { repoRefOf } from '../context.ts';
+import { writeProgress } from '../run-writer.ts';
 
 export const fleetTicketSchema = z.object({
   repo: z.string().regex(/^[^/\s]+\/[^/\s]+$/),
@@ -78,11 +79,11 @@ export const updateFleet = async (
   runId: string,
   fn: (p: FleetProgress) => void,
 ): Promise<RunRecord> => {
-  const run = await store.getRun(runId);
-  if (!run) throw new Error(`run ${runId} is gone`);
-  const p = fleetProgressOf(run);
-  fn(p);
-  return store.updateRun(runId, { progress: { ...run.progress, fleet: p } });
+  return writeProgress(store, runId, (_, run) => {
+    const p = fleetProgressOf(run);
+    fn(p);
+    return { fleet: p };
+  });
 };
 
 /** Changes one ticket's state (created with defaults when missing). */

@@ -4,6 +4,7 @@
 // publish the scoreboard; repeat while a pass moved something the next can build on.
 import { nextActions } from '../../plan/next-actions.ts';
 import type { Action } from '../../plan/snapshot.ts';
+import { writeRun } from '../run-writer.ts';
 import { renderScoreboard } from '../scoreboard.ts';
 import type { FleetDeps, FleetHooks } from './fleet-context.ts';
 import { performFleet } from './fleet-perform.ts';
@@ -26,7 +27,7 @@ export const reconcileFleet = async (deps: FleetDeps, hooks: FleetHooks, runId: 
     }
     await relayReports(deps, ctx);
     if (ctx.run.state === 'planning' || ctx.run.state === 'blocked')
-      ctx.run = await deps.store.updateRun(ctx.run.id, { state: 'running' });
+      ctx.run = await writeRun(deps.store, ctx.run.id, () => ({ state: 'running' }));
     const actions = nextActions('running', ctx.snap);
     let moved = false;
     let stopped: Extract<Action, { type: 'stop' }> | undefined;

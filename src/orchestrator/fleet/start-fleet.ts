@@ -9,6 +9,7 @@ import type { Intent } from '../../store/types.ts';
 import { repoRefOf } from '../context.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { newRunId } from '../run-effects.ts';
+import { writeRun } from '../run-writer.ts';
 import { renderScoreboard } from '../scoreboard.ts';
 import type { IntentOutcome } from '../start-run.ts';
 import type { FleetDeps, FleetHooks } from './fleet-context.ts';
@@ -119,9 +120,9 @@ export const startFleet = async (
       t.approvedHash ? [[issueKey(t.repo, t.number), { by: intent.sender, hash: t.approvedHash }]] : [],
     ),
   );
-  const run = await deps.store.updateRun(created.run.id, {
+  const run = await writeRun(deps.store, created.run.id, () => ({
     progress: { fleet: { tickets: {}, skipped: triage.skipped, dispatched: [] }, approvals },
-  });
+  }));
   const names = triage.run.map((t) => (t.repo === intent.repo ? `#${t.number}` : `${t.repo}#${t.number}`));
   await forge.createComment(
     where,

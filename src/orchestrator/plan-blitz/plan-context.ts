@@ -8,6 +8,7 @@ import type { AttemptRecord } from '../../runner/types.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
 import type { OrchestratorDeps } from '../context.ts';
 import { currentAttempts } from '../run-progress.ts';
+import { writeProgress } from '../run-writer.ts';
 import { type PlanProgress, type PlanWave, planProgressOf } from './plan-state.ts';
 
 export interface PlanCtx {
@@ -40,10 +41,7 @@ export const phaseAttempts = (pc: PlanCtx, key: IssueKey): AttemptRecord[] =>
 
 /** Writes the plan progress into the run at once, so a landing survives a crash of the next step. */
 export const savePlan = async (pc: PlanCtx): Promise<void> => {
-  const fresh = (await pc.deps.store.getRun(pc.run.id)) ?? pc.run;
-  pc.run = await pc.deps.store.updateRun(pc.run.id, {
-    progress: { ...fresh.progress, planBlitz: pc.plan },
-  });
+  pc.run = await writeProgress(pc.deps.store, pc.run.id, () => ({ planBlitz: pc.plan }));
 };
 
 export const reloadPlan = (run: RunRecord): PlanProgress => planProgressOf(run.progress);

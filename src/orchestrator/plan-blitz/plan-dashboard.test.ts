@@ -17,6 +17,7 @@ const run = (progress: RunRecord['progress']): RunRecord => ({
   state: 'running',
   integrationBranch: 'main',
   progress,
+  version: 0,
   createdAt: '2026-01-01T00:00:00Z',
   updatedAt: '2026-01-01T00:00:00Z',
 });

@@ -16,6 +16,7 @@ import { type PerformDeps, refOf } from '../perform.ts';
 import { planInput } from '../plan-input.ts';
 import { type ReconcileHooks, withoutUnrecordedApprovals } from '../reconcile.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
+import { markPosted, writeRun } from '../run-writer.ts';
 import { type PlanCtx, reloadPlan, savePlan } from './plan-context.ts';
 import { renderPlanDashboard } from './plan-dashboard.ts';
 import { planRunLabels, sizeOf } from './plan-labels.ts';
@@ -110,12 +111,9 @@ const report = async (pc: PlanCtx, key: string, text: string) => {
   const trigger = pc.run.triggerIssue;
   if (trigger === undefined) return;
   // Keyed by content in the run's progress, as the blitz reports are: a repeat posts nothing.
-  const fresh = (await pc.deps.store.getRun(pc.run.id)) ?? pc.run;
-  const posted = fresh.progress.posted ?? [];
-  if (posted.includes(key)) return;
-  pc.run = await pc.deps.store.updateRun(pc.run.id, {
-    progress: { ...fresh.progress, posted: [...posted, key] },
-  });
+  const { first, run } = await markPosted(pc.deps.store, pc.run.id, key);
+  pc.run = run;
+  if (!first) return;
   await pc.forge.createComment({ repo: pc.repo, number: trigger }, text);
 };
 
@@ -126,14 +124,13 @@ const report = async (pc: PlanCtx, key: string, text: string) => {
  */
 const stopRun = async (pc: PlanCtx, state: StopState, reason: string) => {
   await savePlan(pc);
-  const fresh = (await pc.deps.store.getRun(pc.run.id)) ?? pc.run;
   const word =
     state === 'blocked' ? 'stopped (a person has to look)' : state === 'paused' ? 'paused' : 'finished';
   const full = state === 'blocked' ? `blocked: ${reason}` : reason;
-  pc.run = await pc.deps.store.updateRun(pc.run.id, {
+  pc.run = await writeRun(pc.deps.store, pc.run.id, (fresh) => ({
     state: state === 'paused' ? 'paused' : 'done',
     progress: { ...fresh.progress, reason: full },
-  });
+  }));
   await report(
     pc,
     `plan-stop:${state}:${reason}`,
@@ -237,15 +234,16 @@ const passes = async (deps: PerformDeps, hooks: PlanReconcileHooks, runId: strin
       const { run, forge, repo } = loaded;
       if (run.triggerIssue !== undefined)
         await forge.createComment({ repo, number: run.triggerIssue }, loaded.broken).catch(() => undefined);
-      await deps.store.updateRun(run.id, {
+      await writeRun(deps.store, run.id, (now) => ({
         state: 'blocked',
-        progress: { ...run.progress, reason: 'the repo config does not parse' },
-      });
+        progress: { ...now.progress, reason: 'the repo config does not parse' },
+      }));
       return;
     }
     const { pc, snap } = loaded;
     if (pc.run.state === 'paused') return hooks.dashboardBody(runId, renderPlanDashboard(pc));
-    if (pc.run.state !== 'running') pc.run = await deps.store.updateRun(pc.run.id, { state: 'running' });
+    if (pc.run.state !== 'running')
+      pc.run = await writeRun(deps.store, pc.run.id, () => ({ state: 'running' }));
     let moved = false;
     const wave = currentWave(pc.plan);
     if (wave) {

@@ -14,6 +14,7 @@ import type { OrchestratorDeps, RunOptionsStored } from '../context.ts';
 import { repoRefOf } from '../context.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { newRunId } from '../run-effects.ts';
+import { setDashboardComment, writeProgress } from '../run-writer.ts';
 import type { PlanProgress } from './plan-state.ts';
 import { maxWaveSize } from './plan-wave.ts';
 
@@ -135,15 +136,13 @@ export const createPlanIntentHandler = (deps: OrchestratorDeps, hooks: PlanStart
       );
       return 'answered';
     }
-    const run = await deps.store.updateRun(created.run.id, {
-      progress: { ...created.run.progress, planBlitz: plan },
-    });
+    const run = await writeProgress(deps.store, created.run.id, () => ({ planBlitz: plan }));
     if (plan.unmatched?.length)
       await answer(
         `plan-blitz: planning ${plan.targets!.map((k) => `#${k.slice(k.lastIndexOf('#') + 1)}`).join(', ')} of **${milestone.title}**. These targets were not matched and will not be planned:\n${plan.unmatched.map((u) => `- ${u.ref}: ${u.reason}`).join('\n')}`,
       );
     const commentId = await hooks.postDashboard(run, forge);
-    if (commentId !== undefined) await deps.store.updateRun(run.id, { dashboardCommentId: commentId });
+    if (commentId !== undefined) await setDashboardComment(deps.store, run.id, commentId);
     deps.logger.info(
       { runId: run.id, repo: run.repo, milestone: run.milestoneTitle, targets: plan.targets?.length },
       'plan run started',

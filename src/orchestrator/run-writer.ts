@@ -1,0 +1,123 @@
+// The one writer of a run's state, progress and options. Every write reads the run afresh, computes
+// its patch from what it read, and names the version it read: a run that changed in between refuses
+// the write (StaleRunWriteError) rather than lose what it did not see. The reconcile passes call it
+// under the run lock; background work (builds, smoke checks) never writes here: it records a result
+// row (recordGateResult) and asks for a pass, and the pass folds the rows in (foldResults).
+import { createHash } from 'node:crypto';
+import { AppError } from '../errors.ts';
+import type { RunPatch, RunProgress, RunRecord, RunStore } from '../store/run-store.ts';
+
+type Store = Pick<RunStore, 'getRun' | 'updateRun'>;
+
+/** Applies `change` to the run as stored now; `undefined` from it writes nothing. */
+export const writeRun = async (
+  store: Store,
+  runId: string,
+  change: (run: RunRecord) => RunPatch | undefined,
+): Promise<RunRecord> => {
+  const run = await store.getRun(runId);
+  if (!run) throw new AppError('not_found', `No run ${runId}.`);
+  const patch = change(run);
+  if (patch === undefined) return run;
+  return store.updateRun(runId, patch, { version: run.version });
+};
+
+/** Merges the fields `change` returns into the run's progress (nothing when it returns undefined). */
+export const writeProgress = (
+  store: Store,
+  runId: string,
+  change: (progress: RunProgress, run: RunRecord) => Partial<RunProgress> | undefined,
+): Promise<RunRecord> =>
+  writeRun(store, runId, (run) => {
+    const d = change(run.progress, run);
+    return d === undefined ? undefined : { progress: { ...run.progress, ...d } };
+  });
+
+/** The dashboard comment's id: a field of its own, written alone (it does not count as a version). */
+export const setDashboardComment = async (store: Store, runId: string, commentId: number): Promise<void> => {
+  await store.updateRun(runId, { dashboardCommentId: commentId });
+};
+
+/** How many posted reports and notices a run remembers: the oldest are forgotten past this. */
+export const maxPosted = 200;
+
+/** A posted content key as kept: a short hash, so a long notice does not grow the run. */
+export const postedKey = (key: string): string => createHash('sha256').update(key).digest('hex').slice(0, 16);
+
+/**
+ * Records that the report or notice with this content key was posted; false when it already was (post
+ * nothing). Keys are kept hashed and at most `maxPosted` of them (a key from before hashing still counts).
+ */
+export const markPosted = async (
+  store: Store,
+  runId: string,
+  key: string,
+): Promise<{ first: boolean; run: RunRecord }> => {
+  const hashed = postedKey(key);
+  let first = false;
+  const run = await writeProgress(store, runId, (p) => {
+    const posted = p.posted ?? [];
+    if (posted.includes(hashed) || posted.includes(key)) return undefined;
+    first = true;
+    return { posted: [...posted, hashed].slice(-maxPosted) };
+  });
+  return { first, run };
+};
+
+/** What a background gate found, as recorded in run_results. */
+export type GateResult =
+  | {
+      name: 'build';
+      gate: string;
+      status: 'passed' | 'failed';
+      failures: number;
+      tail?: string;
+      responsible?: string;
+    }
+  | { name: 'smoke'; status: 'passed' | 'failed' };
+
+/** Background work's only write: one row. The caller asks for a pass afterwards. */
+export const recordGateResult = (
+  store: Pick<RunStore, 'recordRunResult'>,
+  runId: string,
+  result: GateResult,
+): Promise<void> => store.recordRunResult(runId, result.name, result);
+
+/** The progress with one result folded in; a result for a start that is no longer running is dropped. */
+export const applyGateResult = (p: RunProgress, r: GateResult): Partial<RunProgress> => {
+  if (r.name === 'smoke') return p.smoke === 'running' ? { smoke: r.status } : {};
+  const build = p.build;
+  if (build?.status !== 'running' || (build.gate !== undefined && build.gate !== r.gate)) return {};
+  return {
+    build: {
+      status: r.status,
+      gate: r.gate,
+      covers: build.covers,
+      failures: r.failures,
+      ...(r.tail !== undefined ? { tail: r.tail } : {}),
+      ...(r.responsible !== undefined ? { responsible: r.responsible } : {}),
+    },
+  };
+};
+
+/**
+ * Folds the recorded results into the run's progress (one write) and drops them. A result folded twice
+ * (a crash between the write and the drop) finds its gate no longer running and changes nothing.
+ */
+export const foldResults = async (
+  store: Store & Pick<RunStore, 'listRunResults' | 'dropRunResults'>,
+  runId: string,
+): Promise<void> => {
+  const results = await store.listRunResults(runId);
+  const last = results.at(-1);
+  if (!last) return;
+  await writeProgress(store, runId, (p) => {
+    let next = p;
+    for (const r of results) {
+      const d = applyGateResult(next, r.value as GateResult);
+      if (Object.keys(d).length > 0) next = { ...next, ...d };
+    }
+    return next === p ? undefined : next;
+  });
+  await store.dropRunResults(runId, last.id);
+};
