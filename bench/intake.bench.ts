@@ -25,7 +25,8 @@ import type { Bench } from './figures.ts';
 import { round } from './figures.ts';
 
 const SECRET = 'bench-secret';
-const DURATION_S = 5;
+const DURATION_S = 2;
+const ROUNDS = 3;
 const CONNECTIONS = 10;
 
 const listen = async (fetchHandler: (req: Request) => Response | Promise<Response>) => {
@@ -37,7 +38,13 @@ const listen = async (fetchHandler: (req: Request) => Response | Promise<Respons
   };
 };
 
-const load = async (url: string, body: string, headers: Record<string, string>) => {
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+const load = async (url: string, body: string, headers: Record<string, string>): Promise<Load> => {
   const result = await autocannon({
     url: `${url}/api/github/webhooks`,
     connections: CONNECTIONS,
@@ -77,8 +84,6 @@ const intakeBench: Bench = async () => {
     return c.json({ ok }, ok ? 202 : 401);
   });
   const baselineServer = await listen(baselineApp.fetch);
-  const baseline = await load(baselineServer.url, body, headers);
-  await baselineServer.close();
 
   const dir = mkdtempSync(join(tmpdir(), 'blitz-bench-'));
   const store = openSqliteStore(join(dir, 'blitz.db'));
@@ -105,9 +110,27 @@ const intakeBench: Bench = async () => {
     github: { verify: (p, s) => webhooks.verify(p, s) },
   });
   const server = await listen(app.fetch);
-  const intake = await load(server.url, body, headers);
-  await server.close();
+  // Rounds alternate between the two servers, so a neighbour's load shift hits both sides alike; the
+  // work queued after the intake's answers finishes before the baseline's next round.
+  const rounds: { base: Load; intake: Load }[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const base = await load(baselineServer.url, body, headers);
+    const intake = await load(server.url, body, headers);
+    await queue.idle();
+    rounds.push({ base, intake });
+  }
+  await Promise.all([server.close(), baselineServer.close()]);
   await queue.drain();
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const baseline = {
+    rps: mean(rounds.map((r) => r.base.rps)),
+    p50: Math.max(...rounds.map((r) => r.base.p50)),
+  };
+  const intake = {
+    rps: mean(rounds.map((r) => r.intake.rps)),
+    p50: Math.max(...rounds.map((r) => r.intake.p50)),
+    p99: Math.max(...rounds.map((r) => r.intake.p99)),
+  };
   const intents = (await store.listIntents()).length;
   await store.close();
   rmSync(dir, { recursive: true, force: true });
@@ -116,10 +139,18 @@ const intakeBench: Bench = async () => {
   return [
     { name: 'intake.github.rps', value: round(intake.rps, 1), unit: 'req/s' },
     { name: 'intake.github.p50_ms', value: intake.p50, unit: 'ms' },
-    { name: 'intake.github.p99_ms', value: intake.p99, unit: 'ms' },
+    {
+      name: 'intake.github.p99_ms',
+      value: intake.p99,
+      unit: 'ms (worst round; goal < 20 at 500 req/s on a quiet machine)',
+    },
     { name: 'intake.baseline.rps', value: round(baseline.rps, 1), unit: 'req/s' },
     { name: 'intake.baseline.p50_ms', value: baseline.p50, unit: 'ms' },
-    { name: 'intake.ratio', value: round(intake.rps / baseline.rps, 3), unit: 'x of baseline rps' },
+    {
+      name: 'intake.ratio',
+      value: round(intake.rps / baseline.rps, 3),
+      unit: 'x of baseline rps (goal >= 0.8)',
+    },
   ];
 };
 
