@@ -58,13 +58,23 @@ FROM bot AS runner
 ARG CLAUDE_CODE_VERSION=2.1.332
 ARG CODEX_VERSION=0.171.0
 ARG OPENCODE_VERSION=1.18.33
-# Root only to switch users: every worker runs as runner.user (blitz-worker), never as root.
 USER root
 RUN set -e; pkgs=""; \
   if [ -n "${CLAUDE_CODE_VERSION}" ]; then pkgs="$pkgs @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}"; fi; \
   if [ -n "${CODEX_VERSION}" ]; then pkgs="$pkgs @openai/codex@${CODEX_VERSION}"; fi; \
   if [ -n "${OPENCODE_VERSION}" ]; then pkgs="$pkgs opencode-ai@${OPENCODE_VERSION}"; fi; \
   if [ -n "$pkgs" ]; then npm install --global --no-audit --no-fund $pkgs && npm cache clean --force; fi
+# The runner runs as blitz, not root: its own copy of node holds just the file capabilities that
+# switching a worker to runner.user (blitz-worker) takes (setuid/setgid to switch, chown to hand the
+# attempt's files over, kill to stop a worker of another uid). Workers exec other binaries, so they
+# inherit none of them; the bot stage's node has none.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends libcap2-bin \
+  && rm -rf /var/lib/apt/lists/* \
+  && install -o root -g blitz -m 0750 "$(command -v node)" /usr/local/bin/node-runner \
+  && setcap cap_setuid,cap_setgid,cap_chown,cap_kill+ep /usr/local/bin/node-runner
+USER blitz
+ENTRYPOINT ["/usr/local/bin/node-runner", "dist/main.js"]
 # A runner has no HTTP server: the healthcheck is the bot's.
 HEALTHCHECK NONE
 CMD ["runner"]

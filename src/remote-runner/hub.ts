@@ -3,6 +3,7 @@
 // the attempt ledger idempotently on (run, issue, attempt). A report is taken for its results only;
 // the attempt it describes is built from the job the bot stored. The HTTP routes are a thin skin on this.
 import { AppError } from '../errors.ts';
+import { stripControls } from '../forges/outgoing-text.ts';
 import type { Logger } from '../observability/logger.ts';
 import { queuesForRunner } from '../queue/runner-queues.ts';
 import type { JobQueue, JobRef } from '../queue/types.ts';
@@ -14,7 +15,13 @@ import {
   attemptJobSchema,
 } from '../runner/types.ts';
 import type { RunnerAdvert, RunnerRegistry, RunnerTokenInfo } from '../store/runner-tokens.ts';
-import { type AttemptReport, type AttemptResult, attemptResultFields, type ClaimedJob } from './schema.ts';
+import {
+  type AttemptReport,
+  type AttemptResult,
+  attemptResultFields,
+  type ClaimedJob,
+  LOG_EXCERPT_CHARS,
+} from './schema.ts';
 
 export interface RunnerHubDeps {
   queue: JobQueue;
@@ -87,10 +94,21 @@ const optionalResults = (result: AttemptResult): Partial<AttemptRecord> => {
   return out;
 };
 
+/**
+ * A reported log excerpt as the bot keeps it: control characters stripped (bidi overrides, NUL,
+ * terminal escapes), then its last LOG_EXCERPT_CHARS. Secrets are redacted by the ledger it goes to.
+ */
+export const cleanLogExcerpt = (text: string | undefined): string | undefined => {
+  if (text === undefined) return undefined;
+  const clean = stripControls(text);
+  return clean.length > LOG_EXCERPT_CHARS ? clean.slice(-LOG_EXCERPT_CHARS) : clean;
+};
+
 /** A report's results as a ledger patch; an optional result it lacks is cleared. */
 const resultPatch = (result: AttemptResult): Partial<AttemptRecord> => {
   const patch: Partial<AttemptRecord> = {};
   for (const k of attemptResultFields) Object.assign(patch, { [k]: result[k] });
+  patch.logExcerpt = cleanLogExcerpt(result.logExcerpt);
   return patch;
 };
 

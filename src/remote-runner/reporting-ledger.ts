@@ -1,13 +1,41 @@
 // The runner agent's attempt ledger: a JSON file on the runner host (so its supervisor re-attaches
 // after a restart) that also reports every create and update to the bot, with a sequence number
 // that grows per attempt across restarts, under the job the attempt belongs to.
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
 import { z } from 'zod';
 import type { JobRef } from '../queue/types.ts';
 import { JsonFileAttemptLedger } from '../runner/ledger.ts';
 import type { AttemptLedger, AttemptRecord, IssueRefData } from '../runner/types.ts';
 import type { OutboxEntry } from './outbox.ts';
-import { attemptResultOf } from './schema.ts';
+import { attemptResultOf, LOG_EXCERPT_CHARS } from './schema.ts';
+
+/** The last LOG_EXCERPT_CHARS bytes of a failed attempt's log, for the bot to show; else undefined. */
+const failedLogTail = (r: AttemptRecord): string | undefined => {
+  if (r.outcome === undefined || r.outcome === 'solved' || !r.logPath) return undefined;
+  try {
+    const fd = openSync(r.logPath, 'r');
+    try {
+      const size = fstatSync(fd).size;
+      const len = Math.min(size, LOG_EXCERPT_CHARS);
+      const buf = Buffer.alloc(len);
+      readSync(fd, buf, 0, len, size - len);
+      return buf.toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+};
 
 const jobsFileSchema = z.record(z.string(), z.object({ queue: z.string(), id: z.string() }));
 
@@ -80,7 +108,14 @@ export class ReportingLedger extends JsonFileAttemptLedger implements AttemptLed
 
   private send(kind: 'started' | 'progress', job: JobRef, attempt: AttemptRecord): void {
     // Results only: the bot builds the attempt from the job it stored (see hub.ts).
-    const body = { kind, job, seq: this.seq(attempt.id), attempt: attemptResultOf(attempt) };
+    const result = attemptResultOf(attempt);
+    const excerpt = failedLogTail(attempt);
+    const body = {
+      kind,
+      job,
+      seq: this.seq(attempt.id),
+      attempt: excerpt ? { ...result, logExcerpt: excerpt } : result,
+    };
     this.report({ path: 'reports', body });
   }
 }

@@ -38,6 +38,11 @@ export const heartbeatRequestSchema = z.object({ job: jobRefSchema }).strict();
 
 const tokens = z.object({ input: z.number(), output: z.number(), cache: z.number().optional() }).strict();
 
+/** What the bot keeps of a reported log excerpt: its last characters. */
+export const LOG_EXCERPT_CHARS = 4000;
+/** A longer excerpt is refused with the report (400): a runner sends at most LOG_EXCERPT_CHARS. */
+export const LOG_EXCERPT_MAX_REPORTED = 64_000;
+
 /**
  * What a runner may say about an attempt: its results. Never a command, roster entry, clone URL, path
  * or pid: the bot takes those from the job it stored itself, and a key it does not know is refused.
@@ -60,6 +65,8 @@ export const attemptResultSchema = z
     nudges: z.number().int().min(0),
     tokens,
     failureSummary: z.string().optional(),
+    /** The tail of the worker's log for a failed attempt (the hub keeps its last LOG_EXCERPT_CHARS). */
+    logExcerpt: z.string().max(LOG_EXCERPT_MAX_REPORTED).optional(),
     survived: z.object({ unpushedCommits: z.number(), dirtyFiles: z.number() }).strict().optional(),
     conflictFiles: z.array(z.string().max(1000)).max(1000).optional(),
     stallFingerprint: z
@@ -93,6 +100,7 @@ export const attemptResultFields = [
   'nudges',
   'tokens',
   'failureSummary',
+  'logExcerpt',
   'survived',
   'conflictFiles',
   'stallFingerprint',

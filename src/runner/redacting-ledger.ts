@@ -8,6 +8,7 @@ const cleanPatch = <T extends Partial<AttemptRecord>>(patch: T, redact: Redact):
   ...patch,
   ...(patch.finalReport ? { finalReport: redactDeep(patch.finalReport, redact) } : {}),
   ...(patch.failureSummary !== undefined ? { failureSummary: redact(patch.failureSummary) } : {}),
+  ...(patch.logExcerpt !== undefined ? { logExcerpt: redact(patch.logExcerpt) } : {}),
 });
 
 export const redactingLedger = (ledger: AttemptLedger, redact: Redact): AttemptLedger => ({

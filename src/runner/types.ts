@@ -149,6 +149,11 @@ export interface AttemptRecord {
   outcome?: AttemptOutcome;
   nudges: number;
   tokens: TokenUsage;
+  /**
+   * A remote runner's attempt: the tail of its worker's log as the runner reported it (control
+   * characters stripped, at most LOG_EXCERPT_CHARS, redacted on the way into the ledger).
+   */
+  logExcerpt?: string;
   failureSummary?: string;
   survived?: SurvivedWork;
   /**

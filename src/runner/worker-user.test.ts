@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isAppError } from '../errors.ts';
-import { resolveWorkerUser, sameUserWarning } from './worker-user.ts';
+import { canSwitchUsers, resolveWorkerUser, sameUserWarning } from './worker-user.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'blitz-users-'));
 const passwd = join(dir, 'passwd');
@@ -49,9 +49,10 @@ describe('runner.user', () => {
   });
 
   it('refuses, with the fix in words: a bot that is not root, an unknown user or group, root itself, a group alone', () => {
-    expect(refusal(() => resolveWorkerUser({ user: 'worker' }, { botUid: 1000, ...files }))).toMatch(
-      /bot runs as uid 1000: only root can start workers as another user\. Start the bot as root/,
-    );
+    const noCaps = 'Name:\tnode\nCapEff:\t0000000000000000\n';
+    expect(
+      refusal(() => resolveWorkerUser({ user: 'worker' }, { botUid: 1000, ...files, procStatus: noCaps })),
+    ).toMatch(/bot runs as uid 1000 without CAP_SETUID, CAP_SETGID, CAP_CHOWN and CAP_KILL: .*setcap/);
     expect(refusal(() => resolveWorkerUser({ user: 'nobody-here' }, { botUid: 0, ...files }))).toBe(
       'runner.user: there is no user nobody-here on this host.',
     );
@@ -75,5 +76,25 @@ describe('runner.user', () => {
     expect(text).toContain('/proc/<pid>/environ');
     expect(text).toContain('runner.user');
     expect(text).toContain('_FILE');
+  });
+
+  it('reads the capabilities to switch users from CapEff of /proc/<pid>/status', () => {
+    const status = (eff: string) =>
+      `Name:\tnode\nCapInh:\t0000000000000000\nCapEff:\t${eff}\nCapBnd:\t000001ffffffffff\n`;
+    // chown (0), kill (5), setgid (6), setuid (7): 0xe1; root's full set; each one missing; none; garbage.
+    expect(canSwitchUsers(status('00000000000000e1'))).toBe(true);
+    expect(canSwitchUsers(status('000001ffffffffff'))).toBe(true);
+    for (const eff of ['00000000000000e0', '00000000000000c1', '00000000000000a1', '0000000000000061'])
+      expect(canSwitchUsers(status(eff)), eff).toBe(false);
+    expect(canSwitchUsers(status('0000000000000000'))).toBe(false);
+    expect(canSwitchUsers('Name:\tnode\n')).toBe(false);
+    expect(canSwitchUsers(status('zz'))).toBe(false);
+    // A non-root bot holding them may run workers as another user.
+    expect(
+      resolveWorkerUser(
+        { user: '4242', group: '4343' },
+        { botUid: 1000, ...files, procStatus: status('00000000000000e1') },
+      ),
+    ).toMatchObject({ uid: 4242 });
   });
 });

@@ -42,23 +42,50 @@ const readDb = (path: string, kind: 'passwd' | 'group'): DbEntry[] => {
 const isId = (s: string): boolean => /^\d+$/.test(s);
 
 /**
+ * What switching workers to another user takes besides root: CAP_SETUID and CAP_SETGID (to switch),
+ * CAP_CHOWN (to hand an attempt's files to the worker) and CAP_KILL (to stop a worker of another
+ * uid). The container's runner gets them as file capabilities on its own copy of node.
+ */
+export const workerSwitchCaps = { chown: 0, kill: 5, setgid: 6, setuid: 7 } as const;
+
+/**
+ * Pure: whether a `/proc/<pid>/status` text shows every capability of `workerSwitchCaps` in
+ * `CapEff` (the effective set, in hex). A text without a CapEff line has none.
+ */
+export const canSwitchUsers = (procStatus: string): boolean => {
+  const hex = /^CapEff:\s*([0-9a-fA-F]+)\s*$/m.exec(procStatus)?.[1];
+  if (!hex) return false;
+  const eff = BigInt(`0x${hex}`);
+  return Object.values(workerSwitchCaps).every((bit) => (eff >> BigInt(bit)) & 1n);
+};
+
+const ownCapsText = (): string => {
+  try {
+    return readFileSync('/proc/self/status', 'utf8');
+  } catch {
+    return '';
+  }
+};
+
+/**
  * The worker user of the config, or undefined when workers run as the bot's own user. Throws
- * `config_invalid` for an unknown name, and when the bot cannot switch users (it is not root).
+ * `config_invalid` for an unknown name, and when the bot cannot switch users (neither root nor holding
+ * the capabilities of `workerSwitchCaps`).
  */
 export const resolveWorkerUser = (
   cfg: { user?: string; group?: string },
-  opts: { botUid: number; passwd?: string; group?: string },
+  opts: { botUid: number; passwd?: string; group?: string; procStatus?: string },
 ): WorkerUser | undefined => {
   if (cfg.user === undefined) {
     if (cfg.group !== undefined)
       throw new AppError('config_invalid', 'runner.group is set without runner.user: set both, or neither.');
     return undefined;
   }
-  if (opts.botUid !== 0) {
+  if (opts.botUid !== 0 && !canSwitchUsers(opts.procStatus ?? ownCapsText())) {
     throw new AppError(
       'config_invalid',
-      `runner.user is ${cfg.user}, but the bot runs as uid ${opts.botUid}: only root can start workers as another user. ` +
-        'Start the bot as root (it drops to runner.user for every worker), or remove runner.user.',
+      `runner.user is ${cfg.user}, but the bot runs as uid ${opts.botUid} without CAP_SETUID, CAP_SETGID, CAP_CHOWN and CAP_KILL: it cannot start workers as another user. ` +
+        'Start it from a node binary with those file capabilities (setcap cap_setuid,cap_setgid,cap_chown,cap_kill+ep, as the runner image does), or as root, or remove runner.user.',
     );
   }
   const users = readDb(opts.passwd ?? '/etc/passwd', 'passwd');

@@ -62,6 +62,7 @@ export const attemptPage = (input: {
 <h2>Prompt</h2>
 ${input.prompt ? html`<details open><summary>prompt${input.prompt.truncated ? ' (tail only)' : ''}</summary><pre id="prompt">${input.prompt.text}</pre></details>` : html`<p class="muted">The prompt file is not readable here.</p>`}
 <h2>Timeline</h2>
-${t ? html`${input.log?.truncated ? html`<p class="muted">The log is long: only its tail is shown.</p>` : ''}${timelineSection(t)}` : html`<p class="muted" id="no-log">The worker's log is not readable here (another runner host, or cleaned up).</p>`}`,
+${t ? html`${input.log?.truncated ? html`<p class="muted">The log is long: only its tail is shown.</p>` : ''}${timelineSection(t)}` : html`<p class="muted" id="no-log">The worker's log is not readable here (another runner host, or cleaned up).</p>`}
+${a.logExcerpt ? html`<h2>Log excerpt</h2><p class="muted">The end of the worker's log, as its runner reported it.</p><pre id="log-excerpt">${a.logExcerpt}</pre>` : ''}`,
   );
 };

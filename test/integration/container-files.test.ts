@@ -95,7 +95,7 @@ describe('Dockerfile', () => {
     expect(install?.args).toMatch(/apt-get install -y --no-install-recommends [^&]*\bgit\b/);
   });
 
-  it('makes two different non-root users, runs the bot as one, and the runner drops workers to the other', () => {
+  it('makes two different non-root users, runs the bot and the runner as one, and the runner drops workers to the other', () => {
     const users = inStage('bot', 'RUN')
       .flatMap((i) => [...i.args.matchAll(/useradd [^&]*--uid (\d+) [^&]* (\S+)\s*(?:&&|$)/g)])
       .map((m) => ({ uid: Number(m[1]), name: m[2]! }));
@@ -103,12 +103,24 @@ describe('Dockerfile', () => {
     for (const u of users) expect(u.uid, u.name).toBeGreaterThan(0);
     expect(new Set(users.map((u) => u.uid)).size).toBe(2);
     expect(inStage('bot', 'USER').map((i) => i.args)).toEqual(['blitz']);
-    // Switching a worker to another uid needs root: the runner stage keeps it, and nothing else does.
+    // Neither stage ends as root: the runner switches workers with file capabilities on its own node.
     expect(
       inStage('runner', 'USER')
         .map((i) => i.args)
         .at(-1),
-    ).toBe('root');
+    ).toBe('blitz');
+    const caps = inStage('runner', 'RUN').find((i) => i.args.includes('setcap'))?.args ?? '';
+    expect(caps).toMatch(/apt-get install -y --no-install-recommends [^&]*\blibcap2-bin\b/);
+    expect(caps).toMatch(
+      /setcap cap_setuid,cap_setgid,cap_chown,cap_kill\+ep \/usr\/local\/bin\/node-runner$/,
+    );
+    // Only the runner's copy holds them, and only the runner stage starts it.
+    expect(caps).toContain('"$(command -v node)" /usr/local/bin/node-runner');
+    expect(execForm(inStage('runner', 'ENTRYPOINT').at(-1)!.args)).toEqual([
+      '/usr/local/bin/node-runner',
+      packageJson.bin['blitz-bot'],
+    ]);
+    expect(inStage('bot', 'RUN').some((i) => i.args.includes('setcap'))).toBe(false);
     expect(read('Dockerfile')).not.toMatch(/sudo/);
     // blitz.config.yml of the compose layout names that worker user.
     const config = z
