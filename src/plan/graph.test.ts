@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { issue, k } from '../../test/support/plan-arbitraries.ts';
 import { buildGraph, dependentsOf, stateOf } from './graph.ts';
-import { issue, k } from './test-helpers.ts';
 
 describe('buildGraph', () => {
   it('sorts and deduplicates blockers, keeps cross-repo keys, and merges sub-issue links from both sides', () => {
