@@ -71,39 +71,6 @@ export const decidePermission = (actual: Permission, policy: AuthPolicy, login: 
     ? { allowed: true }
     : { allowed: false, reason: 'insufficient_permission', reply: refusalText(login, policy.required) };
 
-const githubRoles: Record<string, Permission> = {
-  admin: 'admin',
-  maintain: 'write',
-  write: 'write',
-  push: 'write',
-  triage: 'read',
-  read: 'read',
-  pull: 'read',
-  none: 'none',
-};
-
-/**
- * GitHub's `GET /repos/{o}/{r}/collaborators/{user}/permission`: `role_name` says maintain and
- * triage where `permission` already folds them into write and read; a custom role's name is
- * unknown here, so its base `permission` decides. Anything unrecognised is no permission.
- */
-export const normalizeGithubPermission = (p: { permission: string; role_name?: string }): Permission => {
-  const role = p.role_name?.toLowerCase();
-  if (role !== undefined && Object.hasOwn(githubRoles, role)) return githubRoles[role]!;
-  const base = p.permission.toLowerCase();
-  return Object.hasOwn(githubRoles, base) ? githubRoles[base]! : 'none';
-};
-
-const giteaLevels: Record<string, Permission> = {
-  owner: 'admin',
-  admin: 'admin',
-  write: 'write',
-  read: 'read',
-  none: 'none',
-};
-
-/** Gitea's same endpoint answers none, read, write, admin or owner. Anything else is no permission. */
-export const normalizeGiteaPermission = (p: { permission: string }): Permission => {
-  const level = p.permission.toLowerCase();
-  return Object.hasOwn(giteaLevels, level) ? giteaLevels[level]! : 'none';
-};
+export { normalizeGiteaPermission } from '../forges/gitea/mappers.ts';
+// The forge adapters own the mapping of each forge's permission answer (one place for each).
+export { normalizeGithubPermission } from '../forges/github/mappers.ts';

@@ -5,7 +5,6 @@ import { z } from 'zod';
 import type { Budget } from '../plan/wave.ts';
 import { run } from '../runner/exec.ts';
 import type { RunProgress, RunStore } from '../store/run-store.ts';
-import type { OrchestratorDeps } from './context.ts';
 import { writeProgress } from './run-writer.ts';
 
 const probeOutput = z.object({
@@ -55,7 +54,13 @@ export const budgetOf = (probe: ProbeResult | undefined, maxSessions: number): B
  * dashboard reads it there). Called at most once per reconcile call: a wave never uses a stale answer.
  */
 export const probeForWave = async (
-  deps: Pick<OrchestratorDeps, 'budgetProbe' | 'config' | 'baseEnv' | 'store'>,
+  deps: {
+    /** Overrides the configured probe (tests). */
+    budgetProbe?: () => Promise<ProbeResult>;
+    config: { budget?: readonly string[] | undefined; runner: { workspace: string } };
+    baseEnv: Record<string, string>;
+    store: Pick<RunStore, 'getRun' | 'updateRun'>;
+  },
   runId: string,
 ): Promise<ProbeResult> => {
   const value = deps.budgetProbe

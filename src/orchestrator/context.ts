@@ -7,15 +7,14 @@ import type { Logger } from '../observability/logger.ts';
 import type { ReviewPick } from '../plan/routing.ts';
 import type { RunOptions, RunSnapshot } from '../plan/snapshot.ts';
 import type { PlanIssue } from '../plan/types.ts';
-import type { GitContext } from '../runner/git.ts';
-import type { RunnerJobResult } from '../runner/runner.ts';
-import type { AttemptLedger, AttemptRecord, RunnerJob } from '../runner/types.ts';
+import type { AttemptLedger, AttemptRecord } from '../runner/types.ts';
 import type { Notifier } from '../ship/notice.ts';
 import type { RunIssueRecord, RunRecord, RunStore } from '../store/run-store.ts';
 import type { ProbeResult } from './budget-probe.ts';
 import type { TimerPort } from './dashboard-coalescer.ts';
 import type { DashboardInput } from './dashboard-types.ts';
 import type { Dispatcher } from './dispatcher.ts';
+import type { RunnerPort } from './runner-port.ts';
 
 /** The forge connection for a repository (on GitHub: the App installation that covers it). */
 export type RunForgeResolver = (target: {
@@ -24,12 +23,7 @@ export type RunForgeResolver = (target: {
   installationId?: number;
 }) => Promise<Forge>;
 
-/** The part of the Runner the orchestrator calls (the Runner class satisfies it). */
-export interface RunnerPort {
-  execute(job: RunnerJob): Promise<RunnerJobResult>;
-  limit(): { limit: number; contended: boolean };
-  gitContext(repo: RepoRef): Promise<GitContext>;
-}
+export type { RunnerPort } from './runner-port.ts';
 
 /** One review leg: posts its findings as a PR comment (never an approval) and says whether it did. */
 export type ReviewLeg = (input: {

@@ -5,7 +5,7 @@ import type { Logger } from '../observability/logger.ts';
 import { jobOutput } from '../queue/dispatch.ts';
 import type { JobQueue, LeasedJob } from '../queue/types.ts';
 import { type AttemptLedger, type AttemptRecord, runnerJobSchema } from '../runner/types.ts';
-import type { RunnerPort } from './context.ts';
+import type { RunnerPort } from './runner-port.ts';
 
 /**
  * Attempts stored before the hub recorded `runner` carry it only in their paths, which the hub itself

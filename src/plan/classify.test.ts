@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { issue, k } from '../../test/support/plan-arbitraries.ts';
 import { classify, explain, keysIn } from './classify.ts';
 import { executionGate, planningGate } from './gates.ts';
 import { buildGraph } from './graph.ts';
-import { issue, k } from './test-helpers.ts';
 import type { ExternalBlocker, PlanIssue } from './types.ts';
 
 const run = (issues: PlanIssue[], external: ExternalBlocker[] = [], running: string[] = []) =>

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { issue, k } from '../../test/support/plan-arbitraries.ts';
 import { buildGraph, compareKeys, dependentsOf, stateOf } from './graph.ts';
-import { issue, k } from './test-helpers.ts';
 import { issueKey } from './types.ts';
 
 describe('buildGraph', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { baseSnapshot, issue, k, progressOf, simulate } from '../../test/support/plan-arbitraries.ts';
 import { isAppError } from '../errors.ts';
 import { nextActions } from './next-actions.ts';
 import type { Action, RunSnapshot } from './snapshot.ts';
-import { baseSnapshot, issue, k, progressOf, simulate } from './test-helpers.ts';
 
 const types = (xs: Action[]) => xs.map((a) => (a.type === 'stop' ? `stop:${a.state}` : a.type));
 const ofType = <T extends Action['type']>(xs: Action[], t: T) =>

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { graphArb, issue, k } from '../../test/support/plan-arbitraries.ts';
 import { classify } from './classify.ts';
 import { buildGraph } from './graph.ts';
 import { PlanIndex } from './plan-index.ts';
-import { graphArb, issue, k } from './test-helpers.ts';
 import type { ExternalBlocker, PlanIssue } from './types.ts';
 import { keyOf } from './types.ts';
 

@@ -1,11 +1,18 @@
 // Properties of the planner over random graphs (DAGs, and graphs with cycles and unknown blockers).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import {
+  baseSnapshot,
+  graphArb,
+  issue,
+  k,
+  progressOf,
+  simulate,
+} from '../../test/support/plan-arbitraries.ts';
 import { classify } from './classify.ts';
 import { buildGraph, stateOf } from './graph.ts';
 import { nextActions } from './next-actions.ts';
 import type { Action } from './snapshot.ts';
-import { baseSnapshot, graphArb, issue, k, progressOf, simulate } from './test-helpers.ts';
 import type { PlanIssue } from './types.ts';
 import { keyOf } from './types.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { baseSnapshot, issue, k, progressOf } from '../../test/support/plan-arbitraries.ts';
 import { nextActions } from './next-actions.ts';
 import type { Action } from './snapshot.ts';
-import { baseSnapshot, issue, k, progressOf } from './test-helpers.ts';
 import { fleetOrder, triageTicket } from './triage.ts';
 import type { PlanIssue } from './types.ts';
 import { keyOf } from './types.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { issue, k } from './test-helpers.ts';
+import { issue, k } from '../../test/support/plan-arbitraries.ts';
 import type { PlanIssue } from './types.ts';
 import { keyOf } from './types.ts';
 import type { Caps } from './wave.ts';

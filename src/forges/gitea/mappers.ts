@@ -48,20 +48,21 @@ export const toComment = (c: GiteaComment): Comment => ({
   updatedAt: c.updated_at,
 });
 
-/** Gitea's permission words; `owner` counts as admin. Anything unrecognised reads as none (fail closed). */
-export const toPermission = (p: string): Permission => {
-  switch (p) {
-    case 'owner':
-    case 'admin':
-      return 'admin';
-    case 'write':
-      return 'write';
-    case 'read':
-      return 'read';
-    default:
-      return 'none';
-  }
+const giteaLevels: Record<string, Permission> = {
+  owner: 'admin',
+  admin: 'admin',
+  write: 'write',
+  read: 'read',
+  none: 'none',
 };
+
+/** Gitea's collaborator permission answers none, read, write, admin or owner (admin). Anything else is none. */
+export const normalizeGiteaPermission = (p: { permission: string }): Permission => {
+  const level = p.permission.toLowerCase();
+  return Object.hasOwn(giteaLevels, level) ? giteaLevels[level]! : 'none';
+};
+
+export const toPermission = (p: string): Permission => normalizeGiteaPermission({ permission: p });
 
 /** Gitea reports only `mergeable`; "behind" is read off a merge base that is not the base tip. */
 export const mergeStateOf = (p: GiteaPull): PullRequest['mergeState'] => {

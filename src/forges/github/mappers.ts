@@ -106,18 +106,31 @@ export const toPullRequestFile = (f: RestFile): PullRequestFile => ({
   deletions: f.deletions,
 });
 
-/** GitHub's role names, folded: maintain counts as write, triage as read; custom roles use `permission`. */
-export const toPermission = (roleName: string | undefined, permission: string): Permission => {
-  const byRole: Record<string, Permission> = {
-    admin: 'admin',
-    maintain: 'write',
-    write: 'write',
-    triage: 'read',
-    read: 'read',
-    none: 'none',
-  };
-  return byRole[roleName ?? ''] ?? byRole[permission] ?? 'none';
+const githubRoles: Record<string, Permission> = {
+  admin: 'admin',
+  maintain: 'write',
+  write: 'write',
+  push: 'write',
+  triage: 'read',
+  read: 'read',
+  pull: 'read',
+  none: 'none',
 };
+
+/**
+ * GitHub's `GET /repos/{o}/{r}/collaborators/{user}/permission`: `role_name` says maintain and
+ * triage where `permission` already folds them into write and read; a custom role's name is
+ * unknown here, so its base `permission` decides. Anything unrecognised is no permission.
+ */
+export const normalizeGithubPermission = (p: { permission: string; role_name?: string }): Permission => {
+  const role = p.role_name?.toLowerCase();
+  if (role !== undefined && Object.hasOwn(githubRoles, role)) return githubRoles[role]!;
+  const base = p.permission.toLowerCase();
+  return Object.hasOwn(githubRoles, base) ? githubRoles[base]! : 'none';
+};
+
+export const toPermission = (roleName: string | undefined, permission: string): Permission =>
+  normalizeGithubPermission({ permission, ...(roleName !== undefined ? { role_name: roleName } : {}) });
 
 /** `Fixes #3`, `closes owner/repo#4`, `Resolved: #5` in a PR body. */
 export const parseClosingRefs = (repo: RepoRef, body: string): IssueRef[] => {

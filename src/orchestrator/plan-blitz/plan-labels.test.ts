@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { issue } from '../../plan/test-helpers.ts';
+import { issue } from '../../../test/support/plan-arbitraries.ts';
 import { holdUnplanned, unplannedLine } from './blitz-plans.ts';
 import { parsePlanSize, planBody, sizeOf } from './plan-labels.ts';
 

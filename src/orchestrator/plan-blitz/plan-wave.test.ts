@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { baseSnapshot, issue, k } from '../../../test/support/plan-arbitraries.ts';
 import type { RunSnapshot } from '../../plan/snapshot.ts';
-import { baseSnapshot, issue, k } from '../../plan/test-helpers.ts';
 import type { PlanIssue } from '../../plan/types.ts';
 import { decideWave, maxWaveSize, withExcluded } from './plan-wave.ts';
 

@@ -2,11 +2,11 @@
 // random dependency graphs for fast-check, and a small run simulator that performs nextActions'
 // actions on a snapshot the way a well-behaved orchestrator would.
 import fc from 'fast-check';
-import { nextActions } from './next-actions.ts';
-import type { Action, IssueProgress, RunSnapshot } from './snapshot.ts';
-import type { RunState } from './states.ts';
-import type { PlanIssue } from './types.ts';
-import { issueKey, keyOf } from './types.ts';
+import { nextActions } from '../../src/plan/next-actions.ts';
+import type { Action, IssueProgress, RunSnapshot } from '../../src/plan/snapshot.ts';
+import type { RunState } from '../../src/plan/states.ts';
+import type { PlanIssue } from '../../src/plan/types.ts';
+import { issueKey, keyOf } from '../../src/plan/types.ts';
 
 export const repo = 'acme/app';
 export const k = (n: number): string => issueKey(repo, n);
