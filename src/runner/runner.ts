@@ -45,6 +45,8 @@ export interface RunnerDeps {
   host?: string;
   /** The bot's uid (tests); default the process's. */
   botUid?: number;
+  /** The bot's /proc/self/status text, for its capabilities (tests); default read at start. */
+  procStatus?: string;
   /**
    * False on a bot whose jobs all go to remote runners (BLITZ_LOCAL_RUNNER=false): it runs gates and
    * cleanups but never a worker, so it needs no worker user (nor root to switch to one).
@@ -85,7 +87,13 @@ export class Runner {
     this.workspace = resolve(d.config.workspace);
     mkdirSync(this.workspace, { recursive: true });
     const botUid = d.botUid ?? process.getuid?.() ?? -1;
-    this.workerUser = d.startsWorkers === false ? undefined : resolveWorkerUser(d.config, { botUid });
+    this.workerUser =
+      d.startsWorkers === false
+        ? undefined
+        : resolveWorkerUser(d.config, {
+            botUid,
+            ...(d.procStatus !== undefined ? { procStatus: d.procStatus } : {}),
+          });
     if (this.workerUser) {
       // git refuses repositories another user owns; these are the runner's own, handed to its workers.
       // The user's own global config (a runner host's credential helper) is still read, through includes.

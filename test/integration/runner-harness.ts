@@ -62,6 +62,8 @@ export const makeHarness = (
     /** Mode of the temp workspace (private by default; another worker user needs to reach it). */
     chmodWorkspace?: number;
     botUid?: number;
+    /** The bot's /proc/self/status text (its capabilities); default this process's. */
+    procStatus?: string;
     /** Where an unsolved attempt's retry goes (the bot's queue); default: started here. */
     requeue?: (r: AttemptRecord) => Promise<unknown>;
   } = {},
@@ -95,6 +97,7 @@ export const makeHarness = (
       PATH: [...(opts.pathPrepend ?? []), testEnv().PATH].join(':'),
     },
     ...(opts.botUid !== undefined ? { botUid: opts.botUid } : {}),
+    ...(opts.procStatus !== undefined ? { procStatus: opts.procStatus } : {}),
     ...(opts.requeue ? { requeue: opts.requeue } : {}),
   });
   return { runner, ledger, clock, events, workspace };

@@ -302,9 +302,26 @@ describe('runner trust boundaries', () => {
     await expect(runner.execute(attemptJob(origin.url, fakeEntry()))).rejects.toThrow(/starts no workers/);
   });
 
-  it('refuses runner.user at start when the bot is not root, and names the fix', () => {
-    expect(() => makeHarness({ runner: { user: 'nobody' }, botUid: 1000 })).toThrow(
-      /runner.user is nobody, but the bot runs as uid 1000: only root can start workers as another user/,
-    );
+  it('refuses runner.user at start when the bot is neither root nor holding the switch capabilities, and names the fix', () => {
+    // Tried: uid 1000 with an empty effective capability set, and with setuid+setgid but no chown/kill.
+    for (const capEff of ['0000000000000000', '00000000000000c0']) {
+      expect(() =>
+        makeHarness({
+          runner: { user: 'nobody' },
+          botUid: 1000,
+          procStatus: `Name:\tnode\nCapEff:\t${capEff}\n`,
+        }),
+      ).toThrow(/runner.user is nobody, but the bot runs as uid 1000 without CAP_SETUID.*setcap cap_setuid/);
+    }
+  });
+
+  it('accepts runner.user from a non-root bot that holds CAP_SETUID, CAP_SETGID, CAP_CHOWN and CAP_KILL', () => {
+    // chown (0), kill (5), setgid (6), setuid (7): 0xe1.
+    const h = makeHarness({
+      runner: { user: 'nobody' },
+      botUid: 1000,
+      procStatus: 'CapEff:\t00000000000000e1\n',
+    });
+    expect(h.runner).toBeDefined();
   });
 });
