@@ -9,7 +9,7 @@ import type { Logger } from '../observability/logger.ts';
 import { attemptBranch } from './branch-names.ts';
 import { BuildGate, type GateResult } from './build-gate.ts';
 import { cleanupRepo } from './cleanup.ts';
-import { type CredentialsProvider, type GitContext, gitTry, remoteBranchSha } from './git.ts';
+import { type CredentialsProvider, type GitContext, gitTry } from './git.ts';
 import { KeyedLock } from './keyed-lock.ts';
 import { type MachineLimit, machineLimit, sampleMachine } from './machine.ts';
 import { buildPrompt } from './prompt.ts';
@@ -258,7 +258,11 @@ export class Runner {
         return { repoDir, wt };
       });
       if (!wt.reused) created = { repoDir, path: wt.path };
-      const originShaAtStart = await remoteBranchSha(repoDir, branch, ctx);
+      // ensureClone has just fetched (with --prune): origin's branch is its tracking ref, no ls-remote.
+      const originShaAtStart =
+        (
+          await gitTry(['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${branch}`], repoDir, ctx)
+        )?.trim() || null;
       const prompt = buildPrompt({
         repo: repoName,
         issue: job.issue.number,
