@@ -28,6 +28,14 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 const noop = { kind: 'gate', name: 'build', argv: ['true'], cwd: '.runner', timeoutSeconds: 60 };
 
+/** Throughput with n runners over n × the one-runner rate (1 = linear; the goal is ≥ 1/1.5). */
+const scaling = (kind: string, rates: number[]): Figure[] =>
+  RUNNERS.slice(1).map((n, i) => ({
+    name: `queue.${kind}.runners_${n}.over_linear.ratio`,
+    value: round(rates[i + 1]! / (n * rates[0]!), 2),
+    unit: 'x',
+  }));
+
 const endToEnd = async (db: string, queue: JobQueue, runners: number): Promise<number> => {
   const registry = await openRunnerRegistry(db);
   const app = createApp({
@@ -121,7 +129,13 @@ const bench: Bench = async () => {
     embedded.push(rate);
     figures.push({ name: `queue.in_process.runners_${n}.jobs_per_s`, value: round(rate, 1), unit: 'jobs/s' });
   }
+  figures.push(...scaling('in_process', embedded), {
+    name: 'queue.over_linear.goal',
+    value: round(1 / 1.5, 2),
+    unit: 'x',
+  });
   if (!(await postgresAvailable())) return figures;
+  const pg: number[] = [];
   const schemas = testSchemas();
   try {
     for (const [i, n] of RUNNERS.entries()) {
@@ -133,6 +147,7 @@ const bench: Bench = async () => {
       });
       try {
         const rate = await endToEnd(schemas.urlFor(schema), queue, n);
+        pg.push(rate);
         figures.push(
           { name: `queue.postgres.runners_${n}.jobs_per_s`, value: round(rate, 1), unit: 'jobs/s' },
           {
@@ -149,6 +164,7 @@ const bench: Bench = async () => {
   } finally {
     await schemas.dropAll();
   }
+  figures.push(...scaling('postgres', pg));
   return figures;
 };
 

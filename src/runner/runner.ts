@@ -9,7 +9,7 @@ import type { Logger } from '../observability/logger.ts';
 import { attemptBranch } from './branch-names.ts';
 import { BuildGate, type GateResult } from './build-gate.ts';
 import { cleanupRepo } from './cleanup.ts';
-import { type CredentialsProvider, type GitContext, gitTry, remoteBranchSha } from './git.ts';
+import { type CredentialsProvider, type GitContext, gitTry } from './git.ts';
 import { KeyedLock } from './keyed-lock.ts';
 import { type MachineLimit, machineLimit, sampleMachine } from './machine.ts';
 import { buildPrompt } from './prompt.ts';
@@ -79,6 +79,8 @@ export class Runner {
   readonly gate: BuildGate;
   private readonly workspace: string;
   private readonly repoLock = new KeyedLock();
+  /** When the last successful fetch of each repo's clone began (performance.now()). */
+  private readonly fetchedAt = new Map<string, number>();
   private readonly workerUser: WorkerUser | undefined;
   /** Environment of the runner's own git commands. */
   private readonly gitEnv: Record<string, string>;
@@ -260,13 +262,23 @@ export class Runner {
         );
       }
       const ctx = { ...(await this.gitContext(job.issue.repo)), originUrl: job.cloneUrl };
+      const asked = performance.now();
       const { repoDir, wt } = await this.repoLock.with(repoName, async () => {
-        const repoDir = await ensureClone(this.workspace, job.issue.repo, job.cloneUrl, ctx);
+        // Jobs that queued on the lock while another fetched: a fetch that began after this job asked
+        // already holds everything origin had then, so a burst of N jobs costs two fetches, not N.
+        const fresh = (this.fetchedAt.get(repoName) ?? -1) > asked;
+        const began = performance.now();
+        const repoDir = await ensureClone(this.workspace, job.issue.repo, job.cloneUrl, ctx, !fresh);
+        if (!fresh) this.fetchedAt.set(repoName, began);
         const wt = await ensureWorktree(this.workspace, repoDir, job.issue.repo, branch, job.baseBranch, ctx);
         return { repoDir, wt };
       });
       if (!wt.reused) created = { repoDir, path: wt.path };
-      const originShaAtStart = await remoteBranchSha(repoDir, branch, ctx);
+      // ensureClone has just fetched (with --prune): origin's branch is its tracking ref, no ls-remote.
+      const originShaAtStart =
+        (
+          await gitTry(['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${branch}`], repoDir, ctx)
+        )?.trim() || null;
       const prompt = buildPrompt({
         repo: repoName,
         issue: job.issue.number,

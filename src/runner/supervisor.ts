@@ -13,7 +13,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { isAppError } from '../errors.ts';
@@ -22,7 +22,7 @@ import { parseSessionId, parseTokenUsage } from './agent-output.ts';
 import { isAlive, killGroup, processStartTime, redactArgv, spawnDetached } from './exec.ts';
 import { classifyExit, liveEnvironmentProblem } from './failure-class.ts';
 import { parseFinalReport } from './final-report.ts';
-import { type GitContext, gitTry, remoteBranchSha } from './git.ts';
+import { type GitContext, git, gitTry, remoteBranchSha } from './git.ts';
 import { buildNudge, type NudgeSituation } from './prompt.ts';
 import { stallCheck } from './stall.ts';
 import { commandFor, toolAdapters } from './tools/index.ts';
@@ -128,8 +128,108 @@ export const placeholdersOf = (r: AttemptRecord, promptFile: string): Placeholde
   model: r.model,
 });
 
+/** origin's heads (branch → sha) per clone, read once in a tick for every worker of that clone. */
+type RemoteHeads = Map<string, Promise<Map<string, string> | null>>;
+
+/** HEAD, the attempt's branch and origin's base branch in a worktree (undefined/null: no such ref). */
+interface Refs {
+  head: string | null;
+  local?: string;
+  base?: string;
+}
+
+/** What a supervisor remembers of one attempt between ticks (kept only while the attempt is open). */
+interface AttemptMemo {
+  pid: number | undefined;
+  /** Checks of refs so far; every FORCED_READ-th one reads them with git whatever the files say. */
+  reads: number;
+  dirs?: { gitDir: string; commonDir: string } | null;
+  refs?: Refs;
+  refsStamp?: string;
+  logStamp?: string;
+  ownRange?: string;
+  own?: number;
+}
+
+const FORCED_READ = 10;
+
+const readRefs = async (r: AttemptRecord, ctx: GitContext): Promise<Refs> => {
+  const local = `refs/heads/${r.branch}`;
+  const base = `refs/remotes/origin/${r.baseBranch}`;
+  const out = (await gitTry(['show-ref', '--head', '--', local, base], r.worktree, ctx)) ?? '';
+  const refs: Refs = { head: null };
+  for (const line of out.split('\n')) {
+    const [sha, name] = line.split(' ');
+    if (!sha || !name) continue;
+    if (name === 'HEAD') refs.head = sha;
+    else if (name === local) refs.local = sha;
+    else if (name === base) refs.base = sha;
+  }
+  return refs;
+};
+
+/** The worktree's own git dir and the clone's common dir, asked of git once per attempt. */
+const gitDirsOf = async (
+  worktree: string,
+  ctx: GitContext,
+): Promise<{ gitDir: string; commonDir: string } | null> => {
+  const out = await gitTry(['rev-parse', '--absolute-git-dir', '--git-common-dir'], worktree, ctx);
+  const [gitDir, common] = (out ?? '').split('\n');
+  if (!gitDir || !common) return null;
+  return { gitDir, commonDir: resolve(worktree, common) };
+};
+
+const statStamp = (path: string): string => {
+  try {
+    const s = statSync(path);
+    return `${s.ino}:${s.mtimeMs}:${s.size}`;
+  } catch {
+    return '-';
+  }
+};
+
+/**
+ * A stamp of the files the attempt's refs live in (HEAD, the ref HEAD names, the branch, origin's base,
+ * packed-refs); git replaces a ref file by rename, so any update changes it. Undefined (always ask
+ * git) for a reftable repository or a HEAD that cannot be read.
+ */
+const refStamp = (
+  dirs: { gitDir: string; commonDir: string },
+  branch: string,
+  baseBranch: string,
+): string | undefined => {
+  if (existsSync(join(dirs.commonDir, 'reftable'))) return undefined;
+  let head: string;
+  try {
+    head = readFileSync(join(dirs.gitDir, 'HEAD'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const named = /^ref: (refs\/heads\/[^\s]+)\s*$/.exec(head)?.[1];
+  const files = [
+    join(dirs.gitDir, 'HEAD'),
+    join(dirs.commonDir, 'packed-refs'),
+    join(dirs.commonDir, 'refs', 'heads', branch),
+    join(dirs.commonDir, 'refs', 'remotes', 'origin', baseBranch),
+    ...(named ? [join(dirs.commonDir, named)] : []),
+  ];
+  return `${head}|${files.map(statStamp).join('|')}`;
+};
+
+/** origin's heads as one map (one `ls-remote` for every branch of the clone). */
+const remoteHeads = async (repoDir: string, ctx: GitContext): Promise<Map<string, string>> => {
+  const out = await git(['ls-remote', '--heads', 'origin'], repoDir, ctx);
+  const heads = new Map<string, string>();
+  for (const line of out.split('\n')) {
+    const [sha, ref] = line.split('\t');
+    if (sha && ref?.startsWith('refs/heads/')) heads.set(ref.slice('refs/heads/'.length), sha);
+  }
+  return heads;
+};
+
 export class Supervisor {
   private ticking = false;
+  private readonly memos = new Map<string, AttemptMemo>();
   constructor(private readonly d: SupervisorDeps) {}
 
   /** Starts the worker for `record` with argv; returns the pid (also written to the ledger). */
@@ -175,9 +275,13 @@ export class Supervisor {
     if (this.ticking) return;
     this.ticking = true;
     try {
-      for (const r of await this.d.ledger.listOpen()) {
+      // What the host reads once per pass for all its workers: origin's heads, per clone.
+      const remotes: RemoteHeads = new Map();
+      const open = await this.d.ledger.listOpen();
+      for (const id of this.memos.keys()) if (!open.some((r) => r.id === id)) this.memos.delete(id);
+      for (const r of open) {
         try {
-          await this.check(r, opts);
+          await this.check(r, opts, remotes);
         } catch (err) {
           // A worker that rewrote its repository's git config (a URL, a proxy, a helper) to catch the
           // runner's credentials: the runner runs no more git there, and the attempt ends, named.
@@ -192,7 +296,7 @@ export class Supervisor {
     }
   }
 
-  async check(r: AttemptRecord, opts: { stalls?: boolean } = {}): Promise<void> {
+  async check(r: AttemptRecord, opts: { stalls?: boolean } = {}, remotes?: RemoteHeads): Promise<void> {
     // A remote runner's attempt (its token reported it) is that runner's to supervise, never this host's.
     if (r.runner !== undefined) return;
     if (r.pid === undefined) {
@@ -207,7 +311,14 @@ export class Supervisor {
     if (exited) return this.onExit(r);
     // A CLI retrying a dead endpoint keeps writing its log (codex forever), so neither the stall
     // check nor the exit would catch it before the timeout: its own retry lines end it here.
-    const problem = liveEnvironmentProblem(readTail(r.logPath, 16_000));
+    // Its tail is read again only when the log changed since this attempt's last check.
+    const memo = this.memo(r);
+    const log = existsSync(r.logPath) ? statSync(r.logPath) : undefined;
+    const logSize = log?.size ?? 0;
+    const logStamp = log ? `${log.size}:${log.mtimeMs}:${log.ino}` : 'none';
+    const problem =
+      memo.logStamp === logStamp ? undefined : liveEnvironmentProblem(readTail(r.logPath, 16_000));
+    memo.logStamp = logStamp;
     if (problem) {
       await this.stop(r);
       return this.finish(r, 'environment_failure', `Environment failure: ${problem}.`);
@@ -218,12 +329,9 @@ export class Supervisor {
       return this.finish(r, 'unsolved', 'Timed out and was stopped.');
     }
     if (opts.stalls === false) return;
-    await this.pushBranch(r, ctx);
-    const obs = {
-      logSize: existsSync(r.logPath) ? statSync(r.logPath).size : 0,
-      head: (await gitTry(['rev-parse', 'HEAD'], r.worktree, ctx))?.trim() ?? null,
-      remote: await remoteBranchSha(r.worktree, r.branch, ctx).catch(() => null),
-    };
+    const refs = await this.refsOf(r, ctx);
+    const remote = await this.pushBranch(r, ctx, refs, await this.remoteOf(r, ctx, remotes));
+    const obs = { logSize, head: refs.head, remote };
     // The previous observation lives in the ledger, so the first check after a restart already counts.
     const { stalled } = stallCheck({ last: r.stallFingerprint }, obs);
     if (!stalled) await this.d.ledger.update(r.id, { stallFingerprint: obs });
@@ -234,29 +342,79 @@ export class Supervisor {
   }
 
   /**
+   * The attempt's branch on origin. In a tick, one `ls-remote` per clone serves every worker of that
+   * repository (the map is the tick's); outside a tick (an exit) the attempt's own branch is asked.
+   */
+  private async remoteOf(r: AttemptRecord, ctx: GitContext, remotes?: RemoteHeads): Promise<string | null> {
+    if (!remotes) return remoteBranchSha(r.worktree, r.branch, ctx).catch(() => null);
+    const key = `${r.repoDir}\0${r.job.cloneUrl}`;
+    let heads = remotes.get(key);
+    if (!heads) {
+      heads = remoteHeads(r.repoDir, ctx).catch(() => null);
+      remotes.set(key, heads);
+    }
+    return (await heads)?.get(r.branch) ?? null;
+  }
+
+  /**
+   * HEAD, the attempt's branch and origin's base in the worktree: one `git show-ref`, and none at all
+   * while the files those refs live in are unchanged since the attempt's last read (a quiet worker).
+   */
+  private async refsOf(r: AttemptRecord, ctx: GitContext): Promise<Refs> {
+    const memo = this.memo(r);
+    memo.dirs ??= await gitDirsOf(r.worktree, ctx);
+    const stamp = memo.dirs ? refStamp(memo.dirs, r.branch, r.baseBranch) : undefined;
+    if (stamp !== undefined && memo.refs && memo.refsStamp === stamp && memo.reads % FORCED_READ !== 0) {
+      memo.reads++;
+      return memo.refs;
+    }
+    const refs = await readRefs(r, ctx);
+    Object.assign(memo, { refs, refsStamp: stamp, reads: memo.reads + 1 });
+    return refs;
+  }
+
+  private memo(r: AttemptRecord): AttemptMemo {
+    let m = this.memos.get(r.id);
+    if (!m || m.pid !== r.pid) {
+      m = { pid: r.pid, reads: 1 };
+      this.memos.set(r.id, m);
+    }
+    return m;
+  }
+
+  /**
    * Workers hold no forge credential: the runner pushes the attempt's own branch for them, that
    * refspec only, to the clone URL of the job the runner stored (never to a remote the worker's git
    * config names). A push git refuses (a rewritten history) is logged; the branch then has not moved.
    */
-  private async pushBranch(r: AttemptRecord, ctx: GitContext): Promise<void> {
+  private async pushBranch(
+    r: AttemptRecord,
+    ctx: GitContext,
+    refs: Refs,
+    remote: string | null,
+  ): Promise<string | null> {
     const ref = `refs/heads/${r.branch}`;
-    const local = (await gitTry(['rev-parse', '--verify', '--quiet', ref], r.worktree, ctx))?.trim();
-    if (!local) return;
+    const local = refs.local;
+    if (!local || remote === local) return remote;
     // A branch with nothing of its own (the base as it was checked out) is not work to deliver.
-    const base = `refs/remotes/origin/${r.baseBranch}`;
-    const own = await gitTry(['rev-list', '--count', `${base}..${local}`], r.worktree, ctx);
-    if (!own || Number(own.trim()) === 0) return;
-    const remote = await remoteBranchSha(r.worktree, r.branch, ctx).catch(() => null);
-    if (remote === local) return;
+    if (local === refs.base) return remote;
+    const memo = this.memo(r);
+    const range = `${refs.base ?? `refs/remotes/origin/${r.baseBranch}`}..${local}`;
+    if (memo.ownRange !== range) {
+      const own = await gitTry(['rev-list', '--count', range], r.worktree, ctx);
+      Object.assign(memo, { ownRange: range, own: own ? Number(own.trim()) : 0 });
+    }
+    if (!memo.own) return remote;
     const pushed = await gitTry(['push', '--quiet', '--', r.job.cloneUrl, `${ref}:${ref}`], r.worktree, ctx);
     if (pushed === undefined) {
       this.d.logger.warn({ attemptId: r.id, branch: r.branch }, 'the runner could not push the branch');
-      return;
+      return remote;
     }
     // The push went to a URL, not to `origin`: keep the tracking ref and upstream in step, as a
     // `push -u origin` would (survivedWork counts against it; cleanup's `branch -d` checks it).
     await gitTry(['update-ref', `refs/remotes/origin/${r.branch}`, local], r.worktree, ctx);
     await gitTry(['branch', '--quiet', '--set-upstream-to', `origin/${r.branch}`, r.branch], r.worktree, ctx);
+    return local;
   }
 
   /** Resumes the same session in its worktree (a nudge, an interrupted worker, or a base merge to finish). */
@@ -327,8 +485,8 @@ export class Supervisor {
       }
       return this.finish(r, 'unsolved', 'The worker disappeared without an exit code.');
     }
-    await this.pushBranch(r, ctx);
-    const remote = await remoteBranchSha(r.worktree, r.branch, ctx).catch(() => null);
+    // Read afresh: an exit is seen once, and its push must not miss a commit made just before.
+    const remote = await this.pushBranch(r, ctx, await readRefs(r, ctx), await this.remoteOf(r, ctx));
     // Work is commits ahead of the base on origin. A branch that moved with none (an issue branch
     // pushed new at the base's tip) delivered nothing. One that did not move but holds commits ahead
     // carries an earlier attempt's work (a runner that died after pushing, a lease that moved the job

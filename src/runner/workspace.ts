@@ -52,6 +52,8 @@ export const ensureClone = async (
   repo: { owner: string; name: string },
   cloneUrl: string,
   ctx: GitContext,
+  /** False when the caller knows a fetch began after it asked (one fetch serves a burst of jobs). */
+  fetch = true,
 ): Promise<string> => {
   if (hasUserInfo(cloneUrl)) {
     throw new AppError('bad_request', 'Clone URL must not carry credentials; they are passed per command.');
@@ -65,6 +67,7 @@ export const ensureClone = async (
     if (origin !== cloneUrl) {
       throw new AppError('conflict', `${dir} is a clone of another remote (${origin ?? 'none'}).`);
     }
+    if (!fetch) return dir;
     await git(['fetch', '--prune', '--quiet', 'origin'], dir, {
       ...ctx,
       timeoutMs: ctx.timeoutMs ?? 600_000,

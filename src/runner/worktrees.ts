@@ -69,12 +69,14 @@ export const ensureWorktree = async (
     }
     return { path, reused: true };
   }
-  const local = await gitTry(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], repoDir, ctx);
-  const remote = await gitTry(
-    ['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${branch}`],
-    repoDir,
-    ctx,
-  );
+  // The three refs the choice needs, in one git command (show-ref matches by suffix: keep exact names).
+  const want = [`refs/heads/${branch}`, `refs/remotes/origin/${branch}`, `refs/remotes/origin/${baseBranch}`];
+  const found = new Map<string, string>();
+  for (const line of ((await gitTry(['show-ref', '--', ...want], repoDir, ctx)) ?? '').split('\n')) {
+    const [sha, name] = line.split(' ');
+    if (sha && name && want.includes(name)) found.set(name, sha);
+  }
+  const [local, remote, base] = want.map((ref) => found.get(ref));
   if (local) await git(['worktree', 'add', '--quiet', path, branch], repoDir, ctx);
   else if (remote)
     await git(
@@ -83,11 +85,6 @@ export const ensureWorktree = async (
       ctx,
     );
   else {
-    const base = await gitTry(
-      ['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${baseBranch}`],
-      repoDir,
-      ctx,
-    );
     if (!base) throw new AppError('git_failed', `Base branch ${baseBranch} does not exist on origin.`);
     await git(
       ['worktree', 'add', '--quiet', '--no-track', '-b', branch, path, `origin/${baseBranch}`],
