@@ -71,7 +71,7 @@ export const serve = async (): Promise<() => Promise<void>> => {
 };
 
 const usage =
-  'usage: blitz-bot [serve] | runner … | runner flush FILE … | runner-token create|revoke|list | stats [--run ID] [--json] | status [--json] | doctor [--json] [--repo OWNER/NAME]… | --version';
+  'usage: blitz-bot [serve] | runner … | runner flush FILE … | runner-token create|revoke|list | stats [--run ID] [--json] [--server URL] | status [--json] [--server URL] | doctor [--json] [--repo OWNER/NAME]… | --version';
 
 const main = async (): Promise<void> => {
   const command = process.argv[2] ?? 'serve';

@@ -1,16 +1,32 @@
-// Reads what the JSON API serves from the ports (run store, attempt ledger, the last dashboard) and
-// maps it to the API's shapes (api-schemas.ts). One reader for `/api/v1` and `blitz-bot status`, so
-// the terminal prints exactly what the API answers.
+// Builds the JSON API's objects (api-schemas.ts) from the ports (run store, attempt ledger, the last
+// dashboard): one builder per resource, each parsing its result with the resource's zod schema.
+// `/api/v1` serialises these objects, the HTML status pages render them, and `blitz-bot status` and
+// `stats` print them, so a page, the API and the terminal cannot disagree.
 
 import type { DashboardInput } from '../orchestrator/dashboard-types.ts';
 import { isTerminalRunState } from '../plan/states.ts';
 import type { AttemptLedger, AttemptRecord } from '../runner/types.ts';
 import type { RunRecord, RunStore } from '../store/run-store.ts';
-import type { ApiAttempt, ApiStats, RunDetail, RunSummary } from './api-schemas.ts';
+import {
+  type ApiAttempt,
+  type ApiStats,
+  attemptSchema,
+  type RunDetail,
+  type RunList,
+  type RunSummary,
+  runDetailSchema,
+  runListSchema,
+  statsSchema,
+} from './api-schemas.ts';
 import { loadRunView, type RunView } from './run-view.ts';
+import type { AttemptStats } from './stats.ts';
 import { loadStats } from './status-data.ts';
 
-type Ports = { runs: RunStore; ledger: AttemptLedger };
+export type ApiPorts = {
+  runs: RunStore;
+  ledger: AttemptLedger;
+  dashboardOf?: (runId: string) => DashboardInput | undefined;
+};
 
 const finished: ReadonlySet<string> = new Set(['merged', 'closed']);
 
@@ -32,12 +48,13 @@ export const runSummaryOf = (run: RunRecord, issues: { done: number; total: numb
 export const apiAttemptOf = (a: AttemptRecord, n: number): ApiAttempt => ({
   n,
   id: a.id,
-  issue: { repo: `${a.issue.repo.owner}/${a.issue.repo.name}`, number: a.issue.number },
+  issue: { repo: `${a.issue.repo.owner}/${a.issue.repo.name}`, number: a.issue.number, title: a.job.title },
   rosterEntry: a.rosterEntry,
   tool: a.tool,
   model: a.model ?? null,
   tier: a.tier,
   branch: a.branch,
+  baseBranch: a.baseBranch,
   host: a.host ?? null,
   startedAt: a.startedAt,
   endedAt: a.endedAt ?? null,
@@ -48,10 +65,11 @@ export const apiAttemptOf = (a: AttemptRecord, n: number): ApiAttempt => ({
   failureSummary: a.failureSummary ?? null,
 });
 
-export const loadApiRuns = async (ports: Ports, filter: { live?: boolean } = {}): Promise<RunSummary[]> => {
+/** `GET /api/v1/runs`: every run (or the live ones), as the API answers it. */
+export const buildRunList = async (ports: ApiPorts, filter: { live?: boolean } = {}): Promise<RunList> => {
   const all = await ports.runs.listRuns();
   const chosen = filter.live ? all.filter((r) => !isTerminalRunState(r.state)) : all;
-  return Promise.all(
+  const runs = await Promise.all(
     chosen.map(async (run) => {
       const rows = await ports.runs.listRunIssues(run.id);
       return runSummaryOf(run, {
@@ -60,12 +78,16 @@ export const loadApiRuns = async (ports: Ports, filter: { live?: boolean } = {})
       });
     }),
   );
+  return runListSchema.parse({ runs });
 };
 
 export const runDetailOf = (view: RunView): RunDetail => {
   const nOf = new Map(view.attempts.map((a, i) => [a.id, i + 1]));
-  return {
+  const build = view.run.progress.build;
+  return runDetailSchema.parse({
     run: runSummaryOf(view.run, { done: view.done, total: view.total }),
+    integrationBranch: view.run.integrationBranch,
+    build: build ? { status: build.status, covers: build.covers, failures: build.failures } : null,
     issues: view.issues.map((i) => ({
       number: i.number,
       title: i.title ?? null,
@@ -82,24 +104,49 @@ export const runDetailOf = (view: RunView): RunDetail => {
     currentWave: view.run.progress.wave ?? 0,
     attempts: view.attempts.map((a, i) => apiAttemptOf(a, i + 1)),
     notifyFailures: view.run.progress.notifyFailures ?? [],
-  };
+  });
 };
 
-export const loadRunDetail = async (
-  ports: Ports & { dashboardOf?: (runId: string) => DashboardInput | undefined },
+/**
+ * `GET /api/v1/runs/{id}` with the ledger's records beside it (index n-1 is attempt n), for the
+ * pages that also read an attempt's prompt and log files, which the API never names.
+ */
+export const buildRunResource = async (
+  ports: ApiPorts,
   runId: string,
-): Promise<RunDetail | undefined> => {
+): Promise<{ detail: RunDetail; records: AttemptRecord[] } | undefined> => {
   const view = await loadRunView(ports, runId);
-  return view ? runDetailOf(view) : undefined;
+  return view ? { detail: runDetailOf(view), records: view.attempts } : undefined;
 };
 
-export const loadApiStats = async (ports: Ports, runId?: string): Promise<ApiStats> => {
-  const s = await loadStats(ports, runId ? { runId } : {});
-  return {
+/** `GET /api/v1/runs/{id}`: one run with its issues, waves and attempts; undefined: no such run. */
+export const buildRunDetail = async (ports: ApiPorts, runId: string): Promise<RunDetail | undefined> =>
+  (await buildRunResource(ports, runId))?.detail;
+
+/**
+ * `GET /api/v1/runs/{id}/attempts/{n}`: undefined when there is no such run; `attempt` undefined
+ * when the run has no attempt n. `record` is the ledger's row (log and prompt paths) for the page.
+ */
+export const buildAttempt = async (
+  ports: ApiPorts,
+  runId: string,
+  n: number,
+): Promise<{ attempt?: ApiAttempt; record?: AttemptRecord } | undefined> => {
+  if (!(await ports.runs.getRun(runId))) return undefined;
+  const record = Number.isInteger(n) && n >= 1 ? (await ports.ledger.listByRun(runId))[n - 1] : undefined;
+  return record ? { attempt: attemptSchema.parse(apiAttemptOf(record, n)), record } : {};
+};
+
+/** The API's shape of computed statistics (null where the figures leave a value out). */
+export const apiStatsOf = (s: AttemptStats): ApiStats =>
+  statsSchema.parse({
     attempts: s.attempts,
     byOutcome: s.byOutcome,
-    tokens: { input: s.tokens.input, output: s.tokens.output },
+    tokens: { input: s.tokens.input, output: s.tokens.output, cache: s.tokens.cache ?? 0 },
     rows: s.rows.map((r) => ({ ...r, passRate: r.passRate ?? null })),
     waiting: s.waiting.map((w) => ({ ...w, title: w.title ?? null })),
-  };
-};
+  });
+
+/** `GET /api/v1/stats`: attempt statistics over every run, or over one. */
+export const buildStats = async (ports: ApiPorts, runId?: string): Promise<ApiStats> =>
+  apiStatsOf(await loadStats(ports, runId ? { runId } : {}));

@@ -37,12 +37,13 @@ export const attemptSchema = z
   .object({
     n: z.int().min(1).openapi({ description: '1-based position among the run’s attempts (the attempt URL)' }),
     id: z.string(),
-    issue: z.object({ repo: z.string(), number: z.int() }),
+    issue: z.object({ repo: z.string(), number: z.int(), title: z.string() }),
     rosterEntry: z.string(),
     tool: z.string(),
     model: z.string().nullable(),
     tier,
     branch: z.string(),
+    baseBranch: z.string().openapi({ description: 'The integration branch the attempt started from' }),
     host: z.string().nullable().openapi({ description: 'Machine or runner holding the worktree' }),
     startedAt: z.string(),
     endedAt: z.string().nullable(),
@@ -72,6 +73,15 @@ export const runIssueSchema = z
 export const runDetailSchema = z
   .object({
     run: runSummarySchema,
+    integrationBranch: z.string(),
+    build: z
+      .object({
+        status: z.enum(['none', 'running', 'passed', 'failed']),
+        covers: z.array(z.string()),
+        failures: z.int().min(0),
+      })
+      .nullable()
+      .openapi({ description: 'The last integration build: which merges it covered, failures in a row' }),
     issues: z.array(runIssueSchema),
     waves: z.array(z.object({ wave: z.int().min(1), issues: z.array(z.int()) })).openapi({
       description:
@@ -86,8 +96,10 @@ export const runDetailSchema = z
 export const statsSchema = z
   .object({
     attempts: z.int().min(0),
-    byOutcome: z.record(z.string(), z.int().min(0)),
-    tokens,
+    byOutcome: z.record(z.string(), z.int().min(0)).openapi({
+      description: 'Attempts per outcome; `open` counts the running ones',
+    }),
+    tokens: tokens.extend({ cache: z.int().min(0) }),
     rows: z.array(
       z.object({
         rosterEntry: z.string(),
@@ -117,6 +129,8 @@ export const statsSchema = z
   .openapi('Stats');
 
 export type RunSummary = z.infer<typeof runSummarySchema>;
+export type RunList = z.infer<typeof runListSchema>;
+export type RunIssue = z.infer<typeof runIssueSchema>;
 export type RunDetail = z.infer<typeof runDetailSchema>;
 export type ApiAttempt = z.infer<typeof attemptSchema>;
 export type ApiStats = z.infer<typeof statsSchema>;

@@ -1,8 +1,9 @@
-// `/runs/:id/attempts/:n`: one attempt replayed from the worker's stream log (seed 003 "activity"):
-// the prompt, each assistant turn with its tool calls and results collapsed in <details>, plain
-// output, the final response and the tokens. All log text is escaped.
+// `/runs/:id/attempts/:n`: the API's attempt object (GET /api/v1/runs/{id}/attempts/{n}) with the
+// attempt replayed from the worker's stream log (seed 003 "activity"): the prompt, each assistant
+// turn with its tool calls and results collapsed in <details>, plain output, the final response and
+// the tokens. All log text is escaped.
 import { html } from 'hono/html';
-import type { AttemptRecord } from '../runner/types.ts';
+import type { ApiAttempt } from './api-schemas.ts';
 import type { AttemptTimeline, ToolCall } from './attempt-timeline.ts';
 import { duration, type Html, page, when } from './html-layout.ts';
 import type { LogText } from './log-reader.ts';
@@ -38,8 +39,7 @@ export const timelineSection = (t: AttemptTimeline): Html =>
 
 export const attemptPage = (input: {
   runId: string;
-  n: number;
-  attempt: AttemptRecord;
+  attempt: ApiAttempt;
   prompt?: LogText;
   log?: LogText;
   timeline?: AttemptTimeline;
@@ -48,13 +48,13 @@ export const attemptPage = (input: {
   const t = input.timeline;
   const tokens = t?.tokens ?? a.tokens;
   return page(
-    { title: `Attempt ${input.n} of ${input.runId}` },
-    html`<h1>Attempt ${input.n} · #${a.issue.number} ${a.job.title}</h1>
+    { title: `Attempt ${a.n} of ${input.runId}` },
+    html`<h1 data-attempt="${a.n}" data-issue="${a.issue.number}">Attempt ${a.n} · #${a.issue.number} ${a.issue.title}</h1>
 <p><a href="/runs/${encodeURIComponent(input.runId)}">back to run ${input.runId}</a></p>
 <table class="summary">
 <tr><th>entry</th><td>${a.rosterEntry} <span class="muted">${a.tool} ${a.model ?? ''}</span> · tier ${a.tier}</td></tr>
 <tr><th>branch</th><td><code>${a.branch}</code> off <code>${a.baseBranch}</code></td></tr>
-<tr><th>started</th><td>${when(a.startedAt)} · took ${duration(a.startedAt, a.endedAt)} · nudges ${a.nudges}</td></tr>
+<tr><th>started</th><td>${when(a.startedAt)} · took ${duration(a.startedAt, a.endedAt ?? undefined)} · nudges ${a.nudges}</td></tr>
 <tr><th>outcome</th><td id="outcome">${a.outcome ?? 'running'}${a.failureSummary ? html` <span class="muted">${a.failureSummary}</span>` : ''}</td></tr>
 <tr><th>tokens</th><td id="tokens">${usageText(tokens)}</td></tr>
 <tr><th>tool calls</th><td>${t ? t.toolCalls : '–'}</td></tr>

@@ -1,15 +1,16 @@
-// `/runs/:id`: the run's DAG drawn by Mermaid and coloured by state, its issue table, dependency
-// layers and attempts. The `#run` section is what the live script swaps on each run change.
+// `/runs/:id`: the API's run object (GET /api/v1/runs/{id}) as a page: the DAG drawn by Mermaid and
+// coloured by state, the issue table, dependency waves and attempts. The `#run` section is what the
+// live script swaps on each run change.
 import { html } from 'hono/html';
+import type { RunDetail } from './api-schemas.ts';
 import { type Html, page } from './html-layout.ts';
 import { attemptsTable, dagSection, issueTable, layersSection, summarySection } from './run-sections.ts';
-import type { RunView } from './run-view.ts';
 
-export const runPage = (v: RunView): Html => {
+export const runPage = (v: RunDetail): Html => {
   const base = `/runs/${encodeURIComponent(v.run.id)}`;
   return page(
     { title: `Run ${v.run.id}`, live: `${base}/events`, scripts: true },
-    html`<section id="run" data-updated="${v.run.updatedAt}">
+    html`<section id="run" data-updated="${v.run.updatedAt}" data-state="${v.run.state}">
 <h1>Run ${v.run.id}</h1>
 <p><a href="${base}/report.html">report</a> · <a href="${base}/report.html?download=1">download report</a></p>
 ${summarySection(v)}

@@ -1,9 +1,8 @@
-// What the run page, the report and the index show about one run, read from the ports: the run and
-// its issue rows (store), its attempts (ledger), and the titles and edges of the orchestrator's
-// last published dashboard. Without a dashboard (a restart since), titles come from the attempts'
+// What the API's run object (api-data.ts; the run page and the report render it) holds about one
+// run, read from the ports: the run and its issue rows (store), its attempts (ledger), and the
+// titles and edges of the orchestrator's last published dashboard. Without a dashboard (a restart since), titles come from the attempts'
 // jobs and the graph has no edges. Store rows win over the dashboard for state: they are written
 // on every transition.
-import { renderFlowchart } from '../orchestrator/dashboard-mermaid.ts';
 import {
   type DashboardInput,
   type DashboardIssue,
@@ -31,8 +30,6 @@ export interface RunView {
   issues: RunViewIssue[];
   /** All attempts, oldest first; `n` on the attempt page is the 1-based index into this list. */
   attempts: AttemptRecord[];
-  /** Mermaid flowchart source; undefined when there is nothing (or too much) to draw. */
-  flowchart?: string;
   /** Issues layered by dependency depth: layer k can start once layers before it are done. */
   layers: number[][];
   done: number;
@@ -124,21 +121,10 @@ export const buildRunView = (input: {
         tokens: attempts.reduce((n, a) => n + a.tokens.input + a.tokens.output, 0),
       };
     });
-  const flowchart = renderFlowchart(
-    issues.map((i) => ({
-      number: i.number,
-      title: i.title ?? '',
-      state: i.state,
-      ...(i.epic ? { epic: true } : {}),
-      attempts: i.attempts.length,
-      blockedBy: i.blockedBy,
-    })),
-  );
   return {
     run,
     issues,
     attempts: input.attempts,
-    ...(flowchart ? { flowchart } : {}),
     layers: dependencyLayers(issues),
     done: issues.filter((i) => finishedStates.has(i.state)).length,
     total: issues.length,

@@ -1,26 +1,15 @@
-// `/`: every run, the active ones first (then the most recently changed): repo, kind, milestone,
-// progress, started, state.
+// `/`: every run of the API's run list (GET /api/v1/runs), the live ones first (then the most
+// recently changed): repo, kind, milestone, progress, started, state.
 import { html } from 'hono/html';
-import type { RunRecord, RunRecordState } from '../store/run-store.ts';
 import type { Delivery } from '../store/types.ts';
+import type { RunSummary } from './api-schemas.ts';
 import { type Html, page, stateBadge, when } from './html-layout.ts';
 
-export interface RunSummary {
-  run: RunRecord;
-  done: number;
-  total: number;
-}
-
-const inactive: ReadonlySet<RunRecordState> = new Set(['done', 'cancelled']);
-
-export const isActive = (run: RunRecord): boolean => !inactive.has(run.state);
-
+/** The live runs first, then the most recently changed. */
 export const orderRuns = (runs: readonly RunSummary[]): RunSummary[] =>
   [...runs].sort(
     (a, b) =>
-      Number(isActive(b.run)) - Number(isActive(a.run)) ||
-      b.run.updatedAt.localeCompare(a.run.updatedAt) ||
-      a.run.id.localeCompare(b.run.id),
+      Number(b.live) - Number(a.live) || b.updatedAt.localeCompare(a.updatedAt) || a.id.localeCompare(b.id),
   );
 
 /** Deliveries given up on after their retries: a person looks at why (the error) and redelivers by hand. */
@@ -48,16 +37,14 @@ ${
     : html`<table id="runs">
 <thead><tr><th>run</th><th>repo</th><th>kind</th><th>milestone</th><th>progress</th><th>started</th><th>state</th></tr></thead>
 <tbody>${orderRuns(runs).map(
-        ({
+        (
           run,
-          done,
-          total,
-        }) => html`<tr data-run="${run.id}" class="${isActive(run) ? 'active' : 'inactive'}">
+        ) => html`<tr data-run="${run.id}" data-state="${run.state}" class="${run.live ? 'active' : 'inactive'}">
 <td><a href="/runs/${encodeURIComponent(run.id)}">${run.id}</a></td>
 <td>${run.repo} <span class="muted">${run.forge}</span></td>
 <td>${run.kind}</td>
-<td>${run.milestoneTitle}</td>
-<td>${done}/${total}</td>
+<td>${run.title}</td>
+<td>${run.issues.done}/${run.issues.total}</td>
 <td>${when(run.createdAt)}</td>
 <td>${stateBadge(run.state)}</td>
 </tr>`,

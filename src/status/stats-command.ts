@@ -1,31 +1,52 @@
-// `blitz-bot stats [--run ID] [--json]`: the figures of /stats on the terminal, read from the
-// database DATABASE_URL names (the same one the bot serves from).
+// `blitz-bot stats [--run ID] [--json] [--server URL]`: the API's stats object (GET /api/v1/stats,
+// what /stats shows) on the terminal. With --server it is fetched from that running bot with
+// STATUS_TOKEN; otherwise it is built from the database DATABASE_URL names, by the same builder.
 import { parseArgs } from 'node:util';
 import { loadEnv } from '../config/env.ts';
 import { isAppError } from '../errors.ts';
 import { openRunStore } from '../store/open-store.ts';
-import { loadApiStats } from './api-data.ts';
+import { fetchApi } from './api-client.ts';
+import { buildStats } from './api-data.ts';
+import { type ApiStats, statsSchema } from './api-schemas.ts';
 import { formatStatsText } from './stats.ts';
-import { loadStats } from './status-data.ts';
 
-export const statsUsage = 'usage: blitz-bot stats [--run RUN_ID] [--json]';
+export const statsUsage = 'usage: blitz-bot stats [--run RUN_ID] [--json] [--server URL (with STATUS_TOKEN)]';
 
 export interface StatsCliIo {
   out: (text: string) => void;
   err: (text: string) => void;
-  /** The environment to read DATABASE_URL from; process.env by default (through loadEnv). */
+  /** The environment to read DATABASE_URL / STATUS_TOKEN from; process.env by default. */
   env?: Record<string, string | undefined>;
 }
 
 const defaultIo: StatsCliIo = { out: (t) => console.log(t), err: (t) => console.error(t) };
 
-/** Returns the exit code: 0 printed, 1 the database could not be read, 2 bad arguments. */
+/** The stats from the database; undefined when --run names no run there. */
+const localStats = async (
+  env: Record<string, string | undefined> | undefined,
+  runId: string | undefined,
+): Promise<ApiStats | undefined> => {
+  const runs = await openRunStore((env ? loadEnv(env) : loadEnv()).DATABASE_URL);
+  try {
+    if (runId && !(await runs.getRun(runId))) return undefined;
+    return await buildStats({ runs, ledger: runs.ledger }, runId);
+  } finally {
+    await runs.close();
+  }
+};
+
+/** Returns the exit code: 0 printed, 1 the stats could not be read, 2 bad arguments. */
 export const runStatsCli = async (args: string[], io: StatsCliIo = defaultIo): Promise<number> => {
-  let values: { run?: string; json?: boolean; help?: boolean };
+  let values: { run?: string; json?: boolean; server?: string; help?: boolean };
   try {
     ({ values } = parseArgs({
       args,
-      options: { run: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        run: { type: 'string' },
+        json: { type: 'boolean' },
+        server: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
       strict: true,
       allowPositionals: false,
     }));
@@ -38,21 +59,22 @@ export const runStatsCli = async (args: string[], io: StatsCliIo = defaultIo): P
     return 0;
   }
   try {
-    const env = io.env ? loadEnv(io.env) : loadEnv();
-    const runs = await openRunStore(env.DATABASE_URL);
-    try {
-      if (values.run && !(await runs.getRun(values.run))) {
-        io.err(`no run "${values.run}" in the database`);
-        return 1;
-      }
-      const ports = { runs, ledger: runs.ledger };
-      // --json prints what GET /api/v1/stats answers (the same reader and schema).
-      if (values.json) io.out(JSON.stringify(await loadApiStats(ports, values.run), null, 2));
-      else io.out(formatStatsText(await loadStats(ports, values.run ? { runId: values.run } : {})));
-      return 0;
-    } finally {
-      await runs.close();
+    const stats = values.server
+      ? await fetchApi({
+          server: values.server,
+          token: (io.env ?? process.env).STATUS_TOKEN,
+          path: '/stats',
+          query: { run: values.run },
+          schema: statsSchema,
+        })
+      : await localStats(io.env, values.run);
+    if (!stats) {
+      io.err(`no run "${values.run}" in the database`);
+      return 1;
     }
+    // --json prints the object GET /api/v1/stats answers; the text is made from the same object.
+    io.out(values.json ? JSON.stringify(stats, null, 2) : formatStatsText(stats));
+    return 0;
   } catch (err) {
     io.err(
       isAppError(err) ? err.message : `stats failed: ${err instanceof Error ? err.message : String(err)}`,

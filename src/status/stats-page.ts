@@ -1,18 +1,19 @@
-// `/stats`: the same figures as `blitz-bot stats`, as a page: attempts by outcome, tokens, pass rate
-// per roster entry and tier with the 20–80 % band highlighted, and the issues waiting on someone.
+// `/stats`: the API's stats object (GET /api/v1/stats, the same one `blitz-bot stats` prints), as
+// a page: attempts by outcome, tokens, pass rate per roster entry and tier with the 20–80 % band
+// highlighted, and the issues waiting on someone.
 import { html } from 'hono/html';
+import type { ApiStats } from './api-schemas.ts';
 import { type Html, page } from './html-layout.ts';
-import type { AttemptStats } from './stats.ts';
 
-const percent = (rate: number | undefined): string =>
-  rate === undefined ? '–' : `${Math.round(rate * 100)} %`;
+const percent = (rate: number | null): string => (rate === null ? '–' : `${Math.round(rate * 100)} %`);
 
-export const statsPage = (s: AttemptStats): Html =>
-  page(
+export const statsPage = (s: ApiStats): Html => {
+  const count = (outcome: string): number => s.byOutcome[outcome] ?? 0;
+  return page(
     { title: 'Stats' },
     html`<h1>Attempt stats</h1>
-<p id="totals">${s.attempts} attempts: ${s.byOutcome.solved} solved, ${s.byOutcome.unsolved} unsolved, ${s.byOutcome.stalled} stalled, ${s.byOutcome.environment_failure} environment failures, ${s.byOutcome.cancelled} cancelled, ${s.byOutcome.open} running.
-Tokens: ${s.tokens.input} in, ${s.tokens.output} out, ${s.tokens.cache ?? 0} cache.</p>
+<p id="totals">${s.attempts} attempts: ${count('solved')} solved, ${count('unsolved')} unsolved, ${count('stalled')} stalled, ${count('environment_failure')} environment failures, ${count('cancelled')} cancelled, ${count('open')} running.
+Tokens: ${s.tokens.input} in, ${s.tokens.output} out, ${s.tokens.cache} cache.</p>
 <h2>Pass rate by roster entry and tier</h2>
 <p class="muted">Highlighted: between 20 % and 80 %, where an entry is neither hopeless nor trivial at that tier. Environment failures, cancels and running attempts are not counted.</p>
 <table id="pass-rates">
@@ -35,3 +36,4 @@ ${
       )}</tbody></table>`
 }`,
   );
+};

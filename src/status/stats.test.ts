@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { finishedAttempts, finishedRunId, finishedStates } from '../../test/fixtures/runs/finished-run.ts';
 import type { RunIssueRecord } from '../store/run-store.ts';
+import { apiStatsOf } from './api-data.ts';
 import { computeStats, formatStatsText, inPassBand } from './stats.ts';
 
 const issues: RunIssueRecord[] = Object.entries(finishedStates).map(([n, state]) => ({
@@ -80,7 +81,7 @@ describe('attempt stats', () => {
   });
 
   it('prints a table with the band marked and the waiting issues', () => {
-    const text = formatStatsText(computeStats({ attempts: finishedAttempts(), issues }));
+    const text = formatStatsText(apiStatsOf(computeStats({ attempts: finishedAttempts(), issues })));
     expect(text).toMatch(/local-qwen\s+aider\s+execution\s+4\s+1\/4\s+25 % \*/);
     expect(text).toMatch(/sonnet\s+claude\s+execution\s+1\s+1\/1\s+100 %\s/);
     expect(text).toContain(

@@ -4,6 +4,7 @@
 // Pure: the caller reads the stores.
 import type { AttemptOutcome, AttemptRecord, Tier, TokenUsage } from '../runner/types.ts';
 import type { RunIssueRecord } from '../store/run-store.ts';
+import type { ApiStats } from './api-schemas.ts';
 
 export const passBand = { low: 0.2, high: 0.8 } as const;
 
@@ -140,14 +141,16 @@ export const computeStats = (input: {
   };
 };
 
-const percent = (rate: number | undefined): string =>
-  rate === undefined ? '–' : `${Math.round(rate * 100)} %`;
+const percent = (rate: number | null | undefined): string =>
+  rate === undefined || rate === null ? '–' : `${Math.round(rate * 100)} %`;
 
 /** Plain text for `blitz-bot stats`: fixed-width columns, the band marked with `*`. */
-export const formatStatsText = (s: AttemptStats): string => {
+/** The terminal's text for the API's stats object (what GET /api/v1/stats answers). */
+export const formatStatsText = (s: ApiStats): string => {
+  const count = (outcome: string): number => s.byOutcome[outcome] ?? 0;
   const lines = [
-    `attempts: ${s.attempts} (solved ${s.byOutcome.solved}, unsolved ${s.byOutcome.unsolved}, stalled ${s.byOutcome.stalled}, environment ${s.byOutcome.environment_failure}, cancelled ${s.byOutcome.cancelled}, running ${s.byOutcome.open})`,
-    `tokens: input ${s.tokens.input}, output ${s.tokens.output}, cache ${s.tokens.cache ?? 0}`,
+    `attempts: ${s.attempts} (solved ${count('solved')}, unsolved ${count('unsolved')}, stalled ${count('stalled')}, environment ${count('environment_failure')}, cancelled ${count('cancelled')}, running ${count('open')})`,
+    `tokens: input ${s.tokens.input}, output ${s.tokens.output}, cache ${s.tokens.cache}`,
     '',
     'pass rate by roster entry and tier (* = in the 20–80 % band)',
   ];

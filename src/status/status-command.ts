@@ -1,18 +1,20 @@
-// `blitz-bot status [--json]`: the live runs, read from the database DATABASE_URL names through the
-// same reader as `/api/v1/runs?live=true`, so `--json` prints exactly what the API answers.
+// `blitz-bot status [--json] [--server URL]`: the live runs, as `/api/v1/runs?live=true` answers:
+// fetched from that running bot with STATUS_TOKEN when --server is given, otherwise built from the
+// database DATABASE_URL names by the same builder, so `--json` prints exactly what the API answers.
 import { parseArgs } from 'node:util';
 import { loadEnv } from '../config/env.ts';
 import { isAppError } from '../errors.ts';
 import { openRunStore } from '../store/open-store.ts';
-import { loadApiRuns } from './api-data.ts';
-import type { RunSummary } from './api-schemas.ts';
+import { fetchApi } from './api-client.ts';
+import { buildRunList } from './api-data.ts';
+import { type RunList, type RunSummary, runListSchema } from './api-schemas.ts';
 
-export const statusUsage = 'usage: blitz-bot status [--json]';
+export const statusUsage = 'usage: blitz-bot status [--json] [--server URL (with STATUS_TOKEN)]';
 
 export interface StatusCliIo {
   out: (text: string) => void;
   err: (text: string) => void;
-  /** The environment to read DATABASE_URL from; process.env by default (through loadEnv). */
+  /** The environment to read DATABASE_URL / STATUS_TOKEN from; process.env by default. */
   env?: Record<string, string | undefined>;
 }
 
@@ -45,13 +47,26 @@ export const formatStatusText = (runs: readonly RunSummary[]): string => {
   ].join('\n');
 };
 
+const localLiveRuns = async (env: Record<string, string | undefined> | undefined): Promise<RunList> => {
+  const runs = await openRunStore((env ? loadEnv(env) : loadEnv()).DATABASE_URL);
+  try {
+    return await buildRunList({ runs, ledger: runs.ledger }, { live: true });
+  } finally {
+    await runs.close();
+  }
+};
+
 /** Returns the exit code: 0 printed, 1 the database could not be read, 2 bad arguments. */
 export const runStatusCli = async (args: string[], io: StatusCliIo = defaultIo): Promise<number> => {
-  let values: { json?: boolean; help?: boolean };
+  let values: { json?: boolean; server?: string; help?: boolean };
   try {
     ({ values } = parseArgs({
       args,
-      options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        json: { type: 'boolean' },
+        server: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
       strict: true,
       allowPositionals: false,
     }));
@@ -64,15 +79,17 @@ export const runStatusCli = async (args: string[], io: StatusCliIo = defaultIo):
     return 0;
   }
   try {
-    const env = io.env ? loadEnv(io.env) : loadEnv();
-    const runs = await openRunStore(env.DATABASE_URL);
-    try {
-      const live = await loadApiRuns({ runs, ledger: runs.ledger }, { live: true });
-      io.out(values.json ? JSON.stringify({ runs: live }, null, 2) : formatStatusText(live));
-      return 0;
-    } finally {
-      await runs.close();
-    }
+    const list = values.server
+      ? await fetchApi({
+          server: values.server,
+          token: (io.env ?? process.env).STATUS_TOKEN,
+          path: '/runs',
+          query: { live: 'true' },
+          schema: runListSchema,
+        })
+      : await localLiveRuns(io.env);
+    io.out(values.json ? JSON.stringify(list, null, 2) : formatStatusText(list.runs));
+    return 0;
   } catch (err) {
     io.err(
       isAppError(err) ? err.message : `status failed: ${err instanceof Error ? err.message : String(err)}`,

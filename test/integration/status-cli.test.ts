@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/runner/exec.ts';
-import { loadApiStats } from '../../src/status/api-data.ts';
+import { buildStats } from '../../src/status/api-data.ts';
 import { runListSchema, statsSchema } from '../../src/status/api-schemas.ts';
 import { runStatsCli } from '../../src/status/stats-command.ts';
 import { runStatusCli } from '../../src/status/status-command.ts';
@@ -68,7 +68,7 @@ describe('blitz-bot status', () => {
     const printed = statsSchema.parse(JSON.parse(c.out.join('')));
     const runs = openSqliteRunStore(file);
     try {
-      expect(printed).toEqual(await loadApiStats({ runs, ledger: runs.ledger }));
+      expect(printed).toEqual(await buildStats({ runs, ledger: runs.ledger }));
       expect(printed.attempts).toBe(9);
     } finally {
       await runs.close();

@@ -2,9 +2,10 @@
 // Guarded like the status pages (a Bearer STATUS_TOKEN or the login cookie) and off without the
 // token. Routes are declared with @hono/zod-openapi: the same zod schemas validate the parameters,
 // parse every response body, and generate the OpenAPI document served at /api/v1/openapi.json.
+// The bodies are built by status/api-data.ts, the same builders the HTML status pages render.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { statusAccess } from '../../status/access.ts';
-import { loadApiRuns, loadApiStats, loadRunDetail } from '../../status/api-data.ts';
+import { buildAttempt, buildRunDetail, buildRunList, buildStats } from '../../status/api-data.ts';
 import {
   attemptSchema,
   errorSchema,
@@ -124,26 +125,24 @@ export const apiV1Routes = (deps: StatusDeps | undefined) => {
   app.use('/runs/*', guard);
   app.use('/stats', guard);
 
-  app.openapi(listRuns, async (c) => {
-    const runs = await loadApiRuns(ports, { live: c.req.valid('query').live === 'true' });
-    return c.json(runListSchema.parse({ runs }), 200);
-  });
+  app.openapi(listRuns, async (c) =>
+    c.json(await buildRunList(ports, { live: c.req.valid('query').live === 'true' }), 200),
+  );
   app.openapi(getRun, async (c) => {
-    const detail = await loadRunDetail(ports, c.req.valid('param').id);
+    const detail = await buildRunDetail(ports, c.req.valid('param').id);
     if (!detail) return c.json(notFound('no such run'), 404);
-    return c.json(runDetailSchema.parse(detail), 200);
+    return c.json(detail, 200);
   });
   app.openapi(getAttempt, async (c) => {
     const { id, n } = c.req.valid('param');
-    const detail = await loadRunDetail(ports, id);
-    const attempt = detail?.attempts[n - 1];
-    if (!attempt) return c.json(notFound(detail ? 'no such attempt' : 'no such run'), 404);
-    return c.json(attemptSchema.parse(attempt), 200);
+    const found = await buildAttempt(ports, id, n);
+    if (!found?.attempt) return c.json(notFound(found ? 'no such attempt' : 'no such run'), 404);
+    return c.json(found.attempt, 200);
   });
   app.openapi(getStats, async (c) => {
     const { run } = c.req.valid('query');
     if (run && !(await deps.runs.getRun(run))) return c.json(notFound('no such run'), 404);
-    return c.json(statsSchema.parse(await loadApiStats(ports, run)), 200);
+    return c.json(await buildStats(ports, run), 200);
   });
   return app;
 };

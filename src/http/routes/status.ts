@@ -1,18 +1,19 @@
 // The status pages (runs, run, attempt, report, stats), their login, live updates and static assets,
 // mounted at the root of the app. Off (404 with a plain notice) unless STATUS_TOKEN is set; then
-// every page but the login form and the assets needs the token.
+// every page but the login form and the assets needs the token. Each page renders the object the
+// JSON API serves for it (status/api-data.ts), so a page and /api/v1 cannot disagree.
 import { createHash } from 'node:crypto';
 import { type Context, Hono } from 'hono';
 import { setCookie } from 'hono/cookie';
 import { z } from 'zod';
 import { securityHeaders, statusAccess } from '../../status/access.ts';
 import { loginPage, offPage } from '../../status/access-pages.ts';
+import { buildAttempt, buildRunList, buildRunResource, buildStats } from '../../status/api-data.ts';
 import { mermaidScript, pageScript } from '../../status/assets.ts';
 import { attemptPage } from '../../status/attempt-page.ts';
 import { parseAttemptTimeline } from '../../status/attempt-timeline.ts';
 import { reportHtml } from '../../status/report.ts';
 import { runPage } from '../../status/run-page.ts';
-import { loadRunView } from '../../status/run-view.ts';
 import { runsPage } from '../../status/runs-page.ts';
 import {
   issueSession,
@@ -22,7 +23,6 @@ import {
   tokenMatches,
 } from '../../status/session.ts';
 import { statsPage } from '../../status/stats-page.ts';
-import { loadRunSummaries, loadStats } from '../../status/status-data.ts';
 import type { StatusDeps } from '../../status/status-deps.ts';
 import { runEventStream } from './status-events.ts';
 
@@ -92,18 +92,21 @@ export const statusRoutes = (deps: StatusDeps | undefined) => {
   app.use('/runs/*', guard);
   app.use('/stats', guard);
 
+  const ports = { runs: deps.runs, ledger: deps.ledger, dashboardOf: deps.events.latestDashboard };
   app.get('/', async (c) =>
-    c.html(runsPage(await loadRunSummaries(deps.runs), await deps.deliveries.listFailedDeliveries())),
+    c.html(runsPage((await buildRunList(ports)).runs, await deps.deliveries.listFailedDeliveries())),
   );
-  app.get('/stats', async (c) => c.html(statsPage(await loadStats(deps, { runId: c.req.query('run') }))));
+  app.get('/stats', async (c) => {
+    const runId = c.req.query('run');
+    if (runId !== undefined && !(await deps.runs.getRun(runId))) return noRun(c);
+    return c.html(statsPage(await buildStats(ports, runId)));
+  });
 
-  const view = (runId: string) =>
-    loadRunView({ runs: deps.runs, ledger: deps.ledger, dashboardOf: deps.events.latestDashboard }, runId);
   const noRun = (c: Context) => c.html('<!doctype html><title>No such run</title><p>No such run.</p>', 404);
 
   app.get('/runs/:id', async (c) => {
-    const v = await view(c.req.param('id'));
-    return v ? c.html(runPage(v)) : noRun(c);
+    const found = await buildRunResource(ports, c.req.param('id'));
+    return found ? c.html(runPage(found.detail)) : noRun(c);
   });
   app.get('/runs/:id/events', async (c) => {
     const runId = c.req.param('id');
@@ -113,29 +116,28 @@ export const statusRoutes = (deps: StatusDeps | undefined) => {
   app.get('/runs/:id/attempts/:n', async (c) => {
     const runId = c.req.param('id');
     const n = z.coerce.number().int().positive().safeParse(c.req.param('n'));
-    const attempts = await deps.ledger.listByRun(runId);
-    const attempt = n.success ? attempts[n.data - 1] : undefined;
-    if (!n.success || !attempt)
+    const found = n.success ? await buildAttempt(ports, runId, n.data) : undefined;
+    if (!found?.attempt || !found.record)
       return c.html('<!doctype html><title>No such attempt</title><p>No such attempt.</p>', 404);
     const [prompt, logText] = await Promise.all([
-      deps.readLog(attempt.promptPath),
-      deps.readLog(attempt.logPath),
+      deps.readLog(found.record.promptPath),
+      deps.readLog(found.record.logPath),
     ]);
     return c.html(
       attemptPage({
         runId,
-        n: n.data,
-        attempt,
+        attempt: found.attempt,
         ...(prompt ? { prompt } : {}),
         ...(logText ? { log: logText, timeline: parseAttemptTimeline(logText.text) } : {}),
       }),
     );
   });
   app.get('/runs/:id/report.html', async (c) => {
-    const v = await view(c.req.param('id'));
-    if (!v) return noRun(c);
+    const found = await buildRunResource(ports, c.req.param('id'));
+    if (!found) return noRun(c);
+    const v = found.detail;
     const timelines = new Map<number, ReturnType<typeof parseAttemptTimeline>>();
-    for (const [i, a] of v.attempts.entries()) {
+    for (const [i, a] of found.records.entries()) {
       const text = await deps.readLog(a.logPath);
       if (text) timelines.set(i + 1, parseAttemptTimeline(text.text));
     }
