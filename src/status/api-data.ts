@@ -63,6 +63,7 @@ export const apiAttemptOf = (a: AttemptRecord, n: number): ApiAttempt => ({
   nudges: a.nudges,
   tokens: { input: a.tokens.input, output: a.tokens.output },
   failureSummary: a.failureSummary ?? null,
+  logExcerpt: a.logExcerpt ?? null,
 });
 
 /** `GET /api/v1/runs`: every run (or the live ones), as the API answers it. */

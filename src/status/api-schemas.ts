@@ -52,6 +52,10 @@ export const attemptSchema = z
     nudges: z.int().min(0),
     tokens,
     failureSummary: z.string().nullable(),
+    logExcerpt: z
+      .string()
+      .nullable()
+      .openapi({ description: "The end of a failed worker's log as its runner reported it (redacted)" }),
   })
   .openapi('Attempt');
 

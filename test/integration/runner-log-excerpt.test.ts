@@ -12,6 +12,7 @@ import { attemptQueue } from '../../src/queue/runner-queues.ts';
 import { createRunnerHub } from '../../src/remote-runner/hub.ts';
 import { type AttemptResult, LOG_EXCERPT_CHARS } from '../../src/remote-runner/schema.ts';
 import { redactingLedger } from '../../src/runner/redacting-ledger.ts';
+import { apiAttemptOf } from '../../src/status/api-data.ts';
 import { attemptPage } from '../../src/status/attempt-page.ts';
 import { openSqliteRunnerRegistry } from '../../src/store/runner-tokens-sqlite.ts';
 import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
@@ -94,7 +95,7 @@ describe('log excerpts in runner reports', () => {
     for (const bad of [secret, pat, 'Zm9vOmJhcg==', '\u001b', '\u202E', '\u0000'])
       expect(kept, `kept ${JSON.stringify(bad)}`).not.toContain(bad);
     expect(kept).toContain('[redacted]');
-    const html = String(await attemptPage({ runId: 'run-1', n: 1, attempt: stored }));
+    const html = String(await attemptPage({ runId: 'run-1', attempt: apiAttemptOf(stored, 1) }));
     expect(html).toContain('id="log-excerpt"');
     expect(html).toContain('the end');
     expect(html).not.toContain(secret);
