@@ -2,7 +2,7 @@
 // runs out; after a local preview starts, its URL must answer at all (any HTTP status) before the run
 // calls it ready, and a preview process that exits first is a failure at once. Clock, sleep and fetch
 // are injected so tests control time; failures are values naming the URL's origin, never a secret.
-import { type FetchLike, originOf } from './notify-http.ts';
+import { abortableSleep, type FetchLike, originOf } from './notify-http.ts';
 
 export interface PollOptions {
   url: string;
@@ -22,20 +22,6 @@ export interface PollOptions {
 export type PollResult =
   | { ok: true; url: string; status: number; checks: number }
   | { ok: false; url: string; error: string; checks: number };
-
-const realSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
 
 type Check = { answered: true; status: number } | { answered: false; why: string };
 
@@ -68,7 +54,7 @@ const poll = async (
   stop?: () => string | undefined,
 ): Promise<PollResult> => {
   const now = opts.now ?? Date.now;
-  const sleep = opts.sleep ?? realSleep;
+  const sleep = opts.sleep ?? abortableSleep;
   const deadline = now() + opts.timeoutMs;
   let wait = opts.intervalMs ?? 1000;
   const maxWait = opts.maxIntervalMs ?? 15_000;

@@ -23,7 +23,8 @@ export type PostResult =
   | { ok: true; attempts: number; status: number }
   | { ok: false; attempts: number; error: string };
 
-const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+/** Waits `ms`, or less when the signal aborts; never rejects. */
+export const abortableSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
     if (signal?.aborted) return resolve();
     const timer = setTimeout(resolve, ms);
@@ -94,7 +95,7 @@ export const sendRequest = async (
   const attempts = Math.max(1, Math.floor(opts.attempts ?? 3));
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const backoffMs = opts.backoffMs ?? 1_000;
-  const sleep = opts.sleep ?? defaultSleep;
+  const sleep = opts.sleep ?? abortableSleep;
   const target = originOf(url);
   let lastError = 'not attempted';
   for (let i = 1; i <= attempts; i++) {
