@@ -5,8 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { nextActions } from '../plan/next-actions.ts';
 import type { IssueKey } from '../plan/types.ts';
-import { runDeploy, tailOf } from '../ship/deploy.ts';
-import { startPreview } from '../ship/preview.ts';
+import { tailOf } from '../ship/deploy.ts';
+import { defaultHealthTimeoutSeconds, deployLive, type LiveResult, previewLive } from '../ship/ship-live.ts';
 import type { OrchestratorDeps, RunCtx } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
 import { type IntegrationGit, integrationWorktree, revertMerge } from './integration-branch.ts';
@@ -196,33 +196,42 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
           title: `blitz: ${ctx.run.milestoneTitle}`,
           body: `The integrated work of milestone ${ctx.run.milestoneTitle}: every workable issue closed, build and smoke green.\n\nShip decision: ${path} (${reason}).`,
         }));
+      // The milestone PR is the link when nothing runs; a deploy or preview must be proven live.
       let url: string | undefined = pr.htmlUrl;
+      const timeoutMs = (cfg.healthTimeoutSeconds ?? defaultHealthTimeoutSeconds) * 1000;
+      let live: LiveResult | undefined;
       if (path === 'deploy' && cfg.deploy) {
         if (!pr.merged)
           await ctx.forge.mergePullRequest(pr.ref, { method: 'merge', expectedHeadSha: pr.head.sha });
         const cwd = await integrationWorktree(await gitFor(deps, ctx));
-        const res = await runDeploy({
-          argv: cfg.deploy,
-          workspaceRoot: deps.config.runner.workspace,
-          cwd,
-          env: deps.baseEnv,
-          timeoutMs: gateTimeoutSeconds * 1000,
+        live = await deployLive({
+          deploy: {
+            argv: cfg.deploy,
+            workspaceRoot: deps.config.runner.workspace,
+            cwd,
+            env: deps.baseEnv,
+            timeoutMs: gateTimeoutSeconds * 1000,
+          },
+          ...(cfg.healthUrl ? { healthUrl: cfg.healthUrl } : {}),
+          ...(cfg.deployUrl ? { deployUrl: cfg.deployUrl } : {}),
+          timeoutMs,
         });
-        if (!res.ok) throw new Error(res.error ?? 'the deploy command failed');
-        url = cfg.deployUrl ?? url;
       } else if (cfg.preview) {
         const worktree = await integrationWorktree(await gitFor(deps, ctx));
-        const started = startPreview({
-          argv: cfg.preview,
-          port: cfg.previewPort ?? 5173,
-          workspaceRoot: deps.config.runner.workspace,
-          worktree,
-          logFile: join(deps.config.runner.workspace, '.previews', `${ctx.run.slug}.log`),
-          env: deps.baseEnv,
+        live = await previewLive({
+          preview: {
+            argv: cfg.preview,
+            port: cfg.previewPort ?? 5173,
+            workspaceRoot: deps.config.runner.workspace,
+            worktree,
+            logFile: join(deps.config.runner.workspace, '.previews', `${ctx.run.slug}.log`),
+            env: deps.baseEnv,
+            readyTimeoutMs: timeoutMs,
+          },
         });
-        if (started.ok) url = started.url;
-        else deps.logger.warn({ runId: ctx.run.id, error: started.error }, 'preview did not start');
       }
+      if (live && !live.ok) throw new Error(live.error);
+      if (live?.ok && live.url) url = live.url;
       await setProgress(deps, ctx, {
         ship: { status: 'passed', path, reasons: [reason], ...(url ? { url } : {}) },
       });
