@@ -58,7 +58,11 @@ export interface RunProgress {
     at: string;
     filed: number;
     reviewer?: string;
+    /** A writer accepted this review as it is (`/blitz accept-review`): readiness no longer waits on it. */
+    accepted?: { by: string; at: string };
   };
+  /** A writer asked for the integration review again (`/blitz review`); cleared when it has run. */
+  reviewRequested?: { by: string; at: string };
   /** Merged issues since the last integration review. */
   mergedSinceReview?: number;
   notifyFailures?: { target: string; error: string }[];
