@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { nextActions } from '../plan/next-actions.ts';
 import type { IssueKey } from '../plan/types.ts';
+import { git } from '../runner/git.ts';
 import { tailOf } from '../ship/deploy.ts';
 import { defaultHealthTimeoutSeconds, deployLive, type LiveResult, previewLive } from '../ship/ship-live.ts';
 import type { OrchestratorDeps, RunCtx } from './context.ts';
@@ -31,6 +32,8 @@ export interface GateFinding {
   status: 'passed' | 'failed';
   tail?: string;
   responsible?: IssueKey;
+  /** The integration branch commit it ran on. */
+  sha?: string;
 }
 
 export type GateJudge = (
@@ -63,7 +66,8 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
       timeoutSeconds: gateTimeoutSeconds,
     });
     if (res.kind !== 'gate') throw new Error('the runner answered a gate job with something else');
-    return res.result;
+    const sha = (await git(['rev-parse', 'HEAD'], cwd, g.ctx).catch(() => '')).trim();
+    return { ...res.result, ...(sha ? { sha } : {}) };
   };
 
   /** Builds at each covered merge in turn: the first red one is the merge that broke the build. */
@@ -84,9 +88,10 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
     const g = await gitFor(deps, ctx);
     const r = await runGateAt(g, name, argv);
     const ok = r.exitCode === 0 && !r.timedOut;
-    if (ok) return { status: 'passed' };
+    const at = r.sha ? { sha: r.sha } : {};
+    if (ok) return { status: 'passed', ...at };
     const responsible = name === 'build' ? await responsibleMerge(ctx, g, argv, covers) : undefined;
-    return { status: 'failed', tail: tailOf(r.tail, 30), ...(responsible ? { responsible } : {}) };
+    return { status: 'failed', tail: tailOf(r.tail, 30), ...at, ...(responsible ? { responsible } : {}) };
   };
 
   const startGate: Effects['startGate'] = async (ctx, name, covers) => {
@@ -94,10 +99,14 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
     const failures = ctx.run.progress.build?.failures ?? 0;
     const wave = (ctx.run.progress.wave ?? 0) + (name === 'build' ? 1 : 0);
     if (!argv) {
-      // Nothing configured: the step is green by definition, and the dashboard shows no command ran.
+      // Nothing configured: nothing to run, so it does not hold the gate; it is shown as "not
+      // configured", never as green (plan/readiness.ts).
       if (name === 'build')
-        await setProgress(deps, ctx, { build: { status: 'passed', covers, failures: 0 }, wave });
-      else await setProgress(deps, ctx, { smoke: 'passed' });
+        await setProgress(deps, ctx, {
+          build: { status: 'passed', covers, failures: 0, notConfigured: true },
+          wave,
+        });
+      else await setProgress(deps, ctx, { smoke: 'passed', smokeGate: { failures: 0, notConfigured: true } });
       return;
     }
     const gate = newRunId();
@@ -113,10 +122,12 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
         deps.logger.error({ runId, name, err }, 'gate could not run');
         return { status: 'failed', tail: err instanceof Error ? err.message : String(err) };
       });
+      const at = found.sha !== undefined ? { sha: found.sha } : {};
       const result: GateResult =
         name === 'smoke'
-          ? { name, status: found.status }
+          ? { name, status: found.status, ...at, ...(found.tail !== undefined ? { tail: found.tail } : {}) }
           : {
+              ...at,
               name,
               gate,
               status: found.status,
@@ -196,6 +207,22 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
           title: `blitz: ${ctx.run.milestoneTitle}`,
           body: `The integrated work of milestone ${ctx.run.milestoneTitle}: every workable issue closed, build and smoke green.\n\nShip decision: ${path} (${reason}).`,
         }));
+      // The gate counts only on the integration branch's current head: a commit since (a push by
+      // hand, a late merge) sends the run back through build and smoke before anything ships.
+      const gated = ctx.run.progress.build?.sha;
+      if (gated !== undefined && pr.head.sha !== gated) {
+        deps.logger.info(
+          { runId: ctx.run.id, gated, head: pr.head.sha },
+          'integration branch moved since the gate; gating again',
+        );
+        await setProgress(deps, ctx, (p) => ({
+          ship: undefined,
+          build: { status: 'none', covers: [], failures: 0 },
+          smoke: 'none',
+          smokeGate: { failures: p.smokeGate?.failures ?? 0 },
+        }));
+        return;
+      }
       // The milestone PR is the link when nothing runs; a deploy or preview must be proven live.
       let url: string | undefined = pr.htmlUrl;
       const timeoutMs = (cfg.healthTimeoutSeconds ?? defaultHealthTimeoutSeconds) * 1000;
