@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gateLine, gatesSummary, greenAt, smokeStep } from './readiness.ts';
+import { gateLine, gatesSummary, greenAt, smokeStep } from './gate-checks.ts';
 
 const head = 'a1b2c3d4e5f6';
 const old = '0f0f0f0f0f0f';
