@@ -100,7 +100,7 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
     const wave = (ctx.run.progress.wave ?? 0) + (name === 'build' ? 1 : 0);
     if (!argv) {
       // Nothing configured: nothing to run, so it does not hold the gate; it is shown as "not
-      // configured", never as green (plan/readiness.ts).
+      // configured", never as green (plan/gate-checks.ts).
       if (name === 'build')
         await setProgress(deps, ctx, {
           build: { status: 'passed', covers, failures: 0, notConfigured: true },

@@ -1,7 +1,7 @@
 // A red smoke check is a finding, not the end (seed 000 §4: "if the gate fails, file/fix the gap as a
 // finding and run another pass"): it becomes an issue in the milestone carrying the check's last lines,
 // and the smoke step goes back to "not run" so that the issue's merge is built and smoked again. The
-// planner stops the run BLOCKED once the red passes reach their allowance (plan/readiness.ts).
+// planner stops the run BLOCKED once the red passes reach their allowance (plan/gate-checks.ts).
 import { fenced } from '../review/prompt.ts';
 import { redactText } from '../runner/exec.ts';
 import type { OrchestratorDeps, RunCtx } from './context.ts';
