@@ -27,6 +27,13 @@ export interface Effects {
   postPlan(ctx: RunCtx, wave: IssueKey[], explanations: string[]): Promise<void>;
 }
 
+/** What applying an action uses: each step below takes its own part of it. */
+export type PerformPorts = Pick<
+  OrchestratorDeps,
+  'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger' | 'review' | 'runner' | 'store'
+> & { effects: Effects };
+
+/** The whole bag plus the effects: what reconcile.ts passes around today (issue 17, step 3 narrows it). */
 export type PerformDeps = OrchestratorDeps & { effects: Effects };
 
 export { refOf };
@@ -57,7 +64,11 @@ const attemptsOf = (ctx: RunCtx, key: IssueKey): AttemptRecord[] =>
     ctx.rows.get(key),
   );
 
-const dispatch = async (deps: OrchestratorDeps, ctx: RunCtx, a: Extract<Action, { type: 'dispatch' }>) => {
+const dispatch = async (
+  deps: Pick<OrchestratorDeps, 'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger'>,
+  ctx: RunCtx,
+  a: Extract<Action, { type: 'dispatch' }>,
+) => {
   const issue = ctx.issues.get(a.issue);
   if (!issue) return;
   const row = ctx.rows.get(a.issue);
@@ -101,7 +112,7 @@ const solvedOf = (ctx: RunCtx, key: IssueKey): AttemptRecord | undefined =>
     .filter((x) => x.outcome === 'solved')
     .at(-1);
 
-const prFor = async (deps: OrchestratorDeps, ctx: RunCtx, key: IssueKey) => {
+const prFor = async (deps: Pick<OrchestratorDeps, 'store'>, ctx: RunCtx, key: IssueKey) => {
   const solved = solvedOf(ctx, key);
   if (!solved) return;
   await openPr(deps, {
@@ -117,7 +128,11 @@ const prFor = async (deps: OrchestratorDeps, ctx: RunCtx, key: IssueKey) => {
   });
 };
 
-const review = async (deps: OrchestratorDeps, ctx: RunCtx, a: Extract<Action, { type: 'review' }>) => {
+const review = async (
+  deps: Pick<OrchestratorDeps, 'review' | 'store'>,
+  ctx: RunCtx,
+  a: Extract<Action, { type: 'review' }>,
+) => {
   const ref = refOf(a.issue);
   const repo = `${ref.repo.owner}/${ref.repo.name}`;
   if (deps.review && ctx.issues.has(a.issue)) {
@@ -140,7 +155,11 @@ const review = async (deps: OrchestratorDeps, ctx: RunCtx, a: Extract<Action, { 
   await deps.store.upsertRunIssue(ctx.run.id, repo, ref.number, { reviewPosted: true });
 };
 
-const merge = async (deps: PerformDeps, ctx: RunCtx, a: Extract<Action, { type: 'merge' }>) => {
+const merge = async (
+  deps: Pick<OrchestratorDeps, 'store'> & { effects: Effects },
+  ctx: RunCtx,
+  a: Extract<Action, { type: 'merge' }>,
+) => {
   const ref = refOf(a.issue);
   const repo = `${ref.repo.owner}/${ref.repo.name}`;
   const prRef = { repo: ctx.repo, number: a.pr };
@@ -174,7 +193,12 @@ const merge = async (deps: PerformDeps, ctx: RunCtx, a: Extract<Action, { type: 
   await setProgress(deps, ctx, (p) => ({ mergedSinceReview: (p.mergedSinceReview ?? 0) + 1 }));
 };
 
-const closeIssue = async (deps: OrchestratorDeps, ctx: RunCtx, key: IssueKey, epic: boolean) => {
+const closeIssue = async (
+  deps: Pick<OrchestratorDeps, 'store'>,
+  ctx: RunCtx,
+  key: IssueKey,
+  epic: boolean,
+) => {
   const ref = refOf(key);
   const row = ctx.rows.get(key);
   if (epic) await closeEpic(ctx.forge, ref);
@@ -189,12 +213,12 @@ const closeIssue = async (deps: OrchestratorDeps, ctx: RunCtx, key: IssueKey, ep
   });
 };
 
-const report = async (deps: OrchestratorDeps, ctx: RunCtx, key: string, text: string) => {
+const report = async (deps: Pick<OrchestratorDeps, 'store'>, ctx: RunCtx, key: string, text: string) => {
   if (ctx.run.triggerIssue === undefined || !(await firstTime(deps, ctx, key))) return;
   await ctx.forge.createComment({ repo: ctx.repo, number: ctx.run.triggerIssue }, text);
 };
 
-export const perform = async (deps: PerformDeps, ctx: RunCtx, a: Action): Promise<void> => {
+export const perform = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promise<void> => {
   switch (a.type) {
     case 'report_cycle':
       return report(

@@ -9,8 +9,14 @@ import { currentAttempts } from '../run-progress.ts';
 import { writeProgress } from '../run-writer.ts';
 import { type PlanProgress, type PlanWave, planProgressOf } from './plan-state.ts';
 
+/** What the plan steps use of the orchestrator's ports. */
+export type PlanPorts = Pick<
+  OrchestratorDeps,
+  'baseEnv' | 'config' | 'dispatcher' | 'ledger' | 'logger' | 'review' | 'runner' | 'store'
+>;
+
 export interface PlanCtx {
-  deps: OrchestratorDeps;
+  deps: PlanPorts;
   run: RunRecord;
   forge: Forge;
   repo: RepoRef;

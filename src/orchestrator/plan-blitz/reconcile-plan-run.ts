@@ -10,14 +10,14 @@ import { buildGraph } from '../../plan/graph.ts';
 import type { RunSnapshot, StopState } from '../../plan/snapshot.ts';
 import { issueKey } from '../../plan/types.ts';
 import { budgetOf } from '../budget-probe.ts';
-import type { RunOptionsStored } from '../context.ts';
+import type { OrchestratorDeps, RunOptionsStored } from '../context.ts';
 import { repoRefOf } from '../context.ts';
-import { type PerformDeps, refOf } from '../perform.ts';
+import { refOf } from '../perform.ts';
 import { planInput } from '../plan-input.ts';
 import { type ReconcileHooks, withoutUnrecordedApprovals } from '../reconcile.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { markPosted, writeRun } from '../run-writer.ts';
-import { type PlanCtx, reloadPlan, savePlan } from './plan-context.ts';
+import { type PlanCtx, type PlanPorts, reloadPlan, savePlan } from './plan-context.ts';
 import { renderPlanDashboard } from './plan-dashboard.ts';
 import { planRunLabels, sizeOf } from './plan-labels.ts';
 import { currentWave, finishedKeys, tallyOf } from './plan-state.ts';
@@ -29,11 +29,14 @@ export interface PlanReconcileHooks extends Pick<ReconcileHooks, 'trusted' | 'pr
   dashboardBody(runId: string, body: string): void;
 }
 
+/** What a plan run's pass uses of the orchestrator's ports: the steps' own and what loading reads. */
+export type PlanRunPorts = PlanPorts & Pick<OrchestratorDeps, 'cloneUrl' | 'forges' | 'machine'>;
+
 const maxPasses = 12;
 const live = (s: string) => s !== 'done' && s !== 'cancelled';
 const num = (k: string) => `#${refOf(k).number}`;
 
-const load = async (deps: PerformDeps, hooks: PlanReconcileHooks, runId: string) => {
+const load = async (deps: PlanRunPorts, hooks: PlanReconcileHooks, runId: string) => {
   const run = await deps.store.getRun(runId);
   if (!run || !live(run.state)) return undefined;
   const repo = repoRefOf(run.repo);
@@ -221,12 +224,12 @@ const nextWave = async (pc: PlanCtx, snap: RunSnapshot): Promise<boolean> => {
 
 /** One reconcile of a plan run, holding the run's lock (across replicas on Postgres). */
 export const reconcilePlanRun = (
-  deps: PerformDeps,
+  deps: PlanRunPorts,
   hooks: PlanReconcileHooks,
   runId: string,
 ): Promise<void> => deps.store.withRunLock(runId, () => passes(deps, hooks, runId));
 
-const passes = async (deps: PerformDeps, hooks: PlanReconcileHooks, runId: string): Promise<void> => {
+const passes = async (deps: PlanRunPorts, hooks: PlanReconcileHooks, runId: string): Promise<void> => {
   for (let pass = 0; pass < maxPasses; pass++) {
     const loaded = await load(deps, hooks, runId);
     if (!loaded) return;

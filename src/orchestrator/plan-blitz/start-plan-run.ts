@@ -74,7 +74,10 @@ export const matchTargets = async (
   return { ...(milestone ? { milestone } : {}), matched, unmatched };
 };
 
-export const createPlanIntentHandler = (deps: OrchestratorDeps, hooks: PlanStartHooks) => {
+export const createPlanIntentHandler = (
+  deps: Pick<OrchestratorDeps, 'config' | 'forges' | 'logger' | 'newId' | 'store'>,
+  hooks: PlanStartHooks,
+) => {
   return async (intent: Intent, cmd: PlanCommand): Promise<'started' | 'answered' | 'refused'> => {
     const repo = repoRefOf(intent.repo);
     const forge = await deps.forges({ forge: intent.forge, repo });
