@@ -25,6 +25,16 @@ export const currentAttempts = (
   return attempts.slice(at + 1);
 };
 
+/** The attempts of one issue of a pass that count now (its current pass or phase). */
+export const issueAttempts = (
+  ctx: { attempts: readonly AttemptRecord[]; rows: ReadonlyMap<string, RunIssueRecord> },
+  key: string,
+): AttemptRecord[] =>
+  currentAttempts(
+    ctx.attempts.filter((a) => attemptKey(a) === key),
+    ctx.rows.get(key),
+  );
+
 /** The attempt a worker is on now, if any: no outcome yet. */
 export const liveAttempt = (attempts: readonly AttemptRecord[]): AttemptRecord | undefined =>
   attempts.find((a) => a.outcome === undefined);

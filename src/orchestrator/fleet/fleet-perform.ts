@@ -5,24 +5,17 @@ import { formatRepo } from '../../forges/types.ts';
 import type { Action } from '../../plan/snapshot.ts';
 import { closeWithComment } from '../close-issue.ts';
 import { closeOnMerge } from '../close-on-merge.ts';
-import type { OrchestratorDeps } from '../context.ts';
-import { dispatchAttempt } from '../dispatch-attempt.ts';
+import { type OrchestratorDeps, refOf } from '../context.ts';
+import { cloneUrlOf, dispatchAttempt } from '../dispatch-attempt.ts';
 import { onAttemptHost } from '../dispatcher.ts';
-import { openPr } from '../open-pr.ts';
-import { refOf } from '../perform.ts';
+import { openPr } from '../pull-requests.ts';
 import { runReviewLeg } from '../review-leg.ts';
 import { rosterEntryFor } from '../roster-entry.ts';
-import { attemptKey, currentAttempts } from '../run-progress.ts';
+import { issueAttempts } from '../run-progress.ts';
 import { writeRun } from '../run-writer.ts';
 import { type FleetCtx, fleetReviewPorts } from './fleet-context.ts';
 import { updateFleet, updateTicket } from './fleet-state.ts';
 import { mergeTicket } from './merge-ticket.ts';
-
-export const attemptsOf = (ctx: FleetCtx, key: string) =>
-  currentAttempts(
-    ctx.attempts.filter((a) => attemptKey(a) === key),
-    ctx.rows.get(key),
-  );
 
 const repoOf = (ctx: FleetCtx, key: string) => {
   const ref = refOf(key);
@@ -50,9 +43,7 @@ const dispatch = async (
     branchStyle: 'fleet' as const,
     runSlug: 'fleet',
     baseBranch: facts.defaultBranch,
-    cloneUrl: deps.cloneUrl
-      ? await deps.cloneUrl(facts.forge, facts.repo)
-      : (await facts.forge.cloneCredentials(facts.repo)).url,
+    cloneUrl: await cloneUrlOf(deps, facts.forge, facts.repo),
     entry: rosterEntryFor(deps.config.roster, a.worker.entry),
     tier: a.worker.tier,
     fences: [
@@ -78,7 +69,7 @@ const dispatch = async (
 
 /** The worker pushed: find its PR, or open one that fixes the ticket (it may not have opened one). */
 const prFor = async (deps: Pick<OrchestratorDeps, 'store'>, ctx: FleetCtx, key: string) => {
-  const solved = attemptsOf(ctx, key)
+  const solved = issueAttempts(ctx, key)
     .filter((x) => x.outcome === 'solved')
     .at(-1);
   if (!solved) return;
@@ -102,7 +93,7 @@ const review = async (
   a: Extract<Action, { type: 'review' }>,
 ) => {
   const { ref, facts, name } = repoOf(ctx, a.issue);
-  const attempt = attemptsOf(ctx, a.issue).at(-1);
+  const attempt = issueAttempts(ctx, a.issue).at(-1);
   const r = await runReviewLeg(fleetReviewPorts(deps), {
     forge: facts.forge,
     pr: { repo: facts.repo, number: a.pr },
@@ -158,7 +149,7 @@ export const performFleet = async (
     case 'dispatch':
       return dispatch(deps, ctx, a);
     case 'resume': {
-      const live = attemptsOf(ctx, a.issue).at(-1);
+      const live = issueAttempts(ctx, a.issue).at(-1);
       if (live)
         await onAttemptHost(deps, { kind: 'resume', attemptId: live.id, reason: 'interrupted' }, [live]);
       return;
@@ -168,7 +159,7 @@ export const performFleet = async (
     case 'review':
       return review(deps, ctx, a);
     case 'merge':
-      return mergeTicket(deps, ctx, a.issue, a.pr, attemptsOf(ctx, a.issue).at(-1));
+      return mergeTicket(deps, ctx, a.issue, a.pr, issueAttempts(ctx, a.issue).at(-1));
     case 'close_issue':
       return closeTicket(deps, ctx, a.issue);
     case 'stop':

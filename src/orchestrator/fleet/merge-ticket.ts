@@ -6,14 +6,13 @@
 // worktree, on that host; clean → squash merge with the expected head sha, delete the
 // branch. A step that cannot go ahead leaves a note on the scoreboard, never a merge.
 import { z } from 'zod';
-import { isAppError } from '../../errors.ts';
 import { formatRepo, type PullRequest } from '../../forges/types.ts';
 import type { GateResult } from '../../runner/build-gate.ts';
 import { gitTry } from '../../runner/git.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
-import type { OrchestratorDeps } from '../context.ts';
+import { type OrchestratorDeps, refOf } from '../context.ts';
 import { attemptIsHere, onAttemptHost } from '../dispatcher.ts';
-import { refOf } from '../perform.ts';
+import { mergePr } from '../pull-requests.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { type FleetCtx, maxConflictResumes } from './fleet-context.ts';
 import { ticketOf, updateTicket } from './fleet-state.ts';
@@ -129,20 +128,10 @@ const squash = async (
 ) => {
   const ref = refOf(key);
   const facts = ctx.repos.get(formatRepo(ref.repo).toLowerCase())!;
-  let sha: string;
-  try {
-    sha = (
-      await facts.forge.mergePullRequest(pr.ref, {
-        method: 'squash',
-        expectedHeadSha: pr.head.sha,
-        title: `${pr.title} (#${pr.ref.number})`,
-      })
-    ).sha;
-  } catch (err) {
-    // The head moved or the base did since we read it: the next pass reads the PR again.
-    if (isAppError(err, 'unmergeable') || isAppError(err, 'conflict')) return;
-    throw err;
-  }
+  const m = await mergePr(facts.forge, pr, { method: 'squash', title: `${pr.title} (#${pr.ref.number})` });
+  // The head moved or the base did since we read it: the next pass reads the PR again.
+  if ('refused' in m) return;
+  const sha = m.sha ?? pr.head.sha;
   await deps.store.upsertRunIssue(ctx.run.id, formatRepo(ref.repo), ref.number, {
     state: 'merged',
     mergedSha: sha,

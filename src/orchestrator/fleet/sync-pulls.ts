@@ -2,8 +2,7 @@
 // word too, so it is recorded and the ticket closes on the next step; a PR closed unmerged is noted.
 // Read once per reconcile (one PR read per open fleet PR).
 import { formatRepo } from '../../forges/types.ts';
-import type { OrchestratorDeps } from '../context.ts';
-import { refOf } from '../perform.ts';
+import { type OrchestratorDeps, refOf } from '../context.ts';
 import type { FleetCtx } from './fleet-context.ts';
 import { ticketOf, updateTicket } from './fleet-state.ts';
 
