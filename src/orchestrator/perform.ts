@@ -14,7 +14,7 @@ import { repoRefOf } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
 import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
 import { attemptKey, currentAttempts, liveAttempt } from './run-progress.ts';
-import { markPosted, writeProgress } from './run-writer.ts';
+import { markPosted, writeProgress, writeRun } from './run-writer.ts';
 
 export interface Effects {
   /** Starts a build or smoke check in the background; the result lands in the run's progress. */
@@ -272,5 +272,10 @@ export const perform = async (deps: PerformDeps, ctx: RunCtx, a: Action): Promis
       return deps.effects.notify(ctx, a.level, a.title, a.message);
     case 'stop':
       return deps.effects.stop(ctx, a.state, a.reason);
+    case 'set_state':
+      ctx.run = await writeRun(deps.store, ctx.run.id, (run) =>
+        a.from.includes(run.state) ? { state: a.to } : undefined,
+      );
+      return;
   }
 };
