@@ -64,8 +64,8 @@ export interface OrchestratorDeps {
   /** Told whenever a run may have changed (after each reconcile, on worker events), with the
    *  dashboard input when one was just built: the status pages' live updates (status/run-events). */
   onRunChanged?: (runId: string, dashboard?: DashboardInput) => void;
-  /** The job queue's dispatcher (dispatcher.ts); absent, jobs go straight to `runner` (tests). */
-  dispatcher?: Dispatcher;
+  /** The job queue's dispatcher (dispatcher.ts): every attempt of every run kind goes through it. */
+  dispatcher: Dispatcher;
 }
 
 export interface RunOptionsStored extends RunOptions {

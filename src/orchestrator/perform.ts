@@ -1,19 +1,19 @@
 // The effects of the planner's actions, each idempotent by checking the world first: a PR that
 // exists is found, not opened twice; a closed issue is not closed again; a dispatch of an issue with
 // a live attempt is skipped; a report or notification with the same content is posted once.
-import { type RosterEntry, rosterEntrySchema } from '../config/blitz-config.ts';
 import { isAppError } from '../errors.ts';
 import type { IssueRef } from '../forges/types.ts';
-import { defaultEntries } from '../plan/routing.ts';
 import type { Action } from '../plan/snapshot.ts';
 import type { IssueKey } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunProgress } from '../store/run-store.ts';
 import type { OrchestratorDeps, RunCtx } from './context.ts';
 import { repoRefOf } from './context.ts';
+import { dispatchAttempt } from './dispatch-attempt.ts';
 import { onAttemptHost } from './dispatcher.ts';
 import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
-import { attemptKey, currentAttempts, liveAttempt } from './run-progress.ts';
+import { rosterEntryFor } from './roster-entry.ts';
+import { attemptKey, currentAttempts } from './run-progress.ts';
 import { markPosted, writeProgress, writeRun } from './run-writer.ts';
 
 export interface Effects {
@@ -59,64 +59,43 @@ const attemptsOf = (ctx: RunCtx, key: IssueKey): AttemptRecord[] =>
     ctx.rows.get(key),
   );
 
-const entryFor = (
-  deps: OrchestratorDeps,
-  pick: Extract<Action, { type: 'dispatch' }>['worker'],
-): RosterEntry =>
-  deps.config.roster.find((e) => e.name === pick.entry.name) ??
-  rosterEntrySchema.parse(
-    Object.values(defaultEntries).find((e) => e.name === pick.entry.name) ?? {
-      ...pick.entry,
-      roles: pick.entry.roles,
-    },
-  );
-
 const dispatch = async (deps: OrchestratorDeps, ctx: RunCtx, a: Extract<Action, { type: 'dispatch' }>) => {
-  // Read the ledger again: a worker started since this pass began (another replica) must not get a twin.
-  const fresh = (await deps.ledger.listByRun(ctx.run.id)).filter((x) => attemptKey(x) === a.issue);
-  if (liveAttempt(fresh)) return;
   const issue = ctx.issues.get(a.issue);
   if (!issue) return;
   const row = ctx.rows.get(a.issue);
-  const cloneUrl = deps.cloneUrl
-    ? await deps.cloneUrl(ctx.forge, ctx.repo)
-    : (await ctx.forge.cloneCredentials(ctx.repo)).url;
   const attemptNo = (row?.attempts ?? 0) + 1;
-  // An approved plan (plan-blitz) goes into the worker's prompt.
-  const planText = await approvedPlanText(ctx.forge, ctx.repo, issue);
-  const job = {
-    kind: 'attempt' as const,
-    runId: ctx.run.id,
-    issue: { repo: repoRefOf(issue.repo), number: issue.number },
-    title: issue.title,
-    body: issue.body,
-    branchStyle: 'blitz' as const,
-    runSlug: ctx.run.slug,
-    baseBranch: ctx.run.integrationBranch,
-    cloneUrl,
-    entry: entryFor(deps, a.worker),
-    tier: a.worker.tier,
-    fences: a.fenceOff.map((f) => ({ path: f.path, ownerIssue: refOf(f.owner).number })),
-    ...(planText ? { planText } : {}),
-    ...(row?.bouncedAfter && row.lastError ? { failureFeedback: row.lastError } : {}),
+  const job = async () => {
+    const cloneUrl = deps.cloneUrl
+      ? await deps.cloneUrl(ctx.forge, ctx.repo)
+      : (await ctx.forge.cloneCredentials(ctx.repo)).url;
+    // An approved plan (plan-blitz) goes into the worker's prompt.
+    const planText = await approvedPlanText(ctx.forge, ctx.repo, issue);
+    return {
+      kind: 'attempt' as const,
+      runId: ctx.run.id,
+      issue: { repo: repoRefOf(issue.repo), number: issue.number },
+      title: issue.title,
+      body: issue.body,
+      branchStyle: 'blitz' as const,
+      runSlug: ctx.run.slug,
+      baseBranch: ctx.run.integrationBranch,
+      cloneUrl,
+      entry: rosterEntryFor(deps.config.roster, a.worker.entry),
+      tier: a.worker.tier,
+      fences: a.fenceOff.map((f) => ({ path: f.path, ownerIssue: refOf(f.owner).number })),
+      ...(planText ? { planText } : {}),
+      ...(row?.bouncedAfter && row.lastError ? { failureFeedback: row.lastError } : {}),
+    };
   };
-  const dispatched = { state: 'dispatched' as const, attempts: attemptNo };
-  if (deps.dispatcher) {
-    // Through the queue: the row and the job commit together; branch and worktree come via the ledger.
-    const sent = await deps.dispatcher.attempt(job, attemptNo, (w) =>
-      w.upsertRunIssue(ctx.run.id, issue.repo, issue.number, dispatched),
-    );
-    if (!sent) return;
-  } else {
-    await deps.store.upsertRunIssue(ctx.run.id, issue.repo, issue.number, dispatched);
-    const result = await deps.runner.execute(job);
-    if (result.kind === 'attempt')
-      await deps.store.upsertRunIssue(ctx.run.id, issue.repo, issue.number, {
-        branch: result.attempt.branch,
-        worktree: result.attempt.worktree,
-      });
-  }
-  deps.logger.info({ runId: ctx.run.id, issue: a.issue, entry: a.worker.entry.name }, 'issue dispatched');
+  // The row and the job commit together; branch and worktree come via the ledger.
+  await dispatchAttempt(deps, {
+    runId: ctx.run.id,
+    issue: a.issue,
+    attemptNo,
+    job,
+    record: (w) =>
+      w.upsertRunIssue(ctx.run.id, issue.repo, issue.number, { state: 'dispatched', attempts: attemptNo }),
+  });
 };
 
 const openPr = async (deps: OrchestratorDeps, ctx: RunCtx, key: IssueKey) => {

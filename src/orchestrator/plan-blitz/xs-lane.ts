@@ -6,8 +6,9 @@ import { pickReviewer } from '../../plan/routing.ts';
 import type { IssueKey } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import { onAttemptHost } from '../dispatcher.ts';
+import { rosterEntryFor } from '../roster-entry.ts';
 import { issueRef, land } from './member-phases.ts';
-import { entryByName, type PlanCtx, waveOf } from './plan-context.ts';
+import { type PlanCtx, waveOf } from './plan-context.ts';
 import { planRunLabels } from './plan-labels.ts';
 
 /**
@@ -46,7 +47,7 @@ export const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord) =>
     branch: solved.branch,
   });
   if (!row.reviewPosted && pc.deps.review) {
-    const author = entryByName(pc.deps, { name: solved.rosterEntry });
+    const author = rosterEntryFor(pc.deps.config.roster, { name: solved.rosterEntry });
     const r = await pc.deps.review({
       forge: pc.forge,
       repo: pc.repo,
