@@ -116,7 +116,11 @@ export const runIntegrationReview = async (deps: OrchestratorDeps, ctx: RunCtx):
     filed,
     ...(answer ? { reviewer: answer.reviewer } : {}),
   };
-  await setProgress(deps, ctx, { mergedSinceReview: 0, integrationReview: record });
+  await setProgress(deps, ctx, {
+    mergedSinceReview: 0,
+    integrationReview: record,
+    reviewRequested: undefined,
+  });
   deps.logger.info({ runId: ctx.run.id, verdict: record.verdict, filed }, 'integration review done');
   return filed;
 };

@@ -64,7 +64,17 @@ const reviewView = (p: RunRecord['progress']): IntegrationReviewView => {
   const last = p.integrationReview;
   return {
     mergedSince: p.mergedSinceReview ?? 0,
-    ...(last ? { last: { verdict: last.verdict, at: last.at, filed: last.filed } } : {}),
+    ...(p.reviewRequested ? { requested: true } : {}),
+    ...(last
+      ? {
+          last: {
+            verdict: last.verdict,
+            at: last.at,
+            filed: last.filed,
+            ...(last.accepted ? { accepted: true } : {}),
+          },
+        }
+      : {}),
   };
 };
 
@@ -152,7 +162,7 @@ const load = async (
     budgetStale: cache.budget === undefined,
     // The review module picks the integration reviewers: without one there is no review and no gate.
     ...(deps.review ? { integrationReview: reviewView(p) } : {}),
-    unfiledFindings: unfiledFindings(attempts, p.posted ?? []),
+    unfiledFindings: unfiledFindings(attempts, p.posted ?? [], run.triggerIssue !== undefined),
     machine: { limit: machine.limit, contended: machine.contended },
     build: p.build ?? { status: 'none', covers: [], failures: 0 },
     smoke: p.smoke ?? 'none',

@@ -20,6 +20,10 @@ describe('integration review schedule', () => {
     expect(integrationReviewDue({ mergedSince: 0 }, [smoke])).toBe(false);
   });
 
+  it('is due when a writer asked for it again', () => {
+    expect(integrationReviewDue({ mergedSince: 0, requested: true }, [])).toBe(true);
+  });
+
   it('is never due without a review module', () => {
     expect(integrationReviewDue(undefined, [build])).toBe(false);
   });
@@ -37,6 +41,12 @@ describe('readiness gate on the integration review', () => {
     expect(
       reviewWithholdsReadiness({ mergedSince: 0, last: { verdict: 'no_review', at, filed: 0 } }),
     ).toContain('no_review');
+    expect(
+      reviewWithholdsReadiness({
+        mergedSince: 0,
+        last: { verdict: 'unclear', at, filed: 0, accepted: true },
+      }),
+    ).toBeUndefined();
   });
 
   it('withholds smoke and ship, not the build, while the review is not clean', () => {

@@ -34,20 +34,27 @@ export const readinessActions = (ctx: RunContext): Action[] => {
 
 const readinessTypes = new Set<Action['type']>(['run_build', 'run_smoke', 'ship']);
 
-/** Due after 3 merges, or when merged work is about to be built (a wave's end) or gated. */
+/**
+ * Due after 3 merges, when merged work is about to be built (a wave's end) or gated, or when a writer
+ * asked for it again (`/blitz review`).
+ */
 export const integrationReviewDue = (
   review: IntegrationReviewView | undefined,
   planned: readonly Action[],
 ): boolean => {
   if (!review) return false;
+  if (review.requested) return true;
   const merged = review.mergedSince;
   return merged >= 3 || (merged > 0 && planned.some((a) => readinessTypes.has(a.type)));
 };
 
-/** Why readiness waits on the integration review: its latest verdict is not clean. Undefined: it does not. */
+/**
+ * Why readiness waits on the integration review: its latest verdict is not clean and no writer accepted
+ * it. Undefined: it does not wait (no review yet, clean, or accepted).
+ */
 export const reviewWithholdsReadiness = (review: IntegrationReviewView | undefined): string | undefined => {
   const r = review?.last;
-  if (!r || r.verdict === 'clean') return undefined;
+  if (!r || r.verdict === 'clean' || r.accepted) return undefined;
   return r.filed > 0
     ? `integration review: ${r.verdict}; ${r.filed} finding(s) filed as issues in the milestone`
     : `integration review: ${r.verdict} and nothing new to file; a person must look at the integration branch`;

@@ -65,8 +65,13 @@ export type IntegrationReviewVerdict = 'clean' | 'minor' | 'blocking' | 'unclear
 export interface IntegrationReviewView {
   /** Issues merged into the integration branch since the last review. */
   mergedSince: number;
-  /** The last review: its verdict, when (ISO-8601, only compared) and how many findings it filed. */
-  last?: { verdict: IntegrationReviewVerdict; at: string; filed: number };
+  /** A writer asked for the review again (`/blitz review`): it is due whatever else holds. */
+  requested?: boolean;
+  /**
+   * The last review: its verdict, when (ISO-8601, only compared), how many findings it filed, and
+   * whether a writer accepted it as it is (`/blitz accept-review`: readiness no longer waits on it).
+   */
+  last?: { verdict: IntegrationReviewVerdict; at: string; filed: number; accepted?: boolean };
 }
 
 /**
@@ -110,7 +115,10 @@ export interface RunSnapshot {
    * readiness (the dashboard says it is not available).
    */
   integrationReview?: IntegrationReviewView;
-  /** Out-of-scope bugs workers reported that are not filed as issues yet (seed 000 §3.6). */
+  /**
+   * Worker reports waiting to be handed on (seed 000 §3.6): out-of-scope bugs not filed as issues yet,
+   * and finished attempts' uncertainties not relayed to the dashboard issue yet.
+   */
   unfiledFindings?: number;
 }
 
