@@ -2,15 +2,15 @@
 // exists is found, not opened twice; a closed issue is not closed again; a dispatch of an issue with
 // a live attempt is skipped; a report or notification with the same content is posted once.
 import { isAppError } from '../errors.ts';
-import type { IssueRef } from '../forges/types.ts';
 import type { Action } from '../plan/snapshot.ts';
 import type { IssueKey } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunProgress } from '../store/run-store.ts';
 import type { OrchestratorDeps, RunCtx } from './context.ts';
-import { repoRefOf } from './context.ts';
+import { refOf, repoRefOf } from './context.ts';
 import { dispatchAttempt } from './dispatch-attempt.ts';
 import { onAttemptHost } from './dispatcher.ts';
+import { openPr } from './open-pr.ts';
 import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
 import { rosterEntryFor } from './roster-entry.ts';
 import { attemptKey, currentAttempts } from './run-progress.ts';
@@ -28,10 +28,7 @@ export interface Effects {
 
 export type PerformDeps = OrchestratorDeps & { effects: Effects };
 
-export const refOf = (key: IssueKey): IssueRef => {
-  const at = key.lastIndexOf('#');
-  return { repo: repoRefOf(key.slice(0, at)), number: Number(key.slice(at + 1)) };
-};
+export { refOf };
 
 /** Records a content key in the run's progress; false when it was already there (post nothing). */
 export const firstTime = async (
@@ -98,43 +95,36 @@ const dispatch = async (deps: OrchestratorDeps, ctx: RunCtx, a: Extract<Action, 
   });
 };
 
-const openPr = async (deps: OrchestratorDeps, ctx: RunCtx, key: IssueKey) => {
-  const solved = attemptsOf(ctx, key)
+const solvedOf = (ctx: RunCtx, key: IssueKey): AttemptRecord | undefined =>
+  attemptsOf(ctx, key)
     .filter((x) => x.outcome === 'solved')
     .at(-1);
+
+const prFor = async (deps: OrchestratorDeps, ctx: RunCtx, key: IssueKey) => {
+  const solved = solvedOf(ctx, key);
   if (!solved) return;
-  const ref = refOf(key);
-  const issue = ctx.issues.get(key);
-  const found = await ctx.forge.findPullRequest(ctx.repo, solved.branch);
-  const pr =
-    found ??
-    (await ctx.forge.openPullRequest(ctx.repo, {
-      head: solved.branch,
-      base: ctx.run.integrationBranch,
-      title: `#${ref.number}: ${issue?.title ?? solved.job.title}`,
-      body: `Resolves #${ref.number}\n\nWorked by ${solved.rosterEntry} (${solved.tier}) in blitz run of ${ctx.run.milestoneTitle}; merges into \`${ctx.run.integrationBranch}\`.`,
-    }));
-  await deps.store.upsertRunIssue(ctx.run.id, `${ref.repo.owner}/${ref.repo.name}`, ref.number, {
+  await openPr(deps, {
+    runId: ctx.run.id,
+    issue: key,
+    title: ctx.issues.get(key)?.title,
+    forge: ctx.forge,
+    repo: ctx.repo,
+    base: ctx.run.integrationBranch,
+    solved,
+    body: `Resolves #${refOf(key).number}\n\nWorked by ${solved.rosterEntry} (${solved.tier}) in blitz run of ${ctx.run.milestoneTitle}; merges into \`${ctx.run.integrationBranch}\`.`,
     state: 'pr_open',
-    prNumber: pr.ref.number,
-    branch: solved.branch,
   });
 };
 
 const review = async (deps: OrchestratorDeps, ctx: RunCtx, a: Extract<Action, { type: 'review' }>) => {
   const ref = refOf(a.issue);
   const repo = `${ref.repo.owner}/${ref.repo.name}`;
-  const issue = ctx.issues.get(a.issue);
-  if (deps.review && issue) {
-    const author = attemptsOf(ctx, a.issue)
-      .filter((x) => x.outcome === 'solved')
-      .at(-1)?.rosterEntry;
+  if (deps.review && ctx.issues.has(a.issue)) {
+    const attempt = solvedOf(ctx, a.issue);
     const r = await deps.review({
-      ...(author ? { author } : {}),
+      ...(attempt ? { attempt } : {}),
       forge: ctx.forge,
-      repo: ctx.repo,
-      pr: a.pr,
-      issue,
+      pr: { repo: ctx.repo, number: a.pr },
       reviewer: a.reviewer,
       runId: ctx.run.id,
     });
@@ -230,7 +220,7 @@ export const perform = async (deps: PerformDeps, ctx: RunCtx, a: Action): Promis
       return;
     }
     case 'open_pr':
-      return openPr(deps, ctx, a.issue);
+      return prFor(deps, ctx, a.issue);
     case 'review':
       return review(deps, ctx, a);
     case 'merge':

@@ -6,14 +6,15 @@ import type { Action } from '../../plan/snapshot.ts';
 import { closeOnMerge } from '../close-on-merge.ts';
 import { dispatchAttempt } from '../dispatch-attempt.ts';
 import { onAttemptHost } from '../dispatcher.ts';
+import { openPr } from '../open-pr.ts';
 import { refOf } from '../perform.ts';
+import { runReviewLeg } from '../review-leg.ts';
 import { rosterEntryFor } from '../roster-entry.ts';
 import { attemptKey, currentAttempts } from '../run-progress.ts';
 import { writeRun } from '../run-writer.ts';
-import type { FleetCtx, FleetDeps } from './fleet-context.ts';
+import { type FleetCtx, type FleetDeps, fleetReviewPorts } from './fleet-context.ts';
 import { updateFleet, updateTicket } from './fleet-state.ts';
 import { mergeTicket } from './merge-ticket.ts';
-import { runReviewLeg } from './review-leg.ts';
 
 export const attemptsOf = (ctx: FleetCtx, key: string) =>
   currentAttempts(
@@ -70,32 +71,29 @@ const dispatch = async (deps: FleetDeps, ctx: FleetCtx, a: Extract<Action, { typ
 };
 
 /** The worker pushed: find its PR, or open one that fixes the ticket (it may not have opened one). */
-const openPr = async (deps: FleetDeps, ctx: FleetCtx, key: string) => {
+const prFor = async (deps: FleetDeps, ctx: FleetCtx, key: string) => {
   const solved = attemptsOf(ctx, key)
     .filter((x) => x.outcome === 'solved')
     .at(-1);
   if (!solved) return;
-  const { ref, facts, name } = repoOf(ctx, key);
-  const issue = ctx.tickets.get(key);
-  const pr =
-    (await facts.forge.findPullRequest(facts.repo, solved.branch)) ??
-    (await facts.forge.openPullRequest(facts.repo, {
-      head: solved.branch,
-      base: facts.defaultBranch,
-      title: `#${ref.number}: ${issue?.title ?? solved.job.title}`,
-      body: `Fixes #${ref.number}\n\nWorked by ${solved.rosterEntry} (${solved.tier}) in the ticket fleet on ${ctx.run.repo}#${ctx.run.triggerIssue ?? '?'}. It merges only when a person says \`/merge\`.`,
-    }));
-  await deps.store.upsertRunIssue(ctx.run.id, name, ref.number, {
+  const { ref, facts } = repoOf(ctx, key);
+  await openPr(deps, {
+    runId: ctx.run.id,
+    issue: key,
+    title: ctx.tickets.get(key)?.title,
+    forge: facts.forge,
+    repo: facts.repo,
+    base: facts.defaultBranch,
+    solved,
+    body: `Fixes #${ref.number}\n\nWorked by ${solved.rosterEntry} (${solved.tier}) in the ticket fleet on ${ctx.run.repo}#${ctx.run.triggerIssue ?? '?'}. It merges only when a person says \`/merge\`.`,
     state: 'pr_open',
-    prNumber: pr.ref.number,
-    branch: solved.branch,
   });
 };
 
 const review = async (deps: FleetDeps, ctx: FleetCtx, a: Extract<Action, { type: 'review' }>) => {
   const { ref, facts, name } = repoOf(ctx, a.issue);
   const attempt = attemptsOf(ctx, a.issue).at(-1);
-  const r = await runReviewLeg(deps, {
+  const r = await runReviewLeg(fleetReviewPorts(deps), {
     forge: facts.forge,
     pr: { repo: facts.repo, number: a.pr },
     ...(attempt ? { attempt } : {}),
@@ -147,7 +145,7 @@ export const performFleet = async (deps: FleetDeps, ctx: FleetCtx, a: Action): P
       return;
     }
     case 'open_pr':
-      return openPr(deps, ctx, a.issue);
+      return prFor(deps, ctx, a.issue);
     case 'review':
       return review(deps, ctx, a);
     case 'merge':
