@@ -13,7 +13,7 @@ import { type Action, type IntegrationReviewView, type RunSnapshot, replanAfter 
 import type { RunState } from '../plan/states.ts';
 import { issueKey, planLabels } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import { budgetOf, type ProbeResult, probeForWave } from './budget-probe.ts';
+import { type BudgetProbe, budgetOf, type ProbeResult } from './budget-probe.ts';
 import type { RunCtx, RunOptionsStored } from './context.ts';
 import { repoRefOf } from './context.ts';
 import type { DashboardInput } from './dashboard-types.ts';
@@ -46,7 +46,7 @@ const maxPasses = 12;
 
 export interface ReconcileHooks {
   trusted(forge: Forge, repo: string, author: string): Promise<boolean>;
-  probe(runId: string): Promise<NonNullable<RunCtx['run']['progress']['budget']>>;
+  probe: BudgetProbe;
   dashboard(runId: string, view: DashboardInput): void;
 }
 
@@ -304,10 +304,16 @@ const publish = async (deps: PerformDeps, hooks: ReconcileHooks, ctx: RunCtx, ac
  * Performs one action. The pass-level ones (the budget answer kept for this call, findings, the
  * integration review, notices) are applied here; the rest by perform.ts.
  */
-const performAction = async (deps: PerformDeps, ctx: RunCtx, cache: CallCache, a: Action): Promise<void> => {
+const performAction = async (
+  deps: PerformDeps,
+  hooks: ReconcileHooks,
+  ctx: RunCtx,
+  cache: CallCache,
+  a: Action,
+): Promise<void> => {
   switch (a.type) {
     case 'probe_budget':
-      cache.budget = await probeForWave(deps, ctx.run.id);
+      cache.budget = await hooks.probe(ctx.run.id, { fresh: true });
       return;
     case 'file_findings':
       await fileReportedBugs(deps, ctx);
@@ -328,6 +334,7 @@ const performAction = async (deps: PerformDeps, ctx: RunCtx, cache: CallCache, a
  */
 const performAll = async (
   deps: PerformDeps,
+  hooks: ReconcileHooks,
   ctx: RunCtx,
   cache: CallCache,
   actions: readonly Action[],
@@ -335,7 +342,7 @@ const performAll = async (
   let moved = false;
   for (const a of actions) {
     try {
-      await performAction(deps, ctx, cache, a);
+      await performAction(deps, hooks, ctx, cache, a);
     } catch (err) {
       deps.logger.error(
         { runId: ctx.run.id, action: a.type, err },
@@ -359,7 +366,7 @@ export const reconcileRun = async (
     const ctx = await load(deps, hooks, runId, cache);
     if (!ctx) return;
     const actions = nextActions(ctx.run.state as RunState, ctx.snap);
-    const moved = await performAll(deps, ctx, cache, actions);
+    const moved = await performAll(deps, hooks, ctx, cache, actions);
     ctx.run = (await deps.store.getRun(runId)) ?? ctx.run;
     await publish(deps, hooks, ctx, actions);
     if (!moved || !live(ctx.run.state)) return;
