@@ -22,6 +22,7 @@ import { initialPlanDashboard } from './plan-blitz/plan-dashboard.ts';
 import { reconcilePlanRun } from './plan-blitz/reconcile-plan-run.ts';
 import { createPlanIntentHandler } from './plan-blitz/start-plan-run.ts';
 import { reconcileRun, recordApproval } from './reconcile.ts';
+import { createReviewSteering } from './review-steer.ts';
 import { createEffects } from './run-effects.ts';
 import { setDashboardComment } from './run-writer.ts';
 import { createIntentHandler, type IntentOutcome } from './start-run.ts';
@@ -185,6 +186,11 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     },
   });
 
+  const handleReviewSteer = createReviewSteering(deps, {
+    reconcileSoon,
+    serialized: (runId, fn) => serial.exclusive(runId, fn),
+  });
+
   const fleet = createFleet(deps, {
     reconcileSoon,
     serialized: (runId, fn) => serial.exclusive(runId, fn),
@@ -206,6 +212,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     if (cmd.success && cmd.data.name === 'plan-blitz') return handlePlanIntent(intent, cmd.data);
     // `/blitz retry | skip | unhold #n` (writers only, checked at intake) steer one issue of the live run.
     if (cmd.success && cmd.data.name === 'blitz-issue') return handleSteer(intent, cmd.data);
+    if (cmd.success && cmd.data.name === 'blitz-review') return handleReviewSteer(intent, cmd.data);
     // Fleet commands: /ticket-fleet, /merge, /review.
     return fleet.handleIntent(intent);
   };
