@@ -19,6 +19,7 @@ export const sendIssueNotice = async (
       issuesShipped: closed,
       ...(deps.config.publicUrl ? { publicUrl: deps.config.publicUrl } : {}),
       ...(a.issue !== undefined ? { issue: refOf(a.issue).number } : {}),
+      ...(a.command ? { command: a.command } : {}),
     }),
   );
 };

@@ -20,7 +20,15 @@ export const noticeActions = (ctx: RunContext): Action[] => {
       event === 'failed'
         ? `#${issue} failed after ${n} attempt${n === 1 ? '' : 's'}${last ? ` (last: ${last.entry}, ${last.outcome ?? 'no outcome'})` : ''}; it is held until a person looks`
         : `the worker on #${issue} stalled and did not recover after its nudges; a person has to look`;
-    out.push({ type: 'issue_notice', event, issue: p.key, key: `notice:${event}:${p.key}:${n}`, message });
+    // Either way `/blitz retry #n` continues it (a new allowance); `/blitz skip #n` leaves it out.
+    out.push({
+      type: 'issue_notice',
+      event,
+      issue: p.key,
+      key: `notice:${event}:${p.key}:${n}`,
+      message,
+      command: `/blitz retry #${issue}`,
+    });
   }
   const review = ctx.snap.integrationReview?.last;
   if (review?.verdict === 'unclear')
