@@ -26,6 +26,7 @@ import { createReviewSteering } from './review-steer.ts';
 import { createEffects } from './run-effects.ts';
 import { setDashboardComment } from './run-writer.ts';
 import { createIntentHandler, type IntentOutcome } from './start-run.ts';
+import { createSteerHandler } from './steer-run.ts';
 import { createTrustCheck } from './trust-check.ts';
 
 export interface Orchestrator {
@@ -184,11 +185,18 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     trusted: hooks.trusted,
   });
 
+  const handleSteer = createSteerHandler(deps, {
+    reconcileSoon,
+    serialized: (runId, fn) => serial.exclusive(runId, fn),
+  });
+
   const handleIntentOnce = async (intent: Intent): Promise<IntentOutcome> => {
     const outcome = await handleBlitzIntent(intent);
     if (outcome !== 'not_mine') return outcome;
     const cmd = commandSchema.safeParse(intent.command);
     if (cmd.success && cmd.data.name === 'plan-blitz') return handlePlanIntent(intent, cmd.data);
+    // `/blitz retry | skip | unhold #n` (writers only, checked at intake) steer one issue of the live run.
+    if (cmd.success && cmd.data.name === 'blitz-issue') return handleSteer(intent, cmd.data);
     if (cmd.success && cmd.data.name === 'blitz-review') return handleReviewSteer(intent, cmd.data);
     // Fleet commands: /ticket-fleet, /merge, /review.
     return fleet.handleIntent(intent);

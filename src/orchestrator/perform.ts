@@ -13,7 +13,7 @@ import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
 import { mergePr, openPr } from './pull-requests.ts';
 import { rosterEntryFor } from './roster-entry.ts';
 import { issueAttempts } from './run-progress.ts';
-import { markPosted, writeProgress } from './run-writer.ts';
+import { markPosted, writeProgress, writeRun } from './run-writer.ts';
 
 export interface Effects {
   /** Starts a build or smoke check in the background; the result lands in the run's progress. */
@@ -247,5 +247,10 @@ export const perform = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promi
       return deps.effects.notify(ctx, a.level, a.title, a.message);
     case 'stop':
       return deps.effects.stop(ctx, a.state, a.reason);
+    case 'set_state':
+      ctx.run = await writeRun(deps.store, ctx.run.id, (run) =>
+        a.from.includes(run.state) ? { state: a.to } : undefined,
+      );
+      return;
   }
 };
