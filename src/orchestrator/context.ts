@@ -57,6 +57,9 @@ export interface OrchestratorDeps {
   dispatcher: Dispatcher;
 }
 
+/** The part of the ports a step uses: each step takes only what it names (`Ports<'store' | 'logger'>`). */
+export type Ports<K extends keyof OrchestratorDeps> = Pick<OrchestratorDeps, K>;
+
 export interface RunOptionsStored extends RunOptions {
   /** Who started the run (for the dashboard and notices). */
   sender: string;

@@ -10,7 +10,7 @@ import { buildGraph } from '../../plan/graph.ts';
 import type { RunSnapshot, StopState } from '../../plan/snapshot.ts';
 import { issueKey } from '../../plan/types.ts';
 import { budgetOf } from '../budget-probe.ts';
-import { type OrchestratorDeps, type RunOptionsStored, refOf, repoRefOf } from '../context.ts';
+import { type Ports, type RunOptionsStored, refOf, repoRefOf } from '../context.ts';
 import { cloneUrlOf } from '../dispatch-attempt.ts';
 import { reportOnce } from '../perform.ts';
 import { planInput } from '../plan-input.ts';
@@ -30,7 +30,7 @@ export interface PlanReconcileHooks extends Pick<ReconcileHooks, 'trusted' | 'pr
 }
 
 /** What a plan run's pass uses of the orchestrator's ports: the steps' own and what loading reads. */
-export type PlanRunPorts = PlanPorts & Pick<OrchestratorDeps, 'cloneUrl' | 'forges' | 'machine'>;
+export type PlanRunPorts = PlanPorts & Ports<'cloneUrl' | 'forges' | 'machine'>;
 
 const maxPasses = 12;
 const live = (s: string) => s !== 'done' && s !== 'cancelled';
