@@ -12,7 +12,7 @@ import { gitTry } from '../../runner/git.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import { type OrchestratorDeps, type Ports, refOf } from '../context.ts';
 import { attemptIsHere, onAttemptHost } from '../dispatcher.ts';
-import { mergePr } from '../pull-requests.ts';
+import { cleanUpMerged, mergePr } from '../pull-requests.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { type FleetCtx, maxConflictResumes } from './fleet-context.ts';
 import { ticketOf, updateTicket } from './fleet-state.ts';
@@ -137,23 +137,12 @@ const squash = async (
     mergedSha: sha,
   });
   await note(deps, ctx, key, undefined);
-  try {
-    await facts.forge.deleteBranch(facts.repo, pr.head.ref);
-    if (attempt)
-      await onAttemptHost(
-        deps,
-        {
-          kind: 'cleanup',
-          repo: facts.repo,
-          mergedInto: pr.base.ref,
-          attemptIds: [],
-          mergedHeads: [pr.head.sha],
-        },
-        [attempt],
-      );
-  } catch (err) {
-    deps.logger.warn({ runId: ctx.run.id, ticket: key, err }, 'merged branch not cleaned up');
-  }
+  await cleanUpMerged(deps, facts.forge, {
+    repo: facts.repo,
+    pr,
+    attempt,
+    log: { runId: ctx.run.id, ticket: key },
+  });
   deps.logger.info({ runId: ctx.run.id, ticket: key, pr: pr.ref.number, sha }, 'fleet PR merged');
 };
 
