@@ -9,7 +9,7 @@ import type { IssueProgress, RunSnapshot } from '../../plan/snapshot.ts';
 import { issueKey, type PlanIssue, planLabels } from '../../plan/types.ts';
 import type { RunRecord } from '../../store/run-store.ts';
 import { budgetOf } from '../budget-probe.ts';
-import { type Ports, repoRefOf } from '../context.ts';
+import { forgeOfRun, type Ports, repoRefOf } from '../context.ts';
 import { attemptKey, deriveProgress } from '../run-progress.ts';
 import type { FleetCtx, FleetHooks, RepoFacts } from './fleet-context.ts';
 import { fleetOptionsOf, fleetProgressOf, ticketKey, ticketOf } from './fleet-state.ts';
@@ -61,11 +61,7 @@ export const repoFactsCache = (deps: Ports<'forges'>, run: Pick<RunRecord, 'forg
     if (!hit) {
       hit = (async () => {
         const repo = repoRefOf(name);
-        const forge = await deps.forges({
-          forge: run.forge,
-          repo,
-          ...(run.installationId ? { installationId: run.installationId } : {}),
-        });
+        const forge = await forgeOfRun(deps, run, repo);
         return { forge, repo, defaultBranch: await forge.getDefaultBranch(repo) };
       })();
       cache.set(key, hit);
