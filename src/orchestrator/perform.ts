@@ -15,7 +15,7 @@ import { openPr } from './open-pr.ts';
 import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
 import { rosterEntryFor } from './roster-entry.ts';
 import { attemptKey, currentAttempts } from './run-progress.ts';
-import { markPosted, writeProgress } from './run-writer.ts';
+import { markPosted, writeProgress, writeRun } from './run-writer.ts';
 
 export interface Effects {
   /** Starts a build or smoke check in the background; the result lands in the run's progress. */
@@ -242,5 +242,10 @@ export const perform = async (deps: PerformDeps, ctx: RunCtx, a: Action): Promis
       return deps.effects.notify(ctx, a.level, a.title, a.message);
     case 'stop':
       return deps.effects.stop(ctx, a.state, a.reason);
+    case 'set_state':
+      ctx.run = await writeRun(deps.store, ctx.run.id, (run) =>
+        a.from.includes(run.state) ? { state: a.to } : undefined,
+      );
+      return;
   }
 };
