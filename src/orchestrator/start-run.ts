@@ -57,7 +57,10 @@ const capital = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 const dashboardWhere = (run: RunRecord): string =>
   run.triggerIssue !== undefined ? `the dashboard on #${run.triggerIssue}` : `run ${run.id}`;
 
-export const createIntentHandler = (deps: OrchestratorDeps, hooks: StartHooks) => {
+export const createIntentHandler = (
+  deps: Pick<OrchestratorDeps, 'config' | 'forges' | 'logger' | 'newId' | 'notifiers' | 'store'>,
+  hooks: StartHooks,
+) => {
   const answer = (forge: Forge, ref: IssueRef | undefined, body: string) =>
     ref ? forge.createComment(ref, body) : Promise.resolve();
 
