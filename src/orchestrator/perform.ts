@@ -6,7 +6,7 @@ import type { IssueKey } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunProgress } from '../store/run-store.ts';
 import { closeEpic, closeWithComment } from './close-issue.ts';
-import { type OrchestratorDeps, type RunCtx, refOf, repoRefOf } from './context.ts';
+import { type OrchestratorDeps, type Ports, type RunCtx, refOf, repoRefOf } from './context.ts';
 import { cloneUrlOf, dispatchAttempt } from './dispatch-attempt.ts';
 import { onAttemptHost } from './dispatcher.ts';
 import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
@@ -27,8 +27,7 @@ export interface Effects {
 }
 
 /** What applying an action uses: each step below takes its own part of it. */
-export type PerformPorts = Pick<
-  OrchestratorDeps,
+export type PerformPorts = Ports<
   'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger' | 'review' | 'runner' | 'store'
 > & { effects: Effects };
 
@@ -39,7 +38,7 @@ export { refOf };
 
 /** Records a content key in the run's progress; false when it was already there (post nothing). */
 export const firstTime = async (
-  deps: Pick<OrchestratorDeps, 'store'>,
+  deps: Ports<'store'>,
   ctx: Pick<RunCtx, 'run'>,
   key: string,
 ): Promise<boolean> => {
@@ -50,7 +49,7 @@ export const firstTime = async (
 
 /** Writes fields of the run's progress (computed from the stored progress when a function). */
 export const setProgress = async (
-  deps: Pick<OrchestratorDeps, 'store'>,
+  deps: Ports<'store'>,
   ctx: Pick<RunCtx, 'run'>,
   patch: Partial<RunProgress> | ((p: RunProgress) => Partial<RunProgress> | undefined),
 ): Promise<void> => {
@@ -58,7 +57,7 @@ export const setProgress = async (
 };
 
 const dispatch = async (
-  deps: Pick<OrchestratorDeps, 'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger'>,
+  deps: Ports<'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger'>,
   ctx: RunCtx,
   a: Extract<Action, { type: 'dispatch' }>,
 ) => {
@@ -103,7 +102,7 @@ const solvedOf = (ctx: RunCtx, key: IssueKey): AttemptRecord | undefined =>
     .filter((x) => x.outcome === 'solved')
     .at(-1);
 
-const prFor = async (deps: Pick<OrchestratorDeps, 'store'>, ctx: RunCtx, key: IssueKey) => {
+const prFor = async (deps: Ports<'store'>, ctx: RunCtx, key: IssueKey) => {
   const solved = solvedOf(ctx, key);
   if (!solved) return;
   await openPr(deps, {
@@ -120,7 +119,7 @@ const prFor = async (deps: Pick<OrchestratorDeps, 'store'>, ctx: RunCtx, key: Is
 };
 
 const review = async (
-  deps: Pick<OrchestratorDeps, 'review' | 'store'>,
+  deps: Ports<'review' | 'store'>,
   ctx: RunCtx,
   a: Extract<Action, { type: 'review' }>,
 ) => {
@@ -147,7 +146,7 @@ const review = async (
 };
 
 const merge = async (
-  deps: Pick<OrchestratorDeps, 'store'> & { effects: Effects },
+  deps: Ports<'store'> & { effects: Effects },
   ctx: RunCtx,
   a: Extract<Action, { type: 'merge' }>,
 ) => {
@@ -169,12 +168,7 @@ const merge = async (
   await setProgress(deps, ctx, (p) => ({ mergedSinceReview: (p.mergedSinceReview ?? 0) + 1 }));
 };
 
-const closeIssue = async (
-  deps: Pick<OrchestratorDeps, 'store'>,
-  ctx: RunCtx,
-  key: IssueKey,
-  epic: boolean,
-) => {
+const closeIssue = async (deps: Ports<'store'>, ctx: RunCtx, key: IssueKey, epic: boolean) => {
   const ref = refOf(key);
   const row = ctx.rows.get(key);
   if (epic) await closeEpic(ctx.forge, ref);
@@ -191,7 +185,7 @@ const closeIssue = async (
 
 /** Comments on the run's trigger issue, once per content key (a repeat while its cause lasts posts nothing). */
 export const reportOnce = async (
-  deps: Pick<OrchestratorDeps, 'store'>,
+  deps: Ports<'store'>,
   ctx: Pick<RunCtx, 'run' | 'forge' | 'repo'>,
   key: string,
   text: string,
