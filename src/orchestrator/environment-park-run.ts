@@ -49,16 +49,19 @@ const freshFailures = (attempts: readonly AttemptRecord[], seen: ReadonlySet<str
   );
 };
 
-/** An outage or a limit, which passes by itself; a missing binary or a full disk needs a person. */
+/**
+ * An outage or a limit the worker's own output named (the supervisor's `Environment failure: …`),
+ * which passes by itself. A missing binary or a full disk needs a person; a setup failure or a lost
+ * runner is not the endpoint's: those are dispatched again as before.
+ */
 const isOutage = (a: AttemptRecord): boolean => {
+  if (!(a.failureSummary ?? '').startsWith('Environment failure:')) return false;
   const what = reasonOf(a);
   return what !== 'agent binary missing' && what !== 'disk full';
 };
 
 const reasonOf = (a: AttemptRecord): string => {
   const summary = a.failureSummary ?? '';
-  if (/never started|lease|moved to another runner/i.test(summary)) return 'the worker was interrupted';
-  if (/binary missing/i.test(summary)) return 'agent binary missing';
   return (
     environmentProblem(summary) ??
     /Environment failure: ([^(.]+)/.exec(summary)?.[1]?.trim() ??
@@ -154,7 +157,7 @@ const budgetAllows = async (deps: OrchestratorDeps): Promise<boolean | undefined
  */
 export const tendEnvironmentPark = async (deps: OrchestratorDeps, runId: string): Promise<void> => {
   let run = await deps.store.getRun(runId);
-  if (!run || run.kind !== 'blitz' || run.state === 'done' || run.state === 'cancelled') return;
+  if (run?.kind !== 'blitz' || run.state === 'done' || run.state === 'cancelled') return;
   const now = deps.clock.now();
   const policy = policyOf(deps);
   let park: RunPark | undefined = run.progress.park;
