@@ -10,7 +10,7 @@ import { type Override, type Tool, tools } from '../plan/routing.ts';
 import { slugify } from '../runner/branch-names.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import type { OrchestratorDeps, RunOptionsStored } from './context.ts';
+import type { Ports, RunOptionsStored } from './context.ts';
 import { repoRefOf } from './context.ts';
 import { loadRepoConfig } from './repo-settings.ts';
 import { gatesAfterResume } from './resume-gates.ts';
@@ -38,6 +38,8 @@ const helpText = [
   '- `/blitz retry #n` — a failed, stalled or held issue gets a fresh attempt and a new allowance (a skipped one comes back)',
   '- `/blitz skip #n` — leave an issue out of this run (it stays open; its worker is stopped)',
   '- `/blitz unhold #n` — lift a hold (the `hold` label, the 3-failure hold, a stall past its nudges)',
+  '- `/blitz review` — run the integration review again on the integration branch as it is now',
+  '- `/blitz accept-review` — accept an unclear integration review, so the run goes on to smoke and ship',
 ].join('\n');
 
 const isTool = (t: string): t is Tool => (tools as readonly string[]).includes(t);
@@ -58,7 +60,7 @@ const dashboardWhere = (run: RunRecord): string =>
   run.triggerIssue !== undefined ? `the dashboard on #${run.triggerIssue}` : `run ${run.id}`;
 
 export const createIntentHandler = (
-  deps: Pick<OrchestratorDeps, 'config' | 'forges' | 'logger' | 'newId' | 'notifiers' | 'store'>,
+  deps: Ports<'config' | 'forges' | 'logger' | 'newId' | 'notifiers' | 'store'>,
   hooks: StartHooks,
 ) => {
   const answer = (forge: Forge, ref: IssueRef | undefined, body: string) =>
