@@ -8,9 +8,8 @@ import type { RunnerEvent } from '../runner/types.ts';
 import { runLogger } from '../status/log-context.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import { recordBudget, runBudgetProbe } from './budget-probe.ts';
-import type { OrchestratorDeps } from './context.ts';
-import { repoRefOf } from './context.ts';
+import { createBudgetProbe } from './budget-probe.ts';
+import { forgeOfRun, type OrchestratorDeps, repoRefOf } from './context.ts';
 import { dashboardMarker, renderDashboard } from './dashboard.ts';
 import { createDashboardCoalescer } from './dashboard-coalescer.ts';
 import type { DashboardInput } from './dashboard-types.ts';
@@ -22,9 +21,11 @@ import { initialPlanDashboard } from './plan-blitz/plan-dashboard.ts';
 import { reconcilePlanRun } from './plan-blitz/reconcile-plan-run.ts';
 import { createPlanIntentHandler } from './plan-blitz/start-plan-run.ts';
 import { reconcileRun, recordApproval } from './reconcile.ts';
+import { createReviewSteering } from './review-steer.ts';
 import { createEffects } from './run-effects.ts';
 import { setDashboardComment } from './run-writer.ts';
 import { createIntentHandler, type IntentOutcome } from './start-run.ts';
+import { createSteerHandler } from './steer-run.ts';
 import { createTrustCheck } from './trust-check.ts';
 
 export interface Orchestrator {
@@ -43,19 +44,25 @@ export interface Orchestrator {
   close(): Promise<void>;
 }
 
-const budgetTtlMs = 60_000;
-
 /** The marker without its `<!-- -->`: both adapters wrap a bare marker in the same tag the body carries. */
 const markerText = (runId: string): string =>
   dashboardMarker(runId)
     .replace(/^<!-- /, '')
     .replace(/ -->$/, '');
 
+/** Posts a new run's dashboard on its trigger issue at once; returns the comment's id. */
+const firstDashboard =
+  (body: (run: RunRecord) => string) =>
+  async (run: RunRecord, forge: Forge): Promise<number | undefined> => {
+    if (run.triggerIssue === undefined) return undefined;
+    const ref = { repo: repoRefOf(run.repo), number: run.triggerIssue };
+    return (await forge.upsertStickyComment(ref, markerText(run.id), body(run))).id;
+  };
+
 export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   const log = deps.logger;
   const serial = createKeyedRunner((runId, err) => log.error({ runId, err }, 'reconcile failed'));
   const background = new Set<Promise<void>>();
-  const budgetCache = new Map<string, { at: number; value: Awaited<ReturnType<typeof runBudgetProbe>> }>();
   let closed = false;
 
   const track = (p: Promise<void>) => {
@@ -67,11 +74,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     const run = await deps.store.getRun(runId);
     if (!run || run.triggerIssue === undefined) return;
     const repo = repoRefOf(run.repo);
-    const forge = await deps.forges({
-      forge: run.forge,
-      repo,
-      ...(run.installationId ? { installationId: run.installationId } : {}),
-    });
+    const forge = await forgeOfRun(deps, run, repo);
     const c = await forge.upsertStickyComment({ repo, number: run.triggerIssue }, markerText(run.id), body);
     if (run.dashboardCommentId !== c.id) await setDashboardComment(deps.store, run.id, c.id);
   };
@@ -122,17 +125,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
 
   const hooks = {
     trusted: createTrustCheck({ clock: deps.clock, logger: log }),
-    async probe(runId: string) {
-      const hit = budgetCache.get(runId);
-      const now = deps.clock.now().getTime();
-      if (hit && now - hit.at < budgetTtlMs) return hit.value;
-      const value = deps.budgetProbe
-        ? await deps.budgetProbe()
-        : await runBudgetProbe(deps.config.budget, { cwd: deps.config.runner.workspace, env: deps.baseEnv });
-      budgetCache.set(runId, { at: now, value });
-      await recordBudget(deps.store, runId, value);
-      return value;
-    },
+    probe: createBudgetProbe(deps),
     dashboard(runId: string, view: DashboardInput) {
       coalescer.update(runId, renderDashboard(view));
       changed(runId, view);
@@ -146,18 +139,13 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   };
   const handlePlanIntent = createPlanIntentHandler(deps, {
     reconcileSoon,
-    async postDashboard(run: RunRecord, forge: Forge) {
-      if (run.triggerIssue === undefined) return undefined;
-      const ref = { repo: repoRefOf(run.repo), number: run.triggerIssue };
-      return (await forge.upsertStickyComment(ref, markerText(run.id), initialPlanDashboard(run))).id;
-    },
+    postDashboard: firstDashboard(initialPlanDashboard),
   });
 
   const handleBlitzIntent = createIntentHandler(deps, {
     reconcileSoon,
-    async postDashboard(run: RunRecord, forge: Forge) {
-      if (run.triggerIssue === undefined) return undefined;
-      const body = renderDashboard({
+    postDashboard: firstDashboard((run) =>
+      renderDashboard({
         runId: run.id,
         milestone: run.milestoneTitle,
         runState: run.state,
@@ -167,14 +155,8 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
         awaitingApproval: [],
         blockers: [],
         notifyFailures: [],
-      });
-      const c = await forge.upsertStickyComment(
-        { repo: repoRefOf(run.repo), number: run.triggerIssue },
-        markerText(run.id),
-        body,
-      );
-      return c.id;
-    },
+      }),
+    ),
     serialized: (runId, fn) => serial.exclusive(runId, fn),
     async cancelWorkers(run: RunRecord) {
       const open = (await deps.ledger.listByRun(run.id)).filter((a) => a.outcome === undefined);
@@ -182,6 +164,11 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       for (const a of open) await onAttemptHost(deps, { kind: 'cancel', attemptId: a.id }, [a]);
       return open.length;
     },
+  });
+
+  const handleReviewSteer = createReviewSteering(deps, {
+    reconcileSoon,
+    serialized: (runId, fn) => serial.exclusive(runId, fn),
   });
 
   const fleet = createFleet(deps, {
@@ -193,11 +180,19 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     trusted: hooks.trusted,
   });
 
+  const handleSteer = createSteerHandler(deps, {
+    reconcileSoon,
+    serialized: (runId, fn) => serial.exclusive(runId, fn),
+  });
+
   const handleIntentOnce = async (intent: Intent): Promise<IntentOutcome> => {
     const outcome = await handleBlitzIntent(intent);
     if (outcome !== 'not_mine') return outcome;
     const cmd = commandSchema.safeParse(intent.command);
     if (cmd.success && cmd.data.name === 'plan-blitz') return handlePlanIntent(intent, cmd.data);
+    // `/blitz retry | skip | unhold #n` (writers only, checked at intake) steer one issue of the live run.
+    if (cmd.success && cmd.data.name === 'blitz-issue') return handleSteer(intent, cmd.data);
+    if (cmd.success && cmd.data.name === 'blitz-review') return handleReviewSteer(intent, cmd.data);
     // Fleet commands: /ticket-fleet, /merge, /review.
     return fleet.handleIntent(intent);
   };

@@ -1,20 +1,19 @@
 // The effects of the planner's actions, each idempotent by checking the world first: a PR that
 // exists is found, not opened twice; a closed issue is not closed again; a dispatch of an issue with
 // a live attempt is skipped; a report or notification with the same content is posted once.
-import { type RosterEntry, rosterEntrySchema } from '../config/blitz-config.ts';
-import { isAppError } from '../errors.ts';
-import type { IssueRef } from '../forges/types.ts';
-import { defaultEntries } from '../plan/routing.ts';
 import type { Action } from '../plan/snapshot.ts';
 import type { IssueKey } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunProgress } from '../store/run-store.ts';
-import type { OrchestratorDeps, RunCtx } from './context.ts';
-import { repoRefOf } from './context.ts';
+import { closeEpic, closeWithComment } from './close-issue.ts';
+import { type OrchestratorDeps, type Ports, type RunCtx, refOf, repoRefOf } from './context.ts';
+import { cloneUrlOf, dispatchAttempt } from './dispatch-attempt.ts';
 import { onAttemptHost } from './dispatcher.ts';
 import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
-import { attemptKey, currentAttempts, liveAttempt } from './run-progress.ts';
-import { markPosted, writeProgress } from './run-writer.ts';
+import { mergePr, openPr } from './pull-requests.ts';
+import { rosterEntryFor } from './roster-entry.ts';
+import { issueAttempts } from './run-progress.ts';
+import { markPosted, writeProgress, writeRun } from './run-writer.ts';
 
 export interface Effects {
   /** Starts a build or smoke check in the background; the result lands in the run's progress. */
@@ -26,16 +25,19 @@ export interface Effects {
   postPlan(ctx: RunCtx, wave: IssueKey[], explanations: string[]): Promise<void>;
 }
 
+/** What applying an action uses: each step below takes its own part of it. */
+export type PerformPorts = Ports<
+  'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger' | 'review' | 'runner' | 'store'
+> & { effects: Effects };
+
+/** The whole bag plus the effects: what reconcile.ts passes around today (issue 17, step 3 narrows it). */
 export type PerformDeps = OrchestratorDeps & { effects: Effects };
 
-export const refOf = (key: IssueKey): IssueRef => {
-  const at = key.lastIndexOf('#');
-  return { repo: repoRefOf(key.slice(0, at)), number: Number(key.slice(at + 1)) };
-};
+export { refOf };
 
 /** Records a content key in the run's progress; false when it was already there (post nothing). */
 export const firstTime = async (
-  deps: Pick<OrchestratorDeps, 'store'>,
+  deps: Ports<'store'>,
   ctx: Pick<RunCtx, 'run'>,
   key: string,
 ): Promise<boolean> => {
@@ -46,116 +48,88 @@ export const firstTime = async (
 
 /** Writes fields of the run's progress (computed from the stored progress when a function). */
 export const setProgress = async (
-  deps: Pick<OrchestratorDeps, 'store'>,
+  deps: Ports<'store'>,
   ctx: Pick<RunCtx, 'run'>,
   patch: Partial<RunProgress> | ((p: RunProgress) => Partial<RunProgress> | undefined),
 ): Promise<void> => {
   ctx.run = await writeProgress(deps.store, ctx.run.id, typeof patch === 'function' ? patch : () => patch);
 };
 
-const attemptsOf = (ctx: RunCtx, key: IssueKey): AttemptRecord[] =>
-  currentAttempts(
-    ctx.attempts.filter((a) => attemptKey(a) === key),
-    ctx.rows.get(key),
-  );
-
-const entryFor = (
-  deps: OrchestratorDeps,
-  pick: Extract<Action, { type: 'dispatch' }>['worker'],
-): RosterEntry =>
-  deps.config.roster.find((e) => e.name === pick.entry.name) ??
-  rosterEntrySchema.parse(
-    Object.values(defaultEntries).find((e) => e.name === pick.entry.name) ?? {
-      ...pick.entry,
-      roles: pick.entry.roles,
-    },
-  );
-
-const dispatch = async (deps: OrchestratorDeps, ctx: RunCtx, a: Extract<Action, { type: 'dispatch' }>) => {
-  // Read the ledger again: a worker started since this pass began (another replica) must not get a twin.
-  const fresh = (await deps.ledger.listByRun(ctx.run.id)).filter((x) => attemptKey(x) === a.issue);
-  if (liveAttempt(fresh)) return;
+const dispatch = async (
+  deps: Ports<'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger'>,
+  ctx: RunCtx,
+  a: Extract<Action, { type: 'dispatch' }>,
+) => {
   const issue = ctx.issues.get(a.issue);
   if (!issue) return;
   const row = ctx.rows.get(a.issue);
-  const cloneUrl = deps.cloneUrl
-    ? await deps.cloneUrl(ctx.forge, ctx.repo)
-    : (await ctx.forge.cloneCredentials(ctx.repo)).url;
   const attemptNo = (row?.attempts ?? 0) + 1;
-  // An approved plan (plan-blitz) goes into the worker's prompt.
-  const planText = await approvedPlanText(ctx.forge, ctx.repo, issue);
-  const job = {
-    kind: 'attempt' as const,
-    runId: ctx.run.id,
-    issue: { repo: repoRefOf(issue.repo), number: issue.number },
-    title: issue.title,
-    body: issue.body,
-    branchStyle: 'blitz' as const,
-    runSlug: ctx.run.slug,
-    baseBranch: ctx.run.integrationBranch,
-    cloneUrl,
-    entry: entryFor(deps, a.worker),
-    tier: a.worker.tier,
-    fences: a.fenceOff.map((f) => ({ path: f.path, ownerIssue: refOf(f.owner).number })),
-    ...(planText ? { planText } : {}),
-    ...(row?.bouncedAfter && row.lastError ? { failureFeedback: row.lastError } : {}),
+  const job = async () => {
+    const cloneUrl = await cloneUrlOf(deps, ctx.forge, ctx.repo);
+    // An approved plan (plan-blitz) goes into the worker's prompt.
+    const planText = await approvedPlanText(ctx.forge, ctx.repo, issue);
+    return {
+      kind: 'attempt' as const,
+      runId: ctx.run.id,
+      issue: { repo: repoRefOf(issue.repo), number: issue.number },
+      title: issue.title,
+      body: issue.body,
+      branchStyle: 'blitz' as const,
+      runSlug: ctx.run.slug,
+      baseBranch: ctx.run.integrationBranch,
+      cloneUrl,
+      entry: rosterEntryFor(deps.config.roster, a.worker.entry),
+      tier: a.worker.tier,
+      fences: a.fenceOff.map((f) => ({ path: f.path, ownerIssue: refOf(f.owner).number })),
+      ...(planText ? { planText } : {}),
+      ...(row?.bouncedAfter && row.lastError ? { failureFeedback: row.lastError } : {}),
+    };
   };
-  const dispatched = { state: 'dispatched' as const, attempts: attemptNo };
-  if (deps.dispatcher) {
-    // Through the queue: the row and the job commit together; branch and worktree come via the ledger.
-    const sent = await deps.dispatcher.attempt(job, attemptNo, (w) =>
-      w.upsertRunIssue(ctx.run.id, issue.repo, issue.number, dispatched),
-    );
-    if (!sent) return;
-  } else {
-    await deps.store.upsertRunIssue(ctx.run.id, issue.repo, issue.number, dispatched);
-    const result = await deps.runner.execute(job);
-    if (result.kind === 'attempt')
-      await deps.store.upsertRunIssue(ctx.run.id, issue.repo, issue.number, {
-        branch: result.attempt.branch,
-        worktree: result.attempt.worktree,
-      });
-  }
-  deps.logger.info({ runId: ctx.run.id, issue: a.issue, entry: a.worker.entry.name }, 'issue dispatched');
-};
-
-const openPr = async (deps: OrchestratorDeps, ctx: RunCtx, key: IssueKey) => {
-  const solved = attemptsOf(ctx, key)
-    .filter((x) => x.outcome === 'solved')
-    .at(-1);
-  if (!solved) return;
-  const ref = refOf(key);
-  const issue = ctx.issues.get(key);
-  const found = await ctx.forge.findPullRequest(ctx.repo, solved.branch);
-  const pr =
-    found ??
-    (await ctx.forge.openPullRequest(ctx.repo, {
-      head: solved.branch,
-      base: ctx.run.integrationBranch,
-      title: `#${ref.number}: ${issue?.title ?? solved.job.title}`,
-      body: `Resolves #${ref.number}\n\nWorked by ${solved.rosterEntry} (${solved.tier}) in blitz run of ${ctx.run.milestoneTitle}; merges into \`${ctx.run.integrationBranch}\`.`,
-    }));
-  await deps.store.upsertRunIssue(ctx.run.id, `${ref.repo.owner}/${ref.repo.name}`, ref.number, {
-    state: 'pr_open',
-    prNumber: pr.ref.number,
-    branch: solved.branch,
+  // The row and the job commit together; branch and worktree come via the ledger.
+  await dispatchAttempt(deps, {
+    runId: ctx.run.id,
+    issue: a.issue,
+    attemptNo,
+    job,
+    record: (w) =>
+      w.upsertRunIssue(ctx.run.id, issue.repo, issue.number, { state: 'dispatched', attempts: attemptNo }),
   });
 };
 
-const review = async (deps: OrchestratorDeps, ctx: RunCtx, a: Extract<Action, { type: 'review' }>) => {
+const solvedOf = (ctx: RunCtx, key: IssueKey): AttemptRecord | undefined =>
+  issueAttempts(ctx, key)
+    .filter((x) => x.outcome === 'solved')
+    .at(-1);
+
+const prFor = async (deps: Ports<'store'>, ctx: RunCtx, key: IssueKey) => {
+  const solved = solvedOf(ctx, key);
+  if (!solved) return;
+  await openPr(deps, {
+    runId: ctx.run.id,
+    issue: key,
+    title: ctx.issues.get(key)?.title,
+    forge: ctx.forge,
+    repo: ctx.repo,
+    base: ctx.run.integrationBranch,
+    solved,
+    body: `Resolves #${refOf(key).number}\n\nWorked by ${solved.rosterEntry} (${solved.tier}) in blitz run of ${ctx.run.milestoneTitle}; merges into \`${ctx.run.integrationBranch}\`.`,
+    state: 'pr_open',
+  });
+};
+
+const review = async (
+  deps: Ports<'review' | 'store'>,
+  ctx: RunCtx,
+  a: Extract<Action, { type: 'review' }>,
+) => {
   const ref = refOf(a.issue);
   const repo = `${ref.repo.owner}/${ref.repo.name}`;
-  const issue = ctx.issues.get(a.issue);
-  if (deps.review && issue) {
-    const author = attemptsOf(ctx, a.issue)
-      .filter((x) => x.outcome === 'solved')
-      .at(-1)?.rosterEntry;
+  if (deps.review && ctx.issues.has(a.issue)) {
+    const attempt = solvedOf(ctx, a.issue);
     const r = await deps.review({
-      ...(author ? { author } : {}),
+      ...(attempt ? { attempt } : {}),
       forge: ctx.forge,
-      repo: ctx.repo,
-      pr: a.pr,
-      issue,
+      pr: { repo: ctx.repo, number: a.pr },
       reviewer: a.reviewer,
       runId: ctx.run.id,
     });
@@ -170,71 +144,66 @@ const review = async (deps: OrchestratorDeps, ctx: RunCtx, a: Extract<Action, { 
   await deps.store.upsertRunIssue(ctx.run.id, repo, ref.number, { reviewPosted: true });
 };
 
-const merge = async (deps: PerformDeps, ctx: RunCtx, a: Extract<Action, { type: 'merge' }>) => {
+const merge = async (
+  deps: Ports<'store'> & { effects: Effects },
+  ctx: RunCtx,
+  a: Extract<Action, { type: 'merge' }>,
+) => {
   const ref = refOf(a.issue);
   const repo = `${ref.repo.owner}/${ref.repo.name}`;
-  const prRef = { repo: ctx.repo, number: a.pr };
-  const pr = await ctx.forge.getPullRequest(prRef);
-  let sha = pr.merged ? pr.mergeCommitSha : undefined;
-  if (!pr.merged) {
-    try {
-      sha = (
-        await ctx.forge.mergePullRequest(prRef, {
-          method: ctx.repoConfig.mergeMethod.blitz,
-          expectedHeadSha: pr.head.sha,
-          title: `${pr.title} (#${a.pr})`,
-        })
-      ).sha;
-    } catch (err) {
-      if (isAppError(err, 'unmergeable') || isAppError(err, 'conflict')) {
-        await deps.effects.bounce(
-          ctx,
-          a.issue,
-          `its PR #${a.pr} could not be merged into ${ctx.run.integrationBranch}: ${err.message}`,
-        );
-        return;
-      }
-      throw err;
-    }
+  const pr = await ctx.forge.getPullRequest({ repo: ctx.repo, number: a.pr });
+  const m = await mergePr(ctx.forge, pr, {
+    method: ctx.repoConfig.mergeMethod.blitz,
+    title: `${pr.title} (#${a.pr})`,
+  });
+  if ('refused' in m) {
+    const why = `its PR #${a.pr} could not be merged into ${ctx.run.integrationBranch}: ${m.refused}`;
+    return deps.effects.bounce(ctx, a.issue, why);
   }
   await deps.store.upsertRunIssue(ctx.run.id, repo, ref.number, {
     state: 'merged',
-    mergedSha: sha ?? pr.head.sha,
+    mergedSha: m.sha ?? pr.head.sha,
   });
   await setProgress(deps, ctx, (p) => ({ mergedSinceReview: (p.mergedSinceReview ?? 0) + 1 }));
 };
 
-const closeIssue = async (deps: OrchestratorDeps, ctx: RunCtx, key: IssueKey, epic: boolean) => {
+const closeIssue = async (deps: Ports<'store'>, ctx: RunCtx, key: IssueKey, epic: boolean) => {
   const ref = refOf(key);
-  const current = await ctx.forge.getIssue(ref);
-  const repo = `${ref.repo.owner}/${ref.repo.name}`;
-  if (current.state === 'open') {
-    const row = ctx.rows.get(key);
-    const text = epic
-      ? 'All the children of this epic are closed, so it is closed too.'
-      : `Integrated into \`${ctx.run.integrationBranch}\` by merge commit ${row?.mergedSha ?? 'unknown'} (PR #${row?.prNumber ?? '?'}); the wave build is green.`;
-    await ctx.forge.createComment(ref, text);
-    await ctx.forge.closeIssue(ref);
-  }
-  await deps.store.upsertRunIssue(ctx.run.id, repo, ref.number, { state: 'closed' });
+  const row = ctx.rows.get(key);
+  if (epic) await closeEpic(ctx.forge, ref);
+  else
+    await closeWithComment(
+      ctx.forge,
+      ref,
+      `Integrated into \`${ctx.run.integrationBranch}\` by merge commit ${row?.mergedSha ?? 'unknown'} (PR #${row?.prNumber ?? '?'}); the wave build is green.`,
+    );
+  await deps.store.upsertRunIssue(ctx.run.id, `${ref.repo.owner}/${ref.repo.name}`, ref.number, {
+    state: 'closed',
+  });
 };
 
-const report = async (deps: OrchestratorDeps, ctx: RunCtx, key: string, text: string) => {
+/** Comments on the run's trigger issue, once per content key (a repeat while its cause lasts posts nothing). */
+export const reportOnce = async (
+  deps: Ports<'store'>,
+  ctx: Pick<RunCtx, 'run' | 'forge' | 'repo'>,
+  key: string,
+  text: string,
+) => {
   if (ctx.run.triggerIssue === undefined || !(await firstTime(deps, ctx, key))) return;
   await ctx.forge.createComment({ repo: ctx.repo, number: ctx.run.triggerIssue }, text);
 };
 
-export const perform = async (deps: PerformDeps, ctx: RunCtx, a: Action): Promise<void> => {
+export const perform = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promise<void> => {
   switch (a.type) {
     case 'report_cycle':
-      return report(
+      return reportOnce(
         deps,
         ctx,
         `cycle:${a.members.join(',')}`,
         `blitz: these issues block each other in a cycle and will not run until a person cuts it: ${a.members.map((m) => `#${refOf(m).number}`).join(', ')}.`,
       );
     case 'report_unknown_blocker':
-      return report(
+      return reportOnce(
         deps,
         ctx,
         `unknown:${a.blocker}:${a.namedBy.join(',')}`,
@@ -245,13 +214,13 @@ export const perform = async (deps: PerformDeps, ctx: RunCtx, a: Action): Promis
     case 'dispatch':
       return dispatch(deps, ctx, a);
     case 'resume': {
-      const live = attemptsOf(ctx, a.issue).at(-1);
+      const live = issueAttempts(ctx, a.issue).at(-1);
       if (!live) return;
       await onAttemptHost(deps, { kind: 'resume', attemptId: live.id, reason: 'interrupted' }, [live]);
       return;
     }
     case 'open_pr':
-      return openPr(deps, ctx, a.issue);
+      return prFor(deps, ctx, a.issue);
     case 'review':
       return review(deps, ctx, a);
     case 'merge':
@@ -272,5 +241,10 @@ export const perform = async (deps: PerformDeps, ctx: RunCtx, a: Action): Promis
       return deps.effects.notify(ctx, a.level, a.title, a.message);
     case 'stop':
       return deps.effects.stop(ctx, a.state, a.reason);
+    case 'set_state':
+      ctx.run = await writeRun(deps.store, ctx.run.id, (run) =>
+        a.from.includes(run.state) ? { state: a.to } : undefined,
+      );
+      return;
   }
 };

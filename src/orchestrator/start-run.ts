@@ -10,9 +10,10 @@ import { type Override, type Tool, tools } from '../plan/routing.ts';
 import { slugify } from '../runner/branch-names.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import type { OrchestratorDeps, RunOptionsStored } from './context.ts';
+import type { Ports, RunOptionsStored } from './context.ts';
 import { repoRefOf } from './context.ts';
 import { loadRepoConfig } from './repo-settings.ts';
+import { gatesAfterResume } from './resume-gates.ts';
 import { newRunId } from './run-effects.ts';
 import { runNoticeOf, sendRunNotice } from './run-notice.ts';
 import { setDashboardComment, writeRun } from './run-writer.ts';
@@ -34,6 +35,9 @@ const helpText = [
   '- `/blitz status` — where the run on this repository stands',
   '- `/blitz pause` / `/blitz resume` — stop starting workers / start again',
   '- `/blitz cancel` — stop the workers and the run; branches are kept',
+  '- `/blitz retry #n` — a failed, stalled or held issue gets a fresh attempt and a new allowance (a skipped one comes back)',
+  '- `/blitz skip #n` — leave an issue out of this run (it stays open; its worker is stopped)',
+  '- `/blitz unhold #n` — lift a hold (the `hold` label, the 3-failure hold, a stall past its nudges)',
 ].join('\n');
 
 const isTool = (t: string): t is Tool => (tools as readonly string[]).includes(t);
@@ -53,7 +57,10 @@ const capital = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 const dashboardWhere = (run: RunRecord): string =>
   run.triggerIssue !== undefined ? `the dashboard on #${run.triggerIssue}` : `run ${run.id}`;
 
-export const createIntentHandler = (deps: OrchestratorDeps, hooks: StartHooks) => {
+export const createIntentHandler = (
+  deps: Ports<'config' | 'forges' | 'logger' | 'newId' | 'notifiers' | 'store'>,
+  hooks: StartHooks,
+) => {
   const answer = (forge: Forge, ref: IssueRef | undefined, body: string) =>
     ref ? forge.createComment(ref, body) : Promise.resolve();
 
@@ -182,8 +189,16 @@ export const createIntentHandler = (deps: OrchestratorDeps, hooks: StartHooks) =
         return `Paused the ${runNoun(run)}: running workers finish, nothing new starts until \`/blitz resume\`.`;
       }
       if (action === 'resume') {
+        // A run blocked at a red gate builds, smokes or ships afresh (resume-gates.ts).
         await writeRun(deps.store, run.id, (now) =>
-          now.state === 'paused' || now.state === 'blocked' ? { state: 'running' } : undefined,
+          now.state === 'paused' || now.state === 'blocked'
+            ? {
+                state: 'running',
+                ...(now.state === 'blocked'
+                  ? { progress: { ...now.progress, ...gatesAfterResume(now.progress) } }
+                  : {}),
+              }
+            : undefined,
         );
         return `Resumed the ${runNoun(run)}.`;
       }

@@ -1,31 +1,21 @@
 // The fleet's effects of the planner's actions, each idempotent by checking the world first: a
 // dispatch skips a ticket with a live worker; a PR that exists is found, not opened twice; the review
 // leg edits its one comment; closing reads the issue's state first. Merges are in merge-ticket.ts.
-import { type RosterEntry, rosterEntrySchema } from '../../config/blitz-config.ts';
 import { formatRepo } from '../../forges/types.ts';
-import { defaultEntries } from '../../plan/routing.ts';
 import type { Action } from '../../plan/snapshot.ts';
+import { closeWithComment } from '../close-issue.ts';
 import { closeOnMerge } from '../close-on-merge.ts';
+import { type Ports, refOf } from '../context.ts';
+import { cloneUrlOf, dispatchAttempt } from '../dispatch-attempt.ts';
 import { onAttemptHost } from '../dispatcher.ts';
-import { refOf } from '../perform.ts';
-import { attemptKey, currentAttempts, liveAttempt } from '../run-progress.ts';
+import { openPr } from '../pull-requests.ts';
+import { runReviewLeg } from '../review-leg.ts';
+import { rosterEntryFor } from '../roster-entry.ts';
+import { issueAttempts } from '../run-progress.ts';
 import { writeRun } from '../run-writer.ts';
-import type { FleetCtx, FleetDeps } from './fleet-context.ts';
+import { type FleetCtx, fleetReviewPorts } from './fleet-context.ts';
 import { updateFleet, updateTicket } from './fleet-state.ts';
 import { mergeTicket } from './merge-ticket.ts';
-import { runReviewLeg } from './review-leg.ts';
-
-const entryFor = (deps: FleetDeps, pick: Extract<Action, { type: 'dispatch' }>['worker']): RosterEntry =>
-  deps.config.roster.find((e) => e.name === pick.entry.name) ??
-  rosterEntrySchema.parse(
-    Object.values(defaultEntries).find((e) => e.name === pick.entry.name) ?? { ...pick.entry },
-  );
-
-export const attemptsOf = (ctx: FleetCtx, key: string) =>
-  currentAttempts(
-    ctx.attempts.filter((a) => attemptKey(a) === key),
-    ctx.rows.get(key),
-  );
 
 const repoOf = (ctx: FleetCtx, key: string) => {
   const ref = refOf(key);
@@ -34,22 +24,17 @@ const repoOf = (ctx: FleetCtx, key: string) => {
   return { ref, facts, name: formatRepo(ref.repo) };
 };
 
-const dispatch = async (deps: FleetDeps, ctx: FleetCtx, a: Extract<Action, { type: 'dispatch' }>) => {
-  // Read the ledger again: a worker started since this pass began must not get a twin.
-  const fresh = (await deps.ledger.listByRun(ctx.run.id)).filter((x) => attemptKey(x) === a.issue);
-  if (liveAttempt(fresh)) return;
+const dispatch = async (
+  deps: Ports<'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger' | 'store'>,
+  ctx: FleetCtx,
+  a: Extract<Action, { type: 'dispatch' }>,
+) => {
   const issue = ctx.tickets.get(a.issue);
   if (!issue) return;
   const { ref, facts, name } = repoOf(ctx, a.issue);
   const row = ctx.rows.get(a.issue);
-  const cloneUrl = deps.cloneUrl
-    ? await deps.cloneUrl(facts.forge, facts.repo)
-    : (await facts.forge.cloneCredentials(facts.repo)).url;
-  const fences = [
-    ...a.fenceOff.map((f) => ({ path: f.path, ownerIssue: refOf(f.owner).number })),
-    ...(ctx.busyFences.get(name.toLowerCase()) ?? []),
-  ];
-  const job = {
+  const attemptNo = (row?.attempts ?? 0) + 1;
+  const job = async () => ({
     kind: 'attempt' as const,
     runId: ctx.run.id,
     issue: { repo: facts.repo, number: ref.number },
@@ -58,66 +43,58 @@ const dispatch = async (deps: FleetDeps, ctx: FleetCtx, a: Extract<Action, { typ
     branchStyle: 'fleet' as const,
     runSlug: 'fleet',
     baseBranch: facts.defaultBranch,
-    cloneUrl,
-    entry: entryFor(deps, a.worker),
+    cloneUrl: await cloneUrlOf(deps, facts.forge, facts.repo),
+    entry: rosterEntryFor(deps.config.roster, a.worker.entry),
     tier: a.worker.tier,
-    fences,
-  };
-  const attemptNo = (row?.attempts ?? 0) + 1;
-  const dispatched = { state: 'dispatched' as const, attempts: attemptNo };
-  const markDispatched = async () => {
-    ctx.run = await updateFleet(deps.store, ctx.run.id, (p) => {
-      if (!p.dispatched.includes(a.issue)) p.dispatched.push(a.issue);
-    });
-  };
-  if (deps.dispatcher) {
-    // Through the queue, to whichever runner serves fleet work for this repo; the row and the job
-    // commit together, and the attempt's branch comes back through the ledger.
-    const sent = await deps.dispatcher.attempt(job, attemptNo, (w) =>
-      w.upsertRunIssue(ctx.run.id, name, ref.number, dispatched),
-    );
-    if (!sent) return;
-    await markDispatched();
-  } else {
-    await deps.store.upsertRunIssue(ctx.run.id, name, ref.number, dispatched);
-    await markDispatched();
-    const result = await deps.runner.execute(job);
-    if (result.kind === 'attempt')
-      await deps.store.upsertRunIssue(ctx.run.id, name, ref.number, {
-        branch: result.attempt.branch,
-        worktree: result.attempt.worktree,
-      });
-  }
-  deps.logger.info({ runId: ctx.run.id, ticket: a.issue, entry: a.worker.entry.name }, 'ticket dispatched');
-};
-
-/** The worker pushed: find its PR, or open one that fixes the ticket (it may not have opened one). */
-const openPr = async (deps: FleetDeps, ctx: FleetCtx, key: string) => {
-  const solved = attemptsOf(ctx, key)
-    .filter((x) => x.outcome === 'solved')
-    .at(-1);
-  if (!solved) return;
-  const { ref, facts, name } = repoOf(ctx, key);
-  const issue = ctx.tickets.get(key);
-  const pr =
-    (await facts.forge.findPullRequest(facts.repo, solved.branch)) ??
-    (await facts.forge.openPullRequest(facts.repo, {
-      head: solved.branch,
-      base: facts.defaultBranch,
-      title: `#${ref.number}: ${issue?.title ?? solved.job.title}`,
-      body: `Fixes #${ref.number}\n\nWorked by ${solved.rosterEntry} (${solved.tier}) in the ticket fleet on ${ctx.run.repo}#${ctx.run.triggerIssue ?? '?'}. It merges only when a person says \`/merge\`.`,
-    }));
-  await deps.store.upsertRunIssue(ctx.run.id, name, ref.number, {
-    state: 'pr_open',
-    prNumber: pr.ref.number,
-    branch: solved.branch,
+    fences: [
+      ...a.fenceOff.map((f) => ({ path: f.path, ownerIssue: refOf(f.owner).number })),
+      ...(ctx.busyFences.get(name.toLowerCase()) ?? []),
+    ],
+  });
+  // Through the queue, to whichever runner serves fleet work for this repo; the row and the job
+  // commit together, and the attempt's branch comes back through the ledger.
+  const sent = await dispatchAttempt(deps, {
+    runId: ctx.run.id,
+    issue: a.issue,
+    attemptNo,
+    job,
+    record: (w) =>
+      w.upsertRunIssue(ctx.run.id, name, ref.number, { state: 'dispatched', attempts: attemptNo }),
+  });
+  if (!sent) return;
+  ctx.run = await updateFleet(deps.store, ctx.run.id, (p) => {
+    if (!p.dispatched.includes(a.issue)) p.dispatched.push(a.issue);
   });
 };
 
-const review = async (deps: FleetDeps, ctx: FleetCtx, a: Extract<Action, { type: 'review' }>) => {
+/** The worker pushed: find its PR, or open one that fixes the ticket (it may not have opened one). */
+const prFor = async (deps: Ports<'store'>, ctx: FleetCtx, key: string) => {
+  const solved = issueAttempts(ctx, key)
+    .filter((x) => x.outcome === 'solved')
+    .at(-1);
+  if (!solved) return;
+  const { ref, facts } = repoOf(ctx, key);
+  await openPr(deps, {
+    runId: ctx.run.id,
+    issue: key,
+    title: ctx.tickets.get(key)?.title,
+    forge: facts.forge,
+    repo: facts.repo,
+    base: facts.defaultBranch,
+    solved,
+    body: `Fixes #${ref.number}\n\nWorked by ${solved.rosterEntry} (${solved.tier}) in the ticket fleet on ${ctx.run.repo}#${ctx.run.triggerIssue ?? '?'}. It merges only when a person says \`/merge\`.`,
+    state: 'pr_open',
+  });
+};
+
+const review = async (
+  deps: Ports<'baseEnv' | 'config' | 'fleet' | 'logger' | 'store'>,
+  ctx: FleetCtx,
+  a: Extract<Action, { type: 'review' }>,
+) => {
   const { ref, facts, name } = repoOf(ctx, a.issue);
-  const attempt = attemptsOf(ctx, a.issue).at(-1);
-  const r = await runReviewLeg(deps, {
+  const attempt = issueAttempts(ctx, a.issue).at(-1);
+  const r = await runReviewLeg(fleetReviewPorts(deps), {
     forge: facts.forge,
     pr: { repo: facts.repo, number: a.pr },
     ...(attempt ? { attempt } : {}),
@@ -127,7 +104,7 @@ const review = async (deps: FleetDeps, ctx: FleetCtx, a: Extract<Action, { type:
 };
 
 /** Merged and the ticket still open: close what the PR names (the ticket among them), once. */
-const closeTicket = async (deps: FleetDeps, ctx: FleetCtx, key: string) => {
+const closeTicket = async (deps: Ports<'logger' | 'store'>, ctx: FleetCtx, key: string) => {
   const { ref, facts, name } = repoOf(ctx, key);
   const row = ctx.rows.get(key);
   if (row?.prNumber !== undefined && row.mergedSha !== undefined)
@@ -139,18 +116,20 @@ const closeTicket = async (deps: FleetDeps, ctx: FleetCtx, key: string) => {
       logger: deps.logger,
     });
   // The PR may not name its ticket (a person edited the body): the ticket still closes, once.
-  const now = await facts.forge.getIssue(ref);
-  if (now.state === 'open') {
-    await facts.forge.createComment(
-      ref,
-      `Closed by PR #${row?.prNumber ?? '?'}, merged as commit ${row?.mergedSha ?? 'unknown'}.`,
-    );
-    await facts.forge.closeIssue(ref);
-  }
+  await closeWithComment(
+    facts.forge,
+    ref,
+    `Closed by PR #${row?.prNumber ?? '?'}, merged as commit ${row?.mergedSha ?? 'unknown'}.`,
+  );
   await deps.store.upsertRunIssue(ctx.run.id, name, ref.number, { state: 'closed' });
 };
 
-const stop = async (deps: FleetDeps, ctx: FleetCtx, state: 'done' | 'blocked' | 'paused', reason: string) => {
+const stop = async (
+  deps: Ports<'logger' | 'store'>,
+  ctx: FleetCtx,
+  state: 'done' | 'blocked' | 'paused',
+  reason: string,
+) => {
   ctx.run = await writeRun(deps.store, ctx.run.id, (fresh) => ({
     state,
     progress: { ...fresh.progress, reason },
@@ -158,22 +137,28 @@ const stop = async (deps: FleetDeps, ctx: FleetCtx, state: 'done' | 'blocked' | 
   deps.logger.info({ runId: ctx.run.id, state, reason }, 'fleet stopped');
 };
 
-export const performFleet = async (deps: FleetDeps, ctx: FleetCtx, a: Action): Promise<void> => {
+export const performFleet = async (
+  deps: Ports<
+    'baseEnv' | 'cloneUrl' | 'config' | 'dispatcher' | 'fleet' | 'ledger' | 'logger' | 'runner' | 'store'
+  >,
+  ctx: FleetCtx,
+  a: Action,
+): Promise<void> => {
   switch (a.type) {
     case 'dispatch':
       return dispatch(deps, ctx, a);
     case 'resume': {
-      const live = attemptsOf(ctx, a.issue).at(-1);
+      const live = issueAttempts(ctx, a.issue).at(-1);
       if (live)
         await onAttemptHost(deps, { kind: 'resume', attemptId: live.id, reason: 'interrupted' }, [live]);
       return;
     }
     case 'open_pr':
-      return openPr(deps, ctx, a.issue);
+      return prFor(deps, ctx, a.issue);
     case 'review':
       return review(deps, ctx, a);
     case 'merge':
-      return mergeTicket(deps, ctx, a.issue, a.pr, attemptsOf(ctx, a.issue).at(-1));
+      return mergeTicket(deps, ctx, a.issue, a.pr, issueAttempts(ctx, a.issue).at(-1));
     case 'close_issue':
       return closeTicket(deps, ctx, a.issue);
     case 'stop':

@@ -1,13 +1,14 @@
 // The XS lane (seed 002 §4, "dispatch: work already done in the wave"): the worker's branch becomes a
 // PR into the default branch, gets its review leg, is merged, and the issue is closed, all in the wave.
 // Shipping needs the execution gate; an XS whose blockers are not closed is marked execution-ready.
-import { isAppError } from '../../errors.ts';
 import { pickReviewer } from '../../plan/routing.ts';
 import type { IssueKey } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
-import { onAttemptHost } from '../dispatcher.ts';
+import { closeWithComment } from '../close-issue.ts';
+import { cleanUpMerged, mergePr, openPr } from '../pull-requests.ts';
+import { rosterEntryFor } from '../roster-entry.ts';
 import { issueRef, land } from './member-phases.ts';
-import { entryByName, type PlanCtx, waveOf } from './plan-context.ts';
+import { type PlanCtx, waveOf } from './plan-context.ts';
 import { planRunLabels } from './plan-labels.ts';
 
 /**
@@ -27,31 +28,24 @@ export const readyXs = async (pc: PlanCtx, key: IssueKey) => {
 export const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord) => {
   const issue = pc.issues.get(key)!;
   const ref = issueRef(key);
-  // A PR this run opened is found by its number (it may be merged and closed already), else by its head.
-  const known = pc.rows.get(key)?.prNumber;
-  const found = known
-    ? await pc.forge.getPullRequest({ repo: pc.repo, number: known })
-    : await pc.forge.findPullRequest(pc.repo, solved.branch);
-  const pr =
-    found ??
-    (await pc.forge.openPullRequest(pc.repo, {
-      head: solved.branch,
-      base: pc.defaultBranch,
-      title: `#${issue.number}: ${issue.title}`,
-      body: `Resolves #${issue.number}\n\nSize XS: shipped straight from plan-blitz wave ${waveOf(pc).index} by ${solved.rosterEntry}.`,
-    }));
-  const row = await pc.deps.store.upsertRunIssue(pc.run.id, issue.repo, issue.number, {
+  const { pr, row } = await openPr(pc.deps, {
+    runId: pc.run.id,
+    issue: key,
+    title: issue.title,
+    forge: pc.forge,
+    repo: pc.repo,
+    base: pc.defaultBranch,
+    solved,
+    body: `Resolves #${issue.number}\n\nSize XS: shipped straight from plan-blitz wave ${waveOf(pc).index} by ${solved.rosterEntry}.`,
+    known: pc.rows.get(key)?.prNumber,
     state: 'shipping',
-    prNumber: pr.ref.number,
-    branch: solved.branch,
   });
   if (!row.reviewPosted && pc.deps.review) {
-    const author = entryByName(pc.deps, { name: solved.rosterEntry });
+    const author = rosterEntryFor(pc.deps.config.roster, { name: solved.rosterEntry });
     const r = await pc.deps.review({
       forge: pc.forge,
-      repo: pc.repo,
-      pr: pr.ref.number,
-      issue,
+      pr: pr.ref,
+      attempt: solved,
       reviewer: pickReviewer(pc.deps.config.roster, {
         name: author.name,
         tool: author.tool,
@@ -65,49 +59,25 @@ export const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord) =>
     await pc.deps.store.upsertRunIssue(pc.run.id, issue.repo, issue.number, { reviewPosted: r.posted });
   }
   const now = await pc.forge.getPullRequest(pr.ref);
-  let sha = now.merged ? now.mergeCommitSha : undefined;
-  if (!now.merged) {
-    try {
-      sha = (
-        await pc.forge.mergePullRequest(pr.ref, {
-          method: pc.repoConfig.mergeMethod.blitz,
-          expectedHeadSha: now.head.sha,
-          title: `Merge #${issue.number}: ${issue.title}`,
-        })
-      ).sha;
-    } catch (err) {
-      if (!isAppError(err, 'unmergeable') && !isAppError(err, 'conflict')) throw err;
-      return land(pc, key, {
-        landing: 'refused',
-        size: 'XS',
-        note: `its PR #${pr.ref.number} could not be merged: ${err.message}`,
-      });
-    }
-  }
-  const current = await pc.forge.getIssue(ref);
-  if (current.state === 'open') {
-    await pc.forge.createComment(
-      ref,
-      `Shipped in plan-blitz wave ${waveOf(pc).index} (size XS): merged into \`${pc.defaultBranch}\` by ${sha ?? 'a merge'} (PR #${pr.ref.number}).`,
-    );
-    await pc.forge.closeIssue(ref);
-  }
-  // The merged worktree and branch go, as after a blitz merge; a failure only leaves them behind.
-  await onAttemptHost(
-    pc.deps,
-    {
-      kind: 'cleanup',
-      repo: pc.repo,
-      mergedInto: pc.defaultBranch,
-      attemptIds: [],
-      mergedHeads: [now.head.sha],
-    },
-    [solved],
-  )
-    .then(() => pc.forge.deleteBranch(pc.repo, solved.branch))
-    .catch((err: unknown) =>
-      pc.deps.logger.warn({ runId: pc.run.id, issue: key, err }, 'XS branch not cleaned up'),
-    );
+  const m = await mergePr(pc.forge, now, {
+    method: pc.repoConfig.mergeMethod.blitz,
+    title: `Merge #${issue.number}: ${issue.title}`,
+  });
+  if ('refused' in m)
+    return land(pc, key, {
+      landing: 'refused',
+      size: 'XS',
+      note: `its PR #${pr.ref.number} could not be merged: ${m.refused}`,
+    });
+  const { sha } = m;
+  await closeWithComment(
+    pc.forge,
+    ref,
+    `Shipped in plan-blitz wave ${waveOf(pc).index} (size XS): merged into \`${pc.defaultBranch}\` by ${sha ?? 'a merge'} (PR #${pr.ref.number}).`,
+  );
+  // The merged worktree and branch go, as after a blitz merge.
+  const log = { runId: pc.run.id, issue: key };
+  await cleanUpMerged(pc.deps, pc.forge, { repo: pc.repo, pr: now, attempt: solved, log });
   await land(pc, key, {
     landing: 'closed',
     size: 'XS',
