@@ -14,6 +14,7 @@ import { mergePr, openPr } from './pull-requests.ts';
 import { rosterEntryFor } from './roster-entry.ts';
 import { issueAttempts } from './run-progress.ts';
 import { markPosted, writeProgress, writeRun } from './run-writer.ts';
+import { fileSmokeFinding } from './smoke-finding.ts';
 
 export interface Effects {
   /** Starts a build or smoke check in the background; the result lands in the run's progress. */
@@ -241,6 +242,16 @@ export const perform = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promi
       return deps.effects.notify(ctx, a.level, a.title, a.message);
     case 'stop':
       return deps.effects.stop(ctx, a.state, a.reason);
+    case 'smoke_finding':
+      return fileSmokeFinding(deps, ctx);
+    case 'await_review':
+      ctx.run = await writeRun(deps.store, ctx.run.id, (run) =>
+        run.state === 'review_unclear'
+          ? undefined
+          : { state: 'review_unclear', progress: { ...run.progress, reason: a.reason } },
+      );
+      deps.logger.info({ runId: ctx.run.id, reason: a.reason }, 'run waits on an unclear integration review');
+      return;
     case 'set_state':
       ctx.run = await writeRun(deps.store, ctx.run.id, (run) =>
         a.from.includes(run.state) ? { state: a.to } : undefined,
