@@ -14,6 +14,7 @@ import { dashboardMarker, renderDashboard } from './dashboard.ts';
 import { createDashboardCoalescer } from './dashboard-coalescer.ts';
 import type { DashboardInput } from './dashboard-types.ts';
 import { onAttemptHost } from './dispatcher.ts';
+import { tendEnvironmentPark } from './environment-park-run.ts';
 import { createFleet, fleetTouchesRepo } from './fleet/index.ts';
 import { createKeyedRunner } from './keyed-mutex.ts';
 import type { PerformDeps } from './perform.ts';
@@ -110,10 +111,14 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     // Every line a pass logs carries the run id and repository (status/log-context.ts).
     const runDeps = run ? { ...performDeps, logger: runLogger(log, run) } : performDeps;
     // One reconcile per run across replicas too (an advisory lock on Postgres).
-    return deps.store.withRunLock(runId, () => {
+    return deps.store.withRunLock(runId, async () => {
       if (run?.kind === 'plan') return reconcilePlanRun(runDeps, planHooks, runId);
       if (run?.kind === 'fleet') return fleet.reconcile(runId);
-      return reconcileRun(runDeps, hooks, runId);
+      // An environment failure parks the run before the planner could dispatch the issue afresh.
+      await tendEnvironmentPark(runDeps, runId).catch((err: unknown) =>
+        log.error({ runId, err }, 'environment park not tended; the next reconcile retries'),
+      );
+      await reconcileRun(runDeps, hooks, runId);
     });
   };
   const reconcileSoon = (runId: string): void => void reconcile(runId);
