@@ -115,7 +115,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       if (run?.kind === 'plan') return reconcilePlanRun(runDeps, planHooks, runId);
       if (run?.kind === 'fleet') return fleet.reconcile(runId);
       // An environment failure parks the run before the planner could dispatch the issue afresh.
-      await tendEnvironmentPark(runDeps, runId).catch((err: unknown) =>
+      await tendEnvironmentPark({ ...runDeps, probe: hooks.probe }, runId).catch((err: unknown) =>
         log.error({ runId, err }, 'environment park not tended; the next reconcile retries'),
       );
       await reconcileRun(runDeps, hooks, runId);
