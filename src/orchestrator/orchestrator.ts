@@ -17,7 +17,6 @@ import { onAttemptHost } from './dispatcher.ts';
 import { tendEnvironmentPark } from './environment-park-run.ts';
 import { createFleet, fleetTouchesRepo } from './fleet/index.ts';
 import { createKeyedRunner } from './keyed-mutex.ts';
-import type { PerformDeps } from './perform.ts';
 import { initialPlanDashboard } from './plan-blitz/plan-dashboard.ts';
 import { reconcilePlanRun } from './plan-blitz/reconcile-plan-run.ts';
 import { createPlanIntentHandler } from './plan-blitz/start-plan-run.ts';
@@ -128,7 +127,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     reconcileSoon,
     flushDashboard: (runId) => coalescer.flush(runId),
   });
-  const performDeps: PerformDeps = { ...deps, effects };
+  const performDeps = { ...deps, effects };
 
   const hooks = {
     trusted: createTrustCheck({ clock: deps.clock, logger: log }),

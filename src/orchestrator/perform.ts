@@ -7,7 +7,7 @@ import type { IssueKey, PlanIssue } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunProgress } from '../store/run-store.ts';
 import { closeEpic, closeWithComment } from './close-issue.ts';
-import { type OrchestratorDeps, type Ports, type RunCtx, refOf } from './context.ts';
+import { type Ports, type RunCtx, refOf } from './context.ts';
 import { cloneUrlOf, dispatchAttempt } from './dispatch-attempt.ts';
 import { type AttemptJob, onAttemptHost } from './dispatcher.ts';
 import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
@@ -31,9 +31,6 @@ export interface Effects {
 export type PerformPorts = Ports<
   'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger' | 'review' | 'runner' | 'store'
 > & { effects: Effects };
-
-/** The whole bag plus the effects: what reconcile.ts passes around today (issue 17, step 3 narrows it). */
-export type PerformDeps = OrchestratorDeps & { effects: Effects };
 
 export { refOf };
 

@@ -6,7 +6,7 @@ import type { Command } from '../commands/schema.ts';
 import { decideSteer, type ReviewVerdict, type SteerFacts } from '../plan/steer.ts';
 import type { RunProgress, RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import type { OrchestratorDeps } from './context.ts';
+import type { Ports } from './context.ts';
 import { repoRefOf } from './context.ts';
 import { writeRun } from './run-writer.ts';
 import type { IntentOutcome } from './start-run.ts';
@@ -43,7 +43,10 @@ const steerFacts = (run: RunRecord): SteerFacts => {
   return { runState: run.state, ...(verdict ? { review: { verdict } } : {}) };
 };
 
-export const createReviewSteering = (deps: OrchestratorDeps, hooks: ReviewSteerHooks) => {
+export const createReviewSteering = (
+  deps: Ports<'clock' | 'forges' | 'logger' | 'store'>,
+  hooks: ReviewSteerHooks,
+) => {
   return async (intent: Intent, cmd: Extract<Command, { name: 'blitz-review' }>): Promise<IntentOutcome> => {
     const repo = repoRefOf(intent.repo);
     const forge = await deps.forges({ forge: intent.forge, repo });

@@ -8,7 +8,7 @@ import type { IssueKey } from '../plan/types.ts';
 import { git } from '../runner/git.ts';
 import { tailOf } from '../ship/deploy.ts';
 import { defaultHealthTimeoutSeconds, deployLive, type LiveResult, previewLive } from '../ship/ship-live.ts';
-import type { OrchestratorDeps, RunCtx } from './context.ts';
+import type { Ports, RunCtx } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
 import { type IntegrationGit, integrationWorktree, revertMerge } from './integration-branch.ts';
 import { updateModelNotesFile } from './model-notes.ts';
@@ -43,7 +43,10 @@ export type GateJudge = (
   covers: IssueKey[],
 ) => Promise<GateFinding>;
 
-const gitFor = async (deps: OrchestratorDeps, ctx: RunCtx): Promise<IntegrationGit> => ({
+const gitFor = async (
+  deps: Ports<'cloneUrl' | 'config' | 'runner'>,
+  ctx: RunCtx,
+): Promise<IntegrationGit> => ({
   workspace: deps.config.runner.workspace,
   repo: ctx.repo,
   cloneUrl: deps.cloneUrl
@@ -55,7 +58,12 @@ const gitFor = async (deps: OrchestratorDeps, ctx: RunCtx): Promise<IntegrationG
 
 const gateTimeoutSeconds = 1800;
 
-export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effects => {
+export const createEffects = (
+  deps: Ports<
+    'baseEnv' | 'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger' | 'notifiers' | 'runner' | 'store'
+  >,
+  hooks: EffectHooks,
+): Effects => {
   const runGateAt = async (g: IntegrationGit, name: 'build' | 'smoke', argv: string[], ref?: string) => {
     const cwd = await integrationWorktree(g, ref);
     const res = await deps.runner.execute({

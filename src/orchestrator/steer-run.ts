@@ -10,7 +10,7 @@ import { decideSteer, type HoldKind, type SteerEffect, type SteerIssueFacts } fr
 import { issueKey, planLabels } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import type { OrchestratorDeps } from './context.ts';
+import type { Ports } from './context.ts';
 import { repoRefOf } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
 import { attemptKey, deriveProgress, liveAttempt } from './run-progress.ts';
@@ -25,7 +25,7 @@ export interface SteerHooks {
 
 /** What the tracker, the run's rows and the ledger say about the issue, for decideSteer. */
 const issueFacts = async (
-  deps: OrchestratorDeps,
+  deps: Ports<'config' | 'ledger' | 'store'>,
   forge: Forge,
   run: RunRecord,
   cmd: IssueCommand,
@@ -79,7 +79,7 @@ const issueFacts = async (
 
 /** Applies an accepted effect to the run's rows (and the tracker, for a hold label). */
 const apply = async (
-  deps: OrchestratorDeps,
+  deps: Ports<'config' | 'dispatcher' | 'ledger' | 'runner' | 'store'>,
   forge: Forge,
   run: RunRecord,
   target: { key: string; repo: string; number: number },
@@ -115,7 +115,10 @@ const apply = async (
 
 /** The handler of `blitz-issue` intents (retry, skip, unhold) on the live run of the repository. */
 export const createSteerHandler =
-  (deps: OrchestratorDeps, hooks: SteerHooks) =>
+  (
+    deps: Ports<'config' | 'dispatcher' | 'forges' | 'ledger' | 'logger' | 'runner' | 'store'>,
+    hooks: SteerHooks,
+  ) =>
   async (intent: Intent, cmd: IssueCommand): Promise<'answered' | 'refused'> => {
     const repo = repoRefOf(intent.repo);
     const forge = await deps.forges({ forge: intent.forge, repo });
