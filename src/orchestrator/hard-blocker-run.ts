@@ -51,7 +51,7 @@ export const blockOnHardBlocker = async (
   const reason = hardBlockerOf(err);
   if (reason === undefined) return false;
   const before = await deps.store.getRun(runId);
-  if (!before || before.kind !== 'blitz') return false;
+  if (before?.kind !== 'blitz') return false;
   const run = await writeRun(deps.store, runId, (now) => {
     const same = now.progress.hardBlocker?.reason === reason;
     const state: RunState = canTransitionRun(now.state, 'blocked') ? 'blocked' : now.state;
