@@ -14,7 +14,9 @@ import { dashboardMarker, renderDashboard } from './dashboard.ts';
 import { createDashboardCoalescer } from './dashboard-coalescer.ts';
 import type { DashboardInput } from './dashboard-types.ts';
 import { onAttemptHost } from './dispatcher.ts';
+import { tendEnvironmentPark } from './environment-park-run.ts';
 import { createFleet, fleetTouchesRepo } from './fleet/index.ts';
+import { blockOnHardBlocker, liftHardBlocker } from './hard-blocker-run.ts';
 import { createKeyedRunner } from './keyed-mutex.ts';
 import type { PerformDeps } from './perform.ts';
 import { initialPlanDashboard } from './plan-blitz/plan-dashboard.ts';
@@ -105,14 +107,29 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     });
   };
   const reconcileOnce = async (runId: string): Promise<void> => {
-    // Plan runs have their own loop (plan-blitz); every other kind goes through reconcileRun.
+    // Plan and fleet runs have their own loops; a blitz goes through reconcileRun.
     const run = await deps.store.getRun(runId);
     // Every line a pass logs carries the run id and repository (status/log-context.ts).
     const runDeps = run ? { ...performDeps, logger: runLogger(log, run) } : performDeps;
-    if (run?.kind === 'plan') return reconcilePlanRun(runDeps, planHooks, runId);
-    if (run?.kind === 'fleet') return deps.store.withRunLock(runId, () => fleet.reconcile(runId));
     // One reconcile per run across replicas too (an advisory lock on Postgres).
-    return deps.store.withRunLock(runId, () => reconcileRun(runDeps, hooks, runId));
+    return deps.store.withRunLock(runId, async () => {
+      if (run?.kind === 'plan') return reconcilePlanRun(runDeps, planHooks, runId);
+      if (run?.kind === 'fleet') return fleet.reconcile(runId);
+      // An environment failure parks the run before the planner could dispatch the issue afresh.
+      await tendEnvironmentPark(runDeps, runId).catch((err: unknown) =>
+        log.error({ runId, err }, 'environment park not tended; the next reconcile retries'),
+      );
+      try {
+        await reconcileRun(runDeps, hooks, runId);
+      } catch (err) {
+        // The forge refused the bot: BLOCKED, said once, instead of the same error every tick.
+        if (await blockOnHardBlocker(runDeps, runId, err)) return;
+        throw err;
+      }
+      await liftHardBlocker(runDeps, runId).catch((err: unknown) =>
+        log.warn({ runId, err }, 'hard blocker not lifted yet; the next pass retries'),
+      );
+    });
   };
   const reconcileSoon = (runId: string): void => void reconcile(runId);
 
