@@ -23,7 +23,7 @@ import type { RunRecord } from '../store/run-store.ts';
 import type { BudgetProbe } from './budget-probe.ts';
 import type { Ports } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
-import { runPageUrl, sendRunNotice } from './run-notice.ts';
+import { noticeBaseOf, sendRunNotice } from './run-notice.ts';
 import { attemptKey } from './run-progress.ts';
 import { markPosted, writeRun } from './run-writer.ts';
 
@@ -77,28 +77,11 @@ export type ParkPorts = Ports<
 const policyOf = (deps: Ports<'config'>): EnvironmentBackoff =>
   deps.config.runner.environmentBackoff ?? defaultEnvironmentBackoff;
 
-const closedCount = async (deps: Ports<'store'>, runId: string): Promise<number> =>
-  (await deps.store.listRunIssues(runId)).filter((r) => r.state === 'closed').length;
-
 const sendParked = async (deps: ParkPorts, run: RunRecord, park: RunPark): Promise<void> => {
   // One notice per park: the key is the park's start.
   const { first } = await markPosted(deps.store, run.id, `notice:parked:${park.since}`);
   if (!first) return;
-  const url = runPageUrl(deps.config.publicUrl, run.id);
-  await sendRunNotice(
-    deps,
-    parkedNotice(
-      {
-        repo: run.repo,
-        run: { id: run.id, kind: run.kind, title: run.milestoneTitle },
-        ...(run.triggerIssue !== undefined ? { dashboardIssue: run.triggerIssue } : {}),
-        ...(url ? { runUrl: url } : {}),
-        issuesShipped: await closedCount(deps, run.id),
-      },
-      parkSentence(park),
-      park.resetAt,
-    ),
-  );
+  await sendRunNotice(deps, parkedNotice(await noticeBaseOf(deps, run), parkSentence(park), park.resetAt));
 };
 
 const writePark = async (

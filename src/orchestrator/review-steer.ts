@@ -7,9 +7,8 @@ import { decideSteer, type ReviewVerdict, type SteerFacts } from '../plan/steer.
 import type { RunProgress, RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
 import type { Ports } from './context.ts';
-import { repoRefOf } from './context.ts';
 import { writeRun } from './run-writer.ts';
-import type { IntentOutcome } from './start-run.ts';
+import { type IntentOutcome, placeOf, runOfCommand } from './start-run.ts';
 
 export interface ReviewSteerHooks {
   reconcileSoon(runId: string): void;
@@ -48,16 +47,9 @@ export const createReviewSteering = (
   hooks: ReviewSteerHooks,
 ) => {
   return async (intent: Intent, cmd: Extract<Command, { name: 'blitz-review' }>): Promise<IntentOutcome> => {
-    const repo = repoRefOf(intent.repo);
-    const forge = await deps.forges({ forge: intent.forge, repo });
-    const where = intent.issueNumber !== undefined ? { repo, number: intent.issueNumber } : undefined;
-    const answer = (body: string) => (where ? forge.createComment(where, body) : Promise.resolve());
+    const { answer } = await placeOf(deps, intent);
     // The integration review belongs to blitz runs: a plan run or a fleet has none.
-    const runs = (await deps.store.listLiveRuns()).filter(
-      (r) => r.forge === intent.forge && r.repo === intent.repo && r.kind === 'blitz',
-    );
-    const run =
-      runs.find((r) => r.triggerIssue === intent.issueNumber) ?? (runs.length === 1 ? runs[0] : undefined);
+    const { run, runs } = await runOfCommand(deps, intent, ['blitz']);
     if (!run) {
       await answer(
         runs.length === 0

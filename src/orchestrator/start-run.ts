@@ -70,6 +70,20 @@ export const placeOf = async (deps: Ports<'forges'>, intent: Intent) => {
   return { repo, forge, answer };
 };
 
+/** The live run a command means: the one the issue it was typed on carries, else the repo's only one. */
+export const runOfCommand = async (
+  deps: Ports<'store'>,
+  intent: Intent,
+  kinds: readonly RunRecord['kind'][],
+): Promise<{ run: RunRecord | undefined; runs: RunRecord[] }> => {
+  const runs = (await deps.store.listLiveRuns()).filter(
+    (r) => r.forge === intent.forge && r.repo === intent.repo && kinds.includes(r.kind),
+  );
+  const run =
+    runs.find((r) => r.triggerIssue === intent.issueNumber) ?? (runs.length === 1 ? runs[0] : undefined);
+  return { run, runs };
+};
+
 export const createIntentHandler = (
   deps: Ports<'config' | 'forges' | 'logger' | 'newId' | 'notifiers' | 'store'>,
   hooks: StartHooks,
@@ -155,12 +169,8 @@ export const createIntentHandler = (
       await answer(helpText);
       return 'answered';
     }
-    const runs = (await deps.store.listLiveRuns()).filter(
-      // A fleet has its own commands (/merge, /review); `/blitz …` steers milestone runs.
-      (r) => r.forge === intent.forge && r.repo === intent.repo && r.kind !== 'fleet',
-    );
-    const run =
-      runs.find((r) => r.triggerIssue === intent.issueNumber) ?? (runs.length === 1 ? runs[0] : undefined);
+    // A fleet has its own commands (/merge, /review); `/blitz …` steers milestone runs.
+    const { run, runs } = await runOfCommand(deps, intent, ['blitz', 'plan']);
     if (!run) {
       await answer(
         runs.length === 0

@@ -10,10 +10,10 @@ import { decideSteer, type HoldKind, type SteerEffect, type SteerIssueFacts } fr
 import { issueKey, planLabels } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import type { Ports } from './context.ts';
-import { repoRefOf } from './context.ts';
+import { type Ports, repoRefOf } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
 import { attemptKey, deriveProgress, liveAttempt } from './run-progress.ts';
+import { placeOf, runOfCommand } from './start-run.ts';
 
 type IssueCommand = Extract<Command, { name: 'blitz-issue' }>;
 
@@ -120,15 +120,8 @@ export const createSteerHandler =
     hooks: SteerHooks,
   ) =>
   async (intent: Intent, cmd: IssueCommand): Promise<'answered' | 'refused'> => {
-    const repo = repoRefOf(intent.repo);
-    const forge = await deps.forges({ forge: intent.forge, repo });
-    const where = intent.issueNumber !== undefined ? { repo, number: intent.issueNumber } : undefined;
-    const say = (body: string) => (where ? forge.createComment(where, body) : Promise.resolve());
-    const runs = (await deps.store.listLiveRuns()).filter(
-      (r) => r.forge === intent.forge && r.repo === intent.repo && r.kind === 'blitz',
-    );
-    const run =
-      runs.find((r) => r.triggerIssue === intent.issueNumber) ?? (runs.length === 1 ? runs[0] : undefined);
+    const { forge, answer: say } = await placeOf(deps, intent);
+    const { run, runs } = await runOfCommand(deps, intent, ['blitz']);
     if (!run) {
       await say(
         runs.length === 0
