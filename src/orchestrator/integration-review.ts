@@ -13,7 +13,7 @@ import { run as execRun } from '../runner/exec.ts';
 import { git } from '../runner/git.ts';
 import type { RunProgress } from '../store/run-store.ts';
 import type { Ports, RunCtx } from './context.ts';
-import { integrationWorktree } from './integration-branch.ts';
+import { integrationGitOf, integrationWorktree } from './integration-branch.ts';
 import { buildIntegrationReviewPrompt, parseIntegrationReview } from './integration-review-prompt.ts';
 import { firstTime, setProgress } from './perform.ts';
 
@@ -24,16 +24,7 @@ const maxTitle = 80;
 export type IntegrationReviewRecord = NonNullable<RunProgress['integrationReview']>;
 
 const diffOf = async (deps: Ports<'cloneUrl' | 'config' | 'runner'>, ctx: RunCtx) => {
-  const forge = ctx.forge;
-  const g = {
-    workspace: deps.config.runner.workspace,
-    repo: ctx.repo,
-    cloneUrl: deps.cloneUrl
-      ? await deps.cloneUrl(forge, ctx.repo)
-      : (await forge.cloneCredentials(ctx.repo)).url,
-    branch: ctx.run.integrationBranch,
-    ctx: await deps.runner.gitContext(ctx.repo),
-  };
+  const g = await integrationGitOf(deps, ctx);
   const path = await integrationWorktree(g);
   const base = ctx.defaultBranch;
   await git(['fetch', '--quiet', 'origin', `+refs/heads/${base}:refs/remotes/origin/${base}`], path, g.ctx);

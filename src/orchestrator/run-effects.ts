@@ -10,7 +10,12 @@ import { tailOf } from '../ship/deploy.ts';
 import { defaultHealthTimeoutSeconds, deployLive, type LiveResult, previewLive } from '../ship/ship-live.ts';
 import type { Ports, RunCtx } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
-import { type IntegrationGit, integrationWorktree, revertMerge } from './integration-branch.ts';
+import {
+  type IntegrationGit,
+  integrationGitOf,
+  integrationWorktree,
+  revertMerge,
+} from './integration-branch.ts';
 import { updateModelNotesFile } from './model-notes.ts';
 import { type Effects, firstTime, refOf, setProgress } from './perform.ts';
 import { runNoticeOf, sendRunNotice } from './run-notice.ts';
@@ -42,19 +47,6 @@ export type GateJudge = (
   argv: string[],
   covers: IssueKey[],
 ) => Promise<GateFinding>;
-
-const gitFor = async (
-  deps: Ports<'cloneUrl' | 'config' | 'runner'>,
-  ctx: RunCtx,
-): Promise<IntegrationGit> => ({
-  workspace: deps.config.runner.workspace,
-  repo: ctx.repo,
-  cloneUrl: deps.cloneUrl
-    ? await deps.cloneUrl(ctx.forge, ctx.repo)
-    : (await ctx.forge.cloneCredentials(ctx.repo)).url,
-  branch: ctx.run.integrationBranch,
-  ctx: await deps.runner.gitContext(ctx.repo),
-});
 
 const gateTimeoutSeconds = 1800;
 
@@ -93,7 +85,7 @@ export const createEffects = (
 
   /** Runs the gate at the integration branch's head and says what it found (never writes the run). */
   const judgeGate: GateJudge = async (ctx, name, argv, covers) => {
-    const g = await gitFor(deps, ctx);
+    const g = await integrationGitOf(deps, ctx);
     const r = await runGateAt(g, name, argv);
     const ok = r.exitCode === 0 && !r.timedOut;
     const at = r.sha ? { sha: r.sha } : {};
@@ -159,7 +151,7 @@ export const createEffects = (
     const tail = ctx.run.progress.build?.tail;
     if (row?.mergedSha !== undefined && row.mergedSha !== row.branch) {
       try {
-        await revertMerge(await gitFor(deps, ctx), row.mergedSha, ref.number);
+        await revertMerge(await integrationGitOf(deps, ctx), row.mergedSha, ref.number);
       } catch (err) {
         deps.logger.error({ runId: ctx.run.id, issue: key, err }, 'revert failed');
       }
@@ -238,7 +230,7 @@ export const createEffects = (
       if (path === 'deploy' && cfg.deploy) {
         if (!pr.merged)
           await ctx.forge.mergePullRequest(pr.ref, { method: 'merge', expectedHeadSha: pr.head.sha });
-        const cwd = await integrationWorktree(await gitFor(deps, ctx));
+        const cwd = await integrationWorktree(await integrationGitOf(deps, ctx));
         live = await deployLive({
           deploy: {
             argv: cfg.deploy,
@@ -252,7 +244,7 @@ export const createEffects = (
           timeoutMs,
         });
       } else if (cfg.preview) {
-        const worktree = await integrationWorktree(await gitFor(deps, ctx));
+        const worktree = await integrationWorktree(await integrationGitOf(deps, ctx));
         live = await previewLive({
           preview: {
             argv: cfg.preview,
