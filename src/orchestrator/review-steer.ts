@@ -8,13 +8,7 @@ import type { RunProgress, RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
 import type { Ports } from './context.ts';
 import { writeRun } from './run-writer.ts';
-import { type IntentOutcome, placeOf, runOfCommand } from './start-run.ts';
-
-export interface ReviewSteerHooks {
-  reconcileSoon(runId: string): void;
-  /** Runs a change to a run between its reconcile passes, never during one. */
-  serialized<T>(runId: string, fn: () => Promise<T>): Promise<T>;
-}
+import { type CommandHooks, type IntentOutcome, placeOf, runOfCommand } from './start-run.ts';
 
 /**
  * The latest review as decideSteer reads it: a review that filed nothing new is unclear whatever it
@@ -44,7 +38,7 @@ const steerFacts = (run: RunRecord): SteerFacts => {
 
 export const createReviewSteering = (
   deps: Ports<'clock' | 'forges' | 'logger' | 'store'>,
-  hooks: ReviewSteerHooks,
+  hooks: CommandHooks,
 ) => {
   return async (intent: Intent, cmd: Extract<Command, { name: 'blitz-review' }>): Promise<IntentOutcome> => {
     const { answer } = await placeOf(deps, intent);

@@ -18,13 +18,17 @@ import { newRunId } from './run-effects.ts';
 import { runNoticeOf, sendRunNotice } from './run-notice.ts';
 import { setDashboardComment, writeRun } from './run-writer.ts';
 
-export interface StartHooks {
+/** What the run loop lends a command's handler: a change between passes, and a pass soon after. */
+export interface CommandHooks {
   reconcileSoon(runId: string): void;
+  /** Runs a change to a run between its reconcile passes, never during one. */
+  serialized<T>(runId: string, fn: () => Promise<T>): Promise<T>;
+}
+
+export interface StartHooks extends CommandHooks {
   /** Creates or edits the dashboard comment now; returns its id. */
   postDashboard(run: RunRecord, forge: Forge): Promise<number | undefined>;
   cancelWorkers(run: RunRecord): Promise<number>;
-  /** Runs a change to a run between its reconcile passes, never during one. */
-  serialized<T>(runId: string, fn: () => Promise<T>): Promise<T>;
 }
 
 export type IntentOutcome = 'started' | 'answered' | 'refused' | 'not_mine';

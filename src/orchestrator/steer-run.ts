@@ -13,15 +13,9 @@ import type { Intent } from '../store/types.ts';
 import { type Ports, repoRefOf } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
 import { attemptKey, deriveProgress, liveAttempt } from './run-progress.ts';
-import { placeOf, runOfCommand } from './start-run.ts';
+import { type CommandHooks, placeOf, runOfCommand } from './start-run.ts';
 
 type IssueCommand = Extract<Command, { name: 'blitz-issue' }>;
-
-export interface SteerHooks {
-  /** Runs the change between the run's reconcile passes, never during one. */
-  serialized<T>(runId: string, fn: () => Promise<T>): Promise<T>;
-  reconcileSoon(runId: string): void;
-}
 
 /** What the tracker, the run's rows and the ledger say about the issue, for decideSteer. */
 const issueFacts = async (
@@ -117,7 +111,7 @@ const apply = async (
 export const createSteerHandler =
   (
     deps: Ports<'config' | 'dispatcher' | 'forges' | 'ledger' | 'logger' | 'runner' | 'store'>,
-    hooks: SteerHooks,
+    hooks: CommandHooks,
   ) =>
   async (intent: Intent, cmd: IssueCommand): Promise<'answered' | 'refused'> => {
     const { forge, answer: say } = await placeOf(deps, intent);
