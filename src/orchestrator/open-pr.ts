@@ -1,6 +1,7 @@
 // The one way a worker's pushed branch becomes a PR, for every run kind: the PR this run already
-// knows by number (it may be merged and closed by now), else the open one with that head, else a new
-// one titled after the issue; then the issue's row records it.
+// knows by number (it may be merged and closed by now), else a new one titled after the issue (the
+// forge's openPullRequest answers with the open one from that head if there is one, without a second
+// read first); then the issue's row records it.
 import { type Forge, formatRepo, type PullRequest, type RepoRef } from '../forges/types.ts';
 import type { IssueKey } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
@@ -28,10 +29,9 @@ export const openPr = async (
   o: PrOrder,
 ): Promise<{ pr: PullRequest; row: RunIssueRecord }> => {
   const ref = refOf(o.issue);
+  // Not known: opened at once; the forge answers with the open PR from that head if there is one.
   const found =
-    o.known !== undefined
-      ? await o.forge.getPullRequest({ repo: o.repo, number: o.known })
-      : await o.forge.findPullRequest(o.repo, o.solved.branch);
+    o.known !== undefined ? await o.forge.getPullRequest({ repo: o.repo, number: o.known }) : undefined;
   const pr =
     found ??
     (await o.forge.openPullRequest(o.repo, {

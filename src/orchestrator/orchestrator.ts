@@ -38,7 +38,7 @@ export interface Orchestrator {
   /** Cron: takes queued intents, then reconciles every live run. */
   tick(): Promise<void>;
   reconcileRun(runId: string): Promise<void>;
-  /** Resolves when no reconcile, background gate or dashboard edit is pending. */
+  /** Resolves when no reconcile, background gate or dashboard edit is in flight (a coalesced edit waits for its slot). */
   idle(): Promise<void>;
   /** Publishes pending dashboards and stops taking work (workers keep running detached). */
   close(): Promise<void>;
@@ -58,6 +58,8 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   const background = new Set<Promise<void>>();
   const budgetCache = new Map<string, { at: number; value: Awaited<ReturnType<typeof runBudgetProbe>> }>();
   let closed = false;
+  /** Cron ticks a run sat out while its forge pace asks for a longer interval. */
+  const skipped = new Map<string, number>();
 
   const track = (p: Promise<void>) => {
     background.add(p);
@@ -237,6 +239,17 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     },
     async handleEvent(event) {
       if (closed) return;
+      // What the forge adapter keeps (the milestone snapshot) learns of the change first (forges/kept-reads.ts).
+      await deps
+        .forges({
+          forge: event.forge,
+          repo: event.repo,
+          ...(event.installationId ? { installationId: event.installationId } : {}),
+        })
+        .then(
+          (forge) => forge.observeEvent?.(event),
+          (err: unknown) => log.debug({ err }, 'no forge for the event; kept reads age out instead'),
+        );
       // Who added `blitz/approved` is only in the event: recorded before the runs look again.
       await recordApproval(performDeps, event).catch((err: unknown) =>
         log.warn({ err }, 'approval not recorded; the label must be added again'),
@@ -256,7 +269,17 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     async tick() {
       if (closed) return;
       await drainIntents();
-      for (const r of await deps.store.listLiveRuns()) await reconcile(r.id);
+      for (const r of await deps.store.listLiveRuns()) {
+        // Close to the forge's rate limit, the cron looks at the run every n-th tick only (events still do).
+        const every = Math.max(1, Math.ceil(deps.forgePace?.(r).intervalFactor ?? 1));
+        const n = (skipped.get(r.id) ?? 0) + 1;
+        if (n < every) {
+          skipped.set(r.id, n);
+          continue;
+        }
+        skipped.delete(r.id);
+        await reconcile(r.id);
+      }
     },
     reconcileRun: reconcile,
     async idle() {
@@ -266,7 +289,8 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
         if (background.size === 0) break;
         await Promise.all([...background]);
       }
-      for (const r of await deps.store.listRuns()) await coalescer.flush(r.id);
+      // Edits in flight are waited for; a pending one keeps its slot (the interval), as in the running bot.
+      await coalescer.settle();
     },
     async close() {
       await serial.idle();

@@ -175,9 +175,10 @@ const merge = async (deps: PerformDeps, ctx: RunCtx, a: Extract<Action, { type: 
 
 const closeIssue = async (deps: OrchestratorDeps, ctx: RunCtx, key: IssueKey, epic: boolean) => {
   const ref = refOf(key);
-  const current = await ctx.forge.getIssue(ref);
+  // Open in the milestone this pass loaded: no second read; otherwise (not in it) the forge is asked.
+  const state = ctx.issues.has(key) ? 'open' : (await ctx.forge.getIssue(ref)).state;
   const repo = `${ref.repo.owner}/${ref.repo.name}`;
-  if (current.state === 'open') {
+  if (state === 'open') {
     const row = ctx.rows.get(key);
     const text = epic
       ? 'All the children of this epic are closed, so it is closed too.'

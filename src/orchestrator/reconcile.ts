@@ -3,6 +3,7 @@
 // pass moved something the next pass can build on (a merge frees a dependent, a close frees a slot).
 
 import { formatConfigErrors } from '../config/repo-config.ts';
+import { pacedSessions } from '../forges/rate-budget.ts';
 import { type Forge, hasPermission, type MilestoneSnapshot } from '../forges/types.ts';
 import { issueContentHash } from '../intake/content-hash.ts';
 import type { ForgeEvent } from '../intake/events.ts';
@@ -115,6 +116,9 @@ const load = async (
   const options = run.options as RunOptionsStored;
   const fresh = (await deps.store.getRun(run.id)) ?? run;
   const machine = deps.machine?.() ?? deps.runner.limit();
+  // Close to the forge's rate limit: fewer sessions; the dashboard says why. (Spent: reconcileRun holds
+  // the dispatches instead, so the planner does not read it as a park that waits for a person.)
+  const pace = deps.forgePace?.(fresh);
   const p = fresh.progress;
   const wantsChanged = repoConfig.ship.deploy !== undefined && p.smoke === 'passed' && p.ship === undefined;
   const snap: RunSnapshot = {
@@ -142,7 +146,10 @@ const load = async (
     progress,
     // The last answer until a wave is about to go out; reconcileRun probes afresh then.
     budget: budgetOf(cache.budget ?? fresh.progress.budget, options.maxSessions),
-    machine: { limit: machine.limit, contended: machine.contended },
+    machine: {
+      limit: pace && pace.sessionFactor > 0 ? pacedSessions(machine.limit, pace) : machine.limit,
+      contended: machine.contended,
+    },
     build: p.build ?? { status: 'none', covers: [], failures: 0 },
     smoke: p.smoke ?? 'none',
     ship: p.ship?.status ?? 'none',
@@ -285,7 +292,12 @@ const publish = async (deps: PerformDeps, hooks: ReconcileHooks, ctx: RunCtx, ac
     ...(view.readinessUnmet ?? []).filter((l) => l !== 'integration review: not available'),
     ...(reviewLine ? [reviewLine] : []),
   ];
-  hooks.dashboard(ctx.run.id, { ...view, readinessUnmet: unmet });
+  const pace = deps.forgePace?.(ctx.run);
+  hooks.dashboard(ctx.run.id, {
+    ...view,
+    readinessUnmet: unmet,
+    ...(pace?.reason ? { forgePace: pace.reason } : {}),
+  });
   await keepGraph(deps, ctx, view).catch((err: unknown) =>
     deps.logger.warn({ runId: ctx.run.id, err }, 'run graph not kept; the next reconcile retries'),
   );
@@ -333,7 +345,12 @@ export const reconcileRun = async (
     }
     // Readiness (smoke, ship) needs the latest integration review clean (seed 000 §3.7).
     const unclean = deps.review ? integrationReviewBlocksReadiness(ctx.run.progress) : undefined;
-    const actions = unclean ? planned.filter((a) => a.type !== 'run_smoke' && a.type !== 'ship') : planned;
+    // The forge's rate limit nearly spent: no new worker until it resets; the dashboard says so, and the
+    // reconcile after the reset dispatches them (no person needed, never a silent stall).
+    const held = deps.forgePace?.(ctx.run).sessionFactor === 0;
+    const actions = planned.filter(
+      (a) => !(unclean && (a.type === 'run_smoke' || a.type === 'ship')) && !(held && a.type === 'dispatch'),
+    );
     if (ctx.run.state === 'planning' || ctx.run.state === 'blocked')
       ctx.run = await writeRun(deps.store, ctx.run.id, () => ({ state: 'running' }));
     let moved = false;
