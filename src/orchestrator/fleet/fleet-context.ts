@@ -6,8 +6,8 @@ import type { RunSnapshot } from '../../plan/snapshot.ts';
 import type { PlanIssue } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
-import type { ProbeResult } from '../budget-probe.ts';
-import type { OrchestratorDeps } from '../context.ts';
+import type { BudgetProbe } from '../budget-probe.ts';
+import type { Ports } from '../context.ts';
 import type { ReviewLegPorts } from '../review-leg.ts';
 import type { FleetOptions, FleetProgress } from './fleet-state.ts';
 
@@ -19,12 +19,14 @@ export interface FleetHooks {
   scoreboard(runId: string, body: string): void;
   /** Publishes the scoreboard now (run start, run end). */
   flushScoreboard(runId: string): Promise<void>;
-  probe(runId: string): Promise<ProbeResult>;
+  probe: BudgetProbe;
   /** Whether the author may write in the repo (or is the bot itself): the same check as blitz. */
   trusted(forge: Forge, repo: string, author: string): Promise<boolean>;
 }
 
-export type FleetDeps = OrchestratorDeps;
+/** What the fleet run kind uses of the orchestrator's ports; each step takes its own part of it. */
+export type FleetPorts = Ports<'baseEnv' | 'cloneUrl' | 'config' | 'dispatcher' | 'fleet' | 'forges'> &
+  Ports<'ledger' | 'logger' | 'machine' | 'runner' | 'store'>;
 
 /** Per-repository facts read once per pass. */
 export interface RepoFacts {
@@ -54,7 +56,7 @@ export interface FleetCtx {
 export const maxConflictResumes = 2;
 
 /** The review leg's ports in a fleet: its Ollama host and diff bound come from `deps.fleet`. */
-export const fleetReviewPorts = (deps: FleetDeps): ReviewLegPorts => ({
+export const fleetReviewPorts = (deps: Ports<'baseEnv' | 'config' | 'fleet' | 'logger'>): ReviewLegPorts => ({
   config: deps.config,
   baseEnv: deps.baseEnv,
   logger: deps.logger,
