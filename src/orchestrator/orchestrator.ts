@@ -52,6 +52,15 @@ const markerText = (runId: string): string =>
     .replace(/^<!-- /, '')
     .replace(/ -->$/, '');
 
+/** Posts a new run's dashboard on its trigger issue at once; returns the comment's id. */
+const firstDashboard =
+  (body: (run: RunRecord) => string) =>
+  async (run: RunRecord, forge: Forge): Promise<number | undefined> => {
+    if (run.triggerIssue === undefined) return undefined;
+    const ref = { repo: repoRefOf(run.repo), number: run.triggerIssue };
+    return (await forge.upsertStickyComment(ref, markerText(run.id), body(run))).id;
+  };
+
 export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   const log = deps.logger;
   const serial = createKeyedRunner((runId, err) => log.error({ runId, err }, 'reconcile failed'));
@@ -143,18 +152,13 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   };
   const handlePlanIntent = createPlanIntentHandler(deps, {
     reconcileSoon,
-    async postDashboard(run: RunRecord, forge: Forge) {
-      if (run.triggerIssue === undefined) return undefined;
-      const ref = { repo: repoRefOf(run.repo), number: run.triggerIssue };
-      return (await forge.upsertStickyComment(ref, markerText(run.id), initialPlanDashboard(run))).id;
-    },
+    postDashboard: firstDashboard(initialPlanDashboard),
   });
 
   const handleBlitzIntent = createIntentHandler(deps, {
     reconcileSoon,
-    async postDashboard(run: RunRecord, forge: Forge) {
-      if (run.triggerIssue === undefined) return undefined;
-      const body = renderDashboard({
+    postDashboard: firstDashboard((run) =>
+      renderDashboard({
         runId: run.id,
         milestone: run.milestoneTitle,
         runState: run.state,
@@ -164,14 +168,8 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
         awaitingApproval: [],
         blockers: [],
         notifyFailures: [],
-      });
-      const c = await forge.upsertStickyComment(
-        { repo: repoRefOf(run.repo), number: run.triggerIssue },
-        markerText(run.id),
-        body,
-      );
-      return c.id;
-    },
+      }),
+    ),
     serialized: underRunLock,
     async cancelWorkers(run: RunRecord) {
       const open = (await deps.ledger.listByRun(run.id)).filter((a) => a.outcome === undefined);

@@ -1,20 +1,18 @@
 // The effects of the planner's actions, each idempotent by checking the world first: a PR that
 // exists is found, not opened twice; a closed issue is not closed again; a dispatch of an issue with
 // a live attempt is skipped; a report or notification with the same content is posted once.
-import { isAppError } from '../errors.ts';
 import type { Action } from '../plan/snapshot.ts';
 import type { IssueKey } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunProgress } from '../store/run-store.ts';
 import { closeEpic, closeWithComment } from './close-issue.ts';
-import type { OrchestratorDeps, RunCtx } from './context.ts';
-import { refOf, repoRefOf } from './context.ts';
-import { dispatchAttempt } from './dispatch-attempt.ts';
+import { type OrchestratorDeps, type RunCtx, refOf, repoRefOf } from './context.ts';
+import { cloneUrlOf, dispatchAttempt } from './dispatch-attempt.ts';
 import { onAttemptHost } from './dispatcher.ts';
-import { openPr } from './open-pr.ts';
 import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
+import { mergePr, openPr } from './pull-requests.ts';
 import { rosterEntryFor } from './roster-entry.ts';
-import { attemptKey, currentAttempts } from './run-progress.ts';
+import { issueAttempts } from './run-progress.ts';
 import { markPosted, writeProgress, writeRun } from './run-writer.ts';
 
 export interface Effects {
@@ -27,6 +25,13 @@ export interface Effects {
   postPlan(ctx: RunCtx, wave: IssueKey[], explanations: string[]): Promise<void>;
 }
 
+/** What applying an action uses: each step below takes its own part of it. */
+export type PerformPorts = Pick<
+  OrchestratorDeps,
+  'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger' | 'review' | 'runner' | 'store'
+> & { effects: Effects };
+
+/** The whole bag plus the effects: what reconcile.ts passes around today (issue 17, step 3 narrows it). */
 export type PerformDeps = OrchestratorDeps & { effects: Effects };
 
 export { refOf };
@@ -51,21 +56,17 @@ export const setProgress = async (
   ctx.run = await writeProgress(deps.store, ctx.run.id, typeof patch === 'function' ? patch : () => patch);
 };
 
-const attemptsOf = (ctx: RunCtx, key: IssueKey): AttemptRecord[] =>
-  currentAttempts(
-    ctx.attempts.filter((a) => attemptKey(a) === key),
-    ctx.rows.get(key),
-  );
-
-const dispatch = async (deps: OrchestratorDeps, ctx: RunCtx, a: Extract<Action, { type: 'dispatch' }>) => {
+const dispatch = async (
+  deps: Pick<OrchestratorDeps, 'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger'>,
+  ctx: RunCtx,
+  a: Extract<Action, { type: 'dispatch' }>,
+) => {
   const issue = ctx.issues.get(a.issue);
   if (!issue) return;
   const row = ctx.rows.get(a.issue);
   const attemptNo = (row?.attempts ?? 0) + 1;
   const job = async () => {
-    const cloneUrl = deps.cloneUrl
-      ? await deps.cloneUrl(ctx.forge, ctx.repo)
-      : (await ctx.forge.cloneCredentials(ctx.repo)).url;
+    const cloneUrl = await cloneUrlOf(deps, ctx.forge, ctx.repo);
     // An approved plan (plan-blitz) goes into the worker's prompt.
     const planText = await approvedPlanText(ctx.forge, ctx.repo, issue);
     return {
@@ -97,11 +98,11 @@ const dispatch = async (deps: OrchestratorDeps, ctx: RunCtx, a: Extract<Action, 
 };
 
 const solvedOf = (ctx: RunCtx, key: IssueKey): AttemptRecord | undefined =>
-  attemptsOf(ctx, key)
+  issueAttempts(ctx, key)
     .filter((x) => x.outcome === 'solved')
     .at(-1);
 
-const prFor = async (deps: OrchestratorDeps, ctx: RunCtx, key: IssueKey) => {
+const prFor = async (deps: Pick<OrchestratorDeps, 'store'>, ctx: RunCtx, key: IssueKey) => {
   const solved = solvedOf(ctx, key);
   if (!solved) return;
   await openPr(deps, {
@@ -117,7 +118,11 @@ const prFor = async (deps: OrchestratorDeps, ctx: RunCtx, key: IssueKey) => {
   });
 };
 
-const review = async (deps: OrchestratorDeps, ctx: RunCtx, a: Extract<Action, { type: 'review' }>) => {
+const review = async (
+  deps: Pick<OrchestratorDeps, 'review' | 'store'>,
+  ctx: RunCtx,
+  a: Extract<Action, { type: 'review' }>,
+) => {
   const ref = refOf(a.issue);
   const repo = `${ref.repo.owner}/${ref.repo.name}`;
   if (deps.review && ctx.issues.has(a.issue)) {
@@ -140,41 +145,35 @@ const review = async (deps: OrchestratorDeps, ctx: RunCtx, a: Extract<Action, { 
   await deps.store.upsertRunIssue(ctx.run.id, repo, ref.number, { reviewPosted: true });
 };
 
-const merge = async (deps: PerformDeps, ctx: RunCtx, a: Extract<Action, { type: 'merge' }>) => {
+const merge = async (
+  deps: Pick<OrchestratorDeps, 'store'> & { effects: Effects },
+  ctx: RunCtx,
+  a: Extract<Action, { type: 'merge' }>,
+) => {
   const ref = refOf(a.issue);
   const repo = `${ref.repo.owner}/${ref.repo.name}`;
-  const prRef = { repo: ctx.repo, number: a.pr };
-  const pr = await ctx.forge.getPullRequest(prRef);
-  let sha = pr.merged ? pr.mergeCommitSha : undefined;
-  if (!pr.merged) {
-    try {
-      sha = (
-        await ctx.forge.mergePullRequest(prRef, {
-          method: ctx.repoConfig.mergeMethod.blitz,
-          expectedHeadSha: pr.head.sha,
-          title: `${pr.title} (#${a.pr})`,
-        })
-      ).sha;
-    } catch (err) {
-      if (isAppError(err, 'unmergeable') || isAppError(err, 'conflict')) {
-        await deps.effects.bounce(
-          ctx,
-          a.issue,
-          `its PR #${a.pr} could not be merged into ${ctx.run.integrationBranch}: ${err.message}`,
-        );
-        return;
-      }
-      throw err;
-    }
+  const pr = await ctx.forge.getPullRequest({ repo: ctx.repo, number: a.pr });
+  const m = await mergePr(ctx.forge, pr, {
+    method: ctx.repoConfig.mergeMethod.blitz,
+    title: `${pr.title} (#${a.pr})`,
+  });
+  if ('refused' in m) {
+    const why = `its PR #${a.pr} could not be merged into ${ctx.run.integrationBranch}: ${m.refused}`;
+    return deps.effects.bounce(ctx, a.issue, why);
   }
   await deps.store.upsertRunIssue(ctx.run.id, repo, ref.number, {
     state: 'merged',
-    mergedSha: sha ?? pr.head.sha,
+    mergedSha: m.sha ?? pr.head.sha,
   });
   await setProgress(deps, ctx, (p) => ({ mergedSinceReview: (p.mergedSinceReview ?? 0) + 1 }));
 };
 
-const closeIssue = async (deps: OrchestratorDeps, ctx: RunCtx, key: IssueKey, epic: boolean) => {
+const closeIssue = async (
+  deps: Pick<OrchestratorDeps, 'store'>,
+  ctx: RunCtx,
+  key: IssueKey,
+  epic: boolean,
+) => {
   const ref = refOf(key);
   const row = ctx.rows.get(key);
   if (epic) await closeEpic(ctx.forge, ref);
@@ -189,22 +188,28 @@ const closeIssue = async (deps: OrchestratorDeps, ctx: RunCtx, key: IssueKey, ep
   });
 };
 
-const report = async (deps: OrchestratorDeps, ctx: RunCtx, key: string, text: string) => {
+/** Comments on the run's trigger issue, once per content key (a repeat while its cause lasts posts nothing). */
+export const reportOnce = async (
+  deps: Pick<OrchestratorDeps, 'store'>,
+  ctx: Pick<RunCtx, 'run' | 'forge' | 'repo'>,
+  key: string,
+  text: string,
+) => {
   if (ctx.run.triggerIssue === undefined || !(await firstTime(deps, ctx, key))) return;
   await ctx.forge.createComment({ repo: ctx.repo, number: ctx.run.triggerIssue }, text);
 };
 
-export const perform = async (deps: PerformDeps, ctx: RunCtx, a: Action): Promise<void> => {
+export const perform = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promise<void> => {
   switch (a.type) {
     case 'report_cycle':
-      return report(
+      return reportOnce(
         deps,
         ctx,
         `cycle:${a.members.join(',')}`,
         `blitz: these issues block each other in a cycle and will not run until a person cuts it: ${a.members.map((m) => `#${refOf(m).number}`).join(', ')}.`,
       );
     case 'report_unknown_blocker':
-      return report(
+      return reportOnce(
         deps,
         ctx,
         `unknown:${a.blocker}:${a.namedBy.join(',')}`,
@@ -215,7 +220,7 @@ export const perform = async (deps: PerformDeps, ctx: RunCtx, a: Action): Promis
     case 'dispatch':
       return dispatch(deps, ctx, a);
     case 'resume': {
-      const live = attemptsOf(ctx, a.issue).at(-1);
+      const live = issueAttempts(ctx, a.issue).at(-1);
       if (!live) return;
       await onAttemptHost(deps, { kind: 'resume', attemptId: live.id, reason: 'interrupted' }, [live]);
       return;

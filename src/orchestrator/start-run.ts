@@ -13,6 +13,7 @@ import type { Intent } from '../store/types.ts';
 import type { OrchestratorDeps, RunOptionsStored } from './context.ts';
 import { repoRefOf } from './context.ts';
 import { loadRepoConfig } from './repo-settings.ts';
+import { gatesAfterResume } from './resume-gates.ts';
 import { newRunId } from './run-effects.ts';
 import { runNoticeOf, sendRunNotice } from './run-notice.ts';
 import { setDashboardComment, writeRun } from './run-writer.ts';
@@ -56,7 +57,10 @@ const capital = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 const dashboardWhere = (run: RunRecord): string =>
   run.triggerIssue !== undefined ? `the dashboard on #${run.triggerIssue}` : `run ${run.id}`;
 
-export const createIntentHandler = (deps: OrchestratorDeps, hooks: StartHooks) => {
+export const createIntentHandler = (
+  deps: Pick<OrchestratorDeps, 'config' | 'forges' | 'logger' | 'newId' | 'notifiers' | 'store'>,
+  hooks: StartHooks,
+) => {
   const answer = (forge: Forge, ref: IssueRef | undefined, body: string) =>
     ref ? forge.createComment(ref, body) : Promise.resolve();
 
@@ -185,8 +189,16 @@ export const createIntentHandler = (deps: OrchestratorDeps, hooks: StartHooks) =
         return `Paused the ${runNoun(run)}: running workers finish, nothing new starts until \`/blitz resume\`.`;
       }
       if (action === 'resume') {
+        // A run blocked at a red gate builds, smokes or ships afresh (resume-gates.ts).
         await writeRun(deps.store, run.id, (now) =>
-          now.state === 'paused' || now.state === 'blocked' ? { state: 'running' } : undefined,
+          now.state === 'paused' || now.state === 'blocked'
+            ? {
+                state: 'running',
+                ...(now.state === 'blocked'
+                  ? { progress: { ...now.progress, ...gatesAfterResume(now.progress) } }
+                  : {}),
+              }
+            : undefined,
         );
         return `Resumed the ${runNoun(run)}.`;
       }

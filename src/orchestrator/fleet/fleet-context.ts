@@ -24,7 +24,21 @@ export interface FleetHooks {
   trusted(forge: Forge, repo: string, author: string): Promise<boolean>;
 }
 
-export type FleetDeps = OrchestratorDeps;
+/** What the fleet run kind uses of the orchestrator's ports; each step takes its own part of it. */
+export type FleetPorts = Pick<
+  OrchestratorDeps,
+  | 'baseEnv'
+  | 'cloneUrl'
+  | 'config'
+  | 'dispatcher'
+  | 'fleet'
+  | 'forges'
+  | 'ledger'
+  | 'logger'
+  | 'machine'
+  | 'runner'
+  | 'store'
+>;
 
 /** Per-repository facts read once per pass. */
 export interface RepoFacts {
@@ -54,7 +68,9 @@ export interface FleetCtx {
 export const maxConflictResumes = 2;
 
 /** The review leg's ports in a fleet: its Ollama host and diff bound come from `deps.fleet`. */
-export const fleetReviewPorts = (deps: FleetDeps): ReviewLegPorts => ({
+export const fleetReviewPorts = (
+  deps: Pick<OrchestratorDeps, 'baseEnv' | 'config' | 'fleet' | 'logger'>,
+): ReviewLegPorts => ({
   config: deps.config,
   baseEnv: deps.baseEnv,
   logger: deps.logger,

@@ -5,23 +5,17 @@ import { formatRepo } from '../../forges/types.ts';
 import type { Action } from '../../plan/snapshot.ts';
 import { closeWithComment } from '../close-issue.ts';
 import { closeOnMerge } from '../close-on-merge.ts';
-import { dispatchAttempt } from '../dispatch-attempt.ts';
+import { type OrchestratorDeps, refOf } from '../context.ts';
+import { cloneUrlOf, dispatchAttempt } from '../dispatch-attempt.ts';
 import { onAttemptHost } from '../dispatcher.ts';
-import { openPr } from '../open-pr.ts';
-import { refOf } from '../perform.ts';
+import { openPr } from '../pull-requests.ts';
 import { runReviewLeg } from '../review-leg.ts';
 import { rosterEntryFor } from '../roster-entry.ts';
-import { attemptKey, currentAttempts } from '../run-progress.ts';
+import { issueAttempts } from '../run-progress.ts';
 import { writeRun } from '../run-writer.ts';
-import { type FleetCtx, type FleetDeps, fleetReviewPorts } from './fleet-context.ts';
+import { type FleetCtx, fleetReviewPorts } from './fleet-context.ts';
 import { updateFleet, updateTicket } from './fleet-state.ts';
 import { mergeTicket } from './merge-ticket.ts';
-
-export const attemptsOf = (ctx: FleetCtx, key: string) =>
-  currentAttempts(
-    ctx.attempts.filter((a) => attemptKey(a) === key),
-    ctx.rows.get(key),
-  );
 
 const repoOf = (ctx: FleetCtx, key: string) => {
   const ref = refOf(key);
@@ -30,7 +24,11 @@ const repoOf = (ctx: FleetCtx, key: string) => {
   return { ref, facts, name: formatRepo(ref.repo) };
 };
 
-const dispatch = async (deps: FleetDeps, ctx: FleetCtx, a: Extract<Action, { type: 'dispatch' }>) => {
+const dispatch = async (
+  deps: Pick<OrchestratorDeps, 'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger' | 'store'>,
+  ctx: FleetCtx,
+  a: Extract<Action, { type: 'dispatch' }>,
+) => {
   const issue = ctx.tickets.get(a.issue);
   if (!issue) return;
   const { ref, facts, name } = repoOf(ctx, a.issue);
@@ -45,9 +43,7 @@ const dispatch = async (deps: FleetDeps, ctx: FleetCtx, a: Extract<Action, { typ
     branchStyle: 'fleet' as const,
     runSlug: 'fleet',
     baseBranch: facts.defaultBranch,
-    cloneUrl: deps.cloneUrl
-      ? await deps.cloneUrl(facts.forge, facts.repo)
-      : (await facts.forge.cloneCredentials(facts.repo)).url,
+    cloneUrl: await cloneUrlOf(deps, facts.forge, facts.repo),
     entry: rosterEntryFor(deps.config.roster, a.worker.entry),
     tier: a.worker.tier,
     fences: [
@@ -72,8 +68,8 @@ const dispatch = async (deps: FleetDeps, ctx: FleetCtx, a: Extract<Action, { typ
 };
 
 /** The worker pushed: find its PR, or open one that fixes the ticket (it may not have opened one). */
-const prFor = async (deps: FleetDeps, ctx: FleetCtx, key: string) => {
-  const solved = attemptsOf(ctx, key)
+const prFor = async (deps: Pick<OrchestratorDeps, 'store'>, ctx: FleetCtx, key: string) => {
+  const solved = issueAttempts(ctx, key)
     .filter((x) => x.outcome === 'solved')
     .at(-1);
   if (!solved) return;
@@ -91,9 +87,13 @@ const prFor = async (deps: FleetDeps, ctx: FleetCtx, key: string) => {
   });
 };
 
-const review = async (deps: FleetDeps, ctx: FleetCtx, a: Extract<Action, { type: 'review' }>) => {
+const review = async (
+  deps: Pick<OrchestratorDeps, 'baseEnv' | 'config' | 'fleet' | 'logger' | 'store'>,
+  ctx: FleetCtx,
+  a: Extract<Action, { type: 'review' }>,
+) => {
   const { ref, facts, name } = repoOf(ctx, a.issue);
-  const attempt = attemptsOf(ctx, a.issue).at(-1);
+  const attempt = issueAttempts(ctx, a.issue).at(-1);
   const r = await runReviewLeg(fleetReviewPorts(deps), {
     forge: facts.forge,
     pr: { repo: facts.repo, number: a.pr },
@@ -104,7 +104,7 @@ const review = async (deps: FleetDeps, ctx: FleetCtx, a: Extract<Action, { type:
 };
 
 /** Merged and the ticket still open: close what the PR names (the ticket among them), once. */
-const closeTicket = async (deps: FleetDeps, ctx: FleetCtx, key: string) => {
+const closeTicket = async (deps: Pick<OrchestratorDeps, 'logger' | 'store'>, ctx: FleetCtx, key: string) => {
   const { ref, facts, name } = repoOf(ctx, key);
   const row = ctx.rows.get(key);
   if (row?.prNumber !== undefined && row.mergedSha !== undefined)
@@ -124,7 +124,12 @@ const closeTicket = async (deps: FleetDeps, ctx: FleetCtx, key: string) => {
   await deps.store.upsertRunIssue(ctx.run.id, name, ref.number, { state: 'closed' });
 };
 
-const stop = async (deps: FleetDeps, ctx: FleetCtx, state: 'done' | 'blocked' | 'paused', reason: string) => {
+const stop = async (
+  deps: Pick<OrchestratorDeps, 'logger' | 'store'>,
+  ctx: FleetCtx,
+  state: 'done' | 'blocked' | 'paused',
+  reason: string,
+) => {
   ctx.run = await writeRun(deps.store, ctx.run.id, (fresh) => ({
     state,
     progress: { ...fresh.progress, reason },
@@ -132,12 +137,19 @@ const stop = async (deps: FleetDeps, ctx: FleetCtx, state: 'done' | 'blocked' | 
   deps.logger.info({ runId: ctx.run.id, state, reason }, 'fleet stopped');
 };
 
-export const performFleet = async (deps: FleetDeps, ctx: FleetCtx, a: Action): Promise<void> => {
+export const performFleet = async (
+  deps: Pick<
+    OrchestratorDeps,
+    'baseEnv' | 'cloneUrl' | 'config' | 'dispatcher' | 'fleet' | 'ledger' | 'logger' | 'runner' | 'store'
+  >,
+  ctx: FleetCtx,
+  a: Action,
+): Promise<void> => {
   switch (a.type) {
     case 'dispatch':
       return dispatch(deps, ctx, a);
     case 'resume': {
-      const live = attemptsOf(ctx, a.issue).at(-1);
+      const live = issueAttempts(ctx, a.issue).at(-1);
       if (live)
         await onAttemptHost(deps, { kind: 'resume', attemptId: live.id, reason: 'interrupted' }, [live]);
       return;
@@ -147,7 +159,7 @@ export const performFleet = async (deps: FleetDeps, ctx: FleetCtx, a: Action): P
     case 'review':
       return review(deps, ctx, a);
     case 'merge':
-      return mergeTicket(deps, ctx, a.issue, a.pr, attemptsOf(ctx, a.issue).at(-1));
+      return mergeTicket(deps, ctx, a.issue, a.pr, issueAttempts(ctx, a.issue).at(-1));
     case 'close_issue':
       return closeTicket(deps, ctx, a.issue);
     case 'stop':

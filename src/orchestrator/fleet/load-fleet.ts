@@ -9,9 +9,9 @@ import type { IssueProgress, RunSnapshot } from '../../plan/snapshot.ts';
 import { issueKey, type PlanIssue, planLabels } from '../../plan/types.ts';
 import type { RunRecord } from '../../store/run-store.ts';
 import { budgetOf } from '../budget-probe.ts';
-import { repoRefOf } from '../context.ts';
+import { type OrchestratorDeps, repoRefOf } from '../context.ts';
 import { attemptKey, deriveProgress } from '../run-progress.ts';
-import type { FleetCtx, FleetDeps, FleetHooks, RepoFacts } from './fleet-context.ts';
+import type { FleetCtx, FleetHooks, RepoFacts } from './fleet-context.ts';
 import { fleetOptionsOf, fleetProgressOf, ticketKey, ticketOf } from './fleet-state.ts';
 
 const live = (s: string): boolean => s !== 'done' && s !== 'cancelled';
@@ -53,7 +53,10 @@ const ticketTrust = async (
   return { trusted: false, lapsed: approval !== undefined };
 };
 
-export const repoFactsCache = (deps: FleetDeps, run: Pick<RunRecord, 'forge' | 'installationId'>) => {
+export const repoFactsCache = (
+  deps: Pick<OrchestratorDeps, 'forges'>,
+  run: Pick<RunRecord, 'forge' | 'installationId'>,
+) => {
   const cache = new Map<string, Promise<RepoFacts>>();
   return (name: string): Promise<RepoFacts> => {
     const key = name.toLowerCase();
@@ -76,7 +79,7 @@ export const repoFactsCache = (deps: FleetDeps, run: Pick<RunRecord, 'forge' | '
 
 /** Other live runs' in-flight issues in the repos of this fleet: their repos go last, their files are fenced. */
 const busyWork = async (
-  deps: FleetDeps,
+  deps: Pick<OrchestratorDeps, 'store'>,
   run: RunRecord,
   repos: Set<string>,
   facts: ReturnType<typeof repoFactsCache>,
@@ -103,7 +106,7 @@ const busyWork = async (
 
 /** Undefined when the run is gone, not a fleet, or (unless `ended` is set) finished. */
 export const loadFleet = async (
-  deps: FleetDeps,
+  deps: Pick<OrchestratorDeps, 'config' | 'forges' | 'ledger' | 'logger' | 'machine' | 'runner' | 'store'>,
   hooks: FleetHooks,
   runId: string,
   ended = false,

@@ -1,13 +1,12 @@
 // The XS lane (seed 002 §4, "dispatch: work already done in the wave"): the worker's branch becomes a
 // PR into the default branch, gets its review leg, is merged, and the issue is closed, all in the wave.
 // Shipping needs the execution gate; an XS whose blockers are not closed is marked execution-ready.
-import { isAppError } from '../../errors.ts';
 import { pickReviewer } from '../../plan/routing.ts';
 import type { IssueKey } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import { closeWithComment } from '../close-issue.ts';
 import { onAttemptHost } from '../dispatcher.ts';
-import { openPr } from '../open-pr.ts';
+import { mergePr, openPr } from '../pull-requests.ts';
 import { rosterEntryFor } from '../roster-entry.ts';
 import { issueRef, land } from './member-phases.ts';
 import { type PlanCtx, waveOf } from './plan-context.ts';
@@ -61,25 +60,17 @@ export const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord) =>
     await pc.deps.store.upsertRunIssue(pc.run.id, issue.repo, issue.number, { reviewPosted: r.posted });
   }
   const now = await pc.forge.getPullRequest(pr.ref);
-  let sha = now.merged ? now.mergeCommitSha : undefined;
-  if (!now.merged) {
-    try {
-      sha = (
-        await pc.forge.mergePullRequest(pr.ref, {
-          method: pc.repoConfig.mergeMethod.blitz,
-          expectedHeadSha: now.head.sha,
-          title: `Merge #${issue.number}: ${issue.title}`,
-        })
-      ).sha;
-    } catch (err) {
-      if (!isAppError(err, 'unmergeable') && !isAppError(err, 'conflict')) throw err;
-      return land(pc, key, {
-        landing: 'refused',
-        size: 'XS',
-        note: `its PR #${pr.ref.number} could not be merged: ${err.message}`,
-      });
-    }
-  }
+  const m = await mergePr(pc.forge, now, {
+    method: pc.repoConfig.mergeMethod.blitz,
+    title: `Merge #${issue.number}: ${issue.title}`,
+  });
+  if ('refused' in m)
+    return land(pc, key, {
+      landing: 'refused',
+      size: 'XS',
+      note: `its PR #${pr.ref.number} could not be merged: ${m.refused}`,
+    });
+  const { sha } = m;
   await closeWithComment(
     pc.forge,
     ref,

@@ -1,7 +1,8 @@
 // The one way a worker's pushed branch becomes a PR, for every run kind: the PR this run already
 // knows by number (it may be merged and closed by now), else the open one with that head, else a new
-// one titled after the issue; then the issue's row records it.
-import { type Forge, formatRepo, type PullRequest, type RepoRef } from '../forges/types.ts';
+// one titled after the issue; then the issue's row records it. And the one way a run merges a PR.
+import { isAppError } from '../errors.ts';
+import { type Forge, formatRepo, type MergeMethod, type PullRequest, type RepoRef } from '../forges/types.ts';
 import type { IssueKey } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunIssueRecord, RunStore } from '../store/run-store.ts';
@@ -46,4 +47,24 @@ export const openPr = async (
     branch: o.solved.branch,
   });
   return { pr, row };
+};
+
+/**
+ * Merges the PR at the head it was read with, unless it is merged already; a PR the forge will not
+ * merge now (unmergeable, conflicting, its head or base moved) comes back refused with the forge's
+ * reason, never as a throw.
+ */
+export const mergePr = async (
+  forge: Pick<Forge, 'mergePullRequest'>,
+  pr: PullRequest,
+  o: { method: MergeMethod; title: string },
+): Promise<{ sha: string | undefined } | { refused: string }> => {
+  if (pr.merged) return { sha: pr.mergeCommitSha };
+  try {
+    const opts = { method: o.method, expectedHeadSha: pr.head.sha, title: o.title };
+    return { sha: (await forge.mergePullRequest(pr.ref, opts)).sha };
+  } catch (err) {
+    if (isAppError(err, 'unmergeable') || isAppError(err, 'conflict')) return { refused: err.message };
+    throw err;
+  }
 };
