@@ -5,7 +5,7 @@ import type { Forge, RepoRef } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { IssueKey } from '../plan/types.ts';
 import type { AttemptLedger } from '../runner/types.ts';
-import type { OrchestratorDeps } from './context.ts';
+import type { Ports } from './context.ts';
 import type { AttemptJob, Dispatcher, DispatchWrites } from './dispatcher.ts';
 import { attemptKey, liveAttempt } from './run-progress.ts';
 
@@ -40,8 +40,5 @@ export const dispatchAttempt = async (deps: DispatchPorts, o: AttemptOrder): Pro
 };
 
 /** The URL a worker clones from: the configured one, else the forge's plain clone URL. */
-export const cloneUrlOf = async (
-  deps: Pick<OrchestratorDeps, 'cloneUrl'>,
-  forge: Forge,
-  repo: RepoRef,
-): Promise<string> => (deps.cloneUrl ? deps.cloneUrl(forge, repo) : (await forge.cloneCredentials(repo)).url);
+export const cloneUrlOf = async (deps: Ports<'cloneUrl'>, forge: Forge, repo: RepoRef): Promise<string> =>
+  deps.cloneUrl ? deps.cloneUrl(forge, repo) : (await forge.cloneCredentials(repo)).url;

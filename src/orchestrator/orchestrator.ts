@@ -10,8 +10,7 @@ import { runLogger } from '../status/log-context.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
 import { createBudgetProbe } from './budget-probe.ts';
-import type { OrchestratorDeps } from './context.ts';
-import { repoRefOf } from './context.ts';
+import { forgeOfRun, type OrchestratorDeps, repoRefOf } from './context.ts';
 import { dashboardMarker, renderDashboard } from './dashboard.ts';
 import { createDashboardCoalescer } from './dashboard-coalescer.ts';
 import type { DashboardInput } from './dashboard-types.ts';
@@ -76,11 +75,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     const run = await deps.store.getRun(runId);
     if (!run || run.triggerIssue === undefined) return;
     const repo = repoRefOf(run.repo);
-    const forge = await deps.forges({
-      forge: run.forge,
-      repo,
-      ...(run.installationId ? { installationId: run.installationId } : {}),
-    });
+    const forge = await forgeOfRun(deps, run, repo);
     const c = await forge.upsertStickyComment({ repo, number: run.triggerIssue }, markerText(run.id), body);
     if (run.dashboardCommentId !== c.id) await setDashboardComment(deps.store, run.id, c.id);
   };

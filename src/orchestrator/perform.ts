@@ -6,7 +6,7 @@ import type { IssueKey } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunProgress } from '../store/run-store.ts';
 import { closeEpic, closeWithComment } from './close-issue.ts';
-import { type OrchestratorDeps, type RunCtx, refOf, repoRefOf } from './context.ts';
+import { type OrchestratorDeps, type Ports, type RunCtx, refOf, repoRefOf } from './context.ts';
 import { cloneUrlOf, dispatchAttempt } from './dispatch-attempt.ts';
 import { onAttemptHost } from './dispatcher.ts';
 import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
@@ -14,6 +14,7 @@ import { mergePr, openPr } from './pull-requests.ts';
 import { rosterEntryFor } from './roster-entry.ts';
 import { issueAttempts } from './run-progress.ts';
 import { markPosted, writeProgress, writeRun } from './run-writer.ts';
+import { fileSmokeFinding } from './smoke-finding.ts';
 
 export interface Effects {
   /** Starts a build or smoke check in the background; the result lands in the run's progress. */
@@ -26,8 +27,7 @@ export interface Effects {
 }
 
 /** What applying an action uses: each step below takes its own part of it. */
-export type PerformPorts = Pick<
-  OrchestratorDeps,
+export type PerformPorts = Ports<
   'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger' | 'review' | 'runner' | 'store'
 > & { effects: Effects };
 
@@ -38,7 +38,7 @@ export { refOf };
 
 /** Records a content key in the run's progress; false when it was already there (post nothing). */
 export const firstTime = async (
-  deps: Pick<OrchestratorDeps, 'store'>,
+  deps: Ports<'store'>,
   ctx: Pick<RunCtx, 'run'>,
   key: string,
 ): Promise<boolean> => {
@@ -49,7 +49,7 @@ export const firstTime = async (
 
 /** Writes fields of the run's progress (computed from the stored progress when a function). */
 export const setProgress = async (
-  deps: Pick<OrchestratorDeps, 'store'>,
+  deps: Ports<'store'>,
   ctx: Pick<RunCtx, 'run'>,
   patch: Partial<RunProgress> | ((p: RunProgress) => Partial<RunProgress> | undefined),
 ): Promise<void> => {
@@ -57,7 +57,7 @@ export const setProgress = async (
 };
 
 const dispatch = async (
-  deps: Pick<OrchestratorDeps, 'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger'>,
+  deps: Ports<'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger'>,
   ctx: RunCtx,
   a: Extract<Action, { type: 'dispatch' }>,
 ) => {
@@ -102,7 +102,7 @@ const solvedOf = (ctx: RunCtx, key: IssueKey): AttemptRecord | undefined =>
     .filter((x) => x.outcome === 'solved')
     .at(-1);
 
-const prFor = async (deps: Pick<OrchestratorDeps, 'store'>, ctx: RunCtx, key: IssueKey) => {
+const prFor = async (deps: Ports<'store'>, ctx: RunCtx, key: IssueKey) => {
   const solved = solvedOf(ctx, key);
   if (!solved) return;
   await openPr(deps, {
@@ -119,7 +119,7 @@ const prFor = async (deps: Pick<OrchestratorDeps, 'store'>, ctx: RunCtx, key: Is
 };
 
 const review = async (
-  deps: Pick<OrchestratorDeps, 'review' | 'store'>,
+  deps: Ports<'review' | 'store'>,
   ctx: RunCtx,
   a: Extract<Action, { type: 'review' }>,
 ) => {
@@ -146,7 +146,7 @@ const review = async (
 };
 
 const merge = async (
-  deps: Pick<OrchestratorDeps, 'store'> & { effects: Effects },
+  deps: Ports<'store'> & { effects: Effects },
   ctx: RunCtx,
   a: Extract<Action, { type: 'merge' }>,
 ) => {
@@ -168,12 +168,7 @@ const merge = async (
   await setProgress(deps, ctx, (p) => ({ mergedSinceReview: (p.mergedSinceReview ?? 0) + 1 }));
 };
 
-const closeIssue = async (
-  deps: Pick<OrchestratorDeps, 'store'>,
-  ctx: RunCtx,
-  key: IssueKey,
-  epic: boolean,
-) => {
+const closeIssue = async (deps: Ports<'store'>, ctx: RunCtx, key: IssueKey, epic: boolean) => {
   const ref = refOf(key);
   const row = ctx.rows.get(key);
   if (epic) await closeEpic(ctx.forge, ref);
@@ -190,7 +185,7 @@ const closeIssue = async (
 
 /** Comments on the run's trigger issue, once per content key (a repeat while its cause lasts posts nothing). */
 export const reportOnce = async (
-  deps: Pick<OrchestratorDeps, 'store'>,
+  deps: Ports<'store'>,
   ctx: Pick<RunCtx, 'run' | 'forge' | 'repo'>,
   key: string,
   text: string,
@@ -247,6 +242,16 @@ export const perform = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promi
       return deps.effects.notify(ctx, a.level, a.title, a.message);
     case 'stop':
       return deps.effects.stop(ctx, a.state, a.reason);
+    case 'smoke_finding':
+      return fileSmokeFinding(deps, ctx);
+    case 'await_review':
+      ctx.run = await writeRun(deps.store, ctx.run.id, (run) =>
+        run.state === 'review_unclear'
+          ? undefined
+          : { state: 'review_unclear', progress: { ...run.progress, reason: a.reason } },
+      );
+      deps.logger.info({ runId: ctx.run.id, reason: a.reason }, 'run waits on an unclear integration review');
+      return;
     case 'set_state':
       ctx.run = await writeRun(deps.store, ctx.run.id, (run) =>
         a.from.includes(run.state) ? { state: a.to } : undefined,

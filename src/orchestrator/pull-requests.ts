@@ -6,7 +6,8 @@ import { type Forge, formatRepo, type MergeMethod, type PullRequest, type RepoRe
 import type { IssueKey } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunIssueRecord, RunStore } from '../store/run-store.ts';
-import { refOf } from './context.ts';
+import { type Ports, refOf } from './context.ts';
+import { onAttemptHost } from './dispatcher.ts';
 
 export interface PrOrder {
   runId: string;
@@ -66,5 +67,27 @@ export const mergePr = async (
   } catch (err) {
     if (isAppError(err, 'unmergeable') || isAppError(err, 'conflict')) return { refused: err.message };
     throw err;
+  }
+};
+
+/** After a merge the attempt's worktree and the merged branch go; a failure only leaves them behind. */
+export const cleanUpMerged = async (
+  deps: Ports<'dispatcher' | 'runner' | 'logger'>,
+  forge: Pick<Forge, 'deleteBranch'>,
+  o: { repo: RepoRef; pr: PullRequest; attempt: AttemptRecord | undefined; log: Record<string, unknown> },
+): Promise<void> => {
+  const { repo, pr, attempt } = o;
+  try {
+    const job = {
+      kind: 'cleanup' as const,
+      repo,
+      mergedInto: pr.base.ref,
+      attemptIds: [],
+      mergedHeads: [pr.head.sha],
+    };
+    if (attempt) await onAttemptHost(deps, job, [attempt]);
+    await forge.deleteBranch(repo, pr.head.ref);
+  } catch (err) {
+    deps.logger.warn({ ...o.log, err }, 'merged branch not cleaned up');
   }
 };

@@ -165,7 +165,14 @@ const load = async (
     unfiledFindings: unfiledFindings(attempts, p.posted ?? [], run.triggerIssue !== undefined),
     machine: { limit: machine.limit, contended: machine.contended },
     build: p.build ?? { status: 'none', covers: [], failures: 0 },
+    buildConfigured: repoConfig.build !== undefined,
     smoke: p.smoke ?? 'none',
+    smokeGate: {
+      configured: repoConfig.smoke !== undefined,
+      failures: p.smokeGate?.failures ?? 0,
+      maxFailures: repoConfig.smokeAttempts,
+      ...(p.smokeGate?.sha ? { sha: p.smokeGate.sha } : {}),
+    },
     ship: p.ship?.status ?? 'none',
     roster: deps.config.roster,
     // What earlier runs taught about the roster (seed 001 "Model notes"): routing avoids those tiers.

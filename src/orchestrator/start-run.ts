@@ -10,7 +10,7 @@ import { type Override, type Tool, tools } from '../plan/routing.ts';
 import { slugify } from '../runner/branch-names.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import type { OrchestratorDeps, RunOptionsStored } from './context.ts';
+import type { Ports, RunOptionsStored } from './context.ts';
 import { repoRefOf } from './context.ts';
 import { loadRepoConfig } from './repo-settings.ts';
 import { gatesAfterResume } from './resume-gates.ts';
@@ -58,7 +58,7 @@ const dashboardWhere = (run: RunRecord): string =>
   run.triggerIssue !== undefined ? `the dashboard on #${run.triggerIssue}` : `run ${run.id}`;
 
 export const createIntentHandler = (
-  deps: Pick<OrchestratorDeps, 'config' | 'forges' | 'logger' | 'newId' | 'notifiers' | 'store'>,
+  deps: Ports<'config' | 'forges' | 'logger' | 'newId' | 'notifiers' | 'store'>,
   hooks: StartHooks,
 ) => {
   const answer = (forge: Forge, ref: IssueRef | undefined, body: string) =>

@@ -194,12 +194,48 @@ describe('nextActions: readiness and ship', () => {
     expect(ofType(nextActions('gating', spike), 'ship')[0]?.path).toBe('local');
   });
 
-  it('a red smoke check stops the run blocked, never ships', () => {
+  it('a red smoke check is filed as a finding for another pass, never shipped', () => {
     const snap = baseSnapshot([issue(1, { state: 'closed' })], {
       build: { status: 'passed', covers: [], failures: 0 },
       smoke: 'failed',
+      smokeGate: { configured: true, failures: 1, maxFailures: 3 },
     });
-    expect(types(nextActions('gating', snap))).toEqual(['notify', 'stop:blocked']);
+    expect(types(nextActions('gating', snap))).toEqual(['smoke_finding']);
+  });
+
+  it('stops BLOCKED once the red smoke passes reach their allowance', () => {
+    const snap = baseSnapshot([issue(1, { state: 'closed' })], {
+      build: { status: 'passed', covers: [], failures: 0 },
+      smoke: 'failed',
+      smokeGate: { configured: true, failures: 3, maxFailures: 3 },
+    });
+    const got = nextActions('gating', snap);
+    expect(types(got)).toEqual(['notify', 'stop:blocked']);
+    expect(ofType(got, 'stop')[0]?.reason).toBe(
+      'the smoke check was red 3 times in a row on the integration branch',
+    );
+  });
+
+  it('runs the smoke check again when it was green on another commit than the build', () => {
+    const snap = baseSnapshot([issue(1, { state: 'closed' })], {
+      build: { status: 'passed', covers: [], failures: 0, sha: 'b'.repeat(40) },
+      smoke: 'passed',
+      smokeGate: { configured: true, failures: 0, maxFailures: 3, sha: 'a'.repeat(40) },
+    });
+    expect(types(nextActions('gating', snap))[0]).toBe('run_smoke');
+  });
+
+  it('says "not configured" for a check with no command when the run is done, never green', () => {
+    const snap = baseSnapshot([issue(1, { state: 'closed' })], {
+      build: { status: 'passed', covers: [], failures: 0 },
+      buildConfigured: true,
+      smoke: 'passed',
+      smokeGate: { configured: false, failures: 0, maxFailures: 3 },
+      ship: 'passed',
+    });
+    expect(ofType(nextActions('shipping', snap), 'stop')[0]?.reason).toMatch(
+      /^every issue closed, build green, smoke not configured, shipped/,
+    );
   });
 });
 
@@ -355,7 +391,7 @@ describe('nextActions: the decisions of a pass', () => {
     expect(types(nextActions('running', due))).toEqual(['integration_review', 'run_smoke', 'set_state']);
     const unclean = {
       ...done,
-      integrationReview: { mergedSince: 0, last: { verdict: 'blocking' as const, at, filed: 0 } },
+      integrationReview: { mergedSince: 0, last: { verdict: 'blocking' as const, at, filed: 2 } },
     };
     expect(nextActions('running', unclean)).toEqual([]);
     const clean = {
@@ -368,13 +404,46 @@ describe('nextActions: the decisions of a pass', () => {
     ]);
   });
 
-  it('asks once when the integration review gave no clear verdict', () => {
-    const snap = baseSnapshot([issue(1)], {
+  it('waits in review_unclear, asking once, when an unclear review holds the gate', () => {
+    const closed = [issue(1, { state: 'closed' })];
+    const gate = { build: { status: 'passed' as const, covers: [], failures: 0 } };
+    for (const last of [
+      { verdict: 'no_review' as const, at, filed: 0 },
+      { verdict: 'unclear' as const, at, filed: 0 },
+      { verdict: 'minor' as const, at, filed: 0 },
+    ]) {
+      const snap = baseSnapshot(closed, { ...gate, integrationReview: { mergedSince: 0, last } });
+      const got = nextActions('running', snap);
+      expect(types(got)).toEqual(['issue_notice', 'await_review']);
+      expect(ofType(got, 'issue_notice')[0]).toMatchObject({
+        event: 'review_unclear',
+        key: `notice:review_unclear:${at}`,
+        command: '/blitz accept-review (or /blitz review to run it again)',
+      });
+      expect(ofType(got, 'await_review')[0]?.reason).toMatch(/^the integration review is unclear: /);
+      // Already waiting: the notice (sent once by its key) and nothing else.
+      expect(types(nextActions('review_unclear', snap))).toEqual(['issue_notice']);
+    }
+    // Mid-run (the gate not reached yet) an unclear review holds nothing and says nothing yet.
+    const midRun = baseSnapshot([issue(1)], {
       integrationReview: { mergedSince: 0, last: { verdict: 'unclear', at, filed: 0 } },
     });
-    expect(ofType(nextActions('running', snap), 'issue_notice')).toEqual([
-      expect.objectContaining({ event: 'review_unclear', key: `notice:review_unclear:${at}` }),
-    ]);
+    expect(ofType(nextActions('running', midRun), 'issue_notice')).toEqual([]);
+  });
+
+  it('goes on from review_unclear once a writer accepted the review or asked for another', () => {
+    const closed = [issue(1, { state: 'closed' })];
+    const gate = { build: { status: 'passed' as const, covers: [], failures: 0 } };
+    const accepted = baseSnapshot(closed, {
+      ...gate,
+      integrationReview: { mergedSince: 0, last: { verdict: 'no_review', at, filed: 0, accepted: true } },
+    });
+    expect(types(nextActions('review_unclear', accepted))).toEqual(['set_state', 'run_smoke', 'set_state']);
+    const again = baseSnapshot(closed, {
+      ...gate,
+      integrationReview: { mergedSince: 0, requested: true, last: { verdict: 'no_review', at, filed: 0 } },
+    });
+    expect(types(nextActions('review_unclear', again))[0]).toBe('integration_review');
   });
 
   it('moves a planning or blocked run to running first, a run about to ship to shipping', () => {

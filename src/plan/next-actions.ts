@@ -7,7 +7,7 @@ import { explain, keysIn } from './classify.ts';
 import { extractFences } from './fences.ts';
 import { buildActions, pipelineActions } from './integration.ts';
 import { noticeActions } from './notices.ts';
-import { gateOnReview, integrationReviewDue, readinessActions } from './readiness.ts';
+import { gateOnReview, integrationReviewDue, readinessActions, reviewUnclearActions } from './readiness.ts';
 import type { Role } from './routing.ts';
 import { pickWorker } from './routing.ts';
 import type { RunContext } from './run-context.ts';
@@ -196,8 +196,12 @@ export const nextActions = (runState: RunState, snap: RunSnapshot): Action[] => 
   const ctx = buildRunContext(snap);
   const planned = workActions(ctx);
   const work = gateOnReview(snap.integrationReview, planned);
+  const unclear = reviewUnclearActions(snap.integrationReview, planned, runState);
+  // A run waiting on an unclear review goes on once a writer accepted it or asked for another.
   const enter: Action[] =
-    runState === 'planning' || runState === 'blocked'
+    runState === 'planning' ||
+    runState === 'blocked' ||
+    (runState === 'review_unclear' && unclear.length === 0)
       ? [{ type: 'set_state', from: [runState], to: 'running' }]
       : [];
   const gate: Action[] = work.some((a) => a.type === 'run_smoke' || a.type === 'ship')
@@ -209,5 +213,5 @@ export const nextActions = (runState: RunState, snap: RunSnapshot): Action[] => 
         },
       ]
     : [];
-  return [...firstActions(ctx, planned), ...enter, ...work, ...gate, ...noticeActions(ctx)];
+  return [...firstActions(ctx, planned), ...enter, ...work, ...gate, ...unclear, ...noticeActions(ctx)];
 };

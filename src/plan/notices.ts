@@ -1,6 +1,7 @@
 // Notices about single issues and reviews, read off the snapshot (level-triggered, like the rest of
 // the planner): an issue held because its attempts are spent is `failed`, one held because its worker
-// stalled past its nudges `needs_person`, an integration review without a verdict `review_unclear`.
+// stalled past its nudges `needs_person`. (An unclear integration review's notice is readiness.ts's:
+// it goes out when the gate waits on it.)
 // Each carries a content key (issue and attempt count, review time): the executor sends it once.
 import type { RunContext } from './run-context.ts';
 import type { Action } from './snapshot.ts';
@@ -30,14 +31,5 @@ export const noticeActions = (ctx: RunContext): Action[] => {
       command: `/blitz retry #${issue}`,
     });
   }
-  const review = ctx.snap.integrationReview?.last;
-  if (review?.verdict === 'unclear')
-    out.push({
-      type: 'issue_notice',
-      event: 'review_unclear',
-      key: `notice:review_unclear:${review.at}`,
-      message:
-        'the integration review gave no clear verdict on the integration branch; a person should read it',
-    });
   return out;
 };

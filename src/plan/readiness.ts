@@ -2,6 +2,7 @@
 // then smoke, then ship, in that order; smoke and ship wait while the latest integration review is not
 // clean. When the integration review is due is decided here too. Pure, like the rest of src/plan/.
 import { decideShipPath } from '../ship/decide.ts';
+import { defaultMaxSmokeFailures, gatesSummary, smokeStep } from './gate-checks.ts';
 import type { RunContext } from './run-context.ts';
 import type { Action, IntegrationReviewView } from './snapshot.ts';
 import { stop } from './stop.ts';
@@ -14,9 +15,23 @@ export const readinessActions = (ctx: RunContext): Action[] => {
   if (build.status === 'running') return [];
   if (build.status === 'failed') return stop(ctx, 'blocked', 'the build on the integration branch is red');
   if (build.status === 'none') return [{ type: 'run_build', covers: [] }];
-  if (snap.smoke === 'none') return [{ type: 'run_smoke' }];
-  if (snap.smoke === 'running') return [];
-  if (snap.smoke === 'failed') return stop(ctx, 'blocked', 'the smoke check failed');
+  // The smoke check counts only green on the commit the build was green on; a red one is a finding
+  // for another pass until its allowance is spent (plan/gate-checks.ts).
+  const gate = snap.smokeGate ?? { configured: true, failures: 0, maxFailures: defaultMaxSmokeFailures };
+  const smoke = smokeStep(
+    {
+      status: snap.smoke,
+      configured: gate.configured,
+      failures: gate.failures,
+      ...(gate.sha ? { sha: gate.sha } : {}),
+    },
+    build.sha,
+    gate.maxFailures,
+  );
+  if (smoke.type === 'run') return [{ type: 'run_smoke' }];
+  if (smoke.type === 'wait') return [];
+  if (smoke.type === 'finding') return [{ type: 'smoke_finding' }];
+  if (smoke.type === 'blocked') return stop(ctx, 'blocked', smoke.reason);
   const ship = decideShipPath({
     ...(snap.options.shipOverride ? { override: snap.options.shipOverride } : {}),
     ...(snap.options.shipPolicy ? { policy: snap.options.shipPolicy } : {}),
@@ -29,7 +44,11 @@ export const readinessActions = (ctx: RunContext): Action[] => {
   if (snap.ship === 'none') return [{ type: 'ship', path: ship.path, reason }];
   if (snap.ship === 'running') return [];
   if (snap.ship === 'failed') return stop(ctx, 'blocked', `shipping (${ship.path}) failed`);
-  return stop(ctx, 'done', `every issue closed, build and smoke green, shipped (${ship.path})`);
+  const checks = gatesSummary(
+    { status: build.status, configured: snap.buildConfigured ?? true },
+    { status: snap.smoke, configured: gate.configured },
+  );
+  return stop(ctx, 'done', `every issue closed, ${checks}, shipped (${ship.path})`);
 };
 
 const readinessTypes = new Set<Action['type']>(['run_build', 'run_smoke', 'ship']);
@@ -58,6 +77,43 @@ export const reviewWithholdsReadiness = (review: IntegrationReviewView | undefin
   return r.filed > 0
     ? `integration review: ${r.verdict}; ${r.filed} finding(s) filed as issues in the milestone`
     : `integration review: ${r.verdict} and nothing new to file; a person must look at the integration branch`;
+};
+
+/**
+ * Why the run waits for a person on the integration review, or undefined: the latest review filed
+ * nothing to work on (no reviewer answered, no verdict, or "minor"/"blocking" naming nothing new) and
+ * no writer accepted it. `/blitz accept-review` or `/blitz review` goes on.
+ */
+export const reviewUnclear = (review: IntegrationReviewView | undefined): string | undefined => {
+  const r = review?.last;
+  if (!r || r.verdict === 'clean' || r.accepted || r.filed > 0 || review?.requested) return undefined;
+  return r.verdict === 'no_review' || r.verdict === 'unclear'
+    ? 'the integration review is unclear: no reviewer gave a verdict on the integration branch'
+    : `the integration review is unclear: the reviewer called it ${r.verdict} but named nothing new to file`;
+};
+
+/**
+ * The run's move into `review_unclear` when the gate is held by an unclear review (smoke or ship were
+ * next): one notice keyed by the review, and the move that names the state and keeps its reason.
+ */
+export const reviewUnclearActions = (
+  review: IntegrationReviewView | undefined,
+  planned: readonly Action[],
+  runState: string,
+): Action[] => {
+  const why = reviewUnclear(review);
+  if (!why || !planned.some((a) => a.type === 'run_smoke' || a.type === 'ship')) return [];
+  const command = '/blitz accept-review (or /blitz review to run it again)';
+  return [
+    {
+      type: 'issue_notice',
+      event: 'review_unclear',
+      key: `notice:review_unclear:${review!.last!.at}`,
+      message: `${why}; a person should read the integration branch`,
+      command,
+    },
+    ...(runState === 'review_unclear' ? [] : [{ type: 'await_review' as const, reason: why }]),
+  ];
 };
 
 /** `planned` without smoke and ship while the latest integration review is not clean. */

@@ -52,6 +52,20 @@ export interface BuildStatus {
   failures: number;
   /** The merge the orchestrator found responsible for the latest failure, if it could tell. */
   responsible?: IssueKey;
+  /** The integration branch commit the latest build ran on. */
+  sha?: string;
+}
+
+/** The readiness gate's smoke check beyond its status (plan/gate-checks.ts). */
+export interface SmokeGate {
+  /** False: no `smoke:` command is configured (never shown as green). */
+  configured: boolean;
+  /** Red smoke passes in a row. */
+  failures: number;
+  /** Red passes before the run stops BLOCKED (repo config `smokeAttempts`). */
+  maxFailures: number;
+  /** The integration branch commit the latest smoke check ran on. */
+  sha?: string;
 }
 
 export type StepStatus = 'none' | 'running' | 'passed' | 'failed';
@@ -124,6 +138,10 @@ export interface RunSnapshot {
    * and finished attempts' uncertainties not relayed to the dashboard issue yet.
    */
   unfiledFindings?: number;
+  /** The smoke check beyond its status; absent: configured, no red passes, the default allowance. */
+  smokeGate?: SmokeGate;
+  /** False when no `build:` command is configured (a build that passed ran nothing). */
+  buildConfigured?: boolean;
 }
 
 export type StopState = 'done' | 'blocked' | 'paused';
@@ -151,6 +169,10 @@ export type Action =
   | { type: 'ship'; path: 'deploy' | 'local'; reason: string }
   | { type: 'notify'; level: 'info' | 'ready' | 'blocked'; title: string; message: string }
   | { type: 'stop'; state: StopState; reason: string }
+  /** File the red smoke check as a finding in the milestone and run another pass (seed 000 §4). */
+  | { type: 'smoke_finding' }
+  /** The gate waits on an unclear integration review: the run goes to `review_unclear`, saying why. */
+  | { type: 'await_review'; reason: string }
   /** File the reported out-of-scope bugs as milestone issues; the next pass plans them. */
   | { type: 'file_findings' }
   /** Ask the budget probe before a wave goes out; the next pass plans the wave on its answer. */
@@ -179,6 +201,7 @@ export type ActionType = Action['type'];
  */
 export const replanAfter: ReadonlySet<ActionType> = new Set<ActionType>([
   'file_findings',
+  'smoke_finding',
   'probe_budget',
   'integration_review',
 ]);

@@ -58,7 +58,95 @@ const finishes = async (x: UnattendedWorld, issues = [1, 2]) => {
 const attention = async (x: UnattendedWorld) =>
   (await buildRunList({ runs: x.h.bot.runs, ledger: x.h.bot.runs.ledger })).runs[0]?.attention;
 
+/** A world whose reviewer answers PR reviews clean and integration reviews as `mode` says (see fake-reviewer). */
+const reviewedWorld = async (forge: 'github' | 'gitea', mode: string, files: Record<string, string> = {}) => {
+  const modeFile = join(tempDir('review-mode-'), 'mode');
+  writeFileSync(modeFile, mode);
+  const x = await startUnattendedWorld({
+    forge,
+    files,
+    review: true,
+    reviewerArgs: ['--integration-mode-file', modeFile, '--verdict', 'clean', '--findings', '- none'],
+  });
+  return { x, mode: (m: string) => writeFileSync(modeFile, m) };
+};
+
 describe.each(['github', 'gitea'] as const)('unattended faults on %s (gate side)', (forge) => {
+  it('a reviewer that never answers leaves the gate in review_unclear with one notice; `/blitz accept-review` finishes it', async () => {
+    const { x } = await reviewedWorld(forge, 'exit');
+    w = x;
+    await x.start();
+    await x.driveToState('review_unclear', 90_000);
+    const [notice, ...more] = x.noticesOf('review_unclear');
+    expect(more).toHaveLength(0);
+    expect(notice?.sentence).toContain('no reviewer gave a verdict');
+    expect(notice?.command).toBe('/blitz accept-review (or /blitz review to run it again)');
+    expect(await attention(x)).toMatchObject({
+      state: 'review_unclear',
+      command: '/blitz accept-review (or /blitz review to run it again)',
+    });
+    // The state lasts and says nothing more; nothing was smoked or shipped.
+    await x.round();
+    await x.round();
+    expect((await x.run())?.state).toBe('review_unclear');
+    expect(x.noticesOf('review_unclear')).toHaveLength(1);
+    expect(x.noticesOf('shipped')).toHaveLength(0);
+    // A reader cannot accept it; a writer can.
+    await x.command('/blitz accept-review', 'rita');
+    await x.round();
+    expect((await x.run())?.state).toBe('review_unclear');
+    await x.command('/blitz accept-review');
+    await x.round();
+    expect(x.replies().some((r) => r.startsWith('Accepted the unclear integration review'))).toBe(true);
+    await finishes(x);
+    expect((await x.run())?.progress.integrationReview?.accepted?.by).toBe('alice');
+  }, 180_000);
+
+  it('a review that says minor but names nothing new waits in review_unclear; `/blitz review` runs it again, clean, and it ships', async () => {
+    const { x, mode } = await reviewedWorld(forge, 'minor');
+    w = x;
+    await x.start();
+    await x.driveToState('review_unclear', 90_000);
+    const [notice, ...more] = x.noticesOf('review_unclear');
+    expect(more).toHaveLength(0);
+    expect(notice?.sentence).toContain('called it minor but named nothing new to file');
+    mode('');
+    await x.command('/blitz review');
+    await x.round();
+    expect(x.replies().some((r) => r.startsWith('Running the integration review again'))).toBe(true);
+    await finishes(x);
+    expect((await x.run())?.progress.integrationReview?.verdict).toBe('clean');
+    expect(x.noticesOf('review_unclear')).toHaveLength(1);
+  }, 180_000);
+
+  it('a red smoke is filed as a finding and worked; red again at its allowance, BLOCKED with one notice; fixed and resumed, it ships', async () => {
+    const dir = tempDir('red-smoke-');
+    const green = join(dir, 'green');
+    w = await startUnattendedWorld({
+      forge,
+      issues: [{ number: 1, title: 'First', body: 'Add `src/a.ts`.' }],
+      files: { [configPath(forge)]: yaml({ smoke: redUntil(green), smokeAttempts: 2 }) },
+    });
+    const x = w;
+    await x.start();
+    await x.driveToState('blocked', 120_000);
+    const findings = [...x.repo.issues.values()].filter(
+      (i) => !i.pull && i.title.startsWith('Smoke check red on blitz/m1'),
+    );
+    // The first red pass became one milestone issue, worked and closed like any other.
+    expect(findings.map((f) => f.title)).toEqual(['Smoke check red on blitz/m1 (pass 1)']);
+    expect(findings[0]!.milestoneId).toBe(x.world.milestoneByTitle(x.repo, 'M1')!.id);
+    expect(x.closes(findings[0]!.number)).toBe(1);
+    const [notice, ...more] = x.noticesOf('blocked');
+    expect(more).toHaveLength(0);
+    expect(notice?.sentence).toContain('the smoke check was red 2 times in a row');
+    expect(notice?.command).toBe('/blitz resume');
+    writeFileSync(green, '');
+    await x.command('/blitz resume');
+    await finishes(x, [1, findings[0]!.number]);
+    expect(x.noticesOf('shipped')).toHaveLength(1);
+  }, 180_000);
+
   it('three red builds stop BLOCKED with one notice; fixed and `/blitz resume`d, the milestone finishes', async () => {
     const dir = tempDir('red-build-');
     const green = join(dir, 'green');

@@ -7,7 +7,7 @@ import type { PlanIssue } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
 import type { BudgetProbe } from '../budget-probe.ts';
-import type { OrchestratorDeps } from '../context.ts';
+import type { Ports } from '../context.ts';
 import type { ReviewLegPorts } from '../review-leg.ts';
 import type { FleetOptions, FleetProgress } from './fleet-state.ts';
 
@@ -25,8 +25,7 @@ export interface FleetHooks {
 }
 
 /** What the fleet run kind uses of the orchestrator's ports; each step takes its own part of it. */
-export type FleetPorts = Pick<
-  OrchestratorDeps,
+export type FleetPorts = Ports<
   | 'baseEnv'
   | 'cloneUrl'
   | 'config'
@@ -68,9 +67,7 @@ export interface FleetCtx {
 export const maxConflictResumes = 2;
 
 /** The review leg's ports in a fleet: its Ollama host and diff bound come from `deps.fleet`. */
-export const fleetReviewPorts = (
-  deps: Pick<OrchestratorDeps, 'baseEnv' | 'config' | 'fleet' | 'logger'>,
-): ReviewLegPorts => ({
+export const fleetReviewPorts = (deps: Ports<'baseEnv' | 'config' | 'fleet' | 'logger'>): ReviewLegPorts => ({
   config: deps.config,
   baseEnv: deps.baseEnv,
   logger: deps.logger,

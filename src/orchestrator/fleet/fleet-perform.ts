@@ -5,7 +5,7 @@ import { formatRepo } from '../../forges/types.ts';
 import type { Action } from '../../plan/snapshot.ts';
 import { closeWithComment } from '../close-issue.ts';
 import { closeOnMerge } from '../close-on-merge.ts';
-import { type OrchestratorDeps, refOf } from '../context.ts';
+import { type Ports, refOf } from '../context.ts';
 import { cloneUrlOf, dispatchAttempt } from '../dispatch-attempt.ts';
 import { onAttemptHost } from '../dispatcher.ts';
 import { openPr } from '../pull-requests.ts';
@@ -25,7 +25,7 @@ const repoOf = (ctx: FleetCtx, key: string) => {
 };
 
 const dispatch = async (
-  deps: Pick<OrchestratorDeps, 'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger' | 'store'>,
+  deps: Ports<'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger' | 'store'>,
   ctx: FleetCtx,
   a: Extract<Action, { type: 'dispatch' }>,
 ) => {
@@ -68,7 +68,7 @@ const dispatch = async (
 };
 
 /** The worker pushed: find its PR, or open one that fixes the ticket (it may not have opened one). */
-const prFor = async (deps: Pick<OrchestratorDeps, 'store'>, ctx: FleetCtx, key: string) => {
+const prFor = async (deps: Ports<'store'>, ctx: FleetCtx, key: string) => {
   const solved = issueAttempts(ctx, key)
     .filter((x) => x.outcome === 'solved')
     .at(-1);
@@ -88,7 +88,7 @@ const prFor = async (deps: Pick<OrchestratorDeps, 'store'>, ctx: FleetCtx, key: 
 };
 
 const review = async (
-  deps: Pick<OrchestratorDeps, 'baseEnv' | 'config' | 'fleet' | 'logger' | 'store'>,
+  deps: Ports<'baseEnv' | 'config' | 'fleet' | 'logger' | 'store'>,
   ctx: FleetCtx,
   a: Extract<Action, { type: 'review' }>,
 ) => {
@@ -104,7 +104,7 @@ const review = async (
 };
 
 /** Merged and the ticket still open: close what the PR names (the ticket among them), once. */
-const closeTicket = async (deps: Pick<OrchestratorDeps, 'logger' | 'store'>, ctx: FleetCtx, key: string) => {
+const closeTicket = async (deps: Ports<'logger' | 'store'>, ctx: FleetCtx, key: string) => {
   const { ref, facts, name } = repoOf(ctx, key);
   const row = ctx.rows.get(key);
   if (row?.prNumber !== undefined && row.mergedSha !== undefined)
@@ -125,7 +125,7 @@ const closeTicket = async (deps: Pick<OrchestratorDeps, 'logger' | 'store'>, ctx
 };
 
 const stop = async (
-  deps: Pick<OrchestratorDeps, 'logger' | 'store'>,
+  deps: Ports<'logger' | 'store'>,
   ctx: FleetCtx,
   state: 'done' | 'blocked' | 'paused',
   reason: string,
@@ -138,8 +138,7 @@ const stop = async (
 };
 
 export const performFleet = async (
-  deps: Pick<
-    OrchestratorDeps,
+  deps: Ports<
     'baseEnv' | 'cloneUrl' | 'config' | 'dispatcher' | 'fleet' | 'ledger' | 'logger' | 'runner' | 'store'
   >,
   ctx: FleetCtx,

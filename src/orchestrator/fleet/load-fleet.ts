@@ -9,7 +9,7 @@ import type { IssueProgress, RunSnapshot } from '../../plan/snapshot.ts';
 import { issueKey, type PlanIssue, planLabels } from '../../plan/types.ts';
 import type { RunRecord } from '../../store/run-store.ts';
 import { budgetOf } from '../budget-probe.ts';
-import { type OrchestratorDeps, repoRefOf } from '../context.ts';
+import { forgeOfRun, type Ports, repoRefOf } from '../context.ts';
 import { attemptKey, deriveProgress } from '../run-progress.ts';
 import type { FleetCtx, FleetHooks, RepoFacts } from './fleet-context.ts';
 import { fleetOptionsOf, fleetProgressOf, ticketKey, ticketOf } from './fleet-state.ts';
@@ -53,10 +53,7 @@ const ticketTrust = async (
   return { trusted: false, lapsed: approval !== undefined };
 };
 
-export const repoFactsCache = (
-  deps: Pick<OrchestratorDeps, 'forges'>,
-  run: Pick<RunRecord, 'forge' | 'installationId'>,
-) => {
+export const repoFactsCache = (deps: Ports<'forges'>, run: Pick<RunRecord, 'forge' | 'installationId'>) => {
   const cache = new Map<string, Promise<RepoFacts>>();
   return (name: string): Promise<RepoFacts> => {
     const key = name.toLowerCase();
@@ -64,11 +61,7 @@ export const repoFactsCache = (
     if (!hit) {
       hit = (async () => {
         const repo = repoRefOf(name);
-        const forge = await deps.forges({
-          forge: run.forge,
-          repo,
-          ...(run.installationId ? { installationId: run.installationId } : {}),
-        });
+        const forge = await forgeOfRun(deps, run, repo);
         return { forge, repo, defaultBranch: await forge.getDefaultBranch(repo) };
       })();
       cache.set(key, hit);
@@ -79,7 +72,7 @@ export const repoFactsCache = (
 
 /** Other live runs' in-flight issues in the repos of this fleet: their repos go last, their files are fenced. */
 const busyWork = async (
-  deps: Pick<OrchestratorDeps, 'store'>,
+  deps: Ports<'store'>,
   run: RunRecord,
   repos: Set<string>,
   facts: ReturnType<typeof repoFactsCache>,
@@ -106,7 +99,7 @@ const busyWork = async (
 
 /** Undefined when the run is gone, not a fleet, or (unless `ended` is set) finished. */
 export const loadFleet = async (
-  deps: Pick<OrchestratorDeps, 'config' | 'forges' | 'ledger' | 'logger' | 'machine' | 'runner' | 'store'>,
+  deps: Ports<'config' | 'forges' | 'ledger' | 'logger' | 'machine' | 'runner' | 'store'>,
   hooks: FleetHooks,
   runId: string,
   ended = false,

@@ -10,14 +10,14 @@ import { formatRepo, type PullRequest } from '../../forges/types.ts';
 import type { GateResult } from '../../runner/build-gate.ts';
 import { gitTry } from '../../runner/git.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
-import { type OrchestratorDeps, refOf } from '../context.ts';
+import { type OrchestratorDeps, type Ports, refOf } from '../context.ts';
 import { attemptIsHere, onAttemptHost } from '../dispatcher.ts';
-import { mergePr } from '../pull-requests.ts';
+import { cleanUpMerged, mergePr } from '../pull-requests.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { type FleetCtx, maxConflictResumes } from './fleet-context.ts';
 import { ticketOf, updateTicket } from './fleet-state.ts';
 
-const note = (deps: Pick<OrchestratorDeps, 'store'>, ctx: FleetCtx, key: string, text: string | undefined) =>
+const note = (deps: Ports<'store'>, ctx: FleetCtx, key: string, text: string | undefined) =>
   updateTicket(deps.store, ctx.run.id, key, () => ({ note: text })).then((run) => {
     ctx.run = run;
   });
@@ -58,7 +58,7 @@ const gateOutputSchema = z.object({
  * job's output. `wait` while the job has not finished.
  */
 const remoteBuild = async (
-  deps: Pick<OrchestratorDeps, 'dispatcher' | 'store'>,
+  deps: Ports<'dispatcher' | 'store'>,
   ctx: FleetCtx,
   key: string,
   attempt: AttemptRecord,
@@ -92,7 +92,7 @@ const remoteBuild = async (
  * known yet.
  */
 const checkResolution = async (
-  deps: Pick<OrchestratorDeps, 'dispatcher' | 'runner' | 'store'>,
+  deps: Ports<'dispatcher' | 'runner' | 'store'>,
   ctx: FleetCtx,
   key: string,
   attempt: AttemptRecord,
@@ -120,7 +120,7 @@ const checkResolution = async (
 };
 
 const squash = async (
-  deps: Pick<OrchestratorDeps, 'dispatcher' | 'logger' | 'runner' | 'store'>,
+  deps: Ports<'dispatcher' | 'logger' | 'runner' | 'store'>,
   ctx: FleetCtx,
   key: string,
   pr: PullRequest,
@@ -137,33 +137,17 @@ const squash = async (
     mergedSha: sha,
   });
   await note(deps, ctx, key, undefined);
-  try {
-    await facts.forge.deleteBranch(facts.repo, pr.head.ref);
-    if (attempt)
-      await onAttemptHost(
-        deps,
-        {
-          kind: 'cleanup',
-          repo: facts.repo,
-          mergedInto: pr.base.ref,
-          attemptIds: [],
-          mergedHeads: [pr.head.sha],
-        },
-        [attempt],
-      );
-  } catch (err) {
-    deps.logger.warn({ runId: ctx.run.id, ticket: key, err }, 'merged branch not cleaned up');
-  }
+  await cleanUpMerged(deps, facts.forge, {
+    repo: facts.repo,
+    pr,
+    attempt,
+    log: { runId: ctx.run.id, ticket: key },
+  });
   deps.logger.info({ runId: ctx.run.id, ticket: key, pr: pr.ref.number, sha }, 'fleet PR merged');
 };
 
 /** The merge does not go ahead: a person has to look (and say `/merge` again). */
-const stopResolving = async (
-  deps: Pick<OrchestratorDeps, 'store'>,
-  ctx: FleetCtx,
-  key: string,
-  why: string,
-) => {
+const stopResolving = async (deps: Ports<'store'>, ctx: FleetCtx, key: string, why: string) => {
   ctx.run = await updateTicket(deps.store, ctx.run.id, key, () => ({
     resolving: false,
     resumeSentAt: undefined,
@@ -179,7 +163,7 @@ const errorOf = (output: unknown): string =>
     : 'no reason given';
 
 export const mergeTicket = async (
-  deps: Pick<OrchestratorDeps, 'dispatcher' | 'logger' | 'runner' | 'store'>,
+  deps: Ports<'dispatcher' | 'logger' | 'runner' | 'store'>,
   ctx: FleetCtx,
   key: string,
   prNumber: number,

@@ -3,7 +3,7 @@
 // output"), and each OUT-OF-SCOPE BUG becomes a follow-up issue in the ticket's repo, linked back.
 // The report is marked relayed before anything is filed, so a crash files nothing twice.
 import { formatIssueRef, formatRepo } from '../../forges/types.ts';
-import { type OrchestratorDeps, refOf, repoRefOf } from '../context.ts';
+import { type Ports, refOf, repoRefOf } from '../context.ts';
 import { markdownText, oneLine } from '../dashboard-escape.ts';
 import { reportOf } from '../review-leg.ts';
 import { issueAttempts } from '../run-progress.ts';
@@ -21,7 +21,7 @@ const followUpBody = (bug: string, ticket: string, trigger: string): string =>
     `> ${markdownText(bug, 1000)}`,
   ].join('\n');
 
-export const relayReports = async (deps: Pick<OrchestratorDeps, 'store'>, ctx: FleetCtx): Promise<void> => {
+export const relayReports = async (deps: Ports<'store'>, ctx: FleetCtx): Promise<void> => {
   for (const key of ctx.tickets.keys()) {
     const last = issueAttempts(ctx, key).at(-1);
     if (!last || last.outcome === undefined) continue;

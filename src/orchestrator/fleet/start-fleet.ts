@@ -6,7 +6,7 @@ import { formatConfigErrors } from '../../config/repo-config.ts';
 import { formatRepo, hasPermission } from '../../forges/types.ts';
 import { issueKey } from '../../plan/types.ts';
 import type { Intent } from '../../store/types.ts';
-import { type OrchestratorDeps, repoRefOf } from '../context.ts';
+import { type Ports, repoRefOf } from '../context.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { newRunId } from '../run-effects.ts';
 import { writeRun } from '../run-writer.ts';
@@ -29,7 +29,7 @@ const hostOf = (url: string): string | undefined => {
 };
 
 export const startFleet = async (
-  deps: Pick<OrchestratorDeps, 'config' | 'forges' | 'logger' | 'newId' | 'store'>,
+  deps: Ports<'config' | 'forges' | 'logger' | 'newId' | 'store'>,
   hooks: FleetHooks,
   intent: Intent,
   cmd: Extract<Command, { name: 'ticket-fleet' }>,

@@ -4,14 +4,13 @@ import type { Forge, RepoRef } from '../../forges/types.ts';
 import type { IssueKey, PlanIssue } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
-import type { OrchestratorDeps } from '../context.ts';
+import type { Ports } from '../context.ts';
 import { attemptKey } from '../run-progress.ts';
 import { writeProgress } from '../run-writer.ts';
 import { type PlanProgress, type PlanWave, planProgressOf } from './plan-state.ts';
 
 /** What the plan steps use of the orchestrator's ports. */
-export type PlanPorts = Pick<
-  OrchestratorDeps,
+export type PlanPorts = Ports<
   'baseEnv' | 'config' | 'dispatcher' | 'ledger' | 'logger' | 'review' | 'runner' | 'store'
 >;
 

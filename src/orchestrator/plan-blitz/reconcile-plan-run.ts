@@ -4,13 +4,12 @@
 // wave or the reason to stop. Labels and comments on the tracker carry the plans; the run keeps the
 // waves' landings.
 import { formatConfigErrors } from '../../config/repo-config.ts';
-import type { Forge } from '../../forges/types.ts';
 import { executionGate } from '../../plan/gates.ts';
 import { buildGraph } from '../../plan/graph.ts';
 import type { RunSnapshot, StopState } from '../../plan/snapshot.ts';
 import { issueKey } from '../../plan/types.ts';
 import { budgetOf } from '../budget-probe.ts';
-import { type OrchestratorDeps, type RunOptionsStored, refOf, repoRefOf } from '../context.ts';
+import { forgeOfRun, type Ports, type RunOptionsStored, refOf, repoRefOf } from '../context.ts';
 import { cloneUrlOf } from '../dispatch-attempt.ts';
 import { reportOnce } from '../perform.ts';
 import { planInput } from '../plan-input.ts';
@@ -30,7 +29,7 @@ export interface PlanReconcileHooks extends Pick<ReconcileHooks, 'trusted' | 'pr
 }
 
 /** What a plan run's pass uses of the orchestrator's ports: the steps' own and what loading reads. */
-export type PlanRunPorts = PlanPorts & Pick<OrchestratorDeps, 'cloneUrl' | 'forges' | 'machine'>;
+export type PlanRunPorts = PlanPorts & Ports<'cloneUrl' | 'forges' | 'machine'>;
 
 const maxPasses = 12;
 const live = (s: string) => s !== 'done' && s !== 'cancelled';
@@ -40,11 +39,7 @@ const load = async (deps: PlanRunPorts, hooks: PlanReconcileHooks, runId: string
   const run = await deps.store.getRun(runId);
   if (!run || !live(run.state)) return undefined;
   const repo = repoRefOf(run.repo);
-  const forge: Forge = await deps.forges({
-    forge: run.forge,
-    repo,
-    ...(run.installationId ? { installationId: run.installationId } : {}),
-  });
+  const forge = await forgeOfRun(deps, run, repo);
   const cfg = await loadRepoConfig(forge, repo);
   if (!cfg.result.ok)
     return { broken: formatConfigErrors(cfg.result.errors, cfg.path), run, forge, repo } as const;

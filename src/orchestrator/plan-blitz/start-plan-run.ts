@@ -10,7 +10,7 @@ import { issueKey } from '../../plan/types.ts';
 import { slugify } from '../../runner/branch-names.ts';
 import type { RunRecord } from '../../store/run-store.ts';
 import type { Intent } from '../../store/types.ts';
-import { type OrchestratorDeps, type RunOptionsStored, repoRefOf } from '../context.ts';
+import { type Ports, type RunOptionsStored, repoRefOf } from '../context.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { newRunId } from '../run-effects.ts';
 import { setDashboardComment, writeProgress } from '../run-writer.ts';
@@ -74,7 +74,7 @@ export const matchTargets = async (
 };
 
 export const createPlanIntentHandler = (
-  deps: Pick<OrchestratorDeps, 'config' | 'forges' | 'logger' | 'newId' | 'store'>,
+  deps: Ports<'config' | 'forges' | 'logger' | 'newId' | 'store'>,
   hooks: PlanStartHooks,
 ) => {
   return async (intent: Intent, cmd: PlanCommand): Promise<'started' | 'answered' | 'refused'> => {

@@ -5,8 +5,7 @@ import { pickReviewer } from '../../plan/routing.ts';
 import type { IssueKey } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import { closeWithComment } from '../close-issue.ts';
-import { onAttemptHost } from '../dispatcher.ts';
-import { mergePr, openPr } from '../pull-requests.ts';
+import { cleanUpMerged, mergePr, openPr } from '../pull-requests.ts';
 import { rosterEntryFor } from '../roster-entry.ts';
 import { issueRef, land } from './member-phases.ts';
 import { type PlanCtx, waveOf } from './plan-context.ts';
@@ -76,22 +75,9 @@ export const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord) =>
     ref,
     `Shipped in plan-blitz wave ${waveOf(pc).index} (size XS): merged into \`${pc.defaultBranch}\` by ${sha ?? 'a merge'} (PR #${pr.ref.number}).`,
   );
-  // The merged worktree and branch go, as after a blitz merge; a failure only leaves them behind.
-  await onAttemptHost(
-    pc.deps,
-    {
-      kind: 'cleanup',
-      repo: pc.repo,
-      mergedInto: pc.defaultBranch,
-      attemptIds: [],
-      mergedHeads: [now.head.sha],
-    },
-    [solved],
-  )
-    .then(() => pc.forge.deleteBranch(pc.repo, solved.branch))
-    .catch((err: unknown) =>
-      pc.deps.logger.warn({ runId: pc.run.id, issue: key, err }, 'XS branch not cleaned up'),
-    );
+  // The merged worktree and branch go, as after a blitz merge.
+  const log = { runId: pc.run.id, issue: key };
+  await cleanUpMerged(pc.deps, pc.forge, { repo: pc.repo, pr: now, attempt: solved, log });
   await land(pc, key, {
     landing: 'closed',
     size: 'XS',
