@@ -2,10 +2,12 @@
 // attempts) and the planner's report actions. Rendering itself is dashboard.ts.
 
 import { isEpic } from '../plan/epics.ts';
+import { gateLine } from '../plan/gate-checks.ts';
 import { integrationReviewLine } from '../plan/readiness.ts';
 import type { Action, IntegrationReviewView, RunSnapshot } from '../plan/snapshot.ts';
 import { hasLabel, issueKey, planLabels } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
+import { attentionOf } from '../status/attention.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type {
   DashboardBlocker,
@@ -108,6 +110,21 @@ export const dashboardView = (input: {
   if (pr.build?.status === 'failed') readinessUnmet.push(`build failed on ${run.integrationBranch}`);
   const review = integrationReviewLine(input.integrationReview);
   if (review) readinessUnmet.push(review);
+  // A check with no command is said to be so, never counted as green (plan/gate-checks.ts).
+  if (snap.kind === 'blitz' && snap.buildConfigured === false)
+    readinessUnmet.push(gateLine('build', { status: snap.build.status, configured: false }));
+  if (snap.kind === 'blitz' && snap.smokeGate?.configured === false)
+    readinessUnmet.push(gateLine('smoke', { status: snap.smoke, configured: false }));
+  if (snap.smokeGate && snap.smokeGate.failures > 0)
+    readinessUnmet.push(
+      `smoke: red ${snap.smokeGate.failures} time(s) in a row (allowance ${snap.smokeGate.maxFailures}); each red pass is filed as a finding and worked`,
+    );
+  // The named state the run waits in, its reason and what to type (as the status page says it).
+  const waiting = attentionOf(run, rows);
+  if (waiting)
+    readinessUnmet.push(
+      `waiting for a person (${waiting.state.replace('_', ' ')}): ${waiting.reason} → ${waiting.command}`,
+    );
   return {
     runId: run.id,
     milestone: run.milestoneTitle,

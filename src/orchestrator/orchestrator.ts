@@ -15,6 +15,7 @@ import { dashboardMarker, renderDashboard } from './dashboard.ts';
 import { createDashboardCoalescer } from './dashboard-coalescer.ts';
 import type { DashboardInput } from './dashboard-types.ts';
 import { onAttemptHost } from './dispatcher.ts';
+import { tendEnvironmentPark } from './environment-park-run.ts';
 import { createFleet, fleetTouchesRepo } from './fleet/index.ts';
 import { createKeyedRunner } from './keyed-mutex.ts';
 import type { PerformDeps } from './perform.ts';
@@ -113,7 +114,13 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     if (run?.kind === 'plan') return reconcilePlanRun(runDeps, planHooks, runId);
     if (run?.kind === 'fleet') return deps.store.withRunLock(runId, () => fleet.reconcile(runId));
     // One reconcile per run across replicas too (an advisory lock on Postgres).
-    return deps.store.withRunLock(runId, () => reconcileRun(runDeps, hooks, runId));
+    return deps.store.withRunLock(runId, async () => {
+      // An environment failure parks the run before the planner could dispatch the issue afresh.
+      await tendEnvironmentPark(runDeps, runId).catch((err: unknown) =>
+        log.error({ runId, err }, 'environment park not tended; the next reconcile retries'),
+      );
+      await reconcileRun(runDeps, hooks, runId);
+    });
   };
   const reconcileSoon = (runId: string): void => void reconcile(runId);
   /**

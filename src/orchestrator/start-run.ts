@@ -38,6 +38,8 @@ const helpText = [
   '- `/blitz retry #n` — a failed, stalled or held issue gets a fresh attempt and a new allowance (a skipped one comes back)',
   '- `/blitz skip #n` — leave an issue out of this run (it stays open; its worker is stopped)',
   '- `/blitz unhold #n` — lift a hold (the `hold` label, the 3-failure hold, a stall past its nudges)',
+  '- `/blitz review` — run the integration review again on the integration branch as it is now',
+  '- `/blitz accept-review` — accept an unclear integration review, so the run goes on to smoke and ship',
 ].join('\n');
 
 const isTool = (t: string): t is Tool => (tools as readonly string[]).includes(t);
