@@ -147,6 +147,34 @@ describe.each(['github', 'gitea'] as const)('unattended faults on %s (gate side)
     expect(x.noticesOf('shipped')).toHaveLength(1);
   }, 180_000);
 
+  it('relays a worker’s UNCERTAINTIES once, and files its out-of-scope bug as a blocker of the issue it names', async () => {
+    w = await startUnattendedWorld({
+      forge,
+      agentEnv: {
+        FAKE_AGENT_MODES: JSON.stringify({ 'acme/app#1': 'uncertain' }),
+        FAKE_AGENT_UNCERTAINTY: 'Must the FEATURE_X env var be set in production before deploy?',
+        FAKE_AGENT_BUG: 'the cart total rounds half-cents down; blocks #2',
+      },
+    });
+    const x = w;
+    await x.start();
+    const bugs = () =>
+      [...x.repo.issues.values()].filter((i) => !i.pull && i.title.startsWith('Bug found during blitz'));
+    await x.drive(() => bugs().length > 0, 90_000);
+    const [bug, ...others] = bugs();
+    expect(others).toHaveLength(0);
+    expect(bug!.milestoneId).toBe(x.world.milestoneByTitle(x.repo, 'M1')!.id);
+    // Wired as a real dependency, so #2 waits for it.
+    expect(x.world.issue(x.repo, 2)!.blockedBy.map((b) => b.number)).toContain(bug!.number);
+    await finishes(x, [1, 2, bug!.number]);
+    const relays = x.replies().filter((r) => r.includes('reports decisions for a person'));
+    expect(relays).toHaveLength(1);
+    expect(relays[0]).toContain('#1 reports decisions');
+    expect(relays[0]).toContain('Activation steps');
+    expect(relays[0]).toContain('env var be set in production');
+    expect(relays[0]).toContain(`filed #${bug!.number}`);
+  }, 180_000);
+
   it('three red builds stop BLOCKED with one notice; fixed and `/blitz resume`d, the milestone finishes', async () => {
     const dir = tempDir('red-build-');
     const green = join(dir, 'green');
