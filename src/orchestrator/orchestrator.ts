@@ -107,14 +107,14 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     });
   };
   const reconcileOnce = async (runId: string): Promise<void> => {
-    // Plan runs have their own loop (plan-blitz); every other kind goes through reconcileRun.
+    // Plan and fleet runs have their own loops; a blitz goes through reconcileRun.
     const run = await deps.store.getRun(runId);
     // Every line a pass logs carries the run id and repository (status/log-context.ts).
     const runDeps = run ? { ...performDeps, logger: runLogger(log, run) } : performDeps;
-    if (run?.kind === 'plan') return reconcilePlanRun(runDeps, planHooks, runId);
-    if (run?.kind === 'fleet') return deps.store.withRunLock(runId, () => fleet.reconcile(runId));
     // One reconcile per run across replicas too (an advisory lock on Postgres).
     return deps.store.withRunLock(runId, async () => {
+      if (run?.kind === 'plan') return reconcilePlanRun(runDeps, planHooks, runId);
+      if (run?.kind === 'fleet') return fleet.reconcile(runId);
       // An environment failure parks the run before the planner could dispatch the issue afresh.
       await tendEnvironmentPark(runDeps, runId).catch((err: unknown) =>
         log.error({ runId, err }, 'environment park not tended; the next reconcile retries'),

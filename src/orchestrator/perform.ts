@@ -1,14 +1,15 @@
 // The effects of the planner's actions, each idempotent by checking the world first: a PR that
 // exists is found, not opened twice; a closed issue is not closed again; a dispatch of an issue with
 // a live attempt is skipped; a report or notification with the same content is posted once.
+import { type Forge, formatRepo, type RepoRef } from '../forges/types.ts';
 import type { Action } from '../plan/snapshot.ts';
-import type { IssueKey } from '../plan/types.ts';
+import type { IssueKey, PlanIssue } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunProgress } from '../store/run-store.ts';
 import { closeEpic, closeWithComment } from './close-issue.ts';
-import { type OrchestratorDeps, type Ports, type RunCtx, refOf, repoRefOf } from './context.ts';
+import { type OrchestratorDeps, type Ports, type RunCtx, refOf } from './context.ts';
 import { cloneUrlOf, dispatchAttempt } from './dispatch-attempt.ts';
-import { onAttemptHost } from './dispatcher.ts';
+import { type AttemptJob, onAttemptHost } from './dispatcher.ts';
 import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
 import { mergePr, openPr } from './pull-requests.ts';
 import { rosterEntryFor } from './roster-entry.ts';
@@ -56,67 +57,104 @@ export const setProgress = async (
   ctx.run = await writeProgress(deps.store, ctx.run.id, typeof patch === 'function' ? patch : () => patch);
 };
 
-const dispatch = async (
-  deps: Ports<'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger'>,
-  ctx: RunCtx,
-  a: Extract<Action, { type: 'dispatch' }>,
-) => {
-  const issue = ctx.issues.get(a.issue);
-  if (!issue) return;
-  const row = ctx.rows.get(a.issue);
-  const attemptNo = (row?.attempts ?? 0) + 1;
-  const job = async () => {
-    const cloneUrl = await cloneUrlOf(deps, ctx.forge, ctx.repo);
-    // An approved plan (plan-blitz) goes into the worker's prompt.
-    const planText = await approvedPlanText(ctx.forge, ctx.repo, issue);
-    return {
-      kind: 'attempt' as const,
-      runId: ctx.run.id,
-      issue: { repo: repoRefOf(issue.repo), number: issue.number },
-      title: issue.title,
-      body: issue.body,
-      branchStyle: 'blitz' as const,
-      runSlug: ctx.run.slug,
-      baseBranch: ctx.run.integrationBranch,
-      cloneUrl,
-      entry: rosterEntryFor(deps.config.roster, a.worker.entry),
-      tier: a.worker.tier,
-      fences: a.fenceOff.map((f) => ({ path: f.path, ownerIssue: refOf(f.owner).number })),
-      ...(planText ? { planText } : {}),
-      ...(row?.bouncedAfter && row.lastError ? { failureFeedback: row.lastError } : {}),
-    };
-  };
-  // The row and the job commit together; branch and worktree come via the ledger.
-  await dispatchAttempt(deps, {
-    runId: ctx.run.id,
-    issue: a.issue,
-    attemptNo,
-    job,
-    record: (w) =>
-      w.upsertRunIssue(ctx.run.id, issue.repo, issue.number, { state: 'dispatched', attempts: attemptNo }),
-  });
-};
+/** Where a run kind does one issue's work, and what its jobs and PRs carry beyond the shared fields. */
+export interface RunKind {
+  issue(key: IssueKey): PlanIssue | undefined;
+  /** The issue's forge and repository, and the branch its PR merges into. */
+  site(key: IssueKey): { forge: Forge; repo: RepoRef; base: string };
+  job: Pick<AttemptJob, 'branchStyle' | 'runSlug'>;
+  /** More job fields (an approved plan, a failure to fix, other runs' fences), read as the job is built. */
+  extras(key: IssueKey): Promise<Partial<AttemptJob>>;
+  prBody(key: IssueKey, solved: AttemptRecord): string;
+}
 
-const solvedOf = (ctx: RunCtx, key: IssueKey): AttemptRecord | undefined =>
+type StepCtx = Pick<RunCtx, 'run' | 'rows' | 'attempts'>;
+
+const solvedOf = (ctx: StepCtx, key: IssueKey): AttemptRecord | undefined =>
   issueAttempts(ctx, key)
     .filter((x) => x.outcome === 'solved')
     .at(-1);
 
-const prFor = async (deps: Ports<'store'>, ctx: RunCtx, key: IssueKey) => {
+/** The issue's worker, through the one dispatch path; true when a job was sent. */
+export const dispatchIssue = async (
+  deps: Ports<'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger'>,
+  ctx: StepCtx,
+  kind: RunKind,
+  a: Extract<Action, { type: 'dispatch' }>,
+): Promise<boolean> => {
+  const issue = kind.issue(a.issue);
+  if (!issue) return false;
+  const { forge, repo, base } = kind.site(a.issue);
+  const ref = refOf(a.issue);
+  const attemptNo = (ctx.rows.get(a.issue)?.attempts ?? 0) + 1;
+  const job = async (): Promise<AttemptJob> => {
+    const cloneUrl = await cloneUrlOf(deps, forge, repo);
+    const { fences = [], ...extras } = await kind.extras(a.issue);
+    return {
+      kind: 'attempt',
+      runId: ctx.run.id,
+      issue: { repo, number: ref.number },
+      title: issue.title,
+      body: issue.body,
+      ...kind.job,
+      baseBranch: base,
+      cloneUrl,
+      entry: rosterEntryFor(deps.config.roster, a.worker.entry),
+      tier: a.worker.tier,
+      fences: [...a.fenceOff.map((f) => ({ path: f.path, ownerIssue: refOf(f.owner).number })), ...fences],
+      ...extras,
+    };
+  };
+  // The row and the job commit together; branch and worktree come back through the ledger.
+  const dispatched = { state: 'dispatched' as const, attempts: attemptNo };
+  return dispatchAttempt(deps, {
+    runId: ctx.run.id,
+    issue: a.issue,
+    attemptNo,
+    job,
+    record: (w) => w.upsertRunIssue(ctx.run.id, formatRepo(ref.repo), ref.number, dispatched),
+  });
+};
+
+/** The worker pushed: find its PR, or open one (it may not have opened one). */
+export const openIssuePr = async (deps: Ports<'store'>, ctx: StepCtx, kind: RunKind, key: IssueKey) => {
   const solved = solvedOf(ctx, key);
   if (!solved) return;
+  const title = kind.issue(key)?.title;
+  const body = kind.prBody(key, solved);
   await openPr(deps, {
+    ...kind.site(key),
     runId: ctx.run.id,
     issue: key,
-    title: ctx.issues.get(key)?.title,
-    forge: ctx.forge,
-    repo: ctx.repo,
-    base: ctx.run.integrationBranch,
+    title,
     solved,
-    body: `Resolves #${refOf(key).number}\n\nWorked by ${solved.rosterEntry} (${solved.tier}) in blitz run of ${ctx.run.milestoneTitle}; merges into \`${ctx.run.integrationBranch}\`.`,
+    body,
     state: 'pr_open',
   });
 };
+
+/** An interrupted worker goes on where its worktree is. */
+export const resumeIssue = async (deps: Ports<'dispatcher' | 'runner'>, ctx: StepCtx, key: IssueKey) => {
+  const live = issueAttempts(ctx, key).at(-1);
+  if (live) await onAttemptHost(deps, { kind: 'resume', attemptId: live.id, reason: 'interrupted' }, [live]);
+};
+
+const blitzKind = (ctx: RunCtx): RunKind => ({
+  issue: (key) => ctx.issues.get(key),
+  site: (key) => ({ forge: ctx.forge, repo: refOf(key).repo, base: ctx.run.integrationBranch }),
+  job: { branchStyle: 'blitz', runSlug: ctx.run.slug },
+  async extras(key) {
+    const row = ctx.rows.get(key);
+    // An approved plan (plan-blitz) goes into the worker's prompt.
+    const planText = await approvedPlanText(ctx.forge, ctx.repo, ctx.issues.get(key)!);
+    return {
+      ...(planText ? { planText } : {}),
+      ...(row?.bouncedAfter && row.lastError ? { failureFeedback: row.lastError } : {}),
+    };
+  },
+  prBody: (key, solved) =>
+    `Resolves #${refOf(key).number}\n\nWorked by ${solved.rosterEntry} (${solved.tier}) in blitz run of ${ctx.run.milestoneTitle}; merges into \`${ctx.run.integrationBranch}\`.`,
+});
 
 const review = async (
   deps: Ports<'review' | 'store'>,
@@ -213,15 +251,11 @@ export const perform = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promi
     case 'post_plan':
       return deps.effects.postPlan(ctx, a.wave, a.explanations);
     case 'dispatch':
-      return dispatch(deps, ctx, a);
-    case 'resume': {
-      const live = issueAttempts(ctx, a.issue).at(-1);
-      if (!live) return;
-      await onAttemptHost(deps, { kind: 'resume', attemptId: live.id, reason: 'interrupted' }, [live]);
-      return;
-    }
+      return void (await dispatchIssue(deps, ctx, blitzKind(ctx), a));
+    case 'resume':
+      return resumeIssue(deps, ctx, a.issue);
     case 'open_pr':
-      return prFor(deps, ctx, a.issue);
+      return openIssuePr(deps, ctx, blitzKind(ctx), a.issue);
     case 'review':
       return review(deps, ctx, a);
     case 'merge':

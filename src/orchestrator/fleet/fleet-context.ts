@@ -25,19 +25,8 @@ export interface FleetHooks {
 }
 
 /** What the fleet run kind uses of the orchestrator's ports; each step takes its own part of it. */
-export type FleetPorts = Ports<
-  | 'baseEnv'
-  | 'cloneUrl'
-  | 'config'
-  | 'dispatcher'
-  | 'fleet'
-  | 'forges'
-  | 'ledger'
-  | 'logger'
-  | 'machine'
-  | 'runner'
-  | 'store'
->;
+export type FleetPorts = Ports<'baseEnv' | 'cloneUrl' | 'config' | 'dispatcher' | 'fleet' | 'forges'> &
+  Ports<'ledger' | 'logger' | 'machine' | 'runner' | 'store'>;
 
 /** Per-repository facts read once per pass. */
 export interface RepoFacts {

@@ -6,11 +6,8 @@ import type { Action } from '../../plan/snapshot.ts';
 import { closeWithComment } from '../close-issue.ts';
 import { closeOnMerge } from '../close-on-merge.ts';
 import { type Ports, refOf } from '../context.ts';
-import { cloneUrlOf, dispatchAttempt } from '../dispatch-attempt.ts';
-import { onAttemptHost } from '../dispatcher.ts';
-import { openPr } from '../pull-requests.ts';
+import { dispatchIssue, openIssuePr, type RunKind, resumeIssue } from '../perform.ts';
 import { runReviewLeg } from '../review-leg.ts';
-import { rosterEntryFor } from '../roster-entry.ts';
 import { issueAttempts } from '../run-progress.ts';
 import { writeRun } from '../run-writer.ts';
 import { type FleetCtx, fleetReviewPorts } from './fleet-context.ts';
@@ -24,66 +21,27 @@ const repoOf = (ctx: FleetCtx, key: string) => {
   return { ref, facts, name: formatRepo(ref.repo) };
 };
 
+const fleetKind = (ctx: FleetCtx): RunKind => ({
+  issue: (key) => ctx.tickets.get(key),
+  site(key) {
+    const { facts } = repoOf(ctx, key);
+    return { forge: facts.forge, repo: facts.repo, base: facts.defaultBranch };
+  },
+  // Through the queue, to whichever runner serves fleet work for the ticket's repo.
+  job: { branchStyle: 'fleet', runSlug: 'fleet' },
+  extras: async (key) => ({ fences: ctx.busyFences.get(repoOf(ctx, key).name.toLowerCase()) ?? [] }),
+  prBody: (key, solved) =>
+    `Fixes #${refOf(key).number}\n\nWorked by ${solved.rosterEntry} (${solved.tier}) in the ticket fleet on ${ctx.run.repo}#${ctx.run.triggerIssue ?? '?'}. It merges only when a person says \`/merge\`.`,
+});
+
 const dispatch = async (
   deps: Ports<'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger' | 'store'>,
   ctx: FleetCtx,
   a: Extract<Action, { type: 'dispatch' }>,
 ) => {
-  const issue = ctx.tickets.get(a.issue);
-  if (!issue) return;
-  const { ref, facts, name } = repoOf(ctx, a.issue);
-  const row = ctx.rows.get(a.issue);
-  const attemptNo = (row?.attempts ?? 0) + 1;
-  const job = async () => ({
-    kind: 'attempt' as const,
-    runId: ctx.run.id,
-    issue: { repo: facts.repo, number: ref.number },
-    title: issue.title,
-    body: issue.body,
-    branchStyle: 'fleet' as const,
-    runSlug: 'fleet',
-    baseBranch: facts.defaultBranch,
-    cloneUrl: await cloneUrlOf(deps, facts.forge, facts.repo),
-    entry: rosterEntryFor(deps.config.roster, a.worker.entry),
-    tier: a.worker.tier,
-    fences: [
-      ...a.fenceOff.map((f) => ({ path: f.path, ownerIssue: refOf(f.owner).number })),
-      ...(ctx.busyFences.get(name.toLowerCase()) ?? []),
-    ],
-  });
-  // Through the queue, to whichever runner serves fleet work for this repo; the row and the job
-  // commit together, and the attempt's branch comes back through the ledger.
-  const sent = await dispatchAttempt(deps, {
-    runId: ctx.run.id,
-    issue: a.issue,
-    attemptNo,
-    job,
-    record: (w) =>
-      w.upsertRunIssue(ctx.run.id, name, ref.number, { state: 'dispatched', attempts: attemptNo }),
-  });
-  if (!sent) return;
+  if (!(await dispatchIssue(deps, ctx, fleetKind(ctx), a))) return;
   ctx.run = await updateFleet(deps.store, ctx.run.id, (p) => {
     if (!p.dispatched.includes(a.issue)) p.dispatched.push(a.issue);
-  });
-};
-
-/** The worker pushed: find its PR, or open one that fixes the ticket (it may not have opened one). */
-const prFor = async (deps: Ports<'store'>, ctx: FleetCtx, key: string) => {
-  const solved = issueAttempts(ctx, key)
-    .filter((x) => x.outcome === 'solved')
-    .at(-1);
-  if (!solved) return;
-  const { ref, facts } = repoOf(ctx, key);
-  await openPr(deps, {
-    runId: ctx.run.id,
-    issue: key,
-    title: ctx.tickets.get(key)?.title,
-    forge: facts.forge,
-    repo: facts.repo,
-    base: facts.defaultBranch,
-    solved,
-    body: `Fixes #${ref.number}\n\nWorked by ${solved.rosterEntry} (${solved.tier}) in the ticket fleet on ${ctx.run.repo}#${ctx.run.triggerIssue ?? '?'}. It merges only when a person says \`/merge\`.`,
-    state: 'pr_open',
   });
 };
 
@@ -147,14 +105,10 @@ export const performFleet = async (
   switch (a.type) {
     case 'dispatch':
       return dispatch(deps, ctx, a);
-    case 'resume': {
-      const live = issueAttempts(ctx, a.issue).at(-1);
-      if (live)
-        await onAttemptHost(deps, { kind: 'resume', attemptId: live.id, reason: 'interrupted' }, [live]);
-      return;
-    }
+    case 'resume':
+      return resumeIssue(deps, ctx, a.issue);
     case 'open_pr':
-      return prFor(deps, ctx, a.issue);
+      return openIssuePr(deps, ctx, fleetKind(ctx), a.issue);
     case 'review':
       return review(deps, ctx, a);
     case 'merge':

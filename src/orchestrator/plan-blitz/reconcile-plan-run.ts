@@ -209,14 +209,12 @@ const nextWave = async (pc: PlanCtx, snap: RunSnapshot): Promise<boolean> => {
   return true;
 };
 
-/** One reconcile of a plan run, holding the run's lock (across replicas on Postgres). */
-export const reconcilePlanRun = (
+/** One reconcile of a plan run; the caller holds the run's lock (across replicas on Postgres). */
+export const reconcilePlanRun = async (
   deps: PlanRunPorts,
   hooks: PlanReconcileHooks,
   runId: string,
-): Promise<void> => deps.store.withRunLock(runId, () => passes(deps, hooks, runId));
-
-const passes = async (deps: PlanRunPorts, hooks: PlanReconcileHooks, runId: string): Promise<void> => {
+): Promise<void> => {
   for (let pass = 0; pass < maxPasses; pass++) {
     const loaded = await load(deps, hooks, runId);
     if (!loaded) return;

@@ -1,12 +1,10 @@
 // The XS lane (seed 002 §4, "dispatch: work already done in the wave"): the worker's branch becomes a
 // PR into the default branch, gets its review leg, is merged, and the issue is closed, all in the wave.
 // Shipping needs the execution gate; an XS whose blockers are not closed is marked execution-ready.
-import { pickReviewer } from '../../plan/routing.ts';
 import type { IssueKey } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import { closeWithComment } from '../close-issue.ts';
 import { cleanUpMerged, mergePr, openPr } from '../pull-requests.ts';
-import { rosterEntryFor } from '../roster-entry.ts';
 import { issueRef, land } from './member-phases.ts';
 import { type PlanCtx, waveOf } from './plan-context.ts';
 import { planRunLabels } from './plan-labels.ts';
@@ -41,21 +39,8 @@ export const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord) =>
     state: 'shipping',
   });
   if (!row.reviewPosted && pc.deps.review) {
-    const author = rosterEntryFor(pc.deps.config.roster, { name: solved.rosterEntry });
-    const r = await pc.deps.review({
-      forge: pc.forge,
-      pr: pr.ref,
-      attempt: solved,
-      reviewer: pickReviewer(pc.deps.config.roster, {
-        name: author.name,
-        tool: author.tool,
-        ...(author.provider ? { provider: author.provider } : {}),
-        roles: [],
-        tiers: [],
-        costRank: 0,
-      }),
-      runId: pc.run.id,
-    });
+    // The leg asks the reviewer furthest from the worker's tool and provider first.
+    const r = await pc.deps.review({ forge: pc.forge, pr: pr.ref, attempt: solved, runId: pc.run.id });
     await pc.deps.store.upsertRunIssue(pc.run.id, issue.repo, issue.number, { reviewPosted: r.posted });
   }
   const now = await pc.forge.getPullRequest(pr.ref);
