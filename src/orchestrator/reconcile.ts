@@ -53,7 +53,7 @@ export interface ReconcileHooks {
 
 /** What a reconcile pass uses: the executor's ports and what loading, reviewing and notifying add. */
 export type ReconcilePorts = PerformPorts &
-  Ports<'baseEnv' | 'clock' | 'fleet' | 'forges' | 'machine' | 'notifiers'>;
+  Ports<'baseEnv' | 'clock' | 'fleet' | 'forgePace' | 'forges' | 'machine' | 'notifiers'>;
 
 const live = (s: string): boolean => s !== 'done' && s !== 'cancelled';
 
@@ -295,7 +295,7 @@ const keepGraph = async (deps: Ports<'store'>, ctx: RunCtx, view: DashboardInput
 };
 
 const publish = async (
-  deps: Ports<'logger' | 'review' | 'store'>,
+  deps: Ports<'forgePace' | 'logger' | 'review' | 'store'>,
   hooks: ReconcileHooks,
   ctx: RunCtx,
   actions: Action[],
