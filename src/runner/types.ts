@@ -50,9 +50,14 @@ export const attemptJobSchema = z.object({
 export const resumeJobSchema = z.object({
   kind: z.literal('resume'),
   attemptId: z.string().min(1),
-  /** `conflict`: the base branch was merged into the worktree and left conflicts in `conflictFiles`. */
-  reason: z.enum(['nudge', 'interrupted', 'conflict']),
+  /**
+   * `conflict`: the base branch was merged into the worktree and left conflicts in `conflictFiles`.
+   * `ci_failed`, `review`, `tell` (the PR feedback loop): `feedback` carries the text the bot built for
+   * the session (red checks, a writer's review comments, a writer's `/blitz tell`), untrusted parts fenced.
+   */
+  reason: z.enum(['nudge', 'interrupted', 'conflict', 'ci_failed', 'review', 'tell']),
   conflictFiles: z.array(z.string()).default([]),
+  feedback: z.string().min(1).max(100_000).optional(),
   /**
    * With `conflict`: the runner itself merges `origin/<mergeBase>` into the worktree first (it lives
    * on the runner's host), and the files that merge leaves conflicted are the `conflictFiles`.
