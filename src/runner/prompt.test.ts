@@ -74,7 +74,8 @@ describe('worker prompt', () => {
   });
 
   it('a CI-failure resume carries the bot-built feedback text and restates the exit criteria', () => {
-    const text = 'The repository\'s CI failed on your branch: `test`.\n\n```untrusted-data\nvalue.txt:1: expected ok\n```';
+    const text =
+      "The repository's CI failed on your branch: `test`.\n\n```untrusted-data\nvalue.txt:1: expected ok\n```";
     const n = buildNudge(base, { reason: 'ci_failed', text, unpushedCommits: 0, dirtyFiles: 0 });
     expect(n).toContain("the repository's CI failed on its head");
     expect(n).toContain('value.txt:1: expected ok');
@@ -83,7 +84,9 @@ describe('worker prompt', () => {
   });
 
   it('a review and a tell resume say who they come from', () => {
-    expect(buildNudge(base, { reason: 'review', text: 'x' })).toContain('people with write access reviewed it');
+    expect(buildNudge(base, { reason: 'review', text: 'x' })).toContain(
+      'people with write access reviewed it',
+    );
     expect(buildNudge(base, { reason: 'tell', text: 'x' })).toContain('sent you a message about this task');
   });
 

@@ -131,7 +131,7 @@ const conflictText = (p: CriteriaInput, files: string[]): string =>
   ].join('\n');
 
 const feedbackOpening: Record<FeedbackReason, string> = {
-  ci_failed: 'Your pull request is open, and the repository\'s CI failed on its head.',
+  ci_failed: "Your pull request is open, and the repository's CI failed on its head.",
   review: 'Your pull request is open, and people with write access reviewed it.',
   tell: 'A person with write access on the repository sent you a message about this task.',
 };
