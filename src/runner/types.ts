@@ -174,6 +174,11 @@ export interface AttemptRecord {
   runner?: string;
   /** Files a base merge left conflicted for the worker to resolve (a resume with `mergeBase`). */
   conflictFiles?: string[];
+  /**
+   * How many times the PR feedback loop resumed this session (`ci_failed`, `review`, `tell`): the bot
+   * reads it to know that a resume it asked for has been carried out (a queued one has not, yet).
+   */
+  feedbackResumes?: number;
   /** The worker's whole FINAL REPORT, so readers need not reach the log (which lives on the runner host). */
   finalReport?: StoredFinalReport;
   /** The last stall check's observation, so the first check after a bot restart can already count. */
