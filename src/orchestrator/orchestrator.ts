@@ -25,6 +25,7 @@ import { reconcileRun, recordApproval } from './reconcile.ts';
 import { createEffects } from './run-effects.ts';
 import { setDashboardComment } from './run-writer.ts';
 import { createIntentHandler, type IntentOutcome } from './start-run.ts';
+import { handleTell } from './tell.ts';
 import { createTrustCheck } from './trust-check.ts';
 
 export interface Orchestrator {
@@ -198,6 +199,9 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     if (outcome !== 'not_mine') return outcome;
     const cmd = commandSchema.safeParse(intent.command);
     if (cmd.success && cmd.data.name === 'plan-blitz') return handlePlanIntent(intent, cmd.data);
+    // `/blitz tell #n`: kept for the worker's next resume by the PR feedback loop.
+    if (cmd.success && cmd.data.name === 'blitz-tell')
+      return handleTell(deps, { reconcileSoon }, intent, cmd.data);
     // Fleet commands: /ticket-fleet, /merge, /review.
     return fleet.handleIntent(intent);
   };
