@@ -13,6 +13,7 @@ import type { OrchestratorDeps, RunCtx } from './context.ts';
 import { repoRefOf } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
 import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
+import { performPrFeedback } from './pr-feedback-step.ts';
 import { attemptKey, currentAttempts, liveAttempt } from './run-progress.ts';
 import { markPosted, writeProgress } from './run-writer.ts';
 
@@ -175,6 +176,8 @@ const merge = async (deps: PerformDeps, ctx: RunCtx, a: Extract<Action, { type: 
   const repo = `${ref.repo.owner}/${ref.repo.name}`;
   const prRef = { repo: ctx.repo, number: a.pr };
   const pr = await ctx.forge.getPullRequest(prRef);
+  // The feedback gate let this head through: a head pushed since is gated again by the next pass.
+  if (!pr.merged && a.head !== undefined && pr.head.sha !== a.head) return;
   let sha = pr.merged ? pr.mergeCommitSha : undefined;
   if (!pr.merged) {
     try {
@@ -256,6 +259,25 @@ export const perform = async (deps: PerformDeps, ctx: RunCtx, a: Action): Promis
       return review(deps, ctx, a);
     case 'merge':
       return merge(deps, ctx, a);
+    case 'pr_feedback': {
+      if (!ctx.prFacts) return;
+      await performPrFeedback(
+        deps,
+        {
+          forge: ctx.forge,
+          repo: ctx.repo,
+          run: ctx.run,
+          attempts: ctx.attempts,
+          rows: ctx.rows,
+          maxFixAttempts: ctx.repoConfig.ci.maxFixAttempts,
+          prFacts: ctx.prFacts,
+        },
+        a.issue,
+        a.pr,
+      );
+      ctx.run = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
+      return;
+    }
     case 'run_build':
       return deps.effects.startGate(ctx, 'build', a.covers);
     case 'run_smoke':

@@ -29,6 +29,7 @@ import { modelNotesForRouting, readModelHints } from './model-notes.ts';
 import { firstTime, type PerformDeps, perform } from './perform.ts';
 import { holdUnplanned, unplannedLine } from './plan-blitz/blitz-plans.ts';
 import { planInput } from './plan-input.ts';
+import { gatePullRequests, withPrGates } from './pr-feedback-step.ts';
 import { loadRepoConfig } from './repo-settings.ts';
 import { attemptKey, deriveProgress } from './run-progress.ts';
 import { foldResults, writeProgress, writeRun } from './run-writer.ts';
@@ -114,6 +115,21 @@ const load = async (
   );
   const options = run.options as RunOptionsStored;
   const fresh = (await deps.store.getRun(run.id)) ?? run;
+  // The PR feedback loop: each open worker PR's CI and people's reviews, for the planner's merge gate.
+  const rowsByKey = new Map(rows.map((r) => [issueKey(r.repo, r.number), r]));
+  const prFacts = await gatePullRequests(
+    deps,
+    {
+      forge,
+      repo,
+      run: fresh,
+      attempts,
+      rows: rowsByKey,
+      ci: repoConfig.ci,
+      writer: (login) => hooks.trusted(forge, run.repo, login),
+    },
+    progress,
+  );
   const machine = deps.machine?.() ?? deps.runner.limit();
   const p = fresh.progress;
   const wantsChanged = repoConfig.ship.deploy !== undefined && p.smoke === 'passed' && p.ship === undefined;
@@ -139,7 +155,7 @@ const load = async (
       : [],
     issues,
     external,
-    progress,
+    progress: withPrGates(progress, prFacts),
     // The last answer until a wave is about to go out; reconcileRun probes afresh then.
     budget: budgetOf(cache.budget ?? fresh.progress.budget, options.maxSessions),
     machine: { limit: machine.limit, contended: machine.contended },
@@ -162,8 +178,9 @@ const load = async (
     repoConfig,
     defaultBranch: cfg.defaultBranch,
     snap,
-    rows: new Map(rows.map((r) => [issueKey(r.repo, r.number), r])),
+    rows: rowsByKey,
     attempts,
+    prFacts,
     issues: new Map(issues.map((i) => [issueKey(i.repo, i.number), i])),
     lapsedApprovals: ms.lapsed,
   };
