@@ -2,11 +2,10 @@
 // step works from. Nothing here does IO; it only names what the steps may use.
 import type { BlitzConfig } from '../config/blitz-config.ts';
 import type { RepoConfig } from '../config/repo-config.ts';
-import type { Forge, ForgeKind, RepoRef } from '../forges/types.ts';
+import type { Forge, ForgeKind, IssueRef, RepoRef } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
-import type { ReviewPick } from '../plan/routing.ts';
 import type { RunOptions, RunSnapshot } from '../plan/snapshot.ts';
-import type { PlanIssue } from '../plan/types.ts';
+import type { IssueKey, PlanIssue } from '../plan/types.ts';
 import type { AttemptLedger, AttemptRecord } from '../runner/types.ts';
 import type { Notifier } from '../ship/notice.ts';
 import type { RunIssueRecord, RunRecord, RunStore } from '../store/run-store.ts';
@@ -15,6 +14,7 @@ import type { TimerPort } from './dashboard-coalescer.ts';
 import type { DashboardInput } from './dashboard-types.ts';
 import type { Dispatcher } from './dispatcher.ts';
 import type { PrFacts } from './pr-feedback.ts';
+import type { ReviewLeg } from './review-leg.ts';
 import type { RunnerPort } from './runner-port.ts';
 
 /** The forge connection for a repository (on GitHub: the App installation that covers it). */
@@ -24,19 +24,8 @@ export type RunForgeResolver = (target: {
   installationId?: number;
 }) => Promise<Forge>;
 
+export type { ReviewLeg } from './review-leg.ts';
 export type { RunnerPort } from './runner-port.ts';
-
-/** One review leg: posts its findings as a PR comment (never an approval) and says whether it did. */
-export type ReviewLeg = (input: {
-  forge: Forge;
-  repo: RepoRef;
-  pr: number;
-  issue: PlanIssue;
-  reviewer: ReviewPick;
-  /** Roster entry of the attempt that wrote the change. */
-  author?: string;
-  runId: string;
-}) => Promise<{ posted: boolean; summary?: string }>;
 
 export interface OrchestratorDeps {
   store: RunStore;
@@ -65,8 +54,8 @@ export interface OrchestratorDeps {
   /** Told whenever a run may have changed (after each reconcile, on worker events), with the
    *  dashboard input when one was just built: the status pages' live updates (status/run-events). */
   onRunChanged?: (runId: string, dashboard?: DashboardInput) => void;
-  /** The job queue's dispatcher (dispatcher.ts); absent, jobs go straight to `runner` (tests). */
-  dispatcher?: Dispatcher;
+  /** The job queue's dispatcher (dispatcher.ts): every attempt of every run kind goes through it. */
+  dispatcher: Dispatcher;
 }
 
 export interface RunOptionsStored extends RunOptions {
@@ -95,4 +84,10 @@ export interface RunCtx {
 export const repoRefOf = (fullName: string): RepoRef => {
   const [owner, name] = fullName.split('/');
   return { owner: owner ?? '', name: name ?? '' };
+};
+
+/** The issue an `owner/name#n` key names. */
+export const refOf = (key: IssueKey): IssueRef => {
+  const at = key.lastIndexOf('#');
+  return { repo: repoRefOf(key.slice(0, at)), number: Number(key.slice(at + 1)) };
 };

@@ -210,13 +210,6 @@ describe('dispatch through the job queue', () => {
       attemptId: 'o1',
     });
     expect(await queue.claim(['host/east', 'host/west', 'host/bot@m1', 'host/bot@m2'], 'any')).toBeNull();
-
-    // Without a queue (a bot wired straight to its Runner) even a remote-looking attempt runs here.
-    executed.length = 0;
-    expect(
-      await onAttemptHost({ runner }, { kind: 'cancel', attemptId: 'r1' }, [at('r1', 'east')]),
-    ).toBeUndefined();
-    expect(executed).toEqual([{ kind: 'cancel', attemptId: 'r1' }]);
   });
 
   it('keeps a gate result as the job output, so the bot reads a remote build back from the queue', async () => {

@@ -39,7 +39,7 @@ export interface DispatcherDeps {
   afterLocalEnqueue?: () => Promise<unknown>;
 }
 
-type AttemptJobInput = Extract<RunnerJob, { kind: 'attempt' }>;
+export type AttemptJob = Extract<RunnerJob, { kind: 'attempt' }>;
 
 export interface Dispatcher {
   /** This machine, as the bot's own runner writes it on its attempts. */
@@ -49,7 +49,7 @@ export interface Dispatcher {
    * `runId:issue:attemptNo` was already dispatched (by this or another replica): nothing changes.
    */
   attempt(
-    job: AttemptJobInput,
+    job: AttemptJob,
     attemptNo: number,
     record: (w: DispatchWrites) => Promise<unknown>,
   ): Promise<boolean>;
@@ -116,21 +116,24 @@ export const createDispatcher = (d: DispatcherDeps): Dispatcher => {
 type HostJob = Extract<RunnerJob, { kind: 'resume' | 'cancel' | 'cleanup' }>;
 
 /**
- * Whether an attempt's worktree is on this machine: without a queue everything is; with one, not a
- * remote runner's attempt nor one a replica on another machine started (an untagged one is here).
+ * Whether an attempt's worktree is on this machine: not a remote runner's attempt nor one a replica
+ * on another machine started (an untagged one is here).
  */
 export const attemptIsHere = (
-  deps: { dispatcher?: Pick<Dispatcher, 'machine'> },
+  deps: { dispatcher: Pick<Dispatcher, 'machine'> },
   a: Pick<AttemptRecord, 'exitPath' | 'host' | 'runner'>,
-): boolean => !deps.dispatcher || isLocalAttempt(a, deps.dispatcher.machine ?? a.host ?? '');
+): boolean => isLocalAttempt(a, deps.dispatcher.machine ?? a.host ?? '');
 
 /**
  * Runs a resume, cancel or cleanup job where the attempts' worktrees are: a remote runner's attempt
- * through its host queue (the job sent is returned), a local one (or any, without a queue) on the
- * bot's own Runner. A cleanup over attempts of several hosts is split per host.
+ * through its host queue (the job sent is returned), a local one on the bot's own Runner. A cleanup
+ * over attempts of several hosts is split per host.
  */
 export const onAttemptHost = async (
-  deps: { dispatcher?: Dispatcher; runner: { execute(job: RunnerJob): Promise<unknown> } },
+  deps: {
+    dispatcher: Pick<Dispatcher, 'machine' | 'toHost'>;
+    runner: { execute(job: RunnerJob): Promise<unknown> };
+  },
   job: HostJob,
   attempts: readonly Pick<AttemptRecord, 'id' | 'exitPath' | 'host' | 'runner'>[],
 ): Promise<{ queue: string; id: string | null } | undefined> => {
@@ -144,10 +147,10 @@ export const onAttemptHost = async (
     const byHost = new Map<string, (typeof attempts)[number][]>();
     for (const a of remote) byHost.set(hostOf(a), [...(byHost.get(hostOf(a)) ?? []), a]);
     for (const group of byHost.values())
-      await d!.toHost({ ...job, attemptIds: group.map((a) => a.id) }, group[0]!.id, group[0]!.host);
+      await d.toHost({ ...job, attemptIds: group.map((a) => a.id) }, group[0]!.id, group[0]!.host);
     return undefined;
   }
-  if (remote.length > 0) return d!.toHost(job, job.attemptId, remote[0]!.host);
+  if (remote.length > 0) return d.toHost(job, job.attemptId, remote[0]!.host);
   await deps.runner.execute(job);
   return undefined;
 };

@@ -1,8 +1,15 @@
-// Out-of-scope bugs a worker names in its FINAL REPORT become new issues in the run's milestone
-// (seed 000 §3.6), so the next pass plans and works them like any other. Each finding is filed once
-// per run, keyed by its text, whichever attempt reported it and however often.
+// What a blitz worker's FINAL REPORT hands to a person (seed 000 §3.6, seed 004): each out-of-scope bug
+// becomes a new issue in the run's milestone, filed once per run keyed by its text, and wired as a
+// blocker where it blocks (the worker's own issue when it stopped blocked, and any open milestone issue
+// the line names as blocked: "blocks #12"); its UNCERTAINTIES are relayed to the dashboard issue as
+// decision buckets, like the fleet's, once per attempt. Worker text is data: it is quoted inert, and
+// an issue number it names counts only when it is an open issue of this milestone.
+import type { IssueRef } from '../forges/types.ts';
+import type { AttemptRecord } from '../runner/types.ts';
 import type { OrchestratorDeps, RunCtx } from './context.ts';
+import { markdownText } from './dashboard-escape.ts';
 import { firstTime } from './perform.ts';
+import { renderDecisionBuckets } from './uncertainties.ts';
 
 const maxTitle = 80;
 
@@ -11,20 +18,62 @@ const titleOf = (text: string): string => {
   return flat.length > maxTitle ? `${flat.slice(0, maxTitle - 1)}…` : flat;
 };
 
+/** Issue numbers a bug line says it blocks ("blocks #12", "blocking #3 and #4"), among `open` only. */
+export const blockedNumbersOf = (bug: string, open: ReadonlySet<number>): number[] => {
+  const out = new Set<number>();
+  for (const m of bug.matchAll(/\bblock(?:s|ing)\s+((?:#\d+(?:\s*(?:,|and|&)\s*)?)+)/gi))
+    for (const n of m[1]!.matchAll(/#(\d+)/g)) if (open.has(Number(n[1]))) out.add(Number(n[1]));
+  return [...out].sort((a, b) => a - b);
+};
+
+/** A worker that stopped blocked (not solved) is blocked by the bugs it reports. */
+const stoppedBlocked = (a: AttemptRecord): boolean =>
+  a.outcome !== undefined && a.outcome !== 'solved' && /^\s*blocked\b/i.test(a.finalReport?.status ?? '');
+
+/** Files the reported bugs not filed yet and relays the uncertainties; returns how many issues it filed. */
 export const fileReportedBugs = async (deps: OrchestratorDeps, ctx: RunCtx): Promise<number> => {
   let filed = 0;
+  const open = new Set([...ctx.issues.values()].map((i) => i.number));
   for (const a of ctx.attempts) {
+    const followUps: string[] = [];
     for (const bug of a.finalReport?.outOfScopeBugs ?? []) {
       const key = `bug:${bug.replace(/\s+/g, ' ').trim().toLowerCase()}`;
       // Recorded before the issue is created: a crash in between loses a finding rather than filing it twice.
       if (!(await firstTime(deps, ctx, key))) continue;
-      await ctx.forge.createIssue(ctx.repo, {
+      const issue = await ctx.forge.createIssue(ctx.repo, {
         title: `Bug found during blitz: ${titleOf(bug)}`,
-        body: `Reported as out of scope by the worker on #${a.issue.number} (${a.rosterEntry}) during the blitz of ${ctx.run.milestoneTitle}:\n\n> ${bug}`,
+        body: `Reported as out of scope by the worker on #${a.issue.number} (${a.rosterEntry}) during the blitz of ${ctx.run.milestoneTitle}:\n\n> ${markdownText(bug, 1000)}`,
         milestone: ctx.run.milestoneNumber,
       });
       filed++;
+      followUps.push(`#${issue.ref.number}`);
+      const blocks = new Set(blockedNumbersOf(bug, open));
+      if (stoppedBlocked(a) && open.has(a.issue.number)) blocks.add(a.issue.number);
+      for (const n of blocks) {
+        const blocked: IssueRef = { repo: ctx.repo, number: n };
+        await ctx.forge.addBlockedBy(blocked, issue.ref);
+      }
     }
+    await relayUncertainties(deps, ctx, a, followUps);
   }
   return filed;
+};
+
+/** Posts a finished attempt's UNCERTAINTIES (and the follow-ups filed for it) on the dashboard issue, once. */
+const relayUncertainties = async (
+  deps: OrchestratorDeps,
+  ctx: RunCtx,
+  a: AttemptRecord,
+  followUps: string[],
+): Promise<void> => {
+  const uncertainties = a.finalReport?.uncertainties ?? [];
+  if (a.outcome === undefined || ctx.run.triggerIssue === undefined) return;
+  if (uncertainties.length === 0 && followUps.length === 0) return;
+  if (!(await firstTime(deps, ctx, `relay:${a.id}`))) return;
+  const ticket = `#${a.issue.number}`;
+  const body = renderDecisionBuckets([{ ticket, uncertainties, followUps }]);
+  await ctx.forge.createComment(
+    { repo: ctx.repo, number: ctx.run.triggerIssue },
+    `**blitz: ${ticket} reports decisions for a person**\n\n${body}`,
+  );
 };

@@ -28,16 +28,20 @@ export type IntegrationReviewRecord = NonNullable<RunProgress['integrationReview
 export const lastIntegrationReview = (p: RunProgress): IntegrationReviewRecord | undefined =>
   p.integrationReview;
 
-/** Due after 3 merges, or when merged work is about to be built (a wave's end) or gated. */
+/**
+ * Due after 3 merges, when merged work is about to be built (a wave's end) or gated, or when a writer
+ * asked for it again (`/blitz review`).
+ */
 export const integrationReviewDue = (p: RunProgress, actions: readonly Action[]): boolean => {
   const merged = p.mergedSinceReview ?? 0;
+  if (p.reviewRequested) return true;
   return merged >= 3 || (merged > 0 && actions.some((a) => readiness.has(a.type)));
 };
 
 /** Readiness needs the latest review clean; without one (no merges yet) there is nothing to gate. */
 export const integrationReviewBlocksReadiness = (p: RunProgress): string | undefined => {
   const r = lastIntegrationReview(p);
-  if (!r || r.verdict === 'clean') return undefined;
+  if (!r || r.verdict === 'clean' || r.accepted) return undefined;
   return r.filed > 0
     ? `integration review: ${r.verdict}; ${r.filed} finding(s) filed as issues in the milestone`
     : `integration review: ${r.verdict} and nothing new to file; a person must look at the integration branch`;
@@ -136,7 +140,11 @@ export const runIntegrationReview = async (deps: OrchestratorDeps, ctx: RunCtx):
     filed,
     ...(answer ? { reviewer: answer.reviewer } : {}),
   };
-  await setProgress(deps, ctx, { mergedSinceReview: 0, integrationReview: record });
+  await setProgress(deps, ctx, {
+    mergedSinceReview: 0,
+    integrationReview: record,
+    reviewRequested: undefined,
+  });
   deps.logger.info({ runId: ctx.run.id, verdict: record.verdict, filed }, 'integration review done');
   return filed;
 };

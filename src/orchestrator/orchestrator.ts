@@ -22,6 +22,7 @@ import { initialPlanDashboard } from './plan-blitz/plan-dashboard.ts';
 import { reconcilePlanRun } from './plan-blitz/reconcile-plan-run.ts';
 import { createPlanIntentHandler } from './plan-blitz/start-plan-run.ts';
 import { reconcileRun, recordApproval } from './reconcile.ts';
+import { createReviewSteering } from './review-steer.ts';
 import { createEffects } from './run-effects.ts';
 import { setDashboardComment } from './run-writer.ts';
 import { createIntentHandler, type IntentOutcome } from './start-run.ts';
@@ -185,6 +186,11 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     },
   });
 
+  const handleReviewSteer = createReviewSteering(deps, {
+    reconcileSoon,
+    serialized: (runId, fn) => serial.exclusive(runId, fn),
+  });
+
   const fleet = createFleet(deps, {
     reconcileSoon,
     serialized: (runId, fn) => serial.exclusive(runId, fn),
@@ -199,6 +205,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     if (outcome !== 'not_mine') return outcome;
     const cmd = commandSchema.safeParse(intent.command);
     if (cmd.success && cmd.data.name === 'plan-blitz') return handlePlanIntent(intent, cmd.data);
+    if (cmd.success && cmd.data.name === 'blitz-review') return handleReviewSteer(intent, cmd.data);
     // `/blitz tell #n`: kept for the worker's next resume by the PR feedback loop.
     if (cmd.success && cmd.data.name === 'blitz-tell')
       return handleTell(deps, { reconcileSoon }, intent, cmd.data);

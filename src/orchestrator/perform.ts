@@ -1,20 +1,20 @@
 // The effects of the planner's actions, each idempotent by checking the world first: a PR that
 // exists is found, not opened twice; a closed issue is not closed again; a dispatch of an issue with
 // a live attempt is skipped; a report or notification with the same content is posted once.
-import { type RosterEntry, rosterEntrySchema } from '../config/blitz-config.ts';
 import { isAppError } from '../errors.ts';
-import type { IssueRef } from '../forges/types.ts';
-import { defaultEntries } from '../plan/routing.ts';
 import type { Action } from '../plan/snapshot.ts';
 import type { IssueKey } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunProgress } from '../store/run-store.ts';
 import type { OrchestratorDeps, RunCtx } from './context.ts';
-import { repoRefOf } from './context.ts';
+import { refOf, repoRefOf } from './context.ts';
+import { dispatchAttempt } from './dispatch-attempt.ts';
 import { onAttemptHost } from './dispatcher.ts';
+import { openPr } from './open-pr.ts';
 import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
 import { performPrFeedback } from './pr-feedback-step.ts';
-import { attemptKey, currentAttempts, liveAttempt } from './run-progress.ts';
+import { rosterEntryFor } from './roster-entry.ts';
+import { attemptKey, currentAttempts } from './run-progress.ts';
 import { markPosted, writeProgress } from './run-writer.ts';
 
 export interface Effects {
@@ -29,10 +29,7 @@ export interface Effects {
 
 export type PerformDeps = OrchestratorDeps & { effects: Effects };
 
-export const refOf = (key: IssueKey): IssueRef => {
-  const at = key.lastIndexOf('#');
-  return { repo: repoRefOf(key.slice(0, at)), number: Number(key.slice(at + 1)) };
-};
+export { refOf };
 
 /** Records a content key in the run's progress; false when it was already there (post nothing). */
 export const firstTime = async (
@@ -60,103 +57,75 @@ const attemptsOf = (ctx: RunCtx, key: IssueKey): AttemptRecord[] =>
     ctx.rows.get(key),
   );
 
-const entryFor = (
-  deps: OrchestratorDeps,
-  pick: Extract<Action, { type: 'dispatch' }>['worker'],
-): RosterEntry =>
-  deps.config.roster.find((e) => e.name === pick.entry.name) ??
-  rosterEntrySchema.parse(
-    Object.values(defaultEntries).find((e) => e.name === pick.entry.name) ?? {
-      ...pick.entry,
-      roles: pick.entry.roles,
-    },
-  );
-
 const dispatch = async (deps: OrchestratorDeps, ctx: RunCtx, a: Extract<Action, { type: 'dispatch' }>) => {
-  // Read the ledger again: a worker started since this pass began (another replica) must not get a twin.
-  const fresh = (await deps.ledger.listByRun(ctx.run.id)).filter((x) => attemptKey(x) === a.issue);
-  if (liveAttempt(fresh)) return;
   const issue = ctx.issues.get(a.issue);
   if (!issue) return;
   const row = ctx.rows.get(a.issue);
-  const cloneUrl = deps.cloneUrl
-    ? await deps.cloneUrl(ctx.forge, ctx.repo)
-    : (await ctx.forge.cloneCredentials(ctx.repo)).url;
   const attemptNo = (row?.attempts ?? 0) + 1;
-  // An approved plan (plan-blitz) goes into the worker's prompt.
-  const planText = await approvedPlanText(ctx.forge, ctx.repo, issue);
-  const job = {
-    kind: 'attempt' as const,
-    runId: ctx.run.id,
-    issue: { repo: repoRefOf(issue.repo), number: issue.number },
-    title: issue.title,
-    body: issue.body,
-    branchStyle: 'blitz' as const,
-    runSlug: ctx.run.slug,
-    baseBranch: ctx.run.integrationBranch,
-    cloneUrl,
-    entry: entryFor(deps, a.worker),
-    tier: a.worker.tier,
-    fences: a.fenceOff.map((f) => ({ path: f.path, ownerIssue: refOf(f.owner).number })),
-    ...(planText ? { planText } : {}),
-    ...(row?.bouncedAfter && row.lastError ? { failureFeedback: row.lastError } : {}),
+  const job = async () => {
+    const cloneUrl = deps.cloneUrl
+      ? await deps.cloneUrl(ctx.forge, ctx.repo)
+      : (await ctx.forge.cloneCredentials(ctx.repo)).url;
+    // An approved plan (plan-blitz) goes into the worker's prompt.
+    const planText = await approvedPlanText(ctx.forge, ctx.repo, issue);
+    return {
+      kind: 'attempt' as const,
+      runId: ctx.run.id,
+      issue: { repo: repoRefOf(issue.repo), number: issue.number },
+      title: issue.title,
+      body: issue.body,
+      branchStyle: 'blitz' as const,
+      runSlug: ctx.run.slug,
+      baseBranch: ctx.run.integrationBranch,
+      cloneUrl,
+      entry: rosterEntryFor(deps.config.roster, a.worker.entry),
+      tier: a.worker.tier,
+      fences: a.fenceOff.map((f) => ({ path: f.path, ownerIssue: refOf(f.owner).number })),
+      ...(planText ? { planText } : {}),
+      ...(row?.bouncedAfter && row.lastError ? { failureFeedback: row.lastError } : {}),
+    };
   };
-  const dispatched = { state: 'dispatched' as const, attempts: attemptNo };
-  if (deps.dispatcher) {
-    // Through the queue: the row and the job commit together; branch and worktree come via the ledger.
-    const sent = await deps.dispatcher.attempt(job, attemptNo, (w) =>
-      w.upsertRunIssue(ctx.run.id, issue.repo, issue.number, dispatched),
-    );
-    if (!sent) return;
-  } else {
-    await deps.store.upsertRunIssue(ctx.run.id, issue.repo, issue.number, dispatched);
-    const result = await deps.runner.execute(job);
-    if (result.kind === 'attempt')
-      await deps.store.upsertRunIssue(ctx.run.id, issue.repo, issue.number, {
-        branch: result.attempt.branch,
-        worktree: result.attempt.worktree,
-      });
-  }
-  deps.logger.info({ runId: ctx.run.id, issue: a.issue, entry: a.worker.entry.name }, 'issue dispatched');
+  // The row and the job commit together; branch and worktree come via the ledger.
+  await dispatchAttempt(deps, {
+    runId: ctx.run.id,
+    issue: a.issue,
+    attemptNo,
+    job,
+    record: (w) =>
+      w.upsertRunIssue(ctx.run.id, issue.repo, issue.number, { state: 'dispatched', attempts: attemptNo }),
+  });
 };
 
-const openPr = async (deps: OrchestratorDeps, ctx: RunCtx, key: IssueKey) => {
-  const solved = attemptsOf(ctx, key)
+const solvedOf = (ctx: RunCtx, key: IssueKey): AttemptRecord | undefined =>
+  attemptsOf(ctx, key)
     .filter((x) => x.outcome === 'solved')
     .at(-1);
+
+const prFor = async (deps: OrchestratorDeps, ctx: RunCtx, key: IssueKey) => {
+  const solved = solvedOf(ctx, key);
   if (!solved) return;
-  const ref = refOf(key);
-  const issue = ctx.issues.get(key);
-  const found = await ctx.forge.findPullRequest(ctx.repo, solved.branch);
-  const pr =
-    found ??
-    (await ctx.forge.openPullRequest(ctx.repo, {
-      head: solved.branch,
-      base: ctx.run.integrationBranch,
-      title: `#${ref.number}: ${issue?.title ?? solved.job.title}`,
-      body: `Resolves #${ref.number}\n\nWorked by ${solved.rosterEntry} (${solved.tier}) in blitz run of ${ctx.run.milestoneTitle}; merges into \`${ctx.run.integrationBranch}\`.`,
-    }));
-  await deps.store.upsertRunIssue(ctx.run.id, `${ref.repo.owner}/${ref.repo.name}`, ref.number, {
+  await openPr(deps, {
+    runId: ctx.run.id,
+    issue: key,
+    title: ctx.issues.get(key)?.title,
+    forge: ctx.forge,
+    repo: ctx.repo,
+    base: ctx.run.integrationBranch,
+    solved,
+    body: `Resolves #${refOf(key).number}\n\nWorked by ${solved.rosterEntry} (${solved.tier}) in blitz run of ${ctx.run.milestoneTitle}; merges into \`${ctx.run.integrationBranch}\`.`,
     state: 'pr_open',
-    prNumber: pr.ref.number,
-    branch: solved.branch,
   });
 };
 
 const review = async (deps: OrchestratorDeps, ctx: RunCtx, a: Extract<Action, { type: 'review' }>) => {
   const ref = refOf(a.issue);
   const repo = `${ref.repo.owner}/${ref.repo.name}`;
-  const issue = ctx.issues.get(a.issue);
-  if (deps.review && issue) {
-    const author = attemptsOf(ctx, a.issue)
-      .filter((x) => x.outcome === 'solved')
-      .at(-1)?.rosterEntry;
+  if (deps.review && ctx.issues.has(a.issue)) {
+    const attempt = solvedOf(ctx, a.issue);
     const r = await deps.review({
-      ...(author ? { author } : {}),
+      ...(attempt ? { attempt } : {}),
       forge: ctx.forge,
-      repo: ctx.repo,
-      pr: a.pr,
-      issue,
+      pr: { repo: ctx.repo, number: a.pr },
       reviewer: a.reviewer,
       runId: ctx.run.id,
     });
@@ -254,7 +223,7 @@ export const perform = async (deps: PerformDeps, ctx: RunCtx, a: Action): Promis
       return;
     }
     case 'open_pr':
-      return openPr(deps, ctx, a.issue);
+      return prFor(deps, ctx, a.issue);
     case 'review':
       return review(deps, ctx, a);
     case 'merge':

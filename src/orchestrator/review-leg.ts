@@ -1,52 +1,96 @@
-// The review leg of a blitz PR through the review module: one advisory comment by a different model
-// than the author where the roster allows; never an approval. A leg that could not post anything is
-// reported as not posted, so the dashboard never claims a review that did not happen.
+// The one review leg of every run kind: a PR goes to the review module (which posts ONE advisory
+// comment, never an approval) with its author (the worker's roster entry, or a stand-in for a person's
+// PR: any reviewer then counts as different) and the worker's FINAL REPORT as claims to check; the
+// planner's reviewer pick, when there is one, is asked first.
 import type { BlitzConfig } from '../config/blitz-config.ts';
+import type { Forge, IssueRef } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
-import { reviewPullRequest } from '../review/index.ts';
-import type { ReviewLeg } from './context.ts';
+import type { ReviewPick } from '../plan/routing.ts';
+import { type ReviewAuthor, type ReviewResult, reviewPullRequest } from '../review/index.ts';
+import type { FinalReport } from '../runner/final-report.ts';
+import type { AttemptRecord } from '../runner/types.ts';
 
-const maxDiffBytes = 200_000;
+export const defaultMaxDiffBytes = 200_000;
 
-export const createReviewLeg = (opts: {
-  config: BlitzConfig;
+export interface ReviewLegPorts {
+  config: Pick<BlitzConfig, 'roster' | 'reviewTimeoutSeconds'>;
   baseEnv: Record<string, string>;
   logger: Logger;
-  ollamaHost?: string;
-}): ReviewLeg => {
-  return async ({ forge, repo, pr, reviewer, author: authorName, runId }) => {
-    const author = opts.config.roster.find((e) => e.name === authorName);
-    const ac = new AbortController();
+  /** The Ollama host (`OLLAMA_HOST`, from config/) for `ollama` reviewers. */
+  ollamaHost?: string | undefined;
+  maxDiffBytes?: number | undefined;
+}
+
+export interface ReviewLegInput {
+  forge: Forge;
+  pr: IssueRef;
+  /** The bot's attempt that wrote the change; absent for a person's PR. */
+  attempt?: AttemptRecord;
+  /** The PR's author on the forge, named in the stand-in when no attempt wrote it. */
+  prAuthor?: string;
+  /** The planner's reviewer pick: asked first, then the module falls back to the next reviewer. */
+  reviewer?: ReviewPick;
+}
+
+/**
+ * The worker's full FINAL REPORT (TESTS and REVIEW too), as the runner stored it in the ledger: the
+ * log itself lives on the runner's host, which need not be this one.
+ */
+export const reportOf = (attempt: AttemptRecord): FinalReport | undefined =>
+  attempt.finalReport ? { ...attempt.finalReport } : undefined;
+
+const authorOf = (
+  roster: ReviewLegPorts['config']['roster'],
+  attempt: AttemptRecord | undefined,
+  prAuthor: string,
+): ReviewAuthor => {
+  if (!attempt) return { name: `person:${prAuthor}`, tool: 'custom' };
+  const entry = roster.find((e) => e.name === attempt.rosterEntry);
+  return {
+    name: attempt.rosterEntry,
+    tool: attempt.tool,
+    ...(entry?.provider ? { provider: entry.provider } : {}),
+  };
+};
+
+export const runReviewLeg = async (p: ReviewLegPorts, input: ReviewLegInput): Promise<ReviewResult> => {
+  const report = input.attempt ? reportOf(input.attempt) : undefined;
+  const picked = input.reviewer && p.config.roster.find((e) => e.name === input.reviewer?.entry.name);
+  const roster = picked ? [picked, ...p.config.roster.filter((e) => e !== picked)] : p.config.roster;
+  return reviewPullRequest({
+    forge: input.forge,
+    pr: input.pr,
+    author: authorOf(p.config.roster, input.attempt, input.prAuthor ?? 'unknown'),
+    ...(report ? { authorReport: report } : {}),
+    roster,
+    limits: {
+      maxDiffBytes: p.maxDiffBytes ?? defaultMaxDiffBytes,
+      timeoutSeconds: p.config.reviewTimeoutSeconds,
+    },
+    baseEnv: p.baseEnv,
+    ollama: { host: p.ollamaHost },
+    signal: AbortSignal.timeout(p.config.reviewTimeoutSeconds * 1000 * 4),
+    logger: p.logger,
+  });
+};
+
+/** The review port of blitz and plan runs: says whether a comment was posted; a failed leg posted none. */
+export type ReviewLeg = (input: ReviewLegInput & { runId: string }) => Promise<{
+  posted: boolean;
+  summary?: string;
+}>;
+
+export const createReviewLeg =
+  (p: ReviewLegPorts): ReviewLeg =>
+  async ({ runId, ...input }) => {
     try {
-      // The planner's pick goes first; the module falls back to the next reviewer on failure.
-      const picked = opts.config.roster.find((e) => e.name === reviewer.entry.name);
-      const roster = picked
-        ? [picked, ...opts.config.roster.filter((e) => e !== picked)]
-        : opts.config.roster;
-      const result = await reviewPullRequest({
-        forge,
-        pr: { repo, number: pr },
-        author: author
-          ? {
-              name: author.name,
-              tool: author.tool,
-              ...(author.provider ? { provider: author.provider } : {}),
-            }
-          : { name: 'unknown', tool: 'custom' },
-        roster,
-        limits: { maxDiffBytes, timeoutSeconds: opts.config.reviewTimeoutSeconds },
-        baseEnv: opts.baseEnv,
-        ...(opts.ollamaHost ? { ollama: { host: opts.ollamaHost } } : {}),
-        signal: ac.signal,
-        logger: opts.logger,
-      });
+      const result = await runReviewLeg(p, input);
       return {
         posted: result.verdict !== 'no_review',
         summary: `${result.verdict}${result.reviewer ? ` by ${result.reviewer}` : ''}`,
       };
     } catch (err) {
-      opts.logger.warn({ runId, pr, err }, 'review leg failed');
+      p.logger.warn({ runId, pr: input.pr.number, err }, 'review leg failed');
       return { posted: false };
     }
   };
-};

@@ -5,8 +5,9 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { nextActions } from '../plan/next-actions.ts';
 import type { IssueKey } from '../plan/types.ts';
-import { runDeploy, tailOf } from '../ship/deploy.ts';
-import { startPreview } from '../ship/preview.ts';
+import { git } from '../runner/git.ts';
+import { tailOf } from '../ship/deploy.ts';
+import { defaultHealthTimeoutSeconds, deployLive, type LiveResult, previewLive } from '../ship/ship-live.ts';
 import type { OrchestratorDeps, RunCtx } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
 import { type IntegrationGit, integrationWorktree, revertMerge } from './integration-branch.ts';
@@ -31,6 +32,8 @@ export interface GateFinding {
   status: 'passed' | 'failed';
   tail?: string;
   responsible?: IssueKey;
+  /** The integration branch commit it ran on. */
+  sha?: string;
 }
 
 export type GateJudge = (
@@ -63,7 +66,8 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
       timeoutSeconds: gateTimeoutSeconds,
     });
     if (res.kind !== 'gate') throw new Error('the runner answered a gate job with something else');
-    return res.result;
+    const sha = (await git(['rev-parse', 'HEAD'], cwd, g.ctx).catch(() => '')).trim();
+    return { ...res.result, ...(sha ? { sha } : {}) };
   };
 
   /** Builds at each covered merge in turn: the first red one is the merge that broke the build. */
@@ -84,9 +88,10 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
     const g = await gitFor(deps, ctx);
     const r = await runGateAt(g, name, argv);
     const ok = r.exitCode === 0 && !r.timedOut;
-    if (ok) return { status: 'passed' };
+    const at = r.sha ? { sha: r.sha } : {};
+    if (ok) return { status: 'passed', ...at };
     const responsible = name === 'build' ? await responsibleMerge(ctx, g, argv, covers) : undefined;
-    return { status: 'failed', tail: tailOf(r.tail, 30), ...(responsible ? { responsible } : {}) };
+    return { status: 'failed', tail: tailOf(r.tail, 30), ...at, ...(responsible ? { responsible } : {}) };
   };
 
   const startGate: Effects['startGate'] = async (ctx, name, covers) => {
@@ -94,10 +99,14 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
     const failures = ctx.run.progress.build?.failures ?? 0;
     const wave = (ctx.run.progress.wave ?? 0) + (name === 'build' ? 1 : 0);
     if (!argv) {
-      // Nothing configured: the step is green by definition, and the dashboard shows no command ran.
+      // Nothing configured: nothing to run, so it does not hold the gate; it is shown as "not
+      // configured", never as green (plan/gate-checks.ts).
       if (name === 'build')
-        await setProgress(deps, ctx, { build: { status: 'passed', covers, failures: 0 }, wave });
-      else await setProgress(deps, ctx, { smoke: 'passed' });
+        await setProgress(deps, ctx, {
+          build: { status: 'passed', covers, failures: 0, notConfigured: true },
+          wave,
+        });
+      else await setProgress(deps, ctx, { smoke: 'passed', smokeGate: { failures: 0, notConfigured: true } });
       return;
     }
     const gate = newRunId();
@@ -113,10 +122,12 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
         deps.logger.error({ runId, name, err }, 'gate could not run');
         return { status: 'failed', tail: err instanceof Error ? err.message : String(err) };
       });
+      const at = found.sha !== undefined ? { sha: found.sha } : {};
       const result: GateResult =
         name === 'smoke'
-          ? { name, status: found.status }
+          ? { name, status: found.status, ...at, ...(found.tail !== undefined ? { tail: found.tail } : {}) }
           : {
+              ...at,
               name,
               gate,
               status: found.status,
@@ -196,33 +207,58 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
           title: `blitz: ${ctx.run.milestoneTitle}`,
           body: `The integrated work of milestone ${ctx.run.milestoneTitle}: every workable issue closed, build and smoke green.\n\nShip decision: ${path} (${reason}).`,
         }));
+      // The gate counts only on the integration branch's current head: a commit since (a push by
+      // hand, a late merge) sends the run back through build and smoke before anything ships.
+      const gated = ctx.run.progress.build?.sha;
+      if (gated !== undefined && pr.head.sha !== gated) {
+        deps.logger.info(
+          { runId: ctx.run.id, gated, head: pr.head.sha },
+          'integration branch moved since the gate; gating again',
+        );
+        await setProgress(deps, ctx, (p) => ({
+          ship: undefined,
+          build: { status: 'none', covers: [], failures: 0 },
+          smoke: 'none',
+          smokeGate: { failures: p.smokeGate?.failures ?? 0 },
+        }));
+        return;
+      }
+      // The milestone PR is the link when nothing runs; a deploy or preview must be proven live.
       let url: string | undefined = pr.htmlUrl;
+      const timeoutMs = (cfg.healthTimeoutSeconds ?? defaultHealthTimeoutSeconds) * 1000;
+      let live: LiveResult | undefined;
       if (path === 'deploy' && cfg.deploy) {
         if (!pr.merged)
           await ctx.forge.mergePullRequest(pr.ref, { method: 'merge', expectedHeadSha: pr.head.sha });
         const cwd = await integrationWorktree(await gitFor(deps, ctx));
-        const res = await runDeploy({
-          argv: cfg.deploy,
-          workspaceRoot: deps.config.runner.workspace,
-          cwd,
-          env: deps.baseEnv,
-          timeoutMs: gateTimeoutSeconds * 1000,
+        live = await deployLive({
+          deploy: {
+            argv: cfg.deploy,
+            workspaceRoot: deps.config.runner.workspace,
+            cwd,
+            env: deps.baseEnv,
+            timeoutMs: gateTimeoutSeconds * 1000,
+          },
+          ...(cfg.healthUrl ? { healthUrl: cfg.healthUrl } : {}),
+          ...(cfg.deployUrl ? { deployUrl: cfg.deployUrl } : {}),
+          timeoutMs,
         });
-        if (!res.ok) throw new Error(res.error ?? 'the deploy command failed');
-        url = cfg.deployUrl ?? url;
       } else if (cfg.preview) {
         const worktree = await integrationWorktree(await gitFor(deps, ctx));
-        const started = startPreview({
-          argv: cfg.preview,
-          port: cfg.previewPort ?? 5173,
-          workspaceRoot: deps.config.runner.workspace,
-          worktree,
-          logFile: join(deps.config.runner.workspace, '.previews', `${ctx.run.slug}.log`),
-          env: deps.baseEnv,
+        live = await previewLive({
+          preview: {
+            argv: cfg.preview,
+            port: cfg.previewPort ?? 5173,
+            workspaceRoot: deps.config.runner.workspace,
+            worktree,
+            logFile: join(deps.config.runner.workspace, '.previews', `${ctx.run.slug}.log`),
+            env: deps.baseEnv,
+            readyTimeoutMs: timeoutMs,
+          },
         });
-        if (started.ok) url = started.url;
-        else deps.logger.warn({ runId: ctx.run.id, error: started.error }, 'preview did not start');
       }
+      if (live && !live.ok) throw new Error(live.error);
+      if (live?.ok && live.url) url = live.url;
       await setProgress(deps, ctx, {
         ship: { status: 'passed', path, reasons: [reason], ...(url ? { url } : {}) },
       });

@@ -73,8 +73,10 @@ export type GateResult =
       failures: number;
       tail?: string;
       responsible?: string;
+      /** The integration branch commit it ran on. */
+      sha?: string;
     }
-  | { name: 'smoke'; status: 'passed' | 'failed' };
+  | { name: 'smoke'; status: 'passed' | 'failed'; sha?: string; tail?: string };
 
 /** Background work's only write: one row. The caller asks for a pass afterwards. */
 export const recordGateResult = (
@@ -85,7 +87,18 @@ export const recordGateResult = (
 
 /** The progress with one result folded in; a result for a start that is no longer running is dropped. */
 export const applyGateResult = (p: RunProgress, r: GateResult): Partial<RunProgress> => {
-  if (r.name === 'smoke') return p.smoke === 'running' ? { smoke: r.status } : {};
+  if (r.name === 'smoke') {
+    if (p.smoke !== 'running') return {};
+    const failures = r.status === 'failed' ? (p.smokeGate?.failures ?? 0) + 1 : 0;
+    return {
+      smoke: r.status,
+      smokeGate: {
+        failures,
+        ...(r.sha !== undefined ? { sha: r.sha } : {}),
+        ...(r.status === 'failed' && r.tail !== undefined ? { tail: r.tail } : {}),
+      },
+    };
+  }
   const build = p.build;
   if (build?.status !== 'running' || (build.gate !== undefined && build.gate !== r.gate)) return {};
   return {
@@ -96,6 +109,7 @@ export const applyGateResult = (p: RunProgress, r: GateResult): Partial<RunProgr
       failures: r.failures,
       ...(r.tail !== undefined ? { tail: r.tail } : {}),
       ...(r.responsible !== undefined ? { responsible: r.responsible } : {}),
+      ...(r.sha !== undefined ? { sha: r.sha } : {}),
     },
   };
 };

@@ -18,6 +18,14 @@ describe('run state machine', () => {
       expect(isAppError(err, 'conflict')).toBe(true);
     }
   });
+  it('an unclear integration review waits for a person, then runs on or is cancelled', () => {
+    expect(canTransitionRun('gating', 'review_unclear')).toBe(true);
+    expect(canTransitionRun('running', 'review_unclear')).toBe(true);
+    expect(canTransitionRun('review_unclear', 'running')).toBe(true);
+    expect(canTransitionRun('review_unclear', 'cancelled')).toBe(true);
+    expect(canTransitionRun('review_unclear', 'shipping')).toBe(false);
+    expect(canTransitionRun('review_unclear', 'done')).toBe(false);
+  });
 });
 
 describe('run-issue state machine', () => {

@@ -11,6 +11,7 @@ export const runStates = [
   'done',
   'paused',
   'blocked',
+  'review_unclear',
   'cancelled',
 ] as const;
 export type RunState = (typeof runStates)[number];
@@ -19,15 +20,17 @@ const active: RunState[] = ['planning', 'running', 'integrating', 'gating', 'shi
 
 const runNext: Record<RunState, readonly RunState[]> = {
   planning: ['running', 'done', 'paused', 'blocked', 'cancelled'],
-  running: ['integrating', 'gating', 'paused', 'blocked', 'cancelled'],
-  integrating: ['running', 'gating', 'paused', 'blocked', 'cancelled'],
+  running: ['integrating', 'gating', 'paused', 'blocked', 'review_unclear', 'cancelled'],
+  integrating: ['running', 'gating', 'paused', 'blocked', 'review_unclear', 'cancelled'],
   // A failed readiness gate sends the run back for another pass.
-  gating: ['shipping', 'running', 'paused', 'blocked', 'cancelled'],
+  gating: ['shipping', 'running', 'paused', 'blocked', 'review_unclear', 'cancelled'],
   shipping: ['done', 'blocked', 'cancelled'],
   // Resume returns to whichever active state the run was paused in.
   paused: [...active, 'cancelled'],
   // A person cleared the blocker and resumed.
   blocked: ['planning', 'running', 'cancelled'],
+  // The integration review gave no usable verdict: `/blitz accept-review` or `/blitz review` goes on.
+  review_unclear: ['running', 'paused', 'blocked', 'cancelled'],
   done: [],
   cancelled: [],
 };

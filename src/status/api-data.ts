@@ -18,6 +18,7 @@ import {
   runListSchema,
   statsSchema,
 } from './api-schemas.ts';
+import { type AttentionIssue, attentionOf } from './attention.ts';
 import { loadRunView, type RunView } from './run-view.ts';
 import type { AttemptStats } from './stats.ts';
 import { loadStats } from './status-data.ts';
@@ -30,7 +31,21 @@ export type ApiPorts = {
 
 const finished: ReadonlySet<string> = new Set(['merged', 'closed']);
 
-export const runSummaryOf = (run: RunRecord, issues: { done: number; total: number }): RunSummary => ({
+/** The issues' states as the last dashboard drew them (held ones included), else as the rows say. */
+const issueStatesOf = (run: RunRecord, rows: readonly AttentionIssue[]): AttentionIssue[] => {
+  const lastError = new Map(rows.map((r) => [r.number, r.lastError]));
+  const issues = run.progress.graph ?? rows;
+  return issues.map((i) => {
+    const e = lastError.get(i.number);
+    return { number: i.number, state: i.state, ...(e ? { lastError: e } : {}) };
+  });
+};
+
+export const runSummaryOf = (
+  run: RunRecord,
+  issues: { done: number; total: number },
+  rows: readonly AttentionIssue[] = [],
+): RunSummary => ({
   id: run.id,
   kind: run.kind,
   forge: run.forge,
@@ -41,6 +56,7 @@ export const runSummaryOf = (run: RunRecord, issues: { done: number; total: numb
   triggerIssue: run.triggerIssue ?? null,
   issues,
   reason: run.progress.reason ?? null,
+  attention: attentionOf(run, issueStatesOf(run, rows)),
   createdAt: run.createdAt,
   updatedAt: run.updatedAt,
 });
@@ -73,10 +89,15 @@ export const buildRunList = async (ports: ApiPorts, filter: { live?: boolean } =
   const runs = await Promise.all(
     chosen.map(async (run) => {
       const rows = await ports.runs.listRunIssues(run.id);
-      return runSummaryOf(run, {
-        done: rows.filter((r) => finished.has(r.state)).length,
-        total: rows.length,
-      });
+      return runSummaryOf(
+        run,
+        { done: rows.filter((r) => finished.has(r.state)).length, total: rows.length },
+        rows.map((r) => ({
+          number: r.number,
+          state: r.state,
+          ...(r.lastError ? { lastError: r.lastError } : {}),
+        })),
+      );
     }),
   );
   return runListSchema.parse({ runs });
@@ -86,7 +107,7 @@ export const runDetailOf = (view: RunView): RunDetail => {
   const nOf = new Map(view.attempts.map((a, i) => [a.id, i + 1]));
   const build = view.run.progress.build;
   return runDetailSchema.parse({
-    run: runSummaryOf(view.run, { done: view.done, total: view.total }),
+    run: runSummaryOf(view.run, { done: view.done, total: view.total }, view.issues),
     integrationBranch: view.run.integrationBranch,
     build: build ? { status: build.status, covers: build.covers, failures: build.failures } : null,
     issues: view.issues.map((i) => ({

@@ -3,6 +3,7 @@
 // cannot drift from what is served. Only facts a status page shows: no paths on disk, pids or argv.
 import { z } from '@hono/zod-openapi';
 import { runStates } from '../plan/states.ts';
+import { attentionStates } from './attention.ts';
 
 export const errorSchema = z
   .object({ error: z.string(), message: z.string() })
@@ -26,6 +27,16 @@ export const runSummarySchema = z
     triggerIssue: z.int().nullable().openapi({ description: 'Where the dashboard comment lives' }),
     issues: z.object({ done: z.int().min(0), total: z.int().min(0) }),
     reason: z.string().nullable().openapi({ description: 'Why the run stopped, in words' }),
+    attention: z
+      .object({
+        state: z.enum(attentionStates),
+        reason: z.string().openapi({ description: 'Why, in one sentence' }),
+        command: z
+          .string()
+          .openapi({ description: 'What a writer types to go on', example: '/blitz retry #12' }),
+      })
+      .nullable()
+      .openapi({ description: 'The named state the run waits in for a person; null when it needs nobody' }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })

@@ -22,6 +22,12 @@ export const flowchartOf = (d: RunDetail): string | undefined =>
     })),
   );
 
+/** The named state the run waits in for a person: which, why, and the command that continues. */
+export const attentionRow = (a: RunDetail['run']['attention']): Html | string =>
+  a
+    ? html`<tr><th>needs</th><td id="run-attention" data-attention="${a.state}">${stateBadge(a.state)} ${a.reason} — <code>${a.command}</code></td></tr>`
+    : '';
+
 export const summarySection = (d: RunDetail): Html => {
   const r = d.run;
   const b = d.build;
@@ -29,6 +35,7 @@ export const summarySection = (d: RunDetail): Html => {
 <tr><th>repo</th><td>${r.repo} <span class="muted">(${r.forge})</span></td></tr>
 <tr><th>milestone</th><td>${r.title}</td></tr>
 <tr><th>state</th><td id="run-state">${stateBadge(r.state)}${r.reason ? html` <span class="muted">${r.reason}</span>` : ''}</td></tr>
+${attentionRow(r.attention)}
 <tr><th>progress</th><td id="run-progress">${r.issues.done}/${r.issues.total} issues merged or closed</td></tr>
 <tr><th>integration branch</th><td><code>${d.integrationBranch}</code></td></tr>
 <tr><th>wave</th><td>${d.currentWave + 1}${b ? html` · last build ${b.status}${b.covers.length ? html` covering ${b.covers.join(', ')}` : ''}${b.failures ? html` (${b.failures} failure(s))` : ''}` : ''}</td></tr>

@@ -46,7 +46,7 @@ ${
 <td>${run.title}</td>
 <td>${run.issues.done}/${run.issues.total}</td>
 <td>${when(run.createdAt)}</td>
-<td>${stateBadge(run.state)}</td>
+<td>${stateBadge(run.state)}${run.attention ? html`<div class="muted" data-attention="${run.attention.state}">${run.attention.reason} — <code>${run.attention.command}</code></div>` : ''}</td>
 </tr>`,
       )}</tbody></table>`
 }

@@ -36,6 +36,14 @@ export const formatStatusText = (runs: readonly RunSummary[]): string => {
     r.updatedAt,
   ]);
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  // A run waiting for a person says why and what to type, under the table.
+  const waiting = runs.flatMap((r) =>
+    r.attention
+      ? [
+          `${r.id} ${r.attention.state.replace('_', ' ')}: ${printable(r.attention.reason)} → ${r.attention.command}`,
+        ]
+      : [],
+  );
   return [
     `live runs: ${runs.length}`,
     ...rows.map((row) =>
@@ -44,6 +52,7 @@ export const formatStatusText = (runs: readonly RunSummary[]): string => {
         .join('  ')
         .trimEnd(),
     ),
+    ...waiting,
   ].join('\n');
 };
 

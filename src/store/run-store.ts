@@ -32,8 +32,14 @@ export interface RunProgress {
     responsible?: string;
     /** Last lines of the failing build, fed back into the bounced issue's prompt. */
     tail?: string;
+    /** The integration branch commit the build ran on. */
+    sha?: string;
+    /** No `build:` command is configured: passed without running, shown as "not configured". */
+    notConfigured?: boolean;
   };
   smoke?: StepState;
+  /** The smoke check beside its status: the commit it ran on, red passes in a row, the last red tail. */
+  smokeGate?: { sha?: string; failures: number; tail?: string; notConfigured?: boolean };
   ship?: { status: StepState; path?: 'deploy' | 'local'; url?: string; reasons?: string[] };
   /** Budget probe result shown on the dashboard. */
   budget?:
@@ -58,7 +64,11 @@ export interface RunProgress {
     at: string;
     filed: number;
     reviewer?: string;
+    /** A writer accepted this review as it is (`/blitz accept-review`): readiness no longer waits on it. */
+    accepted?: { by: string; at: string };
   };
+  /** A writer asked for the integration review again (`/blitz review`); cleared when it has run. */
+  reviewRequested?: { by: string; at: string };
   /** Merged issues since the last integration review. */
   mergedSinceReview?: number;
   notifyFailures?: { target: string; error: string }[];

@@ -66,6 +66,10 @@ export interface BlitzHarnessOptions {
   credentialsFromForge?: boolean;
   /** false: the forge adapter's request caches are off (the bench baseline). */
   requestCache?: boolean;
+  /** More `runner:` settings of blitz.config.yml (caps, environmentBackoff …). */
+  runner?: Record<string, unknown>;
+  /** The bot's clock (runner and orchestrator); default the system's. */
+  clock?: { now(): Date };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -96,7 +100,13 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
   const dbPath = join(dir, 'blitz.db');
   const workspace = join(dir, 'workspace');
   const config: BlitzConfig = blitzConfigSchema.parse({
-    runner: { workspace, maxSessions: opts.maxSessions ?? 2, retries: 0, attemptTimeoutMinutes: 10 },
+    runner: {
+      workspace,
+      maxSessions: opts.maxSessions ?? 2,
+      retries: 0,
+      attemptTimeoutMinutes: 10,
+      ...(opts.runner ?? {}),
+    },
     roster: [
       {
         ...fakeEntry(opts.agentEnv ?? {}),
@@ -142,6 +152,7 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
           }
         : { cloneUrl: async () => origin.bareDir }),
       ...(opts.onRunnerEvent ? { onRunnerEvent: opts.onRunnerEvent } : {}),
+      ...(opts.clock ? { clock: opts.clock } : {}),
       orchestrator: {
         dashboard: { intervalMs: opts.dashboardIntervalMs ?? 0 },
         ...(opts.review ? { review: createReviewLeg({ config, baseEnv: testEnv(), logger }) } : {}),

@@ -106,6 +106,8 @@ export interface BotOptions {
   /** Git credentials of the runner (default none: the origin is a local bare repository). */
   credentials?: CredentialsProvider;
   onRunnerEvent?: (e: RunnerEvent) => void;
+  /** The clock of the runner and the orchestrator (default the system's): tests move it instead of waiting. */
+  clock?: { now(): Date };
   /** Further orchestrator deps (review leg, budget probe, dashboard interval …). */
   orchestrator?: Partial<OrchestratorDeps>;
 }
@@ -129,6 +131,7 @@ export interface Bot {
 /** One bot process over the SQLite file `dbPath`; a second call is a restarted process. */
 export const startBot = (o: BotOptions): Bot => {
   const { config, logger } = o;
+  const clock = o.clock ?? { now: () => new Date() };
   // What the bot writes passes the production filter (controls, commands, secrets): tests see what users would.
   const forge = withCleanOutgoing(o.forge, createRedactor([o.secrets.github, o.secrets.gitea]));
   const store = openSqliteStore(o.dbPath);
@@ -137,7 +140,7 @@ export const startBot = (o: BotOptions): Bot => {
   const runner = new Runner({
     config: config.runner,
     ledger: runs.ledger,
-    clock: { now: () => new Date() },
+    clock,
     events: (e) => {
       o.onRunnerEvent?.(e);
       orchRef?.onRunnerEvent(e);
@@ -161,7 +164,7 @@ export const startBot = (o: BotOptions): Bot => {
     forges: async () => forge,
     runner,
     config,
-    clock: { now: () => new Date() },
+    clock,
     logger,
     baseEnv: testEnv(),
     ...(o.cloneUrl ? { cloneUrl: o.cloneUrl } : {}),

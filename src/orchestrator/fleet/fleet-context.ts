@@ -8,6 +8,7 @@ import type { AttemptRecord } from '../../runner/types.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
 import type { ProbeResult } from '../budget-probe.ts';
 import type { OrchestratorDeps } from '../context.ts';
+import type { ReviewLegPorts } from '../review-leg.ts';
 import type { FleetOptions, FleetProgress } from './fleet-state.ts';
 
 export interface FleetHooks {
@@ -51,4 +52,12 @@ export interface FleetCtx {
 }
 
 export const maxConflictResumes = 2;
-export const defaultMaxDiffBytes = 200_000;
+
+/** The review leg's ports in a fleet: its Ollama host and diff bound come from `deps.fleet`. */
+export const fleetReviewPorts = (deps: FleetDeps): ReviewLegPorts => ({
+  config: deps.config,
+  baseEnv: deps.baseEnv,
+  logger: deps.logger,
+  ollamaHost: deps.fleet?.ollamaHost,
+  maxDiffBytes: deps.fleet?.maxDiffBytes,
+});

@@ -1,25 +1,20 @@
 // The fleet's effects of the planner's actions, each idempotent by checking the world first: a
 // dispatch skips a ticket with a live worker; a PR that exists is found, not opened twice; the review
 // leg edits its one comment; closing reads the issue's state first. Merges are in merge-ticket.ts.
-import { type RosterEntry, rosterEntrySchema } from '../../config/blitz-config.ts';
 import { formatRepo } from '../../forges/types.ts';
-import { defaultEntries } from '../../plan/routing.ts';
 import type { Action } from '../../plan/snapshot.ts';
 import { closeOnMerge } from '../close-on-merge.ts';
+import { dispatchAttempt } from '../dispatch-attempt.ts';
 import { onAttemptHost } from '../dispatcher.ts';
+import { openPr } from '../open-pr.ts';
 import { refOf } from '../perform.ts';
-import { attemptKey, currentAttempts, liveAttempt } from '../run-progress.ts';
+import { runReviewLeg } from '../review-leg.ts';
+import { rosterEntryFor } from '../roster-entry.ts';
+import { attemptKey, currentAttempts } from '../run-progress.ts';
 import { writeRun } from '../run-writer.ts';
-import type { FleetCtx, FleetDeps } from './fleet-context.ts';
+import { type FleetCtx, type FleetDeps, fleetReviewPorts } from './fleet-context.ts';
 import { updateFleet, updateTicket } from './fleet-state.ts';
 import { mergeTicket } from './merge-ticket.ts';
-import { runReviewLeg } from './review-leg.ts';
-
-const entryFor = (deps: FleetDeps, pick: Extract<Action, { type: 'dispatch' }>['worker']): RosterEntry =>
-  deps.config.roster.find((e) => e.name === pick.entry.name) ??
-  rosterEntrySchema.parse(
-    Object.values(defaultEntries).find((e) => e.name === pick.entry.name) ?? { ...pick.entry },
-  );
 
 export const attemptsOf = (ctx: FleetCtx, key: string) =>
   currentAttempts(
@@ -35,21 +30,12 @@ const repoOf = (ctx: FleetCtx, key: string) => {
 };
 
 const dispatch = async (deps: FleetDeps, ctx: FleetCtx, a: Extract<Action, { type: 'dispatch' }>) => {
-  // Read the ledger again: a worker started since this pass began must not get a twin.
-  const fresh = (await deps.ledger.listByRun(ctx.run.id)).filter((x) => attemptKey(x) === a.issue);
-  if (liveAttempt(fresh)) return;
   const issue = ctx.tickets.get(a.issue);
   if (!issue) return;
   const { ref, facts, name } = repoOf(ctx, a.issue);
   const row = ctx.rows.get(a.issue);
-  const cloneUrl = deps.cloneUrl
-    ? await deps.cloneUrl(facts.forge, facts.repo)
-    : (await facts.forge.cloneCredentials(facts.repo)).url;
-  const fences = [
-    ...a.fenceOff.map((f) => ({ path: f.path, ownerIssue: refOf(f.owner).number })),
-    ...(ctx.busyFences.get(name.toLowerCase()) ?? []),
-  ];
-  const job = {
+  const attemptNo = (row?.attempts ?? 0) + 1;
+  const job = async () => ({
     kind: 'attempt' as const,
     runId: ctx.run.id,
     issue: { repo: facts.repo, number: ref.number },
@@ -58,66 +44,56 @@ const dispatch = async (deps: FleetDeps, ctx: FleetCtx, a: Extract<Action, { typ
     branchStyle: 'fleet' as const,
     runSlug: 'fleet',
     baseBranch: facts.defaultBranch,
-    cloneUrl,
-    entry: entryFor(deps, a.worker),
+    cloneUrl: deps.cloneUrl
+      ? await deps.cloneUrl(facts.forge, facts.repo)
+      : (await facts.forge.cloneCredentials(facts.repo)).url,
+    entry: rosterEntryFor(deps.config.roster, a.worker.entry),
     tier: a.worker.tier,
-    fences,
-  };
-  const attemptNo = (row?.attempts ?? 0) + 1;
-  const dispatched = { state: 'dispatched' as const, attempts: attemptNo };
-  const markDispatched = async () => {
-    ctx.run = await updateFleet(deps.store, ctx.run.id, (p) => {
-      if (!p.dispatched.includes(a.issue)) p.dispatched.push(a.issue);
-    });
-  };
-  if (deps.dispatcher) {
-    // Through the queue, to whichever runner serves fleet work for this repo; the row and the job
-    // commit together, and the attempt's branch comes back through the ledger.
-    const sent = await deps.dispatcher.attempt(job, attemptNo, (w) =>
-      w.upsertRunIssue(ctx.run.id, name, ref.number, dispatched),
-    );
-    if (!sent) return;
-    await markDispatched();
-  } else {
-    await deps.store.upsertRunIssue(ctx.run.id, name, ref.number, dispatched);
-    await markDispatched();
-    const result = await deps.runner.execute(job);
-    if (result.kind === 'attempt')
-      await deps.store.upsertRunIssue(ctx.run.id, name, ref.number, {
-        branch: result.attempt.branch,
-        worktree: result.attempt.worktree,
-      });
-  }
-  deps.logger.info({ runId: ctx.run.id, ticket: a.issue, entry: a.worker.entry.name }, 'ticket dispatched');
+    fences: [
+      ...a.fenceOff.map((f) => ({ path: f.path, ownerIssue: refOf(f.owner).number })),
+      ...(ctx.busyFences.get(name.toLowerCase()) ?? []),
+    ],
+  });
+  // Through the queue, to whichever runner serves fleet work for this repo; the row and the job
+  // commit together, and the attempt's branch comes back through the ledger.
+  const sent = await dispatchAttempt(deps, {
+    runId: ctx.run.id,
+    issue: a.issue,
+    attemptNo,
+    job,
+    record: (w) =>
+      w.upsertRunIssue(ctx.run.id, name, ref.number, { state: 'dispatched', attempts: attemptNo }),
+  });
+  if (!sent) return;
+  ctx.run = await updateFleet(deps.store, ctx.run.id, (p) => {
+    if (!p.dispatched.includes(a.issue)) p.dispatched.push(a.issue);
+  });
 };
 
 /** The worker pushed: find its PR, or open one that fixes the ticket (it may not have opened one). */
-const openPr = async (deps: FleetDeps, ctx: FleetCtx, key: string) => {
+const prFor = async (deps: FleetDeps, ctx: FleetCtx, key: string) => {
   const solved = attemptsOf(ctx, key)
     .filter((x) => x.outcome === 'solved')
     .at(-1);
   if (!solved) return;
-  const { ref, facts, name } = repoOf(ctx, key);
-  const issue = ctx.tickets.get(key);
-  const pr =
-    (await facts.forge.findPullRequest(facts.repo, solved.branch)) ??
-    (await facts.forge.openPullRequest(facts.repo, {
-      head: solved.branch,
-      base: facts.defaultBranch,
-      title: `#${ref.number}: ${issue?.title ?? solved.job.title}`,
-      body: `Fixes #${ref.number}\n\nWorked by ${solved.rosterEntry} (${solved.tier}) in the ticket fleet on ${ctx.run.repo}#${ctx.run.triggerIssue ?? '?'}. It merges only when a person says \`/merge\`.`,
-    }));
-  await deps.store.upsertRunIssue(ctx.run.id, name, ref.number, {
+  const { ref, facts } = repoOf(ctx, key);
+  await openPr(deps, {
+    runId: ctx.run.id,
+    issue: key,
+    title: ctx.tickets.get(key)?.title,
+    forge: facts.forge,
+    repo: facts.repo,
+    base: facts.defaultBranch,
+    solved,
+    body: `Fixes #${ref.number}\n\nWorked by ${solved.rosterEntry} (${solved.tier}) in the ticket fleet on ${ctx.run.repo}#${ctx.run.triggerIssue ?? '?'}. It merges only when a person says \`/merge\`.`,
     state: 'pr_open',
-    prNumber: pr.ref.number,
-    branch: solved.branch,
   });
 };
 
 const review = async (deps: FleetDeps, ctx: FleetCtx, a: Extract<Action, { type: 'review' }>) => {
   const { ref, facts, name } = repoOf(ctx, a.issue);
   const attempt = attemptsOf(ctx, a.issue).at(-1);
-  const r = await runReviewLeg(deps, {
+  const r = await runReviewLeg(fleetReviewPorts(deps), {
     forge: facts.forge,
     pr: { repo: facts.repo, number: a.pr },
     ...(attempt ? { attempt } : {}),
@@ -169,7 +145,7 @@ export const performFleet = async (deps: FleetDeps, ctx: FleetCtx, a: Action): P
       return;
     }
     case 'open_pr':
-      return openPr(deps, ctx, a.issue);
+      return prFor(deps, ctx, a.issue);
     case 'review':
       return review(deps, ctx, a);
     case 'merge':

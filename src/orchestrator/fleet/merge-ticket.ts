@@ -64,7 +64,7 @@ const remoteBuild = async (
   attempt: AttemptRecord,
   argv: string[],
 ): Promise<string | undefined | 'wait'> => {
-  const dispatcher = deps.dispatcher!;
+  const dispatcher = deps.dispatcher;
   let ref = ticketOf(ctx.fleet, key).buildJob;
   if (!ref) {
     const sent = await dispatcher.toHost(
@@ -207,7 +207,7 @@ export const mergeTicket = async (
   // A resumed worker is still merging the base in (or its resume has not reached its host): wait.
   if (attempt && attempt.outcome === undefined) return;
   if (t.resolving && attempt && attempt.launchedAt === t.resumeSentAt) {
-    const sent = t.resumeJob && (await deps.dispatcher?.job(t.resumeJob));
+    const sent = t.resumeJob && (await deps.dispatcher.job(t.resumeJob));
     if (sent?.state !== 'failed') return;
     return stopResolving(
       deps,

@@ -9,12 +9,12 @@ import { issueKey } from '../../plan/types.ts';
 import type { RunRecord } from '../../store/run-store.ts';
 import type { Intent } from '../../store/types.ts';
 import { repoRefOf } from '../context.ts';
+import { runReviewLeg } from '../review-leg.ts';
 import { attemptKey } from '../run-progress.ts';
 import type { IntentOutcome } from '../start-run.ts';
-import type { FleetDeps, FleetHooks } from './fleet-context.ts';
+import { type FleetDeps, type FleetHooks, fleetReviewPorts } from './fleet-context.ts';
 import { updateTicket } from './fleet-state.ts';
 import { repoFactsCache } from './load-fleet.ts';
-import { runReviewLeg } from './review-leg.ts';
 
 /** The run (fleet first, then any) whose worker opened this PR, and the ticket key. */
 const ownerOf = async (
@@ -121,7 +121,12 @@ export const requestReview = async (
   const attempt = owner
     ? (await deps.ledger.listByRun(owner.run.id)).filter((a) => attemptKey(a) === owner.key).at(-1)
     : undefined;
-  const r = await runReviewLeg(deps, { forge, pr, prAuthor, ...(attempt ? { attempt } : {}) });
+  const r = await runReviewLeg(fleetReviewPorts(deps), {
+    forge,
+    pr,
+    prAuthor,
+    ...(attempt ? { attempt } : {}),
+  });
   if (owner?.run.kind === 'fleet') {
     await hooks.serialized(owner.run.id, () =>
       updateTicket(deps.store, owner.run.id, owner.key, () => ({ review: r.verdict })),

@@ -6,11 +6,11 @@ import { formatIssueRef, formatRepo } from '../../forges/types.ts';
 import { repoRefOf } from '../context.ts';
 import { markdownText, oneLine } from '../dashboard-escape.ts';
 import { refOf } from '../perform.ts';
+import { reportOf } from '../review-leg.ts';
 import { renderDecisionBuckets } from '../uncertainties.ts';
 import type { FleetCtx, FleetDeps } from './fleet-context.ts';
 import { attemptsOf } from './fleet-perform.ts';
 import { ticketOf, updateTicket } from './fleet-state.ts';
-import { reportOf } from './review-leg.ts';
 
 const followUpBody = (bug: string, ticket: string, trigger: string): string =>
   [

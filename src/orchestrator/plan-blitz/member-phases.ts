@@ -6,9 +6,10 @@ import { pickWorker } from '../../plan/routing.ts';
 import { assessTier } from '../../plan/tier.ts';
 import type { IssueKey, PlanIssue } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
-import type { DispatchWrites } from '../dispatcher.ts';
+import { dispatchAttempt } from '../dispatch-attempt.ts';
 import { refOf } from '../perform.ts';
-import { attemptsOfIssue, entryByName, type PlanCtx, savePlan, waveOf } from './plan-context.ts';
+import { rosterEntryFor } from '../roster-entry.ts';
+import { attemptsOfIssue, type PlanCtx, savePlan, waveOf } from './plan-context.ts';
 import { sizeOf } from './plan-labels.ts';
 import type { WaveOutcome } from './plan-state.ts';
 import { type PlannerStep, plannerJob } from './planner-task.ts';
@@ -99,10 +100,8 @@ export const startAttempt = async (pc: PlanCtx, key: IssueKey, phase: Phase): Pr
   });
   pc.slots.free--;
   const attemptNo = (row?.attempts ?? 0) + 1;
-  const record = (w: DispatchWrites) =>
-    w.upsertRunIssue(pc.run.id, repoOf(issue), issue.number, { attempts: attemptNo });
   const planner = phase !== 'coding';
-  const job = {
+  const job = async () => ({
     kind: 'attempt' as const,
     runId: pc.run.id,
     issue: { repo: refOf(key).repo, number: issue.number },
@@ -118,23 +117,20 @@ export const startAttempt = async (pc: PlanCtx, key: IssueKey, phase: Phase): Pr
     runSlug: planner ? pc.run.slug : `${pc.run.slug}-xs`,
     baseBranch: pc.defaultBranch,
     cloneUrl: pc.cloneUrl,
-    entry: entryByName(pc.deps, pick.entry),
+    entry: rosterEntryFor(pc.deps.config.roster, pick.entry),
     tier: pick.tier,
     ...(phase === 'fixing' && row?.lastError
       ? { failureFeedback: `The reviewers said BLOCKED. Apply these findings:\n${row.lastError}` }
       : {}),
-  };
-  if (pc.deps.dispatcher) {
-    // Through the queue like every attempt: the count and the job commit together, once per replica set.
-    if (!(await pc.deps.dispatcher.attempt(job, attemptNo, record))) return;
-  } else {
-    await record(pc.deps.store);
-    await pc.deps.runner.execute(job);
-  }
-  pc.deps.logger.info(
-    { runId: pc.run.id, issue: key, phase, entry: pick.entry.name },
-    'plan-blitz attempt started',
-  );
+  });
+  // Through the queue like every attempt: the count and the job commit together, once per replica set.
+  await dispatchAttempt(pc.deps, {
+    runId: pc.run.id,
+    issue: key,
+    attemptNo,
+    job,
+    record: (w) => w.upsertRunIssue(pc.run.id, repoOf(issue), issue.number, { attempts: attemptNo }),
+  });
 };
 
 export const readPlan = async (pc: PlanCtx, a: AttemptRecord): Promise<string | undefined> =>

@@ -1,8 +1,6 @@
 // What one pass of a plan-blitz run works from, and the small store writes every step shares.
-import { type RosterEntry, rosterEntrySchema } from '../../config/blitz-config.ts';
 import type { RepoConfig } from '../../config/repo-config.ts';
 import type { Forge, RepoRef } from '../../forges/types.ts';
-import { defaultEntries } from '../../plan/routing.ts';
 import type { IssueKey, PlanIssue } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
@@ -45,12 +43,6 @@ export const savePlan = async (pc: PlanCtx): Promise<void> => {
 };
 
 export const reloadPlan = (run: RunRecord): PlanProgress => planProgressOf(run.progress);
-
-export const entryByName = (deps: OrchestratorDeps, pick: { name: string }): RosterEntry =>
-  deps.config.roster.find((e) => e.name === pick.name) ??
-  rosterEntrySchema.parse(
-    Object.values(defaultEntries).find((e) => e.name === pick.name) ?? { ...pick, roles: ['plan'] },
-  );
 
 export const waveOf = (pc: PlanCtx): PlanWave => {
   const w = pc.plan.waves.at(-1);

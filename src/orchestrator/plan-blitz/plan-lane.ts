@@ -5,9 +5,10 @@
 import type { IssueKey } from '../../plan/types.ts';
 import { type PlanReviewResult, reviewPlan } from '../../review/plan-review.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
+import { rosterEntryFor } from '../roster-entry.ts';
 import { enterPhase, issueRef, land, type Phase, readPlan, startAttempt } from './member-phases.ts';
 import { type PlanStatus, renderPlanComment, replanIssueBody } from './plan-comment.ts';
-import { entryByName, type PlanCtx, waveOf } from './plan-context.ts';
+import { type PlanCtx, waveOf } from './plan-context.ts';
 import {
   needsReview,
   parsePlanSize,
@@ -76,7 +77,7 @@ const pivot = async (
 
 export const review = async (pc: PlanCtx, key: IssueKey, size: Size, plan: string, author: AttemptRecord) => {
   const issue = pc.issues.get(key)!;
-  const entry = entryByName(pc.deps, { name: author.rosterEntry });
+  const entry = rosterEntryFor(pc.deps.config.roster, { name: author.rosterEntry });
   const r = await reviewPlan({
     issue: { repo: issue.repo, number: issue.number, title: issue.title, body: issue.body },
     plan,

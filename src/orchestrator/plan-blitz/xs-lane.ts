@@ -6,8 +6,10 @@ import { pickReviewer } from '../../plan/routing.ts';
 import type { IssueKey } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import { onAttemptHost } from '../dispatcher.ts';
+import { openPr } from '../open-pr.ts';
+import { rosterEntryFor } from '../roster-entry.ts';
 import { issueRef, land } from './member-phases.ts';
-import { entryByName, type PlanCtx, waveOf } from './plan-context.ts';
+import { type PlanCtx, waveOf } from './plan-context.ts';
 import { planRunLabels } from './plan-labels.ts';
 
 /**
@@ -27,31 +29,24 @@ export const readyXs = async (pc: PlanCtx, key: IssueKey) => {
 export const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord) => {
   const issue = pc.issues.get(key)!;
   const ref = issueRef(key);
-  // A PR this run opened is found by its number (it may be merged and closed already), else by its head.
-  const known = pc.rows.get(key)?.prNumber;
-  const found = known
-    ? await pc.forge.getPullRequest({ repo: pc.repo, number: known })
-    : await pc.forge.findPullRequest(pc.repo, solved.branch);
-  const pr =
-    found ??
-    (await pc.forge.openPullRequest(pc.repo, {
-      head: solved.branch,
-      base: pc.defaultBranch,
-      title: `#${issue.number}: ${issue.title}`,
-      body: `Resolves #${issue.number}\n\nSize XS: shipped straight from plan-blitz wave ${waveOf(pc).index} by ${solved.rosterEntry}.`,
-    }));
-  const row = await pc.deps.store.upsertRunIssue(pc.run.id, issue.repo, issue.number, {
+  const { pr, row } = await openPr(pc.deps, {
+    runId: pc.run.id,
+    issue: key,
+    title: issue.title,
+    forge: pc.forge,
+    repo: pc.repo,
+    base: pc.defaultBranch,
+    solved,
+    body: `Resolves #${issue.number}\n\nSize XS: shipped straight from plan-blitz wave ${waveOf(pc).index} by ${solved.rosterEntry}.`,
+    known: pc.rows.get(key)?.prNumber,
     state: 'shipping',
-    prNumber: pr.ref.number,
-    branch: solved.branch,
   });
   if (!row.reviewPosted && pc.deps.review) {
-    const author = entryByName(pc.deps, { name: solved.rosterEntry });
+    const author = rosterEntryFor(pc.deps.config.roster, { name: solved.rosterEntry });
     const r = await pc.deps.review({
       forge: pc.forge,
-      repo: pc.repo,
-      pr: pr.ref.number,
-      issue,
+      pr: pr.ref,
+      attempt: solved,
       reviewer: pickReviewer(pc.deps.config.roster, {
         name: author.name,
         tool: author.tool,

@@ -3,7 +3,7 @@
 // fails, commits nothing, fails like an outage), chosen by environment. Like a real worker it holds no
 // forge credential and never pushes: the runner pushes the branch it commits on, so the `push` modes
 // are named for what the attempt delivers (its branch on origin).
-//   FAKE_AGENT_MODE         push | slow-push | stall | crash | fail | nothing | outage | commit-then-stall
+//   FAKE_AGENT_MODE         push | slow-push | stall | crash | fail | nothing | outage | limit | commit-then-stall
 //                           | conflict | uncertain | markers | commit | plan | dump-env   (default push)
 //                           plan: a planner task (prompt with `PLANNING TASK`) gets PLAN.md committed
 //                           (first line `SIZE: X` when the prompt asks for a size, X from a
@@ -17,6 +17,10 @@
 //   FAKE_AGENT_UNCERTAINTY  the line `uncertain` reports
 //   FAKE_AGENT_TRACE        a file each invocation appends one JSON line to (argv, cwd, env BLITZ_*)
 //   FAKE_AGENT_MODES        JSON {"owner/name#n": mode}: the mode for one ticket (wins over FAKE_AGENT_MODE)
+//   FAKE_AGENT_MODE_FILE    a file whose first line, when there is one, is the mode (wins over all the
+//                           above, --resume too): a test flips a fault on and off while the bot runs;
+//                           its second line, when there is one, is limit's reset time
+//   FAKE_AGENT_RESET_EPOCH  limit: the reset time (unix seconds) claude prints after `usage limit reached|`
 //   FAKE_AGENT_RESUME_MODES the same for --resume
 //   FAKE_AGENT_BUG          a line the report lists under OUT-OF-SCOPE BUGS
 //   FAKE_AGENT_GIT_CONFIG   `key=value` set in the repository's git config before anything else
@@ -35,9 +39,18 @@ const promptFile = args.find((a) => !a.startsWith('--')) ?? process.env.BLITZ_PR
 const env = process.env;
 const perTicket = (name) =>
   env[name] ? JSON.parse(env[name])[`${env.BLITZ_REPO}#${env.BLITZ_ISSUE}`] : undefined;
-const mode = resuming
-  ? (perTicket('FAKE_AGENT_RESUME_MODES') ?? env.FAKE_AGENT_RESUME_MODE ?? 'push')
-  : (perTicket('FAKE_AGENT_MODES') ?? env.FAKE_AGENT_MODE ?? 'push');
+const modeLines =
+  env.FAKE_AGENT_MODE_FILE && existsSync(env.FAKE_AGENT_MODE_FILE)
+    ? readFileSync(env.FAKE_AGENT_MODE_FILE, 'utf8')
+        .split('\n')
+        .map((l) => l.trim())
+    : [];
+const resetEpoch = modeLines[1] || env.FAKE_AGENT_RESET_EPOCH;
+const mode =
+  (modeLines[0] || undefined) ??
+  (resuming
+    ? (perTicket('FAKE_AGENT_RESUME_MODES') ?? env.FAKE_AGENT_RESUME_MODE ?? 'push')
+    : (perTicket('FAKE_AGENT_MODES') ?? env.FAKE_AGENT_MODE ?? 'push'));
 const claude = env.FAKE_AGENT_FORMAT === 'claude';
 const issue = env.BLITZ_ISSUE ?? '0';
 
@@ -266,6 +279,11 @@ switch (planning ? 'plan' : mode === 'plan' ? 'push' : mode) {
     break;
   case 'outage':
     console.error('API Error: Connection refused');
+    process.exit(1);
+    break;
+  case 'limit':
+    // claude's result line when a plan limit is hit: the reset time after the bar, in unix seconds.
+    console.log(`Claude AI usage limit reached|${resetEpoch ?? Math.floor(Date.now() / 1000) + 3600}`);
     process.exit(1);
     break;
   default:

@@ -1,0 +1,89 @@
+// `/blitz review` and `/blitz accept-review` (writers only, stored as intents): decideSteer says what
+// each does given the run's latest integration review, and this applies it between reconcile passes.
+// `review` asks for the review again on the integration branch as it is now; `accept-review` records
+// who accepted an unclear one, so readiness goes on. Either takes a run out of `review_unclear`.
+import type { Command } from '../commands/schema.ts';
+import { decideSteer, type ReviewVerdict, type SteerFacts } from '../plan/steer.ts';
+import type { RunProgress, RunRecord } from '../store/run-store.ts';
+import type { Intent } from '../store/types.ts';
+import type { OrchestratorDeps } from './context.ts';
+import { repoRefOf } from './context.ts';
+import { writeRun } from './run-writer.ts';
+import type { IntentOutcome } from './start-run.ts';
+
+export interface ReviewSteerHooks {
+  reconcileSoon(runId: string): void;
+  /** Runs a change to a run between its reconcile passes, never during one. */
+  serialized<T>(runId: string, fn: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * The latest review as decideSteer reads it: a review that filed nothing new is unclear whatever it
+ * called itself (no reviewer answered, or "minor"/"blocking" with nothing to work on).
+ */
+export const reviewVerdictOf = (p: RunProgress): ReviewVerdict | undefined => {
+  const r = p.integrationReview;
+  if (!r) return undefined;
+  if (r.verdict === 'clean') return 'clean';
+  if ((r.verdict === 'minor' || r.verdict === 'blocking') && r.filed > 0) return r.verdict;
+  return 'unclear';
+};
+
+/** Why the latest review holds the run, in one sentence, or undefined when it does not. */
+export const reviewUnclearReason = (p: RunProgress): string | undefined => {
+  const r = p.integrationReview;
+  if (!r || r.accepted || reviewVerdictOf(p) !== 'unclear') return undefined;
+  return r.verdict === 'no_review' || r.verdict === 'unclear'
+    ? 'no reviewer gave a verdict on the integration branch'
+    : `the reviewer called it ${r.verdict} but named nothing new to file`;
+};
+
+const steerFacts = (run: RunRecord): SteerFacts => {
+  const verdict = reviewVerdictOf(run.progress);
+  return { runState: run.state, ...(verdict ? { review: { verdict } } : {}) };
+};
+
+export const createReviewSteering = (deps: OrchestratorDeps, hooks: ReviewSteerHooks) => {
+  return async (intent: Intent, cmd: Extract<Command, { name: 'blitz-review' }>): Promise<IntentOutcome> => {
+    const repo = repoRefOf(intent.repo);
+    const forge = await deps.forges({ forge: intent.forge, repo });
+    const where = intent.issueNumber !== undefined ? { repo, number: intent.issueNumber } : undefined;
+    const answer = (body: string) => (where ? forge.createComment(where, body) : Promise.resolve());
+    // The integration review belongs to blitz runs: a plan run or a fleet has none.
+    const runs = (await deps.store.listLiveRuns()).filter(
+      (r) => r.forge === intent.forge && r.repo === intent.repo && r.kind === 'blitz',
+    );
+    const run =
+      runs.find((r) => r.triggerIssue === intent.issueNumber) ?? (runs.length === 1 ? runs[0] : undefined);
+    if (!run) {
+      await answer(
+        runs.length === 0
+          ? 'No blitz is running on this repository, so there is no integration review to steer.'
+          : 'Several blitzes are running here; use the command on the issue that carries the one you mean.',
+      );
+      return 'answered';
+    }
+    const decision = await hooks.serialized(run.id, async () => {
+      const fresh = (await deps.store.getRun(run.id)) ?? run;
+      const d = decideSteer({ name: 'blitz-review', action: cmd.action }, steerFacts(fresh));
+      if (!d.ok) return d;
+      const mark = { by: intent.sender, at: deps.clock.now().toISOString() };
+      await writeRun(deps.store, run.id, (now) => {
+        const review = now.progress.integrationReview;
+        const progress: RunProgress =
+          d.effect.type === 'accept_review' && review
+            ? { ...now.progress, integrationReview: { ...review, accepted: mark } }
+            : { ...now.progress, reviewRequested: mark };
+        return { progress, ...(now.state === 'review_unclear' ? { state: 'running' as const } : {}) };
+      });
+      return d;
+    });
+    deps.logger.info(
+      { runId: run.id, action: cmd.action, sender: intent.sender, ok: decision.ok },
+      'integration review steered',
+    );
+    await answer(decision.reply);
+    if (decision.ok) hooks.reconcileSoon(run.id);
+    return decision.ok ? 'answered' : 'refused';
+  };
+};

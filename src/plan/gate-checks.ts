@@ -1,0 +1,82 @@
+// The readiness gate's checks (seed 000 §4): the build and the smoke check count only when they ran
+// green on the integration branch's current head. A check with no command configured is "not
+// configured", never green; it does not hold the gate (there is nothing to run), and every line and
+// notice says so. A red smoke files a finding and runs another pass, until the allowance is spent.
+
+/** One check as the run recorded it. */
+export interface GateCheck {
+  status: 'none' | 'running' | 'passed' | 'failed';
+  /** False when the repo config has no command for it. */
+  configured: boolean;
+  /** The integration branch commit it ran on (absent for a check recorded before heads were kept). */
+  sha?: string;
+}
+
+/** Red smoke passes before the run stops BLOCKED (runner.maxSmokeFailures). */
+export const defaultMaxSmokeFailures = 3;
+
+const short = (sha: string): string => sha.slice(0, 7);
+
+/** The check's line for the dashboard, the status page and notices; never "green" when not configured. */
+export const gateLine = (name: 'build' | 'smoke', c: GateCheck, head?: string): string => {
+  if (!c.configured) return `${name}: not configured (no \`${name}:\` command in blitz.yml)`;
+  switch (c.status) {
+    case 'none':
+      return `${name}: not run yet`;
+    case 'running':
+      return `${name}: running`;
+    case 'failed':
+      return `${name}: red${c.sha ? ` on ${short(c.sha)}` : ''}`;
+    case 'passed':
+      if (head && c.sha && c.sha !== head)
+        return `${name}: green on ${short(c.sha)}, not on the current head ${short(head)}; it runs again`;
+      return `${name}: green${c.sha ? ` on ${short(c.sha)}` : ''}`;
+  }
+};
+
+/**
+ * Whether a passed check still counts at `head`: not when it ran on another commit. Unknown heads
+ * (an older record, or no head read) count, so a run from before this check does not run it again.
+ */
+export const greenAt = (c: GateCheck, head: string | undefined): boolean =>
+  c.status === 'passed' && (!c.configured || head === undefined || c.sha === undefined || c.sha === head);
+
+/** The words a finished run uses for its checks: "build and smoke green", "build green, smoke not configured". */
+export const gatesSummary = (build: GateCheck, smoke: GateCheck): string => {
+  const green = [build, smoke].every((c) => c.configured);
+  if (green) return 'build and smoke green';
+  if (!build.configured && !smoke.configured) return 'build and smoke not configured';
+  return build.configured ? 'build green, smoke not configured' : 'build not configured, smoke green';
+};
+
+export type SmokeStep =
+  /** Run the smoke check (again) on the current head. */
+  | { type: 'run' }
+  | { type: 'wait' }
+  | { type: 'green' }
+  /** File the red smoke as a finding in the milestone and run another pass. */
+  | { type: 'finding'; pass: number }
+  | { type: 'blocked'; reason: string };
+
+/**
+ * The smoke step once every issue is closed and the build is green at `head` (the build's commit when
+ * the head is not read): run it, wait, go on, or after a red one file a finding, until `max` red passes.
+ */
+export const smokeStep = (
+  smoke: GateCheck & { failures: number },
+  head: string | undefined,
+  max: number = defaultMaxSmokeFailures,
+): SmokeStep => {
+  if (!smoke.configured) return { type: 'green' };
+  if (smoke.status === 'running') return { type: 'wait' };
+  if (smoke.status === 'failed') {
+    if (smoke.failures >= max)
+      return {
+        type: 'blocked',
+        reason: `the smoke check was red ${smoke.failures} times in a row on the integration branch`,
+      };
+    return { type: 'finding', pass: smoke.failures };
+  }
+  if (smoke.status === 'passed' && greenAt(smoke, head)) return { type: 'green' };
+  return { type: 'run' };
+};

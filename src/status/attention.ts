@@ -1,0 +1,64 @@
+// The named state a run waits in for a person (issue 18), for the API, the status pages and the
+// terminal: which one, why in one sentence, and the command that continues. A run that needs nobody
+// has none. Read from the run's state and progress and its issues' rows, so a page cannot disagree
+// with the dashboard about what to type.
+
+export const attentionStates = ['parked', 'blocked', 'needs_person', 'review_unclear'] as const;
+export type AttentionState = (typeof attentionStates)[number];
+
+export interface Attention {
+  state: AttentionState;
+  /** One sentence. */
+  reason: string;
+  /** What a writer types to go on. */
+  command: string;
+}
+
+/** What attentionOf reads of a run (a RunRecord or a RunSummary's source). */
+export interface AttentionRun {
+  state: string;
+  progress: {
+    reason?: string;
+    budget?: { status: string; park?: boolean };
+  };
+}
+
+/** A run issue row as far as a hold goes. */
+export interface AttentionIssue {
+  number: number;
+  state: string;
+  lastError?: string;
+}
+
+const firstSentence = (text: string): string => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 200 ? `${flat.slice(0, 199)}…` : flat;
+};
+
+export const attentionOf = (run: AttentionRun, issues: readonly AttentionIssue[] = []): Attention | null => {
+  const reason = run.progress.reason ? firstSentence(run.progress.reason) : undefined;
+  if (run.state === 'review_unclear')
+    return {
+      state: 'review_unclear',
+      reason: reason ?? 'the integration review gave no usable verdict',
+      command: '/blitz accept-review (or /blitz review to run it again)',
+    };
+  if (run.state === 'blocked')
+    return { state: 'blocked', reason: reason ?? 'the run is blocked', command: '/blitz resume' };
+  if (run.state === 'paused' && run.progress.budget?.status === 'ok' && run.progress.budget.park)
+    return {
+      state: 'parked',
+      reason: reason ?? 'the budget probe says park',
+      command: '/blitz resume',
+    };
+  if (run.state === 'done' || run.state === 'cancelled') return null;
+  const held = issues.filter((i) => i.state === 'held').sort((a, b) => a.number - b.number);
+  const first = held[0];
+  if (first)
+    return {
+      state: 'needs_person',
+      reason: `#${first.number} is held${first.lastError ? `: ${firstSentence(first.lastError)}` : ''}${held.length > 1 ? ` (and ${held.length - 1} more held)` : ''}`,
+      command: `/blitz retry #${first.number}`,
+    };
+  return null;
+};

@@ -1,0 +1,190 @@
+// The world of the unattended-run fault matrix (issue 18): the whole bot in process (blitz-harness:
+// a fake GitHub or Gitea over a real bare origin, the real intake, runner and orchestrator, fake
+// agents that really commit) with the faults a test turns on and off while the run goes on:
+//   - the agent's mode (`agent('outage')`, `agent('limit', {resetAt})`, `agent('nothing')` …, back
+//     to `agent()`), read by every worker the runner starts from then on;
+//   - the budget probe's answer (`probe.set(…)`: ok, park, failed, absent);
+//   - forge failures (`forgeFails(401, n)`: the next n requests answer 401);
+//   - the bot's clock (`clock.advance(ms)`): a backoff or a reset time is passed, never waited for.
+// It records every notification the run sends (one recording notifier, every event), and says what
+// a finished run left behind: worktrees in the runner's workspace, issue branches on origin.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ForgeKind } from '../../src/forges/types.ts';
+import type { ProbeResult } from '../../src/orchestrator/budget-probe.ts';
+import { type Notifier, type NotifyEvent, notifyEvents, type RunNotice } from '../../src/ship/notice.ts';
+import { type BlitzHarnessOptions, startBlitzHarness } from './blitz-harness.ts';
+import { tempDir } from './git.ts';
+import type { SeedIssue } from './world.ts';
+
+/** Two issues, the second blocked by the first: a wave, a merge, a dependent dispatched after it. */
+export const twoIssueChain: SeedIssue[] = [
+  { number: 1, title: 'First', body: 'Add `src/a.ts`.' },
+  { number: 2, title: 'Second', body: 'Add `src/b.ts`.', blockedBy: [1] },
+];
+
+export type AgentFault = 'outage' | 'limit' | 'nothing' | 'stall' | 'fail' | 'crash';
+
+export type ProbeSetting = ProbeResult | 'throws';
+
+export const probeOk = (sessions = 2): ProbeResult => ({
+  status: 'ok',
+  recommendedMaxSessions: sessions,
+  preferMedium: false,
+  park: false,
+});
+export const probePark: ProbeResult = {
+  status: 'ok',
+  recommendedMaxSessions: 0,
+  preferMedium: false,
+  park: true,
+};
+export const probeFailed: ProbeResult = { status: 'failed', error: 'the probe exited with 1' };
+export const probeAbsent: ProbeResult = { status: 'absent' };
+
+export interface UnattendedWorldOptions
+  extends Omit<BlitzHarnessOptions, 'issues' | 'notifiers' | 'budgetProbe' | 'clock'> {
+  forge: ForgeKind;
+  /** Default `twoIssueChain`. */
+  issues?: SeedIssue[];
+  /** The probe's first answer; default none configured (`absent`). */
+  probe?: ProbeSetting;
+}
+
+/** A clock that runs with real time, plus whatever the test moved it by. */
+export const movableClock = () => {
+  let offsetMs = 0;
+  return {
+    now: () => new Date(Date.now() + offsetMs),
+    /** Moves the bot's time forward (a backoff, a reset time passes at once). */
+    advance(ms: number) {
+      offsetMs += ms;
+    },
+  };
+};
+
+/** A notifier that takes every event and keeps what it was sent. */
+export const recordingNotifier = () => {
+  const sent: RunNotice[] = [];
+  const notifier: Notifier = {
+    target: 'recorder',
+    events: new Set(notifyEvents),
+    async notify(notice) {
+      sent.push(notice);
+      return { ok: true, target: 'recorder', attempts: 1 };
+    },
+  };
+  return { notifier, sent };
+};
+
+export const startUnattendedWorld = async (opts: UnattendedWorldOptions) => {
+  const clock = movableClock();
+  const recorder = recordingNotifier();
+  const dir = tempDir('unattended-');
+  const modeFile = join(dir, 'agent-mode');
+  writeFileSync(modeFile, '');
+  let probe: ProbeSetting = opts.probe ?? probeAbsent;
+  const probeCalls: string[] = [];
+  const h = await startBlitzHarness({
+    ...opts,
+    issues: opts.issues ?? twoIssueChain,
+    agentEnv: { ...(opts.agentEnv ?? {}), FAKE_AGENT_MODE_FILE: modeFile },
+    notifiers: [recorder.notifier],
+    clock,
+    budgetProbe: async () => {
+      probeCalls.push(typeof probe === 'string' ? probe : probe.status);
+      if (probe === 'throws') throw new Error('budget probe crashed');
+      return probe;
+    },
+  });
+
+  const noticesOf = (event: NotifyEvent): RunNotice[] => recorder.sent.filter((n) => n.event === event);
+
+  /** Origin's branches that are issue branches (`<slug>/<n>-…`), not the default or integration branch. */
+  const issueBranchesOnOrigin = async (): Promise<string[]> =>
+    [...(await h.repo.git.branches()).keys()].filter(
+      (b) => /^[^/]+\/\d+-/.test(b) && !b.startsWith('blitz/'),
+    );
+
+  /** Worktrees the runner left in its workspace (every clone's `git worktree list` but the clone itself). */
+  const worktreesLeft = (): string[] => {
+    const out: string[] = [];
+    if (!existsSync(h.workspace)) return out;
+    for (const owner of readdirSync(h.workspace, { withFileTypes: true })) {
+      if (!owner.isDirectory()) continue;
+      for (const name of readdirSync(join(h.workspace, owner.name), { withFileTypes: true })) {
+        const clone = join(h.workspace, owner.name, name.name);
+        if (!name.isDirectory() || !existsSync(join(clone, '.git'))) continue;
+        const list = execFileSync('git', ['worktree', 'list', '--porcelain'], {
+          cwd: clone,
+          encoding: 'utf8',
+        });
+        for (const line of list.split('\n'))
+          if (line.startsWith('worktree ') && line.slice(9) !== clone) out.push(line.slice(9));
+      }
+    }
+    return out;
+  };
+
+  return {
+    h,
+    world: h.world,
+    repo: h.repo,
+    clock,
+    /** Every notification the run sent, in order. */
+    notices: recorder.sent,
+    noticesOf,
+    /** The probe's answers so far, by status (`ok`, `failed`, `absent`, `throws`). */
+    probeCalls,
+    probe: {
+      set(next: ProbeSetting) {
+        probe = next;
+      },
+    },
+    /**
+     * The mode of every worker started from now on (a resume too); none: the fake agent's own
+     * (`push`). `limit` prints claude's spend-limit line with `resetAt` as its reset time.
+     */
+    agent(mode?: AgentFault | 'push', o: { resetAt?: Date } = {}) {
+      const reset = o.resetAt ? `${Math.floor(o.resetAt.getTime() / 1000)}\n` : '';
+      writeFileSync(modeFile, mode ? `${mode}\n${reset}` : '');
+    },
+    /** The next `times` forge requests (matching `match`, a `METHOD /path` regexp on GitHub) answer `status`. */
+    forgeFails(status: number, times: number, match?: RegExp) {
+      if (h.fakeGithub) h.fakeGithub.failNext(times, { status, ...(match ? { match } : {}) });
+      else h.fakeGitea!.failNext({ status, times });
+    },
+    /** `/blitz M1` by alice (write permission) on the control-room issue. */
+    start: () => h.comment('/blitz M1', 'alice'),
+    /** A command typed by `login` (default alice) on the control-room issue. */
+    command: (text: string, login = 'alice') => h.comment(text, login),
+    /** The issue closed by a person on the tracker (no bot involved). */
+    closeByHand(n: number) {
+      const issue = h.world.issue(h.repo, n);
+      if (!issue) throw new Error(`no issue #${n}`);
+      h.world.setIssueState(h.repo, issue, 'closed', 'alice');
+    },
+    /** The replies on the control-room issue that are not the dashboard, newest last. */
+    replies: () =>
+      h.world
+        .commentsOn(h.repo, h.trigger)
+        .filter((c) => c.author === h.world.botLogin && !c.body.includes('blitz-dashboard'))
+        .map((c) => c.body),
+    run: () => h.liveRun(),
+    round: () => h.round(),
+    drive: (done: () => Promise<boolean> | boolean, timeoutMs?: number) => h.drive(done, timeoutMs),
+    /** Rounds until the run is in `state`. */
+    driveToState: (state: string, timeoutMs?: number) =>
+      h.drive(async () => (await h.liveRun())?.state === state, timeoutMs),
+    /** How many times the tracker saw issue `n` closed. */
+    closes: (n: number) => h.world.count('close', 'acme/app', n),
+    issueBranchesOnOrigin,
+    worktreesLeft,
+    async close() {
+      await h.close();
+    },
+  };
+};
+
+export type UnattendedWorld = Awaited<ReturnType<typeof startUnattendedWorld>>;
