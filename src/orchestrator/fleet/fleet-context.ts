@@ -8,6 +8,7 @@ import type { AttemptRecord } from '../../runner/types.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
 import type { ProbeResult } from '../budget-probe.ts';
 import type { OrchestratorDeps } from '../context.ts';
+import type { PrFacts } from '../pr-feedback.ts';
 import type { ReviewLegPorts } from '../review-leg.ts';
 import type { FleetOptions, FleetProgress } from './fleet-state.ts';
 
@@ -49,6 +50,8 @@ export interface FleetCtx {
   busyFences: Map<string, { path: string; ownerIssue: number }[]>;
   /** Tickets whose approval lapsed: edited since it was given (by naming or by `blitz/approved`). */
   lapsedApprovals: ReadonlySet<string>;
+  /** What the PR feedback loop read this pass about each open ticket PR. */
+  prFacts: ReadonlyMap<string, PrFacts>;
 }
 
 export const maxConflictResumes = 2;

@@ -1,6 +1,7 @@
 // The fleet's effects of the planner's actions, each idempotent by checking the world first: a
 // dispatch skips a ticket with a live worker; a PR that exists is found, not opened twice; the review
 // leg edits its one comment; closing reads the issue's state first. Merges are in merge-ticket.ts.
+import { defaultRepoConfig } from '../../config/repo-config.ts';
 import { formatRepo } from '../../forges/types.ts';
 import type { Action } from '../../plan/snapshot.ts';
 import { closeOnMerge } from '../close-on-merge.ts';
@@ -8,6 +9,8 @@ import { dispatchAttempt } from '../dispatch-attempt.ts';
 import { onAttemptHost } from '../dispatcher.ts';
 import { openPr } from '../open-pr.ts';
 import { refOf } from '../perform.ts';
+import { performPrFeedback } from '../pr-feedback-step.ts';
+import { loadRepoConfig } from '../repo-settings.ts';
 import { runReviewLeg } from '../review-leg.ts';
 import { rosterEntryFor } from '../roster-entry.ts';
 import { attemptKey, currentAttempts } from '../run-progress.ts';
@@ -149,7 +152,28 @@ export const performFleet = async (deps: FleetDeps, ctx: FleetCtx, a: Action): P
     case 'review':
       return review(deps, ctx, a);
     case 'merge':
-      return mergeTicket(deps, ctx, a.issue, a.pr, attemptsOf(ctx, a.issue).at(-1));
+      return mergeTicket(deps, ctx, a.issue, a.pr, attemptsOf(ctx, a.issue).at(-1), a.head);
+    case 'pr_feedback': {
+      const facts = ctx.repos.get(formatRepo(refOf(a.issue).repo).toLowerCase());
+      if (!facts) return;
+      const cfg = await loadRepoConfig(facts.forge, facts.repo);
+      await performPrFeedback(
+        deps,
+        {
+          forge: facts.forge,
+          repo: facts.repo,
+          run: ctx.run,
+          attempts: ctx.attempts,
+          rows: ctx.rows,
+          maxFixAttempts: (cfg.result.ok ? cfg.result.config : defaultRepoConfig()).ci.maxFixAttempts,
+          prFacts: ctx.prFacts,
+        },
+        a.issue,
+        a.pr,
+      );
+      ctx.run = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
+      return;
+    }
     case 'close_issue':
       return closeTicket(deps, ctx, a.issue);
     case 'stop':
