@@ -49,29 +49,8 @@ export const budgetOf = (probe: ProbeResult | undefined, maxSessions: number): B
       }
     : { verdict: 'ok', recommendedMaxSessions: maxSessions, preferMedium: false };
 
-/**
- * Runs the probe for a wave that is about to be dispatched and records the answer on the run (the
- * dashboard reads it there). Called at most once per reconcile call: a wave never uses a stale answer.
- */
-export const probeForWave = async (
-  deps: {
-    /** Overrides the configured probe (tests). */
-    budgetProbe?: () => Promise<ProbeResult>;
-    config: { budget?: readonly string[] | undefined; runner: { workspace: string } };
-    baseEnv: Record<string, string>;
-    store: Pick<RunStore, 'getRun' | 'updateRun'>;
-  },
-  runId: string,
-): Promise<ProbeResult> => {
-  const value = deps.budgetProbe
-    ? await deps.budgetProbe()
-    : await runBudgetProbe(deps.config.budget, { cwd: deps.config.runner.workspace, env: deps.baseEnv });
-  await recordBudget(deps.store, runId, value);
-  return value;
-};
-
 /** Keeps the probe's answer on the run for the dashboard (written only when it changed). */
-export const recordBudget = async (
+const recordBudget = async (
   store: Pick<RunStore, 'getRun' | 'updateRun'>,
   runId: string,
   value: ProbeResult,
@@ -80,4 +59,35 @@ export const recordBudget = async (
   await writeProgress(store, runId, (p) =>
     JSON.stringify(p.budget) === JSON.stringify(value) ? undefined : { budget: value },
   );
+};
+
+/**
+ * The probe's answer for a run, recorded on it (the dashboard reads it there). `fresh` asks the probe
+ * now: a blitz wave about to be dispatched never uses a stale answer; otherwise an answer up to a
+ * minute old serves (fleet and plan passes run often).
+ */
+export type BudgetProbe = (runId: string, opts?: { fresh?: boolean }) => Promise<ProbeResult>;
+
+export const budgetTtlMs = 60_000;
+
+export const createBudgetProbe = (deps: {
+  /** Overrides the configured probe (tests). */
+  budgetProbe?: (() => Promise<ProbeResult>) | undefined;
+  config: { budget?: readonly string[] | undefined; runner: { workspace: string } };
+  baseEnv: Record<string, string>;
+  store: Pick<RunStore, 'getRun' | 'updateRun'>;
+  clock: { now(): Date };
+}): BudgetProbe => {
+  const cache = new Map<string, { at: number; value: ProbeResult }>();
+  return async (runId, opts) => {
+    const hit = cache.get(runId);
+    const now = deps.clock.now().getTime();
+    if (!opts?.fresh && hit && now - hit.at < budgetTtlMs) return hit.value;
+    const value = deps.budgetProbe
+      ? await deps.budgetProbe()
+      : await runBudgetProbe(deps.config.budget, { cwd: deps.config.runner.workspace, env: deps.baseEnv });
+    cache.set(runId, { at: now, value });
+    await recordBudget(deps.store, runId, value);
+    return value;
+  };
 };

@@ -7,6 +7,7 @@ import { isAppError } from '../errors.ts';
 import { type Forge, formatIssueRef, type IssueRef, type RepoRef, sameRepo } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import { isEpic } from '../plan/epics.ts';
+import { closeEpic } from './close-issue.ts';
 import { keyOfRef, toPlanIssue } from './plan-input.ts';
 
 export interface CloseOnMergeInput {
@@ -77,10 +78,7 @@ export const closeOnMerge = async (input: CloseOnMergeInput): Promise<CloseOnMer
     if (!issue.milestone) continue;
     for (const epic of await closableParents(f, ref, issue.milestone.number)) {
       // Read again: another merge in this loop may have closed it already.
-      if ((await f.getIssue(epic)).state !== 'open') continue;
-      await f.createComment(epic, 'All the children of this epic are closed, so it is closed too.');
-      await f.closeIssue(epic);
-      result.epicsClosed.push(epic);
+      if (await closeEpic(f, epic)) result.epicsClosed.push(epic);
     }
   }
   return result;

@@ -27,7 +27,11 @@ export const sendIssueNotices = async (deps: PerformDeps, ctx: RunCtx): Promise<
       event === 'failed'
         ? `#${issue} failed after ${p.attempts.length} attempt${p.attempts.length === 1 ? '' : 's'}${last ? ` (last: ${last.entry}, ${last.outcome ?? 'no outcome'})` : ''}; it is held until a person looks`
         : `the worker on #${issue} stalled and did not recover after its nudges; a person has to look`;
-    await sendRunNotice(deps, runNoticeOf(ctx.run, event, sentence, { ...common, issue }));
+    // Either way `/blitz retry #n` continues it (a new allowance); `/blitz skip #n` leaves it out.
+    await sendRunNotice(
+      deps,
+      runNoticeOf(ctx.run, event, sentence, { ...common, issue, command: `/blitz retry #${issue}` }),
+    );
   }
   const review = ctx.run.progress.integrationReview;
   if (review?.verdict === 'unclear' && (await firstTime(deps, ctx, `notice:review_unclear:${review.at}`))) {

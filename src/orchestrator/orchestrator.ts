@@ -8,7 +8,7 @@ import type { RunnerEvent } from '../runner/types.ts';
 import { runLogger } from '../status/log-context.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import { recordBudget, runBudgetProbe } from './budget-probe.ts';
+import { createBudgetProbe } from './budget-probe.ts';
 import type { OrchestratorDeps } from './context.ts';
 import { repoRefOf } from './context.ts';
 import { dashboardMarker, renderDashboard } from './dashboard.ts';
@@ -26,6 +26,7 @@ import { createReviewSteering } from './review-steer.ts';
 import { createEffects } from './run-effects.ts';
 import { setDashboardComment } from './run-writer.ts';
 import { createIntentHandler, type IntentOutcome } from './start-run.ts';
+import { createSteerHandler } from './steer-run.ts';
 import { handleTell } from './tell.ts';
 import { createTrustCheck } from './trust-check.ts';
 
@@ -45,8 +46,6 @@ export interface Orchestrator {
   close(): Promise<void>;
 }
 
-const budgetTtlMs = 60_000;
-
 /** The marker without its `<!-- -->`: both adapters wrap a bare marker in the same tag the body carries. */
 const markerText = (runId: string): string =>
   dashboardMarker(runId)
@@ -57,7 +56,6 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   const log = deps.logger;
   const serial = createKeyedRunner((runId, err) => log.error({ runId, err }, 'reconcile failed'));
   const background = new Set<Promise<void>>();
-  const budgetCache = new Map<string, { at: number; value: Awaited<ReturnType<typeof runBudgetProbe>> }>();
   let closed = false;
 
   const track = (p: Promise<void>) => {
@@ -124,17 +122,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
 
   const hooks = {
     trusted: createTrustCheck({ clock: deps.clock, logger: log }),
-    async probe(runId: string) {
-      const hit = budgetCache.get(runId);
-      const now = deps.clock.now().getTime();
-      if (hit && now - hit.at < budgetTtlMs) return hit.value;
-      const value = deps.budgetProbe
-        ? await deps.budgetProbe()
-        : await runBudgetProbe(deps.config.budget, { cwd: deps.config.runner.workspace, env: deps.baseEnv });
-      budgetCache.set(runId, { at: now, value });
-      await recordBudget(deps.store, runId, value);
-      return value;
-    },
+    probe: createBudgetProbe(deps),
     dashboard(runId: string, view: DashboardInput) {
       coalescer.update(runId, renderDashboard(view));
       changed(runId, view);
@@ -200,11 +188,18 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     trusted: hooks.trusted,
   });
 
+  const handleSteer = createSteerHandler(deps, {
+    reconcileSoon,
+    serialized: (runId, fn) => serial.exclusive(runId, fn),
+  });
+
   const handleIntentOnce = async (intent: Intent): Promise<IntentOutcome> => {
     const outcome = await handleBlitzIntent(intent);
     if (outcome !== 'not_mine') return outcome;
     const cmd = commandSchema.safeParse(intent.command);
     if (cmd.success && cmd.data.name === 'plan-blitz') return handlePlanIntent(intent, cmd.data);
+    // `/blitz retry | skip | unhold #n` (writers only, checked at intake) steer one issue of the live run.
+    if (cmd.success && cmd.data.name === 'blitz-issue') return handleSteer(intent, cmd.data);
     if (cmd.success && cmd.data.name === 'blitz-review') return handleReviewSteer(intent, cmd.data);
     // `/blitz tell #n`: kept for the worker's next resume by the PR feedback loop.
     if (cmd.success && cmd.data.name === 'blitz-tell')

@@ -6,6 +6,7 @@ import type { Action } from '../plan/snapshot.ts';
 import type { IssueKey } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunProgress } from '../store/run-store.ts';
+import { closeEpic, closeWithComment } from './close-issue.ts';
 import type { OrchestratorDeps, RunCtx } from './context.ts';
 import { refOf, repoRefOf } from './context.ts';
 import { dispatchAttempt } from './dispatch-attempt.ts';
@@ -178,17 +179,17 @@ const merge = async (deps: PerformDeps, ctx: RunCtx, a: Extract<Action, { type: 
 
 const closeIssue = async (deps: OrchestratorDeps, ctx: RunCtx, key: IssueKey, epic: boolean) => {
   const ref = refOf(key);
-  const current = await ctx.forge.getIssue(ref);
-  const repo = `${ref.repo.owner}/${ref.repo.name}`;
-  if (current.state === 'open') {
-    const row = ctx.rows.get(key);
-    const text = epic
-      ? 'All the children of this epic are closed, so it is closed too.'
-      : `Integrated into \`${ctx.run.integrationBranch}\` by merge commit ${row?.mergedSha ?? 'unknown'} (PR #${row?.prNumber ?? '?'}); the wave build is green.`;
-    await ctx.forge.createComment(ref, text);
-    await ctx.forge.closeIssue(ref);
-  }
-  await deps.store.upsertRunIssue(ctx.run.id, repo, ref.number, { state: 'closed' });
+  const row = ctx.rows.get(key);
+  if (epic) await closeEpic(ctx.forge, ref);
+  else
+    await closeWithComment(
+      ctx.forge,
+      ref,
+      `Integrated into \`${ctx.run.integrationBranch}\` by merge commit ${row?.mergedSha ?? 'unknown'} (PR #${row?.prNumber ?? '?'}); the wave build is green.`,
+    );
+  await deps.store.upsertRunIssue(ctx.run.id, `${ref.repo.owner}/${ref.repo.name}`, ref.number, {
+    state: 'closed',
+  });
 };
 
 const report = async (deps: OrchestratorDeps, ctx: RunCtx, key: string, text: string) => {

@@ -77,8 +77,11 @@ export const readPrFacts = async (input: PrReadInput): Promise<PrFacts> => {
   const head = input.head ?? (await forge.getPullRequest(ref)).head.sha;
   const now = input.now.getTime();
   const kept = input.state ?? emptyFeedbackState();
+  // A new head starts its settle window now; one pushed while the PR was held (a person's fix) lifts
+  // the hold, so that head is judged afresh.
+  const { held: _held, ...unheld } = kept;
   const state: PrFeedbackState =
-    kept.head?.sha === head ? kept : { ...kept, head: { sha: head, seenAt: input.now.toISOString() } };
+    kept.head?.sha === head ? kept : { ...unheld, head: { sha: head, seenAt: input.now.toISOString() } };
   const checks = (await forge.listChecks?.(repo, head)) ?? [];
   const ci =
     forge.listChecks === undefined
@@ -294,3 +297,17 @@ export const keepFeedbackState = async (
 /** The sentence of a hold's notice: what stopped, and the one command that continues. */
 export const holdSentence = (repo: RepoRef, issue: number, why: string): string =>
   `${formatIssueRef({ repo, number: issue }, repo)} is held: ${why}. Push a fix to its branch or say \`/blitz retry ${formatIssueRef({ repo, number: issue }, repo)}\` to give its worker another round.`;
+
+/** `/blitz retry` on a PR the loop held: the hold is lifted and the CI fix attempts count afresh. */
+export const releasePrHold = async (
+  deps: Pick<OrchestratorDeps, 'store'>,
+  runId: string,
+  key: string,
+): Promise<void> => {
+  await writeProgress(deps.store, runId, (p) => {
+    const state = p.prFeedback?.[key];
+    if (state?.held === undefined) return undefined;
+    const { held: _held, reported: _reported, ...rest } = state;
+    return { prFeedback: { ...p.prFeedback, [key]: { ...rest, fixAttempts: 0 } } };
+  });
+};

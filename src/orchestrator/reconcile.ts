@@ -11,7 +11,7 @@ import type { Action, RunSnapshot } from '../plan/snapshot.ts';
 import type { RunState } from '../plan/states.ts';
 import { issueKey, planLabels } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import { budgetOf, type ProbeResult, probeForWave } from './budget-probe.ts';
+import { type BudgetProbe, budgetOf, type ProbeResult } from './budget-probe.ts';
 import type { RunCtx, RunOptionsStored } from './context.ts';
 import { repoRefOf } from './context.ts';
 import type { DashboardInput } from './dashboard-types.ts';
@@ -49,7 +49,7 @@ const maxPasses = 12;
 
 export interface ReconcileHooks {
   trusted(forge: Forge, repo: string, author: string): Promise<boolean>;
-  probe(runId: string): Promise<NonNullable<RunCtx['run']['progress']['budget']>>;
+  probe: BudgetProbe;
   dashboard(runId: string, view: DashboardInput): void;
 }
 
@@ -334,7 +334,7 @@ export const reconcileRun = async (
       cache.budget === undefined &&
       nextActions(plannerState(ctx.run.state), unbounded).some((a) => a.type === 'dispatch')
     ) {
-      cache.budget = await probeForWave(deps, runId);
+      cache.budget = await hooks.probe(runId, { fresh: true });
       ctx.run = (await deps.store.getRun(runId)) ?? ctx.run;
       ctx.snap = { ...ctx.snap, budget: budgetOf(cache.budget, ctx.snap.options.maxSessions) };
     }

@@ -14,7 +14,17 @@ export const runNoticeOf = (
   run: RunRecord,
   event: NotifyEvent,
   sentence: string,
-  more: { issue?: number; url?: string; issuesShipped?: number; path?: ShipPath; publicUrl?: string } = {},
+  more: {
+    issue?: number;
+    url?: string;
+    issuesShipped?: number;
+    path?: ShipPath;
+    publicUrl?: string;
+    /** The command that continues from here (`/blitz retry #12`). */
+    command?: string;
+    /** When a spend limit lifts (ISO). */
+    resetAt?: string;
+  } = {},
 ): RunNotice => {
   const url = more.url || runPageUrl(more.publicUrl, run.id);
   const issue = more.issue ?? run.triggerIssue;
@@ -27,6 +37,8 @@ export const runNoticeOf = (
     ...(url ? { url } : {}),
     issuesShipped: more.issuesShipped ?? 0,
     ...(more.path ? { path: more.path } : {}),
+    ...(more.command ? { command: more.command } : {}),
+    ...(more.resetAt ? { resetAt: more.resetAt } : {}),
   };
 };
 

@@ -25,6 +25,12 @@ export const currentAttempts = (
   return attempts.slice(at + 1);
 };
 
+/** The attempts after `id` (a retry's mark); all of them when `id` is not among them (`-`: none yet). */
+const after = (attempts: readonly AttemptRecord[], id: string | undefined): AttemptRecord[] => {
+  const at = id === undefined ? -1 : attempts.findIndex((a) => a.id === id);
+  return attempts.slice(at + 1);
+};
+
 /** The attempt a worker is on now, if any: no outcome yet. */
 export const liveAttempt = (attempts: readonly AttemptRecord[]): AttemptRecord | undefined =>
   attempts.find((a) => a.outcome === undefined);
@@ -47,6 +53,9 @@ const stateOf = (
   if (row?.mergedSha !== undefined) return input.open.has(key) ? 'merged' : 'closed';
   if (row?.prNumber !== undefined) return row.reviewPosted ? 'reviewed' : 'pr_open';
   const latest = current[current.length - 1];
+  // A person's retry (or unhold) starts the issue afresh: ready for a new attempt until one starts.
+  if (row?.retriedAfter !== undefined && after(current, row.retriedAfter).length === 0)
+    return latest?.outcome === undefined && latest !== undefined ? 'working' : 'ready';
   if (latest) {
     if (latest.outcome === undefined) return 'working';
     if (latest.outcome === 'solved') return 'pushed';
@@ -58,6 +67,8 @@ const stateOf = (
   if (row?.state === 'dispatched') return 'dispatched';
   // An epic the run closed: no attempt, no PR, only the row.
   if (row?.state === 'closed') return 'closed';
+  // Skipped before it ever ran: the row says so, and the planner leaves it out.
+  if (row?.skipped) return 'ready';
   return undefined;
 };
 
@@ -81,10 +92,14 @@ export const deriveProgress = (input: ProgressInput): IssueProgress[] => {
       tier: a.tier,
       ...(a.outcome ? { outcome: a.outcome } : {}),
     }));
+    // Failures count from the person's last retry on (issue-caps and the 3-failure hold alike).
+    const retriedAt = row?.retriedAfter === undefined ? -1 : all.findIndex((a) => a.id === row.retriedAfter);
     out.push({
       key,
       state,
       attempts: history,
+      ...(retriedAt >= 0 ? { countFrom: retriedAt + 1 } : {}),
+      ...(row?.skipped ? { skipped: true } : {}),
       branchPushed: current[current.length - 1]?.outcome === 'solved',
       ...(row?.prNumber !== undefined
         ? { pr: { number: row.prNumber, merged: row.mergedSha !== undefined } }

@@ -34,6 +34,9 @@ const helpText = [
   '- `/blitz status` — where the run on this repository stands',
   '- `/blitz pause` / `/blitz resume` — stop starting workers / start again',
   '- `/blitz cancel` — stop the workers and the run; branches are kept',
+  '- `/blitz retry #n` — a failed, stalled or held issue gets a fresh attempt and a new allowance (a skipped one comes back)',
+  '- `/blitz skip #n` — leave an issue out of this run (it stays open; its worker is stopped)',
+  '- `/blitz unhold #n` — lift a hold (the `hold` label, the 3-failure hold, a stall past its nudges)',
 ].join('\n');
 
 const isTool = (t: string): t is Tool => (tools as readonly string[]).includes(t);

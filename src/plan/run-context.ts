@@ -67,6 +67,9 @@ export const buildRunContext = (snap: RunSnapshot): RunContext => {
     if (p.state === 'merged' || p.state === 'closed' || p.pr?.merged) {
       done.add(k);
       if (open && p.state !== 'closed') merged.push(k);
+    } else if (p.skipped) {
+      // Skipped by a person: out of this run like a finished issue, though open on the tracker.
+      done.add(k);
     } else if (has(integratingIssueStates, p.state) || pushedWorker) {
       running.add(k);
       integrating.push(k);
@@ -75,7 +78,9 @@ export const buildRunContext = (snap: RunSnapshot): RunContext => {
       workers.push(k);
     } else if (p.state === 'stalled') {
       runHolds.set(k, { kind: 'stalled', reason: 'its worker stalled and a person has been asked to look' });
-    } else if (p.attempts.filter((a) => isModelFailure(a.outcome)).length >= maxAttempts) {
+    } else if (
+      p.attempts.slice(p.countFrom ?? 0).filter((a) => isModelFailure(a.outcome)).length >= maxAttempts
+    ) {
       runHolds.set(k, { kind: 'gave_up', reason: `${maxAttempts} attempts failed; a person has to look` });
     }
   }

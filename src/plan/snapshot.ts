@@ -38,6 +38,10 @@ export interface IssueProgress {
   mergeRequested?: boolean;
   /** False when the worker process is gone (e.g. lost across a restart) before it pushed. */
   workerAlive?: boolean;
+  /** Failures count from this index of `attempts` on: a person's `/blitz retry` (default 0). */
+  countFrom?: number;
+  /** A person's `/blitz skip`: left out of the run (still open) until `/blitz retry`. */
+  skipped?: boolean;
   /**
    * The PR feedback loop's answer for an open PR (src/ship/pr-gate.ts over its CI and people's
    * reviews): only `merge` lets it merge, and only at `head`, the commit the answer was given on.

@@ -22,6 +22,8 @@ const issueColumns: Record<string, string> = {
   attempts: 'attempts',
   lastError: 'last_error',
   bouncedAfter: 'bounced_after',
+  retriedAfter: 'retried_after',
+  skipped: 'skipped',
 };
 
 export const claimIntentSql = "UPDATE intents SET status = $1 WHERE id = $2 AND status = 'queued'";

@@ -143,6 +143,10 @@ export interface RunIssueRecord {
   attempts: number;
   lastError?: string;
   bouncedAfter?: string;
+  /** `/blitz retry` or `unhold`: failures count only after this attempt (`-`: from the first). */
+  retriedAfter?: string;
+  /** `/blitz skip`: left out of the run (open on the tracker) until `/blitz retry`. */
+  skipped?: boolean;
   updatedAt: string;
 }
 
@@ -157,6 +161,8 @@ export interface RunIssuePatch {
   attempts?: number;
   lastError?: string;
   bouncedAfter?: string;
+  retriedAfter?: string;
+  skipped?: boolean;
 }
 
 export type RunPatch = Partial<Pick<RunRecord, 'state' | 'dashboardCommentId' | 'progress' | 'options'>>;

@@ -97,6 +97,8 @@ const issueRow = z.object({
   attempts: z.number(),
   last_error: z.string().nullable(),
   bounced_after: z.string().nullable(),
+  retried_after: z.string().nullable(),
+  skipped: z.coerce.number(),
   updated_at: z.string(),
 });
 
@@ -131,6 +133,7 @@ export const toIssue = (raw: unknown): RunIssueRecord => {
     number: r.issue_number,
     state: r.state,
     reviewPosted: r.review_posted === 1,
+    ...(r.skipped === 1 ? { skipped: true } : {}),
     attempts: r.attempts,
     updatedAt: r.updated_at,
     ...opt('branch', r.branch),
@@ -139,6 +142,7 @@ export const toIssue = (raw: unknown): RunIssueRecord => {
     ...opt('mergedSha', r.merged_sha),
     ...opt('lastError', r.last_error),
     ...opt('bouncedAfter', r.bounced_after),
+    ...opt('retriedAfter', r.retried_after),
   };
 };
 
@@ -223,6 +227,8 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
     attempts: 'attempts',
     lastError: 'last_error',
     bouncedAfter: 'bounced_after',
+    retriedAfter: 'retried_after',
+    skipped: 'skipped',
   };
   const upsertIssue = db.transaction(
     (runId: string, repo: string, number: number, patch: Record<string, unknown>) => {

@@ -6,7 +6,7 @@ import type { RunSnapshot } from '../../plan/snapshot.ts';
 import type { PlanIssue } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
-import type { ProbeResult } from '../budget-probe.ts';
+import type { BudgetProbe } from '../budget-probe.ts';
 import type { OrchestratorDeps } from '../context.ts';
 import type { PrFacts } from '../pr-feedback.ts';
 import type { ReviewLegPorts } from '../review-leg.ts';
@@ -20,7 +20,7 @@ export interface FleetHooks {
   scoreboard(runId: string, body: string): void;
   /** Publishes the scoreboard now (run start, run end). */
   flushScoreboard(runId: string): Promise<void>;
-  probe(runId: string): Promise<ProbeResult>;
+  probe: BudgetProbe;
   /** Whether the author may write in the repo (or is the bot itself): the same check as blitz. */
   trusted(forge: Forge, repo: string, author: string): Promise<boolean>;
 }

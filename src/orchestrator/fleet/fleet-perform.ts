@@ -4,6 +4,7 @@
 import { defaultRepoConfig } from '../../config/repo-config.ts';
 import { formatRepo } from '../../forges/types.ts';
 import type { Action } from '../../plan/snapshot.ts';
+import { closeWithComment } from '../close-issue.ts';
 import { closeOnMerge } from '../close-on-merge.ts';
 import { dispatchAttempt } from '../dispatch-attempt.ts';
 import { onAttemptHost } from '../dispatcher.ts';
@@ -118,14 +119,11 @@ const closeTicket = async (deps: FleetDeps, ctx: FleetCtx, key: string) => {
       logger: deps.logger,
     });
   // The PR may not name its ticket (a person edited the body): the ticket still closes, once.
-  const now = await facts.forge.getIssue(ref);
-  if (now.state === 'open') {
-    await facts.forge.createComment(
-      ref,
-      `Closed by PR #${row?.prNumber ?? '?'}, merged as commit ${row?.mergedSha ?? 'unknown'}.`,
-    );
-    await facts.forge.closeIssue(ref);
-  }
+  await closeWithComment(
+    facts.forge,
+    ref,
+    `Closed by PR #${row?.prNumber ?? '?'}, merged as commit ${row?.mergedSha ?? 'unknown'}.`,
+  );
   await deps.store.upsertRunIssue(ctx.run.id, name, ref.number, { state: 'closed' });
 };
 

@@ -5,6 +5,7 @@ import { isAppError } from '../../errors.ts';
 import { pickReviewer } from '../../plan/routing.ts';
 import type { IssueKey } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
+import { closeWithComment } from '../close-issue.ts';
 import { onAttemptHost } from '../dispatcher.ts';
 import { openPr } from '../open-pr.ts';
 import { rosterEntryFor } from '../roster-entry.ts';
@@ -79,14 +80,11 @@ export const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord) =>
       });
     }
   }
-  const current = await pc.forge.getIssue(ref);
-  if (current.state === 'open') {
-    await pc.forge.createComment(
-      ref,
-      `Shipped in plan-blitz wave ${waveOf(pc).index} (size XS): merged into \`${pc.defaultBranch}\` by ${sha ?? 'a merge'} (PR #${pr.ref.number}).`,
-    );
-    await pc.forge.closeIssue(ref);
-  }
+  await closeWithComment(
+    pc.forge,
+    ref,
+    `Shipped in plan-blitz wave ${waveOf(pc).index} (size XS): merged into \`${pc.defaultBranch}\` by ${sha ?? 'a merge'} (PR #${pr.ref.number}).`,
+  );
   // The merged worktree and branch go, as after a blitz merge; a failure only leaves them behind.
   await onAttemptHost(
     pc.deps,

@@ -1,0 +1,21 @@
+// The one way any run kind closes an issue or an epic: read it first, and only an open one gets its
+// comment and is closed, so an issue the forge, a person or an earlier pass closed is left alone.
+import type { Forge, IssueRef } from '../forges/types.ts';
+
+export type ClosingForge = Pick<Forge, 'getIssue' | 'createComment' | 'closeIssue'>;
+
+/** Closes the issue with a comment saying why, if it is still open; true when this call closed it. */
+export const closeWithComment = async (
+  forge: ClosingForge,
+  ref: IssueRef,
+  text: string,
+): Promise<boolean> => {
+  if ((await forge.getIssue(ref)).state !== 'open') return false;
+  await forge.createComment(ref, text);
+  await forge.closeIssue(ref);
+  return true;
+};
+
+/** An epic whose children are all closed (the planner or closing on merge decided it) closes too. */
+export const closeEpic = (forge: ClosingForge, ref: IssueRef): Promise<boolean> =>
+  closeWithComment(forge, ref, 'All the children of this epic are closed, so it is closed too.');

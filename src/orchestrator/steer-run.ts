@@ -1,0 +1,159 @@
+// `/blitz retry #n`, `/blitz skip #n`, `/blitz unhold #n` (writers only; intake checked that): the facts
+// of the issue are read from the tracker, the store and the ledger, decideSteer says what to do, and
+// this applies it, between reconcile passes, then answers once. A refusal changes nothing.
+import type { Command } from '../commands/schema.ts';
+import type { Forge } from '../forges/types.ts';
+import { isModelFailure } from '../plan/routing.ts';
+import { defaultMaxAttemptsPerIssue } from '../plan/run-context.ts';
+import type { RunState } from '../plan/states.ts';
+import { decideSteer, type HoldKind, type SteerEffect, type SteerIssueFacts } from '../plan/steer.ts';
+import { issueKey, planLabels } from '../plan/types.ts';
+import type { RunRecord } from '../store/run-store.ts';
+import type { Intent } from '../store/types.ts';
+import type { OrchestratorDeps } from './context.ts';
+import { repoRefOf } from './context.ts';
+import { onAttemptHost } from './dispatcher.ts';
+import { releasePrHold } from './pr-feedback.ts';
+import { attemptKey, deriveProgress, liveAttempt } from './run-progress.ts';
+
+type IssueCommand = Extract<Command, { name: 'blitz-issue' }>;
+
+export interface SteerHooks {
+  /** Runs the change between the run's reconcile passes, never during one. */
+  serialized<T>(runId: string, fn: () => Promise<T>): Promise<T>;
+  reconcileSoon(runId: string): void;
+}
+
+/** What the tracker, the run's rows and the ledger say about the issue, for decideSteer. */
+const issueFacts = async (
+  deps: OrchestratorDeps,
+  forge: Forge,
+  run: RunRecord,
+  cmd: IssueCommand,
+): Promise<{ facts: SteerIssueFacts; key: string; repo: string }> => {
+  const base = repoRefOf(run.repo);
+  const repo = { owner: cmd.issue.owner ?? base.owner, name: cmd.issue.repo ?? base.name };
+  const repoName = `${repo.owner}/${repo.name}`;
+  const key = issueKey(repoName, cmd.issue.number);
+  const ref = repoName.toLowerCase() === run.repo.toLowerCase() ? `#${cmd.issue.number}` : key;
+  const issue = await forge.getIssue({ repo, number: cmd.issue.number }).catch(() => undefined);
+  const rows = await deps.store.listRunIssues(run.id);
+  const attempts = await deps.ledger.listByRun(run.id);
+  const mine = attempts.filter((a) => attemptKey(a) === key);
+  const row = rows.find((r) => issueKey(r.repo, r.number) === key);
+  const inMilestone =
+    issue !== undefined &&
+    repoName.toLowerCase() === run.repo.toLowerCase() &&
+    issue.milestone?.number === run.milestoneNumber;
+  const progress = deriveProgress({
+    rows: row ? [row] : [],
+    attempts: mine,
+    open: new Set(issue?.state === 'open' ? [key] : []),
+    runnerRetries: deps.config.runner.retries,
+  })[0];
+  // A PR the feedback loop held (CI red after its fix attempts, CI timed out) is held for a retry.
+  const prHeld = run.progress.prFeedback?.[key]?.held !== undefined;
+  const state = prHeld ? 'held' : (progress?.state ?? (inMilestone ? 'ready' : undefined));
+  const labelHeld = issue?.labels.some((l) => l.name === planLabels.hold) ?? false;
+  let hold: HoldKind | undefined = labelHeld ? 'label' : undefined;
+  if (!hold && progress?.state === 'stalled') hold = 'stalled';
+  if (!hold && progress?.state === 'failed') {
+    // The planner's 3-failure hold (seed 001): failures since the last retry, against the run's limit.
+    const max =
+      (run.options as { maxAttemptsPerIssue?: number }).maxAttemptsPerIssue ?? defaultMaxAttemptsPerIssue;
+    const failures = progress.attempts
+      .slice(progress.countFrom ?? 0)
+      .filter((a) => isModelFailure(a.outcome));
+    if (failures.length >= max) hold = 'failures';
+  }
+  return {
+    key,
+    repo: repoName,
+    facts: {
+      ref,
+      ...(state ? { state } : {}),
+      closed: issue?.state === 'closed',
+      ...(hold ? { hold } : {}),
+      skipped: row?.skipped ?? false,
+      workerRunning: liveAttempt(mine) !== undefined,
+    },
+  };
+};
+
+/** Applies an accepted effect to the run's rows (and the tracker, for a hold label). */
+const apply = async (
+  deps: OrchestratorDeps,
+  forge: Forge,
+  run: RunRecord,
+  target: { key: string; repo: string; number: number },
+  effect: SteerEffect,
+): Promise<void> => {
+  const attempts = (await deps.ledger.listByRun(run.id)).filter((a) => attemptKey(a) === target.key);
+  // Failures (and the caps) count afresh after the newest attempt: a new allowance.
+  const fresh = { retriedAfter: attempts.at(-1)?.id ?? '-', skipped: false };
+  switch (effect.type) {
+    case 'retry':
+      await deps.store.upsertRunIssue(run.id, target.repo, target.number, fresh);
+      await releasePrHold(deps, run.id, target.key);
+      return;
+    case 'unskip':
+      await deps.store.upsertRunIssue(run.id, target.repo, target.number, { skipped: false });
+      return;
+    case 'skip': {
+      await deps.store.upsertRunIssue(run.id, target.repo, target.number, { skipped: true });
+      const live = liveAttempt(attempts);
+      if (effect.cancelWorker && live)
+        await onAttemptHost(deps, { kind: 'cancel', attemptId: live.id }, [live]);
+      return;
+    }
+    case 'unhold':
+      if (effect.removeLabel)
+        await forge.removeLabel({ repo: repoRefOf(target.repo), number: target.number }, planLabels.hold);
+      else await deps.store.upsertRunIssue(run.id, target.repo, target.number, fresh);
+      return;
+    default:
+      // tell, review and accept-review are applied by their own handlers.
+      return;
+  }
+};
+
+/** The handler of `blitz-issue` intents (retry, skip, unhold) on the live run of the repository. */
+export const createSteerHandler =
+  (deps: OrchestratorDeps, hooks: SteerHooks) =>
+  async (intent: Intent, cmd: IssueCommand): Promise<'answered' | 'refused'> => {
+    const repo = repoRefOf(intent.repo);
+    const forge = await deps.forges({ forge: intent.forge, repo });
+    const where = intent.issueNumber !== undefined ? { repo, number: intent.issueNumber } : undefined;
+    const say = (body: string) => (where ? forge.createComment(where, body) : Promise.resolve());
+    const runs = (await deps.store.listLiveRuns()).filter(
+      (r) => r.forge === intent.forge && r.repo === intent.repo && r.kind === 'blitz',
+    );
+    const run =
+      runs.find((r) => r.triggerIssue === intent.issueNumber) ?? (runs.length === 1 ? runs[0] : undefined);
+    if (!run) {
+      await say(
+        runs.length === 0
+          ? `No blitz is running on this repository, so \`/blitz ${cmd.action}\` changed nothing.`
+          : 'Several blitzes are running here; use the command on the issue that carries the one you mean.',
+      );
+      return 'refused';
+    }
+    const reply = await hooks.serialized(run.id, async () => {
+      const fresh = (await deps.store.getRun(run.id)) ?? run;
+      const { facts, key, repo: repoName } = await issueFacts(deps, forge, fresh, cmd);
+      const decision = decideSteer(
+        { name: 'blitz-issue', action: cmd.action, issue: facts },
+        { runState: fresh.state as RunState },
+      );
+      if (decision.ok)
+        await apply(deps, forge, fresh, { key, repo: repoName, number: cmd.issue.number }, decision.effect);
+      deps.logger.info(
+        { runId: run.id, issue: key, action: cmd.action, ok: decision.ok },
+        decision.ok ? 'steering applied' : 'steering refused',
+      );
+      return decision;
+    });
+    await say(reply.reply);
+    if (reply.ok) hooks.reconcileSoon(run.id);
+    return reply.ok ? 'answered' : 'refused';
+  };
