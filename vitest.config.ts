@@ -5,7 +5,9 @@ import { SlowFirstSequencer } from './test/support/slow-first-sequencer.ts';
 export default defineConfig({
   test: {
     // Tests that start blitz-bot as a process run dist/main.js; this builds dist/ when it is stale.
-    globalSetup: ['test/support/build-dist.ts'],
+    // The fake GitHub checks every exchange against GitHub's OpenAPI document, read by each test
+    // process from a compact copy that the second setup writes once (test/support/contract/).
+    globalSetup: ['test/support/build-dist.ts', 'test/support/contract/prepare.ts'],
     // The real agent CLIs run in their own tier: vitest.agents.config.ts, `npm run test:agents`.
     exclude: [...configDefaults.exclude, 'test/agents/**'],
     testTimeout: 30_000,

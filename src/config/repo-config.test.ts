@@ -19,6 +19,7 @@ const errorsOf = (yaml: string): ConfigError[] => {
 };
 
 const defaults: RepoConfig = {
+  smokeAttempts: 3,
   ship: { policy: 'auto' },
   permission: 'write',
   labels: { blitz: 'blitz', approved: 'blitz/approved', hold: 'hold', epic: 'epic' },

@@ -111,6 +111,8 @@ export const repoConfigSchema = z.strictObject({
   build: argv.optional(),
   /** argv of the readiness gate's smoke check, e.g. [npm, run, smoke]; absent = no smoke step. */
   smoke: argv.optional(),
+  /** Red smoke passes (each filed as a finding and worked) before the run stops BLOCKED. */
+  smokeAttempts: z.int().min(1).max(10).default(3),
   /** How a finished milestone ships. */
   ship: shipSchema.prefault({}),
   /** Most workers at once for this repository (1 to 32); absent = the operator's limit. */

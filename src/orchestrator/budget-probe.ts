@@ -11,6 +11,8 @@ const probeOutput = z.object({
   recommendedMaxSessions: z.number().int().min(0).nullable(),
   preferMedium: z.boolean().default(false),
   park: z.boolean().default(false),
+  /** When the provider's limit lifts (ISO 8601), if the probe knows: a budget park waits for it. */
+  resetAt: z.iso.datetime({ offset: true }).optional(),
 });
 
 export type ProbeResult = NonNullable<RunProgress['budget']>;
@@ -32,6 +34,7 @@ export const runBudgetProbe = async (
       recommendedMaxSessions: d.recommendedMaxSessions ?? 1,
       preferMedium: d.preferMedium,
       park: d.park,
+      ...(d.resetAt ? { resetAt: new Date(d.resetAt).toISOString() } : {}),
     };
   } catch (err) {
     const why = err instanceof SyntaxError ? 'the probe did not print JSON' : String((err as Error).message);

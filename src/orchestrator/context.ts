@@ -1,5 +1,5 @@
 // The orchestrator's ports (what createOrchestrator is given) and the per-reconcile context every
-// step works from. Nothing here does IO; it only names what the steps may use.
+// step works from. Nothing here does IO itself; it only names what the steps may use.
 import type { BlitzConfig } from '../config/blitz-config.ts';
 import type { RepoConfig } from '../config/repo-config.ts';
 import type { Forge, ForgeKind, IssueRef, RepoRef } from '../forges/types.ts';
@@ -57,6 +57,21 @@ export interface OrchestratorDeps {
   /** The job queue's dispatcher (dispatcher.ts): every attempt of every run kind goes through it. */
   dispatcher: Dispatcher;
 }
+
+/** The part of the ports a step uses: each step takes only what it names (`Ports<'store' | 'logger'>`). */
+export type Ports<K extends keyof OrchestratorDeps> = Pick<OrchestratorDeps, K>;
+
+/** The forge connection a run uses for one repository (its own, or another a fleet works in). */
+export const forgeOfRun = (
+  deps: Ports<'forges'>,
+  run: Pick<RunRecord, 'forge' | 'installationId'>,
+  repo: RepoRef,
+): Promise<Forge> =>
+  deps.forges({
+    forge: run.forge,
+    repo,
+    ...(run.installationId ? { installationId: run.installationId } : {}),
+  });
 
 export interface RunOptionsStored extends RunOptions {
   /** Who started the run (for the dashboard and notices). */

@@ -77,3 +77,30 @@ describe('dashboard view', () => {
     expect(v.issues).toEqual([expect.objectContaining({ number: 7, state: 'closed', epic: true })]);
   });
 });
+
+describe('dashboard view: gates and named states', () => {
+  it('names a check with no command as not configured, and the state a run waits in with its command', () => {
+    const s = {
+      ...snap([issue(1)]),
+      kind: 'blitz',
+      build: { status: 'passed', covers: [], failures: 0 },
+      buildConfigured: true,
+      smoke: 'passed',
+      smokeGate: { configured: false, failures: 0, maxFailures: 3 },
+    } as RunSnapshot;
+    const v = dashboardView({
+      run: { ...run, state: 'review_unclear', progress: { reason: 'the integration review is unclear: x' } },
+      snap: s,
+      attempts: [],
+      actions: [],
+      closed: [],
+      reviewAvailable: true,
+      lapsedApprovals: new Set(),
+    });
+    expect(v.readinessUnmet).toContain('smoke: not configured (no `smoke:` command in blitz.yml)');
+    expect(v.readinessUnmet?.some((l) => /green/.test(l))).toBe(false);
+    expect(v.readinessUnmet).toContain(
+      'waiting for a person (review unclear): the integration review is unclear: x → /blitz accept-review (or /blitz review to run it again)',
+    );
+  });
+});

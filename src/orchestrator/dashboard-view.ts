@@ -2,9 +2,12 @@
 // attempts) and the planner's report actions. Rendering itself is dashboard.ts.
 
 import { isEpic } from '../plan/epics.ts';
-import type { Action, RunSnapshot } from '../plan/snapshot.ts';
+import { gateLine } from '../plan/gate-checks.ts';
+import { integrationReviewLine } from '../plan/readiness.ts';
+import type { Action, IntegrationReviewView, RunSnapshot } from '../plan/snapshot.ts';
 import { hasLabel, issueKey, planLabels } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
+import { attentionOf } from '../status/attention.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type {
   DashboardBlocker,
@@ -26,6 +29,10 @@ export const dashboardView = (input: {
   reviewAvailable: boolean;
   /** Issues whose approval lapsed (edited after a writer approved them). */
   lapsedApprovals: ReadonlySet<string>;
+  /** Plan-blitz: the line naming M/L issues held until their plan is approved. */
+  unplanned?: string;
+  /** The integration review as the run stands; absent when no review module is wired. */
+  integrationReview?: IntegrationReviewView;
 }): DashboardInput => {
   const { run, snap } = input;
   const progress = new Map(snap.progress.map((p) => [p.key, p]));
@@ -91,7 +98,7 @@ export const dashboardView = (input: {
   }
   const pr = run.progress;
   const budget = pr.budget;
-  const readinessUnmet: string[] = [];
+  const readinessUnmet: string[] = input.unplanned ? [input.unplanned] : [];
   if (!input.reviewAvailable)
     readinessUnmet.push(
       'review legs: not available (no review module wired); PRs are merged without a review comment',
@@ -100,8 +107,24 @@ export const dashboardView = (input: {
     readinessUnmet.push(
       'review legs: at least one PR got no review (every reviewer failed); it was merged without one',
     );
-  readinessUnmet.push('integration review: not available');
   if (pr.build?.status === 'failed') readinessUnmet.push(`build failed on ${run.integrationBranch}`);
+  const review = integrationReviewLine(input.integrationReview);
+  if (review) readinessUnmet.push(review);
+  // A check with no command is said to be so, never counted as green (plan/gate-checks.ts).
+  if (snap.kind === 'blitz' && snap.buildConfigured === false)
+    readinessUnmet.push(gateLine('build', { status: snap.build.status, configured: false }));
+  if (snap.kind === 'blitz' && snap.smokeGate?.configured === false)
+    readinessUnmet.push(gateLine('smoke', { status: snap.smoke, configured: false }));
+  if (snap.smokeGate && snap.smokeGate.failures > 0)
+    readinessUnmet.push(
+      `smoke: red ${snap.smokeGate.failures} time(s) in a row (allowance ${snap.smokeGate.maxFailures}); each red pass is filed as a finding and worked`,
+    );
+  // The named state the run waits in, its reason and what to type (as the status page says it).
+  const waiting = attentionOf(run, rows);
+  if (waiting)
+    readinessUnmet.push(
+      `waiting for a person (${waiting.state.replace('_', ' ')}): ${waiting.reason} → ${waiting.command}`,
+    );
   return {
     runId: run.id,
     milestone: run.milestoneTitle,

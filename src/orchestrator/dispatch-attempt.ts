@@ -1,9 +1,11 @@
 // The one dispatch path of every run kind: an attempt goes to the job queue with the write that
 // records it (dispatcher.ts), unless the ledger, read again now, shows the issue already has a live
 // worker (another replica, or a pass that raced this one): no twin is ever started.
+import type { Forge, RepoRef } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { IssueKey } from '../plan/types.ts';
 import type { AttemptLedger } from '../runner/types.ts';
+import type { Ports } from './context.ts';
 import type { AttemptJob, Dispatcher, DispatchWrites } from './dispatcher.ts';
 import { attemptKey, liveAttempt } from './run-progress.ts';
 
@@ -36,3 +38,7 @@ export const dispatchAttempt = async (deps: DispatchPorts, o: AttemptOrder): Pro
   );
   return true;
 };
+
+/** The URL a worker clones from: the configured one, else the forge's plain clone URL. */
+export const cloneUrlOf = async (deps: Ports<'cloneUrl'>, forge: Forge, repo: RepoRef): Promise<string> =>
+  deps.cloneUrl ? deps.cloneUrl(forge, repo) : (await forge.cloneCredentials(repo)).url;

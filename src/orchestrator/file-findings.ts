@@ -9,6 +9,7 @@ import type { AttemptRecord } from '../runner/types.ts';
 import type { OrchestratorDeps, RunCtx } from './context.ts';
 import { markdownText } from './dashboard-escape.ts';
 import { firstTime } from './perform.ts';
+import { postedKey } from './run-writer.ts';
 import { renderDecisionBuckets } from './uncertainties.ts';
 
 const maxTitle = 80;
@@ -30,6 +31,29 @@ export const blockedNumbersOf = (bug: string, open: ReadonlySet<number>): number
 const stoppedBlocked = (a: AttemptRecord): boolean =>
   a.outcome !== undefined && a.outcome !== 'solved' && /^\s*blocked\b/i.test(a.finalReport?.status ?? '');
 
+const keyOf = (bug: string): string => `bug:${bug.replace(/\s+/g, ' ').trim().toLowerCase()}`;
+const relayKey = (a: AttemptRecord): string => `relay:${a.id}`;
+
+/**
+ * How many reports wait for fileReportedBugs (the planner's `unfiledFindings`): bugs not filed yet, and
+ * finished attempts' uncertainties not relayed yet (only where the run has a dashboard issue to relay to).
+ */
+export const unfiledFindings = (
+  attempts: readonly AttemptRecord[],
+  posted: readonly string[],
+  hasDashboardIssue: boolean,
+): number => {
+  const done = new Set(posted);
+  const isPosted = (key: string) => done.has(key) || done.has(postedKey(key));
+  const waiting = new Set<string>();
+  for (const a of attempts) {
+    for (const bug of a.finalReport?.outOfScopeBugs ?? []) if (!isPosted(keyOf(bug))) waiting.add(keyOf(bug));
+    const relay = (a.finalReport?.uncertainties ?? []).length > 0 && a.outcome !== undefined;
+    if (relay && hasDashboardIssue && !isPosted(relayKey(a))) waiting.add(relayKey(a));
+  }
+  return waiting.size;
+};
+
 /** Files the reported bugs not filed yet and relays the uncertainties; returns how many issues it filed. */
 export const fileReportedBugs = async (deps: OrchestratorDeps, ctx: RunCtx): Promise<number> => {
   let filed = 0;
@@ -37,7 +61,7 @@ export const fileReportedBugs = async (deps: OrchestratorDeps, ctx: RunCtx): Pro
   for (const a of ctx.attempts) {
     const followUps: string[] = [];
     for (const bug of a.finalReport?.outOfScopeBugs ?? []) {
-      const key = `bug:${bug.replace(/\s+/g, ' ').trim().toLowerCase()}`;
+      const key = keyOf(bug);
       // Recorded before the issue is created: a crash in between loses a finding rather than filing it twice.
       if (!(await firstTime(deps, ctx, key))) continue;
       const issue = await ctx.forge.createIssue(ctx.repo, {
@@ -69,7 +93,7 @@ const relayUncertainties = async (
   const uncertainties = a.finalReport?.uncertainties ?? [];
   if (a.outcome === undefined || ctx.run.triggerIssue === undefined) return;
   if (uncertainties.length === 0 && followUps.length === 0) return;
-  if (!(await firstTime(deps, ctx, `relay:${a.id}`))) return;
+  if (!(await firstTime(deps, ctx, relayKey(a)))) return;
   const ticket = `#${a.issue.number}`;
   const body = renderDecisionBuckets([{ ticket, uncertainties, followUps }]);
   await ctx.forge.createComment(

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { integrationReviewBlocksReadiness, integrationReviewDue } from './integration-review.ts';
 import { buildIntegrationReviewPrompt, parseIntegrationReview } from './integration-review-prompt.ts';
 
 describe('parseIntegrationReview', () => {
@@ -39,28 +38,5 @@ describe('buildIntegrationReviewPrompt', () => {
     expect(prompt).toContain('END DIFF n0nce');
     expect(prompt).toContain('PARTIAL DIFF');
     expect(prompt).not.toContain(' @octocat');
-  });
-});
-
-describe('integration review schedule', () => {
-  it('is due after 3 merges, or after any merge when a build or the gate is next', () => {
-    expect(integrationReviewDue({ mergedSinceReview: 3 }, [])).toBe(true);
-    expect(integrationReviewDue({ mergedSinceReview: 1 }, [])).toBe(false);
-    expect(integrationReviewDue({ mergedSinceReview: 1 }, [{ type: 'run_build' } as never])).toBe(true);
-    expect(integrationReviewDue({}, [{ type: 'run_smoke' } as never])).toBe(false);
-  });
-
-  it('holds readiness until the latest review is clean', () => {
-    expect(integrationReviewBlocksReadiness({})).toBeUndefined();
-    const at = '2026-01-01T00:00:00Z';
-    expect(
-      integrationReviewBlocksReadiness({ integrationReview: { verdict: 'clean', at, filed: 0 } }),
-    ).toBeUndefined();
-    expect(
-      integrationReviewBlocksReadiness({ integrationReview: { verdict: 'minor', at, filed: 2 } }),
-    ).toContain('2 finding(s) filed');
-    expect(
-      integrationReviewBlocksReadiness({ integrationReview: { verdict: 'no_review', at, filed: 0 } }),
-    ).toContain('no_review');
   });
 });

@@ -1,11 +1,10 @@
-// The integration review (seed 000 §3.5): after a wave, every 3 merged issues, and before the
-// readiness gate, the accumulated diff `default…blitz/<slug>` is reviewed for cross-issue drift by
-// the review module's reviewer order. Each finding becomes a milestone issue once (keyed by its text),
+// The integration review (seed 000 §3.5): when the planner says it is due (src/plan/readiness.ts:
+// after a wave, every 3 merged issues, before the readiness gate), the accumulated diff
+// `default…blitz/<slug>` is reviewed for cross-issue drift by the review module's reviewer order. Each finding becomes a milestone issue once (keyed by its text),
 // wired as a blocker of the open issues the reviewer names; the verdict is kept for the dashboard.
 
 import { randomBytes } from 'node:crypto';
 import type { IssueRef } from '../forges/types.ts';
-import type { Action } from '../plan/snapshot.ts';
 import { askReviewer } from '../review/ask-reviewer.ts';
 import { reviewerOrder } from '../review/reviewers.ts';
 import { sanitizeModelText } from '../review/sanitize.ts';
@@ -20,32 +19,9 @@ import { firstTime, setProgress } from './perform.ts';
 
 const maxDiffBytes = 200_000;
 const maxTitle = 80;
-const readiness = new Set<Action['type']>(['run_build', 'run_smoke', 'ship']);
 
 /** The last review's answer, kept in the run's progress for the dashboard and the gate. */
 export type IntegrationReviewRecord = NonNullable<RunProgress['integrationReview']>;
-
-export const lastIntegrationReview = (p: RunProgress): IntegrationReviewRecord | undefined =>
-  p.integrationReview;
-
-/**
- * Due after 3 merges, when merged work is about to be built (a wave's end) or gated, or when a writer
- * asked for it again (`/blitz review`).
- */
-export const integrationReviewDue = (p: RunProgress, actions: readonly Action[]): boolean => {
-  const merged = p.mergedSinceReview ?? 0;
-  if (p.reviewRequested) return true;
-  return merged >= 3 || (merged > 0 && actions.some((a) => readiness.has(a.type)));
-};
-
-/** Readiness needs the latest review clean; without one (no merges yet) there is nothing to gate. */
-export const integrationReviewBlocksReadiness = (p: RunProgress): string | undefined => {
-  const r = lastIntegrationReview(p);
-  if (!r || r.verdict === 'clean' || r.accepted) return undefined;
-  return r.filed > 0
-    ? `integration review: ${r.verdict}; ${r.filed} finding(s) filed as issues in the milestone`
-    : `integration review: ${r.verdict} and nothing new to file; a person must look at the integration branch`;
-};
 
 const diffOf = async (deps: OrchestratorDeps, ctx: RunCtx) => {
   const forge = ctx.forge;

@@ -9,12 +9,12 @@ import { runLogger } from '../status/log-context.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
 import { createBudgetProbe } from './budget-probe.ts';
-import type { OrchestratorDeps } from './context.ts';
-import { repoRefOf } from './context.ts';
+import { forgeOfRun, type OrchestratorDeps, repoRefOf } from './context.ts';
 import { dashboardMarker, renderDashboard } from './dashboard.ts';
 import { createDashboardCoalescer } from './dashboard-coalescer.ts';
 import type { DashboardInput } from './dashboard-types.ts';
 import { onAttemptHost } from './dispatcher.ts';
+import { tendEnvironmentPark } from './environment-park-run.ts';
 import { createFleet, fleetTouchesRepo } from './fleet/index.ts';
 import { createKeyedRunner } from './keyed-mutex.ts';
 import type { PerformDeps } from './perform.ts';
@@ -52,6 +52,15 @@ const markerText = (runId: string): string =>
     .replace(/^<!-- /, '')
     .replace(/ -->$/, '');
 
+/** Posts a new run's dashboard on its trigger issue at once; returns the comment's id. */
+const firstDashboard =
+  (body: (run: RunRecord) => string) =>
+  async (run: RunRecord, forge: Forge): Promise<number | undefined> => {
+    if (run.triggerIssue === undefined) return undefined;
+    const ref = { repo: repoRefOf(run.repo), number: run.triggerIssue };
+    return (await forge.upsertStickyComment(ref, markerText(run.id), body(run))).id;
+  };
+
 export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   const log = deps.logger;
   const serial = createKeyedRunner((runId, err) => log.error({ runId, err }, 'reconcile failed'));
@@ -67,11 +76,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     const run = await deps.store.getRun(runId);
     if (!run || run.triggerIssue === undefined) return;
     const repo = repoRefOf(run.repo);
-    const forge = await deps.forges({
-      forge: run.forge,
-      repo,
-      ...(run.installationId ? { installationId: run.installationId } : {}),
-    });
+    const forge = await forgeOfRun(deps, run, repo);
     const c = await forge.upsertStickyComment({ repo, number: run.triggerIssue }, markerText(run.id), body);
     if (run.dashboardCommentId !== c.id) await setDashboardComment(deps.store, run.id, c.id);
   };
@@ -102,14 +107,20 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     });
   };
   const reconcileOnce = async (runId: string): Promise<void> => {
-    // Plan runs have their own loop (plan-blitz); every other kind goes through reconcileRun.
+    // Plan and fleet runs have their own loops; a blitz goes through reconcileRun.
     const run = await deps.store.getRun(runId);
     // Every line a pass logs carries the run id and repository (status/log-context.ts).
     const runDeps = run ? { ...performDeps, logger: runLogger(log, run) } : performDeps;
-    if (run?.kind === 'plan') return reconcilePlanRun(runDeps, planHooks, runId);
-    if (run?.kind === 'fleet') return deps.store.withRunLock(runId, () => fleet.reconcile(runId));
     // One reconcile per run across replicas too (an advisory lock on Postgres).
-    return deps.store.withRunLock(runId, () => reconcileRun(runDeps, hooks, runId));
+    return deps.store.withRunLock(runId, async () => {
+      if (run?.kind === 'plan') return reconcilePlanRun(runDeps, planHooks, runId);
+      if (run?.kind === 'fleet') return fleet.reconcile(runId);
+      // An environment failure parks the run before the planner could dispatch the issue afresh.
+      await tendEnvironmentPark(runDeps, runId).catch((err: unknown) =>
+        log.error({ runId, err }, 'environment park not tended; the next reconcile retries'),
+      );
+      await reconcileRun(runDeps, hooks, runId);
+    });
   };
   const reconcileSoon = (runId: string): void => void reconcile(runId);
 
@@ -136,18 +147,13 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   };
   const handlePlanIntent = createPlanIntentHandler(deps, {
     reconcileSoon,
-    async postDashboard(run: RunRecord, forge: Forge) {
-      if (run.triggerIssue === undefined) return undefined;
-      const ref = { repo: repoRefOf(run.repo), number: run.triggerIssue };
-      return (await forge.upsertStickyComment(ref, markerText(run.id), initialPlanDashboard(run))).id;
-    },
+    postDashboard: firstDashboard(initialPlanDashboard),
   });
 
   const handleBlitzIntent = createIntentHandler(deps, {
     reconcileSoon,
-    async postDashboard(run: RunRecord, forge: Forge) {
-      if (run.triggerIssue === undefined) return undefined;
-      const body = renderDashboard({
+    postDashboard: firstDashboard((run) =>
+      renderDashboard({
         runId: run.id,
         milestone: run.milestoneTitle,
         runState: run.state,
@@ -157,14 +163,8 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
         awaitingApproval: [],
         blockers: [],
         notifyFailures: [],
-      });
-      const c = await forge.upsertStickyComment(
-        { repo: repoRefOf(run.repo), number: run.triggerIssue },
-        markerText(run.id),
-        body,
-      );
-      return c.id;
-    },
+      }),
+    ),
     serialized: (runId, fn) => serial.exclusive(runId, fn),
     async cancelWorkers(run: RunRecord) {
       const open = (await deps.ledger.listByRun(run.id)).filter((a) => a.outcome === undefined);

@@ -1,22 +1,22 @@
 // The effects of the planner's actions, each idempotent by checking the world first: a PR that
 // exists is found, not opened twice; a closed issue is not closed again; a dispatch of an issue with
 // a live attempt is skipped; a report or notification with the same content is posted once.
-import { isAppError } from '../errors.ts';
+import { type Forge, formatRepo, type RepoRef } from '../forges/types.ts';
 import type { Action } from '../plan/snapshot.ts';
-import type { IssueKey } from '../plan/types.ts';
+import type { IssueKey, PlanIssue } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunProgress } from '../store/run-store.ts';
 import { closeEpic, closeWithComment } from './close-issue.ts';
-import type { OrchestratorDeps, RunCtx } from './context.ts';
-import { refOf, repoRefOf } from './context.ts';
-import { dispatchAttempt } from './dispatch-attempt.ts';
-import { onAttemptHost } from './dispatcher.ts';
-import { openPr } from './open-pr.ts';
+import { type OrchestratorDeps, type Ports, type RunCtx, refOf } from './context.ts';
+import { cloneUrlOf, dispatchAttempt } from './dispatch-attempt.ts';
+import { type AttemptJob, onAttemptHost } from './dispatcher.ts';
 import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
 import { performPrFeedback } from './pr-feedback-step.ts';
+import { mergePr, openPr } from './pull-requests.ts';
 import { rosterEntryFor } from './roster-entry.ts';
-import { attemptKey, currentAttempts } from './run-progress.ts';
-import { markPosted, writeProgress } from './run-writer.ts';
+import { issueAttempts } from './run-progress.ts';
+import { markPosted, writeProgress, writeRun } from './run-writer.ts';
+import { fileSmokeFinding } from './smoke-finding.ts';
 
 export interface Effects {
   /** Starts a build or smoke check in the background; the result lands in the run's progress. */
@@ -28,13 +28,19 @@ export interface Effects {
   postPlan(ctx: RunCtx, wave: IssueKey[], explanations: string[]): Promise<void>;
 }
 
+/** What applying an action uses: each step below takes its own part of it. */
+export type PerformPorts = Ports<
+  'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger' | 'review' | 'runner' | 'store'
+> & { effects: Effects };
+
+/** The whole bag plus the effects: what reconcile.ts passes around today (issue 17, step 3 narrows it). */
 export type PerformDeps = OrchestratorDeps & { effects: Effects };
 
 export { refOf };
 
 /** Records a content key in the run's progress; false when it was already there (post nothing). */
 export const firstTime = async (
-  deps: Pick<OrchestratorDeps, 'store'>,
+  deps: Ports<'store'>,
   ctx: Pick<RunCtx, 'run'>,
   key: string,
 ): Promise<boolean> => {
@@ -45,80 +51,117 @@ export const firstTime = async (
 
 /** Writes fields of the run's progress (computed from the stored progress when a function). */
 export const setProgress = async (
-  deps: Pick<OrchestratorDeps, 'store'>,
+  deps: Ports<'store'>,
   ctx: Pick<RunCtx, 'run'>,
   patch: Partial<RunProgress> | ((p: RunProgress) => Partial<RunProgress> | undefined),
 ): Promise<void> => {
   ctx.run = await writeProgress(deps.store, ctx.run.id, typeof patch === 'function' ? patch : () => patch);
 };
 
-const attemptsOf = (ctx: RunCtx, key: IssueKey): AttemptRecord[] =>
-  currentAttempts(
-    ctx.attempts.filter((a) => attemptKey(a) === key),
-    ctx.rows.get(key),
-  );
+/** Where a run kind does one issue's work, and what its jobs and PRs carry beyond the shared fields. */
+export interface RunKind {
+  issue(key: IssueKey): PlanIssue | undefined;
+  /** The issue's forge and repository, and the branch its PR merges into. */
+  site(key: IssueKey): { forge: Forge; repo: RepoRef; base: string };
+  job: Pick<AttemptJob, 'branchStyle' | 'runSlug'>;
+  /** More job fields (an approved plan, a failure to fix, other runs' fences), read as the job is built. */
+  extras(key: IssueKey): Promise<Partial<AttemptJob>>;
+  prBody(key: IssueKey, solved: AttemptRecord): string;
+}
 
-const dispatch = async (deps: OrchestratorDeps, ctx: RunCtx, a: Extract<Action, { type: 'dispatch' }>) => {
-  const issue = ctx.issues.get(a.issue);
-  if (!issue) return;
-  const row = ctx.rows.get(a.issue);
-  const attemptNo = (row?.attempts ?? 0) + 1;
-  const job = async () => {
-    const cloneUrl = deps.cloneUrl
-      ? await deps.cloneUrl(ctx.forge, ctx.repo)
-      : (await ctx.forge.cloneCredentials(ctx.repo)).url;
-    // An approved plan (plan-blitz) goes into the worker's prompt.
-    const planText = await approvedPlanText(ctx.forge, ctx.repo, issue);
+type StepCtx = Pick<RunCtx, 'run' | 'rows' | 'attempts'>;
+
+const solvedOf = (ctx: StepCtx, key: IssueKey): AttemptRecord | undefined =>
+  issueAttempts(ctx, key)
+    .filter((x) => x.outcome === 'solved')
+    .at(-1);
+
+/** The issue's worker, through the one dispatch path; true when a job was sent. */
+export const dispatchIssue = async (
+  deps: Ports<'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger'>,
+  ctx: StepCtx,
+  kind: RunKind,
+  a: Extract<Action, { type: 'dispatch' }>,
+): Promise<boolean> => {
+  const issue = kind.issue(a.issue);
+  if (!issue) return false;
+  const { forge, repo, base } = kind.site(a.issue);
+  const ref = refOf(a.issue);
+  const attemptNo = (ctx.rows.get(a.issue)?.attempts ?? 0) + 1;
+  const job = async (): Promise<AttemptJob> => {
+    const cloneUrl = await cloneUrlOf(deps, forge, repo);
+    const { fences = [], ...extras } = await kind.extras(a.issue);
     return {
-      kind: 'attempt' as const,
+      kind: 'attempt',
       runId: ctx.run.id,
-      issue: { repo: repoRefOf(issue.repo), number: issue.number },
+      issue: { repo, number: ref.number },
       title: issue.title,
       body: issue.body,
-      branchStyle: 'blitz' as const,
-      runSlug: ctx.run.slug,
-      baseBranch: ctx.run.integrationBranch,
+      ...kind.job,
+      baseBranch: base,
       cloneUrl,
       entry: rosterEntryFor(deps.config.roster, a.worker.entry),
       tier: a.worker.tier,
-      fences: a.fenceOff.map((f) => ({ path: f.path, ownerIssue: refOf(f.owner).number })),
-      ...(planText ? { planText } : {}),
-      ...(row?.bouncedAfter && row.lastError ? { failureFeedback: row.lastError } : {}),
+      fences: [...a.fenceOff.map((f) => ({ path: f.path, ownerIssue: refOf(f.owner).number })), ...fences],
+      ...extras,
     };
   };
-  // The row and the job commit together; branch and worktree come via the ledger.
-  await dispatchAttempt(deps, {
+  // The row and the job commit together; branch and worktree come back through the ledger.
+  const dispatched = { state: 'dispatched' as const, attempts: attemptNo };
+  return dispatchAttempt(deps, {
     runId: ctx.run.id,
     issue: a.issue,
     attemptNo,
     job,
-    record: (w) =>
-      w.upsertRunIssue(ctx.run.id, issue.repo, issue.number, { state: 'dispatched', attempts: attemptNo }),
+    record: (w) => w.upsertRunIssue(ctx.run.id, formatRepo(ref.repo), ref.number, dispatched),
   });
 };
 
-const solvedOf = (ctx: RunCtx, key: IssueKey): AttemptRecord | undefined =>
-  attemptsOf(ctx, key)
-    .filter((x) => x.outcome === 'solved')
-    .at(-1);
-
-const prFor = async (deps: OrchestratorDeps, ctx: RunCtx, key: IssueKey) => {
+/** The worker pushed: find its PR, or open one (it may not have opened one). */
+export const openIssuePr = async (deps: Ports<'store'>, ctx: StepCtx, kind: RunKind, key: IssueKey) => {
   const solved = solvedOf(ctx, key);
   if (!solved) return;
+  const title = kind.issue(key)?.title;
+  const body = kind.prBody(key, solved);
   await openPr(deps, {
+    ...kind.site(key),
     runId: ctx.run.id,
     issue: key,
-    title: ctx.issues.get(key)?.title,
-    forge: ctx.forge,
-    repo: ctx.repo,
-    base: ctx.run.integrationBranch,
+    title,
     solved,
-    body: `Resolves #${refOf(key).number}\n\nWorked by ${solved.rosterEntry} (${solved.tier}) in blitz run of ${ctx.run.milestoneTitle}; merges into \`${ctx.run.integrationBranch}\`.`,
+    body,
     state: 'pr_open',
   });
 };
 
-const review = async (deps: OrchestratorDeps, ctx: RunCtx, a: Extract<Action, { type: 'review' }>) => {
+/** An interrupted worker goes on where its worktree is. */
+export const resumeIssue = async (deps: Ports<'dispatcher' | 'runner'>, ctx: StepCtx, key: IssueKey) => {
+  const live = issueAttempts(ctx, key).at(-1);
+  if (live) await onAttemptHost(deps, { kind: 'resume', attemptId: live.id, reason: 'interrupted' }, [live]);
+};
+
+const blitzKind = (ctx: RunCtx): RunKind => ({
+  issue: (key) => ctx.issues.get(key),
+  site: (key) => ({ forge: ctx.forge, repo: refOf(key).repo, base: ctx.run.integrationBranch }),
+  job: { branchStyle: 'blitz', runSlug: ctx.run.slug },
+  async extras(key) {
+    const row = ctx.rows.get(key);
+    // An approved plan (plan-blitz) goes into the worker's prompt.
+    const planText = await approvedPlanText(ctx.forge, ctx.repo, ctx.issues.get(key)!);
+    return {
+      ...(planText ? { planText } : {}),
+      ...(row?.bouncedAfter && row.lastError ? { failureFeedback: row.lastError } : {}),
+    };
+  },
+  prBody: (key, solved) =>
+    `Resolves #${refOf(key).number}\n\nWorked by ${solved.rosterEntry} (${solved.tier}) in blitz run of ${ctx.run.milestoneTitle}; merges into \`${ctx.run.integrationBranch}\`.`,
+});
+
+const review = async (
+  deps: Ports<'review' | 'store'>,
+  ctx: RunCtx,
+  a: Extract<Action, { type: 'review' }>,
+) => {
   const ref = refOf(a.issue);
   const repo = `${ref.repo.owner}/${ref.repo.name}`;
   if (deps.review && ctx.issues.has(a.issue)) {
@@ -141,43 +184,32 @@ const review = async (deps: OrchestratorDeps, ctx: RunCtx, a: Extract<Action, { 
   await deps.store.upsertRunIssue(ctx.run.id, repo, ref.number, { reviewPosted: true });
 };
 
-const merge = async (deps: PerformDeps, ctx: RunCtx, a: Extract<Action, { type: 'merge' }>) => {
+const merge = async (
+  deps: Ports<'store'> & { effects: Effects },
+  ctx: RunCtx,
+  a: Extract<Action, { type: 'merge' }>,
+) => {
   const ref = refOf(a.issue);
   const repo = `${ref.repo.owner}/${ref.repo.name}`;
-  const prRef = { repo: ctx.repo, number: a.pr };
-  const pr = await ctx.forge.getPullRequest(prRef);
+  const pr = await ctx.forge.getPullRequest({ repo: ctx.repo, number: a.pr });
   // The feedback gate let this head through: a head pushed since is gated again by the next pass.
   if (!pr.merged && a.head !== undefined && pr.head.sha !== a.head) return;
-  let sha = pr.merged ? pr.mergeCommitSha : undefined;
-  if (!pr.merged) {
-    try {
-      sha = (
-        await ctx.forge.mergePullRequest(prRef, {
-          method: ctx.repoConfig.mergeMethod.blitz,
-          expectedHeadSha: pr.head.sha,
-          title: `${pr.title} (#${a.pr})`,
-        })
-      ).sha;
-    } catch (err) {
-      if (isAppError(err, 'unmergeable') || isAppError(err, 'conflict')) {
-        await deps.effects.bounce(
-          ctx,
-          a.issue,
-          `its PR #${a.pr} could not be merged into ${ctx.run.integrationBranch}: ${err.message}`,
-        );
-        return;
-      }
-      throw err;
-    }
+  const m = await mergePr(ctx.forge, pr, {
+    method: ctx.repoConfig.mergeMethod.blitz,
+    title: `${pr.title} (#${a.pr})`,
+  });
+  if ('refused' in m) {
+    const why = `its PR #${a.pr} could not be merged into ${ctx.run.integrationBranch}: ${m.refused}`;
+    return deps.effects.bounce(ctx, a.issue, why);
   }
   await deps.store.upsertRunIssue(ctx.run.id, repo, ref.number, {
     state: 'merged',
-    mergedSha: sha ?? pr.head.sha,
+    mergedSha: m.sha ?? pr.head.sha,
   });
   await setProgress(deps, ctx, (p) => ({ mergedSinceReview: (p.mergedSinceReview ?? 0) + 1 }));
 };
 
-const closeIssue = async (deps: OrchestratorDeps, ctx: RunCtx, key: IssueKey, epic: boolean) => {
+const closeIssue = async (deps: Ports<'store'>, ctx: RunCtx, key: IssueKey, epic: boolean) => {
   const ref = refOf(key);
   const row = ctx.rows.get(key);
   if (epic) await closeEpic(ctx.forge, ref);
@@ -192,22 +224,28 @@ const closeIssue = async (deps: OrchestratorDeps, ctx: RunCtx, key: IssueKey, ep
   });
 };
 
-const report = async (deps: OrchestratorDeps, ctx: RunCtx, key: string, text: string) => {
+/** Comments on the run's trigger issue, once per content key (a repeat while its cause lasts posts nothing). */
+export const reportOnce = async (
+  deps: Ports<'store'>,
+  ctx: Pick<RunCtx, 'run' | 'forge' | 'repo'>,
+  key: string,
+  text: string,
+) => {
   if (ctx.run.triggerIssue === undefined || !(await firstTime(deps, ctx, key))) return;
   await ctx.forge.createComment({ repo: ctx.repo, number: ctx.run.triggerIssue }, text);
 };
 
-export const perform = async (deps: PerformDeps, ctx: RunCtx, a: Action): Promise<void> => {
+export const perform = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promise<void> => {
   switch (a.type) {
     case 'report_cycle':
-      return report(
+      return reportOnce(
         deps,
         ctx,
         `cycle:${a.members.join(',')}`,
         `blitz: these issues block each other in a cycle and will not run until a person cuts it: ${a.members.map((m) => `#${refOf(m).number}`).join(', ')}.`,
       );
     case 'report_unknown_blocker':
-      return report(
+      return reportOnce(
         deps,
         ctx,
         `unknown:${a.blocker}:${a.namedBy.join(',')}`,
@@ -216,15 +254,11 @@ export const perform = async (deps: PerformDeps, ctx: RunCtx, a: Action): Promis
     case 'post_plan':
       return deps.effects.postPlan(ctx, a.wave, a.explanations);
     case 'dispatch':
-      return dispatch(deps, ctx, a);
-    case 'resume': {
-      const live = attemptsOf(ctx, a.issue).at(-1);
-      if (!live) return;
-      await onAttemptHost(deps, { kind: 'resume', attemptId: live.id, reason: 'interrupted' }, [live]);
-      return;
-    }
+      return void (await dispatchIssue(deps, ctx, blitzKind(ctx), a));
+    case 'resume':
+      return resumeIssue(deps, ctx, a.issue);
     case 'open_pr':
-      return prFor(deps, ctx, a.issue);
+      return openIssuePr(deps, ctx, blitzKind(ctx), a.issue);
     case 'review':
       return review(deps, ctx, a);
     case 'merge':
@@ -264,5 +298,20 @@ export const perform = async (deps: PerformDeps, ctx: RunCtx, a: Action): Promis
       return deps.effects.notify(ctx, a.level, a.title, a.message);
     case 'stop':
       return deps.effects.stop(ctx, a.state, a.reason);
+    case 'smoke_finding':
+      return fileSmokeFinding(deps, ctx);
+    case 'await_review':
+      ctx.run = await writeRun(deps.store, ctx.run.id, (run) =>
+        run.state === 'review_unclear'
+          ? undefined
+          : { state: 'review_unclear', progress: { ...run.progress, reason: a.reason } },
+      );
+      deps.logger.info({ runId: ctx.run.id, reason: a.reason }, 'run waits on an unclear integration review');
+      return;
+    case 'set_state':
+      ctx.run = await writeRun(deps.store, ctx.run.id, (run) =>
+        a.from.includes(run.state) ? { state: a.to } : undefined,
+      );
+      return;
   }
 };

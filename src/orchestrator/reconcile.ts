@@ -1,13 +1,15 @@
-// reconcileRun: level-triggered and idempotent. Read the tracker and the store, build the planner's
-// snapshot, ask nextActions, perform the actions (each checks the world first), and repeat while a
-// pass moved something the next pass can build on (a merge frees a dependent, a close frees a slot).
+// reconcileRun: level-triggered and idempotent. Each pass is load → decide → perform: read the
+// tracker and the store into the planner's snapshot, ask nextActions once, perform its actions in
+// order (each checks the world first), publish the dashboard; repeat while a pass moved something the
+// next pass can build on (a merge frees a dependent, a probe answered, a review filed findings).
+// Every decision is the planner's (src/plan/); this file only reads and applies.
 
 import { formatConfigErrors } from '../config/repo-config.ts';
 import { type Forge, hasPermission, type MilestoneSnapshot } from '../forges/types.ts';
 import { issueContentHash } from '../intake/content-hash.ts';
 import type { ForgeEvent } from '../intake/events.ts';
 import { nextActions } from '../plan/next-actions.ts';
-import type { Action, RunSnapshot } from '../plan/snapshot.ts';
+import { type Action, type IntegrationReviewView, type RunSnapshot, replanAfter } from '../plan/snapshot.ts';
 import type { RunState } from '../plan/states.ts';
 import { issueKey, planLabels } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
@@ -16,15 +18,11 @@ import type { RunCtx, RunOptionsStored } from './context.ts';
 import { repoRefOf } from './context.ts';
 import type { DashboardInput } from './dashboard-types.ts';
 import { dashboardView } from './dashboard-view.ts';
-import { fileReportedBugs } from './file-findings.ts';
+import { fileReportedBugs, unfiledFindings } from './file-findings.ts';
 import { fleetTouchesRepo } from './fleet/fleet-state.ts';
 import { changedSinceDefault } from './integration-branch.ts';
-import {
-  integrationReviewBlocksReadiness,
-  integrationReviewDue,
-  runIntegrationReview,
-} from './integration-review.ts';
-import { sendIssueNotices } from './issue-notices.ts';
+import { runIntegrationReview } from './integration-review.ts';
+import { sendIssueNotice } from './issue-notices.ts';
 import { modelNotesForRouting, readModelHints } from './model-notes.ts';
 import { firstTime, type PerformDeps, perform } from './perform.ts';
 import { holdUnplanned, unplannedLine } from './plan-blitz/blitz-plans.ts';
@@ -32,7 +30,7 @@ import { planInput } from './plan-input.ts';
 import { gatePullRequests, withPrGates } from './pr-feedback-step.ts';
 import { loadRepoConfig } from './repo-settings.ts';
 import { attemptKey, deriveProgress } from './run-progress.ts';
-import { foldResults, writeProgress, writeRun } from './run-writer.ts';
+import { foldResults, writeProgress } from './run-writer.ts';
 
 const advancing = new Set<Action['type']>([
   'open_pr',
@@ -55,7 +53,6 @@ export interface ReconcileHooks {
 
 const live = (s: string): boolean => s !== 'done' && s !== 'cancelled';
 
-/** Reads everything one pass needs; undefined when the run is gone, finished or its config is broken. */
 /** What one reconcileRun call reads once for all its passes (the repo config does not change mid-call). */
 interface CallCache {
   cfg?: Awaited<ReturnType<typeof loadRepoConfig>>;
@@ -63,6 +60,26 @@ interface CallCache {
   budget?: ProbeResult;
 }
 
+/** The integration review as the planner and the dashboard see it, from the run's progress. */
+const reviewView = (p: RunRecord['progress']): IntegrationReviewView => {
+  const last = p.integrationReview;
+  return {
+    mergedSince: p.mergedSinceReview ?? 0,
+    ...(p.reviewRequested ? { requested: true } : {}),
+    ...(last
+      ? {
+          last: {
+            verdict: last.verdict,
+            at: last.at,
+            filed: last.filed,
+            ...(last.accepted ? { accepted: true } : {}),
+          },
+        }
+      : {}),
+  };
+};
+
+/** Reads everything one pass needs; undefined when the run is gone, finished or its config is broken. */
 const load = async (
   deps: PerformDeps,
   hooks: ReconcileHooks,
@@ -156,11 +173,22 @@ const load = async (
     issues,
     external,
     progress: withPrGates(progress, prFacts),
-    // The last answer until a wave is about to go out; reconcileRun probes afresh then.
+    // The last answer; the planner asks for a fresh one (once per reconcileRun call) before a wave.
     budget: budgetOf(cache.budget ?? fresh.progress.budget, options.maxSessions),
+    budgetStale: cache.budget === undefined,
+    // The review module picks the integration reviewers: without one there is no review and no gate.
+    ...(deps.review ? { integrationReview: reviewView(p) } : {}),
+    unfiledFindings: unfiledFindings(attempts, p.posted ?? [], run.triggerIssue !== undefined),
     machine: { limit: machine.limit, contended: machine.contended },
     build: p.build ?? { status: 'none', covers: [], failures: 0 },
+    buildConfigured: repoConfig.build !== undefined,
     smoke: p.smoke ?? 'none',
+    smokeGate: {
+      configured: repoConfig.smoke !== undefined,
+      failures: p.smokeGate?.failures ?? 0,
+      maxFailures: repoConfig.smokeAttempts,
+      ...(p.smokeGate?.sha ? { sha: p.smokeGate.sha } : {}),
+    },
     ship: p.ship?.status ?? 'none',
     roster: deps.config.roster,
     // What earlier runs taught about the roster (seed 001 "Model notes"): routing avoids those tiers.
@@ -255,8 +283,6 @@ export const recordApproval = async (deps: PerformDeps, event: ForgeEvent): Prom
     });
 };
 
-const plannerState = (s: string): RunState => (s === 'planning' ? 'running' : (s as RunState));
-
 /** Keeps the graph the dashboard drew in the run's progress (only when it changed), for the status page. */
 const keepGraph = async (deps: PerformDeps, ctx: RunCtx, view: DashboardInput): Promise<void> => {
   const graph = view.issues.map((i) => ({
@@ -288,24 +314,70 @@ const publish = async (deps: PerformDeps, hooks: ReconcileHooks, ctx: RunCtx, ac
     closed,
     reviewAvailable: deps.review !== undefined,
     lapsedApprovals: ctx.lapsedApprovals,
+    unplanned: unplannedLine(ctx.issues.values()),
+    // As the run stands after the pass (a review this pass has its verdict shown now).
+    ...(deps.review ? { integrationReview: reviewView(ctx.run.progress) } : {}),
   });
-  const unplanned = unplannedLine(ctx.issues.values());
-  // The integration review's own line: its last verdict where the review module is wired.
-  const review = ctx.run.progress.integrationReview;
-  const reviewLine = !deps.review
-    ? 'integration review: not available (no review module wired)'
-    : review
-      ? integrationReviewBlocksReadiness(ctx.run.progress)
-      : 'integration review: none yet (runs after a wave or every 3 merged issues)';
-  const unmet = [
-    ...(unplanned ? [unplanned] : []),
-    ...(view.readinessUnmet ?? []).filter((l) => l !== 'integration review: not available'),
-    ...(reviewLine ? [reviewLine] : []),
-  ];
-  hooks.dashboard(ctx.run.id, { ...view, readinessUnmet: unmet });
+  hooks.dashboard(ctx.run.id, view);
   await keepGraph(deps, ctx, view).catch((err: unknown) =>
     deps.logger.warn({ runId: ctx.run.id, err }, 'run graph not kept; the next reconcile retries'),
   );
+};
+
+/**
+ * Performs one action. The pass-level ones (the budget answer kept for this call, findings, the
+ * integration review, notices) are applied here; the rest by perform.ts.
+ */
+const performAction = async (
+  deps: PerformDeps,
+  hooks: ReconcileHooks,
+  ctx: RunCtx,
+  cache: CallCache,
+  a: Action,
+): Promise<void> => {
+  switch (a.type) {
+    case 'probe_budget':
+      cache.budget = await hooks.probe(ctx.run.id, { fresh: true });
+      return;
+    case 'file_findings':
+      await fileReportedBugs(deps, ctx);
+      return;
+    case 'integration_review':
+      await runIntegrationReview(deps, ctx);
+      return;
+    case 'issue_notice':
+      return sendIssueNotice(deps, ctx, a);
+    default:
+      return perform(deps, ctx, a);
+  }
+};
+
+/**
+ * Performs the actions in order; true when one moved the run on (the next pass has something to build
+ * on). After an action in `replanAfter` the pass ends: the rest was planned without its result.
+ */
+const performAll = async (
+  deps: PerformDeps,
+  hooks: ReconcileHooks,
+  ctx: RunCtx,
+  cache: CallCache,
+  actions: readonly Action[],
+): Promise<boolean> => {
+  let moved = false;
+  for (const a of actions) {
+    try {
+      await performAction(deps, hooks, ctx, cache, a);
+    } catch (err) {
+      deps.logger.error(
+        { runId: ctx.run.id, action: a.type, err },
+        'action failed; the next reconcile retries it',
+      );
+      continue;
+    }
+    if (replanAfter.has(a.type)) return true;
+    if (advancing.has(a.type)) moved = true;
+  }
+  return moved;
 };
 
 export const reconcileRun = async (
@@ -317,61 +389,9 @@ export const reconcileRun = async (
   for (let pass = 0; pass < maxPasses; pass++) {
     const ctx = await load(deps, hooks, runId, cache);
     if (!ctx) return;
-    if (ctx.run.state === 'paused') {
-      await publish(deps, hooks, ctx, []);
-      return;
-    }
-    // A filed finding joins the milestone: the next pass sees it as an issue like any other.
-    const filed = await fileReportedBugs(deps, ctx).catch((err: unknown) => {
-      deps.logger.warn({ runId, err }, 'reported bugs not filed; the next reconcile retries');
-      return 0;
-    });
-    if (filed > 0) continue;
-    // A wave would go out if the budget allowed it (the last answer may be a park that has lifted):
-    // ask the probe now, once per call, and plan the wave on its answer.
-    const unbounded = { ...ctx.snap, budget: budgetOf(undefined, ctx.snap.options.maxSessions) };
-    if (
-      cache.budget === undefined &&
-      nextActions(plannerState(ctx.run.state), unbounded).some((a) => a.type === 'dispatch')
-    ) {
-      cache.budget = await hooks.probe(runId, { fresh: true });
-      ctx.run = (await deps.store.getRun(runId)) ?? ctx.run;
-      ctx.snap = { ...ctx.snap, budget: budgetOf(cache.budget, ctx.snap.options.maxSessions) };
-    }
-    const planned = nextActions(plannerState(ctx.run.state), ctx.snap);
-    // The integration review runs where the review module is wired (it picks the reviewers).
-    if (deps.review && integrationReviewDue(ctx.run.progress, planned)) {
-      const found = await runIntegrationReview(deps, ctx).catch((err: unknown) => {
-        deps.logger.warn({ runId, err }, 'integration review failed; the next reconcile retries');
-        return 0;
-      });
-      // Its findings joined the milestone: the next pass plans them like any other issue.
-      if (found > 0) continue;
-    }
-    // Readiness (smoke, ship) needs the latest integration review clean (seed 000 §3.7).
-    const unclean = deps.review ? integrationReviewBlocksReadiness(ctx.run.progress) : undefined;
-    const actions = unclean ? planned.filter((a) => a.type !== 'run_smoke' && a.type !== 'ship') : planned;
-    if (ctx.run.state === 'planning' || ctx.run.state === 'blocked')
-      ctx.run = await writeRun(deps.store, ctx.run.id, () => ({ state: 'running' }));
-    let moved = false;
-    for (const a of actions) {
-      try {
-        await perform(deps, ctx, a);
-        if (advancing.has(a.type)) moved = true;
-      } catch (err) {
-        deps.logger.error({ runId, action: a.type, err }, 'action failed; the next reconcile retries it');
-      }
-      if (a.type === 'stop') break;
-    }
-    await sendIssueNotices(deps, ctx).catch((err: unknown) => {
-      deps.logger.warn({ runId, err }, 'issue notices not sent; the next reconcile retries');
-    });
-    const gating = actions.some((a) => a.type === 'run_smoke' || a.type === 'ship');
-    ctx.run = await writeRun(deps.store, runId, (after) =>
-      after.state === 'running' && gating
-        ? { state: actions.some((a) => a.type === 'ship') ? 'shipping' : 'gating' }
-        : undefined,
-    );
+    const actions = nextActions(ctx.run.state as RunState, ctx.snap);
+    const moved = await performAll(deps, hooks, ctx, cache, actions);
+    ctx.run = (await deps.store.getRun(runId)) ?? ctx.run;
     await publish(deps, hooks, ctx, actions);
     if (!moved || !live(ctx.run.state)) return;
   }

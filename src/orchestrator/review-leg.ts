@@ -39,7 +39,8 @@ export interface ReviewLegInput {
 export const reportOf = (attempt: AttemptRecord): FinalReport | undefined =>
   attempt.finalReport ? { ...attempt.finalReport } : undefined;
 
-const authorOf = (
+/** The author a review is of: the worker's roster entry, or a stand-in for a person's PR. */
+export const reviewAuthorOf = (
   roster: ReviewLegPorts['config']['roster'],
   attempt: AttemptRecord | undefined,
   prAuthor: string,
@@ -60,7 +61,7 @@ export const runReviewLeg = async (p: ReviewLegPorts, input: ReviewLegInput): Pr
   return reviewPullRequest({
     forge: input.forge,
     pr: input.pr,
-    author: authorOf(p.config.roster, input.attempt, input.prAuthor ?? 'unknown'),
+    author: reviewAuthorOf(p.config.roster, input.attempt, input.prAuthor ?? 'unknown'),
     ...(report ? { authorReport: report } : {}),
     roster,
     limits: {

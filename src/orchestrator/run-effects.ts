@@ -274,20 +274,23 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
     if (level === 'info' || !(await firstTime(deps, ctx, `notify:${level}:${title}:${message}`))) return;
     const shipped = ctx.snap.progress.filter((p) => p.state === 'closed' || p.state === 'merged').length;
     const ship = ctx.run.progress.ship;
-    await sendRunNotice(
-      deps,
-      runNoticeOf(ctx.run, level === 'ready' ? 'shipped' : 'blocked', message, {
-        issuesShipped: shipped,
-        // A fleet has no ship step: nothing to name but the count.
-        ...(level === 'ready' && ship ? { path: ship.path, ...(ship.url ? { url: ship.url } : {}) } : {}),
-        ...(deps.config.publicUrl ? { publicUrl: deps.config.publicUrl } : {}),
-      }),
-    );
+    // A ship that could not be proven live says why (the deploy's or the preview's failure).
+    const failure = level === 'blocked' && ship?.status === 'failed' ? ship.reasons?.[1] : undefined;
+    const sentence = failure ? `${message}: ${failure}` : message;
+    const notice = runNoticeOf(ctx.run, level === 'ready' ? 'shipped' : 'blocked', sentence, {
+      issuesShipped: shipped,
+      // A fleet has no ship step: nothing to name but the count.
+      ...(level === 'ready' && ship ? { path: ship.path, ...(ship.url ? { url: ship.url } : {}) } : {}),
+      ...(deps.config.publicUrl ? { publicUrl: deps.config.publicUrl } : {}),
+    });
+    // A blocked run goes on with `/blitz resume` once the cause is fixed (a red gate is run afresh).
+    await sendRunNotice(deps, level === 'blocked' ? { ...notice, command: '/blitz resume' } : notice);
     ctx.run = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
+    const live = level === 'ready' ? ctx.run.progress.ship?.url : undefined;
     if (ctx.run.triggerIssue !== undefined)
       await ctx.forge.createComment(
         { repo: ctx.repo, number: ctx.run.triggerIssue },
-        `**${title}**: ${message}${ctx.run.progress.ship?.url ? `\n\nPreview: ${ctx.run.progress.ship.url}` : ''}`,
+        `**${title}**: ${sentence}${live ? `\n\nLive at: ${live}` : ''}${level === 'blocked' ? '\n\nFix the cause, then `/blitz resume`.' : ''}`,
       );
   };
 

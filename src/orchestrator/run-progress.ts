@@ -25,6 +25,16 @@ export const currentAttempts = (
   return attempts.slice(at + 1);
 };
 
+/** The attempts of one issue of a pass that count now (its current pass or phase). */
+export const issueAttempts = (
+  ctx: { attempts: readonly AttemptRecord[]; rows: ReadonlyMap<string, RunIssueRecord> },
+  key: string,
+): AttemptRecord[] =>
+  currentAttempts(
+    ctx.attempts.filter((a) => attemptKey(a) === key),
+    ctx.rows.get(key),
+  );
+
 /** The attempts after `id` (a retry's mark); all of them when `id` is not among them (`-`: none yet). */
 const after = (attempts: readonly AttemptRecord[], id: string | undefined): AttemptRecord[] => {
   const at = id === undefined ? -1 : attempts.findIndex((a) => a.id === id);

@@ -8,7 +8,10 @@ import type { OrchestratorDeps, RunCtx } from './context.ts';
 import { firstTime, setProgress } from './perform.ts';
 
 /** Files the red smoke of this pass once, then asks for another pass. */
-export const fileSmokeFinding = async (deps: OrchestratorDeps, ctx: RunCtx): Promise<void> => {
+export const fileSmokeFinding = async (
+  deps: Pick<OrchestratorDeps, 'store' | 'logger'>,
+  ctx: RunCtx,
+): Promise<void> => {
   const gate = ctx.run.progress.smokeGate;
   const pass = gate?.failures ?? 0;
   // Recorded before the issue is created: a crash in between loses a finding rather than filing it twice.

@@ -5,14 +5,15 @@
 import { type Command, commandSchema } from '../commands/schema.ts';
 import { formatConfigErrors } from '../config/repo-config.ts';
 import { AppError, isAppError } from '../errors.ts';
-import type { Forge, IssueRef } from '../forges/types.ts';
+import type { Forge } from '../forges/types.ts';
 import { type Override, type Tool, tools } from '../plan/routing.ts';
 import { slugify } from '../runner/branch-names.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import type { OrchestratorDeps, RunOptionsStored } from './context.ts';
+import type { Ports, RunOptionsStored } from './context.ts';
 import { repoRefOf } from './context.ts';
 import { loadRepoConfig } from './repo-settings.ts';
+import { gatesAfterResume } from './resume-gates.ts';
 import { newRunId } from './run-effects.ts';
 import { runNoticeOf, sendRunNotice } from './run-notice.ts';
 import { setDashboardComment, writeRun } from './run-writer.ts';
@@ -37,6 +38,8 @@ const helpText = [
   '- `/blitz retry #n` — a failed, stalled or held issue gets a fresh attempt and a new allowance (a skipped one comes back)',
   '- `/blitz skip #n` — leave an issue out of this run (it stays open; its worker is stopped)',
   '- `/blitz unhold #n` — lift a hold (the `hold` label, the 3-failure hold, a stall past its nudges)',
+  '- `/blitz review` — run the integration review again on the integration branch as it is now',
+  '- `/blitz accept-review` — accept an unclear integration review, so the run goes on to smoke and ship',
 ].join('\n');
 
 const isTool = (t: string): t is Tool => (tools as readonly string[]).includes(t);
@@ -56,20 +59,29 @@ const capital = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 const dashboardWhere = (run: RunRecord): string =>
   run.triggerIssue !== undefined ? `the dashboard on #${run.triggerIssue}` : `run ${run.id}`;
 
-export const createIntentHandler = (deps: OrchestratorDeps, hooks: StartHooks) => {
-  const answer = (forge: Forge, ref: IssueRef | undefined, body: string) =>
-    ref ? forge.createComment(ref, body) : Promise.resolve();
+/** Where a command was typed: its repository's forge, and a reply on its issue (none without one). */
+export const placeOf = async (deps: Ports<'forges'>, intent: Intent) => {
+  const repo = repoRefOf(intent.repo);
+  const forge = await deps.forges({ forge: intent.forge, repo });
+  const where = intent.issueNumber !== undefined ? { repo, number: intent.issueNumber } : undefined;
+  const answer = async (body: string): Promise<void> => {
+    if (where) await forge.createComment(where, body);
+  };
+  return { repo, forge, answer };
+};
 
+export const createIntentHandler = (
+  deps: Ports<'config' | 'forges' | 'logger' | 'newId' | 'notifiers' | 'store'>,
+  hooks: StartHooks,
+) => {
   const startBlitz = async (
     intent: Intent,
     cmd: Extract<Command, { name: 'blitz' }>,
   ): Promise<IntentOutcome> => {
-    const repo = repoRefOf(intent.repo);
-    const forge = await deps.forges({ forge: intent.forge, repo });
-    const where = intent.issueNumber !== undefined ? { repo, number: intent.issueNumber } : undefined;
+    const { repo, forge, answer } = await placeOf(deps, intent);
     const cfg = await loadRepoConfig(forge, repo);
     if (!cfg.result.ok) {
-      await answer(forge, where, formatConfigErrors(cfg.result.errors, cfg.path));
+      await answer(formatConfigErrors(cfg.result.errors, cfg.path));
       return 'refused';
     }
     let milestone: Awaited<ReturnType<Forge['resolveMilestone']>>;
@@ -77,14 +89,12 @@ export const createIntentHandler = (deps: OrchestratorDeps, hooks: StartHooks) =
       milestone = await forge.resolveMilestone(repo, cmd.milestone);
     } catch (err) {
       if (!isAppError(err, 'not_found') && !isAppError(err, 'bad_request')) throw err;
-      await answer(forge, where, `blitz: ${err.message}`);
+      await answer(`blitz: ${err.message}`);
       return 'refused';
     }
     const existing = await deps.store.liveRun(intent.forge, intent.repo, milestone.number);
     if (existing) {
       await answer(
-        forge,
-        where,
         `A blitz of **${existing.milestoneTitle}** is already running: see ${dashboardWhere(existing)}. Nothing new was started.`,
       );
       return 'answered';
@@ -113,8 +123,6 @@ export const createIntentHandler = (deps: OrchestratorDeps, hooks: StartHooks) =
     });
     if (!created.created) {
       await answer(
-        forge,
-        where,
         `A blitz of **${created.live.milestoneTitle}** is already running: see ${dashboardWhere(created.live)}.`,
       );
       return 'answered';
@@ -142,11 +150,9 @@ export const createIntentHandler = (deps: OrchestratorDeps, hooks: StartHooks) =
     intent: Intent,
     action: Extract<Command, { name: 'blitz-control' }>['action'],
   ): Promise<IntentOutcome> => {
-    const repo = repoRefOf(intent.repo);
-    const forge = await deps.forges({ forge: intent.forge, repo });
-    const where = intent.issueNumber !== undefined ? { repo, number: intent.issueNumber } : undefined;
+    const { answer } = await placeOf(deps, intent);
     if (action === 'help') {
-      await answer(forge, where, helpText);
+      await answer(helpText);
       return 'answered';
     }
     const runs = (await deps.store.listLiveRuns()).filter(
@@ -157,8 +163,6 @@ export const createIntentHandler = (deps: OrchestratorDeps, hooks: StartHooks) =
       runs.find((r) => r.triggerIssue === intent.issueNumber) ?? (runs.length === 1 ? runs[0] : undefined);
     if (!run) {
       await answer(
-        forge,
-        where,
         runs.length === 0
           ? 'No blitz is running on this repository.'
           : `Several blitzes are running here; use the command on the issue that carries the one you mean (${runs.map(dashboardWhere).join(', ')}).`,
@@ -169,8 +173,6 @@ export const createIntentHandler = (deps: OrchestratorDeps, hooks: StartHooks) =
       const issues = await deps.store.listRunIssues(run.id);
       const count = (s: string) => issues.filter((i) => i.state === s).length;
       await answer(
-        forge,
-        where,
         `${capital(runNoun(run))} is ${run.state}${run.progress.reason ? ` (${run.progress.reason})` : ''}: ${count('closed')} closed, ${issues.length - count('closed')} in progress; details on ${dashboardWhere(run)}.`,
       );
       return 'answered';
@@ -185,8 +187,16 @@ export const createIntentHandler = (deps: OrchestratorDeps, hooks: StartHooks) =
         return `Paused the ${runNoun(run)}: running workers finish, nothing new starts until \`/blitz resume\`.`;
       }
       if (action === 'resume') {
+        // A run blocked at a red gate builds, smokes or ships afresh (resume-gates.ts).
         await writeRun(deps.store, run.id, (now) =>
-          now.state === 'paused' || now.state === 'blocked' ? { state: 'running' } : undefined,
+          now.state === 'paused' || now.state === 'blocked'
+            ? {
+                state: 'running',
+                ...(now.state === 'blocked'
+                  ? { progress: { ...now.progress, ...gatesAfterResume(now.progress) } }
+                  : {}),
+              }
+            : undefined,
         );
         return `Resumed the ${runNoun(run)}.`;
       }
@@ -197,7 +207,7 @@ export const createIntentHandler = (deps: OrchestratorDeps, hooks: StartHooks) =
       }));
       return `Cancelled the ${runNoun(run)}: ${stopped} worker(s) stopped; the branches and \`${run.integrationBranch}\` are kept.`;
     });
-    await answer(forge, where, reply);
+    await answer(reply);
     hooks.reconcileSoon(run.id);
     return 'answered';
   };

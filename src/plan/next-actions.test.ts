@@ -63,8 +63,13 @@ describe('nextActions: dispatch', () => {
     expect(again[0]).toMatchObject({ attempt: 2, worker: { tier: 'design' } });
     const gaveUp = nextActions('running', baseSnapshot([issue(1)], { progress: [failed(3)] }));
     expect(ofType(gaveUp, 'dispatch')).toEqual([]);
-    expect(types(gaveUp)).toEqual(['notify', 'stop:blocked']);
+    expect(types(gaveUp)).toEqual(['notify', 'stop:blocked', 'issue_notice']);
     expect(ofType(gaveUp, 'stop')[0]!.reason).toContain('3 attempts failed');
+    expect(ofType(gaveUp, 'issue_notice')[0]).toMatchObject({
+      event: 'failed',
+      issue: k(1),
+      key: `notice:failed:${k(1)}:3`,
+    });
   });
 
   it('resumes a worker whose process is gone before it pushed', () => {
@@ -168,7 +173,10 @@ describe('nextActions: readiness and ship', () => {
     const done = baseSnapshot([issue(1, { state: 'closed' })]);
     expect(nextActions('gating', done)).toEqual([{ type: 'run_build', covers: [] }]);
     const built = { ...done, build: { status: 'passed' as const, covers: [], failures: 0 } };
-    expect(nextActions('gating', built)).toEqual([{ type: 'run_smoke' }]);
+    expect(nextActions('gating', built)).toEqual([
+      { type: 'run_smoke' },
+      { type: 'set_state', from: ['running'], to: 'gating' },
+    ]);
     const smoked = { ...built, smoke: 'passed' as const };
     expect(ofType(nextActions('gating', smoked), 'ship')[0]?.path).toBe('local');
     const shipped = { ...smoked, ship: 'passed' as const };
@@ -186,12 +194,48 @@ describe('nextActions: readiness and ship', () => {
     expect(ofType(nextActions('gating', spike), 'ship')[0]?.path).toBe('local');
   });
 
-  it('a red smoke check stops the run blocked, never ships', () => {
+  it('a red smoke check is filed as a finding for another pass, never shipped', () => {
     const snap = baseSnapshot([issue(1, { state: 'closed' })], {
       build: { status: 'passed', covers: [], failures: 0 },
       smoke: 'failed',
+      smokeGate: { configured: true, failures: 1, maxFailures: 3 },
     });
-    expect(types(nextActions('gating', snap))).toEqual(['notify', 'stop:blocked']);
+    expect(types(nextActions('gating', snap))).toEqual(['smoke_finding']);
+  });
+
+  it('stops BLOCKED once the red smoke passes reach their allowance', () => {
+    const snap = baseSnapshot([issue(1, { state: 'closed' })], {
+      build: { status: 'passed', covers: [], failures: 0 },
+      smoke: 'failed',
+      smokeGate: { configured: true, failures: 3, maxFailures: 3 },
+    });
+    const got = nextActions('gating', snap);
+    expect(types(got)).toEqual(['notify', 'stop:blocked']);
+    expect(ofType(got, 'stop')[0]?.reason).toBe(
+      'the smoke check was red 3 times in a row on the integration branch',
+    );
+  });
+
+  it('runs the smoke check again when it was green on another commit than the build', () => {
+    const snap = baseSnapshot([issue(1, { state: 'closed' })], {
+      build: { status: 'passed', covers: [], failures: 0, sha: 'b'.repeat(40) },
+      smoke: 'passed',
+      smokeGate: { configured: true, failures: 0, maxFailures: 3, sha: 'a'.repeat(40) },
+    });
+    expect(types(nextActions('gating', snap))[0]).toBe('run_smoke');
+  });
+
+  it('says "not configured" for a check with no command when the run is done, never green', () => {
+    const snap = baseSnapshot([issue(1, { state: 'closed' })], {
+      build: { status: 'passed', covers: [], failures: 0 },
+      buildConfigured: true,
+      smoke: 'passed',
+      smokeGate: { configured: false, failures: 0, maxFailures: 3 },
+      ship: 'passed',
+    });
+    expect(ofType(nextActions('shipping', snap), 'stop')[0]?.reason).toMatch(
+      /^every issue closed, build green, smoke not configured, shipped/,
+    );
   });
 });
 
@@ -224,6 +268,7 @@ describe('nextActions: stop conditions and reports', () => {
       }),
     );
     expect(got).toEqual([
+      { type: 'set_state', from: ['planning'], to: 'running' },
       {
         type: 'post_plan',
         wave: [k(1)],
@@ -307,5 +352,112 @@ describe('nextActions: whole runs', () => {
     expect(r.final.issues.every((i) => i.state === 'closed')).toBe(true);
     expect([...r.dispatches.values()].every((n) => n === 1)).toBe(true);
     expect(r.dispatches.has(k(4))).toBe(false);
+  });
+});
+
+describe('nextActions: the decisions of a pass', () => {
+  const at = '2026-01-01T00:00:00Z';
+
+  it('asks the budget probe first when a wave would go out on a stale answer, and plans on a fresh one', () => {
+    const parked = { verdict: 'park' as const, recommendedMaxSessions: 4, preferMedium: false };
+    const stale = nextActions('running', baseSnapshot([issue(1)], { budget: parked, budgetStale: true }));
+    expect(types(stale)[0]).toBe('probe_budget');
+    const fresh = nextActions('running', baseSnapshot([issue(1)], { budget: parked, budgetStale: false }));
+    expect(types(fresh)).toEqual(['notify', 'stop:paused']);
+    // Nothing would be dispatched: no probe, however stale the answer.
+    const busy = baseSnapshot([issue(1)], {
+      budgetStale: true,
+      progress: [progressOf(k(1), { state: 'working' })],
+    });
+    expect(types(nextActions('running', busy))).not.toContain('probe_budget');
+  });
+
+  it('files reported bugs first, before anything the pass would do', () => {
+    expect(types(nextActions('running', baseSnapshot([issue(1)], { unfiledFindings: 2 })))[0]).toBe(
+      'file_findings',
+    );
+    expect(types(nextActions('running', baseSnapshot([issue(1)], { unfiledFindings: 0 })))).not.toContain(
+      'file_findings',
+    );
+  });
+
+  it('runs the integration review when due, and withholds smoke and ship until it is clean', () => {
+    const done = baseSnapshot([issue(1, { state: 'closed' })], {
+      build: { status: 'passed', covers: [], failures: 0 },
+    });
+    // Without a review module there is no review and no gate.
+    expect(types(nextActions('running', done))).toEqual(['run_smoke', 'set_state']);
+    const due = { ...done, integrationReview: { mergedSince: 1 } };
+    expect(types(nextActions('running', due))).toEqual(['integration_review', 'run_smoke', 'set_state']);
+    const unclean = {
+      ...done,
+      integrationReview: { mergedSince: 0, last: { verdict: 'blocking' as const, at, filed: 2 } },
+    };
+    expect(nextActions('running', unclean)).toEqual([]);
+    const clean = {
+      ...done,
+      integrationReview: { mergedSince: 0, last: { verdict: 'clean' as const, at, filed: 0 } },
+    };
+    expect(nextActions('running', clean)).toEqual([
+      { type: 'run_smoke' },
+      { type: 'set_state', from: ['running'], to: 'gating' },
+    ]);
+  });
+
+  it('waits in review_unclear, asking once, when an unclear review holds the gate', () => {
+    const closed = [issue(1, { state: 'closed' })];
+    const gate = { build: { status: 'passed' as const, covers: [], failures: 0 } };
+    for (const last of [
+      { verdict: 'no_review' as const, at, filed: 0 },
+      { verdict: 'unclear' as const, at, filed: 0 },
+      { verdict: 'minor' as const, at, filed: 0 },
+    ]) {
+      const snap = baseSnapshot(closed, { ...gate, integrationReview: { mergedSince: 0, last } });
+      const got = nextActions('running', snap);
+      expect(types(got)).toEqual(['issue_notice', 'await_review']);
+      expect(ofType(got, 'issue_notice')[0]).toMatchObject({
+        event: 'review_unclear',
+        key: `notice:review_unclear:${at}`,
+        command: '/blitz accept-review (or /blitz review to run it again)',
+      });
+      expect(ofType(got, 'await_review')[0]?.reason).toMatch(/^the integration review is unclear: /);
+      // Already waiting: the notice (sent once by its key) and nothing else.
+      expect(types(nextActions('review_unclear', snap))).toEqual(['issue_notice']);
+    }
+    // Mid-run (the gate not reached yet) an unclear review holds nothing and says nothing yet.
+    const midRun = baseSnapshot([issue(1)], {
+      integrationReview: { mergedSince: 0, last: { verdict: 'unclear', at, filed: 0 } },
+    });
+    expect(ofType(nextActions('running', midRun), 'issue_notice')).toEqual([]);
+  });
+
+  it('goes on from review_unclear once a writer accepted the review or asked for another', () => {
+    const closed = [issue(1, { state: 'closed' })];
+    const gate = { build: { status: 'passed' as const, covers: [], failures: 0 } };
+    const accepted = baseSnapshot(closed, {
+      ...gate,
+      integrationReview: { mergedSince: 0, last: { verdict: 'no_review', at, filed: 0, accepted: true } },
+    });
+    expect(types(nextActions('review_unclear', accepted))).toEqual(['set_state', 'run_smoke', 'set_state']);
+    const again = baseSnapshot(closed, {
+      ...gate,
+      integrationReview: { mergedSince: 0, requested: true, last: { verdict: 'no_review', at, filed: 0 } },
+    });
+    expect(types(nextActions('review_unclear', again))[0]).toBe('integration_review');
+  });
+
+  it('moves a planning or blocked run to running first, a run about to ship to shipping', () => {
+    expect(nextActions('blocked', baseSnapshot([issue(1)]))[0]).toEqual({
+      type: 'set_state',
+      from: ['blocked'],
+      to: 'running',
+    });
+    const smoked = baseSnapshot([issue(1, { state: 'closed' })], {
+      build: { status: 'passed', covers: [], failures: 0 },
+      smoke: 'passed',
+    });
+    expect(ofType(nextActions('running', smoked), 'set_state')).toEqual([
+      { type: 'set_state', from: ['running'], to: 'shipping' },
+    ]);
   });
 });

@@ -3,17 +3,19 @@
 // list), and idempotent by design: the orchestrator performs the actions and calls again; report
 // and notify actions repeat while their cause lasts, so the orchestrator keys them by content.
 
-import { decideShipPath } from '../ship/decide.ts';
 import { explain, keysIn } from './classify.ts';
 import { extractFences } from './fences.ts';
 import { buildActions, pipelineActions } from './integration.ts';
+import { noticeActions } from './notices.ts';
+import { gateOnReview, integrationReviewDue, readinessActions, reviewUnclearActions } from './readiness.ts';
 import type { Role } from './routing.ts';
 import { pickWorker } from './routing.ts';
 import type { RunContext } from './run-context.ts';
 import { buildRunContext } from './run-context.ts';
-import type { Action, RunKind, RunSnapshot, StopState } from './snapshot.ts';
+import type { Action, RunKind, RunSnapshot } from './snapshot.ts';
 import type { RunState } from './states.ts';
 import { isTerminalRunState } from './states.ts';
+import { stop } from './stop.ts';
 import { assessTier } from './tier.ts';
 import { fleetOrder } from './triage.ts';
 import type { IssueKey } from './types.ts';
@@ -28,15 +30,6 @@ const capsOf = (snap: RunSnapshot): Caps => ({
   machineLimit: snap.machine.limit,
   contended: snap.machine.contended,
 });
-
-const stop = (ctx: RunContext, state: StopState, reason: string): Action[] => {
-  const level = state === 'done' ? 'ready' : state === 'blocked' ? 'blocked' : 'info';
-  const word = state === 'done' ? 'ready' : state === 'blocked' ? 'BLOCKED' : 'paused';
-  return [
-    { type: 'notify', level, title: `${ctx.snap.kind}: ${ctx.snap.milestoneTitle} ${word}`, message: reason },
-    { type: 'stop', state, reason },
-  ];
-};
 
 /** The dispatch actions for the ready issues that fit in the free slots now. */
 export const dispatchActions = (ctx: RunContext): Action[] => {
@@ -103,34 +96,9 @@ const planActions = (ctx: RunContext, out: Action[]): Action[] => {
   return [...out, ...dispatchActions(ctx)];
 };
 
-const readinessActions = (ctx: RunContext): Action[] => {
+/** The run's own work for a snapshot: reports, the plan-run waves, or integration, dispatch and readiness. */
+const workActions = (ctx: RunContext): Action[] => {
   const { snap } = ctx;
-  const { build } = snap;
-  if (snap.kind === 'fleet') return stop(ctx, 'done', 'every ticket is merged or closed');
-  if (build.status === 'running') return [];
-  if (build.status === 'failed') return stop(ctx, 'blocked', 'the build on the integration branch is red');
-  if (build.status === 'none') return [{ type: 'run_build', covers: [] }];
-  if (snap.smoke === 'none') return [{ type: 'run_smoke' }];
-  if (snap.smoke === 'running') return [];
-  if (snap.smoke === 'failed') return stop(ctx, 'blocked', 'the smoke check failed');
-  const ship = decideShipPath({
-    ...(snap.options.shipOverride ? { override: snap.options.shipOverride } : {}),
-    ...(snap.options.shipPolicy ? { policy: snap.options.shipPolicy } : {}),
-    milestone: { title: snap.milestoneTitle, description: snap.milestoneDescription },
-    ...(snap.deployCommand ? { deployCommand: snap.deployCommand } : {}),
-    labels: [...new Set(snap.issues.flatMap((i) => i.labels.map((l) => l.name)))].sort(),
-    changedFiles: [...snap.changedFiles].sort(),
-  });
-  const reason = ship.reasons.join('; ');
-  if (snap.ship === 'none') return [{ type: 'ship', path: ship.path, reason }];
-  if (snap.ship === 'running') return [];
-  if (snap.ship === 'failed') return stop(ctx, 'blocked', `shipping (${ship.path}) failed`);
-  return stop(ctx, 'done', `every issue closed, build and smoke green, shipped (${ship.path})`);
-};
-
-export const nextActions = (runState: RunState, snap: RunSnapshot): Action[] => {
-  if (isTerminalRunState(runState) || runState === 'paused') return [];
-  const ctx = buildRunContext(snap);
   const { classified } = ctx;
   const out: Action[] = [];
   for (const c of classified.cycles) out.push({ type: 'report_cycle', members: c.members });
@@ -195,4 +163,55 @@ export const nextActions = (runState: RunState, snap: RunSnapshot): Action[] => 
     .filter(([, v]) => ['blocked', 'cycle', 'held'].includes(v.category))
     .map(([k]) => k);
   return [...out, ...stop(ctx, 'blocked', `nothing can run: ${notReadyReasons(ctx, stuck)}`)];
+};
+
+/** The budget as if the probe had no say: what a wave would be before it is asked. */
+const unbounded = (snap: RunSnapshot): RunSnapshot => ({
+  ...snap,
+  budget: { verdict: 'ok', recommendedMaxSessions: snap.options.maxSessions, preferMedium: false },
+});
+
+/**
+ * Actions whose result the rest of the plan depends on (see `replanAfter`): reported bugs to file, a
+ * budget answer to get before a wave goes out, an integration review that is due.
+ */
+const firstActions = (ctx: RunContext, planned: readonly Action[]): Action[] => {
+  const { snap } = ctx;
+  const out: Action[] = [];
+  if ((snap.unfiledFindings ?? 0) > 0) out.push({ type: 'file_findings' });
+  if (snap.budgetStale && workActions(buildRunContext(unbounded(snap))).some((a) => a.type === 'dispatch'))
+    out.push({ type: 'probe_budget' });
+  if (integrationReviewDue(snap.integrationReview, planned)) out.push({ type: 'integration_review' });
+  return out;
+};
+
+/**
+ * Everything to do now for a run in `runState`, in order: first the actions the rest depends on, then
+ * the run's entry into `running`, its work (readiness withheld while the integration review is not
+ * clean), its move to `gating` or `shipping`, and the notices. A `stop`, when there is one, is the
+ * last action but for notices.
+ */
+export const nextActions = (runState: RunState, snap: RunSnapshot): Action[] => {
+  if (isTerminalRunState(runState) || runState === 'paused') return [];
+  const ctx = buildRunContext(snap);
+  const planned = workActions(ctx);
+  const work = gateOnReview(snap.integrationReview, planned);
+  const unclear = reviewUnclearActions(snap.integrationReview, planned, runState);
+  // A run waiting on an unclear review goes on once a writer accepted it or asked for another.
+  const enter: Action[] =
+    runState === 'planning' ||
+    runState === 'blocked' ||
+    (runState === 'review_unclear' && unclear.length === 0)
+      ? [{ type: 'set_state', from: [runState], to: 'running' }]
+      : [];
+  const gate: Action[] = work.some((a) => a.type === 'run_smoke' || a.type === 'ship')
+    ? [
+        {
+          type: 'set_state',
+          from: ['running'],
+          to: work.some((a) => a.type === 'ship') ? 'shipping' : 'gating',
+        },
+      ]
+    : [];
+  return [...firstActions(ctx, planned), ...enter, ...work, ...gate, ...unclear, ...noticeActions(ctx)];
 };

@@ -12,7 +12,8 @@ import {
 import { classify } from './classify.ts';
 import { buildGraph, stateOf } from './graph.ts';
 import { nextActions } from './next-actions.ts';
-import type { Action } from './snapshot.ts';
+import { type Action, replanAfter } from './snapshot.ts';
+import type { RunState } from './states.ts';
 import type { PlanIssue } from './types.ts';
 import { keyOf } from './types.ts';
 
@@ -33,6 +34,36 @@ describe('planner properties', () => {
           if (v.category === 'blocked') expect(blockers.some((b) => stateOf(g, b) !== 'closed')).toBe(true);
           expect(v.category === 'cycle').toBe(inCycle.has(key));
         }
+      }),
+      runs,
+    );
+  });
+
+  it('actions the plan depends on come first, and a stop is last but for notices', () => {
+    const arb = fc.record({
+      issues: graphArb({ dag: false }),
+      state: fc.constantFrom<RunState>('planning', 'running', 'blocked', 'gating'),
+      stale: fc.boolean(),
+      findings: fc.integer({ min: 0, max: 2 }),
+      merged: fc.integer({ min: 0, max: 4 }),
+      verdict: fc.constantFrom(undefined, 'clean' as const, 'blocking' as const, 'unclear' as const),
+    });
+    fc.assert(
+      fc.property(arb, ({ issues, state, stale, findings, merged, verdict }) => {
+        const snap = baseSnapshot(issues, {
+          budgetStale: stale,
+          unfiledFindings: findings,
+          integrationReview: {
+            mergedSince: merged,
+            ...(verdict ? { last: { verdict, at: '2026-01-01T00:00:00Z', filed: 0 } } : {}),
+          },
+        });
+        const got = nextActions(state, snap);
+        const firsts = got.findIndex((a) => !replanAfter.has(a.type));
+        if (firsts >= 0) expect(got.slice(firsts).every((a) => !replanAfter.has(a.type))).toBe(true);
+        const stop = got.findIndex((a) => a.type === 'stop');
+        if (stop >= 0) expect(got.slice(stop + 1).every((a) => a.type === 'issue_notice')).toBe(true);
+        expect(got.filter((a) => a.type === 'stop').length).toBeLessThanOrEqual(1);
       }),
       runs,
     );

@@ -3,7 +3,7 @@
 
 import type { ShipPolicy } from '../ship/decide.ts';
 import type { AttemptRecord, ModelNotes, Override, Pick, ReviewPick, RosterEntry } from './routing.ts';
-import type { RunIssueState } from './states.ts';
+import type { RunIssueState, RunState } from './states.ts';
 import type { ExternalBlocker, IssueKey, PlanIssue } from './types.ts';
 import type { Budget } from './wave.ts';
 
@@ -57,6 +57,20 @@ export interface BuildStatus {
   failures: number;
   /** The merge the orchestrator found responsible for the latest failure, if it could tell. */
   responsible?: IssueKey;
+  /** The integration branch commit the latest build ran on. */
+  sha?: string;
+}
+
+/** The readiness gate's smoke check beyond its status (plan/gate-checks.ts). */
+export interface SmokeGate {
+  /** False: no `smoke:` command is configured (never shown as green). */
+  configured: boolean;
+  /** Red smoke passes in a row. */
+  failures: number;
+  /** Red passes before the run stops BLOCKED (repo config `smokeAttempts`). */
+  maxFailures: number;
+  /** The integration branch commit the latest smoke check ran on. */
+  sha?: string;
 }
 
 export type StepStatus = 'none' | 'running' | 'passed' | 'failed';
@@ -67,6 +81,27 @@ export interface PlanWaveTally {
   closed: number;
 }
 
+/** What an integration review said (seed 000 §3.5). */
+export type IntegrationReviewVerdict = 'clean' | 'minor' | 'blocking' | 'unclear' | 'no_review';
+
+/** The integration review as the planner sees it. */
+export interface IntegrationReviewView {
+  /** Issues merged into the integration branch since the last review. */
+  mergedSince: number;
+  /** A writer asked for the review again (`/blitz review`): it is due whatever else holds. */
+  requested?: boolean;
+  /**
+   * The last review: its verdict, when (ISO-8601, only compared), how many findings it filed, and
+   * whether a writer accepted it as it is (`/blitz accept-review`: readiness no longer waits on it).
+   */
+  last?: { verdict: IntegrationReviewVerdict; at: string; filed: number; accepted?: boolean };
+}
+
+/**
+ * Everything the planner decides from. The orchestrator's `load` (reconcile.ts) fills it; each field
+ * says what it stands for, and a new decision adds the field it needs here (optional, so the other
+ * run kinds that build snapshots keep planning as before).
+ */
 export interface RunSnapshot {
   kind: RunKind;
   options: RunOptions;
@@ -92,6 +127,26 @@ export interface RunSnapshot {
   busyRepos?: string[];
   /** A hard blocker the orchestrator met (missing credentials, …), in words. */
   hardBlocker?: string;
+  /**
+   * True when `budget` is an answer from before this reconcile call: a wave that would go out asks
+   * the probe first (`probe_budget`) and the next pass plans on the answer (seed 000: before each wave).
+   * Absent or false: plan on `budget` as it is.
+   */
+  budgetStale?: boolean;
+  /**
+   * The integration review where a review module is wired; absent, no review runs and none gates
+   * readiness (the dashboard says it is not available).
+   */
+  integrationReview?: IntegrationReviewView;
+  /**
+   * Worker reports waiting to be handed on (seed 000 §3.6): out-of-scope bugs not filed as issues yet,
+   * and finished attempts' uncertainties not relayed to the dashboard issue yet.
+   */
+  unfiledFindings?: number;
+  /** The smoke check beyond its status; absent: configured, no red passes, the default allowance. */
+  smokeGate?: SmokeGate;
+  /** False when no `build:` command is configured (a build that passed ran nothing). */
+  buildConfigured?: boolean;
 }
 
 export type StopState = 'done' | 'blocked' | 'paused';
@@ -120,6 +175,40 @@ export type Action =
   | { type: 'run_smoke' }
   | { type: 'ship'; path: 'deploy' | 'local'; reason: string }
   | { type: 'notify'; level: 'info' | 'ready' | 'blocked'; title: string; message: string }
-  | { type: 'stop'; state: StopState; reason: string };
+  | { type: 'stop'; state: StopState; reason: string }
+  /** File the red smoke check as a finding in the milestone and run another pass (seed 000 §4). */
+  | { type: 'smoke_finding' }
+  /** The gate waits on an unclear integration review: the run goes to `review_unclear`, saying why. */
+  | { type: 'await_review'; reason: string }
+  /** File the reported out-of-scope bugs as milestone issues; the next pass plans them. */
+  | { type: 'file_findings' }
+  /** Ask the budget probe before a wave goes out; the next pass plans the wave on its answer. */
+  | { type: 'probe_budget' }
+  /** Review the integration branch's accumulated diff; the next pass plans on its verdict and findings. */
+  | { type: 'integration_review' }
+  /** Move the run to `to` when it is in one of `from` now (a run that moved meanwhile is left alone). */
+  | { type: 'set_state'; from: RunState[]; to: RunState }
+  /** Tell the notifiers about one issue or review, once per content key (seed 000 notices). */
+  | {
+      type: 'issue_notice';
+      event: 'failed' | 'needs_person' | 'review_unclear';
+      issue?: IssueKey;
+      key: string;
+      message: string;
+      /** The command that continues from here (`/blitz retry #12`). */
+      command?: string;
+    };
 
 export type ActionType = Action['type'];
+
+/**
+ * Actions whose result the rest of the plan depends on: once one has been performed the executor ends
+ * the pass and the next pass plans on what it found. One that fails is logged and the pass goes on with
+ * the rest of the list, which the planner computed without it.
+ */
+export const replanAfter: ReadonlySet<ActionType> = new Set<ActionType>([
+  'file_findings',
+  'smoke_finding',
+  'probe_budget',
+  'integration_review',
+]);

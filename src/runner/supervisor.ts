@@ -517,6 +517,8 @@ export class Supervisor {
       branchMoved,
       logTail: log.slice(-16_000),
       spawnError: exit.error,
+      // A spend limit's printed reset time travels in the summary, so the run's park can wait for it.
+      now: this.d.clock.now(),
     });
     await this.finish(r, c.outcome, c.summary, exit.exitCode, log);
   }

@@ -20,6 +20,8 @@ export interface AttentionRun {
   progress: {
     reason?: string;
     budget?: { status: string; park?: boolean };
+    /** An environment or budget park (orchestrator/environment-park-run.ts). */
+    park?: { resetAt?: string };
   };
 }
 
@@ -45,6 +47,12 @@ export const attentionOf = (run: AttentionRun, issues: readonly AttentionIssue[]
     };
   if (run.state === 'blocked')
     return { state: 'blocked', reason: reason ?? 'the run is blocked', command: '/blitz resume' };
+  if (run.state === 'paused' && run.progress.park)
+    return {
+      state: 'parked',
+      reason: reason ?? 'the run is parked until the model endpoint answers',
+      command: '/blitz resume',
+    };
   if (run.state === 'paused' && run.progress.budget?.status === 'ok' && run.progress.budget.park)
     return {
       state: 'parked',

@@ -1,7 +1,9 @@
 // The run port: blitz runs, the issues inside them, and the queued intents the orchestrator turns
 // into runs. Async so a Postgres engine can implement it unchanged; SQLite is sqlite-run-store.ts.
+
 import { AppError } from '../errors.ts';
 import type { ForgeKind } from '../forges/types.ts';
+import type { EnvironmentPark } from '../plan/environment-park.ts';
 import type { RunState } from '../plan/states.ts';
 import type { Intent } from './types.ts';
 
@@ -43,11 +45,25 @@ export interface RunProgress {
   ship?: { status: StepState; path?: 'deploy' | 'local'; url?: string; reasons?: string[] };
   /** Budget probe result shown on the dashboard. */
   budget?:
-    | { status: 'ok'; recommendedMaxSessions: number; preferMedium: boolean; park: boolean }
+    | {
+        status: 'ok';
+        recommendedMaxSessions: number;
+        preferMedium: boolean;
+        park: boolean;
+        /** When the provider's limit lifts, if the probe said (ISO). */
+        resetAt?: string;
+      }
     | { status: 'absent' }
     | { status: 'failed'; error: string };
   /** Content keys of reports and notifications already posted, so a repeat action posts nothing. */
   posted?: string[];
+  /**
+   * The run is parked on an environment failure (endpoint down, spend limit) or a budget probe's park:
+   * it resumes by itself when a probe allows (orchestrator/environment-park-run.ts).
+   */
+  park?: EnvironmentPark & { kind: 'environment' | 'budget'; probingSince?: string };
+  /** Environment failures already folded into a park, `attemptId@endedAt` (bounded). */
+  environmentSeen?: string[];
   /** The state the run was in when paused, to resume into. */
   pausedFrom?: RunRecordState;
   /** Why the run stopped (done / blocked / cancelled), in words. */

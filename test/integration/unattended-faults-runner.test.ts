@@ -38,3 +38,66 @@ describe.each(['github', 'gitea'] as const)('unattended faults on %s (runner sid
     await finishes(x);
   });
 });
+
+describe.each(['github', 'gitea'] as const)('environment parks on %s', (forge) => {
+  it('the model endpoint down parks the run with a doubling wait and one notice; once it is back the interrupted session resumes, nobody is charged, and the milestone finishes', async () => {
+    w = await startUnattendedWorld({
+      forge,
+      runner: { environmentBackoff: { initialSeconds: 60, maxSeconds: 600 } },
+    });
+    const x = w;
+    x.agent('outage');
+    await x.start();
+    await x.drive(async () => (await x.run())?.progress.park !== undefined);
+    const parked = (await x.run())!;
+    expect(parked.state).toBe('paused');
+    expect(parked.progress.park).toMatchObject({ reason: 'model endpoint unreachable', failures: 1 });
+    expect(x.noticesOf('parked')).toHaveLength(1);
+    expect(x.noticesOf('parked')[0]).toMatchObject({ command: '/blitz resume' });
+    // Parked means parked: rounds before the wait is over start nothing.
+    for (let i = 0; i < 3; i++) await x.round();
+    expect(await x.h.bot.runs.ledger.listByRun(parked.id)).toHaveLength(1);
+    // The first wait passes; the probe (the session resumed) finds the endpoint still down: it waits twice as long.
+    x.clock.advance(61_000);
+    await x.drive(async () => (await x.run())?.progress.park?.failures === 2, 20_000);
+    const again = (await x.run())!.progress.park!;
+    expect(Date.parse(again.nextProbeAt) - x.clock.now().getTime()).toBeGreaterThan(100_000);
+    expect((await x.run())!.state).toBe('paused');
+    // The endpoint is back: after the wait the same session goes on, and the run with it.
+    x.agent();
+    x.clock.advance(121_000);
+    await finishes(x);
+    const attempts = await x.h.bot.runs.ledger.listByRun(parked.id);
+    expect(attempts.filter((a) => a.issue.number === 1)).toHaveLength(1);
+    expect(attempts.find((a) => a.issue.number === 1)?.outcome).toBe('solved');
+    expect(x.noticesOf('parked')).toHaveLength(1);
+  }, 120_000);
+
+  it('a spend limit parks the run until the reset time the tool printed, says that time, and resumes by itself after it', async () => {
+    w = await startUnattendedWorld({ forge });
+    const x = w;
+    const resetAt = new Date(Math.floor(Date.now() / 1000) * 1000 + 2 * 3600_000);
+    x.agent('limit', { resetAt });
+    await x.start();
+    await x.drive(async () => (await x.run())?.progress.park !== undefined);
+    const run = (await x.run())!;
+    expect(run.state).toBe('paused');
+    expect(run.progress.park).toMatchObject({
+      reason: 'provider limit reached',
+      resetAt: resetAt.toISOString(),
+    });
+    const [notice] = x.noticesOf('parked');
+    expect(notice).toMatchObject({ resetAt: resetAt.toISOString(), command: '/blitz resume' });
+    expect(notice?.sentence).toMatch(/resets at/);
+    // An hour on, the limit has not lifted: nothing is probed, nothing starts.
+    x.clock.advance(3600_000);
+    for (let i = 0; i < 2; i++) await x.round();
+    expect((await x.run())!.state).toBe('paused');
+    x.agent();
+    x.clock.advance(3600_000 + 31_000);
+    await finishes(x);
+    expect(x.noticesOf('parked')).toHaveLength(1);
+    const attempts = await x.h.bot.runs.ledger.listByRun(run.id);
+    expect(attempts.filter((a) => a.issue.number === 1)).toHaveLength(1);
+  });
+});

@@ -1,6 +1,11 @@
 // A GitBackend over a real bare repository, so the fake forges merge, diff and report conflicts the
 // way git does. It works without a work tree (merge-tree --write-tree, commit-tree, update-ref), so
 // it can sit on the same bare origin that workers push to over a file path: a push is seen at once.
+// A git process costs the test process ~10 ms of its own time to start, and the fakes ask about the
+// same branches and commits over and over (every PR read checks mergeability): a branch is read from
+// the repository's ref files (git writes them atomically; a loose ref wins over packed-refs, as in
+// git), and what is fixed once the commits are (a merge's tree, ancestry, a diff) is asked once.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '../../src/errors.ts';
 import { type RunResult, run } from '../../src/runner/exec.ts';
@@ -30,12 +35,18 @@ export const forgeIdentity = {
   GIT_COMMITTER_EMAIL: 'forge@blitz.invalid',
 };
 const hexSha = /^[0-9a-f]{4,40}$/;
+const fullSha = /^[0-9a-f]{40}$/;
+/** A branch name that is a plain ref path (no revision syntax), so its ref file alone answers for it. */
+const plainBranch = (name: string): boolean =>
+  /^[A-Za-z0-9_][A-Za-z0-9._/-]*$/.test(name) && !/\.\.|\/\/|\/\.|\.lock(\/|$)|[/.]$/.test(name);
 
 export class RealGit implements GitBackend {
   private readonly abort = new AbortController();
   private readonly timeoutMs: number;
   /** Merges and ref edits from this process run one at a time; pushes from outside are caught by CAS. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** Answers that depend on commit shas only (commits never change): full sha pairs to results. */
+  private readonly memo = new Map<string, unknown>();
 
   constructor(
     readonly bareDir: string,
@@ -87,14 +98,55 @@ export class RealGit implements GitBackend {
     return map;
   }
 
+  /**
+   * The sha of branch `name` from the ref files: a loose `refs/heads/NAME` wins over `packed-refs`.
+   * null: no such branch; undefined: the files do not settle it (a symbolic ref, revision syntax), git does.
+   */
+  private branchFromFiles(name: string): string | null | undefined {
+    if (!plainBranch(name)) return undefined;
+    let loose: string | undefined;
+    try {
+      loose = readFileSync(join(this.bareDir, 'refs', 'heads', name), 'utf8').trim();
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'EISDIR' && code !== 'ENOTDIR') return undefined;
+    }
+    if (loose !== undefined) return fullSha.test(loose) ? loose : undefined;
+    let packed: string;
+    try {
+      packed = readFileSync(join(this.bareDir, 'packed-refs'), 'utf8');
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === 'ENOENT' ? null : undefined;
+    }
+    const line = packed.split('\n').find((l) => l.endsWith(` refs/heads/${name}`));
+    const sha = line?.slice(0, line.indexOf(' '));
+    return sha === undefined ? null : fullSha.test(sha) ? sha : undefined;
+  }
+
   /** A branch name or a (possibly short) commit sha to the full sha; undefined when neither exists. */
   async resolve(ref: string): Promise<string | undefined> {
     if (ref === '' || ref.startsWith('-')) return undefined;
-    const asBranch = await this.exec(['rev-parse', '--verify', '--quiet', `refs/heads/${ref}^{commit}`]);
-    if (asBranch.exitCode === 0) return asBranch.stdout.trim();
+    const fromFiles = this.branchFromFiles(ref);
+    if (typeof fromFiles === 'string') return fromFiles;
+    if (fromFiles === undefined) {
+      const asBranch = await this.exec(['rev-parse', '--verify', '--quiet', `refs/heads/${ref}^{commit}`]);
+      if (asBranch.exitCode === 0) return asBranch.stdout.trim();
+    }
     if (!hexSha.test(ref)) return undefined;
+    if (this.memo.get(`commit ${ref}`)) return ref;
     const asSha = await this.exec(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
-    return asSha.exitCode === 0 ? asSha.stdout.trim() : undefined;
+    if (asSha.exitCode !== 0) return undefined;
+    const sha = asSha.stdout.trim();
+    this.memo.set(`commit ${sha}`, true);
+    return sha;
+  }
+
+  /** `compute` once per key of commit shas; a failure is not kept. */
+  private async once<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    if (this.memo.has(key)) return this.memo.get(key) as T;
+    const value = await compute();
+    this.memo.set(key, value);
+    return value;
   }
 
   private async mustResolve(ref: string): Promise<string> {
@@ -124,24 +176,30 @@ export class RealGit implements GitBackend {
   async isAncestor(ancestor: string, ref: string): Promise<boolean> {
     const [a, b] = [await this.resolve(ancestor), await this.resolve(ref)];
     if (!a || !b) return false;
-    const res = await this.exec(['merge-base', '--is-ancestor', a, b]);
-    if (res.exitCode > 1) throw new AppError('git_failed', `git merge-base failed: ${res.stderr.trim()}`);
-    return res.exitCode === 0;
+    return this.once(`ancestor ${a} ${b}`, async () => {
+      const res = await this.exec(['merge-base', '--is-ancestor', a, b]);
+      if (res.exitCode > 1) throw new AppError('git_failed', `git merge-base failed: ${res.stderr.trim()}`);
+      return res.exitCode === 0;
+    });
   }
 
   async mergeBase(a: string, b: string): Promise<string | undefined> {
     const [shaA, shaB] = [await this.resolve(a), await this.resolve(b)];
     if (!shaA || !shaB) return undefined;
-    const res = await this.exec(['merge-base', shaA, shaB]);
-    return res.exitCode === 0 ? res.stdout.trim() : undefined;
+    return this.once(`merge-base ${shaA} ${shaB}`, async () => {
+      const res = await this.exec(['merge-base', shaA, shaB]);
+      return res.exitCode === 0 ? res.stdout.trim() : undefined;
+    });
   }
 
   /** The merged tree of two commits, or undefined on conflict (merge-tree exits 1). */
-  private async mergeTree(ours: string, theirs: string): Promise<string | undefined> {
-    const res = await this.exec(['merge-tree', '--write-tree', '--no-messages', ours, theirs]);
-    if (res.exitCode === 1) return undefined;
-    if (res.exitCode !== 0) throw new AppError('git_failed', `git merge-tree failed: ${res.stderr.trim()}`);
-    return res.stdout.split('\n')[0]!.trim();
+  private mergeTree(ours: string, theirs: string): Promise<string | undefined> {
+    return this.once(`merge-tree ${ours} ${theirs}`, async () => {
+      const res = await this.exec(['merge-tree', '--write-tree', '--no-messages', ours, theirs]);
+      if (res.exitCode === 1) return undefined;
+      if (res.exitCode !== 0) throw new AppError('git_failed', `git merge-tree failed: ${res.stderr.trim()}`);
+      return res.stdout.split('\n')[0]!.trim();
+    });
   }
 
   async canMerge(base: string, head: string): Promise<boolean> {
@@ -233,14 +291,20 @@ export class RealGit implements GitBackend {
   /** What head changed since it left base, as GitHub shows a PR (`base...head`), renames as delete+add. */
   async diff(base: string, head: string): Promise<string> {
     const [b, h] = [await this.mustResolve(base), await this.mustResolve(head)];
-    const res = await this.exec(['diff', '--no-color', '--no-ext-diff', '--no-renames', `${b}...${h}`]);
-    if (res.exitCode !== 0) throw new AppError('git_failed', `git diff failed: ${res.stderr.trim()}`);
-    return res.stdout;
+    return this.once(`diff ${b} ${h}`, async () => {
+      const res = await this.exec(['diff', '--no-color', '--no-ext-diff', '--no-renames', `${b}...${h}`]);
+      if (res.exitCode !== 0) throw new AppError('git_failed', `git diff failed: ${res.stderr.trim()}`);
+      return res.stdout;
+    });
   }
 
   async changedFiles(base: string, head: string): Promise<ChangedFile[]> {
     const [b, h] = [await this.mustResolve(base), await this.mustResolve(head)];
-    const range = `${b}...${h}`;
+    const files = await this.once(`changed ${b} ${h}`, () => this.changedBetween(`${b}...${h}`));
+    return files.map((f) => ({ ...f }));
+  }
+
+  private async changedBetween(range: string): Promise<ChangedFile[]> {
     const numstat = await this.ok(['diff', '-z', '--numstat', '--no-renames', range]);
     const names = await this.ok(['diff', '-z', '--name-status', '--no-renames', range]);
     const counts = new Map<string, { additions: number; deletions: number }>();

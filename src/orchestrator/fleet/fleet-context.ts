@@ -7,7 +7,7 @@ import type { PlanIssue } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
 import type { BudgetProbe } from '../budget-probe.ts';
-import type { OrchestratorDeps } from '../context.ts';
+import type { Ports } from '../context.ts';
 import type { PrFacts } from '../pr-feedback.ts';
 import type { ReviewLegPorts } from '../review-leg.ts';
 import type { FleetOptions, FleetProgress } from './fleet-state.ts';
@@ -25,7 +25,9 @@ export interface FleetHooks {
   trusted(forge: Forge, repo: string, author: string): Promise<boolean>;
 }
 
-export type FleetDeps = OrchestratorDeps;
+/** What the fleet run kind uses of the orchestrator's ports; each step takes its own part of it. */
+export type FleetPorts = Ports<'baseEnv' | 'cloneUrl' | 'config' | 'dispatcher' | 'fleet' | 'forges'> &
+  Ports<'clock' | 'ledger' | 'logger' | 'machine' | 'notifiers' | 'runner' | 'store'>;
 
 /** Per-repository facts read once per pass. */
 export interface RepoFacts {
@@ -57,7 +59,7 @@ export interface FleetCtx {
 export const maxConflictResumes = 2;
 
 /** The review leg's ports in a fleet: its Ollama host and diff bound come from `deps.fleet`. */
-export const fleetReviewPorts = (deps: FleetDeps): ReviewLegPorts => ({
+export const fleetReviewPorts = (deps: Ports<'baseEnv' | 'config' | 'fleet' | 'logger'>): ReviewLegPorts => ({
   config: deps.config,
   baseEnv: deps.baseEnv,
   logger: deps.logger,

@@ -2,8 +2,9 @@
 // and reconcileFleet drives it. The orchestrator hands fleet intents and fleet runs to this module.
 import { commandSchema } from '../../commands/schema.ts';
 import type { Intent } from '../../store/types.ts';
+import type { Ports } from '../context.ts';
 import type { IntentOutcome } from '../start-run.ts';
-import type { FleetDeps, FleetHooks } from './fleet-context.ts';
+import type { FleetHooks, FleetPorts } from './fleet-context.ts';
 import { requestMerge, requestReview } from './person-commands.ts';
 import { reconcileFleet } from './reconcile-fleet.ts';
 import { startFleet } from './start-fleet.ts';
@@ -18,7 +19,7 @@ export interface Fleet {
   reconcile(runId: string): Promise<void>;
 }
 
-export const createFleet = (deps: FleetDeps, hooks: FleetHooks): Fleet => ({
+export const createFleet = (deps: FleetPorts & Ports<'newId'>, hooks: FleetHooks): Fleet => ({
   async handleIntent(intent) {
     const parsed = commandSchema.safeParse(intent.command);
     if (!parsed.success) return 'not_mine';

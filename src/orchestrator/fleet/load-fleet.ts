@@ -12,12 +12,12 @@ import { issueKey, type PlanIssue, planLabels } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
 import { budgetOf } from '../budget-probe.ts';
-import { repoRefOf } from '../context.ts';
+import { forgeOfRun, type Ports, repoRefOf } from '../context.ts';
 import type { PrFacts } from '../pr-feedback.ts';
 import { gatePullRequests, withPrGates } from '../pr-feedback-step.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { attemptKey, deriveProgress } from '../run-progress.ts';
-import type { FleetCtx, FleetDeps, FleetHooks, RepoFacts } from './fleet-context.ts';
+import type { FleetCtx, FleetHooks, RepoFacts } from './fleet-context.ts';
 import { fleetOptionsOf, fleetProgressOf, ticketKey, ticketOf } from './fleet-state.ts';
 
 const live = (s: string): boolean => s !== 'done' && s !== 'cancelled';
@@ -59,7 +59,7 @@ const ticketTrust = async (
   return { trusted: false, lapsed: approval !== undefined };
 };
 
-export const repoFactsCache = (deps: FleetDeps, run: Pick<RunRecord, 'forge' | 'installationId'>) => {
+export const repoFactsCache = (deps: Ports<'forges'>, run: Pick<RunRecord, 'forge' | 'installationId'>) => {
   const cache = new Map<string, Promise<RepoFacts>>();
   return (name: string): Promise<RepoFacts> => {
     const key = name.toLowerCase();
@@ -67,11 +67,7 @@ export const repoFactsCache = (deps: FleetDeps, run: Pick<RunRecord, 'forge' | '
     if (!hit) {
       hit = (async () => {
         const repo = repoRefOf(name);
-        const forge = await deps.forges({
-          forge: run.forge,
-          repo,
-          ...(run.installationId ? { installationId: run.installationId } : {}),
-        });
+        const forge = await forgeOfRun(deps, run, repo);
         return { forge, repo, defaultBranch: await forge.getDefaultBranch(repo) };
       })();
       cache.set(key, hit);
@@ -82,7 +78,7 @@ export const repoFactsCache = (deps: FleetDeps, run: Pick<RunRecord, 'forge' | '
 
 /** Other live runs' in-flight issues in the repos of this fleet: their repos go last, their files are fenced. */
 const busyWork = async (
-  deps: FleetDeps,
+  deps: Ports<'store'>,
   run: RunRecord,
   repos: Set<string>,
   facts: ReturnType<typeof repoFactsCache>,
@@ -109,7 +105,7 @@ const busyWork = async (
 
 /** Undefined when the run is gone, not a fleet, or (unless `ended` is set) finished. */
 export const loadFleet = async (
-  deps: FleetDeps,
+  deps: Ports<'clock' | 'config' | 'forges' | 'ledger' | 'logger' | 'machine' | 'runner' | 'store'>,
   hooks: FleetHooks,
   runId: string,
   ended = false,
@@ -190,7 +186,7 @@ export const loadFleet = async (
 
 /** `gatePullRequests` for each repository the fleet's PRs are in, with that repository's `ci:` settings. */
 const gateTicketPulls = async (
-  deps: FleetDeps,
+  deps: Ports<'clock' | 'logger'>,
   hooks: FleetHooks,
   run: RunRecord,
   repos: ReadonlyMap<string, RepoFacts>,

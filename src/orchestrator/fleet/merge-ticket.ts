@@ -6,18 +6,18 @@
 // worktree, on that host; clean → squash merge with the expected head sha, delete the
 // branch. A step that cannot go ahead leaves a note on the scoreboard, never a merge.
 import { z } from 'zod';
-import { isAppError } from '../../errors.ts';
 import { formatRepo, type PullRequest } from '../../forges/types.ts';
 import type { GateResult } from '../../runner/build-gate.ts';
 import { gitTry } from '../../runner/git.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
+import { type OrchestratorDeps, type Ports, refOf } from '../context.ts';
 import { attemptIsHere, onAttemptHost } from '../dispatcher.ts';
-import { refOf } from '../perform.ts';
+import { cleanUpMerged, mergePr } from '../pull-requests.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
-import { type FleetCtx, type FleetDeps, maxConflictResumes } from './fleet-context.ts';
+import { type FleetCtx, maxConflictResumes } from './fleet-context.ts';
 import { ticketOf, updateTicket } from './fleet-state.ts';
 
-const note = (deps: FleetDeps, ctx: FleetCtx, key: string, text: string | undefined) =>
+const note = (deps: Ports<'store'>, ctx: FleetCtx, key: string, text: string | undefined) =>
   updateTicket(deps.store, ctx.run.id, key, () => ({ note: text })).then((run) => {
     ctx.run = run;
   });
@@ -26,7 +26,7 @@ const note = (deps: FleetDeps, ctx: FleetCtx, key: string, text: string | undefi
 export const filesWithMarkers = async (
   cwd: string,
   files: readonly string[],
-  ctx: Awaited<ReturnType<FleetDeps['runner']['gitContext']>>,
+  ctx: Awaited<ReturnType<OrchestratorDeps['runner']['gitContext']>>,
 ): Promise<string[]> => {
   const marked: string[] = [];
   for (const f of files) {
@@ -58,7 +58,7 @@ const gateOutputSchema = z.object({
  * job's output. `wait` while the job has not finished.
  */
 const remoteBuild = async (
-  deps: FleetDeps,
+  deps: Ports<'dispatcher' | 'store'>,
   ctx: FleetCtx,
   key: string,
   attempt: AttemptRecord,
@@ -92,7 +92,7 @@ const remoteBuild = async (
  * known yet.
  */
 const checkResolution = async (
-  deps: FleetDeps,
+  deps: Ports<'dispatcher' | 'runner' | 'store'>,
   ctx: FleetCtx,
   key: string,
   attempt: AttemptRecord,
@@ -120,7 +120,7 @@ const checkResolution = async (
 };
 
 const squash = async (
-  deps: FleetDeps,
+  deps: Ports<'dispatcher' | 'logger' | 'runner' | 'store'>,
   ctx: FleetCtx,
   key: string,
   pr: PullRequest,
@@ -128,47 +128,26 @@ const squash = async (
 ) => {
   const ref = refOf(key);
   const facts = ctx.repos.get(formatRepo(ref.repo).toLowerCase())!;
-  let sha: string;
-  try {
-    sha = (
-      await facts.forge.mergePullRequest(pr.ref, {
-        method: 'squash',
-        expectedHeadSha: pr.head.sha,
-        title: `${pr.title} (#${pr.ref.number})`,
-      })
-    ).sha;
-  } catch (err) {
-    // The head moved or the base did since we read it: the next pass reads the PR again.
-    if (isAppError(err, 'unmergeable') || isAppError(err, 'conflict')) return;
-    throw err;
-  }
+  const m = await mergePr(facts.forge, pr, { method: 'squash', title: `${pr.title} (#${pr.ref.number})` });
+  // The head moved or the base did since we read it: the next pass reads the PR again.
+  if ('refused' in m) return;
+  const sha = m.sha ?? pr.head.sha;
   await deps.store.upsertRunIssue(ctx.run.id, formatRepo(ref.repo), ref.number, {
     state: 'merged',
     mergedSha: sha,
   });
   await note(deps, ctx, key, undefined);
-  try {
-    await facts.forge.deleteBranch(facts.repo, pr.head.ref);
-    if (attempt)
-      await onAttemptHost(
-        deps,
-        {
-          kind: 'cleanup',
-          repo: facts.repo,
-          mergedInto: pr.base.ref,
-          attemptIds: [],
-          mergedHeads: [pr.head.sha],
-        },
-        [attempt],
-      );
-  } catch (err) {
-    deps.logger.warn({ runId: ctx.run.id, ticket: key, err }, 'merged branch not cleaned up');
-  }
+  await cleanUpMerged(deps, facts.forge, {
+    repo: facts.repo,
+    pr,
+    attempt,
+    log: { runId: ctx.run.id, ticket: key },
+  });
   deps.logger.info({ runId: ctx.run.id, ticket: key, pr: pr.ref.number, sha }, 'fleet PR merged');
 };
 
 /** The merge does not go ahead: a person has to look (and say `/merge` again). */
-const stopResolving = async (deps: FleetDeps, ctx: FleetCtx, key: string, why: string) => {
+const stopResolving = async (deps: Ports<'store'>, ctx: FleetCtx, key: string, why: string) => {
   ctx.run = await updateTicket(deps.store, ctx.run.id, key, () => ({
     resolving: false,
     resumeSentAt: undefined,
@@ -184,7 +163,7 @@ const errorOf = (output: unknown): string =>
     : 'no reason given';
 
 export const mergeTicket = async (
-  deps: FleetDeps,
+  deps: Ports<'dispatcher' | 'logger' | 'runner' | 'store'>,
   ctx: FleetCtx,
   key: string,
   prNumber: number,

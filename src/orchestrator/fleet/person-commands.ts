@@ -8,17 +8,17 @@ import { type Forge, formatRepo, hasPermission, type IssueRef, sameRepo } from '
 import { issueKey } from '../../plan/types.ts';
 import type { RunRecord } from '../../store/run-store.ts';
 import type { Intent } from '../../store/types.ts';
-import { repoRefOf } from '../context.ts';
+import { type Ports, repoRefOf } from '../context.ts';
 import { runReviewLeg } from '../review-leg.ts';
 import { attemptKey } from '../run-progress.ts';
 import type { IntentOutcome } from '../start-run.ts';
-import { type FleetDeps, type FleetHooks, fleetReviewPorts } from './fleet-context.ts';
+import { type FleetHooks, fleetReviewPorts } from './fleet-context.ts';
 import { updateTicket } from './fleet-state.ts';
 import { repoFactsCache } from './load-fleet.ts';
 
 /** The run (fleet first, then any) whose worker opened this PR, and the ticket key. */
 const ownerOf = async (
-  deps: FleetDeps,
+  deps: Ports<'store'>,
   forge: Intent['forge'],
   pr: IssueRef,
   liveOnly: boolean,
@@ -38,7 +38,7 @@ const canWrite = async (forge: Forge, pr: IssueRef, login: string): Promise<bool
   hasPermission(await forge.getPermission(pr.repo, login).catch(() => 'none' as const), 'write');
 
 export const requestMerge = async (
-  deps: FleetDeps,
+  deps: Ports<'forges' | 'store'>,
   hooks: FleetHooks,
   intent: Intent,
   cmd: Extract<Command, { name: 'merge' | 'merge-when-green' | 'ticket-fleet-merge' }>,
@@ -91,7 +91,7 @@ export const requestMerge = async (
 };
 
 export const requestReview = async (
-  deps: FleetDeps,
+  deps: Ports<'baseEnv' | 'config' | 'fleet' | 'forges' | 'ledger' | 'logger' | 'store'>,
   hooks: FleetHooks,
   intent: Intent,
 ): Promise<IntentOutcome> => {

@@ -6,7 +6,7 @@ import { nextActions } from '../../plan/next-actions.ts';
 import type { Action } from '../../plan/snapshot.ts';
 import { writeRun } from '../run-writer.ts';
 import { renderScoreboard } from '../scoreboard.ts';
-import type { FleetDeps, FleetHooks } from './fleet-context.ts';
+import type { FleetHooks, FleetPorts } from './fleet-context.ts';
 import { performFleet } from './fleet-perform.ts';
 import { loadFleet } from './load-fleet.ts';
 import { relayReports } from './relay-reports.ts';
@@ -16,7 +16,7 @@ import { syncPulls } from './sync-pulls.ts';
 const advancing = new Set<Action['type']>(['open_pr', 'review', 'merge', 'close_issue']);
 const maxPasses = 8;
 
-export const reconcileFleet = async (deps: FleetDeps, hooks: FleetHooks, runId: string): Promise<void> => {
+export const reconcileFleet = async (deps: FleetPorts, hooks: FleetHooks, runId: string): Promise<void> => {
   for (let pass = 0; pass < maxPasses; pass++) {
     let ctx = await loadFleet(deps, hooks, runId);
     if (!ctx) return;

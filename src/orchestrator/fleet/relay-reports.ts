@@ -3,13 +3,12 @@
 // output"), and each OUT-OF-SCOPE BUG becomes a follow-up issue in the ticket's repo, linked back.
 // The report is marked relayed before anything is filed, so a crash files nothing twice.
 import { formatIssueRef, formatRepo } from '../../forges/types.ts';
-import { repoRefOf } from '../context.ts';
+import { type Ports, refOf, repoRefOf } from '../context.ts';
 import { markdownText, oneLine } from '../dashboard-escape.ts';
-import { refOf } from '../perform.ts';
 import { reportOf } from '../review-leg.ts';
+import { issueAttempts } from '../run-progress.ts';
 import { renderDecisionBuckets } from '../uncertainties.ts';
-import type { FleetCtx, FleetDeps } from './fleet-context.ts';
-import { attemptsOf } from './fleet-perform.ts';
+import type { FleetCtx } from './fleet-context.ts';
 import { ticketOf, updateTicket } from './fleet-state.ts';
 
 const followUpBody = (bug: string, ticket: string, trigger: string): string =>
@@ -22,9 +21,9 @@ const followUpBody = (bug: string, ticket: string, trigger: string): string =>
     `> ${markdownText(bug, 1000)}`,
   ].join('\n');
 
-export const relayReports = async (deps: FleetDeps, ctx: FleetCtx): Promise<void> => {
+export const relayReports = async (deps: Ports<'store'>, ctx: FleetCtx): Promise<void> => {
   for (const key of ctx.tickets.keys()) {
-    const last = attemptsOf(ctx, key).at(-1);
+    const last = issueAttempts(ctx, key).at(-1);
     if (!last || last.outcome === undefined) continue;
     const stamp = `${last.id}:${last.nudges}`;
     if (ticketOf(ctx.fleet, key).relayedAttempt === stamp) continue;

@@ -1,8 +1,7 @@
 // Pure: a fleet pass's facts turned into the scoreboard's rows. The pilot is the first ticket
 // dispatched; then waves of `maxSessions` tickets in dispatch order; undispatched tickets are queued.
 import { formatIssueRef } from '../../forges/types.ts';
-import { repoRefOf } from '../context.ts';
-import { refOf } from '../perform.ts';
+import { refOf, repoRefOf } from '../context.ts';
 import type { ScoreboardInput, ScoreboardRow } from '../scoreboard.ts';
 import type { FleetCtx } from './fleet-context.ts';
 import { ticketOf } from './fleet-state.ts';

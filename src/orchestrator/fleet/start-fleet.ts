@@ -6,13 +6,13 @@ import { formatConfigErrors } from '../../config/repo-config.ts';
 import { formatRepo, hasPermission } from '../../forges/types.ts';
 import { issueKey } from '../../plan/types.ts';
 import type { Intent } from '../../store/types.ts';
-import { repoRefOf } from '../context.ts';
+import { type Ports, repoRefOf } from '../context.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { newRunId } from '../run-effects.ts';
 import { writeRun } from '../run-writer.ts';
 import { renderScoreboard } from '../scoreboard.ts';
 import type { IntentOutcome } from '../start-run.ts';
-import type { FleetDeps, FleetHooks } from './fleet-context.ts';
+import type { FleetHooks } from './fleet-context.ts';
 import { type FleetOptions, fleetOptionsOf } from './fleet-state.ts';
 import { repoFactsCache } from './load-fleet.ts';
 import { triageTickets } from './triage-tickets.ts';
@@ -29,7 +29,7 @@ const hostOf = (url: string): string | undefined => {
 };
 
 export const startFleet = async (
-  deps: FleetDeps,
+  deps: Ports<'config' | 'forges' | 'logger' | 'newId' | 'store'>,
   hooks: FleetHooks,
   intent: Intent,
   cmd: Extract<Command, { name: 'ticket-fleet' }>,

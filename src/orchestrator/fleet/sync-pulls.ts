@@ -2,12 +2,12 @@
 // word too, so it is recorded and the ticket closes on the next step; a PR closed unmerged is noted.
 // Read once per reconcile (one PR read per open fleet PR).
 import { formatRepo } from '../../forges/types.ts';
-import { refOf } from '../perform.ts';
-import type { FleetCtx, FleetDeps } from './fleet-context.ts';
+import { type Ports, refOf } from '../context.ts';
+import type { FleetCtx } from './fleet-context.ts';
 import { ticketOf, updateTicket } from './fleet-state.ts';
 
 /** True when something changed (the caller reads the run again). */
-export const syncPulls = async (deps: FleetDeps, ctx: FleetCtx): Promise<boolean> => {
+export const syncPulls = async (deps: Ports<'store'>, ctx: FleetCtx): Promise<boolean> => {
   let changed = false;
   for (const [key, row] of ctx.rows) {
     if (row.prNumber === undefined || row.mergedSha !== undefined) continue;

@@ -4,13 +4,18 @@ import type { Forge, RepoRef } from '../../forges/types.ts';
 import type { IssueKey, PlanIssue } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
-import type { OrchestratorDeps } from '../context.ts';
-import { currentAttempts } from '../run-progress.ts';
+import type { Ports } from '../context.ts';
+import { attemptKey } from '../run-progress.ts';
 import { writeProgress } from '../run-writer.ts';
 import { type PlanProgress, type PlanWave, planProgressOf } from './plan-state.ts';
 
+/** What the plan steps use of the orchestrator's ports. */
+export type PlanPorts = Ports<
+  'baseEnv' | 'config' | 'dispatcher' | 'ledger' | 'logger' | 'review' | 'runner' | 'store'
+>;
+
 export interface PlanCtx {
-  deps: OrchestratorDeps;
+  deps: PlanPorts;
   run: RunRecord;
   forge: Forge;
   repo: RepoRef;
@@ -31,11 +36,7 @@ export interface PlanCtx {
 }
 
 export const attemptsOfIssue = (pc: PlanCtx, key: IssueKey): AttemptRecord[] =>
-  pc.attempts.filter((a) => `${a.issue.repo.owner}/${a.issue.repo.name}#${a.issue.number}` === key);
-
-/** Attempts of the issue's current phase: those recorded after the phase began. */
-export const phaseAttempts = (pc: PlanCtx, key: IssueKey): AttemptRecord[] =>
-  currentAttempts(attemptsOfIssue(pc, key), pc.rows.get(key));
+  pc.attempts.filter((a) => attemptKey(a) === key);
 
 /** Writes the plan progress into the run at once, so a landing survives a crash of the next step. */
 export const savePlan = async (pc: PlanCtx): Promise<void> => {

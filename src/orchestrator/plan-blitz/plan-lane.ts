@@ -5,7 +5,7 @@
 import type { IssueKey } from '../../plan/types.ts';
 import { type PlanReviewResult, reviewPlan } from '../../review/plan-review.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
-import { rosterEntryFor } from '../roster-entry.ts';
+import { reviewAuthorOf } from '../review-leg.ts';
 import { enterPhase, issueRef, land, type Phase, readPlan, startAttempt } from './member-phases.ts';
 import { type PlanStatus, renderPlanComment, replanIssueBody } from './plan-comment.ts';
 import { type PlanCtx, waveOf } from './plan-context.ts';
@@ -77,12 +77,11 @@ const pivot = async (
 
 export const review = async (pc: PlanCtx, key: IssueKey, size: Size, plan: string, author: AttemptRecord) => {
   const issue = pc.issues.get(key)!;
-  const entry = rosterEntryFor(pc.deps.config.roster, { name: author.rosterEntry });
   const r = await reviewPlan({
     issue: { repo: issue.repo, number: issue.number, title: issue.title, body: issue.body },
     plan,
     size,
-    author: { name: entry.name, tool: entry.tool, ...(entry.provider ? { provider: entry.provider } : {}) },
+    author: reviewAuthorOf(pc.deps.config.roster, author, 'unknown'),
     roster: pc.deps.config.roster,
     timeoutSeconds: pc.deps.config.reviewTimeoutSeconds,
     baseEnv: pc.deps.baseEnv,

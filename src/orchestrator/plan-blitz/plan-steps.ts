@@ -3,8 +3,9 @@
 // finished attempt hands over to its lane (xs-lane.ts, plan-lane.ts); a failed one lands refused.
 import type { IssueKey } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
+import { issueAttempts } from '../run-progress.ts';
 import { dispatchPending, enterPhase, land, type Phase, readPlan, startAttempt } from './member-phases.ts';
-import { type PlanCtx, phaseAttempts, waveOf } from './plan-context.ts';
+import { type PlanCtx, waveOf } from './plan-context.ts';
 import { sizeOf } from './plan-labels.ts';
 import { planned, review } from './plan-lane.ts';
 import { readyXs, ship } from './xs-lane.ts';
@@ -32,7 +33,8 @@ export const advanceMember = async (pc: PlanCtx, key: IssueKey): Promise<void> =
     await enterPhase(pc, key, phase);
     return startAttempt(pc, key, phase);
   }
-  const attempts = phaseAttempts(pc, key);
+  // Attempts of the issue's current phase: those recorded after the phase began.
+  const attempts = issueAttempts(pc, key);
   const latest = attempts.at(-1);
   if (state === 'reviewing' || state === 'shipping') {
     const solved = attempts.filter((a) => a.outcome === 'solved').at(-1);

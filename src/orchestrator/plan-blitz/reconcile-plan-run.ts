@@ -4,20 +4,19 @@
 // wave or the reason to stop. Labels and comments on the tracker carry the plans; the run keeps the
 // waves' landings.
 import { formatConfigErrors } from '../../config/repo-config.ts';
-import type { Forge } from '../../forges/types.ts';
 import { executionGate } from '../../plan/gates.ts';
 import { buildGraph } from '../../plan/graph.ts';
 import type { RunSnapshot, StopState } from '../../plan/snapshot.ts';
 import { issueKey } from '../../plan/types.ts';
 import { budgetOf } from '../budget-probe.ts';
-import type { RunOptionsStored } from '../context.ts';
-import { repoRefOf } from '../context.ts';
-import { type PerformDeps, refOf } from '../perform.ts';
+import { forgeOfRun, type Ports, type RunOptionsStored, refOf, repoRefOf } from '../context.ts';
+import { cloneUrlOf } from '../dispatch-attempt.ts';
+import { reportOnce } from '../perform.ts';
 import { planInput } from '../plan-input.ts';
 import { type ReconcileHooks, withoutUnrecordedApprovals } from '../reconcile.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
-import { markPosted, writeRun } from '../run-writer.ts';
-import { type PlanCtx, reloadPlan, savePlan } from './plan-context.ts';
+import { writeRun } from '../run-writer.ts';
+import { type PlanCtx, type PlanPorts, reloadPlan, savePlan } from './plan-context.ts';
 import { renderPlanDashboard } from './plan-dashboard.ts';
 import { planRunLabels, sizeOf } from './plan-labels.ts';
 import { currentWave, finishedKeys, tallyOf } from './plan-state.ts';
@@ -29,19 +28,18 @@ export interface PlanReconcileHooks extends Pick<ReconcileHooks, 'trusted' | 'pr
   dashboardBody(runId: string, body: string): void;
 }
 
+/** What a plan run's pass uses of the orchestrator's ports: the steps' own and what loading reads. */
+export type PlanRunPorts = PlanPorts & Ports<'cloneUrl' | 'forges' | 'machine'>;
+
 const maxPasses = 12;
 const live = (s: string) => s !== 'done' && s !== 'cancelled';
 const num = (k: string) => `#${refOf(k).number}`;
 
-const load = async (deps: PerformDeps, hooks: PlanReconcileHooks, runId: string) => {
+const load = async (deps: PlanRunPorts, hooks: PlanReconcileHooks, runId: string) => {
   const run = await deps.store.getRun(runId);
   if (!run || !live(run.state)) return undefined;
   const repo = repoRefOf(run.repo);
-  const forge: Forge = await deps.forges({
-    forge: run.forge,
-    repo,
-    ...(run.installationId ? { installationId: run.installationId } : {}),
-  });
+  const forge = await forgeOfRun(deps, run, repo);
   const cfg = await loadRepoConfig(forge, repo);
   if (!cfg.result.ok)
     return { broken: formatConfigErrors(cfg.result.errors, cfg.path), run, forge, repo } as const;
@@ -61,7 +59,7 @@ const load = async (deps: PerformDeps, hooks: PlanReconcileHooks, runId: string)
     repo,
     repoConfig: cfg.result.config,
     defaultBranch: cfg.defaultBranch,
-    cloneUrl: deps.cloneUrl ? await deps.cloneUrl(forge, repo) : (await forge.cloneCredentials(repo)).url,
+    cloneUrl: await cloneUrlOf(deps, forge, repo),
     issues: new Map(issues.map((i) => [issueKey(i.repo, i.number), i])),
     rows: new Map((await deps.store.listRunIssues(run.id)).map((r) => [issueKey(r.repo, r.number), r])),
     attempts: await deps.ledger.listByRun(run.id),
@@ -107,15 +105,7 @@ const excluded = (pc: PlanCtx): Set<string> => {
   return out;
 };
 
-const report = async (pc: PlanCtx, key: string, text: string) => {
-  const trigger = pc.run.triggerIssue;
-  if (trigger === undefined) return;
-  // Keyed by content in the run's progress, as the blitz reports are: a repeat posts nothing.
-  const { first, run } = await markPosted(pc.deps.store, pc.run.id, key);
-  pc.run = run;
-  if (!first) return;
-  await pc.forge.createComment({ repo: pc.repo, number: trigger }, text);
-};
+const report = (pc: PlanCtx, key: string, text: string) => reportOnce(pc.deps, pc, key, text);
 
 /**
  * Ends the run. A plan run is never resumed (its waves are reported, not chained), so every stop but a
@@ -219,14 +209,12 @@ const nextWave = async (pc: PlanCtx, snap: RunSnapshot): Promise<boolean> => {
   return true;
 };
 
-/** One reconcile of a plan run, holding the run's lock (across replicas on Postgres). */
-export const reconcilePlanRun = (
-  deps: PerformDeps,
+/** One reconcile of a plan run; the caller holds the run's lock (across replicas on Postgres). */
+export const reconcilePlanRun = async (
+  deps: PlanRunPorts,
   hooks: PlanReconcileHooks,
   runId: string,
-): Promise<void> => deps.store.withRunLock(runId, () => passes(deps, hooks, runId));
-
-const passes = async (deps: PerformDeps, hooks: PlanReconcileHooks, runId: string): Promise<void> => {
+): Promise<void> => {
   for (let pass = 0; pass < maxPasses; pass++) {
     const loaded = await load(deps, hooks, runId);
     if (!loaded) return;

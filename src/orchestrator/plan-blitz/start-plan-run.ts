@@ -10,11 +10,11 @@ import { issueKey } from '../../plan/types.ts';
 import { slugify } from '../../runner/branch-names.ts';
 import type { RunRecord } from '../../store/run-store.ts';
 import type { Intent } from '../../store/types.ts';
-import type { OrchestratorDeps, RunOptionsStored } from '../context.ts';
-import { repoRefOf } from '../context.ts';
+import type { Ports, RunOptionsStored } from '../context.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { newRunId } from '../run-effects.ts';
 import { setDashboardComment, writeProgress } from '../run-writer.ts';
+import { placeOf } from '../start-run.ts';
 import type { PlanProgress } from './plan-state.ts';
 import { maxWaveSize } from './plan-wave.ts';
 
@@ -74,13 +74,12 @@ export const matchTargets = async (
   return { ...(milestone ? { milestone } : {}), matched, unmatched };
 };
 
-export const createPlanIntentHandler = (deps: OrchestratorDeps, hooks: PlanStartHooks) => {
+export const createPlanIntentHandler = (
+  deps: Ports<'config' | 'forges' | 'logger' | 'newId' | 'store'>,
+  hooks: PlanStartHooks,
+) => {
   return async (intent: Intent, cmd: PlanCommand): Promise<'started' | 'answered' | 'refused'> => {
-    const repo = repoRefOf(intent.repo);
-    const forge = await deps.forges({ forge: intent.forge, repo });
-    const where = intent.issueNumber !== undefined ? { repo, number: intent.issueNumber } : undefined;
-    const answer = (body: string) =>
-      where ? forge.createComment(where, body).then(() => undefined) : Promise.resolve();
+    const { repo, forge, answer } = await placeOf(deps, intent);
     const cfg = await loadRepoConfig(forge, repo);
     if (!cfg.result.ok) {
       await answer(formatConfigErrors(cfg.result.errors, cfg.path));

@@ -1,14 +1,10 @@
 // The XS lane (seed 002 §4, "dispatch: work already done in the wave"): the worker's branch becomes a
 // PR into the default branch, gets its review leg, is merged, and the issue is closed, all in the wave.
 // Shipping needs the execution gate; an XS whose blockers are not closed is marked execution-ready.
-import { isAppError } from '../../errors.ts';
-import { pickReviewer } from '../../plan/routing.ts';
 import type { IssueKey } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import { closeWithComment } from '../close-issue.ts';
-import { onAttemptHost } from '../dispatcher.ts';
-import { openPr } from '../open-pr.ts';
-import { rosterEntryFor } from '../roster-entry.ts';
+import { cleanUpMerged, mergePr, openPr } from '../pull-requests.ts';
 import { issueRef, land } from './member-phases.ts';
 import { type PlanCtx, waveOf } from './plan-context.ts';
 import { planRunLabels } from './plan-labels.ts';
@@ -43,64 +39,30 @@ export const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord) =>
     state: 'shipping',
   });
   if (!row.reviewPosted && pc.deps.review) {
-    const author = rosterEntryFor(pc.deps.config.roster, { name: solved.rosterEntry });
-    const r = await pc.deps.review({
-      forge: pc.forge,
-      pr: pr.ref,
-      attempt: solved,
-      reviewer: pickReviewer(pc.deps.config.roster, {
-        name: author.name,
-        tool: author.tool,
-        ...(author.provider ? { provider: author.provider } : {}),
-        roles: [],
-        tiers: [],
-        costRank: 0,
-      }),
-      runId: pc.run.id,
-    });
+    // The leg asks the reviewer furthest from the worker's tool and provider first.
+    const r = await pc.deps.review({ forge: pc.forge, pr: pr.ref, attempt: solved, runId: pc.run.id });
     await pc.deps.store.upsertRunIssue(pc.run.id, issue.repo, issue.number, { reviewPosted: r.posted });
   }
   const now = await pc.forge.getPullRequest(pr.ref);
-  let sha = now.merged ? now.mergeCommitSha : undefined;
-  if (!now.merged) {
-    try {
-      sha = (
-        await pc.forge.mergePullRequest(pr.ref, {
-          method: pc.repoConfig.mergeMethod.blitz,
-          expectedHeadSha: now.head.sha,
-          title: `Merge #${issue.number}: ${issue.title}`,
-        })
-      ).sha;
-    } catch (err) {
-      if (!isAppError(err, 'unmergeable') && !isAppError(err, 'conflict')) throw err;
-      return land(pc, key, {
-        landing: 'refused',
-        size: 'XS',
-        note: `its PR #${pr.ref.number} could not be merged: ${err.message}`,
-      });
-    }
-  }
+  const m = await mergePr(pc.forge, now, {
+    method: pc.repoConfig.mergeMethod.blitz,
+    title: `Merge #${issue.number}: ${issue.title}`,
+  });
+  if ('refused' in m)
+    return land(pc, key, {
+      landing: 'refused',
+      size: 'XS',
+      note: `its PR #${pr.ref.number} could not be merged: ${m.refused}`,
+    });
+  const { sha } = m;
   await closeWithComment(
     pc.forge,
     ref,
     `Shipped in plan-blitz wave ${waveOf(pc).index} (size XS): merged into \`${pc.defaultBranch}\` by ${sha ?? 'a merge'} (PR #${pr.ref.number}).`,
   );
-  // The merged worktree and branch go, as after a blitz merge; a failure only leaves them behind.
-  await onAttemptHost(
-    pc.deps,
-    {
-      kind: 'cleanup',
-      repo: pc.repo,
-      mergedInto: pc.defaultBranch,
-      attemptIds: [],
-      mergedHeads: [now.head.sha],
-    },
-    [solved],
-  )
-    .then(() => pc.forge.deleteBranch(pc.repo, solved.branch))
-    .catch((err: unknown) =>
-      pc.deps.logger.warn({ runId: pc.run.id, issue: key, err }, 'XS branch not cleaned up'),
-    );
+  // The merged worktree and branch go, as after a blitz merge.
+  const log = { runId: pc.run.id, issue: key };
+  await cleanUpMerged(pc.deps, pc.forge, { repo: pc.repo, pr: now, attempt: solved, log });
   await land(pc, key, {
     landing: 'closed',
     size: 'XS',

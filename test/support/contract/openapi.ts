@@ -2,10 +2,11 @@
 // document from @octokit/openapi). The fakes call it for every exchange, so a request the real API
 // would not accept, or a response the real API would not send, fails the test instead of passing
 // silently. Schemas are converted (`nullable`) and compiled lazily per operation, then cached: the
-// GitHub document is 13 MB and a test touches a few dozen operations.
-import { readFileSync } from 'node:fs';
+// GitHub document is 13 MB and a test touches a few dozen operations. Files are read through their
+// compact cached form (openapi-compact.ts), which checks the same.
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { loadOpenApi } from './openapi-compact.ts';
 import { toJsonSchema } from './openapi-schema.ts';
 
 // ajv-formats is CommonJS: its default export arrives wrapped under NodeNext.
@@ -83,7 +84,9 @@ export class OpenApiContract {
       .sort((a, b) => b.literals - a.literals);
     this.ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false, logger: false });
     addFormats(this.ajv);
-    this.ajv.addSchema({ $id: 'doc', components: toJsonSchema(doc.components ?? {}, false) });
+    // A compact document (openapi-compact.ts) carries its components converted already.
+    const components = doc.componentsAsJsonSchema ?? toJsonSchema(doc.components ?? {}, false);
+    this.ajv.addSchema({ $id: 'doc', components });
   }
 
   private static loaded = new Map<string, OpenApiContract>();
@@ -92,7 +95,7 @@ export class OpenApiContract {
   static fromFile(file: string): OpenApiContract {
     let contract = OpenApiContract.loaded.get(file);
     if (!contract) {
-      contract = new OpenApiContract(JSON.parse(readFileSync(file, 'utf8')) as Json);
+      contract = new OpenApiContract(loadOpenApi(file));
       OpenApiContract.loaded.set(file, contract);
     }
     return contract;

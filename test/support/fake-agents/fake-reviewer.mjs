@@ -11,6 +11,9 @@
 //   --exit N           print a line to stderr and exit with code N
 //   --empty            print nothing and exit 0
 //   --capture FILE     write { prompt, args, cwd, blitzEnv, envKeys } as JSON to FILE
+//   --integration-mode-file FILE  for an integration review (not a PR's), FILE's first line overrides
+//                      the answer while a test flips it: `exit` fails, `empty` says nothing, any other
+//                      word answers `VERDICT: word` with no findings (`- none`); empty: as the options say
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const args = process.argv.slice(2);
@@ -42,6 +45,19 @@ if (opts.capture) {
     opts.capture,
     JSON.stringify({ prompt, args, cwd: process.cwd(), blitzEnv, envKeys: Object.keys(process.env).sort() }),
   );
+}
+const integrationMode =
+  opts['integration-mode-file'] && prompt.startsWith('You review the accumulated work of a milestone run')
+    ? readFileSync(opts['integration-mode-file'], 'utf8').split('\n')[0].trim()
+    : '';
+if (integrationMode === 'exit') {
+  console.error('fake-reviewer: failing as the mode file asks');
+  process.exit(1);
+}
+if (integrationMode === 'empty') process.exit(0);
+if (integrationMode) {
+  console.log(`VERDICT: ${integrationMode}\n- none`);
+  process.exit(0);
 }
 if (opts['sleep-ms']) await new Promise((r) => setTimeout(r, Number(opts['sleep-ms'])));
 if (opts.exit) {

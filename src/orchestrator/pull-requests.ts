@@ -1,0 +1,93 @@
+// The one way a worker's pushed branch becomes a PR, for every run kind: the PR this run already
+// knows by number (it may be merged and closed by now), else the open one with that head, else a new
+// one titled after the issue; then the issue's row records it. And the one way a run merges a PR.
+import { isAppError } from '../errors.ts';
+import { type Forge, formatRepo, type MergeMethod, type PullRequest, type RepoRef } from '../forges/types.ts';
+import type { IssueKey } from '../plan/types.ts';
+import type { AttemptRecord } from '../runner/types.ts';
+import type { RunIssueRecord, RunStore } from '../store/run-store.ts';
+import { type Ports, refOf } from './context.ts';
+import { onAttemptHost } from './dispatcher.ts';
+
+export interface PrOrder {
+  runId: string;
+  issue: IssueKey;
+  /** The issue's title now (the attempt's job carries the one it was dispatched with). */
+  title: string | undefined;
+  forge: Forge;
+  repo: RepoRef;
+  base: string;
+  solved: AttemptRecord;
+  body: string;
+  /** The PR number the run recorded earlier, if any. */
+  known?: number | undefined;
+  /** The row's state once the PR is recorded. */
+  state: 'pr_open' | 'shipping';
+}
+
+export const openPr = async (
+  deps: { store: Pick<RunStore, 'upsertRunIssue'> },
+  o: PrOrder,
+): Promise<{ pr: PullRequest; row: RunIssueRecord }> => {
+  const ref = refOf(o.issue);
+  const found =
+    o.known !== undefined
+      ? await o.forge.getPullRequest({ repo: o.repo, number: o.known })
+      : await o.forge.findPullRequest(o.repo, o.solved.branch);
+  const pr =
+    found ??
+    (await o.forge.openPullRequest(o.repo, {
+      head: o.solved.branch,
+      base: o.base,
+      title: `#${ref.number}: ${o.title ?? o.solved.job.title}`,
+      body: o.body,
+    }));
+  const row = await deps.store.upsertRunIssue(o.runId, formatRepo(ref.repo), ref.number, {
+    state: o.state,
+    prNumber: pr.ref.number,
+    branch: o.solved.branch,
+  });
+  return { pr, row };
+};
+
+/**
+ * Merges the PR at the head it was read with, unless it is merged already; a PR the forge will not
+ * merge now (unmergeable, conflicting, its head or base moved) comes back refused with the forge's
+ * reason, never as a throw.
+ */
+export const mergePr = async (
+  forge: Pick<Forge, 'mergePullRequest'>,
+  pr: PullRequest,
+  o: { method: MergeMethod; title: string },
+): Promise<{ sha: string | undefined } | { refused: string }> => {
+  if (pr.merged) return { sha: pr.mergeCommitSha };
+  try {
+    const opts = { method: o.method, expectedHeadSha: pr.head.sha, title: o.title };
+    return { sha: (await forge.mergePullRequest(pr.ref, opts)).sha };
+  } catch (err) {
+    if (isAppError(err, 'unmergeable') || isAppError(err, 'conflict')) return { refused: err.message };
+    throw err;
+  }
+};
+
+/** After a merge the attempt's worktree and the merged branch go; a failure only leaves them behind. */
+export const cleanUpMerged = async (
+  deps: Ports<'dispatcher' | 'runner' | 'logger'>,
+  forge: Pick<Forge, 'deleteBranch'>,
+  o: { repo: RepoRef; pr: PullRequest; attempt: AttemptRecord | undefined; log: Record<string, unknown> },
+): Promise<void> => {
+  const { repo, pr, attempt } = o;
+  try {
+    const job = {
+      kind: 'cleanup' as const,
+      repo,
+      mergedInto: pr.base.ref,
+      attemptIds: [],
+      mergedHeads: [pr.head.sha],
+    };
+    if (attempt) await onAttemptHost(deps, job, [attempt]);
+    await forge.deleteBranch(repo, pr.head.ref);
+  } catch (err) {
+    deps.logger.warn({ ...o.log, err }, 'merged branch not cleaned up');
+  }
+};

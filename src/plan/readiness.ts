@@ -1,0 +1,131 @@
+// Readiness, the one live gate of a blitz (seed 000 §3.7): once every workable issue is closed, build,
+// then smoke, then ship, in that order; smoke and ship wait while the latest integration review is not
+// clean. When the integration review is due is decided here too. Pure, like the rest of src/plan/.
+import { decideShipPath } from '../ship/decide.ts';
+import { defaultMaxSmokeFailures, gatesSummary, smokeStep } from './gate-checks.ts';
+import type { RunContext } from './run-context.ts';
+import type { Action, IntegrationReviewView } from './snapshot.ts';
+import { stop } from './stop.ts';
+
+/** Build, smoke and ship, in order, for a run whose workable issues are all closed. */
+export const readinessActions = (ctx: RunContext): Action[] => {
+  const { snap } = ctx;
+  const { build } = snap;
+  if (snap.kind === 'fleet') return stop(ctx, 'done', 'every ticket is merged or closed');
+  if (build.status === 'running') return [];
+  if (build.status === 'failed') return stop(ctx, 'blocked', 'the build on the integration branch is red');
+  if (build.status === 'none') return [{ type: 'run_build', covers: [] }];
+  // The smoke check counts only green on the commit the build was green on; a red one is a finding
+  // for another pass until its allowance is spent (plan/gate-checks.ts).
+  const gate = snap.smokeGate ?? { configured: true, failures: 0, maxFailures: defaultMaxSmokeFailures };
+  const smoke = smokeStep(
+    {
+      status: snap.smoke,
+      configured: gate.configured,
+      failures: gate.failures,
+      ...(gate.sha ? { sha: gate.sha } : {}),
+    },
+    build.sha,
+    gate.maxFailures,
+  );
+  if (smoke.type === 'run') return [{ type: 'run_smoke' }];
+  if (smoke.type === 'wait') return [];
+  if (smoke.type === 'finding') return [{ type: 'smoke_finding' }];
+  if (smoke.type === 'blocked') return stop(ctx, 'blocked', smoke.reason);
+  const ship = decideShipPath({
+    ...(snap.options.shipOverride ? { override: snap.options.shipOverride } : {}),
+    ...(snap.options.shipPolicy ? { policy: snap.options.shipPolicy } : {}),
+    milestone: { title: snap.milestoneTitle, description: snap.milestoneDescription },
+    ...(snap.deployCommand ? { deployCommand: snap.deployCommand } : {}),
+    labels: [...new Set(snap.issues.flatMap((i) => i.labels.map((l) => l.name)))].sort(),
+    changedFiles: [...snap.changedFiles].sort(),
+  });
+  const reason = ship.reasons.join('; ');
+  if (snap.ship === 'none') return [{ type: 'ship', path: ship.path, reason }];
+  if (snap.ship === 'running') return [];
+  if (snap.ship === 'failed') return stop(ctx, 'blocked', `shipping (${ship.path}) failed`);
+  const checks = gatesSummary(
+    { status: build.status, configured: snap.buildConfigured ?? true },
+    { status: snap.smoke, configured: gate.configured },
+  );
+  return stop(ctx, 'done', `every issue closed, ${checks}, shipped (${ship.path})`);
+};
+
+const readinessTypes = new Set<Action['type']>(['run_build', 'run_smoke', 'ship']);
+
+/**
+ * Due after 3 merges, when merged work is about to be built (a wave's end) or gated, or when a writer
+ * asked for it again (`/blitz review`).
+ */
+export const integrationReviewDue = (
+  review: IntegrationReviewView | undefined,
+  planned: readonly Action[],
+): boolean => {
+  if (!review) return false;
+  if (review.requested) return true;
+  const merged = review.mergedSince;
+  return merged >= 3 || (merged > 0 && planned.some((a) => readinessTypes.has(a.type)));
+};
+
+/**
+ * Why readiness waits on the integration review: its latest verdict is not clean and no writer accepted
+ * it. Undefined: it does not wait (no review yet, clean, or accepted).
+ */
+export const reviewWithholdsReadiness = (review: IntegrationReviewView | undefined): string | undefined => {
+  const r = review?.last;
+  if (!r || r.verdict === 'clean' || r.accepted) return undefined;
+  return r.filed > 0
+    ? `integration review: ${r.verdict}; ${r.filed} finding(s) filed as issues in the milestone`
+    : `integration review: ${r.verdict} and nothing new to file; a person must look at the integration branch`;
+};
+
+/**
+ * Why the run waits for a person on the integration review, or undefined: the latest review filed
+ * nothing to work on (no reviewer answered, no verdict, or "minor"/"blocking" naming nothing new) and
+ * no writer accepted it. `/blitz accept-review` or `/blitz review` goes on.
+ */
+export const reviewUnclear = (review: IntegrationReviewView | undefined): string | undefined => {
+  const r = review?.last;
+  if (!r || r.verdict === 'clean' || r.accepted || r.filed > 0 || review?.requested) return undefined;
+  return r.verdict === 'no_review' || r.verdict === 'unclear'
+    ? 'the integration review is unclear: no reviewer gave a verdict on the integration branch'
+    : `the integration review is unclear: the reviewer called it ${r.verdict} but named nothing new to file`;
+};
+
+/**
+ * The run's move into `review_unclear` when the gate is held by an unclear review (smoke or ship were
+ * next): one notice keyed by the review, and the move that names the state and keeps its reason.
+ */
+export const reviewUnclearActions = (
+  review: IntegrationReviewView | undefined,
+  planned: readonly Action[],
+  runState: string,
+): Action[] => {
+  const why = reviewUnclear(review);
+  if (!why || !planned.some((a) => a.type === 'run_smoke' || a.type === 'ship')) return [];
+  const command = '/blitz accept-review (or /blitz review to run it again)';
+  return [
+    {
+      type: 'issue_notice',
+      event: 'review_unclear',
+      key: `notice:review_unclear:${review!.last!.at}`,
+      message: `${why}; a person should read the integration branch`,
+      command,
+    },
+    ...(runState === 'review_unclear' ? [] : [{ type: 'await_review' as const, reason: why }]),
+  ];
+};
+
+/** `planned` without smoke and ship while the latest integration review is not clean. */
+export const gateOnReview = (review: IntegrationReviewView | undefined, planned: Action[]): Action[] =>
+  reviewWithholdsReadiness(review) === undefined
+    ? planned
+    : planned.filter((a) => a.type !== 'run_smoke' && a.type !== 'ship');
+
+/** The dashboard's line for the integration review (none when the latest one is clean). */
+export const integrationReviewLine = (review: IntegrationReviewView | undefined): string | undefined =>
+  !review
+    ? 'integration review: not available (no review module wired)'
+    : review.last
+      ? reviewWithholdsReadiness(review)
+      : 'integration review: none yet (runs after a wave or every 3 merged issues)';
