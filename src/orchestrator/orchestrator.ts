@@ -16,6 +16,7 @@ import type { DashboardInput } from './dashboard-types.ts';
 import { onAttemptHost } from './dispatcher.ts';
 import { tendEnvironmentPark } from './environment-park-run.ts';
 import { createFleet, fleetTouchesRepo } from './fleet/index.ts';
+import { blockOnHardBlocker, liftHardBlocker } from './hard-blocker-run.ts';
 import { createKeyedRunner } from './keyed-mutex.ts';
 import type { PerformDeps } from './perform.ts';
 import { initialPlanDashboard } from './plan-blitz/plan-dashboard.ts';
@@ -119,7 +120,16 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       await tendEnvironmentPark(runDeps, runId).catch((err: unknown) =>
         log.error({ runId, err }, 'environment park not tended; the next reconcile retries'),
       );
-      await reconcileRun(runDeps, hooks, runId);
+      try {
+        await reconcileRun(runDeps, hooks, runId);
+      } catch (err) {
+        // The forge refused the bot: BLOCKED, said once, instead of the same error every tick.
+        if (await blockOnHardBlocker(runDeps, runId, err)) return;
+        throw err;
+      }
+      await liftHardBlocker(runDeps, runId).catch((err: unknown) =>
+        log.warn({ runId, err }, 'hard blocker not lifted yet; the next pass retries'),
+      );
     });
   };
   const reconcileSoon = (runId: string): void => void reconcile(runId);
