@@ -1,6 +1,7 @@
 // createOrchestrator: the blitz run loop over the ports. Intents (stored by intake) start runs;
 // forge events, runner events and cron ticks only say "look at run X again"; reconcileRun does the
-// rest. Two reconciles of one run never overlap (a per-run serialiser in this process).
+// rest. Two reconciles of one run never overlap (a per-run serialiser in this process, the store's run
+// lock across replicas); an intent handler's change to a run takes the same two (underRunLock).
 import { commandSchema } from '../commands/schema.ts';
 import type { Forge } from '../forges/types.ts';
 import type { ForgeEvent } from '../intake/events.ts';
@@ -132,6 +133,13 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     });
   };
   const reconcileSoon = (runId: string): void => void reconcile(runId);
+  /**
+   * Where an intent handler changes a run (pause, resume, cancel, steering, fleet person commands):
+   * alone in this process, after the pass queued before it, and under the run lock across replicas,
+   * like a reconcile pass. Its writes go through run-writer, which checks the version it read.
+   */
+  const underRunLock = <T>(runId: string, fn: () => Promise<T>): Promise<T> =>
+    serial.exclusive(runId, () => deps.store.withRunLock(runId, fn));
 
   const effects = createEffects(deps, {
     background: (fn) => track(fn()),
@@ -174,7 +182,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
         notifyFailures: [],
       }),
     ),
-    serialized: (runId, fn) => serial.exclusive(runId, fn),
+    serialized: underRunLock,
     async cancelWorkers(run: RunRecord) {
       const open = (await deps.ledger.listByRun(run.id)).filter((a) => a.outcome === undefined);
       // A remote runner's attempt is cancelled on its host, through that host's queue.
@@ -185,12 +193,12 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
 
   const handleReviewSteer = createReviewSteering(deps, {
     reconcileSoon,
-    serialized: (runId, fn) => serial.exclusive(runId, fn),
+    serialized: underRunLock,
   });
 
   const fleet = createFleet(deps, {
     reconcileSoon,
-    serialized: (runId, fn) => serial.exclusive(runId, fn),
+    serialized: underRunLock,
     scoreboard: (runId, body) => coalescer.update(runId, body),
     flushScoreboard: (runId) => coalescer.flush(runId),
     probe: hooks.probe,
@@ -199,7 +207,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
 
   const handleSteer = createSteerHandler(deps, {
     reconcileSoon,
-    serialized: (runId, fn) => serial.exclusive(runId, fn),
+    serialized: underRunLock,
   });
 
   const handleIntentOnce = async (intent: Intent): Promise<IntentOutcome> => {
