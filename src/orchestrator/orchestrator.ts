@@ -41,7 +41,7 @@ export interface Orchestrator {
   /** Cron: takes queued intents, then reconciles every live run. */
   tick(): Promise<void>;
   reconcileRun(runId: string): Promise<void>;
-  /** Resolves when no reconcile, background gate or dashboard edit is pending. */
+  /** Resolves when no reconcile, background gate or dashboard edit is in flight (a coalesced edit waits for its slot). */
   idle(): Promise<void>;
   /** Publishes pending dashboards and stops taking work (workers keep running detached). */
   close(): Promise<void>;
@@ -67,6 +67,8 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   const serial = createKeyedRunner((runId, err) => log.error({ runId, err }, 'reconcile failed'));
   const background = new Set<Promise<void>>();
   let closed = false;
+  /** Cron ticks a run sat out while its forge pace asks for a longer interval. */
+  const skipped = new Map<string, number>();
 
   const track = (p: Promise<void>) => {
     background.add(p);
@@ -250,6 +252,17 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     },
     async handleEvent(event) {
       if (closed) return;
+      // What the forge adapter keeps (the milestone snapshot) learns of the change first (forges/kept-reads.ts).
+      await deps
+        .forges({
+          forge: event.forge,
+          repo: event.repo,
+          ...(event.installationId ? { installationId: event.installationId } : {}),
+        })
+        .then(
+          (forge) => forge.observeEvent?.(event),
+          (err: unknown) => log.debug({ err }, 'no forge for the event; kept reads age out instead'),
+        );
       // Who added `blitz/approved` is only in the event: recorded before the runs look again.
       await recordApproval(performDeps, event).catch((err: unknown) =>
         log.warn({ err }, 'approval not recorded; the label must be added again'),
@@ -269,7 +282,17 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     async tick() {
       if (closed) return;
       await drainIntents();
-      for (const r of await deps.store.listLiveRuns()) await reconcile(r.id);
+      for (const r of await deps.store.listLiveRuns()) {
+        // Close to the forge's rate limit, the cron looks at the run every n-th tick only (events still do).
+        const every = Math.max(1, Math.ceil(deps.forgePace?.(r).intervalFactor ?? 1));
+        const n = (skipped.get(r.id) ?? 0) + 1;
+        if (n < every) {
+          skipped.set(r.id, n);
+          continue;
+        }
+        skipped.delete(r.id);
+        await reconcile(r.id);
+      }
     },
     reconcileRun: reconcile,
     async idle() {
@@ -279,7 +302,8 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
         if (background.size === 0) break;
         await Promise.all([...background]);
       }
-      for (const r of await deps.store.listRuns()) await coalescer.flush(r.id);
+      // Edits in flight are waited for; a pending one keeps its slot (the interval), as in the running bot.
+      await coalescer.settle();
     },
     async close() {
       await serial.idle();
