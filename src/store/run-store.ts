@@ -62,6 +62,8 @@ export interface RunProgress {
    * it resumes by itself when a probe allows (orchestrator/environment-park-run.ts).
    */
   park?: EnvironmentPark & { kind: 'environment' | 'budget'; probingSince?: string };
+  /** The forge refused the bot (401, 403): the run is BLOCKED on it until a pass gets through. */
+  hardBlocker?: { reason: string; since: string; issue?: number };
   /** Environment failures already folded into a park, `attemptId@endedAt` (bounded). */
   environmentSeen?: string[];
   /** The state the run was in when paused, to resume into. */

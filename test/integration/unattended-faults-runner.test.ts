@@ -101,3 +101,26 @@ describe.each(['github', 'gitea'] as const)('environment parks on %s', (forge) =
     expect(attempts.filter((a) => a.issue.number === 1)).toHaveLength(1);
   });
 });
+
+describe.each(['github', 'gitea'] as const)('hard blockers on %s', (forge) => {
+  it('the forge answering 401 stops the run BLOCKED with one notice; once the credentials work again it resumes by itself and finishes', async () => {
+    w = await startUnattendedWorld({ forge });
+    const x = w;
+    await x.start();
+    await x.drive(async () => x.closes(1) === 1);
+    x.forgeFails(401, 100_000);
+    await x.drive(async () => (await x.run())?.state === 'blocked');
+    const run = (await x.run())!;
+    expect(run.progress.hardBlocker?.reason).toMatch(/refused the bot's credentials/);
+    // The state lasts without a second notice while the forge keeps refusing.
+    for (let i = 0; i < 3; i++) await x.round();
+    expect((await x.run())!.state).toBe('blocked');
+    const blocked = x.noticesOf('blocked');
+    expect(blocked).toHaveLength(1);
+    expect(blocked[0]).toMatchObject({ command: '/blitz resume' });
+    x.forgeHeals();
+    await finishes(x);
+    expect((await x.run())!.progress.hardBlocker).toBeUndefined();
+    expect(x.noticesOf('blocked')).toHaveLength(1);
+  });
+});

@@ -155,6 +155,11 @@ export const startUnattendedWorld = async (opts: UnattendedWorldOptions) => {
       if (h.fakeGithub) h.fakeGithub.failNext(times, { status, ...(match ? { match } : {}) });
       else h.fakeGitea!.failNext({ status, times });
     },
+    /** The forge answers again: the failures still queued are dropped. */
+    forgeHeals() {
+      h.fakeGithub?.clearFailures();
+      h.fakeGitea?.clearFailures();
+    },
     /** `/blitz M1` by alice (write permission) on the control-room issue. */
     start: () => h.comment('/blitz M1', 'alice'),
     /** A command typed by `login` (default alice) on the control-room issue. */

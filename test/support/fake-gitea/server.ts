@@ -70,6 +70,8 @@ export interface FakeGitea {
   requests: RecordedRequest[];
   violations: string[];
   failNext(failure: InjectedFailure): void;
+  /** Drops the failures still queued: the fault is fixed. */
+  clearFailures(): void;
   assertNoViolations(): void;
   /** Requests whose operation matches, e.g. `count('issueListIssueDependencies')`. */
   count(operationId?: string): number;
@@ -219,6 +221,9 @@ export const startFakeGitea = async (world: World, opts: FakeGiteaOptions = {}):
     requests,
     violations,
     failNext: (failure) => failures.push({ ...failure, left: failure.times ?? 1 }),
+    clearFailures: () => {
+      failures.splice(0);
+    },
     assertNoViolations: () => {
       if (violations.length > 0)
         throw new Error(`fake Gitea saw contract violations:\n${violations.join('\n')}`);

@@ -53,6 +53,8 @@ export interface FakeGithub {
   violations: string[];
   /** The next `times` requests (matching `failure.match`, if given) are answered with `failure`. */
   failNext(times: number, failure: Failure): void;
+  /** Drops the failures still queued: the fault is fixed. */
+  clearFailures(): void;
   assertNoViolations(): void;
   close(): Promise<void>;
 }
@@ -334,6 +336,10 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
     violations,
     failNext(times, failure) {
       failures.push({ left: times, failure });
+    },
+    /** Drops the failures still queued: the fault is fixed. */
+    clearFailures() {
+      failures.splice(0);
     },
     assertNoViolations() {
       if (violations.length)

@@ -1,0 +1,107 @@
+// A pass the forge refused (401, 403: forges/hard-blocker.ts) stops the run BLOCKED instead of being
+// retried every tick in silence (seed 000 §6): the reason on the run, one `blocked` notice through every
+// notifier with the command that continues, and a blocker issue filed once in the milestone (labelled
+// `hold`, so no worker takes it) as soon as the forge lets the bot write. The next pass that gets
+// through lifts it: the run resumes by itself and the blocker issue is closed.
+import { hardBlockerOf } from '../forges/hard-blocker.ts';
+import { canTransitionRun, type RunState } from '../plan/states.ts';
+import { planLabels } from '../plan/types.ts';
+import { blockedNotice } from '../ship/notice-builders.ts';
+import type { RunRecord } from '../store/run-store.ts';
+import type { OrchestratorDeps } from './context.ts';
+import { repoRefOf } from './context.ts';
+import { runPageUrl, sendRunNotice } from './run-notice.ts';
+import { markPosted, writeProgress, writeRun } from './run-writer.ts';
+
+const forgeOf = (deps: OrchestratorDeps, run: RunRecord) =>
+  deps.forges({
+    forge: run.forge,
+    repo: repoRefOf(run.repo),
+    ...(run.installationId ? { installationId: run.installationId } : {}),
+  });
+
+/** Files the blocker issue once (a failure is tried again on the next blocked pass). */
+const fileBlockerIssue = async (deps: OrchestratorDeps, run: RunRecord, reason: string): Promise<void> => {
+  if (run.progress.hardBlocker?.issue !== undefined) return;
+  try {
+    const forge = await forgeOf(deps, run);
+    const issue = await forge.createIssue(repoRefOf(run.repo), {
+      title: `blitz: ${run.milestoneTitle} is BLOCKED`,
+      body: `The blitz of this milestone stopped: ${reason}.\n\nFix it; the run resumes by itself at its next pass (or \`/blitz resume\`), and this issue is closed then.`,
+      labels: [planLabels.hold],
+      milestone: run.milestoneNumber,
+    });
+    await writeProgress(deps.store, run.id, (p) =>
+      p.hardBlocker ? { hardBlocker: { ...p.hardBlocker, issue: issue.ref.number } } : undefined,
+    );
+  } catch (err) {
+    deps.logger.warn({ runId: run.id, err }, 'blocker issue not filed yet; tried again at the next pass');
+  }
+};
+
+/**
+ * After a pass that failed: true when the error was a hard blocker and the run is now BLOCKED on it
+ * (said once); false for any other error, which the caller handles as before.
+ */
+export const blockOnHardBlocker = async (
+  deps: OrchestratorDeps,
+  runId: string,
+  err: unknown,
+): Promise<boolean> => {
+  const reason = hardBlockerOf(err);
+  if (reason === undefined) return false;
+  const before = await deps.store.getRun(runId);
+  if (before?.kind !== 'blitz') return false;
+  const run = await writeRun(deps.store, runId, (now) => {
+    const same = now.progress.hardBlocker?.reason === reason;
+    const state: RunState = canTransitionRun(now.state, 'blocked') ? 'blocked' : now.state;
+    if (same && now.state === state) return undefined;
+    return {
+      state,
+      progress: {
+        ...now.progress,
+        reason,
+        hardBlocker: same ? now.progress.hardBlocker! : { reason, since: deps.clock.now().toISOString() },
+      },
+    };
+  });
+  const { first } = await markPosted(deps.store, runId, `notice:hard-blocker:${reason}`);
+  if (first) {
+    deps.logger.error({ runId, reason }, 'run blocked by the forge');
+    const url = runPageUrl(deps.config.publicUrl, run.id);
+    await sendRunNotice(
+      deps,
+      blockedNotice(
+        {
+          repo: run.repo,
+          run: { id: run.id, kind: run.kind, title: run.milestoneTitle },
+          ...(run.triggerIssue !== undefined ? { dashboardIssue: run.triggerIssue } : {}),
+          ...(url ? { runUrl: url } : {}),
+          issuesShipped: (await deps.store.listRunIssues(runId)).filter((r) => r.state === 'closed').length,
+        },
+        reason,
+      ),
+    );
+  }
+  await fileBlockerIssue(deps, (await deps.store.getRun(runId)) ?? run, reason);
+  return true;
+};
+
+/** After a pass that got through: a hard blocker is gone; its blocker issue is closed. */
+export const liftHardBlocker = async (deps: OrchestratorDeps, runId: string): Promise<void> => {
+  const run = await deps.store.getRun(runId);
+  const blocker = run?.progress.hardBlocker;
+  if (!run || !blocker) return;
+  if (blocker.issue !== undefined) {
+    const forge = await forgeOf(deps, run);
+    const ref = { repo: repoRefOf(run.repo), number: blocker.issue };
+    await forge.createComment(ref, 'The forge answers the bot again: the blitz resumed.');
+    await forge.closeIssue(ref);
+  }
+  await writeRun(deps.store, runId, (now) => {
+    const { hardBlocker: _gone, ...progress } = now.progress;
+    if (progress.reason === blocker.reason) delete progress.reason;
+    return { progress };
+  });
+  deps.logger.info({ runId, reason: blocker.reason }, 'hard blocker lifted; the run resumed');
+};
