@@ -11,6 +11,7 @@ import { type Ports, type RunCtx, refOf } from './context.ts';
 import { cloneUrlOf, dispatchAttempt } from './dispatch-attempt.ts';
 import { type AttemptJob, onAttemptHost } from './dispatcher.ts';
 import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
+import { performPrFeedback } from './pr-feedback-step.ts';
 import { mergePr, openPr } from './pull-requests.ts';
 import { rosterEntryFor } from './roster-entry.ts';
 import { issueAttempts } from './run-progress.ts';
@@ -188,6 +189,8 @@ const merge = async (
   const ref = refOf(a.issue);
   const repo = `${ref.repo.owner}/${ref.repo.name}`;
   const pr = await ctx.forge.getPullRequest({ repo: ctx.repo, number: a.pr });
+  // The feedback gate let this head through: a head pushed since is gated again by the next pass.
+  if (!pr.merged && a.head !== undefined && pr.head.sha !== a.head) return;
   const m = await mergePr(ctx.forge, pr, {
     method: ctx.repoConfig.mergeMethod.blitz,
     title: `${pr.title} (#${a.pr})`,
@@ -260,6 +263,25 @@ export const perform = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promi
       return review(deps, ctx, a);
     case 'merge':
       return merge(deps, ctx, a);
+    case 'pr_feedback': {
+      if (!ctx.prFacts) return;
+      await performPrFeedback(
+        deps,
+        {
+          forge: ctx.forge,
+          repo: ctx.repo,
+          run: ctx.run,
+          attempts: ctx.attempts,
+          rows: ctx.rows,
+          maxFixAttempts: ctx.repoConfig.ci.maxFixAttempts,
+          prFacts: ctx.prFacts,
+        },
+        a.issue,
+        a.pr,
+      );
+      ctx.run = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
+      return;
+    }
     case 'run_build':
       return deps.effects.startGate(ctx, 'build', a.covers);
     case 'run_smoke':

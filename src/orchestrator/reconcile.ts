@@ -28,6 +28,7 @@ import { modelNotesForRouting, readModelHints } from './model-notes.ts';
 import { firstTime, type PerformPorts, perform } from './perform.ts';
 import { holdUnplanned, unplannedLine } from './plan-blitz/blitz-plans.ts';
 import { planInput } from './plan-input.ts';
+import { gatePullRequests, withPrGates } from './pr-feedback-step.ts';
 import { loadRepoConfig } from './repo-settings.ts';
 import { attemptKey, deriveProgress } from './run-progress.ts';
 import { foldResults, writeProgress } from './run-writer.ts';
@@ -136,6 +137,21 @@ const load = async (
   );
   const options = run.options as RunOptionsStored;
   const fresh = (await deps.store.getRun(run.id)) ?? run;
+  // The PR feedback loop: each open worker PR's CI and people's reviews, for the planner's merge gate.
+  const rowsByKey = new Map(rows.map((r) => [issueKey(r.repo, r.number), r]));
+  const prFacts = await gatePullRequests(
+    deps,
+    {
+      forge,
+      repo,
+      run: fresh,
+      attempts,
+      rows: rowsByKey,
+      ci: repoConfig.ci,
+      writer: (login) => hooks.trusted(forge, run.repo, login),
+    },
+    progress,
+  );
   const machine = deps.machine?.() ?? deps.runner.limit();
   // Close to the forge's rate limit: fewer sessions; the dashboard says why. (Spent: reconcileRun holds
   // the dispatches instead, so the planner does not read it as a park that waits for a person.)
@@ -164,7 +180,7 @@ const load = async (
       : [],
     issues,
     external,
-    progress,
+    progress: withPrGates(progress, prFacts),
     // The last answer; the planner asks for a fresh one (once per reconcileRun call) before a wave.
     budget: budgetOf(cache.budget ?? fresh.progress.budget, options.maxSessions),
     budgetStale: cache.budget === undefined,
@@ -201,8 +217,9 @@ const load = async (
     repoConfig,
     defaultBranch: cfg.defaultBranch,
     snap,
-    rows: new Map(rows.map((r) => [issueKey(r.repo, r.number), r])),
+    rows: rowsByKey,
     attempts,
+    prFacts,
     issues: new Map(issues.map((i) => [issueKey(i.repo, i.number), i])),
     lapsedApprovals: ms.lapsed,
   };
