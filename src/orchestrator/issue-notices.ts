@@ -2,8 +2,9 @@
 // notifiers, once per content key: the key is recorded on the run first.
 import type { Action } from '../plan/snapshot.ts';
 import type { Ports, RunCtx } from './context.ts';
-import { firstTime, refOf } from './perform.ts';
+import { refOf } from './context.ts';
 import { runNoticeOf, sendRunNotice } from './run-notice.ts';
+import { firstTime } from './run-writer.ts';
 
 export const sendIssueNotice = async (
   deps: Ports<'config' | 'logger' | 'notifiers' | 'store'>,

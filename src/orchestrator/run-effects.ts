@@ -18,10 +18,10 @@ import {
   revertMerge,
 } from './integration-branch.ts';
 import { updateModelNotesFile } from './model-notes.ts';
-import { type Effects, firstTime, refOf, setProgress } from './perform.ts';
+import { type Effects, refOf } from './perform.ts';
 import { runNoticeOf, sendRunNotice } from './run-notice.ts';
 import { attemptKey } from './run-progress.ts';
-import { type GateResult, recordGateResult, writeRun } from './run-writer.ts';
+import { firstTime, type GateResult, recordGateResult, setProgress, writeRun } from './run-writer.ts';
 
 export interface EffectHooks {
   /** Runs work after this pass, tracked so idle() waits for it. */
