@@ -71,8 +71,6 @@ export const ticketOf = (p: FleetProgress, key: string): TicketState =>
 
 export const ticketKey = (t: FleetTicket): string => issueKey(t.repo, t.number);
 
-export const refOfTicket = (t: FleetTicket): IssueRef => ({ repo: repoRefOf(t.repo), number: t.number });
-
 /** Reads the run afresh, applies `fn` to its fleet progress and writes it back (between passes only). */
 export const updateFleet = async (
   store: RunStore,
