@@ -3,10 +3,8 @@
 // the worker's TESTS and STATUS, what was relayed, conflict resumes) in progress.fleet. Both are JSON
 // read back from the store, so both are parsed here with zod, once, and typed from the schemas.
 import { z } from 'zod';
-import type { IssueRef } from '../../forges/types.ts';
 import { issueKey } from '../../plan/types.ts';
 import type { RunRecord, RunStore } from '../../store/run-store.ts';
-import { repoRefOf } from '../context.ts';
 import { writeProgress } from '../run-writer.ts';
 
 export const fleetTicketSchema = z.object({
