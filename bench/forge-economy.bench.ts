@@ -5,10 +5,12 @@
 // (the baseline: every read goes to the forge) and on (ETags, clone credentials kept, milestone
 // reload skipped while nothing changed). Clone credentials come from the forge, as in the composed
 // bot (the runner asks before every git operation), not from the harness.
+import { appendFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ForgeKind } from '../src/forges/types.ts';
+import { defaultDashboardIntervalMs } from '../src/orchestrator/dashboard-coalescer.ts';
 import { startBlitzHarness } from '../test/support/blitz-harness.ts';
 import { OpenApiContract } from '../test/support/contract/openapi.ts';
 import { SwaggerContract } from '../test/support/contract/swagger.ts';
@@ -150,8 +152,8 @@ const runMilestone = async (kind: ForgeKind, requestCache: boolean) => {
     issues: milestone,
     credentialsFromForge: true,
     requestCache,
-    // The composed bot's default: at most one dashboard edit per 10 s (time is real here, so a short run edits seldom).
-    dashboardIntervalMs: 10_000,
+    // The composed bot's default interval (time is real here, so a short run edits seldom).
+    dashboardIntervalMs: defaultDashboardIntervalMs,
   });
   try {
     await h.comment('/blitz M1');
@@ -162,7 +164,14 @@ const runMilestone = async (kind: ForgeKind, requestCache: boolean) => {
         !!run && ['done', 'blocked'].includes(run.state) && (await h.bot.runs.ledger.listOpen()).length === 0
       );
     }, 900_000);
-    const merged = h.world.count('merge') - 1; // the milestone PR into main is not an issue
+    // Issues merged into the run's integration branch (the milestone PR into the default branch is a
+    // person's to merge, and would not be an issue anyway).
+    const merged = h.world.log.filter(
+      (e) =>
+        e.action === 'merge' &&
+        e.target !== undefined &&
+        h.repo.issues.get(e.target)?.pull?.base !== h.repo.defaultBranch,
+    ).length;
     const requests: Counted[] = [...(h.fakeGithub?.requests ?? h.fakeGitea?.requests ?? [])];
     return { merged, requests };
   } finally {
@@ -192,6 +201,12 @@ const bench: Bench = async () => {
       );
       print('per purpose', byPurpose);
       print('per endpoint', byEndpoint);
+      // BLITZ_BENCH_SEQUENCE=<file>: every request in order (method, path, status), to read one run closely.
+      if (process.env.BLITZ_BENCH_SEQUENCE)
+        await appendFile(
+          process.env.BLITZ_BENCH_SEQUENCE,
+          `## ${kind} ${label}\n${requests.map((r) => `${r.status} ${classify(kind, r).endpoint} ${r.path}`).join('\n')}\n`,
+        );
       const per = (n: number) => round(n / Math.max(1, merged), 1);
       figures.push(
         { name: `forge.${kind}.${label}.requests_whole_run`, value: requests.length, unit: 'requests' },

@@ -10,7 +10,7 @@ import type { BlitzConfig } from '../config/blitz-config.ts';
 import type { Env } from '../config/env.ts';
 import type { NotifyTargetValues } from '../config/notify-targets.ts';
 import { githubBaseUrl } from '../forges/github/index.ts';
-import { type BudgetTracker, budgetKey, createBudgetTracker } from '../forges/rate-budget.ts';
+import { type BudgetTracker, budgetKey, createBudgetTracker, fullSpeed } from '../forges/rate-budget.ts';
 import type { ForgeKind } from '../forges/types.ts';
 import type { createApp } from '../http/app.ts';
 import type { EarlyListener } from '../http/early-listener.ts';
@@ -189,6 +189,9 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     ...(env.OLLAMA_HOST ? { fleet: { ollamaHost: env.OLLAMA_HOST } } : {}),
     onRunChanged: (runId, view) => runEvents.publish(runId, view),
     dispatcher: queueDispatch.dispatcher,
+    // GitHub's limits (its x-ratelimit headers, the secondary limit on writes) slow a run before they bite.
+    forgePace: (run) =>
+      run.forge === 'github' ? budget.paceOf(budgetKey('github', run.installationId)) : fullSpeed,
   });
   const orchestrator = orch;
 

@@ -44,7 +44,7 @@ export interface Pace {
   reason: string;
 }
 
-const fullSpeed: Pace = { sessionFactor: 1, intervalFactor: 1, reason: '' };
+export const fullSpeed: Pace = { sessionFactor: 1, intervalFactor: 1, reason: '' };
 
 const minutes = (ms: number) => Math.max(1, Math.ceil(ms / 60_000));
 

@@ -275,6 +275,7 @@ export interface Forge {
   cloneCredentials(repo: RepoRef): Promise<CloneCredentials>;
 
   // Pull requests
+  /** Idempotent: when an open PR from `head` exists already, that one is returned, not a second. */
   openPullRequest(repo: RepoRef, pr: NewPullRequest): Promise<PullRequest>;
   getPullRequest(ref: IssueRef): Promise<PullRequest>;
   /** The open PR from `head`, if any (to avoid opening a second). */
@@ -300,6 +301,16 @@ export interface Forge {
   listReviewComments?(ref: IssueRef): Promise<ReviewComment[]>;
   /** Answer on the thread of review comment `commentId`. */
   replyToReviewComment?(ref: IssueRef, commentId: number, body: string): Promise<ReviewComment>;
+
+  /** A webhook about `repo` arrived: what the adapter keeps (forges/kept-reads.ts) is updated or dropped. */
+  observeEvent?(event: ObservedEvent): void;
+}
+
+/** A forge event as far as kept reads care (intake's normalised ForgeEvent fits). */
+export interface ObservedEvent {
+  kind: string;
+  repo: RepoRef;
+  issueNumber?: number;
 }
 
 export const formatRepo = (repo: RepoRef): string => `${repo.owner}/${repo.name}`;

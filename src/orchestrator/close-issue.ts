@@ -9,13 +9,19 @@ export const closeWithComment = async (
   forge: ClosingForge,
   ref: IssueRef,
   text: string,
+  /** The caller read it open this very pass (a milestone snapshot): no second read. */
+  opts: { knownOpen?: boolean } = {},
 ): Promise<boolean> => {
-  if ((await forge.getIssue(ref)).state !== 'open') return false;
+  if (!opts.knownOpen && (await forge.getIssue(ref)).state !== 'open') return false;
   await forge.createComment(ref, text);
   await forge.closeIssue(ref);
   return true;
 };
 
 /** An epic whose children are all closed (the planner or closing on merge decided it) closes too. */
-export const closeEpic = (forge: ClosingForge, ref: IssueRef): Promise<boolean> =>
-  closeWithComment(forge, ref, 'All the children of this epic are closed, so it is closed too.');
+export const closeEpic = (
+  forge: ClosingForge,
+  ref: IssueRef,
+  opts: { knownOpen?: boolean } = {},
+): Promise<boolean> =>
+  closeWithComment(forge, ref, 'All the children of this epic are closed, so it is closed too.', opts);

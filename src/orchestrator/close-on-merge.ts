@@ -6,9 +6,9 @@
 import { isAppError } from '../errors.ts';
 import { type Forge, formatIssueRef, type IssueRef, type RepoRef, sameRepo } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
-import { isEpic } from '../plan/epics.ts';
+import { parentsClosableBy } from '../plan/epics.ts';
 import { closeEpic } from './close-issue.ts';
-import { keyOfRef, toPlanIssue } from './plan-input.ts';
+import { keyOfRef, toExternal, toPlanIssue } from './plan-input.ts';
 
 export interface CloseOnMergeInput {
   /** The forge of the PR's repository. */
@@ -27,26 +27,15 @@ export interface CloseOnMergeResult {
   epicsClosed: IssueRef[];
 }
 
-/** Open epics of the issue's milestone that list it as a child, whose children are now all closed. */
+/** Open epics of the issue's milestone whose children are now all closed (plan/epics.ts decides). */
 const closableParents = async (forge: Forge, child: IssueRef, milestone: number): Promise<IssueRef[]> => {
   const ms = await forge.loadMilestone(child.repo, milestone);
-  const openKeys = new Set(ms.issues.map((i) => keyOfRef(i.ref)));
-  const external = new Map(ms.externalBlockers.map((b) => [keyOfRef(b.ref), b.state]));
-  const childKey = keyOfRef(child);
-  const out: IssueRef[] = [];
-  for (const epic of ms.issues) {
-    const children = [...epic.blockedBy, ...epic.children];
-    if (!isEpic(toPlanIssue(epic, true), epic.children.length)) continue;
-    if (!children.some((c) => keyOfRef(c) === childKey)) continue;
-    const allClosed = children.every((c) => {
-      const k = keyOfRef(c);
-      if (k === childKey) return true;
-      if (openKeys.has(k)) return false;
-      return external.get(k) === 'closed';
-    });
-    if (allClosed) out.push(epic.ref);
-  }
-  return out;
+  const byKey = new Map(ms.issues.map((i) => [keyOfRef(i.ref), i.ref]));
+  return parentsClosableBy(
+    ms.issues.map((i) => toPlanIssue(i, true)),
+    ms.externalBlockers.map(toExternal),
+    keyOfRef(child),
+  ).map((k) => byKey.get(k)!);
 };
 
 export const closeOnMerge = async (input: CloseOnMergeInput): Promise<CloseOnMergeResult> => {

@@ -2,6 +2,7 @@
 // step works from. Nothing here does IO itself; it only names what the steps may use.
 import type { BlitzConfig } from '../config/blitz-config.ts';
 import type { RepoConfig } from '../config/repo-config.ts';
+import type { Pace } from '../forges/rate-budget.ts';
 import type { Forge, ForgeKind, IssueRef, RepoRef } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { RunOptions, RunSnapshot } from '../plan/snapshot.ts';
@@ -55,6 +56,11 @@ export interface OrchestratorDeps {
   onRunChanged?: (runId: string, dashboard?: DashboardInput) => void;
   /** The job queue's dispatcher (dispatcher.ts): every attempt of every run kind goes through it. */
   dispatcher: Dispatcher;
+  /**
+   * How much the run's forge budget asks it to slow down (forges/rate-budget.ts pace): fewer sessions,
+   * cron reconciles further apart, and the reason on the dashboard. Absent: full speed.
+   */
+  forgePace?: (run: RunRecord) => Pace;
 }
 
 /** The part of the ports a step uses: each step takes only what it names (`Ports<'store' | 'logger'>`). */

@@ -49,6 +49,7 @@ const setup = (publishImpl?: (runId: string, body: string) => Promise<void>) => 
       edits.push({ at: time.now(), runId, body });
       if (publishImpl) await publishImpl(runId, body);
     },
+    intervalMs: 10_000,
     clock: time,
     timers: time,
     onError: (runId, err) => errors.push(`${runId}: ${(err as Error).message}`),
@@ -163,5 +164,79 @@ describe('dashboard coalescer', () => {
     ]);
     await time.advance(30_000);
     expect(edits).toHaveLength(2);
+  });
+
+  it('shares the edit budget: with two active runs each waits twice the interval', async () => {
+    const { c, edits, time } = setup();
+    c.update('a', 'a1');
+    c.update('b', 'b1');
+    await settle();
+    c.update('a', 'a2');
+    c.update('b', 'b2');
+    await time.advance(10_000);
+    expect(edits).toHaveLength(2);
+    await time.advance(10_000);
+    expect(edits.map((e) => [e.at, e.runId, e.body])).toEqual([
+      [0, 'a', 'a1'],
+      [0, 'b', 'b1'],
+      [20_000, 'a', 'a2'],
+      [20_000, 'b', 'b2'],
+    ]);
+  });
+
+  it('a run quiet for 15 minutes no longer counts as active', async () => {
+    const { c, edits, time } = setup();
+    c.update('old', 'o1');
+    await settle();
+    await time.advance(16 * 60_000);
+    c.update('a', 'a1');
+    await settle();
+    c.update('a', 'a2');
+    await time.advance(10_000);
+    expect(edits.map((e) => e.body)).toEqual(['o1', 'a1', 'a2']);
+  });
+
+  it('retries a failed edit no sooner than a second later, even with no interval', async () => {
+    let fail = true;
+    const time = new FakeTime();
+    const sent: number[] = [];
+    const c = createDashboardCoalescer({
+      publish: async () => {
+        sent.push(time.now());
+        if (fail) throw new Error('forge down');
+      },
+      intervalMs: 0,
+      clock: time,
+      timers: time,
+    });
+    c.update('r1', 'v1');
+    await settle();
+    await c.settle();
+    expect(sent).toEqual([0]);
+    fail = false;
+    await time.advance(1_000);
+    expect(sent).toEqual([0, 1_000]);
+  });
+
+  it('settle waits for edits in flight and leaves timed ones to their slot', async () => {
+    let release!: () => void;
+    const { c, edits, time } = setup((_r, body) =>
+      body === 'v1' ? new Promise<void>((r) => (release = r)) : Promise.resolve(),
+    );
+    c.update('r1', 'v1');
+    await settle();
+    let settled = false;
+    const waiting = c.settle().then(() => {
+      settled = true;
+    });
+    await settle();
+    expect(settled).toBe(false);
+    c.update('r1', 'v2');
+    release();
+    await waiting;
+    expect(edits.map((e) => e.body)).toEqual(['v1']);
+    expect(c.pendingRuns()).toEqual(['r1']);
+    await time.advance(10_000);
+    expect(edits.map((e) => e.body)).toEqual(['v1', 'v2']);
   });
 });

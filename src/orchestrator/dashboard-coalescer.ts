@@ -1,6 +1,10 @@
-// Coalesces dashboard edits: at most one edit per interval (10 s) per run, the latest content wins,
-// content equal to what was last published is not sent again, and a final flush on run end sends
-// what is pending at once. Time comes through a clock and a timer port so that tests never sleep.
+// Coalesces dashboard edits: at most one edit per interval per run, the latest content wins, content
+// equal to what was last published is not sent again, and a final flush on run end sends what is
+// pending at once. The interval (30 s by default) is per run while one run is active and grows with
+// the runs active on this bot (n runs: n × the interval each), so all dashboards together edit at most
+// 120 times an hour by default, a quarter of GitHub's secondary limit on content-creating requests
+// (500 an hour) whatever the number of runs. Time comes through a clock and a timer port so that
+// tests never sleep.
 
 export interface Clock {
   now(): number;
@@ -26,6 +30,7 @@ export const systemTimers: TimerPort = {
 export interface CoalescerOptions {
   /** Edits the run's dashboard comment (find-or-create by marker is the caller's business). */
   publish: (runId: string, body: string) => Promise<void>;
+  /** Per run while it is the only active one; n active runs wait n × this each. */
   intervalMs?: number;
   clock?: Clock;
   timers?: TimerPort;
@@ -38,6 +43,8 @@ export interface DashboardCoalescer {
   update(runId: string, body: string): void;
   /** Publishes what is pending now, waits for it, and forgets the run (run end, shutdown). */
   flush(runId: string): Promise<void>;
+  /** Waits for the edits in flight (and those due at once after them); timed ones keep their slot. */
+  settle(): Promise<void>;
   /** Runs with content not yet published. */
   pendingRuns(): string[];
 }
@@ -45,24 +52,45 @@ export interface DashboardCoalescer {
 interface RunSlot {
   lastAt?: number;
   lastBody?: string;
+  /** The last update (a run with none for activeMs no longer counts as active). */
+  updatedAt: number;
+  /** After a failed edit, not before this (at least a second even when the interval is 0). */
+  retryAt?: number;
   pending?: string;
   timer?: unknown;
   inFlight?: Promise<void>;
 }
 
+const minRetryMs = 1000;
+
+/** The composed bot's interval per run (one active run). */
+export const defaultDashboardIntervalMs = 30_000;
+
+/** A run whose dashboard had no update for this long no longer shares the edit budget. */
+const activeMs = 15 * 60_000;
+
 export const createDashboardCoalescer = (opts: CoalescerOptions): DashboardCoalescer => {
-  const intervalMs = opts.intervalMs ?? 10_000;
+  const baseMs = opts.intervalMs ?? defaultDashboardIntervalMs;
   const clock = opts.clock ?? systemClock;
   const timers = opts.timers ?? systemTimers;
   const runs = new Map<string, RunSlot>();
+  /** The interval each run waits now: the base times the runs active on this bot. */
+  const intervalMs = (): number => {
+    const since = clock.now() - activeMs;
+    let active = 0;
+    for (const s of runs.values()) if (s.updatedAt > since) active += 1;
+    return baseMs * Math.max(1, active);
+  };
 
   const send = (runId: string, slot: RunSlot, body: string): Promise<void> =>
     opts.publish(runId, body).then(
       () => {
         slot.lastBody = body;
+        slot.retryAt = undefined;
       },
       (err: unknown) => {
         opts.onError?.(runId, err);
+        slot.retryAt = clock.now() + Math.max(intervalMs(), minRetryMs);
         // Retry at the next slot unless something newer is already waiting.
         if (slot.pending === undefined) slot.pending = body;
       },
@@ -86,7 +114,8 @@ export const createDashboardCoalescer = (opts: CoalescerOptions): DashboardCoale
       slot.pending = undefined;
       return;
     }
-    const wait = slot.lastAt === undefined ? 0 : slot.lastAt + intervalMs - clock.now();
+    const due = Math.max(slot.lastAt === undefined ? 0 : slot.lastAt + intervalMs(), slot.retryAt ?? 0);
+    const wait = due - clock.now();
     if (wait <= 0) {
       publishNow(runId, slot);
       return;
@@ -101,9 +130,10 @@ export const createDashboardCoalescer = (opts: CoalescerOptions): DashboardCoale
     update(runId, body) {
       let slot = runs.get(runId);
       if (!slot) {
-        slot = {};
+        slot = { updatedAt: clock.now() };
         runs.set(runId, slot);
       }
+      slot.updatedAt = clock.now();
       slot.pending = body;
       schedule(runId, slot);
     },
@@ -118,6 +148,14 @@ export const createDashboardCoalescer = (opts: CoalescerOptions): DashboardCoale
       const body = slot.pending;
       slot.pending = undefined;
       if (body !== undefined && body !== slot.lastBody) await send(runId, slot, body);
+    },
+
+    async settle() {
+      for (;;) {
+        const flying = [...runs.values()].flatMap((s) => (s.inFlight ? [s.inFlight] : []));
+        if (flying.length === 0) return;
+        await Promise.all(flying);
+      }
     },
 
     pendingRuns() {

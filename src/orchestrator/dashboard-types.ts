@@ -55,4 +55,6 @@ export interface DashboardInput {
   /** Unmet readiness conditions, once the run reaches the gate. */
   readinessUnmet?: string[];
   ship?: { path: 'deploy' | 'local'; url?: string; reasons: string[] };
+  /** Why the run goes slower than it could: the forge's rate limit is close (forges/rate-budget.ts). */
+  forgePace?: string;
 }

@@ -1,6 +1,7 @@
 // createOrchestrator: the blitz run loop over the ports. Intents (stored by intake) start runs;
 // forge events, runner events and cron ticks only say "look at run X again"; reconcileRun does the
-// rest. Two reconciles of one run never overlap (a per-run serialiser in this process).
+// rest. Two reconciles of one run never overlap (a per-run serialiser in this process, the store's run
+// lock across replicas); an intent handler's change to a run takes the same two (underRunLock).
 import { commandSchema } from '../commands/schema.ts';
 import type { Forge } from '../forges/types.ts';
 import type { ForgeEvent } from '../intake/events.ts';
@@ -40,7 +41,7 @@ export interface Orchestrator {
   /** Cron: takes queued intents, then reconciles every live run. */
   tick(): Promise<void>;
   reconcileRun(runId: string): Promise<void>;
-  /** Resolves when no reconcile, background gate or dashboard edit is pending. */
+  /** Resolves when no reconcile, background gate or dashboard edit is in flight (a coalesced edit waits for its slot). */
   idle(): Promise<void>;
   /** Publishes pending dashboards and stops taking work (workers keep running detached). */
   close(): Promise<void>;
@@ -66,6 +67,8 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   const serial = createKeyedRunner((runId, err) => log.error({ runId, err }, 'reconcile failed'));
   const background = new Set<Promise<void>>();
   let closed = false;
+  /** Cron ticks a run sat out while its forge pace asks for a longer interval. */
+  const skipped = new Map<string, number>();
 
   const track = (p: Promise<void>) => {
     background.add(p);
@@ -132,6 +135,13 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     });
   };
   const reconcileSoon = (runId: string): void => void reconcile(runId);
+  /**
+   * Where an intent handler changes a run (pause, resume, cancel, steering, fleet person commands):
+   * alone in this process, after the pass queued before it, and under the run lock across replicas,
+   * like a reconcile pass. Its writes go through run-writer, which checks the version it read.
+   */
+  const underRunLock = <T>(runId: string, fn: () => Promise<T>): Promise<T> =>
+    serial.exclusive(runId, () => deps.store.withRunLock(runId, fn));
 
   const effects = createEffects(deps, {
     background: (fn) => track(fn()),
@@ -174,7 +184,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
         notifyFailures: [],
       }),
     ),
-    serialized: (runId, fn) => serial.exclusive(runId, fn),
+    serialized: underRunLock,
     async cancelWorkers(run: RunRecord) {
       const open = (await deps.ledger.listByRun(run.id)).filter((a) => a.outcome === undefined);
       // A remote runner's attempt is cancelled on its host, through that host's queue.
@@ -185,12 +195,12 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
 
   const handleReviewSteer = createReviewSteering(deps, {
     reconcileSoon,
-    serialized: (runId, fn) => serial.exclusive(runId, fn),
+    serialized: underRunLock,
   });
 
   const fleet = createFleet(deps, {
     reconcileSoon,
-    serialized: (runId, fn) => serial.exclusive(runId, fn),
+    serialized: underRunLock,
     scoreboard: (runId, body) => coalescer.update(runId, body),
     flushScoreboard: (runId) => coalescer.flush(runId),
     probe: hooks.probe,
@@ -199,7 +209,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
 
   const handleSteer = createSteerHandler(deps, {
     reconcileSoon,
-    serialized: (runId, fn) => serial.exclusive(runId, fn),
+    serialized: underRunLock,
   });
 
   const handleIntentOnce = async (intent: Intent): Promise<IntentOutcome> => {
@@ -242,6 +252,17 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     },
     async handleEvent(event) {
       if (closed) return;
+      // What the forge adapter keeps (the milestone snapshot) learns of the change first (forges/kept-reads.ts).
+      await deps
+        .forges({
+          forge: event.forge,
+          repo: event.repo,
+          ...(event.installationId ? { installationId: event.installationId } : {}),
+        })
+        .then(
+          (forge) => forge.observeEvent?.(event),
+          (err: unknown) => log.debug({ err }, 'no forge for the event; kept reads age out instead'),
+        );
       // Who added `blitz/approved` is only in the event: recorded before the runs look again.
       await recordApproval(performDeps, event).catch((err: unknown) =>
         log.warn({ err }, 'approval not recorded; the label must be added again'),
@@ -261,7 +282,17 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     async tick() {
       if (closed) return;
       await drainIntents();
-      for (const r of await deps.store.listLiveRuns()) await reconcile(r.id);
+      for (const r of await deps.store.listLiveRuns()) {
+        // Close to the forge's rate limit, the cron looks at the run every n-th tick only (events still do).
+        const every = Math.max(1, Math.ceil(deps.forgePace?.(r).intervalFactor ?? 1));
+        const n = (skipped.get(r.id) ?? 0) + 1;
+        if (n < every) {
+          skipped.set(r.id, n);
+          continue;
+        }
+        skipped.delete(r.id);
+        await reconcile(r.id);
+      }
     },
     reconcileRun: reconcile,
     async idle() {
@@ -271,7 +302,8 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
         if (background.size === 0) break;
         await Promise.all([...background]);
       }
-      for (const r of await deps.store.listRuns()) await coalescer.flush(r.id);
+      // Edits in flight are waited for; a pending one keeps its slot (the interval), as in the running bot.
+      await coalescer.settle();
     },
     async close() {
       await serial.idle();

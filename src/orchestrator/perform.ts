@@ -210,12 +210,15 @@ const merge = async (
 const closeIssue = async (deps: Ports<'store'>, ctx: RunCtx, key: IssueKey, epic: boolean) => {
   const ref = refOf(key);
   const row = ctx.rows.get(key);
-  if (epic) await closeEpic(ctx.forge, ref);
+  // Open in the milestone this pass loaded: no second read of it (close-issue.ts reads otherwise).
+  const known = ctx.issues.has(key) ? { knownOpen: true } : {};
+  if (epic) await closeEpic(ctx.forge, ref, known);
   else
     await closeWithComment(
       ctx.forge,
       ref,
       `Integrated into \`${ctx.run.integrationBranch}\` by merge commit ${row?.mergedSha ?? 'unknown'} (PR #${row?.prNumber ?? '?'}); the wave build is green.`,
+      known,
     );
   await deps.store.upsertRunIssue(ctx.run.id, `${ref.repo.owner}/${ref.repo.name}`, ref.number, {
     state: 'closed',

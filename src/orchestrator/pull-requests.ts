@@ -30,10 +30,9 @@ export const openPr = async (
   o: PrOrder,
 ): Promise<{ pr: PullRequest; row: RunIssueRecord }> => {
   const ref = refOf(o.issue);
+  // Not known: opened at once; the forge answers with the open PR from that head if there is one.
   const found =
-    o.known !== undefined
-      ? await o.forge.getPullRequest({ repo: o.repo, number: o.known })
-      : await o.forge.findPullRequest(o.repo, o.solved.branch);
+    o.known !== undefined ? await o.forge.getPullRequest({ repo: o.repo, number: o.known }) : undefined;
   const pr =
     found ??
     (await o.forge.openPullRequest(o.repo, {

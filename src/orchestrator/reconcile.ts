@@ -5,6 +5,7 @@
 // Every decision is the planner's (src/plan/); this file only reads and applies.
 
 import { formatConfigErrors } from '../config/repo-config.ts';
+import { pacedSessions } from '../forges/rate-budget.ts';
 import { type Forge, hasPermission, type MilestoneSnapshot } from '../forges/types.ts';
 import { issueContentHash } from '../intake/content-hash.ts';
 import type { ForgeEvent } from '../intake/events.ts';
@@ -133,6 +134,9 @@ const load = async (
   const options = run.options as RunOptionsStored;
   const fresh = (await deps.store.getRun(run.id)) ?? run;
   const machine = deps.machine?.() ?? deps.runner.limit();
+  // Close to the forge's rate limit: fewer sessions; the dashboard says why. (Spent: reconcileRun holds
+  // the dispatches instead, so the planner does not read it as a park that waits for a person.)
+  const pace = deps.forgePace?.(fresh);
   const p = fresh.progress;
   const wantsChanged = repoConfig.ship.deploy !== undefined && p.smoke === 'passed' && p.ship === undefined;
   const snap: RunSnapshot = {
@@ -165,7 +169,10 @@ const load = async (
     // The review module picks the integration reviewers: without one there is no review and no gate.
     ...(deps.review ? { integrationReview: reviewView(p) } : {}),
     unfiledFindings: unfiledFindings(attempts, p.posted ?? [], run.triggerIssue !== undefined),
-    machine: { limit: machine.limit, contended: machine.contended },
+    machine: {
+      limit: pace && pace.sessionFactor > 0 ? pacedSessions(machine.limit, pace) : machine.limit,
+      contended: machine.contended,
+    },
     build: p.build ?? { status: 'none', covers: [], failures: 0 },
     buildConfigured: repoConfig.build !== undefined,
     smoke: p.smoke ?? 'none',
@@ -303,7 +310,8 @@ const publish = async (deps: PerformDeps, hooks: ReconcileHooks, ctx: RunCtx, ac
     // As the run stands after the pass (a review this pass has its verdict shown now).
     ...(deps.review ? { integrationReview: reviewView(ctx.run.progress) } : {}),
   });
-  hooks.dashboard(ctx.run.id, view);
+  const pace = deps.forgePace?.(ctx.run);
+  hooks.dashboard(ctx.run.id, pace?.reason ? { ...view, forgePace: pace.reason } : view);
   await keepGraph(deps, ctx, view).catch((err: unknown) =>
     deps.logger.warn({ runId: ctx.run.id, err }, 'run graph not kept; the next reconcile retries'),
   );
@@ -374,7 +382,11 @@ export const reconcileRun = async (
   for (let pass = 0; pass < maxPasses; pass++) {
     const ctx = await load(deps, hooks, runId, cache);
     if (!ctx) return;
-    const actions = nextActions(ctx.run.state as RunState, ctx.snap);
+    const planned = nextActions(ctx.run.state as RunState, ctx.snap);
+    // The forge's rate limit nearly spent: no new worker until it resets; the dashboard says so, and the
+    // reconcile after the reset dispatches them (no person needed, never a silent stall).
+    const held = deps.forgePace?.(ctx.run).sessionFactor === 0;
+    const actions = held ? planned.filter((a) => a.type !== 'dispatch') : planned;
     const moved = await performAll(deps, hooks, ctx, cache, actions);
     ctx.run = (await deps.store.getRun(runId)) ?? ctx.run;
     await publish(deps, hooks, ctx, actions);

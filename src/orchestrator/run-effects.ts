@@ -3,6 +3,7 @@
 // ship (deploy or local preview), notifications, stopping a run and the model notes after it.
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { blameStep } from '../plan/blame.ts';
 import { nextActions } from '../plan/next-actions.ts';
 import type { IssueKey } from '../plan/types.ts';
 import { git } from '../runner/git.ts';
@@ -70,17 +71,19 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
     return { ...res.result, ...(sha ? { sha } : {}) };
   };
 
-  /** Builds at each covered merge in turn: the first red one is the merge that broke the build. */
+  /** Builds at the covered merges blameStep (plan/blame.ts) names, until it names the one that broke the build. */
   const responsibleMerge = async (ctx: RunCtx, g: IntegrationGit, argv: string[], covers: IssueKey[]) => {
-    if (covers.length <= 1) return covers[0];
-    const merged = covers
-      .map((k) => ({ k, sha: ctx.rows.get(k)?.mergedSha }))
-      .filter((m): m is { k: IssueKey; sha: string } => m.sha !== undefined);
-    for (const m of merged) {
-      const r = await runGateAt(g, 'build', argv, m.sha);
-      if (r.exitCode !== 0 || r.timedOut) return m.k;
+    const merges = covers.map((key) => {
+      const sha = ctx.rows.get(key)?.mergedSha;
+      return sha === undefined ? { key } : { key, sha };
+    });
+    const red = new Map<string, boolean>();
+    for (;;) {
+      const step = blameStep(merges, red);
+      if (step.kind === 'found') return step.responsible;
+      const r = await runGateAt(g, 'build', argv, step.sha);
+      red.set(step.sha, r.exitCode !== 0 || r.timedOut);
     }
-    return undefined;
   };
 
   /** Runs the gate at the integration branch's head and says what it found (never writes the run). */

@@ -187,6 +187,10 @@ export const createIntentHandler = (
         return `Paused the ${runNoun(run)}: running workers finish, nothing new starts until \`/blitz resume\`.`;
       }
       if (action === 'resume') {
+        // Waiting on the integration review is not a pause: say what goes on from there.
+        const current = await deps.store.getRun(run.id);
+        if (current?.state === 'review_unclear')
+          return `The ${runNoun(run)} is not paused: it waits on an unclear integration review. \`/blitz accept-review\` accepts it, \`/blitz review\` runs it again.`;
         // A run blocked at a red gate builds, smokes or ships afresh (resume-gates.ts).
         await writeRun(deps.store, run.id, (now) =>
           now.state === 'paused' || now.state === 'blocked'

@@ -1,7 +1,8 @@
 // Epic detection: tracking issues that are never dispatched and close when their children do.
 import type { PlanGraph } from './graph.ts';
 import { stateOf } from './graph.ts';
-import type { IssueKey, PlanIssue } from './types.ts';
+import type { ExternalBlocker, IssueKey, PlanIssue } from './types.ts';
+import { keyOf } from './types.ts';
 
 const epicWord = /\bepic\b/i;
 const checklistRef = /^[-*+]\s+\[[ xX]\]\s+(?:[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+)?#\d+\b/;
@@ -36,4 +37,25 @@ export const epicChildren = (g: PlanGraph, k: IssueKey): IssueKey[] => {
 export const epicClosable = (g: PlanGraph, k: IssueKey): boolean => {
   const children = epicChildren(g, k);
   return children.length > 0 && children.every((c) => stateOf(g, c) === 'closed');
+};
+
+/**
+ * Close on merge: the epics among `issues` (a milestone's open issues) that list `child` among their
+ * children (blockers and sub-issues) and whose other children are all closed now that `child` is. A
+ * child neither open here nor known closed outside (`external`) keeps its epic open.
+ */
+export const parentsClosableBy = (
+  issues: readonly PlanIssue[],
+  external: readonly ExternalBlocker[],
+  child: IssueKey,
+): IssueKey[] => {
+  const open = new Set(issues.map(keyOf));
+  const state = new Map(external.map((b) => [b.key, b.state]));
+  return issues
+    .filter((epic) => {
+      const children = [...epic.blockedBy, ...epic.children];
+      if (!isEpic(epic, epic.children.length) || !children.includes(child)) return false;
+      return children.every((c) => c === child || (!open.has(c) && state.get(c) === 'closed'));
+    })
+    .map(keyOf);
 };

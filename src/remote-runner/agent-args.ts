@@ -11,6 +11,8 @@ export const agentArgs = z.object({
   workspace: z.string().min(1).optional(),
   maxSessions: z.coerce.number().int().min(1).max(256).optional(),
   pollMs: z.coerce.number().int().min(50).optional(),
+  /** How often the agent checks its workers (exits, stalls) and flushes its buffer. */
+  tickMs: z.coerce.number().int().min(50).max(60_000).optional(),
   tools: z.array(z.string().min(1)).optional(),
   config: z.string().optional(),
 });

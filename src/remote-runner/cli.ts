@@ -8,6 +8,7 @@ export const runnerUsage = `usage:
   blitz-bot runner --server URL [--token T] --repos owner/name[,…] [--roles blitz,fleet]
     (the token: --token, or BLITZ_RUNNER_TOKEN / BLITZ_RUNNER_TOKEN_FILE, which ps does not show)
                    [--workspace DIR] [--max-sessions N] [--config FILE] [--tools a,b] [--poll-ms N]
+                   [--tick-ms N]   (how often workers are checked, default 1000)
   blitz-bot runner flush FILE --server URL [--token T]
   blitz-bot runner-token create NAME | revoke NAME | list`;
 
@@ -25,6 +26,7 @@ const options = {
   workspace: { type: 'string' },
   'max-sessions': { type: 'string' },
   'poll-ms': { type: 'string' },
+  'tick-ms': { type: 'string' },
   tools: { type: 'string' },
   config: { type: 'string' },
 } as const;
@@ -54,6 +56,7 @@ const runAgent = async (argv: string[]): Promise<number> => {
     workspace: values.workspace,
     maxSessions: values['max-sessions'],
     pollMs: values['poll-ms'],
+    tickMs: values['tick-ms'],
     tools: values.tools ? list(values.tools) : undefined,
     config: values.config,
   });
@@ -73,6 +76,7 @@ const runAgent = async (argv: string[]): Promise<number> => {
     roles: a.roles,
     ...(a.tools ? { tools: a.tools } : {}),
     ...(a.pollMs ? { pollMs: a.pollMs } : {}),
+    ...(a.tickMs ? { tickMs: a.tickMs } : {}),
     logger,
   });
   const stop = () => agent.stop();

@@ -2,6 +2,7 @@
 // restart, and on each tick detect completion (process exited cleanly AND the branch on origin holds
 // commits ahead of its base), stalls, endpoint failures the CLI keeps retrying, and timeouts. Every
 // terminal state is written to the ledger, emitted as an event and logged.
+
 import {
   closeSync,
   copyFileSync,
@@ -18,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { isAppError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
+import { decideExit, decideStopped } from '../plan/attempt-exit.ts';
 import { parseSessionId, parseTokenUsage } from './agent-output.ts';
 import { isAlive, killGroup, processStartTime, redactArgv, spawnDetached } from './exec.ts';
 import { classifyExit, liveEnvironmentProblem } from './failure-class.ts';
@@ -464,27 +466,43 @@ export class Supervisor {
     return commandFor(r.job.entry, placeholdersOf(r, r.promptPath), 'resume') !== undefined;
   }
 
-  private async nudgeOrGiveUp(r: AttemptRecord, why: 'stalled' | 'stopped_early'): Promise<void> {
-    if (r.nudges < this.d.maxNudges && this.canResume(r)) {
+  /** The facts every exit decision reads about the attempt itself (src/plan/attempt-exit.ts). */
+  private stopFacts(r: AttemptRecord) {
+    return {
+      canResume: this.canResume(r),
+      nudges: r.nudges,
+      maxNudges: this.d.maxNudges,
+      worktree: r.worktree,
+    };
+  }
+
+  private nudgeOrGiveUp(r: AttemptRecord, why: 'stalled' | 'stopped_early'): Promise<void> {
+    return this.applyStopped(r, decideStopped(this.stopFacts(r)), why);
+  }
+
+  private async applyStopped(
+    r: AttemptRecord,
+    d: ReturnType<typeof decideStopped>,
+    why: 'stalled' | 'stopped_early',
+  ): Promise<void> {
+    if (d.kind === 'nudge') {
       await this.resume(r, 'nudge', { reason: why });
       return;
     }
-    const reason = `Stalled after ${r.nudges} nudge(s); a person has to look at ${r.worktree}.`;
-    await this.finish(r, 'stalled', reason);
-    this.d.events({ type: 'attempt.needs_person', attemptId: r.id, reason });
+    await this.finish(r, 'stalled', d.summary);
+    this.d.events({ type: 'attempt.needs_person', attemptId: r.id, reason: d.summary });
   }
 
+  /** Gathers what the exit left (exit file, pushed branch, markers) and applies decideExit's answer. */
   private async onExit(r: AttemptRecord): Promise<void> {
-    const ctx = await this.gitContextOf(r);
     const exit = readExitFile(r.exitPath);
     if (!exit) {
-      // The wrapper died without writing its exit (host restart, kill -9): the worker was interrupted.
-      if (this.canResume(r)) {
-        await this.resume(r, 'interrupted', { reason: 'interrupted' });
-        return;
-      }
-      return this.finish(r, 'unsolved', 'The worker disappeared without an exit code.');
+      const d = decideExit({ ...this.stopFacts(r), branchMoved: false, markers: [] });
+      if (d.kind === 'resume') return void (await this.resume(r, 'interrupted', { reason: 'interrupted' }));
+      if (d.kind === 'finish') return this.finish(r, d.outcome, d.summary);
+      throw new Error(`an exit without an exit file cannot be ${d.kind}`);
     }
+    const ctx = await this.gitContextOf(r);
     // Read afresh: an exit is seen once, and its push must not miss a commit made just before.
     const remote = await this.pushBranch(r, ctx, await readRefs(r, ctx), await this.remoteOf(r, ctx));
     // Work is commits ahead of the base on origin. A branch that moved with none (an issue branch
@@ -502,24 +520,32 @@ export class Supervisor {
       );
     }
     const log = existsSync(r.logPath) ? readFileSync(r.logPath, 'utf8') : '';
-    if (exit.exitCode === 0 && !branchMoved) return this.nudgeOrGiveUp(r, 'stopped_early');
-    if (exit.exitCode === 0 && remote) {
-      // Seed 004: a truncated conflict listing once hid hunks; never call a branch with markers solved.
-      const marked = await conflictMarkers(r.worktree, r.branch, remote, ctx);
-      if (marked.length) {
-        const summary = `Conflict markers left in ${marked.join(', ')}.`;
-        return this.finish(r, 'unsolved', summary, exit.exitCode, log);
+    // Markers matter only on a clean exit that pushed work.
+    const markers =
+      exit.exitCode === 0 && branchMoved && remote
+        ? await conflictMarkers(r.worktree, r.branch, remote, ctx)
+        : [];
+    const d = decideExit({ ...this.stopFacts(r), exit, branchMoved, markers });
+    switch (d.kind) {
+      case 'nudge':
+      case 'stalled':
+        return this.applyStopped(r, d, 'stopped_early');
+      case 'finish':
+        return this.finish(r, d.outcome, d.summary, exit.exitCode, log);
+      case 'resume':
+        throw new Error('an exit with an exit file is never resumed');
+      case 'classify': {
+        const c = classifyExit({
+          exitCode: exit.exitCode,
+          branchMoved,
+          logTail: log.slice(-16_000),
+          spawnError: exit.error,
+          // A spend limit's printed reset time travels in the summary, so the run's park can wait for it.
+          now: this.d.clock.now(),
+        });
+        return this.finish(r, c.outcome, c.summary, exit.exitCode, log);
       }
     }
-    const c = classifyExit({
-      exitCode: exit.exitCode,
-      branchMoved,
-      logTail: log.slice(-16_000),
-      spawnError: exit.error,
-      // A spend limit's printed reset time travels in the summary, so the run's park can wait for it.
-      now: this.d.clock.now(),
-    });
-    await this.finish(r, c.outcome, c.summary, exit.exitCode, log);
   }
 
   private async finish(

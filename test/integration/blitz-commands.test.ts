@@ -85,7 +85,13 @@ describe('blitz commands', () => {
     h = await startBlitzHarness({
       forge: 'github',
       issues: chain,
-      agentEnv: { FAKE_AGENT_MODE: 'slow-push', FAKE_AGENT_DELAY_MS: '1200' },
+      // #2's worker runs until it is cancelled: the cancel below always finds it working, however
+      // slowly the machine got it started (the test never waits the 10 minutes).
+      agentEnv: {
+        FAKE_AGENT_MODE: 'slow-push',
+        FAKE_AGENT_DELAY_MS: '1200',
+        FAKE_AGENT_DELAYS: JSON.stringify({ 'acme/app#2': 600_000 }),
+      },
     });
     const x = h;
     await x.comment('/blitz M1');

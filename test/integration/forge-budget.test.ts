@@ -16,7 +16,7 @@ afterEach(async () => {
   fake = undefined;
 });
 
-const setup = async (core = 5000) => {
+const setup = async (core = 5000, keptForMs = 0) => {
   const world = new World();
   const repo = world.addRepo('acme/app');
   world.grant(repo, world.botLogin, 'write');
@@ -33,6 +33,8 @@ const setup = async (core = 5000) => {
     auth: { token: 'test-token' },
     botLogin: world.botLogin,
     retry: { retries: 0, minDelayMs: 1, secondMs: 0 },
+    // 0: every read reaches the client (the conditional layer under test); the kept layer has its own test.
+    keptForMs,
     onRequest: (r) => tracker.observe(budgetKey('github', 7), r),
   });
   return { world, repo, forge, tracker, metrics, fake, at: { owner: 'acme', name: 'app' } };
@@ -89,11 +91,33 @@ describe('GitHub request economy', () => {
     expect(f.requests.slice(mark).map((r) => r.operationId)).toContain('graphql');
   });
 
+  it("keeps the milestone: a read again and the bot's own close cost no request, a webhook drops it", async () => {
+    const { forge, fake: f, at } = await setup(5000, 60_000);
+    await forge.loadMilestone(at, 1);
+    expect(f.requests.map((r) => r.operationId)).toEqual(['issues/list-for-repo', 'graphql']);
+    await forge.closeIssue({ repo: at, number: 1 });
+    const mark = f.requests.length;
+    const after = await forge.loadMilestone(at, 1);
+    expect(f.requests.length).toBe(mark);
+    expect(after.issues.map((i) => i.ref.number)).toEqual([2]);
+    expect(after.externalBlockers).toEqual([{ ref: { repo: at, number: 1 }, state: 'closed', title: 'a' }]);
+    expect(await forge.getFile(at, '.github/blitz.yml')).toBe('maxSessions: 2\n');
+    expect(await forge.getFile(at, '.github/blitz.yml')).toBe('maxSessions: 2\n');
+    expect(f.requests.filter((r) => r.operationId === 'repos/get-content')).toHaveLength(1);
+    forge.observeEvent?.({ kind: 'label-added', repo: at, issueNumber: 2 });
+    await forge.loadMilestone(at, 1);
+    expect(f.requests.slice(mark).map((r) => `${r.operationId} ${r.status}`)).toEqual([
+      'repos/get-content 200',
+      'issues/list-for-repo 200',
+      'graphql 200',
+    ]);
+  });
+
   it('exports the budget per installation and resource on /metrics and slows down before the limit', async () => {
     const { forge, tracker, metrics, at } = await setup(20);
     await forge.loadMilestone(at, 1);
-    // 2 core reads (the conditional list, the milestone) and 1 GraphQL query, then 17 more core reads.
-    for (let i = 0; i < 17; i++) await forge.getPermission(at, `user${i}`);
+    // 1 core read (the conditional list) and 1 GraphQL query (the milestone with its issues), then 18 more core reads.
+    for (let i = 0; i < 18; i++) await forge.getPermission(at, `user${i}`);
     const text = await metrics.registry.metrics();
     expect(text).toMatch(/blitz_forge_rate_limit_budget_remaining\{key="github:7",resource="core"\} 1\n/);
     expect(text).toMatch(

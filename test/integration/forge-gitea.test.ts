@@ -369,6 +369,18 @@ describe('pull requests', () => {
     expect(await h.forge.findPullRequest(app, 'nope')).toBeUndefined();
   });
 
+  it('opening a pull request from a head that has one answers with that one, not a second', async () => {
+    const pr = await setupPr();
+    const again = await h.forge.openPullRequest(app, {
+      head: 'feature',
+      base: 'main',
+      title: 'Add a',
+      body: 'Fixes #1',
+    });
+    expect(again.ref.number).toBe(pr.ref.number);
+    expect(h.world.count('open_pull')).toBe(1);
+  });
+
   it('reports a conflicting pull request as dirty and a stale one as behind', async () => {
     const pr = await setupPr();
     const git = h.repo.git as MemoryGit;

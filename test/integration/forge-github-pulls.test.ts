@@ -54,6 +54,13 @@ describe('pull requests', () => {
     expect(await h.forge.findPullRequest(app, 'other')).toBeUndefined();
   });
 
+  it('opening a PR from a head that has one answers with that PR: no second PR, no read first', async () => {
+    const pr = await open();
+    const again = await open();
+    expect(again.ref.number).toBe(pr.ref.number);
+    expect(h.world.count('open_pull')).toBe(1);
+  });
+
   it('lists changed files and bounds the diff, saying when it was cut', async () => {
     const pr = await open();
     expect(await h.forge.listPullRequestFiles(pr.ref)).toEqual([

@@ -9,6 +9,7 @@ import { InProcessQueue } from '../../src/queue/in-process-queue.ts';
 import { openJobQueue, queueSchemaFor } from '../../src/queue/open-queue.ts';
 import { PgBossQueue } from '../../src/queue/pg-boss-queue.ts';
 import type { JobQueue } from '../../src/queue/types.ts';
+import { moveJobTimesBack } from '../support/job-leases.ts';
 import { pgTestUrl } from '../support/pg.ts';
 
 const PG_URL = pgTestUrl();
@@ -32,11 +33,9 @@ if (!pgUp) {
 
 interface Engine {
   queue: JobQueue;
-  /** Lets `ms` pass for leases and backoff (a fake clock, or real time for Postgres). */
+  /** Lets `ms` pass for leases and backoff (a fake clock, or the jobs' rows moved back for Postgres). */
   advance(ms: number): Promise<void>;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 const inProcess = (): Engine => {
   let t = Date.parse('2026-01-01T00:00:00Z');
@@ -50,16 +49,24 @@ const inProcess = (): Engine => {
 };
 
 let pgQueue: PgBossQueue | undefined;
+let admin: pg.Pool | undefined;
 beforeAll(async () => {
-  if (pgUp) pgQueue = await PgBossQueue.open({ connectionString: PG_URL, schema, logger: silentLogger() });
+  if (!pgUp) return;
+  pgQueue = await PgBossQueue.open({ connectionString: PG_URL, schema, logger: silentLogger() });
+  admin = new pg.Pool({ connectionString: PG_URL, max: 1 });
 });
 afterAll(async () => {
+  await admin?.end();
   if (pgQueue) {
     await pgQueue.dropSchema(schema);
     await pgQueue.close();
   }
 });
-const postgres = (): Engine => ({ queue: pgQueue!, advance: (ms) => sleep(ms) });
+// Time passes as pg-boss's own tests make it pass: the job rows' times move back, nothing sleeps.
+const postgres = (): Engine => ({
+  queue: pgQueue!,
+  advance: (ms) => moveJobTimesBack(admin!, schema, ms),
+});
 
 let n = 0;
 const fresh = () => `q${n++}-${Math.random().toString(36).slice(2, 8)}`;

@@ -158,6 +158,8 @@ const startAgent = (bot: Bot, token: string, workspace: string) => {
       workspace,
       '--poll-ms',
       '200',
+      '--tick-ms',
+      '200',
       '--config',
       config,
     ),

@@ -101,6 +101,21 @@ describe('blitz-bot runner-token and runner CLI', () => {
     ]);
     expect(badUrl.exitCode).toBe(1);
     expect(badUrl.stderr).toContain('use http:// or https://');
+    const badTick = await cli([
+      'runner',
+      '--server',
+      'http://x',
+      '--token',
+      't',
+      '--repos',
+      'acme/app',
+      '--workspace',
+      ws,
+      '--tick-ms',
+      '10',
+    ]);
+    expect(badTick.exitCode).toBe(1);
+    expect(badTick.stderr).toMatch(/--tickMs: .*50/);
   }, 60_000);
 
   it('stops a runner whose token the bot does not know, with the reason, and records nothing', async () => {

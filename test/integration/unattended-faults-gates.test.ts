@@ -91,6 +91,11 @@ describe.each(['github', 'gitea'] as const)('unattended faults on %s (gate side)
     expect((await x.run())?.state).toBe('review_unclear');
     expect(x.noticesOf('review_unclear')).toHaveLength(1);
     expect(x.noticesOf('shipped')).toHaveLength(0);
+    // `/blitz resume` is not what goes on from here, and says so.
+    await x.command('/blitz resume');
+    await x.round();
+    expect(x.replies().at(-1)).toContain('waits on an unclear integration review');
+    expect((await x.run())?.state).toBe('review_unclear');
     // A reader cannot accept it; a writer can.
     await x.command('/blitz accept-review', 'rita');
     await x.round();

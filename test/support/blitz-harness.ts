@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { type BlitzConfig, blitzConfigSchema } from '../../src/config/blitz-config.ts';
+import { budgetKey, createBudgetTracker } from '../../src/forges/rate-budget.ts';
 import type { ForgeKind } from '../../src/forges/types.ts';
 import { createLogger, type Logger, silentLogger } from '../../src/observability/logger.ts';
 import type { ProbeResult } from '../../src/orchestrator/budget-probe.ts';
@@ -70,6 +71,11 @@ export interface BlitzHarnessOptions {
   runner?: Record<string, unknown>;
   /** The bot's clock (runner and orchestrator); default the system's. */
   clock?: { now(): Date };
+  /**
+   * The fake GitHub reports these primary limits, and the bot paces its run on them as the composed bot
+   * does (a budget tracker fed by every request, `forgePace`); `now` is the clock of both.
+   */
+  rateLimit?: { core?: number; graphql?: number; now: () => number };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -90,9 +96,13 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
   const trigger = world.addIssue(repo, { title: 'Blitz control room', author: 'alice' });
 
   const logger = opts.logger ?? (process.env.BLITZ_DEBUG ? createLogger({ level: 'warn' }) : silentLogger());
+  const budget = opts.rateLimit ? createBudgetTracker({ now: opts.rateLimit.now }) : undefined;
   const fake = await startFakeForge(kind, world, logger, {
     ...(opts.credentialsFromForge ? { cloneUrl: () => origin.bareDir } : {}),
     ...(opts.requestCache === undefined ? {} : { requestCache: opts.requestCache }),
+    ...(opts.rateLimit && budget
+      ? { rateLimit: opts.rateLimit, onRequest: (r) => budget.observe(budgetKey(kind), r) }
+      : {}),
   });
   const { forge, fakeGithub, fakeGitea } = fake;
 
@@ -158,6 +168,7 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
         ...(opts.review ? { review: createReviewLeg({ config, baseEnv: testEnv(), logger }) } : {}),
         ...(opts.budgetProbe ? { budgetProbe: opts.budgetProbe } : {}),
         ...(opts.notifiers ? { notifiers: opts.notifiers } : {}),
+        ...(budget ? { forgePace: () => budget.paceOf(budgetKey(kind)) } : {}),
       },
     });
 
@@ -283,6 +294,8 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
     configPath,
     fakeGithub,
     fakeGitea,
+    /** The rate budget the run paces on (with `rateLimit`). */
+    budget,
     config,
     dbPath,
     workspace,

@@ -7,6 +7,7 @@ import type { BlitzConfig } from '../../src/config/blitz-config.ts';
 import { createGiteaForge } from '../../src/forges/gitea/index.ts';
 import { createGithubForge } from '../../src/forges/github/index.ts';
 import { withCleanOutgoing } from '../../src/forges/outgoing-text.ts';
+import type { ForgeRequestHook } from '../../src/forges/request-hook.ts';
 import type { Forge, ForgeKind } from '../../src/forges/types.ts';
 import { createApp } from '../../src/http/app.ts';
 import { createDeliveryQueue } from '../../src/intake/delivery-queue.ts';
@@ -50,10 +51,21 @@ export const startFakeForge = async (
   world: World,
   logger: Logger,
   /** The clone URL the fake advertises (a real bare origin); `requestCache: false` turns the adapter's caches off (the bench baseline). */
-  o: { cloneUrl?: (repo: WorldRepo) => string; requestCache?: boolean } = {},
+  o: {
+    cloneUrl?: (repo: WorldRepo) => string;
+    requestCache?: boolean;
+    /** The fake GitHub's primary rate limits (its `x-ratelimit-*` headers) and the clock of their window. */
+    rateLimit?: { core?: number; graphql?: number; now?: () => number };
+    /** Told after every API request of the adapter (as the composed bot's budget tracker is). */
+    onRequest?: ForgeRequestHook;
+  } = {},
 ) => {
   const botLogin = botLoginFor(kind);
-  const fakeOpts = o.cloneUrl ? { cloneUrl: o.cloneUrl } : {};
+  const fakeOpts = {
+    ...(o.cloneUrl ? { cloneUrl: o.cloneUrl } : {}),
+    ...(o.rateLimit && kind === 'github' ? { rateLimit: o.rateLimit } : {}),
+  };
+  const hook = o.onRequest ? { onRequest: o.onRequest } : {};
   const cache = o.requestCache === undefined ? {} : { requestCache: o.requestCache };
   const fakeGithub = kind === 'github' ? await startFakeGithub(world, fakeOpts) : undefined;
   const fakeGitea = kind === 'gitea' ? await startFakeGitea(world, fakeOpts) : undefined;
@@ -66,6 +78,7 @@ export const startFakeForge = async (
           logger,
           retry: fastRetry,
           ...cache,
+          ...hook,
         })
       : createGiteaForge({
           url: fakeGitea!.url,
@@ -74,6 +87,7 @@ export const startFakeForge = async (
           logger,
           retry: { retries: 2, minDelayMs: 1, maxDelayMs: 4, maxRetryAfterMs: 1500, sleep: async () => {} },
           ...cache,
+          ...hook,
         });
   return {
     forge,

@@ -25,3 +25,17 @@ export const expireLeaseNow = async (
     ref.id,
   ]);
 };
+
+/**
+ * Lets `ms` pass for every job of a pg-boss schema without sleeping: each job's times (created,
+ * started, start after, completed) move back by `ms`, so leases run out and retry backoffs end as
+ * they would once that much time had passed; a heartbeat after this sets its lease start to now.
+ */
+export const moveJobTimesBack = async (admin: pg.Pool, queueSchema: string, ms: number): Promise<void> => {
+  const back = `- $1 * interval '1 millisecond'`;
+  await admin.query(
+    `UPDATE "${queueSchema}".job SET created_on = created_on ${back}, started_on = started_on ${back},
+        start_after = start_after ${back}, completed_on = completed_on ${back}`,
+    [ms],
+  );
+};

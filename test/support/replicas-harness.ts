@@ -174,7 +174,18 @@ export const startRunnerProcess = (server: string, token: string, roles: readonl
     blitzBotArgv(
       'runner',
       ...['--server', server, '--token', token, '--repos', 'acme/app', '--roles', roles.join(',')],
-      ...['--tools', 'custom', '--workspace', workspace, '--poll-ms', '200', '--config', config],
+      ...[
+        '--tools',
+        'custom',
+        '--workspace',
+        workspace,
+        '--poll-ms',
+        '200',
+        '--tick-ms',
+        '200',
+        '--config',
+        config,
+      ],
     ),
     { cwd: resolve('.'), env: { ...testEnv(), LOG_LEVEL: 'info' }, logFile: join(dir, 'runner.log') },
   );

@@ -3,6 +3,7 @@
 // loop polls; its milestone "number" is the milestone id (what Gitea's own URLs show).
 import { AppError, isAppError } from '../../errors.ts';
 import { type Logger, silentLogger } from '../../observability/logger.ts';
+import { withKeptReads } from '../kept-reads.ts';
 import type { ForgeRequestHook } from '../request-hook.ts';
 import type { Forge, IssueRef, RepoRef } from '../types.ts';
 import { formatIssueRef, formatRepo } from '../types.ts';
@@ -36,6 +37,8 @@ export interface GiteaForgeOptions {
   /** Told after every API request (forge metrics). */
   onRequest?: ForgeRequestHook /** Conditional requests and kept answers (clone credentials, ETags, milestone reloads); false only for the bench baseline. */;
   requestCache?: boolean;
+  /** How long a milestone snapshot or file is served again without asking (kept-reads.ts); default a minute. */
+  keptForMs?: number;
 }
 
 export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
@@ -95,7 +98,7 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
     });
   };
 
-  return {
+  const forge: Forge = {
     kind: 'gitea',
     botLogin: opts.botLogin,
 
@@ -236,4 +239,8 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
     ...statusOps(client),
     ...reviewOps(client, pageSize),
   };
+  // Milestone snapshots and the repo config kept until a write or webhook changes them (kept-reads.ts).
+  return opts.requestCache === false
+    ? forge
+    : withKeptReads(forge, opts.keptForMs === undefined ? {} : { freshMs: opts.keptForMs });
 };

@@ -1,8 +1,8 @@
 // Pull request operations on Gitea: open, read, find by head, files, a bounded diff, merge with
 // the expected head sha, update from base, and the issues a PR closes (keywords in its body and
 // commit messages, as Gitea reads them). The branch is never deleted here: the orchestrator decides.
-import { AppError } from '../../errors.ts';
-import type { Forge, IssueRef } from '../types.ts';
+import { AppError, isAppError } from '../../errors.ts';
+import type { Forge, IssueRef, RepoRef } from '../types.ts';
 import { formatIssueRef, formatRepo } from '../types.ts';
 import type { GiteaClient } from './client.ts';
 import { closingRefs } from './closing-refs.ts';
@@ -32,35 +32,46 @@ export const pullRequestOps = (client: GiteaClient, pageSize: number): PullOps =
       what: `read pull request ${formatIssueRef(ref)}`,
     });
 
+  const findPullRequest = async (repo: RepoRef, head: string) => {
+    const open = await client.paged(
+      GiteaPull,
+      {
+        method: 'GET',
+        path: `${repoPath(repo)}/pulls`,
+        query: { state: 'open' },
+        what: `list open pull requests of ${formatRepo(repo)}`,
+      },
+      pageSize,
+    );
+    const hit = open.find((p) => p.head.ref === head);
+    return hit ? toPullRequest(hit, repo) : undefined;
+  };
+
   return {
-    openPullRequest: async (repo, pr) =>
-      toPullRequest(
-        await client.json(GiteaPull, {
-          method: 'POST',
-          path: `${repoPath(repo)}/pulls`,
-          body: { head: pr.head, base: pr.base, title: pr.title, body: pr.body },
-          what: `open a pull request from ${pr.head} into ${pr.base} in ${formatRepo(repo)}`,
-          needs: `write access to ${formatRepo(repo)}`,
-        }),
-        repo,
-      ),
+    openPullRequest: async (repo, pr) => {
+      try {
+        return toPullRequest(
+          await client.json(GiteaPull, {
+            method: 'POST',
+            path: `${repoPath(repo)}/pulls`,
+            body: { head: pr.head, base: pr.base, title: pr.title, body: pr.body },
+            what: `open a pull request from ${pr.head} into ${pr.base} in ${formatRepo(repo)}`,
+            needs: `write access to ${formatRepo(repo)}`,
+          }),
+          repo,
+        );
+      } catch (err) {
+        // 409 "pull request already exists for these targets": that open PR is the answer (idempotent).
+        if (!isAppError(err, 'conflict')) throw err;
+        const existing = await findPullRequest(repo, pr.head);
+        if (!existing) throw err;
+        return existing;
+      }
+    },
 
     getPullRequest: async (ref) => toPullRequest(await getPull(ref), ref.repo),
 
-    findPullRequest: async (repo, head) => {
-      const open = await client.paged(
-        GiteaPull,
-        {
-          method: 'GET',
-          path: `${repoPath(repo)}/pulls`,
-          query: { state: 'open' },
-          what: `list open pull requests of ${formatRepo(repo)}`,
-        },
-        pageSize,
-      );
-      const hit = open.find((p) => p.head.ref === head);
-      return hit ? toPullRequest(hit, repo) : undefined;
-    },
+    findPullRequest,
 
     listPullRequestFiles: async (ref) =>
       (

@@ -30,6 +30,9 @@ export const milestoneIssuesQuery = `
 query MilestoneIssues($owner: String!, $name: String!, $milestone: Int!, $after: String) {
   repository(owner: $owner, name: $name) {
     milestone(number: $milestone) {
+      number title description state
+      openIssues: issues(first: 1, states: [OPEN]) { totalCount }
+      closedIssues: issues(first: 1, states: [CLOSED]) { totalCount }
       issues(first: 100, after: $after, states: [OPEN], orderBy: { field: CREATED_AT, direction: ASC }) {
         ${pageInfo}
         nodes { ${issueFields} }

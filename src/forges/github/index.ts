@@ -2,6 +2,7 @@
 // handled in client.ts) behind the Forge interface. Works against api.github.com, GitHub Enterprise
 // Server (`githubBaseUrl({ host, protocol })`) and the local fake in tests.
 import { type Logger, silentLogger } from '../../observability/logger.ts';
+import { withKeptReads } from '../kept-reads.ts';
 import type { ForgeRequestHook } from '../request-hook.ts';
 import type { Forge } from '../types.ts';
 import { checkOps } from './checks.ts';
@@ -26,6 +27,8 @@ export interface GithubForgeOptions {
   /** Told after every API request (forge metrics). */
   onRequest?: ForgeRequestHook /** Conditional requests and kept answers (clone credentials, ETags, milestone reloads); false only for the bench baseline. */;
   requestCache?: boolean;
+  /** How long a milestone snapshot or file is served again without asking (kept-reads.ts); default a minute. */
+  keptForMs?: number;
 }
 
 export const createGithubForge = (opts: GithubForgeOptions): Forge => {
@@ -39,7 +42,7 @@ export const createGithubForge = (opts: GithubForgeOptions): Forge => {
     conditional: opts.requestCache !== false,
   });
   const cached = opts.requestCache !== false ? cachedMilestoneLoader(gh) : undefined;
-  return {
+  const forge: Forge = {
     kind: 'github',
     botLogin: opts.botLogin,
     resolveMilestone: (repo, query) => resolveMilestone(gh, repo, query),
@@ -51,4 +54,8 @@ export const createGithubForge = (opts: GithubForgeOptions): Forge => {
     ...checkOps(gh, { botLogin: opts.botLogin }),
     ...reviewOps(gh),
   };
+  // Milestone snapshots and the repo config kept until a write or webhook changes them (kept-reads.ts).
+  return opts.requestCache === false
+    ? forge
+    : withKeptReads(forge, opts.keptForMs === undefined ? {} : { freshMs: opts.keptForMs });
 };

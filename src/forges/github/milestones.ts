@@ -126,13 +126,8 @@ export const loadMilestone = async (
   repo: RepoRef,
   number: number,
 ): Promise<MilestoneSnapshot> => {
-  const milestone = toMilestone(
-    (
-      await call({ action: `read milestone ${number}`, repo, need: 'issues:read' }, () =>
-        gh.rest.issues.getMilestone({ owner: repo.owner, repo: repo.name, milestone_number: number }),
-      )
-    ).data,
-  );
+  // The milestone itself comes with the first page of its issues: no REST read of it.
+  let milestone: Milestone | undefined;
   const nodes: IssueNode[] = [];
   let after: string | null = null;
   do {
@@ -141,12 +136,22 @@ export const loadMilestone = async (
       () =>
         gh.graphql(milestoneIssuesQuery, { owner: repo.owner, name: repo.name, milestone: number, after }),
     );
-    const page = MilestoneIssuesResponse.parse(raw).repository?.milestone?.issues;
-    if (!page) throw new AppError('not_found', `milestone ${number} not found on ${formatRepo(repo)}`);
+    const m = MilestoneIssuesResponse.parse(raw).repository?.milestone;
+    if (!m) throw new AppError('not_found', `milestone ${number} not found on ${formatRepo(repo)}`);
+    milestone ??= {
+      number: m.number,
+      title: m.title,
+      description: m.description ?? '',
+      state: m.state === 'CLOSED' ? 'closed' : 'open',
+      openIssues: m.openIssues.totalCount,
+      closedIssues: m.closedIssues.totalCount,
+    };
+    const page = m.issues;
     for (const node of page.nodes) nodes.push(await completeIssue(gh, repo, node));
     after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
   } while (after);
   // Blockers declared in issue bodies join the edges; one that cannot be read is `unknown` (fail closed).
+  if (!milestone) throw new AppError('not_found', `milestone ${number} not found on ${formatRepo(repo)}`);
   return mergeBodyDeps(snapshot(repo, milestone, nodes), async (ref) => {
     const { data } = await call(
       { action: `read blocker #${ref.number}`, repo: ref.repo, need: 'issues:read' },

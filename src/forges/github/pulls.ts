@@ -37,34 +37,43 @@ export const pullOps = (gh: GithubClient) => {
     );
     return toPullRequest(ref.repo, data);
   };
+  const findPullRequest = async (repo: RepoRef, head: string): Promise<PullRequest | undefined> => {
+    const { data } = await call(
+      { action: `find the PR from ${head}`, repo, need: 'pull_requests:read' },
+      () =>
+        gh.rest.pulls.list({
+          owner: repo.owner,
+          repo: repo.name,
+          head: `${repo.owner}:${head}`,
+          state: 'open',
+          per_page: 100,
+        }),
+    );
+    const first = data[0];
+    // The list shape has no mergeability: read the PR itself.
+    return first ? getPullRequest({ repo, number: first.number }) : undefined;
+  };
 
   return {
     getPullRequest,
 
     async openPullRequest(repo: RepoRef, pr: NewPullRequest): Promise<PullRequest> {
-      const { data } = await call(
-        { action: `open a PR from ${pr.head}`, repo, need: 'pull_requests:write' },
-        () => gh.rest.pulls.create({ owner: repo.owner, repo: repo.name, ...pr }),
-      );
-      return toPullRequest(repo, data);
+      try {
+        const { data } = await call(
+          { action: `open a PR from ${pr.head}`, repo, need: 'pull_requests:write' },
+          () => gh.rest.pulls.create({ owner: repo.owner, repo: repo.name, ...pr }),
+        );
+        return toPullRequest(repo, data);
+      } catch (err) {
+        // 422 "A pull request already exists for owner:head": that open PR is the answer (idempotent).
+        if (statusOf(err) !== 422) throw err;
+        const existing = await findPullRequest(repo, pr.head);
+        if (!existing) throw err;
+        return existing;
+      }
     },
 
-    async findPullRequest(repo: RepoRef, head: string): Promise<PullRequest | undefined> {
-      const { data } = await call(
-        { action: `find the PR from ${head}`, repo, need: 'pull_requests:read' },
-        () =>
-          gh.rest.pulls.list({
-            owner: repo.owner,
-            repo: repo.name,
-            head: `${repo.owner}:${head}`,
-            state: 'open',
-            per_page: 100,
-          }),
-      );
-      const first = data[0];
-      // The list shape has no mergeability: read the PR itself.
-      return first ? getPullRequest({ repo, number: first.number }) : undefined;
-    },
+    findPullRequest,
 
     async listPullRequestFiles(ref: IssueRef): Promise<PullRequestFile[]> {
       const all = await call(

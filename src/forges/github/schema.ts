@@ -48,7 +48,17 @@ export type IssueNode = z.infer<typeof IssueNode>;
 export const MilestoneIssuesResponse = z.object({
   repository: z
     .object({
-      milestone: z.object({ issues: z.object({ pageInfo: PageInfo, nodes: z.array(IssueNode) }) }).nullable(),
+      milestone: z
+        .object({
+          number: z.number(),
+          title: z.string(),
+          description: z.string().nullable(),
+          state: z.string(),
+          openIssues: z.object({ totalCount: z.number() }),
+          closedIssues: z.object({ totalCount: z.number() }),
+          issues: z.object({ pageInfo: PageInfo, nodes: z.array(IssueNode) }),
+        })
+        .nullable(),
     })
     .nullable(),
 });
