@@ -14,6 +14,7 @@ import type { ProbeResult } from './budget-probe.ts';
 import type { TimerPort } from './dashboard-coalescer.ts';
 import type { DashboardInput } from './dashboard-types.ts';
 import type { Dispatcher } from './dispatcher.ts';
+import type { PrFacts } from './pr-feedback.ts';
 import type { ReviewLeg } from './review-leg.ts';
 import type { RunnerPort } from './runner-port.ts';
 
@@ -97,6 +98,8 @@ export interface RunCtx {
   issues: Map<string, PlanIssue>;
   /** Issues whose `blitz/approved` lapsed: edited since a writer approved them. */
   lapsedApprovals: ReadonlySet<string>;
+  /** What the PR feedback loop read this pass about each open worker PR (pr-feedback-step.ts). */
+  prFacts?: ReadonlyMap<string, PrFacts>;
 }
 
 export const repoRefOf = (fullName: string): RepoRef => {

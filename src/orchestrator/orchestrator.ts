@@ -29,6 +29,7 @@ import { createEffects } from './run-effects.ts';
 import { setDashboardComment } from './run-writer.ts';
 import { createIntentHandler, type IntentOutcome } from './start-run.ts';
 import { createSteerHandler } from './steer-run.ts';
+import { handleTell } from './tell.ts';
 import { createTrustCheck } from './trust-check.ts';
 
 export interface Orchestrator {
@@ -220,6 +221,9 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     // `/blitz retry | skip | unhold #n` (writers only, checked at intake) steer one issue of the live run.
     if (cmd.success && cmd.data.name === 'blitz-issue') return handleSteer(intent, cmd.data);
     if (cmd.success && cmd.data.name === 'blitz-review') return handleReviewSteer(intent, cmd.data);
+    // `/blitz tell #n`: kept for the worker's next resume by the PR feedback loop.
+    if (cmd.success && cmd.data.name === 'blitz-tell')
+      return handleTell(deps, { reconcileSoon }, intent, cmd.data);
     // Fleet commands: /ticket-fleet, /merge, /review.
     return fleet.handleIntent(intent);
   };

@@ -19,18 +19,17 @@ import type { RunCtx, RunOptionsStored } from './context.ts';
 import { repoRefOf } from './context.ts';
 import type { DashboardInput } from './dashboard-types.ts';
 import { dashboardView } from './dashboard-view.ts';
-import { fileReportedBugs, unfiledFindings } from './file-findings.ts';
+import { unfiledFindings } from './file-findings.ts';
 import { fleetTouchesRepo } from './fleet/fleet-state.ts';
 import { changedSinceDefault } from './integration-branch.ts';
-import { runIntegrationReview } from './integration-review.ts';
-import { sendIssueNotice } from './issue-notices.ts';
 import { modelNotesForRouting, readModelHints } from './model-notes.ts';
-import { firstTime, type PerformDeps, perform } from './perform.ts';
+import { type PerformDeps, perform } from './perform.ts';
 import { holdUnplanned, unplannedLine } from './plan-blitz/blitz-plans.ts';
 import { planInput } from './plan-input.ts';
+import { gatePullRequests, withPrGates } from './pr-feedback-step.ts';
 import { loadRepoConfig } from './repo-settings.ts';
 import { attemptKey, deriveProgress } from './run-progress.ts';
-import { foldResults, writeProgress } from './run-writer.ts';
+import { firstTime, foldResults, writeProgress } from './run-writer.ts';
 
 const advancing = new Set<Action['type']>([
   'open_pr',
@@ -133,6 +132,21 @@ const load = async (
   const abandoned = derived.filter((p) => !open.has(p.key) && p.state === 'working').map((p) => p.key);
   const options = run.options as RunOptionsStored;
   const fresh = (await deps.store.getRun(run.id)) ?? run;
+  // The PR feedback loop: each open worker PR's CI and people's reviews, for the planner's merge gate.
+  const rowsByKey = new Map(rows.map((r) => [issueKey(r.repo, r.number), r]));
+  const prFacts = await gatePullRequests(
+    deps,
+    {
+      forge,
+      repo,
+      run: fresh,
+      attempts,
+      rows: rowsByKey,
+      ci: repoConfig.ci,
+      writer: (login) => hooks.trusted(forge, run.repo, login),
+    },
+    progress,
+  );
   const machine = deps.machine?.() ?? deps.runner.limit();
   // Close to the forge's rate limit: fewer sessions; the dashboard says why. (Spent: reconcileRun holds
   // the dispatches instead, so the planner does not read it as a park that waits for a person.)
@@ -162,7 +176,7 @@ const load = async (
     issues,
     external,
     ...(abandoned.length > 0 ? { abandoned } : {}),
-    progress,
+    progress: withPrGates(progress, prFacts),
     // The last answer; the planner asks for a fresh one (once per reconcileRun call) before a wave.
     budget: budgetOf(cache.budget ?? fresh.progress.budget, options.maxSessions),
     budgetStale: cache.budget === undefined,
@@ -199,8 +213,9 @@ const load = async (
     repoConfig,
     defaultBranch: cfg.defaultBranch,
     snap,
-    rows: new Map(rows.map((r) => [issueKey(r.repo, r.number), r])),
+    rows: rowsByKey,
     attempts,
+    prFacts,
     issues: new Map(issues.map((i) => [issueKey(i.repo, i.number), i])),
     lapsedApprovals: ms.lapsed,
   };
@@ -318,8 +333,8 @@ const publish = async (deps: PerformDeps, hooks: ReconcileHooks, ctx: RunCtx, ac
 };
 
 /**
- * Performs one action. The pass-level ones (the budget answer kept for this call, findings, the
- * integration review, notices) are applied here; the rest by perform.ts.
+ * Performs one action: perform.ts applies it, but for the budget probe, whose answer this call keeps
+ * (`CallCache`: the next pass plans on it, and a later call asks afresh).
  */
 const performAction = async (
   deps: PerformDeps,
@@ -332,14 +347,6 @@ const performAction = async (
     case 'probe_budget':
       cache.budget = await hooks.probe(ctx.run.id, { fresh: true });
       return;
-    case 'file_findings':
-      await fileReportedBugs(deps, ctx);
-      return;
-    case 'integration_review':
-      await runIntegrationReview(deps, ctx);
-      return;
-    case 'issue_notice':
-      return sendIssueNotice(deps, ctx, a);
     default:
       return perform(deps, ctx, a);
   }

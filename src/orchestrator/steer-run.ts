@@ -13,6 +13,7 @@ import type { Intent } from '../store/types.ts';
 import type { OrchestratorDeps } from './context.ts';
 import { repoRefOf } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
+import { releasePrHold } from './pr-feedback.ts';
 import { attemptKey, deriveProgress, liveAttempt } from './run-progress.ts';
 
 type IssueCommand = Extract<Command, { name: 'blitz-issue' }>;
@@ -50,7 +51,9 @@ const issueFacts = async (
     open: new Set(issue?.state === 'open' ? [key] : []),
     runnerRetries: deps.config.runner.retries,
   })[0];
-  const state = progress?.state ?? (inMilestone ? 'ready' : undefined);
+  // A PR the feedback loop held (CI red after its fix attempts, CI timed out) is held for a retry.
+  const prHeld = run.progress.prFeedback?.[key]?.held !== undefined;
+  const state = prHeld ? 'held' : (progress?.state ?? (inMilestone ? 'ready' : undefined));
   const labelHeld = issue?.labels.some((l) => l.name === planLabels.hold) ?? false;
   let hold: HoldKind | undefined = labelHeld ? 'label' : undefined;
   if (!hold && progress?.state === 'stalled') hold = 'stalled';
@@ -91,6 +94,7 @@ const apply = async (
   switch (effect.type) {
     case 'retry':
       await deps.store.upsertRunIssue(run.id, target.repo, target.number, fresh);
+      await releasePrHold(deps, run.id, target.key);
       return;
     case 'unskip':
       await deps.store.upsertRunIssue(run.id, target.repo, target.number, { skipped: false });

@@ -29,6 +29,8 @@ export const pipelineActions = (ctx: RunContext): Action[] => {
       out.push({ type: 'open_pr', issue: k });
       continue;
     }
+    // The PR feedback loop acts on every gated PR (resume, hold, the bot's own check).
+    if (p.prGate) out.push({ type: 'pr_feedback', issue: k, pr: p.pr.number });
     if (!p.reviewPosted) {
       const authorName = lastEntryName(ctx, k);
       const author = snap.roster.find((e) => e.name === authorName) ?? {
@@ -43,12 +45,18 @@ export const pipelineActions = (ctx: RunContext): Action[] => {
     }
     // Fleet PRs merge only on a person's word (seed 004).
     if (snap.kind === 'fleet' && !p.mergeRequested) continue;
+    // Nothing merges red, unread, or while a writer's change request stands (issue 21).
+    if (p.prGate && p.prGate.kind !== 'merge') continue;
     mergeable.push(k);
   }
   // A merge while the build runs would land outside what the build covers: wait for it.
   if (snap.kind === 'blitz' && snap.build.status === 'running') return out;
   const first = orderForDispatch(ctx.graph.issues, mergeable)[0];
-  if (first !== undefined) out.push({ type: 'merge', issue: first, pr: ctx.progress.get(first)!.pr!.number });
+  if (first !== undefined) {
+    const p = ctx.progress.get(first)!;
+    const head = p.prGate?.head;
+    out.push({ type: 'merge', issue: first, pr: p.pr!.number, ...(head ? { head } : {}) });
+  }
   return out;
 };
 

@@ -42,6 +42,11 @@ export interface IssueProgress {
   countFrom?: number;
   /** A person's `/blitz skip`: left out of the run (still open) until `/blitz retry`. */
   skipped?: boolean;
+  /**
+   * The PR feedback loop's answer for an open PR (src/ship/pr-gate.ts over its CI and people's
+   * reviews): only `merge` lets it merge, and only at `head`, the commit the answer was given on.
+   */
+  prGate?: { kind: 'merge' | 'wait' | 'resume' | 'hold'; why: string; head?: string };
 }
 
 export interface BuildStatus {
@@ -162,7 +167,9 @@ export type Action =
   | { type: 'resume'; issue: IssueKey; entry: string }
   | { type: 'open_pr'; issue: IssueKey }
   | { type: 'review'; issue: IssueKey; pr: number; reviewer: ReviewPick }
-  | { type: 'merge'; issue: IssueKey; pr: number }
+  | { type: 'merge'; issue: IssueKey; pr: number; head?: string }
+  /** Act on the PR feedback gate's answer: resume with feedback, hold, answer threads, report the check. */
+  | { type: 'pr_feedback'; issue: IssueKey; pr: number }
   | { type: 'run_build'; covers: IssueKey[] }
   | { type: 'bounce'; issue: IssueKey; reason: string }
   | { type: 'close_issue'; issue: IssueKey }

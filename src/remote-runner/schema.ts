@@ -69,6 +69,7 @@ export const attemptResultSchema = z
     logExcerpt: z.string().max(LOG_EXCERPT_MAX_REPORTED).optional(),
     survived: z.object({ unpushedCommits: z.number(), dirtyFiles: z.number() }).strict().optional(),
     conflictFiles: z.array(z.string().max(1000)).max(1000).optional(),
+    feedbackResumes: z.number().int().min(0).max(10_000).optional(),
     stallFingerprint: z
       .object({ logSize: z.number(), head: sha.nullable(), remote: sha.nullable() })
       .strict()
@@ -103,6 +104,7 @@ export const attemptResultFields = [
   'logExcerpt',
   'survived',
   'conflictFiles',
+  'feedbackResumes',
   'stallFingerprint',
   'finalReport',
   'sessionId',

@@ -73,6 +73,23 @@ describe('worker prompt', () => {
     expect(n).not.toContain('Continue from where you stopped');
   });
 
+  it('a CI-failure resume carries the bot-built feedback text and restates the exit criteria', () => {
+    const text =
+      "The repository's CI failed on your branch: `test`.\n\n```untrusted-data\nvalue.txt:1: expected ok\n```";
+    const n = buildNudge(base, { reason: 'ci_failed', text, unpushedCommits: 0, dirtyFiles: 0 });
+    expect(n).toContain("the repository's CI failed on its head");
+    expect(n).toContain('value.txt:1: expected ok');
+    expect(n).toContain('Do not end your final reply until ALL of these are true:');
+    expect(n).not.toContain('Continue from where you stopped');
+  });
+
+  it('a review and a tell resume say who they come from', () => {
+    expect(buildNudge(base, { reason: 'review', text: 'x' })).toContain(
+      'people with write access reviewed it',
+    );
+    expect(buildNudge(base, { reason: 'tell', text: 'x' })).toContain('sent you a message about this task');
+  });
+
   it('a conflict resume without a file list points at git for the unmerged files', () => {
     const n = buildNudge(base, { reason: 'conflict', conflictFiles: [] });
     expect(n).toContain('git diff --name-only --diff-filter=U');

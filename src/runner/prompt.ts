@@ -110,9 +110,17 @@ export const buildPrompt = (p: PromptInput): string => {
   return `${sections.join('\n\n')}\n`;
 };
 
+/** Why the bot resumes a session of a worker whose PR is open (the PR feedback loop). */
+export type FeedbackReason = 'ci_failed' | 'review' | 'tell';
+
 export type NudgeSituation =
   | { reason: 'stalled' | 'stopped_early' | 'interrupted'; unpushedCommits?: number; dirtyFiles?: number }
-  | { reason: 'conflict'; conflictFiles: string[]; unpushedCommits?: number; dirtyFiles?: number };
+  | { reason: 'conflict'; conflictFiles: string[]; unpushedCommits?: number; dirtyFiles?: number }
+  /** `text` is built by the bot (src/ship/feedback-prompt.ts): what people and CI said is fenced in it. */
+  | { reason: FeedbackReason; text: string; unpushedCommits?: number; dirtyFiles?: number };
+
+export const isFeedbackReason = (reason: string): reason is FeedbackReason =>
+  reason === 'ci_failed' || reason === 'review' || reason === 'tell';
 
 const conflictText = (p: CriteriaInput, files: string[]): string =>
   [
@@ -122,8 +130,16 @@ const conflictText = (p: CriteriaInput, files: string[]): string =>
     'Re-run the tests and commit the merge (the runner pushes your branch).',
   ].join('\n');
 
+const feedbackOpening: Record<FeedbackReason, string> = {
+  ci_failed: "Your pull request is open, and the repository's CI failed on its head.",
+  review: 'Your pull request is open, and people with write access reviewed it.',
+  tell: 'A person with write access on the repository sent you a message about this task.',
+};
+
 /** The nudge for a stalled, interrupted or conflicted session: where it stopped, and the exit criteria again. */
 export const buildNudge = (p: CriteriaInput, situation: NudgeSituation): string => {
+  if (isFeedbackReason(situation.reason) && 'text' in situation)
+    return `${feedbackOpening[situation.reason]} Your worktree is as you left it, on branch \`${p.branch}\`.\n\n${situation.text}\n\n${exitCriteria(p)}\n\nEnd with the FINAL REPORT block.\n`;
   const where =
     situation.reason === 'conflict'
       ? conflictText(p, situation.conflictFiles)

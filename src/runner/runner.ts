@@ -12,7 +12,7 @@ import { cleanupRepo } from './cleanup.ts';
 import { type CredentialsProvider, type GitContext, gitTry } from './git.ts';
 import { KeyedLock } from './keyed-lock.ts';
 import { type MachineLimit, machineLimit, sampleMachine } from './machine.ts';
-import { buildPrompt } from './prompt.ts';
+import { buildPrompt, isFeedbackReason } from './prompt.ts';
 import { isOurWorker, placeholdersOf, Supervisor } from './supervisor.ts';
 import { commandFor, toolAdapters } from './tools/index.ts';
 import { placeholderEnv } from './tools/placeholders.ts';
@@ -173,12 +173,16 @@ export class Runner {
           conflictFiles = await mergeBaseInto(r.worktree, job.mergeBase, ctx);
           await this.d.ledger.update(r.id, { conflictFiles });
         }
+        if (isFeedbackReason(job.reason) && job.feedback === undefined)
+          throw new AppError('bad_request', `A ${job.reason} resume carries its feedback text.`);
         const survived = await this.supervisor.resume(
           await this.mustGet(r.id),
           job.reason,
           job.reason === 'conflict'
             ? { reason: 'conflict', conflictFiles }
-            : { reason: job.reason === 'nudge' ? 'stalled' : 'interrupted' },
+            : isFeedbackReason(job.reason)
+              ? { reason: job.reason, text: job.feedback ?? '' }
+              : { reason: job.reason === 'nudge' ? 'stalled' : 'interrupted' },
         );
         return { kind: 'resume', attempt: await this.mustGet(r.id), survived };
       }

@@ -25,7 +25,7 @@ import { isAlive, killGroup, processStartTime, redactArgv, spawnDetached } from 
 import { classifyExit, liveEnvironmentProblem } from './failure-class.ts';
 import { parseFinalReport } from './final-report.ts';
 import { type GitContext, git, gitTry, remoteBranchSha } from './git.ts';
-import { buildNudge, type NudgeSituation } from './prompt.ts';
+import { buildNudge, isFeedbackReason, type NudgeSituation } from './prompt.ts';
 import { stallCheck } from './stall.ts';
 import { commandFor, toolAdapters } from './tools/index.ts';
 import type { PlaceholderValues } from './tools/placeholders.ts';
@@ -436,6 +436,7 @@ export class Supervisor {
     if (!cmd) throw new Error(`Roster entry ${r.rosterEntry} cannot resume a session.`);
     const updated = await this.d.ledger.update(r.id, {
       nudges: n,
+      ...(isFeedbackReason(reason) ? { feedbackResumes: (r.feedbackResumes ?? 0) + 1 } : {}),
       survived,
       outcome: undefined,
       endedAt: undefined,

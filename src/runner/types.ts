@@ -50,9 +50,14 @@ export const attemptJobSchema = z.object({
 export const resumeJobSchema = z.object({
   kind: z.literal('resume'),
   attemptId: z.string().min(1),
-  /** `conflict`: the base branch was merged into the worktree and left conflicts in `conflictFiles`. */
-  reason: z.enum(['nudge', 'interrupted', 'conflict']),
+  /**
+   * `conflict`: the base branch was merged into the worktree and left conflicts in `conflictFiles`.
+   * `ci_failed`, `review`, `tell` (the PR feedback loop): `feedback` carries the text the bot built for
+   * the session (red checks, a writer's review comments, a writer's `/blitz tell`), untrusted parts fenced.
+   */
+  reason: z.enum(['nudge', 'interrupted', 'conflict', 'ci_failed', 'review', 'tell']),
   conflictFiles: z.array(z.string()).default([]),
+  feedback: z.string().min(1).max(100_000).optional(),
   /**
    * With `conflict`: the runner itself merges `origin/<mergeBase>` into the worktree first (it lives
    * on the runner's host), and the files that merge leaves conflicted are the `conflictFiles`.
@@ -169,6 +174,11 @@ export interface AttemptRecord {
   runner?: string;
   /** Files a base merge left conflicted for the worker to resolve (a resume with `mergeBase`). */
   conflictFiles?: string[];
+  /**
+   * How many times the PR feedback loop resumed this session (`ci_failed`, `review`, `tell`): the bot
+   * reads it to know that a resume it asked for has been carried out (a queued one has not, yet).
+   */
+  feedbackResumes?: number;
   /** The worker's whole FINAL REPORT, so readers need not reach the log (which lives on the runner host). */
   finalReport?: StoredFinalReport;
   /** The last stall check's observation, so the first check after a bot restart can already count. */

@@ -113,6 +113,8 @@ export interface ReviewFeedback {
   /** The comments the text carries: the bot answers each on its thread once the fix is pushed. */
   commentIds: number[];
   reviewIds: number[];
+  /** The latest time among the reviews and comments carried: the next call's `since`. */
+  latestAt?: string;
 }
 
 /** The logins among `authors` whose feedback may reach a prompt (write or admin). */
@@ -154,7 +156,16 @@ export const buildReviewFeedbackReason = (input: ReviewFeedbackInput): ReviewFee
     untrustedNote,
     fenceUntrusted(head(parts.join('\n\n'), limits.totalChars)),
   ].join('\n\n');
-  return { text, commentIds: comments.map((c) => c.id), reviewIds: reviews.map((r) => r.id) };
+  const times = [...reviews.map((r) => r.submittedAt), ...comments.map((c) => c.createdAt)].filter(
+    (t): t is string => t !== undefined,
+  );
+  const latestAt = times.sort().at(-1);
+  return {
+    text,
+    commentIds: comments.map((c) => c.id),
+    reviewIds: reviews.map((r) => r.id),
+    ...(latestAt ? { latestAt } : {}),
+  };
 };
 
 /** The answer posted on a review thread once the fix is pushed. */

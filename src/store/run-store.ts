@@ -94,10 +94,32 @@ export interface RunProgress {
   wave?: number;
   /** The review module was missing when a PR needed its review leg. */
   reviewUnavailable?: boolean;
+  /** The PR feedback loop, per issue key (blitz and fleet): orchestrator/pr-feedback.ts owns it. */
+  prFeedback?: Record<string, PrFeedbackState>;
   /** Fleet runs: per-ticket facts (merge requests, verdicts, relays), JSON the fleet module parses. */
   fleet?: unknown;
   /** Plan runs: targets, unmatched targets and waves with their landings; orchestrator/plan-blitz parses it. */
   planBlitz?: unknown;
+}
+
+/** What the PR feedback loop keeps about one worker PR (issue 21). */
+export interface PrFeedbackState {
+  /** The PR head the bot last saw and when it first saw it (the CI settle window counts from then). */
+  head?: { sha: string; seenAt: string };
+  /** CI fix resumes spent (`ci.maxFixAttempts` caps them); `/blitz retry` starts the count again. */
+  fixAttempts: number;
+  /** Writers' reviews and comments up to this time (the forge's own timestamps) reached the session. */
+  reviewSince?: string;
+  /** The last resume asked: carried out once the attempt's `feedbackResumes` is above `resumes`. */
+  asked?: { attemptId: string; resumes: number; head: string; commentIds: number[] };
+  /** Review comments answered on their thread with the commit that addressed them. */
+  replied?: number[];
+  /** Why the PR is held (fix attempts spent, CI timed out): until `/blitz retry`. */
+  held?: string;
+  /** `/blitz tell` messages waiting for the session's next resume (intent ids keep them once). */
+  tells?: { id: number; by: string; text: string }[];
+  /** The bot's own check last reported on the head (`sha state title`): written once per change. */
+  reported?: string;
 }
 
 export interface NewRun {

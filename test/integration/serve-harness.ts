@@ -8,6 +8,7 @@ import { type Bot, composeBot } from '../../src/compose/bot.ts';
 import { loadBlitzConfig } from '../../src/config/blitz-config.ts';
 import { loadEnv } from '../../src/config/env.ts';
 import { type Logger, silentLogger } from '../../src/observability/logger.ts';
+import { noCiSettle } from '../support/bot-harness.ts';
 import { removeDir, tempDir, testEnv } from '../support/git.ts';
 import { World, type WorldRepo } from '../support/world.ts';
 import { createRealGitRepo, type RealGitRepo } from '../support/world-git.ts';
@@ -36,6 +37,7 @@ export const seedWorld = async (botLogin: string, milestone: string, cleanups: C
   const origin: RealGitRepo = await createRealGitRepo({ files: { 'README.md': '# app\n' } });
   cleanups.push(() => origin.cleanup());
   const repo: WorldRepo = world.addRepo('acme/app', { git: origin.git });
+  noCiSettle(repo);
   // Gitea lets only repo admins read others' permission: the bot account is an admin there.
   world.grant(repo, botLogin, botLogin.endsWith('[bot]') ? 'write' : 'admin');
   world.grant(repo, 'alice', 'write');

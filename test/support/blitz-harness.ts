@@ -20,6 +20,7 @@ import {
   type Bot,
   botLoginFor,
   grantUsualPeople,
+  noCiSettle,
   startBot as startBotProcess,
   startFakeForge,
   webhookPath,
@@ -90,6 +91,7 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
   const repo: WorldRepo = world.addRepo('acme/app', { git: origin.git });
   for (const [path, text] of Object.entries(opts.files ?? {})) repo.files.set(path, text);
   grantUsualPeople(world, repo, kind);
+  noCiSettle(repo);
   world.addMilestone(repo, opts.milestone ?? 'M1');
   for (const seed of opts.issues) world.addIssue(repo, { milestone: opts.milestone ?? 'M1', ...seed });
   // Where people type commands and the dashboard lives: an issue outside the milestone.

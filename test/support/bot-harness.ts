@@ -38,6 +38,20 @@ export const webhookPath = (kind: ForgeKind): string =>
   kind === 'github' ? '/api/github/webhooks' : '/api/gitea/webhooks';
 
 /** The bot, alice (write) and rita (read) on `repo`. */
+/**
+ * The test repositories have no CI of their own: their repo config says so (`ci.settleSeconds: 0`, a
+ * head with no check merges at once instead of after the default 60 s settle window), unless the test
+ * wrote a `ci:` section itself. Both config paths, so it holds whichever forge serves the repo.
+ */
+export const noCiSettle = (repo: WorldRepo): void => {
+  for (const path of ['.github/blitz.yml', '.gitea/blitz.yml']) {
+    const text = repo.files.get(path);
+    if (text === undefined) repo.files.set(path, 'ci:\n  settleSeconds: 0\n');
+    else if (!/^ci:/m.test(text))
+      repo.files.set(path, `${text.replace(/\n*$/, '\n')}ci:\n  settleSeconds: 0\n`);
+  }
+};
+
 export const grantUsualPeople = (world: World, repo: WorldRepo, kind: ForgeKind): void => {
   // Gitea lets only repo admins read others' permission: the bot account is an admin there.
   world.grant(repo, botLoginFor(kind), kind === 'gitea' ? 'admin' : 'write');

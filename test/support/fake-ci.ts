@@ -28,6 +28,8 @@ export interface FakeCiOptions {
   timeoutMs?: number;
   /** Run on every pushed branch, not only PR heads. */
   allBranches?: boolean;
+  /** Awaited before a run reports its result: a test holds one head's CI until it has acted. */
+  gate?: (branch: string, sha: string) => Promise<void>;
 }
 
 export interface CiResult {
@@ -99,6 +101,7 @@ export const startFakeCi = async (opts: FakeCiOptions): Promise<FakeCi> => {
     } finally {
       removeDir(dir);
     }
+    await opts.gate?.(branch, sha);
     const lines = output.trimEnd().split('\n');
     const summary = lines.slice(-20).join('\n');
     if (run) {

@@ -10,7 +10,14 @@ import type { ForgeKind } from '../../src/forges/types.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
 import { fakeEntry } from '../integration/runner-harness.ts';
 import { sendApproval } from './blitz-labels.ts';
-import { botLoginFor, grantUsualPeople, startBot, startFakeForge, webhookPath } from './bot-harness.ts';
+import {
+  botLoginFor,
+  grantUsualPeople,
+  noCiSettle,
+  startBot,
+  startFakeForge,
+  webhookPath,
+} from './bot-harness.ts';
 import { tempDir } from './git.ts';
 import { fixture, githubExample, signedGiteaRequest, signedGithubRequest } from './signing.ts';
 import { type SeedIssue, World, type WorldRepo } from './world.ts';
@@ -42,6 +49,7 @@ export const startFleetHarness = async (opts: FleetHarnessOptions) => {
     lib: world.addRepo('acme/lib', { git: origins.lib.git }),
   };
   for (const r of Object.values(repos)) grantUsualPeople(world, r, kind);
+  for (const r of Object.values(repos)) noCiSettle(r);
   for (const name of ['app', 'lib'] as const)
     for (const seed of opts.issues[name]) world.addIssue(repos[name], { author: 'alice', ...seed });
   const trigger = world.addIssue(repos.app, { title: 'Fleet control room', author: 'alice' });

@@ -13,6 +13,7 @@ import { fakeAgent } from '../integration/runner-harness.ts';
 import {
   botLoginFor,
   grantUsualPeople,
+  noCiSettle,
   startBot as startBotProcess,
   startFakeForge,
   webhookPath,
@@ -47,6 +48,7 @@ export const startPlanHarness = async (opts: PlanHarnessOptions) => {
   const origin = await createRealGitRepo({ files: { 'README.md': '# app\n' } });
   const repo = world.addRepo('acme/app', { git: origin.git });
   grantUsualPeople(world, repo, kind);
+  noCiSettle(repo);
   world.addMilestone(repo, opts.milestone ?? 'M1');
   // Gitea adds only labels that exist: the operator creates the plan labels once (README).
   const planLabels = ['plan/draft', 'plan/approved', 'plan/ready', 'size/XS', 'size/S', 'size/M', 'size/L'];

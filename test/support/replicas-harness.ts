@@ -11,6 +11,7 @@ import { loadBlitzConfig } from '../../src/config/blitz-config.ts';
 import { loadEnv } from '../../src/config/env.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
 import { spawnDetached } from '../../src/runner/exec.ts';
+import { noCiSettle } from './bot-harness.ts';
 import { blitzBotArgv } from './cli.ts';
 import { type FakeGithub, startFakeGithub } from './fake-github/server.ts';
 import { removeDir, tempDir, testEnv } from './git.ts';
@@ -47,6 +48,7 @@ export const milestoneWorld = async (cleanups: Cleanups): Promise<MilestoneWorld
   const origin = await createRealGitRepo({ files: { 'README.md': '# app\n' } });
   cleanups.push(() => origin.cleanup());
   const repo = world.addRepo('acme/app', { git: origin.git });
+  noCiSettle(repo);
   world.grant(repo, botLogin, 'write');
   world.grant(repo, 'alice', 'write');
   world.addMilestone(repo, 'M1');

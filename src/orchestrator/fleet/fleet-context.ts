@@ -8,6 +8,7 @@ import type { AttemptRecord } from '../../runner/types.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
 import type { BudgetProbe } from '../budget-probe.ts';
 import type { Ports } from '../context.ts';
+import type { PrFacts } from '../pr-feedback.ts';
 import type { ReviewLegPorts } from '../review-leg.ts';
 import type { FleetOptions, FleetProgress } from './fleet-state.ts';
 
@@ -26,7 +27,7 @@ export interface FleetHooks {
 
 /** What the fleet run kind uses of the orchestrator's ports; each step takes its own part of it. */
 export type FleetPorts = Ports<'baseEnv' | 'cloneUrl' | 'config' | 'dispatcher' | 'fleet' | 'forges'> &
-  Ports<'ledger' | 'logger' | 'machine' | 'runner' | 'store'>;
+  Ports<'clock' | 'ledger' | 'logger' | 'machine' | 'notifiers' | 'runner' | 'store'>;
 
 /** Per-repository facts read once per pass. */
 export interface RepoFacts {
@@ -51,6 +52,8 @@ export interface FleetCtx {
   busyFences: Map<string, { path: string; ownerIssue: number }[]>;
   /** Tickets whose approval lapsed: edited since it was given (by naming or by `blitz/approved`). */
   lapsedApprovals: ReadonlySet<string>;
+  /** What the PR feedback loop read this pass about each open ticket PR. */
+  prFacts: ReadonlyMap<string, PrFacts>;
 }
 
 export const maxConflictResumes = 2;

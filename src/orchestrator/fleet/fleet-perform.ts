@@ -1,12 +1,15 @@
 // The fleet's effects of the planner's actions, each idempotent by checking the world first: a
 // dispatch skips a ticket with a live worker; a PR that exists is found, not opened twice; the review
 // leg edits its one comment; closing reads the issue's state first. Merges are in merge-ticket.ts.
+import { defaultRepoConfig } from '../../config/repo-config.ts';
 import { formatRepo } from '../../forges/types.ts';
 import type { Action } from '../../plan/snapshot.ts';
 import { closeWithComment } from '../close-issue.ts';
 import { closeOnMerge } from '../close-on-merge.ts';
 import { type Ports, refOf } from '../context.ts';
 import { dispatchIssue, openIssuePr, type RunKind, resumeIssue } from '../perform.ts';
+import { performPrFeedback } from '../pr-feedback-step.ts';
+import { loadRepoConfig } from '../repo-settings.ts';
 import { runReviewLeg } from '../review-leg.ts';
 import { issueAttempts } from '../run-progress.ts';
 import { writeRun } from '../run-writer.ts';
@@ -112,7 +115,28 @@ export const performFleet = async (
     case 'review':
       return review(deps, ctx, a);
     case 'merge':
-      return mergeTicket(deps, ctx, a.issue, a.pr, issueAttempts(ctx, a.issue).at(-1));
+      return mergeTicket(deps, ctx, a.issue, a.pr, issueAttempts(ctx, a.issue).at(-1), a.head);
+    case 'pr_feedback': {
+      const facts = ctx.repos.get(formatRepo(refOf(a.issue).repo).toLowerCase());
+      if (!facts) return;
+      const cfg = await loadRepoConfig(facts.forge, facts.repo);
+      await performPrFeedback(
+        deps,
+        {
+          forge: facts.forge,
+          repo: facts.repo,
+          run: ctx.run,
+          attempts: ctx.attempts,
+          rows: ctx.rows,
+          maxFixAttempts: (cfg.result.ok ? cfg.result.config : defaultRepoConfig()).ci.maxFixAttempts,
+          prFacts: ctx.prFacts,
+        },
+        a.issue,
+        a.pr,
+      );
+      ctx.run = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
+      return;
+    }
     case 'close_issue':
       return closeTicket(deps, ctx, a.issue);
     case 'stop':

@@ -25,7 +25,7 @@ export const createFleet = (deps: FleetPorts & Ports<'newId'>, hooks: FleetHooks
     if (!parsed.success) return 'not_mine';
     const cmd = parsed.data;
     if (cmd.name === 'ticket-fleet') return startFleet(deps, hooks, intent, cmd);
-    if (cmd.name === 'merge' || cmd.name === 'ticket-fleet-merge')
+    if (cmd.name === 'merge' || cmd.name === 'merge-when-green' || cmd.name === 'ticket-fleet-merge')
       return requestMerge(deps, hooks, intent, cmd);
     if (cmd.name === 'review') return requestReview(deps, hooks, intent);
     return 'not_mine';

@@ -1,15 +1,21 @@
 // Reads everything one fleet pass needs: each ticket as the tracker shows it (in whichever repo it
 // lives), the run's rows and attempts, and which repos another live run is working in; and builds
 // the planner's snapshot of kind `fleet` (pilot first, then waves, busy repos last).
+
+import { defaultRepoConfig } from '../../config/repo-config.ts';
 import { isAppError } from '../../errors.ts';
 import { formatRepo, type Issue } from '../../forges/types.ts';
 import { issueContentHash } from '../../intake/content-hash.ts';
 import { extractFences } from '../../plan/fences.ts';
 import type { IssueProgress, RunSnapshot } from '../../plan/snapshot.ts';
 import { issueKey, type PlanIssue, planLabels } from '../../plan/types.ts';
-import type { RunRecord } from '../../store/run-store.ts';
+import type { AttemptRecord } from '../../runner/types.ts';
+import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
 import { budgetOf } from '../budget-probe.ts';
 import { forgeOfRun, type Ports, repoRefOf } from '../context.ts';
+import type { PrFacts } from '../pr-feedback.ts';
+import { gatePullRequests, withPrGates } from '../pr-feedback-step.ts';
+import { loadRepoConfig } from '../repo-settings.ts';
 import { attemptKey, deriveProgress } from '../run-progress.ts';
 import type { FleetCtx, FleetHooks, RepoFacts } from './fleet-context.ts';
 import { fleetOptionsOf, fleetProgressOf, ticketKey, ticketOf } from './fleet-state.ts';
@@ -99,7 +105,7 @@ const busyWork = async (
 
 /** Undefined when the run is gone, not a fleet, or (unless `ended` is set) finished. */
 export const loadFleet = async (
-  deps: Ports<'config' | 'forges' | 'ledger' | 'logger' | 'machine' | 'runner' | 'store'>,
+  deps: Ports<'clock' | 'config' | 'forges' | 'ledger' | 'logger' | 'machine' | 'runner' | 'store'>,
   hooks: FleetHooks,
   runId: string,
   ended = false,
@@ -131,9 +137,12 @@ export const loadFleet = async (
   const attempts = await deps.ledger.listByRun(run.id);
   const open = new Set([...tickets].filter(([, i]) => i.state === 'open').map(([k]) => k));
   const derived = deriveProgress({ rows, attempts, open, runnerRetries: deps.config.runner.retries });
-  const progress: IssueProgress[] = derived.map((p) =>
+  const asked: IssueProgress[] = derived.map((p) =>
     ticketOf(fleet, p.key).mergeRequestedBy ? { ...p, mergeRequested: true } : p,
   );
+  // The PR feedback loop: each ticket PR's CI and writers' reviews, per repository (issue 21).
+  const prFacts = ended ? new Map() : await gateTicketPulls(deps, hooks, run, repos, rows, attempts, asked);
+  const progress = withPrGates(asked, prFacts);
   const busyFences = await busyWork(deps, run, new Set(repos.keys()), facts);
   const machine = deps.machine?.() ?? deps.runner.limit();
   const snap: RunSnapshot = {
@@ -171,5 +180,44 @@ export const loadFleet = async (
     attempts: attempts.filter((a) => tickets.has(attemptKey(a))),
     busyFences,
     lapsedApprovals,
+    prFacts,
   };
+};
+
+/** `gatePullRequests` for each repository the fleet's PRs are in, with that repository's `ci:` settings. */
+const gateTicketPulls = async (
+  deps: Ports<'clock' | 'logger'>,
+  hooks: FleetHooks,
+  run: RunRecord,
+  repos: ReadonlyMap<string, RepoFacts>,
+  rows: readonly RunIssueRecord[],
+  attempts: readonly AttemptRecord[],
+  progress: readonly IssueProgress[],
+): Promise<Map<string, PrFacts>> => {
+  const out = new Map<string, PrFacts>();
+  const rowsByKey = new Map(rows.map((r) => [issueKey(r.repo, r.number), r]));
+  for (const f of repos.values()) {
+    const name = formatRepo(f.repo);
+    const mine = progress.filter(
+      (p) => p.pr && !p.pr.merged && p.key.toLowerCase().startsWith(`${name.toLowerCase()}#`),
+    );
+    if (mine.length === 0) continue;
+    const cfg = await loadRepoConfig(f.forge, f.repo);
+    const ci = cfg.result.ok ? cfg.result.config.ci : defaultRepoConfig().ci;
+    const facts = await gatePullRequests(
+      deps,
+      {
+        forge: f.forge,
+        repo: f.repo,
+        run,
+        attempts,
+        rows: rowsByKey,
+        ci,
+        writer: (login) => hooks.trusted(f.forge, name, login),
+      },
+      mine,
+    );
+    for (const [k, v] of facts) out.set(k, v);
+  }
+  return out;
 };

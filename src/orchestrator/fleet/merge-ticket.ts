@@ -168,6 +168,8 @@ export const mergeTicket = async (
   key: string,
   prNumber: number,
   attempt: AttemptRecord | undefined,
+  /** The head the PR feedback gate let through (green CI, no standing change request). */
+  gatedHead?: string,
 ): Promise<void> => {
   const t = ticketOf(ctx.fleet, key);
   if (!t.mergeRequestedBy) return;
@@ -246,5 +248,7 @@ export const mergeTicket = async (
   if (pr.mergeState === 'blocked')
     return note(deps, ctx, key, 'the forge blocks the merge (branch protection or required checks)');
   if (pr.mergeable === null) return;
+  // A head pushed since the gate read it (a conflict resolved, a fix) is gated again first.
+  if (gatedHead !== undefined && pr.head.sha !== gatedHead) return;
   await squash(deps, ctx, key, pr, attempt);
 };

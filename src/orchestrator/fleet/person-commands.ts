@@ -41,7 +41,7 @@ export const requestMerge = async (
   deps: Ports<'forges' | 'store'>,
   hooks: FleetHooks,
   intent: Intent,
-  cmd: Extract<Command, { name: 'merge' | 'ticket-fleet-merge' }>,
+  cmd: Extract<Command, { name: 'merge' | 'merge-when-green' | 'ticket-fleet-merge' }>,
 ): Promise<IntentOutcome> => {
   if (intent.issueNumber === undefined) return 'refused';
   const home = repoRefOf(intent.repo);
@@ -49,7 +49,7 @@ export const requestMerge = async (
   const where = { repo: home, number: intent.issueNumber };
   const answer = async (text: string) => (await facts(intent.repo)).forge.createComment(where, text);
   const pr: IssueRef =
-    cmd.name === 'merge'
+    cmd.name !== 'ticket-fleet-merge'
       ? where
       : {
           repo: { owner: cmd.pr.owner ?? home.owner, name: cmd.pr.repo ?? home.name },
@@ -84,7 +84,7 @@ export const requestMerge = async (
     })),
   );
   await answer(
-    `Merge of ${name} requested by @${intent.sender}: the bot checks that it merges cleanly (bringing it up to date or resolving conflicts in the ticket's worktree first), then squash-merges it. Progress on the scoreboard on ${owner.run.repo}#${owner.run.triggerIssue ?? '?'}.`,
+    `Merge of ${name} requested by @${intent.sender}: the bot waits for its CI to complete green (a red check goes back to the ticket's worker) and checks that it merges cleanly (bringing it up to date or resolving conflicts in the ticket's worktree first), then squash-merges it. Progress on the scoreboard on ${owner.run.repo}#${owner.run.triggerIssue ?? '?'}.`,
   );
   hooks.reconcileSoon(owner.run.id);
   return 'answered';

@@ -25,6 +25,8 @@
 //   FAKE_AGENT_BUG          a line the report lists under OUT-OF-SCOPE BUGS
 //   FAKE_AGENT_GIT_CONFIG   `key=value` set in the repository's git config before anything else
 //   FAKE_AGENT_PEEK_PIDS    dump-env: pids whose /proc/<pid>/environ it tries to read
+//   broken                  commits its file with a line `broken` (a repository test script can fail on it)
+//   revise                  commits its file again with one more `revised` line (a fix, or a review addressed)
 //   merge-base              finishes (or starts) a merge of origin/$BLITZ_BASE_BRANCH into the branch,
 //                           keeping both sides of every conflict (union), and commits
 //   merge-base-careless     the same, but commits the conflicted files as they are (markers left in)
@@ -54,7 +56,11 @@ const issue = env.BLITZ_ISSUE ?? '0';
 
 if (env.FAKE_AGENT_TRACE) {
   const blitz = Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('BLITZ_')));
-  appendFileSync(env.FAKE_AGENT_TRACE, `${JSON.stringify({ args, cwd: process.cwd(), mode, env: blitz })}\n`);
+  const prompt = promptFile && existsSync(promptFile) ? readFileSync(promptFile, 'utf8') : undefined;
+  appendFileSync(
+    env.FAKE_AGENT_TRACE,
+    `${JSON.stringify({ args, cwd: process.cwd(), mode, env: blitz, prompt })}\n`,
+  );
 }
 
 const say = (text) => {
@@ -222,6 +228,16 @@ switch (planning ? 'plan' : mode === 'plan' ? 'push' : mode) {
     }
     commit(file, content);
     finish(report('done — committed'));
+    break;
+  }
+  case 'broken':
+    commit(file, `broken by fake agent for #${issue}\n`);
+    finish(report('done — pushed'));
+    break;
+  case 'revise': {
+    const revised = existsSync(file) ? (readFileSync(file, 'utf8').match(/^revised/gm) ?? []).length : 0;
+    commit(file, `${content}${'revised\n'.repeat(revised + 1)}`);
+    finish(report('done — revised and pushed'));
     break;
   }
   case 'commit':

@@ -1,0 +1,153 @@
+// The PR feedback loop inside a pass. Before the planner: `gatePullRequests` reads each open worker PR
+// of the run (checks, reviews, comments) and puts the gate's answer on the issue's progress
+// (`prGate`), so the planner merges only what the gate lets through and asks for a `pr_feedback`
+// action for every gated PR. The executor's `performPrFeedback` then does what the answer says:
+// answer threads a finished resume addressed, resume the session with the feedback, hold with a
+// notice naming `/blitz retry`, report the bot's `blitz` check on the head, and keep the state.
+import type { RepoConfig } from '../config/repo-config.ts';
+import type { Forge, RepoRef } from '../forges/types.ts';
+import type { IssueProgress } from '../plan/snapshot.ts';
+import type { AttemptRecord } from '../runner/types.ts';
+import type { PrFeedbackState, RunIssueRecord, RunRecord } from '../store/run-store.ts';
+import type { OrchestratorDeps } from './context.ts';
+import {
+  answerThreads,
+  holdSentence,
+  keepFeedbackState,
+  type PrFacts,
+  progressReport,
+  readPrFacts,
+  reportPrProgress,
+  resumeWithFeedback,
+} from './pr-feedback.ts';
+import { runNoticeOf, runPageUrl, sendRunNotice } from './run-notice.ts';
+import { attemptKey, currentAttempts } from './run-progress.ts';
+
+export interface PrGateScope {
+  forge: Forge;
+  repo: RepoRef;
+  run: RunRecord;
+  attempts: readonly AttemptRecord[];
+  rows: ReadonlyMap<string, RunIssueRecord>;
+  ci: RepoConfig['ci'];
+  /** Whether a login has write permission on the repository (the run's cached trust check). */
+  writer(login: string): Promise<boolean>;
+}
+
+const latestAttempt = (scope: Pick<PrGateScope, 'attempts' | 'rows'>, key: string) =>
+  currentAttempts(
+    scope.attempts.filter((a) => attemptKey(a) === key),
+    scope.rows.get(key),
+  ).at(-1);
+
+/**
+ * Reads the facts of every open, unmerged worker PR of the run. A PR whose facts cannot be read this
+ * pass gets no entry: its progress says `wait` (fail closed: never merged unread).
+ */
+export const gatePullRequests = async (
+  deps: Pick<OrchestratorDeps, 'clock' | 'logger'>,
+  scope: PrGateScope,
+  progress: readonly IssueProgress[],
+): Promise<Map<string, PrFacts>> => {
+  const facts = new Map<string, PrFacts>();
+  for (const p of progress) {
+    if (!p.pr || p.pr.merged) continue;
+    const attempt = latestAttempt(scope, p.key);
+    try {
+      facts.set(
+        p.key,
+        await readPrFacts({
+          forge: scope.forge,
+          repo: scope.repo,
+          pr: p.pr.number,
+          branch: attempt?.branch ?? scope.rows.get(p.key)?.branch ?? '',
+          state: scope.run.progress.prFeedback?.[p.key],
+          attempt,
+          ci: scope.ci,
+          now: deps.clock.now(),
+          writer: scope.writer,
+        }),
+      );
+    } catch (err) {
+      deps.logger.warn(
+        { runId: scope.run.id, issue: p.key, err },
+        'PR checks and reviews unreadable this pass',
+      );
+    }
+  }
+  return facts;
+};
+
+/** The progress the planner sees: each gated PR carries the gate's answer (unread ones wait). */
+export const withPrGates = (
+  progress: readonly IssueProgress[],
+  facts: ReadonlyMap<string, PrFacts>,
+): IssueProgress[] =>
+  progress.map((p) => {
+    if (!p.pr || p.pr.merged) return p;
+    const f = facts.get(p.key);
+    return {
+      ...p,
+      prGate: f
+        ? { kind: f.decision.kind, why: f.decision.why, head: f.head }
+        : { kind: 'wait', why: 'the PR checks and reviews could not be read' },
+    };
+  });
+
+export interface PrFeedbackCtx extends Omit<PrGateScope, 'ci' | 'writer'> {
+  prFacts: ReadonlyMap<string, PrFacts>;
+  maxFixAttempts: number;
+}
+
+/** The executor's half: what the gate's answer for one PR means, done once, its state kept. */
+export const performPrFeedback = async (
+  deps: Pick<OrchestratorDeps, 'store' | 'dispatcher' | 'runner' | 'notifiers' | 'logger' | 'config'>,
+  ctx: PrFeedbackCtx,
+  key: string,
+  pr: number,
+): Promise<PrFeedbackState | undefined> => {
+  const facts = ctx.prFacts.get(key);
+  if (!facts) return undefined;
+  let current: PrFacts = facts;
+  const keep = (state: PrFeedbackState | undefined) => {
+    if (state) current = { ...current, state };
+  };
+  const target = { forge: ctx.forge, repo: ctx.repo, pr };
+  keep(await answerThreads(target, current));
+  const d = current.decision;
+  const attempt = latestAttempt(ctx, key);
+  if (d.kind === 'resume' && attempt) {
+    keep(
+      await resumeWithFeedback(
+        deps,
+        { ...target, branch: attempt.branch, attempt, maxFixAttempts: ctx.maxFixAttempts },
+        current,
+        d.parts,
+      ),
+    );
+    deps.logger.info({ runId: ctx.run.id, issue: key, parts: d.parts }, 'worker resumed with PR feedback');
+  }
+  if (d.kind === 'hold' && current.state.held === undefined) {
+    const issue = Number(key.slice(key.lastIndexOf('#') + 1));
+    const sentence = holdSentence(ctx.repo, issue, d.why);
+    keep({ ...current.state, held: d.why });
+    await ctx.forge.createComment({ repo: ctx.repo, number: pr }, sentence);
+    await sendRunNotice(
+      deps,
+      runNoticeOf(ctx.run, 'needs_person', sentence, {
+        issue,
+        ...(deps.config.publicUrl ? { publicUrl: deps.config.publicUrl } : {}),
+      }),
+    );
+  }
+  const after: PrFacts = d.kind === 'resume' ? { ...current, worker: 'resume_pending' } : current;
+  keep(
+    await reportPrProgress(
+      target,
+      after,
+      progressReport(after, runPageUrl(deps.config.publicUrl, ctx.run.id)),
+    ),
+  );
+  await keepFeedbackState(deps, ctx.run.id, key, current.state);
+  return current.state;
+};

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import type { PrFacts } from './pr-feedback.ts';
+import { holdSentence, progressReport, workerPhase } from './pr-feedback.ts';
+
+const asked = { attemptId: 'a1', resumes: 0, head: 'h1', commentIds: [] };
+
+describe('workerPhase', () => {
+  it('a live session is live; an asked resume not yet carried out is pending; after it, idle', () => {
+    expect(workerPhase({ id: 'a1', outcome: undefined }, asked)).toBe('live');
+    expect(workerPhase({ id: 'a1', outcome: 'solved' }, asked)).toBe('resume_pending');
+    expect(workerPhase({ id: 'a1', outcome: 'solved', feedbackResumes: 1 }, asked)).toBe('idle');
+    // A new attempt (a bounce) is not the one the resume was asked for.
+    expect(workerPhase({ id: 'a2', outcome: 'solved' }, asked)).toBe('idle');
+    expect(workerPhase({ id: 'a1', outcome: 'solved' }, undefined)).toBe('idle');
+  });
+});
+
+const facts = (decision: PrFacts['decision'], over: Partial<PrFacts> = {}): PrFacts => ({
+  head: 'abc',
+  state: { fixAttempts: 1 },
+  ci: { kind: 'green', passed: [] },
+  review: { kind: 'clear', staleChangeRequests: [] },
+  checks: [],
+  worker: 'idle',
+  decision,
+  ...over,
+});
+
+describe('progressReport', () => {
+  it('names what the loop does on the head, with the status page link', () => {
+    expect(
+      progressReport(facts({ kind: 'merge', why: 'CI green (2 check(s))' }), 'https://b/runs/r1'),
+    ).toEqual({
+      state: 'success',
+      title: 'ready to merge: CI green (2 check(s))',
+      summary: expect.stringContaining('- CI fix attempts: 1'),
+      detailsUrl: 'https://b/runs/r1',
+    });
+    expect(progressReport(facts({ kind: 'resume', parts: ['ci'], why: 'CI red' }), undefined)).toMatchObject({
+      state: 'in_progress',
+      title: 'worker resumed: CI red',
+    });
+    expect(progressReport(facts({ kind: 'hold', why: 'CI timed out' }), undefined).state).toBe('failure');
+    expect(
+      progressReport(facts({ kind: 'wait', why: 'waiting for CI: test', recheckAt: 1 }), undefined),
+    ).toMatchObject({ state: 'in_progress', title: 'waiting for CI: test' });
+  });
+});
+
+describe('holdSentence', () => {
+  it('names the issue, why, and the command that continues', () => {
+    const repo = { owner: 'acme', name: 'app' };
+    expect(holdSentence(repo, 4, 'CI stayed red after 2 fix attempt(s): test')).toBe(
+      '#4 is held: CI stayed red after 2 fix attempt(s): test. Push a fix to its branch or say `/blitz retry #4` to give its worker another round.',
+    );
+  });
+});

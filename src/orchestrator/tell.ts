@@ -1,0 +1,81 @@
+// `/blitz tell #n <message>` (writers only: intake refused everyone else): the message is kept for the
+// worker of issue n in the live run (blitz or fleet) that holds the issue, and reaches its session at
+// the next resume the PR feedback loop makes; when the worker's PR is open and its session idle, that
+// resume happens at once, carrying the message. The message is a person's text: it goes into the
+// prompt fenced as data, like review comments.
+import type { Command } from '../commands/schema.ts';
+import { type IssueRef, sameRepo } from '../forges/types.ts';
+import { issueKey } from '../plan/types.ts';
+import type { RunRecord } from '../store/run-store.ts';
+import type { Intent } from '../store/types.ts';
+import type { OrchestratorDeps } from './context.ts';
+import { repoRefOf } from './context.ts';
+import { emptyFeedbackState } from './pr-feedback.ts';
+import { attemptKey } from './run-progress.ts';
+import { writeProgress } from './run-writer.ts';
+import type { IntentOutcome } from './start-run.ts';
+
+export interface TellHooks {
+  reconcileSoon(runId: string): void;
+}
+
+/** The live run whose worker has (or had) issue `ref`: its attempts name it. */
+const runOfIssue = async (
+  deps: Pick<OrchestratorDeps, 'store' | 'ledger'>,
+  forge: Intent['forge'],
+  ref: IssueRef,
+): Promise<RunRecord | undefined> => {
+  const key = issueKey(`${ref.repo.owner}/${ref.repo.name}`, ref.number);
+  for (const run of await deps.store.listLiveRuns()) {
+    if (run.forge !== forge || run.kind === 'plan') continue;
+    if ((await deps.ledger.listByRun(run.id)).some((a) => attemptKey(a).toLowerCase() === key.toLowerCase()))
+      return run;
+    const rows = await deps.store.listRunIssues(run.id);
+    if (rows.some((r) => r.number === ref.number && sameRepo(repoRefOf(r.repo), ref.repo))) return run;
+  }
+  return undefined;
+};
+
+export const handleTell = async (
+  deps: Pick<OrchestratorDeps, 'store' | 'ledger' | 'forges' | 'logger'>,
+  hooks: TellHooks,
+  intent: Intent,
+  cmd: Extract<Command, { name: 'blitz-tell' }>,
+): Promise<IntentOutcome> => {
+  const home = repoRefOf(intent.repo);
+  const ref: IssueRef = {
+    repo: { owner: cmd.issue.owner ?? home.owner, name: cmd.issue.repo ?? home.name },
+    number: cmd.issue.number,
+  };
+  const name = sameRepo(ref.repo, home)
+    ? `#${ref.number}`
+    : `${ref.repo.owner}/${ref.repo.name}#${ref.number}`;
+  const forge = await deps.forges({ forge: intent.forge, repo: home });
+  const answer = async (text: string) =>
+    intent.issueNumber === undefined
+      ? undefined
+      : forge.createComment({ repo: home, number: intent.issueNumber }, text);
+  const run = await runOfIssue(deps, intent.forge, ref);
+  if (!run) {
+    await answer(`No live run is working on ${name}, so your message was not passed on.`);
+    return 'refused';
+  }
+  const key = issueKey(`${ref.repo.owner}/${ref.repo.name}`, ref.number);
+  await deps.store.withRunLock(run.id, async () => {
+    await writeProgress(deps.store, run.id, (p) => {
+      const state = p.prFeedback?.[key] ?? emptyFeedbackState();
+      if (state.tells?.some((t) => t.id === intent.id)) return undefined;
+      const tells = [...(state.tells ?? []), { id: intent.id, by: intent.sender, text: cmd.message }];
+      return { prFeedback: { ...p.prFeedback, [key]: { ...state, tells } } };
+    });
+  });
+  const attempts = (await deps.ledger.listByRun(run.id)).filter((a) => attemptKey(a) === key);
+  const running = attempts.some((a) => a.outcome === undefined);
+  await answer(
+    running
+      ? `Noted for ${name}: its worker is busy now and gets your message when the bot resumes its session (at the latest once its pull request is open).`
+      : `Noted for ${name}: once its pull request is open, its worker's session is resumed with your message.`,
+  );
+  hooks.reconcileSoon(run.id);
+  return 'answered';
+};
