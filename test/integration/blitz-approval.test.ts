@@ -1,3 +1,4 @@
+// Slow for a reason: blitz runs on each forge held and released by approvals, with workers on real git.
 // `blitz/approved` only counts when someone with write permission adds it (seen in a signed label
 // webhook with its sender): a label added by a read-only user, or one already there when the run
 // started, leaves an untrusted issue held; a writer's label lets it run.

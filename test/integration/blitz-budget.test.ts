@@ -1,3 +1,4 @@
+// Slow for a reason: blitz runs on each forge over several waves, each after a budget probe, on real git.
 // The budget probe runs before each wave's dispatch (seed 000 §1.5), not at most once a minute: an
 // answer that changes between two waves governs the next one at once, on the real bot over a fake forge.
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,3 +1,4 @@
+// Slow for a reason: a blitz on each forge with an integration review after every one-issue wave, on real git.
 // The integration review on the real bot over the fake forges: after a wave or 3 merged issues the accumulated
 // diff of `blitz/m1` is reviewed (here after each one-issue wave); a finding becomes one milestone issue (however often it is repeated),
 // wired as a blocker of the open issue the reviewer names, and readiness waits for a clean review.

@@ -1,3 +1,4 @@
+// Slow for a reason: a fleet run on each forge held and released by approvals, with workers on real git.
 // The fleet's approval gate (issue 14), the same as blitz's: a ticket a writer names by number is
 // approved at the text it had then; one picked by `label:` whose author cannot write waits for a
 // writer's `blitz/approved` (a read-only user's label counts for nothing); an edit after approval

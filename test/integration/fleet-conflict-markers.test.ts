@@ -1,3 +1,4 @@
+// Slow for a reason: a fleet run through a conflict, a resumed worker, a review and a merge, on real git.
 // Nothing merges that should not: after `/merge`, a conflicting PR's worker is resumed to merge the
 // base in, but it commits the conflicted file with the markers still in it. The markers are found,
 // the PR is not merged, the ticket stays open, and the scoreboard says why; the word is spent.
