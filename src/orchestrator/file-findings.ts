@@ -8,8 +8,7 @@ import type { IssueRef } from '../forges/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { OrchestratorDeps, RunCtx } from './context.ts';
 import { markdownText } from './dashboard-escape.ts';
-import { firstTime } from './perform.ts';
-import { postedKey } from './run-writer.ts';
+import { firstTime, postedKey } from './run-writer.ts';
 import { renderDecisionBuckets } from './uncertainties.ts';
 
 const maxTitle = 80;

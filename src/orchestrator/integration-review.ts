@@ -15,7 +15,7 @@ import type { RunProgress } from '../store/run-store.ts';
 import type { OrchestratorDeps, RunCtx } from './context.ts';
 import { integrationWorktree } from './integration-branch.ts';
 import { buildIntegrationReviewPrompt, parseIntegrationReview } from './integration-review-prompt.ts';
-import { firstTime, setProgress } from './perform.ts';
+import { firstTime, setProgress } from './run-writer.ts';
 
 const maxDiffBytes = 200_000;
 const maxTitle = 80;

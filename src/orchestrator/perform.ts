@@ -5,17 +5,19 @@ import { type Forge, formatRepo, type RepoRef } from '../forges/types.ts';
 import type { Action } from '../plan/snapshot.ts';
 import type { IssueKey, PlanIssue } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
-import type { RunProgress } from '../store/run-store.ts';
 import { closeEpic, closeWithComment } from './close-issue.ts';
 import { type OrchestratorDeps, type Ports, type RunCtx, refOf } from './context.ts';
 import { cloneUrlOf, dispatchAttempt } from './dispatch-attempt.ts';
 import { type AttemptJob, onAttemptHost } from './dispatcher.ts';
+import { fileReportedBugs } from './file-findings.ts';
+import { runIntegrationReview } from './integration-review.ts';
+import { sendIssueNotice } from './issue-notices.ts';
 import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
 import { performPrFeedback } from './pr-feedback-step.ts';
 import { mergePr, openPr } from './pull-requests.ts';
 import { rosterEntryFor } from './roster-entry.ts';
 import { issueAttempts } from './run-progress.ts';
-import { markPosted, writeProgress, writeRun } from './run-writer.ts';
+import { firstTime, setProgress, writeRun } from './run-writer.ts';
 import { fileSmokeFinding } from './smoke-finding.ts';
 
 export interface Effects {
@@ -28,35 +30,10 @@ export interface Effects {
   postPlan(ctx: RunCtx, wave: IssueKey[], explanations: string[]): Promise<void>;
 }
 
-/** What applying an action uses: each step below takes its own part of it. */
-export type PerformPorts = Ports<
-  'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger' | 'review' | 'runner' | 'store'
-> & { effects: Effects };
-
-/** The whole bag plus the effects: what reconcile.ts passes around today (issue 17, step 3 narrows it). */
+/** The whole bag plus the effects: what applying an action uses (each step below takes its own part). */
 export type PerformDeps = OrchestratorDeps & { effects: Effects };
 
 export { refOf };
-
-/** Records a content key in the run's progress; false when it was already there (post nothing). */
-export const firstTime = async (
-  deps: Ports<'store'>,
-  ctx: Pick<RunCtx, 'run'>,
-  key: string,
-): Promise<boolean> => {
-  const { first, run } = await markPosted(deps.store, ctx.run.id, key);
-  ctx.run = run;
-  return first;
-};
-
-/** Writes fields of the run's progress (computed from the stored progress when a function). */
-export const setProgress = async (
-  deps: Ports<'store'>,
-  ctx: Pick<RunCtx, 'run'>,
-  patch: Partial<RunProgress> | ((p: RunProgress) => Partial<RunProgress> | undefined),
-): Promise<void> => {
-  ctx.run = await writeProgress(deps.store, ctx.run.id, typeof patch === 'function' ? patch : () => patch);
-};
 
 /** Where a run kind does one issue's work, and what its jobs and PRs carry beyond the shared fields. */
 export interface RunKind {
@@ -238,8 +215,14 @@ export const reportOnce = async (
   await ctx.forge.createComment({ repo: ctx.repo, number: ctx.run.triggerIssue }, text);
 };
 
-export const perform = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promise<void> => {
+export const perform = async (deps: PerformDeps, ctx: RunCtx, a: Action): Promise<void> => {
   switch (a.type) {
+    case 'file_findings':
+      return void (await fileReportedBugs(deps, ctx));
+    case 'integration_review':
+      return void (await runIntegrationReview(deps, ctx));
+    case 'issue_notice':
+      return sendIssueNotice(deps, ctx, a);
     case 'report_cycle':
       return reportOnce(
         deps,

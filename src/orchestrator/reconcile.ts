@@ -19,19 +19,17 @@ import type { RunCtx, RunOptionsStored } from './context.ts';
 import { repoRefOf } from './context.ts';
 import type { DashboardInput } from './dashboard-types.ts';
 import { dashboardView } from './dashboard-view.ts';
-import { fileReportedBugs, unfiledFindings } from './file-findings.ts';
+import { unfiledFindings } from './file-findings.ts';
 import { fleetTouchesRepo } from './fleet/fleet-state.ts';
 import { changedSinceDefault } from './integration-branch.ts';
-import { runIntegrationReview } from './integration-review.ts';
-import { sendIssueNotice } from './issue-notices.ts';
 import { modelNotesForRouting, readModelHints } from './model-notes.ts';
-import { firstTime, type PerformDeps, perform } from './perform.ts';
+import { type PerformDeps, perform } from './perform.ts';
 import { holdUnplanned, unplannedLine } from './plan-blitz/blitz-plans.ts';
 import { planInput } from './plan-input.ts';
 import { gatePullRequests, withPrGates } from './pr-feedback-step.ts';
 import { loadRepoConfig } from './repo-settings.ts';
 import { attemptKey, deriveProgress } from './run-progress.ts';
-import { foldResults, writeProgress } from './run-writer.ts';
+import { firstTime, foldResults, writeProgress } from './run-writer.ts';
 
 const advancing = new Set<Action['type']>([
   'open_pr',
@@ -333,8 +331,8 @@ const publish = async (deps: PerformDeps, hooks: ReconcileHooks, ctx: RunCtx, ac
 };
 
 /**
- * Performs one action. The pass-level ones (the budget answer kept for this call, findings, the
- * integration review, notices) are applied here; the rest by perform.ts.
+ * Performs one action: perform.ts applies it, but for the budget probe, whose answer this call keeps
+ * (`CallCache`: the next pass plans on it, and a later call asks afresh).
  */
 const performAction = async (
   deps: PerformDeps,
@@ -347,14 +345,6 @@ const performAction = async (
     case 'probe_budget':
       cache.budget = await hooks.probe(ctx.run.id, { fresh: true });
       return;
-    case 'file_findings':
-      await fileReportedBugs(deps, ctx);
-      return;
-    case 'integration_review':
-      await runIntegrationReview(deps, ctx);
-      return;
-    case 'issue_notice':
-      return sendIssueNotice(deps, ctx, a);
     default:
       return perform(deps, ctx, a);
   }

@@ -14,11 +14,11 @@ import type { OrchestratorDeps, RunCtx } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
 import { type IntegrationGit, integrationWorktree, revertMerge } from './integration-branch.ts';
 import { updateModelNotesFile } from './model-notes.ts';
-import { type Effects, firstTime, refOf, setProgress } from './perform.ts';
+import { type Effects, refOf } from './perform.ts';
 import { milestonePrCi, milestonePrKey } from './pr-feedback.ts';
 import { runNoticeOf, runPageUrl, sendRunNotice } from './run-notice.ts';
 import { attemptKey } from './run-progress.ts';
-import { type GateResult, recordGateResult, writeRun } from './run-writer.ts';
+import { firstTime, type GateResult, recordGateResult, setProgress, writeRun } from './run-writer.ts';
 
 export interface EffectHooks {
   /** Runs work after this pass, tracked so idle() waits for it. */

@@ -7,9 +7,16 @@ import { silentLogger } from '../observability/logger.ts';
 import { isStaleRunWrite, type RunRecord } from '../store/run-store.ts';
 import { openSqliteRunStore } from '../store/sqlite-run-store.ts';
 import type { OrchestratorDeps, RunCtx } from './context.ts';
-import { setProgress } from './perform.ts';
 import { createEffects, type GateFinding } from './run-effects.ts';
-import { foldResults, markPosted, maxPosted, postedKey, recordGateResult, writeRun } from './run-writer.ts';
+import {
+  foldResults,
+  markPosted,
+  maxPosted,
+  postedKey,
+  recordGateResult,
+  setProgress,
+  writeRun,
+} from './run-writer.ts';
 
 const newRun = {
   id: 'r1',

@@ -64,6 +64,28 @@ export const markPosted = async (
   return { first, run };
 };
 
+/**
+ * Records a content key in the run's progress and refreshes `ctx.run`; false when it was already there (post nothing).
+ */
+export const firstTime = async (
+  deps: { store: Store },
+  ctx: { run: RunRecord },
+  key: string,
+): Promise<boolean> => {
+  const { first, run } = await markPosted(deps.store, ctx.run.id, key);
+  ctx.run = run;
+  return first;
+};
+
+/** Writes fields of the run's progress (computed from the stored progress when a function); refreshes `ctx.run`. */
+export const setProgress = async (
+  deps: { store: Store },
+  ctx: { run: RunRecord },
+  patch: Partial<RunProgress> | ((p: RunProgress) => Partial<RunProgress> | undefined),
+): Promise<void> => {
+  ctx.run = await writeProgress(deps.store, ctx.run.id, typeof patch === 'function' ? patch : () => patch);
+};
+
 /** What a background gate found, as recorded in run_results. */
 export type GateResult =
   | {

@@ -5,7 +5,7 @@
 import { fenced } from '../review/prompt.ts';
 import { redactText } from '../runner/exec.ts';
 import type { OrchestratorDeps, RunCtx } from './context.ts';
-import { firstTime, setProgress } from './perform.ts';
+import { firstTime, setProgress } from './run-writer.ts';
 
 /** Files the red smoke of this pass once, then asks for another pass. */
 export const fileSmokeFinding = async (
