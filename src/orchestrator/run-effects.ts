@@ -10,9 +10,14 @@ import { git } from '../runner/git.ts';
 import { describeCiVerdict } from '../ship/ci-verdict.ts';
 import { tailOf } from '../ship/deploy.ts';
 import { defaultHealthTimeoutSeconds, deployLive, type LiveResult, previewLive } from '../ship/ship-live.ts';
-import type { OrchestratorDeps, RunCtx } from './context.ts';
+import type { Ports, RunCtx } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
-import { type IntegrationGit, integrationWorktree, revertMerge } from './integration-branch.ts';
+import {
+  type IntegrationGit,
+  integrationGitOf,
+  integrationWorktree,
+  revertMerge,
+} from './integration-branch.ts';
 import { updateModelNotesFile } from './model-notes.ts';
 import { type Effects, refOf } from './perform.ts';
 import { milestonePrCi, milestonePrKey } from './pr-feedback.ts';
@@ -46,19 +51,14 @@ export type GateJudge = (
   covers: IssueKey[],
 ) => Promise<GateFinding>;
 
-const gitFor = async (deps: OrchestratorDeps, ctx: RunCtx): Promise<IntegrationGit> => ({
-  workspace: deps.config.runner.workspace,
-  repo: ctx.repo,
-  cloneUrl: deps.cloneUrl
-    ? await deps.cloneUrl(ctx.forge, ctx.repo)
-    : (await ctx.forge.cloneCredentials(ctx.repo)).url,
-  branch: ctx.run.integrationBranch,
-  ctx: await deps.runner.gitContext(ctx.repo),
-});
-
 const gateTimeoutSeconds = 1800;
 
-export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effects => {
+export const createEffects = (
+  deps: Ports<
+    'baseEnv' | 'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger' | 'notifiers' | 'runner' | 'store'
+  >,
+  hooks: EffectHooks,
+): Effects => {
   const runGateAt = async (g: IntegrationGit, name: 'build' | 'smoke', argv: string[], ref?: string) => {
     const cwd = await integrationWorktree(g, ref);
     const res = await deps.runner.execute({
@@ -90,7 +90,7 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
 
   /** Runs the gate at the integration branch's head and says what it found (never writes the run). */
   const judgeGate: GateJudge = async (ctx, name, argv, covers) => {
-    const g = await gitFor(deps, ctx);
+    const g = await integrationGitOf(deps, ctx);
     const r = await runGateAt(g, name, argv);
     const ok = r.exitCode === 0 && !r.timedOut;
     const at = r.sha ? { sha: r.sha } : {};
@@ -156,7 +156,7 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
     const tail = ctx.run.progress.build?.tail;
     if (row?.mergedSha !== undefined && row.mergedSha !== row.branch) {
       try {
-        await revertMerge(await gitFor(deps, ctx), row.mergedSha, ref.number);
+        await revertMerge(await integrationGitOf(deps, ctx), row.mergedSha, ref.number);
       } catch (err) {
         deps.logger.error({ runId: ctx.run.id, issue: key, err }, 'revert failed');
       }
@@ -263,7 +263,7 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
       if (path === 'deploy' && cfg.deploy) {
         if (!pr.merged)
           await ctx.forge.mergePullRequest(pr.ref, { method: 'merge', expectedHeadSha: pr.head.sha });
-        const cwd = await integrationWorktree(await gitFor(deps, ctx));
+        const cwd = await integrationWorktree(await integrationGitOf(deps, ctx));
         live = await deployLive({
           deploy: {
             argv: cfg.deploy,
@@ -277,7 +277,7 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
           timeoutMs,
         });
       } else if (cfg.preview) {
-        const worktree = await integrationWorktree(await gitFor(deps, ctx));
+        const worktree = await integrationWorktree(await integrationGitOf(deps, ctx));
         live = await previewLive({
           preview: {
             argv: cfg.preview,
