@@ -55,7 +55,16 @@ const gateTimeoutSeconds = 1800;
 
 export const createEffects = (
   deps: Ports<
-    'baseEnv' | 'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger' | 'notifiers' | 'runner' | 'store'
+    | 'baseEnv'
+    | 'clock'
+    | 'cloneUrl'
+    | 'config'
+    | 'dispatcher'
+    | 'ledger'
+    | 'logger'
+    | 'notifiers'
+    | 'runner'
+    | 'store'
   >,
   hooks: EffectHooks,
 ): Effects => {
