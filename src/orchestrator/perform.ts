@@ -6,7 +6,7 @@ import type { Action } from '../plan/snapshot.ts';
 import type { IssueKey, PlanIssue } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import { closeEpic, closeWithComment } from './close-issue.ts';
-import { type OrchestratorDeps, type Ports, type RunCtx, refOf } from './context.ts';
+import { type Ports, type RunCtx, refOf } from './context.ts';
 import { cloneUrlOf, dispatchAttempt } from './dispatch-attempt.ts';
 import { type AttemptJob, onAttemptHost } from './dispatcher.ts';
 import { fileReportedBugs } from './file-findings.ts';
@@ -31,8 +31,9 @@ export interface Effects {
   postPlan(ctx: RunCtx, wave: IssueKey[], explanations: string[]): Promise<void>;
 }
 
-/** The whole bag plus the effects: what applying an action uses (each step below takes its own part). */
-export type PerformDeps = OrchestratorDeps & { effects: Effects };
+/** What applying an action uses: each step below takes its own part of it. */
+export type PerformPorts = Ports<'baseEnv' | 'clock' | 'cloneUrl' | 'config' | 'dispatcher' | 'fleet'> &
+  Ports<'ledger' | 'logger' | 'notifiers' | 'review' | 'runner' | 'store'> & { effects: Effects };
 
 export { refOf };
 
@@ -216,7 +217,7 @@ export const reportOnce = async (
   await ctx.forge.createComment({ repo: ctx.repo, number: ctx.run.triggerIssue }, text);
 };
 
-export const perform = async (deps: PerformDeps, ctx: RunCtx, a: Action): Promise<void> => {
+export const perform = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promise<void> => {
   switch (a.type) {
     case 'file_findings':
       return void (await fileReportedBugs(deps, ctx));
