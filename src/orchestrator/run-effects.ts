@@ -210,20 +210,11 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
           title: `blitz: ${ctx.run.milestoneTitle}`,
           body: `The integrated work of milestone ${ctx.run.milestoneTitle}: every workable issue closed, build and smoke green.\n\nShip decision: ${path} (${reason}).`,
         }));
-      // The gate counts only on the integration branch's current head: a commit since (a push by
-      // hand, a late merge) sends the run back through build and smoke before anything ships.
+      // Ships only the commit the gate was green on: a head that moved since is recorded, nothing
+      // ships, and the planner gates again (plan/readiness.ts, `regate`).
       const gated = ctx.run.progress.build?.sha;
       if (gated !== undefined && pr.head.sha !== gated) {
-        deps.logger.info(
-          { runId: ctx.run.id, gated, head: pr.head.sha },
-          'integration branch moved since the gate; gating again',
-        );
-        await setProgress(deps, ctx, (p) => ({
-          ship: undefined,
-          build: { status: 'none', covers: [], failures: 0 },
-          smoke: 'none',
-          smokeGate: { failures: p.smokeGate?.failures ?? 0 },
-        }));
+        await setProgress(deps, ctx, { ship: undefined, integrationHead: pr.head.sha });
         return;
       }
       // The milestone PR is the link when nothing runs; a deploy or preview must be proven live.

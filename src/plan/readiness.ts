@@ -15,6 +15,15 @@ export const readinessActions = (ctx: RunContext): Action[] => {
   if (build.status === 'running') return [];
   if (build.status === 'failed') return stop(ctx, 'blocked', 'the build on the integration branch is red');
   if (build.status === 'none') return [{ type: 'run_build', covers: [] }];
+  // The gate counts only on the integration branch's current head: a commit since (a push by hand, a
+  // late merge) sends the run back through build and smoke before anything ships.
+  if (snap.integrationHead !== undefined && snap.integrationHead !== build.sha)
+    return [
+      {
+        type: 'regate',
+        reason: `the integration branch moved to ${snap.integrationHead.slice(0, 7)} since the gate ran on ${build.sha?.slice(0, 7) ?? 'an unknown commit'}`,
+      },
+    ];
   // The smoke check counts only green on the commit the build was green on; a red one is a finding
   // for another pass until its allowance is spent (plan/gate-checks.ts).
   const gate = snap.smokeGate ?? { configured: true, failures: 0, maxFailures: defaultMaxSmokeFailures };
