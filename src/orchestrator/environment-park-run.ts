@@ -20,10 +20,10 @@ import { environmentProblem, resetAtOfSummary } from '../runner/failure-class.ts
 import type { AttemptRecord } from '../runner/types.ts';
 import { parkedNotice } from '../ship/notice-builders.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import { runBudgetProbe } from './budget-probe.ts';
-import type { OrchestratorDeps } from './context.ts';
+import type { BudgetProbe } from './budget-probe.ts';
+import type { Ports } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
-import { runPageUrl, sendRunNotice } from './run-notice.ts';
+import { noticeBaseOf, sendRunNotice } from './run-notice.ts';
 import { attemptKey } from './run-progress.ts';
 import { markPosted, writeRun } from './run-writer.ts';
 
@@ -69,35 +69,23 @@ const reasonOf = (a: AttemptRecord): string => {
   );
 };
 
-const policyOf = (deps: Pick<OrchestratorDeps, 'config'>): EnvironmentBackoff =>
+/** What tending a park uses; `probe` is the run loop's shared budget probe. */
+export type ParkPorts = Ports<
+  'clock' | 'config' | 'dispatcher' | 'ledger' | 'logger' | 'notifiers' | 'runner' | 'store'
+> & { probe: BudgetProbe };
+
+const policyOf = (deps: Ports<'config'>): EnvironmentBackoff =>
   deps.config.runner.environmentBackoff ?? defaultEnvironmentBackoff;
 
-const closedCount = async (deps: Pick<OrchestratorDeps, 'store'>, runId: string): Promise<number> =>
-  (await deps.store.listRunIssues(runId)).filter((r) => r.state === 'closed').length;
-
-const sendParked = async (deps: OrchestratorDeps, run: RunRecord, park: RunPark): Promise<void> => {
+const sendParked = async (deps: ParkPorts, run: RunRecord, park: RunPark): Promise<void> => {
   // One notice per park: the key is the park's start.
   const { first } = await markPosted(deps.store, run.id, `notice:parked:${park.since}`);
   if (!first) return;
-  const url = runPageUrl(deps.config.publicUrl, run.id);
-  await sendRunNotice(
-    deps,
-    parkedNotice(
-      {
-        repo: run.repo,
-        run: { id: run.id, kind: run.kind, title: run.milestoneTitle },
-        ...(run.triggerIssue !== undefined ? { dashboardIssue: run.triggerIssue } : {}),
-        ...(url ? { runUrl: url } : {}),
-        issuesShipped: await closedCount(deps, run.id),
-      },
-      parkSentence(park),
-      park.resetAt,
-    ),
-  );
+  await sendRunNotice(deps, parkedNotice(await noticeBaseOf(deps, run), parkSentence(park), park.resetAt));
 };
 
 const writePark = async (
-  deps: OrchestratorDeps,
+  deps: Ports<'store'>,
   runId: string,
   park: RunPark | undefined,
   o: { seen?: string[]; state?: 'paused' | 'resume' } = {},
@@ -122,7 +110,7 @@ const writePark = async (
   });
 
 /** Resumes the interrupted attempts that are still the latest of their issue and still ended. */
-const resumeInterrupted = async (deps: OrchestratorDeps, run: RunRecord, park: RunPark): Promise<number> => {
+const resumeInterrupted = async (deps: ParkPorts, run: RunRecord, park: RunPark): Promise<number> => {
   const attempts = await deps.ledger.listByRun(run.id);
   const latest = new Map<string, AttemptRecord>();
   for (const a of attempts) latest.set(attemptKey(a), a);
@@ -141,13 +129,10 @@ const resumeInterrupted = async (deps: OrchestratorDeps, run: RunRecord, park: R
   return resumed;
 };
 
-/** Asks the budget probe, when one is configured: true when it allows work, undefined without one. */
-const budgetAllows = async (deps: OrchestratorDeps): Promise<boolean | undefined> => {
-  if (!deps.budgetProbe && !deps.config.budget?.length) return undefined;
-  const r = deps.budgetProbe
-    ? await deps.budgetProbe().catch(() => ({ status: 'failed' as const, error: 'the probe threw' }))
-    : await runBudgetProbe(deps.config.budget, { cwd: deps.config.runner.workspace, env: deps.baseEnv });
-  if (r.status !== 'ok') return undefined;
+/** Asks the budget probe afresh: true when it allows work, undefined when none is configured or it failed. */
+const budgetAllows = async (deps: ParkPorts, runId: string): Promise<boolean | undefined> => {
+  const r = await deps.probe(runId, { fresh: true }).catch(() => undefined);
+  if (r?.status !== 'ok') return undefined;
   return !r.park && r.recommendedMaxSessions > 0;
 };
 
@@ -155,7 +140,7 @@ const budgetAllows = async (deps: OrchestratorDeps): Promise<boolean | undefined
  * One look at the run's park before a blitz pass: park on a fresh environment failure, probe when due,
  * resume when the probe allows, lift the park once the endpoint answered. Never throws into the pass.
  */
-export const tendEnvironmentPark = async (deps: OrchestratorDeps, runId: string): Promise<void> => {
+export const tendEnvironmentPark = async (deps: ParkPorts, runId: string): Promise<void> => {
   let run = await deps.store.getRun(runId);
   if (run?.kind !== 'blitz' || run.state === 'done' || run.state === 'cancelled') return;
   const now = deps.clock.now();
@@ -230,7 +215,7 @@ export const tendEnvironmentPark = async (deps: OrchestratorDeps, runId: string)
 
   // Due, or a person resumed the run by hand: probe now.
   if (!probeDue(park, now) && run.state === 'paused') return;
-  const allows = await budgetAllows(deps);
+  const allows = await budgetAllows(deps, runId);
   if (park.kind === 'budget' || (allows !== undefined && park.reason === 'provider limit reached')) {
     if (allows === false) {
       const next = afterProbe(park, { up: false, at: now }, policy);

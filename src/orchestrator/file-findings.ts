@@ -6,7 +6,7 @@
 // an issue number it names counts only when it is an open issue of this milestone.
 import type { IssueRef } from '../forges/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
-import type { OrchestratorDeps, RunCtx } from './context.ts';
+import type { Ports, RunCtx } from './context.ts';
 import { markdownText } from './dashboard-escape.ts';
 import { firstTime, postedKey } from './run-writer.ts';
 import { renderDecisionBuckets } from './uncertainties.ts';
@@ -54,7 +54,7 @@ export const unfiledFindings = (
 };
 
 /** Files the reported bugs not filed yet and relays the uncertainties; returns how many issues it filed. */
-export const fileReportedBugs = async (deps: OrchestratorDeps, ctx: RunCtx): Promise<number> => {
+export const fileReportedBugs = async (deps: Ports<'store'>, ctx: RunCtx): Promise<number> => {
   let filed = 0;
   const open = new Set([...ctx.issues.values()].map((i) => i.number));
   for (const a of ctx.attempts) {
@@ -84,7 +84,7 @@ export const fileReportedBugs = async (deps: OrchestratorDeps, ctx: RunCtx): Pro
 
 /** Posts a finished attempt's UNCERTAINTIES (and the follow-ups filed for it) on the dashboard issue, once. */
 const relayUncertainties = async (
-  deps: OrchestratorDeps,
+  deps: Ports<'store'>,
   ctx: RunCtx,
   a: AttemptRecord,
   followUps: string[],

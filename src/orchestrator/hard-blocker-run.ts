@@ -8,23 +8,19 @@ import { canTransitionRun, type RunState } from '../plan/states.ts';
 import { planLabels } from '../plan/types.ts';
 import { blockedNotice } from '../ship/notice-builders.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import type { OrchestratorDeps } from './context.ts';
-import { repoRefOf } from './context.ts';
-import { runPageUrl, sendRunNotice } from './run-notice.ts';
+import { forgeOfRun, type Ports, repoRefOf } from './context.ts';
+import { noticeBaseOf, sendRunNotice } from './run-notice.ts';
 import { markPosted, writeProgress, writeRun } from './run-writer.ts';
 
-const forgeOf = (deps: OrchestratorDeps, run: RunRecord) =>
-  deps.forges({
-    forge: run.forge,
-    repo: repoRefOf(run.repo),
-    ...(run.installationId ? { installationId: run.installationId } : {}),
-  });
-
 /** Files the blocker issue once (a failure is tried again on the next blocked pass). */
-const fileBlockerIssue = async (deps: OrchestratorDeps, run: RunRecord, reason: string): Promise<void> => {
+const fileBlockerIssue = async (
+  deps: Ports<'forges' | 'logger' | 'store'>,
+  run: RunRecord,
+  reason: string,
+): Promise<void> => {
   if (run.progress.hardBlocker?.issue !== undefined) return;
   try {
-    const forge = await forgeOf(deps, run);
+    const forge = await forgeOfRun(deps, run, repoRefOf(run.repo));
     const issue = await forge.createIssue(repoRefOf(run.repo), {
       title: `blitz: ${run.milestoneTitle} is BLOCKED`,
       body: `The blitz of this milestone stopped: ${reason}.\n\nFix it; the run resumes by itself at its next pass (or \`/blitz resume\`), and this issue is closed then.`,
@@ -44,7 +40,7 @@ const fileBlockerIssue = async (deps: OrchestratorDeps, run: RunRecord, reason: 
  * (said once); false for any other error, which the caller handles as before.
  */
 export const blockOnHardBlocker = async (
-  deps: OrchestratorDeps,
+  deps: Ports<'clock' | 'config' | 'forges' | 'logger' | 'notifiers' | 'store'>,
   runId: string,
   err: unknown,
 ): Promise<boolean> => {
@@ -68,32 +64,22 @@ export const blockOnHardBlocker = async (
   const { first } = await markPosted(deps.store, runId, `notice:hard-blocker:${reason}`);
   if (first) {
     deps.logger.error({ runId, reason }, 'run blocked by the forge');
-    const url = runPageUrl(deps.config.publicUrl, run.id);
-    await sendRunNotice(
-      deps,
-      blockedNotice(
-        {
-          repo: run.repo,
-          run: { id: run.id, kind: run.kind, title: run.milestoneTitle },
-          ...(run.triggerIssue !== undefined ? { dashboardIssue: run.triggerIssue } : {}),
-          ...(url ? { runUrl: url } : {}),
-          issuesShipped: (await deps.store.listRunIssues(runId)).filter((r) => r.state === 'closed').length,
-        },
-        reason,
-      ),
-    );
+    await sendRunNotice(deps, blockedNotice(await noticeBaseOf(deps, run), reason));
   }
   await fileBlockerIssue(deps, (await deps.store.getRun(runId)) ?? run, reason);
   return true;
 };
 
 /** After a pass that got through: a hard blocker is gone; its blocker issue is closed. */
-export const liftHardBlocker = async (deps: OrchestratorDeps, runId: string): Promise<void> => {
+export const liftHardBlocker = async (
+  deps: Ports<'forges' | 'logger' | 'store'>,
+  runId: string,
+): Promise<void> => {
   const run = await deps.store.getRun(runId);
   const blocker = run?.progress.hardBlocker;
   if (!run || !blocker) return;
   if (blocker.issue !== undefined) {
-    const forge = await forgeOf(deps, run);
+    const forge = await forgeOfRun(deps, run, repoRefOf(run.repo));
     const ref = { repo: repoRefOf(run.repo), number: blocker.issue };
     await forge.createComment(ref, 'The forge answers the bot again: the blitz resumed.');
     await forge.closeIssue(ref);

@@ -12,8 +12,8 @@ import type { ReviewerAttempt, ReviewRosterEntry } from '../review/types.ts';
 import { run as execRun } from '../runner/exec.ts';
 import { git } from '../runner/git.ts';
 import type { RunProgress } from '../store/run-store.ts';
-import type { OrchestratorDeps, RunCtx } from './context.ts';
-import { integrationWorktree } from './integration-branch.ts';
+import type { Ports, RunCtx } from './context.ts';
+import { integrationGitOf, integrationWorktree } from './integration-branch.ts';
 import { buildIntegrationReviewPrompt, parseIntegrationReview } from './integration-review-prompt.ts';
 import { firstTime, setProgress } from './run-writer.ts';
 
@@ -23,17 +23,8 @@ const maxTitle = 80;
 /** The last review's answer, kept in the run's progress for the dashboard and the gate. */
 export type IntegrationReviewRecord = NonNullable<RunProgress['integrationReview']>;
 
-const diffOf = async (deps: OrchestratorDeps, ctx: RunCtx) => {
-  const forge = ctx.forge;
-  const g = {
-    workspace: deps.config.runner.workspace,
-    repo: ctx.repo,
-    cloneUrl: deps.cloneUrl
-      ? await deps.cloneUrl(forge, ctx.repo)
-      : (await forge.cloneCredentials(ctx.repo)).url,
-    branch: ctx.run.integrationBranch,
-    ctx: await deps.runner.gitContext(ctx.repo),
-  };
+const diffOf = async (deps: Ports<'cloneUrl' | 'config' | 'runner'>, ctx: RunCtx) => {
+  const g = await integrationGitOf(deps, ctx);
   const path = await integrationWorktree(g);
   const base = ctx.defaultBranch;
   await git(['fetch', '--quiet', 'origin', `+refs/heads/${base}:refs/remotes/origin/${base}`], path, g.ctx);
@@ -44,7 +35,12 @@ const diffOf = async (deps: OrchestratorDeps, ctx: RunCtx) => {
   return { diff, truncated: totalBytes > maxDiffBytes, totalBytes };
 };
 
-const ask = (deps: OrchestratorDeps, ctx: RunCtx, entry: ReviewRosterEntry, prompt: string) => {
+const ask = (
+  deps: Ports<'baseEnv' | 'config' | 'fleet'>,
+  ctx: RunCtx,
+  entry: ReviewRosterEntry,
+  prompt: string,
+) => {
   const timeoutMs = deps.config.reviewTimeoutSeconds * 1000;
   return askReviewer(entry, prompt, {
     timeoutMs,
@@ -67,7 +63,10 @@ const titleOf = (text: string): string => {
 };
 
 /** Runs one integration review; returns how many new issues it filed (the next pass plans them). */
-export const runIntegrationReview = async (deps: OrchestratorDeps, ctx: RunCtx): Promise<number> => {
+export const runIntegrationReview = async (
+  deps: Ports<'baseEnv' | 'clock' | 'cloneUrl' | 'config' | 'fleet' | 'logger' | 'runner' | 'store'>,
+  ctx: RunCtx,
+): Promise<number> => {
   const diff = await diffOf(deps, ctx);
   const openIssues = [...ctx.issues.values()].map((i) => ({ number: i.number, title: i.title }));
   const prompt = buildIntegrationReviewPrompt({

@@ -1,13 +1,13 @@
 // Sends one of the planner's issue notices (src/plan/notices.ts decides which and when) to the
 // notifiers, once per content key: the key is recorded on the run first.
 import type { Action } from '../plan/snapshot.ts';
-import { type RunCtx, refOf } from './context.ts';
-import type { PerformDeps } from './perform.ts';
+import type { Ports, RunCtx } from './context.ts';
+import { refOf } from './context.ts';
 import { runNoticeOf, sendRunNotice } from './run-notice.ts';
 import { firstTime } from './run-writer.ts';
 
 export const sendIssueNotice = async (
-  deps: PerformDeps,
+  deps: Ports<'config' | 'logger' | 'notifiers' | 'store'>,
   ctx: RunCtx,
   a: Extract<Action, { type: 'issue_notice' }>,
 ): Promise<void> => {

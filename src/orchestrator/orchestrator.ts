@@ -19,7 +19,6 @@ import { tendEnvironmentPark } from './environment-park-run.ts';
 import { createFleet, fleetTouchesRepo } from './fleet/index.ts';
 import { blockOnHardBlocker, liftHardBlocker } from './hard-blocker-run.ts';
 import { createKeyedRunner } from './keyed-mutex.ts';
-import type { PerformDeps } from './perform.ts';
 import { initialPlanDashboard } from './plan-blitz/plan-dashboard.ts';
 import { reconcilePlanRun } from './plan-blitz/reconcile-plan-run.ts';
 import { createPlanIntentHandler } from './plan-blitz/start-plan-run.ts';
@@ -120,7 +119,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       if (run?.kind === 'plan') return reconcilePlanRun(runDeps, planHooks, runId);
       if (run?.kind === 'fleet') return fleet.reconcile(runId);
       // An environment failure parks the run before the planner could dispatch the issue afresh.
-      await tendEnvironmentPark(runDeps, runId).catch((err: unknown) =>
+      await tendEnvironmentPark({ ...runDeps, probe: hooks.probe }, runId).catch((err: unknown) =>
         log.error({ runId, err }, 'environment park not tended; the next reconcile retries'),
       );
       try {
@@ -149,7 +148,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     reconcileSoon,
     flushDashboard: (runId) => coalescer.flush(runId),
   });
-  const performDeps: PerformDeps = { ...deps, effects };
+  const performDeps = { ...deps, effects };
 
   const hooks = {
     trusted: createTrustCheck({ clock: deps.clock, logger: log }),

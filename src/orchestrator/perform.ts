@@ -6,11 +6,12 @@ import type { Action } from '../plan/snapshot.ts';
 import type { IssueKey, PlanIssue } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import { closeEpic, closeWithComment } from './close-issue.ts';
-import { type OrchestratorDeps, type Ports, type RunCtx, refOf } from './context.ts';
+import { type Ports, type RunCtx, refOf } from './context.ts';
 import { cloneUrlOf, dispatchAttempt } from './dispatch-attempt.ts';
 import { type AttemptJob, onAttemptHost } from './dispatcher.ts';
 import { fileReportedBugs } from './file-findings.ts';
 import { runIntegrationReview } from './integration-review.ts';
+import { cleanupClosedIssue } from './issue-cleanup.ts';
 import { sendIssueNotice } from './issue-notices.ts';
 import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
 import { performPrFeedback } from './pr-feedback-step.ts';
@@ -30,8 +31,9 @@ export interface Effects {
   postPlan(ctx: RunCtx, wave: IssueKey[], explanations: string[]): Promise<void>;
 }
 
-/** The whole bag plus the effects: what applying an action uses (each step below takes its own part). */
-export type PerformDeps = OrchestratorDeps & { effects: Effects };
+/** What applying an action uses: each step below takes its own part of it. */
+export type PerformPorts = Ports<'baseEnv' | 'clock' | 'cloneUrl' | 'config' | 'dispatcher' | 'fleet'> &
+  Ports<'ledger' | 'logger' | 'notifiers' | 'review' | 'runner' | 'store'> & { effects: Effects };
 
 export { refOf };
 
@@ -215,7 +217,7 @@ export const reportOnce = async (
   await ctx.forge.createComment({ repo: ctx.repo, number: ctx.run.triggerIssue }, text);
 };
 
-export const perform = async (deps: PerformDeps, ctx: RunCtx, a: Action): Promise<void> => {
+export const perform = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promise<void> => {
   switch (a.type) {
     case 'file_findings':
       return void (await fileReportedBugs(deps, ctx));
@@ -287,7 +289,15 @@ export const perform = async (deps: PerformDeps, ctx: RunCtx, a: Action): Promis
     case 'bounce':
       return deps.effects.bounce(ctx, a.issue, a.reason);
     case 'close_issue':
-      return closeIssue(deps, ctx, a.issue, false);
+      await closeIssue(deps, ctx, a.issue, false);
+      return cleanupClosedIssue(deps, ctx, a.issue);
+    case 'cancel_worker': {
+      // Closed by hand on the tracker while its worker ran: the worker stops (its branch is kept).
+      const live = issueAttempts(ctx, a.issue).find((x) => x.outcome === undefined);
+      if (live) await onAttemptHost(deps, { kind: 'cancel', attemptId: live.id }, [live]);
+      deps.logger.info({ runId: ctx.run.id, issue: a.issue, reason: a.reason }, 'worker stopped');
+      return;
+    }
     case 'close_epic':
       return closeIssue(deps, ctx, a.issue, true);
     case 'ship':

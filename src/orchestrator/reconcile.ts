@@ -15,7 +15,7 @@ import type { RunState } from '../plan/states.ts';
 import { issueKey, planLabels } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import { type BudgetProbe, budgetOf, type ProbeResult } from './budget-probe.ts';
-import type { RunCtx, RunOptionsStored } from './context.ts';
+import type { Ports, RunCtx, RunOptionsStored } from './context.ts';
 import { repoRefOf } from './context.ts';
 import type { DashboardInput } from './dashboard-types.ts';
 import { dashboardView } from './dashboard-view.ts';
@@ -23,7 +23,7 @@ import { unfiledFindings } from './file-findings.ts';
 import { fleetTouchesRepo } from './fleet/fleet-state.ts';
 import { changedSinceDefault } from './integration-branch.ts';
 import { modelNotesForRouting, readModelHints } from './model-notes.ts';
-import { type PerformDeps, perform } from './perform.ts';
+import { type PerformPorts, perform } from './perform.ts';
 import { holdUnplanned, unplannedLine } from './plan-blitz/blitz-plans.ts';
 import { planInput } from './plan-input.ts';
 import { gatePullRequests, withPrGates } from './pr-feedback-step.ts';
@@ -50,6 +50,9 @@ export interface ReconcileHooks {
   probe: BudgetProbe;
   dashboard(runId: string, view: DashboardInput): void;
 }
+
+/** What a reconcile pass uses: the executor's ports and what loading, reviewing and notifying add. */
+export type ReconcilePorts = PerformPorts & Ports<'forgePace' | 'forges' | 'machine'>;
 
 const live = (s: string): boolean => s !== 'done' && s !== 'cancelled';
 
@@ -81,7 +84,7 @@ const reviewView = (p: RunRecord['progress']): IntegrationReviewView => {
 
 /** Reads everything one pass needs; undefined when the run is gone, finished or its config is broken. */
 const load = async (
-  deps: PerformDeps,
+  deps: ReconcilePorts,
   hooks: ReconcileHooks,
   runId: string,
   cache: CallCache,
@@ -126,10 +129,11 @@ const load = async (
   const attempts = await deps.ledger.listByRun(run.id);
   const open = new Set(issues.map((i) => issueKey(i.repo, i.number)));
   // An issue that left the milestone or was closed by hand while a worker was on it is no longer the
-  // run's business: its worker may finish, but the planner only sees open issues and finished ones.
-  const progress = deriveProgress({ rows, attempts, open, runnerRetries: deps.config.runner.retries }).filter(
-    (p) => open.has(p.key) || p.state === 'closed',
-  );
+  // run's business: the planner only sees open issues and finished ones
+  const derived = deriveProgress({ rows, attempts, open, runnerRetries: deps.config.runner.retries });
+  const progress = derived.filter((p) => open.has(p.key) || p.state === 'closed');
+  // ... and a worker still on such an issue is stopped (issue 18), not left to run and push.
+  const abandoned = derived.filter((p) => !open.has(p.key) && p.state === 'working').map((p) => p.key);
   const options = run.options as RunOptionsStored;
   const fresh = (await deps.store.getRun(run.id)) ?? run;
   // The PR feedback loop: each open worker PR's CI and people's reviews, for the planner's merge gate.
@@ -175,6 +179,7 @@ const load = async (
       : [],
     issues,
     external,
+    ...(abandoned.length > 0 ? { abandoned } : {}),
     progress: withPrGates(progress, prFacts),
     // The last answer; the planner asks for a fresh one (once per reconcileRun call) before a wave.
     budget: budgetOf(cache.budget ?? fresh.progress.budget, options.maxSessions),
@@ -249,7 +254,10 @@ export const withoutUnrecordedApprovals = (
  * repo and the fleets with a ticket there, when that person has write permission; anyone else's label
  * changes nothing. Runs under the run lock (a reconcile writes progress).
  */
-export const recordApproval = async (deps: PerformDeps, event: ForgeEvent): Promise<void> => {
+export const recordApproval = async (
+  deps: Ports<'forges' | 'logger' | 'store'>,
+  event: ForgeEvent,
+): Promise<void> => {
   if (event.kind !== 'label-added' || event.label !== planLabels.approved) return;
   const repoName = `${event.repo.owner}/${event.repo.name}`;
   const runs = (await deps.store.listLiveRuns()).filter(
@@ -291,7 +299,7 @@ export const recordApproval = async (deps: PerformDeps, event: ForgeEvent): Prom
 };
 
 /** Keeps the graph the dashboard drew in the run's progress (only when it changed), for the status page. */
-const keepGraph = async (deps: PerformDeps, ctx: RunCtx, view: DashboardInput): Promise<void> => {
+const keepGraph = async (deps: Ports<'store'>, ctx: RunCtx, view: DashboardInput): Promise<void> => {
   const graph = view.issues.map((i) => ({
     number: i.number,
     title: i.title,
@@ -304,7 +312,12 @@ const keepGraph = async (deps: PerformDeps, ctx: RunCtx, view: DashboardInput): 
   );
 };
 
-const publish = async (deps: PerformDeps, hooks: ReconcileHooks, ctx: RunCtx, actions: Action[]) => {
+const publish = async (
+  deps: Ports<'forgePace' | 'logger' | 'review' | 'store'>,
+  hooks: ReconcileHooks,
+  ctx: RunCtx,
+  actions: Action[],
+) => {
   const closed = ctx.snap.progress
     .filter((p) => !ctx.issues.has(p.key))
     .map((p) => {
@@ -337,7 +350,7 @@ const publish = async (deps: PerformDeps, hooks: ReconcileHooks, ctx: RunCtx, ac
  * (`CallCache`: the next pass plans on it, and a later call asks afresh).
  */
 const performAction = async (
-  deps: PerformDeps,
+  deps: ReconcilePorts,
   hooks: ReconcileHooks,
   ctx: RunCtx,
   cache: CallCache,
@@ -357,7 +370,7 @@ const performAction = async (
  * on). After an action in `replanAfter` the pass ends: the rest was planned without its result.
  */
 const performAll = async (
-  deps: PerformDeps,
+  deps: ReconcilePorts,
   hooks: ReconcileHooks,
   ctx: RunCtx,
   cache: CallCache,
@@ -381,7 +394,7 @@ const performAll = async (
 };
 
 export const reconcileRun = async (
-  deps: PerformDeps,
+  deps: ReconcilePorts,
   hooks: ReconcileHooks,
   runId: string,
 ): Promise<void> => {

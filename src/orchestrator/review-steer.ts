@@ -6,16 +6,9 @@ import type { Command } from '../commands/schema.ts';
 import { decideSteer, type ReviewVerdict, type SteerFacts } from '../plan/steer.ts';
 import type { RunProgress, RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import type { OrchestratorDeps } from './context.ts';
-import { repoRefOf } from './context.ts';
+import type { Ports } from './context.ts';
 import { writeRun } from './run-writer.ts';
-import type { IntentOutcome } from './start-run.ts';
-
-export interface ReviewSteerHooks {
-  reconcileSoon(runId: string): void;
-  /** Runs a change to a run between its reconcile passes, never during one. */
-  serialized<T>(runId: string, fn: () => Promise<T>): Promise<T>;
-}
+import { type CommandHooks, type IntentOutcome, placeOf, runOfCommand } from './start-run.ts';
 
 /**
  * The latest review as decideSteer reads it: a review that filed nothing new is unclear whatever it
@@ -43,18 +36,14 @@ const steerFacts = (run: RunRecord): SteerFacts => {
   return { runState: run.state, ...(verdict ? { review: { verdict } } : {}) };
 };
 
-export const createReviewSteering = (deps: OrchestratorDeps, hooks: ReviewSteerHooks) => {
+export const createReviewSteering = (
+  deps: Ports<'clock' | 'forges' | 'logger' | 'store'>,
+  hooks: CommandHooks,
+) => {
   return async (intent: Intent, cmd: Extract<Command, { name: 'blitz-review' }>): Promise<IntentOutcome> => {
-    const repo = repoRefOf(intent.repo);
-    const forge = await deps.forges({ forge: intent.forge, repo });
-    const where = intent.issueNumber !== undefined ? { repo, number: intent.issueNumber } : undefined;
-    const answer = (body: string) => (where ? forge.createComment(where, body) : Promise.resolve());
+    const { answer } = await placeOf(deps, intent);
     // The integration review belongs to blitz runs: a plan run or a fleet has none.
-    const runs = (await deps.store.listLiveRuns()).filter(
-      (r) => r.forge === intent.forge && r.repo === intent.repo && r.kind === 'blitz',
-    );
-    const run =
-      runs.find((r) => r.triggerIssue === intent.issueNumber) ?? (runs.length === 1 ? runs[0] : undefined);
+    const { run, runs } = await runOfCommand(deps, intent, ['blitz']);
     if (!run) {
       await answer(
         runs.length === 0

@@ -7,14 +7,21 @@ import { blameStep } from '../plan/blame.ts';
 import { nextActions } from '../plan/next-actions.ts';
 import type { IssueKey } from '../plan/types.ts';
 import { git } from '../runner/git.ts';
+import { describeCiVerdict } from '../ship/ci-verdict.ts';
 import { tailOf } from '../ship/deploy.ts';
 import { defaultHealthTimeoutSeconds, deployLive, type LiveResult, previewLive } from '../ship/ship-live.ts';
-import type { OrchestratorDeps, RunCtx } from './context.ts';
+import type { Ports, RunCtx } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
-import { type IntegrationGit, integrationWorktree, revertMerge } from './integration-branch.ts';
+import {
+  type IntegrationGit,
+  integrationGitOf,
+  integrationWorktree,
+  revertMerge,
+} from './integration-branch.ts';
 import { updateModelNotesFile } from './model-notes.ts';
 import { type Effects, refOf } from './perform.ts';
-import { runNoticeOf, sendRunNotice } from './run-notice.ts';
+import { milestonePrCi, milestonePrKey } from './pr-feedback.ts';
+import { runNoticeOf, runPageUrl, sendRunNotice } from './run-notice.ts';
 import { attemptKey } from './run-progress.ts';
 import { firstTime, type GateResult, recordGateResult, setProgress, writeRun } from './run-writer.ts';
 
@@ -44,19 +51,23 @@ export type GateJudge = (
   covers: IssueKey[],
 ) => Promise<GateFinding>;
 
-const gitFor = async (deps: OrchestratorDeps, ctx: RunCtx): Promise<IntegrationGit> => ({
-  workspace: deps.config.runner.workspace,
-  repo: ctx.repo,
-  cloneUrl: deps.cloneUrl
-    ? await deps.cloneUrl(ctx.forge, ctx.repo)
-    : (await ctx.forge.cloneCredentials(ctx.repo)).url,
-  branch: ctx.run.integrationBranch,
-  ctx: await deps.runner.gitContext(ctx.repo),
-});
-
 const gateTimeoutSeconds = 1800;
 
-export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effects => {
+export const createEffects = (
+  deps: Ports<
+    | 'baseEnv'
+    | 'clock'
+    | 'cloneUrl'
+    | 'config'
+    | 'dispatcher'
+    | 'ledger'
+    | 'logger'
+    | 'notifiers'
+    | 'runner'
+    | 'store'
+  >,
+  hooks: EffectHooks,
+): Effects => {
   const runGateAt = async (g: IntegrationGit, name: 'build' | 'smoke', argv: string[], ref?: string) => {
     const cwd = await integrationWorktree(g, ref);
     const res = await deps.runner.execute({
@@ -88,7 +99,7 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
 
   /** Runs the gate at the integration branch's head and says what it found (never writes the run). */
   const judgeGate: GateJudge = async (ctx, name, argv, covers) => {
-    const g = await gitFor(deps, ctx);
+    const g = await integrationGitOf(deps, ctx);
     const r = await runGateAt(g, name, argv);
     const ok = r.exitCode === 0 && !r.timedOut;
     const at = r.sha ? { sha: r.sha } : {};
@@ -154,7 +165,7 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
     const tail = ctx.run.progress.build?.tail;
     if (row?.mergedSha !== undefined && row.mergedSha !== row.branch) {
       try {
-        await revertMerge(await gitFor(deps, ctx), row.mergedSha, ref.number);
+        await revertMerge(await integrationGitOf(deps, ctx), row.mergedSha, ref.number);
       } catch (err) {
         deps.logger.error({ runId: ctx.run.id, issue: key, err }, 'revert failed');
       }
@@ -217,6 +228,34 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
         await setProgress(deps, ctx, { ship: undefined, integrationHead: pr.head.sha });
         return;
       }
+      // The milestone PR carries the readiness result as the bot's `blitz` check, and the deploy path
+      // merges it only when its own CI is green (issue 21): pending asks again on the next pass.
+      const ci = await milestonePrCi(
+        deps,
+        {
+          forge: ctx.forge,
+          repo: ctx.repo,
+          runId: ctx.run.id,
+          state: ctx.run.progress.prFeedback?.[milestonePrKey],
+        },
+        pr.head.sha,
+        ctx.repoConfig.ci,
+        {
+          state: 'success',
+          title: 'ready: every issue closed, build and smoke green',
+          summary: `- Ship: ${path} (${reason})`,
+          ...(deps.config.publicUrl ? { detailsUrl: runPageUrl(deps.config.publicUrl, ctx.run.id)! } : {}),
+        },
+      );
+      ctx.run = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
+      if (path === 'deploy' && cfg.deploy && !pr.merged) {
+        if (ci.kind === 'pending') {
+          await setProgress(deps, ctx, { ship: undefined });
+          return;
+        }
+        if (ci.kind === 'red' || ci.kind === 'timed_out')
+          throw new Error(`the milestone PR's ${describeCiVerdict(ci)}`);
+      }
       // The milestone PR is the link when nothing runs; a deploy or preview must be proven live.
       let url: string | undefined = pr.htmlUrl;
       const timeoutMs = (cfg.healthTimeoutSeconds ?? defaultHealthTimeoutSeconds) * 1000;
@@ -224,7 +263,7 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
       if (path === 'deploy' && cfg.deploy) {
         if (!pr.merged)
           await ctx.forge.mergePullRequest(pr.ref, { method: 'merge', expectedHeadSha: pr.head.sha });
-        const cwd = await integrationWorktree(await gitFor(deps, ctx));
+        const cwd = await integrationWorktree(await integrationGitOf(deps, ctx));
         live = await deployLive({
           deploy: {
             argv: cfg.deploy,
@@ -238,7 +277,7 @@ export const createEffects = (deps: OrchestratorDeps, hooks: EffectHooks): Effec
           timeoutMs,
         });
       } else if (cfg.preview) {
-        const worktree = await integrationWorktree(await gitFor(deps, ctx));
+        const worktree = await integrationWorktree(await integrationGitOf(deps, ctx));
         live = await previewLive({
           preview: {
             argv: cfg.preview,

@@ -1,14 +1,27 @@
 // The notices a run sends (started, shipped, blocked…) built from its record, sent to the targets that
 // asked for the event, and any failure kept on the run for its dashboard. Never throws into the run.
 import type { NotifyEvent, RunNotice, ShipPath } from '../ship/notice.ts';
+import type { NoticeBase } from '../ship/notice-builders.ts';
 import { notifyAll } from '../ship/notify.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import type { OrchestratorDeps } from './context.ts';
+import type { Ports } from './context.ts';
 import { writeProgress } from './run-writer.ts';
 
 /** The run's page on the status site, when the bot's public address is configured. */
 export const runPageUrl = (publicUrl: string | undefined, runId: string): string | undefined =>
   publicUrl ? `${publicUrl.replace(/\/+$/, '')}/runs/${encodeURIComponent(runId)}` : undefined;
+
+/** What a notice built by ship/notice-builders.ts names about its run; the count is its closed issues. */
+export const noticeBaseOf = async (deps: Ports<'config' | 'store'>, run: RunRecord): Promise<NoticeBase> => {
+  const url = runPageUrl(deps.config.publicUrl, run.id);
+  return {
+    repo: run.repo,
+    run: { id: run.id, kind: run.kind, title: run.milestoneTitle },
+    ...(run.triggerIssue !== undefined ? { dashboardIssue: run.triggerIssue } : {}),
+    ...(url ? { runUrl: url } : {}),
+    issuesShipped: (await deps.store.listRunIssues(run.id)).filter((r) => r.state === 'closed').length,
+  };
+};
 
 export const runNoticeOf = (
   run: RunRecord,
@@ -44,7 +57,7 @@ export const runNoticeOf = (
 
 /** Sends the notice; the failures (target and error, never a secret) are written to the run's progress. */
 export const sendRunNotice = async (
-  deps: Pick<OrchestratorDeps, 'notifiers' | 'store' | 'logger'>,
+  deps: Ports<'logger' | 'notifiers' | 'store'>,
   notice: RunNotice,
 ): Promise<void> => {
   const results = await notifyAll(deps.notifiers ?? [], notice);

@@ -18,13 +18,17 @@ import { newRunId } from './run-effects.ts';
 import { runNoticeOf, sendRunNotice } from './run-notice.ts';
 import { setDashboardComment, writeRun } from './run-writer.ts';
 
-export interface StartHooks {
+/** What the run loop lends a command's handler: a change between passes, and a pass soon after. */
+export interface CommandHooks {
   reconcileSoon(runId: string): void;
+  /** Runs a change to a run between its reconcile passes, never during one. */
+  serialized<T>(runId: string, fn: () => Promise<T>): Promise<T>;
+}
+
+export interface StartHooks extends CommandHooks {
   /** Creates or edits the dashboard comment now; returns its id. */
   postDashboard(run: RunRecord, forge: Forge): Promise<number | undefined>;
   cancelWorkers(run: RunRecord): Promise<number>;
-  /** Runs a change to a run between its reconcile passes, never during one. */
-  serialized<T>(runId: string, fn: () => Promise<T>): Promise<T>;
 }
 
 export type IntentOutcome = 'started' | 'answered' | 'refused' | 'not_mine';
@@ -68,6 +72,20 @@ export const placeOf = async (deps: Ports<'forges'>, intent: Intent) => {
     if (where) await forge.createComment(where, body);
   };
   return { repo, forge, answer };
+};
+
+/** The live run a command means: the one the issue it was typed on carries, else the repo's only one. */
+export const runOfCommand = async (
+  deps: Ports<'store'>,
+  intent: Intent,
+  kinds: readonly RunRecord['kind'][],
+): Promise<{ run: RunRecord | undefined; runs: RunRecord[] }> => {
+  const runs = (await deps.store.listLiveRuns()).filter(
+    (r) => r.forge === intent.forge && r.repo === intent.repo && kinds.includes(r.kind),
+  );
+  const run =
+    runs.find((r) => r.triggerIssue === intent.issueNumber) ?? (runs.length === 1 ? runs[0] : undefined);
+  return { run, runs };
 };
 
 export const createIntentHandler = (
@@ -155,12 +173,8 @@ export const createIntentHandler = (
       await answer(helpText);
       return 'answered';
     }
-    const runs = (await deps.store.listLiveRuns()).filter(
-      // A fleet has its own commands (/merge, /review); `/blitz …` steers milestone runs.
-      (r) => r.forge === intent.forge && r.repo === intent.repo && r.kind !== 'fleet',
-    );
-    const run =
-      runs.find((r) => r.triggerIssue === intent.issueNumber) ?? (runs.length === 1 ? runs[0] : undefined);
+    // A fleet has its own commands (/merge, /review); `/blitz …` steers milestone runs.
+    const { run, runs } = await runOfCommand(deps, intent, ['blitz', 'plan']);
     if (!run) {
       await answer(
         runs.length === 0

@@ -10,23 +10,17 @@ import { decideSteer, type HoldKind, type SteerEffect, type SteerIssueFacts } fr
 import { issueKey, planLabels } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import type { OrchestratorDeps } from './context.ts';
-import { repoRefOf } from './context.ts';
+import { type Ports, repoRefOf } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
 import { releasePrHold } from './pr-feedback.ts';
 import { attemptKey, deriveProgress, liveAttempt } from './run-progress.ts';
+import { type CommandHooks, placeOf, runOfCommand } from './start-run.ts';
 
 type IssueCommand = Extract<Command, { name: 'blitz-issue' }>;
 
-export interface SteerHooks {
-  /** Runs the change between the run's reconcile passes, never during one. */
-  serialized<T>(runId: string, fn: () => Promise<T>): Promise<T>;
-  reconcileSoon(runId: string): void;
-}
-
 /** What the tracker, the run's rows and the ledger say about the issue, for decideSteer. */
 const issueFacts = async (
-  deps: OrchestratorDeps,
+  deps: Ports<'config' | 'ledger' | 'store'>,
   forge: Forge,
   run: RunRecord,
   cmd: IssueCommand,
@@ -82,7 +76,7 @@ const issueFacts = async (
 
 /** Applies an accepted effect to the run's rows (and the tracker, for a hold label). */
 const apply = async (
-  deps: OrchestratorDeps,
+  deps: Ports<'config' | 'dispatcher' | 'ledger' | 'runner' | 'store'>,
   forge: Forge,
   run: RunRecord,
   target: { key: string; repo: string; number: number },
@@ -119,17 +113,13 @@ const apply = async (
 
 /** The handler of `blitz-issue` intents (retry, skip, unhold) on the live run of the repository. */
 export const createSteerHandler =
-  (deps: OrchestratorDeps, hooks: SteerHooks) =>
+  (
+    deps: Ports<'config' | 'dispatcher' | 'forges' | 'ledger' | 'logger' | 'runner' | 'store'>,
+    hooks: CommandHooks,
+  ) =>
   async (intent: Intent, cmd: IssueCommand): Promise<'answered' | 'refused'> => {
-    const repo = repoRefOf(intent.repo);
-    const forge = await deps.forges({ forge: intent.forge, repo });
-    const where = intent.issueNumber !== undefined ? { repo, number: intent.issueNumber } : undefined;
-    const say = (body: string) => (where ? forge.createComment(where, body) : Promise.resolve());
-    const runs = (await deps.store.listLiveRuns()).filter(
-      (r) => r.forge === intent.forge && r.repo === intent.repo && r.kind === 'blitz',
-    );
-    const run =
-      runs.find((r) => r.triggerIssue === intent.issueNumber) ?? (runs.length === 1 ? runs[0] : undefined);
+    const { forge, answer: say } = await placeOf(deps, intent);
+    const { run, runs } = await runOfCommand(deps, intent, ['blitz']);
     if (!run) {
       await say(
         runs.length === 0
