@@ -1,6 +1,8 @@
 // Readiness, the one live gate of a blitz (seed 000 §3.7): once every workable issue is closed, build,
-// then smoke, then ship, in that order; smoke and ship wait while the latest integration review is not
-// clean. When the integration review is due is decided here too. Pure, like the rest of src/plan/.
+// then smoke, then ship, in that order; a ship that found the integration branch moved since the build
+// gates again (`regate`); smoke and ship wait while the latest integration review is not clean. When
+// the integration review is due is decided here too. What one check's record means (green at which
+// head, its words) is plan/gate-checks.ts, shared with the dashboard. Pure, like the rest of src/plan/.
 import { decideShipPath } from '../ship/decide.ts';
 import { defaultMaxSmokeFailures, gatesSummary, smokeStep } from './gate-checks.ts';
 import type { RunContext } from './run-context.ts';
