@@ -119,12 +119,19 @@ export interface RunSnapshot {
   build: BuildStatus;
   smoke: StepStatus;
   ship: StepStatus;
+  /**
+   * The integration branch head the ship step found, when it differs from the commit the build was
+   * green on: the gate no longer counts, the run is gated again (plan/readiness.ts). Absent: no move seen.
+   */
+  integrationHead?: string;
   roster: RosterEntry[];
   notes?: ModelNotes;
   /** plan-blitz: waves landed so far and the tally of the last one. */
   waves?: { completed: number; last?: PlanWaveTally };
   /** Fleet: repos with another session active right now; their tickets go last (seed 004). */
   busyRepos?: string[];
+  /** Issues closed on the tracker (or moved out of the milestone) while a worker is still on them. */
+  abandoned?: IssueKey[];
   /** A hard blocker the orchestrator met (missing credentials, …), in words. */
   hardBlocker?: string;
   /**
@@ -173,6 +180,8 @@ export type Action =
   | { type: 'close_issue'; issue: IssueKey }
   | { type: 'close_epic'; issue: IssueKey }
   | { type: 'run_smoke' }
+  /** The integration branch moved since the gate: build and smoke start again (the smoke's red count kept). */
+  | { type: 'regate'; reason: string }
   | { type: 'ship'; path: 'deploy' | 'local'; reason: string }
   | { type: 'notify'; level: 'info' | 'ready' | 'blocked'; title: string; message: string }
   | { type: 'stop'; state: StopState; reason: string }
@@ -188,6 +197,8 @@ export type Action =
   | { type: 'integration_review' }
   /** Move the run to `to` when it is in one of `from` now (a run that moved meanwhile is left alone). */
   | { type: 'set_state'; from: RunState[]; to: RunState }
+  /** A worker whose issue left the run (closed by hand, moved out of the milestone) is stopped. */
+  | { type: 'cancel_worker'; issue: IssueKey; reason: string }
   /** Tell the notifiers about one issue or review, once per content key (seed 000 notices). */
   | {
       type: 'issue_notice';
