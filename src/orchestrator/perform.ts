@@ -11,6 +11,7 @@ import { cloneUrlOf, dispatchAttempt } from './dispatch-attempt.ts';
 import { type AttemptJob, onAttemptHost } from './dispatcher.ts';
 import { fileReportedBugs } from './file-findings.ts';
 import { runIntegrationReview } from './integration-review.ts';
+import { cleanupClosedIssue } from './issue-cleanup.ts';
 import { sendIssueNotice } from './issue-notices.ts';
 import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
 import { performPrFeedback } from './pr-feedback-step.ts';
@@ -276,7 +277,15 @@ export const perform = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promi
     case 'bounce':
       return deps.effects.bounce(ctx, a.issue, a.reason);
     case 'close_issue':
-      return closeIssue(deps, ctx, a.issue, false);
+      await closeIssue(deps, ctx, a.issue, false);
+      return cleanupClosedIssue(deps, ctx, a.issue);
+    case 'cancel_worker': {
+      // Closed by hand on the tracker while its worker ran: the worker stops (its branch is kept).
+      const live = issueAttempts(ctx, a.issue).find((x) => x.outcome === undefined);
+      if (live) await onAttemptHost(deps, { kind: 'cancel', attemptId: live.id }, [live]);
+      deps.logger.info({ runId: ctx.run.id, issue: a.issue, reason: a.reason }, 'worker stopped');
+      return;
+    }
     case 'close_epic':
       return closeIssue(deps, ctx, a.issue, true);
     case 'ship':

@@ -269,7 +269,7 @@ export const progressReport = (facts: PrFacts, detailsUrl: string | undefined): 
 /** Writes the bot's check on the head when what it says changed; returns the state to keep. */
 export const reportPrProgress = async (
   target: { forge: Forge; repo: RepoRef },
-  facts: PrFacts,
+  facts: Pick<PrFacts, 'head' | 'state'>,
   report: ProgressReport,
 ): Promise<PrFeedbackState | undefined> => {
   if (!target.forge.reportProgress) return undefined;
@@ -310,4 +310,45 @@ export const releasePrHold = async (
     const { held: _held, reported: _reported, ...rest } = state;
     return { prFeedback: { ...p.prFeedback, [key]: { ...rest, fixAttempts: 0 } } };
   });
+};
+
+/** The key of the milestone PR's feedback state (its head and when first seen), beside the issues'. */
+export const milestonePrKey = 'milestone-pr';
+
+/**
+ * The milestone PR's own CI before the deploy path merges it (the same `ci:` settings and verdict as
+ * a worker PR's), and the bot's `blitz` check on its head carrying the readiness result.
+ */
+export const milestonePrCi = async (
+  deps: Pick<OrchestratorDeps, 'store' | 'clock'>,
+  target: { forge: Forge; repo: RepoRef; runId: string; state: PrFeedbackState | undefined },
+  head: string,
+  ci: RepoConfig['ci'],
+  readiness: ProgressReport,
+): Promise<CiVerdict> => {
+  const now = deps.clock.now();
+  const kept = target.state ?? emptyFeedbackState();
+  const state: PrFeedbackState =
+    kept.head?.sha === head ? kept : { ...kept, head: { sha: head, seenAt: now.toISOString() } };
+  const verdict =
+    target.forge.listChecks === undefined
+      ? ({ kind: 'no_ci', reason: 'never' } as const)
+      : ciVerdict({
+          checks: await target.forge.listChecks(target.repo, head),
+          ci,
+          pushedAt: Date.parse(state.head!.seenAt),
+          now: now.getTime(),
+          ownReporters: [target.forge.botLogin],
+          ownCheckName,
+        });
+  const reported = await reportPrProgress(
+    target,
+    { head, state },
+    {
+      ...readiness,
+      summary: `${readiness.summary}\n- CI: ${describeCiVerdict(verdict)}`,
+    },
+  );
+  await keepFeedbackState(deps, target.runId, milestonePrKey, reported ?? state);
+  return verdict;
 };

@@ -124,10 +124,11 @@ const load = async (
   const attempts = await deps.ledger.listByRun(run.id);
   const open = new Set(issues.map((i) => issueKey(i.repo, i.number)));
   // An issue that left the milestone or was closed by hand while a worker was on it is no longer the
-  // run's business: its worker may finish, but the planner only sees open issues and finished ones.
-  const progress = deriveProgress({ rows, attempts, open, runnerRetries: deps.config.runner.retries }).filter(
-    (p) => open.has(p.key) || p.state === 'closed',
-  );
+  // run's business: the planner only sees open issues and finished ones
+  const derived = deriveProgress({ rows, attempts, open, runnerRetries: deps.config.runner.retries });
+  const progress = derived.filter((p) => open.has(p.key) || p.state === 'closed');
+  // ... and a worker still on such an issue is stopped (issue 18), not left to run and push.
+  const abandoned = derived.filter((p) => !open.has(p.key) && p.state === 'working').map((p) => p.key);
   const options = run.options as RunOptionsStored;
   const fresh = (await deps.store.getRun(run.id)) ?? run;
   // The PR feedback loop: each open worker PR's CI and people's reviews, for the planner's merge gate.
@@ -165,6 +166,7 @@ const load = async (
       : [],
     issues,
     external,
+    ...(abandoned.length > 0 ? { abandoned } : {}),
     progress: withPrGates(progress, prFacts),
     // The last answer; the planner asks for a fresh one (once per reconcileRun call) before a wave.
     budget: budgetOf(cache.budget ?? fresh.progress.budget, options.maxSessions),

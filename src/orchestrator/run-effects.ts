@@ -7,6 +7,7 @@ import { blameStep } from '../plan/blame.ts';
 import { nextActions } from '../plan/next-actions.ts';
 import type { IssueKey } from '../plan/types.ts';
 import { git } from '../runner/git.ts';
+import { describeCiVerdict } from '../ship/ci-verdict.ts';
 import { tailOf } from '../ship/deploy.ts';
 import { defaultHealthTimeoutSeconds, deployLive, type LiveResult, previewLive } from '../ship/ship-live.ts';
 import type { Ports, RunCtx } from './context.ts';
@@ -19,7 +20,8 @@ import {
 } from './integration-branch.ts';
 import { updateModelNotesFile } from './model-notes.ts';
 import { type Effects, refOf } from './perform.ts';
-import { runNoticeOf, sendRunNotice } from './run-notice.ts';
+import { milestonePrCi, milestonePrKey } from './pr-feedback.ts';
+import { runNoticeOf, runPageUrl, sendRunNotice } from './run-notice.ts';
 import { attemptKey } from './run-progress.ts';
 import { firstTime, type GateResult, recordGateResult, setProgress, writeRun } from './run-writer.ts';
 
@@ -53,7 +55,16 @@ const gateTimeoutSeconds = 1800;
 
 export const createEffects = (
   deps: Ports<
-    'baseEnv' | 'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger' | 'notifiers' | 'runner' | 'store'
+    | 'baseEnv'
+    | 'clock'
+    | 'cloneUrl'
+    | 'config'
+    | 'dispatcher'
+    | 'ledger'
+    | 'logger'
+    | 'notifiers'
+    | 'runner'
+    | 'store'
   >,
   hooks: EffectHooks,
 ): Effects => {
@@ -225,6 +236,34 @@ export const createEffects = (
           smokeGate: { failures: p.smokeGate?.failures ?? 0 },
         }));
         return;
+      }
+      // The milestone PR carries the readiness result as the bot's `blitz` check, and the deploy path
+      // merges it only when its own CI is green (issue 21): pending asks again on the next pass.
+      const ci = await milestonePrCi(
+        deps,
+        {
+          forge: ctx.forge,
+          repo: ctx.repo,
+          runId: ctx.run.id,
+          state: ctx.run.progress.prFeedback?.[milestonePrKey],
+        },
+        pr.head.sha,
+        ctx.repoConfig.ci,
+        {
+          state: 'success',
+          title: 'ready: every issue closed, build and smoke green',
+          summary: `- Ship: ${path} (${reason})`,
+          ...(deps.config.publicUrl ? { detailsUrl: runPageUrl(deps.config.publicUrl, ctx.run.id)! } : {}),
+        },
+      );
+      ctx.run = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
+      if (path === 'deploy' && cfg.deploy && !pr.merged) {
+        if (ci.kind === 'pending') {
+          await setProgress(deps, ctx, { ship: undefined });
+          return;
+        }
+        if (ci.kind === 'red' || ci.kind === 'timed_out')
+          throw new Error(`the milestone PR's ${describeCiVerdict(ci)}`);
       }
       // The milestone PR is the link when nothing runs; a deploy or preview must be proven live.
       let url: string | undefined = pr.htmlUrl;

@@ -101,6 +101,9 @@ const workActions = (ctx: RunContext): Action[] => {
   const { snap } = ctx;
   const { classified } = ctx;
   const out: Action[] = [];
+  // An issue closed by hand (or moved out of the milestone) is no longer the run's: its worker stops.
+  for (const k of snap.abandoned ?? [])
+    out.push({ type: 'cancel_worker', issue: k, reason: 'its issue left the run (closed on the tracker)' });
   for (const c of classified.cycles) out.push({ type: 'report_cycle', members: c.members });
   for (const u of classified.unknownBlockers)
     out.push({ type: 'report_unknown_blocker', blocker: u.key, namedBy: u.namedBy });

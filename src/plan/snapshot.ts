@@ -125,6 +125,8 @@ export interface RunSnapshot {
   waves?: { completed: number; last?: PlanWaveTally };
   /** Fleet: repos with another session active right now; their tickets go last (seed 004). */
   busyRepos?: string[];
+  /** Issues closed on the tracker (or moved out of the milestone) while a worker is still on them. */
+  abandoned?: IssueKey[];
   /** A hard blocker the orchestrator met (missing credentials, …), in words. */
   hardBlocker?: string;
   /**
@@ -188,6 +190,8 @@ export type Action =
   | { type: 'integration_review' }
   /** Move the run to `to` when it is in one of `from` now (a run that moved meanwhile is left alone). */
   | { type: 'set_state'; from: RunState[]; to: RunState }
+  /** A worker whose issue left the run (closed by hand, moved out of the milestone) is stopped. */
+  | { type: 'cancel_worker'; issue: IssueKey; reason: string }
   /** Tell the notifiers about one issue or review, once per content key (seed 000 notices). */
   | {
       type: 'issue_notice';

@@ -187,5 +187,14 @@ describe.each(['github', 'gitea'] as const)('the PR feedback loop on %s', (forge
           : checks.statusesFor(x.repo, head).filter((s) => s.context === 'blitz');
       expect(own.length, `#${n} blitz check`).toBeGreaterThan(0);
     }
+    // The milestone PR carries the readiness result the same way.
+    const milestonePr = [...x.repo.issues.values()].find((i) => i.pull?.head === 'blitz/m1')!;
+    const milestoneHead = (await x.origin.git.resolve('blitz/m1'))!;
+    const readiness =
+      forge === 'github'
+        ? checks.runsFor(x.repo, milestoneHead).filter((r) => r.name === 'blitz')
+        : checks.statusesFor(x.repo, milestoneHead).filter((s) => s.context === 'blitz');
+    expect(milestonePr, 'milestone PR').toBeDefined();
+    expect(readiness.length, 'blitz check on the milestone PR').toBeGreaterThan(0);
   }, 300_000);
 });

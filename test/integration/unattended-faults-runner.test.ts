@@ -11,10 +11,18 @@ afterEach(async () => {
   w = undefined;
 });
 
-/** The milestone finished: the run done, every issue closed exactly once. */
-const finishes = async (x: UnattendedWorld, issues = [1, 2]) => {
+/**
+ * The milestone finished: the run done, every issue closed exactly once, and nothing of the merged
+ * ones left behind (their worktrees, their branches on origin).
+ */
+const finishes = async (x: UnattendedWorld, issues = [1, 2], merged = issues) => {
   await x.driveToState('done', 60_000);
   for (const n of issues) expect(x.closes(n), `#${n} closed once`).toBe(1);
+  const mine = (n: number) => (s: string) => new RegExp(`[/-]${n}-[a-z]`).test(s);
+  for (const n of merged) {
+    expect(x.worktreesLeft().filter(mine(n)), `#${n}'s worktree removed`).toEqual([]);
+    expect((await x.issueBranchesOnOrigin()).filter(mine(n)), `#${n}'s branch deleted`).toEqual([]);
+  }
 };
 
 describe.each(['github', 'gitea'] as const)('unattended faults on %s (runner side)', (forge) => {
@@ -104,7 +112,8 @@ describe.each(['github', 'gitea'] as const)('environment parks on %s', (forge) =
 
 describe.each(['github', 'gitea'] as const)('hard blockers on %s', (forge) => {
   it('the forge answering 401 stops the run BLOCKED with one notice; once the credentials work again it resumes by itself and finishes', async () => {
-    w = await startUnattendedWorld({ forge });
+    // Without the adapter's kept reads every pass asks the forge, as it does once they age out (a minute).
+    w = await startUnattendedWorld({ forge, requestCache: false });
     const x = w;
     await x.start();
     await x.drive(async () => x.closes(1) === 1);
@@ -122,5 +131,26 @@ describe.each(['github', 'gitea'] as const)('hard blockers on %s', (forge) => {
     await finishes(x);
     expect((await x.run())!.progress.hardBlocker).toBeUndefined();
     expect(x.noticesOf('blocked')).toHaveLength(1);
+  });
+});
+
+describe.each(['github', 'gitea'] as const)('issues closed by hand on %s', (forge) => {
+  it('an issue closed by hand mid-attempt stops its worker at the next pass; the rest of the milestone finishes', async () => {
+    // No webhook for the close: the pass sees it when the adapter reads the milestone again (kept reads
+    // off here; on the bot they age out by the next cron tick).
+    w = await startUnattendedWorld({ forge, requestCache: false });
+    const x = w;
+    x.agent('stall');
+    await x.start();
+    await x.drive(async () => (await x.h.bot.runs.ledger.listOpen()).some((a) => a.issue.number === 1));
+    const runId = (await x.run())!.id;
+    x.closeByHand(1);
+    x.agent();
+    await x.round();
+    const first = (await x.h.bot.runs.ledger.listByRun(runId)).find((a) => a.issue.number === 1);
+    expect(first?.outcome).toBe('cancelled');
+    await finishes(x, [1, 2], [2]);
+    // Closed once, by the person; the bot never closed it again nor ran it again.
+    expect((await x.h.bot.runs.ledger.listByRun(runId)).filter((a) => a.issue.number === 1)).toHaveLength(1);
   });
 });
