@@ -274,6 +274,18 @@ export const perform = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promi
       return deps.effects.startGate(ctx, 'build', a.covers);
     case 'run_smoke':
       return deps.effects.startGate(ctx, 'smoke', []);
+    case 'regate':
+      deps.logger.info(
+        { runId: ctx.run.id, reason: a.reason },
+        'integration branch moved since the gate; gating again',
+      );
+      return setProgress(deps, ctx, (p) => ({
+        integrationHead: undefined,
+        ship: undefined,
+        build: { status: 'none', covers: [], failures: 0 },
+        smoke: 'none',
+        smokeGate: { failures: p.smokeGate?.failures ?? 0 },
+      }));
     case 'bounce':
       return deps.effects.bounce(ctx, a.issue, a.reason);
     case 'close_issue':

@@ -39,6 +39,7 @@ const advancing = new Set<Action['type']>([
   'close_epic',
   'run_build',
   'run_smoke',
+  'regate',
   'ship',
   'bounce',
 ]);
@@ -188,6 +189,7 @@ const load = async (
       ...(p.smokeGate?.sha ? { sha: p.smokeGate.sha } : {}),
     },
     ship: p.ship?.status ?? 'none',
+    ...(p.integrationHead ? { integrationHead: p.integrationHead } : {}),
     roster: deps.config.roster,
     // What earlier runs taught about the roster (seed 001 "Model notes"): routing avoids those tiers.
     notes: modelNotesForRouting(

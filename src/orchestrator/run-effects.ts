@@ -221,20 +221,11 @@ export const createEffects = (
           title: `blitz: ${ctx.run.milestoneTitle}`,
           body: `The integrated work of milestone ${ctx.run.milestoneTitle}: every workable issue closed, build and smoke green.\n\nShip decision: ${path} (${reason}).`,
         }));
-      // The gate counts only on the integration branch's current head: a commit since (a push by
-      // hand, a late merge) sends the run back through build and smoke before anything ships.
+      // Ships only the commit the gate was green on: a head that moved since is recorded, nothing
+      // ships, and the planner gates again (plan/readiness.ts, `regate`).
       const gated = ctx.run.progress.build?.sha;
       if (gated !== undefined && pr.head.sha !== gated) {
-        deps.logger.info(
-          { runId: ctx.run.id, gated, head: pr.head.sha },
-          'integration branch moved since the gate; gating again',
-        );
-        await setProgress(deps, ctx, (p) => ({
-          ship: undefined,
-          build: { status: 'none', covers: [], failures: 0 },
-          smoke: 'none',
-          smokeGate: { failures: p.smokeGate?.failures ?? 0 },
-        }));
+        await setProgress(deps, ctx, { ship: undefined, integrationHead: pr.head.sha });
         return;
       }
       // The milestone PR carries the readiness result as the bot's `blitz` check, and the deploy path

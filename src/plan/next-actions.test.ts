@@ -225,6 +225,20 @@ describe('nextActions: readiness and ship', () => {
     expect(types(nextActions('gating', snap))[0]).toBe('run_smoke');
   });
 
+  it('gates again, shipping nothing, when the ship step found the integration branch moved since the build', () => {
+    const gated = baseSnapshot([issue(1, { state: 'closed' })], {
+      build: { status: 'passed', covers: [], failures: 0, sha: 'b'.repeat(40) },
+      smoke: 'passed',
+      smokeGate: { configured: true, failures: 0, maxFailures: 3, sha: 'b'.repeat(40) },
+    });
+    const moved = nextActions('shipping', { ...gated, integrationHead: 'c'.repeat(40) });
+    expect(types(moved)).toEqual(['regate']);
+    expect(ofType(moved, 'regate')[0]?.reason).toMatch(/moved to ccccccc since the gate ran on bbbbbbb/);
+    // The head the build was green on, or none seen: the ship goes out.
+    expect(types(nextActions('shipping', { ...gated, integrationHead: 'b'.repeat(40) }))).toContain('ship');
+    expect(types(nextActions('shipping', gated))).toContain('ship');
+  });
+
   it('says "not configured" for a check with no command when the run is done, never green', () => {
     const snap = baseSnapshot([issue(1, { state: 'closed' })], {
       build: { status: 'passed', covers: [], failures: 0 },

@@ -1,6 +1,8 @@
 // Readiness, the one live gate of a blitz (seed 000 §3.7): once every workable issue is closed, build,
-// then smoke, then ship, in that order; smoke and ship wait while the latest integration review is not
-// clean. When the integration review is due is decided here too. Pure, like the rest of src/plan/.
+// then smoke, then ship, in that order; a ship that found the integration branch moved since the build
+// gates again (`regate`); smoke and ship wait while the latest integration review is not clean. When
+// the integration review is due is decided here too. What one check's record means (green at which
+// head, its words) is plan/gate-checks.ts, shared with the dashboard. Pure, like the rest of src/plan/.
 import { decideShipPath } from '../ship/decide.ts';
 import { defaultMaxSmokeFailures, gatesSummary, smokeStep } from './gate-checks.ts';
 import type { RunContext } from './run-context.ts';
@@ -15,6 +17,15 @@ export const readinessActions = (ctx: RunContext): Action[] => {
   if (build.status === 'running') return [];
   if (build.status === 'failed') return stop(ctx, 'blocked', 'the build on the integration branch is red');
   if (build.status === 'none') return [{ type: 'run_build', covers: [] }];
+  // The gate counts only on the integration branch's current head: a commit since (a push by hand, a
+  // late merge) sends the run back through build and smoke before anything ships.
+  if (snap.integrationHead !== undefined && snap.integrationHead !== build.sha)
+    return [
+      {
+        type: 'regate',
+        reason: `the integration branch moved to ${snap.integrationHead.slice(0, 7)} since the gate ran on ${build.sha?.slice(0, 7) ?? 'an unknown commit'}`,
+      },
+    ];
   // The smoke check counts only green on the commit the build was green on; a red one is a finding
   // for another pass until its allowance is spent (plan/gate-checks.ts).
   const gate = snap.smokeGate ?? { configured: true, failures: 0, maxFailures: defaultMaxSmokeFailures };

@@ -119,6 +119,11 @@ export interface RunSnapshot {
   build: BuildStatus;
   smoke: StepStatus;
   ship: StepStatus;
+  /**
+   * The integration branch head the ship step found, when it differs from the commit the build was
+   * green on: the gate no longer counts, the run is gated again (plan/readiness.ts). Absent: no move seen.
+   */
+  integrationHead?: string;
   roster: RosterEntry[];
   notes?: ModelNotes;
   /** plan-blitz: waves landed so far and the tally of the last one. */
@@ -175,6 +180,8 @@ export type Action =
   | { type: 'close_issue'; issue: IssueKey }
   | { type: 'close_epic'; issue: IssueKey }
   | { type: 'run_smoke' }
+  /** The integration branch moved since the gate: build and smoke start again (the smoke's red count kept). */
+  | { type: 'regate'; reason: string }
   | { type: 'ship'; path: 'deploy' | 'local'; reason: string }
   | { type: 'notify'; level: 'info' | 'ready' | 'blocked'; title: string; message: string }
   | { type: 'stop'; state: StopState; reason: string }

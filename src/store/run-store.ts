@@ -43,6 +43,12 @@ export interface RunProgress {
   /** The smoke check beside its status: the commit it ran on, red passes in a row, the last red tail. */
   smokeGate?: { sha?: string; failures: number; tail?: string; notConfigured?: boolean };
   ship?: { status: StepState; path?: 'deploy' | 'local'; url?: string; reasons?: string[] };
+  /**
+   * The integration branch head the ship step found when it was not the commit the build was green on
+   * (a push by hand, a late merge): nothing shipped, and the planner sends the run back through build
+   * and smoke (`regate`), which clears it.
+   */
+  integrationHead?: string;
   /** Budget probe result shown on the dashboard. */
   budget?:
     | {

@@ -48,10 +48,18 @@ const freePort = async (): Promise<number> => {
   return port;
 };
 
-/** The milestone finished: the run done, every issue closed exactly once. */
+/**
+ * The milestone finished: the run done, every issue closed exactly once, and nothing of them left
+ * behind (their worktrees, their branches on origin).
+ */
 const finishes = async (x: UnattendedWorld, issues = [1, 2]) => {
   await x.driveToState('done', 90_000);
   for (const n of issues) expect(x.closes(n), `#${n} closed once`).toBe(1);
+  const mine = (n: number) => (s: string) => new RegExp(`[/-]${n}-[a-z]`).test(s);
+  for (const n of issues) {
+    expect(x.worktreesLeft().filter(mine(n)), `#${n}'s worktree removed`).toEqual([]);
+    expect((await x.issueBranchesOnOrigin()).filter(mine(n)), `#${n}'s branch deleted`).toEqual([]);
+  }
 };
 
 /** What the status API says the run waits for. */
