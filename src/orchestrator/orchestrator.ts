@@ -256,16 +256,10 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     async handleEvent(event) {
       if (closed) return;
       // What the forge adapter keeps (the milestone snapshot) learns of the change first (forges/kept-reads.ts).
-      await deps
-        .forges({
-          forge: event.forge,
-          repo: event.repo,
-          ...(event.installationId ? { installationId: event.installationId } : {}),
-        })
-        .then(
-          (forge) => forge.observeEvent?.(event),
-          (err: unknown) => log.debug({ err }, 'no forge for the event; kept reads age out instead'),
-        );
+      await forgeOfRun(deps, event, event.repo).then(
+        (forge) => forge.observeEvent?.(event),
+        (err: unknown) => log.debug({ err }, 'no forge for the event; kept reads age out instead'),
+      );
       // Who added `blitz/approved` is only in the event: recorded before the runs look again.
       await recordApproval(performDeps, event).catch((err: unknown) =>
         log.warn({ err }, 'approval not recorded; the label must be added again'),

@@ -16,12 +16,12 @@ import { issueKey, planLabels } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import { type BudgetProbe, budgetOf, type ProbeResult } from './budget-probe.ts';
 import type { Ports, RunCtx, RunOptionsStored } from './context.ts';
-import { repoRefOf } from './context.ts';
+import { forgeOfRun, repoRefOf } from './context.ts';
 import type { DashboardInput } from './dashboard-types.ts';
 import { dashboardView } from './dashboard-view.ts';
 import { unfiledFindings } from './file-findings.ts';
 import { fleetTouchesRepo } from './fleet/fleet-state.ts';
-import { changedSinceDefault } from './integration-branch.ts';
+import { changedSinceDefault, integrationGitOf } from './integration-branch.ts';
 import { modelNotesForRouting, readModelHints } from './model-notes.ts';
 import { type PerformPorts, perform } from './perform.ts';
 import { holdUnplanned, unplannedLine } from './plan-blitz/blitz-plans.ts';
@@ -94,11 +94,7 @@ const load = async (
   const run = await deps.store.getRun(runId);
   if (!run || !live(run.state)) return undefined;
   const repo = repoRefOf(run.repo);
-  const forge = await deps.forges({
-    forge: run.forge,
-    repo,
-    ...(run.installationId ? { installationId: run.installationId } : {}),
-  });
+  const forge = await forgeOfRun(deps, run, repo);
   cache.cfg ??= await loadRepoConfig(forge, repo);
   const cfg = cache.cfg;
   if (!cfg.result.ok) {
@@ -165,15 +161,7 @@ const load = async (
     ...(repoConfig.ship.deploy ? { deployCommand: repoConfig.ship.deploy } : {}),
     changedFiles: wantsChanged
       ? await changedSinceDefault(
-          {
-            workspace: deps.config.runner.workspace,
-            repo,
-            cloneUrl: deps.cloneUrl
-              ? await deps.cloneUrl(forge, repo)
-              : (await forge.cloneCredentials(repo)).url,
-            branch: run.integrationBranch,
-            ctx: await deps.runner.gitContext(repo),
-          },
+          await integrationGitOf(deps, { forge, repo, run }),
           cfg.defaultBranch,
         ).catch(() => [])
       : [],
@@ -266,11 +254,7 @@ export const recordApproval = async (
       (((r.kind === 'blitz' || r.kind === 'plan') && r.repo === repoName) || fleetTouchesRepo(r, repoName)),
   );
   if (runs.length === 0) return;
-  const forge = await deps.forges({
-    forge: event.forge,
-    repo: event.repo,
-    ...(event.installationId ? { installationId: event.installationId } : {}),
-  });
+  const forge = await forgeOfRun(deps, event, event.repo);
   const permission = await forge.getPermission(event.repo, event.sender.login).catch(() => 'none' as const);
   if (event.sender.type !== 'User' || !hasPermission(permission, 'write')) {
     deps.logger.info(

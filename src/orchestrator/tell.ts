@@ -13,7 +13,7 @@ import { repoRefOf } from './context.ts';
 import { emptyFeedbackState } from './pr-feedback.ts';
 import { attemptKey } from './run-progress.ts';
 import { writeProgress } from './run-writer.ts';
-import type { IntentOutcome } from './start-run.ts';
+import { type IntentOutcome, placeOf } from './start-run.ts';
 
 export interface TellHooks {
   reconcileSoon(runId: string): void;
@@ -50,11 +50,7 @@ export const handleTell = async (
   const name = sameRepo(ref.repo, home)
     ? `#${ref.number}`
     : `${ref.repo.owner}/${ref.repo.name}#${ref.number}`;
-  const forge = await deps.forges({ forge: intent.forge, repo: home });
-  const answer = async (text: string) =>
-    intent.issueNumber === undefined
-      ? undefined
-      : forge.createComment({ repo: home, number: intent.issueNumber }, text);
+  const { answer } = await placeOf(deps, intent);
   const run = await runOfIssue(deps, intent.forge, ref);
   if (!run) {
     await answer(`No live run is working on ${name}, so your message was not passed on.`);
