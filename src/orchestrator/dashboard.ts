@@ -17,19 +17,11 @@ export type * from './dashboard-types.ts';
 export const maxDashboardChars = 60_000;
 
 const markerPrefix = '<!-- blitz-dashboard:';
-const markerPattern = /<!-- blitz-dashboard:([A-Za-z0-9_.:-]+) -->/;
-
 // A run id lands inside an HTML comment: nothing that could end it (`--`, `>`) may pass.
 const safeRunId = (runId: string): string =>
   runId.replace(/[^A-Za-z0-9_.:-]/g, '_').replace(/-{2,}/g, '-') || '_';
 
 export const dashboardMarker = (runId: string): string => `${markerPrefix}${safeRunId(runId)} -->`;
-
-/** The run id in a comment body that carries a dashboard marker, else undefined. */
-export const dashboardRunIdOf = (body: string): string | undefined => markerPattern.exec(body)?.[1];
-
-/** Whether a comment is this run's dashboard (to edit it in place rather than post another). */
-export const isDashboardOf = (body: string, runId: string): boolean => body.includes(dashboardMarker(runId));
 
 const working: ReadonlySet<DashboardIssueState> = new Set([
   'dispatched',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunProgress } from '../store/run-store.ts';
-import { reviewUnclearReason, reviewVerdictOf } from './review-steer.ts';
+import { reviewVerdictOf } from './review-steer.ts';
 
 const at = '2026-12-01T10:00:00.000Z';
 const review = (r: NonNullable<RunProgress['integrationReview']>): RunProgress => ({ integrationReview: r });
@@ -17,21 +17,5 @@ describe('reviewVerdictOf', () => {
     expect(reviewVerdictOf(review({ verdict: 'no_review', at, filed: 0 }))).toBe('unclear');
     expect(reviewVerdictOf(review({ verdict: 'minor', at, filed: 0 }))).toBe('unclear');
     expect(reviewVerdictOf(review({ verdict: 'blocking', at, filed: 0 }))).toBe('unclear');
-  });
-});
-
-describe('reviewUnclearReason', () => {
-  it('says why in one sentence, and nothing once a writer accepted it', () => {
-    expect(reviewUnclearReason(review({ verdict: 'no_review', at, filed: 0 }))).toBe(
-      'no reviewer gave a verdict on the integration branch',
-    );
-    expect(reviewUnclearReason(review({ verdict: 'minor', at, filed: 0 }))).toBe(
-      'the reviewer called it minor but named nothing new to file',
-    );
-    expect(
-      reviewUnclearReason(review({ verdict: 'minor', at, filed: 0, accepted: { by: 'wendy', at } })),
-    ).toBeUndefined();
-    expect(reviewUnclearReason(review({ verdict: 'clean', at, filed: 0 }))).toBeUndefined();
-    expect(reviewUnclearReason(review({ verdict: 'minor', at, filed: 3 }))).toBeUndefined();
   });
 });

@@ -22,15 +22,6 @@ export const reviewVerdictOf = (p: RunProgress): ReviewVerdict | undefined => {
   return 'unclear';
 };
 
-/** Why the latest review holds the run, in one sentence, or undefined when it does not. */
-export const reviewUnclearReason = (p: RunProgress): string | undefined => {
-  const r = p.integrationReview;
-  if (!r || r.accepted || reviewVerdictOf(p) !== 'unclear') return undefined;
-  return r.verdict === 'no_review' || r.verdict === 'unclear'
-    ? 'no reviewer gave a verdict on the integration branch'
-    : `the reviewer called it ${r.verdict} but named nothing new to file`;
-};
-
 const steerFacts = (run: RunRecord): SteerFacts => {
   const verdict = reviewVerdictOf(run.progress);
   return { runState: run.state, ...(verdict ? { review: { verdict } } : {}) };

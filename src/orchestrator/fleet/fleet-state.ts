@@ -3,10 +3,8 @@
 // the worker's TESTS and STATUS, what was relayed, conflict resumes) in progress.fleet. Both are JSON
 // read back from the store, so both are parsed here with zod, once, and typed from the schemas.
 import { z } from 'zod';
-import type { IssueRef } from '../../forges/types.ts';
 import { issueKey } from '../../plan/types.ts';
 import type { RunRecord, RunStore } from '../../store/run-store.ts';
-import { repoRefOf } from '../context.ts';
 import { writeProgress } from '../run-writer.ts';
 
 export const fleetTicketSchema = z.object({
@@ -70,8 +68,6 @@ export const ticketOf = (p: FleetProgress, key: string): TicketState =>
   p.tickets[key] ?? ticketStateSchema.parse({});
 
 export const ticketKey = (t: FleetTicket): string => issueKey(t.repo, t.number);
-
-export const refOfTicket = (t: FleetTicket): IssueRef => ({ repo: repoRefOf(t.repo), number: t.number });
 
 /** Reads the run afresh, applies `fn` to its fleet progress and writes it back (between passes only). */
 export const updateFleet = async (
