@@ -80,7 +80,11 @@ const boot = async (opts: { buildFails: boolean }) => {
   const script = `require('fs').appendFileSync(${JSON.stringify(buildLog)}, process.cwd() + '\\n');${
     opts.buildFails ? ' process.exit(1);' : ''
   }`;
-  repo.files.set('.gitea/blitz.yml', stringify({ build: [process.execPath, '-e', script] }));
+  // No CI on this repository: merges need not wait a settle window for checks that never come.
+  repo.files.set(
+    '.gitea/blitz.yml',
+    stringify({ build: [process.execPath, '-e', script], ci: { settleSeconds: 0 } }),
+  );
 
   const fake = await startFakeGitea(world, { cloneUrl: () => origin.bareDir });
   cleanups.push(async () => {
