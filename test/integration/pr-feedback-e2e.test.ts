@@ -164,7 +164,8 @@ describe.each(['github', 'gitea'] as const)('the PR feedback loop on %s', (forge
     for (const n of [1, 2, 3]) {
       const pr = prOf(n)!;
       expect(pr.pull?.merged, `#${n} merged`).toBe(true);
-      const head = await x.origin.git.resolve(pr.pull!.head);
+      // The head as it was merged (the fakes record it; the branch itself is deleted after the merge).
+      const head = pr.pull!.headSha;
       expect(ci.results.find((r) => r.sha === head)?.passed, `#${n} head green`).toBe(true);
     }
     // The writer's thread is answered with the commit that addressed it (GitHub: a reply in the thread;
@@ -180,7 +181,7 @@ describe.each(['github', 'gitea'] as const)('the PR feedback loop on %s', (forge
     expect(answers[0]!.inReplyTo).not.toBe(readOnly.id);
     // The bot's own check is on every worker PR's head.
     for (const n of [1, 2, 3]) {
-      const head = (await x.origin.git.resolve(prOf(n)!.pull!.head))!;
+      const head = prOf(n)!.pull!.headSha;
       const own =
         forge === 'github'
           ? checks.runsFor(x.repo, head).filter((r) => r.name === 'blitz')
