@@ -49,7 +49,7 @@ const issueFacts = async (
   const prHeld = run.progress.prFeedback?.[key]?.held !== undefined;
   const state = prHeld ? 'held' : (progress?.state ?? (inMilestone ? 'ready' : undefined));
   const labelHeld = issue?.labels.some((l) => l.name === planLabels.hold) ?? false;
-  let hold: HoldKind | undefined = labelHeld ? 'label' : undefined;
+  let hold: HoldKind | undefined = labelHeld ? 'label' : prHeld ? 'pr' : undefined;
   if (!hold && progress?.state === 'stalled') hold = 'stalled';
   if (!hold && progress?.state === 'failed') {
     // The planner's 3-failure hold (seed 001): failures since the last retry, against the run's limit.

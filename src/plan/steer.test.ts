@@ -20,6 +20,22 @@ describe('decideSteer: /blitz retry', () => {
     expect(d.reply).toContain('fresh attempt');
   });
 
+  it('says a PR hold gets its worker another round on the PR, not a fresh attempt', () => {
+    const d = retry(issue({ state: 'held', hold: 'pr' }));
+    expect(d).toMatchObject({ ok: true, effect: { type: 'retry', issue: '#12' } });
+    expect(d.reply).toContain('pull request');
+    expect(d.reply).not.toContain('fresh attempt');
+  });
+
+  it('refuses /blitz unhold on a PR hold and names /blitz retry', () => {
+    const d = decideSteer(
+      { name: 'blitz-issue', action: 'unhold', issue: issue({ state: 'held', hold: 'pr' }) },
+      running,
+    );
+    expect(d).toMatchObject({ ok: false });
+    expect(d.reply).toContain('/blitz retry #12');
+  });
+
   it('takes a skipped issue back into the run', () => {
     expect(retry(issue({ state: 'ready', skipped: true }))).toMatchObject({
       ok: true,

@@ -4,7 +4,8 @@
 // and says why, and what would work instead.
 import type { RunIssueState, RunState } from './states.ts';
 
-export type HoldKind = 'label' | 'failures' | 'stalled' | 'untrusted' | 'triage';
+/** `pr`: the PR feedback loop held the issue's pull request (CI red after its fix attempts, CI timed out). */
+export type HoldKind = 'label' | 'failures' | 'stalled' | 'untrusted' | 'triage' | 'pr';
 
 export interface SteerIssueFacts {
   /** `#12` as the person wrote it, for the reply. */
@@ -92,7 +93,10 @@ const retry = (issue: SteerIssueFacts): SteerDecision => {
   return {
     ok: true,
     effect: { type: 'retry', issue: issue.ref },
-    reply: `Retrying ${issue.ref}: its failure count is cleared and a fresh attempt starts with the next wave.`,
+    reply:
+      issue.hold === 'pr'
+        ? `Retrying ${issue.ref}: the hold on its pull request is lifted and its worker gets another round on the PR's CI and reviews, its fix attempts counted afresh.`
+        : `Retrying ${issue.ref}: its failure count is cleared and a fresh attempt starts with the next wave.`,
   };
 };
 
@@ -110,6 +114,11 @@ const skip = (issue: SteerIssueFacts): SteerDecision => {
 
 const unhold = (issue: SteerIssueFacts): SteerDecision => {
   if (issue.hold === undefined) return refuse(`${issue.ref} is not held, so nothing changed.`);
+  if (issue.hold === 'pr') {
+    return refuse(
+      `${issue.ref} is held by its pull request's feedback loop, so nothing changed; push a fix to its branch or say \`/blitz retry ${issue.ref}\` to give its worker another round.`,
+    );
+  }
   if (issue.hold === 'untrusted') {
     return refuse(
       `${issue.ref} waits for approval, not a hold: add the \`blitz/approved\` label to let it run.`,
