@@ -13,6 +13,8 @@ export interface DashboardIssue {
   state: DashboardIssueState;
   /** Epics are tracked, never dispatched. */
   epic?: boolean;
+  /** A person skipped it (`/blitz skip`): left out of this run, still open on the tracker. */
+  skipped?: true;
   /** Roster entry of the latest attempt, and its model. */
   rosterEntry?: string;
   model?: string;

@@ -45,6 +45,33 @@ describe('dashboard view', () => {
     expect(v.blockers).toEqual([{ kind: 'unknown_blocker', issue: 8, blocker: 'other/x#99' }]);
   });
 
+  it('marks an issue a person skipped as skipped', () => {
+    const s = snap([issue(4), issue(5)]);
+    (s as { progress: unknown[] }).progress = [
+      {
+        key: 'acme/app#4',
+        state: 'failed',
+        attempts: [],
+        skipped: true,
+        branchPushed: false,
+        reviewPosted: false,
+      },
+    ];
+    const v = dashboardView({
+      run,
+      snap: s,
+      attempts: [],
+      actions: [],
+      closed: [],
+      reviewAvailable: true,
+      lapsedApprovals: new Set(),
+    });
+    expect(v.issues.map((i) => [i.number, i.skipped ?? false])).toEqual([
+      [4, true],
+      [5, false],
+    ]);
+  });
+
   it('lists untrusted issues as awaiting approval until the label is there', () => {
     const untrusted = issue(2, { authorTrusted: false });
     const approved = issue(3, { authorTrusted: false, labels: [{ name: 'blitz/approved' }] });

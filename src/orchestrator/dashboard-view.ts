@@ -66,6 +66,7 @@ export const dashboardView = (input: {
       title: i.title,
       state: epic && state === 'ready' ? 'blocked' : state,
       ...(epic ? { epic } : {}),
+      ...(p?.skipped ? { skipped: true as const } : {}),
       ...(latest
         ? { rosterEntry: latest.rosterEntry, ...(latest.model ? { model: latest.model } : {}) }
         : {}),

@@ -83,6 +83,16 @@ describe('renderDashboard', () => {
     );
   });
 
+  it('shows a skipped issue as skipped, in its row and the progress line, not by its last state', () => {
+    const input = base(sample());
+    const failed = input.issues.findIndex((i) => i.state === 'ready');
+    input.issues[failed] = { ...input.issues[failed]!, skipped: true };
+    const row = tableRows(renderDashboard(input))[failed]!;
+    expect(row).toContain('| ⏭️ skipped |');
+    expect(row).not.toContain('ready');
+    expect(progressLine(input)).toBe('3/7 closed · 2 working · 1 blocked · 1 skipped · wave 2');
+  });
+
   it('has one table row per issue, each with seven cells, entry and model, PR link, attempts and tokens', () => {
     const md = renderDashboard(base(sample()));
     const rows = tableRows(md);

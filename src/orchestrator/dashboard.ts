@@ -57,9 +57,11 @@ export const progressLine = (input: Pick<DashboardInput, 'issues' | 'wave'>): st
     `${count((i) => i.state === 'blocked')} blocked`,
   ];
   for (const s of extraCounts) {
-    const n = count((i) => i.state === s);
+    const n = count((i) => i.state === s && !i.skipped);
     if (n > 0) parts.push(`${n} ${s}`);
   }
+  const skipped = count((i) => i.skipped === true);
+  if (skipped > 0) parts.push(`${skipped} skipped`);
   parts.push(`wave ${input.wave}`);
   return parts.join(' · ');
 };
@@ -74,9 +76,11 @@ const issueRow = (i: DashboardIssue): string => {
         .join(' ') || '–';
   const url = safeUrl(i.prUrl);
   const pr = i.prNumber === undefined ? '–' : url ? `[${ref(i.prNumber)}](${url})` : ref(i.prNumber);
-  const state = stateIcon[i.state]
-    ? `${stateIcon[i.state]} ${i.state.replace('_', ' ')}`
-    : markdownText(String(i.state), 20);
+  const state = i.skipped
+    ? '⏭️ skipped'
+    : stateIcon[i.state]
+      ? `${stateIcon[i.state]} ${i.state.replace('_', ' ')}`
+      : markdownText(String(i.state), 20);
   const tokens = i.tokens === undefined ? '–' : compactNumber(i.tokens);
   return `| ${ref(i.number)} | ${markdownText(i.title)} | ${state} | ${worker} | ${pr} | ${Math.max(0, Math.trunc(i.attempts) || 0)} | ${tokens} |`;
 };
