@@ -38,3 +38,49 @@ export const cleanupClosedIssue = async (
     );
   }
 };
+
+/**
+ * Once per process and run, on its first pass (issue 18): the workspaces of the run's issues closed
+ * on the tracker are swept from every host that ran them, so a worktree whose issue was closed while
+ * the bot was down (or whose cleanup failed) does not survive a restart. Never fails the pass.
+ */
+export const sweepClosedWorkspaces = async (
+  deps: Ports<'dispatcher' | 'runner' | 'logger'>,
+  ctx: Pick<RunCtx, 'run' | 'forge' | 'repo' | 'attempts'>,
+  milestoneIssues: readonly { ref: { number: number }; state: 'open' | 'closed' }[],
+): Promise<void> => {
+  const repoName = `${ctx.repo.owner}/${ctx.repo.name}`.toLowerCase();
+  const closed = new Set(milestoneIssues.filter((i) => i.state === 'closed').map((i) => i.ref.number));
+  const open = new Set(milestoneIssues.filter((i) => i.state === 'open').map((i) => i.ref.number));
+  try {
+    // An attempted issue no longer open in the milestone (closed, or moved out): the tracker says which.
+    const attempted = new Set(
+      ctx.attempts
+        .filter((a) => `${a.issue.repo.owner}/${a.issue.repo.name}`.toLowerCase() === repoName)
+        .map((a) => a.issue.number),
+    );
+    for (const n of attempted) {
+      if (open.has(n) || closed.has(n)) continue;
+      const issue = await ctx.forge.getIssue({ repo: ctx.repo, number: n }).catch(() => undefined);
+      if (issue?.state === 'closed') closed.add(n);
+    }
+    if (closed.size === 0) return;
+    await onAttemptHost(
+      deps,
+      {
+        kind: 'cleanup',
+        repo: ctx.repo,
+        mergedInto: ctx.run.integrationBranch,
+        attemptIds: [],
+        mergedHeads: [],
+        closedIssues: [...closed].sort((a, b) => a - b),
+      },
+      ctx.attempts,
+    );
+  } catch (err) {
+    deps.logger.warn(
+      { runId: ctx.run.id, err },
+      'closed issues’ workspaces not swept; tried again at the next start',
+    );
+  }
+};
