@@ -75,14 +75,24 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     void p.finally(() => background.delete(p));
   };
 
-  const publishDashboard = async (runId: string, body: string): Promise<void> => {
-    const run = await deps.store.getRun(runId);
-    if (!run || run.triggerIssue === undefined) return;
-    const repo = repoRefOf(run.repo);
-    const forge = await forgeOfRun(deps, run, repo);
-    const c = await forge.upsertStickyComment({ repo, number: run.triggerIssue }, markerText(run.id), body);
-    if (run.dashboardCommentId !== c.id) await setDashboardComment(deps.store, run.id, c.id);
-  };
+  // One writer of a run's dashboard at a time, across replicas too: two replicas that both found no
+  // dashboard comment would each create one. Its own lock key, so a pass holding the run lock never
+  // waits on an edit (nor an edit on a pass).
+  const dashboardLock = <T>(runId: string, fn: () => Promise<T>): Promise<T> =>
+    deps.store.withRunLock(`dashboard:${runId}`, fn);
+  const lockedFirstDashboard =
+    (body: (run: RunRecord) => string) =>
+    (run: RunRecord, forge: Forge): Promise<number | undefined> =>
+      dashboardLock(run.id, () => firstDashboard(body)(run, forge));
+  const publishDashboard = (runId: string, body: string): Promise<void> =>
+    dashboardLock(runId, async () => {
+      const run = await deps.store.getRun(runId);
+      if (!run || run.triggerIssue === undefined) return;
+      const repo = repoRefOf(run.repo);
+      const forge = await forgeOfRun(deps, run, repo);
+      const c = await forge.upsertStickyComment({ repo, number: run.triggerIssue }, markerText(run.id), body);
+      if (run.dashboardCommentId !== c.id) await setDashboardComment(deps.store, run.id, c.id);
+    });
   const coalescer = createDashboardCoalescer({
     publish: publishDashboard,
     ...(deps.dashboard?.intervalMs !== undefined ? { intervalMs: deps.dashboard.intervalMs } : {}),
@@ -167,12 +177,12 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   };
   const handlePlanIntent = createPlanIntentHandler(deps, {
     reconcileSoon,
-    postDashboard: firstDashboard(initialPlanDashboard),
+    postDashboard: lockedFirstDashboard(initialPlanDashboard),
   });
 
   const handleBlitzIntent = createIntentHandler(deps, {
     reconcileSoon,
-    postDashboard: firstDashboard((run) =>
+    postDashboard: lockedFirstDashboard((run) =>
       renderDashboard({
         runId: run.id,
         milestone: run.milestoneTitle,
