@@ -79,11 +79,6 @@ export const cleanupJobSchema = z.object({
    * one of them, its worktree holding nothing uncommitted, is merged too.
    */
   mergedHeads: z.array(z.string().regex(/^[0-9a-f]{7,64}$/, 'must be a commit sha')).default([]),
-  /**
-   * The start-up sweep: issues of this repo closed on the tracker. Their worktrees and local branches
-   * go too (never one an attempt uses, nor work found nowhere else), merged or not.
-   */
-  closedIssues: z.array(z.number().int().positive()).max(10_000).optional(),
 });
 
 export const gateJobSchema = z.object({

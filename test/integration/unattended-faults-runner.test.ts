@@ -154,27 +154,3 @@ describe.each(['github', 'gitea'] as const)('issues closed by hand on %s', (forg
     expect((await x.h.bot.runs.ledger.listByRun(runId)).filter((a) => a.issue.number === 1)).toHaveLength(1);
   });
 });
-
-describe('closed issues’ workspaces at start', () => {
-  it('a restart sweeps the worktree of an issue closed by hand, which the run left behind', async () => {
-    w = await startUnattendedWorld({ forge: 'github', requestCache: false });
-    const x = w;
-    x.agent('stall');
-    await x.start();
-    await x.drive(async () => (await x.h.bot.runs.ledger.listOpen()).some((a) => a.issue.number === 1));
-    const runId = (await x.run())!.id;
-    const ofOne = () => x.worktreesLeft().filter((p) => /[/-]1-[a-z]/.test(p));
-    x.closeByHand(1);
-    x.agent();
-    await x.round();
-    const first = (await x.h.bot.runs.ledger.listByRun(runId)).find((a) => a.issue.number === 1);
-    expect(first?.outcome).toBe('cancelled');
-    // The cancelled worker's worktree stays on this host while the process lives…
-    expect(ofOne()).toHaveLength(1);
-    // …and the first pass after a restart sweeps it.
-    await x.h.restart();
-    await x.round();
-    expect(ofOne()).toEqual([]);
-    await finishes(x, [1, 2], [2]);
-  });
-});
