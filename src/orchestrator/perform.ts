@@ -6,6 +6,7 @@ import type { Action, RunSnapshot } from '../plan/snapshot.ts';
 import type { IssueKey, PlanIssue } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
+import type { BudgetProbe } from './budget-probe.ts';
 import { closeEpic, closeWithComment } from './close-issue.ts';
 import { type Ports, type RunCtx, refOf } from './context.ts';
 import { cloneUrlOf, dispatchAttempt } from './dispatch-attempt.ts';
@@ -38,7 +39,11 @@ export interface Effects {
 export type PerformPorts = Ports<
   'baseEnv' | 'clock' | 'cloneUrl' | 'config' | 'dispatcher' | 'fleet' | 'forges'
 > &
-  Ports<'ledger' | 'logger' | 'notifiers' | 'review' | 'runner' | 'store'> & { effects: Effects };
+  Ports<'ledger' | 'logger' | 'notifiers' | 'review' | 'runner' | 'store'> & {
+    effects: Effects;
+    /** The run loop's one budget probe (budget-probe.ts), shared with the fleet and plan passes. */
+    probe: BudgetProbe;
+  };
 
 export { refOf };
 
@@ -258,6 +263,10 @@ const performWork = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promise<
   switch (a.type) {
     case 'file_findings':
       return void (await fileReportedBugs(deps, ctx));
+    case 'probe_budget':
+      // Asked afresh; the next pass of this call plans the wave on the answer.
+      ctx.call.budget = await deps.probe(ctx.run.id, { fresh: true });
+      return;
     case 'integration_review':
       return void (await runIntegrationReview(deps, ctx));
     case 'issue_notice':

@@ -15,8 +15,8 @@ import { type Action, type IntegrationReviewView, type RunSnapshot, replanAfter 
 import type { RunState } from '../plan/states.ts';
 import { issueKey, planLabels } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import { type BudgetProbe, budgetOf, type ProbeResult } from './budget-probe.ts';
-import type { Ports, RunCtx, RunOptionsStored } from './context.ts';
+import { budgetOf } from './budget-probe.ts';
+import type { Ports, ReconcileCall, RunCtx, RunOptionsStored } from './context.ts';
 import { forgeOfRun, repoRefOf } from './context.ts';
 import type { DashboardInput } from './dashboard-types.ts';
 import { dashboardView } from './dashboard-view.ts';
@@ -49,7 +49,6 @@ const maxPasses = 12;
 
 export interface ReconcileHooks {
   trusted(forge: Forge, repo: string, author: string): Promise<boolean>;
-  probe: BudgetProbe;
   dashboard(runId: string, view: DashboardInput): void;
 }
 
@@ -59,10 +58,8 @@ export type ReconcilePorts = PerformPorts & Ports<'forgePace' | 'forges' | 'mach
 const live = (s: string): boolean => s !== 'done' && s !== 'cancelled';
 
 /** What one reconcileRun call reads once for all its passes (the repo config does not change mid-call). */
-interface CallCache {
+interface CallCache extends ReconcileCall {
   cfg?: Awaited<ReturnType<typeof loadRepoConfig>>;
-  /** The budget probe's answer for the wave this call dispatches (seed 000: before each wave). */
-  budget?: ProbeResult;
 }
 
 const keptBlockerOf = (b: NonNullable<RunRecord['progress']['hardBlocker']>) => ({
@@ -250,6 +247,7 @@ const loadRun = async (
     ),
   };
   return {
+    call: cache,
     run: fresh,
     forge,
     repo,
@@ -380,40 +378,18 @@ const publish = async (
 };
 
 /**
- * Performs one action: perform.ts applies it, but for the budget probe, whose answer this call keeps
- * (`CallCache`: the next pass plans on it, and a later call asks afresh).
- */
-const performAction = async (
-  deps: ReconcilePorts,
-  hooks: ReconcileHooks,
-  ctx: PassCtx,
-  cache: CallCache,
-  a: Action,
-): Promise<void> => {
-  switch (a.type) {
-    case 'probe_budget':
-      cache.budget = await hooks.probe(ctx.run.id, { fresh: true });
-      return;
-    default:
-      return perform(deps, ctx, a);
-  }
-};
-
-/**
  * Performs the actions in order; true when one moved the run on (the next pass has something to build
  * on). After an action in `replanAfter` the pass ends: the rest was planned without its result.
  */
 const performAll = async (
   deps: ReconcilePorts,
-  hooks: ReconcileHooks,
   ctx: PassCtx,
-  cache: CallCache,
   actions: readonly Action[],
 ): Promise<boolean> => {
   let moved = false;
   for (const a of actions) {
     try {
-      await performAction(deps, hooks, ctx, cache, a);
+      await perform(deps, ctx, a);
     } catch (err) {
       deps.logger.error(
         { runId: ctx.run.id, action: a.type, err },
@@ -437,7 +413,7 @@ export const reconcileRun = async (
     const ctx = await load(deps, hooks, runId, cache);
     if (!ctx) return;
     const actions = nextActions(ctx.run.state as RunState, ctx.snap);
-    const moved = await performAll(deps, hooks, ctx, cache, actions);
+    const moved = await performAll(deps, ctx, actions);
     // A pass the forge refused has nothing to show: the dashboard waits for one that gets through.
     if ('held' in ctx) return;
     ctx.run = (await deps.store.getRun(runId)) ?? ctx.run;
