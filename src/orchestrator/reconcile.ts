@@ -9,6 +9,7 @@ import { pacedSessions } from '../forges/rate-budget.ts';
 import { type Forge, hasPermission, type MilestoneSnapshot } from '../forges/types.ts';
 import { issueContentHash } from '../intake/content-hash.ts';
 import type { ForgeEvent } from '../intake/events.ts';
+import { issueCapsOf } from '../plan/issue-caps.ts';
 import { nextActions } from '../plan/next-actions.ts';
 import { type Action, type IntegrationReviewView, type RunSnapshot, replanAfter } from '../plan/snapshot.ts';
 import type { RunState } from '../plan/states.ts';
@@ -152,6 +153,7 @@ const load = async (
   // the dispatches instead, so the planner does not read it as a park that waits for a person.)
   const pace = deps.forgePace?.(fresh);
   const p = fresh.progress;
+  const caps = issueCapsOf(deps.config.runner);
   const wantsChanged = repoConfig.ship.deploy !== undefined && p.smoke === 'passed' && p.ship === undefined;
   const snap: RunSnapshot = {
     kind: 'blitz',
@@ -181,6 +183,7 @@ const load = async (
     },
     build: p.build ?? { status: 'none', covers: [], failures: 0 },
     buildConfigured: repoConfig.build !== undefined,
+    ...(caps ? { issueCaps: caps } : {}),
     smoke: p.smoke ?? 'none',
     smokeGate: {
       configured: repoConfig.smoke !== undefined,
