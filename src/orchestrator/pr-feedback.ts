@@ -21,7 +21,7 @@ import {
 import { type FeedbackPart, type PrGateDecision, prGate, type WorkerPhase } from '../ship/pr-gate.ts';
 import { type ReviewGate, reviewGate } from '../ship/review-gate.ts';
 import type { PrFeedbackState, RunProgress } from '../store/run-store.ts';
-import type { OrchestratorDeps } from './context.ts';
+import type { Ports } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
 import { writeProgress } from './run-writer.ts';
 
@@ -139,7 +139,7 @@ export interface FeedbackTarget {
  * is. Returns the state to keep (fix attempt spent, feedback marked as heard, the resume asked).
  */
 export const resumeWithFeedback = async (
-  deps: Pick<OrchestratorDeps, 'dispatcher' | 'runner'>,
+  deps: Ports<'dispatcher' | 'runner'>,
   target: FeedbackTarget,
   facts: PrFacts,
   parts: FeedbackPart[],
@@ -281,7 +281,7 @@ export const reportPrProgress = async (
 
 /** Keeps one issue's feedback state in the run's progress (only when it changed). */
 export const keepFeedbackState = async (
-  deps: Pick<OrchestratorDeps, 'store'>,
+  deps: Ports<'store'>,
   runId: string,
   key: string,
   state: PrFeedbackState,
@@ -299,11 +299,7 @@ export const holdSentence = (repo: RepoRef, issue: number, why: string): string 
   `${formatIssueRef({ repo, number: issue }, repo)} is held: ${why}. Push a fix to its branch or say \`/blitz retry ${formatIssueRef({ repo, number: issue }, repo)}\` to give its worker another round.`;
 
 /** `/blitz retry` on a PR the loop held: the hold is lifted and the CI fix attempts count afresh. */
-export const releasePrHold = async (
-  deps: Pick<OrchestratorDeps, 'store'>,
-  runId: string,
-  key: string,
-): Promise<void> => {
+export const releasePrHold = async (deps: Ports<'store'>, runId: string, key: string): Promise<void> => {
   await writeProgress(deps.store, runId, (p) => {
     const state = p.prFeedback?.[key];
     if (state?.held === undefined) return undefined;
@@ -320,7 +316,7 @@ export const milestonePrKey = 'milestone-pr';
  * a worker PR's), and the bot's `blitz` check on its head carrying the readiness result.
  */
 export const milestonePrCi = async (
-  deps: Pick<OrchestratorDeps, 'store' | 'clock'>,
+  deps: Ports<'store' | 'clock'>,
   target: { forge: Forge; repo: RepoRef; runId: string; state: PrFeedbackState | undefined },
   head: string,
   ci: RepoConfig['ci'],
