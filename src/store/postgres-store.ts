@@ -1,12 +1,14 @@
 // The Store on PostgreSQL, for several bot replicas on one database. Same port, migrations and row
 // mapping as SQLite (sqlite-store.ts); a delivery id is taken once by the unique index, whichever
 // replica records it first, and the others get `duplicate`. Concurrent sightings are written in one
-// statement per batch (pg-delivery-batch.ts).
+// statement per batch (pg-delivery-batch.ts). Leases and "processed" marks go through a small pool
+// whose commits do not wait for the WAL flush: a crash may lose them, which only replays an idempotent
+// delivery; the sighting itself stays durable.
 import { AppError } from '../errors.ts';
 import { type Migration, readMigrations } from './migrate.ts';
 import { createDeliveryBatcher } from './pg-delivery-batch.ts';
 import { migratePostgres } from './pg-migrate.ts';
-import { checkConnection, closeOnce, createPgPool, type PgOptions, relaxedWrite } from './pg-pool.ts';
+import { checkConnection, closeOnce, createPgPool, type PgOptions } from './pg-pool.ts';
 import { pgFailureSql, toDelivery, toIntent, unprocessedRow, unprocessedSql } from './sqlite-store.ts';
 import type { Store } from './types.ts';
 
@@ -25,7 +27,13 @@ export const openPostgresStore = async (
       ? err
       : new AppError('store_error', 'cannot open the Postgres store', {}, { cause: err });
   }
-  const close = closeOnce(pool);
+  // One round trip per lease or mark (no BEGIN / SET LOCAL / COMMIT around it).
+  const bookkeeping = createPgPool(url, { ...opts, max: 2, commit: 'relaxed' });
+  const closePool = closeOnce(pool);
+  const closeBookkeeping = closeOnce(bookkeeping);
+  const close = async () => {
+    await Promise.all([closePool(), closeBookkeeping()]);
+  };
   const deliveries = createDeliveryBatcher(pool);
 
   return {
@@ -33,16 +41,14 @@ export const openPostgresStore = async (
       return { outcome: await deliveries.record(d) };
     },
     async markDeliveryProcessed(forge, deliveryId) {
-      await relaxedWrite(
-        pool,
+      await bookkeeping.query(
         `UPDATE deliveries SET processed_at = $1, events = NULL WHERE forge = $2 AND delivery_id = $3
          AND outcome IN ('accepted', 'ignored') AND processed_at IS NULL`,
         [new Date().toISOString(), forge, deliveryId],
       );
     },
     async leaseDelivery(forge, deliveryId, holder, until, now) {
-      const { rowCount } = await relaxedWrite(
-        pool,
+      const { rowCount } = await bookkeeping.query(
         `UPDATE deliveries SET lease_holder = $1, lease_until = $2
            WHERE forge = $3 AND delivery_id = $4 AND outcome = 'accepted' AND processed_at IS NULL
            AND (lease_holder IS NULL OR lease_until < $5 OR lease_holder = $1)`,

@@ -210,6 +210,24 @@ describe.skipIf(!available)('Postgres store', () => {
     });
   });
 
+  describe('bookkeeping commits', () => {
+    it('a relaxed pool commits without waiting for the WAL flush; the default pool waits', async () => {
+      const schema = await schemas.create();
+      const relaxed = createPgPool(pgTestUrl(), { schema, max: 1, commit: 'relaxed' });
+      const durable = createPgPool(pgTestUrl(), { schema, max: 1 });
+      try {
+        const setting = async (pool: typeof relaxed) =>
+          (await pool.query<{ v: string }>("SELECT current_setting('synchronous_commit') AS v")).rows[0]?.v;
+        expect(await setting(relaxed)).toBe('off');
+        expect(await setting(durable)).toBe('on');
+        // The schema setting still holds beside it.
+        expect((await relaxed.query<{ s: string }>('SELECT current_schema() AS s')).rows[0]?.s).toBe(schema);
+      } finally {
+        await Promise.all([relaxed.end(), durable.end()]);
+      }
+    });
+  });
+
   describe('run lock on Postgres', () => {
     it('more runs locked at once than connections: every holder still gets to query, none fails', async () => {
       const runs = await openPostgresRunStore(pgTestUrl(), { schema: await schemas.create(), max: 2 });
