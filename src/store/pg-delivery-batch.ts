@@ -1,18 +1,9 @@
-// Group commit of webhook deliveries on PostgreSQL: the sightings that arrive while one batch is being
-// written go out together in ONE statement (a multi-row insert that takes each id at most once, and
-// records the losers as `duplicate` beside it), so many concurrent webhooks cost one round trip, not
-// three each. Every caller still awaits its own row before the webhook is answered: nothing is lost.
+// Webhook sightings on PostgreSQL, written in batches (pg-group-commit.ts): ONE statement per batch,
+// a multi-row insert that takes each id at most once and records the losers as `duplicate` beside it,
+// so many concurrent webhooks cost one round trip, not three each. Every caller still awaits its own
+// row before the webhook is answered: nothing is lost.
 import type pg from 'pg';
 import type { DeliveryOutcome, NewDelivery } from './types.ts';
-
-/** Most sightings in one statement (the rest wait for the next one). */
-const MAX_BATCH = 200;
-
-interface Pending {
-  d: NewDelivery;
-  resolve: (o: DeliveryOutcome) => void;
-  reject: (err: unknown) => void;
-}
 
 const columns = 'forge, delivery_id, event, action, outcome, reason, received_at, events';
 
@@ -82,53 +73,4 @@ export const writeDeliveryBatch = async (
         : 'duplicate'
       : o,
   );
-};
-
-export interface DeliveryBatcher {
-  record(d: NewDelivery): Promise<DeliveryOutcome>;
-}
-
-/**
- * Sightings queue while a batch is in flight and go out together once it returns (group commit);
- * a lone sighting on a quiet bot goes out at once, in its own batch. A batch the database refuses
- * (a value it cannot store, a deadlock) is retried one sighting at a time, so one bad delivery fails
- * alone and the others are still recorded.
- */
-export const createDeliveryBatcher = (pool: Pick<pg.Pool, 'query'>): DeliveryBatcher => {
-  const pending: Pending[] = [];
-  let flushing = false;
-
-  const settle = async (batch: Pending[]): Promise<void> => {
-    try {
-      const outcomes = await writeDeliveryBatch(
-        pool,
-        batch.map((p) => p.d),
-      );
-      for (const [i, p] of batch.entries()) p.resolve(outcomes[i]!);
-    } catch (err) {
-      if (batch.length === 1) {
-        batch[0]!.reject(err);
-        return;
-      }
-      for (const p of batch) await settle([p]);
-    }
-  };
-
-  const flush = async (): Promise<void> => {
-    flushing = true;
-    try {
-      while (pending.length > 0) await settle(pending.splice(0, MAX_BATCH));
-    } finally {
-      flushing = false;
-    }
-  };
-
-  return {
-    record(d) {
-      return new Promise<DeliveryOutcome>((resolve, reject) => {
-        pending.push({ d, resolve, reject });
-        if (!flushing) void flush();
-      });
-    },
-  };
 };
