@@ -114,8 +114,9 @@ export const openSqliteStore = (path: string, opts: { migrations?: Migration[] }
   const db = openSqliteDatabase(path, 'SQLite store', opts);
 
   const insertFirst = db.prepare(
-    `INSERT OR IGNORE INTO deliveries (forge, delivery_id, event, action, outcome, reason, received_at, events)
-     VALUES (@forge, @deliveryId, @event, @action, @outcome, @reason, @at, @events)`,
+    `INSERT OR IGNORE INTO deliveries
+       (forge, delivery_id, event, action, outcome, reason, received_at, events, lease_holder, lease_until)
+     VALUES (@forge, @deliveryId, @event, @action, @outcome, @reason, @at, @events, @holder, @until)`,
   );
   const insertAny = db.prepare(
     `INSERT INTO deliveries (forge, delivery_id, event, action, outcome, reason, received_at)
@@ -134,8 +135,10 @@ export const openSqliteStore = (path: string, opts: { migrations?: Migration[] }
       insertAny.run({ ...row, outcome: 'rejected' });
       return 'rejected';
     }
-    const events = d.outcome === 'accepted' && d.events ? JSON.stringify(d.events) : null;
-    if (insertFirst.run({ ...row, outcome: d.outcome, events }).changes === 1) return d.outcome;
+    const accepted = d.outcome === 'accepted';
+    const events = accepted && d.events ? JSON.stringify(d.events) : null;
+    const lease = accepted && d.lease ? d.lease : { holder: null, until: null };
+    if (insertFirst.run({ ...row, outcome: d.outcome, events, ...lease }).changes === 1) return d.outcome;
     insertAny.run({ ...row, outcome: 'duplicate', reason: 'delivery id already seen' });
     return 'duplicate';
   });
