@@ -20,6 +20,7 @@ import { rosterEntryFor } from './roster-entry.ts';
 import { issueAttempts } from './run-progress.ts';
 import { firstTime, setProgress, writeRun } from './run-writer.ts';
 import { fileSmokeFinding } from './smoke-finding.ts';
+import { nudgeWithTells } from './tell-nudge.ts';
 
 export interface Effects {
   /** Starts a build or smoke check in the background; the result lands in the run's progress. */
@@ -251,6 +252,10 @@ export const perform = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promi
       return review(deps, ctx, a);
     case 'merge':
       return merge(deps, ctx, a);
+    case 'tell':
+      await nudgeWithTells(deps, ctx, a.issue);
+      ctx.run = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
+      return;
     case 'pr_feedback': {
       if (!ctx.prFacts) return;
       await performPrFeedback(

@@ -13,6 +13,7 @@ import { loadRepoConfig } from '../repo-settings.ts';
 import { runReviewLeg } from '../review-leg.ts';
 import { issueAttempts } from '../run-progress.ts';
 import { writeRun } from '../run-writer.ts';
+import { nudgeWithTells } from '../tell-nudge.ts';
 import { type FleetCtx, fleetReviewPorts } from './fleet-context.ts';
 import { updateFleet, updateTicket } from './fleet-state.ts';
 import { mergeTicket } from './merge-ticket.ts';
@@ -116,6 +117,10 @@ export const performFleet = async (
       return review(deps, ctx, a);
     case 'merge':
       return mergeTicket(deps, ctx, a.issue, a.pr, issueAttempts(ctx, a.issue).at(-1), a.head);
+    case 'tell':
+      await nudgeWithTells(deps, ctx, a.issue);
+      ctx.run = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
+      return;
     case 'pr_feedback': {
       const facts = ctx.repos.get(formatRepo(refOf(a.issue).repo).toLowerCase());
       if (!facts) return;
