@@ -8,6 +8,7 @@ import { closeWithComment } from '../close-issue.ts';
 import { closeOnMerge } from '../close-on-merge.ts';
 import { type Ports, refOf } from '../context.ts';
 import { dispatchIssue, openIssuePr, type RunKind, resumeIssue } from '../perform.ts';
+import { keepReviewVerdict } from '../pr-feedback.ts';
 import { performPrFeedback } from '../pr-feedback-step.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { runReviewLeg } from '../review-leg.ts';
@@ -62,6 +63,7 @@ const review = async (
     ...(attempt ? { attempt } : {}),
   });
   await updateTicket(deps.store, ctx.run.id, a.issue, () => ({ review: r.verdict }));
+  await keepReviewVerdict(deps, ctx.run.id, a.issue, `${r.verdict}${r.reviewer ? ` by ${r.reviewer}` : ''}`);
   await deps.store.upsertRunIssue(ctx.run.id, name, ref.number, { reviewPosted: true, state: 'reviewed' });
 };
 
