@@ -3,7 +3,7 @@
 // and pushes a fix; a read-only user's review comment changes nothing; a writer's changes-requested
 // review with a line comment resumes the same session again; the writer's `/merge` waits while the
 // change request stands and until CI is green on the fix, then merges that head.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FakeCi, startFakeCi } from '../support/fake-ci.ts';
@@ -56,7 +56,7 @@ describe.each(['github', 'gitea'] as const)('the PR feedback loop on a fleet PR 
       allBranches: true,
     });
     const resumes = () =>
-      readFileSync(trace, 'utf8')
+      (existsSync(trace) ? readFileSync(trace, 'utf8') : '')
         .split('\n')
         .filter(Boolean)
         .map((l) => JSON.parse(l) as { args: string[]; prompt?: string })
