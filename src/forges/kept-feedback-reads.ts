@@ -1,6 +1,6 @@
 // What the PR feedback loop reads of a worker PR, kept between reconcile passes (beside kept-reads.ts,
 // which composes it into both adapters). Every pass gates every open worker PR; without these, a PR
-// whose head's CI has finished is read again, checks, annotations, reviews and comments, on every pass.
+// whose head's CI has finished would have its checks and annotations read again on every pass.
 //
 // - A head's checks are kept once they are final: every check but the bot's own has completed. Until
 //   then they are read afresh (CI is running, or has not started). A kept list goes when a webhook says

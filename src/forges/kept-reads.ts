@@ -12,7 +12,7 @@
 // - age: past `freshMs` the next load asks the forge again (GitHub's loader asks conditionally first).
 // What no webhook reports (an edited body, an issue moved into the milestone) is seen at that reload.
 // Files (the repo config) are kept for `freshMs` per repository, path and ref. What the PR feedback
-// loop reads (a head's finished checks, a PR's reviews and comments) is kept by kept-feedback-reads.ts.
+// loop reads of a head's finished checks is kept by kept-feedback-reads.ts.
 // Each replica keeps its own: a replica that did not receive a webhook sees the change at its next
 // reload, at most `freshMs` later.
 import { withKeptFeedbackReads } from './kept-feedback-reads.ts';

@@ -62,17 +62,22 @@ describe.each(['github', 'gitea'] as const)('the PR feedback loop on a fleet PR 
         .map((l) => JSON.parse(l) as { args: string[]; prompt?: string })
         .filter((t) => t.args.includes('--resume'));
     const pr = () => [...x.repos.app.issues.values()].find((i) => i.pull && i.title.startsWith('#1:'));
-    const greenHead = () => {
-      const head = pr()?.pull?.headSha;
-      return head !== undefined && ci!.results.some((r) => r.sha === head && r.passed);
+    // The PR's head as its branch on the origin has it (the fake forge's record may lag a push).
+    const head = async () => {
+      const branch = pr()?.pull?.head;
+      return branch === undefined ? undefined : await x.origins.app.git.resolve(branch);
+    };
+    const greenHead = async () => {
+      const sha = await head();
+      return sha !== undefined && ci!.results.some((r) => r.sha === sha && r.passed);
     };
 
     await x.comment('/ticket-fleet #1', 'alice');
     // CI red on the first push: the worker is resumed with the failure and its fix goes green.
-    await x.drive(() => resumes().length === 1 && greenHead(), 150_000);
+    await x.drive(async () => resumes().length === 1 && (await greenHead()), 150_000);
     expect(resumes()[0]!.prompt).toContain("the repository's CI failed on its head");
     expect(resumes()[0]!.prompt).toContain('fake-1.txt:1: still broken');
-    const reviewed = pr()!.pull!.headSha;
+    const reviewed = (await head())!;
 
     // A read-only user's review comment changes nothing.
     checks.addReview(
