@@ -1,4 +1,4 @@
-// Slow for a reason: a ticket fleet on each forge with a fake CI on real git. Issue 21 for fleet PRs:
+// A ticket fleet on each forge with a fake CI on real git (issue 21 for fleet PRs):
 // the repository's CI is red on the ticket's first push, so its worker is resumed with the failure
 // and pushes a fix; a read-only user's review comment changes nothing; a writer's changes-requested
 // review with a line comment resumes the same session again; the writer's `/merge` waits while the
