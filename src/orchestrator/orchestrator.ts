@@ -143,11 +143,12 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     reconcileSoon,
     flushDashboard: (runId) => coalescer.flush(runId),
   });
-  const performDeps = { ...deps, effects };
+  // One budget probe for every run kind (a fresh answer before a blitz wave, up to a minute old otherwise).
+  const probe = createBudgetProbe(deps);
+  const performDeps = { ...deps, effects, probe };
 
   const hooks = {
     trusted: createTrustCheck({ clock: deps.clock, logger: log }),
-    probe: createBudgetProbe(deps),
     dashboard(runId: string, view: DashboardInput) {
       coalescer.update(runId, renderDashboard(view));
       changed(runId, view);
@@ -156,7 +157,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
 
   const planHooks = {
     trusted: hooks.trusted,
-    probe: hooks.probe,
+    probe,
     dashboardBody: (runId: string, body: string) => coalescer.update(runId, body),
   };
   const handlePlanIntent = createPlanIntentHandler(deps, {
@@ -198,7 +199,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     serialized: underRunLock,
     scoreboard: (runId, body) => coalescer.update(runId, body),
     flushScoreboard: (runId) => coalescer.flush(runId),
-    probe: hooks.probe,
+    probe,
     trusted: hooks.trusted,
   });
 

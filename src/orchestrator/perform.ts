@@ -6,6 +6,7 @@ import type { Action, RunSnapshot } from '../plan/snapshot.ts';
 import type { IssueKey, PlanIssue } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
+import type { BudgetProbe } from './budget-probe.ts';
 import { closeEpic, closeWithComment } from './close-issue.ts';
 import { type Ports, type RunCtx, refOf } from './context.ts';
 import { cloneUrlOf, dispatchAttempt } from './dispatch-attempt.ts';
@@ -22,6 +23,7 @@ import { performPrFeedback } from './pr-feedback-step.ts';
 import { mergePr, openPr } from './pull-requests.ts';
 import { rosterEntryFor } from './roster-entry.ts';
 import { issueAttempts } from './run-progress.ts';
+import { setRunState } from './run-state.ts';
 import { firstTime, setProgress, writeRun } from './run-writer.ts';
 import { fileSmokeFinding } from './smoke-finding.ts';
 import { nudgeWithTells } from './tell-nudge.ts';
@@ -40,7 +42,11 @@ export interface Effects {
 export type PerformPorts = Ports<
   'baseEnv' | 'clock' | 'cloneUrl' | 'config' | 'dispatcher' | 'fleet' | 'forges'
 > &
-  Ports<'ledger' | 'logger' | 'notifiers' | 'review' | 'runner' | 'store'> & { effects: Effects };
+  Ports<'ledger' | 'logger' | 'notifiers' | 'review' | 'runner' | 'store'> & {
+    effects: Effects;
+    /** The run loop's one budget probe (budget-probe.ts), shared with the fleet and plan passes. */
+    probe: BudgetProbe;
+  };
 
 export { refOf };
 
@@ -269,6 +275,10 @@ const performWork = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promise<
   switch (a.type) {
     case 'file_findings':
       return void (await fileReportedBugs(deps, ctx));
+    case 'probe_budget':
+      // Asked afresh; the next pass of this call plans the wave on the answer.
+      ctx.call.budget = await deps.probe(ctx.run.id, { fresh: true });
+      return;
     case 'integration_review':
       return void (await runIntegrationReview(deps, ctx));
     case 'issue_notice':
@@ -369,9 +379,7 @@ const performWork = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promise<
       deps.logger.info({ runId: ctx.run.id, reason: a.reason }, 'run waits on an unclear integration review');
       return;
     case 'set_state':
-      ctx.run = await writeRun(deps.store, ctx.run.id, (run) =>
-        a.from.includes(run.state) ? { state: a.to } : undefined,
-      );
+      ctx.run = await setRunState(deps, ctx.run.id, a);
       return;
   }
 };

@@ -10,13 +10,14 @@ import { pacedSessions } from '../forges/rate-budget.ts';
 import { type Forge, hasPermission, type MilestoneSnapshot } from '../forges/types.ts';
 import { issueContentHash } from '../intake/content-hash.ts';
 import type { ForgeEvent } from '../intake/events.ts';
+import { issueCapsOf } from '../plan/issue-caps.ts';
 import { nextActions } from '../plan/next-actions.ts';
 import { type Action, type IntegrationReviewView, type RunSnapshot, replanAfter } from '../plan/snapshot.ts';
 import type { RunState } from '../plan/states.ts';
 import { issueKey, planLabels } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import { type BudgetProbe, budgetOf, type ProbeResult } from './budget-probe.ts';
-import type { Ports, RunCtx, RunOptionsStored } from './context.ts';
+import { budgetOf } from './budget-probe.ts';
+import type { Ports, ReconcileCall, RunCtx, RunOptionsStored } from './context.ts';
 import { forgeOfRun, repoRefOf } from './context.ts';
 import type { DashboardInput } from './dashboard-types.ts';
 import { dashboardView } from './dashboard-view.ts';
@@ -50,7 +51,6 @@ const maxPasses = 12;
 
 export interface ReconcileHooks {
   trusted(forge: Forge, repo: string, author: string): Promise<boolean>;
-  probe: BudgetProbe;
   dashboard(runId: string, view: DashboardInput): void;
 }
 
@@ -60,10 +60,8 @@ export type ReconcilePorts = PerformPorts & Ports<'forgePace' | 'forges' | 'mach
 const live = (s: string): boolean => s !== 'done' && s !== 'cancelled';
 
 /** What one reconcileRun call reads once for all its passes (the repo config does not change mid-call). */
-interface CallCache {
+interface CallCache extends ReconcileCall {
   cfg?: Awaited<ReturnType<typeof loadRepoConfig>>;
-  /** The budget probe's answer for the wave this call dispatches (seed 000: before each wave). */
-  budget?: ProbeResult;
 }
 
 const keptBlockerOf = (b: NonNullable<RunRecord['progress']['hardBlocker']>) => ({
@@ -200,6 +198,7 @@ const loadRun = async (
   // the dispatches instead, `forgeSpent`, so it does not read it as a park that waits for a person.)
   const pace = deps.forgePace?.(fresh);
   const p = fresh.progress;
+  const caps = issueCapsOf(deps.config.runner);
   const wantsChanged = repoConfig.ship.deploy !== undefined && p.smoke === 'passed' && p.ship === undefined;
   const snap: RunSnapshot = {
     kind: 'blitz',
@@ -235,6 +234,7 @@ const loadRun = async (
     park: parkViewOf(deps, fresh, attempts, cache.budget),
     ...(pace?.sessionFactor === 0 ? { forgeSpent: true } : {}),
     buildConfigured: repoConfig.build !== undefined,
+    ...(caps ? { issueCaps: caps } : {}),
     smoke: p.smoke ?? 'none',
     smokeGate: {
       configured: repoConfig.smoke !== undefined,
@@ -254,6 +254,7 @@ const loadRun = async (
     ),
   };
   return {
+    call: cache,
     run: fresh,
     forge,
     repo,
@@ -384,40 +385,18 @@ const publish = async (
 };
 
 /**
- * Performs one action: perform.ts applies it, but for the budget probe, whose answer this call keeps
- * (`CallCache`: the next pass plans on it, and a later call asks afresh).
- */
-const performAction = async (
-  deps: ReconcilePorts,
-  hooks: ReconcileHooks,
-  ctx: PassCtx,
-  cache: CallCache,
-  a: Action,
-): Promise<void> => {
-  switch (a.type) {
-    case 'probe_budget':
-      cache.budget = await hooks.probe(ctx.run.id, { fresh: true });
-      return;
-    default:
-      return perform(deps, ctx, a);
-  }
-};
-
-/**
  * Performs the actions in order; true when one moved the run on (the next pass has something to build
  * on). After an action in `replanAfter` the pass ends: the rest was planned without its result.
  */
 const performAll = async (
   deps: ReconcilePorts,
-  hooks: ReconcileHooks,
   ctx: PassCtx,
-  cache: CallCache,
   actions: readonly Action[],
 ): Promise<boolean> => {
   let moved = false;
   for (const a of actions) {
     try {
-      await performAction(deps, hooks, ctx, cache, a);
+      await perform(deps, ctx, a);
     } catch (err) {
       deps.logger.error(
         { runId: ctx.run.id, action: a.type, err },
@@ -441,7 +420,7 @@ export const reconcileRun = async (
     const ctx = await load(deps, hooks, runId, cache);
     if (!ctx) return;
     const actions = nextActions(ctx.run.state as RunState, ctx.snap);
-    const moved = await performAll(deps, hooks, ctx, cache, actions);
+    const moved = await performAll(deps, ctx, actions);
     // A pass the forge refused has nothing to show: the dashboard waits for one that gets through.
     if ('held' in ctx) return;
     ctx.run = (await deps.store.getRun(runId)) ?? ctx.run;
