@@ -13,7 +13,7 @@ import type { AttemptRecord } from '../../runner/types.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
 import { budgetOf } from '../budget-probe.ts';
 import { forgeOfRun, type Ports, repoRefOf } from '../context.ts';
-import type { PrFacts } from '../pr-feedback.ts';
+import type { PrFacts } from '../pr-facts.ts';
 import { gatePullRequests, withPrGates } from '../pr-feedback-step.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { attemptKey, deriveProgress } from '../run-progress.ts';
