@@ -10,6 +10,7 @@ import type {
   DashboardIssue,
   DashboardIssueState,
 } from './dashboard-types.ts';
+import { slowedLine } from './run-pace.ts';
 
 export type * from './dashboard-types.ts';
 
@@ -132,7 +133,7 @@ const renderWith = (input: DashboardInput, parts: RenderParts): string => {
     for (const b of input.blockers) out.push(blockerLine(b));
   }
   if (input.budget) out.push('', budgetLine(input.budget));
-  if (input.forgePace) out.push('', `**Slowed down:** ${markdownText(input.forgePace, 300)}.`);
+  if (input.forgePace) out.push('', slowedLine(input.forgePace));
   if (input.readinessUnmet && input.readinessUnmet.length > 0) {
     out.push('', '#### Not ready yet', '');
     for (const u of input.readinessUnmet) out.push(`- ${markdownText(u, 200)}`);

@@ -5,7 +5,6 @@
 // Every decision is the planner's (src/plan/); this file only reads and applies.
 
 import { formatConfigErrors } from '../config/repo-config.ts';
-import { pacedSessions } from '../forges/rate-budget.ts';
 import { type Forge, hasPermission, type MilestoneSnapshot } from '../forges/types.ts';
 import { issueContentHash } from '../intake/content-hash.ts';
 import type { ForgeEvent } from '../intake/events.ts';
@@ -28,6 +27,7 @@ import { holdUnplanned, unplannedLine } from './plan-blitz/blitz-plans.ts';
 import { planInput } from './plan-input.ts';
 import { gatePullRequests, withPrGates } from './pr-feedback-step.ts';
 import { loadRepoConfig } from './repo-settings.ts';
+import { pacedLimit, paceReason, withoutHeldDispatches } from './run-pace.ts';
 import { attemptKey, deriveProgress } from './run-progress.ts';
 import { firstTime, foldResults, writeProgress } from './run-writer.ts';
 
@@ -176,7 +176,7 @@ const load = async (
     ...(deps.review ? { integrationReview: reviewView(p) } : {}),
     unfiledFindings: unfiledFindings(attempts, p.posted ?? [], run.triggerIssue !== undefined),
     machine: {
-      limit: pace && pace.sessionFactor > 0 ? pacedSessions(machine.limit, pace) : machine.limit,
+      limit: pacedLimit(machine.limit, pace),
       contended: machine.contended,
     },
     build: p.build ?? { status: 'none', covers: [], failures: 0 },
@@ -322,8 +322,8 @@ const publish = async (
     // As the run stands after the pass (a review this pass has its verdict shown now).
     ...(deps.review ? { integrationReview: reviewView(ctx.run.progress) } : {}),
   });
-  const pace = deps.forgePace?.(ctx.run);
-  hooks.dashboard(ctx.run.id, pace?.reason ? { ...view, forgePace: pace.reason } : view);
+  const slowed = paceReason(deps.forgePace?.(ctx.run));
+  hooks.dashboard(ctx.run.id, slowed ? { ...view, forgePace: slowed } : view);
   await keepGraph(deps, ctx, view).catch((err: unknown) =>
     deps.logger.warn({ runId: ctx.run.id, err }, 'run graph not kept; the next reconcile retries'),
   );
@@ -389,8 +389,7 @@ export const reconcileRun = async (
     const planned = nextActions(ctx.run.state as RunState, ctx.snap);
     // The forge's rate limit nearly spent: no new worker until it resets; the dashboard says so, and the
     // reconcile after the reset dispatches them (no person needed, never a silent stall).
-    const held = deps.forgePace?.(ctx.run).sessionFactor === 0;
-    const actions = held ? planned.filter((a) => a.type !== 'dispatch') : planned;
+    const actions = withoutHeldDispatches(planned, deps.forgePace?.(ctx.run));
     const moved = await performAll(deps, hooks, ctx, cache, actions);
     ctx.run = (await deps.store.getRun(runId)) ?? ctx.run;
     await publish(deps, hooks, ctx, actions);

@@ -16,6 +16,7 @@ import { forgeOfRun, type Ports, repoRefOf } from '../context.ts';
 import type { PrFacts } from '../pr-feedback.ts';
 import { gatePullRequests, withPrGates } from '../pr-feedback-step.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
+import { pacedLimit } from '../run-pace.ts';
 import { attemptKey, deriveProgress } from '../run-progress.ts';
 import type { FleetCtx, FleetHooks, RepoFacts } from './fleet-context.ts';
 import { fleetOptionsOf, fleetProgressOf, ticketKey, ticketOf } from './fleet-state.ts';
@@ -105,7 +106,9 @@ const busyWork = async (
 
 /** Undefined when the run is gone, not a fleet, or (unless `ended` is set) finished. */
 export const loadFleet = async (
-  deps: Ports<'clock' | 'config' | 'forges' | 'ledger' | 'logger' | 'machine' | 'runner' | 'store'>,
+  deps: Ports<
+    'clock' | 'config' | 'forgePace' | 'forges' | 'ledger' | 'logger' | 'machine' | 'runner' | 'store'
+  >,
   hooks: FleetHooks,
   runId: string,
   ended = false,
@@ -145,6 +148,8 @@ export const loadFleet = async (
   const progress = withPrGates(asked, prFacts);
   const busyFences = await busyWork(deps, run, new Set(repos.keys()), facts);
   const machine = deps.machine?.() ?? deps.runner.limit();
+  // Close to the forge's rate limit: fewer sessions (reconcileFleet holds them all when it is spent).
+  const pace = deps.forgePace?.(run);
   const snap: RunSnapshot = {
     kind: 'fleet',
     options: { maxSessions: options.maxSessions, dryRun: false, maxAttemptsPerIssue: 1 },
@@ -158,7 +163,7 @@ export const loadFleet = async (
     external: [],
     progress: progress.filter((p) => tickets.has(p.key)),
     budget: budgetOf(await hooks.probe(run.id), options.maxSessions),
-    machine: { limit: machine.limit, contended: machine.contended },
+    machine: { limit: pacedLimit(machine.limit, pace), contended: machine.contended },
     build: { status: 'none', covers: [], failures: 0 },
     smoke: 'none',
     ship: 'none',
@@ -181,6 +186,7 @@ export const loadFleet = async (
     busyFences,
     lapsedApprovals,
     prFacts,
+    ...(pace ? { pace } : {}),
   };
 };
 
