@@ -107,6 +107,13 @@ export const pace = (input: PaceInput): Pace => {
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
+/**
+ * The pace a run on this budget key keeps: GitHub's (its x-ratelimit windows and its secondary limit on
+ * writes); Gitea sends no rate limit by default and has no secondary one, so a Gitea run keeps full speed.
+ */
+export const paceFor = (tracker: Pick<BudgetTracker, 'paceOf'>, key: string): Pace =>
+  key === 'github' || key.startsWith('github:') ? tracker.paceOf(key) : fullSpeed;
+
 /** Sessions allowed under a pace: at least one unless the pace says zero. */
 export const pacedSessions = (max: number, p: Pace): number =>
   p.sessionFactor <= 0 ? 0 : Math.max(1, Math.floor(max * p.sessionFactor));
