@@ -16,7 +16,7 @@ import { forgeOfRun, type Ports, repoRefOf } from '../context.ts';
 import type { PrFacts } from '../pr-feedback.ts';
 import { gatePullRequests, withPrGates } from '../pr-feedback-step.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
-import { pacedLimit } from '../run-pace.ts';
+import { dispatchHeld, pacedLimit } from '../run-pace.ts';
 import { attemptKey, deriveProgress } from '../run-progress.ts';
 import type { FleetCtx, FleetHooks, RepoFacts } from './fleet-context.ts';
 import { fleetOptionsOf, fleetProgressOf, ticketKey, ticketOf } from './fleet-state.ts';
@@ -148,7 +148,7 @@ export const loadFleet = async (
   const progress = withPrGates(asked, prFacts);
   const busyFences = await busyWork(deps, run, new Set(repos.keys()), facts);
   const machine = deps.machine?.() ?? deps.runner.limit();
-  // Close to the forge's rate limit: fewer sessions (reconcileFleet holds them all when it is spent).
+  // Close to the forge's rate limit: fewer sessions; spent, the planner holds new ones (`forgeSpent`).
   const pace = deps.forgePace?.(run);
   const snap: RunSnapshot = {
     kind: 'fleet',
@@ -164,6 +164,7 @@ export const loadFleet = async (
     progress: progress.filter((p) => tickets.has(p.key)),
     budget: budgetOf(await hooks.probe(run.id), options.maxSessions),
     machine: { limit: pacedLimit(machine.limit, pace), contended: machine.contended },
+    ...(dispatchHeld(pace) ? { forgeSpent: true } : {}),
     build: { status: 'none', covers: [], failures: 0 },
     smoke: 'none',
     ship: 'none',

@@ -4,7 +4,6 @@
 // publish the scoreboard; repeat while a pass moved something the next can build on.
 import { nextActions } from '../../plan/next-actions.ts';
 import type { Action } from '../../plan/snapshot.ts';
-import { withoutHeldDispatches } from '../run-pace.ts';
 import { writeRun } from '../run-writer.ts';
 import { renderScoreboard } from '../scoreboard.ts';
 import type { FleetHooks, FleetPorts } from './fleet-context.ts';
@@ -29,8 +28,7 @@ export const reconcileFleet = async (deps: FleetPorts, hooks: FleetHooks, runId:
     await relayReports(deps, ctx);
     if (ctx.run.state === 'planning' || ctx.run.state === 'blocked')
       ctx.run = await writeRun(deps.store, ctx.run.id, () => ({ state: 'running' }));
-    // The forge's rate limit nearly spent: no new worker until it resets (the scoreboard says so).
-    const actions = withoutHeldDispatches(nextActions('running', ctx.snap), ctx.pace);
+    const actions = nextActions('running', ctx.snap);
     let moved = false;
     let stopped: Extract<Action, { type: 'stop' }> | undefined;
     for (const a of actions) {
