@@ -46,7 +46,8 @@ export interface Pace {
 
 export const fullSpeed: Pace = { sessionFactor: 1, intervalFactor: 1, reason: '' };
 
-const minutes = (ms: number) => Math.max(1, Math.ceil(ms / 60_000));
+// Rounded, not ceiled: a reset given in whole seconds is up to a second past an hour away.
+const minutes = (ms: number) => Math.max(1, Math.round(ms / 60_000));
 
 /**
  * How much to slow down. Per primary window: the share of the budget left against the share of the
