@@ -9,6 +9,7 @@ import { hardBlockerOf } from '../forges/hard-blocker.ts';
 import { type Forge, hasPermission, type MilestoneSnapshot } from '../forges/types.ts';
 import { issueContentHash } from '../intake/content-hash.ts';
 import type { ForgeEvent } from '../intake/events.ts';
+import { issueCapsOf } from '../plan/issue-caps.ts';
 import { nextActions } from '../plan/next-actions.ts';
 import { type Action, type IntegrationReviewView, type RunSnapshot, replanAfter } from '../plan/snapshot.ts';
 import type { RunState } from '../plan/states.ts';
@@ -196,6 +197,7 @@ const loadRun = async (
   // the dispatches instead, `forgeSpent`, so it does not read it as a park that waits for a person.)
   const pace = deps.forgePace?.(fresh);
   const p = fresh.progress;
+  const caps = issueCapsOf(deps.config.runner);
   const wantsChanged = repoConfig.ship.deploy !== undefined && p.smoke === 'passed' && p.ship === undefined;
   const snap: RunSnapshot = {
     kind: 'blitz',
@@ -228,6 +230,7 @@ const loadRun = async (
     park: parkViewOf(deps, fresh, attempts, cache.budget),
     ...(dispatchHeld(pace) ? { forgeSpent: true } : {}),
     buildConfigured: repoConfig.build !== undefined,
+    ...(caps ? { issueCaps: caps } : {}),
     smoke: p.smoke ?? 'none',
     smokeGate: {
       configured: repoConfig.smoke !== undefined,
