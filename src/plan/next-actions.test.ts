@@ -63,7 +63,8 @@ describe('nextActions: dispatch', () => {
     expect(again[0]).toMatchObject({ attempt: 2, worker: { tier: 'design' } });
     const gaveUp = nextActions('running', baseSnapshot([issue(1)], { progress: [failed(3)] }));
     expect(ofType(gaveUp, 'dispatch')).toEqual([]);
-    expect(types(gaveUp)).toEqual(['notify', 'stop:blocked', 'issue_notice']);
+    // Its own `failed` notice tells the person; the stop adds no second one.
+    expect(types(gaveUp)).toEqual(['stop:blocked', 'issue_notice']);
     expect(ofType(gaveUp, 'stop')[0]!.reason).toContain('3 attempts failed');
     expect(ofType(gaveUp, 'issue_notice')[0]).toMatchObject({
       event: 'failed',
@@ -264,6 +265,39 @@ describe('nextActions: stop conditions and reports', () => {
     expect(types(got)).toEqual(['report_cycle', 'report_unknown_blocker', 'notify', 'stop:blocked']);
     expect(ofType(got, 'report_cycle')[0]!.members).toEqual([k(1), k(2)]);
     expect(ofType(got, 'stop')[0]!.reason).toContain('gone/x#4 cannot be found or read');
+  });
+
+  it('a stalled issue and what waits on it stop the run blocked without a second notice', () => {
+    const snap = baseSnapshot([issue(1), issue(2, { blockedBy: [k(1)] })], {
+      progress: [
+        progressOf(k(1), {
+          state: 'stalled',
+          attempts: [{ entry: 'a', tier: 'execution', outcome: 'stalled' }],
+        }),
+      ],
+    });
+    const got = nextActions('running', snap);
+    expect(types(got)).toEqual(['stop:blocked', 'issue_notice']);
+    expect(ofType(got, 'issue_notice')[0]).toMatchObject({
+      event: 'needs_person',
+      command: '/blitz retry #1',
+    });
+  });
+
+  it('still says BLOCKED when something stuck was not told by its own notice', () => {
+    const snap = baseSnapshot(
+      [issue(1), issue(2, { blockedBy: [k(1)] }), issue(3, { blockedBy: ['gone/x#4'] })],
+      {
+        progress: [
+          progressOf(k(1), {
+            state: 'stalled',
+            attempts: [{ entry: 'a', tier: 'execution', outcome: 'stalled' }],
+          }),
+        ],
+      },
+    );
+    const got = nextActions('running', snap);
+    expect(types(got)).toEqual(['report_unknown_blocker', 'notify', 'stop:blocked', 'issue_notice']);
   });
 
   it('a hard blocker stops the run with a BLOCKED notify', () => {
