@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { baseSnapshot, issue, k, progressOf, simulate } from '../../test/support/plan-arbitraries.ts';
 import { isAppError } from '../errors.ts';
+import { budgetOf } from './budget.ts';
 import { nextActions } from './next-actions.ts';
 import type { Action, RunSnapshot } from './snapshot.ts';
 
@@ -90,6 +91,34 @@ describe('nextActions: dispatch', () => {
     const got = nextActions('running', baseSnapshot([issue(1, { authorTrusted: false })]));
     expect(ofType(got, 'dispatch')).toEqual([]);
     expect(ofType(got, 'stop')[0]!.reason).toContain('write permission');
+  });
+});
+
+describe('nextActions: the budget probe', () => {
+  it('a failed probe dispatches one worker and tells the operator once per error; an answer brings full speed back', () => {
+    const issues = [issue(1), issue(2), issue(3)];
+    const failed = nextActions(
+      'running',
+      baseSnapshot(issues, { budget: budgetOf({ status: 'failed', error: 'the probe exited with 1' }, 4) }),
+    );
+    expect(ofType(failed, 'dispatch')).toHaveLength(1);
+    expect(ofType(failed, 'issue_notice')).toEqual([
+      {
+        type: 'issue_notice',
+        event: 'needs_person',
+        key: 'notice:budget-probe-failed:the probe exited with 1',
+        message:
+          'the budget probe failed (the probe exited with 1); the run goes on one worker at a time until it answers again',
+      },
+    ]);
+    const absent = nextActions(
+      'running',
+      baseSnapshot(issues, { budget: budgetOf({ status: 'absent' }, 4) }),
+    );
+    expect(ofType(absent, 'dispatch')).toHaveLength(1);
+    expect(ofType(absent, 'issue_notice')).toEqual([]);
+    const ok = budgetOf({ status: 'ok', recommendedMaxSessions: 4, preferMedium: false, park: false }, 4);
+    expect(ofType(nextActions('running', baseSnapshot(issues, { budget: ok })), 'dispatch')).toHaveLength(3);
   });
 });
 

@@ -1,15 +1,33 @@
 // Notices about single issues and reviews, read off the snapshot (level-triggered, like the rest of
 // the planner): an issue held because its attempts are spent is `failed`, one held because its worker
 // stalled past its nudges `needs_person`. (An unclear integration review's notice is readiness.ts's:
-// it goes out when the gate waits on it.)
+// it goes out when the gate waits on it.) A failing budget probe is `needs_person` for the run.
 // Each carries a content key (issue and attempt count, review time): the executor sends it once.
 import type { RunContext } from './run-context.ts';
 import type { Action } from './snapshot.ts';
 
 const numberOf = (key: string): number => Number(key.slice(key.lastIndexOf('#') + 1));
 
+/**
+ * A budget probe that fails slows the run to one worker (plan/budget.ts) until it answers again: the
+ * operator hears it once per error, since nothing stops and only they can mend the probe. (None
+ * configured is their choice, said on the dashboard only.)
+ */
+const probeNotice = (ctx: RunContext): Action[] => {
+  const unknown = ctx.snap.budget.unknown;
+  if (unknown?.why !== 'failed') return [];
+  return [
+    {
+      type: 'issue_notice',
+      event: 'needs_person',
+      key: `notice:budget-probe-failed:${unknown.error}`,
+      message: `the budget probe failed (${unknown.error}); the run goes on one worker at a time until it answers again`,
+    },
+  ];
+};
+
 export const noticeActions = (ctx: RunContext): Action[] => {
-  const out: Action[] = [];
+  const out: Action[] = probeNotice(ctx);
   for (const [key, c] of ctx.classified.byKey) {
     const p = ctx.progress.get(key);
     if (!p || c.category !== 'held' || (c.kind !== 'gave_up' && c.kind !== 'stalled')) continue;

@@ -197,6 +197,13 @@ export const startBot = (o: BotOptions): Bot => {
     baseEnv: testEnv(),
     ...(o.cloneUrl ? { cloneUrl: o.cloneUrl } : {}),
     machine: () => ({ limit: config.runner.maxSessions, contended: false }),
+    // The operator's budget probe allows the machine's sessions (without one a run goes one worker at a time).
+    budgetProbe: async () => ({
+      status: 'ok',
+      recommendedMaxSessions: config.runner.maxSessions,
+      preferMedium: false,
+      park: false,
+    }),
     dashboard: { intervalMs: 0 },
     dispatcher: dispatch.dispatcher,
     ...o.orchestrator,
