@@ -23,6 +23,7 @@ import { dashboardView } from './dashboard-view.ts';
 import { unfiledFindings } from './file-findings.ts';
 import { fleetTouchesRepo } from './fleet/fleet-state.ts';
 import { changedSinceDefault, integrationGitOf } from './integration-branch.ts';
+import { sweepClosedWorkspaces } from './issue-cleanup.ts';
 import { modelNotesForRouting, readModelHints } from './model-notes.ts';
 import { type PerformPorts, perform } from './perform.ts';
 import { holdUnplanned, unplannedLine } from './plan-blitz/blitz-plans.ts';
@@ -50,6 +51,8 @@ export interface ReconcileHooks {
   trusted(forge: Forge, repo: string, author: string): Promise<boolean>;
   probe: BudgetProbe;
   dashboard(runId: string, view: DashboardInput): void;
+  /** Runs whose closed issues' workspaces this process swept already (once per run, at start). */
+  sweptRuns?: Set<string>;
 }
 
 /** What a reconcile pass uses: the executor's ports and what loading, reviewing and notifying add. */
@@ -125,6 +128,10 @@ const load = async (
   const rows = await deps.store.listRunIssues(run.id);
   const attempts = await deps.ledger.listByRun(run.id);
   const open = new Set(issues.map((i) => issueKey(i.repo, i.number)));
+  if (hooks.sweptRuns && !hooks.sweptRuns.has(run.id)) {
+    hooks.sweptRuns.add(run.id);
+    await sweepClosedWorkspaces(deps, { run, forge, repo, attempts }, ms.issues);
+  }
   // An issue that left the milestone or was closed by hand while a worker was on it is no longer the
   // run's business: the planner only sees open issues and finished ones
   const derived = deriveProgress({ rows, attempts, open, runnerRetries: deps.config.runner.retries });

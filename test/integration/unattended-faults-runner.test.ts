@@ -154,3 +154,39 @@ describe.each(['github', 'gitea'] as const)('issues closed by hand on %s', (forg
     expect((await x.h.bot.runs.ledger.listByRun(runId)).filter((a) => a.issue.number === 1)).toHaveLength(1);
   });
 });
+
+describe.each(['github', 'gitea'] as const)('closed issues’ workspaces at start on %s', (forge) => {
+  it('a restart sweeps the worktree an issue closed by hand left behind, and nothing a worker holds', async () => {
+    // #2's worker takes 15 s to push: the bot goes down and comes back while it works.
+    w = await startUnattendedWorld({
+      forge,
+      requestCache: false,
+      agentEnv: { FAKE_AGENT_DELAYS: JSON.stringify({ 'acme/app#2': 15_000 }) },
+    });
+    const x = w;
+    const openOn = async (n: number) =>
+      (await x.h.bot.runs.ledger.listOpen()).some((a) => a.issue.number === n);
+    x.agent('stall');
+    await x.start();
+    await x.drive(() => openOn(1));
+    const runId = (await x.run())!.id;
+    const worktreesOf = (n: number) => x.worktreesLeft().filter((p) => new RegExp(`[/-]${n}-[a-z]`).test(p));
+    x.closeByHand(1);
+    x.agent('slow-push');
+    await x.round();
+    const first = (await x.h.bot.runs.ledger.listByRun(runId)).find((a) => a.issue.number === 1);
+    expect(first?.outcome).toBe('cancelled');
+    await x.drive(() => openOn(2));
+    // The cancelled worker's worktree stays while the process lives…
+    expect(worktreesOf(1)).toHaveLength(1);
+    await x.h.restart();
+    await x.round();
+    // …and the first pass after a restart sweeps it, leaving the working one alone.
+    expect(worktreesOf(1)).toEqual([]);
+    expect(await openOn(2)).toBe(true);
+    expect(worktreesOf(2)).toHaveLength(1);
+    await finishes(x, [1, 2], [2]);
+    const second = (await x.h.bot.runs.ledger.listByRun(runId)).filter((a) => a.issue.number === 2);
+    expect(second.map((a) => a.outcome)).toEqual(['solved']);
+  }, 120_000);
+});
