@@ -329,12 +329,23 @@ describe('nextActions: stop conditions and reports', () => {
     expect(types(got)).toEqual(['report_unknown_blocker', 'notify', 'stop:blocked', 'issue_notice']);
   });
 
-  it('a hard blocker stops the run with a BLOCKED notify', () => {
+  it('a hard blocker met now blocks the run, alone; one kept from before is lifted first once a pass gets through', () => {
     const got = nextActions('running', baseSnapshot([issue(1)], { hardBlocker: 'GITEA_TOKEN is missing' }));
-    expect(got).toEqual([
-      { type: 'notify', level: 'blocked', title: 'blitz: M1 BLOCKED', message: 'GITEA_TOKEN is missing' },
-      { type: 'stop', state: 'blocked', reason: 'GITEA_TOKEN is missing' },
+    expect(got).toEqual([{ type: 'block', reason: 'GITEA_TOKEN is missing' }]);
+    const kept = { reason: 'the forge refused the bot', issue: 9 };
+    const lifted = nextActions('blocked', baseSnapshot([issue(1)], { keptBlocker: kept }));
+    expect(types(lifted).slice(0, 3)).toEqual(['unblock', 'set_state', 'dispatch']);
+    expect(lifted[0]).toEqual({ type: 'unblock', ...kept });
+    // A paused run is lifted too, and nothing else happens.
+    expect(nextActions('paused', baseSnapshot([issue(1)], { keptBlocker: kept }))).toEqual([
+      { type: 'unblock', ...kept },
     ]);
+  });
+
+  it('the forge rate limit spent holds the dispatches without stopping the run', () => {
+    const got = nextActions('running', baseSnapshot([issue(1), issue(2)], { forgeSpent: true }));
+    expect(ofType(got, 'dispatch')).toEqual([]);
+    expect(ofType(got, 'stop')).toEqual([]);
   });
 
   it('a dry run posts the plan and runs nothing', () => {

@@ -9,6 +9,7 @@ import { executionGate } from '../../plan/gates.ts';
 import { buildGraph } from '../../plan/graph.ts';
 import type { RunSnapshot, StopState } from '../../plan/snapshot.ts';
 import { issueKey } from '../../plan/types.ts';
+import type { BudgetProbe } from '../budget-probe.ts';
 import { forgeOfRun, type Ports, type RunOptionsStored, refOf, repoRefOf } from '../context.ts';
 import { cloneUrlOf } from '../dispatch-attempt.ts';
 import { reportOnce } from '../perform.ts';
@@ -23,7 +24,8 @@ import { currentWave, finishedKeys, tallyOf } from './plan-state.ts';
 import { advanceMember } from './plan-steps.ts';
 import { decideWave, withExcluded } from './plan-wave.ts';
 
-export interface PlanReconcileHooks extends Pick<ReconcileHooks, 'trusted' | 'probe'> {
+export interface PlanReconcileHooks extends Pick<ReconcileHooks, 'trusted'> {
+  probe: BudgetProbe;
   /** Hands the rendered dashboard to the run's sticky-comment coalescer. */
   dashboardBody(runId: string, body: string): void;
 }
