@@ -11,6 +11,7 @@ import { type Forge, hasPermission, type MilestoneSnapshot } from '../forges/typ
 import { issueContentHash } from '../intake/content-hash.ts';
 import type { ForgeEvent } from '../intake/events.ts';
 import { budgetOf } from '../plan/budget.ts';
+import { issueCapsOf } from '../plan/issue-caps.ts';
 import { nextActions } from '../plan/next-actions.ts';
 import { type Action, type IntegrationReviewView, type RunSnapshot, replanAfter } from '../plan/snapshot.ts';
 import type { RunState } from '../plan/states.ts';
@@ -203,6 +204,7 @@ const loadRun = async (
   // the dispatches instead, `forgeSpent`, so it does not read it as a park that waits for a person.)
   const pace = deps.forgePace?.(fresh);
   const p = fresh.progress;
+  const caps = issueCapsOf(deps.config.runner);
   const wantsChanged = repoConfig.ship.deploy !== undefined && p.smoke === 'passed' && p.ship === undefined;
   const snap: RunSnapshot = {
     kind: 'blitz',
@@ -235,6 +237,7 @@ const loadRun = async (
     park: parkViewOf(deps, fresh, attempts, cache.budget),
     ...(pace?.sessionFactor === 0 ? { forgeSpent: true } : {}),
     buildConfigured: repoConfig.build !== undefined,
+    ...(caps ? { issueCaps: caps } : {}),
     smoke: p.smoke ?? 'none',
     smokeGate: {
       configured: repoConfig.smoke !== undefined,

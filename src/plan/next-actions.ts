@@ -174,7 +174,7 @@ const workActions = (ctx: RunContext): Action[] => {
 };
 
 /**
- * True when every stuck issue is a hold that sent its own notice (its attempts spent, its worker stalled)
+ * True when every stuck issue is a hold that sent its own notice (attempts spent, worker stalled, cap reached)
  * or waits only on such issues: a person has been told what to do, and "nothing can run" adds nothing.
  */
 const toldAlready = (ctx: RunContext, stuck: readonly IssueKey[]): boolean => {
@@ -186,7 +186,7 @@ const toldAlready = (ctx: RunContext, stuck: readonly IssueKey[]): boolean => {
     const c = ctx.classified.byKey.get(k);
     const ok =
       c?.category === 'held'
-        ? c.kind === 'gave_up' || c.kind === 'stalled'
+        ? c.kind === 'gave_up' || c.kind === 'stalled' || c.kind === 'capped'
         : c?.category === 'blocked'
           ? c.unknown.length === 0 && c.waitingOn.length > 0 && c.waitingOn.every(covered)
           : false;

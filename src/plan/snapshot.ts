@@ -3,6 +3,7 @@
 
 import type { ShipPolicy } from '../ship/decide.ts';
 import type { EnvironmentBackoff, RunPark } from './environment-park.ts';
+import type { IssueCaps, IssueUsage } from './issue-caps.ts';
 import type { AttemptRecord, ModelNotes, Override, Pick, ReviewPick, RosterEntry } from './routing.ts';
 import type { RunIssueState, RunState } from './states.ts';
 import type { ExternalBlocker, IssueKey, PlanIssue } from './types.ts';
@@ -48,6 +49,8 @@ export interface IssueProgress {
    * reviews): only `merge` lets it merge, and only at `head`, the commit the answer was given on.
    */
   prGate?: { kind: 'merge' | 'wait' | 'resume' | 'hold'; why: string; head?: string };
+  /** What the issue spent since the person's last retry (plan/issue-caps.ts), against `RunSnapshot.issueCaps`. */
+  usage?: IssueUsage;
 }
 
 export interface BuildStatus {
@@ -164,6 +167,8 @@ export interface RunSnapshot {
   smokeGate?: SmokeGate;
   /** False when no `build:` command is configured (a build that passed ran nothing). */
   buildConfigured?: boolean;
+  /** `runner.maxTokensPerIssue`, `…AttemptsPerIssue`, `…SessionsPerIssue`; absent: no per-issue caps. */
+  issueCaps?: IssueCaps;
 }
 
 /** An environment failure of the run's latest attempt of an issue, as the runner summed it up. */
@@ -250,12 +255,17 @@ export type Action =
   /** Tell the notifiers about one issue or review, once per content key (seed 000 notices). */
   | {
       type: 'issue_notice';
-      event: 'failed' | 'needs_person' | 'review_unclear';
+      event: 'failed' | 'needs_person' | 'review_unclear' | 'warning';
       issue?: IssueKey;
       key: string;
       message: string;
       /** The command that continues from here (`/blitz retry #12`). */
       command?: string;
+      /**
+       * While the cause lasts the dashboard shows the issue `held` with the message, or the message as a
+       * `warning` line (a per-issue cap reached, or 80 % of it spent).
+       */
+      dashboard?: 'held' | 'warning';
     };
 
 export type ActionType = Action['type'];
