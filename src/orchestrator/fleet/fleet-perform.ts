@@ -8,11 +8,13 @@ import { closeWithComment } from '../close-issue.ts';
 import { closeOnMerge } from '../close-on-merge.ts';
 import { type Ports, refOf } from '../context.ts';
 import { dispatchIssue, openIssuePr, type RunKind, resumeIssue } from '../perform.ts';
+import { keepReviewVerdict } from '../pr-feedback.ts';
 import { performPrFeedback } from '../pr-feedback-step.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { runReviewLeg } from '../review-leg.ts';
 import { issueAttempts } from '../run-progress.ts';
-import { writeRun } from '../run-writer.ts';
+import { setRunState, stopRun } from '../run-state.ts';
+import { nudgeWithTells } from '../tell-nudge.ts';
 import { type FleetCtx, fleetReviewPorts } from './fleet-context.ts';
 import { updateFleet, updateTicket } from './fleet-state.ts';
 import { mergeTicket } from './merge-ticket.ts';
@@ -61,6 +63,7 @@ const review = async (
     ...(attempt ? { attempt } : {}),
   });
   await updateTicket(deps.store, ctx.run.id, a.issue, () => ({ review: r.verdict }));
+  await keepReviewVerdict(deps, ctx.run.id, a.issue, `${r.verdict}${r.reviewer ? ` by ${r.reviewer}` : ''}`);
   await deps.store.upsertRunIssue(ctx.run.id, name, ref.number, { reviewPosted: true, state: 'reviewed' });
 };
 
@@ -85,19 +88,6 @@ const closeTicket = async (deps: Ports<'logger' | 'store'>, ctx: FleetCtx, key: 
   await deps.store.upsertRunIssue(ctx.run.id, name, ref.number, { state: 'closed' });
 };
 
-const stop = async (
-  deps: Ports<'logger' | 'store'>,
-  ctx: FleetCtx,
-  state: 'done' | 'blocked' | 'paused',
-  reason: string,
-) => {
-  ctx.run = await writeRun(deps.store, ctx.run.id, (fresh) => ({
-    state,
-    progress: { ...fresh.progress, reason },
-  }));
-  deps.logger.info({ runId: ctx.run.id, state, reason }, 'fleet stopped');
-};
-
 export const performFleet = async (
   deps: Ports<
     'baseEnv' | 'cloneUrl' | 'config' | 'dispatcher' | 'fleet' | 'ledger' | 'logger' | 'runner' | 'store'
@@ -116,6 +106,10 @@ export const performFleet = async (
       return review(deps, ctx, a);
     case 'merge':
       return mergeTicket(deps, ctx, a.issue, a.pr, issueAttempts(ctx, a.issue).at(-1), a.head);
+    case 'tell':
+      await nudgeWithTells(deps, ctx, a.issue);
+      ctx.run = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
+      return;
     case 'pr_feedback': {
       const facts = ctx.repos.get(formatRepo(refOf(a.issue).repo).toLowerCase());
       if (!facts) return;
@@ -139,8 +133,12 @@ export const performFleet = async (
     }
     case 'close_issue':
       return closeTicket(deps, ctx, a.issue);
+    case 'set_state':
+      ctx.run = await setRunState(deps, ctx.run.id, a);
+      return;
     case 'stop':
-      return stop(deps, ctx, a.state, a.reason);
+      ctx.run = await stopRun(deps, ctx.run.id, a.state, a.reason);
+      return;
     default:
       // Milestone-only actions (plans, builds, ship, epics, notices) do not arise in a fleet; the
       // scoreboard carries the fleet's report.
