@@ -16,6 +16,7 @@ import { createReceiver } from '../../src/intake/receive.ts';
 import type { Logger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { createRedactor } from '../../src/observability/redact.ts';
+import { configuredBudgetProbe } from '../../src/orchestrator/budget-probe.ts';
 import type { OrchestratorDeps } from '../../src/orchestrator/context.ts';
 import { createQueueDispatch } from '../../src/orchestrator/dispatch-compose.ts';
 import { createOrchestrator, type Orchestrator } from '../../src/orchestrator/orchestrator.ts';
@@ -197,13 +198,17 @@ export const startBot = (o: BotOptions): Bot => {
     baseEnv: testEnv(),
     ...(o.cloneUrl ? { cloneUrl: o.cloneUrl } : {}),
     machine: () => ({ limit: config.runner.maxSessions, contended: false }),
-    // The operator's budget probe allows the machine's sessions (without one a run goes one worker at a time).
-    budgetProbe: async () => ({
-      status: 'ok',
-      recommendedMaxSessions: config.runner.maxSessions,
-      preferMedium: false,
-      park: false,
-    }),
+    // The composed bot's probe when the config names one; else the operator's probe is taken to allow
+    // the machine's sessions (with none a run goes one worker at a time). A test that needs another
+    // answer passes its own (`orchestrator`).
+    budgetProbe: config.budget
+      ? configuredBudgetProbe(config, testEnv())
+      : async () => ({
+          status: 'ok',
+          recommendedMaxSessions: config.runner.maxSessions,
+          preferMedium: false,
+          park: false,
+        }),
     dashboard: { intervalMs: 0 },
     dispatcher: dispatch.dispatcher,
     ...o.orchestrator,
