@@ -9,7 +9,7 @@ import { serve as serveHttp } from '@hono/node-server';
 import type { BlitzConfig } from '../config/blitz-config.ts';
 import type { Env } from '../config/env.ts';
 import type { NotifyTargetValues } from '../config/notify-targets.ts';
-import { githubBaseUrl } from '../forges/github/index.ts';
+import { githubBaseUrl, type RetryOptions } from '../forges/github/index.ts';
 import { type BudgetTracker, budgetKey, createBudgetTracker, fullSpeed } from '../forges/rate-budget.ts';
 import type { ForgeKind } from '../forges/types.ts';
 import type { createApp } from '../http/app.ts';
@@ -64,6 +64,11 @@ export interface BotOptions {
   name?: string;
   /** Seconds a runner holds a job before it goes to another; default 120. */
   jobLeaseSeconds?: number;
+  /**
+   * Retries and write spacing of the GitHub clients (default client.ts's defaultRetry: GitHub's one
+   * second between writes, three between notifying ones); tests against the fake shrink the second.
+   */
+  githubRetry?: RetryOptions;
   /** The delivery store, already open (`serve` opens it first to answer /healthz); the bot closes it. */
   store?: Store;
   /** The socket `serve` opened before composing (src/http/early-listener.ts); start() hands it the app. */
@@ -109,7 +114,16 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
       if (r.remaining !== undefined) metrics.forgeRateLimitRemaining.set({ forge }, r.remaining);
       budget.observe(budgetKey(forge, installationId), r);
     },
-    ...(env.github ? { github: { ...env.github, baseUrl, botLogin: githubLogin } } : {}),
+    ...(env.github
+      ? {
+          github: {
+            ...env.github,
+            baseUrl,
+            botLogin: githubLogin,
+            ...(o.githubRetry ? { retry: o.githubRetry } : {}),
+          },
+        }
+      : {}),
     ...(env.gitea ? { gitea: { url: env.gitea.url, token: env.gitea.token, botLogin: giteaLogin } } : {}),
   });
   const configured: ForgeKind[] = [
