@@ -160,6 +160,11 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     credentials: runnerCredentials({ runs, forges, configured }),
     baseEnv: o.baseEnv,
     requeue: (r) => requeue(r),
+    // A worker that exits is collected at once (its outcome reconciles its run), not at the next tick.
+    onWorkerExit: () =>
+      void runner
+        .collectExits()
+        .catch((err: unknown) => logger.error({ err }, 'collecting a worker exit failed')),
   });
   // Every dispatch goes through the job queue; this bot's own consumer runs the jobs no remote runner takes.
   const queueDispatch = createQueueDispatch({
