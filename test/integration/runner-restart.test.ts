@@ -41,12 +41,17 @@ describe('supervisor restart', () => {
       baseEnv: testEnv(),
     };
     // Compiled JavaScript (dist/), as the bot runs: no tsx start-up in the way of the worker's 4 s.
+    let hostExited: () => void = () => {};
+    const hostGone = new Promise<void>((r) => {
+      hostExited = r;
+    });
     const host = spawnDetached(
       [process.execPath, resolve('test/integration/runner-host.mjs'), JSON.stringify(spec)],
       {
         cwd: resolve('.'),
         env: testEnv(),
         logFile: hostLog,
+        onExit: () => hostExited(),
       },
     );
     const started = await waitForLine(hostLog, 'attemptId');
@@ -54,7 +59,7 @@ describe('supervisor restart', () => {
     const workerPid = Number(started.pid);
 
     process.kill(host.pid, 'SIGKILL');
-    await sleep(200);
+    await hostGone;
     expect(isAlive(host.pid)).toBe(false);
     expect(isAlive(workerPid)).toBe(true);
 
