@@ -13,7 +13,16 @@ const config = parseBlitzConfig(
     '  - { type: matrix, homeserver: "https://matrix.example.org", roomId: "!ops:example.org", tokenEnv: MATRIX_TOKEN }',
   ].join('\n'),
 );
-const allEvents = ['started', 'parked', 'blocked', 'needs_person', 'shipped', 'failed', 'review_unclear'];
+const allEvents = [
+  'started',
+  'parked',
+  'blocked',
+  'needs_person',
+  'shipped',
+  'failed',
+  'review_unclear',
+  'warning',
+];
 
 describe('notify targets from blitz.config.yml', () => {
   it('read each secret from the variable the file names, and nothing else of the environment', () => {

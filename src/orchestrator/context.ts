@@ -84,8 +84,16 @@ export interface RunOptionsStored extends RunOptions {
   sender: string;
 }
 
+/** What one reconcileRun call keeps across its passes. */
+export interface ReconcileCall {
+  /** The budget probe's answer asked this call (seed 000: before each wave); absent until asked. */
+  budget?: ProbeResult;
+}
+
 /** Everything one reconcile pass of one run has read. */
 export interface RunCtx {
+  /** What this reconcileRun call keeps across passes (the executor's `probe_budget` writes it). */
+  call: ReconcileCall;
   run: RunRecord;
   forge: Forge;
   repo: RepoRef;

@@ -59,4 +59,6 @@ export interface DashboardInput {
   ship?: { path: 'deploy' | 'local'; url?: string; reasons: string[] };
   /** Why the run goes slower than it could: the forge's rate limit is close (forges/rate-budget.ts). */
   forgePace?: string;
+  /** One sentence each: an issue that spent 80 % of a per-issue cap (plan/notices.ts). */
+  warnings?: string[];
 }

@@ -36,6 +36,9 @@ export const dashboardView = (input: {
 }): DashboardInput => {
   const { run, snap } = input;
   const progress = new Map(snap.progress.map((p) => [p.key, p]));
+  // The planner's issue notices that name a state for the dashboard (a per-issue cap held or near).
+  const notes = input.actions.flatMap((a) => (a.type === 'issue_notice' && a.dashboard ? [a] : []));
+  const heldByPlanner = new Map(notes.filter((n) => n.dashboard === 'held').map((n) => [n.issue, n.message]));
   const byIssue = new Map<string, AttemptRecord[]>();
   for (const a of input.attempts) byIssue.set(attemptKey(a), [...(byIssue.get(attemptKey(a)) ?? []), a]);
   const inRun = new Set(snap.issues.map((i) => issueKey(i.repo, i.number)));
@@ -57,9 +60,10 @@ export const dashboardView = (input: {
       });
     const blockers = i.blockedBy.filter((b) => inRun.has(b) || b.startsWith(`${run.repo}#`)).map(numberOf);
     const open = i.blockedBy.some((b) => inRun.has(b) || externalState.get(b) !== 'closed');
-    const state: DashboardIssueState =
-      p?.state ??
-      (untrusted || i.labels.some((l) => l.name === 'hold') ? 'held' : open ? 'blocked' : 'ready');
+    const state: DashboardIssueState = heldByPlanner.has(key)
+      ? 'held'
+      : (p?.state ??
+        (untrusted || i.labels.some((l) => l.name === 'hold') ? 'held' : open ? 'blocked' : 'ready'));
     const tokens = attempts.reduce((n, a) => n + a.tokens.input + a.tokens.output, 0);
     rows.push({
       number: i.number,
@@ -120,6 +124,8 @@ export const dashboardView = (input: {
     readinessUnmet.push(
       `smoke: red ${snap.smokeGate.failures} time(s) in a row (allowance ${snap.smokeGate.maxFailures}); each red pass is filed as a finding and worked`,
     );
+  // An issue the planner holds says why, in its own sentence (with the command that continues).
+  for (const message of heldByPlanner.values()) readinessUnmet.push(message);
   // The named state the run waits in, its reason and what to type (as the status page says it).
   const waiting = attentionOf(run, rows);
   if (waiting)
@@ -147,6 +153,9 @@ export const dashboardView = (input: {
       : {}),
     notifyFailures: pr.notifyFailures ?? [],
     readinessUnmet,
+    ...(notes.some((n) => n.dashboard === 'warning')
+      ? { warnings: notes.filter((n) => n.dashboard === 'warning').map((n) => n.message) }
+      : {}),
     ...(pr.ship?.path
       ? {
           ship: {

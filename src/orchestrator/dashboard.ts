@@ -133,6 +133,7 @@ const renderWith = (input: DashboardInput, parts: RenderParts): string => {
   }
   if (input.budget) out.push('', budgetLine(input.budget));
   if (input.forgePace) out.push('', `**Slowed down:** ${markdownText(input.forgePace, 300)}.`);
+  for (const w of input.warnings ?? []) out.push('', `**Warning:** ${markdownText(w, 300)}.`);
   if (input.readinessUnmet && input.readinessUnmet.length > 0) {
     out.push('', '#### Not ready yet', '');
     for (const u of input.readinessUnmet) out.push(`- ${markdownText(u, 200)}`);

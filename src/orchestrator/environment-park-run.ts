@@ -1,65 +1,33 @@
-// The run side of an environment park (seed 003, issue 18): a worker that ended on an environment
-// failure (the model endpoint down, a spend limit) parks the run instead of being dispatched afresh
-// every reconcile; the park waits with capped exponential backoff, or until the reset time the tool
-// printed; when it is due, the budget probe (for a limit, where one is configured) or the tool itself
-// (the interrupted sessions resumed, `--continue`) says whether the endpoint is back. Nobody's issue is
-// charged. A budget probe that says park is a park too: probed again when due, resumed when it allows.
-// Runs under the run lock before each blitz pass; the decisions are plan/environment-park.ts's.
-import {
-  afterProbe,
-  backoffSeconds,
-  defaultEnvironmentBackoff,
-  type EnvironmentBackoff,
-  type EnvironmentPark,
-  parkOnEnvironmentFailure,
-  parkSentence,
-  probeDue,
-} from '../plan/environment-park.ts';
+// The run side of an environment park (seed 003, issue 18): what the planner decides a park from
+// (`parkViewOf`, read by reconcile's load) and the steps that apply its `park`, `unpark` and
+// `probe_park` actions. The decisions are plan/park.ts's; nobody's issue is charged.
+import { defaultEnvironmentBackoff, parkSentence, type RunPark } from '../plan/environment-park.ts';
+import type { ParkView } from '../plan/snapshot.ts';
 import type { RunState } from '../plan/states.ts';
 import { environmentProblem, resetAtOfSummary } from '../runner/failure-class.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import { parkedNotice } from '../ship/notice-builders.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import type { BudgetProbe } from './budget-probe.ts';
+import type { ProbeResult } from './budget-probe.ts';
 import type { Ports } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
 import { noticeBaseOf, sendRunNotice } from './run-notice.ts';
 import { attemptKey } from './run-progress.ts';
 import { markPosted, writeRun } from './run-writer.ts';
 
-/** The park as the run keeps it: the pure park plus what the executor tracks around it. */
-export type RunPark = EnvironmentPark & {
-  kind: 'environment' | 'budget';
-  /** When the interrupted sessions were resumed to probe the endpoint (ISO); absent while waiting. */
-  probingSince?: string;
-};
-
-/** Environment failures already folded into a park (or judged), as `attemptId@endedAt`. */
+/** Environment failures already folded into a park, as `attemptId@endedAt`. */
 const seenKey = (a: AttemptRecord): string => `${a.id}@${a.endedAt ?? ''}`;
 const maxSeen = 200;
 
 const active: RunState[] = ['planning', 'running', 'integrating', 'gating', 'shipping'];
 
-/** The environment failures of the run no park has seen: the latest attempt of its issue only. */
-const freshFailures = (attempts: readonly AttemptRecord[], seen: ReadonlySet<string>): AttemptRecord[] => {
+const latestOfEachIssue = (attempts: readonly AttemptRecord[]): Map<string, AttemptRecord> => {
   const latest = new Map<string, AttemptRecord>();
   for (const a of attempts) latest.set(attemptKey(a), a);
-  return [...latest.values()].filter(
-    (a) => a.outcome === 'environment_failure' && !seen.has(seenKey(a)) && isOutage(a),
-  );
+  return latest;
 };
 
-/**
- * An outage or a limit the worker's own output named (the supervisor's `Environment failure: …`),
- * which passes by itself. A missing binary or a full disk needs a person; a setup failure or a lost
- * runner is not the endpoint's: those are dispatched again as before.
- */
-const isOutage = (a: AttemptRecord): boolean => {
-  if (!(a.failureSummary ?? '').startsWith('Environment failure:')) return false;
-  const what = reasonOf(a);
-  return what !== 'agent binary missing' && what !== 'disk full';
-};
-
+/** What failed, in the words of the supervisor's `Environment failure: …` summary. */
 const reasonOf = (a: AttemptRecord): string => {
   const summary = a.failureSummary ?? '';
   return (
@@ -69,22 +37,54 @@ const reasonOf = (a: AttemptRecord): string => {
   );
 };
 
-/** What tending a park uses; `probe` is the run loop's shared budget probe. */
-export type ParkPorts = Ports<
-  'clock' | 'config' | 'dispatcher' | 'ledger' | 'logger' | 'notifiers' | 'runner' | 'store'
-> & { probe: BudgetProbe };
-
-const policyOf = (deps: Ports<'config'>): EnvironmentBackoff =>
-  deps.config.runner.environmentBackoff ?? defaultEnvironmentBackoff;
-
-const sendParked = async (deps: ParkPorts, run: RunRecord, park: RunPark): Promise<void> => {
-  // One notice per park: the key is the park's start.
-  const { first } = await markPosted(deps.store, run.id, `notice:parked:${park.since}`);
-  if (!first) return;
-  await sendRunNotice(deps, parkedNotice(await noticeBaseOf(deps, run), parkSentence(park), park.resetAt));
+/**
+ * The park as the planner sees it: the run's park, the environment failures of each issue's latest
+ * attempt that the worker's own output named and no park has seen, and the budget probe's answer of
+ * this reconcile call (`probe`: absent until it was asked).
+ */
+export const parkViewOf = (
+  deps: Ports<'clock' | 'config'>,
+  run: RunRecord,
+  attempts: readonly AttemptRecord[],
+  probe: ProbeResult | undefined,
+): ParkView => {
+  const p = run.progress;
+  const seen = new Set(p.environmentSeen ?? []);
+  const latest = [...latestOfEachIssue(attempts).values()];
+  const failures = latest
+    .filter(
+      (a) =>
+        a.outcome === 'environment_failure' &&
+        !seen.has(seenKey(a)) &&
+        (a.failureSummary ?? '').startsWith('Environment failure:'),
+    )
+    .map((a) => {
+      const resetAt = resetAtOfSummary(a.failureSummary);
+      return { attemptId: a.id, seen: seenKey(a), reason: reasonOf(a), ...(resetAt ? { resetAt } : {}) };
+    });
+  const answered = (p.park?.interrupted ?? []).some((id) => {
+    const a = attempts.find((x) => x.id === id);
+    return a?.outcome !== undefined && a.outcome !== 'environment_failure';
+  });
+  const budgetStopped =
+    run.state === 'paused' &&
+    p.budget?.status === 'ok' &&
+    p.budget.park &&
+    p.reason?.startsWith('the budget probe says park');
+  return {
+    now: deps.clock.now().toISOString(),
+    policy: deps.config.runner.environmentBackoff ?? defaultEnvironmentBackoff,
+    ...(p.park ? { current: p.park } : {}),
+    failures,
+    answered,
+    ...(budgetStopped && p.budget?.status === 'ok'
+      ? { budgetStopped: p.budget.resetAt ? { resetAt: p.budget.resetAt } : {} }
+      : {}),
+    ...(probe?.status === 'ok' ? { probeAllows: !probe.park && probe.recommendedMaxSessions > 0 } : {}),
+  };
 };
 
-const writePark = async (
+const writePark = (
   deps: Ports<'store'>,
   runId: string,
   park: RunPark | undefined,
@@ -109,11 +109,43 @@ const writePark = async (
     return { progress };
   });
 
-/** Resumes the interrupted attempts that are still the latest of their issue and still ended. */
-const resumeInterrupted = async (deps: ParkPorts, run: RunRecord, park: RunPark): Promise<number> => {
+/** `park`: the run paused on the park; a new park is said once (its key is the park's start). */
+export const parkRun = async (
+  deps: Ports<'config' | 'logger' | 'notifiers' | 'store'>,
+  run: RunRecord,
+  a: { park: RunPark; seen: readonly string[]; notice: boolean },
+): Promise<RunRecord> => {
+  const seen = a.seen.length > 0 ? { seen: [...(run.progress.environmentSeen ?? []), ...a.seen] } : {};
+  const parked = await writePark(deps, run.id, a.park, { ...seen, state: 'paused' });
+  deps.logger.info({ runId: run.id, park: a.park }, a.notice ? 'run parked' : 'run still parked');
+  if (!a.notice) return parked;
+  const { first } = await markPosted(deps.store, run.id, `notice:parked:${a.park.since}`);
+  if (first)
+    await sendRunNotice(
+      deps,
+      parkedNotice(await noticeBaseOf(deps, parked), parkSentence(a.park), a.park.resetAt),
+    );
+  return parked;
+};
+
+/** `unpark`: the park lifts and the run goes on in the state it was paused from. */
+export const unparkRun = async (deps: Ports<'logger' | 'store'>, run: RunRecord, reason: string) => {
+  const after = await writePark(deps, run.id, undefined, { state: 'resume' });
+  deps.logger.info({ runId: run.id, reason }, 'park lifted');
+  return after;
+};
+
+/**
+ * `probe_park`: the interrupted attempts that are still the latest of their issue and still ended go
+ * on in their own sessions (the tool is the probe); with none resumed, the park lifts.
+ */
+export const probeParkedRun = async (
+  deps: Ports<'clock' | 'dispatcher' | 'ledger' | 'logger' | 'runner' | 'store'>,
+  run: RunRecord,
+  park: RunPark,
+): Promise<RunRecord> => {
   const attempts = await deps.ledger.listByRun(run.id);
-  const latest = new Map<string, AttemptRecord>();
-  for (const a of attempts) latest.set(attemptKey(a), a);
+  const latest = latestOfEachIssue(attempts);
   let resumed = 0;
   for (const id of park.interrupted) {
     const a = attempts.find((x) => x.id === id);
@@ -126,122 +158,10 @@ const resumeInterrupted = async (deps: ParkPorts, run: RunRecord, park: RunPark)
       deps.logger.warn({ runId: run.id, attemptId: a.id, err }, 'interrupted attempt not resumed');
     }
   }
-  return resumed;
-};
-
-/** Asks the budget probe afresh: true when it allows work, undefined when none is configured or it failed. */
-const budgetAllows = async (deps: ParkPorts, runId: string): Promise<boolean | undefined> => {
-  const r = await deps.probe(runId, { fresh: true }).catch(() => undefined);
-  if (r?.status !== 'ok') return undefined;
-  return !r.park && r.recommendedMaxSessions > 0;
-};
-
-/**
- * One look at the run's park before a blitz pass: park on a fresh environment failure, probe when due,
- * resume when the probe allows, lift the park once the endpoint answered. Never throws into the pass.
- */
-export const tendEnvironmentPark = async (deps: ParkPorts, runId: string): Promise<void> => {
-  let run = await deps.store.getRun(runId);
-  if (run?.kind !== 'blitz' || run.state === 'done' || run.state === 'cancelled') return;
-  const now = deps.clock.now();
-  const policy = policyOf(deps);
-  let park: RunPark | undefined = run.progress.park;
-  const seen = new Set(run.progress.environmentSeen ?? []);
-  const fresh = freshFailures(await deps.ledger.listByRun(runId), seen);
-
-  // A budget park the planner stopped on (the probe said park, nothing running) becomes a park too.
-  if (
-    !park &&
-    run.state === 'paused' &&
-    run.progress.budget?.status === 'ok' &&
-    run.progress.budget.park &&
-    run.progress.reason?.startsWith('the budget probe says park')
-  ) {
-    park = {
-      kind: 'budget',
-      reason: 'the budget probe says park',
-      since: now.toISOString(),
-      failures: 1,
-      interrupted: [],
-      nextProbeAt: new Date(now.getTime() + backoffSeconds(1, policy) * 1000).toISOString(),
-      ...(run.progress.budget.resetAt ? parkResetAt(run.progress.budget.resetAt, now) : {}),
-    };
-    run = await writePark(deps, runId, park);
-    await sendParked(deps, run, park);
-    return;
-  }
-
-  if (fresh.length > 0) {
-    const before = park;
-    for (const a of fresh) {
-      const failure = {
-        reason: reasonOf(a),
-        at: now,
-        attemptId: a.id,
-        ...(resetAtOfSummary(a.failureSummary) ? { resetAt: resetAtOfSummary(a.failureSummary)! } : {}),
-      };
-      if (park?.probingSince !== undefined) {
-        // The probe (the resumed session) met the same outage: the park goes on, waiting longer.
-        const { probingSince: _p, ...waiting } = park;
-        const next = afterProbe(waiting, { up: false, at: now }, policy);
-        const after: RunPark = next.resume ? waiting : { ...next.park, kind: park.kind };
-        park = { ...parkOnEnvironmentFailure(after, failure, policy), kind: park.kind };
-      } else {
-        park = { ...parkOnEnvironmentFailure(park, failure, policy), kind: park?.kind ?? 'environment' };
-      }
-      seen.add(seenKey(a));
-    }
-    run = await writePark(deps, runId, park, { seen: [...seen], state: 'paused' });
-    deps.logger.info({ runId, park }, before ? 'run still parked' : 'run parked on an environment failure');
-    if (!before) await sendParked(deps, run, park!);
-    return;
-  }
-  if (!park) return;
-
-  if (park.probingSince !== undefined) {
-    // The resumed sessions met no outage for a whole first wait: the endpoint is back, the park lifts.
-    const attempts = await deps.ledger.listByRun(runId);
-    const answered = park.interrupted.some((id) => {
-      const a = attempts.find((x) => x.id === id);
-      return a?.outcome !== undefined && a.outcome !== 'environment_failure';
-    });
-    const quiet = now.getTime() - Date.parse(park.probingSince) >= policy.initialSeconds * 1000;
-    if (answered || quiet) {
-      await writePark(deps, runId, undefined, { state: 'resume' });
-      deps.logger.info({ runId }, 'environment park lifted: the endpoint answers');
-    }
-    return;
-  }
-
-  // Due, or a person resumed the run by hand: probe now.
-  if (!probeDue(park, now) && run.state === 'paused') return;
-  const allows = await budgetAllows(deps, runId);
-  if (park.kind === 'budget' || (allows !== undefined && park.reason === 'provider limit reached')) {
-    if (allows === false) {
-      const next = afterProbe(park, { up: false, at: now }, policy);
-      if (!next.resume) await writePark(deps, runId, { ...next.park, kind: park.kind });
-      return;
-    }
-    if (park.kind === 'budget') {
-      await writePark(deps, runId, undefined, { state: 'resume' });
-      deps.logger.info({ runId }, 'budget park lifted: the probe allows work');
-      return;
-    }
-  }
-  // The tool itself is the probe: the interrupted sessions go on where they stopped.
-  const resumed = await resumeInterrupted(deps, run, park);
-  await writePark(deps, runId, resumed > 0 ? { ...park, probingSince: now.toISOString() } : undefined, {
-    state: 'resume',
-  });
+  const probing = resumed > 0 ? { ...park, probingSince: deps.clock.now().toISOString() } : undefined;
   deps.logger.info(
-    { runId, resumed },
+    { runId: run.id, resumed },
     'parked run resumed: probing the endpoint with the interrupted sessions',
   );
-};
-
-/** A reset time the probe named, believed only within the park's bounds. */
-const parkResetAt = (resetAt: string, now: Date): { resetAt: string; nextProbeAt: string } | object => {
-  const at = Date.parse(resetAt);
-  if (!(at > now.getTime()) || at - now.getTime() > 8 * 24 * 3600_000) return {};
-  return { resetAt: new Date(at).toISOString(), nextProbeAt: new Date(at + 30_000).toISOString() };
+  return writePark(deps, run.id, probing, { state: 'resume' });
 };

@@ -1,9 +1,9 @@
-// A pass the forge refused (401, 403: forges/hard-blocker.ts) stops the run BLOCKED instead of being
-// retried every tick in silence (seed 000 §6): the reason on the run, one `blocked` notice through every
-// notifier with the command that continues, and a blocker issue filed once in the milestone (labelled
-// `hold`, so no worker takes it) as soon as the forge lets the bot write. The next pass that gets
-// through lifts it: the run resumes by itself and the blocker issue is closed.
-import { hardBlockerOf } from '../forges/hard-blocker.ts';
+// The steps of the planner's `block` and `unblock` actions. A pass the forge refused (401, 403:
+// forges/hard-blocker.ts) stops the run BLOCKED instead of being retried every tick in silence (seed 000
+// §6): the reason on the run, one `blocked` notice through every notifier with the command that
+// continues, and a blocker issue filed once in the milestone (labelled `hold`, so no worker takes it) as
+// soon as the forge lets the bot write. The next pass that gets through lifts it: the blocker issue is
+// closed and the run goes on (plan/next-actions.ts decides both).
 import { canTransitionRun, type RunState } from '../plan/states.ts';
 import { planLabels } from '../plan/types.ts';
 import { blockedNotice } from '../ship/notice-builders.ts';
@@ -35,19 +35,12 @@ const fileBlockerIssue = async (
   }
 };
 
-/**
- * After a pass that failed: true when the error was a hard blocker and the run is now BLOCKED on it
- * (said once); false for any other error, which the caller handles as before.
- */
-export const blockOnHardBlocker = async (
+/** `block`: the run BLOCKED on the hard blocker, said once, and its blocker issue filed. */
+export const blockRun = async (
   deps: Ports<'clock' | 'config' | 'forges' | 'logger' | 'notifiers' | 'store'>,
   runId: string,
-  err: unknown,
-): Promise<boolean> => {
-  const reason = hardBlockerOf(err);
-  if (reason === undefined) return false;
-  const before = await deps.store.getRun(runId);
-  if (before?.kind !== 'blitz') return false;
+  reason: string,
+): Promise<void> => {
   const run = await writeRun(deps.store, runId, (now) => {
     const same = now.progress.hardBlocker?.reason === reason;
     const state: RunState = canTransitionRun(now.state, 'blocked') ? 'blocked' : now.state;
@@ -67,11 +60,10 @@ export const blockOnHardBlocker = async (
     await sendRunNotice(deps, blockedNotice(await noticeBaseOf(deps, run), reason));
   }
   await fileBlockerIssue(deps, (await deps.store.getRun(runId)) ?? run, reason);
-  return true;
 };
 
-/** After a pass that got through: a hard blocker is gone; its blocker issue is closed. */
-export const liftHardBlocker = async (
+/** `unblock`: a pass got through; the blocker issue is closed and the reason leaves the run. */
+export const unblockRun = async (
   deps: Ports<'forges' | 'logger' | 'store'>,
   runId: string,
 ): Promise<void> => {

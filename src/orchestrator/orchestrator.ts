@@ -15,9 +15,7 @@ import { dashboardMarker, renderDashboard } from './dashboard.ts';
 import { createDashboardCoalescer } from './dashboard-coalescer.ts';
 import type { DashboardInput } from './dashboard-types.ts';
 import { onAttemptHost } from './dispatcher.ts';
-import { tendEnvironmentPark } from './environment-park-run.ts';
 import { createFleet, fleetTouchesRepo } from './fleet/index.ts';
-import { blockOnHardBlocker, liftHardBlocker } from './hard-blocker-run.ts';
 import { createKeyedRunner } from './keyed-mutex.ts';
 import { initialPlanDashboard } from './plan-blitz/plan-dashboard.ts';
 import { reconcilePlanRun } from './plan-blitz/reconcile-plan-run.ts';
@@ -128,20 +126,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     return deps.store.withRunLock(runId, async () => {
       if (run?.kind === 'plan') return reconcilePlanRun(runDeps, planHooks, runId);
       if (run?.kind === 'fleet') return fleet.reconcile(runId);
-      // An environment failure parks the run before the planner could dispatch the issue afresh.
-      await tendEnvironmentPark({ ...runDeps, probe: hooks.probe }, runId).catch((err: unknown) =>
-        log.error({ runId, err }, 'environment park not tended; the next reconcile retries'),
-      );
-      try {
-        await reconcileRun(runDeps, hooks, runId);
-      } catch (err) {
-        // The forge refused the bot: BLOCKED, said once, instead of the same error every tick.
-        if (await blockOnHardBlocker(runDeps, runId, err)) return;
-        throw err;
-      }
-      await liftHardBlocker(runDeps, runId).catch((err: unknown) =>
-        log.warn({ runId, err }, 'hard blocker not lifted yet; the next pass retries'),
-      );
+      return reconcileRun(runDeps, hooks, runId);
     });
   };
   const reconcileSoon = (runId: string): void => void reconcile(runId);
@@ -158,11 +143,12 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     reconcileSoon,
     flushDashboard: (runId) => coalescer.flush(runId),
   });
-  const performDeps = { ...deps, effects };
+  // One budget probe for every run kind (a fresh answer before a blitz wave, up to a minute old otherwise).
+  const probe = createBudgetProbe(deps);
+  const performDeps = { ...deps, effects, probe };
 
   const hooks = {
     trusted: createTrustCheck({ clock: deps.clock, logger: log }),
-    probe: createBudgetProbe(deps),
     dashboard(runId: string, view: DashboardInput) {
       coalescer.update(runId, renderDashboard(view));
       changed(runId, view);
@@ -171,7 +157,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
 
   const planHooks = {
     trusted: hooks.trusted,
-    probe: hooks.probe,
+    probe,
     dashboardBody: (runId: string, body: string) => coalescer.update(runId, body),
   };
   const handlePlanIntent = createPlanIntentHandler(deps, {
@@ -213,7 +199,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     serialized: underRunLock,
     scoreboard: (runId, body) => coalescer.update(runId, body),
     flushScoreboard: (runId) => coalescer.flush(runId),
-    probe: hooks.probe,
+    probe,
     trusted: hooks.trusted,
   });
 

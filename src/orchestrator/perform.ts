@@ -2,14 +2,18 @@
 // exists is found, not opened twice; a closed issue is not closed again; a dispatch of an issue with
 // a live attempt is skipped; a report or notification with the same content is posted once.
 import { type Forge, formatRepo, type RepoRef } from '../forges/types.ts';
-import type { Action } from '../plan/snapshot.ts';
+import type { Action, RunSnapshot } from '../plan/snapshot.ts';
 import type { IssueKey, PlanIssue } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
+import type { RunRecord } from '../store/run-store.ts';
+import type { BudgetProbe } from './budget-probe.ts';
 import { closeEpic, closeWithComment } from './close-issue.ts';
 import { type Ports, type RunCtx, refOf } from './context.ts';
 import { cloneUrlOf, dispatchAttempt } from './dispatch-attempt.ts';
 import { type AttemptJob, onAttemptHost } from './dispatcher.ts';
+import { parkRun, probeParkedRun, unparkRun } from './environment-park-run.ts';
 import { fileReportedBugs } from './file-findings.ts';
+import { blockRun, unblockRun } from './hard-blocker-run.ts';
 import { runIntegrationReview } from './integration-review.ts';
 import { cleanupClosedIssue } from './issue-cleanup.ts';
 import { sendIssueNotice } from './issue-notices.ts';
@@ -18,6 +22,7 @@ import { performPrFeedback } from './pr-feedback-step.ts';
 import { mergePr, openPr } from './pull-requests.ts';
 import { rosterEntryFor } from './roster-entry.ts';
 import { issueAttempts } from './run-progress.ts';
+import { setRunState } from './run-state.ts';
 import { firstTime, setProgress, writeRun } from './run-writer.ts';
 import { fileSmokeFinding } from './smoke-finding.ts';
 
@@ -32,10 +37,26 @@ export interface Effects {
 }
 
 /** What applying an action uses: each step below takes its own part of it. */
-export type PerformPorts = Ports<'baseEnv' | 'clock' | 'cloneUrl' | 'config' | 'dispatcher' | 'fleet'> &
-  Ports<'ledger' | 'logger' | 'notifiers' | 'review' | 'runner' | 'store'> & { effects: Effects };
+export type PerformPorts = Ports<
+  'baseEnv' | 'clock' | 'cloneUrl' | 'config' | 'dispatcher' | 'fleet' | 'forges'
+> &
+  Ports<'ledger' | 'logger' | 'notifiers' | 'review' | 'runner' | 'store'> & {
+    effects: Effects;
+    /** The run loop's one budget probe (budget-probe.ts), shared with the fleet and plan passes. */
+    probe: BudgetProbe;
+  };
 
 export { refOf };
+
+/** A pass the forge refused: only the run and the snapshot naming the hard blocker were read. */
+export interface HeldCtx {
+  run: RunRecord;
+  snap: RunSnapshot;
+  held: true;
+}
+
+/** What a pass performs on: all it read, or the run alone when the forge refused it. */
+export type PassCtx = RunCtx | HeldCtx;
 
 /** Where a run kind does one issue's work, and what its jobs and PRs carry beyond the shared fields. */
 export interface RunKind {
@@ -217,10 +238,36 @@ export const reportOnce = async (
   await ctx.forge.createComment({ repo: ctx.repo, number: ctx.run.triggerIssue }, text);
 };
 
-export const perform = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promise<void> => {
+/** Applies one action: the run's own holds (park, hard blocker) need the run alone, the rest the pass. */
+export const perform = async (deps: PerformPorts, ctx: PassCtx, a: Action): Promise<void> => {
+  switch (a.type) {
+    case 'block':
+      return blockRun(deps, ctx.run.id, a.reason);
+    case 'unblock':
+      return unblockRun(deps, ctx.run.id);
+    case 'park':
+      ctx.run = await parkRun(deps, ctx.run, a);
+      return;
+    case 'unpark':
+      ctx.run = await unparkRun(deps, ctx.run, a.reason);
+      return;
+    case 'probe_park':
+      ctx.run = await probeParkedRun(deps, ctx.run, a.park);
+      return;
+  }
+  // Nothing else is planned on a pass the forge refused.
+  if ('held' in ctx) return;
+  return performWork(deps, ctx, a);
+};
+
+const performWork = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promise<void> => {
   switch (a.type) {
     case 'file_findings':
       return void (await fileReportedBugs(deps, ctx));
+    case 'probe_budget':
+      // Asked afresh; the next pass of this call plans the wave on the answer.
+      ctx.call.budget = await deps.probe(ctx.run.id, { fresh: true });
+      return;
     case 'integration_review':
       return void (await runIntegrationReview(deps, ctx));
     case 'issue_notice':
@@ -317,9 +364,7 @@ export const perform = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promi
       deps.logger.info({ runId: ctx.run.id, reason: a.reason }, 'run waits on an unclear integration review');
       return;
     case 'set_state':
-      ctx.run = await writeRun(deps.store, ctx.run.id, (run) =>
-        a.from.includes(run.state) ? { state: a.to } : undefined,
-      );
+      ctx.run = await setRunState(deps, ctx.run.id, a);
       return;
   }
 };

@@ -5,25 +5,28 @@
 // Every decision is the planner's (src/plan/); this file only reads and applies.
 
 import { formatConfigErrors } from '../config/repo-config.ts';
+import { hardBlockerOf } from '../forges/hard-blocker.ts';
 import { pacedSessions } from '../forges/rate-budget.ts';
 import { type Forge, hasPermission, type MilestoneSnapshot } from '../forges/types.ts';
 import { issueContentHash } from '../intake/content-hash.ts';
 import type { ForgeEvent } from '../intake/events.ts';
+import { issueCapsOf } from '../plan/issue-caps.ts';
 import { nextActions } from '../plan/next-actions.ts';
 import { type Action, type IntegrationReviewView, type RunSnapshot, replanAfter } from '../plan/snapshot.ts';
 import type { RunState } from '../plan/states.ts';
 import { issueKey, planLabels } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import { type BudgetProbe, budgetOf, type ProbeResult } from './budget-probe.ts';
-import type { Ports, RunCtx, RunOptionsStored } from './context.ts';
+import { budgetOf } from './budget-probe.ts';
+import type { Ports, ReconcileCall, RunCtx, RunOptionsStored } from './context.ts';
 import { forgeOfRun, repoRefOf } from './context.ts';
 import type { DashboardInput } from './dashboard-types.ts';
 import { dashboardView } from './dashboard-view.ts';
+import { parkViewOf } from './environment-park-run.ts';
 import { unfiledFindings } from './file-findings.ts';
 import { fleetTouchesRepo } from './fleet/fleet-state.ts';
 import { changedSinceDefault, integrationGitOf } from './integration-branch.ts';
 import { modelNotesForRouting, readModelHints } from './model-notes.ts';
-import { type PerformPorts, perform } from './perform.ts';
+import { type PassCtx, type PerformPorts, perform } from './perform.ts';
 import { holdUnplanned, unplannedLine } from './plan-blitz/blitz-plans.ts';
 import { planInput } from './plan-input.ts';
 import { gatePullRequests, withPrGates } from './pr-feedback-step.ts';
@@ -47,7 +50,6 @@ const maxPasses = 12;
 
 export interface ReconcileHooks {
   trusted(forge: Forge, repo: string, author: string): Promise<boolean>;
-  probe: BudgetProbe;
   dashboard(runId: string, view: DashboardInput): void;
 }
 
@@ -57,11 +59,14 @@ export type ReconcilePorts = PerformPorts & Ports<'forgePace' | 'forges' | 'mach
 const live = (s: string): boolean => s !== 'done' && s !== 'cancelled';
 
 /** What one reconcileRun call reads once for all its passes (the repo config does not change mid-call). */
-interface CallCache {
+interface CallCache extends ReconcileCall {
   cfg?: Awaited<ReturnType<typeof loadRepoConfig>>;
-  /** The budget probe's answer for the wave this call dispatches (seed 000: before each wave). */
-  budget?: ProbeResult;
 }
+
+const keptBlockerOf = (b: NonNullable<RunRecord['progress']['hardBlocker']>) => ({
+  reason: b.reason,
+  ...(b.issue !== undefined ? { issue: b.issue } : {}),
+});
 
 /** The integration review as the planner and the dashboard see it, from the run's progress. */
 const reviewView = (p: RunRecord['progress']): IntegrationReviewView => {
@@ -82,17 +87,57 @@ const reviewView = (p: RunRecord['progress']): IntegrationReviewView => {
   };
 };
 
-/** Reads everything one pass needs; undefined when the run is gone, finished or its config is broken. */
+/** The snapshot of a pass the forge refused: nothing but the run and the hard blocker could be read. */
+const heldSnapshot = (run: RunRecord, reason: string): RunSnapshot => {
+  const options = run.options as RunOptionsStored;
+  return {
+    kind: 'blitz',
+    options,
+    milestoneTitle: run.milestoneTitle,
+    milestoneDescription: '',
+    changedFiles: [],
+    issues: [],
+    external: [],
+    progress: [],
+    budget: budgetOf(undefined, options.maxSessions),
+    machine: { limit: 0, contended: false },
+    build: { status: 'none', covers: [], failures: 0 },
+    smoke: 'none',
+    ship: 'none',
+    roster: [],
+    hardBlocker: reason,
+  };
+};
+
+/**
+ * Reads everything one pass needs; undefined when the run is gone, finished or its config is broken.
+ * A forge that refuses the bot (forges/hard-blocker.ts) is read as the snapshot's hard blocker.
+ */
 const load = async (
   deps: ReconcilePorts,
   hooks: ReconcileHooks,
   runId: string,
   cache: CallCache,
-): Promise<RunCtx | undefined> => {
+): Promise<PassCtx | undefined> => {
   // What background gates recorded since the last pass joins the run first (under the run lock).
   await foldResults(deps.store, runId);
   const run = await deps.store.getRun(runId);
   if (!run || !live(run.state)) return undefined;
+  try {
+    return await loadRun(deps, hooks, run, cache);
+  } catch (err) {
+    const reason = hardBlockerOf(err);
+    if (reason === undefined) throw err;
+    return { run, snap: heldSnapshot(run, reason), held: true };
+  }
+};
+
+const loadRun = async (
+  deps: ReconcilePorts,
+  hooks: ReconcileHooks,
+  run: RunRecord,
+  cache: CallCache,
+): Promise<RunCtx | undefined> => {
   const repo = repoRefOf(run.repo);
   const forge = await forgeOfRun(deps, run, repo);
   cache.cfg ??= await loadRepoConfig(forge, repo);
@@ -148,10 +193,11 @@ const load = async (
     progress,
   );
   const machine = deps.machine?.() ?? deps.runner.limit();
-  // Close to the forge's rate limit: fewer sessions; the dashboard says why. (Spent: reconcileRun holds
-  // the dispatches instead, so the planner does not read it as a park that waits for a person.)
+  // Close to the forge's rate limit: fewer sessions; the dashboard says why. (Spent: the planner holds
+  // the dispatches instead, `forgeSpent`, so it does not read it as a park that waits for a person.)
   const pace = deps.forgePace?.(fresh);
   const p = fresh.progress;
+  const caps = issueCapsOf(deps.config.runner);
   const wantsChanged = repoConfig.ship.deploy !== undefined && p.smoke === 'passed' && p.ship === undefined;
   const snap: RunSnapshot = {
     kind: 'blitz',
@@ -180,7 +226,11 @@ const load = async (
       contended: machine.contended,
     },
     build: p.build ?? { status: 'none', covers: [], failures: 0 },
+    ...(p.hardBlocker ? { keptBlocker: keptBlockerOf(p.hardBlocker) } : {}),
+    park: parkViewOf(deps, fresh, attempts, cache.budget),
+    ...(pace?.sessionFactor === 0 ? { forgeSpent: true } : {}),
     buildConfigured: repoConfig.build !== undefined,
+    ...(caps ? { issueCaps: caps } : {}),
     smoke: p.smoke ?? 'none',
     smokeGate: {
       configured: repoConfig.smoke !== undefined,
@@ -200,6 +250,7 @@ const load = async (
     ),
   };
   return {
+    call: cache,
     run: fresh,
     forge,
     repo,
@@ -330,40 +381,18 @@ const publish = async (
 };
 
 /**
- * Performs one action: perform.ts applies it, but for the budget probe, whose answer this call keeps
- * (`CallCache`: the next pass plans on it, and a later call asks afresh).
- */
-const performAction = async (
-  deps: ReconcilePorts,
-  hooks: ReconcileHooks,
-  ctx: RunCtx,
-  cache: CallCache,
-  a: Action,
-): Promise<void> => {
-  switch (a.type) {
-    case 'probe_budget':
-      cache.budget = await hooks.probe(ctx.run.id, { fresh: true });
-      return;
-    default:
-      return perform(deps, ctx, a);
-  }
-};
-
-/**
  * Performs the actions in order; true when one moved the run on (the next pass has something to build
  * on). After an action in `replanAfter` the pass ends: the rest was planned without its result.
  */
 const performAll = async (
   deps: ReconcilePorts,
-  hooks: ReconcileHooks,
-  ctx: RunCtx,
-  cache: CallCache,
+  ctx: PassCtx,
   actions: readonly Action[],
 ): Promise<boolean> => {
   let moved = false;
   for (const a of actions) {
     try {
-      await performAction(deps, hooks, ctx, cache, a);
+      await perform(deps, ctx, a);
     } catch (err) {
       deps.logger.error(
         { runId: ctx.run.id, action: a.type, err },
@@ -386,12 +415,10 @@ export const reconcileRun = async (
   for (let pass = 0; pass < maxPasses; pass++) {
     const ctx = await load(deps, hooks, runId, cache);
     if (!ctx) return;
-    const planned = nextActions(ctx.run.state as RunState, ctx.snap);
-    // The forge's rate limit nearly spent: no new worker until it resets; the dashboard says so, and the
-    // reconcile after the reset dispatches them (no person needed, never a silent stall).
-    const held = deps.forgePace?.(ctx.run).sessionFactor === 0;
-    const actions = held ? planned.filter((a) => a.type !== 'dispatch') : planned;
-    const moved = await performAll(deps, hooks, ctx, cache, actions);
+    const actions = nextActions(ctx.run.state as RunState, ctx.snap);
+    const moved = await performAll(deps, ctx, actions);
+    // A pass the forge refused has nothing to show: the dashboard waits for one that gets through.
+    if ('held' in ctx) return;
     ctx.run = (await deps.store.getRun(runId)) ?? ctx.run;
     await publish(deps, hooks, ctx, actions);
     if (!moved || !live(ctx.run.state)) return;

@@ -78,4 +78,25 @@ describe('run progress from facts', () => {
   it('an issue with neither a row nor an attempt has no progress', () => {
     expect(deriveProgress({ rows: [], attempts: [], open, runnerRetries: 0 })).toEqual([]);
   });
+  it('charges an issue its tokens, attempts and sessions since the last retry, environment failures not', () => {
+    const spent = (id: string, o: Partial<AttemptRecord>) =>
+      attempt(id, 1, { tokens: { input: 100, output: 50 }, outcome: 'unsolved', ...o });
+    const attempts = [
+      spent('a', { sessionId: 's1' }),
+      spent('b', { sessionId: 's1' }),
+      spent('c', { outcome: 'environment_failure' }),
+      spent('d', { sessionId: 's2' }),
+    ];
+    expect(derive([row(1)], attempts)['acme/app#1']!.usage).toEqual({
+      tokens: 450,
+      attempts: 3,
+      sessions: 2,
+    });
+    // `/blitz retry #1` after `b`: a new allowance from there on.
+    expect(derive([row(1, { retriedAfter: 'b' })], attempts)['acme/app#1']!.usage).toEqual({
+      tokens: 150,
+      attempts: 1,
+      sessions: 1,
+    });
+  });
 });

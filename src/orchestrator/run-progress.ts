@@ -2,6 +2,7 @@
 // planner's IssueProgress. State is derived from facts (a PR number, a merge sha, the latest
 // attempt's outcome), never kept as an edge-triggered flag, so a restart or a replayed event lands
 // in the same place.
+import { issueUsage } from '../plan/issue-caps.ts';
 import type { AttemptRecord as PlanAttempt } from '../plan/routing.ts';
 import type { IssueProgress } from '../plan/snapshot.ts';
 import type { RunIssueState } from '../plan/states.ts';
@@ -109,6 +110,7 @@ export const deriveProgress = (input: ProgressInput): IssueProgress[] => {
       state,
       attempts: history,
       ...(retriedAt >= 0 ? { countFrom: retriedAt + 1 } : {}),
+      usage: issueUsage(all.slice(retriedAt + 1)),
       ...(row?.skipped ? { skipped: true } : {}),
       branchPushed: current[current.length - 1]?.outcome === 'solved',
       ...(row?.prNumber !== undefined

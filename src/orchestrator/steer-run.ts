@@ -3,8 +3,9 @@
 // this applies it, between reconcile passes, then answers once. A refusal changes nothing.
 import type { Command } from '../commands/schema.ts';
 import type { Forge } from '../forges/types.ts';
+import { issueCapsOf } from '../plan/issue-caps.ts';
 import { isModelFailure } from '../plan/routing.ts';
-import { defaultMaxAttemptsPerIssue } from '../plan/run-context.ts';
+import { capCheckOf, defaultMaxAttemptsPerIssue } from '../plan/run-context.ts';
 import type { RunState } from '../plan/states.ts';
 import { decideSteer, type HoldKind, type SteerEffect, type SteerIssueFacts } from '../plan/steer.ts';
 import { issueKey, planLabels } from '../plan/types.ts';
@@ -51,10 +52,21 @@ const issueFacts = async (
   const labelHeld = issue?.labels.some((l) => l.name === planLabels.hold) ?? false;
   let hold: HoldKind | undefined = labelHeld ? 'label' : prHeld ? 'pr' : undefined;
   if (!hold && progress?.state === 'stalled') hold = 'stalled';
+  const caps = issueCapsOf(deps.config.runner);
+  // The planner's cap hold (plan/run-context.ts): the issue spent its allowance since the last retry.
+  if (
+    !hold &&
+    progress &&
+    !liveAttempt(mine) &&
+    capCheckOf({ ...(caps ? { issueCaps: caps } : {}) }, progress)?.level === 'over'
+  )
+    hold = 'cap';
   if (!hold && progress?.state === 'failed') {
     // The planner's 3-failure hold (seed 001): failures since the last retry, against the run's limit.
     const max =
-      (run.options as { maxAttemptsPerIssue?: number }).maxAttemptsPerIssue ?? defaultMaxAttemptsPerIssue;
+      (run.options as { maxAttemptsPerIssue?: number }).maxAttemptsPerIssue ??
+      caps?.maxAttempts ??
+      defaultMaxAttemptsPerIssue;
     const failures = progress.attempts
       .slice(progress.countFrom ?? 0)
       .filter((a) => isModelFailure(a.outcome));

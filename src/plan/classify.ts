@@ -17,9 +17,10 @@ export type Category = (typeof categories)[number];
 
 /**
  * label: a person's `hold`; untrusted: author lacks write access; stalled / gave_up: from the run;
- * triage: a fleet ticket that is not self-contained (seed 004).
+ * capped: its per-issue cap is spent (plan/issue-caps.ts); triage: a fleet ticket that is not
+ * self-contained (seed 004).
  */
-export type HoldKind = 'label' | 'untrusted' | 'stalled' | 'gave_up' | 'triage';
+export type HoldKind = 'label' | 'untrusted' | 'stalled' | 'gave_up' | 'capped' | 'triage';
 export type RunHoldKind = Exclude<HoldKind, 'label' | 'untrusted'>;
 
 export type Classification =

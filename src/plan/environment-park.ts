@@ -126,3 +126,10 @@ export const parkSentence = (park: EnvironmentPark): string =>
   park.resetAt
     ? `${park.reason}; the tool says it resets at ${clock(park.resetAt)}, and the run resumes by itself after that (no issue is charged)`
     : `${park.reason}; the run is parked and checks again at ${clock(park.nextProbeAt)} (check ${park.failures}, waits double up to the cap; no issue is charged)`;
+
+/** The park as the run keeps it: the pure park, what parked it, and when its probe started. */
+export type RunPark = EnvironmentPark & {
+  kind: 'environment' | 'budget';
+  /** When the interrupted sessions were resumed to probe the endpoint (ISO); absent while waiting. */
+  probingSince?: string;
+};

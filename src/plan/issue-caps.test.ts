@@ -3,7 +3,6 @@ import { type ChargeableAttempt, checkCaps, issueUsage } from './issue-caps.ts';
 
 const attempt = (over: Partial<ChargeableAttempt> = {}): ChargeableAttempt => ({
   outcome: 'unsolved',
-  startedAt: '2026-12-01T10:00:00.000Z',
   tokens: { input: 1000, output: 500 },
   ...over,
 });
@@ -20,12 +19,9 @@ describe('issueUsage', () => {
     expect(u).toEqual({ tokens: 4500, attempts: 3, sessions: 2 });
   });
 
-  it('counts from a retry on: a person’s `/blitz retry` starts a new allowance', () => {
-    const u = issueUsage(
-      [attempt(), attempt({ startedAt: '2026-12-01T12:00:00.000Z' })],
-      '2026-12-01T11:00:00.000Z',
-    );
-    expect(u.attempts).toBe(1);
+  it('charges an attempt still running, and is all zero for none', () => {
+    expect(issueUsage([attempt({ outcome: undefined })]).attempts).toBe(1);
+    expect(issueUsage([])).toEqual({ tokens: 0, attempts: 0, sessions: 0 });
   });
 });
 

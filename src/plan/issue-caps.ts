@@ -1,7 +1,8 @@
 // Per-issue caps (`runner.maxTokensPerIssue`, `maxAttemptsPerIssue`, `maxSessionsPerIssue`): what an
 // issue has spent, whether that is near a cap (a warning at 80 %, once) or over it (the issue is held
 // for a person, who continues it with `/blitz retry #n`). Environment failures and cancelled attempts
-// are never charged (seed 003: the host's fault is nobody's attempt).
+// are never charged (seed 003: the host's fault is nobody's attempt). run-context.ts holds an issue
+// over its cap, notices.ts says so; the usage comes from the ledger (orchestrator/run-progress.ts).
 
 export interface IssueCaps {
   maxTokens?: number;
@@ -18,7 +19,6 @@ export interface IssueUsage {
 
 export interface ChargeableAttempt {
   outcome?: 'solved' | 'unsolved' | 'environment_failure' | 'stalled' | 'cancelled';
-  startedAt: string;
   tokens: { input: number; output: number; cache?: number };
   sessionId?: string;
 }
@@ -29,11 +29,11 @@ const charged = (a: ChargeableAttempt): boolean =>
   a.outcome !== 'environment_failure' && a.outcome !== 'cancelled';
 
 /**
- * What the issue's attempts cost, counting only attempts started at or after `since` (ISO): a person's
- * `/blitz retry` starts a new allowance. A running attempt (no outcome yet) is charged.
+ * What the issue's attempts cost: the caller passes the attempts since the person's last `/blitz retry`
+ * (a retry starts a new allowance). A running attempt (no outcome yet) is charged.
  */
-export const issueUsage = (attempts: readonly ChargeableAttempt[], since?: string): IssueUsage => {
-  const counted = attempts.filter((a) => charged(a) && (since === undefined || a.startedAt >= since));
+export const issueUsage = (attempts: readonly ChargeableAttempt[]): IssueUsage => {
+  const counted = attempts.filter(charged);
   const sessions = new Set(counted.map((a, i) => a.sessionId ?? `attempt-${i}`));
   return {
     tokens: counted.reduce((t, a) => t + a.tokens.input + a.tokens.output, 0),
@@ -57,6 +57,8 @@ export interface CapCheck {
   items: CapItem[];
   /** One sentence for the dashboard and the notification; empty when ok. */
   sentence: string;
+  /** The measures at the worst level, in words (`3,080 of 1,900 tokens (162 %)`); empty when ok. */
+  detail: string;
   /** Stable per level and measure: the orchestrator posts each warning or hold once. */
   key: string;
 }
@@ -90,11 +92,32 @@ export const checkCaps = (usage: IssueUsage, caps: IssueCaps, ref: string): CapC
     .map(([what, used, cap]) => ({ what, used, cap, level: levelOf(used, cap) }))
     .sort((a, b) => rank[b.level] - rank[a.level] || b.used / b.cap - a.used / a.cap);
   const level = items[0]?.level ?? 'ok';
-  if (level === 'ok') return { level, items, sentence: '', key: `caps:${ref}:ok` };
+  if (level === 'ok') return { level, items, sentence: '', detail: '', key: `caps:${ref}:ok` };
   const worst = items.filter((i) => i.level === level);
+  const detail = worst.map(itemText).join(', ');
   const sentence =
     level === 'over'
-      ? `${ref} reached its cap (${worst.map(itemText).join(', ')}) and is held; \`/blitz retry ${ref}\` gives it a new allowance`
-      : `${ref} has used ${worst.map(itemText).join(', ')} of its cap; it is held when it reaches it`;
-  return { level, items, sentence, key: `caps:${ref}:${level}:${worst.map((i) => i.what).join('+')}` };
+      ? `${ref} reached its cap (${detail}) and is held; \`/blitz retry ${ref}\` gives it a new allowance`
+      : `${ref} has used ${detail} of its cap; it is held when it reaches it`;
+  return {
+    level,
+    items,
+    sentence,
+    detail,
+    key: `caps:${ref}:${level}:${worst.map((i) => i.what).join('+')}`,
+  };
+};
+
+/** The caps as `blitz.config.yml`'s `runner:` names them; undefined when none is set. */
+export const issueCapsOf = (runner: {
+  maxTokensPerIssue?: number | undefined;
+  maxAttemptsPerIssue?: number | undefined;
+  maxSessionsPerIssue?: number | undefined;
+}): IssueCaps | undefined => {
+  const caps: IssueCaps = {
+    ...(runner.maxTokensPerIssue ? { maxTokens: runner.maxTokensPerIssue } : {}),
+    ...(runner.maxAttemptsPerIssue ? { maxAttempts: runner.maxAttemptsPerIssue } : {}),
+    ...(runner.maxSessionsPerIssue ? { maxSessions: runner.maxSessionsPerIssue } : {}),
+  };
+  return Object.keys(caps).length > 0 ? caps : undefined;
 };

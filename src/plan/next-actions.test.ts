@@ -72,6 +72,66 @@ describe('nextActions: dispatch', () => {
     });
   });
 
+  it('holds an issue that reached its per-issue cap, says so once per allowance, and warns at 80 % before that', () => {
+    const spent = (tokens: number, countFrom?: number) =>
+      progressOf(k(1), {
+        state: 'failed',
+        attempts: [{ entry: 'default-sonnet', tier: 'execution', outcome: 'unsolved' }],
+        usage: { tokens, attempts: 1, sessions: 1 },
+        ...(countFrom !== undefined ? { countFrom } : {}),
+      });
+    const caps = { issueCaps: { maxTokens: 1000 } };
+    const over = nextActions('running', baseSnapshot([issue(1)], { ...caps, progress: [spent(1000)] }));
+    expect(ofType(over, 'dispatch')).toEqual([]);
+    expect(ofType(over, 'stop')[0]!.reason).toContain(
+      'it reached its per-issue cap (1,000 of 1,000 tokens (100 %))',
+    );
+    expect(ofType(over, 'issue_notice')).toEqual([
+      {
+        type: 'issue_notice',
+        event: 'needs_person',
+        issue: k(1),
+        key: `notice:capped:${k(1)}:0`,
+        message:
+          '#1 reached its cap (1,000 of 1,000 tokens (100 %)) and is held; `/blitz retry #1` gives it a new allowance',
+        command: '/blitz retry #1',
+        dashboard: 'held',
+      },
+    ]);
+    // A retry's new allowance is a new key: reaching the cap again is said again.
+    const again = nextActions('running', baseSnapshot([issue(1)], { ...caps, progress: [spent(1000, 1)] }));
+    expect(ofType(again, 'issue_notice')[0]!.key).toBe(`notice:capped:${k(1)}:1`);
+    const near = nextActions('running', baseSnapshot([issue(1)], { ...caps, progress: [spent(850)] }));
+    expect(ofType(near, 'dispatch')).toHaveLength(1);
+    expect(ofType(near, 'issue_notice')).toEqual([
+      expect.objectContaining({
+        event: 'warning',
+        key: `notice:cap-warning:${k(1)}:0`,
+        dashboard: 'warning',
+      }),
+    ]);
+    // Without caps configured nothing is held or said, whatever was spent.
+    const none = nextActions('running', baseSnapshot([issue(1)], { progress: [spent(10 ** 9)] }));
+    expect(ofType(none, 'dispatch')).toHaveLength(1);
+    expect(ofType(none, 'issue_notice')).toEqual([]);
+  });
+
+  it('`runner.maxAttemptsPerIssue` is also the count of failures before the hold', () => {
+    const failed = progressOf(k(1), {
+      state: 'failed',
+      attempts: Array.from({ length: 4 }, () => ({
+        entry: 'default-sonnet',
+        tier: 'execution' as const,
+        outcome: 'unsolved' as const,
+      })),
+    });
+    const got = nextActions(
+      'running',
+      baseSnapshot([issue(1)], { issueCaps: { maxAttempts: 5 }, progress: [failed] }),
+    );
+    expect(ofType(got, 'dispatch')).toHaveLength(1);
+  });
+
   it('resumes a worker whose process is gone before it pushed', () => {
     const snap = baseSnapshot([issue(1)], {
       progress: [
@@ -266,12 +326,23 @@ describe('nextActions: stop conditions and reports', () => {
     expect(ofType(got, 'stop')[0]!.reason).toContain('gone/x#4 cannot be found or read');
   });
 
-  it('a hard blocker stops the run with a BLOCKED notify', () => {
+  it('a hard blocker met now blocks the run, alone; one kept from before is lifted first once a pass gets through', () => {
     const got = nextActions('running', baseSnapshot([issue(1)], { hardBlocker: 'GITEA_TOKEN is missing' }));
-    expect(got).toEqual([
-      { type: 'notify', level: 'blocked', title: 'blitz: M1 BLOCKED', message: 'GITEA_TOKEN is missing' },
-      { type: 'stop', state: 'blocked', reason: 'GITEA_TOKEN is missing' },
+    expect(got).toEqual([{ type: 'block', reason: 'GITEA_TOKEN is missing' }]);
+    const kept = { reason: 'the forge refused the bot', issue: 9 };
+    const lifted = nextActions('blocked', baseSnapshot([issue(1)], { keptBlocker: kept }));
+    expect(types(lifted).slice(0, 3)).toEqual(['unblock', 'set_state', 'dispatch']);
+    expect(lifted[0]).toEqual({ type: 'unblock', ...kept });
+    // A paused run is lifted too, and nothing else happens.
+    expect(nextActions('paused', baseSnapshot([issue(1)], { keptBlocker: kept }))).toEqual([
+      { type: 'unblock', ...kept },
     ]);
+  });
+
+  it('the forge rate limit spent holds the dispatches without stopping the run', () => {
+    const got = nextActions('running', baseSnapshot([issue(1), issue(2)], { forgeSpent: true }));
+    expect(ofType(got, 'dispatch')).toEqual([]);
+    expect(ofType(got, 'stop')).toEqual([]);
   });
 
   it('a dry run posts the plan and runs nothing', () => {

@@ -7,6 +7,7 @@ import { explain, keysIn } from './classify.ts';
 import { extractFences } from './fences.ts';
 import { buildActions, pipelineActions } from './integration.ts';
 import { noticeActions } from './notices.ts';
+import { parkActions } from './park.ts';
 import { gateOnReview, integrationReviewDue, readinessActions, reviewUnclearActions } from './readiness.ts';
 import type { Role } from './routing.ts';
 import { pickWorker } from './routing.ts';
@@ -124,7 +125,6 @@ const workActions = (ctx: RunContext): Action[] => {
     out.push({ type: 'stop', state: 'done', reason: 'dry run: the plan is posted, nothing runs' });
     return out;
   }
-  if (snap.hardBlocker !== undefined) return [...out, ...stop(ctx, 'blocked', snap.hardBlocker)];
   if (snap.kind === 'plan') return planActions(ctx, out);
 
   const epics = keysIn(classified, 'epic');
@@ -168,6 +168,12 @@ const workActions = (ctx: RunContext): Action[] => {
   return [...out, ...stop(ctx, 'blocked', `nothing can run: ${notReadyReasons(ctx, stuck)}`)];
 };
 
+/** A run that is planning, or was blocked and is looked at again, goes (back) to running; every run kind. */
+export const enterRunning = (runState: RunState): Extract<Action, { type: 'set_state' }>[] =>
+  runState === 'planning' || runState === 'blocked'
+    ? [{ type: 'set_state', from: [runState], to: 'running' }]
+    : [];
+
 /** The budget as if the probe had no say: what a wave would be before it is asked. */
 const unbounded = (snap: RunSnapshot): RunSnapshot => ({
   ...snap,
@@ -189,24 +195,28 @@ const firstActions = (ctx: RunContext, planned: readonly Action[]): Action[] => 
 };
 
 /**
- * Everything to do now for a run in `runState`, in order: first the actions the rest depends on, then
- * the run's entry into `running`, its work (readiness withheld while the integration review is not
- * clean), its move to `gating` or `shipping`, and the notices. A `stop`, when there is one, is the
- * last action but for notices.
+ * Everything to do now for a run in `runState`, in order: a hard blocker met now stops the run alone
+ * (nothing else was read); a blocker kept from before is lifted first; a park's actions come alone
+ * (the next pass plans on them). Then the actions the rest depends on, the run's entry into `running`,
+ * its work (readiness withheld while the integration review is not clean), its move to `gating` or
+ * `shipping`, and the notices. A `stop`, when there is one, is the last action but for notices.
  */
 export const nextActions = (runState: RunState, snap: RunSnapshot): Action[] => {
-  if (isTerminalRunState(runState) || runState === 'paused') return [];
+  if (isTerminalRunState(runState)) return [];
+  if (snap.hardBlocker !== undefined) return [{ type: 'block', reason: snap.hardBlocker }];
+  const lift: Action[] = snap.keptBlocker ? [{ type: 'unblock', ...snap.keptBlocker }] : [];
+  const park = parkActions(runState, snap.park, snap.budgetStale === true);
+  if (park.length > 0) return [...lift, ...park];
+  if (runState === 'paused') return lift;
   const ctx = buildRunContext(snap);
   const planned = workActions(ctx);
   const work = gateOnReview(snap.integrationReview, planned);
   const unclear = reviewUnclearActions(snap.integrationReview, planned, runState);
   // A run waiting on an unclear review goes on once a writer accepted it or asked for another.
   const enter: Action[] =
-    runState === 'planning' ||
-    runState === 'blocked' ||
-    (runState === 'review_unclear' && unclear.length === 0)
+    runState === 'review_unclear' && unclear.length === 0
       ? [{ type: 'set_state', from: [runState], to: 'running' }]
-      : [];
+      : enterRunning(runState);
   const gate: Action[] = work.some((a) => a.type === 'run_smoke' || a.type === 'ship')
     ? [
         {
@@ -216,5 +226,15 @@ export const nextActions = (runState: RunState, snap: RunSnapshot): Action[] => 
         },
       ]
     : [];
-  return [...firstActions(ctx, planned), ...enter, ...work, ...gate, ...unclear, ...noticeActions(ctx)];
+  const all = [
+    ...lift,
+    ...firstActions(ctx, planned),
+    ...enter,
+    ...work,
+    ...gate,
+    ...unclear,
+    ...noticeActions(ctx),
+  ];
+  // The forge's rate limit nearly spent: the planned workers wait for its reset (no stop: nobody is needed).
+  return snap.forgeSpent ? all.filter((a) => a.type !== 'dispatch') : all;
 };

@@ -1,35 +1,73 @@
 // Notices about single issues and reviews, read off the snapshot (level-triggered, like the rest of
 // the planner): an issue held because its attempts are spent is `failed`, one held because its worker
-// stalled past its nudges `needs_person`. (An unclear integration review's notice is readiness.ts's:
-// it goes out when the gate waits on it.)
-// Each carries a content key (issue and attempt count, review time): the executor sends it once.
-import type { RunContext } from './run-context.ts';
+// stalled past its nudges or because its per-issue cap is reached `needs_person`, and one that has
+// spent 80 % of a cap and will be dispatched again gets a `warning`. (An unclear integration review's
+// notice is readiness.ts's: it goes out when the gate waits on it.)
+// Each carries a content key (issue and attempt count, or the allowance a retry started): the executor
+// sends it once.
+import { keysIn } from './classify.ts';
+import { capCheckOf, issueRef, type RunContext } from './run-context.ts';
 import type { Action } from './snapshot.ts';
 
-const numberOf = (key: string): number => Number(key.slice(key.lastIndexOf('#') + 1));
+const heldNotice = (ctx: RunContext, key: string): Action | undefined => {
+  const c = ctx.classified.byKey.get(key);
+  const p = ctx.progress.get(key);
+  if (!p || c?.category !== 'held') return undefined;
+  const ref = issueRef(p.key);
+  // Either way `/blitz retry #n` continues it (a new allowance); `/blitz skip #n` leaves it out.
+  const command = `/blitz retry ${ref}`;
+  if (c.kind === 'capped')
+    return {
+      type: 'issue_notice',
+      event: 'needs_person',
+      issue: p.key,
+      key: `notice:capped:${p.key}:${p.countFrom ?? 0}`,
+      message: capCheckOf(ctx.snap, p)?.sentence ?? `${ref} reached its per-issue cap and is held`,
+      command,
+      dashboard: 'held',
+    };
+  if (c.kind !== 'gave_up' && c.kind !== 'stalled') return undefined;
+  const event = c.kind === 'gave_up' ? 'failed' : 'needs_person';
+  const n = p.attempts.length;
+  const last = p.attempts[n - 1];
+  const message =
+    event === 'failed'
+      ? `${ref} failed after ${n} attempt${n === 1 ? '' : 's'}${last ? ` (last: ${last.entry}, ${last.outcome ?? 'no outcome'})` : ''}; it is held until a person looks`
+      : `the worker on ${ref} stalled and did not recover after its nudges; a person has to look`;
+  return {
+    type: 'issue_notice',
+    event,
+    issue: p.key,
+    key: `notice:${event}:${p.key}:${n}`,
+    message,
+    command,
+  };
+};
+
+/** An issue about to be dispatched again with 80 % of a cap spent: said once per allowance. */
+const capWarning = (ctx: RunContext, key: string): Action | undefined => {
+  const p = ctx.progress.get(key);
+  const cap = p && capCheckOf(ctx.snap, p);
+  if (!p || cap?.level !== 'warn') return undefined;
+  return {
+    type: 'issue_notice',
+    event: 'warning',
+    issue: p.key,
+    key: `notice:cap-warning:${p.key}:${p.countFrom ?? 0}`,
+    message: cap.sentence,
+    dashboard: 'warning',
+  };
+};
 
 export const noticeActions = (ctx: RunContext): Action[] => {
   const out: Action[] = [];
-  for (const [key, c] of ctx.classified.byKey) {
-    const p = ctx.progress.get(key);
-    if (!p || c.category !== 'held' || (c.kind !== 'gave_up' && c.kind !== 'stalled')) continue;
-    const event = c.kind === 'gave_up' ? 'failed' : 'needs_person';
-    const issue = numberOf(p.key);
-    const n = p.attempts.length;
-    const last = p.attempts[n - 1];
-    const message =
-      event === 'failed'
-        ? `#${issue} failed after ${n} attempt${n === 1 ? '' : 's'}${last ? ` (last: ${last.entry}, ${last.outcome ?? 'no outcome'})` : ''}; it is held until a person looks`
-        : `the worker on #${issue} stalled and did not recover after its nudges; a person has to look`;
-    // Either way `/blitz retry #n` continues it (a new allowance); `/blitz skip #n` leaves it out.
-    out.push({
-      type: 'issue_notice',
-      event,
-      issue: p.key,
-      key: `notice:${event}:${p.key}:${n}`,
-      message,
-      command: `/blitz retry #${issue}`,
-    });
+  for (const key of ctx.classified.byKey.keys()) {
+    const held = heldNotice(ctx, key);
+    if (held) out.push(held);
+  }
+  for (const key of keysIn(ctx.classified, 'ready')) {
+    const warning = capWarning(ctx, key);
+    if (warning) out.push(warning);
   }
   return out;
 };

@@ -6,6 +6,7 @@ import type { Classified, RunHoldKind } from './classify.ts';
 import { classify } from './classify.ts';
 import type { PlanGraph } from './graph.ts';
 import { buildGraph, compareKeys } from './graph.ts';
+import { type CapCheck, checkCaps } from './issue-caps.ts';
 import { isModelFailure } from './routing.ts';
 import type { IssueProgress, RunSnapshot } from './snapshot.ts';
 import type { RunIssueState } from './states.ts';
@@ -29,6 +30,13 @@ export interface RunContext {
 
 export const defaultMaxAttemptsPerIssue = 3;
 export const defaultMaxBuildAttempts = 3;
+
+/** `#12` for the sentences about an issue. */
+export const issueRef = (key: IssueKey): string => `#${key.slice(key.lastIndexOf('#') + 1)}`;
+
+/** The issue's spending against the run's per-issue caps; undefined when the run has none. */
+export const capCheckOf = (snap: Pick<RunSnapshot, 'issueCaps'>, p: IssueProgress): CapCheck | undefined =>
+  snap.issueCaps && p.usage ? checkCaps(p.usage, snap.issueCaps, issueRef(p.key)) : undefined;
 
 const duplicates = (keys: readonly IssueKey[]): IssueKey[] => {
   const seen = new Set<IssueKey>();
@@ -54,7 +62,9 @@ export const buildRunContext = (snap: RunSnapshot): RunContext => {
   const progress = new Map<IssueKey, IssueProgress>();
   for (const p of [...snap.progress].sort((a, b) => compareKeys(a.key, b.key))) progress.set(p.key, p);
 
-  const maxAttempts = snap.options.maxAttemptsPerIssue ?? defaultMaxAttemptsPerIssue;
+  // `runner.maxAttemptsPerIssue`, where set, is also the failure hold's count (the cap holds first).
+  const maxAttempts =
+    snap.options.maxAttemptsPerIssue ?? snap.issueCaps?.maxAttempts ?? defaultMaxAttemptsPerIssue;
   const running = new Set<IssueKey>();
   const done = new Set<IssueKey>();
   const runHolds = new Map<IssueKey, { kind: RunHoldKind; reason: string }>();
@@ -78,10 +88,14 @@ export const buildRunContext = (snap: RunSnapshot): RunContext => {
       workers.push(k);
     } else if (p.state === 'stalled') {
       runHolds.set(k, { kind: 'stalled', reason: 'its worker stalled and a person has been asked to look' });
-    } else if (
-      p.attempts.slice(p.countFrom ?? 0).filter((a) => isModelFailure(a.outcome)).length >= maxAttempts
-    ) {
-      runHolds.set(k, { kind: 'gave_up', reason: `${maxAttempts} attempts failed; a person has to look` });
+    } else {
+      const cap = capCheckOf(snap, p);
+      const failures = p.attempts.slice(p.countFrom ?? 0).filter((a) => isModelFailure(a.outcome)).length;
+      // Its allowance is spent: no further attempt until a person gives it a new one (`/blitz retry`).
+      if (cap?.level === 'over')
+        runHolds.set(k, { kind: 'capped', reason: `it reached its per-issue cap (${cap.detail})` });
+      else if (failures >= maxAttempts)
+        runHolds.set(k, { kind: 'gave_up', reason: `${maxAttempts} attempts failed; a person has to look` });
     }
   }
   if (snap.kind === 'fleet')

@@ -2,6 +2,8 @@
 // tracker and the store on every reconcile. Nothing here is read from a clock or a process.
 
 import type { ShipPolicy } from '../ship/decide.ts';
+import type { EnvironmentBackoff, RunPark } from './environment-park.ts';
+import type { IssueCaps, IssueUsage } from './issue-caps.ts';
 import type { AttemptRecord, ModelNotes, Override, Pick, ReviewPick, RosterEntry } from './routing.ts';
 import type { RunIssueState, RunState } from './states.ts';
 import type { ExternalBlocker, IssueKey, PlanIssue } from './types.ts';
@@ -47,6 +49,8 @@ export interface IssueProgress {
    * reviews): only `merge` lets it merge, and only at `head`, the commit the answer was given on.
    */
   prGate?: { kind: 'merge' | 'wait' | 'resume' | 'hold'; why: string; head?: string };
+  /** What the issue spent since the person's last retry (plan/issue-caps.ts), against `RunSnapshot.issueCaps`. */
+  usage?: IssueUsage;
 }
 
 export interface BuildStatus {
@@ -132,8 +136,17 @@ export interface RunSnapshot {
   busyRepos?: string[];
   /** Issues closed on the tracker (or moved out of the milestone) while a worker is still on them. */
   abandoned?: IssueKey[];
-  /** A hard blocker the orchestrator met (missing credentials, …), in words. */
+  /**
+   * A hard blocker met by this pass (the forge refused the bot's credentials, …), in words: the run
+   * stops BLOCKED on it (`block`). When the forge refused, nothing else of the snapshot was read.
+   */
   hardBlocker?: string;
+  /** The hard blocker kept on the run from an earlier pass; a pass that got through lifts it (`unblock`). */
+  keptBlocker?: { reason: string; issue?: number };
+  /** Blitz: the run's environment park and the environment failures no park has seen (plan/park.ts). */
+  park?: ParkView;
+  /** The forge's rate limit is nearly spent: no new worker until it resets (the dashboard says why). */
+  forgeSpent?: boolean;
   /**
    * True when `budget` is an answer from before this reconcile call: a wave that would go out asks
    * the probe first (`probe_budget`) and the next pass plans on the answer (seed 000: before each wave).
@@ -154,6 +167,36 @@ export interface RunSnapshot {
   smokeGate?: SmokeGate;
   /** False when no `build:` command is configured (a build that passed ran nothing). */
   buildConfigured?: boolean;
+  /** `runner.maxTokensPerIssue`, `…AttemptsPerIssue`, `…SessionsPerIssue`; absent: no per-issue caps. */
+  issueCaps?: IssueCaps;
+}
+
+/** An environment failure of the run's latest attempt of an issue, as the runner summed it up. */
+export interface EnvironmentFailureSeen {
+  attemptId: string;
+  /** `attemptId@endedAt`: what the park keeps in `environmentSeen` once it has folded the failure in. */
+  seen: string;
+  /** What failed, in words (`model endpoint unreachable`, `provider limit reached`, `agent binary missing`). */
+  reason: string;
+  /** When the tool said the limit lifts (ISO), if it said. */
+  resetAt?: string;
+}
+
+/** What plan/park.ts decides a park from; the orchestrator reads the clock, the ledger and the run. */
+export interface ParkView {
+  /** The time of this pass (ISO). */
+  now: string;
+  policy: EnvironmentBackoff;
+  /** The park kept on the run. */
+  current?: RunPark;
+  /** Environment failures of the latest attempt of each issue that no park has seen yet. */
+  failures: EnvironmentFailureSeen[];
+  /** While probing: an interrupted attempt has ended, and not on an environment failure. */
+  answered: boolean;
+  /** The run stopped paused on the budget probe's park (nothing running); `resetAt` when the probe named one. */
+  budgetStopped?: { resetAt?: string };
+  /** The budget probe's answer this reconcile call: true when it allows work; absent when none is configured or it failed. */
+  probeAllows?: boolean;
 }
 
 export type StopState = 'done' | 'blocked' | 'paused';
@@ -195,6 +238,16 @@ export type Action =
   | { type: 'probe_budget' }
   /** Review the integration branch's accumulated diff; the next pass plans on its verdict and findings. */
   | { type: 'integration_review' }
+  /** Park the run (paused) or keep it parked with this park; `notice`: a new park, said once. */
+  | { type: 'park'; park: RunPark; seen: string[]; notice: boolean }
+  /** The park lifts: the run goes on in the state it was paused from. */
+  | { type: 'unpark'; reason: string }
+  /** The park's wait is over: the interrupted sessions resume as the probe; with none to resume it lifts. */
+  | { type: 'probe_park'; park: RunPark }
+  /** The run stops BLOCKED on a hard blocker: one notice, and a blocker issue filed once the forge lets it. */
+  | { type: 'block'; reason: string }
+  /** The hard blocker is gone: its blocker issue is closed and the run goes on. */
+  | { type: 'unblock'; reason: string; issue?: number }
   /** Move the run to `to` when it is in one of `from` now (a run that moved meanwhile is left alone). */
   | { type: 'set_state'; from: RunState[]; to: RunState }
   /** A worker whose issue left the run (closed by hand, moved out of the milestone) is stopped. */
@@ -202,12 +255,17 @@ export type Action =
   /** Tell the notifiers about one issue or review, once per content key (seed 000 notices). */
   | {
       type: 'issue_notice';
-      event: 'failed' | 'needs_person' | 'review_unclear';
+      event: 'failed' | 'needs_person' | 'review_unclear' | 'warning';
       issue?: IssueKey;
       key: string;
       message: string;
       /** The command that continues from here (`/blitz retry #12`). */
       command?: string;
+      /**
+       * While the cause lasts the dashboard shows the issue `held` with the message, or the message as a
+       * `warning` line (a per-issue cap reached, or 80 % of it spent).
+       */
+      dashboard?: 'held' | 'warning';
     };
 
 export type ActionType = Action['type'];
@@ -222,4 +280,7 @@ export const replanAfter: ReadonlySet<ActionType> = new Set<ActionType>([
   'smoke_finding',
   'probe_budget',
   'integration_review',
+  'park',
+  'unpark',
+  'probe_park',
 ]);

@@ -27,6 +27,17 @@ describe('decideSteer: /blitz retry', () => {
     expect(d.reply).not.toContain('fresh attempt');
   });
 
+  it('gives an issue held at its per-issue cap a new allowance, by retry or unhold', () => {
+    const d = retry(issue({ state: 'failed', hold: 'cap' }));
+    expect(d).toMatchObject({ ok: true, effect: { type: 'retry', issue: '#12' } });
+    expect(d.reply).toContain('new allowance');
+    const u = decideSteer(
+      { name: 'blitz-issue', action: 'unhold', issue: issue({ state: 'failed', hold: 'cap' }) },
+      running,
+    );
+    expect(u).toMatchObject({ ok: true, effect: { type: 'unhold', removeLabel: false } });
+  });
+
   it('refuses /blitz unhold on a PR hold and names /blitz retry', () => {
     const d = decideSteer(
       { name: 'blitz-issue', action: 'unhold', issue: issue({ state: 'held', hold: 'pr' }) },

@@ -4,8 +4,11 @@
 // and says why, and what would work instead.
 import type { RunIssueState, RunState } from './states.ts';
 
-/** `pr`: the PR feedback loop held the issue's pull request (CI red after its fix attempts, CI timed out). */
-export type HoldKind = 'label' | 'failures' | 'stalled' | 'untrusted' | 'triage' | 'pr';
+/**
+ * `pr`: the PR feedback loop held the issue's pull request (CI red after its fix attempts, CI timed out);
+ * `cap`: the issue spent its per-issue cap (tokens, attempts or sessions).
+ */
+export type HoldKind = 'label' | 'failures' | 'stalled' | 'untrusted' | 'triage' | 'pr' | 'cap';
 
 export interface SteerIssueFacts {
   /** `#12` as the person wrote it, for the reply. */
@@ -96,7 +99,9 @@ const retry = (issue: SteerIssueFacts): SteerDecision => {
     reply:
       issue.hold === 'pr'
         ? `Retrying ${issue.ref}: the hold on its pull request is lifted and its worker gets another round on the PR's CI and reviews, its fix attempts counted afresh.`
-        : `Retrying ${issue.ref}: its failure count is cleared and a fresh attempt starts with the next wave.`,
+        : issue.hold === 'cap'
+          ? `Retrying ${issue.ref}: it gets a new allowance under its per-issue cap and a fresh attempt starts with the next wave.`
+          : `Retrying ${issue.ref}: its failure count is cleared and a fresh attempt starts with the next wave.`,
   };
 };
 

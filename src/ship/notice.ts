@@ -12,6 +12,7 @@ export const notifyEvents = [
   'shipped',
   'failed',
   'review_unclear',
+  'warning',
 ] as const;
 export type NotifyEvent = (typeof notifyEvents)[number];
 
@@ -63,6 +64,7 @@ const eventWords: Record<NotifyEvent, string> = {
   shipped: 'ready ✅',
   failed: 'FAILED ❌',
   review_unclear: 'review unclear ❓',
+  warning: 'warning ⚠️',
 };
 
 const pathWords: Record<ShipPath, string> = { deploy: 'deploy', local: 'local dev' };

@@ -21,6 +21,7 @@ const colours: Record<NotifyEvent, number> = {
   shipped: 0x57f287,
   failed: 0xed4245,
   review_unclear: 0xeb459e,
+  warning: 0xf0b232,
 };
 
 const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);

@@ -17,6 +17,7 @@ const priorityOf: Record<NotifyEvent, NtfyPriority> = {
   shipped: 'default',
   failed: 'high',
   review_unclear: 'default',
+  warning: 'default',
 };
 
 // ntfy turns known tag names into emoji in front of the title.
@@ -28,6 +29,7 @@ const tagOf: Record<NotifyEvent, string> = {
   shipped: 'white_check_mark',
   failed: 'x',
   review_unclear: 'question',
+  warning: 'hourglass',
 };
 
 /** The value as is when it is printable ASCII, else `=?UTF-8?B?…?=`. */

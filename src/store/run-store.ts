@@ -3,7 +3,7 @@
 
 import { AppError } from '../errors.ts';
 import type { ForgeKind } from '../forges/types.ts';
-import type { EnvironmentPark } from '../plan/environment-park.ts';
+import type { RunPark } from '../plan/environment-park.ts';
 import type { RunState } from '../plan/states.ts';
 import type { Intent } from './types.ts';
 
@@ -65,9 +65,9 @@ export interface RunProgress {
   posted?: string[];
   /**
    * The run is parked on an environment failure (endpoint down, spend limit) or a budget probe's park:
-   * it resumes by itself when a probe allows (orchestrator/environment-park-run.ts).
+   * it resumes by itself when a probe allows (decided by plan/park.ts).
    */
-  park?: EnvironmentPark & { kind: 'environment' | 'budget'; probingSince?: string };
+  park?: RunPark;
   /** The forge refused the bot (401, 403): the run is BLOCKED on it until a pass gets through. */
   hardBlocker?: { reason: string; since: string; issue?: number };
   /** Environment failures already folded into a park, `attemptId@endedAt` (bounded). */

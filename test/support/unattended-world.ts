@@ -11,6 +11,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import type { ForgeKind } from '../../src/forges/types.ts';
 import type { ProbeResult } from '../../src/orchestrator/budget-probe.ts';
 import { type Notifier, type NotifyEvent, notifyEvents, type RunNotice } from '../../src/ship/notice.ts';
@@ -193,3 +194,21 @@ export const startUnattendedWorld = async (opts: UnattendedWorldOptions) => {
 };
 
 export type UnattendedWorld = Awaited<ReturnType<typeof startUnattendedWorld>>;
+
+/**
+ * The milestone finished: the run done, every issue closed exactly once, and nothing of the merged
+ * ones left behind (their worktrees, their branches on origin).
+ */
+export const expectMilestoneFinished = async (
+  x: UnattendedWorld,
+  issues: readonly number[] = [1, 2],
+  merged: readonly number[] = issues,
+): Promise<void> => {
+  await x.driveToState('done', 60_000);
+  for (const n of issues) expect(x.closes(n), `#${n} closed once`).toBe(1);
+  const mine = (n: number) => (s: string) => new RegExp(`[/-]${n}-[a-z]`).test(s);
+  for (const n of merged) {
+    expect(x.worktreesLeft().filter(mine(n)), `#${n}'s worktree removed`).toEqual([]);
+    expect((await x.issueBranchesOnOrigin()).filter(mine(n)), `#${n}'s branch deleted`).toEqual([]);
+  }
+};

@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import type { RunPark } from './environment-park.ts';
+import { parkActions } from './park.ts';
+import type { ParkView } from './snapshot.ts';
+
+const t0 = '2026-12-01T11:00:00.000Z';
+const plus = (s: number) => new Date(Date.parse(t0) + s * 1000).toISOString();
+const view = (o: Partial<ParkView> = {}): ParkView => ({
+  now: t0,
+  policy: { initialSeconds: 60, maxSeconds: 600 },
+  failures: [],
+  answered: false,
+  ...o,
+});
+const down = { attemptId: 'a1', seen: 'a1@x', reason: 'model endpoint unreachable' };
+const parked = (o: Partial<RunPark> = {}): RunPark => ({
+  kind: 'environment',
+  reason: 'model endpoint unreachable',
+  since: t0,
+  failures: 1,
+  interrupted: ['a1'],
+  nextProbeAt: plus(60),
+  ...o,
+});
+
+describe('parkActions', () => {
+  it('nothing to do without a park or a fresh failure', () => {
+    expect(parkActions('running', view(), true)).toEqual([]);
+    expect(parkActions('running', undefined, true)).toEqual([]);
+  });
+
+  it('an outage parks the run with one notice; a missing binary or a full disk is not a park', () => {
+    expect(parkActions('running', view({ failures: [down] }), true)).toEqual([
+      { type: 'park', park: parked(), seen: ['a1@x'], notice: true },
+    ]);
+    const person = [
+      { ...down, reason: 'agent binary missing' },
+      { ...down, reason: 'disk full' },
+    ];
+    expect(parkActions('running', view({ failures: person }), true)).toEqual([]);
+  });
+
+  it('a second failure joins the park without a second notice', () => {
+    const got = parkActions(
+      'paused',
+      view({ current: parked(), failures: [{ ...down, attemptId: 'a2', seen: 'a2@x' }] }),
+      true,
+    );
+    expect(got).toEqual([
+      { type: 'park', park: parked({ interrupted: ['a1', 'a2'] }), seen: ['a2@x'], notice: false },
+    ]);
+  });
+
+  it('waits while parked and not due; when due, the interrupted sessions are the probe', () => {
+    expect(parkActions('paused', view({ current: parked() }), true)).toEqual([]);
+    const due = view({ current: parked(), now: plus(61) });
+    expect(parkActions('paused', due, true)).toEqual([{ type: 'probe_park', park: parked() }]);
+    // A person resumed the run: probe at once.
+    expect(parkActions('running', view({ current: parked() }), true)).toEqual([
+      { type: 'probe_park', park: parked() },
+    ]);
+  });
+
+  it('a probing park lifts once a session answered or a first wait passed quietly; met again, it waits longer', () => {
+    const probing = parked({ probingSince: t0 });
+    expect(parkActions('running', view({ current: probing }), true)).toEqual([]);
+    expect(parkActions('running', view({ current: probing, answered: true }), true)).toEqual([
+      { type: 'unpark', reason: 'the endpoint answers' },
+    ]);
+    expect(parkActions('running', view({ current: probing, now: plus(60) }), true)).toEqual([
+      { type: 'unpark', reason: 'the endpoint answers' },
+    ]);
+    const again = parkActions('running', view({ current: probing, failures: [down] }), true);
+    expect(again).toMatchObject([
+      { type: 'park', park: { failures: 2, nextProbeAt: plus(120) }, notice: false },
+    ]);
+  });
+
+  it('a stop on the budget probe park becomes a budget park, waiting for the reset the probe named', () => {
+    const got = parkActions('paused', view({ budgetStopped: { resetAt: plus(3600) } }), true);
+    expect(got).toEqual([
+      {
+        type: 'park',
+        park: {
+          kind: 'budget',
+          reason: 'the budget probe says park',
+          since: t0,
+          failures: 1,
+          interrupted: [],
+          resetAt: plus(3600),
+          nextProbeAt: plus(3630),
+        },
+        seen: [],
+        notice: true,
+      },
+    ]);
+  });
+
+  it('a due budget or limit park asks the probe first, then lifts, waits longer or resumes the sessions', () => {
+    const budget = parked({ kind: 'budget', reason: 'the budget probe says park', interrupted: [] });
+    const due = { current: budget, now: plus(61) };
+    expect(parkActions('paused', view(due), true)).toEqual([{ type: 'probe_budget' }]);
+    expect(parkActions('paused', view({ ...due, probeAllows: true }), false)).toEqual([
+      { type: 'unpark', reason: 'the probe allows work' },
+    ]);
+    // No probe configured: nothing holds a budget park.
+    expect(parkActions('paused', view(due), false)).toEqual([
+      { type: 'unpark', reason: 'the probe allows work' },
+    ]);
+    expect(parkActions('paused', view({ ...due, probeAllows: false }), false)).toMatchObject([
+      { type: 'park', park: { kind: 'budget', failures: 2 }, notice: false },
+    ]);
+    const limit = parked({ reason: 'provider limit reached' });
+    expect(parkActions('paused', view({ current: limit, now: plus(61), probeAllows: true }), false)).toEqual([
+      { type: 'probe_park', park: limit },
+    ]);
+  });
+});

@@ -1,0 +1,110 @@
+// When a blitz run parks and when it goes on (seed 003, issue 18): a worker that ended on an outage or
+// a spend limit parks the run instead of being dispatched afresh every pass; the park waits (capped
+// backoff, or the reset time the tool printed); when it is due, the budget probe (for a limit) or the
+// tool itself (the interrupted sessions resumed) says whether the endpoint is back. A budget probe that
+// stopped the run on its park is a park too. Pure: the orchestrator fills `ParkView` and applies the
+// actions (orchestrator/environment-park-run.ts).
+import {
+  afterProbe,
+  backoffSeconds,
+  type EnvironmentPark,
+  MAX_RESET_WAIT_SECONDS,
+  parkOnEnvironmentFailure,
+  probeDue,
+  RESET_GRACE_SECONDS,
+  type RunPark,
+} from './environment-park.ts';
+import type { Action, EnvironmentFailureSeen, ParkView } from './snapshot.ts';
+import type { RunState } from './states.ts';
+
+/**
+ * A failure that passes by itself: an outage or a limit. A missing binary or a full disk needs a
+ * person, and is dispatched again as before.
+ */
+const isOutage = (f: EnvironmentFailureSeen): boolean =>
+  f.reason !== 'agent binary missing' && f.reason !== 'disk full';
+
+/** A reset time the probe named, believed only within the park's bounds. */
+const probeResetAt = (
+  resetAt: string | undefined,
+  nowMs: number,
+): { resetAt?: string; nextProbeAt?: string } => {
+  const at = resetAt === undefined ? Number.NaN : Date.parse(resetAt);
+  if (!(at > nowMs) || at - nowMs > MAX_RESET_WAIT_SECONDS * 1000) return {};
+  return {
+    resetAt: new Date(at).toISOString(),
+    nextProbeAt: new Date(at + RESET_GRACE_SECONDS * 1000).toISOString(),
+  };
+};
+
+/** The budget park made of a planner stop on the probe's park. */
+const budgetPark = (v: ParkView, resetAt: string | undefined): RunPark => {
+  const nowMs = Date.parse(v.now);
+  return {
+    kind: 'budget',
+    reason: 'the budget probe says park',
+    since: v.now,
+    failures: 1,
+    interrupted: [],
+    nextProbeAt: new Date(nowMs + backoffSeconds(1, v.policy) * 1000).toISOString(),
+    ...probeResetAt(resetAt, nowMs),
+  };
+};
+
+/** The park with the fresh failures folded in (a probing park met the outage again: it waits longer). */
+const foldFailures = (v: ParkView, fresh: readonly EnvironmentFailureSeen[]): RunPark => {
+  const at = new Date(v.now);
+  let park = v.current;
+  for (const f of fresh) {
+    const failure = {
+      reason: f.reason,
+      at,
+      attemptId: f.attemptId,
+      ...(f.resetAt ? { resetAt: f.resetAt } : {}),
+    };
+    if (park?.probingSince !== undefined) {
+      const { probingSince: _p, kind, ...waiting } = park;
+      const next = afterProbe(waiting, { up: false, at }, v.policy);
+      const after: EnvironmentPark = next.resume ? waiting : next.park;
+      park = { ...parkOnEnvironmentFailure(after, failure, v.policy), kind };
+    } else {
+      park = { ...parkOnEnvironmentFailure(park, failure, v.policy), kind: park?.kind ?? 'environment' };
+    }
+  }
+  return park!;
+};
+
+/**
+ * The park's actions for this pass, or none: park on a fresh environment failure (or on the budget
+ * probe's stop), lift it once the probing sessions answered, ask the budget probe when the wait is over
+ * (or a person resumed the run), and then lift, wait longer, or resume the interrupted sessions.
+ */
+export const parkActions = (runState: RunState, v: ParkView | undefined, budgetStale: boolean): Action[] => {
+  if (!v) return [];
+  const park = v.current;
+  if (!park && runState === 'paused' && v.budgetStopped)
+    return [{ type: 'park', park: budgetPark(v, v.budgetStopped.resetAt), seen: [], notice: true }];
+  const fresh = v.failures.filter(isOutage);
+  if (fresh.length > 0)
+    return [{ type: 'park', park: foldFailures(v, fresh), seen: fresh.map((f) => f.seen), notice: !park }];
+  if (!park) return [];
+  if (park.probingSince !== undefined) {
+    // The resumed sessions met no outage for a whole first wait: the endpoint is back.
+    const quiet = Date.parse(v.now) - Date.parse(park.probingSince) >= v.policy.initialSeconds * 1000;
+    return v.answered || quiet ? [{ type: 'unpark', reason: 'the endpoint answers' }] : [];
+  }
+  // Due, or a person resumed the run by hand: probe now.
+  if (!probeDue(park, new Date(v.now)) && runState === 'paused') return [];
+  const limit = park.kind === 'budget' || park.reason === 'provider limit reached';
+  if (limit && budgetStale) return [{ type: 'probe_budget' }];
+  if (park.kind === 'budget' || (limit && v.probeAllows !== undefined)) {
+    if (v.probeAllows === false) {
+      const { kind, probingSince: _p, ...waiting } = park;
+      const next = afterProbe(waiting, { up: false, at: new Date(v.now) }, v.policy);
+      return next.resume ? [] : [{ type: 'park', park: { ...next.park, kind }, seen: [], notice: false }];
+    }
+    if (park.kind === 'budget') return [{ type: 'unpark', reason: 'the probe allows work' }];
+  }
+  // The tool itself is the probe: the interrupted sessions go on where they stopped.
+  return [{ type: 'probe_park', park }];
+};
