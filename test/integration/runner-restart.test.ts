@@ -22,6 +22,7 @@ const waitForLine = async (
           .find((l) => l.includes(`"${key}"`))
       : undefined;
     if (line) return JSON.parse(line);
+    // Kept: the line is written by the host process, whose log is all the test sees of it.
     await sleep(100);
   }
   throw new Error(`no ${key} line in ${file}: ${existsSync(file) ? readFileSync(file, 'utf8') : ''}`);
