@@ -148,6 +148,6 @@ export const performPrFeedback = async (
       progressReport(after, runPageUrl(deps.config.publicUrl, ctx.run.id)),
     ),
   );
-  await keepFeedbackState(deps, ctx.run.id, key, current.state);
+  await keepFeedbackState(deps, ctx.run.id, key, current.state, facts.state);
   return current.state;
 };
