@@ -339,7 +339,13 @@ export class Supervisor {
       return;
     }
     const exited = existsSync(r.exitPath) || !isOurWorker(r);
-    if (exited) return this.onExit(r);
+    if (exited) {
+      // Read again: a message delivery (interruptAndResume) may have relaunched the worker since the
+      // pass listed it, and the pid it stopped is not the attempt's exit.
+      const current = await this.d.ledger.get(r.id);
+      if (!current || current.outcome || current.pid !== r.pid) return;
+      return this.onExit(current);
+    }
     // A CLI retrying a dead endpoint keeps writing its log (codex forever), so neither the stall
     // check nor the exit would catch it before the timeout: its own retry lines end it here.
     // Its tail is read again only when the log changed since this attempt's last check.
