@@ -76,17 +76,17 @@ type LeaseDeps = Pick<ReceiveDeps, 'store' | 'holder' | 'leaseSeconds' | 'clock'
 const nowOf = (deps: Pick<ReceiveDeps, 'clock'>): number =>
   (deps.clock ?? { now: () => new Date() }).now().getTime();
 
+/** This replica's lease on a delivery taken at `now` (ms): its holder and end. */
+const leaseFrom = (deps: LeaseDeps, now: number): { holder: string; until: string } => ({
+  holder: deps.holder ?? defaultHolder,
+  until: new Date(now + (deps.leaseSeconds ?? 120) * 1000).toISOString(),
+});
+
 /** Takes or renews this replica's lease on a delivery; false when another replica holds it. */
 const lease = (deps: LeaseDeps, work: Pick<DeliveryWork, 'forge' | 'deliveryId'>): Promise<boolean> => {
   const now = nowOf(deps);
-  const until = new Date(now + (deps.leaseSeconds ?? 120) * 1000).toISOString();
-  return deps.store.leaseDelivery(
-    work.forge,
-    work.deliveryId,
-    deps.holder ?? defaultHolder,
-    until,
-    new Date(now).toISOString(),
-  );
+  const { holder, until } = leaseFrom(deps, now);
+  return deps.store.leaseDelivery(work.forge, work.deliveryId, holder, until, new Date(now).toISOString());
 };
 
 type FailureDeps = Pick<ReceiveDeps, 'store' | 'logger' | 'clock' | 'retry'> & {
@@ -125,7 +125,11 @@ const laneOf = (work: DeliveryWork): string => {
   return repo ? `${work.forge}:${repo.owner}/${repo.name}` : `${work.forge}:${work.deliveryId}`;
 };
 
-/** Queue a delivery's processing; it is marked processed (and its stored events dropped) when done. */
+/**
+ * Queue a delivery's processing; it is marked processed (and its stored events dropped) when done.
+ * `leasedUntil` (ISO): the lease this replica took with the delivery's record; while less than one
+ * renewal period of it has passed, the processing starts without taking it again.
+ */
 export const enqueueDelivery = (
   deps: Pick<
     ReceiveDeps,
@@ -134,6 +138,7 @@ export const enqueueDelivery = (
     metrics?: Pick<ReceiveDeps['metrics'], 'deliveryFailures'>;
   },
   work: DeliveryWork,
+  leasedUntil?: string,
 ): boolean => {
   const key = `${work.forge}:${work.deliveryId}`;
   const mine = inFlightOf(deps.queue);
@@ -141,12 +146,14 @@ export const enqueueDelivery = (
     key,
     async () => {
       try {
-        // Renewed at the start (it may have waited behind others) and while it runs.
-        if (!(await lease(deps, work))) {
+        // Renewed at the start (it may have waited behind others), unless it was taken with the record
+        // a moment ago, and while it runs.
+        const renewMs = ((deps.leaseSeconds ?? 120) * 1000) / 3;
+        const fresh = leasedUntil !== undefined && nowOf(deps) < Date.parse(leasedUntil) - 2 * renewMs;
+        if (!fresh && !(await lease(deps, work))) {
           deps.logger.info({ delivery: work.deliveryId }, 'delivery taken over by another replica');
           return;
         }
-        const renewMs = ((deps.leaseSeconds ?? 120) * 1000) / 3;
         const renew = setInterval(() => void lease(deps, work).catch(() => undefined), renewMs);
         try {
           await deps.process(work);
@@ -231,10 +238,14 @@ export const createReceiver = (deps: ReceiveDeps) => {
       throw err;
     }
     const taken = normalized.outcome;
+    // An accepted delivery is leased to this replica in the same write: its processing is queued here.
+    const leased = taken === 'accepted' ? leaseFrom(deps, nowOf(deps)) : undefined;
     const { outcome } = await store.recordDelivery({
       ...sighting,
       outcome: taken,
-      ...(normalized.outcome === 'ignored' ? { reason: normalized.reason } : { events: normalized.events }),
+      ...(normalized.outcome === 'ignored'
+        ? { reason: normalized.reason }
+        : { events: normalized.events, ...(leased ? { lease: leased } : {}) }),
     });
     metrics.deliveries.inc({ forge: r.forge, event: r.event, outcome });
     if (outcome === 'duplicate') {
@@ -245,7 +256,11 @@ export const createReceiver = (deps: ReceiveDeps) => {
       if (logger.isLevelEnabled('debug')) log.get().debug({ reason: normalized.reason }, 'delivery ignored');
       return { status: 202, outcome, events: 0 };
     }
-    enqueueDelivery(deps, { forge: r.forge, deliveryId: r.deliveryId, events: normalized.events });
+    enqueueDelivery(
+      deps,
+      { forge: r.forge, deliveryId: r.deliveryId, events: normalized.events },
+      leased?.until,
+    );
     if (logger.isLevelEnabled('info'))
       log.get().info({ events: normalized.events.length }, 'delivery accepted');
     return { status: 202, outcome, events: normalized.events.length };

@@ -22,6 +22,7 @@ import { performPrFeedback } from './pr-feedback-step.ts';
 import { mergePr, openPr } from './pull-requests.ts';
 import { rosterEntryFor } from './roster-entry.ts';
 import { issueAttempts } from './run-progress.ts';
+import { setRunState } from './run-state.ts';
 import { firstTime, setProgress, writeRun } from './run-writer.ts';
 import { fileSmokeFinding } from './smoke-finding.ts';
 
@@ -363,9 +364,7 @@ const performWork = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promise<
       deps.logger.info({ runId: ctx.run.id, reason: a.reason }, 'run waits on an unclear integration review');
       return;
     case 'set_state':
-      ctx.run = await writeRun(deps.store, ctx.run.id, (run) =>
-        a.from.includes(run.state) ? { state: a.to } : undefined,
-      );
+      ctx.run = await setRunState(deps, ctx.run.id, a);
       return;
   }
 };

@@ -23,7 +23,8 @@ import { type Effects, refOf } from './perform.ts';
 import { milestonePrCi, milestonePrKey } from './pr-feedback.ts';
 import { runNoticeOf, runPageUrl, sendRunNotice } from './run-notice.ts';
 import { attemptKey } from './run-progress.ts';
-import { firstTime, type GateResult, recordGateResult, setProgress, writeRun } from './run-writer.ts';
+import { stopRun } from './run-state.ts';
+import { firstTime, type GateResult, recordGateResult, setProgress } from './run-writer.ts';
 
 export interface EffectHooks {
   /** Runs work after this pass, tracked so idle() waits for it. */
@@ -328,14 +329,7 @@ export const createEffects = (
   };
 
   const stop: Effects['stop'] = async (ctx, state, reason) => {
-    ctx.run = await writeRun(deps.store, ctx.run.id, (fresh) => ({
-      state,
-      progress: {
-        ...fresh.progress,
-        reason,
-        ...(state === 'paused' ? { pausedFrom: 'running' as const } : {}),
-      },
-    }));
+    ctx.run = await stopRun(deps, ctx.run.id, state, reason);
     if (state !== 'paused') {
       const attempts = await deps.ledger.listByRun(ctx.run.id);
       const evidence = attempts
@@ -355,7 +349,6 @@ export const createEffects = (
         deps.logger.warn({ runId: ctx.run.id, err }, 'model notes not updated');
       }
     }
-    deps.logger.info({ runId: ctx.run.id, state, reason }, 'run stopped');
   };
 
   const postPlan: Effects['postPlan'] = async (ctx, wave, explanations) => {

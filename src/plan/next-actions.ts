@@ -169,6 +169,12 @@ const workActions = (ctx: RunContext): Action[] => {
   return [...out, ...stop(ctx, 'blocked', `nothing can run: ${notReadyReasons(ctx, stuck)}`)];
 };
 
+/** A run that is planning, or was blocked and is looked at again, goes (back) to running; every run kind. */
+export const enterRunning = (runState: RunState): Extract<Action, { type: 'set_state' }>[] =>
+  runState === 'planning' || runState === 'blocked'
+    ? [{ type: 'set_state', from: [runState], to: 'running' }]
+    : [];
+
 /** The budget as if the probe had no say: what a wave would be before it is asked. */
 const unbounded = (snap: RunSnapshot): RunSnapshot => ({
   ...snap,
@@ -212,11 +218,9 @@ export const nextActions = (runState: RunState, snap: RunSnapshot): Action[] => 
   const unclear = reviewUnclearActions(snap.integrationReview, planned, runState);
   // A run waiting on an unclear review goes on once a writer accepted it or asked for another.
   const enter: Action[] =
-    runState === 'planning' ||
-    runState === 'blocked' ||
-    (runState === 'review_unclear' && unclear.length === 0)
+    runState === 'review_unclear' && unclear.length === 0
       ? [{ type: 'set_state', from: [runState], to: 'running' }]
-      : [];
+      : enterRunning(runState);
   const gate: Action[] = work.some((a) => a.type === 'run_smoke' || a.type === 'ship')
     ? [
         {

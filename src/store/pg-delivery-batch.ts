@@ -1,30 +1,23 @@
-// Group commit of webhook deliveries on PostgreSQL: the sightings that arrive while one batch is being
-// written go out together in ONE statement (a multi-row insert that takes each id at most once, and
-// records the losers as `duplicate` beside it), so many concurrent webhooks cost one round trip, not
-// three each. Every caller still awaits its own row before the webhook is answered: nothing is lost.
+// Webhook sightings on PostgreSQL, written in batches (pg-group-commit.ts): ONE statement per batch,
+// a multi-row insert that takes each id at most once and records the losers as `duplicate` beside it,
+// so many concurrent webhooks cost one round trip, not three each. Every caller still awaits its own
+// row before the webhook is answered: nothing is lost.
 import type pg from 'pg';
 import type { DeliveryOutcome, NewDelivery } from './types.ts';
 
-/** Most sightings in one statement (the rest wait for the next one). */
-const MAX_BATCH = 200;
-
-interface Pending {
-  d: NewDelivery;
-  resolve: (o: DeliveryOutcome) => void;
-  reject: (err: unknown) => void;
-}
-
-const columns = 'forge, delivery_id, event, action, outcome, reason, received_at, events';
+const columns =
+  'forge, delivery_id, event, action, outcome, reason, received_at, events, lease_holder, lease_until';
 
 /**
- * `$1…$8` are parallel text arrays: the first sighting of each id in the batch, `taking` (accepted or
+ * `$1…$10` are parallel text arrays: the first sighting of each id in the batch, `taking` (accepted or
  * ignored, may take the id) or not (rejected, or a repeat inside the batch: recorded as they are).
  * Rows are inserted in (forge, id) order so two replicas' batches never wait on each other in a cycle.
  */
 const batchSql = `
 WITH input AS (
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
-    AS t(forge, delivery_id, event, action, outcome, reason, received_at, events)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                       $9::text[], $10::text[])
+    AS t(forge, delivery_id, event, action, outcome, reason, received_at, events, lease_holder, lease_until)
 ), taken AS (
   INSERT INTO deliveries (${columns})
   SELECT ${columns} FROM input WHERE outcome IN ('accepted', 'ignored') ORDER BY forge, delivery_id
@@ -32,10 +25,11 @@ WITH input AS (
   RETURNING forge, delivery_id
 ), sightings AS (
   INSERT INTO deliveries (${columns})
-  SELECT forge, delivery_id, event, action, outcome, reason, received_at, events
+  SELECT forge, delivery_id, event, action, outcome, reason, received_at, events, NULL, NULL
     FROM input WHERE outcome NOT IN ('accepted', 'ignored')
   UNION ALL
-  SELECT i.forge, i.delivery_id, i.event, i.action, 'duplicate', 'delivery id already seen', i.received_at, NULL
+  SELECT i.forge, i.delivery_id, i.event, i.action, 'duplicate', 'delivery id already seen', i.received_at, NULL,
+         NULL, NULL
     FROM input i
    WHERE i.outcome IN ('accepted', 'ignored')
      AND NOT EXISTS (SELECT 1 FROM taken t WHERE t.forge = i.forge AND t.delivery_id = i.delivery_id)
@@ -43,7 +37,18 @@ WITH input AS (
 )
 SELECT forge, delivery_id FROM taken`;
 
-type Row = [string, string, string, string | null, string, string | null, string, string | null];
+type Row = [
+  string,
+  string,
+  string,
+  string | null,
+  string,
+  string | null,
+  string,
+  string | null,
+  string | null,
+  string | null,
+];
 
 const rowOf = (d: NewDelivery, outcome: DeliveryOutcome, at: string): Row => [
   d.forge,
@@ -54,6 +59,8 @@ const rowOf = (d: NewDelivery, outcome: DeliveryOutcome, at: string): Row => [
   outcome === 'duplicate' ? 'delivery id already seen' : (d.reason ?? null),
   at,
   outcome === 'accepted' && d.events ? JSON.stringify(d.events) : null,
+  outcome === 'accepted' ? (d.lease?.holder ?? null) : null,
+  outcome === 'accepted' ? (d.lease?.until ?? null) : null,
 ];
 
 /** Writes one batch; resolves each sighting's outcome in the order given. */
@@ -72,7 +79,7 @@ export const writeDeliveryBatch = async (
     return d.outcome;
   });
   const rows = ds.map((d, i) => rowOf(d, planned[i]!, at));
-  const params = Array.from({ length: 8 }, (_, c) => rows.map((r) => r[c]));
+  const params = Array.from({ length: 10 }, (_, c) => rows.map((r) => r[c]));
   const { rows: won } = await pool.query<{ forge: string; delivery_id: string }>(batchSql, params);
   const taken = new Set(won.map((r) => `${r.forge}\u0000${r.delivery_id}`));
   return planned.map((o, i) =>
@@ -82,53 +89,4 @@ export const writeDeliveryBatch = async (
         : 'duplicate'
       : o,
   );
-};
-
-export interface DeliveryBatcher {
-  record(d: NewDelivery): Promise<DeliveryOutcome>;
-}
-
-/**
- * Sightings queue while a batch is in flight and go out together once it returns (group commit);
- * a lone sighting on a quiet bot goes out at once, in its own batch. A batch the database refuses
- * (a value it cannot store, a deadlock) is retried one sighting at a time, so one bad delivery fails
- * alone and the others are still recorded.
- */
-export const createDeliveryBatcher = (pool: Pick<pg.Pool, 'query'>): DeliveryBatcher => {
-  const pending: Pending[] = [];
-  let flushing = false;
-
-  const settle = async (batch: Pending[]): Promise<void> => {
-    try {
-      const outcomes = await writeDeliveryBatch(
-        pool,
-        batch.map((p) => p.d),
-      );
-      for (const [i, p] of batch.entries()) p.resolve(outcomes[i]!);
-    } catch (err) {
-      if (batch.length === 1) {
-        batch[0]!.reject(err);
-        return;
-      }
-      for (const p of batch) await settle([p]);
-    }
-  };
-
-  const flush = async (): Promise<void> => {
-    flushing = true;
-    try {
-      while (pending.length > 0) await settle(pending.splice(0, MAX_BATCH));
-    } finally {
-      flushing = false;
-    }
-  };
-
-  return {
-    record(d) {
-      return new Promise<DeliveryOutcome>((resolve, reject) => {
-        pending.push({ d, resolve, reject });
-        if (!flushing) void flush();
-      });
-    },
-  };
 };

@@ -12,6 +12,12 @@ export interface PgOptions {
   connectionTimeoutMs?: number;
 }
 
+/**
+ * `relaxed`: every commit on these connections returns without waiting for its WAL flush
+ * (`synchronous_commit = off` for the session), for bookkeeping that a crash may lose harmlessly.
+ */
+export type PoolCommit = 'durable' | 'relaxed';
+
 const INT8_OID = 20;
 const schemaName = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -32,16 +38,20 @@ const types = {
 export const redactUrl = (url: string): string =>
   url.replace(/^(postgres(?:ql)?:\/\/[^:@/]*:)[^@]*@/, '$1***@');
 
-export const createPgPool = (url: string, opts: PgOptions = {}): pg.Pool => {
+export const createPgPool = (url: string, opts: PgOptions & { commit?: PoolCommit } = {}): pg.Pool => {
   if (opts.schema !== undefined && !schemaName.test(opts.schema)) {
     throw new AppError('config_invalid', `Postgres schema "${opts.schema}" is not a plain lower-case name`);
   }
+  const settings = [
+    ...(opts.schema ? [`-c search_path=${opts.schema}`] : []),
+    ...(opts.commit === 'relaxed' ? ['-c synchronous_commit=off'] : []),
+  ];
   const pool = new pg.Pool({
     connectionString: url,
     max: opts.max ?? 10,
     connectionTimeoutMillis: opts.connectionTimeoutMs ?? 10_000,
     types,
-    ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
+    ...(settings.length > 0 ? { options: settings.join(' ') } : {}),
   });
   // An idle client losing its server (a restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
@@ -82,18 +92,6 @@ export const inTransaction = async <T>(
     client.release(broken);
   }
 };
-
-/**
- * One statement committed without waiting for its WAL flush (`synchronous_commit = off` for this
- * transaction only): for bookkeeping that a crash may lose harmlessly — a lease (it runs out anyway),
- * a "processed" mark (the delivery is replayed, and its processing is idempotent). Visible to every
- * other connection at once, like any commit; a later durable commit flushes it too (WAL order).
- */
-export const relaxedWrite = (pool: pg.Pool, text: string, values: unknown[]): Promise<pg.QueryResult> =>
-  inTransaction(pool, async (client) => {
-    await client.query('SET LOCAL synchronous_commit = off');
-    return client.query(text, values);
-  });
 
 /** A Postgres unique violation (SQLSTATE 23505). */
 export const isUniqueViolation = (err: unknown): boolean =>

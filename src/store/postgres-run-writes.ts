@@ -64,23 +64,25 @@ export const runWrites = (client: pg.PoolClient, now: () => string): PostgresRun
     return toRun(rows[0]);
   },
   async upsertRunIssue(runId, repo, number, patch) {
-    const at = now();
-    const sets = ['updated_at = $4'];
-    const values: unknown[] = [runId, repo, number, at];
+    // One statement: a new row starts `ready` unless the patch says otherwise; an existing one takes
+    // only the patched fields.
+    const columns = ['run_id', 'issue_repo', 'issue_number', 'updated_at', 'state'];
+    const values: unknown[] = [runId, repo, number, now(), 'ready'];
+    const sets = ['updated_at = EXCLUDED.updated_at'];
     for (const [key, value] of Object.entries(patch)) {
       const column = issueColumns[key];
       if (!column) throw new AppError('bad_request', `Unknown run issue field ${key}.`);
-      values.push(typeof value === 'boolean' ? (value ? 1 : 0) : (value ?? null));
-      sets.push(`${column} = $${values.length}`);
+      const v = typeof value === 'boolean' ? (value ? 1 : 0) : (value ?? null);
+      if (column === 'state') values[4] = v;
+      else {
+        columns.push(column);
+        values.push(v);
+      }
+      sets.push(`${column} = EXCLUDED.${column}`);
     }
-    await client.query(
-      `INSERT INTO run_issues (run_id, issue_repo, issue_number, state, updated_at)
-       VALUES ($1, $2, $3, 'ready', $4) ON CONFLICT DO NOTHING`,
-      [runId, repo, number, at],
-    );
     const { rows } = await client.query(
-      `UPDATE run_issues SET ${sets.join(', ')} WHERE run_id = $1 AND issue_repo = $2 AND issue_number = $3
-       RETURNING *`,
+      `INSERT INTO run_issues (${columns.join(', ')}) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})
+       ON CONFLICT (run_id, issue_repo, issue_number) DO UPDATE SET ${sets.join(', ')} RETURNING *`,
       values,
     );
     return toIssue(rows[0]);

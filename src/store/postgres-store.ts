@@ -1,14 +1,22 @@
 // The Store on PostgreSQL, for several bot replicas on one database. Same port, migrations and row
 // mapping as SQLite (sqlite-store.ts); a delivery id is taken once by the unique index, whichever
 // replica records it first, and the others get `duplicate`. Concurrent sightings are written in one
-// statement per batch (pg-delivery-batch.ts).
+// statement per batch (pg-delivery-batch.ts); so are leases and "processed" marks, on a small pool
+// whose commits do not wait for the WAL flush (pg-delivery-bookkeeping.ts).
 import { AppError } from '../errors.ts';
 import { type Migration, readMigrations } from './migrate.ts';
-import { createDeliveryBatcher } from './pg-delivery-batch.ts';
+import { writeDeliveryBatch } from './pg-delivery-batch.ts';
+import {
+  type DeliveryRef,
+  type LeaseRequest,
+  writeLeaseBatch,
+  writeMarkBatch,
+} from './pg-delivery-bookkeeping.ts';
+import { createGroupCommit } from './pg-group-commit.ts';
 import { migratePostgres } from './pg-migrate.ts';
-import { checkConnection, closeOnce, createPgPool, type PgOptions, relaxedWrite } from './pg-pool.ts';
+import { checkConnection, closeOnce, createPgPool, type PgOptions } from './pg-pool.ts';
 import { pgFailureSql, toDelivery, toIntent, unprocessedRow, unprocessedSql } from './sqlite-store.ts';
-import type { Store } from './types.ts';
+import type { NewDelivery, Store } from './types.ts';
 
 /** Connect, check the server answers, migrate, and return the Store. */
 export const openPostgresStore = async (
@@ -25,30 +33,26 @@ export const openPostgresStore = async (
       ? err
       : new AppError('store_error', 'cannot open the Postgres store', {}, { cause: err });
   }
-  const close = closeOnce(pool);
-  const deliveries = createDeliveryBatcher(pool);
+  // One round trip per batch of leases or marks (no BEGIN / SET LOCAL / COMMIT around it).
+  const bookkeeping = createPgPool(url, { ...opts, max: 2, commit: 'relaxed' });
+  const closePool = closeOnce(pool);
+  const closeBookkeeping = closeOnce(bookkeeping);
+  const close = async () => {
+    await Promise.all([closePool(), closeBookkeeping()]);
+  };
+  const record = createGroupCommit((ds: readonly NewDelivery[]) => writeDeliveryBatch(pool, ds));
+  const lease = createGroupCommit((ls: readonly LeaseRequest[]) => writeLeaseBatch(bookkeeping, ls));
+  const mark = createGroupCommit((ms: readonly DeliveryRef[]) => writeMarkBatch(bookkeeping, ms));
 
   return {
     async recordDelivery(d) {
-      return { outcome: await deliveries.record(d) };
+      return { outcome: await record(d) };
     },
     async markDeliveryProcessed(forge, deliveryId) {
-      await relaxedWrite(
-        pool,
-        `UPDATE deliveries SET processed_at = $1, events = NULL WHERE forge = $2 AND delivery_id = $3
-         AND outcome IN ('accepted', 'ignored') AND processed_at IS NULL`,
-        [new Date().toISOString(), forge, deliveryId],
-      );
+      await mark({ forge, deliveryId });
     },
-    async leaseDelivery(forge, deliveryId, holder, until, now) {
-      const { rowCount } = await relaxedWrite(
-        pool,
-        `UPDATE deliveries SET lease_holder = $1, lease_until = $2
-           WHERE forge = $3 AND delivery_id = $4 AND outcome = 'accepted' AND processed_at IS NULL
-           AND (lease_holder IS NULL OR lease_until < $5 OR lease_holder = $1)`,
-        [holder, until, forge, deliveryId, now],
-      );
-      return rowCount === 1;
+    leaseDelivery(forge, deliveryId, holder, until, now) {
+      return lease({ forge, deliveryId, holder, until, now });
     },
     async listUnprocessedDeliveries(now) {
       const { rows } = await pool.query(unprocessedSql('$1'), [now ?? '9999']);

@@ -60,13 +60,28 @@ export const unprocessedSql = (now: string) =>
    WHERE outcome = 'accepted' AND processed_at IS NULL AND events IS NOT NULL AND failed_at IS NULL
    AND (retry_after IS NULL OR retry_after <= ${now}) ORDER BY id`;
 
+/**
+ * A delivery picked by its id names the partial unique index's predicate word for word
+ * (`outcome IN ('accepted', 'ignored')`): SQLite uses a partial index only then, and without it every
+ * lease, failure count and hold scans the whole table, which only grows.
+ */
+const byId = `forge = ? AND delivery_id = ? AND outcome IN ('accepted', 'ignored')`;
+
 const failureSql = {
   count: `UPDATE deliveries SET attempts = attempts + 1, last_error = ?, lease_holder = NULL, lease_until = NULL
-          WHERE forge = ? AND delivery_id = ? AND outcome = 'accepted' AND processed_at IS NULL`,
-  attempts: `SELECT attempts FROM deliveries WHERE forge = ? AND delivery_id = ? AND outcome = 'accepted'`,
+          WHERE ${byId} AND outcome = 'accepted' AND processed_at IS NULL`,
+  attempts: `SELECT attempts FROM deliveries WHERE ${byId} AND outcome = 'accepted'`,
   hold: `UPDATE deliveries SET retry_after = ?, failed_at = ?
-         WHERE forge = ? AND delivery_id = ? AND outcome = 'accepted' AND processed_at IS NULL`,
+         WHERE ${byId} AND outcome = 'accepted' AND processed_at IS NULL`,
   failed: `SELECT * FROM deliveries WHERE failed_at IS NOT NULL ORDER BY failed_at DESC, id DESC LIMIT ?`,
+};
+
+/** The lease and the "processed" mark on SQLite (`?`: holder, until, forge, id, now, holder). */
+export const bookkeepingSql = {
+  markProcessed: `UPDATE deliveries SET processed_at = ?, events = NULL WHERE ${byId} AND processed_at IS NULL`,
+  lease: `UPDATE deliveries SET lease_holder = ?, lease_until = ?
+           WHERE ${byId} AND outcome = 'accepted' AND processed_at IS NULL
+           AND (lease_holder IS NULL OR lease_until < ? OR lease_holder = ?)`,
 };
 
 /** The same statements with `$n` placeholders, for Postgres. */
@@ -99,8 +114,9 @@ export const openSqliteStore = (path: string, opts: { migrations?: Migration[] }
   const db = openSqliteDatabase(path, 'SQLite store', opts);
 
   const insertFirst = db.prepare(
-    `INSERT OR IGNORE INTO deliveries (forge, delivery_id, event, action, outcome, reason, received_at, events)
-     VALUES (@forge, @deliveryId, @event, @action, @outcome, @reason, @at, @events)`,
+    `INSERT OR IGNORE INTO deliveries
+       (forge, delivery_id, event, action, outcome, reason, received_at, events, lease_holder, lease_until)
+     VALUES (@forge, @deliveryId, @event, @action, @outcome, @reason, @at, @events, @holder, @until)`,
   );
   const insertAny = db.prepare(
     `INSERT INTO deliveries (forge, delivery_id, event, action, outcome, reason, received_at)
@@ -119,8 +135,10 @@ export const openSqliteStore = (path: string, opts: { migrations?: Migration[] }
       insertAny.run({ ...row, outcome: 'rejected' });
       return 'rejected';
     }
-    const events = d.outcome === 'accepted' && d.events ? JSON.stringify(d.events) : null;
-    if (insertFirst.run({ ...row, outcome: d.outcome, events }).changes === 1) return d.outcome;
+    const accepted = d.outcome === 'accepted';
+    const events = accepted && d.events ? JSON.stringify(d.events) : null;
+    const lease = accepted && d.lease ? d.lease : { holder: null, until: null };
+    if (insertFirst.run({ ...row, outcome: d.outcome, events, ...lease }).changes === 1) return d.outcome;
     insertAny.run({ ...row, outcome: 'duplicate', reason: 'delivery id already seen' });
     return 'duplicate';
   });
@@ -128,15 +146,8 @@ export const openSqliteStore = (path: string, opts: { migrations?: Migration[] }
     `INSERT OR IGNORE INTO intents (forge, repo, issue_number, command, sender, delivery_id, seq, created_at)
      VALUES (@forge, @repo, @issueNumber, @command, @sender, @deliveryId, @seq, @at)`,
   );
-  const markProcessed = db.prepare(
-    `UPDATE deliveries SET processed_at = ?, events = NULL WHERE forge = ? AND delivery_id = ?
-     AND outcome IN ('accepted', 'ignored') AND processed_at IS NULL`,
-  );
-  const leaseDelivery = db.prepare(
-    `UPDATE deliveries SET lease_holder = @holder, lease_until = @until
-           WHERE forge = @forge AND delivery_id = @deliveryId AND outcome = 'accepted' AND processed_at IS NULL
-           AND (lease_holder IS NULL OR lease_until < @now OR lease_holder = @holder)`,
-  );
+  const markProcessed = db.prepare(bookkeepingSql.markProcessed);
+  const leaseDelivery = db.prepare(bookkeepingSql.lease);
   const selectIntent = db.prepare('SELECT * FROM intents WHERE forge = ? AND delivery_id = ? AND seq = ?');
 
   return {
@@ -147,7 +158,7 @@ export const openSqliteStore = (path: string, opts: { migrations?: Migration[] }
       markProcessed.run(new Date().toISOString(), forge, deliveryId);
     },
     async leaseDelivery(forge, deliveryId, holder, until, now) {
-      return leaseDelivery.run({ forge, deliveryId, holder, until, now }).changes === 1;
+      return leaseDelivery.run(holder, until, forge, deliveryId, now, holder).changes === 1;
     },
     async listUnprocessedDeliveries(now) {
       const rows = db.prepare(unprocessedSql('?')).all(now ?? '9999');

@@ -15,6 +15,11 @@ export interface NewDelivery {
   reason?: string;
   /** The normalised events of an accepted delivery, kept until it is processed. */
   events?: unknown[];
+  /**
+   * An accepted delivery whose processing this replica queues: leased to it with the id, in the same
+   * write, so the processing need not take the lease again before it starts.
+   */
+  lease?: { holder: string; until: string };
 }
 
 export interface UnprocessedDelivery {

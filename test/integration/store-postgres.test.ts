@@ -208,6 +208,53 @@ describe.skipIf(!available)('Postgres store', () => {
       expect(await store.recordDelivery(d('bad', 'opened'))).toEqual({ outcome: 'accepted' });
       await store.close();
     });
+
+    it('leases asked at once, two for one delivery among them, grant that delivery to the first asker only', async () => {
+      const url = schemas.urlFor(await schemas.create());
+      const store = await openStore(url);
+      for (const id of ['a', 'b', 'c'])
+        await store.recordDelivery({
+          forge: 'gitea',
+          deliveryId: id,
+          event: 'issues',
+          outcome: 'accepted',
+          events: [],
+        });
+      const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+      // Asked in one tick: they go out in one or two batches, the repeat of `b` after its first ask.
+      const granted = await Promise.all([
+        store.leaseDelivery('gitea', 'a', 'A', t(30), t(0)),
+        store.leaseDelivery('gitea', 'b', 'A', t(30), t(0)),
+        store.leaseDelivery('gitea', 'b', 'B', t(30), t(0)),
+        store.leaseDelivery('gitea', 'c', 'B', t(30), t(0)),
+        store.leaseDelivery('gitea', 'gone', 'B', t(30), t(0)),
+      ]);
+      expect(granted).toEqual([true, true, false, true, false]);
+      await Promise.all([
+        store.markDeliveryProcessed('gitea', 'a'),
+        store.markDeliveryProcessed('gitea', 'c'),
+      ]);
+      expect((await store.listUnprocessedDeliveries()).map((u) => u.deliveryId)).toEqual(['b']);
+      await store.close();
+    });
+  });
+
+  describe('bookkeeping commits', () => {
+    it('a relaxed pool commits without waiting for the WAL flush; the default pool waits', async () => {
+      const schema = await schemas.create();
+      const relaxed = createPgPool(pgTestUrl(), { schema, max: 1, commit: 'relaxed' });
+      const durable = createPgPool(pgTestUrl(), { schema, max: 1 });
+      try {
+        const setting = async (pool: typeof relaxed) =>
+          (await pool.query<{ v: string }>("SELECT current_setting('synchronous_commit') AS v")).rows[0]?.v;
+        expect(await setting(relaxed)).toBe('off');
+        expect(await setting(durable)).toBe('on');
+        // The schema setting still holds beside it.
+        expect((await relaxed.query<{ s: string }>('SELECT current_schema() AS s')).rows[0]?.s).toBe(schema);
+      } finally {
+        await Promise.all([relaxed.end(), durable.end()]);
+      }
+    });
   });
 
   describe('run lock on Postgres', () => {

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isAppError } from '../../src/errors.ts';
 import { migrate, readMigrations } from '../../src/store/migrate.ts';
 import { openRunnerRegistry, openRunStore, openStore, parseDatabaseUrl } from '../../src/store/open-store.ts';
-import { openSqliteStore } from '../../src/store/sqlite-store.ts';
+import { bookkeepingSql, failureSql, openSqliteStore } from '../../src/store/sqlite-store.ts';
 import { describeStoreSuite } from '../support/store-suite.ts';
 
 const dirs: string[] = [];
@@ -66,6 +66,26 @@ describe('SQLite store', () => {
     await store.close();
     const db = new Database(path);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    db.close();
+  });
+
+  it('finds a delivery by its id through the index for every lease, mark, failure count and hold', () => {
+    const db = new Database(':memory:');
+    migrate(db, readMigrations());
+    const keyed = { ...bookkeepingSql, ...failureSql } as Record<string, string>;
+    delete keyed.failed;
+    const plans = Object.fromEntries(
+      Object.entries(keyed).map(([name, sql]) => [
+        name,
+        db
+          .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+          .all(...Array.from({ length: sql.split('?').length - 1 }, () => null))
+          .map((r) => String((r as { detail: unknown }).detail))
+          .join('; '),
+      ]),
+    );
+    for (const plan of Object.values(plans)) expect(plan).toMatch(/^SEARCH deliveries USING INDEX/);
+    expect(Object.keys(plans).sort()).toEqual(['attempts', 'count', 'hold', 'lease', 'markProcessed']);
     db.close();
   });
 });

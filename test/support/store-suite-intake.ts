@@ -174,5 +174,23 @@ export const describeIntakeCases = (engine: string, fresh: () => Promise<FreshDa
       expect(await a.leaseDelivery('github', 'l1', 'A', t(99), t(98))).toBe(false);
       expect(await a.leaseDelivery('github', 'unknown', 'A', t(99), t(98))).toBe(false);
     });
+
+    it('a delivery recorded with a lease is held by that holder from its first write; a duplicate takes none', async () => {
+      const db = await fresh();
+      const a = await db.store();
+      const b = await db.store();
+      const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+      const sighting = { forge: 'gitea' as const, deliveryId: 'r1', event: 'issues', events: [] };
+      expect(
+        await a.recordDelivery({ ...sighting, outcome: 'accepted', lease: { holder: 'A', until: t(30) } }),
+      ).toEqual({ outcome: 'accepted' });
+      // The doubled delivery on B: a duplicate, and it does not move A's lease.
+      expect(
+        await b.recordDelivery({ ...sighting, outcome: 'accepted', lease: { holder: 'B', until: t(90) } }),
+      ).toEqual({ outcome: 'duplicate' });
+      expect(await b.leaseDelivery('gitea', 'r1', 'B', t(40), t(10))).toBe(false);
+      expect(await a.leaseDelivery('gitea', 'r1', 'A', t(50), t(20))).toBe(true);
+      expect(await b.leaseDelivery('gitea', 'r1', 'B', t(70), t(51))).toBe(true);
+    });
   });
 };

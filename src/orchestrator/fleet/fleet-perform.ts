@@ -12,7 +12,7 @@ import { performPrFeedback } from '../pr-feedback-step.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { runReviewLeg } from '../review-leg.ts';
 import { issueAttempts } from '../run-progress.ts';
-import { writeRun } from '../run-writer.ts';
+import { setRunState, stopRun } from '../run-state.ts';
 import { type FleetCtx, fleetReviewPorts } from './fleet-context.ts';
 import { updateFleet, updateTicket } from './fleet-state.ts';
 import { mergeTicket } from './merge-ticket.ts';
@@ -85,19 +85,6 @@ const closeTicket = async (deps: Ports<'logger' | 'store'>, ctx: FleetCtx, key: 
   await deps.store.upsertRunIssue(ctx.run.id, name, ref.number, { state: 'closed' });
 };
 
-const stop = async (
-  deps: Ports<'logger' | 'store'>,
-  ctx: FleetCtx,
-  state: 'done' | 'blocked' | 'paused',
-  reason: string,
-) => {
-  ctx.run = await writeRun(deps.store, ctx.run.id, (fresh) => ({
-    state,
-    progress: { ...fresh.progress, reason },
-  }));
-  deps.logger.info({ runId: ctx.run.id, state, reason }, 'fleet stopped');
-};
-
 export const performFleet = async (
   deps: Ports<
     'baseEnv' | 'cloneUrl' | 'config' | 'dispatcher' | 'fleet' | 'ledger' | 'logger' | 'runner' | 'store'
@@ -139,8 +126,12 @@ export const performFleet = async (
     }
     case 'close_issue':
       return closeTicket(deps, ctx, a.issue);
+    case 'set_state':
+      ctx.run = await setRunState(deps, ctx.run.id, a);
+      return;
     case 'stop':
-      return stop(deps, ctx, a.state, a.reason);
+      ctx.run = await stopRun(deps, ctx.run.id, a.state, a.reason);
+      return;
     default:
       // Milestone-only actions (plans, builds, ship, epics, notices) do not arise in a fleet; the
       // scoreboard carries the fleet's report.

@@ -4,7 +4,7 @@
 // publish the scoreboard; repeat while a pass moved something the next can build on.
 import { nextActions } from '../../plan/next-actions.ts';
 import type { Action } from '../../plan/snapshot.ts';
-import { writeRun } from '../run-writer.ts';
+import type { RunState } from '../../plan/states.ts';
 import { renderScoreboard } from '../scoreboard.ts';
 import type { FleetHooks, FleetPorts } from './fleet-context.ts';
 import { performFleet } from './fleet-perform.ts';
@@ -26,9 +26,7 @@ export const reconcileFleet = async (deps: FleetPorts, hooks: FleetHooks, runId:
       return;
     }
     await relayReports(deps, ctx);
-    if (ctx.run.state === 'planning' || ctx.run.state === 'blocked')
-      ctx.run = await writeRun(deps.store, ctx.run.id, () => ({ state: 'running' }));
-    const actions = nextActions('running', ctx.snap);
+    const actions = nextActions(ctx.run.state as RunState, ctx.snap);
     let moved = false;
     let stopped: Extract<Action, { type: 'stop' }> | undefined;
     for (const a of actions) {

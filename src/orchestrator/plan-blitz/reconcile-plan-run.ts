@@ -6,7 +6,9 @@
 import { formatConfigErrors } from '../../config/repo-config.ts';
 import { executionGate } from '../../plan/gates.ts';
 import { buildGraph } from '../../plan/graph.ts';
+import { enterRunning } from '../../plan/next-actions.ts';
 import type { RunSnapshot, StopState } from '../../plan/snapshot.ts';
+import type { RunState } from '../../plan/states.ts';
 import { issueKey } from '../../plan/types.ts';
 import { type BudgetProbe, budgetOf } from '../budget-probe.ts';
 import { forgeOfRun, type Ports, type RunOptionsStored, refOf, repoRefOf } from '../context.ts';
@@ -15,7 +17,7 @@ import { reportOnce } from '../perform.ts';
 import { planInput } from '../plan-input.ts';
 import { type ReconcileHooks, withoutUnrecordedApprovals } from '../reconcile.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
-import { writeRun } from '../run-writer.ts';
+import { setRunState, stopRun as writeStop } from '../run-state.ts';
 import { type PlanCtx, type PlanPorts, reloadPlan, savePlan } from './plan-context.ts';
 import { renderPlanDashboard } from './plan-dashboard.ts';
 import { planRunLabels, sizeOf } from './plan-labels.ts';
@@ -118,16 +120,12 @@ const stopRun = async (pc: PlanCtx, state: StopState, reason: string) => {
   const word =
     state === 'blocked' ? 'stopped (a person has to look)' : state === 'paused' ? 'paused' : 'finished';
   const full = state === 'blocked' ? `blocked: ${reason}` : reason;
-  pc.run = await writeRun(pc.deps.store, pc.run.id, (fresh) => ({
-    state: state === 'paused' ? 'paused' : 'done',
-    progress: { ...fresh.progress, reason: full },
-  }));
+  pc.run = await writeStop(pc.deps, pc.run.id, state === 'paused' ? 'paused' : 'done', full);
   await report(
     pc,
     `plan-stop:${state}:${reason}`,
     `**plan-blitz: ${pc.run.milestoneTitle} ${word}**: ${reason}`,
   );
-  pc.deps.logger.info({ runId: pc.run.id, state, reason }, 'plan run stopped');
 };
 
 /** Decides the next wave, or stops the run. True when a wave started. */
@@ -223,16 +221,12 @@ export const reconcilePlanRun = async (
       const { run, forge, repo } = loaded;
       if (run.triggerIssue !== undefined)
         await forge.createComment({ repo, number: run.triggerIssue }, loaded.broken).catch(() => undefined);
-      await writeRun(deps.store, run.id, (now) => ({
-        state: 'blocked',
-        progress: { ...now.progress, reason: 'the repo config does not parse' },
-      }));
+      await writeStop(deps, run.id, 'blocked', 'the repo config does not parse');
       return;
     }
     const { pc, snap } = loaded;
     if (pc.run.state === 'paused') return hooks.dashboardBody(runId, renderPlanDashboard(pc));
-    if (pc.run.state !== 'running')
-      pc.run = await writeRun(deps.store, pc.run.id, () => ({ state: 'running' }));
+    for (const a of enterRunning(pc.run.state as RunState)) pc.run = await setRunState(deps, pc.run.id, a);
     let moved = false;
     const wave = currentWave(pc.plan);
     if (wave) {

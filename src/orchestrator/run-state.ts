@@ -1,0 +1,34 @@
+// The executor's two steps that move a run's state, for blitz, fleet and plan runs alike: the
+// planner's `set_state` (only from the states it names: a run that moved meanwhile is left alone) and
+// its `stop` (the state and the reason, in one write). Both write through run-writer.ts.
+import type { Action } from '../plan/snapshot.ts';
+import type { RunRecord } from '../store/run-store.ts';
+import type { Ports } from './context.ts';
+import { writeRun } from './run-writer.ts';
+
+/** `set_state`: the run moves to `to` when it is in one of `from` now. */
+export const setRunState = (
+  deps: Ports<'store'>,
+  runId: string,
+  a: Extract<Action, { type: 'set_state' }>,
+): Promise<RunRecord> =>
+  writeRun(deps.store, runId, (run) => (a.from.includes(run.state) ? { state: a.to } : undefined));
+
+/** `stop`: the run ends (or pauses) in `state`, saying why; a paused run resumes into `running`. */
+export const stopRun = async (
+  deps: Ports<'logger' | 'store'>,
+  runId: string,
+  state: RunRecord['state'],
+  reason: string,
+): Promise<RunRecord> => {
+  const run = await writeRun(deps.store, runId, (fresh) => ({
+    state,
+    progress: {
+      ...fresh.progress,
+      reason,
+      ...(state === 'paused' ? { pausedFrom: 'running' as const } : {}),
+    },
+  }));
+  deps.logger.info({ runId, state, reason }, 'run stopped');
+  return run;
+};
