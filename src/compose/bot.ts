@@ -22,6 +22,7 @@ import { loadRepoPolicy } from '../intake/repo-policy.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import { createRedactor } from '../observability/redact.ts';
+import { configuredBudgetProbe } from '../orchestrator/budget-probe.ts';
 import { startBlitzCron } from '../orchestrator/cron.ts';
 import { createQueueDispatch } from '../orchestrator/dispatch-compose.ts';
 import { localOnlyLedger } from '../orchestrator/dispatch-local.ts';
@@ -177,6 +178,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     clock,
     logger: logger.child({ name: 'orchestrator' }),
     baseEnv: o.baseEnv,
+    budgetProbe: configuredBudgetProbe(config, o.baseEnv),
     forges: ({ forge, repo, installationId }) =>
       forges({ forge, repo, ...(installationId !== undefined ? { installationId } : {}) }),
     notifiers: notify.notifiers,

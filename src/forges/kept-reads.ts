@@ -11,9 +11,11 @@
 //   milestone change drops every kept snapshot that names the repository;
 // - age: past `freshMs` the next load asks the forge again (GitHub's loader asks conditionally first).
 // What no webhook reports (an edited body, an issue moved into the milestone) is seen at that reload.
-// Files (the repo config) are kept for `freshMs` per repository, path and ref.
+// Files (the repo config) are kept for `freshMs` per repository, path and ref. What the PR feedback
+// loop reads of a head's finished checks is kept by kept-feedback-reads.ts.
 // Each replica keeps its own: a replica that did not receive a webhook sees the change at its next
 // reload, at most `freshMs` later.
+import { withKeptFeedbackReads } from './kept-feedback-reads.ts';
 import type { Forge, IssueRef, MilestoneSnapshot, RepoRef } from './types.ts';
 import { sameIssue, sameRepo } from './types.ts';
 
@@ -89,8 +91,11 @@ export const withKeptReads = (forge: Forge, opts: KeptReadsOptions = {}): Forge 
       }
     };
 
+  const feedback = withKeptFeedbackReads(forge, { freshMs, now });
+  const { observe, ...feedbackReads } = feedback;
   return {
     ...forge,
+    ...feedbackReads,
     async loadMilestone(repo, number) {
       const key = `${repoKey(repo)}#${number}`;
       const hit = snapshots.get(key);
@@ -129,6 +134,7 @@ export const withKeptReads = (forge: Forge, opts: KeptReadsOptions = {}): Forge 
     removeLabel: after(forge.removeLabel, (ref) => dropRepo(ref.repo)),
     observeEvent(event) {
       forge.observeEvent?.(event);
+      observe(event);
       if (harmless.has(event.kind)) return;
       if (event.kind === 'issue-closed' && event.issueNumber !== undefined) {
         closed({ repo: event.repo, number: event.issueNumber });

@@ -311,6 +311,10 @@ export interface ObservedEvent {
   kind: string;
   repo: RepoRef;
   issueNumber?: number;
+  /** `checks-changed`: the commit whose checks changed. */
+  headSha?: string;
+  /** `review-changed`: the PR reviewed or commented on. */
+  number?: number;
 }
 
 export const formatRepo = (repo: RepoRef): string => `${repo.owner}/${repo.name}`;

@@ -25,6 +25,8 @@ export interface DashboardIssue {
   tokens?: number;
   /** Numbers of the issues in this run that block this one (edges of the flowchart). */
   blockedBy: number[];
+  /** `/blitz tell` messages not delivered yet: they wait for the session's next resume. */
+  messagesWaiting?: number;
 }
 
 export type DashboardBlocker =

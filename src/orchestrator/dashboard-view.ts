@@ -7,6 +7,7 @@ import { integrationReviewLine } from '../plan/readiness.ts';
 import type { Action, IntegrationReviewView, RunSnapshot } from '../plan/snapshot.ts';
 import { hasLabel, issueKey, planLabels } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
+import { tellStanding } from '../ship/tell-delivery.ts';
 import { attentionOf } from '../status/attention.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type {
@@ -65,6 +66,9 @@ export const dashboardView = (input: {
       : (p?.state ??
         (untrusted || i.labels.some((l) => l.name === 'hold') ? 'held' : open ? 'blocked' : 'ready'));
     const tokens = attempts.reduce((n, a) => n + a.tokens.input + a.tokens.output, 0);
+    // Told messages that no session has heard (src/ship/tell-delivery.ts): never dropped silently.
+    const waiting = tellStanding(run.progress.prFeedback?.[key]?.tells, attempts);
+    const messagesWaiting = waiting.waiting.length + waiting.inFlight.length;
     rows.push({
       number: i.number,
       title: i.title,
@@ -78,6 +82,7 @@ export const dashboardView = (input: {
       attempts: attempts.length,
       ...(tokens > 0 ? { tokens } : {}),
       blockedBy: blockers,
+      ...(messagesWaiting > 0 ? { messagesWaiting } : {}),
     });
   }
   for (const c of input.closed) {

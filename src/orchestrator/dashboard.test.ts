@@ -93,6 +93,15 @@ describe('renderDashboard', () => {
     expect(progressLine(input)).toBe('3/7 closed · 2 working · 1 blocked · 1 skipped · wave 2');
   });
 
+  it('says in its row that a /blitz tell message has not reached the session yet', () => {
+    const input = base(sample());
+    input.issues[0] = { ...input.issues[0]!, messagesWaiting: 2 };
+    const [row, other] = tableRows(renderDashboard(input));
+    expect(row).toContain(' · ✉️ 2 messages not delivered yet |');
+    expect(cellCount(row!)).toBe(7);
+    expect(other).not.toContain('not delivered');
+  });
+
   it('has one table row per issue, each with seven cells, entry and model, PR link, attempts and tokens', () => {
     const md = renderDashboard(base(sample()));
     const rows = tableRows(md);

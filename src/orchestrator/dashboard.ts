@@ -82,7 +82,9 @@ const issueRow = (i: DashboardIssue): string => {
       ? `${stateIcon[i.state]} ${i.state.replace('_', ' ')}`
       : markdownText(String(i.state), 20);
   const tokens = i.tokens === undefined ? '–' : compactNumber(i.tokens);
-  return `| ${ref(i.number)} | ${markdownText(i.title)} | ${state} | ${worker} | ${pr} | ${Math.max(0, Math.trunc(i.attempts) || 0)} | ${tokens} |`;
+  const waiting = Math.max(0, Math.trunc(i.messagesWaiting ?? 0) || 0);
+  const told = waiting > 0 ? ` · ✉️ ${waiting} message${waiting === 1 ? '' : 's'} not delivered yet` : '';
+  return `| ${ref(i.number)} | ${markdownText(i.title)} | ${state}${told} | ${worker} | ${pr} | ${Math.max(0, Math.trunc(i.attempts) || 0)} | ${tokens} |`;
 };
 
 const blockerLine = (b: DashboardBlocker): string =>

@@ -18,6 +18,7 @@ import { runIntegrationReview } from './integration-review.ts';
 import { cleanupClosedIssue } from './issue-cleanup.ts';
 import { sendIssueNotice } from './issue-notices.ts';
 import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
+import { keepReviewVerdict, reportQueued } from './pr-feedback.ts';
 import { performPrFeedback } from './pr-feedback-step.ts';
 import { mergePr, openPr } from './pull-requests.ts';
 import { rosterEntryFor } from './roster-entry.ts';
@@ -25,6 +26,7 @@ import { issueAttempts } from './run-progress.ts';
 import { setRunState } from './run-state.ts';
 import { firstTime, setProgress, writeRun } from './run-writer.ts';
 import { fileSmokeFinding } from './smoke-finding.ts';
+import { nudgeWithTells } from './tell-nudge.ts';
 
 export interface Effects {
   /** Starts a build or smoke check in the background; the result lands in the run's progress. */
@@ -118,13 +120,19 @@ export const dispatchIssue = async (
 };
 
 /** The worker pushed: find its PR, or open one (it may not have opened one). */
-export const openIssuePr = async (deps: Ports<'store'>, ctx: StepCtx, kind: RunKind, key: IssueKey) => {
+export const openIssuePr = async (
+  deps: Ports<'store' | 'logger' | 'config'>,
+  ctx: StepCtx,
+  kind: RunKind,
+  key: IssueKey,
+) => {
   const solved = solvedOf(ctx, key);
   if (!solved) return;
   const title = kind.issue(key)?.title;
   const body = kind.prBody(key, solved);
-  await openPr(deps, {
-    ...kind.site(key),
+  const site = kind.site(key);
+  const { pr } = await openPr(deps, {
+    ...site,
     runId: ctx.run.id,
     issue: key,
     title,
@@ -132,6 +140,8 @@ export const openIssuePr = async (deps: Ports<'store'>, ctx: StepCtx, kind: RunK
     body,
     state: 'pr_open',
   });
+  // The bot's own `blitz` check starts queued on the new head (issue 21: progress as checks).
+  await reportQueued(deps, { ...site, runId: ctx.run.id, key, head: pr.head.sha });
 };
 
 /** An interrupted worker goes on where its worktree is. */
@@ -177,9 +187,10 @@ const review = async (
       reviewPosted: r.posted,
       state: r.posted ? 'reviewed' : 'pr_open',
     });
-    if (r.posted) return;
+    if (r.posted) return keepReviewVerdict(deps, ctx.run.id, a.issue, r.summary ?? 'posted');
   }
   // No review module: the leg is skipped, and the dashboard says so; nothing claims a review happened.
+  await keepReviewVerdict(deps, ctx.run.id, a.issue, 'skipped (no reviewer available)');
   await setProgress(deps, ctx, { reviewUnavailable: true });
   await deps.store.upsertRunIssue(ctx.run.id, repo, ref.number, { reviewPosted: true });
 };
@@ -298,6 +309,10 @@ const performWork = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promise<
       return review(deps, ctx, a);
     case 'merge':
       return merge(deps, ctx, a);
+    case 'tell':
+      await nudgeWithTells(deps, ctx, a.issue);
+      ctx.run = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
+      return;
     case 'pr_feedback': {
       if (!ctx.prFacts) return;
       await performPrFeedback(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PrFacts } from './pr-feedback.ts';
-import { holdSentence, progressReport, workerPhase } from './pr-feedback.ts';
+import { holdSentence, progressReport, queuedReport, workerPhase } from './pr-feedback.ts';
 
 const asked = { attemptId: 'a1', resumes: 0, head: 'h1', commentIds: [] };
 
@@ -27,14 +27,26 @@ const facts = (decision: PrFacts['decision'], over: Partial<PrFacts> = {}): PrFa
 });
 
 describe('progressReport', () => {
-  it('names what the loop does on the head, with the status page link', () => {
+  it('completes only with the review leg’s verdict and a green build, naming both and the status page', () => {
+    const verdict = { state: { fixAttempts: 1, reviewVerdict: 'clean by codex-mini' } };
     expect(
-      progressReport(facts({ kind: 'merge', why: 'CI green (2 check(s))' }), 'https://b/runs/r1'),
+      progressReport(facts({ kind: 'merge', why: 'CI green (2 check(s))' }, verdict), 'https://b/runs/r1'),
     ).toEqual({
       state: 'success',
-      title: 'ready to merge: CI green (2 check(s))',
-      summary: expect.stringContaining('- CI fix attempts: 1'),
+      title: 'ready to merge: review clean by codex-mini; CI green (2 check(s))',
+      summary: [
+        '- Review leg: clean by codex-mini',
+        "- Build (the repository's CI): CI green (0 checks)",
+        '- Reviews by people: no change request standing on this head',
+        '- CI fix attempts: 1',
+        '- Status page: https://b/runs/r1',
+      ].join('\n'),
       detailsUrl: 'https://b/runs/r1',
+    });
+    // Green without the review leg's verdict yet: still in progress.
+    expect(progressReport(facts({ kind: 'merge', why: 'CI green (2 check(s))' }), undefined)).toMatchObject({
+      state: 'in_progress',
+      title: 'CI green (2 check(s)); waiting for the review leg',
     });
     expect(progressReport(facts({ kind: 'resume', parts: ['ci'], why: 'CI red' }), undefined)).toMatchObject({
       state: 'in_progress',
@@ -44,6 +56,15 @@ describe('progressReport', () => {
     expect(
       progressReport(facts({ kind: 'wait', why: 'waiting for CI: test', recheckAt: 1 }), undefined),
     ).toMatchObject({ state: 'in_progress', title: 'waiting for CI: test' });
+  });
+
+  it('a new PR’s check starts queued, with the status page', () => {
+    expect(queuedReport('https://b/runs/r1')).toMatchObject({
+      state: 'queued',
+      detailsUrl: 'https://b/runs/r1',
+      summary: expect.stringContaining('- Status page: https://b/runs/r1'),
+    });
+    expect(queuedReport(undefined)).not.toHaveProperty('detailsUrl');
   });
 });
 

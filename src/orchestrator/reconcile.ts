@@ -34,6 +34,7 @@ import { gatePullRequests, withPrGates } from './pr-feedback-step.ts';
 import { loadRepoConfig } from './repo-settings.ts';
 import { attemptKey, deriveProgress } from './run-progress.ts';
 import { firstTime, foldResults, writeProgress } from './run-writer.ts';
+import { withTells } from './tell-nudge.ts';
 
 const advancing = new Set<Action['type']>([
   'open_pr',
@@ -216,7 +217,10 @@ const loadRun = async (
     issues,
     external,
     ...(abandoned.length > 0 ? { abandoned } : {}),
-    progress: withPrGates(progress, prFacts),
+    progress: withTells(withPrGates(progress, prFacts), fresh.progress.prFeedback, {
+      attempts,
+      rows: rowsByKey,
+    }),
     // The last answer; the planner asks for a fresh one (once per reconcileRun call) before a wave.
     budget: budgetOf(cache.budget ?? fresh.progress.budget, options.maxSessions),
     budgetStale: cache.budget === undefined,

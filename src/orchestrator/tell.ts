@@ -1,14 +1,14 @@
 // `/blitz tell #n <message>` (writers only: intake refused everyone else): the message is kept for the
-// worker of issue n in the live run (blitz or fleet) that holds the issue, and reaches its session at
-// the next resume the PR feedback loop makes; when the worker's PR is open and its session idle, that
-// resume happens at once, carrying the message. The message is a person's text: it goes into the
-// prompt fenced as data, like review comments.
+// worker of issue n in the live run (blitz or fleet) that holds the issue. A running session gets it
+// at once, by a nudge that carries it (tell-nudge.ts); an ended one at its next resume, which the PR
+// feedback loop makes at once when the worker's PR is open. The message is a person's text: it goes
+// into the prompt fenced as data, like review comments.
 import type { Command } from '../commands/schema.ts';
 import { type IssueRef, sameRepo } from '../forges/types.ts';
 import { issueKey } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import type { OrchestratorDeps } from './context.ts';
+import type { Ports } from './context.ts';
 import { repoRefOf } from './context.ts';
 import { emptyFeedbackState } from './pr-feedback.ts';
 import { attemptKey } from './run-progress.ts';
@@ -21,7 +21,7 @@ export interface TellHooks {
 
 /** The live run whose worker has (or had) issue `ref`: its attempts name it. */
 const runOfIssue = async (
-  deps: Pick<OrchestratorDeps, 'store' | 'ledger'>,
+  deps: Ports<'store' | 'ledger'>,
   forge: Intent['forge'],
   ref: IssueRef,
 ): Promise<RunRecord | undefined> => {
@@ -37,7 +37,7 @@ const runOfIssue = async (
 };
 
 export const handleTell = async (
-  deps: Pick<OrchestratorDeps, 'store' | 'ledger' | 'forges' | 'logger'>,
+  deps: Ports<'store' | 'ledger' | 'forges' | 'logger'>,
   hooks: TellHooks,
   intent: Intent,
   cmd: Extract<Command, { name: 'blitz-tell' }>,
@@ -69,8 +69,8 @@ export const handleTell = async (
   const running = attempts.some((a) => a.outcome === undefined);
   await answer(
     running
-      ? `Noted for ${name}: its worker is busy now and gets your message when the bot resumes its session (at the latest once its pull request is open).`
-      : `Noted for ${name}: once its pull request is open, its worker's session is resumed with your message.`,
+      ? `Noted for ${name}: its worker is running, so the bot stops its session and resumes it with your message now.`
+      : `Noted for ${name}: its worker's session gets your message at its next resume (once its pull request is open, at the latest).`,
   );
   hooks.reconcileSoon(run.id);
   return 'answered';

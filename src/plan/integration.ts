@@ -13,7 +13,7 @@ export const lastEntryName = (ctx: RunContext, k: string): string | undefined =>
   return attempts[attempts.length - 1]?.entry;
 };
 
-/** Resume, open_pr, review and (at most one) merge actions, in key order. */
+/** Resume, tell, open_pr, review and (at most one) merge actions, in key order. */
 export const pipelineActions = (ctx: RunContext): Action[] => {
   const out: Action[] = [];
   const { snap } = ctx;
@@ -22,6 +22,9 @@ export const pipelineActions = (ctx: RunContext): Action[] => {
     const entry = lastEntryName(ctx, k);
     if (p.workerAlive === false && entry !== undefined) out.push({ type: 'resume', issue: k, entry });
   }
+  // `/blitz tell` to a running session: at once, by a nudge that carries the message.
+  for (const k of [...ctx.workers, ...ctx.integrating])
+    if (ctx.progress.get(k)!.tellNow) out.push({ type: 'tell', issue: k });
   const mergeable: string[] = [];
   for (const k of ctx.integrating) {
     const p = ctx.progress.get(k)!;

@@ -45,6 +45,24 @@ describe('nextActions: dispatch', () => {
     expect(ofType(got, 'open_pr').map((a) => a.issue)).toEqual([k(2)]);
   });
 
+  it('a `/blitz tell` waiting for a running session is sent at once, with or without a PR', () => {
+    const snap = baseSnapshot([issue(1), issue(2), issue(3)], {
+      machine: { limit: 3, contended: false },
+      progress: [
+        progressOf(k(1), { state: 'working', tellNow: true }),
+        progressOf(k(2), {
+          state: 'pr_open',
+          branchPushed: true,
+          pr: { number: 12, merged: false },
+          prGate: { kind: 'wait', why: 'the worker is addressing feedback' },
+          tellNow: true,
+        }),
+        progressOf(k(3), { state: 'working' }),
+      ],
+    });
+    expect(ofType(nextActions('running', snap), 'tell').map((a) => a.issue)).toEqual([k(1), k(2)]);
+  });
+
   it('re-dispatches a failed issue with escalation and holds it after three failures', () => {
     const failed = (n: number) =>
       progressOf(k(1), {

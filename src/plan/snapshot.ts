@@ -49,6 +49,8 @@ export interface IssueProgress {
    * reviews): only `merge` lets it merge, and only at `head`, the commit the answer was given on.
    */
   prGate?: { kind: 'merge' | 'wait' | 'resume' | 'hold'; why: string; head?: string };
+  /** Writers' `/blitz tell` messages wait and the issue's session is running: a nudge carries them now. */
+  tellNow?: boolean;
   /** What the issue spent since the person's last retry (plan/issue-caps.ts), against `RunSnapshot.issueCaps`. */
   usage?: IssueUsage;
 }
@@ -237,6 +239,8 @@ export type Action =
   | { type: 'merge'; issue: IssueKey; pr: number; head?: string }
   /** Act on the PR feedback gate's answer: resume with feedback, hold, answer threads, report the check. */
   | { type: 'pr_feedback'; issue: IssueKey; pr: number }
+  /** Send the writers' messages waiting for the issue to its running session, by a nudge. */
+  | { type: 'tell'; issue: IssueKey }
   | { type: 'run_build'; covers: IssueKey[] }
   | { type: 'bounce'; issue: IssueKey; reason: string }
   | { type: 'close_issue'; issue: IssueKey }

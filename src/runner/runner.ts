@@ -159,6 +159,27 @@ export class Runner {
         return { kind: 'attempt', attempt: await this.startAttempt(job) };
       case 'resume': {
         const r = await this.mustGet(job.attemptId);
+        if (job.interrupt) {
+          if (job.reason !== 'tell')
+            throw new AppError('bad_request', 'Only a tell resume interrupts a running session.');
+          if (
+            r.outcome !== undefined ||
+            !isOurWorker(r) ||
+            (r.feedbackResumes ?? 0) !== job.interrupt.feedbackResumes
+          )
+            throw new AppError(
+              'conflict',
+              `Attempt ${r.id} is no longer the running session the message was for; the bot keeps it for the next resume.`,
+            );
+          if (job.feedback === undefined)
+            throw new AppError('bad_request', 'A tell resume carries its feedback text.');
+          // A nudge that carries the message: the session stops where it is and goes on with it.
+          const survived = await this.supervisor.interruptAndResume(r, 'tell', {
+            reason: 'tell',
+            text: job.feedback,
+          });
+          return { kind: 'resume', attempt: await this.mustGet(r.id), survived };
+        }
         if (isOurWorker(r)) {
           throw new AppError(
             'conflict',

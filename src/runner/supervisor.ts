@@ -232,6 +232,8 @@ const remoteHeads = async (repoDir: string, ctx: GitContext): Promise<Map<string
 export class Supervisor {
   private ticking = false;
   private readonly memos = new Map<string, AttemptMemo>();
+  /** Attempts being stopped and resumed with a message right now (interruptAndResume). */
+  private readonly interrupting = new Set<string>();
   constructor(private readonly d: SupervisorDeps) {}
 
   /** Starts the worker for `record` with argv; returns the pid (also written to the ledger). */
@@ -282,6 +284,7 @@ export class Supervisor {
       const open = await this.d.ledger.listOpen();
       for (const id of this.memos.keys()) if (!open.some((r) => r.id === id)) this.memos.delete(id);
       for (const r of open) {
+        if (this.interrupting.has(r.id)) continue;
         try {
           await this.check(r, opts, remotes);
         } catch (err) {
@@ -446,6 +449,22 @@ export class Supervisor {
     if (reason === 'nudge') this.d.events({ type: 'attempt.nudged', attemptId: r.id, nudges: n });
     this.d.events({ type: 'attempt.resumed', attemptId: r.id, reason, survived });
     return survived;
+  }
+
+  /**
+   * A nudge that carries a message to a running worker: stop it and resume its session with the
+   * message. The attempt stays open throughout; the ticks leave it alone meanwhile, so the stop is
+   * never read as the worker's own exit.
+   */
+  async interruptAndResume(r: AttemptRecord, reason: ResumeReason, situation: NudgeSituation) {
+    this.interrupting.add(r.id);
+    try {
+      await this.stop(r);
+      this.d.logger.info({ attemptId: r.id, reason }, 'worker interrupted to deliver a message');
+      return await this.resume(r, reason, situation);
+    } finally {
+      this.interrupting.delete(r.id);
+    }
   }
 
   async cancel(r: AttemptRecord): Promise<void> {

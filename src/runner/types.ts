@@ -63,6 +63,12 @@ export const resumeJobSchema = z.object({
    * on the runner's host), and the files that merge leaves conflicted are the `conflictFiles`.
    */
   mergeBase: z.string().min(1).optional(),
+  /**
+   * With `tell`: the session is running, and the message reaches it at once. The runner stops it and
+   * resumes it with `feedback`, only while it is still the session the bot saw (running, this many
+   * feedback resumes); otherwise it refuses, and the bot keeps the message for the next resume.
+   */
+  interrupt: z.object({ feedbackResumes: z.number().int().min(0) }).optional(),
 });
 
 export const cancelJobSchema = z.object({ kind: z.literal('cancel'), attemptId: z.string().min(1) });

@@ -108,6 +108,14 @@ export interface RunProgress {
   planBlitz?: unknown;
 }
 
+/** A writer's `/blitz tell` message; `sent`: a nudge carrying it went to that attempt's running session. */
+export interface TellMessage {
+  id: number;
+  by: string;
+  text: string;
+  sent?: { attemptId: string; resumes: number };
+}
+
 /** What the PR feedback loop keeps about one worker PR (issue 21). */
 export interface PrFeedbackState {
   /** The PR head the bot last saw and when it first saw it (the CI settle window counts from then). */
@@ -122,8 +130,13 @@ export interface PrFeedbackState {
   replied?: number[];
   /** Why the PR is held (fix attempts spent, CI timed out): until `/blitz retry`. */
   held?: string;
-  /** `/blitz tell` messages waiting for the session's next resume (intent ids keep them once). */
-  tells?: { id: number; by: string; text: string }[];
+  /**
+   * `/blitz tell` messages for the session (intent ids keep them once): waiting for its next resume,
+   * or sent to a running session by a nudge (src/ship/tell-delivery.ts says which).
+   */
+  tells?: TellMessage[];
+  /** The review leg's verdict on the PR (`clean by reviewer`), for the bot's `blitz` check. */
+  reviewVerdict?: string;
   /** The bot's own check last reported on the head (`sha state title`): written once per change. */
   reported?: string;
 }

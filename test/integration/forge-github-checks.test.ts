@@ -82,11 +82,37 @@ describe('checks', () => {
     expect(h.logs()).not.toContain('test-token');
   });
 
+  it('a head whose checks finished is read once over many passes, and again after a check webhook for it', async () => {
+    const store = checksOf(h.world);
+    const lint = store.addRun(h.repo, {
+      name: 'lint',
+      headSha: sha,
+      appSlug: 'github-actions',
+      status: 'in_progress',
+    });
+    const reads = () => h.fake.requests.filter((r) => r.operationId === 'checks/list-for-ref').length;
+    const start = reads();
+    // Still running: every pass reads it.
+    await h.forge.listChecks!(app, sha);
+    await h.forge.listChecks!(app, sha);
+    expect(reads() - start).toBe(2);
+    store.updateRun(lint, { conclusion: 'success' });
+    for (let pass = 0; pass < 5; pass++) await h.forge.listChecks!(app, sha);
+    // Finished: one read for five passes (each read is the runs and the combined status).
+    expect(reads() - start).toBe(3);
+    // A re-run reported by webhook: read afresh, and the new result is seen.
+    store.updateRun(lint, { status: 'in_progress', conclusion: null });
+    h.forge.observeEvent!({ kind: 'checks-changed', repo: app, headSha: sha });
+    expect((await h.forge.listChecks!(app, sha)).find((c) => c.name === 'lint')?.status).toBe('in_progress');
+    expect(reads() - start).toBe(4);
+  });
+
   it('a job without a log reads as no log, not as a failure', async () => {
     expect(await h.forge.jobLogTail!(app, 999_999, 100)).toBeUndefined();
   });
 
   it('creates the bot’s own check `blitz` once and then updates it in place', async () => {
+    const before = h.fake.requests.length;
     await h.forge.reportProgress!(app, sha, { state: 'queued', title: 'queued', summary: 'waiting' });
     await h.forge.reportProgress!(app, sha, {
       state: 'in_progress',
@@ -99,6 +125,13 @@ describe('checks', () => {
       title: 'review passed',
       summary: 'all good',
     });
+    // One search for an existing check run, on the first report; later ones update the one it knows.
+    expect(h.fake.requests.slice(before).map((r) => r.operationId)).toEqual([
+      'checks/list-for-ref',
+      'checks/create',
+      'checks/update',
+      'checks/update',
+    ]);
     const mine = checksOf(h.world).runsFor(h.repo, sha);
     expect(mine).toHaveLength(1);
     expect(mine[0]).toMatchObject({

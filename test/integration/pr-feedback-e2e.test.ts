@@ -79,6 +79,8 @@ describe.each(['github', 'gitea'] as const)('the PR feedback loop on %s', (forge
       forge,
       issues: milestone,
       maxSessions: 3,
+      review: true,
+      publicUrl: 'https://blitz.example.test',
       files: {
         'test.sh': testScript,
         [configPath]: 'ci:\n  wait: always\n  maxFixAttempts: 2\n',
@@ -91,6 +93,23 @@ describe.each(['github', 'gitea'] as const)('the PR feedback loop on %s', (forge
     });
     const x = h;
     const checks = checksOf(x.world);
+    // Every state the bot's own check passes through, per head (GitHub check run, Gitea status).
+    const own = new Map<string, { state: string; title: string; summary: string; url: string | null }[]>();
+    const seen = (sha: string, e: { state: string; title: string; summary: string; url: string | null }) =>
+      own.set(sha, [...(own.get(sha) ?? []), e]);
+    checks.on('check', (r) => {
+      if (r.name === 'blitz')
+        seen(r.headSha, {
+          state: r.status === 'completed' ? (r.conclusion ?? '') : r.status,
+          title: r.title ?? '',
+          summary: r.summary ?? '',
+          url: r.detailsUrl,
+        });
+    });
+    checks.on('status', (st) => {
+      if (st.context === 'blitz')
+        seen(st.sha, { state: st.state, title: st.description, summary: '', url: st.targetUrl });
+    });
     // #1's and #3's first heads keep their CI results until the people below have acted on them.
     const held = new Map([1, 3].map((n) => [n, holdFirstHead()]));
     ci = await startFakeCi({
@@ -127,8 +146,12 @@ describe.each(['github', 'gitea'] as const)('the PR feedback loop on %s', (forge
     );
     // A writer tells #1's worker something while its PR waits for CI.
     await x.comment('/blitz tell #1 mention the model in the file', 'alice');
-    // Kept for the worker (or already delivered): the run's feedback state names #1's messages.
-    await x.drive(async () => (await x.liveRun())?.progress.prFeedback?.['acme/app#1']?.tells !== undefined);
+    // Kept for the worker (or already delivered): the bot said so where the command was typed.
+    await x.drive(() =>
+      x.world
+        .commentsOn(x.repo, x.trigger)
+        .some((c) => c.author === x.world.botLogin && c.body.startsWith('Noted for #1')),
+    );
     for (const hold of held.values()) hold.release();
 
     await x.drive(() => [1, 2, 3].every((n) => x.world.issue(x.repo, n)?.state === 'closed'), 180_000);
@@ -179,14 +202,28 @@ describe.each(['github', 'gitea'] as const)('the PR feedback loop on %s', (forge
     if (forge === 'github') expect(answers[0]!.inReplyTo).toBe(writerComment.id);
     else expect(answers[0]).toMatchObject({ path: writerComment.path, line: writerComment.line });
     expect(answers[0]!.inReplyTo).not.toBe(readOnly.id);
-    // The bot's own check is on every worker PR's head.
+    // The bot's own check is on every worker PR: queued when the PR is opened, in progress while the
+    // loop waits, and completed on the merged head with the review leg's verdict, the build result and
+    // the status page.
+    const page = `https://blitz.example.test/runs/${encodeURIComponent((await x.liveRun())!.id)}`;
     for (const n of [1, 2, 3]) {
-      const head = prOf(n)!.pull!.headSha;
-      const own =
-        forge === 'github'
-          ? checks.runsFor(x.repo, head).filter((r) => r.name === 'blitz')
-          : checks.statusesFor(x.repo, head).filter((s) => s.context === 'blitz');
-      expect(own.length, `#${n} blitz check`).toBeGreaterThan(0);
+      const pr = prOf(n)!;
+      // Every head the PR had, in the order the bot first reported on it.
+      const heads = new Set(ci.results.filter((r) => r.branch === pr.pull!.head).map((r) => r.sha));
+      const states = [...own.entries()]
+        .filter(([sha]) => heads.has(sha))
+        .flatMap(([, es]) => es.map((e) => e.state));
+      expect(states[0], `#${n} ${states}`).toBe(forge === 'github' ? 'queued' : 'pending');
+      if (forge === 'github') expect(states, `#${n}`).toContain('in_progress');
+      const done = own.get(pr.pull!.headSha)?.at(-1);
+      expect(states.at(-1), `#${n} ${states}`).toBe('success');
+      expect(done?.title).toMatch(/^ready to merge: review clean by fake-reviewer; CI green/);
+      expect(done?.url).toBe(page);
+      if (forge === 'github') {
+        expect(done?.summary).toContain('- Review leg: clean by fake-reviewer');
+        expect(done?.summary).toContain("- Build (the repository's CI): CI green");
+        expect(done?.summary).toContain(`- Status page: ${page}`);
+      }
     }
     // The milestone PR carries the readiness result the same way.
     const milestonePr = [...x.repo.issues.values()].find((i) => i.pull?.head === 'blitz/m1')!;

@@ -55,6 +55,53 @@ describe('runner supervision', () => {
     expect(await originFile(origin.url, done.branch, 'fake-7.txt')).toContain('done by fake agent');
   });
 
+  it('a tell nudge stops a running worker and resumes its session with the message; an ended session is refused', async () => {
+    const origin = await createOrigin();
+    const trace = join(tempDir(), 'trace.jsonl');
+    const h = makeHarness();
+    const entry = fakeEntry({
+      FAKE_AGENT_MODE: 'stall',
+      FAKE_AGENT_RESUME_MODE: 'push',
+      FAKE_AGENT_TRACE: trace,
+    });
+    const r = await h.runner.execute(attemptJob(origin.url, entry));
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    const a = r.attempt;
+    await until(() => statSync(a.logPath).size > 0);
+    const firstPid = a.pid!;
+    const tell = {
+      kind: 'resume' as const,
+      attemptId: a.id,
+      reason: 'tell' as const,
+      conflictFiles: [],
+      feedback: '```text\nalice: call it v2\n```',
+    };
+    // A nudge for a session the bot did not see (another feedback resume count) is refused.
+    await expect(h.runner.execute({ ...tell, interrupt: { feedbackResumes: 1 } })).rejects.toMatchObject({
+      code: 'conflict',
+    });
+    expect(isAlive(firstPid)).toBe(true);
+
+    const resumed = await h.runner.execute({ ...tell, interrupt: { feedbackResumes: 0 } });
+    expect(isAlive(firstPid)).toBe(false);
+    expect(resumed).toMatchObject({ kind: 'resume', attempt: { feedbackResumes: 1 } });
+    const done = await settle(h, a.id);
+    expect(done).toMatchObject({ outcome: 'solved', nudges: 0, feedbackResumes: 1 });
+    const calls = readFileSync(trace, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(calls.map((c) => c.mode)).toEqual(['stall', 'push']);
+    expect(calls[1].args[0]).toBe('--resume');
+    expect(calls[1].prompt).toContain('sent you a message about this task');
+    expect(calls[1].prompt).toContain('alice: call it v2');
+    // The session ended: a nudge finds nothing running and is refused (the bot keeps the message).
+    await expect(h.runner.execute({ ...tell, interrupt: { feedbackResumes: 1 } })).rejects.toMatchObject({
+      code: 'conflict',
+    });
+    expect(readFileSync(trace, 'utf8').trim().split('\n')).toHaveLength(2);
+  });
+
   it('a worker that is busy (log growing) is not stalled', async () => {
     const origin = await createOrigin();
     const h = makeHarness();

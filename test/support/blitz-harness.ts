@@ -26,6 +26,7 @@ import {
   webhookPath,
 } from './bot-harness.ts';
 import { tempDir, testEnv } from './git.ts';
+import { reviewWebhooks } from './review-webhooks.ts';
 import { fixture, githubExample, signedGiteaRequest, signedGithubRequest } from './signing.ts';
 import { type SeedIssue, World, type WorldRepo } from './world.ts';
 import { createRealGitRepo, type RealGitRepo } from './world-git.ts';
@@ -176,6 +177,7 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
 
   let bot = startBot();
   let logSeen = 0;
+  const reviews = reviewWebhooks(kind, world, kind === 'github' ? GITHUB_SECRET : GITEA_SECRET);
 
   const repository = (p: Record<string, unknown>) => {
     const r = p.repository as Record<string, unknown>;
@@ -225,6 +227,8 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
 
   /** What the forge did since the last call, sent back as the webhooks the forge would send (PR merged). */
   const deliverForgeEvents = async () => {
+    // Reviews and review comments: the forge's review webhooks (the bot's kept reads heed them).
+    for (const r of reviews()) await deliver(r.request);
     const fresh = world.log.slice(logSeen);
     logSeen = world.log.length;
     for (const e of fresh) {

@@ -19,6 +19,7 @@ import {
   webhookPath,
 } from './bot-harness.ts';
 import { tempDir } from './git.ts';
+import { reviewWebhooks } from './review-webhooks.ts';
 import { fixture, githubExample, signedGiteaRequest, signedGithubRequest } from './signing.ts';
 import { type SeedIssue, World, type WorldRepo } from './world.ts';
 import { createRealGitRepo, type RealGitRepo } from './world-git.ts';
@@ -33,6 +34,10 @@ export interface FleetHarnessOptions {
   /** Fake agent environment (FAKE_AGENT_MODES …). */
   agentEnv?: Record<string, string>;
   maxSessions?: number;
+  /** More files in a repository's origin (e.g. a test script a fake CI runs). */
+  files?: Partial<Record<'app' | 'lib', Record<string, string>>>;
+  /** A repository's `blitz.yml` (GitHub or Gitea path, as the forge reads it). */
+  repoConfig?: Partial<Record<'app' | 'lib', string>>;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -41,14 +46,19 @@ export const startFleetHarness = async (opts: FleetHarnessOptions) => {
   const kind = opts.forge;
   const world = new World(botLoginFor(kind));
   const origins: Record<'app' | 'lib', RealGitRepo> = {
-    app: await createRealGitRepo({ files: { 'README.md': '# app\n' } }),
-    lib: await createRealGitRepo({ files: { 'README.md': '# lib\n' } }),
+    app: await createRealGitRepo({ files: { 'README.md': '# app\n', ...opts.files?.app } }),
+    lib: await createRealGitRepo({ files: { 'README.md': '# lib\n', ...opts.files?.lib } }),
   };
   const repos: Record<'app' | 'lib', WorldRepo> = {
     app: world.addRepo('acme/app', { git: origins.app.git }),
     lib: world.addRepo('acme/lib', { git: origins.lib.git }),
   };
   for (const r of Object.values(repos)) grantUsualPeople(world, r, kind);
+  for (const name of ['app', 'lib'] as const) {
+    const cfg = opts.repoConfig?.[name];
+    if (cfg !== undefined)
+      repos[name].files.set(kind === 'github' ? '.github/blitz.yml' : '.gitea/blitz.yml', cfg);
+  }
   for (const r of Object.values(repos)) noCiSettle(r);
   for (const name of ['app', 'lib'] as const)
     for (const seed of opts.issues[name]) world.addIssue(repos[name], { author: 'alice', ...seed });
@@ -117,9 +127,17 @@ export const startFleetHarness = async (opts: FleetHarnessOptions) => {
     await queue.idle();
   };
 
+  const reviews = reviewWebhooks(kind, world, SECRET);
   const round = async () => {
     await runner.tick({ stalls: false });
     await orch.tick();
+    await orch.idle();
+    // The forge's review webhooks for reviews given meanwhile (the bot's kept reads heed them).
+    for (const r of reviews()) {
+      const res = await post(webhookPath(kind), r.request(randomUUID()));
+      if (res.status >= 300) throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
+    }
+    await queue.idle();
     await orch.idle();
   };
 

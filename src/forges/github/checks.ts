@@ -123,6 +123,14 @@ export interface GithubCheckOptions {
 export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
   const botSlug = opts.botLogin.replace(/\[bot\]$/, '');
   const doFetch = opts.fetch ?? globalThis.fetch;
+  // The bot's own check run per head once created or found: later reports update it without a search.
+  const ownRuns = new Map<string, number>();
+  const remember = (key: string, id: number) => {
+    ownRuns.delete(key);
+    ownRuns.set(key, id);
+    // Bounded: the oldest heads (long merged) go first; a forgotten one is found by a search again.
+    if (ownRuns.size > 2000) ownRuns.delete(ownRuns.keys().next().value!);
+  };
 
   const annotationsOf = async (repo: RepoRef, runId: number): Promise<CheckAnnotation[]> => {
     const { data } = await call(
@@ -212,18 +220,27 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
     },
 
     async reportProgress(repo: RepoRef, sha: string, report: ProgressReport): Promise<void> {
-      const existing = await call(
-        { action: `find the ${progressCheckName} check on ${sha.slice(0, 7)}`, repo, need: 'checks:read' },
-        () =>
-          gh.rest.checks.listForRef({
-            ...at(repo),
-            ref: sha,
-            check_name: progressCheckName,
-            filter: 'latest',
-            per_page: 100,
-          }),
-      );
-      const mine = existing.data.check_runs.find((r) => r.app?.slug === botSlug);
+      const key = `${repo.owner}/${repo.name}@${sha}`.toLowerCase();
+      const known = ownRuns.get(key);
+      const existing =
+        known !== undefined
+          ? undefined
+          : await call(
+              {
+                action: `find the ${progressCheckName} check on ${sha.slice(0, 7)}`,
+                repo,
+                need: 'checks:read',
+              },
+              () =>
+                gh.rest.checks.listForRef({
+                  ...at(repo),
+                  ref: sha,
+                  check_name: progressCheckName,
+                  filter: 'latest',
+                  per_page: 100,
+                }),
+            );
+      const mine = known ?? existing?.data.check_runs.find((r) => r.app?.slug === botSlug)?.id;
       const state = report.state;
       const progress = state === 'queued' || state === 'in_progress' ? { status: state } : undefined;
       const fields = {
@@ -237,21 +254,23 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
           summary: report.summary.slice(0, maxSummaryChars),
         },
       };
-      if (mine) {
+      if (mine !== undefined) {
         await call(
           {
             action: `update the ${progressCheckName} check on ${sha.slice(0, 7)}`,
             repo,
             need: 'checks:write',
           },
-          () => gh.rest.checks.update({ ...at(repo), check_run_id: mine.id, ...fields }),
+          () => gh.rest.checks.update({ ...at(repo), check_run_id: mine, ...fields }),
         );
+        remember(key, mine);
         return;
       }
-      await call(
+      const created = await call(
         { action: `create the ${progressCheckName} check on ${sha.slice(0, 7)}`, repo, need: 'checks:write' },
         () => gh.rest.checks.create({ ...at(repo), name: progressCheckName, head_sha: sha, ...fields }),
       );
+      remember(key, created.data.id);
     },
   };
 };

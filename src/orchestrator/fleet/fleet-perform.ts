@@ -8,11 +8,13 @@ import { closeWithComment } from '../close-issue.ts';
 import { closeOnMerge } from '../close-on-merge.ts';
 import { type Ports, refOf } from '../context.ts';
 import { dispatchIssue, openIssuePr, type RunKind, resumeIssue } from '../perform.ts';
+import { keepReviewVerdict } from '../pr-feedback.ts';
 import { performPrFeedback } from '../pr-feedback-step.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { runReviewLeg } from '../review-leg.ts';
 import { issueAttempts } from '../run-progress.ts';
 import { setRunState, stopRun } from '../run-state.ts';
+import { nudgeWithTells } from '../tell-nudge.ts';
 import { type FleetCtx, fleetReviewPorts } from './fleet-context.ts';
 import { updateFleet, updateTicket } from './fleet-state.ts';
 import { mergeTicket } from './merge-ticket.ts';
@@ -61,6 +63,7 @@ const review = async (
     ...(attempt ? { attempt } : {}),
   });
   await updateTicket(deps.store, ctx.run.id, a.issue, () => ({ review: r.verdict }));
+  await keepReviewVerdict(deps, ctx.run.id, a.issue, `${r.verdict}${r.reviewer ? ` by ${r.reviewer}` : ''}`);
   await deps.store.upsertRunIssue(ctx.run.id, name, ref.number, { reviewPosted: true, state: 'reviewed' });
 };
 
@@ -103,6 +106,10 @@ export const performFleet = async (
       return review(deps, ctx, a);
     case 'merge':
       return mergeTicket(deps, ctx, a.issue, a.pr, issueAttempts(ctx, a.issue).at(-1), a.head);
+    case 'tell':
+      await nudgeWithTells(deps, ctx, a.issue);
+      ctx.run = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
+      return;
     case 'pr_feedback': {
       const facts = ctx.repos.get(formatRepo(refOf(a.issue).repo).toLowerCase());
       if (!facts) return;

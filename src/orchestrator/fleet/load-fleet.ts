@@ -17,6 +17,7 @@ import type { PrFacts } from '../pr-feedback.ts';
 import { gatePullRequests, withPrGates } from '../pr-feedback-step.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { attemptKey, deriveProgress } from '../run-progress.ts';
+import { withTells } from '../tell-nudge.ts';
 import type { FleetCtx, FleetHooks, RepoFacts } from './fleet-context.ts';
 import { fleetOptionsOf, fleetProgressOf, ticketKey, ticketOf } from './fleet-state.ts';
 
@@ -142,7 +143,11 @@ export const loadFleet = async (
   );
   // The PR feedback loop: each ticket PR's CI and writers' reviews, per repository (issue 21).
   const prFacts = ended ? new Map() : await gateTicketPulls(deps, hooks, run, repos, rows, attempts, asked);
-  const progress = withPrGates(asked, prFacts);
+  const rowsByKey = new Map(rows.map((r) => [issueKey(r.repo, r.number), r]));
+  const progress = withTells(withPrGates(asked, prFacts), run.progress.prFeedback, {
+    attempts,
+    rows: rowsByKey,
+  });
   const busyFences = await busyWork(deps, run, new Set(repos.keys()), facts);
   const machine = deps.machine?.() ?? deps.runner.limit();
   const snap: RunSnapshot = {
