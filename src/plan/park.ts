@@ -17,13 +17,6 @@ import {
 import type { Action, EnvironmentFailureSeen, ParkView } from './snapshot.ts';
 import type { RunState } from './states.ts';
 
-/**
- * A failure that passes by itself: an outage or a limit. A missing binary or a full disk needs a
- * person, and is dispatched again as before.
- */
-const isOutage = (f: EnvironmentFailureSeen): boolean =>
-  f.reason !== 'agent binary missing' && f.reason !== 'disk full';
-
 /** A reset time the probe named, believed only within the park's bounds. */
 const probeResetAt = (
   resetAt: string | undefined,
@@ -84,7 +77,11 @@ export const parkActions = (runState: RunState, v: ParkView | undefined, budgetS
   const park = v.current;
   if (!park && runState === 'paused' && v.budgetStopped)
     return [{ type: 'park', park: budgetPark(v, v.budgetStopped.resetAt), seen: [], notice: true }];
-  const fresh = v.failures.filter(isOutage);
+  // Every environment failure a worker's output named parks: an outage or a limit passes by itself, and
+  // a full disk or a binary gone from under the wrapper is told to a person by the park's notice and
+  // retried with the park's backoff until it is cured, never re-dispatched every pass (a CLI missing
+  // before the start is a blocker instead: orchestrator/missing-tool.ts).
+  const fresh = v.failures;
   if (fresh.length > 0)
     return [{ type: 'park', park: foldFailures(v, fresh), seen: fresh.map((f) => f.seen), notice: !park }];
   if (!park) return [];

@@ -167,6 +167,9 @@ describe('isToolMissing', () => {
       logTail: 'bash: pnpm: command not found',
     });
     expect(isToolMissing(worker.summary)).toBe(false);
+    // …and no environment failure either: it is charged like any failure, so three of them hold the
+    // issue and ask a person, instead of a dispatch every pass that nobody is charged for.
+    expect(worker.outcome).toBe('unsolved');
     expect(isToolMissing('Environment failure: model endpoint unreachable.')).toBe(false);
     expect(isToolMissing(undefined)).toBe(false);
   });

@@ -30,7 +30,7 @@ const environmentPatterns: { pattern: RegExp; what: string }[] = [
   { pattern: limitPattern, what: 'provider limit reached' },
   { pattern: /\bENOSPC\b|No space left on device/i, what: 'disk full' },
   {
-    pattern: /blitz-runner: could not start|command not found|\bENOENT\b[^\n]{0,40}spawn/i,
+    pattern: /blitz-runner: could not start|\bENOENT\b[^\n]{0,40}spawn/i,
     what: 'agent binary missing',
   },
 ];
