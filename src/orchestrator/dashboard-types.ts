@@ -39,8 +39,8 @@ export type DashboardBlocker =
 
 export type DashboardBudget =
   | { status: 'ok'; recommendedMaxSessions: number; preferMedium: boolean; park: boolean }
-  | { status: 'absent'; maxSessions: number }
-  | { status: 'failed'; error: string; maxSessions: number };
+  | { status: 'absent' }
+  | { status: 'failed'; error: string };
 
 export interface DashboardInput {
   runId: string;

@@ -146,16 +146,7 @@ export const dashboardView = (input: {
     issues: rows.sort((a, b) => a.number - b.number),
     awaitingApproval: awaiting,
     blockers,
-    ...(budget
-      ? {
-          budget:
-            budget.status === 'ok'
-              ? budget
-              : budget.status === 'absent'
-                ? { status: 'absent' as const, maxSessions: snap.options.maxSessions }
-                : { status: 'failed' as const, error: budget.error, maxSessions: snap.options.maxSessions },
-        }
-      : {}),
+    ...(budget ? { budget } : {}),
     notifyFailures: pr.notifyFailures ?? [],
     readinessUnmet,
     ...(notes.some((n) => n.dashboard === 'warning')

@@ -179,12 +179,12 @@ describe('renderDashboard', () => {
     expect(ok).toContain(
       'Budget probe: up to 1 session · prefer medium models · **parked**: no new workers.',
     );
-    const absent = renderDashboard(base([], { budget: { status: 'absent', maxSessions: 3 } }));
-    expect(absent).toContain('Budget probe: none configured; using maxSessions (3).');
-    const failed = renderDashboard(
-      base([], { budget: { status: 'failed', error: 'exit 2: <boom>', maxSessions: 3 } }),
+    const absent = renderDashboard(base([], { budget: { status: 'absent' } }));
+    expect(absent).toContain('Budget probe: none configured; usage is unknown, so one worker at a time.');
+    const failed = renderDashboard(base([], { budget: { status: 'failed', error: 'exit 2: <boom>' } }));
+    expect(failed).toContain(
+      'Budget probe failed (exit 2&#58; &#60;boom&#62;); one worker at a time until it answers.',
     );
-    expect(failed).toContain('Budget probe failed (exit 2&#58; &#60;boom&#62;); using maxSessions (3).');
   });
 
   it('shows notify failures, unmet readiness and the ship result', () => {

@@ -98,9 +98,9 @@ const budgetLine = (b: DashboardBudget): string => {
     case 'ok':
       return `Budget probe: up to ${b.recommendedMaxSessions} session${b.recommendedMaxSessions === 1 ? '' : 's'}${b.preferMedium ? ' · prefer medium models' : ''}${b.park ? ' · **parked**: no new workers' : ''}.`;
     case 'absent':
-      return `Budget probe: none configured; using maxSessions (${b.maxSessions}).`;
+      return 'Budget probe: none configured; usage is unknown, so one worker at a time.';
     case 'failed':
-      return `Budget probe failed (${markdownText(b.error, 160)}); using maxSessions (${b.maxSessions}).`;
+      return `Budget probe failed (${markdownText(b.error, 160)}); one worker at a time until it answers.`;
   }
 };
 

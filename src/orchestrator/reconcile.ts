@@ -9,13 +9,13 @@ import { hardBlockerOf } from '../forges/hard-blocker.ts';
 import { type Forge, hasPermission, type MilestoneSnapshot } from '../forges/types.ts';
 import { issueContentHash } from '../intake/content-hash.ts';
 import type { ForgeEvent } from '../intake/events.ts';
+import { budgetOf } from '../plan/budget.ts';
 import { issueCapsOf } from '../plan/issue-caps.ts';
 import { nextActions } from '../plan/next-actions.ts';
 import { type Action, type IntegrationReviewView, type RunSnapshot, replanAfter } from '../plan/snapshot.ts';
 import type { RunState } from '../plan/states.ts';
 import { issueKey, planLabels } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import { budgetOf } from './budget-probe.ts';
 import type { Ports, ReconcileCall, RunCtx, RunOptionsStored } from './context.ts';
 import { forgeOfRun, repoRefOf } from './context.ts';
 import type { DashboardInput } from './dashboard-types.ts';
@@ -24,6 +24,7 @@ import { parkViewOf } from './environment-park-run.ts';
 import { unfiledFindings } from './file-findings.ts';
 import { fleetTouchesRepo } from './fleet/fleet-state.ts';
 import { changedSinceDefault, integrationGitOf } from './integration-branch.ts';
+import { sweepClosedWorkspaces } from './issue-cleanup.ts';
 import { modelNotesForRouting, readModelHints } from './model-notes.ts';
 import { type PassCtx, type PerformPorts, perform } from './perform.ts';
 import { holdUnplanned, unplannedLine } from './plan-blitz/blitz-plans.ts';
@@ -52,6 +53,8 @@ const maxPasses = 12;
 export interface ReconcileHooks {
   trusted(forge: Forge, repo: string, author: string): Promise<boolean>;
   dashboard(runId: string, view: DashboardInput): void;
+  /** Runs whose closed issues' workspaces this process swept already (once per run, at start). */
+  sweptRuns?: Set<string>;
 }
 
 /** What a reconcile pass uses: the executor's ports and what loading, reviewing and notifying add. */
@@ -170,6 +173,10 @@ const loadRun = async (
   const rows = await deps.store.listRunIssues(run.id);
   const attempts = await deps.ledger.listByRun(run.id);
   const open = new Set(issues.map((i) => issueKey(i.repo, i.number)));
+  if (hooks.sweptRuns && !hooks.sweptRuns.has(run.id)) {
+    hooks.sweptRuns.add(run.id);
+    await sweepClosedWorkspaces(deps, { run, forge, repo, attempts }, ms.issues);
+  }
   // An issue that left the milestone or was closed by hand while a worker was on it is no longer the
   // run's business: the planner only sees open issues and finished ones
   const derived = deriveProgress({ rows, attempts, open, runnerRetries: deps.config.runner.retries });

@@ -165,7 +165,35 @@ const workActions = (ctx: RunContext): Action[] => {
   const stuck = [...classified.byKey]
     .filter(([, v]) => ['blocked', 'cycle', 'held'].includes(v.category))
     .map(([k]) => k);
-  return [...out, ...stop(ctx, 'blocked', `nothing can run: ${notReadyReasons(ctx, stuck)}`)];
+  // An issue's own notice (failed, needs a person) already told them: the run stops without a second one.
+  const told = toldAlready(ctx, stuck);
+  return [
+    ...out,
+    ...stop(ctx, 'blocked', `nothing can run: ${notReadyReasons(ctx, stuck)}`, { notify: !told }),
+  ];
+};
+
+/**
+ * True when every stuck issue is a hold that sent its own notice (attempts spent, worker stalled, cap reached)
+ * or waits only on such issues: a person has been told what to do, and "nothing can run" adds nothing.
+ */
+const toldAlready = (ctx: RunContext, stuck: readonly IssueKey[]): boolean => {
+  const memo = new Map<IssueKey, boolean>();
+  const covered = (k: IssueKey): boolean => {
+    const known = memo.get(k);
+    if (known !== undefined) return known;
+    memo.set(k, false); // a cycle through k is not covered
+    const c = ctx.classified.byKey.get(k);
+    const ok =
+      c?.category === 'held'
+        ? c.kind === 'gave_up' || c.kind === 'stalled' || c.kind === 'capped'
+        : c?.category === 'blocked'
+          ? c.unknown.length === 0 && c.waitingOn.length > 0 && c.waitingOn.every(covered)
+          : false;
+    memo.set(k, ok);
+    return ok;
+  };
+  return stuck.length > 0 && stuck.every(covered);
 };
 
 /** A run that is planning, or was blocked and is looked at again, goes (back) to running; every run kind. */

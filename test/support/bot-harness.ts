@@ -196,10 +196,19 @@ export const startBot = (o: BotOptions): Bot => {
     clock,
     logger,
     baseEnv: testEnv(),
-    // The composed bot's probe; a test that needs another answer passes its own (`orchestrator`).
-    budgetProbe: configuredBudgetProbe(config, testEnv()),
     ...(o.cloneUrl ? { cloneUrl: o.cloneUrl } : {}),
     machine: () => ({ limit: config.runner.maxSessions, contended: false }),
+    // The composed bot's probe when the config names one; else the operator's probe is taken to allow
+    // the machine's sessions (with none a run goes one worker at a time). A test that needs another
+    // answer passes its own (`orchestrator`).
+    budgetProbe: config.budget
+      ? configuredBudgetProbe(config, testEnv())
+      : async () => ({
+          status: 'ok',
+          recommendedMaxSessions: config.runner.maxSessions,
+          preferMedium: false,
+          park: false,
+        }),
     dashboard: { intervalMs: 0 },
     dispatcher: dispatch.dispatcher,
     ...o.orchestrator,
