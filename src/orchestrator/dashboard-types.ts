@@ -15,6 +15,8 @@ export interface DashboardIssue {
   epic?: boolean;
   /** A person skipped it (`/blitz skip`): left out of this run, still open on the tracker. */
   skipped?: true;
+  /** Held until a person looks (stalled past its nudges, attempts spent, a per-issue cap reached). */
+  needsPerson?: true;
   /** Roster entry of the latest attempt, and its model. */
   rosterEntry?: string;
   model?: string;

@@ -79,9 +79,11 @@ const issueRow = (i: DashboardIssue): string => {
   const pr = i.prNumber === undefined ? '–' : url ? `[${ref(i.prNumber)}](${url})` : ref(i.prNumber);
   const state = i.skipped
     ? '⏭️ skipped'
-    : stateIcon[i.state]
-      ? `${stateIcon[i.state]} ${i.state.replace('_', ' ')}`
-      : markdownText(String(i.state), 20);
+    : i.needsPerson
+      ? `🙋 ${i.state.replace('_', ' ')}, needs a person`
+      : stateIcon[i.state]
+        ? `${stateIcon[i.state]} ${i.state.replace('_', ' ')}`
+        : markdownText(String(i.state), 20);
   const tokens = i.tokens === undefined ? '–' : compactNumber(i.tokens);
   const waiting = Math.max(0, Math.trunc(i.messagesWaiting ?? 0) || 0);
   const told = waiting > 0 ? ` · ✉️ ${waiting} message${waiting === 1 ? '' : 's'} not delivered yet` : '';

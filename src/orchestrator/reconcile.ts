@@ -25,6 +25,7 @@ import { unfiledFindings } from './file-findings.ts';
 import { fleetTouchesRepo } from './fleet/fleet-state.ts';
 import { changedSinceDefault, integrationGitOf } from './integration-branch.ts';
 import { sweepClosedWorkspaces } from './issue-cleanup.ts';
+import { missingToolOf } from './missing-tool.ts';
 import { modelNotesForRouting, readModelHints } from './model-notes.ts';
 import { type PassCtx, type PerformPorts, perform } from './perform.ts';
 import { holdUnplanned, unplannedLine } from './plan-blitz/blitz-plans.ts';
@@ -206,6 +207,7 @@ const loadRun = async (
   const pace = deps.forgePace?.(fresh);
   const p = fresh.progress;
   const caps = issueCapsOf(deps.config.runner);
+  const missingTool = run.kind === 'blitz' ? missingToolOf(deps, attempts) : undefined;
   const wantsChanged = repoConfig.ship.deploy !== undefined && p.smoke === 'passed' && p.ship === undefined;
   const snap: RunSnapshot = {
     kind: 'blitz',
@@ -238,6 +240,7 @@ const loadRun = async (
     },
     build: p.build ?? { status: 'none', covers: [], failures: 0 },
     ...(p.hardBlocker ? { keptBlocker: keptBlockerOf(p.hardBlocker) } : {}),
+    ...(missingTool ? { missingTool } : {}),
     park: parkViewOf(deps, fresh, attempts, cache.budget),
     ...(dispatchHeld(pace) ? { forgeSpent: true } : {}),
     buildConfigured: repoConfig.build !== undefined,

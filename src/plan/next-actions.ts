@@ -18,6 +18,7 @@ import type { RunState } from './states.ts';
 import { isTerminalRunState } from './states.ts';
 import { stop } from './stop.ts';
 import { assessTier } from './tier.ts';
+import { toolBlockerActions } from './tool-blocker.ts';
 import { fleetOrder } from './triage.ts';
 import type { IssueKey } from './types.ts';
 import type { Caps } from './wave.ts';
@@ -224,7 +225,8 @@ const firstActions = (ctx: RunContext, planned: readonly Action[]): Action[] => 
 
 /**
  * Everything to do now for a run in `runState`, in order: a hard blocker met now stops the run alone
- * (nothing else was read); a blocker kept from before is lifted first; a park's actions come alone
+ * (nothing else was read); a missing agent CLI blocks it, or probes (plan/tool-blocker.ts); a blocker
+ * kept from before is lifted first; a park's actions come alone
  * (the next pass plans on them). Then the actions the rest depends on, the run's entry into `running`,
  * its work (readiness withheld while the integration review is not clean), its move to `gating` or
  * `shipping`, and the notices. A `stop`, when there is one, is the last action but for notices.
@@ -232,6 +234,8 @@ const firstActions = (ctx: RunContext, planned: readonly Action[]): Action[] => 
 export const nextActions = (runState: RunState, snap: RunSnapshot): Action[] => {
   if (isTerminalRunState(runState)) return [];
   if (snap.hardBlocker !== undefined) return [{ type: 'block', reason: snap.hardBlocker }];
+  const tool = toolBlockerActions(runState, snap, () => dispatchActions(buildRunContext(snap)));
+  if (tool) return tool;
   const lift: Action[] = snap.keptBlocker ? [{ type: 'unblock', ...snap.keptBlocker }] : [];
   const park = parkActions(runState, snap.park, snap.budgetStale === true);
   if (park.length > 0) return [...lift, ...park];

@@ -57,6 +57,8 @@ export interface RunnerDeps {
    * it). Without it (a runner with no queue behind it) the retry starts here, from the stored job.
    */
   requeue?: (r: AttemptRecord) => Promise<unknown>;
+  /** Told when a worker this process started exits (Supervisor's onWorkerExit): call collectExits. */
+  onWorkerExit?: (attemptId: string) => void;
 }
 
 export type RunnerJobResult =
@@ -131,6 +133,7 @@ export class Runner {
       maxNudges: d.config.maxNudges,
       attemptTimeoutMs: d.config.attemptTimeoutMinutes * 60_000,
       onUnsolved: (r) => this.retry(r),
+      ...(d.onWorkerExit ? { onWorkerExit: d.onWorkerExit } : {}),
     });
   }
 
@@ -235,6 +238,11 @@ export class Runner {
   /** One supervision pass: completions, stalls, timeouts. Called on the node-cron tick. */
   tick(opts: { stalls?: boolean } = {}): Promise<void> {
     return this.supervisor.tick(opts);
+  }
+
+  /** Collects exited workers now, after the supervision pass under way (a worker just exited). */
+  collectExits(): Promise<void> {
+    return this.supervisor.collectExits();
   }
 
   /** After a restart: re-attach live workers and classify dead ones (the first tick does both). */

@@ -31,6 +31,7 @@ import { startFakeGitea } from './fake-gitea/server.ts';
 import { fastRetry } from './fake-github/harness.ts';
 import { startFakeGithub } from './fake-github/server.ts';
 import { testEnv } from './git.ts';
+import { runnerProgress } from './runner-progress.ts';
 import type { World, WorldRepo } from './world.ts';
 
 export const botLoginFor = (kind: ForgeKind): string => (kind === 'github' ? 'blitz-bot[bot]' : 'blitz-bot');
@@ -173,7 +174,10 @@ export const startBot = (o: BotOptions): Bot => {
     events: (e) => {
       o.onRunnerEvent?.(e);
       orchRef?.onRunnerEvent(e);
+      runnerProgress.notify();
     },
+    // Told, not acted on: the harnesses' rounds tick the runner (they wait on runnerProgress between).
+    onWorkerExit: runnerProgress.notify,
     logger,
     credentials: o.credentials ?? (async () => undefined),
     baseEnv: testEnv(),
