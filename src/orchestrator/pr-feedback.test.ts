@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PrFacts } from './pr-feedback.ts';
+import type { PrFacts } from './pr-facts.ts';
 import { holdSentence, progressReport, queuedReport, workerPhase } from './pr-feedback.ts';
 
 const asked = { attemptId: 'a1', resumes: 0, head: 'h1', commentIds: [] };
