@@ -4,7 +4,10 @@
 // forge runs the same milestone twice in the same process: with the adapter's request caches off
 // (the baseline: every read goes to the forge) and on (ETags, clone credentials kept, milestone
 // reload skipped while nothing changed). Clone credentials come from the forge, as in the composed
-// bot (the runner asks before every git operation), not from the harness.
+// bot (the runner asks before every git operation), not from the harness. The repository has CI (a fake
+// CI runs its test script on every pushed head and reports a check run or a commit status, as the
+// forge's own CI would, not through the API), so the PR feedback loop's check and review reads and the
+// bot's own `blitz` check are counted too.
 import { appendFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -14,7 +17,9 @@ import { defaultDashboardIntervalMs } from '../src/orchestrator/dashboard-coales
 import { startBlitzHarness } from '../test/support/blitz-harness.ts';
 import { OpenApiContract } from '../test/support/contract/openapi.ts';
 import { SwaggerContract } from '../test/support/contract/swagger.ts';
+import { startFakeCi } from '../test/support/fake-ci.ts';
 import type { SeedIssue } from '../test/support/world.ts';
+import { checksOf } from '../test/support/world-checks.ts';
 import { type Bench, type Figure, round } from './figures.ts';
 
 /** Goals per merged issue: all requests, and those that count against the rate limit (not 304). */
@@ -64,6 +69,15 @@ const purposes: Record<string, string> = {
   'git/get-ref': 'branch',
   'git/create-ref': 'branch',
   'git/delete-ref': 'branch',
+  'checks/list-for-ref': 'PR feedback: checks',
+  'repos/get-combined-status-for-ref': 'PR feedback: checks',
+  'checks/list-annotations': 'PR feedback: checks',
+  'actions/download-job-logs-for-workflow-run': 'PR feedback: checks',
+  'pulls/list-reviews': 'PR feedback: reviews',
+  'pulls/list-review-comments': 'PR feedback: reviews',
+  'pulls/create-reply-for-review-comment': 'PR feedback: reviews',
+  'checks/create': 'blitz check',
+  'checks/update': 'blitz check',
   // Gitea
   issueGetMilestone: 'load',
   issueGetMilestonesList: 'load',
@@ -95,11 +109,18 @@ const purposes: Record<string, string> = {
   repoCreateBranch: 'branch',
   repoDeleteBranch: 'branch',
   userGetCurrent: 'identity',
+  repoGetCombinedStatusByRef: 'PR feedback: checks',
+  repoListStatusesByRef: 'PR feedback: checks',
+  repoListPullReviews: 'PR feedback: reviews',
+  repoGetPullReviewComments: 'PR feedback: reviews',
+  repoCreatePullReviewComment: 'PR feedback: reviews',
+  repoCreateStatus: 'blitz check',
 };
 
 interface Counted {
   method: string;
   path: string;
+  query?: Record<string, string>;
   operationId?: string;
   status: number;
   body?: unknown;
@@ -132,7 +153,9 @@ const tally = (kind: ForgeKind, requests: Counted[]) => {
   const byPurpose = new Map<string, { all: number; notModified: number }>();
   for (const r of requests) {
     const { endpoint, op } = classify(kind, r);
-    const purpose = purposes[op] ?? `other (${op})`;
+    // The bot looks up its own check run by name before it creates or updates it.
+    const purpose =
+      op === 'checks/list-for-ref' && r.query?.check_name ? 'blitz check' : (purposes[op] ?? `other (${op})`);
     for (const [map, key] of [
       [byEndpoint, endpoint],
       [byPurpose, purpose],
@@ -154,6 +177,19 @@ const runMilestone = async (kind: ForgeKind, requestCache: boolean) => {
     requestCache,
     // The composed bot's default interval (time is real here, so a short run edits seldom).
     dashboardIntervalMs: defaultDashboardIntervalMs,
+    // CI on every head, always green; merges wait for it.
+    files: {
+      'test.sh': 'echo all tests passed\n',
+      [kind === 'github' ? '.github/blitz.yml' : '.gitea/blitz.yml']: 'ci:\n  wait: always\n',
+    },
+  });
+  // Every pushed branch: a worker pushes its branch before the bot opens its PR.
+  const ci = await startFakeCi({
+    world: h.world,
+    repo: h.repo,
+    bareDir: h.origin.bareDir,
+    forge: kind,
+    allBranches: true,
   });
   try {
     await h.comment('/blitz M1');
@@ -175,7 +211,9 @@ const runMilestone = async (kind: ForgeKind, requestCache: boolean) => {
     const requests: Counted[] = [...(h.fakeGithub?.requests ?? h.fakeGitea?.requests ?? [])];
     return { merged, requests };
   } finally {
+    await ci.close();
     await h.close();
+    await checksOf(h.world).close();
   }
 };
 

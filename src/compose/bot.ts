@@ -10,7 +10,7 @@ import type { BlitzConfig } from '../config/blitz-config.ts';
 import type { Env } from '../config/env.ts';
 import type { NotifyTargetValues } from '../config/notify-targets.ts';
 import { githubBaseUrl } from '../forges/github/index.ts';
-import { type BudgetTracker, budgetKey, createBudgetTracker, fullSpeed } from '../forges/rate-budget.ts';
+import { type BudgetTracker, budgetKey, createBudgetTracker, paceFor } from '../forges/rate-budget.ts';
 import type { ForgeKind } from '../forges/types.ts';
 import type { createApp } from '../http/app.ts';
 import type { EarlyListener } from '../http/early-listener.ts';
@@ -22,6 +22,7 @@ import { loadRepoPolicy } from '../intake/repo-policy.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import { createRedactor } from '../observability/redact.ts';
+import { configuredBudgetProbe } from '../orchestrator/budget-probe.ts';
 import { startBlitzCron } from '../orchestrator/cron.ts';
 import { createQueueDispatch } from '../orchestrator/dispatch-compose.ts';
 import { localOnlyLedger } from '../orchestrator/dispatch-local.ts';
@@ -177,6 +178,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     clock,
     logger: logger.child({ name: 'orchestrator' }),
     baseEnv: o.baseEnv,
+    budgetProbe: configuredBudgetProbe(config, o.baseEnv),
     forges: ({ forge, repo, installationId }) =>
       forges({ forge, repo, ...(installationId !== undefined ? { installationId } : {}) }),
     notifiers: notify.notifiers,
@@ -190,8 +192,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     onRunChanged: (runId, view) => runEvents.publish(runId, view),
     dispatcher: queueDispatch.dispatcher,
     // GitHub's limits (its x-ratelimit headers, the secondary limit on writes) slow a run before they bite.
-    forgePace: (run) =>
-      run.forge === 'github' ? budget.paceOf(budgetKey('github', run.installationId)) : fullSpeed,
+    forgePace: (run) => paceFor(budget, budgetKey(run.forge, run.installationId)),
   });
   const orchestrator = orch;
 
@@ -232,6 +233,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     workspace: config.runner.workspace,
     redact,
     baseUrl,
+    budget,
     ...(github ? { verifyGithub: github.verify } : {}),
   });
 

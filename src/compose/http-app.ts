@@ -3,6 +3,7 @@
 import { loadAppManifest } from '../config/app-manifest.ts';
 import type { Env } from '../config/env.ts';
 import { completeAppRegistration } from '../config/github-app-registration.ts';
+import type { BudgetTracker } from '../forges/rate-budget.ts';
 import { createApp } from '../http/app.ts';
 import type { Received, ReceiveResult } from '../intake/receive.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -31,6 +32,8 @@ export interface HttpAppDeps {
   redact: Redact;
   /** GitHub REST base URL (for the App registration). */
   baseUrl: string;
+  /** The forges' rate-limit budgets, for the status page. */
+  budget?: Pick<BudgetTracker, 'all' | 'paceOf'>;
   /** Present when GitHub is configured: verifies X-Hub-Signature-256. */
   verifyGithub?: (payload: string, signature: string) => Promise<boolean>;
 }
@@ -53,6 +56,7 @@ export const buildHttpApp = (d: HttpAppDeps) => {
       metrics: d.metrics,
       workspace: d.workspace,
       redact: d.redact,
+      ...(d.budget ? { budget: d.budget } : {}),
     }),
     ...(d.verifyGithub ? { github: { verify: d.verifyGithub } } : {}),
     ...(env.gitea ? { gitea: { webhookSecret: env.gitea.webhookSecret } } : {}),

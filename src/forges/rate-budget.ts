@@ -46,7 +46,8 @@ export interface Pace {
 
 export const fullSpeed: Pace = { sessionFactor: 1, intervalFactor: 1, reason: '' };
 
-const minutes = (ms: number) => Math.max(1, Math.ceil(ms / 60_000));
+// Rounded, not ceiled: a reset given in whole seconds is up to a second past an hour away.
+const minutes = (ms: number) => Math.max(1, Math.round(ms / 60_000));
 
 /**
  * How much to slow down. Per primary window: the share of the budget left against the share of the
@@ -106,6 +107,13 @@ export const pace = (input: PaceInput): Pace => {
 };
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
+
+/**
+ * The pace a run on this budget key keeps: GitHub's (its x-ratelimit windows and its secondary limit on
+ * writes); Gitea sends no rate limit by default and has no secondary one, so a Gitea run keeps full speed.
+ */
+export const paceFor = (tracker: Pick<BudgetTracker, 'paceOf'>, key: string): Pace =>
+  key === 'github' || key.startsWith('github:') ? tracker.paceOf(key) : fullSpeed;
 
 /** Sessions allowed under a pace: at least one unless the pace says zero. */
 export const pacedSessions = (max: number, p: Pace): number =>

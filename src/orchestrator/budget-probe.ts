@@ -73,11 +73,17 @@ export type BudgetProbe = (runId: string, opts?: { fresh?: boolean }) => Promise
 
 export const budgetTtlMs = 60_000;
 
+/** The probe as composed: the operator's `budget:` argv, run in the workspace with the base environment. */
+export const configuredBudgetProbe =
+  (
+    config: { budget?: readonly string[] | undefined; runner: { workspace: string } },
+    env: Record<string, string>,
+  ) =>
+  (): Promise<ProbeResult> =>
+    runBudgetProbe(config.budget, { cwd: config.runner.workspace, env });
+
 export const createBudgetProbe = (deps: {
-  /** Overrides the configured probe (tests). */
-  budgetProbe?: (() => Promise<ProbeResult>) | undefined;
-  config: { budget?: readonly string[] | undefined; runner: { workspace: string } };
-  baseEnv: Record<string, string>;
+  budgetProbe: () => Promise<ProbeResult>;
   store: Pick<RunStore, 'getRun' | 'updateRun'>;
   clock: { now(): Date };
 }): BudgetProbe => {
@@ -86,9 +92,7 @@ export const createBudgetProbe = (deps: {
     const hit = cache.get(runId);
     const now = deps.clock.now().getTime();
     if (!opts?.fresh && hit && now - hit.at < budgetTtlMs) return hit.value;
-    const value = deps.budgetProbe
-      ? await deps.budgetProbe()
-      : await runBudgetProbe(deps.config.budget, { cwd: deps.config.runner.workspace, env: deps.baseEnv });
+    const value = await deps.budgetProbe();
     cache.set(runId, { at: now, value });
     await recordBudget(deps.store, runId, value);
     return value;

@@ -46,8 +46,11 @@ export interface OrchestratorDeps {
   review?: ReviewLeg;
   /** Fleet runs' review legs: the Ollama host (`OLLAMA_HOST`, from config/) and the diff bound. */
   fleet?: { ollamaHost?: string; maxDiffBytes?: number };
-  /** Overrides the configured budget probe (tests). */
-  budgetProbe?: () => Promise<ProbeResult>;
+  /**
+   * Asks the provider budget probe once (seed 000 §1.5); composed as `runBudgetProbe` over the config's
+   * `budget:` argv (absent: `{ status: 'absent' }`). budget-probe.ts keeps and records its answers.
+   */
+  budgetProbe: () => Promise<ProbeResult>;
   /** Machine contention; default the runner's own sample. */
   machine?: () => { limit: number; contended: boolean };
   dashboard?: { intervalMs?: number; timers?: TimerPort; clock?: { now(): number } };

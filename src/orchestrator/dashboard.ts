@@ -10,6 +10,7 @@ import type {
   DashboardIssue,
   DashboardIssueState,
 } from './dashboard-types.ts';
+import { slowedLine } from './run-pace.ts';
 
 export type * from './dashboard-types.ts';
 
@@ -134,7 +135,7 @@ const renderWith = (input: DashboardInput, parts: RenderParts): string => {
     for (const b of input.blockers) out.push(blockerLine(b));
   }
   if (input.budget) out.push('', budgetLine(input.budget));
-  if (input.forgePace) out.push('', `**Slowed down:** ${markdownText(input.forgePace, 300)}.`);
+  if (input.forgePace) out.push('', slowedLine(input.forgePace));
   for (const w of input.warnings ?? []) out.push('', `**Warning:** ${markdownText(w, 300)}.`);
   if (input.readinessUnmet && input.readinessUnmet.length > 0) {
     out.push('', '#### Not ready yet', '');

@@ -6,12 +6,11 @@ import type { ParkView } from '../plan/snapshot.ts';
 import type { RunState } from '../plan/states.ts';
 import { environmentProblem, resetAtOfSummary } from '../runner/failure-class.ts';
 import type { AttemptRecord } from '../runner/types.ts';
-import { parkedNotice } from '../ship/notice-builders.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { ProbeResult } from './budget-probe.ts';
 import type { Ports } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
-import { noticeBaseOf, sendRunNotice } from './run-notice.ts';
+import { issuesShippedOf, runNoticeOf, sendRunNotice } from './run-notice.ts';
 import { attemptKey } from './run-progress.ts';
 import { markPosted, writeRun } from './run-writer.ts';
 
@@ -123,7 +122,12 @@ export const parkRun = async (
   if (first)
     await sendRunNotice(
       deps,
-      parkedNotice(await noticeBaseOf(deps, parked), parkSentence(a.park), a.park.resetAt),
+      runNoticeOf(parked, 'parked', parkSentence(a.park), {
+        command: '/blitz resume',
+        issuesShipped: await issuesShippedOf(deps, run.id),
+        publicUrl: deps.config.publicUrl,
+        ...(a.park.resetAt ? { resetAt: a.park.resetAt } : {}),
+      }),
     );
   return parked;
 };

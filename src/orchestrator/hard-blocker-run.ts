@@ -6,10 +6,9 @@
 // closed and the run goes on (plan/next-actions.ts decides both).
 import { canTransitionRun, type RunState } from '../plan/states.ts';
 import { planLabels } from '../plan/types.ts';
-import { blockedNotice } from '../ship/notice-builders.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import { forgeOfRun, type Ports, repoRefOf } from './context.ts';
-import { noticeBaseOf, sendRunNotice } from './run-notice.ts';
+import { issuesShippedOf, runNoticeOf, sendRunNotice } from './run-notice.ts';
 import { markPosted, writeProgress, writeRun } from './run-writer.ts';
 
 /** Files the blocker issue once (a failure is tried again on the next blocked pass). */
@@ -57,7 +56,14 @@ export const blockRun = async (
   const { first } = await markPosted(deps.store, runId, `notice:hard-blocker:${reason}`);
   if (first) {
     deps.logger.error({ runId, reason }, 'run blocked by the forge');
-    await sendRunNotice(deps, blockedNotice(await noticeBaseOf(deps, run), reason));
+    await sendRunNotice(
+      deps,
+      runNoticeOf(run, 'blocked', `${reason}; fix it, then resume`, {
+        command: '/blitz resume',
+        issuesShipped: await issuesShippedOf(deps, runId),
+        publicUrl: deps.config.publicUrl,
+      }),
+    );
   }
   await fileBlockerIssue(deps, (await deps.store.getRun(runId)) ?? run, reason);
 };

@@ -9,7 +9,7 @@ import type { Forge, RepoRef } from '../forges/types.ts';
 import type { IssueProgress } from '../plan/snapshot.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { PrFeedbackState, RunIssueRecord, RunRecord } from '../store/run-store.ts';
-import type { OrchestratorDeps } from './context.ts';
+import type { Ports } from './context.ts';
 import {
   answerThreads,
   holdSentence,
@@ -45,7 +45,7 @@ const latestAttempt = (scope: Pick<PrGateScope, 'attempts' | 'rows'>, key: strin
  * pass gets no entry: its progress says `wait` (fail closed: never merged unread).
  */
 export const gatePullRequests = async (
-  deps: Pick<OrchestratorDeps, 'clock' | 'logger'>,
+  deps: Ports<'clock' | 'logger'>,
   scope: PrGateScope,
   progress: readonly IssueProgress[],
 ): Promise<Map<string, PrFacts>> => {
@@ -101,7 +101,7 @@ export interface PrFeedbackCtx extends Omit<PrGateScope, 'ci' | 'writer'> {
 
 /** The executor's half: what the gate's answer for one PR means, done once, its state kept. */
 export const performPrFeedback = async (
-  deps: Pick<OrchestratorDeps, 'store' | 'dispatcher' | 'runner' | 'notifiers' | 'logger' | 'config'>,
+  deps: Ports<'store' | 'dispatcher' | 'runner' | 'notifiers' | 'logger' | 'config'>,
   ctx: PrFeedbackCtx,
   key: string,
   pr: number,

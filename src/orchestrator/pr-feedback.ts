@@ -22,7 +22,7 @@ import { type FeedbackPart, type PrGateDecision, prGate, type WorkerPhase } from
 import { type ReviewGate, reviewGate } from '../ship/review-gate.ts';
 import { tellStanding } from '../ship/tell-delivery.ts';
 import type { PrFeedbackState, RunProgress, TellMessage } from '../store/run-store.ts';
-import type { OrchestratorDeps } from './context.ts';
+import type { Ports } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
 import { runPageUrl } from './run-notice.ts';
 import { writeProgress } from './run-writer.ts';
@@ -148,7 +148,7 @@ export interface FeedbackTarget {
  * is. Returns the state to keep (fix attempt spent, feedback marked as heard, the resume asked).
  */
 export const resumeWithFeedback = async (
-  deps: Pick<OrchestratorDeps, 'dispatcher' | 'runner'>,
+  deps: Ports<'dispatcher' | 'runner'>,
   target: FeedbackTarget,
   facts: PrFacts,
   parts: FeedbackPart[],
@@ -294,7 +294,7 @@ export const queuedReport = (detailsUrl: string | undefined): ProgressReport => 
  * stands, and the loop reports again on its next read).
  */
 export const reportQueued = async (
-  deps: Pick<OrchestratorDeps, 'store' | 'logger' | 'config'>,
+  deps: Ports<'store' | 'logger' | 'config'>,
   target: { forge: Forge; repo: RepoRef; runId: string; key: string; head: string },
 ): Promise<void> => {
   try {
@@ -316,7 +316,7 @@ export const reportQueued = async (
 
 /** The review leg's verdict on a worker PR, kept for the `blitz` check's summary. */
 export const keepReviewVerdict = async (
-  deps: Pick<OrchestratorDeps, 'store'>,
+  deps: Ports<'store'>,
   runId: string,
   key: string,
   verdict: string,
@@ -347,7 +347,7 @@ export const reportPrProgress = async (
  * messages this state dropped against `loaded` (the state it started from) because a resume carried them.
  */
 export const keepFeedbackState = async (
-  deps: Pick<OrchestratorDeps, 'store'>,
+  deps: Ports<'store'>,
   runId: string,
   key: string,
   state: PrFeedbackState,
@@ -377,11 +377,7 @@ export const holdSentence = (repo: RepoRef, issue: number, why: string): string 
   `${formatIssueRef({ repo, number: issue }, repo)} is held: ${why}. Push a fix to its branch or say \`/blitz retry ${formatIssueRef({ repo, number: issue }, repo)}\` to give its worker another round.`;
 
 /** `/blitz retry` on a PR the loop held: the hold is lifted and the CI fix attempts count afresh. */
-export const releasePrHold = async (
-  deps: Pick<OrchestratorDeps, 'store'>,
-  runId: string,
-  key: string,
-): Promise<void> => {
+export const releasePrHold = async (deps: Ports<'store'>, runId: string, key: string): Promise<void> => {
   await writeProgress(deps.store, runId, (p) => {
     const state = p.prFeedback?.[key];
     if (state?.held === undefined) return undefined;
@@ -398,7 +394,7 @@ export const milestonePrKey = 'milestone-pr';
  * a worker PR's), and the bot's `blitz` check on its head carrying the readiness result.
  */
 export const milestonePrCi = async (
-  deps: Pick<OrchestratorDeps, 'store' | 'clock'>,
+  deps: Ports<'store' | 'clock'>,
   target: { forge: Forge; repo: RepoRef; runId: string; state: PrFeedbackState | undefined },
   head: string,
   ci: RepoConfig['ci'],

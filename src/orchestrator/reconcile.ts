@@ -6,7 +6,6 @@
 
 import { formatConfigErrors } from '../config/repo-config.ts';
 import { hardBlockerOf } from '../forges/hard-blocker.ts';
-import { pacedSessions } from '../forges/rate-budget.ts';
 import { type Forge, hasPermission, type MilestoneSnapshot } from '../forges/types.ts';
 import { issueContentHash } from '../intake/content-hash.ts';
 import type { ForgeEvent } from '../intake/events.ts';
@@ -32,6 +31,7 @@ import { planInput } from './plan-input.ts';
 import { gatePullRequests, withPrGates } from './pr-feedback-step.ts';
 import { readsPerCall } from './pr-reads-per-call.ts';
 import { loadRepoConfig } from './repo-settings.ts';
+import { dispatchHeld, pacedLimit, paceReason } from './run-pace.ts';
 import { attemptKey, deriveProgress } from './run-progress.ts';
 import { firstTime, foldResults, writeProgress } from './run-writer.ts';
 import { withTells } from './tell-nudge.ts';
@@ -230,13 +230,13 @@ const loadRun = async (
     ...(deps.review ? { integrationReview: reviewView(p) } : {}),
     unfiledFindings: unfiledFindings(attempts, p.posted ?? [], run.triggerIssue !== undefined),
     machine: {
-      limit: pace && pace.sessionFactor > 0 ? pacedSessions(machine.limit, pace) : machine.limit,
+      limit: pacedLimit(machine.limit, pace),
       contended: machine.contended,
     },
     build: p.build ?? { status: 'none', covers: [], failures: 0 },
     ...(p.hardBlocker ? { keptBlocker: keptBlockerOf(p.hardBlocker) } : {}),
     park: parkViewOf(deps, fresh, attempts, cache.budget),
-    ...(pace?.sessionFactor === 0 ? { forgeSpent: true } : {}),
+    ...(dispatchHeld(pace) ? { forgeSpent: true } : {}),
     buildConfigured: repoConfig.build !== undefined,
     ...(caps ? { issueCaps: caps } : {}),
     smoke: p.smoke ?? 'none',
@@ -381,8 +381,8 @@ const publish = async (
     // As the run stands after the pass (a review this pass has its verdict shown now).
     ...(deps.review ? { integrationReview: reviewView(ctx.run.progress) } : {}),
   });
-  const pace = deps.forgePace?.(ctx.run);
-  hooks.dashboard(ctx.run.id, pace?.reason ? { ...view, forgePace: pace.reason } : view);
+  const slowed = paceReason(deps.forgePace?.(ctx.run));
+  hooks.dashboard(ctx.run.id, slowed ? { ...view, forgePace: slowed } : view);
   await keepGraph(deps, ctx, view).catch((err: unknown) =>
     deps.logger.warn({ runId: ctx.run.id, err }, 'run graph not kept; the next reconcile retries'),
   );

@@ -1,7 +1,6 @@
 // The notices a run sends (started, shipped, blocked…) built from its record, sent to the targets that
 // asked for the event, and any failure kept on the run for its dashboard. Never throws into the run.
 import type { NotifyEvent, RunNotice, ShipPath } from '../ship/notice.ts';
-import type { NoticeBase } from '../ship/notice-builders.ts';
 import { notifyAll } from '../ship/notify.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Ports } from './context.ts';
@@ -11,20 +10,13 @@ import { writeProgress } from './run-writer.ts';
 export const runPageUrl = (publicUrl: string | undefined, runId: string): string | undefined =>
   publicUrl ? `${publicUrl.replace(/\/+$/, '')}/runs/${encodeURIComponent(runId)}` : undefined;
 
-/** What a notice built by ship/notice-builders.ts names about its run; the count is its closed issues. */
-export const noticeBaseOf = async (deps: Ports<'config' | 'store'>, run: RunRecord): Promise<NoticeBase> => {
-  const url = runPageUrl(deps.config.publicUrl, run.id);
-  return {
-    repo: run.repo,
-    run: { id: run.id, kind: run.kind, title: run.milestoneTitle },
-    ...(run.triggerIssue !== undefined ? { dashboardIssue: run.triggerIssue } : {}),
-    ...(url ? { runUrl: url } : {}),
-    issuesShipped: (await deps.store.listRunIssues(run.id)).filter((r) => r.state === 'closed').length,
-  };
-};
+/** How many of the run's issues are closed: the count every notice of the run carries. */
+export const issuesShippedOf = async (deps: Ports<'store'>, runId: string): Promise<number> =>
+  (await deps.store.listRunIssues(runId)).filter((r) => r.state === 'closed').length;
 
+/** The one way to build a run's notice: its event, its one sentence, the command that continues, the link. */
 export const runNoticeOf = (
-  run: RunRecord,
+  run: Pick<RunRecord, 'id' | 'kind' | 'milestoneTitle' | 'repo' | 'triggerIssue'>,
   event: NotifyEvent,
   sentence: string,
   more: {

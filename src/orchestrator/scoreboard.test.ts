@@ -52,6 +52,12 @@ describe('fleet scoreboard', () => {
     expect(text).not.toContain('### Summary');
   });
 
+  it('says when the run goes slower for the forge rate limit', () => {
+    expect(renderScoreboard(input())).not.toContain('Slowed down');
+    const text = renderScoreboard(input({ slowed: 'core rate limit nearly spent: no new sessions' }));
+    expect(text).toContain('**Slowed down:** core rate limit nearly spent&#58; no new sessions.');
+  });
+
   it('adds the consolidated summary once the run has ended', () => {
     const text = renderScoreboard(
       input({ runState: 'done', final: { reason: 'every ticket is merged or closed' } }),

@@ -3,6 +3,7 @@
 // and once the run ends a consolidated summary (totals, blocking findings caught, decision buckets,
 // what is waiting for a person). Pure: the orchestrator's coalescer publishes the text.
 import { markdownText } from './dashboard-escape.ts';
+import { slowedLine } from './run-pace.ts';
 import { renderDecisionBuckets, type TicketUncertainties } from './uncertainties.ts';
 
 export interface ScoreboardRow {
@@ -27,6 +28,8 @@ export interface ScoreboardInput {
   relays: TicketUncertainties[];
   /** Set when the run has ended: the consolidated summary is shown. */
   final?: { reason: string };
+  /** Why the run goes slower than it could: the forge's rate limit is close (run-pace.ts). */
+  slowed?: string;
 }
 
 const cell = (s: string | undefined, max = 60): string => (s ? markdownText(s, max) : '—');
@@ -67,6 +70,7 @@ export const renderScoreboard = (input: ScoreboardInput): string => {
     out.push('**Skipped**', ...input.skipped.map((s) => `- ${s.ticket}: ${markdownText(s.reason, 200)}`), '');
   const buckets = renderDecisionBuckets(input.relays);
   if (buckets) out.push('### Uncertainties', '', buckets, '');
+  if (input.slowed) out.push(slowedLine(input.slowed), '');
   if (input.final) out.push(...summary(input, input.final.reason), '');
   out.push('Merging needs a person: `/merge` on the PR, or `/ticket-fleet merge #PR` here.');
   return out.join('\n');

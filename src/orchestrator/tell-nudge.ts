@@ -8,7 +8,7 @@ import type { IssueProgress } from '../plan/snapshot.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import { tellStep } from '../ship/tell-delivery.ts';
 import type { RunIssueRecord, RunProgress, RunRecord, TellMessage } from '../store/run-store.ts';
-import type { OrchestratorDeps } from './context.ts';
+import type { Ports } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
 import { tellSection } from './pr-feedback.ts';
 import { issueAttempts } from './run-progress.ts';
@@ -28,7 +28,7 @@ export const withTells = (
 
 /** Sends the waiting messages to the issue's running session; true when the nudge went out. */
 export const nudgeWithTells = async (
-  deps: Pick<OrchestratorDeps, 'store' | 'dispatcher' | 'runner' | 'logger'>,
+  deps: Ports<'store' | 'dispatcher' | 'runner' | 'logger'>,
   ctx: { run: RunRecord; attempts: readonly AttemptRecord[]; rows: ReadonlyMap<string, RunIssueRecord> },
   key: string,
 ): Promise<boolean> => {

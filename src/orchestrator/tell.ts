@@ -8,7 +8,7 @@ import { type IssueRef, sameRepo } from '../forges/types.ts';
 import { issueKey } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import type { OrchestratorDeps } from './context.ts';
+import type { Ports } from './context.ts';
 import { repoRefOf } from './context.ts';
 import { emptyFeedbackState } from './pr-feedback.ts';
 import { attemptKey } from './run-progress.ts';
@@ -21,7 +21,7 @@ export interface TellHooks {
 
 /** The live run whose worker has (or had) issue `ref`: its attempts name it. */
 const runOfIssue = async (
-  deps: Pick<OrchestratorDeps, 'store' | 'ledger'>,
+  deps: Ports<'store' | 'ledger'>,
   forge: Intent['forge'],
   ref: IssueRef,
 ): Promise<RunRecord | undefined> => {
@@ -37,7 +37,7 @@ const runOfIssue = async (
 };
 
 export const handleTell = async (
-  deps: Pick<OrchestratorDeps, 'store' | 'ledger' | 'forges' | 'logger'>,
+  deps: Ports<'store' | 'ledger' | 'forges' | 'logger'>,
   hooks: TellHooks,
   intent: Intent,
   cmd: Extract<Command, { name: 'blitz-tell' }>,

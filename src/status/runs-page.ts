@@ -1,8 +1,10 @@
 // `/`: every run of the API's run list (GET /api/v1/runs), the live ones first (then the most
-// recently changed): repo, kind, milestone, progress, started, state.
+// recently changed): repo, kind, milestone, progress, started, state; then each forge installation's
+// rate-limit budget and pace, and the deliveries given up on.
 import { html } from 'hono/html';
 import type { Delivery } from '../store/types.ts';
 import type { RunSummary } from './api-schemas.ts';
+import { type BudgetRow, forgeBudgetSection } from './forge-budget.ts';
 import { type Html, page, stateBadge, when } from './html-layout.ts';
 
 /** The live runs first, then the most recently changed. */
@@ -27,7 +29,11 @@ const failedDeliveries = (failed: readonly Delivery[]) =>
 <td>${d.attempts}</td><td>${d.failedAt ? when(d.failedAt) : ''}</td><td>${d.error ?? ''}</td></tr>`,
       )}</tbody></table>`;
 
-export const runsPage = (runs: readonly RunSummary[], failed: readonly Delivery[] = []): Html =>
+export const runsPage = (
+  runs: readonly RunSummary[],
+  failed: readonly Delivery[] = [],
+  budget: readonly BudgetRow[] = [],
+): Html =>
   page(
     { title: 'Runs' },
     html`<h1>Runs</h1>
@@ -50,5 +56,6 @@ ${
 </tr>`,
       )}</tbody></table>`
 }
+${forgeBudgetSection(budget)}
 ${failedDeliveries(failed)}`,
   );

@@ -2,6 +2,7 @@
 // the env's STATUS_TOKEN, the run store with its ledger, the run-change bus, the logger, and the
 // runner workspace (the only place prompt and log files are read from). Also points the /metrics run
 // gauges at the same stores.
+import type { BudgetTracker } from '../forges/rate-budget.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Redact } from '../observability/redact.ts';
@@ -26,6 +27,8 @@ export interface StatusDeps {
   now?: () => Date;
   /** Open SSE streams at most (default 100). */
   maxStreams?: number;
+  /** What the forges said of their rate limits, and the pace runs keep on them (forges/rate-budget.ts). */
+  budget?: Pick<BudgetTracker, 'all' | 'paceOf'>;
 }
 
 export const createStatusDeps = (opts: {
@@ -39,6 +42,7 @@ export const createStatusDeps = (opts: {
   workspace: string;
   /** Workers write their logs themselves: what they printed is redacted as the pages read it. */
   redact: Redact;
+  budget?: Pick<BudgetTracker, 'all' | 'paceOf'>;
 }): StatusDeps => {
   const read = createLogReader({ roots: [opts.workspace] });
   opts.metrics.setRunFigures(() => runFigures({ runs: opts.runs, ledger: opts.runs.ledger }));
@@ -47,6 +51,7 @@ export const createStatusDeps = (opts: {
     runs: opts.runs,
     ledger: opts.runs.ledger,
     deliveries: opts.deliveries,
+    ...(opts.budget ? { budget: opts.budget } : {}),
     events: opts.events,
     logger: opts.logger,
     readLog: async (path) => {

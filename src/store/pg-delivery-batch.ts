@@ -1,4 +1,4 @@
-// Webhook sightings on PostgreSQL, written in batches (pg-group-commit.ts): ONE statement per batch,
+// Webhook sightings on PostgreSQL, written in batches (group-commit.ts): ONE statement per batch,
 // a multi-row insert that takes each id at most once and records the losers as `duplicate` beside it,
 // so many concurrent webhooks cost one round trip, not three each. Every caller still awaits its own
 // row before the webhook is answered: nothing is lost.

@@ -1,5 +1,5 @@
 // Delivery leases and "processed" marks on PostgreSQL, one statement per batch of concurrent calls
-// (pg-group-commit.ts). Both are bookkeeping a crash may lose harmlessly (a lease runs out anyway, an
+// (group-commit.ts). Both are bookkeeping a crash may lose harmlessly (a lease runs out anyway, an
 // unmarked delivery is replayed and its processing is idempotent), so they run on a pool whose
 // commits do not wait for the WAL flush. Rows are visited in (forge, id) order, so two replicas'
 // batches rarely wait on each other in a cycle; a deadlock PostgreSQL breaks is retried item by item.

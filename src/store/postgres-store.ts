@@ -4,6 +4,7 @@
 // statement per batch (pg-delivery-batch.ts); so are leases and "processed" marks, on a small pool
 // whose commits do not wait for the WAL flush (pg-delivery-bookkeeping.ts).
 import { AppError } from '../errors.ts';
+import { createGroupCommit } from './group-commit.ts';
 import { type Migration, readMigrations } from './migrate.ts';
 import { writeDeliveryBatch } from './pg-delivery-batch.ts';
 import {
@@ -12,7 +13,6 @@ import {
   writeLeaseBatch,
   writeMarkBatch,
 } from './pg-delivery-bookkeeping.ts';
-import { createGroupCommit } from './pg-group-commit.ts';
 import { migratePostgres } from './pg-migrate.ts';
 import { checkConnection, closeOnce, createPgPool, type PgOptions } from './pg-pool.ts';
 import { pgFailureSql, toDelivery, toIntent, unprocessedRow, unprocessedSql } from './sqlite-store.ts';

@@ -2,6 +2,7 @@
 // behind the async port, so a Postgres engine can take its place without changing callers.
 import { z } from 'zod';
 import type { ForgeKind } from '../forges/types.ts';
+import { createGroupCommit } from './group-commit.ts';
 import type { Migration } from './migrate.ts';
 import { openSqliteDatabase, opt } from './sqlite-open.ts';
 import type { Delivery, DeliveryOutcome, Intent, NewDelivery, NewIntent, Store } from './types.ts';
@@ -122,7 +123,7 @@ export const openSqliteStore = (path: string, opts: { migrations?: Migration[] }
     `INSERT INTO deliveries (forge, delivery_id, event, action, outcome, reason, received_at)
      VALUES (@forge, @deliveryId, @event, @action, @outcome, @reason, @at)`,
   );
-  const record = db.transaction((d: NewDelivery): DeliveryOutcome => {
+  const recordOne = (d: NewDelivery): DeliveryOutcome => {
     const row = {
       forge: d.forge,
       deliveryId: d.deliveryId,
@@ -141,21 +142,37 @@ export const openSqliteStore = (path: string, opts: { migrations?: Migration[] }
     if (insertFirst.run({ ...row, outcome: d.outcome, events, ...lease }).changes === 1) return d.outcome;
     insertAny.run({ ...row, outcome: 'duplicate', reason: 'delivery id already seen' });
     return 'duplicate';
-  });
+  };
+  // The sightings and marks of one turn of the event loop share one transaction: one commit (one WAL
+  // write) for the webhooks read from the sockets together, instead of one each.
+  const record = createGroupCommit(
+    db.transaction((ds: readonly NewDelivery[]) => ds.map(recordOne)),
+    'this-turn',
+  );
   const insertIntent = db.prepare(
     `INSERT OR IGNORE INTO intents (forge, repo, issue_number, command, sender, delivery_id, seq, created_at)
      VALUES (@forge, @repo, @issueNumber, @command, @sender, @deliveryId, @seq, @at)`,
   );
-  const markProcessed = db.prepare(bookkeepingSql.markProcessed);
+  const markProcessedSql = db.prepare(bookkeepingSql.markProcessed);
+  const markProcessed = createGroupCommit(
+    db.transaction((refs: readonly { forge: ForgeKind; deliveryId: string }[]) => {
+      const at = new Date().toISOString();
+      return refs.map((r) => {
+        markProcessedSql.run(at, r.forge, r.deliveryId);
+        return undefined;
+      });
+    }),
+    'this-turn',
+  );
   const leaseDelivery = db.prepare(bookkeepingSql.lease);
   const selectIntent = db.prepare('SELECT * FROM intents WHERE forge = ? AND delivery_id = ? AND seq = ?');
 
   return {
     async recordDelivery(d) {
-      return { outcome: record(d) };
+      return { outcome: await record(d) };
     },
     async markDeliveryProcessed(forge: ForgeKind, deliveryId: string) {
-      markProcessed.run(new Date().toISOString(), forge, deliveryId);
+      await markProcessed({ forge, deliveryId });
     },
     async leaseDelivery(forge, deliveryId, holder, until, now) {
       return leaseDelivery.run(holder, until, forge, deliveryId, now, holder).changes === 1;

@@ -2,6 +2,7 @@
 // the World, and the answers mapped into domain types. Error paths live in forge-gitea-errors.test.ts.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isAppError } from '../../src/errors.ts';
+import { createGiteaForge } from '../../src/forges/gitea/index.ts';
 import { type GiteaHarness, startGiteaHarness } from '../support/fake-gitea/setup.ts';
 import type { MemoryGit } from '../support/world.ts';
 
@@ -141,6 +142,57 @@ describe('loadMilestone', () => {
     expect(snap.externalBlockers).toEqual([]);
     expect(h.fake.count('issueListIssues')).toBe(3);
     expect(h.fake.count('issueListIssueDependencies')).toBe(120);
+  });
+
+  it('reloads a milestone asking again only for the blocker lists that may have changed', async () => {
+    const { world, repo } = h;
+    const lib = world.addRepo('acme/lib');
+    world.addIssue(lib, { number: 7, title: 'lib fix' });
+    const m = world.addMilestone(repo, 'M1');
+    world.addIssue(repo, { number: 1, title: 'one', milestone: 'M1' });
+    world.addIssue(repo, { number: 2, title: 'two', milestone: 'M1', blockedBy: [1] });
+    world.addIssue(repo, { number: 3, title: 'three', milestone: 'M1', blockedBy: ['acme/lib#7'] });
+    world.addIssue(repo, { number: 4, title: 'four', milestone: 'M1' });
+    // Kept milestone snapshots off: every load goes to Gitea, and only the dependency lists are kept.
+    const forge = createGiteaForge({
+      url: h.fake.url,
+      token: h.fake.token,
+      botLogin: world.botLogin,
+      keptForMs: 0,
+    });
+    const asked = () =>
+      h.fake.requests
+        .filter((r) => r.operationId === 'issueListIssueDependencies')
+        .map((r) => r.path.split('/').at(-2));
+    const load = async () => {
+      const before = asked().length;
+      const snap = await forge.loadMilestone(app, m.id);
+      return { snap, asked: asked().slice(before).sort() };
+    };
+
+    expect((await load()).asked).toEqual(['1', '2', '3', '4']);
+    // Nothing changed: only the issue whose blocker lies outside the milestone, still open, is asked.
+    expect((await load()).asked).toEqual(['3']);
+
+    // #1 closes: #2's blocker left the open set, so #2 is asked again and reads it closed.
+    world.setIssueState(repo, world.issue(repo, 1)!, 'closed', 'alice');
+    const afterClose = await load();
+    expect(afterClose.asked).toEqual(['2', '3']);
+    expect(afterClose.snap.externalBlockers).toContainEqual({ ref: ref(1), state: 'closed', title: 'one' });
+    expect((await load()).asked).toEqual(['3']);
+
+    // A person makes #4 wait on #2: Gitea comments on both, their updated_at moves, both are asked.
+    // (through another client: this forge's own writes forget the list anyway)
+    const person = createGiteaForge({
+      url: h.fake.url,
+      token: h.fake.token,
+      botLogin: world.botLogin,
+      requestCache: false,
+    });
+    await person.addBlockedBy(ref(4), ref(2));
+    const afterEdge = await load();
+    expect(afterEdge.asked).toEqual(['2', '3', '4']);
+    expect(afterEdge.snap.issues.find((i) => i.ref.number === 4)!.blockedBy).toEqual([ref(2)]);
   });
 
   it('pages on its own URL when Gitea builds Link headers from a different ROOT_URL', async () => {

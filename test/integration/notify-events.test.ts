@@ -6,17 +6,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  blockedNotice,
-  failedNotice,
-  type NoticeBase,
-  needsPersonNotice,
-  parkedNotice,
-  reviewUnclearNotice,
-  shipFailedNotice,
-  shippedNotice,
-  startedNotice,
-} from '../../src/ship/notice-builders.ts';
+import { runNoticeOf } from '../../src/orchestrator/run-notice.ts';
 import { buildNotifiers, type NotifyTargetValue, notifyAll, type RunNotice } from '../../src/ship/notify.ts';
 import {
   discordWebhook,
@@ -113,70 +103,89 @@ const targets = (): NotifyTargetValue[] => [
   },
 ];
 
-const runBase: NoticeBase = {
+// Built the one way the orchestrator builds a run's notice (runNoticeOf), with the sentences it writes.
+const run = {
+  id: '1a2b3c4d',
+  kind: 'blitz',
+  milestoneTitle: 'M1 checkout',
   repo: 'acme/shop',
-  run: { id: '1a2b3c4d', kind: 'blitz', title: 'M1 checkout' },
-  dashboardIssue: 1,
-  runUrl: 'https://blitz.example.com/runs/1a2b3c4d',
-  issuesShipped: 4,
-};
+  triggerIssue: 1,
+} as const;
+const runUrl = 'https://blitz.example.com/runs/1a2b3c4d';
+const more = { issuesShipped: 4, publicUrl: 'https://blitz.example.com' };
 const reset = '2026-12-01T15:00:00.000Z';
 
 const cases: [string, RunNotice, { command?: string; issue: number; link: string; words: string }][] = [
   [
     'started',
-    startedNotice(runBase, 'wendy'),
-    {
-      command: '/blitz pause',
-      issue: 1,
-      link: runBase.runUrl!,
-      words: 'wendy started a blitz of M1 checkout',
-    },
+    runNoticeOf(run, 'started', 'wendy started a blitz of M1 checkout', { ...more, command: '/blitz pause' }),
+    { command: '/blitz pause', issue: 1, link: runUrl, words: 'wendy started a blitz of M1 checkout' },
   ],
   [
     'parked',
-    parkedNotice(runBase, 'provider limit reached; the tool says it resets at 2026-12-01 15:00 UTC', reset),
-    { command: '/blitz resume', issue: 1, link: runBase.runUrl!, words: 'Provider limit reached' },
+    runNoticeOf(run, 'parked', 'provider limit reached; the tool says it resets at 2026-12-01 15:00 UTC', {
+      ...more,
+      command: '/blitz resume',
+      resetAt: reset,
+    }),
+    { command: '/blitz resume', issue: 1, link: runUrl, words: 'Provider limit reached' },
   ],
   [
     'blocked',
-    blockedNotice(runBase, 'the forge answered 401 to the bot', 9),
-    { command: '/blitz resume', issue: 9, link: runBase.runUrl!, words: 'answered 401' },
+    runNoticeOf(run, 'blocked', 'the forge answered 401 to the bot; fix it, then resume', {
+      ...more,
+      issue: 9,
+      command: '/blitz resume',
+    }),
+    { command: '/blitz resume', issue: 9, link: runUrl, words: 'answered 401' },
   ],
   [
     'needs_person',
-    needsPersonNotice(runBase, 12, 'no progress after 6 nudges'),
+    runNoticeOf(run, 'needs_person', '#12 is held: no progress after 6 nudges', {
+      ...more,
+      issue: 12,
+      command: '/blitz retry #12',
+    }),
     {
       command: '/blitz retry #12',
       issue: 12,
-      link: runBase.runUrl!,
+      link: runUrl,
       words: '#12 is held: no progress after 6 nudges',
     },
   ],
   [
     'failed',
-    failedNotice(runBase, 12, '3 attempts unsolved'),
-    { command: '/blitz retry #12', issue: 12, link: runBase.runUrl!, words: '#12 failed' },
+    runNoticeOf(run, 'failed', '#12 failed: 3 attempts unsolved', {
+      ...more,
+      issue: 12,
+      command: '/blitz retry #12',
+    }),
+    { command: '/blitz retry #12', issue: 12, link: runUrl, words: '#12 failed' },
   ],
   [
     'review_unclear',
-    reviewUnclearNotice(runBase, 'no reviewer answered'),
-    {
-      command: '/blitz accept-review',
-      issue: 1,
-      link: runBase.runUrl!,
-      words: 'integration review is unclear',
-    },
+    runNoticeOf(run, 'review_unclear', 'the integration review is unclear: no reviewer answered', {
+      ...more,
+      command: '/blitz accept-review (or /blitz review to run it again)',
+    }),
+    { command: '/blitz accept-review', issue: 1, link: runUrl, words: 'integration review is unclear' },
   ],
   [
     'shipped',
-    shippedNotice(runBase, 'deploy', 'https://shop.example.com/'),
+    runNoticeOf(run, 'shipped', 'every issue closed, build and smoke green, deployed and answering', {
+      ...more,
+      path: 'deploy',
+      url: 'https://shop.example.com/',
+    }),
     { issue: 1, link: 'https://shop.example.com/', words: 'deployed and answering' },
   ],
   [
     'ship failed',
-    shipFailedNotice(runBase, 'local', 'nothing answered on port 5173'),
-    { command: '/blitz resume', issue: 1, link: runBase.runUrl!, words: 'preview is not live' },
+    runNoticeOf(run, 'blocked', 'the preview is not live: nothing answered on port 5173', {
+      ...more,
+      command: '/blitz resume',
+    }),
+    { command: '/blitz resume', issue: 1, link: runUrl, words: 'preview is not live' },
   ],
 ];
 
@@ -236,7 +245,14 @@ describe('every named state reaches every notifier with its command and link', (
   it('a parked notice carries the reset time in every message', async () => {
     seen.length = 0;
     const { notifiers } = buildNotifiers(targets(), { sleep: async () => undefined });
-    await notifyAll(notifiers, parkedNotice(runBase, 'provider limit reached', reset));
+    await notifyAll(
+      notifiers,
+      runNoticeOf(run, 'parked', 'provider limit reached', {
+        ...more,
+        command: '/blitz resume',
+        resetAt: reset,
+      }),
+    );
     expect(seen).toHaveLength(7);
     for (const s of seen) expect(s.text, s.path).toContain('2026-12-01 15:00 UTC');
     expect(JSON.parse(seen.find((s) => s.path === '/webhook')!.text).resetAt).toBe(reset);

@@ -1,6 +1,7 @@
 // The status pages through the real app over a real SQLite file: access (off, bearer, login cookie),
 // escaping of hostile titles on every page, the run, attempt, report and stats content, and SSE.
 import { afterEach, describe, expect, it } from 'vitest';
+import { createBudgetTracker } from '../../src/forges/rate-budget.ts';
 import { finishedDashboard, finishedRunId, hostileTitle, liveRunId } from '../fixtures/runs/finished-run.ts';
 import { createStatusApp, listen, type StatusApp, statusToken } from '../fixtures/runs/status-app.ts';
 
@@ -90,6 +91,38 @@ describe('status pages', () => {
     expect(body.indexOf(`data-run="${liveRunId}"`)).toBeLessThan(body.indexOf(`data-run="${finishedRunId}"`));
     expect(body).toContain('<td>3/5</td>');
     expect(body).toContain('M1 &lt;b&gt;launch&lt;/b&gt;');
+  });
+
+  it("shows each installation's rate-limit windows, its writes and the pace runs keep on it", async () => {
+    const now = Date.parse('2026-12-01T12:00:00Z');
+    const budget = createBudgetTracker({ now: () => now });
+    const reset = String(now / 1000 + 1800);
+    const headers = (resource: string, remaining: number, limit: number) => ({
+      'x-ratelimit-limit': String(limit),
+      'x-ratelimit-remaining': String(remaining),
+      'x-ratelimit-reset': reset,
+      'x-ratelimit-resource': resource,
+    });
+    // Installation 7 has a healthy core window; installation 9 has spent its core budget.
+    budget.observe('github:7', { method: 'GET', status: 200, rateHeaders: headers('core', 4200, 5000) });
+    budget.observe('github:7', { method: 'POST', status: 200, rateHeaders: headers('graphql', 4990, 5000) });
+    budget.observe('github:7', { method: 'POST', status: 201, rateHeaders: headers('core', 4199, 5000) });
+    budget.observe('github:9', { method: 'GET', status: 200, rateHeaders: headers('core', 12, 5000) });
+    const { app } = await setup({ budget });
+    const body = await (await app.request('/', { headers: bearer })).text();
+    const row = (key: string) =>
+      /<tr data-budget="([^"]+)">[\s\S]*?<\/tr>/g.exec(
+        body.slice(body.indexOf(`data-budget="${key}"`) - 4),
+      )?.[0] ?? '';
+    expect(row('github:7')).toContain('<div data-resource="core">4199 / 5000</div>');
+    expect(row('github:7')).toContain('<div data-resource="graphql">4990 / 5000</div>');
+    expect(row('github:7')).toContain('2026-12-01 12:30');
+    expect(row('github:7')).toContain('1 / 80, 1 / 500');
+    expect(row('github:7')).toContain('data-pace="full"');
+    expect(row('github:9')).toContain('data-pace="slowed"');
+    expect(row('github:9')).toContain(
+      'core rate limit nearly spent (12/5000): no new sessions until it resets in 30 min',
+    );
   });
 
   it('shows the run: Mermaid source coloured by state, the issue table, layers and attempts, titles escaped', async () => {

@@ -16,6 +16,7 @@ import { createReceiver } from '../../src/intake/receive.ts';
 import type { Logger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { createRedactor } from '../../src/observability/redact.ts';
+import { configuredBudgetProbe } from '../../src/orchestrator/budget-probe.ts';
 import type { OrchestratorDeps } from '../../src/orchestrator/context.ts';
 import { createQueueDispatch } from '../../src/orchestrator/dispatch-compose.ts';
 import { createOrchestrator, type Orchestrator } from '../../src/orchestrator/orchestrator.ts';
@@ -195,6 +196,8 @@ export const startBot = (o: BotOptions): Bot => {
     clock,
     logger,
     baseEnv: testEnv(),
+    // The composed bot's probe; a test that needs another answer passes its own (`orchestrator`).
+    budgetProbe: configuredBudgetProbe(config, testEnv()),
     ...(o.cloneUrl ? { cloneUrl: o.cloneUrl } : {}),
     machine: () => ({ limit: config.runner.maxSessions, contended: false }),
     dashboard: { intervalMs: 0 },

@@ -10,8 +10,8 @@ import { formatIssueRef, formatRepo } from '../types.ts';
 import { defaultRetryPolicy, GiteaClient, type RetryPolicy } from './client.ts';
 import { commentOps } from './comments.ts';
 import { listRepositories } from './list-repositories.ts';
-import { loadMilestone } from './load-milestone.ts';
-import { toIssue, toMilestone } from './mappers.ts';
+import { createDependencyMemo, loadMilestone } from './load-milestone.ts';
+import { refKey, toIssue, toMilestone } from './mappers.ts';
 import { pickMilestone } from './milestones.ts';
 import { issuePath, repoPath, writeOn } from './paths.ts';
 import { pullRequestOps } from './pulls.ts';
@@ -53,6 +53,8 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
     ...(opts.onRequest ? { onRequest: opts.onRequest } : {}),
   });
   const pageSize = opts.pageSize ?? 50;
+  // Blocked-by lists kept between milestone reloads, asked again when an issue's updated_at moves.
+  const memo = opts.requestCache === false ? undefined : createDependencyMemo();
 
   const listMilestones = async (repo: RepoRef, state: 'open' | 'all') =>
     (
@@ -113,6 +115,7 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
         return await loadMilestone(client, repo, milestoneNumber, {
           pageSize,
           concurrency: opts.concurrency ?? 8,
+          ...(memo ? { memo } : {}),
         });
       } catch (err) {
         if (
@@ -183,6 +186,7 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
         what: `mark ${formatIssueRef(issue)} blocked by ${formatIssueRef(blocker, issue.repo)}`,
         needs: writeOn(issue.repo),
       });
+      memo?.entries.delete(refKey(issue));
     },
 
     addLabels: async (ref, labels) => {

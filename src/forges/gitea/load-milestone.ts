@@ -3,6 +3,15 @@
 // A dependency answer carries the blocker's repo and state, so blockers outside the milestone cost
 // nothing extra. Gitea leaves out blockers that do not exist or the token cannot read, so blockers
 // declared in an issue's body are merged in too, and one that cannot be read is `unknown`.
+//
+// With a `DependencyMemo`, a reload asks again only for the issues whose lists may have changed:
+// Gitea writes a comment on both issues when a dependency is added or removed, and every comment
+// bumps the issue's `updated_at`, so an unchanged `updated_at` means an unchanged list. What that
+// stamp does not cover is the state of a blocker that left the open set (closed, or moved out of the
+// milestone) or lies outside it: an issue with such a blocker last seen open is asked again. A kept
+// list is trusted only when its stamp is older than `settledMs` at the read (Gitea's stamps are whole
+// seconds: a change in the same second would not move it) and for at most `maxAgeMs` (a blocker
+// outside the milestone reopened, or deleted, is seen by then).
 import { mergeBodyDeps } from '../body-deps-merge.ts';
 import type { BlockerState, MilestoneIssue, MilestoneSnapshot, RepoRef } from '../types.ts';
 import { formatRepo } from '../types.ts';
@@ -25,11 +34,60 @@ export const mapLimit = async <T, R>(items: T[], limit: number, f: (item: T) => 
   return out;
 };
 
+/** Blocked-by lists kept between loads, by issue, with the issue's `updated_at` they were read at. */
+export interface DependencyMemo {
+  entries: Map<string, { updatedAt: string; readAt: number; deps: GiteaIssue[] }>;
+  now: () => number;
+  /** A stamp younger than this at the read is not trusted to cover a change in its second. */
+  settledMs: number;
+  maxAgeMs: number;
+  /** Entries kept at most (oldest go first). */
+  max: number;
+}
+
+export const createDependencyMemo = (
+  opts: Partial<Omit<DependencyMemo, 'entries'>> = {},
+): DependencyMemo => ({
+  entries: new Map(),
+  now: opts.now ?? Date.now,
+  settledMs: opts.settledMs ?? 60_000,
+  maxAgeMs: opts.maxAgeMs ?? 600_000,
+  max: opts.max ?? 10_000,
+});
+
+/** The kept list of `raw`, when it still says what a read would. */
+const keptDeps = (
+  memo: DependencyMemo,
+  key: string,
+  raw: GiteaIssue,
+  openKeys: Set<string>,
+  repo: RepoRef,
+): GiteaIssue[] | undefined => {
+  const kept = memo.entries.get(key);
+  if (!kept || !raw.updated_at || kept.updatedAt !== raw.updated_at) return undefined;
+  if (memo.now() - kept.readAt >= memo.maxAgeMs) return undefined;
+  const stale = kept.deps.some(
+    (d) => d.state !== 'closed' && !openKeys.has(refKey({ repo: repoOfIssue(d, repo), number: d.number })),
+  );
+  return stale ? undefined : kept.deps;
+};
+
+const keepDeps = (memo: DependencyMemo, key: string, raw: GiteaIssue, readAt: number, deps: GiteaIssue[]) => {
+  const stamp = raw.updated_at ? Date.parse(raw.updated_at) : Number.NaN;
+  if (!Number.isFinite(stamp) || readAt - stamp < memo.settledMs) {
+    memo.entries.delete(key);
+    return;
+  }
+  memo.entries.delete(key);
+  memo.entries.set(key, { updatedAt: raw.updated_at!, readAt, deps });
+  while (memo.entries.size > memo.max) memo.entries.delete(memo.entries.keys().next().value as string);
+};
+
 export const loadMilestone = async (
   client: GiteaClient,
   repo: RepoRef,
   milestoneId: number,
-  opts: { pageSize: number; concurrency: number },
+  opts: { pageSize: number; concurrency: number; memo?: DependencyMemo },
 ): Promise<MilestoneSnapshot> => {
   const base = repoPath(repo);
   const where = `milestone ${milestoneId} of ${formatRepo(repo)}`;
@@ -57,16 +115,23 @@ export const loadMilestone = async (
   const openKeys = new Set(open.map((i) => refKey({ repo, number: i.number })));
   const external = new Map<string, BlockerState>();
 
+  const { memo } = opts;
   const issues: MilestoneIssue[] = await mapLimit(open, opts.concurrency, async (raw) => {
-    const deps = await client.paged(
-      GiteaIssue,
-      {
-        method: 'GET',
-        path: `${base}/issues/${raw.number}/dependencies`,
-        what: `list the blockers of ${formatRepo(repo)}#${raw.number}`,
-      },
-      opts.pageSize,
-    );
+    const key = refKey({ repo, number: raw.number });
+    let deps = memo && keptDeps(memo, key, raw, openKeys, repo);
+    if (!deps) {
+      const readAt = memo?.now() ?? 0;
+      deps = await client.paged(
+        GiteaIssue,
+        {
+          method: 'GET',
+          path: `${base}/issues/${raw.number}/dependencies`,
+          what: `list the blockers of ${formatRepo(repo)}#${raw.number}`,
+        },
+        opts.pageSize,
+      );
+      if (memo) keepDeps(memo, key, raw, readAt, deps);
+    }
     const blockedBy = deps.map((d) => ({ repo: repoOfIssue(d, repo), number: d.number }));
     for (const d of deps) {
       const ref = { repo: repoOfIssue(d, repo), number: d.number };

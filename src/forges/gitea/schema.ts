@@ -32,6 +32,8 @@ export const GiteaIssue = z.object({
   assignees: z.array(GiteaUser).nullish(),
   milestone: GiteaMilestone.nullish(),
   created_at: z.string(),
+  /** Bumped by every comment, and Gitea comments on both issues of a dependency added or removed. */
+  updated_at: z.string().nullish(),
   is_locked: z.boolean().nullish(),
   pull_request: z.object({ merged: z.boolean().nullish() }).nullish(),
   repository: z.object({ owner: z.string(), name: z.string() }).nullish(),

@@ -12,6 +12,7 @@ import { buildAttempt, buildRunList, buildRunResource, buildStats } from '../../
 import { mermaidScript, pageScript } from '../../status/assets.ts';
 import { attemptPage } from '../../status/attempt-page.ts';
 import { parseAttemptTimeline } from '../../status/attempt-timeline.ts';
+import { budgetRows } from '../../status/forge-budget.ts';
 import { reportHtml } from '../../status/report.ts';
 import { runPage } from '../../status/run-page.ts';
 import { runsPage } from '../../status/runs-page.ts';
@@ -94,7 +95,13 @@ export const statusRoutes = (deps: StatusDeps | undefined) => {
 
   const ports = { runs: deps.runs, ledger: deps.ledger, dashboardOf: deps.events.latestDashboard };
   app.get('/', async (c) =>
-    c.html(runsPage((await buildRunList(ports)).runs, await deps.deliveries.listFailedDeliveries())),
+    c.html(
+      runsPage(
+        (await buildRunList(ports)).runs,
+        await deps.deliveries.listFailedDeliveries(),
+        deps.budget ? budgetRows(deps.budget) : [],
+      ),
+    ),
   );
   app.get('/stats', async (c) => {
     const runId = c.req.query('run');

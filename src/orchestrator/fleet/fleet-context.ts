@@ -1,6 +1,7 @@
 // The fleet run kind's ports: the orchestrator's own deps plus the hooks it lends the fleet (the
 // per-run serialiser, the scoreboard coalescer, the budget probe), and the per-pass context the
 // fleet steps work from. Nothing here does IO.
+import type { Pace } from '../../forges/rate-budget.ts';
 import type { Forge, RepoRef } from '../../forges/types.ts';
 import type { RunSnapshot } from '../../plan/snapshot.ts';
 import type { PlanIssue } from '../../plan/types.ts';
@@ -27,7 +28,7 @@ export interface FleetHooks {
 
 /** What the fleet run kind uses of the orchestrator's ports; each step takes its own part of it. */
 export type FleetPorts = Ports<'baseEnv' | 'cloneUrl' | 'config' | 'dispatcher' | 'fleet' | 'forges'> &
-  Ports<'clock' | 'ledger' | 'logger' | 'machine' | 'notifiers' | 'runner' | 'store'>;
+  Ports<'clock' | 'forgePace' | 'ledger' | 'logger' | 'machine' | 'notifiers' | 'runner' | 'store'>;
 
 /** Per-repository facts read once per pass. */
 export interface RepoFacts {
@@ -54,6 +55,8 @@ export interface FleetCtx {
   lapsedApprovals: ReadonlySet<string>;
   /** What the PR feedback loop read this pass about each open ticket PR. */
   prFacts: ReadonlyMap<string, PrFacts>;
+  /** How much the forge's rate budget asks the run to slow down this pass (run-pace.ts). */
+  pace?: Pace;
 }
 
 export const maxConflictResumes = 2;

@@ -16,6 +16,7 @@ import { forgeOfRun, type Ports, repoRefOf } from '../context.ts';
 import type { PrFacts } from '../pr-feedback.ts';
 import { gatePullRequests, withPrGates } from '../pr-feedback-step.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
+import { dispatchHeld, pacedLimit } from '../run-pace.ts';
 import { attemptKey, deriveProgress } from '../run-progress.ts';
 import { withTells } from '../tell-nudge.ts';
 import type { FleetCtx, FleetHooks, RepoFacts } from './fleet-context.ts';
@@ -106,7 +107,9 @@ const busyWork = async (
 
 /** Undefined when the run is gone, not a fleet, or (unless `ended` is set) finished. */
 export const loadFleet = async (
-  deps: Ports<'clock' | 'config' | 'forges' | 'ledger' | 'logger' | 'machine' | 'runner' | 'store'>,
+  deps: Ports<
+    'clock' | 'config' | 'forgePace' | 'forges' | 'ledger' | 'logger' | 'machine' | 'runner' | 'store'
+  >,
   hooks: FleetHooks,
   runId: string,
   ended = false,
@@ -150,6 +153,8 @@ export const loadFleet = async (
   });
   const busyFences = await busyWork(deps, run, new Set(repos.keys()), facts);
   const machine = deps.machine?.() ?? deps.runner.limit();
+  // Close to the forge's rate limit: fewer sessions; spent, the planner holds new ones (`forgeSpent`).
+  const pace = deps.forgePace?.(run);
   const snap: RunSnapshot = {
     kind: 'fleet',
     options: { maxSessions: options.maxSessions, dryRun: false, maxAttemptsPerIssue: 1 },
@@ -163,7 +168,8 @@ export const loadFleet = async (
     external: [],
     progress: progress.filter((p) => tickets.has(p.key)),
     budget: budgetOf(await hooks.probe(run.id), options.maxSessions),
-    machine: { limit: machine.limit, contended: machine.contended },
+    machine: { limit: pacedLimit(machine.limit, pace), contended: machine.contended },
+    ...(dispatchHeld(pace) ? { forgeSpent: true } : {}),
     build: { status: 'none', covers: [], failures: 0 },
     smoke: 'none',
     ship: 'none',
@@ -186,6 +192,7 @@ export const loadFleet = async (
     busyFences,
     lapsedApprovals,
     prFacts,
+    ...(pace ? { pace } : {}),
   };
 };
 

@@ -2,6 +2,7 @@
 // dispatched; then waves of `maxSessions` tickets in dispatch order; undispatched tickets are queued.
 import { formatIssueRef } from '../../forges/types.ts';
 import { refOf, repoRefOf } from '../context.ts';
+import { paceReason } from '../run-pace.ts';
 import type { ScoreboardInput, ScoreboardRow } from '../scoreboard.ts';
 import type { FleetCtx } from './fleet-context.ts';
 import { ticketOf } from './fleet-state.ts';
@@ -77,5 +78,6 @@ export const scoreboardInput = (ctx: FleetCtx, final?: { reason: string }): Scor
         : [];
     }),
     ...(summary ? { final: summary } : {}),
+    ...(paceReason(ctx.pace) ? { slowed: paceReason(ctx.pace)! } : {}),
   };
 };

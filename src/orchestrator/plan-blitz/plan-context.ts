@@ -33,6 +33,8 @@ export interface PlanCtx {
   executionOpen: Set<IssueKey>;
   /** Steps that failed in this pass (retried next pass), shown on the dashboard: silence is not success. */
   problems: Map<IssueKey, string>;
+  /** Why the run goes slower than it could this pass: the forge's rate limit is close (run-pace.ts). */
+  slowed?: string;
 }
 
 export const attemptsOfIssue = (pc: PlanCtx, key: IssueKey): AttemptRecord[] =>

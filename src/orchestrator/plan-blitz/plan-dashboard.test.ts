@@ -58,6 +58,14 @@ describe('renderPlanDashboard', () => {
     expect(body).toContain('- #3 (unsized): queued');
     expect(body).not.toContain('<b>');
   });
+
+  it('says when the run goes slower for the forge rate limit', () => {
+    const base = { run: run({}), plan: planProgressSchema.parse({}), rows: new Map(), issues: new Map() };
+    expect(renderPlanDashboard(base)).not.toContain('Slowed down');
+    expect(renderPlanDashboard({ ...base, slowed: 'core rate limit nearly spent' })).toContain(
+      '**Slowed down:** core rate limit nearly spent.',
+    );
+  });
 });
 
 describe('renderPlanComment', () => {

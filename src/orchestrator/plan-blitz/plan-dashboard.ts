@@ -5,6 +5,7 @@
 import { refOf } from '../context.ts';
 import { dashboardMarker } from '../dashboard.ts';
 import { markdownText } from '../dashboard-escape.ts';
+import { slowedLine } from '../run-pace.ts';
 import type { PlanCtx } from './plan-context.ts';
 import { sizeOf } from './plan-labels.ts';
 import { planProgressOf, tallyOf } from './plan-state.ts';
@@ -12,7 +13,7 @@ import { planProgressOf, tallyOf } from './plan-state.ts';
 const num = (k: string) => `#${refOf(k).number}`;
 
 export const renderPlanDashboard = (
-  pc: Pick<PlanCtx, 'run' | 'plan' | 'rows' | 'issues'> & Partial<Pick<PlanCtx, 'problems'>>,
+  pc: Pick<PlanCtx, 'run' | 'plan' | 'rows' | 'issues'> & Partial<Pick<PlanCtx, 'problems' | 'slowed'>>,
 ): string => {
   const { run, plan } = pc;
   const lines = [
@@ -21,6 +22,7 @@ export const renderPlanDashboard = (
     '',
     `State: **${run.state}**${run.progress.reason ? ` — ${markdownText(run.progress.reason, 400)}` : ''}`,
   ];
+  if (pc.slowed) lines.push('', slowedLine(pc.slowed));
   if (plan.targets) lines.push('', `Targets: ${plan.targets.map(num).join(', ') || 'none'}`);
   if (plan.unmatched.length)
     lines.push(

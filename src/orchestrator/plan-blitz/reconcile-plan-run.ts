@@ -17,6 +17,7 @@ import { reportOnce } from '../perform.ts';
 import { planInput } from '../plan-input.ts';
 import { type ReconcileHooks, withoutUnrecordedApprovals } from '../reconcile.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
+import { dispatchHeld, pacedLimit, paceReason } from '../run-pace.ts';
 import { setRunState, stopRun as writeStop } from '../run-state.ts';
 import { type PlanCtx, type PlanPorts, reloadPlan, savePlan } from './plan-context.ts';
 import { renderPlanDashboard } from './plan-dashboard.ts';
@@ -32,7 +33,7 @@ export interface PlanReconcileHooks extends Pick<ReconcileHooks, 'trusted'> {
 }
 
 /** What a plan run's pass uses of the orchestrator's ports: the steps' own and what loading reads. */
-export type PlanRunPorts = PlanPorts & Ports<'cloneUrl' | 'forges' | 'machine'>;
+export type PlanRunPorts = PlanPorts & Ports<'cloneUrl' | 'forgePace' | 'forges' | 'machine'>;
 
 const maxPasses = 12;
 const live = (s: string) => s !== 'done' && s !== 'cancelled';
@@ -76,7 +77,12 @@ const load = async (deps: PlanRunPorts, hooks: PlanReconcileHooks, runId: string
   const options = run.options as RunOptionsStored;
   const machine = deps.machine?.() ?? deps.runner.limit();
   const running = pc.attempts.filter((a) => a.outcome === undefined).length;
-  pc.slots.free = Math.max(0, Math.min(options.maxSessions, machine.limit) - running);
+  // Close to the forge's rate limit: fewer planning sessions, none while it is spent; the dashboard says so.
+  const pace = deps.forgePace?.(run);
+  const limit = pacedLimit(Math.min(options.maxSessions, machine.limit), pace);
+  pc.slots.free = dispatchHeld(pace) ? 0 : Math.max(0, limit - running);
+  const slowed = paceReason(pace);
+  if (slowed) pc.slowed = slowed;
   const budget = await hooks.probe(run.id);
   const snap: RunSnapshot = {
     kind: 'plan',

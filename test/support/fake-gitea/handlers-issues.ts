@@ -150,6 +150,9 @@ export const issueHandlers: Record<string, Handler> = {
       !issue.blockedBy.some((e) => e.owner === ref.owner && e.repo === ref.repo && e.number === ref.number)
     ) {
       issue.blockedBy.push(ref);
+      // Gitea comments on both issues, and a comment bumps an issue's updated_at.
+      issue.updatedAt = ctx.world.now();
+      blocker.updatedAt = issue.updatedAt;
       ctx.world.record('add_dependency', repo, issue.number, `${owner}/${name}#${ref.number}`);
     }
     return { status: 201, json: renderIssue(ctx.world, repo, issue, ctx.baseUrl) };

@@ -1,6 +1,6 @@
-// Group commit for PostgreSQL writes that many callers make at once (webhook sightings, delivery
-// leases, "processed" marks): the calls that arrive while one write is in flight go out together in
-// the next, as ONE statement, so N concurrent callers cost one round trip, not N. Each caller still
+// Group commit for writes that many callers make at once (webhook sightings, delivery leases,
+// "processed" marks): calls are gathered and written together, so N concurrent callers cost one round
+// trip (PostgreSQL: one statement) or one commit (SQLite: one transaction), not N. Each caller still
 // awaits its own answer. A batch the database refuses (a value it cannot store, a deadlock) is retried
 // one item at a time, so one bad item fails alone and the others are still written.
 
@@ -14,11 +14,17 @@ interface Pending<T, R> {
 }
 
 /**
- * `write` takes a batch and answers each item, in the order given. A lone call on a quiet bot goes out
- * at once, in its own batch.
+ * How calls are gathered. `while-writing` (a database across the network): a call on a quiet bot goes
+ * out at once, and those that arrive while a write is in flight go out together in the next.
+ * `this-turn` (a synchronous engine, where nothing is ever in flight): the calls of one turn of the
+ * event loop (the requests read from the sockets together) go out together just after it.
  */
+export type Gather = 'while-writing' | 'this-turn';
+
+/** `write` takes a batch and answers each item, in the order given. */
 export const createGroupCommit = <T, R>(
-  write: (items: readonly T[]) => Promise<readonly R[]>,
+  write: (items: readonly T[]) => Promise<readonly R[]> | readonly R[],
+  gather: Gather = 'while-writing',
 ): ((item: T) => Promise<R>) => {
   const pending: Pending<T, R>[] = [];
   let flushing = false;
@@ -48,6 +54,11 @@ export const createGroupCommit = <T, R>(
   return (item) =>
     new Promise<R>((resolve, reject) => {
       pending.push({ item, resolve, reject });
-      if (!flushing) void flush();
+      if (flushing) return;
+      if (gather === 'while-writing') void flush();
+      else {
+        flushing = true;
+        setImmediate(() => void flush());
+      }
     });
 };

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { createGroupCommit } from './group-commit.ts';
+
+describe('createGroupCommit', () => {
+  it('this-turn: the calls of one turn go out in one write, each caller gets its own answer', async () => {
+    const batches: number[][] = [];
+    const double = createGroupCommit((xs: readonly number[]) => {
+      batches.push([...xs]);
+      return xs.map((x) => x * 2);
+    }, 'this-turn');
+    expect(await Promise.all([double(1), double(2), double(3)])).toEqual([2, 4, 6]);
+    expect(await double(4)).toBe(8);
+    expect(batches).toEqual([[1, 2, 3], [4]]);
+  });
+
+  it('while-writing: a lone call goes out at once; those made while it is in flight go out together next', async () => {
+    const batches: number[][] = [];
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const echo = createGroupCommit(async (xs: readonly number[]) => {
+      batches.push([...xs]);
+      if (batches.length === 1) await gate;
+      return xs;
+    });
+    const first = echo(1);
+    const rest = [echo(2), echo(3)];
+    expect(batches).toEqual([[1]]);
+    release();
+    expect(await Promise.all([first, ...rest])).toEqual([1, 2, 3]);
+    expect(batches).toEqual([[1], [2, 3]]);
+  });
+
+  it('a refused batch is retried one item at a time: only the bad item fails', async () => {
+    const write = createGroupCommit((xs: readonly number[]) => {
+      if (xs.includes(13)) throw new Error('refused');
+      return xs;
+    }, 'this-turn');
+    const results = await Promise.allSettled([write(12), write(13), write(14)]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+  });
+});
