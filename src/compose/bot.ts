@@ -9,7 +9,7 @@ import { serve as serveHttp } from '@hono/node-server';
 import type { BlitzConfig } from '../config/blitz-config.ts';
 import type { Env } from '../config/env.ts';
 import type { NotifyTargetValues } from '../config/notify-targets.ts';
-import { githubBaseUrl } from '../forges/github/index.ts';
+import { githubBaseUrl, type RetryOptions } from '../forges/github/index.ts';
 import { type BudgetTracker, budgetKey, createBudgetTracker, paceFor } from '../forges/rate-budget.ts';
 import type { ForgeKind } from '../forges/types.ts';
 import type { createApp } from '../http/app.ts';
@@ -65,6 +65,11 @@ export interface BotOptions {
   name?: string;
   /** Seconds a runner holds a job before it goes to another; default 120. */
   jobLeaseSeconds?: number;
+  /**
+   * Retries and write spacing of the GitHub clients (default client.ts's defaultRetry: GitHub's one
+   * second between writes, three between notifying ones); tests against the fake shrink the second.
+   */
+  githubRetry?: RetryOptions;
   /** The delivery store, already open (`serve` opens it first to answer /healthz); the bot closes it. */
   store?: Store;
   /** The socket `serve` opened before composing (src/http/early-listener.ts); start() hands it the app. */
@@ -110,7 +115,16 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
       if (r.remaining !== undefined) metrics.forgeRateLimitRemaining.set({ forge }, r.remaining);
       budget.observe(budgetKey(forge, installationId), r);
     },
-    ...(env.github ? { github: { ...env.github, baseUrl, botLogin: githubLogin } } : {}),
+    ...(env.github
+      ? {
+          github: {
+            ...env.github,
+            baseUrl,
+            botLogin: githubLogin,
+            ...(o.githubRetry ? { retry: o.githubRetry } : {}),
+          },
+        }
+      : {}),
     ...(env.gitea ? { gitea: { url: env.gitea.url, token: env.gitea.token, botLogin: giteaLogin } } : {}),
   });
   const configured: ForgeKind[] = [
@@ -147,6 +161,11 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     credentials: runnerCredentials({ runs, forges, configured }),
     baseEnv: o.baseEnv,
     requeue: (r) => requeue(r),
+    // A worker that exits is collected at once (its outcome reconciles its run), not at the next tick.
+    onWorkerExit: () =>
+      void runner
+        .collectExits()
+        .catch((err: unknown) => logger.error({ err }, 'collecting a worker exit failed')),
   });
   // Every dispatch goes through the job queue; this bot's own consumer runs the jobs no remote runner takes.
   const queueDispatch = createQueueDispatch({

@@ -4,7 +4,7 @@
 // through the App's installation lookup. A forge that is not configured is an error in words.
 import { AppError } from '../errors.ts';
 import { createGiteaForge } from '../forges/gitea/index.ts';
-import { createGithubForge, createInstallationLookup } from '../forges/github/index.ts';
+import { createGithubForge, createInstallationLookup, type RetryOptions } from '../forges/github/index.ts';
 import { withCleanOutgoing } from '../forges/outgoing-text.ts';
 import type { ForgeRequestHook } from '../forges/request-hook.ts';
 import type { Forge, ForgeKind, RepoRef } from '../forges/types.ts';
@@ -12,7 +12,8 @@ import type { Logger } from '../observability/logger.ts';
 import type { Redact } from '../observability/redact.ts';
 
 export interface ForgeResolverOptions {
-  github?: { appId: string; privateKey: string; baseUrl: string; botLogin: string };
+  /** `retry`: retries and write spacing of each installation's client (default client.ts's defaultRetry). */
+  github?: { appId: string; privateKey: string; baseUrl: string; botLogin: string; retry?: RetryOptions };
   gitea?: { url: string; token: string; botLogin: string };
   logger: Logger;
   /** Installation of a repository (default: asked of GitHub with the App's JWT, cached). */
@@ -71,6 +72,7 @@ export const createForgeResolver = (opts: ForgeResolverOptions): ResolveForge =>
           baseUrl: github.baseUrl,
           auth: { appId: github.appId, privateKey: github.privateKey, installationId: id },
           botLogin: github.botLogin,
+          ...(github.retry ? { retry: github.retry } : {}),
           logger: opts.logger.child({ forge: 'github', installationId: id }),
           ...(opts.onRequest ? { onRequest: opts.onRequest('github', id) } : {}),
         }),

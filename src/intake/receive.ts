@@ -25,9 +25,18 @@ export interface ReceiveDeps {
   leaseSeconds?: number;
   /** Time for leases and retry backoff (default the system clock). */
   clock?: { now(): Date };
+  /** Repeats `fn` every `ms` until stopped: the lease renewal's timer (default setInterval). */
+  every?: Every;
   /** A delivery whose processing keeps failing: how often it is tried, and the backoff between tries. */
   retry?: DeliveryRetryPolicy;
 }
+
+export type Every = (ms: number, fn: () => void) => { stop(): void };
+
+const intervalTimer: Every = (ms, fn) => {
+  const timer = setInterval(fn, ms);
+  return { stop: () => clearInterval(timer) };
+};
 
 export interface DeliveryRetryPolicy {
   /** Tries in all before the delivery is marked failed (default 5). */
@@ -133,7 +142,7 @@ const laneOf = (work: DeliveryWork): string => {
 export const enqueueDelivery = (
   deps: Pick<
     ReceiveDeps,
-    'store' | 'queue' | 'process' | 'logger' | 'holder' | 'leaseSeconds' | 'clock' | 'retry'
+    'store' | 'queue' | 'process' | 'logger' | 'holder' | 'leaseSeconds' | 'clock' | 'retry' | 'every'
   > & {
     metrics?: Pick<ReceiveDeps['metrics'], 'deliveryFailures'>;
   },
@@ -154,15 +163,18 @@ export const enqueueDelivery = (
           deps.logger.info({ delivery: work.deliveryId }, 'delivery taken over by another replica');
           return;
         }
-        const renew = setInterval(() => void lease(deps, work).catch(() => undefined), renewMs);
+        const renew = (deps.every ?? intervalTimer)(
+          renewMs,
+          () => void lease(deps, work).catch(() => undefined),
+        );
         try {
           await deps.process(work);
           await deps.store.markDeliveryProcessed(work.forge, work.deliveryId);
         } catch (err) {
-          clearInterval(renew);
+          renew.stop();
           await deliveryFailed(deps, work, err);
         } finally {
-          clearInterval(renew);
+          renew.stop();
         }
       } finally {
         mine.delete(key);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/support/git.ts';
-import { budgetOf, runBudgetProbe } from './budget-probe.ts';
+import { budgetOf } from '../plan/budget.ts';
+import { runBudgetProbe } from './budget-probe.ts';
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 const node = (code: string) => [process.execPath, '-e', code];
@@ -28,7 +29,7 @@ describe('budget probe', () => {
     expect(r).toMatchObject({ status: 'ok', recommendedMaxSessions: 1 });
   });
 
-  it('a probe that is absent, exits non-zero, prints no JSON or the wrong shape falls back to maxSessions, saying why', async () => {
+  it('a probe that is absent, exits non-zero, prints no JSON or the wrong shape is unknown usage: one worker, saying why', async () => {
     expect(await runBudgetProbe(undefined, { cwd: tempDir(), env })).toEqual({ status: 'absent' });
     const bad = [
       node('process.exit(3)'),
@@ -39,7 +40,11 @@ describe('budget probe', () => {
     for (const argv of bad) {
       const r = await runBudgetProbe(argv, { cwd: tempDir(), env });
       expect(r.status, argv.join(' ')).toBe('failed');
-      expect(budgetOf(r, 3)).toEqual({ verdict: 'ok', recommendedMaxSessions: 3, preferMedium: false });
+      expect(budgetOf(r, 3)).toMatchObject({
+        verdict: 'ok',
+        recommendedMaxSessions: 1,
+        unknown: { why: 'failed' },
+      });
     }
   });
 });

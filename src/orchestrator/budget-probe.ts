@@ -1,10 +1,10 @@
 // The provider budget probe (seed 000 §1.5): the operator's `budget: [argv]` prints JSON
 // {recommendedMaxSessions, preferMedium, park}. Run before each wave is dispatched; a probe that fails or
-// is not configured is said so on the dashboard, and the run falls back to maxSessions.
+// is not configured is said so on the dashboard, and the run goes one worker at a time (plan/budget.ts).
 import { z } from 'zod';
-import type { Budget } from '../plan/wave.ts';
+import type { ProbeAnswer } from '../plan/budget.ts';
 import { run } from '../runner/exec.ts';
-import type { RunProgress, RunStore } from '../store/run-store.ts';
+import type { RunStore } from '../store/run-store.ts';
 import { writeProgress } from './run-writer.ts';
 
 const probeOutput = z.object({
@@ -15,7 +15,7 @@ const probeOutput = z.object({
   resetAt: z.iso.datetime({ offset: true }).optional(),
 });
 
-export type ProbeResult = NonNullable<RunProgress['budget']>;
+export type ProbeResult = ProbeAnswer;
 
 export const runBudgetProbe = async (
   argv: readonly string[] | undefined,
@@ -41,16 +41,6 @@ export const runBudgetProbe = async (
     return { status: 'failed', error: why };
   }
 };
-
-/** The planner's view: a failed or absent probe means "use maxSessions". */
-export const budgetOf = (probe: ProbeResult | undefined, maxSessions: number): Budget =>
-  probe?.status === 'ok'
-    ? {
-        verdict: probe.park ? 'park' : 'ok',
-        recommendedMaxSessions: probe.recommendedMaxSessions,
-        preferMedium: probe.preferMedium,
-      }
-    : { verdict: 'ok', recommendedMaxSessions: maxSessions, preferMedium: false };
 
 /** Keeps the probe's answer on the run for the dashboard (written only when it changed). */
 const recordBudget = async (

@@ -1,6 +1,9 @@
 // The run's DAG as a Mermaid flowchart: one node per issue, coloured by state with one classDef per
-// state, an edge from each blocker to what it blocks. Node ids are generated (`i<number>`), labels
-// go through mermaidText, so a title can neither break the graph nor close its code fence.
+// state, an edge from each blocker to what it blocks. What waits on a person is not its last state:
+// a skipped issue and one held for a person get classes of their own, so held (a label, an approval),
+// blocked (a blocker open), skipped and needs-a-person each read apart at a glance. Node ids are
+// generated (`i<number>`), labels go through mermaidText, so a title can neither break the graph nor
+// close its code fence.
 import { mermaidText } from './dashboard-escape.ts';
 import { type DashboardIssue, type DashboardIssueState, dashboardIssueStates } from './dashboard-types.ts';
 
@@ -25,6 +28,19 @@ export const maxGraphNodes = 150;
 
 const knownStates: ReadonlySet<string> = new Set(dashboardIssueStates);
 
+/** Classes beyond the states: what a person decided (skipped) or has to decide (needs_person). */
+const personStyle = {
+  skipped: 'fill:#ffffff,stroke:#afb8c1,color:#6e7781,stroke-dasharray:2 2',
+  needs_person: 'fill:#ffebe9,stroke:#a40e26,color:#82071e,stroke-width:3px',
+} as const;
+
+const classOf = (issue: DashboardIssue): string => {
+  if (issue.skipped) return 'skipped';
+  if (issue.needsPerson) return 'needs_person';
+  // The state is typed, but it reaches the graph source, so an unknown one is drawn as blocked.
+  return knownStates.has(issue.state) ? issue.state : 'blocked';
+};
+
 export const nodeId = (n: number): string => `i${n}`;
 
 const validNumber = (n: number): boolean => Number.isSafeInteger(n) && n > 0;
@@ -36,11 +52,10 @@ export const renderFlowchart = (issues: readonly DashboardIssue[]): string | und
   const present = new Set(drawn.map((i) => i.number));
   const lines = ['flowchart LR'];
   for (const state of dashboardIssueStates) lines.push(`  classDef ${state} ${stateStyle[state]}`);
+  for (const [name, style] of Object.entries(personStyle)) lines.push(`  classDef ${name} ${style}`);
   for (const issue of drawn) {
     const label = mermaidText(`#${issue.number}${issue.epic ? ' epic' : ''} ${issue.title}`);
-    // The state is typed, but it reaches the graph source, so an unknown one is drawn as blocked.
-    const state = knownStates.has(issue.state) ? issue.state : 'blocked';
-    lines.push(`  ${nodeId(issue.number)}["${label}"]:::${state}`);
+    lines.push(`  ${nodeId(issue.number)}["${label}"]:::${classOf(issue)}`);
   }
   for (const issue of drawn) {
     for (const b of [...new Set(issue.blockedBy)].sort((x, y) => x - y)) {

@@ -15,6 +15,8 @@ export interface DashboardIssue {
   epic?: boolean;
   /** A person skipped it (`/blitz skip`): left out of this run, still open on the tracker. */
   skipped?: true;
+  /** Held until a person looks (stalled past its nudges, attempts spent, a per-issue cap reached). */
+  needsPerson?: true;
   /** Roster entry of the latest attempt, and its model. */
   rosterEntry?: string;
   model?: string;
@@ -39,8 +41,8 @@ export type DashboardBlocker =
 
 export type DashboardBudget =
   | { status: 'ok'; recommendedMaxSessions: number; preferMedium: boolean; park: boolean }
-  | { status: 'absent'; maxSessions: number }
-  | { status: 'failed'; error: string; maxSessions: number };
+  | { status: 'absent' }
+  | { status: 'failed'; error: string };
 
 export interface DashboardInput {
   runId: string;

@@ -72,6 +72,27 @@ describe('dashboard view', () => {
     ]);
   });
 
+  it('marks an issue the planner holds for a person (its failed or needs_person notice) as needing one', () => {
+    const v = dashboardView({
+      run,
+      snap: snap([issue(4), issue(5), issue(6)]),
+      attempts: [],
+      actions: [
+        { type: 'issue_notice', event: 'needs_person', issue: 'acme/app#4', key: 'k4', message: 'stalled' },
+        { type: 'issue_notice', event: 'failed', issue: 'acme/app#5', key: 'k5', message: 'failed' },
+        { type: 'issue_notice', event: 'needs_person', key: 'probe', message: 'the budget probe failed' },
+      ],
+      closed: [],
+      reviewAvailable: true,
+      lapsedApprovals: new Set(),
+    });
+    expect(v.issues.map((i) => [i.number, i.needsPerson ?? false])).toEqual([
+      [4, true],
+      [5, true],
+      [6, false],
+    ]);
+  });
+
   it('lists untrusted issues as awaiting approval until the label is there', () => {
     const untrusted = issue(2, { authorTrusted: false });
     const approved = issue(3, { authorTrusted: false, labels: [{ name: 'blitz/approved' }] });

@@ -40,6 +40,14 @@ export const dashboardView = (input: {
   // The planner's issue notices that name a state for the dashboard (a per-issue cap held or near).
   const notes = input.actions.flatMap((a) => (a.type === 'issue_notice' && a.dashboard ? [a] : []));
   const heldByPlanner = new Map(notes.filter((n) => n.dashboard === 'held').map((n) => [n.issue, n.message]));
+  // Issues the planner holds for a person this pass (its `failed` / `needs_person` notices, level-triggered).
+  const forPerson = new Set(
+    input.actions.flatMap((a) =>
+      a.type === 'issue_notice' && a.issue && (a.event === 'failed' || a.event === 'needs_person')
+        ? [a.issue]
+        : [],
+    ),
+  );
   const byIssue = new Map<string, AttemptRecord[]>();
   for (const a of input.attempts) byIssue.set(attemptKey(a), [...(byIssue.get(attemptKey(a)) ?? []), a]);
   const inRun = new Set(snap.issues.map((i) => issueKey(i.repo, i.number)));
@@ -75,6 +83,7 @@ export const dashboardView = (input: {
       state: epic && state === 'ready' ? 'blocked' : state,
       ...(epic ? { epic } : {}),
       ...(p?.skipped ? { skipped: true as const } : {}),
+      ...(forPerson.has(key) && !p?.skipped ? { needsPerson: true as const } : {}),
       ...(latest
         ? { rosterEntry: latest.rosterEntry, ...(latest.model ? { model: latest.model } : {}) }
         : {}),
@@ -146,16 +155,7 @@ export const dashboardView = (input: {
     issues: rows.sort((a, b) => a.number - b.number),
     awaitingApproval: awaiting,
     blockers,
-    ...(budget
-      ? {
-          budget:
-            budget.status === 'ok'
-              ? budget
-              : budget.status === 'absent'
-                ? { status: 'absent' as const, maxSessions: snap.options.maxSessions }
-                : { status: 'failed' as const, error: budget.error, maxSessions: snap.options.maxSessions },
-        }
-      : {}),
+    ...(budget ? { budget } : {}),
     notifyFailures: pr.notifyFailures ?? [],
     readinessUnmet,
     ...(notes.some((n) => n.dashboard === 'warning')

@@ -83,6 +83,25 @@ describe('renderDashboard', () => {
     );
   });
 
+  it('draws held, blocked, skipped and needs-a-person issues each in a class of its own, not by their last state', () => {
+    const issues: DashboardIssue[] = [
+      { number: 1, title: 'Held', state: 'held', attempts: 0, blockedBy: [] },
+      { number: 2, title: 'Blocked', state: 'blocked', attempts: 0, blockedBy: [] },
+      { number: 3, title: 'Skipped', state: 'failed', skipped: true, attempts: 3, blockedBy: [] },
+      { number: 4, title: 'Stalled', state: 'stalled', needsPerson: true, attempts: 1, blockedBy: [] },
+      { number: 5, title: 'Failed', state: 'failed', attempts: 1, blockedBy: [] },
+    ];
+    const md = renderDashboard(base(issues));
+    const classes = nodeLines(md).map((l) => l.slice(l.lastIndexOf(':::') + 3));
+    expect(classes).toEqual(['held', 'blocked', 'skipped', 'needs_person', 'failed']);
+    const defs = mermaidBlock(md).filter((l) => l.startsWith('  classDef '));
+    const styleOf = (c: string) => defs.find((l) => l.startsWith(`  classDef ${c} `))?.split(' ')[4];
+    const styles = ['held', 'blocked', 'skipped', 'needs_person'].map(styleOf);
+    expect(styles.every((x) => x !== undefined)).toBe(true);
+    expect(new Set(styles).size).toBe(4);
+    expect(md).toContain('| 🙋 stalled, needs a person |');
+  });
+
   it('shows a skipped issue as skipped, in its row and the progress line, not by its last state', () => {
     const input = base(sample());
     const failed = input.issues.findIndex((i) => i.state === 'ready');
@@ -179,12 +198,12 @@ describe('renderDashboard', () => {
     expect(ok).toContain(
       'Budget probe: up to 1 session · prefer medium models · **parked**: no new workers.',
     );
-    const absent = renderDashboard(base([], { budget: { status: 'absent', maxSessions: 3 } }));
-    expect(absent).toContain('Budget probe: none configured; using maxSessions (3).');
-    const failed = renderDashboard(
-      base([], { budget: { status: 'failed', error: 'exit 2: <boom>', maxSessions: 3 } }),
+    const absent = renderDashboard(base([], { budget: { status: 'absent' } }));
+    expect(absent).toContain('Budget probe: none configured; usage is unknown, so one worker at a time.');
+    const failed = renderDashboard(base([], { budget: { status: 'failed', error: 'exit 2: <boom>' } }));
+    expect(failed).toContain(
+      'Budget probe failed (exit 2&#58; &#60;boom&#62;); one worker at a time until it answers.',
     );
-    expect(failed).toContain('Budget probe failed (exit 2&#58; &#60;boom&#62;); using maxSessions (3).');
   });
 
   it('shows notify failures, unmet readiness and the ship result', () => {

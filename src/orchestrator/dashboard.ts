@@ -79,9 +79,11 @@ const issueRow = (i: DashboardIssue): string => {
   const pr = i.prNumber === undefined ? '–' : url ? `[${ref(i.prNumber)}](${url})` : ref(i.prNumber);
   const state = i.skipped
     ? '⏭️ skipped'
-    : stateIcon[i.state]
-      ? `${stateIcon[i.state]} ${i.state.replace('_', ' ')}`
-      : markdownText(String(i.state), 20);
+    : i.needsPerson
+      ? `🙋 ${i.state.replace('_', ' ')}, needs a person`
+      : stateIcon[i.state]
+        ? `${stateIcon[i.state]} ${i.state.replace('_', ' ')}`
+        : markdownText(String(i.state), 20);
   const tokens = i.tokens === undefined ? '–' : compactNumber(i.tokens);
   const waiting = Math.max(0, Math.trunc(i.messagesWaiting ?? 0) || 0);
   const told = waiting > 0 ? ` · ✉️ ${waiting} message${waiting === 1 ? '' : 's'} not delivered yet` : '';
@@ -98,9 +100,9 @@ const budgetLine = (b: DashboardBudget): string => {
     case 'ok':
       return `Budget probe: up to ${b.recommendedMaxSessions} session${b.recommendedMaxSessions === 1 ? '' : 's'}${b.preferMedium ? ' · prefer medium models' : ''}${b.park ? ' · **parked**: no new workers' : ''}.`;
     case 'absent':
-      return `Budget probe: none configured; using maxSessions (${b.maxSessions}).`;
+      return 'Budget probe: none configured; usage is unknown, so one worker at a time.';
     case 'failed':
-      return `Budget probe failed (${markdownText(b.error, 160)}); using maxSessions (${b.maxSessions}).`;
+      return `Budget probe failed (${markdownText(b.error, 160)}); one worker at a time until it answers.`;
   }
 };
 

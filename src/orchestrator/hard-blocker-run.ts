@@ -3,7 +3,8 @@
 // §6): the reason on the run, one `blocked` notice through every notifier with the command that
 // continues, and a blocker issue filed once in the milestone (labelled `hold`, so no worker takes it) as
 // soon as the forge lets the bot write. The next pass that gets through lifts it: the blocker issue is
-// closed and the run goes on (plan/next-actions.ts decides both).
+// closed and the run goes on (plan/next-actions.ts decides both). A missing agent CLI blocks the same
+// way (plan/tool-blocker.ts), lifted once a probe attempt finds the tool.
 import { canTransitionRun, type RunState } from '../plan/states.ts';
 import { planLabels } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
@@ -79,7 +80,7 @@ export const unblockRun = async (
   if (blocker.issue !== undefined) {
     const forge = await forgeOfRun(deps, run, repoRefOf(run.repo));
     const ref = { repo: repoRefOf(run.repo), number: blocker.issue };
-    await forge.createComment(ref, 'The forge answers the bot again: the blitz resumed.');
+    await forge.createComment(ref, 'The cause is gone: the blitz resumed by itself.');
     await forge.closeIssue(ref);
   }
   await writeRun(deps.store, runId, (now) => {

@@ -38,3 +38,53 @@ export const cleanupClosedIssue = async (
     );
   }
 };
+
+/**
+ * Once per process and run, on its first pass (issue 18): the workspaces of the run's issues closed on
+ * the tracker are swept from the hosts that ran them, so a worktree whose issue was closed while the
+ * bot was down (or whose cleanup failed) does not survive a restart. An issue with an attempt still
+ * open in the ledger (a worker running, or one that finished while the bot was down and whose result
+ * is not collected yet) is left out, and the runner again never touches a worktree an open attempt
+ * holds. Never fails the pass.
+ */
+export const sweepClosedWorkspaces = async (
+  deps: Ports<'dispatcher' | 'runner' | 'logger'>,
+  ctx: Pick<RunCtx, 'run' | 'forge' | 'repo' | 'attempts'>,
+  milestoneIssues: readonly { ref: { number: number }; state: 'open' | 'closed' }[],
+): Promise<void> => {
+  const repoName = `${ctx.repo.owner}/${ctx.repo.name}`.toLowerCase();
+  const here = ctx.attempts.filter(
+    (a) => `${a.issue.repo.owner}/${a.issue.repo.name}`.toLowerCase() === repoName,
+  );
+  const busy = new Set(here.filter((a) => a.outcome === undefined).map((a) => a.issue.number));
+  const closed = new Set(milestoneIssues.filter((i) => i.state === 'closed').map((i) => i.ref.number));
+  const open = new Set(milestoneIssues.filter((i) => i.state === 'open').map((i) => i.ref.number));
+  try {
+    // An attempted issue no longer in the milestone (closed, or moved out): the tracker says which.
+    for (const n of new Set(here.map((a) => a.issue.number))) {
+      if (open.has(n) || closed.has(n) || busy.has(n)) continue;
+      const issue = await ctx.forge.getIssue({ repo: ctx.repo, number: n }).catch(() => undefined);
+      if (issue?.state === 'closed') closed.add(n);
+    }
+    const sweep = [...closed].filter((n) => !busy.has(n)).sort((a, b) => a - b);
+    const mine = here.filter((a) => sweep.includes(a.issue.number));
+    if (mine.length === 0) return;
+    await onAttemptHost(
+      deps,
+      {
+        kind: 'cleanup',
+        repo: ctx.repo,
+        mergedInto: ctx.run.integrationBranch,
+        attemptIds: [],
+        mergedHeads: [],
+        closedIssues: sweep,
+      },
+      mine,
+    );
+  } catch (err) {
+    deps.logger.warn(
+      { runId: ctx.run.id, err },
+      'closed issues’ workspaces not swept; tried again at the next start',
+    );
+  }
+};

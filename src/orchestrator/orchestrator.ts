@@ -149,6 +149,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
 
   const hooks = {
     trusted: createTrustCheck({ clock: deps.clock, logger: log }),
+    sweptRuns: new Set<string>(),
     dashboard(runId: string, view: DashboardInput) {
       coalescer.update(runId, renderDashboard(view));
       changed(runId, view);

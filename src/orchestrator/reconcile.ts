@@ -9,13 +9,13 @@ import { hardBlockerOf } from '../forges/hard-blocker.ts';
 import { type Forge, hasPermission, type MilestoneSnapshot } from '../forges/types.ts';
 import { issueContentHash } from '../intake/content-hash.ts';
 import type { ForgeEvent } from '../intake/events.ts';
+import { budgetOf } from '../plan/budget.ts';
 import { issueCapsOf } from '../plan/issue-caps.ts';
 import { nextActions } from '../plan/next-actions.ts';
 import { type Action, type IntegrationReviewView, type RunSnapshot, replanAfter } from '../plan/snapshot.ts';
 import type { RunState } from '../plan/states.ts';
 import { issueKey, planLabels } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import { budgetOf } from './budget-probe.ts';
 import type { Ports, ReconcileCall, RunCtx, RunOptionsStored } from './context.ts';
 import { forgeOfRun, repoRefOf } from './context.ts';
 import type { DashboardInput } from './dashboard-types.ts';
@@ -24,6 +24,8 @@ import { parkViewOf } from './environment-park-run.ts';
 import { unfiledFindings } from './file-findings.ts';
 import { fleetTouchesRepo } from './fleet/fleet-state.ts';
 import { changedSinceDefault, integrationGitOf } from './integration-branch.ts';
+import { sweepClosedWorkspaces } from './issue-cleanup.ts';
+import { missingToolOf } from './missing-tool.ts';
 import { modelNotesForRouting, readModelHints } from './model-notes.ts';
 import { type PassCtx, type PerformPorts, perform } from './perform.ts';
 import { holdUnplanned, unplannedLine } from './plan-blitz/blitz-plans.ts';
@@ -53,6 +55,8 @@ const maxPasses = 12;
 export interface ReconcileHooks {
   trusted(forge: Forge, repo: string, author: string): Promise<boolean>;
   dashboard(runId: string, view: DashboardInput): void;
+  /** Runs whose closed issues' workspaces this process swept already (once per run, at start). */
+  sweptRuns?: Set<string>;
 }
 
 /** What a reconcile pass uses: the executor's ports and what loading, reviewing and notifying add. */
@@ -173,6 +177,10 @@ const loadRun = async (
   const rows = await deps.store.listRunIssues(run.id);
   const attempts = await deps.ledger.listByRun(run.id);
   const open = new Set(issues.map((i) => issueKey(i.repo, i.number)));
+  if (hooks.sweptRuns && !hooks.sweptRuns.has(run.id)) {
+    hooks.sweptRuns.add(run.id);
+    await sweepClosedWorkspaces(deps, { run, forge, repo, attempts }, ms.issues);
+  }
   // An issue that left the milestone or was closed by hand while a worker was on it is no longer the
   // run's business: the planner only sees open issues and finished ones
   const derived = deriveProgress({ rows, attempts, open, runnerRetries: deps.config.runner.retries });
@@ -203,6 +211,7 @@ const loadRun = async (
   const pace = deps.forgePace?.(fresh);
   const p = fresh.progress;
   const caps = issueCapsOf(deps.config.runner);
+  const missingTool = run.kind === 'blitz' ? missingToolOf(deps, attempts) : undefined;
   const wantsChanged = repoConfig.ship.deploy !== undefined && p.smoke === 'passed' && p.ship === undefined;
   const snap: RunSnapshot = {
     kind: 'blitz',
@@ -235,6 +244,7 @@ const loadRun = async (
     },
     build: p.build ?? { status: 'none', covers: [], failures: 0 },
     ...(p.hardBlocker ? { keptBlocker: keptBlockerOf(p.hardBlocker) } : {}),
+    ...(missingTool ? { missingTool } : {}),
     park: parkViewOf(deps, fresh, attempts, cache.budget),
     ...(dispatchHeld(pace) ? { forgeSpent: true } : {}),
     buildConfigured: repoConfig.build !== undefined,

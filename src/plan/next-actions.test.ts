@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { baseSnapshot, issue, k, progressOf, simulate } from '../../test/support/plan-arbitraries.ts';
 import { isAppError } from '../errors.ts';
+import { budgetOf } from './budget.ts';
 import { nextActions } from './next-actions.ts';
 import type { Action, RunSnapshot } from './snapshot.ts';
 
@@ -81,7 +82,8 @@ describe('nextActions: dispatch', () => {
     expect(again[0]).toMatchObject({ attempt: 2, worker: { tier: 'design' } });
     const gaveUp = nextActions('running', baseSnapshot([issue(1)], { progress: [failed(3)] }));
     expect(ofType(gaveUp, 'dispatch')).toEqual([]);
-    expect(types(gaveUp)).toEqual(['notify', 'stop:blocked', 'issue_notice']);
+    // Its own `failed` notice tells the person; the stop adds no second one.
+    expect(types(gaveUp)).toEqual(['stop:blocked', 'issue_notice']);
     expect(ofType(gaveUp, 'stop')[0]!.reason).toContain('3 attempts failed');
     expect(ofType(gaveUp, 'issue_notice')[0]).toMatchObject({
       event: 'failed',
@@ -167,6 +169,34 @@ describe('nextActions: dispatch', () => {
     const got = nextActions('running', baseSnapshot([issue(1, { authorTrusted: false })]));
     expect(ofType(got, 'dispatch')).toEqual([]);
     expect(ofType(got, 'stop')[0]!.reason).toContain('write permission');
+  });
+});
+
+describe('nextActions: the budget probe', () => {
+  it('a failed probe dispatches one worker and tells the operator once per error; an answer brings full speed back', () => {
+    const issues = [issue(1), issue(2), issue(3)];
+    const failed = nextActions(
+      'running',
+      baseSnapshot(issues, { budget: budgetOf({ status: 'failed', error: 'the probe exited with 1' }, 4) }),
+    );
+    expect(ofType(failed, 'dispatch')).toHaveLength(1);
+    expect(ofType(failed, 'issue_notice')).toEqual([
+      {
+        type: 'issue_notice',
+        event: 'needs_person',
+        key: 'notice:budget-probe-failed:the probe exited with 1',
+        message:
+          'the budget probe failed (the probe exited with 1); the run goes on one worker at a time until it answers again',
+      },
+    ]);
+    const absent = nextActions(
+      'running',
+      baseSnapshot(issues, { budget: budgetOf({ status: 'absent' }, 4) }),
+    );
+    expect(ofType(absent, 'dispatch')).toHaveLength(1);
+    expect(ofType(absent, 'issue_notice')).toEqual([]);
+    const ok = budgetOf({ status: 'ok', recommendedMaxSessions: 4, preferMedium: false, park: false }, 4);
+    expect(ofType(nextActions('running', baseSnapshot(issues, { budget: ok })), 'dispatch')).toHaveLength(3);
   });
 });
 
@@ -342,6 +372,39 @@ describe('nextActions: stop conditions and reports', () => {
     expect(types(got)).toEqual(['report_cycle', 'report_unknown_blocker', 'notify', 'stop:blocked']);
     expect(ofType(got, 'report_cycle')[0]!.members).toEqual([k(1), k(2)]);
     expect(ofType(got, 'stop')[0]!.reason).toContain('gone/x#4 cannot be found or read');
+  });
+
+  it('a stalled issue and what waits on it stop the run blocked without a second notice', () => {
+    const snap = baseSnapshot([issue(1), issue(2, { blockedBy: [k(1)] })], {
+      progress: [
+        progressOf(k(1), {
+          state: 'stalled',
+          attempts: [{ entry: 'a', tier: 'execution', outcome: 'stalled' }],
+        }),
+      ],
+    });
+    const got = nextActions('running', snap);
+    expect(types(got)).toEqual(['stop:blocked', 'issue_notice']);
+    expect(ofType(got, 'issue_notice')[0]).toMatchObject({
+      event: 'needs_person',
+      command: '/blitz retry #1',
+    });
+  });
+
+  it('still says BLOCKED when something stuck was not told by its own notice', () => {
+    const snap = baseSnapshot(
+      [issue(1), issue(2, { blockedBy: [k(1)] }), issue(3, { blockedBy: ['gone/x#4'] })],
+      {
+        progress: [
+          progressOf(k(1), {
+            state: 'stalled',
+            attempts: [{ entry: 'a', tier: 'execution', outcome: 'stalled' }],
+          }),
+        ],
+      },
+    );
+    const got = nextActions('running', snap);
+    expect(types(got)).toEqual(['report_unknown_blocker', 'notify', 'stop:blocked', 'issue_notice']);
   });
 
   it('a hard blocker met now blocks the run, alone; one kept from before is lifted first once a pass gets through', () => {

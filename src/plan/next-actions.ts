@@ -18,6 +18,7 @@ import type { RunState } from './states.ts';
 import { isTerminalRunState } from './states.ts';
 import { stop } from './stop.ts';
 import { assessTier } from './tier.ts';
+import { toolBlockerActions } from './tool-blocker.ts';
 import { fleetOrder } from './triage.ts';
 import type { IssueKey } from './types.ts';
 import type { Caps } from './wave.ts';
@@ -165,7 +166,35 @@ const workActions = (ctx: RunContext): Action[] => {
   const stuck = [...classified.byKey]
     .filter(([, v]) => ['blocked', 'cycle', 'held'].includes(v.category))
     .map(([k]) => k);
-  return [...out, ...stop(ctx, 'blocked', `nothing can run: ${notReadyReasons(ctx, stuck)}`)];
+  // An issue's own notice (failed, needs a person) already told them: the run stops without a second one.
+  const told = toldAlready(ctx, stuck);
+  return [
+    ...out,
+    ...stop(ctx, 'blocked', `nothing can run: ${notReadyReasons(ctx, stuck)}`, { notify: !told }),
+  ];
+};
+
+/**
+ * True when every stuck issue is a hold that sent its own notice (attempts spent, worker stalled, cap reached)
+ * or waits only on such issues: a person has been told what to do, and "nothing can run" adds nothing.
+ */
+const toldAlready = (ctx: RunContext, stuck: readonly IssueKey[]): boolean => {
+  const memo = new Map<IssueKey, boolean>();
+  const covered = (k: IssueKey): boolean => {
+    const known = memo.get(k);
+    if (known !== undefined) return known;
+    memo.set(k, false); // a cycle through k is not covered
+    const c = ctx.classified.byKey.get(k);
+    const ok =
+      c?.category === 'held'
+        ? c.kind === 'gave_up' || c.kind === 'stalled' || c.kind === 'capped'
+        : c?.category === 'blocked'
+          ? c.unknown.length === 0 && c.waitingOn.length > 0 && c.waitingOn.every(covered)
+          : false;
+    memo.set(k, ok);
+    return ok;
+  };
+  return stuck.length > 0 && stuck.every(covered);
 };
 
 /** A run that is planning, or was blocked and is looked at again, goes (back) to running; every run kind. */
@@ -196,7 +225,8 @@ const firstActions = (ctx: RunContext, planned: readonly Action[]): Action[] => 
 
 /**
  * Everything to do now for a run in `runState`, in order: a hard blocker met now stops the run alone
- * (nothing else was read); a blocker kept from before is lifted first; a park's actions come alone
+ * (nothing else was read); a missing agent CLI blocks it, or probes (plan/tool-blocker.ts); a blocker
+ * kept from before is lifted first; a park's actions come alone
  * (the next pass plans on them). Then the actions the rest depends on, the run's entry into `running`,
  * its work (readiness withheld while the integration review is not clean), its move to `gating` or
  * `shipping`, and the notices. A `stop`, when there is one, is the last action but for notices.
@@ -204,6 +234,8 @@ const firstActions = (ctx: RunContext, planned: readonly Action[]): Action[] => 
 export const nextActions = (runState: RunState, snap: RunSnapshot): Action[] => {
   if (isTerminalRunState(runState)) return [];
   if (snap.hardBlocker !== undefined) return [{ type: 'block', reason: snap.hardBlocker }];
+  const tool = toolBlockerActions(runState, snap, () => dispatchActions(buildRunContext(snap)));
+  if (tool) return tool;
   const lift: Action[] = snap.keptBlocker ? [{ type: 'unblock', ...snap.keptBlocker }] : [];
   const park = parkActions(runState, snap.park, snap.budgetStale === true);
   if (park.length > 0) return [...lift, ...park];

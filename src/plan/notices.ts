@@ -4,7 +4,7 @@
 // spent 80 % of a cap and will be dispatched again gets a `warning`. (An unclear integration review's
 // notice is readiness.ts's: it goes out when the gate waits on it.)
 // Each carries a content key (issue and attempt count, or the allowance a retry started): the executor
-// sends it once.
+// sends it once. A failing budget probe is `needs_person` for the run, once per error.
 import { keysIn } from './classify.ts';
 import { capCheckOf, issueRef, type RunContext } from './run-context.ts';
 import type { Action } from './snapshot.ts';
@@ -59,8 +59,26 @@ const capWarning = (ctx: RunContext, key: string): Action | undefined => {
   };
 };
 
+/**
+ * A budget probe that fails slows the run to one worker (plan/budget.ts) until it answers again: the
+ * operator hears it once per error, since nothing stops and only they can mend the probe. (None
+ * configured is their choice, said on the dashboard only.)
+ */
+const probeNotice = (ctx: RunContext): Action[] => {
+  const unknown = ctx.snap.budget.unknown;
+  if (unknown?.why !== 'failed') return [];
+  return [
+    {
+      type: 'issue_notice',
+      event: 'needs_person',
+      key: `notice:budget-probe-failed:${unknown.error}`,
+      message: `the budget probe failed (${unknown.error}); the run goes on one worker at a time until it answers again`,
+    },
+  ];
+};
+
 export const noticeActions = (ctx: RunContext): Action[] => {
-  const out: Action[] = [];
+  const out: Action[] = probeNotice(ctx);
   for (const key of ctx.classified.byKey.keys()) {
     const held = heldNotice(ctx, key);
     if (held) out.push(held);

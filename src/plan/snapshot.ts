@@ -145,6 +145,8 @@ export interface RunSnapshot {
   hardBlocker?: string;
   /** The hard blocker kept on the run from an earlier pass; a pass that got through lifts it (`unblock`). */
   keptBlocker?: { reason: string; issue?: number };
+  /** Blitz: an issue's worker could not start because its agent CLI is missing (plan/tool-blocker.ts). */
+  missingTool?: MissingToolView;
   /** Blitz: the run's environment park and the environment failures no park has seen (plan/park.ts). */
   park?: ParkView;
   /** The forge's rate limit is nearly spent: no new worker until it resets (the dashboard says why). */
@@ -199,6 +201,23 @@ export interface ParkView {
   budgetStopped?: { resetAt?: string };
   /** The budget probe's answer this reconcile call: true when it allows work; absent when none is configured or it failed. */
   probeAllows?: boolean;
+}
+
+/** An agent CLI the runner did not find, as the latest attempts of one issue show it. */
+export interface MissingToolView {
+  /** One sentence naming the tool and the host; the same on every pass while the cause lasts. */
+  reason: string;
+  /** The issue whose next attempt is the probe (the runner checks for the tool before anything else). */
+  issue: IssueKey;
+  /** Attempts in a row of that issue that met the missing tool. */
+  failures: number;
+  /** When the latest of them ended (ISO). */
+  lastAt: string;
+  /** A probe attempt is under way and has not shown the tool is there yet. */
+  probing: boolean;
+  /** The time of this pass (ISO) and the wait between probes (`runner.environmentBackoff`). */
+  now: string;
+  policy: EnvironmentBackoff;
 }
 
 export type StopState = 'done' | 'blocked' | 'paused';

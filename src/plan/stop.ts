@@ -2,11 +2,18 @@
 import type { RunContext } from './run-context.ts';
 import type { Action, StopState } from './snapshot.ts';
 
-export const stop = (ctx: Pick<RunContext, 'snap'>, state: StopState, reason: string): Action[] => {
+// `notify: false` when the people were already told about this very cause (an issue's own notice).
+export const stop = (
+  ctx: Pick<RunContext, 'snap'>,
+  state: StopState,
+  reason: string,
+  opts: { notify?: boolean } = {},
+): Action[] => {
   const level = state === 'done' ? 'ready' : state === 'blocked' ? 'blocked' : 'info';
   const word = state === 'done' ? 'ready' : state === 'blocked' ? 'BLOCKED' : 'paused';
+  const title = `${ctx.snap.kind}: ${ctx.snap.milestoneTitle} ${word}`;
   return [
-    { type: 'notify', level, title: `${ctx.snap.kind}: ${ctx.snap.milestoneTitle} ${word}`, message: reason },
+    ...(opts.notify === false ? [] : [{ type: 'notify', level, title, message: reason } as const]),
     { type: 'stop', state, reason },
   ];
 };

@@ -62,6 +62,13 @@ export class RunnerAgent {
       logger: o.logger,
       credentials: async () => undefined,
       baseEnv: o.baseEnv,
+      // A worker that exits is collected and its job completed at once, so the next job is claimed
+      // without waiting for the supervision tick.
+      onWorkerExit: () =>
+        void this.runner
+          .collectExits()
+          .then(() => this.settle())
+          .catch((err: unknown) => o.logger.error({ err }, 'collecting a worker exit failed')),
     });
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyExit, environmentProblem, liveEnvironmentProblem } from './failure-class.ts';
+import { classifyExit, environmentProblem, isToolMissing, liveEnvironmentProblem } from './failure-class.ts';
 import { machineLimit } from './machine.ts';
 import { stallCheck } from './stall.ts';
 
@@ -152,5 +152,22 @@ describe('machineLimit', () => {
       limit: 1,
       contended: true,
     });
+  });
+});
+
+describe('isToolMissing', () => {
+  it('reads the runner’s own check and the wrapper’s spawn error as a missing agent CLI, and nothing a worker printed', () => {
+    const spawned = classifyExit({ exitCode: 127, branchMoved: false, logTail: '', spawnError: 'ENOENT' });
+    expect(isToolMissing(spawned.summary)).toBe(true);
+    expect(isToolMissing('Roster entry sonnet: command "claude" was not found on this host.')).toBe(true);
+    // A tool the agent itself ran, missing: the worker's own business, not a blocked run.
+    const worker = classifyExit({
+      exitCode: 1,
+      branchMoved: false,
+      logTail: 'bash: pnpm: command not found',
+    });
+    expect(isToolMissing(worker.summary)).toBe(false);
+    expect(isToolMissing('Environment failure: model endpoint unreachable.')).toBe(false);
+    expect(isToolMissing(undefined)).toBe(false);
   });
 });

@@ -182,27 +182,29 @@ export interface SweepResult {
 }
 
 /**
- * At start: removes the worktrees (and local branches) of issues that are no longer open, given the
- * open issue numbers of the repository. A worktree an attempt is using, or one holding work that
- * exists nowhere else (uncommitted files, commits not on origin), is kept and named.
+ * At start: removes the worktrees (and local branches) of issues closed on the tracker, given their
+ * numbers (an issue not named is left alone: it may be open, or another run's). A worktree an attempt
+ * is using, or one holding work that exists nowhere else (uncommitted files, commits not on origin),
+ * is kept and named.
  */
 export const sweepClosedIssueWorkspaces = async (
   workspace: string,
   repo: { owner: string; name: string },
-  openIssues: Iterable<number>,
+  closedIssues: Iterable<number>,
   busyWorktrees: Iterable<string>,
   ctx: GitContext,
 ): Promise<SweepResult> => {
   const result: SweepResult = { removed: [], kept: [], deletedBranches: [] };
   const repoDir = insideWorkspace(workspace, repo.owner, repo.name);
   if (!existsSync(repoDir)) return result;
-  const open = new Set(openIssues);
+  const closed = new Set(closedIssues);
+  if (closed.size === 0) return result;
   const busy = new Set(busyWorktrees);
   await gitTry(['fetch', '--prune', '--quiet', 'origin'], repoDir, ctx);
   for (const wt of await listWorktrees(repoDir, ctx)) {
     if (wt.path === repoDir || !wt.branch) continue;
     const n = issueNumberOfBranch(wt.branch);
-    if (n === undefined || open.has(n)) continue;
+    if (n === undefined || !closed.has(n)) continue;
     if (busy.has(wt.path)) {
       result.kept.push({ path: wt.path, reason: `an attempt is still using it (#${n} is closed)` });
       continue;

@@ -90,6 +90,8 @@ export interface DetachedOptions {
   /** Start the process as this user and group (the bot must be root): `runner.user`. */
   uid?: number;
   gid?: number;
+  /** Told when the process exits, if this process still lives then (after a restart nobody is told). */
+  onExit?: () => void;
 }
 
 /**
@@ -115,6 +117,8 @@ export const spawnDetached = (argv: readonly string[], opts: DetachedOptions): {
     });
     child.on('error', () => undefined);
     if (child.pid === undefined) throw new AppError('tool_missing', `Command not found: ${file}`);
+    const onExit = opts.onExit;
+    if (onExit) child.once('exit', () => onExit());
     child.unref();
     return { pid: child.pid };
   } finally {

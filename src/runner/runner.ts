@@ -8,7 +8,7 @@ import { AppError, isAppError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { attemptBranch } from './branch-names.ts';
 import { BuildGate, type GateResult } from './build-gate.ts';
-import { cleanupRepo } from './cleanup.ts';
+import { cleanupRepo, sweepClosedIssueWorkspaces } from './cleanup.ts';
 import { type CredentialsProvider, type GitContext, gitTry } from './git.ts';
 import { KeyedLock } from './keyed-lock.ts';
 import { type MachineLimit, machineLimit, sampleMachine } from './machine.ts';
@@ -57,6 +57,8 @@ export interface RunnerDeps {
    * it). Without it (a runner with no queue behind it) the retry starts here, from the stored job.
    */
   requeue?: (r: AttemptRecord) => Promise<unknown>;
+  /** Told when a worker this process started exits (Supervisor's onWorkerExit): call collectExits. */
+  onWorkerExit?: (attemptId: string) => void;
 }
 
 export type RunnerJobResult =
@@ -131,6 +133,7 @@ export class Runner {
       maxNudges: d.config.maxNudges,
       attemptTimeoutMs: d.config.attemptTimeoutMinutes * 60_000,
       onUnsolved: (r) => this.retry(r),
+      ...(d.onWorkerExit ? { onWorkerExit: d.onWorkerExit } : {}),
     });
   }
 
@@ -212,11 +215,21 @@ export class Runner {
         if (r.outcome === undefined) await this.supervisor.cancel(r);
         return { kind: 'cancel', attempt: await this.mustGet(r.id) };
       }
-      case 'cleanup':
+      case 'cleanup': {
+        const git = await this.gitContext(job.repo);
+        if (job.closedIssues === undefined)
+          return { kind: 'cleanup', ...(await cleanupRepo(this.workspace, job, this.d.ledger, git)) };
+        // The start-up sweep touches nothing but closed issues' worktrees, and never one a worker holds
+        // (an attempt with no outcome yet: running, or finished while the bot was down and not collected).
+        const busy = (await this.d.ledger.listOpen()).flatMap((a) => (a.worktree ? [a.worktree] : []));
+        const swept = await sweepClosedIssueWorkspaces(this.workspace, job.repo, job.closedIssues, busy, git);
         return {
           kind: 'cleanup',
-          ...(await cleanupRepo(this.workspace, job, this.d.ledger, await this.gitContext(job.repo))),
+          removed: swept.removed,
+          kept: swept.kept.map((k) => `${k.path}: ${k.reason}`),
+          deletedBranches: swept.deletedBranches,
         };
+      }
       case 'gate':
         return { kind: 'gate', name: job.name, result: await this.runGate(job) };
     }
@@ -225,6 +238,11 @@ export class Runner {
   /** One supervision pass: completions, stalls, timeouts. Called on the node-cron tick. */
   tick(opts: { stalls?: boolean } = {}): Promise<void> {
     return this.supervisor.tick(opts);
+  }
+
+  /** Collects exited workers now, after the supervision pass under way (a worker just exited). */
+  collectExits(): Promise<void> {
+    return this.supervisor.collectExits();
   }
 
   /** After a restart: re-attach live workers and classify dead ones (the first tick does both). */

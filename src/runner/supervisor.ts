@@ -93,6 +93,11 @@ export interface SupervisorDeps {
   onUnsolved?: (record: AttemptRecord) => Promise<void>;
   /** `runner.user`: workers start as this user, owning their clone, worktree and attempt directory. */
   workerUser?: WorkerUser;
+  /**
+   * Told when a worker this process started exits (its exit file is written by then), so its owner can
+   * collect it at once (collectExits) rather than at the next tick. Not told for re-attached workers.
+   */
+  onWorkerExit?: (attemptId: string) => void;
 }
 
 /**
@@ -230,7 +235,9 @@ const remoteHeads = async (repoDir: string, ctx: GitContext): Promise<Map<string
 };
 
 export class Supervisor {
-  private ticking = false;
+  /** The pass under way, and the exits-only pass asked for while it runs (collectExits). */
+  private current: Promise<void> | undefined;
+  private followUp: Promise<void> | undefined;
   private readonly memos = new Map<string, AttemptMemo>();
   /** Attempts being stopped and resumed with a message right now (interruptAndResume). */
   private readonly interrupting = new Set<string>();
@@ -250,12 +257,14 @@ export class Supervisor {
       // again at every launch (the runner's own fetches since the last one wrote files as the bot).
       for (const dir of [record.repoDir, record.worktree, dirname(record.exitPath)]) chownTree(dir, user);
     }
+    const onWorkerExit = this.d.onWorkerExit;
     const { pid } = spawnDetached(['node', wrapper, record.exitPath, '--', ...argv], {
       cwd: record.worktree,
       env: user ? { ...env, ...userEnv(user, dirname(record.exitPath)) } : env,
       logFile: record.logPath,
       stdinFile,
       ...(user ? { uid: user.uid, gid: user.gid } : {}),
+      ...(onWorkerExit ? { onExit: () => onWorkerExit(record.id) } : {}),
     });
     await this.d.ledger.update(record.id, {
       pid,
@@ -274,30 +283,47 @@ export class Supervisor {
    * One supervision pass over every open attempt. `stalls: false` only collects exits and timeouts
    * (for callers polling faster than the stall interval).
    */
-  async tick(opts: { stalls?: boolean } = {}): Promise<void> {
+  tick(opts: { stalls?: boolean } = {}): Promise<void> {
     // A slow pass (many workers, a slow remote) must not overlap the next one.
-    if (this.ticking) return;
-    this.ticking = true;
-    try {
-      // What the host reads once per pass for all its workers: origin's heads, per clone.
-      const remotes: RemoteHeads = new Map();
-      const open = await this.d.ledger.listOpen();
-      for (const id of this.memos.keys()) if (!open.some((r) => r.id === id)) this.memos.delete(id);
-      for (const r of open) {
-        if (this.interrupting.has(r.id)) continue;
-        try {
-          await this.check(r, opts, remotes);
-        } catch (err) {
-          // A worker that rewrote its repository's git config (a URL, a proxy, a helper) to catch the
-          // runner's credentials: the runner runs no more git there, and the attempt ends, named.
-          if (isAppError(err, 'forbidden')) {
-            await this.stop(r);
-            await this.finish(r, 'unsolved', err.message);
-          } else this.d.logger.error({ attemptId: r.id, err }, 'supervision check failed');
-        }
+    if (this.current) return Promise.resolve();
+    const pass = this.pass(opts).finally(() => {
+      this.current = undefined;
+    });
+    this.current = pass;
+    return pass;
+  }
+
+  /**
+   * An exits-only pass now (a worker just exited): after the pass under way when there is one, since
+   * that pass may have looked at the worker before it ended. Resolves once the exit is collected.
+   */
+  collectExits(): Promise<void> {
+    const current = this.current;
+    if (!current) return this.tick({ stalls: false });
+    this.followUp ??= current.then(() => {
+      this.followUp = undefined;
+      return this.tick({ stalls: false });
+    });
+    return this.followUp;
+  }
+
+  private async pass(opts: { stalls?: boolean }): Promise<void> {
+    // What the host reads once per pass for all its workers: origin's heads, per clone.
+    const remotes: RemoteHeads = new Map();
+    const open = await this.d.ledger.listOpen();
+    for (const id of this.memos.keys()) if (!open.some((r) => r.id === id)) this.memos.delete(id);
+    for (const r of open) {
+      if (this.interrupting.has(r.id)) continue;
+      try {
+        await this.check(r, opts, remotes);
+      } catch (err) {
+        // A worker that rewrote its repository's git config (a URL, a proxy, a helper) to catch the
+        // runner's credentials: the runner runs no more git there, and the attempt ends, named.
+        if (isAppError(err, 'forbidden')) {
+          await this.stop(r);
+          await this.finish(r, 'unsolved', err.message);
+        } else this.d.logger.error({ attemptId: r.id, err }, 'supervision check failed');
       }
-    } finally {
-      this.ticking = false;
     }
   }
 
@@ -313,7 +339,13 @@ export class Supervisor {
       return;
     }
     const exited = existsSync(r.exitPath) || !isOurWorker(r);
-    if (exited) return this.onExit(r);
+    if (exited) {
+      // Read again: a message delivery (interruptAndResume) may have relaunched the worker since the
+      // pass listed it, and the pid it stopped is not the attempt's exit.
+      const current = await this.d.ledger.get(r.id);
+      if (!current || current.outcome || current.pid !== r.pid) return;
+      return this.onExit(current);
+    }
     // A CLI retrying a dead endpoint keeps writing its log (codex forever), so neither the stall
     // check nor the exit would catch it before the timeout: its own retry lines end it here.
     // Its tail is read again only when the log changed since this attempt's last check.

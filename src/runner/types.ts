@@ -85,6 +85,12 @@ export const cleanupJobSchema = z.object({
    * one of them, its worktree holding nothing uncommitted, is merged too.
    */
   mergedHeads: z.array(z.string().regex(/^[0-9a-f]{7,64}$/, 'must be a commit sha')).default([]),
+  /**
+   * The start-up sweep instead: issues of this repo closed on the tracker. Only their worktrees and
+   * local branches go (never one an open attempt uses, nor work found nowhere else), merged or not;
+   * `attemptIds` and `mergedHeads` only say which host gets the job.
+   */
+  closedIssues: z.array(z.number().int().positive()).max(10_000).optional(),
 });
 
 export const gateJobSchema = z.object({

@@ -3,6 +3,7 @@
 
 import { AppError } from '../errors.ts';
 import type { ForgeKind } from '../forges/types.ts';
+import type { ProbeAnswer } from '../plan/budget.ts';
 import type { RunPark } from '../plan/environment-park.ts';
 import type { RunState } from '../plan/states.ts';
 import type { Intent } from './types.ts';
@@ -50,17 +51,7 @@ export interface RunProgress {
    */
   integrationHead?: string;
   /** Budget probe result shown on the dashboard. */
-  budget?:
-    | {
-        status: 'ok';
-        recommendedMaxSessions: number;
-        preferMedium: boolean;
-        park: boolean;
-        /** When the provider's limit lifts, if the probe said (ISO). */
-        resetAt?: string;
-      }
-    | { status: 'absent' }
-    | { status: 'failed'; error: string };
+  budget?: ProbeAnswer;
   /** Content keys of reports and notifications already posted, so a repeat action posts nothing. */
   posted?: string[];
   /**

@@ -70,6 +70,8 @@ const progressSchema: z.ZodType<RunProgress> = z.looseObject({
         recommendedMaxSessions: z.number(),
         preferMedium: z.boolean(),
         park: z.boolean(),
+        /** When the provider's limit lifts, if the probe said (ISO): a budget park waits for it. */
+        resetAt: z.string().optional(),
       }),
       z.object({ status: z.literal('absent') }),
       z.object({ status: z.literal('failed'), error: z.string() }),

@@ -242,6 +242,7 @@ const boot = async (opts: { buildFails: boolean }) => {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (await done()) return;
+      // Kept: what is awaited is the state of the runner process and the bot, seen from outside.
       await sleep(250);
     }
     throw new Error(`${what}: not reached in ${timeoutMs} ms\n${await state()}`);

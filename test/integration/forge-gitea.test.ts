@@ -265,11 +265,11 @@ describe('issues', () => {
     expect(h.repo.issues.get(created.ref.number)?.milestoneId).toBe(m.id);
   });
 
-  it('creates nothing when asked for a label the repository lacks (tried: labels ["nope"])', async () => {
-    const err = await rejection(h.forge.createIssue(app, { title: 'new', body: '', labels: ['nope'] }));
-    expect(isAppError(err, 'not_found')).toBe(true);
-    expect((err as Error).message).toContain('label nope does not exist in acme/app');
-    expect(h.repo.issues.size).toBe(0);
+  it('creates a label the repository lacks before the issue that names it, as GitHub does (tried: labels ["hold"])', async () => {
+    const created = await h.forge.createIssue(app, { title: 'new', body: '', labels: ['hold'] });
+    expect(created).toMatchObject({ labels: [{ name: 'hold' }] });
+    expect(h.repo.labels.has('hold')).toBe(true);
+    expect(h.repo.issues.size).toBe(1);
   });
 
   it('adds a blocked-by edge once, also across repositories', async () => {

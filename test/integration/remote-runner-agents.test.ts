@@ -174,6 +174,7 @@ const waitFor = async <T>(what: string, fn: () => Promise<T | undefined> | T | u
   while (Date.now() < deadline) {
     const v = await fn();
     if (v !== undefined && v !== false) return v;
+    // Kept: what is awaited is the state of the runner processes and the bot, seen from outside.
     await sleep(150);
   }
   throw new Error(`timed out waiting for ${what}`);

@@ -167,10 +167,22 @@ describe('blitz-bot serve with a runner agent', () => {
     const env = { DATABASE_URL: `sqlite:${db}` };
     const token = (await cli(['runner-token', 'create', 'host-a'], env)).stdout.trim();
     const port = 33000 + Math.floor(Math.random() * 2000);
+    // Both processes' exits are awaited as events (the stop below).
+    const exits: Promise<void>[] = [];
+    const onExit = () => {
+      let exited: () => void = () => {};
+      exits.push(
+        new Promise<void>((r) => {
+          exited = r;
+        }),
+      );
+      return () => exited();
+    };
     const bot = spawnDetached(blitzBotArgv('serve'), {
       cwd: resolve('.'),
       env: { ...testEnv(), ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
       logFile: join(dir, 'bot.log'),
+      onExit: onExit(),
     });
     const agent = spawnDetached(
       blitzBotArgv(
@@ -188,7 +200,12 @@ describe('blitz-bot serve with a runner agent', () => {
         '--poll-ms',
         '200',
       ),
-      { cwd: resolve('.'), env: { ...testEnv(), LOG_LEVEL: 'info' }, logFile: join(dir, 'agent.log') },
+      {
+        cwd: resolve('.'),
+        env: { ...testEnv(), LOG_LEVEL: 'info' },
+        logFile: join(dir, 'agent.log'),
+        onExit: onExit(),
+      },
     );
     const registry = openSqliteRunnerRegistry(db);
     try {
@@ -196,6 +213,7 @@ describe('blitz-bot serve with a runner agent', () => {
       let advert: unknown;
       while (Date.now() < deadline && !advert) {
         advert = (await registry.listTokens())[0]?.advert;
+        // Kept: the agent registers from its own process; its row is all the test sees of it.
         await new Promise((r) => setTimeout(r, 200));
       }
       expect(advert).toEqual({
@@ -206,10 +224,7 @@ describe('blitz-bot serve with a runner agent', () => {
       });
       process.kill(agent.pid, 'SIGTERM');
       process.kill(bot.pid, 'SIGTERM');
-      const stopped = Date.now() + 20_000;
-      while (Date.now() < stopped && (isAlive(agent.pid) || isAlive(bot.pid))) {
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await Promise.all(exits);
       expect(isAlive(agent.pid)).toBe(false);
       expect(isAlive(bot.pid)).toBe(false);
       expect(readFileSync(join(dir, 'bot.log'), 'utf8')).toContain('"msg":"stopped"');

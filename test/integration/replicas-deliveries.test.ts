@@ -1,8 +1,8 @@
 // Delivery leases between replicas on one database (SQLite file here; the lease itself is in the
 // store suite on both engines): a replica that is processing a delivery keeps it, renewing its lease,
 // so another replica's retry leaves it alone; once that replica died, its lease runs out and the
-// other replica processes the delivery, once. The renewals are watched on the row; the dead
-// replica's lease is run out by moving its end back, not waited for.
+// other replica processes the delivery, once. Time is the test's: both replicas read one clock the
+// test moves, and A's renewal timer fires when the test says; the renewals are watched on the row.
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -13,7 +13,6 @@ import { silentLogger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 import { tempDir } from '../support/git.ts';
-import { sleep } from './runner-harness.ts';
 
 const delivery: Received = {
   forge: 'gitea',
@@ -32,18 +31,36 @@ describe('a delivery processed by one replica of two', () => {
     const gate = new Promise<void>((r) => {
       release = r;
     });
-    let startedA = false;
+    let started: () => void = () => {};
+    const startedA = new Promise<void>((r) => {
+      started = r;
+    });
+    // One clock for both replicas, moved by the test; A's renewal timer, fired by the test.
+    let now = Date.parse('2026-03-01T12:00:00Z');
+    const clock = { now: () => new Date(now) };
+    const renewals: { ms: number; fn: () => void; stopped: boolean }[] = [];
+    const every = (ms: number, fn: () => void) => {
+      const timer = { ms, fn, stopped: false };
+      renewals.push(timer);
+      return {
+        stop: () => {
+          timer.stopped = true;
+        },
+      };
+    };
     const a = {
       store: storeA,
       queue: createDeliveryQueue({ logger: silentLogger() }),
       process: async () => {
-        startedA = true;
+        started();
         await gate;
       },
       metrics: createMetrics(),
       logger: silentLogger(),
       holder: 'bot-a',
-      leaseSeconds: 1,
+      leaseSeconds: 30,
+      clock,
+      every,
     };
     const processedByB: string[] = [];
     const b = {
@@ -68,30 +85,44 @@ describe('a delivery processed by one replica of two', () => {
       };
     expect((await createReceiver(a)(delivery)).status).toBe(202);
     expect((await createReceiver(b)(delivery)).status).toBe(200);
-    while (!startedA) await sleep(20);
+    await startedA;
 
-    // Past A's first lease: A has renewed it while it works, so B's retries take nothing.
+    // A renews its lease a third of the way through it, while it works.
     const first = leaseOf();
-    expect(first.holder).toBe('bot-a');
+    expect(first).toEqual({ holder: 'bot-a', until: new Date(now + 30_000).toISOString() });
+    expect(renewals).toHaveLength(1);
+    const [renewal] = renewals;
+    expect(renewal!.ms).toBe(10_000);
     expect(await resumeUnprocessed(b)).toBe(0);
-    while (Date.now() <= Date.parse(first.until!) || leaseOf().until === first.until) await sleep(50);
-    expect(leaseOf()).toMatchObject({ holder: 'bot-a' });
-    expect(Date.parse(leaseOf().until!)).toBeGreaterThan(Date.now());
+    const renewLater = async () => {
+      const before = leaseOf().until;
+      now += renewal!.ms;
+      renewal!.fn();
+      await expect.poll(() => leaseOf().until).not.toBe(before);
+    };
+    // Well past A's first lease: A has renewed it every 10 s meanwhile, so B's retries take nothing.
+    for (let i = 0; i < 4; i++) await renewLater();
+    expect(now).toBeGreaterThan(Date.parse(first.until!));
+    expect(leaseOf()).toEqual({ holder: 'bot-a', until: new Date(now + 30_000).toISOString() });
     expect(await resumeUnprocessed(b)).toBe(0);
     expect(processedByB).toEqual([]);
 
-    // A dies (its store is gone, so are its renewals); once its lease has run out (its end moved
-    // into the past here), B takes the delivery, once.
+    // A dies (its store is gone, so are its renewals); once its lease has run out, B takes the
+    // delivery, once.
     await storeA.close();
-    raw
-      .prepare("UPDATE deliveries SET lease_until = ? WHERE delivery_id = 'd-1'")
-      .run(new Date(Date.now() - 1000).toISOString());
+    now += 29_000;
+    expect(await resumeUnprocessed(b)).toBe(0);
+    now += 2_000;
     expect(await resumeUnprocessed(b)).toBe(1);
     await b.queue.idle();
     expect(processedByB).toEqual(['d-1']);
     expect(await resumeUnprocessed(b)).toBe(0);
     expect((await storeB.listDeliveries({ deliveryId: 'd-1' }))[0]?.processedAt).toBeDefined();
+    // A's work ends (its store gone, it cannot record that): its renewal timer is stopped all the same.
+    expect(renewal!.stopped).toBe(false);
     release();
+    await a.queue.idle();
+    expect(renewal!.stopped).toBe(true);
     raw.close();
     await storeB.close();
   }, 30_000);

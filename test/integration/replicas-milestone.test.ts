@@ -110,6 +110,7 @@ describe('two replicas run a 10-issue milestone with runner processes (issue 9)'
           } catch (err) {
             pumpErrors.push(err);
           }
+          // Kept: the pump stands in for GitHub's deliveries and the replicas' event-driven passes.
           await sleep(250);
         }
       })();
@@ -124,6 +125,7 @@ describe('two replicas run a 10-issue milestone with runner processes (issue 9)'
         while (Date.now() < deadline) {
           const v = await fn();
           if (v !== undefined && v !== false) return v;
+          // Kept: what is awaited is the state of runner processes and two bots, seen from outside.
           await sleep(100);
         }
         throw new Error(`timed out waiting for ${what}; ${await state()}`);

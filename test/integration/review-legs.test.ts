@@ -340,6 +340,7 @@ describe.each(forges)('review legs on $name', ({ allowed, start }) => {
       roster: roster([fake('slow', ['--sleep-ms', '30000'])]),
       signal: controller.signal,
     });
+    // Kept: the cancel lands while the reviewer sleeps its 30 s (a later one too); nothing is waited on.
     setTimeout(() => controller.abort(), 300);
     let err: unknown;
     try {

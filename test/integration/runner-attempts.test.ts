@@ -49,6 +49,22 @@ describe('runner attempts', () => {
     expect(await h.ledger.totalsByIssue(issue)).toEqual({ input: 1200, output: 340, cache: 50, attempts: 1 });
   });
 
+  it('tells its owner when a worker exits, and collects the exit at once, with no supervision tick', async () => {
+    const origin = await createOrigin();
+    let told: (id: string) => void = () => {};
+    const exited = new Promise<string>((r) => {
+      told = r;
+    });
+    const h = makeHarness({ onWorkerExit: (id) => told(id) });
+    const started = await h.runner.execute(attemptJob(origin.url, fakeEntry()));
+    if (started.kind !== 'attempt') throw new Error('expected an attempt');
+    expect(await exited).toBe(started.attempt.id);
+    expect((await h.ledger.get(started.attempt.id))?.outcome).toBeUndefined();
+    await h.runner.collectExits();
+    expect((await h.ledger.get(started.attempt.id))?.outcome).toBe('solved');
+    expect(h.events.map((e) => e.type)).toEqual(['attempt.started', 'attempt.finished']);
+  });
+
   it('starts two attempts on a fresh workspace at once: one clone, two worktrees, both solved', async () => {
     const origin = await createOrigin();
     const h = makeHarness();

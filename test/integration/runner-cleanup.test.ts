@@ -159,7 +159,7 @@ describe('sweepClosedIssueWorkspaces', () => {
     writeFileSync(join(unpushed, 'y.txt'), 'y\n');
     await gitIn(unpushed, 'add', '-A');
     await gitIn(unpushed, ...who, 'commit', '--quiet', '-m', 'not pushed');
-    const r = await sweepClosedIssueWorkspaces(workspace, repo, [13], [busy], ctx);
+    const r = await sweepClosedIssueWorkspaces(workspace, repo, [12, 14, 15, 99], [busy], ctx);
     expect(r.removed).toEqual([closed]);
     expect(r.deletedBranches).toEqual(['m1/12-add-cart']);
     expect(r.kept).toEqual([

@@ -13,6 +13,7 @@ const until = async (what: () => boolean | Promise<boolean>, timeoutMs = 10_000)
   const deadline = Date.now() + timeoutMs;
   while (!(await what())) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
+    // Kept: what is awaited (a live worker's log, its commits) is written by another process.
     await sleep(50);
   }
 };

@@ -9,6 +9,7 @@ import { InMemoryAttemptLedger } from '../../src/runner/ledger.ts';
 import { Runner } from '../../src/runner/runner.ts';
 import type { AttemptLedger, AttemptRecord, RunnerEvent, RunnerJob } from '../../src/runner/types.ts';
 import { tempDir, testEnv } from '../support/git.ts';
+import { runnerProgress } from '../support/runner-progress.ts';
 
 export const fakeAgent = resolve('test/support/fake-agents/fake-agent.mjs');
 /** Fake `claude` and `aider` executables, for the built-in adapters. */
@@ -66,6 +67,8 @@ export const makeHarness = (
     procStatus?: string;
     /** Where an unsolved attempt's retry goes (the bot's queue); default: started here. */
     requeue?: (r: AttemptRecord) => Promise<unknown>;
+    /** Told too when a worker exits (the harness always tells runnerProgress). */
+    onWorkerExit?: (attemptId: string) => void;
   } = {},
 ): Harness => {
   const workspace = opts.workspace ?? tempDir('blitz-ws-');
@@ -99,6 +102,11 @@ export const makeHarness = (
     ...(opts.botUid !== undefined ? { botUid: opts.botUid } : {}),
     ...(opts.procStatus !== undefined ? { procStatus: opts.procStatus } : {}),
     ...(opts.requeue ? { requeue: opts.requeue } : {}),
+    // Told, not acted on: the tests tick the runner themselves (settle waits on this).
+    onWorkerExit: (id) => {
+      opts.onWorkerExit?.(id);
+      runnerProgress.notify();
+    },
   });
   return { runner, ledger, clock, events, workspace };
 };
@@ -124,15 +132,20 @@ export const attemptJob = (
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Ticks the runner until the attempt has an outcome (real processes run in between). */
+/**
+ * Ticks the runner until the attempt has an outcome, each time after a worker of this process exited
+ * (its retry, a nudged resume, may start another). A worker started by another process and
+ * re-attached here sends no exit: for it the wait is bounded at a second and the runner looks again.
+ */
 export const settle = async (h: Harness, id: string, timeoutMs = 20_000): Promise<AttemptRecord> => {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    await sleep(150);
-    // Exits only: polling this fast, a thinking worker must not be taken for a stalled one.
+    const seen = runnerProgress.seen();
+    // Exits only: a thinking worker is not taken for a stalled one between exits.
     await h.runner.tick({ stalls: false });
     const r = await h.ledger.get(id);
     if (r?.outcome) return r;
+    await runnerProgress.after(seen, Math.min(1000, deadline - Date.now()));
   }
   throw new Error(`attempt ${id} did not settle in ${timeoutMs}ms`);
 };

@@ -22,6 +22,7 @@ const waitForLine = async (
           .find((l) => l.includes(`"${key}"`))
       : undefined;
     if (line) return JSON.parse(line);
+    // Kept: the line is written by the host process, whose log is all the test sees of it.
     await sleep(100);
   }
   throw new Error(`no ${key} line in ${file}: ${existsSync(file) ? readFileSync(file, 'utf8') : ''}`);
@@ -41,12 +42,17 @@ describe('supervisor restart', () => {
       baseEnv: testEnv(),
     };
     // Compiled JavaScript (dist/), as the bot runs: no tsx start-up in the way of the worker's 4 s.
+    let hostExited: () => void = () => {};
+    const hostGone = new Promise<void>((r) => {
+      hostExited = r;
+    });
     const host = spawnDetached(
       [process.execPath, resolve('test/integration/runner-host.mjs'), JSON.stringify(spec)],
       {
         cwd: resolve('.'),
         env: testEnv(),
         logFile: hostLog,
+        onExit: () => hostExited(),
       },
     );
     const started = await waitForLine(hostLog, 'attemptId');
@@ -54,7 +60,7 @@ describe('supervisor restart', () => {
     const workerPid = Number(started.pid);
 
     process.kill(host.pid, 'SIGKILL');
-    await sleep(200);
+    await hostGone;
     expect(isAlive(host.pid)).toBe(false);
     expect(isAlive(workerPid)).toBe(true);
 

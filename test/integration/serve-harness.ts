@@ -26,6 +26,7 @@ export const until = async (what: string, done: () => Promise<boolean> | boolean
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await done()) return;
+    // Kept: what is awaited is the state of a spawned bot process, seen from outside.
     await sleep(250);
   }
   throw new Error(`${what}: not reached in ${timeoutMs} ms`);

@@ -142,6 +142,7 @@ describe('runDeploy', () => {
       timeoutMs: 30_000,
       signal: ac.signal,
     });
+    // Kept: the cancel lands while the deploy hangs its 60 s (a later one too); nothing is waited on.
     setTimeout(() => ac.abort(), 200);
     const res = await pending;
     expect(res.ok).toBe(false);

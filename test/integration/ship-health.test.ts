@@ -123,6 +123,7 @@ describe('startPreviewWhenReady', () => {
     },
   });
   const waitDead = async (pid: number) => {
+    // Kept: the preview process is the product's child, not the test's: no exit event reaches the test.
     for (let i = 0; i < 200 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 25));
     return !isAlive(pid);
   };

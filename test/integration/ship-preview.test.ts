@@ -40,6 +40,7 @@ const fetchWithRetry = async (url: string): Promise<string> => {
     try {
       return await (await fetch(url)).text();
     } catch {
+      // Kept: the dev server listens from its own process; a refused connection is all the test sees.
       await new Promise((r) => setTimeout(r, 50));
     }
   }

@@ -1,13 +1,18 @@
 // slow: each fault runs a whole milestone on the in-process bot with real git and fake agents (both forges).
-// Faults of one issue's worker in an unattended run (issue 18): an issue that spends its per-issue cap.
+// Faults of one issue's worker in an unattended run (issue 18): an issue that spends its per-issue cap,
+// and an agent CLI that is not installed on the runner's host until a person installs it.
 // Each ends in a named state, exactly one notification for it, a command that continues, and once the
 // fault clears, the milestone finishing with every issue closed once and nothing of them left behind.
+import { mkdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../support/git.ts';
 import {
   expectMilestoneFinished,
   startUnattendedWorld,
   type UnattendedWorld,
 } from '../support/unattended-world.ts';
+import { fakeAgent } from './runner-harness.ts';
 
 let w: UnattendedWorld | undefined;
 afterEach(async () => {
@@ -53,5 +58,54 @@ describe.each(['github', 'gitea'] as const)('per-issue caps on %s', (forge) => {
     expect(await ofIssue1()).toHaveLength(3);
     expect(x.noticesOf('needs_person')).toHaveLength(1);
     expect(x.noticesOf('warning')).toHaveLength(1);
+  });
+});
+
+describe.each(['github', 'gitea'] as const)('a missing agent CLI on %s', (forge) => {
+  it('an agent CLI that is not installed stops the run BLOCKED naming the tool and host, with one notice and one blocker issue, never charged; once it is installed the next probe finds it and the milestone finishes', async () => {
+    // The roster's command is a CLI that is not there yet (`fake-cli`, node under another name once installed).
+    const bin = join(tempDir('missing-cli-'), 'bin');
+    mkdirSync(bin, { recursive: true });
+    const cli = join(bin, 'fake-cli');
+    w = await startUnattendedWorld({
+      forge,
+      agentCommand: [cli, fakeAgent, '{prompt_file}'],
+      runner: { environmentBackoff: { initialSeconds: 60, maxSeconds: 600 } },
+    });
+    const x = w;
+    await x.start();
+    await x.driveToState('blocked');
+    const run = (await x.run())!;
+    expect(run.progress.hardBlocker?.reason).toBe(
+      `the agent CLI \`${cli}\` (roster entry fake) is not installed on the bot's host`,
+    );
+    const [notice] = x.noticesOf('blocked');
+    expect(notice).toMatchObject({ command: '/blitz resume' });
+    expect(notice?.sentence).toContain(`\`${cli}\``);
+    await x.drive(async () => (await x.run())?.progress.hardBlocker?.issue !== undefined);
+    const blockerIssue = (await x.run())!.progress.hardBlocker!.issue!;
+    expect(x.world.issue(x.repo, blockerIssue)?.title).toContain('is BLOCKED');
+    // Blocked means blocked: rounds before the wait is over start nothing and say nothing more.
+    const ledger = () => x.h.bot.runs.ledger.listByRun(run.id);
+    for (let i = 0; i < 3; i++) await x.round();
+    expect(await ledger()).toHaveLength(1);
+    // The wait passes: the probe (the issue's next attempt) finds it still missing; the wait doubles.
+    x.clock.advance(61_000);
+    await x.drive(async () => (await ledger()).length === 2 && (await ledger()).every((a) => a.outcome));
+    for (let i = 0; i < 2; i++) await x.round();
+    expect((await x.run())!.state).toBe('blocked');
+    x.clock.advance(61_000);
+    for (let i = 0; i < 2; i++) await x.round();
+    expect(await ledger()).toHaveLength(2);
+    // A person installs it: the next probe runs the worker, the blocker issue is closed, the run goes on.
+    symlinkSync(process.execPath, cli);
+    x.clock.advance(60_000);
+    await expectMilestoneFinished(x);
+    expect((await x.run())!.progress.hardBlocker).toBeUndefined();
+    expect(x.world.issue(x.repo, blockerIssue)?.state).toBe('closed');
+    expect(x.noticesOf('blocked')).toHaveLength(1);
+    // Never charged: the misses are environment failures, not the issue's failures.
+    const misses = (await ledger()).filter((a) => a.outcome === 'environment_failure');
+    expect(misses).toHaveLength(2);
   });
 });

@@ -3,7 +3,13 @@
 // notification through the configured notifier, a command that continues, and once the fault clears,
 // the milestone finishing with every issue closed once.
 import { afterEach, describe, expect, it } from 'vitest';
-import { startUnattendedWorld, type UnattendedWorld } from '../support/unattended-world.ts';
+import {
+  probeFailed,
+  probeOk,
+  probePark,
+  startUnattendedWorld,
+  type UnattendedWorld,
+} from '../support/unattended-world.ts';
 
 let w: UnattendedWorld | undefined;
 afterEach(async () => {
@@ -12,11 +18,16 @@ afterEach(async () => {
 });
 
 /**
- * The milestone finished: the run done, every issue closed exactly once, and nothing of the merged
- * ones left behind (their worktrees, their branches on origin).
+ * The milestone finished: the run done, every issue closed exactly once, nothing of the merged ones
+ * left behind (their worktrees, their branches on origin), and the fault told once (`alerts`: the
+ * notifications that ask a person for something).
  */
-const finishes = async (x: UnattendedWorld, issues = [1, 2], merged = issues) => {
+const finishes = async (x: UnattendedWorld, issues = [1, 2], merged = issues, alerts = 1) => {
   await x.driveToState('done', 60_000);
+  expect(
+    x.alerts().map((n) => `${n.event}: ${n.sentence}`),
+    'one notification',
+  ).toHaveLength(alerts);
   for (const n of issues) expect(x.closes(n), `#${n} closed once`).toBe(1);
   const mine = (n: number) => (s: string) => new RegExp(`[/-]${n}-[a-z]`).test(s);
   for (const n of merged) {
@@ -149,8 +160,122 @@ describe.each(['github', 'gitea'] as const)('issues closed by hand on %s', (forg
     await x.round();
     const first = (await x.h.bot.runs.ledger.listByRun(runId)).find((a) => a.issue.number === 1);
     expect(first?.outcome).toBe('cancelled');
-    await finishes(x, [1, 2], [2]);
+    // The person who closed it knows: no notification, and the run goes on by itself.
+    await finishes(x, [1, 2], [2], 0);
     // Closed once, by the person; the bot never closed it again nor ran it again.
     expect((await x.h.bot.runs.ledger.listByRun(runId)).filter((a) => a.issue.number === 1)).toHaveLength(1);
   });
+});
+
+describe.each(['github', 'gitea'] as const)('closed issues’ workspaces at start on %s', (forge) => {
+  it('a restart sweeps the worktree an issue closed by hand left behind, and nothing a worker holds', async () => {
+    // #2's worker takes 15 s to push: the bot goes down and comes back while it works.
+    w = await startUnattendedWorld({
+      forge,
+      requestCache: false,
+      agentEnv: { FAKE_AGENT_DELAYS: JSON.stringify({ 'acme/app#2': 15_000 }) },
+    });
+    const x = w;
+    const openOn = async (n: number) =>
+      (await x.h.bot.runs.ledger.listOpen()).some((a) => a.issue.number === n);
+    x.agent('stall');
+    await x.start();
+    await x.drive(() => openOn(1));
+    const runId = (await x.run())!.id;
+    const worktreesOf = (n: number) => x.worktreesLeft().filter((p) => new RegExp(`[/-]${n}-[a-z]`).test(p));
+    x.closeByHand(1);
+    x.agent('slow-push');
+    await x.round();
+    const first = (await x.h.bot.runs.ledger.listByRun(runId)).find((a) => a.issue.number === 1);
+    expect(first?.outcome).toBe('cancelled');
+    await x.drive(() => openOn(2));
+    // The cancelled worker's worktree stays while the process lives…
+    expect(worktreesOf(1)).toHaveLength(1);
+    await x.h.restart();
+    await x.round();
+    // …and the first pass after a restart sweeps it, leaving the working one alone.
+    expect(worktreesOf(1)).toEqual([]);
+    expect(await openOn(2)).toBe(true);
+    expect(worktreesOf(2)).toHaveLength(1);
+    await finishes(x, [1, 2], [2], 0);
+    const second = (await x.h.bot.runs.ledger.listByRun(runId)).filter((a) => a.issue.number === 2);
+    expect(second.map((a) => a.outcome)).toEqual(['solved']);
+  }, 120_000);
+});
+
+/** Attempts of the run whose lifetimes overlapped (two workers at once), as `#a+#b`. */
+const overlaps = (
+  attempts: readonly { issue: { number: number }; startedAt: string; endedAt?: string }[],
+) => {
+  const out: string[] = [];
+  const end = (a: (typeof attempts)[number]) =>
+    a.endedAt ? Date.parse(a.endedAt) : Number.POSITIVE_INFINITY;
+  for (const [i, a] of attempts.entries())
+    for (const b of attempts.slice(i + 1))
+      if (Date.parse(a.startedAt) < end(b) && Date.parse(b.startedAt) < end(a))
+        out.push(`#${a.issue.number}+#${b.issue.number}`);
+  return out;
+};
+
+describe.each(['github', 'gitea'] as const)('the budget probe on %s', (forge) => {
+  it('a failing probe runs one worker at a time, says so on the dashboard with one notice; once it answers, full speed and the milestone finishes', async () => {
+    const issues = [1, 2, 3, 4].map((n) => ({
+      number: n,
+      title: `Part ${n}`,
+      body: `Add \`src/p${n}.ts\`.`,
+    }));
+    w = await startUnattendedWorld({
+      forge,
+      issues,
+      probe: probeFailed,
+      agentEnv: { FAKE_AGENT_MODE: 'slow-push', FAKE_AGENT_DELAY_MS: '1500' },
+    });
+    const x = w;
+    await x.start();
+    await x.drive(() => x.closes(1) + x.closes(2) + x.closes(3) + x.closes(4) >= 2, 60_000);
+    const runId = (await x.run())!.id;
+    // Two issues through, one worker at a time: no two attempts ever ran together.
+    expect(overlaps(await x.h.bot.runs.ledger.listByRun(runId))).toEqual([]);
+    expect(x.dashboard()).toContain(
+      'Budget probe failed (the probe exited with 1); one worker at a time until it answers.',
+    );
+    const [notice, ...more] = x.alerts();
+    expect(more).toHaveLength(0);
+    expect(notice).toMatchObject({ event: 'needs_person' });
+    expect(notice?.sentence).toContain('the budget probe failed (the probe exited with 1)');
+    // The probe answers again: the next wave goes out at full speed (two workers at once).
+    x.probe.set(probeOk(2));
+    await finishes(x, [1, 2, 3, 4]);
+    expect(overlaps(await x.h.bot.runs.ledger.listByRun(runId)).length).toBeGreaterThan(0);
+    expect(x.dashboard()).toContain('Budget probe: up to 2 sessions.');
+    expect(x.alerts()).toHaveLength(1);
+  }, 120_000);
+
+  it('a budget park with a reset time parks the run with one notice and resumes by itself once the probe allows', async () => {
+    const resetAt = new Date(Math.floor(Date.now() / 1000) * 1000 + 2 * 3600_000);
+    w = await startUnattendedWorld({ forge, probe: { ...probePark, resetAt: resetAt.toISOString() } });
+    const x = w;
+    await x.start();
+    await x.drive(async () => (await x.run())?.progress.park !== undefined);
+    const run = (await x.run())!;
+    expect(run.state).toBe('paused');
+    expect(run.progress.park).toMatchObject({ kind: 'budget', resetAt: resetAt.toISOString() });
+    const [notice, ...more] = x.alerts();
+    expect(more).toHaveLength(0);
+    expect(notice).toMatchObject({
+      event: 'parked',
+      command: '/blitz resume',
+      resetAt: resetAt.toISOString(),
+    });
+    // Before the reset time nothing starts, whatever the probe would say.
+    x.probe.set(probeOk());
+    x.clock.advance(3600_000);
+    for (let i = 0; i < 2; i++) await x.round();
+    expect((await x.run())!.state).toBe('paused');
+    expect(await x.h.bot.runs.ledger.listByRun(run.id)).toEqual([]);
+    // After it the probe is asked, allows work, and the run goes on by itself.
+    x.clock.advance(3600_000 + 31_000);
+    await finishes(x);
+    expect(x.alerts()).toHaveLength(1);
+  }, 120_000);
 });

@@ -27,6 +27,7 @@ import {
 } from './bot-harness.ts';
 import { tempDir, testEnv } from './git.ts';
 import { reviewWebhooks } from './review-webhooks.ts';
+import { PROGRESS_MS, runnerProgress } from './runner-progress.ts';
 import { fixture, githubExample, signedGiteaRequest, signedGithubRequest } from './signing.ts';
 import { type SeedIssue, World, type WorldRepo } from './world.ts';
 import { createRealGitRepo, type RealGitRepo } from './world-git.ts';
@@ -79,8 +80,6 @@ export interface BlitzHarnessOptions {
    */
   rateLimit?: { core?: number; graphql?: number; now: () => number };
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
   const kind = opts.forge;
@@ -267,13 +266,17 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
     await bot.orch.idle();
   };
 
-  /** Rounds until `done()` holds; real worker processes run in between (bounded by `timeoutMs`). */
+  /**
+   * Rounds until `done()` holds (bounded by `timeoutMs`); real worker processes run in between, and the
+   * next round starts when a runner made progress (runner-progress.ts), at the latest after PROGRESS_MS.
+   */
   const drive = async (done: () => Promise<boolean> | boolean, timeoutMs = 120_000) => {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
+      const seen = runnerProgress.seen();
       await round();
       if (await done()) return;
-      await sleep(100);
+      await runnerProgress.after(seen, PROGRESS_MS);
     }
     const run = await liveRun();
     const attempts = run ? await bot.runs.ledger.listByRun(run.id) : [];

@@ -31,6 +31,7 @@ import { startFakeGitea } from './fake-gitea/server.ts';
 import { fastRetry } from './fake-github/harness.ts';
 import { startFakeGithub } from './fake-github/server.ts';
 import { testEnv } from './git.ts';
+import { runnerProgress } from './runner-progress.ts';
 import type { World, WorldRepo } from './world.ts';
 
 export const botLoginFor = (kind: ForgeKind): string => (kind === 'github' ? 'blitz-bot[bot]' : 'blitz-bot');
@@ -173,7 +174,10 @@ export const startBot = (o: BotOptions): Bot => {
     events: (e) => {
       o.onRunnerEvent?.(e);
       orchRef?.onRunnerEvent(e);
+      runnerProgress.notify();
     },
+    // Told, not acted on: the harnesses' rounds tick the runner (they wait on runnerProgress between).
+    onWorkerExit: runnerProgress.notify,
     logger,
     credentials: o.credentials ?? (async () => undefined),
     baseEnv: testEnv(),
@@ -196,10 +200,19 @@ export const startBot = (o: BotOptions): Bot => {
     clock,
     logger,
     baseEnv: testEnv(),
-    // The composed bot's probe; a test that needs another answer passes its own (`orchestrator`).
-    budgetProbe: configuredBudgetProbe(config, testEnv()),
     ...(o.cloneUrl ? { cloneUrl: o.cloneUrl } : {}),
     machine: () => ({ limit: config.runner.maxSessions, contended: false }),
+    // The composed bot's probe when the config names one; else the operator's probe is taken to allow
+    // the machine's sessions (with none a run goes one worker at a time). A test that needs another
+    // answer passes its own (`orchestrator`).
+    budgetProbe: config.budget
+      ? configuredBudgetProbe(config, testEnv())
+      : async () => ({
+          status: 'ok',
+          recommendedMaxSessions: config.runner.maxSessions,
+          preferMedium: false,
+          park: false,
+        }),
     dashboard: { intervalMs: 0 },
     dispatcher: dispatch.dispatcher,
     ...o.orchestrator,

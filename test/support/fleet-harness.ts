@@ -20,6 +20,7 @@ import {
 } from './bot-harness.ts';
 import { tempDir } from './git.ts';
 import { reviewWebhooks } from './review-webhooks.ts';
+import { PROGRESS_MS, runnerProgress } from './runner-progress.ts';
 import { fixture, githubExample, signedGiteaRequest, signedGithubRequest } from './signing.ts';
 import { type SeedIssue, World, type WorldRepo } from './world.ts';
 import { createRealGitRepo, type RealGitRepo } from './world-git.ts';
@@ -39,8 +40,6 @@ export interface FleetHarnessOptions {
   /** A repository's `blitz.yml` (GitHub or Gitea path, as the forge reads it). */
   repoConfig?: Partial<Record<'app' | 'lib', string>>;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export const startFleetHarness = async (opts: FleetHarnessOptions) => {
   const kind = opts.forge;
@@ -141,12 +140,14 @@ export const startFleetHarness = async (opts: FleetHarnessOptions) => {
     await orch.idle();
   };
 
+  /** Rounds until `done()` holds; the next round starts on runner progress (as blitz-harness's drive). */
   const drive = async (done: () => Promise<boolean> | boolean, timeoutMs = 120_000) => {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
+      const seen = runnerProgress.seen();
       await round();
       if (await done()) return;
-      await sleep(100);
+      await runnerProgress.after(seen, PROGRESS_MS);
     }
     const run = (await runs.listRuns())[0];
     throw new Error(

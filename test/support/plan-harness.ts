@@ -19,6 +19,7 @@ import {
   webhookPath,
 } from './bot-harness.ts';
 import { tempDir } from './git.ts';
+import { PROGRESS_MS, runnerProgress } from './runner-progress.ts';
 import { fixture, githubExample, signedGiteaRequest, signedGithubRequest } from './signing.ts';
 import { type SeedIssue, World } from './world.ts';
 import { createRealGitRepo } from './world-git.ts';
@@ -38,8 +39,6 @@ export interface PlanHarnessOptions {
   agentEnv?: Record<string, string>;
   onRunnerEvent?: (e: RunnerEvent) => void;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export const startPlanHarness = async (opts: PlanHarnessOptions) => {
   const kind = opts.forge;
@@ -159,11 +158,13 @@ export const startPlanHarness = async (opts: PlanHarnessOptions) => {
   const driveToStop = async (timeoutMs = Number(process.env.PLAN_TIMEOUT_MS ?? 120_000)) => {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
+      const seen = runnerProgress.seen();
       await round();
       const run = await latestRun();
       if (run && ['done', 'blocked'].includes(run.state) && (await bot.runs.ledger.listOpen()).length === 0)
         return run;
-      await sleep(100);
+      // The next round on runner progress (as blitz-harness's drive).
+      await runnerProgress.after(seen, PROGRESS_MS);
     }
     const run = await latestRun();
     throw new Error(

@@ -13,6 +13,7 @@ import { silentLogger } from '../../src/observability/logger.ts';
 import { spawnDetached } from '../../src/runner/exec.ts';
 import { noCiSettle } from './bot-harness.ts';
 import { blitzBotArgv } from './cli.ts';
+import { fastRetry } from './fake-github/harness.ts';
 import { type FakeGithub, startFakeGithub } from './fake-github/server.ts';
 import { removeDir, tempDir, testEnv } from './git.ts';
 import { fixture, githubExample, type SignedRequest, signedGithubRequest } from './signing.ts';
@@ -148,6 +149,8 @@ export const startReplica = async (
       localRunner: false,
       name,
       jobLeaseSeconds: opts.jobLeaseSeconds,
+      // The fake takes writes as fast as they come: GitHub's write spacing, scaled down.
+      githubRetry: fastRetry,
     });
     port = (await bot.start()).port;
     return bot;

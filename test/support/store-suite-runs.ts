@@ -121,19 +121,26 @@ export const describeRunCases = (engine: string, fresh: () => Promise<FreshDatab
       const gate = new Promise<void>((r) => {
         open = r;
       });
+      let entered = (): void => {};
+      const inA = new Promise<void>((r) => {
+        entered = r;
+      });
       const first = a.withRunLock('run-1', async () => {
         events.push('a:in');
+        entered();
         await gate;
         events.push('a:out');
         return 'a';
       });
-      while (events.length === 0) await sleep(5);
+      await inA;
       const second = b.withRunLock('run-1', async () => {
         events.push('b:in');
         return 'b';
       });
       // Another run is not held up by run-1's holder.
       expect(await b.withRunLock('run-2', async () => 'other')).toBe('other');
+      // Kept: b's wait is in its engine (an in-process key lock, a PostgreSQL advisory lock), which tells
+      // no one it is waiting; the final order below fails too if b got in while a held the lock.
       await sleep(150);
       expect(events).toEqual(['a:in']);
       open();

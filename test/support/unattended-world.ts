@@ -25,7 +25,7 @@ export const twoIssueChain: SeedIssue[] = [
   { number: 2, title: 'Second', body: 'Add `src/b.ts`.', blockedBy: [1] },
 ];
 
-export type AgentFault = 'outage' | 'limit' | 'nothing' | 'stall' | 'fail' | 'crash';
+export type AgentFault = 'outage' | 'limit' | 'nothing' | 'stall' | 'fail' | 'crash' | 'slow-push';
 
 export type ProbeSetting = ProbeResult | 'throws';
 
@@ -35,7 +35,7 @@ export const probeOk = (sessions = 2): ProbeResult => ({
   preferMedium: false,
   park: false,
 });
-export const probePark: ProbeResult = {
+export const probePark: Extract<ProbeResult, { status: 'ok' }> = {
   status: 'ok',
   recommendedMaxSessions: 0,
   preferMedium: false,
@@ -136,6 +136,11 @@ export const startUnattendedWorld = async (opts: UnattendedWorldOptions) => {
     /** Every notification the run sent, in order. */
     notices: recorder.sent,
     noticesOf,
+    /** The notifications that ask a person for something: all but `started` and `shipped`. */
+    alerts: () => recorder.sent.filter((n) => n.event !== 'started' && n.event !== 'shipped'),
+    /** The run's dashboard comment on the control-room issue, as it reads now. */
+    dashboard: () =>
+      h.world.commentsOn(h.repo, h.trigger).find((c) => c.body.includes('blitz-dashboard'))?.body ?? '',
     /** The probe's answers so far, by status (`ok`, `failed`, `absent`, `throws`). */
     probeCalls,
     probe: {

@@ -90,6 +90,31 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
     return names.map((n) => all.find((l) => l.name.toLowerCase() === n.toLowerCase())!.id);
   };
 
+  /**
+   * Label ids for a new issue's labels, creating the ones the repo lacks first: GitHub creates a label
+   * an issue names, so a new issue carries its labels (a blocker issue's `hold`) on both forges.
+   */
+  const labelIdsCreating = async (repo: RepoRef, names: string[]): Promise<number[]> => {
+    const all = await repoLabels(repo);
+    const ids: number[] = [];
+    for (const name of names) {
+      const found = all.find((l) => l.name.toLowerCase() === name.toLowerCase());
+      if (found) {
+        ids.push(found.id);
+        continue;
+      }
+      const made = await client.json(GiteaLabel, {
+        method: 'POST',
+        path: `${repoPath(repo)}/labels`,
+        body: { name, color: '#ededed' },
+        what: `create label ${name} in ${formatRepo(repo)}`,
+        needs: writeOn(repo),
+      });
+      ids.push(made.id);
+    }
+    return ids;
+  };
+
   const setState = async (ref: IssueRef, state: 'open' | 'closed') => {
     await client.none({
       method: 'PATCH',
@@ -147,7 +172,7 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
     reopenIssue: (ref) => setState(ref, 'open'),
 
     createIssue: async (repo, issue) => {
-      const labels = issue.labels?.length ? await labelIds(repo, issue.labels) : undefined;
+      const labels = issue.labels?.length ? await labelIdsCreating(repo, issue.labels) : undefined;
       const created = await client.json(GiteaIssue, {
         method: 'POST',
         path: `${repoPath(repo)}/issues`,

@@ -13,7 +13,7 @@ import { pullOps } from './pulls.ts';
 import { repoOps } from './repos.ts';
 import { reviewOps } from './reviews.ts';
 
-export { githubBaseUrl } from './client.ts';
+export { githubBaseUrl, type RetryOptions } from './client.ts';
 export { createInstallationLookup, type InstallationLookup } from './installation.ts';
 
 export interface GithubForgeOptions {

@@ -4,13 +4,14 @@
 // wave or the reason to stop. Labels and comments on the tracker carry the plans; the run keeps the
 // waves' landings.
 import { formatConfigErrors } from '../../config/repo-config.ts';
+import { budgetOf } from '../../plan/budget.ts';
 import { executionGate } from '../../plan/gates.ts';
 import { buildGraph } from '../../plan/graph.ts';
 import { enterRunning } from '../../plan/next-actions.ts';
 import type { RunSnapshot, StopState } from '../../plan/snapshot.ts';
 import type { RunState } from '../../plan/states.ts';
 import { issueKey } from '../../plan/types.ts';
-import { type BudgetProbe, budgetOf } from '../budget-probe.ts';
+import type { BudgetProbe } from '../budget-probe.ts';
 import { forgeOfRun, type Ports, type RunOptionsStored, refOf, repoRefOf } from '../context.ts';
 import { cloneUrlOf } from '../dispatch-attempt.ts';
 import { reportOnce } from '../perform.ts';

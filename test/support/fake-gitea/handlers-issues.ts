@@ -211,6 +211,16 @@ export const issueHandlers: Record<string, Handler> = {
     return { status: 200, json: page.map((l) => renderLabel(l, repo, ctx.baseUrl)), headers };
   },
 
+  issueCreateLabel: (ctx) => {
+    const repo = repoOf(ctx);
+    requireWrite(ctx, repo);
+    const b = bodyOf(ctx);
+    const name = String(b.name);
+    if (repo.labels.has(name.toLowerCase())) throw new HttpError(422, 'label already exists');
+    const label = ctx.world.addLabel(repo, name, typeof b.description === 'string' ? b.description : '');
+    return { status: 201, json: renderLabel(label, repo, ctx.baseUrl) };
+  },
+
   issueGetLabels: (ctx) => {
     const repo = repoOf(ctx);
     const issue = issueOf(ctx, repo);

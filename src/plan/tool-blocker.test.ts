@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { baseSnapshot, issue, k, progressOf } from '../../test/support/plan-arbitraries.ts';
+import { nextActions } from './next-actions.ts';
+import type { MissingToolView } from './snapshot.ts';
+
+const reason = 'the agent CLI `claude` (roster entry sonnet) is not installed on host build-1';
+const missing = (o: Partial<MissingToolView> = {}): MissingToolView => ({
+  reason,
+  issue: k(1),
+  failures: 1,
+  lastAt: '2026-12-01T10:00:00.000Z',
+  probing: false,
+  now: '2026-12-01T10:00:30.000Z',
+  policy: { initialSeconds: 60, maxSeconds: 600 },
+  ...o,
+});
+const failed = [
+  progressOf(k(1), { state: 'failed', attempts: [] }),
+  progressOf(k(2), { state: 'failed', attempts: [] }),
+];
+const snap = (o: { missingTool?: MissingToolView; kept?: boolean } = {}) =>
+  baseSnapshot([issue(1), issue(2)], {
+    progress: failed,
+    ...(o.missingTool ? { missingTool: o.missingTool } : {}),
+    ...(o.kept ? { keptBlocker: { reason, issue: 9 } } : {}),
+  });
+
+describe('a missing agent CLI', () => {
+  it('blocks the run on it first, naming the tool and the host, and dispatches nothing', () => {
+    expect(nextActions('running', snap({ missingTool: missing() }))).toEqual([{ type: 'block', reason }]);
+  });
+
+  it('waits out the backoff while blocked, then probes with one attempt of the issue that met it', () => {
+    expect(nextActions('blocked', snap({ missingTool: missing(), kept: true }))).toEqual([]);
+    const due = nextActions(
+      'blocked',
+      snap({ missingTool: missing({ now: '2026-12-01T10:01:00.000Z' }), kept: true }),
+    );
+    expect(due).toHaveLength(1);
+    expect(due[0]).toMatchObject({ type: 'dispatch', issue: k(1) });
+    // The wait doubles with each probe that met the tool missing again.
+    const second = missing({ failures: 2, now: '2026-12-01T10:01:30.000Z' });
+    expect(nextActions('blocked', snap({ missingTool: second, kept: true }))).toEqual([]);
+  });
+
+  it('waits while a probe attempt is under way, and probes at once when a person resumed the run', () => {
+    expect(nextActions('blocked', snap({ missingTool: missing({ probing: true }), kept: true }))).toEqual([]);
+    const resumed = nextActions('running', snap({ missingTool: missing(), kept: true }));
+    expect(resumed.map((a) => a.type)).toEqual(['block', 'dispatch']);
+    expect(nextActions('paused', snap({ missingTool: missing(), kept: true }))).not.toContainEqual(
+      expect.objectContaining({ type: 'block' }),
+    );
+  });
+
+  it('once the tool is found the kept blocker is lifted and the run goes on', () => {
+    const got = nextActions('blocked', snap({ kept: true }));
+    expect(got[0]).toEqual({ type: 'unblock', reason, issue: 9 });
+    expect(
+      got.filter((a) => a.type === 'dispatch').map((a) => (a.type === 'dispatch' ? a.issue : '')),
+    ).toEqual([k(1), k(2)]);
+  });
+});
