@@ -14,7 +14,7 @@ import type { ProbeResult } from './budget-probe.ts';
 import type { TimerPort } from './dashboard-coalescer.ts';
 import type { DashboardInput } from './dashboard-types.ts';
 import type { Dispatcher } from './dispatcher.ts';
-import type { PrFacts } from './pr-feedback.ts';
+import type { PrFacts } from './pr-facts.ts';
 import type { ReviewLeg } from './review-leg.ts';
 import type { RunnerPort } from './runner-port.ts';
 

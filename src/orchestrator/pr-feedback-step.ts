@@ -10,11 +10,11 @@ import type { IssueProgress } from '../plan/snapshot.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { PrFeedbackState, RunIssueRecord, RunRecord } from '../store/run-store.ts';
 import type { Ports } from './context.ts';
+import type { PrFacts } from './pr-facts.ts';
 import {
   answerThreads,
   holdSentence,
   keepFeedbackState,
-  type PrFacts,
   progressReport,
   readPrFacts,
   reportPrProgress,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openSqliteRunStore } from '../store/sqlite-run-store.ts';
-import type { PrFacts } from './pr-feedback.ts';
+import type { PrFacts } from './pr-facts.ts';
 import { holdSentence, keepFeedbackState, progressReport, queuedReport, workerPhase } from './pr-feedback.ts';
 import { writeProgress } from './run-writer.ts';
 

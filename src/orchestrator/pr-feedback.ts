@@ -5,7 +5,7 @@
 // it; hold the PR with a notice naming `/blitz retry`; and keep the bot's own `blitz` check on the head.
 // The state it keeps lives in the run's progress (`prFeedback`), written only through run-writer.
 import type { RepoConfig } from '../config/repo-config.ts';
-import type { CheckInfo, Forge, Permission, ProgressReport, RepoRef } from '../forges/types.ts';
+import type { Forge, Permission, ProgressReport, RepoRef } from '../forges/types.ts';
 import { formatIssueRef } from '../forges/types.ts';
 import { createRedactor } from '../observability/redact.ts';
 import type { FeedbackReason } from '../runner/prompt.ts';
@@ -16,14 +16,14 @@ import {
   buildCiFixReason,
   buildReviewFeedbackReason,
   fenceUntrusted,
-  type ReviewFeedback,
 } from '../ship/feedback-prompt.ts';
-import { type FeedbackPart, type PrGateDecision, prGate, type WorkerPhase } from '../ship/pr-gate.ts';
-import { type ReviewGate, reviewGate } from '../ship/review-gate.ts';
+import { type FeedbackPart, prGate, type WorkerPhase } from '../ship/pr-gate.ts';
+import { reviewGate } from '../ship/review-gate.ts';
 import { tellStanding } from '../ship/tell-delivery.ts';
 import type { PrFeedbackState, RunProgress, TellMessage } from '../store/run-store.ts';
 import type { Ports } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
+import type { PrFacts } from './pr-facts.ts';
 import { runPageUrl } from './run-notice.ts';
 import { writeProgress } from './run-writer.ts';
 
@@ -32,18 +32,6 @@ export const ownCheckName = 'blitz';
 const logTailBytes = 8000;
 
 export const emptyFeedbackState = (): PrFeedbackState => ({ fixAttempts: 0 });
-
-export interface PrFacts {
-  head: string;
-  /** The head's state as kept after this read (a new head starts its settle window now). */
-  state: PrFeedbackState;
-  ci: CiVerdict;
-  review: ReviewGate;
-  checks: CheckInfo[];
-  feedback?: ReviewFeedback;
-  worker: WorkerPhase;
-  decision: PrGateDecision;
-}
 
 export interface PrReadInput {
   forge: Forge;

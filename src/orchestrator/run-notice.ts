@@ -1,9 +1,10 @@
 // The notices a run sends (started, shipped, blocked…) built from its record, sent to the targets that
 // asked for the event, and any failure kept on the run for its dashboard. Never throws into the run.
-import type { NotifyEvent, RunNotice, ShipPath } from '../ship/notice.ts';
+// Its ports are spelled out (not `Ports` of context.ts): pr-feedback.ts links here, and context.ts to it.
+import type { Logger } from '../observability/logger.ts';
+import type { Notifier, NotifyEvent, RunNotice, ShipPath } from '../ship/notice.ts';
 import { notifyAll } from '../ship/notify.ts';
-import type { RunRecord } from '../store/run-store.ts';
-import type { Ports } from './context.ts';
+import type { RunRecord, RunStore } from '../store/run-store.ts';
 import { writeProgress } from './run-writer.ts';
 
 /** The run's page on the status site, when the bot's public address is configured. */
@@ -11,8 +12,10 @@ export const runPageUrl = (publicUrl: string | undefined, runId: string): string
   publicUrl ? `${publicUrl.replace(/\/+$/, '')}/runs/${encodeURIComponent(runId)}` : undefined;
 
 /** How many of the run's issues are closed: the count every notice of the run carries. */
-export const issuesShippedOf = async (deps: Ports<'store'>, runId: string): Promise<number> =>
-  (await deps.store.listRunIssues(runId)).filter((r) => r.state === 'closed').length;
+export const issuesShippedOf = async (
+  deps: { store: Pick<RunStore, 'listRunIssues'> },
+  runId: string,
+): Promise<number> => (await deps.store.listRunIssues(runId)).filter((r) => r.state === 'closed').length;
 
 /** The one way to build a run's notice: its event, its one sentence, the command that continues, the link. */
 export const runNoticeOf = (
@@ -49,7 +52,7 @@ export const runNoticeOf = (
 
 /** Sends the notice; the failures (target and error, never a secret) are written to the run's progress. */
 export const sendRunNotice = async (
-  deps: Ports<'logger' | 'notifiers' | 'store'>,
+  deps: { logger: Logger; notifiers?: readonly Notifier[]; store: Pick<RunStore, 'getRun' | 'updateRun'> },
   notice: RunNotice,
 ): Promise<void> => {
   const results = await notifyAll(deps.notifiers ?? [], notice);

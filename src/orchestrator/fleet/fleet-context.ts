@@ -9,7 +9,7 @@ import type { AttemptRecord } from '../../runner/types.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
 import type { BudgetProbe } from '../budget-probe.ts';
 import type { Ports } from '../context.ts';
-import type { PrFacts } from '../pr-feedback.ts';
+import type { PrFacts } from '../pr-facts.ts';
 import type { ReviewLegPorts } from '../review-leg.ts';
 import type { FleetOptions, FleetProgress } from './fleet-state.ts';
 

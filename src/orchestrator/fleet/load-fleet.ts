@@ -13,7 +13,7 @@ import { issueKey, type PlanIssue, planLabels } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
 import { forgeOfRun, type Ports, repoRefOf } from '../context.ts';
-import type { PrFacts } from '../pr-feedback.ts';
+import type { PrFacts } from '../pr-facts.ts';
 import { gatePullRequests, withPrGates } from '../pr-feedback-step.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { dispatchHeld, pacedLimit } from '../run-pace.ts';
