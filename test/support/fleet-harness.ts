@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { type BlitzConfig, blitzConfigSchema } from '../../src/config/blitz-config.ts';
+import { budgetKey, createBudgetTracker } from '../../src/forges/rate-budget.ts';
 import type { ForgeKind } from '../../src/forges/types.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
 import { fakeEntry } from '../integration/runner-harness.ts';
@@ -39,6 +40,11 @@ export interface FleetHarnessOptions {
   files?: Partial<Record<'app' | 'lib', Record<string, string>>>;
   /** A repository's `blitz.yml` (GitHub or Gitea path, as the forge reads it). */
   repoConfig?: Partial<Record<'app' | 'lib', string>>;
+  /**
+   * The fake GitHub reports these primary limits, and the bot paces the fleet on them as the composed bot
+   * does (a budget tracker fed by every request, `forgePace`); `now` is the clock of both.
+   */
+  rateLimit?: { core?: number; now: () => number };
 }
 
 export const startFleetHarness = async (opts: FleetHarnessOptions) => {
@@ -64,7 +70,15 @@ export const startFleetHarness = async (opts: FleetHarnessOptions) => {
   const trigger = world.addIssue(repos.app, { title: 'Fleet control room', author: 'alice' });
 
   const logger = silentLogger();
-  const fake = await startFakeForge(kind, world, logger);
+  const budget = opts.rateLimit ? createBudgetTracker({ now: opts.rateLimit.now }) : undefined;
+  const fake = await startFakeForge(
+    kind,
+    world,
+    logger,
+    opts.rateLimit && budget
+      ? { rateLimit: opts.rateLimit, onRequest: (r) => budget.observe(budgetKey(kind), r) }
+      : {},
+  );
   const { forge } = fake;
 
   const dir = tempDir('fleet-e2e-');
@@ -99,6 +113,7 @@ export const startFleetHarness = async (opts: FleetHarnessOptions) => {
     logger,
     secrets: { github: SECRET, gitea: SECRET },
     cloneUrl: async (_f, repo) => (repo.name === 'lib' ? origins.lib : origins.app).bareDir,
+    ...(budget ? { orchestrator: { forgePace: () => budget.paceOf(budgetKey(kind)) } } : {}),
   });
 
   /** A signed `issue_comment` from `login` on issue or PR `number` of `repo`, through the real intake. */
