@@ -31,6 +31,7 @@ import { type PassCtx, type PerformPorts, perform } from './perform.ts';
 import { holdUnplanned, unplannedLine } from './plan-blitz/blitz-plans.ts';
 import { planInput } from './plan-input.ts';
 import { gatePullRequests, withPrGates } from './pr-feedback-step.ts';
+import { readsPerCall } from './pr-reads-per-call.ts';
 import { loadRepoConfig } from './repo-settings.ts';
 import { dispatchHeld, pacedLimit, paceReason } from './run-pace.ts';
 import { attemptKey, deriveProgress } from './run-progress.ts';
@@ -66,6 +67,8 @@ const live = (s: string): boolean => s !== 'done' && s !== 'cancelled';
 /** What one reconcileRun call reads once for all its passes (the repo config does not change mid-call). */
 interface CallCache extends ReconcileCall {
   cfg?: Awaited<ReturnType<typeof loadRepoConfig>>;
+  /** The PR feedback loop's reads of this call (pr-reads-per-call.ts). */
+  prReads?: Map<string, Promise<unknown>>;
 }
 
 const keptBlockerOf = (b: NonNullable<RunRecord['progress']['hardBlocker']>) => ({
@@ -188,10 +191,11 @@ const loadRun = async (
   const fresh = (await deps.store.getRun(run.id)) ?? run;
   // The PR feedback loop: each open worker PR's CI and people's reviews, for the planner's merge gate.
   const rowsByKey = new Map(rows.map((r) => [issueKey(r.repo, r.number), r]));
+  cache.prReads ??= new Map();
   const prFacts = await gatePullRequests(
     deps,
     {
-      forge,
+      forge: readsPerCall(forge, cache.prReads),
       repo,
       run: fresh,
       attempts,

@@ -2,7 +2,7 @@
 // a nudge that carries it: the runner stops the session and resumes it with the writer's words fenced
 // as data. #1's worker would otherwise sit silent for an hour (the harness never nudges a stall), so
 // only the tell can finish it; #2 runs beside it and never hears the message.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BlitzHarness, startBlitzHarness } from '../support/blitz-harness.ts';
@@ -39,7 +39,7 @@ describe.each(['github', 'gitea'] as const)('/blitz tell to a running worker on 
     const x = h;
     await x.comment('/blitz M1', 'alice');
     const runs = () =>
-      readFileSync(trace, 'utf8')
+      (existsSync(trace) ? readFileSync(trace, 'utf8') : '')
         .split('\n')
         .filter(Boolean)
         .map((l) => JSON.parse(l) as Trace);

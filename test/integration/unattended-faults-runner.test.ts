@@ -92,6 +92,25 @@ describe.each(['github', 'gitea'] as const)('environment parks on %s', (forge) =
     expect(x.noticesOf('parked')).toHaveLength(1);
   }, 120_000);
 
+  it('`/blitz resume` on a run parked for an outage probes at once: the endpoint back, the session goes on and the milestone finishes', async () => {
+    // A wait of an hour: only the command can bring the run back within the test.
+    w = await startUnattendedWorld({
+      forge,
+      runner: { environmentBackoff: { initialSeconds: 3600, maxSeconds: 7200 } },
+    });
+    const x = w;
+    x.agent('outage');
+    await x.start();
+    await x.drive(async () => (await x.run())?.progress.park !== undefined);
+    const runId = (await x.run())!.id;
+    expect(x.noticesOf('parked')[0]).toMatchObject({ command: '/blitz resume' });
+    x.agent();
+    await x.command('/blitz resume');
+    await finishes(x);
+    const attempts = await x.h.bot.runs.ledger.listByRun(runId);
+    expect(attempts.filter((a) => a.issue.number === 1).map((a) => a.outcome)).toEqual(['solved']);
+  }, 120_000);
+
   it('a spend limit parks the run until the reset time the tool printed, says that time, and resumes by itself after it', async () => {
     w = await startUnattendedWorld({ forge });
     const x = w;

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import type { Forge } from '../forges/types.ts';
+import { readsPerCall } from './pr-reads-per-call.ts';
+
+const app = { owner: 'acme', name: 'app' };
+
+/** A forge whose feedback reads are counted (the first checks read fails once). */
+const counting = () => {
+  const calls = { checks: 0, reviews: 0, comments: 0 };
+  const forge = {
+    kind: 'github',
+    botLogin: 'blitz-bot[bot]',
+    listChecks: async () => {
+      calls.checks++;
+      if (calls.checks === 1) throw new Error('forge unavailable');
+      return [];
+    },
+    listReviews: async () => {
+      calls.reviews++;
+      return [];
+    },
+    listReviewComments: async () => {
+      calls.comments++;
+      return [];
+    },
+  } as unknown as Forge;
+  return { forge, calls };
+};
+
+describe('readsPerCall', () => {
+  it('reads a head’s checks and a PR’s reviews once per call, a failed read again, a new call afresh', async () => {
+    const c = counting();
+    const call = readsPerCall(c.forge, new Map());
+    await expect(call.listChecks!(app, 'h1')).rejects.toThrow('forge unavailable');
+    for (let pass = 0; pass < 4; pass++) {
+      await call.listChecks!(app, 'h1');
+      await call.listReviews!({ repo: app, number: 7 });
+      await call.listReviewComments!({ repo: app, number: 7 });
+    }
+    await call.listChecks!(app, 'h2');
+    expect(c.calls).toEqual({ checks: 3, reviews: 1, comments: 1 });
+    const next = readsPerCall(c.forge, new Map());
+    await next.listReviews!({ repo: app, number: 7 });
+    expect(c.calls.reviews).toBe(2);
+  });
+});

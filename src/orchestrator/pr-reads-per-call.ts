@@ -1,0 +1,41 @@
+// The PR feedback loop's reads, once per reconcile call: a call makes up to a dozen passes within
+// seconds (a PR opened, reviewed, merged), and each pass gates every open worker PR. Within one call a
+// head's checks and a PR's reviews and comments are read once; a webhook or a tick that arrives
+// meanwhile starts another call, which reads afresh, so nothing waits on these longer than the call.
+import type { Forge } from '../forges/types.ts';
+
+type Reads = Pick<Forge, 'listChecks' | 'listReviews' | 'listReviewComments'>;
+
+export const readsPerCall = (forge: Forge, memo: Map<string, Promise<unknown>>): Forge => {
+  const once = <T>(key: string, read: () => Promise<T>): Promise<T> => {
+    const hit = memo.get(key) as Promise<T> | undefined;
+    if (hit) return hit;
+    const value = read();
+    memo.set(key, value);
+    // A failed read is not kept: the next pass asks again.
+    value.catch(() => memo.delete(key));
+    return value;
+  };
+  const { listChecks, listReviews, listReviewComments } = forge;
+  const reads: Reads = {
+    ...(listChecks
+      ? {
+          listChecks: (repo, sha) =>
+            once(`checks ${repo.owner}/${repo.name}@${sha}`, () => listChecks(repo, sha)),
+        }
+      : {}),
+    ...(listReviews
+      ? {
+          listReviews: (ref) =>
+            once(`reviews ${ref.repo.owner}/${ref.repo.name}#${ref.number}`, () => listReviews(ref)),
+        }
+      : {}),
+    ...(listReviewComments
+      ? {
+          listReviewComments: (ref) =>
+            once(`comments ${ref.repo.owner}/${ref.repo.name}#${ref.number}`, () => listReviewComments(ref)),
+        }
+      : {}),
+  };
+  return { ...forge, ...reads };
+};
