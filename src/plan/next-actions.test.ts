@@ -362,6 +362,24 @@ describe('nextActions: readiness and ship', () => {
 });
 
 describe('nextActions: stop conditions and reports', () => {
+  it('an issue closed by hand while its worker runs: the worker is stopped and the watchers told once per attempt', () => {
+    const snap = baseSnapshot([issue(1, { state: 'closed' }), issue(2)], {
+      progress: [progressOf(k(1), { state: 'working' })],
+      abandoned: [k(1)],
+    });
+    const got = nextActions('running', snap);
+    expect(ofType(got, 'cancel_worker')).toEqual([
+      { type: 'cancel_worker', issue: k(1), reason: 'its issue left the run (closed on the tracker)' },
+    ]);
+    const [notice, ...more] = ofType(got, 'issue_notice');
+    expect(more).toEqual([]);
+    expect(notice).toMatchObject({ event: 'warning', issue: k(1) });
+    expect(notice!.message).toContain('Reopen #1 to run it again');
+    // The same attempt's notice keeps its key, so the executor's once-per-key record sends it once.
+    expect(ofType(nextActions('running', snap), 'issue_notice')[0]!.key).toBe(notice!.key);
+    expect(ofType(nextActions('running', { ...snap, abandoned: [] }), 'issue_notice')).toEqual([]);
+  });
+
   it('reports cycles and unknown blockers, and stops blocked when nothing else can run', () => {
     const snap = baseSnapshot([
       issue(1, { blockedBy: [k(2)] }),

@@ -179,8 +179,10 @@ describe.each(['github', 'gitea'] as const)('issues closed by hand on %s', (forg
     await x.round();
     const first = (await x.h.bot.runs.ledger.listByRun(runId)).find((a) => a.issue.number === 1);
     expect(first?.outcome).toBe('cancelled');
-    // The person who closed it knows: no notification, and the run goes on by itself.
-    await finishes(x, [1, 2], [2], 0);
+    // Whoever watches the run is told once (a warning naming the issue and how to run it again), and the
+    // run goes on by itself.
+    await finishes(x, [1, 2], [2], 1);
+    expect(x.alerts()[0]).toMatchObject({ event: 'warning', issue: 1 });
     // Closed once, by the person; the bot never closed it again nor ran it again.
     expect((await x.h.bot.runs.ledger.listByRun(runId)).filter((a) => a.issue.number === 1)).toHaveLength(1);
   });
@@ -216,7 +218,9 @@ describe.each(['github', 'gitea'] as const)('closed issues’ workspaces at star
     expect(worktreesOf(1)).toEqual([]);
     expect(await openOn(2)).toBe(true);
     expect(worktreesOf(2)).toHaveLength(1);
-    await finishes(x, [1, 2], [2], 0);
+    // The close was told once (its warning), across the restart too.
+    await finishes(x, [1, 2], [2], 1);
+    expect(x.alerts()[0]).toMatchObject({ event: 'warning', issue: 1 });
     const second = (await x.h.bot.runs.ledger.listByRun(runId)).filter((a) => a.issue.number === 2);
     expect(second.map((a) => a.outcome)).toEqual(['solved']);
   }, 120_000);
