@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BlitzHarness, startBlitzHarness } from '../support/blitz-harness.ts';
-import { type FakeCi, startFakeCi } from '../support/fake-ci.ts';
+import { brokenFileTestScript, closeCiWorld, type FakeCi, startFakeCi } from '../support/fake-ci.ts';
 import { tempDir } from '../support/git.ts';
 import type { SeedIssue } from '../support/world.ts';
 import { checksOf } from '../support/world-checks.ts';
@@ -20,23 +20,10 @@ const milestone: SeedIssue[] = [
   { number: 2, title: 'Red first: the store', body: 'Add `fake-2.txt`.' },
   { number: 3, title: 'Reviewed: the API', body: 'Add `fake-3.txt`.' },
 ];
-const testScript = [
-  'for f in fake-*.txt; do',
-  '  [ -e "$f" ] || continue',
-  '  if grep -q broken "$f"; then echo "$f:1: still broken"; exit 1; fi',
-  'done',
-  'echo all tests passed',
-  '',
-].join('\n');
-
 let h: BlitzHarness | undefined;
 let ci: FakeCi | undefined;
 afterEach(async () => {
-  await ci?.close();
-  if (h) {
-    await h.close();
-    await checksOf(h.world).close();
-  }
+  await closeCiWorld(ci, h);
   h = undefined;
   ci = undefined;
 });
@@ -82,7 +69,7 @@ describe.each(['github', 'gitea'] as const)('the PR feedback loop on %s', (forge
       review: true,
       publicUrl: 'https://blitz.example.test',
       files: {
-        'test.sh': testScript,
+        'test.sh': brokenFileTestScript,
         [configPath]: 'ci:\n  wait: always\n  maxFixAttempts: 2\n',
       },
       agentEnv: {

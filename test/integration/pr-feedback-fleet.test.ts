@@ -6,28 +6,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type FakeCi, startFakeCi } from '../support/fake-ci.ts';
+import { brokenFileTestScript, closeCiWorld, type FakeCi, startFakeCi } from '../support/fake-ci.ts';
 import { type FleetHarness, startFleetHarness } from '../support/fleet-harness.ts';
 import { tempDir } from '../support/git.ts';
 import { checksOf } from '../support/world-checks.ts';
 
-const testScript = [
-  'for f in fake-*.txt; do',
-  '  [ -e "$f" ] || continue',
-  '  if grep -q broken "$f"; then echo "$f:1: still broken"; exit 1; fi',
-  'done',
-  'echo all tests passed',
-  '',
-].join('\n');
-
 let h: FleetHarness | undefined;
 let ci: FakeCi | undefined;
 afterEach(async () => {
-  await ci?.close();
-  if (h) {
-    await h.close();
-    await checksOf(h.world).close();
-  }
+  await closeCiWorld(ci, h);
   h = undefined;
   ci = undefined;
 });
@@ -38,7 +25,7 @@ describe.each(['github', 'gitea'] as const)('the PR feedback loop on a fleet PR 
     h = await startFleetHarness({
       forge,
       issues: { app: [{ number: 1, title: 'Red first: the store', body: 'Add `fake-1.txt`.' }], lib: [] },
-      files: { app: { 'test.sh': testScript } },
+      files: { app: { 'test.sh': brokenFileTestScript } },
       repoConfig: { app: 'ci:\n  wait: always\n  maxFixAttempts: 2\n' },
       agentEnv: {
         FAKE_AGENT_MODES: JSON.stringify({ 'acme/app#1': 'broken' }),

@@ -7,27 +7,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Notifier, RunNotice } from '../../src/ship/notice.ts';
 import { type BlitzHarness, startBlitzHarness } from '../support/blitz-harness.ts';
-import { type FakeCi, startFakeCi } from '../support/fake-ci.ts';
+import { brokenFileTestScript, closeCiWorld, type FakeCi, startFakeCi } from '../support/fake-ci.ts';
 import { tempDir } from '../support/git.ts';
-import { checksOf } from '../support/world-checks.ts';
-
-const testScript = [
-  'for f in fake-*.txt; do',
-  '  [ -e "$f" ] || continue',
-  '  if grep -q broken "$f"; then echo "$f:1: still broken"; exit 1; fi',
-  'done',
-  'echo all tests passed',
-  '',
-].join('\n');
 
 let h: BlitzHarness | undefined;
 let ci: FakeCi | undefined;
 afterEach(async () => {
-  await ci?.close();
-  if (h) {
-    await h.close();
-    await checksOf(h.world).close();
-  }
+  await closeCiWorld(ci, h);
   h = undefined;
   ci = undefined;
 });
@@ -52,7 +38,7 @@ describe.each(['github', 'gitea'] as const)('a PR held on red CI on %s', (forge)
       forge,
       issues: [{ number: 1, title: 'Red twice: the store', body: 'Add `fake-1.txt`.' }],
       notifiers: [chat],
-      files: { 'test.sh': testScript, [configPath]: 'ci:\n  wait: always\n  maxFixAttempts: 1\n' },
+      files: { 'test.sh': brokenFileTestScript, [configPath]: 'ci:\n  wait: always\n  maxFixAttempts: 1\n' },
       agentEnv: { FAKE_AGENT_MODE_FILE: modeFile, FAKE_AGENT_TRACE: trace },
     });
     const x = h;

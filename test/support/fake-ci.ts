@@ -203,3 +203,25 @@ export const startFakeCi = async (opts: FakeCiOptions): Promise<FakeCi> => {
     },
   };
 };
+
+/** A repository test script that fails on any `fake-*.txt` holding the word `broken` (`file:1: …`). */
+export const brokenFileTestScript = [
+  'for f in fake-*.txt; do',
+  '  [ -e "$f" ] || continue',
+  '  if grep -q broken "$f"; then echo "$f:1: still broken"; exit 1; fi',
+  'done',
+  'echo all tests passed',
+  '',
+].join('\n');
+
+/** Closes a test's fake CI, then its harness and the harness world's checks server. */
+export const closeCiWorld = async (
+  ci: FakeCi | undefined,
+  h: { close(): Promise<void>; world: World } | undefined,
+): Promise<void> => {
+  await ci?.close();
+  if (h) {
+    await h.close();
+    await checksOf(h.world).close();
+  }
+};
