@@ -10,7 +10,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildRunList } from '../../src/status/api-data.ts';
 import { tempDir } from '../support/git.ts';
-import { startUnattendedWorld, type UnattendedWorld } from '../support/unattended-world.ts';
+import {
+  expectMilestoneFinished,
+  startUnattendedWorld,
+  type UnattendedWorld,
+} from '../support/unattended-world.ts';
 
 let w: UnattendedWorld | undefined;
 let server: Server | undefined;
@@ -48,24 +52,9 @@ const freePort = async (): Promise<number> => {
   return port;
 };
 
-/**
- * The milestone finished: the run done, every issue closed exactly once, nothing of them left behind
- * (their worktrees, their branches on origin), and the fault told once (`alerts`: the notifications
- * that ask a person for something).
- */
-const finishes = async (x: UnattendedWorld, issues = [1, 2], alerts = 1) => {
-  await x.driveToState('done', 90_000);
-  expect(
-    x.alerts().map((n) => `${n.event}: ${n.sentence}`),
-    'one notification',
-  ).toHaveLength(alerts);
-  for (const n of issues) expect(x.closes(n), `#${n} closed once`).toBe(1);
-  const mine = (n: number) => (s: string) => new RegExp(`[/-]${n}-[a-z]`).test(s);
-  for (const n of issues) {
-    expect(x.worktreesLeft().filter(mine(n)), `#${n}'s worktree removed`).toEqual([]);
-    expect((await x.issueBranchesOnOrigin()).filter(mine(n)), `#${n}'s branch deleted`).toEqual([]);
-  }
-};
+/** The milestone finished with nothing of its issues left behind, and the fault told `alerts` times. */
+const finishes = (x: UnattendedWorld, issues = [1, 2], alerts = 1) =>
+  expectMilestoneFinished(x, issues, issues, { alerts, timeoutMs: 90_000 });
 
 /** What the status API says the run waits for. */
 const attention = async (x: UnattendedWorld) =>

@@ -4,6 +4,7 @@
 // the milestone finishing with every issue closed once.
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  expectMilestoneFinished,
   probeFailed,
   probeOk,
   probePark,
@@ -17,24 +18,9 @@ afterEach(async () => {
   w = undefined;
 });
 
-/**
- * The milestone finished: the run done, every issue closed exactly once, nothing of the merged ones
- * left behind (their worktrees, their branches on origin), and the fault told once (`alerts`: the
- * notifications that ask a person for something).
- */
-const finishes = async (x: UnattendedWorld, issues = [1, 2], merged = issues, alerts = 1) => {
-  await x.driveToState('done', 60_000);
-  expect(
-    x.alerts().map((n) => `${n.event}: ${n.sentence}`),
-    'one notification',
-  ).toHaveLength(alerts);
-  for (const n of issues) expect(x.closes(n), `#${n} closed once`).toBe(1);
-  const mine = (n: number) => (s: string) => new RegExp(`[/-]${n}-[a-z]`).test(s);
-  for (const n of merged) {
-    expect(x.worktreesLeft().filter(mine(n)), `#${n}'s worktree removed`).toEqual([]);
-    expect((await x.issueBranchesOnOrigin()).filter(mine(n)), `#${n}'s branch deleted`).toEqual([]);
-  }
-};
+/** The milestone finished with nothing left behind, and the fault told `alerts` times. */
+const finishes = (x: UnattendedWorld, issues = [1, 2], merged = issues, alerts = 1) =>
+  expectMilestoneFinished(x, issues, merged, { alerts });
 
 describe.each(['github', 'gitea'] as const)('unattended faults on %s (runner side)', (forge) => {
   it('a worker that never commits reaches the nudge cap: needs a person, one notice, `/blitz retry #1` finishes it', async () => {

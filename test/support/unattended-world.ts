@@ -202,14 +202,21 @@ export type UnattendedWorld = Awaited<ReturnType<typeof startUnattendedWorld>>;
 
 /**
  * The milestone finished: the run done, every issue closed exactly once, and nothing of the merged
- * ones left behind (their worktrees, their branches on origin).
+ * ones left behind (their worktrees, their branches on origin). Given `alerts`, the fault was told that
+ * many times (`alerts()`: the notifications that ask a person for something).
  */
 export const expectMilestoneFinished = async (
   x: UnattendedWorld,
   issues: readonly number[] = [1, 2],
   merged: readonly number[] = issues,
+  o: { alerts?: number; timeoutMs?: number } = {},
 ): Promise<void> => {
-  await x.driveToState('done', 60_000);
+  await x.driveToState('done', o.timeoutMs ?? 60_000);
+  if (o.alerts !== undefined)
+    expect(
+      x.alerts().map((n) => `${n.event}: ${n.sentence}`),
+      'one notification',
+    ).toHaveLength(o.alerts);
   for (const n of issues) expect(x.closes(n), `#${n} closed once`).toBe(1);
   const mine = (n: number) => (s: string) => new RegExp(`[/-]${n}-[a-z]`).test(s);
   for (const n of merged) {
