@@ -12,7 +12,7 @@ import { gateOnReview, integrationReviewDue, readinessActions, reviewUnclearActi
 import type { Role } from './routing.ts';
 import { pickWorker } from './routing.ts';
 import type { RunContext } from './run-context.ts';
-import { buildRunContext, issueRef } from './run-context.ts';
+import { buildRunContext } from './run-context.ts';
 import type { Action, RunKind, RunSnapshot } from './snapshot.ts';
 import type { RunState } from './states.ts';
 import { isTerminalRunState } from './states.ts';
@@ -104,19 +104,8 @@ const workActions = (ctx: RunContext): Action[] => {
   const { classified } = ctx;
   const out: Action[] = [];
   // An issue closed by hand (or moved out of the milestone) is no longer the run's: its worker stops.
-  for (const k of snap.abandoned ?? []) {
+  for (const k of snap.abandoned ?? [])
     out.push({ type: 'cancel_worker', issue: k, reason: 'its issue left the run (closed on the tracker)' });
-    // Whoever watches the run hears it once (the person who closed it may not be the one watching).
-    const ref = issueRef(k);
-    const attempts = ctx.progress.get(k)?.attempts.length ?? 0;
-    out.push({
-      type: 'issue_notice',
-      event: 'warning',
-      issue: k,
-      key: `notice:closed-by-hand:${k}:${attempts}`,
-      message: `${ref} was closed on the tracker while its worker ran; the worker was stopped and its branch kept. Reopen ${ref} to run it again`,
-    });
-  }
   for (const c of classified.cycles) out.push({ type: 'report_cycle', members: c.members });
   for (const u of classified.unknownBlockers)
     out.push({ type: 'report_unknown_blocker', blocker: u.key, namedBy: u.namedBy });

@@ -1,7 +1,8 @@
 // Notices about single issues and reviews, read off the snapshot (level-triggered, like the rest of
 // the planner): an issue held because its attempts are spent is `failed`, one held because its worker
 // stalled past its nudges or because its per-issue cap is reached `needs_person`, and one that has
-// spent 80 % of a cap and will be dispatched again gets a `warning`. (An unclear integration review's
+// spent 80 % of a cap and will be dispatched again gets a `warning`, as does one closed on the tracker
+// while its worker ran (whoever watches the run may not be the person who closed it). (An unclear integration review's
 // notice is readiness.ts's: it goes out when the gate waits on it.)
 // Each carries a content key (issue and attempt count, or the allowance a retry started): the executor
 // sends it once. A failing budget probe is `needs_person` for the run, once per error.
@@ -77,8 +78,21 @@ const probeNotice = (ctx: RunContext): Action[] => {
   ];
 };
 
+/** An issue closed by hand while its worker ran: its worker is stopped (cancel_worker); said once per attempt. */
+const closedByHandNotice = (ctx: RunContext, key: string): Action => {
+  const ref = issueRef(key);
+  return {
+    type: 'issue_notice',
+    event: 'warning',
+    issue: key,
+    key: `notice:closed-by-hand:${key}:${ctx.progress.get(key)?.attempts.length ?? 0}`,
+    message: `${ref} was closed on the tracker while its worker ran; the worker was stopped and its branch kept. Reopen ${ref} to run it again`,
+  };
+};
+
 export const noticeActions = (ctx: RunContext): Action[] => {
   const out: Action[] = probeNotice(ctx);
+  for (const key of ctx.snap.abandoned ?? []) out.push(closedByHandNotice(ctx, key));
   for (const key of ctx.classified.byKey.keys()) {
     const held = heldNotice(ctx, key);
     if (held) out.push(held);
