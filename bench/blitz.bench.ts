@@ -1,11 +1,12 @@
 // The blitz loop, end to end on the fake GitHub with a real origin and fake agents:
-// 1. dispatch latency: from a signed pull_request.closed(merged) delivery (the blocker just closed)
+// 1. dispatch latency: from a signed pull_request.closed(merged) delivery and the blocker's
+//    issues.closed (GitHub sends both)
 //    to the spawn of the worker for the issue it unblocked, median over 50, beside the runner's own
 //    spawn time for one attempt measured in the same run (the part no orchestrator can save);
 // 2. forge requests per merged issue over a whole 8-issue run (from the fake's request log).
 import type { RunnerEvent } from '../src/runner/types.ts';
 import { startBlitzHarness } from '../test/support/blitz-harness.ts';
-import { fixture, signedGithubRequest } from '../test/support/signing.ts';
+import { fixture, githubExample, signedGithubRequest } from '../test/support/signing.ts';
 import type { SeedIssue } from '../test/support/world.ts';
 import type { Bench, Figure } from './figures.ts';
 import { median, round } from './figures.ts';
@@ -53,8 +54,15 @@ const latency = async (): Promise<Figure[]> => {
       });
       delete p.installation;
       const req = signedGithubRequest({ secret: 'blitz-github-secret', event: 'pull_request', payload: p });
+      // GitHub sends the blocker's own issues.closed beside the merged PR; the run learns from that one.
+      const c = githubExample('issues', 'reopened');
+      Object.assign(c, { action: 'closed', repository: p.repository });
+      delete c.installation;
+      Object.assign(c.issue as Record<string, unknown>, { number: i, state: 'closed' });
+      const closed = signedGithubRequest({ secret: 'blitz-github-secret', event: 'issues', payload: c });
       const t0 = performance.now();
       await x.bot.post('/api/github/webhooks', req);
+      await x.bot.post('/api/github/webhooks', closed);
       samples.push((await spawned) - t0);
       await x.bot.orch.idle();
     }
