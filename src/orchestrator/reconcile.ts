@@ -28,7 +28,7 @@ import { sweepClosedWorkspaces } from './issue-cleanup.ts';
 import { missingToolOf } from './missing-tool.ts';
 import { modelNotesForRouting, readModelHints } from './model-notes.ts';
 import { type PassCtx, type PerformPorts, perform } from './perform.ts';
-import { holdUnplanned, unplannedLine } from './plan-blitz/blitz-plans.ts';
+import { holdUnplanned, unplannedLine } from '../plan/plan-labels.ts';
 import { planInput } from './plan-input.ts';
 import { gatePullRequests, withPrGates } from './pr-feedback-step.ts';
 import { readsPerCall } from './pr-reads-per-call.ts';
