@@ -12,6 +12,7 @@ import type { ForgeEvent } from '../intake/events.ts';
 import { budgetOf } from '../plan/budget.ts';
 import { issueCapsOf } from '../plan/issue-caps.ts';
 import { nextActions } from '../plan/next-actions.ts';
+import { holdUnplanned, unplannedLine } from '../plan/plan-labels.ts';
 import { type Action, type IntegrationReviewView, type RunSnapshot, replanAfter } from '../plan/snapshot.ts';
 import type { RunState } from '../plan/states.ts';
 import { issueKey, planLabels } from '../plan/types.ts';
@@ -28,7 +29,6 @@ import { sweepClosedWorkspaces } from './issue-cleanup.ts';
 import { missingToolOf } from './missing-tool.ts';
 import { modelNotesForRouting, readModelHints } from './model-notes.ts';
 import { type PassCtx, type PerformPorts, perform } from './perform.ts';
-import { holdUnplanned, unplannedLine } from './plan-blitz/blitz-plans.ts';
 import { planInput } from './plan-input.ts';
 import { gatePullRequests, withPrGates } from './pr-feedback-step.ts';
 import { readsPerCall } from './pr-reads-per-call.ts';
@@ -163,14 +163,7 @@ const loadRun = async (
     return undefined;
   }
   const repoConfig = cfg.result.config;
-  const ms = withoutUnrecordedApprovals(
-    await forge.loadMilestone(repo, run.milestoneNumber),
-    run.progress.approvals ?? {},
-  );
-  const authors = new Map<string, boolean>();
-  for (const i of ms.issues)
-    if (!authors.has(i.author)) authors.set(i.author, await hooks.trusted(forge, run.repo, i.author));
-  const input = planInput(ms, (a) => authors.get(a) ?? false);
+  const { ms, input } = await readMilestone(hooks, forge, run);
   const { external } = input;
   // Seed 002: M/L work needs an approved plan first; it is held (and said so) while the rest runs.
   const issues = run.kind === 'blitz' ? holdUnplanned(input.issues) : input.issues;
@@ -304,6 +297,18 @@ export const withoutUnrecordedApprovals = (
     return { ...i, labels: i.labels.filter((l) => l.name !== planLabels.approved) };
   });
   return { ...ms, issues, lapsed };
+};
+
+/** A milestone run's issues as the planner reads them (blitz and plan runs alike): approvals kept, authors' trust looked up. */
+export const readMilestone = async (hooks: Pick<ReconcileHooks, 'trusted'>, forge: Forge, run: RunRecord) => {
+  const ms = withoutUnrecordedApprovals(
+    await forge.loadMilestone(repoRefOf(run.repo), run.milestoneNumber),
+    run.progress.approvals ?? {},
+  );
+  const authors = new Map<string, boolean>();
+  for (const i of ms.issues)
+    if (!authors.has(i.author)) authors.set(i.author, await hooks.trusted(forge, run.repo, i.author));
+  return { ms, input: planInput(ms, (a) => authors.get(a) ?? false) };
 };
 
 /**
