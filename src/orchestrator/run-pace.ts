@@ -15,12 +15,6 @@ export const pacedLimit = (limit: number, pace: Pace | undefined): number =>
 /** True when the pace allows no new worker this pass (the budget is nearly spent until its reset). */
 export const dispatchHeld = (pace: Pace | undefined): boolean => pace?.sessionFactor === 0;
 
-/** Actions without new workers while the pace holds them; the rest (merges, closes …) still run. */
-export const withoutHeldDispatches = <A extends { type: string }>(
-  actions: A[],
-  pace: Pace | undefined,
-): A[] => (dispatchHeld(pace) ? actions.filter((a) => a.type !== 'dispatch') : actions);
-
 /** The reason a run goes slower than it could, for its dashboard; undefined at full speed. */
 export const paceReason = (pace: Pace | undefined): string | undefined => pace?.reason || undefined;
 

@@ -1,6 +1,5 @@
-// The run and run-issue state machines as transition tables: a transition not listed is refused
-// with an AppError, so that a bug or a replayed event cannot move a run backwards silently.
-import { AppError } from '../errors.ts';
+// The run state machine as a transition table (a terminal state has no way out; a hard blocker asks it
+// whether the run may block now) and the list of run-issue states that progress, dashboard and store share.
 
 export const runStates = [
   'planning',
@@ -39,12 +38,6 @@ export const isTerminalRunState = (s: RunState): boolean => runNext[s].length ==
 
 export const canTransitionRun = (from: RunState, to: RunState): boolean => runNext[from].includes(to);
 
-export const transitionRun = (from: RunState, to: RunState): RunState => {
-  if (!canTransitionRun(from, to))
-    throw new AppError('conflict', `A run cannot go from ${from} to ${to}.`, { from, to, machine: 'run' });
-  return to;
-};
-
 export const runIssueStates = [
   'blocked',
   'ready',
@@ -62,39 +55,7 @@ export const runIssueStates = [
 ] as const;
 export type RunIssueState = (typeof runIssueStates)[number];
 
-const issueNext: Record<RunIssueState, readonly RunIssueState[]> = {
-  blocked: ['ready', 'held', 'closed'],
-  // A new blocker edge can block a ready issue again.
-  ready: ['dispatched', 'blocked', 'held', 'closed'],
-  dispatched: ['working', 'pushed', 'failed', 'stalled'],
-  working: ['pushed', 'failed', 'stalled'],
-  pushed: ['pr_open', 'failed'],
-  pr_open: ['reviewed', 'merged', 'bounced', 'failed'],
-  reviewed: ['merged', 'bounced', 'failed'],
-  // A build that fails after the merge bounces the issue back.
-  merged: ['closed', 'bounced'],
-  closed: [],
-  failed: ['ready', 'blocked', 'held'],
-  // A nudge or a resume puts a stalled worker back to work.
-  stalled: ['working', 'pushed', 'failed', 'held'],
-  bounced: ['ready', 'blocked', 'held'],
-  held: ['ready', 'blocked', 'closed'],
-};
-
 /** States in which a worker holds a slot. */
 export const inFlightIssueStates: readonly RunIssueState[] = ['dispatched', 'working'];
 /** States between a pushed branch and a merge: the integration pipeline. */
 export const integratingIssueStates: readonly RunIssueState[] = ['pushed', 'pr_open', 'reviewed'];
-
-export const canTransitionIssue = (from: RunIssueState, to: RunIssueState): boolean =>
-  issueNext[from].includes(to);
-
-export const transitionIssue = (from: RunIssueState, to: RunIssueState): RunIssueState => {
-  if (!canTransitionIssue(from, to))
-    throw new AppError('conflict', `An issue of a run cannot go from ${from} to ${to}.`, {
-      from,
-      to,
-      machine: 'issue',
-    });
-  return to;
-};
