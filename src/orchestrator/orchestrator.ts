@@ -3,6 +3,8 @@
 // rest. Two reconciles of one run never overlap (a per-run serialiser in this process, the store's run
 // lock across replicas); an intent handler's change to a run takes the same two (underRunLock).
 import { commandSchema } from '../commands/schema.ts';
+import { dashboardMarker, renderDashboard } from '../dashboard/render.ts';
+import type { DashboardInput } from '../dashboard/types.ts';
 import type { Forge } from '../forges/types.ts';
 import type { ForgeEvent } from '../intake/events.ts';
 import type { RunnerEvent } from '../runner/types.ts';
@@ -11,9 +13,7 @@ import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
 import { createBudgetProbe } from './budget-probe.ts';
 import { forgeOfRun, type OrchestratorDeps, repoRefOf } from './context.ts';
-import { dashboardMarker, renderDashboard } from './dashboard.ts';
 import { createDashboardCoalescer } from './dashboard-coalescer.ts';
-import type { DashboardInput } from './dashboard-types.ts';
 import { onAttemptHost } from './dispatcher.ts';
 import { createFleet, fleetTouchesRepo } from './fleet/index.ts';
 import { createKeyedRunner } from './keyed-mutex.ts';

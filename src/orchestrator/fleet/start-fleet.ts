@@ -3,6 +3,7 @@
 // and every skipped ticket is named with its reason in the reply.
 import type { Command } from '../../commands/schema.ts';
 import { formatConfigErrors } from '../../config/repo-config.ts';
+import { renderScoreboard } from '../../dashboard/scoreboard.ts';
 import { formatRepo, hasPermission } from '../../forges/types.ts';
 import { issueKey } from '../../plan/types.ts';
 import type { Intent } from '../../store/types.ts';
@@ -10,7 +11,6 @@ import { type Ports, repoRefOf } from '../context.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { newRunId } from '../run-effects.ts';
 import { writeRun } from '../run-writer.ts';
-import { renderScoreboard } from '../scoreboard.ts';
 import type { IntentOutcome } from '../start-run.ts';
 import type { FleetHooks } from './fleet-context.ts';
 import { type FleetOptions, fleetOptionsOf } from './fleet-state.ts';

@@ -1,18 +1,20 @@
 // The run's sticky dashboard comment in Markdown (pure): a hidden marker to find it again, a progress
 // line, the issue table, what is held or unrunnable, the budget probe, readiness, ship and notify
 // failures, and the DAG as a Mermaid flowchart. It renders only what it is given: no secret is read.
-import { compactNumber, markdownText, safeUrl } from './dashboard-escape.ts';
-import { renderFlowchart } from './dashboard-mermaid.ts';
+import { compactNumber, markdownText, safeUrl } from './escape.ts';
+import { renderFlowchart } from './mermaid.ts';
 import type {
   DashboardBlocker,
   DashboardBudget,
   DashboardInput,
   DashboardIssue,
   DashboardIssueState,
-} from './dashboard-types.ts';
-import { slowedLine } from './run-pace.ts';
+} from './types.ts';
 
-export type * from './dashboard-types.ts';
+export type * from './types.ts';
+
+/** The dashboard line of a slowed run (every run kind's dashboard shows it the same way). */
+export const slowedLine = (reason: string): string => `**Slowed down:** ${markdownText(reason, 300)}.`;
 
 /** GitHub refuses comments over 65 536 characters; Gitea's limit is higher. Keep a margin. */
 export const maxDashboardChars = 60_000;
