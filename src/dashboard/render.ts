@@ -1,6 +1,7 @@
 // The run's sticky dashboard comment in Markdown (pure): a hidden marker to find it again, a progress
 // line, the issue table, what is held or unrunnable, the budget probe, readiness, ship and notify
 // failures, and the DAG as a Mermaid flowchart. It renders only what it is given: no secret is read.
+import { inFlightIssueStates, integratingIssueStates } from '../plan/states.ts';
 import { compactNumber, markdownText, safeUrl } from './escape.ts';
 import { renderFlowchart } from './mermaid.ts';
 import type {
@@ -26,12 +27,10 @@ const safeRunId = (runId: string): string =>
 
 export const dashboardMarker = (runId: string): string => `${markerPrefix}${safeRunId(runId)} -->`;
 
+// Counted as working: a worker on it, its branch on the way to a merge, or merged and awaiting the build.
 const working: ReadonlySet<DashboardIssueState> = new Set([
-  'dispatched',
-  'working',
-  'pushed',
-  'pr_open',
-  'reviewed',
+  ...inFlightIssueStates,
+  ...integratingIssueStates,
   'merged',
 ]);
 const extraCounts: DashboardIssueState[] = ['ready', 'held', 'bounced', 'stalled', 'failed'];

@@ -15,7 +15,14 @@ export const runStates = [
 ] as const;
 export type RunState = (typeof runStates)[number];
 
-const active: RunState[] = ['planning', 'running', 'integrating', 'gating', 'shipping'];
+/** The states a run works in; a paused run remembers which one it left (`pausedFrom`). */
+export const activeRunStates: readonly RunState[] = [
+  'planning',
+  'running',
+  'integrating',
+  'gating',
+  'shipping',
+];
 
 const runNext: Record<RunState, readonly RunState[]> = {
   planning: ['running', 'done', 'paused', 'blocked', 'cancelled'],
@@ -25,7 +32,7 @@ const runNext: Record<RunState, readonly RunState[]> = {
   gating: ['shipping', 'running', 'paused', 'blocked', 'review_unclear', 'cancelled'],
   shipping: ['done', 'blocked', 'cancelled'],
   // Resume returns to whichever active state the run was paused in.
-  paused: [...active, 'cancelled'],
+  paused: [...activeRunStates, 'cancelled'],
   // A person cleared the blocker and resumed.
   blocked: ['planning', 'running', 'cancelled'],
   // The integration review gave no usable verdict: `/blitz accept-review` or `/blitz review` goes on.
