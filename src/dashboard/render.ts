@@ -20,12 +20,14 @@ export const slowedLine = (reason: string): string => `**Slowed down:** ${markdo
 /** GitHub refuses comments over 65 536 characters; Gitea's limit is higher. Keep a margin. */
 export const maxDashboardChars = 60_000;
 
-const markerPrefix = '<!-- blitz-dashboard:';
 // A run id lands inside an HTML comment: nothing that could end it (`--`, `>`) may pass.
 const safeRunId = (runId: string): string =>
   runId.replace(/[^A-Za-z0-9_.:-]/g, '_').replace(/-{2,}/g, '-') || '_';
 
-export const dashboardMarker = (runId: string): string => `${markerPrefix}${safeRunId(runId)} -->`;
+/** The marker bare, as the forge adapters take it (they wrap it in the tag the body carries). */
+export const dashboardMarkerText = (runId: string): string => `blitz-dashboard:${safeRunId(runId)}`;
+
+export const dashboardMarker = (runId: string): string => `<!-- ${dashboardMarkerText(runId)} -->`;
 
 // Counted as working: a worker on it, its branch on the way to a merge, or merged and awaiting the build.
 const working: ReadonlySet<DashboardIssueState> = new Set([
