@@ -4,9 +4,9 @@
 
 import { markdownText } from '../../dashboard/escape.ts';
 import { dashboardMarker, slowedLine } from '../../dashboard/render.ts';
+import { sizeOf } from '../../plan/plan-labels.ts';
 import { refOf } from '../context.ts';
 import type { PlanCtx } from './plan-context.ts';
-import { sizeOf } from './plan-labels.ts';
 import { planProgressOf, tallyOf } from './plan-state.ts';
 
 const num = (k: string) => `#${refOf(k).number}`;
