@@ -6,6 +6,7 @@ import type { Command, TicketRef } from '../../commands/schema.ts';
 import { formatConfigErrors } from '../../config/repo-config.ts';
 import { isAppError } from '../../errors.ts';
 import type { Forge, IssueRef, Milestone, RepoRef } from '../../forges/types.ts';
+import { maxWaveSize } from '../../plan/plan-waves.ts';
 import { issueKey } from '../../plan/types.ts';
 import { slugify } from '../../runner/branch-names.ts';
 import type { RunRecord } from '../../store/run-store.ts';
@@ -16,7 +17,6 @@ import { newRunId } from '../run-effects.ts';
 import { setDashboardComment, writeProgress } from '../run-writer.ts';
 import { placeOf } from '../start-run.ts';
 import type { PlanProgress } from './plan-state.ts';
-import { maxWaveSize } from './plan-wave.ts';
 
 export interface PlanStartHooks {
   reconcileSoon(runId: string): void;
