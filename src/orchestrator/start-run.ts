@@ -1,14 +1,15 @@
 // Intents become runs: `/blitz [M]` (and a milestone signal, which stands for one) resolves the
 // milestone, refuses a second live run on it with a pointer to the live one, reads the repo config,
 // creates `blitz/<slug>` off the default branch, posts the dashboard and hands over to reconcile.
-// `/blitz status|pause|resume|cancel|help` act on the live run of the repository.
+// `/blitz status|pause|resume|cancel|help` act on the live run of the repository. The steps every run
+// kind starts with (the place, the repo config, the milestone, the new run) are here, once.
 import { type Command, commandSchema } from '../commands/schema.ts';
 import { formatConfigErrors } from '../config/repo-config.ts';
 import { AppError, isAppError } from '../errors.ts';
-import type { Forge } from '../forges/types.ts';
+import type { Forge, RepoRef } from '../forges/types.ts';
 import { type Override, type Tool, tools } from '../plan/routing.ts';
 import { slugify } from '../runner/branch-names.ts';
-import type { RunRecord } from '../store/run-store.ts';
+import type { NewRun, RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
 import type { Ports, RunOptionsStored } from './context.ts';
 import { repoRefOf } from './context.ts';
@@ -88,6 +89,50 @@ export const runOfCommand = async (
   return { run, runs };
 };
 
+/** The repo config of a command's repository, or undefined once its errors were answered. */
+export const repoConfigOrAnswer = async (
+  forge: Forge,
+  repo: RepoRef,
+  answer: (body: string) => Promise<void>,
+) => {
+  const cfg = await loadRepoConfig(forge, repo);
+  if (cfg.result.ok) return { config: cfg.result.config, defaultBranch: cfg.defaultBranch };
+  await answer(formatConfigErrors(cfg.result.errors, cfg.path));
+  return undefined;
+};
+
+/** The milestone a command names, or undefined once `word: why not` was answered. */
+export const milestoneOrAnswer = async (
+  forge: Forge,
+  repo: RepoRef,
+  name: string | undefined,
+  word: string,
+  answer: (body: string) => Promise<void>,
+) => {
+  try {
+    return await forge.resolveMilestone(repo, name);
+  } catch (err) {
+    if (!isAppError(err, 'not_found') && !isAppError(err, 'bad_request')) throw err;
+    await answer(`${word}: ${err.message}`);
+    return undefined;
+  }
+};
+
+/** A new run of the command's repository, in `planning`, on the issue the command was typed on. */
+export const createRunOf = (
+  deps: Ports<'newId' | 'store'>,
+  intent: Intent,
+  run: Omit<NewRun, 'id' | 'forge' | 'repo' | 'triggerIssue' | 'state'>,
+) =>
+  deps.store.createRun({
+    id: deps.newId?.() ?? newRunId(),
+    forge: intent.forge,
+    repo: intent.repo,
+    ...(intent.issueNumber !== undefined ? { triggerIssue: intent.issueNumber } : {}),
+    state: 'planning',
+    ...run,
+  });
+
 export const createIntentHandler = (
   deps: Ports<'config' | 'forges' | 'logger' | 'newId' | 'notifiers' | 'store'>,
   hooks: StartHooks,
@@ -97,19 +142,9 @@ export const createIntentHandler = (
     cmd: Extract<Command, { name: 'blitz' }>,
   ): Promise<IntentOutcome> => {
     const { repo, forge, answer } = await placeOf(deps, intent);
-    const cfg = await loadRepoConfig(forge, repo);
-    if (!cfg.result.ok) {
-      await answer(formatConfigErrors(cfg.result.errors, cfg.path));
-      return 'refused';
-    }
-    let milestone: Awaited<ReturnType<Forge['resolveMilestone']>>;
-    try {
-      milestone = await forge.resolveMilestone(repo, cmd.milestone);
-    } catch (err) {
-      if (!isAppError(err, 'not_found') && !isAppError(err, 'bad_request')) throw err;
-      await answer(`blitz: ${err.message}`);
-      return 'refused';
-    }
+    const cfg = await repoConfigOrAnswer(forge, repo, answer);
+    const milestone = cfg && (await milestoneOrAnswer(forge, repo, cmd.milestone, 'blitz', answer));
+    if (!cfg || !milestone) return 'refused';
     const existing = await deps.store.liveRun(intent.forge, intent.repo, milestone.number);
     if (existing) {
       await answer(
@@ -119,24 +154,19 @@ export const createIntentHandler = (
     }
     const slug = slugify(milestone.title, 30) || `m${milestone.number}`;
     const options: RunOptionsStored = {
-      maxSessions: cmd.max ?? cfg.result.config.maxSessions ?? deps.config.runner.maxSessions,
+      maxSessions: cmd.max ?? cfg.config.maxSessions ?? deps.config.runner.maxSessions,
       dryRun: cmd.dryRun,
       ...overrideOf(cmd),
       ...(cmd.ship ? { shipOverride: cmd.ship } : {}),
-      shipPolicy: cfg.result.config.ship.policy,
+      shipPolicy: cfg.config.ship.policy,
       sender: intent.sender,
     };
-    const created = await deps.store.createRun({
-      id: deps.newId?.() ?? newRunId(),
-      forge: intent.forge,
-      repo: intent.repo,
+    const created = await createRunOf(deps, intent, {
       kind: 'blitz',
       milestoneNumber: milestone.number,
       milestoneTitle: milestone.title,
       slug,
-      ...(intent.issueNumber !== undefined ? { triggerIssue: intent.issueNumber } : {}),
       options,
-      state: 'planning',
       integrationBranch: `blitz/${slug}`,
     });
     if (!created.created) {

@@ -478,51 +478,6 @@ describe('nextActions: stop conditions and reports', () => {
   });
 });
 
-describe('nextActions: plan-blitz', () => {
-  const plan = (over: Partial<RunSnapshot>) =>
-    baseSnapshot([issue(1), issue(2, { blockedBy: [k(1)] })], { kind: 'plan', ...over });
-
-  it('plans what the planning gate opens and stops after the waves', () => {
-    expect(ofType(nextActions('running', plan({})), 'dispatch').map((a) => a.issue)).toEqual([k(1)]);
-    const landed = plan({
-      issues: [issue(1, { labels: [{ name: 'plan/approved' }] }), issue(2, { blockedBy: [k(1)] })],
-      waves: { completed: 1, last: { approved: 1, executionReady: 0, closed: 0 } },
-    });
-    const got = nextActions('running', landed);
-    expect(types(got)).toEqual(['notify', 'stop:done']);
-    expect(ofType(got, 'stop')[0]!.reason).toBe(`waves exhausted; still to plan: ${k(2)}`);
-    const more = { ...landed, options: { ...landed.options, maxWaves: 2 } };
-    expect(ofType(nextActions('running', more), 'dispatch').map((a) => a.issue)).toEqual([k(2)]);
-  });
-
-  it('a wave that approved, readied and closed nothing stops', () => {
-    const got = nextActions(
-      'running',
-      plan({ waves: { completed: 1, last: { approved: 0, executionReady: 0, closed: 0 } } }),
-    );
-    expect(types(got)).toEqual(['notify', 'stop:blocked']);
-  });
-
-  it('an all-S wave that readied something still advances', () => {
-    const got = nextActions(
-      'running',
-      plan({
-        options: { maxSessions: 4, dryRun: false, maxWaves: 3 },
-        waves: { completed: 1, last: { approved: 0, executionReady: 1, closed: 0 } },
-      }),
-    );
-    expect(ofType(got, 'dispatch')).toHaveLength(1);
-  });
-
-  it('cycles stop a plan-blitz run', () => {
-    const got = nextActions(
-      'running',
-      baseSnapshot([issue(1, { blockedBy: [k(1)] }), issue(2)], { kind: 'plan' }),
-    );
-    expect(types(got)).toEqual(['report_cycle', 'notify', 'stop:blocked']);
-  });
-});
-
 describe('nextActions: whole runs', () => {
   it('drives a small milestone with an epic to shipped', () => {
     const issues = [

@@ -8,6 +8,7 @@ import { extractFences } from './fences.ts';
 import { buildActions, pipelineActions } from './integration.ts';
 import { noticeActions } from './notices.ts';
 import { parkActions } from './park.ts';
+import { planRunActions } from './plan-waves.ts';
 import { gateOnReview, integrationReviewDue, readinessActions, reviewUnclearActions } from './readiness.ts';
 import type { Role } from './routing.ts';
 import { pickWorker } from './routing.ts';
@@ -81,27 +82,11 @@ export const dispatchActions = (ctx: RunContext): Action[] => {
 const notReadyReasons = (ctx: RunContext, keys: readonly IssueKey[]): string =>
   keys.map((k) => explain(ctx.classified, k)).join(' ');
 
-const planActions = (ctx: RunContext, out: Action[]): Action[] => {
-  const { snap, classified } = ctx;
-  if (classified.cycles.length > 0)
-    return [...out, ...stop(ctx, 'blocked', 'blockers form a cycle; a person has to cut it')];
-  if (ctx.workers.length + ctx.integrating.length > 0) return out;
-  const waves = snap.waves ?? { completed: 0 };
-  const ready = keysIn(classified, 'ready');
-  const last = waves.last;
-  if (waves.completed > 0 && last && last.approved + last.executionReady + last.closed === 0)
-    return [...out, ...stop(ctx, 'blocked', `wave ${waves.completed} approved, readied and closed nothing`)];
-  if (waves.completed >= (snap.options.maxWaves ?? 1))
-    return [...out, ...stop(ctx, 'done', `waves exhausted; still to plan: ${ready.join(', ') || 'nothing'}`)];
-  if (ready.length === 0) return [...out, ...stop(ctx, 'done', 'the next wave is empty')];
-  if (sessionCap(capsOf(snap)) === 0) return [...out, ...stop(ctx, 'paused', 'the budget probe says park')];
-  return [...out, ...dispatchActions(ctx)];
-};
-
-/** The run's own work for a snapshot: reports, the plan-run waves, or integration, dispatch and readiness. */
+/** The run's own work for a snapshot: a plan run's waves (plan-waves.ts), or reports, integration, dispatch and readiness. */
 const workActions = (ctx: RunContext): Action[] => {
   const { snap } = ctx;
   const { classified } = ctx;
+  if (snap.kind === 'plan') return planRunActions(snap);
   const out: Action[] = [];
   // An issue closed by hand (or moved out of the milestone) is no longer the run's: its worker stops.
   for (const k of snap.abandoned ?? [])
@@ -126,7 +111,6 @@ const workActions = (ctx: RunContext): Action[] => {
     out.push({ type: 'stop', state: 'done', reason: 'dry run: the plan is posted, nothing runs' });
     return out;
   }
-  if (snap.kind === 'plan') return planActions(ctx, out);
 
   const epics = keysIn(classified, 'epic');
   for (const k of epics) {

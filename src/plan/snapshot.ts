@@ -81,6 +81,16 @@ export interface SmokeGate {
 
 export type StepStatus = 'none' | 'running' | 'passed' | 'failed';
 
+/** What a plan run keeps of its waves, as the planner reads it (plan/plan-waves.ts). */
+export interface PlanRunView {
+  /** Targeted mode: only these issues are candidates; the others stay blockers. */
+  targets?: IssueKey[];
+  /** Issues an earlier wave of this run landed: never candidates again in this run. */
+  finished: IssueKey[];
+  /** The wave in flight: its members and those of them that have landed. */
+  wave?: { members: IssueKey[]; landed: IssueKey[] };
+}
+
 export interface PlanWaveTally {
   approved: number;
   executionReady: number;
@@ -134,6 +144,8 @@ export interface RunSnapshot {
   notes?: ModelNotes;
   /** plan-blitz: waves landed so far and the tally of the last one. */
   waves?: { completed: number; last?: PlanWaveTally };
+  /** plan-blitz: the targets, the issues landed in earlier waves and the wave in flight (plan/plan-waves.ts). */
+  planRun?: PlanRunView;
   /** Fleet: repos with another session active right now; their tickets go last (seed 004). */
   busyRepos?: string[];
   /** Issues closed on the tracker (or moved out of the milestone) while a worker is still on them. */
@@ -222,10 +234,23 @@ export interface MissingToolView {
 
 export type StopState = 'done' | 'blocked' | 'paused';
 
+/** An issue a plan wave skips, with the reason. */
+export interface HeldIssue {
+  key: IssueKey;
+  reason: string;
+}
+
 export type Action =
   | { type: 'report_cycle'; members: IssueKey[] }
   | { type: 'report_unknown_blocker'; blocker: IssueKey; namedBy: IssueKey[] }
-  | { type: 'post_plan'; wave: IssueKey[]; explanations: string[] }
+  /** A dry run's plan: the first wave, why the others wait, and (plan-blitz) the held issues. */
+  | { type: 'post_plan'; wave: IssueKey[]; explanations: string[]; held?: HeldIssue[] }
+  /** plan-blitz: a wave of these members starts; the held issues are listed with it. */
+  | { type: 'start_wave'; members: IssueKey[]; held: HeldIssue[] }
+  /** plan-blitz: take one member of the wave in flight one step down its size lane. */
+  | { type: 'advance_member'; issue: IssueKey }
+  /** plan-blitz: every member of the wave in flight has landed; the wave lands. */
+  | { type: 'land_wave' }
   | {
       type: 'dispatch';
       issue: IssueKey;
@@ -250,7 +275,8 @@ export type Action =
   | { type: 'regate'; reason: string }
   | { type: 'ship'; path: 'deploy' | 'local'; reason: string }
   | { type: 'notify'; level: 'info' | 'ready' | 'blocked'; title: string; message: string }
-  | { type: 'stop'; state: StopState; reason: string }
+  /** End the run; `remaining` (plan-blitz): the work left, reported, never chained. */
+  | { type: 'stop'; state: StopState; reason: string; remaining?: string[] }
   /** File the red smoke check as a finding in the milestone and run another pass (seed 000 §4). */
   | { type: 'smoke_finding' }
   /** The gate waits on an unclear integration review: the run goes to `review_unclear`, saying why. */

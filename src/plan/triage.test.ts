@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { baseSnapshot, issue, k, progressOf } from '../../test/support/plan-arbitraries.ts';
 import { nextActions } from './next-actions.ts';
 import type { Action } from './snapshot.ts';
-import { fleetOrder, triageTicket } from './triage.ts';
+import { fleetOrder, type TicketFacts, ticketSkipReason, triageTicket } from './triage.ts';
 import type { PlanIssue } from './types.ts';
 import { keyOf } from './types.ts';
 
@@ -79,5 +79,35 @@ describe('fleet runs', () => {
     const stop = got.find((a) => a.type === 'stop');
     expect(stop).toMatchObject({ state: 'blocked' });
     expect(stop?.type === 'stop' && stop.reason).toContain('skipped by triage: it needs production access');
+  });
+});
+
+describe('ticketSkipReason', () => {
+  const facts = (over: Partial<TicketFacts> = {}): TicketFacts => ({
+    ticket: issue(1, { title: 'Fix the typo in the README' }),
+    isPullRequest: false,
+    locked: false,
+    namedBefore: false,
+    accepted: 0,
+    maxTickets: 2,
+    ...over,
+  });
+
+  it('lets a plain open ticket run, and names why each other one is skipped', () => {
+    expect(ticketSkipReason(facts())).toBeUndefined();
+    expect(ticketSkipReason(facts({ namedBefore: true }))).toBe('it is named twice; it runs once');
+    expect(ticketSkipReason(facts({ isPullRequest: true }))).toBe('it is a pull request, not an issue');
+    expect(ticketSkipReason(facts({ ticket: issue(1, { state: 'closed' }) }))).toBe('it is closed');
+    expect(ticketSkipReason(facts({ locked: true }))).toBe('it is locked');
+    expect(ticketSkipReason(facts({ otherFleet: 'acme/app#4' }))).toBe(
+      'it is already in the fleet on acme/app#4',
+    );
+    expect(ticketSkipReason(facts({ ticket: issue(1, { title: 'Epic: the new login' }) }))).toContain(
+      'it is an epic',
+    );
+    expect(ticketSkipReason(facts({ ticket: issue(1, { body: 'needs production access' }) }))).toContain(
+      'production access',
+    );
+    expect(ticketSkipReason(facts({ accepted: 2 }))).toBe('a fleet runs at most 2 tickets');
   });
 });

@@ -2,16 +2,13 @@
 // (its scoreboard lives there), handed to reconcile. Nothing starts when nothing survives triage,
 // and every skipped ticket is named with its reason in the reply.
 import type { Command } from '../../commands/schema.ts';
-import { formatConfigErrors } from '../../config/repo-config.ts';
 import { formatRepo, hasPermission } from '../../forges/types.ts';
 import { issueKey } from '../../plan/types.ts';
 import type { Intent } from '../../store/types.ts';
 import { type Ports, repoRefOf } from '../context.ts';
-import { loadRepoConfig } from '../repo-settings.ts';
-import { newRunId } from '../run-effects.ts';
 import { writeRun } from '../run-writer.ts';
 import { renderScoreboard } from '../scoreboard.ts';
-import type { IntentOutcome } from '../start-run.ts';
+import { createRunOf, type IntentOutcome, repoConfigOrAnswer } from '../start-run.ts';
 import type { FleetHooks } from './fleet-context.ts';
 import { type FleetOptions, fleetOptionsOf } from './fleet-state.ts';
 import { repoFactsCache } from './load-fleet.ts';
@@ -84,30 +81,24 @@ export const startFleet = async (
     );
     return 'answered';
   }
-  const cfg = await loadRepoConfig(forge, home);
-  if (!cfg.result.ok) {
-    await forge.createComment(where, formatConfigErrors(cfg.result.errors, cfg.path));
-    return 'refused';
-  }
+  const cfg = await repoConfigOrAnswer(forge, home, (body) =>
+    forge.createComment(where, body).then(() => undefined),
+  );
+  if (!cfg) return 'refused';
   const options: FleetOptions = {
     sender: intent.sender,
     // The wave size: the repo's maxSessions, else the operator's (seed 004: waves of 6–8).
-    maxSessions: cfg.result.config.maxSessions ?? deps.config.runner.maxSessions,
+    maxSessions: cfg.config.maxSessions ?? deps.config.runner.maxSessions,
     dryRun: false,
     tickets: triage.run.map(({ repo, number }) => ({ repo, number })),
   };
-  const created = await deps.store.createRun({
-    id: deps.newId?.() ?? newRunId(),
-    forge: intent.forge,
-    repo: intent.repo,
+  const created = await createRunOf(deps, intent, {
     kind: 'fleet',
     // One live fleet per trigger issue: the store's unique index holds it (milestones are positive).
     milestoneNumber: -intent.issueNumber,
     milestoneTitle: `ticket fleet on #${intent.issueNumber}`,
     slug: 'fleet',
-    triggerIssue: intent.issueNumber,
     options,
-    state: 'planning',
     integrationBranch: '',
   });
   if (!created.created) {

@@ -1,15 +1,14 @@
 // Triage of `/ticket-fleet` refs (seed 004 step 1): every ref is resolved in the repo it names (any
-// repo the installation reaches), then skipped with a reason when it cannot or should not run
-// unattended: unreachable, a pull request, closed, locked, named twice, an epic, already in another
-// live fleet, over the size limit, or a ticket triage says needs production access, edits in
-// several repos or a person's judgment. What is left runs; the reply lists both.
+// repo the installation reaches); one it cannot reach, or one the planner skips (plan/triage.ts
+// `ticketSkipReason`: a pull request, closed, locked, named twice, an epic, in another live fleet, over
+// the size limit, needing production access, several repos or a person's judgment), is named with its
+// reason, as is one the sender may not write to. What is left runs; the reply lists both.
 import type { TicketRef } from '../../commands/schema.ts';
 import { MAX_FLEET_REFS } from '../../commands/schema.ts';
 import { isAppError } from '../../errors.ts';
 import { formatIssueRef, formatRepo, type Issue, type RepoRef } from '../../forges/types.ts';
 import { issueContentHash } from '../../intake/content-hash.ts';
-import { isEpic } from '../../plan/epics.ts';
-import { triageTicket } from '../../plan/triage.ts';
+import { ticketSkipReason } from '../../plan/triage.ts';
 import { issueKey } from '../../plan/types.ts';
 import type { FleetTicket } from './fleet-state.ts';
 import { toTicketIssue } from './load-fleet.ts';
@@ -87,20 +86,16 @@ export const triageTickets = async (input: TriageInput): Promise<TriageResult> =
     }
     if (!issue) continue;
     const key = issueKey(formatRepo(issue.ref.repo), issue.ref.number);
-    const why = ((): string | undefined => {
-      if (seen.has(key.toLowerCase())) return 'it is named twice; it runs once';
-      if (issue.isPullRequest) return 'it is a pull request, not an issue';
-      if (issue.state === 'closed') return 'it is closed';
-      if (issue.locked) return 'it is locked';
-      const other = input.inOtherFleet.get(key.toLowerCase());
-      if (other) return `it is already in the fleet on ${other}`;
-      const plan = toTicketIssue(issue);
-      if (isEpic(plan, 0)) return 'it is an epic (a tracking issue); name its children instead';
-      const t = triageTicket(plan);
-      if (!t.run) return t.reason;
-      if (out.run.length >= MAX_FLEET_REFS) return `a fleet runs at most ${MAX_FLEET_REFS} tickets`;
-      return undefined;
-    })();
+    const other = input.inOtherFleet.get(key.toLowerCase());
+    const why = ticketSkipReason({
+      ticket: toTicketIssue(issue),
+      isPullRequest: issue.isPullRequest,
+      locked: issue.locked,
+      namedBefore: seen.has(key.toLowerCase()),
+      ...(other ? { otherFleet: other } : {}),
+      accepted: out.run.length,
+      maxTickets: MAX_FLEET_REFS,
+    });
     seen.add(key.toLowerCase());
     const denied =
       !why && !(await input.canWrite(issue.ref.repo))

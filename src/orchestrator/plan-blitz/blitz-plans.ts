@@ -1,33 +1,10 @@
-// How a blitz run uses plan-blitz's plans. An M or L issue without `plan/approved` is held with that
-// reason (the planner's own hold), so the blitz says so and runs the rest; a dispatched issue with an
-// approved plan (or an S spec marked `plan/ready`) gets the plan comment in its worker's prompt.
+// How a blitz run uses plan-blitz's plans: a dispatched issue with an approved plan (or an S spec marked
+// `plan/ready`) gets the plan comment in its worker's prompt. (An M or L issue without one is held by the
+// planner: plan/plan-labels.ts `holdUnplanned`.)
 import { type Forge, hasPermission, type IssueRef, type RepoRef } from '../../forges/types.ts';
+import { planMarker, planRunLabels } from '../../plan/plan-labels.ts';
 import type { PlanIssue } from '../../plan/types.ts';
 import { hasLabel } from '../../plan/types.ts';
-import { needsReview, planMarker, planRunLabels, sizeOf } from './plan-labels.ts';
-
-const unplannedPrefix = 'needs an approved plan first';
-
-export const unplannedReason = (size: string): string =>
-  `${unplannedPrefix} (size ${size}): run \`/plan-blitz\` on it`;
-
-/** M/L issues lacking `plan/approved` get a `hold` with the reason; issues already held keep theirs. */
-export const holdUnplanned = (issues: readonly PlanIssue[]): PlanIssue[] =>
-  issues.map((i) => {
-    const size = sizeOf(i);
-    if (!size || !needsReview(size) || hasLabel(i, planRunLabels.approved) || hasLabel(i, planRunLabels.hold))
-      return i;
-    return { ...i, labels: [...i.labels, { name: planRunLabels.hold, description: unplannedReason(size) }] };
-  });
-
-/** The dashboard line naming the issues held for want of a plan, if any. */
-export const unplannedLine = (issues: Iterable<PlanIssue>): string | undefined => {
-  const held = [...issues].filter((i) =>
-    i.labels.some((l) => l.name === planRunLabels.hold && l.description?.startsWith(unplannedPrefix)),
-  );
-  if (held.length === 0) return undefined;
-  return `plans: ${held.map((i) => `#${i.number} (${sizeOf(i)})`).join(', ')} ${held.length === 1 ? 'has' : 'have'} no approved plan and will not run until \`/plan-blitz\` approves one; the rest runs`;
-};
 
 const tag = `<!-- ${planMarker} -->`;
 

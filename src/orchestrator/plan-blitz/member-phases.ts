@@ -2,6 +2,7 @@
 // run_issues rows, the attempts that serve them, and landing: the member's outcome written into the
 // wave at once, its plan branches dropped.
 import type { IssueRef } from '../../forges/types.ts';
+import { sizeOf } from '../../plan/plan-labels.ts';
 import { pickWorker } from '../../plan/routing.ts';
 import { assessTier } from '../../plan/tier.ts';
 import type { IssueKey, PlanIssue } from '../../plan/types.ts';
@@ -10,7 +11,6 @@ import { refOf } from '../context.ts';
 import { dispatchAttempt } from '../dispatch-attempt.ts';
 import { rosterEntryFor } from '../roster-entry.ts';
 import { attemptsOfIssue, type PlanCtx, savePlan, waveOf } from './plan-context.ts';
-import { sizeOf } from './plan-labels.ts';
 import type { WaveOutcome } from './plan-state.ts';
 import { type PlannerStep, plannerJob } from './planner-task.ts';
 import { readPushedPlan } from './read-plan.ts';

@@ -2,13 +2,7 @@
 // a draft comment, reviewed: APPROVED → `plan/approved`; BLOCKED → the planner applies the findings
 // and the fixed plan is approved; PIVOT → a replan issue is filed and linked, the others carry on.
 // An unsized issue's plan starts with its size: the label is added and the issue takes its lane.
-import type { IssueKey } from '../../plan/types.ts';
-import { type PlanReviewResult, reviewPlan } from '../../review/plan-review.ts';
-import type { AttemptRecord } from '../../runner/types.ts';
-import { reviewAuthorOf } from '../review-leg.ts';
-import { enterPhase, issueRef, land, type Phase, readPlan, startAttempt } from './member-phases.ts';
-import { type PlanStatus, renderPlanComment, replanIssueBody } from './plan-comment.ts';
-import { type PlanCtx, waveOf } from './plan-context.ts';
+
 import {
   needsReview,
   parsePlanSize,
@@ -17,7 +11,14 @@ import {
   type Size,
   sizeLabel,
   sizeOf,
-} from './plan-labels.ts';
+} from '../../plan/plan-labels.ts';
+import type { IssueKey } from '../../plan/types.ts';
+import { type PlanReviewResult, reviewPlan } from '../../review/plan-review.ts';
+import type { AttemptRecord } from '../../runner/types.ts';
+import { reviewAuthorOf } from '../review-leg.ts';
+import { enterPhase, issueRef, land, type Phase, readPlan, startAttempt } from './member-phases.ts';
+import { type PlanStatus, renderPlanComment, replanIssueBody } from './plan-comment.ts';
+import { type PlanCtx, waveOf } from './plan-context.ts';
 import { readyXs } from './xs-lane.ts';
 
 const comment = async (

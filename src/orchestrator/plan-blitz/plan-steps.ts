@@ -1,12 +1,13 @@
 // One step of one wave member down its size lane, each step checking the world first: a member with
 // no phase yet starts one (XS → a worker; S/M/L → a planner; no size → the planner sizes it first); a
 // finished attempt hands over to its lane (xs-lane.ts, plan-lane.ts); a failed one lands refused.
+
+import { sizeOf } from '../../plan/plan-labels.ts';
 import type { IssueKey } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import { issueAttempts } from '../run-progress.ts';
 import { dispatchPending, enterPhase, land, type Phase, readPlan, startAttempt } from './member-phases.ts';
 import { type PlanCtx, waveOf } from './plan-context.ts';
-import { sizeOf } from './plan-labels.ts';
 import { planned, review } from './plan-lane.ts';
 import { readyXs, ship } from './xs-lane.ts';
 

@@ -1,14 +1,14 @@
-// reconcilePlanRun: the plan-blitz run loop, level-triggered like reconcileRun. Each pass reads the
-// milestone and the store; with a wave in flight it takes every member one step down its lane and
-// lands the wave when all have landed; with none, it asks the planner (plan-wave.ts) for the next
-// wave or the reason to stop. Labels and comments on the tracker carry the plans; the run keeps the
-// waves' landings.
+// reconcilePlanRun: the plan-blitz run loop, level-triggered like reconcileRun. Each pass is load →
+// one `nextActions` (kind `plan`: plan/plan-waves.ts decides the waves, their landing and the stop) →
+// perform: a member's step down its lane (plan-steps.ts), a wave started or landed, a report, the stop.
+// Labels and comments on the tracker carry the plans; the run keeps the waves' landings.
 import { formatConfigErrors } from '../../config/repo-config.ts';
 import { budgetOf } from '../../plan/budget.ts';
 import { executionGate } from '../../plan/gates.ts';
 import { buildGraph } from '../../plan/graph.ts';
-import { enterRunning } from '../../plan/next-actions.ts';
-import type { RunSnapshot, StopState } from '../../plan/snapshot.ts';
+import { nextActions } from '../../plan/next-actions.ts';
+import { sizeOf } from '../../plan/plan-labels.ts';
+import type { Action, RunSnapshot } from '../../plan/snapshot.ts';
 import type { RunState } from '../../plan/states.ts';
 import { issueKey } from '../../plan/types.ts';
 import type { BudgetProbe } from '../budget-probe.ts';
@@ -22,10 +22,8 @@ import { dispatchHeld, pacedLimit, paceReason } from '../run-pace.ts';
 import { setRunState, stopRun as writeStop } from '../run-state.ts';
 import { type PlanCtx, type PlanPorts, reloadPlan, savePlan } from './plan-context.ts';
 import { renderPlanDashboard } from './plan-dashboard.ts';
-import { planRunLabels, sizeOf } from './plan-labels.ts';
 import { currentWave, finishedKeys, tallyOf } from './plan-state.ts';
 import { advanceMember } from './plan-steps.ts';
-import { decideWave, withExcluded } from './plan-wave.ts';
 
 export interface PlanReconcileHooks extends Pick<ReconcileHooks, 'trusted'> {
   probe: BudgetProbe;
@@ -85,6 +83,9 @@ const load = async (deps: PlanRunPorts, hooks: PlanReconcileHooks, runId: string
   const slowed = paceReason(pace);
   if (slowed) pc.slowed = slowed;
   const budget = await hooks.probe(run.id);
+  const landed = pc.plan.waves.filter((w) => w.landed);
+  const last = landed.at(-1);
+  const wave = currentWave(pc.plan);
   const snap: RunSnapshot = {
     kind: 'plan',
     options,
@@ -100,19 +101,14 @@ const load = async (deps: PlanRunPorts, hooks: PlanReconcileHooks, runId: string
     smoke: 'none',
     ship: 'none',
     roster: deps.config.roster,
+    waves: { completed: landed.length, ...(last ? { last: tallyOf(last) } : {}) },
+    planRun: {
+      ...(pc.plan.targets ? { targets: pc.plan.targets } : {}),
+      finished: [...finishedKeys(pc.plan)],
+      ...(wave ? { wave: { members: wave.members, landed: Object.keys(wave.outcomes) } } : {}),
+    },
   };
   return { broken: undefined, pc, snap } as const;
-};
-
-/** Not candidates of this run: not targeted, already execution-ready, or landed in an earlier wave. */
-const excluded = (pc: PlanCtx): Set<string> => {
-  const out = finishedKeys(pc.plan);
-  const targets = pc.plan.targets ? new Set(pc.plan.targets) : undefined;
-  for (const [k, i] of pc.issues) {
-    if (targets && !targets.has(k)) out.add(k);
-    if (i.labels.some((l) => l.name.toLowerCase() === planRunLabels.ready)) out.add(k);
-  }
-  return out;
 };
 
 const report = (pc: PlanCtx, key: string, text: string) => reportOnce(pc.deps, pc, key, text);
@@ -122,7 +118,8 @@ const report = (pc: PlanCtx, key: string, text: string) => reportOnce(pc.deps, p
  * budget park leaves it done and frees the milestone for the next `/plan-blitz`; what blocked it is in
  * the reason and in the comment.
  */
-const stopRun = async (pc: PlanCtx, state: StopState, reason: string) => {
+const stopPlanRun = async (pc: PlanCtx, { state, reason, remaining }: Extract<Action, { type: 'stop' }>) => {
+  if (remaining) pc.plan.remaining = remaining;
   await savePlan(pc);
   const word =
     state === 'blocked' ? 'stopped (a person has to look)' : state === 'paused' ? 'paused' : 'finished';
@@ -135,84 +132,88 @@ const stopRun = async (pc: PlanCtx, state: StopState, reason: string) => {
   );
 };
 
-/** Decides the next wave, or stops the run. True when a wave started. */
-const nextWave = async (pc: PlanCtx, snap: RunSnapshot): Promise<boolean> => {
-  const done = pc.plan.waves.filter((w) => w.landed);
-  const last = done.at(-1);
-  const d = decideWave(
-    withExcluded(
-      { ...snap, waves: { completed: done.length, ...(last ? { last: tallyOf(last) } : {}) } },
-      excluded(pc),
+const dryRunPlan = (pc: PlanCtx, a: Extract<Action, { type: 'post_plan' }>): string =>
+  [
+    `**plan-blitz dry run: ${pc.run.milestoneTitle}** — nothing was started.`,
+    '',
+    `First wave (${a.wave.length}):`,
+    ...a.wave.map(
+      (k) => `- ${num(k)}: lane ${sizeOf(pc.issues.get(k)!) ?? 'unsized (the planner sizes it first)'}`,
     ),
-  );
-  pc.plan.cycles = d.cycles;
-  for (const c of d.cycles)
-    await report(
-      pc,
-      `cycle:${c.join(',')}`,
-      `plan-blitz: these issues block each other in a cycle and will not be planned until a person cuts it: ${c.map(num).join(', ')}.`,
-    );
-  for (const u of d.unknownBlockers)
-    await report(
-      pc,
-      `unknown:${u.blocker}:${u.namedBy.join(',')}`,
-      `plan-blitz: ${u.namedBy.map(num).join(', ')} ${u.namedBy.length === 1 ? 'is' : 'are'} blocked by ${u.blocker}, which does not exist or cannot be read; not planned (fail closed).`,
-    );
-  const options = pc.run.options as RunOptionsStored;
-  if (options.dryRun) {
-    const members = d.next.kind === 'wave' ? d.next.members : [];
-    const lines = [
-      `**plan-blitz dry run: ${pc.run.milestoneTitle}** — nothing was started.`,
-      '',
-      `First wave (${members.length}):`,
-      ...members.map(
-        (k) => `- ${num(k)}: lane ${sizeOf(pc.issues.get(k)!) ?? 'unsized (the planner sizes it first)'}`,
-      ),
-      ...(members.length === 0 ? ['- nothing can be planned now'] : []),
-      '',
-      'Held:',
-      ...(d.held.length ? d.held.map((h) => `- ${num(h.key)}: ${h.reason}`) : ['- nothing']),
-      '',
-      'Waiting:',
-      ...(d.waiting.length ? d.waiting.map((w) => `- ${w}`) : ['- nothing']),
-    ];
-    await report(pc, 'plan-dry-run', lines.join('\n'));
-    await stopRun(pc, 'done', 'dry run: the first wave is posted, nothing ran');
-    return false;
+    ...(a.wave.length === 0 ? ['- nothing can be planned now'] : []),
+    '',
+    'Held:',
+    ...(a.held?.length ? a.held.map((h) => `- ${num(h.key)}: ${h.reason}`) : ['- nothing']),
+    '',
+    'Waiting:',
+    ...(a.explanations.length ? a.explanations.map((w) => `- ${w}`) : ['- nothing']),
+  ].join('\n');
+
+/** Applies one of the planner's actions to a plan run; true when it moved the run (another pass follows). */
+const performPlan = async (pc: PlanCtx, a: Action): Promise<boolean> => {
+  switch (a.type) {
+    case 'set_state':
+      pc.run = await setRunState(pc.deps, pc.run.id, a);
+      return false;
+    case 'report_cycle':
+      pc.plan.cycles.push(a.members);
+      await report(
+        pc,
+        `cycle:${a.members.join(',')}`,
+        `plan-blitz: these issues block each other in a cycle and will not be planned until a person cuts it: ${a.members.map(num).join(', ')}.`,
+      );
+      return false;
+    case 'report_unknown_blocker':
+      await report(
+        pc,
+        `unknown:${a.blocker}:${a.namedBy.join(',')}`,
+        `plan-blitz: ${a.namedBy.map(num).join(', ')} ${a.namedBy.length === 1 ? 'is' : 'are'} blocked by ${a.blocker}, which does not exist or cannot be read; not planned (fail closed).`,
+      );
+      return false;
+    case 'post_plan':
+      await report(pc, 'plan-dry-run', dryRunPlan(pc, a));
+      return false;
+    case 'start_wave':
+      pc.plan.waves.push({
+        index: pc.plan.waves.length + 1,
+        members: a.members,
+        held: a.held,
+        outcomes: {},
+        landed: false,
+      });
+      await savePlan(pc);
+      pc.deps.logger.info(
+        { runId: pc.run.id, wave: pc.plan.waves.length, members: a.members },
+        'plan wave started',
+      );
+      return true;
+    case 'advance_member': {
+      const wave = currentWave(pc.plan);
+      try {
+        await advanceMember(pc, a.issue);
+      } catch (err) {
+        pc.deps.logger.error(
+          { runId: pc.run.id, issue: a.issue, err },
+          'plan step failed; the next reconcile retries it',
+        );
+        pc.problems.set(a.issue, err instanceof Error ? err.message : String(err));
+      }
+      // A member that landed may have been the wave's last: the next pass lands it.
+      return wave?.outcomes[a.issue] !== undefined;
+    }
+    case 'land_wave': {
+      const wave = currentWave(pc.plan);
+      if (wave) wave.landed = true;
+      await savePlan(pc);
+      return true;
+    }
+    case 'stop':
+      await stopPlanRun(pc, a);
+      return false;
+    default:
+      pc.deps.logger.warn({ runId: pc.run.id, action: a.type }, 'action not performed for a plan run');
+      return false;
   }
-  if (d.next.kind === 'stop') {
-    const { state, reason } = d.next;
-    // Seed 002: the next wave at a stop is reported as the remaining work, never chained.
-    pc.plan.remaining = [
-      ...d.candidates.map((k) => `${num(k)} can be planned by another \`/plan-blitz\``),
-      ...d.waiting,
-    ];
-    const cycle = [
-      ...(d.cycles.length
-        ? [`cycle not planned: ${d.cycles.map((c) => c.map(num).join(' ↔ ')).join(', ')}`]
-        : []),
-      ...d.unknownBlockers.map(
-        (u) => `${u.namedBy.map(num).join(', ')} not planned: blocker ${u.blocker} cannot be read`,
-      ),
-    ]
-      .map((x) => `; ${x}`)
-      .join('');
-    await stopRun(pc, cycle && state === 'done' ? 'blocked' : state, `${reason}${cycle}`);
-    return false;
-  }
-  pc.plan.waves.push({
-    index: pc.plan.waves.length + 1,
-    members: d.next.members,
-    held: d.held,
-    outcomes: {},
-    landed: false,
-  });
-  await savePlan(pc);
-  pc.deps.logger.info(
-    { runId: pc.run.id, wave: pc.plan.waves.length, members: d.next.members },
-    'plan wave started',
-  );
-  return true;
 };
 
 /** One reconcile of a plan run; the caller holds the run's lock (across replicas on Postgres). */
@@ -232,25 +233,11 @@ export const reconcilePlanRun = async (
       return;
     }
     const { pc, snap } = loaded;
-    if (pc.run.state === 'paused') return hooks.dashboardBody(runId, renderPlanDashboard(pc));
-    for (const a of enterRunning(pc.run.state as RunState)) pc.run = await setRunState(deps, pc.run.id, a);
+    const actions = nextActions(pc.run.state as RunState, snap);
+    // A pass that chooses the next wave (or stops) reports the cycles it found afresh.
+    if (actions.some((a) => a.type === 'start_wave' || a.type === 'stop')) pc.plan.cycles = [];
     let moved = false;
-    const wave = currentWave(pc.plan);
-    if (wave) {
-      for (const key of wave.members) {
-        try {
-          await advanceMember(pc, key);
-        } catch (err) {
-          deps.logger.error({ runId, issue: key, err }, 'plan step failed; the next reconcile retries it');
-          pc.problems.set(key, err instanceof Error ? err.message : String(err));
-        }
-      }
-      if (wave.members.every((k) => wave.outcomes[k])) {
-        wave.landed = true;
-        await savePlan(pc);
-        moved = true;
-      }
-    } else moved = await nextWave(pc, snap);
+    for (const a of actions) if (await performPlan(pc, a)) moved = true;
     hooks.dashboardBody(runId, renderPlanDashboard(pc));
     if (!moved || !live(pc.run.state)) return;
   }

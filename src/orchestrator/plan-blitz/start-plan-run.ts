@@ -3,20 +3,17 @@
 // target it could not match — a dropped target is worse than a refusal. Nothing starts when no
 // target matches, or a run is already live on the milestone.
 import type { Command, TicketRef } from '../../commands/schema.ts';
-import { formatConfigErrors } from '../../config/repo-config.ts';
 import { isAppError } from '../../errors.ts';
 import type { Forge, IssueRef, Milestone, RepoRef } from '../../forges/types.ts';
+import { maxWaveSize } from '../../plan/plan-waves.ts';
 import { issueKey } from '../../plan/types.ts';
 import { slugify } from '../../runner/branch-names.ts';
 import type { RunRecord } from '../../store/run-store.ts';
 import type { Intent } from '../../store/types.ts';
 import type { Ports, RunOptionsStored } from '../context.ts';
-import { loadRepoConfig } from '../repo-settings.ts';
-import { newRunId } from '../run-effects.ts';
 import { setDashboardComment, writeProgress } from '../run-writer.ts';
-import { placeOf } from '../start-run.ts';
+import { createRunOf, milestoneOrAnswer, placeOf, repoConfigOrAnswer } from '../start-run.ts';
 import type { PlanProgress } from './plan-state.ts';
-import { maxWaveSize } from './plan-wave.ts';
 
 export interface PlanStartHooks {
   reconcileSoon(runId: string): void;
@@ -80,12 +77,9 @@ export const createPlanIntentHandler = (
 ) => {
   return async (intent: Intent, cmd: PlanCommand): Promise<'started' | 'answered' | 'refused'> => {
     const { repo, forge, answer } = await placeOf(deps, intent);
-    const cfg = await loadRepoConfig(forge, repo);
-    if (!cfg.result.ok) {
-      await answer(formatConfigErrors(cfg.result.errors, cfg.path));
-      return 'refused';
-    }
-    let milestone: Pick<Milestone, 'number' | 'title'>;
+    const cfg = await repoConfigOrAnswer(forge, repo, answer);
+    if (!cfg) return 'refused';
+    let milestone: Pick<Milestone, 'number' | 'title'> | undefined;
     const plan: Partial<PlanProgress> = {};
     if (cmd.refs.length > 0) {
       const t = await matchTargets(forge, repo, cmd.refs);
@@ -100,32 +94,22 @@ export const createPlanIntentHandler = (
       plan.targets = t.matched.map((m) => issueKey(intent.repo, m.number));
       plan.unmatched = t.unmatched;
     } else {
-      try {
-        milestone = await forge.resolveMilestone(repo, cmd.milestone);
-      } catch (err) {
-        if (!isAppError(err, 'not_found') && !isAppError(err, 'bad_request')) throw err;
-        await answer(`plan-blitz: ${err.message}`);
-        return 'refused';
-      }
+      milestone = await milestoneOrAnswer(forge, repo, cmd.milestone, 'plan-blitz', answer);
+      if (!milestone) return 'refused';
     }
     const slug = `plan-${slugify(milestone.title, 24) || `m${milestone.number}`}`;
     const options: RunOptionsStored = {
-      maxSessions: Math.min(maxWaveSize, cfg.result.config.maxSessions ?? deps.config.runner.maxSessions),
+      maxSessions: Math.min(maxWaveSize, cfg.config.maxSessions ?? deps.config.runner.maxSessions),
       dryRun: cmd.dryRun,
       maxWaves: cmd.waves,
       sender: intent.sender,
     };
-    const created = await deps.store.createRun({
-      id: deps.newId?.() ?? newRunId(),
-      forge: intent.forge,
-      repo: intent.repo,
+    const created = await createRunOf(deps, intent, {
       kind: 'plan',
       milestoneNumber: milestone.number,
       milestoneTitle: milestone.title,
       slug,
-      ...(intent.issueNumber !== undefined ? { triggerIssue: intent.issueNumber } : {}),
       options,
-      state: 'planning',
       // A plan run has no integration branch: XS work merges straight into the default branch.
       integrationBranch: cfg.defaultBranch,
     });

@@ -1,13 +1,14 @@
 // The XS lane (seed 002 §4, "dispatch: work already done in the wave"): the worker's branch becomes a
 // PR into the default branch, gets its review leg, is merged, and the issue is closed, all in the wave.
 // Shipping needs the execution gate; an XS whose blockers are not closed is marked execution-ready.
+
+import { planRunLabels } from '../../plan/plan-labels.ts';
 import type { IssueKey } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import { closeWithComment } from '../close-issue.ts';
 import { cleanUpMerged, mergePr, openPr } from '../pull-requests.ts';
 import { issueRef, land } from './member-phases.ts';
 import { type PlanCtx, waveOf } from './plan-context.ts';
-import { planRunLabels } from './plan-labels.ts';
 
 /**
  * XS whose blockers are not all closed: the planning gate let it into the wave, but shipping code

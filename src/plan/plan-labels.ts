@@ -1,7 +1,8 @@
 // Plan state on the tracker (pure): the labels a plan-blitz run reads and writes, the size lanes
-// of seed 002 §4, and the hidden marker of the plan comment (one per issue, edited in place).
-import type { PlanIssue } from '../../plan/types.ts';
-import { hasLabel, planLabels } from '../../plan/types.ts';
+// of seed 002 §4, the hidden marker of the plan comment (one per issue, edited in place), and how a
+// blitz run holds an M or L issue that has no approved plan yet.
+import type { PlanIssue } from './types.ts';
+import { hasLabel, planLabels } from './types.ts';
 
 export const sizes = ['XS', 'S', 'M', 'L'] as const;
 export type Size = (typeof sizes)[number];
@@ -39,3 +40,24 @@ export const parsePlanSize = (plan: string): Size | undefined => {
 
 /** The plan text without the SIZE line (that one went into the label). */
 export const planBody = (plan: string): string => plan.replace(sizeLine, '').trim();
+
+const unplannedPrefix = 'needs an approved plan first';
+
+/** A blitz run holds M/L issues lacking `plan/approved`, with the reason; issues already held keep theirs. */
+export const holdUnplanned = (issues: readonly PlanIssue[]): PlanIssue[] =>
+  issues.map((i) => {
+    const size = sizeOf(i);
+    if (!size || !needsReview(size) || hasLabel(i, planRunLabels.approved) || hasLabel(i, planRunLabels.hold))
+      return i;
+    const description = `${unplannedPrefix} (size ${size}): run \`/plan-blitz\` on it`;
+    return { ...i, labels: [...i.labels, { name: planRunLabels.hold, description }] };
+  });
+
+/** The dashboard line naming the issues held for want of a plan, if any. */
+export const unplannedLine = (issues: Iterable<PlanIssue>): string | undefined => {
+  const held = [...issues].filter((i) =>
+    i.labels.some((l) => l.name === planRunLabels.hold && l.description?.startsWith(unplannedPrefix)),
+  );
+  if (held.length === 0) return undefined;
+  return `plans: ${held.map((i) => `#${i.number} (${sizeOf(i)})`).join(', ')} ${held.length === 1 ? 'has' : 'have'} no approved plan and will not run until \`/plan-blitz\` approves one; the rest runs`;
+};

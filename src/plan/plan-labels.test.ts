@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { issue } from '../../../test/support/plan-arbitraries.ts';
-import { holdUnplanned, unplannedLine } from './blitz-plans.ts';
-import { parsePlanSize, planBody, sizeOf } from './plan-labels.ts';
+import { issue } from '../../test/support/plan-arbitraries.ts';
+import { holdUnplanned, parsePlanSize, planBody, sizeOf, unplannedLine } from './plan-labels.ts';
 
 const labelled = (...names: string[]) => issue(1, { labels: names.map((name) => ({ name })) });
 

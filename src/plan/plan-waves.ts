@@ -1,0 +1,151 @@
+// A plan-blitz run's actions for one pass (pure, seed 002): with a wave in flight, each member not yet
+// landed takes a step and the wave lands once all have; with none, the next wave (at most eight issues
+// the planning gate lets in, in dispatch order) starts, or the run stops with what is left. Two things
+// are shaped here, in the snapshot the gates read, never in the gates:
+// - issues that are not candidates of this run (not targeted, execution-ready, landed in an earlier
+//   wave) are given to the planner as done, so they stay blockers but are not planned;
+// - members of a cycle are reported, then handed to the planner as open blockers outside the list, so
+//   the cycle stops its members (and whatever waits on them) while the other plans carry on.
+import { explain, keysIn } from './classify.ts';
+import { planRunLabels } from './plan-labels.ts';
+import { buildRunContext } from './run-context.ts';
+import type { Action, IssueProgress, PlanRunView, RunSnapshot } from './snapshot.ts';
+import { hasLabel, type IssueKey, issueKey } from './types.ts';
+import { orderForDispatch, sessionCap } from './wave.ts';
+
+/** Seed 002: at most 8 issues per wave. */
+export const maxWaveSize = 8;
+
+const num = (k: IssueKey) => `#${k.slice(k.lastIndexOf('#') + 1)}`;
+
+const doneMarker = (key: IssueKey): IssueProgress => ({
+  key,
+  state: 'closed',
+  attempts: [],
+  branchPushed: false,
+  reviewPosted: false,
+});
+
+/** Not candidates of this run: not targeted, already execution-ready, or landed in an earlier wave. */
+const excluded = (snap: RunSnapshot, view: PlanRunView): Set<IssueKey> => {
+  const out = new Set(view.finished);
+  const targets = view.targets ? new Set(view.targets) : undefined;
+  for (const i of snap.issues) {
+    const k = issueKey(i.repo, i.number);
+    if ((targets && !targets.has(k)) || hasLabel(i, planRunLabels.ready)) out.add(k);
+  }
+  return out;
+};
+
+/** `snap` with the excluded issues marked done (still blockers, never candidates). */
+const withExcluded = (snap: RunSnapshot, view: PlanRunView): RunSnapshot => {
+  const out = excluded(snap, view);
+  return {
+    ...snap,
+    progress: snap.issues
+      .map((i) => issueKey(i.repo, i.number))
+      .filter((k) => out.has(k))
+      .map(doneMarker),
+  };
+};
+
+/** `snap` with the members of `cycles` moved out of the list, as open blockers. */
+const withoutCycles = (snap: RunSnapshot, cycles: readonly IssueKey[][]): RunSnapshot => {
+  const inCycle = new Set(cycles.flat());
+  const keyOf = (i: { repo: string; number: number }) => issueKey(i.repo, i.number);
+  return {
+    ...snap,
+    issues: snap.issues.filter((i) => !inCycle.has(keyOf(i))),
+    external: [
+      ...snap.external,
+      ...snap.issues
+        .filter((i) => inCycle.has(keyOf(i)))
+        .map((i) => ({ key: keyOf(i), state: 'open' as const, title: i.title })),
+    ],
+    progress: snap.progress.filter((p) => !inCycle.has(p.key)),
+  };
+};
+
+/** Why the run stops instead of starting another wave, or undefined when a wave goes out. */
+const stopOf = (
+  snap: RunSnapshot,
+  ready: readonly IssueKey[],
+): { state: 'done' | 'blocked' | 'paused'; reason: string } | undefined => {
+  const waves = snap.waves ?? { completed: 0 };
+  const last = waves.last;
+  if (waves.completed > 0 && last && last.approved + last.executionReady + last.closed === 0)
+    return { state: 'blocked', reason: `wave ${waves.completed} approved, readied and closed nothing` };
+  if (waves.completed >= (snap.options.maxWaves ?? 1))
+    return { state: 'done', reason: `waves exhausted; still to plan: ${ready.join(', ') || 'nothing'}` };
+  if (ready.length === 0) return { state: 'done', reason: 'the next wave is empty' };
+  const caps = {
+    maxSessions: snap.options.maxSessions,
+    budget: snap.budget,
+    machineLimit: snap.machine.limit,
+    contended: snap.machine.contended,
+  };
+  if (sessionCap(caps) === 0) return { state: 'paused', reason: 'the budget probe says park' };
+  return undefined;
+};
+
+/** The next wave, or the stop with what is left; the cycles and unreadable blockers are reported first. */
+const nextWaveActions = (snap: RunSnapshot, view: PlanRunView): Action[] => {
+  const full = buildRunContext(withExcluded(snap, view));
+  const cycles = full.classified.cycles.map((c) => c.members);
+  const out: Action[] = [
+    ...cycles.map((members): Action => ({ type: 'report_cycle', members })),
+    ...full.classified.unknownBlockers.map(
+      (u): Action => ({ type: 'report_unknown_blocker', blocker: u.key, namedBy: u.namedBy }),
+    ),
+  ];
+  const ctx = buildRunContext(withoutCycles(full.snap, cycles));
+  const held = keysIn(ctx.classified, 'held').map((key) => {
+    const c = ctx.classified.byKey.get(key);
+    return { key, reason: c?.category === 'held' ? c.reason : 'held' };
+  });
+  const waiting = keysIn(ctx.classified, 'blocked').map((k) => explain(ctx.classified, k));
+  const ready = keysIn(ctx.classified, 'ready');
+  const candidates = orderForDispatch(ctx.graph.issues, ready);
+  const stop = stopOf(snap, ready);
+  const members = stop ? [] : candidates.slice(0, maxWaveSize);
+  if (snap.options.dryRun)
+    return [
+      ...out,
+      { type: 'post_plan', wave: members, explanations: waiting, held },
+      { type: 'stop', state: 'done', reason: 'dry run: the first wave is posted, nothing ran' },
+    ];
+  if (!stop) return [...out, { type: 'start_wave', members, held }];
+  const notPlanned = [
+    ...(cycles.length ? [`cycle not planned: ${cycles.map((c) => c.map(num).join(' ↔ ')).join(', ')}`] : []),
+    ...full.classified.unknownBlockers.map(
+      (u) => `${u.namedBy.map(num).join(', ')} not planned: blocker ${u.key} cannot be read`,
+    ),
+  ]
+    .map((x) => `; ${x}`)
+    .join('');
+  return [
+    ...out,
+    {
+      type: 'stop',
+      // A cycle or an unreadable blocker left out is a person's to cut, even when the rest is done.
+      state: notPlanned && stop.state === 'done' ? 'blocked' : stop.state,
+      reason: `${stop.reason}${notPlanned}`,
+      // Seed 002: the next wave at a stop is reported as the remaining work, never chained.
+      remaining: [
+        ...candidates.map((k) => `${num(k)} can be planned by another \`/plan-blitz\``),
+        ...waiting,
+      ],
+    },
+  ];
+};
+
+/** A plan run's work this pass (the run's entry into `running` is nextActions'). */
+export const planRunActions = (snap: RunSnapshot): Action[] => {
+  const view = snap.planRun ?? { finished: [] };
+  const wave = view.wave;
+  if (!wave) return nextWaveActions(snap, view);
+  const landed = new Set(wave.landed);
+  const open = wave.members.filter((k) => !landed.has(k));
+  if (open.length === 0) return [{ type: 'land_wave' }];
+  return open.map((issue): Action => ({ type: 'advance_member', issue }));
+};
