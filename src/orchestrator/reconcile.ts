@@ -163,14 +163,7 @@ const loadRun = async (
     return undefined;
   }
   const repoConfig = cfg.result.config;
-  const ms = withoutUnrecordedApprovals(
-    await forge.loadMilestone(repo, run.milestoneNumber),
-    run.progress.approvals ?? {},
-  );
-  const authors = new Map<string, boolean>();
-  for (const i of ms.issues)
-    if (!authors.has(i.author)) authors.set(i.author, await hooks.trusted(forge, run.repo, i.author));
-  const input = planInput(ms, (a) => authors.get(a) ?? false);
+  const { ms, input } = await readMilestone(hooks, forge, run);
   const { external } = input;
   // Seed 002: M/L work needs an approved plan first; it is held (and said so) while the rest runs.
   const issues = run.kind === 'blitz' ? holdUnplanned(input.issues) : input.issues;
@@ -304,6 +297,18 @@ export const withoutUnrecordedApprovals = (
     return { ...i, labels: i.labels.filter((l) => l.name !== planLabels.approved) };
   });
   return { ...ms, issues, lapsed };
+};
+
+/** A milestone run's issues as the planner reads them (blitz and plan runs alike): approvals kept, authors' trust looked up. */
+export const readMilestone = async (hooks: Pick<ReconcileHooks, 'trusted'>, forge: Forge, run: RunRecord) => {
+  const ms = withoutUnrecordedApprovals(
+    await forge.loadMilestone(repoRefOf(run.repo), run.milestoneNumber),
+    run.progress.approvals ?? {},
+  );
+  const authors = new Map<string, boolean>();
+  for (const i of ms.issues)
+    if (!authors.has(i.author)) authors.set(i.author, await hooks.trusted(forge, run.repo, i.author));
+  return { ms, input: planInput(ms, (a) => authors.get(a) ?? false) };
 };
 
 /**

@@ -15,8 +15,7 @@ import type { BudgetProbe } from '../budget-probe.ts';
 import { forgeOfRun, type Ports, type RunOptionsStored, refOf, repoRefOf } from '../context.ts';
 import { cloneUrlOf } from '../dispatch-attempt.ts';
 import { reportOnce } from '../perform.ts';
-import { planInput } from '../plan-input.ts';
-import { type ReconcileHooks, withoutUnrecordedApprovals } from '../reconcile.ts';
+import { type ReconcileHooks, readMilestone } from '../reconcile.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { dispatchHeld, pacedLimit, paceReason } from '../run-pace.ts';
 import { setRunState, stopRun as writeStop } from '../run-state.ts';
@@ -47,14 +46,8 @@ const load = async (deps: PlanRunPorts, hooks: PlanReconcileHooks, runId: string
   if (!cfg.result.ok)
     return { broken: formatConfigErrors(cfg.result.errors, cfg.path), run, forge, repo } as const;
   // The same approval gate as blitz: `blitz/approved` counts only as a writer added it, on that text.
-  const ms = withoutUnrecordedApprovals(
-    await forge.loadMilestone(repo, run.milestoneNumber),
-    run.progress.approvals ?? {},
-  );
-  const authors = new Map<string, boolean>();
-  for (const i of ms.issues)
-    if (!authors.has(i.author)) authors.set(i.author, await hooks.trusted(forge, run.repo, i.author));
-  const { issues, external } = planInput(ms, (a) => authors.get(a) ?? false);
+  const { ms, input } = await readMilestone(hooks, forge, run);
+  const { issues, external } = input;
   const pc: PlanCtx = {
     deps,
     run,
