@@ -40,4 +40,28 @@ describe('createGroupCommit', () => {
     const results = await Promise.allSettled([write(12), write(13), write(14)]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
   });
+
+  it('inFlight: that many writes go out at once, later calls gather behind them, at most maxBatch a write', async () => {
+    const batches: number[][] = [];
+    const gates: (() => void)[] = [];
+    const echo = createGroupCommit(
+      async (xs: readonly number[]) => {
+        batches.push([...xs]);
+        await new Promise<void>((r) => gates.push(r));
+        return xs;
+      },
+      { inFlight: 2, maxBatch: 2 },
+    );
+    const all = Promise.all([1, 2, 3, 4, 5].map((x) => echo(x)));
+    expect(batches).toEqual([[1], [2]]);
+    gates.shift()!();
+    await new Promise((r) => setImmediate(r));
+    expect(batches).toEqual([[1], [2], [3, 4]]);
+    while (batches.length < 4 || gates.length > 0) {
+      gates.shift()?.();
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(await all).toEqual([1, 2, 3, 4, 5]);
+    expect(batches).toEqual([[1], [2], [3, 4], [5]]);
+  });
 });

@@ -4,7 +4,7 @@
 // awaits its own answer. A batch the database refuses (a value it cannot store, a deadlock) is retried
 // one item at a time, so one bad item fails alone and the others are still written.
 
-/** Most items in one statement (the rest wait for the next one). */
+/** Most items in one write by default (the rest wait for the next one). */
 const MAX_BATCH = 200;
 
 interface Pending<T, R> {
@@ -21,13 +21,29 @@ interface Pending<T, R> {
  */
 export type Gather = 'while-writing' | 'this-turn';
 
+export interface GroupOptions {
+  gather?: Gather;
+  /** Most items in one write (default 200). */
+  maxBatch?: number;
+  /**
+   * `while-writing`: how many writes may be in flight at once (default 1). More than one suits a
+   * write that holds its connection for several round trips (a shared transaction): a call that
+   * finds a connection free goes out at once, the others gather behind the writes in flight.
+   */
+  inFlight?: number;
+}
+
 /** `write` takes a batch and answers each item, in the order given. */
 export const createGroupCommit = <T, R>(
   write: (items: readonly T[]) => Promise<readonly R[]> | readonly R[],
-  gather: Gather = 'while-writing',
+  options: Gather | GroupOptions = 'while-writing',
 ): ((item: T) => Promise<R>) => {
+  const o = typeof options === 'string' ? { gather: options } : options;
+  const gather = o.gather ?? 'while-writing';
+  const maxBatch = o.maxBatch ?? MAX_BATCH;
+  const inFlight = gather === 'this-turn' ? 1 : Math.max(1, o.inFlight ?? 1);
   const pending: Pending<T, R>[] = [];
-  let flushing = false;
+  let flushing = 0;
 
   const settle = async (batch: Pending<T, R>[]): Promise<void> => {
     try {
@@ -42,23 +58,21 @@ export const createGroupCommit = <T, R>(
     }
   };
 
+  /** One writer: takes what is pending, a batch at a time, until nothing is left. */
   const flush = async (): Promise<void> => {
-    flushing = true;
     try {
-      while (pending.length > 0) await settle(pending.splice(0, MAX_BATCH));
+      while (pending.length > 0) await settle(pending.splice(0, maxBatch));
     } finally {
-      flushing = false;
+      flushing--;
     }
   };
 
   return (item) =>
     new Promise<R>((resolve, reject) => {
       pending.push({ item, resolve, reject });
-      if (flushing) return;
+      if (flushing >= inFlight) return;
+      flushing++;
       if (gather === 'while-writing') void flush();
-      else {
-        flushing = true;
-        setImmediate(() => void flush());
-      }
+      else setImmediate(() => void flush());
     });
 };

@@ -38,7 +38,14 @@ const types = {
 export const redactUrl = (url: string): string =>
   url.replace(/^(postgres(?:ql)?:\/\/[^:@/]*:)[^@]*@/, '$1***@');
 
-export const createPgPool = (url: string, opts: PgOptions & { commit?: PoolCommit } = {}): pg.Pool => {
+/**
+ * `pipeline`: a connection writes each query without waiting for the answer to the one before (for
+ * statements that do not depend on each other's results, e.g. several transactions' work in one).
+ */
+export const createPgPool = (
+  url: string,
+  opts: PgOptions & { commit?: PoolCommit; pipeline?: boolean } = {},
+): pg.Pool => {
   if (opts.schema !== undefined && !schemaName.test(opts.schema)) {
     throw new AppError('config_invalid', `Postgres schema "${opts.schema}" is not a plain lower-case name`);
   }
@@ -51,6 +58,7 @@ export const createPgPool = (url: string, opts: PgOptions & { commit?: PoolCommi
     max: opts.max ?? 10,
     connectionTimeoutMillis: opts.connectionTimeoutMs ?? 10_000,
     types,
+    ...(opts.pipeline ? { pipeline: true } : {}),
     ...(settings.length > 0 ? { options: settings.join(' ') } : {}),
   });
   // An idle client losing its server (a restart) must not crash the process; the next query reconnects.

@@ -6,6 +6,7 @@
 import { AppError } from '../errors.ts';
 import type { AttemptLedger } from '../runner/types.ts';
 import { type Migration, readMigrations } from './migrate.ts';
+import { createGroupTransaction, GROUP_TRANSACTIONS_IN_FLIGHT } from './pg-group-transaction.ts';
 import { migratePostgres } from './pg-migrate.ts';
 import {
   checkConnection,
@@ -26,7 +27,9 @@ export type PostgresRunStore = RunStore & {
   ledger: AttemptLedger;
   /**
    * Runs `fn` in one transaction: its run writes and whatever it adds through `executeSql` (a pg-boss
-   * job via `enqueueInTransaction(tx, …)`) commit together or not at all.
+   * job via `enqueueInTransaction(tx, …)`) commit together or not at all. Concurrent calls share a
+   * transaction (pg-group-transaction.ts), so `fn` may run again alone after a neighbour's failure:
+   * it must do nothing but write through `tx`.
    */
   transaction<T>(fn: (tx: PostgresRunTransaction) => Promise<T>): Promise<T>;
 };
@@ -51,9 +54,13 @@ export const openPostgresRunStore = async (
       ? err
       : new AppError('store_error', 'cannot open the Postgres run store', {}, { cause: err });
   }
+  // Concurrent transactions (dispatches) share one, on pipelined connections of their own.
+  const txPool = createPgPool(url, { ...opts, max: GROUP_TRANSACTIONS_IN_FLIGHT, pipeline: true });
   const closePool = closeOnce(pool);
   const closeLockPool = closeOnce(lockPool);
+  const closeTxPool = closeOnce(txPool);
   const runLock = createPgRunLock(lockPool);
+  const transaction = createGroupTransaction(txPool, (client) => runWrites(client, now));
   const selectLive = `SELECT * FROM runs WHERE forge = $1 AND repo = $2 AND milestone_number = $3 AND ${live}`;
 
   return {
@@ -141,9 +148,8 @@ export const openPostgresRunStore = async (
       return rows.map(toIssue);
     },
     async upsertRunIssue(runId, repo, number, patch) {
-      return inTransaction(pool, (client) =>
-        runWrites(client, now).upsertRunIssue(runId, repo, number, patch),
-      );
+      // One statement commits alone: no BEGIN and COMMIT round trips around it.
+      return runWrites(pool, now).upsertRunIssue(runId, repo, number, patch);
     },
     async listQueuedIntents() {
       const { rows } = await pool.query("SELECT * FROM intents WHERE status = 'queued' ORDER BY id");
@@ -155,11 +161,9 @@ export const openPostgresRunStore = async (
       return (await pool.query(claimIntentSql, [status, id])).rowCount === 1;
     },
     withRunLock: runLock,
-    async transaction(fn) {
-      return inTransaction(pool, (client) => fn(runWrites(client, now)));
-    },
+    transaction,
     async close() {
-      await Promise.all([closePool(), closeLockPool()]);
+      await Promise.all([closePool(), closeLockPool(), closeTxPool()]);
     },
   };
 };

@@ -1,8 +1,9 @@
 // The RunStore writes that decide work, written against one connection, so they run either in their
 // own transaction (postgres-run-store.ts) or inside a caller's transaction together with a pg-boss
 // job: no dispatch without its state row, no state row without its job.
-import type pg from 'pg';
+
 import { AppError } from '../errors.ts';
+import type { Queryable } from './pg-pool.ts';
 import {
   type RunIssuePatch,
   type RunIssueRecord,
@@ -38,7 +39,7 @@ export interface PostgresRunTransaction {
 }
 
 /** The writes on `client`, which the caller has put in a transaction (BEGIN … COMMIT). */
-export const runWrites = (client: pg.PoolClient, now: () => string): PostgresRunTransaction => ({
+export const runWrites = (client: Queryable, now: () => string): PostgresRunTransaction => ({
   async updateRun(id, patch, expect) {
     const current = await client.query('SELECT * FROM runs WHERE id = $1 FOR UPDATE', [id]);
     if (current.rows[0] === undefined) throw new AppError('not_found', `No run ${id}.`);

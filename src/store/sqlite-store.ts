@@ -143,36 +143,28 @@ export const openSqliteStore = (path: string, opts: { migrations?: Migration[] }
     insertAny.run({ ...row, outcome: 'duplicate', reason: 'delivery id already seen' });
     return 'duplicate';
   };
-  // The sightings and marks of one turn of the event loop share one transaction: one commit (one WAL
-  // write) for the webhooks read from the sockets together, instead of one each.
-  const record = createGroupCommit(
-    db.transaction((ds: readonly NewDelivery[]) => ds.map(recordOne)),
+  // Every write of one turn of the event loop (sightings, intents, "processed" marks) shares one
+  // transaction: one commit (one WAL write) for the webhooks read from the sockets together and the
+  // processing that finished beside them, instead of one each. Each caller still awaits its own.
+  const inTurn = createGroupCommit(
+    db.transaction((writes: readonly (() => unknown)[]) => writes.map((w) => w())),
     'this-turn',
   );
+  const write = <R>(w: () => R): Promise<R> => inTurn(w) as Promise<R>;
   const insertIntent = db.prepare(
     `INSERT OR IGNORE INTO intents (forge, repo, issue_number, command, sender, delivery_id, seq, created_at)
      VALUES (@forge, @repo, @issueNumber, @command, @sender, @deliveryId, @seq, @at)`,
   );
   const markProcessedSql = db.prepare(bookkeepingSql.markProcessed);
-  const markProcessed = createGroupCommit(
-    db.transaction((refs: readonly { forge: ForgeKind; deliveryId: string }[]) => {
-      const at = new Date().toISOString();
-      return refs.map((r) => {
-        markProcessedSql.run(at, r.forge, r.deliveryId);
-        return undefined;
-      });
-    }),
-    'this-turn',
-  );
   const leaseDelivery = db.prepare(bookkeepingSql.lease);
   const selectIntent = db.prepare('SELECT * FROM intents WHERE forge = ? AND delivery_id = ? AND seq = ?');
 
   return {
     async recordDelivery(d) {
-      return { outcome: await record(d) };
+      return { outcome: await write(() => recordOne(d)) };
     },
     async markDeliveryProcessed(forge: ForgeKind, deliveryId: string) {
-      await markProcessed({ forge, deliveryId });
+      await write(() => markProcessedSql.run(new Date().toISOString(), forge, deliveryId));
     },
     async leaseDelivery(forge, deliveryId, holder, until, now) {
       return leaseDelivery.run(holder, until, forge, deliveryId, now, holder).changes === 1;
@@ -207,18 +199,20 @@ export const openSqliteStore = (path: string, opts: { migrations?: Migration[] }
         .map(toDelivery);
     },
     async addIntent(i: NewIntent) {
-      const created =
-        insertIntent.run({
-          forge: i.forge,
-          repo: i.repo,
-          issueNumber: i.issueNumber ?? null,
-          command: JSON.stringify(i.command),
-          sender: i.sender,
-          deliveryId: i.deliveryId,
-          seq: i.seq,
-          at: new Date().toISOString(),
-        }).changes === 1;
-      return { created, intent: toIntent(selectIntent.get(i.forge, i.deliveryId, i.seq)) };
+      return write(() => {
+        const created =
+          insertIntent.run({
+            forge: i.forge,
+            repo: i.repo,
+            issueNumber: i.issueNumber ?? null,
+            command: JSON.stringify(i.command),
+            sender: i.sender,
+            deliveryId: i.deliveryId,
+            seq: i.seq,
+            at: new Date().toISOString(),
+          }).changes === 1;
+        return { created, intent: toIntent(selectIntent.get(i.forge, i.deliveryId, i.seq)) };
+      });
     },
     async listIntents(filter = {}) {
       return db

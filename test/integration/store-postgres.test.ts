@@ -180,6 +180,62 @@ describe.skipIf(!available)('Postgres store', () => {
         await runs.close();
       }
     });
+
+    it('transactions opened at once share a commit; one that throws fails alone and the others commit', async () => {
+      const runs = await openPostgresRunStore(pgTestUrl(), { schema: await schemas.create() });
+      const bossSchema = `${await schemas.create()}_boss`;
+      const queue = await PgBossQueue.open({
+        connectionString: pgTestUrl(),
+        schema: bossSchema,
+        logger: silentLogger(),
+      });
+      const dispatch = (n: number, fail = false) =>
+        runs.transaction(async (tx) => {
+          await tx.upsertRunIssue('r1', 'acme/app', n, { state: 'dispatched' });
+          const id = await queue.enqueueInTransaction(
+            tx,
+            'dispatch',
+            { issue: n },
+            { singletonKey: `i${n}` },
+          );
+          if (fail) throw new Error(`issue ${n} refused`);
+          const { rows } = await tx.executeSql('SELECT txid_current()::text AS tx');
+          return { id, tx: (rows[0] as { tx: string }).tx };
+        });
+      try {
+        await runs.createRun(newRun('r1'));
+        await queue.ensureQueue('dispatch');
+        const shared = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => dispatch(n)));
+        // Opened in one tick: fewer transactions than dispatches, every job sent.
+        expect(new Set(shared.map((r) => r.tx)).size).toBeLessThan(6);
+        expect(shared.every((r) => r.id !== null)).toBe(true);
+
+        const mixed = await Promise.allSettled([7, 8, 9, 10, 11, 12].map((n) => dispatch(n, n === 10)));
+        expect(mixed.map((r) => r.status)).toEqual([
+          'fulfilled',
+          'fulfilled',
+          'fulfilled',
+          'rejected',
+          'fulfilled',
+          'fulfilled',
+        ]);
+        const issues = (await runs.listRunIssues('r1')).map((i) => i.number);
+        expect(issues).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12]);
+        // The refused dispatch left no job; a twin of a committed one is still refused by its key.
+        const twin = await runs.transaction((tx) =>
+          queue.enqueueInTransaction(tx, 'dispatch', { issue: 7 }, { singletonKey: 'i7' }),
+        );
+        expect(twin).toBeNull();
+        const jobs = [];
+        for (let job = await queue.claim(['dispatch'], 'r'); job; job = await queue.claim(['dispatch'], 'r'))
+          jobs.push((job.payload as { issue: number }).issue);
+        expect(jobs.sort((a, b) => a - b)).toEqual(issues);
+      } finally {
+        await queue.dropSchema(bossSchema);
+        await queue.close();
+        await runs.close();
+      }
+    });
   });
 
   describe('delivery sightings written in batches', () => {

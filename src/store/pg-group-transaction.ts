@@ -1,0 +1,61 @@
+// Transactions that many callers open at once (a dispatch each: its run issue row and its pg-boss job)
+// share one. They are gathered while others are in flight, and run side by side on one pipelined
+// connection (pg's `pipeline`: a query is written without waiting for the answer to the one before)
+// between one BEGIN and one COMMIT: N dispatches of two statements cost about three round trips and
+// one WAL flush in all, where one transaction each costs four round trips and a flush apiece. Each
+// caller gets its answer only once the shared COMMIT is durable. A function that throws (a twin
+// dispatch, a deadlock Postgres broke) rolls the shared transaction back; then each of its functions
+// runs again in a transaction of its own, so that one fails alone and the others commit. A function
+// may therefore run twice: it must only write through its `tx`.
+import type pg from 'pg';
+import { createGroupCommit } from './group-commit.ts';
+
+/** Shared transactions in flight at once, each on its own connection. */
+export const GROUP_TRANSACTIONS_IN_FLIGHT = 2;
+/** Most functions in one shared transaction: its row locks are held until the last one ends. */
+const MAX_SHARED = 64;
+
+type Work<Tx> = (tx: Tx) => Promise<unknown>;
+
+/**
+ * `pool` must be a pipelined one (`createPgPool(url, { pipeline: true })`); `wrap` makes a
+ * transaction's view of its connection.
+ */
+export const createGroupTransaction = <Tx>(
+  pool: pg.Pool,
+  wrap: (client: pg.PoolClient) => Tx,
+): (<T>(fn: (tx: Tx) => Promise<T>) => Promise<T>) => {
+  const shared = async (fns: readonly Work<Tx>[]): Promise<unknown[]> => {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      // BEGIN goes out first, the functions' first statements right behind it, unanswered yet.
+      const begin = client.query('BEGIN');
+      const tx = wrap(client);
+      const settled = await Promise.allSettled(fns.map((fn) => fn(tx)));
+      await begin;
+      const failed = settled.find((s) => s.status === 'rejected');
+      if (failed) {
+        await client.query('ROLLBACK').catch((err: Error) => {
+          broken = err;
+        });
+        throw failed.reason;
+      }
+      await client.query('COMMIT');
+      return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value);
+    } catch (err) {
+      // A COMMIT or BEGIN that failed leaves nothing written: roll back what may be open.
+      if (!broken && client.getTransactionStatus() !== 'I') await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      // A connection that cannot roll back is destroyed rather than handed out mid-transaction.
+      client.release(broken);
+    }
+  };
+  const run = createGroupCommit(shared, {
+    gather: 'while-writing',
+    inFlight: GROUP_TRANSACTIONS_IN_FLIGHT,
+    maxBatch: MAX_SHARED,
+  });
+  return <T>(fn: (tx: Tx) => Promise<T>) => run(fn) as Promise<T>;
+};
