@@ -1,6 +1,7 @@
-// The PostgreSQL queue engine on pg-boss 10: its send/fetch/complete/fail, `expireInSeconds` as the
+// The PostgreSQL queue engine on pg-boss 10: its send/fail and tables, `expireInSeconds` as the
 // lease and its retry/backoff. pg-boss knows no holder, so the holder's name rides in the job's
-// `output` column while it is active; heartbeat and the holder checks are guarded UPDATEs on it.
+// `output` column while it is active; claim (pg-boss's fetch plus the holder, one statement),
+// heartbeat and complete are guarded UPDATEs of its job table that mirror its own SQL.
 import { createHash } from 'node:crypto';
 import PgBoss from 'pg-boss';
 import { AppError } from '../errors.ts';
@@ -128,25 +129,47 @@ export class PgBossQueue implements JobQueue {
     this.known.add(queue);
   }
 
+  /**
+   * One statement for every queue named: pg-boss's own fetch (a `SKIP LOCKED` pick, `active`,
+   * `started_on`, the retry count it bumps on a re-claim) with the holder written in the same UPDATE,
+   * so concurrent claims never wait on each other, and a claim is one round trip whatever the number
+   * of queues (before: a fetch per queue, then a second UPDATE for the holder). The queues' order is
+   * their priority: the first that has a visible job gives it. A queue nothing was ever sent to has
+   * no partition and simply matches nothing. Our queues use pg-boss's default (standard) policy,
+   * which is why the singleton grouping of its fetch is not needed here.
+   */
   async claim(queues: readonly string[], holder: string): Promise<LeasedJob | null> {
-    for (const queue of queues) {
-      await this.ensureQueue(queue);
-      const [job] = await this.boss.fetch<unknown>(queue, { batchSize: 1, includeMetadata: true });
-      if (!job) continue;
-      await this.sql(
-        `UPDATE ${this.table} SET output = jsonb_build_object('holder', $3::text) WHERE name = $1 AND id = $2`,
-        [queue, job.id, holder],
-      );
-      return {
-        queue,
-        id: job.id,
-        payload: job.data,
-        retryCount: job.retryCount,
-        holder,
-        leaseSeconds: intervalSeconds(job.expireIn),
-      };
-    }
-    return null;
+    const names = [...new Set(queues)];
+    if (names.length === 0) return null;
+    const { rows } = await this.sql(
+      `WITH next AS (
+         SELECT name, id FROM ${this.table}
+          WHERE name = ANY($1::text[]) AND state < 'active' AND start_after < now()
+          ORDER BY array_position($1::text[], name), priority DESC, created_on, id
+          LIMIT 1
+          FOR UPDATE SKIP LOCKED
+       )
+       UPDATE ${this.table} j SET
+         state = 'active',
+         started_on = now(),
+         retry_count = CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END,
+         output = jsonb_build_object('holder', $2::text)
+       FROM next WHERE j.name = next.name AND j.id = next.id
+       RETURNING j.name, j.id, j.data, j.retry_count, j.expire_in`,
+      [names, holder],
+    );
+    const row = rows[0] as
+      | { name: string; id: string; data: unknown; retry_count: number; expire_in: unknown }
+      | undefined;
+    if (!row) return null;
+    return {
+      queue: row.name,
+      id: row.id,
+      payload: row.data,
+      retryCount: row.retry_count,
+      holder,
+      leaseSeconds: intervalSeconds(row.expire_in),
+    };
   }
 
   async heartbeat(ref: JobRef, holder: string): Promise<void> {
@@ -158,12 +181,22 @@ export class PgBossQueue implements JobQueue {
     if (rows.length === 0) await this.refuse(ref, holder);
   }
 
+  /**
+   * pg-boss's completion guarded by the holder, in one UPDATE: a lease that expired and went to
+   * another runner between a read and the write can no longer be completed by the first. Only a
+   * completion that changes nothing reads the job, to tell a repeat from a refusal.
+   */
   async complete(ref: JobRef, holder: string, output?: unknown): Promise<{ applied: boolean }> {
-    const before = await this.mustGet(ref);
-    if (before.state === 'completed' && before.holder === holder) return { applied: false };
-    if (before.state !== 'active' || before.holder !== holder) await this.refuse(ref, holder);
-    await this.boss.complete(ref.queue, ref.id, { holder, output: output ?? null });
-    return { applied: true };
+    const { rows } = await this.sql(
+      `UPDATE ${this.table} SET completed_on = now(), state = 'completed',
+              output = jsonb_build_object('holder', $3::text, 'output', $4::jsonb)
+        WHERE name = $1 AND id = $2 AND state = 'active' AND output->>'holder' = $3 RETURNING id`,
+      [ref.queue, ref.id, holder, JSON.stringify(output ?? null)],
+    );
+    if (rows.length > 0) return { applied: true };
+    const now = await this.mustGet(ref);
+    if (now.state === 'completed' && now.holder === holder) return { applied: false };
+    return this.refuse(ref, holder);
   }
 
   async fail(ref: JobRef, holder: string, error: string): Promise<{ applied: boolean }> {

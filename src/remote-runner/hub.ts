@@ -40,6 +40,7 @@ export interface RunnerHub {
     runner: RunnerTokenInfo,
     advert: RunnerAdvert,
   ): Promise<{ runner: string; queues: string[]; heartbeatSeconds: number }>;
+  /** `runner` as authenticate returned it for this request: its advert names the queues pulled. */
   claim(runner: RunnerTokenInfo, job?: JobRef): Promise<ClaimedJob | null>;
   heartbeat(runner: RunnerTokenInfo, job: JobRef): Promise<void>;
   complete(runner: RunnerTokenInfo, job: JobRef, output?: unknown): Promise<{ applied: boolean }>;
@@ -169,10 +170,11 @@ export const createRunnerHub = (d: RunnerHubDeps): RunnerHub => {
           leaseSeconds: job.leaseSeconds,
         };
       }
-      const current = (await d.registry.listTokens()).find((t) => t.id === runner.id);
-      if (!current?.advert)
+      // The advert came with the token row this request authenticated by: no second read, and no
+      // list of every runner per claim (a claim costs the same with 1 runner or 500).
+      if (!runner.advert)
         throw new AppError('conflict', `Runner ${runner.name} must register before claiming.`);
-      const job = await d.queue.claim(queuesForRunner(runner.name, current.advert), runner.name);
+      const job = await d.queue.claim(queuesForRunner(runner.name, runner.advert), runner.name);
       if (!job) return null;
       if (job.retryCount > 0) await closeOrphans(job, runner.name);
       d.logger.info(

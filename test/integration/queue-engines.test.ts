@@ -111,6 +111,37 @@ describe.each(engines)('job queue (%s)', (_name, make, enabled) => {
     },
   );
 
+  it.runIf(enabled)('claims across the queues named, oldest first, past a queue never sent to', async () => {
+    const { queue } = make();
+    const [never, shared] = [fresh(), fresh()];
+    const s1 = await queue.enqueue(shared, { n: 's1' });
+    const s2 = await queue.enqueue(shared, { n: 's2' });
+    const claimed = [];
+    for (let i = 0; i < 3; i++) claimed.push((await queue.claim([never, shared], 'a'))?.id ?? null);
+    expect(claimed).toEqual([s1, s2, null]);
+    expect(await queue.get({ queue: shared, id: s2! })).toMatchObject({ state: 'active', holder: 'a' });
+  });
+
+  it.runIf(enabled)(
+    'hands concurrent claimers distinct jobs, each to the holder that claimed it',
+    async () => {
+      const { queue } = make();
+      const q = fresh();
+      const ids = new Set<string>();
+      for (let i = 0; i < 12; i++) ids.add((await queue.enqueue(q, { i }))!);
+      const claims = await Promise.all(
+        Array.from({ length: 16 }, (_, i) => queue.claim([q], `runner-${i % 4}`)),
+      );
+      const got = claims.filter((c) => c !== null);
+      expect(new Set(got.map((c) => c.id))).toEqual(ids);
+      for (const c of got) {
+        expect(await queue.get(c)).toMatchObject({ state: 'active', holder: c.holder });
+        expect(await queue.complete(c, c.holder, { by: c.holder })).toEqual({ applied: true });
+        expect(await queue.get(c)).toMatchObject({ state: 'completed', output: { by: c.holder } });
+      }
+    },
+  );
+
   it.runIf(enabled)('keeps one job per singleton key, as a cron slot across replicas needs', async () => {
     const { queue } = make();
     const q = fresh();

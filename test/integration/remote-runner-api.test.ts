@@ -118,6 +118,15 @@ describe('runner API', () => {
     expect(await s.queue.get(s.jobRef)).toMatchObject({ state: 'queued' });
   });
 
+  it('claims from the queues of the advert the runner registered last', async () => {
+    const claim = async () => ((await (await s.call('claim', s.a, {})).json()) as { job: unknown }).job;
+    expect((await s.call('register', s.a, { ...advert, repos: ['acme/other'] })).status).toBe(200);
+    expect(await claim()).toBeNull();
+    expect((await s.call('register', s.a, advert)).status).toBe(200);
+    expect(await claim()).toMatchObject(s.jobRef);
+    expect(await s.queue.get(s.jobRef)).toMatchObject({ state: 'active', holder: 'host-a' });
+  });
+
   it('gives a job to one runner and refuses it, its heartbeat and completion to the other (409)', async () => {
     const job = await registerAndClaim(s.a);
     expect(job).toMatchObject(s.jobRef);

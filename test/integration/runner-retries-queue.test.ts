@@ -83,10 +83,15 @@ describe('retries go back to the queue', () => {
     >;
     expect(await b.dispatcher.attempt(stored, 1, async () => undefined)).toBe(true);
     const advert = { tools: ['custom'], roles: ['blitz' as const], repos: ['acme/app'], maxSessions: 1 };
-    const a = await hub.authenticate(`Bearer ${(await registry.createToken('host-a')).token}`);
-    const other = await hub.authenticate(`Bearer ${(await registry.createToken('host-b')).token}`);
-    await hub.register(a, advert);
-    await hub.register(other, advert);
+    const tokens = [
+      (await registry.createToken('host-a')).token,
+      (await registry.createToken('host-b')).token,
+    ];
+    await hub.register(await hub.authenticate(`Bearer ${tokens[0]}`), advert);
+    await hub.register(await hub.authenticate(`Bearer ${tokens[1]}`), advert);
+    // As the HTTP routes do for every request: the runner read after it registered.
+    const a = await hub.authenticate(`Bearer ${tokens[0]}`);
+    const other = await hub.authenticate(`Bearer ${tokens[1]}`);
     const held = (await hub.claim(a))!;
     const ref = { queue: held.queue, id: held.id };
     const result: AttemptResult = {
