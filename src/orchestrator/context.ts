@@ -2,6 +2,7 @@
 // step works from. Nothing here does IO itself; it only names what the steps may use.
 import type { BlitzConfig } from '../config/blitz-config.ts';
 import type { RepoConfig } from '../config/repo-config.ts';
+import type { DashboardInput } from '../dashboard/types.ts';
 import type { Pace } from '../forges/rate-budget.ts';
 import type { Forge, ForgeKind, IssueRef, RepoRef } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -12,7 +13,6 @@ import type { Notifier } from '../ship/notice.ts';
 import type { RunIssueRecord, RunRecord, RunStore } from '../store/run-store.ts';
 import type { ProbeResult } from './budget-probe.ts';
 import type { TimerPort } from './dashboard-coalescer.ts';
-import type { DashboardInput } from './dashboard-types.ts';
 import type { Dispatcher } from './dispatcher.ts';
 import type { PrFacts } from './pr-facts.ts';
 import type { ReviewLeg } from './review-leg.ts';

@@ -3,7 +3,7 @@
 // `probe_park` actions. The decisions are plan/park.ts's; nobody's issue is charged.
 import { defaultEnvironmentBackoff, parkSentence, type RunPark } from '../plan/environment-park.ts';
 import type { ParkView } from '../plan/snapshot.ts';
-import type { RunState } from '../plan/states.ts';
+import { activeRunStates } from '../plan/states.ts';
 import { environmentProblem, resetAtOfSummary } from '../runner/failure-class.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
@@ -17,8 +17,6 @@ import { markPosted, writeRun } from './run-writer.ts';
 /** Environment failures already folded into a park, as `attemptId@endedAt`. */
 const seenKey = (a: AttemptRecord): string => `${a.id}@${a.endedAt ?? ''}`;
 const maxSeen = 200;
-
-const active: RunState[] = ['planning', 'running', 'integrating', 'gating', 'shipping'];
 
 const latestOfEachIssue = (attempts: readonly AttemptRecord[]): Map<string, AttemptRecord> => {
   const latest = new Map<string, AttemptRecord>();
@@ -101,7 +99,7 @@ const writePark = (
     if (o.state === 'paused' && now.state !== 'paused')
       return {
         state: 'paused',
-        progress: { ...progress, pausedFrom: active.includes(now.state) ? now.state : 'running' },
+        progress: { ...progress, pausedFrom: activeRunStates.includes(now.state) ? now.state : 'running' },
       };
     if (o.state === 'resume' && now.state === 'paused')
       return { state: now.progress.pausedFrom ?? 'running', progress };

@@ -4,12 +4,13 @@
 // the line names as blocked: "blocks #12"); its UNCERTAINTIES are relayed to the dashboard issue as
 // decision buckets, like the fleet's, once per attempt. Worker text is data: it is quoted inert, and
 // an issue number it names counts only when it is an open issue of this milestone.
+
+import { markdownText } from '../dashboard/escape.ts';
+import { renderDecisionBuckets } from '../dashboard/uncertainties.ts';
 import type { IssueRef } from '../forges/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { Ports, RunCtx } from './context.ts';
-import { markdownText } from './dashboard-escape.ts';
 import { firstTime, postedKey } from './run-writer.ts';
-import { renderDecisionBuckets } from './uncertainties.ts';
 
 const maxTitle = 80;
 

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IssueRef } from '../forges/types.ts';
 import { askReviewer } from '../review/ask-reviewer.ts';
+import { buildIntegrationReviewPrompt, parseIntegrationReview } from '../review/integration-review-prompt.ts';
 import { reviewerOrder } from '../review/reviewers.ts';
 import { sanitizeModelText } from '../review/sanitize.ts';
 import type { ReviewerAttempt, ReviewRosterEntry } from '../review/types.ts';
@@ -14,7 +15,6 @@ import { git } from '../runner/git.ts';
 import type { RunProgress } from '../store/run-store.ts';
 import type { Ports, RunCtx } from './context.ts';
 import { integrationGitOf, integrationWorktree } from './integration-branch.ts';
-import { buildIntegrationReviewPrompt, parseIntegrationReview } from './integration-review-prompt.ts';
 import { firstTime, setProgress } from './run-writer.ts';
 
 const maxDiffBytes = 200_000;

@@ -3,6 +3,8 @@
 // rest. Two reconciles of one run never overlap (a per-run serialiser in this process, the store's run
 // lock across replicas); an intent handler's change to a run takes the same two (underRunLock).
 import { commandSchema } from '../commands/schema.ts';
+import { dashboardMarkerText, renderDashboard } from '../dashboard/render.ts';
+import type { DashboardInput } from '../dashboard/types.ts';
 import type { Forge } from '../forges/types.ts';
 import type { ForgeEvent } from '../intake/events.ts';
 import type { RunnerEvent } from '../runner/types.ts';
@@ -11,9 +13,7 @@ import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
 import { createBudgetProbe } from './budget-probe.ts';
 import { forgeOfRun, type OrchestratorDeps, repoRefOf } from './context.ts';
-import { dashboardMarker, renderDashboard } from './dashboard.ts';
 import { createDashboardCoalescer } from './dashboard-coalescer.ts';
-import type { DashboardInput } from './dashboard-types.ts';
 import { onAttemptHost } from './dispatcher.ts';
 import { createFleet, fleetTouchesRepo } from './fleet/index.ts';
 import { createKeyedRunner } from './keyed-mutex.ts';
@@ -45,21 +45,6 @@ export interface Orchestrator {
   close(): Promise<void>;
 }
 
-/** The marker without its `<!-- -->`: both adapters wrap a bare marker in the same tag the body carries. */
-const markerText = (runId: string): string =>
-  dashboardMarker(runId)
-    .replace(/^<!-- /, '')
-    .replace(/ -->$/, '');
-
-/** Posts a new run's dashboard on its trigger issue at once; returns the comment's id. */
-const firstDashboard =
-  (body: (run: RunRecord) => string) =>
-  async (run: RunRecord, forge: Forge): Promise<number | undefined> => {
-    if (run.triggerIssue === undefined) return undefined;
-    const ref = { repo: repoRefOf(run.repo), number: run.triggerIssue };
-    return (await forge.upsertStickyComment(ref, markerText(run.id), body(run))).id;
-  };
-
 export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   const log = deps.logger;
   const serial = createKeyedRunner((runId, err) => log.error({ runId, err }, 'reconcile failed'));
@@ -78,17 +63,26 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   // waits on an edit (nor an edit on a pass).
   const dashboardLock = <T>(runId: string, fn: () => Promise<T>): Promise<T> =>
     deps.store.withRunLock(`dashboard:${runId}`, fn);
+  /** Posts a new run's dashboard on its trigger issue at once; returns the comment's id. */
   const lockedFirstDashboard =
     (body: (run: RunRecord) => string) =>
     (run: RunRecord, forge: Forge): Promise<number | undefined> =>
-      dashboardLock(run.id, () => firstDashboard(body)(run, forge));
+      dashboardLock(run.id, async () => {
+        if (run.triggerIssue === undefined) return undefined;
+        const ref = { repo: repoRefOf(run.repo), number: run.triggerIssue };
+        return (await forge.upsertStickyComment(ref, dashboardMarkerText(run.id), body(run))).id;
+      });
   const publishDashboard = (runId: string, body: string): Promise<void> =>
     dashboardLock(runId, async () => {
       const run = await deps.store.getRun(runId);
       if (!run || run.triggerIssue === undefined) return;
       const repo = repoRefOf(run.repo);
       const forge = await forgeOfRun(deps, run, repo);
-      const c = await forge.upsertStickyComment({ repo, number: run.triggerIssue }, markerText(run.id), body);
+      const c = await forge.upsertStickyComment(
+        { repo, number: run.triggerIssue },
+        dashboardMarkerText(run.id),
+        body,
+      );
       if (run.dashboardCommentId !== c.id) await setDashboardComment(deps.store, run.id, c.id);
     });
   const coalescer = createDashboardCoalescer({

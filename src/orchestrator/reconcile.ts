@@ -5,10 +5,13 @@
 // Every decision is the planner's (src/plan/); this file only reads and applies.
 
 import { formatConfigErrors } from '../config/repo-config.ts';
+import type { DashboardInput } from '../dashboard/types.ts';
+import { dashboardView } from '../dashboard/view.ts';
 import { hardBlockerOf } from '../forges/hard-blocker.ts';
 import { type Forge, hasPermission, type MilestoneSnapshot } from '../forges/types.ts';
 import { issueContentHash } from '../intake/content-hash.ts';
 import type { ForgeEvent } from '../intake/events.ts';
+import { modelNotesForRouting, readModelHints } from '../model-notes/notes.ts';
 import { budgetOf } from '../plan/budget.ts';
 import { issueCapsOf } from '../plan/issue-caps.ts';
 import { nextActions } from '../plan/next-actions.ts';
@@ -19,15 +22,12 @@ import { issueKey, planLabels } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Ports, ReconcileCall, RunCtx, RunOptionsStored } from './context.ts';
 import { forgeOfRun, repoRefOf } from './context.ts';
-import type { DashboardInput } from './dashboard-types.ts';
-import { dashboardView } from './dashboard-view.ts';
 import { parkViewOf } from './environment-park-run.ts';
 import { unfiledFindings } from './file-findings.ts';
 import { fleetTouchesRepo } from './fleet/fleet-state.ts';
 import { changedSinceDefault, integrationGitOf } from './integration-branch.ts';
 import { sweepClosedWorkspaces } from './issue-cleanup.ts';
 import { missingToolOf } from './missing-tool.ts';
-import { modelNotesForRouting, readModelHints } from './model-notes.ts';
 import { type PassCtx, type PerformPorts, perform } from './perform.ts';
 import { planInput } from './plan-input.ts';
 import { gatePullRequests, withPrGates } from './pr-feedback-step.ts';

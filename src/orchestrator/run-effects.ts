@@ -3,6 +3,7 @@
 // ship (deploy or local preview), notifications, stopping a run and the model notes after it.
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { updateModelNotesFile } from '../model-notes/notes.ts';
 import { blameStep } from '../plan/blame.ts';
 import { nextActions } from '../plan/next-actions.ts';
 import type { IssueKey } from '../plan/types.ts';
@@ -18,7 +19,6 @@ import {
   integrationWorktree,
   revertMerge,
 } from './integration-branch.ts';
-import { updateModelNotesFile } from './model-notes.ts';
 import { type Effects, refOf } from './perform.ts';
 import { milestonePrCi, milestonePrKey } from './pr-feedback.ts';
 import { runNoticeOf, runPageUrl, sendRunNotice } from './run-notice.ts';

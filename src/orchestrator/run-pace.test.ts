@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { slowedLine } from '../dashboard/render.ts';
 import { fullSpeed, type Pace } from '../forges/rate-budget.ts';
-import { dispatchHeld, pacedLimit, paceReason, slowedLine } from './run-pace.ts';
+import { dispatchHeld, pacedLimit, paceReason } from './run-pace.ts';
 
 const half: Pace = {
   sessionFactor: 0.5,

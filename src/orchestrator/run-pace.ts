@@ -1,8 +1,7 @@
 // How a run of any kind (blitz, fleet, plan) obeys the forge's pace (forges/rate-budget.ts): the session
-// limit it plans with, whether it may start a worker at all this pass, and the line its dashboard shows.
+// limit it plans with, whether it may start a worker at all this pass, and the reason its dashboard shows.
 // One place, so the three run kinds slow down the same way and say so in the same words. Pure.
 import { type Pace, pacedSessions } from '../forges/rate-budget.ts';
-import { markdownText } from './dashboard-escape.ts';
 
 /**
  * The session limit under a pace: the same at full speed, fewer near a limit. A spent budget keeps the
@@ -15,14 +14,5 @@ export const pacedLimit = (limit: number, pace: Pace | undefined): number =>
 /** True when the pace allows no new worker this pass (the budget is nearly spent until its reset). */
 export const dispatchHeld = (pace: Pace | undefined): boolean => pace?.sessionFactor === 0;
 
-/** Actions without new workers while the pace holds them; the rest (merges, closes …) still run. */
-export const withoutHeldDispatches = <A extends { type: string }>(
-  actions: A[],
-  pace: Pace | undefined,
-): A[] => (dispatchHeld(pace) ? actions.filter((a) => a.type !== 'dispatch') : actions);
-
 /** The reason a run goes slower than it could, for its dashboard; undefined at full speed. */
 export const paceReason = (pace: Pace | undefined): string | undefined => pace?.reason || undefined;
-
-/** The dashboard line of a slowed run (every run kind's dashboard shows it the same way). */
-export const slowedLine = (reason: string): string => `**Slowed down:** ${markdownText(reason, 300)}.`;

@@ -1,6 +1,6 @@
 // One readiness check at a time (seed 000 §4): what a build or smoke record means and how it reads.
 // Kept apart from plan/readiness.ts, which orders the checks and the ship and decides the run's next
-// step from them, because the dashboard (orchestrator/dashboard-view.ts) words the same checks
+// step from them, because the dashboard (dashboard/view.ts) words the same checks
 // without deciding anything. A check counts only when it ran green on the integration branch's
 // current head. A check with no command configured is "not
 // configured", never green; it does not hold the gate (there is nothing to run), and every line and

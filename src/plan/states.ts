@@ -1,6 +1,5 @@
-// The run and run-issue state machines as transition tables: a transition not listed is refused
-// with an AppError, so that a bug or a replayed event cannot move a run backwards silently.
-import { AppError } from '../errors.ts';
+// The run state machine as a transition table (a terminal state has no way out; a hard blocker asks it
+// whether the run may block now) and the list of run-issue states that progress, dashboard and store share.
 
 export const runStates = [
   'planning',
@@ -16,7 +15,14 @@ export const runStates = [
 ] as const;
 export type RunState = (typeof runStates)[number];
 
-const active: RunState[] = ['planning', 'running', 'integrating', 'gating', 'shipping'];
+/** The states a run works in; a paused run remembers which one it left (`pausedFrom`). */
+export const activeRunStates: readonly RunState[] = [
+  'planning',
+  'running',
+  'integrating',
+  'gating',
+  'shipping',
+];
 
 const runNext: Record<RunState, readonly RunState[]> = {
   planning: ['running', 'done', 'paused', 'blocked', 'cancelled'],
@@ -26,7 +32,7 @@ const runNext: Record<RunState, readonly RunState[]> = {
   gating: ['shipping', 'running', 'paused', 'blocked', 'review_unclear', 'cancelled'],
   shipping: ['done', 'blocked', 'cancelled'],
   // Resume returns to whichever active state the run was paused in.
-  paused: [...active, 'cancelled'],
+  paused: [...activeRunStates, 'cancelled'],
   // A person cleared the blocker and resumed.
   blocked: ['planning', 'running', 'cancelled'],
   // The integration review gave no usable verdict: `/blitz accept-review` or `/blitz review` goes on.
@@ -38,12 +44,6 @@ const runNext: Record<RunState, readonly RunState[]> = {
 export const isTerminalRunState = (s: RunState): boolean => runNext[s].length === 0;
 
 export const canTransitionRun = (from: RunState, to: RunState): boolean => runNext[from].includes(to);
-
-export const transitionRun = (from: RunState, to: RunState): RunState => {
-  if (!canTransitionRun(from, to))
-    throw new AppError('conflict', `A run cannot go from ${from} to ${to}.`, { from, to, machine: 'run' });
-  return to;
-};
 
 export const runIssueStates = [
   'blocked',
@@ -62,39 +62,7 @@ export const runIssueStates = [
 ] as const;
 export type RunIssueState = (typeof runIssueStates)[number];
 
-const issueNext: Record<RunIssueState, readonly RunIssueState[]> = {
-  blocked: ['ready', 'held', 'closed'],
-  // A new blocker edge can block a ready issue again.
-  ready: ['dispatched', 'blocked', 'held', 'closed'],
-  dispatched: ['working', 'pushed', 'failed', 'stalled'],
-  working: ['pushed', 'failed', 'stalled'],
-  pushed: ['pr_open', 'failed'],
-  pr_open: ['reviewed', 'merged', 'bounced', 'failed'],
-  reviewed: ['merged', 'bounced', 'failed'],
-  // A build that fails after the merge bounces the issue back.
-  merged: ['closed', 'bounced'],
-  closed: [],
-  failed: ['ready', 'blocked', 'held'],
-  // A nudge or a resume puts a stalled worker back to work.
-  stalled: ['working', 'pushed', 'failed', 'held'],
-  bounced: ['ready', 'blocked', 'held'],
-  held: ['ready', 'blocked', 'closed'],
-};
-
 /** States in which a worker holds a slot. */
 export const inFlightIssueStates: readonly RunIssueState[] = ['dispatched', 'working'];
 /** States between a pushed branch and a merge: the integration pipeline. */
 export const integratingIssueStates: readonly RunIssueState[] = ['pushed', 'pr_open', 'reviewed'];
-
-export const canTransitionIssue = (from: RunIssueState, to: RunIssueState): boolean =>
-  issueNext[from].includes(to);
-
-export const transitionIssue = (from: RunIssueState, to: RunIssueState): RunIssueState => {
-  if (!canTransitionIssue(from, to))
-    throw new AppError('conflict', `An issue of a run cannot go from ${from} to ${to}.`, {
-      from,
-      to,
-      machine: 'issue',
-    });
-  return to;
-};

@@ -42,17 +42,6 @@ export const issueKey = (repo: string, number: number): IssueKey => `${repo}#${n
 export const keyOf = (issue: Pick<PlanIssue, 'repo' | 'number'>): IssueKey =>
   issueKey(issue.repo, issue.number);
 
-const refPattern = /^(?:([A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+))?#(\d+)$/;
-
-/** `#12` (in `defaultRepo`) or `owner/repo#12` → key; anything else → undefined. */
-export const parseIssueRef = (text: string, defaultRepo: string): IssueKey | undefined => {
-  const m = refPattern.exec(text.trim());
-  if (!m) return undefined;
-  const n = Number(m[2]);
-  if (!Number.isSafeInteger(n) || n <= 0) return undefined;
-  return issueKey(m[1] ?? defaultRepo, n);
-};
-
 export const hasLabel = (issue: Pick<PlanIssue, 'labels'>, name: string): boolean => {
   const wanted = name.toLowerCase();
   return issue.labels.some((l) => l.name.toLowerCase() === wanted);

@@ -3,7 +3,7 @@
 // `/api/v1` serialises these objects, the HTML status pages render them, and `blitz-bot status` and
 // `stats` print them, so a page, the API and the terminal cannot disagree.
 
-import type { DashboardInput } from '../orchestrator/dashboard-types.ts';
+import type { DashboardInput } from '../dashboard/types.ts';
 import { isTerminalRunState } from '../plan/states.ts';
 import type { AttemptLedger, AttemptRecord } from '../runner/types.ts';
 import type { RunRecord, RunStore } from '../store/run-store.ts';

@@ -3,8 +3,8 @@
 // badge colours taken from the dashboard's Mermaid classDefs so the table matches the graph.
 import { html, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
-import { renderFlowchart } from '../orchestrator/dashboard-mermaid.ts';
-import { dashboardIssueStates } from '../orchestrator/dashboard-types.ts';
+import { renderFlowchart } from '../dashboard/mermaid.ts';
+import { dashboardIssueStates } from '../dashboard/types.ts';
 
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 

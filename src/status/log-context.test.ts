@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../observability/logger.ts';
-import { attemptLogger, issueLogger, runLogger } from './log-context.ts';
+import { runLogger } from './log-context.ts';
 
 const capture = () => {
   const lines: Record<string, unknown>[] = [];
@@ -15,25 +15,16 @@ const capture = () => {
 };
 
 describe('log context', () => {
-  it('puts run, issue and attempt ids on every line, as JSON fields beside a fixed message', () => {
+  it('puts the run id and repository on every line, as JSON fields beside a fixed message', () => {
     const { lines, logger } = capture();
     const run = runLogger(logger, { id: 'r1', repo: 'acme/app' });
-    const issue = issueLogger(run, { repo: { owner: 'acme', name: 'app' }, number: 3 });
-    const attempt = attemptLogger(issue, { id: 'att-9', rosterEntry: 'sonnet' });
     run.info('run reconciled');
-    issue.warn({ state: 'bounced' }, 'issue bounced');
-    attempt.info({ outcome: 'solved' }, 'attempt finished');
-    expect(lines.map((l) => [l.msg, l.runId, l.issue, l.attemptId])).toEqual([
-      ['run reconciled', 'r1', undefined, undefined],
-      ['issue bounced', 'r1', 3, undefined],
-      ['attempt finished', 'r1', 3, 'att-9'],
+    run.warn({ state: 'bounced' }, 'issue bounced');
+    expect(lines.map((l) => [l.msg, l.runId, l.repo])).toEqual([
+      ['run reconciled', 'r1', 'acme/app'],
+      ['issue bounced', 'r1', 'acme/app'],
     ]);
-    expect(lines[2]).toMatchObject({
-      repo: 'acme/app',
-      issueRepo: 'acme/app',
-      rosterEntry: 'sonnet',
-      outcome: 'solved',
-    });
+    expect(lines[1]).toMatchObject({ state: 'bounced' });
   });
 
   it('still redacts secrets on a child logger', () => {

@@ -1,7 +1,7 @@
 // The run-change bus: the orchestrator publishes "run X changed" (with the dashboard it just built),
 // the status page's SSE streams and live views subscribe. In-process only; a second replica serves
 // its own subscribers from its own reconciles.
-import type { DashboardInput } from '../orchestrator/dashboard-types.ts';
+import type { DashboardInput } from '../dashboard/types.ts';
 
 export type RunChangeListener = (runId: string) => void;
 

@@ -2,8 +2,8 @@
 // the API's run object (GET /api/v1/runs/{id}): summary, DAG, issue table, dependency waves and
 // attempts. Every value from outside (titles, errors, names) goes through hono/html's escaping.
 import { html } from 'hono/html';
-import { renderFlowchart } from '../orchestrator/dashboard-mermaid.ts';
-import { type DashboardIssueState, dashboardIssueStates } from '../orchestrator/dashboard-types.ts';
+import { renderFlowchart } from '../dashboard/mermaid.ts';
+import { type DashboardIssueState, dashboardIssueStates } from '../dashboard/types.ts';
 import type { RunDetail } from './api-schemas.ts';
 import { duration, type Html, stateBadge, when } from './html-layout.ts';
 

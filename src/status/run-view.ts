@@ -8,7 +8,7 @@ import {
   type DashboardIssue,
   type DashboardIssueState,
   dashboardIssueStates,
-} from '../orchestrator/dashboard-types.ts';
+} from '../dashboard/types.ts';
 import type { AttemptLedger, AttemptRecord } from '../runner/types.ts';
 import type { RunRecord, RunStore } from '../store/run-store.ts';
 

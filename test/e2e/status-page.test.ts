@@ -14,7 +14,7 @@ declare const document: { body: { dataset: Record<string, string | undefined> } 
 declare const getComputedStyle: (el: unknown) => { fill: string };
 declare const window: { __pwned?: number };
 
-// The dashboard's fills (dashboard-mermaid.ts), as the browser reports computed colours.
+// The dashboard's fills (src/dashboard/mermaid.ts), as the browser reports computed colours.
 const fills: Record<string, string> = {
   closed: 'rgb(45, 164, 78)',
   merged: 'rgb(218, 251, 225)',

@@ -7,11 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dashboardMarker } from '../../src/dashboard/render.ts';
 import { createDeliveryQueue } from '../../src/intake/delivery-queue.ts';
 import { enqueueDelivery, resumeUnprocessed } from '../../src/intake/receive.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
-import { dashboardMarker } from '../../src/orchestrator/dashboard.ts';
 import { runsPage } from '../../src/status/runs-page.ts';
 import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';

@@ -4,7 +4,7 @@
 // Milestone: a chain 1 → 2 → 3, a diamond 3 → {4, 5} → 6, an epic (#7) whose children are 4 and 5,
 // and #8 blocked by an issue that does not exist (a dependency edge, and `Blocked by #99` in its body).
 import { afterEach, describe, expect, it } from 'vitest';
-import { dashboardMarker } from '../../src/orchestrator/dashboard.ts';
+import { dashboardMarker } from '../../src/dashboard/render.ts';
 import { reviewMarkerTag } from '../../src/review/index.ts';
 import type { RunnerEvent } from '../../src/runner/types.ts';
 import { type BlitzHarness, startBlitzHarness } from '../support/blitz-harness.ts';

@@ -2,7 +2,7 @@
 // workers, `/blitz M1` over a milestone with an approved M plan, an unplanned L issue and an S issue.
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { dashboardMarker } from '../../src/orchestrator/dashboard.ts';
+import { dashboardMarker } from '../../src/dashboard/render.ts';
 import { type PlanHarness, startPlanHarness } from '../support/plan-harness.ts';
 
 let h: PlanHarness | undefined;

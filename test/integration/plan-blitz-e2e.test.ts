@@ -6,7 +6,7 @@
 // `/plan-blitz #4 #999` names #999 as unmatched.
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { dashboardMarker } from '../../src/orchestrator/dashboard.ts';
+import { dashboardMarker } from '../../src/dashboard/render.ts';
 import type { RunnerEvent } from '../../src/runner/types.ts';
 import { type PlanHarness, startPlanHarness } from '../support/plan-harness.ts';
 import type { SeedIssue } from '../support/world.ts';

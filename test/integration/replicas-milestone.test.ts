@@ -10,8 +10,8 @@
 // proved besides is here too: no delivery left unprocessed, each issue dispatched and solved once.)
 import { existsSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { dashboardMarker } from '../../src/dashboard/render.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
-import { dashboardMarker } from '../../src/orchestrator/dashboard.ts';
 import { remoteRunnerOf } from '../../src/orchestrator/dispatch-local.ts';
 import { openJobQueue, queueSchemaFor } from '../../src/queue/open-queue.ts';
 import { isAlive, killGroup } from '../../src/runner/exec.ts';

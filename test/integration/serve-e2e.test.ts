@@ -9,7 +9,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bot } from '../../src/compose/bot.ts';
-import { dashboardMarker } from '../../src/orchestrator/dashboard.ts';
+import { dashboardMarker } from '../../src/dashboard/render.ts';
 import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
 import { memoryLogger } from '../support/blitz-harness.ts';
 import { startFakeGitea } from '../support/fake-gitea/server.ts';

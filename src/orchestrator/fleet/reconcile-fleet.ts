@@ -2,10 +2,11 @@
 // tickets and the store, ask the planner (kind `fleet`: pilot first, waves, PRs merge only on a
 // person's word), perform each action (each checks the world first), relay finished reports, and
 // publish the scoreboard; repeat while a pass moved something the next can build on.
+
+import { renderScoreboard } from '../../dashboard/scoreboard.ts';
 import { nextActions } from '../../plan/next-actions.ts';
 import type { Action } from '../../plan/snapshot.ts';
 import type { RunState } from '../../plan/states.ts';
-import { renderScoreboard } from '../scoreboard.ts';
 import type { FleetHooks, FleetPorts } from './fleet-context.ts';
 import { performFleet } from './fleet-perform.ts';
 import { loadFleet } from './load-fleet.ts';

@@ -2,12 +2,13 @@
 // relayed to the triggering issue as decision buckets (seed 004: "consistently the highest-value
 // output"), and each OUT-OF-SCOPE BUG becomes a follow-up issue in the ticket's repo, linked back.
 // The report is marked relayed before anything is filed, so a crash files nothing twice.
+
+import { markdownText, oneLine } from '../../dashboard/escape.ts';
+import { renderDecisionBuckets } from '../../dashboard/uncertainties.ts';
 import { formatIssueRef, formatRepo } from '../../forges/types.ts';
 import { type Ports, refOf, repoRefOf } from '../context.ts';
-import { markdownText, oneLine } from '../dashboard-escape.ts';
 import { reportOf } from '../review-leg.ts';
 import { issueAttempts } from '../run-progress.ts';
-import { renderDecisionBuckets } from '../uncertainties.ts';
 import type { FleetCtx } from './fleet-context.ts';
 import { ticketOf, updateTicket } from './fleet-state.ts';
 

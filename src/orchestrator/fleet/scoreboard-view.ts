@@ -1,9 +1,10 @@
 // Pure: a fleet pass's facts turned into the scoreboard's rows. The pilot is the first ticket
 // dispatched; then waves of `maxSessions` tickets in dispatch order; undispatched tickets are queued.
+
+import type { ScoreboardInput, ScoreboardRow } from '../../dashboard/scoreboard.ts';
 import { formatIssueRef } from '../../forges/types.ts';
 import { refOf, repoRefOf } from '../context.ts';
 import { paceReason } from '../run-pace.ts';
-import type { ScoreboardInput, ScoreboardRow } from '../scoreboard.ts';
 import type { FleetCtx } from './fleet-context.ts';
 import { ticketOf } from './fleet-state.ts';
 

@@ -2,12 +2,12 @@
 // (its scoreboard lives there), handed to reconcile. Nothing starts when nothing survives triage,
 // and every skipped ticket is named with its reason in the reply.
 import type { Command } from '../../commands/schema.ts';
+import { renderScoreboard } from '../../dashboard/scoreboard.ts';
 import { formatRepo, hasPermission } from '../../forges/types.ts';
 import { issueKey } from '../../plan/types.ts';
 import type { Intent } from '../../store/types.ts';
 import { type Ports, repoRefOf } from '../context.ts';
 import { writeRun } from '../run-writer.ts';
-import { renderScoreboard } from '../scoreboard.ts';
 import { createRunOf, type IntentOutcome, repoConfigOrAnswer } from '../start-run.ts';
 import type { FleetHooks } from './fleet-context.ts';
 import { type FleetOptions, fleetOptionsOf } from './fleet-state.ts';

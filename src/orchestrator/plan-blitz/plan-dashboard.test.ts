@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { dashboardMarker } from '../../dashboard/render.ts';
 import type { RunRecord } from '../../store/run-store.ts';
-import { dashboardMarker } from '../dashboard.ts';
 import { renderPlanComment } from './plan-comment.ts';
 import { renderPlanDashboard } from './plan-dashboard.ts';
 import { planProgressSchema } from './plan-state.ts';

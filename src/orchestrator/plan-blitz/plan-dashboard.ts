@@ -2,11 +2,10 @@
 // per-wave counts of approved / execution-ready / closed / held / refused (and pivoted), each
 // member's lane and landing, the targets that matched nothing, cycles, holds and what is left.
 
+import { markdownText } from '../../dashboard/escape.ts';
+import { dashboardMarker, slowedLine } from '../../dashboard/render.ts';
 import { sizeOf } from '../../plan/plan-labels.ts';
 import { refOf } from '../context.ts';
-import { dashboardMarker } from '../dashboard.ts';
-import { markdownText } from '../dashboard-escape.ts';
-import { slowedLine } from '../run-pace.ts';
 import type { PlanCtx } from './plan-context.ts';
 import { planProgressOf, tallyOf } from './plan-state.ts';
 

@@ -8,7 +8,7 @@ import {
   safeEntryName,
   type Tier,
   type TierStats,
-} from './model-notes-lines.ts';
+} from './lines.ts';
 
 export interface AttemptEvidence {
   runId: string;

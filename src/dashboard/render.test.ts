@@ -7,7 +7,7 @@ import {
   maxDashboardChars,
   progressLine,
   renderDashboard,
-} from './dashboard.ts';
+} from './render.ts';
 
 const issue = (
   number: number,

@@ -11,7 +11,7 @@ import {
   parseModelHints,
   readModelHints,
   updateModelNotesFile,
-} from './model-notes.ts';
+} from './notes.ts';
 
 const attempt = (
   runId: string,

@@ -1,35 +1,38 @@
 // The run's sticky dashboard comment in Markdown (pure): a hidden marker to find it again, a progress
 // line, the issue table, what is held or unrunnable, the budget probe, readiness, ship and notify
 // failures, and the DAG as a Mermaid flowchart. It renders only what it is given: no secret is read.
-import { compactNumber, markdownText, safeUrl } from './dashboard-escape.ts';
-import { renderFlowchart } from './dashboard-mermaid.ts';
+import { inFlightIssueStates, integratingIssueStates } from '../plan/states.ts';
+import { compactNumber, markdownText, safeUrl } from './escape.ts';
+import { renderFlowchart } from './mermaid.ts';
 import type {
   DashboardBlocker,
   DashboardBudget,
   DashboardInput,
   DashboardIssue,
   DashboardIssueState,
-} from './dashboard-types.ts';
-import { slowedLine } from './run-pace.ts';
+} from './types.ts';
 
-export type * from './dashboard-types.ts';
+export type * from './types.ts';
+
+/** The dashboard line of a slowed run (every run kind's dashboard shows it the same way). */
+export const slowedLine = (reason: string): string => `**Slowed down:** ${markdownText(reason, 300)}.`;
 
 /** GitHub refuses comments over 65 536 characters; Gitea's limit is higher. Keep a margin. */
 export const maxDashboardChars = 60_000;
 
-const markerPrefix = '<!-- blitz-dashboard:';
 // A run id lands inside an HTML comment: nothing that could end it (`--`, `>`) may pass.
 const safeRunId = (runId: string): string =>
   runId.replace(/[^A-Za-z0-9_.:-]/g, '_').replace(/-{2,}/g, '-') || '_';
 
-export const dashboardMarker = (runId: string): string => `${markerPrefix}${safeRunId(runId)} -->`;
+/** The marker bare, as the forge adapters take it (they wrap it in the tag the body carries). */
+export const dashboardMarkerText = (runId: string): string => `blitz-dashboard:${safeRunId(runId)}`;
 
+export const dashboardMarker = (runId: string): string => `<!-- ${dashboardMarkerText(runId)} -->`;
+
+// Counted as working: a worker on it, its branch on the way to a merge, or merged and awaiting the build.
 const working: ReadonlySet<DashboardIssueState> = new Set([
-  'dispatched',
-  'working',
-  'pushed',
-  'pr_open',
-  'reviewed',
+  ...inFlightIssueStates,
+  ...integratingIssueStates,
   'merged',
 ]);
 const extraCounts: DashboardIssueState[] = ['ready', 'held', 'bounced', 'stalled', 'failed'];

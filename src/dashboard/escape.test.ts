@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compactNumber, markdownText, mermaidText, oneLine, safeUrl } from './dashboard-escape.ts';
+import { compactNumber, markdownText, mermaidText, oneLine, safeUrl } from './escape.ts';
 
 describe('dashboard escaping', () => {
   it('flattens newlines, separators and bidi overrides into one line and cuts at a code point', () => {

@@ -1,6 +1,6 @@
 // Routing hints from the measured counts of one roster entry: which tiers to avoid, which it
 // handles, whether it tends to stall. One place for the rules so that the notes and routing agree.
-import { type Tier, type TierStats, tiers } from './model-notes-lines.ts';
+import { type Tier, type TierStats, tiers } from './lines.ts';
 
 export interface EntryHints {
   /** Tiers this entry should not be routed to: it failed there where the tier below succeeded. */

@@ -1,5 +1,5 @@
 // Pure: the dashboard's input from what a reconcile read (run, planner snapshot, store rows,
-// attempts) and the planner's report actions. Rendering itself is dashboard.ts.
+// attempts) and the planner's report actions. Rendering itself is render.ts.
 
 import { isEpic } from '../plan/epics.ts';
 import { gateLine } from '../plan/gate-checks.ts';
@@ -10,13 +10,11 @@ import type { AttemptRecord } from '../runner/types.ts';
 import { tellStanding } from '../ship/tell-delivery.ts';
 import { attentionOf } from '../status/attention.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import type {
-  DashboardBlocker,
-  DashboardInput,
-  DashboardIssue,
-  DashboardIssueState,
-} from './dashboard-types.ts';
-import { attemptKey } from './run-progress.ts';
+import type { DashboardBlocker, DashboardInput, DashboardIssue, DashboardIssueState } from './types.ts';
+
+/** The key of the issue an attempt worked on. */
+const attemptKey = (a: Pick<AttemptRecord, 'issue'>): string =>
+  issueKey(`${a.issue.repo.owner}/${a.issue.repo.name}`, a.issue.number);
 
 const numberOf = (key: string): number => Number(key.slice(key.lastIndexOf('#') + 1));
 

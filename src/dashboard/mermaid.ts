@@ -4,8 +4,8 @@
 // blocked (a blocker open), skipped and needs-a-person each read apart at a glance. Node ids are
 // generated (`i<number>`), labels go through mermaidText, so a title can neither break the graph nor
 // close its code fence.
-import { mermaidText } from './dashboard-escape.ts';
-import { type DashboardIssue, type DashboardIssueState, dashboardIssueStates } from './dashboard-types.ts';
+import { mermaidText } from './escape.ts';
+import { type DashboardIssue, type DashboardIssueState, dashboardIssueStates } from './types.ts';
 
 const stateStyle: Record<DashboardIssueState, string> = {
   blocked: 'fill:#eaeef2,stroke:#8c959f,color:#24292f',

@@ -4,15 +4,8 @@
 // so compiling the same evidence twice gives the same file. Routing reads the file back as hints.
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { type EntryHints, hintsFor } from './model-notes-hints.ts';
-import {
-  formatCount,
-  formatTierLine,
-  runsNote,
-  type Tier,
-  type TierStats,
-  tiers,
-} from './model-notes-lines.ts';
+import { type EntryHints, hintsFor } from './hints.ts';
+import { formatCount, formatTierLine, runsNote, type Tier, type TierStats, tiers } from './lines.ts';
 import {
   type AttemptEvidence,
   mergeEvidence,
@@ -22,11 +15,11 @@ import {
   sections,
   seededNote,
   seededTierLines,
-} from './model-notes-merge.ts';
+} from './merge.ts';
 
-export type { EntryHints } from './model-notes-hints.ts';
-export type { Tier, TierStats } from './model-notes-lines.ts';
-export type { AttemptEvidence } from './model-notes-merge.ts';
+export type { EntryHints } from './hints.ts';
+export type { Tier, TierStats } from './lines.ts';
+export type { AttemptEvidence } from './merge.ts';
 
 export const maxNoteLines = 60;
 

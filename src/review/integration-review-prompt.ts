@@ -2,9 +2,9 @@
 // integration branch is data written by workers, so it sits inside a nonce-tagged fence it cannot
 // close; the reviewer hunts drift between issues that each PR's own review could not see.
 import type { BoundedDiff } from '../forges/types.ts';
-import { fenced, partialNotice } from '../review/prompt.ts';
-import { neutraliseMentions } from '../review/sanitize.ts';
-import { parseReview } from '../review/verdict.ts';
+import { fenced, partialNotice } from './prompt.ts';
+import { neutraliseMentions } from './sanitize.ts';
+import { parseReview } from './verdict.ts';
 
 export interface IntegrationPromptInput {
   milestone: string;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunSnapshot } from '../plan/snapshot.ts';
 import type { PlanIssue } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import { dashboardView } from './dashboard-view.ts';
+import { dashboardView } from './view.ts';
 
 const issue = (number: number, over: Partial<PlanIssue> = {}): PlanIssue => ({
   repo: 'acme/app',

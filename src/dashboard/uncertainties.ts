@@ -2,7 +2,7 @@
 // buckets: activation steps (something must be switched on or set before the change works), policy
 // blessings (a choice the worker made that a person should confirm), follow-ups (filed or to file)
 // and recurring themes (the same subject raised by several tickets). Pure: the caller posts the text.
-import { markdownText } from './dashboard-escape.ts';
+import { markdownText } from './escape.ts';
 
 export type Bucket = 'activation' | 'policy' | 'follow_up';
 

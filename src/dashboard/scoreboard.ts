@@ -2,8 +2,8 @@
 // wave a row per ticket: PR, tests, review verdict, status; the skipped tickets with their reasons;
 // and once the run ends a consolidated summary (totals, blocking findings caught, decision buckets,
 // what is waiting for a person). Pure: the orchestrator's coalescer publishes the text.
-import { markdownText } from './dashboard-escape.ts';
-import { slowedLine } from './run-pace.ts';
+import { markdownText } from './escape.ts';
+import { slowedLine } from './render.ts';
 import { renderDecisionBuckets, type TicketUncertainties } from './uncertainties.ts';
 
 export interface ScoreboardRow {
