@@ -2,13 +2,14 @@
 // in words why an issue is not ready. Untrusted issues (author without write permission, no label
 // `blitz/approved`) are a kind of `held`, so the seven categories still partition the issues.
 import type { Cycle } from './cycles.ts';
-import { findCycles } from './cycles.ts';
+import { findCyclesById } from './cycles.ts';
 import { epicChildren, epicClosable, isEpic } from './epics.ts';
 import type { GateKind } from './gates.ts';
 import { gateFor } from './gates.ts';
 import type { PlanGraph } from './graph.ts';
 import { compareKeys, stateOf } from './graph.ts';
 import { holdReason } from './holds.ts';
+import { KeyedView } from './keyed-view.ts';
 import type { IssueKey } from './types.ts';
 import { hasLabel, planLabels } from './types.ts';
 
@@ -50,7 +51,8 @@ export interface UnknownBlocker {
 }
 
 export interface Classified {
-  byKey: Map<IssueKey, Classification>;
+  /** Every issue's verdict, iterated in key order. */
+  byKey: ReadonlyMap<IssueKey, Classification>;
   cycles: Cycle[];
   unknownBlockers: UnknownBlocker[];
   counts: Record<Category, number>;
@@ -64,29 +66,46 @@ const done: Classification = { category: 'done' };
 const ready: Classification = { category: 'ready' };
 const running: Classification = { category: 'running' };
 
-const classifyOne = (
-  g: PlanGraph,
-  k: IssueKey,
-  opts: ClassifyOptions,
-  cycleOf: ReadonlyMap<IssueKey, IssueKey[]>,
-  unknownNamers: Map<IssueKey, IssueKey[]>,
-): Classification => {
-  const issue = g.issues.get(k)!;
-  const gateKind = opts.gate ?? 'execution';
-  if (issue.state === 'closed' || opts.done?.has(k)) return done;
-  if (gateKind === 'planning' && hasLabel(issue, planLabels.planApproved)) return done;
-  // Each blocker's state is read once here; when all are closed, both gates are open without asking.
+/** What classify works from: the graph on ids, which issues are open, and each cycle by its members. */
+interface Pass {
+  g: PlanGraph;
+  opts: ClassifyOptions;
+  planning: boolean;
+  open: Uint8Array;
+  /** Index into `cycles` of the cycle an issue is in, -1 when none. */
+  cycleOf: Int32Array;
+  cycles: Cycle[];
+  unknownNamers: Map<IssueKey, IssueKey[]>;
+}
+
+/** Blockers of an issue that names one outside the graph: by key, as the forge gave them. */
+const outsideBlockers = (p: Pass, k: IssueKey): { allClosed: boolean } => {
   let allClosed = true;
-  for (const b of g.blockers.get(k) ?? []) {
-    const state = stateOf(g, b);
+  for (const b of p.g.blockers.get(k) ?? []) {
+    const state = stateOf(p.g, b);
     if (state === 'closed') continue;
     allClosed = false;
     if (state !== 'unknown') continue;
-    const xs = unknownNamers.get(b);
+    const xs = p.unknownNamers.get(b);
     if (xs) xs.push(k);
-    else unknownNamers.set(b, [k]);
+    else p.unknownNamers.set(b, [k]);
   }
-  if (isEpic(issue, g.subIssues.get(k)?.length ?? 0)) {
+  return { allClosed };
+};
+
+const classifyOne = (p: Pass, v: number): Classification => {
+  const { g, opts } = p;
+  const { list, start, to, outside } = g.index;
+  const issue = list[v]!;
+  const k = g.keys[v]!;
+  if (issue.state === 'closed' || opts.done?.has(k)) return done;
+  if (p.planning && hasLabel(issue, planLabels.planApproved)) return done;
+  // Each blocker's state is read once here; when all are closed, both gates are open without asking.
+  let allClosed = true;
+  if (outside[v]) allClosed = outsideBlockers(p, k).allClosed;
+  else for (let e = start[v]!; e < start[v + 1]! && allClosed; e++) allClosed = p.open[to[e]!] === 0;
+  const subs = g.subIssues.size === 0 ? undefined : g.subIssues.get(k);
+  if (isEpic(issue, subs?.length ?? 0)) {
     const openChildren = epicChildren(g, k)
       .filter((ch) => stateOf(g, ch) !== 'closed')
       .sort(compareKeys);
@@ -99,37 +118,61 @@ const classifyOne = (
     return { category: 'held', kind: 'untrusted', reason: untrustedReason };
   const runHold = opts.runHolds?.get(k);
   if (runHold) return { category: 'held', kind: runHold.kind, reason: runHold.reason };
-  const members = cycleOf.get(k);
-  if (members) return { category: 'cycle', members };
+  const c = p.cycleOf[v]!;
+  if (c >= 0) return { category: 'cycle', members: p.cycles[c]!.members };
   if (allClosed) return ready;
-  const gate = gateFor(gateKind, g, k);
-  if (!gate.open) return { category: 'blocked', waitingOn: gate.waitingOn, unknown: gate.unknown };
-  return ready;
+  if (outside[v]) {
+    const gate = gateFor(opts.gate ?? 'execution', g, k);
+    return gate.open ? ready : { category: 'blocked', waitingOn: gate.waitingOn, unknown: gate.unknown };
+  }
+  // Every blocker is an issue of the graph: the gate on ids, as gates.ts says it by key.
+  const waitingOn: IssueKey[] = [];
+  for (let e = start[v]!; e < start[v + 1]!; e++) {
+    const w = to[e]!;
+    if (p.open[w] && !(p.planning && hasLabel(list[w]!, planLabels.planApproved))) waitingOn.push(g.keys[w]!);
+  }
+  return waitingOn.length === 0 ? ready : { category: 'blocked', waitingOn, unknown: [] };
 };
 
 export const classify = (g: PlanGraph, opts: ClassifyOptions = {}): Classified => {
-  const open = g.keys.filter((k) => g.issues.get(k)!.state === 'open');
-  // g.keys is sorted and unique, and so is its filter: findCycles need not check it again.
-  const cycles = findCycles(open, (k) => g.blockers.get(k) ?? [], true);
-  const cycleOf = new Map<IssueKey, IssueKey[]>();
-  for (const c of cycles) for (const m of c.members) cycleOf.set(m, c.members);
-
-  const byKey = new Map<IssueKey, Classification>();
+  const { ids, list, start, to } = g.index;
+  const n = list.length;
+  const open = new Uint8Array(n);
+  for (let v = 0; v < n; v++) if (list[v]!.state === 'open') open[v] = 1;
+  const cycleOf = new Int32Array(n).fill(-1);
+  const cycles = findCyclesById(open, start, to).map((members, c): Cycle => {
+    for (const v of members) cycleOf[v] = c;
+    return { members: members.map((v) => g.keys[v]!) };
+  });
+  const pass: Pass = {
+    g,
+    opts,
+    planning: opts.gate === 'planning',
+    open,
+    cycleOf,
+    cycles,
+    unknownNamers: new Map(),
+  };
+  const verdicts: Classification[] = [];
   const counts = Object.fromEntries(categories.map((c) => [c, 0])) as Record<Category, number>;
-  const unknownNamers = new Map<IssueKey, IssueKey[]>();
-  for (const k of g.keys) {
-    const c = classifyOne(g, k, opts, cycleOf, unknownNamers);
-    byKey.set(k, c);
+  for (let v = 0; v < n; v++) {
+    const c = classifyOne(pass, v);
+    verdicts.push(c);
     counts[c.category]++;
   }
-  const unknownBlockers = [...unknownNamers]
+  const unknownBlockers = [...pass.unknownNamers]
     .map(([key, namedBy]) => ({ key, namedBy }))
     .sort((a, b) => compareKeys(a.key, b.key));
-  return { byKey, cycles, unknownBlockers, counts };
+  return { byKey: new KeyedView(g.keys, ids, verdicts), cycles, unknownBlockers, counts };
 };
 
-export const keysIn = (c: Classified, category: Category): IssueKey[] =>
-  [...c.byKey].filter(([, v]) => v.category === category).map(([k]) => k);
+export const keysIn = (c: Classified, category: Category): IssueKey[] => {
+  const out: IssueKey[] = [];
+  c.byKey.forEach((v, k) => {
+    if (v.category === category) out.push(k);
+  });
+  return out;
+};
 
 const list = (xs: readonly IssueKey[]): string => xs.join(', ');
 

@@ -1,19 +1,39 @@
 // The dependency graph of a milestone: nodes keyed `owner/repo#n`, blocked-by edges in both
 // directions, sub-issue links, and the state of every blocker that is not itself in the list.
+
+import { KeyIds } from './key-ids.ts';
+import { KeyedView } from './keyed-view.ts';
 import type { ExternalBlocker, IssueKey, PlanIssue } from './types.ts';
 import { keyOf } from './types.ts';
 
 export interface PlanGraph {
-  /** Issues of the milestone (open and closed), by key. */
-  issues: Map<IssueKey, PlanIssue>;
+  /** Issues of the milestone (open and closed), by key, iterated in key order. */
+  issues: ReadonlyMap<IssueKey, PlanIssue>;
   /** Blockers named but not in `issues`, as far as the forge could read them. */
   external: Map<IssueKey, ExternalBlocker>;
   /** key → keys it is blocked by (deduplicated, sorted). */
-  blockers: Map<IssueKey, readonly IssueKey[]>;
+  blockers: ReadonlyMap<IssueKey, readonly IssueKey[]>;
   /** key → sub-issue keys, from both the child list and the children's `parent`. */
   subIssues: Map<IssueKey, readonly IssueKey[]>;
   /** Every issue key, sorted: the one iteration order everything downstream uses. */
   keys: IssueKey[];
+  /** The same graph on integer ids, for the passes that walk all of it (classify, cycles). */
+  index: GraphIndex;
+}
+
+/**
+ * An issue's id is its position in `keys`, so ids compare as their keys do. Blocked-by edges
+ * between issues of the graph are stored CSR-style: the blockers of `v` are
+ * `to[start[v]] … to[start[v + 1] - 1]`, ascending and unique.
+ */
+export interface GraphIndex {
+  ids: KeyIds;
+  /** Issues by id. */
+  list: readonly PlanIssue[];
+  start: Int32Array;
+  to: Int32Array;
+  /** 1 where the issue names a blocker that is not an issue of the graph (external or unknown). */
+  outside: Uint8Array;
 }
 
 /**
@@ -79,18 +99,22 @@ const compareIssues = (a: PlanIssue, b: PlanIssue, ka: IssueKey, kb: IssueKey): 
     ? a.number - b.number
     : compareKeys(ka, kb);
 
-/** The keys of `issues` in compareKeys order; a list that arrives in that order is not sorted again. */
-const sortedKeys = (issues: Map<IssueKey, PlanIssue>): IssueKey[] => {
-  const keys = [...issues.keys()];
-  let prev: PlanIssue | undefined;
-  let ordered = true;
-  for (let i = 0; i < keys.length && ordered; i++) {
-    const cur = issues.get(keys[i]!)!;
-    if (prev !== undefined) ordered = compareIssues(prev, cur, keys[i - 1]!, keys[i]!) < 0;
-    prev = cur;
-  }
-  if (ordered) return keys;
-  return keys.sort((ka, kb) => compareIssues(issues.get(ka)!, issues.get(kb)!, ka, kb));
+/** Sorts `to[from … end)` ascending and drops repeats; returns the new end. */
+const sortUniqueIds = (to: Int32Array, from: number, end: number): number => {
+  if (end - from > 32) to.subarray(from, end).sort();
+  else
+    for (let i = from + 1; i < end; i++) {
+      const x = to[i]!;
+      let j = i - 1;
+      while (j >= from && to[j]! > x) {
+        to[j + 1] = to[j]!;
+        j--;
+      }
+      to[j + 1] = x;
+    }
+  let out = from;
+  for (let i = from; i < end; i++) if (i === from || to[i] !== to[out - 1]) to[out++] = to[i]!;
+  return out;
 };
 
 /** Builds the graph; when an issue appears twice the later copy wins (the orchestrator dedupes). */
@@ -98,24 +122,81 @@ export const buildGraph = (
   issueList: readonly PlanIssue[],
   externalList: readonly ExternalBlocker[] = [],
 ): PlanGraph => {
-  const issues = new Map<IssueKey, PlanIssue>();
-  for (const issue of issueList) issues.set(keyOf(issue), issue);
-  const keys = sortedKeys(issues);
+  // Intern every key once, in list order; a later copy of an issue takes the earlier one's id.
+  const ids = new KeyIds(issueList);
+  let keys: IssueKey[] = [];
+  let list: PlanIssue[] = [];
+  for (const issue of issueList) {
+    const k = keyOf(issue);
+    const at = ids.claim(issue, k, keys.length);
+    if (at < keys.length) list[at] = issue;
+    else {
+      keys.push(k);
+      list.push(issue);
+    }
+  }
+  // Ids must follow key order; a list that arrives in that order (the usual case) keeps its ids.
+  let ordered = true;
+  for (let i = 1; i < keys.length && ordered; i++)
+    ordered = compareIssues(list[i - 1]!, list[i]!, keys[i - 1]!, keys[i]!) < 0;
+  if (!ordered) {
+    const order = keys.map((_, i) => i).sort((a, b) => compareIssues(list[a]!, list[b]!, keys[a]!, keys[b]!));
+    keys = order.map((i) => keys[i]!);
+    list = order.map((i) => list[i]!);
+    for (let i = 0; i < keys.length; i++) ids.move(list[i]!, keys[i]!, i);
+  }
+  const n = keys.length;
 
   const external = new Map<IssueKey, ExternalBlocker>();
-  for (const b of externalList) if (!issues.has(b.key)) external.set(b.key, b);
+  for (const b of externalList) if (!ids.has(b.key)) external.set(b.key, b);
 
-  const blockers = new Map<IssueKey, readonly IssueKey[]>();
+  let edges = 0;
+  for (const issue of list) edges += issue.blockedBy.length;
+  const start = new Int32Array(n + 1);
+  const to = new Int32Array(edges);
+  const outside = new Uint8Array(n);
+  const blockerLists: (readonly IssueKey[])[] = [];
   const subs = new Map<IssueKey, IssueKey[]>();
-  for (const k of keys) {
-    const issue = issues.get(k)!;
-    blockers.set(k, uniqueSorted(issue.blockedBy));
-    for (const c of issue.children) pushTo(subs, k, c);
-    if (issue.parent !== undefined) pushTo(subs, issue.parent, k);
+  let e = 0;
+  for (let v = 0; v < n; v++) {
+    const issue = list[v]!;
+    const named = issue.blockedBy;
+    start[v] = e;
+    let prev = -1;
+    let increasing = true;
+    for (const b of named) {
+      const w = ids.idIn(b, issue.repo);
+      if (w === -1) {
+        outside[v] = 1;
+        continue;
+      }
+      if (w <= prev) increasing = false;
+      prev = w;
+      to[e++] = w;
+    }
+    if (!increasing) e = sortUniqueIds(to, start[v]!, e);
+    if (outside[v]) blockerLists.push(uniqueSorted(named));
+    // Ids ascending and unique is compareKeys order without repeats: the list is kept as it is.
+    else if (increasing) blockerLists.push(named);
+    else {
+      const sorted: IssueKey[] = [];
+      for (let i = start[v]!; i < e; i++) sorted.push(keys[to[i]!]!);
+      blockerLists.push(sorted);
+    }
+    for (const c of issue.children) pushTo(subs, keys[v]!, c);
+    if (issue.parent !== undefined) pushTo(subs, issue.parent, keys[v]!);
   }
+  start[n] = e;
   const subIssues = new Map<IssueKey, readonly IssueKey[]>();
   for (const [k, xs] of subs) subIssues.set(k, uniqueSorted(xs));
-  return { issues, external, blockers, subIssues, keys };
+  return {
+    issues: new KeyedView(keys, ids, list),
+    external,
+    blockers: new KeyedView(keys, ids, blockerLists),
+    subIssues,
+    keys,
+    index: { ids, list, start, to, outside },
+  };
 };
 
 /** State of any key as the graph knows it: `unknown` when neither listed nor readable. */

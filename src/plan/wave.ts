@@ -60,10 +60,23 @@ export const compareForDispatch = (a: PlanIssue, b: PlanIssue, ka: IssueKey, kb:
   (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0) ||
   compareKeys(ka, kb);
 
+/** Keys in compareForDispatch order; each issue's priority is read once, not once per comparison. */
 export const orderForDispatch = (
   issues: ReadonlyMap<IssueKey, PlanIssue>,
   keys: readonly IssueKey[],
-): IssueKey[] => [...keys].sort((a, b) => compareForDispatch(issues.get(a)!, issues.get(b)!, a, b));
+): IssueKey[] =>
+  keys
+    .map((key) => {
+      const issue = issues.get(key)!;
+      return { key, priority: priorityOf(issue), createdAt: issue.createdAt };
+    })
+    .sort(
+      (a, b) =>
+        a.priority - b.priority ||
+        (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0) ||
+        compareKeys(a.key, b.key),
+    )
+    .map((x) => x.key);
 
 export interface WaveMember {
   key: IssueKey;
