@@ -110,7 +110,7 @@ export class RunnerAgent {
       }, tickMs),
       setInterval(() => void this.heartbeats(), 500),
       setInterval(() => {
-        if (this.outbox.buffered() > 0) void this.outbox.flush().catch(() => undefined);
+        if (this.outbox.pending()) void this.outbox.flush().catch(() => undefined);
       }, tickMs),
     );
     while (!this.stopped) {

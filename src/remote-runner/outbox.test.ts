@@ -34,9 +34,11 @@ describe('outbox', () => {
     // Something is buffered: report 3 is not tried ahead of report 2.
     await box.send(report(3));
     expect(box.buffered()).toBe(2);
+    expect(box.pending()).toBe(true);
     expect(await box.flush()).toEqual({ delivered: 0, refused: 0, remaining: 2 });
     expect(await box.flush()).toEqual({ delivered: 2, refused: 0, remaining: 0 });
     expect(existsSync(file)).toBe(false);
+    expect(box.pending()).toBe(false);
     await box.send(report(4));
     expect(seen.map((s) => s.body)).toEqual([{ n: 1 }, { n: 2 }, { n: 2 }, { n: 2 }, { n: 3 }, { n: 4 }]);
   });
@@ -45,6 +47,7 @@ describe('outbox', () => {
     const file = join(tempDir(), 'buffer.jsonl');
     const { client } = scripted([down, down]);
     const box = new Outbox(client, file, silentLogger());
+    expect(box.pending()).toBe(false);
     await box.send(report(1));
     await box.send(report(2));
     const before = readFileSync(file, 'utf8');

@@ -9,6 +9,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
@@ -40,7 +41,7 @@ export class Outbox {
   /** Delivers in order after everything already buffered; buffers when the bot does not answer. */
   send(entry: OutboxEntry): Promise<void> {
     return this.serial(async () => {
-      if (this.buffered() > 0 || !(await this.deliver(entry))) this.append(entry);
+      if (this.pending() || !(await this.deliver(entry))) this.append(entry);
     });
   }
 
@@ -51,6 +52,18 @@ export class Outbox {
 
   buffered(): number {
     return readEntries(this.file, this.logger).length;
+  }
+
+  /**
+   * Whether anything waits in the buffer: one stat, asked on every send and every agent tick. (It
+   * was a parse of the whole buffer there, which grows while the bot is away: O(n) per report.)
+   */
+  pending(): boolean {
+    try {
+      return statSync(this.file).size > 0;
+    } catch {
+      return false;
+    }
   }
 
   private append(entry: OutboxEntry): void {
