@@ -2,6 +2,7 @@
 // @hono/node-server, signature check, schema, SQLite delivery record, queue, processing) on loopback,
 // beside a bare Hono route that only verifies the signature, measured in the same run.
 // autocannon runs in this process too, so both sides pay the same client cost; the ratio is the figure.
+// CPU per request beside it: on a busy machine it says more than req/s.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -42,6 +43,8 @@ interface Load {
   rps: number;
   p50: number;
   p99: number;
+  /** Requests answered in the round (for CPU per request). */
+  total: number;
 }
 
 const load = async (url: string, body: string, headers: Record<string, string>): Promise<Load> => {
@@ -62,7 +65,12 @@ const load = async (url: string, body: string, headers: Record<string, string>):
   if (result.non2xx > 0 || result.errors > 0) {
     throw new Error(`intake bench: ${result.non2xx} non-2xx answers and ${result.errors} errors`);
   }
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    total: result.requests.total,
+  };
 };
 
 // The forge the processing calls after each answer: a repo config, a writer's command, acknowledged.
@@ -112,12 +120,21 @@ const intakeBench: Bench = async () => {
   const server = await listen(app.fetch);
   // Rounds alternate between the two servers, so a neighbour's load shift hits both sides alike; the
   // work queued after the intake's answers finishes before the baseline's next round.
-  const rounds: { base: Load; intake: Load }[] = [];
+  // CPU of this process per request, client included on both sides; the intake's includes the
+  // processing after its answers (until the queue is idle): on a busy machine it moves less than req/s.
+  const rounds: { base: Load; intake: Load; baseCpu: number; intakeCpu: number }[] = [];
+  const cpuMs = (since: NodeJS.CpuUsage) => {
+    const u = process.cpuUsage(since);
+    return (u.user + u.system) / 1000;
+  };
   for (let i = 0; i < ROUNDS; i++) {
+    let c0 = process.cpuUsage();
     const base = await load(baselineServer.url, body, headers);
+    const baseCpu = cpuMs(c0);
+    c0 = process.cpuUsage();
     const intake = await load(server.url, body, headers);
     await queue.idle();
-    rounds.push({ base, intake });
+    rounds.push({ base, intake, baseCpu, intakeCpu: cpuMs(c0) });
   }
   await Promise.all([server.close(), baselineServer.close()]);
   await queue.drain();
@@ -130,6 +147,11 @@ const intakeBench: Bench = async () => {
     rps: mean(rounds.map((r) => r.intake.rps)),
     p50: Math.max(...rounds.map((r) => r.intake.p50)),
     p99: Math.max(...rounds.map((r) => r.intake.p99)),
+  };
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  const cpuPerReq = {
+    base: sum(rounds.map((r) => r.baseCpu)) / sum(rounds.map((r) => r.base.total)),
+    intake: sum(rounds.map((r) => r.intakeCpu)) / sum(rounds.map((r) => r.intake.total)),
   };
   const intents = (await store.listIntents()).length;
   await store.close();
@@ -150,6 +172,17 @@ const intakeBench: Bench = async () => {
       name: 'intake.ratio',
       value: round(intake.rps / baseline.rps, 3),
       unit: 'x of baseline rps (goal >= 0.8)',
+    },
+    {
+      name: 'intake.github.cpu_per_req_ms',
+      value: round(cpuPerReq.intake, 3),
+      unit: 'ms CPU (with processing)',
+    },
+    { name: 'intake.baseline.cpu_per_req_ms', value: round(cpuPerReq.base, 3), unit: 'ms CPU' },
+    {
+      name: 'intake.cpu_ratio',
+      value: round(cpuPerReq.base / cpuPerReq.intake, 3),
+      unit: 'x (baseline CPU per request / intake CPU per request; the rps goal read by CPU)',
     },
   ];
 };

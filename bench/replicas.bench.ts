@@ -4,7 +4,8 @@
 // PostgreSQL; with 2, each delivery is sent to ONE of them in turn (a round-robin balancer: the
 // scaling figure, against 1 replica), and again with every delivery sent to both, as a balancer
 // retrying would (correctness: each delivery dispatched once). Baseline in the same run: 1 replica on
-// SQLite with the in-process queue.
+// SQLite with the in-process queue. Beside each rate, the bot's CPU per delivery (this process, where
+// every replica runs): with 2 replicas in one process the rate only grows where the wait is PostgreSQL.
 import { join } from 'node:path';
 import { createDeliveryQueue, type DeliveryQueue } from '../src/intake/delivery-queue.ts';
 import { createReceiver } from '../src/intake/receive.ts';
@@ -90,7 +91,7 @@ const measure = async (
   db: string,
   queues: JobQueue[],
   spread: 'round-robin' | 'doubled' = 'round-robin',
-): Promise<number> => {
+): Promise<{ rate: number; cpuMs: number }> => {
   const rs = await Promise.all(queues.map((q, i) => replica(db, q, `bench-${i}`)));
   try {
     await rs[0]!.runs.createRun({
@@ -112,6 +113,7 @@ const measure = async (
         Array.from({ length: WARM_UP }, (_, j) => r.receive(DELIVERIES + 1 + i * WARM_UP + j)),
       );
     await Promise.all(rs.map((r) => r.deliveries.idle()));
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     // Eight senders at a time, as a forge delivering concurrently.
     let next = 1;
@@ -126,21 +128,25 @@ const measure = async (
     );
     await Promise.all(rs.map((r) => r.deliveries.idle()));
     const seconds = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(c0);
     const rows = await rs[0]!.runs.listRunIssues(runId);
     const expected = DELIVERIES + rs.length * WARM_UP;
     if (rows.length !== expected) throw new Error(`expected ${expected} dispatched rows, got ${rows.length}`);
-    return DELIVERIES / seconds;
+    return { rate: DELIVERIES / seconds, cpuMs: (cpu.user + cpu.system) / 1000 / DELIVERIES };
   } finally {
     for (const r of rs) await r.close();
   }
 };
 
 const bench: Bench = async () => {
-  const sqlite = await measure(`sqlite:${join(tempDir('blitz-bench-rep-'), 'blitz.db')}`, [
-    new InProcessQueue(),
-  ]);
+  const { rate: sqlite, cpuMs: sqliteCpu } = await measure(
+    `sqlite:${join(tempDir('blitz-bench-rep-'), 'blitz.db')}`,
+    [new InProcessQueue()],
+  );
+  const cpuUnit = 'ms CPU of the bot process(es) per delivery (PostgreSQL itself not counted)';
   const figures: Figure[] = [
     { name: 'replicas.baseline.sqlite_1.deliveries_per_s', value: round(sqlite, 1), unit: 'deliveries/s' },
+    { name: 'replicas.baseline.sqlite_1.cpu_per_delivery_ms', value: round(sqliteCpu, 3), unit: cpuUnit },
   ];
   if (!(await postgresAvailable())) return figures;
   const schemas = testSchemas();
@@ -162,12 +168,13 @@ const bench: Bench = async () => {
           }),
         );
       try {
-        const rate = await measure(schemas.urlFor(schema), queues, spread);
+        const { rate, cpuMs } = await measure(schemas.urlFor(schema), queues, spread);
         const name =
           n === 1 ? 'postgres_1' : `postgres_2_${spread === 'doubled' ? 'doubled' : 'round_robin'}`;
         if (n === 1) one = rate;
         figures.push(
           { name: `replicas.${name}.deliveries_per_s`, value: round(rate, 1), unit: 'deliveries/s' },
+          { name: `replicas.${name}.cpu_per_delivery_ms`, value: round(cpuMs, 3), unit: cpuUnit },
           {
             name: `replicas.${name}_over_sqlite_1.ratio`,
             value: round(rate / sqlite, 2),
