@@ -44,6 +44,7 @@ const purposes: Record<string, string> = {
   // GitHub
   'graphql MilestoneIssues': 'load',
   'graphql IssueStates': 'load',
+  'graphql PullFeedback': 'PR feedback: PR, checks and reviews',
   'issues/get-milestone': 'load',
   'issues/list-milestones': 'load',
   'issues/list-for-repo': 'load',

@@ -50,12 +50,13 @@ export const withCleanOutgoing = (forge: Forge, redact: Redact): Forge => {
       forge.mergePullRequest(ref, opts.title === undefined ? opts : { ...opts, title: title(opts.title) }),
     ...(forge.reportProgress
       ? {
-          reportProgress: (repo, sha, report) =>
-            forge.reportProgress!(repo, sha, {
-              ...report,
-              title: title(report.title),
-              summary: body(report.summary),
-            }),
+          reportProgress: (repo, sha, report, opts) =>
+            forge.reportProgress!(
+              repo,
+              sha,
+              { ...report, title: title(report.title), summary: body(report.summary) },
+              opts,
+            ),
         }
       : {}),
     ...(forge.replyToReviewComment

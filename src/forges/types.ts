@@ -226,6 +226,15 @@ export interface ReviewComment {
   createdAt: string;
 }
 
+/** An open PR with what the PR feedback loop reads of it: its head's checks, its reviews and review comments. */
+export interface PullFeedback {
+  pull: PullRequest;
+  /** The checks on `pull.head.sha`. */
+  checks: CheckInfo[];
+  reviews: Review[];
+  comments: ReviewComment[];
+}
+
 /**
  * One forge connection, scoped to an installation (GitHub) or a token (Gitea).
  * Errors are AppErrors: `not_found`, `forbidden`, `unauthorized`, `rate_limited`, `forge_unavailable`,
@@ -295,8 +304,18 @@ export interface Forge {
   listChecks?(repo: RepoRef, sha: string): Promise<CheckInfo[]>;
   /** The last `maxBytes` of a GitHub Actions job's log; undefined where there is none to read. */
   jobLogTail?(repo: RepoRef, jobId: number, maxBytes: number): Promise<string | undefined>;
-  /** Create or update the bot's own check `blitz` on `sha`. */
-  reportProgress?(repo: RepoRef, sha: string, report: ProgressReport): Promise<void>;
+  /**
+   * Create or update the bot's own check `blitz` on `sha`. `first`: the bot has not reported on this
+   * head before (it has just opened its PR), so there is no check of its own to look for.
+   */
+  reportProgress?(
+    repo: RepoRef,
+    sha: string,
+    report: ProgressReport,
+    opts?: { first?: boolean },
+  ): Promise<void>;
+  /** The PR, its head's checks, its reviews and review comments in as few requests as the forge allows. */
+  readPullFeedback?(ref: IssueRef): Promise<PullFeedback>;
   listReviews?(ref: IssueRef): Promise<Review[]>;
   listReviewComments?(ref: IssueRef): Promise<ReviewComment[]>;
   /** Answer on the thread of review comment `commentId`. */

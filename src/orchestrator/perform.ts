@@ -202,13 +202,22 @@ const merge = async (
 ) => {
   const ref = refOf(a.issue);
   const repo = `${ref.repo.owner}/${ref.repo.name}`;
-  const pr = await ctx.forge.getPullRequest({ repo: ctx.repo, number: a.pr });
+  const ref0 = { repo: ctx.repo, number: a.pr };
+  // The gate read the PR this call, at the head it let through: merged at that head unread again.
+  const kept = ctx.prFacts?.get(a.issue)?.pull;
+  const seen = kept && !kept.merged && a.head !== undefined && kept.head.sha === a.head ? kept : undefined;
+  const pr = seen ?? (await ctx.forge.getPullRequest(ref0));
   // The feedback gate let this head through: a head pushed since is gated again by the next pass.
   if (!pr.merged && a.head !== undefined && pr.head.sha !== a.head) return;
   const m = await mergePr(ctx.forge, pr, {
     method: ctx.repoConfig.mergeMethod.blitz,
     title: `${pr.title} (#${a.pr})`,
   });
+  // Refused on the gate's read: the head may have moved since; the next pass gates and merges again.
+  if ('refused' in m && seen) {
+    const now = await ctx.forge.getPullRequest(ref0);
+    if (now.merged || now.head.sha !== a.head) return;
+  }
   if ('refused' in m) {
     const why = `its PR #${a.pr} could not be merged into ${ctx.run.integrationBranch}: ${m.refused}`;
     return deps.effects.bounce(ctx, a.issue, why);

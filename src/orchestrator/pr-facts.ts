@@ -1,6 +1,6 @@
 // What the PR feedback loop (pr-feedback.ts) read about one open worker PR in a pass: the planner's
 // merge gate reads its decision. A type alone, so that context.ts names it without importing the loop.
-import type { CheckInfo } from '../forges/types.ts';
+import type { CheckInfo, PullRequest } from '../forges/types.ts';
 import type { CiVerdict } from '../ship/ci-verdict.ts';
 import type { ReviewFeedback } from '../ship/feedback-prompt.ts';
 import type { PrGateDecision, WorkerPhase } from '../ship/pr-gate.ts';
@@ -9,6 +9,8 @@ import type { PrFeedbackState } from '../store/run-store.ts';
 
 export interface PrFacts {
   head: string;
+  /** The PR as this read saw it, where the forge read it with its feedback (merge uses it, unread again). */
+  pull?: PullRequest;
   /** The head's state as kept after this read (a new head starts its settle window now). */
   state: PrFeedbackState;
   ci: CiVerdict;

@@ -64,7 +64,9 @@ export const workerPhase = (
 export const readPrFacts = async (input: PrReadInput): Promise<PrFacts> => {
   const { forge, repo } = input;
   const ref = { repo, number: input.pr };
-  const head = input.head ?? (await forge.getPullRequest(ref)).head.sha;
+  // One read where the forge has it (GitHub: one GraphQL query; Gitea: the PR, its status, its reviews).
+  const read = forge.readPullFeedback ? await forge.readPullFeedback(ref) : undefined;
+  const head = read?.pull.head.sha ?? input.head ?? (await forge.getPullRequest(ref)).head.sha;
   const now = input.now.getTime();
   const kept = input.state ?? emptyFeedbackState();
   // A new head starts its settle window now; one pushed while the PR was held (a person's fix) lifts
@@ -72,7 +74,7 @@ export const readPrFacts = async (input: PrReadInput): Promise<PrFacts> => {
   const { held: _held, ...unheld } = kept;
   const state: PrFeedbackState =
     kept.head?.sha === head ? kept : { ...unheld, head: { sha: head, seenAt: input.now.toISOString() } };
-  const checks = (await forge.listChecks?.(repo, head)) ?? [];
+  const checks = read?.checks ?? (await forge.listChecks?.(repo, head)) ?? [];
   const ci =
     forge.listChecks === undefined
       ? ({ kind: 'no_ci', reason: 'never' } as const)
@@ -84,8 +86,8 @@ export const readPrFacts = async (input: PrReadInput): Promise<PrFacts> => {
           ownReporters: [forge.botLogin],
           ownCheckName,
         });
-  const reviews = (await forge.listReviews?.(ref)) ?? [];
-  const comments = (await forge.listReviewComments?.(ref)) ?? [];
+  const reviews = read?.reviews ?? (await forge.listReviews?.(ref)) ?? [];
+  const comments = read?.comments ?? (await forge.listReviewComments?.(ref)) ?? [];
   const permissions = new Map<string, Permission>();
   for (const login of new Set([...reviews, ...comments].map((x) => x.author.toLowerCase())))
     permissions.set(login, (await input.writer(login)) ? 'write' : 'none');
@@ -110,7 +112,17 @@ export const readPrFacts = async (input: PrReadInput): Promise<PrFacts> => {
     maxFixAttempts: input.ci.maxFixAttempts,
     ...(state.held ? { held: state.held } : {}),
   });
-  return { head, state, ci, review, checks, ...(feedback ? { feedback } : {}), worker, decision };
+  return {
+    head,
+    ...(read ? { pull: read.pull } : {}),
+    state,
+    ci,
+    review,
+    checks,
+    ...(feedback ? { feedback } : {}),
+    worker,
+    decision,
+  };
 };
 
 /** The resume text for writers' `/blitz tell` messages: their words fenced as data. */
@@ -292,6 +304,8 @@ export const reportQueued = async (
       target,
       { head: target.head, state: kept },
       queuedReport(runPageUrl(deps.config.publicUrl, target.runId)),
+      // Never reported on for this issue: the PR is new, there is no check of the bot's to look for.
+      { first: kept.reported === undefined && kept.head === undefined },
     );
     if (reported) await keepFeedbackState(deps, target.runId, target.key, reported, kept);
   } catch (err) {
@@ -321,11 +335,12 @@ export const reportPrProgress = async (
   target: { forge: Forge; repo: RepoRef },
   facts: Pick<PrFacts, 'head' | 'state'>,
   report: ProgressReport,
+  opts: { first?: boolean } = {},
 ): Promise<PrFeedbackState | undefined> => {
   if (!target.forge.reportProgress) return undefined;
   const key = `${facts.head} ${report.state} ${report.title}`;
   if (facts.state.reported === key) return undefined;
-  await target.forge.reportProgress(target.repo, facts.head, report);
+  await target.forge.reportProgress(target.repo, facts.head, report, opts);
   return { ...facts.state, reported: key };
 };
 

@@ -1,10 +1,10 @@
 // The PR feedback loop's reads, once per reconcile call: a call makes up to a dozen passes within
 // seconds (a PR opened, reviewed, merged), and each pass gates every open worker PR. Within one call a
-// head's checks and a PR's reviews and comments are read once; a webhook or a tick that arrives
+// PR with its feedback (or a head's checks and a PR's reviews and comments) is read once; a webhook or a tick that arrives
 // meanwhile starts another call, which reads afresh, so nothing waits on these longer than the call.
 import type { Forge } from '../forges/types.ts';
 
-type Reads = Pick<Forge, 'listChecks' | 'listReviews' | 'listReviewComments'>;
+type Reads = Pick<Forge, 'listChecks' | 'listReviews' | 'listReviewComments' | 'readPullFeedback'>;
 
 export const readsPerCall = (forge: Forge, memo: Map<string, Promise<unknown>>): Forge => {
   const once = <T>(key: string, read: () => Promise<T>): Promise<T> => {
@@ -16,8 +16,14 @@ export const readsPerCall = (forge: Forge, memo: Map<string, Promise<unknown>>):
     value.catch(() => memo.delete(key));
     return value;
   };
-  const { listChecks, listReviews, listReviewComments } = forge;
+  const { listChecks, listReviews, listReviewComments, readPullFeedback } = forge;
   const reads: Reads = {
+    ...(readPullFeedback
+      ? {
+          readPullFeedback: (ref) =>
+            once(`pull ${ref.repo.owner}/${ref.repo.name}#${ref.number}`, () => readPullFeedback(ref)),
+        }
+      : {}),
     ...(listChecks
       ? {
           listChecks: (repo, sha) =>

@@ -1,10 +1,12 @@
 // Checks and reviews through the GitHub forge against the contract-checked fake: check runs and the
 // combined status normalised to one shape, annotations of failed runs, an Actions job's log tail, the
-// bot's own `blitz` check created then updated in place, reviews, line comments and a threaded reply.
+// bot's own `blitz` check created then updated in place, reviews, line comments and a threaded reply,
+// and the one GraphQL read of a PR with all of these (pull-feedback.ts) against the REST reads.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isAppError } from '../../src/errors.ts';
+import { createGithubForge } from '../../src/forges/github/index.ts';
 import type { RepoRef } from '../../src/forges/types.ts';
-import { type GithubHarness, githubHarness } from '../support/fake-github/harness.ts';
+import { fastRetry, type GithubHarness, githubHarness } from '../support/fake-github/harness.ts';
 import { checksOf } from '../support/world-checks.ts';
 
 const app: RepoRef = { owner: 'acme', name: 'app' };
@@ -191,6 +193,94 @@ describe('reviews', () => {
       line: 3,
     });
     expect(checksOf(h.world).commentsOn(h.repo, pr.ref.number)).toHaveLength(2);
+  });
+
+  it('reads a PR with its head’s checks, reviews and review comments in one GraphQL query, as the REST reads say', async () => {
+    const pr = await h.forge.openPullRequest(app, { head: 'feature', base: 'main', title: 'x', body: '' });
+    const store = checksOf(h.world);
+    store.addRun(h.repo, {
+      name: 'test',
+      headSha: sha,
+      appSlug: 'github-actions',
+      conclusion: 'failure',
+      title: '1 test failed',
+      summary: 'expected 1',
+      annotations: [
+        { path: 'src/a.ts', startLine: 2, endLine: 2, level: 'failure', message: 'boom', title: null },
+      ],
+    });
+    store.addStatus(h.repo, {
+      sha,
+      context: 'ci/legacy',
+      state: 'pending',
+      description: 'running',
+      targetUrl: null,
+      creator: 'wendy',
+    });
+    await h.forge.reportProgress!(app, sha, { state: 'queued', title: 'queued', summary: 'waiting' });
+    await api('wendy-token', 'POST', `/repos/acme/app/pulls/${pr.ref.number}/reviews`, {
+      event: 'REQUEST_CHANGES',
+      body: 'please rename',
+      comments: [{ path: 'src/a.ts', line: 3, body: 'call it `total`' }],
+    });
+    const first = (await h.forge.listReviewComments!(pr.ref))[0]!;
+    await h.forge.replyToReviewComment!(pr.ref, first.id, 'Renamed in abc1234.');
+
+    const before = h.fake.requests.length;
+    const read = await h.forge.readPullFeedback!(pr.ref);
+    expect(h.fake.requests.slice(before).map((r) => r.operationId)).toEqual(['graphql']);
+    const rest = {
+      pull: await h.forge.getPullRequest(pr.ref),
+      checks: await h.forge.listChecks!(app, sha),
+      reviews: await h.forge.listReviews!(pr.ref),
+      comments: await h.forge.listReviewComments!(pr.ref),
+    };
+    expect(read.pull).toEqual({ ...rest.pull, htmlUrl: expect.any(String) });
+    expect(read.pull.head.sha).toBe(sha);
+    expect(read.reviews).toEqual(rest.reviews);
+    expect(read.comments).toEqual(rest.comments);
+    expect(read.comments.map((c) => c.inReplyTo)).toEqual([undefined, first.id]);
+    // A status context has no database id in GraphQL (its id differs) but names its creator (REST's
+    // combined status does not); the fake's web addresses differ between its REST and GraphQL.
+    const noId = (cs: typeof read.checks) =>
+      cs
+        .map(({ url: _u, reporter, ...c }) => ({
+          ...c,
+          externalId: c.externalId.split(':')[0],
+          ...(c.externalId.startsWith('status:') ? {} : { reporter }),
+        }))
+        .sort((a, b) => a.name.localeCompare(b.name));
+    expect(noId(read.checks)).toEqual(noId(rest.checks));
+    expect(read.checks.find((c) => c.name === 'ci/legacy')?.reporter).toBe('wendy');
+    expect(read.checks.find((c) => c.name === 'test')?.annotations).toEqual([
+      { path: 'src/a.ts', startLine: 2, level: 'failure', message: 'boom' },
+    ]);
+  });
+
+  it('a head the bot has not reported on is given its check without a search; one seen in a feedback read is updated', async () => {
+    const pr = await h.forge.openPullRequest(app, { head: 'feature', base: 'main', title: 'x', body: '' });
+    const before = h.fake.requests.length;
+    await h.forge.reportProgress!(
+      app,
+      sha,
+      { state: 'queued', title: 'queued', summary: 'waiting' },
+      { first: true },
+    );
+    expect(h.fake.requests.slice(before).map((r) => r.operationId)).toEqual(['checks/create']);
+    // Another process of the bot (nothing remembered) reads the PR, then reports on the same head.
+    const other = createGithubForge({
+      baseUrl: h.fake.apiUrl,
+      auth: { token: 'test-token' },
+      botLogin: h.world.botLogin,
+      retry: fastRetry,
+    });
+    await other.readPullFeedback!(pr.ref);
+    const mid = h.fake.requests.length;
+    await other.reportProgress!(app, sha, { state: 'success', title: 'done', summary: 'all good' });
+    expect(h.fake.requests.slice(mid).map((r) => r.operationId)).toEqual(['checks/update']);
+    expect(checksOf(h.world).runsFor(h.repo, sha)).toEqual([
+      expect.objectContaining({ name: 'blitz', conclusion: 'success' }),
+    ]);
   });
 
   it('answering a comment that is not on the PR is not_found and posts nothing', async () => {

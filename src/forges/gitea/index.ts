@@ -125,6 +125,7 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
     });
   };
 
+  const { reviewsAndComments, ...reviewOpsOf } = reviewOps(client, pageSize);
   const forge: Forge = {
     kind: 'gitea',
     botLogin: opts.botLogin,
@@ -266,10 +267,24 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
     ),
     ...pullRequestOps(client, pageSize),
     ...statusOps(client),
-    ...reviewOps(client, pageSize),
+    ...reviewOpsOf,
   };
   // Milestone snapshots and the repo config kept until a write or webhook changes them (kept-reads.ts).
-  return opts.requestCache === false
-    ? forge
-    : withKeptReads(forge, opts.keptForMs === undefined ? {} : { freshMs: opts.keptForMs });
+  const kept =
+    opts.requestCache === false
+      ? forge
+      : withKeptReads(forge, opts.keptForMs === undefined ? {} : { freshMs: opts.keptForMs });
+  // The PR feedback loop's read: the PR, its head's status (kept once final, kept-feedback-reads.ts) and
+  // one list of its reviews for both the reviews and their comments.
+  return {
+    ...kept,
+    readPullFeedback: async (ref) => {
+      const pull = await kept.getPullRequest(ref);
+      const [checks, rc] = await Promise.all([
+        kept.listChecks!(ref.repo, pull.head.sha),
+        reviewsAndComments(ref),
+      ]);
+      return { pull, checks, ...rc };
+    },
+  };
 };

@@ -64,10 +64,10 @@ export const reviewOps = (client: GiteaClient, pageSize: number) => {
       pageSize,
     );
 
-  const listReviewComments = async (ref: IssueRef): Promise<ReviewComment[]> => {
-    const reviews = (await listGiteaReviews(ref)).filter((r) => (r.comments_count ?? 0) > 0);
+  type RawReview = z.infer<typeof GiteaReview>;
+  const commentsOf = async (ref: IssueRef, reviews: RawReview[]): Promise<ReviewComment[]> => {
     const all: ReviewComment[] = [];
-    for (const review of reviews) {
+    for (const review of reviews.filter((r) => (r.comments_count ?? 0) > 0)) {
       const comments = await client.json(GiteaReviewComment.array(), {
         method: 'GET',
         path: `${pullPath(ref)}/reviews/${review.id}/comments`,
@@ -77,20 +77,28 @@ export const reviewOps = (client: GiteaClient, pageSize: number) => {
     }
     return all.sort((a, b) => a.id - b.id);
   };
+  const toReview = (r: RawReview): Review => ({
+    id: r.id,
+    author: r.user?.login ?? 'ghost',
+    state: r.dismissed ? 'dismissed' : (states[r.state ?? ''] ?? 'commented'),
+    body: r.body ?? '',
+    ...(r.commit_id ? { commitSha: r.commit_id } : {}),
+    ...(r.stale ? { stale: true } : {}),
+    ...(r.submitted_at ? { submittedAt: r.submitted_at } : {}),
+  });
+  const listReviewComments = async (ref: IssueRef): Promise<ReviewComment[]> =>
+    commentsOf(ref, await listGiteaReviews(ref));
 
   return {
-    listReviews: async (ref: IssueRef): Promise<Review[]> =>
-      (await listGiteaReviews(ref)).map((r) => ({
-        id: r.id,
-        author: r.user?.login ?? 'ghost',
-        state: r.dismissed ? 'dismissed' : (states[r.state ?? ''] ?? 'commented'),
-        body: r.body ?? '',
-        ...(r.commit_id ? { commitSha: r.commit_id } : {}),
-        ...(r.stale ? { stale: true } : {}),
-        ...(r.submitted_at ? { submittedAt: r.submitted_at } : {}),
-      })),
+    listReviews: async (ref: IssueRef): Promise<Review[]> => (await listGiteaReviews(ref)).map(toReview),
 
     listReviewComments,
+
+    /** Reviews and their comments from one list of the reviews (the feedback loop wants both). */
+    reviewsAndComments: async (ref: IssueRef): Promise<{ reviews: Review[]; comments: ReviewComment[] }> => {
+      const raw = await listGiteaReviews(ref);
+      return { reviews: raw.map(toReview), comments: await commentsOf(ref, raw) };
+    },
 
     replyToReviewComment: async (ref: IssueRef, commentId: number, body: string): Promise<ReviewComment> => {
       const original = (await listReviewComments(ref)).find((c) => c.id === commentId);

@@ -219,11 +219,22 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
       return readTail(log, maxBytes);
     },
 
-    async reportProgress(repo: RepoRef, sha: string, report: ProgressReport): Promise<void> {
+    /** A check run of the bot's own read elsewhere (pull-feedback.ts): later reports update it. */
+    ownRunSeen(repo: RepoRef, sha: string, id: number): void {
+      remember(`${repo.owner}/${repo.name}@${sha}`.toLowerCase(), id);
+    },
+
+    async reportProgress(
+      repo: RepoRef,
+      sha: string,
+      report: ProgressReport,
+      opts: { first?: boolean } = {},
+    ): Promise<void> {
       const key = `${repo.owner}/${repo.name}@${sha}`.toLowerCase();
       const known = ownRuns.get(key);
+      // Not known: searched for, unless the bot has never reported on this head (its PR is new).
       const existing =
-        known !== undefined
+        known !== undefined || opts.first
           ? undefined
           : await call(
               {

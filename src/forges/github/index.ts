@@ -9,6 +9,7 @@ import { checkOps } from './checks.ts';
 import { createGithubClient, type GithubAuth, type RetryOptions } from './client.ts';
 import { issueOps } from './issues.ts';
 import { cachedMilestoneLoader, listOpenMilestones, loadMilestone, resolveMilestone } from './milestones.ts';
+import { readPullFeedback } from './pull-feedback.ts';
 import { pullOps } from './pulls.ts';
 import { repoOps } from './repos.ts';
 import { reviewOps } from './reviews.ts';
@@ -42,6 +43,8 @@ export const createGithubForge = (opts: GithubForgeOptions): Forge => {
     conditional: opts.requestCache !== false,
   });
   const cached = opts.requestCache !== false ? cachedMilestoneLoader(gh) : undefined;
+  const { ownRunSeen, ...checks } = checkOps(gh, { botLogin: opts.botLogin });
+  const reviews = reviewOps(gh);
   const forge: Forge = {
     kind: 'github',
     botLogin: opts.botLogin,
@@ -51,8 +54,15 @@ export const createGithubForge = (opts: GithubForgeOptions): Forge => {
     ...issueOps(gh, opts.botLogin, { cache: opts.requestCache !== false }),
     ...repoOps(gh, { cache: opts.requestCache !== false }),
     ...pullOps(gh),
-    ...checkOps(gh, { botLogin: opts.botLogin }),
-    ...reviewOps(gh),
+    ...checks,
+    ...reviews,
+    readPullFeedback: (ref) =>
+      readPullFeedback(gh, ref, {
+        ...checks,
+        ...reviews,
+        ownRunSeen,
+        botSlug: opts.botLogin.replace(/\[bot\]$/, ''),
+      }),
   };
   // Milestone snapshots and the repo config kept until a write or webhook changes them (kept-reads.ts).
   return opts.requestCache === false

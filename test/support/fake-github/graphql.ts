@@ -6,6 +6,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { buildSchema, execute, type GraphQLError, type GraphQLSchema, parse, validate } from 'graphql';
 import type { World, WorldIssue, WorldRepo } from '../world.ts';
+import { checksOf, type WorldCheckRun, type WorldReviewComment, type WorldStatus } from '../world-checks.ts';
+import { mergeInfo, syncHead } from './rest-pulls.ts';
 
 let schema: GraphQLSchema | undefined;
 
@@ -27,6 +29,7 @@ export const githubSchema = (): GraphQLSchema => {
 
 interface PageArgs {
   first?: number;
+  last?: number;
   after?: string;
   states?: string[];
 }
@@ -37,6 +40,9 @@ const fromCursor = (c: string | undefined) =>
 
 /** A connection over all `items`, paged by `first`/`after`; GitHub caps `first` at 100. */
 const connection = <T>(items: T[], args: PageArgs) => {
+  // `last` without a cursor: the newest items (GitHub caps it at 100 too).
+  if (args.first === undefined && args.last !== undefined && args.last >= 1 && args.last <= 100)
+    return connection(items.slice(-args.last), { first: 100 });
   if (args.first === undefined || args.first < 1 || args.first > 100)
     throw new Error(
       'You must provide a `first` value between 1 and 100 to properly paginate the connection.',
@@ -126,6 +132,7 @@ export const createRoot = (world: World, actorLogin: string) => {
       blocking: 0,
       totalBlocking: 0,
     }),
+    ...(issue.pull ? pullFields(repo, issue) : {}),
     closingIssuesReferences: (args: PageArgs) => {
       const pull = issue.pull;
       const refs = pull && pull.base === repo.defaultBranch ? closingRefs(world, repo, issue.body) : [];
@@ -133,6 +140,136 @@ export const createRoot = (world: World, actorLogin: string) => {
         refs.map(({ r, i }) => issueNode(r, i)),
         args,
       );
+    },
+  });
+
+  /** A pull request's own fields: head, mergeability, its head commit's checks, reviews, review threads. */
+  const pullFields = (repo: WorldRepo, issue: WorldIssue): Record<string, unknown> => {
+    const pull = issue.pull!;
+    const checks = checksOf(world);
+    let syncing: Promise<void> | undefined;
+    const synced = () => (syncing ??= syncHead(repo, issue));
+    const info = async () => {
+      await synced();
+      return mergeInfo(repo, issue);
+    };
+    return {
+      state: pull.merged ? 'MERGED' : issue.state.toUpperCase(),
+      url: `https://fake.github.test/${repo.owner}/${repo.name}/pull/${issue.number}`,
+      merged: pull.merged,
+      mergeCommit: () => (pull.mergeCommitSha ? commitNode(repo, pull.mergeCommitSha) : null),
+      headRefName: pull.head,
+      headRefOid: async () => {
+        await synced();
+        return pull.headSha;
+      },
+      baseRefName: pull.base,
+      mergeable: async () => {
+        const m = (await info()).mergeable;
+        return m === true ? 'MERGEABLE' : m === false ? 'CONFLICTING' : 'UNKNOWN';
+      },
+      mergeStateStatus: async () => (await info()).mergeableState.toUpperCase(),
+      commits: async (args: PageArgs) => {
+        await synced();
+        return connection([{ commit: commitNode(repo, pull.headSha) }], args);
+      },
+      reviews: (args: PageArgs) =>
+        connection(
+          checks.reviewsOn(repo, issue.number).map((r) => ({
+            databaseId: r.id,
+            author: actor(world, r.author),
+            state: r.state,
+            body: r.body,
+            commit: commitNode(repo, r.commitSha),
+            submittedAt: r.submittedAt,
+          })),
+          args,
+        ),
+      reviewThreads: (args: PageArgs) => {
+        // A thread is a first comment and the replies to it, oldest first.
+        const all = checks.commentsOn(repo, issue.number);
+        const roots = all.filter((c) => c.inReplyTo === undefined);
+        return connection(
+          roots.map((root) => ({
+            comments: (a: PageArgs) =>
+              connection(
+                all
+                  .filter((c) => c.id === root.id || c.inReplyTo === root.id)
+                  .map((c) => reviewCommentNode(repo, c)),
+                a,
+              ),
+          })),
+          args,
+        );
+      },
+    };
+  };
+
+  const reviewCommentNode = (repo: WorldRepo, c: WorldReviewComment) => {
+    return {
+      databaseId: c.id,
+      author: actor(world, c.author),
+      body: c.body,
+      path: c.path,
+      line: c.line,
+      createdAt: c.createdAt,
+      commit: commitNode(repo, c.commitSha),
+      replyTo: c.inReplyTo !== undefined ? { databaseId: c.inReplyTo } : null,
+      pullRequestReview: { databaseId: c.reviewId },
+    };
+  };
+
+  const checkRunNode = (run: WorldCheckRun) => ({
+    __typename: 'CheckRun',
+    databaseId: run.id,
+    name: run.name,
+    status: run.status.toUpperCase(),
+    conclusion: run.conclusion ? run.conclusion.toUpperCase() : null,
+    title: run.title,
+    summary: run.summary,
+    detailsUrl: run.detailsUrl ?? `https://fake.github.test/${run.repo}/runs/${run.id}`,
+    permalink: `https://fake.github.test/${run.repo}/runs/${run.id}`,
+    startedAt: run.startedAt,
+    checkSuite: { app: { slug: run.appSlug } },
+    annotations: (args: PageArgs) =>
+      connection(
+        run.annotations.map((a) => ({
+          path: a.path,
+          location: { start: { line: a.startLine }, end: { line: a.endLine } },
+          annotationLevel: a.level.toUpperCase(),
+          message: a.message,
+          title: a.title,
+        })),
+        args,
+      ),
+  });
+
+  const statusNode = (st: WorldStatus) => ({
+    __typename: 'StatusContext',
+    id: Buffer.from(`StatusContext:${st.id}`).toString('base64'),
+    context: st.context,
+    state: st.state === 'warning' ? 'SUCCESS' : st.state.toUpperCase(),
+    description: st.description,
+    targetUrl: st.targetUrl,
+    createdAt: st.createdAt,
+    creator: actor(world, st.creator),
+  });
+
+  /** A commit; its rollup is the newest check run per app and name and the newest status per context. */
+  const commitNode = (repo: WorldRepo, sha: string) => ({
+    oid: sha,
+    statusCheckRollup: () => {
+      const checks = checksOf(world);
+      const seen = new Set<string>();
+      const runs = checks
+        .runsFor(repo, sha)
+        .sort((a, b) => b.id - a.id)
+        .filter((r) => !seen.has(`${r.appSlug}/${r.name}`) && seen.add(`${r.appSlug}/${r.name}`))
+        .reverse();
+      const statuses = checks.latestStatuses(repo, sha);
+      if (runs.length === 0 && statuses.length === 0) return null;
+      const items = [...runs.map(checkRunNode), ...statuses.map(statusNode)];
+      return { contexts: (args: PageArgs) => connection(items, args) };
     },
   });
 

@@ -8,14 +8,14 @@ const pullOf = (ctx: HandlerContext, repo: WorldRepo): WorldIssue =>
   ctx.world.pull(repo, Number(ctx.params.pull_number)) ?? fail(404, 'Not Found');
 
 /** A pushed branch moves the PR's head: read it from git, as GitHub does. */
-const syncHead = async (repo: WorldRepo, issue: WorldIssue): Promise<void> => {
+export const syncHead = async (repo: WorldRepo, issue: WorldIssue): Promise<void> => {
   const pull = issue.pull!;
   if (pull.merged || issue.state !== 'open') return;
   const sha = await repo.git.resolve(pull.head);
   if (sha) pull.headSha = sha;
 };
 
-const mergeInfo = async (repo: WorldRepo, issue: WorldIssue) => {
+export const mergeInfo = async (repo: WorldRepo, issue: WorldIssue) => {
   const pull = issue.pull!;
   const files = await repo.git.changedFiles(pull.base, pull.head).catch(() => []);
   if (pull.merged || issue.state !== 'open')
