@@ -75,7 +75,3 @@ export const parseRef = (token: string): RefResult => {
 /** Two refs name the same ticket when owner, repo and number match (case-insensitively for names). */
 export const refKey = (ref: TicketRef): string =>
   `${ref.owner?.toLowerCase() ?? ''}/${ref.repo?.toLowerCase() ?? ''}#${ref.number}`;
-
-/** How a ref is written back to a person: the shortest form that names it. */
-export const formatRef = (ref: TicketRef): string =>
-  `${ref.owner ? `${ref.owner}/` : ''}${ref.repo ?? ''}#${ref.number}`;
