@@ -10,6 +10,7 @@ import { toCheckFromRun, toCheckFromStatus } from './checks.ts';
 import type { GithubClient } from './client.ts';
 import { call } from './errors.ts';
 import { restLogin } from './milestones.ts';
+import { reviewStates } from './reviews.ts';
 import { PageInfo } from './schema.ts';
 
 const pageInfo = 'pageInfo { hasNextPage endCursor }';
@@ -202,14 +203,6 @@ const mergeStates: Record<string, PullRequest['mergeState']> = {
   BLOCKED: 'blocked',
   DRAFT: 'blocked',
   UNSTABLE: 'unstable',
-};
-
-const reviewStates: Record<string, Review['state']> = {
-  APPROVED: 'approved',
-  CHANGES_REQUESTED: 'changes_requested',
-  COMMENTED: 'commented',
-  DISMISSED: 'dismissed',
-  PENDING: 'pending',
 };
 
 /** GraphQL's check run and status words are REST's in capitals; the REST mappers do the rest. */

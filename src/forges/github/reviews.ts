@@ -7,7 +7,8 @@ import { call } from './errors.ts';
 
 const at = (ref: IssueRef) => ({ owner: ref.repo.owner, repo: ref.repo.name, pull_number: ref.number });
 
-const reviewStates: Record<string, Review['state']> = {
+/** A review's state as both REST and GraphQL spell it (capitals), in our words. */
+export const reviewStates: Record<string, Review['state']> = {
   APPROVED: 'approved',
   CHANGES_REQUESTED: 'changes_requested',
   COMMENTED: 'commented',
