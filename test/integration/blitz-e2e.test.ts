@@ -107,6 +107,13 @@ const expectMilestoneFinished = async (x: BlitzHarness) => {
   // Every merged PR went into the integration branch, which now holds every worker's file.
   const files = await x.origin.git.ok(['ls-tree', '-r', '--name-only', 'blitz/m1']);
   for (const n of worked) expect(files).toContain(`fake-${n}.txt`);
+  // Each merged issue's branch left origin once its issue closed (issue 18), by a git push: the
+  // forge's API was never asked to delete one (issue 19: one request per merged issue saved).
+  const prs = [...repo.issues.values()].filter((i) => i.pull?.base === 'blitz/m1');
+  expect(prs.length).toBeGreaterThanOrEqual(worked.length);
+  for (const pr of prs) expect(await x.origin.git.resolve(pr.pull!.head), pr.pull!.head).toBeUndefined();
+  const requests: { method: string }[] = x.fakeGithub?.requests ?? x.fakeGitea?.requests ?? [];
+  expect(requests.filter((r) => r.method === 'DELETE')).toEqual([]);
 };
 
 describe.each(['github', 'gitea'] as const)('blitz end to end on %s', (forge) => {
