@@ -3,12 +3,13 @@
 // so a long run does not pile up disk and branches (through git: merged-branch.ts). The runner keeps
 // anything not merged and says so.
 // Never fails the close: a leftover is logged and swept at the next start.
+
+import { attemptKey } from '../plan/issue-progress.ts';
 import type { IssueKey } from '../plan/types.ts';
 import { issueNumberOfBranch } from '../runner/cleanup.ts';
 import type { Ports, RunCtx } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
 import { deleteMergedBranch } from './merged-branch.ts';
-import { attemptKey } from './run-progress.ts';
 
 export const cleanupClosedIssue = async (
   deps: Ports<'cloneUrl' | 'config' | 'dispatcher' | 'runner' | 'logger'>,
