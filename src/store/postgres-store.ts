@@ -3,6 +3,7 @@
 // replica records it first, and the others get `duplicate`. Concurrent sightings are written in one
 // statement per batch (pg-delivery-batch.ts); so are leases and "processed" marks, on a small pool
 // whose commits do not wait for the WAL flush (pg-delivery-bookkeeping.ts).
+import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import { createGroupCommit } from './group-commit.ts';
 import { type Migration, readMigrations } from './migrate.ts';
@@ -15,7 +16,14 @@ import {
 } from './pg-delivery-bookkeeping.ts';
 import { migratePostgres } from './pg-migrate.ts';
 import { checkConnection, closeOnce, createPgPool, type PgOptions } from './pg-pool.ts';
-import { pgFailureSql, toDelivery, toIntent, unprocessedRow, unprocessedSql } from './sqlite-store.ts';
+import {
+  newIntent,
+  pgFailureSql,
+  toDelivery,
+  toIntent,
+  unprocessedRow,
+  unprocessedSql,
+} from './sqlite-store.ts';
 import type { NewDelivery, Store } from './types.ts';
 
 /** Connect, check the server answers, migrate, and return the Store. */
@@ -84,9 +92,10 @@ export const openPostgresStore = async (
       return rows.map(toDelivery);
     },
     async addIntent(i) {
+      const at = new Date().toISOString();
       const inserted = await pool.query(
         `INSERT INTO intents (forge, repo, issue_number, command, sender, delivery_id, seq, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING id`,
         [
           i.forge,
           i.repo,
@@ -95,14 +104,17 @@ export const openPostgresStore = async (
           i.sender,
           i.deliveryId,
           i.seq,
-          new Date().toISOString(),
+          at,
         ],
       );
+      // A new row is what was just written: one round trip. A repeated one is read as it was stored.
+      const id = z.object({ id: z.coerce.number() }).optional().parse(inserted.rows[0])?.id;
+      if (id !== undefined) return { created: true, intent: newIntent(i, id, at) };
       const { rows } = await pool.query(
         'SELECT * FROM intents WHERE forge = $1 AND delivery_id = $2 AND seq = $3',
         [i.forge, i.deliveryId, i.seq],
       );
-      return { created: inserted.rowCount === 1, intent: toIntent(rows[0]) };
+      return { created: false, intent: toIntent(rows[0]) };
     },
     async listIntents(filter = {}) {
       const { rows } = await pool.query(
