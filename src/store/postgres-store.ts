@@ -18,6 +18,9 @@ import { checkConnection, closeOnce, createPgPool, type PgOptions } from './pg-p
 import { pgFailureSql, toDelivery, toIntent, unprocessedRow, unprocessedSql } from './sqlite-store.ts';
 import type { NewDelivery, Store } from './types.ts';
 
+/** Sighting batches written at once (each on its own pooled connection, each its own commit). */
+const SIGHTING_BATCHES_IN_FLIGHT = 2;
+
 /** Connect, check the server answers, migrate, and return the Store. */
 export const openPostgresStore = async (
   url: string,
@@ -40,7 +43,11 @@ export const openPostgresStore = async (
   const close = async () => {
     await Promise.all([closePool(), closeBookkeeping()]);
   };
-  const record = createGroupCommit((ds: readonly NewDelivery[]) => writeDeliveryBatch(pool, ds));
+  // Two batches in flight: a sighting that arrives while one is written goes out at once in the other,
+  // instead of waiting a whole round trip for the first to come back.
+  const record = createGroupCommit((ds: readonly NewDelivery[]) => writeDeliveryBatch(pool, ds), {
+    inFlight: SIGHTING_BATCHES_IN_FLIGHT,
+  });
   const lease = createGroupCommit((ls: readonly LeaseRequest[]) => writeLeaseBatch(bookkeeping, ls));
   const mark = createGroupCommit((ms: readonly DeliveryRef[]) => writeMarkBatch(bookkeeping, ms));
 
