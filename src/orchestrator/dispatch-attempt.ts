@@ -3,11 +3,11 @@
 // worker (another replica, or a pass that raced this one): no twin is ever started.
 import type { Forge, RepoRef } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
+import { attemptKey, liveAttempt } from '../plan/issue-progress.ts';
 import type { IssueKey } from '../plan/types.ts';
 import type { AttemptLedger } from '../runner/types.ts';
 import type { Ports } from './context.ts';
 import type { AttemptJob, Dispatcher, DispatchWrites } from './dispatcher.ts';
-import { attemptKey, liveAttempt } from './run-progress.ts';
 
 export interface DispatchPorts {
   ledger: Pick<AttemptLedger, 'listByRun'>;

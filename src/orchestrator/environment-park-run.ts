@@ -2,6 +2,7 @@
 // (`parkViewOf`, read by reconcile's load) and the steps that apply its `park`, `unpark` and
 // `probe_park` actions. The decisions are plan/park.ts's; nobody's issue is charged.
 import { defaultEnvironmentBackoff, parkSentence, type RunPark } from '../plan/environment-park.ts';
+import { attemptKey } from '../plan/issue-progress.ts';
 import type { ParkView } from '../plan/snapshot.ts';
 import { activeRunStates } from '../plan/states.ts';
 import { environmentProblem, resetAtOfSummary } from '../runner/failure-class.ts';
@@ -11,7 +12,6 @@ import type { ProbeResult } from './budget-probe.ts';
 import type { Ports } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
 import { issuesShippedOf, runNoticeOf, sendRunNotice } from './run-notice.ts';
-import { attemptKey } from './run-progress.ts';
 import { markPosted, writeRun } from './run-writer.ts';
 
 /** Environment failures already folded into a park, as `attemptId@endedAt`. */

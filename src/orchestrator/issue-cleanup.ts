@@ -2,11 +2,12 @@
 // the host that holds them, and its branch on origin too unless the repo config says `keepBranches`,
 // so a long run does not pile up disk and branches. The runner keeps anything not merged and says so.
 // Never fails the close: a leftover is logged and swept at the next start.
+
+import { attemptKey } from '../plan/issue-progress.ts';
 import type { IssueKey } from '../plan/types.ts';
 import { issueNumberOfBranch } from '../runner/cleanup.ts';
 import type { Ports, RunCtx } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
-import { attemptKey } from './run-progress.ts';
 
 export const cleanupClosedIssue = async (
   deps: Ports<'dispatcher' | 'runner' | 'logger'>,

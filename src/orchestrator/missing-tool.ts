@@ -3,13 +3,13 @@
 // `isToolMissing`). The tool is named from the bot's own copy of the job (its roster entry), never from
 // what a remote runner wrote; the host is the bot's runner or the remote runner the hub named.
 import { defaultEnvironmentBackoff } from '../plan/environment-park.ts';
+import { attemptKey } from '../plan/issue-progress.ts';
 import type { MissingToolView } from '../plan/snapshot.ts';
 import { isToolMissing } from '../runner/failure-class.ts';
 import { placeholdersOf } from '../runner/supervisor.ts';
 import { commandFor } from '../runner/tools/index.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { Ports } from './context.ts';
-import { attemptKey } from './run-progress.ts';
 
 const missed = (a: AttemptRecord): boolean =>
   a.outcome === 'environment_failure' && isToolMissing(a.failureSummary);

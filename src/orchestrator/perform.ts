@@ -2,6 +2,7 @@
 // exists is found, not opened twice; a closed issue is not closed again; a dispatch of an issue with
 // a live attempt is skipped; a report or notification with the same content is posted once.
 import { type Forge, formatRepo, type RepoRef } from '../forges/types.ts';
+import { issueAttempts } from '../plan/issue-progress.ts';
 import type { Action, RunSnapshot } from '../plan/snapshot.ts';
 import type { IssueKey, PlanIssue } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
@@ -22,7 +23,6 @@ import { keepReviewVerdict, reportQueued } from './pr-feedback.ts';
 import { performPrFeedback } from './pr-feedback-step.ts';
 import { mergePr, openPr } from './pull-requests.ts';
 import { rosterEntryFor } from './roster-entry.ts';
-import { issueAttempts } from './run-progress.ts';
 import { setRunState } from './run-state.ts';
 import { firstTime, setProgress, writeRun } from './run-writer.ts';
 import { fileSmokeFinding } from './smoke-finding.ts';

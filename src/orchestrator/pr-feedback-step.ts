@@ -6,6 +6,7 @@
 // notice naming `/blitz retry`, report the bot's `blitz` check on the head, and keep the state.
 import type { RepoConfig } from '../config/repo-config.ts';
 import type { Forge, RepoRef } from '../forges/types.ts';
+import { attemptKey, currentAttempts } from '../plan/issue-progress.ts';
 import type { IssueProgress } from '../plan/snapshot.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { PrFeedbackState, RunIssueRecord, RunRecord } from '../store/run-store.ts';
@@ -21,7 +22,6 @@ import {
   resumeWithFeedback,
 } from './pr-feedback.ts';
 import { runNoticeOf, runPageUrl, sendRunNotice } from './run-notice.ts';
-import { attemptKey, currentAttempts } from './run-progress.ts';
 
 export interface PrGateScope {
   forge: Forge;

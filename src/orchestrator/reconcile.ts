@@ -14,6 +14,7 @@ import type { ForgeEvent } from '../intake/events.ts';
 import { modelNotesForRouting, readModelHints } from '../model-notes/notes.ts';
 import { budgetOf } from '../plan/budget.ts';
 import { issueCapsOf } from '../plan/issue-caps.ts';
+import { attemptKey, deriveProgress, inRunScope } from '../plan/issue-progress.ts';
 import { nextActions } from '../plan/next-actions.ts';
 import { holdUnplanned, unplannedLine } from '../plan/plan-labels.ts';
 import { type Action, type IntegrationReviewView, type RunSnapshot, replanAfter } from '../plan/snapshot.ts';
@@ -34,7 +35,6 @@ import { gatePullRequests, withPrGates } from './pr-feedback-step.ts';
 import { readsPerCall } from './pr-reads-per-call.ts';
 import { loadRepoConfig } from './repo-settings.ts';
 import { dispatchHeld, pacedLimit, paceReason } from './run-pace.ts';
-import { attemptKey, deriveProgress } from './run-progress.ts';
 import { firstTime, foldResults, writeProgress } from './run-writer.ts';
 import { withTells } from './tell-nudge.ts';
 
@@ -174,12 +174,10 @@ const loadRun = async (
     hooks.sweptRuns.add(run.id);
     await sweepClosedWorkspaces(deps, { run, forge, repo, attempts }, ms.issues);
   }
-  // An issue that left the milestone or was closed by hand while a worker was on it is no longer the
-  // run's business: the planner only sees open issues and finished ones
-  const derived = deriveProgress({ rows, attempts, open, runnerRetries: deps.config.runner.retries });
-  const progress = derived.filter((p) => open.has(p.key) || p.state === 'closed');
-  // ... and a worker still on such an issue is stopped (issue 18), not left to run and push.
-  const abandoned = derived.filter((p) => !open.has(p.key) && p.state === 'working').map((p) => p.key);
+  const { progress, abandoned } = inRunScope(
+    deriveProgress({ rows, attempts, open, runnerRetries: deps.config.runner.retries }),
+    open,
+  );
   const options = run.options as RunOptionsStored;
   const fresh = (await deps.store.getRun(run.id)) ?? run;
   // The PR feedback loop: each open worker PR's CI and people's reviews, for the planner's merge gate.

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { updateModelNotesFile } from '../model-notes/notes.ts';
 import { blameStep } from '../plan/blame.ts';
+import { attemptKey } from '../plan/issue-progress.ts';
 import { nextActions } from '../plan/next-actions.ts';
 import type { IssueKey } from '../plan/types.ts';
 import { git } from '../runner/git.ts';
@@ -22,7 +23,6 @@ import {
 import { type Effects, refOf } from './perform.ts';
 import { milestonePrCi, milestonePrKey } from './pr-feedback.ts';
 import { runNoticeOf, runPageUrl, sendRunNotice } from './run-notice.ts';
-import { attemptKey } from './run-progress.ts';
 import { stopRun } from './run-state.ts';
 import { firstTime, type GateResult, recordGateResult, setProgress } from './run-writer.ts';
 

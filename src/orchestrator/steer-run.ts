@@ -4,17 +4,15 @@
 import type { Command } from '../commands/schema.ts';
 import type { Forge } from '../forges/types.ts';
 import { issueCapsOf } from '../plan/issue-caps.ts';
-import { isModelFailure } from '../plan/routing.ts';
-import { capCheckOf, defaultMaxAttemptsPerIssue } from '../plan/run-context.ts';
+import { attemptKey, deriveProgress, liveAttempt } from '../plan/issue-progress.ts';
 import type { RunState } from '../plan/states.ts';
-import { decideSteer, type HoldKind, type SteerEffect, type SteerIssueFacts } from '../plan/steer.ts';
+import { decideSteer, holdOf, type SteerEffect, type SteerIssueFacts } from '../plan/steer.ts';
 import { issueKey, planLabels } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
 import { type Ports, repoRefOf } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
 import { releasePrHold } from './pr-feedback.ts';
-import { attemptKey, deriveProgress, liveAttempt } from './run-progress.ts';
 import { type CommandHooks, placeOf, runOfCommand } from './start-run.ts';
 
 type IssueCommand = Extract<Command, { name: 'blitz-issue' }>;
@@ -49,29 +47,16 @@ const issueFacts = async (
   // A PR the feedback loop held (CI red after its fix attempts, CI timed out) is held for a retry.
   const prHeld = run.progress.prFeedback?.[key]?.held !== undefined;
   const state = prHeld ? 'held' : (progress?.state ?? (inMilestone ? 'ready' : undefined));
-  const labelHeld = issue?.labels.some((l) => l.name === planLabels.hold) ?? false;
-  let hold: HoldKind | undefined = labelHeld ? 'label' : prHeld ? 'pr' : undefined;
-  if (!hold && progress?.state === 'stalled') hold = 'stalled';
   const caps = issueCapsOf(deps.config.runner);
-  // The planner's cap hold (plan/run-context.ts): the issue spent its allowance since the last retry.
-  if (
-    !hold &&
-    progress &&
-    !liveAttempt(mine) &&
-    capCheckOf({ ...(caps ? { issueCaps: caps } : {}) }, progress)?.level === 'over'
-  )
-    hold = 'cap';
-  if (!hold && progress?.state === 'failed') {
-    // The planner's 3-failure hold (seed 001): failures since the last retry, against the run's limit.
-    const max =
-      (run.options as { maxAttemptsPerIssue?: number }).maxAttemptsPerIssue ??
-      caps?.maxAttempts ??
-      defaultMaxAttemptsPerIssue;
-    const failures = progress.attempts
-      .slice(progress.countFrom ?? 0)
-      .filter((a) => isModelFailure(a.outcome));
-    if (failures.length >= max) hold = 'failures';
-  }
+  const maxAttempts = (run.options as { maxAttemptsPerIssue?: number }).maxAttemptsPerIssue;
+  const hold = holdOf({
+    labelHeld: issue?.labels.some((l) => l.name === planLabels.hold) ?? false,
+    prHeld,
+    ...(progress ? { progress } : {}),
+    workerRunning: liveAttempt(mine) !== undefined,
+    ...(caps ? { issueCaps: caps } : {}),
+    ...(maxAttempts !== undefined ? { maxAttemptsPerIssue: maxAttempts } : {}),
+  });
   return {
     key,
     repo: repoName,

@@ -4,6 +4,7 @@
 // marked sent to that session, and count as delivered once the runner carried the nudge out. A session
 // that ended first leaves them waiting for its next resume (src/ship/tell-delivery.ts).
 import { isAppError } from '../errors.ts';
+import { issueAttempts } from '../plan/issue-progress.ts';
 import type { IssueProgress } from '../plan/snapshot.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import { tellStep } from '../ship/tell-delivery.ts';
@@ -11,7 +12,6 @@ import type { RunIssueRecord, RunProgress, RunRecord, TellMessage } from '../sto
 import type { Ports } from './context.ts';
 import { onAttemptHost } from './dispatcher.ts';
 import { tellSection } from './pr-feedback.ts';
-import { issueAttempts } from './run-progress.ts';
 import { writeProgress } from './run-writer.ts';
 
 /** The progress the planner sees: an issue whose running session has messages waiting says so. */

@@ -5,13 +5,13 @@
 // into the prompt fenced as data, like review comments.
 import type { Command } from '../commands/schema.ts';
 import { type IssueRef, sameRepo } from '../forges/types.ts';
+import { attemptKey } from '../plan/issue-progress.ts';
 import { issueKey } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
 import type { Ports } from './context.ts';
 import { repoRefOf } from './context.ts';
 import { emptyFeedbackState } from './pr-feedback.ts';
-import { attemptKey } from './run-progress.ts';
 import { writeProgress } from './run-writer.ts';
 import { type IntentOutcome, placeOf } from './start-run.ts';
 

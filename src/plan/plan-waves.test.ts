@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { baseSnapshot, graphArb, issue, k } from '../../test/support/plan-arbitraries.ts';
 import { nextActions } from './next-actions.ts';
+import type { MemberRead } from './plan-member.ts';
 import { maxWaveSize } from './plan-waves.ts';
 import type { Action, RunSnapshot } from './snapshot.ts';
 import type { PlanIssue } from './types.ts';
@@ -117,10 +118,61 @@ describe('plan-blitz waves (nextActions, kind plan)', () => {
   });
 
   it('with a wave in flight, steps the members not landed, and lands the wave once all have', () => {
+    const read = (n: number): MemberRead => ({
+      key: k(n),
+      open: true,
+      size: 'S',
+      state: 'queued',
+      attempts: [],
+      dispatches: 0,
+      firstTries: 0,
+    });
     const inFlight = (landed: string[]) =>
-      plan([issue(1), issue(2)], { planRun: { finished: [], wave: { members: [k(1), k(2)], landed } } });
-    expect(nextActions('running', inFlight([k(1)]))).toEqual([{ type: 'advance_member', issue: k(2) }]);
+      plan([issue(1), issue(2)], {
+        planRun: {
+          finished: [],
+          wave: { members: [k(1), k(2)], landed, facts: [read(1), read(2)] },
+          sessions: { limit: 2, running: 0, runnerRetries: 0 },
+        },
+      });
+    expect(nextActions('running', inFlight([k(1)]))).toEqual([
+      {
+        type: 'advance_member',
+        issue: k(2),
+        facts: { ...read(2), executionOpen: true },
+        ops: [
+          { op: 'enter', phase: 'planning' },
+          { op: 'attempt', phase: 'planning' },
+        ],
+      },
+    ]);
     expect(nextActions('running', inFlight([k(1), k(2)]))).toEqual([{ type: 'land_wave' }]);
+  });
+
+  it('starts members in wave order while slots are free, none while the forge is spent', () => {
+    const read = (n: number): MemberRead => ({
+      key: k(n),
+      open: true,
+      state: 'queued',
+      attempts: [],
+      dispatches: 0,
+      firstTries: 0,
+    });
+    const inFlight = (running: number, over: Partial<RunSnapshot> = {}) =>
+      plan([issue(1), issue(2), issue(3)], {
+        planRun: {
+          finished: [],
+          wave: { members: [k(1), k(2), k(3)], landed: [], facts: [read(1), read(2), read(3)] },
+          sessions: { limit: 2, running, runnerRetries: 0 },
+        },
+        ...over,
+      });
+    const started = (snap: RunSnapshot) =>
+      nextActions('running', snap).flatMap((a) => (a.type === 'advance_member' ? [a.issue] : []));
+    expect(started(inFlight(0))).toEqual([k(1), k(2)]);
+    expect(started(inFlight(1))).toEqual([k(1)]);
+    expect(started(inFlight(2))).toEqual([]);
+    expect(started(inFlight(0, { forgeSpent: true }))).toEqual([]);
   });
 
   it('enters running from planning first, and does nothing while paused', () => {

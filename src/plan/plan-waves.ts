@@ -1,5 +1,5 @@
 // A plan-blitz run's actions for one pass (pure, seed 002): with a wave in flight, each member not yet
-// landed takes a step and the wave lands once all have; with none, the next wave (at most eight issues
+// landed takes its step (plan-member.ts) and the wave lands once all have; with none, the next wave (at most eight issues
 // the planning gate lets in, in dispatch order) starts, or the run stops with what is left. Two things
 // are shaped here, in the snapshot the gates read, never in the gates:
 // - issues that are not candidates of this run (not targeted, execution-ready, landed in an earlier
@@ -7,7 +7,10 @@
 // - members of a cycle are reported, then handed to the planner as open blockers outside the list, so
 //   the cycle stops its members (and whatever waits on them) while the other plans carry on.
 import { explain, keysIn } from './classify.ts';
+import { executionGate } from './gates.ts';
+import { buildGraph } from './graph.ts';
 import { planRunLabels } from './plan-labels.ts';
+import { memberStep, takesSlot } from './plan-member.ts';
 import { buildRunContext } from './run-context.ts';
 import type { Action, IssueProgress, PlanRunView, RunSnapshot } from './snapshot.ts';
 import { hasLabel, type IssueKey, issueKey } from './types.ts';
@@ -145,7 +148,18 @@ export const planRunActions = (snap: RunSnapshot): Action[] => {
   const wave = view.wave;
   if (!wave) return nextWaveActions(snap, view);
   const landed = new Set(wave.landed);
-  const open = wave.members.filter((k) => !landed.has(k));
-  if (open.length === 0) return [{ type: 'land_wave' }];
-  return open.map((issue): Action => ({ type: 'advance_member', issue }));
+  if (wave.members.every((k) => landed.has(k))) return [{ type: 'land_wave' }];
+  // Workers start in member order while slots are free; none while the forge's budget is spent.
+  const s = view.sessions ?? { limit: 0, running: 0, runnerRetries: 0 };
+  let slots = snap.forgeSpent ? 0 : Math.max(0, s.limit - s.running);
+  const graph = buildGraph(snap.issues, snap.external);
+  const out: Action[] = [];
+  for (const read of wave.facts) {
+    if (landed.has(read.key)) continue;
+    const facts = { ...read, executionOpen: executionGate(graph, read.key).open };
+    const ops = memberStep(facts, slots, s.runnerRetries);
+    if (takesSlot(ops)) slots--;
+    if (ops.length > 0) out.push({ type: 'advance_member', issue: facts.key, facts, ops });
+  }
+  return out;
 };

@@ -4,6 +4,7 @@
 import type { ShipPolicy } from '../ship/decide.ts';
 import type { EnvironmentBackoff, RunPark } from './environment-park.ts';
 import type { IssueCaps, IssueUsage } from './issue-caps.ts';
+import type { MemberFacts, MemberOp, MemberRead } from './plan-member.ts';
 import type { AttemptRecord, ModelNotes, Override, Pick, ReviewPick, RosterEntry } from './routing.ts';
 import type { RunIssueState, RunState } from './states.ts';
 import type { ExternalBlocker, IssueKey, PlanIssue } from './types.ts';
@@ -87,8 +88,10 @@ export interface PlanRunView {
   targets?: IssueKey[];
   /** Issues an earlier wave of this run landed: never candidates again in this run. */
   finished: IssueKey[];
-  /** The wave in flight: its members and those of them that have landed. */
-  wave?: { members: IssueKey[]; landed: IssueKey[] };
+  /** The wave in flight: its members, those of them that have landed, and what the pass read of the others. */
+  wave?: { members: IssueKey[]; landed: IssueKey[]; facts: MemberRead[] };
+  /** Worker sessions: the run's limit (paced), those running now, and the runner's own retries of an unsolved attempt. */
+  sessions?: { limit: number; running: number; runnerRetries: number };
 }
 
 export interface PlanWaveTally {
@@ -247,8 +250,8 @@ export type Action =
   | { type: 'post_plan'; wave: IssueKey[]; explanations: string[]; held?: HeldIssue[] }
   /** plan-blitz: a wave of these members starts; the held issues are listed with it. */
   | { type: 'start_wave'; members: IssueKey[]; held: HeldIssue[] }
-  /** plan-blitz: take one member of the wave in flight one step down its size lane. */
-  | { type: 'advance_member'; issue: IssueKey }
+  /** plan-blitz: take one member of the wave in flight one step down its size lane (plan/plan-member.ts). */
+  | { type: 'advance_member'; issue: IssueKey; facts: MemberFacts; ops: MemberOp[] }
   /** plan-blitz: every member of the wave in flight has landed; the wave lands. */
   | { type: 'land_wave' }
   | {

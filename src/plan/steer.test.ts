@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideSteer, type SteerFacts, type SteerIssueFacts } from './steer.ts';
+import { decideSteer, holdOf, type SteerFacts, type SteerIssueFacts } from './steer.ts';
 
 const running: SteerFacts = { runState: 'running' };
 const issue = (over: Partial<SteerIssueFacts> = {}): SteerIssueFacts => ({
@@ -161,5 +161,41 @@ describe('decideSteer: /blitz review and /blitz accept-review', () => {
       effect: { type: 'rerun_review' },
     });
     expect(review('review', { runState: 'running', review: { running: true } }).ok).toBe(false);
+  });
+});
+
+describe('the hold an issue is under (holdOf)', () => {
+  const failedTimes = (n: number) => ({
+    key: 'o/r#12',
+    state: 'failed' as const,
+    attempts: Array.from({ length: n }, () => ({
+      entry: 'fake',
+      tier: 'execution' as const,
+      outcome: 'unsolved' as const,
+    })),
+    branchPushed: false,
+    reviewPosted: false,
+  });
+  const none = { labelHeld: false, prHeld: false, workerRunning: false };
+
+  it('names the label first, then a held PR, a stall, and the failures limit', () => {
+    expect(holdOf({ ...none, labelHeld: true, prHeld: true })).toBe('label');
+    expect(holdOf({ ...none, prHeld: true, progress: failedTimes(5) })).toBe('pr');
+    expect(holdOf({ ...none, progress: { ...failedTimes(0), state: 'stalled' } })).toBe('stalled');
+    expect(holdOf({ ...none, progress: failedTimes(3) })).toBe('failures');
+    expect(holdOf({ ...none, progress: failedTimes(2) })).toBeUndefined();
+    expect(holdOf({ ...none, progress: failedTimes(2), maxAttemptsPerIssue: 2 })).toBe('failures');
+  });
+
+  it('counts failures from the last retry, and holds at the cap only when no worker runs', () => {
+    expect(holdOf({ ...none, progress: { ...failedTimes(4), countFrom: 2 } })).toBeUndefined();
+    const spent = {
+      ...failedTimes(1),
+      state: 'ready' as const,
+      usage: { tokens: 10, attempts: 1, sessions: 1 },
+    };
+    const issueCaps = { maxAttempts: 5, maxTokens: 5 };
+    expect(holdOf({ ...none, progress: spent, issueCaps })).toBe('cap');
+    expect(holdOf({ ...none, progress: spent, issueCaps, workerRunning: true })).toBeUndefined();
   });
 });

@@ -2,6 +2,10 @@
 // `/blitz accept-review`) does to a run, decided from plain facts: the effect for the executor to
 // apply, and the one reply the person gets either way. A command that cannot apply changes nothing
 // and says why, and what would work instead.
+import type { IssueCaps } from './issue-caps.ts';
+import { isModelFailure } from './routing.ts';
+import { capCheckOf, defaultMaxAttemptsPerIssue } from './run-context.ts';
+import type { IssueProgress } from './snapshot.ts';
 import type { RunIssueState, RunState } from './states.ts';
 
 /**
@@ -24,6 +28,38 @@ export interface SteerIssueFacts {
   /** A worker process of this issue is running now. */
   workerRunning: boolean;
 }
+
+/** What the tracker, the run and the ledger say about an issue, for the hold it is under. */
+export interface HoldInput {
+  /** The issue carries the hold label. */
+  labelHeld: boolean;
+  /** The PR feedback loop held its PR (CI red after its fix attempts, CI timed out). */
+  prHeld: boolean;
+  /** Its progress as the planner derives it; absent when it has none in this run. */
+  progress?: IssueProgress;
+  workerRunning: boolean;
+  issueCaps?: IssueCaps;
+  /** The run's `maxAttemptsPerIssue`, when it set one. */
+  maxAttemptsPerIssue?: number;
+}
+
+/**
+ * The hold an issue is under, as the planner holds it: the label, a held PR, a stall, its per-issue cap
+ * spent since the last retry (plan/run-context.ts), or the failures limit (seed 001: 3 by default).
+ */
+export const holdOf = (i: HoldInput): HoldKind | undefined => {
+  if (i.labelHeld) return 'label';
+  if (i.prHeld) return 'pr';
+  const p = i.progress;
+  if (!p) return undefined;
+  if (p.state === 'stalled') return 'stalled';
+  const caps = i.issueCaps ? { issueCaps: i.issueCaps } : {};
+  if (!i.workerRunning && capCheckOf(caps, p)?.level === 'over') return 'cap';
+  if (p.state !== 'failed') return undefined;
+  const max = i.maxAttemptsPerIssue ?? i.issueCaps?.maxAttempts ?? defaultMaxAttemptsPerIssue;
+  const failures = p.attempts.slice(p.countFrom ?? 0).filter((a) => isModelFailure(a.outcome));
+  return failures.length >= max ? 'failures' : undefined;
+};
 
 export type ReviewVerdict = 'clean' | 'minor' | 'blocking' | 'unclear';
 

@@ -3,6 +3,7 @@
 // leg edits its one comment; closing reads the issue's state first. Merges are in merge-ticket.ts.
 import { defaultRepoConfig } from '../../config/repo-config.ts';
 import { formatRepo } from '../../forges/types.ts';
+import { issueAttempts } from '../../plan/issue-progress.ts';
 import type { Action } from '../../plan/snapshot.ts';
 import { closeWithComment } from '../close-issue.ts';
 import { closeOnMerge } from '../close-on-merge.ts';
@@ -12,7 +13,6 @@ import { keepReviewVerdict } from '../pr-feedback.ts';
 import { performPrFeedback } from '../pr-feedback-step.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { runReviewLeg } from '../review-leg.ts';
-import { issueAttempts } from '../run-progress.ts';
 import { setRunState, stopRun } from '../run-state.ts';
 import { nudgeWithTells } from '../tell-nudge.ts';
 import { type FleetCtx, fleetReviewPorts } from './fleet-context.ts';

@@ -5,12 +5,12 @@
 import type { Command } from '../../commands/schema.ts';
 import { isAppError } from '../../errors.ts';
 import { type Forge, formatRepo, hasPermission, type IssueRef, sameRepo } from '../../forges/types.ts';
+import { attemptKey } from '../../plan/issue-progress.ts';
 import { issueKey } from '../../plan/types.ts';
 import type { RunRecord } from '../../store/run-store.ts';
 import type { Intent } from '../../store/types.ts';
 import { type Ports, repoRefOf } from '../context.ts';
 import { runReviewLeg } from '../review-leg.ts';
-import { attemptKey } from '../run-progress.ts';
 import type { IntentOutcome } from '../start-run.ts';
 import { type FleetHooks, fleetReviewPorts } from './fleet-context.ts';
 import { updateTicket } from './fleet-state.ts';

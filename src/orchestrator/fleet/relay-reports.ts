@@ -6,9 +6,9 @@
 import { markdownText, oneLine } from '../../dashboard/escape.ts';
 import { renderDecisionBuckets } from '../../dashboard/uncertainties.ts';
 import { formatIssueRef, formatRepo } from '../../forges/types.ts';
+import { issueAttempts } from '../../plan/issue-progress.ts';
 import { type Ports, refOf, repoRefOf } from '../context.ts';
 import { reportOf } from '../review-leg.ts';
-import { issueAttempts } from '../run-progress.ts';
 import type { FleetCtx } from './fleet-context.ts';
 import { ticketOf, updateTicket } from './fleet-state.ts';
 

@@ -1,8 +1,9 @@
-// The phases of one wave member (sizing, planning, fixing, coding, then reviewing or shipping) as
-// run_issues rows, the attempts that serve them, and landing: the member's outcome written into the
-// wave at once, its plan branches dropped.
+// The executor's primitives for one wave member's phases (sizing, planning, fixing, coding, then
+// reviewing or shipping; plan/plan-member.ts decides them) as run_issues rows, the attempts that serve
+// them, reading a pushed plan, and landing: the outcome written into the wave at once, plan branches dropped.
 import type { IssueRef } from '../../forges/types.ts';
 import { sizeOf } from '../../plan/plan-labels.ts';
+import type { MemberPhase as Phase } from '../../plan/plan-member.ts';
 import { pickWorker } from '../../plan/routing.ts';
 import { assessTier } from '../../plan/tier.ts';
 import type { IssueKey, PlanIssue } from '../../plan/types.ts';
@@ -15,7 +16,6 @@ import type { WaveOutcome } from './plan-state.ts';
 import { type PlannerStep, plannerJob } from './planner-task.ts';
 import { readPushedPlan } from './read-plan.ts';
 
-export type Phase = 'sizing' | 'planning' | 'fixing' | 'coding';
 const phases: readonly string[] = ['sizing', 'planning', 'fixing', 'coding'];
 const stepOf: Record<Exclude<Phase, 'coding'>, PlannerStep> = {
   sizing: 'size',
@@ -75,15 +75,8 @@ export const enterPhase = async (
   pc.rows.set(key, row);
 };
 
-/**
- * An attempt was sent through the queue and no runner has started it yet: the count of dispatches
- * is above the first tries the ledger holds (a runner's own retries and a lost runner's twin only add).
- */
-export const dispatchPending = (pc: PlanCtx, key: IssueKey): boolean =>
-  (pc.rows.get(key)?.attempts ?? 0) > attemptsOfIssue(pc, key).filter((a) => a.job.retry === 0).length;
-
+/** A worker (coding) or a planner for the phase; the planner gave the step a free slot. */
 export const startAttempt = async (pc: PlanCtx, key: IssueKey, phase: Phase): Promise<void> => {
-  if (pc.slots.free <= 0) return;
   const issue = pc.issues.get(key)!;
   const row = pc.rows.get(key);
   const size = sizeOf(issue);
@@ -98,7 +91,6 @@ export const startAttempt = async (pc: PlanCtx, key: IssueKey, phase: Phase): Pr
     roster: pc.deps.config.roster,
     attempts: history,
   });
-  pc.slots.free--;
   const attemptNo = (row?.attempts ?? 0) + 1;
   const planner = phase !== 'coding';
   const job = async () => ({

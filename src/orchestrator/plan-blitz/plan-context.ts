@@ -1,11 +1,11 @@
 // What one pass of a plan-blitz run works from, and the small store writes every step shares.
 import type { RepoConfig } from '../../config/repo-config.ts';
 import type { Forge, RepoRef } from '../../forges/types.ts';
+import { attemptKey } from '../../plan/issue-progress.ts';
 import type { IssueKey, PlanIssue } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
 import type { Ports } from '../context.ts';
-import { attemptKey } from '../run-progress.ts';
 import { writeProgress } from '../run-writer.ts';
 import { type PlanProgress, type PlanWave, planProgressOf } from './plan-state.ts';
 
@@ -27,10 +27,6 @@ export interface PlanCtx {
   rows: Map<IssueKey, RunIssueRecord>;
   attempts: AttemptRecord[];
   plan: PlanProgress;
-  /** Worker slots still free in this pass. */
-  slots: { free: number };
-  /** Issues whose execution gate (the planner's: every blocker closed) is open now. */
-  executionOpen: Set<IssueKey>;
   /** Steps that failed in this pass (retried next pass), shown on the dashboard: silence is not success. */
   problems: Map<IssueKey, string>;
   /** Why the run goes slower than it could this pass: the forge's rate limit is close (run-pace.ts). */

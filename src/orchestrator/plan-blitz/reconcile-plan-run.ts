@@ -1,16 +1,16 @@
 // reconcilePlanRun: the plan-blitz run loop, level-triggered like reconcileRun. Each pass is load →
 // one `nextActions` (kind `plan`: plan/plan-waves.ts decides the waves, their landing and the stop) →
-// perform: a member's step down its lane (plan-steps.ts), a wave started or landed, a report, the stop.
+// perform: a member's step down its lane (plan/plan-member.ts decides it, member-steps.ts performs it), a wave started or landed, a report, the stop.
 // Labels and comments on the tracker carry the plans; the run keeps the waves' landings.
 import { formatConfigErrors } from '../../config/repo-config.ts';
 import { budgetOf } from '../../plan/budget.ts';
-import { executionGate } from '../../plan/gates.ts';
-import { buildGraph } from '../../plan/graph.ts';
+import { issueAttempts } from '../../plan/issue-progress.ts';
 import { nextActions } from '../../plan/next-actions.ts';
 import { sizeOf } from '../../plan/plan-labels.ts';
+import type { MemberRead } from '../../plan/plan-member.ts';
 import type { Action, RunSnapshot } from '../../plan/snapshot.ts';
 import type { RunState } from '../../plan/states.ts';
-import { issueKey } from '../../plan/types.ts';
+import { type IssueKey, issueKey } from '../../plan/types.ts';
 import type { BudgetProbe } from '../budget-probe.ts';
 import { forgeOfRun, type Ports, type RunOptionsStored, refOf, repoRefOf } from '../context.ts';
 import { cloneUrlOf } from '../dispatch-attempt.ts';
@@ -19,10 +19,10 @@ import { type ReconcileHooks, readMilestone } from '../reconcile.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { dispatchHeld, pacedLimit, paceReason } from '../run-pace.ts';
 import { setRunState, stopRun as writeStop } from '../run-state.ts';
-import { type PlanCtx, type PlanPorts, reloadPlan, savePlan } from './plan-context.ts';
+import { performMemberStep } from './member-steps.ts';
+import { attemptsOfIssue, type PlanCtx, type PlanPorts, reloadPlan, savePlan } from './plan-context.ts';
 import { renderPlanDashboard } from './plan-dashboard.ts';
 import { currentWave, finishedKeys, tallyOf } from './plan-state.ts';
-import { advanceMember } from './plan-steps.ts';
 
 export interface PlanReconcileHooks extends Pick<ReconcileHooks, 'trusted'> {
   probe: BudgetProbe;
@@ -60,19 +60,12 @@ const load = async (deps: PlanRunPorts, hooks: PlanReconcileHooks, runId: string
     rows: new Map((await deps.store.listRunIssues(run.id)).map((r) => [issueKey(r.repo, r.number), r])),
     attempts: await deps.ledger.listByRun(run.id),
     plan: reloadPlan(run),
-    slots: { free: 0 },
-    executionOpen: new Set(),
     problems: new Map(),
   };
-  const graph = buildGraph(issues, external);
-  for (const k of pc.issues.keys()) if (executionGate(graph, k).open) pc.executionOpen.add(k);
   const options = run.options as RunOptionsStored;
   const machine = deps.machine?.() ?? deps.runner.limit();
-  const running = pc.attempts.filter((a) => a.outcome === undefined).length;
   // Close to the forge's rate limit: fewer planning sessions, none while it is spent; the dashboard says so.
   const pace = deps.forgePace?.(run);
-  const limit = pacedLimit(Math.min(options.maxSessions, machine.limit), pace);
-  pc.slots.free = dispatchHeld(pace) ? 0 : Math.max(0, limit - running);
   const slowed = paceReason(pace);
   if (slowed) pc.slowed = slowed;
   const budget = await hooks.probe(run.id);
@@ -98,10 +91,47 @@ const load = async (deps: PlanRunPorts, hooks: PlanReconcileHooks, runId: string
     planRun: {
       ...(pc.plan.targets ? { targets: pc.plan.targets } : {}),
       finished: [...finishedKeys(pc.plan)],
-      ...(wave ? { wave: { members: wave.members, landed: Object.keys(wave.outcomes) } } : {}),
+      ...(wave
+        ? {
+            wave: {
+              members: wave.members,
+              landed: Object.keys(wave.outcomes),
+              facts: wave.members.map((k) => memberRead(pc, k)),
+            },
+          }
+        : {}),
+      sessions: {
+        limit: pacedLimit(Math.min(options.maxSessions, machine.limit), pace),
+        running: pc.attempts.filter((a) => a.outcome === undefined).length,
+        runnerRetries: deps.config.runner.retries,
+      },
     },
+    ...(dispatchHeld(pace) ? { forgeSpent: true } : {}),
   };
   return { broken: undefined, pc, snap } as const;
+};
+
+/** What the pass read about one wave member, for its step (plan/plan-member.ts). */
+const memberRead = (pc: PlanCtx, key: IssueKey): MemberRead => {
+  const issue = pc.issues.get(key);
+  const row = pc.rows.get(key);
+  const size = issue && sizeOf(issue);
+  const state = row?.state ?? 'queued';
+  return {
+    key,
+    open: issue !== undefined,
+    ...(size ? { size } : {}),
+    state,
+    attempts: issueAttempts(pc, key).map((a) => ({
+      id: a.id,
+      retry: a.job.retry,
+      ...(a.outcome ? { outcome: a.outcome } : {}),
+      ...(a.failureSummary ? { failureSummary: a.failureSummary } : {}),
+    })),
+    dispatches: row?.attempts ?? 0,
+    firstTries: attemptsOfIssue(pc, key).filter((a) => a.job.retry === 0).length,
+    ...(state === 'fixing' && row?.lastError !== undefined ? { findings: row.lastError } : {}),
+  };
 };
 
 const report = (pc: PlanCtx, key: string, text: string) => reportOnce(pc.deps, pc, key, text);
@@ -180,20 +210,16 @@ const performPlan = async (pc: PlanCtx, a: Action): Promise<boolean> => {
         'plan wave started',
       );
       return true;
-    case 'advance_member': {
-      const wave = currentWave(pc.plan);
-      try {
-        await advanceMember(pc, a.issue);
-      } catch (err) {
+    case 'advance_member':
+      // A member that landed may have been the wave's last: the next pass lands it.
+      return performMemberStep(pc, a).catch((err: unknown) => {
         pc.deps.logger.error(
           { runId: pc.run.id, issue: a.issue, err },
           'plan step failed; the next reconcile retries it',
         );
         pc.problems.set(a.issue, err instanceof Error ? err.message : String(err));
-      }
-      // A member that landed may have been the wave's last: the next pass lands it.
-      return wave?.outcomes[a.issue] !== undefined;
-    }
+        return false;
+      });
     case 'land_wave': {
       const wave = currentWave(pc.plan);
       if (wave) wave.landed = true;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunIssueRecord } from '../store/run-store.ts';
-import { deriveProgress } from './run-progress.ts';
+import { deriveProgress, inRunScope } from './issue-progress.ts';
+import type { IssueProgress } from './snapshot.ts';
 
 const repo = { owner: 'acme', name: 'app' };
 const attempt = (id: string, n: number, over: Partial<AttemptRecord> = {}): AttemptRecord =>
@@ -98,5 +99,28 @@ describe('run progress from facts', () => {
       attempts: 1,
       sessions: 1,
     });
+  });
+});
+
+describe('the run’s scope (inRunScope)', () => {
+  it('keeps open and closed issues, and names the workers on an issue that left the run as abandoned', () => {
+    const p = (key: string, state: IssueProgress['state']): IssueProgress => ({
+      key,
+      state,
+      attempts: [],
+      branchPushed: false,
+      reviewPosted: false,
+    });
+    const got = inRunScope(
+      [
+        p('acme/app#1', 'working'),
+        p('acme/app#7', 'working'),
+        p('acme/app#8', 'closed'),
+        p('acme/app#9', 'failed'),
+      ],
+      new Set(['acme/app#1']),
+    );
+    expect(got.progress.map((x) => x.key)).toEqual(['acme/app#1', 'acme/app#8']);
+    expect(got.abandoned).toEqual(['acme/app#7']);
   });
 });

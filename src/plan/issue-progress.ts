@@ -2,35 +2,62 @@
 // planner's IssueProgress. State is derived from facts (a PR number, a merge sha, the latest
 // attempt's outcome), never kept as an edge-triggered flag, so a restart or a replayed event lands
 // in the same place.
-import { issueUsage } from '../plan/issue-caps.ts';
-import type { AttemptRecord as PlanAttempt } from '../plan/routing.ts';
-import type { IssueProgress } from '../plan/snapshot.ts';
-import type { RunIssueState } from '../plan/states.ts';
-import { issueKey } from '../plan/types.ts';
-import type { AttemptRecord } from '../runner/types.ts';
-import type { RunIssueRecord } from '../store/run-store.ts';
+import { type ChargeableAttempt, issueUsage } from './issue-caps.ts';
+import type { AttemptRecord as PlanAttempt } from './routing.ts';
+import type { IssueProgress } from './snapshot.ts';
+import type { RunIssueState } from './states.ts';
+import type { Tier } from './tier.ts';
+import { issueKey } from './types.ts';
 
-export const attemptKey = (a: Pick<AttemptRecord, 'issue'>): string =>
+/** What the planner reads of one attempt in the ledger (runner/types.ts `AttemptRecord` is one). */
+export interface LedgerAttempt extends ChargeableAttempt {
+  id: string;
+  issue: { repo: { owner: string; name: string }; number: number };
+  rosterEntry: string;
+  tier: Tier;
+  /** `retry`: the runner's own retry number of the attempt (0: the first try). */
+  job: { retry: number };
+}
+
+/** What the planner reads of an issue's row in the run (store/run-store.ts `RunIssueRecord` is one). */
+export interface RunIssueRow {
+  repo: string;
+  number: number;
+  state?: string;
+  prNumber?: number;
+  mergedSha?: string;
+  reviewPosted?: boolean;
+  skipped?: boolean;
+  /** Attempts up to this id belong to an earlier pass (a bounce or a new phase). */
+  bouncedAfter?: string;
+  /** A person's retry: failures count after this attempt id (`-`: from the start). */
+  retriedAfter?: string;
+}
+
+type AttemptRecord = LedgerAttempt;
+type RunIssueRecord = RunIssueRow;
+
+export const attemptKey = (a: Pick<LedgerAttempt, 'issue'>): string =>
   issueKey(`${a.issue.repo.owner}/${a.issue.repo.name}`, a.issue.number);
 
 /**
  * Attempts of one issue that count for its current pass (those recorded after a bounce), in ledger
  * order (the order they were recorded: both ledgers keep it, whatever the clocks said).
  */
-export const currentAttempts = (
-  attempts: readonly AttemptRecord[],
-  row: RunIssueRecord | undefined,
-): AttemptRecord[] => {
+export const currentAttempts = <A extends { id: string }>(
+  attempts: readonly A[],
+  row: Pick<RunIssueRow, 'bouncedAfter'> | undefined,
+): A[] => {
   if (row?.bouncedAfter === undefined) return [...attempts];
   const at = attempts.findIndex((a) => a.id === row.bouncedAfter);
   return attempts.slice(at + 1);
 };
 
 /** The attempts of one issue of a pass that count now (its current pass or phase). */
-export const issueAttempts = (
-  ctx: { attempts: readonly AttemptRecord[]; rows: ReadonlyMap<string, RunIssueRecord> },
+export const issueAttempts = <A extends LedgerAttempt>(
+  ctx: { attempts: readonly A[]; rows: ReadonlyMap<string, Pick<RunIssueRow, 'bouncedAfter'>> },
   key: string,
-): AttemptRecord[] =>
+): A[] =>
   currentAttempts(
     ctx.attempts.filter((a) => attemptKey(a) === key),
     ctx.rows.get(key),
@@ -43,7 +70,7 @@ const after = (attempts: readonly AttemptRecord[], id: string | undefined): Atte
 };
 
 /** The attempt a worker is on now, if any: no outcome yet. */
-export const liveAttempt = (attempts: readonly AttemptRecord[]): AttemptRecord | undefined =>
+export const liveAttempt = <A extends { outcome?: unknown }>(attempts: readonly A[]): A | undefined =>
   attempts.find((a) => a.outcome === undefined);
 
 export interface ProgressInput {
@@ -121,3 +148,16 @@ export const deriveProgress = (input: ProgressInput): IssueProgress[] => {
   }
   return out;
 };
+
+/**
+ * What the planner sees of a run's issues: an issue that left the milestone or was closed by hand
+ * while a worker was on it is no longer the run's business, so only open issues and finished ones
+ * count; a worker still on such an issue is `abandoned` and is stopped (issue 18), not left to push.
+ */
+export const inRunScope = (
+  derived: readonly IssueProgress[],
+  open: ReadonlySet<string>,
+): { progress: IssueProgress[]; abandoned: string[] } => ({
+  progress: derived.filter((p) => open.has(p.key) || p.state === 'closed'),
+  abandoned: derived.filter((p) => !open.has(p.key) && p.state === 'working').map((p) => p.key),
+});

@@ -1,0 +1,186 @@
+// Performs one wave member's step, op by op, as plan/plan-member.ts decided it: labels, the plan comment,
+// a phase entered, a planner or worker queued, the XS lane's ship, a PIVOT's replan issue, a landing. A
+// step that reads the pushed plan or asks the reviewers hands the answer back to the planner
+// (`afterPlan`, `afterReview`) and performs what it says. Each op checks the world where it matters.
+import { planMarker, type Size } from '../../plan/plan-labels.ts';
+import { afterPlan, afterReview, type MemberOp, type PlanReview } from '../../plan/plan-member.ts';
+import type { Action } from '../../plan/snapshot.ts';
+import type { IssueKey } from '../../plan/types.ts';
+import { reviewPlan } from '../../review/plan-review.ts';
+import type { AttemptRecord } from '../../runner/types.ts';
+import { closeWithComment } from '../close-issue.ts';
+import { cleanUpMerged, mergePr, openPr } from '../pull-requests.ts';
+import { reviewAuthorOf } from '../review-leg.ts';
+import { enterPhase, issueRef, land, readPlan, startAttempt } from './member-phases.ts';
+import { renderPlanComment, replanIssueBody } from './plan-comment.ts';
+import { type PlanCtx, waveOf } from './plan-context.ts';
+
+type Step = Extract<Action, { type: 'advance_member' }>;
+
+/** What the step has read so far: the plan's text and the attempt that pushed it. */
+interface Read {
+  text?: string;
+  author?: AttemptRecord;
+}
+
+const attemptOf = (pc: PlanCtx, id: string): AttemptRecord => {
+  const a = pc.attempts.find((x) => x.id === id);
+  if (!a) throw new Error(`attempt ${id} is not in the run's ledger`);
+  return a;
+};
+
+/** XS: the worker's branch becomes a PR into the default branch, reviewed, merged; the issue closes. */
+const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord) => {
+  const issue = pc.issues.get(key)!;
+  const { pr, row } = await openPr(pc.deps, {
+    runId: pc.run.id,
+    issue: key,
+    title: issue.title,
+    forge: pc.forge,
+    repo: pc.repo,
+    base: pc.defaultBranch,
+    solved,
+    body: `Resolves #${issue.number}\n\nSize XS: shipped straight from plan-blitz wave ${waveOf(pc).index} by ${solved.rosterEntry}.`,
+    known: pc.rows.get(key)?.prNumber,
+    state: 'shipping',
+  });
+  if (!row.reviewPosted && pc.deps.review) {
+    // The leg asks the reviewer furthest from the worker's tool and provider first.
+    const r = await pc.deps.review({ forge: pc.forge, pr: pr.ref, attempt: solved, runId: pc.run.id });
+    await pc.deps.store.upsertRunIssue(pc.run.id, issue.repo, issue.number, { reviewPosted: r.posted });
+  }
+  const now = await pc.forge.getPullRequest(pr.ref);
+  const m = await mergePr(pc.forge, now, {
+    method: pc.repoConfig.mergeMethod.blitz,
+    title: `Merge #${issue.number}: ${issue.title}`,
+  });
+  if ('refused' in m)
+    return land(pc, key, {
+      landing: 'refused',
+      size: 'XS',
+      note: `its PR #${pr.ref.number} could not be merged: ${m.refused}`,
+    });
+  const { sha } = m;
+  await closeWithComment(
+    pc.forge,
+    issueRef(key),
+    `Shipped in plan-blitz wave ${waveOf(pc).index} (size XS): merged into \`${pc.defaultBranch}\` by ${sha ?? 'a merge'} (PR #${pr.ref.number}).`,
+  );
+  // The merged worktree and branch go, as after a blitz merge.
+  const log = { runId: pc.run.id, issue: key };
+  await cleanUpMerged(pc.deps, pc.forge, { repo: pc.repo, pr: now, attempt: solved, log });
+  await land(pc, key, {
+    landing: 'closed',
+    size: 'XS',
+    ...(sha ? { mergeSha: sha } : {}),
+    ...(pc.deps.review ? {} : { note: 'merged without a review leg: no review module is wired' }),
+  });
+};
+
+/** PIVOT: a replan issue (found again by its title, else filed) blocks the member, which lands pivoted. */
+const pivot = async (pc: PlanCtx, key: IssueKey, size: Size, reviews: PlanReview[], read: Required<Read>) => {
+  const issue = pc.issues.get(key)!;
+  const title = `Replan #${issue.number}: ${issue.title}`.slice(0, 200);
+  const existing = [...pc.issues.values()].find((i) => i.title === title);
+  const replan =
+    existing?.number ??
+    (
+      await pc.forge.createIssue(pc.repo, {
+        title,
+        body: replanIssueBody(issue.number, issue.title, reviews),
+        milestone: pc.run.milestoneNumber,
+      })
+    ).ref.number;
+  await pc.forge.addBlockedBy(issueRef(key), { repo: pc.repo, number: replan });
+  await comment(pc, key, { op: 'comment', status: 'pivot', size, reviews }, read, replan);
+  await land(pc, key, { landing: 'pivoted', size, replanIssue: replan, note: `PIVOT: replan in #${replan}` });
+};
+
+const comment = (
+  pc: PlanCtx,
+  key: IssueKey,
+  c: Extract<MemberOp, { op: 'comment' }>,
+  read: Read,
+  replanIssue?: number,
+) => {
+  if (read.text === undefined || !read.author) throw new Error('a plan comment without the plan read');
+  return pc.forge.upsertStickyComment(
+    issueRef(key),
+    planMarker,
+    renderPlanComment({
+      status: c.status,
+      size: c.size,
+      plan: read.text,
+      wave: waveOf(pc).index,
+      planner: read.author.rosterEntry,
+      ...(c.reviews ? { reviews: c.reviews } : {}),
+      ...(c.note ? { note: c.note } : {}),
+      ...(replanIssue !== undefined ? { replanIssue } : {}),
+    }),
+  );
+};
+
+const review = async (pc: PlanCtx, key: IssueKey, size: Size, read: Required<Read>) => {
+  const issue = pc.issues.get(key)!;
+  return reviewPlan({
+    issue: { repo: issue.repo, number: issue.number, title: issue.title, body: issue.body },
+    plan: read.text,
+    size,
+    author: reviewAuthorOf(pc.deps.config.roster, read.author, 'unknown'),
+    roster: pc.deps.config.roster,
+    timeoutSeconds: pc.deps.config.reviewTimeoutSeconds,
+    baseEnv: pc.deps.baseEnv,
+    signal: new AbortController().signal,
+    logger: pc.deps.logger,
+  });
+};
+
+/** Performs the step; true when it moved the member (a phase entered, or landed): another pass follows. */
+export const performMemberStep = async (pc: PlanCtx, step: Step): Promise<boolean> => {
+  const key = step.issue;
+  const read: Read = {};
+  let moved = false;
+  const run = async (ops: readonly MemberOp[]): Promise<void> => {
+    for (const o of ops)
+      switch (o.op) {
+        case 'land':
+          moved = true;
+          await land(pc, key, o.outcome);
+          break;
+        case 'add_labels':
+          await pc.forge.addLabels(issueRef(key), o.labels);
+          break;
+        case 'remove_label':
+          await pc.forge.removeLabel(issueRef(key), o.label).catch(() => undefined);
+          break;
+        case 'comment':
+          await comment(pc, key, o, read);
+          break;
+        case 'enter':
+          moved = true;
+          await enterPhase(pc, key, o.phase, o.feedback);
+          break;
+        case 'attempt':
+          await startAttempt(pc, key, o.phase);
+          break;
+        case 'ship':
+          await ship(pc, key, attemptOf(pc, o.attempt));
+          moved = true;
+          break;
+        case 'read_plan':
+          read.author = attemptOf(pc, o.attempt);
+          read.text = await readPlan(pc, read.author);
+          await run(afterPlan(step.facts, read.text));
+          break;
+        case 'review':
+          await run(afterReview(o.size, await review(pc, key, o.size, read as Required<Read>)));
+          break;
+        case 'pivot':
+          moved = true;
+          await pivot(pc, key, o.size, o.reviews, read as Required<Read>);
+          break;
+      }
+  };
+  await run(step.ops);
+  return moved;
+};

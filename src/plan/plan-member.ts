@@ -1,0 +1,205 @@
+// One plan-wave member's way down its size lane (seed 002 §4), decided here and applied by the
+// orchestrator (plan-blitz/member-steps.ts): XS → a worker, its PR shipped in the wave; S → a planner's
+// short spec, `plan/ready`; M/L → the planner's plan as a draft, reviewed: APPROVED → `plan/approved`,
+// BLOCKED → the planner applies the findings and the fixed plan is approved, PIVOT → a replan issue;
+// no size yet → the planner sizes it first. `memberStep` decides a pass's step from what the pass read;
+// a step that needs an answer from the world ends in `read_plan` or `review`, and `afterPlan` /
+// `afterReview` decide the rest of it from that answer. A step that starts a worker takes a free slot.
+import { needsReview, parsePlanSize, planRunLabels, type Size, sizeLabel } from './plan-labels.ts';
+import type { AttemptOutcome } from './routing.ts';
+import type { IssueKey } from './types.ts';
+
+export type MemberPhase = 'sizing' | 'planning' | 'fixing' | 'coding';
+const phases: readonly string[] = ['sizing', 'planning', 'fixing', 'coding'] satisfies MemberPhase[];
+
+export type Landing = 'approved' | 'ready' | 'closed' | 'pivoted' | 'refused';
+export type PlanStatus = 'spec' | 'draft' | 'approved' | 'fixing' | 'pivot' | 'refused';
+
+/** How a member landed in its wave: the lane it went down, and why, in words. */
+export interface MemberLanding {
+  landing: Landing;
+  size?: Size;
+  note?: string;
+}
+
+/** One reviewer's word on a plan (the findings are sanitised model text). */
+export interface PlanReview {
+  reviewer: string;
+  verdict: 'approved' | 'blocked' | 'pivot';
+  findings: string;
+}
+
+/** What a member's step does, in order; `attempt` names the attempt whose branch or result it uses. */
+export type MemberOp =
+  | { op: 'land'; outcome: MemberLanding }
+  | { op: 'add_labels'; labels: string[] }
+  | { op: 'remove_label'; label: string }
+  /** The plan comment, with the plan read in this step. */
+  | { op: 'comment'; status: PlanStatus; size: Size; reviews?: PlanReview[]; note?: string }
+  /** Into a phase: attempts before now no longer count for it; `feedback` is kept for its worker. */
+  | { op: 'enter'; phase: MemberPhase | 'reviewing' | 'shipping'; feedback?: string }
+  /** A worker (coding) or a planner for the phase, through the queue. */
+  | { op: 'attempt'; phase: MemberPhase }
+  /** Read the PLAN.md the attempt pushed; `afterPlan` decides the rest. */
+  | { op: 'read_plan'; attempt: string }
+  /** The plan goes to its reviewers; `afterReview` decides the rest. */
+  | { op: 'review'; size: Size }
+  /** XS: the worker's branch becomes a PR into the default branch, reviewed, merged; the issue closes. */
+  | { op: 'ship'; attempt: string }
+  /** PIVOT: a replan issue filed (or found) and linked as a blocker; the member lands pivoted. */
+  | { op: 'pivot'; size: Size; reviews: PlanReview[] };
+
+/** What the pass read about one member of the wave in flight. */
+export interface MemberFacts {
+  key: IssueKey;
+  /** False: the issue is no longer open in the milestone. */
+  open: boolean;
+  size?: Size;
+  /** Its row's state: a phase, `reviewing` or `shipping`; anything else has not begun. */
+  state: string;
+  /** The planner's execution gate: every blocker closed. */
+  executionOpen: boolean;
+  /** The attempts of its current phase (recorded after the phase began), in ledger order. */
+  attempts: { id: string; outcome?: AttemptOutcome; retry: number; failureSummary?: string }[];
+  /** Dispatches the run counted for the issue, and the first tries the ledger holds of them. */
+  dispatches: number;
+  firstTries: number;
+  /** The reviewers' findings that sent its plan back (kept on its row while it is fixing). */
+  findings?: string;
+}
+
+/** What the orchestrator reads of a member; the planner adds its execution gate. */
+export type MemberRead = Omit<MemberFacts, 'executionOpen'>;
+
+/** Whether the runner gives up on an attempt: not solved, and not an unsolved one it retries itself. */
+const failed = (a: MemberFacts['attempts'][number], runnerRetries: number): boolean =>
+  a.outcome !== undefined && a.outcome !== 'solved' && !(a.outcome === 'unsolved' && a.retry < runnerRetries);
+
+const refuse = (note: string, size?: Size): MemberOp[] => [
+  { op: 'land', outcome: { landing: 'refused', ...(size ? { size } : {}), note } },
+];
+
+/** XS whose blockers are not all closed: it needs no plan, so it is marked ready for a later /blitz. */
+const readyXs = (): MemberOp[] => [
+  { op: 'add_labels', labels: [planRunLabels.ready] },
+  {
+    op: 'land',
+    outcome: {
+      landing: 'ready',
+      size: 'XS',
+      note: 'needs no plan; its blockers are not all closed yet, so /blitz ships it later',
+    },
+  },
+];
+
+/** An approved plan: the comment says so, `plan/approved` replaces `plan/draft`. */
+const approve = (size: Size, reviews: PlanReview[]): MemberOp[] => [
+  { op: 'comment', status: 'approved', size, reviews },
+  { op: 'add_labels', labels: [planRunLabels.approved] },
+  { op: 'remove_label', label: planRunLabels.draft },
+  { op: 'land', outcome: { landing: 'approved', size } },
+];
+
+/**
+ * The member's step this pass; empty while it waits (a worker running, a dispatch not yet started, or
+ * no slot free). `slots`: workers this step may still start (the caller counts down over the wave).
+ */
+export const memberStep = (m: MemberFacts, slots: number, runnerRetries: number): MemberOp[] => {
+  if (!m.open)
+    return [{ op: 'land', outcome: { landing: 'closed', note: 'closed on the tracker during the wave' } }];
+  if (m.state === 'reviewing' || m.state === 'shipping') {
+    const solved = m.attempts.filter((a) => a.outcome === 'solved').at(-1);
+    if (!solved) return refuse('its worker result was lost');
+    return m.state === 'shipping'
+      ? [{ op: 'ship', attempt: solved.id }]
+      : [{ op: 'read_plan', attempt: solved.id }];
+  }
+  if (!phases.includes(m.state)) {
+    if (m.size === 'XS' && !m.executionOpen) return readyXs();
+    if (slots <= 0) return [];
+    const phase: MemberPhase = m.size === undefined ? 'sizing' : m.size === 'XS' ? 'coding' : 'planning';
+    return [
+      { op: 'enter', phase },
+      { op: 'attempt', phase },
+    ];
+  }
+  const phase = m.state as MemberPhase;
+  const latest = m.attempts.at(-1);
+  if (!latest) return m.dispatches > m.firstTries || slots <= 0 ? [] : [{ op: 'attempt', phase }];
+  if (latest.outcome === undefined) return [];
+  if (failed(latest, runnerRetries)) {
+    const why = latest.failureSummary ? `: ${latest.failureSummary.slice(0, 200)}` : '';
+    return refuse(
+      `its ${phase === 'coding' ? 'worker' : 'planner'} finished ${latest.outcome}${why}`,
+      m.size,
+    );
+  }
+  if (latest.outcome !== 'solved') return [];
+  if (phase === 'coding')
+    return [
+      { op: 'enter', phase: 'shipping' },
+      { op: 'ship', attempt: latest.id },
+    ];
+  return [{ op: 'read_plan', attempt: latest.id }];
+};
+
+/** The rest of a step once the plan its planner pushed is read (`text` undefined: none was pushed). */
+export const afterPlan = (m: MemberFacts, text: string | undefined): MemberOp[] => {
+  if (m.state === 'reviewing')
+    return text && m.size ? [{ op: 'review', size: m.size }] : refuse('the plan to review is gone');
+  if (!text) return refuse('the planner pushed no PLAN.md');
+  const out: MemberOp[] = [];
+  let size = m.size;
+  if (m.state === 'sizing') {
+    const said = parsePlanSize(text);
+    if (!said) return refuse('the planner did not give the issue a size');
+    out.push({ op: 'add_labels', labels: [sizeLabel(said)] });
+    size = said;
+    if (said === 'XS')
+      return [...out, ...(m.executionOpen ? [{ op: 'enter', phase: 'coding' } as const] : readyXs())];
+  }
+  if (!size) return refuse('the issue has no size');
+  if (m.state === 'fixing')
+    return approve(size, [{ reviewer: 'the reviewers', verdict: 'blocked', findings: m.findings ?? '' }]);
+  if (!needsReview(size))
+    return [
+      ...out,
+      { op: 'comment', status: 'spec', size },
+      { op: 'add_labels', labels: [planRunLabels.draft, planRunLabels.ready] },
+      { op: 'land', outcome: { landing: 'ready', size } },
+    ];
+  return [
+    ...out,
+    { op: 'comment', status: 'draft', size },
+    { op: 'add_labels', labels: [planRunLabels.draft] },
+    { op: 'enter', phase: 'reviewing' },
+    { op: 'review', size },
+  ];
+};
+
+/** What the reviewers' answer on a plan means: approved, a pivot, the findings to apply, or a refusal. */
+export const afterReview = (
+  size: Size,
+  r: { verdict: PlanReview['verdict'] | 'unclear' | 'no_review'; reviews: PlanReview[]; failures: string[] },
+): MemberOp[] => {
+  if (r.verdict === 'approved') return approve(size, r.reviews);
+  if (r.verdict === 'pivot') return [{ op: 'pivot', size, reviews: r.reviews }];
+  if (r.verdict === 'blocked') {
+    const findings = r.reviews
+      .filter((x) => x.verdict === 'blocked')
+      .map((x) => x.findings)
+      .join('\n');
+    return [
+      { op: 'comment', status: 'fixing', size, reviews: r.reviews },
+      { op: 'enter', phase: 'fixing', feedback: findings },
+    ];
+  }
+  const note =
+    r.verdict === 'unclear'
+      ? 'the reviewers answered without a verdict'
+      : `no reviewer could review it (${r.failures.join('; ') || 'none configured'})`;
+  return [{ op: 'comment', status: 'refused', size, note }, ...refuse(note, size)];
+};
+
+/** Starts a worker: the ops that take a slot. */
+export const takesSlot = (ops: readonly MemberOp[]): boolean => ops.some((o) => o.op === 'attempt');
