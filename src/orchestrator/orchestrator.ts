@@ -3,20 +3,20 @@
 // rest. Two reconciles of one run never overlap (a per-run serialiser in this process, the store's run
 // lock across replicas); an intent handler's change to a run takes the same two (underRunLock).
 import { commandSchema } from '../commands/schema.ts';
+import { createDashboardCoalescer } from '../dashboard/coalescer.ts';
 import { dashboardMarkerText, renderDashboard } from '../dashboard/render.ts';
 import type { DashboardInput } from '../dashboard/types.ts';
 import type { Forge } from '../forges/types.ts';
 import type { ForgeEvent } from '../intake/events.ts';
+import { createKeyedRunner } from '../keyed-runner.ts';
+import { onAttemptHost } from '../queue/dispatcher.ts';
 import type { RunnerEvent } from '../runner/types.ts';
 import { runLogger } from '../status/log-context.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
 import { createBudgetProbe } from './budget-probe.ts';
 import { forgeOfRun, type OrchestratorDeps, repoRefOf } from './context.ts';
-import { createDashboardCoalescer } from './dashboard-coalescer.ts';
-import { onAttemptHost } from './dispatcher.ts';
 import { createFleet, fleetTouchesRepo } from './fleet/index.ts';
-import { createKeyedRunner } from './keyed-mutex.ts';
 import { initialPlanDashboard } from './plan-blitz/plan-dashboard.ts';
 import { reconcilePlanRun } from './plan-blitz/reconcile-plan-run.ts';
 import { createPlanIntentHandler } from './plan-blitz/start-plan-run.ts';
