@@ -5,7 +5,7 @@ import type { RepoConfig } from '../config/repo-config.ts';
 import type { TimerPort } from '../dashboard/coalescer.ts';
 import type { DashboardInput } from '../dashboard/types.ts';
 import type { Pace } from '../forges/rate-budget.ts';
-import type { Forge, ForgeKind, IssueRef, RepoRef } from '../forges/types.ts';
+import { type Forge, type ForgeKind, type IssueRef, type RepoRef, repoRefOf } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { RunOptions, RunSnapshot } from '../plan/snapshot.ts';
 import type { IssueKey, PlanIssue } from '../plan/types.ts';
@@ -113,10 +113,7 @@ export interface RunCtx {
   prFacts?: ReadonlyMap<string, PrFacts>;
 }
 
-export const repoRefOf = (fullName: string): RepoRef => {
-  const [owner, name] = fullName.split('/');
-  return { owner: owner ?? '', name: name ?? '' };
-};
+export { repoRefOf };
 
 /** The issue an `owner/name#n` key names. */
 export const refOf = (key: IssueKey): IssueRef => {

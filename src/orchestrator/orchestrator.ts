@@ -3,6 +3,7 @@
 // rest. Two reconciles of one run never overlap (a per-run serialiser in this process, the store's run
 // lock across replicas); an intent handler's change to a run takes the same two (underRunLock).
 import { commandSchema } from '../commands/schema.ts';
+import { createTrustCheck } from '../commands/trust-check.ts';
 import { createDashboardCoalescer } from '../dashboard/coalescer.ts';
 import { dashboardMarkerText, renderDashboard } from '../dashboard/render.ts';
 import type { DashboardInput } from '../dashboard/types.ts';
@@ -27,7 +28,6 @@ import { setDashboardComment } from './run-writer.ts';
 import { createIntentHandler, type IntentOutcome } from './start-run.ts';
 import { createSteerHandler } from './steer-run.ts';
 import { handleTell } from './tell.ts';
-import { createTrustCheck } from './trust-check.ts';
 
 export interface Orchestrator {
   /** Starts or steers a run from one stored intent, and marks the intent taken. */
