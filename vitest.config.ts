@@ -24,7 +24,17 @@ export default defineConfig({
       // The pure core's tests share one module graph per worker (isolate: false): importing it
       // afresh for each of ~85 small files was most of their time; none relies on a fresh one.
       { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'], isolate: false } },
-      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'] } },
+      // Each integration test waits on events, so its timeout only stops a hang: on a loaded machine
+      // (load 12–15 on 2 cores) the longest milestone runs took over 30 s, and passed given longer.
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 60_000,
+        },
+      },
     ],
   },
 });

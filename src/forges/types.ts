@@ -120,7 +120,11 @@ export interface BoundedDiff {
 export type MergeMethod = 'merge' | 'squash' | 'rebase';
 
 export interface MergeResult {
-  sha: string;
+  /**
+   * The merge commit. Undefined only after `readBack: false` on a forge whose merge answer does not
+   * name it (Gitea): the caller finds it itself (in git) instead of a second request.
+   */
+  sha?: string;
 }
 
 export interface CloneCredentials {
@@ -293,7 +297,13 @@ export interface Forge {
   getPullRequestDiff(ref: IssueRef, maxBytes: number): Promise<BoundedDiff>;
   mergePullRequest(
     ref: IssueRef,
-    opts: { method: MergeMethod; expectedHeadSha?: string; title?: string },
+    opts: {
+      method: MergeMethod;
+      expectedHeadSha?: string;
+      title?: string;
+      /** false: no read of the PR after the merge for its merge commit where the answer lacks it. */
+      readBack?: boolean;
+    },
   ): Promise<MergeResult>;
   updatePullRequestBranch(ref: IssueRef): Promise<void>;
   /** Issues the PR says it closes (Fixes/Closes/Resolves in body or commits). */

@@ -23,8 +23,15 @@ interface Task {
   task: () => Promise<void>;
 }
 
+/**
+ * Lanes that run at once by default. On PostgreSQL the processings running at once are what one shared
+ * dispatch transaction can gather (pg-group-transaction.ts): 8 capped its batches below the intake's
+ * pace; a lane mostly waits on a round trip, so 32 cost little CPU.
+ */
+export const DEFAULT_LANES = 32;
+
 export const createDeliveryQueue = (opts: { logger: Logger; concurrency?: number }): DeliveryQueue => {
-  const concurrency = Math.max(1, opts.concurrency ?? 8);
+  const concurrency = Math.max(1, opts.concurrency ?? DEFAULT_LANES);
   // Lanes with work, in the order they got it; a running lane is not in `ready`.
   const lanes = new Map<string, Task[]>();
   const ready: string[] = [];

@@ -1,6 +1,7 @@
 // After an issue is integrated and closed (seed 001, issue 18): its worktree and local branch go from
 // the host that holds them, and its branch on origin too unless the repo config says `keepBranches`,
-// so a long run does not pile up disk and branches. The runner keeps anything not merged and says so.
+// so a long run does not pile up disk and branches (through git: merged-branch.ts). The runner keeps
+// anything not merged and says so.
 // Never fails the close: a leftover is logged and swept at the next start.
 
 import { attemptKey } from '../plan/issue-progress.ts';
@@ -8,9 +9,10 @@ import type { IssueKey } from '../plan/types.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
 import { issueNumberOfBranch } from '../runner/cleanup.ts';
 import type { Ports, RunCtx } from './context.ts';
+import { deleteMergedBranch } from './merged-branch.ts';
 
 export const cleanupClosedIssue = async (
-  deps: Ports<'dispatcher' | 'runner' | 'logger'>,
+  deps: Ports<'cloneUrl' | 'config' | 'dispatcher' | 'runner' | 'logger'>,
   ctx: Pick<RunCtx, 'run' | 'forge' | 'repo' | 'repoConfig' | 'attempts' | 'rows'>,
   key: IssueKey,
 ): Promise<void> => {
@@ -30,8 +32,15 @@ export const cleanupClosedIssue = async (
     );
     const branch = ctx.rows.get(key)?.branch ?? mine.at(-1)?.branch;
     // Only a worker's issue branch, never the integration or default branch.
-    if (branch && !ctx.repoConfig.keepBranches && issueNumberOfBranch(branch) !== undefined)
-      await ctx.forge.deleteBranch(ctx.repo, branch);
+    if (branch && !ctx.repoConfig.keepBranches && issueNumberOfBranch(branch) !== undefined) {
+      const kept = await deleteMergedBranch(deps, ctx, {
+        branch,
+        mergedInto: ctx.run.integrationBranch,
+        method: ctx.repoConfig.mergeMethod.blitz,
+      });
+      if (kept.length > 0)
+        deps.logger.warn({ runId: ctx.run.id, issue: key, kept }, 'merged branch kept on origin');
+    }
   } catch (err) {
     deps.logger.warn(
       { runId: ctx.run.id, issue: key, err },

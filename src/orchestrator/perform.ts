@@ -1,17 +1,19 @@
 // The effects of the planner's actions, each idempotent by checking the world first: a PR that
 // exists is found, not opened twice; a closed issue is not closed again; a dispatch of an issue with
 // a live attempt is skipped; a report or notification with the same content is posted once.
-import { type Forge, formatRepo, type RepoRef } from '../forges/types.ts';
+
+import { type Forge, formatRepo, type PullRequest, type RepoRef } from '../forges/types.ts';
 import { issueAttempts } from '../plan/issue-progress.ts';
 import type { Action, RunSnapshot } from '../plan/snapshot.ts';
 import type { IssueKey, PlanIssue } from '../plan/types.ts';
 import { type AttemptJob, onAttemptHost } from '../queue/dispatcher.ts';
+import { mergeCommitOf } from '../runner/integration-git.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { BudgetProbe } from './budget-probe.ts';
 import { closeEpic, closeWithComment } from './close-issue.ts';
 import { type Ports, type RunCtx, refOf } from './context.ts';
-import { cloneUrlOf, dispatchAttempt } from './dispatch-attempt.ts';
+import { cloneUrlOf, dispatchAttempt, integrationGitOf } from './dispatch-attempt.ts';
 import { parkRun, probeParkedRun, unparkRun } from './environment-park-run.ts';
 import { fileReportedBugs } from './file-findings.ts';
 import { blockRun, unblockRun } from './hard-blocker-run.ts';
@@ -196,7 +198,7 @@ const review = async (
 };
 
 const merge = async (
-  deps: Ports<'store'> & { effects: Effects },
+  deps: Ports<'cloneUrl' | 'config' | 'logger' | 'runner' | 'store'> & { effects: Effects },
   ctx: RunCtx,
   a: Extract<Action, { type: 'merge' }>,
 ) => {
@@ -212,6 +214,8 @@ const merge = async (
   const m = await mergePr(ctx.forge, pr, {
     method: ctx.repoConfig.mergeMethod.blitz,
     title: `${pr.title} (#${a.pr})`,
+    // The merge commit is found in git where the forge's answer lacks it (Gitea): no read back.
+    readBack: false,
   });
   // Refused on the gate's read: the head may have moved since; the next pass gates and merges again.
   if ('refused' in m && seen) {
@@ -224,9 +228,27 @@ const merge = async (
   }
   await deps.store.upsertRunIssue(ctx.run.id, repo, ref.number, {
     state: 'merged',
-    mergedSha: m.sha ?? pr.head.sha,
+    mergedSha: m.sha ?? (await mergeCommitFound(deps, ctx, pr)) ?? pr.head.sha,
   });
   await setProgress(deps, ctx, (p) => ({ mergedSinceReview: (p.mergedSinceReview ?? 0) + 1 }));
+};
+
+/**
+ * The merge commit of a PR merged without one in the answer: from git (free), else read from the
+ * forge (a squash or rebase merge, or git failing), else unknown.
+ */
+const mergeCommitFound = async (
+  deps: Ports<'cloneUrl' | 'config' | 'logger' | 'runner'>,
+  ctx: RunCtx,
+  pr: PullRequest,
+): Promise<string | undefined> => {
+  const fromGit = await mergeCommitOf(await integrationGitOf(deps, ctx), pr.head.sha).catch(
+    (err: unknown) => {
+      deps.logger.warn({ runId: ctx.run.id, pr: pr.ref.number, err }, 'merge commit not found in git');
+      return undefined;
+    },
+  );
+  return fromGit ?? (await ctx.forge.getPullRequest(pr.ref)).mergeCommitSha;
 };
 
 const closeIssue = async (deps: Ports<'store'>, ctx: RunCtx, key: IssueKey, epic: boolean) => {

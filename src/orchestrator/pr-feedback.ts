@@ -425,6 +425,8 @@ export const milestonePrCi = async (
       ...readiness,
       summary: `${readiness.summary}\n- CI: ${describeCiVerdict(verdict)}`,
     },
+    // Never reported on in this run: no check of the bot's to look for (as on a new worker PR).
+    { first: kept.reported === undefined && kept.head === undefined },
   );
   await keepFeedbackState(deps, target.runId, milestonePrKey, reported ?? state);
   return verdict;

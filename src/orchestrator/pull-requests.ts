@@ -57,11 +57,16 @@ export const openPr = async (
 export const mergePr = async (
   forge: Pick<Forge, 'mergePullRequest'>,
   pr: PullRequest,
-  o: { method: MergeMethod; title: string },
+  o: { method: MergeMethod; title: string; readBack?: boolean },
 ): Promise<{ sha: string | undefined } | { refused: string }> => {
   if (pr.merged) return { sha: pr.mergeCommitSha };
   try {
-    const opts = { method: o.method, expectedHeadSha: pr.head.sha, title: o.title };
+    const opts = {
+      method: o.method,
+      expectedHeadSha: pr.head.sha,
+      title: o.title,
+      ...(o.readBack === false ? { readBack: false } : {}),
+    };
     return { sha: (await forge.mergePullRequest(pr.ref, opts)).sha };
   } catch (err) {
     if (isAppError(err, 'unmergeable') || isAppError(err, 'conflict')) return { refused: err.message };

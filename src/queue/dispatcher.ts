@@ -82,9 +82,16 @@ export const createDispatcher = (d: DispatcherDeps): Dispatcher => {
         const twin = new Error('twin dispatch');
         try {
           return await d.store.transaction(async (tx) => {
-            await record(tx);
-            const id = await dispatchRunnerJob(d.queue, job, { singletonKey, leaseSeconds, tx });
-            if (id === null) throw twin;
+            // The row and the job go out together (neither needs the other's answer): one round trip
+            // on the transaction's pipelined connection instead of two. Both settle before either
+            // failure is thrown, so no statement is left unanswered behind the rollback.
+            const [recorded, sent] = await Promise.allSettled([
+              record(tx),
+              dispatchRunnerJob(d.queue, job, { singletonKey, leaseSeconds, tx }),
+            ]);
+            if (recorded.status === 'rejected') throw recorded.reason;
+            if (sent.status === 'rejected') throw sent.reason;
+            if (sent.value === null) throw twin;
             return true;
           });
         } catch (err) {

@@ -243,8 +243,12 @@ export class PgBossQueue implements JobQueue {
     opts: EnqueueOptions,
   ): Promise<string | null> {
     await this.ensureQueue(queue);
+    // pg-boss's insert is one `INSERT … RETURNING id`: where the transaction batches, it goes out
+    // with the other statements of this turn (the dispatch's run issue row, other dispatches).
+    const batched = tx?.executeBatched?.bind(tx);
+    const db = batched ? { executeSql: batched } : tx;
     return this.boss.send(queue, (payload ?? {}) as object, {
-      ...(tx ? { db: tx as PgBoss.Db } : {}),
+      ...(db ? { db: db as PgBoss.Db } : {}),
       ...(opts.singletonKey
         ? { id: singletonJobId(queue, opts.singletonKey), singletonKey: opts.singletonKey }
         : {}),

@@ -46,6 +46,11 @@ export interface JobInfo extends JobRef {
 /** Something that runs SQL inside the caller's transaction (a pg client in BEGIN…COMMIT). */
 export interface SqlExecutor {
   executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  /**
+   * Where the transaction batches (PostgreSQL's shared ones): runs one `… RETURNING` statement
+   * together with the others sent in this turn, as one statement; answers as `executeSql` does.
+   */
+  executeBatched?(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
 }
 
 export interface JobQueue {

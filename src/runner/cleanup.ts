@@ -1,6 +1,7 @@
 // Cleanup after merge (seed 001/004): unlock and remove the worktrees of merged branches (or of
 // branches squash-merged at a named head), keep any that back unmerged work, and delete merged
-// local branches no worktree still uses; at start, the workspaces of issues that are no longer open.
+// local branches no worktree still uses. Per issue (issue 18): a merged issue's worktree and branch,
+// on origin too unless `keepBranches`; at start, the workspaces of issues that are no longer open.
 import { existsSync } from 'node:fs';
 import { type GitContext, gitTry } from './git.ts';
 import type { AttemptLedger, CleanupJob } from './types.ts';
@@ -68,6 +69,110 @@ export const issueNumberOfBranch = (branch: string): number | undefined => {
   const m = /^[a-z0-9][a-z0-9-]*\/(\d{1,10})-[a-z0-9][a-z0-9-]*$/.exec(branch);
   const n = m ? Number(m[1]) : Number.NaN;
   return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+};
+
+export interface MergedIssue {
+  repo: { owner: string; name: string };
+  /** The issue's worker branch. */
+  branch: string;
+  /** The branch it was merged into (`blitz/<slug>`, or the default branch for a fleet PR). */
+  mergedInto: string;
+  /** A squash or rebase merge: the head that was merged (never an ancestor of `mergedInto`). */
+  mergedHead?: string;
+  /** Delete the branch on origin too: repo config `keepBranches` is false. */
+  deleteRemote: boolean;
+  /** Where origin is, for the push that deletes the branch (never a remote name a worker could redirect). */
+  cloneUrl: string;
+}
+
+export interface MergedIssueCleanup {
+  worktreeRemoved?: string;
+  localBranchDeleted: boolean;
+  remoteBranchDeleted: boolean;
+  /** Why something was kept, in words (work not merged, uncommitted files). */
+  kept: string[];
+}
+
+const sha = async (repoDir: string, ref: string, ctx: GitContext): Promise<string | undefined> =>
+  (await gitTry(['rev-parse', '--verify', '--quiet', ref], repoDir, ctx))?.trim() || undefined;
+
+/** The commit is in `origin/<into>`, or is the merged head of a squash or rebase merge. */
+const isMerged = async (
+  repoDir: string,
+  commit: string,
+  into: string,
+  mergedHead: string | undefined,
+  ctx: GitContext,
+): Promise<boolean> => {
+  if (mergedHead && commit.startsWith(mergedHead)) return true;
+  return (
+    (await gitTry(['merge-base', '--is-ancestor', commit, `refs/remotes/origin/${into}`], repoDir, ctx)) !==
+    undefined
+  );
+};
+
+/**
+ * After an issue's PR merged: removes its worktree and local branch, and its branch on origin unless
+ * `keepBranches`. Each only when what it holds is merged: a worktree with uncommitted files, a branch
+ * with commits after the merge, or an origin branch someone pushed to since, is kept and named.
+ */
+export const cleanupMergedIssue = async (
+  workspace: string,
+  issue: MergedIssue,
+  ctx: GitContext,
+): Promise<MergedIssueCleanup> => {
+  const result: MergedIssueCleanup = { localBranchDeleted: false, remoteBranchDeleted: false, kept: [] };
+  const { branch, mergedInto } = issue;
+  if (issueNumberOfBranch(branch) === undefined || branch === mergedInto) {
+    result.kept.push(`${branch} is not an issue branch`);
+    return result;
+  }
+  const repoDir = insideWorkspace(workspace, issue.repo.owner, issue.repo.name);
+  if (!existsSync(repoDir)) {
+    result.kept.push('no clone of the repository on this host');
+    return result;
+  }
+  await gitTry(['fetch', '--prune', '--quiet', 'origin'], repoDir, ctx);
+  const localTip = await sha(repoDir, `refs/heads/${branch}`, ctx);
+  const localMerged =
+    localTip !== undefined && (await isMerged(repoDir, localTip, mergedInto, issue.mergedHead, ctx));
+  const worktree = (await listWorktrees(repoDir, ctx)).find((w) => w.branch === branch && w.path !== repoDir);
+  if (worktree) {
+    const dirty = (await gitTry(['status', '--porcelain'], worktree.path, ctx)) ?? 'unknown';
+    if (!localMerged) result.kept.push(`the worktree of ${branch} holds commits that are not merged`);
+    else if (dirty.trim() !== '') result.kept.push(`the worktree of ${branch} has uncommitted files`);
+    else {
+      await removeWorktree(repoDir, worktree.path, ctx);
+      result.worktreeRemoved = worktree.path;
+    }
+  }
+  if (localTip && localMerged && (!worktree || result.worktreeRemoved)) {
+    result.localBranchDeleted = (await gitTry(['branch', '-D', branch], repoDir, ctx)) !== undefined;
+  }
+  const remoteTip = await sha(repoDir, `refs/remotes/origin/${branch}`, ctx);
+  if (!issue.deleteRemote || remoteTip === undefined) return result;
+  if (!(await isMerged(repoDir, remoteTip, mergedInto, issue.mergedHead, ctx))) {
+    result.kept.push(`${branch} on origin has commits that are not merged`);
+    return result;
+  }
+  // The lease: deleted only if origin still has the tip we checked, never a branch pushed to since.
+  const pushed = await gitTry(
+    [
+      'push',
+      '--quiet',
+      `--force-with-lease=refs/heads/${branch}:${remoteTip}`,
+      issue.cloneUrl,
+      `:refs/heads/${branch}`,
+    ],
+    repoDir,
+    ctx,
+  );
+  if (pushed === undefined) result.kept.push(`${branch} on origin moved since it was merged`);
+  else {
+    result.remoteBranchDeleted = true;
+    await gitTry(['update-ref', '-d', `refs/remotes/origin/${branch}`], repoDir, ctx);
+  }
+  return result;
 };
 
 export interface SweepResult {

@@ -40,6 +40,27 @@ export const integrationWorktree = async (g: IntegrationGit, ref?: string): Prom
   return path;
 };
 
+/**
+ * The merge commit that brought `head` into the integration branch: the newest merge on its
+ * first-parent line whose second parent is `head`, as origin has it now. Undefined when there is none
+ * (a squash or rebase merge leaves no such commit): the caller asks the forge.
+ */
+export const mergeCommitOf = async (g: IntegrationGit, head: string): Promise<string | undefined> => {
+  const repoDir = await ensureClone(g.workspace, g.repo, g.cloneUrl, g.ctx, false);
+  const tracking = `refs/remotes/origin/${g.branch}`;
+  await git(['fetch', '--quiet', 'origin', `+refs/heads/${g.branch}:${tracking}`], repoDir, g.ctx);
+  const merges = await git(
+    ['log', '--first-parent', '--merges', '--format=%H %P', '-n', '200', tracking],
+    repoDir,
+    g.ctx,
+  );
+  for (const line of merges.split('\n')) {
+    const [sha, , second] = line.trim().split(' ');
+    if (sha && second === head) return sha;
+  }
+  return undefined;
+};
+
 /** Reverts merge commit `sha` on the integration branch and pushes; returns the new tip. */
 export const revertMerge = async (g: IntegrationGit, sha: string, issueNumber: number): Promise<string> => {
   const path = await integrationWorktree(g);

@@ -85,6 +85,8 @@ export class Runner {
   private readonly repoLock = createKeyedRunner(() => undefined);
   /** When the last successful fetch of each repo's clone began (performance.now()). */
   private readonly fetchedAt = new Map<string, number>();
+  /** Clones whose origin this runner has checked (or made): dir → clone URL. */
+  private readonly knownOrigins = new Map<string, string>();
   private readonly workerUser: WorkerUser | undefined;
   /** Environment of the runner's own git commands. */
   private readonly gitEnv: Record<string, string>;
@@ -307,23 +309,46 @@ export class Runner {
         );
       }
       const ctx = { ...(await this.gitContext(job.issue.repo)), originUrl: job.cloneUrl };
+      const { credentials: _, ...local } = ctx;
       const asked = performance.now();
       const { repoDir, wt } = await this.repoLock.exclusive(repoName, async () => {
         // Jobs that queued on the lock while another fetched: a fetch that began after this job asked
         // already holds everything origin had then, so a burst of N jobs costs two fetches, not N.
         const fresh = (this.fetchedAt.get(repoName) ?? -1) > asked;
         const began = performance.now();
-        const repoDir = await ensureClone(this.workspace, job.issue.repo, job.cloneUrl, ctx, !fresh);
+        const repoDir = await ensureClone(
+          this.workspace,
+          job.issue.repo,
+          job.cloneUrl,
+          ctx,
+          !fresh,
+          this.knownOrigins,
+        );
         if (!fresh) this.fetchedAt.set(repoName, began);
-        const wt = await ensureWorktree(this.workspace, repoDir, job.issue.repo, branch, job.baseBranch, ctx);
+        // Reading refs and checking out talk to no remote: no credentials in their environment, so
+        // git needs no look at the repository's config first (git.ts) unless the worker user asks it.
+        const wt = await ensureWorktree(
+          this.workspace,
+          repoDir,
+          job.issue.repo,
+          branch,
+          job.baseBranch,
+          local,
+        );
         return { repoDir, wt };
       });
       if (!wt.reused) created = { repoDir, path: wt.path };
-      // ensureClone has just fetched (with --prune): origin's branch is its tracking ref, no ls-remote.
-      const originShaAtStart =
-        (
-          await gitTry(['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${branch}`], repoDir, ctx)
-        )?.trim() || null;
+      // ensureClone has just fetched (with --prune): origin's branch is its tracking ref, no ls-remote;
+      // a new worktree read it already, choosing where to start from.
+      const originShaAtStart = wt.reused
+        ? (
+            await gitTry(
+              ['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${branch}`],
+              repoDir,
+              local,
+            )
+          )?.trim() || null
+        : wt.originSha;
       const prompt = buildPrompt({
         repo: repoName,
         issue: job.issue.number,

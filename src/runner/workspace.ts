@@ -54,6 +54,13 @@ export const ensureClone = async (
   ctx: GitContext,
   /** False when the caller knows a fetch began after it asked (one fetch serves a burst of jobs). */
   fetch = true,
+  /**
+   * Clones (dir → clone URL) whose origin this caller has already checked or made: their
+   * `remote get-url` is not asked again (a runner keeps one for its life). A worker that rewrites its
+   * clone's origin gains nothing by it: it can already write the clone's refs, and a command with
+   * credentials compares origin with the clone URL again (git.ts, repoConfigHazard).
+   */
+  knownOrigins?: Map<string, string>,
 ): Promise<string> => {
   if (hasUserInfo(cloneUrl)) {
     throw new AppError('bad_request', 'Clone URL must not carry credentials; they are passed per command.');
@@ -63,12 +70,17 @@ export const ensureClone = async (
     if (lstatSync(dir).isSymbolicLink() || !existsSync(join(dir, '.git'))) {
       throw new AppError('conflict', `${dir} exists but is not a clone made by the runner.`);
     }
-    const origin = (await gitTry(['remote', 'get-url', 'origin'], dir, ctx))?.trim();
-    if (origin !== cloneUrl) {
-      throw new AppError('conflict', `${dir} is a clone of another remote (${origin ?? 'none'}).`);
+    if (knownOrigins?.get(dir) !== cloneUrl) {
+      const origin = (await gitTry(['remote', 'get-url', 'origin'], dir, ctx))?.trim();
+      if (origin !== cloneUrl) {
+        throw new AppError('conflict', `${dir} is a clone of another remote (${origin ?? 'none'}).`);
+      }
+      knownOrigins?.set(dir, cloneUrl);
     }
     if (!fetch) return dir;
-    await git(['fetch', '--prune', '--quiet', 'origin'], dir, {
+    // No `maintenance run --auto` child on every job start: the fetch of the cleanup after a merge
+    // (cleanup.ts) keeps it, which is when a clone has gathered something to pack.
+    await git(['fetch', '--prune', '--quiet', '--no-auto-maintenance', 'origin'], dir, {
       ...ctx,
       timeoutMs: ctx.timeoutMs ?? 600_000,
     });
@@ -82,6 +94,7 @@ export const ensureClone = async (
       timeoutMs: ctx.timeoutMs ?? 600_000,
     });
     renameSync(tmp, dir);
+    knownOrigins?.set(dir, cloneUrl);
   } catch (err) {
     rmSync(tmp, { recursive: true, force: true });
     throw err instanceof AppError

@@ -48,7 +48,9 @@ const samePath = (a: string, b: string): boolean => {
 
 /**
  * Creates (or finds again) the worktree of `branch`: from the local branch if it exists, else from the
- * remote branch, else new off `origin/<baseBranch>`. Returns its path and whether it already existed.
+ * remote branch, else new off `origin/<baseBranch>`. Returns its path, whether it already existed and,
+ * for a new one, the branch's sha on origin as the clone last fetched it (null: origin has no such
+ * branch), read by the same command that chose where to start from.
  */
 export const ensureWorktree = async (
   workspace: string,
@@ -57,7 +59,7 @@ export const ensureWorktree = async (
   branch: string,
   baseBranch: string,
   ctx: GitContext,
-): Promise<{ path: string; reused: boolean }> => {
+): Promise<{ path: string; reused: true } | { path: string; reused: false; originSha: string | null }> => {
   const path = worktreePathFor(workspace, repo, branch);
   if (existsSync(path)) {
     const ours = (await listWorktrees(repoDir, ctx)).find((w) => samePath(w.path, path));
@@ -92,7 +94,7 @@ export const ensureWorktree = async (
       ctx,
     );
   }
-  return { path, reused: false };
+  return { path, reused: false, originSha: remote ?? null };
 };
 
 /** What an interrupted worker left: commits not on origin yet, and uncommitted files. */

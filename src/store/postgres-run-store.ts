@@ -17,6 +17,7 @@ import {
   type PgOptions,
 } from './pg-pool.ts';
 import { createPgRunLock } from './pg-run-lock.ts';
+import { createStatementBatch } from './pg-statement-batch.ts';
 import { createPostgresAttemptLedger } from './postgres-ledger.ts';
 import { claimIntentSql, type PostgresRunTransaction, runWrites } from './postgres-run-writes.ts';
 import type { RunStore } from './run-store.ts';
@@ -60,7 +61,10 @@ export const openPostgresRunStore = async (
   const closeLockPool = closeOnce(lockPool);
   const closeTxPool = closeOnce(txPool);
   const runLock = createPgRunLock(lockPool);
-  const transaction = createGroupTransaction(txPool, (client) => runWrites(client, now));
+  // The functions of a shared transaction write their rows and jobs as one statement per turn.
+  const transaction = createGroupTransaction(txPool, (client) =>
+    runWrites(client, now, createStatementBatch(client)),
+  );
   const selectLive = `SELECT * FROM runs WHERE forge = $1 AND repo = $2 AND milestone_number = $3 AND ${live}`;
 
   return {

@@ -4,6 +4,7 @@
 
 import { AppError } from '../errors.ts';
 import type { Queryable } from './pg-pool.ts';
+import type { StatementBatch } from './pg-statement-batch.ts';
 import {
   type RunIssuePatch,
   type RunIssueRecord,
@@ -36,10 +37,20 @@ export interface PostgresRunTransaction {
   claimIntent: RunStore['claimIntent'];
   /** pg-boss's `db` shape (the queue's SqlExecutor), on this transaction's connection. */
   executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  /** In a shared transaction: `executeSql` for one `… RETURNING` statement, batched (pg-statement-batch.ts). */
+  executeBatched?(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
 }
 
-/** The writes on `client`, which the caller has put in a transaction (BEGIN … COMMIT). */
-export const runWrites = (client: Queryable, now: () => string): PostgresRunTransaction => ({
+/**
+ * The writes on `client`, which the caller has put in a transaction (BEGIN … COMMIT). With `batch`
+ * (a shared transaction's), run issue upserts and `executeBatched` statements sent in one turn go out
+ * as one statement.
+ */
+export const runWrites = (
+  client: Queryable,
+  now: () => string,
+  batch?: StatementBatch,
+): PostgresRunTransaction => ({
   async updateRun(id, patch, expect) {
     const current = await client.query('SELECT * FROM runs WHERE id = $1 FOR UPDATE', [id]);
     if (current.rows[0] === undefined) throw new AppError('not_found', `No run ${id}.`);
@@ -81,11 +92,12 @@ export const runWrites = (client: Queryable, now: () => string): PostgresRunTran
       }
       sets.push(`${column} = EXCLUDED.${column}`);
     }
-    const { rows } = await client.query(
-      `INSERT INTO run_issues (${columns.join(', ')}) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})
-       ON CONFLICT (run_id, issue_repo, issue_number) DO UPDATE SET ${sets.join(', ')} RETURNING *`,
-      values,
-    );
+    const text = `INSERT INTO run_issues (${columns.join(', ')}) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})
+       ON CONFLICT (run_id, issue_repo, issue_number) DO UPDATE SET ${sets.join(', ')} RETURNING *`;
+    // The row is the batch key: a second upsert of it in one turn runs after the first, not beside it.
+    const { rows } = batch
+      ? await batch.query(text, values, `run_issues\u0000${runId}\u0000${repo}\u0000${number}`)
+      : await client.query(text, values);
     return toIssue(rows[0]);
   },
   async claimIntent(id, status) {
@@ -95,4 +107,5 @@ export const runWrites = (client: Queryable, now: () => string): PostgresRunTran
     const { rows } = await client.query(text, values);
     return { rows };
   },
+  ...(batch ? { executeBatched: (text: string, values: unknown[] = []) => batch.query(text, values) } : {}),
 });

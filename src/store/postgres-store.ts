@@ -18,6 +18,21 @@ import { checkConnection, closeOnce, createPgPool, type PgOptions } from './pg-p
 import { pgFailureSql, toDelivery, toIntent, unprocessedRow, unprocessedSql } from './sqlite-store.ts';
 import type { NewDelivery, Store } from './types.ts';
 
+/** Sighting batches written at once (each on its own pooled connection, each its own commit). */
+const SIGHTING_BATCHES_IN_FLIGHT = 2;
+
+/** An intent stored once per (forge, delivery, position): the new row (created) or the one already there. */
+const addIntentSql = `
+WITH added AS (
+  INSERT INTO intents (forge, repo, issue_number, command, sender, delivery_id, seq, created_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING
+  RETURNING *
+)
+SELECT true AS created, * FROM added
+UNION ALL
+SELECT false AS created, * FROM intents
+ WHERE forge = $1 AND delivery_id = $6 AND seq = $7 AND NOT EXISTS (SELECT 1 FROM added)`;
+
 /** Connect, check the server answers, migrate, and return the Store. */
 export const openPostgresStore = async (
   url: string,
@@ -40,7 +55,11 @@ export const openPostgresStore = async (
   const close = async () => {
     await Promise.all([closePool(), closeBookkeeping()]);
   };
-  const record = createGroupCommit((ds: readonly NewDelivery[]) => writeDeliveryBatch(pool, ds));
+  // Two batches in flight: a sighting that arrives while one is written goes out at once in the other,
+  // instead of waiting a whole round trip for the first to come back.
+  const record = createGroupCommit((ds: readonly NewDelivery[]) => writeDeliveryBatch(pool, ds), {
+    inFlight: SIGHTING_BATCHES_IN_FLIGHT,
+  });
   const lease = createGroupCommit((ls: readonly LeaseRequest[]) => writeLeaseBatch(bookkeeping, ls));
   const mark = createGroupCommit((ms: readonly DeliveryRef[]) => writeMarkBatch(bookkeeping, ms));
 
@@ -84,25 +103,24 @@ export const openPostgresStore = async (
       return rows.map(toDelivery);
     },
     async addIntent(i) {
-      const inserted = await pool.query(
-        `INSERT INTO intents (forge, repo, issue_number, command, sender, delivery_id, seq, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
-        [
-          i.forge,
-          i.repo,
-          i.issueNumber ?? null,
-          JSON.stringify(i.command),
-          i.sender,
-          i.deliveryId,
-          i.seq,
-          new Date().toISOString(),
-        ],
-      );
-      const { rows } = await pool.query(
+      // One round trip: the insert, or the row that was there. A row another replica committed after
+      // this statement began is not in its snapshot; then (rarely) it is read in a second one.
+      const { rows } = await pool.query(addIntentSql, [
+        i.forge,
+        i.repo,
+        i.issueNumber ?? null,
+        JSON.stringify(i.command),
+        i.sender,
+        i.deliveryId,
+        i.seq,
+        new Date().toISOString(),
+      ]);
+      if (rows[0] !== undefined) return { created: rows[0].created === true, intent: toIntent(rows[0]) };
+      const again = await pool.query(
         'SELECT * FROM intents WHERE forge = $1 AND delivery_id = $2 AND seq = $3',
         [i.forge, i.deliveryId, i.seq],
       );
-      return { created: inserted.rowCount === 1, intent: toIntent(rows[0]) };
+      return { created: false, intent: toIntent(again.rows[0]) };
     },
     async listIntents(filter = {}) {
       const { rows } = await pool.query(

@@ -107,6 +107,25 @@ const expectMilestoneFinished = async (x: BlitzHarness) => {
   // Every merged PR went into the integration branch, which now holds every worker's file.
   const files = await x.origin.git.ok(['ls-tree', '-r', '--name-only', 'blitz/m1']);
   for (const n of worked) expect(files).toContain(`fake-${n}.txt`);
+  // Each merged issue's branch left origin once its issue closed (issue 18), by a git push: the
+  // forge's API was never asked to delete one (issue 19: one request per merged issue saved).
+  const prs = [...repo.issues.values()].filter((i) => i.pull?.base === 'blitz/m1');
+  expect(prs.length).toBeGreaterThanOrEqual(worked.length);
+  for (const pr of prs) expect(await x.origin.git.resolve(pr.pull!.head), pr.pull!.head).toBeUndefined();
+  const requests: { method: string }[] = x.fakeGithub?.requests ?? x.fakeGitea?.requests ?? [];
+  expect(requests.filter((r) => r.method === 'DELETE')).toEqual([]);
+  // Each close names the merge commit that brought the issue's PR in (Gitea's merge answer names none:
+  // it is found in git, not read back from the forge).
+  for (const n of worked) {
+    const pr = prs.find((p) => p.pull!.merged && p.pull!.head.startsWith(`m1/${n}-`));
+    expect(pr, `#${n} merged PR`).toBeDefined();
+    const named = world
+      .commentsOn(repo, n)
+      .map((c) => /by merge commit ([0-9a-f]{40})/.exec(c.body)?.[1])
+      .find((sha) => sha !== undefined);
+    expect(named, `#${n} close comment`).toBe(pr!.pull!.mergeCommitSha);
+    expect(await x.origin.git.ok(['show', '-s', '--format=%P', named!])).toContain(pr!.pull!.headSha);
+  }
 };
 
 describe.each(['github', 'gitea'] as const)('blitz end to end on %s', (forge) => {

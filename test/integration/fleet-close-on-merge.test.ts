@@ -41,6 +41,7 @@ describe('close on merge', () => {
       body: 'Fixes #2\nCloses #3\nResolves acme/lib#1',
     });
     const { sha } = await h.forge.mergePullRequest(pr.ref, { method: 'squash' });
+    if (!sha) throw new Error('the merge names no merge commit');
     const input = { forge: h.forge, pr: pr.ref, mergeSha: sha, forgeFor: async () => h.forge };
     const first = await closeOnMerge(input);
     expect(first.closed).toEqual([
@@ -75,6 +76,7 @@ describe('close on merge', () => {
       body: 'Fixes #2',
     });
     const { sha } = await h.forge.mergePullRequest(pr.ref, { method: 'squash' });
+    if (!sha) throw new Error('the merge names no merge commit');
     const r = await closeOnMerge({ forge: h.forge, pr: pr.ref, mergeSha: sha });
     expect(r.closed).toEqual([{ repo: app, number: 2 }]);
     expect(r.epicsClosed).toEqual([]);

@@ -4,11 +4,23 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { issueNumberOfBranch, sweepClosedIssueWorkspaces } from '../../src/runner/cleanup.ts';
+import {
+  cleanupMergedIssue,
+  issueNumberOfBranch,
+  sweepClosedIssueWorkspaces,
+} from '../../src/runner/cleanup.ts';
 import type { GitContext } from '../../src/runner/git.ts';
 import { ensureClone } from '../../src/runner/workspace.ts';
 import { ensureWorktree } from '../../src/runner/worktrees.ts';
-import { createOrigin, gitIn, type Origin, originSha, removeDir, tempDir } from '../support/git.ts';
+import {
+  commitAndPush,
+  createOrigin,
+  gitIn,
+  type Origin,
+  originSha,
+  removeDir,
+  tempDir,
+} from '../support/git.ts';
 
 const repo = { owner: 'acme', name: 'shop' };
 let origin: Origin;
@@ -38,10 +50,101 @@ const workerBranch = async (branch: string, file: string): Promise<string> => {
   return path;
 };
 
-describe('issueNumberOfBranch', () => {
-  it('reads the issue of a worker branch, and of nothing else', () => {
-    for (const branch of ['main', 'blitz/m1', 'blitz/3', 'feature'])
-      expect(issueNumberOfBranch(branch)).toBeUndefined();
+/** Merges origin's `branch` into blitz/m1 on origin, as the bot's merge of the PR does. */
+const mergeOnOrigin = async (branch: string) => {
+  await gitIn(origin.work, 'fetch', '--quiet', 'origin');
+  await gitIn(origin.work, 'checkout', '--quiet', '-B', 'blitz/m1', 'origin/blitz/m1');
+  await gitIn(
+    origin.work,
+    ...who,
+    'merge',
+    '--quiet',
+    '--no-ff',
+    '-m',
+    `merge ${branch}`,
+    `origin/${branch}`,
+  );
+  await gitIn(origin.work, 'push', '--quiet', 'origin', 'blitz/m1');
+};
+
+const merged = (branch: string, deleteRemote = true) => ({
+  repo,
+  branch,
+  mergedInto: 'blitz/m1',
+  deleteRemote,
+  cloneUrl: origin.url,
+});
+
+describe('cleanupMergedIssue', () => {
+  it('removes the worktree, the local branch and the branch on origin of a merged issue', async () => {
+    const path = await workerBranch('m1/12-add-cart', 'cart.txt');
+    await mergeOnOrigin('m1/12-add-cart');
+    const r = await cleanupMergedIssue(workspace, merged('m1/12-add-cart'), ctx);
+    expect(r).toEqual({
+      worktreeRemoved: path,
+      localBranchDeleted: true,
+      remoteBranchDeleted: true,
+      kept: [],
+    });
+    expect(existsSync(path)).toBe(false);
+    expect(await originSha(origin.url, 'm1/12-add-cart')).toBeNull();
+    expect(await gitIn(repoDir, 'branch', '--list', 'm1/12-add-cart')).toBe('');
+    // The integration branch is untouched.
+    expect(await originSha(origin.url, 'blitz/m1')).not.toBeNull();
+  });
+
+  it('keeps the branch on origin with keepBranches', async () => {
+    await workerBranch('m1/12-add-cart', 'cart.txt');
+    await mergeOnOrigin('m1/12-add-cart');
+    const r = await cleanupMergedIssue(workspace, merged('m1/12-add-cart', false), ctx);
+    expect(r).toMatchObject({ localBranchDeleted: true, remoteBranchDeleted: false, kept: [] });
+    expect(await originSha(origin.url, 'm1/12-add-cart')).not.toBeNull();
+  });
+
+  it('keeps an origin branch someone pushed to after the merge, and names why', async () => {
+    await workerBranch('m1/12-add-cart', 'cart.txt');
+    await mergeOnOrigin('m1/12-add-cart');
+    await gitIn(origin.work, 'checkout', '--quiet', '-B', 'late', 'origin/m1/12-add-cart');
+    const late = await commitAndPush(origin.work, { 'late.txt': 'x\n' }, 'late fix', 'm1/12-add-cart');
+    const r = await cleanupMergedIssue(workspace, merged('m1/12-add-cart'), ctx);
+    expect(r.remoteBranchDeleted).toBe(false);
+    expect(r.kept).toEqual(['m1/12-add-cart on origin has commits that are not merged']);
+    expect(await originSha(origin.url, 'm1/12-add-cart')).toBe(late);
+  });
+
+  it('keeps a worktree with uncommitted files, and its branch', async () => {
+    const path = await workerBranch('m1/12-add-cart', 'cart.txt');
+    await mergeOnOrigin('m1/12-add-cart');
+    writeFileSync(join(path, 'notes.txt'), 'unsaved\n');
+    const r = await cleanupMergedIssue(workspace, merged('m1/12-add-cart', false), ctx);
+    expect(r).toMatchObject({
+      localBranchDeleted: false,
+      kept: ['the worktree of m1/12-add-cart has uncommitted files'],
+    });
+    expect(existsSync(join(path, 'notes.txt'))).toBe(true);
+  });
+
+  it('keeps the work of an issue that is not merged at all', async () => {
+    const path = await workerBranch('m1/13-pay', 'pay.txt');
+    const r = await cleanupMergedIssue(workspace, merged('m1/13-pay'), ctx);
+    expect(r.kept).toEqual([
+      'the worktree of m1/13-pay holds commits that are not merged',
+      'm1/13-pay on origin has commits that are not merged',
+    ]);
+    expect(existsSync(path)).toBe(true);
+    expect(await originSha(origin.url, 'm1/13-pay')).not.toBeNull();
+  });
+
+  it('never deletes a branch that is not an issue branch', async () => {
+    for (const branch of ['main', 'blitz/m1', 'blitz/3', 'feature']) {
+      const r = await cleanupMergedIssue(workspace, { ...merged(branch), mergedInto: 'main' }, ctx);
+      expect(r, branch).toEqual({
+        localBranchDeleted: false,
+        remoteBranchDeleted: false,
+        kept: [`${branch} is not an issue branch`],
+      });
+      expect(await originSha(origin.url, branch === 'blitz/m1' ? 'blitz/m1' : 'main')).not.toBeNull();
+    }
     expect(issueNumberOfBranch('ticket/12-headless')).toBe(12);
     expect(issueNumberOfBranch('m1/7-fix-login')).toBe(7);
   });

@@ -300,7 +300,7 @@ describe('the fake forges over a real repository', () => {
       expect((await forge.getPullRequestDiff(pr.ref, 10_000)).diff).toContain('+export const f = 1;');
       const merged = await forge.mergePullRequest(pr.ref, { method: 'merge', expectedHeadSha: head });
       expect(await repo.git.resolve('main')).toBe(merged.sha);
-      expect(await parents(merged.sha)).toContain(head);
+      expect(await parents(merged.sha ?? '')).toContain(head);
       expect(await originFile(repo.bareDir, 'main', 'src/feature.ts')).toBe('export const f = 1;');
     });
   });

@@ -108,6 +108,8 @@ export const pullRequestOps = (client: GiteaClient, pageSize: number): PullOps =
         what: `merge ${formatIssueRef(ref)} (${opts.method})`,
         needs: `write access to ${formatRepo(ref.repo)}`,
       });
+      // Gitea's merge answers with no body: the merge commit is read back, unless the caller finds it.
+      if (opts.readBack === false) return {};
       const merged = await getPull(ref);
       if (!merged.merged || !merged.merge_commit_sha) {
         throw new AppError(

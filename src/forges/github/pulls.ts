@@ -95,7 +95,8 @@ export const pullOps = (gh: GithubClient) => {
 
     async mergePullRequest(
       ref: IssueRef,
-      opts: { method: MergeMethod; expectedHeadSha?: string; title?: string },
+      // `readBack` needs nothing here: GitHub's merge answer names the merge commit.
+      opts: { method: MergeMethod; expectedHeadSha?: string; title?: string; readBack?: boolean },
     ): Promise<MergeResult> {
       try {
         const { data } = await call(

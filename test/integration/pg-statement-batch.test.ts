@@ -1,0 +1,146 @@
+// Statement batching in PostgreSQL's shared transactions (src/store/pg-statement-batch.ts) on the real
+// server: what one turn sends goes out as one statement, a second write of a row runs after the first,
+// a refused statement fails its batch, and a pg-boss job written that way is the row pg-boss writes.
+import { afterAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/observability/logger.ts';
+import { PgBossQueue } from '../../src/queue/pg-boss-queue.ts';
+import type { SqlExecutor } from '../../src/queue/types.ts';
+import { createPgPool, type Queryable } from '../../src/store/pg-pool.ts';
+import { createStatementBatch } from '../../src/store/pg-statement-batch.ts';
+import { pgTestUrl, postgresAvailable, testSchemas } from '../support/pg.ts';
+
+const available = await postgresAvailable();
+
+describe.skipIf(!available)('statement batches on Postgres', () => {
+  const schemas = testSchemas();
+  afterAll(() => schemas.dropAll());
+
+  /** A pipelined connection on a fresh schema, and every statement text it was sent. */
+  const connection = async () => {
+    const schema = await schemas.create();
+    const pool = createPgPool(pgTestUrl(), { schema, max: 1, pipeline: true });
+    const client = await pool.connect();
+    const sent: string[] = [];
+    const counted: Queryable = {
+      query: ((text: string, values?: unknown[]) => {
+        sent.push(text);
+        return client.query(text, values);
+      }) as Queryable['query'],
+    };
+    const close = async () => {
+      client.release();
+      await pool.end();
+    };
+    return { schema, client, counted, sent, close };
+  };
+
+  const upsert =
+    'INSERT INTO t (id, v) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET v = EXCLUDED.v RETURNING *';
+
+  it('sends one turn as one statement, and a second write of a row after the first', async () => {
+    const c = await connection();
+    try {
+      await c.client.query('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)');
+      c.sent.length = 0;
+      const batch = createStatementBatch(c.counted);
+      const answers = await Promise.all([
+        batch.query(upsert, [1, 'a'], 't:1'),
+        batch.query(upsert, [2, 'b'], 't:2'),
+        batch.query(upsert, [1, 'c'], 't:1'),
+        batch.query('SELECT count(*)::int AS n FROM t', []),
+      ]);
+      // Rows 1 and 2 in one statement; row 1's second write (and what came after it) in the next.
+      expect(c.sent).toHaveLength(2);
+      expect(answers.map((a) => a.rows)).toEqual([
+        [{ id: 1, v: 'a' }],
+        [{ id: 2, v: 'b' }],
+        [{ id: 1, v: 'c' }],
+        [{ n: 2 }],
+      ]);
+      expect((await c.client.query('SELECT id, v FROM t ORDER BY id')).rows).toEqual([
+        { id: 1, v: 'c' },
+        { id: 2, v: 'b' },
+      ]);
+      // A later turn is a statement of its own.
+      await batch.query(upsert, [3, 'd'], 't:3');
+      expect(c.sent).toHaveLength(3);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('fails every statement of a batch the server refuses, and writes none of it', async () => {
+    const c = await connection();
+    try {
+      await c.client.query('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)');
+      const batch = createStatementBatch(c.counted);
+      const answers = await Promise.allSettled([
+        batch.query(upsert, [1, 'a'], 't:1'),
+        batch.query(upsert, [2, null], 't:2'),
+      ]);
+      expect(answers.map((a) => a.status)).toEqual(['rejected', 'rejected']);
+      expect(String((answers[0] as PromiseRejectedResult).reason)).toMatch(/null value/);
+      expect((await c.client.query('SELECT * FROM t')).rows).toEqual([]);
+      // A text with a $ that is not a parameter could be renumbered wrongly: refused, never sent.
+      const before = c.sent.length;
+      await expect(batch.query("SELECT '$x' AS a", [])).rejects.toThrow(/cannot be batched/);
+      expect(c.sent).toHaveLength(before);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('writes a pg-boss job sent beside another statement as the row pg-boss writes itself', async () => {
+    const c = await connection();
+    const bossSchema = `${c.schema}_boss`;
+    const queue = await PgBossQueue.open({
+      connectionString: pgTestUrl(),
+      schema: bossSchema,
+      logger: silentLogger(),
+    });
+    try {
+      await c.client.query('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)');
+      await queue.ensureQueue('dispatch');
+      const options = { retryLimit: 3, retryDelaySeconds: 7, leaseSeconds: 90 };
+      const own = await queue.enqueue('dispatch', { issue: 1 }, { ...options, singletonKey: 'own' });
+
+      await c.client.query('BEGIN');
+      c.sent.length = 0;
+      const batch = createStatementBatch(c.counted);
+      const tx: SqlExecutor = {
+        executeSql: async (text, values = []) => ({ rows: (await c.counted.query(text, values)).rows }),
+        executeBatched: (text, values = []) => batch.query(text, values),
+      };
+      const [, batched, twin] = await Promise.all([
+        batch.query(upsert, [1, 'a'], 't:1'),
+        queue.enqueueInTransaction(tx, 'dispatch', { issue: 1 }, { ...options, singletonKey: 'batched' }),
+        queue.enqueueInTransaction(tx, 'dispatch', { issue: 1 }, { ...options, singletonKey: 'batched' }),
+      ]);
+      await c.client.query('COMMIT');
+      // The row, the job and its twin: one statement; the twin inserted nothing.
+      expect(c.sent).toHaveLength(1);
+      expect(batched).not.toBeNull();
+      expect(twin).toBeNull();
+
+      const { rows } = await c.client.query(
+        `SELECT id, name, data, priority, state, retry_limit, retry_delay, retry_backoff, expire_in::text AS expire_in,
+                (keep_until - start_after)::text AS kept, policy, dead_letter, singleton_on
+           FROM ${bossSchema}.job ORDER BY singleton_key DESC`,
+      );
+      expect(rows.map((r) => r.id)).toEqual([own, batched]);
+      const { id: _a, ...ownRow } = rows[0]!;
+      const { id: _b, ...batchedRow } = rows[1]!;
+      expect(batchedRow).toEqual(ownRow);
+      expect(ownRow).toMatchObject({
+        retry_limit: 3,
+        retry_delay: 7,
+        retry_backoff: true,
+        expire_in: '00:01:30',
+      });
+    } finally {
+      await queue.dropSchema(bossSchema);
+      await queue.close();
+      await c.close();
+    }
+  });
+});
