@@ -209,7 +209,11 @@ export const createEffects = (
     await setProgress(deps, ctx, { ship: { status: 'running', path, reasons: [reason] } });
     try {
       const head = ctx.run.integrationBranch;
-      const existing = await ctx.forge.findPullRequest(ctx.repo, head);
+      // Never shipped before in this run (no state of its PR kept): opened at once, which answers with
+      // the open PR from that head if there is one; after, looked for first (an open of an existing PR
+      // costs a refused create and a list).
+      const shippedBefore = ctx.run.progress.prFeedback?.[milestonePrKey] !== undefined;
+      const existing = shippedBefore ? await ctx.forge.findPullRequest(ctx.repo, head) : undefined;
       const pr =
         existing ??
         (await ctx.forge.openPullRequest(ctx.repo, {

@@ -80,7 +80,12 @@ export const writeDeliveryBatch = async (
   });
   const rows = ds.map((d, i) => rowOf(d, planned[i]!, at));
   const params = Array.from({ length: 10 }, (_, c) => rows.map((r) => r[c]));
-  const { rows: won } = await pool.query<{ forge: string; delivery_id: string }>(batchSql, params);
+  // Named: each connection parses and plans the statement once, not on every batch.
+  const { rows: won } = await pool.query<{ forge: string; delivery_id: string }>({
+    name: 'blitz-delivery-batch',
+    text: batchSql,
+    values: params,
+  });
   const taken = new Set(won.map((r) => `${r.forge}\u0000${r.delivery_id}`));
   return planned.map((o, i) =>
     o === 'accepted' || o === 'ignored'

@@ -55,7 +55,11 @@ export const writeLeaseBatch = async (
     now.map((r) => r.until),
     now.map((r) => r.now),
   ];
-  const { rows } = await pool.query<{ forge: string; delivery_id: string }>(leaseSql, columns);
+  const { rows } = await pool.query<{ forge: string; delivery_id: string }>({
+    name: 'blitz-lease-batch',
+    text: leaseSql,
+    values: columns,
+  });
   const granted = new Set(rows.map((r) => `${r.forge}\u0000${r.delivery_id}`));
   const answers = requests.map((r) => granted.has(keyOf(r)));
   if (later.length > 0) {
@@ -80,10 +84,10 @@ export const writeMarkBatch = async (
   refs: readonly DeliveryRef[],
 ): Promise<undefined[]> => {
   const sorted = byKey(refs);
-  await pool.query(markSql, [
-    new Date().toISOString(),
-    sorted.map((r) => r.forge),
-    sorted.map((r) => r.deliveryId),
-  ]);
+  await pool.query({
+    name: 'blitz-mark-batch',
+    text: markSql,
+    values: [new Date().toISOString(), sorted.map((r) => r.forge), sorted.map((r) => r.deliveryId)],
+  });
   return refs.map(() => undefined);
 };

@@ -110,6 +110,20 @@ export const toIntent = (raw: unknown): Intent => {
   };
 };
 
+/** The intent a new row holds: the values written, its id, and the status a new row starts in. */
+export const newIntent = (i: NewIntent, id: number, createdAt: string): Intent => ({
+  id,
+  forge: i.forge,
+  repo: i.repo,
+  command: i.command,
+  sender: i.sender,
+  deliveryId: i.deliveryId,
+  seq: i.seq,
+  status: 'queued',
+  createdAt,
+  ...(i.issueNumber !== undefined ? { issueNumber: i.issueNumber } : {}),
+});
+
 /** Open (creating the directory and file if needed) and migrate a SQLite store. `:memory:` for tests. */
 export const openSqliteStore = (path: string, opts: { migrations?: Migration[] } = {}): Store => {
   const db = openSqliteDatabase(path, 'SQLite store', opts);
@@ -200,18 +214,21 @@ export const openSqliteStore = (path: string, opts: { migrations?: Migration[] }
     },
     async addIntent(i: NewIntent) {
       return write(() => {
-        const created =
-          insertIntent.run({
-            forge: i.forge,
-            repo: i.repo,
-            issueNumber: i.issueNumber ?? null,
-            command: JSON.stringify(i.command),
-            sender: i.sender,
-            deliveryId: i.deliveryId,
-            seq: i.seq,
-            at: new Date().toISOString(),
-          }).changes === 1;
-        return { created, intent: toIntent(selectIntent.get(i.forge, i.deliveryId, i.seq)) };
+        const at = new Date().toISOString();
+        const inserted = insertIntent.run({
+          forge: i.forge,
+          repo: i.repo,
+          issueNumber: i.issueNumber ?? null,
+          command: JSON.stringify(i.command),
+          sender: i.sender,
+          deliveryId: i.deliveryId,
+          seq: i.seq,
+          at,
+        });
+        // A new row is what was just written: no read back. A repeated one is read as it was stored.
+        if (inserted.changes === 1)
+          return { created: true, intent: newIntent(i, Number(inserted.lastInsertRowid), at) };
+        return { created: false, intent: toIntent(selectIntent.get(i.forge, i.deliveryId, i.seq)) };
       });
     },
     async listIntents(filter = {}) {

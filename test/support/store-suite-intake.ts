@@ -55,8 +55,11 @@ export const describeIntakeCases = (engine: string, fresh: () => Promise<FreshDa
       expect(first.created).toBe(true);
       expect(again.created).toBe(false);
       expect(again.intent.id).toBe(first.intent.id);
+      // The new intent answered without a read back is the row as stored, field for field.
+      expect(first.intent).toStrictEqual(again.intent);
       const list = await store.listIntents({ repo: 'o/r' });
       expect(list).toHaveLength(1);
+      expect(list[0]).toStrictEqual(first.intent);
       expect(list[0]).toMatchObject({
         command: { name: 'blitz', milestone: 'M1' },
         status: 'queued',
