@@ -1,13 +1,12 @@
 // The planner at milestone scale: a generated 10,000-issue milestone with 30,000 blocked-by edges.
-// Full classification + wave, nextActions on the whole snapshot, and the incremental PlanIndex
-// updates after one issue closing or one edge change; the baseline is building the plain
-// adjacency map alone, measured in the same run.
+// Full classification + wave and nextActions on the whole snapshot; the baseline is building the
+// plain adjacency map alone, measured in the same run. (Every pass plans from scratch: no
+// incremental index is kept between passes.)
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { classify, keysIn } from '../src/plan/classify.ts';
 import { buildGraph } from '../src/plan/graph.ts';
 import { nextActions } from '../src/plan/next-actions.ts';
-import { PlanIndex } from '../src/plan/plan-index.ts';
 import type { RunSnapshot } from '../src/plan/snapshot.ts';
 import type { PlanIssue } from '../src/plan/types.ts';
 import { issueKey, keyOf } from '../src/plan/types.ts';
@@ -174,37 +173,6 @@ const bench: Bench = async () => {
   const next = measure(10, () => nextActions('running', snap));
 
   collectGarbage();
-  const heapBefore = process.memoryUsage().heapUsed;
-  const index = new PlanIndex(issues);
-  collectGarbage();
-  const heapIndex = (process.memoryUsage().heapUsed - heapBefore) / 1024 / 1024;
-  const indexBuild = measure(5, () => new PlanIndex(issues));
-
-  const rand = prng(7);
-  const openKeys = issues.filter((i) => i.state === 'open').map(keyOf);
-  const pickOpen = () => openKeys[Math.floor(rand() * openKeys.length)]!;
-  const closeTimes: number[] = [];
-  const addTimes: number[] = [];
-  const removeTimes: number[] = [];
-  for (let i = 0; i < 200; i++) {
-    const a = pickOpen();
-    const n = Number(a.slice(a.indexOf('#') + 1));
-    const b = issueKey(repo, Math.max(1, n - 1 - Math.floor(rand() * 300)));
-    addTimes.push(time(() => index.addEdge(a, b)));
-    removeTimes.push(time(() => index.removeEdge(a, b)));
-    closeTimes.push(time(() => index.closeIssue(pickOpen())));
-  }
-  // An edge from a random open issue to one of the newest: it may close a loop through thousands
-  // of open issues (the expensive case: both directions are searched), and taking it out again.
-  const farAdd: number[] = [];
-  const farRemove: number[] = [];
-  for (let i = 0; i < 10; i++) {
-    const low = pickOpen();
-    const high = openKeys[openKeys.length - 1 - i]!;
-    farAdd.push(time(() => index.addEdge(low, high)));
-    farRemove.push(time(() => index.removeEdge(low, high)));
-  }
-  collectGarbage();
   const heap = process.memoryUsage().heapUsed / 1024 / 1024;
   const pair = (name: string, m: Measured): Figure[] => [
     { name: `${name}.median_ms`, value: round(m.wall), unit: 'ms' },
@@ -225,22 +193,6 @@ const bench: Bench = async () => {
       unit: 'x (goal <= 2.5; full pass goal < 50 ms)',
     },
     ...pair('plan.next_actions', next),
-    ...pair('plan.index_build', indexBuild),
-    { name: 'plan.incremental_close.median_ms', value: round(median(closeTimes), 4), unit: 'ms' },
-    { name: 'plan.incremental_add_edge.median_ms', value: round(median(addTimes), 4), unit: 'ms' },
-    { name: 'plan.incremental_remove_edge.median_ms', value: round(median(removeTimes), 4), unit: 'ms' },
-    { name: 'plan.incremental_add_far_edge.median_ms', value: round(median(farAdd), 3), unit: 'ms' },
-    {
-      name: 'plan.incremental_remove_far_edge.median_ms',
-      value: round(median(farRemove), 3),
-      unit: 'ms',
-    },
-    {
-      name: 'plan.incremental_close.ratio_to_full',
-      value: round(median(closeTimes) / full.wall, 5),
-      unit: 'x',
-    },
-    { name: 'plan.index.heap_mb', value: round(heapIndex, 1), unit: 'MB' },
     { name: 'plan.heap_used_mb', value: round(heap, 1), unit: 'MB' },
     { name: 'plan.milestone_heap_mb', value: round(heapIssues, 1), unit: 'MB' },
   ] satisfies Figure[];

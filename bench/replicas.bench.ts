@@ -11,7 +11,7 @@ import { createDeliveryQueue, type DeliveryQueue } from '../src/intake/delivery-
 import { createReceiver } from '../src/intake/receive.ts';
 import { silentLogger } from '../src/observability/logger.ts';
 import { createMetrics } from '../src/observability/metrics.ts';
-import { createDispatcher } from '../src/orchestrator/dispatcher.ts';
+import { createDispatcher } from '../src/queue/dispatcher.ts';
 import { InProcessQueue } from '../src/queue/in-process-queue.ts';
 import { PgBossQueue } from '../src/queue/pg-boss-queue.ts';
 import type { JobQueue } from '../src/queue/types.ts';

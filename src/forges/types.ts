@@ -348,6 +348,12 @@ export interface ObservedEvent {
 
 export const formatRepo = (repo: RepoRef): string => `${repo.owner}/${repo.name}`;
 
+/** `owner/name` back into a RepoRef (formatRepo's inverse). */
+export const repoRefOf = (fullName: string): RepoRef => {
+  const [owner, name] = fullName.split('/');
+  return { owner: owner ?? '', name: name ?? '' };
+};
+
 export const formatIssueRef = (ref: IssueRef, from?: RepoRef): string =>
   from && from.owner === ref.repo.owner && from.name === ref.repo.name
     ? `#${ref.number}`

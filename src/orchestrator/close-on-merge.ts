@@ -7,8 +7,8 @@ import { isAppError } from '../errors.ts';
 import { type Forge, formatIssueRef, type IssueRef, type RepoRef, sameRepo } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import { parentsClosableBy } from '../plan/epics.ts';
+import { keyOfRef, toExternal, toPlanIssue } from '../plan/plan-input.ts';
 import { closeEpic } from './close-issue.ts';
-import { keyOfRef, toExternal, toPlanIssue } from './plan-input.ts';
 
 export interface CloseOnMergeInput {
   /** The forge of the PR's repository. */

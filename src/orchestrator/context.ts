@@ -2,21 +2,21 @@
 // step works from. Nothing here does IO itself; it only names what the steps may use.
 import type { BlitzConfig } from '../config/blitz-config.ts';
 import type { RepoConfig } from '../config/repo-config.ts';
+import type { TimerPort } from '../dashboard/coalescer.ts';
 import type { DashboardInput } from '../dashboard/types.ts';
 import type { Pace } from '../forges/rate-budget.ts';
-import type { Forge, ForgeKind, IssueRef, RepoRef } from '../forges/types.ts';
+import { type Forge, type ForgeKind, type IssueRef, type RepoRef, repoRefOf } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { RunOptions, RunSnapshot } from '../plan/snapshot.ts';
 import type { IssueKey, PlanIssue } from '../plan/types.ts';
+import type { Dispatcher } from '../queue/dispatcher.ts';
+import type { RunnerPort } from '../runner/runner-port.ts';
 import type { AttemptLedger, AttemptRecord } from '../runner/types.ts';
 import type { Notifier } from '../ship/notice.ts';
 import type { RunIssueRecord, RunRecord, RunStore } from '../store/run-store.ts';
 import type { ProbeResult } from './budget-probe.ts';
-import type { TimerPort } from './dashboard-coalescer.ts';
-import type { Dispatcher } from './dispatcher.ts';
 import type { PrFacts } from './pr-facts.ts';
 import type { ReviewLeg } from './review-leg.ts';
-import type { RunnerPort } from './runner-port.ts';
 
 /** The forge connection for a repository (on GitHub: the App installation that covers it). */
 export type RunForgeResolver = (target: {
@@ -25,8 +25,8 @@ export type RunForgeResolver = (target: {
   installationId?: number;
 }) => Promise<Forge>;
 
+export type { RunnerPort } from '../runner/runner-port.ts';
 export type { ReviewLeg } from './review-leg.ts';
-export type { RunnerPort } from './runner-port.ts';
 
 export interface OrchestratorDeps {
   store: RunStore;
@@ -113,10 +113,7 @@ export interface RunCtx {
   prFacts?: ReadonlyMap<string, PrFacts>;
 }
 
-export const repoRefOf = (fullName: string): RepoRef => {
-  const [owner, name] = fullName.split('/');
-  return { owner: owner ?? '', name: name ?? '' };
-};
+export { repoRefOf };
 
 /** The issue an `owner/name#n` key names. */
 export const refOf = (key: IssueKey): IssueRef => {

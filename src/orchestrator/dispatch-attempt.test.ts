@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../observability/logger.ts';
+import { createDispatcher, type DispatchWrites } from '../queue/dispatcher.ts';
 import { InProcessQueue } from '../queue/in-process-queue.ts';
 import type { AttemptRecord, RunnerJob } from '../runner/types.ts';
 import type { RunStore } from '../store/run-store.ts';
 import { dispatchAttempt } from './dispatch-attempt.ts';
-import { createDispatcher, type DispatchWrites } from './dispatcher.ts';
 import { rosterEntryFor } from './roster-entry.ts';
 
 const entry = rosterEntryFor([], { name: 'default-sonnet' });

@@ -5,9 +5,11 @@ import type { Forge, RepoRef } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import { attemptKey, liveAttempt } from '../plan/issue-progress.ts';
 import type { IssueKey } from '../plan/types.ts';
+import type { AttemptJob, Dispatcher, DispatchWrites } from '../queue/dispatcher.ts';
+import type { IntegrationGit } from '../runner/integration-git.ts';
 import type { AttemptLedger } from '../runner/types.ts';
+import type { RunRecord } from '../store/run-store.ts';
 import type { Ports } from './context.ts';
-import type { AttemptJob, Dispatcher, DispatchWrites } from './dispatcher.ts';
 
 export interface DispatchPorts {
   ledger: Pick<AttemptLedger, 'listByRun'>;
@@ -42,3 +44,15 @@ export const dispatchAttempt = async (deps: DispatchPorts, o: AttemptOrder): Pro
 /** The URL a worker clones from: the configured one, else the forge's plain clone URL. */
 export const cloneUrlOf = async (deps: Ports<'cloneUrl'>, forge: Forge, repo: RepoRef): Promise<string> =>
   deps.cloneUrl ? deps.cloneUrl(forge, repo) : (await forge.cloneCredentials(repo)).url;
+
+/** The run's integration branch in the runner's workspace, cloned from where workers clone. */
+export const integrationGitOf = async (
+  deps: Ports<'cloneUrl' | 'config' | 'runner'>,
+  at: { forge: Forge; repo: RepoRef; run: Pick<RunRecord, 'integrationBranch'> },
+): Promise<IntegrationGit> => ({
+  workspace: deps.config.runner.workspace,
+  repo: at.repo,
+  cloneUrl: await cloneUrlOf(deps, at.forge, at.repo),
+  branch: at.run.integrationBranch,
+  ctx: await deps.runner.gitContext(at.repo),
+});

@@ -5,12 +5,12 @@ import { defaultEnvironmentBackoff, parkSentence, type RunPark } from '../plan/e
 import { attemptKey } from '../plan/issue-progress.ts';
 import type { ParkView } from '../plan/snapshot.ts';
 import { activeRunStates } from '../plan/states.ts';
+import { onAttemptHost } from '../queue/dispatcher.ts';
 import { environmentProblem, resetAtOfSummary } from '../runner/failure-class.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { ProbeResult } from './budget-probe.ts';
 import type { Ports } from './context.ts';
-import { onAttemptHost } from './dispatcher.ts';
 import { issuesShippedOf, runNoticeOf, sendRunNotice } from './run-notice.ts';
 import { markPosted, writeRun } from './run-writer.ts';
 

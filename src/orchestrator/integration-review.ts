@@ -12,9 +12,10 @@ import { sanitizeModelText } from '../review/sanitize.ts';
 import type { ReviewerAttempt, ReviewRosterEntry } from '../review/types.ts';
 import { run as execRun } from '../runner/exec.ts';
 import { git } from '../runner/git.ts';
+import { integrationWorktree } from '../runner/integration-git.ts';
 import type { RunProgress } from '../store/run-store.ts';
 import type { Ports, RunCtx } from './context.ts';
-import { integrationGitOf, integrationWorktree } from './integration-branch.ts';
+import { integrationGitOf } from './dispatch-attempt.ts';
 import { firstTime, setProgress } from './run-writer.ts';
 
 const maxDiffBytes = 200_000;

@@ -6,9 +6,9 @@
 
 import { attemptKey } from '../plan/issue-progress.ts';
 import type { IssueKey } from '../plan/types.ts';
+import { onAttemptHost } from '../queue/dispatcher.ts';
 import { issueNumberOfBranch } from '../runner/cleanup.ts';
 import type { Ports, RunCtx } from './context.ts';
-import { onAttemptHost } from './dispatcher.ts';
 import { deleteMergedBranch } from './merged-branch.ts';
 
 export const cleanupClosedIssue = async (

@@ -1,5 +1,5 @@
 // A merged worker branch leaves origin through git, not the forge's API: the bot already holds a clone
-// and push credentials (integration-branch.ts), a push costs nothing against the forge's rate limit
+// and push credentials (runner/integration-git.ts), a push costs nothing against the forge's rate limit
 // (the REST delete was one request per merged issue on both forges), and git can prove what the API
 // cannot: the branch is deleted only when origin's tip is merged into the branch it went into, leased
 // on that tip, so a commit pushed after the merge is never lost. A squash or rebase merge leaves no

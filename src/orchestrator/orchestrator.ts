@@ -3,20 +3,21 @@
 // rest. Two reconciles of one run never overlap (a per-run serialiser in this process, the store's run
 // lock across replicas); an intent handler's change to a run takes the same two (underRunLock).
 import { commandSchema } from '../commands/schema.ts';
+import { createTrustCheck } from '../commands/trust-check.ts';
+import { createDashboardCoalescer } from '../dashboard/coalescer.ts';
 import { dashboardMarkerText, renderDashboard } from '../dashboard/render.ts';
 import type { DashboardInput } from '../dashboard/types.ts';
 import type { Forge } from '../forges/types.ts';
 import type { ForgeEvent } from '../intake/events.ts';
+import { createKeyedRunner } from '../keyed-runner.ts';
+import { onAttemptHost } from '../queue/dispatcher.ts';
 import type { RunnerEvent } from '../runner/types.ts';
 import { runLogger } from '../status/log-context.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
 import { createBudgetProbe } from './budget-probe.ts';
 import { forgeOfRun, type OrchestratorDeps, repoRefOf } from './context.ts';
-import { createDashboardCoalescer } from './dashboard-coalescer.ts';
-import { onAttemptHost } from './dispatcher.ts';
 import { createFleet, fleetTouchesRepo } from './fleet/index.ts';
-import { createKeyedRunner } from './keyed-mutex.ts';
 import { initialPlanDashboard } from './plan-blitz/plan-dashboard.ts';
 import { reconcilePlanRun } from './plan-blitz/reconcile-plan-run.ts';
 import { createPlanIntentHandler } from './plan-blitz/start-plan-run.ts';
@@ -27,7 +28,6 @@ import { setDashboardComment } from './run-writer.ts';
 import { createIntentHandler, type IntentOutcome } from './start-run.ts';
 import { createSteerHandler } from './steer-run.ts';
 import { handleTell } from './tell.ts';
-import { createTrustCheck } from './trust-check.ts';
 
 export interface Orchestrator {
   /** Starts or steers a run from one stored intent, and marks the intent taken. */

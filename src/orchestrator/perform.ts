@@ -1,21 +1,22 @@
 // The effects of the planner's actions, each idempotent by checking the world first: a PR that
 // exists is found, not opened twice; a closed issue is not closed again; a dispatch of an issue with
 // a live attempt is skipped; a report or notification with the same content is posted once.
+
 import { type Forge, formatRepo, type PullRequest, type RepoRef } from '../forges/types.ts';
 import { issueAttempts } from '../plan/issue-progress.ts';
 import type { Action, RunSnapshot } from '../plan/snapshot.ts';
 import type { IssueKey, PlanIssue } from '../plan/types.ts';
+import { type AttemptJob, onAttemptHost } from '../queue/dispatcher.ts';
+import { mergeCommitOf } from '../runner/integration-git.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { BudgetProbe } from './budget-probe.ts';
 import { closeEpic, closeWithComment } from './close-issue.ts';
 import { type Ports, type RunCtx, refOf } from './context.ts';
-import { cloneUrlOf, dispatchAttempt } from './dispatch-attempt.ts';
-import { type AttemptJob, onAttemptHost } from './dispatcher.ts';
+import { cloneUrlOf, dispatchAttempt, integrationGitOf } from './dispatch-attempt.ts';
 import { parkRun, probeParkedRun, unparkRun } from './environment-park-run.ts';
 import { fileReportedBugs } from './file-findings.ts';
 import { blockRun, unblockRun } from './hard-blocker-run.ts';
-import { integrationGitOf, mergeCommitOf } from './integration-branch.ts';
 import { runIntegrationReview } from './integration-review.ts';
 import { cleanupClosedIssue } from './issue-cleanup.ts';
 import { sendIssueNotice } from './issue-notices.ts';

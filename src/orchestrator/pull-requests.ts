@@ -4,10 +4,10 @@
 import { isAppError } from '../errors.ts';
 import { type Forge, formatRepo, type MergeMethod, type PullRequest, type RepoRef } from '../forges/types.ts';
 import type { IssueKey } from '../plan/types.ts';
+import { onAttemptHost } from '../queue/dispatcher.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunIssueRecord, RunStore } from '../store/run-store.ts';
 import { type Ports, refOf } from './context.ts';
-import { onAttemptHost } from './dispatcher.ts';
 
 export interface PrOrder {
   runId: string;

@@ -8,18 +8,14 @@ import { blameStep } from '../plan/blame.ts';
 import { attemptKey } from '../plan/issue-progress.ts';
 import { nextActions } from '../plan/next-actions.ts';
 import type { IssueKey } from '../plan/types.ts';
+import { onAttemptHost } from '../queue/dispatcher.ts';
 import { git } from '../runner/git.ts';
+import { type IntegrationGit, integrationWorktree, revertMerge } from '../runner/integration-git.ts';
 import { describeCiVerdict } from '../ship/ci-verdict.ts';
 import { tailOf } from '../ship/deploy.ts';
 import { defaultHealthTimeoutSeconds, deployLive, type LiveResult, previewLive } from '../ship/ship-live.ts';
 import type { Ports, RunCtx } from './context.ts';
-import { onAttemptHost } from './dispatcher.ts';
-import {
-  type IntegrationGit,
-  integrationGitOf,
-  integrationWorktree,
-  revertMerge,
-} from './integration-branch.ts';
+import { integrationGitOf } from './dispatch-attempt.ts';
 import { type Effects, refOf } from './perform.ts';
 import { milestonePrCi, milestonePrKey } from './pr-feedback.ts';
 import { runNoticeOf, runPageUrl, sendRunNotice } from './run-notice.ts';

@@ -8,10 +8,10 @@ import { attemptKey, deriveProgress, liveAttempt } from '../plan/issue-progress.
 import type { RunState } from '../plan/states.ts';
 import { decideSteer, holdOf, type SteerEffect, type SteerIssueFacts } from '../plan/steer.ts';
 import { issueKey, planLabels } from '../plan/types.ts';
+import { onAttemptHost } from '../queue/dispatcher.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
 import { type Ports, repoRefOf } from './context.ts';
-import { onAttemptHost } from './dispatcher.ts';
 import { releasePrHold } from './pr-feedback.ts';
 import { type CommandHooks, placeOf, runOfCommand } from './start-run.ts';
 

@@ -6,11 +6,11 @@
 import { isAppError } from '../errors.ts';
 import { issueAttempts } from '../plan/issue-progress.ts';
 import type { IssueProgress } from '../plan/snapshot.ts';
+import { onAttemptHost } from '../queue/dispatcher.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import { tellStep } from '../ship/tell-delivery.ts';
 import type { RunIssueRecord, RunProgress, RunRecord, TellMessage } from '../store/run-store.ts';
 import type { Ports } from './context.ts';
-import { onAttemptHost } from './dispatcher.ts';
 import { tellSection } from './pr-feedback.ts';
 import { writeProgress } from './run-writer.ts';
 

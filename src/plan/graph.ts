@@ -202,10 +202,3 @@ export const buildGraph = (
 /** State of any key as the graph knows it: `unknown` when neither listed nor readable. */
 export const stateOf = (g: PlanGraph, k: IssueKey): 'open' | 'closed' | 'unknown' =>
   g.issues.get(k)?.state ?? g.external.get(k)?.state ?? 'unknown';
-
-/** key → the issues of the list it blocks, sorted: computed on demand, most callers never need it. */
-export const dependentsOf = (g: PlanGraph): Map<IssueKey, IssueKey[]> => {
-  const out = new Map<IssueKey, IssueKey[]>();
-  for (const k of g.keys) for (const b of g.blockers.get(k)!) if (g.issues.has(b)) pushTo(out, b, k);
-  return out;
-};

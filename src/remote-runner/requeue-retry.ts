@@ -3,7 +3,7 @@
 // consumer or a remote one) may claim it. The job is the bot's stored job for that attempt with the
 // retry count raised and the failure fed back: nothing a runner reported chooses what runs or where.
 import type { Logger } from '../observability/logger.ts';
-import type { Dispatcher } from '../orchestrator/dispatcher.ts';
+import type { Dispatcher } from '../queue/dispatcher.ts';
 import type { AttemptJob, AttemptLedger, AttemptRecord } from '../runner/types.ts';
 
 export interface RequeueDeps {

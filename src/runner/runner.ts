@@ -1,16 +1,17 @@
 // The runner facade: executes one RunnerJob (attempt, resume, cancel, cleanup, gate) with injected
 // ports, so the orchestrator here and a remote runner agent later call the same thing.
+
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import type { BlitzConfig } from '../config/blitz-config.ts';
 import { AppError, isAppError } from '../errors.ts';
+import { createKeyedRunner } from '../keyed-runner.ts';
 import type { Logger } from '../observability/logger.ts';
 import { attemptBranch } from './branch-names.ts';
 import { BuildGate, type GateResult } from './build-gate.ts';
 import { cleanupRepo, sweepClosedIssueWorkspaces } from './cleanup.ts';
 import { type CredentialsProvider, type GitContext, gitTry } from './git.ts';
-import { KeyedLock } from './keyed-lock.ts';
 import { type MachineLimit, machineLimit, sampleMachine } from './machine.ts';
 import { buildPrompt, isFeedbackReason } from './prompt.ts';
 import { isOurWorker, placeholdersOf, Supervisor } from './supervisor.ts';
@@ -80,7 +81,8 @@ export class Runner {
   readonly supervisor: Supervisor;
   readonly gate: BuildGate;
   private readonly workspace: string;
-  private readonly repoLock = new KeyedLock();
+  // Two attempts on one repo never clone, fetch or add worktrees in one clone at once (git's ref locks).
+  private readonly repoLock = createKeyedRunner(() => undefined);
   /** When the last successful fetch of each repo's clone began (performance.now()). */
   private readonly fetchedAt = new Map<string, number>();
   /** Clones whose origin this runner has checked (or made): dir → clone URL. */
@@ -309,7 +311,7 @@ export class Runner {
       const ctx = { ...(await this.gitContext(job.issue.repo)), originUrl: job.cloneUrl };
       const { credentials: _, ...local } = ctx;
       const asked = performance.now();
-      const { repoDir, wt } = await this.repoLock.with(repoName, async () => {
+      const { repoDir, wt } = await this.repoLock.exclusive(repoName, async () => {
         // Jobs that queued on the lock while another fetched: a fetch that began after this job asked
         // already holds everything origin had then, so a burst of N jobs costs two fetches, not N.
         const fresh = (this.fetchedAt.get(repoName) ?? -1) > asked;

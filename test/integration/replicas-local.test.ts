@@ -3,10 +3,10 @@
 // so there is one code path. And the local supervisor leaves remote runners' attempts alone.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createQueueDispatch, type QueueDispatch } from '../../src/compose/queue-dispatch.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
-import { createQueueDispatch, type QueueDispatch } from '../../src/orchestrator/dispatch-compose.ts';
-import { localOnlyLedger } from '../../src/orchestrator/dispatch-local.ts';
 import { InProcessQueue } from '../../src/queue/in-process-queue.ts';
+import { localOnlyLedger } from '../../src/queue/local-consumer.ts';
 import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
 import { createOrigin, originSha, tempDir } from '../support/git.ts';
 import { attemptJob, fakeEntry, makeHarness, settle } from './runner-harness.ts';

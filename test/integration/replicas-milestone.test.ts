@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { dashboardMarker } from '../../src/dashboard/render.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
-import { remoteRunnerOf } from '../../src/orchestrator/dispatch-local.ts';
+import { remoteRunnerOf } from '../../src/queue/local-consumer.ts';
 import { openJobQueue, queueSchemaFor } from '../../src/queue/open-queue.ts';
 import { isAlive, killGroup } from '../../src/runner/exec.ts';
 import { JsonFileAttemptLedger } from '../../src/runner/ledger.ts';

@@ -4,7 +4,7 @@
 // replayed report or a second call enqueues nothing more.
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/observability/logger.ts';
-import { createDispatcher } from '../../src/orchestrator/dispatcher.ts';
+import { createDispatcher } from '../../src/queue/dispatcher.ts';
 import { InProcessQueue } from '../../src/queue/in-process-queue.ts';
 import { attemptQueue, botHostName } from '../../src/queue/runner-queues.ts';
 import { createRunnerHub } from '../../src/remote-runner/hub.ts';

@@ -9,8 +9,8 @@ import { blitzConfigSchema, runnerBaseEnv } from '../../src/config/blitz-config.
 import { createApp } from '../../src/http/app.ts';
 import { createLogger, silentLogger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
-import { localOnlyLedger } from '../../src/orchestrator/dispatch-local.ts';
 import { InProcessQueue } from '../../src/queue/in-process-queue.ts';
+import { localOnlyLedger } from '../../src/queue/local-consumer.ts';
 import { attemptQueue } from '../../src/queue/runner-queues.ts';
 import { createRunnerHub } from '../../src/remote-runner/hub.ts';
 import { isAlive, processStartTime } from '../../src/runner/exec.ts';

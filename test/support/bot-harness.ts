@@ -3,6 +3,7 @@
 // one bot process: the runner behind the in-process job queue, the orchestrator over an SQLite file,
 // and the real intake (signed webhooks, SQLite deliveries and intents) behind the HTTP app.
 import { Webhooks } from '@octokit/webhooks';
+import { createQueueDispatch } from '../../src/compose/queue-dispatch.ts';
 import type { BlitzConfig } from '../../src/config/blitz-config.ts';
 import { createGiteaForge } from '../../src/forges/gitea/index.ts';
 import { createGithubForge } from '../../src/forges/github/index.ts';
@@ -18,7 +19,6 @@ import { createMetrics } from '../../src/observability/metrics.ts';
 import { createRedactor } from '../../src/observability/redact.ts';
 import { configuredBudgetProbe } from '../../src/orchestrator/budget-probe.ts';
 import type { OrchestratorDeps } from '../../src/orchestrator/context.ts';
-import { createQueueDispatch } from '../../src/orchestrator/dispatch-compose.ts';
 import { createOrchestrator, type Orchestrator } from '../../src/orchestrator/orchestrator.ts';
 import { InProcessQueue } from '../../src/queue/in-process-queue.ts';
 import type { CredentialsProvider } from '../../src/runner/git.ts';

@@ -7,11 +7,11 @@
 // branch. A step that cannot go ahead leaves a note on the scoreboard, never a merge.
 import { z } from 'zod';
 import { formatRepo, type PullRequest } from '../../forges/types.ts';
+import { attemptIsHere, onAttemptHost } from '../../queue/dispatcher.ts';
 import type { GateResult } from '../../runner/build-gate.ts';
 import { gitTry } from '../../runner/git.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import { type OrchestratorDeps, type Ports, refOf } from '../context.ts';
-import { attemptIsHere, onAttemptHost } from '../dispatcher.ts';
 import { cleanUpMerged, mergePr } from '../pull-requests.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { type FleetCtx, maxConflictResumes } from './fleet-context.ts';

@@ -7,14 +7,14 @@ import type { MemberPhase as Phase } from '../../plan/plan-member.ts';
 import { pickWorker } from '../../plan/routing.ts';
 import { assessTier } from '../../plan/tier.ts';
 import type { IssueKey, PlanIssue } from '../../plan/types.ts';
+import { type PlannerStep, plannerJob } from '../../runner/planner-task.ts';
+import { readPushedPlan } from '../../runner/read-plan.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import { refOf } from '../context.ts';
 import { dispatchAttempt } from '../dispatch-attempt.ts';
 import { rosterEntryFor } from '../roster-entry.ts';
 import { attemptsOfIssue, type PlanCtx, savePlan, waveOf } from './plan-context.ts';
 import type { WaveOutcome } from './plan-state.ts';
-import { type PlannerStep, plannerJob } from './planner-task.ts';
-import { readPushedPlan } from './read-plan.ts';
 
 const phases: readonly string[] = ['sizing', 'planning', 'fixing', 'coding'];
 const stepOf: Record<Exclude<Phase, 'coding'>, PlannerStep> = {

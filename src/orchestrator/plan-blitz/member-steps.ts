@@ -2,6 +2,8 @@
 // a phase entered, a planner or worker queued, the XS lane's ship, a PIVOT's replan issue, a landing. A
 // step that reads the pushed plan or asks the reviewers hands the answer back to the planner
 // (`afterPlan`, `afterReview`) and performs what it says. Each op checks the world where it matters.
+
+import { renderPlanComment, replanIssueBody } from '../../dashboard/plan-comment.ts';
 import { planMarker, type Size } from '../../plan/plan-labels.ts';
 import { afterPlan, afterReview, type MemberOp, type PlanReview } from '../../plan/plan-member.ts';
 import type { Action } from '../../plan/snapshot.ts';
@@ -12,7 +14,6 @@ import { closeWithComment } from '../close-issue.ts';
 import { cleanUpMerged, mergePr, openPr } from '../pull-requests.ts';
 import { reviewAuthorOf } from '../review-leg.ts';
 import { enterPhase, issueRef, land, readPlan, startAttempt } from './member-phases.ts';
-import { renderPlanComment, replanIssueBody } from './plan-comment.ts';
 import { type PlanCtx, waveOf } from './plan-context.ts';
 
 type Step = Extract<Action, { type: 'advance_member' }>;

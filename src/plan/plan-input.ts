@@ -1,8 +1,8 @@
 // Pure: the forge's milestone snapshot mapped into the planner's plain issue types. Trust (author has
 // write permission) comes in as a map, looked up by the caller, because it costs a forge call per author.
 import type { BlockerState, IssueRef, MilestoneIssue, MilestoneSnapshot } from '../forges/types.ts';
-import type { ExternalBlocker, IssueKey, PlanIssue } from '../plan/types.ts';
-import { issueKey } from '../plan/types.ts';
+import type { ExternalBlocker, IssueKey, PlanIssue } from './types.ts';
+import { issueKey } from './types.ts';
 
 export const keyOfRef = (ref: IssueRef): IssueKey =>
   issueKey(`${ref.repo.owner}/${ref.repo.name}`, ref.number);

@@ -1,5 +1,5 @@
-// Serialises work per key (a run id): two reconciles of one run never overlap, and a control
-// command (pause, cancel) never interleaves with a reconcile. Reconcile requests that arrive while
+// Serialises work per key. A run id: two reconciles of one run never overlap, and a control command
+// (pause, cancel) never interleaves with a reconcile; a repository: the runner's clone work (`exclusive`). Reconcile requests that arrive while
 // one is queued share it, since a reconcile reads everything afresh: ten events cost one more pass.
 export interface KeyedRunner {
   /** Queues a reconcile pass for `key` unless one is already queued; resolves when it ends. */

@@ -2,12 +2,9 @@
 // of `blitz/<slug>` for builds and smoke checks, finding which merge broke a build, and reverting it.
 // Every git command goes through runner/git.ts (the exec choke point), with the runner's credentials.
 import { existsSync } from 'node:fs';
-import type { Forge, RepoRef } from '../forges/types.ts';
-import { type GitContext, git, gitTry } from '../runner/git.ts';
-import { ensureClone, insideWorkspace } from '../runner/workspace.ts';
-import type { RunRecord } from '../store/run-store.ts';
-import type { Ports } from './context.ts';
-import { cloneUrlOf } from './dispatch-attempt.ts';
+import type { RepoRef } from '../forges/types.ts';
+import { type GitContext, git, gitTry } from './git.ts';
+import { ensureClone, insideWorkspace } from './workspace.ts';
 
 export interface IntegrationGit {
   workspace: string;
@@ -16,18 +13,6 @@ export interface IntegrationGit {
   branch: string;
   ctx: GitContext;
 }
-
-/** The run's integration branch in the runner's workspace, cloned from where workers clone. */
-export const integrationGitOf = async (
-  deps: Ports<'cloneUrl' | 'config' | 'runner'>,
-  at: { forge: Forge; repo: RepoRef; run: Pick<RunRecord, 'integrationBranch'> },
-): Promise<IntegrationGit> => ({
-  workspace: deps.config.runner.workspace,
-  repo: at.repo,
-  cloneUrl: await cloneUrlOf(deps, at.forge, at.repo),
-  branch: at.run.integrationBranch,
-  ctx: await deps.runner.gitContext(at.repo),
-});
 
 /** The integration worktree checked out (detached) at `ref` (default: the branch tip on origin). */
 export const integrationWorktree = async (g: IntegrationGit, ref?: string): Promise<string> => {

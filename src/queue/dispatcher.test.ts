@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { createQueueDispatch } from '../compose/queue-dispatch.ts';
 import { silentLogger } from '../observability/logger.ts';
-import { InProcessQueue } from '../queue/in-process-queue.ts';
 import type { AttemptLedger, AttemptRecord, RunnerJob } from '../runner/types.ts';
 import type { RunStore } from '../store/run-store.ts';
-import { createQueueDispatch } from './dispatch-compose.ts';
-import { isRemoteAttempt, localOnlyLedger, startLocalConsumer } from './dispatch-local.ts';
 import { createDispatcher, type DispatchWrites, onAttemptHost } from './dispatcher.ts';
+import { InProcessQueue } from './in-process-queue.ts';
+import { isRemoteAttempt, localOnlyLedger, startLocalConsumer } from './local-consumer.ts';
 
 const job = (n: number): Extract<RunnerJob, { kind: 'attempt' }> => ({
   kind: 'attempt',

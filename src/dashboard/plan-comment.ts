@@ -1,11 +1,11 @@
 // The plan comment on an issue (pure): one per issue, found again by its hidden marker and edited in
 // place on replanning. The plan and the findings are model text: sanitised before they are shown.
 
-import { planBody, type Size } from '../../plan/plan-labels.ts';
-import { maxFindingsChars } from '../../review/comment.ts';
-import type { ReviewerVerdict } from '../../review/plan-review.ts';
-import { sanitizeModelText } from '../../review/sanitize.ts';
-import { maxPlanChars } from './read-plan.ts';
+import { planBody, type Size } from '../plan/plan-labels.ts';
+import { maxFindingsChars } from '../review/comment.ts';
+import type { ReviewerVerdict } from '../review/plan-review.ts';
+import { sanitizeModelText } from '../review/sanitize.ts';
+import { maxPlanChars } from '../runner/read-plan.ts';
 
 export type PlanStatus = 'spec' | 'draft' | 'approved' | 'fixing' | 'pivot' | 'refused';
 

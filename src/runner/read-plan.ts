@@ -2,11 +2,11 @@
 // runner's clone in the workspace and runner/git.ts (the exec choke point), so it works the same
 // whether the worker ran on this host or on a remote runner. The text is outside input: bounded
 // here, sanitised before it is posted.
-import type { RepoRef } from '../../forges/types.ts';
-import { isSafeBranchName } from '../../runner/branch-names.ts';
-import { type GitContext, git, gitTry } from '../../runner/git.ts';
-import { ensureClone } from '../../runner/workspace.ts';
+import type { RepoRef } from '../forges/types.ts';
+import { isSafeBranchName } from './branch-names.ts';
+import { type GitContext, git, gitTry } from './git.ts';
 import { planFile } from './planner-task.ts';
+import { ensureClone } from './workspace.ts';
 
 /** Plans longer than this are cut (a comment has to fit the forge's limit with room to spare). */
 export const maxPlanChars = 40_000;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildPrompt } from '../../runner/prompt.ts';
 import { planFile, plannerInstructions, plannerJob, plannerTaskTitle } from './planner-task.ts';
+import { buildPrompt } from './prompt.ts';
 
 describe('planner task', () => {
   const issue = { title: 'Session API', body: 'Routes for sessions.' };

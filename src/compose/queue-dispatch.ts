@@ -3,14 +3,14 @@
 // runners should work), and the cron tick as a singleton job so one replica runs each slot.
 import { hostname } from 'node:os';
 import type { Logger } from '../observability/logger.ts';
+import type { RunnerPort } from '../orchestrator/context.ts';
 import { enqueueCronTick } from '../queue/dispatch.ts';
+import { createDispatcher, type Dispatcher } from '../queue/dispatcher.ts';
+import { type LocalConsumer, startLocalConsumer } from '../queue/local-consumer.ts';
 import { botHostName, hostQueue } from '../queue/runner-queues.ts';
 import type { JobQueue } from '../queue/types.ts';
 import type { RunStore } from '../store/run-store.ts';
 import type { AttemptReceipt } from '../store/runner-tokens.ts';
-import type { RunnerPort } from './context.ts';
-import { type LocalConsumer, startLocalConsumer } from './dispatch-local.ts';
-import { createDispatcher, type Dispatcher } from './dispatcher.ts';
 
 export interface QueueDispatchDeps {
   /** The runner side's queue (`openRunnerSide(…).queue`): the very object the hub serves from. */

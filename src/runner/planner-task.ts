@@ -4,8 +4,8 @@
 // title and body go to the runner unchanged, so they stay fenced as untrusted text. The bot then reads
 // PLAN.md from the pushed branch (read-plan.ts), the same way from a local or a remote runner.
 
-import type { Size } from '../../plan/plan-labels.ts';
-import { planFileName } from '../../runner/prompt.ts';
+import type { Size } from '../plan/plan-labels.ts';
+import { planFileName } from './prompt.ts';
 
 export const planFile = planFileName;
 

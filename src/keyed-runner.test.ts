@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createKeyedRunner } from './keyed-mutex.ts';
+import { createKeyedRunner } from './keyed-runner.ts';
 
 const deferred = () => {
   let resolve!: () => void;

@@ -1,9 +1,8 @@
 // Whether an issue's author may have their issue worked (write permission, or the bot itself). A
 // permission answer is kept for a while (permissions change, so it expires); a failed lookup is never
 // kept: the author counts as untrusted for that pass only, and the next pass asks again.
-import { type Forge, hasPermission } from '../forges/types.ts';
+import { type Forge, hasPermission, repoRefOf } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
-import { repoRefOf } from './context.ts';
 
 export const trustTtlMs = 10 * 60_000;
 export const trustCacheMax = 5_000;

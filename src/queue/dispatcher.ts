@@ -2,13 +2,14 @@
 // attempt is enqueued with its `dispatched` row (in one transaction on PostgreSQL, so there is no job
 // without its row and no row without its job), keyed `run:issue:try` so a twin dispatch from another
 // replica is a no-op. Resume, cancel and cleanup go to the host that ran the attempt.
-import { dispatchRunnerJob } from '../queue/dispatch.ts';
-import { attemptQueue, botHostName, hostQueue } from '../queue/runner-queues.ts';
-import type { JobInfo, JobQueue, SqlExecutor } from '../queue/types.ts';
+
 import type { AttemptRecord, RunnerJob } from '../runner/types.ts';
 import type { RunIssuePatch, RunIssueRecord, RunStore } from '../store/run-store.ts';
 import type { AttemptReceipt } from '../store/runner-tokens.ts';
-import { isLocalAttempt, remoteRunnerOf } from './dispatch-local.ts';
+import { dispatchRunnerJob } from './dispatch.ts';
+import { isLocalAttempt, remoteRunnerOf } from './local-consumer.ts';
+import { attemptQueue, botHostName, hostQueue } from './runner-queues.ts';
+import type { JobInfo, JobQueue, SqlExecutor } from './types.ts';
 
 /** The writes a dispatch decision makes (the run store, or one of its transactions). */
 export interface DispatchWrites {

@@ -2,10 +2,10 @@
 // claims dispatched jobs like a runner would and executes them with the local Runner, so every
 // dispatch takes the same path through the queue. Its supervisor sees only local attempts.
 import type { Logger } from '../observability/logger.ts';
-import { jobOutput } from '../queue/dispatch.ts';
-import type { JobQueue, LeasedJob } from '../queue/types.ts';
+import type { RunnerPort } from '../runner/runner-port.ts';
 import { type AttemptLedger, type AttemptRecord, runnerJobSchema } from '../runner/types.ts';
-import type { RunnerPort } from './runner-port.ts';
+import { jobOutput } from './dispatch.ts';
+import type { JobQueue, LeasedJob } from './types.ts';
 
 /**
  * Attempts stored before the hub recorded `runner` carry it only in their paths, which the hub itself

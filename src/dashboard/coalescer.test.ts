@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Clock, createDashboardCoalescer, type TimerPort } from './dashboard-coalescer.ts';
+import { type Clock, createDashboardCoalescer, type TimerPort } from './coalescer.ts';
 
 /** A clock and timers that move only when told to. */
 class FakeTime implements Clock, TimerPort {
