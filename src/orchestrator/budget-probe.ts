@@ -1,46 +1,12 @@
-// The provider budget probe (seed 000 §1.5): the operator's `budget: [argv]` prints JSON
-// {recommendedMaxSessions, preferMedium, park}. Run before each wave is dispatched; a probe that fails or
-// is not configured is said so on the dashboard, and the run goes one worker at a time (plan/budget.ts).
-import { z } from 'zod';
+// The provider budget probe of a run (seed 000 §1.5): the operator's command (runner/budget-command.ts)
+// asked before each wave is dispatched, its answer kept on the run; a probe that fails or is not
+// configured is said so on the dashboard, and the run goes one worker at a time (plan/budget.ts).
 import type { ProbeAnswer } from '../plan/budget.ts';
-import { run } from '../runner/exec.ts';
+import { runBudgetProbe } from '../runner/budget-command.ts';
 import type { RunStore } from '../store/run-store.ts';
 import { writeProgress } from './run-writer.ts';
 
-const probeOutput = z.object({
-  recommendedMaxSessions: z.number().int().min(0).nullable(),
-  preferMedium: z.boolean().default(false),
-  park: z.boolean().default(false),
-  /** When the provider's limit lifts (ISO 8601), if the probe knows: a budget park waits for it. */
-  resetAt: z.iso.datetime({ offset: true }).optional(),
-});
-
 export type ProbeResult = ProbeAnswer;
-
-export const runBudgetProbe = async (
-  argv: readonly string[] | undefined,
-  opts: { cwd: string; env: Record<string, string>; timeoutMs?: number },
-): Promise<ProbeResult> => {
-  if (!argv || argv.length === 0) return { status: 'absent' };
-  try {
-    const res = await run(argv, { cwd: opts.cwd, env: opts.env, timeoutMs: opts.timeoutMs ?? 30_000 });
-    if (res.exitCode !== 0) return { status: 'failed', error: `the probe exited with ${res.exitCode}` };
-    const parsed = probeOutput.safeParse(JSON.parse(res.stdout));
-    if (!parsed.success) return { status: 'failed', error: 'the probe printed JSON of an unexpected shape' };
-    const d = parsed.data;
-    return {
-      status: 'ok',
-      // Unknown usage is one-worker pressure (seed 000).
-      recommendedMaxSessions: d.recommendedMaxSessions ?? 1,
-      preferMedium: d.preferMedium,
-      park: d.park,
-      ...(d.resetAt ? { resetAt: new Date(d.resetAt).toISOString() } : {}),
-    };
-  } catch (err) {
-    const why = err instanceof SyntaxError ? 'the probe did not print JSON' : String((err as Error).message);
-    return { status: 'failed', error: why };
-  }
-};
 
 /** Keeps the probe's answer on the run for the dashboard (written only when it changed). */
 const recordBudget = async (

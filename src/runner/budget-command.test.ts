@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/support/git.ts';
 import { budgetOf } from '../plan/budget.ts';
-import { runBudgetProbe } from './budget-probe.ts';
+import { runBudgetProbe } from './budget-command.ts';
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 const node = (code: string) => [process.execPath, '-e', code];
