@@ -1,85 +1,15 @@
-// The run side of an environment park (seed 003, issue 18): what the planner decides a park from
-// (`parkViewOf`, read by reconcile's load) and the steps that apply its `park`, `unpark` and
-// `probe_park` actions. The decisions are plan/park.ts's; nobody's issue is charged.
-import { defaultEnvironmentBackoff, parkSentence, type RunPark } from '../plan/environment-park.ts';
+// The run side of an environment park (seed 003, issue 18): the steps that apply the planner's
+// `park`, `unpark` and `probe_park` actions. The decisions, and the view they are made from
+// (`parkViewOf`), are plan/park.ts's; nobody's issue is charged.
+import { parkSentence, type RunPark } from '../plan/environment-park.ts';
 import { attemptKey } from '../plan/issue-progress.ts';
-import type { ParkView } from '../plan/snapshot.ts';
+import { latestOfEachIssue, maxSeen } from '../plan/park.ts';
 import { activeRunStates } from '../plan/states.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
-import { environmentProblem, resetAtOfSummary } from '../runner/failure-class.ts';
-import type { AttemptRecord } from '../runner/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import type { ProbeResult } from './budget-probe.ts';
 import type { Ports } from './context.ts';
 import { issuesShippedOf, runNoticeOf, sendRunNotice } from './run-notice.ts';
 import { markPosted, writeRun } from './run-writer.ts';
-
-/** Environment failures already folded into a park, as `attemptId@endedAt`. */
-const seenKey = (a: AttemptRecord): string => `${a.id}@${a.endedAt ?? ''}`;
-const maxSeen = 200;
-
-const latestOfEachIssue = (attempts: readonly AttemptRecord[]): Map<string, AttemptRecord> => {
-  const latest = new Map<string, AttemptRecord>();
-  for (const a of attempts) latest.set(attemptKey(a), a);
-  return latest;
-};
-
-/** What failed, in the words of the supervisor's `Environment failure: …` summary. */
-const reasonOf = (a: AttemptRecord): string => {
-  const summary = a.failureSummary ?? '';
-  return (
-    environmentProblem(summary) ??
-    /Environment failure: ([^(.]+)/.exec(summary)?.[1]?.trim() ??
-    'environment failure'
-  );
-};
-
-/**
- * The park as the planner sees it: the run's park, the environment failures of each issue's latest
- * attempt that the worker's own output named and no park has seen, and the budget probe's answer of
- * this reconcile call (`probe`: absent until it was asked).
- */
-export const parkViewOf = (
-  deps: Ports<'clock' | 'config'>,
-  run: RunRecord,
-  attempts: readonly AttemptRecord[],
-  probe: ProbeResult | undefined,
-): ParkView => {
-  const p = run.progress;
-  const seen = new Set(p.environmentSeen ?? []);
-  const latest = [...latestOfEachIssue(attempts).values()];
-  const failures = latest
-    .filter(
-      (a) =>
-        a.outcome === 'environment_failure' &&
-        !seen.has(seenKey(a)) &&
-        (a.failureSummary ?? '').startsWith('Environment failure:'),
-    )
-    .map((a) => {
-      const resetAt = resetAtOfSummary(a.failureSummary);
-      return { attemptId: a.id, seen: seenKey(a), reason: reasonOf(a), ...(resetAt ? { resetAt } : {}) };
-    });
-  const answered = (p.park?.interrupted ?? []).some((id) => {
-    const a = attempts.find((x) => x.id === id);
-    return a?.outcome !== undefined && a.outcome !== 'environment_failure';
-  });
-  const budgetStopped =
-    run.state === 'paused' &&
-    p.budget?.status === 'ok' &&
-    p.budget.park &&
-    p.reason?.startsWith('the budget probe says park');
-  return {
-    now: deps.clock.now().toISOString(),
-    policy: deps.config.runner.environmentBackoff ?? defaultEnvironmentBackoff,
-    ...(p.park ? { current: p.park } : {}),
-    failures,
-    answered,
-    ...(budgetStopped && p.budget?.status === 'ok'
-      ? { budgetStopped: p.budget.resetAt ? { resetAt: p.budget.resetAt } : {} }
-      : {}),
-    ...(probe?.status === 'ok' ? { probeAllows: !probe.park && probe.recommendedMaxSessions > 0 } : {}),
-  };
-};
 
 const writePark = (
   deps: Ports<'store'>,

@@ -16,6 +16,7 @@ import { budgetOf } from '../plan/budget.ts';
 import { issueCapsOf } from '../plan/issue-caps.ts';
 import { attemptKey, deriveProgress, inRunScope } from '../plan/issue-progress.ts';
 import { nextActions } from '../plan/next-actions.ts';
+import { parkViewOf } from '../plan/park.ts';
 import { planInput } from '../plan/plan-input.ts';
 import { holdUnplanned, unplannedLine } from '../plan/plan-labels.ts';
 import { type Action, type IntegrationReviewView, type RunSnapshot, replanAfter } from '../plan/snapshot.ts';
@@ -26,7 +27,6 @@ import type { RunRecord } from '../store/run-store.ts';
 import type { Ports, ReconcileCall, RunCtx, RunOptionsStored } from './context.ts';
 import { forgeOfRun, repoRefOf } from './context.ts';
 import { integrationGitOf } from './dispatch-attempt.ts';
-import { parkViewOf } from './environment-park-run.ts';
 import { unfiledFindings } from './file-findings.ts';
 import { fleetTouchesRepo } from './fleet/fleet-state.ts';
 import { sweepClosedWorkspaces } from './issue-cleanup.ts';
@@ -237,7 +237,12 @@ const loadRun = async (
     build: p.build ?? { status: 'none', covers: [], failures: 0 },
     ...(p.hardBlocker ? { keptBlocker: keptBlockerOf(p.hardBlocker) } : {}),
     ...(missingTool ? { missingTool } : {}),
-    park: parkViewOf(deps, fresh, attempts, cache.budget),
+    park: parkViewOf(
+      { now: deps.clock.now().toISOString(), policy: deps.config.runner.environmentBackoff },
+      fresh,
+      attempts,
+      cache.budget,
+    ),
     ...(dispatchHeld(pace) ? { forgeSpent: true } : {}),
     buildConfigured: repoConfig.build !== undefined,
     ...(caps ? { issueCaps: caps } : {}),

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { RunPark } from './environment-park.ts';
-import { parkActions } from './park.ts';
+import type { AttemptRecord } from '../runner/types.ts';
+import type { RunRecord } from '../store/run-store.ts';
+import { defaultEnvironmentBackoff, type RunPark } from './environment-park.ts';
+import { parkActions, parkViewOf } from './park.ts';
 import type { ParkView } from './snapshot.ts';
 
 const t0 = '2026-12-01T11:00:00.000Z';
@@ -116,5 +118,95 @@ describe('parkActions', () => {
     expect(parkActions('paused', view({ current: limit, now: plus(61), probeAllows: true }), false)).toEqual([
       { type: 'probe_park', park: limit },
     ]);
+  });
+});
+
+describe('parkViewOf', () => {
+  const repo = { owner: 'acme', name: 'app' };
+  const attempt = (id: string, n: number, over: Partial<AttemptRecord> = {}): AttemptRecord =>
+    ({
+      id,
+      runId: 'r',
+      issue: { repo, number: n },
+      rosterEntry: 'fake',
+      tier: 'execution',
+      branch: `m1/${n}-x`,
+      startedAt: t0,
+      endedAt: plus(5),
+      tokens: { input: 0, output: 0 },
+      job: { retry: 0 },
+      ...over,
+    }) as AttemptRecord;
+  const run = (state: RunRecord['state'], progress: RunRecord['progress'] = {}) => ({ state, progress });
+  const outage = {
+    outcome: 'environment_failure' as const,
+    failureSummary: 'Environment failure: model endpoint unreachable.',
+  };
+
+  it('names the fresh environment failures of each issue’s latest attempt, not one seen or superseded or not the worker’s own words', () => {
+    const limit = {
+      outcome: 'environment_failure' as const,
+      failureSummary: `Environment failure: provider limit reached (resets at ${plus(3600)}).`,
+    };
+    const attempts = [
+      attempt('a1', 1, outage), // superseded by a2
+      attempt('a2', 1, { outcome: 'solved' }),
+      attempt('b1', 2, limit),
+      attempt('c1', 3, outage), // already folded into a park
+      attempt('d1', 4, { outcome: 'environment_failure', failureSummary: 'Setup failed: npm ci exited 1.' }),
+    ];
+    const v = parkViewOf(
+      { now: t0 },
+      run('running', { environmentSeen: [`c1@${plus(5)}`] }),
+      attempts,
+      undefined,
+    );
+    expect(v.failures).toEqual([
+      { attemptId: 'b1', seen: `b1@${plus(5)}`, reason: 'provider limit reached', resetAt: plus(3600) },
+    ]);
+    expect(v).toMatchObject({ now: t0, policy: defaultEnvironmentBackoff, answered: false });
+    expect(v).not.toHaveProperty('current');
+    expect(v).not.toHaveProperty('probeAllows');
+  });
+
+  it('a probing park is answered once an interrupted attempt ended otherwise than on the outage', () => {
+    const park = parked({ probingSince: plus(60) });
+    const still = parkViewOf(
+      { now: plus(90) },
+      run('running', { park }),
+      [attempt('a1', 1, outage)],
+      undefined,
+    );
+    expect(still).toMatchObject({ current: park, answered: false });
+    const back = parkViewOf(
+      { now: plus(90) },
+      run('running', { park }),
+      [attempt('a1', 1, { outcome: 'solved' })],
+      undefined,
+    );
+    expect(back.answered).toBe(true);
+  });
+
+  it('a run paused on the budget probe’s park is budget-stopped, with the reset the probe named; the probe’s answer is read', () => {
+    const budget = {
+      status: 'ok' as const,
+      recommendedMaxSessions: 0,
+      preferMedium: false,
+      park: true,
+      resetAt: plus(600),
+    };
+    const stopped = run('paused', { budget, reason: 'the budget probe says park' });
+    expect(parkViewOf({ now: t0 }, stopped, [], undefined).budgetStopped).toEqual({ resetAt: plus(600) });
+    expect(parkViewOf({ now: t0 }, run('running', { budget }), [], undefined)).not.toHaveProperty(
+      'budgetStopped',
+    );
+    expect(parkViewOf({ now: t0 }, stopped, [], budget).probeAllows).toBe(false);
+    const ok = { ...budget, recommendedMaxSessions: 2, park: false };
+    expect(
+      parkViewOf({ now: t0, policy: { initialSeconds: 5, maxSeconds: 50 } }, stopped, [], ok),
+    ).toMatchObject({
+      probeAllows: true,
+      policy: { initialSeconds: 5, maxSeconds: 50 },
+    });
   });
 });

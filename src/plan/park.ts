@@ -2,11 +2,18 @@
 // a spend limit parks the run instead of being dispatched afresh every pass; the park waits (capped
 // backoff, or the reset time the tool printed); when it is due, the budget probe (for a limit) or the
 // tool itself (the interrupted sessions resumed) says whether the endpoint is back. A budget probe that
-// stopped the run on its park is a park too. Pure: the orchestrator fills `ParkView` and applies the
-// actions (orchestrator/environment-park-run.ts).
+// stopped the run on its park is a park too. Pure: `parkViewOf` makes the planner's `ParkView` from the
+// run and its attempts, `parkActions` decides; the orchestrator applies the actions
+// (orchestrator/environment-park-run.ts).
+import { environmentProblem, resetAtOfSummary } from '../runner/failure-class.ts';
+import type { AttemptRecord } from '../runner/types.ts';
+import type { RunRecord } from '../store/run-store.ts';
+import type { ProbeAnswer } from './budget.ts';
 import {
   afterProbe,
   backoffSeconds,
+  defaultEnvironmentBackoff,
+  type EnvironmentBackoff,
   type EnvironmentPark,
   MAX_RESET_WAIT_SECONDS,
   parkOnEnvironmentFailure,
@@ -14,8 +21,78 @@ import {
   RESET_GRACE_SECONDS,
   type RunPark,
 } from './environment-park.ts';
+import { attemptKey } from './issue-progress.ts';
 import type { Action, EnvironmentFailureSeen, ParkView } from './snapshot.ts';
 import type { RunState } from './states.ts';
+
+/** Environment failures already folded into a park, as `attemptId@endedAt`. */
+const seenKey = (a: AttemptRecord): string => `${a.id}@${a.endedAt ?? ''}`;
+/** How many of those a run keeps (`progress.environmentSeen`). */
+export const maxSeen = 200;
+
+export const latestOfEachIssue = (attempts: readonly AttemptRecord[]): Map<string, AttemptRecord> => {
+  const latest = new Map<string, AttemptRecord>();
+  for (const a of attempts) latest.set(attemptKey(a), a);
+  return latest;
+};
+
+/** What failed, in the words of the supervisor's `Environment failure: …` summary. */
+const reasonOf = (a: AttemptRecord): string => {
+  const summary = a.failureSummary ?? '';
+  return (
+    environmentProblem(summary) ??
+    /Environment failure: ([^(.]+)/.exec(summary)?.[1]?.trim() ??
+    'environment failure'
+  );
+};
+
+/**
+ * The park as the planner sees it at `now`: the run's park, the environment failures of each issue's
+ * latest attempt that the worker's own output named and no park has seen, whether a probing park's
+ * sessions answered, whether the run stopped on the budget probe's park, and the probe's answer of this
+ * reconcile call (`probe`: absent until it was asked).
+ */
+export const parkViewOf = (
+  at: { now: string; policy?: EnvironmentBackoff | undefined },
+  run: Pick<RunRecord, 'state' | 'progress'>,
+  attempts: readonly AttemptRecord[],
+  probe: ProbeAnswer | undefined,
+): ParkView => {
+  const p = run.progress;
+  const seen = new Set(p.environmentSeen ?? []);
+  const latest = [...latestOfEachIssue(attempts).values()];
+  const failures = latest
+    .filter(
+      (a) =>
+        a.outcome === 'environment_failure' &&
+        !seen.has(seenKey(a)) &&
+        (a.failureSummary ?? '').startsWith('Environment failure:'),
+    )
+    .map((a) => {
+      const resetAt = resetAtOfSummary(a.failureSummary);
+      return { attemptId: a.id, seen: seenKey(a), reason: reasonOf(a), ...(resetAt ? { resetAt } : {}) };
+    });
+  const answered = (p.park?.interrupted ?? []).some((id) => {
+    const a = attempts.find((x) => x.id === id);
+    return a?.outcome !== undefined && a.outcome !== 'environment_failure';
+  });
+  const budgetStopped =
+    run.state === 'paused' &&
+    p.budget?.status === 'ok' &&
+    p.budget.park &&
+    p.reason?.startsWith('the budget probe says park');
+  return {
+    now: at.now,
+    policy: at.policy ?? defaultEnvironmentBackoff,
+    ...(p.park ? { current: p.park } : {}),
+    failures,
+    answered,
+    ...(budgetStopped && p.budget?.status === 'ok'
+      ? { budgetStopped: p.budget.resetAt ? { resetAt: p.budget.resetAt } : {} }
+      : {}),
+    ...(probe?.status === 'ok' ? { probeAllows: !probe.park && probe.recommendedMaxSessions > 0 } : {}),
+  };
+};
 
 /** A reset time the probe named, believed only within the park's bounds. */
 const probeResetAt = (
