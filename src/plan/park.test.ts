@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { repo, attempt as storedAttempt } from '../../test/support/store-suite-fixtures.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import { defaultEnvironmentBackoff, type RunPark } from './environment-park.ts';
@@ -122,21 +123,8 @@ describe('parkActions', () => {
 });
 
 describe('parkViewOf', () => {
-  const repo = { owner: 'acme', name: 'app' };
   const attempt = (id: string, n: number, over: Partial<AttemptRecord> = {}): AttemptRecord =>
-    ({
-      id,
-      runId: 'r',
-      issue: { repo, number: n },
-      rosterEntry: 'fake',
-      tier: 'execution',
-      branch: `m1/${n}-x`,
-      startedAt: t0,
-      endedAt: plus(5),
-      tokens: { input: 0, output: 0 },
-      job: { retry: 0 },
-      ...over,
-    }) as AttemptRecord;
+    storedAttempt(id, { issue: { repo, number: n }, startedAt: t0, endedAt: plus(5), ...over });
   const run = (state: RunRecord['state'], progress: RunRecord['progress'] = {}) => ({ state, progress });
   const outage = {
     outcome: 'environment_failure' as const,
