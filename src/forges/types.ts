@@ -260,7 +260,11 @@ export interface Forge {
 
   // Issues
   getIssue(ref: IssueRef): Promise<Issue>;
-  closeIssue(ref: IssueRef): Promise<void>;
+  /**
+   * With `comment`: that comment is posted first, then the issue closed, in one request where the
+   * forge allows it (GitHub's GraphQL, once the adapter knows the issue's node id), else two.
+   */
+  closeIssue(ref: IssueRef, opts?: { comment?: string }): Promise<void>;
   reopenIssue(ref: IssueRef): Promise<void>;
   createIssue(repo: RepoRef, issue: NewIssue): Promise<Issue>;
   /** Record that `issue` is blocked by `blocker`. Idempotent. */

@@ -126,6 +126,7 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
   };
 
   const { reviewsAndComments, ...reviewOpsOf } = reviewOps(client, pageSize);
+  const comments = commentOps(client, opts.botLogin, { cache: opts.requestCache !== false });
   const forge: Forge = {
     kind: 'gitea',
     botLogin: opts.botLogin,
@@ -169,7 +170,11 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
         ref.repo,
       ),
 
-    closeIssue: (ref) => setState(ref, 'closed'),
+    // Gitea has no request that comments and closes at once: two.
+    closeIssue: async (ref, close) => {
+      if (close?.comment !== undefined) await comments.createComment(ref, close.comment);
+      await setState(ref, 'closed');
+    },
     reopenIssue: (ref) => setState(ref, 'open'),
 
     createIssue: async (repo, issue) => {
@@ -259,7 +264,7 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
         .filter((i) => (i.labels ?? []).some((l) => l.name.toLowerCase() === label.toLowerCase()))
         .map((i) => toIssue(i, repo)),
 
-    ...commentOps(client, opts.botLogin, { cache: opts.requestCache !== false }),
+    ...comments,
     ...repositoryOps(
       client,
       { botLogin: opts.botLogin, token: opts.token },
