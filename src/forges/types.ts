@@ -328,8 +328,12 @@ export interface Forge {
     report: ProgressReport,
     opts?: { first?: boolean },
   ): Promise<void>;
-  /** The PR, its head's checks, its reviews and review comments in as few requests as the forge allows. */
-  readPullFeedback?(ref: IssueRef): Promise<PullFeedback>;
+  /**
+   * The PR, its head's checks, its reviews and review comments in as few requests as the forge allows.
+   * `pull`: the PR as the forge answered it moments ago (the caller opened it in this reconcile call),
+   * not read again where the PR is a request of its own (Gitea).
+   */
+  readPullFeedback?(ref: IssueRef, opts?: { pull?: PullRequest }): Promise<PullFeedback>;
   listReviews?(ref: IssueRef): Promise<Review[]>;
   listReviewComments?(ref: IssueRef): Promise<ReviewComment[]>;
   /** Answer on the thread of review comment `commentId`. */

@@ -279,12 +279,13 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
     opts.requestCache === false
       ? forge
       : withKeptReads(forge, opts.keptForMs === undefined ? {} : { freshMs: opts.keptForMs });
-  // The PR feedback loop's read: the PR, its head's status (kept once final, kept-feedback-reads.ts) and
-  // one list of its reviews for both the reviews and their comments.
+  // The PR feedback loop's read: the PR (unless the caller has it from opening it just now), its head's
+  // status (kept once final, kept-feedback-reads.ts) and one list of its reviews for both the reviews
+  // and their comments.
   return {
     ...kept,
-    readPullFeedback: async (ref) => {
-      const pull = await kept.getPullRequest(ref);
+    readPullFeedback: async (ref, given) => {
+      const pull = given?.pull ?? (await kept.getPullRequest(ref));
       const [checks, rc] = await Promise.all([
         kept.listChecks!(ref.repo, pull.head.sha),
         reviewsAndComments(ref),
