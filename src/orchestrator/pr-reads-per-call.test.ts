@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Forge, PullRequest } from '../forges/types.ts';
-import { readsPerCall } from './pr-reads-per-call.ts';
+import { keepOpenedPulls, readsPerCall } from './pr-reads-per-call.ts';
 
 const app = { owner: 'acme', name: 'app' };
 
@@ -57,8 +57,14 @@ describe('readsPerCall', () => {
         return { pull: opts?.pull ?? pull(ref.number), checks: [], reviews: [], comments: [] };
       },
     } as unknown as Forge;
-    const call = readsPerCall(forge, new Map());
-    const opened = await call.openPullRequest(app, { head: 'b', base: 'main', title: 't', body: '' });
+    const memo = new Map<string, Promise<unknown>>();
+    const call = readsPerCall(forge, memo);
+    const opened = await keepOpenedPulls(forge, memo).openPullRequest(app, {
+      head: 'b',
+      base: 'main',
+      title: 't',
+      body: '',
+    });
     await call.readPullFeedback!({ repo: app, number: 9 });
     await call.readPullFeedback!({ repo: app, number: 9 });
     await call.readPullFeedback!({ repo: app, number: 10 });

@@ -6,10 +6,19 @@
 // PR apart from its checks and reviews).
 import type { Forge, IssueRef, PullRequest } from '../forges/types.ts';
 
-type Reads = Pick<
-  Forge,
-  'listChecks' | 'listReviews' | 'listReviewComments' | 'readPullFeedback' | 'openPullRequest'
->;
+type Reads = Pick<Forge, 'listChecks' | 'listReviews' | 'listReviewComments' | 'readPullFeedback'>;
+
+const pullKey = (ref: IssueRef) => `${ref.repo.owner}/${ref.repo.name}#${ref.number}`;
+
+/** `forge` whose PR opens are kept in the call's `memo`, for readsPerCall's feedback read over the same memo. */
+export const keepOpenedPulls = (forge: Forge, memo: Map<string, Promise<unknown>>): Forge => ({
+  ...forge,
+  openPullRequest: async (repo, pr) => {
+    const opened = await forge.openPullRequest(repo, pr);
+    memo.set(`opened ${pullKey(opened.ref)}`, Promise.resolve(opened));
+    return opened;
+  },
+});
 
 export const readsPerCall = (forge: Forge, memo: Map<string, Promise<unknown>>): Forge => {
   const once = <T>(key: string, read: () => Promise<T>): Promise<T> => {
@@ -21,15 +30,8 @@ export const readsPerCall = (forge: Forge, memo: Map<string, Promise<unknown>>):
     value.catch(() => memo.delete(key));
     return value;
   };
-  const { listChecks, listReviews, listReviewComments, readPullFeedback, openPullRequest } = forge;
-  const pullKey = (ref: IssueRef) => `${ref.repo.owner}/${ref.repo.name}#${ref.number}`;
+  const { listChecks, listReviews, listReviewComments, readPullFeedback } = forge;
   const reads: Reads = {
-    // A PR this call opened: the forge's answer stands for the PR in the call's feedback read.
-    openPullRequest: async (repo, pr) => {
-      const opened = await openPullRequest(repo, pr);
-      memo.set(`opened ${pullKey(opened.ref)}`, Promise.resolve(opened));
-      return opened;
-    },
     ...(readPullFeedback
       ? {
           readPullFeedback: (ref) =>
