@@ -43,7 +43,8 @@ export const withCleanOutgoing = (forge: Forge, redact: Redact): Forge => {
     createComment: (ref, text) => forge.createComment(ref, body(text)),
     closeIssue: (ref, opts) =>
       forge.closeIssue(ref, opts?.comment === undefined ? opts : { ...opts, comment: body(opts.comment) }),
-    upsertStickyComment: (ref, marker, text) => forge.upsertStickyComment(ref, marker, body(text)),
+    upsertStickyComment: (ref, marker, text, opts) =>
+      forge.upsertStickyComment(ref, marker, body(text), opts),
     createIssue: (repo, issue) =>
       forge.createIssue(repo, { ...issue, title: title(issue.title), body: body(issue.body) }),
     openPullRequest: (repo, pr) =>

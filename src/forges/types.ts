@@ -277,7 +277,13 @@ export interface Forge {
   // Comments and reactions
   createComment(ref: IssueRef, body: string): Promise<Comment>;
   /** Find the bot's comment carrying `<!-- marker -->` and edit it, or create it. Never duplicates. */
-  upsertStickyComment(ref: IssueRef, marker: string, body: string): Promise<Comment>;
+  upsertStickyComment(
+    ref: IssueRef,
+    marker: string,
+    body: string,
+    /** `fresh`: the marker is new (its run was created just now), so no comment is looked for first. */
+    opts?: { fresh?: boolean },
+  ): Promise<Comment>;
   listComments(ref: IssueRef): Promise<Comment[]>;
   reactToComment(repo: RepoRef, commentId: number, reaction: Reaction): Promise<void>;
 

@@ -320,6 +320,17 @@ describe('comments and reactions', () => {
     expect(all[0]!.body).toBe('<!-- blitz-dashboard -->\nv2');
   });
 
+  it('posts the sticky comment of a fresh marker without listing the comments first', async () => {
+    h.world.addIssue(h.repo, { number: 1, title: 'a' });
+    const before = h.fake.requests.length;
+    const c = await h.forge.upsertStickyComment(ref(1), 'run-1', 'v1', { fresh: true });
+    expect(h.fake.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /api/v1/repos/acme/app/issues/1/comments',
+    ]);
+    await h.forge.upsertStickyComment(ref(1), 'run-1', 'v2');
+    expect(h.world.commentsOn(h.repo, 1).map((x) => [x.id, x.body])).toEqual([[c.id, '<!-- run-1 -->\nv2']]);
+  });
+
   it('finds its sticky comment among many comments and ignores a person quoting the marker', async () => {
     const { world, repo } = h;
     world.addIssue(repo, { number: 1, title: 'a' });

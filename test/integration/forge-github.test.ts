@@ -267,6 +267,17 @@ describe('comments', () => {
     expect(h.world.count('edit_comment', 'acme/app', issue.number)).toBe(1);
   });
 
+  it('posts the sticky comment of a fresh marker without listing the comments first', async () => {
+    const issue = h.world.addIssue(h.repo, { title: 'x' });
+    const before = h.fake.requests.length;
+    const c = await h.forge.upsertStickyComment(ref(issue.number), 'run-1', 'v1', { fresh: true });
+    expect(h.fake.requests.slice(before).map((r) => r.operationId)).toEqual(['issues/create-comment']);
+    await h.forge.upsertStickyComment(ref(issue.number), 'run-1', 'v2');
+    expect(h.world.commentsOn(h.repo, issue.number).map((x) => [x.id, x.body])).toEqual([
+      [c.id, '<!-- run-1 -->\nv2'],
+    ]);
+  });
+
   it('reacts to a comment', async () => {
     const issue = h.world.addIssue(h.repo, { title: 'x' });
     const c = h.world.addComment(h.repo, issue.number, '/blitz', 'alice');

@@ -166,7 +166,12 @@ export const issueOps = (
     createComment,
     listComments,
 
-    async upsertStickyComment(ref: IssueRef, marker: string, body: string): Promise<Comment> {
+    async upsertStickyComment(
+      ref: IssueRef,
+      marker: string,
+      body: string,
+      fresh: { fresh?: boolean } = {},
+    ): Promise<Comment> {
       const tag = /^<!--.*-->$/s.test(marker.trim()) ? marker.trim() : `<!-- ${marker} -->`;
       const text = body.includes(tag) ? body : `${tag}\n${body}`;
       const key = `${formatIssueRef(ref)} ${tag}`;
@@ -195,9 +200,12 @@ export const issueOps = (
           if (statusOf(err) !== 404) throw err;
         }
       }
-      const mine = (await listComments(ref)).find(
-        (c) => c.author.toLowerCase() === botLogin.toLowerCase() && c.body.includes(tag),
-      );
+      // A new marker has no comment yet: created without a list of every comment first.
+      const mine = fresh.fresh
+        ? undefined
+        : (await listComments(ref)).find(
+            (c) => c.author.toLowerCase() === botLogin.toLowerCase() && c.body.includes(tag),
+          );
       if (!mine) return keep(key, await createComment(ref, text));
       if (mine.body === text) return keep(key, mine);
       return edit(mine.id);
