@@ -48,6 +48,7 @@ export const land = async (pc: PlanCtx, key: IssueKey, outcome: WaveOutcome): Pr
   // The title is kept: a closed issue is no longer in the milestone's open list.
   const title = pc.issues.get(key)?.title;
   w.outcomes[key] = { ...outcome, ...(title !== undefined && outcome.title === undefined ? { title } : {}) };
+  delete w.answers[key];
   const ref = issueRef(key);
   await pc.deps.store.upsertRunIssue(pc.run.id, `${ref.repo.owner}/${ref.repo.name}`, ref.number, {
     state: outcome.landing,

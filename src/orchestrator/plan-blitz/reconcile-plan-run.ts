@@ -117,6 +117,7 @@ const memberRead = (pc: PlanCtx, key: IssueKey): MemberRead => {
   const row = pc.rows.get(key);
   const size = issue && sizeOf(issue);
   const state = row?.state ?? 'queued';
+  const answer = currentWave(pc.plan)?.answers[key];
   return {
     key,
     open: issue !== undefined,
@@ -131,6 +132,7 @@ const memberRead = (pc: PlanCtx, key: IssueKey): MemberRead => {
     dispatches: row?.attempts ?? 0,
     firstTries: attemptsOfIssue(pc, key).filter((a) => a.job.retry === 0).length,
     ...(state === 'fixing' && row?.lastError !== undefined ? { findings: row.lastError } : {}),
+    ...(answer ? { answer } : {}),
   };
 };
 
@@ -202,6 +204,7 @@ const performPlan = async (pc: PlanCtx, a: Action): Promise<boolean> => {
         members: a.members,
         held: a.held,
         outcomes: {},
+        answers: {},
         landed: false,
       });
       await savePlan(pc);
