@@ -361,7 +361,10 @@ describe('repository', () => {
     world.grant(repo, 'max', 'maintain');
     world.grant(repo, 'tina', 'triage');
     world.addUser('nobody');
-    expect(await h.forge.getPermission(app, 'acme')).toBe('admin');
+    // The account the repository lives under owns it: no request.
+    const before = h.fake.requests.length;
+    expect(await h.forge.getPermission(app, 'ACME')).toBe('admin');
+    expect(h.fake.requests.length).toBe(before);
     expect(await h.forge.getPermission(app, 'wendy')).toBe('write');
     expect(await h.forge.getPermission(app, 'max')).toBe('write');
     expect(await h.forge.getPermission(app, 'tina')).toBe('read');

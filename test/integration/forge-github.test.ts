@@ -291,7 +291,10 @@ describe('repository', () => {
     h.world.grant(h.repo, 'mia', 'maintain');
     h.world.grant(h.repo, 'tom', 'triage');
     h.world.addUser('stranger');
-    expect(await h.forge.getPermission(app, 'acme')).toBe('admin');
+    // The account the repository lives under owns it: no request.
+    const before = h.fake.requests.length;
+    expect(await h.forge.getPermission(app, 'ACME')).toBe('admin');
+    expect(h.fake.requests.length).toBe(before);
     expect(await h.forge.getPermission(app, 'mia')).toBe('write');
     expect(await h.forge.getPermission(app, 'tom')).toBe('read');
     expect(await h.forge.getPermission(app, 'stranger')).toBe('none');
