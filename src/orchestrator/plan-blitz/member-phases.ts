@@ -4,6 +4,7 @@
 import type { IssueRef } from '../../forges/types.ts';
 import { sizeOf } from '../../plan/plan-labels.ts';
 import type { MemberPhase as Phase } from '../../plan/plan-member.ts';
+import type { WaveOutcome } from '../../plan/plan-progress.ts';
 import { pickWorker } from '../../plan/routing.ts';
 import { assessTier } from '../../plan/tier.ts';
 import type { IssueKey, PlanIssue } from '../../plan/types.ts';
@@ -14,7 +15,6 @@ import { refOf } from '../context.ts';
 import { dispatchAttempt } from '../dispatch-attempt.ts';
 import { rosterEntryFor } from '../roster-entry.ts';
 import { attemptsOfIssue, type PlanCtx, savePlan, waveOf } from './plan-context.ts';
-import type { WaveOutcome } from './plan-state.ts';
 
 const phases: readonly string[] = ['sizing', 'planning', 'fixing', 'coding'];
 const stepOf: Record<Exclude<Phase, 'coding'>, PlannerStep> = {

@@ -3,11 +3,10 @@
 // waves: their members, per member how it landed, and the world's answer to a member's step (the plan
 // read, the reviewers' verdict) until it lands. Issue phases live in the run_issues rows.
 import { z } from 'zod';
-import type { MemberAnswer } from '../../plan/plan-member.ts';
-import type { RunProgress } from '../../store/run-store.ts';
+import type { RunProgress } from '../store/run-store.ts';
+import type { Landing, MemberAnswer } from './plan-member.ts';
 
-export const landings = ['approved', 'ready', 'closed', 'pivoted', 'refused'] as const;
-export type Landing = (typeof landings)[number];
+const landings = ['approved', 'ready', 'closed', 'pivoted', 'refused'] as const satisfies readonly Landing[];
 
 const outcomeSchema = z.object({
   landing: z.enum(landings),
