@@ -1,199 +1,364 @@
-// Replica figures: webhook deliveries per second, each received and processed end to end — the
-// delivery recorded (deduplicated across replicas), leased, processed into a dispatch of its issue
-// (run row and pg-boss job in one transaction), marked processed — with 1 and 2 bot replicas on one
-// PostgreSQL; with 2, each delivery is sent to ONE of them in turn (a round-robin balancer: the
-// scaling figure, against 1 replica), and again with every delivery sent to both, as a balancer
-// retrying would (correctness: each delivery dispatched once). Baseline in the same run: 1 replica on
-// SQLite with the in-process queue. Beside each rate, the bot's CPU per delivery (this process, where
-// every replica runs): with 2 replicas in one process the rate only grows where the wait is PostgreSQL.
+// Replica figures: webhook deliveries per second, each received and processed end to end — a signed
+// GitHub `issue_comment` POSTed to the real webhook route, verified, normalised, recorded
+// (deduplicated across replicas), answered 202, then leased, processed into a dispatch of its issue
+// (run row and pg-boss job in one transaction) and marked processed — with 1 and 2 bot replicas on one
+// PostgreSQL. Each replica is a process of its own (`bench/replica-process.ts`), as replicas behind a
+// balancer are; this process only sends. With 2, each delivery goes to ONE of them in turn (a
+// round-robin balancer: the scaling figure, against 1 replica), and again every delivery goes to both,
+// as a balancer retrying would (correctness: each delivery answered 202 once and dispatched once).
+// Baseline in the same run: 1 replica on SQLite with the in-process queue.
+//
+// The load is the same for every case: IN_FLIGHT requests outstanding at all times, shared among the
+// replicas. A balancer faces whatever concurrency its clients bring, so the figure is capacity: with
+// a handful of senders each waiting for its 202 (the bench's first form, 8 of them) the rate was the
+// latency of one durable commit times 8, whatever the number of replicas. Deliveries name one of
+// REPOS repositories, so a replica's lanes (one per repository) work side by side as in a real
+// installation. Beside each rate, the CPU per delivery of the replicas, of the PostgreSQL backends
+// serving them and of the sender, and the rate this host's cores would allow at that CPU if the bench
+// had them all: on a small shared host that ceiling, not the bot, is what 2 replicas run into.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { createDeliveryQueue, type DeliveryQueue } from '../src/intake/delivery-queue.ts';
-import { createReceiver } from '../src/intake/receive.ts';
+import { createInterface } from 'node:readline';
 import { silentLogger } from '../src/observability/logger.ts';
-import { createMetrics } from '../src/observability/metrics.ts';
-import { createDispatcher } from '../src/queue/dispatcher.ts';
-import { InProcessQueue } from '../src/queue/in-process-queue.ts';
 import { PgBossQueue } from '../src/queue/pg-boss-queue.ts';
-import type { JobQueue } from '../src/queue/types.ts';
-import { openRunStore, openStore } from '../src/store/open-store.ts';
-import { tempDir } from '../test/support/git.ts';
-import { pgTestUrl, postgresAvailable, testSchemas } from '../test/support/pg.ts';
-import { type Bench, type Figure, round } from './figures.ts';
+import { openRunStore } from '../src/store/open-store.ts';
+import type { Queryable } from '../src/store/pg-pool.ts';
+import { removeDir, tempDir } from '../test/support/git.ts';
+import { pgTestUrl, postgresAvailable, type TestSchemas, testSchemas } from '../test/support/pg.ts';
+import { githubExample, signedGithubRequest } from '../test/support/signing.ts';
+import { type Bench, type Figure, median, round } from './figures.ts';
 
-const DELIVERIES = 1000;
+const DELIVERIES = 2000;
+/** Rounds of the cases compared (1 replica on SQLite, 1 and 2 on PostgreSQL). */
+const ROUNDS = 3;
+/** Requests outstanding at once, over all replicas. */
+const IN_FLIGHT = 64;
+const REPOS = 32;
 /** Deliveries each replica handles before the clock starts: its pools' connections are opened. */
-const WARM_UP = 8;
+const WARM_UP = 16;
+const SECRET = 'bench-replica-secret';
 const runId = 'bench-run';
-const entry = {
-  name: 'noop',
-  tool: 'custom',
-  roles: ['blitz'],
-  tiers: ['execution'],
-  command: ['true'],
-  resume: ['true'],
+
+/** The signed request of delivery `d-<n>`: a `/blitz` command on issue n of one of REPOS repositories. */
+const requestFor = (n: number) => {
+  const payload = githubExample('issue_comment', 'created');
+  const repo = payload.repository as Record<string, unknown>;
+  repo.name = `repo${n % REPOS}`;
+  repo.full_name = `bench/repo${n % REPOS}`;
+  (repo.owner as Record<string, unknown>).login = 'bench';
+  (payload.comment as Record<string, unknown>).body = '/blitz M1';
+  (payload.issue as Record<string, unknown>).number = n;
+  return signedGithubRequest({ secret: SECRET, event: 'issue_comment', payload, deliveryId: `d-${n}` });
 };
 
-const job = (n: number) => ({
-  kind: 'attempt' as const,
-  runId,
-  issue: { repo: { owner: 'bench', name: 'repo' }, number: n },
-  title: `#${n}`,
-  body: '',
-  branchStyle: 'blitz' as const,
-  runSlug: 'b',
-  baseBranch: 'main',
-  cloneUrl: 'file:///nowhere',
-  entry: entry as never,
-  tier: 'execution' as const,
-});
+/** The replicas' connections say who they are, so their backends can be told from other clients'. */
+const APP_NAME = 'blitz-bench-replica';
 
-const replica = async (db: string, queue: JobQueue, name: string) => {
-  const store = await openStore(db);
-  const runs = await openRunStore(db);
-  const dispatcher = createDispatcher({ queue, store: runs, localHost: name });
-  const deliveries = createDeliveryQueue({ logger: silentLogger() });
-  const receive = createReceiver({
-    store,
-    queue: deliveries,
-    metrics: createMetrics(),
-    logger: silentLogger(),
-    holder: name,
-    process: async (work) => {
-      const n = Number(work.deliveryId.split('-')[1]);
-      await dispatcher.attempt(job(n), 1, (w) =>
-        w.upsertRunIssue(runId, 'bench/repo', n, { state: 'dispatched', attempts: 1 }),
-      );
+/**
+ * CPU time (ms) of the PostgreSQL backends serving the replicas, per pid, from /proc (empty when the
+ * server runs on another host): what the database spends per delivery, beside the replicas. Other
+ * clients of the same server (tests running beside the bench) are not counted.
+ */
+const backendCpu = async (admin: Queryable | undefined): Promise<Map<number, number>> => {
+  const cpu = new Map<number, number>();
+  if (!admin) return cpu;
+  const { rows } = await admin.query<{ pid: number }>(
+    'SELECT pid FROM pg_stat_activity WHERE application_name = $1',
+    [APP_NAME],
+  );
+  for (const { pid } of rows) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue; // the server runs elsewhere: this pid is another's
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      cpu.set(pid, (Number(fields[11]) + Number(fields[12])) * (1000 / CLOCK_TICKS));
+    } catch {
+      // not on this host, or gone meanwhile
+    }
+  }
+  return cpu;
+};
+
+/** Linux's USER_HZ: /proc's CPU times are in these. */
+const CLOCK_TICKS = 100;
+
+interface Replica {
+  url: string;
+  child: ChildProcess;
+  /** Kept-alive connections, as a balancer holds to its backends (fetch's client costs the sender 2× the CPU). */
+  agent: Agent;
+}
+
+const startReplica = async (name: string, args: string[]): Promise<Replica> => {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'replica-process.ts'), args[0]!, name, ...args.slice(1)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, BENCH_WEBHOOK_SECRET: SECRET, PGAPPNAME: APP_NAME },
     },
+  );
+  const first = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`replica ${name} exited (${code}) before listening`)));
+    createInterface({ input: child.stdout! }).once('line', resolve);
   });
+  child.removeAllListeners('exit');
+  const { port } = JSON.parse(first) as { port: number };
   return {
-    runs,
-    deliveries: deliveries as DeliveryQueue,
-    receive: (n: number) =>
-      receive({
-        forge: 'gitea',
-        deliveryId: `d-${n}`,
-        event: 'issues',
-        payload: {},
-        normalize: () => ({ outcome: 'accepted', events: [] }),
-      }),
-    close: async () => {
-      await deliveries.drain();
-      await Promise.all([store.close(), runs.close()]);
-    },
+    url: `http://127.0.0.1:${port}`,
+    child,
+    agent: new Agent({ keepAlive: true, maxSockets: IN_FLIGHT }),
   };
 };
 
+const stopReplica = (r: Replica) =>
+  new Promise<void>((resolve) => {
+    if (r.child.exitCode !== null) return resolve();
+    r.agent.destroy();
+    r.child.once('exit', () => resolve());
+    r.child.kill('SIGTERM');
+  });
+
+/** POSTs one request to a replica over its kept-alive connections; returns the status. */
+const send = (r: Replica, req: { body: string; headers: Record<string, string> }): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const out = request(
+      `${r.url}/api/github/webhooks`,
+      { method: 'POST', headers: req.headers, agent: r.agent },
+      (res) => {
+        res.resume();
+        res.once('end', () =>
+          res.statusCode === 202 || res.statusCode === 200
+            ? resolve(res.statusCode)
+            : reject(new Error(`replica answered ${res.statusCode}`)),
+        );
+      },
+    );
+    out.once('error', reject);
+    out.end(req.body);
+  });
+
+const control = async (r: Replica, what: 'mark' | 'idle'): Promise<number> => {
+  const res = await fetch(`${r.url}/bench/${what}`, { method: 'POST' });
+  const body = (await res.json()) as { cpuMs?: number };
+  return body.cpuMs ?? 0;
+};
+
 /**
- * Deliveries per second with `queues.length` replicas: each delivery sent to one replica in turn
- * (`round-robin`) or to every replica (`doubled`).
+ * Deliveries per second with `n` replicas started by `start`: each delivery sent to one replica in
+ * turn (`round-robin`) or to every replica (`doubled`).
  */
 const measure = async (
   db: string,
-  queues: JobQueue[],
+  start: (name: string) => Promise<Replica>,
+  n: number,
   spread: 'round-robin' | 'doubled' = 'round-robin',
-): Promise<{ rate: number; cpuMs: number }> => {
-  const rs = await Promise.all(queues.map((q, i) => replica(db, q, `bench-${i}`)));
+  /** A pool on the PostgreSQL server, to find the replicas' backends. */
+  admin?: Queryable,
+): Promise<{ rate: number; cpuMs: number; pgCpuMs: number; senderCpuMs: number }> => {
+  const runs = await openRunStore(db);
+  await runs.createRun({
+    id: runId,
+    forge: 'github',
+    repo: 'bench/repo',
+    kind: 'blitz',
+    milestoneNumber: 1,
+    milestoneTitle: 'B',
+    slug: 'b',
+    options: {},
+    state: 'running',
+    integrationBranch: 'main',
+  });
+  const rs = await Promise.all(Array.from({ length: n }, (_, i) => start(`bench-${i}`)));
   try {
-    await rs[0]!.runs.createRun({
-      id: runId,
-      forge: 'gitea',
-      repo: 'bench/repo',
-      kind: 'blitz',
-      milestoneNumber: 1,
-      milestoneTitle: 'B',
-      slug: 'b',
-      options: {},
-      state: 'running',
-      integrationBranch: 'main',
-    });
-    // Not timed: each replica's first deliveries open its connections (store, run store, pg-boss),
-    // which would otherwise dominate a short run; the figure is the steady rate.
-    for (const [i, r] of rs.entries())
-      await Promise.all(
-        Array.from({ length: WARM_UP }, (_, j) => r.receive(DELIVERIES + 1 + i * WARM_UP + j)),
-      );
-    await Promise.all(rs.map((r) => r.deliveries.idle()));
-    const c0 = process.cpuUsage();
-    const t0 = performance.now();
-    // Eight senders at a time, as a forge delivering concurrently.
-    let next = 1;
+    const requests = Array.from({ length: DELIVERIES + 1 + n * WARM_UP }, (_, i) => requestFor(i));
+    // Not timed: each replica's first deliveries open its connections (store, run store, pg-boss).
     await Promise.all(
-      Array.from({ length: 8 }, async () => {
+      rs.map((r, i) =>
+        Promise.all(
+          Array.from({ length: WARM_UP }, (_, j) => send(r, requests[DELIVERIES + 1 + i * WARM_UP + j]!)),
+        ),
+      ),
+    );
+    await Promise.all(rs.map((r) => control(r, 'idle')));
+    await Promise.all(rs.map((r) => control(r, 'mark')));
+    const pg0 = await backendCpu(admin);
+    const sender0 = process.cpuUsage();
+    const t0 = performance.now();
+    let next = 1;
+    let accepted = 0;
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT / (spread === 'doubled' ? n : 1) }, async () => {
         while (next <= DELIVERIES) {
-          const n = next++;
-          if (spread === 'doubled') await Promise.all(rs.map((r) => r.receive(n)));
-          else await rs[n % rs.length]!.receive(n);
+          const k = next++;
+          const targets = spread === 'doubled' ? rs : [rs[k % rs.length]!];
+          for (const status of await Promise.all(targets.map((r) => send(r, requests[k]!))))
+            if (status === 202) accepted++;
         }
       }),
     );
-    await Promise.all(rs.map((r) => r.deliveries.idle()));
+    const cpu = await Promise.all(rs.map((r) => control(r, 'idle')));
     const seconds = (performance.now() - t0) / 1000;
-    const cpu = process.cpuUsage(c0);
-    const rows = await rs[0]!.runs.listRunIssues(runId);
-    const expected = DELIVERIES + rs.length * WARM_UP;
+    let pgCpuMs = 0;
+    for (const [pid, ms] of await backendCpu(admin)) pgCpuMs += (ms - (pg0.get(pid) ?? 0)) / DELIVERIES;
+    const sender = process.cpuUsage(sender0);
+    const rows = await runs.listRunIssues(runId);
+    const expected = DELIVERIES + n * WARM_UP;
     if (rows.length !== expected) throw new Error(`expected ${expected} dispatched rows, got ${rows.length}`);
-    return { rate: DELIVERIES / seconds, cpuMs: (cpu.user + cpu.system) / 1000 / DELIVERIES };
+    if (accepted !== DELIVERIES) throw new Error(`expected ${DELIVERIES} deliveries taken, ${accepted} were`);
+    return {
+      rate: DELIVERIES / seconds,
+      cpuMs: cpu.reduce((a, b) => a + b, 0) / DELIVERIES,
+      pgCpuMs,
+      senderCpuMs: (sender.user + sender.system) / 1000 / DELIVERIES,
+    };
   } finally {
-    for (const r of rs) await r.close();
+    await Promise.all(rs.map(stopReplica));
+    await runs.close();
+  }
+};
+
+type Case = 'sqlite_1' | 'postgres_1' | 'postgres_2_round_robin' | 'postgres_2_doubled';
+type Measured = Awaited<ReturnType<typeof measure>>;
+
+/** One measurement of a case on a fresh database (SQLite file, or schema and pg-boss schema). */
+const measureCase = async (c: Case, schemas: TestSchemas | undefined): Promise<Measured> => {
+  if (c === 'sqlite_1') {
+    const dir = tempDir('blitz-bench-rep-');
+    try {
+      const db = `sqlite:${join(dir, 'blitz.db')}`;
+      return await measure(db, (name) => startReplica(name, [db, runId]), 1);
+    } finally {
+      removeDir(dir);
+    }
+  }
+  if (!schemas) throw new Error('PostgreSQL cases need the test schemas');
+  const schema = await schemas.create();
+  const boss = `${schema}_boss`;
+  // pg-boss's schema made once here, so the replicas starting side by side do not race to make it.
+  const queue = await PgBossQueue.open({
+    connectionString: pgTestUrl(),
+    schema: boss,
+    logger: silentLogger(),
+  });
+  const db = schemas.urlFor(schema);
+  try {
+    const n = c === 'postgres_1' ? 1 : 2;
+    const spread = c === 'postgres_2_doubled' ? 'doubled' : 'round-robin';
+    return await measure(
+      db,
+      (name) => startReplica(name, [db, runId, pgTestUrl(), boss]),
+      n,
+      spread,
+      schemas.admin,
+    );
+  } finally {
+    await queue.dropSchema(boss);
+    await queue.close();
   }
 };
 
 const bench: Bench = async () => {
-  const { rate: sqlite, cpuMs: sqliteCpu } = await measure(
-    `sqlite:${join(tempDir('blitz-bench-rep-'), 'blitz.db')}`,
-    [new InProcessQueue()],
-  );
-  const cpuUnit = 'ms CPU of the bot process(es) per delivery (PostgreSQL itself not counted)';
-  const figures: Figure[] = [
-    { name: 'replicas.baseline.sqlite_1.deliveries_per_s', value: round(sqlite, 1), unit: 'deliveries/s' },
-    { name: 'replicas.baseline.sqlite_1.cpu_per_delivery_ms', value: round(sqliteCpu, 3), unit: cpuUnit },
-  ];
-  if (!(await postgresAvailable())) return figures;
-  const schemas = testSchemas();
+  const pg = await postgresAvailable();
+  const schemas = pg ? testSchemas() : undefined;
+  const order: Case[] = pg ? ['sqlite_1', 'postgres_1', 'postgres_2_round_robin'] : ['sqlite_1'];
+  const got = new Map<Case, Measured[]>();
+  const ratios: { pg1OverSqlite: number[]; pg2OverPg1: number[] } = { pg1OverSqlite: [], pg2OverPg1: [] };
   try {
-    let one = 0;
-    for (const [n, spread] of [
-      [1, 'round-robin'],
-      [2, 'round-robin'],
-      [2, 'doubled'],
-    ] as const) {
-      const schema = await schemas.create();
-      const queues: PgBossQueue[] = [];
-      for (let i = 0; i < n; i++)
-        queues.push(
-          await PgBossQueue.open({
-            connectionString: pgTestUrl(),
-            schema: `${schema}_boss`,
-            logger: silentLogger(),
-          }),
-        );
-      try {
-        const { rate, cpuMs } = await measure(schemas.urlFor(schema), queues, spread);
-        const name =
-          n === 1 ? 'postgres_1' : `postgres_2_${spread === 'doubled' ? 'doubled' : 'round_robin'}`;
-        if (n === 1) one = rate;
-        figures.push(
-          { name: `replicas.${name}.deliveries_per_s`, value: round(rate, 1), unit: 'deliveries/s' },
-          { name: `replicas.${name}.cpu_per_delivery_ms`, value: round(cpuMs, 3), unit: cpuUnit },
-          {
-            name: `replicas.${name}_over_sqlite_1.ratio`,
-            value: round(rate / sqlite, 2),
-            unit: 'x (goal >= 0.5 for postgres_1)',
-          },
-        );
-        if (n === 2)
-          figures.push({
-            name: `replicas.${name}_over_postgres_1.ratio`,
-            value: round(rate / one, 2),
-            unit: spread === 'doubled' ? 'x (correctness: each delivery dispatched once)' : 'x (goal >= 1.6)',
-          });
-      } finally {
-        await queues[0]!.dropSchema(`${schema}_boss`);
-        for (const q of queues) await q.close();
+    // Rounds, each case once per round in an order turned by one each round: a neighbour's load
+    // that comes and goes hits every case alike, and each ratio is taken within its round.
+    for (let round = 0; round < ROUNDS; round++) {
+      const inRound = new Map<Case, Measured>();
+      for (let k = 0; k < order.length; k++) {
+        const c = order[(k + round) % order.length]!;
+        const m = await measureCase(c, schemas);
+        inRound.set(c, m);
+        got.set(c, [...(got.get(c) ?? []), m]);
+      }
+      const [sq, one, two] = order.map((c) => inRound.get(c)?.rate ?? Number.NaN);
+      if (pg) {
+        ratios.pg1OverSqlite.push(one! / sq!);
+        ratios.pg2OverPg1.push(two! / one!);
       }
     }
+    // Correctness under a retrying balancer, once: every delivery sent to both replicas.
+    if (schemas) got.set('postgres_2_doubled', [await measureCase('postgres_2_doubled', schemas)]);
   } finally {
-    await schemas.dropAll();
+    await schemas?.dropAll();
+  }
+  const cpuUnit = 'ms CPU of the replica process(es) per delivery, median';
+  const figures: Figure[] = [];
+  for (const [c, ms] of got) {
+    const med = (f: (m: Measured) => number) => median(ms.map(f));
+    figures.push(
+      {
+        name: `replicas.${c}.deliveries_per_s`,
+        value: round(
+          med((m) => m.rate),
+          1,
+        ),
+        unit: `deliveries/s, median of ${ms.length}`,
+      },
+      {
+        name: `replicas.${c}.cpu_per_delivery_ms`,
+        value: round(
+          med((m) => m.cpuMs),
+          3,
+        ),
+        unit: cpuUnit,
+      },
+    );
+    if (c !== 'sqlite_1')
+      figures.push({
+        name: `replicas.${c}.postgres_cpu_per_delivery_ms`,
+        value: round(
+          med((m) => m.pgCpuMs),
+          3,
+        ),
+        unit: 'ms CPU of the PostgreSQL backends serving the replicas per delivery, median (0: server not on this host)',
+      });
+    figures.push({
+      name: `replicas.${c}.sender_cpu_per_delivery_ms`,
+      value: round(
+        med((m) => m.senderCpuMs),
+        3,
+      ),
+      unit: 'ms CPU of the bench process (the sender) per delivery, median',
+    });
+    if (c !== 'sqlite_1') {
+      const cores = availableParallelism();
+      figures.push({
+        name: `replicas.${c}.cpu_ceiling_deliveries_per_s`,
+        value: round((cores * 1000) / med((m) => m.cpuMs + m.pgCpuMs + m.senderCpuMs), 1),
+        unit: `deliveries/s this host's ${cores} cores allow at the CPU per delivery above (replicas, backends, sender), were they all the bench's`,
+      });
+    }
+  }
+  const spread = (xs: number[]) =>
+    `median of ${xs.length} rounds; spread ${round(Math.min(...xs), 2)}–${round(Math.max(...xs), 2)}`;
+  if (pg) {
+    figures.push(
+      {
+        name: 'replicas.postgres_1_over_sqlite_1.ratio',
+        value: round(median(ratios.pg1OverSqlite), 2),
+        unit: `x (goal >= 0.5; ${spread(ratios.pg1OverSqlite)})`,
+      },
+      {
+        name: 'replicas.postgres_2_round_robin_over_postgres_1.ratio',
+        value: round(median(ratios.pg2OverPg1), 2),
+        unit: `x (goal >= 1.6; ${spread(ratios.pg2OverPg1)})`,
+      },
+    );
+    const doubled = got.get('postgres_2_doubled')?.[0];
+    if (doubled)
+      figures.push({
+        name: 'replicas.postgres_2_doubled_over_postgres_1.ratio',
+        value: round(doubled.rate / median((got.get('postgres_1') ?? []).map((m) => m.rate)), 2),
+        unit: 'x (correctness: each delivery answered 202 once and dispatched once)',
+      });
   }
   return figures;
 };

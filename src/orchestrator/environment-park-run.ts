@@ -2,8 +2,7 @@
 // `park`, `unpark` and `probe_park` actions. The decisions, and the view they are made from
 // (`parkViewOf`), are plan/park.ts's; nobody's issue is charged.
 import { parkSentence, type RunPark } from '../plan/environment-park.ts';
-import { attemptKey } from '../plan/issue-progress.ts';
-import { latestOfEachIssue, maxSeen } from '../plan/park.ts';
+import { maxSeen } from '../plan/park.ts';
 import { activeRunStates } from '../plan/states.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
 import type { RunRecord } from '../store/run-store.ts';
@@ -68,29 +67,27 @@ export const unparkRun = async (deps: Ports<'logger' | 'store'>, run: RunRecord,
 };
 
 /**
- * `probe_park`: the interrupted attempts that are still the latest of their issue and still ended go
- * on in their own sessions (the tool is the probe); with none resumed, the park lifts.
+ * `probe_park`: the sessions the planner named (the park's interrupted attempts still the latest of their
+ * issue) go on where they stopped (the tool is the probe); with none resumed, the park lifts.
  */
 export const probeParkedRun = async (
   deps: Ports<'clock' | 'dispatcher' | 'ledger' | 'logger' | 'runner' | 'store'>,
   run: RunRecord,
-  park: RunPark,
+  a: { park: RunPark; resume: readonly string[] },
 ): Promise<RunRecord> => {
-  const attempts = await deps.ledger.listByRun(run.id);
-  const latest = latestOfEachIssue(attempts);
   let resumed = 0;
-  for (const id of park.interrupted) {
-    const a = attempts.find((x) => x.id === id);
-    if (!a || latest.get(attemptKey(a))?.id !== id || a.outcome !== 'environment_failure') continue;
+  for (const id of a.resume) {
+    const attempt = await deps.ledger.get(id);
+    if (!attempt) continue;
     try {
-      await onAttemptHost(deps, { kind: 'resume', attemptId: a.id, reason: 'interrupted' }, [a]);
+      await onAttemptHost(deps, { kind: 'resume', attemptId: id, reason: 'interrupted' }, [attempt]);
       resumed++;
     } catch (err) {
       // A session that cannot be resumed (it never started) is dispatched afresh once the park lifts.
-      deps.logger.warn({ runId: run.id, attemptId: a.id, err }, 'interrupted attempt not resumed');
+      deps.logger.warn({ runId: run.id, attemptId: id, err }, 'interrupted attempt not resumed');
     }
   }
-  const probing = resumed > 0 ? { ...park, probingSince: deps.clock.now().toISOString() } : undefined;
+  const probing = resumed > 0 ? { ...a.park, probingSince: deps.clock.now().toISOString() } : undefined;
   deps.logger.info(
     { runId: run.id, resumed },
     'parked run resumed: probing the endpoint with the interrupted sessions',

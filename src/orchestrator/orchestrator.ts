@@ -5,6 +5,7 @@
 import { commandSchema } from '../commands/schema.ts';
 import { createTrustCheck } from '../commands/trust-check.ts';
 import { createDashboardCoalescer } from '../dashboard/coalescer.ts';
+import { initialPlanDashboard } from '../dashboard/plan-dashboard.ts';
 import { dashboardMarkerText, renderDashboard } from '../dashboard/render.ts';
 import type { DashboardInput } from '../dashboard/types.ts';
 import type { Forge } from '../forges/types.ts';
@@ -18,7 +19,6 @@ import type { Intent } from '../store/types.ts';
 import { createBudgetProbe } from './budget-probe.ts';
 import { forgeOfRun, type OrchestratorDeps, repoRefOf } from './context.ts';
 import { createFleet, fleetTouchesRepo } from './fleet/index.ts';
-import { initialPlanDashboard } from './plan-blitz/plan-dashboard.ts';
 import { reconcilePlanRun } from './plan-blitz/reconcile-plan-run.ts';
 import { createPlanIntentHandler } from './plan-blitz/start-plan-run.ts';
 import { reconcileRun, recordApproval } from './reconcile.ts';

@@ -294,7 +294,7 @@ export const perform = async (deps: PerformPorts, ctx: PassCtx, a: Action): Prom
       ctx.run = await unparkRun(deps, ctx.run, a.reason);
       return;
     case 'probe_park':
-      ctx.run = await probeParkedRun(deps, ctx.run, a.park);
+      ctx.run = await probeParkedRun(deps, ctx.run, a);
       return;
   }
   // Nothing else is planned on a pass the forge refused.

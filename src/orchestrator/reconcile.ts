@@ -21,6 +21,7 @@ import { planInput } from '../plan/plan-input.ts';
 import { holdUnplanned, unplannedLine } from '../plan/plan-labels.ts';
 import { type Action, type IntegrationReviewView, type RunSnapshot, replanAfter } from '../plan/snapshot.ts';
 import type { RunState } from '../plan/states.ts';
+import { missingToolViewOf } from '../plan/tool-blocker.ts';
 import { issueKey, planLabels } from '../plan/types.ts';
 import { changedSinceDefault } from '../runner/integration-git.ts';
 import type { RunRecord } from '../store/run-store.ts';
@@ -30,7 +31,6 @@ import { integrationGitOf } from './dispatch-attempt.ts';
 import { unfiledFindings } from './file-findings.ts';
 import { fleetTouchesRepo } from './fleet/fleet-state.ts';
 import { sweepClosedWorkspaces } from './issue-cleanup.ts';
-import { missingToolOf } from './missing-tool.ts';
 import { type PassCtx, type PerformPorts, perform } from './perform.ts';
 import { gatePullRequests, withPrGates } from './pr-feedback-step.ts';
 import { readsPerCall } from './pr-reads-per-call.ts';
@@ -203,7 +203,8 @@ const loadRun = async (
   const pace = deps.forgePace?.(fresh);
   const p = fresh.progress;
   const caps = issueCapsOf(deps.config.runner);
-  const missingTool = run.kind === 'blitz' ? missingToolOf(deps, attempts) : undefined;
+  const at = { now: deps.clock.now().toISOString(), policy: deps.config.runner.environmentBackoff };
+  const missingTool = run.kind === 'blitz' ? missingToolViewOf(at, attempts) : undefined;
   const wantsChanged = repoConfig.ship.deploy !== undefined && p.smoke === 'passed' && p.ship === undefined;
   const snap: RunSnapshot = {
     kind: 'blitz',
@@ -237,12 +238,7 @@ const loadRun = async (
     build: p.build ?? { status: 'none', covers: [], failures: 0 },
     ...(p.hardBlocker ? { keptBlocker: keptBlockerOf(p.hardBlocker) } : {}),
     ...(missingTool ? { missingTool } : {}),
-    park: parkViewOf(
-      { now: deps.clock.now().toISOString(), policy: deps.config.runner.environmentBackoff },
-      fresh,
-      attempts,
-      cache.budget,
-    ),
+    park: parkViewOf(at, fresh, attempts, cache.budget),
     ...(dispatchHeld(pace) ? { forgeSpent: true } : {}),
     buildConfigured: repoConfig.build !== undefined,
     ...(caps ? { issueCaps: caps } : {}),

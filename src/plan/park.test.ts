@@ -13,6 +13,7 @@ const view = (o: Partial<ParkView> = {}): ParkView => ({
   policy: { initialSeconds: 60, maxSeconds: 600 },
   failures: [],
   answered: false,
+  resumable: ['a1'],
   ...o,
 });
 const down = { attemptId: 'a1', seen: 'a1@x', reason: 'model endpoint unreachable' };
@@ -59,10 +60,12 @@ describe('parkActions', () => {
   it('waits while parked and not due; when due, the interrupted sessions are the probe', () => {
     expect(parkActions('paused', view({ current: parked() }), true)).toEqual([]);
     const due = view({ current: parked(), now: plus(61) });
-    expect(parkActions('paused', due, true)).toEqual([{ type: 'probe_park', park: parked() }]);
+    expect(parkActions('paused', due, true)).toEqual([
+      { type: 'probe_park', park: parked(), resume: ['a1'] },
+    ]);
     // A person resumed the run: probe at once.
     expect(parkActions('running', view({ current: parked() }), true)).toEqual([
-      { type: 'probe_park', park: parked() },
+      { type: 'probe_park', park: parked(), resume: ['a1'] },
     ]);
   });
 
@@ -117,7 +120,7 @@ describe('parkActions', () => {
     ]);
     const limit = parked({ reason: 'provider limit reached' });
     expect(parkActions('paused', view({ current: limit, now: plus(61), probeAllows: true }), false)).toEqual([
-      { type: 'probe_park', park: limit },
+      { type: 'probe_park', park: limit, resume: ['a1'] },
     ]);
   });
 });
@@ -173,6 +176,25 @@ describe('parkViewOf', () => {
       undefined,
     );
     expect(back.answered).toBe(true);
+  });
+
+  it('a probe resumes the interrupted attempts still the latest of their issue and still ended on the outage', () => {
+    const park = parked({ interrupted: ['a1', 'b1', 'c1', 'gone'] });
+    const v = parkViewOf(
+      { now: plus(90) },
+      run('paused', { park }),
+      [
+        attempt('a1', 1, outage),
+        attempt('b1', 2, outage),
+        attempt('b2', 2, outage), // a later attempt of #2: b1 is not resumed
+        attempt('c1', 3, { outcome: 'solved' }),
+      ],
+      undefined,
+    );
+    expect(v.resumable).toEqual(['a1']);
+    expect(parkViewOf({ now: t0 }, run('running'), [attempt('a1', 1, outage)], undefined).resumable).toEqual(
+      [],
+    );
   });
 
   it('a run paused on the budget probe’s park is budget-stopped, with the reset the probe named; the probe’s answer is read', () => {

@@ -49,7 +49,7 @@ const reasonOf = (a: AttemptRecord): string => {
 /**
  * The park as the planner sees it at `now`: the run's park, the environment failures of each issue's
  * latest attempt that the worker's own output named and no park has seen, whether a probing park's
- * sessions answered, whether the run stopped on the budget probe's park, and the probe's answer of this
+ * sessions answered and which of them a probe resumes, whether the run stopped on the budget probe's park, and the probe's answer of this
  * reconcile call (`probe`: absent until it was asked).
  */
 export const parkViewOf = (
@@ -72,10 +72,13 @@ export const parkViewOf = (
       const resetAt = resetAtOfSummary(a.failureSummary);
       return { attemptId: a.id, seen: seenKey(a), reason: reasonOf(a), ...(resetAt ? { resetAt } : {}) };
     });
-  const answered = (p.park?.interrupted ?? []).some((id) => {
-    const a = attempts.find((x) => x.id === id);
-    return a?.outcome !== undefined && a.outcome !== 'environment_failure';
-  });
+  const interrupted = (p.park?.interrupted ?? []).map((id) => attempts.find((x) => x.id === id));
+  const answered = interrupted.some((a) => a?.outcome !== undefined && a.outcome !== 'environment_failure');
+  // A session a probe can resume: still the latest of its issue, and still ended on the outage.
+  const byIssue = latestOfEachIssue(attempts);
+  const resumable = interrupted.flatMap((a) =>
+    a && byIssue.get(attemptKey(a))?.id === a.id && a.outcome === 'environment_failure' ? [a.id] : [],
+  );
   const budgetStopped =
     run.state === 'paused' &&
     p.budget?.status === 'ok' &&
@@ -87,6 +90,7 @@ export const parkViewOf = (
     ...(p.park ? { current: p.park } : {}),
     failures,
     answered,
+    resumable,
     ...(budgetStopped && p.budget?.status === 'ok'
       ? { budgetStopped: p.budget.resetAt ? { resetAt: p.budget.resetAt } : {} }
       : {}),
@@ -157,7 +161,7 @@ export const parkActions = (runState: RunState, v: ParkView | undefined, budgetS
   // Every environment failure a worker's output named parks: an outage or a limit passes by itself, and
   // a full disk or a binary gone from under the wrapper is told to a person by the park's notice and
   // retried with the park's backoff until it is cured, never re-dispatched every pass (a CLI missing
-  // before the start is a blocker instead: orchestrator/missing-tool.ts).
+  // before the start is a blocker instead: tool-blocker.ts).
   const fresh = v.failures;
   if (fresh.length > 0)
     return [{ type: 'park', park: foldFailures(v, fresh), seen: fresh.map((f) => f.seen), notice: !park }];
@@ -180,5 +184,5 @@ export const parkActions = (runState: RunState, v: ParkView | undefined, budgetS
     if (park.kind === 'budget') return [{ type: 'unpark', reason: 'the probe allows work' }];
   }
   // The tool itself is the probe: the interrupted sessions go on where they stopped.
-  return [{ type: 'probe_park', park }];
+  return [{ type: 'probe_park', park, resume: v.resumable }];
 };

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { afterPlan, afterReview, type MemberFacts, type MemberOp, memberStep } from './plan-member.ts';
+import { type MemberAnswer, type MemberFacts, type MemberOp, memberStep } from './plan-member.ts';
 
 const member = (over: Partial<MemberFacts> = {}): MemberFacts => ({
   key: 'o/r#1',
@@ -74,69 +74,100 @@ describe('a plan-wave member’s step (memberStep)', () => {
   });
 });
 
-describe('the rest of a step once its plan is read (afterPlan)', () => {
-  it('labels a sized issue and takes its lane: S → spec and plan/ready, M → draft and review', () => {
-    const s = afterPlan(member({ state: 'sizing' }), 'SIZE: S\nDo it.');
+/** A member whose solved attempt `a1` answered `answer` (its phase's state given). */
+const answered = (
+  state: string,
+  answer: Omit<MemberAnswer, 'attempt' | 'planner'>,
+  over: Partial<MemberFacts> = {},
+) => member({ state, attempts: [solved], answer: { attempt: 'a1', planner: 'p', ...answer }, ...over });
+const step = (m: MemberFacts) => memberStep(m, 0, 0);
+
+describe('a pushed plan, once its answer is recorded', () => {
+  it('is read first: no answer, or an answer for another attempt, asks for the read and nothing else', () => {
+    expect(step(member({ state: 'planning', attempts: [solved] }))).toEqual([
+      { op: 'read_plan', attempt: 'a1' },
+    ]);
+    const stale = answered('planning', { plan: 'old plan' }, { attempts: [{ ...solved, id: 'a2' }] });
+    expect(step(stale)).toEqual([{ op: 'read_plan', attempt: 'a2' }]);
+    expect(step({ ...stale, state: 'reviewing' })).toEqual([{ op: 'read_plan', attempt: 'a2' }]);
+  });
+
+  it('labels a sized issue and takes its lane: S → spec and plan/ready, M → draft, then its review', () => {
+    const s = step(answered('sizing', { plan: 'SIZE: S\nDo it.' }));
     expect(s[0]).toEqual({ op: 'add_labels', labels: ['size/S'] });
+    expect(s[1]).toEqual({ op: 'comment', status: 'spec', size: 'S', plan: 'SIZE: S\nDo it.', planner: 'p' });
     expect(landing(s)).toEqual({ landing: 'ready', size: 'S' });
-    const m = afterPlan(member({ size: 'M', state: 'planning' }), 'plan');
+    const m = step(answered('planning', { plan: 'plan' }, { size: 'M' }));
     expect(ops(m)).toEqual(['comment', 'add_labels', 'enter', 'review']);
+    expect(m.at(-1)).toEqual({ op: 'review', size: 'M', attempt: 'a1', plan: 'plan' });
   });
 
   it('sends a sized XS to a worker when its gate is open, else marks it ready', () => {
-    expect(afterPlan(member({ state: 'sizing' }), 'SIZE: XS').at(-1)).toEqual({
-      op: 'enter',
-      phase: 'coding',
-    });
-    expect(landing(afterPlan(member({ state: 'sizing', executionOpen: false }), 'SIZE: XS'))?.landing).toBe(
+    expect(step(answered('sizing', { plan: 'SIZE: XS' })).at(-1)).toEqual({ op: 'enter', phase: 'coding' });
+    expect(landing(step(answered('sizing', { plan: 'SIZE: XS' }, { executionOpen: false })))?.landing).toBe(
       'ready',
     );
   });
 
   it('approves a fixed plan with the findings it applied, and refuses what has no plan or no size', () => {
-    const fixed = afterPlan(member({ size: 'L', state: 'fixing', findings: 'add tests' }), 'plan v2');
+    const fixed = step(answered('fixing', { plan: 'plan v2' }, { size: 'L', findings: 'add tests' }));
     expect(fixed[0]).toEqual({
       op: 'comment',
       status: 'approved',
       size: 'L',
+      plan: 'plan v2',
+      planner: 'p',
       reviews: [{ reviewer: 'the reviewers', verdict: 'blocked', findings: 'add tests' }],
     });
     expect(landing(fixed)).toEqual({ landing: 'approved', size: 'L' });
-    expect(landing(afterPlan(member({ state: 'planning' }), undefined))?.note).toBe(
-      'the planner pushed no PLAN.md',
-    );
-    expect(landing(afterPlan(member({ state: 'sizing' }), 'no size here'))?.note).toBe(
+    expect(landing(step(answered('planning', {})))?.note).toBe('the planner pushed no PLAN.md');
+    expect(landing(step(answered('sizing', { plan: 'no size here' })))?.note).toBe(
       'the planner did not give the issue a size',
     );
-    expect(landing(afterPlan(member({ state: 'reviewing' }), 'plan'))?.note).toBe(
-      'the plan to review is gone',
-    );
+    expect(landing(step(answered('reviewing', {}, { size: 'M' })))?.note).toBe('the plan to review is gone');
   });
 });
 
-describe('the reviewers’ answer (afterReview)', () => {
+describe('a plan under review', () => {
   const review = (verdict: 'approved' | 'blocked' | 'pivot', findings = 'x') => ({
     reviewer: 'r',
     verdict,
     findings,
   });
+  const verdict = (r: MemberAnswer['review'], size: MemberFacts['size'] = 'M') =>
+    step(answered('reviewing', { plan: 'plan', ...(r ? { review: r } : {}) }, { size }));
+
+  it('goes to its reviewers while their answer is not recorded, with the size a sizing planner gave', () => {
+    expect(verdict(undefined)).toEqual([{ op: 'review', size: 'M', attempt: 'a1', plan: 'plan' }]);
+    const sized = step(answered('reviewing', { plan: 'SIZE: L\nThe plan.' }));
+    expect(sized).toEqual([{ op: 'review', size: 'L', attempt: 'a1', plan: 'SIZE: L\nThe plan.' }]);
+  });
 
   it('approves, pivots, sends BLOCKED findings back to the planner, and refuses no verdict', () => {
-    expect(
-      landing(afterReview('M', { verdict: 'approved', reviews: [review('approved')], failures: [] })),
-    ).toEqual({ landing: 'approved', size: 'M' });
-    expect(ops(afterReview('M', { verdict: 'pivot', reviews: [review('pivot')], failures: [] }))).toEqual([
-      'pivot',
-    ]);
-    const blocked = afterReview('L', {
-      verdict: 'blocked',
-      reviews: [review('blocked', 'one'), review('approved', 'fine'), review('blocked', 'two')],
-      failures: [],
+    expect(landing(verdict({ verdict: 'approved', reviews: [review('approved')], failures: [] }))).toEqual({
+      landing: 'approved',
+      size: 'M',
     });
+    expect(verdict({ verdict: 'pivot', reviews: [review('pivot')], failures: [] })).toEqual([
+      { op: 'pivot', size: 'M', reviews: [review('pivot')], plan: 'plan', planner: 'p' },
+    ]);
+    const blocked = verdict(
+      {
+        verdict: 'blocked',
+        reviews: [review('blocked', 'one'), review('approved', 'fine'), review('blocked', 'two')],
+        failures: [],
+      },
+      'L',
+    );
     expect(blocked.at(-1)).toEqual({ op: 'enter', phase: 'fixing', feedback: 'one\ntwo' });
-    expect(
-      landing(afterReview('M', { verdict: 'no_review', reviews: [], failures: ['slow timed out'] })),
-    ).toEqual({ landing: 'refused', size: 'M', note: 'no reviewer could review it (slow timed out)' });
+    expect(landing(verdict({ verdict: 'no_review', reviews: [], failures: ['slow timed out'] }))).toEqual({
+      landing: 'refused',
+      size: 'M',
+      note: 'no reviewer could review it (slow timed out)',
+    });
+    expect(landing(verdict({ verdict: 'unclear', reviews: [], failures: [] }))?.note).toBe(
+      'the reviewers answered without a verdict',
+    );
   });
 });
 
@@ -160,6 +191,22 @@ describe('member steps, for any member', () => {
     ),
     dispatches: fc.nat(4),
     firstTries: fc.nat(4),
+    answer: fc.option(
+      fc.record(
+        {
+          attempt: fc.string({ minLength: 1, maxLength: 3 }),
+          planner: fc.constant('p'),
+          plan: fc.constantFrom('SIZE: XS', 'SIZE: M\nplan', 'plan'),
+          review: fc.record({
+            verdict: fc.constantFrom('approved', 'blocked', 'pivot', 'unclear', 'no_review'),
+            reviews: fc.constant([]),
+            failures: fc.constant([]),
+          }),
+        },
+        { requiredKeys: ['attempt', 'planner'] },
+      ),
+      { nil: undefined },
+    ),
   });
   const clean = <T extends object>(o: T): T =>
     Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
@@ -177,6 +224,12 @@ describe('member steps, for any member', () => {
           expect(got.some((o) => o.op === 'attempt')).toBe(false);
         }
         if (!m.open) expect(landing(got)?.landing).toBe('closed');
+        // A question to the world ends its step: what the answer means is the next pass's to decide.
+        const asks = got.findIndex((o) => o.op === 'read_plan' || o.op === 'review');
+        if (asks >= 0) {
+          expect(asks).toBe(got.length - 1);
+          expect(lands).toHaveLength(0);
+        }
       }),
     );
   });

@@ -2,9 +2,10 @@
 // orchestrator (plan-blitz/member-steps.ts): XS → a worker, its PR shipped in the wave; S → a planner's
 // short spec, `plan/ready`; M/L → the planner's plan as a draft, reviewed: APPROVED → `plan/approved`,
 // BLOCKED → the planner applies the findings and the fixed plan is approved, PIVOT → a replan issue;
-// no size yet → the planner sizes it first. `memberStep` decides a pass's step from what the pass read;
-// a step that needs an answer from the world ends in `read_plan` or `review`, and `afterPlan` /
-// `afterReview` decide the rest of it from that answer. A step that starts a worker takes a free slot.
+// no size yet → the planner sizes it first. `memberStep` decides a pass's step from what the pass read.
+// An answer from the world (the PLAN.md a planner pushed, the reviewers' verdict on it) is asked for by a
+// step (`read_plan`, `review`) that only records it on the member (`MemberAnswer`); the next pass's step
+// decides what it means. A step that starts a worker takes a free slot.
 import { needsReview, parsePlanSize, planRunLabels, type Size, sizeLabel } from './plan-labels.ts';
 import type { AttemptOutcome } from './routing.ts';
 import type { IssueKey } from './types.ts';
@@ -29,25 +30,51 @@ export interface PlanReview {
   findings: string;
 }
 
+/** The reviewers' answer on a plan, as the review leg gave it. */
+export interface PlanReviewAnswer {
+  verdict: PlanReview['verdict'] | 'unclear' | 'no_review';
+  reviews: PlanReview[];
+  /** One line per reviewer that failed. */
+  failures: string[];
+}
+
+/**
+ * What the world answered a member's step, recorded on the member until it lands: the PLAN.md the
+ * attempt pushed (absent: none was), read by `read_plan`, and the reviewers' answer on it (`review`).
+ */
+export interface MemberAnswer {
+  attempt: string;
+  /** The roster entry that wrote the plan. */
+  planner: string;
+  plan?: string;
+  review?: PlanReviewAnswer;
+}
+
+/** A plan read and who wrote it: what a plan comment, a review and a pivot show. */
+interface PlanText {
+  plan: string;
+  planner: string;
+}
+
 /** What a member's step does, in order; `attempt` names the attempt whose branch or result it uses. */
 export type MemberOp =
   | { op: 'land'; outcome: MemberLanding }
   | { op: 'add_labels'; labels: string[] }
   | { op: 'remove_label'; label: string }
-  /** The plan comment, with the plan read in this step. */
-  | { op: 'comment'; status: PlanStatus; size: Size; reviews?: PlanReview[]; note?: string }
+  /** The plan comment, with the plan as it was read. */
+  | ({ op: 'comment'; status: PlanStatus; size: Size; reviews?: PlanReview[]; note?: string } & PlanText)
   /** Into a phase: attempts before now no longer count for it; `feedback` is kept for its worker. */
   | { op: 'enter'; phase: MemberPhase | 'reviewing' | 'shipping'; feedback?: string }
   /** A worker (coding) or a planner for the phase, through the queue. */
   | { op: 'attempt'; phase: MemberPhase }
-  /** Read the PLAN.md the attempt pushed; `afterPlan` decides the rest. */
+  /** Read the PLAN.md the attempt pushed and record it (`MemberAnswer`); the next pass decides. */
   | { op: 'read_plan'; attempt: string }
-  /** The plan goes to its reviewers; `afterReview` decides the rest. */
-  | { op: 'review'; size: Size }
+  /** The plan the attempt pushed goes to its reviewers; their answer is recorded, the next pass decides. */
+  | { op: 'review'; size: Size; attempt: string; plan: string }
   /** XS: the worker's branch becomes a PR into the default branch, reviewed, merged; the issue closes. */
   | { op: 'ship'; attempt: string }
   /** PIVOT: a replan issue filed (or found) and linked as a blocker; the member lands pivoted. */
-  | { op: 'pivot'; size: Size; reviews: PlanReview[] };
+  | ({ op: 'pivot'; size: Size; reviews: PlanReview[] } & PlanText);
 
 /** What the pass read about one member of the wave in flight. */
 export interface MemberFacts {
@@ -66,6 +93,8 @@ export interface MemberFacts {
   firstTries: number;
   /** The reviewers' findings that sent its plan back (kept on its row while it is fixing). */
   findings?: string;
+  /** The world's last answer to its steps (counts only for the attempt it names). */
+  answer?: MemberAnswer;
 }
 
 /** What the orchestrator reads of a member; the planner adds its execution gate. */
@@ -93,12 +122,85 @@ const readyXs = (): MemberOp[] => [
 ];
 
 /** An approved plan: the comment says so, `plan/approved` replaces `plan/draft`. */
-const approve = (size: Size, reviews: PlanReview[]): MemberOp[] => [
-  { op: 'comment', status: 'approved', size, reviews },
+const approve = (size: Size, reviews: PlanReview[], text: PlanText): MemberOp[] => [
+  { op: 'comment', status: 'approved', size, reviews, ...text },
   { op: 'add_labels', labels: [planRunLabels.approved] },
   { op: 'remove_label', label: planRunLabels.draft },
   { op: 'land', outcome: { landing: 'approved', size } },
 ];
+
+/** What a pushed plan means for the member (no plan: none was pushed). */
+const afterPlan = (m: MemberFacts, answer: MemberAnswer): MemberOp[] => {
+  const { plan, planner } = answer;
+  if (plan === undefined) return refuse('the planner pushed no PLAN.md');
+  const text = { plan, planner };
+  const out: MemberOp[] = [];
+  let size = m.size;
+  if (m.state === 'sizing') {
+    const said = parsePlanSize(plan);
+    if (!said) return refuse('the planner did not give the issue a size');
+    out.push({ op: 'add_labels', labels: [sizeLabel(said)] });
+    size = said;
+    if (said === 'XS')
+      return [...out, ...(m.executionOpen ? [{ op: 'enter', phase: 'coding' } as const] : readyXs())];
+  }
+  if (!size) return refuse('the issue has no size');
+  if (m.state === 'fixing')
+    return approve(
+      size,
+      [{ reviewer: 'the reviewers', verdict: 'blocked', findings: m.findings ?? '' }],
+      text,
+    );
+  if (!needsReview(size))
+    return [
+      ...out,
+      { op: 'comment', status: 'spec', size, ...text },
+      { op: 'add_labels', labels: [planRunLabels.draft, planRunLabels.ready] },
+      { op: 'land', outcome: { landing: 'ready', size } },
+    ];
+  return [
+    ...out,
+    { op: 'comment', status: 'draft', size, ...text },
+    { op: 'add_labels', labels: [planRunLabels.draft] },
+    { op: 'enter', phase: 'reviewing' },
+    { op: 'review', size, attempt: answer.attempt, plan },
+  ];
+};
+
+/** What the reviewers' answer on a plan means: approved, a pivot, the findings to apply, or a refusal. */
+const afterReview = (size: Size, r: PlanReviewAnswer, text: PlanText): MemberOp[] => {
+  if (r.verdict === 'approved') return approve(size, r.reviews, text);
+  if (r.verdict === 'pivot') return [{ op: 'pivot', size, reviews: r.reviews, ...text }];
+  if (r.verdict === 'blocked') {
+    const findings = r.reviews
+      .filter((x) => x.verdict === 'blocked')
+      .map((x) => x.findings)
+      .join('\n');
+    return [
+      { op: 'comment', status: 'fixing', size, reviews: r.reviews, ...text },
+      { op: 'enter', phase: 'fixing', feedback: findings },
+    ];
+  }
+  const note =
+    r.verdict === 'unclear'
+      ? 'the reviewers answered without a verdict'
+      : `no reviewer could review it (${r.failures.join('; ') || 'none configured'})`;
+  return [{ op: 'comment', status: 'refused', size, note, ...text }, ...refuse(note, size)];
+};
+
+/** A plan under review: read it (again), ask the reviewers, or decide on their answer. */
+const underReview = (m: MemberFacts, answer: MemberAnswer): MemberOp[] => {
+  const { plan, planner } = answer;
+  // The size a sizing planner gave, should its label not be read back yet.
+  const size = m.size ?? (plan === undefined ? undefined : parsePlanSize(plan));
+  if (plan === undefined || !size) return refuse('the plan to review is gone');
+  if (answer.review) return afterReview(size, answer.review, { plan, planner });
+  return [{ op: 'review', size, attempt: answer.attempt, plan }];
+};
+
+/** The member's answer for this attempt, if the world gave one. */
+const answerFor = (m: MemberFacts, attempt: string): MemberAnswer | undefined =>
+  m.answer?.attempt === attempt ? m.answer : undefined;
 
 /**
  * The member's step this pass; empty while it waits (a worker running, a dispatch not yet started, or
@@ -110,9 +212,9 @@ export const memberStep = (m: MemberFacts, slots: number, runnerRetries: number)
   if (m.state === 'reviewing' || m.state === 'shipping') {
     const solved = m.attempts.filter((a) => a.outcome === 'solved').at(-1);
     if (!solved) return refuse('its worker result was lost');
-    return m.state === 'shipping'
-      ? [{ op: 'ship', attempt: solved.id }]
-      : [{ op: 'read_plan', attempt: solved.id }];
+    if (m.state === 'shipping') return [{ op: 'ship', attempt: solved.id }];
+    const answer = answerFor(m, solved.id);
+    return answer ? underReview(m, answer) : [{ op: 'read_plan', attempt: solved.id }];
   }
   if (!phases.includes(m.state)) {
     if (m.size === 'XS' && !m.executionOpen) return readyXs();
@@ -140,65 +242,8 @@ export const memberStep = (m: MemberFacts, slots: number, runnerRetries: number)
       { op: 'enter', phase: 'shipping' },
       { op: 'ship', attempt: latest.id },
     ];
-  return [{ op: 'read_plan', attempt: latest.id }];
-};
-
-/** The rest of a step once the plan its planner pushed is read (`text` undefined: none was pushed). */
-export const afterPlan = (m: MemberFacts, text: string | undefined): MemberOp[] => {
-  if (m.state === 'reviewing')
-    return text && m.size ? [{ op: 'review', size: m.size }] : refuse('the plan to review is gone');
-  if (!text) return refuse('the planner pushed no PLAN.md');
-  const out: MemberOp[] = [];
-  let size = m.size;
-  if (m.state === 'sizing') {
-    const said = parsePlanSize(text);
-    if (!said) return refuse('the planner did not give the issue a size');
-    out.push({ op: 'add_labels', labels: [sizeLabel(said)] });
-    size = said;
-    if (said === 'XS')
-      return [...out, ...(m.executionOpen ? [{ op: 'enter', phase: 'coding' } as const] : readyXs())];
-  }
-  if (!size) return refuse('the issue has no size');
-  if (m.state === 'fixing')
-    return approve(size, [{ reviewer: 'the reviewers', verdict: 'blocked', findings: m.findings ?? '' }]);
-  if (!needsReview(size))
-    return [
-      ...out,
-      { op: 'comment', status: 'spec', size },
-      { op: 'add_labels', labels: [planRunLabels.draft, planRunLabels.ready] },
-      { op: 'land', outcome: { landing: 'ready', size } },
-    ];
-  return [
-    ...out,
-    { op: 'comment', status: 'draft', size },
-    { op: 'add_labels', labels: [planRunLabels.draft] },
-    { op: 'enter', phase: 'reviewing' },
-    { op: 'review', size },
-  ];
-};
-
-/** What the reviewers' answer on a plan means: approved, a pivot, the findings to apply, or a refusal. */
-export const afterReview = (
-  size: Size,
-  r: { verdict: PlanReview['verdict'] | 'unclear' | 'no_review'; reviews: PlanReview[]; failures: string[] },
-): MemberOp[] => {
-  if (r.verdict === 'approved') return approve(size, r.reviews);
-  if (r.verdict === 'pivot') return [{ op: 'pivot', size, reviews: r.reviews }];
-  if (r.verdict === 'blocked') {
-    const findings = r.reviews
-      .filter((x) => x.verdict === 'blocked')
-      .map((x) => x.findings)
-      .join('\n');
-    return [
-      { op: 'comment', status: 'fixing', size, reviews: r.reviews },
-      { op: 'enter', phase: 'fixing', feedback: findings },
-    ];
-  }
-  const note =
-    r.verdict === 'unclear'
-      ? 'the reviewers answered without a verdict'
-      : `no reviewer could review it (${r.failures.join('; ') || 'none configured'})`;
-  return [{ op: 'comment', status: 'refused', size, note }, ...refuse(note, size)];
+  const answer = answerFor(m, latest.id);
+  return answer ? afterPlan(m, answer) : [{ op: 'read_plan', attempt: latest.id }];
 };
 
 /** Starts a worker: the ops that take a slot. */

@@ -212,6 +212,8 @@ export interface ParkView {
   failures: EnvironmentFailureSeen[];
   /** While probing: an interrupted attempt has ended, and not on an environment failure. */
   answered: boolean;
+  /** The park's interrupted attempts still the latest of their issue and still ended on the outage. */
+  resumable: string[];
   /** The run stopped paused on the budget probe's park (nothing running); `resetAt` when the probe named one. */
   budgetStopped?: { resetAt?: string };
   /** The budget probe's answer this reconcile call: true when it allows work; absent when none is configured or it failed. */
@@ -294,8 +296,8 @@ export type Action =
   | { type: 'park'; park: RunPark; seen: string[]; notice: boolean }
   /** The park lifts: the run goes on in the state it was paused from. */
   | { type: 'unpark'; reason: string }
-  /** The park's wait is over: the interrupted sessions resume as the probe; with none to resume it lifts. */
-  | { type: 'probe_park'; park: RunPark }
+  /** The park's wait is over: the sessions in `resume` go on as the probe; with none resumed it lifts. */
+  | { type: 'probe_park'; park: RunPark; resume: string[] }
   /** The run stops BLOCKED on a hard blocker: one notice, and a blocker issue filed once the forge lets it. */
   | { type: 'block'; reason: string }
   /** The hard blocker is gone: its blocker issue is closed and the run goes on. */

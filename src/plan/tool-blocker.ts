@@ -4,9 +4,73 @@
 // attempt after the environment backoff (capped, doubling), or at once when a person resumes the run.
 // The runner checks for the tool before it makes anything, so a probe is cheap; once a probe attempt
 // runs past the first wait or ends any other way, the tool is there and the kept blocker is lifted.
-import { backoffSeconds } from './environment-park.ts';
-import type { Action, RunSnapshot } from './snapshot.ts';
+// Pure: `missingToolViewOf` reads the run's attempts into the planner's view, `toolBlockerActions` decides.
+import { isToolMissing } from '../runner/failure-class.ts';
+import { commandFor } from '../runner/tools/index.ts';
+import { placeholdersOf } from '../runner/tools/placeholders.ts';
+import type { AttemptRecord } from '../runner/types.ts';
+import { backoffSeconds, defaultEnvironmentBackoff, type EnvironmentBackoff } from './environment-park.ts';
+import { attemptKey } from './issue-progress.ts';
+import type { Action, MissingToolView, RunSnapshot } from './snapshot.ts';
 import type { RunState } from './states.ts';
+
+const missed = (a: AttemptRecord): boolean =>
+  a.outcome === 'environment_failure' && isToolMissing(a.failureSummary);
+
+/** The command the attempt's roster entry starts (its argv[0]), from the bot's own copy of the job. */
+const binaryOf = (a: AttemptRecord): string => {
+  try {
+    return commandFor(a.job.entry, placeholdersOf(a, a.promptPath), 'start', a.sessionId)?.argv[0] ?? a.tool;
+  } catch {
+    return a.tool;
+  }
+};
+
+/** The bot's runner, or the remote runner the hub named (never what a remote runner wrote). */
+const hostOf = (a: AttemptRecord): string =>
+  a.runner !== undefined ? `runner ${a.runner}` : a.host !== undefined ? `host ${a.host}` : "the bot's host";
+
+/** The sentence of the blocker: the same on every pass while the same tool is missing on the same host. */
+const reasonOf = (a: AttemptRecord): string =>
+  `the agent CLI \`${binaryOf(a)}\` (roster entry ${a.rosterEntry}) is not installed on ${hostOf(a)}`;
+
+/**
+ * The missing agent CLI of the run at `now`, if any (runner/failure-class.ts `isToolMissing`): an issue
+ * whose latest attempt met it, or whose probe attempt (the next one) is still within its first wait.
+ * Undefined once a probe ran past that or ended otherwise. The most recent miss names the tool and host.
+ */
+export const missingToolViewOf = (
+  at: { now: string; policy?: EnvironmentBackoff | undefined },
+  attempts: readonly AttemptRecord[],
+): MissingToolView | undefined => {
+  const byIssue = new Map<string, AttemptRecord[]>();
+  for (const a of attempts) byIssue.set(attemptKey(a), [...(byIssue.get(attemptKey(a)) ?? []), a]);
+  const policy = at.policy ?? defaultEnvironmentBackoff;
+  const found: MissingToolView[] = [];
+  for (const [issue, list] of byIssue) {
+    const latest = list[list.length - 1]!;
+    const probing = latest.outcome === undefined;
+    const ended = probing ? list.slice(0, -1) : list;
+    let failures = 0;
+    while (failures < ended.length && missed(ended[ended.length - 1 - failures]!)) failures++;
+    if (failures === 0) continue;
+    if (!probing && !missed(latest)) continue;
+    // A probe attempt that ran a whole first wait without meeting the missing tool found it.
+    if (probing && Date.parse(at.now) - Date.parse(latest.startedAt) >= policy.initialSeconds * 1000)
+      continue;
+    const last = ended[ended.length - 1]!;
+    found.push({
+      reason: reasonOf(last),
+      issue,
+      failures,
+      lastAt: last.endedAt ?? last.startedAt,
+      probing,
+      now: at.now,
+      policy,
+    });
+  }
+  return found.sort((a, b) => (a.lastAt < b.lastAt ? 1 : a.lastAt > b.lastAt ? -1 : 0))[0];
+};
 
 /** When the next probe is due (ISO), after `failures` attempts in a row met the missing tool. */
 export const nextToolProbeAt = (t: NonNullable<RunSnapshot['missingTool']>): string =>

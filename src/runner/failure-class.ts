@@ -38,7 +38,7 @@ const environmentPatterns: { pattern: RegExp; what: string }[] = [
 /**
  * True for an attempt whose agent CLI could not be found or started: the runner's own check before it
  * starts (`command "…" was not found`), or the worker wrapper's spawn error (ENOENT). Nothing but
- * installing the tool cures it (orchestrator/missing-tool.ts blocks the run on it). A log that merely
+ * installing the tool cures it (plan/tool-blocker.ts blocks the run on it). A log that merely
  * says "command not found" may be a tool the agent itself ran, so it is not read as this.
  */
 export const isToolMissing = (summary: string | undefined): boolean =>

@@ -14,9 +14,9 @@ import { cleanupRepo, sweepClosedIssueWorkspaces } from './cleanup.ts';
 import { type CredentialsProvider, type GitContext, gitTry } from './git.ts';
 import { type MachineLimit, machineLimit, sampleMachine } from './machine.ts';
 import { buildPrompt, isFeedbackReason } from './prompt.ts';
-import { isOurWorker, placeholdersOf, Supervisor } from './supervisor.ts';
+import { isOurWorker, Supervisor } from './supervisor.ts';
 import { commandFor, toolAdapters } from './tools/index.ts';
-import { placeholderEnv } from './tools/placeholders.ts';
+import { placeholderEnv, placeholdersOf } from './tools/placeholders.ts';
 import {
   type AttemptJob,
   type AttemptLedger,

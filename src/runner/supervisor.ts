@@ -28,7 +28,7 @@ import { type GitContext, git, gitTry, remoteBranchSha } from './git.ts';
 import { buildNudge, isFeedbackReason, type NudgeSituation } from './prompt.ts';
 import { stallCheck } from './stall.ts';
 import { commandFor, toolAdapters } from './tools/index.ts';
-import type { PlaceholderValues } from './tools/placeholders.ts';
+import { placeholdersOf } from './tools/placeholders.ts';
 import type {
   AttemptLedger,
   AttemptOutcome,
@@ -123,16 +123,6 @@ const userEnv = (user: WorkerUser, attemptDir: string): Record<string, string> =
   HOME: user.home && existsSync(user.home) ? user.home : attemptDir,
   USER: user.name,
   LOGNAME: user.name,
-});
-
-export const placeholdersOf = (r: AttemptRecord, promptFile: string): PlaceholderValues => ({
-  promptFile,
-  worktree: r.worktree,
-  branch: r.branch,
-  baseBranch: r.baseBranch,
-  issue: r.issue.number,
-  repo: `${r.issue.repo.owner}/${r.issue.repo.name}`,
-  model: r.model,
 });
 
 /** origin's heads (branch → sha) per clone, read once in a tick for every worker of that clone. */

@@ -4,6 +4,7 @@
 import type { IssueRef } from '../../forges/types.ts';
 import { sizeOf } from '../../plan/plan-labels.ts';
 import type { MemberPhase as Phase } from '../../plan/plan-member.ts';
+import type { WaveOutcome } from '../../plan/plan-progress.ts';
 import { pickWorker } from '../../plan/routing.ts';
 import { assessTier } from '../../plan/tier.ts';
 import type { IssueKey, PlanIssue } from '../../plan/types.ts';
@@ -14,7 +15,6 @@ import { refOf } from '../context.ts';
 import { dispatchAttempt } from '../dispatch-attempt.ts';
 import { rosterEntryFor } from '../roster-entry.ts';
 import { attemptsOfIssue, type PlanCtx, savePlan, waveOf } from './plan-context.ts';
-import type { WaveOutcome } from './plan-state.ts';
 
 const phases: readonly string[] = ['sizing', 'planning', 'fixing', 'coding'];
 const stepOf: Record<Exclude<Phase, 'coding'>, PlannerStep> = {
@@ -48,6 +48,7 @@ export const land = async (pc: PlanCtx, key: IssueKey, outcome: WaveOutcome): Pr
   // The title is kept: a closed issue is no longer in the milestone's open list.
   const title = pc.issues.get(key)?.title;
   w.outcomes[key] = { ...outcome, ...(title !== undefined && outcome.title === undefined ? { title } : {}) };
+  delete w.answers[key];
   const ref = issueRef(key);
   await pc.deps.store.upsertRunIssue(pc.run.id, `${ref.repo.owner}/${ref.repo.name}`, ref.number, {
     state: outcome.landing,

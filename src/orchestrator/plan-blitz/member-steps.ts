@@ -1,11 +1,12 @@
 // Performs one wave member's step, op by op, as plan/plan-member.ts decided it: labels, the plan comment,
 // a phase entered, a planner or worker queued, the XS lane's ship, a PIVOT's replan issue, a landing. A
-// step that reads the pushed plan or asks the reviewers hands the answer back to the planner
-// (`afterPlan`, `afterReview`) and performs what it says. Each op checks the world where it matters.
+// step that reads the pushed plan or asks the reviewers only records the world's answer on the member
+// (its wave's `answers`, through the run writer) and asks for a pass: the next pass's step decides on it.
+// Each op checks the world where it matters.
 
 import { renderPlanComment, replanIssueBody } from '../../dashboard/plan-comment.ts';
-import { planMarker, type Size } from '../../plan/plan-labels.ts';
-import { afterPlan, afterReview, type MemberOp, type PlanReview } from '../../plan/plan-member.ts';
+import { planMarker } from '../../plan/plan-labels.ts';
+import type { MemberAnswer, MemberOp } from '../../plan/plan-member.ts';
 import type { Action } from '../../plan/snapshot.ts';
 import type { IssueKey } from '../../plan/types.ts';
 import { reviewPlan } from '../../review/plan-review.ts';
@@ -14,15 +15,10 @@ import { closeWithComment } from '../close-issue.ts';
 import { cleanUpMerged, mergePr, openPr } from '../pull-requests.ts';
 import { reviewAuthorOf } from '../review-leg.ts';
 import { enterPhase, issueRef, land, readPlan, startAttempt } from './member-phases.ts';
-import { type PlanCtx, waveOf } from './plan-context.ts';
+import { type PlanCtx, savePlan, waveOf } from './plan-context.ts';
 
 type Step = Extract<Action, { type: 'advance_member' }>;
-
-/** What the step has read so far: the plan's text and the attempt that pushed it. */
-interface Read {
-  text?: string;
-  author?: AttemptRecord;
-}
+type Op<K extends MemberOp['op']> = Extract<MemberOp, { op: K }>;
 
 const attemptOf = (pc: PlanCtx, id: string): AttemptRecord => {
   const a = pc.attempts.find((x) => x.id === id);
@@ -79,7 +75,7 @@ const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord) => {
 };
 
 /** PIVOT: a replan issue (found again by its title, else filed) blocks the member, which lands pivoted. */
-const pivot = async (pc: PlanCtx, key: IssueKey, size: Size, reviews: PlanReview[], read: Required<Read>) => {
+const pivot = async (pc: PlanCtx, key: IssueKey, p: Op<'pivot'>) => {
   const issue = pc.issues.get(key)!;
   const title = `Replan #${issue.number}: ${issue.title}`.slice(0, 200);
   const existing = [...pc.issues.values()].find((i) => i.title === title);
@@ -88,100 +84,114 @@ const pivot = async (pc: PlanCtx, key: IssueKey, size: Size, reviews: PlanReview
     (
       await pc.forge.createIssue(pc.repo, {
         title,
-        body: replanIssueBody(issue.number, issue.title, reviews),
+        body: replanIssueBody(issue.number, issue.title, p.reviews),
         milestone: pc.run.milestoneNumber,
       })
     ).ref.number;
   await pc.forge.addBlockedBy(issueRef(key), { repo: pc.repo, number: replan });
-  await comment(pc, key, { op: 'comment', status: 'pivot', size, reviews }, read, replan);
-  await land(pc, key, { landing: 'pivoted', size, replanIssue: replan, note: `PIVOT: replan in #${replan}` });
+  await comment(pc, key, { ...p, op: 'comment', status: 'pivot' }, replan);
+  await land(pc, key, {
+    landing: 'pivoted',
+    size: p.size,
+    replanIssue: replan,
+    note: `PIVOT: replan in #${replan}`,
+  });
 };
 
-const comment = (
-  pc: PlanCtx,
-  key: IssueKey,
-  c: Extract<MemberOp, { op: 'comment' }>,
-  read: Read,
-  replanIssue?: number,
-) => {
-  if (read.text === undefined || !read.author) throw new Error('a plan comment without the plan read');
-  return pc.forge.upsertStickyComment(
+const comment = (pc: PlanCtx, key: IssueKey, c: Op<'comment'>, replanIssue?: number) =>
+  pc.forge.upsertStickyComment(
     issueRef(key),
     planMarker,
     renderPlanComment({
       status: c.status,
       size: c.size,
-      plan: read.text,
+      plan: c.plan,
       wave: waveOf(pc).index,
-      planner: read.author.rosterEntry,
+      planner: c.planner,
       ...(c.reviews ? { reviews: c.reviews } : {}),
       ...(c.note ? { note: c.note } : {}),
       ...(replanIssue !== undefined ? { replanIssue } : {}),
     }),
   );
+
+/** Records the world's answer to the member's step; the next pass's step decides what it means. */
+const record = async (pc: PlanCtx, key: IssueKey, answer: MemberAnswer): Promise<void> => {
+  waveOf(pc).answers[key] = answer;
+  await savePlan(pc);
 };
 
-const review = async (pc: PlanCtx, key: IssueKey, size: Size, read: Required<Read>) => {
+const readAnswer = async (pc: PlanCtx, author: AttemptRecord): Promise<MemberAnswer> => {
+  const plan = await readPlan(pc, author);
+  return { attempt: author.id, planner: author.rosterEntry, ...(plan !== undefined ? { plan } : {}) };
+};
+
+const reviewAnswer = async (pc: PlanCtx, key: IssueKey, o: Op<'review'>): Promise<MemberAnswer> => {
   const issue = pc.issues.get(key)!;
-  return reviewPlan({
+  const author = attemptOf(pc, o.attempt);
+  const r = await reviewPlan({
     issue: { repo: issue.repo, number: issue.number, title: issue.title, body: issue.body },
-    plan: read.text,
-    size,
-    author: reviewAuthorOf(pc.deps.config.roster, read.author, 'unknown'),
+    plan: o.plan,
+    size: o.size,
+    author: reviewAuthorOf(pc.deps.config.roster, author, 'unknown'),
     roster: pc.deps.config.roster,
     timeoutSeconds: pc.deps.config.reviewTimeoutSeconds,
     baseEnv: pc.deps.baseEnv,
     signal: new AbortController().signal,
     logger: pc.deps.logger,
   });
+  return {
+    attempt: author.id,
+    planner: author.rosterEntry,
+    plan: o.plan,
+    review: { verdict: r.verdict, reviews: r.reviews, failures: r.failures },
+  };
 };
 
-/** Performs the step; true when it moved the member (a phase entered, or landed): another pass follows. */
+/**
+ * Performs the step; true when it moved the member (a phase entered, an answer recorded, or landed):
+ * another pass follows.
+ */
 export const performMemberStep = async (pc: PlanCtx, step: Step): Promise<boolean> => {
   const key = step.issue;
-  const read: Read = {};
   let moved = false;
-  const run = async (ops: readonly MemberOp[]): Promise<void> => {
-    for (const o of ops)
-      switch (o.op) {
-        case 'land':
-          moved = true;
-          await land(pc, key, o.outcome);
-          break;
-        case 'add_labels':
-          await pc.forge.addLabels(issueRef(key), o.labels);
-          break;
-        case 'remove_label':
-          await pc.forge.removeLabel(issueRef(key), o.label).catch(() => undefined);
-          break;
-        case 'comment':
-          await comment(pc, key, o, read);
-          break;
-        case 'enter':
-          moved = true;
-          await enterPhase(pc, key, o.phase, o.feedback);
-          break;
-        case 'attempt':
-          await startAttempt(pc, key, o.phase);
-          break;
-        case 'ship':
-          await ship(pc, key, attemptOf(pc, o.attempt));
-          moved = true;
-          break;
-        case 'read_plan':
-          read.author = attemptOf(pc, o.attempt);
-          read.text = await readPlan(pc, read.author);
-          await run(afterPlan(step.facts, read.text));
-          break;
-        case 'review':
-          await run(afterReview(o.size, await review(pc, key, o.size, read as Required<Read>)));
-          break;
-        case 'pivot':
-          moved = true;
-          await pivot(pc, key, o.size, o.reviews, read as Required<Read>);
-          break;
-      }
-  };
-  await run(step.ops);
+  for (const o of step.ops)
+    switch (o.op) {
+      case 'land':
+        moved = true;
+        await land(pc, key, o.outcome);
+        break;
+      case 'add_labels':
+        await pc.forge.addLabels(issueRef(key), o.labels);
+        break;
+      case 'remove_label':
+        await pc.forge.removeLabel(issueRef(key), o.label).catch(() => undefined);
+        break;
+      case 'comment':
+        await comment(pc, key, o);
+        break;
+      case 'enter':
+        moved = true;
+        await enterPhase(pc, key, o.phase, o.feedback);
+        break;
+      case 'attempt':
+        await startAttempt(pc, key, o.phase);
+        break;
+      case 'ship':
+        await ship(pc, key, attemptOf(pc, o.attempt));
+        moved = true;
+        break;
+      case 'read_plan':
+        await record(pc, key, await readAnswer(pc, attemptOf(pc, o.attempt)));
+        moved = true;
+        break;
+      case 'review':
+        await record(pc, key, await reviewAnswer(pc, key, o));
+        moved = true;
+        break;
+      case 'pivot':
+        moved = true;
+        await pivot(pc, key, o);
+        break;
+    }
   return moved;
 };

@@ -2,12 +2,12 @@
 import type { RepoConfig } from '../../config/repo-config.ts';
 import type { Forge, RepoRef } from '../../forges/types.ts';
 import { attemptKey } from '../../plan/issue-progress.ts';
+import { type PlanProgress, type PlanWave, planProgressOf } from '../../plan/plan-progress.ts';
 import type { IssueKey, PlanIssue } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
 import type { Ports } from '../context.ts';
 import { writeProgress } from '../run-writer.ts';
-import { type PlanProgress, type PlanWave, planProgressOf } from './plan-state.ts';
 
 /** What the plan steps use of the orchestrator's ports. */
 export type PlanPorts = Ports<

@@ -3,11 +3,13 @@
 // perform: a member's step down its lane (plan/plan-member.ts decides it, member-steps.ts performs it), a wave started or landed, a report, the stop.
 // Labels and comments on the tracker carry the plans; the run keeps the waves' landings.
 import { formatConfigErrors } from '../../config/repo-config.ts';
+import { renderPlanDashboard } from '../../dashboard/plan-dashboard.ts';
 import { budgetOf } from '../../plan/budget.ts';
 import { issueAttempts } from '../../plan/issue-progress.ts';
 import { nextActions } from '../../plan/next-actions.ts';
 import { sizeOf } from '../../plan/plan-labels.ts';
 import type { MemberRead } from '../../plan/plan-member.ts';
+import { currentWave, finishedKeys, tallyOf } from '../../plan/plan-progress.ts';
 import type { Action, RunSnapshot } from '../../plan/snapshot.ts';
 import type { RunState } from '../../plan/states.ts';
 import { type IssueKey, issueKey } from '../../plan/types.ts';
@@ -21,8 +23,6 @@ import { dispatchHeld, pacedLimit, paceReason } from '../run-pace.ts';
 import { setRunState, stopRun as writeStop } from '../run-state.ts';
 import { performMemberStep } from './member-steps.ts';
 import { attemptsOfIssue, type PlanCtx, type PlanPorts, reloadPlan, savePlan } from './plan-context.ts';
-import { renderPlanDashboard } from './plan-dashboard.ts';
-import { currentWave, finishedKeys, tallyOf } from './plan-state.ts';
 
 export interface PlanReconcileHooks extends Pick<ReconcileHooks, 'trusted'> {
   probe: BudgetProbe;
@@ -117,6 +117,7 @@ const memberRead = (pc: PlanCtx, key: IssueKey): MemberRead => {
   const row = pc.rows.get(key);
   const size = issue && sizeOf(issue);
   const state = row?.state ?? 'queued';
+  const answer = currentWave(pc.plan)?.answers[key];
   return {
     key,
     open: issue !== undefined,
@@ -131,6 +132,7 @@ const memberRead = (pc: PlanCtx, key: IssueKey): MemberRead => {
     dispatches: row?.attempts ?? 0,
     firstTries: attemptsOfIssue(pc, key).filter((a) => a.job.retry === 0).length,
     ...(state === 'fixing' && row?.lastError !== undefined ? { findings: row.lastError } : {}),
+    ...(answer ? { answer } : {}),
   };
 };
 
@@ -202,6 +204,7 @@ const performPlan = async (pc: PlanCtx, a: Action): Promise<boolean> => {
         members: a.members,
         held: a.held,
         outcomes: {},
+        answers: {},
         landed: false,
       });
       await savePlan(pc);

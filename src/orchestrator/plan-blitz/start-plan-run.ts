@@ -5,6 +5,7 @@
 import type { Command, TicketRef } from '../../commands/schema.ts';
 import { isAppError } from '../../errors.ts';
 import type { Forge, IssueRef, Milestone, RepoRef } from '../../forges/types.ts';
+import type { PlanProgress } from '../../plan/plan-progress.ts';
 import { maxWaveSize } from '../../plan/plan-waves.ts';
 import { issueKey } from '../../plan/types.ts';
 import { slugify } from '../../runner/branch-names.ts';
@@ -13,7 +14,6 @@ import type { Intent } from '../../store/types.ts';
 import type { Ports, RunOptionsStored } from '../context.ts';
 import { setDashboardComment, writeProgress } from '../run-writer.ts';
 import { createRunOf, milestoneOrAnswer, placeOf, repoConfigOrAnswer } from '../start-run.ts';
-import type { PlanProgress } from './plan-state.ts';
 
 export interface PlanStartHooks {
   reconcileSoon(runId: string): void;

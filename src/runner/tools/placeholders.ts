@@ -1,5 +1,6 @@
 // Placeholders of agent argv templates. Each argv element is substituted on its own: a value can
 // never split into extra arguments or reach a shell. The same values go to the worker's env.
+import type { AttemptRecord } from '../types.ts';
 
 export interface PlaceholderValues {
   promptFile: string;
@@ -11,6 +12,17 @@ export interface PlaceholderValues {
   repo: string;
   model?: string;
 }
+
+/** An attempt's values, with the prompt file its command reads. */
+export const placeholdersOf = (r: AttemptRecord, promptFile: string): PlaceholderValues => ({
+  promptFile,
+  worktree: r.worktree,
+  branch: r.branch,
+  baseBranch: r.baseBranch,
+  issue: r.issue.number,
+  repo: `${r.issue.repo.owner}/${r.issue.repo.name}`,
+  model: r.model,
+});
 
 const table = (v: PlaceholderValues): Record<string, string> => ({
   prompt_file: v.promptFile,

@@ -2,18 +2,30 @@
 // per-wave counts of approved / execution-ready / closed / held / refused (and pivoted), each
 // member's lane and landing, the targets that matched nothing, cycles, holds and what is left.
 
-import { markdownText } from '../../dashboard/escape.ts';
-import { dashboardMarker, slowedLine } from '../../dashboard/render.ts';
-import { sizeOf } from '../../plan/plan-labels.ts';
-import { refOf } from '../context.ts';
-import type { PlanCtx } from './plan-context.ts';
-import { planProgressOf, tallyOf } from './plan-state.ts';
+import { sizeOf } from '../plan/plan-labels.ts';
+import { type PlanProgress, planProgressOf, tallyOf } from '../plan/plan-progress.ts';
+import type { IssueKey, PlanIssue } from '../plan/types.ts';
+import type { RunRecord } from '../store/run-store.ts';
+import { markdownText } from './escape.ts';
+import { dashboardMarker, slowedLine } from './render.ts';
 
-const num = (k: string) => `#${refOf(k).number}`;
+const num = (k: IssueKey) => `#${k.slice(k.lastIndexOf('#') + 1)}`;
 
-export const renderPlanDashboard = (
-  pc: Pick<PlanCtx, 'run' | 'plan' | 'rows' | 'issues'> & Partial<Pick<PlanCtx, 'problems' | 'slowed'>>,
-): string => {
+/** What the plan run's dashboard shows: the run, its waves, and what the pass read of its issues. */
+export interface PlanDashboardInput {
+  run: Pick<RunRecord, 'id' | 'milestoneTitle' | 'state' | 'progress'>;
+  plan: PlanProgress;
+  /** Each issue's phase as its run_issues row says (a member not landed shows it). */
+  rows: ReadonlyMap<IssueKey, { state: string }>;
+  /** Open issues of the milestone: a member's title and size. */
+  issues: ReadonlyMap<IssueKey, Pick<PlanIssue, 'title' | 'labels'>>;
+  /** Steps that failed in this pass (retried next pass). */
+  problems?: ReadonlyMap<IssueKey, string>;
+  /** Why the run goes slower than it could this pass. */
+  slowed?: string;
+}
+
+export const renderPlanDashboard = (pc: PlanDashboardInput): string => {
   const { run, plan } = pc;
   const lines = [
     dashboardMarker(run.id),
@@ -75,5 +87,5 @@ export const renderPlanDashboard = (
 };
 
 /** The dashboard posted when the run starts, before its first reconcile. */
-export const initialPlanDashboard = (run: PlanCtx['run']): string =>
+export const initialPlanDashboard = (run: PlanDashboardInput['run']): string =>
   renderPlanDashboard({ run, plan: planProgressOf(run.progress), rows: new Map(), issues: new Map() });

@@ -1,17 +1,55 @@
 // Pure: a fleet pass's facts turned into the scoreboard's rows. The pilot is the first ticket
 // dispatched; then waves of `maxSessions` tickets in dispatch order; undispatched tickets are queued.
 
-import type { ScoreboardInput, ScoreboardRow } from '../../dashboard/scoreboard.ts';
-import { formatIssueRef } from '../../forges/types.ts';
-import { refOf, repoRefOf } from '../context.ts';
-import { paceReason } from '../run-pace.ts';
-import type { FleetCtx } from './fleet-context.ts';
-import { ticketOf } from './fleet-state.ts';
+import { formatIssueRef, type IssueRef, repoRefOf } from '../forges/types.ts';
+import type { IssueProgress } from '../plan/snapshot.ts';
+import type { IssueKey, PlanIssue } from '../plan/types.ts';
+import type { RunIssueRecord, RunRecord } from '../store/run-store.ts';
+import type { ScoreboardInput, ScoreboardRow } from './scoreboard.ts';
 
-const statusOf = (ctx: FleetCtx, key: string): string => {
+/** What a fleet run keeps of one ticket that the scoreboard shows. */
+interface TicketFacts {
+  mergeRequestedBy?: string;
+  tests?: string;
+  status?: string;
+  review?: string;
+  note?: string;
+  uncertainties: string[];
+  followUps: string[];
+}
+
+/** What the scoreboard is made from: the fleet's own facts and what its pass read. */
+export interface ScoreboardFacts {
+  run: Pick<RunRecord, 'repo' | 'state'>;
+  /** Tickets per wave after the pilot. */
+  maxSessions: number;
+  fleet: {
+    tickets: Record<IssueKey, TicketFacts>;
+    skipped: ScoreboardInput['skipped'];
+    /** Ticket keys in the order they were first dispatched. */
+    dispatched: IssueKey[];
+  };
+  /** Every ticket as the tracker shows it now, by key. */
+  tickets: ReadonlyMap<IssueKey, Pick<PlanIssue, 'title' | 'state' | 'authorTrusted'>>;
+  rows: ReadonlyMap<IssueKey, Pick<RunIssueRecord, 'state' | 'mergedSha' | 'prNumber'>>;
+  progress: readonly Pick<IssueProgress, 'key' | 'state'>[];
+  lapsedApprovals: ReadonlySet<IssueKey>;
+  /** Why the run goes slower than it could this pass. */
+  slowed?: string;
+}
+
+const refOf = (key: IssueKey): IssueRef => {
+  const at = key.lastIndexOf('#');
+  return { repo: repoRefOf(key.slice(0, at)), number: Number(key.slice(at + 1)) };
+};
+
+const noFacts: TicketFacts = { uncertainties: [], followUps: [] };
+const ticketOf = (ctx: ScoreboardFacts, key: IssueKey): TicketFacts => ctx.fleet.tickets[key] ?? noFacts;
+
+const statusOf = (ctx: ScoreboardFacts, key: string): string => {
   const row = ctx.rows.get(key);
-  const t = ticketOf(ctx.fleet, key);
-  const p = ctx.snap.progress.find((x) => x.key === key);
+  const t = ticketOf(ctx, key);
+  const p = ctx.progress.find((x) => x.key === key);
   const issue = ctx.tickets.get(key);
   const extra = t.note ? ` — ${t.note}` : '';
   if (row?.state === 'closed' || (row?.mergedSha !== undefined && issue?.state === 'closed'))
@@ -36,11 +74,11 @@ const statusOf = (ctx: FleetCtx, key: string): string => {
   return p.state;
 };
 
-export const scoreboardInput = (ctx: FleetCtx, final?: { reason: string }): ScoreboardInput => {
+export const scoreboardInput = (ctx: ScoreboardFacts, final?: { reason: string }): ScoreboardInput => {
   const home = repoRefOf(ctx.run.repo);
   const rowOf = (key: string): ScoreboardRow => {
     const row = ctx.rows.get(key);
-    const t = ticketOf(ctx.fleet, key);
+    const t = ticketOf(ctx, key);
     return {
       ticket: formatIssueRef(refOf(key), home),
       title: ctx.tickets.get(key)?.title ?? '',
@@ -53,7 +91,7 @@ export const scoreboardInput = (ctx: FleetCtx, final?: { reason: string }): Scor
     };
   };
   const order = ctx.fleet.dispatched.filter((k) => ctx.tickets.has(k));
-  const size = Math.max(1, ctx.options.maxSessions);
+  const size = Math.max(1, ctx.maxSessions);
   const waves: ScoreboardInput['waves'] = [];
   if (order.length > 0) waves.push({ label: 'Pilot', rows: [rowOf(order[0]!)] });
   for (let i = 1; i < order.length; i += size)
@@ -63,7 +101,7 @@ export const scoreboardInput = (ctx: FleetCtx, final?: { reason: string }): Scor
   // Every worker has finished and nothing is queued: the summary shows now, not only at the run's end.
   const settled =
     queuedKeys.every((k) => ctx.tickets.get(k)?.state === 'closed') &&
-    ctx.snap.progress.every((p) => !['dispatched', 'working', 'pushed'].includes(p.state));
+    ctx.progress.every((p) => !['dispatched', 'working', 'pushed'].includes(p.state));
   const summary =
     final ??
     (settled ? { reason: 'Every worker has finished; what is left waits for a person.' } : undefined);
@@ -73,12 +111,12 @@ export const scoreboardInput = (ctx: FleetCtx, final?: { reason: string }): Scor
     queued,
     skipped: ctx.fleet.skipped,
     relays: [...ctx.tickets.keys()].flatMap((k) => {
-      const t = ticketOf(ctx.fleet, k);
+      const t = ticketOf(ctx, k);
       return t.uncertainties.length + t.followUps.length > 0
         ? [{ ticket: formatIssueRef(refOf(k), home), uncertainties: t.uncertainties, followUps: t.followUps }]
         : [];
     }),
     ...(summary ? { final: summary } : {}),
-    ...(paceReason(ctx.pace) ? { slowed: paceReason(ctx.pace)! } : {}),
+    ...(ctx.slowed ? { slowed: ctx.slowed } : {}),
   };
 };

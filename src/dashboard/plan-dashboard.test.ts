@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { renderPlanComment } from '../../dashboard/plan-comment.ts';
-import { dashboardMarker } from '../../dashboard/render.ts';
-import type { RunRecord } from '../../store/run-store.ts';
+import { planProgressSchema } from '../plan/plan-progress.ts';
+import type { RunRecord } from '../store/run-store.ts';
+import { renderPlanComment } from './plan-comment.ts';
 import { renderPlanDashboard } from './plan-dashboard.ts';
-import { planProgressSchema } from './plan-state.ts';
+import { dashboardMarker } from './render.ts';
 
 const run = (progress: RunRecord['progress']): RunRecord => ({
   id: 'r1',

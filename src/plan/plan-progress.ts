@@ -1,11 +1,12 @@
 // What a plan-blitz run keeps beyond the tracker, in the run's progress JSON (`planBlitz`), parsed
 // with zod on every read: the targets of a targeted run, the targets it could not match, and the
-// waves: their members and, per member, how it landed. Issue phases live in the run_issues rows.
+// waves: their members, per member how it landed, and the world's answer to a member's step (the plan
+// read, the reviewers' verdict) until it lands. Issue phases live in the run_issues rows.
 import { z } from 'zod';
-import type { RunProgress } from '../../store/run-store.ts';
+import type { RunProgress } from '../store/run-store.ts';
+import type { Landing, MemberAnswer } from './plan-member.ts';
 
-export const landings = ['approved', 'ready', 'closed', 'pivoted', 'refused'] as const;
-export type Landing = (typeof landings)[number];
+const landings = ['approved', 'ready', 'closed', 'pivoted', 'refused'] as const satisfies readonly Landing[];
 
 const outcomeSchema = z.object({
   landing: z.enum(landings),
@@ -19,12 +20,33 @@ const outcomeSchema = z.object({
 });
 export type WaveOutcome = z.infer<typeof outcomeSchema>;
 
+const reviewSchema = z.object({
+  reviewer: z.string(),
+  verdict: z.enum(['approved', 'blocked', 'pivot']),
+  findings: z.string(),
+});
+
+const answerSchema = z.object({
+  attempt: z.string(),
+  planner: z.string(),
+  plan: z.string().optional(),
+  review: z
+    .object({
+      verdict: z.enum(['approved', 'blocked', 'pivot', 'unclear', 'no_review']),
+      reviews: z.array(reviewSchema),
+      failures: z.array(z.string()),
+    })
+    .optional(),
+}) satisfies z.ZodType<MemberAnswer>;
+
 const waveSchema = z.object({
   index: z.number().int().min(1),
   members: z.array(z.string()),
   /** Issues held when the wave was read, with the reason: skipped, and listed. */
   held: z.array(z.object({ key: z.string(), reason: z.string() })).default([]),
   outcomes: z.record(z.string(), outcomeSchema).default({}),
+  /** Per member not landed: what the world answered its last step (plan/plan-member.ts decides on it). */
+  answers: z.record(z.string(), answerSchema).default({}),
   landed: z.boolean().default(false),
 });
 export type PlanWave = z.infer<typeof waveSchema>;

@@ -1,0 +1,112 @@
+// One bot replica for `bench/replicas.bench.ts`, in a process of its own: the real webhook route
+// (Hono on @hono/node-server, signature check, schema, normalise, delivery record, 202) and, after the
+// answer, the real delivery queue processing each delivery into a dispatch of its issue (run row and
+// queue job together, as `queue/dispatcher.ts` does). Started as
+// `node --import tsx bench/replica-process.ts <database-url> <name> <run id> [<pg-boss url> <schema>]`
+// with the webhook secret in BENCH_WEBHOOK_SECRET; prints one JSON line `{ "port": N }` once it listens. Bench-only routes: `POST /bench/mark` starts counting this
+// process's CPU, `POST /bench/idle` answers when every queued delivery is processed, with the CPU
+// spent since the mark; SIGTERM drains, closes and exits.
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { Webhooks } from '@octokit/webhooks';
+import { Hono } from 'hono';
+import { createApp } from '../src/http/app.ts';
+import { createDeliveryQueue } from '../src/intake/delivery-queue.ts';
+import { createReceiver } from '../src/intake/receive.ts';
+import { silentLogger } from '../src/observability/logger.ts';
+import { createMetrics } from '../src/observability/metrics.ts';
+import { createDispatcher } from '../src/queue/dispatcher.ts';
+import { InProcessQueue } from '../src/queue/in-process-queue.ts';
+import { PgBossQueue } from '../src/queue/pg-boss-queue.ts';
+import type { JobQueue } from '../src/queue/types.ts';
+import { openRunStore, openStore } from '../src/store/open-store.ts';
+
+const entry = {
+  name: 'noop',
+  tool: 'custom',
+  roles: ['blitz'],
+  tiers: ['execution'],
+  command: ['true'],
+  resume: ['true'],
+};
+
+/** The attempt job of issue `n` (the delivery `d-<n>` is about it). */
+const job = (runId: string, n: number) => ({
+  kind: 'attempt' as const,
+  runId,
+  issue: { repo: { owner: 'bench', name: 'repo' }, number: n },
+  title: `#${n}`,
+  body: '',
+  branchStyle: 'blitz' as const,
+  runSlug: 'b',
+  baseBranch: 'main',
+  cloneUrl: 'file:///nowhere',
+  entry: entry as never,
+  tier: 'execution' as const,
+});
+
+const main = async () => {
+  const [db, name, runId, bossUrl, bossSchema] = process.argv.slice(2);
+  const secret = process.env.BENCH_WEBHOOK_SECRET;
+  if (!db || !name || !runId || !secret)
+    throw new Error(
+      'usage: BENCH_WEBHOOK_SECRET=… replica-process.ts <database-url> <name> <run id> [<pg-boss url> <schema>]',
+    );
+  const logger = silentLogger();
+  const queue: JobQueue = bossUrl
+    ? await PgBossQueue.open({ connectionString: bossUrl, schema: bossSchema, logger })
+    : new InProcessQueue();
+  const store = await openStore(db);
+  const runs = await openRunStore(db);
+  const dispatcher = createDispatcher({ queue, store: runs, localHost: name });
+  const deliveries = createDeliveryQueue({ logger });
+  const metrics = createMetrics();
+  const receive = createReceiver({
+    store,
+    queue: deliveries,
+    metrics,
+    logger,
+    holder: name,
+    process: async (work) => {
+      const n = Number(work.deliveryId.split('-')[1]);
+      await dispatcher.attempt(job(runId, n), 1, (w) =>
+        w.upsertRunIssue(runId, 'bench/repo', n, { state: 'dispatched', attempts: 1 }),
+      );
+    },
+  });
+  const webhooks = new Webhooks({ secret });
+  const bot = createApp({
+    store,
+    metrics,
+    logger,
+    version: 'bench',
+    receive,
+    github: { verify: (p, s) => webhooks.verify(p, s) },
+  });
+  let cpu0 = process.cpuUsage();
+  const app = new Hono()
+    .post('/bench/mark', (c) => {
+      cpu0 = process.cpuUsage();
+      return c.json({ ok: true });
+    })
+    .post('/bench/idle', async (c) => {
+      await deliveries.idle();
+      const cpu = process.cpuUsage(cpu0);
+      return c.json({ cpuMs: (cpu.user + cpu.system) / 1000 });
+    });
+  app.route('/', bot);
+  const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
+  process.once('SIGTERM', () => {
+    void (async () => {
+      server.close();
+      await deliveries.drain();
+      await Promise.all([store.close(), runs.close()]);
+      if (queue instanceof PgBossQueue) await queue.close();
+      process.exit(0);
+    })();
+  });
+};
+
+await main();
