@@ -76,4 +76,37 @@ describe('delivery queue', () => {
     expect(log.filter((l) => l.endsWith('end')).sort()).toEqual(['a1 end', 'a2 end', 'b1 end', 'c1 end']);
     expect(q.size).toBe(0);
   });
+
+  it('idle and drain wait for the work a task left behind, while its lane goes on', async () => {
+    const q = createDeliveryQueue({ logger: silentLogger() });
+    const log: string[] = [];
+    let finishMark: () => void = () => {};
+    q.enqueue(
+      'first',
+      async () => {
+        q.track(new Promise<void>((r) => (finishMark = r)).then(() => void log.push('first marked')));
+        log.push('first done');
+      },
+      'repo',
+    );
+    q.enqueue('second', async () => void log.push('second done'), 'repo');
+    let idle = false;
+    const idled = q.idle().then(() => {
+      idle = true;
+    });
+    const drained = q.drain();
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    expect(log).toEqual(['first done', 'second done']);
+    expect(idle).toBe(false);
+    finishMark();
+    await Promise.all([idled, drained]);
+    expect(log).toEqual(['first done', 'second done', 'first marked']);
+  });
+
+  it('left-behind work that fails is logged and does not hold idle', async () => {
+    const q = createDeliveryQueue({ logger: silentLogger() });
+    q.enqueue('a', async () => q.track(Promise.reject(new Error('mark refused'))));
+    await q.idle();
+    expect(q.size).toBe(0);
+  });
 });

@@ -11,7 +11,12 @@ export interface DeliveryQueue {
    * shared lane) run in the order queued, never two at once.
    */
   enqueue(name: string, task: () => Promise<void>, lane?: string): boolean;
-  /** Resolves when every queued task has finished. */
+  /**
+   * Work a task leaves behind when it ends (its delivery's "processed" mark, written with the store's
+   * next commit): the lane goes on at once, and idle() and drain() wait for it too.
+   */
+  track(work: Promise<unknown>): void;
+  /** Resolves when every queued task, and the work they left behind, has finished. */
   idle(): Promise<void>;
   /** Stop taking tasks and wait for the queued ones (graceful shutdown). */
   drain(): Promise<void>;
@@ -37,6 +42,8 @@ export const createDeliveryQueue = (opts: { logger: Logger; concurrency?: number
   const ready: string[] = [];
   let active = 0;
   let size = 0;
+  // Work left behind by finished tasks, not yet settled.
+  let trailing = 0;
   let draining = false;
   let scheduled = false;
   let whenIdle: { promise: Promise<void>; resolve: () => void } | undefined;
@@ -61,14 +68,14 @@ export const createDeliveryQueue = (opts: { logger: Logger; concurrency?: number
       active++;
       void runLane(ready.shift()!);
     }
-    if (active === 0 && ready.length === 0 && whenIdle) {
+    if (active === 0 && ready.length === 0 && trailing === 0 && whenIdle) {
       whenIdle.resolve();
       whenIdle = undefined;
     }
   };
 
   const idle = (): Promise<void> => {
-    if (active === 0 && ready.length === 0 && !scheduled) return Promise.resolve();
+    if (active === 0 && ready.length === 0 && trailing === 0 && !scheduled) return Promise.resolve();
     if (!whenIdle) {
       let resolve: () => void = () => {};
       const promise = new Promise<void>((r) => {
@@ -98,6 +105,17 @@ export const createDeliveryQueue = (opts: { logger: Logger; concurrency?: number
         });
       }
       return true;
+    },
+    track(work) {
+      trailing++;
+      const settled = () => {
+        trailing--;
+        pump();
+      };
+      work.then(settled, (err: unknown) => {
+        opts.logger.error({ err }, 'work left by a delivery task failed');
+        settled();
+      });
     },
     idle,
     async drain() {

@@ -126,6 +126,25 @@ const deliveryFailed = async (deps: FailureDeps, work: DeliveryWork, err: unknow
 };
 
 /**
+ * The lane does not wait for the "processed" mark: it rides in the store's next write, beside the next
+ * delivery's work (one commit for both, not one each). A mark lost in a crash, or refused, lets the
+ * delivery be resumed and processed again, as a crash just before the mark always did: no intent is
+ * stored twice (keyed by comment and line) and only a new one is acknowledged; a refusal or usage
+ * reply may be posted again. The window is one turn of the event loop (SQLite) or one batch's round
+ * trip (PostgreSQL, where the mark's commit never waited for its WAL flush anyway).
+ */
+const markProcessed = (
+  deps: Pick<ReceiveDeps, 'store' | 'logger'>,
+  work: Pick<DeliveryWork, 'forge' | 'deliveryId'>,
+): Promise<void> =>
+  deps.store.markDeliveryProcessed(work.forge, work.deliveryId).catch((err: unknown) => {
+    deps.logger.warn(
+      { forge: work.forge, delivery: work.deliveryId, err },
+      'processed mark not written; the delivery will be resumed and processed again',
+    );
+  });
+
+/**
  * Deliveries about one repository are processed in the order they arrived; those about different
  * repositories (or about none) side by side.
  */
@@ -154,6 +173,8 @@ export const enqueueDelivery = (
   const queued = deps.queue.enqueue(
     key,
     async () => {
+      // Until its "processed" mark is written, the delivery stays in flight here (never resumed here).
+      let marked: Promise<void> | undefined;
       try {
         // Renewed at the start (it may have waited behind others), unless it was taken with the record
         // a moment ago, and while it runs.
@@ -169,15 +190,17 @@ export const enqueueDelivery = (
         );
         try {
           await deps.process(work);
-          await deps.store.markDeliveryProcessed(work.forge, work.deliveryId);
         } catch (err) {
           renew.stop();
           await deliveryFailed(deps, work, err);
+          return;
         } finally {
           renew.stop();
         }
+        marked = markProcessed(deps, work);
       } finally {
-        mine.delete(key);
+        if (marked) deps.queue.track(marked.finally(() => mine.delete(key)));
+        else mine.delete(key);
       }
     },
     laneOf(work),

@@ -33,7 +33,7 @@ import { fleetTouchesRepo } from './fleet/fleet-state.ts';
 import { sweepClosedWorkspaces } from './issue-cleanup.ts';
 import { type PassCtx, type PerformPorts, perform } from './perform.ts';
 import { gatePullRequests, withPrGates } from './pr-feedback-step.ts';
-import { readsPerCall } from './pr-reads-per-call.ts';
+import { keepOpenedPulls, readsPerCall } from './pr-reads-per-call.ts';
 import { loadRepoConfig } from './repo-settings.ts';
 import { pacedMachine, paceReason, readRunRecords } from './run-pace.ts';
 import { firstTime, foldResults, writeProgress } from './run-writer.ts';
@@ -148,7 +148,9 @@ const loadRun = async (
   cache: CallCache,
 ): Promise<RunCtx | undefined> => {
   const repo = repoRefOf(run.repo);
-  const forge = await forgeOfRun(deps, run, repo);
+  // A PR a pass opens is not read back by the next pass's feedback read (pr-reads-per-call.ts).
+  cache.prReads ??= new Map();
+  const forge = keepOpenedPulls(await forgeOfRun(deps, run, repo), cache.prReads);
   cache.cfg ??= await loadRepoConfig(forge, repo);
   const cfg = cache.cfg;
   if (!cfg.result.ok) {
@@ -182,7 +184,6 @@ const loadRun = async (
   const fresh = (await deps.store.getRun(run.id)) ?? run;
   // The PR feedback loop: each open worker PR's CI and people's reviews, for the planner's merge gate.
   const rowsByKey = new Map(rows.map((r) => [issueKey(r.repo, r.number), r]));
-  cache.prReads ??= new Map();
   const prFacts = await gatePullRequests(
     deps,
     {

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { resumeUnprocessed } from '../../src/intake/receive.ts';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
+import type { Store } from '../../src/store/types.ts';
 import {
   fixture,
   githubExample,
@@ -230,6 +231,85 @@ describe('a delivery answered just before a restart', () => {
     expect((await sendGithubComment(after, '/blitz M1', 'alice', { deliveryId: 'cut-short' })).status).toBe(
       200,
     );
+  });
+});
+
+describe('the "processed" mark', () => {
+  it('never written (the process died first): after a restart the delivery is processed again, storing and acknowledging nothing twice', async () => {
+    const store = openSqliteStore(':memory:');
+    const dies: Store = {
+      ...store,
+      markDeliveryProcessed: async () => {
+        throw new Error('the process died before the mark was written');
+      },
+    };
+    const before = createHarness({ roles: { alice: 'write' }, store: dies });
+    const sent = await sendGithubComment(before, '/blitz M1', 'alice', { deliveryId: 'unmarked' });
+    expect(sent.status).toBe(202);
+    await before.queue.idle();
+    expect(await store.listIntents()).toHaveLength(1);
+    expect(before.github.calls.map((c) => c.method)).toEqual(['getPermission', 'reactToComment']);
+    expect((await store.listDeliveries({ deliveryId: 'unmarked' }))[0]?.processedAt).toBeUndefined();
+    expect(before.lines.some((l) => String(l.msg).startsWith('processed mark not written'))).toBe(true);
+
+    const after = createHarness({ roles: { alice: 'write' }, store });
+    expect(await resumeUnprocessed(after.intake)).toBe(1);
+    await after.queue.idle();
+    expect(await store.listIntents()).toHaveLength(1);
+    // The permission is asked again; the command, already stored, is not acknowledged again.
+    expect(after.github.calls.map((c) => c.method)).toEqual(['getPermission']);
+    expect((await store.listDeliveries({ deliveryId: 'unmarked' }))[0]?.processedAt).toBeTypeOf('string');
+    expect(await resumeUnprocessed(after.intake)).toBe(0);
+  });
+
+  it('is not waited for by the next delivery of the same repository, but idle() waits for it', async () => {
+    const store = openSqliteStore(':memory:');
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    let secondMarked: () => void = () => {};
+    const second = new Promise<void>((r) => (secondMarked = r));
+    const gated: Store = {
+      ...store,
+      markDeliveryProcessed: async (forge, id) => {
+        if (id === 'first') await held;
+        if (id === 'second') secondMarked();
+        return store.markDeliveryProcessed(forge, id);
+      },
+    };
+    const h = createHarness({ roles: { alice: 'write' }, store: gated });
+    const comment = (id: number) => {
+      const p = githubComment('/blitz M1');
+      (p.comment as Record<string, unknown>).id = id;
+      return p;
+    };
+    for (const [deliveryId, id] of [
+      ['first', 1001],
+      ['second', 1002],
+    ] as const) {
+      const res = await h.post(
+        '/api/github/webhooks',
+        signedGithubRequest({
+          secret: GITHUB_SECRET,
+          event: 'issue_comment',
+          payload: comment(id),
+          deliveryId,
+        }),
+      );
+      expect(res.status).toBe(202);
+    }
+    let idle = false;
+    const idled = h.queue.idle().then(() => {
+      idle = true;
+    });
+    // Same repository, same lane: the second delivery was processed while the first mark was held.
+    await second;
+    expect((await store.listIntents()).map((i) => i.deliveryId)).toEqual(['comment:1001', 'comment:1002']);
+    expect(idle).toBe(false);
+    expect((await store.listDeliveries({ deliveryId: 'first' }))[0]?.processedAt).toBeUndefined();
+    release();
+    await idled;
+    for (const id of ['first', 'second'])
+      expect((await store.listDeliveries({ deliveryId: id }))[0]?.processedAt).toBeTypeOf('string');
   });
 });
 
