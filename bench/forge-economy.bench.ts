@@ -45,6 +45,7 @@ const purposes: Record<string, string> = {
   'graphql MilestoneIssues': 'load',
   'graphql IssueStates': 'load',
   'graphql PullFeedback': 'PR feedback: PR, checks and reviews',
+  'graphql CloseIssueWithComment': 'close (with its comment)',
   'issues/get-milestone': 'load',
   'issues/list-milestones': 'load',
   'issues/list-for-repo': 'load',

@@ -5,7 +5,7 @@
 // `node --import tsx bench/replica-process.ts <database-url> <name> <run id> [<pg-boss url> <schema>]`
 // with the webhook secret in BENCH_WEBHOOK_SECRET; prints one JSON line `{ "port": N }` once it listens. Bench-only routes: `POST /bench/mark` starts counting this
 // process's CPU, `POST /bench/idle` answers when every queued delivery is processed, with the CPU
-// spent since the mark; SIGTERM drains, closes and exits.
+// spent and the deliveries processed since the mark; SIGTERM drains, closes and exits.
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Webhooks } from '@octokit/webhooks';
@@ -60,6 +60,8 @@ const main = async () => {
   const runs = await openRunStore(db);
   const dispatcher = createDispatcher({ queue, store: runs, localHost: name });
   const deliveries = createDeliveryQueue({ logger });
+  /** Deliveries this replica processed since the mark: over all replicas, each delivery once. */
+  let processed = 0;
   const metrics = createMetrics();
   const receive = createReceiver({
     store,
@@ -68,6 +70,7 @@ const main = async () => {
     logger,
     holder: name,
     process: async (work) => {
+      processed++;
       const n = Number(work.deliveryId.split('-')[1]);
       await dispatcher.attempt(job(runId, n), 1, (w) =>
         w.upsertRunIssue(runId, 'bench/repo', n, { state: 'dispatched', attempts: 1 }),
@@ -87,12 +90,13 @@ const main = async () => {
   const app = new Hono()
     .post('/bench/mark', (c) => {
       cpu0 = process.cpuUsage();
+      processed = 0;
       return c.json({ ok: true });
     })
     .post('/bench/idle', async (c) => {
       await deliveries.idle();
       const cpu = process.cpuUsage(cpu0);
-      return c.json({ cpuMs: (cpu.user + cpu.system) / 1000 });
+      return c.json({ cpuMs: (cpu.user + cpu.system) / 1000, processed });
     });
   app.route('/', bot);
   const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });

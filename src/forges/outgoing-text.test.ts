@@ -2,7 +2,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { findCommandLines } from '../commands/command-lines.ts';
 import { createRedactor } from '../observability/redact.ts';
-import { cleanBody, cleanTitle, neutraliseCommands, stripControls } from './outgoing-text.ts';
+import {
+  cleanBody,
+  cleanTitle,
+  neutraliseCommands,
+  stripControls,
+  withCleanOutgoing,
+} from './outgoing-text.ts';
+import type { Forge, IssueRef } from './types.ts';
 
 describe('stripControls', () => {
   it('removes bidi overrides, isolates, NUL and C0/C1 controls but keeps newline and tab', () => {
@@ -63,5 +70,23 @@ describe('cleanBody and cleanTitle', () => {
 
   it('a title is plain text: no Markdown escape, but no controls and no secret', () => {
     expect(cleanTitle('/merge\u0000 super-secret-token-value', redact)).toBe('/merge [redacted]');
+  });
+});
+
+describe('withCleanOutgoing', () => {
+  it('cleans the comment a close carries, as it cleans any comment', async () => {
+    const closes: [IssueRef, { comment?: string } | undefined][] = [];
+    const forge = { closeIssue: async (ref, opts) => void closes.push([ref, opts]) } as Pick<
+      Forge,
+      'closeIssue'
+    >;
+    const clean = withCleanOutgoing(forge as Forge, createRedactor(['super-secret-token-value']));
+    const ref = { repo: { owner: 'acme', name: 'app' }, number: 1 };
+    await clean.closeIssue(ref, { comment: '/merge\u202E super-secret-token-value' });
+    await clean.closeIssue(ref);
+    expect(closes).toEqual([
+      [ref, { comment: '\\/merge [redacted]' }],
+      [ref, undefined],
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 // Everything the bot writes on a forge passes here once, just above the adapters: comment bodies,
-// sticky comments, issue and pull request titles and bodies, merge titles. Much of it quotes what
+// sticky comments, closing comments, issue and pull request titles and bodies, merge titles. Much of it quotes what
 // others wrote (a command line, an issue title) or relays what a model wrote (a review, a FINAL REPORT,
 // uncertainties, findings), so each text is
 // - stripped of control characters (bidi overrides, NUL, other C0/C1 and format characters) but
@@ -41,7 +41,10 @@ export const withCleanOutgoing = (forge: Forge, redact: Redact): Forge => {
   return {
     ...forge,
     createComment: (ref, text) => forge.createComment(ref, body(text)),
-    upsertStickyComment: (ref, marker, text) => forge.upsertStickyComment(ref, marker, body(text)),
+    closeIssue: (ref, opts) =>
+      forge.closeIssue(ref, opts?.comment === undefined ? opts : { ...opts, comment: body(opts.comment) }),
+    upsertStickyComment: (ref, marker, text, opts) =>
+      forge.upsertStickyComment(ref, marker, body(text), opts),
     createIssue: (repo, issue) =>
       forge.createIssue(repo, { ...issue, title: title(issue.title), body: body(issue.body) }),
     openPullRequest: (repo, pr) =>

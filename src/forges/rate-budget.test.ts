@@ -74,17 +74,24 @@ describe('budget tracker', () => {
       'x-ratelimit-resource': resource,
     });
     tracker.observe('github:1', { method: 'GET', status: 200, rateHeaders: headers('core', 4990) });
-    tracker.observe('github:1', { method: 'POST', status: 200, rateHeaders: headers('graphql', 4000) });
+    tracker.observe('github:1', { method: 'POST', status: 200, rateHeaders: headers('graphql', 4001) });
+    tracker.observe('github:1', {
+      method: 'POST',
+      status: 200,
+      mutation: true,
+      rateHeaders: headers('graphql', 4000),
+    });
     tracker.observe('github:1', { method: 'POST', status: 201, rateHeaders: headers('core', 4989) });
     tracker.observe('github:1', { method: 'PATCH', status: 422, rateHeaders: headers('core', 4988) });
     tracker.observe('github:2', { method: 'GET', status: 200, rateHeaders: { 'x-ratelimit-limit': 'soon' } });
     const s = tracker.snapshot('github:1')!;
     expect(s.resources.core).toMatchObject({ remaining: 4988, limit: 5000, resetAt: now + 600_000 });
     expect(s.resources.graphql?.remaining).toBe(4000);
-    expect(s.writesLastMinute).toBe(1);
+    // The REST POST and the GraphQL mutation; not the GraphQL query, nor the refused PATCH.
+    expect(s.writesLastMinute).toBe(2);
     expect(tracker.snapshot('github:2')?.resources).toEqual({});
     t += 61_000;
-    expect(tracker.snapshot('github:1')).toMatchObject({ writesLastMinute: 0, writesLastHour: 1 });
+    expect(tracker.snapshot('github:1')).toMatchObject({ writesLastMinute: 0, writesLastHour: 2 });
     t += 3_600_000;
     expect(tracker.snapshot('github:1')?.writesLastHour).toBe(0);
     expect(tracker.all().map((x) => x.key)).toEqual(['github:1', 'github:2']);

@@ -125,6 +125,8 @@ export interface ObservedRequest {
   status?: number | undefined;
   /** `x-ratelimit-*` headers, lower-cased. */
   rateHeaders?: Record<string, string> | undefined;
+  /** A GraphQL mutation: a write, though GraphQL reads are POSTs too. */
+  mutation?: boolean | undefined;
 }
 
 /** The budget key of a forge connection: `github:<installation>` (or `github` with a token), `gitea`. */
@@ -177,9 +179,11 @@ export const createBudgetTracker = (clock: { now(): number } = { now: () => Date
       const e = entry(key);
       const now = clock.now();
       const method = (r.method ?? 'GET').toUpperCase();
-      // GraphQL reads are POSTs too; only REST writes that succeeded count as content-creating here.
+      // GraphQL reads are POSTs too: REST writes and GraphQL mutations that succeeded count as
+      // content-creating here.
       const graphql = (r.rateHeaders?.['x-ratelimit-resource'] ?? '') === 'graphql';
-      if (method !== 'GET' && method !== 'HEAD' && !graphql && r.status !== undefined && r.status < 400) {
+      const write = graphql ? r.mutation === true : method !== 'GET' && method !== 'HEAD';
+      if (write && r.status !== undefined && r.status < 400) {
         e.writes.push(now);
         prune(e.writes, now);
       }

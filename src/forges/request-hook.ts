@@ -11,6 +11,8 @@ export interface ForgeRequestReport {
   rateHeaders?: Record<string, string>;
   /** A 304 served from the conditional-request cache (GitHub does not count it against the rate limit). */
   notModified?: boolean;
+  /** A GraphQL mutation (a write, though every GraphQL request is a POST). */
+  mutation?: boolean;
 }
 
 export type ForgeRequestHook = (r: ForgeRequestReport) => void;

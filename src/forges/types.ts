@@ -260,7 +260,11 @@ export interface Forge {
 
   // Issues
   getIssue(ref: IssueRef): Promise<Issue>;
-  closeIssue(ref: IssueRef): Promise<void>;
+  /**
+   * With `comment`: that comment is posted first, then the issue closed, in one request where the
+   * forge allows it (GitHub's GraphQL, once the adapter knows the issue's node id), else two.
+   */
+  closeIssue(ref: IssueRef, opts?: { comment?: string }): Promise<void>;
   reopenIssue(ref: IssueRef): Promise<void>;
   createIssue(repo: RepoRef, issue: NewIssue): Promise<Issue>;
   /** Record that `issue` is blocked by `blocker`. Idempotent. */
@@ -273,7 +277,13 @@ export interface Forge {
   // Comments and reactions
   createComment(ref: IssueRef, body: string): Promise<Comment>;
   /** Find the bot's comment carrying `<!-- marker -->` and edit it, or create it. Never duplicates. */
-  upsertStickyComment(ref: IssueRef, marker: string, body: string): Promise<Comment>;
+  upsertStickyComment(
+    ref: IssueRef,
+    marker: string,
+    body: string,
+    /** `fresh`: the marker is new (its run was created just now), so no comment is looked for first. */
+    opts?: { fresh?: boolean },
+  ): Promise<Comment>;
   listComments(ref: IssueRef): Promise<Comment[]>;
   reactToComment(repo: RepoRef, commentId: number, reaction: Reaction): Promise<void>;
 
@@ -324,8 +334,12 @@ export interface Forge {
     report: ProgressReport,
     opts?: { first?: boolean },
   ): Promise<void>;
-  /** The PR, its head's checks, its reviews and review comments in as few requests as the forge allows. */
-  readPullFeedback?(ref: IssueRef): Promise<PullFeedback>;
+  /**
+   * The PR, its head's checks, its reviews and review comments in as few requests as the forge allows.
+   * `pull`: the PR as the forge answered it moments ago (the caller opened it in this reconcile call),
+   * not read again where the PR is a request of its own (Gitea).
+   */
+  readPullFeedback?(ref: IssueRef, opts?: { pull?: PullRequest }): Promise<PullFeedback>;
   listReviews?(ref: IssueRef): Promise<Review[]>;
   listReviewComments?(ref: IssueRef): Promise<ReviewComment[]>;
   /** Answer on the thread of review comment `commentId`. */

@@ -2,7 +2,7 @@
 // comment and is closed, so an issue the forge, a person or an earlier pass closed is left alone.
 import type { Forge, IssueRef } from '../forges/types.ts';
 
-export type ClosingForge = Pick<Forge, 'getIssue' | 'createComment' | 'closeIssue'>;
+export type ClosingForge = Pick<Forge, 'getIssue' | 'closeIssue'>;
 
 /** Closes the issue with a comment saying why, if it is still open; true when this call closed it. */
 export const closeWithComment = async (
@@ -13,8 +13,8 @@ export const closeWithComment = async (
   opts: { knownOpen?: boolean } = {},
 ): Promise<boolean> => {
   if (!opts.knownOpen && (await forge.getIssue(ref)).state !== 'open') return false;
-  await forge.createComment(ref, text);
-  await forge.closeIssue(ref);
+  // The comment and the close together: one request on GitHub (forges/github/issues.ts).
+  await forge.closeIssue(ref, { comment: text });
   return true;
 };
 

@@ -57,8 +57,9 @@ export const closeOnMerge = async (input: CloseOnMergeInput): Promise<CloseOnMer
       result.alreadyClosed.push(ref);
       continue;
     }
-    await f.createComment(ref, `Closed by ${formatIssueRef(pr, ref.repo)}, merged as commit ${mergeSha}.`);
-    await f.closeIssue(ref);
+    await f.closeIssue(ref, {
+      comment: `Closed by ${formatIssueRef(pr, ref.repo)}, merged as commit ${mergeSha}.`,
+    });
     result.closed.push(ref);
     input.logger?.info(
       { issue: formatIssueRef(ref), pr: formatIssueRef(pr), mergeSha },

@@ -80,8 +80,7 @@ export const unblockRun = async (
   if (blocker.issue !== undefined) {
     const forge = await forgeOfRun(deps, run, repoRefOf(run.repo));
     const ref = { repo: repoRefOf(run.repo), number: blocker.issue };
-    await forge.createComment(ref, 'The cause is gone: the blitz resumed by itself.');
-    await forge.closeIssue(ref);
+    await forge.closeIssue(ref, { comment: 'The cause is gone: the blitz resumed by itself.' });
   }
   await writeRun(deps.store, runId, (now) => {
     const { hardBlocker: _gone, ...progress } = now.progress;

@@ -70,7 +70,10 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       dashboardLock(run.id, async () => {
         if (run.triggerIssue === undefined) return undefined;
         const ref = { repo: repoRefOf(run.repo), number: run.triggerIssue };
-        return (await forge.upsertStickyComment(ref, dashboardMarkerText(run.id), body(run))).id;
+        // The run was created just now: no comment carries its marker yet (a lost answer is found
+        // by the next edit, which looks).
+        return (await forge.upsertStickyComment(ref, dashboardMarkerText(run.id), body(run), { fresh: true }))
+          .id;
       });
   const publishDashboard = (runId: string, body: string): Promise<void> =>
     dashboardLock(runId, async () => {

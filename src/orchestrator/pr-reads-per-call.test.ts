@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Forge } from '../forges/types.ts';
-import { readsPerCall } from './pr-reads-per-call.ts';
+import type { Forge, PullRequest } from '../forges/types.ts';
+import { keepOpenedPulls, readsPerCall } from './pr-reads-per-call.ts';
 
 const app = { owner: 'acme', name: 'app' };
 
@@ -42,5 +42,33 @@ describe('readsPerCall', () => {
     const next = readsPerCall(c.forge, new Map());
     await next.listReviews!({ repo: app, number: 7 });
     expect(c.calls.reviews).toBe(2);
+  });
+
+  it('hands the call’s feedback read the PR the call opened; another PR, or the next call, reads its own', async () => {
+    const pull = (number: number) =>
+      ({ ref: { repo: app, number }, head: { ref: 'b', sha: 'h1' } }) as PullRequest;
+    const given: (PullRequest | undefined)[] = [];
+    const forge = {
+      kind: 'gitea',
+      botLogin: 'blitz-bot',
+      openPullRequest: async () => pull(9),
+      readPullFeedback: async (ref: { number: number }, opts?: { pull?: PullRequest }) => {
+        given.push(opts?.pull);
+        return { pull: opts?.pull ?? pull(ref.number), checks: [], reviews: [], comments: [] };
+      },
+    } as unknown as Forge;
+    const memo = new Map<string, Promise<unknown>>();
+    const call = readsPerCall(forge, memo);
+    const opened = await keepOpenedPulls(forge, memo).openPullRequest(app, {
+      head: 'b',
+      base: 'main',
+      title: 't',
+      body: '',
+    });
+    await call.readPullFeedback!({ repo: app, number: 9 });
+    await call.readPullFeedback!({ repo: app, number: 9 });
+    await call.readPullFeedback!({ repo: app, number: 10 });
+    await readsPerCall(forge, new Map()).readPullFeedback!({ repo: app, number: 9 });
+    expect(given).toEqual([opened, undefined, undefined]);
   });
 });

@@ -2,9 +2,23 @@
 // seconds (a PR opened, reviewed, merged), and each pass gates every open worker PR. Within one call a
 // PR with its feedback (or a head's checks and a PR's reviews and comments) is read once; a webhook or a tick that arrives
 // meanwhile starts another call, which reads afresh, so nothing waits on these longer than the call.
-import type { Forge } from '../forges/types.ts';
+// A PR the call opened is taken from the forge's answer to the open, not read back (Gitea reads the
+// PR apart from its checks and reviews).
+import type { Forge, IssueRef, PullRequest } from '../forges/types.ts';
 
 type Reads = Pick<Forge, 'listChecks' | 'listReviews' | 'listReviewComments' | 'readPullFeedback'>;
+
+const pullKey = (ref: IssueRef) => `${ref.repo.owner}/${ref.repo.name}#${ref.number}`;
+
+/** `forge` whose PR opens are kept in the call's `memo`, for readsPerCall's feedback read over the same memo. */
+export const keepOpenedPulls = (forge: Forge, memo: Map<string, Promise<unknown>>): Forge => ({
+  ...forge,
+  openPullRequest: async (repo, pr) => {
+    const opened = await forge.openPullRequest(repo, pr);
+    memo.set(`opened ${pullKey(opened.ref)}`, Promise.resolve(opened));
+    return opened;
+  },
+});
 
 export const readsPerCall = (forge: Forge, memo: Map<string, Promise<unknown>>): Forge => {
   const once = <T>(key: string, read: () => Promise<T>): Promise<T> => {
@@ -21,7 +35,10 @@ export const readsPerCall = (forge: Forge, memo: Map<string, Promise<unknown>>):
     ...(readPullFeedback
       ? {
           readPullFeedback: (ref) =>
-            once(`pull ${ref.repo.owner}/${ref.repo.name}#${ref.number}`, () => readPullFeedback(ref)),
+            once(`pull ${pullKey(ref)}`, async () => {
+              const opened = memo.get(`opened ${pullKey(ref)}`) as Promise<PullRequest> | undefined;
+              return readPullFeedback(ref, opened ? { pull: await opened } : undefined);
+            }),
         }
       : {}),
     ...(listChecks

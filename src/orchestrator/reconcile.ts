@@ -33,9 +33,9 @@ import { fleetTouchesRepo } from './fleet/fleet-state.ts';
 import { sweepClosedWorkspaces } from './issue-cleanup.ts';
 import { type PassCtx, type PerformPorts, perform } from './perform.ts';
 import { gatePullRequests, withPrGates } from './pr-feedback-step.ts';
-import { readsPerCall } from './pr-reads-per-call.ts';
+import { keepOpenedPulls, readsPerCall } from './pr-reads-per-call.ts';
 import { loadRepoConfig } from './repo-settings.ts';
-import { dispatchHeld, pacedLimit, paceReason } from './run-pace.ts';
+import { pacedMachine, paceReason, readRunRecords } from './run-pace.ts';
 import { firstTime, foldResults, writeProgress } from './run-writer.ts';
 import { withTells } from './tell-nudge.ts';
 
@@ -148,7 +148,9 @@ const loadRun = async (
   cache: CallCache,
 ): Promise<RunCtx | undefined> => {
   const repo = repoRefOf(run.repo);
-  const forge = await forgeOfRun(deps, run, repo);
+  // A PR a pass opens is not read back by the next pass's feedback read (pr-reads-per-call.ts).
+  cache.prReads ??= new Map();
+  const forge = keepOpenedPulls(await forgeOfRun(deps, run, repo), cache.prReads);
   cache.cfg ??= await loadRepoConfig(forge, repo);
   const cfg = cache.cfg;
   if (!cfg.result.ok) {
@@ -168,8 +170,7 @@ const loadRun = async (
   const { external } = input;
   // Seed 002: M/L work needs an approved plan first; it is held (and said so) while the rest runs.
   const issues = run.kind === 'blitz' ? holdUnplanned(input.issues) : input.issues;
-  const rows = await deps.store.listRunIssues(run.id);
-  const attempts = await deps.ledger.listByRun(run.id);
+  const { rows, attempts, machine, pace } = await readRunRecords(deps, run);
   const open = new Set(issues.map((i) => issueKey(i.repo, i.number)));
   if (hooks.sweptRuns && !hooks.sweptRuns.has(run.id)) {
     hooks.sweptRuns.add(run.id);
@@ -183,7 +184,6 @@ const loadRun = async (
   const fresh = (await deps.store.getRun(run.id)) ?? run;
   // The PR feedback loop: each open worker PR's CI and people's reviews, for the planner's merge gate.
   const rowsByKey = new Map(rows.map((r) => [issueKey(r.repo, r.number), r]));
-  cache.prReads ??= new Map();
   const prFacts = await gatePullRequests(
     deps,
     {
@@ -197,10 +197,6 @@ const loadRun = async (
     },
     progress,
   );
-  const machine = deps.machine?.() ?? deps.runner.limit();
-  // Close to the forge's rate limit: fewer sessions; the dashboard says why. (Spent: the planner holds
-  // the dispatches instead, `forgeSpent`, so it does not read it as a park that waits for a person.)
-  const pace = deps.forgePace?.(fresh);
   const p = fresh.progress;
   const caps = issueCapsOf(deps.config.runner);
   const at = { now: deps.clock.now().toISOString(), policy: deps.config.runner.environmentBackoff };
@@ -231,15 +227,13 @@ const loadRun = async (
     // The review module picks the integration reviewers: without one there is no review and no gate.
     ...(deps.review ? { integrationReview: reviewView(p) } : {}),
     unfiledFindings: unfiledFindings(attempts, p.posted ?? [], run.triggerIssue !== undefined),
-    machine: {
-      limit: pacedLimit(machine.limit, pace),
-      contended: machine.contended,
-    },
+    // Close to the forge's rate limit: fewer sessions; the dashboard says why. (Spent: the planner holds
+    // the dispatches instead, `forgeSpent`, so it does not read it as a park that waits for a person.)
+    ...pacedMachine(machine, pace),
     build: p.build ?? { status: 'none', covers: [], failures: 0 },
     ...(p.hardBlocker ? { keptBlocker: keptBlockerOf(p.hardBlocker) } : {}),
     ...(missingTool ? { missingTool } : {}),
     park: parkViewOf(at, fresh, attempts, cache.budget),
-    ...(dispatchHeld(pace) ? { forgeSpent: true } : {}),
     buildConfigured: repoConfig.build !== undefined,
     ...(caps ? { issueCaps: caps } : {}),
     smoke: p.smoke ?? 'none',

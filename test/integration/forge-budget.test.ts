@@ -56,6 +56,15 @@ describe('GitHub request economy', () => {
     expect(tracker.snapshot('github:7')?.resources.core?.remaining).toBe(4998);
   });
 
+  it('counts a GraphQL mutation as a content-creating write, a GraphQL query not', async () => {
+    const { world, repo, forge, tracker, at } = await setup();
+    await forge.loadMilestone(at, 1);
+    expect(tracker.snapshot('github:7')?.writesLastMinute).toBe(0);
+    await forge.closeIssue({ repo: at, number: 1 }, { comment: 'Merged.' });
+    expect(world.issue(repo, 1)?.state).toBe('closed');
+    expect(tracker.snapshot('github:7')?.writesLastMinute).toBe(1);
+  });
+
   it('the fake answers 304 only to the current ETag: a stale or made-up one gets the full answer', async () => {
     const { fake: f } = await setup();
     const url = `${f.apiUrl}/repos/acme/app/contents/.github%2Fblitz.yml`;

@@ -60,6 +60,25 @@ describe('statuses', () => {
     });
   });
 
+  it('sends no second `pending` when a queued head goes in progress; every later change is sent', async () => {
+    const report = (state: 'queued' | 'in_progress' | 'success', title: string) =>
+      h.forge.reportProgress!(app, sha, { state, title, summary: '' });
+    const blitz = () =>
+      checksOf(h.world)
+        .statuses.filter((s) => s.context === 'blitz')
+        .map((s) => [s.state, s.description]);
+    await report('queued', 'queued: waiting for the review leg and the build');
+    await report('in_progress', 'CI green; waiting for the review leg');
+    expect(blitz()).toEqual([['pending', 'queued: waiting for the review leg and the build']]);
+    await report('in_progress', 'worker resumed: CI red');
+    await report('success', 'ready to merge');
+    expect(blitz()).toEqual([
+      ['pending', 'queued: waiting for the review leg and the build'],
+      ['pending', 'worker resumed: CI red'],
+      ['success', 'ready to merge'],
+    ]);
+  });
+
   it('a status on a commit that does not exist is not_found and records nothing', async () => {
     const err = await h.forge.reportProgress!(app, 'f'.repeat(40), {
       state: 'success',

@@ -320,6 +320,17 @@ describe('comments and reactions', () => {
     expect(all[0]!.body).toBe('<!-- blitz-dashboard -->\nv2');
   });
 
+  it('posts the sticky comment of a fresh marker without listing the comments first', async () => {
+    h.world.addIssue(h.repo, { number: 1, title: 'a' });
+    const before = h.fake.requests.length;
+    const c = await h.forge.upsertStickyComment(ref(1), 'run-1', 'v1', { fresh: true });
+    expect(h.fake.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /api/v1/repos/acme/app/issues/1/comments',
+    ]);
+    await h.forge.upsertStickyComment(ref(1), 'run-1', 'v2');
+    expect(h.world.commentsOn(h.repo, 1).map((x) => [x.id, x.body])).toEqual([[c.id, '<!-- run-1 -->\nv2']]);
+  });
+
   it('finds its sticky comment among many comments and ignores a person quoting the marker', async () => {
     const { world, repo } = h;
     world.addIssue(repo, { number: 1, title: 'a' });
@@ -350,7 +361,10 @@ describe('repository', () => {
     world.grant(repo, 'max', 'maintain');
     world.grant(repo, 'tina', 'triage');
     world.addUser('nobody');
-    expect(await h.forge.getPermission(app, 'acme')).toBe('admin');
+    // The account the repository lives under owns it: no request.
+    const before = h.fake.requests.length;
+    expect(await h.forge.getPermission(app, 'ACME')).toBe('admin');
+    expect(h.fake.requests.length).toBe(before);
     expect(await h.forge.getPermission(app, 'wendy')).toBe('write');
     expect(await h.forge.getPermission(app, 'max')).toBe('write');
     expect(await h.forge.getPermission(app, 'tina')).toBe('read');

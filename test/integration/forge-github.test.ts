@@ -166,6 +166,41 @@ describe('issues', () => {
     expect(issue.state).toBe('open');
   });
 
+  it('comments on and closes an issue of a loaded milestone in one GraphQL request, others through REST', async () => {
+    h.world.addMilestone(h.repo, 'M1');
+    const loaded = h.world.addIssue(h.repo, { title: 'in the milestone', milestone: 'M1' });
+    const other = h.world.addIssue(h.repo, { title: 'never read' });
+    await h.forge.loadMilestone(app, 1);
+    const before = h.fake.requests.length;
+    await h.forge.closeIssue(ref(loaded.number), { comment: 'Merged in #9.' });
+    const sent = h.fake.requests.slice(before);
+    expect(sent.map((r) => r.operationId)).toEqual(['graphql']);
+    expect(loaded.state).toBe('closed');
+    expect(h.world.commentsOn(h.repo, loaded.number).map((c) => [c.body, c.author])).toEqual([
+      ['Merged in #9.', 'blitz-bot[bot]'],
+    ]);
+    // No node id known: the comment, then the close, through REST.
+    const restBefore = h.fake.requests.length;
+    await h.forge.closeIssue(ref(other.number), { comment: 'Done.' });
+    expect(h.fake.requests.slice(restBefore).map((r) => r.operationId)).toEqual([
+      'issues/create-comment',
+      'issues/update',
+    ]);
+    expect(other.state).toBe('closed');
+    expect(h.world.commentsOn(h.repo, other.number).map((c) => c.body)).toEqual(['Done.']);
+  });
+
+  it('refuses a comment-and-close the app may not write, and changes nothing', async () => {
+    h.world.addMilestone(h.repo, 'M1');
+    const issue = h.world.addIssue(h.repo, { title: 'x', milestone: 'M1' });
+    await h.forge.loadMilestone(app, 1);
+    h.world.grant(h.repo, h.world.botLogin, 'read');
+    const err = await rejection(h.forge.closeIssue(ref(issue.number), { comment: 'no' }));
+    expect(isAppError(err, 'forbidden'), String(err)).toBe(true);
+    expect(issue.state).toBe('open');
+    expect(h.world.commentsOn(h.repo, issue.number)).toEqual([]);
+  });
+
   it('creates an issue with a milestone and labels', async () => {
     h.world.addMilestone(h.repo, 'M1');
     const created = await h.forge.createIssue(app, {
@@ -232,6 +267,17 @@ describe('comments', () => {
     expect(h.world.count('edit_comment', 'acme/app', issue.number)).toBe(1);
   });
 
+  it('posts the sticky comment of a fresh marker without listing the comments first', async () => {
+    const issue = h.world.addIssue(h.repo, { title: 'x' });
+    const before = h.fake.requests.length;
+    const c = await h.forge.upsertStickyComment(ref(issue.number), 'run-1', 'v1', { fresh: true });
+    expect(h.fake.requests.slice(before).map((r) => r.operationId)).toEqual(['issues/create-comment']);
+    await h.forge.upsertStickyComment(ref(issue.number), 'run-1', 'v2');
+    expect(h.world.commentsOn(h.repo, issue.number).map((x) => [x.id, x.body])).toEqual([
+      [c.id, '<!-- run-1 -->\nv2'],
+    ]);
+  });
+
   it('reacts to a comment', async () => {
     const issue = h.world.addIssue(h.repo, { title: 'x' });
     const c = h.world.addComment(h.repo, issue.number, '/blitz', 'alice');
@@ -245,7 +291,10 @@ describe('repository', () => {
     h.world.grant(h.repo, 'mia', 'maintain');
     h.world.grant(h.repo, 'tom', 'triage');
     h.world.addUser('stranger');
-    expect(await h.forge.getPermission(app, 'acme')).toBe('admin');
+    // The account the repository lives under owns it: no request.
+    const before = h.fake.requests.length;
+    expect(await h.forge.getPermission(app, 'ACME')).toBe('admin');
+    expect(h.fake.requests.length).toBe(before);
     expect(await h.forge.getPermission(app, 'mia')).toBe('write');
     expect(await h.forge.getPermission(app, 'tom')).toBe('read');
     expect(await h.forge.getPermission(app, 'stranger')).toBe('none');

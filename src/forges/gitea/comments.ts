@@ -51,7 +51,7 @@ export const commentOps = (
     createComment,
     listComments,
 
-    upsertStickyComment: async (ref, marker, body) => {
+    upsertStickyComment: async (ref, marker, body, opts) => {
       const tag = markerTag(marker);
       const text = body.includes(tag) ? body : `${tag}\n${body}`;
       const key = `${formatIssueRef(ref)} ${tag}`;
@@ -79,9 +79,12 @@ export const commentOps = (
           if (!isAppError(err) || err.code !== 'not_found') throw err;
         }
       }
-      const mine = (await listComments(ref)).find(
-        (c) => c.author.toLowerCase() === botLogin.toLowerCase() && c.body.includes(tag),
-      );
+      // A new marker has no comment yet: created without a list of every comment first.
+      const mine = opts?.fresh
+        ? undefined
+        : (await listComments(ref)).find(
+            (c) => c.author.toLowerCase() === botLogin.toLowerCase() && c.body.includes(tag),
+          );
       if (!mine) return keep(key, await createComment(ref, text));
       if (mine.body === text) return keep(key, mine);
       return edit(mine.id);

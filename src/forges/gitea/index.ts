@@ -126,6 +126,7 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
   };
 
   const { reviewsAndComments, ...reviewOpsOf } = reviewOps(client, pageSize);
+  const comments = commentOps(client, opts.botLogin, { cache: opts.requestCache !== false });
   const forge: Forge = {
     kind: 'gitea',
     botLogin: opts.botLogin,
@@ -169,7 +170,11 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
         ref.repo,
       ),
 
-    closeIssue: (ref) => setState(ref, 'closed'),
+    // Gitea has no request that comments and closes at once: two.
+    closeIssue: async (ref, close) => {
+      if (close?.comment !== undefined) await comments.createComment(ref, close.comment);
+      await setState(ref, 'closed');
+    },
     reopenIssue: (ref) => setState(ref, 'open'),
 
     createIssue: async (repo, issue) => {
@@ -259,7 +264,7 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
         .filter((i) => (i.labels ?? []).some((l) => l.name.toLowerCase() === label.toLowerCase()))
         .map((i) => toIssue(i, repo)),
 
-    ...commentOps(client, opts.botLogin, { cache: opts.requestCache !== false }),
+    ...comments,
     ...repositoryOps(
       client,
       { botLogin: opts.botLogin, token: opts.token },
@@ -274,12 +279,13 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
     opts.requestCache === false
       ? forge
       : withKeptReads(forge, opts.keptForMs === undefined ? {} : { freshMs: opts.keptForMs });
-  // The PR feedback loop's read: the PR, its head's status (kept once final, kept-feedback-reads.ts) and
-  // one list of its reviews for both the reviews and their comments.
+  // The PR feedback loop's read: the PR (unless the caller has it from opening it just now), its head's
+  // status (kept once final, kept-feedback-reads.ts) and one list of its reviews for both the reviews
+  // and their comments.
   return {
     ...kept,
-    readPullFeedback: async (ref) => {
-      const pull = await kept.getPullRequest(ref);
+    readPullFeedback: async (ref, given) => {
+      const pull = given?.pull ?? (await kept.getPullRequest(ref));
       const [checks, rc] = await Promise.all([
         kept.listChecks!(ref.repo, pull.head.sha),
         reviewsAndComments(ref),

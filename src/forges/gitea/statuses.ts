@@ -61,29 +61,58 @@ const giteaState: Record<ProgressReport['state'], string> = {
   neutral: 'warning',
 };
 
-export const statusOps = (client: GiteaClient) => ({
-  listChecks: async (repo: RepoRef, sha: string): Promise<CheckInfo[]> => {
-    const combined = await client.json(GiteaCombinedStatus, {
-      method: 'GET',
-      path: `${repoPath(repo)}/commits/${encodeURIComponent(sha)}/status`,
-      query: { limit: 50 },
-      what: `read the combined status of ${sha.slice(0, 7)} in ${formatRepo(repo)}`,
-    });
-    return (combined.statuses ?? []).map(toCheckFromGiteaStatus);
-  },
+/**
+ * Gitea has one `pending` for GitHub's queued and in progress: the first in-progress report on a head
+ * whose status the bot just set queued would change its words only ("queued: waiting for the review
+ * leg and the build", which still holds), so it is not sent (one request per PR). Later reports on
+ * that head are, whatever they say. Remembered per head, bounded, oldest out.
+ */
+const queuedHeads = (max = 2_000) => {
+  const heads = new Set<string>();
+  return {
+    /** Whether this report is worth a request. */
+    send(key: string, state: ProgressReport['state']): boolean {
+      const wasQueued = heads.delete(key);
+      return !(wasQueued && state === 'in_progress');
+    },
+    /** A report was written: a queued one is remembered (only once it is on the forge). */
+    sent(key: string, state: ProgressReport['state']): void {
+      if (state !== 'queued') return;
+      heads.add(key);
+      if (heads.size > max) heads.delete(heads.values().next().value as string);
+    },
+  };
+};
 
-  reportProgress: async (repo: RepoRef, sha: string, report: ProgressReport): Promise<void> => {
-    await client.none({
-      method: 'POST',
-      path: `${repoPath(repo)}/statuses/${encodeURIComponent(sha)}`,
-      body: {
-        context: progressContext,
-        state: giteaState[report.state],
-        description: report.title.slice(0, maxDescriptionChars),
-        ...(report.detailsUrl ? { target_url: report.detailsUrl } : {}),
-      },
-      what: `report progress on ${sha.slice(0, 7)} in ${formatRepo(repo)}`,
-      needs: writeOn(repo),
-    });
-  },
-});
+export const statusOps = (client: GiteaClient) => {
+  const queued = queuedHeads();
+  return {
+    listChecks: async (repo: RepoRef, sha: string): Promise<CheckInfo[]> => {
+      const combined = await client.json(GiteaCombinedStatus, {
+        method: 'GET',
+        path: `${repoPath(repo)}/commits/${encodeURIComponent(sha)}/status`,
+        query: { limit: 50 },
+        what: `read the combined status of ${sha.slice(0, 7)} in ${formatRepo(repo)}`,
+      });
+      return (combined.statuses ?? []).map(toCheckFromGiteaStatus);
+    },
+
+    reportProgress: async (repo: RepoRef, sha: string, report: ProgressReport): Promise<void> => {
+      const key = `${formatRepo(repo)}@${sha}`.toLowerCase();
+      if (!queued.send(key, report.state)) return;
+      await client.none({
+        method: 'POST',
+        path: `${repoPath(repo)}/statuses/${encodeURIComponent(sha)}`,
+        body: {
+          context: progressContext,
+          state: giteaState[report.state],
+          description: report.title.slice(0, maxDescriptionChars),
+          ...(report.detailsUrl ? { target_url: report.detailsUrl } : {}),
+        },
+        what: `report progress on ${sha.slice(0, 7)} in ${formatRepo(repo)}`,
+        needs: writeOn(repo),
+      });
+      queued.sent(key, report.state);
+    },
+  };
+};

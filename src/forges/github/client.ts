@@ -110,6 +110,11 @@ export const createGithubClient = (opts: {
     },
   });
   const tell = safeHook(opts.onRequest);
+  /** A GraphQL document that writes (octokit's graphql() hands the document over as `query`). */
+  const isMutation = (options: object) => {
+    const query = (options as { query?: unknown }).query;
+    return typeof query === 'string' && /^\s*mutation\b/.test(query);
+  };
   client.hook.after('request', (response, options) => {
     tell({
       outcome: outcomeOfStatus(response.status),
@@ -117,6 +122,7 @@ export const createGithubClient = (opts: {
       method: options.method,
       status: response.status,
       rateHeaders: rateHeadersOf(response.headers),
+      ...(isMutation(options) ? { mutation: true } : {}),
     });
   });
   client.hook.error('request', (error, options) => {

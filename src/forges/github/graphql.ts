@@ -60,3 +60,10 @@ query ClosingIssues($owner: String!, $name: String!, $number: Int!, $after: Stri
     }
   }
 }`;
+
+/** An issue's closing comment and its close, in one request (mutations run in order). */
+export const closeWithCommentMutation = `
+mutation CloseIssueWithComment($id: ID!, $body: String!) {
+  addComment(input: { subjectId: $id, body: $body }) { commentEdge { node { databaseId } } }
+  closeIssue(input: { issueId: $id, stateReason: COMPLETED }) { issue { state } }
+}`;

@@ -9,6 +9,7 @@ import { checkOps } from './checks.ts';
 import { createGithubClient, type GithubAuth, type RetryOptions } from './client.ts';
 import { issueOps } from './issues.ts';
 import { cachedMilestoneLoader, listOpenMilestones, loadMilestone, resolveMilestone } from './milestones.ts';
+import { nodeIds } from './node-ids.ts';
 import { readPullFeedback } from './pull-feedback.ts';
 import { pullOps } from './pulls.ts';
 import { repoOps } from './repos.ts';
@@ -42,7 +43,8 @@ export const createGithubForge = (opts: GithubForgeOptions): Forge => {
     ...(opts.onRequest ? { onRequest: opts.onRequest } : {}),
     conditional: opts.requestCache !== false,
   });
-  const cached = opts.requestCache !== false ? cachedMilestoneLoader(gh) : undefined;
+  const ids = nodeIds();
+  const cached = opts.requestCache !== false ? cachedMilestoneLoader(gh, ids) : undefined;
   const { ownRunSeen, ...checks } = checkOps(gh, { botLogin: opts.botLogin });
   const reviews = reviewOps(gh);
   const forge: Forge = {
@@ -50,8 +52,8 @@ export const createGithubForge = (opts: GithubForgeOptions): Forge => {
     botLogin: opts.botLogin,
     resolveMilestone: (repo, query) => resolveMilestone(gh, repo, query),
     listOpenMilestones: (repo) => listOpenMilestones(gh, repo),
-    loadMilestone: (repo, number) => (cached ? cached(repo, number) : loadMilestone(gh, repo, number)),
-    ...issueOps(gh, opts.botLogin, { cache: opts.requestCache !== false }),
+    loadMilestone: (repo, number) => (cached ? cached(repo, number) : loadMilestone(gh, repo, number, ids)),
+    ...issueOps(gh, opts.botLogin, { cache: opts.requestCache !== false, ids }),
     ...repoOps(gh, { cache: opts.requestCache !== false }),
     ...pullOps(gh),
     ...checks,

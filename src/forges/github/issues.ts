@@ -1,8 +1,10 @@
 // Issues, labels, blocked-by edges, comments (including the bot's one sticky comment per marker) and
 // reactions on GitHub, through octokit REST.
+import { AppError } from '../../errors.ts';
 import {
   type Comment,
   formatIssueRef,
+  formatRepo,
   type Issue,
   type IssueRef,
   type NewIssue,
@@ -11,11 +13,18 @@ import {
 } from '../types.ts';
 import type { GithubClient } from './client.ts';
 import { call, statusOf } from './errors.ts';
+import { closeWithCommentMutation } from './graphql.ts';
 import { toComment, toIssue } from './mappers.ts';
+import type { NodeIds } from './node-ids.ts';
+import { CloseIssueWithCommentResponse } from './schema.ts';
 
 const at = (ref: IssueRef) => ({ owner: ref.repo.owner, repo: ref.repo.name, issue_number: ref.number });
 
-export const issueOps = (gh: GithubClient, botLogin: string, opts: { cache?: boolean } = {}) => {
+export const issueOps = (
+  gh: GithubClient,
+  botLogin: string,
+  opts: { cache?: boolean; ids?: NodeIds } = {},
+) => {
   // The bot's sticky comments (dashboards) by issue and marker, as last written; bounded, oldest out.
   const sticky = opts.cache === false ? undefined : new Map<string, Comment>();
   const keep = (key: string, c: Comment): Comment => {
@@ -30,6 +39,7 @@ export const issueOps = (gh: GithubClient, botLogin: string, opts: { cache?: boo
       { action: `read issue #${ref.number}`, repo: ref.repo, need: 'issues:read' },
       () => gh.rest.issues.get(at(ref)),
     );
+    opts.ids?.set(ref, data.node_id);
     return toIssue(ref.repo, data);
   };
 
@@ -60,9 +70,28 @@ export const issueOps = (gh: GithubClient, botLogin: string, opts: { cache?: boo
     return toComment(data);
   };
 
+  /**
+   * With a comment, on an issue whose node id the adapter has read: the comment and the close in one
+   * GraphQL request (one request against the rate limit instead of two). Otherwise through REST.
+   */
+  const closeIssue = async (ref: IssueRef, close: { comment?: string } = {}): Promise<void> => {
+    const id = close.comment === undefined ? undefined : opts.ids?.get(ref);
+    if (close.comment !== undefined && id === undefined) await createComment(ref, close.comment);
+    if (id === undefined || close.comment === undefined) return setState(ref, 'closed');
+    const raw = await call(
+      { action: `comment on and close issue #${ref.number}`, repo: ref.repo, need: 'issues:write' },
+      () => gh.graphql(closeWithCommentMutation, { id, body: close.comment }),
+    );
+    if (CloseIssueWithCommentResponse.safeParse(raw).data?.closeIssue?.issue?.state !== 'CLOSED')
+      throw new AppError(
+        'forge_error',
+        `GitHub did not say issue #${ref.number} on ${formatRepo(ref.repo)} is closed after closing it`,
+      );
+  };
+
   return {
     getIssue,
-    closeIssue: (ref: IssueRef) => setState(ref, 'closed'),
+    closeIssue,
     reopenIssue: (ref: IssueRef) => setState(ref, 'open'),
 
     async createIssue(repo: RepoRef, issue: NewIssue): Promise<Issue> {
@@ -137,7 +166,12 @@ export const issueOps = (gh: GithubClient, botLogin: string, opts: { cache?: boo
     createComment,
     listComments,
 
-    async upsertStickyComment(ref: IssueRef, marker: string, body: string): Promise<Comment> {
+    async upsertStickyComment(
+      ref: IssueRef,
+      marker: string,
+      body: string,
+      fresh: { fresh?: boolean } = {},
+    ): Promise<Comment> {
       const tag = /^<!--.*-->$/s.test(marker.trim()) ? marker.trim() : `<!-- ${marker} -->`;
       const text = body.includes(tag) ? body : `${tag}\n${body}`;
       const key = `${formatIssueRef(ref)} ${tag}`;
@@ -166,9 +200,12 @@ export const issueOps = (gh: GithubClient, botLogin: string, opts: { cache?: boo
           if (statusOf(err) !== 404) throw err;
         }
       }
-      const mine = (await listComments(ref)).find(
-        (c) => c.author.toLowerCase() === botLogin.toLowerCase() && c.body.includes(tag),
-      );
+      // A new marker has no comment yet: created without a list of every comment first.
+      const mine = fresh.fresh
+        ? undefined
+        : (await listComments(ref)).find(
+            (c) => c.author.toLowerCase() === botLogin.toLowerCase() && c.body.includes(tag),
+          );
       if (!mine) return keep(key, await createComment(ref, text));
       if (mine.body === text) return keep(key, mine);
       return edit(mine.id);

@@ -17,6 +17,7 @@ import type { GithubClient } from './client.ts';
 import { call, toAppError } from './errors.ts';
 import { issueConnectionPage, milestoneIssuesQuery, type NestedField } from './graphql.ts';
 import { HIDDEN_REPO, refFromLink, toMilestone } from './mappers.ts';
+import type { NodeIds } from './node-ids.ts';
 import { type IssueLink, type IssueNode, MilestoneIssuesResponse, NestedConnections } from './schema.ts';
 
 export const listOpenMilestones = async (gh: GithubClient, repo: RepoRef): Promise<Milestone[]> => {
@@ -125,6 +126,8 @@ export const loadMilestone = async (
   gh: GithubClient,
   repo: RepoRef,
   number: number,
+  /** Told each issue's node id, for a later mutation on it without a read. */
+  ids?: NodeIds,
 ): Promise<MilestoneSnapshot> => {
   // The milestone itself comes with the first page of its issues: no REST read of it.
   let milestone: Milestone | undefined;
@@ -147,7 +150,10 @@ export const loadMilestone = async (
       closedIssues: m.closedIssues.totalCount,
     };
     const page = m.issues;
-    for (const node of page.nodes) nodes.push(await completeIssue(gh, repo, node));
+    for (const node of page.nodes) {
+      ids?.set({ repo, number: node.number }, node.id);
+      nodes.push(await completeIssue(gh, repo, node));
+    }
     after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
   } while (after);
   // Blockers declared in issue bodies join the edges; one that cannot be read is `unknown` (fail closed).
@@ -212,7 +218,7 @@ export const snapshot = (repo: RepoRef, milestone: Milestone, nodes: IssueNode[]
  * only when that list covers everything it depends on: one page, every blocker an issue of the same
  * milestone (a blocker elsewhere could change without touching the list), no sub-issue links.
  */
-export const cachedMilestoneLoader = (gh: GithubClient) => {
+export const cachedMilestoneLoader = (gh: GithubClient, ids?: NodeIds) => {
   const kept = new Map<string, { etag: string; snap: MilestoneSnapshot }>();
   return async (repo: RepoRef, number: number): Promise<MilestoneSnapshot> => {
     const key = `${formatRepo(repo)}#${number}`.toLowerCase();
@@ -230,7 +236,7 @@ export const cachedMilestoneLoader = (gh: GithubClient) => {
     const etag = list.headers.etag;
     const hit = kept.get(key);
     if (hit && etag && hit.etag === etag) return structuredClone(hit.snap);
-    const snap = await loadMilestone(gh, repo, number);
+    const snap = await loadMilestone(gh, repo, number, ids);
     const members = new Set(list.data.map((i) => i.number));
     const covered =
       !!etag &&

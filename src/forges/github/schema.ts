@@ -84,3 +84,8 @@ export const ContentFile = z.object({
   encoding: z.string(),
   content: z.string(),
 });
+
+/** The answer to `CloseIssueWithComment`: the issue's state after the close. */
+export const CloseIssueWithCommentResponse = z.object({
+  closeIssue: z.object({ issue: z.object({ state: z.string() }).nullable() }).nullable(),
+});

@@ -62,8 +62,8 @@ const connection = <T>(items: T[], args: PageArgs) => {
   };
 };
 
-const issueId = (repo: WorldRepo, n: number) =>
-  Buffer.from(`Issue:${repo.owner}/${repo.name}#${n}`).toString('base64');
+/** As on GitHub, an issue's GraphQL id is the `node_id` its REST answers carry (serialize.ts). */
+const issueId = (issue: WorldIssue) => Buffer.from(`Issue:${issue.id}`).toString('base64url');
 
 const actor = (world: World, login: string) => {
   const u = world.users.get(login.toLowerCase()) ?? world.addUser(login);
@@ -91,7 +91,7 @@ export const createRoot = (world: World, actorLogin: string) => {
 
   const issueNode = (repo: WorldRepo, issue: WorldIssue): Record<string, unknown> => ({
     __typename: issue.pull ? 'PullRequest' : 'Issue',
-    id: issueId(repo, issue.number),
+    id: issueId(issue),
     databaseId: issue.id,
     number: issue.number,
     title: issue.title,
@@ -316,6 +316,24 @@ export const createRoot = (world: World, actorLogin: string) => {
     },
   });
 
+  /** The issue or PR behind a node id, where the actor may read it. */
+  const byId = (id: string) => {
+    const m = /^Issue:(\d+)$/.exec(Buffer.from(id, 'base64url').toString());
+    for (const repo of m ? world.repos.values() : []) {
+      const issue = [...repo.issues.values()].find((i) => i.id === Number(m![1]));
+      if (issue) return readable(repo) ? { repo, issue } : undefined;
+    }
+    return undefined;
+  };
+  const writable = (id: string) => {
+    const found = byId(id);
+    if (!found) throw new Error(`Could not resolve to a node with the global id of '${id}'.`);
+    const p = world.permissionOf(found.repo, actorLogin);
+    if (p !== 'write' && p !== 'maintain' && p !== 'admin')
+      throw new Error('Resource not accessible by integration');
+    return found;
+  };
+
   return {
     repository: (args: { owner: string; name: string }) => {
       const repo = readable(world.repo(args.owner, args.name));
@@ -324,10 +342,20 @@ export const createRoot = (world: World, actorLogin: string) => {
       return repoNode(repo);
     },
     node: (args: { id: string }) => {
-      const m = /^Issue:([^/]+)\/([^#]+)#(\d+)$/.exec(Buffer.from(args.id, 'base64').toString());
-      const repo = m ? readable(world.repo(m[1]!, m[2]!)) : undefined;
-      const issue = repo ? repo.issues.get(Number(m![3])) : undefined;
-      return repo && issue ? issueNode(repo, issue) : null;
+      const found = byId(args.id);
+      return found ? issueNode(found.repo, found.issue) : null;
+    },
+    // Mutations (GitHub runs a document's mutations one after another, each on its own).
+    addComment: (args: { input: { subjectId: string; body: string } }) => {
+      const { repo, issue } = writable(args.input.subjectId);
+      const c = world.addComment(repo, issue.number, args.input.body, actorLogin);
+      return { commentEdge: { node: { databaseId: c.id, id: `IC_${c.id}`, body: c.body } } };
+    },
+    closeIssue: (args: { input: { issueId: string; stateReason?: string } }) => {
+      const { repo, issue } = writable(args.input.issueId);
+      if (issue.pull) throw new Error(`Could not resolve to an Issue with the id '${args.input.issueId}'.`);
+      world.setIssueState(repo, issue, 'closed', actorLogin);
+      return { issue: issueNode(repo, issue) };
     },
   };
 };
@@ -368,7 +396,11 @@ export const runGraphql = async (
   if (result.errors?.length)
     out.errors = result.errors.map((e: GraphQLError) => ({
       message: e.message,
-      type: /Could not resolve/.test(e.message) ? 'NOT_FOUND' : 'INVALID',
+      type: /Could not resolve/.test(e.message)
+        ? 'NOT_FOUND'
+        : /not accessible by integration/.test(e.message)
+          ? 'FORBIDDEN'
+          : 'INVALID',
       path: e.path,
     }));
   return { invalid: [], response: out };
