@@ -59,8 +59,6 @@ export interface FleetCtx {
   pace?: Pace;
 }
 
-export const maxConflictResumes = 2;
-
 /** The review leg's ports in a fleet: its Ollama host and diff bound come from `deps.fleet`. */
 export const fleetReviewPorts = (deps: Ports<'baseEnv' | 'config' | 'fleet' | 'logger'>): ReviewLegPorts => ({
   config: deps.config,

@@ -1,26 +1,22 @@
 // Merging a fleet PR, only after a person's word (the planner emits `merge` only for a ticket whose
-// PR a person asked to merge). Each pass reads the PR and takes one step: behind → update the branch;
-// conflicts → the runner holding the worker's worktree (this host or a remote one, through its
-// queue) merges the base in and resumes the worker there to resolve it and re-run the tests; after
-// that, every conflicted file is checked for leftover markers and the repo's build runs in the
-// worktree, on that host; clean → squash merge with the expected head sha, delete the
-// branch. A step that cannot go ahead leaves a note on the scoreboard, never a merge.
+// PR a person asked to merge). Which step a pass takes is `plan/fleet-merge.ts`'s choice; this file
+// gathers its facts (the PR, the attempt, the ticket; on request the conflict resume's job, the marker
+// check and the build, which run on the host holding the worker's worktree, this one or a remote one
+// through its queue) and performs the step: update the branch, resume the worker on the conflicts,
+// squash merge with the expected head sha and delete the branch, or leave a note on the scoreboard.
 import { z } from 'zod';
 import { formatRepo, type PullRequest } from '../../forges/types.ts';
+import { type BuildFact, fleetMergeStep, type MergeFacts, type MergeStep } from '../../plan/fleet-merge.ts';
 import { attemptIsHere, onAttemptHost } from '../../queue/dispatcher.ts';
-import type { GateResult } from '../../runner/build-gate.ts';
 import { gitTry } from '../../runner/git.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import { type OrchestratorDeps, type Ports, refOf } from '../context.ts';
 import { cleanUpMerged, mergePr } from '../pull-requests.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
-import { type FleetCtx, maxConflictResumes } from './fleet-context.ts';
-import { ticketOf, updateTicket } from './fleet-state.ts';
+import type { FleetCtx, RepoFacts } from './fleet-context.ts';
+import { fleetProgressOf, type TicketState, ticketOf, updateTicket } from './fleet-state.ts';
 
-const note = (deps: Ports<'store'>, ctx: FleetCtx, key: string, text: string | undefined) =>
-  updateTicket(deps.store, ctx.run.id, key, () => ({ note: text })).then((run) => {
-    ctx.run = run;
-  });
+type MergePorts = Ports<'dispatcher' | 'logger' | 'runner' | 'store'>;
 
 /** Files in `cwd`'s HEAD that still start a line with a conflict marker. */
 export const filesWithMarkers = async (
@@ -37,6 +33,10 @@ export const filesWithMarkers = async (
   return marked;
 };
 
+const patchTicket = async (deps: Ports<'store'>, ctx: FleetCtx, key: string, patch: Partial<TicketState>) => {
+  ctx.run = await updateTicket(deps.store, ctx.run.id, key, () => patch);
+};
+
 /** The repo's build command (`.blitz.yml`), if it names one. */
 const buildArgv = async (ctx: FleetCtx, attempt: AttemptRecord): Promise<string[] | undefined> => {
   const facts = ctx.repos.get(formatRepo(attempt.issue.repo).toLowerCase());
@@ -45,9 +45,6 @@ const buildArgv = async (ctx: FleetCtx, attempt: AttemptRecord): Promise<string[
   return cfg.result.ok ? cfg.result.config.build : undefined;
 };
 
-const failedBuild = (r: GateResult | undefined): string | undefined =>
-  r && (r.exitCode !== 0 || r.timedOut) ? 'the tests failed after the base was merged in' : undefined;
-
 const gateOutputSchema = z.object({
   result: z.object({ exitCode: z.number(), timedOut: z.boolean(), tail: z.string() }),
 });
@@ -55,7 +52,7 @@ const gateOutputSchema = z.object({
 /**
  * The build of an attempt on another host (a remote runner, or a replica on another machine) runs
  * there, in its worktree, as a gate job through that host's queue; the result comes back as the
- * job's output. `wait` while the job has not finished.
+ * job's output. `pending` while the job has not finished.
  */
 const remoteBuild = async (
   deps: Ports<'dispatcher' | 'store'>,
@@ -63,7 +60,7 @@ const remoteBuild = async (
   key: string,
   attempt: AttemptRecord,
   argv: string[],
-): Promise<string | undefined | 'wait'> => {
+): Promise<BuildFact> => {
   const dispatcher = deps.dispatcher;
   let ref = ticketOf(ctx.fleet, key).buildJob;
   if (!ref) {
@@ -72,43 +69,29 @@ const remoteBuild = async (
       attempt.id,
       attempt.host,
     );
-    if (!sent.id) return 'wait';
+    if (!sent.id) return { state: 'pending' };
     ref = { queue: sent.queue, id: sent.id };
-    ctx.run = await updateTicket(deps.store, ctx.run.id, key, () => ({ buildJob: ref }));
+    await patchTicket(deps, ctx, key, { buildJob: ref });
   }
   const job = await dispatcher.job(ref);
-  if (job?.state === 'queued' || job?.state === 'active') return 'wait';
-  ctx.run = await updateTicket(deps.store, ctx.run.id, key, () => ({ buildJob: undefined }));
-  if (job?.state !== 'completed') return `the build after the base merge did not run on the attempt's runner`;
+  if (job?.state === 'queued' || job?.state === 'active') return { state: 'pending' };
+  await patchTicket(deps, ctx, key, { buildJob: undefined });
+  if (job?.state !== 'completed') return { state: 'missing', reason: 'not_run' };
   const out = gateOutputSchema.safeParse(job.output);
-  if (!out.success) return `the attempt's runner sent no build result`;
-  return failedBuild(out.data.result);
+  if (!out.success) return { state: 'missing', reason: 'no_result' };
+  return { state: 'done', exitCode: out.data.result.exitCode, timedOut: out.data.result.timedOut };
 };
 
-/**
- * After the resumed worker finished: leftover markers in the files the base merge conflicted, then
- * the repo's build in the worktree. An attempt on another host: that host's supervisor checked the
- * pushed branch for markers before it called the attempt solved, and it runs the build. `wait`: not
- * known yet.
- */
-const checkResolution = async (
-  deps: Ports<'dispatcher' | 'runner' | 'store'>,
+/** The repo's build in the worktree after the base merge: here, or on the attempt's host. */
+const readBuild = async (
+  deps: MergePorts,
   ctx: FleetCtx,
   key: string,
   attempt: AttemptRecord,
-): Promise<string | undefined | 'wait'> => {
-  if (attempt.outcome !== 'solved')
-    return `merge stopped, the worker did not resolve it: ${attempt.failureSummary ?? attempt.outcome}`;
-  const remote = !attemptIsHere(deps, attempt);
-  if (!remote) {
-    const gctx = await deps.runner.gitContext(attempt.issue.repo);
-    await gitTry(['fetch', '--quiet', 'origin'], attempt.worktree, gctx);
-    const marked = await filesWithMarkers(attempt.worktree, attempt.conflictFiles ?? [], gctx);
-    if (marked.length > 0) return `conflict markers are left in ${marked.join(', ')}`;
-  }
+): Promise<BuildFact> => {
   const argv = await buildArgv(ctx, attempt);
-  if (!argv) return undefined;
-  if (remote) return remoteBuild(deps, ctx, key, attempt, argv);
+  if (!argv) return { state: 'none' };
+  if (!attemptIsHere(deps, attempt)) return remoteBuild(deps, ctx, key, attempt, argv);
   const res = await deps.runner.execute({
     kind: 'gate',
     name: 'build',
@@ -116,18 +99,32 @@ const checkResolution = async (
     cwd: attempt.worktree,
     timeoutSeconds: 1800,
   });
-  return res.kind === 'gate' ? failedBuild(res.result) : undefined;
+  // A runner that answers a gate job without a gate result ran no build.
+  return res.kind === 'gate'
+    ? { state: 'done', exitCode: res.result.exitCode, timedOut: res.result.timedOut }
+    : { state: 'none' };
 };
 
+const readMarkers = async (deps: Ports<'runner'>, attempt: AttemptRecord): Promise<string[]> => {
+  const gctx = await deps.runner.gitContext(attempt.issue.repo);
+  await gitTry(['fetch', '--quiet', 'origin'], attempt.worktree, gctx);
+  return filesWithMarkers(attempt.worktree, attempt.conflictFiles ?? [], gctx);
+};
+
+const errorOf = (output: unknown): string =>
+  typeof output === 'object' && output !== null && 'error' in output
+    ? String(output.error)
+    : 'no reason given';
+
 const squash = async (
-  deps: Ports<'dispatcher' | 'logger' | 'runner' | 'store'>,
+  deps: MergePorts,
   ctx: FleetCtx,
   key: string,
+  facts: RepoFacts,
   pr: PullRequest,
   attempt?: AttemptRecord,
 ) => {
   const ref = refOf(key);
-  const facts = ctx.repos.get(formatRepo(ref.repo).toLowerCase())!;
   const m = await mergePr(facts.forge, pr, { method: 'squash', title: `${pr.title} (#${pr.ref.number})` });
   // The head moved or the base did since we read it: the next pass reads the PR again.
   if ('refused' in m) return;
@@ -136,7 +133,7 @@ const squash = async (
     state: 'merged',
     mergedSha: sha,
   });
-  await note(deps, ctx, key, undefined);
+  await patchTicket(deps, ctx, key, { note: undefined });
   await cleanUpMerged(deps, facts.forge, {
     repo: facts.repo,
     pr,
@@ -146,24 +143,39 @@ const squash = async (
   deps.logger.info({ runId: ctx.run.id, ticket: key, pr: pr.ref.number, sha }, 'fleet PR merged');
 };
 
-/** The merge does not go ahead: a person has to look (and say `/merge` again). */
-const stopResolving = async (deps: Ports<'store'>, ctx: FleetCtx, key: string, why: string) => {
-  ctx.run = await updateTicket(deps.store, ctx.run.id, key, () => ({
-    resolving: false,
-    resumeSentAt: undefined,
-    resumeJob: undefined,
-    mergeRequestedBy: undefined,
-    note: why,
+/** Sends the conflict resume to the runner holding the worktree; the error's words when it cannot. */
+const resumeWorker = async (
+  deps: MergePorts,
+  ctx: FleetCtx,
+  key: string,
+  attempt: AttemptRecord,
+  s: Extract<MergeStep, { step: 'resume_worker' }>,
+): Promise<string | undefined> => {
+  ctx.run = await updateTicket(deps.store, ctx.run.id, key, (x) => ({
+    conflictResumes: x.conflictResumes + 1,
+    conflictFiles: [],
+    resolving: true,
+    resumeSentAt: attempt.launchedAt,
+    note: s.note,
   }));
+  try {
+    const sent = await onAttemptHost(
+      deps,
+      { kind: 'resume', attemptId: attempt.id, reason: 'conflict', mergeBase: s.base },
+      [attempt],
+    );
+    if (sent?.id) await patchTicket(deps, ctx, key, { resumeJob: { queue: sent.queue, id: sent.id } });
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
 };
 
-const errorOf = (output: unknown): string =>
-  typeof output === 'object' && output !== null && 'error' in output
-    ? String(output.error)
-    : 'no reason given';
+/** Reads and one-pass bookkeeping a merge takes at most before its step: a bound, not a budget. */
+const maxDecisions = 8;
 
 export const mergeTicket = async (
-  deps: Ports<'dispatcher' | 'logger' | 'runner' | 'store'>,
+  deps: MergePorts,
   ctx: FleetCtx,
   key: string,
   prNumber: number,
@@ -171,84 +183,68 @@ export const mergeTicket = async (
   /** The head the PR feedback gate let through (green CI, no standing change request). */
   gatedHead?: string,
 ): Promise<void> => {
-  const t = ticketOf(ctx.fleet, key);
-  if (!t.mergeRequestedBy) return;
   const ref = refOf(key);
-  const facts = ctx.repos.get(formatRepo(ref.repo).toLowerCase());
-  if (!facts) return;
-  const pr = await facts.forge.getPullRequest({ repo: facts.repo, number: prNumber });
-  if (pr.merged) {
-    await deps.store.upsertRunIssue(ctx.run.id, formatRepo(ref.repo), ref.number, {
-      state: 'merged',
-      mergedSha: pr.mergeCommitSha ?? pr.head.sha,
-    });
-    return;
-  }
-  if (pr.state === 'closed') return note(deps, ctx, key, 'the PR was closed without merging');
-  // A resumed worker is still merging the base in (or its resume has not reached its host): wait.
-  if (attempt && attempt.outcome === undefined) return;
-  if (t.resolving && attempt && attempt.launchedAt === t.resumeSentAt) {
-    const sent = t.resumeJob && (await deps.dispatcher.job(t.resumeJob));
-    if (sent?.state !== 'failed') return;
-    return stopResolving(
-      deps,
-      ctx,
-      key,
-      `the worker could not be resumed on its runner: ${errorOf(sent.output)}`,
-    );
-  }
-  if (t.resolving && attempt) {
-    const problem = await checkResolution(deps, ctx, key, attempt);
-    if (problem === 'wait') return;
-    ctx.run = await updateTicket(deps.store, ctx.run.id, key, () => ({
-      resolving: false,
-      resumeSentAt: undefined,
-      resumeJob: undefined,
-      conflictFiles: attempt.conflictFiles ?? [],
-      note: problem,
-    }));
-    if (problem) {
-      ctx.run = await updateTicket(deps.store, ctx.run.id, key, () => ({ mergeRequestedBy: undefined }));
-      return;
+  const repo = ctx.repos.get(formatRepo(ref.repo).toLowerCase());
+  if (!repo) return;
+  const t = ticketOf(ctx.fleet, key);
+  let pr: PullRequest | undefined;
+  const facts: MergeFacts = {
+    requested: t.mergeRequestedBy !== undefined,
+    ticket: t,
+    gatedHead,
+    attempt: attempt && { ...attempt, remote: !attemptIsHere(deps, attempt) },
+  };
+  for (let i = 0; i < maxDecisions; i++) {
+    const s = fleetMergeStep(facts);
+    switch (s.step) {
+      case 'none':
+        return;
+      case 'read':
+        if (s.fact === 'pr') {
+          pr = await repo.forge.getPullRequest({ repo: repo.repo, number: prNumber });
+          facts.pr = pr;
+        } else if (s.fact === 'resume_job') {
+          const job = t.resumeJob && (await deps.dispatcher.job(t.resumeJob));
+          facts.resumeJob =
+            job?.state === 'failed' ? { failed: true, error: errorOf(job.output) } : { failed: false };
+        } else if (s.fact === 'markers') facts.markers = await readMarkers(deps, attempt!);
+        else facts.build = await readBuild(deps, ctx, key, attempt!);
+        continue;
+      case 'record_merged':
+        await deps.store.upsertRunIssue(ctx.run.id, formatRepo(ref.repo), ref.number, {
+          state: 'merged',
+          mergedSha: s.sha,
+        });
+        return;
+      case 'note':
+        return patchTicket(deps, ctx, key, { note: s.note });
+      case 'withdraw':
+        return patchTicket(deps, ctx, key, { mergeRequestedBy: undefined, note: s.note });
+      case 'end_resolving':
+        await patchTicket(deps, ctx, key, {
+          resolving: false,
+          resumeSentAt: undefined,
+          resumeJob: undefined,
+          ...(s.conflictFiles && { conflictFiles: [...s.conflictFiles] }),
+          note: s.problem,
+          ...(s.problem !== undefined && { mergeRequestedBy: undefined }),
+        });
+        if (s.problem !== undefined) return;
+        facts.ticket = ticketOf(fleetProgressOf(ctx.run), key);
+        continue;
+      case 'update_branch':
+        await repo.forge.updatePullRequestBranch(pr!.ref);
+        return patchTicket(deps, ctx, key, { note: s.note });
+      case 'resume_worker': {
+        const why = await resumeWorker(deps, ctx, key, attempt!, s);
+        if (why === undefined) return;
+        facts.resumeNotSent = why;
+        facts.ticket = ticketOf(fleetProgressOf(ctx.run), key);
+        continue;
+      }
+      case 'squash':
+        return squash(deps, ctx, key, repo, pr!, attempt);
     }
   }
-  if (pr.mergeState === 'behind') {
-    await facts.forge.updatePullRequestBranch(pr.ref);
-    return note(deps, ctx, key, `brought up to date with ${pr.base.ref}`);
-  }
-  if (pr.mergeState === 'dirty' || pr.mergeable === false) {
-    if (!attempt || t.conflictResumes >= maxConflictResumes) {
-      ctx.run = await updateTicket(deps.store, ctx.run.id, key, () => ({ mergeRequestedBy: undefined }));
-      return note(deps, ctx, key, `still conflicts with ${pr.base.ref}; a person has to merge the base in`);
-    }
-    // The runner that holds the worktree merges the base in and resumes the worker on the conflicts.
-    ctx.run = await updateTicket(deps.store, ctx.run.id, key, (x) => ({
-      conflictResumes: x.conflictResumes + 1,
-      conflictFiles: [],
-      resolving: true,
-      resumeSentAt: attempt.launchedAt,
-      note: `conflicts with ${pr.base.ref}: the worker is merging the base in`,
-    }));
-    try {
-      const sent = await onAttemptHost(
-        deps,
-        { kind: 'resume', attemptId: attempt.id, reason: 'conflict', mergeBase: pr.base.ref },
-        [attempt],
-      );
-      if (sent?.id)
-        ctx.run = await updateTicket(deps.store, ctx.run.id, key, () => ({
-          resumeJob: { queue: sent.queue, id: sent.id! },
-        }));
-    } catch (err) {
-      const why = err instanceof Error ? err.message : String(err);
-      return stopResolving(deps, ctx, key, `the worker could not be resumed to merge the base in: ${why}`);
-    }
-    return;
-  }
-  if (pr.mergeState === 'blocked')
-    return note(deps, ctx, key, 'the forge blocks the merge (branch protection or required checks)');
-  if (pr.mergeable === null) return;
-  // A head pushed since the gate read it (a conflict resolved, a fix) is gated again first.
-  if (gatedHead !== undefined && pr.head.sha !== gatedHead) return;
-  await squash(deps, ctx, key, pr, attempt);
+  throw new Error(`fleet merge of ${key}: no step after ${maxDecisions} decisions`);
 };
