@@ -13,9 +13,9 @@ import type { Dispatcher } from '../queue/dispatcher.ts';
 import type { RunnerPort } from '../runner/runner-port.ts';
 import type { AttemptLedger, AttemptRecord } from '../runner/types.ts';
 import type { Notifier } from '../ship/notice.ts';
+import type { PrFacts } from '../ship/pr-facts.ts';
 import type { RunIssueRecord, RunRecord, RunStore } from '../store/run-store.ts';
 import type { ProbeResult } from './budget-probe.ts';
-import type { PrFacts } from './pr-facts.ts';
 import type { ReviewLeg } from './review-leg.ts';
 
 /** The forge connection for a repository (on GitHub: the App installation that covers it). */

@@ -37,7 +37,6 @@ export interface Effects {
   ship(ctx: RunCtx, path: 'deploy' | 'local', reason: string): Promise<void>;
   notify(ctx: RunCtx, level: 'info' | 'ready' | 'blocked', title: string, message: string): Promise<void>;
   stop(ctx: RunCtx, state: 'done' | 'blocked' | 'paused', reason: string): Promise<void>;
-  postPlan(ctx: RunCtx, wave: IssueKey[], explanations: string[]): Promise<void>;
 }
 
 /** What applying an action uses: each step below takes its own part of it. */
@@ -71,6 +70,8 @@ export interface RunKind {
   /** More job fields (an approved plan, a failure to fix, other runs' fences), read as the job is built. */
   extras(key: IssueKey): Promise<Partial<AttemptJob>>;
   prBody(key: IssueKey, solved: AttemptRecord): string;
+  /** The CI fix attempts the issue's repository allows (its `ci:` settings). */
+  maxFixAttempts(key: IssueKey): Promise<number>;
 }
 
 type StepCtx = Pick<RunCtx, 'run' | 'rows' | 'attempts'>;
@@ -152,6 +153,49 @@ export const resumeIssue = async (deps: Ports<'dispatcher' | 'runner'>, ctx: Ste
   if (live) await onAttemptHost(deps, { kind: 'resume', attemptId: live.id, reason: 'interrupted' }, [live]);
 };
 
+/**
+ * The issue work every run kind performs alike, through its `RunKind`: a worker resumed, a PR opened, a
+ * `/blitz tell` delivered, a PR's feedback acted on, the run's state moved. False for any other action.
+ */
+export const performIssueWork = async (
+  deps: Ports<'config' | 'dispatcher' | 'logger' | 'notifiers' | 'runner' | 'store'>,
+  ctx: StepCtx & Pick<RunCtx, 'prFacts'>,
+  kind: RunKind,
+  a: Action,
+): Promise<boolean> => {
+  switch (a.type) {
+    case 'resume':
+      await resumeIssue(deps, ctx, a.issue);
+      return true;
+    case 'open_pr':
+      await openIssuePr(deps, ctx, kind, a.issue);
+      return true;
+    case 'tell':
+      await nudgeWithTells(deps, ctx, a.issue);
+      ctx.run = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
+      return true;
+    case 'pr_feedback': {
+      if (!ctx.prFacts) return true;
+      const { forge, repo } = kind.site(a.issue);
+      const maxFixAttempts = await kind.maxFixAttempts(a.issue);
+      const { run, attempts, rows, prFacts } = ctx;
+      await performPrFeedback(
+        deps,
+        { forge, repo, run, attempts, rows, maxFixAttempts, prFacts },
+        a.issue,
+        a.pr,
+      );
+      ctx.run = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
+      return true;
+    }
+    case 'set_state':
+      ctx.run = await setRunState(deps, ctx.run.id, a);
+      return true;
+    default:
+      return false;
+  }
+};
+
 const blitzKind = (ctx: RunCtx): RunKind => ({
   issue: (key) => ctx.issues.get(key),
   site: (key) => ({ forge: ctx.forge, repo: refOf(key).repo, base: ctx.run.integrationBranch }),
@@ -167,6 +211,7 @@ const blitzKind = (ctx: RunCtx): RunKind => ({
   },
   prBody: (key, solved) =>
     `Resolves #${refOf(key).number}\n\nWorked by ${solved.rosterEntry} (${solved.tier}) in blitz run of ${ctx.run.milestoneTitle}; merges into \`${ctx.run.integrationBranch}\`.`,
+  maxFixAttempts: async () => ctx.repoConfig.ci.maxFixAttempts,
 });
 
 const review = async (
@@ -280,6 +325,25 @@ export const reportOnce = async (
   await ctx.forge.createComment({ repo: ctx.repo, number: ctx.run.triggerIssue }, text);
 };
 
+/** A dry run's plan: the first wave with the workers the planner picked for it, and what waits. */
+const dryRunPlan = (
+  ctx: RunCtx,
+  { wave, explanations, picks = [] }: Extract<Action, { type: 'post_plan' }>,
+) =>
+  [
+    `**blitz dry run: ${ctx.run.milestoneTitle}** — nothing was started.`,
+    '',
+    `First wave (${wave.length}, at most ${ctx.snap.options.maxSessions} at once):`,
+    ...picks.map(
+      (p) =>
+        `- #${refOf(p.issue).number}: tier ${p.worker.tier}, ${p.worker.entry.name}${p.worker.entry.model ? ` (${p.worker.entry.model})` : ''} — ${p.worker.reason}`,
+    ),
+    ...(wave.length === 0 ? ['- nothing is ready'] : []),
+    '',
+    'Not ready yet:',
+    ...(explanations.length ? explanations.map((e) => `- ${e}`) : ['- nothing']),
+  ].join('\n');
+
 /** Applies one action: the run's own holds (park, hard blocker) need the run alone, the rest the pass. */
 export const perform = async (deps: PerformPorts, ctx: PassCtx, a: Action): Promise<void> => {
   switch (a.type) {
@@ -303,6 +367,7 @@ export const perform = async (deps: PerformPorts, ctx: PassCtx, a: Action): Prom
 };
 
 const performWork = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promise<void> => {
+  if (await performIssueWork(deps, ctx, blitzKind(ctx), a)) return;
   switch (a.type) {
     case 'file_findings':
       return void (await fileReportedBugs(deps, ctx));
@@ -329,40 +394,13 @@ const performWork = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promise<
         `blitz: ${a.namedBy.map((m) => `#${refOf(m).number}`).join(', ')} ${a.namedBy.length === 1 ? 'is' : 'are'} blocked by ${a.blocker}, which does not exist or cannot be read; ${a.namedBy.length === 1 ? 'it stays' : 'they stay'} open and will not run (fail closed).`,
       );
     case 'post_plan':
-      return deps.effects.postPlan(ctx, a.wave, a.explanations);
+      return reportOnce(deps, ctx, 'plan', dryRunPlan(ctx, a));
     case 'dispatch':
       return void (await dispatchIssue(deps, ctx, blitzKind(ctx), a));
-    case 'resume':
-      return resumeIssue(deps, ctx, a.issue);
-    case 'open_pr':
-      return openIssuePr(deps, ctx, blitzKind(ctx), a.issue);
     case 'review':
       return review(deps, ctx, a);
     case 'merge':
       return merge(deps, ctx, a);
-    case 'tell':
-      await nudgeWithTells(deps, ctx, a.issue);
-      ctx.run = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
-      return;
-    case 'pr_feedback': {
-      if (!ctx.prFacts) return;
-      await performPrFeedback(
-        deps,
-        {
-          forge: ctx.forge,
-          repo: ctx.repo,
-          run: ctx.run,
-          attempts: ctx.attempts,
-          rows: ctx.rows,
-          maxFixAttempts: ctx.repoConfig.ci.maxFixAttempts,
-          prFacts: ctx.prFacts,
-        },
-        a.issue,
-        a.pr,
-      );
-      ctx.run = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
-      return;
-    }
     case 'run_build':
       return deps.effects.startGate(ctx, 'build', a.covers);
     case 'run_smoke':
@@ -408,9 +446,6 @@ const performWork = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promise<
           : { state: 'review_unclear', progress: { ...run.progress, reason: a.reason } },
       );
       deps.logger.info({ runId: ctx.run.id, reason: a.reason }, 'run waits on an unclear integration review');
-      return;
-    case 'set_state':
-      ctx.run = await setRunState(deps, ctx.run.id, a);
       return;
   }
 };

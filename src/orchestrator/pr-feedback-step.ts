@@ -9,14 +9,13 @@ import type { Forge, RepoRef } from '../forges/types.ts';
 import { attemptKey, currentAttempts } from '../plan/issue-progress.ts';
 import type { IssueProgress } from '../plan/snapshot.ts';
 import type { AttemptRecord } from '../runner/types.ts';
+import type { PrFacts } from '../ship/pr-facts.ts';
+import { holdSentence, progressReport } from '../ship/pr-progress.ts';
 import type { PrFeedbackState, RunIssueRecord, RunRecord } from '../store/run-store.ts';
 import type { Ports } from './context.ts';
-import type { PrFacts } from './pr-facts.ts';
 import {
   answerThreads,
-  holdSentence,
   keepFeedbackState,
-  progressReport,
   readPrFacts,
   reportPrProgress,
   resumeWithFeedback,

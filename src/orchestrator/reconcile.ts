@@ -35,7 +35,7 @@ import { type PassCtx, type PerformPorts, perform } from './perform.ts';
 import { gatePullRequests, withPrGates } from './pr-feedback-step.ts';
 import { keepOpenedPulls, readsPerCall } from './pr-reads-per-call.ts';
 import { loadRepoConfig } from './repo-settings.ts';
-import { dispatchHeld, pacedLimit, paceReason } from './run-pace.ts';
+import { pacedMachine, paceReason, readRunRecords } from './run-pace.ts';
 import { firstTime, foldResults, writeProgress } from './run-writer.ts';
 import { withTells } from './tell-nudge.ts';
 
@@ -170,8 +170,7 @@ const loadRun = async (
   const { external } = input;
   // Seed 002: M/L work needs an approved plan first; it is held (and said so) while the rest runs.
   const issues = run.kind === 'blitz' ? holdUnplanned(input.issues) : input.issues;
-  const rows = await deps.store.listRunIssues(run.id);
-  const attempts = await deps.ledger.listByRun(run.id);
+  const { rows, attempts, machine, pace } = await readRunRecords(deps, run);
   const open = new Set(issues.map((i) => issueKey(i.repo, i.number)));
   if (hooks.sweptRuns && !hooks.sweptRuns.has(run.id)) {
     hooks.sweptRuns.add(run.id);
@@ -198,10 +197,6 @@ const loadRun = async (
     },
     progress,
   );
-  const machine = deps.machine?.() ?? deps.runner.limit();
-  // Close to the forge's rate limit: fewer sessions; the dashboard says why. (Spent: the planner holds
-  // the dispatches instead, `forgeSpent`, so it does not read it as a park that waits for a person.)
-  const pace = deps.forgePace?.(fresh);
   const p = fresh.progress;
   const caps = issueCapsOf(deps.config.runner);
   const at = { now: deps.clock.now().toISOString(), policy: deps.config.runner.environmentBackoff };
@@ -232,15 +227,13 @@ const loadRun = async (
     // The review module picks the integration reviewers: without one there is no review and no gate.
     ...(deps.review ? { integrationReview: reviewView(p) } : {}),
     unfiledFindings: unfiledFindings(attempts, p.posted ?? [], run.triggerIssue !== undefined),
-    machine: {
-      limit: pacedLimit(machine.limit, pace),
-      contended: machine.contended,
-    },
+    // Close to the forge's rate limit: fewer sessions; the dashboard says why. (Spent: the planner holds
+    // the dispatches instead, `forgeSpent`, so it does not read it as a park that waits for a person.)
+    ...pacedMachine(machine, pace),
     build: p.build ?? { status: 'none', covers: [], failures: 0 },
     ...(p.hardBlocker ? { keptBlocker: keptBlockerOf(p.hardBlocker) } : {}),
     ...(missingTool ? { missingTool } : {}),
     park: parkViewOf(at, fresh, attempts, cache.budget),
-    ...(dispatchHeld(pace) ? { forgeSpent: true } : {}),
     buildConfigured: repoConfig.build !== undefined,
     ...(caps ? { issueCaps: caps } : {}),
     smoke: p.smoke ?? 'none',

@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { updateModelNotesFile } from '../model-notes/notes.ts';
 import { blameStep } from '../plan/blame.ts';
 import { attemptKey } from '../plan/issue-progress.ts';
-import { nextActions } from '../plan/next-actions.ts';
 import type { IssueKey } from '../plan/types.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
 import { git } from '../runner/git.ts';
@@ -351,30 +350,7 @@ export const createEffects = (
     }
   };
 
-  const postPlan: Effects['postPlan'] = async (ctx, wave, explanations) => {
-    if (ctx.run.triggerIssue === undefined || !(await firstTime(deps, ctx, 'plan'))) return;
-    // The picks the run would make: the planner's own dispatch actions on the same snapshot, not a re-derivation.
-    const picks = nextActions('running', {
-      ...ctx.snap,
-      options: { ...ctx.snap.options, dryRun: false },
-    }).flatMap((a) => (a.type === 'dispatch' ? [a] : []));
-    const lines = [
-      `**blitz dry run: ${ctx.run.milestoneTitle}** — nothing was started.`,
-      '',
-      `First wave (${wave.length}, at most ${ctx.snap.options.maxSessions} at once):`,
-      ...picks.map(
-        (p) =>
-          `- #${refOf(p.issue).number}: tier ${p.worker.tier}, ${p.worker.entry.name}${p.worker.entry.model ? ` (${p.worker.entry.model})` : ''} — ${p.worker.reason}`,
-      ),
-      ...(wave.length === 0 ? ['- nothing is ready'] : []),
-      '',
-      'Not ready yet:',
-      ...(explanations.length ? explanations.map((e) => `- ${e}`) : ['- nothing']),
-    ];
-    await ctx.forge.createComment({ repo: ctx.repo, number: ctx.run.triggerIssue }, lines.join('\n'));
-  };
-
-  return { startGate, bounce, ship, notify, stop, postPlan };
+  return { startGate, bounce, ship, notify, stop };
 };
 
 export const newRunId = (): string => randomUUID().slice(0, 8);

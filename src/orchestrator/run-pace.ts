@@ -1,7 +1,22 @@
-// How a run of any kind (blitz, fleet, plan) obeys the forge's pace (forges/rate-budget.ts): the session
-// limit it plans with, whether it may start a worker at all this pass, and the reason its dashboard shows.
-// One place, so the three run kinds slow down the same way and say so in the same words. Pure.
+// What a run of any kind (blitz, fleet, plan) reads alike in its load (its rows and attempts, this
+// host's worker limit, the forge's pace), and how it obeys that pace (forges/rate-budget.ts): the
+// session limit it plans with, whether it may start a worker at all this pass, and the reason its
+// dashboard shows. One place, so the three run kinds slow down the same way and say so in the same words.
 import { type Pace, pacedSessions } from '../forges/rate-budget.ts';
+import type { RunSnapshot } from '../plan/snapshot.ts';
+import type { RunRecord } from '../store/run-store.ts';
+import type { Ports } from './context.ts';
+
+/** The run's rows and attempts, this host's worker limit and the forge's pace: every load reads them. */
+export const readRunRecords = async (
+  deps: Ports<'forgePace' | 'ledger' | 'machine' | 'runner' | 'store'>,
+  run: RunRecord,
+) => ({
+  rows: await deps.store.listRunIssues(run.id),
+  attempts: await deps.ledger.listByRun(run.id),
+  machine: deps.machine?.() ?? deps.runner.limit(),
+  pace: deps.forgePace?.(run),
+});
 
 /**
  * The session limit under a pace: the same at full speed, fewer near a limit. A spent budget keeps the
@@ -16,3 +31,12 @@ export const dispatchHeld = (pace: Pace | undefined): boolean => pace?.sessionFa
 
 /** The reason a run goes slower than it could, for its dashboard; undefined at full speed. */
 export const paceReason = (pace: Pace | undefined): string | undefined => pace?.reason || undefined;
+
+/** The host's worker limit under the pace, and the dispatches held while it is spent (blitz and fleet). */
+export const pacedMachine = (
+  machine: RunSnapshot['machine'],
+  pace: Pace | undefined,
+): Pick<RunSnapshot, 'machine' | 'forgeSpent'> => ({
+  machine: { limit: pacedLimit(machine.limit, pace), contended: machine.contended },
+  ...(dispatchHeld(pace) ? { forgeSpent: true } : {}),
+});

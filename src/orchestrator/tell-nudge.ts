@@ -8,10 +8,10 @@ import { issueAttempts } from '../plan/issue-progress.ts';
 import type { IssueProgress } from '../plan/snapshot.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
 import type { AttemptRecord } from '../runner/types.ts';
+import { tellSection } from '../ship/feedback-prompt.ts';
 import { tellStep } from '../ship/tell-delivery.ts';
 import type { RunIssueRecord, RunProgress, RunRecord, TellMessage } from '../store/run-store.ts';
 import type { Ports } from './context.ts';
-import { tellSection } from './pr-feedback.ts';
 import { writeProgress } from './run-writer.ts';
 
 /** The progress the planner sees: an issue whose running session has messages waiting says so. */

@@ -451,7 +451,7 @@ describe('nextActions: stop conditions and reports', () => {
         options: { maxSessions: 2, dryRun: true },
       }),
     );
-    expect(got).toEqual([
+    expect(got).toMatchObject([
       { type: 'set_state', from: ['planning'], to: 'running' },
       {
         type: 'post_plan',
@@ -460,6 +460,11 @@ describe('nextActions: stop conditions and reports', () => {
       },
       { type: 'stop', state: 'done', reason: 'dry run: the plan is posted, nothing runs' },
     ]);
+    expect(ofType(got, 'dispatch')).toEqual([]);
+    // The workers a real run would start for that wave: the planner's own picks, shown, not sent.
+    const picks = ofType(got, 'post_plan')[0]!.picks ?? [];
+    expect(picks.map((p) => [p.type, p.issue])).toEqual([['dispatch', k(1)]]);
+    expect(picks[0]!.worker.entry.name).toBeTruthy();
   });
 
   it('does nothing for a paused or finished run', () => {

@@ -107,6 +107,8 @@ const workActions = (ctx: RunContext): Action[] => {
       type: 'post_plan',
       wave: wave.map((m) => m.key),
       explanations: notReady.map(([k]) => explain(classified, k)),
+      // The workers a real run would pick now: the same dispatch planning, not a re-derivation.
+      picks: dispatchActions(ctx).flatMap((a) => (a.type === 'dispatch' ? [a] : [])),
     });
     out.push({ type: 'stop', state: 'done', reason: 'dry run: the plan is posted, nothing runs' });
     return out;

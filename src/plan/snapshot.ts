@@ -248,8 +248,17 @@ export interface HeldIssue {
 export type Action =
   | { type: 'report_cycle'; members: IssueKey[] }
   | { type: 'report_unknown_blocker'; blocker: IssueKey; namedBy: IssueKey[] }
-  /** A dry run's plan: the first wave, why the others wait, and (plan-blitz) the held issues. */
-  | { type: 'post_plan'; wave: IssueKey[]; explanations: string[]; held?: HeldIssue[] }
+  /**
+   * A dry run's plan: the first wave, why the others wait, the workers a run would pick for it now
+   * (blitz), and (plan-blitz) the held issues.
+   */
+  | {
+      type: 'post_plan';
+      wave: IssueKey[];
+      explanations: string[];
+      picks?: Extract<Action, { type: 'dispatch' }>[];
+      held?: HeldIssue[];
+    }
   /** plan-blitz: a wave of these members starts; the held issues are listed with it. */
   | { type: 'start_wave'; members: IssueKey[]; held: HeldIssue[] }
   /** plan-blitz: take one member of the wave in flight one step down its size lane (plan/plan-member.ts). */

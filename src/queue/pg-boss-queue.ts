@@ -64,6 +64,8 @@ const intervalSeconds = (v: unknown): number => {
 export class PgBossQueue implements JobQueue {
   readonly engine = 'postgres' as const;
   private readonly known = new Set<string>();
+  /** Queues being created now, so concurrent callers share one creation. */
+  private readonly making = new Map<string, Promise<void>>();
   private readonly table: string;
 
   private constructor(
@@ -111,22 +113,43 @@ export class PgBossQueue implements JobQueue {
     return this.send(tx, queue, payload, opts);
   }
 
-  /** Creates the queue if missing (a send to an unknown queue would silently insert nothing). */
-  async ensureQueue(queue: string): Promise<void> {
-    if (this.known.has(queue)) return;
+  /**
+   * Creates the queue if missing (a send to an unknown queue would silently insert nothing). Callers
+   * asking for the same queue while it is being made share that one creation: a replica's first
+   * simultaneous dispatches would otherwise each run pg-boss's DDL and wait on each other's locks.
+   */
+  ensureQueue(queue: string): Promise<void> {
+    if (this.known.has(queue)) return Promise.resolve();
+    const making = this.making.get(queue);
+    if (making) return making;
+    const made = this.createQueue(queue).then(
+      () => {
+        this.known.add(queue);
+        this.making.delete(queue);
+      },
+      (err: unknown) => {
+        // Not remembered: the next caller tries again.
+        this.making.delete(queue);
+        throw err;
+      },
+    );
+    this.making.set(queue, made);
+    return made;
+  }
+
+  private async createQueue(queue: string): Promise<void> {
     // Replicas creating the same queue at once can deadlock in pg-boss's DDL: Postgres aborts one,
     // which looks again once the other has committed.
     for (let attempt = 1; ; attempt++) {
-      if (await this.boss.getQueue(queue)) break;
+      if (await this.boss.getQueue(queue)) return;
       try {
         await this.boss.createQueue(queue);
-        break;
+        return;
       } catch (err) {
         if (attempt >= 5) throw err;
         await new Promise((r) => setTimeout(r, 50 * attempt + Math.random() * 100));
       }
     }
-    this.known.add(queue);
   }
 
   /**

@@ -2,7 +2,7 @@
 // and pg-boss on the real PostgreSQL (a schema per test file; skipped with a reason when the
 // database is unreachable, failed when CI is set).
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../../src/observability/logger.ts';
 import { cronSlot, enqueueCronTick } from '../../src/queue/dispatch.ts';
 import { InProcessQueue } from '../../src/queue/in-process-queue.ts';
@@ -199,6 +199,42 @@ describe.each(engines)('job queue (%s)', (_name, make, enabled) => {
     await e.advance(2600);
     expect(await e.queue.claim([q], 'a')).toBeNull();
     expect(await e.queue.get({ queue: q, id })).toMatchObject({ state: 'failed' });
+  });
+});
+
+describe.runIf(pgUp)('pg-boss queue creation', () => {
+  // What is tried: eight first dispatches to one new queue at once, as a replica's first
+  // deliveries make them; then a creation that fails.
+  it('shares one creation between callers asking for the same new queue at once', async () => {
+    const queue = pgQueue!;
+    const boss = (queue as unknown as { boss: { createQueue(name: string): Promise<void> } }).boss;
+    const create = vi.spyOn(boss, 'createQueue');
+    try {
+      const q = fresh();
+      await Promise.all(Array.from({ length: 8 }, () => queue.ensureQueue(q)));
+      expect(create.mock.calls.filter(([name]) => name === q)).toHaveLength(1);
+      const id = await queue.enqueue(q, { n: 1 });
+      expect(await queue.claim([q], 'a')).toMatchObject({ id, payload: { n: 1 } });
+    } finally {
+      create.mockRestore();
+    }
+  });
+
+  it('does not remember a failed creation: the next caller tries again', async () => {
+    const queue = pgQueue!;
+    const boss = (queue as unknown as { boss: { createQueue(name: string): Promise<void> } }).boss;
+    const q = fresh();
+    const create = vi.spyOn(boss, 'createQueue').mockRejectedValue(new Error('DDL refused'));
+    try {
+      const both = [queue.ensureQueue(q), queue.ensureQueue(q)];
+      for (const p of both) await expect(p).rejects.toThrow('DDL refused');
+      // Five tries (its retries on a deadlock), shared by both callers.
+      expect(create).toHaveBeenCalledTimes(5);
+    } finally {
+      create.mockRestore();
+    }
+    await queue.ensureQueue(q);
+    expect(await queue.enqueue(q, {})).not.toBeNull();
   });
 });
 

@@ -6,10 +6,10 @@ import type { Forge, RepoRef } from '../../forges/types.ts';
 import type { RunSnapshot } from '../../plan/snapshot.ts';
 import type { PlanIssue } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
+import type { PrFacts } from '../../ship/pr-facts.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
 import type { BudgetProbe } from '../budget-probe.ts';
 import type { Ports } from '../context.ts';
-import type { PrFacts } from '../pr-facts.ts';
 import type { ReviewLegPorts } from '../review-leg.ts';
 import type { FleetOptions, FleetProgress } from './fleet-state.ts';
 

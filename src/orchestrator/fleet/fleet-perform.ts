@@ -8,13 +8,11 @@ import type { Action } from '../../plan/snapshot.ts';
 import { closeWithComment } from '../close-issue.ts';
 import { closeOnMerge } from '../close-on-merge.ts';
 import { type Ports, refOf } from '../context.ts';
-import { dispatchIssue, openIssuePr, type RunKind, resumeIssue } from '../perform.ts';
+import { dispatchIssue, performIssueWork, type RunKind } from '../perform.ts';
 import { keepReviewVerdict } from '../pr-feedback.ts';
-import { performPrFeedback } from '../pr-feedback-step.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { runReviewLeg } from '../review-leg.ts';
-import { setRunState, stopRun } from '../run-state.ts';
-import { nudgeWithTells } from '../tell-nudge.ts';
+import { stopRun } from '../run-state.ts';
 import { type FleetCtx, fleetReviewPorts } from './fleet-context.ts';
 import { updateFleet, updateTicket } from './fleet-state.ts';
 import { mergeTicket } from './merge-ticket.ts';
@@ -37,6 +35,11 @@ const fleetKind = (ctx: FleetCtx): RunKind => ({
   extras: async (key) => ({ fences: ctx.busyFences.get(repoOf(ctx, key).name.toLowerCase()) ?? [] }),
   prBody: (key, solved) =>
     `Fixes #${refOf(key).number}\n\nWorked by ${solved.rosterEntry} (${solved.tier}) in the ticket fleet on ${ctx.run.repo}#${ctx.run.triggerIssue ?? '?'}. It merges only when a person says \`/merge\`.`,
+  async maxFixAttempts(key) {
+    const { facts } = repoOf(ctx, key);
+    const cfg = await loadRepoConfig(facts.forge, facts.repo);
+    return (cfg.result.ok ? cfg.result.config : defaultRepoConfig()).ci.maxFixAttempts;
+  },
 });
 
 const dispatch = async (
@@ -89,53 +92,21 @@ const closeTicket = async (deps: Ports<'logger' | 'store'>, ctx: FleetCtx, key: 
 };
 
 export const performFleet = async (
-  deps: Ports<
-    'baseEnv' | 'cloneUrl' | 'config' | 'dispatcher' | 'fleet' | 'ledger' | 'logger' | 'runner' | 'store'
-  >,
+  deps: Ports<'baseEnv' | 'cloneUrl' | 'config' | 'dispatcher' | 'fleet' | 'ledger' | 'logger'> &
+    Ports<'notifiers' | 'runner' | 'store'>,
   ctx: FleetCtx,
   a: Action,
 ): Promise<void> => {
+  if (await performIssueWork(deps, ctx, fleetKind(ctx), a)) return;
   switch (a.type) {
     case 'dispatch':
       return dispatch(deps, ctx, a);
-    case 'resume':
-      return resumeIssue(deps, ctx, a.issue);
-    case 'open_pr':
-      return openIssuePr(deps, ctx, fleetKind(ctx), a.issue);
     case 'review':
       return review(deps, ctx, a);
     case 'merge':
       return mergeTicket(deps, ctx, a.issue, a.pr, issueAttempts(ctx, a.issue).at(-1), a.head);
-    case 'tell':
-      await nudgeWithTells(deps, ctx, a.issue);
-      ctx.run = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
-      return;
-    case 'pr_feedback': {
-      const facts = ctx.repos.get(formatRepo(refOf(a.issue).repo).toLowerCase());
-      if (!facts) return;
-      const cfg = await loadRepoConfig(facts.forge, facts.repo);
-      await performPrFeedback(
-        deps,
-        {
-          forge: facts.forge,
-          repo: facts.repo,
-          run: ctx.run,
-          attempts: ctx.attempts,
-          rows: ctx.rows,
-          maxFixAttempts: (cfg.result.ok ? cfg.result.config : defaultRepoConfig()).ci.maxFixAttempts,
-          prFacts: ctx.prFacts,
-        },
-        a.issue,
-        a.pr,
-      );
-      ctx.run = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
-      return;
-    }
     case 'close_issue':
       return closeTicket(deps, ctx, a.issue);
-    case 'set_state':
-      ctx.run = await setRunState(deps, ctx.run.id, a);
-      return;
     case 'stop':
       ctx.run = await stopRun(deps, ctx.run.id, a.state, a.reason);
       return;

@@ -12,12 +12,12 @@ import { attemptKey, deriveProgress } from '../../plan/issue-progress.ts';
 import type { IssueProgress, RunSnapshot } from '../../plan/snapshot.ts';
 import { issueKey, type PlanIssue, planLabels } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
+import type { PrFacts } from '../../ship/pr-facts.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
 import { forgeOfRun, type Ports, repoRefOf } from '../context.ts';
-import type { PrFacts } from '../pr-facts.ts';
 import { gatePullRequests, withPrGates } from '../pr-feedback-step.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
-import { dispatchHeld, pacedLimit } from '../run-pace.ts';
+import { pacedMachine, readRunRecords } from '../run-pace.ts';
 import { withTells } from '../tell-nudge.ts';
 import type { FleetCtx, FleetHooks, RepoFacts } from './fleet-context.ts';
 import { fleetOptionsOf, fleetProgressOf, ticketKey, ticketOf } from './fleet-state.ts';
@@ -137,8 +137,7 @@ export const loadFleet = async (
       deps.logger.warn({ runId, ticket: ticketKey(t), err }, 'ticket unreadable this pass');
     }
   }
-  const rows = await deps.store.listRunIssues(run.id);
-  const attempts = await deps.ledger.listByRun(run.id);
+  const { rows, attempts, machine, pace } = await readRunRecords(deps, run);
   const open = new Set([...tickets].filter(([, i]) => i.state === 'open').map(([k]) => k));
   const derived = deriveProgress({ rows, attempts, open, runnerRetries: deps.config.runner.retries });
   const asked: IssueProgress[] = derived.map((p) =>
@@ -152,9 +151,6 @@ export const loadFleet = async (
     rows: rowsByKey,
   });
   const busyFences = await busyWork(deps, run, new Set(repos.keys()), facts);
-  const machine = deps.machine?.() ?? deps.runner.limit();
-  // Close to the forge's rate limit: fewer sessions; spent, the planner holds new ones (`forgeSpent`).
-  const pace = deps.forgePace?.(run);
   const snap: RunSnapshot = {
     kind: 'fleet',
     options: { maxSessions: options.maxSessions, dryRun: false, maxAttemptsPerIssue: 1 },
@@ -168,8 +164,8 @@ export const loadFleet = async (
     external: [],
     progress: progress.filter((p) => tickets.has(p.key)),
     budget: budgetOf(await hooks.probe(run.id), options.maxSessions),
-    machine: { limit: pacedLimit(machine.limit, pace), contended: machine.contended },
-    ...(dispatchHeld(pace) ? { forgeSpent: true } : {}),
+    // Close to the forge's rate limit: fewer sessions; spent, the planner holds new ones (`forgeSpent`).
+    ...pacedMachine(machine, pace),
     build: { status: 'none', covers: [], failures: 0 },
     smoke: 'none',
     ship: 'none',
@@ -187,7 +183,7 @@ export const loadFleet = async (
     repos,
     tickets,
     snap,
-    rows: new Map(rows.map((r) => [issueKey(r.repo, r.number), r])),
+    rows: rowsByKey,
     attempts: attempts.filter((a) => tickets.has(attemptKey(a))),
     busyFences,
     lapsedApprovals,

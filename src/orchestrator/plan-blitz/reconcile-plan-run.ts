@@ -19,7 +19,7 @@ import { cloneUrlOf } from '../dispatch-attempt.ts';
 import { reportOnce } from '../perform.ts';
 import { type ReconcileHooks, readMilestone } from '../reconcile.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
-import { dispatchHeld, pacedLimit, paceReason } from '../run-pace.ts';
+import { dispatchHeld, pacedLimit, paceReason, readRunRecords } from '../run-pace.ts';
 import { setRunState, stopRun as writeStop } from '../run-state.ts';
 import { performMemberStep } from './member-steps.ts';
 import { attemptsOfIssue, type PlanCtx, type PlanPorts, reloadPlan, savePlan } from './plan-context.ts';
@@ -48,6 +48,7 @@ const load = async (deps: PlanRunPorts, hooks: PlanReconcileHooks, runId: string
   // The same approval gate as blitz: `blitz/approved` counts only as a writer added it, on that text.
   const { ms, input } = await readMilestone(hooks, forge, run);
   const { issues, external } = input;
+  const { rows, attempts, machine, pace } = await readRunRecords(deps, run);
   const pc: PlanCtx = {
     deps,
     run,
@@ -57,15 +58,13 @@ const load = async (deps: PlanRunPorts, hooks: PlanReconcileHooks, runId: string
     defaultBranch: cfg.defaultBranch,
     cloneUrl: await cloneUrlOf(deps, forge, repo),
     issues: new Map(issues.map((i) => [issueKey(i.repo, i.number), i])),
-    rows: new Map((await deps.store.listRunIssues(run.id)).map((r) => [issueKey(r.repo, r.number), r])),
-    attempts: await deps.ledger.listByRun(run.id),
+    rows: new Map(rows.map((r) => [issueKey(r.repo, r.number), r])),
+    attempts,
     plan: reloadPlan(run),
     problems: new Map(),
   };
   const options = run.options as RunOptionsStored;
-  const machine = deps.machine?.() ?? deps.runner.limit();
   // Close to the forge's rate limit: fewer planning sessions, none while it is spent; the dashboard says so.
-  const pace = deps.forgePace?.(run);
   const slowed = paceReason(pace);
   if (slowed) pc.slowed = slowed;
   const budget = await hooks.probe(run.id);

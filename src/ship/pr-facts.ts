@@ -1,11 +1,12 @@
-// What the PR feedback loop (pr-feedback.ts) read about one open worker PR in a pass: the planner's
-// merge gate reads its decision. A type alone, so that context.ts names it without importing the loop.
+// What the PR feedback loop (orchestrator/pr-feedback.ts) read about one open worker PR in a pass: the
+// planner's merge gate reads its decision. A type alone, so that the orchestrator's context names it
+// without importing the loop.
 import type { CheckInfo, PullRequest } from '../forges/types.ts';
-import type { CiVerdict } from '../ship/ci-verdict.ts';
-import type { ReviewFeedback } from '../ship/feedback-prompt.ts';
-import type { PrGateDecision, WorkerPhase } from '../ship/pr-gate.ts';
-import type { ReviewGate } from '../ship/review-gate.ts';
 import type { PrFeedbackState } from '../store/run-store.ts';
+import type { CiVerdict } from './ci-verdict.ts';
+import type { ReviewFeedback } from './feedback-prompt.ts';
+import type { PrGateDecision, WorkerPhase } from './pr-gate.ts';
+import type { ReviewGate } from './review-gate.ts';
 
 export interface PrFacts {
   head: string;
