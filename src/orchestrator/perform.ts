@@ -2,6 +2,7 @@
 // exists is found, not opened twice; a closed issue is not closed again; a dispatch of an issue with
 // a live attempt is skipped; a report or notification with the same content is posted once.
 
+import { blitzDryRun } from '../dashboard/dry-run.ts';
 import { type Forge, formatRepo, type PullRequest, type RepoRef } from '../forges/types.ts';
 import { issueAttempts } from '../plan/issue-progress.ts';
 import type { Action, RunSnapshot } from '../plan/snapshot.ts';
@@ -325,25 +326,6 @@ export const reportOnce = async (
   await ctx.forge.createComment({ repo: ctx.repo, number: ctx.run.triggerIssue }, text);
 };
 
-/** A dry run's plan: the first wave with the workers the planner picked for it, and what waits. */
-const dryRunPlan = (
-  ctx: RunCtx,
-  { wave, explanations, picks = [] }: Extract<Action, { type: 'post_plan' }>,
-) =>
-  [
-    `**blitz dry run: ${ctx.run.milestoneTitle}** — nothing was started.`,
-    '',
-    `First wave (${wave.length}, at most ${ctx.snap.options.maxSessions} at once):`,
-    ...picks.map(
-      (p) =>
-        `- #${refOf(p.issue).number}: tier ${p.worker.tier}, ${p.worker.entry.name}${p.worker.entry.model ? ` (${p.worker.entry.model})` : ''} — ${p.worker.reason}`,
-    ),
-    ...(wave.length === 0 ? ['- nothing is ready'] : []),
-    '',
-    'Not ready yet:',
-    ...(explanations.length ? explanations.map((e) => `- ${e}`) : ['- nothing']),
-  ].join('\n');
-
 /** Applies one action: the run's own holds (park, hard blocker) need the run alone, the rest the pass. */
 export const perform = async (deps: PerformPorts, ctx: PassCtx, a: Action): Promise<void> => {
   switch (a.type) {
@@ -394,7 +376,12 @@ const performWork = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promise<
         `blitz: ${a.namedBy.map((m) => `#${refOf(m).number}`).join(', ')} ${a.namedBy.length === 1 ? 'is' : 'are'} blocked by ${a.blocker}, which does not exist or cannot be read; ${a.namedBy.length === 1 ? 'it stays' : 'they stay'} open and will not run (fail closed).`,
       );
     case 'post_plan':
-      return reportOnce(deps, ctx, 'plan', dryRunPlan(ctx, a));
+      return reportOnce(
+        deps,
+        ctx,
+        'plan',
+        blitzDryRun(ctx.run.milestoneTitle, ctx.snap.options.maxSessions, a),
+      );
     case 'dispatch':
       return void (await dispatchIssue(deps, ctx, blitzKind(ctx), a));
     case 'review':

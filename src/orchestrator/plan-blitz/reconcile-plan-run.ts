@@ -3,6 +3,7 @@
 // perform: a member's step down its lane (plan/plan-member.ts decides it, member-steps.ts performs it), a wave started or landed, a report, the stop.
 // Labels and comments on the tracker carry the plans; the run keeps the waves' landings.
 import { formatConfigErrors } from '../../config/repo-config.ts';
+import { planDryRun } from '../../dashboard/dry-run.ts';
 import { renderPlanDashboard } from '../../dashboard/plan-dashboard.ts';
 import { budgetOf } from '../../plan/budget.ts';
 import { issueAttempts } from '../../plan/issue-progress.ts';
@@ -156,23 +157,6 @@ const stopPlanRun = async (pc: PlanCtx, { state, reason, remaining }: Extract<Ac
   );
 };
 
-const dryRunPlan = (pc: PlanCtx, a: Extract<Action, { type: 'post_plan' }>): string =>
-  [
-    `**plan-blitz dry run: ${pc.run.milestoneTitle}** — nothing was started.`,
-    '',
-    `First wave (${a.wave.length}):`,
-    ...a.wave.map(
-      (k) => `- ${num(k)}: lane ${sizeOf(pc.issues.get(k)!) ?? 'unsized (the planner sizes it first)'}`,
-    ),
-    ...(a.wave.length === 0 ? ['- nothing can be planned now'] : []),
-    '',
-    'Held:',
-    ...(a.held?.length ? a.held.map((h) => `- ${num(h.key)}: ${h.reason}`) : ['- nothing']),
-    '',
-    'Waiting:',
-    ...(a.explanations.length ? a.explanations.map((w) => `- ${w}`) : ['- nothing']),
-  ].join('\n');
-
 /** Applies one of the planner's actions to a plan run; true when it moved the run (another pass follows). */
 const performPlan = async (pc: PlanCtx, a: Action): Promise<boolean> => {
   switch (a.type) {
@@ -195,7 +179,7 @@ const performPlan = async (pc: PlanCtx, a: Action): Promise<boolean> => {
       );
       return false;
     case 'post_plan':
-      await report(pc, 'plan-dry-run', dryRunPlan(pc, a));
+      await report(pc, 'plan-dry-run', planDryRun(pc.run.milestoneTitle, pc.issues, a));
       return false;
     case 'start_wave':
       pc.plan.waves.push({
