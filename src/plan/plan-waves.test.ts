@@ -45,6 +45,14 @@ describe('plan-blitz waves (nextActions, kind plan)', () => {
     expect(types(got)).toEqual(['report_cycle', 'start_wave']);
     expect(one(got, 'report_cycle').members).toEqual([k(1), k(2)]);
     expect(one(got, 'start_wave').members).toEqual([k(4)]);
+    // The wave (or the stop) says which cycles the run leaves out now: its dashboard lists those.
+    expect(one(got, 'start_wave').cycles).toEqual([[k(1), k(2)]]);
+    const stuck = nextActions(
+      'running',
+      plan([issue(1, { blockedBy: [k(2)] }), issue(2, { blockedBy: [k(1)] })]),
+    );
+    expect(one(stuck, 'stop').cycles).toEqual([[k(1), k(2)]]);
+    expect(one(nextActions('running', plan([issue(4)])), 'start_wave').cycles).toEqual([]);
   });
 
   it('skips held issues and lists them with the reason', () => {

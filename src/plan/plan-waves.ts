@@ -115,9 +115,9 @@ const nextWaveActions = (snap: RunSnapshot, view: PlanRunView): Action[] => {
     return [
       ...out,
       { type: 'post_plan', wave: members, explanations: waiting, held },
-      { type: 'stop', state: 'done', reason: 'dry run: the first wave is posted, nothing ran' },
+      { type: 'stop', state: 'done', reason: 'dry run: the first wave is posted, nothing ran', cycles },
     ];
-  if (!stop) return [...out, { type: 'start_wave', members, held }];
+  if (!stop) return [...out, { type: 'start_wave', members, held, cycles }];
   const notPlanned = [
     ...(cycles.length ? [`cycle not planned: ${cycles.map((c) => c.map(num).join(' ↔ ')).join(', ')}`] : []),
     ...full.classified.unknownBlockers.map(
@@ -133,6 +133,7 @@ const nextWaveActions = (snap: RunSnapshot, view: PlanRunView): Action[] => {
       // A cycle or an unreadable blocker left out is a person's to cut, even when the rest is done.
       state: notPlanned && stop.state === 'done' ? 'blocked' : stop.state,
       reason: `${stop.reason}${notPlanned}`,
+      cycles,
       // Seed 002: the next wave at a stop is reported as the remaining work, never chained.
       remaining: [
         ...candidates.map((k) => `${num(k)} can be planned by another \`/plan-blitz\``),

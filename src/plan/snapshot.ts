@@ -259,8 +259,8 @@ export type Action =
       picks?: Extract<Action, { type: 'dispatch' }>[];
       held?: HeldIssue[];
     }
-  /** plan-blitz: a wave of these members starts; the held issues are listed with it. */
-  | { type: 'start_wave'; members: IssueKey[]; held: HeldIssue[] }
+  /** plan-blitz: a wave of these members starts; the held issues and the cycles left out are listed with it. */
+  | { type: 'start_wave'; members: IssueKey[]; held: HeldIssue[]; cycles: IssueKey[][] }
   /** plan-blitz: take one member of the wave in flight one step down its size lane (plan/plan-member.ts). */
   | { type: 'advance_member'; issue: IssueKey; facts: MemberFacts; ops: MemberOp[] }
   /** plan-blitz: every member of the wave in flight has landed; the wave lands. */
@@ -290,7 +290,8 @@ export type Action =
   | { type: 'ship'; path: 'deploy' | 'local'; reason: string }
   | { type: 'notify'; level: 'info' | 'ready' | 'blocked'; title: string; message: string }
   /** End the run; `remaining` (plan-blitz): the work left, reported, never chained. */
-  | { type: 'stop'; state: StopState; reason: string; remaining?: string[] }
+  /** `remaining`, `cycles`: plan-blitz, the work left and the cycles left out, as its dashboard lists them. */
+  | { type: 'stop'; state: StopState; reason: string; remaining?: string[]; cycles?: IssueKey[][] }
   /** File the red smoke check as a finding in the milestone and run another pass (seed 000 §4). */
   | { type: 'smoke_finding' }
   /** The gate waits on an unclear integration review: the run goes to `review_unclear`, saying why. */

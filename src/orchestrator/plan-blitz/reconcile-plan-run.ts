@@ -143,8 +143,12 @@ const report = (pc: PlanCtx, key: string, text: string) => reportOnce(pc.deps, p
  * budget park leaves it done and frees the milestone for the next `/plan-blitz`; what blocked it is in
  * the reason and in the comment.
  */
-const stopPlanRun = async (pc: PlanCtx, { state, reason, remaining }: Extract<Action, { type: 'stop' }>) => {
+const stopPlanRun = async (
+  pc: PlanCtx,
+  { state, reason, remaining, cycles = [] }: Extract<Action, { type: 'stop' }>,
+) => {
   if (remaining) pc.plan.remaining = remaining;
+  pc.plan.cycles = cycles;
   await savePlan(pc);
   const word =
     state === 'blocked' ? 'stopped (a person has to look)' : state === 'paused' ? 'paused' : 'finished';
@@ -164,7 +168,6 @@ const performPlan = async (pc: PlanCtx, a: Action): Promise<boolean> => {
       pc.run = await setRunState(pc.deps, pc.run.id, a);
       return false;
     case 'report_cycle':
-      pc.plan.cycles.push(a.members);
       await report(
         pc,
         `cycle:${a.members.join(',')}`,
@@ -182,6 +185,7 @@ const performPlan = async (pc: PlanCtx, a: Action): Promise<boolean> => {
       await report(pc, 'plan-dry-run', planDryRun(pc.run.milestoneTitle, pc.issues, a));
       return false;
     case 'start_wave':
+      pc.plan.cycles = a.cycles;
       pc.plan.waves.push({
         index: pc.plan.waves.length + 1,
         members: a.members,
@@ -239,8 +243,6 @@ export const reconcilePlanRun = async (
     }
     const { pc, snap } = loaded;
     const actions = nextActions(pc.run.state as RunState, snap);
-    // A pass that chooses the next wave (or stops) reports the cycles it found afresh.
-    if (actions.some((a) => a.type === 'start_wave' || a.type === 'stop')) pc.plan.cycles = [];
     let moved = false;
     for (const a of actions) if (await performPlan(pc, a)) moved = true;
     hooks.dashboardBody(runId, renderPlanDashboard(pc));
