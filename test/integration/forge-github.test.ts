@@ -212,6 +212,11 @@ describe('issues', () => {
     const stored = h.world.issue(h.repo, created.ref.number)!;
     expect(stored).toMatchObject({ title: 'found bug', labels: ['bug'], author: 'blitz-bot[bot]' });
     expect(created.milestone).toEqual({ number: 1, title: 'M1' });
+    // An issue the bot made is closed with its comment in one request, as one it loaded.
+    const before = h.fake.requests.length;
+    await h.forge.closeIssue(created.ref, { comment: 'fixed' });
+    expect(h.fake.requests.slice(before).map((r) => r.operationId)).toEqual(['graphql']);
+    expect(stored.state).toBe('closed');
   });
 
   it('adds a blocked-by edge once, also when asked twice, across repositories', async () => {

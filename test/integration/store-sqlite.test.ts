@@ -9,6 +9,7 @@ import { isAppError } from '../../src/errors.ts';
 import { migrate, readMigrations } from '../../src/store/migrate.ts';
 import { openRunnerRegistry, openRunStore, openStore, parseDatabaseUrl } from '../../src/store/open-store.ts';
 import { bookkeepingSql, failureSql, openSqliteStore } from '../../src/store/sqlite-store.ts';
+import type { NewDelivery } from '../../src/store/types.ts';
 import { describeStoreSuite } from '../support/store-suite.ts';
 
 const dirs: string[] = [];
@@ -87,6 +88,48 @@ describe('SQLite store', () => {
     for (const plan of Object.values(plans)) expect(plan).toMatch(/^SEARCH deliveries USING INDEX/);
     expect(Object.keys(plans).sort()).toEqual(['attempts', 'count', 'hold', 'lease', 'markProcessed']);
     db.close();
+  });
+
+  it("a write SQLite refuses fails alone in its turn's shared commit; the sightings, intent and mark beside it land", async () => {
+    const store = openSqliteStore(join(tempDir(), 'blitz.db'));
+    const d = (deliveryId: string, event = 'issue_comment'): NewDelivery => ({
+      forge: 'github',
+      deliveryId,
+      event,
+      outcome: 'accepted',
+      events: [],
+    });
+    await store.recordDelivery(d('done-before'));
+    // One turn: good sightings, one without an event name (NOT NULL refuses it), an intent, a mark.
+    const results = await Promise.allSettled([
+      store.recordDelivery(d('n-1')),
+      store.recordDelivery(d('bad', null as unknown as string)),
+      store.addIntent({
+        forge: 'github',
+        repo: 'o/r',
+        issueNumber: 1,
+        command: { name: 'blitz', milestone: 'M1', dryRun: false },
+        sender: 'alice',
+        deliveryId: 'comment:1',
+        seq: 0,
+      }),
+      store.markDeliveryProcessed('github', 'done-before'),
+      store.recordDelivery(d('n-2')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    const rows = await store.listDeliveries({ forge: 'github' });
+    expect(rows.map((r) => r.deliveryId)).toEqual(['done-before', 'n-1', 'n-2']);
+    expect(rows[0]?.processedAt).toBeTypeOf('string');
+    expect((await store.listIntents()).map((i) => i.deliveryId)).toEqual(['comment:1']);
+    // Nothing of the refused write was kept: its id is still free.
+    expect(await store.recordDelivery(d('bad'))).toEqual({ outcome: 'accepted' });
+    await store.close();
   });
 });
 

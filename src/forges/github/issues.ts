@@ -105,6 +105,7 @@ export const issueOps = (
           ...(issue.milestone !== undefined ? { milestone: issue.milestone } : {}),
         }),
       );
+      opts.ids?.set({ repo, number: data.number }, data.node_id);
       return toIssue(repo, data);
     },
 

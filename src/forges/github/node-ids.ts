@@ -1,6 +1,7 @@
-// The GraphQL node ids of issues the adapter has read (a milestone load, a REST issue read), so that a
-// mutation on one of them (its closing comment and the close, in one request) needs no read first.
-// Bounded, oldest out; an unknown id only means the slower REST path.
+// The GraphQL node ids of issues the adapter has read or made (a milestone load, a REST issue read or
+// create: a blocker issue the bot filed), so that a mutation on one of them (its closing comment and
+// the close, in one request) needs no read first. Bounded, oldest out; an unknown id only means the
+// slower REST path.
 import { formatIssueRef, type IssueRef } from '../types.ts';
 
 export interface NodeIds {
