@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { baseSnapshot, graphArb, issue, k } from '../../test/support/plan-arbitraries.ts';
 import { nextActions } from './next-actions.ts';
 import type { MemberRead } from './plan-member.ts';
-import { maxWaveSize } from './plan-waves.ts';
+import { maxWaveSize, planRunEnd } from './plan-waves.ts';
 import type { Action, RunSnapshot } from './snapshot.ts';
+import { isTerminalRunState } from './states.ts';
 import type { PlanIssue } from './types.ts';
 
 const plan = (issues: PlanIssue[], over: Partial<RunSnapshot> = {}) =>
@@ -203,6 +204,40 @@ describe('plan-blitz waves (nextActions, kind plan)', () => {
             expect(finished).not.toContain(m);
             expect(issues.find((i) => k(i.number) === m)?.state).toBe('open');
           }
+        }
+      }),
+    );
+  });
+
+  it('keeps a stop a person has to look at as done, saying blocked, and a budget park as paused', () => {
+    expect(planRunEnd('blocked', 'wave 2 approved, readied and closed nothing')).toEqual({
+      state: 'done',
+      reason: 'blocked: wave 2 approved, readied and closed nothing',
+      headline: 'stopped (a person has to look)',
+    });
+    expect(planRunEnd('done', 'the next wave is empty')).toEqual({
+      state: 'done',
+      reason: 'the next wave is empty',
+      headline: 'finished',
+    });
+    expect(planRunEnd('paused', 'the budget probe says park')).toEqual({
+      state: 'paused',
+      reason: 'the budget probe says park',
+      headline: 'paused',
+    });
+  });
+
+  it('ends every stop a plan run reaches for good (never `blocked`), but a budget park', () => {
+    fc.assert(
+      fc.property(graphArb({ dag: false }), fc.integer({ min: 0, max: 3 }), (issues, completed) => {
+        const snap = plan(issues, {
+          waves: { completed, last: { approved: 0, executionReady: 0, closed: 0 } },
+        });
+        for (const a of nextActions('running', snap)) {
+          if (a.type !== 'stop') continue;
+          const end = planRunEnd(a.state, a.reason);
+          expect(isTerminalRunState(end.state)).toBe(a.state !== 'paused');
+          expect(end.reason.startsWith('blocked: ')).toBe(a.state === 'blocked');
         }
       }),
     );

@@ -12,7 +12,7 @@ import { buildGraph } from './graph.ts';
 import { planRunLabels } from './plan-labels.ts';
 import { memberStep, takesSlot } from './plan-member.ts';
 import { buildRunContext } from './run-context.ts';
-import type { Action, IssueProgress, PlanRunView, RunSnapshot } from './snapshot.ts';
+import type { Action, IssueProgress, PlanRunView, RunSnapshot, StopState } from './snapshot.ts';
 import { hasLabel, type IssueKey, issueKey } from './types.ts';
 import { orderForDispatch, sessionCap } from './wave.ts';
 
@@ -141,6 +141,26 @@ const nextWaveActions = (snap: RunSnapshot, view: PlanRunView): Action[] => {
       ],
     },
   ];
+};
+
+/** How a plan run's stop is kept: the state written, the reason shown, the word its comment ends on. */
+export interface PlanRunEnd {
+  state: 'done' | 'paused';
+  reason: string;
+  headline: string;
+}
+
+/**
+ * A plan run is never resumed (its waves are reported, not chained), so every stop but a budget park
+ * ends it `done` and frees the milestone for the next `/plan-blitz`. It is never kept `blocked`, a
+ * state that holds the milestone and asks for `/blitz resume`: a stop a person has to look at says so
+ * in its reason (`blocked: …`) and its comment.
+ */
+export const planRunEnd = (state: StopState, reason: string): PlanRunEnd => {
+  if (state === 'paused') return { state: 'paused', reason, headline: 'paused' };
+  if (state === 'blocked')
+    return { state: 'done', reason: `blocked: ${reason}`, headline: 'stopped (a person has to look)' };
+  return { state: 'done', reason, headline: 'finished' };
 };
 
 /** A plan run's work this pass (the run's entry into `running` is nextActions'). */

@@ -11,6 +11,7 @@ import { nextActions } from '../../plan/next-actions.ts';
 import { sizeOf } from '../../plan/plan-labels.ts';
 import type { MemberRead } from '../../plan/plan-member.ts';
 import { currentWave, finishedKeys, tallyOf } from '../../plan/plan-progress.ts';
+import { planRunEnd } from '../../plan/plan-waves.ts';
 import type { Action, RunSnapshot } from '../../plan/snapshot.ts';
 import type { RunState } from '../../plan/states.ts';
 import { type IssueKey, issueKey } from '../../plan/types.ts';
@@ -138,11 +139,7 @@ const memberRead = (pc: PlanCtx, key: IssueKey): MemberRead => {
 
 const report = (pc: PlanCtx, key: string, text: string) => reportOnce(pc.deps, pc, key, text);
 
-/**
- * Ends the run. A plan run is never resumed (its waves are reported, not chained), so every stop but a
- * budget park leaves it done and frees the milestone for the next `/plan-blitz`; what blocked it is in
- * the reason and in the comment.
- */
+/** Ends the run as `planRunEnd` keeps it, with the work left and the cycles left out on its dashboard. */
 const stopPlanRun = async (
   pc: PlanCtx,
   { state, reason, remaining, cycles = [] }: Extract<Action, { type: 'stop' }>,
@@ -150,14 +147,12 @@ const stopPlanRun = async (
   if (remaining) pc.plan.remaining = remaining;
   pc.plan.cycles = cycles;
   await savePlan(pc);
-  const word =
-    state === 'blocked' ? 'stopped (a person has to look)' : state === 'paused' ? 'paused' : 'finished';
-  const full = state === 'blocked' ? `blocked: ${reason}` : reason;
-  pc.run = await writeStop(pc.deps, pc.run.id, state === 'paused' ? 'paused' : 'done', full);
+  const end = planRunEnd(state, reason);
+  pc.run = await writeStop(pc.deps, pc.run.id, end.state, end.reason);
   await report(
     pc,
     `plan-stop:${state}:${reason}`,
-    `**plan-blitz: ${pc.run.milestoneTitle} ${word}**: ${reason}`,
+    `**plan-blitz: ${pc.run.milestoneTitle} ${end.headline}**: ${reason}`,
   );
 };
 
