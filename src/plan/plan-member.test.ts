@@ -72,6 +72,22 @@ describe('a plan-wave member’s step (memberStep)', () => {
       'its worker result was lost',
     );
   });
+
+  it('ships an XS until the forge refuses its merge, then lands it refused with the forge’s reason', () => {
+    const shipping = member({ size: 'XS', state: 'shipping', attempts: [solved] });
+    expect(memberStep(shipping, 0, 0)).toEqual([{ op: 'ship', attempt: 'a1' }]);
+    const refused = { attempt: 'a1', planner: 'w', shipRefused: { pr: 7, reason: 'merge conflict' } };
+    expect(memberStep({ ...shipping, answer: refused }, 0, 0)).toEqual([
+      {
+        op: 'land',
+        outcome: { landing: 'refused', size: 'XS', note: 'its PR #7 could not be merged: merge conflict' },
+      },
+    ]);
+    // A refusal recorded for an earlier attempt says nothing about this one's PR.
+    expect(memberStep({ ...shipping, answer: { ...refused, attempt: 'a0' } }, 0, 0)).toEqual([
+      { op: 'ship', attempt: 'a1' },
+    ]);
+  });
 });
 
 /** A member whose solved attempt `a1` answered `answer` (its phase's state given). */
@@ -185,16 +201,15 @@ describe('member steps, for any member', () => {
     size: fc.constantFrom(undefined, 'XS', 'S', 'M', 'L'),
     state: fc.constantFrom('queued', 'sizing', 'planning', 'fixing', 'coding', 'reviewing', 'shipping'),
     executionOpen: fc.boolean(),
-    attempts: fc.array(
-      fc.record({ id: fc.string({ minLength: 1, maxLength: 3 }), outcome, retry: fc.nat(3) }),
-      { maxLength: 4 },
-    ),
+    attempts: fc.array(fc.record({ id: fc.constantFrom('a1', 'a2'), outcome, retry: fc.nat(3) }), {
+      maxLength: 4,
+    }),
     dispatches: fc.nat(4),
     firstTries: fc.nat(4),
     answer: fc.option(
       fc.record(
         {
-          attempt: fc.string({ minLength: 1, maxLength: 3 }),
+          attempt: fc.constantFrom('a1', 'a2'),
           planner: fc.constant('p'),
           plan: fc.constantFrom('SIZE: XS', 'SIZE: M\nplan', 'plan'),
           review: fc.record({
@@ -202,6 +217,7 @@ describe('member steps, for any member', () => {
             reviews: fc.constant([]),
             failures: fc.constant([]),
           }),
+          shipRefused: fc.record({ pr: fc.nat(9), reason: fc.constant('conflict') }),
         },
         { requiredKeys: ['attempt', 'planner'] },
       ),
@@ -224,13 +240,26 @@ describe('member steps, for any member', () => {
           expect(got.some((o) => o.op === 'attempt')).toBe(false);
         }
         if (!m.open) expect(landing(got)?.landing).toBe('closed');
+        // A refused ship for the attempt it names lands the member; it is never shipped again.
+        const last = m.attempts.filter((a) => a.outcome === 'solved').at(-1);
+        if (
+          m.open &&
+          m.state === 'shipping' &&
+          last &&
+          m.answer?.attempt === last.id &&
+          m.answer.shipRefused
+        ) {
+          expect(landing(got)?.landing).toBe('refused');
+          expect(got.some((o) => o.op === 'ship')).toBe(false);
+        }
         // A question to the world ends its step: what the answer means is the next pass's to decide.
-        const asks = got.findIndex((o) => o.op === 'read_plan' || o.op === 'review');
+        const asks = got.findIndex((o) => o.op === 'read_plan' || o.op === 'review' || o.op === 'ship');
         if (asks >= 0) {
           expect(asks).toBe(got.length - 1);
           expect(lands).toHaveLength(0);
         }
       }),
+      { numRuns: 1000 },
     );
   });
 });

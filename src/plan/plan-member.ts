@@ -3,9 +3,10 @@
 // short spec, `plan/ready`; M/L → the planner's plan as a draft, reviewed: APPROVED → `plan/approved`,
 // BLOCKED → the planner applies the findings and the fixed plan is approved, PIVOT → a replan issue;
 // no size yet → the planner sizes it first. `memberStep` decides a pass's step from what the pass read.
-// An answer from the world (the PLAN.md a planner pushed, the reviewers' verdict on it) is asked for by a
-// step (`read_plan`, `review`) that only records it on the member (`MemberAnswer`); the next pass's step
-// decides what it means. A step that starts a worker takes a free slot.
+// An answer from the world (the PLAN.md a planner pushed, the reviewers' verdict on it, the forge's
+// refusal to merge an XS's PR) is asked for by a step (`read_plan`, `review`, `ship`) that only records
+// it on the member (`MemberAnswer`); the next pass's step decides what it means. An XS merged is closed
+// and landed by its `ship` itself: closed, the next pass would take it for one closed by hand. A step that starts a worker takes a free slot.
 import { needsReview, parsePlanSize, planRunLabels, type Size, sizeLabel } from './plan-labels.ts';
 import type { AttemptOutcome } from './routing.ts';
 import type { IssueKey } from './types.ts';
@@ -40,14 +41,17 @@ export interface PlanReviewAnswer {
 
 /**
  * What the world answered a member's step, recorded on the member until it lands: the PLAN.md the
- * attempt pushed (absent: none was), read by `read_plan`, and the reviewers' answer on it (`review`).
+ * attempt pushed (absent: none was), read by `read_plan`, the reviewers' answer on it (`review`), and
+ * the forge's refusal to merge an XS's PR (`ship`).
  */
 export interface MemberAnswer {
   attempt: string;
-  /** The roster entry that wrote the plan. */
+  /** The roster entry that wrote the plan (an XS's ship: its worker). */
   planner: string;
   plan?: string;
   review?: PlanReviewAnswer;
+  /** XS: the forge refused to merge the worker's PR, and why (`ship`). */
+  shipRefused?: { pr: number; reason: string };
 }
 
 /** A plan read and who wrote it: what a plan comment, a review and a pivot show. */
@@ -107,6 +111,10 @@ const failed = (a: MemberFacts['attempts'][number], runnerRetries: number): bool
 const refuse = (note: string, size?: Size): MemberOp[] => [
   { op: 'land', outcome: { landing: 'refused', ...(size ? { size } : {}), note } },
 ];
+
+/** XS whose PR the forge would not merge: a person has to look at it. */
+const shipRefused = (r: { pr: number; reason: string }): MemberOp[] =>
+  refuse(`its PR #${r.pr} could not be merged: ${r.reason}`, 'XS');
 
 /** XS whose blockers are not all closed: it needs no plan, so it is marked ready for a later /blitz. */
 const readyXs = (): MemberOp[] => [
@@ -212,8 +220,9 @@ export const memberStep = (m: MemberFacts, slots: number, runnerRetries: number)
   if (m.state === 'reviewing' || m.state === 'shipping') {
     const solved = m.attempts.filter((a) => a.outcome === 'solved').at(-1);
     if (!solved) return refuse('its worker result was lost');
-    if (m.state === 'shipping') return [{ op: 'ship', attempt: solved.id }];
     const answer = answerFor(m, solved.id);
+    if (m.state === 'shipping')
+      return answer?.shipRefused ? shipRefused(answer.shipRefused) : [{ op: 'ship', attempt: solved.id }];
     return answer ? underReview(m, answer) : [{ op: 'read_plan', attempt: solved.id }];
   }
   if (!phases.includes(m.state)) {

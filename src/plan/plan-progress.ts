@@ -37,6 +37,7 @@ const answerSchema = z.object({
       failures: z.array(z.string()),
     })
     .optional(),
+  shipRefused: z.object({ pr: z.number().int(), reason: z.string() }).optional(),
 }) satisfies z.ZodType<MemberAnswer>;
 
 const waveSchema = z.object({

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dashboardMarker } from '../../src/dashboard/render.ts';
+import { planProgressOf } from '../../src/plan/plan-progress.ts';
 import type { RunnerEvent } from '../../src/runner/types.ts';
 import { type PlanHarness, startPlanHarness } from '../support/plan-harness.ts';
 import type { SeedIssue } from '../support/world.ts';
@@ -179,6 +180,31 @@ describe.each(['github', 'gitea'] as const)('plan-blitz end to end on %s', (forg
     expect(h.world.issue(h.repo, 2)!.state).toBe('open');
     expect(h.world.issue(h.repo, 2)!.labels).toContain('plan/ready');
     expect(h.world.issue(h.repo, 1)!.labels).not.toContain('plan/ready');
+  }, 60_000);
+
+  it('of two XS issues rewriting the same line, the second merge is refused: it lands refused and stays open', async () => {
+    h = await startPlanHarness({
+      forge,
+      // Both workers rewrite README.md's first line on the same base: the second merge conflicts.
+      agentEnv: { FAKE_AGENT_MODES: JSON.stringify({ 'acme/app#1': 'conflict', 'acme/app#2': 'conflict' }) },
+      issues: [
+        { number: 1, title: 'Retitle the README', body: 'One line.', labels: ['size/XS'] },
+        { number: 2, title: 'Retitle it again', body: 'One line.', labels: ['size/XS'] },
+      ],
+    });
+    await h.comment('/plan-blitz M1');
+    const run = await h.driveToStop();
+    const wave = planProgressOf(run.progress).waves[0]!;
+    const landed = [1, 2].map((n) => ({ n, o: wave.outcomes[`acme/app#${n}`] }));
+    expect(landed.map((l) => l.o?.landing).sort()).toEqual(['closed', 'refused']);
+    const refused = landed.find((l) => l.o?.landing === 'refused')!;
+    expect(refused.o).toMatchObject({
+      size: 'XS',
+      note: expect.stringMatching(/^its PR #\d+ could not be merged: /),
+    });
+    expect(h.world.issue(h.repo, refused.n)!.state).toBe('open');
+    // The refusal was an answer on the member until it landed; a landed member keeps none.
+    expect(wave.answers).toEqual({});
   }, 60_000);
 
   it('a bot killed mid-wave (planners left running) and started again over the same files lands the same plans once', async () => {

@@ -51,11 +51,12 @@ const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord) => {
     method: pc.repoConfig.mergeMethod.blitz,
     title: `Merge #${issue.number}: ${issue.title}`,
   });
+  // The next pass's step decides what the refusal means (plan/plan-member.ts).
   if ('refused' in m)
-    return land(pc, key, {
-      landing: 'refused',
-      size: 'XS',
-      note: `its PR #${pr.ref.number} could not be merged: ${m.refused}`,
+    return record(pc, key, {
+      attempt: solved.id,
+      planner: solved.rosterEntry,
+      shipRefused: { pr: pr.ref.number, reason: m.refused },
     });
   const { sha } = m;
   await closeWithComment(
