@@ -118,8 +118,14 @@ describe('typed errors', () => {
   });
 
   it('treats a missing repository as not found, not as "no permission"', async () => {
-    const err = await rejection(h.forge.getPermission({ owner: 'acme', name: 'gone' }, 'acme'));
+    // Asked for someone other than the account the repository would live under: that account's
+    // permission is known without a request (it owns the repository), so it could not show this.
+    const err = await rejection(h.forge.getPermission({ owner: 'acme', name: 'gone' }, 'carol'));
     expect(isAppError(err, 'not_found')).toBe(true);
+    expect(h.fake.requests.map((r) => `${r.status} ${r.path}`)).toEqual([
+      '404 /api/v1/repos/acme/gone/collaborators/carol/permission',
+      '404 /api/v1/repos/acme/gone',
+    ]);
   });
 });
 
