@@ -202,6 +202,13 @@ export interface ProgressReport {
   summary: string;
   /** The status page of the run. */
   detailsUrl?: string;
+  /**
+   * In progress, but only waiting on the legs a new PR's queued report already names (the review
+   * leg, the build): a forge with one `pending` for queued and in progress (Gitea) may leave the
+   * queued words standing rather than spend a request on these. Anything else (a worker resumed, a
+   * change request, a hold) is news and always sent.
+   */
+  waiting?: boolean;
 }
 
 export interface Review {

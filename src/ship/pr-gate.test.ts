@@ -85,6 +85,7 @@ describe('prGate', () => {
       kind: 'wait',
       why: 'waiting for CI: test',
       recheckAt: 99,
+      on: 'ci',
     });
     expect(prGate({ ...base, ci: { kind: 'timed_out', waitingFor: [] } })).toEqual({
       kind: 'hold',

@@ -34,7 +34,8 @@ export interface PrGateInput {
 
 export type PrGateDecision =
   | { kind: 'merge'; why: string }
-  | { kind: 'wait'; why: string; recheckAt?: number }
+  /** `on: 'ci'`: only the repository's CI is awaited (nothing else stands in the way). */
+  | { kind: 'wait'; why: string; recheckAt?: number; on?: 'ci' }
   /** Resume the worker's own session with these parts of feedback, the first one naming the reason. */
   | { kind: 'resume'; parts: FeedbackPart[]; why: string }
   /** Stop on this PR: a notification names `/blitz retry`. */
@@ -96,6 +97,7 @@ export const prGate = (input: PrGateInput): PrGateDecision => {
       kind: 'wait',
       why: ci.waitingFor.length ? `waiting for CI: ${ci.waitingFor.join(', ')}` : 'waiting for CI to start',
       recheckAt: ci.recheckAt,
+      on: 'ci',
     };
   return { kind: 'merge', why: merging(ci) };
 };

@@ -47,15 +47,26 @@ describe('progressReport', () => {
     expect(progressReport(facts({ kind: 'merge', why: 'CI green (2 check(s))' }), undefined)).toMatchObject({
       state: 'in_progress',
       title: 'CI green (2 check(s)); waiting for the review leg',
+      waiting: true,
     });
-    expect(progressReport(facts({ kind: 'resume', parts: ['ci'], why: 'CI red' }), undefined)).toMatchObject({
-      state: 'in_progress',
-      title: 'worker resumed: CI red',
-    });
+    const resumed = progressReport(facts({ kind: 'resume', parts: ['ci'], why: 'CI red' }), undefined);
+    expect(resumed).toMatchObject({ state: 'in_progress', title: 'worker resumed: CI red' });
+    expect(resumed).not.toHaveProperty('waiting');
     expect(progressReport(facts({ kind: 'hold', why: 'CI timed out' }), undefined).state).toBe('failure');
     expect(
-      progressReport(facts({ kind: 'wait', why: 'waiting for CI: test', recheckAt: 1 }), undefined),
-    ).toMatchObject({ state: 'in_progress', title: 'waiting for CI: test' });
+      progressReport(facts({ kind: 'wait', why: 'waiting for CI: test', recheckAt: 1, on: 'ci' }), undefined),
+    ).toMatchObject({ state: 'in_progress', title: 'waiting for CI: test', waiting: true });
+  });
+
+  it('says it is only waiting on the legs when nothing else happened: a resume, a change request or a live worker is news', () => {
+    const news = [
+      facts({ kind: 'wait', why: 'changes requested by maria on the current head' }),
+      facts({ kind: 'wait', why: 'the worker is addressing feedback' }, { worker: 'live' }),
+      facts({ kind: 'merge', why: 'CI green (1 check(s))' }, { worker: 'live' }),
+      facts({ kind: 'resume', parts: ['review'], why: 'a writer asked for changes' }),
+      facts({ kind: 'wait', why: 'held: CI timed out' }),
+    ];
+    for (const f of news) expect(progressReport(f, undefined)).not.toHaveProperty('waiting');
   });
 
   it('a new PR’s check starts queued, with the status page', () => {

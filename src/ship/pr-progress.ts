@@ -50,11 +50,16 @@ export const progressReport = (facts: PrFacts, detailsUrl: string | undefined): 
     `- CI fix attempts: ${facts.state.fixAttempts}`,
     ...(detailsUrl ? [`- Status page: ${detailsUrl}`] : []),
   ];
+  const waiting =
+    state === 'in_progress' &&
+    facts.worker === 'idle' &&
+    (d.kind === 'merge' || (d.kind === 'wait' && d.on === 'ci'));
   return {
     state,
     title: title.slice(0, 200),
     summary: lines.join('\n'),
     ...(detailsUrl ? { detailsUrl } : {}),
+    ...(waiting ? { waiting } : {}),
   };
 };
 

@@ -60,9 +60,14 @@ describe('statuses', () => {
     });
   });
 
-  it('sends no second `pending` when a queued head goes in progress; every later change is sent', async () => {
+  it('sends no second `pending` when a queued head goes in progress only waiting; every later change is sent', async () => {
     const report = (state: 'queued' | 'in_progress' | 'success', title: string) =>
-      h.forge.reportProgress!(app, sha, { state, title, summary: '' });
+      h.forge.reportProgress!(app, sha, {
+        state,
+        title,
+        summary: '',
+        ...(title.includes('waiting') ? { waiting: true } : {}),
+      });
     const blitz = () =>
       checksOf(h.world)
         .statuses.filter((s) => s.context === 'blitz')
@@ -76,6 +81,27 @@ describe('statuses', () => {
       ['pending', 'queued: waiting for the review leg and the build'],
       ['pending', 'worker resumed: CI red'],
       ['success', 'ready to merge'],
+    ]);
+  });
+
+  it('sends the first in-progress report after queued when it is news (a worker resumed)', async () => {
+    await h.forge.reportProgress!(app, sha, {
+      state: 'queued',
+      title: 'queued: waiting for the review leg and the build',
+      summary: '',
+    });
+    await h.forge.reportProgress!(app, sha, {
+      state: 'in_progress',
+      title: 'worker resumed: CI red',
+      summary: '',
+    });
+    expect(
+      checksOf(h.world)
+        .statuses.filter((s) => s.context === 'blitz')
+        .map((s) => [s.state, s.description]),
+    ).toEqual([
+      ['pending', 'queued: waiting for the review leg and the build'],
+      ['pending', 'worker resumed: CI red'],
     ]);
   });
 

@@ -63,17 +63,18 @@ const giteaState: Record<ProgressReport['state'], string> = {
 
 /**
  * Gitea has one `pending` for GitHub's queued and in progress: the first in-progress report on a head
- * whose status the bot just set queued would change its words only ("queued: waiting for the review
- * leg and the build", which still holds), so it is not sent (one request per PR). Later reports on
- * that head are, whatever they say. Remembered per head, bounded, oldest out.
+ * whose status the bot just set queued, when it is only waiting on the legs the queued words name
+ * ("queued: waiting for the review leg and the build", which still holds), is not sent (one request
+ * per PR). One with news (a worker resumed, a change request) is, and so is every later report on
+ * that head. Remembered per head, bounded, oldest out.
  */
 const queuedHeads = (max = 2_000) => {
   const heads = new Set<string>();
   return {
     /** Whether this report is worth a request. */
-    send(key: string, state: ProgressReport['state']): boolean {
+    send(key: string, report: ProgressReport): boolean {
       const wasQueued = heads.delete(key);
-      return !(wasQueued && state === 'in_progress');
+      return !(wasQueued && report.state === 'in_progress' && report.waiting === true);
     },
     /** A report was written: a queued one is remembered (only once it is on the forge). */
     sent(key: string, state: ProgressReport['state']): void {
@@ -99,7 +100,7 @@ export const statusOps = (client: GiteaClient) => {
 
     reportProgress: async (repo: RepoRef, sha: string, report: ProgressReport): Promise<void> => {
       const key = `${formatRepo(repo)}@${sha}`.toLowerCase();
-      if (!queued.send(key, report.state)) return;
+      if (!queued.send(key, report)) return;
       await client.none({
         method: 'POST',
         path: `${repoPath(repo)}/statuses/${encodeURIComponent(sha)}`,
