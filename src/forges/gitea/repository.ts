@@ -44,8 +44,6 @@ export const repositoryOps = (
 
   return {
     getPermission: async (repo, user) => {
-      // The account the repository lives under owns it (no user shares an organisation's login).
-      if (user.toLowerCase() === repo.owner.toLowerCase()) return 'admin';
       const res = await client.send({
         method: 'GET',
         path: `${repoPath(repo)}/collaborators/${encodeURIComponent(user)}/permission`,

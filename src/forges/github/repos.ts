@@ -47,8 +47,6 @@ export const repoOps = (gh: GithubClient, opts: { cache?: boolean } = {}) => {
 
   return {
     async getPermission(repo: RepoRef, user: string): Promise<Permission> {
-      // The account the repository lives under owns it (no user shares an organisation's login).
-      if (user.toLowerCase() === repo.owner.toLowerCase()) return 'admin';
       try {
         const { data } = await call(
           { action: `read ${user}'s permission`, repo, need: 'metadata:read' },
