@@ -47,8 +47,23 @@ export const withCleanOutgoing = (forge: Forge, redact: Redact): Forge => {
       forge.upsertStickyComment(ref, marker, body(text), opts),
     createIssue: (repo, issue) =>
       forge.createIssue(repo, { ...issue, title: title(issue.title), body: body(issue.body) }),
-    openPullRequest: (repo, pr) =>
-      forge.openPullRequest(repo, { ...pr, title: title(pr.title), body: body(pr.body) }),
+    openPullRequest: (repo, pr, opts) =>
+      forge.openPullRequest(
+        repo,
+        { ...pr, title: title(pr.title), body: body(pr.body) },
+        opts?.progress
+          ? {
+              progress: {
+                sha: opts.progress.sha,
+                report: {
+                  ...opts.progress.report,
+                  title: title(opts.progress.report.title),
+                  summary: body(opts.progress.report.summary),
+                },
+              },
+            }
+          : opts,
+      ),
     mergePullRequest: (ref, opts) =>
       forge.mergePullRequest(ref, opts.title === undefined ? opts : { ...opts, title: title(opts.title) }),
     ...(forge.reportProgress

@@ -103,6 +103,9 @@ export interface PullRequest {
   htmlUrl: string;
 }
 
+/** A PR as opened: `progressSent` when the open carried the bot's first report on its head. */
+export type OpenedPullRequest = PullRequest & { progressSent?: boolean };
+
 export interface PullRequestFile {
   path: string;
   status: 'added' | 'modified' | 'removed' | 'renamed' | 'other';
@@ -305,8 +308,18 @@ export interface Forge {
   cloneCredentials(repo: RepoRef): Promise<CloneCredentials>;
 
   // Pull requests
-  /** Idempotent: when an open PR from `head` exists already, that one is returned, not a second. */
-  openPullRequest(repo: RepoRef, pr: NewPullRequest): Promise<PullRequest>;
+  /** An open carries the bot's first progress report in the same request (`openPullRequest` `progress`). */
+  opensWithProgress?: boolean;
+  /**
+   * Idempotent: when an open PR from `head` exists already, that one is returned, not a second.
+   * `progress`: the bot's first `blitz` report on `sha` (the head as the bot's own git saw it), which a
+   * forge that can sends with the open in one request; `progressSent` says it went on the PR's head.
+   */
+  openPullRequest(
+    repo: RepoRef,
+    pr: NewPullRequest,
+    opts?: { progress?: { sha: string; report: ProgressReport } },
+  ): Promise<OpenedPullRequest>;
   getPullRequest(ref: IssueRef): Promise<PullRequest>;
   /** The open PR from `head`, if any (to avoid opening a second). */
   findPullRequest(repo: RepoRef, head: string): Promise<PullRequest | undefined>;

@@ -10,6 +10,7 @@ import type { IssueKey, PlanIssue } from '../plan/types.ts';
 import { type AttemptJob, onAttemptHost } from '../queue/dispatcher.ts';
 import { mergeCommitOf } from '../runner/integration-git.ts';
 import type { AttemptRecord } from '../runner/types.ts';
+import { queuedReport } from '../ship/pr-progress.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { BudgetProbe } from './budget-probe.ts';
 import { closeEpic, closeWithComment } from './close-issue.ts';
@@ -24,8 +25,9 @@ import { sendIssueNotice } from './issue-notices.ts';
 import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
 import { keepReviewVerdict, reportQueued } from './pr-feedback.ts';
 import { performPrFeedback } from './pr-feedback-step.ts';
-import { mergePr, openPr } from './pull-requests.ts';
+import { mergePr, openPr, pushedHead } from './pull-requests.ts';
 import { rosterEntryFor } from './roster-entry.ts';
+import { runPageUrl } from './run-notice.ts';
 import { setRunState } from './run-state.ts';
 import { firstTime, setProgress, writeRun } from './run-writer.ts';
 import { fileSmokeFinding } from './smoke-finding.ts';
@@ -125,7 +127,7 @@ export const dispatchIssue = async (
 
 /** The worker pushed: find its PR, or open one (it may not have opened one). */
 export const openIssuePr = async (
-  deps: Ports<'store' | 'logger' | 'config'>,
+  deps: Ports<'store' | 'logger' | 'config' | 'cloneUrl' | 'runner'>,
   ctx: StepCtx,
   kind: RunKind,
   key: IssueKey,
@@ -135,6 +137,15 @@ export const openIssuePr = async (
   const title = kind.issue(key)?.title;
   const body = kind.prBody(key, solved);
   const site = kind.site(key);
+  // The bot's own `blitz` check starts queued on the new head (issue 21: progress as checks); where
+  // the forge can, it goes with the open, on the head the bot's own git sees pushed.
+  const report = queuedReport(runPageUrl(deps.config.publicUrl, ctx.run.id));
+  const kept = ctx.run.progress.prFeedback?.[key];
+  const fresh = kept?.reported === undefined && kept?.head === undefined;
+  const sha =
+    fresh && site.forge.opensWithProgress
+      ? await pushedHead(deps, { ...site, branch: solved.branch })
+      : undefined;
   const { pr } = await openPr(deps, {
     ...site,
     runId: ctx.run.id,
@@ -143,9 +154,15 @@ export const openIssuePr = async (
     solved,
     body,
     state: 'pr_open',
+    ...(sha ? { progress: { sha, report } } : {}),
   });
-  // The bot's own `blitz` check starts queued on the new head (issue 21: progress as checks).
-  await reportQueued(deps, { ...site, runId: ctx.run.id, key, head: pr.head.sha });
+  await reportQueued(deps, {
+    ...site,
+    runId: ctx.run.id,
+    key,
+    head: pr.head.sha,
+    ...(pr.progressSent ? { sent: true } : {}),
+  });
 };
 
 /** An interrupted worker goes on where its worktree is. */

@@ -225,7 +225,7 @@ export const answerThreads = async (
  */
 export const reportQueued = async (
   deps: Ports<'store' | 'logger' | 'config'>,
-  target: { forge: Forge; repo: RepoRef; runId: string; key: string; head: string },
+  target: { forge: Forge; repo: RepoRef; runId: string; key: string; head: string; sent?: boolean },
 ): Promise<void> => {
   try {
     const run = await deps.store.getRun(target.runId);
@@ -235,7 +235,8 @@ export const reportQueued = async (
       { head: target.head, state: kept },
       queuedReport(runPageUrl(deps.config.publicUrl, target.runId)),
       // Never reported on for this issue: the PR is new, there is no check of the bot's to look for.
-      { first: kept.reported === undefined && kept.head === undefined },
+      // `sent`: the open carried this report already; only the state is kept.
+      { first: kept.reported === undefined && kept.head === undefined, sent: target.sent === true },
     );
     if (reported) await keepFeedbackState(deps, target.runId, target.key, reported, kept);
   } catch (err) {
@@ -265,12 +266,13 @@ export const reportPrProgress = async (
   target: { forge: Forge; repo: RepoRef },
   facts: Pick<PrFacts, 'head' | 'state'>,
   report: ProgressReport,
-  opts: { first?: boolean } = {},
+  opts: { first?: boolean; sent?: boolean } = {},
 ): Promise<PrFeedbackState | undefined> => {
   if (!target.forge.reportProgress) return undefined;
   const key = `${facts.head} ${report.state} ${report.title}`;
   if (facts.state.reported === key) return undefined;
-  await target.forge.reportProgress(target.repo, facts.head, report, opts);
+  const { sent, ...forgeOpts } = opts;
+  if (!sent) await target.forge.reportProgress(target.repo, facts.head, report, forgeOpts);
   return { ...facts.state, reported: key };
 };
 

@@ -13,8 +13,8 @@ const pullKey = (ref: IssueRef) => `${ref.repo.owner}/${ref.repo.name}#${ref.num
 /** `forge` whose PR opens are kept in the call's `memo`, for readsPerCall's feedback read over the same memo. */
 export const keepOpenedPulls = (forge: Forge, memo: Map<string, Promise<unknown>>): Forge => ({
   ...forge,
-  openPullRequest: async (repo, pr) => {
-    const opened = await forge.openPullRequest(repo, pr);
+  openPullRequest: async (repo, pr, opts) => {
+    const opened = await forge.openPullRequest(repo, pr, opts);
     memo.set(`opened ${pullKey(opened.ref)}`, Promise.resolve(opened));
     return opened;
   },

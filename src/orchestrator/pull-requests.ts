@@ -1,13 +1,25 @@
 // The one way a worker's pushed branch becomes a PR, for every run kind: the PR this run already
 // knows by number (it may be merged and closed by now), else the open one with that head, else a new
 // one titled after the issue; then the issue's row records it. And the one way a run merges a PR.
+
+import { mkdir } from 'node:fs/promises';
 import { isAppError } from '../errors.ts';
-import { type Forge, formatRepo, type MergeMethod, type PullRequest, type RepoRef } from '../forges/types.ts';
+import {
+  type Forge,
+  formatRepo,
+  type MergeMethod,
+  type OpenedPullRequest,
+  type ProgressReport,
+  type PullRequest,
+  type RepoRef,
+} from '../forges/types.ts';
 import type { IssueKey } from '../plan/types.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
+import { remoteBranchSha } from '../runner/git.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunIssueRecord, RunStore } from '../store/run-store.ts';
 import { type Ports, refOf } from './context.ts';
+import { cloneUrlOf } from './dispatch-attempt.ts';
 
 export interface PrOrder {
   runId: string;
@@ -23,24 +35,50 @@ export interface PrOrder {
   known?: number | undefined;
   /** The row's state once the PR is recorded. */
   state: 'pr_open' | 'shipping';
+  /** The bot's first report on the head, sent with the open where the forge can (`opensWithProgress`). */
+  progress?: { sha: string; report: ProgressReport } | undefined;
 }
+
+/**
+ * The worker branch's tip on the forge as the bot's own `git ls-remote` sees it (never what a runner
+ * or a worker reports); undefined when git cannot tell (the caller reports apart from the open).
+ */
+export const pushedHead = async (
+  deps: Ports<'cloneUrl' | 'config' | 'logger' | 'runner'>,
+  at: { forge: Forge; repo: RepoRef; branch: string },
+): Promise<string | undefined> => {
+  try {
+    const url = await cloneUrlOf(deps, at.forge, at.repo);
+    const ctx = await deps.runner.gitContext(at.repo);
+    const cwd = deps.config.runner.workspace;
+    await mkdir(cwd, { recursive: true });
+    return (await remoteBranchSha(cwd, at.branch, ctx, url)) ?? undefined;
+  } catch (err) {
+    deps.logger.warn({ repo: formatRepo(at.repo), branch: at.branch, err }, 'the pushed head was not read');
+    return undefined;
+  }
+};
 
 export const openPr = async (
   deps: { store: Pick<RunStore, 'upsertRunIssue'> },
   o: PrOrder,
-): Promise<{ pr: PullRequest; row: RunIssueRecord }> => {
+): Promise<{ pr: OpenedPullRequest; row: RunIssueRecord }> => {
   const ref = refOf(o.issue);
   // Not known: opened at once; the forge answers with the open PR from that head if there is one.
   const found =
     o.known !== undefined ? await o.forge.getPullRequest({ repo: o.repo, number: o.known }) : undefined;
   const pr =
     found ??
-    (await o.forge.openPullRequest(o.repo, {
-      head: o.solved.branch,
-      base: o.base,
-      title: `#${ref.number}: ${o.title ?? o.solved.job.title}`,
-      body: o.body,
-    }));
+    (await o.forge.openPullRequest(
+      o.repo,
+      {
+        head: o.solved.branch,
+        base: o.base,
+        title: `#${ref.number}: ${o.title ?? o.solved.job.title}`,
+        body: o.body,
+      },
+      o.progress ? { progress: o.progress } : undefined,
+    ));
   const row = await deps.store.upsertRunIssue(o.runId, formatRepo(ref.repo), ref.number, {
     state: o.state,
     prNumber: pr.ref.number,

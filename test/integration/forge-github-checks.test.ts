@@ -290,3 +290,74 @@ describe('reviews', () => {
     expect(checksOf(h.world).reviewComments).toHaveLength(0);
   });
 });
+
+describe('a PR opened with its first `blitz` check', () => {
+  const queued = { state: 'queued' as const, title: 'queued', summary: 'waiting for review' };
+  const open = (forge = h.forge) =>
+    forge.openPullRequest(
+      app,
+      { head: 'feature', base: 'main', title: 'x', body: 'Fixes #1' },
+      { progress: { sha, report: queued } },
+    );
+
+  it('is one GraphQL request once the repository was read; later reports update that check in place', async () => {
+    await h.forge.getDefaultBranch(app);
+    const before = h.fake.requests.length;
+    const pr = await open();
+    expect(h.fake.requests.slice(before).map((r) => r.operationId)).toEqual(['graphql']);
+    expect(pr).toMatchObject({ state: 'open', head: { ref: 'feature', sha }, progressSent: true });
+    expect(h.world.pull(h.repo, pr.ref.number)?.pull?.head).toBe('feature');
+    expect(checksOf(h.world).runsFor(h.repo, sha)).toEqual([
+      expect.objectContaining({ name: 'blitz', appSlug: 'blitz-bot', status: 'queued', title: 'queued' }),
+    ]);
+    const mid = h.fake.requests.length;
+    await h.forge.reportProgress!(app, sha, { state: 'success', title: 'done', summary: 'all good' });
+    expect(h.fake.requests.slice(mid).map((r) => r.operationId)).toEqual(['checks/update']);
+    expect(checksOf(h.world).runsFor(h.repo, sha)).toHaveLength(1);
+  });
+
+  it('a PR from that head open already is the answer, as on REST', async () => {
+    const first = await h.forge.openPullRequest(app, { head: 'feature', base: 'main', title: 'x', body: '' });
+    await h.forge.getDefaultBranch(app);
+    const again = await open();
+    expect(again.ref.number).toBe(first.ref.number);
+    expect(again.progressSent).toBe(true);
+    expect([...h.world.repo('acme', 'app')!.issues.values()].filter((i) => i.pull)).toHaveLength(1);
+  });
+
+  it('without the repository’s node id it opens through REST and sends no check', async () => {
+    const before = h.fake.requests.length;
+    const pr = await open();
+    expect(h.fake.requests.slice(before).map((r) => r.operationId)).toEqual(['pulls/create']);
+    expect(pr.progressSent).toBeFalsy();
+    expect(checksOf(h.world).runsFor(h.repo, sha)).toHaveLength(0);
+  });
+
+  it('a user token opens the PR but its check is refused (FORBIDDEN): not sent, the PR stands', async () => {
+    const wendy = createGithubForge({
+      baseUrl: h.fake.apiUrl,
+      auth: { token: 'wendy-token' },
+      botLogin: h.world.botLogin,
+      retry: fastRetry,
+    });
+    await wendy.getDefaultBranch(app);
+    const pr = await open(wendy);
+    expect(pr).toMatchObject({ state: 'open', author: 'wendy' });
+    expect(pr.progressSent).toBe(false);
+    expect(checksOf(h.world).runsFor(h.repo, sha)).toHaveLength(0);
+  });
+
+  it('a reader may neither open nor check: forbidden, nothing made', async () => {
+    const rita = createGithubForge({
+      baseUrl: h.fake.apiUrl,
+      auth: { token: 'rita-token' },
+      botLogin: h.world.botLogin,
+      retry: fastRetry,
+    });
+    await rita.getDefaultBranch(app);
+    const err = await open(rita).catch((e: unknown) => e);
+    expect(isAppError(err, 'forbidden')).toBe(true);
+    expect([...h.world.repo('acme', 'app')!.issues.values()].filter((i) => i.pull)).toHaveLength(0);
+    expect(checksOf(h.world).runsFor(h.repo, sha)).toHaveLength(0);
+  });
+});

@@ -10,7 +10,7 @@ import { call } from './errors.ts';
 export const progressCheckName = 'blitz';
 
 /** GitHub's limit on a check run output's summary, in characters. */
-const maxSummaryChars = 65_535;
+export const maxSummaryChars = 65_535;
 /** Annotations read per failed check run: the first ones name the failure; the rest are noise in a prompt. */
 const maxAnnotations = 50;
 

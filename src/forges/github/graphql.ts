@@ -67,3 +67,30 @@ mutation CloseIssueWithComment($id: ID!, $body: String!) {
   addComment(input: { subjectId: $id, body: $body }) { commentEdge { node { databaseId } } }
   closeIssue(input: { issueId: $id, stateReason: COMPLETED }) { issue { state } }
 }`;
+
+/** A PR's fields as the adapter maps them (pull-feedback.ts `toPullFromNode`). */
+export const pullFields = `
+  number title body state merged url
+  mergeCommit { oid }
+  headRefName headRefOid baseRefName
+  mergeable mergeStateStatus
+  author { __typename login }`;
+
+/**
+ * A new PR and the bot's first `blitz` check run on its head, in one request (mutations run in order:
+ * the check is made even when the open is refused, e.g. a PR from that head is open already).
+ */
+export const openPullWithCheckMutation = `
+mutation OpenPullRequestWithCheck(
+  $repositoryId: ID!, $base: String!, $head: String!, $title: String!, $body: String!,
+  $sha: GitObjectID!, $name: String!, $status: RequestableCheckStatusState!, $output: CheckRunOutput!,
+  $detailsUrl: URI
+) {
+  createPullRequest(input: {
+    repositoryId: $repositoryId, baseRefName: $base, headRefName: $head, title: $title, body: $body
+  }) { pullRequest { ${pullFields} } }
+  createCheckRun(input: {
+    repositoryId: $repositoryId, headSha: $sha, name: $name, status: $status, output: $output,
+    detailsUrl: $detailsUrl
+  }) { checkRun { databaseId } }
+}`;

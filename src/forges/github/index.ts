@@ -4,7 +4,7 @@
 import { type Logger, silentLogger } from '../../observability/logger.ts';
 import { withKeptReads } from '../kept-reads.ts';
 import type { ForgeRequestHook } from '../request-hook.ts';
-import type { Forge } from '../types.ts';
+import type { Forge, RepoRef } from '../types.ts';
 import { checkOps } from './checks.ts';
 import { createGithubClient, type GithubAuth, type RetryOptions } from './client.ts';
 import { issueOps } from './issues.ts';
@@ -44,18 +44,29 @@ export const createGithubForge = (opts: GithubForgeOptions): Forge => {
     conditional: opts.requestCache !== false,
   });
   const ids = nodeIds();
+  // Repositories' node ids as their REST reads named them: a PR opens with its first check in one request.
+  const repoIds = new Map<string, string>();
+  const repoKey = (repo: RepoRef) => `${repo.owner}/${repo.name}`.toLowerCase();
   const cached = opts.requestCache !== false ? cachedMilestoneLoader(gh, ids) : undefined;
   const { ownRunSeen, ...checks } = checkOps(gh, { botLogin: opts.botLogin });
+  const pulls = pullOps(gh, { repoId: (repo) => repoIds.get(repoKey(repo)), ownRunMade: ownRunSeen });
   const reviews = reviewOps(gh);
   const forge: Forge = {
     kind: 'github',
     botLogin: opts.botLogin,
+    opensWithProgress: true,
     resolveMilestone: (repo, query) => resolveMilestone(gh, repo, query),
     listOpenMilestones: (repo) => listOpenMilestones(gh, repo),
     loadMilestone: (repo, number) => (cached ? cached(repo, number) : loadMilestone(gh, repo, number, ids)),
     ...issueOps(gh, opts.botLogin, { cache: opts.requestCache !== false, ids }),
-    ...repoOps(gh, { cache: opts.requestCache !== false }),
-    ...pullOps(gh),
+    ...repoOps(gh, {
+      cache: opts.requestCache !== false,
+      onRepoId: (repo, id) => {
+        if (repoIds.size >= 1_000) repoIds.delete(repoIds.keys().next().value as string);
+        repoIds.set(repoKey(repo), id);
+      },
+    }),
+    ...pulls,
     ...checks,
     ...reviews,
     readPullFeedback: (ref) =>

@@ -130,70 +130,71 @@ const CommentNode = z.object({
   pullRequestReview: z.object({ databaseId: z.number().int().nullable() }).nullable(),
 });
 
+/** A PR's fields (graphql.ts `pullFields`). */
+export const PullFields = z.object({
+  number: z.number().int(),
+  title: z.string(),
+  body: z.string(),
+  state: z.enum(['OPEN', 'CLOSED', 'MERGED']),
+  merged: z.boolean(),
+  url: z.string(),
+  mergeCommit: Oid.nullable(),
+  headRefName: z.string(),
+  headRefOid: z.string(),
+  baseRefName: z.string(),
+  mergeable: z.enum(['MERGEABLE', 'CONFLICTING', 'UNKNOWN']),
+  mergeStateStatus: z.string(),
+  author: Login.nullable(),
+});
+
 export const PullFeedbackResponse = z.object({
   repository: z
     .object({
-      pullRequest: z
-        .object({
-          number: z.number().int(),
-          title: z.string(),
-          body: z.string(),
-          state: z.enum(['OPEN', 'CLOSED', 'MERGED']),
-          merged: z.boolean(),
-          url: z.string(),
-          mergeCommit: Oid.nullable(),
-          headRefName: z.string(),
-          headRefOid: z.string(),
-          baseRefName: z.string(),
-          mergeable: z.enum(['MERGEABLE', 'CONFLICTING', 'UNKNOWN']),
-          mergeStateStatus: z.string(),
-          author: Login.nullable(),
-          commits: z.object({
-            nodes: z.array(
-              z
-                .object({
-                  commit: Oid.extend({
-                    statusCheckRollup: z
-                      .object({
-                        contexts: z.object({ pageInfo: PageInfo, nodes: z.array(ContextNode) }),
-                      })
-                      .nullable(),
-                  }),
-                })
-                .nullable(),
-            ),
-          }),
-          reviews: z.object({
-            pageInfo: PageInfo,
-            nodes: z.array(
-              z
-                .object({
-                  databaseId: z.number().int().nullable(),
-                  author: Login.nullable(),
-                  state: z.string(),
-                  body: z.string(),
-                  commit: Oid.nullable(),
-                  submittedAt: z.string().nullable(),
-                })
-                .nullable(),
-            ),
-          }),
-          reviewThreads: z.object({
-            pageInfo: PageInfo,
-            nodes: z.array(
-              z
-                .object({
-                  comments: z.object({ pageInfo: PageInfo, nodes: z.array(CommentNode.nullable()) }),
-                })
-                .nullable(),
-            ),
-          }),
-        })
-        .nullable(),
+      pullRequest: PullFields.extend({
+        commits: z.object({
+          nodes: z.array(
+            z
+              .object({
+                commit: Oid.extend({
+                  statusCheckRollup: z
+                    .object({
+                      contexts: z.object({ pageInfo: PageInfo, nodes: z.array(ContextNode) }),
+                    })
+                    .nullable(),
+                }),
+              })
+              .nullable(),
+          ),
+        }),
+        reviews: z.object({
+          pageInfo: PageInfo,
+          nodes: z.array(
+            z
+              .object({
+                databaseId: z.number().int().nullable(),
+                author: Login.nullable(),
+                state: z.string(),
+                body: z.string(),
+                commit: Oid.nullable(),
+                submittedAt: z.string().nullable(),
+              })
+              .nullable(),
+          ),
+        }),
+        reviewThreads: z.object({
+          pageInfo: PageInfo,
+          nodes: z.array(
+            z
+              .object({
+                comments: z.object({ pageInfo: PageInfo, nodes: z.array(CommentNode.nullable()) }),
+              })
+              .nullable(),
+          ),
+        }),
+      }).nullable(),
     })
     .nullable(),
 });
-type PullNode = NonNullable<NonNullable<z.infer<typeof PullFeedbackResponse>['repository']>['pullRequest']>;
 
 const mergeStates: Record<string, PullRequest['mergeState']> = {
   CLEAN: 'clean',
@@ -247,7 +248,10 @@ const toCheck = (n: NonNullable<z.infer<typeof ContextNode>>): CheckInfo => {
   return check;
 };
 
-export const toPullFromNode = (ref: IssueRef, p: PullNode): PullRequest => ({
+/** The PR fields `toPullFromNode` maps (graphql.ts `pullFields`). */
+export type PullFieldsNode = z.infer<typeof PullFields>;
+
+export const toPullFromNode = (ref: IssueRef, p: PullFieldsNode): PullRequest => ({
   ref,
   title: p.title,
   body: p.body,

@@ -1,5 +1,6 @@
 // Pull requests on GitHub: open, read (with mergeability), find by head branch, files, a diff bounded
 // to a byte limit, merge guarded by the expected head sha, update branch, and the issues a PR closes.
+import { z } from 'zod';
 import { AppError } from '../../errors.ts';
 import {
   type BoundedDiff,
@@ -7,15 +8,19 @@ import {
   type MergeMethod,
   type MergeResult,
   type NewPullRequest,
+  type OpenedPullRequest,
+  type ProgressReport,
   type PullRequest,
   type PullRequestFile,
   type RepoRef,
   sameIssue,
 } from '../types.ts';
+import { maxSummaryChars, progressCheckName } from './checks.ts';
 import type { GithubClient } from './client.ts';
-import { call, statusOf } from './errors.ts';
-import { closingIssuesQuery } from './graphql.ts';
+import { call, statusOf, toAppError } from './errors.ts';
+import { closingIssuesQuery, openPullWithCheckMutation } from './graphql.ts';
 import { parseClosingRefs, refFromLink, toPullRequest, toPullRequestFile } from './mappers.ts';
+import { PullFields, toPullFromNode } from './pull-feedback.ts';
 import { ClosingIssuesResponse } from './schema.ts';
 
 const at = (ref: IssueRef) => ({ owner: ref.repo.owner, repo: ref.repo.name, pull_number: ref.number });
@@ -29,7 +34,30 @@ export const boundDiff = (text: string, maxBytes: number): BoundedDiff => {
   return { diff: bytes.subarray(0, end).toString('utf8'), truncated: true, totalBytes: bytes.length };
 };
 
-export const pullOps = (gh: GithubClient) => {
+const isProgressing = (state: ProgressReport['state']) => state === 'queued' || state === 'in_progress';
+
+/** An error answer of GitHub's GraphQL API with the data of what did run (octokit's GraphqlResponseError). */
+const GraphqlPartial = z.object({
+  errors: z.array(z.object({ message: z.string() })).min(1),
+  data: z.unknown(),
+});
+
+const OpenPullWithCheckResponse = z.object({
+  createPullRequest: z.object({ pullRequest: PullFields.nullable() }).nullable().optional(),
+  createCheckRun: z
+    .object({ checkRun: z.object({ databaseId: z.number().int().nullable() }).nullable() })
+    .nullable()
+    .optional(),
+});
+
+export interface PullOpsParts {
+  /** The repository's GraphQL node id where the adapter has read it (no request); else REST. */
+  repoId?: (repo: RepoRef) => string | undefined;
+  /** The bot's own check run made on `sha`: its next report there updates it. */
+  ownRunMade?: (repo: RepoRef, sha: string, id: number) => void;
+}
+
+export const pullOps = (gh: GithubClient, more: PullOpsParts = {}) => {
   const getPullRequest = async (ref: IssueRef): Promise<PullRequest> => {
     const { data } = await call(
       { action: `read PR #${ref.number}`, repo: ref.repo, need: 'pull_requests:read' },
@@ -54,10 +82,67 @@ export const pullOps = (gh: GithubClient) => {
     return first ? getPullRequest({ repo, number: first.number }) : undefined;
   };
 
+  /** The open and the `blitz` check's create in one document; a refused open falls back as REST's 422. */
+  const openWithCheck = async (
+    repo: RepoRef,
+    repositoryId: string,
+    pr: NewPullRequest,
+    progress: { sha: string; report: ProgressReport },
+  ): Promise<OpenedPullRequest> => {
+    const { report } = progress;
+    const variables = {
+      repositoryId,
+      base: pr.base,
+      head: pr.head,
+      title: pr.title,
+      body: pr.body,
+      sha: progress.sha,
+      name: progressCheckName,
+      status: report.state === 'queued' ? 'QUEUED' : 'IN_PROGRESS',
+      output: { title: report.title.slice(0, 255), summary: report.summary.slice(0, maxSummaryChars) },
+      detailsUrl: report.detailsUrl ?? null,
+    };
+    let raw: unknown;
+    let failure: unknown;
+    try {
+      raw = await gh.graphql(openPullWithCheckMutation, variables);
+    } catch (err) {
+      // A GraphQL answer with errors: the mutation that worked is in its data all the same.
+      const partial = GraphqlPartial.safeParse(err);
+      if (!partial.success) throw toAppError(err, { action: `open a PR from ${pr.head}`, repo });
+      raw = partial.data.data;
+      failure = err;
+    }
+    const answer = OpenPullWithCheckResponse.safeParse(raw).data;
+    const runId = answer?.createCheckRun?.checkRun?.databaseId ?? undefined;
+    if (runId !== undefined) more.ownRunMade?.(repo, progress.sha, runId);
+    const node = answer?.createPullRequest?.pullRequest;
+    const opened = node
+      ? toPullFromNode({ repo, number: node.number }, node)
+      : // Refused (most often: a PR from that head is open already): that open PR is the answer.
+        await findPullRequest(repo, pr.head);
+    if (!opened)
+      throw toAppError(failure ?? new Error('no pull request in the answer'), {
+        action: `open a PR from ${pr.head}`,
+        repo,
+        need: 'pull_requests:write',
+      });
+    return { ...opened, progressSent: runId !== undefined && opened.head.sha === progress.sha };
+  };
+
   return {
     getPullRequest,
 
-    async openPullRequest(repo: RepoRef, pr: NewPullRequest): Promise<PullRequest> {
+    async openPullRequest(
+      repo: RepoRef,
+      pr: NewPullRequest,
+      opts: { progress?: { sha: string; report: ProgressReport } } = {},
+    ): Promise<OpenedPullRequest> {
+      const repositoryId = more.repoId?.(repo);
+      const { progress } = opts;
+      // With the repository's node id known and a queued/in-progress first report: one GraphQL request.
+      if (repositoryId !== undefined && progress && isProgressing(progress.report.state))
+        return openWithCheck(repo, repositoryId, pr, progress);
       try {
         const { data } = await call(
           { action: `open a PR from ${pr.head}`, repo, need: 'pull_requests:write' },

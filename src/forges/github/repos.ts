@@ -19,7 +19,10 @@ const InstallationAuth = z.object({ token: z.string().min(1), expiresAt: z.strin
 /** How long a repository's default branch and clone URL are kept before they are asked again. */
 export const repositoryTtlMs = 10 * 60_000;
 
-export const repoOps = (gh: GithubClient, opts: { cache?: boolean } = {}) => {
+export const repoOps = (
+  gh: GithubClient,
+  opts: { cache?: boolean; onRepoId?: (repo: RepoRef, id: string) => void } = {},
+) => {
   // `GET /repos/{owner}/{repo}` was asked before every git operation (clone credentials) and for the
   // default branch: keep what they need per repository for a while (a failure is not kept).
   const metadata = createTtlMemo<{ defaultBranch: string; cloneUrl: string }>(
@@ -30,6 +33,7 @@ export const repoOps = (gh: GithubClient, opts: { cache?: boolean } = {}) => {
       const { data } = await call({ action: 'read the repository', repo, need: 'metadata:read' }, () =>
         gh.rest.repos.get(at(repo)),
       );
+      opts.onRepoId?.(repo, data.node_id);
       return { defaultBranch: data.default_branch, cloneUrl: data.clone_url };
     });
 

@@ -62,6 +62,18 @@ const connection = <T>(items: T[], args: PageArgs) => {
   };
 };
 
+const repoId = (repo: WorldRepo) => Buffer.from(`Repository:${repo.id}`).toString('base64url');
+
+/** An error GitHub answers with its `type` (UNPROCESSABLE, FORBIDDEN, NOT_FOUND …). */
+class TypedError extends Error {
+  constructor(
+    readonly type: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** As on GitHub, an issue's GraphQL id is the `node_id` its REST answers carry (serialize.ts). */
 const issueId = (issue: WorldIssue) => Buffer.from(`Issue:${issue.id}`).toString('base64url');
 
@@ -301,7 +313,8 @@ export const createRoot = (world: World, actorLogin: string) => {
   };
 
   const repoNode = (repo: WorldRepo) => ({
-    id: `R_${repo.id}`,
+    // As GitHub does: a repository's GraphQL id is the `node_id` its REST answers carry (serialize.ts).
+    id: repoId(repo),
     name: repo.name,
     nameWithOwner: `${repo.owner}/${repo.name}`,
     owner: { __typename: 'User', login: repo.owner, id: `U_${repo.owner}` },
@@ -334,6 +347,17 @@ export const createRoot = (world: World, actorLogin: string) => {
     return found;
   };
 
+  /** The repository behind a node id, where the actor may write to it. */
+  const writableRepo = (id: string) => {
+    const repo = [...world.repos.values()].find((r) => repoId(r) === id && readable(r));
+    if (!repo)
+      throw new TypedError('NOT_FOUND', `Could not resolve to a node with the global id of '${id}'.`);
+    const p = world.permissionOf(repo, actorLogin);
+    if (p !== 'write' && p !== 'maintain' && p !== 'admin')
+      throw new TypedError('FORBIDDEN', 'Resource not accessible by integration');
+    return repo;
+  };
+
   return {
     repository: (args: { owner: string; name: string }) => {
       const repo = readable(world.repo(args.owner, args.name));
@@ -350,6 +374,67 @@ export const createRoot = (world: World, actorLogin: string) => {
       const { repo, issue } = writable(args.input.subjectId);
       const c = world.addComment(repo, issue.number, args.input.body, actorLogin);
       return { commentEdge: { node: { databaseId: c.id, id: `IC_${c.id}`, body: c.body } } };
+    },
+    createPullRequest: async (args: {
+      input: { repositoryId: string; baseRefName: string; headRefName: string; title: string; body?: string };
+    }) => {
+      const { input } = args;
+      const repo = writableRepo(input.repositoryId);
+      const head = input.headRefName.replace(/^[^:]+:/, '');
+      if (!(await repo.git.resolve(head)))
+        throw new TypedError('UNPROCESSABLE', `Head sha can't be blank, Head ref must be a branch`);
+      if (!(await repo.git.resolve(input.baseRefName)))
+        throw new TypedError('UNPROCESSABLE', `Base ref must be a branch`);
+      const open = [...repo.issues.values()].find((i) => i.pull?.head === head && i.state === 'open');
+      if (open)
+        throw new TypedError('UNPROCESSABLE', `A pull request already exists for ${repo.owner}:${head}.`);
+      const issue = await world.openPull(repo, {
+        head,
+        base: input.baseRefName,
+        title: input.title,
+        body: input.body ?? '',
+        author: actorLogin,
+      });
+      return { pullRequest: issueNode(repo, issue) };
+    },
+    createCheckRun: async (args: {
+      input: {
+        repositoryId: string;
+        headSha: string;
+        name: string;
+        status?: string;
+        conclusion?: string;
+        detailsUrl?: string;
+        externalId?: string;
+        output?: { title: string; summary: string; text?: string };
+      };
+    }) => {
+      const { input } = args;
+      const repo = writableRepo(input.repositoryId);
+      // Check runs are an App's: a user token is refused, as GitHub does.
+      if (world.users.get(actorLogin.toLowerCase())?.type !== 'Bot')
+        throw new TypedError('FORBIDDEN', 'You must authenticate as a GitHub App to use the Checks API');
+      const sha = await repo.git.resolve(input.headSha);
+      if (sha !== input.headSha)
+        throw new TypedError('UNPROCESSABLE', `No commit found for SHA: ${input.headSha}`);
+      const status = (input.status ?? 'QUEUED').toLowerCase();
+      if (status === 'completed' && input.conclusion === undefined)
+        throw new TypedError('UNPROCESSABLE', 'conclusion is required when status is completed');
+      if ((input.output?.summary.length ?? 0) > 65_535)
+        throw new TypedError('UNPROCESSABLE', 'output.summary is too long (maximum is 65535 characters)');
+      const run = checksOf(world).addRun(repo, {
+        name: input.name,
+        headSha: sha,
+        appSlug: actorLogin.replace(/\[bot\]$/i, ''),
+        status: status as WorldCheckRun['status'],
+        ...(input.conclusion ? { conclusion: input.conclusion.toLowerCase() } : {}),
+        ...(input.detailsUrl ? { detailsUrl: input.detailsUrl } : {}),
+        ...(input.externalId ? { externalId: input.externalId } : {}),
+        ...(input.output
+          ? { title: input.output.title, summary: input.output.summary, text: input.output.text ?? null }
+          : {}),
+      });
+      return { checkRun: { databaseId: run.id, id: `CR_${run.id}`, name: run.name } };
     },
     closeIssue: (args: { input: { issueId: string; stateReason?: string } }) => {
       const { repo, issue } = writable(args.input.issueId);
@@ -396,11 +481,14 @@ export const runGraphql = async (
   if (result.errors?.length)
     out.errors = result.errors.map((e: GraphQLError) => ({
       message: e.message,
-      type: /Could not resolve/.test(e.message)
-        ? 'NOT_FOUND'
-        : /not accessible by integration/.test(e.message)
-          ? 'FORBIDDEN'
-          : 'INVALID',
+      type:
+        e.originalError instanceof TypedError
+          ? e.originalError.type
+          : /Could not resolve/.test(e.message)
+            ? 'NOT_FOUND'
+            : /not accessible by integration/.test(e.message)
+              ? 'FORBIDDEN'
+              : 'INVALID',
       path: e.path,
     }));
   return { invalid: [], response: out };
