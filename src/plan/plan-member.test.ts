@@ -88,6 +88,32 @@ describe('a plan-wave member’s step (memberStep)', () => {
       { op: 'ship', attempt: 'a1' },
     ]);
   });
+
+  it('closes, cleans up and lands a merged XS with its merge, though the merge already closed it', () => {
+    const shipping = member({ size: 'XS', state: 'shipping', attempts: [solved] });
+    const merged = { attempt: 'a1', planner: 'w', shipped: { pr: 7, sha: 'abc', reviewed: true } };
+    const closes = [
+      { op: 'close', pr: 7, sha: 'abc' },
+      { op: 'clean_up', attempt: 'a1', pr: 7 },
+      { op: 'land', outcome: { landing: 'closed', size: 'XS', mergeSha: 'abc' } },
+    ];
+    expect(memberStep({ ...shipping, answer: merged }, 0, 0)).toEqual(closes);
+    // GitHub closes a 'Resolves #n' issue on the merge: still the merge's landing, not a person's close.
+    expect(memberStep({ ...shipping, open: false, answer: merged }, 0, 0)).toEqual(closes);
+    const unreviewed = { ...merged, shipped: { pr: 7, reviewed: false } };
+    expect(landing(memberStep({ ...shipping, answer: unreviewed }, 0, 0))).toEqual({
+      landing: 'closed',
+      size: 'XS',
+      note: 'merged without a review leg: no review module is wired',
+    });
+    // A merge recorded for an earlier attempt is not this one's: shipped again, or closed by a person.
+    expect(memberStep({ ...shipping, answer: { ...merged, attempt: 'a0' } }, 0, 0)).toEqual([
+      { op: 'ship', attempt: 'a1' },
+    ]);
+    expect(
+      landing(memberStep({ ...shipping, open: false, answer: { ...merged, attempt: 'a0' } }, 0, 0))?.note,
+    ).toBe('closed on the tracker during the wave');
+  });
 });
 
 /** A member whose solved attempt `a1` answered `answer` (its phase's state given). */
@@ -217,6 +243,10 @@ describe('member steps, for any member', () => {
             reviews: fc.constant([]),
             failures: fc.constant([]),
           }),
+          shipped: fc.record(
+            { pr: fc.nat(9), sha: fc.constant('abc'), reviewed: fc.boolean() },
+            { requiredKeys: ['pr', 'reviewed'] },
+          ),
           shipRefused: fc.record({ pr: fc.nat(9), reason: fc.constant('conflict') }),
         },
         { requiredKeys: ['attempt', 'planner'] },
@@ -240,18 +270,25 @@ describe('member steps, for any member', () => {
           expect(got.some((o) => o.op === 'attempt')).toBe(false);
         }
         if (!m.open) expect(landing(got)?.landing).toBe('closed');
-        // A refused ship for the attempt it names lands the member; it is never shipped again.
         const last = m.attempts.filter((a) => a.outcome === 'solved').at(-1);
-        if (
-          m.open &&
-          m.state === 'shipping' &&
-          last &&
-          m.answer?.attempt === last.id &&
-          m.answer.shipRefused
-        ) {
+        const shipAnswer =
+          m.state === 'shipping' && last && m.answer?.attempt === last.id ? m.answer : undefined;
+        // A merge recorded for the attempt it names lands the member closed with its size and merge,
+        // open on the tracker or not, after closing and cleaning up; it is never shipped again.
+        if (shipAnswer?.shipped) {
+          const { pr, sha } = shipAnswer.shipped;
+          expect(ops(got)).toEqual(['close', 'clean_up', 'land']);
+          expect(got[1]).toEqual({ op: 'clean_up', attempt: last!.id, pr });
+          expect(landing(got)).toMatchObject({ landing: 'closed', size: 'XS' });
+          expect(landing(got)?.mergeSha).toBe(sha);
+        } else if (m.open && shipAnswer?.shipRefused) {
+          // A refused ship for the attempt it names lands the member; it is never shipped again.
           expect(landing(got)?.landing).toBe('refused');
           expect(got.some((o) => o.op === 'ship')).toBe(false);
         }
+        // Only a recorded merge closes the issue or cleans up after it.
+        if (!shipAnswer?.shipped)
+          expect(got.some((o) => o.op === 'close' || o.op === 'clean_up')).toBe(false);
         // A question to the world ends its step: what the answer means is the next pass's to decide.
         const asks = got.findIndex((o) => o.op === 'read_plan' || o.op === 'review' || o.op === 'ship');
         if (asks >= 0) {

@@ -4,9 +4,10 @@
 // BLOCKED → the planner applies the findings and the fixed plan is approved, PIVOT → a replan issue;
 // no size yet → the planner sizes it first. `memberStep` decides a pass's step from what the pass read.
 // An answer from the world (the PLAN.md a planner pushed, the reviewers' verdict on it, the forge's
-// refusal to merge an XS's PR) is asked for by a step (`read_plan`, `review`, `ship`) that only records
-// it on the member (`MemberAnswer`); the next pass's step decides what it means. An XS merged is closed
-// and landed by its `ship` itself: closed, the next pass would take it for one closed by hand. A step that starts a worker takes a free slot.
+// merge of an XS's PR or its refusal) is asked for by a step (`read_plan`, `review`, `ship`) that only
+// records it on the member (`MemberAnswer`); the next pass's step decides what it means. A merged XS
+// is decided from its recorded answer before the tracker's state: the forge may close a 'Resolves #n'
+// issue itself, and the merge, not a person, closed it. A step that starts a worker takes a free slot.
 import { needsReview, parsePlanSize, planRunLabels, type Size, sizeLabel } from './plan-labels.ts';
 import type { AttemptOutcome } from './routing.ts';
 import type { IssueKey } from './types.ts';
@@ -22,6 +23,8 @@ export interface MemberLanding {
   landing: Landing;
   size?: Size;
   note?: string;
+  /** A merged XS: the merge commit, when the forge named it. */
+  mergeSha?: string;
 }
 
 /** One reviewer's word on a plan (the findings are sanitised model text). */
@@ -39,10 +42,18 @@ export interface PlanReviewAnswer {
   failures: string[];
 }
 
+/** An XS's PR the forge merged (`ship`): its number, the merge commit if the forge named it. */
+export interface ShipAnswer {
+  pr: number;
+  sha?: string;
+  /** False: no review leg is wired, so the PR merged unreviewed. */
+  reviewed: boolean;
+}
+
 /**
  * What the world answered a member's step, recorded on the member until it lands: the PLAN.md the
  * attempt pushed (absent: none was), read by `read_plan`, the reviewers' answer on it (`review`), and
- * the forge's refusal to merge an XS's PR (`ship`).
+ * the forge's merge of an XS's PR or its refusal (`ship`).
  */
 export interface MemberAnswer {
   attempt: string;
@@ -50,6 +61,8 @@ export interface MemberAnswer {
   planner: string;
   plan?: string;
   review?: PlanReviewAnswer;
+  /** XS: the forge merged the worker's PR (`ship`). */
+  shipped?: ShipAnswer;
   /** XS: the forge refused to merge the worker's PR, and why (`ship`). */
   shipRefused?: { pr: number; reason: string };
 }
@@ -75,8 +88,13 @@ export type MemberOp =
   | { op: 'read_plan'; attempt: string }
   /** The plan the attempt pushed goes to its reviewers; their answer is recorded, the next pass decides. */
   | { op: 'review'; size: Size; attempt: string; plan: string }
-  /** XS: the worker's branch becomes a PR into the default branch, reviewed, merged; the issue closes. */
+  /** XS: the worker's branch becomes a PR into the default branch, reviewed and merged; the merge (or the
+   * forge's refusal) is recorded, the next pass decides. */
   | { op: 'ship'; attempt: string }
+  /** XS merged: the issue closes (if still open) with a comment naming the PR and its merge commit. */
+  | { op: 'close'; pr: number; sha?: string }
+  /** XS merged: the attempt's worktree and the PR's branch go, as after a blitz merge. */
+  | { op: 'clean_up'; attempt: string; pr: number }
   /** PIVOT: a replan issue filed (or found) and linked as a blocker; the member lands pivoted. */
   | ({ op: 'pivot'; size: Size; reviews: PlanReview[] } & PlanText);
 
@@ -115,6 +133,21 @@ const refuse = (note: string, size?: Size): MemberOp[] => [
 /** XS whose PR the forge would not merge: a person has to look at it. */
 const shipRefused = (r: { pr: number; reason: string }): MemberOp[] =>
   refuse(`its PR #${r.pr} could not be merged: ${r.reason}`, 'XS');
+
+/** XS whose PR merged: closed (unless the forge or a person did), cleaned up, landed with its merge. */
+const shipped = (attempt: string, s: ShipAnswer): MemberOp[] => [
+  { op: 'close', pr: s.pr, ...(s.sha ? { sha: s.sha } : {}) },
+  { op: 'clean_up', attempt, pr: s.pr },
+  {
+    op: 'land',
+    outcome: {
+      landing: 'closed',
+      size: 'XS',
+      ...(s.sha ? { mergeSha: s.sha } : {}),
+      ...(s.reviewed ? {} : { note: 'merged without a review leg: no review module is wired' }),
+    },
+  },
+];
 
 /** XS whose blockers are not all closed: it needs no plan, so it is marked ready for a later /blitz. */
 const readyXs = (): MemberOp[] => [
@@ -215,15 +248,17 @@ const answerFor = (m: MemberFacts, attempt: string): MemberAnswer | undefined =>
  * no slot free). `slots`: workers this step may still start (the caller counts down over the wave).
  */
 export const memberStep = (m: MemberFacts, slots: number, runnerRetries: number): MemberOp[] => {
+  const solved = m.attempts.filter((a) => a.outcome === 'solved').at(-1);
+  const recorded = solved && answerFor(m, solved.id);
+  // Before the tracker's state: a merged XS's issue may already be closed, by the merge itself.
+  if (m.state === 'shipping' && solved && recorded?.shipped) return shipped(solved.id, recorded.shipped);
   if (!m.open)
     return [{ op: 'land', outcome: { landing: 'closed', note: 'closed on the tracker during the wave' } }];
   if (m.state === 'reviewing' || m.state === 'shipping') {
-    const solved = m.attempts.filter((a) => a.outcome === 'solved').at(-1);
     if (!solved) return refuse('its worker result was lost');
-    const answer = answerFor(m, solved.id);
     if (m.state === 'shipping')
-      return answer?.shipRefused ? shipRefused(answer.shipRefused) : [{ op: 'ship', attempt: solved.id }];
-    return answer ? underReview(m, answer) : [{ op: 'read_plan', attempt: solved.id }];
+      return recorded?.shipRefused ? shipRefused(recorded.shipRefused) : [{ op: 'ship', attempt: solved.id }];
+    return recorded ? underReview(m, recorded) : [{ op: 'read_plan', attempt: solved.id }];
   }
   if (!phases.includes(m.state)) {
     if (m.size === 'XS' && !m.executionOpen) return readyXs();

@@ -1,7 +1,7 @@
 // What a plan-blitz run keeps beyond the tracker, in the run's progress JSON (`planBlitz`), parsed
 // with zod on every read: the targets of a targeted run, the targets it could not match, and the
 // waves: their members, per member how it landed, and the world's answer to a member's step (the plan
-// read, the reviewers' verdict) until it lands. Issue phases live in the run_issues rows.
+// read, the reviewers' verdict, an XS's merge or its refusal) until it lands. Issue phases live in the run_issues rows.
 import { z } from 'zod';
 import type { RunProgress } from '../store/run-store.ts';
 import type { Landing, MemberAnswer } from './plan-member.ts';
@@ -37,6 +37,7 @@ const answerSchema = z.object({
       failures: z.array(z.string()),
     })
     .optional(),
+  shipped: z.object({ pr: z.number().int(), sha: z.string().optional(), reviewed: z.boolean() }).optional(),
   shipRefused: z.object({ pr: z.number().int(), reason: z.string() }).optional(),
 }) satisfies z.ZodType<MemberAnswer>;
 

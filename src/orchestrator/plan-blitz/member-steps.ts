@@ -1,8 +1,9 @@
 // Performs one wave member's step, op by op, as plan/plan-member.ts decided it: labels, the plan comment,
-// a phase entered, a planner or worker queued, the XS lane's ship, a PIVOT's replan issue, a landing. A
-// step that reads the pushed plan or asks the reviewers only records the world's answer on the member
-// (its wave's `answers`, through the run writer) and asks for a pass: the next pass's step decides on it.
-// Each op checks the world where it matters.
+// a phase entered, a planner or worker queued, the XS lane's ship and, once merged, its close and
+// clean-up, a PIVOT's replan issue, a landing. A step that reads the pushed plan, asks the reviewers or
+// merges an XS only records the world's answer on the member (its wave's `answers`, through the run
+// writer) and asks for a pass: the next pass's step decides on it. Each op checks the world where it
+// matters.
 
 import { renderPlanComment, replanIssueBody } from '../../dashboard/plan-comment.ts';
 import { planMarker } from '../../plan/plan-labels.ts';
@@ -26,8 +27,8 @@ const attemptOf = (pc: PlanCtx, id: string): AttemptRecord => {
   return a;
 };
 
-/** XS: the worker's branch becomes a PR into the default branch, reviewed, merged; the issue closes. */
-const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord) => {
+/** XS: the worker's branch becomes a PR into the default branch, reviewed, merged; the answer is recorded. */
+const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord): Promise<void> => {
   const issue = pc.issues.get(key)!;
   const { pr, row } = await openPr(pc.deps, {
     runId: pc.run.id,
@@ -51,28 +52,37 @@ const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord) => {
     method: pc.repoConfig.mergeMethod.blitz,
     title: `Merge #${issue.number}: ${issue.title}`,
   });
-  // The next pass's step decides what the refusal means (plan/plan-member.ts).
-  if ('refused' in m)
-    return record(pc, key, {
-      attempt: solved.id,
-      planner: solved.rosterEntry,
-      shipRefused: { pr: pr.ref.number, reason: m.refused },
-    });
-  const { sha } = m;
-  await closeWithComment(
+  // The next pass's step decides what the merge or the refusal means (plan/plan-member.ts).
+  const answer = { attempt: solved.id, planner: solved.rosterEntry };
+  const number = pr.ref.number;
+  await record(
+    pc,
+    key,
+    'refused' in m
+      ? { ...answer, shipRefused: { pr: number, reason: m.refused } }
+      : {
+          ...answer,
+          shipped: { pr: number, ...(m.sha ? { sha: m.sha } : {}), reviewed: pc.deps.review !== undefined },
+        },
+  );
+};
+
+/** XS merged: the issue closes with a comment naming the merge, unless the forge or a person closed it. */
+const close = (pc: PlanCtx, key: IssueKey, o: Op<'close'>) =>
+  closeWithComment(
     pc.forge,
     issueRef(key),
-    `Shipped in plan-blitz wave ${waveOf(pc).index} (size XS): merged into \`${pc.defaultBranch}\` by ${sha ?? 'a merge'} (PR #${pr.ref.number}).`,
+    `Shipped in plan-blitz wave ${waveOf(pc).index} (size XS): merged into \`${pc.defaultBranch}\` by ${o.sha ?? 'a merge'} (PR #${o.pr}).`,
   );
-  // The merged worktree and branch go, as after a blitz merge.
-  const log = { runId: pc.run.id, issue: key };
-  await cleanUpMerged(pc.deps, pc.forge, { repo: pc.repo, pr: now, attempt: solved, log });
-  await land(pc, key, {
-    landing: 'closed',
-    size: 'XS',
-    ...(sha ? { mergeSha: sha } : {}),
-    ...(pc.deps.review ? {} : { note: 'merged without a review leg: no review module is wired' }),
+
+/** XS merged: its worktree and the PR's branch go, as after a blitz merge (a failure only leaves them). */
+const cleanUp = async (pc: PlanCtx, key: IssueKey, o: Op<'clean_up'>) => {
+  const log = { runId: pc.run.id, issue: key, pr: o.pr };
+  const pr = await pc.forge.getPullRequest({ repo: pc.repo, number: o.pr }).catch((err: unknown) => {
+    pc.deps.logger.warn({ ...log, err }, 'merged branch not cleaned up');
   });
+  if (pr)
+    await cleanUpMerged(pc.deps, pc.forge, { repo: pc.repo, pr, attempt: attemptOf(pc, o.attempt), log });
 };
 
 /** PIVOT: a replan issue (found again by its title, else filed) blocks the member, which lands pivoted. */
@@ -180,6 +190,12 @@ export const performMemberStep = async (pc: PlanCtx, step: Step): Promise<boolea
       case 'ship':
         await ship(pc, key, attemptOf(pc, o.attempt));
         moved = true;
+        break;
+      case 'close':
+        await close(pc, key, o);
+        break;
+      case 'clean_up':
+        await cleanUp(pc, key, o);
         break;
       case 'read_plan':
         await record(pc, key, await readAnswer(pc, attemptOf(pc, o.attempt)));
