@@ -216,8 +216,8 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
     'SELECT * FROM run_issues WHERE run_id = ? AND issue_repo = ? AND issue_number = ?',
   );
   const insertIssue = db.prepare(
-    `INSERT OR IGNORE INTO run_issues (run_id, issue_repo, issue_number, state, updated_at)
-     VALUES (?, ?, ?, 'ready', ?)`,
+    `INSERT INTO run_issues (run_id, issue_repo, issue_number, state, updated_at)
+     VALUES (?, ?, ?, 'ready', ?) ON CONFLICT DO NOTHING`,
   );
   const issueColumns: Record<string, string> = {
     state: 'state',

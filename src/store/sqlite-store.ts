@@ -129,9 +129,12 @@ export const openSqliteStore = (path: string, opts: { migrations?: Migration[] }
   const db = openSqliteDatabase(path, 'SQLite store', opts);
 
   const insertFirst = db.prepare(
-    `INSERT OR IGNORE INTO deliveries
+    // ON CONFLICT, not OR IGNORE: only a delivery id already seen is skipped; a row the schema refuses
+    // (NOT NULL, CHECK) fails instead of passing for a duplicate.
+    `INSERT INTO deliveries
        (forge, delivery_id, event, action, outcome, reason, received_at, events, lease_holder, lease_until)
-     VALUES (@forge, @deliveryId, @event, @action, @outcome, @reason, @at, @events, @holder, @until)`,
+     VALUES (@forge, @deliveryId, @event, @action, @outcome, @reason, @at, @events, @holder, @until)
+     ON CONFLICT DO NOTHING`,
   );
   const insertAny = db.prepare(
     `INSERT INTO deliveries (forge, delivery_id, event, action, outcome, reason, received_at)
@@ -166,8 +169,9 @@ export const openSqliteStore = (path: string, opts: { migrations?: Migration[] }
   );
   const write = <R>(w: () => R): Promise<R> => inTurn(w) as Promise<R>;
   const insertIntent = db.prepare(
-    `INSERT OR IGNORE INTO intents (forge, repo, issue_number, command, sender, delivery_id, seq, created_at)
-     VALUES (@forge, @repo, @issueNumber, @command, @sender, @deliveryId, @seq, @at)`,
+    `INSERT INTO intents (forge, repo, issue_number, command, sender, delivery_id, seq, created_at)
+     VALUES (@forge, @repo, @issueNumber, @command, @sender, @deliveryId, @seq, @at)
+     ON CONFLICT DO NOTHING`,
   );
   const markProcessedSql = db.prepare(bookkeepingSql.markProcessed);
   const leaseDelivery = db.prepare(bookkeepingSql.lease);

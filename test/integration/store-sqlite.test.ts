@@ -131,6 +131,30 @@ describe('SQLite store', () => {
     expect(await store.recordDelivery(d('bad'))).toEqual({ outcome: 'accepted' });
     await store.close();
   });
+
+  it('a sighting the schema refuses fails; it is not taken for a duplicate of itself', async () => {
+    const store = openSqliteStore(join(tempDir(), 'blitz.db'));
+    // What is tried: an outcome outside the column's CHECK list, as a bug upstream would write it.
+    const bogus = {
+      forge: 'github',
+      deliveryId: 'd-1',
+      event: 'issues',
+      outcome: 'bogus',
+    } as unknown as NewDelivery;
+    await expect(store.recordDelivery(bogus)).rejects.toThrow(/CHECK constraint failed/);
+    expect(await store.listDeliveries({ forge: 'github' })).toEqual([]);
+    // A real second sighting is still a duplicate.
+    const ok: NewDelivery = {
+      forge: 'github',
+      deliveryId: 'd-1',
+      event: 'issues',
+      outcome: 'accepted',
+      events: [],
+    };
+    expect(await store.recordDelivery(ok)).toEqual({ outcome: 'accepted' });
+    expect(await store.recordDelivery(ok)).toEqual({ outcome: 'duplicate' });
+    await store.close();
+  });
 });
 
 // The shared suite: the same cases the Postgres engine runs (store-postgres.test.ts).
