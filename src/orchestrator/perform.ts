@@ -23,7 +23,7 @@ import { runIntegrationReview } from './integration-review.ts';
 import { cleanupClosedIssue } from './issue-cleanup.ts';
 import { sendIssueNotice } from './issue-notices.ts';
 import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
-import { keepReviewVerdict, reportQueued } from './pr-feedback.ts';
+import { keepReviewVerdict, neverReported, reportQueued } from './pr-feedback.ts';
 import { performPrFeedback } from './pr-feedback-step.ts';
 import { mergePr, openPr, pushedHead } from './pull-requests.ts';
 import { rosterEntryFor } from './roster-entry.ts';
@@ -140,10 +140,8 @@ export const openIssuePr = async (
   // The bot's own `blitz` check starts queued on the new head (issue 21: progress as checks); where
   // the forge can, it goes with the open, on the head the bot's own git sees pushed.
   const report = queuedReport(runPageUrl(deps.config.publicUrl, ctx.run.id));
-  const kept = ctx.run.progress.prFeedback?.[key];
-  const fresh = kept?.reported === undefined && kept?.head === undefined;
   const sha =
-    fresh && site.forge.opensWithProgress
+    neverReported(ctx.run.progress.prFeedback?.[key]) && site.forge.opensWithProgress
       ? await pushedHead(deps, { ...site, branch: solved.branch })
       : undefined;
   const { pr } = await openPr(deps, {

@@ -33,6 +33,10 @@ const logTailBytes = 8000;
 
 export const emptyFeedbackState = (): PrFeedbackState => ({ fixAttempts: 0 });
 
+/** Never reported on for this issue: its PR is new, and there is no check of the bot's to look for. */
+export const neverReported = (kept: PrFeedbackState | undefined): boolean =>
+  kept?.reported === undefined && kept?.head === undefined;
+
 export interface PrReadInput {
   forge: Forge;
   repo: RepoRef;
@@ -234,9 +238,8 @@ export const reportQueued = async (
       target,
       { head: target.head, state: kept },
       queuedReport(runPageUrl(deps.config.publicUrl, target.runId)),
-      // Never reported on for this issue: the PR is new, there is no check of the bot's to look for.
       // `sent`: the open carried this report already; only the state is kept.
-      { first: kept.reported === undefined && kept.head === undefined, sent: target.sent === true },
+      { first: neverReported(kept), sent: target.sent === true },
     );
     if (reported) await keepFeedbackState(deps, target.runId, target.key, reported, kept);
   } catch (err) {
@@ -354,7 +357,7 @@ export const milestonePrCi = async (
       summary: `${readiness.summary}\n- CI: ${describeCiVerdict(verdict)}`,
     },
     // Never reported on in this run: no check of the bot's to look for (as on a new worker PR).
-    { first: kept.reported === undefined && kept.head === undefined },
+    { first: neverReported(kept) },
   );
   await keepFeedbackState(deps, target.runId, milestonePrKey, reported ?? state);
   return verdict;
