@@ -1,7 +1,7 @@
-// The PostgreSQL queue engine on pg-boss 10: its send/fail and tables, `expireInSeconds` as the
-// lease and its retry/backoff. pg-boss knows no holder, so the holder's name rides in the job's
-// `output` column while it is active; claim (pg-boss's fetch plus the holder, one statement),
-// heartbeat and complete are guarded UPDATEs of its job table that mirror its own SQL.
+// The PostgreSQL queue engine on pg-boss 10: its send and tables, `expireInSeconds` as the lease and
+// its retry/backoff. pg-boss knows no holder, so the holder's name rides in the job's `output` column
+// while it is active; claim (pg-boss's fetch plus the holder, one statement), heartbeat, complete and
+// fail are guarded UPDATEs of its job table that mirror its own SQL.
 import { createHash } from 'node:crypto';
 import PgBoss from 'pg-boss';
 import { AppError } from '../errors.ts';
@@ -67,12 +67,14 @@ export class PgBossQueue implements JobQueue {
   /** Queues being created now, so concurrent callers share one creation. */
   private readonly making = new Map<string, Promise<void>>();
   private readonly table: string;
+  private readonly jobState: string;
 
   private constructor(
     private readonly boss: PgBoss,
     schema: string,
   ) {
     this.table = `"${schema}".job`;
+    this.jobState = `"${schema}".job_state`;
   }
 
   static async open(o: PgBossQueueOptions): Promise<PgBossQueue> {
@@ -222,12 +224,32 @@ export class PgBossQueue implements JobQueue {
     return this.refuse(ref, holder);
   }
 
+  /**
+   * pg-boss's fail (retry after its backoff while retries are left, else failed) guarded by the
+   * holder, in one UPDATE: of two failers (a repeat, or a holder whose lease moved on meanwhile) only
+   * the one holding the lease at the write applies it. Only a fail that changes nothing reads the job,
+   * to tell a repeat from a refusal.
+   */
   async fail(ref: JobRef, holder: string, error: string): Promise<{ applied: boolean }> {
-    const before = await this.mustGet(ref);
-    if (before.state !== 'active' && before.holder === holder) return { applied: false };
-    if (before.state !== 'active' || before.holder !== holder) await this.refuse(ref, holder);
-    await this.boss.fail(ref.queue, ref.id, { holder, error });
-    return { applied: true };
+    const { rows } = await this.sql(
+      `UPDATE ${this.table} SET
+         state = CASE WHEN retry_count < retry_limit THEN 'retry'::${this.jobState}
+                      ELSE 'failed'::${this.jobState} END,
+         start_after = CASE
+           WHEN retry_count = retry_limit THEN start_after
+           WHEN NOT retry_backoff THEN now() + retry_delay * interval '1'
+           ELSE now() + (retry_delay * 2 ^ LEAST(16, retry_count + 1) / 2
+                         + retry_delay * 2 ^ LEAST(16, retry_count + 1) / 2 * random()) * interval '1'
+         END,
+         completed_on = CASE WHEN retry_count < retry_limit THEN NULL ELSE now() END,
+         output = jsonb_build_object('holder', $3::text, 'error', $4::text)
+        WHERE name = $1 AND id = $2 AND state = 'active' AND output->>'holder' = $3 RETURNING id`,
+      [ref.queue, ref.id, holder, error],
+    );
+    if (rows.length > 0) return { applied: true };
+    const now = await this.mustGet(ref);
+    if (now.state !== 'active' && now.holder === holder) return { applied: false };
+    return this.refuse(ref, holder);
   }
 
   async get(ref: JobRef): Promise<JobInfo | undefined> {

@@ -133,6 +133,7 @@ describe.each(engines)('job queue (%s)', (_name, make, enabled) => {
         Array.from({ length: 16 }, (_, i) => queue.claim([q], `runner-${i % 4}`)),
       );
       const got = claims.filter((c) => c !== null);
+      expect(got).toHaveLength(ids.size);
       expect(new Set(got.map((c) => c.id))).toEqual(ids);
       for (const c of got) {
         expect(await queue.get(c)).toMatchObject({ state: 'active', holder: c.holder });
@@ -199,6 +200,50 @@ describe.each(engines)('job queue (%s)', (_name, make, enabled) => {
     await e.advance(2600);
     expect(await e.queue.claim([q], 'a')).toBeNull();
     expect(await e.queue.get({ queue: q, id })).toMatchObject({ state: 'failed' });
+  });
+});
+
+describe.runIf(pgUp)('pg-boss queue between replicas', () => {
+  // What is tried: two replicas' queues (each its own pool) claiming one queue's jobs at once, then
+  // each job's holder reporting its failure three times at once through both.
+  it('hands each job to one claimer, and applies a fail once when it is reported concurrently', async () => {
+    const other = await PgBossQueue.open({ connectionString: PG_URL, schema, logger: silentLogger() });
+    try {
+      const replicas = [pgQueue!, other];
+      const q = fresh();
+      const ids = new Set<string>();
+      for (let i = 0; i < 16; i++)
+        ids.add((await pgQueue!.enqueue(q, { i }, { retryLimit: 1, retryDelaySeconds: 60 }))!);
+      const claims = await Promise.all(
+        Array.from({ length: 24 }, (_, i) => replicas[i % 2]!.claim([q], `runner-${i % 6}`)),
+      );
+      const got = claims.filter((c) => c !== null);
+      expect(got).toHaveLength(ids.size);
+      expect(new Set(got.map((c) => c.id))).toEqual(ids);
+
+      const fails = await Promise.all(
+        got.flatMap((c) =>
+          [0, 1, 2].map(async (n) => ({
+            id: c.id,
+            applied: (await replicas[n % 2]!.fail(c, c.holder, `boom ${n}`)).applied,
+          })),
+        ),
+      );
+      for (const c of got) {
+        expect(fails.filter((f) => f.id === c.id && f.applied)).toHaveLength(1);
+        // Failed once: back in the queue for its one retry after the backoff, its last holder named.
+        expect(await pgQueue!.get(c)).toMatchObject({ state: 'queued', retryCount: 0, holder: c.holder });
+      }
+      expect(await other.claim([q], 'late')).toBeNull();
+      // Another runner's fail of a job it does not hold is refused, and changes nothing.
+      await moveJobTimesBack(admin!, schema, 121_000);
+      const again = (await other.claim([q], 'runner-x'))!;
+      expect(again).toMatchObject({ retryCount: 1 });
+      await expect(pgQueue!.fail(again, 'runner-y', 'not mine')).rejects.toMatchObject({ code: 'conflict' });
+      expect(await pgQueue!.get(again)).toMatchObject({ state: 'active', holder: 'runner-x' });
+    } finally {
+      await other.close();
+    }
   });
 });
 
