@@ -57,7 +57,11 @@ export interface JobQueue {
   readonly engine: 'in-process' | 'postgres';
   /** Returns the job id, or null when a job with the same singletonKey already exists. */
   enqueue(queue: string, payload: unknown, opts?: EnqueueOptions): Promise<string | null>;
-  /** Claims the next visible job of the first queue that has one, leased to `holder`. */
+  /**
+   * Claims a visible job, leased to `holder`: the queues in the order named are priorities (the first
+   * that has a visible job gives it), and within a queue the oldest job goes first (FIFO by creation;
+   * a retried job keeps its place once its backoff ends). Each job goes to one claimer only.
+   */
   claim(queues: readonly string[], holder: string): Promise<LeasedJob | null>;
   /** Extends the lease; `not_found` when the job is unknown, `conflict` when another holds it. */
   heartbeat(ref: JobRef, holder: string): Promise<void>;

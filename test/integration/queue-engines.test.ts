@@ -123,6 +123,22 @@ describe.each(engines)('job queue (%s)', (_name, make, enabled) => {
   });
 
   it.runIf(enabled)(
+    'claims from the queues in the order named (their priority), each one oldest first',
+    async () => {
+      const { queue } = make();
+      const [first, second] = [fresh(), fresh()];
+      // The second queue's jobs are older: the order named still wins, then creation order within each.
+      const b1 = await queue.enqueue(second, { n: 'b1' });
+      const b2 = await queue.enqueue(second, { n: 'b2' });
+      const a1 = await queue.enqueue(first, { n: 'a1' });
+      const a2 = await queue.enqueue(first, { n: 'a2' });
+      const claimed = [];
+      for (let i = 0; i < 5; i++) claimed.push((await queue.claim([first, second], 'a'))?.id ?? null);
+      expect(claimed).toEqual([a1, a2, b1, b2, null]);
+    },
+  );
+
+  it.runIf(enabled)(
     'hands concurrent claimers distinct jobs, each to the holder that claimed it',
     async () => {
       const { queue } = make();
