@@ -24,7 +24,11 @@ export interface PgBossQueueOptions {
   logger: Logger;
   /** How often a replica looks for expired leases (pg-boss maintenance); default 5 s. */
   maintenanceIntervalSeconds?: number;
+  /** Waits `ms` between tries of a queue creation that failed (tests: no real waiting). */
+  pause?: (ms: number) => Promise<void>;
 }
+
+const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
 /** A singleton key becomes the job id, so a second send is pg-boss's ON CONFLICT DO NOTHING. */
 export const singletonJobId = (queue: string, key: string): string => {
@@ -72,6 +76,7 @@ export class PgBossQueue implements JobQueue {
   private constructor(
     private readonly boss: PgBoss,
     schema: string,
+    private readonly pause: (ms: number) => Promise<void>,
   ) {
     this.table = `"${schema}".job`;
     this.jobState = `"${schema}".job_state`;
@@ -95,7 +100,7 @@ export class PgBossQueue implements JobQueue {
     } catch (cause) {
       throw new AppError('store_error', 'cannot start the PostgreSQL job queue', {}, { cause });
     }
-    return new PgBossQueue(boss, schema);
+    return new PgBossQueue(boss, schema, o.pause ?? sleep);
   }
 
   enqueue(queue: string, payload: unknown, opts: EnqueueOptions = {}): Promise<string | null> {
@@ -149,7 +154,7 @@ export class PgBossQueue implements JobQueue {
         return;
       } catch (err) {
         if (attempt >= 5) throw err;
-        await new Promise((r) => setTimeout(r, 50 * attempt + Math.random() * 100));
+        await this.pause(50 * attempt + Math.random() * 100);
       }
     }
   }

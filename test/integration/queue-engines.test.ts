@@ -50,9 +50,18 @@ const inProcess = (): Engine => {
 
 let pgQueue: PgBossQueue | undefined;
 let admin: pg.Pool | undefined;
+/** The waits between tries of a failed queue creation, taken at once (no test sleeps through them). */
+const creationPauses: number[] = [];
 beforeAll(async () => {
   if (!pgUp) return;
-  pgQueue = await PgBossQueue.open({ connectionString: PG_URL, schema, logger: silentLogger() });
+  pgQueue = await PgBossQueue.open({
+    connectionString: PG_URL,
+    schema,
+    logger: silentLogger(),
+    pause: async (ms) => {
+      creationPauses.push(ms);
+    },
+  });
   admin = new pg.Pool({ connectionString: PG_URL, max: 1 });
 });
 afterAll(async () => {
@@ -286,11 +295,17 @@ describe.runIf(pgUp)('pg-boss queue creation', () => {
     const boss = (queue as unknown as { boss: { createQueue(name: string): Promise<void> } }).boss;
     const q = fresh();
     const create = vi.spyOn(boss, 'createQueue').mockRejectedValue(new Error('DDL refused'));
+    creationPauses.length = 0;
     try {
       const both = [queue.ensureQueue(q), queue.ensureQueue(q)];
       for (const p of both) await expect(p).rejects.toThrow('DDL refused');
-      // Five tries (its retries on a deadlock), shared by both callers.
+      // Five tries (its retries on a deadlock), shared by both callers, a growing pause between each.
       expect(create).toHaveBeenCalledTimes(5);
+      expect(creationPauses).toHaveLength(4);
+      creationPauses.forEach((ms, i) => {
+        expect(ms).toBeGreaterThanOrEqual(50 * (i + 1));
+        expect(ms).toBeLessThan(50 * (i + 1) + 100);
+      });
     } finally {
       create.mockRestore();
     }
