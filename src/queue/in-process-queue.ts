@@ -75,17 +75,15 @@ export class InProcessQueue implements JobQueue {
     let next: Entry | undefined;
     let from: Entry[] | undefined;
     let at = -1;
-    // The queues in the order named (their priority, as on pg-boss): the first with a visible job.
     for (const queue of new Set(queues)) {
       const list = this.queued.get(queue);
       if (!list) continue;
-      // The oldest visible job of this queue: usually its head (only a retry's backoff hides one).
+      // The first visible job of this queue: usually its head (only a retry's backoff hides one).
       const i = list.findIndex((j) => j.visibleAt <= now);
-      if (i >= 0) {
+      if (i >= 0 && (!next || list[i]!.seq < next.seq)) {
         next = list[i];
         from = list;
         at = i;
-        break;
       }
     }
     if (!next || !from) return null;

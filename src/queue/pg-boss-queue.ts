@@ -163,9 +163,10 @@ export class PgBossQueue implements JobQueue {
    * One statement for every queue named: pg-boss's own fetch (a `SKIP LOCKED` pick, `active`,
    * `started_on`, the retry count it bumps on a re-claim) with the holder written in the same UPDATE,
    * so concurrent claims never wait on each other, and a claim is one round trip whatever the number
-   * of queues (before: a fetch per queue, then a second UPDATE for the holder). The queues' order is
-   * their priority: the first that has a visible job gives it. A queue nothing was ever sent to has
-   * no partition and simply matches nothing. Our queues use pg-boss's default (standard) policy,
+   * of queues (before: a fetch per queue, then a second UPDATE for the holder). The oldest visible job
+   * of any queue named goes first, as in the in-process engine: a runner serving several repositories
+   * takes their attempts in the order they were made, none starved by another's backlog. A queue
+   * nothing was ever sent to has no partition and simply matches nothing. Our queues use pg-boss's default (standard) policy,
    * which is why the singleton grouping of its fetch is not needed here.
    */
   async claim(queues: readonly string[], holder: string): Promise<LeasedJob | null> {
@@ -175,7 +176,7 @@ export class PgBossQueue implements JobQueue {
       `WITH next AS (
          SELECT name, id FROM ${this.table}
           WHERE name = ANY($1::text[]) AND state < 'active' AND start_after < now()
-          ORDER BY array_position($1::text[], name), priority DESC, created_on, id
+          ORDER BY priority DESC, created_on, id
           LIMIT 1
           FOR UPDATE SKIP LOCKED
        )

@@ -58,9 +58,8 @@ export interface JobQueue {
   /** Returns the job id, or null when a job with the same singletonKey already exists. */
   enqueue(queue: string, payload: unknown, opts?: EnqueueOptions): Promise<string | null>;
   /**
-   * Claims a visible job, leased to `holder`: the queues in the order named are priorities (the first
-   * that has a visible job gives it), and within a queue the oldest job goes first (FIFO by creation;
-   * a retried job keeps its place once its backoff ends). Each job goes to one claimer only.
+   * Claims the oldest visible job of the queues named (FIFO by creation across them; a retried job
+   * keeps its place once its backoff ends), leased to `holder`. Each job goes to one claimer only.
    */
   claim(queues: readonly string[], holder: string): Promise<LeasedJob | null>;
   /** Extends the lease; `not_found` when the job is unknown, `conflict` when another holds it. */

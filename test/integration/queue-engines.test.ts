@@ -120,6 +120,21 @@ describe.each(engines)('job queue (%s)', (_name, make, enabled) => {
     },
   );
 
+  it.runIf(enabled)(
+    'claims the oldest job of the queues named, whichever queue it is in (FIFO by creation)',
+    async () => {
+      const { queue } = make();
+      const [first, second] = [fresh(), fresh()];
+      const b1 = await queue.enqueue(second, { n: 'b1' });
+      const a1 = await queue.enqueue(first, { n: 'a1' });
+      const b2 = await queue.enqueue(second, { n: 'b2' });
+      const a2 = await queue.enqueue(first, { n: 'a2' });
+      const claimed = [];
+      for (let i = 0; i < 5; i++) claimed.push((await queue.claim([first, second], 'a'))?.id ?? null);
+      expect(claimed).toEqual([b1, a1, b2, a2, null]);
+    },
+  );
+
   it.runIf(enabled)('claims across the queues named, oldest first, past a queue never sent to', async () => {
     const { queue } = make();
     const [never, shared] = [fresh(), fresh()];
@@ -130,22 +145,6 @@ describe.each(engines)('job queue (%s)', (_name, make, enabled) => {
     expect(claimed).toEqual([s1, s2, null]);
     expect(await queue.get({ queue: shared, id: s2! })).toMatchObject({ state: 'active', holder: 'a' });
   });
-
-  it.runIf(enabled)(
-    'claims from the queues in the order named (their priority), each one oldest first',
-    async () => {
-      const { queue } = make();
-      const [first, second] = [fresh(), fresh()];
-      // The second queue's jobs are older: the order named still wins, then creation order within each.
-      const b1 = await queue.enqueue(second, { n: 'b1' });
-      const b2 = await queue.enqueue(second, { n: 'b2' });
-      const a1 = await queue.enqueue(first, { n: 'a1' });
-      const a2 = await queue.enqueue(first, { n: 'a2' });
-      const claimed = [];
-      for (let i = 0; i < 5; i++) claimed.push((await queue.claim([first, second], 'a'))?.id ?? null);
-      expect(claimed).toEqual([a1, a2, b1, b2, null]);
-    },
-  );
 
   it.runIf(enabled)(
     'hands concurrent claimers distinct jobs, each to the holder that claimed it',
