@@ -1,8 +1,6 @@
-// reconcileRun: level-triggered and idempotent. Each pass is load → decide → perform: read the
-// tracker and the store into the planner's snapshot, ask nextActions once, perform its actions in
-// order (each checks the world first), publish the dashboard; repeat while a pass moved something the
-// next pass can build on (a merge frees a dependent, a probe answered, a review filed findings).
-// Every decision is the planner's (src/plan/); this file only reads and applies.
+// reconcileRun: a blitz run's kind of the one pass loop (pass-loop.ts): its load (the tracker and the
+// store read into the planner's snapshot), its perform (perform.ts) and its dashboard. Every decision
+// is the planner's (src/plan/); this file only reads and shows.
 
 import { formatConfigErrors } from '../config/repo-config.ts';
 import type { DashboardInput } from '../dashboard/types.ts';
@@ -15,12 +13,10 @@ import { modelNotesForRouting, readModelHints } from '../model-notes/notes.ts';
 import { budgetOf } from '../plan/budget.ts';
 import { issueCapsOf } from '../plan/issue-caps.ts';
 import { attemptKey, deriveProgress, inRunScope } from '../plan/issue-progress.ts';
-import { nextActions } from '../plan/next-actions.ts';
 import { parkViewOf } from '../plan/park.ts';
 import { planInput } from '../plan/plan-input.ts';
 import { holdUnplanned, unplannedLine } from '../plan/plan-labels.ts';
-import { type Action, type IntegrationReviewView, type RunSnapshot, replanAfter } from '../plan/snapshot.ts';
-import type { RunState } from '../plan/states.ts';
+import type { Action, IntegrationReviewView, RunSnapshot } from '../plan/snapshot.ts';
 import { missingToolViewOf } from '../plan/tool-blocker.ts';
 import { issueKey, planLabels } from '../plan/types.ts';
 import { changedSinceDefault } from '../runner/integration-git.ts';
@@ -31,6 +27,7 @@ import { integrationGitOf } from './dispatch-attempt.ts';
 import { unfiledFindings } from './file-findings.ts';
 import { fleetTouchesRepo } from './fleet/fleet-state.ts';
 import { sweepClosedWorkspaces } from './issue-cleanup.ts';
+import { runPasses } from './pass-loop.ts';
 import { type PassCtx, type PerformPorts, perform } from './perform.ts';
 import { gatePullRequests, withPrGates } from './pr-feedback-step.ts';
 import { keepOpenedPulls, readsPerCall } from './pr-reads-per-call.ts';
@@ -51,7 +48,6 @@ const advancing = new Set<Action['type']>([
   'ship',
   'bounce',
 ]);
-const maxPasses = 12;
 
 export interface ReconcileHooks {
   trusted(forge: Forge, repo: string, author: string): Promise<boolean>;
@@ -364,12 +360,15 @@ const keepGraph = async (deps: Ports<'store'>, ctx: RunCtx, view: DashboardInput
   );
 };
 
+/** The dashboard of a pass; a pass the forge refused has nothing to show (the next that gets through does). */
 const publish = async (
   deps: Ports<'forgePace' | 'logger' | 'review' | 'store'>,
   hooks: ReconcileHooks,
-  ctx: RunCtx,
-  actions: Action[],
+  ctx: PassCtx,
+  actions: readonly Action[],
 ) => {
+  if ('held' in ctx) return;
+  ctx.run = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
   const closed = ctx.snap.progress
     .filter((p) => !ctx.issues.has(p.key))
     .map((p) => {
@@ -397,47 +396,13 @@ const publish = async (
   );
 };
 
-/**
- * Performs the actions in order; true when one moved the run on (the next pass has something to build
- * on). After an action in `replanAfter` the pass ends: the rest was planned without its result.
- */
-const performAll = async (
-  deps: ReconcilePorts,
-  ctx: PassCtx,
-  actions: readonly Action[],
-): Promise<boolean> => {
-  let moved = false;
-  for (const a of actions) {
-    try {
-      await perform(deps, ctx, a);
-    } catch (err) {
-      deps.logger.error(
-        { runId: ctx.run.id, action: a.type, err },
-        'action failed; the next reconcile retries it',
-      );
-      continue;
-    }
-    if (replanAfter.has(a.type)) return true;
-    if (advancing.has(a.type)) moved = true;
-  }
-  return moved;
-};
-
-export const reconcileRun = async (
-  deps: ReconcilePorts,
-  hooks: ReconcileHooks,
-  runId: string,
-): Promise<void> => {
+/** One reconcile of a blitz run: the pass loop with the blitz's load, perform and dashboard. */
+export const reconcileRun = (deps: ReconcilePorts, hooks: ReconcileHooks, runId: string): Promise<void> => {
   const cache: CallCache = {};
-  for (let pass = 0; pass < maxPasses; pass++) {
-    const ctx = await load(deps, hooks, runId, cache);
-    if (!ctx) return;
-    const actions = nextActions(ctx.run.state as RunState, ctx.snap);
-    const moved = await performAll(deps, ctx, actions);
-    // A pass the forge refused has nothing to show: the dashboard waits for one that gets through.
-    if ('held' in ctx) return;
-    ctx.run = (await deps.store.getRun(runId)) ?? ctx.run;
-    await publish(deps, hooks, ctx, actions);
-    if (!moved || !live(ctx.run.state)) return;
-  }
+  return runPasses(deps, {
+    load: () => load(deps, hooks, runId, cache),
+    perform: (ctx, a) => perform(deps, ctx, a),
+    advancing,
+    publish: (ctx, actions) => publish(deps, hooks, ctx, actions),
+  });
 };
