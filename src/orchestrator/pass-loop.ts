@@ -18,7 +18,7 @@ export interface PassKind<Ctx extends Pass> {
   /** Reads one pass (the first is 0); undefined ends the loop: the run is gone, finished, or waits. */
   load(pass: number): Promise<Ctx | undefined>;
   /** Applies one action; true when it moved the run on although its type is not `advancing`. */
-  perform(ctx: Ctx, a: Action): Promise<boolean | undefined | void>;
+  perform(ctx: Ctx, a: Action): Promise<unknown>;
   /** The actions that, performed, give the next pass something to build on. */
   advancing: ReadonlySet<ActionType>;
   /** Shows the run as the pass left it. */
@@ -28,7 +28,8 @@ export interface PassKind<Ctx extends Pass> {
 /** At most this many passes per call: the next reconcile (an event, the cron) goes on from there. */
 export const maxPasses = 12;
 
-const live = (state: string): boolean => state !== 'done' && state !== 'cancelled';
+/** A run still to work on: not done, not cancelled. */
+export const live = (state: string): boolean => state !== 'done' && state !== 'cancelled';
 
 /**
  * Performs the actions in order; true when one moved the run on. A failed action is logged and the

@@ -6,7 +6,6 @@
 import { formatConfigErrors } from '../../config/repo-config.ts';
 import { planDryRun } from '../../dashboard/dry-run.ts';
 import { renderPlanDashboard } from '../../dashboard/plan-dashboard.ts';
-import { budgetOf } from '../../plan/budget.ts';
 import { issueAttempts } from '../../plan/issue-progress.ts';
 import { sizeOf } from '../../plan/plan-labels.ts';
 import type { MemberRead } from '../../plan/plan-member.ts';
@@ -17,11 +16,11 @@ import { type IssueKey, issueKey } from '../../plan/types.ts';
 import type { BudgetProbe } from '../budget-probe.ts';
 import { forgeOfRun, type Ports, type RunOptionsStored, refOf, repoRefOf } from '../context.ts';
 import { cloneUrlOf } from '../dispatch-attempt.ts';
-import { runPasses } from '../pass-loop.ts';
+import { live, runPasses } from '../pass-loop.ts';
 import { reportOnce } from '../perform.ts';
 import { type ReconcileHooks, readMilestone } from '../reconcile.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
-import { dispatchHeld, pacedLimit, paceReason, readRunRecords } from '../run-pace.ts';
+import { commonSnapshot, pacedLimit, paceReason, readRunRecords } from '../run-pace.ts';
 import { setRunState, stopRun as writeStop } from '../run-state.ts';
 import { performMemberStep } from './member-steps.ts';
 import { attemptsOfIssue, type PlanCtx, type PlanPorts, reloadPlan, savePlan } from './plan-context.ts';
@@ -36,7 +35,6 @@ export interface PlanReconcileHooks extends Pick<ReconcileHooks, 'trusted'> {
 export type PlanRunPorts = PlanPorts & Ports<'cloneUrl' | 'forgePace' | 'forges' | 'machine'>;
 
 const advancing = new Set<Action['type']>(['start_wave', 'land_wave']);
-const live = (s: string) => s !== 'done' && s !== 'cancelled';
 const num = (k: string) => `#${refOf(k).number}`;
 
 /** A pass's reads; undefined when the run is gone or finished, or stopped now on a config that does not parse. */
@@ -79,25 +77,18 @@ const load = async (
   // Close to the forge's rate limit: fewer planning sessions, none while it is spent; the dashboard says so.
   const slowed = paceReason(pace);
   if (slowed) pc.slowed = slowed;
-  const budget = await hooks.probe(run.id);
   const landed = pc.plan.waves.filter((w) => w.landed);
   const last = landed.at(-1);
   const wave = currentWave(pc.plan);
   const snap: RunSnapshot = {
-    kind: 'plan',
-    options,
-    milestoneTitle: ms.milestone.title,
-    milestoneDescription: ms.milestone.description,
-    changedFiles: [],
-    issues,
-    external,
-    progress: [],
-    budget: budgetOf(budget, options.maxSessions),
-    machine: { limit: machine.limit, contended: machine.contended },
-    build: { status: 'none', covers: [], failures: 0 },
-    smoke: 'none',
-    ship: 'none',
-    roster: deps.config.roster,
+    ...commonSnapshot(deps, 'plan', options, {
+      milestone: ms.milestone,
+      issues,
+      external,
+      budget: await hooks.probe(run.id),
+      machine,
+      pace,
+    }),
     waves: { completed: landed.length, ...(last ? { last: tallyOf(last) } : {}) },
     planRun: {
       ...(pc.plan.targets ? { targets: pc.plan.targets } : {}),
@@ -117,7 +108,6 @@ const load = async (
         runnerRetries: deps.config.runner.retries,
       },
     },
-    ...(dispatchHeld(pace) ? { forgeSpent: true } : {}),
   };
   return Object.assign(pc, { snap });
 };
@@ -167,7 +157,7 @@ const stopPlanRun = async (
 };
 
 /** Applies one of the planner's actions to a plan run; true when a member's step moved the run. */
-const performPlan = async (pc: PlanCtx, a: Action): Promise<boolean | void> => {
+const performPlan = async (pc: PlanCtx, a: Action): Promise<unknown> => {
   switch (a.type) {
     case 'set_state':
       pc.run = await setRunState(pc.deps, pc.run.id, a);
