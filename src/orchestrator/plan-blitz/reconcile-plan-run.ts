@@ -4,6 +4,7 @@
 // it), a wave started or landed, a report, the stop.
 // Labels and comments on the tracker carry the plans; the run keeps the waves' landings.
 import { formatConfigErrors } from '../../config/repo-config.ts';
+import { blockerReport } from '../../dashboard/blocker-reports.ts';
 import { planDryRun } from '../../dashboard/dry-run.ts';
 import { renderPlanDashboard } from '../../dashboard/plan-dashboard.ts';
 import { issueAttempts } from '../../plan/issue-progress.ts';
@@ -14,7 +15,7 @@ import { planRunEnd } from '../../plan/plan-waves.ts';
 import type { Action, RunSnapshot } from '../../plan/snapshot.ts';
 import { type IssueKey, issueKey } from '../../plan/types.ts';
 import type { BudgetProbe } from '../budget-probe.ts';
-import { forgeOfRun, type Ports, type RunOptionsStored, refOf, repoRefOf } from '../context.ts';
+import { forgeOfRun, type Ports, type RunOptionsStored, repoRefOf } from '../context.ts';
 import { cloneUrlOf } from '../dispatch-attempt.ts';
 import { live, runPasses } from '../pass-loop.ts';
 import { reportOnce } from '../perform.ts';
@@ -35,7 +36,6 @@ export interface PlanReconcileHooks extends Pick<ReconcileHooks, 'trusted'> {
 export type PlanRunPorts = PlanPorts & Ports<'cloneUrl' | 'forgePace' | 'forges' | 'machine'>;
 
 const advancing = new Set<Action['type']>(['start_wave', 'land_wave']);
-const num = (k: string) => `#${refOf(k).number}`;
 
 /** A pass's reads; undefined when the run is gone or finished, or stopped now on a config that does not parse. */
 const load = async (
@@ -163,19 +163,10 @@ const performPlan = async (pc: PlanCtx, a: Action): Promise<unknown> => {
       pc.run = await setRunState(pc.deps, pc.run.id, a);
       return;
     case 'report_cycle':
-      await report(
-        pc,
-        `cycle:${a.members.join(',')}`,
-        `plan-blitz: these issues block each other in a cycle and will not be planned until a person cuts it: ${a.members.map(num).join(', ')}.`,
-      );
-      return;
-    case 'report_unknown_blocker':
-      await report(
-        pc,
-        `unknown:${a.blocker}:${a.namedBy.join(',')}`,
-        `plan-blitz: ${a.namedBy.map(num).join(', ')} ${a.namedBy.length === 1 ? 'is' : 'are'} blocked by ${a.blocker}, which does not exist or cannot be read; not planned (fail closed).`,
-      );
-      return;
+    case 'report_unknown_blocker': {
+      const r = blockerReport('plan', a);
+      return report(pc, r.key, r.text);
+    }
     case 'post_plan':
       await report(pc, 'plan-dry-run', planDryRun(pc.run.milestoneTitle, pc.issues, a));
       return;
