@@ -198,6 +198,10 @@ export interface CheckAnnotation {
 
 /** The bot's own progress on a commit: a check run `blitz` (GitHub) or commit status `blitz` (Gitea). */
 export interface ProgressReport {
+  /**
+   * `queued`: the opening report on a new PR's head (nothing read yet, the gate waiting for the review
+   * leg and the build); GitHub writes it as an in-progress check run, Gitea as `pending`.
+   */
   state: 'queued' | 'in_progress' | 'success' | 'failure' | 'neutral';
   /** One line: "review passed, build green". */
   title: string;
@@ -206,10 +210,10 @@ export interface ProgressReport {
   /** The status page of the run. */
   detailsUrl?: string;
   /**
-   * In progress, but only waiting on the legs a new PR's queued report already names (the review
-   * leg, the build): a forge with one `pending` for queued and in progress (Gitea) may leave the
-   * queued words standing rather than spend a request on these. Anything else (a worker resumed, a
-   * change request, a hold) is news and always sent.
+   * In progress, but only waiting on the legs a new PR's opening report already names (the review
+   * leg, the build): the first such report after the opening one is not sent, its words left
+   * standing (forges/opening-reports.ts). Anything else (a worker resumed, a change request, a hold)
+   * is news and always sent.
    */
   waiting?: boolean;
 }

@@ -2,6 +2,7 @@
 // exists is found, not opened twice; a closed issue is not closed again; a dispatch of an issue with
 // a live attempt is skipped; a report or notification with the same content is posted once.
 
+import { blockerReport } from '../dashboard/blocker-reports.ts';
 import { blitzDryRun } from '../dashboard/dry-run.ts';
 import { type Forge, formatRepo, type PullRequest, type RepoRef } from '../forges/types.ts';
 import { issueAttempts } from '../plan/issue-progress.ts';
@@ -377,19 +378,10 @@ const performWork = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promise<
     case 'issue_notice':
       return sendIssueNotice(deps, ctx, a);
     case 'report_cycle':
-      return reportOnce(
-        deps,
-        ctx,
-        `cycle:${a.members.join(',')}`,
-        `blitz: these issues block each other in a cycle and will not run until a person cuts it: ${a.members.map((m) => `#${refOf(m).number}`).join(', ')}.`,
-      );
-    case 'report_unknown_blocker':
-      return reportOnce(
-        deps,
-        ctx,
-        `unknown:${a.blocker}:${a.namedBy.join(',')}`,
-        `blitz: ${a.namedBy.map((m) => `#${refOf(m).number}`).join(', ')} ${a.namedBy.length === 1 ? 'is' : 'are'} blocked by ${a.blocker}, which does not exist or cannot be read; ${a.namedBy.length === 1 ? 'it stays' : 'they stay'} open and will not run (fail closed).`,
-      );
+    case 'report_unknown_blocker': {
+      const r = blockerReport('blitz', a);
+      return reportOnce(deps, ctx, r.key, r.text);
+    }
     case 'post_plan':
       return reportOnce(
         deps,

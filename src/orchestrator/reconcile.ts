@@ -1,8 +1,6 @@
-// reconcileRun: level-triggered and idempotent. Each pass is load → decide → perform: read the
-// tracker and the store into the planner's snapshot, ask nextActions once, perform its actions in
-// order (each checks the world first), publish the dashboard; repeat while a pass moved something the
-// next pass can build on (a merge frees a dependent, a probe answered, a review filed findings).
-// Every decision is the planner's (src/plan/); this file only reads and applies.
+// reconcileRun: a blitz run's kind of the one pass loop (pass-loop.ts): its load (the tracker and the
+// store read into the planner's snapshot), its perform (perform.ts) and its dashboard. Every decision
+// is the planner's (src/plan/); this file only reads and shows.
 
 import { formatConfigErrors } from '../config/repo-config.ts';
 import type { DashboardInput } from '../dashboard/types.ts';
@@ -12,15 +10,12 @@ import { type Forge, hasPermission, type MilestoneSnapshot } from '../forges/typ
 import { issueContentHash } from '../intake/content-hash.ts';
 import type { ForgeEvent } from '../intake/events.ts';
 import { modelNotesForRouting, readModelHints } from '../model-notes/notes.ts';
-import { budgetOf } from '../plan/budget.ts';
 import { issueCapsOf } from '../plan/issue-caps.ts';
 import { attemptKey, deriveProgress, inRunScope } from '../plan/issue-progress.ts';
-import { nextActions } from '../plan/next-actions.ts';
 import { parkViewOf } from '../plan/park.ts';
 import { planInput } from '../plan/plan-input.ts';
 import { holdUnplanned, unplannedLine } from '../plan/plan-labels.ts';
-import { type Action, type IntegrationReviewView, type RunSnapshot, replanAfter } from '../plan/snapshot.ts';
-import type { RunState } from '../plan/states.ts';
+import type { Action, IntegrationReviewView, RunSnapshot } from '../plan/snapshot.ts';
 import { missingToolViewOf } from '../plan/tool-blocker.ts';
 import { issueKey, planLabels } from '../plan/types.ts';
 import { changedSinceDefault } from '../runner/integration-git.ts';
@@ -31,12 +26,13 @@ import { integrationGitOf } from './dispatch-attempt.ts';
 import { unfiledFindings } from './file-findings.ts';
 import { fleetTouchesRepo } from './fleet/fleet-state.ts';
 import { sweepClosedWorkspaces } from './issue-cleanup.ts';
-import { type PassCtx, type PerformPorts, perform } from './perform.ts';
+import { live, runPasses } from './pass-loop.ts';
+import { type PassCtx, type PerformPorts, perform, reportOnce } from './perform.ts';
 import { gatePullRequests, withPrGates } from './pr-feedback-step.ts';
 import { keepOpenedPulls, readsPerCall } from './pr-reads-per-call.ts';
 import { loadRepoConfig } from './repo-settings.ts';
-import { pacedMachine, paceReason, readRunRecords } from './run-pace.ts';
-import { firstTime, foldResults, writeProgress } from './run-writer.ts';
+import { commonSnapshot, paceReason, readRunRecords } from './run-pace.ts';
+import { foldResults, writeProgress } from './run-writer.ts';
 import { withTells } from './tell-nudge.ts';
 
 const advancing = new Set<Action['type']>([
@@ -51,7 +47,6 @@ const advancing = new Set<Action['type']>([
   'ship',
   'bounce',
 ]);
-const maxPasses = 12;
 
 export interface ReconcileHooks {
   trusted(forge: Forge, repo: string, author: string): Promise<boolean>;
@@ -62,8 +57,6 @@ export interface ReconcileHooks {
 
 /** What a reconcile pass uses: the executor's ports and what loading, reviewing and notifying add. */
 export type ReconcilePorts = PerformPorts & Ports<'forgePace' | 'forges' | 'machine'>;
-
-const live = (s: string): boolean => s !== 'done' && s !== 'cancelled';
 
 /** What one reconcileRun call reads once for all its passes (the repo config does not change mid-call). */
 interface CallCache extends ReconcileCall {
@@ -97,26 +90,16 @@ const reviewView = (p: RunRecord['progress']): IntegrationReviewView => {
 };
 
 /** The snapshot of a pass the forge refused: nothing but the run and the hard blocker could be read. */
-const heldSnapshot = (run: RunRecord, reason: string): RunSnapshot => {
-  const options = run.options as RunOptionsStored;
-  return {
-    kind: 'blitz',
-    options,
-    milestoneTitle: run.milestoneTitle,
-    milestoneDescription: '',
-    changedFiles: [],
+const heldSnapshot = (deps: Ports<'config'>, run: RunRecord, reason: string): RunSnapshot => ({
+  ...commonSnapshot(deps, 'blitz', run.options as RunOptionsStored, {
+    milestone: { title: run.milestoneTitle, description: '' },
     issues: [],
-    external: [],
-    progress: [],
-    budget: budgetOf(undefined, options.maxSessions),
+    budget: undefined,
     machine: { limit: 0, contended: false },
-    build: { status: 'none', covers: [], failures: 0 },
-    smoke: 'none',
-    ship: 'none',
-    roster: [],
-    hardBlocker: reason,
-  };
-};
+    pace: undefined,
+  }),
+  hardBlocker: reason,
+});
 
 /**
  * Reads everything one pass needs; undefined when the run is gone, finished or its config is broken.
@@ -137,7 +120,7 @@ const load = async (
   } catch (err) {
     const reason = hardBlockerOf(err);
     if (reason === undefined) throw err;
-    return { run, snap: heldSnapshot(run, reason), held: true };
+    return { run, snap: heldSnapshot(deps, run, reason), held: true };
   }
 };
 
@@ -153,23 +136,17 @@ const loadRun = async (
   const forge = keepOpenedPulls(await forgeOfRun(deps, run, repo), cache.prReads);
   cache.cfg ??= await loadRepoConfig(forge, repo);
   const cfg = cache.cfg;
+  // A broken config holds the blitz (said once per set of errors) until a push fixes it.
   if (!cfg.result.ok) {
-    const ctx0 = { run, forge, repo } as Pick<RunCtx, 'run' | 'forge' | 'repo'>;
-    if (
-      run.triggerIssue !== undefined &&
-      (await firstTime(deps, ctx0 as RunCtx, `config:${JSON.stringify(cfg.result.errors)}`))
-    )
-      await forge.createComment(
-        { repo, number: run.triggerIssue },
-        formatConfigErrors(cfg.result.errors, cfg.path),
-      );
+    const text = formatConfigErrors(cfg.result.errors, cfg.path);
+    await reportOnce(deps, { run, forge, repo }, `config:${JSON.stringify(cfg.result.errors)}`, text);
     return undefined;
   }
   const repoConfig = cfg.result.config;
   const { ms, input } = await readMilestone(hooks, forge, run);
   const { external } = input;
   // Seed 002: M/L work needs an approved plan first; it is held (and said so) while the rest runs.
-  const issues = run.kind === 'blitz' ? holdUnplanned(input.issues) : input.issues;
+  const issues = holdUnplanned(input.issues);
   const { rows, attempts, machine, pace } = await readRunRecords(deps, run);
   const open = new Set(issues.map((i) => issueKey(i.repo, i.number)));
   if (hooks.sweptRuns && !hooks.sweptRuns.has(run.id)) {
@@ -200,13 +177,21 @@ const loadRun = async (
   const p = fresh.progress;
   const caps = issueCapsOf(deps.config.runner);
   const at = { now: deps.clock.now().toISOString(), policy: deps.config.runner.environmentBackoff };
-  const missingTool = run.kind === 'blitz' ? missingToolViewOf(at, attempts) : undefined;
+  const missingTool = missingToolViewOf(at, attempts);
   const wantsChanged = repoConfig.ship.deploy !== undefined && p.smoke === 'passed' && p.ship === undefined;
   const snap: RunSnapshot = {
-    kind: 'blitz',
-    options,
-    milestoneTitle: ms.milestone.title,
-    milestoneDescription: ms.milestone.description,
+    ...commonSnapshot(deps, 'blitz', options, {
+      milestone: ms.milestone,
+      issues,
+      external,
+      progress: withTells(withPrGates(progress, prFacts), p.prFeedback, { attempts, rows: rowsByKey }),
+      // The last answer; the planner asks for a fresh one (once per reconcileRun call) before a wave.
+      budget: cache.budget ?? p.budget,
+      // Close to the forge's rate limit: fewer sessions; the dashboard says why. (Spent: the planner holds
+      // the dispatches instead, `forgeSpent`, so it does not read it as a park that waits for a person.)
+      machine,
+      pace,
+    }),
     ...(repoConfig.ship.deploy ? { deployCommand: repoConfig.ship.deploy } : {}),
     changedFiles: wantsChanged
       ? await changedSinceDefault(
@@ -214,22 +199,11 @@ const loadRun = async (
           cfg.defaultBranch,
         ).catch(() => [])
       : [],
-    issues,
-    external,
     ...(abandoned.length > 0 ? { abandoned } : {}),
-    progress: withTells(withPrGates(progress, prFacts), fresh.progress.prFeedback, {
-      attempts,
-      rows: rowsByKey,
-    }),
-    // The last answer; the planner asks for a fresh one (once per reconcileRun call) before a wave.
-    budget: budgetOf(cache.budget ?? fresh.progress.budget, options.maxSessions),
     budgetStale: cache.budget === undefined,
     // The review module picks the integration reviewers: without one there is no review and no gate.
     ...(deps.review ? { integrationReview: reviewView(p) } : {}),
     unfiledFindings: unfiledFindings(attempts, p.posted ?? [], run.triggerIssue !== undefined),
-    // Close to the forge's rate limit: fewer sessions; the dashboard says why. (Spent: the planner holds
-    // the dispatches instead, `forgeSpent`, so it does not read it as a park that waits for a person.)
-    ...pacedMachine(machine, pace),
     build: p.build ?? { status: 'none', covers: [], failures: 0 },
     ...(p.hardBlocker ? { keptBlocker: keptBlockerOf(p.hardBlocker) } : {}),
     ...(missingTool ? { missingTool } : {}),
@@ -245,7 +219,6 @@ const loadRun = async (
     },
     ship: p.ship?.status ?? 'none',
     ...(p.integrationHead ? { integrationHead: p.integrationHead } : {}),
-    roster: deps.config.roster,
     // What earlier runs taught about the roster (seed 001 "Model notes"): routing avoids those tiers.
     notes: modelNotesForRouting(
       await readModelHints(deps.config.modelNotesPath).catch((err: unknown) => {
@@ -364,12 +337,15 @@ const keepGraph = async (deps: Ports<'store'>, ctx: RunCtx, view: DashboardInput
   );
 };
 
+/** The dashboard of a pass; a pass the forge refused has nothing to show (the next that gets through does). */
 const publish = async (
   deps: Ports<'forgePace' | 'logger' | 'review' | 'store'>,
   hooks: ReconcileHooks,
-  ctx: RunCtx,
-  actions: Action[],
+  ctx: PassCtx,
+  actions: readonly Action[],
 ) => {
+  if ('held' in ctx) return;
+  ctx.run = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
   const closed = ctx.snap.progress
     .filter((p) => !ctx.issues.has(p.key))
     .map((p) => {
@@ -397,47 +373,13 @@ const publish = async (
   );
 };
 
-/**
- * Performs the actions in order; true when one moved the run on (the next pass has something to build
- * on). After an action in `replanAfter` the pass ends: the rest was planned without its result.
- */
-const performAll = async (
-  deps: ReconcilePorts,
-  ctx: PassCtx,
-  actions: readonly Action[],
-): Promise<boolean> => {
-  let moved = false;
-  for (const a of actions) {
-    try {
-      await perform(deps, ctx, a);
-    } catch (err) {
-      deps.logger.error(
-        { runId: ctx.run.id, action: a.type, err },
-        'action failed; the next reconcile retries it',
-      );
-      continue;
-    }
-    if (replanAfter.has(a.type)) return true;
-    if (advancing.has(a.type)) moved = true;
-  }
-  return moved;
-};
-
-export const reconcileRun = async (
-  deps: ReconcilePorts,
-  hooks: ReconcileHooks,
-  runId: string,
-): Promise<void> => {
+/** One reconcile of a blitz run: the pass loop with the blitz's load, perform and dashboard. */
+export const reconcileRun = (deps: ReconcilePorts, hooks: ReconcileHooks, runId: string): Promise<void> => {
   const cache: CallCache = {};
-  for (let pass = 0; pass < maxPasses; pass++) {
-    const ctx = await load(deps, hooks, runId, cache);
-    if (!ctx) return;
-    const actions = nextActions(ctx.run.state as RunState, ctx.snap);
-    const moved = await performAll(deps, ctx, actions);
-    // A pass the forge refused has nothing to show: the dashboard waits for one that gets through.
-    if ('held' in ctx) return;
-    ctx.run = (await deps.store.getRun(runId)) ?? ctx.run;
-    await publish(deps, hooks, ctx, actions);
-    if (!moved || !live(ctx.run.state)) return;
-  }
+  return runPasses(deps, {
+    load: () => load(deps, hooks, runId, cache),
+    perform: (ctx, a) => perform(deps, ctx, a),
+    advancing,
+    publish: (ctx, actions) => publish(deps, hooks, ctx, actions),
+  });
 };

@@ -3,7 +3,6 @@
 // ship (deploy or local preview), notifications, stopping a run and the model notes after it.
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { updateModelNotesFile } from '../model-notes/notes.ts';
 import { blameStep } from '../plan/blame.ts';
 import { attemptKey } from '../plan/issue-progress.ts';
 import type { IssueKey } from '../plan/types.ts';
@@ -327,27 +326,9 @@ export const createEffects = (
       );
   };
 
+  // Ending a run also updates the model notes (stopRun, for every run kind).
   const stop: Effects['stop'] = async (ctx, state, reason) => {
     ctx.run = await stopRun(deps, ctx.run.id, state, reason);
-    if (state !== 'paused') {
-      const attempts = await deps.ledger.listByRun(ctx.run.id);
-      const evidence = attempts
-        .filter((a) => a.outcome !== undefined)
-        .map((a) => ({
-          runId: a.runId,
-          entry: a.rosterEntry,
-          tier: a.tier,
-          outcome: a.outcome!,
-          tokens: a.tokens.input + a.tokens.output,
-          nudges: a.nudges,
-          durationMs: a.endedAt ? Date.parse(a.endedAt) - Date.parse(a.startedAt) : 0,
-        }));
-      try {
-        await updateModelNotesFile(deps.config.modelNotesPath, evidence);
-      } catch (err) {
-        deps.logger.warn({ runId: ctx.run.id, err }, 'model notes not updated');
-      }
-    }
   };
 
   return { startGate, bounce, ship, notify, stop };

@@ -1,8 +1,10 @@
 // What a run of any kind (blitz, fleet, plan) reads alike in its load (its rows and attempts, this
-// host's worker limit, the forge's pace), and how it obeys that pace (forges/rate-budget.ts): the
-// session limit it plans with, whether it may start a worker at all this pass, and the reason its
-// dashboard shows. One place, so the three run kinds slow down the same way and say so in the same words.
+// host's worker limit, the forge's pace), the part of its snapshot built from that alike, and how it
+// obeys that pace (forges/rate-budget.ts): the session limit it plans with, whether it may start a
+// worker at all this pass, and the reason its dashboard shows. One place, so the three run kinds slow
+// down the same way and say so in the same words.
 import { type Pace, pacedSessions } from '../forges/rate-budget.ts';
+import { budgetOf, type ProbeAnswer } from '../plan/budget.ts';
 import type { RunSnapshot } from '../plan/snapshot.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Ports } from './context.ts';
@@ -32,8 +34,47 @@ export const dispatchHeld = (pace: Pace | undefined): boolean => pace?.sessionFa
 /** The reason a run goes slower than it could, for its dashboard; undefined at full speed. */
 export const paceReason = (pace: Pace | undefined): string | undefined => pace?.reason || undefined;
 
-/** The host's worker limit under the pace, and the dispatches held while it is spent (blitz and fleet). */
-export const pacedMachine = (
+/** What every run kind's load read for its snapshot (the machine and the pace: `readRunRecords`). */
+interface CommonReads {
+  milestone: { title: string; description: string };
+  issues: RunSnapshot['issues'];
+  external?: RunSnapshot['external'];
+  progress?: RunSnapshot['progress'];
+  /** The budget probe's last answer; none yet plans with one worker. */
+  budget: ProbeAnswer | undefined;
+  machine: RunSnapshot['machine'];
+  pace: Pace | undefined;
+}
+
+/**
+ * The part of a pass's snapshot every run kind builds alike: its issues, the budget, the host's worker
+ * limit under the forge's pace, the roster, and no changed files, build, smoke or ship yet. Each kind
+ * adds its own fields (or replaces these) after it.
+ */
+export const commonSnapshot = (
+  deps: Ports<'config'>,
+  kind: RunSnapshot['kind'],
+  options: RunSnapshot['options'],
+  r: CommonReads,
+): RunSnapshot => ({
+  kind,
+  options,
+  milestoneTitle: r.milestone.title,
+  milestoneDescription: r.milestone.description,
+  changedFiles: [],
+  issues: r.issues,
+  external: r.external ?? [],
+  progress: r.progress ?? [],
+  budget: budgetOf(r.budget, options.maxSessions),
+  ...pacedMachine(r.machine, r.pace),
+  build: { status: 'none', covers: [], failures: 0 },
+  smoke: 'none',
+  ship: 'none',
+  roster: deps.config.roster,
+});
+
+/** The host's worker limit under the pace, and the dispatches held while it is spent. */
+const pacedMachine = (
   machine: RunSnapshot['machine'],
   pace: Pace | undefined,
 ): Pick<RunSnapshot, 'machine' | 'forgeSpent'> => ({

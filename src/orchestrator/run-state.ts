@@ -1,6 +1,7 @@
 // The executor's two steps that move a run's state, for blitz, fleet and plan runs alike: the
 // planner's `set_state` (only from the states it names: a run that moved meanwhile is left alone) and
 // its `stop` (the state and the reason, in one write). Both write through run-writer.ts.
+import { updateModelNotesFile } from '../model-notes/notes.ts';
 import type { Action } from '../plan/snapshot.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Ports } from './context.ts';
@@ -14,9 +15,12 @@ export const setRunState = (
 ): Promise<RunRecord> =>
   writeRun(deps.store, runId, (run) => (a.from.includes(run.state) ? { state: a.to } : undefined));
 
-/** `stop`: the run ends (or pauses) in `state`, saying why; a paused run resumes into `running`. */
+/**
+ * `stop`: the run ends (or pauses) in `state`, saying why; a paused run resumes into `running`. A run
+ * that ends (done or blocked, whatever its kind) merges its attempts into the model notes (seed 001).
+ */
 export const stopRun = async (
-  deps: Ports<'logger' | 'store'>,
+  deps: Ports<'config' | 'ledger' | 'logger' | 'store'>,
   runId: string,
   state: RunRecord['state'],
   reason: string,
@@ -30,5 +34,27 @@ export const stopRun = async (
     },
   }));
   deps.logger.info({ runId, state, reason }, 'run stopped');
+  if (state !== 'paused') await recordModelNotes(deps, runId);
   return run;
+};
+
+/** What the run's finished attempts taught about the roster, merged into the model notes file. */
+const recordModelNotes = async (deps: Ports<'config' | 'ledger' | 'logger'>, runId: string) => {
+  const attempts = await deps.ledger.listByRun(runId);
+  const evidence = attempts
+    .filter((a) => a.outcome !== undefined)
+    .map((a) => ({
+      runId: a.runId,
+      entry: a.rosterEntry,
+      tier: a.tier,
+      outcome: a.outcome!,
+      tokens: a.tokens.input + a.tokens.output,
+      nudges: a.nudges,
+      durationMs: a.endedAt ? Date.parse(a.endedAt) - Date.parse(a.startedAt) : 0,
+    }));
+  try {
+    await updateModelNotesFile(deps.config.modelNotesPath, evidence);
+  } catch (err) {
+    deps.logger.warn({ runId, err }, 'model notes not updated');
+  }
 };

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { planRunEnd } from './plan-waves.ts';
 import { canTransitionRun, isTerminalRunState } from './states.ts';
 
 describe('run state machine', () => {
@@ -20,5 +21,9 @@ describe('run state machine', () => {
     expect(canTransitionRun('review_unclear', 'cancelled')).toBe(true);
     expect(canTransitionRun('review_unclear', 'shipping')).toBe(false);
     expect(canTransitionRun('review_unclear', 'done')).toBe(false);
+  });
+  it('a running plan run (or fleet) ends in the state planRunEnd keeps, done included', () => {
+    for (const stop of ['done', 'blocked', 'paused'] as const)
+      expect(canTransitionRun('running', planRunEnd(stop, 'why').state)).toBe(true);
   });
 });

@@ -26,7 +26,8 @@ export const activeRunStates: readonly RunState[] = [
 
 const runNext: Record<RunState, readonly RunState[]> = {
   planning: ['running', 'done', 'paused', 'blocked', 'cancelled'],
-  running: ['integrating', 'gating', 'paused', 'blocked', 'review_unclear', 'cancelled'],
+  // A plan run ends from here (planRunEnd), and so does a fleet, which has no integration or gate.
+  running: ['integrating', 'gating', 'done', 'paused', 'blocked', 'review_unclear', 'cancelled'],
   integrating: ['running', 'gating', 'paused', 'blocked', 'review_unclear', 'cancelled'],
   // A failed readiness gate sends the run back for another pass.
   gating: ['shipping', 'running', 'paused', 'blocked', 'review_unclear', 'cancelled'],

@@ -1,7 +1,7 @@
-// The PostgreSQL queue engine on pg-boss 10: its send/fail and tables, `expireInSeconds` as the
-// lease and its retry/backoff. pg-boss knows no holder, so the holder's name rides in the job's
-// `output` column while it is active; claim (pg-boss's fetch plus the holder, one statement),
-// heartbeat and complete are guarded UPDATEs of its job table that mirror its own SQL.
+// The PostgreSQL queue engine on pg-boss 10: its send and tables, `expireInSeconds` as the lease and
+// its retry/backoff. pg-boss knows no holder, so the holder's name rides in the job's `output` column
+// while it is active; claim (pg-boss's fetch plus the holder, one statement), heartbeat, complete and
+// fail are guarded UPDATEs of its job table that mirror its own SQL.
 import { createHash } from 'node:crypto';
 import PgBoss from 'pg-boss';
 import { AppError } from '../errors.ts';
@@ -24,7 +24,11 @@ export interface PgBossQueueOptions {
   logger: Logger;
   /** How often a replica looks for expired leases (pg-boss maintenance); default 5 s. */
   maintenanceIntervalSeconds?: number;
+  /** Waits `ms` between tries of a queue creation that failed (tests: no real waiting). */
+  pause?: (ms: number) => Promise<void>;
 }
+
+const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
 /** A singleton key becomes the job id, so a second send is pg-boss's ON CONFLICT DO NOTHING. */
 export const singletonJobId = (queue: string, key: string): string => {
@@ -67,12 +71,15 @@ export class PgBossQueue implements JobQueue {
   /** Queues being created now, so concurrent callers share one creation. */
   private readonly making = new Map<string, Promise<void>>();
   private readonly table: string;
+  private readonly jobState: string;
 
   private constructor(
     private readonly boss: PgBoss,
     schema: string,
+    private readonly pause: (ms: number) => Promise<void>,
   ) {
     this.table = `"${schema}".job`;
+    this.jobState = `"${schema}".job_state`;
   }
 
   static async open(o: PgBossQueueOptions): Promise<PgBossQueue> {
@@ -93,7 +100,7 @@ export class PgBossQueue implements JobQueue {
     } catch (cause) {
       throw new AppError('store_error', 'cannot start the PostgreSQL job queue', {}, { cause });
     }
-    return new PgBossQueue(boss, schema);
+    return new PgBossQueue(boss, schema, o.pause ?? sleep);
   }
 
   enqueue(queue: string, payload: unknown, opts: EnqueueOptions = {}): Promise<string | null> {
@@ -147,7 +154,7 @@ export class PgBossQueue implements JobQueue {
         return;
       } catch (err) {
         if (attempt >= 5) throw err;
-        await new Promise((r) => setTimeout(r, 50 * attempt + Math.random() * 100));
+        await this.pause(50 * attempt + Math.random() * 100);
       }
     }
   }
@@ -156,9 +163,10 @@ export class PgBossQueue implements JobQueue {
    * One statement for every queue named: pg-boss's own fetch (a `SKIP LOCKED` pick, `active`,
    * `started_on`, the retry count it bumps on a re-claim) with the holder written in the same UPDATE,
    * so concurrent claims never wait on each other, and a claim is one round trip whatever the number
-   * of queues (before: a fetch per queue, then a second UPDATE for the holder). The queues' order is
-   * their priority: the first that has a visible job gives it. A queue nothing was ever sent to has
-   * no partition and simply matches nothing. Our queues use pg-boss's default (standard) policy,
+   * of queues (before: a fetch per queue, then a second UPDATE for the holder). The oldest visible job
+   * of any queue named goes first, as in the in-process engine: a runner serving several repositories
+   * takes their attempts in the order they were made, none starved by another's backlog. A queue
+   * nothing was ever sent to has no partition and simply matches nothing. Our queues use pg-boss's default (standard) policy,
    * which is why the singleton grouping of its fetch is not needed here.
    */
   async claim(queues: readonly string[], holder: string): Promise<LeasedJob | null> {
@@ -168,7 +176,7 @@ export class PgBossQueue implements JobQueue {
       `WITH next AS (
          SELECT name, id FROM ${this.table}
           WHERE name = ANY($1::text[]) AND state < 'active' AND start_after < now()
-          ORDER BY array_position($1::text[], name), priority DESC, created_on, id
+          ORDER BY priority DESC, created_on, id
           LIMIT 1
           FOR UPDATE SKIP LOCKED
        )
@@ -222,12 +230,32 @@ export class PgBossQueue implements JobQueue {
     return this.refuse(ref, holder);
   }
 
+  /**
+   * pg-boss's fail (retry after its backoff while retries are left, else failed) guarded by the
+   * holder, in one UPDATE: of two failers (a repeat, or a holder whose lease moved on meanwhile) only
+   * the one holding the lease at the write applies it. Only a fail that changes nothing reads the job,
+   * to tell a repeat from a refusal.
+   */
   async fail(ref: JobRef, holder: string, error: string): Promise<{ applied: boolean }> {
-    const before = await this.mustGet(ref);
-    if (before.state !== 'active' && before.holder === holder) return { applied: false };
-    if (before.state !== 'active' || before.holder !== holder) await this.refuse(ref, holder);
-    await this.boss.fail(ref.queue, ref.id, { holder, error });
-    return { applied: true };
+    const { rows } = await this.sql(
+      `UPDATE ${this.table} SET
+         state = CASE WHEN retry_count < retry_limit THEN 'retry'::${this.jobState}
+                      ELSE 'failed'::${this.jobState} END,
+         start_after = CASE
+           WHEN retry_count = retry_limit THEN start_after
+           WHEN NOT retry_backoff THEN now() + retry_delay * interval '1'
+           ELSE now() + (retry_delay * 2 ^ LEAST(16, retry_count + 1) / 2
+                         + retry_delay * 2 ^ LEAST(16, retry_count + 1) / 2 * random()) * interval '1'
+         END,
+         completed_on = CASE WHEN retry_count < retry_limit THEN NULL ELSE now() END,
+         output = jsonb_build_object('holder', $3::text, 'error', $4::text)
+        WHERE name = $1 AND id = $2 AND state = 'active' AND output->>'holder' = $3 RETURNING id`,
+      [ref.queue, ref.id, holder, error],
+    );
+    if (rows.length > 0) return { applied: true };
+    const now = await this.mustGet(ref);
+    if (now.state !== 'active' && now.holder === holder) return { applied: false };
+    return this.refuse(ref, holder);
   }
 
   async get(ref: JobRef): Promise<JobInfo | undefined> {

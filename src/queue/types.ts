@@ -57,7 +57,10 @@ export interface JobQueue {
   readonly engine: 'in-process' | 'postgres';
   /** Returns the job id, or null when a job with the same singletonKey already exists. */
   enqueue(queue: string, payload: unknown, opts?: EnqueueOptions): Promise<string | null>;
-  /** Claims the next visible job of the first queue that has one, leased to `holder`. */
+  /**
+   * Claims the oldest visible job of the queues named (FIFO by creation across them; a retried job
+   * keeps its place once its backoff ends), leased to `holder`. Each job goes to one claimer only.
+   */
   claim(queues: readonly string[], holder: string): Promise<LeasedJob | null>;
   /** Extends the lease; `not_found` when the job is unknown, `conflict` when another holds it. */
   heartbeat(ref: JobRef, holder: string): Promise<void>;

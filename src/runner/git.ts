@@ -1,7 +1,8 @@
 // git, run through exec.ts: credentials go in per-command environment (GIT_CONFIG_* entries), so
 // they never land in argv, the URL, `.git/config` or a log line. Workers hold none: only the runner's
-// own git commands get them, and never under a repository config a worker could have turned against
-// them (a rewritten URL, a proxy, a credential helper, a hook).
+// own git commands that talk to a remote (clone, fetch, push, ls-remote) get them, never a local read
+// or write, and never under a repository config a worker could have turned against them (a rewritten
+// URL, a proxy, a credential helper, a hook).
 import { AppError } from '../errors.ts';
 import { redactText, run } from './exec.ts';
 
@@ -103,8 +104,24 @@ const secretsOf = (ctx: GitContext): string[] =>
       ]
     : [];
 
-/** Runs `git <args>` in cwd; a non-zero exit throws `git_failed` with the (redacted) stderr. */
-export const git = async (args: string[], cwd: string, ctx: GitContext): Promise<string> => {
+/** The git commands that talk to a remote: the only ones given the credentials of a context. */
+const REMOTE_COMMANDS: ReadonlySet<string> = new Set(['clone', 'fetch', 'push', 'ls-remote']);
+
+/** The subcommand of git's argv, past command-scope `-c key=value` settings. */
+const subcommandOf = (args: readonly string[]): string | undefined => {
+  let i = 0;
+  while (args[i] === '-c') i += 2;
+  return args[i];
+};
+
+/**
+ * Runs `git <args>` in cwd; a non-zero exit throws `git_failed` with the (redacted) stderr. The
+ * context's credentials go only to a command that talks to a remote: a local read or write (status,
+ * rev-parse, log, show-ref, update-ref, worktree…) runs with none in its environment.
+ */
+export const git = async (args: string[], cwd: string, given: GitContext): Promise<string> => {
+  const { credentials, ...local } = given;
+  const ctx: GitContext = credentials && REMOTE_COMMANDS.has(subcommandOf(args) ?? '') ? given : local;
   if ((ctx.credentials || ctx.guardConfig) && args[0] !== 'clone') {
     const hazard = await repoConfigHazard(cwd, ctx);
     if (hazard) {
@@ -122,9 +139,9 @@ export const git = async (args: string[], cwd: string, ctx: GitContext): Promise
     signal: ctx.signal,
   });
   if (res.exitCode !== 0) {
-    const why = redactText(res.stderr.trim() || res.stdout.trim(), secretsOf(ctx)).slice(-2000);
+    const why = redactText(res.stderr.trim() || res.stdout.trim(), secretsOf(given)).slice(-2000);
     throw new AppError('git_failed', `git ${args[0]} failed: ${why}`, {
-      args: args.map((a) => redactText(a, secretsOf(ctx))),
+      args: args.map((a) => redactText(a, secretsOf(given))),
       exitCode: res.exitCode,
       timedOut: res.timedOut,
     });

@@ -80,7 +80,7 @@ export interface SupervisorDeps {
   clock: Clock;
   events: EventSink;
   logger: Logger;
-  /** git environment (and credentials) for a repo. */
+  /** git environment and credentials for a repo (git.ts hands the credentials to remote commands only). */
   gitContext: (repo: { owner: string; name: string }) => Promise<GitContext>;
   /** Environment for a worker process of this attempt. */
   workerEnv: (
@@ -211,6 +211,15 @@ const refStamp = (
     ...(named ? [join(dirs.commonDir, named)] : []),
   ];
   return `${head}|${files.map(statStamp).join('|')}`;
+};
+
+/**
+ * An unreachable remote reads as no branch; a repository config the runner refuses its credentials
+ * under does not: the first git that would carry them (this ls-remote, each tick) ends the attempt.
+ */
+const unlessForbidden = (err: unknown): null => {
+  if (isAppError(err, 'forbidden')) throw err;
+  return null;
 };
 
 /** origin's heads as one map (one `ls-remote` for every branch of the clone). */
@@ -373,11 +382,11 @@ export class Supervisor {
    * repository (the map is the tick's); outside a tick (an exit) the attempt's own branch is asked.
    */
   private async remoteOf(r: AttemptRecord, ctx: GitContext, remotes?: RemoteHeads): Promise<string | null> {
-    if (!remotes) return remoteBranchSha(r.worktree, r.branch, ctx).catch(() => null);
+    if (!remotes) return remoteBranchSha(r.worktree, r.branch, ctx).catch(unlessForbidden);
     const key = `${r.repoDir}\0${r.job.cloneUrl}`;
     let heads = remotes.get(key);
     if (!heads) {
-      heads = remoteHeads(r.repoDir, ctx).catch(() => null);
+      heads = remoteHeads(r.repoDir, ctx).catch(unlessForbidden);
       remotes.set(key, heads);
     }
     return (await heads)?.get(r.branch) ?? null;

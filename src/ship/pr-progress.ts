@@ -63,10 +63,13 @@ export const progressReport = (facts: PrFacts, detailsUrl: string | undefined): 
   };
 };
 
-/** The check a new worker PR starts with: queued, until the loop first reads its head. */
+/**
+ * The check a new worker PR starts with, until the loop first reads its head: the opening report
+ * (`queued`; GitHub shows it in progress, Gitea pending), waiting for the review leg and the build.
+ */
 export const queuedReport = (detailsUrl: string | undefined): ProgressReport => ({
   state: 'queued',
-  title: 'queued: waiting for the review leg and the build',
+  title: 'waiting for the review leg and the build',
   summary: [
     '- Review leg: not in yet',
     "- Build (the repository's CI): not read yet",

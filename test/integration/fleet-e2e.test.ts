@@ -6,6 +6,7 @@
 // reaches the triggering issue; nothing merges before `/merge`; a read-only `/merge` is refused; after
 // `/merge` the conflicting PR is brought up to date by resuming its worker in its worktree, then
 // merged, and its ticket closed exactly once.
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reviewMarkerTag } from '../../src/review/index.ts';
 import { type FleetHarness, startFleetHarness } from '../support/fleet-harness.ts';
@@ -168,6 +169,10 @@ describe.each(['github', 'gitea'] as const)('ticket fleet end to end on %s', (fo
     await x.drive(async () => !['running', 'planning'].includes((await x.fleetRun())!.state));
     expect(x.world.count('close', 'acme/lib', 1)).toBe(1);
     expect((await x.fleetRun())!.state).toBe('blocked');
+    // The run's end merged what it taught about the roster into the model notes, its failure included.
+    const notes = readFileSync(x.notesPath, 'utf8');
+    expect(notes).toContain(`runs: ${(await x.fleetRun())!.id}=`);
+    expect(notes).toContain('- `fake` · subtle: solved 4/5');
     expect(board()).toContain('### Summary');
     expect(board()).toContain('- tickets: 5 run, 4 merged, 1 failed, 1 skipped');
     expect(x.world.count('merge')).toBe(4);

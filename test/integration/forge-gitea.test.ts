@@ -205,6 +205,52 @@ describe('loadMilestone', () => {
     expect(h.fake.count('issueListIssues')).toBe(2);
   });
 
+  describe('right after a list of milestones', () => {
+    let clock = 0;
+    let forge: ReturnType<typeof createGiteaForge>;
+    beforeEach(() => {
+      clock = 1_000_000;
+      forge = createGiteaForge({
+        url: h.fake.url,
+        token: h.fake.token,
+        botLogin: h.world.botLogin,
+        keptForMs: 0,
+        now: () => clock,
+      });
+      h.world.addMilestone(h.repo, 'M1');
+      h.world.addIssue(h.repo, { number: 1, title: 'one', milestone: 'M1' });
+    });
+    const reads = () => h.fake.count('issueGetMilestone');
+
+    it('a load takes its milestone from the list it just read, once', async () => {
+      const m = await forge.resolveMilestone(app, 'M1');
+      clock += 9_000;
+      const snap = await forge.loadMilestone(app, m.number);
+      expect(reads()).toBe(0);
+      expect(snap.milestone).toEqual(m);
+      expect(snap.issues.map((i) => i.ref.number)).toEqual([1]);
+      // The next load reads the milestone itself.
+      await forge.loadMilestone(app, m.number);
+      expect(reads()).toBe(1);
+    });
+
+    it('a load later than moments after the list reads the milestone', async () => {
+      const m = await forge.resolveMilestone(app, 'M1');
+      clock += 11_000;
+      await forge.loadMilestone(app, m.number);
+      expect(reads()).toBe(1);
+    });
+
+    it('a milestone renamed since the list is read again and its issues found', async () => {
+      const m = await forge.resolveMilestone(app, 'M1');
+      h.world.milestoneByTitle(h.repo, 'M1')!.title = 'M1 renamed';
+      const snap = await forge.loadMilestone(app, m.number);
+      expect(reads()).toBe(1);
+      expect(snap.milestone.title).toBe('M1 renamed');
+      expect(snap.issues.map((i) => i.ref.number)).toEqual([1]);
+    });
+  });
+
   it('names the open milestones when the milestone id does not exist', async () => {
     h.world.addMilestone(h.repo, 'M1');
     const err = await rejection(h.forge.loadMilestone(app, 99999));

@@ -308,12 +308,103 @@ describe('a PR opened with its first `blitz` check', () => {
     expect(pr).toMatchObject({ state: 'open', head: { ref: 'feature', sha }, progressSent: true });
     expect(h.world.pull(h.repo, pr.ref.number)?.pull?.head).toBe('feature');
     expect(checksOf(h.world).runsFor(h.repo, sha)).toEqual([
-      expect.objectContaining({ name: 'blitz', appSlug: 'blitz-bot', status: 'queued', title: 'queued' }),
+      // The gate works on the PR from its open: the opening report is in progress on GitHub.
+      expect.objectContaining({
+        name: 'blitz',
+        appSlug: 'blitz-bot',
+        status: 'in_progress',
+        title: 'queued',
+      }),
     ]);
     const mid = h.fake.requests.length;
     await h.forge.reportProgress!(app, sha, { state: 'success', title: 'done', summary: 'all good' });
     expect(h.fake.requests.slice(mid).map((r) => r.operationId)).toEqual(['checks/update']);
     expect(checksOf(h.world).runsFor(h.repo, sha)).toHaveLength(1);
+  });
+
+  const waiting = {
+    state: 'in_progress' as const,
+    title: 'CI green; waiting for the review leg',
+    summary: 'review leg: not in yet',
+    waiting: true,
+  };
+  const blitzRuns = (at: string) =>
+    checksOf(h.world)
+      .runsFor(h.repo, at)
+      .map((r) => [r.status, r.conclusion ?? null, r.title]);
+
+  it('the first report after the open that only waits on the named legs is not sent: created, then completed', async () => {
+    await h.forge.getDefaultBranch(app);
+    await open();
+    const mid = h.fake.requests.length;
+    await h.forge.reportProgress!(app, sha, waiting);
+    expect(h.fake.requests.slice(mid)).toEqual([]);
+    expect(blitzRuns(sha)).toEqual([['in_progress', null, 'queued']]);
+    // Only the first: a later waiting report on that head has news the opening words lack.
+    await h.forge.reportProgress!(app, sha, { ...waiting, title: 'CI pending; waiting for the review leg' });
+    await h.forge.reportProgress!(app, sha, { state: 'success', title: 'done', summary: 'all good' });
+    expect(h.fake.requests.slice(mid).map((r) => r.operationId)).toEqual(['checks/update', 'checks/update']);
+    expect(blitzRuns(sha)).toEqual([['completed', 'success', 'done']]);
+  });
+
+  it('the first report after the open with news (a worker resumed) is sent', async () => {
+    await h.forge.getDefaultBranch(app);
+    await open();
+    const mid = h.fake.requests.length;
+    await h.forge.reportProgress!(app, sha, {
+      state: 'in_progress',
+      title: 'worker resumed: CI red',
+      summary: 'build: 1 check failed',
+    });
+    expect(h.fake.requests.slice(mid).map((r) => r.operationId)).toEqual(['checks/update']);
+    expect(blitzRuns(sha)).toEqual([['in_progress', null, 'worker resumed: CI red']]);
+  });
+
+  it('a later head of the PR is reported from its first waiting report on', async () => {
+    await h.forge.getDefaultBranch(app);
+    await open();
+    await h.forge.reportProgress!(app, sha, waiting);
+    const next = h.git.commit('feature', 'feature');
+    const mid = h.fake.requests.length;
+    await h.forge.reportProgress!(app, next, waiting);
+    expect(h.fake.requests.slice(mid).map((r) => r.operationId)).toEqual([
+      'checks/list-for-ref',
+      'checks/create',
+    ]);
+    expect(blitzRuns(next)).toEqual([['in_progress', null, waiting.title]]);
+    expect(blitzRuns(sha)).toEqual([['in_progress', null, 'queued']]);
+  });
+
+  it('an opening report through REST (no node id) is created in progress and skips the same waiting report', async () => {
+    await open();
+    const mid = h.fake.requests.length;
+    await h.forge.reportProgress!(app, sha, queued, { first: true });
+    await h.forge.reportProgress!(app, sha, waiting);
+    expect(h.fake.requests.slice(mid).map((r) => r.operationId)).toEqual(['checks/create']);
+    expect(blitzRuns(sha)).toEqual([['in_progress', null, 'queued']]);
+  });
+
+  it('the fake refuses a check status only GitHub Actions may set, as GitHub does', async () => {
+    const repo = await api('test-token', 'GET', '/repos/acme/app');
+    const { node_id } = (await repo.json()) as { node_id: string };
+    const res = await fetch(h.fake.apiUrl.replace(/\/v3$/, '/graphql'), {
+      method: 'POST',
+      headers: { authorization: 'token test-token', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: `mutation($repo: ID!, $sha: GitObjectID!) {
+        createCheckRun(input: { repositoryId: $repo, headSha: $sha, name: "blitz", status: WAITING }) {
+          checkRun { databaseId }
+        }
+      }`,
+        variables: { repo: node_id, sha },
+      }),
+    });
+    const body = (await res.json()) as { errors?: { type?: string; message: string }[] };
+    expect(body.errors?.[0]).toMatchObject({
+      type: 'UNPROCESSABLE',
+      message: expect.stringMatching(/GitHub Actions/),
+    });
+    expect(checksOf(h.world).runsFor(h.repo, sha)).toHaveLength(0);
   });
 
   it('a PR from that head open already is the answer, as on REST', async () => {

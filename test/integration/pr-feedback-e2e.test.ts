@@ -189,9 +189,9 @@ describe.each(['github', 'gitea'] as const)('the PR feedback loop on %s', (forge
     if (forge === 'github') expect(answers[0]!.inReplyTo).toBe(writerComment.id);
     else expect(answers[0]).toMatchObject({ path: writerComment.path, line: writerComment.line });
     expect(answers[0]!.inReplyTo).not.toBe(readOnly.id);
-    // The bot's own check is on every worker PR: queued when the PR is opened, in progress while the
-    // loop waits, and completed on the merged head with the review leg's verdict, the build result and
-    // the status page.
+    // The bot's own check is on every worker PR from its open (GitHub: in progress, the gate at work
+    // from the open; Gitea: pending), stays in progress while the loop waits, and is completed on the
+    // merged head with the review leg's verdict, the build result and the status page.
     const page = `https://blitz.example.test/runs/${encodeURIComponent((await x.liveRun())!.id)}`;
     for (const n of [1, 2, 3]) {
       const pr = prOf(n)!;
@@ -200,8 +200,7 @@ describe.each(['github', 'gitea'] as const)('the PR feedback loop on %s', (forge
       const states = [...own.entries()]
         .filter(([sha]) => heads.has(sha))
         .flatMap(([, es]) => es.map((e) => e.state));
-      expect(states[0], `#${n} ${states}`).toBe(forge === 'github' ? 'queued' : 'pending');
-      if (forge === 'github') expect(states, `#${n}`).toContain('in_progress');
+      expect(states[0], `#${n} ${states}`).toBe(forge === 'github' ? 'in_progress' : 'pending');
       const done = own.get(pr.pull!.headSha)?.at(-1);
       expect(states.at(-1), `#${n} ${states}`).toBe('success');
       expect(done?.title).toMatch(/^ready to merge: review clean by fake-reviewer; CI green/);

@@ -50,9 +50,18 @@ const inProcess = (): Engine => {
 
 let pgQueue: PgBossQueue | undefined;
 let admin: pg.Pool | undefined;
+/** The waits between tries of a failed queue creation, taken at once (no test sleeps through them). */
+const creationPauses: number[] = [];
 beforeAll(async () => {
   if (!pgUp) return;
-  pgQueue = await PgBossQueue.open({ connectionString: PG_URL, schema, logger: silentLogger() });
+  pgQueue = await PgBossQueue.open({
+    connectionString: PG_URL,
+    schema,
+    logger: silentLogger(),
+    pause: async (ms) => {
+      creationPauses.push(ms);
+    },
+  });
   admin = new pg.Pool({ connectionString: PG_URL, max: 1 });
 });
 afterAll(async () => {
@@ -111,6 +120,21 @@ describe.each(engines)('job queue (%s)', (_name, make, enabled) => {
     },
   );
 
+  it.runIf(enabled)(
+    'claims the oldest job of the queues named, whichever queue it is in (FIFO by creation)',
+    async () => {
+      const { queue } = make();
+      const [first, second] = [fresh(), fresh()];
+      const b1 = await queue.enqueue(second, { n: 'b1' });
+      const a1 = await queue.enqueue(first, { n: 'a1' });
+      const b2 = await queue.enqueue(second, { n: 'b2' });
+      const a2 = await queue.enqueue(first, { n: 'a2' });
+      const claimed = [];
+      for (let i = 0; i < 5; i++) claimed.push((await queue.claim([first, second], 'a'))?.id ?? null);
+      expect(claimed).toEqual([b1, a1, b2, a2, null]);
+    },
+  );
+
   it.runIf(enabled)('claims across the queues named, oldest first, past a queue never sent to', async () => {
     const { queue } = make();
     const [never, shared] = [fresh(), fresh()];
@@ -133,6 +157,7 @@ describe.each(engines)('job queue (%s)', (_name, make, enabled) => {
         Array.from({ length: 16 }, (_, i) => queue.claim([q], `runner-${i % 4}`)),
       );
       const got = claims.filter((c) => c !== null);
+      expect(got).toHaveLength(ids.size);
       expect(new Set(got.map((c) => c.id))).toEqual(ids);
       for (const c of got) {
         expect(await queue.get(c)).toMatchObject({ state: 'active', holder: c.holder });
@@ -202,6 +227,50 @@ describe.each(engines)('job queue (%s)', (_name, make, enabled) => {
   });
 });
 
+describe.runIf(pgUp)('pg-boss queue between replicas', () => {
+  // What is tried: two replicas' queues (each its own pool) claiming one queue's jobs at once, then
+  // each job's holder reporting its failure three times at once through both.
+  it('hands each job to one claimer, and applies a fail once when it is reported concurrently', async () => {
+    const other = await PgBossQueue.open({ connectionString: PG_URL, schema, logger: silentLogger() });
+    try {
+      const replicas = [pgQueue!, other];
+      const q = fresh();
+      const ids = new Set<string>();
+      for (let i = 0; i < 16; i++)
+        ids.add((await pgQueue!.enqueue(q, { i }, { retryLimit: 1, retryDelaySeconds: 60 }))!);
+      const claims = await Promise.all(
+        Array.from({ length: 24 }, (_, i) => replicas[i % 2]!.claim([q], `runner-${i % 6}`)),
+      );
+      const got = claims.filter((c) => c !== null);
+      expect(got).toHaveLength(ids.size);
+      expect(new Set(got.map((c) => c.id))).toEqual(ids);
+
+      const fails = await Promise.all(
+        got.flatMap((c) =>
+          [0, 1, 2].map(async (n) => ({
+            id: c.id,
+            applied: (await replicas[n % 2]!.fail(c, c.holder, `boom ${n}`)).applied,
+          })),
+        ),
+      );
+      for (const c of got) {
+        expect(fails.filter((f) => f.id === c.id && f.applied)).toHaveLength(1);
+        // Failed once: back in the queue for its one retry after the backoff, its last holder named.
+        expect(await pgQueue!.get(c)).toMatchObject({ state: 'queued', retryCount: 0, holder: c.holder });
+      }
+      expect(await other.claim([q], 'late')).toBeNull();
+      // Another runner's fail of a job it does not hold is refused, and changes nothing.
+      await moveJobTimesBack(admin!, schema, 121_000);
+      const again = (await other.claim([q], 'runner-x'))!;
+      expect(again).toMatchObject({ retryCount: 1 });
+      await expect(pgQueue!.fail(again, 'runner-y', 'not mine')).rejects.toMatchObject({ code: 'conflict' });
+      expect(await pgQueue!.get(again)).toMatchObject({ state: 'active', holder: 'runner-x' });
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe.runIf(pgUp)('pg-boss queue creation', () => {
   // What is tried: eight first dispatches to one new queue at once, as a replica's first
   // deliveries make them; then a creation that fails.
@@ -225,11 +294,17 @@ describe.runIf(pgUp)('pg-boss queue creation', () => {
     const boss = (queue as unknown as { boss: { createQueue(name: string): Promise<void> } }).boss;
     const q = fresh();
     const create = vi.spyOn(boss, 'createQueue').mockRejectedValue(new Error('DDL refused'));
+    creationPauses.length = 0;
     try {
       const both = [queue.ensureQueue(q), queue.ensureQueue(q)];
       for (const p of both) await expect(p).rejects.toThrow('DDL refused');
-      // Five tries (its retries on a deadlock), shared by both callers.
+      // Five tries (its retries on a deadlock), shared by both callers, a growing pause between each.
       expect(create).toHaveBeenCalledTimes(5);
+      expect(creationPauses).toHaveLength(4);
+      creationPauses.forEach((ms, i) => {
+        expect(ms).toBeGreaterThanOrEqual(50 * (i + 1));
+        expect(ms).toBeLessThan(50 * (i + 1) + 100);
+      });
     } finally {
       create.mockRestore();
     }

@@ -1,6 +1,6 @@
 // Supervision with real processes: stall → nudge → resume → push, timeouts, cancel, an interrupted
 // worker resumed in its worktree, credentials kept out of .git/config, cleanup and the build gate.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isAlive, killGroup } from '../../src/runner/exec.ts';
@@ -191,6 +191,57 @@ describe('runner supervision', () => {
       expect(text).not.toContain(basic);
     }
   });
+
+  it('hands the credentials to git only to talk to origin: no local read or write holds the token in its environment or argv', async () => {
+    const origin = await createOrigin();
+    const token = 'ghs_local0123456789abcdefghijklmnopqrstu';
+    const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
+    // A git in front of the real one that records each call's argv and environment, then runs it.
+    const bin = tempDir('blitz-git-spy-');
+    const calls = join(bin, 'calls.jsonl');
+    const real = (process.env.PATH ?? '')
+      .split(':')
+      .map((dir) => join(dir, 'git'))
+      .find((p) => existsSync(p));
+    if (!real) throw new Error('no git on PATH');
+    writeFileSync(
+      join(bin, 'git'),
+      `#!${process.execPath}
+const args = process.argv.slice(2);
+require('node:fs').appendFileSync(${JSON.stringify(calls)}, JSON.stringify({ args, env: process.env }) + '\\n');
+const r = require('node:child_process').spawnSync(${JSON.stringify(real)}, args, { stdio: 'inherit' });
+process.exit(r.status ?? 1);
+`,
+    );
+    chmodSync(join(bin, 'git'), 0o755);
+    const h = makeHarness({ credentials: { username: 'x-access-token', token }, pathPrepend: [bin] });
+    const entry = fakeEntry({ FAKE_AGENT_MODE: 'commit-then-stall', FAKE_AGENT_RESUME_MODE: 'push' });
+    const r = await h.runner.execute(attemptJob(origin.url, entry));
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    const a = r.attempt;
+    await until(async () => (await gitIn(a.worktree, 'log', '--oneline', 'origin/main..HEAD')).length > 0);
+    await h.runner.tick(); // reads the refs, pushes the commit
+    await h.runner.tick(); // nothing moved: stalled, nudged, resumed (what survived: status, log)
+    expect(h.events.filter((e) => e.type === 'attempt.resumed')).toHaveLength(1);
+    expect((await settle(h, a.id)).outcome).toBe('solved');
+
+    const seen = readFileSync(calls, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { args: string[]; env: Record<string, string> });
+    const sub = (args: string[]) => args.find((x, i) => !x.startsWith('-') && args[i - 1] !== '-c');
+    const remote = new Set(['clone', 'fetch', 'push', 'ls-remote']);
+    const holds = (c: { args: string[]; env: Record<string, string> }) =>
+      [...c.args, ...Object.values(c.env)].some((v) => v.includes(token) || v.includes(basic));
+    const local = seen.filter((c) => !remote.has(sub(c.args) ?? ''));
+    // The spy sees what the runner hands git: its pushes and ls-remotes do carry the credentials.
+    expect(seen.some((c) => sub(c.args) === 'push' && holds(c))).toBe(true);
+    expect(seen.some((c) => sub(c.args) === 'ls-remote' && holds(c))).toBe(true);
+    // The supervision tick's and the resume's local reads were all seen, none holding the token.
+    for (const cmd of ['show-ref', 'rev-parse', 'rev-list', 'status', 'log', 'update-ref'])
+      expect(local.map((c) => sub(c.args))).toContain(cmd);
+    expect(local.filter(holds).map((c) => c.args.join(' '))).toEqual([]);
+  }, 60_000);
 
   it('reuses and fetches the clone for the next issue and sees new commits on origin', async () => {
     const origin = await createOrigin();

@@ -199,6 +199,8 @@ export const startFleetHarness = async (opts: FleetHarnessOptions) => {
     approve: (n: number, login: string, repo = repos.app) =>
       sendApproval({ kind, world, repo, secret: SECRET, post, idle: () => queue.idle() }, n, login),
     fleetRun: async () => (await runs.listRuns()).find((r) => r.kind === 'fleet'),
+    /** The model notes file the bot keeps (seed 001): what runs taught about the roster's tiers. */
+    notesPath: join(dir, 'models.md'),
     async close() {
       await orch.close();
       for (const a of await runs.ledger.listOpen()) await runner.execute({ kind: 'cancel', attemptId: a.id });

@@ -39,7 +39,13 @@ export interface GiteaForgeOptions {
   requestCache?: boolean;
   /** How long a milestone snapshot or file is served again without asking (kept-reads.ts); default a minute. */
   keptForMs?: number;
+  /** The clock of the milestones a list just read (tests). */
+  now?: () => number;
 }
+
+/** A milestone a list read is taken by a load for this long (a run's start: resolve, then load). */
+const listedForMs = 10_000;
+const repoKey = (repo: RepoRef) => formatRepo(repo).toLowerCase();
 
 export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
   const client = new GiteaClient({
@@ -55,20 +61,35 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
   const pageSize = opts.pageSize ?? 50;
   // Blocked-by lists kept between milestone reloads, asked again when an issue's updated_at moves.
   const memo = opts.requestCache === false ? undefined : createDependencyMemo();
+  const now = opts.now ?? Date.now;
+  // The milestones a list just read, per repository: a load moments later (a run's start resolves its
+  // milestone, then loads it) takes its milestone from there once instead of reading it again.
+  const listed = new Map<string, { at: number; milestones: GiteaMilestone[] }>();
+  const listedFor = (repo: RepoRef, id: number): GiteaMilestone | undefined => {
+    const kept = listed.get(repoKey(repo));
+    if (!kept || now() - kept.at > listedForMs) return undefined;
+    const hit = kept.milestones.find((m) => m.id === id);
+    if (hit) kept.milestones = kept.milestones.filter((m) => m !== hit);
+    return hit;
+  };
 
-  const listMilestones = async (repo: RepoRef, state: 'open' | 'all') =>
-    (
-      await client.paged(
-        GiteaMilestone,
-        {
-          method: 'GET',
-          path: `${repoPath(repo)}/milestones`,
-          query: { state },
-          what: `list milestones of ${formatRepo(repo)}`,
-        },
-        pageSize,
-      )
-    ).map(toMilestone);
+  const listMilestones = async (repo: RepoRef, state: 'open' | 'all') => {
+    const all = await client.paged(
+      GiteaMilestone,
+      {
+        method: 'GET',
+        path: `${repoPath(repo)}/milestones`,
+        query: { state },
+        what: `list milestones of ${formatRepo(repo)}`,
+      },
+      pageSize,
+    );
+    if (opts.requestCache !== false) {
+      if (listed.size >= 1_000) listed.delete(listed.keys().next().value as string);
+      listed.set(repoKey(repo), { at: now(), milestones: all });
+    }
+    return all.map(toMilestone);
+  };
 
   const repoLabels = (repo: RepoRef) =>
     client.paged(
@@ -139,10 +160,12 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
 
     loadMilestone: async (repo, milestoneNumber) => {
       try {
+        const known = listedFor(repo, milestoneNumber);
         return await loadMilestone(client, repo, milestoneNumber, {
           pageSize,
           concurrency: opts.concurrency ?? 8,
           ...(memo ? { memo } : {}),
+          ...(known ? { known } : {}),
         });
       } catch (err) {
         if (

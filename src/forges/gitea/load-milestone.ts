@@ -87,16 +87,24 @@ export const loadMilestone = async (
   client: GiteaClient,
   repo: RepoRef,
   milestoneId: number,
-  opts: { pageSize: number; concurrency: number; memo?: DependencyMemo },
+  opts: {
+    pageSize: number;
+    concurrency: number;
+    memo?: DependencyMemo;
+    /** The milestone as a list read it moments ago (the run's start resolved it): not read again. */
+    known?: GiteaMilestone;
+  },
 ): Promise<MilestoneSnapshot> => {
   const base = repoPath(repo);
   const where = `milestone ${milestoneId} of ${formatRepo(repo)}`;
+  const { known } = opts;
   const milestone = toMilestone(
-    await client.json(GiteaMilestone, {
-      method: 'GET',
-      path: `${base}/milestones/${milestoneId}`,
-      what: `read ${where}`,
-    }),
+    known ??
+      (await client.json(GiteaMilestone, {
+        method: 'GET',
+        path: `${base}/milestones/${milestoneId}`,
+        what: `read ${where}`,
+      })),
   );
   // `milestones=` takes names first and falls back to ids; the title is exact unless it holds a comma
   // (the list separator) or looks like an id itself.
@@ -112,6 +120,12 @@ export const loadMilestone = async (
     opts.pageSize,
   );
   const open = listed.filter((i) => !i.pull_request && i.milestone?.id === milestoneId);
+  // A known milestone's title may have changed since its list was read (the filter names it): none of
+  // its issues listed while it had open ones is read again from the milestone itself.
+  if (known && open.length === 0 && (known.open_issues ?? 0) > 0) {
+    const { known: _k, ...fresh } = opts;
+    return loadMilestone(client, repo, milestoneId, fresh);
+  }
   const openKeys = new Set(open.map((i) => refKey({ repo, number: i.number })));
   const external = new Map<string, BlockerState>();
 

@@ -2,6 +2,7 @@
 // CheckInfo, and the bot's own progress as the commit status `blitz`. Gitea sends no webhook for
 // statuses, so the bot polls this on its tick; it has no job logs to read.
 import { z } from 'zod';
+import { openingReports } from '../opening-reports.ts';
 import type { CheckConclusion, CheckInfo, ProgressReport, RepoRef } from '../types.ts';
 import { formatRepo } from '../types.ts';
 import type { GiteaClient } from './client.ts';
@@ -61,32 +62,10 @@ const giteaState: Record<ProgressReport['state'], string> = {
   neutral: 'warning',
 };
 
-/**
- * Gitea has one `pending` for GitHub's queued and in progress: the first in-progress report on a head
- * whose status the bot just set queued, when it is only waiting on the legs the queued words name
- * ("queued: waiting for the review leg and the build", which still holds), is not sent (one request
- * per PR). One with news (a worker resumed, a change request) is, and so is every later report on
- * that head. Remembered per head, bounded, oldest out.
- */
-const queuedHeads = (max = 2_000) => {
-  const heads = new Set<string>();
-  return {
-    /** Whether this report is worth a request. */
-    send(key: string, report: ProgressReport): boolean {
-      const wasQueued = heads.delete(key);
-      return !(wasQueued && report.state === 'in_progress' && report.waiting === true);
-    },
-    /** A report was written: a queued one is remembered (only once it is on the forge). */
-    sent(key: string, state: ProgressReport['state']): void {
-      if (state !== 'queued') return;
-      heads.add(key);
-      if (heads.size > max) heads.delete(heads.values().next().value as string);
-    },
-  };
-};
-
 export const statusOps = (client: GiteaClient) => {
-  const queued = queuedHeads();
+  // Gitea has one `pending` for queued and in progress: the first in-progress report after the opening
+  // one, only waiting on the legs it names, is not sent (opening-reports.ts).
+  const opening = openingReports();
   return {
     listChecks: async (repo: RepoRef, sha: string): Promise<CheckInfo[]> => {
       const combined = await client.json(GiteaCombinedStatus, {
@@ -100,7 +79,7 @@ export const statusOps = (client: GiteaClient) => {
 
     reportProgress: async (repo: RepoRef, sha: string, report: ProgressReport): Promise<void> => {
       const key = `${formatRepo(repo)}@${sha}`.toLowerCase();
-      if (!queued.send(key, report)) return;
+      if (!opening.send(key, report)) return;
       await client.none({
         method: 'POST',
         path: `${repoPath(repo)}/statuses/${encodeURIComponent(sha)}`,
@@ -113,7 +92,7 @@ export const statusOps = (client: GiteaClient) => {
         what: `report progress on ${sha.slice(0, 7)} in ${formatRepo(repo)}`,
         needs: writeOn(repo),
       });
-      queued.sent(key, report.state);
+      opening.sent(key, report.state);
     },
   };
 };

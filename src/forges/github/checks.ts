@@ -2,6 +2,7 @@
 // status normalised to CheckInfo, the tail of a GitHub Actions job's log (read from the signed URL the
 // API redirects to, without our token), and the bot's own check run `blitz` created or updated in place.
 import { AppError } from '../../errors.ts';
+import { openingReports } from '../opening-reports.ts';
 import type { CheckAnnotation, CheckConclusion, CheckInfo, ProgressReport, RepoRef } from '../types.ts';
 import type { GithubClient } from './client.ts';
 import { call } from './errors.ts';
@@ -15,6 +16,14 @@ export const maxSummaryChars = 65_535;
 const maxAnnotations = 50;
 
 const at = (repo: RepoRef) => ({ owner: repo.owner, repo: repo.name });
+
+/**
+ * The check run status a report is written with. GitHub shows a queued check run as not started, but
+ * the bot's gate works on a PR from the moment it opens it (its review leg and the repository's CI):
+ * the opening report (`queued`) is in progress here, in its own words.
+ */
+export const checkRunStatus = (state: ProgressReport['state']): 'in_progress' | 'completed' =>
+  state === 'queued' || state === 'in_progress' ? 'in_progress' : 'completed';
 
 interface RawCheckRun {
   id: number;
@@ -131,6 +140,10 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
     // Bounded: the oldest heads (long merged) go first; a forgotten one is found by a search again.
     if (ownRuns.size > 2000) ownRuns.delete(ownRuns.keys().next().value!);
   };
+  // The first in-progress report after the opening one, only waiting on the legs it names, is not
+  // sent (opening-reports.ts): per PR the check is created and completed.
+  const opening = openingReports();
+  const headKey = (repo: RepoRef, sha: string) => `${repo.owner}/${repo.name}@${sha}`.toLowerCase();
 
   const annotationsOf = async (repo: RepoRef, runId: number): Promise<CheckAnnotation[]> => {
     const { data } = await call(
@@ -221,7 +234,13 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
 
     /** A check run of the bot's own read elsewhere (pull-feedback.ts): later reports update it. */
     ownRunSeen(repo: RepoRef, sha: string, id: number): void {
-      remember(`${repo.owner}/${repo.name}@${sha}`.toLowerCase(), id);
+      remember(headKey(repo, sha), id);
+    },
+
+    /** The bot's check run made elsewhere (a PR's open, pulls.ts) with `report` on `sha`. */
+    ownRunMade(repo: RepoRef, sha: string, id: number, report: ProgressReport): void {
+      remember(headKey(repo, sha), id);
+      opening.sent(headKey(repo, sha), report.state);
     },
 
     async reportProgress(
@@ -230,7 +249,8 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
       report: ProgressReport,
       opts: { first?: boolean } = {},
     ): Promise<void> {
-      const key = `${repo.owner}/${repo.name}@${sha}`.toLowerCase();
+      const key = headKey(repo, sha);
+      if (!opening.send(key, report)) return;
       const known = ownRuns.get(key);
       // Not known: searched for, unless the bot has never reported on this head (its PR is new).
       const existing =
@@ -253,12 +273,10 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
             );
       const mine = known ?? existing?.data.check_runs.find((r) => r.app?.slug === botSlug)?.id;
       const state = report.state;
-      const progress = state === 'queued' || state === 'in_progress' ? { status: state } : undefined;
       const fields = {
-        ...(progress ?? {
-          status: 'completed' as const,
-          conclusion: state as 'success' | 'failure' | 'neutral',
-        }),
+        ...(checkRunStatus(state) === 'in_progress'
+          ? { status: 'in_progress' as const }
+          : { status: 'completed' as const, conclusion: state as 'success' | 'failure' | 'neutral' }),
         ...(report.detailsUrl ? { details_url: report.detailsUrl } : {}),
         output: {
           title: report.title.slice(0, 255),
@@ -275,6 +293,7 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
           () => gh.rest.checks.update({ ...at(repo), check_run_id: mine, ...fields }),
         );
         remember(key, mine);
+        opening.sent(key, state);
         return;
       }
       const created = await call(
@@ -282,6 +301,7 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
         () => gh.rest.checks.create({ ...at(repo), name: progressCheckName, head_sha: sha, ...fields }),
       );
       remember(key, created.data.id);
+      opening.sent(key, state);
     },
   };
 };

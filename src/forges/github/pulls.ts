@@ -15,7 +15,7 @@ import {
   type RepoRef,
   sameIssue,
 } from '../types.ts';
-import { maxSummaryChars, progressCheckName } from './checks.ts';
+import { checkRunStatus, maxSummaryChars, progressCheckName } from './checks.ts';
 import type { GithubClient } from './client.ts';
 import { call, statusOf, toAppError } from './errors.ts';
 import { closingIssuesQuery, openPullWithCheckMutation } from './graphql.ts';
@@ -54,7 +54,7 @@ export interface PullOpsParts {
   /** The repository's GraphQL node id where the adapter has read it (no request); else REST. */
   repoId?: (repo: RepoRef) => string | undefined;
   /** The bot's own check run made on `sha`: its next report there updates it. */
-  ownRunMade?: (repo: RepoRef, sha: string, id: number) => void;
+  ownRunMade?: (repo: RepoRef, sha: string, id: number, report: ProgressReport) => void;
 }
 
 export const pullOps = (gh: GithubClient, more: PullOpsParts = {}) => {
@@ -98,7 +98,8 @@ export const pullOps = (gh: GithubClient, more: PullOpsParts = {}) => {
       body: pr.body,
       sha: progress.sha,
       name: progressCheckName,
-      status: report.state === 'queued' ? 'QUEUED' : 'IN_PROGRESS',
+      // The opening report is in progress on GitHub (checks.ts `checkRunStatus`).
+      status: checkRunStatus(report.state).toUpperCase(),
       output: { title: report.title.slice(0, 255), summary: report.summary.slice(0, maxSummaryChars) },
       detailsUrl: report.detailsUrl ?? null,
     };
@@ -115,7 +116,7 @@ export const pullOps = (gh: GithubClient, more: PullOpsParts = {}) => {
     }
     const answer = OpenPullWithCheckResponse.safeParse(raw).data;
     const runId = answer?.createCheckRun?.checkRun?.databaseId ?? undefined;
-    if (runId !== undefined) more.ownRunMade?.(repo, progress.sha, runId);
+    if (runId !== undefined) more.ownRunMade?.(repo, progress.sha, runId, report);
     const node = answer?.createPullRequest?.pullRequest;
     const opened = node
       ? toPullFromNode({ repo, number: node.number }, node)

@@ -6,7 +6,6 @@ import { defaultRepoConfig } from '../../config/repo-config.ts';
 import { isAppError } from '../../errors.ts';
 import { formatRepo, type Issue } from '../../forges/types.ts';
 import { issueContentHash } from '../../intake/content-hash.ts';
-import { budgetOf } from '../../plan/budget.ts';
 import { extractFences } from '../../plan/fences.ts';
 import { attemptKey, deriveProgress } from '../../plan/issue-progress.ts';
 import type { IssueProgress, RunSnapshot } from '../../plan/snapshot.ts';
@@ -15,14 +14,14 @@ import type { AttemptRecord } from '../../runner/types.ts';
 import type { PrFacts } from '../../ship/pr-facts.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
 import { forgeOfRun, type Ports, repoRefOf } from '../context.ts';
+import { live } from '../pass-loop.ts';
 import { gatePullRequests, withPrGates } from '../pr-feedback-step.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
-import { pacedMachine, readRunRecords } from '../run-pace.ts';
+import { commonSnapshot, readRunRecords } from '../run-pace.ts';
 import { withTells } from '../tell-nudge.ts';
 import type { FleetCtx, FleetHooks, RepoFacts } from './fleet-context.ts';
 import { fleetOptionsOf, fleetProgressOf, ticketKey, ticketOf } from './fleet-state.ts';
 
-const live = (s: string): boolean => s !== 'done' && s !== 'cancelled';
 const inFlight = new Set(['dispatched', 'working', 'pushed', 'pr_open', 'reviewed']);
 
 /**
@@ -152,24 +151,23 @@ export const loadFleet = async (
   });
   const busyFences = await busyWork(deps, run, new Set(repos.keys()), facts);
   const snap: RunSnapshot = {
-    kind: 'fleet',
-    options: { maxSessions: options.maxSessions, dryRun: false, maxAttemptsPerIssue: 1 },
-    milestoneTitle: 'ticket fleet',
-    milestoneDescription: '',
-    changedFiles: [],
-    // The planner sees only tickets with a row, an attempt, or still open (a closed untouched one is done).
-    issues: [...tickets.values()].filter(
-      (i) => i.state === 'open' || derived.some((p) => p.key === issueKey(i.repo, i.number)),
+    ...commonSnapshot(
+      deps,
+      'fleet',
+      { maxSessions: options.maxSessions, dryRun: false, maxAttemptsPerIssue: 1 },
+      {
+        milestone: { title: 'ticket fleet', description: '' },
+        // The planner sees only tickets with a row, an attempt, or still open (a closed untouched one is done).
+        issues: [...tickets.values()].filter(
+          (i) => i.state === 'open' || derived.some((p) => p.key === issueKey(i.repo, i.number)),
+        ),
+        progress: progress.filter((p) => tickets.has(p.key)),
+        budget: await hooks.probe(run.id),
+        // Close to the forge's rate limit: fewer sessions; spent, the planner holds new ones (`forgeSpent`).
+        machine,
+        pace,
+      },
     ),
-    external: [],
-    progress: progress.filter((p) => tickets.has(p.key)),
-    budget: budgetOf(await hooks.probe(run.id), options.maxSessions),
-    // Close to the forge's rate limit: fewer sessions; spent, the planner holds new ones (`forgeSpent`).
-    ...pacedMachine(machine, pace),
-    build: { status: 'none', covers: [], failures: 0 },
-    smoke: 'none',
-    ship: 'none',
-    roster: deps.config.roster,
     // Named as the planner's issues name their repo (fleetOrder compares the two).
     busyRepos: [...new Set([...tickets.values()].map((i) => i.repo))].filter((r) =>
       busyFences.has(r.toLowerCase()),

@@ -1,13 +1,12 @@
-// reconcileFleet: the level-triggered loop of a fleet run, the same shape as the blitz one. Read the
-// tickets and the store, ask the planner (kind `fleet`: pilot first, waves, PRs merge only on a
-// person's word), perform each action (each checks the world first), relay finished reports, and
-// publish the scoreboard; repeat while a pass moved something the next can build on.
+// reconcileFleet: a fleet run's kind of the one pass loop (pass-loop.ts). Its load reads the tickets
+// and the store (on a call's first pass, PRs a person merged or closed by hand too) and relays
+// finished reports; the planner (kind `fleet`: pilot first, waves, PRs merge only on a person's word)
+// decides; fleet-perform.ts performs; the scoreboard shows the pass.
 
 import { renderScoreboard } from '../../dashboard/scoreboard.ts';
 import { scoreboardInput } from '../../dashboard/scoreboard-view.ts';
-import { nextActions } from '../../plan/next-actions.ts';
 import type { Action } from '../../plan/snapshot.ts';
-import type { RunState } from '../../plan/states.ts';
+import { runPasses } from '../pass-loop.ts';
 import { paceReason } from '../run-pace.ts';
 import type { FleetCtx, FleetHooks, FleetPorts } from './fleet-context.ts';
 import { performFleet } from './fleet-perform.ts';
@@ -16,7 +15,6 @@ import { relayReports } from './relay-reports.ts';
 import { syncPulls } from './sync-pulls.ts';
 
 const advancing = new Set<Action['type']>(['open_pr', 'review', 'merge', 'close_issue']);
-const maxPasses = 8;
 
 /** The scoreboard of a pass: the fleet's facts and what the pass read. */
 const board = (ctx: FleetCtx, final?: { reason: string }): string => {
@@ -25,42 +23,24 @@ const board = (ctx: FleetCtx, final?: { reason: string }): string => {
   return renderScoreboard(scoreboardInput(slowed ? { ...facts, slowed } : facts, final));
 };
 
-export const reconcileFleet = async (deps: FleetPorts, hooks: FleetHooks, runId: string): Promise<void> => {
-  for (let pass = 0; pass < maxPasses; pass++) {
-    let ctx = await loadFleet(deps, hooks, runId);
-    if (!ctx) return;
-    if (pass === 0 && (await syncPulls(deps, ctx))) ctx = (await loadFleet(deps, hooks, runId)) ?? ctx;
-    if (ctx.run.state === 'paused') {
-      hooks.scoreboard(runId, board(ctx));
-      return;
-    }
-    await relayReports(deps, ctx);
-    const actions = nextActions(ctx.run.state as RunState, ctx.snap);
-    let moved = false;
-    let stopped: Extract<Action, { type: 'stop' }> | undefined;
-    for (const a of actions) {
-      try {
-        await performFleet(deps, ctx, a);
-        if (advancing.has(a.type)) moved = true;
-      } catch (err) {
-        deps.logger.error(
-          { runId, action: a.type, err },
-          'fleet action failed; the next reconcile retries it',
-        );
-      }
-      if (a.type === 'stop') {
-        stopped = a;
-        break;
-      }
-    }
-    // The scoreboard shows this pass's results: read the rows and the fleet facts again.
-    const after = (await loadFleet(deps, hooks, runId, true)) ?? ctx;
-    if (stopped) {
-      hooks.scoreboard(runId, board(after, { reason: stopped.reason }));
-      await hooks.flushScoreboard(runId);
-      return;
-    }
-    hooks.scoreboard(runId, board(after));
-    if (!moved) return;
-  }
-};
+export const reconcileFleet = (deps: FleetPorts, hooks: FleetHooks, runId: string): Promise<void> =>
+  runPasses(deps, {
+    async load(pass) {
+      let ctx = await loadFleet(deps, hooks, runId);
+      if (!ctx) return undefined;
+      if (pass === 0 && (await syncPulls(deps, ctx))) ctx = (await loadFleet(deps, hooks, runId)) ?? ctx;
+      // A paused fleet plans nothing; its scoreboard still shows where it stands.
+      if (ctx.run.state === 'paused') return void hooks.scoreboard(runId, board(ctx));
+      await relayReports(deps, ctx);
+      return ctx;
+    },
+    perform: (ctx, a) => performFleet(deps, ctx, a),
+    advancing,
+    async publish(ctx, actions) {
+      // The scoreboard shows this pass's results: read the rows and the fleet facts again.
+      const after = (await loadFleet(deps, hooks, runId, true)) ?? ctx;
+      const stop = actions.find((a) => a.type === 'stop');
+      hooks.scoreboard(runId, board(after, stop?.type === 'stop' ? { reason: stop.reason } : undefined));
+      if (stop) await hooks.flushScoreboard(runId);
+    },
+  });

@@ -1,27 +1,27 @@
-// reconcilePlanRun: the plan-blitz run loop, level-triggered like reconcileRun. Each pass is load →
-// one `nextActions` (kind `plan`: plan/plan-waves.ts decides the waves, their landing and the stop) →
-// perform: a member's step down its lane (plan/plan-member.ts decides it, member-steps.ts performs it), a wave started or landed, a report, the stop.
+// reconcilePlanRun: a plan-blitz run's kind of the one pass loop (pass-loop.ts). The planner (kind
+// `plan`: plan/plan-waves.ts) decides the waves, their landing and the stop; this file loads and
+// performs: a member's step down its lane (plan/plan-member.ts decides it, member-steps.ts performs
+// it), a wave started or landed, a report, the stop.
 // Labels and comments on the tracker carry the plans; the run keeps the waves' landings.
 import { formatConfigErrors } from '../../config/repo-config.ts';
+import { blockerReport } from '../../dashboard/blocker-reports.ts';
 import { planDryRun } from '../../dashboard/dry-run.ts';
 import { renderPlanDashboard } from '../../dashboard/plan-dashboard.ts';
-import { budgetOf } from '../../plan/budget.ts';
 import { issueAttempts } from '../../plan/issue-progress.ts';
-import { nextActions } from '../../plan/next-actions.ts';
 import { sizeOf } from '../../plan/plan-labels.ts';
 import type { MemberRead } from '../../plan/plan-member.ts';
 import { currentWave, finishedKeys, tallyOf } from '../../plan/plan-progress.ts';
 import { planRunEnd } from '../../plan/plan-waves.ts';
 import type { Action, RunSnapshot } from '../../plan/snapshot.ts';
-import type { RunState } from '../../plan/states.ts';
 import { type IssueKey, issueKey } from '../../plan/types.ts';
 import type { BudgetProbe } from '../budget-probe.ts';
-import { forgeOfRun, type Ports, type RunOptionsStored, refOf, repoRefOf } from '../context.ts';
+import { forgeOfRun, type Ports, type RunOptionsStored, repoRefOf } from '../context.ts';
 import { cloneUrlOf } from '../dispatch-attempt.ts';
+import { live, runPasses } from '../pass-loop.ts';
 import { reportOnce } from '../perform.ts';
 import { type ReconcileHooks, readMilestone } from '../reconcile.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
-import { dispatchHeld, pacedLimit, paceReason, readRunRecords } from '../run-pace.ts';
+import { commonSnapshot, pacedLimit, paceReason, readRunRecords } from '../run-pace.ts';
 import { setRunState, stopRun as writeStop } from '../run-state.ts';
 import { performMemberStep } from './member-steps.ts';
 import { attemptsOfIssue, type PlanCtx, type PlanPorts, reloadPlan, savePlan } from './plan-context.ts';
@@ -35,18 +35,26 @@ export interface PlanReconcileHooks extends Pick<ReconcileHooks, 'trusted'> {
 /** What a plan run's pass uses of the orchestrator's ports: the steps' own and what loading reads. */
 export type PlanRunPorts = PlanPorts & Ports<'cloneUrl' | 'forgePace' | 'forges' | 'machine'>;
 
-const maxPasses = 12;
-const live = (s: string) => s !== 'done' && s !== 'cancelled';
-const num = (k: string) => `#${refOf(k).number}`;
+const advancing = new Set<Action['type']>(['start_wave', 'land_wave']);
 
-const load = async (deps: PlanRunPorts, hooks: PlanReconcileHooks, runId: string) => {
+/** A pass's reads; undefined when the run is gone or finished, or stopped now on a config that does not parse. */
+const load = async (
+  deps: PlanRunPorts,
+  hooks: PlanReconcileHooks,
+  runId: string,
+): Promise<(PlanCtx & { snap: RunSnapshot }) | undefined> => {
   const run = await deps.store.getRun(runId);
   if (!run || !live(run.state)) return undefined;
   const repo = repoRefOf(run.repo);
   const forge = await forgeOfRun(deps, run, repo);
   const cfg = await loadRepoConfig(forge, repo);
-  if (!cfg.result.ok)
-    return { broken: formatConfigErrors(cfg.result.errors, cfg.path), run, forge, repo } as const;
+  if (!cfg.result.ok) {
+    const text = formatConfigErrors(cfg.result.errors, cfg.path);
+    if (run.triggerIssue !== undefined)
+      await forge.createComment({ repo, number: run.triggerIssue }, text).catch(() => undefined);
+    await writeStop(deps, run.id, 'blocked', 'the repo config does not parse');
+    return undefined;
+  }
   // The same approval gate as blitz: `blitz/approved` counts only as a writer added it, on that text.
   const { ms, input } = await readMilestone(hooks, forge, run);
   const { issues, external } = input;
@@ -69,25 +77,18 @@ const load = async (deps: PlanRunPorts, hooks: PlanReconcileHooks, runId: string
   // Close to the forge's rate limit: fewer planning sessions, none while it is spent; the dashboard says so.
   const slowed = paceReason(pace);
   if (slowed) pc.slowed = slowed;
-  const budget = await hooks.probe(run.id);
   const landed = pc.plan.waves.filter((w) => w.landed);
   const last = landed.at(-1);
   const wave = currentWave(pc.plan);
   const snap: RunSnapshot = {
-    kind: 'plan',
-    options,
-    milestoneTitle: ms.milestone.title,
-    milestoneDescription: ms.milestone.description,
-    changedFiles: [],
-    issues,
-    external,
-    progress: [],
-    budget: budgetOf(budget, options.maxSessions),
-    machine: { limit: machine.limit, contended: machine.contended },
-    build: { status: 'none', covers: [], failures: 0 },
-    smoke: 'none',
-    ship: 'none',
-    roster: deps.config.roster,
+    ...commonSnapshot(deps, 'plan', options, {
+      milestone: ms.milestone,
+      issues,
+      external,
+      budget: await hooks.probe(run.id),
+      machine,
+      pace,
+    }),
     waves: { completed: landed.length, ...(last ? { last: tallyOf(last) } : {}) },
     planRun: {
       ...(pc.plan.targets ? { targets: pc.plan.targets } : {}),
@@ -107,9 +108,8 @@ const load = async (deps: PlanRunPorts, hooks: PlanReconcileHooks, runId: string
         runnerRetries: deps.config.runner.retries,
       },
     },
-    ...(dispatchHeld(pace) ? { forgeSpent: true } : {}),
   };
-  return { broken: undefined, pc, snap } as const;
+  return Object.assign(pc, { snap });
 };
 
 /** What the pass read about one wave member, for its step (plan/plan-member.ts). */
@@ -156,29 +156,20 @@ const stopPlanRun = async (
   );
 };
 
-/** Applies one of the planner's actions to a plan run; true when it moved the run (another pass follows). */
-const performPlan = async (pc: PlanCtx, a: Action): Promise<boolean> => {
+/** Applies one of the planner's actions to a plan run; true when a member's step moved the run. */
+const performPlan = async (pc: PlanCtx, a: Action): Promise<unknown> => {
   switch (a.type) {
     case 'set_state':
       pc.run = await setRunState(pc.deps, pc.run.id, a);
-      return false;
+      return;
     case 'report_cycle':
-      await report(
-        pc,
-        `cycle:${a.members.join(',')}`,
-        `plan-blitz: these issues block each other in a cycle and will not be planned until a person cuts it: ${a.members.map(num).join(', ')}.`,
-      );
-      return false;
-    case 'report_unknown_blocker':
-      await report(
-        pc,
-        `unknown:${a.blocker}:${a.namedBy.join(',')}`,
-        `plan-blitz: ${a.namedBy.map(num).join(', ')} ${a.namedBy.length === 1 ? 'is' : 'are'} blocked by ${a.blocker}, which does not exist or cannot be read; not planned (fail closed).`,
-      );
-      return false;
+    case 'report_unknown_blocker': {
+      const r = blockerReport('plan', a);
+      return report(pc, r.key, r.text);
+    }
     case 'post_plan':
       await report(pc, 'plan-dry-run', planDryRun(pc.run.milestoneTitle, pc.issues, a));
-      return false;
+      return;
     case 'start_wave':
       pc.plan.cycles = a.cycles;
       pc.plan.waves.push({
@@ -194,53 +185,36 @@ const performPlan = async (pc: PlanCtx, a: Action): Promise<boolean> => {
         { runId: pc.run.id, wave: pc.plan.waves.length, members: a.members },
         'plan wave started',
       );
-      return true;
+      return;
     case 'advance_member':
-      // A member that landed may have been the wave's last: the next pass lands it.
+      // A member that landed may have been the wave's last: the next pass lands it. A failed step is
+      // shown on the dashboard (silence is not success); the loop logs it and the next pass retries.
       return performMemberStep(pc, a).catch((err: unknown) => {
-        pc.deps.logger.error(
-          { runId: pc.run.id, issue: a.issue, err },
-          'plan step failed; the next reconcile retries it',
-        );
         pc.problems.set(a.issue, err instanceof Error ? err.message : String(err));
-        return false;
+        throw err;
       });
     case 'land_wave': {
       const wave = currentWave(pc.plan);
       if (wave) wave.landed = true;
-      await savePlan(pc);
-      return true;
+      return savePlan(pc);
     }
     case 'stop':
-      await stopPlanRun(pc, a);
-      return false;
+      return stopPlanRun(pc, a);
     default:
       pc.deps.logger.warn({ runId: pc.run.id, action: a.type }, 'action not performed for a plan run');
-      return false;
+      return;
   }
 };
 
-/** One reconcile of a plan run; the caller holds the run's lock (across replicas on Postgres). */
-export const reconcilePlanRun = async (
+/** One reconcile of a plan run, the pass loop with the plan run's kind; the caller holds the run's lock. */
+export const reconcilePlanRun = (
   deps: PlanRunPorts,
   hooks: PlanReconcileHooks,
   runId: string,
-): Promise<void> => {
-  for (let pass = 0; pass < maxPasses; pass++) {
-    const loaded = await load(deps, hooks, runId);
-    if (!loaded) return;
-    if (loaded.broken !== undefined) {
-      const { run, forge, repo } = loaded;
-      if (run.triggerIssue !== undefined)
-        await forge.createComment({ repo, number: run.triggerIssue }, loaded.broken).catch(() => undefined);
-      await writeStop(deps, run.id, 'blocked', 'the repo config does not parse');
-      return;
-    }
-    const { pc, snap } = loaded;
-    const actions = nextActions(pc.run.state as RunState, snap);
-    let moved = false;
-    for (const a of actions) if (await performPlan(pc, a)) moved = true;
-    hooks.dashboardBody(runId, renderPlanDashboard(pc));
-    if (!moved || !live(pc.run.state)) return;
-  }
-};
+): Promise<void> =>
+  runPasses<PlanCtx & { snap: RunSnapshot }>(deps, {
+    load: () => load(deps, hooks, runId),
+    perform: performPlan,
+    advancing,
+    publish: async (pc) => hooks.dashboardBody(runId, renderPlanDashboard(pc)),
+  });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { buildSchema, execute, type GraphQLError, type GraphQLSchema, parse, validate } from 'graphql';
 import type { World, WorldIssue, WorldRepo } from '../world.ts';
 import { checksOf, type WorldCheckRun, type WorldReviewComment, type WorldStatus } from '../world-checks.ts';
+import { actionsOnly, actionsOnlyMessage } from './rest-checks.ts';
 import { mergeInfo, syncHead } from './rest-pulls.ts';
 
 let schema: GraphQLSchema | undefined;
@@ -418,6 +419,8 @@ export const createRoot = (world: World, actorLogin: string) => {
       if (sha !== input.headSha)
         throw new TypedError('UNPROCESSABLE', `No commit found for SHA: ${input.headSha}`);
       const status = (input.status ?? 'QUEUED').toLowerCase();
+      if (actionsOnly.has(status) && !/^github-actions(\[bot\])?$/i.test(actorLogin))
+        throw new TypedError('UNPROCESSABLE', actionsOnlyMessage);
       if (status === 'completed' && input.conclusion === undefined)
         throw new TypedError('UNPROCESSABLE', 'conclusion is required when status is completed');
       if ((input.output?.summary.length ?? 0) > 65_535)

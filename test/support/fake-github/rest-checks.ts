@@ -137,6 +137,10 @@ const shaOf = async (repo: WorldRepo, ref: string): Promise<string> =>
   (await repo.git.resolve(ref.replace(/^(refs\/)?heads\//, ''))) ??
   fail(422, `No commit found for SHA: ${ref}`);
 
+/** Check run statuses only GitHub Actions may set (the REST docs' words); any other App is refused. */
+export const actionsOnly = new Set(['waiting', 'pending', 'requested']);
+export const actionsOnlyMessage = 'Only GitHub Actions can set a status of waiting, pending, or requested';
+
 /** Check runs are an App's: a user token is refused, as GitHub does. */
 const mustBeApp = (ctx: HandlerContext, repo: WorldRepo): string => {
   mustWrite(ctx, repo);
@@ -190,6 +194,7 @@ export const checkHandlers: Record<string, Handler> = {
     const slug = mustBeApp(ctx, repo);
     const run = checksOf(ctx.world).run(repo, Number(ctx.params.check_run_id)) ?? fail(404, 'Not Found');
     if (run.appSlug !== slug) fail(403, 'Invalid app_id `1` - check run can only be modified by its creator');
+    if (actionsOnly.has(String(ctx.body.status)) && slug !== 'github-actions') fail(422, actionsOnlyMessage);
     if (ctx.body.status === 'completed' && typeof ctx.body.conclusion !== 'string' && !run.conclusion)
       fail(422, 'Invalid request: conclusion is required when status is completed');
     checksOf(ctx.world).updateRun(run, runFields(ctx.body));
