@@ -155,7 +155,6 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
 
   const planHooks = {
     trusted: hooks.trusted,
-    probe,
     dashboardBody: (runId: string, body: string) => coalescer.update(runId, body),
   };
   const handlePlanIntent = createPlanIntentHandler(deps, {
@@ -192,12 +191,11 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     serialized: underRunLock,
   });
 
-  const fleet = createFleet(deps, {
+  const fleet = createFleet(performDeps, {
     reconcileSoon,
     serialized: underRunLock,
     scoreboard: (runId, body) => coalescer.update(runId, body),
     flushScoreboard: (runId) => coalescer.flush(runId),
-    probe,
     trusted: hooks.trusted,
   });
 

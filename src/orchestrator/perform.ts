@@ -6,13 +6,12 @@ import { blockerReport } from '../dashboard/blocker-reports.ts';
 import { blitzDryRun } from '../dashboard/dry-run.ts';
 import { type Forge, formatRepo, type PullRequest, type RepoRef } from '../forges/types.ts';
 import { issueAttempts } from '../plan/issue-progress.ts';
-import type { Action, RunSnapshot } from '../plan/snapshot.ts';
+import type { Action } from '../plan/snapshot.ts';
 import type { IssueKey, PlanIssue } from '../plan/types.ts';
 import { type AttemptJob, onAttemptHost } from '../queue/dispatcher.ts';
 import { mergeCommitOf } from '../runner/integration-git.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import { queuedReport } from '../ship/pr-progress.ts';
-import type { RunRecord } from '../store/run-store.ts';
 import type { BudgetProbe } from './budget-probe.ts';
 import { closeEpic, closeWithComment } from './close-issue.ts';
 import { type Ports, type RunCtx, refOf } from './context.ts';
@@ -55,15 +54,8 @@ export type PerformPorts = Ports<
 
 export { refOf };
 
-/** A pass the forge refused: only the run and the snapshot naming the hard blocker were read. */
-export interface HeldCtx {
-  run: RunRecord;
-  snap: RunSnapshot;
-  held: true;
-}
-
-/** What a pass performs on: all it read, or the run alone when the forge refused it. */
-export type PassCtx = RunCtx | HeldCtx;
+/** What a pass performs on: all it read, or (`held`: the forge refused it) the run and the hard blocker alone. */
+export type PassCtx = RunCtx | (Pick<RunCtx, 'run' | 'snap'> & { held: true });
 
 /** Where a run kind does one issue's work, and what its jobs and PRs carry beyond the shared fields. */
 export interface RunKind {

@@ -34,18 +34,6 @@ export const dispatchHeld = (pace: Pace | undefined): boolean => pace?.sessionFa
 /** The reason a run goes slower than it could, for its dashboard; undefined at full speed. */
 export const paceReason = (pace: Pace | undefined): string | undefined => pace?.reason || undefined;
 
-/** What every run kind's load read for its snapshot (the machine and the pace: `readRunRecords`). */
-interface CommonReads {
-  milestone: { title: string; description: string };
-  issues: RunSnapshot['issues'];
-  external?: RunSnapshot['external'];
-  progress?: RunSnapshot['progress'];
-  /** The budget probe's last answer; none yet plans with one worker. */
-  budget: ProbeAnswer | undefined;
-  machine: RunSnapshot['machine'];
-  pace: Pace | undefined;
-}
-
 /**
  * The part of a pass's snapshot every run kind builds alike: its issues, the budget, the host's worker
  * limit under the forge's pace, the roster, and no changed files, build, smoke or ship yet. Each kind
@@ -55,7 +43,12 @@ export const commonSnapshot = (
   deps: Ports<'config'>,
   kind: RunSnapshot['kind'],
   options: RunSnapshot['options'],
-  r: CommonReads,
+  r: Pick<RunSnapshot, 'issues'> &
+    Partial<Pick<RunSnapshot, 'external' | 'progress'>> & {
+      milestone: { title: string; description: string };
+      /** The budget probe's last answer; none yet plans with one worker. */
+      budget: ProbeAnswer | undefined;
+    } & Pick<Awaited<ReturnType<typeof readRunRecords>>, 'machine' | 'pace'>,
 ): RunSnapshot => ({
   kind,
   options,

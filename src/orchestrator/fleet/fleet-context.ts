@@ -1,5 +1,5 @@
 // The fleet run kind's ports: the orchestrator's own deps plus the hooks it lends the fleet (the
-// per-run serialiser, the scoreboard coalescer, the budget probe), and the per-pass context the
+// per-run serialiser, the scoreboard coalescer), and the per-pass context the
 // fleet steps work from. Nothing here does IO.
 import type { Pace } from '../../forges/rate-budget.ts';
 import type { Forge, RepoRef } from '../../forges/types.ts';
@@ -21,14 +21,15 @@ export interface FleetHooks {
   scoreboard(runId: string, body: string): void;
   /** Publishes the scoreboard now (run start, run end). */
   flushScoreboard(runId: string): Promise<void>;
-  probe: BudgetProbe;
   /** Whether the author may write in the repo (or is the bot itself): the same check as blitz. */
   trusted(forge: Forge, repo: string, author: string): Promise<boolean>;
 }
 
 /** What the fleet run kind uses of the orchestrator's ports; each step takes its own part of it. */
 export type FleetPorts = Ports<'baseEnv' | 'cloneUrl' | 'config' | 'dispatcher' | 'fleet' | 'forges'> &
-  Ports<'clock' | 'forgePace' | 'ledger' | 'logger' | 'machine' | 'notifiers' | 'runner' | 'store'>;
+  Ports<'clock' | 'forgePace' | 'ledger' | 'logger' | 'machine' | 'notifiers' | 'runner' | 'store'> & {
+    probe: BudgetProbe;
+  };
 
 /** Per-repository facts read once per pass. */
 export interface RepoFacts {

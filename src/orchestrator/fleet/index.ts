@@ -9,9 +9,7 @@ import { requestMerge, requestReview } from './person-commands.ts';
 import { reconcileFleet } from './reconcile-fleet.ts';
 import { startFleet } from './start-fleet.ts';
 
-export type { FleetHooks } from './fleet-context.ts';
 export { fleetTouchesRepo } from './fleet-state.ts';
-export { reconcileFleet } from './reconcile-fleet.ts';
 
 export interface Fleet {
   /** `not_mine` for commands another run kind handles. */

@@ -13,6 +13,7 @@ import { issueKey, type PlanIssue, planLabels } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import type { PrFacts } from '../../ship/pr-facts.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
+import type { BudgetProbe } from '../budget-probe.ts';
 import { forgeOfRun, type Ports, repoRefOf } from '../context.ts';
 import { live } from '../pass-loop.ts';
 import { gatePullRequests, withPrGates } from '../pr-feedback-step.ts';
@@ -108,7 +109,7 @@ const busyWork = async (
 export const loadFleet = async (
   deps: Ports<
     'clock' | 'config' | 'forgePace' | 'forges' | 'ledger' | 'logger' | 'machine' | 'runner' | 'store'
-  >,
+  > & { probe: BudgetProbe },
   hooks: FleetHooks,
   runId: string,
   ended = false,
@@ -162,7 +163,7 @@ export const loadFleet = async (
           (i) => i.state === 'open' || derived.some((p) => p.key === issueKey(i.repo, i.number)),
         ),
         progress: progress.filter((p) => tickets.has(p.key)),
-        budget: await hooks.probe(run.id),
+        budget: await deps.probe(run.id),
         // Close to the forge's rate limit: fewer sessions; spent, the planner holds new ones (`forgeSpent`).
         machine,
         pace,

@@ -27,13 +27,13 @@ import { performMemberStep } from './member-steps.ts';
 import { attemptsOfIssue, type PlanCtx, type PlanPorts, reloadPlan, savePlan } from './plan-context.ts';
 
 export interface PlanReconcileHooks extends Pick<ReconcileHooks, 'trusted'> {
-  probe: BudgetProbe;
   /** Hands the rendered dashboard to the run's sticky-comment coalescer. */
   dashboardBody(runId: string, body: string): void;
 }
 
 /** What a plan run's pass uses of the orchestrator's ports: the steps' own and what loading reads. */
-export type PlanRunPorts = PlanPorts & Ports<'cloneUrl' | 'forgePace' | 'forges' | 'machine'>;
+export type PlanRunPorts = PlanPorts &
+  Ports<'cloneUrl' | 'forgePace' | 'forges' | 'machine'> & { probe: BudgetProbe };
 
 const advancing = new Set<Action['type']>(['start_wave', 'land_wave']);
 
@@ -85,7 +85,7 @@ const load = async (
       milestone: ms.milestone,
       issues,
       external,
-      budget: await hooks.probe(run.id),
+      budget: await deps.probe(run.id),
       machine,
       pace,
     }),
