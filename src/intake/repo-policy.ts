@@ -22,14 +22,22 @@ export type RepoPolicyLoader = (forge: Forge, repo: RepoRef, base: AuthPolicy) =
 type FileSays = { ok: true; permission: Permission; allowedBots: string[] } | { ok: false; reply: string };
 
 /**
- * What each recent file text said, by its hash: a repository's file rarely changes between two
- * deliveries, and parsing the YAML and its schema costs more than the rest of a command's processing.
+ * What each recent file text said: a repository's file rarely changes between two deliveries, and
+ * parsing the YAML and its schema costs more than the rest of a command's processing. A short file is
+ * its own key (a map lookup hashes it faster than SHA-256 does); a long one is keyed by its hash.
  */
 const recent = new Map<string, FileSays>();
 const MAX_RECENT = 256;
+const KEY_AS_TEXT_BELOW = 4096;
+
+const keyOf = (text: string | undefined, path: string): string => {
+  if (text === undefined) return `${path}\u0000-`;
+  if (text.length < KEY_AS_TEXT_BELOW) return `${path}\u0000+${text}`;
+  return `${path}\u0000#${createHash('sha256').update(text).digest('base64')}`;
+};
 
 const fileSays = (text: string | undefined, path: string): FileSays => {
-  const key = `${path}\u0000${text === undefined ? '-' : `+${createHash('sha256').update(text).digest('base64')}`}`;
+  const key = keyOf(text, path);
   const known = recent.get(key);
   if (known) return known;
   const parsed = parseRepoConfig(text);

@@ -6,7 +6,7 @@ import { silentLogger } from '../../src/observability/logger.ts';
 import { PgBossQueue } from '../../src/queue/pg-boss-queue.ts';
 import type { SqlExecutor } from '../../src/queue/types.ts';
 import { createPgPool, type Queryable } from '../../src/store/pg-pool.ts';
-import { createStatementBatch } from '../../src/store/pg-statement-batch.ts';
+import { createStatementBatch, MAX_PER_STATEMENT } from '../../src/store/pg-statement-batch.ts';
 import { pgTestUrl, postgresAvailable, testSchemas } from '../support/pg.ts';
 
 const available = await postgresAvailable();
@@ -64,6 +64,43 @@ describe.skipIf(!available)('statement batches on Postgres', () => {
       // A later turn is a statement of its own.
       await batch.query(upsert, [3, 'd'], 't:3');
       expect(c.sent).toHaveLength(3);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('sends a large turn as prepared statements of at most MAX_PER_STATEMENT, in order, each shape parsed once', async () => {
+    const c = await connection();
+    try {
+      await c.client.query('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)');
+      c.sent.length = 0;
+      const batch = createStatementBatch(c.counted);
+      const turn = (v: string) =>
+        Promise.all(
+          Array.from({ length: 2 * MAX_PER_STATEMENT + 3 }, (_, i) =>
+            batch.query(upsert, [i, `${v}${i}`], `t:${i}`),
+          ),
+        );
+      const answers = await turn('a');
+      expect(c.sent).toHaveLength(3);
+      expect(answers.map((a) => a.rows)).toEqual(
+        Array.from({ length: 2 * MAX_PER_STATEMENT + 3 }, (_, i) => [{ id: i, v: `a${i}` }]),
+      );
+      const prepared = async () =>
+        (
+          await c.client.query<{ name: string }>(
+            "SELECT name FROM pg_prepared_statements WHERE name LIKE 'blitz-batch-%' ORDER BY name",
+          )
+        ).rows.map((r) => r.name);
+      // Two shapes (a full piece, and the 4 statements left), each prepared once on this connection.
+      const shapes = await prepared();
+      expect(shapes).toHaveLength(2);
+      await turn('b');
+      expect(c.sent).toHaveLength(6);
+      expect(await prepared()).toEqual(shapes);
+      expect((await c.client.query('SELECT count(*)::int AS n FROM t WHERE v LIKE $1', ['b%'])).rows).toEqual(
+        [{ n: 2 * MAX_PER_STATEMENT + 3 }],
+      );
     } finally {
       await c.close();
     }
