@@ -211,4 +211,18 @@ describe('model notes file', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('keeps every run of updates made at once (two runs ending together)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'blitz-notes-'));
+    const path = join(dir, 'models.md');
+    try {
+      const runs = ['r1', 'r2', 'r3'].map((id) => [attempt(id, `entry-${id}`, 'execution', 'solved')]);
+      const results = await Promise.allSettled(runs.map((evidence) => updateModelNotesFile(path, evidence)));
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+      const text = readFileSync(path, 'utf8');
+      for (const id of ['r1', 'r2', 'r3']) expect(text).toContain(`entry-${id}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

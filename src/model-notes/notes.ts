@@ -3,7 +3,7 @@
 // merged into the one measured line per (entry, tier); a run already merged is recognised by its id,
 // so compiling the same evidence twice gives the same file. Routing reads the file back as hints.
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { type EntryHints, hintsFor } from './hints.ts';
 import { formatCount, formatTierLine, runsNote, type Tier, type TierStats, tiers } from './lines.ts';
 import {
@@ -136,11 +136,31 @@ const readIfPresent = async (path: string): Promise<string | undefined> => {
   }
 };
 
+/** The update of each notes file now under way in this process: the next one waits for it. */
+const updating = new Map<string, Promise<unknown>>();
+
 /**
  * Rewrites the notes file in place from new attempt records (a missing file is created with the four
- * sections). Written through a temporary file and a rename, so a reader never sees half a file.
+ * sections). Written through a temporary file and a rename, so a reader never sees half a file. Two
+ * updates at once (two runs ending together) go one after the other: each reads what the other wrote.
  */
-export const updateModelNotesFile = async (
+export const updateModelNotesFile = (
+  path: string,
+  evidence: readonly AttemptEvidence[],
+): Promise<{ changed: boolean; lines: number }> => {
+  const key = resolve(path);
+  const next = (updating.get(key) ?? Promise.resolve())
+    .catch(() => undefined)
+    .then(() => rewriteNotes(path, evidence));
+  updating.set(key, next);
+  const done = () => {
+    if (updating.get(key) === next) updating.delete(key);
+  };
+  next.then(done, done);
+  return next;
+};
+
+const rewriteNotes = async (
   path: string,
   evidence: readonly AttemptEvidence[],
 ): Promise<{ changed: boolean; lines: number }> => {

@@ -28,7 +28,7 @@ import { performPrFeedback } from './pr-feedback-step.ts';
 import { mergePr, openPr, pushedHead } from './pull-requests.ts';
 import { rosterEntryFor } from './roster-entry.ts';
 import { runPageUrl } from './run-notice.ts';
-import { setRunState } from './run-state.ts';
+import { setRunState, stopRun } from './run-state.ts';
 import { firstTime, setProgress, writeRun } from './run-writer.ts';
 import { fileSmokeFinding } from './smoke-finding.ts';
 import { nudgeWithTells } from './tell-nudge.ts';
@@ -39,7 +39,6 @@ export interface Effects {
   bounce(ctx: RunCtx, issue: IssueKey, reason: string): Promise<void>;
   ship(ctx: RunCtx, path: 'deploy' | 'local', reason: string): Promise<void>;
   notify(ctx: RunCtx, level: 'info' | 'ready' | 'blocked', title: string, message: string): Promise<void>;
-  stop(ctx: RunCtx, state: 'done' | 'blocked' | 'paused', reason: string): Promise<void>;
 }
 
 /** What applying an action uses: each step below takes its own part of it. */
@@ -164,10 +163,11 @@ export const resumeIssue = async (deps: Ports<'dispatcher' | 'runner'>, ctx: Ste
 
 /**
  * The issue work every run kind performs alike, through its `RunKind`: a worker resumed, a PR opened, a
- * `/blitz tell` delivered, a PR's feedback acted on, the run's state moved. False for any other action.
+ * `/blitz tell` delivered, a PR's feedback acted on, the run's state moved or stopped (blitz and fleet;
+ * a plan run's stop is its own). False for any other action.
  */
 export const performIssueWork = async (
-  deps: Ports<'config' | 'dispatcher' | 'logger' | 'notifiers' | 'runner' | 'store'>,
+  deps: Ports<'config' | 'dispatcher' | 'ledger' | 'logger' | 'notifiers' | 'runner' | 'store'>,
   ctx: StepCtx & Pick<RunCtx, 'prFacts'>,
   kind: RunKind,
   a: Action,
@@ -199,6 +199,9 @@ export const performIssueWork = async (
     }
     case 'set_state':
       ctx.run = await setRunState(deps, ctx.run.id, a);
+      return true;
+    case 'stop':
+      ctx.run = await stopRun(deps, ctx.run.id, a.state, a.reason);
       return true;
     default:
       return false;
@@ -421,8 +424,6 @@ const performWork = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promise<
       return deps.effects.ship(ctx, a.path, a.reason);
     case 'notify':
       return deps.effects.notify(ctx, a.level, a.title, a.message);
-    case 'stop':
-      return deps.effects.stop(ctx, a.state, a.reason);
     case 'smoke_finding':
       return fileSmokeFinding(deps, ctx);
     case 'await_review':

@@ -1,6 +1,6 @@
 // The slower effects of a run: build and smoke checks through the runner's build gate (in the
 // background, their result recorded as a row and a pass requested), bounces with a revert,
-// ship (deploy or local preview), notifications, stopping a run and the model notes after it.
+// ship (deploy or local preview), notifications.
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { blameStep } from '../plan/blame.ts';
@@ -17,7 +17,6 @@ import { integrationGitOf } from './dispatch-attempt.ts';
 import { type Effects, refOf } from './perform.ts';
 import { milestonePrCi, milestonePrKey } from './pr-feedback.ts';
 import { runNoticeOf, runPageUrl, sendRunNotice } from './run-notice.ts';
-import { stopRun } from './run-state.ts';
 import { firstTime, type GateResult, recordGateResult, setProgress } from './run-writer.ts';
 
 export interface EffectHooks {
@@ -326,12 +325,7 @@ export const createEffects = (
       );
   };
 
-  // Ending a run also updates the model notes (stopRun, for every run kind).
-  const stop: Effects['stop'] = async (ctx, state, reason) => {
-    ctx.run = await stopRun(deps, ctx.run.id, state, reason);
-  };
-
-  return { startGate, bounce, ship, notify, stop };
+  return { startGate, bounce, ship, notify };
 };
 
 export const newRunId = (): string => randomUUID().slice(0, 8);

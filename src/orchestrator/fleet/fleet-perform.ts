@@ -12,7 +12,6 @@ import { dispatchIssue, performIssueWork, type RunKind } from '../perform.ts';
 import { keepReviewVerdict } from '../pr-feedback.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { runReviewLeg } from '../review-leg.ts';
-import { stopRun } from '../run-state.ts';
 import { type FleetCtx, fleetReviewPorts } from './fleet-context.ts';
 import { updateFleet, updateTicket } from './fleet-state.ts';
 import { mergeTicket } from './merge-ticket.ts';
@@ -107,9 +106,6 @@ export const performFleet = async (
       return mergeTicket(deps, ctx, a.issue, a.pr, issueAttempts(ctx, a.issue).at(-1), a.head);
     case 'close_issue':
       return closeTicket(deps, ctx, a.issue);
-    case 'stop':
-      ctx.run = await stopRun(deps, ctx.run.id, a.state, a.reason);
-      return;
     default:
       // Milestone-only actions (plans, builds, ship, epics, notices) do not arise in a fleet; the
       // scoreboard carries the fleet's report.

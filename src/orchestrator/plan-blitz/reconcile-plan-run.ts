@@ -49,10 +49,14 @@ const load = async (
   const forge = await forgeOfRun(deps, run, repo);
   const cfg = await loadRepoConfig(forge, repo);
   if (!cfg.result.ok) {
+    // Said once per set of errors, and stopped once: a blocked run is still looked at every tick.
     const text = formatConfigErrors(cfg.result.errors, cfg.path);
-    if (run.triggerIssue !== undefined)
-      await forge.createComment({ repo, number: run.triggerIssue }, text).catch(() => undefined);
-    await writeStop(deps, run.id, 'blocked', 'the repo config does not parse');
+    await reportOnce(deps, { run, forge, repo }, `config:${JSON.stringify(cfg.result.errors)}`, text).catch(
+      (err: unknown) => deps.logger.warn({ runId: run.id, err }, 'config errors not posted'),
+    );
+    const reason = 'the repo config does not parse';
+    if (run.state !== 'blocked' || run.progress.reason !== reason)
+      await writeStop(deps, run.id, 'blocked', reason);
     return undefined;
   }
   // The same approval gate as blitz: `blitz/approved` counts only as a writer added it, on that text.

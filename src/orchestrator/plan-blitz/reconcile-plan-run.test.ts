@@ -1,0 +1,58 @@
+// A plan run whose repo config stops parsing: it is blocked and says so once on its trigger issue,
+// however often the cron looks at it again (a blocked run is still reconciled every tick).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Forge } from '../../forges/types.ts';
+import { silentLogger } from '../../observability/logger.ts';
+import { openSqliteRunStore } from '../../store/sqlite-run-store.ts';
+import { type PlanRunPorts, reconcilePlanRun } from './reconcile-plan-run.ts';
+
+describe('a plan run on a repo config that does not parse', () => {
+  it('is blocked, and the errors are posted once across reconciles', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'plan-config-'));
+    try {
+      const store = openSqliteRunStore(':memory:');
+      await store.createRun({
+        id: 'p1',
+        forge: 'github',
+        repo: 'acme/app',
+        kind: 'plan',
+        milestoneNumber: 1,
+        milestoneTitle: 'M1',
+        slug: 'm1',
+        options: { maxSessions: 2 },
+        state: 'running',
+        integrationBranch: 'blitz/m1',
+        triggerIssue: 7,
+      });
+      const comments: { number: number; body: string }[] = [];
+      const forge = {
+        kind: 'github',
+        getDefaultBranch: async () => 'main',
+        getFile: async () => 'maxSesions: 2\n',
+        createComment: async (ref: { number: number }, body: string) => {
+          comments.push({ number: ref.number, body });
+          return { id: comments.length };
+        },
+      } as unknown as Forge;
+      const deps = {
+        store,
+        forges: async () => forge,
+        ledger: { listByRun: async () => [] },
+        logger: silentLogger(),
+        config: { modelNotesPath: join(dir, 'models.md') },
+      } as unknown as PlanRunPorts;
+      const hooks = { trusted: async () => true, dashboardBody: () => undefined };
+
+      for (let tick = 0; tick < 3; tick++) await reconcilePlanRun(deps, hooks, 'p1');
+
+      expect((await store.getRun('p1'))?.state).toBe('blocked');
+      expect(comments).toHaveLength(1);
+      expect(comments[0]).toMatchObject({ number: 7, body: expect.stringContaining('maxSesions') });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
