@@ -2,10 +2,8 @@
 // store read into the planner's snapshot), its perform (perform.ts) and its dashboard. Every decision
 // is the planner's (src/plan/); this file only reads and shows.
 
-import { formatConfigErrors } from '../config/repo-config.ts';
 import type { DashboardInput } from '../dashboard/types.ts';
 import { dashboardView } from '../dashboard/view.ts';
-import { hardBlockerOf } from '../forges/hard-blocker.ts';
 import { type Forge, hasPermission, type MilestoneSnapshot } from '../forges/types.ts';
 import { issueContentHash } from '../intake/content-hash.ts';
 import type { ForgeEvent } from '../intake/events.ts';
@@ -27,11 +25,11 @@ import { unfiledFindings } from './file-findings.ts';
 import { fleetTouchesRepo } from './fleet/fleet-state.ts';
 import { sweepClosedWorkspaces } from './issue-cleanup.ts';
 import { live, runPasses } from './pass-loop.ts';
-import { type PassCtx, type PerformPorts, perform, reportOnce } from './perform.ts';
+import { type PassCtx, type PerformPorts, perform } from './perform.ts';
 import { gatePullRequests, withPrGates } from './pr-feedback-step.ts';
 import { keepOpenedPulls, readsPerCall } from './pr-reads-per-call.ts';
-import { loadRepoConfig } from './repo-settings.ts';
 import { commonSnapshot, paceReason, readRunRecords } from './run-pace.ts';
+import { type ConfigRead, keptBlockerOf, loadRunRepo, type RunRepo } from './run-repo.ts';
 import { foldResults, writeProgress } from './run-writer.ts';
 import { withTells } from './tell-nudge.ts';
 
@@ -60,15 +58,10 @@ export type ReconcilePorts = PerformPorts & Ports<'forgePace' | 'forges' | 'mach
 
 /** What one reconcileRun call reads once for all its passes (the repo config does not change mid-call). */
 interface CallCache extends ReconcileCall {
-  cfg?: Awaited<ReturnType<typeof loadRepoConfig>>;
+  cfg?: ConfigRead;
   /** The PR feedback loop's reads of this call (pr-reads-per-call.ts). */
   prReads?: Map<string, Promise<unknown>>;
 }
-
-const keptBlockerOf = (b: NonNullable<RunRecord['progress']['hardBlocker']>) => ({
-  reason: b.reason,
-  ...(b.issue !== undefined ? { issue: b.issue } : {}),
-});
 
 /** The integration review as the planner and the dashboard see it, from the run's progress. */
 const reviewView = (p: RunRecord['progress']): IntegrationReviewView => {
@@ -89,21 +82,9 @@ const reviewView = (p: RunRecord['progress']): IntegrationReviewView => {
   };
 };
 
-/** The snapshot of a pass the forge refused: nothing but the run and the hard blocker could be read. */
-const heldSnapshot = (deps: Ports<'config'>, run: RunRecord, reason: string): RunSnapshot => ({
-  ...commonSnapshot(deps, 'blitz', run.options as RunOptionsStored, {
-    milestone: { title: run.milestoneTitle, description: '' },
-    issues: [],
-    budget: undefined,
-    machine: { limit: 0, contended: false },
-    pace: undefined,
-  }),
-  hardBlocker: reason,
-});
-
 /**
- * Reads everything one pass needs; undefined when the run is gone, finished or its config is broken.
- * A forge that refuses the bot (forges/hard-blocker.ts) is read as the snapshot's hard blocker.
+ * Reads everything one pass needs; undefined when the run is gone or finished. A forge that refuses the
+ * bot or a config that does not parse is read as the snapshot's hard blocker (run-repo.ts).
  */
 const load = async (
   deps: ReconcilePorts,
@@ -115,13 +96,13 @@ const load = async (
   await foldResults(deps.store, runId);
   const run = await deps.store.getRun(runId);
   if (!run || !live(run.state)) return undefined;
-  try {
-    return await loadRun(deps, hooks, run, cache);
-  } catch (err) {
-    const reason = hardBlockerOf(err);
-    if (reason === undefined) throw err;
-    return { run, snap: heldSnapshot(deps, run, reason), held: true };
-  }
+  // A PR a pass opens is not read back by the next pass's feedback read (pr-reads-per-call.ts).
+  cache.prReads ??= new Map();
+  const prReads = cache.prReads;
+  return loadRunRepo(deps, run, 'blitz', (r) => loadRun(deps, hooks, run, cache, r), {
+    cache,
+    wrap: (forge) => keepOpenedPulls(forge, prReads),
+  });
 };
 
 const loadRun = async (
@@ -129,20 +110,8 @@ const loadRun = async (
   hooks: ReconcileHooks,
   run: RunRecord,
   cache: CallCache,
-): Promise<RunCtx | undefined> => {
-  const repo = repoRefOf(run.repo);
-  // A PR a pass opens is not read back by the next pass's feedback read (pr-reads-per-call.ts).
-  cache.prReads ??= new Map();
-  const forge = keepOpenedPulls(await forgeOfRun(deps, run, repo), cache.prReads);
-  cache.cfg ??= await loadRepoConfig(forge, repo);
-  const cfg = cache.cfg;
-  // A broken config holds the blitz (said once per set of errors) until a push fixes it.
-  if (!cfg.result.ok) {
-    const text = formatConfigErrors(cfg.result.errors, cfg.path);
-    await reportOnce(deps, { run, forge, repo }, `config:${JSON.stringify(cfg.result.errors)}`, text);
-    return undefined;
-  }
-  const repoConfig = cfg.result.config;
+  { forge, repo, repoConfig, defaultBranch }: RunRepo,
+): Promise<RunCtx> => {
   const { ms, input } = await readMilestone(hooks, forge, run);
   const { external } = input;
   // Seed 002: M/L work needs an approved plan first; it is held (and said so) while the rest runs.
@@ -164,7 +133,7 @@ const loadRun = async (
   const prFacts = await gatePullRequests(
     deps,
     {
-      forge: readsPerCall(forge, cache.prReads),
+      forge: readsPerCall(forge, cache.prReads ?? new Map()),
       repo,
       run: fresh,
       attempts,
@@ -194,10 +163,9 @@ const loadRun = async (
     }),
     ...(repoConfig.ship.deploy ? { deployCommand: repoConfig.ship.deploy } : {}),
     changedFiles: wantsChanged
-      ? await changedSinceDefault(
-          await integrationGitOf(deps, { forge, repo, run }),
-          cfg.defaultBranch,
-        ).catch(() => [])
+      ? await changedSinceDefault(await integrationGitOf(deps, { forge, repo, run }), defaultBranch).catch(
+          () => [],
+        )
       : [],
     ...(abandoned.length > 0 ? { abandoned } : {}),
     budgetStale: cache.budget === undefined,
@@ -233,7 +201,7 @@ const loadRun = async (
     forge,
     repo,
     repoConfig,
-    defaultBranch: cfg.defaultBranch,
+    defaultBranch,
     snap,
     rows: rowsByKey,
     attempts,

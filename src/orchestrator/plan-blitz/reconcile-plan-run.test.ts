@@ -1,5 +1,6 @@
 // A plan run whose repo config stops parsing: it is blocked and says so once on its trigger issue,
-// however often the cron looks at it again (a blocked run is still reconciled every tick).
+// however often the cron looks at it again (a blocked run is still reconciled every tick), and goes on
+// by itself at the first reconcile after a push that fixes the config.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +11,7 @@ import { openSqliteRunStore } from '../../store/sqlite-run-store.ts';
 import { type PlanRunPorts, reconcilePlanRun } from './reconcile-plan-run.ts';
 
 describe('a plan run on a repo config that does not parse', () => {
-  it('is blocked, and the errors are posted once across reconciles', async () => {
+  it('is blocked, the errors are posted once across reconciles, and a fixed config lifts it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'plan-config-'));
     try {
       const store = openSqliteRunStore(':memory:');
@@ -28,10 +29,19 @@ describe('a plan run on a repo config that does not parse', () => {
         triggerIssue: 7,
       });
       const comments: { number: number; body: string }[] = [];
+      let configText = 'maxSesions: 2\n';
+      const notices: string[] = [];
       const forge = {
         kind: 'github',
         getDefaultBranch: async () => 'main',
-        getFile: async () => 'maxSesions: 2\n',
+        getFile: async () => configText,
+        loadMilestone: async () => ({
+          milestone: { number: 1, title: 'M1', description: '' },
+          issues: [],
+          externalBlockers: [],
+        }),
+        createIssue: async () => ({ ref: { number: 99 } }),
+        closeIssue: async () => undefined,
         createComment: async (ref: { number: number }, body: string) => {
           comments.push({ number: ref.number, body });
           return { id: comments.length };
@@ -42,7 +52,21 @@ describe('a plan run on a repo config that does not parse', () => {
         forges: async () => forge,
         ledger: { listByRun: async () => [] },
         logger: silentLogger(),
-        config: { modelNotesPath: join(dir, 'models.md') },
+        config: { modelNotesPath: join(dir, 'models.md'), runner: { retries: 1 }, roster: [] },
+        clock: { now: () => new Date('2026-12-02T12:00:00Z') },
+        notifiers: [
+          {
+            target: 'test',
+            events: new Set(['blocked']),
+            notify: async (n: { event: string }) => {
+              notices.push(n.event);
+              return { ok: true };
+            },
+          },
+        ],
+        machine: () => ({ limit: 1, contended: false }),
+        probe: async () => undefined,
+        cloneUrl: async () => 'https://example.invalid/acme/app.git',
       } as unknown as PlanRunPorts;
       const hooks = { trusted: async () => true, dashboardBody: () => undefined };
 
@@ -51,6 +75,15 @@ describe('a plan run on a repo config that does not parse', () => {
       expect((await store.getRun('p1'))?.state).toBe('blocked');
       expect(comments).toHaveLength(1);
       expect(comments[0]).toMatchObject({ number: 7, body: expect.stringContaining('maxSesions') });
+      expect(notices).toEqual(['blocked']);
+      expect((await store.getRun('p1'))?.progress.reason).toMatch(/does not parse/);
+
+      configText = 'maxSessions: 2\n';
+      await reconcilePlanRun(deps, hooks, 'p1');
+      const after = await store.getRun('p1');
+      // It goes on: with nothing in the milestone, on to its end.
+      expect(after?.state).toBe('done');
+      expect(after?.progress.hardBlocker).toBeUndefined();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -3,7 +3,6 @@
 // performs: a member's step down its lane (plan/plan-member.ts decides it, member-steps.ts performs
 // it), a wave started or landed, a report, the stop.
 // Labels and comments on the tracker carry the plans; the run keeps the waves' landings.
-import { formatConfigErrors } from '../../config/repo-config.ts';
 import { blockerReport } from '../../dashboard/blocker-reports.ts';
 import { planDryRun } from '../../dashboard/dry-run.ts';
 import { renderPlanDashboard } from '../../dashboard/plan-dashboard.ts';
@@ -14,14 +13,16 @@ import { currentWave, finishedKeys, tallyOf } from '../../plan/plan-progress.ts'
 import { planRunEnd } from '../../plan/plan-waves.ts';
 import type { Action, RunSnapshot } from '../../plan/snapshot.ts';
 import { type IssueKey, issueKey } from '../../plan/types.ts';
+import type { RunRecord } from '../../store/run-store.ts';
 import type { BudgetProbe } from '../budget-probe.ts';
-import { forgeOfRun, type Ports, type RunOptionsStored, repoRefOf } from '../context.ts';
+import type { Ports, RunOptionsStored } from '../context.ts';
 import { cloneUrlOf } from '../dispatch-attempt.ts';
+import { blockRun, unblockRun } from '../hard-blocker-run.ts';
 import { live, runPasses } from '../pass-loop.ts';
 import { reportOnce } from '../perform.ts';
 import { type ReconcileHooks, readMilestone } from '../reconcile.ts';
-import { loadRepoConfig } from '../repo-settings.ts';
 import { commonSnapshot, pacedLimit, paceReason, readRunRecords } from '../run-pace.ts';
+import { type HeldPass, keptBlockerOf, loadRunRepo, type RunRepo } from '../run-repo.ts';
 import { setRunState, stopRun as writeStop } from '../run-state.ts';
 import { performMemberStep } from './member-steps.ts';
 import { attemptsOfIssue, type PlanCtx, type PlanPorts, reloadPlan, savePlan } from './plan-context.ts';
@@ -33,32 +34,32 @@ export interface PlanReconcileHooks extends Pick<ReconcileHooks, 'trusted'> {
 
 /** What a plan run's pass uses of the orchestrator's ports: the steps' own and what loading reads. */
 export type PlanRunPorts = PlanPorts &
-  Ports<'cloneUrl' | 'forgePace' | 'forges' | 'machine'> & { probe: BudgetProbe };
+  Ports<'clock' | 'cloneUrl' | 'forgePace' | 'forges' | 'machine' | 'notifiers'> & { probe: BudgetProbe };
 
 const advancing = new Set<Action['type']>(['start_wave', 'land_wave']);
 
-/** A pass's reads; undefined when the run is gone or finished, or stopped now on a config that does not parse. */
+type PlanPass = (PlanCtx & { snap: RunSnapshot }) | HeldPass;
+
+/**
+ * A pass's reads; undefined when the run is gone or finished. A forge that refuses the bot or a config
+ * that does not parse is read as the snapshot's hard blocker, as for a blitz (run-repo.ts).
+ */
 const load = async (
   deps: PlanRunPorts,
   hooks: PlanReconcileHooks,
   runId: string,
-): Promise<(PlanCtx & { snap: RunSnapshot }) | undefined> => {
+): Promise<PlanPass | undefined> => {
   const run = await deps.store.getRun(runId);
   if (!run || !live(run.state)) return undefined;
-  const repo = repoRefOf(run.repo);
-  const forge = await forgeOfRun(deps, run, repo);
-  const cfg = await loadRepoConfig(forge, repo);
-  if (!cfg.result.ok) {
-    // Said once per set of errors, and stopped once: a blocked run is still looked at every tick.
-    const text = formatConfigErrors(cfg.result.errors, cfg.path);
-    await reportOnce(deps, { run, forge, repo }, `config:${JSON.stringify(cfg.result.errors)}`, text).catch(
-      (err: unknown) => deps.logger.warn({ runId: run.id, err }, 'config errors not posted'),
-    );
-    const reason = 'the repo config does not parse';
-    if (run.state !== 'blocked' || run.progress.reason !== reason)
-      await writeStop(deps, run.id, 'blocked', reason);
-    return undefined;
-  }
+  return loadRunRepo(deps, run, 'plan', (r) => loadPlanRun(deps, hooks, run, r));
+};
+
+const loadPlanRun = async (
+  deps: PlanRunPorts,
+  hooks: PlanReconcileHooks,
+  run: RunRecord,
+  { forge, repo, repoConfig, defaultBranch }: RunRepo,
+): Promise<PlanCtx & { snap: RunSnapshot }> => {
   // The same approval gate as blitz: `blitz/approved` counts only as a writer added it, on that text.
   const { ms, input } = await readMilestone(hooks, forge, run);
   const { issues, external } = input;
@@ -68,8 +69,8 @@ const load = async (
     run,
     forge,
     repo,
-    repoConfig: cfg.result.config,
-    defaultBranch: cfg.defaultBranch,
+    repoConfig,
+    defaultBranch,
     cloneUrl: await cloneUrlOf(deps, forge, repo),
     issues: new Map(issues.map((i) => [issueKey(i.repo, i.number), i])),
     rows: new Map(rows.map((r) => [issueKey(r.repo, r.number), r])),
@@ -93,6 +94,7 @@ const load = async (
       machine,
       pace,
     }),
+    ...(run.progress.hardBlocker ? { keptBlocker: keptBlockerOf(run.progress.hardBlocker) } : {}),
     waves: { completed: landed.length, ...(last ? { last: tallyOf(last) } : {}) },
     planRun: {
       ...(pc.plan.targets ? { targets: pc.plan.targets } : {}),
@@ -161,7 +163,12 @@ const stopPlanRun = async (
 };
 
 /** Applies one of the planner's actions to a plan run; true when a member's step moved the run. */
-const performPlan = async (pc: PlanCtx, a: Action): Promise<unknown> => {
+const performPlan = async (deps: PlanRunPorts, p: PlanPass, a: Action): Promise<unknown> => {
+  if (a.type === 'block') return blockRun(deps, p.run.id, a.reason);
+  if (a.type === 'unblock') return unblockRun(deps, p.run.id);
+  // Nothing else is planned on a held pass.
+  if ('held' in p) return;
+  const pc = p;
   switch (a.type) {
     case 'set_state':
       pc.run = await setRunState(pc.deps, pc.run.id, a);
@@ -216,9 +223,12 @@ export const reconcilePlanRun = (
   hooks: PlanReconcileHooks,
   runId: string,
 ): Promise<void> =>
-  runPasses<PlanCtx & { snap: RunSnapshot }>(deps, {
+  runPasses<PlanPass>(deps, {
     load: () => load(deps, hooks, runId),
-    perform: performPlan,
+    perform: (p, a) => performPlan(deps, p, a),
     advancing,
-    publish: async (pc) => hooks.dashboardBody(runId, renderPlanDashboard(pc)),
+    // A held pass has nothing to show; the first pass that reads the repo again does.
+    publish: async (p) => {
+      if (!('held' in p)) hooks.dashboardBody(runId, renderPlanDashboard(p));
+    },
   });

@@ -1,0 +1,99 @@
+// What a blitz or plan run reads of its repository first in every load, one way for both: the forge
+// connection and the repo config. A config that does not parse, and a forge that refuses the bot
+// (forges/hard-blocker.ts), are both a hard blocker: the pass reads nothing else and the planner blocks
+// the run (hard-blocker-run.ts: BLOCKED with the reason, one notice with `/blitz resume`); the config's
+// errors go once on the trigger issue. The first pass that reads a config that parses lifts the blocker.
+import { formatConfigErrors } from '../config/repo-config.ts';
+import { hardBlockerOf } from '../forges/hard-blocker.ts';
+import type { Forge, RepoRef } from '../forges/types.ts';
+import type { RunSnapshot } from '../plan/snapshot.ts';
+import type { RunRecord } from '../store/run-store.ts';
+import { forgeOfRun, type Ports, type RunOptionsStored, repoRefOf } from './context.ts';
+import { reportOnce } from './perform.ts';
+import { loadRepoConfig } from './repo-settings.ts';
+import { commonSnapshot } from './run-pace.ts';
+
+export type ConfigRead = Awaited<ReturnType<typeof loadRepoConfig>>;
+type ParsedConfig = Extract<ConfigRead['result'], { ok: true }>['config'];
+
+/** The run's repository as one pass reads it: the forge, and the config that parsed. */
+export interface RunRepo {
+  forge: Forge;
+  repo: RepoRef;
+  repoConfig: ParsedConfig;
+  defaultBranch: string;
+}
+
+/** A pass that read only the run and its hard blocker: the planner blocks the run on it and does nothing else. */
+export interface HeldPass {
+  run: RunRecord;
+  snap: RunSnapshot;
+  held: true;
+}
+
+/** A hard blocker kept on the run from an earlier pass, for the planner to lift (`unblock`). */
+export const keptBlockerOf = (b: NonNullable<RunRecord['progress']['hardBlocker']>) => ({
+  reason: b.reason,
+  ...(b.issue !== undefined ? { issue: b.issue } : {}),
+});
+
+/** The hard blocker of a repo config that does not parse; its errors are on the trigger issue. */
+export const configBlocker = (path: string): string =>
+  `the repo config ${path} does not parse (its errors are on the run's trigger issue); push a fix`;
+
+/** The snapshot of a held pass: nothing but the run and the hard blocker was read. */
+export const heldSnapshot = (
+  deps: Ports<'config'>,
+  run: RunRecord,
+  kind: RunSnapshot['kind'],
+  reason: string,
+): RunSnapshot => ({
+  ...commonSnapshot(deps, kind, run.options as RunOptionsStored, {
+    milestone: { title: run.milestoneTitle, description: '' },
+    issues: [],
+    budget: undefined,
+    machine: { limit: 0, contended: false },
+    pace: undefined,
+  }),
+  hardBlocker: reason,
+});
+
+/**
+ * Reads the run's forge and repo config (`cache.cfg`, when given, is read once per reconcile call), and
+ * what else the load reads (`rest`); a broken config or a refusing forge gives the held pass instead.
+ * `wrap` wraps the forge connection the pass uses (the blitz keeps the PRs it opens).
+ */
+export const loadRunRepo = async <Ctx>(
+  deps: Ports<'config' | 'forges' | 'logger' | 'store'>,
+  run: RunRecord,
+  kind: RunSnapshot['kind'],
+  rest: (r: RunRepo) => Promise<Ctx>,
+  opts: { cache?: { cfg?: ConfigRead }; wrap?: (forge: Forge) => Forge } = {},
+): Promise<Ctx | HeldPass> => {
+  const held = (reason: string): HeldPass => ({
+    run,
+    snap: heldSnapshot(deps, run, kind, reason),
+    held: true,
+  });
+  try {
+    const repo = repoRefOf(run.repo);
+    const opened = await forgeOfRun(deps, run, repo);
+    const forge = opts.wrap ? opts.wrap(opened) : opened;
+    const cache = opts.cache ?? {};
+    cache.cfg ??= await loadRepoConfig(forge, repo);
+    const cfg = cache.cfg;
+    if (!cfg.result.ok) {
+      // Said once per set of errors: a blocked run is still looked at every tick.
+      const text = formatConfigErrors(cfg.result.errors, cfg.path);
+      await reportOnce(deps, { run, forge, repo }, `config:${JSON.stringify(cfg.result.errors)}`, text).catch(
+        (err: unknown) => deps.logger.warn({ runId: run.id, err }, 'config errors not posted'),
+      );
+      return held(configBlocker(cfg.path));
+    }
+    return await rest({ forge, repo, repoConfig: cfg.result.config, defaultBranch: cfg.defaultBranch });
+  } catch (err) {
+    const reason = hardBlockerOf(err);
+    if (reason === undefined) throw err;
+    return held(reason);
+  }
+};
