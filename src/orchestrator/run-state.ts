@@ -34,14 +34,24 @@ export const stopRun = async (
     },
   }));
   deps.logger.info({ runId, state, reason }, 'run stopped');
-  if (state !== 'paused') await recordModelNotes(deps, runId);
+  if (state !== 'paused') await recordModelNotes(deps, runId, state === 'done');
   return run;
 };
 
-/** What the run's finished attempts taught about the roster, merged into the model notes file. */
-const recordModelNotes = async (deps: Ports<'config' | 'ledger' | 'logger'>, runId: string) => {
+/**
+ * What the run's finished attempts taught about the roster, merged into the model notes file. The
+ * notes count a run's records merged so far, in ledger order: a run that may go on (blocked) gives
+ * only the finished ones before its first still running, so one that ends later is merged then, in
+ * its place, and none twice; a run that ended (done) gives every finished one.
+ */
+const recordModelNotes = async (
+  deps: Ports<'config' | 'ledger' | 'logger'>,
+  runId: string,
+  ended: boolean,
+) => {
   const attempts = await deps.ledger.listByRun(runId);
-  const evidence = attempts
+  const open = attempts.findIndex((a) => a.outcome === undefined);
+  const evidence = (ended || open < 0 ? attempts : attempts.slice(0, open))
     .filter((a) => a.outcome !== undefined)
     .map((a) => ({
       runId: a.runId,
