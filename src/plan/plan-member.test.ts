@@ -116,6 +116,35 @@ describe('a plan-wave member’s step (memberStep)', () => {
   });
 });
 
+it('reads a merge under way from the PR: merged → landed with its merge commit, not merged → shipped again', () => {
+  const shipping = member({ size: 'XS', state: 'shipping', attempts: [solved] });
+  const underWay = { attempt: 'a1', planner: 'w', merging: { pr: 7, reviewed: true } };
+  const closes = [
+    { op: 'close', pr: 7, sha: 'def' },
+    { op: 'clean_up', attempt: 'a1', pr: 7 },
+    { op: 'land', outcome: { landing: 'closed', size: 'XS', mergeSha: 'def' } },
+  ];
+  const merged = { pr: 7, merged: true, sha: 'def' };
+  // The bot stopped between the merge and its record; the merge closed the issue on GitHub.
+  expect(memberStep({ ...shipping, open: false, answer: underWay, merge: merged }, 0, 0)).toEqual(closes);
+  expect(memberStep({ ...shipping, answer: underWay, merge: merged }, 0, 0)).toEqual(closes);
+  // Not merged (or another PR read): the ship is asked again; closed by a person: landed as theirs.
+  const open = { pr: 7, merged: false };
+  expect(memberStep({ ...shipping, answer: underWay, merge: open }, 0, 0)).toEqual([
+    { op: 'ship', attempt: 'a1' },
+  ]);
+  expect(memberStep({ ...shipping, answer: underWay, merge: { ...merged, pr: 8 } }, 0, 0)).toEqual([
+    { op: 'ship', attempt: 'a1' },
+  ]);
+  expect(landing(memberStep({ ...shipping, open: false, answer: underWay, merge: open }, 0, 0))?.note).toBe(
+    'closed on the tracker during the wave',
+  );
+  // A merge under way for an earlier attempt is not this one's.
+  expect(memberStep({ ...shipping, answer: { ...underWay, attempt: 'a0' }, merge: merged }, 0, 0)).toEqual([
+    { op: 'ship', attempt: 'a1' },
+  ]);
+});
+
 /** A member whose solved attempt `a1` answered `answer` (its phase's state given). */
 const answered = (
   state: string,
@@ -248,8 +277,16 @@ describe('member steps, for any member', () => {
             { requiredKeys: ['pr', 'reviewed'] },
           ),
           shipRefused: fc.record({ pr: fc.nat(9), reason: fc.constant('conflict') }),
+          merging: fc.record({ pr: fc.nat(9), reviewed: fc.boolean() }),
         },
         { requiredKeys: ['attempt', 'planner'] },
+      ),
+      { nil: undefined },
+    ),
+    merge: fc.option(
+      fc.record(
+        { pr: fc.nat(9), merged: fc.boolean(), sha: fc.constant('def') },
+        { requiredKeys: ['pr', 'merged'] },
       ),
       { nil: undefined },
     ),
@@ -273,22 +310,33 @@ describe('member steps, for any member', () => {
         const last = m.attempts.filter((a) => a.outcome === 'solved').at(-1);
         const shipAnswer =
           m.state === 'shipping' && last && m.answer?.attempt === last.id ? m.answer : undefined;
-        // A merge recorded for the attempt it names lands the member closed with its size and merge,
-        // open on the tracker or not, after closing and cleaning up; it is never shipped again.
-        if (shipAnswer?.shipped) {
-          const { pr, sha } = shipAnswer.shipped;
+        // A merge under way for the attempt it names, whose PR the pass read merged, is that merge.
+        const readMerged =
+          shipAnswer?.merging &&
+          !shipAnswer.shipRefused &&
+          m.merge?.merged &&
+          m.merge.pr === shipAnswer.merging.pr
+            ? { pr: m.merge.pr, sha: m.merge.sha }
+            : undefined;
+        const merge = shipAnswer?.shipped ?? readMerged;
+        // A merge recorded (or read) for the attempt it names lands the member closed with its size and
+        // merge, open on the tracker or not, after closing and cleaning up; it is never shipped again.
+        if (merge) {
+          const { pr, sha } = merge;
           expect(ops(got)).toEqual(['close', 'clean_up', 'land']);
           expect(got[1]).toEqual({ op: 'clean_up', attempt: last!.id, pr });
           expect(landing(got)).toMatchObject({ landing: 'closed', size: 'XS' });
           expect(landing(got)?.mergeSha).toBe(sha);
+        } else if (m.open && shipAnswer?.merging && !shipAnswer.shipRefused) {
+          // A merge under way whose PR is not merged is asked again.
+          expect(got).toEqual([{ op: 'ship', attempt: last!.id }]);
         } else if (m.open && shipAnswer?.shipRefused) {
           // A refused ship for the attempt it names lands the member; it is never shipped again.
           expect(landing(got)?.landing).toBe('refused');
           expect(got.some((o) => o.op === 'ship')).toBe(false);
         }
-        // Only a recorded merge closes the issue or cleans up after it.
-        if (!shipAnswer?.shipped)
-          expect(got.some((o) => o.op === 'close' || o.op === 'clean_up')).toBe(false);
+        // Only a merge recorded, or read from the PR of one under way, closes the issue or cleans up.
+        if (!merge) expect(got.some((o) => o.op === 'close' || o.op === 'clean_up')).toBe(false);
         // A question to the world ends its step: what the answer means is the next pass's to decide.
         const asks = got.findIndex((o) => o.op === 'read_plan' || o.op === 'review' || o.op === 'ship');
         if (asks >= 0) {

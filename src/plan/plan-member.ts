@@ -7,7 +7,8 @@
 // merge of an XS's PR or its refusal) is asked for by a step (`read_plan`, `review`, `ship`) that only
 // records it on the member (`MemberAnswer`); the next pass's step decides what it means. A merged XS
 // is decided from its recorded answer before the tracker's state: the forge may close a 'Resolves #n'
-// issue itself, and the merge, not a person, closed it. A step that starts a worker takes a free slot.
+// issue itself, and the merge, not a person, closed it. The merge under way is recorded before it is
+// asked for, so a bot that stopped before recording its answer reads the PR: merged → shipped. A step that starts a worker takes a free slot.
 import { needsReview, parsePlanSize, planRunLabels, type Size, sizeLabel } from './plan-labels.ts';
 import type { AttemptOutcome } from './routing.ts';
 import type { IssueKey } from './types.ts';
@@ -65,6 +66,20 @@ export interface MemberAnswer {
   shipped?: ShipAnswer;
   /** XS: the forge refused to merge the worker's PR, and why (`ship`). */
   shipRefused?: { pr: number; reason: string };
+  /**
+   * XS: a merge of this PR is under way, recorded before the merge is asked for: a bot that stops before
+   * it records the merge's answer reads the PR on the next pass (`MemberFacts.merge`) instead of taking
+   * the issue the merge closed for one a person closed.
+   */
+  merging?: { pr: number; reviewed: boolean };
+}
+
+/** The PR a merge under way names, as the pass read it from the forge. */
+export interface MergeRead {
+  pr: number;
+  merged: boolean;
+  /** The merge commit, when the forge names it. */
+  sha?: string;
 }
 
 /** A plan read and who wrote it: what a plan comment, a review and a pivot show. */
@@ -117,6 +132,8 @@ export interface MemberFacts {
   findings?: string;
   /** The world's last answer to its steps (counts only for the attempt it names). */
   answer?: MemberAnswer;
+  /** The PR of a merge under way (`answer.merging`), read this pass. */
+  merge?: MergeRead;
 }
 
 /** What the orchestrator reads of a member; the planner adds its execution gate. */
@@ -239,6 +256,17 @@ const underReview = (m: MemberFacts, answer: MemberAnswer): MemberOp[] => {
   return [{ op: 'review', size, attempt: answer.attempt, plan }];
 };
 
+/**
+ * The merge of an XS's PR, as recorded or (a bot that stopped between the merge and its record) as the
+ * forge shows the PR of the merge under way; undefined while it is not merged.
+ */
+const mergeOf = (recorded: MemberAnswer, read: MergeRead | undefined): ShipAnswer | undefined => {
+  if (recorded.shipped) return recorded.shipped;
+  const underWay = recorded.shipRefused ? undefined : recorded.merging;
+  if (!underWay || read?.pr !== underWay.pr || !read.merged) return undefined;
+  return { pr: underWay.pr, ...(read.sha ? { sha: read.sha } : {}), reviewed: underWay.reviewed };
+};
+
 /** The member's answer for this attempt, if the world gave one. */
 const answerFor = (m: MemberFacts, attempt: string): MemberAnswer | undefined =>
   m.answer?.attempt === attempt ? m.answer : undefined;
@@ -251,7 +279,8 @@ export const memberStep = (m: MemberFacts, slots: number, runnerRetries: number)
   const solved = m.attempts.filter((a) => a.outcome === 'solved').at(-1);
   const recorded = solved && answerFor(m, solved.id);
   // Before the tracker's state: a merged XS's issue may already be closed, by the merge itself.
-  if (m.state === 'shipping' && solved && recorded?.shipped) return shipped(solved.id, recorded.shipped);
+  const merge = m.state === 'shipping' && recorded ? mergeOf(recorded, m.merge) : undefined;
+  if (solved && merge) return shipped(solved.id, merge);
   if (!m.open)
     return [{ op: 'land', outcome: { landing: 'closed', note: 'closed on the tracker during the wave' } }];
   if (m.state === 'reviewing' || m.state === 'shipping') {

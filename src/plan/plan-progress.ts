@@ -39,6 +39,7 @@ const answerSchema = z.object({
     .optional(),
   shipped: z.object({ pr: z.number().int(), sha: z.string().optional(), reviewed: z.boolean() }).optional(),
   shipRefused: z.object({ pr: z.number().int(), reason: z.string() }).optional(),
+  merging: z.object({ pr: z.number().int(), reviewed: z.boolean() }).optional(),
 }) satisfies z.ZodType<MemberAnswer>;
 
 const waveSchema = z.object({

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dashboardMarker } from '../../src/dashboard/render.ts';
+import type { Forge } from '../../src/forges/types.ts';
 import { planProgressOf } from '../../src/plan/plan-progress.ts';
 import type { RunnerEvent } from '../../src/runner/types.ts';
 import { type PlanHarness, startPlanHarness } from '../support/plan-harness.ts';
@@ -204,6 +205,51 @@ describe.each(['github', 'gitea'] as const)('plan-blitz end to end on %s', (forg
     });
     expect(h.world.issue(h.repo, refused.n)!.state).toBe('open');
     // The refusal was an answer on the member until it landed; a landed member keeps none.
+    expect(wave.answers).toEqual({});
+  }, 60_000);
+
+  it('a bot that stops between an XS merge and recording it lands the member shipped, with its size and merge commit', async () => {
+    let merges = 0;
+    // The merge goes through on the forge, which closes the 'Resolves #1' issue and says so (its
+    // webhook reaches the bot's reads); then the step dies before its answer is recorded, as a bot
+    // stopped at that moment would.
+    const stopAfterMerge = (f: Forge): Forge =>
+      new Proxy(f, {
+        get: (target, prop, receiver) =>
+          prop !== 'mergePullRequest'
+            ? Reflect.get(target, prop, receiver)
+            : async (...args: Parameters<Forge['mergePullRequest']>) => {
+                const merged = await target.mergePullRequest(...args);
+                if (++merges > 1) return merged;
+                const x = h!;
+                x.world.setIssueState(x.repo, x.world.issue(x.repo, 1)!, 'closed', x.botLogin);
+                target.observeEvent?.({
+                  kind: 'issue-closed',
+                  repo: { owner: 'acme', name: 'app' },
+                  issueNumber: 1,
+                });
+                throw new Error('the bot stopped between the merge and its record');
+              },
+      });
+    h = await startPlanHarness({
+      forge,
+      wrapForge: stopAfterMerge,
+      issues: [{ number: 1, title: 'Fix the README typo', body: 'One word.', labels: ['size/XS'] }],
+    });
+    await h.comment('/plan-blitz M1');
+    const run = await h.driveToStop();
+    const pr = [...h.repo.issues.values()].find((i) => i.pull && i.title.startsWith('#1:'));
+    expect(pr?.pull?.merged).toBe(true);
+    expect(merges).toBe(1);
+    const wave = planProgressOf(run.progress).waves[0]!;
+    // Landed as the merge's, not as an issue a person closed (no size, no merge commit).
+    expect(wave.outcomes['acme/app#1']).toMatchObject({
+      landing: 'closed',
+      size: 'XS',
+      mergeSha: pr!.pull!.mergeCommitSha,
+    });
+    expect(wave.outcomes['acme/app#1']?.note).not.toBe('closed on the tracker during the wave');
+    expect(pr!.pull!.mergeCommitSha).toBeTruthy();
     expect(wave.answers).toEqual({});
   }, 60_000);
 

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { type BlitzConfig, blitzConfigSchema } from '../../src/config/blitz-config.ts';
-import type { ForgeKind } from '../../src/forges/types.ts';
+import type { Forge, ForgeKind } from '../../src/forges/types.ts';
 import { createLogger, silentLogger } from '../../src/observability/logger.ts';
 import type { RunnerEvent } from '../../src/runner/types.ts';
 import { fakeAgent } from '../integration/runner-harness.ts';
@@ -38,6 +38,8 @@ export interface PlanHarnessOptions {
   /** Extra environment of the fake planner/worker (FAKE_AGENT_PLAN_DELAY_MS …). */
   agentEnv?: Record<string, string>;
   onRunnerEvent?: (e: RunnerEvent) => void;
+  /** Wraps the bot's forge connection (a test that stops the bot right after a forge call). */
+  wrapForge?: (forge: Forge) => Forge;
 }
 
 export const startPlanHarness = async (opts: PlanHarnessOptions) => {
@@ -101,7 +103,7 @@ export const startPlanHarness = async (opts: PlanHarnessOptions) => {
       kind,
       dbPath,
       config,
-      forge: fake.forge,
+      forge: opts.wrapForge ? opts.wrapForge(fake.forge) : fake.forge,
       logger,
       secrets: { github: GITHUB_SECRET, gitea: GITEA_SECRET },
       cloneUrl: async () => origin.bareDir,

@@ -48,13 +48,16 @@ const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord): Promise<
     await pc.deps.store.upsertRunIssue(pc.run.id, issue.repo, issue.number, { reviewPosted: r.posted });
   }
   const now = await pc.forge.getPullRequest(pr.ref);
+  const answer = { attempt: solved.id, planner: solved.rosterEntry };
+  const number = pr.ref.number;
+  const reviewed = pc.deps.review !== undefined;
+  // Recorded before the merge: a bot that stops before recording its answer reads the PR next pass.
+  await record(pc, key, { ...answer, merging: { pr: number, reviewed } });
   const m = await mergePr(pc.forge, now, {
     method: pc.repoConfig.mergeMethod.blitz,
     title: `Merge #${issue.number}: ${issue.title}`,
   });
   // The next pass's step decides what the merge or the refusal means (plan/plan-member.ts).
-  const answer = { attempt: solved.id, planner: solved.rosterEntry };
-  const number = pr.ref.number;
   await record(
     pc,
     key,
@@ -62,7 +65,7 @@ const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord): Promise<
       ? { ...answer, shipRefused: { pr: number, reason: m.refused } }
       : {
           ...answer,
-          shipped: { pr: number, ...(m.sha ? { sha: m.sha } : {}), reviewed: pc.deps.review !== undefined },
+          shipped: { pr: number, ...(m.sha ? { sha: m.sha } : {}), reviewed },
         },
   );
 };

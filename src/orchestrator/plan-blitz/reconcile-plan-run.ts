@@ -8,7 +8,7 @@ import { planDryRun } from '../../dashboard/dry-run.ts';
 import { renderPlanDashboard } from '../../dashboard/plan-dashboard.ts';
 import { issueAttempts } from '../../plan/issue-progress.ts';
 import { sizeOf } from '../../plan/plan-labels.ts';
-import type { MemberRead } from '../../plan/plan-member.ts';
+import type { MemberAnswer, MemberRead, MergeRead } from '../../plan/plan-member.ts';
 import { currentWave, finishedKeys, tallyOf } from '../../plan/plan-progress.ts';
 import { planRunEnd } from '../../plan/plan-waves.ts';
 import type { Action, RunSnapshot } from '../../plan/snapshot.ts';
@@ -104,7 +104,7 @@ const loadPlanRun = async (
             wave: {
               members: wave.members,
               landed: Object.keys(wave.outcomes),
-              facts: wave.members.map((k) => memberRead(pc, k)),
+              facts: await Promise.all(wave.members.map((k) => memberRead(pc, k))),
             },
           }
         : {}),
@@ -118,13 +118,31 @@ const loadPlanRun = async (
   return Object.assign(pc, { snap });
 };
 
+/**
+ * The PR of an XS merge under way that has no recorded answer yet (the bot stopped between the merge
+ * and its record), as the forge shows it now; its step decides what it means.
+ */
+const mergeUnderWay = async (
+  pc: PlanCtx,
+  answer: MemberAnswer | undefined,
+): Promise<MergeRead | undefined> => {
+  if (!answer?.merging || answer.shipped || answer.shipRefused) return undefined;
+  const pr = await pc.forge.getPullRequest({ repo: pc.repo, number: answer.merging.pr });
+  return {
+    pr: answer.merging.pr,
+    merged: pr.merged,
+    ...(pr.mergeCommitSha ? { sha: pr.mergeCommitSha } : {}),
+  };
+};
+
 /** What the pass read about one wave member, for its step (plan/plan-member.ts). */
-const memberRead = (pc: PlanCtx, key: IssueKey): MemberRead => {
+const memberRead = async (pc: PlanCtx, key: IssueKey): Promise<MemberRead> => {
   const issue = pc.issues.get(key);
   const row = pc.rows.get(key);
   const size = issue && sizeOf(issue);
   const state = row?.state ?? 'queued';
   const answer = currentWave(pc.plan)?.answers[key];
+  const merge = state === 'shipping' ? await mergeUnderWay(pc, answer) : undefined;
   return {
     key,
     open: issue !== undefined,
@@ -140,6 +158,7 @@ const memberRead = (pc: PlanCtx, key: IssueKey): MemberRead => {
     firstTries: attemptsOfIssue(pc, key).filter((a) => a.job.retry === 0).length,
     ...(state === 'fixing' && row?.lastError !== undefined ? { findings: row.lastError } : {}),
     ...(answer ? { answer } : {}),
+    ...(merge ? { merge } : {}),
   };
 };
 
