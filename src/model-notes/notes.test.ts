@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -221,6 +221,21 @@ describe('model notes file', () => {
       expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
       const text = readFileSync(path, 'utf8');
       for (const id of ['r1', 'r2', 'r3']) expect(text).toContain(`entry-${id}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('writes through a temporary file of its own, whatever another process with this pid left beside it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'blitz-notes-'));
+    const path = join(dir, 'models.md');
+    try {
+      // Another replica (pid 1 in its container, as this one may be) is mid-write under the pid's name.
+      mkdirSync(`${path}.${process.pid}.tmp`);
+      writeFileSync(`${path}.1.tmp`, 'half a file');
+      expect(await updateModelNotesFile(path, run1)).toMatchObject({ changed: true });
+      expect(readFileSync(path, 'utf8')).toContain('codex-medium');
+      expect(readFileSync(`${path}.1.tmp`, 'utf8')).toBe('half a file');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -2,6 +2,7 @@
 // from attempt records into four fixed sections, at most 60 lines, rewritten in place. Evidence is
 // merged into the one measured line per (entry, tier); a run already merged is recognised by its id,
 // so compiling the same evidence twice gives the same file. Routing reads the file back as hints.
+import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { type EntryHints, hintsFor } from './hints.ts';
@@ -169,7 +170,9 @@ const rewriteNotes = async (
   const lines = after.split('\n').length - 1;
   if (after === before) return { changed: false, lines };
   await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.tmp`;
+  // Named for this write alone: another process (a replica, pid 1 in its container too) sharing the
+  // path writes its own and never renames ours away. Across processes the last rename wins.
+  const tmp = `${path}.${randomUUID()}.tmp`;
   await writeFile(tmp, after, 'utf8');
   await rename(tmp, path);
   return { changed: true, lines };
