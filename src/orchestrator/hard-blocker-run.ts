@@ -12,6 +12,9 @@ import { forgeOfRun, type Ports, repoRefOf } from './context.ts';
 import { issuesShippedOf, runNoticeOf, sendRunNotice } from './run-notice.ts';
 import { markPosted, writeProgress, writeRun } from './run-writer.ts';
 
+/** What the blocker issue calls the run. */
+const runWord = (run: RunRecord): string => (run.kind === 'plan' ? 'plan-blitz' : 'blitz');
+
 /** Files the blocker issue once (a failure is tried again on the next blocked pass). */
 const fileBlockerIssue = async (
   deps: Ports<'forges' | 'logger' | 'store'>,
@@ -21,9 +24,10 @@ const fileBlockerIssue = async (
   if (run.progress.hardBlocker?.issue !== undefined) return;
   try {
     const forge = await forgeOfRun(deps, run, repoRefOf(run.repo));
+    const word = runWord(run);
     const issue = await forge.createIssue(repoRefOf(run.repo), {
-      title: `blitz: ${run.milestoneTitle} is BLOCKED`,
-      body: `The blitz of this milestone stopped: ${reason}.\n\nFix it; the run resumes by itself at its next pass (or \`/blitz resume\`), and this issue is closed then.`,
+      title: `${word}: ${run.milestoneTitle} is BLOCKED`,
+      body: `The ${word} of this milestone stopped: ${reason}.\n\nFix it; the run resumes by itself at its next pass (or \`/blitz resume\`), and this issue is closed then.`,
       labels: [planLabels.hold],
       milestone: run.milestoneNumber,
     });
@@ -80,7 +84,7 @@ export const unblockRun = async (
   if (blocker.issue !== undefined) {
     const forge = await forgeOfRun(deps, run, repoRefOf(run.repo));
     const ref = { repo: repoRefOf(run.repo), number: blocker.issue };
-    await forge.closeIssue(ref, { comment: 'The cause is gone: the blitz resumed by itself.' });
+    await forge.closeIssue(ref, { comment: `The cause is gone: the ${runWord(run)} resumed by itself.` });
   }
   await writeRun(deps.store, runId, (now) => {
     const { hardBlocker: _gone, ...progress } = now.progress;

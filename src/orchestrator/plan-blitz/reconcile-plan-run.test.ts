@@ -31,6 +31,8 @@ describe('a plan run on a repo config that does not parse', () => {
       const comments: { number: number; body: string }[] = [];
       let configText = 'maxSesions: 2\n';
       const notices: string[] = [];
+      const filed: string[] = [];
+      const closed: number[] = [];
       const forge = {
         kind: 'github',
         getDefaultBranch: async () => 'main',
@@ -40,8 +42,11 @@ describe('a plan run on a repo config that does not parse', () => {
           issues: [],
           externalBlockers: [],
         }),
-        createIssue: async () => ({ ref: { number: 99 } }),
-        closeIssue: async () => undefined,
+        createIssue: async (_repo: unknown, i: { title: string }) => {
+          filed.push(i.title);
+          return { ref: { number: 99 } };
+        },
+        closeIssue: async (ref: { number: number }) => void closed.push(ref.number),
         createComment: async (ref: { number: number }, body: string) => {
           comments.push({ number: ref.number, body });
           return { id: comments.length };
@@ -76,6 +81,7 @@ describe('a plan run on a repo config that does not parse', () => {
       expect(comments).toHaveLength(1);
       expect(comments[0]).toMatchObject({ number: 7, body: expect.stringContaining('maxSesions') });
       expect(notices).toEqual(['blocked']);
+      expect(filed).toEqual(['plan-blitz: M1 is BLOCKED']);
       expect((await store.getRun('p1'))?.progress.reason).toMatch(/does not parse/);
 
       configText = 'maxSessions: 2\n';
@@ -84,6 +90,7 @@ describe('a plan run on a repo config that does not parse', () => {
       // It goes on: with nothing in the milestone, on to its end.
       expect(after?.state).toBe('done');
       expect(after?.progress.hardBlocker).toBeUndefined();
+      expect(closed).toEqual([99]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
