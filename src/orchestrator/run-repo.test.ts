@@ -1,0 +1,77 @@
+// The one read of a run's forge and repo config, blitz and plan alike: a config that does not parse
+// and a forge that refuses the bot are each a held pass with the hard blocker; the config's errors go
+// once on the trigger issue; a config that parses hands the read on.
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../errors.ts';
+import type { Forge } from '../forges/types.ts';
+import { silentLogger } from '../observability/logger.ts';
+import { openSqliteRunStore } from '../store/sqlite-run-store.ts';
+import { loadRunRepo } from './run-repo.ts';
+
+const setup = async (file: () => Promise<string>) => {
+  const store = openSqliteRunStore(':memory:');
+  await store.createRun({
+    id: 'r1',
+    forge: 'github',
+    repo: 'acme/app',
+    kind: 'blitz',
+    milestoneNumber: 1,
+    milestoneTitle: 'M1',
+    slug: 'm1',
+    options: { maxSessions: 2 },
+    state: 'running',
+    integrationBranch: 'blitz/m1',
+    triggerIssue: 7,
+  });
+  const run = (await store.getRun('r1'))!;
+  const comments: string[] = [];
+  const forge = {
+    kind: 'github',
+    getDefaultBranch: async () => 'main',
+    getFile: file,
+    createComment: async (_ref: unknown, body: string) => {
+      comments.push(body);
+      return { id: comments.length };
+    },
+  } as unknown as Forge;
+  const deps = {
+    store,
+    forges: async () => forge,
+    logger: silentLogger(),
+    config: { roster: [] },
+  } as unknown as Parameters<typeof loadRunRepo>[0];
+  return { run, deps, comments };
+};
+
+describe('loadRunRepo', () => {
+  it.each(['blitz', 'plan'] as const)(
+    'holds a %s pass on a config that does not parse, said once',
+    async (kind) => {
+      const { run, deps, comments } = await setup(async () => 'maxSesions: 2\n');
+      const rest = async () => 'read on';
+      for (let tick = 0; tick < 3; tick++) {
+        const got = await loadRunRepo(deps, run, kind, rest);
+        expect(got).toMatchObject({
+          held: true,
+          snap: { kind, hardBlocker: expect.stringContaining('does not parse') },
+        });
+      }
+      expect(comments).toHaveLength(1);
+      expect(comments[0]).toContain('maxSesions');
+    },
+  );
+
+  it('holds a pass the forge refused, and hands a config that parses on', async () => {
+    const refused = await setup(async () => {
+      throw new AppError('forbidden', 'Resource not accessible by integration');
+    });
+    expect(await loadRunRepo(refused.deps, refused.run, 'plan', async () => 'read on')).toMatchObject({
+      held: true,
+      snap: { hardBlocker: expect.stringContaining('refused the bot access') },
+    });
+    const ok = await setup(async () => 'maxSessions: 2\n');
+    const got = await loadRunRepo(ok.deps, ok.run, 'blitz', async (r) => r.defaultBranch);
+    expect(got).toBe('main');
+    expect(ok.comments).toEqual([]);
+  });
+});
