@@ -416,6 +416,26 @@ describe('a PR opened with its first `blitz` check', () => {
     expect([...h.world.repo('acme', 'app')!.issues.values()].filter((i) => i.pull)).toHaveLength(1);
   });
 
+  it('an open tried again on a commit whose check it made goes through REST: one `blitz` check, not two', async () => {
+    await h.forge.getDefaultBranch(app);
+    const first = await open();
+    // The next pass opens again (its first answer was not kept): the PR stands, its check too.
+    const mid = h.fake.requests.length;
+    const again = await open();
+    expect(again.ref.number).toBe(first.ref.number);
+    expect(again.progressSent).toBeFalsy();
+    expect(h.fake.requests.slice(mid).map((r) => r.operationId)).not.toContain('graphql');
+    expect(blitzRuns(sha)).toEqual([['in_progress', null, 'queued']]);
+    // Its report goes to the check that is there.
+    await h.forge.reportProgress!(
+      app,
+      sha,
+      { state: 'success', title: 'done', summary: 'all good' },
+      { first: true },
+    );
+    expect(blitzRuns(sha)).toEqual([['completed', 'success', 'done']]);
+  });
+
   it('without the repository’s node id it opens through REST and sends no check', async () => {
     const before = h.fake.requests.length;
     const pr = await open();

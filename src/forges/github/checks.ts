@@ -237,6 +237,11 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
       remember(headKey(repo, sha), id);
     },
 
+    /** Whether this process made or saw the bot's check run on `sha`. */
+    ownRunKnown(repo: RepoRef, sha: string): boolean {
+      return ownRuns.has(headKey(repo, sha));
+    },
+
     /** The bot's check run made elsewhere (a PR's open, pulls.ts) with `report` on `sha`. */
     ownRunMade(repo: RepoRef, sha: string, id: number, report: ProgressReport): void {
       remember(headKey(repo, sha), id);

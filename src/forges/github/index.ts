@@ -48,8 +48,8 @@ export const createGithubForge = (opts: GithubForgeOptions): Forge => {
   const repoIds = new Map<string, string>();
   const repoKey = (repo: RepoRef) => `${repo.owner}/${repo.name}`.toLowerCase();
   const cached = opts.requestCache !== false ? cachedMilestoneLoader(gh, ids) : undefined;
-  const { ownRunSeen, ownRunMade, ...checks } = checkOps(gh, { botLogin: opts.botLogin });
-  const pulls = pullOps(gh, { repoId: (repo) => repoIds.get(repoKey(repo)), ownRunMade });
+  const { ownRunSeen, ownRunMade, ownRunKnown, ...checks } = checkOps(gh, { botLogin: opts.botLogin });
+  const pulls = pullOps(gh, { repoId: (repo) => repoIds.get(repoKey(repo)), ownRunMade, ownRunKnown });
   const reviews = reviewOps(gh);
   const forge: Forge = {
     kind: 'github',

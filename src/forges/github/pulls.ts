@@ -55,6 +55,8 @@ export interface PullOpsParts {
   repoId?: (repo: RepoRef) => string | undefined;
   /** The bot's own check run made on `sha`: its next report there updates it. */
   ownRunMade?: (repo: RepoRef, sha: string, id: number, report: ProgressReport) => void;
+  /** Whether the bot's `blitz` check on that commit is known already (made or seen by this process). */
+  ownRunKnown?: (repo: RepoRef, sha: string) => boolean;
 }
 
 export const pullOps = (gh: GithubClient, more: PullOpsParts = {}) => {
@@ -142,7 +144,14 @@ export const pullOps = (gh: GithubClient, more: PullOpsParts = {}) => {
       const repositoryId = more.repoId?.(repo);
       const { progress } = opts;
       // With the repository's node id known and a queued/in-progress first report: one GraphQL request.
-      if (repositoryId !== undefined && progress && isProgressing(progress.report.state))
+      // Not when the check is there already (an open tried before and refused, or a PR found by its head):
+      // the document would make a second `blitz` check on that commit, left in progress for good.
+      if (
+        repositoryId !== undefined &&
+        progress &&
+        isProgressing(progress.report.state) &&
+        !more.ownRunKnown?.(repo, progress.sha)
+      )
         return openWithCheck(repo, repositoryId, pr, progress);
       try {
         const { data } = await call(
