@@ -60,7 +60,7 @@ export const blockRun = async (
   });
   const { first } = await markPosted(deps.store, runId, `notice:hard-blocker:${reason}`);
   if (first) {
-    deps.logger.error({ runId, reason }, 'run blocked by the forge');
+    deps.logger.error({ runId, reason }, 'run blocked');
     await sendRunNotice(
       deps,
       runNoticeOf(run, 'blocked', `${reason}; fix it, then resume`, {

@@ -58,8 +58,22 @@ describe('loadRunRepo', () => {
       }
       expect(comments).toHaveLength(1);
       expect(comments[0]).toContain('maxSesions');
+      const reason = ((await loadRunRepo(deps, run, kind, rest)) as { snap: { hardBlocker: string } }).snap
+        .hardBlocker;
+      // The reason names the error itself and where all of them went.
+      expect(reason).toContain('maxSesions');
+      expect(reason).toContain('all on #7');
     },
   );
+
+  it('a run without a trigger issue has the error in its reason and nothing posted', async () => {
+    const { run, deps, comments } = await setup(async () => 'maxSesions: 2\n');
+    const got = await loadRunRepo(deps, { ...run, triggerIssue: undefined }, 'blitz', async () => 'read on');
+    const reason = (got as { snap: { hardBlocker: string } }).snap.hardBlocker;
+    expect(reason).toContain('maxSesions');
+    expect(reason).not.toContain('#');
+    expect(comments).toEqual([]);
+  });
 
   it('holds a pass the forge refused, and hands a config that parses on', async () => {
     const refused = await setup(async () => {

@@ -3,7 +3,7 @@
 // (forges/hard-blocker.ts), are both a hard blocker: the pass reads nothing else and the planner blocks
 // the run (hard-blocker-run.ts: BLOCKED with the reason, one notice with `/blitz resume`); the config's
 // errors go once on the trigger issue. The first pass that reads a config that parses lifts the blocker.
-import { formatConfigErrors } from '../config/repo-config.ts';
+import { type ConfigError, formatConfigErrors } from '../config/repo-config.ts';
 import { hardBlockerOf } from '../forges/hard-blocker.ts';
 import type { Forge, RepoRef } from '../forges/types.ts';
 import type { RunSnapshot } from '../plan/snapshot.ts';
@@ -37,9 +37,21 @@ export const keptBlockerOf = (b: NonNullable<RunRecord['progress']['hardBlocker'
   ...(b.issue !== undefined ? { issue: b.issue } : {}),
 });
 
-/** The hard blocker of a repo config that does not parse; its errors are on the trigger issue. */
-export const configBlocker = (path: string): string =>
-  `the repo config ${path} does not parse (its errors are on the run's trigger issue); push a fix`;
+/**
+ * The hard blocker of a repo config that does not parse: its first error in the reason itself (the
+ * status page, the notice and the blocker issue show it), and where all of them are when the run has a
+ * trigger issue to post them on.
+ */
+export const configBlocker = (
+  path: string,
+  errors: readonly ConfigError[],
+  triggerIssue?: number,
+): string => {
+  const first = (errors[0]?.message ?? 'unreadable').replace(/\s+/g, ' ').slice(0, 200);
+  const more = errors.length > 1 ? ` and ${errors.length - 1} more` : '';
+  const where = triggerIssue !== undefined ? `; all on #${triggerIssue}` : '';
+  return `the repo config ${path} does not parse (${first}${more}${where}); push a fix`;
+};
 
 /** The snapshot of a held pass: nothing but the run and the hard blocker was read. */
 export const heldSnapshot = (
@@ -88,7 +100,7 @@ export const loadRunRepo = async <Ctx>(
       await reportOnce(deps, { run, forge, repo }, `config:${JSON.stringify(cfg.result.errors)}`, text).catch(
         (err: unknown) => deps.logger.warn({ runId: run.id, err }, 'config errors not posted'),
       );
-      return held(configBlocker(cfg.path));
+      return held(configBlocker(cfg.path, cfg.result.errors, run.triggerIssue));
     }
     return await rest({ forge, repo, repoConfig: cfg.result.config, defaultBranch: cfg.defaultBranch });
   } catch (err) {
