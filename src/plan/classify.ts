@@ -145,6 +145,27 @@ const blockedInGraph = (p: Pass, v: number): Classification => {
   return { category: 'blocked', waitingOn, unknown: [] };
 };
 
+/** A category's index in `categories`, without searching the list. */
+const codeOf = (c: Category): number => {
+  switch (c) {
+    case 'ready':
+      return 0;
+    case 'blocked':
+      return 1;
+    case 'cycle':
+      return 2;
+    case 'held':
+      return 3;
+    case 'epic':
+      return 4;
+    case 'running':
+      return 5;
+    case 'done':
+      return 6;
+  }
+};
+const blockedCode = codeOf('blocked');
+
 /** Verdicts by key; the category of each is known without making its verdict. */
 class Verdicts extends KeyedView<Classification> {
   constructor(
@@ -158,7 +179,7 @@ class Verdicts extends KeyedView<Classification> {
   }
 
   keysIn(category: Category): IssueKey[] {
-    const code = categories.indexOf(category);
+    const code = codeOf(category);
     const out: IssueKey[] = [];
     for (let v = 0; v < this.categoryOf.length; v++)
       if (this.categoryOf[v] === code) out.push(this.order[v]!);
@@ -187,14 +208,15 @@ export const classify = (g: PlanGraph, opts: ClassifyOptions = {}): Classified =
   };
   const verdicts: (Classification | undefined)[] = [];
   const categoryOf = new Uint8Array(n);
-  const counts = Object.fromEntries(categories.map((c) => [c, 0])) as Record<Category, number>;
+  const tally = new Int32Array(categories.length);
   for (let v = 0; v < n; v++) {
     const c = classifyOne(pass, v);
     verdicts.push(c);
-    const category = c === undefined ? 'blocked' : c.category;
-    categoryOf[v] = categories.indexOf(category);
-    counts[category]++;
+    const code = c === undefined ? blockedCode : codeOf(c.category);
+    categoryOf[v] = code;
+    tally[code]!++;
   }
+  const counts = Object.fromEntries(categories.map((c, i) => [c, tally[i]!])) as Record<Category, number>;
   const unknownBlockers = [...pass.unknownNamers]
     .map(([key, namedBy]) => ({ key, namedBy }))
     .sort((a, b) => compareKeys(a.key, b.key));
