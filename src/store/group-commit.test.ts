@@ -64,4 +64,29 @@ describe('createGroupCommit', () => {
     expect(await all).toEqual([1, 2, 3, 4, 5]);
     expect(batches).toEqual([[1], [2], [3, 4], [5]]);
   });
+
+  it('spareAt: a second write goes out only once that many calls wait; fewer ride with the first when it is back', async () => {
+    const batches: number[][] = [];
+    const gates: (() => void)[] = [];
+    const echo = createGroupCommit(
+      async (xs: readonly number[]) => {
+        batches.push([...xs]);
+        await new Promise<void>((r) => gates.push(r));
+        return xs;
+      },
+      { inFlight: 2, spareAt: 3 },
+    );
+    const early = [1, 2, 3].map((x) => echo(x));
+    expect(batches).toEqual([[1]]);
+    const late = [4, 5].map((x) => echo(x));
+    expect(batches).toEqual([[1], [2, 3, 4]]);
+    gates.shift()!();
+    await new Promise((r) => setImmediate(r));
+    expect(batches).toEqual([[1], [2, 3, 4], [5]]);
+    while (gates.length > 0) {
+      gates.shift()!();
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(await Promise.all([...early, ...late])).toEqual([1, 2, 3, 4, 5]);
+  });
 });

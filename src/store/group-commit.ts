@@ -31,6 +31,14 @@ export interface GroupOptions {
    * finds a connection free goes out at once, the others gather behind the writes in flight.
    */
   inFlight?: number;
+  /**
+   * `while-writing`: calls waiting before a write beyond the first goes out (default 1: at once). A
+   * writer that is always busy costs a round trip, a statement and a commit each time it comes back,
+   * whatever it carries; so a second one goes out only once a batch worth its cost is waiting, and a
+   * bot whose load is spread over replicas does not double its statements per call. Calls below that
+   * are never left behind: the write in flight takes them when it comes back.
+   */
+  spareAt?: number;
 }
 
 /** `write` takes a batch and answers each item, in the order given. */
@@ -42,6 +50,7 @@ export const createGroupCommit = <T, R>(
   const gather = o.gather ?? 'while-writing';
   const maxBatch = o.maxBatch ?? MAX_BATCH;
   const inFlight = gather === 'this-turn' ? 1 : Math.max(1, o.inFlight ?? 1);
+  const spareAt = Math.max(1, o.spareAt ?? 1);
   const pending: Pending<T, R>[] = [];
   let flushing = 0;
 
@@ -70,7 +79,7 @@ export const createGroupCommit = <T, R>(
   return (item) =>
     new Promise<R>((resolve, reject) => {
       pending.push({ item, resolve, reject });
-      if (flushing >= inFlight) return;
+      if (flushing >= inFlight || (flushing > 0 && pending.length < spareAt)) return;
       flushing++;
       if (gather === 'while-writing') void flush();
       else setImmediate(() => void flush());
