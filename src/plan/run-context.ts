@@ -48,7 +48,9 @@ const duplicates = (keys: readonly IssueKey[]): IssueKey[] => {
 const has = (states: readonly RunIssueState[], s: RunIssueState): boolean => states.includes(s);
 
 export const buildRunContext = (snap: RunSnapshot): RunContext => {
-  const dupIssues = duplicates(snap.issues.map(keyOf));
+  const graph = buildGraph(snap.issues, snap.external);
+  // The graph holds each key once: as many keys as issues means no issue is listed twice.
+  const dupIssues = graph.keys.length === snap.issues.length ? [] : duplicates(snap.issues.map(keyOf));
   const dupProgress = duplicates(snap.progress.map((p) => p.key));
   if (dupIssues.length > 0 || dupProgress.length > 0)
     throw new AppError(
@@ -58,7 +60,6 @@ export const buildRunContext = (snap: RunSnapshot): RunContext => {
         duplicates: [...dupIssues, ...dupProgress],
       },
     );
-  const graph = buildGraph(snap.issues, snap.external);
   const progress = new Map<IssueKey, IssueProgress>();
   for (const p of [...snap.progress].sort((a, b) => compareKeys(a.key, b.key))) progress.set(p.key, p);
 
