@@ -9,6 +9,7 @@ import { gateFor } from './gates.ts';
 import type { PlanGraph } from './graph.ts';
 import { compareKeys, stateOf } from './graph.ts';
 import { holdReason } from './holds.ts';
+import type { KeyIds } from './key-ids.ts';
 import { KeyedView } from './keyed-view.ts';
 import type { IssueKey } from './types.ts';
 import { hasLabel, planLabels } from './types.ts';
@@ -93,7 +94,8 @@ const outsideBlockers = (p: Pass, k: IssueKey): { allClosed: boolean } => {
   return { allClosed };
 };
 
-const classifyOne = (p: Pass, v: number): Classification => {
+/** `v`'s verdict; undefined for `blocked` by issues of the graph only (see blockedInGraph). */
+const classifyOne = (p: Pass, v: number): Classification | undefined => {
   const { g, opts } = p;
   const { list, start, to, outside } = g.index;
   const issue = list[v]!;
@@ -125,14 +127,65 @@ const classifyOne = (p: Pass, v: number): Classification => {
     const gate = gateFor(opts.gate ?? 'execution', g, k);
     return gate.open ? ready : { category: 'blocked', waitingOn: gate.waitingOn, unknown: gate.unknown };
   }
-  // Every blocker is an issue of the graph: the gate on ids, as gates.ts says it by key.
-  const waitingOn: IssueKey[] = [];
-  for (let e = start[v]!; e < start[v + 1]!; e++) {
-    const w = to[e]!;
-    if (p.open[w] && !(p.planning && hasLabel(list[w]!, planLabels.planApproved))) waitingOn.push(g.keys[w]!);
-  }
-  return waitingOn.length === 0 ? ready : { category: 'blocked', waitingOn, unknown: [] };
+  // Every blocker is an issue of the graph: the gate on ids, as gates.ts says it by key. Whether
+  // anything waits is decided now; the verdict with its list is made when someone reads it.
+  for (let e = start[v]!; e < start[v + 1]!; e++) if (waits(p, to[e]!)) return undefined;
+  return ready;
 };
+
+/** Blocker `w` (an issue of the graph) keeps the gate shut. */
+const waits = (p: Pass, w: number): boolean =>
+  p.open[w] === 1 && !(p.planning && hasLabel(p.g.index.list[w]!, planLabels.planApproved));
+
+/** The `blocked` verdict of `v`, all of whose blockers are issues of the graph. */
+const blockedInGraph = (p: Pass, v: number): Classification => {
+  const { start, to } = p.g.index;
+  const waitingOn: IssueKey[] = [];
+  for (let e = start[v]!; e < start[v + 1]!; e++) if (waits(p, to[e]!)) waitingOn.push(p.g.keys[to[e]!]!);
+  return { category: 'blocked', waitingOn, unknown: [] };
+};
+
+/** A category's index in `categories`, without searching the list. */
+const codeOf = (c: Category): number => {
+  switch (c) {
+    case 'ready':
+      return 0;
+    case 'blocked':
+      return 1;
+    case 'cycle':
+      return 2;
+    case 'held':
+      return 3;
+    case 'epic':
+      return 4;
+    case 'running':
+      return 5;
+    case 'done':
+      return 6;
+  }
+};
+const blockedCode = codeOf('blocked');
+
+/** Verdicts by key; the category of each is known without making its verdict. */
+class Verdicts extends KeyedView<Classification> {
+  constructor(
+    private readonly order: readonly IssueKey[],
+    ids: KeyIds,
+    verdicts: (Classification | undefined)[],
+    make: (v: number) => Classification,
+    private readonly categoryOf: Uint8Array,
+  ) {
+    super(order, ids, verdicts, make);
+  }
+
+  keysIn(category: Category): IssueKey[] {
+    const code = codeOf(category);
+    const out: IssueKey[] = [];
+    for (let v = 0; v < this.categoryOf.length; v++)
+      if (this.categoryOf[v] === code) out.push(this.order[v]!);
+    return out;
+  }
+}
 
 export const classify = (g: PlanGraph, opts: ClassifyOptions = {}): Classified => {
   const { ids, list, start, to } = g.index;
@@ -153,20 +206,26 @@ export const classify = (g: PlanGraph, opts: ClassifyOptions = {}): Classified =
     cycles,
     unknownNamers: new Map(),
   };
-  const verdicts: Classification[] = [];
-  const counts = Object.fromEntries(categories.map((c) => [c, 0])) as Record<Category, number>;
+  const verdicts: (Classification | undefined)[] = [];
+  const categoryOf = new Uint8Array(n);
+  const tally = new Int32Array(categories.length);
   for (let v = 0; v < n; v++) {
     const c = classifyOne(pass, v);
     verdicts.push(c);
-    counts[c.category]++;
+    const code = c === undefined ? blockedCode : codeOf(c.category);
+    categoryOf[v] = code;
+    tally[code]!++;
   }
+  const counts = Object.fromEntries(categories.map((c, i) => [c, tally[i]!])) as Record<Category, number>;
   const unknownBlockers = [...pass.unknownNamers]
     .map(([key, namedBy]) => ({ key, namedBy }))
     .sort((a, b) => compareKeys(a.key, b.key));
-  return { byKey: new KeyedView(g.keys, ids, verdicts), cycles, unknownBlockers, counts };
+  const byKey = new Verdicts(g.keys, ids, verdicts, (v) => blockedInGraph(pass, v), categoryOf);
+  return { byKey, cycles, unknownBlockers, counts };
 };
 
 export const keysIn = (c: Classified, category: Category): IssueKey[] => {
+  if (c.byKey instanceof Verdicts) return c.byKey.keysIn(category);
   const out: IssueKey[] = [];
   c.byKey.forEach((v, k) => {
     if (v.category === category) out.push(k);

@@ -155,7 +155,8 @@ export const buildGraph = (
   const start = new Int32Array(n + 1);
   const to = new Int32Array(edges);
   const outside = new Uint8Array(n);
-  const blockerLists: (readonly IssueKey[])[] = [];
+  // undefined: the sorted keys are read off `to` when someone asks (most passes never do).
+  const blockerLists: (readonly IssueKey[] | undefined)[] = [];
   const subs = new Map<IssueKey, IssueKey[]>();
   let e = 0;
   for (let v = 0; v < n; v++) {
@@ -177,12 +178,7 @@ export const buildGraph = (
     if (!increasing) e = sortUniqueIds(to, start[v]!, e);
     if (outside[v]) blockerLists.push(uniqueSorted(named));
     // Ids ascending and unique is compareKeys order without repeats: the list is kept as it is.
-    else if (increasing) blockerLists.push(named);
-    else {
-      const sorted: IssueKey[] = [];
-      for (let i = start[v]!; i < e; i++) sorted.push(keys[to[i]!]!);
-      blockerLists.push(sorted);
-    }
+    else blockerLists.push(increasing ? named : undefined);
     for (const c of issue.children) pushTo(subs, keys[v]!, c);
     if (issue.parent !== undefined) pushTo(subs, issue.parent, keys[v]!);
   }
@@ -192,7 +188,11 @@ export const buildGraph = (
   return {
     issues: new KeyedView(keys, ids, list),
     external,
-    blockers: new KeyedView(keys, ids, blockerLists),
+    blockers: new KeyedView(keys, ids, blockerLists, (v): readonly IssueKey[] => {
+      const sorted: IssueKey[] = [];
+      for (let i = start[v]!; i < start[v + 1]!; i++) sorted.push(keys[to[i]!]!);
+      return sorted;
+    }),
     subIssues,
     keys,
     index: { ids, list, start, to, outside },

@@ -10,7 +10,7 @@ import { findCycles } from './cycles.ts';
 import { buildGraph, compareKeys } from './graph.ts';
 import type { ExternalBlocker, IssueKey, PlanIssue } from './types.ts';
 import { issueKey } from './types.ts';
-import { compareForDispatch, orderForDispatch } from './wave.ts';
+import { compareForDispatch, nextWave, orderForDispatch } from './wave.ts';
 
 // `q/r#1` and the odd numbers are not what a forge sends; they hold the key → id tables to keys
 // that look alike (`a/b#01`, `q/r#1#2`) and to numbers only the Map can index.
@@ -149,6 +149,55 @@ describe('the integer-indexed planner pass', () => {
           const want = [...keys].sort((a, b) => compareForDispatch(g.issues.get(a)!, g.issues.get(b)!, a, b));
           expect(orderForDispatch(g.issues, keys)).toEqual(want);
           expect(want.every((k, i) => i === 0 || compareKeys(k, want[i - 1]!) !== 0)).toBe(true);
+        },
+      ),
+    );
+  });
+
+  it('reads a blocker list or a verdict the same before anything iterates the pass', () => {
+    fc.assert(
+      fc.property(
+        fc.array(issueArb, { maxLength: 30 }).map((xs) => xs.map(withoutUndefined)),
+        externalArb,
+        optionsArb(keyArb),
+        (issues, external: ExternalBlocker[], o) => {
+          const opts = toOptions(o);
+          const ref = referenceGraph(issues, external);
+          const want = referenceClassify(ref, opts);
+          // A fresh pass read by key, last key first: nothing was made by an earlier iteration.
+          const g = buildGraph(issues, external);
+          const c = classify(g, opts);
+          for (const k of [...ref.keys].reverse()) {
+            expect(g.blockers.get(k)).toEqual(ref.blockers.get(k));
+            expect(c.byKey.get(k)).toEqual(want.byKey.find(([key]) => key === k)?.[1]);
+          }
+          // Read twice, a value is the same object: it is made once and kept.
+          for (const k of ref.keys) {
+            expect(g.blockers.get(k)).toBe(g.blockers.get(k));
+            expect(c.byKey.get(k)).toBe(c.byKey.get(k));
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('fills a wave in dispatch order, however many slots it has', () => {
+    fc.assert(
+      fc.property(
+        fc.array(issueArb, { maxLength: 30 }).map((xs) => xs.map(withoutUndefined)),
+        fc.integer({ min: 0, max: 40 }),
+        (issues, slots) => {
+          const g = buildGraph(issues);
+          const ready = [...g.keys].reverse();
+          const caps = {
+            maxSessions: slots,
+            budget: { verdict: 'ok' as const, recommendedMaxSessions: slots, preferMedium: false },
+            machineLimit: slots,
+            contended: false,
+          };
+          const wave = nextWave({ issues: g.issues, ready, running: [], caps });
+          expect(wave.map((m) => m.key)).toEqual(orderForDispatch(g.issues, ready).slice(0, slots));
         },
       ),
     );

@@ -38,10 +38,20 @@ export class KeyIds {
   constructor(issues: readonly PlanIssue[]) {
     const bound = Math.min(largestIndexed, 8 * issues.length + 4096);
     const largest = new Map<string, number>();
-    for (const { repo, number } of issues)
-      if (plainNumber(number) && number <= bound && !(number <= (largest.get(repo) ?? 0)))
-        largest.set(repo, number);
-    for (const [repo, n] of largest) this.byNumber.set(repo, new Int32Array(n + 1).fill(-1));
+    // Runs of one repository (the usual list) are measured without asking the Map per issue.
+    let repo = '';
+    let max = 0;
+    for (const issue of issues) {
+      if (issue.repo !== repo) {
+        if (max > 0) largest.set(repo, max);
+        repo = issue.repo;
+        max = largest.get(repo) ?? 0;
+      }
+      const n = issue.number;
+      if (plainNumber(n) && n <= bound && n > max) max = n;
+    }
+    if (max > 0) largest.set(repo, max);
+    for (const [r, n] of largest) this.byNumber.set(r, new Int32Array(n + 1).fill(-1));
   }
 
   private tableOf(repo: string): Int32Array | undefined {

@@ -8,9 +8,21 @@ export class KeyedView<V> implements ReadonlyMap<IssueKey, V> {
     /** Keys by id, in key order: the iteration order. */
     private readonly keyList: readonly IssueKey[],
     private readonly ids: { get(k: IssueKey): number | undefined; has(k: IssueKey): boolean },
-    /** One value per id. */
-    private readonly valueList: readonly V[],
+    /**
+     * One value per id; an id whose slot is `undefined` is worked out by `make` the first time it is
+     * read and kept, so a pass pays only for the values someone reads.
+     */
+    private readonly valueList: (V | undefined)[],
+    private readonly make?: (id: number) => V,
   ) {}
+
+  private at(id: number): V {
+    const v = this.valueList[id];
+    if (v !== undefined || this.make === undefined) return v!;
+    const made = this.make(id);
+    this.valueList[id] = made;
+    return made;
+  }
 
   get size(): number {
     return this.keyList.length;
@@ -18,7 +30,7 @@ export class KeyedView<V> implements ReadonlyMap<IssueKey, V> {
 
   get(k: IssueKey): V | undefined {
     const id = this.ids.get(k);
-    return id === undefined ? undefined : this.valueList[id];
+    return id === undefined ? undefined : this.at(id);
   }
 
   has(k: IssueKey): boolean {
@@ -26,11 +38,11 @@ export class KeyedView<V> implements ReadonlyMap<IssueKey, V> {
   }
 
   forEach(f: (value: V, key: IssueKey, map: ReadonlyMap<IssueKey, V>) => void, thisArg?: unknown): void {
-    for (let i = 0; i < this.keyList.length; i++) f.call(thisArg, this.valueList[i]!, this.keyList[i]!, this);
+    for (let i = 0; i < this.keyList.length; i++) f.call(thisArg, this.at(i), this.keyList[i]!, this);
   }
 
   *entries(): MapIterator<[IssueKey, V]> {
-    for (let i = 0; i < this.keyList.length; i++) yield [this.keyList[i]!, this.valueList[i]!];
+    for (let i = 0; i < this.keyList.length; i++) yield [this.keyList[i]!, this.at(i)];
   }
 
   *keys(): MapIterator<IssueKey> {
@@ -38,7 +50,7 @@ export class KeyedView<V> implements ReadonlyMap<IssueKey, V> {
   }
 
   *values(): MapIterator<V> {
-    yield* this.valueList;
+    for (let i = 0; i < this.keyList.length; i++) yield this.at(i);
   }
 
   [Symbol.iterator](): MapIterator<[IssueKey, V]> {

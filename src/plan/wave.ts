@@ -49,8 +49,11 @@ export const unlabelledPriority = 2.5;
 
 export const priorityOf = (issue: Pick<PlanIssue, 'labels'>): number => {
   let best = Number.POSITIVE_INFINITY;
-  for (const l of issue.labels)
+  for (const l of issue.labels) {
+    // Every pattern starts with `p` or `P`: other labels are passed over without a regex.
+    if ((l.name.charCodeAt(0) | 0x20) !== 0x70) continue;
     for (const [re, rank] of priorityPatterns) if (re.test(l.name) && rank < best) best = rank;
+  }
   return best === Number.POSITIVE_INFINITY ? unlabelledPriority : best;
 };
 
@@ -60,23 +63,61 @@ export const compareForDispatch = (a: PlanIssue, b: PlanIssue, ka: IssueKey, kb:
   (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0) ||
   compareKeys(ka, kb);
 
+interface DispatchEntry {
+  key: IssueKey;
+  priority: number;
+  createdAt: string;
+}
+
+/** compareForDispatch on entries whose priority was read once. */
+const compareEntries = (a: DispatchEntry, b: DispatchEntry): number =>
+  a.priority - b.priority ||
+  (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0) ||
+  compareKeys(a.key, b.key);
+
+const entriesOf = (issues: ReadonlyMap<IssueKey, PlanIssue>, keys: readonly IssueKey[]): DispatchEntry[] =>
+  keys.map((key) => {
+    const issue = issues.get(key)!;
+    return { key, priority: priorityOf(issue), createdAt: issue.createdAt };
+  });
+
 /** Keys in compareForDispatch order; each issue's priority is read once, not once per comparison. */
 export const orderForDispatch = (
   issues: ReadonlyMap<IssueKey, PlanIssue>,
   keys: readonly IssueKey[],
 ): IssueKey[] =>
-  keys
-    .map((key) => {
-      const issue = issues.get(key)!;
-      return { key, priority: priorityOf(issue), createdAt: issue.createdAt };
-    })
-    .sort(
-      (a, b) =>
-        a.priority - b.priority ||
-        (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0) ||
-        compareKeys(a.key, b.key),
-    )
+  entriesOf(issues, keys)
+    .sort(compareEntries)
     .map((x) => x.key);
+
+/**
+ * The same order as orderForDispatch, one key at a time off a binary heap: a wave that fills its
+ * few slots from a long ready list pays for the keys it looks at, not for sorting all of them.
+ */
+function* dispatchOrder(
+  issues: ReadonlyMap<IssueKey, PlanIssue>,
+  keys: readonly IssueKey[],
+): Generator<IssueKey> {
+  const heap = entriesOf(issues, keys);
+  const down = (from: number, size: number): void => {
+    let i = from;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= size) return;
+      const c = l + 1 < size && compareEntries(heap[l + 1]!, heap[l]!) < 0 ? l + 1 : l;
+      if (compareEntries(heap[c]!, heap[i]!) >= 0) return;
+      [heap[i], heap[c]] = [heap[c]!, heap[i]!];
+      i = c;
+    }
+  };
+  for (let i = (heap.length >> 1) - 1; i >= 0; i--) down(i, heap.length);
+  for (let size = heap.length; size > 0; size--) {
+    const top = heap[0]!;
+    heap[0] = heap[size - 1]!;
+    down(0, size - 1);
+    yield top.key;
+  }
+}
 
 export interface WaveMember {
   key: IssueKey;
@@ -107,7 +148,7 @@ export const nextWave = (input: WaveInput): WaveMember[] => {
   const chosen: WaveMember[] = [];
   const busy: IssueKey[] = [...input.running].sort(compareKeys);
   const fencesOf = (k: IssueKey): readonly string[] => input.fences?.get(k) ?? [];
-  for (const k of input.ordered ?? orderForDispatch(input.issues, input.ready)) {
+  for (const k of input.ordered ?? dispatchOrder(input.issues, input.ready)) {
     if (free <= 0) break;
     const fenceOff: { path: string; owner: IssueKey }[] = [];
     let clash = false;

@@ -152,12 +152,13 @@ describe('GitHub App registration (no APP_ID)', () => {
 const startServe = async (env: Record<string, string>) => {
   const dir = mkdtempSync(join(tmpdir(), 'blitz-serve-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const port = 31000 + Math.floor(Math.random() * 2000);
+  // Port 0: the bot takes a free port and names it in its "listening" line (a port picked here could be
+  // taken by another process before the bot binds it).
   const child = spawn(process.execPath, [mainJs, 'serve'], {
     cwd: process.cwd(),
     env: {
       PATH: process.env.PATH,
-      PORT: String(port),
+      PORT: '0',
       DATABASE_URL: `sqlite:${join(dir, 'blitz.db')}`,
       ...env,
     },
@@ -168,10 +169,12 @@ const startServe = async (env: Record<string, string>) => {
   child.stderr.on('data', (d) => {
     output.text += String(d);
   });
-  await new Promise<void>((resolve, reject) => {
+  const port = await new Promise<number>((resolve, reject) => {
     child.stdout.on('data', (d) => {
       output.text += String(d);
-      if (output.text.includes('blitz-bot listening')) resolve();
+      const line = output.text.split('\n').find((l) => l.includes('blitz-bot listening'));
+      const bound = line && /"port":(\d+)/.exec(line)?.[1];
+      if (bound) resolve(Number(bound));
     });
     child.once('exit', (code) => reject(new Error(`exited ${code}: ${output.text}`)));
   });

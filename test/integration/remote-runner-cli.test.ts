@@ -167,7 +167,9 @@ describe('blitz-bot serve with a runner agent', () => {
     const db = join(dir, 'blitz.db');
     const env = { DATABASE_URL: `sqlite:${db}` };
     const token = (await cli(['runner-token', 'create', 'host-a'], env)).stdout.trim();
-    const port = 33000 + Math.floor(Math.random() * 2000);
+    // Below the kernel's ephemeral range (32768 and up by default), where no outgoing connection of
+    // another test can be holding it.
+    const port = 20000 + Math.floor(Math.random() * 10000);
     // Both processes' exits are awaited as events (the stop below).
     const exits: Promise<void>[] = [];
     const onExit = () => {
