@@ -1,7 +1,9 @@
 // The one read of a run's forge and repo config, blitz and plan alike: a config that does not parse
 // and a forge that refuses the bot are each a held pass with the hard blocker; the config's errors go
 // once on the trigger issue; a config that parses hands the read on.
+
 import { describe, expect, it } from 'vitest';
+import { newRun } from '../../test/support/store-suite-fixtures.ts';
 import { AppError } from '../errors.ts';
 import type { Forge } from '../forges/types.ts';
 import { silentLogger } from '../observability/logger.ts';
@@ -10,19 +12,7 @@ import { loadRunRepo } from './run-repo.ts';
 
 const setup = async (file: () => Promise<string>) => {
   const store = openSqliteRunStore(':memory:');
-  await store.createRun({
-    id: 'r1',
-    forge: 'github',
-    repo: 'acme/app',
-    kind: 'blitz',
-    milestoneNumber: 1,
-    milestoneTitle: 'M1',
-    slug: 'm1',
-    options: { maxSessions: 2 },
-    state: 'running',
-    integrationBranch: 'blitz/m1',
-    triggerIssue: 7,
-  });
+  await store.createRun({ ...newRun('r1'), state: 'running', triggerIssue: 7 });
   const run = (await store.getRun('r1'))!;
   const comments: string[] = [];
   const forge = {

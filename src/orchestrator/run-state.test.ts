@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { newRun } from '../../test/support/store-suite-fixtures.ts';
 import { silentLogger } from '../observability/logger.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import { openSqliteRunStore } from '../store/sqlite-run-store.ts';
@@ -27,18 +28,7 @@ describe('stopRun and the model notes', () => {
     const dir = mkdtempSync(join(tmpdir(), 'run-state-'));
     try {
       const store = openSqliteRunStore(':memory:');
-      await store.createRun({
-        id: 'r1',
-        forge: 'github',
-        repo: 'acme/app',
-        kind: 'blitz',
-        milestoneNumber: 1,
-        milestoneTitle: 'M1',
-        slug: 'm1',
-        options: { maxSessions: 2 },
-        state: 'running',
-        integrationBranch: 'blitz/m1',
-      });
+      await store.createRun({ ...newRun('r1'), state: 'running' });
       // In ledger order: a's worker still runs when the run is blocked; b's has ended.
       let attempts = [attempt('a', 'entry-a'), attempt('b', 'entry-b', 'solved')];
       const path = join(dir, 'models.md');

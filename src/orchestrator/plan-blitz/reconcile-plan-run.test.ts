@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { newRun } from '../../../test/support/store-suite-fixtures.ts';
 import type { Forge } from '../../forges/types.ts';
 import { silentLogger } from '../../observability/logger.ts';
 import { openSqliteRunStore } from '../../store/sqlite-run-store.ts';
@@ -15,19 +16,7 @@ describe('a plan run on a repo config that does not parse', () => {
     const dir = mkdtempSync(join(tmpdir(), 'plan-config-'));
     try {
       const store = openSqliteRunStore(':memory:');
-      await store.createRun({
-        id: 'p1',
-        forge: 'github',
-        repo: 'acme/app',
-        kind: 'plan',
-        milestoneNumber: 1,
-        milestoneTitle: 'M1',
-        slug: 'm1',
-        options: { maxSessions: 2 },
-        state: 'running',
-        integrationBranch: 'blitz/m1',
-        triggerIssue: 7,
-      });
+      await store.createRun({ ...newRun('p1'), kind: 'plan', state: 'running', triggerIssue: 7 });
       const comments: { number: number; body: string }[] = [];
       let configText = 'maxSesions: 2\n';
       const notices: string[] = [];
