@@ -89,4 +89,37 @@ describe('createGroupCommit', () => {
     }
     expect(await Promise.all([...early, ...late])).toEqual([1, 2, 3, 4, 5]);
   });
+  it('spareAt: a call made while the only other writer retries a refused batch item by item goes out at once', async () => {
+    const batches: number[][] = [];
+    const gates: { items: number[]; open: (ok: boolean) => void }[] = [];
+    const echo = createGroupCommit(
+      async (xs: readonly number[]) => {
+        batches.push([...xs]);
+        const ok = await new Promise<boolean>((open) => gates.push({ items: [...xs], open }));
+        if (!ok) throw new Error('refused');
+        return xs;
+      },
+      { inFlight: 2, spareAt: 2 },
+    );
+    const tick = () => new Promise((r) => setImmediate(r));
+    const first = echo(1);
+    const pair = Promise.allSettled([echo(2), echo(13)]);
+    expect(batches).toEqual([[1], [2, 13]]);
+    gates.shift()!.open(true);
+    await first;
+    gates.shift()!.open(false);
+    await tick();
+    expect(batches).toEqual([[1], [2, 13], [2]]);
+    // The writer left is busy with one item after another of the refused batch, not with a batch that
+    // will take this call when it is back: it must not wait behind all of them.
+    const late = echo(5);
+    expect(batches).toEqual([[1], [2, 13], [2], [5]]);
+    while (gates.length > 0) {
+      const g = gates.shift()!;
+      g.open(!g.items.includes(13));
+      await tick();
+    }
+    expect((await pair).map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
+    expect(await late).toBe(5);
+  });
 });

@@ -53,6 +53,8 @@ export const createGroupCommit = <T, R>(
   const spareAt = Math.max(1, o.spareAt ?? 1);
   const pending: Pending<T, R>[] = [];
   let flushing = 0;
+  /** Writers going through a refused batch item by item: they take no waiting call for a while. */
+  let retrying = 0;
 
   const settle = async (batch: Pending<T, R>[]): Promise<void> => {
     try {
@@ -63,7 +65,12 @@ export const createGroupCommit = <T, R>(
         batch[0]!.reject(err);
         return;
       }
-      for (const p of batch) await settle([p]);
+      retrying++;
+      try {
+        for (const p of batch) await settle([p]);
+      } finally {
+        retrying--;
+      }
     }
   };
 
@@ -79,7 +86,8 @@ export const createGroupCommit = <T, R>(
   return (item) =>
     new Promise<R>((resolve, reject) => {
       pending.push({ item, resolve, reject });
-      if (flushing >= inFlight || (flushing > 0 && pending.length < spareAt)) return;
+      // Calls below spareAt wait only for a writer that takes them when its one write is back.
+      if (flushing >= inFlight || (flushing > retrying && pending.length < spareAt)) return;
       flushing++;
       if (gather === 'while-writing') void flush();
       else setImmediate(() => void flush());
