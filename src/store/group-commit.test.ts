@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { createGroupCommit } from './group-commit.ts';
+import { createGroupCommit, type GroupOptions } from './group-commit.ts';
+
+/** A writer that echoes its batch once the test opens its gate; each batch is recorded as it goes out. */
+const gatedEcho = (options: GroupOptions) => {
+  const batches: number[][] = [];
+  const gates: (() => void)[] = [];
+  const echo = createGroupCommit(async (xs: readonly number[]) => {
+    batches.push([...xs]);
+    await new Promise<void>((r) => gates.push(r));
+    return xs;
+  }, options);
+  return { batches, gates, echo };
+};
 
 describe('createGroupCommit', () => {
   it('this-turn: the calls of one turn go out in one write, each caller gets its own answer', async () => {
@@ -42,16 +54,7 @@ describe('createGroupCommit', () => {
   });
 
   it('inFlight: that many writes go out at once, later calls gather behind them, at most maxBatch a write', async () => {
-    const batches: number[][] = [];
-    const gates: (() => void)[] = [];
-    const echo = createGroupCommit(
-      async (xs: readonly number[]) => {
-        batches.push([...xs]);
-        await new Promise<void>((r) => gates.push(r));
-        return xs;
-      },
-      { inFlight: 2, maxBatch: 2 },
-    );
+    const { batches, gates, echo } = gatedEcho({ inFlight: 2, maxBatch: 2 });
     const all = Promise.all([1, 2, 3, 4, 5].map((x) => echo(x)));
     expect(batches).toEqual([[1], [2]]);
     gates.shift()!();
@@ -66,16 +69,7 @@ describe('createGroupCommit', () => {
   });
 
   it('spareAt: a second write goes out only once that many calls wait; fewer ride with the first when it is back', async () => {
-    const batches: number[][] = [];
-    const gates: (() => void)[] = [];
-    const echo = createGroupCommit(
-      async (xs: readonly number[]) => {
-        batches.push([...xs]);
-        await new Promise<void>((r) => gates.push(r));
-        return xs;
-      },
-      { inFlight: 2, spareAt: 3 },
-    );
+    const { batches, gates, echo } = gatedEcho({ inFlight: 2, spareAt: 3 });
     const early = [1, 2, 3].map((x) => echo(x));
     expect(batches).toEqual([[1]]);
     const late = [4, 5].map((x) => echo(x));
