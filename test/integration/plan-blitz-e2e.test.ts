@@ -93,8 +93,13 @@ describe.each(['github', 'gitea'] as const)('plan-blitz end to end on %s', (forg
     // Plan branches were only the way the plans came back: none is left on the origin.
     expect(await h.origin.git.ok(['branch', '--list', 'plan-m1/*'])).toBe('');
     // S: a short spec comment and execution-ready, no review; the unsized #6 was sized S first.
+    // Should a lane end otherwise, the failure names how each wave's members landed and why the run stopped.
+    const landings = JSON.stringify({
+      reason: run.progress.reason,
+      waves: planProgressOf(run.progress).waves.map((w) => ({ members: w.members, outcomes: w.outcomes })),
+    });
     for (const n of [2, 6]) {
-      expect(labels(n), `#${n}`).toEqual(expect.arrayContaining(['plan/ready', 'plan/draft']));
+      expect(labels(n), `#${n}: ${landings}`).toEqual(expect.arrayContaining(['plan/ready', 'plan/draft']));
       expect(labels(n)).not.toContain('plan/approved');
       expect(planComment(n)?.body).toContain('execution-ready');
     }
