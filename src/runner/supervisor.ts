@@ -238,8 +238,12 @@ export class Supervisor {
   private current: Promise<void> | undefined;
   private followUp: Promise<void> | undefined;
   private readonly memos = new Map<string, AttemptMemo>();
-  /** Attempts being stopped and resumed with a message right now (interruptAndResume). */
-  private readonly interrupting = new Set<string>();
+  /**
+   * Attempts being relaunched right now (a resume, or a stop and resume with a message): between the
+   * ledger's reopening and the new pid the record names a dead process, which a tick must not read
+   * as the worker's exit (it would resume the session a second time).
+   */
+  private readonly relaunching = new Set<string>();
   constructor(private readonly d: SupervisorDeps) {}
 
   /** Starts the worker for `record` with argv; returns the pid (also written to the ledger). */
@@ -312,7 +316,7 @@ export class Supervisor {
     const open = await this.d.ledger.listOpen();
     for (const id of this.memos.keys()) if (!open.some((r) => r.id === id)) this.memos.delete(id);
     for (const r of open) {
-      if (this.interrupting.has(r.id)) continue;
+      if (this.relaunching.has(r.id)) continue;
       try {
         await this.check(r, opts, remotes);
       } catch (err) {
@@ -455,6 +459,19 @@ export class Supervisor {
 
   /** Resumes the same session in its worktree (a nudge, an interrupted worker, or a base merge to finish). */
   async resume(r: AttemptRecord, reason: ResumeReason, situation: NudgeSituation): Promise<SurvivedWork> {
+    this.relaunching.add(r.id);
+    try {
+      return await this.relaunch(r, reason, situation);
+    } finally {
+      this.relaunching.delete(r.id);
+    }
+  }
+
+  private async relaunch(
+    r: AttemptRecord,
+    reason: ResumeReason,
+    situation: NudgeSituation,
+  ): Promise<SurvivedWork> {
     const ctx = await this.gitContextOf(r);
     const survived = await survivedWork(r.worktree, r.branch, r.baseBranch, ctx);
     const n = r.nudges + (reason === 'nudge' ? 1 : 0);
@@ -488,13 +505,13 @@ export class Supervisor {
    * never read as the worker's own exit.
    */
   async interruptAndResume(r: AttemptRecord, reason: ResumeReason, situation: NudgeSituation) {
-    this.interrupting.add(r.id);
+    this.relaunching.add(r.id);
     try {
       await this.stop(r);
       this.d.logger.info({ attemptId: r.id, reason }, 'worker interrupted to deliver a message');
-      return await this.resume(r, reason, situation);
+      return await this.relaunch(r, reason, situation);
     } finally {
-      this.interrupting.delete(r.id);
+      this.relaunching.delete(r.id);
     }
   }
 

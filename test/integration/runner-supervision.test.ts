@@ -4,6 +4,8 @@ import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isAlive, killGroup } from '../../src/runner/exec.ts';
+import { InMemoryAttemptLedger } from '../../src/runner/ledger.ts';
+import type { AttemptRecord } from '../../src/runner/types.ts';
 import { commitAndPush, createOrigin, gitIn, originFile, originSha, tempDir } from '../support/git.ts';
 import { attemptJob, fakeEntry, makeHarness, settle, sleep } from './runner-harness.ts';
 
@@ -101,6 +103,54 @@ describe('runner supervision', () => {
       code: 'conflict',
     });
     expect(readFileSync(trace, 'utf8').trim().split('\n')).toHaveLength(2);
+  });
+
+  it('a tick while a feedback resume relaunches the session leaves it alone: the session is resumed once', async () => {
+    const origin = await createOrigin();
+    const trace = join(tempDir(), 'trace.jsonl');
+    // The race from a CI run: the resume reopens the attempt in the ledger (its pid still the ended
+    // worker's) and only then launches; a supervision pass in between took the dead pid for an exit
+    // without an exit file and resumed the session a second time, as "interrupted".
+    let h: ReturnType<typeof makeHarness> | undefined;
+    let ticksInside = 0;
+    class TickingLedger extends InMemoryAttemptLedger {
+      override async update(id: string, patch: Partial<Omit<AttemptRecord, 'id'>>): Promise<AttemptRecord> {
+        const updated = await super.update(id, patch);
+        if ('outcome' in patch && patch.outcome === undefined && h) {
+          ticksInside++;
+          await h.runner.tick({ stalls: false });
+        }
+        return updated;
+      }
+    }
+    h = makeHarness({ ledger: new TickingLedger() });
+    const entry = fakeEntry({
+      FAKE_AGENT_MODE: 'push',
+      FAKE_AGENT_RESUME_MODE: 'push',
+      FAKE_AGENT_TRACE: trace,
+    });
+    const r = await h.runner.execute(attemptJob(origin.url, entry));
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    const a = r.attempt;
+    expect((await settle(h, a.id)).outcome).toBe('solved');
+
+    const resumed = await h.runner.execute({
+      kind: 'resume',
+      attemptId: a.id,
+      reason: 'ci_failed',
+      conflictFiles: [],
+      feedback: "The repository's CI failed on its head.",
+    });
+    expect(ticksInside).toBe(1);
+    expect(resumed).toMatchObject({ kind: 'resume', attempt: { feedbackResumes: 1 } });
+    const done = await settle(h, a.id);
+    expect(done).toMatchObject({ outcome: 'solved', nudges: 0, feedbackResumes: 1 });
+    expect(h.events.filter((e) => e.type === 'attempt.resumed').map((e) => e.reason)).toEqual(['ci_failed']);
+    const calls = readFileSync(trace, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(calls.map((c) => c.args[0] === '--resume')).toEqual([false, true]);
   });
 
   it('a worker that is busy (log growing) is not stalled', async () => {
