@@ -51,6 +51,7 @@ export const createSqliteWriter = (
 ): SqliteWriter => {
   let thread: Worker | undefined;
   let closed = false;
+  let closing: Promise<void> | undefined;
   let nextId = 0;
   /** Writes handed over and not answered yet, by id. */
   const waiting = new Map<number, Waiting>();
@@ -92,11 +93,28 @@ export const createSqliteWriter = (
   const send = () => {
     scheduled = false;
     if (outIds.length === 0) return;
-    thread ??= start();
-    thread.ref();
-    thread.postMessage({ kind: 'write', ids: outIds, items: outItems });
+    const ids = outIds;
+    const items = outItems;
     outIds = [];
     outItems = [];
+    thread ??= start();
+    thread.ref();
+    try {
+      thread.postMessage({ kind: 'write', ids, items });
+    } catch {
+      // A value that cannot be copied to the thread (a function, a symbol): handed over one at a time,
+      // so only that write fails, with nothing of it written.
+      for (const [k, id] of ids.entries()) {
+        try {
+          thread.postMessage({ kind: 'write', ids: [id], items: [items[k]] });
+        } catch (cause) {
+          const why = 'a write could not be handed to the SQLite writer thread';
+          waiting.get(id)?.reject(new AppError('store_error', why, {}, { cause }));
+          waiting.delete(id);
+        }
+      }
+      if (waiting.size === 0 && !closed) thread.unref();
+    }
   };
 
   return {
@@ -113,16 +131,18 @@ export const createSqliteWriter = (
         waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
       });
     },
-    async close() {
-      if (closed) return;
-      closed = true;
-      send();
-      const t = thread;
-      if (!t) return;
-      t.ref();
-      const exited = new Promise<void>((resolve) => t.once('exit', () => resolve()));
-      t.postMessage({ kind: 'close' });
-      await exited;
+    close() {
+      closing ??= (async () => {
+        closed = true;
+        send();
+        const t = thread;
+        if (!t) return;
+        t.ref();
+        const exited = new Promise<void>((resolve) => t.once('exit', () => resolve()));
+        t.postMessage({ kind: 'close' });
+        await exited;
+      })();
+      return closing;
     },
   };
 };

@@ -112,6 +112,24 @@ describe('SQLite writer thread', () => {
     await h.store.close();
   });
 
+  it('a write whose value cannot be copied to the thread fails alone with a store_error; the writes beside it land', async () => {
+    const file = dbFile();
+    const store = openSqliteStore(file);
+    const intent = (deliveryId: string, command: unknown) =>
+      store.addIntent({ forge: 'github', repo: 'o/r', command, sender: 'alice', deliveryId, seq: 0 });
+    // One turn: a sighting, an intent whose command holds a function (a bug upstream), another intent.
+    const results = await Promise.allSettled([
+      store.recordDelivery(sighting('beside-1')),
+      intent('comment:1', { name: 'blitz', run: () => undefined }),
+      intent('comment:2', { name: 'blitz', milestone: 'M1' }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(isAppError((results[1] as PromiseRejectedResult).reason, 'store_error')).toBe(true);
+    expect(rows(file)).toEqual(['beside-1']);
+    expect((await store.listIntents()).map((i) => i.deliveryId)).toEqual(['comment:2']);
+    await store.close();
+  });
+
   it('a lease, a failure count and a hold go through the thread in order with the sighting before them', async () => {
     const file = dbFile();
     const store = openSqliteStore(file);
