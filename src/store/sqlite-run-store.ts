@@ -196,9 +196,9 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
   );
   const insertRun = db.prepare(
     `INSERT INTO runs (id, forge, installation_id, repo, kind, milestone_number, milestone_title, slug,
-       trigger_issue, options, state, integration_branch, created_at, updated_at)
+       trigger_issue, options, progress, state, integration_branch, created_at, updated_at)
      VALUES (@id, @forge, @installationId, @repo, @kind, @milestoneNumber, @milestoneTitle, @slug,
-       @triggerIssue, @options, @state, @integrationBranch, @at, @at)`,
+       @triggerIssue, @options, @progress, @state, @integrationBranch, @at, @at)`,
   );
   const createRun = db.transaction((run: Parameters<RunStore['createRun']>[0]) => {
     const existing = selectLive.get(run.forge, run.repo, run.milestoneNumber);
@@ -208,6 +208,7 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
       installationId: run.installationId ?? null,
       triggerIssue: run.triggerIssue ?? null,
       options: JSON.stringify(run.options),
+      progress: JSON.stringify(run.progress ?? {}),
       at: now(),
     });
     return { created: true as const, run: toRun(selectRun.get(run.id)) };

@@ -19,6 +19,20 @@ export const describeRunCases = (engine: string, fresh: () => Promise<FreshDatab
       expect(await s.liveRun('github', 'acme/app', 1)).toMatchObject({ id: 'r3' });
     });
 
+    it('creates a run with the progress it starts with, in the same insert', async () => {
+      const s = await (await fresh()).runs();
+      const progress = {
+        planBlitz: { targets: ['acme/app#3'] },
+        approvals: { 'acme/app#3': { by: 'ann', hash: 'h' } },
+      };
+      const created = await s.createRun({ ...newRun('r1'), progress });
+      expect(created).toMatchObject({ created: true, run: { progress } });
+      const read = (await s.getRun('r1'))!;
+      expect(read.progress).toEqual(progress);
+      // Nothing written after the insert: the first write names the version it was created with.
+      await s.updateRun('r1', { progress: { ...read.progress, wave: 1 } }, { version: read.version });
+    });
+
     it('keeps progress JSON and run issues, patching only the given fields', async () => {
       const s = await (await fresh()).runs();
       await s.createRun(newRun('r1'));
