@@ -190,6 +190,8 @@ export const createIntentHandler = (
         runNoticeOf(run, 'started', `${intent.sender} started a blitz of ${milestone.title}`, {
           ...(deps.config.publicUrl ? { publicUrl: deps.config.publicUrl } : {}),
         }),
+        // Outside any pass: a failure kept on the run is written under the run lock, like every write.
+        (write) => hooks.serialized(run.id, write),
       );
     return 'started';
   };
