@@ -174,6 +174,7 @@ const loadRun = async (
     unfiledFindings: unfiledFindings(attempts, p.posted ?? [], run.triggerIssue !== undefined),
     build: p.build ?? { status: 'none', covers: [], failures: 0 },
     ...(p.hardBlocker ? { keptBlocker: keptBlockerOf(p.hardBlocker) } : {}),
+    ...(p.reason !== undefined ? { stopReason: p.reason } : {}),
     ...(missingTool ? { missingTool } : {}),
     park: parkViewOf(at, fresh, attempts, cache.budget),
     buildConfigured: repoConfig.build !== undefined,

@@ -409,6 +409,27 @@ describe('nextActions: stop conditions and reports', () => {
     });
   });
 
+  it('a blocked run that stays blocked for the reason it has plans no state change: its notices alone', () => {
+    const snap = baseSnapshot([issue(1, { blockedBy: [k(2)] }), issue(2, { blockedBy: [k(1)] })]);
+    const first = nextActions('running', snap);
+    expect(types(first)).toEqual(['report_cycle', 'notify', 'stop:blocked']);
+    const reason = ofType(first, 'stop')[0]!.reason;
+    // Every later tick: no `set_state` into running, no second stop (nothing written); the notice is
+    // planned again and sent once by its content, the cycle report likewise.
+    const again = nextActions('blocked', { ...snap, stopReason: reason });
+    expect(types(again)).toEqual(['report_cycle', 'notify']);
+    expect(ofType(again, 'notify')).toEqual(ofType(first, 'notify'));
+    // Stopped for another reason before (a red build, say): the stop alone writes the new one.
+    expect(types(nextActions('blocked', { ...snap, stopReason: 'the build is red' }))).toEqual([
+      'report_cycle',
+      'notify',
+      'stop:blocked',
+    ]);
+    // The cause goes (the cycle broken): the run enters running and dispatches by itself.
+    const freed = baseSnapshot([issue(1), issue(2, { blockedBy: [k(1)] })], { stopReason: reason });
+    expect(types(nextActions('blocked', freed)).slice(0, 2)).toEqual(['set_state', 'dispatch']);
+  });
+
   it('still says BLOCKED when something stuck was not told by its own notice', () => {
     const snap = baseSnapshot(
       [issue(1), issue(2, { blockedBy: [k(1)] }), issue(3, { blockedBy: ['gone/x#4'] })],

@@ -189,6 +189,23 @@ export const enterRunning = (runState: RunState): Extract<Action, { type: 'set_s
     ? [{ type: 'set_state', from: [runState], to: 'running' }]
     : [];
 
+/**
+ * A blocked run whose plan stops it blocked again stays blocked: it does not enter `running` only to
+ * stop once more (two run writes and a model-notes merge on every tick, and a state that flaps), and a
+ * stop that repeats the reason kept on the run (`stopReason`) is left out too (`repeated`); a new reason
+ * is written by the stop alone. The plan's notices still go (each is sent once, by its content), and a
+ * pass whose plan has work instead of the stop enters `running` as before: the block lifts by itself.
+ */
+const staysBlocked = (
+  runState: RunState,
+  snap: RunSnapshot,
+  work: readonly Action[],
+): { blocked: boolean; repeated: boolean } => {
+  const halt = work.find((a) => a.type === 'stop');
+  const blocked = runState === 'blocked' && halt?.type === 'stop' && halt.state === 'blocked';
+  return { blocked, repeated: blocked && halt.reason === snap.stopReason };
+};
+
 /** The budget as if the probe had no say: what a wave would be before it is asked. */
 const unbounded = (snap: RunSnapshot): RunSnapshot => ({
   ...snap,
@@ -228,13 +245,17 @@ export const nextActions = (runState: RunState, snap: RunSnapshot): Action[] => 
   if (runState === 'paused') return lift;
   const ctx = buildRunContext(snap);
   const planned = workActions(ctx);
-  const work = gateOnReview(snap.integrationReview, planned);
+  const gated = gateOnReview(snap.integrationReview, planned);
   const unclear = reviewUnclearActions(snap.integrationReview, planned, runState);
+  const stays = staysBlocked(runState, snap, gated);
+  const work = stays.repeated ? gated.filter((a) => a.type !== 'stop') : gated;
   // A run waiting on an unclear review goes on once a writer accepted it or asked for another.
   const enter: Action[] =
     runState === 'review_unclear' && unclear.length === 0
       ? [{ type: 'set_state', from: [runState], to: 'running' }]
-      : enterRunning(runState);
+      : stays.blocked
+        ? []
+        : enterRunning(runState);
   const gate: Action[] = work.some((a) => a.type === 'run_smoke' || a.type === 'ship')
     ? [
         {

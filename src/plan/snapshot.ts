@@ -160,6 +160,11 @@ export interface RunSnapshot {
   hardBlocker?: string;
   /** The hard blocker kept on the run from an earlier pass; a pass that got through lifts it (`unblock`). */
   keptBlocker?: { reason: string; issue?: number };
+  /**
+   * The reason the run's last stop kept on it (`progress.reason`): a blocked run whose plan stops it
+   * blocked for this same reason again writes nothing (plan/next-actions.ts). Absent: none kept.
+   */
+  stopReason?: string;
   /** Blitz: an issue's worker could not start because its agent CLI is missing (plan/tool-blocker.ts). */
   missingTool?: MissingToolView;
   /** Blitz: the run's environment park and the environment failures no park has seen (plan/park.ts). */

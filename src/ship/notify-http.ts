@@ -15,6 +15,8 @@ export interface PostOptions {
   backoffMs?: number;
   /** Injected so that tests do not sleep. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The per-attempt timeout's signal (default `AbortSignal.timeout`); injected so tests control time. */
+  timeout?: (ms: number) => AbortSignal;
   /** Cancels the whole post, retries included. */
   signal?: AbortSignal;
 }
@@ -96,13 +98,14 @@ export const sendRequest = async (
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const backoffMs = opts.backoffMs ?? 1_000;
   const sleep = opts.sleep ?? abortableSleep;
+  const timeout = opts.timeout ?? AbortSignal.timeout;
   const target = originOf(url);
   let lastError = 'not attempted';
   for (let i = 1; i <= attempts; i++) {
     let waitMs: number | undefined;
     if (opts.signal?.aborted)
       return { ok: false, attempts: i - 1, error: `cancelled before reaching ${target}` };
-    const perAttempt = AbortSignal.timeout(timeoutMs);
+    const perAttempt = timeout(timeoutMs);
     const signal = opts.signal ? AbortSignal.any([opts.signal, perAttempt]) : perAttempt;
     try {
       const res = await doFetch(url, {

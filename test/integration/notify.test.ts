@@ -225,8 +225,23 @@ describe('Home Assistant notifier', () => {
     const path = '/api/services/notify/mobile_app_phone';
     const headers = { authorization: `Bearer ${token}` };
     expected.push({ path, headers, body, reply: 'hang' }, { path, headers, body, reply: 'hang' });
-    const { notifiers } = buildNotifiers(ha(), { sleep: async () => undefined, timeoutMs: 150, attempts: 2 });
+    // The timeout fires once the server holds the attempt's request (time is the test's, not the
+    // host's: on a loaded host a wall-clock 150 ms could end before the request even arrived).
+    const timeout = () => {
+      const timer = new AbortController();
+      const held = hanging.length + 1;
+      const fire = () => (hanging.length >= held ? timer.abort() : setImmediate(fire));
+      fire();
+      return timer.signal;
+    };
+    const { notifiers } = buildNotifiers(ha(), {
+      sleep: async () => undefined,
+      timeoutMs: 150,
+      attempts: 2,
+      timeout,
+    });
     const [res] = await notifyAll(notifiers, shipped);
+    expect(hanging).toHaveLength(2);
     expect(res).toMatchObject({ ok: false, attempts: 2 });
     expect(res?.ok === false && res.error).toContain('did not answer within 150 ms');
   });

@@ -38,10 +38,18 @@ describe.each(['github', 'gitea'] as const)('per-issue caps on %s', (forge) => {
     const [held] = x.noticesOf('needs_person');
     expect(held).toMatchObject({ issue: 1, command: '/blitz retry #1' });
     expect(held?.sentence).toContain('#1 reached its cap (240 of 150 tokens (160 %)) and is held');
-    // The named state lasts: no attempt more, nothing said again.
-    const runId = (await x.run())!.id;
-    for (let i = 0; i < 3; i++) await x.round();
+    // The named state lasts: no attempt more, nothing said again, and nothing written: the ticks of a
+    // blocked run that stays blocked leave its version (no blocked → running → blocked on each tick).
+    const before = (await x.run())!;
+    const runId = before.id;
+    expect(before.state).toBe('blocked');
+    for (let i = 0; i < 3; i++) {
+      x.clock.advance(60_000);
+      await x.round();
+    }
     const run = (await x.run())!;
+    expect(run.state).toBe('blocked');
+    expect(run.version).toBe(before.version);
     expect(run.progress.graph?.find((i) => i.number === 1)?.state).toBe('held');
     expect(run.progress.reason).toContain('it reached its per-issue cap');
     const ofIssue1 = async () =>
@@ -85,10 +93,12 @@ describe.each(['github', 'gitea'] as const)('a missing agent CLI on %s', (forge)
     await x.drive(async () => (await x.run())?.progress.hardBlocker?.issue !== undefined);
     const blockerIssue = (await x.run())!.progress.hardBlocker!.issue!;
     expect(x.world.issue(x.repo, blockerIssue)?.title).toContain('is BLOCKED');
-    // Blocked means blocked: rounds before the wait is over start nothing and say nothing more.
+    // Blocked means blocked: rounds before the wait is over start nothing, say nothing more and write nothing.
     const ledger = () => x.h.bot.runs.ledger.listByRun(run.id);
+    const version = (await x.run())!.version;
     for (let i = 0; i < 3; i++) await x.round();
     expect(await ledger()).toHaveLength(1);
+    expect((await x.run())!.version).toBe(version);
     // The wait passes: the probe (the issue's next attempt) finds it still missing; the wait doubles.
     x.clock.advance(61_000);
     await x.drive(async () => (await ledger()).length === 2 && (await ledger()).every((a) => a.outcome));

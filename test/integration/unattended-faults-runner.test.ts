@@ -59,9 +59,10 @@ describe.each(['github', 'gitea'] as const)('environment parks on %s', (forge) =
     expect(parked.progress.park).toMatchObject({ reason: 'model endpoint unreachable', failures: 1 });
     expect(x.noticesOf('parked')).toHaveLength(1);
     expect(x.noticesOf('parked')[0]).toMatchObject({ command: '/blitz resume' });
-    // Parked means parked: rounds before the wait is over start nothing.
+    // Parked means parked: rounds before the wait is over start nothing and write nothing.
     for (let i = 0; i < 3; i++) await x.round();
     expect(await x.h.bot.runs.ledger.listByRun(parked.id)).toHaveLength(1);
+    expect((await x.run())!.version).toBe(parked.version);
     // The first wait passes; the probe (the session resumed) finds the endpoint still down: it waits twice as long.
     x.clock.advance(61_000);
     await x.drive(async () => (await x.run())?.progress.park?.failures === 2, 20_000);
@@ -137,9 +138,13 @@ describe.each(['github', 'gitea'] as const)('hard blockers on %s', (forge) => {
     await x.drive(async () => (await x.run())?.state === 'blocked');
     const run = (await x.run())!;
     expect(run.progress.hardBlocker?.reason).toMatch(/refused the bot's credentials/);
-    // The state lasts without a second notice while the forge keeps refusing.
-    for (let i = 0; i < 3; i++) await x.round();
+    // The state lasts without a second notice, or any write, while the forge keeps refusing.
+    for (let i = 0; i < 3; i++) {
+      x.clock.advance(60_000);
+      await x.round();
+    }
     expect((await x.run())!.state).toBe('blocked');
+    expect((await x.run())!.version).toBe(run.version);
     const blocked = x.noticesOf('blocked');
     expect(blocked).toHaveLength(1);
     expect(blocked[0]).toMatchObject({ command: '/blitz resume' });

@@ -169,6 +169,7 @@ export const loadFleet = async (
         pace,
       },
     ),
+    ...(run.progress.reason !== undefined ? { stopReason: run.progress.reason } : {}),
     // Named as the planner's issues name their repo (fleetOrder compares the two).
     busyRepos: [...new Set([...tickets.values()].map((i) => i.repo))].filter((r) =>
       busyFences.has(r.toLowerCase()),

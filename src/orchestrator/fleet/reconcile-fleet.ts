@@ -40,7 +40,14 @@ export const reconcileFleet = (deps: FleetPorts, hooks: FleetHooks, runId: strin
       // The scoreboard shows this pass's results: read the rows and the fleet facts again.
       const after = (await loadFleet(deps, hooks, runId, true)) ?? ctx;
       const stop = actions.find((a) => a.type === 'stop');
-      hooks.scoreboard(runId, board(after, stop?.type === 'stop' ? { reason: stop.reason } : undefined));
+      // A blocked fleet that stays blocked plans no stop again: its summary keeps the reason it stopped for.
+      const reason =
+        stop?.type === 'stop'
+          ? stop.reason
+          : after.run.state === 'blocked'
+            ? after.run.progress.reason
+            : undefined;
+      hooks.scoreboard(runId, board(after, reason !== undefined ? { reason } : undefined));
       if (stop) await hooks.flushScoreboard(runId);
     },
   });
