@@ -1,10 +1,12 @@
 // `npm run bench`: runs every bench/*.bench.ts (or those named on the command line), prints each
 // figure as `name: value unit` and writes them all to bench/results.json. Figures are printed,
 // never asserted: each module measures its baseline in the same run and prints the ratio beside it.
+// Last, the table of issue 19 (bench/summary.ts) from this run's figures.
 import { readdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Bench, Figure } from './figures.ts';
+import { issue19Table } from './summary.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);
@@ -23,5 +25,7 @@ for (const file of files) {
     results[f.name] = { value: f.value, unit: f.unit };
   }
 }
+// Issue 19's table: each row's figure beside its same-run baseline and its goal.
+console.log(`# summary (issue 19)\n${issue19Table(results)}`);
 await writeFile(join(here, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
 console.log(`wrote ${Object.keys(results).length} figures to bench/results.json`);

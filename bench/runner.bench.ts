@@ -163,9 +163,23 @@ const bench: Bench = async () => {
     await live.tick();
     const open = (await ledger.listOpen()).filter((r) => r.pid !== undefined);
     const steady: number[] = [];
+    // Baseline in the same rounds: the least a tick must do per worker, ask whether its process lives
+    // and stat its log, nothing else.
+    const bare: number[] = [];
     for (let t = 0; t < TICKS; t++) {
       for (const r of open) appendFileSync(r.logPath, `working ${t}\n`);
       steady.push(await tickCpu(live));
+      const cpu0 = process.cpuUsage();
+      for (const r of open) {
+        try {
+          process.kill(r.pid!, 0);
+        } catch {
+          // gone: a tick would notice it the same way
+        }
+        await stat(r.logPath);
+      }
+      const cpu = process.cpuUsage(cpu0);
+      bare.push((cpu.user + cpu.system) / 1000 / Math.max(1, open.length));
     }
     // After a restart: a fresh supervisor's first tick, remembering nothing.
     const perWorker: number[] = [];
@@ -189,6 +203,11 @@ const bench: Bench = async () => {
       },
       { name: 'runner.tick_cpu_ms_per_worker', value: round(median(steady), 2), unit: 'ms' },
       { name: 'runner.tick_cpu_ms_per_worker.goal', value: 20, unit: 'ms' },
+      {
+        name: 'runner.tick_baseline_cpu_ms_per_worker',
+        value: round(median(bare), 3),
+        unit: 'ms: whether the process lives and a stat of its log, alone, same rounds',
+      },
       { name: 'runner.first_tick_cpu_ms_per_worker', value: round(median(perWorker), 2), unit: 'ms' },
     ];
     return figures;

@@ -58,6 +58,17 @@ describe('pace', () => {
     expect(p.reason).toContain('graphql');
   });
 
+  it('holds new sessions while a rate-limit refusal waits out its Retry-After, then runs at full speed', () => {
+    const refused = { until: now + 90_000, retryAfterSeconds: 90, limit: 'secondary' as const };
+    const p = pace({ now, windows: {}, writesLastMinute: 0, writesLastHour: 0, refused });
+    expect(p).toMatchObject({ sessionFactor: 0, intervalFactor: 4, until: now + 90_000 });
+    expect(p.reason).toBe(
+      'the forge refused a request at its secondary rate limit (retry after 90 s): no new sessions until it lifts in 2 min',
+    );
+    const later = pace({ now: now + 90_000, windows: {}, writesLastMinute: 0, writesLastHour: 0, refused });
+    expect(later.sessionFactor).toBe(1);
+  });
+
   it('never asks for fewer than one session unless it says zero', () => {
     expect(pacedSessions(2, { sessionFactor: 0.25, intervalFactor: 4, reason: 'x' })).toBe(1);
   });
@@ -96,5 +107,31 @@ describe('budget tracker', () => {
     expect(tracker.snapshot('github:1')?.writesLastHour).toBe(0);
     expect(tracker.all().map((x) => x.key)).toEqual(['github:1', 'github:2']);
     expect(tracker.paceOf('unknown').sessionFactor).toBe(1);
+  });
+  it('keeps a 429 or a 403 with Retry-After as a refusal until then; a 403 without one is not a limit', () => {
+    let t = now;
+    const tracker = createBudgetTracker({ now: () => t });
+    tracker.observe('github:1', { method: 'GET', status: 403 });
+    expect(tracker.snapshot('github:1')?.refused).toBeUndefined();
+    tracker.observe('github:1', { method: 'POST', status: 403, retryAfter: 60 });
+    expect(tracker.snapshot('github:1')?.refused).toEqual({
+      until: now + 60_000,
+      retryAfterSeconds: 60,
+      limit: 'secondary',
+    });
+    // A shorter wait heard later does not cut the longer one short; a waited-out retry says its limit.
+    tracker.observe('github:1', { method: 'GET', retryAfter: 5, limit: 'primary' });
+    expect(tracker.snapshot('github:1')?.refused?.until).toBe(now + 60_000);
+    expect(tracker.paceOf('github:1')).toMatchObject({ sessionFactor: 0, until: now + 60_000 });
+    tracker.observe('github:1', {
+      method: 'GET',
+      status: 429,
+      retryAfter: 600,
+      rateHeaders: { 'x-ratelimit-remaining': '0' },
+    });
+    expect(tracker.snapshot('github:1')?.refused).toMatchObject({ until: now + 600_000, limit: 'primary' });
+    t += 600_000;
+    expect(tracker.snapshot('github:1')?.refused).toBeUndefined();
+    expect(tracker.paceOf('github:1').sessionFactor).toBe(1);
   });
 });

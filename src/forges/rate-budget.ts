@@ -21,6 +21,17 @@ export interface BudgetSnapshot {
   /** Content-creating requests (POST/PATCH/PUT/DELETE) in the last minute and the last hour. */
   writesLastMinute: number;
   writesLastHour: number;
+  /** The forge refused a request with a rate limit and asked to wait (Retry-After): until when, and the answer. */
+  refused?: Refusal | undefined;
+}
+
+/** A rate-limit refusal (HTTP 429, or 403 with Retry-After): the forge's own word that it wants a pause. */
+export interface Refusal {
+  /** When the forge said it may be asked again (ms since epoch). */
+  until: number;
+  retryAfterSeconds: number;
+  /** Primary (the window's budget spent) or secondary (GitHub's limits on bursts and writes). */
+  limit: 'primary' | 'secondary';
 }
 
 /** GitHub's documented secondary limits for content-creating requests. */
@@ -31,6 +42,8 @@ export interface PaceInput {
   windows: Record<string, RateWindow | undefined>;
   writesLastMinute: number;
   writesLastHour: number;
+  /** The last rate-limit refusal, if any; one whose time has passed is ignored. */
+  refused?: Refusal | undefined;
 }
 
 export interface Pace {
@@ -54,6 +67,8 @@ const minutes = (ms: number) => Math.max(1, Math.round(ms / 60_000));
  * window left; spending faster than the window refills (left share < time share) slows in proportion,
  * below 10 % of the budget the run starts no new session until the reset, a stale window (reset
  * passed) counts as full. Secondary: past 75 % of either write limit the run halves; at the limit it waits.
+ * A refusal (the forge answered 429, or 403 with Retry-After: a limit the headers did not foretell, such
+ * as the secondary limit on concurrent or CPU-heavy requests) holds new sessions until its Retry-After.
  * The most severe of all reasons wins.
  */
 export const pace = (input: PaceInput): Pace => {
@@ -80,6 +95,14 @@ export const pace = (input: PaceInput): Pace => {
       });
     }
   }
+  const r = input.refused;
+  if (r && r.until > input.now)
+    candidates.push({
+      sessionFactor: 0,
+      intervalFactor: 4,
+      until: r.until,
+      reason: `the forge refused a request at its ${r.limit} rate limit (retry after ${r.retryAfterSeconds} s): no new sessions until it lifts in ${minutes(r.until - input.now)} min`,
+    });
   const { perMinute, perHour } = secondaryLimits;
   if (input.writesLastMinute >= perMinute || input.writesLastHour >= perHour) {
     const hour = input.writesLastHour >= perHour;
@@ -127,6 +150,10 @@ export interface ObservedRequest {
   rateHeaders?: Record<string, string> | undefined;
   /** A GraphQL mutation: a write, though GraphQL reads are POSTs too. */
   mutation?: boolean | undefined;
+  /** How long the forge asked to wait (seconds) when it refused the request at a rate limit (429, 403). */
+  retryAfter?: number | undefined;
+  /** Which limit refused it, when the client knows (GitHub: remaining 0 is the primary one). */
+  limit?: 'primary' | 'secondary' | undefined;
 }
 
 /** The budget key of a forge connection: `github:<installation>` (or `github` with a token), `gitea`. */
@@ -150,7 +177,10 @@ const header = (h: ObservedRequest['rateHeaders'], name: string): number | undef
 };
 
 export const createBudgetTracker = (clock: { now(): number } = { now: () => Date.now() }): BudgetTracker => {
-  const keys = new Map<string, { resources: Record<string, RateWindow>; writes: number[] }>();
+  const keys = new Map<
+    string,
+    { resources: Record<string, RateWindow>; writes: number[]; refused?: Refusal | undefined }
+  >();
   const entry = (key: string) => {
     let e = keys.get(key);
     if (!e) {
@@ -172,6 +202,7 @@ export const createBudgetTracker = (clock: { now(): number } = { now: () => Date
       resources: { ...e.resources },
       writesLastMinute: e.writes.filter((t) => t > now - 60_000).length,
       writesLastHour: e.writes.length,
+      ...(e.refused && e.refused.until > now ? { refused: e.refused } : {}),
     };
   };
   return {
@@ -186,6 +217,17 @@ export const createBudgetTracker = (clock: { now(): number } = { now: () => Date
       if (write && r.status !== undefined && r.status < 400) {
         e.writes.push(now);
         prune(e.writes, now);
+      }
+      // A refusal that names its wait: kept until then (a longer wait wins over a shorter one).
+      if (
+        (r.limit !== undefined || r.status === 429 || r.status === 403) &&
+        r.retryAfter !== undefined &&
+        r.retryAfter >= 0
+      ) {
+        const until = now + r.retryAfter * 1000;
+        const limit = r.limit ?? (r.rateHeaders?.['x-ratelimit-remaining'] === '0' ? 'primary' : 'secondary');
+        if (!e.refused || until >= e.refused.until)
+          e.refused = { until, retryAfterSeconds: r.retryAfter, limit };
       }
       const limit = header(r.rateHeaders, 'x-ratelimit-limit');
       const remaining = header(r.rateHeaders, 'x-ratelimit-remaining');
@@ -204,6 +246,7 @@ export const createBudgetTracker = (clock: { now(): number } = { now: () => Date
         windows: s.resources,
         writesLastMinute: s.writesLastMinute,
         writesLastHour: s.writesLastHour,
+        refused: s.refused,
       });
     },
   };

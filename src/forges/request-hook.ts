@@ -13,6 +13,9 @@ export interface ForgeRequestReport {
   notModified?: boolean;
   /** A GraphQL mutation (a write, though every GraphQL request is a POST). */
   mutation?: boolean;
+  /** A rate-limit refusal: how long the forge asked to wait (seconds), and which limit when known. */
+  retryAfter?: number;
+  limit?: 'primary' | 'secondary';
 }
 
 export type ForgeRequestHook = (r: ForgeRequestReport) => void;

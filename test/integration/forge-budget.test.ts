@@ -1,8 +1,10 @@
 // The GitHub adapter's request economy against the contract-checked fake: conditional GETs answered
 // 304 only when the ETag matches (and not counted against the rate limit), the milestone reload
 // skipped while the milestone's issue list is unchanged, and the rate-limit budget the fake reports
-// reaching the budget tracker, its pace, and the /metrics gauges.
+// reaching the budget tracker, its pace, and the /metrics gauges; a rate-limit refusal (403 or 429 with
+// Retry-After), waited out or not, holds new sessions until its wait is over.
 import { afterEach, describe, expect, it } from 'vitest';
+import { isAppError } from '../../src/errors.ts';
 import { createGithubForge } from '../../src/forges/github/index.ts';
 import { budgetKey, createBudgetTracker } from '../../src/forges/rate-budget.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
@@ -16,7 +18,7 @@ afterEach(async () => {
   fake = undefined;
 });
 
-const setup = async (core = 5000, keptForMs = 0) => {
+const setup = async (core = 5000, keptForMs = 0, opts: { retries?: number; now?: () => number } = {}) => {
   const world = new World();
   const repo = world.addRepo('acme/app');
   world.grant(repo, world.botLogin, 'write');
@@ -25,14 +27,14 @@ const setup = async (core = 5000, keptForMs = 0) => {
   world.addIssue(repo, { number: 1, title: 'a', milestone: 'M1' });
   world.addIssue(repo, { number: 2, title: 'b', milestone: 'M1', blockedBy: [1] });
   fake = await startFakeGithub(world, { rateLimit: { core } });
-  const tracker = createBudgetTracker();
+  const tracker = createBudgetTracker(opts.now ? { now: opts.now } : undefined);
   const metrics = createMetrics();
   metrics.setBudgetSource(() => tracker.all());
   const forge = createGithubForge({
     baseUrl: fake.apiUrl,
     auth: { token: 'test-token' },
     botLogin: world.botLogin,
-    retry: { retries: 0, minDelayMs: 1, secondMs: 0 },
+    retry: { retries: opts.retries ?? 0, minDelayMs: 1, secondMs: 0 },
     // 0: every read reaches the client (the conditional layer under test); the kept layer has its own test.
     keptForMs,
     onRequest: (r) => tracker.observe(budgetKey('github', 7), r),
@@ -139,5 +141,41 @@ describe('GitHub request economy', () => {
     expect(p.reason).toMatch(
       /^core rate limit nearly spent \(1\/20\): no new sessions until it resets in \d+ min$/,
     );
+  });
+
+  it('a secondary limit the client waits out still holds new sessions until its Retry-After', async () => {
+    let t = Date.now();
+    const { forge, tracker, fake: f, at } = await setup(5000, 0, { retries: 1, now: () => t });
+    f.failNext(1, {
+      status: 403,
+      headers: { 'retry-after': '90' },
+      message: 'You have exceeded a secondary rate limit',
+    });
+    expect(await forge.getFile(at, '.github/blitz.yml')).toBe('maxSessions: 2\n');
+    expect(statuses(f)).toEqual(['GET 403', 'GET 200']);
+    expect(tracker.paceOf('github:7')).toMatchObject({ sessionFactor: 0, until: t + 90_000 });
+    expect(tracker.paceOf('github:7').reason).toBe(
+      'the forge refused a request at its secondary rate limit (retry after 90 s): no new sessions until it lifts in 2 min',
+    );
+    t += 90_000;
+    expect(tracker.paceOf('github:7').sessionFactor).toBe(1);
+  });
+
+  it('a refusal past the wait cap fails the call rate_limited and holds new sessions until its Retry-After', async () => {
+    let t = Date.now();
+    const { forge, tracker, fake: f, at } = await setup(5000, 0, { retries: 2, now: () => t });
+    f.failNext(1, { status: 429, headers: { 'retry-after': '3600' }, message: 'Too many requests' });
+    const err = await forge.getFile(at, '.github/blitz.yml').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isAppError(err, 'rate_limited')).toBe(true);
+    expect(statuses(f)).toEqual(['GET 429']);
+    expect(tracker.paceOf('github:7')).toMatchObject({ sessionFactor: 0, until: t + 3_600_000 });
+    expect(tracker.paceOf('github:7').reason).toMatch(
+      /retry after 3600 s\): no new sessions until it lifts in 60 min$/,
+    );
+    t += 3_600_000;
+    expect(tracker.paceOf('github:7').sessionFactor).toBe(1);
   });
 });

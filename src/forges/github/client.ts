@@ -62,6 +62,7 @@ export const createGithubClient = (opts: {
 }): GithubClient => {
   const r = { ...defaultRetry, ...opts.retry };
   const { logger } = opts;
+  const tell = safeHook(opts.onRequest);
   const onLimit =
     (kind: 'primary' | 'secondary') =>
     (retryAfter: number, options: { method?: string; url?: string }, _o: unknown, retryCount: number) => {
@@ -70,6 +71,15 @@ export const createGithubClient = (opts: {
         { kind, retryAfter, retryCount, method: options.method, route: options.url, willRetry },
         'github rate limit',
       );
+      // A refusal waited out here never reaches the error hook below (it sees only the last answer), so
+      // the budget hears of it now: runs hold new sessions until the wait is over.
+      if (willRetry)
+        tell({
+          outcome: '4xx',
+          ...(options.method ? { method: options.method } : {}),
+          retryAfter,
+          limit: kind,
+        });
       return willRetry;
     };
   const group = (minTimeSeconds: number) =>
@@ -109,7 +119,6 @@ export const createGithubClient = (opts: {
       search: group(2),
     },
   });
-  const tell = safeHook(opts.onRequest);
   /** A GraphQL document that writes (octokit's graphql() hands the document over as `query`). */
   const isMutation = (options: object) => {
     const query = (options as { query?: unknown }).query;
@@ -137,11 +146,26 @@ export const createGithubClient = (opts: {
       status: e.status,
       rateHeaders: rateHeadersOf(e.response?.headers),
       ...(e.status === 304 ? { notModified: true } : {}),
+      ...retryAfterOf(e.status, e.response?.headers),
     });
     throw error;
   });
   if (opts.conditional !== false) conditionalGets(client);
   return client;
+};
+
+/** A refusal's Retry-After (GitHub: 429, or 403 at a limit), or the primary limit's reset when it names none. */
+const retryAfterOf = (
+  status: number | undefined,
+  headers: Record<string, string | number | undefined> | undefined,
+): { retryAfter?: number } => {
+  if ((status !== 403 && status !== 429) || !headers) return {};
+  const after = remainingOf(headers['retry-after']);
+  if (after !== undefined) return { retryAfter: after };
+  const reset = remainingOf(headers['x-ratelimit-reset']);
+  if (String(headers['x-ratelimit-remaining']) === '0' && reset !== undefined)
+    return { retryAfter: Math.max(0, Math.ceil(reset - Date.now() / 1000)) };
+  return {};
 };
 
 type OctokitResponse = Awaited<ReturnType<GithubClient['request']>>;

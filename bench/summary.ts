@@ -1,0 +1,168 @@
+// The table of issue 19 (performance at scale), printed at the end of `npm run bench` from the figures
+// of the same run: each row's figure now, its baseline measured in that run, the ratio and the goal,
+// and whether the goal is met. A row whose bench did not run (`npm run bench <prefix>`) says so.
+
+type Results = Record<string, { value: number; unit: string } | undefined>;
+
+interface Row {
+  figure: string;
+  /** What this run measured, as printed. */
+  now: (r: Results) => string | undefined;
+  baseline: (r: Results) => string | undefined;
+  goal: string;
+  /** True when the goal is met, undefined when it cannot be told from this run; a string says more. */
+  met: (r: Results) => boolean | string | undefined;
+}
+
+const v = (r: Results, name: string): number | undefined => r[name]?.value;
+const fmt = (x: number | undefined, unit = ''): string | undefined =>
+  x === undefined || Number.isNaN(x) ? undefined : `${x}${unit}`;
+const all = (...xs: (string | undefined)[]): string | undefined =>
+  xs.some((x) => x === undefined) ? undefined : xs.join(', ');
+const atMost = (x: number | undefined, goal: number) => (x === undefined ? undefined : x <= goal);
+const atLeast = (x: number | undefined, goal: number) => (x === undefined ? undefined : x >= goal);
+const both = (...xs: (boolean | undefined)[]) =>
+  xs.some((x) => x === undefined) ? undefined : xs.every(Boolean);
+
+const forgeRow = (forge: 'github' | 'gitea', goal: string, counted: number): Row => ({
+  figure: `${forge === 'github' ? 'GitHub' : 'Gitea'} requests per merged issue, whole 7-issue run`,
+  now: (r) =>
+    all(
+      fmt(v(r, `forge.${forge}.cached.requests_per_merged_issue`)),
+      fmt(v(r, `forge.${forge}.cached.rate_limited_requests_per_merged_issue`), ' counted'),
+      fmt(v(r, `forge.${forge}.cached.requests_whole_run`), ' requests'),
+      fmt(v(r, `forge.${forge}.cached.merged_issues`), ' merged'),
+    ),
+  baseline: (r) => all(fmt(v(r, `forge.${forge}.baseline.requests_per_merged_issue`)), 'adapter caches off'),
+  goal,
+  met: (r) =>
+    both(
+      atMost(v(r, `forge.${forge}.cached.requests_per_merged_issue`), 12),
+      atMost(v(r, `forge.${forge}.cached.rate_limited_requests_per_merged_issue`), counted),
+    ),
+});
+
+const runnersRow = (engine: 'in_process' | 'postgres'): Row => ({
+  figure: `jobs/s claimed over HTTP with 1, 2, 4 runners (${engine === 'in_process' ? 'in-process' : 'PostgreSQL'})`,
+  now: (r) =>
+    all(
+      ...[1, 2, 4].map((n) => fmt(v(r, `queue.${engine}.runners_${n}.jobs_per_s`))),
+      fmt(v(r, `queue.${engine}.runners_4.over_linear.ratio`), '× of linear at 4'),
+    ),
+  baseline: (r) =>
+    all(...[1, 2, 4].map((n) => fmt(v(r, `queue.baseline.ideal.runners_${n}.jobs_per_s`))), 'ideal'),
+  goal: 'within 1.5× of linear up to 4 runners (≥ 0.67×)',
+  met: (r) =>
+    both(
+      atLeast(v(r, `queue.${engine}.runners_2.over_linear.ratio`), 0.67),
+      atLeast(v(r, `queue.${engine}.runners_4.over_linear.ratio`), 0.67),
+    ),
+});
+
+export const issue19Rows: Row[] = [
+  forgeRow('github', '≤ 12, ≤ 8 counted against the rate limit', 8),
+  forgeRow('gitea', '≤ 12 (Gitea has no rate limit: load on the server)', 12),
+  {
+    figure: 'webhook intake vs a bare Hono route (signature only)',
+    now: (r) =>
+      all(
+        fmt(v(r, 'intake.ratio'), '×'),
+        fmt(v(r, 'intake.github.rps'), ' req/s'),
+        fmt(v(r, 'intake.github.p99_ms_at_500rps'), ' ms p99 (paced)'),
+        fmt(v(r, 'intake.cpu_ratio'), '× by CPU'),
+      ),
+    baseline: (r) => fmt(v(r, 'intake.baseline.rps'), ' req/s'),
+    goal: '≥ 0.8×, p99 < 20 ms at 500 req/s on a quiet machine',
+    met: (r) => both(atLeast(v(r, 'intake.ratio'), 0.8), atMost(v(r, 'intake.github.p99_ms_at_500rps'), 20)),
+  },
+  {
+    figure: 'deliveries/s, PostgreSQL vs SQLite, 1 replica',
+    now: (r) =>
+      all(
+        fmt(v(r, 'replicas.postgres_1_over_sqlite_1.ratio'), '×'),
+        fmt(v(r, 'replicas.postgres_1.deliveries_per_s'), '/s'),
+      ),
+    baseline: (r) => fmt(v(r, 'replicas.sqlite_1.deliveries_per_s'), '/s SQLite'),
+    goal: '≥ 0.5×',
+    met: (r) => atLeast(v(r, 'replicas.postgres_1_over_sqlite_1.ratio'), 0.5),
+  },
+  {
+    figure: 'deliveries/s, 2 replicas round robin vs 1',
+    now: (r) =>
+      all(
+        fmt(v(r, 'replicas.postgres_2_round_robin_over_postgres_1.ratio'), '×'),
+        fmt(v(r, 'replicas.postgres_2_round_robin.deliveries_per_s'), '/s'),
+        fmt(v(r, 'replicas.postgres_2_doubled_over_postgres_1.ratio'), '× doubled'),
+      ),
+    baseline: (r) => fmt(v(r, 'replicas.postgres_1.deliveries_per_s'), '/s 1 replica'),
+    goal: '≥ 1.6× (the doubled case stays correct)',
+    met: (r) => atLeast(v(r, 'replicas.postgres_2_round_robin_over_postgres_1.ratio'), 1.6),
+  },
+  runnersRow('in_process'),
+  runnersRow('postgres'),
+  {
+    figure: 'runner: job start → agent spawned vs `git worktree add`',
+    now: (r) =>
+      all(fmt(v(r, 'runner.spawn_over_baseline.ratio'), '×'), fmt(v(r, 'runner.spawn.median_ms'), ' ms')),
+    baseline: (r) => fmt(v(r, 'runner.baseline_worktree.median_ms'), ' ms worktree add'),
+    goal: '≤ 1.5×',
+    met: (r) => atMost(v(r, 'runner.spawn_over_baseline.ratio'), 1.5),
+  },
+  {
+    figure: 'supervision tick CPU per live worker',
+    now: (r) =>
+      all(
+        fmt(v(r, 'runner.tick_cpu_ms_per_worker'), ' ms'),
+        fmt(v(r, 'runner.first_tick_cpu_ms_per_worker'), ' ms first tick after a restart'),
+      ),
+    baseline: (r) => fmt(v(r, 'runner.tick_baseline_cpu_ms_per_worker'), ' ms liveness + log stat alone'),
+    goal: '≤ 20 ms',
+    met: (r) => atMost(v(r, 'runner.tick_cpu_ms_per_worker'), 20),
+  },
+  {
+    figure: 'planner, 10k issues / 30k edges, full pass',
+    now: (r) =>
+      all(
+        fmt(v(r, 'plan.full.median_ms'), ' ms wall'),
+        fmt(v(r, 'plan.full.cpu_median_ms'), ' ms CPU'),
+        fmt(v(r, 'plan.full.ratio_to_baseline'), '×'),
+        fmt(v(r, 'plan.full.cpu_ratio_to_baseline'), '× by CPU'),
+      ),
+    baseline: (r) =>
+      all(
+        fmt(v(r, 'plan.baseline_adjacency.median_ms'), ' ms wall'),
+        fmt(v(r, 'plan.baseline_adjacency.cpu_median_ms'), ' ms CPU bare adjacency build'),
+      ),
+    goal: '< 50 ms, ≤ 2.5×',
+    // Wall time on a busy host mostly measures the neighbours: the goal read by CPU is shown beside it.
+    met: (r) => {
+      const wall = both(
+        atMost(v(r, 'plan.full.median_ms'), 49.999),
+        atMost(v(r, 'plan.full.ratio_to_baseline'), 2.5),
+      );
+      const cpu = both(
+        atMost(v(r, 'plan.full.cpu_median_ms'), 49.999),
+        atMost(v(r, 'plan.full.cpu_ratio_to_baseline'), 2.5),
+      );
+      return wall === undefined || cpu === undefined
+        ? undefined
+        : `${wall ? 'yes' : 'no'} (by CPU: ${cpu ? 'yes' : 'no'})`;
+    },
+  },
+];
+
+const cell = (s: string | undefined) => (s ?? 'not run').replaceAll('|', '\\|');
+
+/** The issue's table as Markdown, from this run's figures. */
+export const issue19Table = (results: Results): string => {
+  const lines = [
+    '| figure | now | baseline (same run) | goal | met |',
+    '|---|---|---|---|---|',
+    ...issue19Rows.map((row) => {
+      const met = row.now(results) === undefined ? undefined : row.met(results);
+      const said = met === undefined ? '–' : typeof met === 'string' ? met : met ? 'yes' : 'no';
+      return `| ${row.figure} | ${cell(row.now(results))} | ${cell(row.baseline(results))} | ${row.goal} | ${said} |`;
+    }),
+  ];
+  return lines.join('\n');
+};
