@@ -2,9 +2,12 @@
 // @hono/node-server, signature check, schema, SQLite delivery record, queue, processing) on loopback,
 // beside a bare Hono route that only verifies the signature, measured in the same run.
 // autocannon runs in this process too, so both sides pay the same client cost; the ratio is the figure.
-// CPU per request beside it: on a busy machine it says more than req/s.
+// CPU per request beside it: on a busy machine it says more than req/s. The same intake with its
+// SQLite writes on the event loop (`writer: 'inline'`, as before the writer thread) runs in the same
+// rounds, and the event loop's own CPU per request is printed for all three (Linux: the main
+// thread's time from /proc), since the writer thread's CPU runs beside the loop, not on it.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -130,76 +133,107 @@ const intakeBench: Bench = async () => {
   const baselineServer = await listen(baselineApp.fetch);
 
   const dir = mkdtempSync(join(tmpdir(), 'blitz-bench-'));
-  const store = openSqliteStore(join(dir, 'blitz.db'));
   const logger = silentLogger();
-  const metrics = createMetrics();
-  const queue = createDeliveryQueue({ logger });
   const policy = { required: 'write' as const, botLogin: 'blitz-bot[bot]', allowedBots: [] };
-  const processEvents = createEventProcessor({
-    store,
-    logger,
-    metrics,
-    forges: async () => benchForge,
-    policies: { github: policy, gitea: policy },
-    ack: { github: 'reaction', gitea: 'comment' },
-    repoPolicy: loadRepoPolicy,
-  });
-  const receive = createReceiver({ store, queue, process: processEvents, metrics, logger });
-  const app = createApp({
-    store,
-    metrics,
-    logger,
-    version: 'bench',
-    receive,
-    github: { verify: (p, s) => webhooks.verify(p, s) },
-  });
-  const server = await listen(app.fetch);
-  // Rounds alternate between the two servers, so a neighbour's load shift hits both sides alike; the
-  // work queued after the intake's answers finishes before the baseline's next round.
+  const intakeServer = async (writer: 'thread' | 'inline') => {
+    const store = openSqliteStore(join(dir, `${writer}.db`), { writer });
+    const metrics = createMetrics();
+    const queue = createDeliveryQueue({ logger });
+    const processEvents = createEventProcessor({
+      store,
+      logger,
+      metrics,
+      forges: async () => benchForge,
+      policies: { github: policy, gitea: policy },
+      ack: { github: 'reaction', gitea: 'comment' },
+      repoPolicy: loadRepoPolicy,
+    });
+    const receive = createReceiver({ store, queue, process: processEvents, metrics, logger });
+    const app = createApp({
+      store,
+      metrics,
+      logger,
+      version: 'bench',
+      receive,
+      github: { verify: (p, s) => webhooks.verify(p, s) },
+    });
+    return { store, queue, server: await listen(app.fetch) };
+  };
+  const threaded = await intakeServer('thread');
+  const inline = await intakeServer('inline');
+  // Rounds alternate between the servers, so a neighbour's load shift hits every side alike; the work
+  // queued after an intake's answers finishes before the next side's turn.
   // CPU of this process per request, client included on both sides; the intake's includes the
   // processing after its answers (until the queue is idle): on a busy machine it moves less than req/s.
-  const rounds: { base: Load; intake: Load; baseCpu: number; intakeCpu: number }[] = [];
+  interface Side {
+    load: Load;
+    /** CPU of the whole process (every thread), ms. */
+    cpu: number;
+    /** CPU of the main thread (the event loop), ms; NaN where /proc is not there. */
+    loop: number;
+  }
+  const rounds: { base: Side; intake: Side; inline: Side }[] = [];
   const cpuMs = (since: NodeJS.CpuUsage) => {
     const u = process.cpuUsage(since);
     return (u.user + u.system) / 1000;
   };
+  // utime + stime of the main thread, in clock ticks of 10 ms (USER_HZ 100).
+  const loopStat = `/proc/self/task/${process.pid}/stat`;
+  const loopMs = (): number => {
+    if (!existsSync(loopStat)) return Number.NaN;
+    const stat = readFileSync(loopStat, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  };
+  const measure = async (url: string, after: () => Promise<void> = async () => {}): Promise<Side> => {
+    const c0 = process.cpuUsage();
+    const l0 = loopMs();
+    const result = await load(url, deliveries);
+    await after();
+    return { load: result, cpu: cpuMs(c0), loop: loopMs() - l0 };
+  };
   for (let i = 0; i < ROUNDS; i++) {
-    let c0 = process.cpuUsage();
-    const base = await load(baselineServer.url, deliveries);
-    const baseCpu = cpuMs(c0);
-    c0 = process.cpuUsage();
-    const intake = await load(server.url, deliveries);
-    await queue.idle();
-    rounds.push({ base, intake, baseCpu, intakeCpu: cpuMs(c0) });
+    // The order turns each round, so neither intake always follows the baseline.
+    const base = await measure(baselineServer.url);
+    const first = i % 2 === 0 ? threaded : inline;
+    const second = first === threaded ? inline : threaded;
+    const a = await measure(first.server.url, () => first.queue.idle());
+    const b = await measure(second.server.url, () => second.queue.idle());
+    rounds.push({ base, intake: first === threaded ? a : b, inline: first === threaded ? b : a });
   }
   // The goal's latency: p99 with the intake sent 500 requests a second, not flat out.
-  const paced = await load(server.url, deliveries, PACED_RPS);
-  await queue.idle();
-  await Promise.all([server.close(), baselineServer.close()]);
-  await queue.drain();
+  const paced = await load(threaded.server.url, deliveries, PACED_RPS);
+  await threaded.queue.idle();
+  const pacedInline = await load(inline.server.url, deliveries, PACED_RPS);
+  await inline.queue.idle();
+  await Promise.all([threaded.server.close(), inline.server.close(), baselineServer.close()]);
+  await Promise.all([threaded.queue.drain(), inline.queue.drain()]);
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const baseline = {
-    rps: mean(rounds.map((r) => r.base.rps)),
-    p50: Math.max(...rounds.map((r) => r.base.p50)),
-  };
-  const intake = {
-    rps: mean(rounds.map((r) => r.intake.rps)),
-    p50: Math.max(...rounds.map((r) => r.intake.p50)),
-    p99: Math.max(...rounds.map((r) => r.intake.p99)),
-  };
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-  const cpuPerReq = {
-    base: sum(rounds.map((r) => r.baseCpu)) / sum(rounds.map((r) => r.base.total)),
-    intake: sum(rounds.map((r) => r.intakeCpu)) / sum(rounds.map((r) => r.intake.total)),
+  const side = (pick: (r: (typeof rounds)[number]) => Side) => {
+    const sides = rounds.map(pick);
+    const total = sum(sides.map((x) => x.load.total));
+    return {
+      rps: mean(sides.map((x) => x.load.rps)),
+      p50: Math.max(...sides.map((x) => x.load.p50)),
+      p99: Math.max(...sides.map((x) => x.load.p99)),
+      cpuPerReq: sum(sides.map((x) => x.cpu)) / total,
+      loopPerReq: sum(sides.map((x) => x.loop)) / total,
+    };
   };
-  const intents = (await store.listIntents()).length;
-  await store.close();
+  const baseline = side((r) => r.base);
+  const intake = side((r) => r.intake);
+  const before = side((r) => r.inline);
+  const intents = (await threaded.store.listIntents()).length;
+  const intentsInline = (await inline.store.listIntents()).length;
+  await Promise.all([threaded.store.close(), inline.store.close()]);
   rmSync(dir, { recursive: true, force: true });
-  const answered = sum(rounds.map((r) => r.intake.total)) + paced.total;
+  const answered = sum(rounds.map((r) => r.intake.load.total)) + paced.total;
+  const answeredInline = sum(rounds.map((r) => r.inline.load.total)) + pacedInline.total;
   // Every answered delivery is a new comment: each must have become an intent of its own.
-  if (intents < answered)
+  if (intents < answered || intentsInline < answeredInline)
     throw new Error(
-      `intake bench: ${intents} intents for ${answered} deliveries, the measured path skipped work`,
+      `intake bench: ${intents} intents for ${answered} deliveries (${intentsInline} for ${answeredInline} with inline writes), the measured path skipped work`,
     );
 
   return [
@@ -224,14 +258,39 @@ const intakeBench: Bench = async () => {
     },
     {
       name: 'intake.github.cpu_per_req_ms',
-      value: round(cpuPerReq.intake, 3),
-      unit: 'ms CPU (with processing)',
+      value: round(intake.cpuPerReq, 3),
+      unit: 'ms CPU (with processing; every thread)',
     },
-    { name: 'intake.baseline.cpu_per_req_ms', value: round(cpuPerReq.base, 3), unit: 'ms CPU' },
+    { name: 'intake.baseline.cpu_per_req_ms', value: round(baseline.cpuPerReq, 3), unit: 'ms CPU' },
     {
       name: 'intake.cpu_ratio',
-      value: round(cpuPerReq.base / cpuPerReq.intake, 3),
+      value: round(baseline.cpuPerReq / intake.cpuPerReq, 3),
       unit: 'x (baseline CPU per request / intake CPU per request; the rps goal read by CPU)',
+    },
+    {
+      name: 'intake.loop_ratio',
+      value: round(baseline.loopPerReq / intake.loopPerReq, 3),
+      unit: `x (the same, event loop only: ${round(baseline.loopPerReq, 3)} / ${round(intake.loopPerReq, 3)} ms)`,
+    },
+    {
+      name: 'intake.inline_writes.ratio',
+      value: round(before.rps / baseline.rps, 3),
+      unit: `x of baseline rps with the writes on the event loop (${round(before.rps, 1)} req/s)`,
+    },
+    {
+      name: 'intake.inline_writes.cpu_ratio',
+      value: round(baseline.cpuPerReq / before.cpuPerReq, 3),
+      unit: `x (${round(before.cpuPerReq, 3)} ms CPU per request)`,
+    },
+    {
+      name: 'intake.inline_writes.loop_ratio',
+      value: round(baseline.loopPerReq / before.loopPerReq, 3),
+      unit: `x (event loop only: ${round(before.loopPerReq, 3)} ms per request)`,
+    },
+    {
+      name: 'intake.inline_writes.p99_ms_at_500rps',
+      value: pacedInline.p99,
+      unit: `ms (${round(pacedInline.rps, 1)} req/s sent)`,
     },
   ];
 };

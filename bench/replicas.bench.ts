@@ -16,7 +16,11 @@
 // REPOS repositories, so a replica's lanes (one per repository) work side by side as in a real
 // installation. Beside each rate, the CPU per delivery of the replicas, of the PostgreSQL backends
 // serving them and of the sender, and the rate this host's cores would allow at that CPU if the bench
-// had them all: on a small shared host that ceiling, not the bot, is what 2 replicas run into.
+// had them all: on a small shared host that ceiling, not the bot, is what 2 replicas run into. Beside
+// 2 ÷ 1, the ratio of the CPU a delivery costs the bot (replicas and backends) with 2 replicas and with
+// 1: at 1.0 a second replica does the same work per delivery, so its rate is what cores it is given
+// allow; and how busy the host was (all of it, and the bench's share), which says whether the rate
+// measured was the bot's or the host's limit. Nothing here is projected: every figure is measured.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -85,6 +89,18 @@ const backendCpu = async (admin: Queryable | undefined): Promise<Map<number, num
 
 /** Linux's USER_HZ: /proc's CPU times are in these. */
 const CLOCK_TICKS = 100;
+
+/** The host's CPU time so far, busy and in all, over every core (ticks; zeros where /proc is missing). */
+const hostCpu = (): { busy: number; total: number } => {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!;
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = line.split(/\s+/).slice(1, 9).map(Number);
+    const busy = user! + nice! + system! + irq! + softirq! + steal!;
+    return { busy, total: busy + idle! + iowait! };
+  } catch {
+    return { busy: 0, total: 0 };
+  }
+};
 
 interface Replica {
   url: string;
@@ -159,7 +175,16 @@ const measure = async (
   spread: 'round-robin' | 'doubled' = 'round-robin',
   /** A pool on the PostgreSQL server, to find the replicas' backends. */
   admin?: Queryable,
-): Promise<{ rate: number; cpuMs: number; pgCpuMs: number; senderCpuMs: number }> => {
+): Promise<{
+  rate: number;
+  cpuMs: number;
+  pgCpuMs: number;
+  senderCpuMs: number;
+  /** Share of the host's CPU (all cores) busy while timed, whoever used it. */
+  hostBusy: number;
+  /** Share of the host's CPU the bench's processes (replicas, backends, sender) used while timed. */
+  benchShare: number;
+}> => {
   const runs = await openRunStore(db);
   await runs.createRun({
     id: runId,
@@ -188,6 +213,7 @@ const measure = async (
     await Promise.all(rs.map((r) => control(r, 'mark')));
     const pg0 = await backendCpu(admin);
     const sender0 = process.cpuUsage();
+    const host0 = hostCpu();
     const t0 = performance.now();
     let next = 1;
     let accepted = 0;
@@ -203,6 +229,7 @@ const measure = async (
     );
     const done = await Promise.all(rs.map((r) => control(r, 'idle')));
     const seconds = (performance.now() - t0) / 1000;
+    const host1 = hostCpu();
     let pgCpuMs = 0;
     for (const [pid, ms] of await backendCpu(admin)) pgCpuMs += (ms - (pg0.get(pid) ?? 0)) / DELIVERIES;
     const sender = process.cpuUsage(sender0);
@@ -213,11 +240,16 @@ const measure = async (
     const processed = done.reduce((a, d) => a + d.processed, 0);
     if (processed !== DELIVERIES)
       throw new Error(`expected ${DELIVERIES} deliveries processed, ${processed} were`);
+    const cpuMs = done.reduce((a, d) => a + d.cpuMs, 0) / DELIVERIES;
+    const senderCpuMs = (sender.user + sender.system) / 1000 / DELIVERIES;
+    const hostTotal = host1.total - host0.total;
     return {
       rate: DELIVERIES / seconds,
-      cpuMs: done.reduce((a, d) => a + d.cpuMs, 0) / DELIVERIES,
+      cpuMs,
       pgCpuMs,
-      senderCpuMs: (sender.user + sender.system) / 1000 / DELIVERIES,
+      senderCpuMs,
+      hostBusy: hostTotal > 0 ? (host1.busy - host0.busy) / hostTotal : Number.NaN,
+      benchShare: ((cpuMs + pgCpuMs + senderCpuMs) * DELIVERIES) / (seconds * 1000 * availableParallelism()),
     };
   } finally {
     await Promise.all(rs.map(stopReplica));
@@ -270,7 +302,13 @@ const bench: Bench = async () => {
   const schemas = pg ? testSchemas() : undefined;
   const order: Case[] = pg ? ['sqlite_1', 'postgres_1', 'postgres_2_round_robin'] : ['sqlite_1'];
   const got = new Map<Case, Measured[]>();
-  const ratios: { pg1OverSqlite: number[]; pg2OverPg1: number[] } = { pg1OverSqlite: [], pg2OverPg1: [] };
+  const ratios: { pg1OverSqlite: number[]; pg2OverPg1: number[]; cpu2OverCpu1: number[] } = {
+    pg1OverSqlite: [],
+    pg2OverPg1: [],
+    cpu2OverCpu1: [],
+  };
+  /** CPU per delivery of the replicas and their backends: the work a delivery costs the bot. */
+  const botCpu = (m: Measured | undefined) => (m ? m.cpuMs + m.pgCpuMs : Number.NaN);
   try {
     // Rounds, each case once per round in an order turned by one each round: a neighbour's load
     // that comes and goes hits every case alike, and each ratio is taken within its round.
@@ -286,6 +324,9 @@ const bench: Bench = async () => {
       if (pg) {
         ratios.pg1OverSqlite.push(one! / sq!);
         ratios.pg2OverPg1.push(two! / one!);
+        ratios.cpu2OverCpu1.push(
+          botCpu(inRound.get('postgres_2_round_robin')) / botCpu(inRound.get('postgres_1')),
+        );
       }
     }
     // Correctness under a retrying balancer, once: every delivery sent to both replicas.
@@ -334,12 +375,37 @@ const bench: Bench = async () => {
     });
     if (c !== 'sqlite_1') {
       const cores = availableParallelism();
-      figures.push({
-        name: `replicas.${c}.cpu_ceiling_deliveries_per_s`,
-        value: round((cores * 1000) / med((m) => m.cpuMs + m.pgCpuMs + m.senderCpuMs), 1),
-        unit: `deliveries/s this host's ${cores} cores allow at the CPU per delivery above (replicas, backends, sender), were they all the bench's`,
-      });
+      figures.push(
+        {
+          name: `replicas.${c}.bot_cpu_per_delivery_ms`,
+          value: round(med(botCpu), 3),
+          unit: 'ms CPU of the replicas and their PostgreSQL backends per delivery, median',
+        },
+        {
+          name: `replicas.${c}.cpu_ceiling_deliveries_per_s`,
+          value: round((cores * 1000) / med((m) => m.cpuMs + m.pgCpuMs + m.senderCpuMs), 1),
+          unit: `deliveries/s this host's ${cores} cores allow at the CPU per delivery above (replicas, backends, sender), were they all the bench's`,
+        },
+      );
     }
+    figures.push(
+      {
+        name: `replicas.${c}.host_cpu_busy`,
+        value: round(
+          med((m) => m.hostBusy),
+          2,
+        ),
+        unit: 'share of all cores busy while timed, whoever used them (1: the host was saturated), median',
+      },
+      {
+        name: `replicas.${c}.bench_cpu_share`,
+        value: round(
+          med((m) => m.benchShare),
+          2,
+        ),
+        unit: "share of all cores the bench's processes used while timed (the rest: other work on the host), median",
+      },
+    );
   }
   const spread = (xs: number[]) =>
     `median of ${xs.length} rounds; spread ${round(Math.min(...xs), 2)}–${round(Math.max(...xs), 2)}`;
@@ -354,6 +420,11 @@ const bench: Bench = async () => {
         name: 'replicas.postgres_2_round_robin_over_postgres_1.ratio',
         value: round(median(ratios.pg2OverPg1), 2),
         unit: `x (goal >= 1.6; ${spread(ratios.pg2OverPg1)})`,
+      },
+      {
+        name: 'replicas.postgres_2_round_robin_over_postgres_1.bot_cpu_per_delivery_ratio',
+        value: round(median(ratios.cpu2OverCpu1), 2),
+        unit: `x: CPU per delivery (replicas and backends) with 2 replicas ÷ with 1 (${spread(ratios.cpu2OverCpu1)}); 1.0: a second replica adds no work per delivery, so the rate is the cores' to give (both runs here share this host's ${availableParallelism()}: see cpu_ceiling and host_cpu_busy)`,
       },
     );
     const doubled = got.get('postgres_2_doubled')?.[0];

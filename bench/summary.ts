@@ -93,6 +93,12 @@ export const issue19Rows: Row[] = [
         fmt(v(r, 'replicas.postgres_2_round_robin_over_postgres_1.ratio'), '×'),
         fmt(v(r, 'replicas.postgres_2_round_robin.deliveries_per_s'), '/s'),
         fmt(v(r, 'replicas.postgres_2_doubled_over_postgres_1.ratio'), '× doubled'),
+        // Whether a second replica makes a delivery dearer, and whether the host had CPU to give.
+        fmt(
+          v(r, 'replicas.postgres_2_round_robin_over_postgres_1.bot_cpu_per_delivery_ratio'),
+          '× CPU per delivery',
+        ),
+        fmt(v(r, 'replicas.postgres_2_round_robin.host_cpu_busy'), ' of the host busy'),
       ),
     baseline: (r) => fmt(v(r, 'replicas.postgres_1.deliveries_per_s'), '/s 1 replica'),
     goal: '≥ 1.6× (the doubled case stays correct)',

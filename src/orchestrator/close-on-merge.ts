@@ -8,7 +8,7 @@ import { type Forge, formatIssueRef, type IssueRef, type RepoRef, sameRepo } fro
 import type { Logger } from '../observability/logger.ts';
 import { parentsClosableBy } from '../plan/epics.ts';
 import { keyOfRef, toExternal, toPlanIssue } from '../plan/plan-input.ts';
-import { closeEpic } from './close-issue.ts';
+import { closeEpic, closeWithComment } from './close-issue.ts';
 
 export interface CloseOnMergeInput {
   /** The forge of the PR's repository. */
@@ -57,9 +57,8 @@ export const closeOnMerge = async (input: CloseOnMergeInput): Promise<CloseOnMer
       result.alreadyClosed.push(ref);
       continue;
     }
-    await f.closeIssue(ref, {
-      comment: `Closed by ${formatIssueRef(pr, ref.repo)}, merged as commit ${mergeSha}.`,
-    });
+    const why = `Closed by ${formatIssueRef(pr, ref.repo)}, merged as commit ${mergeSha}.`;
+    await closeWithComment(f, ref, why, { knownOpen: true });
     result.closed.push(ref);
     input.logger?.info(
       { issue: formatIssueRef(ref), pr: formatIssueRef(pr), mergeSha },

@@ -8,6 +8,7 @@
 import { canTransitionRun, type RunState } from '../plan/states.ts';
 import { planLabels } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
+import { closeWithComment } from './close-issue.ts';
 import { forgeOfRun, type Ports, repoRefOf } from './context.ts';
 import { issuesShippedOf, runNoticeOf, sendRunNotice } from './run-notice.ts';
 import { markPosted, writeProgress, writeRun } from './run-writer.ts';
@@ -84,7 +85,8 @@ export const unblockRun = async (
   if (blocker.issue !== undefined) {
     const forge = await forgeOfRun(deps, run, repoRefOf(run.repo));
     const ref = { repo: repoRefOf(run.repo), number: blocker.issue };
-    await forge.closeIssue(ref, { comment: `The cause is gone: the ${runWord(run)} resumed by itself.` });
+    // Closed the one way (close-issue.ts): a blocker issue a person closed already gets no comment.
+    await closeWithComment(forge, ref, `The cause is gone: the ${runWord(run)} resumed by itself.`);
   }
   await writeRun(deps.store, runId, (now) => {
     const { hardBlocker: _gone, ...progress } = now.progress;

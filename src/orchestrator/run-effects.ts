@@ -91,10 +91,14 @@ export const createEffects = (
     }
   };
 
-  /** Runs the gate at the integration branch's head and says what it found (never writes the run). */
+  /**
+   * Runs the gate and says what it found (never writes the run): the build at the integration branch's
+   * head, the smoke check at the commit the build was green on (a push since is the ship step's to
+   * find, which gates again), so a smoke result always speaks of the build's commit.
+   */
   const judgeGate: GateJudge = async (ctx, name, argv, covers) => {
     const g = await integrationGitOf(deps, ctx);
-    const r = await runGateAt(g, name, argv);
+    const r = await runGateAt(g, name, argv, name === 'smoke' ? ctx.run.progress.build?.sha : undefined);
     const ok = r.exitCode === 0 && !r.timedOut;
     const at = r.sha ? { sha: r.sha } : {};
     if (ok) return { status: 'passed', ...at };

@@ -50,10 +50,15 @@ export const runNoticeOf = (
   };
 };
 
-/** Sends the notice; the failures (target and error, never a secret) are written to the run's progress. */
+/**
+ * Sends the notice; the failures (target and error, never a secret) are written to the run's progress.
+ * A pass holds the run lock already; a caller outside one (a run's start) passes `underLock`, which
+ * takes it for that write (the sending itself holds no lock).
+ */
 export const sendRunNotice = async (
   deps: { logger: Logger; notifiers?: readonly Notifier[]; store: Pick<RunStore, 'getRun' | 'updateRun'> },
   notice: RunNotice,
+  underLock: (write: () => Promise<void>) => Promise<void> = (write) => write(),
 ): Promise<void> => {
   const results = await notifyAll(deps.notifiers ?? [], notice);
   const failures = results.flatMap((r) =>
@@ -61,10 +66,11 @@ export const sendRunNotice = async (
   );
   if (failures.length === 0) return;
   deps.logger.warn({ runId: notice.run.id, event: notice.event, failures }, 'notification failed');
-  if (await deps.store.getRun(notice.run.id))
-    await writeProgress(deps.store, notice.run.id, () => ({ notifyFailures: failures })).catch(
-      (err: unknown) =>
-        // A run written meanwhile refuses this write: the failure is in the log, and the next one is kept.
-        deps.logger.error({ runId: notice.run.id, err }, 'notification failure not kept on the run'),
-    );
+  await underLock(async () => {
+    if (await deps.store.getRun(notice.run.id))
+      await writeProgress(deps.store, notice.run.id, () => ({ notifyFailures: failures }));
+  }).catch((err: unknown) =>
+    // A run written meanwhile refuses this write: the failure is in the log, and the next one is kept.
+    deps.logger.error({ runId: notice.run.id, err }, 'notification failure not kept on the run'),
+  );
 };

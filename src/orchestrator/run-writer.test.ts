@@ -78,12 +78,14 @@ describe('one writer of run state', () => {
     // A pass begins: it reads the run (build running) and works from that read.
     const pass = { run: (await store.getRun('r1'))! } as Pick<RunCtx, 'run'>;
     const staleProgress = pass.run.progress;
-    // Meanwhile the build finishes green.
+    // Meanwhile the build finishes green. It records a row and asks for a pass: the run itself is untouched.
     const running = background!();
     await gateStarted.promise;
     gate.resolve({ status: 'passed' });
     await running;
     expect(passesAsked).toEqual(['r1']);
+    expect((await store.getRun('r1'))!.version).toBe(pass.run.version);
+    expect(await store.listRunResults('r1')).toHaveLength(1);
     // The pass goes on writing from its read: a merge count, a posted report, and its graph.
     await setProgress(deps, pass, (p) => ({ mergedSinceReview: (p.mergedSinceReview ?? 0) + 1 }));
     await markPosted(store, 'r1', 'cycle:acme/app#1,acme/app#2');
@@ -99,6 +101,37 @@ describe('one writer of run state', () => {
     expect(after.progress.mergedSinceReview).toBe(1);
     expect(after.progress.graph).toHaveLength(1);
     expect(after.progress.posted).toEqual([postedKey('cycle:acme/app#1,acme/app#2')]);
+    expect(await store.listRunResults('r1')).toEqual([]);
+    await store.close();
+  });
+
+  it('a result recorded while a pass folds the others is kept for the next pass', async () => {
+    const store = await setup();
+    await writeRun(store, 'r1', (r) => ({
+      progress: {
+        ...r.progress,
+        build: { status: 'running', gate: 'g1', covers: [], failures: 0 },
+        smoke: 'running',
+      },
+    }));
+    await recordGateResult(store, 'r1', { name: 'build', gate: 'g1', status: 'passed', failures: 0 });
+    // The smoke check ends just after this pass listed the results, before it drops them.
+    const folding = {
+      ...store,
+      listRunResults: async (runId: string) => {
+        const listed = await store.listRunResults(runId);
+        await recordGateResult(store, runId, { name: 'smoke', status: 'passed', sha: 'abc' });
+        return listed;
+      },
+    };
+    await foldResults(folding, 'r1');
+    let run = (await store.getRun('r1'))!;
+    expect(run.progress.build?.status).toBe('passed');
+    expect(run.progress.smoke).toBe('running');
+    // The next pass folds it.
+    await foldResults(store, 'r1');
+    run = (await store.getRun('r1'))!;
+    expect(run.progress.smoke).toBe('passed');
     expect(await store.listRunResults('r1')).toEqual([]);
     await store.close();
   });

@@ -8,13 +8,13 @@ import { formatConfigErrors } from '../config/repo-config.ts';
 import { AppError, isAppError } from '../errors.ts';
 import type { Forge, RepoRef } from '../forges/types.ts';
 import { type Override, type Tool, tools } from '../plan/routing.ts';
+import { type RunControlStep, runControlOf } from '../plan/run-control.ts';
 import { slugify } from '../runner/branch-names.ts';
 import type { NewRun, RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
 import type { Ports, RunOptionsStored } from './context.ts';
 import { repoRefOf } from './context.ts';
 import { loadRepoConfig } from './repo-settings.ts';
-import { gatesAfterResume } from './resume-gates.ts';
 import { newRunId } from './run-effects.ts';
 import { runNoticeOf, sendRunNotice } from './run-notice.ts';
 import { setDashboardComment, writeRun } from './run-writer.ts';
@@ -190,6 +190,8 @@ export const createIntentHandler = (
         runNoticeOf(run, 'started', `${intent.sender} started a blitz of ${milestone.title}`, {
           ...(deps.config.publicUrl ? { publicUrl: deps.config.publicUrl } : {}),
         }),
+        // Outside any pass: a failure kept on the run is written under the run lock, like every write.
+        (write) => hooks.serialized(run.id, write),
       );
     return 'started';
   };
@@ -221,39 +223,25 @@ export const createIntentHandler = (
       );
       return 'answered';
     }
+    // What the command does is plan/run-control.ts's, decided from the run as the write reads it.
     const reply = await hooks.serialized(run.id, async () => {
-      if (action === 'pause') {
-        await writeRun(deps.store, run.id, (now) =>
-          now.state === 'paused'
-            ? undefined
-            : { state: 'paused', progress: { ...now.progress, pausedFrom: now.state } },
-        );
-        return `Paused the ${runNoun(run)}: running workers finish, nothing new starts until \`/blitz resume\`.`;
+      const stopped = action === 'cancel' ? await hooks.cancelWorkers(run) : 0;
+      let step: RunControlStep | undefined;
+      await writeRun(deps.store, run.id, (now) => {
+        step = runControlOf(now, action);
+        return step.patch;
+      });
+      const noun = runNoun(run);
+      switch (step?.outcome) {
+        case 'paused':
+          return `Paused the ${noun}: running workers finish, nothing new starts until \`/blitz resume\`.`;
+        case 'review_unclear':
+          return `The ${noun} is not paused: it waits on an unclear integration review. \`/blitz accept-review\` accepts it, \`/blitz review\` runs it again.`;
+        case 'cancelled':
+          return `Cancelled the ${noun}: ${stopped} worker(s) stopped; the branches and \`${run.integrationBranch}\` are kept.`;
+        default:
+          return `Resumed the ${noun}.`;
       }
-      if (action === 'resume') {
-        // Waiting on the integration review is not a pause: say what goes on from there.
-        const current = await deps.store.getRun(run.id);
-        if (current?.state === 'review_unclear')
-          return `The ${runNoun(run)} is not paused: it waits on an unclear integration review. \`/blitz accept-review\` accepts it, \`/blitz review\` runs it again.`;
-        // A run blocked at a red gate builds, smokes or ships afresh (resume-gates.ts).
-        await writeRun(deps.store, run.id, (now) =>
-          now.state === 'paused' || now.state === 'blocked'
-            ? {
-                state: 'running',
-                ...(now.state === 'blocked'
-                  ? { progress: { ...now.progress, ...gatesAfterResume(now.progress) } }
-                  : {}),
-              }
-            : undefined,
-        );
-        return `Resumed the ${runNoun(run)}.`;
-      }
-      const stopped = await hooks.cancelWorkers(run);
-      await writeRun(deps.store, run.id, (now) => ({
-        state: 'cancelled',
-        progress: { ...now.progress, reason: 'cancelled by a person' },
-      }));
-      return `Cancelled the ${runNoun(run)}: ${stopped} worker(s) stopped; the branches and \`${run.integrationBranch}\` are kept.`;
     });
     await answer(reply);
     hooks.reconcileSoon(run.id);

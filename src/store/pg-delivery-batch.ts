@@ -1,8 +1,10 @@
 // Webhook sightings on PostgreSQL, written in batches (group-commit.ts): ONE statement per batch,
 // a multi-row insert that takes each id at most once and records the losers as `duplicate` beside it,
 // so many concurrent webhooks cost one round trip, not three each. Every caller still awaits its own
-// row before the webhook is answered: nothing is lost.
+// row before the webhook is answered: nothing is lost. The "processed" marks made while the batch
+// before was in flight ride in the same statement (pg-delivery-writes.ts) and commit with it.
 import type pg from 'pg';
+import { byDelivery, type DeliveryRef } from './pg-delivery-bookkeeping.ts';
 import type { DeliveryOutcome, NewDelivery } from './types.ts';
 
 const columns =
@@ -12,6 +14,10 @@ const columns =
  * `$1…$10` are parallel text arrays: the first sighting of each id in the batch, `taking` (accepted or
  * ignored, may take the id) or not (rejected, or a repeat inside the batch: recorded as they are).
  * Rows are inserted in (forge, id) order so two replicas' batches never wait on each other in a cycle.
+ * `$11…$13`: the marks (processed at, forges, ids), rows this replica processed, committed before.
+ * The marks are written once every insert is done (the count of `taken` gates them): a batch waiting
+ * on another replica's insert or mark of a row holds no mark of its own yet, so two batches never
+ * wait on each other through their marks either.
  */
 const batchSql = `
 WITH input AS (
@@ -33,6 +39,13 @@ WITH input AS (
     FROM input i
    WHERE i.outcome IN ('accepted', 'ignored')
      AND NOT EXISTS (SELECT 1 FROM taken t WHERE t.forge = i.forge AND t.delivery_id = i.delivery_id)
+  RETURNING 1
+), marked AS (
+  UPDATE deliveries d SET processed_at = $11, events = NULL
+    FROM unnest($12::text[], $13::text[]) AS m(forge, delivery_id)
+   WHERE d.forge = m.forge AND d.delivery_id = m.delivery_id
+     AND d.outcome IN ('accepted', 'ignored') AND d.processed_at IS NULL
+     AND (SELECT count(*) FROM taken) >= 0
   RETURNING 1
 )
 SELECT forge, delivery_id FROM taken`;
@@ -63,10 +76,14 @@ const rowOf = (d: NewDelivery, outcome: DeliveryOutcome, at: string): Row => [
   outcome === 'accepted' ? (d.lease?.until ?? null) : null,
 ];
 
-/** Writes one batch; resolves each sighting's outcome in the order given. */
+/**
+ * Writes one batch, and marks `marks` processed (dropping their stored events) in the same statement;
+ * resolves each sighting's outcome in the order given.
+ */
 export const writeDeliveryBatch = async (
   pool: Pick<pg.Pool, 'query'>,
   ds: readonly NewDelivery[],
+  marks: readonly DeliveryRef[] = [],
 ): Promise<DeliveryOutcome[]> => {
   const at = new Date().toISOString();
   const seen = new Set<string>();
@@ -79,7 +96,13 @@ export const writeDeliveryBatch = async (
     return d.outcome;
   });
   const rows = ds.map((d, i) => rowOf(d, planned[i]!, at));
-  const params = Array.from({ length: 10 }, (_, c) => rows.map((r) => r[c]));
+  const params: unknown[] = Array.from({ length: 10 }, (_, c) => rows.map((r) => r[c]));
+  const sorted = byDelivery(marks);
+  params.push(
+    at,
+    sorted.map((m) => m.forge),
+    sorted.map((m) => m.deliveryId),
+  );
   // Named: each connection parses and plans the statement once, not on every batch.
   const { rows: won } = await pool.query<{ forge: string; delivery_id: string }>({
     name: 'blitz-delivery-batch',

@@ -21,8 +21,19 @@ export interface DeliveryRef {
 
 const keyOf = (d: DeliveryRef): string => `${d.forge}\u0000${d.deliveryId}`;
 
-const byKey = <T extends DeliveryRef>(items: readonly T[]): T[] =>
-  [...items].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
+/** `items` in (forge, id) order: the order every batch visits rows in. */
+export const byDelivery = <T extends DeliveryRef>(items: readonly T[]): T[] =>
+  [...items].sort((a, b) =>
+    a.forge !== b.forge
+      ? a.forge < b.forge
+        ? -1
+        : 1
+      : a.deliveryId < b.deliveryId
+        ? -1
+        : a.deliveryId > b.deliveryId
+          ? 1
+          : 0,
+  );
 
 const leaseSql = `
 UPDATE deliveries d SET lease_holder = l.holder, lease_until = l.until
@@ -47,7 +58,7 @@ export const writeLeaseBatch = async (
     if (first.has(keyOf(r))) later.push(i);
     else first.set(keyOf(r), i);
   }
-  const now = byKey([...first.values()].map((i) => requests[i]!));
+  const now = byDelivery([...first.values()].map((i) => requests[i]!));
   const columns = [
     now.map((r) => r.forge),
     now.map((r) => r.deliveryId),
@@ -83,7 +94,7 @@ export const writeMarkBatch = async (
   pool: Pick<pg.Pool, 'query'>,
   refs: readonly DeliveryRef[],
 ): Promise<undefined[]> => {
-  const sorted = byKey(refs);
+  const sorted = byDelivery(refs);
   await pool.query({
     name: 'blitz-mark-batch',
     text: markSql,

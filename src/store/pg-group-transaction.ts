@@ -2,7 +2,8 @@
 // share one. They are gathered while one is in flight (a second opens once half a full one waits), and run side by side on one pipelined
 // connection (pg's `pipeline`: a query is written without waiting for the answer to the one before)
 // between one BEGIN and one COMMIT: N dispatches of two statements cost about three round trips and
-// one WAL flush in all, where one transaction each costs four round trips and a flush apiece. Each
+// one WAL flush in all, where one transaction each costs four round trips and a flush apiece. BEGIN
+// leaves in one write with the first statements (the socket corked for that turn), COMMIT in a second. Each
 // caller gets its answer only once the shared COMMIT is durable. A function that throws (a twin
 // dispatch, a deadlock Postgres broke) rolls the shared transaction back; then each of its functions
 // runs again in a transaction of its own, so that one fails alone and the others commit. A function
@@ -23,6 +24,19 @@ const WAITING_FOR_A_SECOND = MAX_SHARED / 2;
 
 type Work<Tx> = (tx: Tx) => Promise<unknown>;
 
+interface Corkable {
+  cork(): void;
+  uncork(): void;
+}
+
+/** The socket under a pooled connection, when pg shows it (pg corks it itself around each query). */
+const socketOf = (client: pg.PoolClient): Corkable | undefined => {
+  const stream = (client as unknown as { connection?: { stream?: Partial<Corkable> } }).connection?.stream;
+  return typeof stream?.cork === 'function' && typeof stream.uncork === 'function'
+    ? (stream as Corkable)
+    : undefined;
+};
+
 /**
  * `pool` must be a pipelined one (`createPgPool(url, { pipeline: true })`); `wrap` makes a
  * transaction's view of its connection.
@@ -34,11 +48,27 @@ export const createGroupTransaction = <Tx>(
   const shared = async (fns: readonly Work<Tx>[]): Promise<unknown[]> => {
     const client = await pool.connect();
     let broken: Error | undefined;
+    // BEGIN and the statements the functions send in this turn leave in ONE write: the socket is
+    // corked until the turn's statements are flushed (pg-statement-batch.ts flushes them in a
+    // setImmediate queued before ours), so the server reads them together instead of waking for BEGIN
+    // alone. Statements sent later go out as they come.
+    const socket = socketOf(client);
+    socket?.cork();
+    let corked = socket !== undefined;
+    const uncork = () => {
+      if (corked) {
+        corked = false;
+        socket!.uncork();
+      }
+    };
     try {
       // BEGIN goes out first, the functions' first statements right behind it, unanswered yet.
       const begin = client.query('BEGIN');
       const tx = wrap(client);
-      const settled = await Promise.allSettled(fns.map((fn) => fn(tx)));
+      const running = fns.map((fn) => fn(tx));
+      setImmediate(uncork);
+      const settled = await Promise.allSettled(running);
+      uncork();
       await begin;
       const failed = settled.find((s) => s.status === 'rejected');
       if (failed) {
@@ -50,10 +80,12 @@ export const createGroupTransaction = <Tx>(
       await client.query('COMMIT');
       return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value);
     } catch (err) {
+      uncork();
       // A COMMIT or BEGIN that failed leaves nothing written: roll back what may be open.
       if (!broken && client.getTransactionStatus() !== 'I') await client.query('ROLLBACK').catch(() => {});
       throw err;
     } finally {
+      uncork();
       // A connection that cannot roll back is destroyed rather than handed out mid-transaction.
       client.release(broken);
     }

@@ -79,8 +79,8 @@ export const openPostgresRunStore = async (
           const at = now();
           const inserted = await pool.query(
             `INSERT INTO runs (id, forge, installation_id, repo, kind, milestone_number, milestone_title, slug,
-               trigger_issue, options, state, integration_branch, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)
+               trigger_issue, options, state, integration_branch, created_at, updated_at, progress)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14)
              ON CONFLICT (forge, repo, milestone_number) WHERE ${live} DO NOTHING RETURNING *`,
             [
               run.id,
@@ -96,6 +96,7 @@ export const openPostgresRunStore = async (
               run.state,
               run.integrationBranch,
               at,
+              JSON.stringify(run.progress ?? {}),
             ],
           );
           if (inserted.rows[0] !== undefined) return { created: true as const, run: toRun(inserted.rows[0]) };

@@ -1,22 +1,19 @@
 // The Store on PostgreSQL, for several bot replicas on one database. Same port, migrations and row
 // mapping as SQLite (sqlite-store.ts); a delivery id is taken once by the unique index, whichever
 // replica records it first, and the others get `duplicate`. Concurrent sightings are written in one
-// statement per batch (pg-delivery-batch.ts); so are leases and "processed" marks, on a small pool
-// whose commits do not wait for the WAL flush (pg-delivery-bookkeeping.ts).
+// statement per batch (pg-delivery-batch.ts), with the "processed" marks made meanwhile; leases, and
+// marks when no sighting is written, in batches on a small pool whose commits do not wait for the WAL
+// flush (pg-delivery-bookkeeping.ts).
 import { AppError } from '../errors.ts';
 import { createGroupCommit } from './group-commit.ts';
 import { type Migration, readMigrations } from './migrate.ts';
 import { writeDeliveryBatch } from './pg-delivery-batch.ts';
-import {
-  type DeliveryRef,
-  type LeaseRequest,
-  writeLeaseBatch,
-  writeMarkBatch,
-} from './pg-delivery-bookkeeping.ts';
+import { type LeaseRequest, writeLeaseBatch, writeMarkBatch } from './pg-delivery-bookkeeping.ts';
+import { createDeliveryWrites } from './pg-delivery-writes.ts';
 import { migratePostgres } from './pg-migrate.ts';
 import { checkConnection, closeOnce, createPgPool, type PgOptions } from './pg-pool.ts';
 import { pgFailureSql, toDelivery, toIntent, unprocessedRow, unprocessedSql } from './sqlite-store.ts';
-import type { NewDelivery, Store } from './types.ts';
+import type { Store } from './types.ts';
 
 /** Sighting batches written at once (each on its own pooled connection, each its own commit). */
 const SIGHTING_BATCHES_IN_FLIGHT = 2;
@@ -63,19 +60,22 @@ export const openPostgresStore = async (
   };
   // Two batches in flight under load: once enough sightings wait behind the batch being written, they
   // go out at once in a second, instead of waiting a whole round trip for the first to come back.
-  const record = createGroupCommit((ds: readonly NewDelivery[]) => writeDeliveryBatch(pool, ds), {
-    inFlight: SIGHTING_BATCHES_IN_FLIGHT,
-    spareAt: SIGHTINGS_FOR_A_SECOND_BATCH,
-  });
+  // "Processed" marks ride in the next sighting batch (pg-delivery-writes.ts); alone, on bookkeeping.
+  const deliveries = createDeliveryWrites(
+    {
+      sightings: (ds, marks) => writeDeliveryBatch(pool, ds, marks),
+      marks: (refs) => writeMarkBatch(bookkeeping, refs),
+    },
+    { inFlight: SIGHTING_BATCHES_IN_FLIGHT, spareAt: SIGHTINGS_FOR_A_SECOND_BATCH },
+  );
   const lease = createGroupCommit((ls: readonly LeaseRequest[]) => writeLeaseBatch(bookkeeping, ls));
-  const mark = createGroupCommit((ms: readonly DeliveryRef[]) => writeMarkBatch(bookkeeping, ms));
 
   return {
     async recordDelivery(d) {
-      return { outcome: await record(d) };
+      return { outcome: await deliveries.record(d) };
     },
-    async markDeliveryProcessed(forge, deliveryId) {
-      await mark({ forge, deliveryId });
+    markDeliveryProcessed(forge, deliveryId) {
+      return deliveries.mark({ forge, deliveryId });
     },
     leaseDelivery(forge, deliveryId, holder, until, now) {
       return lease({ forge, deliveryId, holder, until, now });

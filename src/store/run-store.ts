@@ -146,6 +146,8 @@ export interface NewRun {
   options: unknown;
   state: RunRecordState;
   integrationBranch: string;
+  /** The progress the run starts with (a plan run's targets, a fleet's triage), in the same insert. */
+  progress?: RunProgress;
 }
 
 export interface RunRecord extends NewRun {

@@ -43,20 +43,24 @@ const runRow = z.object({
 });
 
 const stepState = z.enum(['none', 'running', 'passed', 'failed']);
+// Loose at every level: a field this schema does not name is kept as stored, never dropped on a read
+// (a plain object here once dropped the build's `sha` and `notConfigured`).
 const progressSchema: z.ZodType<RunProgress> = z.looseObject({
   build: z
-    .object({
+    .looseObject({
       status: stepState,
       gate: z.string().optional(),
       covers: z.array(z.string()),
       failures: z.number(),
       responsible: z.string().optional(),
       tail: z.string().optional(),
+      sha: z.string().optional(),
+      notConfigured: z.boolean().optional(),
     })
     .optional(),
   smoke: stepState.optional(),
   ship: z
-    .object({
+    .looseObject({
       status: stepState,
       path: z.enum(['deploy', 'local']).optional(),
       url: z.string().optional(),
@@ -65,7 +69,7 @@ const progressSchema: z.ZodType<RunProgress> = z.looseObject({
     .optional(),
   budget: z
     .discriminatedUnion('status', [
-      z.object({
+      z.looseObject({
         status: z.literal('ok'),
         recommendedMaxSessions: z.number(),
         preferMedium: z.boolean(),
@@ -73,15 +77,15 @@ const progressSchema: z.ZodType<RunProgress> = z.looseObject({
         /** When the provider's limit lifts, if the probe said (ISO): a budget park waits for it. */
         resetAt: z.string().optional(),
       }),
-      z.object({ status: z.literal('absent') }),
-      z.object({ status: z.literal('failed'), error: z.string() }),
+      z.looseObject({ status: z.literal('absent') }),
+      z.looseObject({ status: z.literal('failed'), error: z.string() }),
     ])
     .optional(),
   posted: z.array(z.string()).optional(),
   pausedFrom: runState.optional(),
   reason: z.string().optional(),
   mergedSinceReview: z.number().optional(),
-  notifyFailures: z.array(z.object({ target: z.string(), error: z.string() })).optional(),
+  notifyFailures: z.array(z.looseObject({ target: z.string(), error: z.string() })).optional(),
   wave: z.number().optional(),
   reviewUnavailable: z.boolean().optional(),
 });
@@ -196,9 +200,9 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
   );
   const insertRun = db.prepare(
     `INSERT INTO runs (id, forge, installation_id, repo, kind, milestone_number, milestone_title, slug,
-       trigger_issue, options, state, integration_branch, created_at, updated_at)
+       trigger_issue, options, progress, state, integration_branch, created_at, updated_at)
      VALUES (@id, @forge, @installationId, @repo, @kind, @milestoneNumber, @milestoneTitle, @slug,
-       @triggerIssue, @options, @state, @integrationBranch, @at, @at)`,
+       @triggerIssue, @options, @progress, @state, @integrationBranch, @at, @at)`,
   );
   const createRun = db.transaction((run: Parameters<RunStore['createRun']>[0]) => {
     const existing = selectLive.get(run.forge, run.repo, run.milestoneNumber);
@@ -208,6 +212,7 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
       installationId: run.installationId ?? null,
       triggerIssue: run.triggerIssue ?? null,
       options: JSON.stringify(run.options),
+      progress: JSON.stringify(run.progress ?? {}),
       at: now(),
     });
     return { created: true as const, run: toRun(selectRun.get(run.id)) };

@@ -1,11 +1,15 @@
 // The embedded Store: one SQLite file (WAL, busy_timeout) through better-sqlite3. Synchronous driver
-// behind the async port, so a Postgres engine can take its place without changing callers.
+// behind the async port, so a Postgres engine can take its place without changing callers. Reads run
+// on the caller's connection; writes on a writer thread with a connection of its own (sqlite-writer.ts).
+import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import type { ForgeKind } from '../forges/types.ts';
 import { createGroupCommit } from './group-commit.ts';
 import type { Migration } from './migrate.ts';
+import { type IntakeWrite, type IntakeWriteSql, prepareIntakeWrites } from './sqlite-intake-writes.mjs';
 import { openSqliteDatabase, opt } from './sqlite-open.ts';
-import type { Delivery, DeliveryOutcome, Intent, NewDelivery, NewIntent, Store } from './types.ts';
+import { createSqliteWriter, type SqliteWriter } from './sqlite-writer.ts';
+import type { Delivery, Intent, NewIntent, Store } from './types.ts';
 
 export const forgeKind = z.enum(['github', 'gitea']);
 
@@ -124,68 +128,76 @@ export const newIntent = (i: NewIntent, id: number, createdAt: string): Intent =
   ...(i.issueNumber !== undefined ? { issueNumber: i.issueNumber } : {}),
 });
 
-/** Open (creating the directory and file if needed) and migrate a SQLite store. `:memory:` for tests. */
-export const openSqliteStore = (path: string, opts: { migrations?: Migration[] } = {}): Store => {
-  const db = openSqliteDatabase(path, 'SQLite store', opts);
-
-  const insertFirst = db.prepare(
-    // ON CONFLICT, not OR IGNORE: only a delivery id already seen is skipped; a row the schema refuses
-    // (NOT NULL, CHECK) fails instead of passing for a duplicate.
-    `INSERT INTO deliveries
+/** The texts of the intake's writes (sqlite-intake-writes.mjs runs them, on the writer thread). */
+export const intakeWriteSql: IntakeWriteSql = {
+  // ON CONFLICT, not OR IGNORE: only a delivery id already seen is skipped; a row the schema refuses
+  // (NOT NULL, CHECK) fails instead of passing for a duplicate.
+  insertFirst: `INSERT INTO deliveries
        (forge, delivery_id, event, action, outcome, reason, received_at, events, lease_holder, lease_until)
      VALUES (@forge, @deliveryId, @event, @action, @outcome, @reason, @at, @events, @holder, @until)
      ON CONFLICT DO NOTHING`,
-  );
-  const insertAny = db.prepare(
-    `INSERT INTO deliveries (forge, delivery_id, event, action, outcome, reason, received_at)
+  insertAny: `INSERT INTO deliveries (forge, delivery_id, event, action, outcome, reason, received_at)
      VALUES (@forge, @deliveryId, @event, @action, @outcome, @reason, @at)`,
-  );
-  const recordOne = (d: NewDelivery): DeliveryOutcome => {
-    const row = {
-      forge: d.forge,
-      deliveryId: d.deliveryId,
-      event: d.event,
-      action: d.action ?? null,
-      reason: d.reason ?? null,
-      at: new Date().toISOString(),
-    };
-    if (d.outcome === 'rejected') {
-      insertAny.run({ ...row, outcome: 'rejected' });
-      return 'rejected';
-    }
-    const accepted = d.outcome === 'accepted';
-    const events = accepted && d.events ? JSON.stringify(d.events) : null;
-    const lease = accepted && d.lease ? d.lease : { holder: null, until: null };
-    if (insertFirst.run({ ...row, outcome: d.outcome, events, ...lease }).changes === 1) return d.outcome;
-    insertAny.run({ ...row, outcome: 'duplicate', reason: 'delivery id already seen' });
-    return 'duplicate';
-  };
-  // Every write of one turn of the event loop (sightings, intents, "processed" marks) shares one
-  // transaction: one commit (one WAL write) for the webhooks read from the sockets together and the
-  // processing that finished beside them, instead of one each. Each caller still awaits its own.
-  const inTurn = createGroupCommit(
-    db.transaction((writes: readonly (() => unknown)[]) => writes.map((w) => w())),
-    'this-turn',
-  );
-  const write = <R>(w: () => R): Promise<R> => inTurn(w) as Promise<R>;
-  const insertIntent = db.prepare(
-    `INSERT INTO intents (forge, repo, issue_number, command, sender, delivery_id, seq, created_at)
+  insertIntent: `INSERT INTO intents (forge, repo, issue_number, command, sender, delivery_id, seq, created_at)
      VALUES (@forge, @repo, @issueNumber, @command, @sender, @deliveryId, @seq, @at)
      ON CONFLICT DO NOTHING`,
-  );
-  const markProcessedSql = db.prepare(bookkeepingSql.markProcessed);
-  const leaseDelivery = db.prepare(bookkeepingSql.lease);
-  const selectIntent = db.prepare('SELECT * FROM intents WHERE forge = ? AND delivery_id = ? AND seq = ?');
+  selectIntent: 'SELECT * FROM intents WHERE forge = ? AND delivery_id = ? AND seq = ?',
+  markProcessed: bookkeepingSql.markProcessed,
+  lease: bookkeepingSql.lease,
+  countFailure: failureSql.count,
+  attempts: failureSql.attempts,
+  hold: failureSql.hold,
+};
+
+/**
+ * The writes on the opening thread, for an in-memory database (no other connection can reach it): the
+ * writes of one turn of the event loop (sightings, intents, "processed" marks) share one transaction.
+ */
+const inlineWriter = (db: Database.Database): SqliteWriter => {
+  const writes = prepareIntakeWrites(db, intakeWriteSql);
+  const inTurn = createGroupCommit(writes.batch, 'this-turn');
+  return {
+    write(op, args) {
+      const w = { op, args } as IntakeWrite;
+      // Leases, failure counts and holds commit alone, at once, as they always did.
+      if (op === 'lease' || op === 'failure' || op === 'hold') return Promise.resolve(writes.run(w) as never);
+      return inTurn(w) as never;
+    },
+    async close() {},
+  };
+};
+
+export interface SqliteStoreOptions {
+  migrations?: Migration[];
+  /**
+   * Where the writes run: on a thread of their own (`thread`, the default for a file) or on the
+   * caller's (`inline`, the only choice for `:memory:`).
+   */
+  writer?: 'thread' | 'inline';
+  /** The writer thread's module (default sqlite-writer-worker.mjs; tests give one that fails on purpose). */
+  writerScript?: URL;
+}
+
+/** Open (creating the directory and file if needed) and migrate a SQLite store. `:memory:` for tests. */
+export const openSqliteStore = (path: string, opts: SqliteStoreOptions = {}): Store => {
+  const db = openSqliteDatabase(path, 'SQLite store', opts);
+  // Writes (sightings, intents, marks, leases, failures) go to the writer thread: its commits and
+  // statements run beside the event loop, which keeps this connection for reads.
+  const writer =
+    path === ':memory:' || opts.writer === 'inline'
+      ? inlineWriter(db)
+      : createSqliteWriter(path, intakeWriteSql, opts.writerScript ? { script: opts.writerScript } : {});
+  const write = writer.write;
 
   return {
     async recordDelivery(d) {
-      return { outcome: await write(() => recordOne(d)) };
+      return { outcome: await write('record', d) };
     },
     async markDeliveryProcessed(forge: ForgeKind, deliveryId: string) {
-      await write(() => markProcessedSql.run(new Date().toISOString(), forge, deliveryId));
+      await write('mark', { forge, deliveryId });
     },
     async leaseDelivery(forge, deliveryId, holder, until, now) {
-      return leaseDelivery.run(holder, until, forge, deliveryId, now, holder).changes === 1;
+      return write('lease', { forge, deliveryId, holder, until, now });
     },
     async listUnprocessedDeliveries(now) {
       const rows = db.prepare(unprocessedSql('?')).all(now ?? '9999');
@@ -195,14 +207,12 @@ export const openSqliteStore = (path: string, opts: { migrations?: Migration[] }
       });
     },
     async countDeliveryFailure(forge, deliveryId, error) {
-      db.prepare(failureSql.count).run(error, forge, deliveryId);
-      const row = db.prepare(failureSql.attempts).get(forge, deliveryId);
-      return z.object({ attempts: z.number() }).optional().parse(row)?.attempts ?? 0;
+      return write('failure', { forge, deliveryId, error });
     },
     async holdDelivery(forge, deliveryId, hold) {
       const retryAfter = 'retryAfter' in hold ? hold.retryAfter : null;
       const failedAt = 'failedAt' in hold ? hold.failedAt : null;
-      db.prepare(failureSql.hold).run(retryAfter, failedAt, forge, deliveryId);
+      await write('hold', { forge, deliveryId, retryAfter, failedAt });
     },
     async listFailedDeliveries(limit = 50) {
       return db.prepare(failureSql.failed).all(limit).map(toDelivery);
@@ -217,23 +227,10 @@ export const openSqliteStore = (path: string, opts: { migrations?: Migration[] }
         .map(toDelivery);
     },
     async addIntent(i: NewIntent) {
-      return write(() => {
-        const at = new Date().toISOString();
-        const inserted = insertIntent.run({
-          forge: i.forge,
-          repo: i.repo,
-          issueNumber: i.issueNumber ?? null,
-          command: JSON.stringify(i.command),
-          sender: i.sender,
-          deliveryId: i.deliveryId,
-          seq: i.seq,
-          at,
-        });
-        // A new row is what was just written: no read back. A repeated one is read as it was stored.
-        if (inserted.changes === 1)
-          return { created: true, intent: newIntent(i, Number(inserted.lastInsertRowid), at) };
-        return { created: false, intent: toIntent(selectIntent.get(i.forge, i.deliveryId, i.seq)) };
-      });
+      const done = await write('intent', i);
+      // A new row is what was just written: no read back. A repeated one is read as it was stored.
+      if (done.created) return { created: true, intent: newIntent(i, done.id, done.at) };
+      return { created: false, intent: toIntent(done.row) };
     },
     async listIntents(filter = {}) {
       return db
@@ -252,7 +249,11 @@ export const openSqliteStore = (path: string, opts: { migrations?: Migration[] }
       }
     },
     async close() {
-      if (db.open) db.close();
+      try {
+        await writer.close();
+      } finally {
+        if (db.open) db.close();
+      }
     },
   };
 };

@@ -1,10 +1,13 @@
 // Statement batching in PostgreSQL's shared transactions (src/store/pg-statement-batch.ts) on the real
 // server: what one turn sends goes out as one statement, a second write of a row runs after the first,
-// a refused statement fails its batch, and a pg-boss job written that way is the row pg-boss writes.
+// a refused statement fails its batch, a pg-boss job written that way is the row pg-boss writes, and a
+// shared transaction sends BEGIN with its first statements.
+import type { Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/observability/logger.ts';
 import { PgBossQueue } from '../../src/queue/pg-boss-queue.ts';
 import type { SqlExecutor } from '../../src/queue/types.ts';
+import { createGroupTransaction } from '../../src/store/pg-group-transaction.ts';
 import { createPgPool, type Queryable } from '../../src/store/pg-pool.ts';
 import { createStatementBatch, MAX_PER_STATEMENT } from '../../src/store/pg-statement-batch.ts';
 import { pgTestUrl, postgresAvailable, testSchemas } from '../support/pg.ts';
@@ -178,6 +181,41 @@ describe.skipIf(!available)('statement batches on Postgres', () => {
       await queue.dropSchema(bossSchema);
       await queue.close();
       await c.close();
+    }
+  });
+
+  it('a shared transaction writes BEGIN and its first turn of statements to the server at once, then COMMIT', async () => {
+    const pool = createPgPool(pgTestUrl(), { schema: await schemas.create(), max: 1, pipeline: true });
+    try {
+      const client = await pool.connect();
+      await client.query('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)');
+      // Every time the connection's socket hands bytes to the kernel.
+      const socket = (client as unknown as { connection: { stream: Socket } }).connection.stream;
+      let writes = 0;
+      for (const m of ['_write', '_writev'] as const) {
+        const own = socket[m] as (...args: unknown[]) => void;
+        socket[m] = ((...args: unknown[]) => {
+          writes++;
+          own.apply(socket, args);
+        }) as never;
+      }
+      client.release();
+      const transaction = createGroupTransaction(pool, (c) => createStatementBatch(c));
+      const rows = await transaction(async (tx) => {
+        const [a, b] = await Promise.all([
+          tx.query(upsert, [1, 'a'], 't:1'),
+          tx.query(upsert, [2, 'b'], 't:2'),
+        ]);
+        return [...a.rows, ...b.rows];
+      });
+      expect(rows).toEqual([
+        { id: 1, v: 'a' },
+        { id: 2, v: 'b' },
+      ]);
+      // BEGIN with the statement, then COMMIT once the answers are back: two writes, not three.
+      expect(writes).toBe(2);
+    } finally {
+      await pool.end();
     }
   });
 });

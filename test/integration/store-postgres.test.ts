@@ -10,6 +10,7 @@ import { silentLogger } from '../../src/observability/logger.ts';
 import { PgBossQueue } from '../../src/queue/pg-boss-queue.ts';
 import { migrate, readMigrations } from '../../src/store/migrate.ts';
 import { openRunnerRegistry, openRunStore, openStore } from '../../src/store/open-store.ts';
+import { writeDeliveryBatch } from '../../src/store/pg-delivery-batch.ts';
 import { migratePostgres } from '../../src/store/pg-migrate.ts';
 import { createPgPool } from '../../src/store/pg-pool.ts';
 import { openPostgresRunStore } from '../../src/store/postgres-run-store.ts';
@@ -263,6 +264,79 @@ describe.skipIf(!available)('Postgres store', () => {
       // The id was not taken: the genuine delivery is still accepted.
       expect(await store.recordDelivery(d('bad', 'opened'))).toEqual({ outcome: 'accepted' });
       await store.close();
+    });
+
+    it('marks riding in a sighting batch: processed with its commit, a repeat or an unknown id changes nothing', async () => {
+      const pool = await poolOn();
+      try {
+        await migratePostgres(pool, readMigrations());
+        const d = (deliveryId: string, outcome: NewDelivery['outcome'] = 'accepted'): NewDelivery => ({
+          forge: 'github',
+          deliveryId,
+          event: 'issues',
+          outcome,
+          events: [{ kind: 'x' }] as never,
+          ...(outcome === 'ignored' ? { reason: 'not ours' } : {}),
+        });
+        expect(await writeDeliveryBatch(pool, [d('a'), d('b'), d('i', 'ignored')])).toEqual([
+          'accepted',
+          'accepted',
+          'ignored',
+        ]);
+        // b's mark rides beside a doubled sighting of b, which stays a duplicate.
+        expect(await writeDeliveryBatch(pool, [d('b')], [{ forge: 'github', deliveryId: 'b' }])).toEqual([
+          'duplicate',
+        ]);
+        const processedAt = async () =>
+          Object.fromEntries(
+            (
+              await pool.query<{ delivery_id: string; processed_at: string | null; events: string | null }>(
+                `SELECT delivery_id, processed_at, events FROM deliveries WHERE outcome <> 'duplicate'`,
+              )
+            ).rows.map((r) => [
+              r.delivery_id,
+              { processed: r.processed_at !== null, events: r.events !== null },
+            ]),
+          );
+        expect(await processedAt()).toEqual({
+          a: { processed: false, events: true },
+          b: { processed: true, events: false },
+          i: { processed: false, events: false },
+        });
+        const bAt = (
+          await pool.query(
+            `SELECT processed_at FROM deliveries WHERE delivery_id = 'b' AND outcome = 'accepted'`,
+          )
+        ).rows[0].processed_at;
+        // The doubled delivery (a balancer sending `a` again) is a duplicate; its mark, b's repeated one
+        // and one for an id never seen ride along; a new sighting is taken beside them.
+        expect(
+          await writeDeliveryBatch(
+            pool,
+            [d('a'), d('c')],
+            [
+              { forge: 'github', deliveryId: 'a' },
+              { forge: 'github', deliveryId: 'b' },
+              { forge: 'github', deliveryId: 'gone' },
+              { forge: 'gitea', deliveryId: 'c' },
+            ],
+          ),
+        ).toEqual(['duplicate', 'accepted']);
+        expect(await processedAt()).toEqual({
+          a: { processed: true, events: false },
+          b: { processed: true, events: false },
+          c: { processed: false, events: true },
+          i: { processed: false, events: false },
+        });
+        const bAgain = (
+          await pool.query(
+            `SELECT processed_at FROM deliveries WHERE delivery_id = 'b' AND outcome = 'accepted'`,
+          )
+        ).rows[0].processed_at;
+        expect(bAgain).toEqual(bAt);
+      } finally {
+        await pool.end();
+      }
     });
 
     it('leases asked at once, two for one delivery among them, grant that delivery to the first asker only', async () => {

@@ -1,6 +1,7 @@
 // Store suite, runs part: runs, run issues, intent claiming and the run lock, with replicas racing.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import type { RunProgress } from '../../src/store/run-store.ts';
 import type { FreshDatabase } from './store-suite.ts';
 import { intentFor, newRun } from './store-suite-fixtures.ts';
 
@@ -17,6 +18,45 @@ export const describeRunCases = (engine: string, fresh: () => Promise<FreshDatab
       expect((await s.listLiveRuns()).map((r) => r.id)).toEqual(['r3']);
       expect((await s.listRuns({ repo: 'acme/app' })).map((r) => r.id).sort()).toEqual(['r1', 'r3']);
       expect(await s.liveRun('github', 'acme/app', 1)).toMatchObject({ id: 'r3' });
+    });
+
+    it('creates a run with the progress it starts with, in the same insert', async () => {
+      const s = await (await fresh()).runs();
+      const progress = {
+        planBlitz: { targets: ['acme/app#3'] },
+        approvals: { 'acme/app#3': { by: 'ann', hash: 'h' } },
+      };
+      const created = await s.createRun({ ...newRun('r1'), progress });
+      expect(created).toMatchObject({ created: true, run: { progress } });
+      const read = (await s.getRun('r1'))!;
+      expect(read.progress).toEqual(progress);
+      // Nothing written after the insert: the first write names the version it was created with.
+      await s.updateRun('r1', { progress: { ...read.progress, wave: 1 } }, { version: read.version });
+    });
+
+    it("reads back every progress field as written, the gates' commits included", async () => {
+      const s = await (await fresh()).runs();
+      await s.createRun(newRun('r1'));
+      const progress: RunProgress = {
+        build: {
+          status: 'passed',
+          gate: 'g1',
+          covers: ['acme/app#1'],
+          failures: 0,
+          sha: 'abc123',
+          notConfigured: false,
+        },
+        smoke: 'passed',
+        smokeGate: { sha: 'abc123', failures: 1, tail: 't', notConfigured: false },
+        ship: { status: 'failed', path: 'deploy', url: 'https://x', reasons: ['r', 'why'] },
+        integrationHead: 'def456',
+        budget: { status: 'ok', recommendedMaxSessions: 2, preferMedium: false, park: false, resetAt: 'z' },
+        notifyFailures: [{ target: 'slack', error: 'HTTP 500' }],
+        pausedFrom: 'gating',
+        wave: 2,
+      };
+      await s.updateRun('r1', { progress });
+      expect((await s.getRun('r1'))!.progress).toEqual(progress);
     });
 
     it('keeps progress JSON and run issues, patching only the given fields', async () => {

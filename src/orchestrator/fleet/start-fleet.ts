@@ -7,7 +7,6 @@ import { formatRepo, hasPermission } from '../../forges/types.ts';
 import { issueKey } from '../../plan/types.ts';
 import type { Intent } from '../../store/types.ts';
 import { type Ports, repoRefOf } from '../context.ts';
-import { writeRun } from '../run-writer.ts';
 import { createRunOf, type IntentOutcome, repoConfigOrAnswer } from '../start-run.ts';
 import type { FleetHooks } from './fleet-context.ts';
 import { type FleetOptions, fleetOptionsOf } from './fleet-state.ts';
@@ -92,6 +91,12 @@ export const startFleet = async (
     dryRun: false,
     tickets: triage.run.map(({ repo, number }) => ({ repo, number })),
   };
+  // A ticket the sender named is approved by them at the text triage read (the same store as blitz).
+  const approvals = Object.fromEntries(
+    triage.run.flatMap((t) =>
+      t.approvedHash ? [[issueKey(t.repo, t.number), { by: intent.sender, hash: t.approvedHash }]] : [],
+    ),
+  );
   const created = await createRunOf(deps, intent, {
     kind: 'fleet',
     // One live fleet per trigger issue: the store's unique index holds it (milestones are positive).
@@ -100,20 +105,14 @@ export const startFleet = async (
     slug: 'fleet',
     options,
     integrationBranch: '',
+    // Created with its triage and approvals: a pass that comes first never sees a fleet without them.
+    progress: { fleet: { tickets: {}, skipped: triage.skipped, dispatched: [] }, approvals },
   });
   if (!created.created) {
     await forge.createComment(where, 'A ticket fleet is already running on this issue: see its scoreboard.');
     return 'answered';
   }
-  // A ticket the sender named is approved by them at the text triage read (the same store as blitz).
-  const approvals = Object.fromEntries(
-    triage.run.flatMap((t) =>
-      t.approvedHash ? [[issueKey(t.repo, t.number), { by: intent.sender, hash: t.approvedHash }]] : [],
-    ),
-  );
-  const run = await writeRun(deps.store, created.run.id, () => ({
-    progress: { fleet: { tickets: {}, skipped: triage.skipped, dispatched: [] }, approvals },
-  }));
+  const run = created.run;
   const names = triage.run.map((t) => (t.repo === intent.repo ? `#${t.number}` : `${t.repo}#${t.number}`));
   await forge.createComment(
     where,

@@ -35,6 +35,10 @@ describe('a plan run on a repo config that does not parse', () => {
           filed.push(i.title);
           return { ref: { number: 99 } };
         },
+        getIssue: async (ref: { number: number }) => ({
+          ref,
+          state: closed.includes(ref.number) ? 'closed' : 'open',
+        }),
         closeIssue: async (ref: { number: number }) => void closed.push(ref.number),
         createComment: async (ref: { number: number }, body: string) => {
           comments.push({ number: ref.number, body });

@@ -12,7 +12,7 @@ import { slugify } from '../../runner/branch-names.ts';
 import type { RunRecord } from '../../store/run-store.ts';
 import type { Intent } from '../../store/types.ts';
 import type { Ports, RunOptionsStored } from '../context.ts';
-import { setDashboardComment, writeProgress } from '../run-writer.ts';
+import { setDashboardComment } from '../run-writer.ts';
 import { createRunOf, milestoneOrAnswer, placeOf, repoConfigOrAnswer } from '../start-run.ts';
 
 export interface PlanStartHooks {
@@ -112,6 +112,8 @@ export const createPlanIntentHandler = (
       options,
       // A plan run has no integration branch: XS work merges straight into the default branch.
       integrationBranch: cfg.defaultBranch,
+      // Created with its targets: a pass that comes first never plans the whole milestone instead.
+      progress: { planBlitz: plan },
     });
     if (!created.created) {
       await answer(
@@ -119,7 +121,7 @@ export const createPlanIntentHandler = (
       );
       return 'answered';
     }
-    const run = await writeProgress(deps.store, created.run.id, () => ({ planBlitz: plan }));
+    const run = created.run;
     if (plan.unmatched?.length)
       await answer(
         `plan-blitz: planning ${plan.targets!.map((k) => `#${k.slice(k.lastIndexOf('#') + 1)}`).join(', ')} of **${milestone.title}**. These targets were not matched and will not be planned:\n${plan.unmatched.map((u) => `- ${u.ref}: ${u.reason}`).join('\n')}`,

@@ -1,0 +1,53 @@
+// What a person's `/blitz pause`, `/blitz resume` and `/blitz cancel` do to a milestone run (blitz or
+// plan-blitz), decided from the run as it stands when the command is applied: the change to write and
+// what to tell the person. orchestrator/start-run.ts applies it under the run lock through the run
+// writer. Pure, like the rest of src/plan/.
+import type { RunPatch, RunProgress, RunRecord } from '../store/run-store.ts';
+
+export type RunControlAction = 'pause' | 'resume' | 'cancel';
+
+export interface RunControlStep {
+  /** What the command did; `review_unclear`: nothing, a resume does not answer an unclear review. */
+  outcome: 'paused' | 'resumed' | 'cancelled' | 'review_unclear';
+  /** The change to write; none when the run already is where the command would put it. */
+  patch?: RunPatch;
+}
+
+/**
+ * What `/blitz resume` clears on a run that stopped BLOCKED at a gate: the red build, smoke or ship that
+ * stopped it counts from nought again, so the run builds, smokes or ships afresh on the integration
+ * branch as it is now (a person fixed it, or the cause outside went away). Nothing else changes; a run
+ * blocked for another reason resumes as it was.
+ */
+export const gatesAfterResume = (p: RunProgress): Partial<RunProgress> => ({
+  ...(p.build?.status === 'failed' ? { build: { status: 'none', covers: [], failures: 0 } } : {}),
+  ...(p.smoke === 'failed' ? { smoke: 'none', smokeGate: { failures: 0 } } : {}),
+  ...(p.ship?.status === 'failed' ? { ship: undefined } : {}),
+});
+
+export const runControlOf = (
+  run: Pick<RunRecord, 'state' | 'progress'>,
+  action: RunControlAction,
+): RunControlStep => {
+  if (action === 'cancel')
+    return {
+      outcome: 'cancelled',
+      patch: { state: 'cancelled', progress: { ...run.progress, reason: 'cancelled by a person' } },
+    };
+  if (action === 'pause')
+    return run.state === 'paused'
+      ? { outcome: 'paused' }
+      : {
+          outcome: 'paused',
+          patch: { state: 'paused', progress: { ...run.progress, pausedFrom: run.state } },
+        };
+  // Waiting on the integration review is not a pause: `/blitz accept-review` or `/blitz review` goes on.
+  if (run.state === 'review_unclear') return { outcome: 'review_unclear' };
+  if (run.state === 'paused') return { outcome: 'resumed', patch: { state: 'running' } };
+  if (run.state === 'blocked')
+    return {
+      outcome: 'resumed',
+      patch: { state: 'running', progress: { ...run.progress, ...gatesAfterResume(run.progress) } },
+    };
+  return { outcome: 'resumed' };
+};
