@@ -83,7 +83,7 @@ describe('GitHub request economy', () => {
     expect(await same.text()).toBe('');
   });
 
-  it('skips the GraphQL reload while the milestone is unchanged and reloads when an issue closes', async () => {
+  it('skips the GraphQL reload while the milestone is unchanged or only issues of it closed; reloads on any other change', async () => {
     const { world, repo, forge, fake: f, at } = await setup();
     const first = await forge.loadMilestone(at, 1);
     expect(first.issues.map((i) => i.ref.number)).toEqual([1, 2]);
@@ -94,16 +94,42 @@ describe('GitHub request economy', () => {
       'issues/list-for-repo 304',
     ]);
 
+    // A close (here a person's) is all the list says: applied to the kept snapshot as a reload says it.
     world.setIssueState(repo, world.issue(repo, 1)!, 'closed', 'alice');
     const mark = f.requests.length;
     const after = await forge.loadMilestone(at, 1);
     expect(after.issues.map((i) => i.ref.number)).toEqual([2]);
     expect(after.externalBlockers).toEqual([expect.objectContaining({ state: 'closed' })]);
-    expect(f.requests.slice(mark).map((r) => r.operationId)).toContain('graphql');
+    expect(f.requests.slice(mark).map((r) => `${r.operationId} ${r.status}`)).toEqual([
+      'issues/list-for-repo 200',
+    ]);
+    // What a forge that never kept anything reads now.
+    const fresh = createGithubForge({
+      baseUrl: f.apiUrl,
+      auth: { token: 'test-token' },
+      botLogin: world.botLogin,
+      retry: { retries: 0, minDelayMs: 1, secondMs: 0 },
+      keptForMs: 0,
+    });
+    expect(after).toEqual(await fresh.loadMilestone(at, 1));
+    // Anything else in the list (a label; an issue added) is loaded again.
+    world.issue(repo, 2)!.labels.push('bug');
+    world.issue(repo, 2)!.updatedAt = world.now();
+    const relabelled = f.requests.length;
+    expect((await forge.loadMilestone(at, 1)).issues[0]?.labels.map((l) => l.name)).toEqual(['bug']);
+    expect(f.requests.slice(relabelled).map((r) => r.operationId)).toEqual([
+      'issues/list-for-repo',
+      'graphql',
+    ]);
+    world.setIssueState(repo, world.issue(repo, 2)!, 'closed', 'alice');
+    world.addIssue(repo, { number: 3, title: 'c', milestone: 'M1' });
+    const added = f.requests.length;
+    expect((await forge.loadMilestone(at, 1)).issues.map((i) => i.ref.number)).toEqual([3]);
+    expect(f.requests.slice(added).map((r) => r.operationId)).toEqual(['issues/list-for-repo', 'graphql']);
   });
 
   it("keeps the milestone: a read again and the bot's own close cost no request, a webhook drops it", async () => {
-    const { forge, fake: f, at } = await setup(5000, 60_000);
+    const { world, repo, forge, fake: f, at } = await setup(5000, 60_000);
     await forge.loadMilestone(at, 1);
     expect(f.requests.map((r) => r.operationId)).toEqual(['issues/list-for-repo', 'graphql']);
     await forge.closeIssue({ repo: at, number: 1 });
@@ -115,8 +141,9 @@ describe('GitHub request economy', () => {
     expect(await forge.getFile(at, '.github/blitz.yml')).toBe('maxSessions: 2\n');
     expect(await forge.getFile(at, '.github/blitz.yml')).toBe('maxSessions: 2\n');
     expect(f.requests.filter((r) => r.operationId === 'repos/get-content')).toHaveLength(1);
+    world.issue(repo, 2)!.labels.push('bug');
     forge.observeEvent?.({ kind: 'label-added', repo: at, issueNumber: 2 });
-    await forge.loadMilestone(at, 1);
+    expect((await forge.loadMilestone(at, 1)).issues[0]?.labels.map((l) => l.name)).toEqual(['bug']);
     expect(f.requests.slice(mark).map((r) => `${r.operationId} ${r.status}`)).toEqual([
       'repos/get-content 200',
       'issues/list-for-repo 200',

@@ -2,6 +2,7 @@
 // dependency edges in paged GraphQL (100 issues a query), following any nested list past 100.
 import { AppError } from '../../errors.ts';
 import { mergeBodyDeps } from '../body-deps-merge.ts';
+import { withIssueClosed } from '../kept-reads.ts';
 import {
   type BlockerState,
   formatRepo,
@@ -210,6 +211,56 @@ export const snapshot = (repo: RepoRef, milestone: Milestone, nodes: IssueNode[]
   return { milestone, issues, externalBlockers: external.filter((b) => !openHere(b.ref)) };
 };
 
+/** An item of the REST issue list, as far as `closedSince` compares it. */
+type ListedIssue = {
+  number: number;
+  state: string;
+  milestone?: Record<string, unknown> | null;
+  issue_dependencies_summary?: { blocked_by?: number } & Record<string, unknown>;
+} & Record<string, unknown>;
+
+/** An item less what another issue's close moves in it: the milestone's counts and stamp, the open-blocker count. */
+const steady = (item: ListedIssue): string => {
+  const { milestone, issue_dependencies_summary: deps, ...rest } = item;
+  const { open_issues: _o, closed_issues: _c, updated_at: _u, ...m } = milestone ?? {};
+  const { blocked_by: _b, ...d } = deps ?? {};
+  return JSON.stringify([rest, milestone ? m : null, deps ? d : null]);
+};
+
+/**
+ * The issues of the kept snapshot that the new list shows closed, when that is all it says that the
+ * kept list did not: the same issues, each other one unchanged but for the milestone's counts and its
+ * open-blocker count, which drops by exactly its blockers among the closed. Anything else (an issue
+ * added, removed, reopened, edited, relabelled, re-linked, a closed issue that was not open in the
+ * snapshot changed): undefined, and the milestone is loaded again.
+ */
+export const closedSince = (
+  kept: { snap: MilestoneSnapshot; items: ListedIssue[] },
+  items: ListedIssue[],
+  repo: RepoRef,
+): number[] | undefined => {
+  if (items.length !== kept.items.length) return undefined;
+  const before = new Map(kept.items.map((i) => [i.number, i]));
+  const openIssue = (n: number) =>
+    kept.snap.issues.find((i) => sameRepo(i.ref.repo, repo) && i.ref.number === n);
+  const closed = items
+    .filter((i) => i.state === 'closed' && before.get(i.number)?.state === 'open' && openIssue(i.number))
+    .map((i) => i.number);
+  if (closed.length === 0) return undefined;
+  for (const item of items) {
+    if (closed.includes(item.number)) continue;
+    const was = before.get(item.number);
+    if (!was || steady(was) !== steady(item)) return undefined;
+    const issue = openIssue(item.number);
+    const freed = issue
+      ? issue.blockedBy.filter((b) => sameRepo(b.repo, repo) && closed.includes(b.number)).length
+      : 0;
+    const count = (i: ListedIssue) => i.issue_dependencies_summary?.blocked_by;
+    if ((count(was) ?? 0) - (count(item) ?? 0) !== freed) return undefined;
+  }
+  return closed;
+};
+
 /**
  * loadMilestone behind a conditional check: one `GET /repos/{o}/{r}/issues?milestone=N&state=all`
  * (sent with the ETag of the last answer, so unchanged it is a 304 that GitHub does not count) stands
@@ -217,9 +268,13 @@ export const snapshot = (repo: RepoRef, milestone: Milestone, nodes: IssueNode[]
  * under, the snapshot is served without the milestone read and the GraphQL reload. A snapshot is kept
  * only when that list covers everything it depends on: one page, every blocker an issue of the same
  * milestone (a blocker elsewhere could change without touching the list), no sub-issue links.
+ * A list whose only news is issues of the snapshot closed (`closedSince`) is applied to the kept
+ * snapshot as a reload would say it (`withIssueClosed`), without the GraphQL reload: a run's own merges
+ * close issues between its passes, and a run longer than the kept-reads minute would otherwise reload
+ * the whole milestone after every close.
  */
 export const cachedMilestoneLoader = (gh: GithubClient, ids?: NodeIds) => {
-  const kept = new Map<string, { etag: string; snap: MilestoneSnapshot }>();
+  const kept = new Map<string, { etag: string; snap: MilestoneSnapshot; items: ListedIssue[] }>();
   return async (repo: RepoRef, number: number): Promise<MilestoneSnapshot> => {
     const key = `${formatRepo(repo)}#${number}`.toLowerCase();
     const list = await call(
@@ -236,6 +291,13 @@ export const cachedMilestoneLoader = (gh: GithubClient, ids?: NodeIds) => {
     const etag = list.headers.etag;
     const hit = kept.get(key);
     if (hit && etag && hit.etag === etag) return structuredClone(hit.snap);
+    const items = list.data as ListedIssue[];
+    const closed = hit && etag && !list.headers.link ? closedSince(hit, items, repo) : undefined;
+    if (hit && etag && closed) {
+      const snap = closed.reduce((s, n) => withIssueClosed(s, { repo, number: n }), hit.snap);
+      kept.set(key, { etag, snap: structuredClone(snap), items });
+      return snap;
+    }
     const snap = await loadMilestone(gh, repo, number, ids);
     const members = new Set(list.data.map((i) => i.number));
     const covered =
@@ -243,7 +305,7 @@ export const cachedMilestoneLoader = (gh: GithubClient, ids?: NodeIds) => {
       !list.headers.link &&
       snap.externalBlockers.every((b) => sameRepo(b.ref.repo, repo) && members.has(b.ref.number)) &&
       snap.issues.every((i) => !i.parent && i.children.length === 0);
-    if (covered) kept.set(key, { etag, snap: structuredClone(snap) });
+    if (covered) kept.set(key, { etag, snap: structuredClone(snap), items });
     else kept.delete(key);
     return snap;
   };
