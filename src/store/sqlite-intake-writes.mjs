@@ -75,5 +75,7 @@ export const prepareIntakeWrites = (db, sql) => {
     if (!op) throw new Error(`unknown SQLite intake write: ${String(w.op)}`);
     return op(w.args);
   };
-  return { batch: db.transaction((writes) => writes.map(run)), run };
+  // IMMEDIATE: the write lock from BEGIN; other connections write the same file (the run store).
+  const batch = db.transaction((writes) => writes.map(run));
+  return { batch: (writes) => batch.immediate(writes), run };
 };

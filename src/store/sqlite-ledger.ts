@@ -75,7 +75,8 @@ export const createSqliteAttemptLedger = (db: Database.Database): AttemptLedger 
       }
     },
     async update(id, patch) {
-      return update(id, patch);
+      // IMMEDIATE: a read, then a write; another connection's commit in between would fail it.
+      return update.immediate(id, patch);
     },
     async get(id) {
       const text = select.get(id);

@@ -259,7 +259,9 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
   return {
     ledger: createSqliteAttemptLedger(db),
     async createRun(run) {
-      return createRun(run);
+      // IMMEDIATE: the write lock from the start, so a commit by another connection (the intake's
+      // writer thread) between the live-run check and the insert cannot fail it (SQLITE_BUSY).
+      return createRun.immediate(run);
     },
     async getRun(id) {
       const row = selectRun.get(id);
@@ -325,7 +327,7 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
         .map(toIssue);
     },
     async upsertRunIssue(runId, repo, number, patch) {
-      return upsertIssue(runId, repo, number, { ...patch });
+      return upsertIssue.immediate(runId, repo, number, { ...patch });
     },
     async listQueuedIntents() {
       return db.prepare("SELECT * FROM intents WHERE status = 'queued' ORDER BY id").all().map(toIntent);
