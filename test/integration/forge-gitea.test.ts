@@ -193,6 +193,29 @@ describe('loadMilestone', () => {
     const afterEdge = await load();
     expect(afterEdge.asked).toEqual(['2', '3', '4']);
     expect(afterEdge.snap.issues.find((i) => i.ref.number === 4)!.blockedBy).toEqual([ref(2)]);
+
+    // The bot closes #2 itself: #4's kept list reads it closed without asking again, as a read says.
+    await forge.closeIssue(ref(2), { comment: 'Merged.' });
+    const afterOwnClose = await load();
+    expect(afterOwnClose.asked).toEqual(['3']);
+    expect(afterOwnClose.snap.externalBlockers).toContainEqual({
+      ref: ref(2),
+      state: 'closed',
+      title: 'two',
+    });
+    expect(afterOwnClose.snap).toEqual(await person.loadMilestone(app, m.id));
+    // Reopened by the bot and moved out of the milestone by a person: #4 asks again and reads it open.
+    await forge.reopenIssue(ref(2));
+    world.issue(repo, 2)!.milestoneId = undefined;
+    const afterReopen = await load();
+    expect(afterReopen.asked).toEqual(['3', '4']);
+    expect(afterReopen.snap.externalBlockers).toContainEqual({ ref: ref(2), state: 'open', title: 'two' });
+    // A person closes it and the webhook says so: read closed without asking again.
+    world.setIssueState(repo, world.issue(repo, 2)!, 'closed', 'alice');
+    forge.observeEvent?.({ kind: 'issue-closed', repo: app, issueNumber: 2 });
+    const afterWebhook = await load();
+    expect(afterWebhook.asked).toEqual(['3']);
+    expect(afterWebhook.snap.externalBlockers).toContainEqual({ ref: ref(2), state: 'closed', title: 'two' });
   });
 
   it('pages on its own URL when Gitea builds Link headers from a different ROOT_URL', async () => {

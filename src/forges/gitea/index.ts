@@ -10,7 +10,7 @@ import { formatIssueRef, formatRepo } from '../types.ts';
 import { defaultRetryPolicy, GiteaClient, type RetryPolicy } from './client.ts';
 import { commentOps } from './comments.ts';
 import { listRepositories } from './list-repositories.ts';
-import { createDependencyMemo, loadMilestone } from './load-milestone.ts';
+import { createDependencyMemo, loadMilestone, noteIssueState } from './load-milestone.ts';
 import { refKey, toIssue, toMilestone } from './mappers.ts';
 import { pickMilestone } from './milestones.ts';
 import { issuePath, repoPath, writeOn } from './paths.ts';
@@ -197,8 +197,18 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
     closeIssue: async (ref, close) => {
       if (close?.comment !== undefined) await comments.createComment(ref, close.comment);
       await setState(ref, 'closed');
+      if (memo) noteIssueState(memo, refKey(ref), true);
     },
-    reopenIssue: (ref) => setState(ref, 'open'),
+    reopenIssue: async (ref) => {
+      if (memo) noteIssueState(memo, refKey(ref), false);
+      await setState(ref, 'open');
+    },
+    observeEvent: (event) => {
+      if (!memo || event.issueNumber === undefined) return;
+      const key = refKey({ repo: event.repo, number: event.issueNumber });
+      if (event.kind === 'issue-closed') noteIssueState(memo, key, true);
+      if (event.kind === 'issue-reopened') noteIssueState(memo, key, false);
+    },
 
     createIssue: async (repo, issue) => {
       const labels = issue.labels?.length ? await labelIdsCreating(repo, issue.labels) : undefined;

@@ -8,7 +8,8 @@
 // Gitea writes a comment on both issues when a dependency is added or removed, and every comment
 // bumps the issue's `updated_at`, so an unchanged `updated_at` means an unchanged list. What that
 // stamp does not cover is the state of a blocker that left the open set (closed, or moved out of the
-// milestone) or lies outside it: an issue with such a blocker last seen open is asked again. A kept
+// milestone) or lies outside it: an issue with such a blocker last seen open is asked again, unless
+// the blocker is known closed since (`DependencyMemo.closed`: the bot's own close). A kept
 // list is trusted only when its stamp is older than `settledMs` at the read (Gitea's stamps are whole
 // seconds: a change in the same second would not move it) and for at most `maxAgeMs` (a blocker
 // outside the milestone reopened, or deleted, is seen by then).
@@ -43,12 +44,27 @@ export interface DependencyMemo {
   maxAgeMs: number;
   /** Entries kept at most (oldest go first). */
   max: number;
+  /**
+   * Issues known closed since their lists were read (closed through this adapter, or a webhook said
+   * so; a reopen through it or a webhook's takes one out): a kept list naming one as an open blocker
+   * that left the open set reads it closed instead of asking again. At most `max`, oldest out.
+   */
+  closed: Set<string>;
 }
 
+/** `key` closed (true) or reopened (false), as `DependencyMemo.closed` keeps it. */
+export const noteIssueState = (memo: DependencyMemo, key: string, closed: boolean): void => {
+  memo.closed.delete(key);
+  if (!closed) return;
+  memo.closed.add(key);
+  while (memo.closed.size > memo.max) memo.closed.delete(memo.closed.values().next().value as string);
+};
+
 export const createDependencyMemo = (
-  opts: Partial<Omit<DependencyMemo, 'entries'>> = {},
+  opts: Partial<Omit<DependencyMemo, 'entries' | 'closed'>> = {},
 ): DependencyMemo => ({
   entries: new Map(),
+  closed: new Set(),
   now: opts.now ?? Date.now,
   settledMs: opts.settledMs ?? 60_000,
   maxAgeMs: opts.maxAgeMs ?? 600_000,
@@ -66,10 +82,13 @@ const keptDeps = (
   const kept = memo.entries.get(key);
   if (!kept || !raw.updated_at || kept.updatedAt !== raw.updated_at) return undefined;
   if (memo.now() - kept.readAt >= memo.maxAgeMs) return undefined;
-  const stale = kept.deps.some(
-    (d) => d.state !== 'closed' && !openKeys.has(refKey({ repo: repoOfIssue(d, repo), number: d.number })),
-  );
-  return stale ? undefined : kept.deps;
+  const key_ = (d: GiteaIssue) => refKey({ repo: repoOfIssue(d, repo), number: d.number });
+  const left = kept.deps.filter((d) => d.state !== 'closed' && !openKeys.has(key_(d)));
+  if (left.some((d) => !memo.closed.has(key_(d)))) return undefined;
+  if (left.length === 0) return kept.deps;
+  // Blockers last seen open that left the open set because they closed: closed, as a read would say
+  // (the kept list stays as read: a reopen takes the issue out of `closed`, and the list is asked again).
+  return kept.deps.map((d) => (left.includes(d) ? { ...d, state: 'closed' as const } : d));
 };
 
 const keepDeps = (memo: DependencyMemo, key: string, raw: GiteaIssue, readAt: number, deps: GiteaIssue[]) => {
