@@ -78,18 +78,24 @@ export const migrate = (db: Database.Database, migrations: Migration[] = readMig
     .all()
     .map((v) => Number(v));
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  const recorded = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').pluck();
   const done: number[] = [];
   for (const m of pendingMigrations(applied, migrations, 'sqlite')) {
-    const apply = db.transaction(() => {
+    // IMMEDIATE, and the version looked up again inside: another process opening the same file may
+    // have applied it since the list above was read (it would fail here with "already exists").
+    const apply = db.transaction((): boolean => {
+      if (recorded.get(m.version) !== undefined) return false;
       db.exec(m.run);
       record.run(m.version, m.name, new Date().toISOString());
+      return true;
     });
+    let ran: boolean;
     try {
-      apply();
+      ran = apply.immediate();
     } catch (cause) {
       throw migrationFailed(m, cause);
     }
-    done.push(m.version);
+    if (ran) done.push(m.version);
   }
   return done;
 };

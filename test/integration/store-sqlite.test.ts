@@ -33,6 +33,34 @@ describe('migrations', () => {
     db.close();
   });
 
+  it('a migration another connection applied after this one read the versions is not applied twice', () => {
+    const file = join(tempDir(), 'm.db');
+    const first = new Database(file);
+    const second = new Database(file);
+    const plain = [{ version: 1, name: 'first', sql: 'CREATE TABLE t1 (x INTEGER)' }];
+    let raced = false;
+    // Read by `first` after it listed the applied versions: `second` (another process opening the same
+    // file) applies the migration at that moment.
+    const racing = [
+      {
+        version: 1,
+        name: 'first',
+        get sql() {
+          if (!raced) {
+            raced = true;
+            expect(migrate(second, plain)).toEqual([1]);
+          }
+          return plain[0]!.sql;
+        },
+      },
+    ];
+    expect(migrate(first, racing)).toEqual([]);
+    expect(raced).toBe(true);
+    expect(first.prepare('SELECT version FROM schema_migrations').pluck().all()).toEqual([1]);
+    first.close();
+    second.close();
+  });
+
   it('a failing migration leaves no half-applied table and is not recorded', () => {
     const db = new Database(':memory:');
     const bad = [
