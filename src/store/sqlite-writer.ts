@@ -4,7 +4,8 @@
 // one message; the thread commits whatever has arrived in one transaction (group commit). A write is
 // answered only after its transaction committed, or with the error that refused it (alone: a refused
 // batch is retried one write at a time). A thread that stops (a crash, an abort) fails every write it
-// had not answered with a `store_error` (never a false "kept"); the next write starts a new thread.
+// had been handed and not answered with a `store_error` (never a false "kept"); the writes not handed
+// over yet, and the next ones, go to a new thread.
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../errors.ts';
 import type { IntakeWrite, IntakeWriteSql, IntakeWrites } from './sqlite-intake-writes.mjs';
@@ -68,8 +69,14 @@ export const createSqliteWriter = (
       `the SQLite writer thread stopped (${reason}); the write was not confirmed`,
       {},
     );
-    for (const w of waiting.values()) w.reject(err);
-    waiting.clear();
+    // Only the writes handed to this thread: those of this turn, not sent yet, go to the next thread
+    // (failing them here, then sending them, would write what was answered as not kept).
+    const unsent = new Set(outIds);
+    for (const [id, w] of waiting) {
+      if (unsent.has(id)) continue;
+      waiting.delete(id);
+      w.reject(err);
+    }
   };
 
   const start = (): Worker => {

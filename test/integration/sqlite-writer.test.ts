@@ -2,8 +2,10 @@
 // once committed, a refused write fails alone, a thread that dies fails what it had not answered with
 // a named error (so a webhook is not answered "kept") and the next write starts a new one, and closing
 // the store writes everything handed over before the thread ends.
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAppError } from '../../src/errors.ts';
@@ -88,6 +90,36 @@ describe('SQLite writer thread', () => {
     expect(await store.recordDelivery(sighting('in-crash-1'))).toEqual({ outcome: 'accepted' });
     expect(await store.recordDelivery(sighting('before'))).toEqual({ outcome: 'duplicate' });
     await store.close();
+  });
+
+  it('a write made after the thread died but before its death was seen goes to the next thread, not failed and then written', async () => {
+    const file = dbFile();
+    const store = openSqliteStore(file, { writerScript: crashOnce });
+    // A listener on the thread's 'error' added before the writer's own: it makes a write in the turn the
+    // death is reported, before the writer hears of it (a write of this turn, not handed over yet).
+    let late: Promise<unknown> | undefined;
+    const onWorker = (m: unknown) => {
+      (m as { worker: Worker }).worker.once('error', () => {
+        late = store.recordDelivery(sighting('after-crash')).then(
+          (v) => ({ ok: v }),
+          (e: unknown) => ({ failed: e }),
+        );
+      });
+    };
+    subscribe('worker_threads', onWorker);
+    try {
+      writeFileSync(`${file}.crash`, '');
+      const lost = await store.recordDelivery(sighting('in-crash')).catch((e: unknown) => e);
+      expect(isAppError(lost, 'store_error')).toBe(true);
+      unsubscribe('worker_threads', onWorker);
+      expect(late).toBeDefined();
+      // Never handed to the dead thread: the next thread writes it and it is answered kept.
+      expect(await late).toEqual({ ok: { outcome: 'accepted' } });
+      await store.close();
+      expect(rows(file)).toEqual(['after-crash']);
+    } finally {
+      unsubscribe('worker_threads', onWorker);
+    }
   });
 
   it('over HTTP: a delivery whose write dies with the thread is answered 5xx, not 202; sent again it is taken once', async () => {
