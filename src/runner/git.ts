@@ -29,6 +29,8 @@ export interface GitContext {
   guardConfig?: boolean;
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** Waits before a fetch is tried again after a ref lock was taken (default a timer; tests inject it). */
+  lockWait?: (ms: number) => Promise<void>;
 }
 
 /**
@@ -114,6 +116,11 @@ const subcommandOf = (args: readonly string[]): string | undefined => {
   return args[i];
 };
 
+/** What git says when another git process holds a ref's (or packed-refs') lock, or moved it meanwhile. */
+const REF_LOCK_TAKEN = /cannot lock ref|Unable to create '[^']*\.lock': File exists/;
+const FETCH_LOCK_WAITS = [50, 150, 400, 1000];
+const sleepMs = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 /**
  * Runs `git <args>` in cwd; a non-zero exit throws `git_failed` with the (redacted) stderr. The
  * context's credentials go only to a command that talks to a remote: a local read or write (status,
@@ -132,12 +139,18 @@ export const git = async (args: string[], cwd: string, given: GitContext): Promi
       );
     }
   }
-  const res = await run(['git', ...args], {
-    cwd,
-    env: gitEnv(ctx),
-    timeoutMs: ctx.timeoutMs ?? 120_000,
-    signal: ctx.signal,
-  });
+  const once = () =>
+    run(['git', ...args], { cwd, env: gitEnv(ctx), timeoutMs: ctx.timeoutMs ?? 120_000, signal: ctx.signal });
+  let res = await once();
+  // Two fetches into one clone at once (jobs of one repository starting together, a cleanup after a
+  // merge) race for its remote-tracking refs, and the loser fails ("cannot lock ref"). A fetch is
+  // idempotent: it is tried again after a short wait, a few times.
+  if (subcommandOf(args) === 'fetch')
+    for (const ms of FETCH_LOCK_WAITS) {
+      if (res.exitCode === 0 || res.timedOut || !REF_LOCK_TAKEN.test(res.stderr)) break;
+      await (ctx.lockWait ?? sleepMs)(ms);
+      res = await once();
+    }
   if (res.exitCode !== 0) {
     const why = redactText(res.stderr.trim() || res.stdout.trim(), secretsOf(given)).slice(-2000);
     throw new AppError('git_failed', `git ${args[0]} failed: ${why}`, {
