@@ -7,8 +7,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 import { removeDir, tempDir } from '../support/git.ts';
-import { githubExample, signedGithubRequest } from '../support/signing.ts';
-import { createHarness, GITHUB_SECRET } from './intake-harness.ts';
+import { createHarness, signedCommand } from './intake-harness.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -25,17 +24,6 @@ const fileHarness = () => {
   return { h, file, other };
 };
 
-/** A writer's `/blitz M1` on its own comment, delivered under `deliveryId`. */
-const delivery = (deliveryId: string, commentId: number) => {
-  const p = githubExample('issue_comment', 'created');
-  const comment = p.comment as Record<string, unknown>;
-  comment.body = '/blitz M1';
-  comment.id = commentId;
-  comment.user = { ...(comment.user as object), login: 'alice', type: 'User' };
-  p.sender = { ...(p.sender as object), login: 'alice', type: 'User' };
-  return signedGithubRequest({ secret: GITHUB_SECRET, event: 'issue_comment', payload: p, deliveryId });
-};
-
 const rowCount = (db: Database.Database, id: string): number =>
   (db.prepare('SELECT count(*) AS n FROM deliveries WHERE delivery_id = ?').get(id) as { n: number }).n;
 
@@ -45,7 +33,7 @@ describe('deliveries arriving together (group commit over HTTP)', () => {
     const ids = Array.from({ length: 24 }, (_, i) => `together-${i}`);
     const seenAtAnswer = await Promise.all(
       ids.map(async (id, i) => {
-        const res = await h.post('/api/github/webhooks', delivery(id, 7000 + i));
+        const res = await h.post('/api/github/webhooks', signedCommand(id, 7000 + i));
         expect(res.status).toBe(202);
         // Read on another connection the moment the answer arrives: committed, not merely written.
         return rowCount(other, id);
@@ -67,7 +55,7 @@ describe('deliveries arriving together (group commit over HTTP)', () => {
                 BEGIN SELECT RAISE(ABORT, 'disk says no'); END`);
     const ids = Array.from({ length: 12 }, (_, i) => `refused-${i}`);
     const first = await Promise.all(
-      ids.map((id, i) => h.post('/api/github/webhooks', delivery(id, 8000 + i))),
+      ids.map((id, i) => h.post('/api/github/webhooks', signedCommand(id, 8000 + i))),
     );
     expect(first.map((r) => r.status)).toEqual(ids.map(() => 500));
     await h.queue.idle();
@@ -79,7 +67,7 @@ describe('deliveries arriving together (group commit over HTTP)', () => {
     // The forge delivers again once the database takes writes: nothing of the refused batch was kept.
     other.exec('DROP TRIGGER refuse_sightings');
     const again = await Promise.all(
-      ids.map((id, i) => h.post('/api/github/webhooks', delivery(id, 8000 + i))),
+      ids.map((id, i) => h.post('/api/github/webhooks', signedCommand(id, 8000 + i))),
     );
     expect(again.map((r) => r.status)).toEqual(ids.map(() => 202));
     await h.queue.idle();
@@ -97,7 +85,7 @@ describe('deliveries arriving together (group commit over HTTP)', () => {
     const sends = Array.from({ length: 12 }, (_, i) => `repeat-${i % 3}`);
     const answers = await Promise.all(
       sends.map(async (id) => {
-        const res = await h.post('/api/github/webhooks', delivery(id, 9000 + Number(id.slice(-1))));
+        const res = await h.post('/api/github/webhooks', signedCommand(id, 9000 + Number(id.slice(-1))));
         return { id, status: res.status, outcome: ((await res.json()) as { outcome: string }).outcome };
       }),
     );

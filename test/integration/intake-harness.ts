@@ -14,8 +14,20 @@ import { createLogger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 import type { Store } from '../../src/store/types.ts';
+import { githubExample, signedGithubRequest } from '../support/signing.ts';
 
 export const GITHUB_SECRET = 'github-test-secret';
+
+/** A writer's `/blitz M1` comment as GitHub signs it, with its own delivery id and comment id. */
+export const signedCommand = (deliveryId: string, commentId: number) => {
+  const p = githubExample('issue_comment', 'created');
+  const comment = p.comment as Record<string, unknown>;
+  comment.body = '/blitz M1';
+  comment.id = commentId;
+  comment.user = { ...(comment.user as object), login: 'alice', type: 'User' };
+  p.sender = { ...(p.sender as object), login: 'alice', type: 'User' };
+  return signedGithubRequest({ secret: GITHUB_SECRET, event: 'issue_comment', payload: p, deliveryId });
+};
 export const GITEA_SECRET = 'gitea-test-secret';
 export const BOT_LOGIN = 'blitz-bot[bot]';
 

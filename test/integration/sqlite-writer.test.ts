@@ -12,8 +12,7 @@ import { isAppError } from '../../src/errors.ts';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 import type { NewDelivery } from '../../src/store/types.ts';
 import { removeDir, tempDir } from '../support/git.ts';
-import { githubExample, signedGithubRequest } from '../support/signing.ts';
-import { createHarness, GITHUB_SECRET } from './intake-harness.ts';
+import { createHarness, signedCommand } from './intake-harness.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -39,17 +38,6 @@ const rows = (file: string): string[] => {
   const ids = db.prepare('SELECT delivery_id FROM deliveries ORDER BY id').pluck().all() as string[];
   db.close();
   return ids;
-};
-
-/** A writer's `/blitz M1` on its own comment, delivered under `deliveryId`. */
-const delivery = (deliveryId: string, commentId: number) => {
-  const p = githubExample('issue_comment', 'created');
-  const comment = p.comment as Record<string, unknown>;
-  comment.body = '/blitz M1';
-  comment.id = commentId;
-  comment.user = { ...(comment.user as object), login: 'alice', type: 'User' };
-  p.sender = { ...(p.sender as object), login: 'alice', type: 'User' };
-  return signedGithubRequest({ secret: GITHUB_SECRET, event: 'issue_comment', payload: p, deliveryId });
 };
 
 describe('SQLite writer thread', () => {
@@ -129,15 +117,15 @@ describe('SQLite writer thread', () => {
       store: openSqliteStore(file, { writerScript: crashOnce }),
     });
     writeFileSync(`${file}.crash`, '');
-    const first = await h.post('/api/github/webhooks', delivery('crashed-1', 4100));
+    const first = await h.post('/api/github/webhooks', signedCommand('crashed-1', 4100));
     expect(first.status).toBe(500);
     await h.queue.idle();
     expect(h.github.calls).toEqual([]);
     expect(h.lines.some((l) => l.msg === 'request failed')).toBe(true);
     // The forge delivers again: a new thread records it and it is processed once.
-    const again = await h.post('/api/github/webhooks', delivery('crashed-1', 4100));
+    const again = await h.post('/api/github/webhooks', signedCommand('crashed-1', 4100));
     expect(again.status).toBe(202);
-    expect((await h.post('/api/github/webhooks', delivery('crashed-1', 4100))).status).toBe(200);
+    expect((await h.post('/api/github/webhooks', signedCommand('crashed-1', 4100))).status).toBe(200);
     await h.queue.idle();
     expect((await h.store.listIntents()).map((i) => i.deliveryId)).toEqual(['comment:4100']);
     expect(h.github.calls.filter((c) => c.method === 'reactToComment')).toHaveLength(1);
