@@ -136,7 +136,7 @@ const deliveryFailed = async (deps: FailureDeps, work: DeliveryWork, err: unknow
  * delivery be resumed and processed again, as a crash just before the mark always did: no intent is
  * stored twice (keyed by comment and line) and only a new one is acknowledged; a refusal or usage
  * reply may be posted again. The window is one turn of the event loop (SQLite) or one batch's round
- * trip (PostgreSQL, where the mark's commit never waited for its WAL flush anyway).
+ * trip, or on a quiet bot up to 20 ms waiting for a sighting batch to ride in (PostgreSQL).
  */
 const markProcessed = (
   deps: Pick<ReceiveDeps, 'store' | 'logger'>,
