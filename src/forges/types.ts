@@ -329,6 +329,14 @@ export interface Forge {
   findPullRequest(repo: RepoRef, head: string): Promise<PullRequest | undefined>;
   listPullRequestFiles(ref: IssueRef): Promise<PullRequestFile[]>;
   getPullRequestDiff(ref: IssueRef, maxBytes: number): Promise<BoundedDiff>;
+  /** A merge carries the bot's last progress report in the same request (`mergePullRequest` `progress`). */
+  mergesWithProgress?: boolean;
+  /**
+   * `progress` (only on a forge with `mergesWithProgress`): the bot's `blitz` report on `sha` (the head
+   * being merged), written before the merge is tried, in the same request where the adapter can, else
+   * as `reportProgress` would, first. A refused merge throws as without it; the report stands, and is
+   * the caller's to correct.
+   */
   mergePullRequest(
     ref: IssueRef,
     opts: {
@@ -337,6 +345,7 @@ export interface Forge {
       title?: string;
       /** false: no read of the PR after the merge for its merge commit where the answer lacks it. */
       readBack?: boolean;
+      progress?: { sha: string; report: ProgressReport };
     },
   ): Promise<MergeResult>;
   updatePullRequestBranch(ref: IssueRef): Promise<void>;
