@@ -103,8 +103,11 @@ export interface PullRequest {
   htmlUrl: string;
 }
 
-/** A PR as opened: `progressSent` when the open carried the bot's first report on its head. */
-export type OpenedPullRequest = PullRequest & { progressSent?: boolean };
+/**
+ * A PR as opened: `progressSent` when the open carried the bot's first report on its head; `created`
+ * when this request made it (not an open PR from that head found instead): it has no reviews yet.
+ */
+export type OpenedPullRequest = PullRequest & { progressSent?: boolean; created?: boolean };
 
 export interface PullRequestFile {
   path: string;
@@ -370,9 +373,10 @@ export interface Forge {
   /**
    * The PR, its head's checks, its reviews and review comments in as few requests as the forge allows.
    * `pull`: the PR as the forge answered it moments ago (the caller opened it in this reconcile call),
-   * not read again where the PR is a request of its own (Gitea).
+   * not read again where the PR is a request of its own (Gitea); one the open `created` has no reviews
+   * or review comments to read yet where they are a request of their own (Gitea).
    */
-  readPullFeedback?(ref: IssueRef, opts?: { pull?: PullRequest }): Promise<PullFeedback>;
+  readPullFeedback?(ref: IssueRef, opts?: { pull?: OpenedPullRequest }): Promise<PullFeedback>;
   listReviews?(ref: IssueRef): Promise<Review[]>;
   listReviewComments?(ref: IssueRef): Promise<ReviewComment[]>;
   /** Answer on the thread of review comment `commentId`. */
