@@ -10,6 +10,7 @@ import { addApproval } from '../support/blitz-labels.ts';
 import { tempDir } from '../support/git.ts';
 import { startPlanHarness } from '../support/plan-harness.ts';
 import type { SeedIssue } from '../support/world.ts';
+import { checksOf } from '../support/world-checks.ts';
 
 const chain: SeedIssue[] = [
   { number: 1, title: 'First step', body: 'Add `src/a.ts`.' },
@@ -178,6 +179,70 @@ describe('blitz commands', () => {
     expect(x.world.commentsOn(x.repo, 2).some((c) => c.body.includes('bounced back'))).toBe(true);
     expect((await x.liveRun())!.state).toBe('done');
   }, 150_000);
+
+  it('a merge the forge refuses bounces the issue and leaves its head’s `blitz` check not ready', async () => {
+    h = await startBlitzHarness({
+      forge: 'github',
+      // Both workers rewrite README.md's first line on the same base: the second merge conflicts.
+      agentEnv: { FAKE_AGENT_MODES: JSON.stringify({ 'acme/app#1': 'conflict', 'acme/app#2': 'conflict' }) },
+      issues: [
+        { number: 1, title: 'Retitle the README', body: 'One line.' },
+        { number: 2, title: 'Retitle it again', body: 'One line.' },
+      ],
+    });
+    const x = h;
+    // The last state of the bot's own check per head.
+    const last = new Map<string, { state: string; title: string }>();
+    checksOf(x.world).on('check', (r) => {
+      if (r.name === 'blitz')
+        last.set(r.headSha, {
+          state: r.status === 'completed' ? (r.conclusion ?? '') : r.status,
+          title: r.title ?? '',
+        });
+    });
+    await x.comment('/blitz M1');
+    // Until the refused issue is bounced back to a worker with the forge's reason, as before.
+    const bounced = async () => {
+      const run = await x.liveRun();
+      const rows = run ? await x.bot.runs.listRunIssues(run.id) : [];
+      return rows.some((r) =>
+        /could not be merged into blitz\/m1: PR #\d+ cannot be merged/.test(r.lastError ?? ''),
+      );
+    };
+    await x.drive(bounced, Number(process.env.BLITZ_WAIT ?? 120_000));
+    const merges = x.world.log.filter((e) => e.action === 'merge').length;
+    const refused = [...last.entries()].filter(([, c]) => c.title.startsWith('not merged: '));
+    expect(refused.length, JSON.stringify([...last])).toBeGreaterThan(0);
+    for (const [, c] of refused) {
+      expect(c.state).toBe('failure');
+      expect(c.title).toMatch(/^not merged: PR #\d+ cannot be merged/);
+    }
+    // Every head whose check ends ready was merged.
+    const mergedHeads = new Set(
+      [...x.repo.issues.values()].filter((i) => i.pull?.merged).map((i) => i.pull!.headSha),
+    );
+    for (const [sha, c] of last) if (c.state === 'success') expect(mergedHeads.has(sha), sha).toBe(true);
+    expect(merges).toBeGreaterThan(0);
+    // A merge refused every time is not dispatched again and again: after 3 bounces the issue is held
+    // for a person, who is told, and the run stops blocked (before, it looped: 59 attempts in 2 minutes).
+    await x.drive(settled(x), Number(process.env.BLITZ_WAIT ?? 120_000));
+    const run = (await x.liveRun())!;
+    expect(run.state).toBe('blocked');
+    const attempts = await x.bot.runs.ledger.listByRun(run.id);
+    // The dashboard names the hold; the issue held had 3 attempts, each solved and bounced, and no fourth.
+    const dashboard = botComments(x)
+      .map((c) => c.body)
+      .join('\n')
+      // The dashboard escapes markdown punctuation as entities.
+      .replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+    const named =
+      /acme\/app#(\d+)[^\n]*3 tries did not land \(3 bounced after a refused merge or a red build\)/.exec(
+        dashboard,
+      );
+    expect(named, dashboard).not.toBeNull();
+    const heldAttempts = attempts.filter((a) => a.issue.number === Number(named![1]));
+    expect(heldAttempts.map((a) => a.outcome)).toEqual(['solved', 'solved', 'solved']);
+  }, 200_000);
 
   it('an out-of-scope bug a worker reports becomes one new issue in the milestone, which is then worked', async () => {
     const dir = tempDir('blitz-agent-');
