@@ -186,6 +186,27 @@ describe('delivery queue: webhooks being answered come first', () => {
     await q.idle();
   });
 
+  it('a lane put back to wait does not hold up an older task of another lane past its wait', async () => {
+    const time = manualTime();
+    const q = createDeliveryQueue({ logger: silentLogger(), maxDeferMs: 1000, ...time });
+    const log: string[] = [];
+    const answered = q.answering(); // one webhook in flight all along
+    q.enqueue('a1', async () => void log.push('a1'), 'repo-a');
+    time.advance(1);
+    q.enqueue('b1', async () => void log.push('b1'), 'repo-b');
+    time.advance(998);
+    q.enqueue('a2', async () => void log.push('a2'), 'repo-a');
+    time.advance(1); // a1 has waited its 1000 ms: it runs, and repo-a waits again for a2
+    await settled();
+    expect(log).toEqual(['a1']);
+    time.advance(1); // so has b1, queued before a2
+    await settled();
+    expect(log).toEqual(['a1', 'b1']);
+    answered();
+    await q.idle();
+    expect(log).toEqual(['a1', 'b1', 'a2']);
+  });
+
   it('with no webhook in flight, tasks run at once', async () => {
     const time = manualTime();
     const q = createDeliveryQueue({ logger: silentLogger(), maxDeferMs: 1000, ...time });

@@ -73,7 +73,8 @@ export const createDeliveryQueue = (opts: DeliveryQueueOptions): DeliveryQueue =
   const maxDeferMs = Math.max(0, opts.maxDeferMs ?? DEFAULT_MAX_DEFER_MS);
   const clock = opts.clock ?? { now: () => performance.now() };
   const after = opts.after ?? timeout;
-  // Lanes with work, in the order they got it; a running lane is not in `ready`.
+  // Lanes with work, in the order of their first task's age (the order they got it, a lane put back to wait
+  // in its place by age); a running lane is not in `ready`.
   const lanes = new Map<string, Task[]>();
   const ready: string[] = [];
   let active = 0;
@@ -107,12 +108,20 @@ export const createDeliveryQueue = (opts: DeliveryQueueOptions): DeliveryQueue =
     return true;
   };
 
+  /** Puts `lane` back in `ready`, which stays ordered by the age of each lane's first task. */
+  const requeue = (lane: string, at: number): void => {
+    let i = ready.length;
+    while (i > 0 && lanes.get(ready[i - 1]!)![0]!.at > at) i--;
+    ready.splice(i, 0, lane);
+  };
+
   const runLane = async (lane: string): Promise<void> => {
     const tasks = lanes.get(lane)!;
     for (let next = tasks[0]; next; next = tasks[0]) {
       if (held(next)) {
-        // The lane steps aside, first in line, until the webhooks are answered or its wait is over.
-        ready.unshift(lane);
+        // The lane steps aside until the webhooks are answered or its wait is over, in line by the age
+        // of its task: pump() looks only at the first lane, so an older task behind it would wait longer.
+        requeue(lane, next.at);
         active--;
         return;
       }
