@@ -96,7 +96,8 @@ export const createGroupCommit = <T, R>(
 
   /** Riders left waiting (no write in flight to take them) start one once `rideMs` has passed. */
   const waitForRide = (): void => {
-    rideTimer ??= setTimeout(() => {
+    if (rideTimer !== undefined) return;
+    rideTimer = setTimeout(() => {
       rideTimer = undefined;
       if (pending.length === 0 || flushing > 0) return;
       flushing++;
