@@ -7,8 +7,9 @@
 // Each carries a content key (issue and attempt count, or the allowance a retry started): the executor
 // sends it once. A failing budget probe is `needs_person` for the run, once per error.
 import { keysIn } from './classify.ts';
+import { isModelFailure } from './routing.ts';
 import { capCheckOf, issueRef, type RunContext } from './run-context.ts';
-import type { Action } from './snapshot.ts';
+import type { Action, IssueProgress } from './snapshot.ts';
 
 const heldNotice = (ctx: RunContext, key: string): Action | undefined => {
   const c = ctx.classified.byKey.get(key);
@@ -37,7 +38,7 @@ const heldNotice = (ctx: RunContext, key: string): Action | undefined => {
     event !== 'failed'
       ? `the worker on ${ref} stalled and did not recover after its nudges; a person has to look`
       : bounces > 0
-        ? `${ref} did not land after ${attemptsWord}: its work was bounced ${bounces} time${bounces === 1 ? '' : 's'} (a refused merge or a red build); it is held until a person looks`
+        ? `${ref} did not land after ${attemptsWord}: ${failedWords(p)}its work was bounced ${bounces} time${bounces === 1 ? '' : 's'} (a refused merge or a red build); it is held until a person looks`
         : `${ref} failed after ${attemptsWord}${last ? ` (last: ${last.entry}, ${last.outcome ?? 'no outcome'})` : ''}; it is held until a person looks`;
   return {
     type: 'issue_notice',
@@ -92,6 +93,12 @@ const closedByHandNotice = (ctx: RunContext, key: string): Action => {
     key: `notice:closed-by-hand:${key}:${ctx.progress.get(key)?.attempts.length ?? 0}`,
     message: `${ref} was closed on the tracker while its worker ran; the worker was stopped and its branch kept. Reopen ${ref} to run it again`,
   };
+};
+
+/** `2 failed and ` when attempts failed since the person's last retry, beside the bounces. */
+const failedWords = (p: Pick<IssueProgress, 'attempts' | 'countFrom'>): string => {
+  const n = p.attempts.slice(p.countFrom ?? 0).filter((a) => isModelFailure(a.outcome)).length;
+  return n > 0 ? `${n} failed and ` : '';
 };
 
 export const noticeActions = (ctx: RunContext): Action[] => {
