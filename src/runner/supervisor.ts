@@ -80,8 +80,14 @@ export interface SupervisorDeps {
   clock: Clock;
   events: EventSink;
   logger: Logger;
-  /** git environment and credentials for a repo (git.ts hands the credentials to remote commands only). */
-  gitContext: (repo: { owner: string; name: string }) => Promise<GitContext>;
+  /**
+   * git environment and credentials for a repo (git.ts hands the credentials to remote commands only);
+   * `credentials: false` for local reads and writes only, without asking for them.
+   */
+  gitContext: (
+    repo: { owner: string; name: string },
+    opts?: { credentials?: boolean },
+  ) => Promise<GitContext>;
   /** Environment for a worker process of this attempt. */
   workerEnv: (
     record: AttemptRecord,
@@ -355,7 +361,9 @@ export class Supervisor {
       await this.stop(r);
       return this.finish(r, 'environment_failure', `Environment failure: ${problem}.`);
     }
-    const ctx = await this.gitContextOf(r);
+    // A tick's own git is local (show-ref, rev-list): the credentials (for the bot, a read of the live
+    // runs and the forge's token) are asked only when there is a commit to push (pushBranch).
+    const ctx = await this.gitContextOf(r, { credentials: false });
     if (this.d.clock.now().getTime() - Date.parse(r.launchedAt) > this.d.attemptTimeoutMs) {
       await this.stop(r);
       return this.finish(r, 'unsolved', 'Timed out and was stopped.');
@@ -407,6 +415,7 @@ export class Supervisor {
    * Workers hold no forge credential: the runner pushes the attempt's own branch for them, that
    * refspec only, to the clone URL of the job the runner stored (never to a remote the worker's git
    * config names). A push git refuses (a rewritten history) is logged; the branch then has not moved.
+   * `ctx` may be a local one (a tick's): the credentials are then asked here, for the push alone.
    */
   private async pushBranch(
     r: AttemptRecord,
@@ -426,7 +435,12 @@ export class Supervisor {
       Object.assign(memo, { ownRange: range, own: own ? Number(own.trim()) : 0 });
     }
     if (!memo.own) return remote;
-    const pushed = await gitTry(['push', '--quiet', '--', r.job.cloneUrl, `${ref}:${ref}`], r.worktree, ctx);
+    const remoteCtx = ctx.credentials === undefined ? await this.gitContextOf(r) : ctx;
+    const pushed = await gitTry(
+      ['push', '--quiet', '--', r.job.cloneUrl, `${ref}:${ref}`],
+      r.worktree,
+      remoteCtx,
+    );
     if (pushed === undefined) {
       this.d.logger.warn({ attemptId: r.id, branch: r.branch }, 'the runner could not push the branch');
       return remote;
@@ -502,8 +516,8 @@ export class Supervisor {
   }
 
   /** The runner's git context for an attempt's worktree, with the origin URL its job names. */
-  private async gitContextOf(r: AttemptRecord): Promise<GitContext> {
-    return { ...(await this.d.gitContext(r.issue.repo)), originUrl: r.job.cloneUrl };
+  private async gitContextOf(r: AttemptRecord, opts?: { credentials?: boolean }): Promise<GitContext> {
+    return { ...(await this.d.gitContext(r.issue.repo, opts)), originUrl: r.job.cloneUrl };
   }
 
   /** The session to resume: the one recorded, else the one the log names (codex, opencode). */

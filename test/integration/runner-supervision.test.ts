@@ -308,10 +308,15 @@ describe('runner supervision', () => {
     expect(local.filter(holds).map((c) => c.args.join(' '))).toEqual([]);
   }, 60_000);
 
-  it('a tick asks origin nothing: a new commit is pushed once, and a quiet worker costs no git that talks to a remote', async () => {
+  it('a tick asks origin nothing: a new commit is pushed once, and a quiet worker costs no git that talks to a remote and no credentials', async () => {
     const origin = await createOrigin();
     const spy = gitSpy();
-    const h = makeHarness({ pathPrepend: [spy.bin] });
+    let asked = 0;
+    const h = makeHarness({
+      pathPrepend: [spy.bin],
+      credentials: { username: 'x-access-token', token: 'ghs_quiet0123456789abcdefghijklmnopqrstu' },
+      onCredentials: () => asked++,
+    });
     const r = await h.runner.execute(
       attemptJob(origin.url, fakeEntry({ FAKE_AGENT_MODE: 'commit-then-stall' })),
     );
@@ -319,23 +324,25 @@ describe('runner supervision', () => {
     const a = r.attempt;
     await until(async () => (await gitIn(a.worktree, 'log', '--oneline', 'origin/main..HEAD')).length > 0);
     const remote = new Set(['clone', 'fetch', 'push', 'ls-remote']);
-    const remoteCallsOf = async (tick: () => Promise<void>) => {
-      const before = spy.calls().length;
-      await tick();
-      return spy
+    /** The git commands of one tick that talk to a remote, and how often it asked for credentials. */
+    const tickSees = async () => {
+      const [before, askedBefore] = [spy.calls().length, asked];
+      await h.runner.tick();
+      const calls = spy
         .calls()
         .slice(before)
         .map((c) => subcommand(c.args) ?? '')
         .filter((c) => remote.has(c));
+      return { remote: calls, credentials: asked - askedBefore };
     };
     // The worker's commit is pushed by the tick that first sees it, and nothing else asks origin.
-    expect(await remoteCallsOf(() => h.runner.tick())).toEqual(['push']);
+    expect(await tickSees()).toEqual({ remote: ['push'], credentials: 1 });
     const head = await gitIn(a.worktree, 'rev-parse', 'HEAD');
     expect(await originSha(origin.url, a.branch)).toBe(head);
     // The worker writes on, commits nothing: the next ticks push nothing and ask origin nothing.
     for (let t = 0; t < 2; t++) {
       appendFileSync(a.logPath, `working ${t}\n`);
-      expect(await remoteCallsOf(() => h.runner.tick())).toEqual([]);
+      expect(await tickSees()).toEqual({ remote: [], credentials: 0 });
     }
     expect(h.events.some((e) => e.type === 'attempt.nudged')).toBe(false);
     await h.runner.execute({ kind: 'cancel', attemptId: a.id });
