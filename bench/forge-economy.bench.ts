@@ -47,6 +47,7 @@ const purposes: Record<string, string> = {
   'graphql PullFeedback': 'PR feedback: PR, checks and reviews',
   'graphql CloseIssueWithComment': 'close (with its comment)',
   'graphql OpenPullRequestWithCheck': 'PR (opened with its blitz check)',
+  'graphql MergePullRequestWithCheck': 'merge (with its blitz check)',
   'issues/get-milestone': 'load',
   'issues/list-milestones': 'load',
   'issues/list-for-repo': 'load',

@@ -65,7 +65,22 @@ export const withCleanOutgoing = (forge: Forge, redact: Redact): Forge => {
           : opts,
       ),
     mergePullRequest: (ref, opts) =>
-      forge.mergePullRequest(ref, opts.title === undefined ? opts : { ...opts, title: title(opts.title) }),
+      forge.mergePullRequest(ref, {
+        ...opts,
+        ...(opts.title === undefined ? {} : { title: title(opts.title) }),
+        ...(opts.progress
+          ? {
+              progress: {
+                sha: opts.progress.sha,
+                report: {
+                  ...opts.progress.report,
+                  title: title(opts.progress.report.title),
+                  summary: body(opts.progress.report.summary),
+                },
+              },
+            }
+          : {}),
+      }),
     ...(forge.reportProgress
       ? {
           reportProgress: (repo, sha, report, opts) =>

@@ -103,8 +103,11 @@ export interface PullRequest {
   htmlUrl: string;
 }
 
-/** A PR as opened: `progressSent` when the open carried the bot's first report on its head. */
-export type OpenedPullRequest = PullRequest & { progressSent?: boolean };
+/**
+ * A PR as opened: `progressSent` when the open carried the bot's first report on its head; `created`
+ * when this request made it (not an open PR from that head found instead): it has no reviews yet.
+ */
+export type OpenedPullRequest = PullRequest & { progressSent?: boolean; created?: boolean };
 
 export interface PullRequestFile {
   path: string;
@@ -329,6 +332,14 @@ export interface Forge {
   findPullRequest(repo: RepoRef, head: string): Promise<PullRequest | undefined>;
   listPullRequestFiles(ref: IssueRef): Promise<PullRequestFile[]>;
   getPullRequestDiff(ref: IssueRef, maxBytes: number): Promise<BoundedDiff>;
+  /** A merge carries the bot's last progress report in the same request (`mergePullRequest` `progress`). */
+  mergesWithProgress?: boolean;
+  /**
+   * `progress` (only on a forge with `mergesWithProgress`): the bot's `blitz` report on `sha` (the head
+   * being merged), written before the merge is tried, in the same request where the adapter can, else
+   * as `reportProgress` would, first. A refused merge throws as without it; the report stands, and is
+   * the caller's to correct.
+   */
   mergePullRequest(
     ref: IssueRef,
     opts: {
@@ -337,6 +348,7 @@ export interface Forge {
       title?: string;
       /** false: no read of the PR after the merge for its merge commit where the answer lacks it. */
       readBack?: boolean;
+      progress?: { sha: string; report: ProgressReport };
     },
   ): Promise<MergeResult>;
   updatePullRequestBranch(ref: IssueRef): Promise<void>;
@@ -361,9 +373,10 @@ export interface Forge {
   /**
    * The PR, its head's checks, its reviews and review comments in as few requests as the forge allows.
    * `pull`: the PR as the forge answered it moments ago (the caller opened it in this reconcile call),
-   * not read again where the PR is a request of its own (Gitea).
+   * not read again where the PR is a request of its own (Gitea); one the open `created` has no reviews
+   * or review comments to read yet where they are a request of their own (Gitea).
    */
-  readPullFeedback?(ref: IssueRef, opts?: { pull?: PullRequest }): Promise<PullFeedback>;
+  readPullFeedback?(ref: IssueRef, opts?: { pull?: OpenedPullRequest }): Promise<PullFeedback>;
   listReviews?(ref: IssueRef): Promise<Review[]>;
   listReviewComments?(ref: IssueRef): Promise<ReviewComment[]>;
   /** Answer on the thread of review comment `commentId`. */

@@ -5,7 +5,14 @@ import type { RepoConfig } from '../config/repo-config.ts';
 import type { TimerPort } from '../dashboard/coalescer.ts';
 import type { DashboardInput } from '../dashboard/types.ts';
 import type { Pace } from '../forges/rate-budget.ts';
-import { type Forge, type ForgeKind, type IssueRef, type RepoRef, repoRefOf } from '../forges/types.ts';
+import {
+  type Forge,
+  type ForgeKind,
+  type IssueRef,
+  type ProgressReport,
+  type RepoRef,
+  repoRefOf,
+} from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { RunOptions, RunSnapshot } from '../plan/snapshot.ts';
 import type { IssueKey, PlanIssue } from '../plan/types.ts';
@@ -111,6 +118,12 @@ export interface RunCtx {
   lapsedApprovals: ReadonlySet<string>;
   /** What the PR feedback loop read this pass about each open worker PR (pr-feedback-step.ts). */
   prFacts?: ReadonlyMap<string, PrFacts>;
+  /**
+   * The merge this pass performs after the issue's PR feedback (perform.ts `mergeAfterFeedback`), on a
+   * forge whose merge can carry the bot's report: the feedback leaves its completing report here, and
+   * the merge sends it with itself.
+   */
+  mergeNext?: { issue: IssueKey; head: string; report?: ProgressReport };
 }
 
 export { repoRefOf };

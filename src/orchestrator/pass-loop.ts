@@ -17,6 +17,8 @@ export interface Pass {
 export interface PassKind<Ctx extends Pass> {
   /** Reads one pass (the first is 0); undefined ends the loop: the run is gone, finished, or waits. */
   load(pass: number): Promise<Ctx | undefined>;
+  /** Told the pass's actions before the first is performed (what a later one will do, e.g. a merge). */
+  planned?(ctx: Ctx, actions: readonly Action[]): void;
   /** Applies one action; true when it moved the run on although its type is not `advancing`. */
   perform(ctx: Ctx, a: Action): Promise<unknown>;
   /** The actions that, performed, give the next pass something to build on. */
@@ -66,6 +68,7 @@ export const passLoop =
       const ctx = await kind.load(pass);
       if (!ctx) return;
       const actions = decide(ctx.run.state as RunState, ctx.snap);
+      kind.planned?.(ctx, actions);
       const moved = await performAll(deps, kind, ctx, actions);
       await kind.publish(ctx, actions);
       // A stop ends the call once its pass is shown (the notices planned after it were performed).

@@ -4,9 +4,15 @@
 
 import { blockerReport } from '../dashboard/blocker-reports.ts';
 import { blitzDryRun } from '../dashboard/dry-run.ts';
-import { type Forge, formatRepo, type PullRequest, type RepoRef } from '../forges/types.ts';
+import {
+  type Forge,
+  formatRepo,
+  type ProgressReport,
+  type PullRequest,
+  type RepoRef,
+} from '../forges/types.ts';
 import { issueAttempts } from '../plan/issue-progress.ts';
-import type { Action } from '../plan/snapshot.ts';
+import { type Action, replanAfter } from '../plan/snapshot.ts';
 import type { IssueKey, PlanIssue } from '../plan/types.ts';
 import { type AttemptJob, onAttemptHost } from '../queue/dispatcher.ts';
 import { mergeCommitOf } from '../runner/integration-git.ts';
@@ -23,7 +29,13 @@ import { runIntegrationReview } from './integration-review.ts';
 import { cleanupClosedIssue } from './issue-cleanup.ts';
 import { sendIssueNotice } from './issue-notices.ts';
 import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
-import { keepReviewVerdict, neverReported, reportQueued } from './pr-feedback.ts';
+import {
+  keepFeedbackState,
+  keepReviewVerdict,
+  neverReported,
+  reportedKey,
+  reportQueued,
+} from './pr-feedback.ts';
 import { performPrFeedback } from './pr-feedback-step.ts';
 import { mergePr, openPr, pushedHead } from './pull-requests.ts';
 import { rosterEntryFor } from './roster-entry.ts';
@@ -168,7 +180,7 @@ export const resumeIssue = async (deps: Ports<'dispatcher' | 'runner'>, ctx: Ste
  */
 export const performIssueWork = async (
   deps: Ports<'config' | 'dispatcher' | 'ledger' | 'logger' | 'notifiers' | 'runner' | 'store'>,
-  ctx: StepCtx & Pick<RunCtx, 'prFacts'>,
+  ctx: StepCtx & Pick<RunCtx, 'prFacts' | 'mergeNext'>,
   kind: RunKind,
   a: Action,
 ): Promise<boolean> => {
@@ -188,9 +200,17 @@ export const performIssueWork = async (
       const { forge, repo } = kind.site(a.issue);
       const maxFixAttempts = await kind.maxFixAttempts(a.issue);
       const { run, attempts, rows, prFacts } = ctx;
+      // A merge of this head follows in the pass: the check's completion goes with it (one request).
+      const next = ctx.mergeNext?.issue === a.issue && forge.mergesWithProgress ? ctx.mergeNext : undefined;
+      const carry = next && {
+        head: next.head,
+        take: (report: ProgressReport) => {
+          next.report = report;
+        },
+      };
       await performPrFeedback(
         deps,
-        { forge, repo, run, attempts, rows, maxFixAttempts, prFacts },
+        { forge, repo, run, attempts, rows, maxFixAttempts, prFacts, ...(carry ? { carry } : {}) },
         a.issue,
         a.pr,
       );
@@ -268,26 +288,105 @@ const merge = async (
   const pr = seen ?? (await ctx.forge.getPullRequest(ref0));
   // The feedback gate let this head through: a head pushed since is gated again by the next pass.
   if (!pr.merged && a.head !== undefined && pr.head.sha !== a.head) return;
+  // The check's completing report the feedback left for this merge (mergeAfterFeedback).
+  const next = ctx.mergeNext;
+  const carried =
+    next?.issue === a.issue && next.report && next.head === pr.head.sha
+      ? { sha: next.head, report: next.report }
+      : undefined;
+  const tried = carried && !pr.merged ? carried : undefined;
+  // Not tried (merged already): the completing report is sent on its own, as before.
+  if (carried && !tried) await keepCarried(deps, ctx, a.issue, carried, { send: true });
   const m = await mergePr(ctx.forge, pr, {
     method: ctx.repoConfig.mergeMethod.blitz,
     title: `${pr.title} (#${a.pr})`,
     // The merge commit is found in git where the forge's answer lacks it (Gitea): no read back.
     readBack: false,
+    ...(tried ? { progress: tried } : {}),
   });
+  // A refused merge must not leave the check saying the head is ready: the completion written with it,
+  // or one written before it on this head (a failure to say so is logged; the refusal is handled).
+  const unclaim = async (why: string) => {
+    const kept = (await deps.store.getRun(ctx.run.id))?.progress.prFeedback?.[a.issue];
+    if (!tried && !kept?.reported?.startsWith(`${pr.head.sha} success `)) return;
+    const report = notMerged(why, runPageUrl(deps.config.publicUrl, ctx.run.id));
+    await keepCarried(deps, ctx, a.issue, { sha: pr.head.sha, report }, { send: true }).catch(
+      (err: unknown) =>
+        deps.logger.warn(
+          { runId: ctx.run.id, issue: a.issue, err },
+          'the blitz check could not be corrected',
+        ),
+    );
+  };
   // Refused on the gate's read: the head may have moved since; the next pass gates and merges again.
   if ('refused' in m && seen) {
     const now = await ctx.forge.getPullRequest(ref0);
-    if (now.merged || now.head.sha !== a.head) return;
+    if (now.merged) {
+      if (tried) await keepCarried(deps, ctx, a.issue, tried, { send: false });
+      return;
+    }
+    if (now.head.sha !== a.head) return unclaim(m.refused);
   }
   if ('refused' in m) {
+    await unclaim(m.refused);
     const why = `its PR #${a.pr} could not be merged into ${ctx.run.integrationBranch}: ${m.refused}`;
     return deps.effects.bounce(ctx, a.issue, why);
   }
+  if (tried) await keepCarried(deps, ctx, a.issue, tried, { send: false });
   await deps.store.upsertRunIssue(ctx.run.id, repo, ref.number, {
     state: 'merged',
     mergedSha: m.sha ?? (await mergeCommitFound(deps, ctx, pr)) ?? pr.head.sha,
   });
   await setProgress(deps, ctx, (p) => ({ mergedSinceReview: (p.mergedSinceReview ?? 0) + 1 }));
+};
+
+/**
+ * The merge this pass performs right after the issue's PR feedback, if any: a `merge` at the gate's head
+ * whose issue had a `pr_feedback` action before it, with no action between that ends the pass early
+ * (`replanAfter`). The feedback's completing `blitz` report then goes with the merge (one request on
+ * GitHub) instead of on its own just before it.
+ */
+export const mergeAfterFeedback = (
+  actions: readonly Action[],
+): { issue: IssueKey; head: string } | undefined => {
+  const at = actions.findIndex((a) => a.type === 'merge');
+  const merge = actions[at];
+  if (merge?.type !== 'merge' || merge.head === undefined) return undefined;
+  const before = actions.slice(0, at);
+  const feedback = before.findIndex((a) => a.type === 'pr_feedback' && a.issue === merge.issue);
+  if (feedback < 0 || before.slice(feedback).some((a) => replanAfter.has(a.type))) return undefined;
+  return { issue: merge.issue, head: merge.head };
+};
+
+/** The report a refused merge leaves on the head instead of the completing one before it. */
+const notMerged = (why: string, detailsUrl: string | undefined): ProgressReport => ({
+  state: 'failure',
+  title: `not merged: ${why}`.slice(0, 200),
+  summary: [
+    `- Merge: refused by the forge (${why})`,
+    ...(detailsUrl ? [`- Status page: ${detailsUrl}`] : []),
+  ].join('\n'),
+  ...(detailsUrl ? { detailsUrl } : {}),
+});
+
+/** Keeps a carried report as the head's last one (`reported`), sending it first when `send`. */
+const keepCarried = async (
+  deps: Ports<'store'>,
+  ctx: RunCtx,
+  key: IssueKey,
+  carried: { sha: string; report: ProgressReport },
+  opts: { send: boolean },
+): Promise<void> => {
+  if (opts.send) await ctx.forge.reportProgress?.(refOf(key).repo, carried.sha, carried.report);
+  const kept = (await deps.store.getRun(ctx.run.id))?.progress.prFeedback?.[key];
+  if (kept)
+    await keepFeedbackState(
+      deps,
+      ctx.run.id,
+      key,
+      { ...kept, reported: reportedKey(carried.sha, carried.report) },
+      kept,
+    );
 };
 
 /**

@@ -5,7 +5,7 @@
 // answer threads a finished resume addressed, resume the session with the feedback, hold with a
 // notice naming `/blitz retry`, report the bot's `blitz` check on the head, and keep the state.
 import type { RepoConfig } from '../config/repo-config.ts';
-import type { Forge, RepoRef } from '../forges/types.ts';
+import type { Forge, ProgressReport, RepoRef } from '../forges/types.ts';
 import { attemptKey, currentAttempts } from '../plan/issue-progress.ts';
 import type { IssueProgress } from '../plan/snapshot.ts';
 import type { AttemptRecord } from '../runner/types.ts';
@@ -17,6 +17,7 @@ import {
   answerThreads,
   keepFeedbackState,
   readPrFacts,
+  reportedKey,
   reportPrProgress,
   resumeWithFeedback,
 } from './pr-feedback.ts';
@@ -96,6 +97,11 @@ export const withPrGates = (
 export interface PrFeedbackCtx extends Omit<PrGateScope, 'ci' | 'writer'> {
   prFacts: ReadonlyMap<string, PrFacts>;
   maxFixAttempts: number;
+  /**
+   * A merge of `head` follows in this pass on a forge whose merge carries the bot's report: a report
+   * that completes the check (`success`) is handed to `take` for it, not sent on its own.
+   */
+  carry?: { head: string; take(report: ProgressReport): void };
 }
 
 /** The executor's half: what the gate's answer for one PR means, done once, its state kept. */
@@ -140,13 +146,14 @@ export const performPrFeedback = async (
     );
   }
   const after: PrFacts = d.kind === 'resume' ? { ...current, worker: 'resume_pending' } : current;
-  keep(
-    await reportPrProgress(
-      target,
-      after,
-      progressReport(after, runPageUrl(deps.config.publicUrl, ctx.run.id)),
-    ),
-  );
+  const report = progressReport(after, runPageUrl(deps.config.publicUrl, ctx.run.id));
+  if (
+    report.state === 'success' &&
+    ctx.carry?.head === after.head &&
+    after.state.reported !== reportedKey(after.head, report)
+  )
+    ctx.carry.take(report);
+  else keep(await reportPrProgress(target, after, report));
   await keepFeedbackState(deps, ctx.run.id, key, current.state, facts.state);
   return current.state;
 };

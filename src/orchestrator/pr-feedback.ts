@@ -264,6 +264,10 @@ export const keepReviewVerdict = async (
   });
 };
 
+/** What the feedback state keeps of the last report written on a head (`reported`). */
+export const reportedKey = (head: string, report: ProgressReport): string =>
+  `${head} ${report.state} ${report.title}`;
+
 /** Writes the bot's check on the head when what it says changed; returns the state to keep. */
 export const reportPrProgress = async (
   target: { forge: Forge; repo: RepoRef },
@@ -272,7 +276,7 @@ export const reportPrProgress = async (
   opts: { first?: boolean; sent?: boolean } = {},
 ): Promise<PrFeedbackState | undefined> => {
   if (!target.forge.reportProgress) return undefined;
-  const key = `${facts.head} ${report.state} ${report.title}`;
+  const key = reportedKey(facts.head, report);
   if (facts.state.reported === key) return undefined;
   const { sent, ...forgeOpts } = opts;
   if (!sent) await target.forge.reportProgress(target.repo, facts.head, report, forgeOpts);

@@ -4,7 +4,7 @@
 // meanwhile starts another call, which reads afresh, so nothing waits on these longer than the call.
 // A PR the call opened is taken from the forge's answer to the open, not read back (Gitea reads the
 // PR apart from its checks and reviews).
-import type { Forge, IssueRef, PullRequest } from '../forges/types.ts';
+import type { Forge, IssueRef, OpenedPullRequest } from '../forges/types.ts';
 
 type Reads = Pick<Forge, 'listChecks' | 'listReviews' | 'listReviewComments' | 'readPullFeedback'>;
 
@@ -36,7 +36,7 @@ export const readsPerCall = (forge: Forge, memo: Map<string, Promise<unknown>>):
       ? {
           readPullFeedback: (ref) =>
             once(`pull ${pullKey(ref)}`, async () => {
-              const opened = memo.get(`opened ${pullKey(ref)}`) as Promise<PullRequest> | undefined;
+              const opened = memo.get(`opened ${pullKey(ref)}`) as Promise<OpenedPullRequest> | undefined;
               return readPullFeedback(ref, opened ? { pull: await opened } : undefined);
             }),
         }

@@ -95,7 +95,13 @@ export const openPr = async (
 export const mergePr = async (
   forge: Pick<Forge, 'mergePullRequest'>,
   pr: PullRequest,
-  o: { method: MergeMethod; title: string; readBack?: boolean },
+  o: {
+    method: MergeMethod;
+    title: string;
+    readBack?: boolean;
+    /** The bot's report on the head, written with the merge (a forge with `mergesWithProgress`). */
+    progress?: { sha: string; report: ProgressReport };
+  },
 ): Promise<{ sha: string | undefined } | { refused: string }> => {
   if (pr.merged) return { sha: pr.mergeCommitSha };
   try {
@@ -104,6 +110,7 @@ export const mergePr = async (
       expectedHeadSha: pr.head.sha,
       title: o.title,
       ...(o.readBack === false ? { readBack: false } : {}),
+      ...(o.progress ? { progress: o.progress } : {}),
     };
     return { sha: (await forge.mergePullRequest(pr.ref, opts)).sha };
   } catch (err) {

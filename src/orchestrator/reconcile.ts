@@ -25,7 +25,7 @@ import { unfiledFindings } from './file-findings.ts';
 import { fleetTouchesRepo } from './fleet/fleet-state.ts';
 import { sweepClosedWorkspaces } from './issue-cleanup.ts';
 import { live, runPasses } from './pass-loop.ts';
-import { type PassCtx, type PerformPorts, perform } from './perform.ts';
+import { mergeAfterFeedback, type PassCtx, type PerformPorts, perform } from './perform.ts';
 import { gatePullRequests, withPrGates } from './pr-feedback-step.ts';
 import { keepOpenedPulls, readsPerCall } from './pr-reads-per-call.ts';
 import { commonSnapshot, paceReason, readRunRecords } from './run-pace.ts';
@@ -347,6 +347,9 @@ export const reconcileRun = (deps: ReconcilePorts, hooks: ReconcileHooks, runId:
   const cache: CallCache = {};
   return runPasses(deps, {
     load: () => load(deps, hooks, runId, cache),
+    planned: (ctx, actions) => {
+      if (!('held' in ctx)) ctx.mergeNext = mergeAfterFeedback(actions);
+    },
     perform: (ctx, a) => perform(deps, ctx, a),
     advancing,
     publish: (ctx, actions) => publish(deps, hooks, ctx, actions),

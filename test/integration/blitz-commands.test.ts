@@ -10,6 +10,7 @@ import { addApproval } from '../support/blitz-labels.ts';
 import { tempDir } from '../support/git.ts';
 import { startPlanHarness } from '../support/plan-harness.ts';
 import type { SeedIssue } from '../support/world.ts';
+import { checksOf } from '../support/world-checks.ts';
 
 const chain: SeedIssue[] = [
   { number: 1, title: 'First step', body: 'Add `src/a.ts`.' },
@@ -177,6 +178,51 @@ describe('blitz commands', () => {
     expect(log).toContain('Revert the merge of #2');
     expect(x.world.commentsOn(x.repo, 2).some((c) => c.body.includes('bounced back'))).toBe(true);
     expect((await x.liveRun())!.state).toBe('done');
+  }, 150_000);
+
+  it('a merge the forge refuses bounces the issue and leaves its head’s `blitz` check not ready', async () => {
+    h = await startBlitzHarness({
+      forge: 'github',
+      // Both workers rewrite README.md's first line on the same base: the second merge conflicts.
+      agentEnv: { FAKE_AGENT_MODES: JSON.stringify({ 'acme/app#1': 'conflict', 'acme/app#2': 'conflict' }) },
+      issues: [
+        { number: 1, title: 'Retitle the README', body: 'One line.' },
+        { number: 2, title: 'Retitle it again', body: 'One line.' },
+      ],
+    });
+    const x = h;
+    // The last state of the bot's own check per head.
+    const last = new Map<string, { state: string; title: string }>();
+    checksOf(x.world).on('check', (r) => {
+      if (r.name === 'blitz')
+        last.set(r.headSha, {
+          state: r.status === 'completed' ? (r.conclusion ?? '') : r.status,
+          title: r.title ?? '',
+        });
+    });
+    await x.comment('/blitz M1');
+    // Until the refused issue is bounced back to a worker with the forge's reason, as before.
+    const bounced = async () => {
+      const run = await x.liveRun();
+      const rows = run ? await x.bot.runs.listRunIssues(run.id) : [];
+      return rows.some((r) =>
+        /could not be merged into blitz\/m1: PR #\d+ cannot be merged/.test(r.lastError ?? ''),
+      );
+    };
+    await x.drive(bounced, Number(process.env.BLITZ_WAIT ?? 120_000));
+    const merges = x.world.log.filter((e) => e.action === 'merge').length;
+    const refused = [...last.entries()].filter(([, c]) => c.title.startsWith('not merged: '));
+    expect(refused.length, JSON.stringify([...last])).toBeGreaterThan(0);
+    for (const [, c] of refused) {
+      expect(c.state).toBe('failure');
+      expect(c.title).toMatch(/^not merged: PR #\d+ cannot be merged/);
+    }
+    // Every head whose check ends ready was merged.
+    const mergedHeads = new Set(
+      [...x.repo.issues.values()].filter((i) => i.pull?.merged).map((i) => i.pull!.headSha),
+    );
+    for (const [sha, c] of last) if (c.state === 'success') expect(mergedHeads.has(sha), sha).toBe(true);
+    expect(merges).toBeGreaterThan(0);
   }, 150_000);
 
   it('an out-of-scope bug a worker reports becomes one new issue in the milestone, which is then worked', async () => {

@@ -158,3 +158,31 @@ describe('reviews', () => {
     expect(checksOf(h.world).reviews).toHaveLength(0);
   });
 });
+
+describe('the feedback read of a PR the call opened', () => {
+  const ops = (from: number) => h.fake.requests.slice(from).map((r) => r.operationId);
+
+  it('reads only its status when the open made it: a new PR has no reviews yet', async () => {
+    const pr = await h.forge.openPullRequest(app, { head: 'feature', base: 'main', title: 'x', body: '' });
+    expect(pr.created).toBe(true);
+    const mid = h.fake.requests.length;
+    const read = await h.forge.readPullFeedback!(pr.ref, { pull: pr });
+    expect(ops(mid)).toEqual(['repoGetCombinedStatusByRef']);
+    expect(read).toMatchObject({ pull: { ref: pr.ref }, reviews: [], comments: [] });
+  });
+
+  it('reads its reviews when the open found a PR from that head already (it may have some)', async () => {
+    const first = await h.forge.openPullRequest(app, { head: 'feature', base: 'main', title: 'x', body: '' });
+    await api('wendy-token', 'POST', `/repos/acme/app/pulls/${first.ref.number}/reviews`, {
+      event: 'REQUEST_CHANGES',
+      body: 'please rename',
+    });
+    const again = await h.forge.openPullRequest(app, { head: 'feature', base: 'main', title: 'x', body: '' });
+    expect(again.ref.number).toBe(first.ref.number);
+    expect(again.created).toBeFalsy();
+    const mid = h.fake.requests.length;
+    const read = await h.forge.readPullFeedback!(again.ref, { pull: again });
+    expect(ops(mid)).toContain('repoListPullReviews');
+    expect(read.reviews).toEqual([expect.objectContaining({ author: 'wendy', state: 'changes_requested' })]);
+  });
+});

@@ -472,3 +472,121 @@ describe('a PR opened with its first `blitz` check', () => {
     expect(checksOf(h.world).runsFor(h.repo, sha)).toHaveLength(0);
   });
 });
+
+describe('a merge with the `blitz` check’s last report', () => {
+  const queued = { state: 'queued' as const, title: 'queued', summary: 'waiting for review' };
+  const ready = { state: 'success' as const, title: 'ready to merge', summary: 'all good' };
+  const blitzRuns = (at: string) =>
+    checksOf(h.world)
+      .runsFor(h.repo, at)
+      .map((r) => [r.status, r.conclusion ?? null, r.title]);
+  const opened = async () => {
+    await h.forge.getDefaultBranch(app);
+    return h.forge.openPullRequest(
+      app,
+      { head: 'feature', base: 'main', title: 'x', body: 'Fixes #1' },
+      { progress: { sha, report: queued } },
+    );
+  };
+  const merge = (number: number, expectedHeadSha = sha) =>
+    h.forge.mergePullRequest(
+      { repo: app, number },
+      { method: 'merge', expectedHeadSha, title: 'x (#2)', progress: { sha, report: ready } },
+    );
+
+  it('is one GraphQL request: the check completed, then the PR merged at the expected head', async () => {
+    const pr = await opened();
+    const mid = h.fake.requests.length;
+    const result = await merge(pr.ref.number);
+    expect(h.fake.requests.slice(mid).map((r) => r.operationId)).toEqual(['graphql']);
+    expect(blitzRuns(sha)).toEqual([['completed', 'success', 'ready to merge']]);
+    const stored = h.world.pull(h.repo, pr.ref.number)!;
+    expect(stored.pull).toMatchObject({ merged: true, mergeCommitSha: result.sha });
+    expect(await h.git.resolve('main')).toBe(result.sha);
+  });
+
+  it('a PR known from a feedback read and a check seen there merge the same way', async () => {
+    const pr = await h.forge.openPullRequest(app, { head: 'feature', base: 'main', title: 'x', body: '' });
+    await h.forge.reportProgress!(app, sha, queued, { first: true });
+    // A fresh adapter knows the PR and its check only from the feedback read.
+    const other = createGithubForge({
+      baseUrl: h.fake.apiUrl,
+      auth: { token: 'test-token' },
+      botLogin: h.world.botLogin,
+      retry: fastRetry,
+    });
+    await other.getDefaultBranch(app);
+    await other.readPullFeedback!(pr.ref);
+    const mid = h.fake.requests.length;
+    await other.mergePullRequest(pr.ref, {
+      method: 'merge',
+      expectedHeadSha: sha,
+      progress: { sha, report: ready },
+    });
+    expect(h.fake.requests.slice(mid).map((r) => r.operationId)).toEqual(['graphql']);
+    expect(blitzRuns(sha)).toEqual([['completed', 'success', 'ready to merge']]);
+    expect(h.world.pull(h.repo, pr.ref.number)!.pull!.merged).toBe(true);
+  });
+
+  it('a head that moved is refused as REST’s 409 (conflict): nothing merged', async () => {
+    const pr = await opened();
+    h.git.commit('feature', 'feature');
+    const err = await merge(pr.ref.number).catch((e: unknown) => e);
+    expect(isAppError(err, 'conflict')).toBe(true);
+    expect(h.world.pull(h.repo, pr.ref.number)!.pull!.merged).toBe(false);
+  });
+
+  it('a conflicting PR is refused as REST’s 405 (unmergeable): nothing merged', async () => {
+    const pr = await opened();
+    h.git.conflicts.add('main<-feature');
+    const err = await merge(pr.ref.number).catch((e: unknown) => e);
+    expect(isAppError(err, 'unmergeable')).toBe(true);
+    expect(h.world.pull(h.repo, pr.ref.number)!.pull!.merged).toBe(false);
+  });
+
+  it('without the ids it needs, the report goes first on its own and the merge through REST', async () => {
+    const pr = await h.forge.openPullRequest(app, { head: 'feature', base: 'main', title: 'x', body: '' });
+    await h.forge.reportProgress!(app, sha, queued, { first: true });
+    const mid = h.fake.requests.length;
+    // The repository's node id is unknown (never read through REST): no GraphQL merge.
+    await merge(pr.ref.number);
+    expect(h.fake.requests.slice(mid).map((r) => r.operationId)).toEqual(['checks/update', 'pulls/merge']);
+    expect(blitzRuns(sha)).toEqual([['completed', 'success', 'ready to merge']]);
+    expect(h.world.pull(h.repo, pr.ref.number)!.pull!.merged).toBe(true);
+  });
+
+  it('the fake refuses a check run update by another App and a merge by a reader, as GitHub does', async () => {
+    const pr = await opened();
+    const repo = await api('test-token', 'GET', '/repos/acme/app');
+    const { node_id } = (await repo.json()) as { node_id: string };
+    const run = checksOf(h.world).runsFor(h.repo, sha)[0]!;
+    const runId = Buffer.from(`CheckRun:${run.id}`).toString('base64url');
+    const gql = async (token: string, query: string, variables: Record<string, unknown>) =>
+      (await (
+        await fetch(h.fake.apiUrl.replace(/\/v3$/, '/graphql'), {
+          method: 'POST',
+          headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ query, variables }),
+        })
+      ).json()) as { errors?: { type?: string; message: string }[] };
+    const byUser = await gql(
+      'wendy-token',
+      `mutation($repo: ID!, $run: ID!) {
+        updateCheckRun(input: { repositoryId: $repo, checkRunId: $run, status: COMPLETED, conclusion: SUCCESS }) {
+          checkRun { databaseId }
+        }
+      }`,
+      { repo: node_id, run: runId },
+    );
+    expect(byUser.errors?.[0]).toMatchObject({ type: 'FORBIDDEN' });
+    const prId = h.world.pull(h.repo, pr.ref.number)!.id;
+    const byReader = await gql(
+      'rita-token',
+      `mutation($pr: ID!) { mergePullRequest(input: { pullRequestId: $pr }) { pullRequest { merged } } }`,
+      { pr: Buffer.from(`Issue:${prId}`).toString('base64url') },
+    );
+    expect(byReader.errors?.[0]).toMatchObject({ type: 'FORBIDDEN' });
+    expect(blitzRuns(sha)).toEqual([['in_progress', null, 'queued']]);
+    expect(h.world.pull(h.repo, pr.ref.number)!.pull!.merged).toBe(false);
+  });
+});

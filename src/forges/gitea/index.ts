@@ -319,9 +319,11 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
     ...kept,
     readPullFeedback: async (ref, given) => {
       const pull = given?.pull ?? (await kept.getPullRequest(ref));
+      // A PR this call's open made has no reviews yet: a review given since (seconds) is read by the
+      // next call, as one given after this read always was.
       const [checks, rc] = await Promise.all([
         kept.listChecks!(ref.repo, pull.head.sha),
-        reviewsAndComments(ref),
+        given?.pull?.created ? { reviews: [], comments: [] } : reviewsAndComments(ref),
       ]);
       return { pull, checks, ...rc };
     },

@@ -50,16 +50,14 @@ export const pullRequestOps = (client: GiteaClient, pageSize: number): PullOps =
   return {
     openPullRequest: async (repo, pr) => {
       try {
-        return toPullRequest(
-          await client.json(GiteaPull, {
-            method: 'POST',
-            path: `${repoPath(repo)}/pulls`,
-            body: { head: pr.head, base: pr.base, title: pr.title, body: pr.body },
-            what: `open a pull request from ${pr.head} into ${pr.base} in ${formatRepo(repo)}`,
-            needs: `write access to ${formatRepo(repo)}`,
-          }),
-          repo,
-        );
+        const made = await client.json(GiteaPull, {
+          method: 'POST',
+          path: `${repoPath(repo)}/pulls`,
+          body: { head: pr.head, base: pr.base, title: pr.title, body: pr.body },
+          what: `open a pull request from ${pr.head} into ${pr.base} in ${formatRepo(repo)}`,
+          needs: `write access to ${formatRepo(repo)}`,
+        });
+        return { ...toPullRequest(made, repo), created: true };
       } catch (err) {
         // 409 "pull request already exists for these targets": that open PR is the answer (idempotent).
         if (!isAppError(err, 'conflict')) throw err;

@@ -132,11 +132,14 @@ export interface GithubCheckOptions {
 export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
   const botSlug = opts.botLogin.replace(/\[bot\]$/, '');
   const doFetch = opts.fetch ?? globalThis.fetch;
-  // The bot's own check run per head once created or found: later reports update it without a search.
-  const ownRuns = new Map<string, number>();
-  const remember = (key: string, id: number) => {
+  // The bot's own check run per head once created or found: later reports update it without a search
+  // (its GraphQL node id too, where an answer named it: a report sent with the merge needs it).
+  const ownRuns = new Map<string, { id: number; nodeId?: string }>();
+  const remember = (key: string, id: number, nodeId?: string) => {
+    const kept = ownRuns.get(key);
     ownRuns.delete(key);
-    ownRuns.set(key, id);
+    const node = nodeId ?? (kept?.id === id ? kept.nodeId : undefined);
+    ownRuns.set(key, node ? { id, nodeId: node } : { id });
     // Bounded: the oldest heads (long merged) go first; a forgotten one is found by a search again.
     if (ownRuns.size > 2000) ownRuns.delete(ownRuns.keys().next().value!);
   };
@@ -233,8 +236,18 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
     },
 
     /** A check run of the bot's own read elsewhere (pull-feedback.ts): later reports update it. */
-    ownRunSeen(repo: RepoRef, sha: string, id: number): void {
-      remember(headKey(repo, sha), id);
+    ownRunSeen(repo: RepoRef, sha: string, id: number, nodeId?: string): void {
+      remember(headKey(repo, sha), id, nodeId);
+    },
+
+    /** The GraphQL node id of the bot's check run on `sha`, where this process knows it. */
+    ownRunNode(repo: RepoRef, sha: string): string | undefined {
+      return ownRuns.get(headKey(repo, sha))?.nodeId;
+    },
+
+    /** `report` went to the bot's check run on `sha` in another request (a merge's, pulls.ts). */
+    ownRunReported(repo: RepoRef, sha: string, report: ProgressReport): void {
+      opening.sent(headKey(repo, sha), report.state);
     },
 
     /** Whether this process made or saw the bot's check run on `sha`. */
@@ -243,8 +256,8 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
     },
 
     /** The bot's check run made elsewhere (a PR's open, pulls.ts) with `report` on `sha`. */
-    ownRunMade(repo: RepoRef, sha: string, id: number, report: ProgressReport): void {
-      remember(headKey(repo, sha), id);
+    ownRunMade(repo: RepoRef, sha: string, id: number, report: ProgressReport, nodeId?: string): void {
+      remember(headKey(repo, sha), id, nodeId);
       opening.sent(headKey(repo, sha), report.state);
     },
 
@@ -256,7 +269,7 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
     ): Promise<void> {
       const key = headKey(repo, sha);
       if (!opening.send(key, report)) return;
-      const known = ownRuns.get(key);
+      const known = ownRuns.get(key)?.id;
       // Not known: searched for, unless the bot has never reported on this head (its PR is new).
       const existing =
         known !== undefined || opts.first
@@ -289,7 +302,7 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
         },
       };
       if (mine !== undefined) {
-        await call(
+        const updated = await call(
           {
             action: `update the ${progressCheckName} check on ${sha.slice(0, 7)}`,
             repo,
@@ -297,7 +310,7 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
           },
           () => gh.rest.checks.update({ ...at(repo), check_run_id: mine, ...fields }),
         );
-        remember(key, mine);
+        remember(key, mine, updated.data.node_id);
         opening.sent(key, state);
         return;
       }
@@ -305,7 +318,7 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
         { action: `create the ${progressCheckName} check on ${sha.slice(0, 7)}`, repo, need: 'checks:write' },
         () => gh.rest.checks.create({ ...at(repo), name: progressCheckName, head_sha: sha, ...fields }),
       );
-      remember(key, created.data.id);
+      remember(key, created.data.id, created.data.node_id);
       opening.sent(key, state);
     },
   };

@@ -70,7 +70,7 @@ mutation CloseIssueWithComment($id: ID!, $body: String!) {
 
 /** A PR's fields as the adapter maps them (pull-feedback.ts `toPullFromNode`). */
 export const pullFields = `
-  number title body state merged url
+  id number title body state merged url
   mergeCommit { oid }
   headRefName headRefOid baseRefName
   mergeable mergeStateStatus
@@ -92,5 +92,26 @@ mutation OpenPullRequestWithCheck(
   createCheckRun(input: {
     repositoryId: $repositoryId, headSha: $sha, name: $name, status: $status, output: $output,
     detailsUrl: $detailsUrl
+  }) { checkRun { id databaseId } }
+}`;
+
+/**
+ * The bot's `blitz` check run brought to its last report, then the PR merged at the head the gate let
+ * through, in one request (mutations run in order; a refused merge leaves the report written).
+ */
+export const mergePullWithCheckMutation = `
+mutation MergePullRequestWithCheck(
+  $repositoryId: ID!, $checkRunId: ID!, $status: RequestableCheckStatusState!,
+  $conclusion: CheckConclusionState, $output: CheckRunOutput!, $detailsUrl: URI,
+  $pullRequestId: ID!, $expectedHeadOid: GitObjectID, $mergeMethod: PullRequestMergeMethod!,
+  $commitHeadline: String
+) {
+  updateCheckRun(input: {
+    repositoryId: $repositoryId, checkRunId: $checkRunId, status: $status, conclusion: $conclusion,
+    output: $output, detailsUrl: $detailsUrl
   }) { checkRun { databaseId } }
+  mergePullRequest(input: {
+    pullRequestId: $pullRequestId, expectedHeadOid: $expectedHeadOid, mergeMethod: $mergeMethod,
+    commitHeadline: $commitHeadline
+  }) { pullRequest { merged mergeCommit { oid } } }
 }`;

@@ -48,13 +48,26 @@ export const createGithubForge = (opts: GithubForgeOptions): Forge => {
   const repoIds = new Map<string, string>();
   const repoKey = (repo: RepoRef) => `${repo.owner}/${repo.name}`.toLowerCase();
   const cached = opts.requestCache !== false ? cachedMilestoneLoader(gh, ids) : undefined;
-  const { ownRunSeen, ownRunMade, ownRunKnown, ...checks } = checkOps(gh, { botLogin: opts.botLogin });
-  const pulls = pullOps(gh, { repoId: (repo) => repoIds.get(repoKey(repo)), ownRunMade, ownRunKnown });
+  const { ownRunSeen, ownRunMade, ownRunKnown, ownRunNode, ownRunReported, ...checks } = checkOps(gh, {
+    botLogin: opts.botLogin,
+  });
+  // PRs' node ids as the feedback read or the open named them: a merge carries the bot's last report.
+  const pullIds = nodeIds();
+  const pulls = pullOps(gh, {
+    repoId: (repo) => repoIds.get(repoKey(repo)),
+    ownRunMade,
+    ownRunKnown,
+    ownRunNode,
+    ownRunReported,
+    reportProgress: (repo, sha, report) => checks.reportProgress(repo, sha, report),
+    pullIds,
+  });
   const reviews = reviewOps(gh);
   const forge: Forge = {
     kind: 'github',
     botLogin: opts.botLogin,
     opensWithProgress: true,
+    mergesWithProgress: true,
     resolveMilestone: (repo, query) => resolveMilestone(gh, repo, query),
     listOpenMilestones: (repo) => listOpenMilestones(gh, repo),
     loadMilestone: (repo, number) => (cached ? cached(repo, number) : loadMilestone(gh, repo, number, ids)),
@@ -74,6 +87,7 @@ export const createGithubForge = (opts: GithubForgeOptions): Forge => {
         ...checks,
         ...reviews,
         ownRunSeen,
+        pullSeen: (ref, id) => pullIds.set(ref, id),
         botSlug: opts.botLogin.replace(/\[bot\]$/, ''),
       }),
   };

@@ -20,7 +20,7 @@ export const pullFeedbackQuery = `
 query PullFeedback($owner: String!, $name: String!, $number: Int!) {
   repository(owner: $owner, name: $name) {
     pullRequest(number: $number) {
-      number title body state merged url
+      id number title body state merged url
       mergeCommit { oid }
       headRefName headRefOid baseRefName
       mergeable mergeStateStatus
@@ -35,7 +35,7 @@ query PullFeedback($owner: String!, $name: String!, $number: Int!) {
                 nodes {
                   __typename
                   ... on CheckRun {
-                    databaseId name status conclusion title summary detailsUrl permalink startedAt
+                    id databaseId name status conclusion title summary detailsUrl permalink startedAt
                     checkSuite { app { slug } }
                     annotations(first: 50) {
                       nodes { path location { start { line } } annotationLevel message title }
@@ -78,6 +78,7 @@ const Oid = z.object({ oid: z.string() });
 
 const CheckRunNode = z.object({
   __typename: z.literal('CheckRun'),
+  id: z.string(),
   databaseId: z.number().int().nullable(),
   name: z.string(),
   status: z.string(),
@@ -132,6 +133,7 @@ const CommentNode = z.object({
 
 /** A PR's fields (graphql.ts `pullFields`). */
 export const PullFields = z.object({
+  id: z.string(),
   number: z.number().int(),
   title: z.string(),
   body: z.string(),
@@ -271,7 +273,9 @@ export interface PullFeedbackParts {
   listReviews(ref: IssueRef): Promise<Review[]>;
   listReviewComments(ref: IssueRef): Promise<ReviewComment[]>;
   /** A check run of the bot's own seen on a head: its next report there updates it in place. */
-  ownRunSeen(repo: IssueRef['repo'], sha: string, id: number): void;
+  ownRunSeen(repo: IssueRef['repo'], sha: string, id: number, nodeId: string): void;
+  /** The PR's GraphQL node id (a merge with the bot's report needs it). */
+  pullSeen(ref: IssueRef, nodeId: string): void;
   botSlug: string;
 }
 
@@ -307,7 +311,8 @@ export const readPullFeedback = async (
       n.checkSuite.app?.slug === rest.botSlug &&
       n.databaseId
     )
-      rest.ownRunSeen(ref.repo, p.headRefOid, n.databaseId);
+      rest.ownRunSeen(ref.repo, p.headRefOid, n.databaseId, n.id);
+  rest.pullSeen(ref, p.id);
   const reviews = p.reviews.pageInfo.hasNextPage
     ? await rest.listReviews(ref)
     : p.reviews.nodes.flatMap((r) =>

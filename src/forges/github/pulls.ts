@@ -18,8 +18,9 @@ import {
 import { checkRunStatus, maxSummaryChars, progressCheckName } from './checks.ts';
 import type { GithubClient } from './client.ts';
 import { call, statusOf, toAppError } from './errors.ts';
-import { closingIssuesQuery, openPullWithCheckMutation } from './graphql.ts';
+import { closingIssuesQuery, mergePullWithCheckMutation, openPullWithCheckMutation } from './graphql.ts';
 import { parseClosingRefs, refFromLink, toPullRequest, toPullRequestFile } from './mappers.ts';
+import type { NodeIds } from './node-ids.ts';
 import { PullFields, toPullFromNode } from './pull-feedback.ts';
 import { ClosingIssuesResponse } from './schema.ts';
 
@@ -45,19 +46,71 @@ const GraphqlPartial = z.object({
 const OpenPullWithCheckResponse = z.object({
   createPullRequest: z.object({ pullRequest: PullFields.nullable() }).nullable().optional(),
   createCheckRun: z
+    .object({
+      checkRun: z.object({ id: z.string(), databaseId: z.number().int().nullable() }).nullable(),
+    })
+    .nullable()
+    .optional(),
+});
+
+/** What GitHub answers a merge with the bot's report: each mutation's payload, null where it failed. */
+const MergePullWithCheckResponse = z.object({
+  updateCheckRun: z
     .object({ checkRun: z.object({ databaseId: z.number().int().nullable() }).nullable() })
     .nullable()
     .optional(),
+  mergePullRequest: z
+    .object({
+      pullRequest: z
+        .object({ merged: z.boolean(), mergeCommit: z.object({ oid: z.string() }).nullable() })
+        .nullable(),
+    })
+    .nullable()
+    .optional(),
+});
+
+/** The errors of a GraphQL answer, with the field each one is about. */
+const GraphqlErrors = z.object({
+  errors: z
+    .array(
+      z.object({
+        message: z.string(),
+        type: z.string().optional(),
+        path: z.array(z.union([z.string(), z.number()])).optional(),
+      }),
+    )
+    .min(1),
+  data: z.unknown(),
 });
 
 export interface PullOpsParts {
   /** The repository's GraphQL node id where the adapter has read it (no request); else REST. */
   repoId?: (repo: RepoRef) => string | undefined;
   /** The bot's own check run made on `sha`: its next report there updates it. */
-  ownRunMade?: (repo: RepoRef, sha: string, id: number, report: ProgressReport) => void;
+  ownRunMade?: (repo: RepoRef, sha: string, id: number, report: ProgressReport, nodeId?: string) => void;
   /** Whether the bot's `blitz` check on that commit is known already (made or seen by this process). */
   ownRunKnown?: (repo: RepoRef, sha: string) => boolean;
+  /** The GraphQL node id of the bot's check run on that commit, where this process knows it. */
+  ownRunNode?: (repo: RepoRef, sha: string) => string | undefined;
+  /** `report` went to the bot's check run on `sha` with a merge. */
+  ownRunReported?: (repo: RepoRef, sha: string, report: ProgressReport) => void;
+  /** The bot's report sent on its own (checks.ts), where a merge cannot carry it. */
+  reportProgress?: (repo: RepoRef, sha: string, report: ProgressReport) => Promise<void>;
+  /** PRs' GraphQL node ids as the adapter's reads and opens named them. */
+  pullIds?: NodeIds;
 }
+
+/** A refused merge as REST's 405 / 409 say it: the head moved, or GitHub will not merge the PR now. */
+const refusedMerge = (ref: IssueRef, reason: 'unmergeable' | 'moved', expected?: string): AppError =>
+  reason === 'moved'
+    ? new AppError(
+        'conflict',
+        `PR #${ref.number} moved: its head is no longer ${expected?.slice(0, 7) ?? 'the expected commit'}; read it again before merging`,
+      )
+    : new AppError(
+        'unmergeable',
+        `PR #${ref.number} cannot be merged (conflicts, failing checks or already closed)`,
+      );
 
 export const pullOps = (gh: GithubClient, more: PullOpsParts = {}) => {
   const getPullRequest = async (ref: IssueRef): Promise<PullRequest> => {
@@ -65,6 +118,7 @@ export const pullOps = (gh: GithubClient, more: PullOpsParts = {}) => {
       { action: `read PR #${ref.number}`, repo: ref.repo, need: 'pull_requests:read' },
       () => gh.rest.pulls.get(at(ref)),
     );
+    more.pullIds?.set(ref, data.node_id);
     return toPullRequest(ref.repo, data);
   };
   const findPullRequest = async (repo: RepoRef, head: string): Promise<PullRequest | undefined> => {
@@ -117,9 +171,11 @@ export const pullOps = (gh: GithubClient, more: PullOpsParts = {}) => {
       failure = err;
     }
     const answer = OpenPullWithCheckResponse.safeParse(raw).data;
-    const runId = answer?.createCheckRun?.checkRun?.databaseId ?? undefined;
-    if (runId !== undefined) more.ownRunMade?.(repo, progress.sha, runId, report);
+    const run = answer?.createCheckRun?.checkRun;
+    const runId = run?.databaseId ?? undefined;
+    if (runId !== undefined) more.ownRunMade?.(repo, progress.sha, runId, report, run?.id);
     const node = answer?.createPullRequest?.pullRequest;
+    if (node) more.pullIds?.set({ repo, number: node.number }, node.id);
     const opened = node
       ? toPullFromNode({ repo, number: node.number }, node)
       : // Refused (most often: a PR from that head is open already): that open PR is the answer.
@@ -131,6 +187,74 @@ export const pullOps = (gh: GithubClient, more: PullOpsParts = {}) => {
         need: 'pull_requests:write',
       });
     return { ...opened, progressSent: runId !== undefined && opened.head.sha === progress.sha };
+  };
+
+  /** The node ids a merge with the bot's completed report needs, when all are known (no request). */
+  const mergeWithCheckIds = (ref: IssueRef, progress: { sha: string; report: ProgressReport }) => {
+    if (checkRunStatus(progress.report.state) !== 'completed') return undefined;
+    const repositoryId = more.repoId?.(ref.repo);
+    const checkRunId = more.ownRunNode?.(ref.repo, progress.sha);
+    const pullRequestId = more.pullIds?.get(ref);
+    return repositoryId && checkRunId && pullRequestId
+      ? { repositoryId, checkRunId, pullRequestId }
+      : undefined;
+  };
+
+  /**
+   * The bot's check completed and the PR merged in one GraphQL document. A refused merge throws as REST's
+   * 405 / 409 do; a check GitHub would not update is sent again on its own after a merge that went in.
+   */
+  const mergeWithCheck = async (
+    ref: IssueRef,
+    opts: { method: MergeMethod; expectedHeadSha?: string; title?: string },
+    progress: { sha: string; report: ProgressReport },
+    ids: { repositoryId: string; checkRunId: string; pullRequestId: string },
+  ): Promise<MergeResult> => {
+    const { report } = progress;
+    const variables = {
+      ...ids,
+      status: 'COMPLETED',
+      conclusion: report.state.toUpperCase(),
+      output: { title: report.title.slice(0, 255), summary: report.summary.slice(0, maxSummaryChars) },
+      detailsUrl: report.detailsUrl ?? null,
+      expectedHeadOid: opts.expectedHeadSha ?? null,
+      mergeMethod: opts.method.toUpperCase(),
+      commitHeadline: opts.title ?? null,
+    };
+    let raw: unknown;
+    let errors: z.infer<typeof GraphqlErrors>['errors'] = [];
+    try {
+      raw = await gh.graphql(mergePullWithCheckMutation, variables);
+    } catch (err) {
+      const partial = GraphqlErrors.safeParse(err);
+      if (!partial.success) throw toAppError(err, { action: `merge PR #${ref.number}`, repo: ref.repo });
+      raw = partial.data.data;
+      errors = partial.data.errors;
+    }
+    const answer = MergePullWithCheckResponse.safeParse(raw).data;
+    const checkDone = answer?.updateCheckRun?.checkRun != null;
+    if (checkDone) more.ownRunReported?.(ref.repo, progress.sha, report);
+    const merged = answer?.mergePullRequest?.pullRequest;
+    if (merged?.merged) {
+      // The merge went in but the check was not updated: sent on its own, as before this request.
+      if (!checkDone) await more.reportProgress?.(ref.repo, progress.sha, report);
+      return { sha: merged.mergeCommit?.oid };
+    }
+    const refusal = errors.find((e) => e.path?.[0] === 'mergePullRequest');
+    if (refusal?.type === 'UNPROCESSABLE')
+      throw refusedMerge(
+        ref,
+        /head branch was modified/i.test(refusal.message) ? 'moved' : 'unmergeable',
+        opts.expectedHeadSha,
+      );
+    throw toAppError(
+      refusal ? { errors: [refusal] } : errors.length ? { errors } : new Error('no merge in the answer'),
+      {
+        action: `merge PR #${ref.number}`,
+        repo: ref.repo,
+        need: 'contents:write',
+      },
+    );
   };
 
   return {
@@ -158,6 +282,7 @@ export const pullOps = (gh: GithubClient, more: PullOpsParts = {}) => {
           { action: `open a PR from ${pr.head}`, repo, need: 'pull_requests:write' },
           () => gh.rest.pulls.create({ owner: repo.owner, repo: repo.name, ...pr }),
         );
+        more.pullIds?.set({ repo, number: data.number }, data.node_id);
         return toPullRequest(repo, data);
       } catch (err) {
         // 422 "A pull request already exists for owner:head": that open PR is the answer (idempotent).
@@ -191,8 +316,21 @@ export const pullOps = (gh: GithubClient, more: PullOpsParts = {}) => {
     async mergePullRequest(
       ref: IssueRef,
       // `readBack` needs nothing here: GitHub's merge answer names the merge commit.
-      opts: { method: MergeMethod; expectedHeadSha?: string; title?: string; readBack?: boolean },
+      opts: {
+        method: MergeMethod;
+        expectedHeadSha?: string;
+        title?: string;
+        readBack?: boolean;
+        progress?: { sha: string; report: ProgressReport };
+      },
     ): Promise<MergeResult> {
+      const { progress } = opts;
+      if (progress) {
+        const withCheck = mergeWithCheckIds(ref, progress);
+        if (withCheck) return mergeWithCheck(ref, opts, progress, withCheck);
+        // Not all ids known (or a report still in progress): the report first, then the merge, as before.
+        await more.reportProgress?.(ref.repo, progress.sha, progress.report);
+      }
       try {
         const { data } = await call(
           { action: `merge PR #${ref.number}`, repo: ref.repo, need: 'contents:write' },
@@ -207,20 +345,14 @@ export const pullOps = (gh: GithubClient, more: PullOpsParts = {}) => {
         return { sha: data.sha };
       } catch (err) {
         const status = statusOf(err);
-        if (status === 405)
-          throw new AppError(
-            'unmergeable',
-            `PR #${ref.number} cannot be merged (conflicts, failing checks or already closed)`,
-            {
-              status,
-            },
-          );
-        if (status === 409)
-          throw new AppError(
-            'conflict',
-            `PR #${ref.number} moved: its head is no longer ${opts.expectedHeadSha?.slice(0, 7) ?? 'the expected commit'}; read it again before merging`,
-            { status },
-          );
+        if (status === 405) {
+          const refused = refusedMerge(ref, 'unmergeable');
+          throw new AppError(refused.code, refused.message, { status });
+        }
+        if (status === 409) {
+          const refused = refusedMerge(ref, 'moved', opts.expectedHeadSha);
+          throw new AppError(refused.code, refused.message, { status });
+        }
         throw err;
       }
     },

@@ -8,7 +8,7 @@ import { buildSchema, execute, type GraphQLError, type GraphQLSchema, parse, val
 import type { World, WorldIssue, WorldRepo } from '../world.ts';
 import { checksOf, type WorldCheckRun, type WorldReviewComment, type WorldStatus } from '../world-checks.ts';
 import { actionsOnly, actionsOnlyMessage } from './rest-checks.ts';
-import { mergeInfo, syncHead } from './rest-pulls.ts';
+import { mergeInfo, mergePull, syncHead } from './rest-pulls.ts';
 
 let schema: GraphQLSchema | undefined;
 
@@ -74,6 +74,9 @@ class TypedError extends Error {
     super(message);
   }
 }
+
+/** As on GitHub, a check run's GraphQL id is the `node_id` its REST answers carry (rest-checks.ts). */
+const checkRunId = (id: number) => Buffer.from(`CheckRun:${id}`).toString('base64url');
 
 /** As on GitHub, an issue's GraphQL id is the `node_id` its REST answers carry (serialize.ts). */
 const issueId = (issue: WorldIssue) => Buffer.from(`Issue:${issue.id}`).toString('base64url');
@@ -234,6 +237,7 @@ export const createRoot = (world: World, actorLogin: string) => {
 
   const checkRunNode = (run: WorldCheckRun) => ({
     __typename: 'CheckRun',
+    id: checkRunId(run.id),
     databaseId: run.id,
     name: run.name,
     status: run.status.toUpperCase(),
@@ -437,7 +441,76 @@ export const createRoot = (world: World, actorLogin: string) => {
           ? { title: input.output.title, summary: input.output.summary, text: input.output.text ?? null }
           : {}),
       });
-      return { checkRun: { databaseId: run.id, id: `CR_${run.id}`, name: run.name } };
+      return { checkRun: checkRunNode(run) };
+    },
+    updateCheckRun: (args: {
+      input: {
+        repositoryId: string;
+        checkRunId: string;
+        name?: string;
+        status?: string;
+        conclusion?: string;
+        detailsUrl?: string;
+        externalId?: string;
+        output?: { title: string; summary: string; text?: string };
+      };
+    }) => {
+      const { input } = args;
+      const repo = writableRepo(input.repositoryId);
+      if (world.users.get(actorLogin.toLowerCase())?.type !== 'Bot')
+        throw new TypedError('FORBIDDEN', 'You must authenticate as a GitHub App to use the Checks API');
+      const m = /^CheckRun:(\d+)$/.exec(Buffer.from(input.checkRunId, 'base64url').toString());
+      const run = m ? checksOf(world).run(repo, Number(m[1])) : undefined;
+      if (!run)
+        throw new TypedError(
+          'NOT_FOUND',
+          `Could not resolve to a node with the global id of '${input.checkRunId}'.`,
+        );
+      if (run.appSlug !== actorLogin.replace(/\[bot\]$/i, ''))
+        throw new TypedError('FORBIDDEN', 'Resource not accessible by integration');
+      const status = input.status?.toLowerCase();
+      if (status !== undefined && actionsOnly.has(status) && !/^github-actions(\[bot\])?$/i.test(actorLogin))
+        throw new TypedError('UNPROCESSABLE', actionsOnlyMessage);
+      if (status === 'completed' && input.conclusion === undefined && !run.conclusion)
+        throw new TypedError('UNPROCESSABLE', 'conclusion is required when status is completed');
+      if ((input.output?.summary.length ?? 0) > 65_535)
+        throw new TypedError('UNPROCESSABLE', 'output.summary is too long (maximum is 65535 characters)');
+      checksOf(world).updateRun(run, {
+        ...(input.name ? { name: input.name } : {}),
+        ...(status ? { status: status as WorldCheckRun['status'] } : {}),
+        ...(input.conclusion ? { conclusion: input.conclusion.toLowerCase() } : {}),
+        ...(input.detailsUrl ? { detailsUrl: input.detailsUrl } : {}),
+        ...(input.externalId ? { externalId: input.externalId } : {}),
+        ...(input.output
+          ? { title: input.output.title, summary: input.output.summary, text: input.output.text ?? null }
+          : {}),
+      });
+      return { checkRun: checkRunNode(run) };
+    },
+    mergePullRequest: async (args: {
+      input: {
+        pullRequestId: string;
+        expectedHeadOid?: string;
+        mergeMethod?: string;
+        commitHeadline?: string;
+      };
+    }) => {
+      const { input } = args;
+      const { repo, issue } = writable(input.pullRequestId);
+      if (!issue.pull)
+        throw new TypedError(
+          'NOT_FOUND',
+          `Could not resolve to a PullRequest with the id '${input.pullRequestId}'.`,
+        );
+      const m = await mergePull(world, repo, issue, {
+        actor: actorLogin,
+        ...(input.expectedHeadOid !== undefined ? { sha: input.expectedHeadOid } : {}),
+        method: (input.mergeMethod ?? 'MERGE').toLowerCase() as 'merge' | 'squash' | 'rebase',
+        ...(input.commitHeadline !== undefined ? { title: input.commitHeadline } : {}),
+      });
+      // GitHub types a refused merge UNPROCESSABLE, in REST's words.
+      if ('refused' in m) throw new TypedError('UNPROCESSABLE', m.message);
+      return { pullRequest: issueNode(repo, issue) };
     },
     closeIssue: (args: { input: { issueId: string; stateReason?: string } }) => {
       const { repo, issue } = writable(args.input.issueId);

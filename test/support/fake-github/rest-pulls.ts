@@ -1,6 +1,6 @@
 // The fake GitHub's pull request endpoints: open, read (JSON or diff), list, files, merge and update
 // branch. Mergeability comes from the World's GitBackend, so conflicts and "behind" are real states.
-import type { WorldIssue, WorldRepo } from '../world.ts';
+import type { World, WorldIssue, WorldRepo } from '../world.ts';
 import { fail, type Handler, type HandlerContext, mustRead, mustWrite, paginate, repoOf } from './context.ts';
 import { pullJson } from './serialize.ts';
 
@@ -25,6 +25,37 @@ export const mergeInfo = async (repo: WorldRepo, issue: WorldIssue) => {
   const baseSha = await repo.git.resolve(pull.base);
   const behind = baseSha !== undefined && !(await repo.git.isAncestor(baseSha, pull.head));
   return { mergeable: true, mergeableState: behind ? 'behind' : 'clean', changedFiles: files.length };
+};
+
+type MergeMethod = 'merge' | 'squash' | 'rebase';
+
+/**
+ * A PR merged as GitHub merges it (REST's merge and GraphQL's `mergePullRequest` alike): refused when
+ * it is closed, merged or conflicting (`unmergeable`: REST 405) or its head is not `sha` (`moved`: 409).
+ */
+export const mergePull = async (
+  world: World,
+  repo: WorldRepo,
+  issue: WorldIssue,
+  o: { actor: string; sha?: string; method: MergeMethod; title?: string },
+): Promise<{ sha: string } | { refused: 'unmergeable' | 'moved'; message: string }> => {
+  const pull = issue.pull!;
+  await syncHead(repo, issue);
+  const unmergeable = { refused: 'unmergeable', message: 'Pull Request is not mergeable' } as const;
+  if (pull.merged || issue.state !== 'open') return unmergeable;
+  if (o.sha !== undefined && o.sha !== pull.headSha)
+    return { refused: 'moved', message: 'Head branch was modified. Review and try the merge again.' };
+  const message = o.title ?? `Merge pull request #${issue.number}`;
+  const result = await repo.git.merge(pull.base, pull.head, o.method, message);
+  if ('conflict' in result) return unmergeable;
+  const { sha } = result as { sha: string };
+  pull.merged = true;
+  pull.mergeCommitSha = sha;
+  pull.mergedBy = o.actor;
+  world.setIssueState(repo, issue, 'closed', o.actor);
+  pull.mergedAt = issue.closedAt;
+  world.record('merge', repo, issue.number, o.method);
+  return { sha };
 };
 
 export const pullHandlers: Record<string, Handler> = {
@@ -114,23 +145,14 @@ export const pullHandlers: Record<string, Handler> = {
     const repo = repoOf(ctx);
     mustWrite(ctx, repo);
     const issue = pullOf(ctx, repo);
-    const pull = issue.pull!;
-    await syncHead(repo, issue);
-    if (pull.merged || issue.state !== 'open') fail(405, 'Pull Request is not mergeable');
-    if (typeof ctx.body.sha === 'string' && ctx.body.sha !== pull.headSha)
-      fail(409, 'Head branch was modified. Review and try the merge again.');
-    const method = (ctx.body.merge_method as 'merge' | 'squash' | 'rebase' | undefined) ?? 'merge';
-    const message = String(ctx.body.commit_title ?? `Merge pull request #${issue.number}`);
-    const result = await repo.git.merge(pull.base, pull.head, method, message);
-    if ('conflict' in result) fail(405, 'Pull Request is not mergeable');
-    const { sha } = result as { sha: string };
-    pull.merged = true;
-    pull.mergeCommitSha = sha;
-    pull.mergedBy = ctx.actor;
-    ctx.world.setIssueState(repo, issue, 'closed', ctx.actor);
-    pull.mergedAt = issue.closedAt;
-    ctx.world.record('merge', repo, issue.number, method);
-    return { status: 200, body: { sha, merged: true, message: 'Pull Request successfully merged' } };
+    const m = await mergePull(ctx.world, repo, issue, {
+      actor: ctx.actor,
+      ...(typeof ctx.body.sha === 'string' ? { sha: ctx.body.sha } : {}),
+      method: (ctx.body.merge_method as MergeMethod | undefined) ?? 'merge',
+      ...(ctx.body.commit_title !== undefined ? { title: String(ctx.body.commit_title) } : {}),
+    });
+    if ('refused' in m) return fail(m.refused === 'moved' ? 409 : 405, m.message);
+    return { status: 200, body: { sha: m.sha, merged: true, message: 'Pull Request successfully merged' } };
   },
 
   'pulls/update-branch': async (ctx) => {
