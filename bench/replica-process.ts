@@ -5,11 +5,14 @@
 // `node --import tsx bench/replica-process.ts <database-url> <name> <run id> [<pg-boss url> <schema>]`
 // with the webhook secret in BENCH_WEBHOOK_SECRET; prints one JSON line `{ "port": N }` once it listens. Bench-only routes: `POST /bench/mark` starts counting this
 // process's CPU, `POST /bench/idle` answers when every queued delivery is processed, with the CPU
-// spent and the deliveries processed since the mark; SIGTERM drains, closes and exits.
+// spent, the deliveries processed, the statements sent (by kind) and the system calls and context
+// switches made since the mark; SIGTERM drains, closes and exits.
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Webhooks } from '@octokit/webhooks';
 import { Hono } from 'hono';
+import pg from 'pg';
 import { createApp } from '../src/http/app.ts';
 import { createDeliveryQueue } from '../src/intake/delivery-queue.ts';
 import { createReceiver } from '../src/intake/receive.ts';
@@ -44,6 +47,45 @@ const job = (runId: string, n: number) => ({
   entry: entry as never,
   tier: 'execution' as const,
 });
+
+/**
+ * Statements this process sent, by kind (a prepared statement's name, else the first words of its
+ * text): every pool's, pg-boss's too, all go through pg's Client. Counted so the bench can say what a
+ * delivery costs in round trips, and how a second replica changes it.
+ */
+const statements = new Map<string, number>();
+const kindOf = (config: unknown): string => {
+  const c = (typeof config === 'string' ? { text: config } : (config ?? {})) as {
+    name?: string;
+    text?: string;
+  };
+  if (c.name) return c.name.startsWith('blitz-batch-') ? 'blitz-batch (dispatch rows and jobs)' : c.name;
+  return (c.text ?? '').trim().replace(/\s+/g, ' ').slice(0, 40);
+};
+const query = pg.Client.prototype.query;
+pg.Client.prototype.query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
+  const kind = kindOf(config);
+  statements.set(kind, (statements.get(kind) ?? 0) + 1);
+  return (query as (...a: unknown[]) => unknown).call(this, config, ...rest);
+} as typeof pg.Client.prototype.query;
+
+/** This process's system calls and context switches so far (Linux's /proc; empty elsewhere). */
+const osCounts = (): Record<string, number> => {
+  const out: Record<string, number> = {};
+  try {
+    for (const line of readFileSync('/proc/self/io', 'utf8').split('\n')) {
+      const [k, v] = line.split(': ');
+      if (k === 'syscr' || k === 'syscw') out[k] = Number(v);
+    }
+    for (const line of readFileSync('/proc/self/status', 'utf8').split('\n')) {
+      const [k, v] = line.split(':\t');
+      if (k?.endsWith('ctxt_switches')) out[k] = Number(v);
+    }
+  } catch {
+    // not Linux
+  }
+  return out;
+};
 
 const main = async () => {
   const [db, name, runId, bossUrl, bossSchema] = process.argv.slice(2);
@@ -87,16 +129,25 @@ const main = async () => {
     github: { verify: (p, s) => webhooks.verify(p, s) },
   });
   let cpu0 = process.cpuUsage();
+  let os0 = osCounts();
   const app = new Hono()
     .post('/bench/mark', (c) => {
       cpu0 = process.cpuUsage();
+      os0 = osCounts();
+      statements.clear();
       processed = 0;
       return c.json({ ok: true });
     })
     .post('/bench/idle', async (c) => {
       await deliveries.idle();
       const cpu = process.cpuUsage(cpu0);
-      return c.json({ cpuMs: (cpu.user + cpu.system) / 1000, processed });
+      const os = Object.entries(osCounts()).map(([k, v]) => [k, v - (os0[k] ?? 0)]);
+      return c.json({
+        cpuMs: (cpu.user + cpu.system) / 1000,
+        processed,
+        statements: Object.fromEntries(statements),
+        os: Object.fromEntries(os),
+      });
     });
   app.route('/', bot);
   const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });

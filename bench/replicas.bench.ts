@@ -20,7 +20,17 @@
 // 2 ÷ 1, the ratio of the CPU a delivery costs the bot (replicas and backends) with 2 replicas and with
 // 1: at 1.0 a second replica does the same work per delivery, so its rate is what cores it is given
 // allow; and how busy the host was (all of it, and the bench's share), which says whether the rate
-// measured was the bot's or the host's limit. Nothing here is projected: every figure is measured.
+// measured was the bot's or the host's limit, and whether the host had a core for each replica at all.
+// Beside the CPU, what a delivery costs in PostgreSQL statements and in involuntary context switches
+// (a process preempted for another: more busy processes than cores); BLITZ_BENCH_REPLICAS_DETAIL=1 prints
+// the statements by kind and each backend's CPU. Nothing here is projected: every figure is measured.
+//
+// Each replica is warmed before the clock starts with WARM_UP deliveries at the case's concurrency:
+// a fresh Node process runs its first thousand or so deliveries in the interpreter and baseline code
+// while V8 compiles the hot paths. Timed from the 17th delivery (as before), half the CPU per delivery
+// was that warm-up, paid once per process: twice with 2 replicas, each over half the deliveries.
+// Tables are analysed after the warm-up, as autovacuum has long done on a running database: planned
+// on the empty table's statistics, each "processed" mark read the whole delivery index.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -42,8 +52,11 @@ const ROUNDS = 3;
 /** Requests outstanding at once, over all replicas. */
 const IN_FLIGHT = 64;
 const REPOS = 32;
-/** Deliveries each replica handles before the clock starts: its pools' connections are opened. */
-const WARM_UP = 16;
+/**
+ * Deliveries each replica handles before the clock starts: its pools' connections are opened and V8
+ * has optimised its hot code (per replica, so 2 replicas are as warm as 1).
+ */
+const WARM_UP = 2000;
 const SECRET = 'bench-replica-secret';
 const runId = 'bench-run';
 
@@ -158,10 +171,31 @@ const send = (r: Replica, req: { body: string; headers: Record<string, string> }
     out.end(req.body);
   });
 
-const control = async (r: Replica, what: 'mark' | 'idle'): Promise<{ cpuMs: number; processed: number }> => {
+interface Control {
+  cpuMs: number;
+  processed: number;
+  /** PostgreSQL statements sent, by kind. */
+  statements: Record<string, number>;
+  /** System calls and context switches (/proc/self/io and status), by name. */
+  os: Record<string, number>;
+}
+
+const control = async (r: Replica, what: 'mark' | 'idle'): Promise<Control> => {
   const res = await fetch(`${r.url}/bench/${what}`, { method: 'POST' });
-  const body = (await res.json()) as { cpuMs?: number; processed?: number };
-  return { cpuMs: body.cpuMs ?? 0, processed: body.processed ?? 0 };
+  const body = (await res.json()) as Partial<Control>;
+  return {
+    cpuMs: body.cpuMs ?? 0,
+    processed: body.processed ?? 0,
+    statements: body.statements ?? {},
+    os: body.os ?? {},
+  };
+};
+
+/** Counts summed over the replicas. */
+const sum = (xs: readonly Record<string, number>[]): Record<string, number> => {
+  const out: Record<string, number> = {};
+  for (const x of xs) for (const [k, v] of Object.entries(x)) out[k] = (out[k] ?? 0) + v;
+  return out;
 };
 
 /**
@@ -175,6 +209,8 @@ const measure = async (
   spread: 'round-robin' | 'doubled' = 'round-robin',
   /** A pool on the PostgreSQL server, to find the replicas' backends. */
   admin?: Queryable,
+  /** Run after the warm-up, before the clock starts (PostgreSQL: analyse the tables). */
+  afterWarmUp?: () => Promise<void>,
 ): Promise<{
   rate: number;
   cpuMs: number;
@@ -184,6 +220,10 @@ const measure = async (
   hostBusy: number;
   /** Share of the host's CPU the bench's processes (replicas, backends, sender) used while timed. */
   benchShare: number;
+  /** PostgreSQL statements the replicas sent per delivery. */
+  statements: number;
+  /** Times a replica was preempted for another process, per delivery. */
+  preempted: number;
 }> => {
   const runs = await openRunStore(db);
   await runs.createRun({
@@ -201,15 +241,20 @@ const measure = async (
   const rs = await Promise.all(Array.from({ length: n }, (_, i) => start(`bench-${i}`)));
   try {
     const requests = Array.from({ length: DELIVERIES + 1 + n * WARM_UP }, (_, i) => requestFor(i));
-    // Not timed: each replica's first deliveries open its connections (store, run store, pg-boss).
+    // Not timed: each replica's first deliveries open its connections (store, run store, pg-boss)
+    // and get its code optimised; each replica is sent its own at the concurrency it sees when timed.
     await Promise.all(
-      rs.map((r, i) =>
-        Promise.all(
-          Array.from({ length: WARM_UP }, (_, j) => send(r, requests[DELIVERIES + 1 + i * WARM_UP + j]!)),
-        ),
-      ),
+      rs.map(async (r, i) => {
+        let j = 0;
+        await Promise.all(
+          Array.from({ length: IN_FLIGHT / n }, async () => {
+            while (j < WARM_UP) await send(r, requests[DELIVERIES + 1 + i * WARM_UP + j++]!);
+          }),
+        );
+      }),
     );
     await Promise.all(rs.map((r) => control(r, 'idle')));
+    await afterWarmUp?.();
     await Promise.all(rs.map((r) => control(r, 'mark')));
     const pg0 = await backendCpu(admin);
     const sender0 = process.cpuUsage();
@@ -231,7 +276,23 @@ const measure = async (
     const seconds = (performance.now() - t0) / 1000;
     const host1 = hostCpu();
     let pgCpuMs = 0;
-    for (const [pid, ms] of await backendCpu(admin)) pgCpuMs += (ms - (pg0.get(pid) ?? 0)) / DELIVERIES;
+    const perBackend: string[] = [];
+    for (const [pid, ms] of await backendCpu(admin)) {
+      pgCpuMs += (ms - (pg0.get(pid) ?? 0)) / DELIVERIES;
+      perBackend.push(`${((ms - (pg0.get(pid) ?? 0)) / DELIVERIES).toFixed(3)} ms (pid ${pid})`);
+    }
+    const statements = sum(done.map((d) => d.statements));
+    const os = sum(done.map((d) => d.os));
+    if (process.env.BLITZ_BENCH_REPLICAS_DETAIL) {
+      const per = (x: number) => (x / DELIVERIES).toFixed(3);
+      console.error(`## ${n} replica(s), ${spread}: per delivery`);
+      for (const [k, v] of Object.entries(statements).sort((a, b) => b[1] - a[1]))
+        console.error(`  ${per(v)} statements ${k}`);
+      for (const [k, v] of Object.entries(os)) console.error(`  ${per(v)} ${k}`);
+      for (const d of done)
+        console.error(`  ${(d.cpuMs / Math.max(1, d.processed)).toFixed(3)} ms CPU, a replica`);
+      for (const b of perBackend) console.error(`  ${b} CPU, a backend`);
+    }
     const sender = process.cpuUsage(sender0);
     const rows = await runs.listRunIssues(runId);
     const expected = DELIVERIES + n * WARM_UP;
@@ -250,6 +311,8 @@ const measure = async (
       senderCpuMs,
       hostBusy: hostTotal > 0 ? (host1.busy - host0.busy) / hostTotal : Number.NaN,
       benchShare: ((cpuMs + pgCpuMs + senderCpuMs) * DELIVERIES) / (seconds * 1000 * availableParallelism()),
+      statements: Object.values(statements).reduce((a, b) => a + b, 0) / DELIVERIES,
+      preempted: (os.nonvoluntary_ctxt_switches ?? Number.NaN) / DELIVERIES,
     };
   } finally {
     await Promise.all(rs.map(stopReplica));
@@ -290,6 +353,13 @@ const measureCase = async (c: Case, schemas: TestSchemas | undefined): Promise<M
       n,
       spread,
       schemas.admin,
+      async () => {
+        const { rows } = await schemas.admin.query<{ t: string }>(
+          `SELECT format('%I.%I', schemaname, tablename) AS t FROM pg_tables WHERE schemaname = ANY($1)`,
+          [[schema, boss]],
+        );
+        await schemas.admin.query(`ANALYZE ${rows.map((r) => r.t).join(', ')}`);
+      },
     );
   } finally {
     await queue.dropSchema(boss);
@@ -382,6 +452,14 @@ const bench: Bench = async () => {
           unit: 'ms CPU of the replicas and their PostgreSQL backends per delivery, median',
         },
         {
+          name: `replicas.${c}.statements_per_delivery`,
+          value: round(
+            med((m) => m.statements),
+            3,
+          ),
+          unit: 'PostgreSQL statements the replicas sent per delivery (BEGIN and COMMIT included), median',
+        },
+        {
           name: `replicas.${c}.cpu_ceiling_deliveries_per_s`,
           value: round((cores * 1000) / med((m) => m.cpuMs + m.pgCpuMs + m.senderCpuMs), 1),
           unit: `deliveries/s this host's ${cores} cores allow at the CPU per delivery above (replicas, backends, sender), were they all the bench's`,
@@ -396,6 +474,14 @@ const bench: Bench = async () => {
           2,
         ),
         unit: 'share of all cores busy while timed, whoever used them (1: the host was saturated), median',
+      },
+      {
+        name: `replicas.${c}.preempted_per_delivery`,
+        value: round(
+          med((m) => m.preempted),
+          3,
+        ),
+        unit: 'times a replica was preempted for another process (involuntary context switches) per delivery, median',
       },
       {
         name: `replicas.${c}.bench_cpu_share`,
@@ -427,6 +513,15 @@ const bench: Bench = async () => {
         unit: `x: CPU per delivery (replicas and backends) with 2 replicas ÷ with 1 (${spread(ratios.cpu2OverCpu1)}); 1.0: a second replica adds no work per delivery, so the rate is the cores' to give (both runs here share this host's ${availableParallelism()}: see cpu_ceiling and host_cpu_busy)`,
       },
     );
+    // A core for each replica (and one for the sender, one for PostgreSQL's backends), or not: without
+    // them the replicas take turns on the cores they share, and 2 ÷ 1 measures this host's cores.
+    const cores = availableParallelism();
+    const needed = 2 + 2;
+    figures.push({
+      name: 'replicas.postgres_2_round_robin.host_cores',
+      value: cores,
+      unit: `cores on this host; 2 replicas, the sender and PostgreSQL need ${needed} for a core each: ${cores >= needed ? 'yes' : 'no, so the second replica had no core of its own and the rate ratio is bounded by the host, not the bot'}`,
+    });
     const doubled = got.get('postgres_2_doubled')?.[0];
     if (doubled)
       figures.push({

@@ -24,6 +24,10 @@ const atLeast = (x: number | undefined, goal: number) => (x === undefined ? unde
 const both = (...xs: (boolean | undefined)[]) =>
   xs.some((x) => x === undefined) ? undefined : xs.every(Boolean);
 
+/** Whether the host had a core for each replica, the sender and PostgreSQL (4 for 2 replicas). */
+const coresPerReplica = (cores: number | undefined): string | undefined =>
+  cores === undefined ? undefined : `a core per replica: ${cores >= 4 ? 'yes' : 'no'} (${cores} cores)`;
+
 const forgeRow = (forge: 'github' | 'gitea', goal: string, counted: number): Row => ({
   figure: `${forge === 'github' ? 'GitHub' : 'Gitea'} requests per merged issue, whole 7-issue run`,
   now: (r) =>
@@ -99,6 +103,7 @@ export const issue19Rows: Row[] = [
           '× CPU per delivery',
         ),
         fmt(v(r, 'replicas.postgres_2_round_robin.host_cpu_busy'), ' of the host busy'),
+        coresPerReplica(v(r, 'replicas.postgres_2_round_robin.host_cores')),
       ),
     baseline: (r) => fmt(v(r, 'replicas.postgres_1.deliveries_per_s'), '/s 1 replica'),
     goal: '≥ 1.6× (the doubled case stays correct)',

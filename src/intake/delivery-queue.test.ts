@@ -110,3 +110,109 @@ describe('delivery queue', () => {
     expect(q.size).toBe(0);
   });
 });
+
+describe('delivery queue: webhooks being answered come first', () => {
+  /** A clock and one-shot timers the test moves by hand. */
+  const manualTime = () => {
+    let now = 0;
+    const timers: { at: number; fn: () => void; cancelled: boolean }[] = [];
+    return {
+      clock: { now: () => now },
+      after: (ms: number, fn: () => void) => {
+        const t = { at: now + ms, fn, cancelled: false };
+        timers.push(t);
+        return {
+          cancel: () => {
+            t.cancelled = true;
+          },
+        };
+      },
+      /** Moves the clock and fires the timers that came due. */
+      advance(ms: number) {
+        now += ms;
+        for (const t of timers.splice(0).sort((a, b) => a.at - b.at)) {
+          if (t.cancelled) continue;
+          if (t.at <= now) t.fn();
+          else timers.push(t);
+        }
+      },
+    };
+  };
+  const settled = async () => {
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  };
+
+  it('a task waits while a webhook is being answered and runs once the answer is out', async () => {
+    const time = manualTime();
+    const q = createDeliveryQueue({ logger: silentLogger(), maxDeferMs: 1000, ...time });
+    const log: string[] = [];
+    const answered = q.answering();
+    q.enqueue('d1', async () => void log.push('d1'), 'repo');
+    await settled();
+    expect(log).toEqual([]);
+    answered();
+    answered(); // a second call changes nothing
+    await q.idle();
+    expect(log).toEqual(['d1']);
+  });
+
+  it('a delivery queued during a sustained burst is processed once its wait is over', async () => {
+    const time = manualTime();
+    const q = createDeliveryQueue({ logger: silentLogger(), maxDeferMs: 1000, ...time });
+    const log: string[] = [];
+    // Webhooks overlap without a gap: at every moment one is being answered.
+    let current = q.answering();
+    const nextWebhook = () => {
+      const next = q.answering();
+      current();
+      current = next;
+    };
+    q.enqueue('d1', async () => void log.push('d1'), 'repo-a');
+    time.advance(400);
+    nextWebhook();
+    q.enqueue('d2', async () => void log.push('d2'), 'repo-b');
+    q.enqueue('d3', async () => void log.push('d3'), 'repo-a');
+    await settled();
+    expect(log).toEqual([]);
+    time.advance(600); // d1 has waited its 1000 ms
+    nextWebhook();
+    await settled();
+    expect(log).toEqual(['d1']);
+    time.advance(400); // d2 and d3 have too
+    nextWebhook();
+    await settled();
+    expect(log.sort()).toEqual(['d1', 'd2', 'd3']);
+    current();
+    await q.idle();
+  });
+
+  it('a lane put back to wait does not hold up an older task of another lane past its wait', async () => {
+    const time = manualTime();
+    const q = createDeliveryQueue({ logger: silentLogger(), maxDeferMs: 1000, ...time });
+    const log: string[] = [];
+    const answered = q.answering(); // one webhook in flight all along
+    q.enqueue('a1', async () => void log.push('a1'), 'repo-a');
+    time.advance(1);
+    q.enqueue('b1', async () => void log.push('b1'), 'repo-b');
+    time.advance(998);
+    q.enqueue('a2', async () => void log.push('a2'), 'repo-a');
+    time.advance(1); // a1 has waited its 1000 ms: it runs, and repo-a waits again for a2
+    await settled();
+    expect(log).toEqual(['a1']);
+    time.advance(1); // so has b1, queued before a2
+    await settled();
+    expect(log).toEqual(['a1', 'b1']);
+    answered();
+    await q.idle();
+    expect(log).toEqual(['a1', 'b1', 'a2']);
+  });
+
+  it('with no webhook in flight, tasks run at once', async () => {
+    const time = manualTime();
+    const q = createDeliveryQueue({ logger: silentLogger(), maxDeferMs: 1000, ...time });
+    const log: string[] = [];
+    q.enqueue('d1', async () => void log.push('d1'));
+    await q.idle();
+    expect(log).toEqual(['d1']);
+  });
+});

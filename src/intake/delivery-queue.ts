@@ -3,6 +3,9 @@
 // which keeps a repository's side effects in order; different lanes run side by side, up to
 // `concurrency` at once, so one slow repository (or database round trip) does not hold up the rest.
 // A failing task is logged and its lane goes on. Tests await idle() instead of sleeping.
+// The webhooks being answered come first: while one is in flight (`answering()`), a task waits, but
+// never longer than `maxDeferMs` after it was queued, so a sustained burst delays the processing by at
+// most that much and never starves it.
 import type { Logger } from '../observability/logger.ts';
 
 export interface DeliveryQueue {
@@ -16,6 +19,11 @@ export interface DeliveryQueue {
    * next commit): the lane goes on at once, and idle() and drain() wait for it too.
    */
   track(work: Promise<unknown>): void;
+  /**
+   * A webhook is being answered: tasks wait until none is (each at most `maxDeferMs` after it was
+   * queued). Call the returned function once the answer is out; a second call does nothing.
+   */
+  answering(): () => void;
   /** Resolves when every queued task, and the work they left behind, has finished. */
   idle(): Promise<void>;
   /** Stop taking tasks and wait for the queued ones (graceful shutdown). */
@@ -26,7 +34,32 @@ export interface DeliveryQueue {
 interface Task {
   name: string;
   task: () => Promise<void>;
+  /** When it was queued (ms, the queue's clock). */
+  at: number;
 }
+
+/**
+ * How long a task may wait for the webhooks being answered, by default: a burst's processing lags it
+ * by at most this much (the forges wait 10 s for an answer; an ack a second later is fine).
+ */
+export const DEFAULT_MAX_DEFER_MS = 1000;
+
+export interface DeliveryQueueOptions {
+  logger: Logger;
+  /** Lanes that run at once (default DEFAULT_LANES). */
+  concurrency?: number;
+  /** The longest a task waits for the webhooks being answered (default DEFAULT_MAX_DEFER_MS). */
+  maxDeferMs?: number;
+  /** Time for the wait above (default the system clock). */
+  clock?: { now(): number };
+  /** Calls `fn` once after `ms` (default setTimeout): the end of a task's wait. */
+  after?: (ms: number, fn: () => void) => { cancel(): void };
+}
+
+const timeout = (ms: number, fn: () => void) => {
+  const timer = setTimeout(fn, ms);
+  return { cancel: () => clearTimeout(timer) };
+};
 
 /**
  * Lanes that run at once by default. On PostgreSQL the processings running at once are what one shared
@@ -35,9 +68,13 @@ interface Task {
  */
 export const DEFAULT_LANES = 32;
 
-export const createDeliveryQueue = (opts: { logger: Logger; concurrency?: number }): DeliveryQueue => {
+export const createDeliveryQueue = (opts: DeliveryQueueOptions): DeliveryQueue => {
   const concurrency = Math.max(1, opts.concurrency ?? DEFAULT_LANES);
-  // Lanes with work, in the order they got it; a running lane is not in `ready`.
+  const maxDeferMs = Math.max(0, opts.maxDeferMs ?? DEFAULT_MAX_DEFER_MS);
+  const clock = opts.clock ?? { now: () => performance.now() };
+  const after = opts.after ?? timeout;
+  // Lanes with work, in the order of their first task's age (the order they got it, a lane put back to wait
+  // in its place by age); a running lane is not in `ready`.
   const lanes = new Map<string, Task[]>();
   const ready: string[] = [];
   let active = 0;
@@ -47,10 +84,48 @@ export const createDeliveryQueue = (opts: { logger: Logger; concurrency?: number
   let draining = false;
   let scheduled = false;
   let whenIdle: { promise: Promise<void>; resolve: () => void } | undefined;
+  /** Webhooks being answered now. */
+  let answering = 0;
+  /** The timer that ends the wait of the first task held back, and when it fires. */
+  let wake: { at: number; timer: { cancel(): void } } | undefined;
+
+  /** True when `task` should wait for the webhooks being answered; then the queue wakes when it may run. */
+  const held = (task: Task): boolean => {
+    if (answering === 0) return false;
+    const due = task.at + maxDeferMs;
+    const now = clock.now();
+    if (now >= due) return false;
+    if (!wake || wake.at > due) {
+      wake?.timer.cancel();
+      wake = {
+        at: due,
+        timer: after(due - now, () => {
+          wake = undefined;
+          pump();
+        }),
+      };
+    }
+    return true;
+  };
+
+  /** Puts `lane` back in `ready`, which stays ordered by the age of each lane's first task. */
+  const requeue = (lane: string, at: number): void => {
+    let i = ready.length;
+    while (i > 0 && lanes.get(ready[i - 1]!)![0]!.at > at) i--;
+    ready.splice(i, 0, lane);
+  };
 
   const runLane = async (lane: string): Promise<void> => {
     const tasks = lanes.get(lane)!;
-    for (let next = tasks.shift(); next; next = tasks.shift()) {
+    for (let next = tasks[0]; next; next = tasks[0]) {
+      if (held(next)) {
+        // The lane steps aside until the webhooks are answered or its wait is over, in line by the age
+        // of its task: pump() looks only at the first lane, so an older task behind it would wait longer.
+        requeue(lane, next.at);
+        active--;
+        return;
+      }
+      tasks.shift();
       size--;
       try {
         await next.task();
@@ -65,6 +140,7 @@ export const createDeliveryQueue = (opts: { logger: Logger; concurrency?: number
 
   const pump = (): void => {
     while (active < concurrency && ready.length > 0) {
+      if (held(lanes.get(ready[0]!)![0]!)) break;
       active++;
       void runLane(ready.shift()!);
     }
@@ -72,6 +148,16 @@ export const createDeliveryQueue = (opts: { logger: Logger; concurrency?: number
       whenIdle.resolve();
       whenIdle = undefined;
     }
+  };
+
+  /** Runs pump() after the current turn (the HTTP response is written before the work begins). */
+  const schedule = (): void => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      pump();
+    });
   };
 
   const idle = (): Promise<void> => {
@@ -91,20 +177,24 @@ export const createDeliveryQueue = (opts: { logger: Logger; concurrency?: number
       if (draining) return false;
       size++;
       const tasks = lanes.get(lane);
-      if (tasks) tasks.push({ name, task });
+      const at = clock.now();
+      if (tasks) tasks.push({ name, task, at });
       else {
-        lanes.set(lane, [{ name, task }]);
+        lanes.set(lane, [{ name, task, at }]);
         ready.push(lane);
       }
-      // Start after the current tick so the HTTP response is written before the work begins.
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(() => {
-          scheduled = false;
-          pump();
-        });
-      }
+      schedule();
       return true;
+    },
+    answering() {
+      answering++;
+      let done = false;
+      return () => {
+        if (done) return;
+        done = true;
+        answering--;
+        if (answering === 0) schedule();
+      };
     },
     track(work) {
       trailing++;

@@ -136,7 +136,7 @@ const deliveryFailed = async (deps: FailureDeps, work: DeliveryWork, err: unknow
  * delivery be resumed and processed again, as a crash just before the mark always did: no intent is
  * stored twice (keyed by comment and line) and only a new one is acknowledged; a refusal or usage
  * reply may be posted again. The window is one turn of the event loop (SQLite) or one batch's round
- * trip (PostgreSQL, where the mark's commit never waited for its WAL flush anyway).
+ * trip, or on a quiet bot up to 20 ms waiting for a sighting batch to ride in (PostgreSQL).
  */
 const markProcessed = (
   deps: Pick<ReceiveDeps, 'store' | 'logger'>,
@@ -252,7 +252,7 @@ export const startDeliveryRetry = (deps: ReceiveDeps, everyMs = 30_000): { stop(
 export const createReceiver = (deps: ReceiveDeps) => {
   const { store, metrics, logger } = deps;
 
-  return async (r: Received): Promise<ReceiveResult> => {
+  const receive = async (r: Received): Promise<ReceiveResult> => {
     const action = actionOf(r.payload);
     const sighting = {
       forge: r.forge,
@@ -304,5 +304,16 @@ export const createReceiver = (deps: ReceiveDeps) => {
     if (logger.isLevelEnabled('info'))
       log.get().info({ events: normalized.events.length }, 'delivery accepted');
     return { status: 202, outcome, events: normalized.events.length };
+  };
+
+  // While a webhook is being answered, queued processing waits (bounded by the queue's maxDeferMs): the
+  // answer, not the work after it, is what the forge is timing.
+  return async (r: Received): Promise<ReceiveResult> => {
+    const answered = deps.queue.answering();
+    try {
+      return await receive(r);
+    } finally {
+      answered();
+    }
   };
 };

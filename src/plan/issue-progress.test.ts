@@ -76,6 +76,25 @@ describe('run progress from facts', () => {
     expect(again['acme/app#2']!.attempts).toHaveLength(2);
   });
 
+  it('counts the passes bounced after their work was solved, one per session, since the last retry', () => {
+    // Pass 1: solved (s1) and a feedback resume of it (s1), bounced; pass 2: failed, then solved (s2), bounced.
+    const attempts = [
+      attempt('a', 2, { outcome: 'solved', sessionId: 's1' }),
+      attempt('b', 2, { outcome: 'solved', sessionId: 's1' }),
+      attempt('c', 2, { outcome: 'unsolved', sessionId: 'x' }),
+      attempt('d', 2, { outcome: 'solved', sessionId: 's2' }),
+    ];
+    expect(derive([row(2, { bouncedAfter: 'd' })], attempts)['acme/app#2']!.bounces).toBe(2);
+    // The current pass's solved work is not a bounce yet.
+    expect(derive([row(2, { bouncedAfter: 'b' })], attempts)['acme/app#2']!.bounces).toBe(1);
+    // A person's `/blitz retry` after pass 1 starts the count again.
+    expect(derive([row(2, { bouncedAfter: 'd', retriedAfter: 'b' })], attempts)['acme/app#2']!.bounces).toBe(
+      1,
+    );
+    // Never bounced: no count.
+    expect(derive([row(2)], attempts)['acme/app#2']!.bounces).toBeUndefined();
+  });
+
   it('an issue with neither a row nor an attempt has no progress', () => {
     expect(deriveProgress({ rows: [], attempts: [], open, runnerRetries: 0 })).toEqual([]);
   });

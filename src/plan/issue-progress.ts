@@ -110,6 +110,23 @@ const stateOf = (
   return undefined;
 };
 
+/**
+ * Passes that ended in a bounce, among `counted` (the attempts since the person's last retry): the
+ * solved sessions up to the row's `bouncedAfter`. A pass's solved work is one session (a feedback
+ * resume continues it), and a pass only ends early in a bounce, so each session there is one bounce.
+ */
+const bouncesOf = (counted: readonly AttemptRecord[], row: RunIssueRecord | undefined): number => {
+  if (row?.bouncedAfter === undefined) return 0;
+  const end = counted.findIndex((a) => a.id === row.bouncedAfter);
+  const sessions = new Set(
+    counted
+      .slice(0, end + 1)
+      .filter((a) => a.outcome === 'solved')
+      .map((a) => a.sessionId ?? a.id),
+  );
+  return sessions.size;
+};
+
 export const deriveProgress = (input: ProgressInput): IssueProgress[] => {
   const byKey = new Map<string, AttemptRecord[]>();
   for (const a of input.attempts) {
@@ -132,11 +149,13 @@ export const deriveProgress = (input: ProgressInput): IssueProgress[] => {
     }));
     // Failures count from the person's last retry on (issue-caps and the 3-failure hold alike).
     const retriedAt = row?.retriedAfter === undefined ? -1 : all.findIndex((a) => a.id === row.retriedAfter);
+    const bounces = bouncesOf(all.slice(retriedAt + 1), row);
     out.push({
       key,
       state,
       attempts: history,
       ...(retriedAt >= 0 ? { countFrom: retriedAt + 1 } : {}),
+      ...(bounces > 0 ? { bounces } : {}),
       usage: issueUsage(all.slice(retriedAt + 1)),
       ...(row?.skipped ? { skipped: true } : {}),
       branchPushed: current[current.length - 1]?.outcome === 'solved',

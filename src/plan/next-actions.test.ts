@@ -92,6 +92,41 @@ describe('nextActions: dispatch', () => {
     });
   });
 
+  it('holds an issue whose solved work was bounced three times instead of dispatching it again', () => {
+    // Each pass solved the issue and its merge was refused (or its build went red): a bounce, not a failure.
+    const bounced = (bounces: number) =>
+      progressOf(k(1), {
+        state: 'bounced',
+        attempts: Array.from({ length: bounces }, () => ({
+          entry: 'default-sonnet',
+          tier: 'execution' as const,
+          outcome: 'solved' as const,
+        })),
+        bounces,
+      });
+    const again = nextActions('running', baseSnapshot([issue(1)], { progress: [bounced(2)] }));
+    expect(ofType(again, 'dispatch').map((a) => a.issue)).toEqual([k(1)]);
+    const held = nextActions('running', baseSnapshot([issue(1)], { progress: [bounced(3)] }));
+    expect(ofType(held, 'dispatch')).toEqual([]);
+    expect(types(held)).toEqual(['stop:blocked', 'issue_notice']);
+    expect(ofType(held, 'stop')[0]!.reason).toContain('3 bounced after a refused merge or a red build');
+    expect(ofType(held, 'issue_notice')[0]).toMatchObject({ event: 'failed', issue: k(1) });
+    expect(ofType(held, 'issue_notice')[0]!.message).toContain('bounced 3 times');
+    // One failure and two bounces reach the same limit.
+    const mixed = progressOf(k(1), {
+      state: 'bounced',
+      attempts: [
+        { entry: 'default-sonnet', tier: 'execution', outcome: 'unsolved' },
+        { entry: 'default-sonnet', tier: 'execution', outcome: 'solved' },
+        { entry: 'default-sonnet', tier: 'execution', outcome: 'solved' },
+      ],
+      bounces: 2,
+    });
+    const mixedHeld = nextActions('running', baseSnapshot([issue(1)], { progress: [mixed] }));
+    expect(ofType(mixedHeld, 'dispatch')).toEqual([]);
+    expect(ofType(mixedHeld, 'stop')[0]!.reason).toContain('1 failed, 2 bounced');
+  });
+
   it('holds an issue that reached its per-issue cap, says so once per allowance, and warns at 80 % before that', () => {
     const spent = (tokens: number, countFrom?: number) =>
       progressOf(k(1), {

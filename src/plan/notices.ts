@@ -31,10 +31,14 @@ const heldNotice = (ctx: RunContext, key: string): Action | undefined => {
   const event = c.kind === 'gave_up' ? 'failed' : 'needs_person';
   const n = p.attempts.length;
   const last = p.attempts[n - 1];
+  const bounces = p.bounces ?? 0;
+  const attemptsWord = `${n} attempt${n === 1 ? '' : 's'}`;
   const message =
-    event === 'failed'
-      ? `${ref} failed after ${n} attempt${n === 1 ? '' : 's'}${last ? ` (last: ${last.entry}, ${last.outcome ?? 'no outcome'})` : ''}; it is held until a person looks`
-      : `the worker on ${ref} stalled and did not recover after its nudges; a person has to look`;
+    event !== 'failed'
+      ? `the worker on ${ref} stalled and did not recover after its nudges; a person has to look`
+      : bounces > 0
+        ? `${ref} did not land after ${attemptsWord}: its work was bounced ${bounces} time${bounces === 1 ? '' : 's'} (a refused merge or a red build); it is held until a person looks`
+        : `${ref} failed after ${attemptsWord}${last ? ` (last: ${last.entry}, ${last.outcome ?? 'no outcome'})` : ''}; it is held until a person looks`;
   return {
     type: 'issue_notice',
     event,

@@ -47,6 +47,17 @@ const duplicates = (keys: readonly IssueKey[]): IssueKey[] => {
 
 const has = (states: readonly RunIssueState[], s: RunIssueState): boolean => states.includes(s);
 
+/** Why an issue is held after its failures: failed attempts, and passes bounced after their work was solved. */
+export const gaveUpReason = (max: number, failures: number, bounces: number): string =>
+  bounces === 0
+    ? `${max} attempts failed; a person has to look`
+    : `${max} tries did not land (${[
+        failures > 0 ? `${failures} failed` : '',
+        `${bounces} bounced after a refused merge or a red build`,
+      ]
+        .filter(Boolean)
+        .join(', ')}); a person has to look`;
+
 export const buildRunContext = (snap: RunSnapshot): RunContext => {
   const graph = buildGraph(snap.issues, snap.external);
   // The graph holds each key once: as many keys as issues means no issue is listed twice.
@@ -92,11 +103,12 @@ export const buildRunContext = (snap: RunSnapshot): RunContext => {
     } else {
       const cap = capCheckOf(snap, p);
       const failures = p.attempts.slice(p.countFrom ?? 0).filter((a) => isModelFailure(a.outcome)).length;
+      const bounces = p.bounces ?? 0;
       // Its allowance is spent: no further attempt until a person gives it a new one (`/blitz retry`).
       if (cap?.level === 'over')
         runHolds.set(k, { kind: 'capped', reason: `it reached its per-issue cap (${cap.detail})` });
-      else if (failures >= maxAttempts)
-        runHolds.set(k, { kind: 'gave_up', reason: `${maxAttempts} attempts failed; a person has to look` });
+      else if (failures + bounces >= maxAttempts)
+        runHolds.set(k, { kind: 'gave_up', reason: gaveUpReason(maxAttempts, failures, bounces) });
     }
   }
   if (snap.kind === 'fleet')

@@ -43,6 +43,12 @@ export interface IssueProgress {
   workerAlive?: boolean;
   /** Failures count from this index of `attempts` on: a person's `/blitz retry` (default 0). */
   countFrom?: number;
+  /**
+   * Passes since the person's last retry whose solved work was bounced (a refused merge, a red build):
+   * they count towards the failures hold like failed attempts, so a merge that is refused every time
+   * holds the issue for a person instead of dispatching it again and again.
+   */
+  bounces?: number;
   /** A person's `/blitz skip`: left out of the run (still open) until `/blitz retry`. */
   skipped?: boolean;
   /**

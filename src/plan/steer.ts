@@ -55,10 +55,11 @@ export const holdOf = (i: HoldInput): HoldKind | undefined => {
   if (p.state === 'stalled') return 'stalled';
   const caps = i.issueCaps ? { issueCaps: i.issueCaps } : {};
   if (!i.workerRunning && capCheckOf(caps, p)?.level === 'over') return 'cap';
-  if (p.state !== 'failed') return undefined;
+  if (p.state !== 'failed' && p.state !== 'bounced') return undefined;
   const max = i.maxAttemptsPerIssue ?? i.issueCaps?.maxAttempts ?? defaultMaxAttemptsPerIssue;
   const failures = p.attempts.slice(p.countFrom ?? 0).filter((a) => isModelFailure(a.outcome));
-  return failures.length >= max ? 'failures' : undefined;
+  // A pass bounced after its work was solved counts like a failed attempt (plan/issue-progress.ts).
+  return failures.length + (p.bounces ?? 0) >= max ? 'failures' : undefined;
 };
 
 export type ReviewVerdict = 'clean' | 'minor' | 'blocking' | 'unclear';

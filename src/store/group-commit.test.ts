@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createGroupCommit, type GroupOptions } from './group-commit.ts';
 
 /** A writer that echoes its batch once the test opens its gate; each batch is recorded as it goes out. */
@@ -115,5 +115,52 @@ describe('createGroupCommit', () => {
     }
     expect((await pair).map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
     expect(await late).toBe(5);
+  });
+
+  describe('rides', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('a rider starts no write of its own: it goes out with the next write another item starts', async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      const { batches, gates, echo } = gatedEcho({ rides: (x) => (x as number) < 0, rideMs: 20 });
+      const riders = [echo(-1), echo(-2)];
+      expect(batches).toEqual([]);
+      await vi.advanceTimersByTimeAsync(10);
+      expect(batches).toEqual([]);
+      const item = echo(7);
+      expect(batches).toEqual([[-1, -2, 7]]);
+      gates.shift()!();
+      expect(await Promise.all([...riders, item])).toEqual([-1, -2, 7]);
+      // The timer armed for the riders finds nothing left to write.
+      await vi.advanceTimersByTimeAsync(20);
+      expect(batches).toEqual([[-1, -2, 7]]);
+    });
+
+    it('a rider made while a write is in flight goes out with the next one, as any item', async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      const { batches, gates, echo } = gatedEcho({ rides: (x) => (x as number) < 0 });
+      const first = echo(1);
+      const rider = echo(-1);
+      expect(batches).toEqual([[1]]);
+      gates.shift()!();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(batches).toEqual([[1], [-1]]);
+      gates.shift()!();
+      expect(await Promise.all([first, rider])).toEqual([1, -1]);
+    });
+
+    it('riders nothing else comes for go out alone once rideMs has passed', async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      const { batches, gates, echo } = gatedEcho({ rides: (x) => (x as number) < 0, rideMs: 20 });
+      const riders = [echo(-1), echo(-2)];
+      await vi.advanceTimersByTimeAsync(19);
+      expect(batches).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(batches).toEqual([[-1, -2]]);
+      gates.shift()!();
+      expect(await Promise.all(riders)).toEqual([-1, -2]);
+    });
   });
 });

@@ -21,7 +21,7 @@ interface Pending<T, R> {
  */
 export type Gather = 'while-writing' | 'this-turn';
 
-export interface GroupOptions {
+export interface GroupOptions<T = unknown> {
   gather?: Gather;
   /** Most items in one write (default 200). */
   maxBatch?: number;
@@ -39,12 +39,21 @@ export interface GroupOptions {
    * are never left behind: the write in flight takes them when it comes back.
    */
   spareAt?: number;
+  /**
+   * `while-writing`: items that need no answer soon (bookkeeping) and are not worth a write of their
+   * own: one never starts a write while others will come. It goes out with the next write another
+   * item starts, or the write in flight takes it when it comes back; one still waiting after
+   * `rideMs` starts a write itself.
+   */
+  rides?: (item: T) => boolean;
+  /** How long a riding item waits for a write to go out with (default 20 ms). */
+  rideMs?: number;
 }
 
 /** `write` takes a batch and answers each item, in the order given. */
 export const createGroupCommit = <T, R>(
   write: (items: readonly T[]) => Promise<readonly R[]> | readonly R[],
-  options: Gather | GroupOptions = 'while-writing',
+  options: Gather | GroupOptions<T> = 'while-writing',
 ): ((item: T) => Promise<R>) => {
   const o = typeof options === 'string' ? { gather: options } : options;
   const gather = o.gather ?? 'while-writing';
@@ -55,6 +64,8 @@ export const createGroupCommit = <T, R>(
   let flushing = 0;
   /** Writers going through a refused batch item by item: they take no waiting call for a while. */
   let retrying = 0;
+  const rides = gather === 'while-writing' ? o.rides : undefined;
+  let rideTimer: ReturnType<typeof setTimeout> | undefined;
 
   const settle = async (batch: Pending<T, R>[]): Promise<void> => {
     try {
@@ -83,9 +94,24 @@ export const createGroupCommit = <T, R>(
     }
   };
 
+  /** Riders left waiting (no write in flight to take them) start one once `rideMs` has passed. */
+  const waitForRide = (): void => {
+    if (rideTimer !== undefined) return;
+    rideTimer = setTimeout(() => {
+      rideTimer = undefined;
+      if (pending.length === 0 || flushing > 0) return;
+      flushing++;
+      void flush();
+    }, o.rideMs ?? 20);
+  };
+
   return (item) =>
     new Promise<R>((resolve, reject) => {
       pending.push({ item, resolve, reject });
+      if (rides?.(item)) {
+        if (flushing === 0) waitForRide();
+        return;
+      }
       // Calls below spareAt wait only for a writer that takes them when its one write is back.
       if (flushing >= inFlight || (flushing > retrying && pending.length < spareAt)) return;
       flushing++;

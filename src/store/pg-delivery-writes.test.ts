@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DeliveryRef } from './pg-delivery-bookkeeping.ts';
 import { createDeliveryWrites } from './pg-delivery-writes.ts';
 import type { DeliveryOutcome, NewDelivery } from './types.ts';
@@ -30,7 +30,7 @@ const gatedWriters = (refuse: (ds: readonly NewDelivery[]) => boolean = () => fa
         await gate();
       },
     },
-    { inFlight: 2, spareAt: 32 },
+    { inFlight: 2, spareAt: 32, rideMs: 20 },
   );
   const openAll = async () => {
     while (gates.length > 0) {
@@ -42,6 +42,10 @@ const gatedWriters = (refuse: (ds: readonly NewDelivery[]) => boolean = () => fa
 };
 
 describe('createDeliveryWrites', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('marks made while a sighting batch is in flight ride in the next sighting batch, not a write of their own', async () => {
     const w = gatedWriters();
     const first = w.record(sighting('a'));
@@ -60,9 +64,24 @@ describe('createDeliveryWrites', () => {
     expect(w.writes).toHaveLength(2);
   });
 
-  it('a mark on a quiet store, or left when no sighting follows, goes out alone', async () => {
+  it('a mark on a quiet store waits for the next sighting batch and rides in it', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const w = gatedWriters();
+    const mark = w.mark(ref('p'));
+    await vi.advanceTimersByTimeAsync(5);
+    expect(w.writes).toEqual([]);
+    const recorded = w.record(sighting('a'));
+    expect(w.writes).toEqual([{ sightings: ['a'], marks: ['p'] }]);
+    await w.openAll();
+    expect(await recorded).toBe('accepted');
+    await mark;
+  });
+
+  it('a mark no sighting batch comes for, or left when none follows, goes out alone after rideMs', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const w = gatedWriters();
     const lone = w.mark(ref('p'));
+    await vi.advanceTimersByTimeAsync(20);
     expect(w.writes).toEqual([{ marks: ['p'] }]);
     await w.openAll();
     await lone;
@@ -70,8 +89,12 @@ describe('createDeliveryWrites', () => {
     const left = w.mark(ref('q'));
     expect(w.writes).toEqual([{ marks: ['p'] }, { sightings: ['a'], marks: [] }]);
     await w.openAll();
-    await Promise.all([recorded, left]);
+    await recorded;
+    // The sighting batch came back and took the mark waiting behind it.
+    await vi.advanceTimersByTimeAsync(0);
     expect(w.writes).toEqual([{ marks: ['p'] }, { sightings: ['a'], marks: [] }, { marks: ['q'] }]);
+    await w.openAll();
+    await left;
   });
 
   it('a refused batch: the bad sighting fails alone, the others and the marks riding with it are still written', async () => {

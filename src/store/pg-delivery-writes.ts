@@ -2,10 +2,13 @@
 // the marks that wait while a sighting batch is in flight ride in the next sighting batch's statement
 // (pg-delivery-batch.ts), and commit with it, instead of a batch of their own per round trip. A
 // replica's writers come back once per round trip whatever they carry, so a second replica, each with
-// half the deliveries, used to double the mark statements per delivery. A write with no sighting in it
-// (a quiet bot, a burst's last marks) is a mark batch alone on the bookkeeping pool, whose commits do
-// not wait for the WAL flush (pg-delivery-bookkeeping.ts). A mark that rides a sighting batch is
-// durable with it; one alone may be lost in a crash, which replays an idempotent delivery.
+// half the deliveries, used to double the mark statements per delivery. A mark never starts a write
+// of its own at once: made when no batch is in flight, it waits for the next sighting (up to `rideMs`,
+// 20 ms): alone, marks went out in a statement per round trip whenever the sighting writers happened
+// to be idle, more often the fewer deliveries a replica has. A write with no sighting in it (a quiet
+// bot, a burst's last marks) is a mark batch alone on the bookkeeping pool, whose commits do not wait
+// for the WAL flush (pg-delivery-bookkeeping.ts). A mark that rides a sighting batch is durable with
+// it; one alone may be lost in a crash, which replays an idempotent delivery.
 
 import { createGroupCommit, type GroupOptions } from './group-commit.ts';
 import type { DeliveryRef } from './pg-delivery-bookkeeping.ts';
@@ -25,10 +28,13 @@ export interface DeliveryWrites {
   mark(ref: DeliveryRef): Promise<void>;
 }
 
-/** `options`: the group commit's (writes in flight, `spareAt`); sightings and marks both count. */
+/**
+ * `options`: the group commit's (writes in flight, `spareAt`, how long a mark waits for a sighting
+ * batch to ride in); sightings and marks both count.
+ */
 export const createDeliveryWrites = (
   w: DeliveryWriters,
-  options: Omit<GroupOptions, 'gather'> = {},
+  options: Omit<GroupOptions, 'gather' | 'rides'> = {},
 ): DeliveryWrites => {
   const write = createGroupCommit(
     async (items: readonly Write[]): Promise<(DeliveryOutcome | undefined)[]> => {
@@ -46,7 +52,7 @@ export const createDeliveryWrites = (
       let next = 0;
       return items.map((item) => ('sighting' in item ? outcomes[next++] : undefined));
     },
-    { ...options, gather: 'while-writing' },
+    { ...options, gather: 'while-writing', rides: (item) => 'mark' in item },
   );
   return {
     record: (d) => write({ sighting: d }) as Promise<DeliveryOutcome>,

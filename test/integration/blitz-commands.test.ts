@@ -223,7 +223,26 @@ describe('blitz commands', () => {
     );
     for (const [sha, c] of last) if (c.state === 'success') expect(mergedHeads.has(sha), sha).toBe(true);
     expect(merges).toBeGreaterThan(0);
-  }, 150_000);
+    // A merge refused every time is not dispatched again and again: after 3 bounces the issue is held
+    // for a person, who is told, and the run stops blocked (before, it looped: 59 attempts in 2 minutes).
+    await x.drive(settled(x), Number(process.env.BLITZ_WAIT ?? 120_000));
+    const run = (await x.liveRun())!;
+    expect(run.state).toBe('blocked');
+    const attempts = await x.bot.runs.ledger.listByRun(run.id);
+    // The dashboard names the hold; the issue held had 3 attempts, each solved and bounced, and no fourth.
+    const dashboard = botComments(x)
+      .map((c) => c.body)
+      .join('\n')
+      // The dashboard escapes markdown punctuation as entities.
+      .replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+    const named =
+      /acme\/app#(\d+)[^\n]*3 tries did not land \(3 bounced after a refused merge or a red build\)/.exec(
+        dashboard,
+      );
+    expect(named, dashboard).not.toBeNull();
+    const heldAttempts = attempts.filter((a) => a.issue.number === Number(named![1]));
+    expect(heldAttempts.map((a) => a.outcome)).toEqual(['solved', 'solved', 'solved']);
+  }, 200_000);
 
   it('an out-of-scope bug a worker reports becomes one new issue in the milestone, which is then worked', async () => {
     const dir = tempDir('blitz-agent-');
