@@ -11,6 +11,7 @@ import { stat, watch } from 'node:fs/promises';
 import { join } from 'node:path';
 import { rosterEntrySchema } from '../src/config/blitz-config.ts';
 import { silentLogger } from '../src/observability/logger.ts';
+import { isAlive } from '../src/runner/exec.ts';
 import { InMemoryAttemptLedger } from '../src/runner/ledger.ts';
 import { Runner } from '../src/runner/runner.ts';
 import { systemClock } from '../src/runner/types.ts';
@@ -187,6 +188,13 @@ const bench: Bench = async () => {
       for (const r of open) appendFileSync(r.logPath, `restarted ${t}\n`);
       perWorker.push(await tickCpu(make()));
     }
+    // A tick over workers that ended meanwhile (killed from outside, on a shared host) checks nothing
+    // and would read as nearly free: then there is no figure.
+    const still = (await ledger.listOpen()).filter((r) => r.pid !== undefined && isAlive(r.pid));
+    if (open.length !== IDLE_WORKERS || still.length !== IDLE_WORKERS)
+      throw new Error(
+        `runner bench: ${IDLE_WORKERS} live workers were to be ticked, ${open.length} were open and ${still.length} still live at the end`,
+      );
     const figures: Figure[] = [
       { name: 'runner.spawn.median_ms', value: round(median(spawn), 1), unit: 'ms' },
       { name: 'runner.baseline_worktree.median_ms', value: round(median(baseline), 1), unit: 'ms' },

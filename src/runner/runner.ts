@@ -121,7 +121,7 @@ export class Runner {
       clock: d.clock,
       events: d.events,
       logger: d.logger,
-      gitContext: (repo) => this.gitContext(repo),
+      gitContext: (repo, opts) => this.gitContext(repo, opts),
       // No forge credential reaches a worker: it commits, and the supervisor pushes its branch.
       workerEnv: async (r, promptFile) => ({
         env: {
@@ -141,10 +141,14 @@ export class Runner {
     });
   }
 
-  async gitContext(repo: { owner: string; name: string }): Promise<GitContext> {
+  /** `credentials: false`: a context for local git only, without asking the provider. */
+  async gitContext(
+    repo: { owner: string; name: string },
+    opts: { credentials?: boolean } = {},
+  ): Promise<GitContext> {
     return {
       env: this.gitEnv,
-      credentials: await this.d.credentials(repo),
+      ...(opts.credentials === false ? {} : { credentials: await this.d.credentials(repo) }),
       ...(this.workerUser ? { guardConfig: true } : {}),
     };
   }

@@ -24,7 +24,7 @@ import { parseSessionId, parseTokenUsage } from './agent-output.ts';
 import { isAlive, killGroup, processStartTime, redactArgv, spawnDetached } from './exec.ts';
 import { classifyExit, liveEnvironmentProblem } from './failure-class.ts';
 import { parseFinalReport } from './final-report.ts';
-import { type GitContext, git, gitTry, remoteBranchSha } from './git.ts';
+import { type GitContext, gitTry, remoteBranchSha } from './git.ts';
 import { buildNudge, isFeedbackReason, type NudgeSituation } from './prompt.ts';
 import { stallCheck } from './stall.ts';
 import { commandFor, toolAdapters } from './tools/index.ts';
@@ -80,8 +80,14 @@ export interface SupervisorDeps {
   clock: Clock;
   events: EventSink;
   logger: Logger;
-  /** git environment and credentials for a repo (git.ts hands the credentials to remote commands only). */
-  gitContext: (repo: { owner: string; name: string }) => Promise<GitContext>;
+  /**
+   * git environment and credentials for a repo (git.ts hands the credentials to remote commands only);
+   * `credentials: false` for local reads and writes only, without asking for them.
+   */
+  gitContext: (
+    repo: { owner: string; name: string },
+    opts?: { credentials?: boolean },
+  ) => Promise<GitContext>;
   /** Environment for a worker process of this attempt. */
   workerEnv: (
     record: AttemptRecord,
@@ -125,14 +131,15 @@ const userEnv = (user: WorkerUser, attemptDir: string): Record<string, string> =
   LOGNAME: user.name,
 });
 
-/** origin's heads (branch → sha) per clone, read once in a tick for every worker of that clone. */
-type RemoteHeads = Map<string, Promise<Map<string, string> | null>>;
-
-/** HEAD, the attempt's branch and origin's base branch in a worktree (undefined/null: no such ref). */
+/**
+ * HEAD, the attempt's branch, origin's base branch and the attempt's branch as the clone last saw it on
+ * origin (its tracking ref) in a worktree (undefined/null: no such ref).
+ */
 interface Refs {
   head: string | null;
   local?: string;
   base?: string;
+  tracking?: string;
 }
 
 /** What a supervisor remembers of one attempt between ticks (kept only while the attempt is open). */
@@ -153,7 +160,8 @@ const FORCED_READ = 10;
 const readRefs = async (r: AttemptRecord, ctx: GitContext): Promise<Refs> => {
   const local = `refs/heads/${r.branch}`;
   const base = `refs/remotes/origin/${r.baseBranch}`;
-  const out = (await gitTry(['show-ref', '--head', '--', local, base], r.worktree, ctx)) ?? '';
+  const tracking = `refs/remotes/origin/${r.branch}`;
+  const out = (await gitTry(['show-ref', '--head', '--', local, base, tracking], r.worktree, ctx)) ?? '';
   const refs: Refs = { head: null };
   for (const line of out.split('\n')) {
     const [sha, name] = line.split(' ');
@@ -161,6 +169,7 @@ const readRefs = async (r: AttemptRecord, ctx: GitContext): Promise<Refs> => {
     if (name === 'HEAD') refs.head = sha;
     else if (name === local) refs.local = sha;
     else if (name === base) refs.base = sha;
+    else if (name === tracking) refs.tracking = sha;
   }
   return refs;
 };
@@ -186,9 +195,9 @@ const statStamp = (path: string): string => {
 };
 
 /**
- * A stamp of the files the attempt's refs live in (HEAD, the ref HEAD names, the branch, origin's base,
- * packed-refs); git replaces a ref file by rename, so any update changes it. Undefined (always ask
- * git) for a reftable repository or a HEAD that cannot be read.
+ * A stamp of the files the attempt's refs live in (HEAD, the ref HEAD names, the branch, its tracking
+ * ref, origin's base, packed-refs); git replaces a ref file by rename, so any update changes it.
+ * Undefined (always ask git) for a reftable repository or a HEAD that cannot be read.
  */
 const refStamp = (
   dirs: { gitDir: string; commonDir: string },
@@ -207,6 +216,7 @@ const refStamp = (
     join(dirs.gitDir, 'HEAD'),
     join(dirs.commonDir, 'packed-refs'),
     join(dirs.commonDir, 'refs', 'heads', branch),
+    join(dirs.commonDir, 'refs', 'remotes', 'origin', branch),
     join(dirs.commonDir, 'refs', 'remotes', 'origin', baseBranch),
     ...(named ? [join(dirs.commonDir, named)] : []),
   ];
@@ -215,22 +225,12 @@ const refStamp = (
 
 /**
  * An unreachable remote reads as no branch; a repository config the runner refuses its credentials
- * under does not: the first git that would carry them (this ls-remote, each tick) ends the attempt.
+ * under does not: the first git that would carry them (a push, or the ls-remote of an exit) ends the
+ * attempt.
  */
 const unlessForbidden = (err: unknown): null => {
   if (isAppError(err, 'forbidden')) throw err;
   return null;
-};
-
-/** origin's heads as one map (one `ls-remote` for every branch of the clone). */
-const remoteHeads = async (repoDir: string, ctx: GitContext): Promise<Map<string, string>> => {
-  const out = await git(['ls-remote', '--heads', 'origin'], repoDir, ctx);
-  const heads = new Map<string, string>();
-  for (const line of out.split('\n')) {
-    const [sha, ref] = line.split('\t');
-    if (sha && ref?.startsWith('refs/heads/')) heads.set(ref.slice('refs/heads/'.length), sha);
-  }
-  return heads;
 };
 
 export class Supervisor {
@@ -311,14 +311,12 @@ export class Supervisor {
   }
 
   private async pass(opts: { stalls?: boolean }): Promise<void> {
-    // What the host reads once per pass for all its workers: origin's heads, per clone.
-    const remotes: RemoteHeads = new Map();
     const open = await this.d.ledger.listOpen();
     for (const id of this.memos.keys()) if (!open.some((r) => r.id === id)) this.memos.delete(id);
     for (const r of open) {
       if (this.relaunching.has(r.id)) continue;
       try {
-        await this.check(r, opts, remotes);
+        await this.check(r, opts);
       } catch (err) {
         // A worker that rewrote its repository's git config (a URL, a proxy, a helper) to catch the
         // runner's credentials: the runner runs no more git there, and the attempt ends, named.
@@ -330,7 +328,7 @@ export class Supervisor {
     }
   }
 
-  async check(r: AttemptRecord, opts: { stalls?: boolean } = {}, remotes?: RemoteHeads): Promise<void> {
+  async check(r: AttemptRecord, opts: { stalls?: boolean } = {}): Promise<void> {
     // A remote runner's attempt (its token reported it) is that runner's to supervise, never this host's.
     if (r.runner !== undefined) return;
     if (r.pid === undefined) {
@@ -363,14 +361,19 @@ export class Supervisor {
       await this.stop(r);
       return this.finish(r, 'environment_failure', `Environment failure: ${problem}.`);
     }
-    const ctx = await this.gitContextOf(r);
+    // A tick's own git is local (show-ref, rev-list): the credentials (for the bot, a read of the live
+    // runs and the forge's token) are asked only when there is a commit to push (pushBranch).
+    const ctx = await this.gitContextOf(r, { credentials: false });
     if (this.d.clock.now().getTime() - Date.parse(r.launchedAt) > this.d.attemptTimeoutMs) {
       await this.stop(r);
       return this.finish(r, 'unsolved', 'Timed out and was stopped.');
     }
     if (opts.stalls === false) return;
+    // origin's side of the branch is the tracking ref: only the runner pushes an attempt's branch (and
+    // moves that ref when it does), and each job start's fetch brings it up to date, so a tick asks
+    // origin nothing. The exit asks origin itself (onExit).
     const refs = await this.refsOf(r, ctx);
-    const remote = await this.pushBranch(r, ctx, refs, await this.remoteOf(r, ctx, remotes));
+    const remote = await this.pushBranch(r, ctx, refs, refs.tracking ?? null);
     const obs = { logSize, head: refs.head, remote };
     // The previous observation lives in the ledger, so the first check after a restart already counts.
     const { stalled } = stallCheck({ last: r.stallFingerprint }, obs);
@@ -382,23 +385,9 @@ export class Supervisor {
   }
 
   /**
-   * The attempt's branch on origin. In a tick, one `ls-remote` per clone serves every worker of that
-   * repository (the map is the tick's); outside a tick (an exit) the attempt's own branch is asked.
-   */
-  private async remoteOf(r: AttemptRecord, ctx: GitContext, remotes?: RemoteHeads): Promise<string | null> {
-    if (!remotes) return remoteBranchSha(r.worktree, r.branch, ctx).catch(unlessForbidden);
-    const key = `${r.repoDir}\0${r.job.cloneUrl}`;
-    let heads = remotes.get(key);
-    if (!heads) {
-      heads = remoteHeads(r.repoDir, ctx).catch(unlessForbidden);
-      remotes.set(key, heads);
-    }
-    return (await heads)?.get(r.branch) ?? null;
-  }
-
-  /**
-   * HEAD, the attempt's branch and origin's base in the worktree: one `git show-ref`, and none at all
-   * while the files those refs live in are unchanged since the attempt's last read (a quiet worker).
+   * HEAD, the attempt's branch, its tracking ref and origin's base in the worktree: one `git show-ref`,
+   * and none at all while the files those refs live in are unchanged since the attempt's last read (a
+   * quiet worker).
    */
   private async refsOf(r: AttemptRecord, ctx: GitContext): Promise<Refs> {
     const memo = this.memo(r);
@@ -426,6 +415,7 @@ export class Supervisor {
    * Workers hold no forge credential: the runner pushes the attempt's own branch for them, that
    * refspec only, to the clone URL of the job the runner stored (never to a remote the worker's git
    * config names). A push git refuses (a rewritten history) is logged; the branch then has not moved.
+   * `ctx` may be a local one (a tick's): the credentials are then asked here, for the push alone.
    */
   private async pushBranch(
     r: AttemptRecord,
@@ -445,7 +435,12 @@ export class Supervisor {
       Object.assign(memo, { ownRange: range, own: own ? Number(own.trim()) : 0 });
     }
     if (!memo.own) return remote;
-    const pushed = await gitTry(['push', '--quiet', '--', r.job.cloneUrl, `${ref}:${ref}`], r.worktree, ctx);
+    const remoteCtx = ctx.credentials === undefined ? await this.gitContextOf(r) : ctx;
+    const pushed = await gitTry(
+      ['push', '--quiet', '--', r.job.cloneUrl, `${ref}:${ref}`],
+      r.worktree,
+      remoteCtx,
+    );
     if (pushed === undefined) {
       this.d.logger.warn({ attemptId: r.id, branch: r.branch }, 'the runner could not push the branch');
       return remote;
@@ -521,8 +516,8 @@ export class Supervisor {
   }
 
   /** The runner's git context for an attempt's worktree, with the origin URL its job names. */
-  private async gitContextOf(r: AttemptRecord): Promise<GitContext> {
-    return { ...(await this.d.gitContext(r.issue.repo)), originUrl: r.job.cloneUrl };
+  private async gitContextOf(r: AttemptRecord, opts?: { credentials?: boolean }): Promise<GitContext> {
+    return { ...(await this.d.gitContext(r.issue.repo, opts)), originUrl: r.job.cloneUrl };
   }
 
   /** The session to resume: the one recorded, else the one the log names (codex, opencode). */
@@ -572,7 +567,12 @@ export class Supervisor {
     }
     const ctx = await this.gitContextOf(r);
     // Read afresh: an exit is seen once, and its push must not miss a commit made just before.
-    const remote = await this.pushBranch(r, ctx, await readRefs(r, ctx), await this.remoteOf(r, ctx));
+    const remote = await this.pushBranch(
+      r,
+      ctx,
+      await readRefs(r, ctx),
+      await remoteBranchSha(r.worktree, r.branch, ctx).catch(unlessForbidden),
+    );
     // Work is commits ahead of the base on origin. A branch that moved with none (an issue branch
     // pushed new at the base's tip) delivered nothing. One that did not move but holds commits ahead
     // carries an earlier attempt's work (a runner that died after pushing, a lease that moved the job

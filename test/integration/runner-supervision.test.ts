@@ -1,6 +1,6 @@
 // Supervision with real processes: stall → nudge → resume → push, timeouts, cancel, an interrupted
 // worker resumed in its worktree, credentials kept out of .git/config, cleanup and the build gate.
-import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isAlive, killGroup } from '../../src/runner/exec.ts';
@@ -17,6 +17,41 @@ const until = async (what: () => boolean | Promise<boolean>, timeoutMs = 10_000)
     await sleep(50);
   }
 };
+
+/**
+ * A git in front of the real one that records each call's argv and environment, then runs it: put
+ * `bin` in front of PATH. `calls()` reads what it saw so far.
+ */
+const gitSpy = () => {
+  const bin = tempDir('blitz-git-spy-');
+  const file = join(bin, 'calls.jsonl');
+  const real = (process.env.PATH ?? '')
+    .split(':')
+    .map((dir) => join(dir, 'git'))
+    .find((p) => existsSync(p));
+  if (!real) throw new Error('no git on PATH');
+  writeFileSync(
+    join(bin, 'git'),
+    `#!${process.execPath}
+const args = process.argv.slice(2);
+require('node:fs').appendFileSync(${JSON.stringify(file)}, JSON.stringify({ args, env: process.env }) + '\\n');
+const r = require('node:child_process').spawnSync(${JSON.stringify(real)}, args, { stdio: 'inherit' });
+process.exit(r.status ?? 1);
+`,
+  );
+  chmodSync(join(bin, 'git'), 0o755);
+  const calls = (): { args: string[]; env: Record<string, string> }[] =>
+    existsSync(file)
+      ? readFileSync(file, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { args: string[]; env: Record<string, string> })
+      : [];
+  return { bin, calls };
+};
+
+/** git's subcommand in a recorded argv (past `-c key=value` settings). */
+const subcommand = (args: string[]) => args.find((x, i) => !x.startsWith('-') && args[i - 1] !== '-c');
 
 describe('runner supervision', () => {
   it('a silent worker is stalled after two identical checks, nudged, resumed in the same worktree, and pushes', async () => {
@@ -246,25 +281,8 @@ describe('runner supervision', () => {
     const origin = await createOrigin();
     const token = 'ghs_local0123456789abcdefghijklmnopqrstu';
     const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
-    // A git in front of the real one that records each call's argv and environment, then runs it.
-    const bin = tempDir('blitz-git-spy-');
-    const calls = join(bin, 'calls.jsonl');
-    const real = (process.env.PATH ?? '')
-      .split(':')
-      .map((dir) => join(dir, 'git'))
-      .find((p) => existsSync(p));
-    if (!real) throw new Error('no git on PATH');
-    writeFileSync(
-      join(bin, 'git'),
-      `#!${process.execPath}
-const args = process.argv.slice(2);
-require('node:fs').appendFileSync(${JSON.stringify(calls)}, JSON.stringify({ args, env: process.env }) + '\\n');
-const r = require('node:child_process').spawnSync(${JSON.stringify(real)}, args, { stdio: 'inherit' });
-process.exit(r.status ?? 1);
-`,
-    );
-    chmodSync(join(bin, 'git'), 0o755);
-    const h = makeHarness({ credentials: { username: 'x-access-token', token }, pathPrepend: [bin] });
+    const spy = gitSpy();
+    const h = makeHarness({ credentials: { username: 'x-access-token', token }, pathPrepend: [spy.bin] });
     const entry = fakeEntry({ FAKE_AGENT_MODE: 'commit-then-stall', FAKE_AGENT_RESUME_MODE: 'push' });
     const r = await h.runner.execute(attemptJob(origin.url, entry));
     if (r.kind !== 'attempt') throw new Error('expected an attempt');
@@ -275,11 +293,8 @@ process.exit(r.status ?? 1);
     expect(h.events.filter((e) => e.type === 'attempt.resumed')).toHaveLength(1);
     expect((await settle(h, a.id)).outcome).toBe('solved');
 
-    const seen = readFileSync(calls, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { args: string[]; env: Record<string, string> });
-    const sub = (args: string[]) => args.find((x, i) => !x.startsWith('-') && args[i - 1] !== '-c');
+    const seen = spy.calls();
+    const sub = subcommand;
     const remote = new Set(['clone', 'fetch', 'push', 'ls-remote']);
     const holds = (c: { args: string[]; env: Record<string, string> }) =>
       [...c.args, ...Object.values(c.env)].some((v) => v.includes(token) || v.includes(basic));
@@ -292,6 +307,46 @@ process.exit(r.status ?? 1);
       expect(local.map((c) => sub(c.args))).toContain(cmd);
     expect(local.filter(holds).map((c) => c.args.join(' '))).toEqual([]);
   }, 60_000);
+
+  it('a tick asks origin nothing: a new commit is pushed once, and a quiet worker costs no git that talks to a remote and no credentials', async () => {
+    const origin = await createOrigin();
+    const spy = gitSpy();
+    let asked = 0;
+    const h = makeHarness({
+      pathPrepend: [spy.bin],
+      credentials: { username: 'x-access-token', token: 'ghs_quiet0123456789abcdefghijklmnopqrstu' },
+      onCredentials: () => asked++,
+    });
+    const r = await h.runner.execute(
+      attemptJob(origin.url, fakeEntry({ FAKE_AGENT_MODE: 'commit-then-stall' })),
+    );
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    const a = r.attempt;
+    await until(async () => (await gitIn(a.worktree, 'log', '--oneline', 'origin/main..HEAD')).length > 0);
+    const remote = new Set(['clone', 'fetch', 'push', 'ls-remote']);
+    /** The git commands of one tick that talk to a remote, and how often it asked for credentials. */
+    const tickSees = async () => {
+      const [before, askedBefore] = [spy.calls().length, asked];
+      await h.runner.tick();
+      const calls = spy
+        .calls()
+        .slice(before)
+        .map((c) => subcommand(c.args) ?? '')
+        .filter((c) => remote.has(c));
+      return { remote: calls, credentials: asked - askedBefore };
+    };
+    // The worker's commit is pushed by the tick that first sees it, and nothing else asks origin.
+    expect(await tickSees()).toEqual({ remote: ['push'], credentials: 1 });
+    const head = await gitIn(a.worktree, 'rev-parse', 'HEAD');
+    expect(await originSha(origin.url, a.branch)).toBe(head);
+    // The worker writes on, commits nothing: the next ticks push nothing and ask origin nothing.
+    for (let t = 0; t < 2; t++) {
+      appendFileSync(a.logPath, `working ${t}\n`);
+      expect(await tickSees()).toEqual({ remote: [], credentials: 0 });
+    }
+    expect(h.events.some((e) => e.type === 'attempt.nudged')).toBe(false);
+    await h.runner.execute({ kind: 'cancel', attemptId: a.id });
+  });
 
   it('reuses and fetches the clone for the next issue and sees new commits on origin', async () => {
     const origin = await createOrigin();
