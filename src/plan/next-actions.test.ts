@@ -125,7 +125,9 @@ describe('nextActions: dispatch', () => {
     const mixedHeld = nextActions('running', baseSnapshot([issue(1)], { progress: [mixed] }));
     expect(ofType(mixedHeld, 'dispatch')).toEqual([]);
     expect(ofType(mixedHeld, 'stop')[0]!.reason).toContain('1 failed, 2 bounced');
-    expect(ofType(mixedHeld, 'issue_notice')[0]!.message).toContain('1 failed and its work was bounced 2 times');
+    expect(ofType(mixedHeld, 'issue_notice')[0]!.message).toContain(
+      '1 failed and its work was bounced 2 times',
+    );
   });
 
   it('holds an issue that reached its per-issue cap, says so once per allowance, and warns at 80 % before that', () => {
