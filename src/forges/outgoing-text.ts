@@ -38,6 +38,11 @@ export const cleanBody = (text: string, redact: Redact): string =>
 export const withCleanOutgoing = (forge: Forge, redact: Redact): Forge => {
   const body = (text: string) => cleanBody(text, redact);
   const title = (text: string) => cleanTitle(text, redact);
+  /** A `blitz` check report sent with an open or a merge: its title and summary made safe. */
+  const progress = <P extends { report: { title: string; summary: string } }>(p: P): P => ({
+    ...p,
+    report: { ...p.report, title: title(p.report.title), summary: body(p.report.summary) },
+  });
   return {
     ...forge,
     createComment: (ref, text) => forge.createComment(ref, body(text)),
@@ -51,35 +56,13 @@ export const withCleanOutgoing = (forge: Forge, redact: Redact): Forge => {
       forge.openPullRequest(
         repo,
         { ...pr, title: title(pr.title), body: body(pr.body) },
-        opts?.progress
-          ? {
-              progress: {
-                sha: opts.progress.sha,
-                report: {
-                  ...opts.progress.report,
-                  title: title(opts.progress.report.title),
-                  summary: body(opts.progress.report.summary),
-                },
-              },
-            }
-          : opts,
+        opts?.progress ? { ...opts, progress: progress(opts.progress) } : opts,
       ),
     mergePullRequest: (ref, opts) =>
       forge.mergePullRequest(ref, {
         ...opts,
         ...(opts.title === undefined ? {} : { title: title(opts.title) }),
-        ...(opts.progress
-          ? {
-              progress: {
-                sha: opts.progress.sha,
-                report: {
-                  ...opts.progress.report,
-                  title: title(opts.progress.report.title),
-                  summary: body(opts.progress.report.summary),
-                },
-              },
-            }
-          : {}),
+        ...(opts.progress ? { progress: progress(opts.progress) } : {}),
       }),
     ...(forge.reportProgress
       ? {

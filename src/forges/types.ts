@@ -256,6 +256,16 @@ export interface PullFeedback {
   comments: ReviewComment[];
 }
 
+/** How `Forge.mergePullRequest` merges. */
+export interface MergeOptions {
+  method: MergeMethod;
+  expectedHeadSha?: string;
+  title?: string;
+  /** false: no read of the PR after the merge for its merge commit where the answer lacks it. */
+  readBack?: boolean;
+  progress?: { sha: string; report: ProgressReport };
+}
+
 /**
  * One forge connection, scoped to an installation (GitHub) or a token (Gitea).
  * Errors are AppErrors: `not_found`, `forbidden`, `unauthorized`, `rate_limited`, `forge_unavailable`,
@@ -340,17 +350,7 @@ export interface Forge {
    * as `reportProgress` would, first. A refused merge throws as without it; the report stands, and is
    * the caller's to correct.
    */
-  mergePullRequest(
-    ref: IssueRef,
-    opts: {
-      method: MergeMethod;
-      expectedHeadSha?: string;
-      title?: string;
-      /** false: no read of the PR after the merge for its merge commit where the answer lacks it. */
-      readBack?: boolean;
-      progress?: { sha: string; report: ProgressReport };
-    },
-  ): Promise<MergeResult>;
+  mergePullRequest(ref: IssueRef, opts: MergeOptions): Promise<MergeResult>;
   updatePullRequestBranch(ref: IssueRef): Promise<void>;
   /** Issues the PR says it closes (Fixes/Closes/Resolves in body or commits). */
   closingIssues(ref: IssueRef): Promise<IssueRef[]>;

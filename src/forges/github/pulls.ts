@@ -6,6 +6,7 @@ import {
   type BoundedDiff,
   type IssueRef,
   type MergeMethod,
+  type MergeOptions,
   type MergeResult,
   type NewPullRequest,
   type OpenedPullRequest,
@@ -316,13 +317,7 @@ export const pullOps = (gh: GithubClient, more: PullOpsParts = {}) => {
     async mergePullRequest(
       ref: IssueRef,
       // `readBack` needs nothing here: GitHub's merge answer names the merge commit.
-      opts: {
-        method: MergeMethod;
-        expectedHeadSha?: string;
-        title?: string;
-        readBack?: boolean;
-        progress?: { sha: string; report: ProgressReport };
-      },
+      opts: MergeOptions,
     ): Promise<MergeResult> {
       const { progress } = opts;
       if (progress) {

@@ -10,6 +10,16 @@ import { checksOf, type WorldCheckRun, type WorldReviewComment, type WorldStatus
 import { actionsOnly, actionsOnlyMessage } from './rest-checks.ts';
 import { mergeInfo, mergePull, syncHead } from './rest-pulls.ts';
 
+/** The fields `createCheckRun` and `updateCheckRun` share (GitHub's CreateCheckRunInput / UpdateCheckRunInput). */
+interface CheckRunFields {
+  repositoryId: string;
+  status?: string;
+  conclusion?: string;
+  detailsUrl?: string;
+  externalId?: string;
+  output?: { title: string; summary: string; text?: string };
+}
+
 let schema: GraphQLSchema | undefined;
 
 /** GitHub's schema, built once per process (the SDL is 60k lines). */
@@ -402,18 +412,7 @@ export const createRoot = (world: World, actorLogin: string) => {
       });
       return { pullRequest: issueNode(repo, issue) };
     },
-    createCheckRun: async (args: {
-      input: {
-        repositoryId: string;
-        headSha: string;
-        name: string;
-        status?: string;
-        conclusion?: string;
-        detailsUrl?: string;
-        externalId?: string;
-        output?: { title: string; summary: string; text?: string };
-      };
-    }) => {
+    createCheckRun: async (args: { input: CheckRunFields & { headSha: string; name: string } }) => {
       const { input } = args;
       const repo = writableRepo(input.repositoryId);
       // Check runs are an App's: a user token is refused, as GitHub does.
@@ -443,18 +442,7 @@ export const createRoot = (world: World, actorLogin: string) => {
       });
       return { checkRun: checkRunNode(run) };
     },
-    updateCheckRun: (args: {
-      input: {
-        repositoryId: string;
-        checkRunId: string;
-        name?: string;
-        status?: string;
-        conclusion?: string;
-        detailsUrl?: string;
-        externalId?: string;
-        output?: { title: string; summary: string; text?: string };
-      };
-    }) => {
+    updateCheckRun: (args: { input: CheckRunFields & { checkRunId: string; name?: string } }) => {
       const { input } = args;
       const repo = writableRepo(input.repositoryId);
       if (world.users.get(actorLogin.toLowerCase())?.type !== 'Bot')
