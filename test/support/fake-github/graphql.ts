@@ -20,6 +20,22 @@ interface CheckRunFields {
   output?: { title: string; summary: string; text?: string };
 }
 
+/** The optional fields both check-run mutations write, as the World keeps them. */
+const optionalFields = (input: CheckRunFields) => ({
+  ...(input.conclusion ? { conclusion: input.conclusion.toLowerCase() } : {}),
+  ...(input.detailsUrl ? { detailsUrl: input.detailsUrl } : {}),
+  ...(input.externalId ? { externalId: input.externalId } : {}),
+  ...(input.output
+    ? { title: input.output.title, summary: input.output.summary, text: input.output.text ?? null }
+    : {}),
+});
+
+/** GitHub's limit on a check run's summary. */
+const summaryFits = (input: CheckRunFields): void => {
+  if ((input.output?.summary.length ?? 0) > 65_535)
+    throw new TypedError('UNPROCESSABLE', 'output.summary is too long (maximum is 65535 characters)');
+};
+
 let schema: GraphQLSchema | undefined;
 
 /** GitHub's schema, built once per process (the SDL is 60k lines). */
@@ -112,6 +128,11 @@ const closingRefs = (world: World, repo: WorldRepo, body: string) => {
 };
 
 export const createRoot = (world: World, actorLogin: string) => {
+  /** Check runs are an App's: a user token is refused, as GitHub does. */
+  const appOnly = (): void => {
+    if (world.users.get(actorLogin.toLowerCase())?.type !== 'Bot')
+      throw new TypedError('FORBIDDEN', 'You must authenticate as a GitHub App to use the Checks API');
+  };
   const readable = (repo: WorldRepo | undefined) =>
     repo && (!repo.private || world.permissionOf(repo, actorLogin) !== 'none') ? repo : undefined;
 
@@ -415,9 +436,7 @@ export const createRoot = (world: World, actorLogin: string) => {
     createCheckRun: async (args: { input: CheckRunFields & { headSha: string; name: string } }) => {
       const { input } = args;
       const repo = writableRepo(input.repositoryId);
-      // Check runs are an App's: a user token is refused, as GitHub does.
-      if (world.users.get(actorLogin.toLowerCase())?.type !== 'Bot')
-        throw new TypedError('FORBIDDEN', 'You must authenticate as a GitHub App to use the Checks API');
+      appOnly();
       const sha = await repo.git.resolve(input.headSha);
       if (sha !== input.headSha)
         throw new TypedError('UNPROCESSABLE', `No commit found for SHA: ${input.headSha}`);
@@ -426,27 +445,20 @@ export const createRoot = (world: World, actorLogin: string) => {
         throw new TypedError('UNPROCESSABLE', actionsOnlyMessage);
       if (status === 'completed' && input.conclusion === undefined)
         throw new TypedError('UNPROCESSABLE', 'conclusion is required when status is completed');
-      if ((input.output?.summary.length ?? 0) > 65_535)
-        throw new TypedError('UNPROCESSABLE', 'output.summary is too long (maximum is 65535 characters)');
+      summaryFits(input);
       const run = checksOf(world).addRun(repo, {
         name: input.name,
         headSha: sha,
         appSlug: actorLogin.replace(/\[bot\]$/i, ''),
         status: status as WorldCheckRun['status'],
-        ...(input.conclusion ? { conclusion: input.conclusion.toLowerCase() } : {}),
-        ...(input.detailsUrl ? { detailsUrl: input.detailsUrl } : {}),
-        ...(input.externalId ? { externalId: input.externalId } : {}),
-        ...(input.output
-          ? { title: input.output.title, summary: input.output.summary, text: input.output.text ?? null }
-          : {}),
+        ...optionalFields(input),
       });
       return { checkRun: checkRunNode(run) };
     },
     updateCheckRun: (args: { input: CheckRunFields & { checkRunId: string; name?: string } }) => {
       const { input } = args;
       const repo = writableRepo(input.repositoryId);
-      if (world.users.get(actorLogin.toLowerCase())?.type !== 'Bot')
-        throw new TypedError('FORBIDDEN', 'You must authenticate as a GitHub App to use the Checks API');
+      appOnly();
       const m = /^CheckRun:(\d+)$/.exec(Buffer.from(input.checkRunId, 'base64url').toString());
       const run = m ? checksOf(world).run(repo, Number(m[1])) : undefined;
       if (!run)
@@ -461,17 +473,11 @@ export const createRoot = (world: World, actorLogin: string) => {
         throw new TypedError('UNPROCESSABLE', actionsOnlyMessage);
       if (status === 'completed' && input.conclusion === undefined && !run.conclusion)
         throw new TypedError('UNPROCESSABLE', 'conclusion is required when status is completed');
-      if ((input.output?.summary.length ?? 0) > 65_535)
-        throw new TypedError('UNPROCESSABLE', 'output.summary is too long (maximum is 65535 characters)');
+      summaryFits(input);
       checksOf(world).updateRun(run, {
         ...(input.name ? { name: input.name } : {}),
         ...(status ? { status: status as WorldCheckRun['status'] } : {}),
-        ...(input.conclusion ? { conclusion: input.conclusion.toLowerCase() } : {}),
-        ...(input.detailsUrl ? { detailsUrl: input.detailsUrl } : {}),
-        ...(input.externalId ? { externalId: input.externalId } : {}),
-        ...(input.output
-          ? { title: input.output.title, summary: input.output.summary, text: input.output.text ?? null }
-          : {}),
+        ...optionalFields(input),
       });
       return { checkRun: checkRunNode(run) };
     },
