@@ -26,6 +26,13 @@ describe('toAppError', () => {
     ).toBe('rate_limited');
   });
 
+  it('tells a GraphQL rate limit, as GitHub answers it and as plugin-throttling throws it', () => {
+    const errors = [{ type: 'RATE_LIMITED', message: 'API rate limit exceeded for installation ID 1.' }];
+    expect(toAppError({ errors }, { action: 'a' }).code).toBe('rate_limited');
+    const thrown = Object.assign(new Error('GraphQL Rate Limit Exceeded'), { data: { errors } });
+    expect(toAppError(thrown, { action: 'a' }).code).toBe('rate_limited');
+  });
+
   it('maps 401, 404, 5xx and other statuses to their codes', () => {
     expect(toAppError(http(401), { action: 'a' }).code).toBe('unauthorized');
     expect(toAppError(http(404), { action: 'a', repo }).message).toContain('acme/app');

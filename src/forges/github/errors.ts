@@ -14,6 +14,8 @@ const GraphqlFailure = z.object({
   errors: z.array(z.object({ message: z.string(), type: z.string().optional() })).min(1),
 });
 
+const ThrottledGraphql = z.object({ data: GraphqlFailure });
+
 export interface CallContext {
   /** What the bot was doing, e.g. "close issue #3". */
   action: string;
@@ -26,7 +28,18 @@ export const toAppError = (err: unknown, ctx: CallContext): AppError => {
   if (isAppError(err)) return err;
   const where = ctx.repo ? ` on ${formatRepo(ctx.repo)}` : '';
   const details = { action: ctx.action, repo: ctx.repo && formatRepo(ctx.repo) };
+  // GraphQL answers its rate limit 200 with a RATE_LIMITED error; plugin-throttling, when it does not
+  // wait for the reset, throws it with the answer's data.
   const gql = GraphqlFailure.safeParse(err);
+  const throttled = ThrottledGraphql.safeParse(err);
+  const errors = gql.success ? gql.data.errors : throttled.success ? throttled.data.data.errors : undefined;
+  if (errors?.some((e) => e.type === 'RATE_LIMITED'))
+    return new AppError(
+      'rate_limited',
+      `GitHub's GraphQL rate limit is spent while trying to ${ctx.action}${where}; retry after the reset`,
+      details,
+      { cause: err },
+    );
   if (gql.success) {
     const first = gql.data.errors[0]!;
     const code =

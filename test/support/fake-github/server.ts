@@ -7,7 +7,7 @@ import { createHash, createVerify, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { OpenApiContract } from '../contract/openapi.ts';
+import { OpenApiContract, type Operation } from '../contract/openapi.ts';
 import type { World, WorldRepo } from '../world.ts';
 import { type Handler, type HandlerResult, HttpFailure } from './context.ts';
 import { runGraphql } from './graphql.ts';
@@ -117,10 +117,65 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
     return { status: 500, body: { message: `fake GitHub contract violation: ${message}` } };
   };
 
+  // GitHub's primary rate limit per token and resource: every answer says where the budget stands;
+  // a 304 to a conditional request is not counted (docs: "use conditional requests if appropriate").
+  // Once a window's budget is spent GitHub refuses (`spentAnswer`) until its reset; a refusal is not
+  // counted and performs nothing.
+  const clock = opts.rateLimit?.now ?? Date.now;
+  const budgets = new Map<string, { used: number; resetAt: number }>();
+  const tokenOf = (req: IncomingMessage) =>
+    String(req.headers.authorization ?? '').replace(/^(token|bearer)\s+/i, '');
+  const limitOf = (resource: 'core' | 'graphql') => opts.rateLimit?.[resource] ?? 5000;
+  const windowOf = (req: IncomingMessage, resource: 'core' | 'graphql') => {
+    const key = `${resource} ${tokenOf(req)}`;
+    let b = budgets.get(key);
+    if (!b || b.resetAt <= clock()) {
+      b = { used: 0, resetAt: Math.ceil((clock() + 3_600_000) / 1000) * 1000 };
+      budgets.set(key, b);
+    }
+    return b;
+  };
+  const rateHeaders = (req: IncomingMessage, resource: 'core' | 'graphql', counted: boolean) => {
+    const limit = limitOf(resource);
+    const b = windowOf(req, resource);
+    if (counted && b.used < limit) b.used += 1;
+    return {
+      'x-ratelimit-limit': String(limit),
+      'x-ratelimit-remaining': String(Math.max(0, limit - b.used)),
+      'x-ratelimit-reset': String(b.resetAt / 1000),
+      'x-ratelimit-used': String(b.used),
+      'x-ratelimit-resource': resource,
+    };
+  };
+  const spent = (req: IncomingMessage, resource: 'core' | 'graphql') =>
+    windowOf(req, resource).used >= limitOf(resource);
+  const exceeded = () =>
+    `API rate limit exceeded for ${opts.app ? `installation ID ${opts.app.installationId}` : `user ID ${botUserId()}`}.`;
+  const botUserId = () => world.users.get(world.botLogin.toLowerCase())?.id ?? 1;
+  /**
+   * GitHub's answer past the primary limit (docs, "Exceeding the rate limit"): REST is refused 403 with
+   * `x-ratelimit-remaining: 0` (the headers come with every counted answer) and GitHub's error body;
+   * GraphQL answers 200 with a `RATE_LIMITED` error, the shape @octokit/plugin-throttling looks for.
+   */
+  const spentAnswer = (resource: 'core' | 'graphql', operation?: Operation): HandlerResult => {
+    if (resource === 'graphql')
+      return { status: 200, body: { errors: [{ type: 'RATE_LIMITED', message: exceeded() }] } };
+    const body = {
+      message: exceeded(),
+      documentation_url: 'https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting',
+    };
+    // Where the operation documents a 403, the refusal must fit it; elsewhere the description is silent.
+    if (operation && ((operation.def.responses ?? {}) as Record<string, unknown>)['403']) {
+      const problems = githubContract().checkResponse(operation, 403, body, 'json');
+      if (problems.length) return violation(`fake's own rate-limit refusal: ${problems.join('; ')}`);
+    }
+    return { status: 403, body };
+  };
+
   const handle = async (
     req: IncomingMessage,
     raw: string,
-  ): Promise<{ result: HandlerResult; opId?: string }> => {
+  ): Promise<{ result: HandlerResult; opId?: string; refused?: boolean }> => {
     const url = new URL(req.url ?? '/', base);
     const method = req.method ?? 'GET';
     let body: unknown;
@@ -152,6 +207,7 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
     if (method === 'POST' && url.pathname === '/api/graphql') {
       const actor = tokens.get(token);
       if (!actor) return { result: { status: 401, body: { message: 'Bad credentials' } }, opId: 'graphql' };
+      if (spent(req, 'graphql')) return { result: spentAnswer('graphql'), opId: 'graphql', refused: true };
       const outcome = await runGraphql(
         world,
         actor,
@@ -220,6 +276,7 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
 
     const actor = tokens.get(token);
     if (!actor) return { result: { status: 401, body: { message: 'Bad credentials' } }, opId };
+    if (spent(req, 'core')) return { result: spentAnswer('core', operation), opId, refused: true };
     const handler = handlers[operation.operationId];
     if (!handler)
       return {
@@ -253,29 +310,6 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
     return { result, opId };
   };
 
-  // GitHub's primary rate limit per token and resource: every answer says where the budget stands;
-  // a 304 to a conditional request is not counted (docs: "use conditional requests if appropriate").
-  const clock = opts.rateLimit?.now ?? Date.now;
-  const budgets = new Map<string, { used: number; resetAt: number }>();
-  const rateHeaders = (req: IncomingMessage, resource: 'core' | 'graphql', counted: boolean) => {
-    const token = String(req.headers.authorization ?? '').replace(/^(token|bearer)\s+/i, '');
-    const key = `${resource} ${token}`;
-    const limit = opts.rateLimit?.[resource] ?? 5000;
-    let b = budgets.get(key);
-    if (!b || b.resetAt <= clock()) {
-      b = { used: 0, resetAt: Math.ceil((clock() + 3_600_000) / 1000) * 1000 };
-      budgets.set(key, b);
-    }
-    if (counted) b.used += 1;
-    return {
-      'x-ratelimit-limit': String(limit),
-      'x-ratelimit-remaining': String(Math.max(0, limit - b.used)),
-      'x-ratelimit-reset': String(b.resetAt / 1000),
-      'x-ratelimit-used': String(b.used),
-      'x-ratelimit-resource': resource,
-    };
-  };
-
   /**
    * GitHub's conditional requests: a GET answered 200 with JSON carries an ETag (a hash of the body, as
    * GitHub's weak ETags are); the same GET with `If-None-Match` naming the current ETag is answered 304
@@ -301,7 +335,7 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
     void (async () => {
       const raw = await readBody(req);
       const url = new URL(req.url ?? '/', base);
-      let out: { result: HandlerResult; opId?: string };
+      let out: { result: HandlerResult; opId?: string; refused?: boolean };
       try {
         out = await handle(req, raw);
         conditional(req, out);
@@ -313,7 +347,11 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
       if (out.result.status !== 401 && out.opId !== undefined && !out.opId.startsWith('apps/'))
         out.result.headers = {
           ...out.result.headers,
-          ...rateHeaders(req, out.opId === 'graphql' ? 'graphql' : 'core', out.result.status !== 304),
+          ...rateHeaders(
+            req,
+            out.opId === 'graphql' ? 'graphql' : 'core',
+            out.result.status !== 304 && !out.refused,
+          ),
         };
       requests.push({
         method: req.method ?? 'GET',
