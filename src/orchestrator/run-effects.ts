@@ -3,6 +3,7 @@
 // ship (deploy or local preview), notifications.
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { isAppError } from '../errors.ts';
 import { blameStep } from '../plan/blame.ts';
 import { attemptKey } from '../plan/issue-progress.ts';
 import type { IssueKey } from '../plan/types.ts';
@@ -303,6 +304,12 @@ export const createEffects = (
         ship: { status: 'passed', path, reasons: [reason], ...(url ? { url } : {}) },
       });
     } catch (err) {
+      // The forge's rate limit is a wait, not a failed ship: the pass fails as any refused call does, and
+      // the ship is planned again once the run's pace no longer holds it (`forgeSpent`).
+      if (isAppError(err) && err.code === 'rate_limited') {
+        await setProgress(deps, ctx, { ship: undefined });
+        throw err;
+      }
       deps.logger.error({ runId: ctx.run.id, err }, 'ship failed');
       await setProgress(deps, ctx, {
         ship: { status: 'failed', path, reasons: [reason, String((err as Error).message)] },

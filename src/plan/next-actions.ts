@@ -282,6 +282,7 @@ export const nextActions = (runState: RunState, snap: RunSnapshot): Action[] => 
     ...unclear,
     ...noticeActions(ctx),
   ];
-  // The forge's rate limit nearly spent: the planned workers wait for its reset (no stop: nobody is needed).
-  return snap.forgeSpent ? all.filter((a) => a.type !== 'dispatch') : all;
+  // The forge's rate limit nearly spent: the planned workers and the ship (a dozen requests) wait for its
+  // reset (no stop: nobody is needed).
+  return snap.forgeSpent ? all.filter((a) => a.type !== 'dispatch' && a.type !== 'ship') : all;
 };

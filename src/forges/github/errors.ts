@@ -69,7 +69,7 @@ export const toAppError = (err: unknown, ctx: CallContext): AppError => {
   )
     return new AppError(
       'rate_limited',
-      `GitHub rate limit hit while trying to ${ctx.action}${where}; retry after ${String(headers['retry-after'] ?? 'the reset')} s`,
+      `GitHub rate limit hit while trying to ${ctx.action}${where}; retry ${headers['retry-after'] !== undefined ? `after ${String(headers['retry-after'])} s` : 'after the reset'}`,
       withStatus,
       { cause: err },
     );
