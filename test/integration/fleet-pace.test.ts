@@ -14,14 +14,21 @@ describe('fleet pace on GitHub', () => {
   it('holds new workers while the core budget is nearly spent, says why on the scoreboard, and resumes after the reset', async () => {
     let offset = 0;
     const now = () => Date.now() + offset;
-    // Eight core requests an hour: starting the fleet (permission, reaction, tickets, repository, config,
-    // scoreboard …) spends them before the pilot.
+    // A hundred core requests an hour, 85 of them spent by another client of the same token: starting
+    // the fleet (permission, reaction, tickets, repository, config, scoreboard …) brings it below 10 %
+    // before the pilot, while the scoreboard can still say so (past the limit GitHub refuses).
     h = await startFleetHarness({
       forge: 'github',
       issues: { app: [{ number: 1, title: 'Docs: add a changelog', body: 'Start CHANGELOG.md.' }], lib: [] },
-      rateLimit: { core: 8, now },
+      rateLimit: { core: 100, now },
     });
     const x = h;
+    for (let i = 0; i < 85; i++) {
+      const res = await fetch(`${x.fakeGithub!.apiUrl}/repos/acme/app`, {
+        headers: { authorization: 'token test-token' },
+      });
+      expect(res.status).toBe(200);
+    }
     const board = () =>
       x.world
         .commentsOn(x.repos.app, x.trigger)
@@ -34,7 +41,7 @@ describe('fleet pace on GitHub', () => {
     const run = (await x.fleetRun())!;
     expect(await x.runs.ledger.listByRun(run.id)).toEqual([]);
     expect(board()).toMatch(
-      /\*\*Slowed down:\*\* core rate limit nearly spent &#40;0\/8&#41;&#58; no new sessions until it resets in (59|60) min\./,
+      /\*\*Slowed down:\*\* core rate limit nearly spent &#40;\d\/100&#41;&#58; no new sessions until it resets in (59|60) min\./,
     );
 
     // An hour later the window has reset: the next reconcile starts the pilot without anyone asking.

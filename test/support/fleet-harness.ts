@@ -79,7 +79,7 @@ export const startFleetHarness = async (opts: FleetHarnessOptions) => {
       ? { rateLimit: opts.rateLimit, onRequest: (r) => budget.observe(budgetKey(kind), r) }
       : {},
   );
-  const { forge } = fake;
+  const { forge, fakeGithub } = fake;
 
   const dir = tempDir('fleet-e2e-');
   const dbPath = join(dir, 'blitz.db');
@@ -187,6 +187,8 @@ export const startFleetHarness = async (opts: FleetHarnessOptions) => {
     repos,
     origins,
     forge,
+    /** The fake GitHub (its requests and violations), on `forge: 'github'`. */
+    fakeGithub,
     trigger: trigger.number,
     store,
     runs,
