@@ -327,6 +327,10 @@ describe('nextActions: readiness and ship', () => {
     expect(ofType(nextActions('gating', smoked), 'ship')[0]?.path).toBe('local');
     const shipped = { ...smoked, ship: 'passed' as const };
     expect(types(nextActions('shipping', shipped))).toEqual(['notify', 'stop:done']);
+    // The forge's rate limit spent: the ship (a dozen requests) waits for the reset, the run goes on.
+    const spent = { ...smoked, forgeSpent: true };
+    expect(ofType(nextActions('shipping', spent), 'ship')).toEqual([]);
+    expect(types(nextActions('shipping', spent)).filter((t) => t.startsWith('stop'))).toEqual([]);
   });
 
   it('deploys only when configured and nothing says throwaway; a spike ships locally', () => {

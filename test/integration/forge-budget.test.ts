@@ -18,7 +18,11 @@ afterEach(async () => {
   fake = undefined;
 });
 
-const setup = async (core = 5000, keptForMs = 0, opts: { retries?: number; now?: () => number } = {}) => {
+const setup = async (
+  core = 5000,
+  keptForMs = 0,
+  opts: { retries?: number; now?: () => number; graphql?: number; fakeNow?: () => number } = {},
+) => {
   const world = new World();
   const repo = world.addRepo('acme/app');
   world.grant(repo, world.botLogin, 'write');
@@ -26,7 +30,13 @@ const setup = async (core = 5000, keptForMs = 0, opts: { retries?: number; now?:
   world.addMilestone(repo, 'M1');
   world.addIssue(repo, { number: 1, title: 'a', milestone: 'M1' });
   world.addIssue(repo, { number: 2, title: 'b', milestone: 'M1', blockedBy: [1] });
-  fake = await startFakeGithub(world, { rateLimit: { core } });
+  fake = await startFakeGithub(world, {
+    rateLimit: {
+      core,
+      ...(opts.graphql ? { graphql: opts.graphql } : {}),
+      ...(opts.fakeNow ? { now: opts.fakeNow } : {}),
+    },
+  });
   const tracker = createBudgetTracker(opts.now ? { now: opts.now } : undefined);
   const metrics = createMetrics();
   metrics.setBudgetSource(() => tracker.all());
@@ -45,6 +55,45 @@ const setup = async (core = 5000, keptForMs = 0, opts: { retries?: number; now?:
 const statuses = (f: FakeGithub, from = 0) => f.requests.slice(from).map((r) => `${r.method} ${r.status}`);
 
 describe('GitHub request economy', () => {
+  it('is refused past the primary limit as GitHub refuses: REST 403, GraphQL RATE_LIMITED; nothing is done until the reset', async () => {
+    let clock = Date.now();
+    const {
+      world,
+      repo,
+      forge,
+      tracker,
+      fake: f,
+      at,
+    } = await setup(1, 0, { graphql: 1, fakeNow: () => clock });
+    expect(await forge.getFile(at, '.github/blitz.yml')).toBe('maxSessions: 2\n');
+    const err = await forge.createComment({ repo: at, number: 1 }, 'hello').catch((e: unknown) => e);
+    expect(isAppError(err) && err.code).toBe('rate_limited');
+    expect(world.commentsOn(repo, 1)).toEqual([]);
+    expect(statuses(f)).toEqual(['GET 200', 'POST 403']);
+    expect(tracker.snapshot('github:7')?.resources.core?.remaining).toBe(0);
+
+    const gql = (query: string) =>
+      fetch(`${f.url}/api/graphql`, {
+        method: 'POST',
+        headers: { authorization: 'token test-token', 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      });
+    const query = 'query { repository(owner: "acme", name: "app") { id } }';
+    expect((await gql(query)).status).toBe(200);
+    const refused = await gql(query);
+    expect(refused.status).toBe(200);
+    expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(await refused.json()).toEqual({
+      errors: [{ type: 'RATE_LIMITED', message: expect.stringMatching(/^API rate limit exceeded for /) }],
+    });
+
+    // The window resets an hour after its first request: the same write goes through.
+    clock += 3_601_000;
+    await forge.createComment({ repo: at, number: 1 }, 'hello');
+    expect(world.commentsOn(repo, 1).map((c) => c.body)).toEqual(['hello']);
+    expect((await gql(query)).status).toBe(200);
+  });
+
   it('answers a repeated read 304 from the kept answer, not counted against the rate limit; a change is read again', async () => {
     const { repo, forge, tracker, fake: f, at } = await setup();
     expect(await forge.getFile(at, '.github/blitz.yml')).toBe('maxSessions: 2\n');
