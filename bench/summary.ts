@@ -20,6 +20,7 @@ const fmt = (x: number | undefined, unit = ''): string | undefined =>
 const all = (...xs: (string | undefined)[]): string | undefined =>
   xs.some((x) => x === undefined) ? undefined : xs.join(', ');
 const atMost = (x: number | undefined, goal: number) => (x === undefined ? undefined : x <= goal);
+const below = (x: number | undefined, goal: number) => (x === undefined ? undefined : x < goal);
 const atLeast = (x: number | undefined, goal: number) => (x === undefined ? undefined : x >= goal);
 const both = (...xs: (boolean | undefined)[]) =>
   xs.some((x) => x === undefined) ? undefined : xs.every(Boolean);
@@ -74,10 +75,11 @@ export const issue19Rows: Row[] = [
         fmt(v(r, 'intake.github.rps'), ' req/s'),
         fmt(v(r, 'intake.github.p99_ms_at_500rps'), ' ms p99 (paced)'),
         fmt(v(r, 'intake.cpu_ratio'), '× by CPU'),
+        fmt(v(r, 'intake.ratio_same_body_read'), '× of a bare route reading the body as the intake does'),
       ),
     baseline: (r) => fmt(v(r, 'intake.baseline.rps'), ' req/s'),
     goal: '≥ 0.8×, p99 < 20 ms at 500 req/s on a quiet machine',
-    met: (r) => both(atLeast(v(r, 'intake.ratio'), 0.8), atMost(v(r, 'intake.github.p99_ms_at_500rps'), 20)),
+    met: (r) => both(atLeast(v(r, 'intake.ratio'), 0.8), below(v(r, 'intake.github.p99_ms_at_500rps'), 20)),
   },
   {
     figure: 'deliveries/s, PostgreSQL vs SQLite, 1 replica',

@@ -221,7 +221,7 @@ export const performIssueWork = async (
       ctx.run = await setRunState(deps, ctx.run.id, a);
       return true;
     case 'stop':
-      ctx.run = await stopRun(deps, ctx.run.id, a.state, a.reason);
+      ctx.run = await stopRun(deps, ctx.run.id, a.state, a.reason, a.command);
       return true;
     default:
       return false;

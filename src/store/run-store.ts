@@ -68,6 +68,11 @@ export interface RunProgress {
   /** Why the run stopped (done / blocked / cancelled), in words. */
   reason?: string;
   /**
+   * What a person types to continue the stopped run when it is not `/blitz resume`: a run blocked
+   * because its issues gave up continues with `/blitz retry #n` (plan/next-actions.ts).
+   */
+  continueWith?: string;
+  /**
    * Blitz, plan and fleet runs: `owner/name#n` → who with write permission added `blitz/approved` (seen by
    * webhook) and the hash of the title and body it covers. A bare login (no hash) is an approval from
    * before approvals were bound to the text: it counts as lapsed.

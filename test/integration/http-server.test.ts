@@ -56,6 +56,69 @@ describe('the webhook routes on a real server', () => {
     expect((await h.store.listIntents()).map((i) => i.forge)).toEqual(['gitea']);
   });
 
+  /** Sends `headers` and `first` bytes of a body, then waits: the status, or 0 when none came. */
+  const sendPart = (
+    base: URL,
+    path: string,
+    headers: Record<string, string | number>,
+    first: Buffer,
+    then: (req: ReturnType<typeof request>) => void = () => {},
+  ) =>
+    new Promise<number>((resolve, reject) => {
+      const req = request({ host: base.hostname, port: base.port, path, method: 'POST', headers }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+        req.destroy();
+      });
+      req.on('error', (err) => (req.destroyed ? resolve(0) : reject(err)));
+      req.write(first, () => then(req));
+    });
+
+  it('refuses a declared length over 1 MiB with 413 from the headers alone, without waiting for the body', async () => {
+    const h = createHarness({ roles: { alice: 'write' } });
+    const base = new URL(await listen(h.app.fetch));
+    const { headers } = signedGithubRequest({
+      secret: GITHUB_SECRET,
+      event: 'issue_comment',
+      payload: githubExample('issue_comment', 'created'),
+    });
+    // Tried: 2 MiB declared, 10 bytes sent, the rest never: the answer comes all the same.
+    const status = await sendPart(
+      base,
+      '/api/github/webhooks',
+      { ...headers, 'content-length': 2 * 1024 * 1024 },
+      Buffer.from('{"action":'),
+    );
+    expect(status).toBe(413);
+    expect(await h.store.listDeliveries()).toEqual([]);
+  });
+
+  it('a delivery whose sender hangs up halfway is not recorded, and the next one is taken', async () => {
+    const h = createHarness({ roles: { alice: 'write' } });
+    const base = new URL(await listen(h.app.fetch));
+    const gh = signedGithubRequest({
+      secret: GITHUB_SECRET,
+      event: 'issue_comment',
+      payload: githubExample('issue_comment', 'created'),
+    });
+    // Tried: half the signed body, then the connection destroyed.
+    const half = Buffer.from(gh.body.slice(0, Math.floor(gh.body.length / 2)));
+    const cut = await sendPart(
+      base,
+      '/api/github/webhooks',
+      { ...gh.headers, 'content-length': Buffer.byteLength(gh.body) },
+      half,
+      (req) => setImmediate(() => req.destroy()),
+    );
+    expect(cut).toBe(0);
+    const res = await fetch(`${base.origin}/api/github/webhooks`, { method: 'POST', ...gh });
+    expect(res.status).toBe(202);
+    await h.queue.idle();
+    // One record: the whole delivery's, none for the half.
+    const deliveries = await h.store.listDeliveries();
+    expect(deliveries.map((d) => d.deliveryId)).toEqual([gh.headers['x-github-delivery']]);
+  });
+
   it('stops reading a chunked body that keeps coming once it passes 1 MiB, and answers 413', async () => {
     const h = createHarness({ roles: { alice: 'write' } });
     const base = new URL(await listen(h.app.fetch));

@@ -10,6 +10,7 @@ import {
   payloadText,
   requiredHeader,
   webhookBodyLimit,
+  webhookBodyText,
   webhookEncoding,
 } from '../middleware/webhook-body.ts';
 
@@ -26,7 +27,7 @@ export const giteaWebhookRoutes = (opts: GiteaWebhookOptions) =>
     // The specific hook type (issue_label, pull_request_comment …) when sent, else the coarse event.
     const event = c.req.header('x-gitea-event-type')?.trim() || requiredHeader(c, 'x-gitea-event');
     const encoding = webhookEncoding(c);
-    const text = payloadText(await c.req.text(), encoding);
+    const text = payloadText(await webhookBodyText(c, opts.maxBytes), encoding);
     if (!verifyGiteaSignature(opts.secret, text, signature)) {
       throw new HTTPException(401, { message: 'signature does not match' });
     }

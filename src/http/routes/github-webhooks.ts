@@ -9,6 +9,7 @@ import {
   payloadText,
   requiredHeader,
   webhookBodyLimit,
+  webhookBodyText,
   webhookEncoding,
 } from '../middleware/webhook-body.ts';
 
@@ -25,7 +26,7 @@ export const githubWebhookRoutes = (opts: GithubWebhookOptions) =>
     const event = requiredHeader(c, 'x-github-event');
     const deliveryId = requiredHeader(c, 'x-github-delivery');
     const encoding = webhookEncoding(c);
-    const raw = await c.req.text();
+    const raw = await webhookBodyText(c, opts.maxBytes);
     // GitHub signs the body as sent, form-encoded or not.
     if (!(await opts.verify(raw, signature).catch(() => false))) {
       throw new HTTPException(401, { message: 'signature does not match' });
