@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunSnapshot } from '../plan/snapshot.ts';
 import type { PlanIssue } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
+import { renderDashboard } from './render.ts';
 import { dashboardView } from './view.ts';
 
 const issue = (number: number, over: Partial<PlanIssue> = {}): PlanIssue => ({
@@ -150,5 +151,24 @@ describe('dashboard view: gates and named states', () => {
     expect(v.readinessUnmet).toContain(
       'waiting for a person (review unclear): the integration review is unclear: x → /blitz accept-review (or /blitz review to run it again)',
     );
+  });
+  it('a run blocked because its issue gave up tells the person to retry that issue, not to resume', () => {
+    // Before: the dashboard said `→ /blitz resume`, which puts the run back only for the same stop.
+    const reason = 'nothing can run: acme/app#3 is held: 3 attempts failed; a person has to look.';
+    const v = dashboardView({
+      run: { ...run, state: 'blocked', progress: { reason, continueWith: '/blitz retry #3' } },
+      snap: snap([issue(3)]),
+      attempts: [],
+      actions: [],
+      closed: [],
+      reviewAvailable: true,
+      lapsedApprovals: new Set(),
+    });
+    const text = renderDashboard(v);
+    // Markdown-escaped as the comment carries it: `(`, `:` and `#` as entities.
+    expect(text).toContain(
+      '- waiting for a person &#40;blocked&#41;&#58; nothing can run&#58; acme/app&#35;3 is held&#58; 3 attempts failed; a person has to look. → /blitz retry &#35;3',
+    );
+    expect(text).not.toContain('/blitz resume');
   });
 });

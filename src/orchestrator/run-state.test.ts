@@ -55,4 +55,21 @@ describe('stopRun and the model notes', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('keeps the command a stop names to continue, and drops it at the next stop that names none', async () => {
+    // Before: the stop's command was not written, so the run's pages fell back to `/blitz resume`.
+    const store = openSqliteRunStore(':memory:');
+    await store.createRun({ ...newRun('r1'), state: 'running' });
+    const deps = {
+      store,
+      ledger: { listByRun: async () => [] },
+      logger: silentLogger(),
+      config: {},
+    } as unknown as Ports<'config' | 'ledger' | 'logger' | 'store'>;
+    await stopRun(deps, 'r1', 'blocked', 'nothing can run: #3 is held', '/blitz retry #3');
+    expect((await store.getRun('r1'))?.progress).toMatchObject({ continueWith: '/blitz retry #3' });
+    await store.updateRun('r1', { state: 'running' });
+    await stopRun(deps, 'r1', 'blocked', 'the build is red');
+    expect((await store.getRun('r1'))?.progress.continueWith).toBeUndefined();
+  });
 });

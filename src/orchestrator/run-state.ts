@@ -24,15 +24,21 @@ export const stopRun = async (
   runId: string,
   state: RunRecord['state'],
   reason: string,
+  command?: string,
 ): Promise<RunRecord> => {
-  const run = await writeRun(deps.store, runId, (fresh) => ({
-    state,
-    progress: {
-      ...fresh.progress,
-      reason,
-      ...(state === 'paused' ? { pausedFrom: 'running' as const } : {}),
-    },
-  }));
+  const run = await writeRun(deps.store, runId, (fresh) => {
+    // The command kept is this stop's own: one from an earlier stop never outlives it.
+    const { continueWith: _earlier, ...rest } = fresh.progress;
+    return {
+      state,
+      progress: {
+        ...rest,
+        reason,
+        ...(command ? { continueWith: command } : {}),
+        ...(state === 'paused' ? { pausedFrom: 'running' as const } : {}),
+      },
+    };
+  });
   deps.logger.info({ runId, state, reason }, 'run stopped');
   if (state !== 'paused') await recordModelNotes(deps, runId, state === 'done');
   return run;

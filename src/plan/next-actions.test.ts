@@ -468,6 +468,26 @@ describe('nextActions: stop conditions and reports', () => {
     expect(types(nextActions('blocked', freed)).slice(0, 2)).toEqual(['set_state', 'dispatch']);
   });
 
+  it('a run stopped because its issue gave up names `/blitz retry #n` as what continues it, not a resume', () => {
+    // Before: the stop carried no command, so the dashboard and status page said `/blitz resume`,
+    // which puts the run back to running only for the same stop to block it again.
+    const gaveUp = progressOf(k(3), {
+      state: 'failed',
+      attempts: Array.from({ length: 3 }, () => ({
+        entry: 'a',
+        tier: 'execution' as const,
+        outcome: 'unsolved' as const,
+      })),
+    });
+    const got = nextActions(
+      'running',
+      baseSnapshot([issue(3), issue(5, { blockedBy: [k(3)] })], { progress: [gaveUp] }),
+    );
+    expect(types(got)).toEqual(['stop:blocked', 'issue_notice']);
+    expect(ofType(got, 'stop')[0]).toMatchObject({ command: '/blitz retry #3' });
+    expect(ofType(got, 'issue_notice')[0]).toMatchObject({ event: 'failed', command: '/blitz retry #3' });
+  });
+
   it('still says BLOCKED when something stuck was not told by its own notice', () => {
     const snap = baseSnapshot(
       [issue(1), issue(2, { blockedBy: [k(1)] }), issue(3, { blockedBy: ['gone/x#4'] })],
@@ -482,6 +502,8 @@ describe('nextActions: stop conditions and reports', () => {
     );
     const got = nextActions('running', snap);
     expect(types(got)).toEqual(['report_unknown_blocker', 'notify', 'stop:blocked', 'issue_notice']);
+    // A retry alone would not continue it (the unreadable blocker): the stop names no command of its own.
+    expect(ofType(got, 'stop')[0]!.command).toBeUndefined();
   });
 
   it('a hard blocker met now blocks the run, alone; one kept from before is lifted first once a pass gets through', () => {

@@ -5,6 +5,7 @@
 
 import { explain, keysIn } from './classify.ts';
 import { extractFences } from './fences.ts';
+import { compareKeys } from './graph.ts';
 import { buildActions, pipelineActions } from './integration.ts';
 import { noticeActions } from './notices.ts';
 import { parkActions } from './park.ts';
@@ -13,7 +14,7 @@ import { gateOnReview, integrationReviewDue, readinessActions, reviewUnclearActi
 import type { Role } from './routing.ts';
 import { pickWorker } from './routing.ts';
 import type { RunContext } from './run-context.ts';
-import { buildRunContext } from './run-context.ts';
+import { buildRunContext, issueRef } from './run-context.ts';
 import type { Action, RunKind, RunSnapshot } from './snapshot.ts';
 import type { RunState } from './states.ts';
 import { isTerminalRunState } from './states.ts';
@@ -152,11 +153,18 @@ const workActions = (ctx: RunContext): Action[] => {
   const stuck = [...classified.byKey]
     .filter(([, v]) => ['blocked', 'cycle', 'held'].includes(v.category))
     .map(([k]) => k);
-  // An issue's own notice (failed, needs a person) already told them: the run stops without a second one.
+  // An issue's own notice (failed, needs a person) already told them: the run stops without a second one,
+  // and what continues it is that notice's `/blitz retry #n`: a `/blitz resume` would stop it again.
   const told = toldAlready(ctx, stuck);
+  const held = told
+    ? stuck.filter((k) => ctx.classified.byKey.get(k)?.category === 'held').sort(compareKeys)
+    : [];
   return [
     ...out,
-    ...stop(ctx, 'blocked', `nothing can run: ${notReadyReasons(ctx, stuck)}`, { notify: !told }),
+    ...stop(ctx, 'blocked', `nothing can run: ${notReadyReasons(ctx, stuck)}`, {
+      notify: !told,
+      ...(held[0] ? { command: `/blitz retry ${issueRef(held[0])}` } : {}),
+    }),
   ];
 };
 

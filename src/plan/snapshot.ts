@@ -302,7 +302,15 @@ export type Action =
   | { type: 'notify'; level: 'info' | 'ready' | 'blocked'; title: string; message: string }
   /** End the run; `remaining` (plan-blitz): the work left, reported, never chained. */
   /** `remaining`, `cycles`: plan-blitz, the work left and the cycles left out, as its dashboard lists them. */
-  | { type: 'stop'; state: StopState; reason: string; remaining?: string[]; cycles?: IssueKey[][] }
+  /** `command`: what a person types to continue, when it is not `/blitz resume` (`/blitz retry #3`). */
+  | {
+      type: 'stop';
+      state: StopState;
+      reason: string;
+      command?: string;
+      remaining?: string[];
+      cycles?: IssueKey[][];
+    }
   /** File the red smoke check as a finding in the milestone and run another pass (seed 000 §4). */
   | { type: 'smoke_finding' }
   /** The gate waits on an unclear integration review: the run goes to `review_unclear`, saying why. */

@@ -2,18 +2,19 @@
 import type { RunContext } from './run-context.ts';
 import type { Action, StopState } from './snapshot.ts';
 
-// `notify: false` when the people were already told about this very cause (an issue's own notice).
+// `notify: false` when the people were already told about this very cause (an issue's own notice);
+// `command`: what continues the run when it is not `/blitz resume` (a held issue's `/blitz retry #n`).
 export const stop = (
   ctx: Pick<RunContext, 'snap'>,
   state: StopState,
   reason: string,
-  opts: { notify?: boolean } = {},
+  opts: { notify?: boolean; command?: string } = {},
 ): Action[] => {
   const level = state === 'done' ? 'ready' : state === 'blocked' ? 'blocked' : 'info';
   const word = state === 'done' ? 'ready' : state === 'blocked' ? 'BLOCKED' : 'paused';
   const title = `${ctx.snap.kind}: ${ctx.snap.milestoneTitle} ${word}`;
   return [
     ...(opts.notify === false ? [] : [{ type: 'notify', level, title, message: reason } as const]),
-    { type: 'stop', state, reason },
+    { type: 'stop', state, reason, ...(opts.command ? { command: opts.command } : {}) },
   ];
 };

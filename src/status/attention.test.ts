@@ -29,6 +29,25 @@ describe('attentionOf', () => {
     ).toMatchObject({ state: 'parked', command: '/blitz resume' });
   });
 
+  it('names the retry a run blocked on its given-up issues continues with, unless the forge blocked it since', () => {
+    // Before: every blocked run said `/blitz resume`, which only stops a given-up run blocked again.
+    const gaveUp = {
+      state: 'blocked',
+      progress: {
+        reason: 'nothing can run: acme/app#3 is held: 3 attempts failed; a person has to look.',
+        continueWith: '/blitz retry #3',
+      },
+    };
+    expect(attentionOf(gaveUp)).toEqual({
+      state: 'blocked',
+      reason: 'nothing can run: acme/app#3 is held: 3 attempts failed; a person has to look.',
+      command: '/blitz retry #3',
+    });
+    expect(
+      attentionOf({ ...gaveUp, progress: { ...gaveUp.progress, hardBlocker: { reason: 'HTTP 401' } } }),
+    ).toMatchObject({ command: '/blitz resume' });
+  });
+
   it('names the first held issue of a live run with /blitz retry, counting the others', () => {
     expect(
       attentionOf({ state: 'running', progress: {} }, [

@@ -19,6 +19,9 @@ export interface AttentionRun {
   state: string;
   progress: {
     reason?: string;
+    /** The stop's own command when `/blitz resume` would not continue it (a held issue's retry). */
+    continueWith?: string;
+    hardBlocker?: unknown;
     budget?: { status: string; park?: boolean };
     /** An environment or budget park (orchestrator/environment-park-run.ts). */
     park?: { resetAt?: string };
@@ -45,8 +48,14 @@ export const attentionOf = (run: AttentionRun, issues: readonly AttentionIssue[]
       reason: reason ?? 'the integration review gave no usable verdict',
       command: '/blitz accept-review (or /blitz review to run it again)',
     };
+  // A run blocked because its issues gave up goes on with their `/blitz retry #n`, not a resume (which
+  // would only stop it again); a forge that refuses the bot blocks it later with no such command.
   if (run.state === 'blocked')
-    return { state: 'blocked', reason: reason ?? 'the run is blocked', command: '/blitz resume' };
+    return {
+      state: 'blocked',
+      reason: reason ?? 'the run is blocked',
+      command: (!run.progress.hardBlocker && run.progress.continueWith) || '/blitz resume',
+    };
   if (run.state === 'paused' && run.progress.park)
     return {
       state: 'parked',

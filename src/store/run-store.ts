@@ -50,6 +50,12 @@ export interface RunProgress {
    * and smoke (`regate`), which clears it.
    */
   integrationHead?: string;
+  /**
+   * The integration branch's tip as the bot itself last set it (a merge it made, a revert it pushed):
+   * the base sha its next attempt jobs carry, so a runner whose clone already tracks it starts without a
+   * fetch. Absent when the bot does not know it (a run's start, a merge whose commit it could not find).
+   */
+  integrationTip?: string;
   /** Budget probe result shown on the dashboard. */
   budget?: ProbeAnswer;
   /** Content keys of reports and notifications already posted, so a repeat action posts nothing. */
@@ -67,6 +73,11 @@ export interface RunProgress {
   pausedFrom?: RunRecordState;
   /** Why the run stopped (done / blocked / cancelled), in words. */
   reason?: string;
+  /**
+   * What a person types to continue the stopped run when it is not `/blitz resume`: a run blocked
+   * because its issues gave up continues with `/blitz retry #n` (plan/next-actions.ts).
+   */
+  continueWith?: string;
   /**
    * Blitz, plan and fleet runs: `owner/name#n` → who with write permission added `blitz/approved` (seen by
    * webhook) and the hash of the title and body it covers. A bare login (no hash) is an approval from

@@ -84,6 +84,7 @@ const progressSchema: z.ZodType<RunProgress> = z.looseObject({
   posted: z.array(z.string()).optional(),
   pausedFrom: runState.optional(),
   reason: z.string().optional(),
+  continueWith: z.string().optional(),
   mergedSinceReview: z.number().optional(),
   notifyFailures: z.array(z.looseObject({ target: z.string(), error: z.string() })).optional(),
   wave: z.number().optional(),

@@ -561,6 +561,26 @@ describe('a merge with the `blitz` check’s last report', () => {
     expect(h.logs()).toContain('PR merged, but its blitz check could not be completed');
   });
 
+  it('a merge raced by a push to the base ("Base branch was modified") is tried once more after a read, and goes in', async () => {
+    // Before: GitHub's UNPROCESSABLE "Base branch was modified" was taken for unmergeable and bounced.
+    const pr = await opened();
+    h.world.pull(h.repo, pr.ref.number)!.pull!.baseRaces = 1;
+    const mid = h.fake.requests.length;
+    await merge(pr.ref.number);
+    expect(h.fake.requests.slice(mid).map((r) => r.operationId)).toEqual(['graphql', 'pulls/get', 'graphql']);
+    expect(h.world.count('merge-refused', 'acme/app', pr.ref.number)).toBe(1);
+    expect(h.world.pull(h.repo, pr.ref.number)!.pull!.merged).toBe(true);
+  });
+
+  it('a merge raced twice is refused as unmergeable: the retry is bounded', async () => {
+    const pr = await opened();
+    h.world.pull(h.repo, pr.ref.number)!.pull!.baseRaces = 2;
+    const err = await merge(pr.ref.number).catch((e: unknown) => e);
+    expect(isAppError(err, 'unmergeable')).toBe(true);
+    expect(h.world.count('merge-refused', 'acme/app', pr.ref.number)).toBe(2);
+    expect(h.world.pull(h.repo, pr.ref.number)!.pull!.merged).toBe(false);
+  });
+
   it('without the ids it needs, the report goes first on its own and the merge through REST', async () => {
     const pr = await h.forge.openPullRequest(app, { head: 'feature', base: 'main', title: 'x', body: '' });
     await h.forge.reportProgress!(app, sha, queued, { first: true });

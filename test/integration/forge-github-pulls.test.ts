@@ -105,6 +105,39 @@ describe('pull requests', () => {
     expect(h.world.pull(h.repo, pr.ref.number)!.pull!.merged).toBe(false);
   });
 
+  it('a 405 "Base branch was modified" is tried once more after the PR is read again, and merges', async () => {
+    // Before: every 405 was unmergeable, so a push to the base that raced the merge bounced the PR.
+    const pr = await open();
+    h.world.pull(h.repo, pr.ref.number)!.pull!.baseRaces = 1;
+    const mid = h.fake.requests.length;
+    const result = await h.forge.mergePullRequest(pr.ref, { method: 'squash', expectedHeadSha: featureSha });
+    expect(h.fake.requests.slice(mid).map((r) => [r.operationId, r.status])).toEqual([
+      ['pulls/merge', 405],
+      ['pulls/get', 200],
+      ['pulls/merge', 200],
+    ]);
+    expect(h.world.pull(h.repo, pr.ref.number)!.pull).toMatchObject({
+      merged: true,
+      mergeCommitSha: result.sha,
+    });
+  });
+
+  it('a base raced on the merge tried again too is refused as unmergeable; another 405 is not tried again', async () => {
+    const raced = await open();
+    h.world.pull(h.repo, raced.ref.number)!.pull!.baseRaces = 2;
+    const err = await rejection(h.forge.mergePullRequest(raced.ref, { method: 'merge' }));
+    expect(isAppError(err, 'unmergeable')).toBe(true);
+    expect(h.world.count('merge-refused', 'acme/app', raced.ref.number)).toBe(2);
+    expect(h.world.pull(h.repo, raced.ref.number)!.pull!.merged).toBe(false);
+    // A conflict's 405 keeps its meaning: one request, refused.
+    h.world.pull(h.repo, raced.ref.number)!.pull!.baseRaces = 0;
+    h.git.conflicts.add('main<-feature');
+    const mid = h.fake.requests.length;
+    const conflict = await rejection(h.forge.mergePullRequest(raced.ref, { method: 'merge' }));
+    expect(isAppError(conflict, 'unmergeable')).toBe(true);
+    expect(h.fake.requests.slice(mid).map((r) => r.operationId)).toEqual(['pulls/merge']);
+  });
+
   it('reports a conflicting PR as dirty and its merge as unmergeable', async () => {
     const pr = await open();
     h.git.conflicts.add('main<-feature');

@@ -71,6 +71,11 @@ export interface WorldPull {
   mergedAt?: string;
   mergeCommitSha?: string;
   mergedBy?: string;
+  /**
+   * Merges of this PR that a push to its base races (a test's fault): each is refused as GitHub refuses
+   * it then, REST's 405 "Base branch was modified. Review and try the merge again.", nothing merged.
+   */
+  baseRaces?: number;
   /** Commit messages on the PR, for closing-keyword tests; when absent the fakes show one commit titled like the PR. */
   commits?: { sha: string; message: string }[];
 }

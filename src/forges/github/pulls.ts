@@ -1,7 +1,7 @@
 // Pull requests on GitHub: open, read (with mergeability), find by head branch, files, a diff bounded
 // to a byte limit, merge guarded by the expected head sha, update branch, and the issues a PR closes.
 import { z } from 'zod';
-import { AppError } from '../../errors.ts';
+import { AppError, isAppError } from '../../errors.ts';
 import type { Logger } from '../../observability/logger.ts';
 import {
   type BoundedDiff,
@@ -115,6 +115,19 @@ const refusedMerge = (ref: IssueRef, reason: 'unmergeable' | 'moved', expected?:
         'unmergeable',
         `PR #${ref.number} cannot be merged (conflicts, failing checks or already closed)`,
       );
+
+/**
+ * GitHub's 405 (GraphQL: UNPROCESSABLE) "Base branch was modified. Review and try the merge again.": a
+ * push to the base raced the merge. Nothing is wrong with the PR, so it is not a refusal yet: the merge
+ * is tried again once after the PR is read again. Only these words; any other 405 keeps its meaning.
+ */
+const baseModified = /base branch was modified/i;
+const baseRaced = (ref: IssueRef, status?: number): AppError =>
+  new AppError(
+    'unmergeable',
+    `PR #${ref.number} was not merged: a push to its base branch raced the merge (GitHub: base branch was modified)`,
+    { ...(status !== undefined ? { status } : {}), baseModified: true },
+  );
 
 export const pullOps = (gh: GithubClient, more: PullOpsParts = {}) => {
   const getPullRequest = async (ref: IssueRef): Promise<PullRequest> => {
@@ -253,6 +266,7 @@ export const pullOps = (gh: GithubClient, more: PullOpsParts = {}) => {
       return { sha: merged.mergeCommit?.oid };
     }
     const refusal = errors.find((e) => e.path?.[0] === 'mergePullRequest');
+    if (refusal?.type === 'UNPROCESSABLE' && baseModified.test(refusal.message)) throw baseRaced(ref);
     if (refusal?.type === 'UNPROCESSABLE')
       throw refusedMerge(
         ref,
@@ -267,6 +281,43 @@ export const pullOps = (gh: GithubClient, more: PullOpsParts = {}) => {
         need: 'contents:write',
       },
     );
+  };
+
+  /** One merge request: the bot's check with it where it can, else the report, then REST's merge. */
+  const mergeOnce = async (ref: IssueRef, opts: MergeOptions): Promise<MergeResult> => {
+    const { progress } = opts;
+    if (progress) {
+      const withCheck = mergeWithCheckIds(ref, progress);
+      if (withCheck) return mergeWithCheck(ref, opts, progress, withCheck);
+      // Not all ids known (or a report still in progress): the report first, then the merge, as before.
+      await more.reportProgress?.(ref.repo, progress.sha, progress.report);
+    }
+    try {
+      const { data } = await call(
+        { action: `merge PR #${ref.number}`, repo: ref.repo, need: 'contents:write' },
+        () =>
+          gh.rest.pulls.merge({
+            ...at(ref),
+            merge_method: opts.method,
+            ...(opts.expectedHeadSha ? { sha: opts.expectedHeadSha } : {}),
+            ...(opts.title ? { commit_title: opts.title } : {}),
+          }),
+      );
+      return { sha: data.sha };
+    } catch (err) {
+      const status = statusOf(err);
+      if (status === 405 && err instanceof Error && baseModified.test(err.message))
+        throw baseRaced(ref, status);
+      if (status === 405) {
+        const refused = refusedMerge(ref, 'unmergeable');
+        throw new AppError(refused.code, refused.message, { status });
+      }
+      if (status === 409) {
+        const refused = refusedMerge(ref, 'moved', opts.expectedHeadSha);
+        throw new AppError(refused.code, refused.message, { status });
+      }
+      throw err;
+    }
   };
 
   return {
@@ -330,36 +381,14 @@ export const pullOps = (gh: GithubClient, more: PullOpsParts = {}) => {
       // `readBack` needs nothing here: GitHub's merge answer names the merge commit.
       opts: MergeOptions,
     ): Promise<MergeResult> {
-      const { progress } = opts;
-      if (progress) {
-        const withCheck = mergeWithCheckIds(ref, progress);
-        if (withCheck) return mergeWithCheck(ref, opts, progress, withCheck);
-        // Not all ids known (or a report still in progress): the report first, then the merge, as before.
-        await more.reportProgress?.(ref.repo, progress.sha, progress.report);
-      }
       try {
-        const { data } = await call(
-          { action: `merge PR #${ref.number}`, repo: ref.repo, need: 'contents:write' },
-          () =>
-            gh.rest.pulls.merge({
-              ...at(ref),
-              merge_method: opts.method,
-              ...(opts.expectedHeadSha ? { sha: opts.expectedHeadSha } : {}),
-              ...(opts.title ? { commit_title: opts.title } : {}),
-            }),
-        );
-        return { sha: data.sha };
+        return await mergeOnce(ref, opts);
       } catch (err) {
-        const status = statusOf(err);
-        if (status === 405) {
-          const refused = refusedMerge(ref, 'unmergeable');
-          throw new AppError(refused.code, refused.message, { status });
-        }
-        if (status === 409) {
-          const refused = refusedMerge(ref, 'moved', opts.expectedHeadSha);
-          throw new AppError(refused.code, refused.message, { status });
-        }
-        throw err;
+        if (!isAppError(err, 'unmergeable') || err.details.baseModified !== true) throw err;
+        // Bounded: one more merge after the PR is read again; a second race is a refusal (bounce).
+        const pr = await getPullRequest(ref);
+        if (pr.merged) return { sha: pr.mergeCommitSha };
+        return mergeOnce(ref, opts);
       }
     },
 

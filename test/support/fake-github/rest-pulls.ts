@@ -31,7 +31,9 @@ type MergeMethod = 'merge' | 'squash' | 'rebase';
 
 /**
  * A PR merged as GitHub merges it (REST's merge and GraphQL's `mergePullRequest` alike): refused when
- * it is closed, merged or conflicting (`unmergeable`: REST 405) or its head is not `sha` (`moved`: 409).
+ * it is closed, merged or conflicting (`unmergeable`: REST 405), its head is not `sha` (`moved`: 409),
+ * or a push to its base raced the merge (`unmergeable` in GitHub's own words: 405 "Base branch was
+ * modified", which a merge tried again gets past).
  */
 export const mergePull = async (
   world: World,
@@ -45,6 +47,11 @@ export const mergePull = async (
   if (pull.merged || issue.state !== 'open') return unmergeable;
   if (o.sha !== undefined && o.sha !== pull.headSha)
     return { refused: 'moved', message: 'Head branch was modified. Review and try the merge again.' };
+  if ((pull.baseRaces ?? 0) > 0) {
+    pull.baseRaces = pull.baseRaces! - 1;
+    world.record('merge-refused', repo, issue.number, 'base branch was modified');
+    return { refused: 'unmergeable', message: 'Base branch was modified. Review and try the merge again.' };
+  }
   const message = o.title ?? `Merge pull request #${issue.number}`;
   const result = await repo.git.merge(pull.base, pull.head, o.method, message);
   if ('conflict' in result) return unmergeable;
