@@ -1,4 +1,5 @@
-// Runner figures: job start → agent spawned (clone reuse + fetch + worktree + prompt + spawn) on a
+// Runner figures: job start → agent spawned (clone reuse + worktree + prompt + spawn; the job carries the
+// base sha the clone already tracks, so no fetch — and, fewer rounds, a job without it, which fetches) on a
 // 5,000-file repo, beside a bare `git worktree add` on the same clone; and the CPU a supervision
 // tick costs per running worker (this process plus the git commands it waits for).
 // The two are measured turn about (RUNS rounds, the order alternating) and the ratio is the median of
@@ -19,6 +20,7 @@ import { createOrigin, gitIn, manyFiles, removeDir, tempDir, testEnv } from '../
 import { type Bench, type Figure, median, round } from './figures.ts';
 
 const RUNS = 16;
+const FETCH_RUNS = 6;
 const IDLE_WORKERS = 4;
 const TICKS = 5;
 
@@ -90,7 +92,10 @@ const bench: Bench = async () => {
       baseEnv: testEnv(),
     });
   const runner = make();
-  const job = (n: number, mode: string) => ({
+  // The bot's job carries the base commit it expects (issue 19): the clone already tracks it, so the
+  // start fetches nothing. A job without it (a retry, an older bot) fetches: measured too, fewer rounds.
+  const baseSha = await gitIn(origin.url, 'rev-parse', 'refs/heads/main');
+  const job = (n: number, mode: string, withSha = true) => ({
     kind: 'attempt' as const,
     runId: 'bench',
     issue: { repo: { owner: 'bench', name: 'repo' }, number: n },
@@ -99,6 +104,7 @@ const bench: Bench = async () => {
     branchStyle: 'blitz' as const,
     runSlug: 'bench',
     baseBranch: 'main',
+    ...(withSha ? { baseSha } : {}),
     cloneUrl: origin.url,
     entry: entry(mode),
     tier: 'execution' as const,
@@ -107,9 +113,9 @@ const bench: Bench = async () => {
   try {
     ids.push(((await runner.execute(job(1, 'stall'))) as { attempt: { id: string } }).attempt.id); // first clone, not timed
     const repoDir = join(workspace, 'bench', 'repo');
-    const startAgent = async (i: number): Promise<number> => {
+    const startAgent = async (i: number, withSha = true): Promise<number> => {
       const t0 = performance.now();
-      const res = await runner.execute(job(100 + i, 'slow-push'));
+      const res = await runner.execute(job(100 + i, 'slow-push', withSha));
       const ms = performance.now() - t0;
       if (res.kind !== 'attempt' || res.attempt.pid === undefined)
         throw new Error(`runner bench: attempt ${i} did not start (${JSON.stringify(res).slice(0, 300)})`);
@@ -148,6 +154,17 @@ const bench: Bench = async () => {
       baseline.push(b!);
       ratios.push(s! / b!);
       extra.push(s! - b!);
+    }
+    // The same, for a job that carries no base sha: the start fetches.
+    const fetchRatios: number[] = [];
+    const fetchExtra: number[] = [];
+    for (let i = RUNS; i < RUNS + FETCH_RUNS; i++) {
+      const [s, b] =
+        i % 2 === 0
+          ? [await startAgent(i, false), await bareWorktree(i)]
+          : await bareWorktree(i).then(async (b) => [await startAgent(i, false), b]);
+      fetchRatios.push(s! / b!);
+      fetchExtra.push(s! - b!);
     }
     // Idle workers: keep IDLE_WORKERS open attempts, cancel the rest.
     for (const id of ids.slice(IDLE_WORKERS)) await runner.execute({ kind: 'cancel', attemptId: id });
@@ -207,7 +224,17 @@ const bench: Bench = async () => {
       {
         name: 'runner.spawn_minus_baseline.median_ms',
         value: round(median(extra), 1),
-        unit: 'ms the runner adds to a bare worktree add (fetch, show-ref, prompt, spawn), median of the rounds',
+        unit: 'ms the runner adds to a bare worktree add (show-ref, prompt, spawn; no fetch), median of the rounds',
+      },
+      {
+        name: 'runner.spawn_fetching_over_baseline.ratio',
+        value: round(median(fetchRatios), 2),
+        unit: `x, a job without base sha (the start fetches), median of ${FETCH_RUNS} rounds; spread ${round(Math.min(...fetchRatios), 2)}–${round(Math.max(...fetchRatios), 2)}`,
+      },
+      {
+        name: 'runner.spawn_fetching_minus_baseline.median_ms',
+        value: round(median(fetchExtra), 1),
+        unit: 'ms the runner adds with a fetch, median of the rounds',
       },
       { name: 'runner.tick_cpu_ms_per_worker', value: round(median(steady), 2), unit: 'ms' },
       { name: 'runner.tick_cpu_ms_per_worker.goal', value: 20, unit: 'ms' },

@@ -132,6 +132,7 @@ export const issue19Rows: Row[] = [
         fmt(v(r, 'runner.spawn_over_baseline.ratio'), '×'),
         fmt(v(r, 'runner.spawn.median_ms'), ' ms'),
         fmt(v(r, 'runner.spawn_minus_baseline.median_ms'), ' ms added'),
+        fmt(v(r, 'runner.spawn_fetching_over_baseline.ratio'), '× for a job that fetches'),
       ),
     baseline: (r) => fmt(v(r, 'runner.baseline_worktree.median_ms'), ' ms worktree add'),
     goal: '≤ 1.5×',

@@ -43,16 +43,16 @@ export const renderPlanDashboard = (pc: PlanDashboardInput): string => {
     );
   lines.push(
     '',
-    '| wave | approved | execution-ready | closed | held | refused | pivoted |',
-    '|---|---|---|---|---|---|---|',
+    '| wave | approved | execution-ready | closed | held | refused | pivoted | parked |',
+    '|---|---|---|---|---|---|---|---|',
   );
   for (const w of plan.waves) {
     const t = tallyOf(w);
     lines.push(
-      `| ${w.index}${w.landed ? '' : ' (in flight)'} | ${t.approved} | ${t.executionReady} | ${t.closed} | ${t.held} | ${t.refused} | ${t.pivoted} |`,
+      `| ${w.index}${w.landed ? '' : ' (in flight)'} | ${t.approved} | ${t.executionReady} | ${t.closed} | ${t.held} | ${t.refused} | ${t.pivoted} | ${t.parked} |`,
     );
   }
-  if (plan.waves.length === 0) lines.push('| – | 0 | 0 | 0 | 0 | 0 | 0 |');
+  if (plan.waves.length === 0) lines.push('| – | 0 | 0 | 0 | 0 | 0 | 0 | 0 |');
   for (const w of plan.waves) {
     lines.push('', `### Wave ${w.index}`);
     for (const k of w.members) {

@@ -236,9 +236,12 @@ const blitzKind = (ctx: RunCtx): RunKind => ({
     const row = ctx.rows.get(key);
     // An approved plan (plan-blitz) goes into the worker's prompt.
     const planText = await approvedPlanText(ctx.forge, ctx.repo, ctx.issues.get(key)!);
+    const tip = ctx.run.progress.integrationTip;
     return {
       ...(planText ? { planText } : {}),
       ...(row?.bouncedAfter && row.lastError ? { failureFeedback: row.lastError } : {}),
+      // The integration branch as the bot last set it: a runner already there starts without a fetch.
+      ...(tip ? { baseSha: tip } : {}),
     };
   },
   prBody: (key, solved) =>
@@ -333,11 +336,17 @@ const merge = async (
     return deps.effects.bounce(ctx, a.issue, why);
   }
   if (tried) await keepCarried(deps, ctx, a.issue, tried, { send: false });
+  // The merge commit is the integration branch's new tip as the bot knows it: the next attempt jobs
+  // carry it as their base sha (dispatchIssue).
+  const mergedSha = m.sha ?? (await mergeCommitFound(deps, ctx, pr));
   await deps.store.upsertRunIssue(ctx.run.id, repo, ref.number, {
     state: 'merged',
-    mergedSha: m.sha ?? (await mergeCommitFound(deps, ctx, pr)) ?? pr.head.sha,
+    mergedSha: mergedSha ?? pr.head.sha,
   });
-  await setProgress(deps, ctx, (p) => ({ mergedSinceReview: (p.mergedSinceReview ?? 0) + 1 }));
+  await setProgress(deps, ctx, (p) => ({
+    mergedSinceReview: (p.mergedSinceReview ?? 0) + 1,
+    integrationTip: mergedSha,
+  }));
 };
 
 /**

@@ -161,10 +161,13 @@ export const createEffects = (
     const ref = refOf(key);
     const row = ctx.rows.get(key);
     const tail = ctx.run.progress.build?.tail;
+    // A revert moves the integration branch: its new tip, or none known when it failed.
+    let reverted: { tip?: string } | undefined;
     if (row?.mergedSha !== undefined && row.mergedSha !== row.branch) {
       try {
-        await revertMerge(await integrationGitOf(deps, ctx), row.mergedSha, ref.number);
+        reverted = { tip: await revertMerge(await integrationGitOf(deps, ctx), row.mergedSha, ref.number) };
       } catch (err) {
+        reverted = {};
         deps.logger.error({ runId: ctx.run.id, issue: key, err }, 'revert failed');
       }
     }
@@ -194,11 +197,13 @@ export const createEffects = (
       ...(mine.at(-1) ? { bouncedAfter: mine.at(-1)!.id } : {}),
     });
     // The failure is dealt with: the merges still on the branch get a fresh build; the count of red builds stays.
-    await setProgress(deps, ctx, ({ build }) =>
-      build?.status === 'failed' && build.responsible === key
-        ? { build: { status: 'none', covers: [], failures: build.failures } }
-        : undefined,
-    );
+    await setProgress(deps, ctx, ({ build }) => {
+      const dealt =
+        build?.status === 'failed' && build.responsible === key
+          ? { build: { status: 'none' as const, covers: [], failures: build.failures } }
+          : undefined;
+      return reverted ? { ...dealt, integrationTip: reverted.tip } : dealt;
+    });
     await ctx.forge.createComment(
       ref,
       `blitz: bounced back for another pass: ${reason}. The merge was reverted on \`${ctx.run.integrationBranch}\` and the failure goes into the next worker's prompt.`,

@@ -3,7 +3,7 @@
 // dispatch takes the same path through the queue. Its supervisor sees only local attempts.
 import type { Logger } from '../observability/logger.ts';
 import type { RunnerPort } from '../runner/runner-port.ts';
-import { type AttemptLedger, type AttemptRecord, runnerJobSchema } from '../runner/types.ts';
+import { type AttemptLedger, type AttemptRecord, asClaimed, runnerJobSchema } from '../runner/types.ts';
 import { jobOutput } from './dispatch.ts';
 import type { JobQueue, LeasedJob } from './types.ts';
 
@@ -73,7 +73,7 @@ const runOne = async (d: LocalConsumerDeps, job: LeasedJob): Promise<void> => {
     return;
   }
   try {
-    const result = await d.runner.execute(parsed.data);
+    const result = await d.runner.execute(asClaimed(parsed.data, job.retryCount));
     // An attempt runs on after it starts; the local supervisor (not the lease) watches it from here.
     const output =
       result.kind === 'attempt' ? { kind: 'attempt', attemptIds: [result.attempt.id] } : jobOutput(result);

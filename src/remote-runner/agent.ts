@@ -8,7 +8,7 @@ import type { BlitzConfig } from '../config/blitz-config.ts';
 import type { Logger } from '../observability/logger.ts';
 import { jobOutput } from '../queue/dispatch.ts';
 import { findExecutable, Runner } from '../runner/runner.ts';
-import { runnerJobSchema, systemClock } from '../runner/types.ts';
+import { asClaimed, runnerJobSchema, systemClock } from '../runner/types.ts';
 import type { RunnerAdvert } from '../store/runner-tokens.ts';
 import type { RunnerClient } from './client.ts';
 import { Outbox } from './outbox.ts';
@@ -178,7 +178,7 @@ export class RunnerAgent {
     }
     const held: Held = {
       ref,
-      job: parsed.data,
+      job: asClaimed(parsed.data, job.retryCount),
       heartbeatMs: heartbeatMsFor(job.leaseSeconds),
       lastBeat: Date.now(),
       settling: false,

@@ -14,12 +14,16 @@ export interface RequeueDeps {
   logger: Logger;
 }
 
-/** The retry of `r`: its stored job, one retry further, with its failure as feedback. */
-export const retryJobOf = (r: AttemptRecord): AttemptJob => ({
-  ...r.job,
-  retry: r.job.retry + 1,
-  ...(r.failureSummary ? { failureFeedback: r.failureSummary } : {}),
-});
+/** The retry of `r`: its stored job, one retry further, with its failure as feedback (and no base sha). */
+export const retryJobOf = (r: AttemptRecord): AttemptJob => {
+  // Not the first try's base sha: the base may have moved since, and the runner fetches for a retry.
+  const { baseSha: _, ...job } = r.job;
+  return {
+    ...job,
+    retry: r.job.retry + 1,
+    ...(r.failureSummary ? { failureFeedback: r.failureSummary } : {}),
+  };
+};
 
 /**
  * Enqueues the retry of an unsolved attempt, once: the dispatch key is the issue's next attempt

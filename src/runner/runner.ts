@@ -23,14 +23,22 @@ import {
   type AttemptRecord,
   type Clock,
   type EventSink,
+  expectedBaseSha,
   type GateJob,
   type RunnerJob,
   runnerJobSchema,
   type SurvivedWork,
 } from './types.ts';
 import { resolveWorkerUser, sameUserWarning, type WorkerUser } from './worker-user.ts';
-import { ensureClone, insideWorkspace } from './workspace.ts';
-import { ensureWorktree, mergeBaseInto, removeWorktree } from './worktrees.ts';
+import { ensureClone, insideWorkspace, repoDirFor } from './workspace.ts';
+import {
+  ensureWorktree,
+  mergeBaseInto,
+  readStartRefs,
+  removeWorktree,
+  type StartRefs,
+  worktreePathFor,
+} from './worktrees.ts';
 
 export interface RunnerDeps {
   config: BlitzConfig['runner'];
@@ -312,13 +320,34 @@ export class Runner {
           `Roster entry ${job.entry.name}: command "${bin}" was not found on this host.`,
         );
       }
-      const ctx = { ...(await this.gitContext(job.issue.repo)), originUrl: job.cloneUrl };
-      const { credentials: _, ...local } = ctx;
+      // Reading refs and checking out talk to no remote: no credentials in their environment, so
+      // git needs no look at the repository's config first (git.ts) unless the worker user asks it.
+      const local = {
+        ...(await this.gitContext(job.issue.repo, { credentials: false })),
+        originUrl: job.cloneUrl,
+      };
+      // Asked before the lock, as ever, for a job that will fetch: the provider may be slow.
+      const remote = expectedBaseSha(job) ? undefined : this.gitContext(job.issue.repo);
       const asked = performance.now();
       const { repoDir, wt } = await this.repoLock.exclusive(repoName, async () => {
         // Jobs that queued on the lock while another fetched: a fetch that began after this job asked
         // already holds everything origin had then, so a burst of N jobs costs two fetches, not N.
         const fresh = (this.fetchedAt.get(repoName) ?? -1) > asked;
+        // A clone already at the base the bot expects needs no fetch (nor credentials) either.
+        const current = fresh ? undefined : await this.atExpectedBase(job, branch, local);
+        if (current) {
+          const wt = await ensureWorktree(
+            this.workspace,
+            current.repoDir,
+            job.issue.repo,
+            branch,
+            job.baseBranch,
+            local,
+            current.refs,
+          );
+          return { repoDir: current.repoDir, wt };
+        }
+        const ctx = { ...(await (remote ?? this.gitContext(job.issue.repo))), originUrl: job.cloneUrl };
         const began = performance.now();
         const repoDir = await ensureClone(
           this.workspace,
@@ -329,8 +358,6 @@ export class Runner {
           this.knownOrigins,
         );
         if (!fresh) this.fetchedAt.set(repoName, began);
-        // Reading refs and checking out talk to no remote: no credentials in their environment, so
-        // git needs no look at the repository's config first (git.ts) unless the worker user asks it.
         const wt = await ensureWorktree(
           this.workspace,
           repoDir,
@@ -394,6 +421,34 @@ export class Runner {
       this.d.events({ type: 'attempt.finished', attemptId: id, outcome, summary: message });
       return failed;
     }
+  }
+
+  /**
+   * The clone and its refs when they already hold what a new worktree of the job starts from: the job
+   * carries a base sha (`expectedBaseSha`), the clone exists and tracks origin's base branch at exactly
+   * that commit, and it knows nothing of the attempt's branch (no worktree, local branch or tracking
+   * ref: an earlier attempt's work may be on origin, only a fetch would tell). Undefined: fetch.
+   */
+  private async atExpectedBase(
+    job: AttemptJob,
+    branch: string,
+    local: GitContext,
+  ): Promise<{ repoDir: string; refs: StartRefs } | undefined> {
+    const expected = expectedBaseSha(job);
+    if (!expected) return undefined;
+    if (!existsSync(repoDirFor(this.workspace, job.issue.repo.owner, job.issue.repo.name))) return undefined;
+    if (existsSync(worktreePathFor(this.workspace, job.issue.repo, branch))) return undefined;
+    // No fetch: only the clone's origin is checked (once per runner), with no credentials.
+    const repoDir = await ensureClone(
+      this.workspace,
+      job.issue.repo,
+      job.cloneUrl,
+      local,
+      false,
+      this.knownOrigins,
+    );
+    const refs = await readStartRefs(repoDir, branch, job.baseBranch, local);
+    return refs.base === expected && !refs.local && !refs.remote ? { repoDir, refs } : undefined;
   }
 
   /** Retries an unsolved attempt with its failure fed back, up to `retries` times. */

@@ -28,6 +28,14 @@ export const attemptJobSchema = z.object({
   /** The run's slug (blitz integration branch is `blitz/<runSlug>`). */
   runSlug: z.string().default('run'),
   baseBranch: z.string().min(1),
+  /**
+   * The commit the bot expects `baseBranch` at on origin (the tip it last made there itself). A runner
+   * whose clone already tracks the base branch at exactly this commit, and knows nothing of the
+   * attempt's branch, starts the first try without a fetch. Optional (a runner that does not know the
+   * field fetches, as one given no sha does); only a value the runner itself finds to be a commit sha
+   * (`expectedBaseSha`) is used, anything else is ignored.
+   */
+  baseSha: z.string().max(200).optional(),
   /** Clone URL without credentials; credentials come from the injected provider per command. */
   cloneUrl: z.string().min(1),
   entry: rosterEntrySchema,
@@ -103,6 +111,24 @@ export const gateJobSchema = z.object({
   attemptId: z.string().min(1).optional(),
   timeoutSeconds: z.number().int().positive().default(1800),
 });
+
+/**
+ * The base commit a runner may trust a job's word on: a full lowercase sha (40 hex; 64 in a SHA-256
+ * repository), on the first try of the first delivery only. A retry comes after a worker ran (the base
+ * and the branch may have moved), a redelivered job after another runner held it (and may have pushed
+ * the branch): both fetch.
+ */
+export const expectedBaseSha = (job: Pick<AttemptJob, 'baseSha' | 'retry'>): string | undefined =>
+  job.retry === 0 && job.baseSha !== undefined && /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(job.baseSha)
+    ? job.baseSha
+    : undefined;
+
+/** A job as a runner claims it: one delivered before (its lease ran out elsewhere) loses its base sha. */
+export const asClaimed = <J extends { kind: string }>(job: J, retryCount: number): J => {
+  if (retryCount === 0 || job.kind !== 'attempt' || !('baseSha' in job)) return job;
+  const { baseSha: _, ...rest } = job as J & { baseSha?: string };
+  return rest as J;
+};
 
 export const runnerJobSchema = z.discriminatedUnion('kind', [
   attemptJobSchema,

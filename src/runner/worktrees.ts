@@ -47,10 +47,38 @@ const samePath = (a: string, b: string): boolean => {
 };
 
 /**
+ * What a new worktree's start depends on, as the clone has it: the attempt's local branch, its
+ * tracking ref (origin's branch as last fetched) and origin's base branch, in one git command
+ * (show-ref matches by suffix: keep exact names).
+ */
+export interface StartRefs {
+  local?: string;
+  remote?: string;
+  base?: string;
+}
+
+export const readStartRefs = async (
+  repoDir: string,
+  branch: string,
+  baseBranch: string,
+  ctx: GitContext,
+): Promise<StartRefs> => {
+  const want = [`refs/heads/${branch}`, `refs/remotes/origin/${branch}`, `refs/remotes/origin/${baseBranch}`];
+  const found = new Map<string, string>();
+  for (const line of ((await gitTry(['show-ref', '--', ...want], repoDir, ctx)) ?? '').split('\n')) {
+    const [sha, name] = line.split(' ');
+    if (sha && name && want.includes(name)) found.set(name, sha);
+  }
+  const [local, remote, base] = want.map((ref) => found.get(ref));
+  return { ...(local ? { local } : {}), ...(remote ? { remote } : {}), ...(base ? { base } : {}) };
+};
+
+/**
  * Creates (or finds again) the worktree of `branch`: from the local branch if it exists, else from the
  * remote branch, else new off `origin/<baseBranch>`. Returns its path, whether it already existed and,
  * for a new one, the branch's sha on origin as the clone last fetched it (null: origin has no such
- * branch), read by the same command that chose where to start from.
+ * branch), read by the same command that chose where to start from (or given: `known`, read by the
+ * caller since the clone last changed).
  */
 export const ensureWorktree = async (
   workspace: string,
@@ -59,6 +87,7 @@ export const ensureWorktree = async (
   branch: string,
   baseBranch: string,
   ctx: GitContext,
+  known?: StartRefs,
 ): Promise<{ path: string; reused: true } | { path: string; reused: false; originSha: string | null }> => {
   const path = worktreePathFor(workspace, repo, branch);
   if (existsSync(path)) {
@@ -71,14 +100,7 @@ export const ensureWorktree = async (
     }
     return { path, reused: true };
   }
-  // The three refs the choice needs, in one git command (show-ref matches by suffix: keep exact names).
-  const want = [`refs/heads/${branch}`, `refs/remotes/origin/${branch}`, `refs/remotes/origin/${baseBranch}`];
-  const found = new Map<string, string>();
-  for (const line of ((await gitTry(['show-ref', '--', ...want], repoDir, ctx)) ?? '').split('\n')) {
-    const [sha, name] = line.split(' ');
-    if (sha && name && want.includes(name)) found.set(name, sha);
-  }
-  const [local, remote, base] = want.map((ref) => found.get(ref));
+  const { local, remote, base } = known ?? (await readStartRefs(repoDir, branch, baseBranch, ctx));
   if (local) await git(['worktree', 'add', '--quiet', path, branch], repoDir, ctx);
   else if (remote)
     await git(

@@ -50,6 +50,12 @@ export interface RunProgress {
    * and smoke (`regate`), which clears it.
    */
   integrationHead?: string;
+  /**
+   * The integration branch's tip as the bot itself last set it (a merge it made, a revert it pushed):
+   * the base sha its next attempt jobs carry, so a runner whose clone already tracks it starts without a
+   * fetch. Absent when the bot does not know it (a run's start, a merge whose commit it could not find).
+   */
+  integrationTip?: string;
   /** Budget probe result shown on the dashboard. */
   budget?: ProbeAnswer;
   /** Content keys of reports and notifications already posted, so a repeat action posts nothing. */

@@ -174,6 +174,13 @@ describe('blitz commands', () => {
     const second = (await x.bot.runs.ledger.listByRun(runId)).filter((a) => a.issue.number === 2);
     expect(second).toHaveLength(2);
     expect(second[1]!.job.failureFeedback).toContain('TypeError: b is broken');
+    // Jobs carry the integration branch's tip as the bot last set it: none at the run's start, #1's
+    // merge for #2's first try, the revert of #2's merge (a new tip) for its second.
+    const first = (await x.bot.runs.ledger.listByRun(runId)).find((a) => a.issue.number === 1)!;
+    expect(first.job.baseSha).toBeUndefined();
+    expect(second[0]!.job.baseSha).toMatch(/^[0-9a-f]{40}$/);
+    expect(second[1]!.job.baseSha).toMatch(/^[0-9a-f]{40}$/);
+    expect(second[1]!.job.baseSha).not.toBe(second[0]!.job.baseSha);
     const log = await x.origin.git.ok(['log', '--format=%s', 'blitz/m1']);
     expect(log).toContain('Revert the merge of #2');
     expect(x.world.commentsOn(x.repo, 2).some((c) => c.body.includes('bounced back'))).toBe(true);

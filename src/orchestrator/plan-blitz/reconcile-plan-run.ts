@@ -85,6 +85,8 @@ const loadPlanRun = async (
   const landed = pc.plan.waves.filter((w) => w.landed);
   const last = landed.at(-1);
   const wave = currentWave(pc.plan);
+  // The pass's time: a member's environment backoff is waited out against it (plan-member.ts).
+  const now = deps.clock.now().toISOString();
   const snap: RunSnapshot = {
     ...commonSnapshot(deps, 'plan', options, {
       milestone: ms.milestone,
@@ -104,7 +106,7 @@ const loadPlanRun = async (
             wave: {
               members: wave.members,
               landed: Object.keys(wave.outcomes),
-              facts: await Promise.all(wave.members.map((k) => memberRead(pc, k))),
+              facts: await Promise.all(wave.members.map((k) => memberRead(pc, k, now))),
             },
           }
         : {}),
@@ -136,7 +138,7 @@ const mergeUnderWay = async (
 };
 
 /** What the pass read about one wave member, for its step (plan/plan-member.ts). */
-const memberRead = async (pc: PlanCtx, key: IssueKey): Promise<MemberRead> => {
+const memberRead = async (pc: PlanCtx, key: IssueKey, now: string): Promise<MemberRead> => {
   const issue = pc.issues.get(key);
   const row = pc.rows.get(key);
   const size = issue && sizeOf(issue);
@@ -153,7 +155,9 @@ const memberRead = async (pc: PlanCtx, key: IssueKey): Promise<MemberRead> => {
       retry: a.job.retry,
       ...(a.outcome ? { outcome: a.outcome } : {}),
       ...(a.failureSummary ? { failureSummary: a.failureSummary } : {}),
+      ...(a.endedAt ? { endedAt: a.endedAt } : {}),
     })),
+    now,
     dispatches: row?.attempts ?? 0,
     firstTries: attemptsOfIssue(pc, key).filter((a) => a.job.retry === 0).length,
     ...(state === 'fixing' && row?.lastError !== undefined ? { findings: row.lastError } : {}),
