@@ -23,6 +23,8 @@ export interface PlanDashboardInput {
   problems?: ReadonlyMap<IssueKey, string>;
   /** Why the run goes slower than it could this pass. */
   slowed?: string;
+  /** Members waiting out an environment failure's backoff, with the sentence (plan-member.ts `environmentWait`). */
+  waiting?: ReadonlyMap<IssueKey, string>;
 }
 
 export const renderPlanDashboard = (pc: PlanDashboardInput): string => {
@@ -63,7 +65,7 @@ export const renderPlanDashboard = (pc: PlanDashboardInput): string => {
       const title = known !== undefined ? ` ${markdownText(known, 60)}` : '';
       const where = o
         ? `**${o.landing}**${o.note ? ` — ${markdownText(o.note, 200)}` : ''}`
-        : (pc.rows.get(k)?.state ?? 'queued');
+        : `${pc.rows.get(k)?.state ?? 'queued'}${pc.waiting?.has(k) ? ` — ${markdownText(pc.waiting.get(k)!, 200)}` : ''}`;
       lines.push(`- ${num(k)}${title} (${size}): ${where}`);
     }
     if (w.held.length)

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type MemberAnswer, type MemberFacts, type MemberOp, memberStep } from './plan-member.ts';
+import {
+  environmentWait,
+  type MemberAnswer,
+  type MemberFacts,
+  type MemberOp,
+  memberStep,
+} from './plan-member.ts';
 
 const member = (over: Partial<MemberFacts> = {}): MemberFacts => ({
   key: 'o/r#1',
@@ -272,6 +278,17 @@ describe('a member whose worker ends on an environment failure', () => {
     const twice = [...once, down('a2', '2026-12-04T06:02:00.000Z')];
     expect(at(2, { attempts: twice, now: '2026-12-04T06:03:59.000Z' })).toEqual([]);
     expect(ops(at(2, { attempts: twice, now: '2026-12-04T06:04:00.000Z' }))).toEqual(['attempt']);
+  });
+
+  it('names the wait on the dashboard while it lasts, and nothing once the worker runs again or it is parked', () => {
+    const once = [down('a1', '2026-12-04T06:00:00.000Z')];
+    expect(environmentWait({ state: 'planning', attempts: once })).toBe(
+      'waiting: environment failure 1 of 3 in a row; starts again at 2026-12-04 06:01 UTC',
+    );
+    expect(
+      environmentWait({ state: 'planning', attempts: [...once, { id: 'a2', retry: 0 }] }),
+    ).toBeUndefined();
+    expect(environmentWait({ state: 'planning', attempts: [once[0]!, once[0]!, once[0]!] })).toBeUndefined();
   });
 
   it('after three in a row lands parked, and tells the people on the run the command that continues it', () => {

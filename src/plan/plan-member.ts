@@ -348,6 +348,25 @@ export const environmentRetryAt = (endedAt: string | undefined, tries: number): 
   return new Date(ended + backoffSeconds(tries, defaultEnvironmentBackoff) * 1000).toISOString();
 };
 
+const trailingEnvironmentFailures = (attempts: MemberFacts['attempts']): number => {
+  let n = 0;
+  for (let i = attempts.length - 1; i >= 0 && attempts[i]!.outcome === 'environment_failure'; i--) n++;
+  return n;
+};
+
+/**
+ * The named state of a member waiting out an environment backoff, for its dashboard line; undefined
+ * when it is not waiting on one (its next step then says what it does).
+ */
+export const environmentWait = (m: Pick<MemberFacts, 'attempts' | 'state'>): string | undefined => {
+  const last = m.attempts.at(-1);
+  const tries = trailingEnvironmentFailures(m.attempts);
+  if (!last || tries === 0 || tries >= maxEnvironmentTries || !phases.includes(m.state)) return undefined;
+  const at = environmentRetryAt(last.endedAt, tries);
+  const when = at ? ` at ${at.slice(0, 16).replace('T', ' ')} UTC` : '';
+  return `waiting: environment failure ${tries} of ${maxEnvironmentTries} in a row; starts again${when}`;
+};
+
 /**
  * The latest attempt of the phase ended on an environment failure: start the worker again once its
  * backoff is over (a dispatch already queued is waited for), or, after `maxEnvironmentTries` in a row,
@@ -355,9 +374,7 @@ export const environmentRetryAt = (endedAt: string | undefined, tries: number): 
  */
 const afterEnvironmentFailure = (m: MemberFacts, phase: MemberPhase, slots: number): MemberOp[] => {
   const last = m.attempts.at(-1)!;
-  let tries = 0;
-  for (let i = m.attempts.length - 1; i >= 0 && m.attempts[i]!.outcome === 'environment_failure'; i--)
-    tries++;
+  const tries = trailingEnvironmentFailures(m.attempts);
   if (tries >= maxEnvironmentTries) {
     const ref = refOf(m.key);
     const who = phase === 'coding' ? 'worker' : 'planner';

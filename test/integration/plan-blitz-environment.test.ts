@@ -5,6 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { dashboardMarker } from '../../src/dashboard/render.ts';
 import { planProgressOf } from '../../src/plan/plan-progress.ts';
 import { removeDir, tempDir } from '../support/git.ts';
 import { type PlanHarness, startPlanHarness } from '../support/plan-harness.ts';
@@ -68,7 +69,15 @@ describe('plan-blitz: a planner that meets an environment failure', () => {
     // The backoff (60 s) is not over: more rounds start no planner.
     for (let i = 0; i < 3; i++) await h!.round();
     expect(await t.attempts()).toHaveLength(1);
-    expect(planProgressOf((await h!.latestRun())!.progress).waves[0]!.outcomes).toEqual({});
+    const waiting = (await h!.latestRun())!;
+    expect(planProgressOf(waiting.progress).waves[0]!.outcomes).toEqual({});
+    // The dashboard names the wait (its sentence Markdown-escaped).
+    const dashboard = h!.world
+      .commentsOn(h!.repo, h!.trigger)
+      .find((c) => c.body.includes(dashboardMarker(waiting.id)));
+    expect(dashboard?.body).toContain(
+      'planning — waiting&#58; environment failure 1 of 3 in a row; starts again at',
+    );
     writeFileSync(t.modeFile, 'plan\n');
     t.advance(61_000);
     const run = await h!.driveToStop();

@@ -8,7 +8,12 @@ import { planDryRun } from '../../dashboard/dry-run.ts';
 import { renderPlanDashboard } from '../../dashboard/plan-dashboard.ts';
 import { issueAttempts } from '../../plan/issue-progress.ts';
 import { sizeOf } from '../../plan/plan-labels.ts';
-import type { MemberAnswer, MemberRead, MergeRead } from '../../plan/plan-member.ts';
+import {
+  environmentWait,
+  type MemberAnswer,
+  type MemberRead,
+  type MergeRead,
+} from '../../plan/plan-member.ts';
 import { currentWave, finishedKeys, tallyOf } from '../../plan/plan-progress.ts';
 import { planRunEnd } from '../../plan/plan-waves.ts';
 import type { Action, RunSnapshot } from '../../plan/snapshot.ts';
@@ -252,6 +257,12 @@ export const reconcilePlanRun = (
     advancing,
     // A held pass has nothing to show; the first pass that reads the repo again does.
     publish: async (p) => {
-      if (!('held' in p)) hooks.dashboardBody(runId, renderPlanDashboard(p));
+      if ('held' in p) return;
+      const waiting = new Map<IssueKey, string>();
+      for (const m of p.snap.planRun?.wave?.facts ?? []) {
+        const wait = environmentWait(m);
+        if (wait) waiting.set(m.key, wait);
+      }
+      hooks.dashboardBody(runId, renderPlanDashboard({ ...p, waiting }));
     },
   });
