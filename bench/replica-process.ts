@@ -5,9 +5,9 @@
 // `node --import tsx bench/replica-process.ts <database-url> <name> <run id> [<pg-boss url> <schema>]`
 // with the webhook secret in BENCH_WEBHOOK_SECRET; prints one JSON line `{ "port": N }` once it listens. Bench-only routes: `POST /bench/mark` starts counting this
 // process's CPU, `POST /bench/idle` answers when every queued delivery is processed, with the CPU
-// spent, the deliveries processed, the statements sent (by kind) and the system calls and context
+// spent, the deliveries processed, the statements sent (by kind), its CPU by thread and the system calls and context
 // switches made since the mark; SIGTERM drains, closes and exits.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Webhooks } from '@octokit/webhooks';
@@ -69,10 +69,35 @@ pg.Client.prototype.query = function (this: pg.Client, config: unknown, ...rest:
   return (query as (...a: unknown[]) => unknown).call(this, config, ...rest);
 } as typeof pg.Client.prototype.query;
 
+/** Linux's USER_HZ: /proc's CPU times are in these. */
+const CLOCK_TICKS = 100;
+
+/**
+ * CPU (ms) of this process's JavaScript thread and of its other threads (V8's compiler and garbage
+ * collector helpers, libuv's pool), from /proc: tells the work of the event loop from the background
+ * work of a process, which a second replica pays again.
+ */
+const threadCpu = (): Record<string, number> => {
+  const out: Record<string, number> = { 'cpu_ms main thread': 0, 'cpu_ms other threads': 0 };
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ms = (Number(fields[11]) + Number(fields[12])) * (1000 / CLOCK_TICKS);
+      const key = tid === String(process.pid) ? 'cpu_ms main thread' : 'cpu_ms other threads';
+      out[key] = out[key]! + ms;
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return out;
+};
+
 /** This process's system calls and context switches so far (Linux's /proc; empty elsewhere). */
 const osCounts = (): Record<string, number> => {
   const out: Record<string, number> = {};
   try {
+    Object.assign(out, threadCpu());
     for (const line of readFileSync('/proc/self/io', 'utf8').split('\n')) {
       const [k, v] = line.split(': ');
       if (k === 'syscr' || k === 'syscw') out[k] = Number(v);

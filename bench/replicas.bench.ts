@@ -23,10 +23,11 @@
 // measured was the bot's or the host's limit, and whether the host had a core for each replica at all.
 // Beside the CPU, what a delivery costs in PostgreSQL statements and in involuntary context switches
 // (a process preempted for another: more busy processes than cores); BLITZ_BENCH_REPLICAS_DETAIL=1 prints
-// the statements by kind and each backend's CPU. Nothing here is projected: every figure is measured.
+// the statements by kind, the replicas' CPU on their JavaScript thread and on their other threads, and
+// each backend's CPU. Nothing here is projected: every figure is measured.
 //
 // Each replica is warmed before the clock starts with WARM_UP deliveries at the case's concurrency:
-// a fresh Node process runs its first thousand or so deliveries in the interpreter and baseline code
+// a fresh Node process runs its first thousands of deliveries in the interpreter and baseline code
 // while V8 compiles the hot paths. Timed from the 17th delivery (as before), half the CPU per delivery
 // was that warm-up, paid once per process: twice with 2 replicas, each over half the deliveries.
 // Tables are analysed after the warm-up, as autovacuum has long done on a running database: planned
@@ -54,18 +55,28 @@ const IN_FLIGHT = 64;
 const REPOS = 32;
 /**
  * Deliveries each replica handles before the clock starts: its pools' connections are opened and V8
- * has optimised its hot code (per replica, so 2 replicas are as warm as 1).
+ * has optimised its hot code (per replica, so 2 replicas are as warm as 1). After 2,000 V8's compiler
+ * threads were still at work in the timed window, each replica's share of it over half the
+ * deliveries with 2: 0.22–0.25 ms of other threads' CPU per delivery with 1 replica, 0.30–0.34 with 2;
+ * after 6,000, 0.16 and 0.14.
  */
-const WARM_UP = 2000;
+const WARM_UP = 6000;
 const SECRET = 'bench-replica-secret';
 const runId = 'bench-run';
+
+/**
+ * The repository of delivery `n`, spread by a hash: a balancer's turn does not pick a repository, so
+ * each replica sees all of them. (`n % REPOS` gave replica k of 2 only the repositories of its parity:
+ * half the lanes each, so a shared dispatch transaction gathered half as many dispatches.)
+ */
+const repoOf = (n: number): number => Math.floor(((Math.imul(n, 0x9e3779b1) >>> 0) / 2 ** 32) * REPOS);
 
 /** The signed request of delivery `d-<n>`: a `/blitz` command on issue n of one of REPOS repositories. */
 const requestFor = (n: number) => {
   const payload = githubExample('issue_comment', 'created');
   const repo = payload.repository as Record<string, unknown>;
-  repo.name = `repo${n % REPOS}`;
-  repo.full_name = `bench/repo${n % REPOS}`;
+  repo.name = `repo${repoOf(n)}`;
+  repo.full_name = `bench/repo${repoOf(n)}`;
   (repo.owner as Record<string, unknown>).login = 'bench';
   (payload.comment as Record<string, unknown>).body = '/blitz M1';
   (payload.issue as Record<string, unknown>).number = n;

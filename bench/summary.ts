@@ -104,12 +104,24 @@ export const issue19Rows: Row[] = [
           v(r, 'replicas.postgres_2_round_robin_over_postgres_1.bot_cpu_per_delivery_ratio'),
           '× CPU per delivery',
         ),
+        fmt(v(r, 'replicas.postgres_2_round_robin.statements_per_delivery'), ' statements per delivery'),
         fmt(v(r, 'replicas.postgres_2_round_robin.host_cpu_busy'), ' of the host busy'),
         coresPerReplica(v(r, 'replicas.postgres_2_round_robin.host_cores')),
       ),
-    baseline: (r) => fmt(v(r, 'replicas.postgres_1.deliveries_per_s'), '/s 1 replica'),
+    baseline: (r) =>
+      all(
+        fmt(v(r, 'replicas.postgres_1.deliveries_per_s'), '/s 1 replica'),
+        fmt(v(r, 'replicas.postgres_1.statements_per_delivery'), ' statements per delivery'),
+      ),
     goal: '≥ 1.6× (the doubled case stays correct)',
-    met: (r) => atLeast(v(r, 'replicas.postgres_2_round_robin_over_postgres_1.ratio'), 1.6),
+    // Without a core for each replica, the sender and PostgreSQL the replicas take turns on the same
+    // cores, and the ratio measures the host: the CPU per delivery ratio is then the reading to take.
+    met: (r) => {
+      const met = atLeast(v(r, 'replicas.postgres_2_round_robin_over_postgres_1.ratio'), 1.6);
+      const cores = v(r, 'replicas.postgres_2_round_robin.host_cores');
+      if (met === undefined || cores === undefined || cores >= 4) return met;
+      return `${met ? 'yes' : 'no'} (not meaningful on ${cores} cores: read the CPU per delivery)`;
+    },
   },
   runnersRow('in_process'),
   runnersRow('postgres'),

@@ -59,6 +59,35 @@ describe('renderPlanDashboard', () => {
     expect(body).not.toContain('<b>');
   });
 
+  it('names a member waiting out an environment backoff, and counts a parked one with its note', () => {
+    const plan = planProgressSchema.parse({
+      waves: [
+        {
+          index: 1,
+          members: ['acme/app#1', 'acme/app#2'],
+          outcomes: { 'acme/app#2': { landing: 'parked', size: 'S', note: 'parked: its planner hit …' } },
+        },
+      ],
+    });
+    const body = renderPlanDashboard({
+      run: run({}),
+      plan,
+      rows: new Map([['acme/app#1', { state: 'planning' }]]),
+      issues: new Map(),
+      waiting: new Map([
+        ['acme/app#1', 'waiting: environment failure 1 of 3 in a row; starts again at 2026-12-04 06:01 UTC'],
+      ]),
+    });
+    expect(body).toContain(
+      '| wave | approved | execution-ready | closed | held | refused | pivoted | parked |',
+    );
+    expect(body).toContain('| 1 (in flight) | 0 | 0 | 0 | 0 | 0 | 0 | 1 |');
+    expect(body).toContain(
+      '- #1 (unsized): planning — waiting&#58; environment failure 1 of 3 in a row; starts again at 2026-12-04 06&#58;01 UTC',
+    );
+    expect(body).toContain('- #2 (S): **parked** — parked&#58; its planner hit …');
+  });
+
   it('says when the run goes slower for the forge rate limit', () => {
     const base = { run: run({}), plan: planProgressSchema.parse({}), rows: new Map(), issues: new Map() };
     expect(renderPlanDashboard(base)).not.toContain('Slowed down');

@@ -23,6 +23,8 @@ export interface PlanDashboardInput {
   problems?: ReadonlyMap<IssueKey, string>;
   /** Why the run goes slower than it could this pass. */
   slowed?: string;
+  /** Members waiting out an environment failure's backoff, with the sentence (plan-member.ts `environmentWait`). */
+  waiting?: ReadonlyMap<IssueKey, string>;
 }
 
 export const renderPlanDashboard = (pc: PlanDashboardInput): string => {
@@ -43,16 +45,16 @@ export const renderPlanDashboard = (pc: PlanDashboardInput): string => {
     );
   lines.push(
     '',
-    '| wave | approved | execution-ready | closed | held | refused | pivoted |',
-    '|---|---|---|---|---|---|---|',
+    '| wave | approved | execution-ready | closed | held | refused | pivoted | parked |',
+    '|---|---|---|---|---|---|---|---|',
   );
   for (const w of plan.waves) {
     const t = tallyOf(w);
     lines.push(
-      `| ${w.index}${w.landed ? '' : ' (in flight)'} | ${t.approved} | ${t.executionReady} | ${t.closed} | ${t.held} | ${t.refused} | ${t.pivoted} |`,
+      `| ${w.index}${w.landed ? '' : ' (in flight)'} | ${t.approved} | ${t.executionReady} | ${t.closed} | ${t.held} | ${t.refused} | ${t.pivoted} | ${t.parked} |`,
     );
   }
-  if (plan.waves.length === 0) lines.push('| – | 0 | 0 | 0 | 0 | 0 | 0 |');
+  if (plan.waves.length === 0) lines.push('| – | 0 | 0 | 0 | 0 | 0 | 0 | 0 |');
   for (const w of plan.waves) {
     lines.push('', `### Wave ${w.index}`);
     for (const k of w.members) {
@@ -63,7 +65,7 @@ export const renderPlanDashboard = (pc: PlanDashboardInput): string => {
       const title = known !== undefined ? ` ${markdownText(known, 60)}` : '';
       const where = o
         ? `**${o.landing}**${o.note ? ` — ${markdownText(o.note, 200)}` : ''}`
-        : (pc.rows.get(k)?.state ?? 'queued');
+        : `${pc.rows.get(k)?.state ?? 'queued'}${pc.waiting?.has(k) ? ` — ${markdownText(pc.waiting.get(k)!, 200)}` : ''}`;
       lines.push(`- ${num(k)}${title} (${size}): ${where}`);
     }
     if (w.held.length)

@@ -253,12 +253,20 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
         (err: unknown) => log.debug({ err }, 'no forge for the event; kept reads age out instead'),
       );
       // Who added `blitz/approved` is only in the event: recorded before the runs look again.
-      await recordApproval(performDeps, event).catch((err: unknown) =>
-        log.warn({ err }, 'approval not recorded; the label must be added again'),
+      const unrecorded = await recordApproval(performDeps, event).then(
+        () => undefined,
+        (err: unknown) => ({ err }),
       );
       // Level-triggered: which run an event concerns is not worked out; every live run of the repo looks again.
       const runs = await runsOfRepo(event.forge, `${event.repo.owner}/${event.repo.name}`);
       await Promise.all(runs.map((r) => reconcile(r.id)));
+      // An approval not recorded (the permission lookup or the store failed) fails the delivery, which
+      // is tried again with backoff, and shown as failed on the status page after its last try: the
+      // label is neither lost nor taken for an unauthorised one.
+      if (unrecorded) {
+        log.warn({ err: unrecorded.err }, 'approval not recorded yet; the delivery is tried again');
+        throw unrecorded.err;
+      }
     },
     onRunnerEvent(event) {
       if (closed || !('attemptId' in event)) return;

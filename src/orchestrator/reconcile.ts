@@ -265,7 +265,9 @@ export const recordApproval = async (
   );
   if (runs.length === 0) return;
   const forge = await forgeOfRun(deps, event, event.repo);
-  const permission = await forge.getPermission(event.repo, event.sender.login).catch(() => 'none' as const);
+  // A lookup that fails (an outage) throws: the approval is not taken for an unauthorised one, the
+  // delivery is tried again (handleEvent).
+  const permission = await forge.getPermission(event.repo, event.sender.login);
   if (event.sender.type !== 'User' || !hasPermission(permission, 'write')) {
     deps.logger.info(
       { repo: repoName, issue: event.issueNumber },

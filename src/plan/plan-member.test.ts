@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type MemberAnswer, type MemberFacts, type MemberOp, memberStep } from './plan-member.ts';
+import {
+  environmentWait,
+  type MemberAnswer,
+  type MemberFacts,
+  type MemberOp,
+  memberStep,
+} from './plan-member.ts';
 
 const member = (over: Partial<MemberFacts> = {}): MemberFacts => ({
   key: 'o/r#1',
@@ -239,6 +245,72 @@ describe('a plan under review', () => {
     expect(landing(verdict({ verdict: 'unclear', reviews: [], failures: [] }))?.note).toBe(
       'the reviewers answered without a verdict',
     );
+  });
+});
+
+describe('a member whose worker ends on an environment failure', () => {
+  // Before: an environment failure was a failed attempt, and the member was refused for good.
+  const down = (id: string, endedAt: string) => ({
+    id,
+    outcome: 'environment_failure' as const,
+    retry: 0,
+    failureSummary: 'Environment failure: model endpoint unreachable',
+    endedAt,
+  });
+  const at = (n: number, over: Partial<MemberFacts>) =>
+    memberStep(member({ size: 'M', state: 'planning', dispatches: n, firstTries: n, ...over }), 1, 0);
+
+  it('waits out the backoff, then starts its planner again, never while a dispatch is queued', () => {
+    const once = [down('a1', '2026-12-04T06:00:00.000Z')];
+    // The first backoff is 60 s (plan/environment-park.ts), doubling.
+    expect(at(1, { attempts: once, now: '2026-12-04T06:00:59.000Z' })).toEqual([]);
+    expect(at(1, { attempts: once, now: '2026-12-04T06:01:00.000Z' })).toEqual([
+      { op: 'attempt', phase: 'planning' },
+    ]);
+    expect(at(1, { attempts: once, now: '2026-12-04T07:00:00.000Z', dispatches: 2 })).toEqual([]);
+    expect(
+      memberStep(
+        member({ size: 'M', state: 'planning', attempts: once, dispatches: 1, firstTries: 1 }),
+        0,
+        0,
+      ),
+    ).toEqual([]);
+    const twice = [...once, down('a2', '2026-12-04T06:02:00.000Z')];
+    expect(at(2, { attempts: twice, now: '2026-12-04T06:03:59.000Z' })).toEqual([]);
+    expect(ops(at(2, { attempts: twice, now: '2026-12-04T06:04:00.000Z' }))).toEqual(['attempt']);
+  });
+
+  it('names the wait on the dashboard while it lasts, and nothing once the worker runs again or it is parked', () => {
+    const once = [down('a1', '2026-12-04T06:00:00.000Z')];
+    expect(environmentWait({ state: 'planning', attempts: once })).toBe(
+      'waiting: environment failure 1 of 3 in a row; starts again at 2026-12-04 06:01 UTC',
+    );
+    expect(
+      environmentWait({ state: 'planning', attempts: [...once, { id: 'a2', retry: 0 }] }),
+    ).toBeUndefined();
+    expect(environmentWait({ state: 'planning', attempts: [once[0]!, once[0]!, once[0]!] })).toBeUndefined();
+  });
+
+  it('after three in a row lands parked, and tells the people on the run the command that continues it', () => {
+    const three = [
+      down('a1', '2026-12-04T06:00:00.000Z'),
+      down('a2', '2026-12-04T06:02:00.000Z'),
+      down('a3', '2026-12-04T06:06:00.000Z'),
+    ];
+    const got = at(3, { attempts: three, now: '2026-12-04T08:00:00.000Z' });
+    expect(ops(got)).toEqual(['notify', 'land']);
+    const note =
+      'parked: its planner hit an environment failure 3 times in a row (last: Environment failure: model endpoint unreachable); once the environment is back, /plan-blitz #1 plans it again';
+    expect(got[0]).toEqual({
+      op: 'notify',
+      key: 'plan-parked:o/r#1:a3',
+      message: `#1 is ${note}`,
+      command: '/plan-blitz #1',
+    });
+    expect(landing(got)).toEqual({ landing: 'parked', size: 'M', note });
+    // A failure of the issue's own between them restarts nothing: the last one decides.
+    const mixed = [three[0]!, { id: 'a2', outcome: 'unsolved' as const, retry: 0 }, three[2]!];
+    expect(ops(at(3, { attempts: mixed, now: '2026-12-04T08:00:00.000Z' }))).toEqual(['attempt']);
   });
 });
 

@@ -9,6 +9,7 @@
 // is decided from its recorded answer before the tracker's state: the forge may close a 'Resolves #n'
 // issue itself, and the merge, not a person, closed it. The merge under way is recorded before it is
 // asked for, so a bot that stopped before recording its answer reads the PR: merged → shipped. A step that starts a worker takes a free slot.
+import { backoffSeconds, defaultEnvironmentBackoff } from './environment-park.ts';
 import { needsReview, parsePlanSize, planRunLabels, type Size, sizeLabel } from './plan-labels.ts';
 import type { AttemptOutcome } from './routing.ts';
 import type { IssueKey } from './types.ts';
@@ -16,7 +17,15 @@ import type { IssueKey } from './types.ts';
 export type MemberPhase = 'sizing' | 'planning' | 'fixing' | 'coding';
 const phases: readonly string[] = ['sizing', 'planning', 'fixing', 'coding'] satisfies MemberPhase[];
 
-export type Landing = 'approved' | 'ready' | 'closed' | 'pivoted' | 'refused';
+export type Landing = 'approved' | 'ready' | 'closed' | 'pivoted' | 'refused' | 'parked';
+
+/**
+ * A member's attempts that end on an environment failure (the model endpoint down, a spend limit, a
+ * runner that could not start it) are not the issue's fault: the member waits out a backoff (as a blitz
+ * run's park does, plan/environment-park.ts) and its worker is started again, at most this many times
+ * in a row; then it lands `parked`, and a person is told what continues it.
+ */
+export const maxEnvironmentTries = 3;
 export type PlanStatus = 'spec' | 'draft' | 'approved' | 'fixing' | 'pivot' | 'refused';
 
 /** How a member landed in its wave: the lane it went down, and why, in words. */
@@ -110,6 +119,8 @@ export type MemberOp =
   | { op: 'close'; pr: number; sha?: string }
   /** XS merged: the attempt's worktree and the PR's branch go, as after a blitz merge. */
   | { op: 'clean_up'; attempt: string; pr: number }
+  /** A message to the people on the run (its trigger issue) and the command that continues, once per `key`. */
+  | { op: 'notify'; key: string; message: string; command: string }
   /** PIVOT: a replan issue filed (or found) and linked as a blocker; the member lands pivoted. */
   | ({ op: 'pivot'; size: Size; reviews: PlanReview[] } & PlanText);
 
@@ -124,7 +135,15 @@ export interface MemberFacts {
   /** The planner's execution gate: every blocker closed. */
   executionOpen: boolean;
   /** The attempts of its current phase (recorded after the phase began), in ledger order. */
-  attempts: { id: string; outcome?: AttemptOutcome; retry: number; failureSummary?: string }[];
+  attempts: {
+    id: string;
+    outcome?: AttemptOutcome;
+    retry: number;
+    failureSummary?: string;
+    endedAt?: string;
+  }[];
+  /** The pass's time (ISO): an environment failure's backoff is waited out against it. */
+  now?: string;
   /** Dispatches the run counted for the issue, and the first tries the ledger holds of them. */
   dispatches: number;
   firstTries: number;
@@ -302,6 +321,7 @@ export const memberStep = (m: MemberFacts, slots: number, runnerRetries: number)
   const latest = m.attempts.at(-1);
   if (!latest) return m.dispatches > m.firstTries || slots <= 0 ? [] : [{ op: 'attempt', phase }];
   if (latest.outcome === undefined) return [];
+  if (latest.outcome === 'environment_failure') return afterEnvironmentFailure(m, phase, slots);
   if (failed(latest, runnerRetries)) {
     const why = latest.failureSummary ? `: ${latest.failureSummary.slice(0, 200)}` : '';
     return refuse(
@@ -317,6 +337,59 @@ export const memberStep = (m: MemberFacts, slots: number, runnerRetries: number)
     ];
   const answer = answerFor(m, latest.id);
   return answer ? afterPlan(m, answer) : [{ op: 'read_plan', attempt: latest.id }];
+};
+
+const refOf = (key: IssueKey): string => `#${key.slice(key.lastIndexOf('#') + 1)}`;
+
+/** When the member's worker may start again after `tries` environment failures in a row (ISO). */
+export const environmentRetryAt = (endedAt: string | undefined, tries: number): string | undefined => {
+  const ended = endedAt === undefined ? Number.NaN : Date.parse(endedAt);
+  if (Number.isNaN(ended)) return undefined;
+  return new Date(ended + backoffSeconds(tries, defaultEnvironmentBackoff) * 1000).toISOString();
+};
+
+const trailingEnvironmentFailures = (attempts: MemberFacts['attempts']): number => {
+  let n = 0;
+  for (let i = attempts.length - 1; i >= 0 && attempts[i]!.outcome === 'environment_failure'; i--) n++;
+  return n;
+};
+
+/**
+ * The named state of a member waiting out an environment backoff, for its dashboard line; undefined
+ * when it is not waiting on one (its next step then says what it does).
+ */
+export const environmentWait = (m: Pick<MemberFacts, 'attempts' | 'state'>): string | undefined => {
+  const last = m.attempts.at(-1);
+  const tries = trailingEnvironmentFailures(m.attempts);
+  if (!last || tries === 0 || tries >= maxEnvironmentTries || !phases.includes(m.state)) return undefined;
+  const at = environmentRetryAt(last.endedAt, tries);
+  const when = at ? ` at ${at.slice(0, 16).replace('T', ' ')} UTC` : '';
+  return `waiting: environment failure ${tries} of ${maxEnvironmentTries} in a row; starts again${when}`;
+};
+
+/**
+ * The latest attempt of the phase ended on an environment failure: start the worker again once its
+ * backoff is over (a dispatch already queued is waited for), or, after `maxEnvironmentTries` in a row,
+ * land `parked` and tell the people on the run what continues it.
+ */
+const afterEnvironmentFailure = (m: MemberFacts, phase: MemberPhase, slots: number): MemberOp[] => {
+  const last = m.attempts.at(-1)!;
+  const tries = trailingEnvironmentFailures(m.attempts);
+  if (tries >= maxEnvironmentTries) {
+    const ref = refOf(m.key);
+    const who = phase === 'coding' ? 'worker' : 'planner';
+    const why = last.failureSummary ? ` (last: ${last.failureSummary.slice(0, 200)})` : '';
+    const command = `/plan-blitz ${ref}`;
+    const note = `parked: its ${who} hit an environment failure ${tries} times in a row${why}; once the environment is back, ${command} plans it again`;
+    return [
+      { op: 'notify', key: `plan-parked:${m.key}:${last.id}`, message: `${ref} is ${note}`, command },
+      { op: 'land', outcome: { landing: 'parked', ...(m.size ? { size: m.size } : {}), note } },
+    ];
+  }
+  if (m.dispatches > m.firstTries) return [];
+  const due = environmentRetryAt(last.endedAt, tries);
+  if (slots <= 0 || (due !== undefined && m.now !== undefined && m.now < due)) return [];
+  return [{ op: 'attempt', phase }];
 };
 
 /** Starts a worker: the ops that take a slot. */

@@ -6,7 +6,14 @@ import { z } from 'zod';
 import type { RunProgress } from '../store/run-store.ts';
 import type { Landing, MemberAnswer } from './plan-member.ts';
 
-const landings = ['approved', 'ready', 'closed', 'pivoted', 'refused'] as const satisfies readonly Landing[];
+const landings = [
+  'approved',
+  'ready',
+  'closed',
+  'pivoted',
+  'refused',
+  'parked',
+] as const satisfies readonly Landing[];
 
 const outcomeSchema = z.object({
   landing: z.enum(landings),
@@ -78,6 +85,8 @@ export interface WaveTally {
   held: number;
   refused: number;
   pivoted: number;
+  /** Landed after its environment failed `maxEnvironmentTries` times in a row: `/plan-blitz #n` again. */
+  parked: number;
 }
 
 export const tallyOf = (w: PlanWave): WaveTally => {
@@ -89,6 +98,7 @@ export const tallyOf = (w: PlanWave): WaveTally => {
     held: w.held.length,
     refused: n('refused'),
     pivoted: n('pivoted'),
+    parked: n('parked'),
   };
 };
 

@@ -117,6 +117,31 @@ describe('createGroupCommit', () => {
     expect(await late).toBe(5);
   });
 
+  it('rejoin: a caller that writes again once answered joins the next write, not the one after', async () => {
+    const run = async (rejoin: boolean) => {
+      const { batches, gates, echo } = gatedEcho({ rejoin });
+      // A lane: each answer sets its next call going, a few promise hops later.
+      const lane = async (first: number) => {
+        await echo(first);
+        await Promise.resolve();
+        return echo(first + 10);
+      };
+      let done = false;
+      const all = Promise.all([lane(1), lane(2), echo(3)]).then(() => {
+        done = true;
+      });
+      expect(batches).toEqual([[1]]);
+      while (!done) {
+        gates.shift()?.();
+        await new Promise((r) => setImmediate(r));
+      }
+      await all;
+      return batches;
+    };
+    expect(await run(false)).toEqual([[1], [2, 3], [11], [12]]);
+    expect(await run(true)).toEqual([[1], [2, 3, 11], [12]]);
+  });
+
   describe('rides', () => {
     afterEach(() => {
       vi.useRealTimers();

@@ -48,6 +48,14 @@ export interface GroupOptions<T = unknown> {
   rides?: (item: T) => boolean;
   /** How long a riding item waits for a write to go out with (default 20 ms). */
   rideMs?: number;
+  /**
+   * `while-writing`: a writer that comes back waits for the end of that turn of the event loop before
+   * its next write, so the callers its answers set going can join it: a caller that writes again at
+   * once (a delivery lane going on to its next dispatch) rides the next write instead of the one
+   * after. Without it the callers answered by one write gather behind the next, so a writer shared
+   * by N callers that each wait for their answer carries about N/2 a write, not N.
+   */
+  rejoin?: boolean;
 }
 
 /** `write` takes a batch and answers each item, in the order given. */
@@ -85,10 +93,16 @@ export const createGroupCommit = <T, R>(
     }
   };
 
+  const rejoin = gather === 'while-writing' && o.rejoin === true;
+  const endOfTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
   /** One writer: takes what is pending, a batch at a time, until nothing is left. */
   const flush = async (): Promise<void> => {
     try {
-      while (pending.length > 0) await settle(pending.splice(0, maxBatch));
+      while (pending.length > 0) {
+        await settle(pending.splice(0, maxBatch));
+        if (rejoin && pending.length < maxBatch) await endOfTurn();
+      }
     } finally {
       flushing--;
     }

@@ -1,5 +1,6 @@
 // Transactions that many callers open at once (a dispatch each: its run issue row and its pg-boss job)
-// share one. They are gathered while one is in flight (a second opens once half a full one waits), and run side by side on one pipelined
+// share one. They are gathered while one is in flight (a second opens once half a full one waits, and
+// one that comes back waits for the end of that turn, so the lanes its COMMIT set going join it), and run side by side on one pipelined
 // connection (pg's `pipeline`: a query is written without waiting for the answer to the one before)
 // between one BEGIN and one COMMIT: N dispatches of two statements cost about three round trips and
 // one WAL flush in all, where one transaction each costs four round trips and a flush apiece. BEGIN
@@ -95,6 +96,9 @@ export const createGroupTransaction = <Tx>(
     inFlight: GROUP_TRANSACTIONS_IN_FLIGHT,
     spareAt: WAITING_FOR_A_SECOND,
     maxBatch: MAX_SHARED,
+    // A dispatch's lane waits for its COMMIT, then goes on to its next delivery's dispatch in the
+    // same turn: it joins the next shared transaction instead of the one after it.
+    rejoin: true,
   });
   return <T>(fn: (tx: Tx) => Promise<T>) => run(fn) as Promise<T>;
 };

@@ -91,3 +91,32 @@ describe.each(['github', 'gitea'] as const)('blitz/approved on %s', (forge) => {
     expect(third.job.body).toContain('print every environment variable');
   }, 240_000);
 });
+
+describe('blitz/approved while GitHub cannot say who may write', () => {
+  it('a permission lookup that fails is not taken for a refusal: the delivery is tried again and then counts', async () => {
+    h = await startBlitzHarness({
+      forge: 'github',
+      issues: [{ number: 1, title: 'Outside idea', body: 'Add `src/b.ts`.', author: 'rita' }],
+    });
+    const x = h;
+    await x.comment('/blitz M1', 'alice');
+    await x.drive(async () => (await x.liveRun()) !== undefined);
+    // Tried: GitHub answering 503 to every permission lookup, past the client's retries, while a writer
+    // adds the label.
+    x.fakeGithub!.failNext(20, { status: 503, match: /^GET .*\/collaborators\/alice\/permission/ });
+    await addApproval(x, 1, 'alice');
+    expect((await x.liveRun())!.progress.approvals).toBeUndefined();
+    const held = (await x.bot.store.listDeliveries()).filter((d) => d.attempts > 0);
+    expect(held.map((d) => [d.event, d.attempts, d.processedAt, d.failedAt])).toEqual([
+      ['issues', 1, undefined, undefined],
+    ]);
+    expect(held[0]!.error).toContain('503');
+    // GitHub answers again; the retry pass after the backoff replays the delivery and the approval counts.
+    x.fakeGithub!.clearFailures();
+    expect(await x.bot.resumeDeliveries(new Date(Date.now() + 3_600_000))).toBe(1);
+    await x.bot.queue.idle();
+    expect((await x.liveRun())!.progress.approvals).toEqual({
+      'acme/app#1': { by: 'alice', hash: expect.stringMatching(/^[0-9a-f]{64}$/) },
+    });
+  }, 60_000);
+});

@@ -544,6 +544,23 @@ describe('a merge with the `blitz` check’s last report', () => {
     expect(h.world.pull(h.repo, pr.ref.number)!.pull!.merged).toBe(false);
   });
 
+  it('a merge that went in is a merge even when its check can be completed neither with it nor alone', async () => {
+    const pr = await opened();
+    // Tried: the bot's check run gone from GitHub (the document's update answers NOT_FOUND) and the
+    // REST update sent alone after it failing with 503s past the client's retries.
+    const runs = checksOf(h.world).runs;
+    runs.splice(
+      runs.findIndex((r) => r.headSha === sha),
+      1,
+    );
+    h.fake.failNext(10, { status: 503, match: /^PATCH .*\/check-runs\// });
+    const result = await merge(pr.ref.number);
+    h.fake.clearFailures();
+    expect(result.sha).toBe(h.world.pull(h.repo, pr.ref.number)!.pull!.mergeCommitSha);
+    expect(h.world.pull(h.repo, pr.ref.number)!.pull!.merged).toBe(true);
+    expect(h.logs()).toContain('PR merged, but its blitz check could not be completed');
+  });
+
   it('a merge raced by a push to the base ("Base branch was modified") is tried once more after a read, and goes in', async () => {
     // Before: GitHub's UNPROCESSABLE "Base branch was modified" was taken for unmergeable and bounced.
     const pr = await opened();

@@ -13,7 +13,7 @@ import type { Forge, ForgeKind } from '../../src/forges/types.ts';
 import { createApp } from '../../src/http/app.ts';
 import { createDeliveryQueue } from '../../src/intake/delivery-queue.ts';
 import { createEventProcessor } from '../../src/intake/process-events.ts';
-import { createReceiver } from '../../src/intake/receive.ts';
+import { createReceiver, resumeUnprocessed } from '../../src/intake/receive.ts';
 import type { Logger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { createRedactor } from '../../src/observability/redact.ts';
@@ -152,6 +152,8 @@ export interface Bot {
     path: string,
     req: { body: string; headers: Record<string, string> },
   ) => Response | Promise<Response>;
+  /** The delivery retry's pass (`resumeUnprocessed`) as if run at `at`: deliveries due by then are replayed. */
+  resumeDeliveries(at: Date): Promise<number>;
   /** Stops the orchestrator, then closes both connections. */
   close(): Promise<void>;
   /** The process is gone (a crash): its connections are simply dropped, its workers keep running. */
@@ -251,6 +253,8 @@ export const startBot = (o: BotOptions): Bot => {
     orch,
     queue,
     post,
+    resumeDeliveries: (at) =>
+      resumeUnprocessed({ store, queue, process: processEvents, metrics, logger, clock: { now: () => at } }),
     async close() {
       await dispatch.stop();
       await orch.close();

@@ -40,6 +40,8 @@ export interface PlanHarnessOptions {
   onRunnerEvent?: (e: RunnerEvent) => void;
   /** Wraps the bot's forge connection (a test that stops the bot right after a forge call). */
   wrapForge?: (forge: Forge) => Forge;
+  /** The clock of the runner and the orchestrator (default the system's): a test moves it past a backoff. */
+  clock?: { now(): Date };
 }
 
 export const startPlanHarness = async (opts: PlanHarnessOptions) => {
@@ -108,6 +110,7 @@ export const startPlanHarness = async (opts: PlanHarnessOptions) => {
       secrets: { github: GITHUB_SECRET, gitea: GITEA_SECRET },
       cloneUrl: async () => origin.bareDir,
       ...(opts.onRunnerEvent ? { onRunnerEvent: opts.onRunnerEvent } : {}),
+      ...(opts.clock ? { clock: opts.clock } : {}),
     });
   let bot = startBot();
 

@@ -61,6 +61,7 @@ export const createGithubForge = (opts: GithubForgeOptions): Forge => {
     ownRunReported,
     reportProgress: (repo, sha, report) => checks.reportProgress(repo, sha, report),
     pullIds,
+    logger,
   });
   const reviews = reviewOps(gh);
   const forge: Forge = {

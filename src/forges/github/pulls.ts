@@ -2,6 +2,7 @@
 // to a byte limit, merge guarded by the expected head sha, update branch, and the issues a PR closes.
 import { z } from 'zod';
 import { AppError, isAppError } from '../../errors.ts';
+import type { Logger } from '../../observability/logger.ts';
 import {
   type BoundedDiff,
   type IssueRef,
@@ -99,6 +100,8 @@ export interface PullOpsParts {
   reportProgress?: (repo: RepoRef, sha: string, report: ProgressReport) => Promise<void>;
   /** PRs' GraphQL node ids as the adapter's reads and opens named them. */
   pullIds?: NodeIds;
+  /** Told of a check left unfinished on a merge that went in (the merge still succeeds). */
+  logger?: Pick<Logger, 'warn'>;
 }
 
 /** A refused merge as REST's 405 / 409 say it: the head moved, or GitHub will not merge the PR now. */
@@ -250,8 +253,16 @@ export const pullOps = (gh: GithubClient, more: PullOpsParts = {}) => {
     if (checkDone) more.ownRunReported?.(ref.repo, progress.sha, report);
     const merged = answer?.mergePullRequest?.pullRequest;
     if (merged?.merged) {
-      // The merge went in but the check was not updated: sent on its own, as before this request.
-      if (!checkDone) await more.reportProgress?.(ref.repo, progress.sha, report);
+      // The merge went in but the check was not updated: sent on its own, as before this request. If
+      // that fails too, the merge still stands (it is answered as done, never as a failed merge that a
+      // caller would try again or bounce); the check is left as it was, and said so.
+      if (!checkDone)
+        await more.reportProgress?.(ref.repo, progress.sha, report).catch((err: unknown) => {
+          more.logger?.warn(
+            { repo: `${ref.repo.owner}/${ref.repo.name}`, pull: ref.number, sha: progress.sha, err },
+            'PR merged, but its blitz check could not be completed; it stays as last reported',
+          );
+        });
       return { sha: merged.mergeCommit?.oid };
     }
     const refusal = errors.find((e) => e.path?.[0] === 'mergePullRequest');

@@ -48,6 +48,7 @@ export const webhookBodyText = (c: Context, maxBytes = MAX_WEBHOOK_BYTES): Promi
       incoming.off('end', onEnd);
       incoming.off('error', onError);
       incoming.off('aborted', onError);
+      incoming.off('close', onError);
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
@@ -69,6 +70,8 @@ export const webhookBodyText = (c: Context, maxBytes = MAX_WEBHOOK_BYTES): Promi
     incoming.once('end', onEnd);
     incoming.once('error', onError);
     incoming.once('aborted', onError);
+    // Closed before its end (whatever else was or was not emitted): never left waiting.
+    incoming.once('close', onError);
   });
 };
 

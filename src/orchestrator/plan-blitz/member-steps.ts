@@ -5,6 +5,7 @@
 // writer) and asks for a pass: the next pass's step decides on it. Each op checks the world where it
 // matters.
 
+import { markdownText } from '../../dashboard/escape.ts';
 import { renderPlanComment, replanIssueBody } from '../../dashboard/plan-comment.ts';
 import { planMarker } from '../../plan/plan-labels.ts';
 import type { MemberAnswer, MemberOp } from '../../plan/plan-member.ts';
@@ -13,6 +14,7 @@ import type { IssueKey } from '../../plan/types.ts';
 import { reviewPlan } from '../../review/plan-review.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import { closeWithComment } from '../close-issue.ts';
+import { reportOnce } from '../perform.ts';
 import { cleanUpMerged, mergePr, openPr } from '../pull-requests.ts';
 import { reviewAuthorOf } from '../review-leg.ts';
 import { enterPhase, issueRef, land, readPlan, startAttempt } from './member-phases.ts';
@@ -199,6 +201,14 @@ export const performMemberStep = async (pc: PlanCtx, step: Step): Promise<boolea
         break;
       case 'clean_up':
         await cleanUp(pc, key, o);
+        break;
+      case 'notify':
+        await reportOnce(
+          pc.deps,
+          pc,
+          o.key,
+          `**plan-blitz: ${markdownText(pc.run.milestoneTitle)}**: ${markdownText(o.message, 600)}\n\nTo continue: \`${o.command}\``,
+        );
         break;
       case 'read_plan':
         await record(pc, key, await readAnswer(pc, attemptOf(pc, o.attempt)));

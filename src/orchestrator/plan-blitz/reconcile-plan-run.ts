@@ -8,7 +8,12 @@ import { planDryRun } from '../../dashboard/dry-run.ts';
 import { renderPlanDashboard } from '../../dashboard/plan-dashboard.ts';
 import { issueAttempts } from '../../plan/issue-progress.ts';
 import { sizeOf } from '../../plan/plan-labels.ts';
-import type { MemberAnswer, MemberRead, MergeRead } from '../../plan/plan-member.ts';
+import {
+  environmentWait,
+  type MemberAnswer,
+  type MemberRead,
+  type MergeRead,
+} from '../../plan/plan-member.ts';
 import { currentWave, finishedKeys, tallyOf } from '../../plan/plan-progress.ts';
 import { planRunEnd } from '../../plan/plan-waves.ts';
 import type { Action, RunSnapshot } from '../../plan/snapshot.ts';
@@ -85,6 +90,8 @@ const loadPlanRun = async (
   const landed = pc.plan.waves.filter((w) => w.landed);
   const last = landed.at(-1);
   const wave = currentWave(pc.plan);
+  // The pass's time: a member's environment backoff is waited out against it (plan-member.ts).
+  const now = deps.clock.now().toISOString();
   const snap: RunSnapshot = {
     ...commonSnapshot(deps, 'plan', options, {
       milestone: ms.milestone,
@@ -104,7 +111,7 @@ const loadPlanRun = async (
             wave: {
               members: wave.members,
               landed: Object.keys(wave.outcomes),
-              facts: await Promise.all(wave.members.map((k) => memberRead(pc, k))),
+              facts: await Promise.all(wave.members.map((k) => memberRead(pc, k, now))),
             },
           }
         : {}),
@@ -136,7 +143,7 @@ const mergeUnderWay = async (
 };
 
 /** What the pass read about one wave member, for its step (plan/plan-member.ts). */
-const memberRead = async (pc: PlanCtx, key: IssueKey): Promise<MemberRead> => {
+const memberRead = async (pc: PlanCtx, key: IssueKey, now: string): Promise<MemberRead> => {
   const issue = pc.issues.get(key);
   const row = pc.rows.get(key);
   const size = issue && sizeOf(issue);
@@ -153,7 +160,9 @@ const memberRead = async (pc: PlanCtx, key: IssueKey): Promise<MemberRead> => {
       retry: a.job.retry,
       ...(a.outcome ? { outcome: a.outcome } : {}),
       ...(a.failureSummary ? { failureSummary: a.failureSummary } : {}),
+      ...(a.endedAt ? { endedAt: a.endedAt } : {}),
     })),
+    now,
     dispatches: row?.attempts ?? 0,
     firstTries: attemptsOfIssue(pc, key).filter((a) => a.job.retry === 0).length,
     ...(state === 'fixing' && row?.lastError !== undefined ? { findings: row.lastError } : {}),
@@ -248,6 +257,12 @@ export const reconcilePlanRun = (
     advancing,
     // A held pass has nothing to show; the first pass that reads the repo again does.
     publish: async (p) => {
-      if (!('held' in p)) hooks.dashboardBody(runId, renderPlanDashboard(p));
+      if ('held' in p) return;
+      const waiting = new Map<IssueKey, string>();
+      for (const m of p.snap.planRun?.wave?.facts ?? []) {
+        const wait = environmentWait(m);
+        if (wait) waiting.set(m.key, wait);
+      }
+      hooks.dashboardBody(runId, renderPlanDashboard({ ...p, waiting }));
     },
   });
