@@ -2,11 +2,10 @@
 // Posted once on the trigger issue; nothing runs.
 import { sizeOf } from '../plan/plan-labels.ts';
 import type { Action } from '../plan/snapshot.ts';
-import type { IssueKey, PlanIssue } from '../plan/types.ts';
+import { type IssueKey, issueRef, type PlanIssue } from '../plan/types.ts';
 
 type PostPlan = Extract<Action, { type: 'post_plan' }>;
 
-const num = (k: IssueKey) => `#${k.slice(k.lastIndexOf('#') + 1)}`;
 const listed = (xs: readonly string[]): string[] => (xs.length ? xs.map((x) => `- ${x}`) : ['- nothing']);
 
 /** A blitz dry run: the first wave with the workers the planner picked for it, and what is not ready. */
@@ -17,7 +16,7 @@ export const blitzDryRun = (milestone: string, maxSessions: number, a: PostPlan)
     `First wave (${a.wave.length}, at most ${maxSessions} at once):`,
     ...(a.picks ?? []).map(
       (p) =>
-        `- ${num(p.issue)}: tier ${p.worker.tier}, ${p.worker.entry.name}${p.worker.entry.model ? ` (${p.worker.entry.model})` : ''} — ${p.worker.reason}`,
+        `- ${issueRef(p.issue)}: tier ${p.worker.tier}, ${p.worker.entry.name}${p.worker.entry.model ? ` (${p.worker.entry.model})` : ''} — ${p.worker.reason}`,
     ),
     ...(a.wave.length === 0 ? ['- nothing is ready'] : []),
     '',
@@ -39,11 +38,11 @@ export const planDryRun = (
     `**plan-blitz dry run: ${milestone}** — nothing was started.`,
     '',
     `First wave (${a.wave.length}):`,
-    ...a.wave.map((k) => `- ${num(k)}: lane ${lane(k)}`),
+    ...a.wave.map((k) => `- ${issueRef(k)}: lane ${lane(k)}`),
     ...(a.wave.length === 0 ? ['- nothing can be planned now'] : []),
     '',
     'Held:',
-    ...listed((a.held ?? []).map((h) => `${num(h.key)}: ${h.reason}`)),
+    ...listed((a.held ?? []).map((h) => `${issueRef(h.key)}: ${h.reason}`)),
     '',
     'Waiting:',
     ...listed(a.explanations),

@@ -4,12 +4,10 @@
 
 import { sizeOf } from '../plan/plan-labels.ts';
 import { type PlanProgress, planProgressOf, tallyOf } from '../plan/plan-progress.ts';
-import type { IssueKey, PlanIssue } from '../plan/types.ts';
+import { type IssueKey, issueRef, type PlanIssue } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import { markdownText } from './escape.ts';
 import { dashboardMarker, slowedLine } from './render.ts';
-
-const num = (k: IssueKey) => `#${k.slice(k.lastIndexOf('#') + 1)}`;
 
 /** What the plan run's dashboard shows: the run, its waves, and what the pass read of its issues. */
 export interface PlanDashboardInput {
@@ -36,7 +34,7 @@ export const renderPlanDashboard = (pc: PlanDashboardInput): string => {
     `State: **${run.state}**${run.progress.reason ? ` — ${markdownText(run.progress.reason, 400)}` : ''}`,
   ];
   if (pc.slowed) lines.push('', slowedLine(pc.slowed));
-  if (plan.targets) lines.push('', `Targets: ${plan.targets.map(num).join(', ') || 'none'}`);
+  if (plan.targets) lines.push('', `Targets: ${plan.targets.map(issueRef).join(', ') || 'none'}`);
   if (plan.unmatched.length)
     lines.push(
       '',
@@ -66,22 +64,22 @@ export const renderPlanDashboard = (pc: PlanDashboardInput): string => {
       const where = o
         ? `**${o.landing}**${o.note ? ` — ${markdownText(o.note, 200)}` : ''}`
         : `${pc.rows.get(k)?.state ?? 'queued'}${pc.waiting?.has(k) ? ` — ${markdownText(pc.waiting.get(k)!, 200)}` : ''}`;
-      lines.push(`- ${num(k)}${title} (${size}): ${where}`);
+      lines.push(`- ${issueRef(k)}${title} (${size}): ${where}`);
     }
     if (w.held.length)
-      lines.push(...w.held.map((h) => `- held ${num(h.key)}: ${markdownText(h.reason, 200)}`));
+      lines.push(...w.held.map((h) => `- held ${issueRef(h.key)}: ${markdownText(h.reason, 200)}`));
   }
   if (pc.problems?.size)
     lines.push(
       '',
       '**Problems** (retried on the next pass):',
-      ...[...pc.problems].map(([k, m]) => `- ${num(k)}: ${markdownText(m, 300)}`),
+      ...[...pc.problems].map(([k, m]) => `- ${issueRef(k)}: ${markdownText(m, 300)}`),
     );
   if (plan.cycles.length)
     lines.push(
       '',
       '**Cycles** (not planned until a person cuts them):',
-      ...plan.cycles.map((c) => `- ${c.map(num).join(' ↔ ')}`),
+      ...plan.cycles.map((c) => `- ${c.map(issueRef).join(' ↔ ')}`),
     );
   if (plan.remaining.length)
     lines.push('', 'Still waiting:', ...plan.remaining.map((r) => `- ${markdownText(r, 300)}`));

@@ -12,7 +12,7 @@
 import { backoffSeconds, defaultEnvironmentBackoff } from './environment-park.ts';
 import { needsReview, parsePlanSize, planRunLabels, type Size, sizeLabel } from './plan-labels.ts';
 import type { AttemptOutcome } from './routing.ts';
-import type { IssueKey } from './types.ts';
+import { type IssueKey, issueRef } from './types.ts';
 
 export type MemberPhase = 'sizing' | 'planning' | 'fixing' | 'coding';
 const phases: readonly string[] = ['sizing', 'planning', 'fixing', 'coding'] satisfies MemberPhase[];
@@ -339,8 +339,6 @@ export const memberStep = (m: MemberFacts, slots: number, runnerRetries: number)
   return answer ? afterPlan(m, answer) : [{ op: 'read_plan', attempt: latest.id }];
 };
 
-const refOf = (key: IssueKey): string => `#${key.slice(key.lastIndexOf('#') + 1)}`;
-
 /** When the member's worker may start again after `tries` environment failures in a row (ISO). */
 export const environmentRetryAt = (endedAt: string | undefined, tries: number): string | undefined => {
   const ended = endedAt === undefined ? Number.NaN : Date.parse(endedAt);
@@ -376,7 +374,7 @@ const afterEnvironmentFailure = (m: MemberFacts, phase: MemberPhase, slots: numb
   const last = m.attempts.at(-1)!;
   const tries = trailingEnvironmentFailures(m.attempts);
   if (tries >= maxEnvironmentTries) {
-    const ref = refOf(m.key);
+    const ref = issueRef(m.key);
     const who = phase === 'coding' ? 'worker' : 'planner';
     const why = last.failureSummary ? ` (last: ${last.failureSummary.slice(0, 200)})` : '';
     const command = `/plan-blitz ${ref}`;

@@ -13,13 +13,11 @@ import { planRunLabels } from './plan-labels.ts';
 import { memberStep, takesSlot } from './plan-member.ts';
 import { buildRunContext } from './run-context.ts';
 import type { Action, IssueProgress, PlanRunView, RunSnapshot, StopState } from './snapshot.ts';
-import { hasLabel, type IssueKey, issueKey } from './types.ts';
+import { hasLabel, type IssueKey, issueKey, issueRef } from './types.ts';
 import { orderForDispatch, sessionCap } from './wave.ts';
 
 /** Seed 002: at most 8 issues per wave. */
 export const maxWaveSize = 8;
-
-const num = (k: IssueKey) => `#${k.slice(k.lastIndexOf('#') + 1)}`;
 
 const doneMarker = (key: IssueKey): IssueProgress => ({
   key,
@@ -119,9 +117,11 @@ const nextWaveActions = (snap: RunSnapshot, view: PlanRunView): Action[] => {
     ];
   if (!stop) return [...out, { type: 'start_wave', members, held, cycles }];
   const notPlanned = [
-    ...(cycles.length ? [`cycle not planned: ${cycles.map((c) => c.map(num).join(' ↔ ')).join(', ')}`] : []),
+    ...(cycles.length
+      ? [`cycle not planned: ${cycles.map((c) => c.map(issueRef).join(' ↔ ')).join(', ')}`]
+      : []),
     ...full.classified.unknownBlockers.map(
-      (u) => `${u.namedBy.map(num).join(', ')} not planned: blocker ${u.key} cannot be read`,
+      (u) => `${u.namedBy.map(issueRef).join(', ')} not planned: blocker ${u.key} cannot be read`,
     ),
   ]
     .map((x) => `; ${x}`)
@@ -136,7 +136,7 @@ const nextWaveActions = (snap: RunSnapshot, view: PlanRunView): Action[] => {
       cycles,
       // Seed 002: the next wave at a stop is reported as the remaining work, never chained.
       remaining: [
-        ...candidates.map((k) => `${num(k)} can be planned by another \`/plan-blitz\``),
+        ...candidates.map((k) => `${issueRef(k)} can be planned by another \`/plan-blitz\``),
         ...waiting,
       ],
     },

@@ -13,7 +13,7 @@ import type { RunIssueState } from './states.ts';
 import { inFlightIssueStates, integratingIssueStates } from './states.ts';
 import { triageTicket } from './triage.ts';
 import type { IssueKey } from './types.ts';
-import { keyOf } from './types.ts';
+import { issueRef, keyOf } from './types.ts';
 
 export interface RunContext {
   snap: RunSnapshot;
@@ -32,7 +32,7 @@ export const defaultMaxAttemptsPerIssue = 3;
 export const defaultMaxBuildAttempts = 3;
 
 /** `#12` for the sentences about an issue. */
-export const issueRef = (key: IssueKey): string => `#${key.slice(key.lastIndexOf('#') + 1)}`;
+export { issueRef };
 
 /** The issue's spending against the run's per-issue caps; undefined when the run has none. */
 export const capCheckOf = (snap: Pick<RunSnapshot, 'issueCaps'>, p: IssueProgress): CapCheck | undefined =>

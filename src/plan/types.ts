@@ -39,6 +39,9 @@ export interface ExternalBlocker {
 
 export const issueKey = (repo: string, number: number): IssueKey => `${repo}#${number}`;
 
+/** `#n` of an issue key (`owner/name#n`), as comments and dashboards name it. */
+export const issueRef = (key: IssueKey): string => `#${key.slice(key.lastIndexOf('#') + 1)}`;
+
 export const keyOf = (issue: Pick<PlanIssue, 'repo' | 'number'>): IssueKey =>
   issueKey(issue.repo, issue.number);
 

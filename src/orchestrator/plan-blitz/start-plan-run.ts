@@ -7,7 +7,7 @@ import { isAppError } from '../../errors.ts';
 import type { Forge, IssueRef, Milestone, RepoRef } from '../../forges/types.ts';
 import type { PlanProgress } from '../../plan/plan-progress.ts';
 import { maxWaveSize } from '../../plan/plan-waves.ts';
-import { issueKey } from '../../plan/types.ts';
+import { issueKey, issueRef } from '../../plan/types.ts';
 import { slugify } from '../../runner/branch-names.ts';
 import type { RunRecord } from '../../store/run-store.ts';
 import type { Intent } from '../../store/types.ts';
@@ -124,7 +124,7 @@ export const createPlanIntentHandler = (
     const run = created.run;
     if (plan.unmatched?.length)
       await answer(
-        `plan-blitz: planning ${plan.targets!.map((k) => `#${k.slice(k.lastIndexOf('#') + 1)}`).join(', ')} of **${milestone.title}**. These targets were not matched and will not be planned:\n${plan.unmatched.map((u) => `- ${u.ref}: ${u.reason}`).join('\n')}`,
+        `plan-blitz: planning ${plan.targets!.map(issueRef).join(', ')} of **${milestone.title}**. These targets were not matched and will not be planned:\n${plan.unmatched.map((u) => `- ${u.ref}: ${u.reason}`).join('\n')}`,
       );
     const commentId = await hooks.postDashboard(run, forge);
     if (commentId !== undefined) await setDashboardComment(deps.store, run.id, commentId);
