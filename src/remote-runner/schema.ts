@@ -71,7 +71,13 @@ export const attemptResultSchema = z
     conflictFiles: z.array(z.string().max(1000)).max(1000).optional(),
     feedbackResumes: z.number().int().min(0).max(10_000).optional(),
     stallFingerprint: z
-      .object({ logSize: z.number(), head: sha.nullable(), remote: sha.nullable() })
+      .object({
+        logSize: z.number(),
+        head: sha.nullable(),
+        remote: sha.nullable(),
+        cpuMs: z.number().min(0).optional(),
+        commands: z.number().int().min(0).optional(),
+      })
       .strict()
       .optional(),
     sessionId: sessionIdSchema.optional(),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classifyExit, environmentProblem, isToolMissing, liveEnvironmentProblem } from './failure-class.ts';
 import { machineLimit } from './machine.ts';
-import { stallCheck } from './stall.ts';
+import { BUSY_CPU_MS, stallCheck } from './stall.ts';
 
 const codexDown =
   '{"type":"error","message":"Reconnecting... waiting for network (Connection failed: error sending request)"}';
@@ -134,6 +134,14 @@ describe('stallCheck', () => {
     expect(stallCheck(s, { ...obs, logSize: 11 }).stalled).toBe(false);
     expect(stallCheck(s, { ...obs, head: 'b' }).stalled).toBe(false);
     expect(stallCheck(s, { ...obs, remote: 'a' }).stalled).toBe(false);
+  });
+  it('is not stalled while a command runs or the tree used CPU since the last check', () => {
+    const s = stallCheck({}, { ...obs, cpuMs: 5000, commands: 0 }).state;
+    expect(stallCheck(s, { ...obs, cpuMs: 5000, commands: 1 }).stalled).toBe(false);
+    expect(stallCheck(s, { ...obs, cpuMs: 5000 + BUSY_CPU_MS, commands: 0 }).stalled).toBe(false);
+    expect(stallCheck(s, { ...obs, cpuMs: 5000 + BUSY_CPU_MS - 1, commands: 0 }).stalled).toBe(true);
+    // A record from before CPU was observed compares on progress alone.
+    expect(stallCheck({ last: obs }, { ...obs, cpuMs: 9000, commands: 0 }).stalled).toBe(true);
   });
 });
 

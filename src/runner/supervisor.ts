@@ -25,6 +25,7 @@ import { isAlive, killGroup, processStartTime, redactArgv, spawnDetached } from 
 import { classifyExit, liveEnvironmentProblem } from './failure-class.ts';
 import { parseFinalReport } from './final-report.ts';
 import { type GitContext, gitTry, remoteBranchSha } from './git.ts';
+import { readTreeActivity } from './process-tree.ts';
 import { buildNudge, isFeedbackReason, type NudgeSituation } from './prompt.ts';
 import { stallCheck } from './stall.ts';
 import { commandFor, toolAdapters } from './tools/index.ts';
@@ -374,7 +375,9 @@ export class Supervisor {
     // origin nothing. The exit asks origin itself (onExit).
     const refs = await this.refsOf(r, ctx);
     const remote = await this.pushBranch(r, ctx, refs, refs.tracking ?? null);
-    const obs = { logSize, head: refs.head, remote };
+    // A quiet command (a test suite, a build) is work: what the tree did since the last check counts too.
+    const activity = readTreeActivity(r.pid);
+    const obs = { logSize, head: refs.head, remote, ...activity };
     // The previous observation lives in the ledger, so the first check after a restart already counts.
     const { stalled } = stallCheck({ last: r.stallFingerprint }, obs);
     if (!stalled) await this.d.ledger.update(r.id, { stallFingerprint: obs });

@@ -237,11 +237,16 @@ export interface StoredFinalReport {
   outOfScopeBugs: string[];
 }
 
-/** What a stall check saw: log size, worktree HEAD and the pushed branch sha. */
+/**
+ * What a stall check saw: log size, worktree HEAD, the pushed branch sha, and the CPU the worker's
+ * process tree had used and the commands its agent had running.
+ */
 export interface StallFingerprint {
   logSize: number;
   head: string | null;
   remote: string | null;
+  cpuMs?: number;
+  commands?: number;
 }
 
 export interface TokenTotals extends TokenUsage {

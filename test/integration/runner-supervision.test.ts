@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isAlive, killGroup } from '../../src/runner/exec.ts';
 import { InMemoryAttemptLedger } from '../../src/runner/ledger.ts';
+import { readTreeActivity } from '../../src/runner/process-tree.ts';
+import { BUSY_CPU_MS } from '../../src/runner/stall.ts';
 import type { AttemptRecord } from '../../src/runner/types.ts';
 import { commitAndPush, createOrigin, gitIn, originFile, originSha, tempDir } from '../support/git.ts';
 import { attemptJob, fakeEntry, makeHarness, settle, sleep } from './runner-harness.ts';
@@ -202,6 +204,50 @@ describe('runner supervision', () => {
     await until(() => statSync(r.attempt.logPath).size > seen);
     await h.runner.tick();
     expect(h.events.some((e) => e.type === 'attempt.nudged')).toBe(false);
+    expect((await settle(h, r.attempt.id)).outcome).toBe('solved');
+  });
+
+  it('a worker running a quiet command is busy, not stalled, across many checks, and then solves', async () => {
+    const origin = await createOrigin();
+    const h = makeHarness();
+    const pidFile = join(tempDir(), 'child.pid');
+    const r = await h.runner.execute(
+      attemptJob(
+        origin.url,
+        fakeEntry({ FAKE_AGENT_MODE: 'quiet-command', FAKE_AGENT_CHILD_PID_FILE: pidFile }),
+      ),
+    );
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').length > 0);
+    const child = Number(readFileSync(pidFile, 'utf8'));
+    await until(() => (readTreeActivity(r.attempt.pid!)?.commands ?? 0) > 0);
+    // Nothing in the log, no commit, an idle `sleep`: only the running command keeps it from a stall.
+    for (let i = 0; i < 4; i++) await h.runner.tick();
+    expect(h.events.filter((e) => e.type === 'attempt.nudged')).toEqual([]);
+    expect((await h.ledger.get(r.attempt.id))?.outcome).toBeUndefined();
+    process.kill(child, 'SIGTERM');
+    expect((await settle(h, r.attempt.id)).outcome).toBe('solved');
+  });
+
+  it('a worker using CPU with a quiet log is busy, not stalled', async () => {
+    const origin = await createOrigin();
+    const h = makeHarness();
+    const doneFile = join(tempDir(), 'done');
+    const r = await h.runner.execute(
+      attemptJob(origin.url, fakeEntry({ FAKE_AGENT_MODE: 'quiet-busy', FAKE_AGENT_DONE_FILE: doneFile })),
+    );
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    const pid = r.attempt.pid!;
+    const cpu = () => readTreeActivity(pid)?.cpuMs ?? 0;
+    for (let i = 0; i < 3; i++) {
+      // Each check comes once the tree has used more than the busy threshold since the last one.
+      const seen = cpu();
+      await h.runner.tick();
+      await until(() => cpu() > seen + BUSY_CPU_MS + 100);
+    }
+    await h.runner.tick();
+    expect(h.events.filter((e) => e.type === 'attempt.nudged')).toEqual([]);
+    writeFileSync(doneFile, '');
     expect((await settle(h, r.attempt.id)).outcome).toBe('solved');
   });
 

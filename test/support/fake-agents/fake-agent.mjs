@@ -30,7 +30,10 @@
 //   merge-base              finishes (or starts) a merge of origin/$BLITZ_BASE_BRANCH into the branch,
 //                           keeping both sides of every conflict (union), and commits
 //   merge-base-careless     the same, but commits the conflicted files as they are (markers left in)
-import { execFileSync } from 'node:child_process';
+//   quiet-command           runs `sleep 3600` as a child, silently, and once it ends commits; the child's pid
+//                           goes to FAKE_AGENT_CHILD_PID_FILE (a test ends it)
+//   quiet-busy              spins the CPU, silently, until FAKE_AGENT_DONE_FILE exists, then commits
+import { execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 const args = process.argv.slice(2);
@@ -268,6 +271,24 @@ switch (planning ? 'plan' : mode === 'plan' ? 'push' : mode) {
   case 'stall':
     await sleep(Number(env.FAKE_AGENT_DELAY_MS ?? 3_600_000));
     break;
+  case 'quiet-command': {
+    const child = spawn('sleep', ['3600'], { stdio: 'ignore' });
+    if (env.FAKE_AGENT_CHILD_PID_FILE) writeFileSync(env.FAKE_AGENT_CHILD_PID_FILE, String(child.pid));
+    await new Promise((r) => child.on('exit', r));
+    commit(file, content);
+    finish(report('done — committed'));
+    break;
+  }
+  case 'quiet-busy': {
+    while (!existsSync(env.FAKE_AGENT_DONE_FILE ?? '/nonexistent')) {
+      const until = Date.now() + 50;
+      while (Date.now() < until) Math.sqrt(Math.random());
+      await sleep(0);
+    }
+    commit(file, content);
+    finish(report('done — committed'));
+    break;
+  }
   case 'crash':
     throw new Error('fake agent crashed');
   case 'fail':
