@@ -30,7 +30,10 @@ export const serve = async (): Promise<() => Promise<void>> => {
     ]);
   loadDotenvFile();
   const env = envModule.loadEnv();
-  const logger = log.createLogger({ level: env.LOG_LEVEL });
+  const logger = log.createLogger({
+    level: env.LOG_LEVEL,
+    ...(env.LOG_FORMAT ? { format: env.LOG_FORMAT } : {}),
+  });
   const version = packageVersion();
   // A broken operator file stops the start with its field errors; a missing one means defaults.
   const config = loadBlitzConfig(env.BLITZ_CONFIG, {});

@@ -27,6 +27,8 @@ export const envSchema = z.object({
   HOST: optionalString,
   /** pino level: fatal, error, warn, info, debug, trace or silent. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `json` (one pino line per entry) or `pretty` (coloured lines); unset: pretty on a terminal, json otherwise. */
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   /** Where state lives: `sqlite:PATH` (file, the default), `sqlite::memory:` (tests), or
    *  `postgres://user:password@host:5432/db[?schema=NAME]` (also `postgresql://`) for several replicas. */
   DATABASE_URL: z.string().default('sqlite:./data/blitz.db'),

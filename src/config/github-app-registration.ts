@@ -3,6 +3,8 @@
 // start. Secrets go to the file only, never to a log.
 import { Octokit } from '@octokit/rest';
 import { z } from 'zod';
+import type { Logger } from '../observability/logger.ts';
+import { octokitLog } from '../observability/octokit-log.ts';
 import { updateDotenvFile } from './dotenv.ts';
 
 const conversion = z.object({
@@ -21,9 +23,11 @@ export const completeAppRegistration = async (opts: {
   baseUrl: string;
   envFile?: string;
   fetch?: typeof fetch;
+  logger: Logger;
 }): Promise<string> => {
   const octokit = new Octokit({
     baseUrl: opts.baseUrl,
+    log: octokitLog(opts.logger),
     ...(opts.fetch ? { request: { fetch: opts.fetch } } : {}),
   });
   const response = await octokit.request('POST /app-manifests/{code}/conversions', { code: opts.code });

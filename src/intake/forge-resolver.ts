@@ -41,6 +41,7 @@ export const createForgeResolver = (opts: ForgeResolverOptions): ResolveForge =>
           baseUrl: github.baseUrl,
           appId: github.appId,
           privateKey: github.privateKey,
+          logger: opts.logger.child({ forge: 'github' }),
         })
       : undefined);
   return async ({ forge, installationId, repo }) => {

@@ -62,7 +62,10 @@ const runAgent = async (argv: string[]): Promise<number> => {
   });
   if (!parsed.success) throw agentArgsError(parsed.error, runnerUsage);
   const a = parsed.data;
-  const logger = createLogger({ level: env.LOG_LEVEL });
+  const logger = createLogger({
+    level: env.LOG_LEVEL,
+    ...(env.LOG_FORMAT ? { format: env.LOG_FORMAT } : {}),
+  });
   const config = loadBlitzConfig(a.config);
   const agent = new RunnerAgent({
     client: createRunnerClient({ server: a.server, token: a.token }),
@@ -102,7 +105,10 @@ const runFlush = async (argv: string[]): Promise<number> => {
   const env = loadEnv();
   const token = values.token ?? env.BLITZ_RUNNER_TOKEN;
   if (!file || !values.server || !token) throw new AppError('config_invalid', runnerUsage);
-  const logger = createLogger({ level: env.LOG_LEVEL });
+  const logger = createLogger({
+    level: env.LOG_LEVEL,
+    ...(env.LOG_FORMAT ? { format: env.LOG_FORMAT } : {}),
+  });
   const result = await flushFile(createRunnerClient({ server: values.server, token }), file, logger);
   console.log(JSON.stringify(result));
   return result.remaining === 0 ? 0 : 1;

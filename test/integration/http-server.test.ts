@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { completeAppRegistration } from '../../src/config/github-app-registration.ts';
 import { createApp } from '../../src/http/app.ts';
 import { createLogger } from '../../src/observability/logger.ts';
@@ -191,7 +191,13 @@ describe('GitHub App registration (no APP_ID)', () => {
       githubSetup: {
         manifest: { name: 'blitz-bot', default_events: ['issues'] },
         createAppUrl: 'https://github.com/settings/apps/new',
-        convert: (code) => completeAppRegistration({ code, baseUrl: github, envFile }),
+        convert: (code) =>
+          completeAppRegistration({
+            code,
+            baseUrl: github,
+            envFile,
+            logger: createLogger({ level: 'silent' }),
+          }),
       },
     });
     const page = await (await app.request('http://bot.example:3000/probot')).text();
@@ -209,6 +215,38 @@ describe('GitHub App registration (no APP_ID)', () => {
     expect(written).toMatch(/PRIVATE_KEY="-----BEGIN RSA PRIVATE KEY-----\\nMIIE/);
     const bad = await app.request('/probot/setup?code=../../etc');
     expect(bad.status).toBe(400);
+  });
+});
+
+describe('octokit output', () => {
+  it('goes through the logger: a refused manifest conversion is a log entry, not a console line', async () => {
+    const github = await listen(() => Response.json({ message: 'Not Found' }, { status: 404 }));
+    const entries: string[] = [];
+    const logger = createLogger({
+      level: 'debug',
+      destination: { write: (line: string) => void entries.push(line) },
+    });
+    const consoleError = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const consoleWarn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    cleanups.push(() => {
+      consoleError.mockRestore();
+      consoleWarn.mockRestore();
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'blitz-setup-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const err = await completeAppRegistration({
+      code: 'gone',
+      baseUrl: github,
+      envFile: join(dir, '.env'),
+      logger,
+    }).catch((e: unknown) => e);
+    expect((err as { status?: number }).status).toBe(404);
+    expect(consoleError).not.toHaveBeenCalled();
+    expect(consoleWarn).not.toHaveBeenCalled();
+    const logged = entries.map((l) => JSON.parse(l) as { msg: string; detail?: string });
+    expect(logged.find((e) => e.msg === 'octokit error')?.detail).toMatch(
+      /POST \/app-manifests\/gone\/conversions - 404/,
+    );
   });
 });
 
@@ -247,6 +285,13 @@ const startServe = async (env: Record<string, string>) => {
       child.kill('SIGTERM');
     });
   return { base: `http://127.0.0.1:${port}`, output, stop };
+};
+
+/** Piped, every line the bot writes (stdout and stderr) is one JSON log entry: no library's plain text. */
+const expectOnlyJsonLines = (text: string) => {
+  const lines = text.split('\n').filter((l) => l.trim() !== '');
+  expect(lines.length).toBeGreaterThan(0);
+  for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
 };
 
 describe('blitz-bot serve as a process', () => {
@@ -305,6 +350,7 @@ describe('blitz-bot serve as a process', () => {
     expect(github.requests.filter((r) => r.path.endsWith('/app')).map((r) => r.status)).toEqual([200]);
     expect(gitea.requests.filter((r) => r.path === '/api/v1/user').map((r) => r.status)).toEqual([200]);
     expect(bot.output.text).not.toContain(GITHUB_SECRET);
+    expectOnlyJsonLines(bot.output.text);
   });
 
   it('starts unconfigured, serves /healthz, says what to set, and stops on SIGTERM', async () => {
@@ -316,5 +362,6 @@ describe('blitz-bot serve as a process', () => {
     expect((await fetch(`${bot.base}/probot`)).status).toBe(200);
     expect(await bot.stop()).toBe(0);
     expect(bot.output.text).toContain('"msg":"stopped"');
+    expectOnlyJsonLines(bot.output.text);
   });
 });

@@ -4,6 +4,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAppError } from '../../src/errors.ts';
 import { createInstallationLookup } from '../../src/forges/github/index.ts';
+import { silentLogger } from '../../src/observability/logger.ts';
 import { type FakeGithub, startFakeGithub } from '../support/fake-github/server.ts';
 import { World } from '../support/world.ts';
 
@@ -34,7 +35,12 @@ const asked = (f: FakeGithub) => f.requests.filter((r) => r.operationId === 'app
 describe('GitHub App installation of a repository', () => {
   it('is asked with the JWT once per repository, then remembered', async () => {
     const { key, fake } = await setup();
-    const lookup = createInstallationLookup({ baseUrl: fake.apiUrl, appId: 42, privateKey: key.privateKey });
+    const lookup = createInstallationLookup({
+      baseUrl: fake.apiUrl,
+      appId: 42,
+      privateKey: key.privateKey,
+      logger: silentLogger(),
+    });
     expect(await lookup({ owner: 'acme', name: 'app' })).toBe(7);
     expect(await lookup({ owner: 'ACME', name: 'App' })).toBe(7);
     expect(asked(fake)).toHaveLength(1);
@@ -42,7 +48,12 @@ describe('GitHub App installation of a repository', () => {
 
   it('says the App is not installed when GitHub knows no installation, and asks again next time', async () => {
     const { key, fake } = await setup();
-    const lookup = createInstallationLookup({ baseUrl: fake.apiUrl, appId: 42, privateKey: key.privateKey });
+    const lookup = createInstallationLookup({
+      baseUrl: fake.apiUrl,
+      appId: 42,
+      privateKey: key.privateKey,
+      logger: silentLogger(),
+    });
     // Tried: a repository the App is not installed on.
     for (let i = 0; i < 2; i++) {
       const err = await lookup({ owner: 'acme', name: 'ghost' }).catch((e: unknown) => e);
@@ -58,6 +69,7 @@ describe('GitHub App installation of a repository', () => {
       baseUrl: fake.apiUrl,
       appId: 42,
       privateKey: keyPair().privateKey,
+      logger: silentLogger(),
     });
     const err = await lookup({ owner: 'acme', name: 'app' }).catch((e: unknown) => e);
     expect((err as { status?: number }).status).toBe(401);

@@ -5,6 +5,8 @@ import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/core';
 import { z } from 'zod';
 import { AppError } from '../../errors.ts';
+import type { Logger } from '../../observability/logger.ts';
+import { octokitLog } from '../../observability/octokit-log.ts';
 import type { RepoRef } from '../types.ts';
 
 const installationSchema = z.object({ id: z.number().int().positive() });
@@ -15,8 +17,10 @@ export const createInstallationLookup = (opts: {
   baseUrl: string;
   appId: string | number;
   privateKey: string;
+  logger: Logger;
 }): InstallationLookup => {
   const octokit = new Octokit({
+    log: octokitLog(opts.logger),
     authStrategy: createAppAuth,
     auth: { appId: opts.appId, privateKey: opts.privateKey },
     baseUrl: opts.baseUrl,
