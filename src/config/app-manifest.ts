@@ -1,6 +1,8 @@
 // The GitHub App manifest in app.yml: read for the registration page (GET /probot), checked just
-// enough to fail in words when the file is broken.
+// enough to fail in words when the file is broken. app.yml ships beside package.json, so it is found
+// from this module's own place (src/config/ or dist/config/), not from wherever the bot was started.
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
@@ -16,7 +18,10 @@ export const appManifestSchema = z
 
 export type AppManifest = z.infer<typeof appManifestSchema>;
 
-export const loadAppManifest = (path = 'app.yml'): AppManifest => {
+/** app.yml of this package: two levels above this module in the checkout and in dist/. */
+export const packageAppManifest = fileURLToPath(new URL('../../app.yml', import.meta.url));
+
+export const loadAppManifest = (path = packageAppManifest): AppManifest => {
   let raw: unknown;
   try {
     raw = parse(readFileSync(path, 'utf8'));
