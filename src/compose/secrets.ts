@@ -20,6 +20,7 @@ export const configuredSecrets = (env: Env, notify: NotifyTargetValues): (string
   env.gitea?.webhookSecret,
   env.STATUS_TOKEN,
   passwordOf(env.DATABASE_URL),
+  env.GITEA_URL ? passwordOf(env.GITEA_URL) : undefined,
   ...(notify.targets ?? []).flatMap((t) => [
     'token' in t ? t.token : undefined,
     // A Slack, Discord, Teams or generic webhook URL is itself the secret.

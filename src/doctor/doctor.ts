@@ -3,10 +3,12 @@
 // credentials, the webhook secrets, the store and the notify targets. Exit 0 when nothing is wrong,
 // 1 on a problem, 2 on bad arguments.
 import { parseArgs } from 'node:util';
+import { configuredSecrets } from '../compose/secrets.ts';
 import { loadBlitzConfig, runnerBaseEnv } from '../config/blitz-config.ts';
 import { loadEnv } from '../config/env.ts';
 import { notifyTargetsFrom } from '../config/notify-targets.ts';
 import type { RepoRef } from '../forges/types.ts';
+import { redactText } from '../runner/exec.ts';
 import { type CheckResult, exitCodeOf, fail, formatChecks, messageOf } from './checks.ts';
 import { checkGit, checkWorkspace } from './host-checks.ts';
 import { checkRosterEntry, probeVersion, type VersionProbe } from './roster-checks.ts';
@@ -89,7 +91,7 @@ export const runDoctor = async (opts: {
     env = loadEnv(source);
     config = loadBlitzConfig(opts.configPath, source);
   } catch (err) {
-    return [fail('config', messageOf(err))];
+    return [fail('config', redactText(messageOf(err)))];
   }
   const baseEnv = runnerBaseEnv(source);
   const results: CheckResult[] = [];
@@ -105,6 +107,10 @@ export const runDoctor = async (opts: {
   results.push(...(await checkGitea(env, opts.repos)));
   results.push(...checkWebhookSecrets(env));
   results.push(await checkStore(env.DATABASE_URL));
-  results.push(...(await checkNotifyTargets(notifyTargetsFrom(config.notify, source))));
-  return results;
+  const notify = notifyTargetsFrom(config.notify, source);
+  results.push(...(await checkNotifyTargets(notify)));
+  // One pass over every line printed: a URL a check or an error repeats (DATABASE_URL, GITEA_URL, a
+  // driver's message) keeps no userinfo, token query or configured secret.
+  const secrets = configuredSecrets(env, notify).filter((s): s is string => Boolean(s));
+  return results.map((r) => ({ ...r, detail: redactText(r.detail, secrets) }));
 };

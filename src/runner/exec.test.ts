@@ -95,6 +95,13 @@ describe('redaction', () => {
     expect(redactText('https://user:pa55@github.com/o/r.git')).toBe('https://[redacted]@github.com/o/r.git');
     expect(redactText('Authorization: Bearer abc.def')).toBe('Authorization: Bearer [redacted]');
     expect(redactText('x?token=abc123&y=1')).toBe('x?token=[redacted]&y=1');
+    expect(redactText('postgres://blitz:pw@db:5432/blitz?schema=b')).toBe(
+      'postgres://[redacted]@db:5432/blitz?schema=b',
+    );
+    expect(redactText('redis://:pw@cache:6379')).toBe('redis://[redacted]@cache:6379');
+    expect(redactText('https://h/x?access_token=abc&sig=s1#f')).toBe(
+      'https://h/x?access_token=[redacted]&sig=[redacted]#f',
+    );
     expect(redactText('use ghp_abcdefghijklmnopqrstuvwxyz0123 now')).toBe('use [redacted] now');
     expect(redactArgv(['tool', '--api-key', 'sk-live-1', '--model', 'm'])).toEqual([
       'tool',

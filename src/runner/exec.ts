@@ -165,8 +165,9 @@ export const isAlive = (pid: number): boolean => {
 const secretFlag = /^(?:--?)(?:token|api[-_]?key|password|secret|auth(?:orization)?)$/i;
 const secretPatterns: RegExp[] = [
   /(authorization:\s*(?:basic|bearer|token)\s+)\S+/gi,
-  /(https?:\/\/)[^/\s:@]+(?::[^/\s@]*)?@/gi,
-  /((?:token|api[-_]?key|password|secret)=)[^\s&]+/gi,
+  // Any scheme: postgres://user:pw@, redis://:pw@, https://user:token@.
+  /([a-z][a-z0-9+.-]*:\/\/)[^/\s:@]*(?::[^/\s@]*)?@/gi,
+  /((?:token|api[-_]?key|password|passwd|secret|sig|signature)=)[^\s&#]+/gi,
   /\b(gh[pousr]_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{20,}|glpat-[A-Za-z0-9_-]{20,})\b/g,
 ];
 

@@ -55,7 +55,14 @@ const fakeCli = (dir: string, name: string, versionLine: string): void => {
   chmodSync(path, 0o755);
 };
 
-const setup = async (opts: { codexVersion: string; haToken: string; giteaToken?: string }) => {
+const setup = async (opts: {
+  codexVersion: string;
+  haToken: string;
+  giteaToken?: string;
+  env?: Record<string, string>;
+  /** `user:password` put into GITEA_URL, as an operator might. */
+  giteaUserinfo?: string;
+}) => {
   const world = new World('blitz-bot');
   world.addRepo('acme/app');
   github = await startFakeGithub(world, { app: { appId: 42, publicKey: key.publicKey, installationId: 7 } });
@@ -91,10 +98,11 @@ const setup = async (opts: { codexVersion: string; haToken: string; giteaToken?:
     WEBHOOK_SECRET: 'github-webhook-secret-of-doctor',
     GHE_HOST: new URL(github.url).host,
     GHE_PROTOCOL: 'http',
-    GITEA_URL: gitea.url,
+    GITEA_URL: opts.giteaUserinfo ? gitea.url.replace('://', `://${opts.giteaUserinfo}@`) : gitea.url,
     GITEA_TOKEN: opts.giteaToken ?? gitea.token,
     GITEA_WEBHOOK_SECRET: 'gitea-webhook-secret-of-doctor',
     HA_TOKEN: opts.haToken,
+    ...opts.env,
   };
   const out: string[] = [];
   const run = (...args: string[]) =>
@@ -148,5 +156,23 @@ describe('blitz-bot doctor', () => {
     expect(text).toMatch(/^ok {7}github: App blitz-bot/m);
     expect(text).toMatch(/\d+ problem\(s\)/);
     expect(text).not.toContain(key.privateKey.split('\n')[1]!);
+  });
+
+  it('prints no password, token or key in any URL it shows', async () => {
+    const { run, out } = await setup({
+      codexVersion: '0.171.0',
+      haToken: HA_TOKEN,
+      giteaUserinfo: 'bot:Gitea-Pa55word-Of-Doctor',
+      env: {
+        // A PostgreSQL nobody listens on: the store line shows the URL and the driver's error.
+        DATABASE_URL: 'postgres://blitz:Db-Pa55word-Of-Doctor@127.0.0.1:1/blitz?schema=blitz',
+      },
+    });
+    expect(await run('--json')).toBe(1);
+    const text = out.join('\n');
+    expect(text).toContain('store');
+    expect(text).toContain('postgres://');
+    expect(text).not.toContain('Db-Pa55word-Of-Doctor');
+    expect(text).not.toContain('Gitea-Pa55word-Of-Doctor');
   });
 });
