@@ -68,7 +68,9 @@ export interface CiFixInput {
 export const buildCiFixReason = (input: CiFixInput): string => {
   const limits = { ...defaultFeedbackLimits, ...input.limits };
   const parts = input.failing.map((c) => {
-    const lines = [`## ${clean(c.name, input.redact).slice(0, 200)}: ${c.conclusion ?? 'failed'}`];
+    // One line: a name with line breaks could pass for a header of its own.
+    const name = clean(c.name, input.redact).replace(/\s+/g, ' ').slice(0, 200);
+    const lines = [`## ${name}: ${c.conclusion ?? 'failed'}`];
     if (c.summary.trim()) lines.push(head(clean(c.summary, input.redact), limits.itemChars));
     const notes = (c.annotations ?? []).slice(0, limits.annotations);
     if (notes.length) {
@@ -85,11 +87,11 @@ export const buildCiFixReason = (input: CiFixInput): string => {
     return lines.join('\n');
   });
   const quoted = head(parts.join('\n\n'), limits.totalChars);
-  const names = input.failing.map(
-    (c) => `\`${clean(c.name, input.redact).slice(0, 200).replace(/`/g, "'")}\``,
-  );
+  // Check names are CI's words too (anyone who can push a workflow names its jobs): they stay in the
+  // fence with the rest, and the bot's own sentence only counts them.
+  const count = input.failing.length;
   return [
-    `The repository's CI failed on your branch \`${input.branch}\` (fix attempt ${input.attempt} of ${input.maxAttempts}): ${names.join(', ')}.`,
+    `The repository's CI failed on your branch \`${input.branch}\` (fix attempt ${input.attempt} of ${input.maxAttempts}): ${count} ${count === 1 ? 'check' : 'checks'} failed, named with their output in the block below.`,
     'Find the cause, fix it, run the tests, and commit (the runner pushes your branch). Do not disable or skip the failing checks.',
     untrustedNote,
     fenceUntrusted(quoted),
