@@ -293,6 +293,30 @@ describe('parseRepoConfig: unattended-run settings', () => {
   });
 });
 
+describe('parseRepoConfig: ship.healthUrl never names a metadata service', () => {
+  it.each([
+    'http://169.254.169.254/latest/meta-data/iam/security-credentials/',
+    'http://[fe80::1]:8080/healthz',
+    'http://[fd00:ec2::254]/',
+    'http://metadata.google.internal/computeMetadata/v1/',
+    'http://100.100.100.200/latest/meta-data/',
+  ])('refuses %s with the field and the reason', (url) => {
+    const errors = errorsOf(`ship:\n  healthUrl: ${url}\n`);
+    expect(errors).toEqual([
+      {
+        path: 'ship.healthUrl',
+        message: expect.stringContaining('is a link-local or cloud-metadata address'),
+      },
+    ]);
+  });
+
+  it('keeps an ordinary health URL', () => {
+    expect(configOf('ship:\n  healthUrl: http://10.0.0.5:8080/healthz\n').ship.healthUrl).toBe(
+      'http://10.0.0.5:8080/healthz',
+    );
+  });
+});
+
 describe('parseRepoConfig: ci', () => {
   it('reads the example from issue 21', () => {
     expect(

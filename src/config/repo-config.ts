@@ -5,6 +5,7 @@ import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { closestMatch } from '../commands/did-you-mean.ts';
 import { inlineCode } from '../commands/quote.ts';
+import { isRefusedHost, refusedAddressWhy } from './refused-address.ts';
 import { type ArgvPath, keepArgvWordsAsText } from './yaml-argv.ts';
 
 const MAX_FILE_BYTES = 64 * 1024;
@@ -52,7 +53,12 @@ const shipSchema = z
     /** Address of the deployed app, linked in the notification after a deploy. */
     deployUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
     /** Polled after the deploy until it answers 2xx: the run ships only once the app is proven live. */
-    healthUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    healthUrl: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+      .refine((u) => !isRefusedHost(new URL(u).hostname), {
+        error: `is ${refusedAddressWhy} (its host is checked again each time it is resolved)`,
+      })
+      .optional(),
     /** How long the deploy may take to become healthy, and the preview to answer on its port (default 300). */
     healthTimeoutSeconds: z.int().min(1).max(3600).optional(),
   })

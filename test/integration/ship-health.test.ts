@@ -90,6 +90,72 @@ describe('pollHealth after a deploy', () => {
   });
 });
 
+describe('pollHealth never asks a link-local or cloud-metadata address', () => {
+  /** A resolver that answers `addresses` for app.test, and records what it was asked. */
+  const resolver = (addresses: string[]) => {
+    const asked: string[] = [];
+    return {
+      asked,
+      resolve: async (host: string) => {
+        asked.push(host);
+        return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+      },
+    };
+  };
+
+  it('reaches a name that resolves to an ordinary address, through the resolver it was given', async () => {
+    const app = await serve([200]);
+    const port = new URL(app.url).port;
+    const dns = resolver(['127.0.0.1']);
+    const r = await pollHealth({
+      url: `http://app.test:${port}/healthz`,
+      timeoutMs: 2000,
+      resolve: dns.resolve,
+      ...fakeTime(),
+    });
+    expect(r.ok).toBe(true);
+    expect(dns.asked).toEqual(['app.test']);
+    expect(app.seen()).toBe(1);
+  });
+
+  it.each([[['169.254.169.254']], [['fd00:ec2::254']], [['127.0.0.1', '169.254.169.254']]])(
+    'refuses a name resolving to %j at once, with no request and no retry',
+    async (addresses) => {
+      const app = await serve([200]);
+      const port = new URL(app.url).port;
+      const time = fakeTime();
+      const r = await pollHealth({
+        url: `http://app.test:${port}/healthz`,
+        timeoutMs: 60_000,
+        resolve: resolver(addresses).resolve,
+        ...time,
+      });
+      expect(r).toEqual({
+        ok: false,
+        url: `http://app.test:${port}/healthz`,
+        error: `http://app.test:${port} resolves to ${addresses.at(-1)}, a link-local or cloud-metadata address, which the bot never asks`,
+        checks: 1,
+      });
+      expect(app.seen()).toBe(0);
+      expect(time.sleeps).toEqual([]);
+    },
+  );
+
+  it('refuses a metadata address written in the URL without resolving anything', async () => {
+    const dns = resolver(['127.0.0.1']);
+    const r = await pollHealth({
+      url: 'http://169.254.169.254/latest/meta-data/',
+      timeoutMs: 60_000,
+      resolve: dns.resolve,
+      ...fakeTime(),
+    });
+    expect(r.ok === false && r.error).toBe(
+      'http://169.254.169.254 is a link-local or cloud-metadata address, which the bot never asks',
+    );
+    expect(dns.asked).toEqual([]);
+  });
+});
+
 describe('startPreviewWhenReady', () => {
   let workspace: string;
   let worktree: string;
