@@ -52,6 +52,8 @@ const httpStatusByCode: Partial<Record<AppErrorCode, number>> = {
   conflict: 409,
   rate_limited: 429,
   forge_unavailable: 503,
+  // The store is away (and, for a webhook, the spool is full): a failure the caller may retry.
+  store_error: 503,
 };
 
 export const httpStatusOf = (err: AppError): number => httpStatusByCode[err.code] ?? 500;

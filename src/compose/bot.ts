@@ -5,6 +5,7 @@
 
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { serve as serveHttp } from '@hono/node-server';
 import type { BlitzConfig } from '../config/blitz-config.ts';
 import type { Env } from '../config/env.ts';
@@ -19,6 +20,8 @@ import { createForgeResolver } from '../intake/forge-resolver.ts';
 import { createEventProcessor, type DeliveryWork } from '../intake/process-events.ts';
 import { createReceiver, resumeUnprocessed, startDeliveryRetry } from '../intake/receive.ts';
 import { loadRepoPolicy } from '../intake/repo-policy.ts';
+import { openSpool } from '../intake/spool.ts';
+import { createSpooledReceiver, type SpoolRetry } from '../intake/spooled-receive.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import { createRedactor } from '../observability/redact.ts';
@@ -72,6 +75,8 @@ export interface BotOptions {
   githubRetry?: RetryOptions;
   /** The delivery store, already open (`serve` opens it first to answer /healthz); the bot closes it. */
   store?: Store;
+  /** The backoff between replays of the webhook spool while the store stays away (default 1 s doubling to 60 s). */
+  spoolRetry?: SpoolRetry;
   /** The socket `serve` opened before composing (src/http/early-listener.ts); start() hands it the app. */
   listener?: EarlyListener;
 }
@@ -239,6 +244,17 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
   };
   // Deliveries are leased under this replica's name, so another replica replays one only if this one died.
   const intake = { store, queue, process, metrics, logger, holder: queueDispatch.name };
+  // What the store cannot take while it is down waits on disk, in the data dir, and is replayed in order.
+  const spooled = createSpooledReceiver({
+    receive: createReceiver(intake),
+    spool: openSpool(join(env.dataDir, 'spool'), {
+      maxEntries: env.BLITZ_SPOOL_MAX_DELIVERIES,
+      maxBytes: env.BLITZ_SPOOL_MAX_MB * 1024 * 1024,
+    }),
+    metrics,
+    logger: logger.child({ name: 'spool' }),
+    ...(o.spoolRetry ? { retry: o.spoolRetry } : {}),
+  });
   const app = buildHttpApp({
     env,
     store,
@@ -246,7 +262,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     metrics,
     logger,
     version: o.version,
-    receive: createReceiver(intake),
+    receive: spooled.receive,
     runnerHub: runners.hub,
     runEvents,
     workspace: config.runner.workspace,
@@ -288,6 +304,8 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
         await new Promise<void>((resolve) => opening.once('listening', resolve));
       }
       const listening = server;
+      // A spool a previous process left (it stopped while the store was down) goes in first, in order.
+      await spooled.replay();
       await resumeUnprocessed(intake);
       queueDispatch.start();
       ticks = [
@@ -309,6 +327,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
       stopping ??= (async () => {
         const listening = server;
         if (listening) await new Promise<void>((resolve) => listening.close(() => resolve()));
+        spooled.stop();
         for (const t of ticks) t.stop();
         await queue.drain();
         await queueDispatch.stop();

@@ -2,6 +2,7 @@
 // everything else receives the typed `Env` object. Probot's variable names are kept as they are so a
 // Probot user recognises them.
 import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
 
@@ -32,6 +33,13 @@ export const envSchema = z.object({
   /** Where state lives: `sqlite:PATH` (file, the default), `sqlite::memory:` (tests), or
    *  `postgres://user:password@host:5432/db[?schema=NAME]` (also `postgresql://`) for several replicas. */
   DATABASE_URL: z.string().default('sqlite:./data/blitz.db'),
+  /** Directory for the bot's own files beside the database: the webhook spool (`spool/`). Default: the
+   *  SQLite file's directory, or `./data` with Postgres. */
+  BLITZ_DATA_DIR: optionalString,
+  /** Webhook deliveries the spool holds while the store is down; past it webhooks are answered 503. */
+  BLITZ_SPOOL_MAX_DELIVERIES: z.coerce.number().int().min(1).default(10_000),
+  /** Megabytes of webhook bodies the spool holds while the store is down; past it webhooks are answered 503. */
+  BLITZ_SPOOL_MAX_MB: z.coerce.number().int().min(1).default(100),
   /** GitHub App id (Probot convention). Unset: the GitHub side stays off and the setup page is offered. */
   APP_ID: optionalString,
   /** GitHub App private key, PEM text; `\n` escapes are accepted (Probot convention). */
@@ -126,6 +134,8 @@ export interface GithubAppConfig {
 }
 
 export type Env = z.output<typeof envSchema> & {
+  /** BLITZ_DATA_DIR, or its default (the SQLite file's directory, else `./data`). */
+  dataDir: string;
   /** Present only when APP_ID, a private key and WEBHOOK_SECRET are all set. */
   github?: GithubAppConfig;
   /** Present only when GITEA_URL, GITEA_TOKEN and GITEA_WEBHOOK_SECRET are all set. */
@@ -147,6 +157,13 @@ const readPrivateKey = (raw: z.output<typeof envSchema>): string | undefined => 
   }
 };
 
+/** The SQLite file's directory (`sqlite:data/blitz.db` → `data`), else `./data`. */
+const defaultDataDir = (databaseUrl: string): string => {
+  if (!databaseUrl.startsWith('sqlite:')) return './data';
+  const file = databaseUrl.slice('sqlite:'.length).replace(/^\/\//, '');
+  return file !== '' && file !== ':memory:' ? dirname(file) : './data';
+};
+
 /** Parse an environment (process.env by default). Throws AppError `config_invalid` naming the variable. */
 export const loadEnv = (
   source: Record<string, string | undefined> = process.env,
@@ -159,7 +176,7 @@ export const loadEnv = (
     throw new AppError('config_invalid', `${name}: ${issue?.message ?? 'invalid'}`, { variable: name });
   }
   const raw = parsed.data;
-  const env: Env = { ...raw };
+  const env: Env = { ...raw, dataDir: raw.BLITZ_DATA_DIR ?? defaultDataDir(raw.DATABASE_URL) };
   const privateKey = readPrivateKey(raw);
   if (raw.APP_ID && privateKey && raw.WEBHOOK_SECRET) {
     env.github = { appId: raw.APP_ID, privateKey, webhookSecret: raw.WEBHOOK_SECRET };

@@ -4,7 +4,7 @@
 // another replica replays it only once that lease ran out (the replica died mid-delivery).
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { isAppError } from '../errors.ts';
+import { AppError, isAppError } from '../errors.ts';
 import type { ForgeKind } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -62,9 +62,9 @@ export interface Received {
 }
 
 export interface ReceiveResult {
-  /** 200 for a redelivery, 202 for a delivery taken (accepted or ignored). */
+  /** 200 for a redelivery, 202 for a delivery taken (accepted, ignored, or spooled while the store is down). */
   status: 200 | 202;
-  outcome: DeliveryOutcome;
+  outcome: DeliveryOutcome | 'spooled';
   events: number;
 }
 
@@ -249,6 +249,22 @@ export const startDeliveryRetry = (deps: ReceiveDeps, everyMs = 30_000): { stop(
   return { stop: () => clearInterval(timer) };
 };
 
+/**
+ * The store did not take a delivery (it is unreachable, its disk is full…): an AppError `store_error`
+ * that says what normalising had decided (`taken`), so the caller can keep an accepted delivery in the
+ * spool (intake/spooled-receive.ts) and let an ignored one go.
+ */
+export const storeRefused = (cause: unknown, taken: 'accepted' | 'ignored'): AppError =>
+  new AppError(
+    'store_error',
+    `the store did not take the delivery: ${cause instanceof Error ? cause.message : String(cause)}`.slice(
+      0,
+      500,
+    ),
+    { taken },
+    { cause },
+  );
+
 export const createReceiver = (deps: ReceiveDeps) => {
   const { store, metrics, logger } = deps;
 
@@ -270,8 +286,11 @@ export const createReceiver = (deps: ReceiveDeps) => {
       normalized = r.normalize(r.event, r.payload);
     } catch (err) {
       if (isAppError(err, 'invalid_payload')) {
-        // Signed by the forge but not the shape we read: recorded, without taking the delivery id.
-        await store.recordDelivery({ ...sighting, outcome: 'rejected', reason: err.message });
+        // Signed by the forge but not the shape we read: recorded, without taking the delivery id (the
+        // 400 is the answer whether or not the store could take the record).
+        await store
+          .recordDelivery({ ...sighting, outcome: 'rejected', reason: err.message })
+          .catch((cause: unknown) => log.get().warn({ err: cause }, 'rejected delivery not recorded'));
         metrics.deliveries.inc({ forge: r.forge, event: r.event, outcome: 'rejected' });
         log.get().warn({ path: err.details.path }, 'webhook payload failed its schema');
       }
@@ -280,13 +299,17 @@ export const createReceiver = (deps: ReceiveDeps) => {
     const taken = normalized.outcome;
     // An accepted delivery is leased to this replica in the same write: its processing is queued here.
     const leased = taken === 'accepted' ? leaseFrom(deps, nowOf(deps)) : undefined;
-    const { outcome } = await store.recordDelivery({
-      ...sighting,
-      outcome: taken,
-      ...(normalized.outcome === 'ignored'
-        ? { reason: normalized.reason }
-        : { events: normalized.events, ...(leased ? { lease: leased } : {}) }),
-    });
+    const { outcome } = await store
+      .recordDelivery({
+        ...sighting,
+        outcome: taken,
+        ...(normalized.outcome === 'ignored'
+          ? { reason: normalized.reason }
+          : { events: normalized.events, ...(leased ? { lease: leased } : {}) }),
+      })
+      .catch((cause: unknown) => {
+        throw storeRefused(cause, taken);
+      });
     metrics.deliveries.inc({ forge: r.forge, event: r.event, outcome });
     if (outcome === 'duplicate') {
       log.get().info('redelivery ignored');

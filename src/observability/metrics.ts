@@ -25,6 +25,10 @@ export interface Metrics {
   deliveryFailures: Counter<'forge' | 'outcome'>;
   /** Slash commands by name and outcome (queued, refused, ignored, malformed, failed). */
   commands: Counter<'name' | 'outcome'>;
+  /** Deliveries waiting in the spool on disk for the store to come back. */
+  spoolDepth: Gauge;
+  /** Deliveries by spool outcome: `spooled`, `replayed`, `refused` (the spool was full: answered 503). */
+  spooled: Counter<'outcome'>;
   /** HTTP request durations by method, route and status. */
   requestDuration: Histogram<'method' | 'route' | 'status'>;
   /** Forge API requests by forge and outcome (`ok`, `4xx`, `5xx`, `network`); the forge clients count them. */
@@ -187,6 +191,17 @@ export const createMetrics = (opts: { defaultMetrics?: boolean } = {}): Metrics 
       name: 'blitz_commands_total',
       help: 'Slash commands by name and outcome',
       labelNames: ['name', 'outcome'],
+      registers: [registry],
+    }),
+    spoolDepth: new Gauge({
+      name: 'blitz_spool_deliveries',
+      help: 'Deliveries waiting in the spool on disk for the store to come back',
+      registers: [registry],
+    }),
+    spooled: new Counter({
+      name: 'blitz_spool_deliveries_total',
+      help: 'Deliveries by spool outcome (spooled, replayed, refused)',
+      labelNames: ['outcome'],
       registers: [registry],
     }),
     requestDuration: new Histogram({

@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { type Bot, composeBot } from '../../src/compose/bot.ts';
+import { type Bot, type BotOptions, composeBot } from '../../src/compose/bot.ts';
 import { loadBlitzConfig } from '../../src/config/blitz-config.ts';
 import { loadEnv } from '../../src/config/env.ts';
 import { type Logger, silentLogger } from '../../src/observability/logger.ts';
@@ -56,6 +56,8 @@ export const bootComposed = async (
   logger: Logger = silentLogger(),
   /** Added to the environment workers get (fake agent modes). */
   workerEnv: Record<string, string> = {},
+  /** Further options of the composed bot (tick period, spool backoff …). */
+  options: Partial<Pick<BotOptions, 'tickSeconds' | 'spoolRetry'>> = {},
 ): Promise<{ bot: Bot; port: number; dir: string }> => {
   const dir = tempDir('blitz-serve-e2e-');
   cleanups.push(() => removeDir(dir));
@@ -97,6 +99,7 @@ export const bootComposed = async (
     tickSeconds: 1,
     supervisionSeconds: 1,
     defaultMetrics: false,
+    ...options,
   });
   const { port } = await bot.start();
   cleanups.push(() => bot.stop());

@@ -128,6 +128,8 @@ export const startReplica = async (
       HOST: '127.0.0.1',
       LOG_LEVEL: 'silent',
       DATABASE_URL: databaseUrl,
+      // Each replica's own data dir (its webhook spool), as on its own host.
+      BLITZ_DATA_DIR: join(dir, 'data'),
       BLITZ_CONFIG: configPath,
       APP_ID: String(appId),
       PRIVATE_KEY: m.privateKey,
