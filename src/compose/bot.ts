@@ -130,7 +130,16 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
           },
         }
       : {}),
-    ...(env.gitea ? { gitea: { url: env.gitea.url, token: env.gitea.token, botLogin: giteaLogin } } : {}),
+    ...(env.gitea
+      ? {
+          gitea: {
+            url: env.gitea.url,
+            token: env.gitea.token,
+            ...(env.gitea.pushToken ? { pushToken: env.gitea.pushToken } : {}),
+            botLogin: giteaLogin,
+          },
+        }
+      : {}),
   });
   const configured: ForgeKind[] = [
     ...(env.github ? ['github' as const] : []),

@@ -17,6 +17,7 @@ export const configuredSecrets = (env: Env, notify: NotifyTargetValues): (string
   env.github?.privateKey,
   env.github?.webhookSecret,
   env.gitea?.token,
+  env.gitea?.pushToken,
   env.gitea?.webhookSecret,
   env.STATUS_TOKEN,
   passwordOf(env.DATABASE_URL),

@@ -67,12 +67,17 @@ describe('loadEnv', () => {
       const env = loadEnv({
         GITEA_URL: 'https://gitea.example',
         GITEA_TOKEN_FILE: file('gitea-token', 'tok-123\n'),
+        GITEA_PUSH_TOKEN_FILE: file('gitea-push-token', 'push-456\n'),
         GITEA_WEBHOOK_SECRET_FILE: file('gitea-secret', 'hook-secret\r\n'),
         WEBHOOK_SECRET_FILE: file('gh-secret', 'gh secret with spaces \n'),
         STATUS_TOKEN_FILE: file('status', 'status-token-0123456789\n'),
         BLITZ_RUNNER_TOKEN_FILE: file('runner', 'runner-token\n\n'),
       });
-      expect(env.gitea).toMatchObject({ token: 'tok-123', webhookSecret: 'hook-secret' });
+      expect(env.gitea).toMatchObject({
+        token: 'tok-123',
+        pushToken: 'push-456',
+        webhookSecret: 'hook-secret',
+      });
       expect(env.WEBHOOK_SECRET).toBe('gh secret with spaces ');
       expect(env.STATUS_TOKEN).toBe('status-token-0123456789');
       // Only one trailing newline goes: a value is kept exactly as written otherwise.

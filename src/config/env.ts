@@ -60,6 +60,11 @@ export const envSchema = z.object({
   GITEA_URL: optionalString,
   /** Gitea access token of the bot account (API calls). */
   GITEA_TOKEN: optionalString,
+  /**
+   * Gitea token the runner pushes with (scope `write:repository` only), so the bot's own token, which
+   * can also comment, label and merge, never goes to git; unset, GITEA_TOKEN pushes.
+   */
+  GITEA_PUSH_TOKEN: optionalString,
   /** Secret Gitea signs webhooks with (X-Gitea-Signature). */
   GITEA_WEBHOOK_SECRET: optionalString,
   /** Login of the Gitea bot account; only used when Gitea cannot be asked (`GET /user`) at start. */
@@ -89,6 +94,7 @@ export const envSchema = z.object({
  */
 export const secretFileVariables = [
   'GITEA_TOKEN',
+  'GITEA_PUSH_TOKEN',
   'GITEA_WEBHOOK_SECRET',
   'WEBHOOK_SECRET',
   'STATUS_TOKEN',
@@ -139,7 +145,7 @@ export type Env = z.output<typeof envSchema> & {
   /** Present only when APP_ID, a private key and WEBHOOK_SECRET are all set. */
   github?: GithubAppConfig;
   /** Present only when GITEA_URL, GITEA_TOKEN and GITEA_WEBHOOK_SECRET are all set. */
-  gitea?: { url: string; token: string; webhookSecret: string; botLogin?: string };
+  gitea?: { url: string; token: string; pushToken?: string; webhookSecret: string; botLogin?: string };
 };
 
 const readPrivateKey = (raw: z.output<typeof envSchema>): string | undefined => {
@@ -185,6 +191,7 @@ export const loadEnv = (
     env.gitea = {
       url: raw.GITEA_URL.replace(/\/+$/, ''),
       token: raw.GITEA_TOKEN,
+      ...(raw.GITEA_PUSH_TOKEN ? { pushToken: raw.GITEA_PUSH_TOKEN } : {}),
       webhookSecret: raw.GITEA_WEBHOOK_SECRET,
       ...(raw.GITEA_BOT_LOGIN ? { botLogin: raw.GITEA_BOT_LOGIN } : {}),
     };

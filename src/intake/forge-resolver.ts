@@ -14,7 +14,7 @@ import type { Redact } from '../observability/redact.ts';
 export interface ForgeResolverOptions {
   /** `retry`: retries and write spacing of each installation's client (default client.ts's defaultRetry). */
   github?: { appId: string; privateKey: string; baseUrl: string; botLogin: string; retry?: RetryOptions };
-  gitea?: { url: string; token: string; botLogin: string };
+  gitea?: { url: string; token: string; pushToken?: string; botLogin: string };
   logger: Logger;
   /** Installation of a repository (default: asked of GitHub with the App's JWT, cached). */
   installationOf?: (repo: RepoRef) => Promise<number>;

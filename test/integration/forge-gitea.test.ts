@@ -464,6 +464,21 @@ describe('repository', () => {
     expect(await git.resolve('blitz/m1')).toBeUndefined();
   });
 
+  it('pushes with GITEA_PUSH_TOKEN when set, and keeps the bot token for the API alone', async () => {
+    const forge = createGiteaForge({
+      url: h.fake.url,
+      token: h.fake.token,
+      pushToken: 'push-only-token',
+      botLogin: h.world.botLogin,
+    });
+    const creds = await forge.cloneCredentials(app);
+    expect(creds.password).toBe('push-only-token');
+    expect(creds.url).not.toContain('push-only-token');
+    // The fake knows the bot token only: every API call above went with it, none with the push token.
+    expect(await forge.getDefaultBranch(app)).toBe('main');
+    expect(h.fake.requests.every((r) => r.status !== 401)).toBe(true);
+  });
+
   it('hands out the token as clone password with the bot as user, and never logs the token', async () => {
     const creds = await h.forge.cloneCredentials(app);
     expect(creds).toEqual({

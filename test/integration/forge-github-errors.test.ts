@@ -8,6 +8,7 @@ import { createGithubForge } from '../../src/forges/github/index.ts';
 import type { RepoRef } from '../../src/forges/types.ts';
 import { OpenApiContract } from '../support/contract/openapi.ts';
 import { fastRetry, type GithubHarness, githubHarness } from '../support/fake-github/harness.ts';
+import { MemoryGit } from '../support/world.ts';
 
 const app: RepoRef = { owner: 'acme', name: 'app' };
 
@@ -139,6 +140,44 @@ describe('GitHub App auth', () => {
     expect(h.fake.requests.map((r) => r.operationId)).toContain('apps/create-installation-access-token');
     expect(h.logs()).not.toContain(creds.password);
     expect(await h.forge.getDefaultBranch(app)).toBe('main');
+  });
+
+  it('mints each push token for one repository with contents: write only, refused on any other', async () => {
+    const { publicKey, privateKey } = generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+      privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+    });
+    h = await githubHarness({
+      fake: { app: { appId: 42, publicKey, installationId: 7 } },
+      auth: { appId: 42, privateKey, installationId: 7 },
+    });
+    h.world.addRepo('acme/api', { git: new MemoryGit('main') });
+    const before = Date.now();
+    const creds = await h.forge.cloneCredentials(app);
+    const grant = h.fake.installationTokens.find((g) => g.token === creds.password);
+    expect(grant).toMatchObject({
+      repositories: ['acme/app'],
+      permissions: { contents: 'write', metadata: 'read' },
+    });
+    // The request body the bot sent is GitHub's (the fake checks it against the API description).
+    const minted = h.fake.requests.filter((r) => r.operationId === 'apps/create-installation-access-token');
+    expect(minted.at(-1)?.body).toEqual({ repositories: ['app'], permissions: { contents: 'write' } });
+    const after = Date.now();
+    const expires = Date.parse(creds.expiresAt ?? '');
+    expect(expires).toBeGreaterThan(before);
+    expect(expires - after).toBeLessThanOrEqual(3600_000);
+    // The same token reaches its own repository and no other.
+    const get = (repo: string) =>
+      fetch(`${h.fake.apiUrl}/repos/${repo}`, { headers: { authorization: `token ${creds.password}` } });
+    expect((await get('acme/app')).status).toBe(200);
+    expect((await get('acme/api')).status).toBe(404);
+    // Another repository's push gets a token of its own.
+    const other = await h.forge.cloneCredentials({ owner: 'acme', name: 'api' });
+    expect(other.password).not.toBe(creds.password);
+    expect(h.fake.installationTokens.find((g) => g.token === other.password)?.repositories).toEqual([
+      'acme/api',
+    ]);
   });
 
   it('is refused when the JWT is signed by another key', async () => {

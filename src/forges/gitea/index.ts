@@ -24,6 +24,8 @@ export interface GiteaForgeOptions {
   /** Gitea's root URL (GITEA_URL), without `/api/v1`. */
   url: string;
   token: string;
+  /** The token git pushes with (GITEA_PUSH_TOKEN, `write:repository`); `token` when absent. */
+  pushToken?: string;
   /** The login the token belongs to: its comments are the ones the bot may edit. */
   botLogin: string;
   logger?: Logger;
@@ -300,7 +302,7 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
     ...comments,
     ...repositoryOps(
       client,
-      { botLogin: opts.botLogin, token: opts.token },
+      { botLogin: opts.botLogin, token: opts.pushToken ?? opts.token },
       { cache: opts.requestCache !== false },
     ),
     ...pullRequestOps(client, pageSize),

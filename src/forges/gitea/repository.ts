@@ -18,6 +18,7 @@ type RepositoryOps = Pick<
 
 export const repositoryOps = (
   client: GiteaClient,
+  /** What git authenticates with: the push token (GITEA_PUSH_TOKEN) where one is configured. */
   auth: { botLogin: string; token: string },
   opts: { cache?: boolean } = {},
 ): RepositoryOps => {

@@ -123,9 +123,14 @@ export const repoOps = (
 
     async cloneCredentials(repo: RepoRef): Promise<CloneCredentials> {
       const { cloneUrl } = await repository(repo);
-      // The auth strategy keeps an installation token until shortly before it expires: no request here.
+      // A git credential for this repository alone, with `contents: write` and nothing else (GitHub
+      // expires it within the hour): whoever holds it can push to this repository, not open issues,
+      // merge, or touch the installation's other repositories. The auth strategy keeps one per
+      // repository until shortly before it expires.
       const auth = InstallationAuth.parse(
-        await call({ action: 'mint an installation token', repo }, () => gh.auth({ type: 'installation' })),
+        await call({ action: 'mint a push token', repo, need: 'contents:write' }, () =>
+          gh.auth({ type: 'installation', repositoryNames: [repo.name], permissions: { contents: 'write' } }),
+        ),
       );
       return {
         url: cloneUrl,

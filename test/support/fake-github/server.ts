@@ -3,12 +3,13 @@
 // or GitHub's GraphQL schema, and every JSON response against the same document: a request the real
 // API would refuse, an endpoint the fake does not implement, or a response the real API would not send
 // is recorded as a violation (and answered 500), and `assertNoViolations()` fails the test.
-import { createHash, createVerify, randomBytes } from 'node:crypto';
+import { createHash, createVerify } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { OpenApiContract, type Operation } from '../contract/openapi.ts';
 import type { World, WorldRepo } from '../world.ts';
+import { grantCovers, mintInstallationToken, type TokenGrant } from './app-tokens.ts';
 import { type Handler, type HandlerResult, HttpFailure } from './context.ts';
 import { runGraphql } from './graphql.ts';
 import { appJson, repoInstallationJson } from './rest-apps.ts';
@@ -51,6 +52,8 @@ export interface FakeGithub {
   apiUrl: string;
   requests: RecordedRequest[];
   violations: string[];
+  /** Every installation token minted, with the repositories and permissions it was limited to. */
+  installationTokens: TokenGrant[];
   /** The next `times` requests (matching `failure.match`, if given) are answered with `failure`. */
   failNext(times: number, failure: Failure): void;
   /** Drops the failures still queued: the fault is fixed. */
@@ -95,6 +98,8 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
   const tokens = new Map(Object.entries(opts.tokens ?? { 'test-token': world.botLogin }));
   const requests: RecordedRequest[] = [];
   const violations: string[] = [];
+  const grants = new Map<string, TokenGrant>();
+  const installationTokens: TokenGrant[] = [];
   const failures: { left: number; failure: Failure }[] = [];
   let base = '';
 
@@ -234,10 +239,15 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
         Number(pathParams.installation_id) !== opts.app.installationId
       )
         return { result: { status: 401, body: { message: 'A JSON web token could not be decoded' } }, opId };
-      const minted = `ghs_${randomBytes(12).toString('hex')}`;
-      tokens.set(minted, world.botLogin);
-      const expires = new Date(Date.now() + 3600_000).toISOString().replace(/\.\d+Z$/, 'Z');
-      return { result: { status: 201, body: { token: minted, expires_at: expires } }, opId };
+      const minted = mintInstallationToken(world, (body ?? {}) as Record<string, unknown>, Date.now());
+      const problems = githubContract().checkResponse(operation, minted.status, minted.body, 'json');
+      if (problems.length) return { result: violation(`fake's own response: ${problems.join('; ')}`), opId };
+      if (minted.grant) {
+        tokens.set(minted.grant.token, world.botLogin);
+        grants.set(minted.grant.token, minted.grant);
+        installationTokens.push(minted.grant);
+      }
+      return { result: { status: minted.status, body: minted.body }, opId };
     }
 
     if (
@@ -276,6 +286,9 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
 
     const actor = tokens.get(token);
     if (!actor) return { result: { status: 401, body: { message: 'Bad credentials' } }, opId };
+    // A token minted for some repositories does not see the others: GitHub answers 404.
+    if (!grantCovers(grants.get(token), pathParams.owner, pathParams.repo))
+      return { result: { status: 404, body: { message: 'Not Found' } }, opId };
     if (spent(req, 'core')) return { result: spentAnswer('core', operation), opId, refused: true };
     const handler = handlers[operation.operationId];
     if (!handler)
@@ -372,6 +385,7 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
     apiUrl: `${base}/api/v3`,
     requests,
     violations,
+    installationTokens,
     failNext(times, failure) {
       failures.push({ left: times, failure });
     },
