@@ -74,7 +74,7 @@ export const serve = async (): Promise<() => Promise<void>> => {
 };
 
 const usage =
-  'usage: blitz-bot [serve] | runner … | runner flush FILE … | runner-token create|revoke|list | stats [--run ID] [--json] [--server URL] | status [--json] [--server URL] | doctor [--json] [--repo OWNER/NAME]… | --version';
+  'usage: blitz-bot [serve] | runner … | runner flush FILE … | runner-token create|revoke|list | stats [--run ID] [--json] [--server URL] | status [--json] [--server URL] | doctor [--json] [--repo OWNER/NAME]… | config validate [--repo] FILE | --version';
 
 const main = async (): Promise<void> => {
   const command = process.argv[2] ?? 'serve';
@@ -94,6 +94,11 @@ const main = async (): Promise<void> => {
   if (command === 'doctor') {
     const { runDoctorCli } = await import('./doctor/doctor.ts');
     process.exitCode = await runDoctorCli(process.argv.slice(3));
+    return;
+  }
+  if (command === 'config') {
+    const { runConfigCli } = await import('./config/validate-command.ts');
+    process.exitCode = await runConfigCli(process.argv.slice(3));
     return;
   }
   if (command === 'stats') {

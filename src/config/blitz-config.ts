@@ -6,54 +6,63 @@ import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { closestMatch } from '../commands/did-you-mean.ts';
 import { AppError } from '../errors.ts';
+import { httpUrlRule, requires, whenField, withJsonSchemaRule } from './json-schema-rules.ts';
 import { notifyListSchema } from './notify-schema.ts';
 import { knownKeysAt } from './schema-keys.ts';
 import { type ArgvPath, keepArgvWordsAsText } from './yaml-argv.ts';
 
 export const toolNames = ['claude', 'codex', 'opencode', 'aider', 'ollama', 'custom'] as const;
 
-export const rosterEntrySchema = z
-  .strictObject({
-    /** Unique name the planner routes to and the ledger records. */
-    name: z.string().min(1),
-    /** Which CLI adapter builds the argv. `ollama` entries are review-only. */
-    tool: z.enum(toolNames),
-    /** Model passed to the tool (`--model`); for aider a local model is `ollama_chat/<model>`. */
-    model: z.string().min(1).optional(),
-    /** Provider hint for tools that need one (opencode `provider/model`). */
-    provider: z.string().min(1).optional(),
-    /** argv template of a `custom` tool; placeholders like `{prompt_file}` are substituted per element. */
-    command: z.array(z.string()).min(1).optional(),
-    /** argv template to resume the same session (nudges, interrupted workers). */
-    resume: z.array(z.string()).min(1).optional(),
-    /** Extra arguments appended to a built-in tool's argv. */
-    args: z.array(z.string()).optional(),
-    /** What this entry may do: author (`blitz`, `fleet`), plan, or review. */
-    roles: z.array(z.enum(['blitz', 'fleet', 'plan', 'review'])).min(1),
-    /** Difficulty tiers this entry is fit for. */
-    tiers: z.array(z.enum(['execution', 'design', 'subtle'])).min(1),
-    /** Lower is cheaper; defaults to the entry's position in the list. */
-    costRank: z.number().int().min(0).optional(),
-    /** Reasoning effort where the tool has one. */
-    effort: z.enum(['medium', 'high']).optional(),
-    /** Extra environment for the worker (names of settings, never secrets pasted in the file). */
-    env: z.record(z.string(), z.string()).optional(),
-  })
-  .superRefine((e, ctx) => {
-    if (e.tool === 'custom' && !e.command) {
-      ctx.addIssue({ code: 'custom', path: ['command'], message: 'is required when tool is custom' });
-    }
-    if (e.tool === 'custom' && !e.resume) {
-      ctx.addIssue({ code: 'custom', path: ['resume'], message: 'is required when tool is custom' });
-    }
-    if (e.tool === 'ollama' && e.roles.some((r) => r !== 'review')) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['roles'],
-        message: 'an ollama entry can only have the review role',
-      });
-    }
-  });
+export const rosterEntrySchema = withJsonSchemaRule(
+  z
+    .strictObject({
+      /** Unique name the planner routes to and the ledger records. */
+      name: z.string().min(1),
+      /** Which CLI adapter builds the argv. `ollama` entries are review-only. */
+      tool: z.enum(toolNames),
+      /** Model passed to the tool (`--model`); for aider a local model is `ollama_chat/<model>`. */
+      model: z.string().min(1).optional(),
+      /** Provider hint for tools that need one (opencode `provider/model`). */
+      provider: z.string().min(1).optional(),
+      /** argv template of a `custom` tool; placeholders like `{prompt_file}` are substituted per element. */
+      command: z.array(z.string()).min(1).optional(),
+      /** argv template to resume the same session (nudges, interrupted workers). */
+      resume: z.array(z.string()).min(1).optional(),
+      /** Extra arguments appended to a built-in tool's argv. */
+      args: z.array(z.string()).optional(),
+      /** What this entry may do: author (`blitz`, `fleet`), plan, or review. */
+      roles: z.array(z.enum(['blitz', 'fleet', 'plan', 'review'])).min(1),
+      /** Difficulty tiers this entry is fit for. */
+      tiers: z.array(z.enum(['execution', 'design', 'subtle'])).min(1),
+      /** Lower is cheaper; defaults to the entry's position in the list. */
+      costRank: z.number().int().min(0).optional(),
+      /** Reasoning effort where the tool has one. */
+      effort: z.enum(['medium', 'high']).optional(),
+      /** Extra environment for the worker (names of settings, never secrets pasted in the file). */
+      env: z.record(z.string(), z.string()).optional(),
+    })
+    .superRefine((e, ctx) => {
+      if (e.tool === 'custom' && !e.command) {
+        ctx.addIssue({ code: 'custom', path: ['command'], message: 'is required when tool is custom' });
+      }
+      if (e.tool === 'custom' && !e.resume) {
+        ctx.addIssue({ code: 'custom', path: ['resume'], message: 'is required when tool is custom' });
+      }
+      if (e.tool === 'ollama' && e.roles.some((r) => r !== 'review')) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['roles'],
+          message: 'an ollama entry can only have the review role',
+        });
+      }
+    }),
+  {
+    allOf: [
+      whenField('tool', 'custom', requires('command', 'resume')),
+      whenField('tool', 'ollama', { properties: { roles: { type: 'array', items: { const: 'review' } } } }),
+    ],
+  },
+);
 export type RosterEntry = z.infer<typeof rosterEntrySchema>;
 
 const runnerSchema = z
@@ -124,7 +133,10 @@ export const blitzConfigSchema = z
     /** Chat and phone targets, each with the events it wants (notify-schema.ts). */
     notify: notifyListSchema.default([]),
     /** The bot's address as people reach it (`https://blitz.example.com`): notifications link to the run's page there. */
-    publicUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    publicUrl: withJsonSchemaRule(
+      z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+      httpUrlRule,
+    ).optional(),
     /** Model notes shared across runs. */
     modelNotesPath: z.string().min(1).default('./data/models.md'),
     /** Review legs taking longer are abandoned. */

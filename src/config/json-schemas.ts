@@ -3,6 +3,7 @@
 // `npm run schemas` writes them to `schema/`; a test fails when the published files are stale.
 import { z } from 'zod';
 import { blitzConfigArgvPaths, blitzConfigSchema } from './blitz-config.ts';
+import { jsonSchemaRules } from './json-schema-rules.ts';
 import { repoConfigArgvPaths, repoConfigSchema } from './repo-config.ts';
 import { listElementsAt } from './schema-keys.ts';
 import type { ArgvPath } from './yaml-argv.ts';
@@ -14,7 +15,15 @@ interface PipeDef {
   out?: { _zod: { def: { type: string; entries?: Record<string, string | number> } } };
 }
 
-const jsonSchemaOf = (schema: z.ZodType, argvPaths: readonly ArgvPath[], title: string): JsonObject => {
+/** Where the published files live; each schema's `$id` is its file there. The bot serves the same at /schemas/NAME. */
+export const schemaIdBase = 'https://github.com/blitz-bot/blitz-bot/raw/main/schema/';
+
+const jsonSchemaOf = (
+  name: string,
+  schema: z.ZodType,
+  argvPaths: readonly ArgvPath[],
+  title: string,
+): JsonObject => {
   const argvWords = new Set(argvPaths.flatMap((path) => listElementsAt(schema, path)));
   const generated = z.toJSONSchema(schema, {
     io: 'input',
@@ -22,6 +31,9 @@ const jsonSchemaOf = (schema: z.ZodType, argvPaths: readonly ArgvPath[], title: 
     // What the YAML loaders accept beyond what zod sees after them.
     override: (ctx) => {
       const def = (ctx.zodSchema as { _zod: { def: PipeDef } })._zod.def;
+      // A rule a refinement checks, in JSON Schema words (json-schema-rules.ts).
+      const rule = jsonSchemaRules.get(ctx.zodSchema);
+      if (rule) Object.assign(ctx.jsonSchema, rule);
       // A word piped into a choice (`mergeMethod: squash`) is offered as that choice.
       if (def.type === 'pipe' && def.in?._zod.def.type === 'string' && def.out?._zod.def.type === 'enum') {
         ctx.jsonSchema.enum = Object.values(def.out._zod.def.entries ?? {});
@@ -36,17 +48,19 @@ const jsonSchemaOf = (schema: z.ZodType, argvPaths: readonly ArgvPath[], title: 
     },
   }) as JsonObject;
   const { $schema, ...rest } = generated;
-  return { $schema, title, ...rest };
+  return { $schema, $id: `${schemaIdBase}${name}`, title, ...rest };
 };
 
 /** The published files, by name under `schema/`. */
 export const configJsonSchemas = (): Record<string, JsonObject> => ({
   'blitz.schema.json': jsonSchemaOf(
+    'blitz.schema.json',
     repoConfigSchema,
     repoConfigArgvPaths,
     'blitz-bot repository settings (.github/blitz.yml or .gitea/blitz.yml)',
   ),
   'blitz-config.schema.json': jsonSchemaOf(
+    'blitz-config.schema.json',
     blitzConfigSchema,
     blitzConfigArgvPaths,
     'blitz-bot operator settings (blitz.config.yml)',

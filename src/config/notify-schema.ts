@@ -4,9 +4,13 @@
 import { z } from 'zod';
 import { notifyEvents } from '../ship/notice.ts';
 import { ntfyPriorities } from '../ship/notify-ntfy.ts';
+import { httpUrlRule, requires, withJsonSchemaRule } from './json-schema-rules.ts';
 
 const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'must be an environment variable name');
-const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+const httpUrl = withJsonSchemaRule(
+  z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+  httpUrlRule,
+);
 
 const common = {
   /** Shown on the dashboard beside a failure; default the type. Unique. */
@@ -32,9 +36,14 @@ const oneAddress = (e: { url?: string | undefined; urlEnv?: string | undefined }
   if ((e.url === undefined) === (e.urlEnv === undefined))
     ctx.addIssue({ code: 'custom', path: ['url'], message: 'give exactly one of url and urlEnv' });
 };
+/** oneAddress in JSON Schema words. */
+const oneAddressRule = { oneOf: [requires('url'), requires('urlEnv')] };
 
 const byUrl = <T extends string>(type: T) =>
-  z.strictObject({ type: z.literal(type), ...common, ...addressed }).superRefine(oneAddress);
+  withJsonSchemaRule(
+    z.strictObject({ type: z.literal(type), ...common, ...addressed }).superRefine(oneAddress),
+    oneAddressRule,
+  );
 
 export const notifyTargetSchema = z.discriminatedUnion('type', [
   /** Slack incoming webhook (Block Kit). */
@@ -46,17 +55,20 @@ export const notifyTargetSchema = z.discriminatedUnion('type', [
   /** A plain JSON POST. */
   byUrl('webhook'),
   /** ntfy topic URL (https://ntfy.sh/<topic> or your server). */
-  z
-    .strictObject({
-      type: z.literal('ntfy'),
-      ...common,
-      ...addressed,
-      /** NAME of the variable holding an access token, for a server that wants one. */
-      tokenEnv: envName.optional(),
-      /** One priority for every event; default by event (failures high, starts low). */
-      priority: z.enum(ntfyPriorities).optional(),
-    })
-    .superRefine(oneAddress),
+  withJsonSchemaRule(
+    z
+      .strictObject({
+        type: z.literal('ntfy'),
+        ...common,
+        ...addressed,
+        /** NAME of the variable holding an access token, for a server that wants one. */
+        tokenEnv: envName.optional(),
+        /** One priority for every event; default by event (failures high, starts low). */
+        priority: z.enum(ntfyPriorities).optional(),
+      })
+      .superRefine(oneAddress),
+    oneAddressRule,
+  ),
   /** A Matrix room, through the client-server API with a bot account's access token. */
   z.strictObject({
     type: z.literal('matrix'),

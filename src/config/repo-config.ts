@@ -5,6 +5,7 @@ import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { closestMatch } from '../commands/did-you-mean.ts';
 import { inlineCode } from '../commands/quote.ts';
+import { httpUrlRule, requires, whenField, withJsonSchemaRule } from './json-schema-rules.ts';
 import { isRefusedHost, refusedAddressWhy } from './refused-address.ts';
 import { type ArgvPath, keepArgvWordsAsText } from './yaml-argv.ts';
 
@@ -40,33 +41,42 @@ const botLogin = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}(\[bot\])?$/, { error: 'is not a login name' });
 
-const shipSchema = z
-  .strictObject({
-    /** `deploy` ships with `deploy`; `local` opens the milestone PR and starts `preview`; `auto` deploys only when a deploy command is set and the milestone is not a spike, and is local when unsure. */
-    policy: z.enum(['auto', 'local', 'deploy']).default('auto'),
-    /** argv that deploys the default branch after the milestone PR is merged. */
-    deploy: argv.optional(),
-    /** argv that starts a local preview of the integration branch (bind it to 0.0.0.0). */
-    preview: argv.optional(),
-    /** Port the preview listens on; the notification links to http://<LAN address>:<port>. */
-    previewPort: z.int().min(1).max(65_535).optional(),
-    /** Address of the deployed app, linked in the notification after a deploy. */
-    deployUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
-    /** Polled after the deploy until it answers 2xx: the run ships only once the app is proven live. */
-    healthUrl: z
-      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-      .refine((u) => !isRefusedHost(new URL(u).hostname), {
-        error: `is ${refusedAddressWhy} (its host is checked again each time it is resolved)`,
-      })
-      .optional(),
-    /** How long the deploy may take to become healthy, and the preview to answer on its port (default 300). */
-    healthTimeoutSeconds: z.int().min(1).max(3600).optional(),
-  })
-  .superRefine((ship, ctx) => {
-    if (ship.policy === 'deploy' && !ship.deploy) {
-      ctx.addIssue({ code: 'custom', path: ['deploy'], message: 'is required when `ship.policy` is deploy' });
-    }
-  });
+const httpUrl = () =>
+  withJsonSchemaRule(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }), httpUrlRule);
+
+const shipSchema = withJsonSchemaRule(
+  z
+    .strictObject({
+      /** `deploy` ships with `deploy`; `local` opens the milestone PR and starts `preview`; `auto` deploys only when a deploy command is set and the milestone is not a spike, and is local when unsure. */
+      policy: z.enum(['auto', 'local', 'deploy']).default('auto'),
+      /** argv that deploys the default branch after the milestone PR is merged. */
+      deploy: argv.optional(),
+      /** argv that starts a local preview of the integration branch (bind it to 0.0.0.0). */
+      preview: argv.optional(),
+      /** Port the preview listens on; the notification links to http://<LAN address>:<port>. */
+      previewPort: z.int().min(1).max(65_535).optional(),
+      /** Address of the deployed app, linked in the notification after a deploy. */
+      deployUrl: httpUrl().optional(),
+      /** Polled after the deploy until it answers 2xx: the run ships only once the app is proven live. */
+      healthUrl: httpUrl()
+        .refine((u) => !isRefusedHost(new URL(u).hostname), {
+          error: `is ${refusedAddressWhy} (its host is checked again each time it is resolved)`,
+        })
+        .optional(),
+      /** How long the deploy may take to become healthy, and the preview to answer on its port (default 300). */
+      healthTimeoutSeconds: z.int().min(1).max(3600).optional(),
+    })
+    .superRefine((ship, ctx) => {
+      if (ship.policy === 'deploy' && !ship.deploy) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['deploy'],
+          message: 'is required when `ship.policy` is deploy',
+        });
+      }
+    }),
+  whenField('policy', 'deploy', requires('deploy')),
+);
 
 const labelsSchema = z.strictObject({
   /** Added to an issue that has a milestone: starts a blitz of that milestone. */

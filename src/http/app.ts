@@ -16,6 +16,7 @@ import { githubWebhookRoutes } from './routes/github-webhooks.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { runnerApiRoutes } from './routes/runner-api.ts';
+import { schemaRoutes } from './routes/schemas.ts';
 import { type StatusDeps, statusRoutes } from './routes/status.ts';
 
 export interface AppDeps {
@@ -51,6 +52,7 @@ export const createApp = (deps: AppDeps) => {
   app.use('*', requestMetrics({ metrics: deps.metrics }));
   app.route('/healthz', healthRoutes({ store: deps.store, version: deps.version }));
   app.route('/metrics', metricsRoutes({ metrics: deps.metrics }));
+  app.route('/schemas', schemaRoutes());
 
   const notConfigured = (forge: string, what: string) => () => {
     throw new HTTPException(404, { message: `${forge} is not configured on this bot: set ${what}` });
