@@ -38,6 +38,14 @@ export const rosterEntrySchema = withJsonSchemaRule(
       costRank: z.number().int().min(0).optional(),
       /** Reasoning effort where the tool has one. */
       effort: z.enum(['medium', 'high']).optional(),
+      /**
+       * claude: permission rules added to the built-in allowlist (`--allowedTools`), e.g.
+       * `Bash(pytest:*)`, `Bash(cargo:*)`, `WebFetch`. The repository's own build and smoke commands are
+       * allowed without it.
+       */
+      allowedTools: z
+        .array(z.string().regex(/^[^,\s][^,]*$/, 'must be one rule, like Bash(pytest:*), without commas'))
+        .optional(),
       /** Extra environment for the worker (names of settings, never secrets pasted in the file). */
       env: z.record(z.string(), z.string()).optional(),
     })
@@ -47,6 +55,13 @@ export const rosterEntrySchema = withJsonSchemaRule(
       }
       if (e.tool === 'custom' && !e.resume) {
         ctx.addIssue({ code: 'custom', path: ['resume'], message: 'is required when tool is custom' });
+      }
+      if (e.allowedTools && e.tool !== 'claude') {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['allowedTools'],
+          message: 'applies to claude only (other tools take their permissions from `args`)',
+        });
       }
       if (e.tool === 'ollama' && e.roles.some((r) => r !== 'review')) {
         ctx.addIssue({
@@ -60,6 +75,11 @@ export const rosterEntrySchema = withJsonSchemaRule(
     allOf: [
       whenField('tool', 'custom', requires('command', 'resume')),
       whenField('tool', 'ollama', { properties: { roles: { type: 'array', items: { const: 'review' } } } }),
+      {
+        if: { type: 'object', properties: { allowedTools: true }, required: ['allowedTools'] },
+        // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, not a promise
+        then: { type: 'object', properties: { tool: { const: 'claude' } } },
+      },
     ],
   },
 );

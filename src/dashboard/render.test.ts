@@ -52,6 +52,16 @@ const sample = (): DashboardIssue[] => [
 ];
 
 /** Table rows: lines that start a row with an issue reference. */
+describe('refused commands', () => {
+  it('lists each issue whose tool refused commands, with the rules to add (escaped)', () => {
+    const md = renderDashboard(base([issue(7, 'stalled', { refused: ['Bash(pytest:*)'], attempts: 1 })]));
+    expect(md).toContain('#### Commands the agent was refused');
+    expect(md).toContain("Add these to the roster entry's `allowedTools`");
+    expect(md).toContain('- #7: Bash&#40;pytest&#58;&#42;&#41;');
+    expect(renderDashboard(base([issue(7, 'stalled')]))).not.toContain('was refused');
+  });
+});
+
 const tableRows = (md: string): string[] => md.split('\n').filter((l) => /^\| #\d/.test(l));
 /** Cells of a row: split on pipes that are not escaped (escaped ones are `&#124;`). */
 const cellCount = (row: string): number => row.split('|').length - 2;

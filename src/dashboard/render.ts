@@ -135,6 +135,21 @@ const renderWith = (input: DashboardInput, parts: RenderParts): string => {
         `- ${ref(a.number)} ${markdownText(a.title)}${a.lapsed ? ' (approval lapsed: edited after it was approved; a maintainer re-adds the label)' : ''}`,
       );
   }
+  const refused = input.issues.filter((i) => i.refused && i.refused.length > 0);
+  if (refused.length > 0) {
+    out.push('', '#### Commands the agent was refused', '');
+    out.push(
+      "Add these to the roster entry's `allowedTools` (blitz.config.yml), then `/blitz retry` the issue.",
+      '',
+    );
+    for (const i of refused)
+      out.push(
+        `- ${ref(i.number)}: ${(i.refused ?? [])
+          .slice(0, 10)
+          .map((r) => markdownText(r, 60))
+          .join(', ')}`,
+      );
+  }
   if (input.blockers.length > 0) {
     out.push('', '#### Not runnable', '');
     for (const b of input.blockers) out.push(blockerLine(b));

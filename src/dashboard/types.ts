@@ -29,6 +29,8 @@ export interface DashboardIssue {
   blockedBy: number[];
   /** `/blitz tell` messages not delivered yet: they wait for the session's next resume. */
   messagesWaiting?: number;
+  /** Its latest attempt stopped because the tool refused commands: the allowlist rules to add. */
+  refused?: string[];
 }
 
 export type DashboardBlocker =

@@ -90,6 +90,9 @@ export const dashboardView = (input: {
       ...(tokens > 0 ? { tokens } : {}),
       blockedBy: blockers,
       ...(messagesWaiting > 0 ? { messagesWaiting } : {}),
+      ...(p?.state === 'stalled' && p.attempts.at(-1)?.refused
+        ? { refused: p.attempts.at(-1)?.refused }
+        : {}),
     });
   }
   for (const c of input.closed) {

@@ -38,6 +38,7 @@ import {
 } from './pr-feedback.ts';
 import { performPrFeedback } from './pr-feedback-step.ts';
 import { mergePr, openPr, pushedHead } from './pull-requests.ts';
+import { repoCommandsOf } from './repo-settings.ts';
 import { rosterEntryFor } from './roster-entry.ts';
 import { runPageUrl } from './run-notice.ts';
 import { setRunState, stopRun } from './run-state.ts';
@@ -242,6 +243,7 @@ const blitzKind = (ctx: RunCtx): RunKind => ({
       ...(row?.bouncedAfter && row.lastError ? { failureFeedback: row.lastError } : {}),
       // The integration branch as the bot last set it: a runner already there starts without a fetch.
       ...(tip ? { baseSha: tip } : {}),
+      ...repoCommandsOf(ctx.repoConfig),
     };
   },
   prBody: (key, solved) =>

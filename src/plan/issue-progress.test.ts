@@ -33,6 +33,15 @@ const derive = (rows: RunIssueRecord[], attempts: AttemptRecord[], runnerRetries
   Object.fromEntries(deriveProgress({ rows, attempts, open, runnerRetries }).map((p) => [p.key, p]));
 
 describe('run progress from facts', () => {
+  it('a stall for refused commands is stalled, carrying the rules to allow', () => {
+    const denials = [{ tool: 'Bash', command: 'pytest -q', rule: 'Bash(pytest:*)' }];
+    const p = derive([], [attempt('a', 1, { outcome: 'stalled', permissionDenials: denials })]);
+    expect(p['acme/app#1']).toMatchObject({ state: 'stalled', attempts: [{ refused: ['Bash(pytest:*)'] }] });
+    // Denials on a solved attempt (the model went on without the command) are no refusal to act on.
+    const solved = derive([], [attempt('a', 1, { outcome: 'solved', permissionDenials: denials })]);
+    expect(solved['acme/app#1']!.attempts[0]).not.toHaveProperty('refused');
+  });
+
   it('reads each issue state from the latest attempt, the PR and the merge sha', () => {
     const p = derive(
       [

@@ -17,6 +17,8 @@ export interface LedgerAttempt extends ChargeableAttempt {
   tier: Tier;
   /** `retry`: the runner's own retry number of the attempt (0: the first try). */
   job: { retry: number };
+  /** Calls the tool refused, with the allowlist rule that would let each run. */
+  permissionDenials?: readonly { tool: string; rule?: string }[];
 }
 
 /** What the planner reads of an issue's row in the run (store/run-store.ts `RunIssueRecord` is one). */
@@ -127,6 +129,15 @@ const bouncesOf = (counted: readonly AttemptRecord[], row: RunIssueRecord | unde
   return sessions.size;
 };
 
+/**
+ * The allowlist rules a stalled attempt was stopped for (the tool refused commands it needed), or
+ * undefined when its end was not a refusal.
+ */
+const refusedRules = (a: AttemptRecord): string[] | undefined =>
+  a.outcome === 'stalled' && a.permissionDenials?.length
+    ? a.permissionDenials.map((d) => d.rule ?? d.tool)
+    : undefined;
+
 export const deriveProgress = (input: ProgressInput): IssueProgress[] => {
   const byKey = new Map<string, AttemptRecord[]>();
   for (const a of input.attempts) {
@@ -146,6 +157,7 @@ export const deriveProgress = (input: ProgressInput): IssueProgress[] => {
       entry: a.rosterEntry,
       tier: a.tier,
       ...(a.outcome ? { outcome: a.outcome } : {}),
+      ...(refusedRules(a) ? { refused: refusedRules(a) } : {}),
     }));
     // Failures count from the person's last retry on (issue-caps and the 3-failure hold alike).
     const retriedAt = row?.retriedAfter === undefined ? -1 : all.findIndex((a) => a.id === row.retriedAfter);

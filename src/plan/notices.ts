@@ -36,7 +36,9 @@ const heldNotice = (ctx: RunContext, key: string): Action | undefined => {
   const attemptsWord = `${n} attempt${n === 1 ? '' : 's'}`;
   const message =
     event !== 'failed'
-      ? `the worker on ${ref} stalled and did not recover after its nudges; a person has to look`
+      ? last?.refused
+        ? `the worker on ${ref} was refused commands it needed (${last.refused.join(', ')}); add them to the roster entry's allowedTools, then retry`
+        : `the worker on ${ref} stalled and did not recover after its nudges; a person has to look`
       : bounces > 0
         ? `${ref} did not land after ${attemptsWord}: ${failedWords(p)}its work was bounced ${bounces} time${bounces === 1 ? '' : 's'} (a refused merge or a red build); it is held until a person looks`
         : `${ref} failed after ${attemptsWord}${last ? ` (last: ${last.entry}, ${last.outcome ?? 'no outcome'})` : ''}; it is held until a person looks`;
@@ -97,7 +99,7 @@ const closedByHandNotice = (ctx: RunContext, key: string): Action => {
 
 /** `2 failed and ` when attempts failed since the person's last retry, beside the bounces. */
 const failedWords = (p: Pick<IssueProgress, 'attempts' | 'countFrom'>): string => {
-  const n = p.attempts.slice(p.countFrom ?? 0).filter((a) => isModelFailure(a.outcome)).length;
+  const n = p.attempts.slice(p.countFrom ?? 0).filter((a) => isModelFailure(a)).length;
   return n > 0 ? `${n} failed and ` : '';
 };
 

@@ -52,6 +52,16 @@ describe('pickWorker', () => {
     expect(p.reason).toContain('sideways');
   });
 
+  it('does not hold a stop for refused commands against the model: the same entry stays first', () => {
+    const attempts: AttemptRecord[] = [
+      { entry: 'codex-medium', tier: 'execution', outcome: 'stalled', refused: ['Bash(pytest:*)'] },
+    ];
+    expect(pick({ attempts, usage: { sonnet: 1 } }).entry.name).toBe('codex-medium');
+    expect(
+      pick({ attempts: [{ ...attempts[0]!, refused: undefined }], usage: { sonnet: 1 } }).entry.name,
+    ).toBe('sonnet');
+  });
+
   it('goes up a tier when every peer failed, skipping entries that already failed', () => {
     const attempts: AttemptRecord[] = [
       { entry: 'codex-medium', tier: 'execution', outcome: 'unsolved' },

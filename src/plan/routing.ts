@@ -29,6 +29,11 @@ export interface AttemptRecord {
   entry: string;
   tier: Tier;
   outcome?: AttemptOutcome;
+  /**
+   * The tool refused commands the worker needed (claude's permission denials) and the attempt ended
+   * for it: a person has to widen the allowlist; the model is not to blame. The rules to add.
+   */
+  refused?: string[];
 }
 
 /** What previous runs learned, per entry name (the model notes), kept to what changes routing. */
@@ -90,8 +95,12 @@ export const defaultEntries: Record<Tier, RosterEntry> = {
   },
 };
 
-/** Outcomes that count against a model; an environment failure or a cancel is not its fault. */
-export const isModelFailure = (o: AttemptOutcome | undefined): boolean => o === 'unsolved' || o === 'stalled';
+/**
+ * Attempts that count against a model; an environment failure, a cancel, or a stop because the tool
+ * refused a command the worker needed (a person's allowlist) is not its fault.
+ */
+export const isModelFailure = (a: { outcome?: AttemptOutcome; refused?: string[] } | undefined): boolean =>
+  a !== undefined && !a.refused && (a.outcome === 'unsolved' || a.outcome === 'stalled');
 
 const byCost = (a: RosterEntry, b: RosterEntry): number =>
   a.costRank - b.costRank || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
@@ -140,9 +149,9 @@ export const pickWorker = (input: PickInput): Pick => {
     return pickOverride(input, input.override);
   let floor = input.assessedTier;
   for (const a of input.attempts) floor = higherTier(floor, a.tier);
-  const failed = new Set(input.attempts.filter((a) => isModelFailure(a.outcome)).map((a) => a.entry));
+  const failed = new Set(input.attempts.filter((a) => isModelFailure(a)).map((a) => a.entry));
   const usage = input.usage ?? {};
-  const lastFailed = isModelFailure(input.attempts[input.attempts.length - 1]?.outcome);
+  const lastFailed = isModelFailure(input.attempts[input.attempts.length - 1]);
 
   for (let t = tierRank(floor); t < tiers.length; t++) {
     const tier = tiers[t]!;

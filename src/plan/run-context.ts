@@ -99,10 +99,16 @@ export const buildRunContext = (snap: RunSnapshot): RunContext => {
       running.add(k);
       workers.push(k);
     } else if (p.state === 'stalled') {
-      runHolds.set(k, { kind: 'stalled', reason: 'its worker stalled and a person has been asked to look' });
+      const refused = p.attempts.at(-1)?.refused;
+      runHolds.set(k, {
+        kind: 'stalled',
+        reason: refused
+          ? `its tool refused commands the worker needed; a person has to allow ${refused.join(', ')}`
+          : 'its worker stalled and a person has been asked to look',
+      });
     } else {
       const cap = capCheckOf(snap, p);
-      const failures = p.attempts.slice(p.countFrom ?? 0).filter((a) => isModelFailure(a.outcome)).length;
+      const failures = p.attempts.slice(p.countFrom ?? 0).filter((a) => isModelFailure(a)).length;
       const bounces = p.bounces ?? 0;
       // Its allowance is spent: no further attempt until a person gives it a new one (`/blitz retry`).
       if (cap?.level === 'over')

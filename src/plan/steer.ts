@@ -57,7 +57,7 @@ export const holdOf = (i: HoldInput): HoldKind | undefined => {
   if (!i.workerRunning && capCheckOf(caps, p)?.level === 'over') return 'cap';
   if (p.state !== 'failed' && p.state !== 'bounced') return undefined;
   const max = i.maxAttemptsPerIssue ?? i.issueCaps?.maxAttempts ?? defaultMaxAttemptsPerIssue;
-  const failures = p.attempts.slice(p.countFrom ?? 0).filter((a) => isModelFailure(a.outcome));
+  const failures = p.attempts.slice(p.countFrom ?? 0).filter((a) => isModelFailure(a));
   // A pass bounced after its work was solved counts like a failed attempt (plan/issue-progress.ts).
   return failures.length + (p.bounces ?? 0) >= max ? 'failures' : undefined;
 };

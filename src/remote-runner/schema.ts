@@ -81,6 +81,18 @@ export const attemptResultSchema = z
       .strict()
       .optional(),
     sessionId: sessionIdSchema.optional(),
+    permissionDenials: z
+      .array(
+        z
+          .object({
+            tool: z.string().max(200),
+            command: z.string().max(300).optional(),
+            rule: z.string().max(200).optional(),
+          })
+          .strict(),
+      )
+      .max(20)
+      .optional(),
     finalReport: z
       .object({
         pr: z.string().optional(),
@@ -114,6 +126,7 @@ export const attemptResultFields = [
   'stallFingerprint',
   'finalReport',
   'sessionId',
+  'permissionDenials',
 ] as const satisfies readonly (keyof AttemptResult & keyof AttemptRecord)[];
 
 /** The results of a runner's own attempt record, as its reports carry them. */

@@ -1,7 +1,14 @@
 // Reading the real CLIs' output: the lines below are shaped as claude 2.1, codex 0.171 and opencode
 // 1.18 print them (captured by the compatibility tier, test/agents/).
 import { describe, expect, it } from 'vitest';
-import { agentText, parseSessionId, parseTokenUsage } from './agent-output.ts';
+import {
+  agentText,
+  allowRuleFor,
+  parsePermissionDenials,
+  parseSessionId,
+  parseTokenUsage,
+  refusedSummary,
+} from './agent-output.ts';
 
 const line = (v: unknown): string => JSON.stringify(v);
 const codexThread = (id: string) => line({ type: 'thread.started', thread_id: id });
@@ -73,5 +80,56 @@ describe('agentText', () => {
   it('reads opencode text parts', () => {
     const t = line({ type: 'text', part: { type: 'text', text: 'FINAL REPORT\nSTATUS: done' } });
     expect(agentText(`${opencodeStep(1, 1)}\n${t}`)).toBe('FINAL REPORT\nSTATUS: done');
+  });
+});
+
+describe('parsePermissionDenials', () => {
+  const result = (denials: unknown[]) =>
+    line({
+      type: 'result',
+      subtype: 'success',
+      result: 'done',
+      session_id: 's1',
+      permission_denials: denials,
+    });
+
+  it("reads claude's result.permission_denials across invocations, one per rule, with the rule to allow", () => {
+    const log = [
+      result([
+        { tool_name: 'Bash', tool_use_id: 't1', tool_input: { command: 'pytest -q', description: 'run' } },
+      ]),
+      result([
+        { tool_name: 'Bash', tool_use_id: 't2', tool_input: { command: 'pytest tests/a.py' } },
+        { tool_name: 'WebFetch', tool_use_id: 't3', tool_input: { url: 'https://x.invalid' } },
+        { tool_name: 'Bash', tool_use_id: 't4', tool_input: { command: '$(evil) && rm -rf /' } },
+      ]),
+    ].join('\n');
+    expect(parsePermissionDenials(log)).toEqual([
+      { tool: 'Bash', command: 'pytest -q', rule: 'Bash(pytest:*)' },
+      { tool: 'WebFetch', rule: 'WebFetch' },
+      { tool: 'Bash', command: '$(evil) && rm -rf /' },
+    ]);
+  });
+
+  it('finds none in a log without them, or in a command that printed one', () => {
+    expect(parsePermissionDenials(result([]))).toEqual([]);
+    const printed = line({
+      type: 'assistant',
+      message: { content: [{ type: 'text', text: result([{ tool_name: 'Bash' }]) }] },
+    });
+    expect(parsePermissionDenials(printed)).toEqual([]);
+  });
+
+  it('offers a rule only for a plain program name or tool name', () => {
+    expect(allowRuleFor('Bash', 'cargo test')).toBe('Bash(cargo:*)');
+    expect(allowRuleFor('Bash', '`x`')).toBeUndefined();
+    expect(allowRuleFor('Web Fetch,Write')).toBeUndefined();
+  });
+
+  it('says what was refused and which rules to add', () => {
+    const s = refusedSummary('claude', [{ tool: 'Bash', command: 'pytest -q', rule: 'Bash(pytest:*)' }]);
+    expect(s).toBe(
+      "claude refused commands the worker needed (`pytest -q`); a person has to allow them. Add `Bash(pytest:*)` to the roster entry's `allowedTools`, then retry.",
+    );
   });
 });

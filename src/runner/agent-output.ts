@@ -2,7 +2,7 @@
 // opencode `--format json` events, or plain text. Every JSON line is outside input, checked with zod
 // before use. The shapes were taken from the real CLIs (the compatibility tier, test/agents/).
 import { z } from 'zod';
-import type { TokenUsage } from './types.ts';
+import type { PermissionDenial, TokenUsage } from './types.ts';
 
 const claudeUsage = z.looseObject({
   input_tokens: z.number().optional(),
@@ -198,4 +198,66 @@ const add = (t: TokenUsage, u: z.infer<typeof claudeUsage>): void => {
   t.input += u.input_tokens ?? 0;
   t.output += u.output_tokens ?? 0;
   t.cache = (t.cache ?? 0) + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+};
+
+const claudeDenials = z.looseObject({
+  type: z.literal('result'),
+  permission_denials: z.array(
+    z.looseObject({
+      tool_name: z.string().max(200),
+      tool_input: z.looseObject({ command: z.string().optional() }).optional(),
+    }),
+  ),
+});
+
+/** The first word of a shell command, when it is a plain program name or path (else no rule is offered). */
+const programOf = (command: string): string | undefined => {
+  const first = command.trim().split(/\s+/)[0] ?? '';
+  return /^[A-Za-z0-9._/+-]{1,100}$/.test(first) ? first : undefined;
+};
+
+/** The allowlist rule that would have let a refused call run: `Bash(pytest:*)`, or the tool's name. */
+export const allowRuleFor = (tool: string, command?: string): string | undefined => {
+  if (!/^[A-Za-z0-9_.-]{1,100}$/.test(tool)) return undefined;
+  if (tool !== 'Bash') return tool;
+  const program = command === undefined ? undefined : programOf(command);
+  return program ? `Bash(${program}:*)` : undefined;
+};
+
+const MAX_DENIALS = 20;
+
+/**
+ * The calls the tool refused (claude's and qwen's `result.permission_denials`), one per allowlist rule
+ * in the order first seen, across every invocation in the log. The command is the model's text: shown
+ * to a person, never run.
+ */
+export const parsePermissionDenials = (log: string): PermissionDenial[] => {
+  const out: PermissionDenial[] = [];
+  const seen = new Set<string>();
+  for (const ev of jsonLines(log)) {
+    const r = claudeDenials.safeParse(ev);
+    if (!r.success) continue;
+    for (const d of r.data.permission_denials) {
+      const command = d.tool_input?.command?.slice(0, 300);
+      const rule = allowRuleFor(d.tool_name, command);
+      const key = rule ?? `${d.tool_name}:${command ?? ''}`;
+      if (seen.has(key) || out.length >= MAX_DENIALS) continue;
+      seen.add(key);
+      out.push({ tool: d.tool_name, ...(command ? { command } : {}), ...(rule ? { rule } : {}) });
+    }
+  }
+  return out;
+};
+
+/** The sentence an attempt stopped by refusals ends with: what was refused, and the rules to allow. */
+export const refusedSummary = (tool: string, denials: readonly PermissionDenial[]): string => {
+  const what = denials
+    .slice(0, 5)
+    .map((d) => (d.command ? `\`${d.command.replace(/`/g, "'").slice(0, 80)}\`` : d.tool))
+    .join(', ');
+  const rules = [...new Set(denials.flatMap((d) => (d.rule ? [d.rule] : [])))];
+  const allow = rules.length
+    ? ` Add ${rules.map((x) => `\`${x}\``).join(', ')} to the roster entry's \`allowedTools\`, then retry.`
+    : ' Allow them in the roster entry, then retry.';
+  return `${tool} refused commands the worker needed (${what}); a person has to allow them.${allow}`;
 };

@@ -15,7 +15,7 @@ import { type CredentialsProvider, type GitContext, gitTry } from './git.ts';
 import { type MachineLimit, machineLimit, sampleMachine } from './machine.ts';
 import { buildPrompt, isFeedbackReason } from './prompt.ts';
 import { isOurWorker, Supervisor } from './supervisor.ts';
-import { commandFor, toolAdapters } from './tools/index.ts';
+import { commandFor, jobEntry, toolAdapters } from './tools/index.ts';
 import { placeholderEnv, placeholdersOf } from './tools/placeholders.ts';
 import {
   type AttemptJob,
@@ -397,7 +397,12 @@ export class Runner {
       writeFileSync(record.promptPath, prompt);
       writeFileSync(record.logPath, '');
       const ready = await this.d.ledger.update(id, { repoDir, worktree: wt.path, originShaAtStart });
-      const cmd = commandFor(job.entry, placeholdersOf(ready, record.promptPath), 'start', ready.sessionId)!;
+      const cmd = commandFor(
+        jobEntry(job),
+        placeholdersOf(ready, record.promptPath),
+        'start',
+        ready.sessionId,
+      )!;
       await this.supervisor.launch(ready, cmd.argv, cmd.stdinFile);
       return this.mustGet(id);
     } catch (err) {

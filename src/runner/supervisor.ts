@@ -20,7 +20,7 @@ import { z } from 'zod';
 import { isAppError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { decideExit, decideStopped } from '../plan/attempt-exit.ts';
-import { parseSessionId, parseTokenUsage } from './agent-output.ts';
+import { parsePermissionDenials, parseSessionId, parseTokenUsage, refusedSummary } from './agent-output.ts';
 import { isAlive, killGroup, processStartTime, redactArgv, spawnDetached } from './exec.ts';
 import { classifyExit, liveEnvironmentProblem } from './failure-class.ts';
 import { parseFinalReport } from './final-report.ts';
@@ -28,7 +28,7 @@ import { type GitContext, gitTry, remoteBranchSha } from './git.ts';
 import { readTreeActivity } from './process-tree.ts';
 import { buildNudge, isFeedbackReason, type NudgeSituation } from './prompt.ts';
 import { stallCheck } from './stall.ts';
-import { commandFor, toolAdapters } from './tools/index.ts';
+import { commandFor, jobEntry, toolAdapters } from './tools/index.ts';
 import { placeholdersOf } from './tools/placeholders.ts';
 import type {
   AttemptLedger,
@@ -481,7 +481,7 @@ export class Supervisor {
     // nudge then follows the whole task, since no history carries it.
     const afresh = sessionId === undefined && toolAdapters[r.tool].sessions !== 'none';
     writeFileSync(nudgeFile, afresh ? `${readFileSync(r.promptPath, 'utf8')}\n\n${nudge}` : nudge);
-    const cmd = commandFor(r.job.entry, placeholdersOf(r, nudgeFile), 'resume', sessionId);
+    const cmd = commandFor(jobEntry(r.job), placeholdersOf(r, nudgeFile), 'resume', sessionId);
     if (!cmd) throw new Error(`Roster entry ${r.rosterEntry} cannot resume a session.`);
     const updated = await this.d.ledger.update(r.id, {
       nudges: n,
@@ -596,6 +596,15 @@ export class Supervisor {
       exit.exitCode === 0 && branchMoved && remote
         ? await conflictMarkers(r.worktree, r.branch, remote, ctx)
         : [];
+    // The tool refused commands the worker needed and nothing was delivered: a nudge would be refused
+    // the same way, and the model is not to blame. A person widens the allowlist.
+    const denials = parsePermissionDenials(log);
+    if (denials.length > 0 && !(exit.exitCode === 0 && branchMoved)) {
+      const summary = refusedSummary(r.tool, denials);
+      await this.finish(r, 'stalled', summary, exit.exitCode, log);
+      this.d.events({ type: 'attempt.needs_person', attemptId: r.id, reason: summary });
+      return;
+    }
     const d = decideExit({ ...this.stopFacts(r), exit, branchMoved, markers });
     switch (d.kind) {
       case 'nudge':
@@ -628,6 +637,7 @@ export class Supervisor {
   ): Promise<void> {
     const log = logText ?? (existsSync(r.logPath) ? readFileSync(r.logPath, 'utf8') : '');
     const report = parseFinalReport(log);
+    const denials = parsePermissionDenials(log);
     const updated = await this.d.ledger.update(r.id, {
       outcome,
       exitCode,
@@ -637,6 +647,7 @@ export class Supervisor {
       finalReport: report,
       sessionId: r.sessionId ?? parseSessionId(log),
       stallFingerprint: undefined,
+      ...(denials.length > 0 ? { permissionDenials: denials } : {}),
     });
     const line = { attemptId: r.id, issue: r.issue.number, outcome, exitCode };
     if (outcome === 'solved') this.d.logger.info(line, 'attempt finished');

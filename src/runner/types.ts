@@ -49,6 +49,14 @@ export const attemptJobSchema = z.object({
   deliverable: z.enum(['code', 'plan']).optional(),
   /** Extra task instructions written by the bot (never by an issue author), shown outside the fence. */
   instructions: z.string().optional(),
+  /**
+   * The repository's own build and smoke commands (its blitz.yml, written by people with write access):
+   * the agent may run them, so they join claude's allowlist.
+   */
+  repoCommands: z
+    .array(z.array(z.string().min(1).max(1000)).min(1).max(100))
+    .max(10)
+    .optional(),
   /** What the previous attempt of this issue got wrong, fed back into the prompt. */
   failureFeedback: z.string().optional(),
   /** Which retry this is (0 = first try). */
@@ -221,6 +229,8 @@ export interface AttemptRecord {
   finalReport?: StoredFinalReport;
   /** The last stall check's observation, so the first check after a bot restart can already count. */
   stallFingerprint?: StallFingerprint;
+  /** Calls the agent CLI refused (its allowlist); an attempt that ended for them needs a person. */
+  permissionDenials?: PermissionDenial[];
   /**
    * The agent CLI's session (claude session id chosen by the runner, codex thread id, opencode
    * sessionID): a nudge or restart resumes exactly this one, never "the last session here".
@@ -247,6 +257,16 @@ export interface StallFingerprint {
   remote: string | null;
   cpuMs?: number;
   commands?: number;
+}
+
+/** A call the agent CLI refused (claude's `permission_denials`): what to allow for the worker to go on. */
+export interface PermissionDenial {
+  /** The tool the model called (`Bash`, `WebFetch`…). */
+  tool: string;
+  /** For `Bash`: the command the model wanted to run (its text, shown, never run). */
+  command?: string;
+  /** The allowlist rule that would let it run (`Bash(pytest:*)`), for the roster entry's `allowedTools`. */
+  rule?: string;
 }
 
 export interface TokenTotals extends TokenUsage {

@@ -80,6 +80,11 @@ export const apiAttemptOf = (a: AttemptRecord, n: number): ApiAttempt => ({
   tokens: { input: a.tokens.input, output: a.tokens.output },
   failureSummary: a.failureSummary ?? null,
   logExcerpt: a.logExcerpt ?? null,
+  permissionDenials: (a.permissionDenials ?? []).map((d) => ({
+    tool: d.tool,
+    command: d.command ?? null,
+    rule: d.rule ?? null,
+  })),
 });
 
 /** `GET /api/v1/runs`: every run (or the live ones), as the API answers it. */

@@ -67,6 +67,12 @@ export const attemptSchema = z
       .string()
       .nullable()
       .openapi({ description: "The end of a failed worker's log as its runner reported it (redacted)" }),
+    permissionDenials: z
+      .array(z.object({ tool: z.string(), command: z.string().nullable(), rule: z.string().nullable() }))
+      .openapi({
+        description:
+          "Calls the agent CLI refused (claude's permission_denials), each with the allowlist rule that would let it run",
+      }),
   })
   .openapi('Attempt');
 

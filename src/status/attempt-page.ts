@@ -34,6 +34,14 @@ const stepHtml = (s: AttemptTimeline['steps'][number]): Html => {
   return html`<h2>Final response${s.isError ? ' (error)' : ''}</h2><pre id="final">${s.text}</pre>`;
 };
 
+/** What the agent CLI refused, and the allowlist line that lets it run (roster `allowedTools`). */
+const refusedSection = (denials: ApiAttempt['permissionDenials']): Html => {
+  const rules = [...new Set(denials.flatMap((d) => (d.rule ? [d.rule] : [])))];
+  return html`<h2>Refused by the tool</h2>
+<ul id="permission-denials">${denials.map((d) => html`<li><strong>${d.tool}</strong>${d.command ? html` <code>${d.command}</code>` : ''}${d.rule ? html` <span class="muted">allow with <code>${d.rule}</code></span>` : ''}</li>`)}</ul>
+${rules.length > 0 ? html`<p>To allow them, add to the roster entry in <code>blitz.config.yml</code>:</p><pre id="allowlist-line">allowedTools: [${rules.map((r) => JSON.stringify(r)).join(', ')}]</pre>` : ''}`;
+};
+
 export const timelineSection = (t: AttemptTimeline): Html =>
   html`<div id="timeline">${t.steps.map(stepHtml)}</div>`;
 
@@ -59,6 +67,7 @@ export const attemptPage = (input: {
 <tr><th>tokens</th><td id="tokens">${usageText(tokens)}</td></tr>
 <tr><th>tool calls</th><td>${t ? t.toolCalls : '–'}</td></tr>
 </table>
+${a.permissionDenials.length > 0 ? refusedSection(a.permissionDenials) : ''}
 <h2>Prompt</h2>
 ${input.prompt ? html`<details open><summary>prompt${input.prompt.truncated ? ' (tail only)' : ''}</summary><pre id="prompt">${input.prompt.text}</pre></details>` : html`<p class="muted">The prompt file is not readable here.</p>`}
 <h2>Timeline</h2>

@@ -229,6 +229,28 @@ describe('runner supervision', () => {
     expect((await settle(h, r.attempt.id)).outcome).toBe('solved');
   });
 
+  it('a worker whose tool refused its commands ends needing a person, with the denial and the rule to allow', async () => {
+    const origin = await createOrigin();
+    const h = makeHarness();
+    const r = await h.runner.execute(
+      attemptJob(origin.url, fakeEntry({ FAKE_AGENT_MODE: 'refused', FAKE_AGENT_FORMAT: 'claude' })),
+    );
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    const done = await settle(h, r.attempt.id);
+    // Not nudged (the nudge would be refused the same way), not the model's failure: a person's allowlist.
+    expect(done).toMatchObject({ outcome: 'stalled', nudges: 0 });
+    expect(done.permissionDenials).toEqual([
+      { tool: 'Bash', command: 'pytest -q tests', rule: 'Bash(pytest:*)' },
+    ]);
+    expect(done.failureSummary).toContain('`Bash(pytest:*)`');
+    expect(h.events).toContainEqual({
+      type: 'attempt.needs_person',
+      attemptId: done.id,
+      reason: done.failureSummary,
+    });
+    expect(h.events.some((e) => e.type === 'attempt.nudged' || e.type === 'attempt.resumed')).toBe(false);
+  });
+
   it('a worker using CPU with a quiet log is busy, not stalled', async () => {
     const origin = await createOrigin();
     const h = makeHarness();

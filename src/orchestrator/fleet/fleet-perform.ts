@@ -10,7 +10,7 @@ import { closeOnMerge } from '../close-on-merge.ts';
 import { type Ports, refOf } from '../context.ts';
 import { dispatchIssue, performIssueWork, type RunKind } from '../perform.ts';
 import { keepReviewVerdict } from '../pr-feedback.ts';
-import { loadRepoConfig } from '../repo-settings.ts';
+import { loadRepoConfig, repoCommandsOf } from '../repo-settings.ts';
 import { runReviewLeg } from '../review-leg.ts';
 import { type FleetCtx, fleetReviewPorts } from './fleet-context.ts';
 import { updateFleet, updateTicket } from './fleet-state.ts';
@@ -31,7 +31,14 @@ const fleetKind = (ctx: FleetCtx): RunKind => ({
   },
   // Through the queue, to whichever runner serves fleet work for the ticket's repo.
   job: { branchStyle: 'fleet', runSlug: 'fleet' },
-  extras: async (key) => ({ fences: ctx.busyFences.get(repoOf(ctx, key).name.toLowerCase()) ?? [] }),
+  async extras(key) {
+    const { facts, name } = repoOf(ctx, key);
+    const cfg = await loadRepoConfig(facts.forge, facts.repo);
+    return {
+      fences: ctx.busyFences.get(name.toLowerCase()) ?? [],
+      ...(cfg.result.ok ? repoCommandsOf(cfg.result.config) : {}),
+    };
+  },
   prBody: (key, solved) =>
     `Fixes #${refOf(key).number}\n\nWorked by ${solved.rosterEntry} (${solved.tier}) in the ticket fleet on ${ctx.run.repo}#${ctx.run.triggerIssue ?? '?'}. It merges only when a person says \`/merge\`.`,
   async maxFixAttempts(key) {

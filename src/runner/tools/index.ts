@@ -73,12 +73,17 @@ export const claudeAllowedTools = [
 
 const modelArgs = (flag: string, model?: string): string[] => (model ? [flag, model] : []);
 
+/** The built-in allowlist and the entry's own `allowedTools` (with a job's repository commands, jobEntry). */
+export const claudeAllowlist = (e: RosterEntry): string[] => [
+  ...new Set([...claudeAllowedTools, ...(e.allowedTools ?? [])]),
+];
+
 const claudeFlags = (e: RosterEntry): string[] => [
   '-p',
   '--permission-mode',
   'acceptEdits',
   '--allowedTools',
-  claudeAllowedTools.join(','),
+  claudeAllowlist(e).join(','),
   '--output-format',
   'stream-json',
   '--verbose',
@@ -214,6 +219,25 @@ export const toolAdapters: Record<RosterEntry['tool'], ToolAdapter> = {
   aider,
   ollama: reviewOnly,
   custom,
+};
+
+/** The rule that lets the agent run one of the repository's own commands: `Bash(pytest:*)`. */
+const repoCommandRule = (argv: readonly string[]): string | undefined => {
+  const program = argv[0] ?? '';
+  return /^[A-Za-z0-9._/+-]{1,200}$/.test(program) ? `Bash(${program}:*)` : undefined;
+};
+
+/**
+ * The roster entry a job's worker starts with: the repository's own build and smoke commands (its
+ * blitz.yml) join the entry's `allowedTools`, so the agent may run the checks the bot will run.
+ */
+export const jobEntry = (job: { entry: RosterEntry; repoCommands?: string[][] | undefined }): RosterEntry => {
+  const rules = (job.repoCommands ?? []).flatMap((c) => {
+    const rule = repoCommandRule(c);
+    return rule ? [rule] : [];
+  });
+  if (rules.length === 0) return job.entry;
+  return { ...job.entry, allowedTools: [...(job.entry.allowedTools ?? []), ...rules] };
 };
 
 /** Built-in argv get placeholders too (an operator's `args` may use `{worktree}`). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type RosterEntry, rosterEntrySchema } from '../../config/blitz-config.ts';
-import { commandFor } from './index.ts';
+import { commandFor, jobEntry } from './index.ts';
 import { type PlaceholderValues, placeholderEnv, substitute } from './placeholders.ts';
 
 const v: PlaceholderValues = {
@@ -37,6 +37,49 @@ describe('agent tool argv', () => {
     const resume = commandFor(e, v, 'resume', '0b5e1c52-4a4e-4f47-9a3e-2f7c1d9e8a10')!.argv;
     expect(resume).toEqual(expect.arrayContaining(['--resume', '0b5e1c52-4a4e-4f47-9a3e-2f7c1d9e8a10']));
     expect(resume).not.toContain('--continue');
+  });
+
+  it("claude adds the entry's allowedTools and the repository's own build and smoke commands to its allowlist", () => {
+    const e = entry({ tool: 'claude', allowedTools: ['Bash(cargo:*)', 'WebFetch'] });
+    const job = { entry: e, repoCommands: [['pytest', '-q'], ['./scripts/smoke.sh']] };
+    for (const mode of ['start', 'resume'] as const) {
+      const argv = commandFor(jobEntry(job), v, mode, 'a-session')!.argv;
+      const allowed = argv[argv.indexOf('--allowedTools') + 1]!.split(',');
+      expect(allowed).toEqual(
+        expect.arrayContaining([
+          'Bash(git:*)',
+          'Bash(cargo:*)',
+          'WebFetch',
+          'Bash(pytest:*)',
+          'Bash(./scripts/smoke.sh:*)',
+        ]),
+      );
+    }
+    // A command that is no plain program name offers no rule (it could not be one allowlist entry).
+    expect(jobEntry({ entry: e, repoCommands: [['a,b']] }).allowedTools).toEqual([
+      'Bash(cargo:*)',
+      'WebFetch',
+    ]);
+    expect(jobEntry({ entry: e })).toBe(e);
+  });
+
+  it('allowedTools is refused for a tool other than claude, and a rule holding a comma is refused', () => {
+    const bad = rosterEntrySchema.safeParse({
+      name: 'c',
+      tool: 'codex',
+      roles: ['blitz'],
+      tiers: ['execution'],
+      allowedTools: ['X'],
+    });
+    expect(bad.success).toBe(false);
+    const comma = rosterEntrySchema.safeParse({
+      name: 'c',
+      tool: 'claude',
+      roles: ['blitz'],
+      tiers: ['execution'],
+      allowedTools: ['Bash(a:*),Write'],
+    });
+    expect(comma.success).toBe(false);
   });
 
   it('claude allows only tools that exist (no MultiEdit, LS or TodoWrite)', () => {

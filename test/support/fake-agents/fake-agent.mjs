@@ -32,6 +32,8 @@
 //   merge-base-careless     the same, but commits the conflicted files as they are (markers left in)
 //   quiet-command           runs `sleep 3600` as a child, silently, and once it ends commits; the child's pid
 //                           goes to FAKE_AGENT_CHILD_PID_FILE (a test ends it)
+//   refused                 claude's way of ending when its allowlist refused `pytest -q`: a result event with
+//                           permission_denials, exit 0, nothing committed
 //   quiet-busy              spins the CPU, silently, until FAKE_AGENT_DONE_FILE exists, then commits
 import { execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -279,6 +281,20 @@ switch (planning ? 'plan' : mode === 'plan' ? 'push' : mode) {
     finish(report('done — committed'));
     break;
   }
+  case 'refused':
+    console.log(
+      JSON.stringify({
+        type: 'result',
+        subtype: 'success',
+        result: 'I could not run the tests: running pytest needs your approval.',
+        usage: { input_tokens: 300, output_tokens: 40 },
+        permission_denials: [
+          { tool_name: 'Bash', tool_use_id: 'toolu_1', tool_input: { command: 'pytest -q tests' } },
+          { tool_name: 'Bash', tool_use_id: 'toolu_2', tool_input: { command: 'pytest -x' } },
+        ],
+      }),
+    );
+    break;
   case 'quiet-busy': {
     while (!existsSync(env.FAKE_AGENT_DONE_FILE ?? '/nonexistent')) {
       const until = Date.now() + 50;

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import type { ApiAttempt } from './api-schemas.ts';
+import { attemptPage } from './attempt-page.ts';
+
+const attempt = (over: Partial<ApiAttempt> = {}): ApiAttempt => ({
+  n: 1,
+  id: 'a1',
+  issue: { repo: 'acme/app', number: 7, title: 'Fix it' },
+  rosterEntry: 'sonnet',
+  tool: 'claude',
+  model: 'sonnet',
+  tier: 'execution',
+  branch: 'm1/7-fix-it',
+  baseBranch: 'blitz/m1',
+  host: null,
+  startedAt: '2026-01-01T00:00:00Z',
+  endedAt: '2026-01-01T00:10:00Z',
+  exitCode: 0,
+  outcome: 'stalled',
+  nudges: 0,
+  tokens: { input: 1, output: 2 },
+  failureSummary: 'claude refused commands the worker needed',
+  logExcerpt: null,
+  permissionDenials: [],
+  ...over,
+});
+
+describe('attempt page', () => {
+  it('shows what the tool refused and the allowlist line to add, escaped', async () => {
+    const page = String(
+      await attemptPage({
+        runId: 'r1',
+        attempt: attempt({
+          permissionDenials: [
+            { tool: 'Bash', command: 'pytest -q <tests>', rule: 'Bash(pytest:*)' },
+            { tool: 'Bash', command: '$(x)', rule: null },
+          ],
+        }),
+      }),
+    );
+    expect(page).toContain('Refused by the tool');
+    expect(page).toContain('<code>pytest -q &lt;tests&gt;</code>');
+    expect(page).toContain('<pre id="allowlist-line">allowedTools: [&quot;Bash(pytest:*)&quot;]</pre>');
+  });
+
+  it('has no such section when nothing was refused', async () => {
+    expect(String(await attemptPage({ runId: 'r1', attempt: attempt() }))).not.toContain(
+      'Refused by the tool',
+    );
+  });
+});
