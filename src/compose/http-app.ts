@@ -67,7 +67,8 @@ export const buildHttpApp = (d: HttpAppDeps) => {
             manifest: loadAppManifest(),
             createAppUrl: `${env.GHE_PROTOCOL}://${env.GHE_HOST ?? 'github.com'}/settings/apps/new`,
             ...(env.WEBHOOK_PROXY_URL ? { webhookUrl: env.WEBHOOK_PROXY_URL } : {}),
-            convert: (code: string) => completeAppRegistration({ code, baseUrl: d.baseUrl, logger: d.logger }),
+            convert: (code: string) =>
+              completeAppRegistration({ code, baseUrl: d.baseUrl, logger: d.logger }),
           },
         }),
   });
