@@ -57,7 +57,7 @@ describe('deliveries arriving together (group commit over HTTP)', () => {
     const first = await Promise.all(
       ids.map((id, i) => h.post('/api/github/webhooks', signedCommand(id, 8000 + i))),
     );
-    expect(first.map((r) => r.status)).toEqual(ids.map(() => 500));
+    expect(first.map((r) => r.status)).toEqual(ids.map(() => 503));
     await h.queue.idle();
     expect(await h.store.listDeliveries({ forge: 'github' })).toEqual([]);
     expect(await h.store.listIntents()).toEqual([]);

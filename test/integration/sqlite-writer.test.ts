@@ -118,7 +118,7 @@ describe('SQLite writer thread', () => {
     });
     writeFileSync(`${file}.crash`, '');
     const first = await h.post('/api/github/webhooks', signedCommand('crashed-1', 4100));
-    expect(first.status).toBe(500);
+    expect(first.status).toBe(503);
     await h.queue.idle();
     expect(h.github.calls).toEqual([]);
     expect(h.lines.some((l) => l.msg === 'request failed')).toBe(true);
