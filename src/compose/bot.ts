@@ -26,7 +26,7 @@ import type { Logger } from '../observability/logger.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import { createRedactor } from '../observability/redact.ts';
 import { configuredBudgetProbe } from '../orchestrator/budget-probe.ts';
-import { startBlitzCron } from '../orchestrator/cron.ts';
+import { type CronStarter, startBlitzCron } from '../orchestrator/cron.ts';
 import { createOrchestrator, type Orchestrator } from '../orchestrator/orchestrator.ts';
 import { createReviewLeg } from '../orchestrator/review-leg.ts';
 import { localOnlyLedger } from '../queue/local-consumer.ts';
@@ -79,6 +79,8 @@ export interface BotOptions {
   spoolRetry?: SpoolRetry;
   /** The socket `serve` opened before composing (src/http/early-listener.ts); start() hands it the app. */
   listener?: EarlyListener;
+  /** Starts the orchestrator's cron tick (default startBlitzCron); a test passes one it fires itself. */
+  cron?: CronStarter;
 }
 
 export interface Bot {
@@ -201,6 +203,15 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     logger: logger.child({ name: 'retries' }),
   });
   runners.onUnsolved(requeue);
+  // A remote runner's report that ends an attempt reconciles its run at once, as a local exit does.
+  runners.onEnded((r) =>
+    onRunnerEvent({
+      type: 'attempt.finished',
+      attemptId: r.id,
+      outcome: r.outcome ?? 'unsolved',
+      summary: r.failureSummary ?? '',
+    }),
+  );
   const notify = buildNotifiers(o.notifyTargets.targets ?? []);
   for (const problem of notify.problems) logger.warn(problem);
   orch = createOrchestrator({
@@ -325,7 +336,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
           ...(o.supervisionSeconds ? { everySeconds: o.supervisionSeconds } : {}),
         }),
         // One replica runs each slot's tick (a singleton job on the shared queue).
-        startBlitzCron(
+        (o.cron ?? startBlitzCron)(
           { tick: async () => void (await queueDispatch.cronTick(tick, tickSeconds)) },
           { everySeconds: tickSeconds, logger },
         ),

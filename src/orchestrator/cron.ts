@@ -17,10 +17,13 @@ export const cronExpression = (seconds: number): string => {
   return minutes === 1 ? '* * * * *' : `*/${minutes} * * * *`;
 };
 
-export const startBlitzCron = (
+/** What starts the cron tick: startBlitzCron, or a test's scheduler that fires when the test says. */
+export type CronStarter = (
   target: Tickable,
   opts: { everySeconds?: number; logger: Logger },
-): { stop: () => void } => {
+) => { stop: () => void };
+
+export const startBlitzCron: CronStarter = (target, opts) => {
   let busy = false;
   const task = cron.schedule(cronExpression(opts.everySeconds ?? 60), async () => {
     if (busy) return;

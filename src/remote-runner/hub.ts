@@ -32,6 +32,11 @@ export interface RunnerHubDeps {
   clock?: { now(): Date };
   /** Called with an attempt a report ended unsolved: the bot enqueues its retry (requeue-retry.ts). */
   onUnsolved?: (record: AttemptRecord) => Promise<unknown>;
+  /**
+   * Called with an attempt a report just ended (it had no outcome, now it has one): the bot asks for a
+   * pass of its run at once, as the local runner's exit does, rather than waiting for the cron tick.
+   */
+  onEnded?: (record: AttemptRecord) => void;
 }
 
 export interface RunnerHub {
@@ -137,6 +142,14 @@ export const createRunnerHub = (d: RunnerHubDeps): RunnerHub => {
     }
   };
 
+  const ended = (record: AttemptRecord) => {
+    try {
+      d.onEnded?.(record);
+    } catch (err) {
+      d.logger.warn({ attemptId: record.id, err }, 'the pass an ended attempt asks for was not requested');
+    }
+  };
+
   return {
     async authenticate(authorization) {
       const m = /^Bearer (\S+)$/.exec(authorization ?? '');
@@ -220,8 +233,11 @@ export const createRunnerHub = (d: RunnerHubDeps): RunnerHub => {
           throw new AppError('conflict', `Attempt ${a.id} is not ${runner.name}'s.`);
         }
         const record = remoteAttemptRecord(runner.name, own.data, a);
-        if (existing) await d.ledger.update(a.id, record);
+        let saved = record;
+        if (existing) saved = await d.ledger.update(a.id, record);
         else await d.ledger.create(record);
+        // A runner that was away flushes a `started` report that already carries the outcome.
+        if (existing?.outcome === undefined && saved.outcome !== undefined) ended(saved);
       } else {
         const same =
           receipt.runId === a.runId &&
@@ -244,6 +260,7 @@ export const createRunnerHub = (d: RunnerHubDeps): RunnerHub => {
             .catch((err: unknown) =>
               d.logger.warn({ attemptId: a.id, err }, 'retry not enqueued; the issue shows as failed'),
             );
+        if (before?.outcome === undefined && after.outcome !== undefined) ended(after);
       }
       await d.registry.saveReceipt(
         {

@@ -18,6 +18,8 @@ export interface RunnerSide {
   ledger: AttemptLedger;
   /** Sets what the hub does with an attempt a remote runner's report ended unsolved (its retry). */
   onUnsolved(fn: (record: AttemptRecord) => Promise<unknown>): void;
+  /** Sets what the hub does with an attempt a remote runner's report just ended (a pass of its run). */
+  onEnded(fn: (record: AttemptRecord) => void): void;
   close(): Promise<void>;
 }
 
@@ -32,6 +34,7 @@ export const openRunnerSide = async (
   // What remote runners report (final reports, failure summaries) is stored redacted.
   const ledger = redactingLedger(runs.ledger, redact);
   let unsolved: ((record: AttemptRecord) => Promise<unknown>) | undefined;
+  let ended: ((record: AttemptRecord) => void) | undefined;
   return {
     hub: createRunnerHub({
       queue,
@@ -39,9 +42,13 @@ export const openRunnerSide = async (
       ledger,
       logger: logger.child({ name: 'runners' }),
       onUnsolved: async (r) => unsolved?.(r),
+      onEnded: (r) => ended?.(r),
     }),
     onUnsolved(fn) {
       unsolved = fn;
+    },
+    onEnded(fn) {
+      ended = fn;
     },
     queue,
     registry,

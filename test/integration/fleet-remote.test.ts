@@ -17,6 +17,7 @@ import { composeBot } from '../../src/compose/bot.ts';
 import { loadBlitzConfig } from '../../src/config/blitz-config.ts';
 import { loadEnv } from '../../src/config/env.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
+import type { CronStarter } from '../../src/orchestrator/cron.ts';
 import { reviewMarkerTag } from '../../src/review/index.ts';
 import { isAlive, killGroup } from '../../src/runner/exec.ts';
 import type { AttemptRecord } from '../../src/runner/types.ts';
@@ -24,6 +25,7 @@ import { openRunnerRegistry } from '../../src/store/open-store.ts';
 import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
 import { startFakeGitea } from '../support/fake-gitea/server.ts';
 import { commitAndPush, gitIn, originFile, removeDir, tempDir, testEnv } from '../support/git.ts';
+import { manualCron } from '../support/manual-cron.ts';
 import { startRunnerProcess } from '../support/replicas-harness.ts';
 import { fixture, signedGiteaRequest } from '../support/signing.ts';
 import { World, type WorldRepo } from '../support/world.ts';
@@ -58,7 +60,7 @@ const startFleetRunner = (server: string, token: string) => {
  * runner (roster: the fake agent for blitz and fleet, the fake reviewer), and one runner process.
  * The repo's `.gitea/blitz.yml` names `build`, which appends the directory it ran in to `buildLog`.
  */
-const boot = async (opts: { buildFails: boolean }) => {
+const boot = async (opts: { buildFails: boolean; cron?: CronStarter }) => {
   const dir = tempDir('blitz-fleet-remote-');
   cleanups.push(() => removeDir(dir));
   const world = new World(botLogin);
@@ -150,6 +152,7 @@ const boot = async (opts: { buildFails: boolean }) => {
     tickSeconds: 1,
     supervisionSeconds: 1,
     defaultMetrics: false,
+    ...(opts.cron ? { cron: opts.cron } : {}),
   });
   const { port } = await bot.start();
   cleanups.push(() => bot.stop());
@@ -373,6 +376,22 @@ describe('a ticket fleet whose only runner is a `blitz-bot runner` process on an
     expect(b.world.count('merge')).toBe(0);
     expect(b.world.issue(b.repo, 1)?.state).toBe('open');
     expect(b.builds()).toHaveLength(1);
+    botHostUntouched(b);
+  }, 180_000);
+
+  it('acts on the runner’s report at once: the PR opens after the attempt ends with no cron tick in between', async () => {
+    // The cron never fires by itself here: the command's own pass dispatches, and only the runner's
+    // report that ends the attempt can ask for the pass that opens the PR.
+    const cron = manualCron();
+    const b = await boot({ buildFails: false, cron: cron.start });
+    await b.comment('/ticket-fleet #1', b.trigger);
+    await b.until('the runner’s attempt to end', async () => (await b.attempts())[0]?.outcome === 'solved');
+    await b.until('the ticket’s PR open', async () => {
+      const pr = await b.prNumber();
+      return pr !== undefined && b.world.pull(b.repo, pr)?.pull !== undefined;
+    });
+    expect(cron.fired()).toBe(0);
+    expect((await b.attempts())[0]!.runner).toBe(runnerName);
     botHostUntouched(b);
   }, 180_000);
 });
