@@ -74,7 +74,7 @@ export const serve = async (): Promise<() => Promise<void>> => {
 };
 
 const usage =
-  'usage: blitz-bot [serve] | runner … | runner flush FILE … | runner-token create|revoke|list | stats [--run ID] [--json] [--server URL] | status [--json] [--server URL] | doctor [--json] [--repo OWNER/NAME]… | config validate [--repo] FILE | --version';
+  'usage: blitz-bot [serve] | runner … | runner flush FILE … | runner-token create|revoke|list | stats [--run ID] [--json] [--server URL] | status [--json] [--server URL] | doctor [--json] [--repo OWNER/NAME]… | config validate [--repo] FILE | notify test [NAME] [--config FILE] [--json] | --version';
 
 const main = async (): Promise<void> => {
   const command = process.argv[2] ?? 'serve';
@@ -99,6 +99,16 @@ const main = async (): Promise<void> => {
   if (command === 'config') {
     const { runConfigCli } = await import('./config/validate-command.ts');
     process.exitCode = await runConfigCli(process.argv.slice(3));
+    return;
+  }
+  if (command === 'notify') {
+    // Secrets the targets name (urlEnv, tokenEnv, secretEnv) may sit in .env, as they do for serve.
+    const [{ runNotifyCli }, { loadDotenvFile }] = await Promise.all([
+      import('./ship/notify-test-command.ts'),
+      import('./config/dotenv.ts'),
+    ]);
+    loadDotenvFile();
+    process.exitCode = await runNotifyCli(process.argv.slice(3));
     return;
   }
   if (command === 'stats') {

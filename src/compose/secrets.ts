@@ -24,6 +24,7 @@ export const configuredSecrets = (env: Env, notify: NotifyTargetValues): (string
   env.GITEA_URL ? passwordOf(env.GITEA_URL) : undefined,
   ...(notify.targets ?? []).flatMap((t) => [
     'token' in t ? t.token : undefined,
+    'secret' in t ? t.secret : undefined,
     // A Slack, Discord, Teams or generic webhook URL is itself the secret.
     t.type !== 'homeAssistant' && t.type !== 'matrix' ? t.url : undefined,
   ]),

@@ -52,8 +52,22 @@ export const notifyTargetSchema = z.discriminatedUnion('type', [
   byUrl('discord'),
   /** Microsoft Teams Workflows webhook (an Adaptive Card). */
   byUrl('teams'),
-  /** A plain JSON POST. */
-  byUrl('webhook'),
+  /** A plain JSON POST, signed when `secretEnv` is set. */
+  withJsonSchemaRule(
+    z
+      .strictObject({
+        type: z.literal('webhook'),
+        ...common,
+        ...addressed,
+        /**
+         * NAME of the variable holding the signing secret: each body then carries
+         * `X-Blitz-Signature-256: sha256=<HMAC-SHA256 of the body>`.
+         */
+        secretEnv: envName.optional(),
+      })
+      .superRefine(oneAddress),
+    oneAddressRule,
+  ),
   /** ntfy topic URL (https://ntfy.sh/<topic> or your server). */
   withJsonSchemaRule(
     z

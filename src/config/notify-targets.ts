@@ -42,6 +42,14 @@ export const notifyTargetsFrom = (
           ...(t.tokenEnv ? { token: read(t.tokenEnv), tokenEnv: t.tokenEnv } : {}),
           ...(t.priority ? { priority: t.priority } : {}),
         };
+      case 'webhook':
+        return {
+          ...named,
+          type: t.type,
+          url: t.url ?? read(t.urlEnv),
+          ...(t.urlEnv ? { urlEnv: t.urlEnv } : {}),
+          ...(t.secretEnv ? { secret: read(t.secretEnv), secretEnv: t.secretEnv } : {}),
+        };
       default:
         return {
           ...named,

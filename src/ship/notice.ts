@@ -15,11 +15,13 @@ export const notifyEvents = [
   'warning',
 ] as const;
 export type NotifyEvent = (typeof notifyEvents)[number];
+/** What a notice can be: a run's event, or `test` from `blitz-bot notify test` (no run behind it). */
+export type NoticeEvent = NotifyEvent | 'test';
 
 export type ShipPath = 'deploy' | 'local';
 
 export interface RunNotice {
-  event: NotifyEvent;
+  event: NoticeEvent;
   /** `owner/repo`. */
   repo: string;
   run: {
@@ -56,7 +58,7 @@ export interface Notifier {
   notify(notice: RunNotice, signal?: AbortSignal): Promise<NotifyResult>;
 }
 
-const eventWords: Record<NotifyEvent, string> = {
+const eventWords: Record<NoticeEvent, string> = {
   started: 'started ▶️',
   parked: 'parked ⏸️',
   blocked: 'BLOCKED ⚠️',
@@ -65,6 +67,7 @@ const eventWords: Record<NotifyEvent, string> = {
   failed: 'FAILED ❌',
   review_unclear: 'review unclear ❓',
   warning: 'warning ⚠️',
+  test: 'test message 🔔',
 };
 
 const pathWords: Record<ShipPath, string> = { deploy: 'deploy', local: 'local dev' };
@@ -128,3 +131,13 @@ export const noticeMessage = (notice: RunNotice): string => {
   const next = noticeNext(notice);
   return `${noticeSentence(notice)} ${noticeWhere(notice)} · ${noticeTally(notice)}${next ? ` · ${next}` : ''}`;
 };
+
+/** The notice `blitz-bot notify test` sends: plainly a test, about no run, so a receiver can ignore it. */
+export const testNotice = (url?: string): RunNotice => ({
+  event: 'test',
+  repo: 'blitz-bot',
+  run: { id: 'test', kind: 'blitz', title: 'notify test' },
+  sentence: 'This is a test message from `blitz-bot notify test`; no run is involved',
+  ...(url ? { url } : {}),
+  issuesShipped: 0,
+});

@@ -2,7 +2,7 @@
 // event, fields for where and the tally). `allowed_mentions.parse: []` so `@everyone` in a milestone
 // title pings no one. Discord answers 204, and 429 with Retry-After when it limits the rate.
 import {
-  type NotifyEvent,
+  type NoticeEvent,
   noticeCommand,
   noticeResetAt,
   noticeSentence,
@@ -13,7 +13,7 @@ import {
 } from './notice.ts';
 import { jsonWebhookNotifier } from './notifier-of.ts';
 
-const colours: Record<NotifyEvent, number> = {
+const colours: Record<NoticeEvent, number> = {
   started: 0x5865f2,
   parked: 0x99aab5,
   blocked: 0xfee75c,
@@ -22,6 +22,7 @@ const colours: Record<NotifyEvent, number> = {
   failed: 0xed4245,
   review_unclear: 0xeb459e,
   warning: 0xf0b232,
+  test: 0x99aab5,
 };
 
 const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);

@@ -2,14 +2,14 @@
 // headers. A header is Latin-1 on the wire, so a title with other characters (the emoji, a milestone
 // in Greek) is sent RFC 2047-encoded, which ntfy decodes. An access token, when the server wants one,
 // goes in a bearer header. The topic is a password on a public server: keep its URL in `urlEnv`.
-import { type NotifyEvent, noticeMessage, noticeTitle, type RunNotice } from './notice.ts';
+import { type NoticeEvent, type NotifyEvent, noticeMessage, noticeTitle, type RunNotice } from './notice.ts';
 import { type Made, notifierOf, plainHttpUrl } from './notifier-of.ts';
 import { type PostOptions, sendRequest } from './notify-http.ts';
 
 export const ntfyPriorities = ['min', 'low', 'default', 'high', 'max'] as const;
 export type NtfyPriority = (typeof ntfyPriorities)[number];
 
-const priorityOf: Record<NotifyEvent, NtfyPriority> = {
+const priorityOf: Record<NoticeEvent, NtfyPriority> = {
   started: 'low',
   parked: 'default',
   blocked: 'high',
@@ -18,10 +18,11 @@ const priorityOf: Record<NotifyEvent, NtfyPriority> = {
   failed: 'high',
   review_unclear: 'default',
   warning: 'default',
+  test: 'min',
 };
 
 // ntfy turns known tag names into emoji in front of the title.
-const tagOf: Record<NotifyEvent, string> = {
+const tagOf: Record<NoticeEvent, string> = {
   started: 'arrow_forward',
   parked: 'pause_button',
   blocked: 'warning',
@@ -30,6 +31,7 @@ const tagOf: Record<NotifyEvent, string> = {
   failed: 'x',
   review_unclear: 'question',
   warning: 'hourglass',
+  test: 'bell',
 };
 
 /** The value as is when it is printable ASCII, else `=?UTF-8?B?…?=`. */

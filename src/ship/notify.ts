@@ -14,7 +14,7 @@ import { createWebhookNotifier } from './notify-webhook.ts';
 
 export type { Notifier, NotifyEvent, NotifyResult, RunNotice, ShipPath } from './notice.ts';
 
-/** Sends to every notifier that takes the notice's event, all at once; never rejects. */
+/** Sends to every notifier that takes the notice's event (any, for `test`), all at once; never rejects. */
 export const notifyAll = async (
   notifiers: readonly Notifier[],
   notice: RunNotice,
@@ -22,7 +22,8 @@ export const notifyAll = async (
 ): Promise<NotifyResult[]> =>
   Promise.all(
     notifiers
-      .filter((n) => n.events.has(notice.event))
+      // A test notice goes to every target it is given, whatever events the target chose.
+      .filter((n) => notice.event === 'test' || n.events.has(notice.event))
       .map((n) =>
         n.notify(notice, signal).catch(
           (): NotifyResult => ({
@@ -45,7 +46,15 @@ interface Named {
  */
 export type NotifyTargetValue = Named &
   (
-    | { type: 'slack' | 'discord' | 'teams' | 'webhook'; url: string | undefined; urlEnv?: string }
+    | { type: 'slack' | 'discord' | 'teams'; url: string | undefined; urlEnv?: string }
+    | {
+        type: 'webhook';
+        url: string | undefined;
+        urlEnv?: string;
+        /** The key its body is signed with (X-Blitz-Signature-256); undefined when unset or not asked for. */
+        secret?: string | undefined;
+        secretEnv?: string;
+      }
     | {
         type: 'ntfy';
         url: string | undefined;
@@ -65,15 +74,21 @@ const make = (t: NotifyTargetValue, post: PostOptions): Made => {
   switch (t.type) {
     case 'slack':
     case 'discord':
-    case 'teams':
-    case 'webhook': {
+    case 'teams': {
       if (!t.url) return { ok: false, error: unset(t, 'URL', t.urlEnv) };
       const target = { name: t.name, url: t.url, events: t.events };
       if (t.type === 'slack') return createSlackNotifier(target, post);
       if (t.type === 'discord') return createDiscordNotifier(target, post);
-      if (t.type === 'teams') return createTeamsNotifier(target, post);
-      return createWebhookNotifier(target, post);
+      return createTeamsNotifier(target, post);
     }
+    case 'webhook':
+      if (!t.url) return { ok: false, error: unset(t, 'URL', t.urlEnv) };
+      // A target that asked to be signed is never sent unsigned.
+      if (t.secretEnv && !t.secret) return { ok: false, error: unset(t, 'signing secret', t.secretEnv) };
+      return createWebhookNotifier(
+        { name: t.name, url: t.url, events: t.events, ...(t.secret ? { secret: t.secret } : {}) },
+        post,
+      );
     case 'ntfy':
       if (!t.url) return { ok: false, error: unset(t, 'topic URL', t.urlEnv) };
       if (t.tokenEnv && !t.token) return { ok: false, error: unset(t, 'token', t.tokenEnv) };
