@@ -153,7 +153,6 @@ const intakeBench: Bench = async () => {
       metrics,
       forges: async () => benchForge,
       policies: { github: policy, gitea: policy },
-      ack: { github: 'reaction', gitea: 'comment' },
       repoPolicy: loadRepoPolicy,
     });
     const receive = createReceiver({ store, queue, process: processEvents, metrics, logger });

@@ -252,7 +252,6 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     logger,
     metrics,
     policies: { github: policy(githubLogin), gitea: policy(giteaLogin) },
-    ack: { github: 'reaction', gitea: 'comment' },
     repoPolicy: loadRepoPolicy,
     onEvent: (e) => orchestrator.handleEvent(e),
   });

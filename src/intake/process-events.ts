@@ -1,6 +1,7 @@
 // What happens to a delivery's events after the webhook has been answered: authorise the sender, store
 // each valid command as an intent, acknowledge it, refuse once, or answer a malformed command with its
-// usage. Nothing here runs work: an intent is queued for the orchestrator, and the ack says "queued".
+// usage. Nothing here runs work: an intent is queued for the orchestrator, and the ack is an `eyes`
+// reaction on the command's comment; the orchestrator comments once, when it has acted on it.
 import { type AuthDecision, type AuthPolicy, decidePermission, decideSender } from '../commands/authorize.ts';
 import { commentPermission } from '../commands/command-permission.ts';
 import { formatParseError } from '../commands/parse.ts';
@@ -15,14 +16,10 @@ import type { RepoPolicyLoader } from './repo-policy.ts';
 /** Finds the forge connection for an event: by forge kind and, on GitHub, the installation. */
 export type ForgeResolver = (target: { forge: ForgeKind; installationId?: number }) => Promise<Forge>;
 
-/** How a queued command is acknowledged: a reaction on the comment, or a short reply comment. */
-export type AckStyle = 'reaction' | 'comment';
-
 export interface ProcessDeps {
   store: Store;
   forges: ForgeResolver;
   policies: Record<ForgeKind, AuthPolicy>;
-  ack: Record<ForgeKind, AckStyle>;
   logger: Logger;
   metrics: Metrics;
   /** Combines the operator's policy with the repository's blitz.yml; absent, the operator's policy alone. */
@@ -39,9 +36,6 @@ export interface DeliveryWork {
 
 const refusal = (login: string, policy: AuthPolicy): string =>
   `@${login}, sorry: bot commands need ${policy.required} permission on this repository, so nothing was started.`;
-
-const queuedNote = (raws: string[]): string =>
-  `Queued ${raws.map((r) => `\`${r.replaceAll('`', "'")}\``).join(', ')}: stored for the orchestrator, nothing has run yet.`;
 
 /** Sender first (bots, the bot itself), then the repository permission when the sender alone cannot tell. */
 const authorise = async (
@@ -100,7 +94,7 @@ export const createEventProcessor = (deps: ProcessDeps) => {
       await forge.createComment(issue, repoPolicy.reply);
       return;
     }
-    const queued: string[] = [];
+    let queued = 0;
     const unreadable: string[] = [];
     for (const { event } of events) {
       const p = event.parsed;
@@ -121,13 +115,12 @@ export const createEventProcessor = (deps: ProcessDeps) => {
         seq: event.parsed.line,
       });
       metrics.commands.inc({ name: p.command.name, outcome: created ? 'queued' : 'duplicate' });
-      if (created) queued.push(p.raw);
+      if (created) queued++;
     }
     // One reply for all the commands of a comment that could not be read, not one per line.
     if (unreadable.length > 0) await forge.createComment(issue, unreadable.join('\n\n---\n\n'));
-    if (queued.length === 0) return;
-    if (deps.ack[head.forge] === 'reaction') await forge.reactToComment(head.repo, head.commentId, 'eyes');
-    else await forge.createComment(issue, queuedNote(queued));
+    // Seen, not yet done: the answer (a dashboard, a refusal, a reply) is the orchestrator's, once.
+    if (queued > 0) await forge.reactToComment(head.repo, head.commentId, 'eyes');
   };
 
   const handleSignal = async (

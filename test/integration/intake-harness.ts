@@ -7,7 +7,7 @@ import { normalizeGithubPermission } from '../../src/commands/authorize.ts';
 import type { Forge, ForgeKind, Permission, Reaction, RepoRef } from '../../src/forges/types.ts';
 import { createApp } from '../../src/http/app.ts';
 import { createDeliveryQueue } from '../../src/intake/delivery-queue.ts';
-import { type AckStyle, createEventProcessor } from '../../src/intake/process-events.ts';
+import { createEventProcessor } from '../../src/intake/process-events.ts';
 import { createReceiver } from '../../src/intake/receive.ts';
 import { loadRepoPolicy } from '../../src/intake/repo-policy.ts';
 import { createLogger } from '../../src/observability/logger.ts';
@@ -90,7 +90,6 @@ export const createHarness = (
   opts: {
     roles?: Record<string, string>;
     allowedBots?: string[];
-    ack?: Partial<Record<ForgeKind, AckStyle>>;
     /** Share a store between two harnesses, as a restarted bot shares its database file. */
     store?: Store;
     /** Repository files (by path): given, the repository's blitz.yml takes part in authorisation. */
@@ -125,7 +124,6 @@ export const createHarness = (
       return target.forge === 'github' ? github.forge : gitea.forge;
     },
     policies: { github: policy(BOT_LOGIN), gitea: policy('blitz-bot') },
-    ack: { github: 'reaction', gitea: 'comment', ...opts.ack },
     ...(opts.repoFiles ? { repoPolicy: loadRepoPolicy } : {}),
   });
   const receive = createReceiver({ store, queue, process, metrics, logger });

@@ -314,7 +314,7 @@ describe('the "processed" mark', () => {
 });
 
 describe('Gitea', () => {
-  it('a writer’s command is stored and acknowledged with a short "queued" comment', async () => {
+  it('a writer’s command is stored and acknowledged with an eyes reaction, no comment', async () => {
     const h = createHarness({ roles: { alice: 'write' } });
     const res = await h.post(
       '/api/gitea/webhooks',
@@ -327,10 +327,10 @@ describe('Gitea', () => {
     expect(res.status).toBe(202);
     await h.queue.idle();
     expect(await h.store.listIntents({ forge: 'gitea' })).toHaveLength(1);
-    const comments = h.gitea.calls.filter((c) => c.method === 'createComment');
-    expect(comments).toHaveLength(1);
-    expect(comments[0]).toMatchObject({ issue: 'acme/shop#5' });
-    expect((comments[0] as { body: string }).body).toMatch(/^Queued `\/blitz M1 --max 2`/);
+    expect(h.gitea.calls.filter((c) => c.method === 'createComment')).toEqual([]);
+    expect(h.gitea.calls.filter((c) => c.method === 'reactToComment')).toEqual([
+      { method: 'reactToComment', repo: 'acme/shop', commentId: expect.any(Number), reaction: 'eyes' },
+    ]);
   });
 
   it('a reader gets one refusal and no intent', async () => {

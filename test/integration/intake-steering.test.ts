@@ -21,7 +21,6 @@ const setup = () => {
     metrics: createMetrics(),
     forges: async () => forge.forge,
     policies: { github: policy, gitea: policy },
-    ack: { github: 'comment', gitea: 'comment' },
   });
   return { store, forge, process };
 };
@@ -71,8 +70,9 @@ describe('steering commands at intake', () => {
       ['comment:503', 4, { name: 'blitz-review', action: 'accept-review' }],
     ]);
     expect(intents.every((i) => i.status === 'queued' && i.sender === 'wendy')).toBe(true);
-    // One acknowledgement for the comment, none for the redelivery.
-    expect(forge.calls.filter((c) => c.method === 'createComment')).toHaveLength(1);
+    // One acknowledgement for the comment (a reaction, no comment), none for the redelivery.
+    expect(forge.calls.filter((c) => c.method === 'createComment')).toEqual([]);
+    expect(forge.calls.filter((c) => c.method === 'reactToComment')).toHaveLength(1);
   });
 
   it('answers a misspelt steering command with the nearest one and its usage, storing nothing', async () => {

@@ -230,7 +230,6 @@ export const startBot = (o: BotOptions): Bot => {
     metrics,
     forges: async () => forge,
     policies: { github: policy, gitea: policy },
-    ack: { github: 'reaction', gitea: 'comment' },
     onEvent: (e) => orch.handleEvent(e),
   });
   const receive = createReceiver({ store, queue, process: processEvents, metrics, logger });
