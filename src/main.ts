@@ -54,7 +54,7 @@ export const serve = async (): Promise<() => Promise<void>> => {
     config,
     logger,
     version,
-    baseEnv: runnerBaseEnv(),
+    baseEnv: runnerBaseEnv(config.runner.passEnv),
     notifyTargets: notify.notifyTargetsFrom(config.notify),
     store,
     listener,

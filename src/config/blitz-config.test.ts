@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isAppError } from '../errors.ts';
 import { loadBlitzConfig, parseBlitzConfig, runnerBaseEnv } from './blitz-config.ts';
+import { resolveEntryEnv } from './worker-env.ts';
 
 describe('blitz.config.yml', () => {
   it('gives the documented defaults for an empty file', () => {
@@ -136,23 +137,84 @@ roster:
 });
 
 describe('runnerBaseEnv', () => {
-  it('passes PATH and provider settings to workers but not the bot secrets', () => {
-    const env = runnerBaseEnv({
-      PATH: '/usr/bin',
-      HOME: '/home/bot',
-      ANTHROPIC_API_KEY: 'k1',
-      OLLAMA_HOST: 'http://127.0.0.1:11434',
-      GITEA_TOKEN: 'secret',
-      PRIVATE_KEY: 'pem',
-      WEBHOOK_SECRET: 'w',
-      DATABASE_URL: 'postgres://u:p@h/db',
+  // What every worker gets: PATH, HOME and the agent providers' own variables.
+  const always = {
+    PATH: '/usr/bin',
+    HOME: '/home/bot',
+    ANTHROPIC_API_KEY: 'k1',
+    OLLAMA_HOST: 'http://127.0.0.1:11434',
+  };
+  // What the default passEnv lets through.
+  const passedByDefault = {
+    HTTPS_PROXY: 'http://proxy.internal:3128',
+    NO_PROXY: 'localhost,127.0.0.1',
+    NODE_EXTRA_CA_CERTS: '/etc/ssl/corp.pem',
+    AWS_REGION: 'eu-west-1',
+    AWS_SECRET_ACCESS_KEY: 'aws-secret',
+    DASHSCOPE_API_KEY: 'ds',
+  };
+  const host = {
+    ...always,
+    ...passedByDefault,
+    GITEA_TOKEN: 'secret',
+    PRIVATE_KEY: 'pem',
+    WEBHOOK_SECRET: 'w',
+    DATABASE_URL: 'postgres://u:p@h/db',
+    CORP_BUILD_FLAG: '1',
+  };
+
+  it('passes PATH, provider settings, proxies, CA bundles and cloud variables by default, never the bot secrets', () => {
+    expect(runnerBaseEnv(undefined, host)).toEqual({ ...always, ...passedByDefault });
+  });
+
+  it('with runner.passEnv set passes exactly those names and prefixes besides the fixed allowlist', () => {
+    const { runner } = parseBlitzConfig('runner:\n  passEnv: [CORP_*, HTTPS_PROXY]\n');
+    expect(runnerBaseEnv(runner.passEnv, host)).toEqual({
+      ...always,
+      HTTPS_PROXY: 'http://proxy.internal:3128',
+      CORP_BUILD_FLAG: '1',
     });
-    expect(env).toEqual({
-      PATH: '/usr/bin',
-      HOME: '/home/bot',
-      ANTHROPIC_API_KEY: 'k1',
-      OLLAMA_HOST: 'http://127.0.0.1:11434',
+  });
+
+  it('refuses a passEnv name or prefix that covers a bot secret, naming it', () => {
+    for (const [item, secret] of [
+      ['GITEA_TOKEN', 'GITEA_TOKEN'],
+      ['GITEA_*', 'GITEA_TOKEN'],
+      ['DATABASE_URL', 'DATABASE_URL'],
+      ['PRIVATE_*', 'PRIVATE_KEY'],
+      ['STATUS_TOKEN_FILE', 'STATUS_TOKEN_FILE'],
+      ['*', 'GITEA_TOKEN'],
+    ])
+      expect(() => parseBlitzConfig(`runner:\n  passEnv: ["${item}"]\n`), item).toThrow(
+        new RegExp(`runner → passEnv entry 1: .*bot's own secret .*${secret}`),
+      );
+    expect(() => parseBlitzConfig('runner:\n  passEnv: ["A B"]\n')).toThrow(
+      /must be a variable name or a prefix/,
+    );
+  });
+
+  it('reads a roster env fromEnv from the runner environment when the worker starts, and refuses a bot secret', () => {
+    const config = parseBlitzConfig(
+      [
+        'roster:',
+        '  - name: bedrock',
+        '    tool: claude',
+        '    roles: [blitz]',
+        '    tiers: [execution]',
+        '    env: { CLAUDE_CODE_USE_BEDROCK: "1", AWS_BEARER_TOKEN_BEDROCK: { fromEnv: BEDROCK_KEY }, X: { fromEnv: UNSET_ONE } }',
+        '',
+      ].join('\n'),
+    );
+    const env = config.roster[0]!.env;
+    expect(resolveEntryEnv(env, { BEDROCK_KEY: 'bk' })).toEqual({
+      env: { CLAUDE_CODE_USE_BEDROCK: '1', AWS_BEARER_TOKEN_BEDROCK: 'bk' },
+      missing: ['UNSET_ONE'],
     });
+    expect(() =>
+      parseBlitzConfig(
+        'roster:\n  - { name: a, tool: claude, roles: [blitz], tiers: [execution], env: { T: { fromEnv: GITEA_TOKEN } } }\n',
+      ),
+    ).toThrow(/roster entry 1 → env → T → fromEnv: .*bot's own secret GITEA_TOKEN/);
   });
 });
 

@@ -9,6 +9,7 @@ import { AppError } from '../errors.ts';
 import { httpUrlRule, requires, whenField, withJsonSchemaRule } from './json-schema-rules.ts';
 import { notifyListSchema } from './notify-schema.ts';
 import { knownKeysAt } from './schema-keys.ts';
+import { entryEnvSchema, passEnvItemSchema } from './worker-env.ts';
 import { type ArgvPath, keepArgvWordsAsText } from './yaml-argv.ts';
 
 export const toolNames = ['claude', 'codex', 'opencode', 'aider', 'ollama', 'custom'] as const;
@@ -46,8 +47,11 @@ export const rosterEntrySchema = withJsonSchemaRule(
       allowedTools: z
         .array(z.string().regex(/^[^,\s][^,]*$/, 'must be one rule, like Bash(pytest:*), without commas'))
         .optional(),
-      /** Extra environment for the worker (names of settings, never secrets pasted in the file). */
-      env: z.record(z.string(), z.string()).optional(),
+      /**
+       * Extra environment for the worker: a literal value (a setting, never a secret pasted in the
+       * file), or `{ fromEnv: NAME }`, read from the runner's environment when the worker starts.
+       */
+      env: entryEnvSchema.optional(),
     })
     .superRefine((e, ctx) => {
       if (e.tool === 'custom' && !e.command) {
@@ -136,6 +140,13 @@ const runnerSchema = z
       .union([z.string().min(1), z.number().int().min(0)])
       .transform(String)
       .optional(),
+    /**
+     * Variables of the runner's environment workers get besides PATH, HOME, the locale and the agent
+     * providers' own (`ANTHROPIC_*`, `OPENAI_*`…): names, or prefixes ending in `*`. Unset: proxies,
+     * CA bundles and the cloud providers' variables (`defaultPassEnv` in worker-env.ts); a list
+     * replaces that default. The bot's own secrets are refused.
+     */
+    passEnv: z.array(passEnvItemSchema).optional(),
     /** Group (name or gid) of the workers; default the user's own group. */
     group: z
       .union([z.string().min(1), z.number().int().min(0)])
@@ -246,28 +257,4 @@ export const loadBlitzConfig = (path?: string, env: NodeJS.ProcessEnv = process.
     : parseBlitzConfig('');
 };
 
-const WORKER_ENV_NAMES = new Set([
-  'PATH',
-  'HOME',
-  'USER',
-  'LOGNAME',
-  'LANG',
-  'LC_ALL',
-  'TZ',
-  'TMPDIR',
-  'SHELL',
-  'TERM',
-]);
-// Agent CLIs need their own provider settings; nothing else of the bot's environment (forge tokens,
-// webhook secrets, the database URL) may reach a worker.
-const WORKER_ENV_PREFIX =
-  /^(?:LC_|XDG_|ANTHROPIC_|CLAUDE_|OPENAI_|CODEX_|OPENCODE_|AIDER_|OLLAMA_|OPENROUTER_|GEMINI_|MISTRAL_|DEEPSEEK_|GROQ_)/;
-
-/** The environment the runner gives git and workers: an allowlist of the bot's environment. */
-export const runnerBaseEnv = (env: NodeJS.ProcessEnv = process.env): Record<string, string> => {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) {
-    if (v !== undefined && (WORKER_ENV_NAMES.has(k) || WORKER_ENV_PREFIX.test(k))) out[k] = v;
-  }
-  return out;
-};
+export { runnerBaseEnv } from './worker-env.ts';

@@ -7,6 +7,7 @@ import { configuredSecrets } from '../compose/secrets.ts';
 import { loadBlitzConfig, runnerBaseEnv } from '../config/blitz-config.ts';
 import { loadEnv } from '../config/env.ts';
 import { notifyTargetsFrom } from '../config/notify-targets.ts';
+import { resolveEntryEnv } from '../config/worker-env.ts';
 import type { RepoRef } from '../forges/types.ts';
 import { redactText } from '../runner/exec.ts';
 import { type CheckResult, exitCodeOf, fail, formatChecks, messageOf } from './checks.ts';
@@ -93,14 +94,22 @@ export const runDoctor = async (opts: {
   } catch (err) {
     return [fail('config', redactText(messageOf(err)))];
   }
-  const baseEnv = runnerBaseEnv(source);
+  const baseEnv = runnerBaseEnv(config.runner.passEnv, source);
   const results: CheckResult[] = [];
   results.push(await checkGit(baseEnv));
   results.push(checkWorkspace(config.runner.workspace));
   if (config.roster.length === 0) results.push(fail('roster', 'no roster entries: no worker can be started'));
   for (const entry of config.roster) {
+    const own = resolveEntryEnv(entry.env, source);
+    for (const name of own.missing)
+      results.push(
+        fail(
+          `roster ${entry.name} (${entry.tool})`,
+          `env names ${name} (fromEnv), which is not set for the runner`,
+        ),
+      );
     results.push(
-      ...(await checkRosterEntry(entry, { ...baseEnv, ...(entry.env ?? {}) }, opts.io.probe ?? probeVersion)),
+      ...(await checkRosterEntry(entry, { ...baseEnv, ...own.env }, opts.io.probe ?? probeVersion)),
     );
   }
   results.push(...(await checkGithub(env)));

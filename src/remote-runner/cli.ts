@@ -74,7 +74,7 @@ const runAgent = async (argv: string[]): Promise<number> => {
       ...(a.workspace ? { workspace: a.workspace } : {}),
       ...(a.maxSessions ? { maxSessions: a.maxSessions } : {}),
     },
-    baseEnv: runnerBaseEnv(),
+    baseEnv: runnerBaseEnv(config.runner.passEnv),
     repos: a.repos,
     roles: a.roles,
     ...(a.tools ? { tools: a.tools } : {}),

@@ -1,8 +1,10 @@
 // Runs one CLI reviewer: the prompt in a private temp dir (file and stdin), the tool through the
 // runner's `run` with a timeout and the cancel signal, its answer read from stdout. A failure is a
 // fixed phrase for the comment; stderr is never shown, since it may echo the environment.
+
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { entryEnv } from '../config/worker-env.ts';
 import { AppError, isAppError } from '../errors.ts';
 import { agentText } from '../runner/agent-output.ts';
 import type { run as execRun } from '../runner/exec.ts';
@@ -37,7 +39,7 @@ export const runCliReviewer = async (o: CliReviewerOptions): Promise<ReviewerAtt
     try {
       result = await o.run(cmd.argv, {
         cwd: dir,
-        env: { ...o.baseEnv, ...(o.entry.env ?? {}), ...placeholderEnv(values) },
+        env: { ...o.baseEnv, ...entryEnv(o.entry.env), ...placeholderEnv(values) },
         timeoutMs: o.timeoutMs,
         signal: o.signal,
         input: cmd.input,

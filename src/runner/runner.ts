@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import type { BlitzConfig } from '../config/blitz-config.ts';
+import { entryEnv } from '../config/worker-env.ts';
 import { AppError, isAppError } from '../errors.ts';
 import { createKeyedRunner } from '../keyed-runner.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -49,6 +50,8 @@ export interface RunnerDeps {
   credentials: CredentialsProvider;
   /** Environment every git command and worker starts from (PATH, HOME…), from config/. */
   baseEnv: Record<string, string>;
+  /** The runner's own environment, where a roster entry's `env` `fromEnv` names are read; default process.env. */
+  hostEnv?: NodeJS.ProcessEnv;
   newId?: () => string;
   /** This machine's name, written on every attempt (the bot's runner; see AttemptRecord.host). */
   host?: string;
@@ -134,7 +137,7 @@ export class Runner {
       workerEnv: async (r, promptFile) => ({
         env: {
           ...d.baseEnv,
-          ...(r.job.entry.env ?? {}),
+          ...entryEnv(r.job.entry.env, d.hostEnv),
           ...placeholderEnv(placeholdersOf(r, promptFile)),
           GIT_TERMINAL_PROMPT: '0',
           BLITZ_ATTEMPT_ID: r.id,

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { z } from 'zod';
+import { testedVersions } from '../../src/runner/tools/tested-versions.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const read = (path: string): string => readFileSync(join(root, path), 'utf8');
@@ -135,21 +136,23 @@ describe('Dockerfile', () => {
     expect(inStage('runner', 'HEALTHCHECK').map((i) => i.args)).toEqual(['NONE']);
   });
 
-  it('adds the agent CLIs from the npm registry at pinned versions', () => {
+  it('adds the agent CLIs from the npm registry at the tested versions (tested-versions.ts)', () => {
     const args = inStage('runner', 'ARG').map((i) => i.args);
-    expect(args).toEqual([
-      expect.stringMatching(/^CLAUDE_CODE_VERSION=\d+\.\d+\.\d+$/),
-      expect.stringMatching(/^CODEX_VERSION=\d+\.\d+\.\d+$/),
-      expect.stringMatching(/^OPENCODE_VERSION=\d+\.\d+\.\d+$/),
-    ]);
+    const pins = Object.values(testedVersions);
+    expect(args).toEqual(pins.map((p) => `${p.dockerArg}=${p.version}`));
     const install = inStage('runner', 'RUN')[0]!.args;
-    for (const [pkg, arg] of [
-      ['@anthropic-ai/claude-code', 'CLAUDE_CODE_VERSION'],
-      ['@openai/codex', 'CODEX_VERSION'],
-      ['opencode-ai', 'OPENCODE_VERSION'],
-    ])
-      expect(install).toContain(`${pkg}@\${${arg}}`);
+    for (const p of pins) expect(install).toContain(`${p.package}@\${${p.dockerArg}}`);
     expect(install).toContain('npm install --global');
+  });
+});
+
+describe('README', () => {
+  it('lists each tested release as tested-versions.ts pins it, and the Dockerfile example uses it', () => {
+    const readme = read('README.md');
+    for (const [tool, p] of Object.entries(testedVersions))
+      expect(readme, tool).toMatch(new RegExp(`^\\| ${tool} \\| \`${p.package}\` \\| ${p.version.replace(/\./g, '\\.')}\\b`, 'm'));
+    const example = /--build-arg CLAUDE_CODE_VERSION=(\S+)/.exec(read('Dockerfile'))?.[1];
+    expect(example).toBe(testedVersions.claude.version);
   });
 });
 

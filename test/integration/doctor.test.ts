@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runDoctorCli } from '../../src/doctor/doctor.ts';
+import { testedVersions } from '../../src/runner/tools/tested-versions.ts';
 import { type FakeGitea, startFakeGitea } from '../support/fake-gitea/server.ts';
 import { type FakeGithub, startFakeGithub } from '../support/fake-github/server.ts';
 import { tempDir } from '../support/git.ts';
@@ -72,7 +73,7 @@ const setup = async (opts: {
   const root = tempDir('blitz-doctor-');
   const bin = join(root, 'bin');
   mkdirSync(bin);
-  fakeCli(bin, 'claude', '2.1.197 (Claude Code)');
+  fakeCli(bin, 'claude', `${testedVersions.claude.version} (Claude Code)`);
   fakeCli(bin, 'codex', `codex-cli ${opts.codexVersion}`);
   const config = join(root, 'blitz.config.yml');
   writeFileSync(
@@ -126,7 +127,7 @@ describe('blitz-bot doctor', () => {
     expect(report.checks.filter((c) => c.status === 'fail')).toEqual([]);
     const detail = (subject: string) =>
       report.checks.filter((c) => c.subject === subject).map((c) => c.detail);
-    expect(detail('roster sonnet (claude)')).toContain('claude 2.1.197, the tested release');
+    expect(detail('roster sonnet (claude)')).toContain(`claude ${testedVersions.claude.version}, the tested release`);
     expect(detail('roster gpt (codex)').join('\n')).toContain(
       'codex exec --json --sandbox danger-full-access',
     );

@@ -1,8 +1,10 @@
 // Shared set-up for the runner's integration tests: a Runner over a temp workspace with an
 // in-memory (or file) ledger, a controllable clock, recorded events, and fake-agent roster entries.
+
 import { chmodSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type RosterEntry, rosterEntrySchema } from '../../src/config/blitz-config.ts';
+import type { EnvValue } from '../../src/config/worker-env.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
 import type { GitCredentials } from '../../src/runner/git.ts';
 import { InMemoryAttemptLedger } from '../../src/runner/ledger.ts';
@@ -15,7 +17,7 @@ export const fakeAgent = resolve('test/support/fake-agents/fake-agent.mjs');
 /** Fake `claude` and `aider` executables, for the built-in adapters. */
 export const fakeBin = resolve('test/support/fake-agents/bin');
 
-export const fakeEntry = (env: Record<string, string> = {}, name = 'fake'): RosterEntry =>
+export const fakeEntry = (env: Record<string, EnvValue> = {}, name = 'fake'): RosterEntry =>
   rosterEntrySchema.parse({
     name,
     tool: 'custom',
@@ -53,6 +55,8 @@ export const makeHarness = (
     pathPrepend?: string[];
     /** The environment the runner starts git and workers from (default testEnv()). */
     baseEnv?: Record<string, string>;
+    /** The runner's own environment, where roster `fromEnv` names are read (default process.env). */
+    hostEnv?: NodeJS.ProcessEnv;
     runner?: Partial<{
       maxNudges: number;
       retries: number;
@@ -99,6 +103,7 @@ export const makeHarness = (
       ...(opts.baseEnv ?? testEnv()),
       PATH: [...(opts.pathPrepend ?? []), testEnv().PATH].join(':'),
     },
+    ...(opts.hostEnv ? { hostEnv: opts.hostEnv } : {}),
     ...(opts.botUid !== undefined ? { botUid: opts.botUid } : {}),
     ...(opts.procStatus !== undefined ? { procStatus: opts.procStatus } : {}),
     ...(opts.requeue ? { requeue: opts.requeue } : {}),

@@ -199,7 +199,11 @@ describe('runner trust boundaries', () => {
   it('a worker that dumps its environment, its git config and GIT_CONFIG_* finds no secret, and its work lands because the runner pushes', async () => {
     const origin = await createOrigin();
     // The bot's environment as main.ts hands it to the runner: its secrets filtered out.
-    const baseEnv = runnerBaseEnv({ ...testEnv(), ...SECRETS, DATABASE_URL: 'postgres://u:pw@db/x' });
+    const baseEnv = runnerBaseEnv(undefined, {
+      ...testEnv(),
+      ...SECRETS,
+      DATABASE_URL: 'postgres://u:pw@db/x',
+    });
     const h = makeHarness({ credentials: { username: 'blitz-bot', token: TOKEN }, baseEnv });
     const r = await h.runner.execute(attemptJob(origin.url, fakeEntry({ FAKE_AGENT_MODE: 'dump-env' })));
     if (r.kind !== 'attempt') throw new Error('expected an attempt');
@@ -212,6 +216,43 @@ describe('runner trust boundaries', () => {
     expect(log).not.toMatch(/extraheader/i);
     expect(done).toMatchObject({ outcome: 'solved', exitCode: 0 });
     expect(await originFile(origin.url, done.branch, 'fake-7.txt')).toContain('done by fake agent for #7');
+  }, 60_000);
+
+  it('a worker gets the proxy and CA variables runner.passEnv lets through and its fromEnv values, never a bot secret', async () => {
+    const origin = await createOrigin();
+    const host = {
+      ...testEnv(),
+      ...SECRETS,
+      HTTPS_PROXY: 'http://proxy.internal:3128',
+      NODE_EXTRA_CA_CERTS: '/etc/ssl/corp-ca.pem',
+      CORP_MIRROR: 'https://mirror.internal',
+      WORKER_KEY_SOURCE: 'key-for-the-worker-only',
+    };
+    const { runner } = blitzConfigSchema.parse({
+      runner: { passEnv: ['HTTPS_PROXY', 'NODE_EXTRA_CA_CERTS'] },
+    });
+    const h = makeHarness({ baseEnv: runnerBaseEnv(runner.passEnv, host), hostEnv: host });
+    const entry = fakeEntry({
+      FAKE_AGENT_MODE: 'dump-env',
+      MY_PROVIDER_KEY: { fromEnv: 'WORKER_KEY_SOURCE' },
+    });
+    const r = await h.runner.execute(attemptJob(origin.url, entry));
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    const done = await settle(h, r.attempt.id);
+    const line = readFileSync(done.logPath, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('ENV '));
+    const env = JSON.parse(line!.slice(4)) as Record<string, string>;
+    expect(env).toMatchObject({
+      HTTPS_PROXY: 'http://proxy.internal:3128',
+      NODE_EXTRA_CA_CERTS: '/etc/ssl/corp-ca.pem',
+      MY_PROVIDER_KEY: 'key-for-the-worker-only',
+    });
+    // Not listed, so not passed; and the bot's own secrets never.
+    expect(env.CORP_MIRROR).toBeUndefined();
+    expect(env.WORKER_KEY_SOURCE).toBeUndefined();
+    for (const secret of Object.values(SECRETS)) expect(JSON.stringify(env)).not.toContain(secret);
+    expect(done.outcome).toBe('solved');
   }, 60_000);
 
   it('a worker rewriting its repository git config to catch the runner credentials gets none, and the attempt ends named', async () => {

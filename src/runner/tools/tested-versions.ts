@@ -1,7 +1,9 @@
 // The agent CLI releases the compatibility tier (`npm run test:agents`) proves the built-in adapters
 // against: the one place the versions are pinned. scripts/install-agents.ts installs exactly these
-// from the npm registry; `blitz-bot doctor` compares an installed CLI with them; README lists them.
-// claude 2.1.197 is the newest release whose engines accept Node 20 (later ones want Node 22).
+// from the npm registry; `blitz-bot doctor` compares an installed CLI with them; README lists them;
+// the Dockerfile's runner stage installs them (its ARG defaults; test/integration/container-files.test.ts
+// holds both to these). claude ships a native binary since 2.1.x: its `engines` (Node 22) do not
+// concern the Node that runs the bot, and the tier runs it with this Node on PATH.
 
 export interface TestedTool {
   /** npm package the CLI ships in. */
@@ -9,12 +11,19 @@ export interface TestedTool {
   version: string;
   /** The executable the adapter starts. */
   bin: string;
+  /** The Dockerfile's build argument holding this version (runner stage). */
+  dockerArg: string;
 }
 
 export const testedVersions = {
-  claude: { package: '@anthropic-ai/claude-code', version: '2.1.197', bin: 'claude' },
-  codex: { package: '@openai/codex', version: '0.171.0', bin: 'codex' },
-  opencode: { package: 'opencode-ai', version: '1.18.33', bin: 'opencode' },
+  claude: {
+    package: '@anthropic-ai/claude-code',
+    version: '2.1.332',
+    bin: 'claude',
+    dockerArg: 'CLAUDE_CODE_VERSION',
+  },
+  codex: { package: '@openai/codex', version: '0.171.0', bin: 'codex', dockerArg: 'CODEX_VERSION' },
+  opencode: { package: 'opencode-ai', version: '1.18.33', bin: 'opencode', dockerArg: 'OPENCODE_VERSION' },
 } as const satisfies Record<string, TestedTool>;
 
 export type TestedToolName = keyof typeof testedVersions;
