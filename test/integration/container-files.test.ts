@@ -150,7 +150,9 @@ describe('README', () => {
   it('lists each tested release as tested-versions.ts pins it, and the Dockerfile example uses it', () => {
     const readme = read('README.md');
     for (const [tool, p] of Object.entries(testedVersions))
-      expect(readme, tool).toMatch(new RegExp(`^\\| ${tool} \\| \`${p.package}\` \\| ${p.version.replace(/\./g, '\\.')}\\b`, 'm'));
+      expect(readme, tool).toMatch(
+        new RegExp(`^\\| ${tool} \\| \`${p.package}\` \\| ${p.version.replace(/\./g, '\\.')}\\b`, 'm'),
+      );
     const example = /--build-arg CLAUDE_CODE_VERSION=(\S+)/.exec(read('Dockerfile'))?.[1];
     expect(example).toBe(testedVersions.claude.version);
   });

@@ -127,7 +127,9 @@ describe('blitz-bot doctor', () => {
     expect(report.checks.filter((c) => c.status === 'fail')).toEqual([]);
     const detail = (subject: string) =>
       report.checks.filter((c) => c.subject === subject).map((c) => c.detail);
-    expect(detail('roster sonnet (claude)')).toContain(`claude ${testedVersions.claude.version}, the tested release`);
+    expect(detail('roster sonnet (claude)')).toContain(
+      `claude ${testedVersions.claude.version}, the tested release`,
+    );
     expect(detail('roster gpt (codex)').join('\n')).toContain(
       'codex exec --json --sandbox danger-full-access',
     );
