@@ -11,6 +11,7 @@
 // may therefore run twice: it must only write through its `tx`.
 import type pg from 'pg';
 import { createGroupCommit } from './group-commit.ts';
+import { checkout } from './pg-pool.ts';
 
 /** Shared transactions in flight at once, each on its own connection. */
 export const GROUP_TRANSACTIONS_IN_FLIGHT = 2;
@@ -47,7 +48,9 @@ export const createGroupTransaction = <Tx>(
   wrap: (client: pg.PoolClient) => Tx,
 ): (<T>(fn: (tx: Tx) => Promise<T>) => Promise<T>) => {
   const shared = async (fns: readonly Work<Tx>[]): Promise<unknown[]> => {
-    const client = await pool.connect();
+    // A connection that dies mid-transaction fails its statements (and so every function), never the process.
+    const held = await checkout(pool);
+    const { client } = held;
     let broken: Error | undefined;
     // BEGIN and the statements the functions send in this turn leave in ONE write: the socket is
     // corked until the turn's statements are flushed (pg-statement-batch.ts flushes them in a
@@ -83,12 +86,13 @@ export const createGroupTransaction = <Tx>(
     } catch (err) {
       uncork();
       // A COMMIT or BEGIN that failed leaves nothing written: roll back what may be open.
-      if (!broken && client.getTransactionStatus() !== 'I') await client.query('ROLLBACK').catch(() => {});
+      if (!broken && !held.lost() && client.getTransactionStatus() !== 'I')
+        await client.query('ROLLBACK').catch(() => {});
       throw err;
     } finally {
       uncork();
       // A connection that cannot roll back is destroyed rather than handed out mid-transaction.
-      client.release(broken);
+      held.release(broken);
     }
   };
   const run = createGroupCommit(shared, {

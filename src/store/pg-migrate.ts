@@ -9,13 +9,15 @@ import {
   readMigrations,
   schemaMigrationsDdl,
 } from './migrate.ts';
+import { checkout } from './pg-pool.ts';
 
 /** Apply the migrations not yet recorded; returns the versions applied (empty when up to date). */
 export const migratePostgres = async (
   pool: pg.Pool,
   migrations: Migration[] = readMigrations(),
 ): Promise<number[]> => {
-  const client = await pool.connect();
+  const held = await checkout(pool);
+  const { client } = held;
   let broken: Error | undefined;
   try {
     await client.query(
@@ -56,6 +58,6 @@ export const migratePostgres = async (
     }
   } finally {
     // A connection that could not unlock is dropped, which releases the lock with it.
-    client.release(broken);
+    held.release(broken);
   }
 };

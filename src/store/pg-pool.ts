@@ -57,6 +57,9 @@ export const createPgPool = (
     connectionString: url,
     max: opts.max ?? 10,
     connectionTimeoutMillis: opts.connectionTimeoutMs ?? 10_000,
+    // TCP keepalive: a connection held a long time (the run lock) learns that the network dropped it.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     types,
     ...(opts.pipeline ? { pipeline: true } : {}),
     ...(settings.length > 0 ? { options: settings.join(' ') } : {}),
@@ -78,12 +81,59 @@ export const checkConnection = async (pool: pg.Pool, url: string): Promise<void>
 
 export type Queryable = Pick<pg.PoolClient, 'query'>;
 
+/** A client checked out of a pool with its own error listener (see `checkout`). */
+export interface CheckedOut {
+  client: pg.PoolClient;
+  /** The error its connection died of while checked out, if it did. */
+  lost(): Error | undefined;
+  /** Resolves with that error when the connection dies; never rejects. */
+  whenLost: Promise<Error>;
+  /** Back to the pool; destroyed instead when `broken` is given or the connection was lost. */
+  release(broken?: Error): void;
+}
+
+/**
+ * `pool.connect()` with an 'error' listener on the client for as long as it is checked out. pg-pool
+ * takes its own listener off a client it hands out, and a connection that dies then (the server
+ * restarts, the network drops) emits 'error' on the client: without a listener that is an uncaught
+ * exception that ends the process. Here it fails the caller's pending query (pg does that) and is
+ * kept, so the client is destroyed on release instead of going back to the pool.
+ */
+export const checkout = async (pool: pg.Pool): Promise<CheckedOut> => {
+  const client = await pool.connect();
+  let lost: Error | undefined;
+  let onLost: (err: Error) => void = () => {};
+  const whenLost = new Promise<Error>((resolve) => {
+    onLost = resolve;
+  });
+  const listener = (err: Error) => {
+    lost ??= err;
+    onLost(err);
+  };
+  client.on('error', listener);
+  let released = false;
+  return {
+    client,
+    lost: () => lost,
+    whenLost,
+    release(broken) {
+      if (released) return;
+      released = true;
+      client.off('error', listener);
+      // Late errors of a destroyed connection must not reach an empty listener list either.
+      if (broken ?? lost) client.on('error', () => {});
+      client.release(broken ?? lost);
+    },
+  };
+};
+
 /** Runs `fn` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
 export const inTransaction = async <T>(
   pool: pg.Pool,
   fn: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> => {
-  const client = await pool.connect();
+  const held = await checkout(pool);
+  const { client } = held;
   let broken: Error | undefined;
   try {
     await client.query('BEGIN');
@@ -97,7 +147,7 @@ export const inTransaction = async <T>(
     throw err;
   } finally {
     // A connection that cannot roll back is destroyed rather than handed out mid-transaction.
-    client.release(broken);
+    held.release(broken);
   }
 };
 

@@ -2,7 +2,13 @@
 // the schema and run id, held on its own connection for as long as the reconcile runs (a transaction
 // lock would keep a transaction open across forge calls). If the replica dies, Postgres drops its
 // connection and the lock with it. Not re-entrant: a holder asking again for the same run waits forever.
+// If the connection dies while the lock is held (the server or the network went away), the lock is
+// gone with it: the holder's work is not taken as done. Once it settles, withRunLock fails with a
+// `store_error` whatever it returned, so its caller treats the pass as failed and a later pass redoes
+// it (run writes name the version they read, so a pass that lost the lock cannot overwrite a newer one).
 import type pg from 'pg';
+import { AppError } from '../errors.ts';
+import { checkout } from './pg-pool.ts';
 
 const lockKey = "hashtextextended('blitz:run:' || coalesce(current_schema(), '') || ':' || $1, 0)";
 
@@ -11,20 +17,32 @@ export const createPgRunLock = (lockPool: pg.Pool) => {
   const local = new Map<string, Promise<void>>();
 
   const holdAdvisoryLock = async <T>(runId: string, fn: () => Promise<T>): Promise<T> => {
-    const client = await lockPool.connect();
+    const held = await checkout(lockPool);
+    const { client } = held;
     let broken: Error | undefined;
     try {
       await client.query(`SELECT pg_advisory_lock(${lockKey})`, [runId]);
+      let result: T;
       try {
-        return await fn();
+        result = await fn();
       } finally {
-        await client.query(`SELECT pg_advisory_unlock(${lockKey})`, [runId]).catch((err: Error) => {
-          broken = err;
-        });
+        if (!held.lost())
+          await client.query(`SELECT pg_advisory_unlock(${lockKey})`, [runId]).catch((err: Error) => {
+            broken = err;
+          });
       }
+      const lost = held.lost();
+      if (lost)
+        throw new AppError(
+          'store_error',
+          `the run lock of ${runId} was lost mid-pass (${lost.message}); the pass is not taken as done`,
+          {},
+          { cause: lost },
+        );
+      return result;
     } finally {
       // A connection that could not unlock is destroyed, which releases the lock on the server.
-      client.release(broken);
+      held.release(broken);
     }
   };
 

@@ -35,6 +35,9 @@ export type PostgresRunStore = RunStore & {
   transaction<T>(fn: (tx: PostgresRunTransaction) => Promise<T>): Promise<T>;
 };
 
+/** How long a reconcile waits for a connection of the run-lock pool. */
+export const LOCK_CONNECTION_WAIT_MS = 120_000;
+
 const live = `state NOT IN (${terminal.map((s) => `'${s}'`).join(', ')})`;
 
 export const openPostgresRunStore = async (
@@ -44,8 +47,14 @@ export const openPostgresRunStore = async (
   const now = (): string => (opts.now?.() ?? new Date()).toISOString();
   const pool = createPgPool(url, opts);
   // Lock holders wait on their own connections, so waiting never starves the queries of the holder;
-  // with more runs reconciling at once than connections, the next one waits its turn, not an error.
-  const lockPool = createPgPool(url, { ...opts, max: opts.max ?? 10, connectionTimeoutMs: 0 });
+  // with more runs reconciling at once than connections, the next one waits its turn (up to
+  // LOCK_CONNECTION_WAIT_MS: past that, or when the server cannot be reached, the pass fails and the
+  // next tick tries again; it never waits forever on a store that went away).
+  const lockPool = createPgPool(url, {
+    ...opts,
+    max: opts.max ?? 10,
+    connectionTimeoutMs: opts.connectionTimeoutMs ?? LOCK_CONNECTION_WAIT_MS,
+  });
   try {
     await checkConnection(pool, url);
     await migratePostgres(pool, opts.migrations ?? readMigrations());
