@@ -1,6 +1,7 @@
 // Guards the status pages: a valid `Authorization: Bearer <STATUS_TOKEN>` or login cookie passes;
 // anything else is refused before a run is read (a browser asking for HTML is sent to the login
-// form, everything else gets 401). Also sets the headers every status response carries.
+// form, everything else gets 401: plain text for the pages, the API's JSON `Error` for /api/v1).
+// Also sets the headers every status response carries.
 import type { MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { sessionCookieName, sessionValid, tokenMatches } from './session.ts';
@@ -24,18 +25,27 @@ const bearerOf = (header: string | undefined): string | undefined => {
   return m?.[1];
 };
 
-export const statusAccess = (opts: { token: string; now: () => Date }): MiddlewareHandler =>
+const refusedWords = 'a valid STATUS_TOKEN is required (Bearer header or /login)';
+
+export const statusAccess = (opts: {
+  token: string;
+  now: () => Date;
+  /** `json`: the API's refusal, `{error: 'unauthorized', message}`, and never a redirect. */
+  refusal?: 'page' | 'json';
+}): MiddlewareHandler =>
   async function statusAccess(c, next) {
     const header = c.req.header('authorization');
     const bearer = bearerOf(header);
     if (bearer !== undefined && tokenMatches(opts.token, bearer)) return next();
     if (header === undefined && sessionValid(opts.token, getCookie(c, sessionCookieName), opts.now()))
       return next();
+    const api = opts.refusal === 'json';
     const wantsPage = c.req.method === 'GET' && (c.req.header('accept') ?? '').includes('text/html');
-    if (wantsPage && header === undefined) {
+    if (!api && wantsPage && header === undefined) {
       const next = c.req.path + (new URL(c.req.url).search || '');
       return c.redirect(`/login?next=${encodeURIComponent(next)}`, 303);
     }
     c.header('www-authenticate', 'Bearer realm="blitz-status"');
-    return c.text('status page: a valid STATUS_TOKEN is required (Bearer header or /login)', 401);
+    if (api) return c.json({ error: 'unauthorized', message: refusedWords }, 401);
+    return c.text(`status page: ${refusedWords}`, 401);
   };

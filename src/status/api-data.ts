@@ -19,7 +19,7 @@ import {
   statsSchema,
 } from './api-schemas.ts';
 import { type AttentionIssue, attentionOf } from './attention.ts';
-import { loadRunView, type RunView } from './run-view.ts';
+import { buildRunView, loadRunView, type RunView } from './run-view.ts';
 import type { AttemptStats } from './stats.ts';
 import { loadStats } from './status-data.ts';
 
@@ -28,8 +28,6 @@ export type ApiPorts = {
   ledger: AttemptLedger;
   dashboardOf?: (runId: string) => DashboardInput | undefined;
 };
-
-const finished: ReadonlySet<string> = new Set(['merged', 'closed']);
 
 /** The issues' states as the last dashboard drew them (held ones included), else as the rows say. */
 const issueStatesOf = (run: RunRecord, rows: readonly AttentionIssue[]): AttentionIssue[] => {
@@ -87,22 +85,25 @@ export const apiAttemptOf = (a: AttemptRecord, n: number): ApiAttempt => ({
   })),
 });
 
+/**
+ * A run's summary from its view: the issue count (`done`/`total`) is the view's, the one count the
+ * run's page, its API object, the runs list and `blitz-bot status` all show.
+ */
+const summaryOfView = (view: RunView): RunSummary =>
+  runSummaryOf(view.run, { done: view.done, total: view.total }, view.issues);
+
 /** `GET /api/v1/runs`: every run (or the live ones), as the API answers it. */
 export const buildRunList = async (ports: ApiPorts, filter: { live?: boolean } = {}): Promise<RunList> => {
   const all = await ports.runs.listRuns();
   const chosen = filter.live ? all.filter((r) => !isTerminalRunState(r.state)) : all;
   const runs = await Promise.all(
     chosen.map(async (run) => {
-      const rows = await ports.runs.listRunIssues(run.id);
-      return runSummaryOf(
-        run,
-        { done: rows.filter((r) => finished.has(r.state)).length, total: rows.length },
-        rows.map((r) => ({
-          number: r.number,
-          state: r.state,
-          ...(r.lastError ? { lastError: r.lastError } : {}),
-        })),
-      );
+      const [rows, attempts] = await Promise.all([
+        ports.runs.listRunIssues(run.id),
+        ports.ledger.listByRun(run.id),
+      ]);
+      const dashboard = ports.dashboardOf?.(run.id);
+      return summaryOfView(buildRunView({ run, rows, attempts, ...(dashboard ? { dashboard } : {}) }));
     }),
   );
   return runListSchema.parse({ runs });
@@ -112,7 +113,7 @@ export const runDetailOf = (view: RunView): RunDetail => {
   const nOf = new Map(view.attempts.map((a, i) => [a.id, i + 1]));
   const build = view.run.progress.build;
   return runDetailSchema.parse({
-    run: runSummaryOf(view.run, { done: view.done, total: view.total }, view.issues),
+    run: summaryOfView(view),
     integrationBranch: view.run.integrationBranch,
     build: build ? { status: build.status, covers: build.covers, failures: build.failures } : null,
     issues: view.issues.map((i) => ({

@@ -9,7 +9,7 @@ import {
   runListSchema,
   statsSchema,
 } from '../../src/status/api-schemas.ts';
-import { finishedRunId, hostileTitle, liveRunId } from '../fixtures/runs/finished-run.ts';
+import { finishedDashboard, finishedRunId, hostileTitle, liveRunId } from '../fixtures/runs/finished-run.ts';
 import { createStatusApp, type StatusApp, statusToken } from '../fixtures/runs/status-app.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -156,6 +156,37 @@ describe('/api/v1 content', () => {
   });
 });
 
+describe('/api/v1 counts', () => {
+  it('the runs list, each run and the status index count the same issues (the dashboard’s too)', async () => {
+    const { app, events } = await setup();
+    // The live run's dashboard draws an issue no worker has touched yet: no store row, no attempt.
+    events.publish(liveRunId, {
+      ...finishedDashboard(),
+      runId: liveRunId,
+      milestone: 'M2',
+      runState: 'running',
+      issues: [7, 8, 9].map((number) => ({
+        number,
+        title: `#${number}`,
+        state: 'blocked',
+        attempts: 0,
+        blockedBy: [],
+      })),
+    });
+    const list = runListSchema.parse(await (await app.request('/api/v1/runs', { headers: bearer })).json());
+    for (const summary of list.runs) {
+      const detail = runDetailSchema.parse(
+        await (await app.request(`/api/v1/runs/${summary.id}`, { headers: bearer })).json(),
+      );
+      expect(summary.issues, summary.id).toEqual(detail.run.issues);
+      expect(detail.run.issues.total, summary.id).toBe(detail.issues.length);
+    }
+    expect(list.runs.find((r) => r.id === liveRunId)?.issues).toEqual({ done: 1, total: 3 });
+    const index = await (await app.request('/', { headers: bearer })).text();
+    expect(index).toContain('1/3');
+  });
+});
+
 describe('/api/v1/openapi.json', () => {
   it('describes every route served, with the bearer scheme and the response schemas', async () => {
     const { app } = await setup();
@@ -181,7 +212,7 @@ describe('/api/v1/openapi.json', () => {
       statusToken: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
     });
     expect(doc.security).toEqual([{ statusToken: [] }]);
-    expect(Object.keys(doc.paths['/runs/{id}']!.get!.responses).sort()).toEqual(['200', '401', '404']);
+    expect(Object.keys(doc.paths['/runs/{id}']!.get!.responses).sort()).toEqual(['200', '400', '401', '404']);
   });
 
   it('is served even when the API is off, and says nothing about runs', async () => {

@@ -19,9 +19,12 @@ const json = <T extends z.ZodType>(schema: T, description: string) => ({
   content: { 'application/json': { schema } },
   description,
 });
+// Every route answers these besides its own: a parameter that does not parse, no token, the API off.
 const refused = {
+  400: json(errorSchema, 'A parameter does not parse (`error: bad_request`, the message says which)'),
   401: json(errorSchema, 'No valid STATUS_TOKEN (Bearer header or the status login cookie)'),
 };
+const off = 'The API is off (no STATUS_TOKEN is set)';
 
 const runId = z
   .string()
@@ -40,7 +43,7 @@ const listRuns = createRoute({
         .openapi({ param: { name: 'live', in: 'query' } }),
     }),
   },
-  responses: { 200: json(runListSchema, 'The runs'), ...refused },
+  responses: { 200: json(runListSchema, 'The runs'), 404: json(errorSchema, off), ...refused },
 });
 
 const getRun = createRoute({
@@ -48,7 +51,11 @@ const getRun = createRoute({
   path: '/runs/{id}',
   summary: 'One run with its issues, waves and attempts',
   request: { params: z.object({ id: runId }) },
-  responses: { 200: json(runDetailSchema, 'The run'), 404: json(errorSchema, 'No such run'), ...refused },
+  responses: {
+    200: json(runDetailSchema, 'The run'),
+    404: json(errorSchema, `No such run, or: ${off}`),
+    ...refused,
+  },
 });
 
 const getAttempt = createRoute({
@@ -68,7 +75,7 @@ const getAttempt = createRoute({
   },
   responses: {
     200: json(attemptSchema, 'The attempt'),
-    404: json(errorSchema, 'No such run or attempt'),
+    404: json(errorSchema, `No such run or attempt, or: ${off}`),
     ...refused,
   },
 });
@@ -80,7 +87,11 @@ const getStats = createRoute({
   request: {
     query: z.object({ run: runId.optional().openapi({ param: { name: 'run', in: 'query' } }) }),
   },
-  responses: { 200: json(statsSchema, 'The statistics'), 404: json(errorSchema, 'No such run'), ...refused },
+  responses: {
+    200: json(statsSchema, 'The statistics'),
+    404: json(errorSchema, `No such run, or: ${off}`),
+    ...refused,
+  },
 });
 
 const notFound = (message: string) => ({ error: 'not_found', message });
@@ -120,7 +131,7 @@ export const apiV1Routes = (deps: StatusDeps | undefined) => {
     return app;
   }
   const ports = { runs: deps.runs, ledger: deps.ledger, dashboardOf: deps.events.latestDashboard };
-  const guard = statusAccess({ token, now: deps.now ?? (() => new Date()) });
+  const guard = statusAccess({ token, now: deps.now ?? (() => new Date()), refusal: 'json' });
   app.use('/runs', guard);
   app.use('/runs/*', guard);
   app.use('/stats', guard);
