@@ -79,6 +79,7 @@ const bench: Bench = async () => {
         workspace,
         maxSessions: 8,
         stallCheckSeconds: 90,
+        minFreeDiskMb: 0,
         attemptTimeoutMinutes: 60,
         buildConcurrency: 1,
         maxNudges: 6,

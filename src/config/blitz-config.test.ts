@@ -13,6 +13,7 @@ describe('blitz.config.yml', () => {
       workspace: './data/workspace',
       maxSessions: 2,
       stallCheckSeconds: 90,
+      minFreeDiskMb: 100,
       attemptTimeoutMinutes: 60,
       buildConcurrency: 1,
       maxNudges: 6,

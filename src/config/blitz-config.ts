@@ -97,6 +97,11 @@ const runnerSchema = z
     maxSessions: z.number().int().min(1).default(2),
     /** Seconds between stall checks. */
     stallCheckSeconds: z.number().int().min(5).default(90),
+    /**
+     * Free space (MiB) the workspace's filesystem needs before a session parked on a full disk is
+     * resumed: below it the resume ends at once as the same environment failure and the park waits on.
+     */
+    minFreeDiskMb: z.number().int().min(0).default(100),
     /** A worker still running after this is killed and the attempt ends. */
     attemptTimeoutMinutes: z.number().int().min(1).default(60),
     /** Host-wide limit on build and smoke commands running at once. */

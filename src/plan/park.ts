@@ -41,7 +41,8 @@ const reasonOf = (a: AttemptRecord): string => {
   const summary = a.failureSummary ?? '';
   return (
     environmentProblem(summary) ??
-    /Environment failure: ([^(.]+)/.exec(summary)?.[1]?.trim() ??
+    // The whole first line but a reset time's tail: a full disk's names its host and path.
+    /Environment failure: (.+?)(?: \(resets at [^)]*\))?\.?$/m.exec(summary)?.[1]?.trim() ??
     'environment failure'
   );
 };

@@ -8,6 +8,26 @@ import type { AttemptOutcome } from './types.ts';
 const limitPattern =
   /(?:spend|usage|credit) limit (?:reached|exceeded)|insufficient[_ ]quota|hit your (?:usage |session |weekly |opus )?limit|\b\d+-hour limit reached|weekly limit reached|credit balance is too low|exceeded your current quota|quota exceeded/i;
 
+/**
+ * A full disk or a spent quota, as the kernel names it (ENOSPC, EDQUOT) and as tools word it: git's
+ * `index.lock write error. Out of diskspace` and `unable to write … No space left on device`.
+ */
+const diskFullPattern =
+  /\bENOSPC\b|No space left on device|Out of diskspace|index\.lock' write error|\bEDQUOT\b|Disk quota exceeded/i;
+
+/** True when an error's or a log's words say the disk (or the quota) is full. */
+export const isDiskFull = (text: string): boolean => diskFullPattern.test(text);
+
+/** Where a full disk was met: the host and a path on the filesystem that is full. */
+export interface DiskPlace {
+  host: string;
+  path: string;
+}
+
+/** An attempt's summary for a full disk: an environment failure naming the host and the path. */
+export const diskFullSummary = (at: DiskPlace): string =>
+  `Environment failure: disk full on ${at.host} at ${at.path}.`;
+
 const environmentPatterns: { pattern: RegExp; what: string }[] = [
   {
     pattern: /API Error[^\n]{0,80}(connect|refused|reset|timed? ?out|network|socket|overloaded|5\d\d)/i,
@@ -28,7 +48,7 @@ const environmentPatterns: { pattern: RegExp; what: string }[] = [
     what: 'model endpoint overloaded',
   },
   { pattern: limitPattern, what: 'provider limit reached' },
-  { pattern: /\bENOSPC\b|No space left on device/i, what: 'disk full' },
+  { pattern: diskFullPattern, what: 'disk full' },
   {
     pattern: /blitz-runner: could not start|\bENOENT\b[^\n]{0,40}spawn/i,
     what: 'agent binary missing',
@@ -60,7 +80,8 @@ export interface ExitFacts {
   /** Given, a provider limit's reset time printed by the tool is read (relative to now) and reported. */
   now?: Date;
   /** Zone of clock times the tool prints without one (codex: the host's local time). */
-  timeZone?: string;
+  timeZone?: string /** Where the worker ran: a full disk's summary names it. */;
+  disk?: DiskPlace;
 }
 
 export interface ExitClass {
@@ -97,6 +118,8 @@ export const classifyExit = (f: ExitFacts): ExitClass => {
       env === 'provider limit reached' && f.now
         ? limitResetFrom(f.logTail, { now: f.now, ...(f.timeZone ? { timeZone: f.timeZone } : {}) })
         : undefined;
+    if (env === 'disk full' && f.disk)
+      return { outcome: 'environment_failure', summary: diskFullSummary(f.disk) };
     if (!reset) return { outcome: 'environment_failure', summary: `Environment failure: ${env}.` };
     const resetAt = reset.resetAt.toISOString();
     return {

@@ -3,6 +3,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import type { BlitzConfig } from '../config/blitz-config.ts';
 import { entryEnv } from '../config/worker-env.ts';
@@ -12,6 +13,7 @@ import type { Logger } from '../observability/logger.ts';
 import { attemptBranch } from './branch-names.ts';
 import { BuildGate, type GateResult } from './build-gate.ts';
 import { cleanupRepo, sweepClosedIssueWorkspaces } from './cleanup.ts';
+import { diskFullSummary, isDiskFull } from './failure-class.ts';
 import { type CredentialsProvider, type GitContext, gitTry } from './git.ts';
 import { type MachineLimit, machineLimit, sampleMachine } from './machine.ts';
 import { buildPrompt, isFeedbackReason } from './prompt.ts';
@@ -147,6 +149,8 @@ export class Runner {
       ...(this.workerUser ? { workerUser: this.workerUser } : {}),
       maxNudges: d.config.maxNudges,
       attemptTimeoutMs: d.config.attemptTimeoutMinutes * 60_000,
+      minFreeBytes: d.config.minFreeDiskMb * 1024 * 1024,
+      ...(d.host ? { host: d.host } : {}),
       onUnsolved: (r) => this.retry(r),
       ...(d.onWorkerExit ? { onWorkerExit: d.onWorkerExit } : {}),
     });
@@ -417,9 +421,13 @@ export class Runner {
         await gitTry(['branch', '-D', branch], created.repoDir, ctx);
       }
       const outcome = isAppError(err, 'bad_request') ? 'unsolved' : 'environment_failure';
+      // A full disk met while setting up (clone, worktree, prompt) parks the run like one met later.
+      const full = isDiskFull(message)
+        ? diskFullSummary({ host: this.d.host ?? hostname(), path: dir })
+        : undefined;
       const failed = await this.d.ledger.update(id, {
         outcome,
-        failureSummary: message,
+        failureSummary: full ?? message,
         endedAt: this.d.clock.now().toISOString(),
       });
       this.d.logger.warn(

@@ -14,6 +14,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -21,8 +22,15 @@ import { isAppError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { decideExit, decideStopped } from '../plan/attempt-exit.ts';
 import { parsePermissionDenials, parseSessionId, parseTokenUsage, refusedSummary } from './agent-output.ts';
+import { hasRoom } from './disk-space.ts';
 import { isAlive, killGroup, processStartTime, redactArgv, spawnDetached } from './exec.ts';
-import { classifyExit, liveEnvironmentProblem } from './failure-class.ts';
+import {
+  classifyExit,
+  type DiskPlace,
+  diskFullSummary,
+  isDiskFull,
+  liveEnvironmentProblem,
+} from './failure-class.ts';
 import { parseFinalReport } from './final-report.ts';
 import { type GitContext, gitTry, remoteBranchSha } from './git.ts';
 import { readTreeActivity } from './process-tree.ts';
@@ -76,6 +84,9 @@ export const readTail = (path: string, bytes: number): string => {
   return buf.toString('utf8');
 };
 
+/** An error's words, for matching a full disk in them. */
+const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
 export interface SupervisorDeps {
   ledger: AttemptLedger;
   clock: Clock;
@@ -105,6 +116,10 @@ export interface SupervisorDeps {
    * collect it at once (collectExits) rather than at the next tick. Not told for re-attached workers.
    */
   onWorkerExit?: (attemptId: string) => void;
+  /** This host's name in a full disk's summary (default `os.hostname()`). */
+  host?: string;
+  /** Free bytes an attempt's filesystem needs before its session is resumed (default 0: no check). */
+  minFreeBytes?: number;
 }
 
 /**
@@ -324,6 +339,10 @@ export class Supervisor {
         if (isAppError(err, 'forbidden')) {
           await this.stop(r);
           await this.finish(r, 'unsolved', err.message);
+        } else if (isDiskFull(errorText(err))) {
+          // The runner's own git (status, log, push) met a full disk: the host's fault, said once, named.
+          await this.stop(r);
+          await this.finishDiskFull(r);
         } else this.d.logger.error({ attemptId: r.id, err }, 'supervision check failed');
       }
     }
@@ -459,9 +478,45 @@ export class Supervisor {
   async resume(r: AttemptRecord, reason: ResumeReason, situation: NudgeSituation): Promise<SurvivedWork> {
     this.relaunching.add(r.id);
     try {
-      return await this.relaunch(r, reason, situation);
+      return await this.relaunchWithRoom(r, reason, situation);
     } finally {
       this.relaunching.delete(r.id);
+    }
+  }
+
+  /** Where a full disk of this attempt is: this host, and its worktree (its attempt dir before it has one). */
+  private diskPlace(r: AttemptRecord): DiskPlace {
+    return { host: this.d.host ?? hostname(), path: r.worktree || dirname(r.logPath) };
+  }
+
+  /** The attempt ends as an environment failure naming the host and path: the run parks, nobody is charged. */
+  private async finishDiskFull(r: AttemptRecord): Promise<void> {
+    const at = this.diskPlace(r);
+    this.d.logger.warn({ attemptId: r.id, ...at }, 'disk full');
+    await this.finish(r, 'environment_failure', diskFullSummary(at));
+  }
+
+  /**
+   * A relaunch, unless the attempt's filesystem is (still) short of room: then, and when the runner's
+   * own git meets a full disk on the way, the attempt ends as a full disk again (the park's probe).
+   */
+  private async relaunchWithRoom(
+    r: AttemptRecord,
+    reason: ResumeReason,
+    situation: NudgeSituation,
+  ): Promise<SurvivedWork> {
+    const left = r.survived ?? { unpushedCommits: 0, dirtyFiles: 0 };
+    const min = this.d.minFreeBytes ?? 0;
+    if (min > 0 && !(await hasRoom(this.diskPlace(r).path, min))) {
+      await this.finishDiskFull(r);
+      return left;
+    }
+    try {
+      return await this.relaunch(r, reason, situation);
+    } catch (err) {
+      if (!isDiskFull(errorText(err))) throw err;
+      await this.finishDiskFull((await this.d.ledger.get(r.id)) ?? r);
+      return left;
     }
   }
 
@@ -507,7 +562,7 @@ export class Supervisor {
     try {
       await this.stop(r);
       this.d.logger.info({ attemptId: r.id, reason }, 'worker interrupted to deliver a message');
-      return await this.relaunch(r, reason, situation);
+      return await this.relaunchWithRoom(r, reason, situation);
     } finally {
       this.relaunching.delete(r.id);
     }
@@ -622,6 +677,7 @@ export class Supervisor {
           spawnError: exit.error,
           // A spend limit's printed reset time travels in the summary, so the run's park can wait for it.
           now: this.d.clock.now(),
+          disk: this.diskPlace(r),
         });
         return this.finish(r, c.outcome, c.summary, exit.exitCode, log);
       }

@@ -85,6 +85,7 @@ export const makeHarness = (
       workspace,
       maxSessions: 2,
       stallCheckSeconds: 90,
+      minFreeDiskMb: 0,
       attemptTimeoutMinutes: 60,
       buildConcurrency: 1,
       maxNudges: 6,

@@ -25,7 +25,15 @@ export const twoIssueChain: SeedIssue[] = [
   { number: 2, title: 'Second', body: 'Add `src/b.ts`.', blockedBy: [1] },
 ];
 
-export type AgentFault = 'outage' | 'limit' | 'nothing' | 'stall' | 'fail' | 'crash' | 'slow-push';
+export type AgentFault =
+  | 'outage'
+  | 'limit'
+  | 'nothing'
+  | 'stall'
+  | 'fail'
+  | 'crash'
+  | 'slow-push'
+  | 'disk-heavy';
 
 export type ProbeSetting = ProbeResult | 'throws';
 

@@ -35,6 +35,7 @@
 //   refused                 claude's way of ending when its allowlist refused `pytest -q`: a result event with
 //                           permission_denials, exit 0, nothing committed
 //   quiet-busy              spins the CPU, silently, until FAKE_AGENT_DONE_FILE exists, then commits
+//   disk-heavy              waits for FAKE_AGENT_GO_FILE, then commits a FAKE_AGENT_BIG_BYTES file (2 MiB)
 import { execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 
@@ -302,6 +303,19 @@ switch (planning ? 'plan' : mode === 'plan' ? 'push' : mode) {
       await sleep(0);
     }
     commit(file, content);
+    finish(report('done — committed'));
+    break;
+  }
+  case 'disk-heavy': {
+    // Waits for the test's go (it fills the disk meanwhile), then writes a big file and commits it:
+    // on a full disk the write or git fails, and its words end up in the log as a real CLI's would.
+    while (!existsSync(env.FAKE_AGENT_GO_FILE ?? '/nonexistent')) await sleep(50);
+    try {
+      commit(file, 'x'.repeat(Number(env.FAKE_AGENT_BIG_BYTES ?? 2 * 1024 * 1024)));
+    } catch (err) {
+      console.error(`fake agent: ${err.message}\n${err.stderr ?? ''}`);
+      process.exit(1);
+    }
     finish(report('done — committed'));
     break;
   }

@@ -1,0 +1,32 @@
+// A small real tmpfs a test mounts (it runs as root) to fill a disk for real: the kernel's ENOSPC,
+// git's own words, and fs.statfs all see it as they would a full disk.
+import { execFileSync } from 'node:child_process';
+import { rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from './git.ts';
+
+export const mountTmpfs = (sizeBytes: number) => {
+  const dir = tempDir('blitz-tmpfs-');
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeBytes}`, 'tmpfs', dir]);
+  const filler = join(dir, 'filler.bin');
+  const free = (): number => {
+    const s = statfsSync(dir);
+    return s.bavail * s.bsize;
+  };
+  return {
+    dir,
+    free,
+    /** Fills the filesystem until only `leaveBytes` are free. */
+    fill(leaveBytes: number) {
+      writeFileSync(filler, Buffer.alloc(Math.max(0, free() - leaveBytes)));
+    },
+    /** Frees what fill() took. */
+    clear() {
+      rmSync(filler, { force: true });
+    },
+    unmount() {
+      execFileSync('umount', ['--lazy', dir]);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+};
