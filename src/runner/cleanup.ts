@@ -1,12 +1,19 @@
-// Cleanup after merge (seed 001/004): unlock and remove the worktrees of merged branches (or of
+// Cleanup after merge (seed 001/004): remove the attempt repositories of merged branches (or of
 // branches squash-merged at a named head), keep any that back unmerged work, and delete merged
-// local branches no worktree still uses. Per issue (issue 18): a merged issue's worktree and branch,
-// on origin too unless `keepBranches`; at start, the workspaces of issues that are no longer open.
+// local branches of the runner's clone no attempt repository still uses. Per issue (issue 18): a
+// merged issue's repository and branch, on origin too unless `keepBranches`; at start, the workspaces
+// of issues that are no longer open. What a worker's repository holds (uncommitted files, its
+// branch's tip) is read by the worker's own git (worker-git.ts); the runner only deletes the folder.
 import { existsSync } from 'node:fs';
 import { type GitContext, gitTry } from './git.ts';
 import type { AttemptLedger, CleanupJob } from './types.ts';
+import { dirtyFileCount, readWorkerRefs, type WorkerGit } from './worker-git.ts';
 import { insideWorkspace } from './workspace.ts';
-import { listWorktrees, mergedBranches, removeWorktree } from './worktrees.ts';
+import { listAttemptRepos, mergedBranches, removeAttemptRepo, worktreePathFor } from './worktrees.ts';
+
+/** Uncommitted files in a worker's repository, as its git counts them (undefined: it could not tell). */
+const dirtyIn = (wg: WorkerGit, path: string): Promise<number | undefined> =>
+  dirtyFileCount(wg, wg.repoAt(path)).catch(() => undefined);
 
 export interface CleanupResult {
   removed: string[];
@@ -19,6 +26,7 @@ export const cleanupRepo = async (
   job: CleanupJob,
   ledger: AttemptLedger,
   ctx: GitContext,
+  wg: WorkerGit,
 ): Promise<CleanupResult> => {
   const result: CleanupResult = { removed: [], kept: [], deletedBranches: [] };
   const repoDir = insideWorkspace(workspace, job.repo.owner, job.repo.name);
@@ -26,7 +34,6 @@ export const cleanupRepo = async (
   await gitTry(['fetch', '--prune', '--quiet', 'origin'], repoDir, ctx);
   const merged = new Set(await mergedBranches(repoDir, job.mergedInto, ctx));
   // A squash-merged branch is merged only as it was merged: not if work was added after.
-  const squashed = new Set<string>();
   const heads = new Set(job.mergedHeads);
   // No attempt ids: every worktree of the repo is in scope.
   const wanted = new Set<string>();
@@ -34,27 +41,27 @@ export const cleanupRepo = async (
     const r = await ledger.get(id);
     if (r?.worktree) wanted.add(r.worktree);
   }
-  for (const wt of await listWorktrees(repoDir, ctx)) {
-    if (wt.path === repoDir || !wt.branch) continue;
+  for (const wt of await listAttemptRepos(workspace, job.repo, repoDir, ctx)) {
     if (wanted.size > 0 && !wanted.has(wt.path)) continue;
     if (!merged.has(wt.branch) && heads.size > 0) {
-      const tip = (await gitTry(['rev-parse', `refs/heads/${wt.branch}`], repoDir, ctx))?.trim();
-      const dirty = (await gitTry(['status', '--porcelain'], wt.path, ctx)) ?? 'unknown';
-      if (tip && [...heads].some((h) => tip.startsWith(h)) && dirty.trim() === '') {
-        squashed.add(wt.branch);
+      const tip = (await readWorkerRefs(wg, wg.repoAt(wt.path), wt.branch).catch(() => undefined))?.local;
+      if (tip && [...heads].some((h) => tip.startsWith(h)) && (await dirtyIn(wg, wt.path)) === 0) {
         merged.add(wt.branch);
       }
     }
     if (merged.has(wt.branch)) {
-      await removeWorktree(repoDir, wt.path, ctx);
+      removeAttemptRepo(wt.path);
       result.removed.push(wt.path);
     } else result.kept.push(wt.path);
   }
-  const stillUsed = new Set((await listWorktrees(repoDir, ctx)).map((w) => w.branch));
+  // Worktrees an older runner added to this clone, whose folders went above.
+  await gitTry(['worktree', 'prune'], repoDir, ctx);
+  const stillUsed = new Set((await listAttemptRepos(workspace, job.repo, repoDir, ctx)).map((w) => w.branch));
   for (const b of merged) {
     if (stillUsed.has(b)) continue;
-    const flag = squashed.has(b) ? '-D' : '-d';
-    if (await gitTry(['branch', flag, b], repoDir, ctx)) result.deletedBranches.push(b);
+    // Merged is proven above (`--merged origin/<into>`, or the squash-merged head): the clone's own
+    // HEAD, which `-d` would compare with, is never checked out and tells nothing.
+    if (await gitTry(['branch', '-D', b], repoDir, ctx)) result.deletedBranches.push(b);
   }
   return result;
 };
@@ -112,14 +119,17 @@ const isMerged = async (
 };
 
 /**
- * After an issue's PR merged: removes its worktree and local branch, and its branch on origin unless
- * `keepBranches`. Each only when what it holds is merged: a worktree with uncommitted files, a branch
- * with commits after the merge, or an origin branch someone pushed to since, is kept and named.
+ * After an issue's PR merged: removes its attempt repository and local branch, and its branch on
+ * origin unless `keepBranches`. Each only when what it holds is merged: a repository with uncommitted
+ * files, a branch with commits after the merge, or an origin branch someone pushed to since, is kept
+ * and named. Without `wg` (the bot's side, which reads no worker's repository) an attempt repository
+ * still there is kept: its host's cleanup job removes it.
  */
 export const cleanupMergedIssue = async (
   workspace: string,
   issue: MergedIssue,
   ctx: GitContext,
+  wg?: WorkerGit,
 ): Promise<MergedIssueCleanup> => {
   const result: MergedIssueCleanup = { localBranchDeleted: false, remoteBranchDeleted: false, kept: [] };
   const { branch, mergedInto } = issue;
@@ -136,14 +146,23 @@ export const cleanupMergedIssue = async (
   const localTip = await sha(repoDir, `refs/heads/${branch}`, ctx);
   const localMerged =
     localTip !== undefined && (await isMerged(repoDir, localTip, mergedInto, issue.mergedHead, ctx));
-  const worktree = (await listWorktrees(repoDir, ctx)).find((w) => w.branch === branch && w.path !== repoDir);
-  if (worktree) {
-    const dirty = (await gitTry(['status', '--porcelain'], worktree.path, ctx)) ?? 'unknown';
-    if (!localMerged) result.kept.push(`the worktree of ${branch} holds commits that are not merged`);
-    else if (dirty.trim() !== '') result.kept.push(`the worktree of ${branch} has uncommitted files`);
+  const path = worktreePathFor(workspace, issue.repo, branch);
+  const worktree = existsSync(path) ? { path } : undefined;
+  if (worktree && !wg) result.kept.push(`the worktree of ${branch} is left to its runner's cleanup`);
+  else if (worktree && wg) {
+    // The worker's own tip may hold commits the runner never took: merged only if it is merged too.
+    const tip = (await readWorkerRefs(wg, wg.repoAt(path), branch).catch(() => undefined))?.local;
+    const tipMerged =
+      tip === undefined ||
+      tip === localTip ||
+      (await isMerged(repoDir, tip, mergedInto, issue.mergedHead, ctx));
+    if (!localMerged || !tipMerged)
+      result.kept.push(`the worktree of ${branch} holds commits that are not merged`);
+    else if ((await dirtyIn(wg, path)) !== 0)
+      result.kept.push(`the worktree of ${branch} has uncommitted files`);
     else {
-      await removeWorktree(repoDir, worktree.path, ctx);
-      result.worktreeRemoved = worktree.path;
+      removeAttemptRepo(path);
+      result.worktreeRemoved = path;
     }
   }
   if (localTip && localMerged && (!worktree || result.worktreeRemoved)) {
@@ -193,6 +212,7 @@ export const sweepClosedIssueWorkspaces = async (
   closedIssues: Iterable<number>,
   busyWorktrees: Iterable<string>,
   ctx: GitContext,
+  wg: WorkerGit,
 ): Promise<SweepResult> => {
   const result: SweepResult = { removed: [], kept: [], deletedBranches: [] };
   const repoDir = insideWorkspace(workspace, repo.owner, repo.name);
@@ -201,29 +221,34 @@ export const sweepClosedIssueWorkspaces = async (
   if (closed.size === 0) return result;
   const busy = new Set(busyWorktrees);
   await gitTry(['fetch', '--prune', '--quiet', 'origin'], repoDir, ctx);
-  for (const wt of await listWorktrees(repoDir, ctx)) {
-    if (wt.path === repoDir || !wt.branch) continue;
+  for (const wt of await listAttemptRepos(workspace, repo, repoDir, ctx)) {
     const n = issueNumberOfBranch(wt.branch);
     if (n === undefined || !closed.has(n)) continue;
     if (busy.has(wt.path)) {
       result.kept.push({ path: wt.path, reason: `an attempt is still using it (#${n} is closed)` });
       continue;
     }
-    const dirty = (await gitTry(['status', '--porcelain'], wt.path, ctx)) ?? 'unknown';
-    const unpushed = Number(
-      (await gitTry(['rev-list', '--count', 'HEAD', '--not', '--remotes=origin'], wt.path, ctx))?.trim() ??
-        'NaN',
-    );
-    if (dirty.trim() !== '' || !(unpushed === 0)) {
+    const dirty = await dirtyIn(wg, wt.path);
+    // The worker's HEAD, read as the worker, counted in the runner's clone: a commit the clone has
+    // never seen is work found nowhere else.
+    const head = (await readWorkerRefs(wg, wg.repoAt(wt.path), wt.branch).catch(() => undefined))?.head;
+    const unpushed = head
+      ? Number(
+          (await gitTry(['rev-list', '--count', head, '--not', '--remotes=origin'], repoDir, ctx))?.trim() ??
+            'NaN',
+        )
+      : Number.NaN;
+    if (dirty !== 0 || !(unpushed === 0)) {
       result.kept.push({
         path: wt.path,
         reason: `#${n} is closed but its worktree holds work found nowhere else`,
       });
       continue;
     }
-    await removeWorktree(repoDir, wt.path, ctx);
+    removeAttemptRepo(wt.path);
     result.removed.push(wt.path);
     if (await gitTry(['branch', '-D', wt.branch], repoDir, ctx)) result.deletedBranches.push(wt.branch);
   }
+  await gitTry(['worktree', 'prune'], repoDir, ctx);
   return result;
 };

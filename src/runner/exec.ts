@@ -11,6 +11,11 @@ export interface RunOptions {
   timeoutMs: number;
   signal?: AbortSignal;
   input?: string;
+  /** Start the command as this user and group (the bot must be root or hold CAP_SETUID/SETGID). */
+  uid?: number;
+  gid?: number;
+  /** stdout goes to this file (created or truncated) instead of into the result: bytes, not text. */
+  stdoutFile?: string;
 }
 
 export interface RunResult {
@@ -39,6 +44,9 @@ export const run = async (argv: readonly string[], opts: RunOptions): Promise<Ru
     detached: true,
     input: opts.input,
     stdin: opts.input === undefined ? 'ignore' : 'pipe',
+    ...(opts.stdoutFile !== undefined ? { stdout: { file: opts.stdoutFile } } : {}),
+    ...(opts.uid !== undefined ? { uid: opts.uid } : {}),
+    ...(opts.gid !== undefined ? { gid: opts.gid } : {}),
     reject: false,
     shell: false,
     stripFinalNewline: false,

@@ -1,8 +1,9 @@
 // git, run through exec.ts: credentials go in per-command environment (GIT_CONFIG_* entries), so
 // they never land in argv, the URL, `.git/config` or a log line. Workers hold none: only the runner's
 // own git commands that talk to a remote (clone, fetch, push, ls-remote) get them, never a local read
-// or write, and never under a repository config a worker could have turned against them (a rewritten
-// URL, a proxy, a credential helper, a hook).
+// or write. The runner runs this git only in repositories it alone writes (its clone of each repo, the
+// integration worktree's checkout of it); a worker's repository is read by the worker's own git
+// (worker-git.ts), so no setting a worker wrote is ever in force here.
 import { AppError } from '../errors.ts';
 import { redactText, run } from './exec.ts';
 
@@ -20,13 +21,6 @@ export interface GitContext {
   /** Base environment for git (PATH, HOME…), injected by the caller: only config/ reads process.env. */
   env: Record<string, string>;
   credentials?: GitCredentials;
-  /** The clone URL origin must have, where the caller knows it (a worker could have changed it). */
-  originUrl?: string;
-  /**
-   * Check the repository's config even without credentials: with `runner.user` the runner's git runs
-   * as root in repositories a worker owns, where a filter or driver a worker set would run as root.
-   */
-  guardConfig?: boolean;
   timeoutMs?: number;
   signal?: AbortSignal;
   /** Waits before a fetch is tried again after a ref lock was taken (default a timer; tests inject it). */
@@ -34,12 +28,21 @@ export interface GitContext {
 }
 
 /**
- * Command-scope settings on every runner git command (they win over any repository config): no hooks
- * and no fsmonitor, so git never starts a program a worker wrote into its worktree's repository.
+ * Command-scope settings on every runner git command (they win over any repository config). A second
+ * line: the runner's repositories hold no config but its own. No hooks, no fsmonitor, no signature
+ * checks, no tag ever pushed along, no submodule followed, and no `ext::` transport.
  */
 const PROTECTIVE_CONFIG: [string, string][] = [
   ['core.hooksPath', '/dev/null'],
   ['core.fsmonitor', 'false'],
+  ['log.showSignature', 'false'],
+  ['commit.gpgSign', 'false'],
+  ['tag.gpgSign', 'false'],
+  ['push.followTags', 'false'],
+  ['push.gpgSign', 'false'],
+  ['push.recurseSubmodules', 'no'],
+  ['fetch.recurseSubmodules', 'false'],
+  ['protocol.ext.allow', 'never'],
 ];
 
 const configEnv = (entries: [string, string][]): Record<string, string> => {
@@ -64,39 +67,6 @@ export const gitEnv = (ctx: GitContext): Record<string, string> => ({
   LC_ALL: 'C',
   ...credentialEnv(ctx.credentials),
 });
-
-/**
- * Repository settings that would send the runner's credentials elsewhere or run a program under them:
- * URL rewrites, http settings (proxies, headers), credential helpers, includes, ssh commands, filters,
- * drivers. A worker can write its repository's config; the runner then uses no credential there.
- */
-const HAZARDOUS_KEY =
-  /^(?:url\..*|http\..*|credential(?:\..*)?|include\..*|includeif\..*|core\.(?:hookspath|fsmonitor|sshcommand|askpass|gitproxy)|remote\..*\.(?:pushurl|proxy|uploadpack|receivepack|vcs)|protocol\..*|filter\..*|diff\..*\.(?:textconv|command)|merge\..*\.driver|uploadpack\..*)$/i;
-
-/** The first repository (local or worktree) setting under which the runner will not use credentials. */
-export const repoConfigHazard = async (cwd: string, ctx: GitContext): Promise<string | undefined> => {
-  const res = await run(['git', 'config', '--list', '--show-scope', '-z'], {
-    cwd,
-    env: gitEnv({ env: ctx.env }),
-    timeoutMs: 30_000,
-    signal: ctx.signal,
-  });
-  if (res.exitCode !== 0) return undefined;
-  // -z: `scope NUL key LF value NUL`, so no value can pass for another setting.
-  const parts = res.stdout.split('\0');
-  for (let i = 0; i + 1 < parts.length; i += 2) {
-    const scope = parts[i];
-    if (scope !== 'local' && scope !== 'worktree') continue;
-    const entry = parts[i + 1]!;
-    const cut = entry.indexOf('\n');
-    const key = cut < 0 ? entry : entry.slice(0, cut);
-    const value = cut < 0 ? '' : entry.slice(cut + 1);
-    if (HAZARDOUS_KEY.test(key)) return key;
-    if (/^remote\.[^.]+\.url$/i.test(key) && ctx.originUrl !== undefined && value !== ctx.originUrl)
-      return key;
-  }
-  return undefined;
-};
 
 const secretsOf = (ctx: GitContext): string[] =>
   ctx.credentials
@@ -126,21 +96,22 @@ const sleepMs = (ms: number) => new Promise<void>((resolve) => setTimeout(resolv
  * context's credentials go only to a command that talks to a remote: a local read or write (status,
  * rev-parse, log, show-ref, update-ref, worktree…) runs with none in its environment.
  */
-export const git = async (args: string[], cwd: string, given: GitContext): Promise<string> => {
+export const git = async (
+  args: string[],
+  cwd: string,
+  given: GitContext,
+  opts: { input?: string } = {},
+): Promise<string> => {
   const { credentials, ...local } = given;
   const ctx: GitContext = credentials && REMOTE_COMMANDS.has(subcommandOf(args) ?? '') ? given : local;
-  if ((ctx.credentials || ctx.guardConfig) && args[0] !== 'clone') {
-    const hazard = await repoConfigHazard(cwd, ctx);
-    if (hazard) {
-      throw new AppError(
-        'forbidden',
-        `The repository's git config sets ${hazard}; the runner will not use its credentials there.`,
-        { args: args.slice(0, 1), key: hazard },
-      );
-    }
-  }
   const once = () =>
-    run(['git', ...args], { cwd, env: gitEnv(ctx), timeoutMs: ctx.timeoutMs ?? 120_000, signal: ctx.signal });
+    run(['git', ...args], {
+      cwd,
+      env: gitEnv(ctx),
+      timeoutMs: ctx.timeoutMs ?? 120_000,
+      signal: ctx.signal,
+      ...(opts.input !== undefined ? { input: opts.input } : {}),
+    });
   let res = await once();
   // Two fetches into one clone at once (jobs of one repository starting together, a cleanup after a
   // merge) race for its remote-tracking refs, and the loser fails ("cannot lock ref"). A fetch is

@@ -21,3 +21,13 @@ export interface WorkerJail {
   /** argv rewritten to run inside the sandbox at `place` (unchanged where there is no sandbox). */
   wrap(argv: readonly string[], place: JailPlace): string[];
 }
+
+/**
+ * No sandbox: a worker-side process runs unchanged, as the worker user when there is one (the caller
+ * starts it with that uid), else as the bot's own user.
+ */
+export const plainJail = (user: WorkerUser | undefined): WorkerJail => ({
+  kind: 'none',
+  ...(user ? { user } : {}),
+  wrap: (argv) => [...argv],
+});

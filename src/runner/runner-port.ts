@@ -9,4 +9,6 @@ export interface RunnerPort {
   execute(job: RunnerJob): Promise<RunnerJobResult>;
   limit(): { limit: number; contended: boolean };
   gitContext(repo: RepoRef): Promise<GitContext>;
+  /** Of `files`, those still holding a conflict marker in an attempt's repository (read as its worker). */
+  markedFiles(attemptId: string, files: readonly string[]): Promise<string[]>;
 }

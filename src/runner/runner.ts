@@ -15,6 +15,7 @@ import { BuildGate, type GateResult } from './build-gate.ts';
 import { cleanupRepo, sweepClosedIssueWorkspaces } from './cleanup.ts';
 import { diskFullSummary, isDiskFull } from './failure-class.ts';
 import { type CredentialsProvider, type GitContext, gitTry } from './git.ts';
+import { plainJail, type WorkerJail } from './jail.ts';
 import { type MachineLimit, machineLimit, sampleMachine } from './machine.ts';
 import { buildPrompt, isFeedbackReason } from './prompt.ts';
 import { isOurWorker, Supervisor } from './supervisor.ts';
@@ -32,13 +33,14 @@ import {
   runnerJobSchema,
   type SurvivedWork,
 } from './types.ts';
+import { filesWithMarkersAt, WorkerGit } from './worker-git.ts';
 import { resolveWorkerUser, sameUserWarning, type WorkerUser } from './worker-user.ts';
 import { ensureClone, insideWorkspace, repoDirFor } from './workspace.ts';
 import {
-  ensureWorktree,
+  ensureAttemptRepo,
   mergeBaseInto,
   readStartRefs,
-  removeWorktree,
+  removeAttemptRepo,
   type StartRefs,
   worktreePathFor,
 } from './worktrees.ts';
@@ -73,6 +75,8 @@ export interface RunnerDeps {
   requeue?: (r: AttemptRecord) => Promise<unknown>;
   /** Told when a worker this process started exits (Supervisor's onWorkerExit): call collectExits. */
   onWorkerExit?: (attemptId: string) => void;
+  /** Where worker-side processes run (the sandbox); default: none, only the worker user's uid. */
+  jail?: (user: WorkerUser | undefined) => WorkerJail;
 }
 
 export type RunnerJobResult =
@@ -101,8 +105,8 @@ export class Runner {
   /** Clones whose origin this runner has checked (or made): dir → clone URL. */
   private readonly knownOrigins = new Map<string, string>();
   private readonly workerUser: WorkerUser | undefined;
-  /** Environment of the runner's own git commands. */
-  private readonly gitEnv: Record<string, string>;
+  /** git in workers' repositories, as the worker: the only git that reads one. */
+  readonly workerGit: WorkerGit;
 
   constructor(private readonly d: RunnerDeps) {
     this.workspace = resolve(d.config.workspace);
@@ -115,19 +119,9 @@ export class Runner {
             botUid,
             ...(d.procStatus !== undefined ? { procStatus: d.procStatus } : {}),
           });
-    if (this.workerUser) {
-      // git refuses repositories another user owns; these are the runner's own, handed to its workers.
-      // The user's own global config (a runner host's credential helper) is still read, through includes.
-      const gitconfig = insideWorkspace(this.workspace, '.runner-gitconfig');
-      writeFileSync(
-        gitconfig,
-        '[include]\n\tpath = ~/.gitconfig\n\tpath = ~/.config/git/config\n[safe]\n\tdirectory = *\n',
-      );
-      this.gitEnv = { ...d.baseEnv, GIT_CONFIG_GLOBAL: gitconfig };
-    } else {
-      this.gitEnv = d.baseEnv;
-      if (d.startsWorkers !== false) d.logger.warn({ uid: botUid }, sameUserWarning(botUid));
-    }
+    if (!this.workerUser && d.startsWorkers !== false)
+      d.logger.warn({ uid: botUid }, sameUserWarning(botUid));
+    this.workerGit = new WorkerGit((d.jail ?? plainJail)(this.workerUser), d.baseEnv);
     this.gate = new BuildGate(d.config.buildConcurrency);
     this.supervisor = new Supervisor({
       ledger: d.ledger,
@@ -147,6 +141,8 @@ export class Runner {
         secrets: [],
       }),
       ...(this.workerUser ? { workerUser: this.workerUser } : {}),
+      workerGit: this.workerGit,
+      baseEnv: d.baseEnv,
       maxNudges: d.config.maxNudges,
       attemptTimeoutMs: d.config.attemptTimeoutMinutes * 60_000,
       minFreeBytes: d.config.minFreeDiskMb * 1024 * 1024,
@@ -162,9 +158,8 @@ export class Runner {
     opts: { credentials?: boolean } = {},
   ): Promise<GitContext> {
     return {
-      env: this.gitEnv,
+      env: this.d.baseEnv,
       ...(opts.credentials === false ? {} : { credentials: await this.d.credentials(repo) }),
-      ...(this.workerUser ? { guardConfig: true } : {}),
     };
   }
 
@@ -216,8 +211,14 @@ export class Runner {
         if (job.mergeBase) {
           if (job.reason !== 'conflict')
             throw new AppError('bad_request', 'mergeBase goes with a resume for a conflict only.');
-          const ctx = { ...(await this.gitContext(r.issue.repo)), originUrl: r.job.cloneUrl };
-          conflictFiles = await mergeBaseInto(r.worktree, job.mergeBase, ctx);
+          const ctx = await this.gitContext(r.issue.repo);
+          conflictFiles = await mergeBaseInto(
+            this.workerGit,
+            this.supervisor.repoOf(r),
+            r.repoDir,
+            job.mergeBase,
+            ctx,
+          );
           await this.d.ledger.update(r.id, { conflictFiles });
         }
         if (isFeedbackReason(job.reason) && job.feedback === undefined)
@@ -241,11 +242,21 @@ export class Runner {
       case 'cleanup': {
         const git = await this.gitContext(job.repo);
         if (job.closedIssues === undefined)
-          return { kind: 'cleanup', ...(await cleanupRepo(this.workspace, job, this.d.ledger, git)) };
+          return {
+            kind: 'cleanup',
+            ...(await cleanupRepo(this.workspace, job, this.d.ledger, git, this.workerGit)),
+          };
         // The start-up sweep touches nothing but closed issues' worktrees, and never one a worker holds
         // (an attempt with no outcome yet: running, or finished while the bot was down and not collected).
         const busy = (await this.d.ledger.listOpen()).flatMap((a) => (a.worktree ? [a.worktree] : []));
-        const swept = await sweepClosedIssueWorkspaces(this.workspace, job.repo, job.closedIssues, busy, git);
+        const swept = await sweepClosedIssueWorkspaces(
+          this.workspace,
+          job.repo,
+          job.closedIssues,
+          busy,
+          git,
+          this.workerGit,
+        );
         return {
           kind: 'cleanup',
           removed: swept.removed,
@@ -327,12 +338,8 @@ export class Runner {
           `Roster entry ${job.entry.name}: command "${bin}" was not found on this host.`,
         );
       }
-      // Reading refs and checking out talk to no remote: no credentials in their environment, so
-      // git needs no look at the repository's config first (git.ts) unless the worker user asks it.
-      const local = {
-        ...(await this.gitContext(job.issue.repo, { credentials: false })),
-        originUrl: job.cloneUrl,
-      };
+      // Reading refs and checking out talk to no remote: no credentials in their environment.
+      const local = await this.gitContext(job.issue.repo, { credentials: false });
       // Asked before the lock, as ever, for a job that will fetch: the provider may be slow.
       const remote = expectedBaseSha(job) ? undefined : this.gitContext(job.issue.repo);
       const asked = performance.now();
@@ -343,18 +350,10 @@ export class Runner {
         // A clone already at the base the bot expects needs no fetch (nor credentials) either.
         const current = fresh ? undefined : await this.atExpectedBase(job, branch, local);
         if (current) {
-          const wt = await ensureWorktree(
-            this.workspace,
-            current.repoDir,
-            job.issue.repo,
-            branch,
-            job.baseBranch,
-            local,
-            current.refs,
-          );
+          const wt = await ensureAttemptRepo(this.placeOf(job, current.repoDir, branch), local, current.refs);
           return { repoDir: current.repoDir, wt };
         }
-        const ctx = { ...(await (remote ?? this.gitContext(job.issue.repo))), originUrl: job.cloneUrl };
+        const ctx = await (remote ?? this.gitContext(job.issue.repo));
         const began = performance.now();
         const repoDir = await ensureClone(
           this.workspace,
@@ -365,14 +364,7 @@ export class Runner {
           this.knownOrigins,
         );
         if (!fresh) this.fetchedAt.set(repoName, began);
-        const wt = await ensureWorktree(
-          this.workspace,
-          repoDir,
-          job.issue.repo,
-          branch,
-          job.baseBranch,
-          local,
-        );
+        const wt = await ensureAttemptRepo(this.placeOf(job, repoDir, branch), local);
         return { repoDir, wt };
       });
       if (!wt.reused) created = { repoDir, path: wt.path };
@@ -416,9 +408,8 @@ export class Runner {
       // Nothing half-made: the attempt is recorded as failed with a clear reason, and no process runs.
       const message = err instanceof Error ? err.message : String(err);
       if (created) {
-        const ctx = await this.gitContext(job.issue.repo);
-        await removeWorktree(created.repoDir, created.path, ctx).catch(() => undefined);
-        await gitTry(['branch', '-D', branch], created.repoDir, ctx);
+        removeAttemptRepo(created.path);
+        await gitTry(['branch', '-D', branch], created.repoDir, await this.gitContext(job.issue.repo));
       }
       const outcome = isAppError(err, 'bad_request') ? 'unsolved' : 'environment_failure';
       // A full disk met while setting up (clone, worktree, prompt) parks the run like one met later.
@@ -437,6 +428,28 @@ export class Runner {
       this.d.events({ type: 'attempt.finished', attemptId: id, outcome, summary: message });
       return failed;
     }
+  }
+
+  /** Where an attempt's repository is made: from the runner's clone (the cache), for its worker. */
+  private placeOf(job: AttemptJob, cacheDir: string, branch: string) {
+    return {
+      workspace: this.workspace,
+      cacheDir,
+      repo: job.issue.repo,
+      branch,
+      baseBranch: job.baseBranch,
+      cloneUrl: job.cloneUrl,
+      ...(this.workerUser ? { user: this.workerUser } : {}),
+    };
+  }
+
+  /**
+   * Of `files`, those that still hold a conflict marker line in the HEAD of an attempt's repository,
+   * read as its worker (a fleet merge checks a resolved conflict with it).
+   */
+  async markedFiles(attemptId: string, files: readonly string[]): Promise<string[]> {
+    const r = await this.mustGet(attemptId);
+    return filesWithMarkersAt(this.workerGit, this.supervisor.repoOf(r), files);
   }
 
   /**

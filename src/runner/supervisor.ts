@@ -7,6 +7,7 @@ import {
   closeSync,
   copyFileSync,
   existsSync,
+  lstatSync,
   openSync,
   readFileSync,
   readSync,
@@ -15,7 +16,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { isAppError } from '../errors.ts';
@@ -47,8 +48,15 @@ import type {
   ResumeReason,
   SurvivedWork,
 } from './types.ts';
+import { isSha, readWorkerRefs, type WorkerGit, type WorkerRepo } from './worker-git.ts';
 import { chownTree, type WorkerUser } from './worker-user.ts';
-import { commitsAheadOfBase, conflictMarkers, survivedWork } from './worktrees.ts';
+import {
+  commitsAheadOfBase,
+  conflictMarkers,
+  importBranch,
+  readStartRefs,
+  survivedWork,
+} from './worktrees.ts';
 
 export const wrapperPath = fileURLToPath(new URL('./worker-wrapper.mjs', import.meta.url));
 
@@ -109,8 +117,12 @@ export interface SupervisorDeps {
   attemptTimeoutMs: number;
   /** Called when an attempt ends unsolved, so the runner can retry it with the failure fed back. */
   onUnsolved?: (record: AttemptRecord) => Promise<void>;
-  /** `runner.user`: workers start as this user, owning their clone, worktree and attempt directory. */
+  /** `runner.user`: workers start as this user, owning their repository and attempt directory. */
   workerUser?: WorkerUser;
+  /** git in a worker's repository, run as the worker (its jail): the only git that reads one. */
+  workerGit: WorkerGit;
+  /** The environment workers start from (its HOME is theirs when they run as the bot's user). */
+  baseEnv: Record<string, string>;
   /**
    * Told when a worker this process started exits (its exit file is written by then), so its owner can
    * collect it at once (collectExits) rather than at the next tick. Not told for re-attached workers.
@@ -140,20 +152,30 @@ export const isOurWorker = (r: Pick<AttemptRecord, 'pid' | 'pidStartTime' | 'exi
   }
 };
 
-/** HOME, USER and LOGNAME of the worker user (HOME: its home when there is one, else the attempt dir). */
+/** The worker's HOME: the worker user's home when there is one, else the attempt dir (else the bot's). */
+export const workerHome = (
+  user: WorkerUser | undefined,
+  attemptDir: string,
+  env: Record<string, string>,
+): string =>
+  user ? (user.home && existsSync(user.home) ? user.home : attemptDir) : (env.HOME ?? attemptDir);
+
+/** HOME, USER and LOGNAME of the worker user. */
 const userEnv = (user: WorkerUser, attemptDir: string): Record<string, string> => ({
-  HOME: user.home && existsSync(user.home) ? user.home : attemptDir,
+  HOME: workerHome(user, attemptDir, {}),
   USER: user.name,
   LOGNAME: user.name,
 });
 
 /**
- * HEAD, the attempt's branch, origin's base branch and the attempt's branch as the clone last saw it on
- * origin (its tracking ref) in a worktree (undefined/null: no such ref).
+ * HEAD and the attempt's branch in the worker's repository (read as the worker), and from the runner's
+ * cache: the branch as the runner last took it from the worker (`imported`), origin's base branch and
+ * the attempt's branch as the cache last saw it on origin (its tracking ref). Undefined/null: no such ref.
  */
 interface Refs {
   head: string | null;
   local?: string;
+  imported?: string;
   base?: string;
   tracking?: string;
 }
@@ -163,7 +185,6 @@ interface AttemptMemo {
   pid: number | undefined;
   /** Checks of refs so far; every FORCED_READ-th one reads them with git whatever the files say. */
   reads: number;
-  dirs?: { gitDir: string; commonDir: string } | null;
   refs?: Refs;
   refsStamp?: string;
   logStamp?: string;
@@ -173,37 +194,10 @@ interface AttemptMemo {
 
 const FORCED_READ = 10;
 
-const readRefs = async (r: AttemptRecord, ctx: GitContext): Promise<Refs> => {
-  const local = `refs/heads/${r.branch}`;
-  const base = `refs/remotes/origin/${r.baseBranch}`;
-  const tracking = `refs/remotes/origin/${r.branch}`;
-  const out = (await gitTry(['show-ref', '--head', '--', local, base, tracking], r.worktree, ctx)) ?? '';
-  const refs: Refs = { head: null };
-  for (const line of out.split('\n')) {
-    const [sha, name] = line.split(' ');
-    if (!sha || !name) continue;
-    if (name === 'HEAD') refs.head = sha;
-    else if (name === local) refs.local = sha;
-    else if (name === base) refs.base = sha;
-    else if (name === tracking) refs.tracking = sha;
-  }
-  return refs;
-};
-
-/** The worktree's own git dir and the clone's common dir, asked of git once per attempt. */
-const gitDirsOf = async (
-  worktree: string,
-  ctx: GitContext,
-): Promise<{ gitDir: string; commonDir: string } | null> => {
-  const out = await gitTry(['rev-parse', '--absolute-git-dir', '--git-common-dir'], worktree, ctx);
-  const [gitDir, common] = (out ?? '').split('\n');
-  if (!gitDir || !common) return null;
-  return { gitDir, commonDir: resolve(worktree, common) };
-};
-
 const statStamp = (path: string): string => {
   try {
-    const s = statSync(path);
+    // lstat: a worker's repository is the worker's; the runner follows no link in it.
+    const s = lstatSync(path);
     return `${s.ino}:${s.mtimeMs}:${s.size}`;
   } catch {
     return '-';
@@ -211,43 +205,14 @@ const statStamp = (path: string): string => {
 };
 
 /**
- * A stamp of the files the attempt's refs live in (HEAD, the ref HEAD names, the branch, its tracking
- * ref, origin's base, packed-refs); git replaces a ref file by rename, so any update changes it.
- * Undefined (always ask git) for a reftable repository or a HEAD that cannot be read.
+ * A stamp of the files HEAD and the attempt's branch live in, in the worker's repository: HEAD, its
+ * reflog (a commit on any branch appends to it), the branch and packed-refs. git replaces a ref file by
+ * rename, so any update changes it. Only metadata is read, never a file's content.
  */
-const refStamp = (
-  dirs: { gitDir: string; commonDir: string },
-  branch: string,
-  baseBranch: string,
-): string | undefined => {
-  if (existsSync(join(dirs.commonDir, 'reftable'))) return undefined;
-  let head: string;
-  try {
-    head = readFileSync(join(dirs.gitDir, 'HEAD'), 'utf8');
-  } catch {
-    return undefined;
-  }
-  const named = /^ref: (refs\/heads\/[^\s]+)\s*$/.exec(head)?.[1];
-  const files = [
-    join(dirs.gitDir, 'HEAD'),
-    join(dirs.commonDir, 'packed-refs'),
-    join(dirs.commonDir, 'refs', 'heads', branch),
-    join(dirs.commonDir, 'refs', 'remotes', 'origin', branch),
-    join(dirs.commonDir, 'refs', 'remotes', 'origin', baseBranch),
-    ...(named ? [join(dirs.commonDir, named)] : []),
-  ];
-  return `${head}|${files.map(statStamp).join('|')}`;
-};
-
-/**
- * An unreachable remote reads as no branch; a repository config the runner refuses its credentials
- * under does not: the first git that would carry them (a push, or the ls-remote of an exit) ends the
- * attempt.
- */
-const unlessForbidden = (err: unknown): null => {
-  if (isAppError(err, 'forbidden')) throw err;
-  return null;
-};
+const refStamp = (worktree: string, branch: string): string =>
+  ['HEAD', 'logs/HEAD', 'packed-refs', `refs/heads/${branch}`]
+    .map((f) => statStamp(join(worktree, '.git', f)))
+    .join('|');
 
 export class Supervisor {
   /** The pass under way, and the exits-only pass asked for while it runs (collectExits). */
@@ -272,9 +237,9 @@ export class Supervisor {
       // The worker user may not reach the bot's install folder: it runs a copy in its own attempt dir.
       wrapper = join(dirname(record.exitPath), 'worker-wrapper.mjs');
       copyFileSync(wrapperPath, wrapper);
-      // The worker commits into the clone's object store and writes its exit file: hand it those trees
-      // again at every launch (the runner's own fetches since the last one wrote files as the bot).
-      for (const dir of [record.repoDir, record.worktree, dirname(record.exitPath)]) chownTree(dir, user);
+      // The worker writes its exit file there. Its repository was handed over once, when the runner
+      // made it (worktrees.ts); the runner's clone stays the runner's.
+      chownTree(dirname(record.exitPath), user);
     }
     const onWorkerExit = this.d.onWorkerExit;
     const { pid } = spawnDetached(['node', wrapper, record.exitPath, '--', ...argv], {
@@ -334,8 +299,8 @@ export class Supervisor {
       try {
         await this.check(r, opts);
       } catch (err) {
-        // A worker that rewrote its repository's git config (a URL, a proxy, a helper) to catch the
-        // runner's credentials: the runner runs no more git there, and the attempt ends, named.
+        // A worker whose branch came with more than the branch (tags, other refs): the runner takes
+        // nothing more from it, and the attempt ends, named.
         if (isAppError(err, 'forbidden')) {
           await this.stop(r);
           await this.finish(r, 'unsolved', err.message);
@@ -413,15 +378,32 @@ export class Supervisor {
    */
   private async refsOf(r: AttemptRecord, ctx: GitContext): Promise<Refs> {
     const memo = this.memo(r);
-    memo.dirs ??= await gitDirsOf(r.worktree, ctx);
-    const stamp = memo.dirs ? refStamp(memo.dirs, r.branch, r.baseBranch) : undefined;
-    if (stamp !== undefined && memo.refs && memo.refsStamp === stamp && memo.reads % FORCED_READ !== 0) {
+    const stamp = refStamp(r.worktree, r.branch);
+    if (memo.refs && memo.refsStamp === stamp && memo.reads % FORCED_READ !== 0) {
       memo.reads++;
       return memo.refs;
     }
-    const refs = await readRefs(r, ctx);
+    const refs = await this.readRefs(r, ctx);
     Object.assign(memo, { refs, refsStamp: stamp, reads: memo.reads + 1 });
     return refs;
+  }
+
+  /** HEAD and the branch read as the worker; the rest from the runner's own cache. */
+  private async readRefs(r: AttemptRecord, ctx: GitContext): Promise<Refs> {
+    const worker = await readWorkerRefs(this.d.workerGit, this.repoOf(r), r.branch);
+    const cache = await readStartRefs(r.repoDir, r.branch, r.baseBranch, ctx);
+    return {
+      head: worker.head,
+      ...(worker.local ? { local: worker.local } : {}),
+      ...(cache.local ? { imported: cache.local } : {}),
+      ...(cache.base ? { base: cache.base } : {}),
+      ...(cache.remote ? { tracking: cache.remote } : {}),
+    };
+  }
+
+  /** The worker's repository of an attempt, as its worker-side processes see it. */
+  repoOf(r: AttemptRecord): WorkerRepo {
+    return { path: r.worktree, home: workerHome(this.d.workerUser, dirname(r.exitPath), this.d.baseEnv) };
   }
 
   private memo(r: AttemptRecord): AttemptMemo {
@@ -434,10 +416,11 @@ export class Supervisor {
   }
 
   /**
-   * Workers hold no forge credential: the runner pushes the attempt's own branch for them, that
-   * refspec only, to the clone URL of the job the runner stored (never to a remote the worker's git
-   * config names). A push git refuses (a rewritten history) is logged; the branch then has not moved.
-   * `ctx` may be a local one (a tick's): the credentials are then asked here, for the push alone.
+   * Workers hold no forge credential: the runner takes the attempt's branch from the worker's
+   * repository into its own cache (importBranch: as data, exactly that ref) and pushes it from there,
+   * that refspec only, with its own config, to the clone URL of the job the runner stored. A push git
+   * refuses (a rewritten history) is logged; the branch then has not moved. `ctx` may be a local one
+   * (a tick's): the credentials are then asked here, for the push alone.
    */
   private async pushBranch(
     r: AttemptRecord,
@@ -447,31 +430,47 @@ export class Supervisor {
   ): Promise<string | null> {
     const ref = `refs/heads/${r.branch}`;
     const local = refs.local;
-    if (!local || remote === local) return remote;
+    if (!isSha(local) || remote === local) return remote;
     // A branch with nothing of its own (the base as it was checked out) is not work to deliver.
     if (local === refs.base) return remote;
+    if (refs.imported !== local && !(await this.importFrom(r, refs, local, ctx))) return remote;
     const memo = this.memo(r);
     const range = `${refs.base ?? `refs/remotes/origin/${r.baseBranch}`}..${local}`;
     if (memo.ownRange !== range) {
-      const own = await gitTry(['rev-list', '--count', range], r.worktree, ctx);
+      const own = await gitTry(['rev-list', '--count', range], r.repoDir, ctx);
       Object.assign(memo, { ownRange: range, own: own ? Number(own.trim()) : 0 });
     }
     if (!memo.own) return remote;
     const remoteCtx = ctx.credentials === undefined ? await this.gitContextOf(r) : ctx;
     const pushed = await gitTry(
-      ['push', '--quiet', '--', r.job.cloneUrl, `${ref}:${ref}`],
-      r.worktree,
+      ['push', '--quiet', '--no-verify', '--no-follow-tags', '--', r.job.cloneUrl, `${ref}:${ref}`],
+      r.repoDir,
       remoteCtx,
     );
     if (pushed === undefined) {
       this.d.logger.warn({ attemptId: r.id, branch: r.branch }, 'the runner could not push the branch');
       return remote;
     }
-    // The push went to a URL, not to `origin`: keep the tracking ref and upstream in step, as a
-    // `push -u origin` would (survivedWork counts against it; cleanup's `branch -d` checks it).
-    await gitTry(['update-ref', `refs/remotes/origin/${r.branch}`, local], r.worktree, ctx);
-    await gitTry(['branch', '--quiet', '--set-upstream-to', `origin/${r.branch}`, r.branch], r.worktree, ctx);
+    // The push went to a URL, not to `origin`: keep the cache's tracking ref in step, as a
+    // `push origin` would (survivedWork counts against it; cleanup's `branch -d` checks it).
+    await gitTry(['update-ref', `refs/remotes/origin/${r.branch}`, local], r.repoDir, ctx);
+    refs.tracking = local;
     return local;
+  }
+
+  /** The worker's branch at `tip` into the cache; false (logged) when it could not be read. */
+  private async importFrom(r: AttemptRecord, refs: Refs, tip: string, ctx: GitContext): Promise<boolean> {
+    const known = [refs.base, refs.tracking, refs.imported].filter((s): s is string => s !== undefined);
+    try {
+      if (!(await importBranch(this.d.workerGit, this.repoOf(r), r.repoDir, r.branch, tip, known, ctx)))
+        return false;
+    } catch (err) {
+      if (isAppError(err, 'forbidden')) throw err;
+      this.d.logger.warn({ attemptId: r.id, err }, "the worker's branch could not be read");
+      return false;
+    }
+    refs.imported = tip;
+    return true;
   }
 
   /** Resumes the same session in its worktree (a nudge, an interrupted worker, or a base merge to finish). */
@@ -526,7 +525,14 @@ export class Supervisor {
     situation: NudgeSituation,
   ): Promise<SurvivedWork> {
     const ctx = await this.gitContextOf(r);
-    const survived = await survivedWork(r.worktree, r.branch, r.baseBranch, ctx);
+    const survived = await survivedWork(
+      this.d.workerGit,
+      this.repoOf(r),
+      r.repoDir,
+      r.branch,
+      r.baseBranch,
+      ctx,
+    );
     const n = r.nudges + (reason === 'nudge' ? 1 : 0);
     const nudgeFile = join(r.promptPath, '..', `nudge-${n}-${Date.now()}.md`);
     const criteria = { branch: r.branch, baseBranch: r.baseBranch, deliverable: r.job.deliverable };
@@ -573,9 +579,9 @@ export class Supervisor {
     await this.finish(r, 'cancelled', 'Cancelled.');
   }
 
-  /** The runner's git context for an attempt's worktree, with the origin URL its job names. */
-  private async gitContextOf(r: AttemptRecord, opts?: { credentials?: boolean }): Promise<GitContext> {
-    return { ...(await this.d.gitContext(r.issue.repo, opts)), originUrl: r.job.cloneUrl };
+  /** The runner's git context for an attempt's repository (its cache of it: r.repoDir). */
+  private gitContextOf(r: AttemptRecord, opts?: { credentials?: boolean }): Promise<GitContext> {
+    return this.d.gitContext(r.issue.repo, opts);
   }
 
   /** The session to resume: the one recorded, else the one the log names (codex, opencode). */
@@ -628,8 +634,8 @@ export class Supervisor {
     const remote = await this.pushBranch(
       r,
       ctx,
-      await readRefs(r, ctx),
-      await remoteBranchSha(r.worktree, r.branch, ctx).catch(unlessForbidden),
+      await this.readRefs(r, ctx),
+      await remoteBranchSha(r.repoDir, r.branch, ctx).catch(() => null),
     );
     // Work is commits ahead of the base on origin. A branch that moved with none (an issue branch
     // pushed new at the base's tip) delivered nothing. One that did not move but holds commits ahead
@@ -637,7 +643,7 @@ export class Supervisor {
     // here): a worker that finds it done and exits cleanly delivered it. A bounce deletes the branch,
     // so what is on it is this pass's work.
     const ahead =
-      remote === null ? 0 : await commitsAheadOfBase(r.worktree, r.branch, remote, r.baseBranch, ctx);
+      remote === null ? 0 : await commitsAheadOfBase(r.repoDir, r.branch, remote, r.baseBranch, ctx);
     const branchMoved = ahead > 0;
     if (branchMoved && remote === r.originShaAtStart && exit.exitCode === 0) {
       this.d.logger.info(
@@ -649,7 +655,7 @@ export class Supervisor {
     // Markers matter only on a clean exit that pushed work.
     const markers =
       exit.exitCode === 0 && branchMoved && remote
-        ? await conflictMarkers(r.worktree, r.branch, remote, ctx)
+        ? await conflictMarkers(r.repoDir, r.branch, remote, ctx)
         : [];
     // The tool refused commands the worker needed and nothing was delivered: a nudge would be refused
     // the same way, and the model is not to blame. A person widens the allowlist.

@@ -1,29 +1,25 @@
-// One git worktree per issue, under `<workspace>/.worktrees/<owner>/<repo>/`. A path that exists but
-// is not our worktree for that branch is refused, never reused or overwritten.
-import { existsSync, realpathSync } from 'node:fs';
+// One repository per attempt branch, under `<workspace>/.worktrees/<owner>/<repo>/`: its own `.git`
+// (never a worktree of the runner's clone), created by the runner from that clone (the cache) and then
+// handed to the worker. Its objects come from the cache through `objects/info/alternates`, read-only:
+// the worker's git writes new objects into its own repository and can change nothing in the cache.
+// After the hand-over the runner runs no git there; what it needs crosses as data (worker-git.ts).
+import { appendFileSync, existsSync, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { AppError } from '../errors.ts';
 import { worktreeDirName } from './branch-names.ts';
 import { type GitContext, git, gitTry } from './git.ts';
+import {
+  bundleBranch,
+  commitsNotIn,
+  dirtyFileCount,
+  isSha,
+  mergeInWorker,
+  readWorkerRefs,
+  type WorkerGit,
+  type WorkerRepo,
+} from './worker-git.ts';
+import { chownTree, type WorkerUser } from './worker-user.ts';
 import { checkRepoSegment, insideWorkspace } from './workspace.ts';
-
-export interface WorktreeInfo {
-  path: string;
-  branch?: string;
-  locked: boolean;
-}
-
-export const listWorktrees = async (repoDir: string, ctx: GitContext): Promise<WorktreeInfo[]> => {
-  const out = await git(['worktree', 'list', '--porcelain'], repoDir, ctx);
-  const list: WorktreeInfo[] = [];
-  for (const block of out.split('\n\n')) {
-    const lines = block.split('\n');
-    const path = lines.find((l) => l.startsWith('worktree '))?.slice(9);
-    if (!path) continue;
-    const branch = lines.find((l) => l.startsWith('branch refs/heads/'))?.slice(18);
-    list.push({ path, branch, locked: lines.some((l) => l.startsWith('locked')) });
-  }
-  return list;
-};
 
 export const worktreePathFor = (
   workspace: string,
@@ -38,18 +34,10 @@ export const worktreePathFor = (
     worktreeDirName(branch),
   );
 
-const samePath = (a: string, b: string): boolean => {
-  try {
-    return realpathSync(a) === realpathSync(b);
-  } catch {
-    return a === b;
-  }
-};
-
 /**
- * What a new worktree's start depends on, as the clone has it: the attempt's local branch, its
- * tracking ref (origin's branch as last fetched) and origin's base branch, in one git command
- * (show-ref matches by suffix: keep exact names).
+ * What a new attempt repository starts from, as the cache has it: the attempt's branch as the runner
+ * last took it from a worker (its local branch), its tracking ref (origin's branch as last fetched)
+ * and origin's base branch, in one git command (show-ref matches by suffix: keep exact names).
  */
 export interface StartRefs {
   local?: string;
@@ -73,78 +61,188 @@ export const readStartRefs = async (
   return { ...(local ? { local } : {}), ...(remote ? { remote } : {}), ...(base ? { base } : {}) };
 };
 
+/** A git config value in double quotes (a newline cannot be written: refused). */
+const configValue = (v: string): string => {
+  if (/[\n\r\0]/.test(v)) throw new AppError('bad_request', 'A git config value may not hold a line break.');
+  return `"${v.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
+};
+
+let creating = 0;
+
 /**
- * Creates (or finds again) the worktree of `branch`: from the local branch if it exists, else from the
- * remote branch, else new off `origin/<baseBranch>`. Returns its path, whether it already existed and,
- * for a new one, the branch's sha on origin as the clone last fetched it (null: origin has no such
- * branch), read by the same command that chose where to start from (or given: `known`, read by the
- * caller since the clone last changed).
+ * Creates (or finds again) the repository of `branch`: from the cache's local branch if it has one,
+ * else from origin's branch, else new off `origin/<baseBranch>`. The runner makes it in a directory
+ * of its own, hands it to the worker user (`user`) and only then moves it into place. Returns its
+ * path, whether it already existed and, for a new one, the branch's sha on origin as the cache last
+ * fetched it (null: origin has no such branch), read by the command that chose where to start from
+ * (or given: `known`, read by the caller since the cache last changed).
  */
-export const ensureWorktree = async (
-  workspace: string,
-  repoDir: string,
-  repo: { owner: string; name: string },
-  branch: string,
-  baseBranch: string,
+export const ensureAttemptRepo = async (
+  o: {
+    workspace: string;
+    cacheDir: string;
+    repo: { owner: string; name: string };
+    branch: string;
+    baseBranch: string;
+    cloneUrl: string;
+    user?: WorkerUser;
+  },
   ctx: GitContext,
   known?: StartRefs,
 ): Promise<{ path: string; reused: true } | { path: string; reused: false; originSha: string | null }> => {
-  const path = worktreePathFor(workspace, repo, branch);
-  if (existsSync(path)) {
-    const ours = (await listWorktrees(repoDir, ctx)).find((w) => samePath(w.path, path));
-    if (!ours || ours.branch !== branch) {
+  const path = worktreePathFor(o.workspace, o.repo, o.branch);
+  const st = lstatSync(path, { throwIfNoEntry: false });
+  if (st) {
+    if (!st.isDirectory() || !lstatSync(join(path, '.git'), { throwIfNoEntry: false })?.isDirectory())
       throw new AppError(
         'conflict',
-        `Worktree path ${path} exists but is not the runner's worktree of ${branch}.`,
+        `${path} exists but is not the runner's worktree of ${o.branch}: not a repository of its own (one an older runner added to its shared clone is not one either; remove it).`,
       );
-    }
     return { path, reused: true };
   }
-  const { local, remote, base } = known ?? (await readStartRefs(repoDir, branch, baseBranch, ctx));
-  if (local) await git(['worktree', 'add', '--quiet', path, branch], repoDir, ctx);
-  else if (remote)
-    await git(
-      ['worktree', 'add', '--quiet', '--track', '-b', branch, path, `origin/${branch}`],
-      repoDir,
-      ctx,
+  const { local, remote, base } = known ?? (await readStartRefs(o.cacheDir, o.branch, o.baseBranch, ctx));
+  const start = local ?? remote ?? base;
+  if (!start) throw new AppError('git_failed', `Base branch ${o.baseBranch} does not exist on origin.`);
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = join(dirname(path), `.creating-${basename(path)}-${process.pid}-${++creating}`);
+  try {
+    await git(['init', '--quiet', `--initial-branch=${o.branch}`, tmp], dirname(path), ctx);
+    writeFileSync(
+      join(tmp, '.git', 'objects', 'info', 'alternates'),
+      `${join(o.cacheDir, '.git', 'objects')}\n`,
     );
-  else {
-    if (!base) throw new AppError('git_failed', `Base branch ${baseBranch} does not exist on origin.`);
-    await git(
-      ['worktree', 'add', '--quiet', '--no-track', '-b', branch, path, `origin/${baseBranch}`],
-      repoDir,
-      ctx,
+    // origin as a clone would name it (a worker holds no credential to use it with), and the branch
+    // tracking origin's when origin has it.
+    appendFileSync(
+      join(tmp, '.git', 'config'),
+      `[remote "origin"]\n\turl = ${configValue(o.cloneUrl)}\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n` +
+        (remote
+          ? `[branch ${configValue(o.branch)}]\n\tremote = origin\n\tmerge = refs/heads/${o.branch}\n`
+          : ''),
     );
+    const refs = [
+      `create refs/heads/${o.branch} ${start}`,
+      ...(base ? [`create refs/remotes/origin/${o.baseBranch} ${base}`] : []),
+      ...(remote ? [`create refs/remotes/origin/${o.branch} ${remote}`] : []),
+    ];
+    await git(['update-ref', '--stdin'], tmp, ctx, { input: `${refs.join('\n')}\n` });
+    await git(['reset', '--quiet', '--hard'], tmp, ctx);
+    // The cache records the branch too (cleanup finds attempt repositories by it).
+    if (!local) await gitTry(['update-ref', `refs/heads/${o.branch}`, start, ''], o.cacheDir, ctx);
+    if (o.user) chownTree(tmp, o.user);
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw err;
   }
   return { path, reused: false, originSha: remote ?? null };
 };
 
-/** What an interrupted worker left: commits not on origin yet, and uncommitted files. */
+/** Deletes an attempt repository (the runner's to remove: it made it; nothing is run inside). */
+export const removeAttemptRepo = (path: string): void => {
+  rmSync(path, { recursive: true, force: true });
+};
+
+/** The attempt repositories of a cache: its local branches whose repository exists. */
+export const listAttemptRepos = async (
+  workspace: string,
+  repo: { owner: string; name: string },
+  cacheDir: string,
+  ctx: GitContext,
+): Promise<{ path: string; branch: string }[]> => {
+  const out =
+    (await gitTry(['for-each-ref', '--format=%(refname:lstrip=2)', 'refs/heads/'], cacheDir, ctx)) ?? '';
+  const list: { path: string; branch: string }[] = [];
+  for (const branch of out.split('\n').filter(Boolean)) {
+    let path: string;
+    try {
+      path = worktreePathFor(workspace, repo, branch);
+    } catch {
+      continue;
+    }
+    if (existsSync(path)) list.push({ path, branch });
+  }
+  return list;
+};
+
+/** The worker's repository of an attempt, with the HOME its worker-side processes get. */
+export type AttemptRepo = WorkerRepo;
+
+/**
+ * Takes the worker's branch into the cache's `refs/heads/<branch>`: `tip` (the sha the worker-side
+ * read found) when the cache has that commit, else through a bundle of exactly that ref, written by
+ * the worker's git to a file the runner owns and checked here (one head, the branch, at `tip`) before
+ * the cache fetches it with its own config. Returns false when nothing usable arrived.
+ */
+export const importBranch = async (
+  wg: WorkerGit,
+  at: AttemptRepo,
+  cacheDir: string,
+  branch: string,
+  tip: string,
+  known: readonly string[],
+  ctx: GitContext,
+): Promise<boolean> => {
+  if (!isSha(tip)) return false;
+  const ref = `refs/heads/${branch}`;
+  if ((await gitTry(['cat-file', '-e', `${tip}^{commit}`], cacheDir, ctx)) !== undefined) {
+    return (await gitTry(['update-ref', ref, tip], cacheDir, ctx)) !== undefined;
+  }
+  const dir = join(cacheDir, '.git', 'blitz-imports');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = join(dir, `${worktreeDirName(branch)}-${process.pid}-${++creating}.bundle`);
+  try {
+    await bundleBranch(wg, at, branch, known, file);
+    const heads = (await git(['bundle', 'list-heads', file], cacheDir, ctx)).split('\n').filter(Boolean);
+    if (heads.length !== 1 || heads[0] !== `${tip} ${ref}`)
+      throw new AppError(
+        'forbidden',
+        `The worker's bundle held ${heads.length} refs, not just ${ref} at ${tip}.`,
+      );
+    await git(
+      [
+        '-c',
+        'transfer.fsckObjects=true',
+        'fetch',
+        '--quiet',
+        '--no-tags',
+        '--no-write-fetch-head',
+        file,
+        `+${ref}:${ref}`,
+      ],
+      cacheDir,
+      ctx,
+    );
+    const now = (await git(['rev-parse', '--verify', '--quiet', ref], cacheDir, ctx)).trim();
+    return now === tip;
+  } finally {
+    rmSync(file, { force: true });
+  }
+};
+
+/** What an interrupted worker left: commits not on origin yet, and uncommitted files (read as the worker). */
 export const survivedWork = async (
-  worktree: string,
+  wg: WorkerGit,
+  at: AttemptRepo,
+  cacheDir: string,
   branch: string,
   baseBranch: string,
   ctx: GitContext,
 ): Promise<{ unpushedCommits: number; dirtyFiles: number }> => {
-  const upstream = (await gitTry(
-    ['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${branch}`],
-    worktree,
-    ctx,
-  ))
-    ? `origin/${branch}`
-    : `origin/${baseBranch}`;
-  const log = await git(['log', '--oneline', `${upstream}..HEAD`], worktree, ctx);
-  const status = await git(['status', '--porcelain'], worktree, ctx);
-  const count = (s: string) => s.split('\n').filter((l) => l.trim()).length;
-  return { unpushedCommits: count(log), dirtyFiles: count(status) };
+  const { remote, base } = await readStartRefs(cacheDir, branch, baseBranch, ctx);
+  const upstream = remote ?? base;
+  const head = (await readWorkerRefs(wg, at, branch)).head;
+  const unpushedCommits = head ? await commitsNotIn(wg, at, head, upstream ? [upstream] : []) : 0;
+  return { unpushedCommits, dirtyFiles: await dirtyFileCount(wg, at) };
 };
 
 /**
  * Commits `ref` (a sha of `branch` on origin) holds that `origin/<baseBranch>` does not: the work an
- * earlier attempt of the same issue pushed. Both are fetched first, so the answer is origin's.
+ * earlier attempt of the same issue pushed. Both are fetched into the cache first, so the answer is
+ * origin's.
  */
 export const commitsAheadOfBase = async (
-  cwd: string,
+  cacheDir: string,
   branch: string,
   ref: string,
   baseBranch: string,
@@ -158,41 +256,33 @@ export const commitsAheadOfBase = async (
       `+refs/heads/${baseBranch}:refs/remotes/origin/${baseBranch}`,
       `+refs/heads/${branch}:refs/remotes/origin/${branch}`,
     ],
-    cwd,
+    cacheDir,
     ctx,
   );
-  const out = await gitTry(['rev-list', '--count', `refs/remotes/origin/${baseBranch}..${ref}`], cwd, ctx);
+  const out = await gitTry(
+    ['rev-list', '--count', `refs/remotes/origin/${baseBranch}..${ref}`],
+    cacheDir,
+    ctx,
+  );
   return Number(out?.trim() ?? 0) || 0;
 };
 
 /**
- * Merges `origin/<baseBranch>` (fetched now) into the worktree and leaves the merge open where it
- * conflicts: returns the conflicted files, for a worker resumed to resolve them.
+ * Merges `origin/<baseBranch>` (fetched now into the cache, with the runner's credentials) into the
+ * worker's branch, as the worker, and leaves the merge open where it conflicts: returns the
+ * conflicted files, for a worker resumed to resolve them.
  */
 export const mergeBaseInto = async (
-  worktree: string,
+  wg: WorkerGit,
+  at: AttemptRepo,
+  cacheDir: string,
   baseBranch: string,
   ctx: GitContext,
 ): Promise<string[]> => {
-  await git(
-    ['fetch', '--quiet', 'origin', `+refs/heads/${baseBranch}:refs/remotes/origin/${baseBranch}`],
-    worktree,
-    ctx,
-  );
-  const who = ['-c', 'user.name=blitz-bot', '-c', 'user.email=blitz-bot@localhost'];
-  await gitTry([...who, 'merge', '--no-edit', `refs/remotes/origin/${baseBranch}`], worktree, ctx);
-  const out = await git(['diff', '--name-only', '--diff-filter=U'], worktree, ctx);
-  return out
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean);
-};
-
-/** Unlocks and removes a worktree (force: a merged branch's leftovers are disposable). */
-export const removeWorktree = async (repoDir: string, path: string, ctx: GitContext): Promise<void> => {
-  await gitTry(['worktree', 'unlock', path], repoDir, ctx);
-  await git(['worktree', 'remove', '--force', path], repoDir, ctx);
-  await gitTry(['worktree', 'prune'], repoDir, ctx);
+  const tracking = `refs/remotes/origin/${baseBranch}`;
+  await git(['fetch', '--quiet', 'origin', `+refs/heads/${baseBranch}:${tracking}`], cacheDir, ctx);
+  const sha = (await git(['rev-parse', '--verify', '--quiet', tracking], cacheDir, ctx)).trim();
+  return mergeInWorker(wg, at, baseBranch, sha);
 };
 
 /** Local branches whose tip is contained in `origin/<into>`. */
@@ -204,15 +294,19 @@ export const mergedBranches = async (repoDir: string, into: string, ctx: GitCont
     .filter((b) => b && b !== into);
 };
 
-/** Files at `ref` (a sha of `branch` on origin) that still hold a conflict marker line. */
+/** Files at `ref` (a sha of `branch` on origin, fetched into the cache) that still hold a conflict marker line. */
 export const conflictMarkers = async (
-  cwd: string,
+  cacheDir: string,
   branch: string,
   ref: string,
   ctx: GitContext,
 ): Promise<string[]> => {
-  await gitTry(['fetch', '--quiet', 'origin', `refs/heads/${branch}`], cwd, ctx);
-  const out = await gitTry(['grep', '-l', '-I', '-E', '^(<{7}|>{7})( |$)', ref, '--'], cwd, ctx);
+  await gitTry(
+    ['fetch', '--quiet', 'origin', `+refs/heads/${branch}:refs/remotes/origin/${branch}`],
+    cacheDir,
+    ctx,
+  );
+  const out = await gitTry(['grep', '-l', '-I', '-E', '^(<{7}|>{7})( |$)', ref, '--'], cacheDir, ctx);
   return (out ?? '')
     .split('\n')
     .map((l) => l.trim().replace(`${ref}:`, ''))

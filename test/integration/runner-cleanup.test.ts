@@ -1,4 +1,5 @@
-// Cleanup of merged and closed issues in real git: a bare origin, the runner's clone and worktrees.
+// Cleanup of merged and closed issues in real git: a bare origin, the runner's clone and the attempt
+// repositories made from it.
 // A merged issue's worktree, local branch and origin branch go (origin's unless keepBranches); work
 // that exists nowhere else is kept and named; at start, closed issues' workspaces are swept.
 import { existsSync, writeFileSync } from 'node:fs';
@@ -10,8 +11,10 @@ import {
   sweepClosedIssueWorkspaces,
 } from '../../src/runner/cleanup.ts';
 import type { GitContext } from '../../src/runner/git.ts';
+import { plainJail } from '../../src/runner/jail.ts';
+import { WorkerGit } from '../../src/runner/worker-git.ts';
 import { ensureClone } from '../../src/runner/workspace.ts';
-import { ensureWorktree } from '../../src/runner/worktrees.ts';
+import { ensureAttemptRepo } from '../../src/runner/worktrees.ts';
 import {
   commitAndPush,
   createOrigin,
@@ -27,6 +30,7 @@ let origin: Origin;
 let workspace: string;
 let repoDir: string;
 const ctx: GitContext = { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tempDir('blitz-home-') } };
+const wg = new WorkerGit(plainJail(undefined), ctx.env);
 const who = ['-c', 'user.name=Worker', '-c', 'user.email=worker@blitz.invalid'];
 
 beforeEach(async () => {
@@ -40,9 +44,12 @@ afterEach(() => {
   removeDir(workspace);
 });
 
-/** A worker's worktree on `branch` with one commit, pushed to origin. */
+/** A worker's repository on `branch` with one commit, pushed to origin. */
 const workerBranch = async (branch: string, file: string): Promise<string> => {
-  const { path } = await ensureWorktree(workspace, repoDir, repo, branch, 'blitz/m1', ctx);
+  const { path } = await ensureAttemptRepo(
+    { workspace, cacheDir: repoDir, repo, branch, baseBranch: 'blitz/m1', cloneUrl: origin.url },
+    ctx,
+  );
   writeFileSync(join(path, file), `${branch}\n`);
   await gitIn(path, 'add', '-A');
   await gitIn(path, ...who, 'commit', '--quiet', '-m', `work on ${branch}`);
@@ -79,7 +86,7 @@ describe('cleanupMergedIssue', () => {
   it('removes the worktree, the local branch and the branch on origin of a merged issue', async () => {
     const path = await workerBranch('m1/12-add-cart', 'cart.txt');
     await mergeOnOrigin('m1/12-add-cart');
-    const r = await cleanupMergedIssue(workspace, merged('m1/12-add-cart'), ctx);
+    const r = await cleanupMergedIssue(workspace, merged('m1/12-add-cart'), ctx, wg);
     expect(r).toEqual({
       worktreeRemoved: path,
       localBranchDeleted: true,
@@ -96,7 +103,7 @@ describe('cleanupMergedIssue', () => {
   it('keeps the branch on origin with keepBranches', async () => {
     await workerBranch('m1/12-add-cart', 'cart.txt');
     await mergeOnOrigin('m1/12-add-cart');
-    const r = await cleanupMergedIssue(workspace, merged('m1/12-add-cart', false), ctx);
+    const r = await cleanupMergedIssue(workspace, merged('m1/12-add-cart', false), ctx, wg);
     expect(r).toMatchObject({ localBranchDeleted: true, remoteBranchDeleted: false, kept: [] });
     expect(await originSha(origin.url, 'm1/12-add-cart')).not.toBeNull();
   });
@@ -106,7 +113,7 @@ describe('cleanupMergedIssue', () => {
     await mergeOnOrigin('m1/12-add-cart');
     await gitIn(origin.work, 'checkout', '--quiet', '-B', 'late', 'origin/m1/12-add-cart');
     const late = await commitAndPush(origin.work, { 'late.txt': 'x\n' }, 'late fix', 'm1/12-add-cart');
-    const r = await cleanupMergedIssue(workspace, merged('m1/12-add-cart'), ctx);
+    const r = await cleanupMergedIssue(workspace, merged('m1/12-add-cart'), ctx, wg);
     expect(r.remoteBranchDeleted).toBe(false);
     expect(r.kept).toEqual(['m1/12-add-cart on origin has commits that are not merged']);
     expect(await originSha(origin.url, 'm1/12-add-cart')).toBe(late);
@@ -116,7 +123,7 @@ describe('cleanupMergedIssue', () => {
     const path = await workerBranch('m1/12-add-cart', 'cart.txt');
     await mergeOnOrigin('m1/12-add-cart');
     writeFileSync(join(path, 'notes.txt'), 'unsaved\n');
-    const r = await cleanupMergedIssue(workspace, merged('m1/12-add-cart', false), ctx);
+    const r = await cleanupMergedIssue(workspace, merged('m1/12-add-cart', false), ctx, wg);
     expect(r).toMatchObject({
       localBranchDeleted: false,
       kept: ['the worktree of m1/12-add-cart has uncommitted files'],
@@ -126,7 +133,7 @@ describe('cleanupMergedIssue', () => {
 
   it('keeps the work of an issue that is not merged at all', async () => {
     const path = await workerBranch('m1/13-pay', 'pay.txt');
-    const r = await cleanupMergedIssue(workspace, merged('m1/13-pay'), ctx);
+    const r = await cleanupMergedIssue(workspace, merged('m1/13-pay'), ctx, wg);
     expect(r.kept).toEqual([
       'the worktree of m1/13-pay holds commits that are not merged',
       'm1/13-pay on origin has commits that are not merged',
@@ -137,7 +144,7 @@ describe('cleanupMergedIssue', () => {
 
   it('never deletes a branch that is not an issue branch', async () => {
     for (const branch of ['main', 'blitz/m1', 'blitz/3', 'feature']) {
-      const r = await cleanupMergedIssue(workspace, { ...merged(branch), mergedInto: 'main' }, ctx);
+      const r = await cleanupMergedIssue(workspace, { ...merged(branch), mergedInto: 'main' }, ctx, wg);
       expect(r, branch).toEqual({
         localBranchDeleted: false,
         remoteBranchDeleted: false,
@@ -159,7 +166,7 @@ describe('sweepClosedIssueWorkspaces', () => {
     writeFileSync(join(unpushed, 'y.txt'), 'y\n');
     await gitIn(unpushed, 'add', '-A');
     await gitIn(unpushed, ...who, 'commit', '--quiet', '-m', 'not pushed');
-    const r = await sweepClosedIssueWorkspaces(workspace, repo, [12, 14, 15, 99], [busy], ctx);
+    const r = await sweepClosedIssueWorkspaces(workspace, repo, [12, 14, 15, 99], [busy], ctx, wg);
     expect(r.removed).toEqual([closed]);
     expect(r.deletedBranches).toEqual(['m1/12-add-cart']);
     expect(r.kept).toEqual([

@@ -1,10 +1,10 @@
 // The job-start git work in real git: a runner checks a clone's origin once and refuses a clone of
-// another remote whoever asks; a new worktree says origin's sha of its branch from the same read that
-// chose its start, so the runner asks git nothing more for it.
+// another remote whoever asks; a new attempt repository says origin's sha of its branch from the same
+// read that chose its start, so the runner asks git nothing more for it.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GitContext } from '../../src/runner/git.ts';
 import { ensureClone } from '../../src/runner/workspace.ts';
-import { ensureWorktree } from '../../src/runner/worktrees.ts';
+import { ensureAttemptRepo } from '../../src/runner/worktrees.ts';
 import { commitAndPush, createOrigin, gitIn, type Origin, removeDir, tempDir } from '../support/git.ts';
 
 const repo = { owner: 'acme', name: 'shop' };
@@ -50,17 +50,22 @@ describe('clone reuse at job start', () => {
     expect(known.has(dir)).toBe(false);
   });
 
-  it("gives a new worktree origin's sha of its branch: null when origin has none", async () => {
+  it("gives a new attempt repository origin's sha of its branch: null when origin has none", async () => {
     const pushed = await commitAndPush(origin.work, { 'a.txt': 'a\n' }, 'earlier attempt', 'm1/7-pushed');
     const dir = await ensureClone(workspace, repo, origin.url, ctx);
+    const ensureWorktree = (branch: string) =>
+      ensureAttemptRepo(
+        { workspace, cacheDir: dir, repo, branch, baseBranch: 'main', cloneUrl: origin.url },
+        ctx,
+      );
 
-    const fresh = await ensureWorktree(workspace, dir, repo, 'm1/8-fresh', 'main', ctx);
+    const fresh = await ensureWorktree('m1/8-fresh');
     expect(fresh).toMatchObject({ reused: false, originSha: null });
-    const resumed = await ensureWorktree(workspace, dir, repo, 'm1/7-pushed', 'main', ctx);
+    const resumed = await ensureWorktree('m1/7-pushed');
     expect(resumed).toMatchObject({ reused: false, originSha: pushed });
     expect(await gitIn(resumed.path, 'rev-parse', 'HEAD')).toBe(pushed);
 
-    const again = await ensureWorktree(workspace, dir, repo, 'm1/8-fresh', 'main', ctx);
+    const again = await ensureWorktree('m1/8-fresh');
     expect(again).toEqual({ path: fresh.path, reused: true });
   });
 });

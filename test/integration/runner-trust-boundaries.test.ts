@@ -255,7 +255,7 @@ describe('runner trust boundaries', () => {
     expect(done.outcome).toBe('solved');
   }, 60_000);
 
-  it('a worker rewriting its repository git config to catch the runner credentials gets none, and the attempt ends named', async () => {
+  it('a worker rewriting its repository git config to catch the runner credentials changes nothing: the runner pushes from its own repository', async () => {
     const origin = await createOrigin();
     const trap = await createOrigin({ 'README.md': '# trap\n' });
     const h = makeHarness({ credentials: { username: 'blitz-bot', token: TOKEN } });
@@ -263,11 +263,9 @@ describe('runner trust boundaries', () => {
     const r = await h.runner.execute(attemptJob(origin.url, entry));
     if (r.kind !== 'attempt') throw new Error('expected an attempt');
     const done = await settle(h, r.attempt.id);
-    expect(done.outcome).toBe('unsolved');
-    expect(done.failureSummary).toContain('url.');
-    expect(done.failureSummary).toContain('will not use its credentials');
+    expect(done).toMatchObject({ outcome: 'solved', exitCode: 0 });
     expect(await originSha(trap.url, done.branch)).toBeNull();
-    expect(await originSha(origin.url, done.branch)).toBeNull();
+    expect(await originFile(origin.url, done.branch, 'fake-7.txt')).toContain('done by fake agent for #7');
   }, 60_000);
 
   // Starting a process as another user takes root: elsewhere this test is skipped, and says why.

@@ -8,7 +8,6 @@
 //   - the bot's clock (`clock.advance(ms)`): a backoff or a reset time is passed, never waited for.
 // It records every notification the run sends (one recording notifier, every event), and says what
 // a finished run left behind: worktrees in the runner's workspace, issue branches on origin.
-import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
@@ -116,21 +115,18 @@ export const startUnattendedWorld = async (opts: UnattendedWorldOptions) => {
       (b) => /^[^/]+\/\d+-/.test(b) && !b.startsWith('blitz/'),
     );
 
-  /** Worktrees the runner left in its workspace (every clone's `git worktree list` but the clone itself). */
+  /** Attempt repositories the runner left in its workspace (`.worktrees/<owner>/<repo>/*`). */
   const worktreesLeft = (): string[] => {
     const out: string[] = [];
-    if (!existsSync(h.workspace)) return out;
-    for (const owner of readdirSync(h.workspace, { withFileTypes: true })) {
+    const root = join(h.workspace, '.worktrees');
+    if (!existsSync(root)) return out;
+    for (const owner of readdirSync(root, { withFileTypes: true })) {
       if (!owner.isDirectory()) continue;
-      for (const name of readdirSync(join(h.workspace, owner.name), { withFileTypes: true })) {
-        const clone = join(h.workspace, owner.name, name.name);
-        if (!name.isDirectory() || !existsSync(join(clone, '.git'))) continue;
-        const list = execFileSync('git', ['worktree', 'list', '--porcelain'], {
-          cwd: clone,
-          encoding: 'utf8',
-        });
-        for (const line of list.split('\n'))
-          if (line.startsWith('worktree ') && line.slice(9) !== clone) out.push(line.slice(9));
+      for (const name of readdirSync(join(root, owner.name), { withFileTypes: true })) {
+        if (!name.isDirectory()) continue;
+        const dir = join(root, owner.name, name.name);
+        for (const repo of readdirSync(dir, { withFileTypes: true }))
+          if (repo.isDirectory() && !repo.name.startsWith('.')) out.push(join(dir, repo.name));
       }
     }
     return out;

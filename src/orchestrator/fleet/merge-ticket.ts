@@ -8,30 +8,14 @@ import { z } from 'zod';
 import { formatRepo, type PullRequest } from '../../forges/types.ts';
 import { type BuildFact, fleetMergeStep, type MergeFacts, type MergeStep } from '../../plan/fleet-merge.ts';
 import { attemptIsHere, onAttemptHost } from '../../queue/dispatcher.ts';
-import { gitTry } from '../../runner/git.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
-import { type OrchestratorDeps, type Ports, refOf } from '../context.ts';
+import { type Ports, refOf } from '../context.ts';
 import { cleanUpMerged, mergePr } from '../pull-requests.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import type { FleetCtx, RepoFacts } from './fleet-context.ts';
 import { fleetProgressOf, type TicketState, ticketOf, updateTicket } from './fleet-state.ts';
 
 type MergePorts = Ports<'dispatcher' | 'logger' | 'runner' | 'store'>;
-
-/** Files in `cwd`'s HEAD that still start a line with a conflict marker. */
-export const filesWithMarkers = async (
-  cwd: string,
-  files: readonly string[],
-  ctx: Awaited<ReturnType<OrchestratorDeps['runner']['gitContext']>>,
-): Promise<string[]> => {
-  const marked: string[] = [];
-  for (const f of files) {
-    // Seed 004: a truncated conflict listing once hid hunks; each file is counted on its own.
-    const out = await gitTry(['grep', '-c', '-E', '^(<{7}|>{7})( |$)', 'HEAD', '--', f], cwd, ctx);
-    if (out && out.trim() !== '') marked.push(f);
-  }
-  return marked;
-};
 
 const patchTicket = async (deps: Ports<'store'>, ctx: FleetCtx, key: string, patch: Partial<TicketState>) => {
   ctx.run = await updateTicket(deps.store, ctx.run.id, key, () => patch);
@@ -105,11 +89,9 @@ const readBuild = async (
     : { state: 'none' };
 };
 
-const readMarkers = async (deps: Ports<'runner'>, attempt: AttemptRecord): Promise<string[]> => {
-  const gctx = await deps.runner.gitContext(attempt.issue.repo);
-  await gitTry(['fetch', '--quiet', 'origin'], attempt.worktree, gctx);
-  return filesWithMarkers(attempt.worktree, attempt.conflictFiles ?? [], gctx);
-};
+/** The conflict files still marked in the worker's repository, read as its worker by the runner. */
+const readMarkers = (deps: Ports<'runner'>, attempt: AttemptRecord): Promise<string[]> =>
+  deps.runner.markedFiles(attempt.id, attempt.conflictFiles ?? []);
 
 const errorOf = (output: unknown): string =>
   typeof output === 'object' && output !== null && 'error' in output

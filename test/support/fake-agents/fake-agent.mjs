@@ -23,7 +23,8 @@
 //   FAKE_AGENT_RESET_EPOCH  limit: the reset time (unix seconds) claude prints after `usage limit reached|`
 //   FAKE_AGENT_RESUME_MODES the same for --resume
 //   FAKE_AGENT_BUG          a line the report lists under OUT-OF-SCOPE BUGS
-//   FAKE_AGENT_GIT_CONFIG   `key=value` set in the repository's git config before anything else
+//   FAKE_AGENT_GIT_CONFIG   `key=value` lines set in the repository's git config before anything else
+//   FAKE_AGENT_TAG          an annotated tag of this name made at every commit (-f: the last one wins)
 //   FAKE_AGENT_PEEK_PIDS    dump-env: pids whose /proc/<pid>/environ it tries to read
 //   broken                  commits its file with a line `broken` (a repository test script can fail on it)
 //   revise                  commits its file again with one more `revised` line (a fix, or a review addressed)
@@ -123,12 +124,13 @@ const commit = (file, content) => {
     '-m',
     `fake agent: ${file}`,
   );
+  if (env.FAKE_AGENT_TAG) git('tag', '-f', '-a', '-m', 'release', env.FAKE_AGENT_TAG);
 };
 
-// FAKE_AGENT_GIT_CONFIG `key=value`: set in the repository's config first (a worker laying a trap).
-if (env.FAKE_AGENT_GIT_CONFIG) {
-  const at = env.FAKE_AGENT_GIT_CONFIG.indexOf('=');
-  git('config', env.FAKE_AGENT_GIT_CONFIG.slice(0, at), env.FAKE_AGENT_GIT_CONFIG.slice(at + 1));
+// FAKE_AGENT_GIT_CONFIG `key=value` lines: set in the repository's config first (a worker laying a trap).
+for (const line of (env.FAKE_AGENT_GIT_CONFIG ?? '').split('\n').filter(Boolean)) {
+  const at = line.indexOf('=');
+  git('config', line.slice(0, at), line.slice(at + 1));
 }
 if (claude) console.log(JSON.stringify({ type: 'system', subtype: 'init', session_id: 'fake-session' }));
 if (promptFile && !existsSync(promptFile)) {
