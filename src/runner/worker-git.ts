@@ -50,8 +50,6 @@ export class WorkerGit {
         HOME: repo.home,
         ...(user ? { USER: user.name, LOGNAME: user.name } : {}),
         GIT_TERMINAL_PROMPT: '0',
-        // A read must not take the index lock from under the worker's own git.
-        GIT_OPTIONAL_LOCKS: '0',
         LC_ALL: 'C',
       },
       timeoutMs: opts.timeoutMs ?? 60_000,

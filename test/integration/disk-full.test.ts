@@ -9,6 +9,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { isDiskFull } from '../../src/runner/failure-class.ts';
+import { plainJail } from '../../src/runner/jail.ts';
+import { WorkerGit } from '../../src/runner/worker-git.ts';
 import { survivedWork } from '../../src/runner/worktrees.ts';
 import { gitIn, tempDir, testEnv } from '../support/git.ts';
 import { mountTmpfs } from '../support/tmpfs.ts';
@@ -106,7 +108,8 @@ describe('a full disk on the runner’s workspace', () => {
     writeFileSync(join(repo, 'a.txt'), 'changed\n');
     disk.fill(0);
     expect(existsSync(join(repo, '.git', 'index.lock'))).toBe(false);
-    const err = await survivedWork(repo, 'main', 'main', { env: testEnv() }).then(
+    const wg = new WorkerGit(plainJail(undefined), testEnv());
+    const err = await survivedWork(wg, wg.repoAt(repo), repo, 'main', 'main', { env: testEnv() }).then(
       () => undefined,
       (e: unknown) => e,
     );
