@@ -320,6 +320,10 @@ export interface Forge {
   /** Create `branch` at `fromRef` (a branch name or sha). Idempotent when it already points there. */
   createBranch(repo: RepoRef, branch: string, fromRef: string): Promise<void>;
   deleteBranch(repo: RepoRef, branch: string): Promise<void>;
+  /** How many commits `branch` holds that `base` does not (its unmerged work); undefined when it does not exist. */
+  commitsAhead(repo: RepoRef, base: string, branch: string): Promise<number | undefined>;
+  /** Points the existing `branch` at `toRef`'s head, whatever it held (a forced update). */
+  resetBranch(repo: RepoRef, branch: string, toRef: string): Promise<void>;
   /** Read a file on a ref; undefined when it does not exist. */
   getFile(repo: RepoRef, path: string, ref?: string): Promise<string | undefined>;
   cloneCredentials(repo: RepoRef): Promise<CloneCredentials>;

@@ -159,6 +159,7 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   };
   const handlePlanIntent = createPlanIntentHandler(deps, {
     reconcileSoon,
+    serialized: underRunLock,
     postDashboard: lockedFirstDashboard(initialPlanDashboard),
   });
 

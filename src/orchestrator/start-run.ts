@@ -3,6 +3,7 @@
 // creates `blitz/<slug>` off the default branch, posts the dashboard and hands over to reconcile.
 // `/blitz status|pause|resume|cancel|help` act on the live run of the repository. The steps every run
 // kind starts with (the place, the repo config, the milestone, the new run) are here, once.
+import { cleanLine, inlineCode } from '../commands/quote.ts';
 import { type Command, commandSchema } from '../commands/schema.ts';
 import { formatConfigErrors } from '../config/repo-config.ts';
 import { AppError, isAppError } from '../errors.ts';
@@ -58,7 +59,9 @@ const overrideOf = (cmd: Extract<Command, { name: 'blitz' }>): { override?: Over
 
 /** What a person calls the run in an answer: the words name its kind (a plan run is not a blitz). */
 const runNoun = (run: RunRecord): string =>
-  `${run.kind === 'plan' ? 'plan-blitz' : run.kind === 'fleet' ? 'ticket fleet' : 'blitz'} of **${run.milestoneTitle}**`;
+  run.kind === 'fleet'
+    ? `ticket fleet${run.triggerIssue !== undefined ? ` on #${run.triggerIssue}` : ''}`
+    : `${run.kind === 'plan' ? 'plan-blitz' : 'blitz'} of **${run.milestoneTitle}**`;
 const capital = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 
 const dashboardWhere = (run: RunRecord): string =>
@@ -133,6 +136,73 @@ export const createRunOf = (
     ...run,
   });
 
+/** The command that names a milestone again: quoted when its title has a space or a quote. */
+export const commandFor = (command: string, title: string): string =>
+  /^[^\s"'`]+$/.test(title) ? `${command} ${title}` : `${command} "${title.replace(/"/g, '')}"`;
+
+/** What a new run found of its milestone's integration branch, and what it did with it. */
+export type BranchStart = { kind: 'new' } | { kind: 'continued'; ahead: number } | { kind: 'fresh' };
+
+/**
+ * The integration branch a new run works on: created off the default branch; one left by an earlier
+ * run is continued when it holds commits the default branch has not (unmerged work), else moved to the
+ * default branch's head, so the run starts fresh.
+ */
+export const settleIntegrationBranch = async (
+  forge: Forge,
+  repo: RepoRef,
+  branch: string,
+  base: string,
+): Promise<BranchStart> => {
+  // Created first: the usual case costs no more than before; `conflict` says one is there elsewhere.
+  try {
+    await forge.createBranch(repo, branch, base);
+    return { kind: 'new' };
+  } catch (err) {
+    if (!isAppError(err, 'conflict')) throw err;
+  }
+  const ahead = await forge.commitsAhead(repo, base, branch);
+  if (ahead === undefined) throw new AppError('conflict', `branch ${branch} came and went while it was read`);
+  if (ahead > 0) return { kind: 'continued', ahead };
+  await forge.resetBranch(repo, branch, base);
+  return { kind: 'fresh' };
+};
+
+export const branchStartText = (branch: string, base: string, start: BranchStart): string =>
+  start.kind === 'continued'
+    ? `Continuing on \`${branch}\` from an earlier run: it holds ${start.ahead} commit(s) that \`${base}\` has not, and this run builds on them.`
+    : `Starting fresh: \`${branch}\` from an earlier run held nothing that \`${base}\` has not, so it was moved to the head of \`${base}\`.`;
+
+/**
+ * A run whose start failed after it was created (its branch, its dashboard): it ends `cancelled` with
+ * the reason, and the person is told what failed and the command that starts it again. The command
+ * stays taken, so no later tick starts a second run from it.
+ */
+export const failedStart = async (
+  deps: Ports<'logger' | 'store'>,
+  hooks: Pick<CommandHooks, 'serialized'>,
+  run: RunRecord,
+  err: unknown,
+  answer: (body: string) => Promise<void>,
+  again: string,
+): Promise<void> => {
+  const why = err instanceof Error ? err.message : String(err);
+  deps.logger.error({ runId: run.id, err }, 'run did not start; it was cancelled');
+  try {
+    await hooks.serialized(run.id, () =>
+      writeRun(deps.store, run.id, (now) => ({
+        state: 'cancelled',
+        progress: { ...now.progress, reason: `it could not start: ${why}` },
+      })),
+    );
+    await answer(
+      `The ${runNoun(run)} could not start: ${cleanLine(why)}. Nothing is running for it; ${inlineCode(again)} tries again.`,
+    );
+  } catch (more) {
+    deps.logger.error({ runId: run.id, err: more }, 'the failed start could not be recorded or answered');
+  }
+};
+
 export const createIntentHandler = (
   deps: Ports<'config' | 'forges' | 'logger' | 'newId' | 'notifiers' | 'store'>,
   hooks: StartHooks,
@@ -176,9 +246,20 @@ export const createIntentHandler = (
       return 'answered';
     }
     const run = created.run;
-    if (!cmd.dryRun) await forge.createBranch(repo, run.integrationBranch, cfg.defaultBranch);
-    const commentId = await hooks.postDashboard(run, forge);
-    if (commentId !== undefined) await setDashboardComment(deps.store, run.id, commentId);
+    // The command is taken now: whatever fails below, a later tick never turns it into a second run.
+    await deps.store.claimIntent(intent.id, 'started');
+    try {
+      const branch = cmd.dryRun
+        ? undefined
+        : await settleIntegrationBranch(forge, repo, run.integrationBranch, cfg.defaultBranch);
+      const commentId = await hooks.postDashboard(run, forge);
+      if (commentId !== undefined) await setDashboardComment(deps.store, run.id, commentId);
+      if (branch && branch.kind !== 'new')
+        await answer(branchStartText(run.integrationBranch, cfg.defaultBranch, branch));
+    } catch (err) {
+      await failedStart(deps, hooks, run, err, answer, commandFor('/blitz', milestone.title));
+      return 'refused';
+    }
     deps.logger.info(
       { runId: run.id, repo: run.repo, milestone: run.milestoneTitle, dryRun: cmd.dryRun },
       'run started',

@@ -464,6 +464,19 @@ describe('repository', () => {
     expect(await git.resolve('blitz/m1')).toBeUndefined();
   });
 
+  it('counts the commits a branch holds that the base has not, and resets a branch to the base', async () => {
+    const git = h.repo.git as MemoryGit;
+    expect(await h.forge.commitsAhead(app, 'main', 'blitz/m1')).toBeUndefined();
+    await h.forge.createBranch(app, 'blitz/m1', 'main');
+    expect(await h.forge.commitsAhead(app, 'main', 'blitz/m1')).toBe(0);
+    git.commit('blitz/m1');
+    git.commit('blitz/m1');
+    expect(await h.forge.commitsAhead(app, 'main', 'blitz/m1')).toBe(2);
+    await h.forge.resetBranch(app, 'blitz/m1', 'main');
+    expect(await git.resolve('blitz/m1')).toBe(await git.resolve('main'));
+    expect(await h.forge.commitsAhead(app, 'main', 'blitz/m1')).toBe(0);
+  });
+
   it('pushes with GITEA_PUSH_TOKEN when set, and keeps the bot token for the API alone', async () => {
     const forge = createGiteaForge({
       url: h.fake.url,

@@ -329,6 +329,18 @@ describe('repository', () => {
     expect(await h.git.resolve('blitz/m1')).toBeUndefined();
   });
 
+  it('counts the commits a branch holds that the base has not, and resets a branch to the base', async () => {
+    expect(await h.forge.commitsAhead(app, 'main', 'blitz/m1')).toBeUndefined();
+    await h.forge.createBranch(app, 'blitz/m1', 'main');
+    expect(await h.forge.commitsAhead(app, 'main', 'blitz/m1')).toBe(0);
+    h.git.commit('blitz/m1');
+    h.git.commit('blitz/m1');
+    expect(await h.forge.commitsAhead(app, 'main', 'blitz/m1')).toBe(2);
+    await h.forge.resetBranch(app, 'blitz/m1', 'main');
+    expect(await h.git.resolve('blitz/m1')).toBe(await h.git.resolve('main'));
+    expect(await h.forge.commitsAhead(app, 'main', 'blitz/m1')).toBe(0);
+  });
+
   it('hands out clone credentials without putting the token in the URL or the logs', async () => {
     const creds = await h.forge.cloneCredentials(app);
     expect(creds).toEqual({

@@ -173,6 +173,24 @@ export class RealGit implements GitBackend {
     });
   }
 
+  /** Moves an existing branch to `sha` (compare-and-swap on where it was, as a forced push does). */
+  moveBranch(name: string, sha: string): Promise<void> {
+    return this.serial(async () => {
+      const was = (await this.branches()).get(name);
+      if (!was) throw new AppError('not_found', `No branch ${name} to move.`);
+      const target = await this.mustResolve(sha);
+      await this.ok(['update-ref', '-m', 'fake forge: move branch', `refs/heads/${name}`, target, was]);
+    });
+  }
+
+  /** The commits on `head` that `base` does not have, newest first. */
+  async commitsAhead(base: string, head: string): Promise<string[]> {
+    const [b, h] = [await this.mustResolve(base), await this.mustResolve(head)];
+    return this.once(`ahead ${b} ${h}`, async () =>
+      (await this.ok(['rev-list', `${b}..${h}`])).split('\n').filter(Boolean),
+    );
+  }
+
   async isAncestor(ancestor: string, ref: string): Promise<boolean> {
     const [a, b] = [await this.resolve(ancestor), await this.resolve(ref)];
     if (!a || !b) return false;

@@ -102,6 +102,10 @@ export interface GitBackend {
   resolve(ref: string): Promise<string | undefined>;
   createBranch(name: string, sha: string): Promise<void>;
   deleteBranch(name: string): Promise<void>;
+  /** Points an existing branch at `sha`, whatever it pointed at (a forced ref update). */
+  moveBranch(name: string, sha: string): Promise<void>;
+  /** The commits reachable from `head` and not from `base` (what `base...head` compares). */
+  commitsAhead(base: string, head: string): Promise<string[]>;
   /** True when `ancestor` is reachable from `ref`. */
   isAncestor(ancestor: string, ref: string): Promise<boolean>;
   /** Merge head into base; `conflict` when it cannot merge cleanly. Moves `base`. */
@@ -163,6 +167,17 @@ export class MemoryGit implements GitBackend {
   }
   async deleteBranch(name: string) {
     this.refs.delete(name);
+  }
+  async moveBranch(name: string, sha: string) {
+    this.refs.set(name, sha);
+  }
+  async commitsAhead(base: string, head: string) {
+    const [b, h] = [await this.resolve(base), await this.resolve(head)];
+    const inBase = b ? (this.ancestry.get(b) ?? new Set<string>()) : new Set<string>();
+    return [...(h ? (this.ancestry.get(h) ?? []) : [])]
+      .filter((s) => !inBase.has(s))
+      .sort()
+      .reverse();
   }
   async isAncestor(ancestor: string, ref: string) {
     const sha = await this.resolve(ref);

@@ -9,11 +9,18 @@ import { formatRepo } from '../types.ts';
 import type { GiteaClient } from './client.ts';
 import { toPermission } from './mappers.ts';
 import { repoPath, writeOn } from './paths.ts';
-import { GiteaBranch, GiteaContents, GiteaPermission, GiteaRepo } from './schema.ts';
+import { GiteaBranch, GiteaCompare, GiteaContents, GiteaPermission, GiteaRepo } from './schema.ts';
 
 type RepositoryOps = Pick<
   Forge,
-  'getPermission' | 'getDefaultBranch' | 'createBranch' | 'deleteBranch' | 'getFile' | 'cloneCredentials'
+  | 'getPermission'
+  | 'getDefaultBranch'
+  | 'createBranch'
+  | 'deleteBranch'
+  | 'commitsAhead'
+  | 'resetBranch'
+  | 'getFile'
+  | 'cloneCredentials'
 >;
 
 export const repositoryOps = (
@@ -97,6 +104,44 @@ export const repositoryOps = (
         what: `delete branch ${branch} in ${formatRepo(repo)}`,
         needs: writeOn(repo),
         allow: [404],
+      });
+      await res.body?.cancel();
+    },
+
+    commitsAhead: async (repo, base, branch) => {
+      const req = {
+        method: 'GET' as const,
+        path: `${repoPath(repo)}/branches/${encodeURIComponent(branch)}`,
+        what: `read branch ${branch} of ${formatRepo(repo)}`,
+        allow: [404],
+      };
+      const res = await client.send(req);
+      await res.body?.cancel();
+      if (res.status === 404) return undefined;
+      const compare = await client.json(GiteaCompare, {
+        method: 'GET',
+        path: `${repoPath(repo)}/compare/${encodeURIComponent(`${base}...${branch}`)}`,
+        what: `compare ${branch} with ${base} in ${formatRepo(repo)}`,
+      });
+      return compare.total_commits;
+    },
+
+    // Gitea 1.22 has no ref update: the branch is deleted and created again at the new head.
+    resetBranch: async (repo, branch, toRef) => {
+      const del = await client.send({
+        method: 'DELETE',
+        path: `${repoPath(repo)}/branches/${encodeURIComponent(branch)}`,
+        what: `reset branch ${branch} in ${formatRepo(repo)}`,
+        needs: writeOn(repo),
+        allow: [404],
+      });
+      await del.body?.cancel();
+      const res = await client.send({
+        method: 'POST',
+        path: `${repoPath(repo)}/branches`,
+        body: { new_branch_name: branch, old_ref_name: toRef },
+        what: `create branch ${branch} from ${toRef} in ${formatRepo(repo)}`,
+        needs: writeOn(repo),
       });
       await res.body?.cancel();
     },

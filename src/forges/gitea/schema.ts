@@ -57,6 +57,9 @@ export const GiteaRepo = z.object({
 
 export const GiteaBranch = z.object({ name: z.string(), commit: z.object({ id: z.string() }) });
 
+/** `compare/{base...head}`: only the count is read (the commits head has that base has not). */
+export const GiteaCompare = z.object({ total_commits: z.number().int() });
+
 export const GiteaPermission = z.object({ permission: z.string() });
 
 export const GiteaContents = z.object({

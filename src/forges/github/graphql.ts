@@ -115,3 +115,11 @@ mutation MergePullRequestWithCheck(
     commitHeadline: $commitHeadline
   }) { pullRequest { merged mergeCommit { oid } } }
 }`;
+
+/** How far a branch is ahead of the base: GitHub's comparison without its commit list. */
+export const branchAheadQuery = `
+query BranchAhead($owner: String!, $name: String!, $base: String!, $head: String!) {
+  repository(owner: $owner, name: $name) {
+    ref(qualifiedName: $base) { compare(headRef: $head) { aheadBy } }
+  }
+}`;

@@ -7,8 +7,9 @@ import { createTtlMemo } from '../etag-cache.ts';
 import type { CloneCredentials, Permission, RepoRef } from '../types.ts';
 import type { GithubClient } from './client.ts';
 import { call, statusOf } from './errors.ts';
+import { branchAheadQuery } from './graphql.ts';
 import { toPermission } from './mappers.ts';
-import { ContentFile } from './schema.ts';
+import { BranchAheadResponse, ContentFile } from './schema.ts';
 
 const at = (repo: RepoRef) => ({ owner: repo.owner, repo: repo.name });
 
@@ -91,6 +92,37 @@ export const repoOps = (
           );
         throw err;
       }
+    },
+
+    async commitsAhead(repo: RepoRef, base: string, branch: string): Promise<number | undefined> {
+      if ((await branchSha(repo, branch)) === undefined) return undefined;
+      const raw = await call({ action: `compare ${branch} with ${base}`, repo, need: 'contents:read' }, () =>
+        gh.graphql(branchAheadQuery, {
+          owner: repo.owner,
+          name: repo.name,
+          base: `refs/heads/${base}`,
+          head: `refs/heads/${branch}`,
+        }),
+      );
+      const compare = BranchAheadResponse.parse(raw).repository?.ref?.compare;
+      if (!compare)
+        throw new AppError(
+          'not_found',
+          `cannot compare ${branch}: no branch ${base} on ${repo.owner}/${repo.name}`,
+        );
+      return compare.aheadBy;
+    },
+
+    async resetBranch(repo: RepoRef, branch: string, toRef: string): Promise<void> {
+      const sha = isSha(toRef) ? toRef : await branchSha(repo, toRef);
+      if (!sha)
+        throw new AppError(
+          'not_found',
+          `cannot reset ${branch}: no branch ${toRef} on ${repo.owner}/${repo.name}`,
+        );
+      await call({ action: `reset branch ${branch} to ${toRef}`, repo, need: 'contents:write' }, () =>
+        gh.rest.git.updateRef({ ...at(repo), ref: `heads/${branch}`, sha, force: true }),
+      );
     },
 
     async deleteBranch(repo: RepoRef, branch: string): Promise<void> {

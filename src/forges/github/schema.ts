@@ -63,6 +63,15 @@ export const MilestoneIssuesResponse = z.object({
     .nullable(),
 });
 
+/** `branchAheadQuery`: the base ref is null when the base branch does not exist. */
+export const BranchAheadResponse = z.object({
+  repository: z
+    .object({
+      ref: z.object({ compare: z.object({ aheadBy: z.number().int() }).nullable() }).nullable(),
+    })
+    .nullable(),
+});
+
 export const ClosingIssuesResponse = z.object({
   repository: z
     .object({

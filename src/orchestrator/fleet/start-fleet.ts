@@ -7,7 +7,7 @@ import { formatRepo, hasPermission } from '../../forges/types.ts';
 import { issueKey } from '../../plan/types.ts';
 import type { Intent } from '../../store/types.ts';
 import { type Ports, repoRefOf } from '../context.ts';
-import { createRunOf, type IntentOutcome, repoConfigOrAnswer } from '../start-run.ts';
+import { createRunOf, failedStart, type IntentOutcome, repoConfigOrAnswer } from '../start-run.ts';
 import type { FleetHooks } from './fleet-context.ts';
 import { type FleetOptions, fleetOptionsOf } from './fleet-state.ts';
 import { repoFactsCache } from './load-fleet.ts';
@@ -113,20 +113,28 @@ export const startFleet = async (
     return 'answered';
   }
   const run = created.run;
+  // The command is taken now: whatever fails below, a later tick never turns it into a second run.
+  await deps.store.claimIntent(intent.id, 'started');
   const names = triage.run.map((t) => (t.repo === intent.repo ? `#${t.number}` : `${t.repo}#${t.number}`));
-  await forge.createComment(
-    where,
-    [
-      `Ticket fleet started with ${triage.run.length} ticket(s): ${names.join(', ')}. ${names[0]} runs alone first (the pilot), then waves of up to ${options.maxSessions}.`,
-      'Each ticket gets its own branch `ticket/<n>-headless` and PR, and a review leg; nothing merges until a person says `/merge` on the PR.',
-      ...(skippedText.length ? ['', ...skippedText] : []),
-    ].join('\n'),
-  );
-  hooks.scoreboard(
-    run.id,
-    renderScoreboard({ runState: 'planning', waves: [], queued: [], skipped: triage.skipped, relays: [] }),
-  );
-  await hooks.flushScoreboard(run.id);
+  try {
+    await forge.createComment(
+      where,
+      [
+        `Ticket fleet started with ${triage.run.length} ticket(s): ${names.join(', ')}. ${names[0]} runs alone first (the pilot), then waves of up to ${options.maxSessions}.`,
+        'Each ticket gets its own branch `ticket/<n>-headless` and PR, and a review leg; nothing merges until a person says `/merge` on the PR.',
+        ...(skippedText.length ? ['', ...skippedText] : []),
+      ].join('\n'),
+    );
+    hooks.scoreboard(
+      run.id,
+      renderScoreboard({ runState: 'planning', waves: [], queued: [], skipped: triage.skipped, relays: [] }),
+    );
+    await hooks.flushScoreboard(run.id);
+  } catch (err) {
+    const answer = (body: string) => forge.createComment(where, body).then(() => undefined);
+    await failedStart(deps, hooks, run, err, answer, `/ticket-fleet ${names.join(' ')}`);
+    return 'refused';
+  }
   deps.logger.info({ runId: run.id, repo: run.repo, tickets: triage.run.length }, 'fleet started');
   hooks.reconcileSoon(run.id);
   return 'started';

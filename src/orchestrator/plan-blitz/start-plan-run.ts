@@ -13,10 +13,19 @@ import type { RunRecord } from '../../store/run-store.ts';
 import type { Intent } from '../../store/types.ts';
 import type { Ports, RunOptionsStored } from '../context.ts';
 import { setDashboardComment } from '../run-writer.ts';
-import { createRunOf, milestoneOrAnswer, placeOf, repoConfigOrAnswer } from '../start-run.ts';
+import {
+  commandFor,
+  createRunOf,
+  failedStart,
+  milestoneOrAnswer,
+  placeOf,
+  repoConfigOrAnswer,
+} from '../start-run.ts';
 
 export interface PlanStartHooks {
   reconcileSoon(runId: string): void;
+  /** Runs a change to a run between its reconcile passes, never during one. */
+  serialized<T>(runId: string, fn: () => Promise<T>): Promise<T>;
   /** Posts the dashboard now; returns its comment id. */
   postDashboard(run: RunRecord, forge: Forge): Promise<number | undefined>;
 }
@@ -122,12 +131,22 @@ export const createPlanIntentHandler = (
       return 'answered';
     }
     const run = created.run;
-    if (plan.unmatched?.length)
-      await answer(
-        `plan-blitz: planning ${plan.targets!.map(issueRef).join(', ')} of **${milestone.title}**. These targets were not matched and will not be planned:\n${plan.unmatched.map((u) => `- ${u.ref}: ${u.reason}`).join('\n')}`,
-      );
-    const commentId = await hooks.postDashboard(run, forge);
-    if (commentId !== undefined) await setDashboardComment(deps.store, run.id, commentId);
+    // The command is taken now: whatever fails below, a later tick never turns it into a second run.
+    await deps.store.claimIntent(intent.id, 'started');
+    try {
+      if (plan.unmatched?.length)
+        await answer(
+          `plan-blitz: planning ${plan.targets!.map(issueRef).join(', ')} of **${milestone.title}**. These targets were not matched and will not be planned:\n${plan.unmatched.map((u) => `- ${u.ref}: ${u.reason}`).join('\n')}`,
+        );
+      const commentId = await hooks.postDashboard(run, forge);
+      if (commentId !== undefined) await setDashboardComment(deps.store, run.id, commentId);
+    } catch (err) {
+      const again = cmd.refs.length
+        ? `/plan-blitz ${cmd.refs.map((r) => refText(r, repo)).join(' ')}`
+        : commandFor('/plan-blitz', milestone.title);
+      await failedStart(deps, hooks, run, err, answer, again);
+      return 'refused';
+    }
     deps.logger.info(
       { runId: run.id, repo: run.repo, milestone: run.milestoneTitle, targets: plan.targets?.length },
       'plan run started',

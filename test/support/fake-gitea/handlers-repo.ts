@@ -68,6 +68,27 @@ export const repoHandlers: Record<string, Handler> = {
     return { status: 204 };
   },
 
+  // `base...head` (or `base..head`): the commits head has that base has not, newest first.
+  repoCompareDiff: async (ctx) => {
+    const repo = repoOf(ctx);
+    const [base, head] = (ctx.params.basehead ?? '').split(/\.\.\.?/);
+    if (!base || !head || !(await repo.git.resolve(base)) || !(await repo.git.resolve(head)))
+      throw new HttpError(404, `cannot compare ${ctx.params.basehead}`);
+    const shas = await repo.git.commitsAhead(base, head);
+    const api = `${ctx.baseUrl}/api/v1/repos/${repo.owner}/${repo.name}`;
+    return {
+      status: 200,
+      json: {
+        commits: shas.map((sha) => ({
+          sha,
+          url: `${api}/git/commits/${sha}`,
+          html_url: `${ctx.baseUrl}/${repo.owner}/${repo.name}/commit/${sha}`,
+        })),
+        total_commits: shas.length,
+      },
+    };
+  },
+
   repoGetContents: (ctx) => {
     const repo = repoOf(ctx);
     const path = ctx.params.filepath ?? '';

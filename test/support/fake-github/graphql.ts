@@ -363,6 +363,28 @@ export const createRoot = (world: World, actorLogin: string) => {
       const p = world.pull(repo, args.number);
       return p ? issueNode(repo, p) : null;
     },
+    // A branch by its full name (`refs/heads/x`, or a bare name as GitHub also takes); null when missing.
+    ref: async (args: { qualifiedName: string }) => {
+      const name = args.qualifiedName.replace(/^refs\/heads\//, '');
+      const sha = (await repo.git.branches()).get(name);
+      if (!sha) return null;
+      return {
+        id: Buffer.from(`Ref:${repo.id}:${name}`).toString('base64url'),
+        name,
+        prefix: 'refs/heads/',
+        target: { __typename: 'Commit', oid: sha },
+        // Compared as GitHub does: what `headRef` has that this ref has not, and the other way round.
+        compare: async (c: { headRef: string }) => {
+          const head = c.headRef.replace(/^refs\/heads\//, '');
+          if (!(await repo.git.resolve(head)))
+            throw new TypedError('NOT_FOUND', `Could not resolve to a Ref with the name '${c.headRef}'.`);
+          const ahead = (await repo.git.commitsAhead(sha, head)).length;
+          const behind = (await repo.git.commitsAhead(head, sha)).length;
+          const status = ahead && behind ? 'DIVERGED' : ahead ? 'AHEAD' : behind ? 'BEHIND' : 'IDENTICAL';
+          return { aheadBy: ahead, behindBy: behind, status };
+        },
+      };
+    },
   });
 
   /** The issue or PR behind a node id, where the actor may read it. */

@@ -53,6 +53,22 @@ export const repoHandlers: Record<string, Handler> = {
     return { status: 201, body: refJson(ctx.urls.api, repo.owner, repo.name, ref.slice(5), sha) };
   },
 
+  // A branch moved to another commit: without `force`, only forward (the old head must be an ancestor).
+  'git/update-ref': async (ctx) => {
+    const repo = repoOf(ctx);
+    mustWrite(ctx, repo);
+    const ref = ctx.params.ref!;
+    const sha = String(ctx.body.sha);
+    const name = ref.startsWith('heads/') ? ref.slice('heads/'.length) : '';
+    const was = (await repo.git.branches()).get(name) ?? fail(422, 'Reference does not exist');
+    if ((await repo.git.resolve(sha)) !== sha) fail(422, 'Object does not exist');
+    if (ctx.body.force !== true && !(await repo.git.isAncestor(was, sha)))
+      fail(422, 'Update is not a fast forward');
+    await repo.git.moveBranch(name, sha);
+    ctx.world.record('move_branch', repo, undefined, name);
+    return { status: 200, body: refJson(ctx.urls.api, repo.owner, repo.name, ref, sha) };
+  },
+
   'git/delete-ref': async (ctx) => {
     const repo = repoOf(ctx);
     mustWrite(ctx, repo);
