@@ -50,6 +50,17 @@ export const repositoryOps = (
       })
     ).commit.id;
 
+  const deleteBranch = async (repo: RepoRef, branch: string): Promise<void> => {
+    const res = await client.send({
+      method: 'DELETE',
+      path: `${repoPath(repo)}/branches/${encodeURIComponent(branch)}`,
+      what: `delete branch ${branch} in ${formatRepo(repo)}`,
+      needs: writeOn(repo),
+      allow: [404],
+    });
+    await res.body?.cancel();
+  };
+
   return {
     getPermission: async (repo, user) => {
       const res = await client.send({
@@ -97,16 +108,7 @@ export const repositoryOps = (
       }
     },
 
-    deleteBranch: async (repo, branch) => {
-      const res = await client.send({
-        method: 'DELETE',
-        path: `${repoPath(repo)}/branches/${encodeURIComponent(branch)}`,
-        what: `delete branch ${branch} in ${formatRepo(repo)}`,
-        needs: writeOn(repo),
-        allow: [404],
-      });
-      await res.body?.cancel();
-    },
+    deleteBranch,
 
     commitsAhead: async (repo, base, branch) => {
       const req = {
@@ -128,14 +130,7 @@ export const repositoryOps = (
 
     // Gitea 1.22 has no ref update: the branch is deleted and created again at the new head.
     resetBranch: async (repo, branch, toRef) => {
-      const del = await client.send({
-        method: 'DELETE',
-        path: `${repoPath(repo)}/branches/${encodeURIComponent(branch)}`,
-        what: `reset branch ${branch} in ${formatRepo(repo)}`,
-        needs: writeOn(repo),
-        allow: [404],
-      });
-      await del.body?.cancel();
+      await deleteBranch(repo, branch);
       const res = await client.send({
         method: 'POST',
         path: `${repoPath(repo)}/branches`,
