@@ -74,10 +74,12 @@ describe('a worker attacking the runner through git', () => {
     const origin = await createOrigin();
     const sink = await authSink();
     const { h, entry } = setUp();
-    // The clone URL has dots (every one does): a deny-list of `remote.<name>.url` never matched it.
+    // The clone URL has dots (every one does): a deny-list of `remote.<name>.url` never matched it. A
+    // URL, not a bare path: git takes no remote name that starts with '/'.
+    const cloneUrl = `file://${origin.url}`;
     const done = await attempt(
       h,
-      attemptJob(origin.url, entry({ FAKE_AGENT_GIT_CONFIG: `remote.${origin.url}.url=${sink.url}` })),
+      attemptJob(cloneUrl, entry({ FAKE_AGENT_GIT_CONFIG: `remote.${cloneUrl}.url=${sink.url}` })),
     );
     expect(sink.seen).toEqual([]);
     expect(done).toMatchObject({ outcome: 'solved', exitCode: 0 });
