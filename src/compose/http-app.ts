@@ -4,6 +4,7 @@ import { loadAppManifest } from '../config/app-manifest.ts';
 import type { Env } from '../config/env.ts';
 import { completeAppRegistration } from '../config/github-app-registration.ts';
 import type { BudgetTracker } from '../forges/rate-budget.ts';
+import { forgeWebLinks } from '../forges/web-links.ts';
 import { createApp } from '../http/app.ts';
 import type { Received, ReceiveResult } from '../intake/receive.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -57,6 +58,10 @@ export const buildHttpApp = (d: HttpAppDeps) => {
       workspace: d.workspace,
       redact: d.redact,
       ...(d.budget ? { budget: d.budget } : {}),
+      links: forgeWebLinks({
+        github: env.GHE_HOST ? `${env.GHE_PROTOCOL}://${env.GHE_HOST}` : 'https://github.com',
+        ...(env.GITEA_URL ? { gitea: env.GITEA_URL } : {}),
+      }),
     }),
     ...(d.verifyGithub ? { github: { verify: d.verifyGithub } } : {}),
     ...(env.gitea ? { gitea: { webhookSecret: env.gitea.webhookSecret } } : {}),

@@ -2,6 +2,7 @@
 // store read into the planner's snapshot), its perform (perform.ts) and its dashboard. Every decision
 // is the planner's (src/plan/); this file only reads and shows.
 
+import { keptGraph } from '../dashboard/kept-graph.ts';
 import type { DashboardInput } from '../dashboard/types.ts';
 import { dashboardView } from '../dashboard/view.ts';
 import { type Forge, hasPermission, type MilestoneSnapshot } from '../forges/types.ts';
@@ -296,16 +297,10 @@ export const recordApproval = async (
 
 /** Keeps the graph the dashboard drew in the run's progress (only when it changed), for the status page. */
 const keepGraph = async (deps: Ports<'store'>, ctx: RunCtx, view: DashboardInput): Promise<void> => {
-  const graph = view.issues.map((i) => ({
-    number: i.number,
-    title: i.title,
-    state: i.state,
-    ...(i.epic ? { epic: true } : {}),
-    blockedBy: i.blockedBy,
-  }));
-  ctx.run = await writeProgress(deps.store, ctx.run.id, (p) =>
-    JSON.stringify(graph) === JSON.stringify(p.graph ?? null) ? undefined : { graph },
-  );
+  ctx.run = await writeProgress(deps.store, ctx.run.id, (p) => {
+    const graph = keptGraph(view.issues, p.graph);
+    return JSON.stringify(graph) === JSON.stringify(p.graph ?? null) ? undefined : { graph };
+  });
 };
 
 /** The dashboard of a pass; a pass the forge refused has nothing to show (the next that gets through does). */

@@ -4,6 +4,7 @@
 // `stats` print them, so a page, the API and the terminal cannot disagree.
 
 import type { DashboardInput } from '../dashboard/types.ts';
+import type { ForgeWebLinks } from '../forges/web-links.ts';
 import { isTerminalRunState } from '../plan/states.ts';
 import type { AttemptLedger, AttemptRecord } from '../runner/types.ts';
 import type { RunRecord, RunStore } from '../store/run-store.ts';
@@ -27,6 +28,8 @@ export type ApiPorts = {
   runs: RunStore;
   ledger: AttemptLedger;
   dashboardOf?: (runId: string) => DashboardInput | undefined;
+  /** Where the forges show an issue or a PR; absent, the API has no links. */
+  links?: ForgeWebLinks;
 };
 
 /** The issues' states as the last dashboard drew them (held ones included), else as the rows say. */
@@ -109,8 +112,9 @@ export const buildRunList = async (ports: ApiPorts, filter: { live?: boolean } =
   return runListSchema.parse({ runs });
 };
 
-export const runDetailOf = (view: RunView): RunDetail => {
+export const runDetailOf = (view: RunView, links?: ForgeWebLinks): RunDetail => {
   const nOf = new Map(view.attempts.map((a, i) => [a.id, i + 1]));
+  const web = links?.(view.run.forge, view.run.repo);
   const build = view.run.progress.build;
   return runDetailSchema.parse({
     run: summaryOfView(view),
@@ -121,7 +125,9 @@ export const runDetailOf = (view: RunView): RunDetail => {
       title: i.title ?? null,
       state: i.state,
       epic: i.epic,
+      url: web?.issue(i.number) ?? null,
       pr: i.prNumber ?? null,
+      prUrl: i.prNumber !== undefined && web ? web.pull(i.prNumber) : null,
       mergedSha: i.mergedSha ?? null,
       lastError: i.lastError ?? null,
       blockedBy: i.blockedBy,
@@ -144,7 +150,7 @@ export const buildRunResource = async (
   runId: string,
 ): Promise<{ detail: RunDetail; records: AttemptRecord[] } | undefined> => {
   const view = await loadRunView(ports, runId);
-  return view ? { detail: runDetailOf(view), records: view.attempts } : undefined;
+  return view ? { detail: runDetailOf(view, ports.links), records: view.attempts } : undefined;
 };
 
 /** `GET /api/v1/runs/{id}`: one run with its issues, waves and attempts; undefined: no such run. */

@@ -82,7 +82,12 @@ export const runIssueSchema = z
     title: z.string().nullable(),
     state: z.string().openapi({ example: 'merged' }),
     epic: z.boolean(),
+    url: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The issue on the forge, when its web address is known' }),
     pr: z.int().nullable(),
+    prUrl: z.string().nullable().openapi({ description: 'The pull request on the forge' }),
     mergedSha: z.string().nullable(),
     lastError: z.string().nullable(),
     blockedBy: z.array(z.int()),

@@ -1,7 +1,7 @@
 // What the API's run object (api-data.ts; the run page and the report render it) holds about one
 // run, read from the ports: the run and its issue rows (store), its attempts (ledger), and the
-// titles and edges of the orchestrator's last published dashboard. Without a dashboard (a restart since), titles come from the attempts'
-// jobs and the graph has no edges. Store rows win over the dashboard for state: they are written
+// titles and edges of the orchestrator's last published dashboard. Without a dashboard (a restart
+// since), the graph kept in the run's progress stands in, and it keeps a closed issue's edges. Store rows win over the dashboard for state: they are written
 // on every transition.
 import {
   type DashboardInput,
@@ -88,6 +88,8 @@ export const buildRunView = (input: {
         attempts: 0,
         blockedBy: g.blockedBy,
       });
+  // A dashboard draws closed issues without edges; the graph kept in progress still has them.
+  const keptEdges = new Map((run.progress.graph ?? []).map((g) => [g.number, g.blockedBy]));
   const numbers = new Set<number>([...fromDashboard.keys()]);
   for (const r of input.rows) if (r.repo === run.repo) numbers.add(r.number);
   const attemptsOf = new Map<number, AttemptRecord[]>();
@@ -116,7 +118,7 @@ export const buildRunView = (input: {
             : {}),
         ...(row?.mergedSha ? { mergedSha: row.mergedSha } : {}),
         ...(row?.lastError ? { lastError: row.lastError } : {}),
-        blockedBy: dash?.blockedBy ?? [],
+        blockedBy: dash?.blockedBy.length ? dash.blockedBy : (keptEdges.get(number) ?? dash?.blockedBy ?? []),
         attempts,
         tokens: attempts.reduce((n, a) => n + a.tokens.input + a.tokens.output, 0),
       };

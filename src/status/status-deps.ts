@@ -2,7 +2,9 @@
 // the env's STATUS_TOKEN, the run store with its ledger, the run-change bus, the logger, and the
 // runner workspace (the only place prompt and log files are read from). Also points the /metrics run
 // gauges at the same stores.
+
 import type { BudgetTracker } from '../forges/rate-budget.ts';
+import type { ForgeWebLinks } from '../forges/web-links.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Redact } from '../observability/redact.ts';
@@ -29,6 +31,8 @@ export interface StatusDeps {
   maxStreams?: number;
   /** What the forges said of their rate limits, and the pace runs keep on them (forges/rate-budget.ts). */
   budget?: Pick<BudgetTracker, 'all' | 'paceOf'>;
+  /** Where the forges show an issue or a PR (forges/web-links.ts); absent, numbers are not links. */
+  links?: ForgeWebLinks;
 }
 
 export const createStatusDeps = (opts: {
@@ -43,6 +47,8 @@ export const createStatusDeps = (opts: {
   /** Workers write their logs themselves: what they printed is redacted as the pages read it. */
   redact: Redact;
   budget?: Pick<BudgetTracker, 'all' | 'paceOf'>;
+  /** Where the forges show an issue or a PR, for the links on the pages and in the API. */
+  links?: ForgeWebLinks;
 }): StatusDeps => {
   const read = createLogReader({ roots: [opts.workspace] });
   opts.metrics.setRunFigures(() => runFigures({ runs: opts.runs, ledger: opts.runs.ledger }));
@@ -52,6 +58,7 @@ export const createStatusDeps = (opts: {
     ledger: opts.runs.ledger,
     deliveries: opts.deliveries,
     ...(opts.budget ? { budget: opts.budget } : {}),
+    ...(opts.links ? { links: opts.links } : {}),
     events: opts.events,
     logger: opts.logger,
     readLog: async (path) => {

@@ -130,7 +130,12 @@ export const apiV1Routes = (deps: StatusDeps | undefined) => {
     app.all('*', (c) => c.json(notFound('the API is off: set STATUS_TOKEN to turn it on'), 404));
     return app;
   }
-  const ports = { runs: deps.runs, ledger: deps.ledger, dashboardOf: deps.events.latestDashboard };
+  const ports = {
+    runs: deps.runs,
+    ledger: deps.ledger,
+    dashboardOf: deps.events.latestDashboard,
+    ...(deps.links ? { links: deps.links } : {}),
+  };
   const guard = statusAccess({ token, now: deps.now ?? (() => new Date()), refusal: 'json' });
   app.use('/runs', guard);
   app.use('/runs/*', guard);

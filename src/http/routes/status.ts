@@ -12,6 +12,7 @@ import { buildAttempt, buildRunList, buildRunResource, buildStats } from '../../
 import { mermaidScript, pageScript } from '../../status/assets.ts';
 import { attemptPage } from '../../status/attempt-page.ts';
 import { parseAttemptTimeline } from '../../status/attempt-timeline.ts';
+import { faviconIco } from '../../status/favicon.ts';
 import { budgetRows } from '../../status/forge-budget.ts';
 import { reportHtml } from '../../status/report.ts';
 import { runPage } from '../../status/run-page.ts';
@@ -42,6 +43,13 @@ export const statusRoutes = (deps: StatusDeps | undefined) => {
   const app = new Hono();
   // Per path, not '*': mounted at the root, a '*' middleware would also wrap the webhook routes.
   for (const path of statusPaths) app.use(path, securityHeaders());
+  // Browsers ask for it on every page, the login form and the "off" notice included.
+  app.get('/favicon.ico', (c) =>
+    c.body(new Uint8Array(faviconIco()), 200, {
+      'content-type': 'image/x-icon',
+      'cache-control': 'public, max-age=86400',
+    }),
+  );
   const token = deps?.token;
   if (!deps || !token) {
     for (const path of statusPaths) app.all(path, (c) => c.html(offPage(), 404));
@@ -93,7 +101,12 @@ export const statusRoutes = (deps: StatusDeps | undefined) => {
   app.use('/runs/*', guard);
   app.use('/stats', guard);
 
-  const ports = { runs: deps.runs, ledger: deps.ledger, dashboardOf: deps.events.latestDashboard };
+  const ports = {
+    runs: deps.runs,
+    ledger: deps.ledger,
+    dashboardOf: deps.events.latestDashboard,
+    ...(deps.links ? { links: deps.links } : {}),
+  };
   app.get('/', async (c) =>
     c.html(
       runsPage(
