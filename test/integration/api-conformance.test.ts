@@ -6,6 +6,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forgeWebLinks } from '../../src/forges/web-links.ts';
 import { finishedRunId, liveRunId } from '../fixtures/runs/finished-run.ts';
 import { createStatusApp, type StatusApp, statusToken } from '../fixtures/runs/status-app.ts';
 
@@ -53,7 +54,8 @@ let doc: OpenApiDoc;
 let ajv: Ajv2020;
 
 beforeAll(async () => {
-  on = await createStatusApp();
+  // With forge links, so the issues' url and prUrl are strings the document must describe.
+  on = await createStatusApp({ links: forgeWebLinks({ github: 'https://github.com' }) });
   off = await createStatusApp({ token: undefined });
   doc = (await (await on.app.request('/api/v1/openapi.json')).json()) as OpenApiDoc;
   ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
