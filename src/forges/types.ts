@@ -84,6 +84,14 @@ export interface Comment {
   updatedAt: string;
 }
 
+/** A comment as a repository-wide listing gives it: with the issue or PR it is on. */
+export interface RepoComment extends Comment {
+  /** The author's account id (0 when the forge did not say). */
+  authorId: number;
+  issueNumber: number;
+  isPullRequest: boolean;
+}
+
 export type Reaction = '+1' | '-1' | 'laugh' | 'confused' | 'heart' | 'hooray' | 'rocket' | 'eyes';
 
 export interface PullRequest {
@@ -312,6 +320,15 @@ export interface Forge {
     opts?: { fresh?: boolean },
   ): Promise<Comment>;
   listComments(ref: IssueRef): Promise<Comment[]>;
+  /**
+   * The comments of a repository's issues and PRs updated since `since` (ISO), oldest first, at most
+   * `maxPages` pages; `complete` is false when more were left unread. Gitea only: what the bot reads
+   * after an outage to find the commands whose webhooks it missed (intake/recover.ts).
+   */
+  listRepoComments?(
+    repo: RepoRef,
+    opts: { since: string; maxPages: number },
+  ): Promise<{ comments: RepoComment[]; complete: boolean }>;
   reactToComment(repo: RepoRef, commentId: number, reaction: Reaction): Promise<void>;
 
   // Repository

@@ -149,7 +149,7 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
   };
 
   const { reviewsAndComments, ...reviewOpsOf } = reviewOps(client, pageSize);
-  const comments = commentOps(client, opts.botLogin, { cache: opts.requestCache !== false });
+  const comments = commentOps(client, opts.botLogin, { cache: opts.requestCache !== false, pageSize });
   const forge: Forge = {
     kind: 'gitea',
     botLogin: opts.botLogin,

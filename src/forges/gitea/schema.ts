@@ -46,6 +46,9 @@ export const GiteaComment = z.object({
   user: GiteaUser.nullish(),
   created_at: z.string(),
   updated_at: z.string(),
+  /** The issue's web URL; empty on a PR's comment (Gitea fills `pull_request_url` instead). */
+  issue_url: z.string().nullish(),
+  pull_request_url: z.string().nullish(),
 });
 export type GiteaComment = z.infer<typeof GiteaComment>;
 

@@ -165,6 +165,19 @@ export const issueHandlers: Record<string, Handler> = {
     return { status: 200, json: comments.map((c) => renderComment(ctx.world, repo, c, ctx.baseUrl)) };
   },
 
+  // Every comment of the repository's issues and PRs, oldest first, `since`/`before` on updated_at.
+  issueGetRepoComments: (ctx) => {
+    const repo = repoOf(ctx);
+    const since = ctx.query.get('since');
+    const before = ctx.query.get('before');
+    const all = [...repo.comments.values()]
+      .filter((c) => !since || Date.parse(c.updatedAt) >= Date.parse(since))
+      .filter((c) => !before || Date.parse(c.updatedAt) < Date.parse(before))
+      .sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt) || a.id - b.id);
+    const { page, headers } = paginate(ctx, all);
+    return { status: 200, json: page.map((c) => renderComment(ctx.world, repo, c, ctx.baseUrl)), headers };
+  },
+
   issueCreateComment: (ctx) => {
     const repo = repoOf(ctx);
     requireWrite(ctx, repo);

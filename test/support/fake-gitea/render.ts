@@ -92,8 +92,10 @@ export const renderIssue = (world: World, repo: WorldRepo, issue: WorldIssue, ba
 export const renderComment = (world: World, repo: WorldRepo, c: WorldComment, baseUrl: string) => ({
   id: c.id,
   html_url: `${baseUrl}/${repo.owner}/${repo.name}/issues/${c.issueNumber}#issuecomment-${c.id}`,
-  issue_url: `${baseUrl}/${repo.owner}/${repo.name}/issues/${c.issueNumber}`,
-  pull_request_url: '',
+  // Gitea fills one of the two: `issue_url` on an issue's comment, `pull_request_url` on a PR's.
+  ...(repo.issues.get(c.issueNumber)?.pull
+    ? { issue_url: '', pull_request_url: `${baseUrl}/${repo.owner}/${repo.name}/pulls/${c.issueNumber}` }
+    : { issue_url: `${baseUrl}/${repo.owner}/${repo.name}/issues/${c.issueNumber}`, pull_request_url: '' }),
   user: renderUser(world, c.author, baseUrl),
   original_author: '',
   original_author_id: 0,

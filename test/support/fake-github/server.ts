@@ -12,6 +12,7 @@ import type { World, WorldRepo } from '../world.ts';
 import { grantCovers, mintInstallationToken, type TokenGrant } from './app-tokens.ts';
 import { type Handler, type HandlerResult, HttpFailure } from './context.ts';
 import { runGraphql } from './graphql.ts';
+import { type AppWebhook, createAppWebhook } from './hook-deliveries.ts';
 import { appJson, repoInstallationJson } from './rest-apps.ts';
 import { checkHandlers } from './rest-checks.ts';
 import { issueHandlers } from './rest-issues.ts';
@@ -43,6 +44,8 @@ export interface FakeGithubOptions {
   app?: { appId: number; publicKey: string; installationId: number };
   /** The clone URL the fake advertises for a repo (default: a URL under the fake). */
   cloneUrl?: (repo: WorldRepo) => string;
+  /** The App's webhook secret: what the fake signs the events it sends with (`hook`). */
+  webhookSecret?: string;
   /** Primary rate limits per token (default 5000 core, 5000 graphql), one hour from the first request. */
   rateLimit?: { core?: number; graphql?: number; now?: () => number };
 }
@@ -54,6 +57,8 @@ export interface FakeGithub {
   violations: string[];
   /** Every installation token minted, with the repositories and permissions it was limited to. */
   installationTokens: TokenGrant[];
+  /** The App's webhook: events sent to its URL and every attempt, as `GET /app/hook/deliveries` lists them. */
+  hook: AppWebhook;
   /** The next `times` requests (matching `failure.match`, if given) are answered with `failure`. */
   failNext(times: number, failure: Failure): void;
   /** Drops the failures still queued: the fault is fixed. */
@@ -102,6 +107,7 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
   const installationTokens: TokenGrant[] = [];
   const failures: { left: number; failure: Failure }[] = [];
   let base = '';
+  const hook = createAppWebhook(opts.webhookSecret ?? 'fake-github-webhook-secret');
 
   const send = (res: ServerResponse, r: HandlerResult) => {
     const headers: Record<string, string> = { 'x-github-api-version-selected': '2022-11-28', ...r.headers };
@@ -271,6 +277,21 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
       return { result: { status: 200, body }, opId };
     }
 
+    if (
+      operation.operationId === 'apps/list-webhook-deliveries' ||
+      operation.operationId === 'apps/redeliver-webhook-delivery'
+    ) {
+      if (!opts.app || !verifyJwt(token, opts.app))
+        return { result: { status: 401, body: { message: 'A JSON web token could not be decoded' } }, opId };
+      const result =
+        operation.operationId === 'apps/list-webhook-deliveries'
+          ? hook.list(url.searchParams, `${base}/api/v3`)
+          : hook.redeliver(Number(pathParams.delivery_id));
+      const problems = githubContract().checkResponse(operation, result.status, result.body, 'json');
+      if (problems.length) return { result: violation(`fake's own response: ${problems.join('; ')}`), opId };
+      return { result, opId };
+    }
+
     if (operation.operationId === 'apps/get-repo-installation') {
       if (!opts.app || !verifyJwt(token, opts.app))
         return { result: { status: 401, body: { message: 'A JSON web token could not be decoded' } }, opId };
@@ -386,6 +407,7 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
     requests,
     violations,
     installationTokens,
+    hook,
     failNext(times, failure) {
       failures.push({ left: times, failure });
     },
