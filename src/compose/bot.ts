@@ -10,6 +10,7 @@ import { serve as serveHttp } from '@hono/node-server';
 import type { BlitzConfig } from '../config/blitz-config.ts';
 import type { Env } from '../config/env.ts';
 import type { NotifyTargetValues } from '../config/notify-targets.ts';
+import { createAppHookDeliveries } from '../forges/github/hook-deliveries.ts';
 import { githubBaseUrl, type RetryOptions } from '../forges/github/index.ts';
 import { type BudgetTracker, budgetKey, createBudgetTracker, paceFor } from '../forges/rate-budget.ts';
 import type { ForgeKind } from '../forges/types.ts';
@@ -19,6 +20,7 @@ import { createDeliveryQueue } from '../intake/delivery-queue.ts';
 import { createForgeResolver } from '../intake/forge-resolver.ts';
 import { createEventProcessor, type DeliveryWork } from '../intake/process-events.ts';
 import { createReceiver, resumeUnprocessed, startDeliveryRetry } from '../intake/receive.ts';
+import { createRecovery, type RecoveryLimits, type RecoveryReport } from '../intake/recover.ts';
 import { loadRepoPolicy } from '../intake/repo-policy.ts';
 import { openSpool } from '../intake/spool.ts';
 import { createSpooledReceiver, type SpoolRetry } from '../intake/spooled-receive.ts';
@@ -77,6 +79,8 @@ export interface BotOptions {
   store?: Store;
   /** The backoff between replays of the webhook spool while the store stays away (default 1 s doubling to 60 s). */
   spoolRetry?: SpoolRetry;
+  /** Bounds of the recovery of missed webhooks at start and after an outage (intake/recover.ts). */
+  recoveryLimits?: Partial<RecoveryLimits>;
   /** The socket `serve` opened before composing (src/http/early-listener.ts); start() hands it the app. */
   listener?: EarlyListener;
   /** Starts the orchestrator's cron tick (default startBlitzCron); a test passes one it fires itself. */
@@ -91,8 +95,17 @@ export interface Bot {
   runEvents: RunEvents;
   /** Each forge installation's rate-limit budget and the pace it calls for (status page, orchestrator). */
   forgeBudget: BudgetTracker;
-  /** Re-attaches workers, resumes unfinished deliveries, listens on env.PORT (0: any free port), starts the ticks. */
+  /**
+   * Re-attaches workers, resumes unfinished deliveries, listens on env.PORT (0: any free port), starts
+   * the ticks, and starts a recovery of what was missed while the bot was down (not awaited).
+   */
   start(): Promise<{ port: number }>;
+  /**
+   * Recovers webhooks missed while the bot or its store was away (intake/recover.ts): failed GitHub
+   * deliveries redelivered, missed Gitea commands taken. Start calls it; so may the store-is-back path,
+   * with `since` the outage's start. Serialised: a call waits for the one under way.
+   */
+  recover(opts?: { since?: Date }): Promise<RecoveryReport>;
   /** Reverse order: HTTP, ticks, intake queue, orchestrator, stores. Idempotent. */
   stop(): Promise<void>;
 }
@@ -252,6 +265,8 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     logger,
     metrics,
     policies: { github: policy(githubLogin), gitea: policy(giteaLogin) },
+    // Gitea comments are read back after an outage: each one taken is marked by its id.
+    commentMarks: env.gitea ? ['gitea'] : [],
     repoPolicy: loadRepoPolicy,
     onEvent: (e) => orchestrator.handleEvent(e),
   });
@@ -274,6 +289,27 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     logger: logger.child({ name: 'spool' }),
     ...(o.spoolRetry ? { retry: o.spoolRetry } : {}),
   });
+  // What was missed while the bot or its store was away: failed GitHub deliveries, Gitea commands.
+  const recovery = createRecovery({
+    receive: spooled.receive,
+    store,
+    runs,
+    ...(env.github
+      ? {
+          github: createAppHookDeliveries({
+            baseUrl,
+            appId: env.github.appId,
+            privateKey: env.github.privateKey,
+            logger: logger.child({ name: 'recovery' }),
+          }),
+        }
+      : {}),
+    ...(env.gitea ? { gitea: { forge: () => forges({ forge: 'gitea' }), botLogin: giteaLogin } } : {}),
+    metrics,
+    logger: logger.child({ name: 'recovery' }),
+    ...(o.recoveryLimits ? { limits: o.recoveryLimits } : {}),
+  });
+  let recovering: Promise<unknown> | undefined;
   const app = buildHttpApp({
     env,
     store,
@@ -312,6 +348,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     orchestrator,
     runEvents,
     forgeBudget: budget,
+    recover: (opts) => recovery.recover(opts),
     async start() {
       await runner.reattach();
       if (o.listener) {
@@ -327,6 +364,10 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
       await spooled.replay();
       await resumeUnprocessed(intake);
       queueDispatch.start();
+      // Once listening: a redelivery GitHub is asked for comes back to this port.
+      recovering = recovery
+        .recover()
+        .catch((err: unknown) => logger.error({ err }, 'recovery at start failed'));
       ticks = [
         startDeliveryRetry(intake),
         startSupervision(runner, {
@@ -348,6 +389,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
         if (listening) await new Promise<void>((resolve) => listening.close(() => resolve()));
         spooled.stop();
         for (const t of ticks) t.stop();
+        await recovering;
         await queue.drain();
         await queueDispatch.stop();
         await orchestrator.close();

@@ -24,6 +24,11 @@ export interface ProcessDeps {
   metrics: Metrics;
   /** Combines the operator's policy with the repository's blitz.yml; absent, the operator's policy alone. */
   repoPolicy?: RepoPolicyLoader;
+  /**
+   * Forges whose comments the bot reads back after an outage (intake/recover.ts): each comment taken
+   * is marked in the store by its id (`comment:<id>`), and one already marked is not taken again.
+   */
+  commentMarks?: ForgeKind[];
   /** Where the orchestrator will subscribe to non-command events; until then they are logged only. */
   onEvent?: (event: ForgeEvent) => Promise<void>;
 }
@@ -54,8 +59,6 @@ export const createEventProcessor = (deps: ProcessDeps) => {
 
   const handleComment = async (work: DeliveryWork, events: { event: CommandEvent; seq: number }[]) => {
     const { event: head } = events[0]!;
-    const forge = await deps.forges({ forge: head.forge, installationId: head.installationId });
-    const issue = { repo: head.repo, number: head.issueNumber };
     const base = deps.policies[head.forge];
     const sender = decideSender(head.sender, base);
     // The bot's own comments are dropped before anything is read: no loop, no API call.
@@ -63,6 +66,35 @@ export const createEventProcessor = (deps: ProcessDeps) => {
       for (const { event } of events) metrics.commands.inc({ name: commandName(event), outcome: 'ignored' });
       return;
     }
+    // Where comments are recovered after an outage, a comment taken once (live or recovered) is
+    // marked by its id, so the other path does not answer it again (a refusal included).
+    const key = commentKey(head.commentId);
+    const marks = deps.commentMarks?.includes(head.forge) === true && work.deliveryId !== key;
+    if (marks && (await store.listDeliveries({ forge: head.forge, deliveryId: key })).length > 0) {
+      for (const { event } of events)
+        metrics.commands.inc({ name: commandName(event), outcome: 'duplicate' });
+      logger.info({ delivery: work.deliveryId, comment: head.commentId }, 'comment already taken; not again');
+      return;
+    }
+    await takeComment(work, events, base);
+    if (marks)
+      await store.recordDelivery({
+        forge: head.forge,
+        deliveryId: key,
+        event: 'comment',
+        outcome: 'ignored',
+        reason: `comment taken with delivery ${work.deliveryId}`.slice(0, 300),
+      });
+  };
+
+  const takeComment = async (
+    work: DeliveryWork,
+    events: { event: CommandEvent; seq: number }[],
+    base: AuthPolicy,
+  ) => {
+    const { event: head } = events[0]!;
+    const forge = await deps.forges({ forge: head.forge, installationId: head.installationId });
+    const issue = { repo: head.repo, number: head.issueNumber };
     const repoPolicy = deps.repoPolicy
       ? await deps.repoPolicy(forge, head.repo, base)
       : { ok: true as const, policy: base };

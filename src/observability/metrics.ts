@@ -29,6 +29,11 @@ export interface Metrics {
   spoolDepth: Gauge;
   /** Deliveries by spool outcome: `spooled`, `replayed`, `refused` (the spool was full: answered 503). */
   spooled: Counter<'outcome'>;
+  /**
+   * What recovery after a restart or outage found (intake/recover.ts): `redelivery_asked` (a failed
+   * GitHub delivery GitHub was asked to send again), `comment_taken` (a Gitea command whose webhook was missed).
+   */
+  recovered: Counter<'forge' | 'outcome'>;
   /** HTTP request durations by method, route and status. */
   requestDuration: Histogram<'method' | 'route' | 'status'>;
   /** Forge API requests by forge and outcome (`ok`, `4xx`, `5xx`, `network`); the forge clients count them. */
@@ -202,6 +207,12 @@ export const createMetrics = (opts: { defaultMetrics?: boolean } = {}): Metrics 
       name: 'blitz_spool_deliveries_total',
       help: 'Deliveries by spool outcome (spooled, replayed, refused)',
       labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    recovered: new Counter({
+      name: 'blitz_recovered_total',
+      help: 'Missed webhooks recovered after a restart or outage (redelivery_asked, comment_taken)',
+      labelNames: ['forge', 'outcome'],
       registers: [registry],
     }),
     requestDuration: new Histogram({

@@ -16,7 +16,7 @@ import { removeDir, tempDir } from '../support/git.ts';
 import { pgTestUrl, postgresAvailable, type TestSchemas, testSchemas } from '../support/pg.ts';
 import { fixture, signedGiteaRequest } from '../support/signing.ts';
 import type { World, WorldRepo } from '../support/world.ts';
-import { bootComposed, type Cleanups, seedWorld, until } from './serve-harness.ts';
+import { bootComposed, type Cleanups, freePort, seedWorld, until } from './serve-harness.ts';
 
 const secret = 'spool-gitea-secret';
 const noRun = 'No blitz is running on this repository.';
@@ -281,14 +281,6 @@ describe.runIf(hasPg)('the webhook spool while the store is down', () => {
     expect((await deliveriesIn(o)).map((d) => d.deliveryId)).toEqual([deliveryId]);
   }, 120_000);
 });
-
-const freePort = async (): Promise<number> => {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-};
 
 const healthy = async (port: number): Promise<boolean> => {
   try {

@@ -2,6 +2,7 @@
 // World with a real bare origin, a temp dir holding blitz.config.yml (fake agents as a `custom`
 // roster entry), the SQLite file and the workspace, and the env serve would read.
 import { writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { type Bot, type BotOptions, composeBot } from '../../src/compose/bot.ts';
@@ -32,6 +33,15 @@ export const until = async (what: string, done: () => Promise<boolean> | boolean
   throw new Error(`${what}: not reached in ${timeoutMs} ms`);
 };
 
+/** A port nothing listens on now (a bot restarted on it keeps the webhook URL the forge sends to). */
+export const freePort = async (): Promise<number> => {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+};
+
 /** acme/app on a real bare origin: milestone `milestone` with #1 and #2 (blocked by #1), and a control-room issue. */
 export const seedWorld = async (botLogin: string, milestone: string, cleanups: Cleanups) => {
   const world = new World(botLogin);
@@ -57,7 +67,7 @@ export const bootComposed = async (
   /** Added to the environment workers get (fake agent modes). */
   workerEnv: Record<string, string> = {},
   /** Further options of the composed bot (tick period, spool backoff …). */
-  options: Partial<Pick<BotOptions, 'tickSeconds' | 'spoolRetry'>> = {},
+  options: Partial<Pick<BotOptions, 'tickSeconds' | 'spoolRetry' | 'recoveryLimits'>> = {},
 ): Promise<{ bot: Bot; port: number; dir: string }> => {
   const dir = tempDir('blitz-serve-e2e-');
   cleanups.push(() => removeDir(dir));
