@@ -4,14 +4,14 @@
 // while the bot was down is read back from the API and taken through the webhook path (authorised,
 // parsed, deduplicated by comment id); on GitHub the App's failed delivery is redelivered by GitHub,
 // signed, to the bot's port. Each is acted on once, however often the bot restarts.
-import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { openRunStore, openStore } from '../../src/store/open-store.ts';
 import { startFakeGitea } from '../support/fake-gitea/server.ts';
+import { appKeyPair } from '../support/fake-github/app-tokens.ts';
 import { startFakeGithub } from '../support/fake-github/server.ts';
 import { removeDir, tempDir } from '../support/git.ts';
-import { postgresAvailable, type TestSchemas, testSchemas } from '../support/pg.ts';
+import { pgForFile } from '../support/pg.ts';
 import { fixture, githubExample, signedGiteaRequest } from '../support/signing.ts';
 import type { World, WorldRepo } from '../support/world.ts';
 import { bootComposed, type Cleanups, freePort, seedWorld, until } from './serve-harness.ts';
@@ -21,14 +21,8 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-let pg: TestSchemas | undefined;
-const hasPg = await postgresAvailable();
-beforeAll(() => {
-  if (hasPg) pg = testSchemas();
-});
-afterAll(async () => {
-  await pg?.dropAll();
-});
+const postgres = await pgForFile();
+const hasPg = postgres.available;
 
 const giteaSecret = 'recover-gitea-secret';
 const stores = hasPg ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const);
@@ -38,7 +32,9 @@ const durable = async (kind: 'sqlite' | 'postgres') => {
   const dataDir = tempDir('blitz-recover-');
   cleanups.push(() => removeDir(dataDir));
   const databaseUrl =
-    kind === 'sqlite' ? `sqlite:${join(dataDir, 'blitz.db')}` : pg!.urlFor(await pg!.create());
+    kind === 'sqlite'
+      ? `sqlite:${join(dataDir, 'blitz.db')}`
+      : postgres.schemas().urlFor(await postgres.schemas().create());
   return { dataDir, databaseUrl, vars: { DATABASE_URL: databaseUrl, BLITZ_DATA_DIR: dataDir } };
 };
 
@@ -216,11 +212,7 @@ describe.each(stores)('recovery after a restart on GitHub (%s)', (kind) => {
   const installationId = 88;
 
   it('has GitHub redeliver a delivery that failed while the bot was down, acted on once', async () => {
-    const { publicKey, privateKey } = generateKeyPairSync('rsa', {
-      modulusLength: 2048,
-      publicKeyEncoding: { type: 'spki', format: 'pem' },
-      privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
-    });
+    const { publicKey, privateKey } = appKeyPair();
     const { world, repo, trigger } = await seedWorld('blitz-bot[bot]', 'M1', cleanups);
     const fake = await startFakeGithub(world, {
       tokens: {},

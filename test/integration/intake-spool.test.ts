@@ -7,13 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { createLogger } from '../../src/observability/logger.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { startFakeGitea } from '../support/fake-gitea/server.ts';
 import { removeDir, tempDir } from '../support/git.ts';
-import { pgTestUrl, postgresAvailable, type TestSchemas, testSchemas } from '../support/pg.ts';
+import { pgForFile, pgTestUrl } from '../support/pg.ts';
 import { fixture, signedGiteaRequest } from '../support/signing.ts';
 import type { World, WorldRepo } from '../support/world.ts';
 import { bootComposed, type Cleanups, freePort, seedWorld, until } from './serve-harness.ts';
@@ -26,14 +26,8 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-let pg: TestSchemas | undefined;
-const hasPg = await postgresAvailable();
-beforeAll(() => {
-  if (hasPg) pg = testSchemas();
-});
-afterAll(async () => {
-  await pg?.dropAll();
-});
+const postgres = await pgForFile();
+const hasPg = postgres.available;
 
 /** A loopback proxy to the shared PostgreSQL: `cut()` resets every connection and refuses new ones. */
 const startProxy = async () => {
@@ -101,7 +95,7 @@ const setup = async (): Promise<Outage> => {
     await fake.close();
     fake.assertNoViolations();
   });
-  const schema = await pg!.create();
+  const schema = await postgres.schemas().create();
   const proxy = await startProxy();
   const dataDir = tempDir('blitz-spool-');
   cleanups.push(() => removeDir(dataDir));
@@ -109,8 +103,8 @@ const setup = async (): Promise<Outage> => {
     world,
     repo,
     trigger,
-    databaseUrl: proxy.urlThrough(pg!.urlFor(schema)),
-    directUrl: pg!.urlFor(schema),
+    databaseUrl: proxy.urlThrough(postgres.schemas().urlFor(schema)),
+    directUrl: postgres.schemas().urlFor(schema),
     dataDir,
     proxy,
     giteaVars: {

@@ -5,7 +5,6 @@
 // commit and push. A signed `/blitz M1` goes over real HTTP to the bot's port; nothing is driven by
 // hand: the bot's own cron and supervision ticks carry the run to the end. On Gitea, which sends no
 // milestone webhook, a `[blitz]` marker in the milestone title starts the run on the bot's own tick.
-import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bot } from '../../src/compose/bot.ts';
@@ -13,6 +12,7 @@ import { dashboardMarker } from '../../src/dashboard/render.ts';
 import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
 import { memoryLogger } from '../support/blitz-harness.ts';
 import { startFakeGitea } from '../support/fake-gitea/server.ts';
+import { appKeyPair } from '../support/fake-github/app-tokens.ts';
 import { type FakeGithub, startFakeGithub } from '../support/fake-github/server.ts';
 import { githubExample, signedGithubRequest } from '../support/signing.ts';
 import type { World } from '../support/world.ts';
@@ -39,11 +39,7 @@ interface Booted {
 }
 
 const bootGithub = async (): Promise<Booted> => {
-  const { publicKey, privateKey } = generateKeyPairSync('rsa', {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
-  });
+  const { publicKey, privateKey } = appKeyPair();
   const { world, origin, trigger } = await seedWorld('blitz-bot[bot]', 'M1', cleanups);
   const fake = await startFakeGithub(world, {
     tokens: {},

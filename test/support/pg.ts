@@ -1,6 +1,7 @@
 // PostgreSQL for tests: the server from PG_TEST_URL (default: this machine's, trust auth, database
 // `test`), one fresh schema per test database, dropped afterwards. Without a server, Postgres tests
 // are skipped with a printed reason locally and fail loudly when CI is set.
+import { afterAll, beforeAll } from 'vitest';
 import { createPgPool, redactUrl } from '../../src/store/pg-pool.ts';
 
 export const pgTestUrl = (): string => process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -51,6 +52,28 @@ export const testSchemas = (): TestSchemas => {
     async dropAll() {
       for (const schema of created.splice(0)) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await admin.end();
+    },
+  };
+};
+
+/**
+ * For a test file: whether PostgreSQL answers, and its schemas, made before the file's tests and all
+ * dropped after them. `schemas()` only inside a test, and only when `available`.
+ */
+export const pgForFile = async (): Promise<{ available: boolean; schemas: () => TestSchemas }> => {
+  const available = await postgresAvailable();
+  let pg: TestSchemas | undefined;
+  beforeAll(() => {
+    if (available) pg = testSchemas();
+  });
+  afterAll(async () => {
+    await pg?.dropAll();
+  });
+  return {
+    available,
+    schemas: () => {
+      if (!pg) throw new Error('PostgreSQL schemas asked for outside a test, or without a server');
+      return pg;
     },
   };
 };

@@ -2,11 +2,8 @@
 // (newest first, cursor pagination through the Link header) and `POST /app/hook/deliveries/{id}/attempts`
 // (redeliver one). GitHub never redelivers a failed delivery by itself; intake/recover.ts decides which
 // ones to ask for. Answers are checked with zod; the key never leaves this module.
-import { createAppAuth } from '@octokit/auth-app';
-import { Octokit } from '@octokit/rest';
 import { z } from 'zod';
-import type { Logger } from '../../observability/logger.ts';
-import { octokitLog } from '../../observability/octokit-log.ts';
+import { type AppCredentials, appOctokit } from './installation.ts';
 
 const itemSchema = z.object({
   id: z.number().int(),
@@ -60,19 +57,8 @@ export const nextCursor = (link: string | undefined): string | undefined => {
   return undefined;
 };
 
-export const createAppHookDeliveries = (opts: {
-  baseUrl: string;
-  appId: string | number;
-  privateKey: string;
-  logger: Logger;
-}): AppHookDeliveries => {
-  const octokit = new Octokit({
-    log: octokitLog(opts.logger),
-    authStrategy: createAppAuth,
-    auth: { appId: opts.appId, privateKey: opts.privateKey },
-    baseUrl: opts.baseUrl,
-    userAgent: 'blitz-bot',
-  });
+export const createAppHookDeliveries = (opts: AppCredentials): AppHookDeliveries => {
+  const octokit = appOctokit(opts);
   return {
     async list({ perPage, cursor }) {
       const res = await octokit.rest.apps.listWebhookDeliveries({

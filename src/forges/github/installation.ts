@@ -2,7 +2,7 @@
 // id, so a run started from one asks `GET /repos/{owner}/{repo}/installation` with the App's own JWT;
 // answers are cached (an installation id does not change while the App stays installed).
 import { createAppAuth } from '@octokit/auth-app';
-import { Octokit } from '@octokit/core';
+import { Octokit } from '@octokit/rest';
 import { z } from 'zod';
 import { AppError } from '../../errors.ts';
 import type { Logger } from '../../observability/logger.ts';
@@ -10,6 +10,23 @@ import { octokitLog } from '../../observability/octokit-log.ts';
 import type { RepoRef } from '../types.ts';
 
 const installationSchema = z.object({ id: z.number().int().positive() });
+
+export interface AppCredentials {
+  baseUrl: string;
+  appId: string | number;
+  privateKey: string;
+  logger: Logger;
+}
+
+/** An Octokit that authenticates as the App itself (a JWT), for the `/app…` endpoints and lookups. */
+export const appOctokit = (opts: AppCredentials): Octokit =>
+  new Octokit({
+    log: octokitLog(opts.logger),
+    authStrategy: createAppAuth,
+    auth: { appId: opts.appId, privateKey: opts.privateKey },
+    baseUrl: opts.baseUrl,
+    userAgent: 'blitz-bot',
+  });
 
 export type InstallationLookup = (repo: RepoRef) => Promise<number>;
 
@@ -19,13 +36,7 @@ export const createInstallationLookup = (opts: {
   privateKey: string;
   logger: Logger;
 }): InstallationLookup => {
-  const octokit = new Octokit({
-    log: octokitLog(opts.logger),
-    authStrategy: createAppAuth,
-    auth: { appId: opts.appId, privateKey: opts.privateKey },
-    baseUrl: opts.baseUrl,
-    userAgent: 'blitz-bot',
-  });
+  const octokit = appOctokit(opts);
   const cache = new Map<string, Promise<number>>();
   const ask = async (repo: RepoRef): Promise<number> => {
     try {

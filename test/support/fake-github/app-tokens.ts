@@ -4,8 +4,16 @@
 // installation holds (else 422), expiring an hour after it was minted. The grant is recorded so a test
 // can assert what scope each token had, and a limited token is refused (404, as GitHub answers) on a
 // repository outside it.
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { World, WorldRepo } from '../world.ts';
+
+/** A fresh GitHub App key pair as PEM: the bot signs its JWT with `privateKey`, the fake checks with `publicKey`. */
+export const appKeyPair = (): { publicKey: string; privateKey: string } =>
+  generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+  });
 
 /** What the fake's one installation holds (repoInstallationJson's `permissions`). */
 export const installationPermissions: Record<string, 'read' | 'write'> = {
