@@ -67,24 +67,37 @@ export const createEventProcessor = (deps: ProcessDeps) => {
       return;
     }
     // Where comments are recovered after an outage, a comment taken once (live or recovered) is
-    // marked by its id, so the other path does not answer it again (a refusal included).
+    // marked by its id, so the other path does not answer it again (a refusal included). The mark is
+    // claimed before the comment is taken, in the store's one deduplicating write (recovery's delivery
+    // `comment:<id>` is the same row): whichever path claims first takes it, with no window between a
+    // look and a write for the other to slip through. A delivery retried after it claimed the mark
+    // (a crash, a forge error) finds its own claim and goes on.
     const key = commentKey(head.commentId);
-    const marks = deps.commentMarks?.includes(head.forge) === true && work.deliveryId !== key;
-    if (marks && (await store.listDeliveries({ forge: head.forge, deliveryId: key })).length > 0) {
-      for (const { event } of events)
-        metrics.commands.inc({ name: commandName(event), outcome: 'duplicate' });
-      logger.info({ delivery: work.deliveryId, comment: head.commentId }, 'comment already taken; not again');
-      return;
-    }
-    await takeComment(work, events, base);
-    if (marks)
-      await store.recordDelivery({
+    if (deps.commentMarks?.includes(head.forge) === true && work.deliveryId !== key) {
+      const reason = `comment taken with delivery ${work.deliveryId}`.slice(0, 300);
+      const claim = await store.recordDelivery({
         forge: head.forge,
         deliveryId: key,
         event: 'comment',
         outcome: 'ignored',
-        reason: `comment taken with delivery ${work.deliveryId}`.slice(0, 300),
+        reason,
       });
+      const mine =
+        claim.outcome !== 'duplicate' ||
+        (await store.listDeliveries({ forge: head.forge, deliveryId: key })).some(
+          (d) => d.outcome !== 'duplicate' && d.reason === reason,
+        );
+      if (!mine) {
+        for (const { event } of events)
+          metrics.commands.inc({ name: commandName(event), outcome: 'duplicate' });
+        logger.info(
+          { delivery: work.deliveryId, comment: head.commentId },
+          'comment already taken; not again',
+        );
+        return;
+      }
+    }
+    await takeComment(work, events, base);
   };
 
   const takeComment = async (

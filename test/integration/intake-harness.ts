@@ -94,6 +94,10 @@ export const createHarness = (
     store?: Store;
     /** Repository files (by path): given, the repository's blitz.yml takes part in authorisation. */
     repoFiles?: Record<string, string | undefined>;
+    /** Forges whose comments are marked by id as they are taken (what recovery after an outage reads). */
+    commentMarks?: ForgeKind[];
+    /** Awaited each time processing asks for a forge (a test holds a delivery mid-processing with it). */
+    onForge?: (target: { forge: ForgeKind; installationId?: number }) => Promise<void>;
   } = {},
 ) => {
   const lines: Record<string, unknown>[] = [];
@@ -121,10 +125,12 @@ export const createHarness = (
     metrics,
     forges: async (target) => {
       resolved.push(target);
+      await opts.onForge?.(target);
       return target.forge === 'github' ? github.forge : gitea.forge;
     },
     policies: { github: policy(BOT_LOGIN), gitea: policy('blitz-bot') },
     ...(opts.repoFiles ? { repoPolicy: loadRepoPolicy } : {}),
+    ...(opts.commentMarks ? { commentMarks: opts.commentMarks } : {}),
   });
   const receive = createReceiver({ store, queue, process, metrics, logger });
   const webhooks = new Webhooks({ secret: GITHUB_SECRET });
@@ -154,6 +160,7 @@ export const createHarness = (
     github,
     gitea,
     resolved,
+    receive,
     post,
     intake: { store, queue, process, metrics, logger },
   };
