@@ -1,6 +1,7 @@
 // The run's sticky dashboard comment in Markdown (pure): a hidden marker to find it again, a progress
 // line, the issue table, what is held or unrunnable, the budget probe, readiness, ship and notify
 // failures, and the DAG as a Mermaid flowchart. It renders only what it is given: no secret is read.
+import { checksClaim, type GateCheck } from '../plan/gate-checks.ts';
 import { inFlightIssueStates, integratingIssueStates } from '../plan/states.ts';
 import { compactNumber, markdownText, safeUrl } from './escape.ts';
 import { renderFlowchart } from './mermaid.ts';
@@ -109,6 +110,30 @@ const budgetLine = (b: DashboardBudget): string => {
   }
 };
 
+// A commit name is hex from the bot's own git; anything else is left out rather than rendered.
+const hexSha = (c: GateCheck): GateCheck => {
+  const { sha, ...rest } = c;
+  return sha && /^[0-9a-f]{7,64}$/.test(sha) ? { ...rest, sha } : rest;
+};
+
+/** "build ✓ at `abc1234`, smoke not configured": what ran, never green for a check with no command. */
+const checksLine = (c: NonNullable<DashboardInput['checks']>): string =>
+  checksClaim({ build: hexSha(c.build), smoke: hexSha(c.smoke) }, true);
+
+/** The ship as it went: an address only when it answered, the milestone PR by its own name. */
+const shipLine = (ship: NonNullable<DashboardInput['ship']>): string => {
+  const url = safeUrl(ship.url);
+  const pr = safeUrl(ship.pr);
+  const prLink = pr ? ` · [the milestone PR](${pr})` : '';
+  if (ship.path === 'local')
+    return url
+      ? `**Shipped: local preview** · [open the preview](${url})${prLink}`
+      : `**Shipped: no preview** (no \`ship.preview\` command ran)${prLink}`;
+  if (url) return `**Shipped: deployed** · [open it](${url})${prLink}`;
+  const unchecked = safeUrl(ship.unchecked);
+  return `**Shipped: deployed**${unchecked ? ` to ${unchecked}` : ''}, not checked live (no \`ship.healthUrl\`)${prLink}`;
+};
+
 interface RenderParts {
   graph: boolean;
   rows: number;
@@ -161,10 +186,9 @@ const renderWith = (input: DashboardInput, parts: RenderParts): string => {
     out.push('', '#### Not ready yet', '');
     for (const u of input.readinessUnmet) out.push(`- ${markdownText(u, 200)}`);
   }
+  if (input.checks) out.push('', `**Checks:** ${checksLine(input.checks)}`);
   if (input.ship) {
-    const url = safeUrl(input.ship.url);
-    const where = input.ship.path === 'deploy' ? 'deployed' : 'local preview';
-    out.push('', `**Shipped: ${where}**${url ? ` · [open the preview](${url})` : ''}`);
+    out.push('', shipLine(input.ship));
     for (const r of input.ship.reasons) out.push(`- ${markdownText(r, 160)}`);
   }
   if (input.notifyFailures.length > 0) {

@@ -1,5 +1,6 @@
 // Plain input of the dashboard renderer: the orchestrator maps its run, issues, probe and notify
 // results into these, so rendering needs no store, forge or clock.
+import type { GateCheck } from '../plan/gate-checks.ts';
 import { runIssueStates } from '../plan/states.ts';
 
 // The dashboard draws exactly the planner's run-issue states (one list, in src/plan/states.ts).
@@ -62,7 +63,10 @@ export interface DashboardInput {
   notifyFailures: { target: string; error: string }[];
   /** Unmet readiness conditions, once the run reaches the gate. */
   readinessUnmet?: string[];
-  ship?: { path: 'deploy' | 'local'; url?: string; reasons: string[] };
+  /** Blitz: what the gate ran and on which commit (plan/gate-checks.ts), shown from the first build on. */
+  checks?: { build: GateCheck; smoke: GateCheck };
+  /** `url` answered (a preview, a health check); `unchecked`: the deploy's address nothing polled; `pr`: the milestone PR. */
+  ship?: { path: 'deploy' | 'local'; url?: string; unchecked?: string; pr?: string; reasons: string[] };
   /** Why the run goes slower than it could: the forge's rate limit is close (forges/rate-budget.ts). */
   forgePace?: string;
   /** One sentence each: an issue that spent 80 % of a per-issue cap (plan/notices.ts). */

@@ -131,10 +131,23 @@ export const dashboardView = (input: {
   const review = integrationReviewLine(input.integrationReview);
   if (review) readinessUnmet.push(review);
   // A check with no command is said to be so, never counted as green (plan/gate-checks.ts).
-  if (snap.kind === 'blitz' && snap.buildConfigured === false)
-    readinessUnmet.push(gateLine('build', { status: snap.build.status, configured: false }));
-  if (snap.kind === 'blitz' && snap.smokeGate?.configured === false)
-    readinessUnmet.push(gateLine('smoke', { status: snap.smoke, configured: false }));
+  const checks =
+    snap.kind === 'blitz'
+      ? {
+          build: {
+            status: snap.build.status,
+            configured: snap.buildConfigured !== false,
+            ...(snap.build.sha ? { sha: snap.build.sha } : {}),
+          },
+          smoke: {
+            status: snap.smoke,
+            configured: snap.smokeGate?.configured !== false,
+            ...(snap.smokeGate?.sha ? { sha: snap.smokeGate.sha } : {}),
+          },
+        }
+      : undefined;
+  if (checks && !checks.build.configured) readinessUnmet.push(gateLine('build', checks.build));
+  if (checks && !checks.smoke.configured) readinessUnmet.push(gateLine('smoke', checks.smoke));
   if (snap.smokeGate && snap.smokeGate.failures > 0)
     readinessUnmet.push(
       `smoke: red ${snap.smokeGate.failures} time(s) in a row (allowance ${snap.smokeGate.maxFailures}); each red pass is filed as a finding and worked`,
@@ -147,6 +160,9 @@ export const dashboardView = (input: {
     readinessUnmet.push(
       `waiting for a person (${waiting.state.replace('_', ' ')}): ${waiting.reason} → ${waiting.command}`,
     );
+  // A finished run is finished: nothing on it is "not ready yet"; what ran is in `checks`.
+  const finished = run.state === 'done' || run.state === 'cancelled';
+  const ran = checks && (pr.build !== undefined || finished) ? { checks } : {};
   return {
     runId: run.id,
     milestone: run.milestoneTitle,
@@ -158,15 +174,18 @@ export const dashboardView = (input: {
     blockers,
     ...(budget ? { budget } : {}),
     notifyFailures: pr.notifyFailures ?? [],
-    readinessUnmet,
+    readinessUnmet: finished ? [] : readinessUnmet,
+    ...ran,
     ...(notes.some((n) => n.dashboard === 'warning')
       ? { warnings: notes.filter((n) => n.dashboard === 'warning').map((n) => n.message) }
       : {}),
-    ...(pr.ship?.path
+    ...(pr.ship?.path && pr.ship.status === 'passed'
       ? {
           ship: {
             path: pr.ship.path,
             ...(pr.ship.url ? { url: pr.ship.url } : {}),
+            ...(pr.ship.unchecked ? { unchecked: pr.ship.unchecked } : {}),
+            ...(pr.ship.pr ? { pr: pr.ship.pr } : {}),
             reasons: pr.ship.reasons ?? [],
           },
         }

@@ -188,6 +188,14 @@ const loadRun = async (
       ...(p.smokeGate?.sha ? { sha: p.smokeGate.sha } : {}),
     },
     ship: p.ship?.status ?? 'none',
+    ...(p.ship?.status === 'passed'
+      ? {
+          shipped: {
+            ...(p.ship.url ? { url: p.ship.url } : {}),
+            ...(p.ship.unchecked ? { unchecked: p.ship.unchecked } : {}),
+          },
+        }
+      : {}),
     ...(p.integrationHead ? { integrationHead: p.integrationHead } : {}),
     // What earlier runs taught about the roster (seed 001 "Model notes"): routing avoids those tiers.
     notes: modelNotesForRouting(

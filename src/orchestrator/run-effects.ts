@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { isAppError } from '../errors.ts';
 import { blameStep } from '../plan/blame.ts';
+import { checksClaim, type GateCheck, verifiedBy } from '../plan/gate-checks.ts';
 import { attemptKey } from '../plan/issue-progress.ts';
 import type { IssueKey } from '../plan/types.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
@@ -227,11 +228,12 @@ export const createEffects = (
           head,
           base: ctx.defaultBranch,
           title: `blitz: ${ctx.run.milestoneTitle}`,
-          body: `The integrated work of milestone ${ctx.run.milestoneTitle}: every workable issue closed, build and smoke green.\n\nShip decision: ${path} (${reason}).`,
+          body: `The integrated work of milestone ${ctx.run.milestoneTitle}: every workable issue closed; ${checksClaim(gateRecordOf(ctx), true)}.\n\nShip decision: ${path} (${reason}).`,
         }));
       // Ships only the commit the gate was green on: a head that moved since is recorded, nothing
       // ships, and the planner gates again (plan/readiness.ts, `regate`).
       const gated = ctx.run.progress.build?.sha;
+      const gates = gateRecordOf(ctx);
       if (gated !== undefined && pr.head.sha !== gated) {
         await setProgress(deps, ctx, { ship: undefined, integrationHead: pr.head.sha });
         return;
@@ -249,9 +251,10 @@ export const createEffects = (
         pr.head.sha,
         ctx.repoConfig.ci,
         {
-          state: 'success',
-          title: 'ready: every issue closed, build and smoke green',
-          summary: `- Ship: ${path} (${reason})`,
+          // Green only when a check ran green: with nothing configured the check is neutral, and says so.
+          state: verifiedBy(gates.build, gates.smoke) ? 'success' : 'neutral',
+          title: `every issue closed; ${checksClaim(gates)}`,
+          summary: `- ${checksClaim(gates, true)}\n- Ship: ${path} (${reason})`,
           ...(deps.config.publicUrl ? { detailsUrl: runPageUrl(deps.config.publicUrl, ctx.run.id)! } : {}),
         },
       );
@@ -264,8 +267,7 @@ export const createEffects = (
         if (ci.kind === 'red' || ci.kind === 'timed_out')
           throw new Error(`the milestone PR's ${describeCiVerdict(ci)}`);
       }
-      // The milestone PR is the link when nothing runs; a deploy or preview must be proven live.
-      let url: string | undefined = pr.htmlUrl;
+      // Only an address that answered is named live: the milestone PR never stands in for one.
       const timeoutMs = (cfg.healthTimeoutSeconds ?? defaultHealthTimeoutSeconds) * 1000;
       let live: LiveResult | undefined;
       if (path === 'deploy' && cfg.deploy) {
@@ -299,9 +301,16 @@ export const createEffects = (
         });
       }
       if (live && !live.ok) throw new Error(live.error);
-      if (live?.ok && live.url) url = live.url;
+      const answered = live?.ok ? live : undefined;
       await setProgress(deps, ctx, {
-        ship: { status: 'passed', path, reasons: [reason], ...(url ? { url } : {}) },
+        ship: {
+          status: 'passed',
+          path,
+          reasons: [reason],
+          pr: pr.htmlUrl,
+          ...(answered?.url ? { url: answered.url } : {}),
+          ...(answered?.unchecked ? { unchecked: answered.unchecked } : {}),
+        },
       });
     } catch (err) {
       // The forge's rate limit is a wait, not a failed ship: the pass fails as any refused call does, and
@@ -342,6 +351,27 @@ export const createEffects = (
   };
 
   return { startGate, bounce, ship, notify };
+};
+
+/** The run's record of its checks (what ran, green or red, on which commit), as plan/gate-checks.ts words it. */
+export const gateRecordOf = (
+  ctx: Pick<RunCtx, 'run' | 'repoConfig'>,
+): { build: GateCheck; smoke: GateCheck } => {
+  const p = ctx.run.progress;
+  const build = p.build;
+  const smokeSha = p.smokeGate?.sha;
+  return {
+    build: {
+      status: build?.status ?? 'none',
+      configured: ctx.repoConfig.build !== undefined && build?.notConfigured !== true,
+      ...(build?.sha ? { sha: build.sha } : {}),
+    },
+    smoke: {
+      status: p.smoke ?? 'none',
+      configured: ctx.repoConfig.smoke !== undefined && p.smokeGate?.notConfigured !== true,
+      ...(smokeSha ? { sha: smokeSha } : {}),
+    },
+  };
 };
 
 export const newRunId = (): string => randomUUID().slice(0, 8);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gateLine, gatesSummary, greenAt, smokeStep } from './gate-checks.ts';
+import { checksClaim, gateLine, greenAt, smokeStep, verifiedBy } from './gate-checks.ts';
 
 const head = 'a1b2c3d4e5f6';
 const old = '0f0f0f0f0f0f';
@@ -36,14 +36,37 @@ describe('greenAt', () => {
   });
 });
 
-describe('gatesSummary', () => {
-  it('says green only for checks that ran', () => {
-    const ran = { status: 'passed' as const, configured: true };
-    const none = { status: 'passed' as const, configured: false };
-    expect(gatesSummary(ran, ran)).toBe('build and smoke green');
-    expect(gatesSummary(ran, none)).toBe('build green, smoke not configured');
-    expect(gatesSummary(none, ran)).toBe('build not configured, smoke green');
-    expect(gatesSummary(none, none)).toBe('build and smoke not configured');
+describe('checksClaim', () => {
+  const ran = { status: 'passed' as const, configured: true, sha: head };
+  const none = { status: 'passed' as const, configured: false };
+
+  it('says exactly what ran and on which commit, and what the ship left answering', () => {
+    expect(checksClaim({ build: ran, smoke: none, ship: { path: 'local' } }, true)).toBe(
+      'build ✓ at `a1b2c3d`, smoke not configured, no preview',
+    );
+    expect(
+      checksClaim({ build: ran, smoke: ran, ship: { path: 'local', url: 'http://10.0.0.2:5173' } }),
+    ).toBe('build ✓ at a1b2c3d, smoke ✓ at a1b2c3d, preview at http://10.0.0.2:5173');
+    expect(
+      checksClaim({ build: none, smoke: ran, ship: { path: 'deploy', unchecked: 'https://app.example' } }),
+    ).toBe(
+      'build not configured, smoke ✓ at a1b2c3d, deployed to https://app.example, not checked live (no ship.healthUrl)',
+    );
+    expect(
+      checksClaim({
+        build: { status: 'failed', configured: true, sha: old },
+        smoke: { status: 'none', configured: true },
+      }),
+    ).toBe('build ✗ at 0f0f0f0, smoke not run');
+  });
+
+  it('never says green or ✓ for a check with no command', () => {
+    const words = checksClaim({ build: none, smoke: none, ship: { path: 'local' } });
+    expect(words).toBe('build not configured, smoke not configured, no preview');
+    expect(words).not.toMatch(/green|✓/);
+    expect(verifiedBy(none, none)).toBe(false);
+    expect(verifiedBy(ran, none)).toBe(true);
+    expect(verifiedBy(ran, { status: 'none', configured: true })).toBe(false);
   });
 });
 

@@ -44,12 +44,59 @@ export const gateLine = (name: 'build' | 'smoke', c: GateCheck, head?: string): 
 export const greenAt = (c: GateCheck, head: string | undefined): boolean =>
   c.status === 'passed' && (!c.configured || head === undefined || c.sha === undefined || c.sha === head);
 
-/** The words a finished run uses for its checks: "build and smoke green", "build green, smoke not configured". */
-export const gatesSummary = (build: GateCheck, smoke: GateCheck): string => {
-  const green = [build, smoke].every((c) => c.configured);
-  if (green) return 'build and smoke green';
-  if (!build.configured && !smoke.configured) return 'build and smoke not configured';
-  return build.configured ? 'build green, smoke not configured' : 'build not configured, smoke green';
+/** How a ship went out, as recorded: `url` only when something answered there (a preview, a health check). */
+export interface ShipClaim {
+  path: 'deploy' | 'local';
+  /** The address that answered; never a link to the milestone PR standing in for it. */
+  url?: string;
+  /** The deploy's address when nothing polled it (no `ship.healthUrl`): named, never as live. */
+  unchecked?: string;
+}
+
+/** Inline code in Markdown, plain text elsewhere (a check title, a phone notification). */
+const codeOf = (markdown: boolean) => (s: string) => (markdown ? `\`${s}\`` : s);
+
+/** One check as it ran: "build ✓ at `abc1234`", "smoke not configured", "build ✗ at `abc1234`". */
+export const checkClaim = (name: 'build' | 'smoke', c: GateCheck, markdown = false): string => {
+  if (!c.configured) return `${name} not configured`;
+  const at = c.sha ? ` at ${codeOf(markdown)(short(c.sha))}` : '';
+  switch (c.status) {
+    case 'none':
+      return `${name} not run`;
+    case 'running':
+      return `${name} running${at}`;
+    case 'failed':
+      return `${name} ✗${at}`;
+    case 'passed':
+      return `${name} ✓${at}`;
+  }
+};
+
+/** What the ship left running: "preview at http://…", "no preview", "deployed, answering at https://…". */
+export const shipClaim = (ship: ShipClaim): string => {
+  if (ship.path === 'local') return ship.url ? `preview at ${ship.url}` : 'no preview';
+  if (ship.url) return `deployed, answering at ${ship.url}`;
+  return `deployed${ship.unchecked ? ` to ${ship.unchecked}` : ''}, not checked live (no ship.healthUrl)`;
+};
+
+/**
+ * Exactly what ran and on which commit, from the run's record: "build ✓ at `abc1234`, smoke not
+ * configured, no preview". A check with no command never reads as green; one that did not run says so.
+ */
+export const checksClaim = (
+  record: { build: GateCheck; smoke: GateCheck; ship?: ShipClaim },
+  markdown = false,
+): string =>
+  [
+    checkClaim('build', record.build, markdown),
+    checkClaim('smoke', record.smoke, markdown),
+    ...(record.ship ? [shipClaim(record.ship)] : []),
+  ].join(', ');
+
+/** Whether anything verified the work: a configured check ran green, and none configured is red or unrun. */
+export const verifiedBy = (build: GateCheck, smoke: GateCheck): boolean => {
+  const configured = [build, smoke].filter((c) => c.configured);
+  return configured.length > 0 && configured.every((c) => c.status === 'passed');
 };
 
 export type SmokeStep =

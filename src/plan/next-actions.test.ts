@@ -398,7 +398,7 @@ describe('nextActions: readiness and ship', () => {
       ship: 'passed',
     });
     expect(ofType(nextActions('shipping', snap), 'stop')[0]?.reason).toMatch(
-      /^every issue closed, build green, smoke not configured, shipped/,
+      /^every issue closed, shipped \(\w+\); build ✓, smoke not configured, /,
     );
   });
 });

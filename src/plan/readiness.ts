@@ -4,7 +4,7 @@
 // the integration review is due is decided here too. What one check's record means (green at which
 // head, its words) is plan/gate-checks.ts, shared with the dashboard. Pure, like the rest of src/plan/.
 import { decideShipPath } from '../ship/decide.ts';
-import { defaultMaxSmokeFailures, gatesSummary, smokeStep } from './gate-checks.ts';
+import { checksClaim, defaultMaxSmokeFailures, smokeStep } from './gate-checks.ts';
 import type { RunContext } from './run-context.ts';
 import type { Action, IntegrationReviewView } from './snapshot.ts';
 import { stop } from './stop.ts';
@@ -55,11 +55,17 @@ export const readinessActions = (ctx: RunContext): Action[] => {
   if (snap.ship === 'none') return [{ type: 'ship', path: ship.path, reason }];
   if (snap.ship === 'running') return [];
   if (snap.ship === 'failed') return stop(ctx, 'blocked', `shipping (${ship.path}) failed`);
-  const checks = gatesSummary(
-    { status: build.status, configured: snap.buildConfigured ?? true },
-    { status: snap.smoke, configured: gate.configured },
-  );
-  return stop(ctx, 'done', `every issue closed, ${checks}, shipped (${ship.path})`);
+  // Exactly what ran, on which commit, and what answered: never "green" for a check with no command.
+  const checks = checksClaim({
+    build: {
+      status: build.status,
+      configured: snap.buildConfigured ?? true,
+      ...(build.sha ? { sha: build.sha } : {}),
+    },
+    smoke: { status: snap.smoke, configured: gate.configured, ...(gate.sha ? { sha: gate.sha } : {}) },
+    ship: { path: ship.path, ...snap.shipped },
+  });
+  return stop(ctx, 'done', `every issue closed, shipped (${ship.path}); ${checks}`);
 };
 
 const readinessTypes = new Set<Action['type']>(['run_build', 'run_smoke', 'ship']);

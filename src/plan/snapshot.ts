@@ -197,6 +197,8 @@ export interface RunSnapshot {
   smokeGate?: SmokeGate;
   /** False when no `build:` command is configured (a build that passed ran nothing). */
   buildConfigured?: boolean;
+  /** What the finished ship left answering (plan/gate-checks.ts `ShipClaim`): absent before a ship. */
+  shipped?: { url?: string; unchecked?: string };
   /** `runner.maxTokensPerIssue`, `…AttemptsPerIssue`, `…SessionsPerIssue`; absent: no per-issue caps. */
   issueCaps?: IssueCaps;
 }

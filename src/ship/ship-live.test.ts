@@ -62,10 +62,10 @@ describe('deployLive', () => {
     expect(polls).toBe(0);
   });
 
-  it('without a health URL links the deploy URL, or nothing', async () => {
+  it('without a health URL names the deploy URL as unchecked, never as live', async () => {
     expect(
       await deployLive({ deploy, deployUrl: 'https://a.example', timeoutMs: 1, runDeploy: deployed() }),
-    ).toEqual({ ok: true, url: 'https://a.example' });
+    ).toEqual({ ok: true, unchecked: 'https://a.example' });
     expect(await deployLive({ deploy, timeoutMs: 1, runDeploy: deployed() })).toEqual({ ok: true });
   });
 });

@@ -1,7 +1,7 @@
 // Shipping proven live (seed 000 §5): a deploy counts once its command succeeded and, when
 // `ship.healthUrl` is set, that URL answered 2xx before `ship.healthTimeoutSeconds`; a local preview
-// counts once something answers on its port. Either way the result is the URL to link or the failure
-// in words, never "ready" on a process that was merely started. The IO is injected for tests.
+// counts once something answers on its port. Either way the result is the URL that answered or the
+// failure in words, never "ready" on a process that was merely started. The IO is injected for tests.
 import { type DeployOptions, type DeployResult, runDeploy } from './deploy.ts';
 import { type PollOptions, type PollResult, pollHealth } from './health.ts';
 import { type ReadyOptions, startPreviewWhenReady } from './preview.ts';
@@ -9,7 +9,13 @@ import { type ReadyOptions, startPreviewWhenReady } from './preview.ts';
 /** `ship.healthTimeoutSeconds` when unset. */
 export const defaultHealthTimeoutSeconds = 300;
 
-export type LiveResult = { ok: true; url?: string } | { ok: false; error: string; tail?: string };
+/**
+ * `url`: an address that answered (the health URL's 2xx, the preview's port); `unchecked`: the deploy's
+ * address when nothing polled it (no `ship.healthUrl`), never named as live.
+ */
+export type LiveResult =
+  | { ok: true; url?: string; unchecked?: string }
+  | { ok: false; error: string; tail?: string };
 
 export interface DeployLiveOptions {
   deploy: DeployOptions;
@@ -33,7 +39,7 @@ export const deployLive = async (o: DeployLiveOptions): Promise<LiveResult> => {
       ...(res.tail ? { tail: res.tail } : {}),
     };
   const link = o.deployUrl ?? o.healthUrl;
-  if (!o.healthUrl) return link ? { ok: true, url: link } : { ok: true };
+  if (!o.healthUrl) return link ? { ok: true, unchecked: link } : { ok: true };
   const health = await (o.pollHealth ?? pollHealth)({ ...o.poll, url: o.healthUrl, timeoutMs: o.timeoutMs });
   if (!health.ok) return { ok: false, error: `the deploy finished but is not healthy: ${health.error}` };
   return { ok: true, url: link ?? o.healthUrl };

@@ -43,7 +43,17 @@ export interface RunProgress {
   smoke?: StepState;
   /** The smoke check beside its status: the commit it ran on, red passes in a row, the last red tail. */
   smokeGate?: { sha?: string; failures: number; tail?: string; notConfigured?: boolean };
-  ship?: { status: StepState; path?: 'deploy' | 'local'; url?: string; reasons?: string[] };
+  ship?: {
+    status: StepState;
+    path?: 'deploy' | 'local';
+    /** An address that answered (the preview's port, the deploy's health URL): the only one named live. */
+    url?: string;
+    /** The deploy's address when nothing polled it (no `ship.healthUrl`). */
+    unchecked?: string;
+    /** The milestone PR. */
+    pr?: string;
+    reasons?: string[];
+  };
   /**
    * The integration branch head the ship step found when it was not the commit the build was green on
    * (a push by hand, a late merge): nothing shipped, and the planner sends the run back through build

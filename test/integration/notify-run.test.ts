@@ -69,8 +69,8 @@ describe('run notices', () => {
       issue: x.trigger,
       issuesShipped: 1,
       path: 'local',
-      // Shipped links what shipped: here the milestone PR of the local path.
-      url: expect.stringMatching(/\/acme\/app\/pulls\/\d+$/),
+      // No preview ran, so nothing is live: the run's page, never the milestone PR standing in for one.
+      url: `https://blitz.example.com/runs/${run.id}`,
     });
     expect(shipped!.sentence).toContain('shipped');
     // The failed target is kept on the run and shown on the dashboard; the other target still got both.
