@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiAttempt } from './api-schemas.ts';
-import { attemptPage } from './attempt-page.ts';
+import { attemptPage, liveLogLines } from './attempt-page.ts';
 
 const attempt = (over: Partial<ApiAttempt> = {}): ApiAttempt => ({
   n: 1,
@@ -47,5 +47,28 @@ describe('attempt page', () => {
     expect(String(await attemptPage({ runId: 'r1', attempt: attempt() }))).not.toContain(
       'Refused by the tool',
     );
+  });
+
+  it('a running attempt polls and shows the last lines of its log, escaped; a finished one does neither', async () => {
+    const lines = Array.from({ length: liveLogLines + 5 }, (_, i) => `line ${i} <b>`);
+    const running = String(
+      await attemptPage({
+        runId: 'r1',
+        attempt: attempt({ endedAt: null, outcome: null, exitCode: null }),
+        log: { text: `${lines.join('\n')}\n`, truncated: false },
+      }),
+    );
+    expect(running).toContain('<body data-poll="true">');
+    expect(running).toContain('<script src="/status/assets/status.js"></script>');
+    expect(running).not.toContain('mermaid.min.js');
+    const tail = /<pre id="live-log" data-live-part>([\s\S]*?)<\/pre>/.exec(running)?.[1] ?? '';
+    expect(tail.split('\n')).toHaveLength(liveLogLines);
+    expect(tail.startsWith('line 5 &lt;b&gt;')).toBe(true);
+    expect(tail.endsWith(`line ${liveLogLines + 4} &lt;b&gt;`)).toBe(true);
+    const done = String(
+      await attemptPage({ runId: 'r1', attempt: attempt(), log: { text: 'x\n', truncated: false } }),
+    );
+    expect(done).not.toContain('data-poll');
+    expect(done).not.toContain('live-log');
   });
 });

@@ -1,7 +1,9 @@
 // `/runs/:id/attempts/:n`: the API's attempt object (GET /api/v1/runs/{id}/attempts/{n}) with the
 // attempt replayed from the worker's stream log (seed 003 "activity"): the prompt, each assistant
 // turn with its tool calls and results collapsed in <details>, plain output, the final response and
-// the tokens. All log text is escaped.
+// the tokens. While the worker runs, the page also shows the end of its log and re-reads itself (the
+// page script's `data-poll`), so the log tails live; the text comes through the same redacting reader.
+// All log text is escaped.
 import { html } from 'hono/html';
 import type { ApiAttempt } from './api-schemas.ts';
 import type { AttemptTimeline, ToolCall } from './attempt-timeline.ts';
@@ -42,6 +44,16 @@ const refusedSection = (denials: ApiAttempt['permissionDenials']): Html => {
 ${rules.length > 0 ? html`<p>To allow them, add to the roster entry in <code>blitz.config.yml</code>:</p><pre id="allowlist-line">allowedTools: [${rules.map((r) => JSON.stringify(r)).join(', ')}]</pre>` : ''}`;
 };
 
+/** How many of the log's last lines a running attempt's page shows. */
+export const liveLogLines = 200;
+
+const lastLines = (text: string, n: number): string =>
+  text.replace(/\n$/, '').split('\n').slice(-n).join('\n');
+
+const liveLogSection = (log: LogText | undefined): Html =>
+  html`<h2>Live log</h2><p class="muted">The end of the worker's log while it runs, redacted; this page re-reads it every few seconds.</p>
+${log ? html`<pre id="live-log" data-live-part>${lastLines(log.text, liveLogLines)}</pre>` : html`<pre id="live-log" data-live-part class="muted">(nothing written yet, or the log is on another runner host)</pre>`}`;
+
 export const timelineSection = (t: AttemptTimeline): Html =>
   html`<div id="timeline">${t.steps.map(stepHtml)}</div>`;
 
@@ -55,11 +67,12 @@ export const attemptPage = (input: {
   const a = input.attempt;
   const t = input.timeline;
   const tokens = t?.tokens ?? a.tokens;
+  const running = a.endedAt === null;
   return page(
-    { title: `Attempt ${a.n} of ${input.runId}` },
+    { title: `Attempt ${a.n} of ${input.runId}`, ...(running ? { poll: true } : {}) },
     html`<h1 data-attempt="${a.n}" data-issue="${a.issue.number}">Attempt ${a.n} · #${a.issue.number} ${a.issue.title}</h1>
 <p><a href="/runs/${encodeURIComponent(input.runId)}">back to run ${input.runId}</a></p>
-<table class="summary">
+<table class="summary" id="summary" data-live-part>
 <tr><th>entry</th><td>${a.rosterEntry} <span class="muted">${a.tool} ${a.model ?? ''}</span> · tier ${a.tier}</td></tr>
 <tr><th>branch</th><td><code>${a.branch}</code> off <code>${a.baseBranch}</code></td></tr>
 <tr><th>started</th><td>${when(a.startedAt)} · took ${duration(a.startedAt, a.endedAt ?? undefined)} · nudges ${a.nudges}</td></tr>
@@ -68,6 +81,7 @@ export const attemptPage = (input: {
 <tr><th>tool calls</th><td>${t ? t.toolCalls : '–'}</td></tr>
 </table>
 ${a.permissionDenials.length > 0 ? refusedSection(a.permissionDenials) : ''}
+${running ? liveLogSection(input.log) : ''}
 <h2>Prompt</h2>
 ${input.prompt ? html`<details open><summary>prompt${input.prompt.truncated ? ' (tail only)' : ''}</summary><pre id="prompt">${input.prompt.text}</pre></details>` : html`<p class="muted">The prompt file is not readable here.</p>`}
 <h2>Timeline</h2>

@@ -54,6 +54,8 @@ export interface PageOptions {
   live?: string;
   /** Load Mermaid and the page script. */
   scripts?: boolean;
+  /** Re-read the page every few seconds and swap its `[data-live-part]` elements (a running attempt). */
+  poll?: boolean;
 }
 
 export const page = (opts: PageOptions, body: Html): Html => html`<!doctype html>
@@ -65,10 +67,10 @@ export const page = (opts: PageOptions, body: Html): Html => html`<!doctype html
 <title>${opts.title} · blitz-bot</title>
 <style>${raw(baseCss)}</style>
 </head>
-<body${opts.live ? html` data-live="${opts.live}"` : ''}>
+<body${opts.live ? html` data-live="${opts.live}"` : ''}${opts.poll ? html` data-poll="true"` : ''}>
 <header><a class="brand" href="/">blitz-bot</a><a href="/">runs</a><a href="/stats">stats</a></header>
 <main>${body}</main>
-${opts.scripts ? html`<script src="/status/assets/mermaid.min.js"></script><script src="/status/assets/status.js"></script>` : ''}
+${opts.scripts ? html`<script src="/status/assets/mermaid.min.js"></script><script src="/status/assets/status.js"></script>` : opts.poll ? html`<script src="/status/assets/status.js"></script>` : ''}
 </body>
 </html>`;
 
