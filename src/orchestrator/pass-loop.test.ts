@@ -11,9 +11,17 @@ const notice: Action = { type: 'notify', level: 'info', title: 't', message: 'm'
 
 /** A fake run kind: its passes plan the lists given (then nothing); it records what the loop did. */
 const fakeKind = (plans: Action[][], opts: { fails?: Action['type']; endless?: boolean } = {}) => {
-  const seen = { loads: 0, performed: [] as string[], published: [] as string[][], errors: [] as string[] };
+  const seen = {
+    loads: 0,
+    performed: [] as string[],
+    published: [] as string[][],
+    errors: [] as string[],
+    ended: [] as string[],
+    warned: [] as string[],
+  };
   const logger = {
     error: (fields: { action: string }) => seen.errors.push(fields.action),
+    warn: (fields: { action: string }) => seen.warned.push(fields.action),
     info: () => undefined,
   } as unknown as Logger;
   // The fake planner reads the pass's list off its snapshot.
@@ -32,6 +40,10 @@ const fakeKind = (plans: Action[][], opts: { fails?: Action['type']; endless?: b
     },
     advancing: new Set(['merge', 'open_pr']),
     publish: async (_ctx, actions) => void seen.published.push(actions.map((a) => a.type)),
+    ended: async (_ctx, a, err) => {
+      seen.ended.push(`${a.type}:${err instanceof Error ? err.message : 'ok'}`);
+      if (a.type === 'notify') throw new Error('store away');
+    },
   };
   const run = passLoop((_state, snap) => (snap as unknown as { actions: Action[] }).actions);
   return { seen, go: () => run({ logger }, kind) };
@@ -74,5 +86,13 @@ describe('the pass loop', () => {
     expect(seen.performed).toEqual(['merge', 'stop', 'notify']);
     expect(seen.published).toEqual([['merge', 'stop', 'notify']]);
     expect(seen.loads).toBe(1);
+  });
+
+  it('tells the kind how each action ended, the error with it; a failure to keep that changes nothing', async () => {
+    const { seen, go } = fakeKind([[merge, openPr, notice]], { fails: 'merge' });
+    await go();
+    expect(seen.ended).toEqual(['merge:forge answered 500', 'open_pr:ok', 'notify:ok']);
+    expect(seen.warned).toEqual(['notify']);
+    expect(seen.performed).toEqual(['merge', 'open_pr', 'notify']);
   });
 });

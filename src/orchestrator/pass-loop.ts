@@ -25,6 +25,11 @@ export interface PassKind<Ctx extends Pass> {
   advancing: ReadonlySet<ActionType>;
   /** Shows the run as the pass left it. */
   publish(ctx: Ctx, actions: readonly Action[]): Promise<void>;
+  /**
+   * Told how each action ended (`err` when it threw), so a kind can keep why an issue waits on its row
+   * (wait-reason.ts). A failure here is logged and changes nothing else.
+   */
+  ended?(ctx: Ctx, a: Action, err?: unknown): Promise<void>;
 }
 
 /** At most this many passes per call: the next reconcile (an event, the cron) goes on from there. */
@@ -45,6 +50,13 @@ const performAll = async <Ctx extends Pass>(
   actions: readonly Action[],
 ): Promise<boolean> => {
   let moved = false;
+  const ended = async (a: Action, err?: unknown): Promise<void> => {
+    await kind
+      .ended?.(ctx, a, err)
+      .catch((e: unknown) =>
+        deps.logger.warn({ runId: ctx.run.id, action: a.type, err: e }, 'why the issue waits was not kept'),
+      );
+  };
   for (const a of actions) {
     try {
       if ((await kind.perform(ctx, a)) === true || kind.advancing.has(a.type)) moved = true;
@@ -53,8 +65,10 @@ const performAll = async <Ctx extends Pass>(
         { runId: ctx.run.id, action: a.type, err },
         'action failed; the next reconcile retries it',
       );
+      await ended(a, err);
       continue;
     }
+    await ended(a);
     if (replanAfter.has(a.type)) return true;
   }
   return moved;

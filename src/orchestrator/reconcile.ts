@@ -33,6 +33,7 @@ import { commonSnapshot, paceReason, readRunRecords } from './run-pace.ts';
 import { type ConfigRead, keptBlockerOf, loadRunRepo, type RunRepo } from './run-repo.ts';
 import { foldResults, writeProgress } from './run-writer.ts';
 import { withTells } from './tell-nudge.ts';
+import { keepWaitReason } from './wait-reason.ts';
 
 const advancing = new Set<Action['type']>([
   'open_pr',
@@ -358,5 +359,8 @@ export const reconcileRun = (deps: ReconcilePorts, hooks: ReconcileHooks, runId:
     perform: (ctx, a) => perform(deps, ctx, a),
     advancing,
     publish: (ctx, actions) => publish(deps, hooks, ctx, actions),
+    ended: async (ctx, a, err) => {
+      if (!('held' in ctx)) await keepWaitReason(deps.store, { runId: ctx.run.id, rows: ctx.rows }, a, err);
+    },
   });
 };

@@ -130,6 +130,7 @@ export const runDetailOf = (view: RunView, links?: ForgeWebLinks): RunDetail => 
       prUrl: i.prNumber !== undefined && web ? web.pull(i.prNumber) : null,
       mergedSha: i.mergedSha ?? null,
       lastError: i.lastError ?? null,
+      waiting: i.waitReason ?? null,
       blockedBy: i.blockedBy,
       attempts: i.attempts.map((a) => nOf.get(a.id) ?? 0).filter((n) => n > 0),
       tokens: i.tokens,

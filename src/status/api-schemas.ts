@@ -90,6 +90,11 @@ export const runIssueSchema = z
     prUrl: z.string().nullable().openapi({ description: 'The pull request on the forge' }),
     mergedSha: z.string().nullable(),
     lastError: z.string().nullable(),
+    waiting: z.string().nullable().openapi({
+      description:
+        'Why the issue waits in its state: the last action on it that failed (a forge that answered 404), retried on the next pass',
+      example: 'merging PR #12: the forge answered 404 Not Found (Not Found); retried on the next pass',
+    }),
     blockedBy: z.array(z.int()),
     attempts: z.array(z.int()).openapi({ description: 'The `n` of each of its attempts' }),
     tokens: z.int().min(0),

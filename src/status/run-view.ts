@@ -20,6 +20,8 @@ export interface RunViewIssue {
   prNumber?: number;
   mergedSha?: string;
   lastError?: string;
+  /** Why it waits in its state: the last action on it that failed (orchestrator/wait-reason.ts). */
+  waitReason?: string;
   blockedBy: number[];
   attempts: AttemptRecord[];
   tokens: number;
@@ -118,6 +120,7 @@ export const buildRunView = (input: {
             : {}),
         ...(row?.mergedSha ? { mergedSha: row.mergedSha } : {}),
         ...(row?.lastError ? { lastError: row.lastError } : {}),
+        ...(row?.waitReason ? { waitReason: row.waitReason } : {}),
         blockedBy: dash?.blockedBy.length ? dash.blockedBy : (keptEdges.get(number) ?? dash?.blockedBy ?? []),
         attempts,
         tokens: attempts.reduce((n, a) => n + a.tokens.input + a.tokens.output, 0),

@@ -23,6 +23,7 @@ const issueColumns: Record<string, string> = {
   mergedSha: 'merged_sha',
   attempts: 'attempts',
   lastError: 'last_error',
+  waitReason: 'wait_reason',
   bouncedAfter: 'bounced_after',
   retriedAfter: 'retried_after',
   skipped: 'skipped',

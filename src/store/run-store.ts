@@ -193,6 +193,8 @@ export interface RunIssueRecord {
   mergedSha?: string;
   attempts: number;
   lastError?: string;
+  /** Why the issue waits in its state: the last action on it that failed, in words (cleared by the next success). */
+  waitReason?: string;
   bouncedAfter?: string;
   /** `/blitz retry` or `unhold`: failures count only after this attempt (`-`: from the first). */
   retriedAfter?: string;
@@ -211,6 +213,8 @@ export interface RunIssuePatch {
   mergedSha?: string | null;
   attempts?: number;
   lastError?: string;
+  /** `null` clears it: the action that failed went through. */
+  waitReason?: string | null;
   bouncedAfter?: string;
   retriedAfter?: string;
   skipped?: boolean;

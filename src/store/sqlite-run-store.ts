@@ -103,6 +103,7 @@ const issueRow = z.object({
   merged_sha: z.string().nullable(),
   attempts: z.number(),
   last_error: z.string().nullable(),
+  wait_reason: z.string().nullable(),
   bounced_after: z.string().nullable(),
   retried_after: z.string().nullable(),
   skipped: z.coerce.number(),
@@ -148,6 +149,7 @@ export const toIssue = (raw: unknown): RunIssueRecord => {
     ...opt('prNumber', r.pr_number),
     ...opt('mergedSha', r.merged_sha),
     ...opt('lastError', r.last_error),
+    ...opt('waitReason', r.wait_reason),
     ...opt('bouncedAfter', r.bounced_after),
     ...opt('retriedAfter', r.retried_after),
   };
@@ -234,6 +236,7 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
     mergedSha: 'merged_sha',
     attempts: 'attempts',
     lastError: 'last_error',
+    waitReason: 'wait_reason',
     bouncedAfter: 'bounced_after',
     retriedAfter: 'retried_after',
     skipped: 'skipped',

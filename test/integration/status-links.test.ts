@@ -48,6 +48,29 @@ describe('forge links', () => {
   });
 });
 
+describe('why an issue waits', () => {
+  it('the run page shows the reason beside pr_open, and the API carries it as `waiting`', async () => {
+    const { app, runs } = await setup();
+    const reason = 'merging PR #12: the forge answered 404 Not Found (Not Found); retried on the next pass';
+    await runs.upsertRunIssue(finishedRunId, 'acme/app', 3, { state: 'pr_open', waitReason: reason });
+    const page = await (await app.request(`/runs/${finishedRunId}`, { headers: bearer })).text();
+    const row = /<tr data-issue="3"[\s\S]*?<\/tr>/.exec(page)?.[0] ?? '';
+    expect(row).toMatch(
+      /state-pr_open">pr_open<\/span><div class="muted waiting">merging PR #12: the forge answered 404 Not Found/,
+    );
+    const api = async () =>
+      runDetailSchema.parse(
+        await (await app.request(`/api/v1/runs/${finishedRunId}`, { headers: bearer })).json(),
+      );
+    expect((await api()).issues.find((i) => i.number === 3)?.waiting).toBe(reason);
+    await runs.upsertRunIssue(finishedRunId, 'acme/app', 3, { waitReason: null });
+    expect((await api()).issues.find((i) => i.number === 3)?.waiting).toBeNull();
+    expect(await (await app.request(`/runs/${finishedRunId}`, { headers: bearer })).text()).not.toContain(
+      'class="muted waiting"',
+    );
+  });
+});
+
 describe('/favicon.ico', () => {
   it('is an ICO holding a 16×16 PNG, served without the token and when the pages are off', async () => {
     for (const token of [statusToken, undefined]) {
