@@ -24,6 +24,7 @@ import { type Ports, type RunCtx, refOf } from './context.ts';
 import { cloneUrlOf, dispatchAttempt, integrationGitOf } from './dispatch-attempt.ts';
 import { parkRun, probeParkedRun, unparkRun } from './environment-park-run.ts';
 import { fileReportedBugs } from './file-findings.ts';
+import { handoffFor } from './handoff.ts';
 import { blockRun, unblockRun } from './hard-blocker-run.ts';
 import { runIntegrationReview } from './integration-review.ts';
 import { cleanupClosedIssue } from './issue-cleanup.ts';
@@ -238,8 +239,10 @@ const blitzKind = (ctx: RunCtx): RunKind => ({
     // An approved plan (plan-blitz) goes into the worker's prompt.
     const planText = await approvedPlanText(ctx.forge, ctx.repo, ctx.issues.get(key)!);
     const tip = ctx.run.progress.integrationTip;
+    const handoff = handoffFor(ctx, key);
     return {
       ...(planText ? { planText } : {}),
+      ...(handoff.length ? { handoff } : {}),
       ...(row?.bouncedAfter && row.lastError ? { failureFeedback: row.lastError } : {}),
       // The integration branch as the bot last set it: a runner already there starts without a fetch.
       ...(tip ? { baseSha: tip } : {}),

@@ -15,6 +15,7 @@ import { BuildGate, type GateResult } from './build-gate.ts';
 import { cleanupRepo, sweepClosedIssueWorkspaces } from './cleanup.ts';
 import { diskFullSummary, isDiskFull } from './failure-class.ts';
 import { type CredentialsProvider, type GitContext, gitTry } from './git.ts';
+import { withChangedFiles } from './handoff.ts';
 import { plainJail, type WorkerJail } from './jail.ts';
 import { type MachineLimit, machineLimit, sampleMachine } from './machine.ts';
 import { buildPrompt, isFeedbackReason } from './prompt.ts';
@@ -392,6 +393,7 @@ export class Runner {
         failureFeedback: job.failureFeedback,
         deliverable: job.deliverable,
         instructions: job.instructions,
+        handoff: await withChangedFiles(job.handoff, repoDir, local),
       });
       writeFileSync(record.promptPath, prompt);
       writeFileSync(record.logPath, '');

@@ -17,6 +17,21 @@ export type AttemptOutcome = z.infer<typeof outcomeSchema>;
 /** A file another issue of the same wave owns: the prompt fences the worker off it. */
 export const fenceSchema = z.object({ path: z.string().min(1), ownerIssue: z.number().int().positive() });
 
+/** One merged blocker of an attempt's issue, as the bot recorded it (see `handoff` below). */
+export const handoffSchema = z.object({
+  /** `owner/name#N` or `#N` (same repository). */
+  issue: z.string().min(1).max(300),
+  title: z.string().max(1000),
+  /** The commit the blocker merged as; only a value that looks like a sha is ever given to git. */
+  mergedSha: z
+    .string()
+    .regex(/^[0-9a-f]{7,64}$/, 'must be a commit sha')
+    .optional(),
+  /** STATUS and TESTS of the blocker worker's FINAL REPORT (model-written: untrusted). */
+  report: z.string().max(4000).optional(),
+});
+export type Handoff = z.infer<typeof handoffSchema>;
+
 export const attemptJobSchema = z.object({
   kind: z.literal('attempt'),
   runId: z.string().min(1),
@@ -59,6 +74,12 @@ export const attemptJobSchema = z.object({
     .optional(),
   /** What the previous attempt of this issue got wrong, fed back into the prompt. */
   failureFeedback: z.string().optional(),
+  /**
+   * The issue's blockers that merged before it was dispatched (the dependency handoff): each one's
+   * title, the commit it merged as and its worker's FINAL REPORT summary. The runner adds the files
+   * the merge changed (its own git, its own clone) and the prompt fences it all as untrusted.
+   */
+  handoff: z.array(handoffSchema).max(50).optional(),
   /** Which retry this is (0 = first try). */
   retry: z.number().int().min(0).default(0),
 });

@@ -3,6 +3,7 @@
 // forge (GitHub and Gitea), a real bare origin and fake agents that really commit and push.
 // Milestone: a chain 1 → 2 → 3, a diamond 3 → {4, 5} → 6, an epic (#7) whose children are 4 and 5,
 // and #8 blocked by an issue that does not exist (a dependency edge, and `Blocked by #99` in its body).
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dashboardMarker } from '../../src/dashboard/render.ts';
 import { reviewMarkerTag } from '../../src/review/index.ts';
@@ -152,6 +153,19 @@ describe.each(['github', 'gitea'] as const)('blitz end to end on %s', (forge) =>
       ).toHaveLength(1);
     const dashboard = h.world.commentsOn(h.repo, h.trigger).find((c) => c.body.includes('blitz-dashboard'))!;
     expect(dashboard.body).not.toContain('review legs');
+    // The dependency handoff: #6 started after #4 and #5 merged, and its prompt names, for each, the
+    // title, the merge commit and the file it added (the runner's diffstat); #1 had nothing to hand off.
+    const attempts = await h.bot.runs.ledger.listByRun((await h.liveRun())!.id);
+    const promptOf = (n: number) =>
+      readFileSync(attempts.find((a) => a.issue.number === n)!.promptPath, 'utf8');
+    const six = promptOf(6);
+    for (const n of [4, 5]) {
+      const pr = prs.find((p) => p.pull!.merged && p.pull!.head.startsWith(`m1/${n}-`))!;
+      expect(six).toContain(`#${n} ${milestone[n - 1]!.title}\nmerged as ${pr.pull!.mergeCommitSha}`);
+      expect(six).toMatch(new RegExp(`fake-${n}\\.txt +\\| +1 \\+`));
+    }
+    expect(six).not.toContain('Chain C: the API');
+    expect(promptOf(1)).not.toContain('already merged into');
   }, 240_000);
 
   it('a bot killed mid-run (workers left running) and started again over the same files finishes the same way', async () => {
