@@ -55,6 +55,7 @@ export const serve = async (): Promise<() => Promise<void>> => {
     logger,
     version,
     baseEnv: runnerBaseEnv(config.runner.passEnv),
+    privatePaths: envModule.botPrivatePaths(env),
     notifyTargets: notify.notifyTargetsFrom(config.notify),
     store,
     listener,

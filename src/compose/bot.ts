@@ -85,6 +85,8 @@ export interface BotOptions {
   listener?: EarlyListener;
   /** Starts the orchestrator's cron tick (default startBlitzCron); a test passes one it fires itself. */
   cron?: CronStarter;
+  /** The bot's own files no sandboxed worker may see (botPrivatePaths in config/env.ts). */
+  privatePaths?: readonly string[];
 }
 
 export interface Bot {
@@ -189,6 +191,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     logger: logger.child({ name: 'runner' }),
     credentials: runnerCredentials({ runs, forges, configured }),
     baseEnv: o.baseEnv,
+    ...(o.privatePaths ? { hidden: o.privatePaths } : {}),
     requeue: (r) => requeue(r),
     // A worker that exits is collected at once (its outcome reconciles its run), not at the next tick.
     onWorkerExit: () =>

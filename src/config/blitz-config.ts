@@ -52,6 +52,13 @@ export const rosterEntrySchema = withJsonSchemaRule(
        * file), or `{ fromEnv: NAME }`, read from the runner's environment when the worker starts.
        */
       env: entryEnvSchema.optional(),
+      /**
+       * With `runner.network: model-only`, the `host:port` endpoints this entry's workers may reach
+       * besides the tool's own model API and the hosts its `*_BASE_URL` settings name.
+       */
+      endpoints: z
+        .array(z.string().regex(/^(?:\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port'))
+        .optional(),
     })
     .superRefine((e, ctx) => {
       if (e.tool === 'custom' && !e.command) {
@@ -157,6 +164,18 @@ const runnerSchema = z
       .union([z.string().min(1), z.number().int().min(0)])
       .transform(String)
       .optional(),
+    /**
+     * What workers and gates run in: `bubblewrap` (their repository writable, the toolchain read-only,
+     * a private HOME and /tmp, their own PID namespace, none of the bot's files) or `none`. Unset:
+     * bubblewrap when it works on this host (tried once at start), else none with a warning.
+     */
+    sandbox: z.enum(['bubblewrap', 'none']).optional(),
+    /**
+     * `full`: workers share the host's network. `model-only` (needs the bubblewrap sandbox): a worker
+     * reaches only its roster entry's endpoints, through the runner's allowlisting proxy; gates get no
+     * network. Unset: full.
+     */
+    network: z.enum(['full', 'model-only']).optional(),
   })
   .strict();
 

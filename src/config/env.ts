@@ -2,7 +2,7 @@
 // everything else receives the typed `Env` object. Probot's variable names are kept as they are so a
 // Probot user recognises them.
 import { readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
 
@@ -223,4 +223,24 @@ export const configurationHints = (env: Env): string[] => {
     );
   }
   return hints;
+};
+
+/**
+ * The bot's own files no sandboxed worker or gate may see, wherever they lie: its data directory, the
+ * SQLite database, `.env`, the operator config, the GitHub App key and every `<NAME>_FILE` secret.
+ */
+export const botPrivatePaths = (
+  env: Env,
+  source: Record<string, string | undefined> = process.env,
+): string[] => {
+  const db = env.DATABASE_URL.startsWith('sqlite:') ? env.DATABASE_URL.slice('sqlite:'.length) : '';
+  const files = [
+    env.dataDir,
+    db && db !== ':memory:' ? db.replace(/^\/\//, '') : '',
+    '.env',
+    env.BLITZ_CONFIG ?? 'blitz.config.yml',
+    env.PRIVATE_KEY_PATH ?? '',
+    ...secretFileVariables.map((name) => source[`${name}_FILE`]?.trim() ?? ''),
+  ];
+  return [...new Set(files.filter(Boolean).map((f) => resolve(f)))];
 };

@@ -10,8 +10,9 @@ import { notifyTargetsFrom } from '../config/notify-targets.ts';
 import { resolveEntryEnv } from '../config/worker-env.ts';
 import type { RepoRef } from '../forges/types.ts';
 import { redactText } from '../runner/exec.ts';
+import { resolveWorkerUser, type WorkerUser } from '../runner/worker-user.ts';
 import { type CheckResult, exitCodeOf, fail, formatChecks, messageOf } from './checks.ts';
-import { checkGit, checkWorkspace } from './host-checks.ts';
+import { checkGit, checkSandbox, checkWorkspace } from './host-checks.ts';
 import { checkRosterEntry, probeVersion, type VersionProbe } from './roster-checks.ts';
 import {
   checkGitea,
@@ -78,6 +79,15 @@ export const runDoctorCli = async (args: string[], io: DoctorIo = defaultIo): Pr
   return exitCodeOf(results);
 };
 
+/** The worker user the runner would switch to, when doctor can tell (else the sandbox is tried as itself). */
+const doctorWorkerUser = (runner: { user?: string; group?: string }): WorkerUser | undefined => {
+  try {
+    return resolveWorkerUser(runner, { botUid: process.getuid?.() ?? -1 });
+  } catch {
+    return undefined;
+  }
+};
+
 /** Every check, in the order a person fixes things: config, host, roster, forges, store, notify. */
 export const runDoctor = async (opts: {
   configPath?: string;
@@ -98,6 +108,7 @@ export const runDoctor = async (opts: {
   const results: CheckResult[] = [];
   results.push(await checkGit(baseEnv));
   results.push(checkWorkspace(config.runner.workspace));
+  results.push(checkSandbox(config.runner, baseEnv.PATH, doctorWorkerUser(config.runner)));
   if (config.roster.length === 0) results.push(fail('roster', 'no roster entries: no worker can be started'));
   for (const entry of config.roster) {
     const own = resolveEntryEnv(entry.env, source);

@@ -3,8 +3,10 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { run } from '../runner/exec.ts';
+import { noSandboxWarning, probeBubblewrap } from '../runner/jail.ts';
 import { compareVersions, versionOf } from '../runner/tools/tested-versions.ts';
-import { type CheckResult, fail, messageOf, ok } from './checks.ts';
+import type { WorkerUser } from '../runner/worker-user.ts';
+import { type CheckResult, fail, messageOf, ok, warn } from './checks.ts';
 
 /** `git worktree` with `--force` removal and `ls-remote --heads` as used since 2.25. */
 export const MIN_GIT = [2, 25, 0] as const;
@@ -33,4 +35,33 @@ export const checkWorkspace = (workspace: string): CheckResult => {
   } catch (err) {
     return fail('workspace', `${dir} is not writable: ${messageOf(err)}`);
   }
+};
+
+/**
+ * What workers and gates run in, as the runner will find it at start: bubblewrap tried once (as the
+ * worker user when there is one); `none`, asked for or fallen back to, is a warning that says so.
+ */
+export const checkSandbox = (
+  runner: { sandbox?: 'bubblewrap' | 'none'; network?: 'full' | 'model-only' },
+  path: string | undefined,
+  user?: WorkerUser,
+  probe: typeof probeBubblewrap = probeBubblewrap,
+): CheckResult => {
+  const modelOnly = runner.network === 'model-only';
+  if (runner.sandbox === 'none')
+    return modelOnly
+      ? fail(
+          'sandbox',
+          'runner.network is model-only, which needs the bubblewrap sandbox; runner.sandbox is none',
+        )
+      : warn('sandbox', noSandboxWarning('runner.sandbox is none'));
+  const p = probe(user, path);
+  if (p.ok)
+    return ok(
+      'sandbox',
+      `bubblewrap works: workers and gates run sandboxed${user ? ` as ${user.name}` : ''}, network ${runner.network ?? 'full'}`,
+    );
+  if (runner.sandbox === 'bubblewrap' || modelOnly)
+    return fail('sandbox', `runner.sandbox needs bubblewrap, but ${p.reason}`);
+  return warn('sandbox', noSandboxWarning(p.reason));
 };

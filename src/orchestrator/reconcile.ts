@@ -313,8 +313,12 @@ const keepGraph = async (deps: Ports<'store'>, ctx: RunCtx, view: DashboardInput
 };
 
 /** The dashboard of a pass; a pass the forge refused has nothing to show (the next that gets through does). */
+/** The dashboard's line when workers run in no sandbox (the log and `doctor` say why and what to do). */
+export const noSandboxLine =
+  "workers run in no sandbox on this host: a worker can read every file its user can and reach the whole network (see the bot's log or `blitz-bot doctor`)";
+
 const publish = async (
-  deps: Ports<'forgePace' | 'logger' | 'review' | 'store'>,
+  deps: Ports<'forgePace' | 'logger' | 'review' | 'runner' | 'store'>,
   hooks: ReconcileHooks,
   ctx: PassCtx,
   actions: readonly Action[],
@@ -342,7 +346,9 @@ const publish = async (
     ...(deps.review ? { integrationReview: reviewView(ctx.run.progress) } : {}),
   });
   const slowed = paceReason(deps.forgePace?.(ctx.run));
-  hooks.dashboard(ctx.run.id, slowed ? { ...view, forgePace: slowed } : view);
+  const unboxed =
+    deps.runner.jail?.kind === 'none' ? { warnings: [...(view.warnings ?? []), noSandboxLine] } : {};
+  hooks.dashboard(ctx.run.id, { ...view, ...unboxed, ...(slowed ? { forgePace: slowed } : {}) });
   await keepGraph(deps, ctx, view).catch((err: unknown) =>
     deps.logger.warn({ runId: ctx.run.id, err }, 'run graph not kept; the next reconcile retries'),
   );

@@ -288,14 +288,21 @@ export const createEffects = (
         });
       } else if (cfg.preview) {
         const worktree = await integrationWorktree(await integrationGitOf(deps, ctx));
+        // The repository's preview is its code: it runs as its worker, in the workers' sandbox, on the
+        // host's network (it serves the LAN) and past a restart of the bot.
+        const jailed = await deps.runner.asWorker?.(cfg.preview, worktree, {
+          hostNetwork: true,
+          outlivesParent: true,
+        });
         live = await previewLive({
           preview: {
-            argv: cfg.preview,
+            argv: jailed?.argv ?? cfg.preview,
             port: cfg.previewPort ?? 5173,
             workspaceRoot: deps.config.runner.workspace,
             worktree,
             logFile: join(deps.config.runner.workspace, '.previews', `${ctx.run.slug}.log`),
-            env: deps.baseEnv,
+            env: jailed?.env ?? deps.baseEnv,
+            ...(jailed?.uid !== undefined ? { uid: jailed.uid, gid: jailed.gid! } : {}),
             readyTimeoutMs: timeoutMs,
           },
         });

@@ -40,6 +40,9 @@ export interface GateRunOptions {
   env: Record<string, string>;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** The worker's uid and gid (`runner.user`): a gate runs the repository's code as its worker. */
+  uid?: number;
+  gid?: number;
 }
 
 export const TAIL_LINES = 200;

@@ -1,6 +1,6 @@
 // The one module that starts processes (the only importer of execa): short commands with a timeout
 // and a cancel signal, and detached workers that outlive the bot. Argv arrays only, never a shell.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { execa } from 'execa';
 import { AppError } from '../errors.ts';
@@ -133,6 +133,31 @@ export const spawnDetached = (argv: readonly string[], opts: DetachedOptions): {
     closeSync(logFd);
     if (typeof inFd === 'number') closeSync(inFd);
   }
+};
+
+/**
+ * Runs a short command to completion synchronously (a start-up probe, before anything else runs): its
+ * exit code (null when it could not start or was killed) and stderr. Never for anything a worker wrote.
+ */
+export const probeSync = (
+  argv: readonly string[],
+  opts: { env: Record<string, string>; timeoutMs: number; uid?: number; gid?: number },
+): { exitCode: number | null; stderr: string } => {
+  const [file, ...args] = argv;
+  if (!file) throw new AppError('bad_request', 'Cannot run an empty command.');
+  const res = spawnSync(file, args, {
+    cwd: '/',
+    env: opts.env,
+    shell: false,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: opts.timeoutMs,
+    ...(opts.uid !== undefined ? { uid: opts.uid } : {}),
+    ...(opts.gid !== undefined ? { gid: opts.gid } : {}),
+  });
+  return {
+    exitCode: res.error ? null : res.status,
+    stderr: res.error ? res.error.message : String(res.stderr ?? ''),
+  };
 };
 
 /** Signals a whole process group (a detached worker and everything it started). */

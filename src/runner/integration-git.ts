@@ -1,7 +1,7 @@
 // Git work on the integration branch inside the runner's workspace: a detached worktree at the tip
-// of `blitz/<slug>` for builds and smoke checks, finding which merge broke a build, and reverting it.
+// of `blitz/<slug>` (made afresh for each use) for builds and smoke checks, finding which merge broke a build, and reverting it.
 // Every git command goes through runner/git.ts (the exec choke point), with the runner's credentials.
-import { existsSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import type { RepoRef } from '../forges/types.ts';
 import { type GitContext, git, gitTry } from './git.ts';
 import { ensureClone, insideWorkspace } from './workspace.ts';
@@ -30,13 +30,12 @@ export const integrationWorktree = async (g: IntegrationGit, ref?: string): Prom
     g.branch.replaceAll('/', '-'),
   );
   const target = ref ?? `origin/${g.branch}`;
-  if (!existsSync(path)) {
-    await gitTry(['worktree', 'prune'], repoDir, g.ctx);
-    await git(['worktree', 'add', '--quiet', '--force', '--detach', path, target], repoDir, g.ctx);
-  } else {
-    await git(['checkout', '--quiet', '--force', '--detach', target], path, g.ctx);
-    await git(['clean', '-qfdx'], path, g.ctx);
-  }
+  // Made afresh each time: the gates that ran in the last one ran as the worker, which may have left
+  // anything there (its `.git` file pointing at a git directory of its own making). The runner's git
+  // never runs in a tree a worker wrote.
+  rmSync(path, { recursive: true, force: true });
+  await gitTry(['worktree', 'prune'], repoDir, g.ctx);
+  await git(['worktree', 'add', '--quiet', '--force', '--detach', path, target], repoDir, g.ctx);
   return path;
 };
 

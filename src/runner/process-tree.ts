@@ -74,8 +74,9 @@ export const treeActivity = (
   const tree = [byPid.get(root)!, ...below(root)];
   const cpuTicks = tree.reduce((sum, p) => sum + p.cpuTicks, 0);
   let agent: ProcStat | undefined = byPid.get(root);
-  // Through the wrapper and any sandbox processes to the agent as started.
-  while (agent && (agent.pid === root || agent.comm === 'bwrap')) {
+  // Through the wrapper and any sandbox processes (bubblewrap's, the model-only forwarder) to the agent.
+  const sandboxOwn = (p: ProcStat) => p.comm === 'bwrap' || nameOf(p.pid) === 'blitz-sandbox-net';
+  while (agent && (agent.pid === root || sandboxOwn(agent))) {
     const kids: ProcStat[] = children.get(agent.pid) ?? [];
     agent = kids.length === 1 ? kids[0] : undefined;
   }

@@ -1,10 +1,10 @@
 // The runner facade: executes one RunnerJob (attempt, resume, cancel, cleanup, gate) with injected
 // ports, so the orchestrator here and a remote runner agent later call the same thing.
 
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { BlitzConfig } from '../config/blitz-config.ts';
 import { entryEnv } from '../config/worker-env.ts';
 import { AppError, isAppError } from '../errors.ts';
@@ -16,8 +16,9 @@ import { cleanupRepo, sweepClosedIssueWorkspaces } from './cleanup.ts';
 import { diskFullSummary, isDiskFull } from './failure-class.ts';
 import { type CredentialsProvider, type GitContext, gitTry } from './git.ts';
 import { withChangedFiles } from './handoff.ts';
-import { plainJail, type WorkerJail } from './jail.ts';
+import { createJail, type JailPlace, type WorkerJail, worktreeGitReadable } from './jail.ts';
 import { type MachineLimit, machineLimit, sampleMachine } from './machine.ts';
+import { modelEndpoints } from './model-endpoints.ts';
 import { buildPrompt, isFeedbackReason } from './prompt.ts';
 import { isOurWorker, Supervisor } from './supervisor.ts';
 import { commandFor, jobEntry, toolAdapters } from './tools/index.ts';
@@ -35,7 +36,7 @@ import {
   type SurvivedWork,
 } from './types.ts';
 import { filesWithMarkersAt, WorkerGit } from './worker-git.ts';
-import { resolveWorkerUser, sameUserWarning, type WorkerUser } from './worker-user.ts';
+import { chownTree, resolveWorkerUser, sameUserWarning, type WorkerUser } from './worker-user.ts';
 import { ensureClone, insideWorkspace, repoDirFor } from './workspace.ts';
 import {
   ensureAttemptRepo,
@@ -76,8 +77,21 @@ export interface RunnerDeps {
   requeue?: (r: AttemptRecord) => Promise<unknown>;
   /** Told when a worker this process started exits (Supervisor's onWorkerExit): call collectExits. */
   onWorkerExit?: (attemptId: string) => void;
-  /** Where worker-side processes run (the sandbox); default: none, only the worker user's uid. */
-  jail?: (user: WorkerUser | undefined) => WorkerJail;
+  /**
+   * Paths no sandboxed worker or gate may see (the bot's data directory, database, `.env`, config and
+   * secret files: `botPrivatePaths` in config/env.ts).
+   */
+  hidden?: readonly string[];
+  /** The jail workers and gates start through (tests); default the one `runner.sandbox` asks for. */
+  jail?: WorkerJail;
+}
+
+/** A command made ready to run as the worker: its argv through the jail, environment and ids. */
+export interface JailedCommand {
+  argv: string[];
+  env: Record<string, string>;
+  uid?: number;
+  gid?: number;
 }
 
 export type RunnerJobResult =
@@ -106,7 +120,9 @@ export class Runner {
   /** Clones whose origin this runner has checked (or made): dir → clone URL. */
   private readonly knownOrigins = new Map<string, string>();
   private readonly workerUser: WorkerUser | undefined;
-  /** git in workers' repositories, as the worker: the only git that reads one. */
+  /** What workers and gates run in: the worker's uid and, by default, a bubblewrap sandbox. */
+  readonly jail: WorkerJail;
+  /** git in workers' repositories, as the worker (in its jail): the only git that reads one. */
   readonly workerGit: WorkerGit;
 
   constructor(private readonly d: RunnerDeps) {
@@ -122,7 +138,18 @@ export class Runner {
           });
     if (!this.workerUser && d.startsWorkers !== false)
       d.logger.warn({ uid: botUid }, sameUserWarning(botUid));
-    this.workerGit = new WorkerGit((d.jail ?? plainJail)(this.workerUser), d.baseEnv);
+    this.jail =
+      d.jail ??
+      createJail({
+        ...(d.config.sandbox ? { sandbox: d.config.sandbox } : {}),
+        network: d.config.network ?? 'full',
+        ...(this.workerUser ? { user: this.workerUser } : {}),
+        hidden: d.hidden ?? [],
+        stateDir: insideWorkspace(this.workspace, '.sandbox'),
+        path: d.baseEnv.PATH,
+        logger: d.logger,
+      });
+    this.workerGit = new WorkerGit(this.jail, d.baseEnv, (path) => this.cacheObjectsOf(path));
     this.gate = new BuildGate(d.config.buildConcurrency);
     this.supervisor = new Supervisor({
       ledger: d.ledger,
@@ -144,6 +171,8 @@ export class Runner {
       ...(this.workerUser ? { workerUser: this.workerUser } : {}),
       workerGit: this.workerGit,
       baseEnv: d.baseEnv,
+      jail: this.jail,
+      jailPlace: (r) => this.workerPlace(r),
       maxNudges: d.config.maxNudges,
       attemptTimeoutMs: d.config.attemptTimeoutMinutes * 60_000,
       minFreeBytes: d.config.minFreeDiskMb * 1024 * 1024,
@@ -151,6 +180,79 @@ export class Runner {
       onUnsolved: (r) => this.retry(r),
       ...(d.onWorkerExit ? { onWorkerExit: d.onWorkerExit } : {}),
     });
+  }
+
+  /**
+   * Where a worker runs: its repository and its attempt directory writable, a private HOME in that
+   * directory, the runner's cache of the repository's objects read-only (its repository borrows them
+   * through `objects/info/alternates`) and the endpoints its roster entry needs.
+   */
+  private workerPlace(r: AttemptRecord): JailPlace {
+    const attemptDir = dirname(r.exitPath);
+    const own = entryEnv(r.job.entry.env, this.d.hostEnv);
+    const env = { ...this.d.baseEnv, ...own };
+    // Files and directories the operator's roster entry names in its environment (a CLI's config file)
+    // are shown read-only; HOME never is: the sandbox gives the worker its own.
+    const named = Object.entries(own).flatMap(([k, v]) => (k !== 'HOME' && isAbsolute(v) ? [v] : []));
+    return {
+      cwd: r.worktree,
+      writable: [r.worktree, attemptDir],
+      home: join(attemptDir, 'home'),
+      endpoints: modelEndpoints(r.job.entry, env),
+      readable: [...this.cacheObjectsOf(r.worktree), ...named],
+    };
+  }
+
+  /**
+   * The objects directory of the runner's cache that an attempt repository at `path` borrows from,
+   * found from the path alone (`<workspace>/.worktrees/<owner>/<repo>/<branch>`): never from the
+   * repository's own alternates file, which its worker can rewrite to name any directory.
+   */
+  private cacheObjectsOf(path: string): string[] {
+    const rel = relative(join(this.workspace, '.worktrees'), resolve(path)).split(sep);
+    if (rel.length !== 3 || rel[0] === '..' || !rel[0] || !rel[1]) return [];
+    try {
+      return [join(repoDirFor(this.workspace, rel[0], rel[1]), '.git', 'objects')];
+    } catch {
+      return [];
+    }
+  }
+
+  /**
+   * A gate's command made ready to run as the worker in `cwd` (an attempt repository, or the
+   * integration worktree): its uid, its sandbox, the runner's base environment (no forge token, no bot
+   * secret) and a HOME of its own that persists across the gates run there (a build's caches).
+   */
+  async asWorker(
+    argv: readonly string[],
+    cwd: string,
+    opts: { hostNetwork?: boolean; outlivesParent?: boolean } = {},
+  ): Promise<JailedCommand> {
+    const dir = insideWorkspace(this.workspace, cwd);
+    const tag = createHash('sha256').update(dir).digest('hex').slice(0, 16);
+    const home = insideWorkspace(this.workspace, '.gate-homes', tag);
+    mkdirSync(home, { recursive: true });
+    const user = this.jail.user;
+    if (user) for (const d of [dir, home]) chownTree(d, user);
+    // The integration worktree is the runner's (made fresh before each gate): its `.git` file and the
+    // cache's git directory are shown read-only. An attempt repository's `.git` is its worker's to
+    // write: only the cache's objects, found from its path, are shown besides.
+    const integration = relative(join(this.workspace, '.integration'), dir);
+    const readable =
+      integration && !integration.startsWith('..') && !isAbsolute(integration)
+        ? worktreeGitReadable(dir)
+        : this.cacheObjectsOf(dir);
+    const place: JailPlace = { cwd: dir, writable: [dir, home], home, readable, ...opts };
+    await this.jail.prepare?.(place);
+    return {
+      argv: this.jail.wrap(argv, place),
+      env: {
+        ...this.d.baseEnv,
+        HOME: home,
+        ...(user ? { USER: user.name, LOGNAME: user.name } : {}),
+      },
+      ...(user ? { uid: user.uid, gid: user.gid } : {}),
+    };
   }
 
   /** `credentials: false`: a context for local git only, without asking the provider. */
@@ -508,10 +610,13 @@ export class Runner {
     const where = job.attemptId ? (await this.mustGet(job.attemptId)).worktree : job.cwd;
     if (!where) throw new AppError('bad_request', 'A gate job names a directory or an attempt.');
     const cwd = insideWorkspace(this.workspace, where);
-    const result = await this.gate.run(job.argv, {
+    // Build and smoke commands are the repository's own code: they run as its worker, never as the bot.
+    const cmd = await this.asWorker(job.argv, cwd);
+    const result = await this.gate.run(cmd.argv, {
       cwd,
-      env: this.d.baseEnv,
+      env: cmd.env,
       timeoutMs: job.timeoutSeconds * 1000,
+      ...(cmd.uid !== undefined ? { uid: cmd.uid, gid: cmd.gid! } : {}),
     });
     this.d.events({
       type: 'gate.finished',

@@ -8,6 +8,7 @@ import {
   copyFileSync,
   existsSync,
   lstatSync,
+  mkdirSync,
   openSync,
   readFileSync,
   readSync,
@@ -34,6 +35,7 @@ import {
 } from './failure-class.ts';
 import { parseFinalReport } from './final-report.ts';
 import { type GitContext, gitTry, remoteBranchSha } from './git.ts';
+import type { JailPlace, WorkerJail } from './jail.ts';
 import { readTreeActivity } from './process-tree.ts';
 import { buildNudge, isFeedbackReason, type NudgeSituation } from './prompt.ts';
 import { stallCheck } from './stall.ts';
@@ -123,6 +125,9 @@ export interface SupervisorDeps {
   workerGit: WorkerGit;
   /** The environment workers start from (its HOME is theirs when they run as the bot's user). */
   baseEnv: Record<string, string>;
+  /** The sandbox a worker runs in, and where (its writable paths, HOME, endpoints); none without. */
+  jail?: WorkerJail;
+  jailPlace?: (record: AttemptRecord) => JailPlace;
   /**
    * Told when a worker this process started exits (its exit file is written by then), so its owner can
    * collect it at once (collectExits) rather than at the next tick. Not told for re-attached workers.
@@ -241,10 +246,22 @@ export class Supervisor {
       // made it (worktrees.ts); the runner's clone stays the runner's.
       chownTree(dirname(record.exitPath), user);
     }
+    // The wrapper stays outside the sandbox (it records the exit); the agent runs inside it.
+    const jail = this.d.jail?.kind === 'bubblewrap' ? this.d.jail : undefined;
+    const place = jail && this.d.jailPlace?.(record);
+    let inner = argv;
+    let home: Record<string, string> = {};
+    if (jail && place) {
+      mkdirSync(place.home, { recursive: true });
+      if (user) chownTree(place.home, user);
+      await jail.prepare?.(place);
+      inner = jail.wrap(argv, place);
+      home = { HOME: place.home };
+    }
     const onWorkerExit = this.d.onWorkerExit;
-    const { pid } = spawnDetached(['node', wrapper, record.exitPath, '--', ...argv], {
+    const { pid } = spawnDetached(['node', wrapper, record.exitPath, '--', ...inner], {
       cwd: record.worktree,
-      env: user ? { ...env, ...userEnv(user, dirname(record.exitPath)) } : env,
+      env: { ...(user ? { ...env, ...userEnv(user, dirname(record.exitPath)) } : env), ...home },
       logFile: record.logPath,
       stdinFile,
       ...(user ? { uid: user.uid, gid: user.gid } : {}),

@@ -23,6 +23,11 @@ export class WorkerGit {
     readonly jail: WorkerJail,
     /** PATH and the like (no secret: workers get it too), from config/. */
     private readonly baseEnv: Record<string, string>,
+    /**
+     * What a sandboxed git must read besides the repository: the runner's cache objects it borrows
+     * (found by the runner from the path, never from the repository's own alternates file).
+     */
+    private readonly readableFor: (path: string) => string[] = () => [],
   ) {}
 
   /** A worker's repository at `path`, with the worker's HOME (else the bot's, else the repository). */
@@ -38,10 +43,15 @@ export class WorkerGit {
     opts: { stdoutFile?: string; timeoutMs?: number; signal?: AbortSignal } = {},
   ) {
     const user = this.jail.user;
+    // In the sandbox git gets a HOME of its own on the sandbox's private /tmp: neither the bot's nor the
+    // worker's (whose global config the worker wrote), and no network.
+    const sandboxed = this.jail.kind === 'bubblewrap';
     const argv = this.jail.wrap(['git', ...args], {
       cwd: repo.path,
-      writable: [repo.path, repo.home],
-      home: repo.home,
+      writable: sandboxed ? [repo.path] : [repo.path, repo.home],
+      home: sandboxed ? '/tmp' : repo.home,
+      readable: this.readableFor(repo.path),
+      offline: true,
     });
     return run(argv, {
       cwd: repo.path,

@@ -38,6 +38,9 @@ export interface PreviewOptions {
   logFile: string;
   /** The whole environment of the process (nothing is inherited): include PATH. */
   env: Record<string, string>;
+  /** The worker's uid and gid (`runner.user`): the preview runs the repository's code as its worker. */
+  uid?: number;
+  gid?: number;
   interfaces?: InterfacesSource;
   spawn?: typeof spawnDetached;
 }
@@ -57,7 +60,9 @@ export const startPreview = (opts: PreviewOptions): PreviewResult => {
     const logFile = insideWorkspace(opts.workspaceRoot, opts.logFile);
     mkdirSync(dirname(logFile), { recursive: true });
     const env = { PORT: String(opts.port), ...opts.env };
-    const { pid } = (opts.spawn ?? spawnDetached)(opts.argv, { cwd, env, logFile });
+    const ids =
+      opts.uid !== undefined ? { uid: opts.uid, ...(opts.gid !== undefined ? { gid: opts.gid } : {}) } : {};
+    const { pid } = (opts.spawn ?? spawnDetached)(opts.argv, { cwd, env, logFile, ...ids });
     return { ok: true, pid, url: previewUrl(ip, opts.port) };
   } catch (err) {
     if (isAppError(err)) return { ok: false, error: err.message };

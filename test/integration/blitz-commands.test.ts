@@ -150,11 +150,13 @@ describe('blitz commands', () => {
   }, 90_000);
 
   it('a red wave build is traced to its merge, reverted, and the issue re-dispatched with the failure in its prompt', async () => {
-    const marker = join(tempDir('blitz-flaky-'), 'failed-once');
-    // Fails once, the first time #2's file is on the integration branch; green ever after.
-    const script = `const fs=require('fs');if(fs.existsSync('fake-2.txt')&&!fs.existsSync(${JSON.stringify(marker)})){fs.writeFileSync(${JSON.stringify(marker)},'x');console.error('TypeError: b is broken');process.exit(1)}`;
+    // Fails once, the first time #2's file is on the integration branch; green ever after. The build
+    // runs in the workers' sandbox (a private /tmp, nothing of the host's files): what it keeps between
+    // builds lives in the HOME the runner gives the gates of that worktree, as a build's caches do.
+    const script = `const fs=require('fs');const m=require('path').join(require('os').homedir(),'failed-once');if(fs.existsSync('fake-2.txt')&&!fs.existsSync(m)){fs.writeFileSync(m,'x');console.error('TypeError: b is broken');process.exit(1)}`;
     h = await startBlitzHarness({
       forge: 'github',
+      runner: { sandbox: 'bubblewrap' },
       issues: chain,
       files: { '.github/blitz.yml': `build: [node, -e, ${JSON.stringify(script)}]\n` },
     });

@@ -101,7 +101,14 @@ const boot = async (opts: { buildFails: boolean; cron?: CronStarter }) => {
   writeFileSync(
     configPath,
     stringify({
-      runner: { workspace: botWorkspace, maxSessions: 2, retries: 0, attemptTimeoutMinutes: 10 },
+      // The fake agent appends to a trace file outside its worktree, which a sandbox would hide.
+      runner: {
+        workspace: botWorkspace,
+        maxSessions: 2,
+        retries: 0,
+        attemptTimeoutMinutes: 10,
+        sandbox: 'none',
+      },
       roster: [
         {
           name: 'fake',

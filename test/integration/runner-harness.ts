@@ -63,6 +63,8 @@ export const makeHarness = (
       attemptTimeoutMinutes: number;
       user: string;
       group: string;
+      sandbox: 'bubblewrap' | 'none';
+      network: 'full' | 'model-only';
     }>;
     /** Mode of the temp workspace (private by default; another worker user needs to reach it). */
     chmodWorkspace?: number;
@@ -71,6 +73,8 @@ export const makeHarness = (
     procStatus?: string;
     /** Where an unsolved attempt's retry goes (the bot's queue); default: started here. */
     requeue?: (r: AttemptRecord) => Promise<unknown>;
+    /** Paths no sandboxed worker or gate may see (the bot's files). */
+    hidden?: string[];
     /** Told too when a worker exits (the harness always tells runnerProgress). */
     onWorkerExit?: (attemptId: string) => void;
   } = {},
@@ -90,6 +94,9 @@ export const makeHarness = (
       buildConcurrency: 1,
       maxNudges: 6,
       retries: 0,
+      // The fake agent reads and writes files the test names outside its worktree (traces, mode files):
+      // tests of the sandbox itself ask for bubblewrap.
+      sandbox: 'none',
       ...opts.runner,
     },
     ledger,
@@ -108,6 +115,7 @@ export const makeHarness = (
     ...(opts.botUid !== undefined ? { botUid: opts.botUid } : {}),
     ...(opts.procStatus !== undefined ? { procStatus: opts.procStatus } : {}),
     ...(opts.requeue ? { requeue: opts.requeue } : {}),
+    ...(opts.hidden ? { hidden: opts.hidden } : {}),
     // Told, not acted on: the tests tick the runner themselves (settle waits on this).
     onWorkerExit: (id) => {
       opts.onWorkerExit?.(id);

@@ -170,7 +170,8 @@ export const startBot = (o: BotOptions): Bot => {
   const runs = openSqliteRunStore(o.dbPath);
   let orchRef: Orchestrator | undefined;
   const runner = new Runner({
-    config: config.runner,
+    // The fake agent reads and writes files a test names outside its worktree: a test asks for the sandbox.
+    config: { ...config.runner, sandbox: config.runner.sandbox ?? 'none' },
     ledger: runs.ledger,
     clock,
     events: (e) => {
