@@ -1,14 +1,15 @@
 # blitz-bot image. Stages:
 #   build   – installs every dependency (better-sqlite3 may need a compiler), runs `npm run build`
 #             (tsc -p tsconfig.build.json into dist/) and prunes to production dependencies.
-#   bot     – the runtime: Node, git, dist/ and production node_modules; runs `node dist/main.js`
-#             as the non-root user `blitz`. A second non-root user, `blitz-worker`, runs the workers
-#             (blitz.config.yml `runner.user: blitz-worker`).
+#   bot     – the runtime: Node, git, bubblewrap, dist/ and production node_modules; runs
+#             `node dist/main.js` as the non-root user `blitz`. Gates (build, smoke, preview) run in
+#             bubblewrap sandboxes (blitz.config.yml `runner.sandbox: bubblewrap`).
 #   runner  – `bot` plus the agent CLIs from the npm registry at the pinned versions below:
 #             docker build --target runner --build-arg CLAUDE_CODE_VERSION=2.1.332 .
-#             `blitz-bot runner` starts as root only to drop every worker to `blitz-worker` (a uid
-#             and gid at spawn, the worktree handed over); it holds its runner token and no forge
-#             secret, and a worker can read neither its environment nor its files.
+#             `blitz-bot runner` runs as `blitz` too and starts every worker in a bubblewrap sandbox
+#             (user, PID, mount, IPC namespaces: its own /proc, none of the runner's files); it holds
+#             its runner token and no forge secret. Nothing in the image carries file capabilities or
+#             a setuid bit (Debian's bwrap is not setuid): no process of the runner user can become root.
 # Secrets are given as files (GITEA_TOKEN_FILE=/run/secrets/…), never baked into the image.
 ARG NODE_IMAGE=node:22-bookworm-slim
 
@@ -30,21 +31,18 @@ ENV NODE_ENV=production \
     DATABASE_URL=sqlite:/data/blitz.db
 # git for every clone and worktree; ssh for ssh remotes.
 RUN apt-get update \
-  && apt-get install -y --no-install-recommends git openssh-client ca-certificates \
+  && apt-get install -y --no-install-recommends git openssh-client ca-certificates bubblewrap \
   && rm -rf /var/lib/apt/lists/*
 RUN groupadd --system --gid 10001 blitz \
-  && useradd --system --uid 10001 --gid blitz --home-dir /home/blitz --create-home --shell /usr/sbin/nologin blitz \
-  && groupadd --system --gid 10002 blitz-worker \
-  && useradd --system --uid 10002 --gid blitz-worker --home-dir /home/blitz-worker --create-home --shell /usr/sbin/nologin blitz-worker
+  && useradd --system --uid 10001 --gid blitz --home-dir /home/blitz --create-home --shell /usr/sbin/nologin blitz
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json app.yml ./
-# /data holds the SQLite file and the runner workspace; the workers' group may enter the workspace.
+# /data holds the SQLite file and the runner workspace (a sandbox sees only its own directories there).
 RUN mkdir -p /data/workspace \
-  && chown blitz:blitz /data /app \
-  && chown blitz:blitz-worker /data/workspace \
-  && chmod 2770 /data/workspace
+  && chown blitz:blitz /data /data/workspace /app \
+  && chmod 0700 /data
 USER blitz
 VOLUME ["/data"]
 EXPOSE 3000
@@ -64,17 +62,11 @@ RUN set -e; pkgs=""; \
   if [ -n "${CODEX_VERSION}" ]; then pkgs="$pkgs @openai/codex@${CODEX_VERSION}"; fi; \
   if [ -n "${OPENCODE_VERSION}" ]; then pkgs="$pkgs opencode-ai@${OPENCODE_VERSION}"; fi; \
   if [ -n "$pkgs" ]; then npm install --global --no-audit --no-fund $pkgs && npm cache clean --force; fi
-# The runner runs as blitz, not root: its own copy of node holds just the file capabilities that
-# switching a worker to runner.user (blitz-worker) takes (setuid/setgid to switch, chown to hand the
-# attempt's files over, kill to stop a worker of another uid). Workers exec other binaries, so they
-# inherit none of them; the bot stage's node has none.
-RUN apt-get update \
-  && apt-get install -y --no-install-recommends libcap2-bin \
-  && rm -rf /var/lib/apt/lists/* \
-  && install -o root -g blitz -m 0750 "$(command -v node)" /usr/local/bin/node-runner \
-  && setcap cap_setuid,cap_setgid,cap_chown,cap_kill+ep /usr/local/bin/node-runner
+# The runner runs as blitz, not root, with no capability: workers are kept apart by bubblewrap's
+# namespaces (an unprivileged user namespace each), not by a second uid it would need privileges to
+# switch to.
 USER blitz
-ENTRYPOINT ["/usr/local/bin/node-runner", "dist/main.js"]
+ENTRYPOINT ["node", "dist/main.js"]
 # A runner has no HTTP server: the healthcheck is the bot's.
 HEALTHCHECK NONE
 CMD ["runner"]

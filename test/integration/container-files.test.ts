@@ -1,7 +1,7 @@
 // No container engine runs here, so the Dockerfile and compose.yaml are checked as files: every path
 // they copy or mount exists and is not ignored, the image builds dist with `npm run build` and runs
-// package.json's `bin`, git is in the runtime, bot and workers are two different non-root users (the
-// worker being what blitz.config.yml's runner.user names), the healthcheck asks /healthz, and compose
+// package.json's `bin`, git and bubblewrap are in the runtime, bot and runner run as one non-root user
+// that nothing in the image can make root (workers are sandboxed), the healthcheck asks /healthz, and compose
 // wires PostgreSQL, two bot replicas and one runner consistently (secrets, env, ports, service names).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -96,38 +96,38 @@ describe('Dockerfile', () => {
     expect(install?.args).toMatch(/apt-get install -y --no-install-recommends [^&]*\bgit\b/);
   });
 
-  it('makes two different non-root users, runs the bot and the runner as one, and the runner drops workers to the other', () => {
+  it('has bubblewrap in the runtime image, which the runner and the bot sandbox workers and gates with', () => {
+    const install = inStage('bot', 'RUN').find((i) => i.args.includes('apt-get install'));
+    expect(install?.args).toMatch(/apt-get install -y --no-install-recommends [^&]*\bbubblewrap\b/);
+    // The compose layout's config refuses to start rather than run workers unsandboxed.
+    const config = z
+      .object({ runner: z.object({ sandbox: z.literal('bubblewrap') }).passthrough() })
+      .parse(parse(read('docker/blitz.config.yml')));
+    expect(config.runner).not.toHaveProperty('user');
+  });
+
+  it('runs the bot and the runner as one non-root user, and nothing in the image can make it root', () => {
     const users = inStage('bot', 'RUN')
       .flatMap((i) => [...i.args.matchAll(/useradd [^&]*--uid (\d+) [^&]* (\S+)\s*(?:&&|$)/g)])
       .map((m) => ({ uid: Number(m[1]), name: m[2]! }));
-    expect(users.map((u) => u.name)).toEqual(['blitz', 'blitz-worker']);
-    for (const u of users) expect(u.uid, u.name).toBeGreaterThan(0);
-    expect(new Set(users.map((u) => u.uid)).size).toBe(2);
+    expect(users.map((u) => u.name)).toEqual(['blitz']);
+    expect(users[0]!.uid).toBeGreaterThan(0);
     expect(inStage('bot', 'USER').map((i) => i.args)).toEqual(['blitz']);
-    // Neither stage ends as root: the runner switches workers with file capabilities on its own node.
     expect(
       inStage('runner', 'USER')
         .map((i) => i.args)
         .at(-1),
     ).toBe('blitz');
-    const caps = inStage('runner', 'RUN').find((i) => i.args.includes('setcap'))?.args ?? '';
-    expect(caps).toMatch(/apt-get install -y --no-install-recommends [^&]*\blibcap2-bin\b/);
-    expect(caps).toMatch(
-      /setcap cap_setuid,cap_setgid,cap_chown,cap_kill\+ep \/usr\/local\/bin\/node-runner$/,
-    );
-    // Only the runner's copy holds them, and only the runner stage starts it.
-    expect(caps).toContain('"$(command -v node)" /usr/local/bin/node-runner');
+    // No file capabilities, no setuid bit, no copy of node that holds either: workers are kept apart
+    // by bubblewrap's user namespaces, which need no privilege of the runner.
+    const text = instructions.map((i) => i.args).join('\n');
+    expect(text).not.toMatch(/\bsetcap\b|libcap2-bin|chmod [^&]*[ugo]*\+s\b|chmod [0-7]*[4-7][0-7]{3}\b/);
+    expect(text).not.toMatch(/node-runner/);
     expect(execForm(inStage('runner', 'ENTRYPOINT').at(-1)!.args)).toEqual([
-      '/usr/local/bin/node-runner',
+      'node',
       packageJson.bin['blitz-bot'],
     ]);
-    expect(inStage('bot', 'RUN').some((i) => i.args.includes('setcap'))).toBe(false);
     expect(read('Dockerfile')).not.toMatch(/sudo/);
-    // blitz.config.yml of the compose layout names that worker user.
-    const config = z
-      .object({ runner: z.object({ user: z.string(), group: z.string() }) })
-      .parse(parse(read('docker/blitz.config.yml')));
-    expect(config.runner).toMatchObject({ user: 'blitz-worker', group: 'blitz-worker' });
   });
 
   it('checks health on /healthz, and only the bot target has an HTTP server to check', () => {
@@ -167,6 +167,7 @@ const service = z.looseObject({
   volumes: z.array(z.string()).optional(),
   ports: z.array(z.string()).optional(),
   depends_on: z.record(z.string(), z.object({ condition: z.string() })).optional(),
+  security_opt: z.array(z.string()).optional(),
 });
 const compose = z
   .object({
@@ -191,6 +192,12 @@ describe('compose.yaml', () => {
     expect(runners.map(([name, s]) => [name, s.command?.[0]])).toEqual([['runner', 'runner']]);
     for (const [, s] of [...bots, ...runners])
       expect(stages.has(s.build!.target), s.build!.target).toBe(true);
+  });
+
+  it('lets bubblewrap make its user namespaces in the bots and the runner, adding no capability', () => {
+    for (const [name, s] of [...bots, ...runners])
+      expect(s.security_opt, name).toEqual(['seccomp=unconfined']);
+    expect(read('compose.yaml')).not.toMatch(/cap_add|privileged/);
   });
 
   it('points every replica at the postgres service, after it is healthy, with the schema the init script makes', () => {

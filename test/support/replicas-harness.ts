@@ -176,7 +176,8 @@ export const startRunnerProcess = (server: string, token: string, roles: readonl
   const dir = tempDir('blitz-runner-');
   const workspace = join(dir, 'ws');
   const config = join(dir, 'blitz.config.yml');
-  writeFileSync(config, 'runner:\n  retries: 0\n  maxSessions: 1\n');
+  // The fake agent and the tests' builds write traces outside their worktrees, which a sandbox hides.
+  writeFileSync(config, 'runner:\n  retries: 0\n  maxSessions: 1\n  sandbox: none\n');
   const child = spawnDetached(
     blitzBotArgv(
       'runner',
