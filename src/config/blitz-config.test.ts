@@ -245,3 +245,41 @@ describe('runner settings of unattended runs', () => {
     );
   });
 });
+
+describe('prices and cost caps', () => {
+  it('reads model prices in dollars per million tokens and the cost caps in dollars', () => {
+    const c = parseBlitzConfig(
+      [
+        'runner: {maxCostPerIssue: 2.5, maxCostPerRun: 40}',
+        'prices:',
+        '  sonnet: {input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75}',
+        '  qwen-local: {input: 0, output: 0}',
+      ].join('\n'),
+    );
+    expect(c.runner).toMatchObject({ maxCostPerIssue: 2.5, maxCostPerRun: 40 });
+    expect(c.prices).toEqual({
+      sonnet: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+      'qwen-local': { input: 0, output: 0 },
+    });
+    expect(parseBlitzConfig('').prices).toBeUndefined();
+  });
+
+  it('refuses a price without output, a negative one, a misspelt field and a zero cap, naming each', () => {
+    const run = () =>
+      parseBlitzConfig(
+        [
+          'runner: {maxCostPerRun: 0}',
+          'prices:',
+          '  a: {input: 3}',
+          '  b: {input: -1, output: 2}',
+          '  c: {input: 1, output: 2, cacheReads: 0.1}',
+        ].join('\n'),
+      );
+    expect(run).toThrow(/runner → maxCostPerRun: /);
+    expect(run).toThrow(/prices → a → output: /);
+    expect(run).toThrow(/prices → b → input: /);
+    expect(run).toThrow(
+      /prices → c → cacheReads: is not a setting blitz-bot knows \(did you mean `cacheRead`\?\)/,
+    );
+  });
+});

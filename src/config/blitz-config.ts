@@ -145,6 +145,16 @@ const runnerSchema = z
     /** Agent sessions one issue may start (a resume is the same session) before it is held. */
     maxSessionsPerIssue: z.number().int().min(1).max(100).optional(),
     /**
+     * Dollars one issue may spend in a run (its attempts priced by `prices:`) before it is held for a
+     * person; a warning at 80 %. Attempts of an unknown price are not counted.
+     */
+    maxCostPerIssue: z.number().positive().max(1_000_000).optional(),
+    /**
+     * Dollars a run's issues may spend together (each since its last `/blitz retry`) before every
+     * issue not yet running is held for a person; a warning at 80 %.
+     */
+    maxCostPerRun: z.number().positive().max(1_000_000).optional(),
+    /**
      * OS user (name or uid) workers run as, apart from the bot: it then cannot read the bot's
      * environment or files. The bot must run as root to start them; unset, workers run as the bot.
      */
@@ -179,12 +189,30 @@ const runnerSchema = z
   })
   .strict();
 
+/** Dollars per million tokens. */
+const dollarsPerMillion = z.number().min(0).max(100_000);
+
+/** One model's price (plan/cost.ts), dollars per million tokens; a cache price left out is unknown. */
+export const priceEntrySchema = z.strictObject({
+  input: dollarsPerMillion,
+  output: dollarsPerMillion,
+  /** Cached input read (a cache hit). */
+  cacheRead: dollarsPerMillion.optional(),
+  /** Input written to the cache. */
+  cacheWrite: dollarsPerMillion.optional(),
+});
+
 export const blitzConfigSchema = z
   .object({
     runner: runnerSchema.default(() => runnerSchema.parse({})),
     roster: z.array(rosterEntrySchema).default([]),
     /** argv of a budget probe printing JSON (`preferMedium`, `park`). */
     budget: z.array(z.string().min(1)).min(1).optional(),
+    /**
+     * Prices per model name (as the roster entry's `model` or `--model` gives it), over the built-in ones
+     * (plan/cost.ts `defaultPrices`): what attempts cost in money, and what `maxCost…` caps count.
+     */
+    prices: z.record(z.string().min(1), priceEntrySchema).optional(),
     /** Chat and phone targets, each with the events it wants (notify-schema.ts). */
     notify: notifyListSchema.default([]),
     /** The bot's address as people reach it (`https://blitz.example.com`): notifications link to the run's page there. */

@@ -119,6 +119,16 @@ const operatorExamples: [string, string, boolean][] = [
   ['publicUrl over ftp', 'publicUrl: "ftp://blitz.example.com"', false],
   ['a misspelt runner key', 'runner: {maxSesions: 3}', false],
   ['maxSessions zero', 'runner: {maxSessions: 0}', false],
+  [
+    'a price with cache prices',
+    'prices:\n  my-model: {input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75}',
+    true,
+  ],
+  ['a price without output', 'prices:\n  my-model: {input: 3}', false],
+  ['a negative price', 'prices:\n  my-model: {input: -1, output: 2}', false],
+  ['a misspelt price key', 'prices:\n  my-model: {input: 1, output: 2, cacheHit: 0.1}', false],
+  ['cost caps in dollars', 'runner: {maxCostPerIssue: 2.5, maxCostPerRun: 40}', true],
+  ['a zero cost cap', 'runner: {maxCostPerRun: 0}', false],
 ];
 
 const repoExamples: [string, string, boolean][] = [

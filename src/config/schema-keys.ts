@@ -8,6 +8,7 @@ interface Def {
   innerType?: unknown;
   in?: unknown;
   element?: unknown;
+  valueType?: unknown;
   options?: unknown[];
   shape?: Record<string, unknown>;
 }
@@ -34,10 +35,12 @@ const objectsIn = (schema: unknown): Record<string, unknown>[] => {
   return [];
 };
 
-// A list index (a number, or `*` for any entry) steps into a list; a name into a mapping.
+// A list index (a number, or `*` for any entry) steps into a list; a name into a mapping, or into
+// any entry of a record (`prices: {<model>: …}`).
 const childOf = (schema: unknown, key: PropertyKey): unknown[] => {
   const def = defOf(unwrapSchema(schema));
   if (typeof key === 'number' || key === '*') return def?.type === 'array' ? [def.element] : [];
+  if (def?.type === 'record') return [def.valueType];
   return objectsIn(schema).flatMap((shape) => (typeof key === 'string' && key in shape ? [shape[key]] : []));
 };
 

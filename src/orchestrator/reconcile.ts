@@ -146,7 +146,7 @@ const loadRun = async (
     progress,
   );
   const p = fresh.progress;
-  const caps = issueCapsOf(deps.config.runner);
+  const caps = issueCapsOf(deps.config.runner, deps.config.prices);
   const at = { now: deps.clock.now().toISOString(), policy: deps.config.runner.environmentBackoff };
   const missingTool = missingToolViewOf(at, attempts);
   const wantsChanged = repoConfig.ship.deploy !== undefined && p.smoke === 'passed' && p.ship === undefined;

@@ -47,7 +47,7 @@ const issueFacts = async (
   // A PR the feedback loop held (CI red after its fix attempts, CI timed out) is held for a retry.
   const prHeld = run.progress.prFeedback?.[key]?.held !== undefined;
   const state = prHeld ? 'held' : (progress?.state ?? (inMilestone ? 'ready' : undefined));
-  const caps = issueCapsOf(deps.config.runner);
+  const caps = issueCapsOf(deps.config.runner, deps.config.prices);
   const maxAttempts = (run.options as { maxAttemptsPerIssue?: number }).maxAttemptsPerIssue;
   const hold = holdOf({
     labelHeld: issue?.labels.some((l) => l.name === planLabels.hold) ?? false,

@@ -1,13 +1,35 @@
-// Per-issue caps (`runner.maxTokensPerIssue`, `maxAttemptsPerIssue`, `maxSessionsPerIssue`): what an
-// issue has spent, whether that is near a cap (a warning at 80 %, once) or over it (the issue is held
-// for a person, who continues it with `/blitz retry #n`). Environment failures and cancelled attempts
-// are never charged (seed 003: the host's fault is nobody's attempt). run-context.ts holds an issue
-// over its cap, notices.ts says so; the usage comes from the ledger (orchestrator/run-progress.ts).
+// Per-issue caps (`runner.maxTokensPerIssue`, `maxCostPerIssue`, `maxAttemptsPerIssue`,
+// `maxSessionsPerIssue`) and the run's cost cap (`maxCostPerRun`): what an issue has spent, whether
+// that is near a cap (a warning at 80 %, once) or over it (the issue is held for a person, who continues
+// it with `/blitz retry #n`). Environment failures and cancelled attempts are never charged (seed 003:
+// the host's fault is nobody's attempt). run-context.ts holds an issue over its cap, notices.ts says
+// so; the usage comes from the ledger (orchestrator/run-progress.ts), its price from plan/cost.ts.
+import {
+  attemptCost,
+  formatDollars,
+  microsOfDollars,
+  type PricedTokens,
+  type PriceTable,
+  priceTableOf,
+  sumCosts,
+} from './cost.ts';
 
 export interface IssueCaps {
   maxTokens?: number;
+  /** µ$ one issue may spend (`runner.maxCostPerIssue`). */
+  maxCost?: number;
   maxAttempts?: number;
   maxSessions?: number;
+  /** µ$ the run's issues may spend together, each since its last retry (`runner.maxCostPerRun`). */
+  maxRunCost?: number;
+  /** What the cost caps price attempts with (set with either of them). */
+  prices?: PriceTable;
+}
+
+/** A charged attempt's model and tokens, for its price (plan/cost.ts). */
+export interface Spend {
+  model?: string;
+  tokens: PricedTokens;
 }
 
 export interface IssueUsage {
@@ -15,11 +37,15 @@ export interface IssueUsage {
   attempts: number;
   /** Agent sessions started: attempts that resumed an earlier attempt's session count once. */
   sessions: number;
+  /** The charged attempts' models and tokens, priced when a cost cap is checked. */
+  spend?: Spend[];
 }
 
 export interface ChargeableAttempt {
   outcome?: 'solved' | 'unsolved' | 'environment_failure' | 'stalled' | 'cancelled';
-  tokens: { input: number; output: number; cache?: number };
+  tokens: PricedTokens;
+  /** The model the attempt ran (its roster entry's, or `--model`): what prices it. */
+  model?: string;
   sessionId?: string;
 }
 
@@ -39,13 +65,18 @@ export const issueUsage = (attempts: readonly ChargeableAttempt[]): IssueUsage =
     tokens: counted.reduce((t, a) => t + a.tokens.input + a.tokens.output, 0),
     attempts: counted.length,
     sessions: sessions.size,
+    spend: counted.map((a) => ({ ...(a.model ? { model: a.model } : {}), tokens: a.tokens })),
   };
 };
+
+/** µ$ of what had a price among the usage's attempts (an unknown price is counted by no cost cap). */
+export const usageCost = (usage: Pick<IssueUsage, 'spend'>, prices: PriceTable): number =>
+  sumCosts((usage.spend ?? []).map((s) => attemptCost(prices, s))).micros;
 
 export type CapLevel = 'ok' | 'warn' | 'over';
 
 export interface CapItem {
-  what: 'tokens' | 'attempts' | 'sessions';
+  what: 'tokens' | 'cost' | 'attempts' | 'sessions';
   used: number;
   cap: number;
   level: CapLevel;
@@ -68,14 +99,18 @@ const rank: Record<CapLevel, number> = { ok: 0, warn: 1, over: 2 };
 const levelOf = (used: number, cap: number): CapLevel =>
   used >= cap ? 'over' : used >= cap * WARN_FRACTION ? 'warn' : 'ok';
 
-const words: Record<CapItem['what'], string> = {
+const words: Record<Exclude<CapItem['what'], 'cost'>, string> = {
   tokens: 'tokens',
   attempts: 'attempts',
   sessions: 'sessions',
 };
 
+const percent = (used: number, cap: number): string => `${Math.floor((used / cap) * 100)} %`;
+
 const itemText = (i: CapItem): string =>
-  `${i.used.toLocaleString('en-US')} of ${i.cap.toLocaleString('en-US')} ${words[i.what]} (${Math.floor((i.used / i.cap) * 100)} %)`;
+  i.what === 'cost'
+    ? `${formatDollars(i.used)} of ${formatDollars(i.cap)} (${percent(i.used, i.cap)})`
+    : `${i.used.toLocaleString('en-US')} of ${i.cap.toLocaleString('en-US')} ${words[i.what]} (${percent(i.used, i.cap)})`;
 
 /**
  * The issue's usage against its caps. `over` holds the issue before another attempt (an attempt
@@ -84,6 +119,7 @@ const itemText = (i: CapItem): string =>
 export const checkCaps = (usage: IssueUsage, caps: IssueCaps, ref: string): CapCheck => {
   const pairs: [CapItem['what'], number, number | undefined][] = [
     ['tokens', usage.tokens, caps.maxTokens],
+    ['cost', caps.maxCost ? usageCost(usage, caps.prices ?? {}) : 0, caps.maxCost],
     ['attempts', usage.attempts, caps.maxAttempts],
     ['sessions', usage.sessions, caps.maxSessions],
   ];
@@ -108,16 +144,52 @@ export const checkCaps = (usage: IssueUsage, caps: IssueCaps, ref: string): CapC
   };
 };
 
-/** The caps as `blitz.config.yml`'s `runner:` names them; undefined when none is set. */
-export const issueCapsOf = (runner: {
-  maxTokensPerIssue?: number | undefined;
-  maxAttemptsPerIssue?: number | undefined;
-  maxSessionsPerIssue?: number | undefined;
-}): IssueCaps | undefined => {
+/**
+ * The run's cost cap against what its issues spent, each since its last retry (`usedMicros`). `over`
+ * holds every issue not running; `retryRef` names the held issue whose `/blitz retry` gives its spend
+ * back to the run (the one that spent most).
+ */
+export const checkRunCost = (usedMicros: number, capMicros: number, retryRef?: string): CapCheck => {
+  const item: CapItem = {
+    what: 'cost',
+    used: usedMicros,
+    cap: capMicros,
+    level: levelOf(usedMicros, capMicros),
+  };
+  const { level } = item;
+  if (level === 'ok') return { level, items: [item], sentence: '', detail: '', key: 'run-cost:ok' };
+  const detail = itemText(item);
+  const retry = retryRef
+    ? `; \`/blitz retry ${retryRef}\` gives that issue's spend back to the run`
+    : '; raise `runner.maxCostPerRun` to go on';
+  const sentence =
+    level === 'over'
+      ? `the run reached its cost cap (${detail}) and every issue not running is held${retry}`
+      : `the run has used ${detail} of its cost cap; its issues are held when it reaches it`;
+  return { level, items: [item], sentence, detail, key: `run-cost:${level}` };
+};
+
+/** The caps as `blitz.config.yml`'s `runner:` names them (dollars → µ$); undefined when none is set. */
+export const issueCapsOf = (
+  runner: {
+    maxTokensPerIssue?: number | undefined;
+    maxCostPerIssue?: number | undefined;
+    maxAttemptsPerIssue?: number | undefined;
+    maxSessionsPerIssue?: number | undefined;
+    maxCostPerRun?: number | undefined;
+  },
+  prices?: Parameters<typeof priceTableOf>[0],
+): IssueCaps | undefined => {
+  const micros = (d: number | undefined) => (d ? Math.max(1, microsOfDollars(d)) : undefined);
+  const maxCost = micros(runner.maxCostPerIssue);
+  const maxRunCost = micros(runner.maxCostPerRun);
   const caps: IssueCaps = {
     ...(runner.maxTokensPerIssue ? { maxTokens: runner.maxTokensPerIssue } : {}),
+    ...(maxCost ? { maxCost } : {}),
     ...(runner.maxAttemptsPerIssue ? { maxAttempts: runner.maxAttemptsPerIssue } : {}),
     ...(runner.maxSessionsPerIssue ? { maxSessions: runner.maxSessionsPerIssue } : {}),
+    ...(maxRunCost ? { maxRunCost } : {}),
   };
-  return Object.keys(caps).length > 0 ? caps : undefined;
+  if (Object.keys(caps).length === 0) return undefined;
+  return maxCost || maxRunCost ? { ...caps, prices: priceTableOf(prices) } : caps;
 };

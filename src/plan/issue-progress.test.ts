@@ -116,16 +116,19 @@ describe('run progress from facts', () => {
       spent('c', { outcome: 'environment_failure' }),
       spent('d', { sessionId: 's2' }),
     ];
+    const t = { input: 100, output: 50 };
     expect(derive([row(1)], attempts)['acme/app#1']!.usage).toEqual({
       tokens: 450,
       attempts: 3,
       sessions: 2,
+      spend: [{ tokens: t }, { tokens: t }, { tokens: t }],
     });
     // `/blitz retry #1` after `b`: a new allowance from there on.
     expect(derive([row(1, { retriedAfter: 'b' })], attempts)['acme/app#1']!.usage).toEqual({
       tokens: 150,
       attempts: 1,
       sessions: 1,
+      spend: [{ tokens: t }],
     });
   });
 });

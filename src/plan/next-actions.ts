@@ -156,8 +156,12 @@ const workActions = (ctx: RunContext): Action[] => {
   // An issue's own notice (failed, needs a person) already told them: the run stops without a second one,
   // and what continues it is that notice's `/blitz retry #n`: a `/blitz resume` would stop it again.
   const told = toldAlready(ctx, stuck);
+  // At the run's cost cap the retry that continues is that of the issue whose spend it gives back.
   const held = told
-    ? stuck.filter((k) => ctx.classified.byKey.get(k)?.category === 'held').sort(compareKeys)
+    ? [
+        ...(ctx.runCap?.level === 'over' && ctx.runCap.retry ? [ctx.runCap.retry] : []),
+        ...stuck.filter((k) => ctx.classified.byKey.get(k)?.category === 'held').sort(compareKeys),
+      ]
     : [];
   return [
     ...out,

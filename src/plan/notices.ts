@@ -18,6 +18,9 @@ const heldNotice = (ctx: RunContext, key: string): Action | undefined => {
   const ref = issueRef(p.key);
   // Either way `/blitz retry #n` continues it (a new allowance); `/blitz skip #n` leaves it out.
   const command = `/blitz retry ${ref}`;
+  // Held by the run's cost cap alone: the run's one notice says so (runCapNotice).
+  if (c.kind === 'capped' && capCheckOf(ctx.snap, p)?.level !== 'over' && ctx.runCap?.level === 'over')
+    return undefined;
   if (c.kind === 'capped')
     return {
       type: 'issue_notice',
@@ -68,6 +71,38 @@ const capWarning = (ctx: RunContext, key: string): Action | undefined => {
 };
 
 /**
+ * The run's cost cap: a hold (needs a person) or the 80 % warning while issues are still to start, each
+ * said once per allowance (a retry gives one issue's spend back, and the next crossing is said again).
+ */
+const runCapNotice = (ctx: RunContext): Action[] => {
+  const cap = ctx.runCap;
+  if (!cap || cap.level === 'ok' || (cap.level === 'over' && cap.holds === 0)) return [];
+  if (cap.level === 'warn')
+    return ctx.classified.counts.ready > 0
+      ? [
+          {
+            type: 'issue_notice',
+            event: 'warning',
+            key: `notice:run-cost-warning:${cap.allowance}`,
+            message: cap.sentence,
+            dashboard: 'warning',
+          },
+        ]
+      : [];
+  return [
+    {
+      type: 'issue_notice',
+      event: 'needs_person',
+      ...(cap.retry ? { issue: cap.retry } : {}),
+      key: `notice:run-cost-capped:${cap.allowance}`,
+      message: cap.sentence,
+      ...(cap.retry ? { command: `/blitz retry ${issueRef(cap.retry)}` } : {}),
+      dashboard: 'held',
+    },
+  ];
+};
+
+/**
  * A budget probe that fails slows the run to one worker (plan/budget.ts) until it answers again: the
  * operator hears it once per error, since nothing stops and only they can mend the probe. (None
  * configured is their choice, said on the dashboard only.)
@@ -104,7 +139,7 @@ const failedWords = (p: Pick<IssueProgress, 'attempts' | 'countFrom'>): string =
 };
 
 export const noticeActions = (ctx: RunContext): Action[] => {
-  const out: Action[] = probeNotice(ctx);
+  const out: Action[] = [...probeNotice(ctx), ...runCapNotice(ctx)];
   for (const key of ctx.snap.abandoned ?? []) out.push(closedByHandNotice(ctx, key));
   for (const key of ctx.classified.byKey.keys()) {
     const held = heldNotice(ctx, key);

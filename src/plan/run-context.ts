@@ -6,7 +6,7 @@ import type { Classified, RunHoldKind } from './classify.ts';
 import { classify } from './classify.ts';
 import type { PlanGraph } from './graph.ts';
 import { buildGraph, compareKeys } from './graph.ts';
-import { type CapCheck, checkCaps } from './issue-caps.ts';
+import { type CapCheck, checkCaps, checkRunCost, usageCost } from './issue-caps.ts';
 import { isModelFailure } from './routing.ts';
 import type { IssueProgress, RunSnapshot } from './snapshot.ts';
 import type { RunIssueState } from './states.ts';
@@ -26,6 +26,17 @@ export interface RunContext {
   integrating: IssueKey[];
   /** Merged into the integration branch, issue still open, sorted. */
   merged: IssueKey[];
+  /** The run's cost cap (`runner.maxCostPerRun`) against what its issues spent; absent without one. */
+  runCap?: RunCostCap;
+}
+
+export interface RunCostCap extends CapCheck {
+  /** The held issue that spent most since its retry: its `/blitz retry` gives that back to the run. */
+  retry?: IssueKey;
+  /** Retries so far across the run's issues: a new allowance makes a new warning or hold. */
+  allowance: number;
+  /** Issues the cap holds now (none at 80 %, or when every issue left is running or done). */
+  holds: number;
 }
 
 export const defaultMaxAttemptsPerIssue = 3;
@@ -37,6 +48,31 @@ export { issueRef };
 /** The issue's spending against the run's per-issue caps; undefined when the run has none. */
 export const capCheckOf = (snap: Pick<RunSnapshot, 'issueCaps'>, p: IssueProgress): CapCheck | undefined =>
   snap.issueCaps && p.usage ? checkCaps(p.usage, snap.issueCaps, issueRef(p.key)) : undefined;
+
+/**
+ * What the run's issues spent since each one's last retry against `maxRunCost`; `retryable` are the
+ * issues a `/blitz retry` can take (held, not running, not done).
+ */
+const runCostCap = (
+  snap: Pick<RunSnapshot, 'issueCaps'>,
+  progress: ReadonlyMap<IssueKey, IssueProgress>,
+  retryable: (k: IssueKey) => boolean,
+): RunCostCap | undefined => {
+  const cap = snap.issueCaps?.maxRunCost;
+  if (!cap) return undefined;
+  const prices = snap.issueCaps?.prices ?? {};
+  let used = 0;
+  let allowance = 0;
+  let retry: { key: IssueKey; micros: number } | undefined;
+  for (const [k, p] of progress) {
+    const micros = p.usage ? usageCost(p.usage, prices) : 0;
+    used += micros;
+    allowance += p.countFrom ?? 0;
+    if (micros > 0 && retryable(k) && (!retry || micros > retry.micros)) retry = { key: k, micros };
+  }
+  const check = checkRunCost(used, cap, retry ? issueRef(retry.key) : undefined);
+  return { ...check, ...(retry ? { retry: retry.key } : {}), allowance, holds: 0 };
+};
 
 const duplicates = (keys: readonly IssueKey[]): IssueKey[] => {
   const seen = new Set<IssueKey>();
@@ -117,6 +153,15 @@ export const buildRunContext = (snap: RunSnapshot): RunContext => {
         runHolds.set(k, { kind: 'gave_up', reason: gaveUpReason(maxAttempts, failures, bounces) });
     }
   }
+  // The run's cost cap: at it, nothing more starts (a running attempt finishes), each issue held as
+  // its own cap holds it, and a retry of one that spent gives its spend back to the run.
+  const runCap = runCostCap(snap, progress, (k) => !running.has(k) && !done.has(k));
+  if (runCap?.level === 'over')
+    for (const k of graph.keys)
+      if (!running.has(k) && !done.has(k) && !runHolds.has(k) && graph.issues.get(k)?.state === 'open') {
+        runHolds.set(k, { kind: 'capped', reason: `the run reached its cost cap (${runCap.detail})` });
+        runCap.holds++;
+      }
   if (snap.kind === 'fleet')
     for (const [k, issue] of graph.issues) {
       if (progress.has(k) || runHolds.has(k)) continue;
@@ -129,5 +174,5 @@ export const buildRunContext = (snap: RunSnapshot): RunContext => {
     runHolds,
     gate: snap.kind === 'plan' ? 'planning' : 'execution',
   });
-  return { snap, graph, progress, classified, workers, integrating, merged };
+  return { snap, graph, progress, classified, workers, integrating, merged, ...(runCap ? { runCap } : {}) };
 };

@@ -36,7 +36,14 @@ export const completeRequestSchema = z.object({ job: jobRefSchema, output: z.unk
 export const failRequestSchema = z.object({ job: jobRefSchema, error: z.string().max(10_000) }).strict();
 export const heartbeatRequestSchema = z.object({ job: jobRefSchema }).strict();
 
-const tokens = z.object({ input: z.number(), output: z.number(), cache: z.number().optional() }).strict();
+const tokens = z
+  .object({
+    input: z.number(),
+    output: z.number(),
+    cache: z.number().optional(),
+    cacheWrite: z.number().optional(),
+  })
+  .strict();
 
 /** What the bot keeps of a reported log excerpt: its last characters. */
 export const LOG_EXCERPT_CHARS = 4000;

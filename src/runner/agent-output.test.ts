@@ -31,12 +31,12 @@ describe('parseTokenUsage', () => {
   it('counts a resumed codex thread once, at its last (cumulative) report', () => {
     const t = '01a2309a-3794-7950-b5e5-0f320f0bbe70';
     const log = [codexThread(t), codexTurn(10010, 150), codexThread(t), codexTurn(20020, 300)].join('\n');
-    expect(parseTokenUsage(log)).toEqual({ input: 20020, output: 300, cache: 0 });
+    expect(parseTokenUsage(log)).toEqual({ input: 20020, output: 300, cache: 0, cacheWrite: 0 });
   });
 
   it('adds codex threads that are different sessions (a fresh start after a lost session)', () => {
     const log = [codexThread('a-1'), codexTurn(100, 10), codexThread('b-2'), codexTurn(40, 4)].join('\n');
-    expect(parseTokenUsage(log)).toEqual({ input: 140, output: 14, cache: 0 });
+    expect(parseTokenUsage(log)).toEqual({ input: 140, output: 14, cache: 0, cacheWrite: 0 });
   });
 
   it('sums opencode step_finish tokens, cache reads included', () => {
@@ -44,6 +44,7 @@ describe('parseTokenUsage', () => {
       input: 2000,
       output: 100,
       cache: 7,
+      cacheWrite: 0,
     });
   });
 });

@@ -111,8 +111,8 @@ export const agentText = (log: string): string => {
  */
 export const parseTokenUsage = (log: string): TokenUsage | undefined => {
   const events = jsonLines(log);
-  const fromResults: TokenUsage = { input: 0, output: 0, cache: 0 };
-  const fromMessages: TokenUsage = { input: 0, output: 0, cache: 0 };
+  const fromResults: TokenUsage = { input: 0, output: 0, cache: 0, cacheWrite: 0 };
+  const fromMessages: TokenUsage = { input: 0, output: 0, cache: 0, cacheWrite: 0 };
   const codexThreads = new Map<string, TokenUsage>();
   let thread = '';
   let results = 0;
@@ -137,10 +137,14 @@ export const parseTokenUsage = (log: string): TokenUsage | undefined => {
     }
     const c = codexTurn.safeParse(ev);
     if (c.success) {
+      // codex's input_tokens include the cached ones (OpenAI usage): `input` is the uncached part, as
+      // for claude and opencode. OpenAI charges no cache write.
+      const cached = c.data.usage.cached_input_tokens ?? 0;
       codexThreads.set(thread, {
-        input: c.data.usage.input_tokens ?? 0,
+        input: Math.max(0, (c.data.usage.input_tokens ?? 0) - cached),
         output: c.data.usage.output_tokens ?? 0,
-        cache: c.data.usage.cached_input_tokens ?? 0,
+        cache: cached,
+        cacheWrite: 0,
       });
       continue;
     }
@@ -150,6 +154,7 @@ export const parseTokenUsage = (log: string): TokenUsage | undefined => {
       fromResults.input += k.input ?? 0;
       fromResults.output += k.output ?? 0;
       fromResults.cache = (fromResults.cache ?? 0) + (k.cache?.read ?? 0) + (k.cache?.write ?? 0);
+      fromResults.cacheWrite = (fromResults.cacheWrite ?? 0) + (k.cache?.write ?? 0);
       results++;
     }
   }
@@ -198,6 +203,7 @@ const add = (t: TokenUsage, u: z.infer<typeof claudeUsage>): void => {
   t.input += u.input_tokens ?? 0;
   t.output += u.output_tokens ?? 0;
   t.cache = (t.cache ?? 0) + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+  t.cacheWrite = (t.cacheWrite ?? 0) + (u.cache_creation_input_tokens ?? 0);
 };
 
 const claudeDenials = z.looseObject({

@@ -214,12 +214,19 @@ describe('parseTokenUsage', () => {
     const ev = (i: number, o: number) =>
       JSON.stringify({
         type: 'result',
-        usage: { input_tokens: i, output_tokens: o, cache_read_input_tokens: 5 },
+        usage: {
+          input_tokens: i,
+          output_tokens: o,
+          cache_read_input_tokens: 5,
+          cache_creation_input_tokens: 2,
+        },
       });
+    // cache_creation is the written part of the cache (plan/cost.ts prices it apart from reads).
     expect(parseTokenUsage(`${ev(100, 10)}\nnoise\n${ev(50, 5)}`)).toEqual({
       input: 150,
       output: 15,
-      cache: 10,
+      cache: 14,
+      cacheWrite: 4,
     });
   });
 
@@ -228,15 +235,15 @@ describe('parseTokenUsage', () => {
       type: 'assistant',
       message: { content: [], usage: { input_tokens: 7, output_tokens: 3 } },
     });
-    expect(parseTokenUsage(`${a}\n${a}`)).toEqual({ input: 14, output: 6, cache: 0 });
+    expect(parseTokenUsage(`${a}\n${a}`)).toEqual({ input: 14, output: 6, cache: 0, cacheWrite: 0 });
   });
 
-  it('reads codex turn.completed usage', () => {
+  it('reads codex turn.completed usage, whose input_tokens include the cached ones', () => {
     const t = JSON.stringify({
       type: 'turn.completed',
       usage: { input_tokens: 40, cached_input_tokens: 8, output_tokens: 4 },
     });
-    expect(parseTokenUsage(t)).toEqual({ input: 40, output: 4, cache: 8 });
+    expect(parseTokenUsage(t)).toEqual({ input: 32, output: 4, cache: 8, cacheWrite: 0 });
   });
 
   it('gives undefined when the tool reported nothing, and ignores a truncated line', () => {

@@ -174,10 +174,16 @@ export type ResumeJob = z.infer<typeof resumeJobSchema>;
 export type CleanupJob = z.infer<typeof cleanupJobSchema>;
 export type GateJob = z.infer<typeof gateJobSchema>;
 
+/**
+ * Tokens one attempt used, as its tool reported them: `input` is the uncached input, `cache` the
+ * cached input read and written together, `cacheWrite` the written part of it (plan/cost.ts prices
+ * each kind; absent on records kept before the split, whose cache cost is then unknown).
+ */
 export interface TokenUsage {
   input: number;
   output: number;
   cache?: number;
+  cacheWrite?: number;
 }
 
 /** What was found in an interrupted worker's worktree before it was resumed. */

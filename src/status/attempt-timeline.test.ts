@@ -36,7 +36,7 @@ describe('attempt timeline', () => {
     );
     // The cut-off last line (log still being written) is shown as plain output, not dropped silently.
     expect(t.steps.at(-1)).toMatchObject({ kind: 'output' });
-    expect(t.tokens).toEqual({ input: 6300, output: 210, cache: 300 });
+    expect(t.tokens).toEqual({ input: 6300, output: 210, cache: 300, cacheWrite: 0 });
   });
 
   it('reads codex command executions as tool calls and other text as plain output', () => {
@@ -61,7 +61,7 @@ describe('attempt timeline', () => {
       ['false', true],
     ]);
     expect(t.steps.at(-1)).toEqual({ kind: 'output', text: 'plain tail' });
-    expect(t.tokens).toEqual({ input: 10, output: 2, cache: 0 });
+    expect(t.tokens).toEqual({ input: 10, output: 2, cache: 0, cacheWrite: 0 });
   });
 
   it('reads opencode tool_use and text events, with step_finish tokens', () => {
@@ -98,7 +98,7 @@ describe('attempt timeline', () => {
       ],
     });
     expect(t.steps[1]).toEqual({ kind: 'turn', texts: ['FINAL REPORT'], tools: [] });
-    expect(t.tokens).toEqual({ input: 1000, output: 50, cache: 0 });
+    expect(t.tokens).toEqual({ input: 1000, output: 50, cache: 0, cacheWrite: 0 });
   });
 
   it('shows an empty log as no steps rather than failing', () => {

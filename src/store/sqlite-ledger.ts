@@ -11,7 +11,12 @@ const recordShape = z.looseObject({
   id: z.string(),
   runId: z.string(),
   issue: z.object({ repo: z.object({ owner: z.string(), name: z.string() }), number: z.number() }),
-  tokens: z.object({ input: z.number(), output: z.number(), cache: z.number().optional() }),
+  tokens: z.object({
+    input: z.number(),
+    output: z.number(),
+    cache: z.number().optional(),
+    cacheWrite: z.number().optional(),
+  }),
 });
 
 export const toRecord = (text: unknown): AttemptRecord => {

@@ -28,7 +28,7 @@ describe('runner attempts', () => {
     expect(done.exitCode).toBe(0);
     expect(done.branch).toBe('m1/7-add-a-health-route');
     expect(await originFile(origin.url, done.branch, 'fake-7.txt')).toBe('health ok');
-    expect(done.tokens).toEqual({ input: 1200, output: 340, cache: 50 });
+    expect(done.tokens).toEqual({ input: 1200, output: 340, cache: 50, cacheWrite: 0 });
     expect(done.finalReport?.status).toBe('done — pushed');
     expect(done.argvRedacted).toEqual(['node', expect.stringContaining('fake-agent.mjs'), done.promptPath]);
     expect(done.worktree.startsWith(h.workspace)).toBe(true);

@@ -33,7 +33,7 @@ describe('built-in tool adapters', () => {
       tool: 'claude',
       model: 'sonnet',
     });
-    expect(done.tokens).toEqual({ input: 1200, output: 340, cache: 50 });
+    expect(done.tokens).toEqual({ input: 1200, output: 340, cache: 50, cacheWrite: 0 });
     expect(done.finalReport?.uncertainties).toEqual(['Is 204 right for HEAD?']);
     const call = JSON.parse(readFileSync(trace, 'utf8').split('\n')[0]!);
     expect(call.stdinFirstLine).toContain('You are working on issue #7 of acme/app');

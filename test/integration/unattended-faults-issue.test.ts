@@ -69,6 +69,93 @@ describe.each(['github', 'gitea'] as const)('per-issue caps on %s', (forge) => {
   });
 });
 
+// The fake model's price: 120 tokens of a failing attempt are $0.12. A solved attempt's cache tokens
+// have no price here, so it is an unknown price, which no cap counts.
+const costly = { model: 'fake-model', prices: { 'fake-model': { input: 1000, output: 1000 } } };
+
+describe.each(['github', 'gitea'] as const)('cost caps on %s', (forge) => {
+  it('an issue that reaches its cost cap is held with one notice (after one warning at 80 %); `/blitz retry #1` gives it a new allowance and the milestone finishes', async () => {
+    w = await startUnattendedWorld({
+      forge,
+      agentEnv: { FAKE_AGENT_FORMAT: 'claude' },
+      runner: { maxCostPerIssue: 0.15 },
+      ...costly,
+    });
+    const x = w;
+    x.agent('fail');
+    await x.start();
+    await x.drive(async () => x.noticesOf('needs_person').length > 0, 60_000);
+    const [warning] = x.noticesOf('warning');
+    expect(warning).toMatchObject({ issue: 1 });
+    expect(warning?.sentence).toContain('#1 has used $0.12 of $0.15 (80 %)');
+    const [held] = x.noticesOf('needs_person');
+    expect(held).toMatchObject({ issue: 1, command: '/blitz retry #1' });
+    expect(held?.sentence).toContain('#1 reached its cap ($0.24 of $0.15 (160 %)) and is held');
+    const before = (await x.run())!;
+    expect(before.state).toBe('blocked');
+    for (let i = 0; i < 3; i++) {
+      x.clock.advance(60_000);
+      await x.round();
+    }
+    const run = (await x.run())!;
+    expect(run.state).toBe('blocked');
+    expect(run.version).toBe(before.version);
+    expect(run.progress.graph?.find((i) => i.number === 1)?.state).toBe('held');
+    expect(run.progress.reason).toContain('it reached its per-issue cap ($0.24 of $0.15');
+    const ofIssue1 = async () =>
+      (await x.h.bot.runs.ledger.listByRun(before.id)).filter((a) => a.issue.number === 1);
+    expect(await ofIssue1()).toHaveLength(2);
+    expect(x.noticesOf('needs_person')).toHaveLength(1);
+    x.agent();
+    await x.command('/blitz retry #1');
+    await x.round();
+    expect(x.replies().some((r) => r.startsWith('Retrying #1: it gets a new allowance'))).toBe(true);
+    await expectMilestoneFinished(x);
+    expect(await ofIssue1()).toHaveLength(3);
+    expect(x.noticesOf('needs_person')).toHaveLength(1);
+    expect(x.noticesOf('warning')).toHaveLength(1);
+  });
+
+  it('a run that reaches its cost cap holds every issue not running with one notice; `/blitz retry #1` gives its spend back and the milestone finishes', async () => {
+    w = await startUnattendedWorld({
+      forge,
+      agentEnv: { FAKE_AGENT_FORMAT: 'claude' },
+      runner: { maxCostPerRun: 0.15 },
+      ...costly,
+    });
+    const x = w;
+    x.agent('fail');
+    await x.start();
+    await x.drive(async () => x.noticesOf('needs_person').length > 0, 60_000);
+    const [warning] = x.noticesOf('warning');
+    expect(warning?.sentence).toContain('the run has used $0.12 of $0.15 (80 %) of its cost cap');
+    const [held] = x.noticesOf('needs_person');
+    expect(held).toMatchObject({ issue: 1, command: '/blitz retry #1' });
+    expect(held?.sentence).toContain(
+      'the run reached its cost cap ($0.24 of $0.15 (160 %)) and every issue not running is held',
+    );
+    const before = (await x.run())!;
+    expect(before.state).toBe('blocked');
+    for (let i = 0; i < 3; i++) {
+      x.clock.advance(60_000);
+      await x.round();
+    }
+    const run = (await x.run())!;
+    expect(run.state).toBe('blocked');
+    expect(run.version).toBe(before.version);
+    expect(run.progress.reason).toContain('the run reached its cost cap ($0.24 of $0.15');
+    const ledger = () => x.h.bot.runs.ledger.listByRun(before.id);
+    expect(await ledger()).toHaveLength(2);
+    expect(x.noticesOf('needs_person')).toHaveLength(1);
+    x.agent();
+    await x.command('/blitz retry #1');
+    await x.round();
+    expect(x.replies().some((r) => r.startsWith('Retrying #1'))).toBe(true);
+    await expectMilestoneFinished(x);
+    expect(x.noticesOf('needs_person')).toHaveLength(1);
+  });
+});
+
 describe.each(['github', 'gitea'] as const)('a missing agent CLI on %s', (forge) => {
   it('an agent CLI that is not installed stops the run BLOCKED naming the tool and host, with one notice and one blocker issue, never charged; once it is installed the next probe finds it and the milestone finishes', async () => {
     // The roster's command is a CLI that is not there yet (`fake-cli`, node under another name once installed).

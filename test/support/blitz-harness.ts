@@ -72,6 +72,10 @@ export interface BlitzHarnessOptions {
   requestCache?: boolean;
   /** More `runner:` settings of blitz.config.yml (caps, environmentBackoff …). */
   runner?: Record<string, unknown>;
+  /** The fake roster entry's `model` (what its attempts are priced by). */
+  model?: string;
+  /** `prices:` of blitz.config.yml (dollars per million tokens, by model). */
+  prices?: Record<string, unknown>;
   /** The bot's clock (runner and orchestrator); default the system's. */
   clock?: { now(): Date };
   /**
@@ -123,6 +127,7 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
       {
         ...fakeEntry(opts.agentEnv ?? {}),
         ...(opts.agentCommand ? { command: opts.agentCommand, resume: opts.agentCommand } : {}),
+        ...(opts.model ? { model: opts.model } : {}),
         roles: ['blitz', 'fleet'],
         tiers: ['execution', 'design', 'subtle'],
       },
@@ -145,6 +150,7 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
         : []),
     ],
     modelNotesPath: join(dir, 'models.md'),
+    ...(opts.prices ? { prices: opts.prices } : {}),
     ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
   });
   const startBot = (): Bot =>
