@@ -70,10 +70,12 @@ export const buildHttpApp = (d: HttpAppDeps) => {
       : {
           githubSetup: {
             manifest: loadAppManifest(),
-            createAppUrl: `${env.GHE_PROTOCOL}://${env.GHE_HOST ?? 'github.com'}/settings/apps/new`,
+            githubUrl: `${env.GHE_PROTOCOL}://${env.GHE_HOST ?? 'github.com'}`,
             ...(env.WEBHOOK_PROXY_URL ? { webhookUrl: env.WEBHOOK_PROXY_URL } : {}),
+            trustProxy: env.TRUST_PROXY === 'true',
             convert: (code: string) =>
               completeAppRegistration({ code, baseUrl: d.baseUrl, logger: d.logger }),
+            logger: d.logger,
           },
         }),
   });

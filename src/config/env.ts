@@ -54,6 +54,12 @@ export const envSchema = z.object({
   GHE_PROTOCOL: z.enum(['https', 'http']).default('https'),
   /** smee.io (or similar) channel used in development to relay webhooks to this machine. */
   WEBHOOK_PROXY_URL: optionalString,
+  /**
+   * `true` when the bot is reached only through a reverse proxy (TLS terminated there): the URLs /probot
+   * gives GitHub follow its `X-Forwarded-Proto` and `X-Forwarded-Host`. Off (the default), those
+   * headers are ignored, since any client could send them.
+   */
+  TRUST_PROXY: z.enum(['true', 'false']).default('false'),
   /** The bot's own GitHub login (e.g. `blitz-bot[bot]`); only used when GitHub cannot be asked (`GET /app`) at start. */
   BOT_LOGIN: optionalString,
   /** Base URL of the Gitea instance, e.g. `https://gitea.example.com`. */

@@ -190,7 +190,7 @@ describe('GitHub App registration (no APP_ID)', () => {
       },
       githubSetup: {
         manifest: { name: 'blitz-bot', default_events: ['issues'] },
-        createAppUrl: 'https://github.com/settings/apps/new',
+        githubUrl: 'https://github.com',
         convert: (code) =>
           completeAppRegistration({
             code,
