@@ -1,7 +1,9 @@
 // The real agent CLIs of the compatibility tier: where scripts/install-agents.ts put each release
 // (pinned in src/runner/tools/tested-versions.ts, or the newest with --latest), and how each is
-// pointed at the loopback mock model: its own HOME per attempt, configuration files written there, and a fake API key. Nothing here reaches a
-// real provider: every base URL is the mock's.
+// pointed at the loopback mock model. The CLIs run in the workers' bubblewrap sandbox, as on a default
+// host: their HOME is the sandbox's own (per attempt), so everything reaches them as an operator's
+// roster entry gives it there: environment variables, a config file its environment names (shown
+// read-only), or `args`. A fake API key; nothing here reaches a real provider: every base URL is the mock's.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -37,12 +39,13 @@ export const installed = (tool: AgentTool): Selected | { missing: string } => {
 export const MODEL = 'mock-model';
 
 /**
- * The roster entry and environment of one tool against the mock at `url`: HOME is new per call, so
- * sessions and settings of one attempt are never another's.
+ * The roster entry of one tool against the mock at `url`: environment, args and a config file of its
+ * own per call; sessions live in the sandbox's HOME of each attempt, never another's.
  */
 export const agentEntry = (tool: AgentTool, url: string): RosterEntry => {
-  const home = tempDir(`blitz-${tool}-home-`);
-  const env: Record<string, string> = { HOME: home, XDG_CONFIG_HOME: join(home, '.config') };
+  const dir = tempDir(`blitz-${tool}-config-`);
+  const env: Record<string, string> = {};
+  let args: string[] | undefined;
   if (tool === 'claude') {
     Object.assign(env, {
       ANTHROPIC_BASE_URL: url,
@@ -53,29 +56,24 @@ export const agentEntry = (tool: AgentTool, url: string): RosterEntry => {
       DISABLE_ERROR_REPORTING: '1',
     });
   } else if (tool === 'codex') {
-    const codexHome = join(home, '.codex');
-    mkdirSync(codexHome, { recursive: true });
-    writeFileSync(
-      join(codexHome, 'config.toml'),
-      [
-        `model = "${MODEL}"`,
-        'model_provider = "mock"',
-        '[model_providers.mock]',
-        'name = "mock"',
-        `base_url = "${url}/v1"`,
-        'env_key = "MOCK_MODEL_API_KEY"',
-        'wire_api = "responses"',
-        'request_max_retries = 1',
-        'stream_max_retries = 1',
-        '',
-      ].join('\n'),
-    );
-    Object.assign(env, { CODEX_HOME: codexHome, MOCK_MODEL_API_KEY: 'mock-key-for-loopback-only' });
+    // codex keeps its sessions in CODEX_HOME (default ~/.codex, the sandbox's HOME): the provider comes
+    // as `-c` overrides of config.toml instead of a file there.
+    args = [
+      ['model', MODEL],
+      ['model_provider', 'mock'],
+      ['model_providers.mock.name', 'mock'],
+      ['model_providers.mock.base_url', `${url}/v1`],
+      ['model_providers.mock.env_key', 'MOCK_MODEL_API_KEY'],
+      ['model_providers.mock.wire_api', 'responses'],
+      ['model_providers.mock.request_max_retries', 1],
+      ['model_providers.mock.stream_max_retries', 1],
+    ].flatMap(([k, v]) => ['-c', `${k}=${JSON.stringify(v)}`]);
+    Object.assign(env, { MOCK_MODEL_API_KEY: 'mock-key-for-loopback-only' });
   } else {
-    const dir = join(home, '.config', 'opencode');
+    const file = join(dir, 'opencode.json');
     mkdirSync(dir, { recursive: true });
     writeFileSync(
-      join(dir, 'opencode.json'),
+      file,
       JSON.stringify({
         $schema: 'https://opencode.ai/config.json',
         autoupdate: false,
@@ -92,6 +90,7 @@ export const agentEntry = (tool: AgentTool, url: string): RosterEntry => {
       }),
     );
     Object.assign(env, {
+      OPENCODE_CONFIG: file,
       OPENCODE_DISABLE_AUTOUPDATE: '1',
       OPENCODE_DISABLE_MODELS_FETCH: '1',
       OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
@@ -107,5 +106,6 @@ export const agentEntry = (tool: AgentTool, url: string): RosterEntry => {
     roles: ['blitz', 'fleet'],
     tiers: ['execution'],
     env,
+    ...(args ? { args } : {}),
   });
 };
