@@ -4,6 +4,7 @@
 
 import { sizeOf } from '../plan/plan-labels.ts';
 import { type PlanProgress, planProgressOf, tallyOf } from '../plan/plan-progress.ts';
+import { issueStateWords, runStateWords } from '../plan/state-words.ts';
 import { type IssueKey, issueRef, type PlanIssue } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import { markdownText } from './escape.ts';
@@ -31,7 +32,7 @@ export const renderPlanDashboard = (pc: PlanDashboardInput): string => {
     dashboardMarker(run.id),
     `## plan-blitz: ${markdownText(run.milestoneTitle)}`,
     '',
-    `State: **${run.state}**${run.progress.reason ? ` — ${markdownText(run.progress.reason, 400)}` : ''}`,
+    `State: **${runStateWords(run.state)}**${run.progress.reason ? ` — ${markdownText(run.progress.reason, 400)}` : ''}`,
   ];
   if (pc.slowed) lines.push('', slowedLine(pc.slowed));
   if (plan.targets) lines.push('', `Targets: ${plan.targets.map(issueRef).join(', ') || 'none'}`);
@@ -63,7 +64,7 @@ export const renderPlanDashboard = (pc: PlanDashboardInput): string => {
       const title = known !== undefined ? ` ${markdownText(known, 60)}` : '';
       const where = o
         ? `**${o.landing}**${o.note ? ` — ${markdownText(o.note, 200)}` : ''}`
-        : `${pc.rows.get(k)?.state ?? 'queued'}${pc.waiting?.has(k) ? ` — ${markdownText(pc.waiting.get(k)!, 200)}` : ''}`;
+        : `${issueStateWords(pc.rows.get(k)?.state ?? 'queued')}${pc.waiting?.has(k) ? ` — ${markdownText(pc.waiting.get(k)!, 200)}` : ''}`;
       lines.push(`- ${issueRef(k)}${title} (${size}): ${where}`);
     }
     if (w.held.length)

@@ -2,6 +2,7 @@
 // line, the issue table, what is held or unrunnable, the budget probe, readiness, ship and notify
 // failures, and the DAG as a Mermaid flowchart. It renders only what it is given: no secret is read.
 import { checksClaim, type GateCheck } from '../plan/gate-checks.ts';
+import { issueStateWords, runStateWords } from '../plan/state-words.ts';
 import { inFlightIssueStates, integratingIssueStates } from '../plan/states.ts';
 import { compactNumber, markdownText, safeUrl } from './escape.ts';
 import { renderFlowchart } from './mermaid.ts';
@@ -84,10 +85,10 @@ const issueRow = (i: DashboardIssue): string => {
   const state = i.skipped
     ? '⏭️ skipped'
     : i.needsPerson
-      ? `🙋 ${i.state.replace('_', ' ')}, needs a person`
+      ? `🙋 ${issueStateWords(i.state)}, needs a person`
       : stateIcon[i.state]
-        ? `${stateIcon[i.state]} ${i.state.replace('_', ' ')}`
-        : markdownText(String(i.state), 20);
+        ? `${stateIcon[i.state]} ${issueStateWords(i.state)}`
+        : markdownText(issueStateWords(String(i.state)), 40);
   const tokens = i.tokens === undefined ? '–' : compactNumber(i.tokens);
   const waiting = Math.max(0, Math.trunc(i.messagesWaiting ?? 0) || 0);
   const told = waiting > 0 ? ` · ✉️ ${waiting} message${waiting === 1 ? '' : 's'} not delivered yet` : '';
@@ -141,7 +142,10 @@ interface RenderParts {
 
 const renderWith = (input: DashboardInput, parts: RenderParts): string => {
   const out: string[] = [dashboardMarker(input.runId)];
-  out.push(`### blitz: ${markdownText(input.milestone, 80)} — ${markdownText(input.runState, 20)}`, '');
+  out.push(
+    `### blitz: ${markdownText(input.milestone, 80)} — ${markdownText(runStateWords(input.runState), 60)}`,
+    '',
+  );
   out.push(`**${progressLine(input)}**`);
   if (input.integrationBranch)
     out.push('', `Integration branch: ${markdownText(input.integrationBranch, 100)}`);

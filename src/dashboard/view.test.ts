@@ -149,7 +149,7 @@ describe('dashboard view: gates and named states', () => {
     expect(v.readinessUnmet).toContain('smoke: not configured (no `smoke:` command in blitz.yml)');
     expect(v.readinessUnmet?.some((l) => /green/.test(l))).toBe(false);
     expect(v.readinessUnmet).toContain(
-      'waiting for a person (review unclear): the integration review is unclear: x → /blitz accept-review (or /blitz review to run it again)',
+      'waiting for a person (integration review unclear): the integration review is unclear: x → /blitz accept-review (or /blitz review to run it again)',
     );
   });
   it('a run blocked because its issue gave up tells the person to retry that issue, not to resume', () => {

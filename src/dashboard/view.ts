@@ -5,6 +5,7 @@ import { isEpic } from '../plan/epics.ts';
 import { gateLine } from '../plan/gate-checks.ts';
 import { integrationReviewLine } from '../plan/readiness.ts';
 import type { Action, IntegrationReviewView, RunSnapshot } from '../plan/snapshot.ts';
+import { attentionStateWords } from '../plan/state-words.ts';
 import { hasLabel, issueKey, planLabels } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import { tellStanding } from '../ship/tell-delivery.ts';
@@ -158,7 +159,7 @@ export const dashboardView = (input: {
   const waiting = attentionOf(run, rows);
   if (waiting)
     readinessUnmet.push(
-      `waiting for a person (${waiting.state.replace('_', ' ')}): ${waiting.reason} → ${waiting.command}`,
+      `waiting for a person (${attentionStateWords(waiting.state)}): ${waiting.reason} → ${waiting.command}`,
     );
   // A finished run is finished: nothing on it is "not ready yet"; what ran is in `checks`.
   const finished = run.state === 'done' || run.state === 'cancelled';

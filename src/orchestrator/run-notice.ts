@@ -2,6 +2,7 @@
 // asked for the event, and any failure kept on the run for its dashboard. Never throws into the run.
 // Its ports are spelled out (not `Ports` of context.ts): pr-feedback.ts links here, and context.ts to it.
 import type { Logger } from '../observability/logger.ts';
+import { noticeEventWords } from '../plan/state-words.ts';
 import type { Notifier, NotifyEvent, RunNotice, ShipPath } from '../ship/notice.ts';
 import { notifyAll } from '../ship/notify.ts';
 import type { RunRecord, RunStore } from '../store/run-store.ts';
@@ -62,7 +63,7 @@ export const sendRunNotice = async (
 ): Promise<void> => {
   const results = await notifyAll(deps.notifiers ?? [], notice);
   const failures = results.flatMap((r) =>
-    r.ok ? [] : [{ target: r.target, error: `${notice.event.replace('_', ' ')}: ${r.error}` }],
+    r.ok ? [] : [{ target: r.target, error: `${noticeEventWords(notice.event)}: ${r.error}` }],
   );
   if (failures.length === 0) return;
   deps.logger.warn({ runId: notice.run.id, event: notice.event, failures }, 'notification failed');

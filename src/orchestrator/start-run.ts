@@ -10,6 +10,7 @@ import { AppError, isAppError } from '../errors.ts';
 import type { Forge, RepoRef } from '../forges/types.ts';
 import { type Override, type Tool, tools } from '../plan/routing.ts';
 import { type RunControlStep, runControlOf } from '../plan/run-control.ts';
+import { runStateWords } from '../plan/state-words.ts';
 import { slugify } from '../runner/branch-names.ts';
 import type { NewRun, RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
@@ -300,7 +301,7 @@ export const createIntentHandler = (
       const issues = await deps.store.listRunIssues(run.id);
       const count = (s: string) => issues.filter((i) => i.state === s).length;
       await answer(
-        `${capital(runNoun(run))} is ${run.state}${run.progress.reason ? ` (${run.progress.reason})` : ''}: ${count('closed')} closed, ${issues.length - count('closed')} in progress; details on ${dashboardWhere(run)}.`,
+        `${capital(runNoun(run))} is ${runStateWords(run.state)}${run.progress.reason ? ` (${run.progress.reason})` : ''}: ${count('closed')} closed, ${issues.length - count('closed')} in progress; details on ${dashboardWhere(run)}.`,
       );
       return 'answered';
     }

@@ -12,6 +12,7 @@
 import { backoffSeconds, defaultEnvironmentBackoff } from './environment-park.ts';
 import { needsReview, parsePlanSize, planRunLabels, type Size, sizeLabel } from './plan-labels.ts';
 import type { AttemptOutcome } from './routing.ts';
+import { outcomeStateWords } from './state-words.ts';
 import { type IssueKey, issueRef } from './types.ts';
 
 export type MemberPhase = 'sizing' | 'planning' | 'fixing' | 'coding';
@@ -325,7 +326,7 @@ export const memberStep = (m: MemberFacts, slots: number, runnerRetries: number)
   if (failed(latest, runnerRetries)) {
     const why = latest.failureSummary ? `: ${latest.failureSummary.slice(0, 200)}` : '';
     return refuse(
-      `its ${phase === 'coding' ? 'worker' : 'planner'} finished ${latest.outcome}${why}`,
+      `its ${phase === 'coding' ? 'worker' : 'planner'} finished ${outcomeStateWords(latest.outcome)}${why}`,
       m.size,
     );
   }

@@ -40,7 +40,7 @@ describe('readiness gate on the integration review', () => {
     );
     expect(
       reviewWithholdsReadiness({ mergedSince: 0, last: { verdict: 'no_review', at, filed: 0 } }),
-    ).toContain('no_review');
+    ).toContain('integration review: no review and nothing new to file');
     expect(
       reviewWithholdsReadiness({
         mergedSince: 0,

@@ -7,6 +7,7 @@ import { decideShipPath } from '../ship/decide.ts';
 import { checksClaim, defaultMaxSmokeFailures, smokeStep } from './gate-checks.ts';
 import type { RunContext } from './run-context.ts';
 import type { Action, IntegrationReviewView } from './snapshot.ts';
+import { verdictStateWords } from './state-words.ts';
 import { stop } from './stop.ts';
 
 /** Build, smoke and ship, in order, for a run whose workable issues are all closed. */
@@ -92,8 +93,8 @@ export const reviewWithholdsReadiness = (review: IntegrationReviewView | undefin
   const r = review?.last;
   if (!r || r.verdict === 'clean' || r.accepted) return undefined;
   return r.filed > 0
-    ? `integration review: ${r.verdict}; ${r.filed} finding(s) filed as issues in the milestone`
-    : `integration review: ${r.verdict} and nothing new to file; a person must look at the integration branch`;
+    ? `integration review: ${verdictStateWords(r.verdict)}; ${r.filed} finding(s) filed as issues in the milestone`
+    : `integration review: ${verdictStateWords(r.verdict)} and nothing new to file; a person must look at the integration branch`;
 };
 
 /**
@@ -106,7 +107,7 @@ export const reviewUnclear = (review: IntegrationReviewView | undefined): string
   if (!r || r.verdict === 'clean' || r.accepted || r.filed > 0 || review?.requested) return undefined;
   return r.verdict === 'no_review' || r.verdict === 'unclear'
     ? 'the integration review is unclear: no reviewer gave a verdict on the integration branch'
-    : `the integration review is unclear: the reviewer called it ${r.verdict} but named nothing new to file`;
+    : `the integration review is unclear: the reviewer called it ${verdictStateWords(r.verdict)} but named nothing new to file`;
 };
 
 /**

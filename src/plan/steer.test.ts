@@ -69,10 +69,13 @@ describe('decideSteer: /blitz retry', () => {
   });
 
   it('refuses on a run that is done or cancelled', () => {
-    for (const runState of ['done', 'cancelled'] as const) {
+    for (const [runState, words] of [
+      ['done', 'finished'],
+      ['cancelled', 'cancelled'],
+    ] as const) {
       expect(retry(issue(), { runState })).toEqual({
         ok: false,
-        reply: `This run is ${runState}, so nothing changed; start a new one with \`/blitz\`.`,
+        reply: `This run is ${words}, so nothing changed; start a new one with \`/blitz\`.`,
       });
     }
   });

@@ -6,6 +6,7 @@ import type { IssueCaps } from './issue-caps.ts';
 import { isModelFailure } from './routing.ts';
 import { capCheckOf, defaultMaxAttemptsPerIssue } from './run-context.ts';
 import type { IssueProgress } from './snapshot.ts';
+import { runStateWords, verdictStateWords } from './state-words.ts';
 import type { RunIssueState, RunState } from './states.ts';
 
 /**
@@ -200,7 +201,7 @@ const review = (facts: SteerFacts, action: 'review' | 'accept-review'): SteerDec
   if (!r) return refuse('No integration review has run yet, so there is nothing to accept.');
   if (r.verdict !== 'unclear') {
     return refuse(
-      `The latest integration review is ${r.verdict}, not unclear, so there is nothing to accept; \`/blitz review\` runs it again.`,
+      `The latest integration review is ${verdictStateWords(r.verdict)}, not unclear, so there is nothing to accept; \`/blitz review\` runs it again.`,
     );
   }
   return {
@@ -212,7 +213,9 @@ const review = (facts: SteerFacts, action: 'review' | 'accept-review'): SteerDec
 
 export const decideSteer = (command: SteerCommand, facts: SteerFacts): SteerDecision => {
   if (finished.includes(facts.runState)) {
-    return refuse(`This run is ${facts.runState}, so nothing changed; start a new one with \`/blitz\`.`);
+    return refuse(
+      `This run is ${runStateWords(facts.runState)}, so nothing changed; start a new one with \`/blitz\`.`,
+    );
   }
   if (command.name === 'blitz-review') return review(facts, command.action);
   const why = notSteerable(command.issue);

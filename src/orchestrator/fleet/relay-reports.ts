@@ -7,6 +7,7 @@ import { markdownText, oneLine } from '../../dashboard/escape.ts';
 import { renderDecisionBuckets } from '../../dashboard/uncertainties.ts';
 import { formatIssueRef, formatRepo } from '../../forges/types.ts';
 import { issueAttempts } from '../../plan/issue-progress.ts';
+import { outcomeStateWords } from '../../plan/state-words.ts';
 import { type Ports, refOf, repoRefOf } from '../context.ts';
 import { reportOf } from '../review-leg.ts';
 import type { FleetCtx } from './fleet-context.ts';
@@ -25,7 +26,8 @@ const followUpBody = (bug: string, ticket: string, trigger: string): string =>
 export const relayReports = async (deps: Ports<'store'>, ctx: FleetCtx): Promise<void> => {
   for (const key of ctx.tickets.keys()) {
     const last = issueAttempts(ctx, key).at(-1);
-    if (!last || last.outcome === undefined) continue;
+    const outcome = last?.outcome;
+    if (!last || outcome === undefined) continue;
     const stamp = `${last.id}:${last.nudges}`;
     if (ticketOf(ctx.fleet, key).relayedAttempt === stamp) continue;
     const report = reportOf(last);
@@ -37,7 +39,9 @@ export const relayReports = async (deps: Ports<'store'>, ctx: FleetCtx): Promise
     ctx.run = await updateTicket(deps.store, ctx.run.id, key, (t) => ({
       relayedAttempt: stamp,
       tests,
-      status: report?.status ?? `${last.outcome}${last.failureSummary ? `: ${last.failureSummary}` : ''}`,
+      status:
+        report?.status ??
+        `${outcomeStateWords(outcome)}${last.failureSummary ? `: ${last.failureSummary}` : ''}`,
       uncertainties: [...new Set([...t.uncertainties, ...(report?.uncertainties ?? [])])],
     }));
     const followUps: string[] = [];
