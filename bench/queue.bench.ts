@@ -74,6 +74,8 @@ const watched = (queue: JobQueue, jobs: number) => {
     heartbeat: (...a) => queue.heartbeat(...a),
     get: (...a) => queue.get(...a),
     expireLeases: () => queue.expireLeases(),
+    release: (...a) => queue.release(...a),
+    drop: (...a) => queue.drop(...a),
     close: () => queue.close(),
     async complete(ref, holder, output) {
       const r = await queue.complete(ref, holder, output);

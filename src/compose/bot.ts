@@ -31,7 +31,9 @@ import { configuredBudgetProbe } from '../orchestrator/budget-probe.ts';
 import { type CronStarter, startBlitzCron } from '../orchestrator/cron.ts';
 import { createOrchestrator, type Orchestrator } from '../orchestrator/orchestrator.ts';
 import { createReviewLeg } from '../orchestrator/review-leg.ts';
+import { defaultLeaseSeconds } from '../queue/dispatcher.ts';
 import { localOnlyLedger } from '../queue/local-consumer.ts';
+import { type LostRunnerDeps, sweepLostRunners } from '../remote-runner/lost-runners.ts';
 import { openRunnerSide } from '../remote-runner/open-runner-side.ts';
 import { createRetryRequeue } from '../remote-runner/requeue-retry.ts';
 import { redactingLedger } from '../runner/redacting-ledger.ts';
@@ -46,6 +48,7 @@ import { learnGiteaLogin } from './gitea-login.ts';
 import { scanBlitzMarkers } from './gitea-markers.ts';
 import { startGithubApp } from './github-app.ts';
 import { buildHttpApp } from './http-app.ts';
+import { tellLostRunner } from './lost-runner-notice.ts';
 import { createQueueDispatch } from './queue-dispatch.ts';
 import { runnerCredentials } from './runner-credentials.ts';
 import { configuredSecrets } from './secrets.ts';
@@ -87,6 +90,11 @@ export interface BotOptions {
   cron?: CronStarter;
   /** The bot's own files no sandboxed worker may see (botPrivatePaths in config/env.ts). */
   privatePaths?: readonly string[];
+  /**
+   * The bot's clock for remote runners' liveness (when each was heard from, which are lost); default
+   * the system clock. A test moves it on instead of waiting out a lease.
+   */
+  runnerClock?: { now(): Date };
 }
 
 export interface Bot {
@@ -119,7 +127,8 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
   const store = o.store ?? (await openStore(env.DATABASE_URL));
   const runs = await openRunStore(env.DATABASE_URL);
   const ledger = redactingLedger(runs.ledger, redact);
-  const runners = await openRunnerSide(env.DATABASE_URL, logger, redact);
+  const runnerClock = o.runnerClock ?? { now: () => new Date() };
+  const runners = await openRunnerSide(env.DATABASE_URL, logger, redact, runnerClock);
   const metrics = createMetrics({ defaultMetrics: o.defaultMetrics ?? true });
   const baseUrl = githubBaseUrl({ host: env.GHE_HOST, protocol: env.GHE_PROTOCOL });
 
@@ -255,6 +264,22 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     forgePace: (run) => paceFor(budget, budgetKey(run.forge, run.installationId)),
   });
   const orchestrator = orch;
+  // Runners unheard of for a lease are lost: their jobs move or are dropped, and a person is told once.
+  const lostRunners: LostRunnerDeps = {
+    registry: runners.registry,
+    queue: runners.queue,
+    ledger,
+    logger: logger.child({ name: 'runners' }),
+    lostAfterSeconds: o.jobLeaseSeconds ?? defaultLeaseSeconds,
+    since: runnerClock.now(),
+    tell: tellLostRunner({
+      runs,
+      notifiers: notify.notifiers,
+      logger,
+      publicUrl: config.publicUrl,
+      reconcileRun: (id) => orchestrator.reconcileRun(id),
+    }),
+  };
 
   const queue = createDeliveryQueue({ logger });
   const policy = (botLogin: string) => ({
@@ -277,7 +302,10 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
   const process = async (work: DeliveryWork) => {
     await processEvents(work);
     if (work.events.some((e) => e.kind === 'command' || e.kind === 'milestone-signal'))
-      await orchestrator.tick();
+      await sweepLostRunners(lostRunners, runnerClock.now()).catch((err: unknown) =>
+        logger.warn({ err }, 'looking for lost runners failed; tried again next tick'),
+      );
+    await orchestrator.tick();
   };
   // Deliveries are leased under this replica's name, so another replica replays one only if this one died.
   const intake = { store, queue, process, metrics, logger, holder: queueDispatch.name };
@@ -322,6 +350,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     version: o.version,
     receive: spooled.receive,
     runnerHub: runners.hub,
+    runnerRegistry: runners.registry,
     runEvents,
     workspace: config.runner.workspace,
     redact,
@@ -338,6 +367,9 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
         logger.warn({ err }, 'looking for [blitz] milestone markers failed; tried again next tick'),
       );
     }
+    await sweepLostRunners(lostRunners, runnerClock.now()).catch((err: unknown) =>
+      logger.warn({ err }, 'looking for lost runners failed; tried again next tick'),
+    );
     await orchestrator.tick();
   };
 

@@ -15,6 +15,7 @@ import type { AttemptLedger } from '../runner/types.ts';
 import type { RunEvents } from '../status/run-events.ts';
 import { createStatusDeps } from '../status/status-deps.ts';
 import type { RunStore } from '../store/run-store.ts';
+import type { RunnerRegistry } from '../store/runner-tokens.ts';
 import type { Store } from '../store/types.ts';
 
 export interface HttpAppDeps {
@@ -26,6 +27,8 @@ export interface HttpAppDeps {
   version: string;
   receive: (r: Received) => Promise<ReceiveResult>;
   runnerHub: RunnerHub;
+  /** The registered runners, for the status page's list. */
+  runnerRegistry?: Pick<RunnerRegistry, 'listTokens'>;
   runEvents: RunEvents;
   /** The runner workspace: the only place the status pages read logs from. */
   workspace: string;
@@ -62,6 +65,7 @@ export const buildHttpApp = (d: HttpAppDeps) => {
         github: env.GHE_HOST ? `${env.GHE_PROTOCOL}://${env.GHE_HOST}` : 'https://github.com',
         ...(env.GITEA_URL ? { gitea: env.GITEA_URL } : {}),
       }),
+      ...(d.runnerRegistry ? { runners: d.runnerRegistry } : {}),
     }),
     ...(d.verifyGithub ? { github: { verify: d.verifyGithub } } : {}),
     ...(env.gitea ? { gitea: { webhookSecret: env.gitea.webhookSecret } } : {}),

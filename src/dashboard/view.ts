@@ -164,6 +164,11 @@ export const dashboardView = (input: {
   // A finished run is finished: nothing on it is "not ready yet"; what ran is in `checks`.
   const finished = run.state === 'done' || run.state === 'cancelled';
   const ran = checks && (pr.build !== undefined || finished) ? { checks } : {};
+  // Planner warnings, then the remote runners lost while they held this run's work.
+  const warnings = [
+    ...notes.filter((n) => n.dashboard === 'warning').map((n) => n.message),
+    ...(pr.lostRunners ?? []).map((l) => l.sentence),
+  ];
   return {
     runId: run.id,
     milestone: run.milestoneTitle,
@@ -177,9 +182,7 @@ export const dashboardView = (input: {
     notifyFailures: pr.notifyFailures ?? [],
     readinessUnmet: finished ? [] : readinessUnmet,
     ...ran,
-    ...(notes.some((n) => n.dashboard === 'warning')
-      ? { warnings: notes.filter((n) => n.dashboard === 'warning').map((n) => n.message) }
-      : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
     ...(pr.ship?.path && pr.ship.status === 'passed'
       ? {
           ship: {

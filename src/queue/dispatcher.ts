@@ -67,11 +67,14 @@ export interface Dispatcher {
   ): Promise<{ queue: string; id: string | null }>;
 }
 
+/** Seconds a runner holds an attempt job without a heartbeat before it goes to another. */
+export const defaultLeaseSeconds = 120;
+
 const isTransactional = (s: RunStore): s is RunStore & Transactional =>
   typeof (s as Partial<Transactional>).transaction === 'function';
 
 export const createDispatcher = (d: DispatcherDeps): Dispatcher => {
-  const leaseSeconds = d.leaseSeconds ?? 120;
+  const leaseSeconds = d.leaseSeconds ?? defaultLeaseSeconds;
   return {
     ...(d.machine ? { machine: d.machine } : {}),
     async attempt(job, attemptNo, record) {

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '../errors.ts';
 import {
   backoffSeconds,
+  type DroppedJob,
   defaultEnqueue,
   type EnqueueOptions,
   type JobInfo,
@@ -146,9 +147,37 @@ export class InProcessQueue implements JobQueue {
     if (purge > 0) this.finished = this.finished.slice(purge);
   }
 
+  async release(holder: string, error: string): Promise<DroppedJob[]> {
+    const out: DroppedJob[] = [];
+    for (const j of [...this.active]) {
+      if (j.holder !== holder) continue;
+      this.retryOrFail(j, error, 0);
+      out.push(this.dropped(j));
+    }
+    return out;
+  }
+
+  async drop(queue: string, error: string): Promise<DroppedJob[]> {
+    const out: DroppedJob[] = [];
+    const waiting = this.queued.get(queue) ?? [];
+    this.queued.delete(queue);
+    for (const j of [...waiting, ...[...this.active].filter((a) => a.queue === queue)]) {
+      j.output = { error };
+      j.state = 'failed';
+      this.toFinished(j);
+      out.push(this.dropped(j));
+    }
+    return out;
+  }
+
   async close(): Promise<void> {}
 
-  private retryOrFail(j: Entry, error: string): void {
+  private dropped(j: Entry): DroppedJob {
+    return { queue: j.queue, id: j.id, payload: structuredClone(j.payload), state: j.state };
+  }
+
+  /** Back in the queue after a backoff (`delaySeconds`, default the job's own), or failed past its limit. */
+  private retryOrFail(j: Entry, error: string, delaySeconds?: number): void {
     j.output = { error };
     if (j.retryCount >= j.retryLimit) {
       j.state = 'failed';
@@ -157,7 +186,8 @@ export class InProcessQueue implements JobQueue {
     }
     j.retryCount += 1;
     j.state = 'queued';
-    j.visibleAt = this.clock.now() + backoffSeconds(j.retryDelaySeconds, j.retryCount) * 1000;
+    j.visibleAt =
+      this.clock.now() + (delaySeconds ?? backoffSeconds(j.retryDelaySeconds, j.retryCount)) * 1000;
     this.active.delete(j);
     this.toQueued(j);
   }

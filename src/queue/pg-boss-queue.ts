@@ -7,6 +7,7 @@ import PgBoss from 'pg-boss';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import {
+  type DroppedJob,
   defaultEnqueue,
   type EnqueueOptions,
   type JobInfo,
@@ -63,6 +64,11 @@ const intervalSeconds = (v: unknown): number => {
   const i = typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {};
   const n = (k: string) => (typeof i[k] === 'number' ? (i[k] as number) : 0);
   return n('hours') * 3600 + n('minutes') * 60 + n('seconds');
+};
+
+const droppedOf = (raw: unknown): DroppedJob => {
+  const r = raw as { name: string; id: string; data: unknown; state: string };
+  return { queue: r.name, id: r.id, payload: r.data, state: stateOf(r.state) };
 };
 
 export class PgBossQueue implements JobQueue {
@@ -276,6 +282,37 @@ export class PgBossQueue implements JobQueue {
 
   expireLeases(): Promise<void> {
     return this.boss.expire();
+  }
+
+  /**
+   * pg-boss's expiry of every job `holder` holds, in one UPDATE, but visible at once: a retry (the next
+   * claim counts it, as after an expiry) or, past the retry limit, failed.
+   */
+  async release(holder: string, error: string): Promise<DroppedJob[]> {
+    const { rows } = await this.sql(
+      `UPDATE ${this.table} SET
+         state = CASE WHEN retry_count < retry_limit THEN 'retry'::${this.jobState}
+                      ELSE 'failed'::${this.jobState} END,
+         start_after = now(),
+         completed_on = CASE WHEN retry_count < retry_limit THEN NULL ELSE now() END,
+         output = jsonb_build_object('holder', $1::text, 'error', $2::text)
+        WHERE state = 'active' AND output->>'holder' = $1
+        RETURNING name, id, data, state`,
+      [holder, error],
+    );
+    return rows.map(droppedOf);
+  }
+
+  /** Fails every unfinished job of `queue` for good, in one UPDATE. */
+  async drop(queue: string, error: string): Promise<DroppedJob[]> {
+    const { rows } = await this.sql(
+      `UPDATE ${this.table} SET state = 'failed'::${this.jobState}, completed_on = now(),
+              output = jsonb_build_object('error', $2::text) || COALESCE(output - 'output' - 'error', '{}'::jsonb)
+        WHERE name = $1 AND state < 'completed'
+        RETURNING name, id, data, state`,
+      [queue, error],
+    );
+    return rows.map(droppedOf);
   }
 
   /** Drops the queue's schema (tests: one schema per test file). */

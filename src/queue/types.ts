@@ -33,6 +33,12 @@ export interface LeasedJob extends JobRef {
   leaseSeconds: number;
 }
 
+/** A job `release` or `drop` changed, and where it went. */
+export interface DroppedJob extends JobRef {
+  payload: unknown;
+  state: JobState;
+}
+
 export interface JobInfo extends JobRef {
   state: JobState;
   payload: unknown;
@@ -71,6 +77,13 @@ export interface JobQueue {
   get(ref: JobRef): Promise<JobInfo | undefined>;
   /** Makes jobs whose lease ran out visible again (or failed, past the retry limit). */
   expireLeases(): Promise<void>;
+  /**
+   * Takes every job `holder` holds away from it, as an expired lease would but now: visible at once to
+   * the next claimer (a retry), or failed past the retry limit. For a holder known to be gone.
+   */
+  release(holder: string, error: string): Promise<DroppedJob[]>;
+  /** Fails every unfinished job of `queue` (queued, retrying or active) for good, with `error` as its output. */
+  drop(queue: string, error: string): Promise<DroppedJob[]>;
   close(): Promise<void>;
 }
 

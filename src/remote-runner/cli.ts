@@ -3,6 +3,7 @@
 // Each verb imports what it uses when it runs: the agent never loads the stores, `--help` nothing.
 import { parseArgs } from 'node:util';
 import { AppError } from '../errors.ts';
+import { skewShown, skewWords } from './clock-skew.ts';
 
 export const runnerUsage = `usage:
   blitz-bot runner --server URL [--token T] --repos owner/name[,…] [--roles blitz,fleet]
@@ -138,8 +139,9 @@ const runToken = async (argv: string[]): Promise<number> => {
         console.log(
           [
             t.name,
-            t.revokedAt ? `revoked ${t.revokedAt}` : 'live',
+            t.revokedAt ? `revoked ${t.revokedAt}` : t.lostAt ? `lost ${t.lostAt}` : 'live',
             `last seen ${t.lastSeenAt ?? 'never'}`,
+            ...(skewShown(t.clockSkewMs) ? [`clock ${skewWords(t.clockSkewMs)}`] : []),
           ].join('\t'),
         );
       }

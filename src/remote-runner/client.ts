@@ -2,6 +2,7 @@
 // every request. It tells three answers apart: delivered, refused by the bot (a 4xx that will not
 // change on retry), and unreachable (network error, 5xx, 429) — only the last is worth buffering.
 import { AppError } from '../errors.ts';
+import { runnerClockHeader } from './clock-skew.ts';
 
 export type Delivery =
   | { kind: 'delivered'; status: number; body: unknown }
@@ -16,6 +17,8 @@ export const createRunnerClient = (opts: {
   server: string;
   token: string;
   timeoutMs?: number;
+  /** This host's clock, sent with every request so the bot can tell how far off it is. */
+  now?: () => Date;
 }): RunnerClient => {
   let base: URL;
   try {
@@ -32,7 +35,11 @@ export const createRunnerClient = (opts: {
       try {
         res = await fetch(new URL(path, base), {
           method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${opts.token}` },
+          headers: {
+            'content-type': 'application/json',
+            authorization: `Bearer ${opts.token}`,
+            [runnerClockHeader]: (opts.now?.() ?? new Date()).toISOString(),
+          },
           body: JSON.stringify(body),
           signal: AbortSignal.timeout(opts.timeoutMs ?? 10_000),
         });

@@ -14,7 +14,13 @@ import {
   type AttemptRecord,
   attemptJobSchema,
 } from '../runner/types.ts';
-import type { RunnerAdvert, RunnerRegistry, RunnerTokenInfo } from '../store/runner-tokens.ts';
+import {
+  type RunnerAdvert,
+  type RunnerRegistry,
+  type RunnerTokenInfo,
+  worthNoting,
+} from '../store/runner-tokens.ts';
+import { appliedSkew, clockSkewOf, resultOnBotClock, skewShown, skewWords } from './clock-skew.ts';
 import {
   type AttemptReport,
   type AttemptResult,
@@ -40,7 +46,11 @@ export interface RunnerHubDeps {
 }
 
 export interface RunnerHub {
-  authenticate(authorization: string | undefined): Promise<RunnerTokenInfo>;
+  /**
+   * The runner behind the bearer token, heard from now: live again if it was lost, with its clock's
+   * offset from the bot's when `runnerClock` (its `x-blitz-runner-clock` header) says.
+   */
+  authenticate(authorization: string | undefined, runnerClock?: string): Promise<RunnerTokenInfo>;
   register(
     runner: RunnerTokenInfo,
     advert: RunnerAdvert,
@@ -65,6 +75,7 @@ export const remoteAttemptRecord = (
   runner: string,
   job: AttemptJob,
   result: AttemptResult,
+  clockSkewMs?: number,
 ): AttemptRecord => ({
   id: result.id,
   runId: job.runId,
@@ -84,6 +95,7 @@ export const remoteAttemptRecord = (
   // The retry count is the stored job's too: retries are jobs the bot enqueued (requeue-retry.ts).
   job,
   runner,
+  ...(clockSkewMs ? { runnerClockSkewMs: clockSkewMs } : {}),
   launchedAt: result.launchedAt,
   startedAt: result.startedAt,
   originShaAtStart: result.originShaAtStart,
@@ -150,13 +162,39 @@ export const createRunnerHub = (d: RunnerHubDeps): RunnerHub => {
     }
   };
 
+  /** Writes down that `runner` was heard from (at most every few seconds), and says when that changes something. */
+  const heardFrom = async (runner: RunnerTokenInfo, runnerClock: string | undefined) => {
+    const at = d.clock?.now() ?? new Date();
+    const skew = clockSkewOf(runnerClock, at);
+    const heard: RunnerTokenInfo = {
+      ...runner,
+      lastSeenAt: at.toISOString(),
+      ...(skew !== undefined ? { clockSkewMs: skew } : {}),
+    };
+    delete heard.lostAt;
+    if (!worthNoting(runner, at, skew))
+      return { ...heard, lastSeenAt: runner.lastSeenAt ?? heard.lastSeenAt };
+    try {
+      await d.registry.seen(runner.id, at.toISOString(), skew);
+    } catch (err) {
+      d.logger.warn({ runner: runner.name, err }, 'could not note that a runner was heard from');
+    }
+    if (runner.lostAt) d.logger.info({ runner: runner.name, lostAt: runner.lostAt }, 'lost runner is back');
+    if (skewShown(skew) && !skewShown(runner.clockSkewMs))
+      d.logger.warn(
+        { runner: runner.name, clockSkewMs: skew },
+        `runner clock is off: ${skewWords(skew)}; the bot's clock decides, times it reports are moved onto it`,
+      );
+    return heard;
+  };
+
   return {
-    async authenticate(authorization) {
+    async authenticate(authorization, runnerClock) {
       const m = /^Bearer (\S+)$/.exec(authorization ?? '');
       const runner = m ? await d.registry.authenticate(m[1]!) : undefined;
       if (!runner)
         throw new AppError('unauthorized', 'A valid runner token is required (Authorization: Bearer …).');
-      return runner;
+      return heardFrom(runner, runnerClock);
     },
 
     async register(runner, advert) {
@@ -232,7 +270,10 @@ export const createRunnerHub = (d: RunnerHubDeps): RunnerHub => {
           // An id the bot's own runner (or another runner) already uses: never overwritten by a report.
           throw new AppError('conflict', `Attempt ${a.id} is not ${runner.name}'s.`);
         }
-        const record = remoteAttemptRecord(runner.name, own.data, a);
+        // The offset taken when the attempt was first reported moves all its times onto the bot's
+        // clock: one offset per attempt, so a time read twice compares equal.
+        const skew = existing ? existing.runnerClockSkewMs : appliedSkew(runner.clockSkewMs);
+        const record = remoteAttemptRecord(runner.name, own.data, resultOnBotClock(a, skew), skew);
         let saved = record;
         if (existing) saved = await d.ledger.update(a.id, record);
         else await d.ledger.create(record);
@@ -252,7 +293,10 @@ export const createRunnerHub = (d: RunnerHubDeps): RunnerHub => {
         }
         if (report.seq <= receipt.lastSeq) return { applied: false };
         const before = await d.ledger.get(a.id);
-        const after = await d.ledger.update(a.id, resultPatch(a));
+        const after = await d.ledger.update(
+          a.id,
+          resultPatch(resultOnBotClock(a, before?.runnerClockSkewMs)),
+        );
         // Ended unsolved by this report: its retry is a new job on the queue, from the stored job.
         if (before?.outcome !== 'unsolved' && after.outcome === 'unsolved')
           await d

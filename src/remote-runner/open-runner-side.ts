@@ -27,6 +27,8 @@ export const openRunnerSide = async (
   databaseUrl: string,
   logger: Logger,
   redact: Redact,
+  /** The bot's clock for what runners do (heard-from times, their clock offsets). */
+  clock?: { now(): Date },
 ): Promise<RunnerSide> => {
   const queue = await openJobQueue(databaseUrl, { logger });
   const registry = await openRunnerRegistry(databaseUrl);
@@ -41,6 +43,7 @@ export const openRunnerSide = async (
       registry,
       ledger,
       logger: logger.child({ name: 'runners' }),
+      ...(clock ? { clock } : {}),
       onUnsolved: async (r) => unsolved?.(r),
       onEnded: (r) => ended?.(r),
     }),

@@ -245,6 +245,11 @@ export interface AttemptRecord {
    * that runner's host: the bot never supervises, signals or resumes it.
    */
   runner?: string;
+  /**
+   * That runner's clock minus the bot's when the attempt was first reported (ms): the times of its
+   * reports were moved onto the bot's clock by this much (remote-runner/clock-skew.ts).
+   */
+  runnerClockSkewMs?: number;
   /** Files a base merge left conflicted for the worker to resolve (a resume with `mergeBase`). */
   conflictFiles?: string[];
   /**

@@ -1,11 +1,12 @@
 // `/`: every run of the API's run list (GET /api/v1/runs), the live ones first (then the most
-// recently changed): repo, kind, milestone, progress, started, state; then each forge installation's
-// rate-limit budget and pace, and the deliveries given up on.
+// recently changed): repo, kind, milestone, progress, started, state; then the remote runners (live or
+// lost, clock offset), each forge installation's rate-limit budget and pace, and the deliveries given up on.
 import { html } from 'hono/html';
 import type { Delivery } from '../store/types.ts';
 import type { RunSummary } from './api-schemas.ts';
 import { type BudgetRow, forgeBudgetSection } from './forge-budget.ts';
 import { type Html, page, stateBadge, when } from './html-layout.ts';
+import { type RunnerRow, runnersSection } from './runners-section.ts';
 
 /** The live runs first, then the most recently changed. */
 export const orderRuns = (runs: readonly RunSummary[]): RunSummary[] =>
@@ -33,6 +34,7 @@ export const runsPage = (
   runs: readonly RunSummary[],
   failed: readonly Delivery[] = [],
   budget: readonly BudgetRow[] = [],
+  runners: readonly RunnerRow[] = [],
 ): Html =>
   page(
     { title: 'Runs' },
@@ -56,6 +58,7 @@ ${
 </tr>`,
       )}</tbody></table>`
 }
+${runnersSection(runners)}
 ${forgeBudgetSection(budget)}
 ${failedDeliveries(failed)}`,
   );

@@ -10,6 +10,7 @@ import type { Metrics } from '../observability/metrics.ts';
 import type { Redact } from '../observability/redact.ts';
 import type { AttemptLedger } from '../runner/types.ts';
 import type { RunStore } from '../store/run-store.ts';
+import type { RunnerRegistry } from '../store/runner-tokens.ts';
 import type { Store } from '../store/types.ts';
 import { createLogReader, type ReadLog } from './log-reader.ts';
 import type { RunEvents } from './run-events.ts';
@@ -33,6 +34,8 @@ export interface StatusDeps {
   budget?: Pick<BudgetTracker, 'all' | 'paceOf'>;
   /** Where the forges show an issue or a PR (forges/web-links.ts); absent, numbers are not links. */
   links?: ForgeWebLinks;
+  /** The registered remote runners (shown on the runs page: live, lost, their clock offsets). */
+  runners?: Pick<RunnerRegistry, 'listTokens'>;
 }
 
 export const createStatusDeps = (opts: {
@@ -49,6 +52,7 @@ export const createStatusDeps = (opts: {
   budget?: Pick<BudgetTracker, 'all' | 'paceOf'>;
   /** Where the forges show an issue or a PR, for the links on the pages and in the API. */
   links?: ForgeWebLinks;
+  runners?: Pick<RunnerRegistry, 'listTokens'>;
 }): StatusDeps => {
   const read = createLogReader({ roots: [opts.workspace] });
   opts.metrics.setRunFigures(() => runFigures({ runs: opts.runs, ledger: opts.runs.ledger }));
@@ -59,6 +63,7 @@ export const createStatusDeps = (opts: {
     deliveries: opts.deliveries,
     ...(opts.budget ? { budget: opts.budget } : {}),
     ...(opts.links ? { links: opts.links } : {}),
+    ...(opts.runners ? { runners: opts.runners } : {}),
     events: opts.events,
     logger: opts.logger,
     readLog: async (path) => {

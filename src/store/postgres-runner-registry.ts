@@ -75,6 +75,23 @@ export const openPostgresRunnerRegistry = async (
         id,
       ]);
     },
+    async seen(id, at, clockSkewMs) {
+      await pool.query(
+        'UPDATE runner_tokens SET last_seen_at = $1, lost_at = NULL, clock_skew_ms = COALESCE($2, clock_skew_ms) WHERE id = $3',
+        [at, clockSkewMs === undefined ? null : Math.round(clockSkewMs), id],
+      );
+    },
+    async markLost(cutoff, at) {
+      // Under READ COMMITTED a second replica's UPDATE re-checks `lost_at IS NULL` on the row the
+      // first one wrote, and skips it: each lost runner is returned once.
+      const { rows } = await pool.query(
+        `UPDATE runner_tokens SET lost_at = $1
+          WHERE revoked_at IS NULL AND lost_at IS NULL AND last_seen_at IS NOT NULL AND last_seen_at < $2
+          RETURNING *`,
+        [at, cutoff],
+      );
+      return rows.map((r) => publicInfo(toInfo(r)));
+    },
     async getReceipt(attemptId) {
       const { rows } = await pool.query('SELECT * FROM runner_reports WHERE attempt_id = $1', [attemptId]);
       return rows[0] === undefined ? undefined : toReceipt(rows[0]);

@@ -108,6 +108,8 @@ export interface RunProgress {
   /** Merged issues since the last integration review. */
   mergedSinceReview?: number;
   notifyFailures?: { target: string; error: string }[];
+  /** Remote runners that were lost while holding work of this run (compose/lost-runner-notice.ts), for its dashboard. */
+  lostRunners?: { runner: string; at: string; sentence: string }[];
   /** Builds run so far on the integration branch: the wave number shown is one more. */
   wave?: number;
   /** The review module was missing when a PR needed its review leg. */

@@ -21,6 +21,8 @@ const tokenRow = z.object({
   revoked_at: z.string().nullable(),
   advert: z.string().nullable(),
   last_seen_at: z.string().nullable(),
+  lost_at: z.string().nullable().optional(),
+  clock_skew_ms: z.coerce.number().nullable().optional(),
 });
 
 const receiptRow = z.object({
@@ -46,6 +48,8 @@ export const toInfo = (raw: unknown): RunnerTokenInfo & { hash: string } => {
     createdAt: r.created_at,
     ...opt('revokedAt', r.revoked_at),
     ...opt('lastSeenAt', r.last_seen_at),
+    ...opt('lostAt', r.lost_at ?? null),
+    ...opt('clockSkewMs', r.clock_skew_ms ?? null),
     ...(advert ? { advert } : {}),
   };
 };
@@ -78,6 +82,14 @@ export const openSqliteRunnerRegistry = (path: string, opts: { now?: () => Date 
   const revoke = db.prepare('UPDATE runner_tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL');
   const all = db.prepare('SELECT * FROM runner_tokens ORDER BY created_at, name');
   const setAdvert = db.prepare('UPDATE runner_tokens SET advert = ?, last_seen_at = ? WHERE id = ?');
+  const setSeen = db.prepare(
+    'UPDATE runner_tokens SET last_seen_at = ?, lost_at = NULL, clock_skew_ms = COALESCE(?, clock_skew_ms) WHERE id = ?',
+  );
+  const setLost = db.prepare(
+    `UPDATE runner_tokens SET lost_at = ?
+      WHERE revoked_at IS NULL AND lost_at IS NULL AND last_seen_at IS NOT NULL AND last_seen_at < ?
+      RETURNING *`,
+  );
   const receipt = db.prepare('SELECT * FROM runner_reports WHERE attempt_id = ?');
   const receiptsByJob = db.prepare(
     'SELECT * FROM runner_reports WHERE job_queue = ? AND job_id = ? ORDER BY attempt_id',
@@ -120,6 +132,12 @@ export const openSqliteRunnerRegistry = (path: string, opts: { now?: () => Date 
     },
     async advertise(id, advert, at) {
       setAdvert.run(JSON.stringify(advert), at, id);
+    },
+    async seen(id, at, clockSkewMs) {
+      setSeen.run(at, clockSkewMs === undefined ? null : Math.round(clockSkewMs), id);
+    },
+    async markLost(cutoff, at) {
+      return setLost.all(at, cutoff).map((r) => publicInfo(toInfo(r)));
     },
     async getReceipt(attemptId) {
       const row = receipt.get(attemptId);

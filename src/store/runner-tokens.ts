@@ -22,9 +22,24 @@ export interface RunnerTokenInfo {
   name: string;
   createdAt: string;
   revokedAt?: string;
+  /** The bot's time of the runner's last request (written at most every `seenEverySeconds`). */
   lastSeenAt?: string;
+  /** When the bot marked it lost (unheard of for too long); cleared when it is heard again. */
+  lostAt?: string;
+  /** Its clock minus the bot's at its last request, in ms, when it sent its clock. */
+  clockSkewMs?: number;
   advert?: RunnerAdvert;
 }
+
+/** A runner's last-seen time is written at most this often (a claim every second writes nothing). */
+export const seenEverySeconds = 5;
+
+/** Whether a request from `runner` at `at` should be written down (`seen`): stale, lost, or a new skew. */
+export const worthNoting = (runner: RunnerTokenInfo, at: Date, clockSkewMs: number | undefined): boolean => {
+  if (!runner.lastSeenAt || runner.lostAt) return true;
+  if (at.getTime() - Date.parse(runner.lastSeenAt) >= seenEverySeconds * 1000) return true;
+  return clockSkewMs !== undefined && Math.abs(clockSkewMs - (runner.clockSkewMs ?? 0)) > 1000;
+};
 
 /** The last report applied for an attempt, and where the attempt came from. */
 export interface AttemptReceipt {
@@ -48,6 +63,13 @@ export interface RunnerRegistry {
   /** The live token's runner, or undefined for a malformed, unknown or revoked token. */
   authenticate(token: string): Promise<RunnerTokenInfo | undefined>;
   advertise(id: string, advert: RunnerAdvert, at: string): Promise<void>;
+  /** The runner was heard from at `at` (the bot's clock): it is live again; its clock's offset, if sent. */
+  seen(id: string, at: string, clockSkewMs?: number): Promise<void>;
+  /**
+   * Marks lost every live runner last heard from before `cutoff`, in one guarded UPDATE: each is
+   * returned to exactly one caller, however many replicas ask at once.
+   */
+  markLost(cutoff: string, at: string): Promise<RunnerTokenInfo[]>;
   getReceipt(attemptId: string): Promise<AttemptReceipt | undefined>;
   listReceiptsByJob(jobQueue: string, jobId: string): Promise<AttemptReceipt[]>;
   /** Inserts the receipt, or raises its lastSeq. */

@@ -211,6 +211,47 @@ describe.each(engines)('job queue (%s)', (_name, make, enabled) => {
     expect(await e.queue.get({ queue: q, id })).toMatchObject({ state: 'active', holder: 'a' });
   });
 
+  it.runIf(enabled)(
+    'release hands a gone holder’s jobs to the next claimer at once; drop fails every unfinished job of a queue for good',
+    async () => {
+      const { queue } = make();
+      const [shared, host] = [fresh(), fresh()];
+      // A holder of its own: the queue's schema is shared with the other tests of this file.
+      const gone = `gone-${shared}`;
+      const held = (await queue.enqueue(shared, { n: 1 }, { leaseSeconds: 600, retryDelaySeconds: 60 }))!;
+      expect(await queue.claim([shared], gone)).toMatchObject({ id: held });
+      const other = (await queue.enqueue(shared, { n: 2 }, { leaseSeconds: 600 }))!;
+      expect(await queue.claim([shared], 'runner-b')).toMatchObject({ id: other });
+      const onHost = (await queue.enqueue(host, { n: 3 }))!;
+      expect(await queue.claim([host], gone)).toMatchObject({ id: onHost });
+      const waiting = (await queue.enqueue(host, { n: 4 }))!;
+
+      const released = await queue.release(gone, `${gone} is lost`);
+      expect(released.map((j) => [j.id, j.state]).sort()).toEqual(
+        [
+          [held, 'queued'],
+          [onHost, 'queued'],
+        ].sort(),
+      );
+      // No backoff, and not runner-b's: its own job stays with it.
+      expect(await queue.claim([shared], 'runner-c')).toMatchObject({ id: held, payload: { n: 1 } });
+      expect(await queue.get({ queue: shared, id: other })).toMatchObject({
+        state: 'active',
+        holder: 'runner-b',
+      });
+
+      const dropped = await queue.drop(host, `${gone} is lost; its worktrees went with it`);
+      expect(dropped.map((j) => j.id).sort()).toEqual([onHost, waiting].sort());
+      for (const id of [onHost, waiting])
+        expect(await queue.get({ queue: host, id })).toMatchObject({
+          state: 'failed',
+          output: { error: `${gone} is lost; its worktrees went with it` },
+        });
+      expect(await queue.claim([host], gone)).toBeNull();
+      expect(await queue.drop(host, 'again')).toEqual([]);
+    },
+  );
+
   it.runIf(enabled)('retries a failed job with backoff, then fails it for good', async () => {
     const e = make();
     const q = fresh();

@@ -6,6 +6,7 @@ import { silentLogger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { InProcessQueue } from '../../src/queue/in-process-queue.ts';
 import { attemptQueue } from '../../src/queue/runner-queues.ts';
+import { runnerClockHeader } from '../../src/remote-runner/clock-skew.ts';
 import { createRunnerHub } from '../../src/remote-runner/hub.ts';
 import type { AttemptResult } from '../../src/remote-runner/schema.ts';
 import { attemptJobSchema } from '../../src/runner/types.ts';
@@ -21,7 +22,9 @@ const setup = async () => {
   const registry = openSqliteRunnerRegistry(':memory:');
   const runs = openSqliteRunStore(':memory:');
   const queue = new InProcessQueue();
-  const hub = createRunnerHub({ queue, registry, ledger: runs.ledger, logger: silentLogger() });
+  // The bot's clock: moved on by the tests that need time to pass.
+  const clock = { at: Date.parse('2026-01-01T12:00:00.000Z'), now: () => new Date(clock.at) };
+  const hub = createRunnerHub({ queue, registry, ledger: runs.ledger, logger: silentLogger(), clock });
   const app = createApp({
     store: openSqliteStore(':memory:'),
     metrics: createMetrics(),
@@ -34,15 +37,20 @@ const setup = async () => {
   });
   const a = (await registry.createToken('host-a')).token;
   const b = (await registry.createToken('host-b')).token;
-  const call = (path: string, token: string | undefined, body: unknown) =>
+  const call = (path: string, token: string | undefined, body: unknown, runnerClock?: string) =>
     app.request(`/api/runner/${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      headers: {
+        'content-type': 'application/json',
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(runnerClock ? { [runnerClockHeader]: runnerClock } : {}),
+      },
       body: typeof body === 'string' ? body : JSON.stringify(body),
     });
   const job = attemptJob('/nowhere/origin.git', fakeEntry());
   const jobId = (await queue.enqueue(attemptQueue('blitz', repo), job))!;
   return {
+    clock,
     registry,
     ledger: runs.ledger,
     queue,
@@ -110,6 +118,49 @@ describe('runner API', () => {
       (await s.call('reports', s.a, { kind: 'finished', job: s.jobRef, seq: 1, attempt: record() })).status,
     ).toBe(400);
     expect(await s.ledger.get('att-1')).toBeUndefined();
+  });
+
+  it('hears a runner on its every request, and takes the times of a runner ten minutes behind on the bot’s clock', async () => {
+    // The runner's clock reads 11:50 when the bot's reads 12:00.
+    const behind = (botMs: number) => new Date(botMs - 600_000).toISOString();
+    expect((await s.call('register', s.a, advert, behind(s.clock.at))).status).toBe(200);
+    const claimed = await s.call('claim', s.a, {}, behind(s.clock.at));
+    expect(((await claimed.json()) as { job: unknown }).job).not.toBeNull();
+    expect((await s.registry.listTokens()).find((t) => t.name === 'host-a')).toMatchObject({
+      lastSeenAt: '2026-01-01T12:00:00.000Z',
+      clockSkewMs: -600_000,
+    });
+    const started = record('att-1', { launchedAt: behind(s.clock.at), startedAt: behind(s.clock.at) });
+    const res = await s.call(
+      'reports',
+      s.a,
+      { kind: 'started', job: s.jobRef, seq: 1, attempt: started },
+      behind(s.clock.at),
+    );
+    expect(res.status).toBe(200);
+    expect(await s.ledger.get('att-1')).toMatchObject({
+      launchedAt: '2026-01-01T12:00:00.000Z',
+      startedAt: '2026-01-01T12:00:00.000Z',
+      runnerClockSkewMs: -600_000,
+    });
+    // Five minutes on (its clock measured 10 min 0.4 s behind now: the attempt keeps its first offset,
+    // so its launch time reads the same in every report).
+    s.clock.at += 300_000;
+    const ended = { ...started, endedAt: behind(s.clock.at), outcome: 'solved' as const, exitCode: 0 };
+    const later = await s.call(
+      'reports',
+      s.a,
+      { kind: 'progress', job: s.jobRef, seq: 2, attempt: ended },
+      new Date(s.clock.at - 600_400).toISOString(),
+    );
+    expect(later.status).toBe(200);
+    expect(await s.ledger.get('att-1')).toMatchObject({
+      launchedAt: '2026-01-01T12:00:00.000Z',
+      endedAt: '2026-01-01T12:05:00.000Z',
+    });
+    expect((await s.registry.listTokens()).find((t) => t.name === 'host-a')).toMatchObject({
+      lastSeenAt: '2026-01-01T12:05:00.000Z',
+    });
   });
 
   it('makes a runner register before it claims', async () => {

@@ -6,7 +6,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
-import { type Bot, composeBot } from '../../src/compose/bot.ts';
+import { type Bot, type BotOptions, composeBot } from '../../src/compose/bot.ts';
 import { loadBlitzConfig } from '../../src/config/blitz-config.ts';
 import { loadEnv } from '../../src/config/env.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
@@ -90,7 +90,15 @@ export const startReplica = async (
   databaseUrl: string,
   cleanups: Cleanups,
   /** `agentDelays`: a worker's time on one issue (by number), instead of `agentDelayMs`. */
-  opts: { agentDelayMs: number; jobLeaseSeconds: number; agentDelays?: Record<number, number> },
+  opts: {
+    agentDelayMs: number;
+    jobLeaseSeconds: number;
+    agentDelays?: Record<number, number>;
+    /** What composeBot takes besides (notify targets, a cron the test fires, the runners' clock). */
+    bot?: Pick<BotOptions, 'notifyTargets' | 'cron' | 'runnerClock'>;
+    /** Turns the status pages on with this token. */
+    statusToken?: string;
+  },
 ): Promise<Replica> => {
   const dir = tempDir(`blitz-${name}-`);
   cleanups.push(() => removeDir(dir));
@@ -137,6 +145,7 @@ export const startReplica = async (
       GHE_HOST: new URL(m.fake.url).host,
       GHE_PROTOCOL: 'http',
       BOT_LOGIN: botLogin,
+      ...(opts.statusToken ? { STATUS_TOKEN: opts.statusToken } : {}),
     });
     const bot = await composeBot({
       env,
@@ -151,6 +160,7 @@ export const startReplica = async (
       localRunner: false,
       name,
       jobLeaseSeconds: opts.jobLeaseSeconds,
+      ...opts.bot,
       // The fake takes writes as fast as they come: GitHub's write spacing, scaled down.
       githubRetry: fastRetry,
     });
@@ -172,29 +182,38 @@ export const startReplica = async (
 };
 
 /** A `blitz-bot runner` process serving acme/app for `roles` (blitz) with the `custom` tool, one session. */
-export const startRunnerProcess = (server: string, token: string, roles: readonly string[] = ['blitz']) => {
+export const startRunnerProcess = (
+  server: string,
+  token: string,
+  roles: readonly string[] = ['blitz'],
+  /** Runs it under faketime with this offset (`-10m`): its host's clock that far off the bot's. */
+  clockOffset?: string,
+) => {
   const dir = tempDir('blitz-runner-');
   const workspace = join(dir, 'ws');
   const config = join(dir, 'blitz.config.yml');
   // The fake agent and the tests' builds write traces outside their worktrees, which a sandbox hides.
   writeFileSync(config, 'runner:\n  retries: 0\n  maxSessions: 1\n  sandbox: none\n');
   const child = spawnDetached(
-    blitzBotArgv(
-      'runner',
-      ...['--server', server, '--token', token, '--repos', 'acme/app', '--roles', roles.join(',')],
-      ...[
-        '--tools',
-        'custom',
-        '--workspace',
-        workspace,
-        '--poll-ms',
-        '200',
-        '--tick-ms',
-        '200',
-        '--config',
-        config,
-      ],
-    ),
+    [
+      ...(clockOffset ? ['faketime', '-f', clockOffset] : []),
+      ...blitzBotArgv(
+        'runner',
+        ...['--server', server, '--token', token, '--repos', 'acme/app', '--roles', roles.join(',')],
+        ...[
+          '--tools',
+          'custom',
+          '--workspace',
+          workspace,
+          '--poll-ms',
+          '200',
+          '--tick-ms',
+          '200',
+          '--config',
+          config,
+        ],
+      ),
+    ],
     { cwd: resolve('.'), env: { ...testEnv(), LOG_LEVEL: 'info' }, logFile: join(dir, 'runner.log') },
   );
   const records = join(workspace, '.runner', 'attempts.json');

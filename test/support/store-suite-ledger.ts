@@ -148,6 +148,31 @@ export const describeRunnerCases = (engine: string, fresh: () => Promise<FreshDa
       expect(await r.authenticate(token)).toMatchObject({ advert, lastSeenAt: '2026-01-01T00:00:00Z' });
     });
 
+    it('marks a runner unheard of since before the cutoff lost once, across two replicas, until it is heard again', async () => {
+      const db = await fresh();
+      const [a, b] = [await db.registry(), await db.registry()];
+      const far = await a.createToken('host-far');
+      const near = await a.createToken('host-near');
+      await a.createToken('host-never');
+      await a.seen(far.info.id, '2026-01-01T00:00:00.000Z', -180_000);
+      await a.seen(near.info.id, '2026-01-01T00:05:00.000Z');
+      const cutoff = '2026-01-01T00:03:00.000Z';
+      const at = '2026-01-01T00:05:00.000Z';
+      const [x, y] = await Promise.all([a.markLost(cutoff, at), b.markLost(cutoff, at)]);
+      // One replica got it, the other nothing; a runner never heard from (no last-seen time) is not lost.
+      expect([...x, ...y].map((t) => [t.name, t.lostAt, t.clockSkewMs])).toEqual([
+        ['host-far', at, -180_000],
+      ]);
+      expect(await a.markLost(cutoff, at)).toEqual([]);
+      expect((await a.listTokens()).find((t) => t.name === 'host-far')?.lostAt).toBe(at);
+      // Heard again: live, its skew kept when the request sent none.
+      await b.seen(far.info.id, '2026-01-01T00:06:00.000Z');
+      const back = (await a.listTokens()).find((t) => t.name === 'host-far');
+      expect(back).toMatchObject({ lastSeenAt: '2026-01-01T00:06:00.000Z', clockSkewMs: -180_000 });
+      expect(back?.lostAt).toBeUndefined();
+      expect(await a.authenticate(far.token)).toMatchObject({ name: 'host-far' });
+    });
+
     it('raises a receipt sequence, never lowers it', async () => {
       const r = await (await fresh()).registry();
       const base = {

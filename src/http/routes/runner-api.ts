@@ -4,6 +4,7 @@ import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { z } from 'zod';
 import { AppError } from '../../errors.ts';
+import { runnerClockHeader } from '../../remote-runner/clock-skew.ts';
 import type { RunnerHub } from '../../remote-runner/hub.ts';
 import {
   attemptReportSchema,
@@ -35,7 +36,10 @@ const parseBody = async <S extends z.ZodType>(c: Context, schema: S): Promise<z.
 export const runnerApiRoutes = (opts: { hub: RunnerHub; maxBytes?: number }) => {
   const app = new Hono<Env>();
   app.use('*', async (c, next) => {
-    c.set('runner', await opts.hub.authenticate(c.req.header('authorization')));
+    c.set(
+      'runner',
+      await opts.hub.authenticate(c.req.header('authorization'), c.req.header(runnerClockHeader)),
+    );
     await next();
   });
   app.use(

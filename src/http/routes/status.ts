@@ -16,6 +16,7 @@ import { faviconIco } from '../../status/favicon.ts';
 import { budgetRows } from '../../status/forge-budget.ts';
 import { reportHtml } from '../../status/report.ts';
 import { runPage } from '../../status/run-page.ts';
+import { runnerRows } from '../../status/runners-section.ts';
 import { runsPage } from '../../status/runs-page.ts';
 import {
   issueSession,
@@ -113,6 +114,7 @@ export const statusRoutes = (deps: StatusDeps | undefined) => {
         (await buildRunList(ports)).runs,
         await deps.deliveries.listFailedDeliveries(),
         deps.budget ? budgetRows(deps.budget) : [],
+        deps.runners ? runnerRows(await deps.runners.listTokens()) : [],
       ),
     ),
   );
