@@ -10,7 +10,7 @@ import { planLabels } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import { closeWithComment } from './close-issue.ts';
 import { forgeOfRun, type Ports, repoRefOf } from './context.ts';
-import { issuesShippedOf, runNoticeOf, sendRunNotice } from './run-notice.ts';
+import { issuesShippedOf, mentionsStarter, runNoticeOf, sendRunNotice, starterOf } from './run-notice.ts';
 import { markPosted, writeProgress, writeRun } from './run-writer.ts';
 
 /** What the blocker issue calls the run. */
@@ -18,7 +18,7 @@ const runWord = (run: RunRecord): string => (run.kind === 'plan' ? 'plan-blitz' 
 
 /** Files the blocker issue once (a failure is tried again on the next blocked pass). */
 const fileBlockerIssue = async (
-  deps: Ports<'forges' | 'logger' | 'store'>,
+  deps: Ports<'forges' | 'logger' | 'notifiers' | 'store'>,
   run: RunRecord,
   reason: string,
 ): Promise<void> => {
@@ -26,9 +26,12 @@ const fileBlockerIssue = async (
   try {
     const forge = await forgeOfRun(deps, run, repoRefOf(run.repo));
     const word = runWord(run);
+    // No notify target configured: the issue @mentions whoever started the run, so they are told.
+    const who = mentionsStarter(deps) ? starterOf(run) : undefined;
+    const to = who ? `${who}: ` : '';
     const issue = await forge.createIssue(repoRefOf(run.repo), {
       title: `${word}: ${run.milestoneTitle} is BLOCKED`,
-      body: `The ${word} of this milestone stopped: ${reason}.\n\nFix it; the run resumes by itself at its next pass (or \`/blitz resume\`), and this issue is closed then.`,
+      body: `${to}The ${word} of this milestone stopped: ${reason}.\n\nFix it; the run resumes by itself at its next pass (or \`/blitz resume\`), and this issue is closed then.`,
       labels: [planLabels.hold],
       milestone: run.milestoneNumber,
     });

@@ -3,7 +3,7 @@
 import type { Action } from '../plan/snapshot.ts';
 import type { Ports, RunCtx } from './context.ts';
 import { refOf } from './context.ts';
-import { runNoticeOf, sendRunNotice } from './run-notice.ts';
+import { mentionsStarter, runNoticeOf, sendRunNotice, starterOf } from './run-notice.ts';
 import { firstTime } from './run-writer.ts';
 
 export const sendIssueNotice = async (
@@ -11,7 +11,7 @@ export const sendIssueNotice = async (
   ctx: RunCtx,
   a: Extract<Action, { type: 'issue_notice' }>,
 ): Promise<void> => {
-  if ((deps.notifiers ?? []).length === 0) return;
+  if (mentionsStarter(deps)) return mentionStarter(deps, ctx, a);
   if (!(await firstTime(deps, ctx, a.key))) return;
   const closed = ctx.snap.progress.filter((p) => p.state === 'closed' || p.state === 'merged').length;
   await sendRunNotice(
@@ -22,5 +22,24 @@ export const sendIssueNotice = async (
       ...(a.issue !== undefined ? { issue: refOf(a.issue).number } : {}),
       ...(a.command ? { command: a.command } : {}),
     }),
+  );
+};
+
+/** The notices a person must act on; a cap warning or a closed-while-running note is only logged. */
+const MENTIONED: ReadonlySet<string> = new Set(['needs_person', 'failed', 'review_unclear']);
+
+/** With no notify target: one comment on the trigger issue, @mentioning the starter, with the command. */
+const mentionStarter = async (
+  deps: Ports<'store'>,
+  ctx: RunCtx,
+  a: Extract<Action, { type: 'issue_notice' }>,
+): Promise<void> => {
+  const who = starterOf(ctx.run);
+  if (!who || !MENTIONED.has(a.event) || ctx.run.triggerIssue === undefined) return;
+  if (!(await firstTime(deps, ctx, a.key))) return;
+  const next = a.command && !a.message.includes(a.command) ? ` To continue: \`${a.command}\`.` : '';
+  await ctx.forge.createComment(
+    { repo: ctx.repo, number: ctx.run.triggerIssue },
+    `${who}, ${a.message}.${next}`,
   );
 };

@@ -12,6 +12,21 @@ import { writeProgress } from './run-writer.ts';
 export const runPageUrl = (publicUrl: string | undefined, runId: string): string | undefined =>
   publicUrl ? `${publicUrl.replace(/\/+$/, '')}/runs/${encodeURIComponent(runId)}` : undefined;
 
+/** `@login` of the person who started the run, when the run names one a forge would mention. */
+export const starterOf = (run: Pick<RunRecord, 'options'>): string | undefined => {
+  const sender = (run.options as { sender?: unknown } | null | undefined)?.sender;
+  return typeof sender === 'string' && /^[A-Za-z0-9][A-Za-z0-9._-]{0,38}$/.test(sender)
+    ? `@${sender}`
+    : undefined;
+};
+
+/**
+ * No notify target is configured: whoever started the run is told on the forge instead, with an
+ * @mention in the comment the bot posts (seed 000 §6: a person is told, with no configuration).
+ */
+export const mentionsStarter = (deps: { notifiers?: readonly Notifier[] }): boolean =>
+  (deps.notifiers ?? []).length === 0;
+
 /** How many of the run's issues are closed: the count every notice of the run carries. */
 export const issuesShippedOf = async (
   deps: { store: Pick<RunStore, 'listRunIssues'> },

@@ -156,6 +156,50 @@ describe.each(['github', 'gitea'] as const)('cost caps on %s', (forge) => {
   });
 });
 
+describe.each(['github', 'gitea'] as const)('no notify target on %s', (forge) => {
+  it('the person who started the run is @mentioned once, where they started it, with the command that continues', async () => {
+    w = await startUnattendedWorld({
+      forge,
+      noNotifyTargets: true,
+      agentEnv: { FAKE_AGENT_FORMAT: 'claude' },
+      runner: { maxTokensPerIssue: 150 },
+    });
+    const x = w;
+    x.agent('fail');
+    await x.start();
+    const mentions = () => x.replies().filter((r) => r.startsWith('@alice'));
+    await x.drive(async () => mentions().length > 0, 60_000);
+    expect(mentions()).toEqual([
+      '@alice, #1 reached its cap (240 of 150 tokens (160 %)) and is held; `/blitz retry #1` gives it a new allowance.',
+    ]);
+    // The 80 % warning asks nothing of anyone: it mentions nobody.
+    expect(x.replies().filter((r) => r.includes('80 %'))).toEqual([]);
+    for (let i = 0; i < 3; i++) {
+      x.clock.advance(60_000);
+      await x.round();
+    }
+    expect(mentions()).toHaveLength(1);
+    x.agent();
+    await x.command('/blitz retry #1');
+    await expectMilestoneFinished(x);
+    expect(mentions().filter((r) => r.includes('reached its cap'))).toHaveLength(1);
+  });
+
+  it('a run that stops BLOCKED files its blocker issue @mentioning the starter', async () => {
+    const cli = join(tempDir('missing-cli-'), 'not-installed-cli');
+    w = await startUnattendedWorld({
+      forge,
+      noNotifyTargets: true,
+      agentCommand: [cli, fakeAgent, '{prompt_file}'],
+    });
+    const x = w;
+    await x.start();
+    await x.drive(async () => (await x.run())?.progress.hardBlocker?.issue !== undefined);
+    const blocker = x.world.issue(x.repo, (await x.run())!.progress.hardBlocker!.issue!)!;
+    expect(blocker.body).toMatch(/^@alice: The blitz of this milestone stopped: the agent CLI `/);
+  });
+});
+
 describe.each(['github', 'gitea'] as const)('a missing agent CLI on %s', (forge) => {
   it('an agent CLI that is not installed stops the run BLOCKED naming the tool and host, with one notice and one blocker issue, never charged; once it is installed the next probe finds it and the milestone finishes', async () => {
     // The roster's command is a CLI that is not there yet (`fake-cli`, node under another name once installed).

@@ -58,6 +58,8 @@ export interface UnattendedWorldOptions
   issues?: SeedIssue[];
   /** The probe's first answer; default none configured (`absent`). */
   probe?: ProbeSetting;
+  /** No notify target at all (the recorder is left out): the bot tells people on the forge. */
+  noNotifyTargets?: boolean;
 }
 
 /** A clock that runs with real time, plus whatever the test moved it by. */
@@ -98,7 +100,7 @@ export const startUnattendedWorld = async (opts: UnattendedWorldOptions) => {
     ...opts,
     issues: opts.issues ?? twoIssueChain,
     agentEnv: { ...(opts.agentEnv ?? {}), FAKE_AGENT_MODE_FILE: modeFile },
-    notifiers: [recorder.notifier],
+    notifiers: opts.noNotifyTargets ? [] : [recorder.notifier],
     clock,
     budgetProbe: async () => {
       probeCalls.push(typeof probe === 'string' ? probe : probe.status);
