@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isAppError } from '../errors.ts';
-import { configurationHints, loadEnv } from './env.ts';
+import { botPrivatePaths, configurationHints, loadEnv } from './env.ts';
 
 const refused = (source: Record<string, string>): string => {
   try {
@@ -146,5 +146,22 @@ describe('loadEnv', () => {
     expect(configurationHints(loadEnv({ APP_ID: '1', PRIVATE_KEY: 'k', WEBHOOK_SECRET: 's' }))).toHaveLength(
       1,
     );
+  });
+});
+
+describe('botPrivatePaths', () => {
+  it('names the data dir, the SQLite file, .env, the config and every secret file, made absolute', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'blitz-private-'));
+    try {
+      const token = join(dir, 'runner-token');
+      writeFileSync(token, 'rt_secret\n');
+      const source = { BLITZ_RUNNER_TOKEN_FILE: token, BLITZ_CONFIG: 'conf/blitz.yml' };
+      const paths = botPrivatePaths(loadEnv(source), source);
+      for (const p of [token, resolve('conf/blitz.yml'), resolve('.env'), resolve('data/blitz.db')])
+        expect(paths).toContain(p);
+      expect(paths.every((p) => p.startsWith('/'))).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -21,6 +21,8 @@ export interface AgentOptions {
   runnerConfig: BlitzConfig['runner'];
   /** Environment for git and workers (an allowlist of this process's, from config/). */
   baseEnv: Record<string, string>;
+  /** This runner's own files no sandboxed worker may see (its token file, config, .env). */
+  hidden?: readonly string[];
   repos: string[];
   roles: RunnerAdvert['roles'];
   /** Tools to advertise; default the built-in CLIs found on PATH, plus `custom`. */
@@ -62,6 +64,7 @@ export class RunnerAgent {
       logger: o.logger,
       credentials: async () => undefined,
       baseEnv: o.baseEnv,
+      ...(o.hidden ? { hidden: o.hidden } : {}),
       // A worker that exits is collected and its job completed at once, so the next job is claimed
       // without waiting for the supervision tick.
       onWorkerExit: () =>

@@ -1,6 +1,8 @@
 // CLI of the remote-runner side: `blitz-bot runner …` (the agent, and `runner flush FILE`) and
 // `blitz-bot runner-token create|revoke|list` (tokens, printed once at creation, stored hashed).
 // Each verb imports what it uses when it runs: the agent never loads the stores, `--help` nothing.
+
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AppError } from '../errors.ts';
 import { skewShown, skewWords } from './clock-skew.ts';
@@ -37,7 +39,7 @@ const runAgent = async (argv: string[]): Promise<number> => {
   const { agentArgs, agentArgsError } = await import('./agent-args.ts');
   const [
     { loadBlitzConfig, runnerBaseEnv },
-    { loadEnv },
+    { botPrivatePaths, loadEnv },
     { createLogger },
     { RunnerAgent },
     { createRunnerClient },
@@ -76,6 +78,8 @@ const runAgent = async (argv: string[]): Promise<number> => {
       ...(a.maxSessions ? { maxSessions: a.maxSessions } : {}),
     },
     baseEnv: runnerBaseEnv(config.runner.passEnv),
+    // Its token file, config and .env stay out of every sandbox, as the bot's own files do.
+    hidden: [...botPrivatePaths(env), ...(a.config ? [resolve(a.config)] : [])],
     repos: a.repos,
     roles: a.roles,
     ...(a.tools ? { tools: a.tools } : {}),
