@@ -12,6 +12,7 @@ import { budgetKey, createBudgetTracker } from '../../src/forges/rate-budget.ts'
 import type { ForgeKind } from '../../src/forges/types.ts';
 import { createLogger, type Logger, silentLogger } from '../../src/observability/logger.ts';
 import type { ProbeResult } from '../../src/orchestrator/budget-probe.ts';
+import type { OrchestratorDeps } from '../../src/orchestrator/context.ts';
 import { createReviewLeg } from '../../src/orchestrator/review-leg.ts';
 import type { RunnerEvent } from '../../src/runner/types.ts';
 import type { Notifier } from '../../src/ship/notice.ts';
@@ -52,6 +53,8 @@ export interface BlitzHarnessOptions {
   /** Dashboard coalescing interval; 0 publishes every change. */
   dashboardIntervalMs?: number;
   onRunnerEvent?: (e: RunnerEvent) => void;
+  /** Told each time the orchestrator shows a run anew (the status pages' live updates, as in the composed bot). */
+  onRunChanged?: OrchestratorDeps['onRunChanged'];
   /** argv of the worker instead of the fake agent (`{prompt_file}` is substituted). */
   agentCommand?: string[];
   /** Review legs by the fake reviewer CLI (a roster entry with the review role). */
@@ -176,6 +179,7 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
         ...(opts.review ? { review: createReviewLeg({ config, baseEnv: testEnv(), logger }) } : {}),
         ...(opts.budgetProbe ? { budgetProbe: opts.budgetProbe } : {}),
         ...(opts.notifiers ? { notifiers: opts.notifiers } : {}),
+        ...(opts.onRunChanged ? { onRunChanged: opts.onRunChanged } : {}),
         ...(budget ? { forgePace: () => budget.paceOf(budgetKey(kind)) } : {}),
       },
     });
