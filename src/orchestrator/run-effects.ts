@@ -18,7 +18,7 @@ import type { Ports, RunCtx } from './context.ts';
 import { integrationGitOf } from './dispatch-attempt.ts';
 import { type Effects, refOf } from './perform.ts';
 import { milestonePrCi, milestonePrKey } from './pr-feedback.ts';
-import { runNoticeOf, runPageUrl, sendRunNotice } from './run-notice.ts';
+import { mentionsStarter, runNoticeOf, runPageUrl, sendRunNotice, starterOf } from './run-notice.ts';
 import { firstTime, type GateResult, recordGateResult, setProgress } from './run-writer.ts';
 
 export interface EffectHooks {
@@ -350,10 +350,12 @@ export const createEffects = (
     await sendRunNotice(deps, level === 'blocked' ? { ...notice, command: '/blitz resume' } : notice);
     ctx.run = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
     const live = level === 'ready' ? ctx.run.progress.ship?.url : undefined;
+    // No notify target configured: the comment @mentions whoever started the run, so they are told.
+    const who = mentionsStarter(deps) ? starterOf(ctx.run) : undefined;
     if (ctx.run.triggerIssue !== undefined)
       await ctx.forge.createComment(
         { repo: ctx.repo, number: ctx.run.triggerIssue },
-        `**${title}**: ${sentence}${live ? `\n\nLive at: ${live}` : ''}${level === 'blocked' ? '\n\nFix the cause, then `/blitz resume`.' : ''}`,
+        `${who ? `${who} ` : ''}**${title}**: ${sentence}${live ? `\n\nLive at: ${live}` : ''}${level === 'blocked' ? '\n\nFix the cause, then `/blitz resume`.' : ''}`,
       );
   };
 

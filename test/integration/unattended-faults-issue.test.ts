@@ -183,6 +183,8 @@ describe.each(['github', 'gitea'] as const)('no notify target on %s', (forge) =>
     await x.command('/blitz retry #1');
     await expectMilestoneFinished(x);
     expect(mentions().filter((r) => r.includes('reached its cap'))).toHaveLength(1);
+    // The milestone is ready: the person is told so, once, in the same place.
+    expect(mentions().filter((r) => /^@alice \*\*blitz: .+ ready\*\*: /.test(r))).toHaveLength(1);
   });
 
   it('a run that stops BLOCKED files its blocker issue @mentioning the starter', async () => {
