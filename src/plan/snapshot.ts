@@ -6,7 +6,7 @@ import type { EnvironmentBackoff, RunPark } from './environment-park.ts';
 import type { IssueCaps, IssueUsage } from './issue-caps.ts';
 import type { MemberFacts, MemberOp, MemberRead } from './plan-member.ts';
 import type { AttemptRecord, ModelNotes, Override, Pick, ReviewPick, RosterEntry } from './routing.ts';
-import type { RunIssueState, RunState } from './states.ts';
+import type { IntegrationReviewVerdict, RunIssueState, RunState } from './states.ts';
 import type { ExternalBlocker, IssueKey, PlanIssue } from './types.ts';
 import type { Budget } from './wave.ts';
 
@@ -107,7 +107,7 @@ export interface PlanWaveTally {
 }
 
 /** What an integration review said (seed 000 §3.5). */
-export type IntegrationReviewVerdict = 'clean' | 'minor' | 'blocking' | 'unclear' | 'no_review';
+export type { IntegrationReviewVerdict };
 
 /** The integration review as the planner sees it. */
 export interface IntegrationReviewView {

@@ -4,8 +4,7 @@
 import type { NoticeEvent } from '../ship/notice.ts';
 import type { AttentionState } from '../status/attention.ts';
 import type { AttemptOutcome } from './routing.ts';
-import type { IntegrationReviewVerdict } from './snapshot.ts';
-import type { RunIssueState, RunState } from './states.ts';
+import type { IntegrationReviewVerdict, RunIssueState, RunState } from './states.ts';
 
 const runWords: Record<RunState, string> = {
   planning: 'planning',

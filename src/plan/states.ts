@@ -67,3 +67,6 @@ export type RunIssueState = (typeof runIssueStates)[number];
 export const inFlightIssueStates: readonly RunIssueState[] = ['dispatched', 'working'];
 /** States between a pushed branch and a merge: the integration pipeline. */
 export const integratingIssueStates: readonly RunIssueState[] = ['pushed', 'pr_open', 'reviewed'];
+
+/** What the integration review of a run's merged work concluded (snapshot.ts keeps the last one). */
+export type IntegrationReviewVerdict = 'clean' | 'minor' | 'blocking' | 'unclear' | 'no_review';
