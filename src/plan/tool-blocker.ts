@@ -55,7 +55,8 @@ export const missingToolViewOf = (
     while (failures < ended.length && missed(ended[ended.length - 1 - failures]!)) failures++;
     if (failures === 0) continue;
     if (!probing && !missed(latest)) continue;
-    // A probe attempt that ran a whole first wait without meeting the missing tool found it.
+    // A probe attempt that ran a whole first wait without meeting the missing tool found it. A remote
+    // attempt's startedAt is on the bot's clock too (the hub moved it by the runner's offset).
     if (probing && Date.parse(at.now) - Date.parse(latest.startedAt) >= policy.initialSeconds * 1000)
       continue;
     const last = ended[ended.length - 1]!;
