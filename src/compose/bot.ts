@@ -31,6 +31,7 @@ import { configuredBudgetProbe } from '../orchestrator/budget-probe.ts';
 import { type CronStarter, startBlitzCron } from '../orchestrator/cron.ts';
 import { createOrchestrator, type Orchestrator } from '../orchestrator/orchestrator.ts';
 import { createReviewLeg } from '../orchestrator/review-leg.ts';
+import { priceTableOf } from '../plan/cost.ts';
 import { defaultLeaseSeconds } from '../queue/dispatcher.ts';
 import { localOnlyLedger } from '../queue/local-consumer.ts';
 import { type LostRunnerDeps, sweepLostRunners } from '../remote-runner/lost-runners.ts';
@@ -356,6 +357,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     redact,
     baseUrl,
     budget,
+    prices: priceTableOf(config.prices),
     ...(github ? { verifyGithub: github.verify } : {}),
   });
 

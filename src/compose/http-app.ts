@@ -10,6 +10,7 @@ import type { Received, ReceiveResult } from '../intake/receive.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Redact } from '../observability/redact.ts';
+import type { PriceTable } from '../plan/cost.ts';
 import type { RunnerHub } from '../remote-runner/hub.ts';
 import type { AttemptLedger } from '../runner/types.ts';
 import type { RunEvents } from '../status/run-events.ts';
@@ -38,6 +39,8 @@ export interface HttpAppDeps {
   baseUrl: string;
   /** The forges' rate-limit budgets, for the status page. */
   budget?: Pick<BudgetTracker, 'all' | 'paceOf'>;
+  /** What prices attempts on the pages and in the API (the config's `prices:` over the defaults). */
+  prices?: PriceTable;
   /** Present when GitHub is configured: verifies X-Hub-Signature-256. */
   verifyGithub?: (payload: string, signature: string) => Promise<boolean>;
 }
@@ -61,6 +64,7 @@ export const buildHttpApp = (d: HttpAppDeps) => {
       workspace: d.workspace,
       redact: d.redact,
       ...(d.budget ? { budget: d.budget } : {}),
+      ...(d.prices ? { prices: d.prices } : {}),
       links: forgeWebLinks({
         github: env.GHE_HOST ? `${env.GHE_PROTOCOL}://${env.GHE_HOST}` : 'https://github.com',
         ...(env.GITEA_URL ? { gitea: env.GITEA_URL } : {}),

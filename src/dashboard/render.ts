@@ -89,7 +89,7 @@ const issueRow = (i: DashboardIssue): string => {
       : stateIcon[i.state]
         ? `${stateIcon[i.state]} ${issueStateWords(i.state)}`
         : markdownText(issueStateWords(String(i.state)), 40);
-  const tokens = i.tokens === undefined ? '–' : compactNumber(i.tokens);
+  const tokens = `${i.tokens === undefined ? '–' : compactNumber(i.tokens)}${i.cost ? ` · ${markdownText(i.cost, 40)}` : ''}`;
   const waiting = Math.max(0, Math.trunc(i.messagesWaiting ?? 0) || 0);
   const told = waiting > 0 ? ` · ✉️ ${waiting} message${waiting === 1 ? '' : 's'} not delivered yet` : '';
   return `| ${ref(i.number)} | ${markdownText(i.title)} | ${state}${told} | ${worker} | ${pr} | ${Math.max(0, Math.trunc(i.attempts) || 0)} | ${tokens} |`;
@@ -147,6 +147,7 @@ const renderWith = (input: DashboardInput, parts: RenderParts): string => {
     '',
   );
   out.push(`**${progressLine(input)}**`);
+  if (input.cost) out.push('', `Cost so far: ${markdownText(input.cost, 60)}`);
   if (input.integrationBranch)
     out.push('', `Integration branch: ${markdownText(input.integrationBranch, 100)}`);
   out.push('', '| # | Issue | State | Worker | PR | Attempts | Tokens |', '|---|---|---|---|---|---|---|');

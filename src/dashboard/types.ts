@@ -26,6 +26,8 @@ export interface DashboardIssue {
   attempts: number;
   /** Tokens over all attempts, when the tool reported them. */
   tokens?: number;
+  /** What those attempts cost (plan/cost.ts `formatCost`: `$0.42`, `unknown price`), beside the tokens. */
+  cost?: string;
   /** Numbers of the issues in this run that block this one (edges of the flowchart). */
   blockedBy: number[];
   /** `/blitz tell` messages not delivered yet: they wait for the session's next resume. */
@@ -55,6 +57,8 @@ export interface DashboardInput {
   wave: number;
   integrationBranch?: string;
   issues: DashboardIssue[];
+  /** What every attempt of the run cost (`$1.20`, `$1.20 + unknown price`); absent before any attempt. */
+  cost?: string;
   /** Issues by people without write permission, held until someone adds `blitz/approved`. */
   /** `lapsed`: it was approved, then edited; the approval no longer covers its text. */
   awaitingApproval: { number: number; title: string; lapsed?: true }[];

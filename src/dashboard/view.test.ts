@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { priceTableOf } from '../plan/cost.ts';
 import type { RunSnapshot } from '../plan/snapshot.ts';
 import type { PlanIssue } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
@@ -170,5 +171,38 @@ describe('dashboard view: gates and named states', () => {
       '- waiting for a person &#40;blocked&#41;&#58; nothing can run&#58; acme/app&#35;3 is held&#58; 3 attempts failed; a person has to look. → /blitz retry &#35;3',
     );
     expect(text).not.toContain('/blitz resume');
+  });
+});
+
+describe('dashboard view: cost in money', () => {
+  const spent = (number: number, model: string, input: number, output: number) =>
+    ({
+      id: `a${number}-${model}`,
+      issue: { repo: { owner: 'acme', name: 'app' }, number },
+      rosterEntry: 'e',
+      model,
+      tokens: { input, output, cache: 0, cacheWrite: 0 },
+      job: { title: `issue ${number}` },
+    }) as unknown as Parameters<typeof dashboardView>[0]['attempts'][number];
+
+  it("shows each issue's cost beside its tokens and the run's under the progress, an unpriced model as unknown price", () => {
+    const v = dashboardView({
+      run,
+      snap: snap([issue(1), issue(2)]),
+      // #1: 1M in × $2 + 100k out × $10 = $3.00; #2's model has no price.
+      attempts: [spent(1, 'priced', 1_000_000, 100_000), spent(2, 'mystery', 10, 10)],
+      actions: [],
+      closed: [],
+      reviewAvailable: true,
+      lapsedApprovals: new Set(),
+      prices: priceTableOf({ priced: { input: 2, output: 10 } }),
+    });
+    expect(v.issues.map((i) => i.cost)).toEqual(['$3.00', 'unknown price']);
+    expect(v.cost).toBe('$3.00 + unknown price');
+    // `$` is written as `&#36;`, which GitHub shows as `$` without reading a pair of them as math.
+    const md = renderDashboard(v);
+    expect(md).toContain('| 1 | 1.1M · &#36;3.00 |');
+    expect(md).toContain('| 1 | 20 · unknown price |');
+    expect(md).toContain('Cost so far: &#36;3.00 &#43; unknown price');
   });
 });

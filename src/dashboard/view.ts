@@ -1,6 +1,7 @@
 // Pure: the dashboard's input from what a reconcile read (run, planner snapshot, store rows,
 // attempts) and the planner's report actions. Rendering itself is render.ts.
 
+import { attemptCost, defaultPrices, formatCost, type PriceTable, sumCosts } from '../plan/cost.ts';
 import { isEpic } from '../plan/epics.ts';
 import { gateLine } from '../plan/gate-checks.ts';
 import { integrationReviewLine } from '../plan/readiness.ts';
@@ -33,8 +34,13 @@ export const dashboardView = (input: {
   unplanned?: string;
   /** The integration review as the run stands; absent when no review module is wired. */
   integrationReview?: IntegrationReviewView;
+  /** What prices the attempts (plan/cost.ts); default the built-in table. */
+  prices?: PriceTable;
 }): DashboardInput => {
   const { run, snap } = input;
+  const prices = input.prices ?? defaultPrices;
+  const costOf = (attempts: readonly AttemptRecord[]) =>
+    formatCost(sumCosts(attempts.map((a) => attemptCost(prices, a))));
   const progress = new Map(snap.progress.map((p) => [p.key, p]));
   // The planner's issue notices that name a state for the dashboard (a per-issue cap held or near).
   const notes = input.actions.flatMap((a) => (a.type === 'issue_notice' && a.dashboard ? [a] : []));
@@ -89,6 +95,7 @@ export const dashboardView = (input: {
       ...(p?.pr ? { prNumber: p.pr.number } : {}),
       attempts: attempts.length,
       ...(tokens > 0 ? { tokens } : {}),
+      ...(attempts.length > 0 ? { cost: costOf(attempts) } : {}),
       blockedBy: blockers,
       ...(messagesWaiting > 0 ? { messagesWaiting } : {}),
       ...(p?.state === 'stalled' && p.attempts.at(-1)?.refused
@@ -176,6 +183,7 @@ export const dashboardView = (input: {
     wave: (pr.wave ?? 0) + 1,
     integrationBranch: run.integrationBranch,
     issues: rows.sort((a, b) => a.number - b.number),
+    ...(input.attempts.length > 0 ? { cost: costOf(input.attempts) } : {}),
     awaitingApproval: awaiting,
     blockers,
     ...(budget ? { budget } : {}),

@@ -9,6 +9,7 @@ import { type Forge, hasPermission, type MilestoneSnapshot } from '../forges/typ
 import { issueContentHash } from '../intake/content-hash.ts';
 import type { ForgeEvent } from '../intake/events.ts';
 import { modelNotesForRouting, readModelHints } from '../model-notes/notes.ts';
+import { priceTableOf } from '../plan/cost.ts';
 import { issueCapsOf } from '../plan/issue-caps.ts';
 import { attemptKey, deriveProgress, inRunScope } from '../plan/issue-progress.ts';
 import { parkViewOf } from '../plan/park.ts';
@@ -318,7 +319,7 @@ export const noSandboxLine =
   "workers run in no sandbox on this host: a worker can read every file its user can and reach the whole network (see the bot's log or `blitz-bot doctor`)";
 
 const publish = async (
-  deps: Ports<'forgePace' | 'logger' | 'review' | 'runner' | 'store'>,
+  deps: Ports<'config' | 'forgePace' | 'logger' | 'review' | 'runner' | 'store'>,
   hooks: ReconcileHooks,
   ctx: PassCtx,
   actions: readonly Action[],
@@ -342,6 +343,7 @@ const publish = async (
     reviewAvailable: deps.review !== undefined,
     lapsedApprovals: ctx.lapsedApprovals,
     unplanned: unplannedLine(ctx.issues.values()),
+    prices: priceTableOf(deps.config.prices),
     // As the run stands after the pass (a review this pass has its verdict shown now).
     ...(deps.review ? { integrationReview: reviewView(ctx.run.progress) } : {}),
   });

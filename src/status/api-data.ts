@@ -5,6 +5,7 @@
 
 import type { DashboardInput } from '../dashboard/types.ts';
 import type { ForgeWebLinks } from '../forges/web-links.ts';
+import { attemptCost, type Cost, defaultPrices, formatCost, type PriceTable } from '../plan/cost.ts';
 import { isTerminalRunState } from '../plan/states.ts';
 import type { AttemptLedger, AttemptRecord } from '../runner/types.ts';
 import type { RunRecord, RunStore } from '../store/run-store.ts';
@@ -30,7 +31,12 @@ export type ApiPorts = {
   dashboardOf?: (runId: string) => DashboardInput | undefined;
   /** Where the forges show an issue or a PR; absent, the API has no links. */
   links?: ForgeWebLinks;
+  /** What prices attempts (plan/cost.ts, the config's `prices:` over the defaults); default the built-in table. */
+  prices?: PriceTable;
 };
+
+/** The API's cost object: the text every page shows, and the µ$ and unpriced count behind it. */
+export const apiCostOf = (c: Cost) => ({ usd: formatCost(c), microUsd: c.micros, unpriced: c.unpriced });
 
 /** The issues' states as the last dashboard drew them (held ones included), else as the rows say. */
 const issueStatesOf = (run: RunRecord, rows: readonly AttentionIssue[]): AttentionIssue[] => {
@@ -45,7 +51,8 @@ const issueStatesOf = (run: RunRecord, rows: readonly AttentionIssue[]): Attenti
 export const runSummaryOf = (
   run: RunRecord,
   issues: { done: number; total: number },
-  rows: readonly AttentionIssue[] = [],
+  rows: readonly AttentionIssue[],
+  cost: Cost,
 ): RunSummary => ({
   id: run.id,
   kind: run.kind,
@@ -56,13 +63,18 @@ export const runSummaryOf = (
   live: !isTerminalRunState(run.state),
   triggerIssue: run.triggerIssue ?? null,
   issues,
+  cost: apiCostOf(cost),
   reason: run.progress.reason ?? null,
   attention: attentionOf(run, issueStatesOf(run, rows)),
   createdAt: run.createdAt,
   updatedAt: run.updatedAt,
 });
 
-export const apiAttemptOf = (a: AttemptRecord, n: number): ApiAttempt => ({
+export const apiAttemptOf = (
+  a: AttemptRecord,
+  n: number,
+  prices: PriceTable = defaultPrices,
+): ApiAttempt => ({
   n,
   id: a.id,
   issue: { repo: `${a.issue.repo.owner}/${a.issue.repo.name}`, number: a.issue.number, title: a.job.title },
@@ -79,6 +91,7 @@ export const apiAttemptOf = (a: AttemptRecord, n: number): ApiAttempt => ({
   outcome: a.outcome ?? null,
   nudges: a.nudges,
   tokens: { input: a.tokens.input, output: a.tokens.output },
+  cost: apiCostOf(attemptCost(prices, a)),
   failureSummary: a.failureSummary ?? null,
   logExcerpt: a.logExcerpt ?? null,
   permissionDenials: (a.permissionDenials ?? []).map((d) => ({
@@ -93,7 +106,7 @@ export const apiAttemptOf = (a: AttemptRecord, n: number): ApiAttempt => ({
  * run's page, its API object, the runs list and `blitz-bot status` all show.
  */
 const summaryOfView = (view: RunView): RunSummary =>
-  runSummaryOf(view.run, { done: view.done, total: view.total }, view.issues);
+  runSummaryOf(view.run, { done: view.done, total: view.total }, view.issues, view.cost);
 
 /** `GET /api/v1/runs`: every run (or the live ones), as the API answers it. */
 export const buildRunList = async (ports: ApiPorts, filter: { live?: boolean } = {}): Promise<RunList> => {
@@ -106,7 +119,15 @@ export const buildRunList = async (ports: ApiPorts, filter: { live?: boolean } =
         ports.ledger.listByRun(run.id),
       ]);
       const dashboard = ports.dashboardOf?.(run.id);
-      return summaryOfView(buildRunView({ run, rows, attempts, ...(dashboard ? { dashboard } : {}) }));
+      return summaryOfView(
+        buildRunView({
+          run,
+          rows,
+          attempts,
+          ...(dashboard ? { dashboard } : {}),
+          ...(ports.prices ? { prices: ports.prices } : {}),
+        }),
+      );
     }),
   );
   return runListSchema.parse({ runs });
@@ -134,10 +155,14 @@ export const runDetailOf = (view: RunView, links?: ForgeWebLinks): RunDetail => 
       blockedBy: i.blockedBy,
       attempts: i.attempts.map((a) => nOf.get(a.id) ?? 0).filter((n) => n > 0),
       tokens: i.tokens,
+      cost: apiCostOf(i.cost),
     })),
     waves: view.layers.map((issues, k) => ({ wave: k + 1, issues })),
     currentWave: view.run.progress.wave ?? 0,
-    attempts: view.attempts.map((a, i) => apiAttemptOf(a, i + 1)),
+    attempts: view.attempts.map((a, i) => ({
+      ...apiAttemptOf(a, i + 1),
+      cost: apiCostOf(view.costs.get(a.id) ?? attemptCost(defaultPrices, a)),
+    })),
     notifyFailures: view.run.progress.notifyFailures ?? [],
   });
 };
@@ -169,7 +194,7 @@ export const buildAttempt = async (
 ): Promise<{ attempt?: ApiAttempt; record?: AttemptRecord } | undefined> => {
   if (!(await ports.runs.getRun(runId))) return undefined;
   const record = Number.isInteger(n) && n >= 1 ? (await ports.ledger.listByRun(runId))[n - 1] : undefined;
-  return record ? { attempt: attemptSchema.parse(apiAttemptOf(record, n)), record } : {};
+  return record ? { attempt: attemptSchema.parse(apiAttemptOf(record, n, ports.prices)), record } : {};
 };
 
 /** The API's shape of computed statistics (null where the figures leave a value out). */
@@ -178,7 +203,8 @@ export const apiStatsOf = (s: AttemptStats): ApiStats =>
     attempts: s.attempts,
     byOutcome: s.byOutcome,
     tokens: { input: s.tokens.input, output: s.tokens.output, cache: s.tokens.cache ?? 0 },
-    rows: s.rows.map((r) => ({ ...r, passRate: r.passRate ?? null })),
+    cost: apiCostOf(s.cost),
+    rows: s.rows.map((r) => ({ ...r, passRate: r.passRate ?? null, cost: apiCostOf(r.cost) })),
     waiting: s.waiting.map((w) => ({ ...w, title: w.title ?? null })),
   });
 

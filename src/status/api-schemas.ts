@@ -15,6 +15,21 @@ const outcome = z.enum(['solved', 'unsolved', 'environment_failure', 'stalled', 
 const tier = z.enum(['execution', 'design', 'subtle']);
 const tokens = z.object({ input: z.int().min(0), output: z.int().min(0) });
 
+/** What attempts cost in money (plan/cost.ts): never a number made up for a model without a price. */
+const cost = z
+  .object({
+    usd: z.string().openapi({
+      description:
+        'In dollars: "unknown price" when no attempt had a price, "$0.42 + unknown price" when some had none',
+      example: '$0.42',
+    }),
+    microUsd: z.int().min(0).openapi({ description: 'What had a price, in millionths of a dollar' }),
+    unpriced: z.int().min(0).openapi({
+      description: 'Attempts whose model (or one kind of their tokens) the price table does not price',
+    }),
+  })
+  .openapi('Cost');
+
 export const runSummarySchema = z
   .object({
     id: z.string().openapi({ example: '1a2b3c4d' }),
@@ -26,6 +41,7 @@ export const runSummarySchema = z
     live: z.boolean().openapi({ description: 'Not done or cancelled' }),
     triggerIssue: z.int().nullable().openapi({ description: 'Where the dashboard comment lives' }),
     issues: z.object({ done: z.int().min(0), total: z.int().min(0) }),
+    cost: cost.openapi({ description: "What the run's attempts cost" }),
     reason: z.string().nullable().openapi({ description: 'Why the run stopped, in words' }),
     attention: z
       .object({
@@ -62,6 +78,7 @@ export const attemptSchema = z
     outcome: outcome.nullable().openapi({ description: 'null while the worker runs' }),
     nudges: z.int().min(0),
     tokens,
+    cost,
     failureSummary: z.string().nullable(),
     logExcerpt: z
       .string()
@@ -98,6 +115,7 @@ export const runIssueSchema = z
     blockedBy: z.array(z.int()),
     attempts: z.array(z.int()).openapi({ description: 'The `n` of each of its attempts' }),
     tokens: z.int().min(0),
+    cost: cost.openapi({ description: "What the issue's attempts cost" }),
   })
   .openapi('RunIssue');
 
@@ -131,6 +149,7 @@ export const statsSchema = z
       description: 'Attempts per outcome; `open` counts the running ones',
     }),
     tokens: tokens.extend({ cache: z.int().min(0) }),
+    cost,
     rows: z.array(
       z.object({
         rosterEntry: z.string(),
@@ -142,6 +161,7 @@ export const statsSchema = z
         passRate: z.number().nullable(),
         inBand: z.boolean(),
         tokens: z.int(),
+        cost,
       }),
     ),
     waiting: z.array(

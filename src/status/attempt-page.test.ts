@@ -19,6 +19,7 @@ const attempt = (over: Partial<ApiAttempt> = {}): ApiAttempt => ({
   outcome: 'stalled',
   nudges: 0,
   tokens: { input: 1, output: 2 },
+  cost: { usd: '$0.42', microUsd: 420_000, unpriced: 0 },
   failureSummary: 'claude refused commands the worker needed',
   logExcerpt: null,
   permissionDenials: [],

@@ -78,6 +78,7 @@ export const attemptPage = (input: {
 <tr><th>started</th><td>${when(a.startedAt)} · took ${duration(a.startedAt, a.endedAt ?? undefined)} · nudges ${a.nudges}</td></tr>
 <tr><th>outcome</th><td id="outcome">${a.outcome ?? 'running'}${a.failureSummary ? html` <span class="muted">${a.failureSummary}</span>` : ''}</td></tr>
 <tr><th>tokens</th><td id="tokens">${usageText(tokens)}</td></tr>
+<tr><th>cost</th><td id="cost">${a.cost.usd}</td></tr>
 <tr><th>tool calls</th><td>${t ? t.toolCalls : '–'}</td></tr>
 </table>
 ${a.permissionDenials.length > 0 ? refusedSection(a.permissionDenials) : ''}

@@ -37,6 +37,7 @@ export const summarySection = (d: RunDetail): Html => {
 <tr><th>state</th><td id="run-state">${stateBadge(r.state)}${r.reason ? html` <span class="muted">${r.reason}</span>` : ''}</td></tr>
 ${attentionRow(r.attention)}
 <tr><th>progress</th><td id="run-progress">${r.issues.done}/${r.issues.total} issues merged or closed</td></tr>
+<tr><th>cost</th><td id="run-cost">${r.cost.usd}</td></tr>
 <tr><th>integration branch</th><td><code>${d.integrationBranch}</code></td></tr>
 <tr><th>wave</th><td>${d.currentWave + 1}${b ? html` · last build ${b.status}${b.covers.length ? html` covering ${b.covers.join(', ')}` : ''}${b.failures ? html` (${b.failures} failure(s))` : ''}` : ''}</td></tr>
 <tr><th>started</th><td>${when(r.createdAt)} <span class="muted">updated ${when(r.updatedAt)}</span></td></tr>
@@ -52,7 +53,7 @@ export const dagSection = (d: RunDetail): Html => {
 };
 
 export const issueTable = (d: RunDetail): Html => html`<table id="issues">
-<thead><tr><th>#</th><th>title</th><th>state</th><th>blocked by</th><th>PR</th><th>attempts</th><th>tokens</th></tr></thead>
+<thead><tr><th>#</th><th>title</th><th>state</th><th>blocked by</th><th>PR</th><th>attempts</th><th>tokens</th><th>cost</th></tr></thead>
 <tbody>${d.issues.map(
   (i) => html`<tr data-issue="${i.number}" data-state="${i.state}" data-attempts="${i.attempts.join(' ')}">
 <td>${i.url ? html`<a href="${i.url}">#${i.number}</a>` : `#${i.number}`}${i.epic ? html` <span class="muted">epic</span>` : ''}</td>
@@ -62,6 +63,7 @@ export const issueTable = (d: RunDetail): Html => html`<table id="issues">
 <td>${i.pr ? (i.prUrl ? html`<a href="${i.prUrl}">#${i.pr}</a>` : `#${i.pr}`) : ''}${i.mergedSha ? html` <code>${i.mergedSha.slice(0, 7)}</code>` : ''}</td>
 <td>${i.attempts.length}</td>
 <td>${i.tokens}</td>
+<td class="cost">${i.cost.usd}</td>
 </tr>`,
 )}</tbody></table>`;
 
@@ -72,7 +74,7 @@ export const layersSection = (d: RunDetail): Html =>
   )}</ol>`;
 
 export const attemptsTable = (d: RunDetail, link: boolean): Html => html`<table id="attempts">
-<thead><tr><th>n</th><th>issue</th><th>entry</th><th>model</th><th>tier</th><th>started</th><th>took</th><th>outcome</th><th>tokens</th><th>nudges</th></tr></thead>
+<thead><tr><th>n</th><th>issue</th><th>entry</th><th>model</th><th>tier</th><th>started</th><th>took</th><th>outcome</th><th>tokens</th><th>cost</th><th>nudges</th></tr></thead>
 <tbody>${d.attempts.map(
   (
     a,
@@ -86,6 +88,7 @@ export const attemptsTable = (d: RunDetail, link: boolean): Html => html`<table 
 <td>${duration(a.startedAt, a.endedAt ?? undefined)}</td>
 <td>${a.outcome ?? 'running'}${a.failureSummary ? html`<div class="muted">${a.failureSummary}</div>` : ''}</td>
 <td>${a.tokens.input + a.tokens.output}</td>
+<td class="cost">${a.cost.usd}</td>
 <td>${a.nudges}</td>
 </tr>`,
 )}</tbody></table>`;

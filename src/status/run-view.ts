@@ -9,6 +9,7 @@ import {
   type DashboardIssueState,
   dashboardIssueStates,
 } from '../dashboard/types.ts';
+import { attemptCost, type Cost, defaultPrices, type PriceTable, sumCosts } from '../plan/cost.ts';
 import type { AttemptLedger, AttemptRecord } from '../runner/types.ts';
 import type { RunRecord, RunStore } from '../store/run-store.ts';
 
@@ -25,6 +26,8 @@ export interface RunViewIssue {
   blockedBy: number[];
   attempts: AttemptRecord[];
   tokens: number;
+  /** The sum of its attempts' costs (`costs`). */
+  cost: Cost;
 }
 
 export interface RunView {
@@ -32,6 +35,10 @@ export interface RunView {
   issues: RunViewIssue[];
   /** All attempts, oldest first; `n` on the attempt page is the 1-based index into this list. */
   attempts: AttemptRecord[];
+  /** Each attempt's cost, by attempt id: the issue's and the run's are their sums. */
+  costs: ReadonlyMap<string, Cost>;
+  /** What every attempt of the run cost. */
+  cost: Cost;
   /** Issues layered by dependency depth: layer k can start once layers before it are done. */
   layers: number[][];
   done: number;
@@ -75,8 +82,12 @@ export const buildRunView = (input: {
   rows: Awaited<ReturnType<RunStore['listRunIssues']>>;
   attempts: AttemptRecord[];
   dashboard?: DashboardInput;
+  /** What prices the attempts (plan/cost.ts); default the built-in table. */
+  prices?: PriceTable;
 }): RunView => {
   const { run } = input;
+  const prices = input.prices ?? defaultPrices;
+  const costs = new Map(input.attempts.map((a) => [a.id, attemptCost(prices, a)]));
   const fromDashboard = new Map<number, DashboardIssue>();
   for (const i of input.dashboard?.issues ?? []) fromDashboard.set(i.number, i);
   // After a restart no dashboard has been published yet: the graph kept in the run's progress stands in.
@@ -124,12 +135,15 @@ export const buildRunView = (input: {
         blockedBy: dash?.blockedBy.length ? dash.blockedBy : (keptEdges.get(number) ?? dash?.blockedBy ?? []),
         attempts,
         tokens: attempts.reduce((n, a) => n + a.tokens.input + a.tokens.output, 0),
+        cost: sumCosts(attempts.map((a) => costs.get(a.id)!)),
       };
     });
   return {
     run,
     issues,
     attempts: input.attempts,
+    costs,
+    cost: sumCosts(costs.values()),
     layers: dependencyLayers(issues),
     done: issues.filter((i) => finishedStates.has(i.state)).length,
     total: issues.length,
@@ -142,6 +156,7 @@ export const loadRunView = async (
     runs: RunStore;
     ledger: AttemptLedger;
     dashboardOf?: (runId: string) => DashboardInput | undefined;
+    prices?: PriceTable;
   },
   runId: string,
 ): Promise<RunView | undefined> => {
@@ -149,5 +164,11 @@ export const loadRunView = async (
   if (!run) return undefined;
   const [rows, attempts] = await Promise.all([deps.runs.listRunIssues(runId), deps.ledger.listByRun(runId)]);
   const dashboard = deps.dashboardOf?.(runId);
-  return buildRunView({ run, rows, attempts, ...(dashboard ? { dashboard } : {}) });
+  return buildRunView({
+    run,
+    rows,
+    attempts,
+    ...(dashboard ? { dashboard } : {}),
+    ...(deps.prices ? { prices: deps.prices } : {}),
+  });
 };

@@ -43,7 +43,7 @@ ${
   runs.length === 0
     ? html`<p class="muted">No runs yet. Comment <code>/blitz</code> on an issue to start one.</p>`
     : html`<table id="runs">
-<thead><tr><th>run</th><th>repo</th><th>kind</th><th>milestone</th><th>progress</th><th>started</th><th>state</th></tr></thead>
+<thead><tr><th>run</th><th>repo</th><th>kind</th><th>milestone</th><th>progress</th><th>cost</th><th>started</th><th>state</th></tr></thead>
 <tbody>${orderRuns(runs).map(
         (
           run,
@@ -53,6 +53,7 @@ ${
 <td>${run.kind}</td>
 <td>${run.title}</td>
 <td>${run.issues.done}/${run.issues.total}</td>
+<td class="cost">${run.cost.usd}</td>
 <td>${when(run.createdAt)}</td>
 <td>${stateBadge(run.state)}${run.attention ? html`<div class="muted" data-attention="${run.attention.state}">${run.attention.reason} — <code>${run.attention.command}</code></div>` : ''}</td>
 </tr>`,

@@ -8,6 +8,7 @@ import { openRunStore } from '../store/open-store.ts';
 import { fetchApi } from './api-client.ts';
 import { buildStats } from './api-data.ts';
 import { type ApiStats, statsSchema } from './api-schemas.ts';
+import { configuredPrices } from './configured-prices.ts';
 import { formatStatsText } from './stats.ts';
 
 export const statsUsage = 'usage: blitz-bot stats [--run RUN_ID] [--json] [--server URL (with STATUS_TOKEN)]';
@@ -29,7 +30,7 @@ const localStats = async (
   const runs = await openRunStore((env ? loadEnv(env) : loadEnv()).DATABASE_URL);
   try {
     if (runId && !(await runs.getRun(runId))) return undefined;
-    return await buildStats({ runs, ledger: runs.ledger }, runId);
+    return await buildStats({ runs, ledger: runs.ledger, prices: configuredPrices(env) }, runId);
   } finally {
     await runs.close();
   }

@@ -13,16 +13,16 @@ export const statsPage = (s: ApiStats): Html => {
     { title: 'Stats' },
     html`<h1>Attempt stats</h1>
 <p id="totals">${s.attempts} attempts: ${count('solved')} solved, ${count('unsolved')} unsolved, ${count('stalled')} stalled, ${count('environment_failure')} environment failures, ${count('cancelled')} cancelled, ${count('open')} running.
-Tokens: ${s.tokens.input} in, ${s.tokens.output} out, ${s.tokens.cache} cache.</p>
+Tokens: ${s.tokens.input} in, ${s.tokens.output} out, ${s.tokens.cache} cache; cost <span id="cost">${s.cost.usd}</span>.</p>
 <h2>Pass rate by roster entry and tier</h2>
 <p class="muted">Highlighted: between 20 % and 80 %, where an entry is neither hopeless nor trivial at that tier. Environment failures, cancels and running attempts are not counted.</p>
 <table id="pass-rates">
-<thead><tr><th>entry</th><th>tool</th><th>tier</th><th>attempts</th><th>solved / counted</th><th>pass rate</th><th>tokens</th></tr></thead>
+<thead><tr><th>entry</th><th>tool</th><th>tier</th><th>attempts</th><th>solved / counted</th><th>pass rate</th><th>tokens</th><th>cost</th></tr></thead>
 <tbody>${s.rows.map(
       (
         r,
       ) => html`<tr class="${r.inBand ? 'band' : ''}" data-entry="${r.rosterEntry}" data-tier="${r.tier}" data-band="${r.inBand ? 'yes' : 'no'}">
-<td>${r.rosterEntry}</td><td>${r.tool}</td><td>${r.tier}</td><td>${r.attempts}</td><td>${r.solved} / ${r.counted}</td><td>${percent(r.passRate)}${r.inBand ? ' ★' : ''}</td><td>${r.tokens}</td>
+<td>${r.rosterEntry}</td><td>${r.tool}</td><td>${r.tier}</td><td>${r.attempts}</td><td>${r.solved} / ${r.counted}</td><td>${percent(r.passRate)}${r.inBand ? ' ★' : ''}</td><td>${r.tokens}</td><td class="cost">${r.cost.usd}</td>
 </tr>`,
     )}</tbody></table>
 <h2>Unsolved, waiting</h2>

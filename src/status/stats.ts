@@ -2,6 +2,7 @@
 // 20–80 % band marked (where an entry is neither hopeless nor trivial for that tier, the attempts
 // worth learning from), tokens, and the unsolved issues that wait for a stronger model or a person.
 // Pure: the caller reads the stores.
+import { addCost, attemptCost, type Cost, defaultPrices, type PriceTable, zeroCost } from '../plan/cost.ts';
 import type { AttemptOutcome, AttemptRecord, Tier, TokenUsage } from '../runner/types.ts';
 import type { RunIssueRecord } from '../store/run-store.ts';
 import type { ApiStats } from './api-schemas.ts';
@@ -21,6 +22,7 @@ export interface PassRateRow {
   /** 20 % ≤ pass rate ≤ 80 %. */
   inBand: boolean;
   tokens: number;
+  cost: Cost;
 }
 
 export interface WaitingIssue {
@@ -40,6 +42,7 @@ export interface AttemptStats {
   attempts: number;
   byOutcome: Record<AttemptOutcome | 'open', number>;
   tokens: TokenUsage;
+  cost: Cost;
   rows: PassRateRow[];
   waiting: WaitingIssue[];
 }
@@ -64,7 +67,11 @@ export const computeStats = (input: {
   attempts: readonly AttemptRecord[];
   /** Run issue rows, to skip issues already merged and to see failed/stalled ones. */
   issues?: readonly RunIssueRecord[];
+  /** What prices the attempts (plan/cost.ts); default the built-in table. */
+  prices?: PriceTable;
 }): AttemptStats => {
+  const prices = input.prices ?? defaultPrices;
+  let cost = zeroCost;
   const byOutcome: AttemptStats['byOutcome'] = {
     solved: 0,
     unsolved: 0,
@@ -81,6 +88,8 @@ export const computeStats = (input: {
     tokens.input += a.tokens.input;
     tokens.output += a.tokens.output;
     tokens.cache = (tokens.cache ?? 0) + (a.tokens.cache ?? 0);
+    const spent = attemptCost(prices, a);
+    cost = addCost(cost, spent);
     const key = `${a.rosterEntry}\u0000${a.tier}`;
     const row = rows.get(key) ?? {
       rosterEntry: a.rosterEntry,
@@ -91,9 +100,11 @@ export const computeStats = (input: {
       solved: 0,
       inBand: false,
       tokens: 0,
+      cost: zeroCost,
     };
     row.attempts++;
     row.tokens += a.tokens.input + a.tokens.output;
+    row.cost = addCost(row.cost, spent);
     if (!notCounted.has(a.outcome)) row.counted++;
     if (a.outcome === 'solved') row.solved++;
     rows.set(key, row);
@@ -134,6 +145,7 @@ export const computeStats = (input: {
     attempts: input.attempts.length,
     byOutcome,
     tokens,
+    cost,
     rows: [...rows.values()].sort(
       (a, b) => a.rosterEntry.localeCompare(b.rosterEntry) || tierOrder[a.tier] - tierOrder[b.tier],
     ),
@@ -150,11 +162,11 @@ export const formatStatsText = (s: ApiStats): string => {
   const count = (outcome: string): number => s.byOutcome[outcome] ?? 0;
   const lines = [
     `attempts: ${s.attempts} (solved ${count('solved')}, unsolved ${count('unsolved')}, stalled ${count('stalled')}, environment ${count('environment_failure')}, cancelled ${count('cancelled')}, running ${count('open')})`,
-    `tokens: input ${s.tokens.input}, output ${s.tokens.output}, cache ${s.tokens.cache}`,
+    `tokens: input ${s.tokens.input}, output ${s.tokens.output}, cache ${s.tokens.cache} (${s.cost.usd})`,
     '',
     'pass rate by roster entry and tier (* = in the 20–80 % band)',
   ];
-  const header = ['entry', 'tool', 'tier', 'attempts', 'solved', 'pass', 'tokens'];
+  const header = ['entry', 'tool', 'tier', 'attempts', 'solved', 'pass', 'tokens', 'cost'];
   const table = s.rows.map((r) => [
     r.rosterEntry,
     r.tool,
@@ -163,6 +175,7 @@ export const formatStatsText = (s: ApiStats): string => {
     `${r.solved}/${r.counted}`,
     `${percent(r.passRate)}${r.inBand ? ' *' : ''}`,
     String(r.tokens),
+    r.cost.usd,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]!.length)));
   for (const row of [header, ...table])

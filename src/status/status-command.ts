@@ -8,6 +8,7 @@ import { openRunStore } from '../store/open-store.ts';
 import { fetchApi } from './api-client.ts';
 import { buildRunList } from './api-data.ts';
 import { type RunList, type RunSummary, runListSchema } from './api-schemas.ts';
+import { configuredPrices } from './configured-prices.ts';
 
 export const statusUsage = 'usage: blitz-bot status [--json] [--server URL (with STATUS_TOKEN)]';
 
@@ -23,7 +24,7 @@ const defaultIo: StatusCliIo = { out: (t) => console.log(t), err: (t) => console
 // Titles come from the tracker: printed on one line, without control characters a terminal would obey.
 const printable = (text: string): string => text.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ').slice(0, 80);
 
-/** One line per run: id, kind, where, title, state, issues done, last change. */
+/** One line per run: id, kind, where, title, state, issues done, cost, last change. */
 export const formatStatusText = (runs: readonly RunSummary[]): string => {
   if (runs.length === 0) return 'no live runs';
   const rows = runs.map((r) => [
@@ -33,6 +34,7 @@ export const formatStatusText = (runs: readonly RunSummary[]): string => {
     printable(r.title),
     r.state,
     `${r.issues.done}/${r.issues.total} done`,
+    r.cost.usd,
     r.updatedAt,
   ]);
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
@@ -59,7 +61,7 @@ export const formatStatusText = (runs: readonly RunSummary[]): string => {
 const localLiveRuns = async (env: Record<string, string | undefined> | undefined): Promise<RunList> => {
   const runs = await openRunStore((env ? loadEnv(env) : loadEnv()).DATABASE_URL);
   try {
-    return await buildRunList({ runs, ledger: runs.ledger }, { live: true });
+    return await buildRunList({ runs, ledger: runs.ledger, prices: configuredPrices(env) }, { live: true });
   } finally {
     await runs.close();
   }

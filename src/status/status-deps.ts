@@ -8,6 +8,7 @@ import type { ForgeWebLinks } from '../forges/web-links.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Redact } from '../observability/redact.ts';
+import type { PriceTable } from '../plan/cost.ts';
 import type { AttemptLedger } from '../runner/types.ts';
 import type { RunStore } from '../store/run-store.ts';
 import type { RunnerRegistry } from '../store/runner-tokens.ts';
@@ -36,6 +37,8 @@ export interface StatusDeps {
   links?: ForgeWebLinks;
   /** The registered remote runners (shown on the runs page: live, lost, their clock offsets). */
   runners?: Pick<RunnerRegistry, 'listTokens'>;
+  /** What prices attempts (plan/cost.ts: the config's `prices:` over the defaults); absent, the defaults. */
+  prices?: PriceTable;
 }
 
 export const createStatusDeps = (opts: {
@@ -53,6 +56,7 @@ export const createStatusDeps = (opts: {
   /** Where the forges show an issue or a PR, for the links on the pages and in the API. */
   links?: ForgeWebLinks;
   runners?: Pick<RunnerRegistry, 'listTokens'>;
+  prices?: PriceTable;
 }): StatusDeps => {
   const read = createLogReader({ roots: [opts.workspace] });
   opts.metrics.setRunFigures(() => runFigures({ runs: opts.runs, ledger: opts.runs.ledger }));
@@ -64,6 +68,7 @@ export const createStatusDeps = (opts: {
     ...(opts.budget ? { budget: opts.budget } : {}),
     ...(opts.links ? { links: opts.links } : {}),
     ...(opts.runners ? { runners: opts.runners } : {}),
+    ...(opts.prices ? { prices: opts.prices } : {}),
     events: opts.events,
     logger: opts.logger,
     readLog: async (path) => {

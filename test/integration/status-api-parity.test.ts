@@ -155,7 +155,7 @@ describe('the status pages render the API objects', () => {
       `${stats.attempts} attempts: ${n('solved')} solved, ${n('unsolved')} unsolved, ${n('stalled')} stalled`,
     );
     expect(page).toContain(
-      `Tokens: ${stats.tokens.input} in, ${stats.tokens.output} out, ${stats.tokens.cache} cache.`,
+      `Tokens: ${stats.tokens.input} in, ${stats.tokens.output} out, ${stats.tokens.cache} cache; cost <span id="cost">${stats.cost.usd}</span>.`,
     );
     for (const r of stats.rows)
       expect(page).toContain(

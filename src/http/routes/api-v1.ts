@@ -135,6 +135,7 @@ export const apiV1Routes = (deps: StatusDeps | undefined) => {
     ledger: deps.ledger,
     dashboardOf: deps.events.latestDashboard,
     ...(deps.links ? { links: deps.links } : {}),
+    ...(deps.prices ? { prices: deps.prices } : {}),
   };
   const guard = statusAccess({ token, now: deps.now ?? (() => new Date()), refusal: 'json' });
   app.use('/runs', guard);

@@ -107,6 +107,7 @@ export const statusRoutes = (deps: StatusDeps | undefined) => {
     ledger: deps.ledger,
     dashboardOf: deps.events.latestDashboard,
     ...(deps.links ? { links: deps.links } : {}),
+    ...(deps.prices ? { prices: deps.prices } : {}),
   };
   app.get('/', async (c) =>
     c.html(
