@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Forge, PullRequest } from '../forges/types.ts';
-import { keepOpenedPulls, readsPerCall } from './pr-reads-per-call.ts';
+import { keepOpenedPulls, readsPerCall, workerStamps } from './pr-reads-per-call.ts';
 
 const app = { owner: 'acme', name: 'app' };
 
@@ -70,5 +70,41 @@ describe('readsPerCall', () => {
     await call.readPullFeedback!({ repo: app, number: 10 });
     await readsPerCall(forge, new Map()).readPullFeedback!({ repo: app, number: 9 });
     expect(given).toEqual([opened, undefined, undefined]);
+  });
+
+  it('reads a PR again within the call once its worker started, resumed or ended since the read', async () => {
+    // The worker's resume pushes h2 and then ends: a pass that sees it ended must see h2.
+    let head = 'h1';
+    const forge = {
+      kind: 'github',
+      botLogin: 'blitz-bot[bot]',
+      readPullFeedback: async (ref: { number: number }) => ({
+        pull: { ref: { repo: app, number: ref.number }, head: { ref: 'b', sha: head } },
+        checks: [],
+        reviews: [],
+        comments: [],
+      }),
+    } as unknown as Forge;
+    const issue = { repo: app, number: 3 };
+    const attempt = { id: 'a1', issue, outcome: 'solved' as const, feedbackResumes: 0 };
+    const progress = [{ key: 'acme/app#3', pr: { number: 9, merged: false } }];
+    const memo = new Map<string, Promise<unknown>>();
+    const pass = async (a: typeof attempt | Omit<typeof attempt, 'outcome'>) => {
+      const stamps = workerStamps(progress, [a]);
+      const call = readsPerCall(forge, memo, (ref) => stamps.get(ref.number) ?? '');
+      return (await call.readPullFeedback!({ repo: app, number: 9 })).pull.head.sha;
+    };
+    expect(await pass(attempt)).toBe('h1');
+    // Resumed: live, the same head read again once.
+    const { outcome: _o, ...live } = { ...attempt, feedbackResumes: 1 };
+    head = 'h2';
+    expect(await pass(live)).toBe('h2');
+    head = 'h3';
+    // A tick's stall check writes the attempt too: not a new phase, the call's read stands.
+    expect(
+      await pass({ ...live, stallFingerprint: { logSize: 1, head: 'h3', remote: 'h3' } } as typeof live),
+    ).toBe('h2');
+    // Ended (after its push): read again.
+    expect(await pass({ ...attempt, feedbackResumes: 1 })).toBe('h3');
   });
 });

@@ -29,7 +29,7 @@ import { sweepClosedWorkspaces } from './issue-cleanup.ts';
 import { live, runPasses } from './pass-loop.ts';
 import { mergeAfterFeedback, type PassCtx, type PerformPorts, perform } from './perform.ts';
 import { gatePullRequests, withPrGates } from './pr-feedback-step.ts';
-import { keepOpenedPulls, readsPerCall } from './pr-reads-per-call.ts';
+import { keepOpenedPulls, readsPerCall, workerStamps } from './pr-reads-per-call.ts';
 import { commonSnapshot, paceReason, readRunRecords } from './run-pace.ts';
 import { type ConfigRead, keptBlockerOf, loadRunRepo, type RunRepo } from './run-repo.ts';
 import { foldResults, writeProgress } from './run-writer.ts';
@@ -133,10 +133,12 @@ const loadRun = async (
   const fresh = (await deps.store.getRun(run.id)) ?? run;
   // The PR feedback loop: each open worker PR's CI and people's reviews, for the planner's merge gate.
   const rowsByKey = new Map(rows.map((r) => [issueKey(r.repo, r.number), r]));
+  const stamps = workerStamps(progress, attempts);
   const prFacts = await gatePullRequests(
     deps,
     {
-      forge: readsPerCall(forge, cache.prReads ?? new Map()),
+      // Read again for a PR whose worker started, resumed or ended since the call read it.
+      forge: readsPerCall(forge, cache.prReads ?? new Map(), (ref) => stamps.get(ref.number) ?? ''),
       repo,
       run: fresh,
       attempts,
