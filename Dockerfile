@@ -56,11 +56,15 @@ FROM bot AS runner
 ARG CLAUDE_CODE_VERSION=2.1.332
 ARG CODEX_VERSION=0.171.0
 ARG OPENCODE_VERSION=1.18.33
+ARG GEMINI_CLI_VERSION=0.61.0
+ARG QWEN_CODE_VERSION=0.24.4
 USER root
 RUN set -e; pkgs=""; \
   if [ -n "${CLAUDE_CODE_VERSION}" ]; then pkgs="$pkgs @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}"; fi; \
   if [ -n "${CODEX_VERSION}" ]; then pkgs="$pkgs @openai/codex@${CODEX_VERSION}"; fi; \
   if [ -n "${OPENCODE_VERSION}" ]; then pkgs="$pkgs opencode-ai@${OPENCODE_VERSION}"; fi; \
+  if [ -n "${GEMINI_CLI_VERSION}" ]; then pkgs="$pkgs @google/gemini-cli@${GEMINI_CLI_VERSION}"; fi; \
+  if [ -n "${QWEN_CODE_VERSION}" ]; then pkgs="$pkgs @qwen-code/qwen-code@${QWEN_CODE_VERSION}"; fi; \
   if [ -n "$pkgs" ]; then npm install --global --no-audit --no-fund $pkgs && npm cache clean --force; fi
 # The runner runs as blitz, not root, with no capability: workers are kept apart by bubblewrap's
 # namespaces (an unprivileged user namespace each), not by a second uid it would need privileges to

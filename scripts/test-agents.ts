@@ -1,12 +1,13 @@
-// `npm run test:agents [-- --latest]`: installs the agent CLIs (pinned in src/runner/tools/tested-versions.ts,
-// or the newest releases with --latest), then runs the compatibility tier (vitest.agents.config.ts).
+// `npm run test:agents [-- --latest] [-- --tool NAME …]`: installs the agent CLIs (pinned in
+// src/runner/tools/tested-versions.ts, or the newest releases with --latest), then runs the
+// compatibility tier (vitest.agents.config.ts); `--tool NAME` (repeatable) runs only those tools.
 // With --latest it ends with what broke, per tool and scenario, so a pin can be moved knowingly.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { cacheDir } from '../test/agents/agent-clis.ts';
-import { installAgents } from './install-agents.ts';
+import { installAgents, toolsOf } from './install-agents.ts';
 
 const reportSchema = z.object({
   testResults: z.array(
@@ -25,7 +26,8 @@ const reportSchema = z.object({
 
 const main = async (): Promise<number> => {
   const latest = process.argv.includes('--latest');
-  const selected = await installAgents(latest);
+  const tools = toolsOf(process.argv);
+  const selected = await installAgents(latest, tools);
   const report = join(cacheDir, 'report.json');
   rmSync(report, { force: true });
   const vitest = spawnSync(
@@ -38,6 +40,7 @@ const main = async (): Promise<number> => {
       '--reporter=default',
       '--reporter=json',
       `--outputFile.json=${report}`,
+      ...tools.map((t) => `test/agents/${t}.test.ts`),
     ],
     { stdio: 'inherit' },
   );

@@ -12,7 +12,16 @@ import { knownKeysAt } from './schema-keys.ts';
 import { entryEnvSchema, passEnvItemSchema } from './worker-env.ts';
 import { type ArgvPath, keepArgvWordsAsText } from './yaml-argv.ts';
 
-export const toolNames = ['claude', 'codex', 'opencode', 'aider', 'ollama', 'custom'] as const;
+export const toolNames = [
+  'claude',
+  'codex',
+  'opencode',
+  'gemini',
+  'qwen',
+  'aider',
+  'ollama',
+  'custom',
+] as const;
 
 export const rosterEntrySchema = withJsonSchemaRule(
   z

@@ -4,7 +4,7 @@
 import type { Tier } from './tier.ts';
 import { higherTier, tierRank, tiers } from './tier.ts';
 
-export const tools = ['claude', 'codex', 'opencode', 'aider', 'ollama', 'custom'] as const;
+export const tools = ['claude', 'codex', 'opencode', 'gemini', 'qwen', 'aider', 'ollama', 'custom'] as const;
 export type Tool = (typeof tools)[number];
 export const roles = ['blitz', 'fleet', 'plan', 'review'] as const;
 export type Role = (typeof roles)[number];

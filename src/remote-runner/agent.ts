@@ -33,7 +33,7 @@ export interface AgentOptions {
   version?: string;
 }
 
-const BUILT_IN_TOOLS = ['claude', 'codex', 'opencode', 'aider', 'ollama'];
+const BUILT_IN_TOOLS = ['claude', 'codex', 'opencode', 'gemini', 'qwen', 'aider', 'ollama'];
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export class RunnerAgent {

@@ -3,7 +3,8 @@
 // against the docs (search, docs corpus): claude `-p --output-format text --disallowedTools …`
 // (docs.anthropic.com CLI reference); `codex exec --sandbox read-only --skip-git-repo-check -`
 // (read-only is exec's default, prints only the final message on stdout, `-` reads stdin);
-// `opencode run <message>`; aider `--message-file --dry-run --no-git --no-auto-commits`.
+// `opencode run <message>`; gemini and qwen `--approval-mode plan` (read-only: no edits, no commands;
+// checked against their --help), prompt on stdin; aider `--message-file --dry-run --no-git --no-auto-commits`.
 // A `custom` entry's own argv template is used, with the prompt on stdin as well as in the file.
 import { AppError } from '../errors.ts';
 import { type PlaceholderValues, substitute } from '../runner/tools/placeholders.ts';
@@ -59,6 +60,29 @@ const builtIn = (e: ReviewRosterEntry, v: PlaceholderValues): string[] => {
         ...modelArgs('--model', opencodeModel(e)),
         ...extra,
         `Read the file ${v.promptFile} and answer exactly as it asks. Do not change any file.`,
+      ];
+    case 'gemini':
+      return [
+        'gemini',
+        '--output-format',
+        'text',
+        '--skip-trust',
+        '--approval-mode',
+        'plan',
+        ...modelArgs('--model', e.model),
+        ...extra,
+        '--prompt',
+        '',
+      ];
+    case 'qwen':
+      return [
+        'qwen',
+        '--output-format',
+        'text',
+        '--approval-mode',
+        'plan',
+        ...modelArgs('--model', e.model),
+        ...extra,
       ];
     case 'aider':
       return [

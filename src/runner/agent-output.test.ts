@@ -1,5 +1,5 @@
-// Reading the real CLIs' output: the lines below are shaped as claude 2.1, codex 0.171 and opencode
-// 1.18 print them (captured by the compatibility tier, test/agents/).
+// Reading the real CLIs' output: the lines below are shaped as claude 2.1, codex 0.171, opencode 1.18
+// and gemini 0.61 print them (captured by the compatibility tier, test/agents/).
 import { describe, expect, it } from 'vitest';
 import {
   agentText,
@@ -26,6 +26,125 @@ const opencodeStep = (input: number, output: number, read = 0) =>
       tokens: { total: input + output, input, output, cache: { write: 0, read } },
     },
   });
+
+// gemini 0.61 `--output-format stream-json`: one invocation with a tool call, as it printed it.
+const geminiRun = (session: string, input: number, output: number, cached = 0) =>
+  [
+    line({ type: 'init', timestamp: '2026-12-06T23:14:34.776Z', session_id: session, model: 'mock-model' }),
+    line({
+      type: 'message',
+      timestamp: '2026-12-06T23:14:34.778Z',
+      role: 'user',
+      content: 'You are working on issue #7.',
+    }),
+    line({
+      type: 'tool_use',
+      tool_name: 'run_shell_command',
+      tool_id: 'run_shell_command_1',
+      parameters: { command: 'echo \'{"type":"init","session_id":"not-this-one"}\'' },
+    }),
+    line({ type: 'tool_result', tool_id: 'run_shell_command_1', status: 'success', output: '' }),
+    line({ type: 'message', role: 'assistant', content: 'FINAL REPORT\nSTA', delta: true }),
+    line({ type: 'message', role: 'assistant', content: 'TUS: done', delta: true }),
+    line({
+      type: 'result',
+      status: 'success',
+      stats: {
+        total_tokens: input + output,
+        input_tokens: input,
+        output_tokens: output,
+        cached,
+        input: input - cached,
+        duration_ms: 810,
+        tool_calls: 1,
+        models: {
+          'mock-model': { total_tokens: input + output, input_tokens: input, output_tokens: output, cached },
+        },
+      },
+    }),
+  ].join('\n');
+
+describe('gemini stream-json', () => {
+  it('sums the stats of each invocation (a resume is another), cached input apart', () => {
+    const log = `${geminiRun('11111111-2222-4333-8444-555555555555', 2468, 112, 400)}\n${geminiRun('11111111-2222-4333-8444-555555555555', 1234, 56)}`;
+    expect(parseTokenUsage(log)).toEqual({ input: 2068 + 1234, output: 168, cache: 400, cacheWrite: 0 });
+  });
+
+  it('reads the session id of its init event, never one a command printed', () => {
+    expect(parseSessionId(geminiRun('11111111-2222-4333-8444-555555555555', 1, 1))).toBe(
+      '11111111-2222-4333-8444-555555555555',
+    );
+  });
+
+  it('joins the chunks of a streamed assistant message into its text', () => {
+    expect(
+      agentText(geminiRun('s1', 1, 1))
+        .split('\n')
+        .slice(-2),
+    ).toEqual(['FINAL REPORT', 'STATUS: done']);
+  });
+});
+
+// qwen 0.24 `--output-format stream-json`: claude's shape, its init naming its version; a result's
+// usage is the session's running total (captured: 2468 after the first run, 4936 after its resume).
+const qwenRun = (session: string, input: number, output: number) =>
+  [
+    line({
+      type: 'system',
+      subtype: 'init',
+      session_id: session,
+      model: 'mock-model',
+      qwen_code_version: '0.24.4',
+    }),
+    line({
+      type: 'assistant',
+      session_id: session,
+      message: {
+        role: 'assistant',
+        content: [{ type: 'text', text: 'ok' }],
+        usage: { input_tokens: 1234, output_tokens: 56 },
+      },
+    }),
+    line({
+      type: 'result',
+      subtype: 'success',
+      session_id: session,
+      is_error: false,
+      result: 'ok',
+      usage: {
+        input_tokens: input,
+        output_tokens: output,
+        cache_read_input_tokens: 0,
+        total_tokens: input + output,
+      },
+      permission_denials: [],
+    }),
+  ].join('\n');
+
+describe('qwen stream-json', () => {
+  it('counts a resumed session once, at its last (running total) result', () => {
+    const s = 'a28e80b5-05af-45c9-a64d-c7e5512ef5f6';
+    expect(parseTokenUsage(`${qwenRun(s, 2468, 112)}\n${qwenRun(s, 4936, 224)}`)).toEqual({
+      input: 4936,
+      output: 224,
+      cache: 0,
+      cacheWrite: 0,
+    });
+  });
+
+  it('adds sessions that are different (a fresh start after a lost session)', () => {
+    expect(parseTokenUsage(`${qwenRun('s-1', 100, 10)}\n${qwenRun('s-2', 40, 4)}`)).toEqual({
+      input: 140,
+      output: 14,
+      cache: 0,
+      cacheWrite: 0,
+    });
+  });
+
+  it("reads its session id as claude's", () => {
+    expect(parseSessionId(qwenRun('s-9', 1, 1))).toBe('s-9');
+  });
+});
 
 describe('parseTokenUsage', () => {
   it('counts a resumed codex thread once, at its last (cumulative) report', () => {

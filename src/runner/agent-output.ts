@@ -1,5 +1,6 @@
-// Reading what agent CLIs print: claude `--output-format stream-json` lines, codex `--json` events,
-// opencode `--format json` events, or plain text. Every JSON line is outside input, checked with zod
+// Reading what agent CLIs print: claude `--output-format stream-json` lines (qwen prints the same
+// shape), codex `--json` events, opencode `--format json` events, gemini `--output-format stream-json`
+// events (`init`, `message`, `tool_use`, `tool_result`, `result` with `stats`), or plain text. Every JSON line is outside input, checked with zod
 // before use. The shapes were taken from the real CLIs (the compatibility tier, test/agents/).
 import { z } from 'zod';
 import type { PermissionDenial, TokenUsage } from './types.ts';
@@ -31,6 +32,13 @@ const codexTurn = z.looseObject({
   }),
 });
 const codexThread = z.looseObject({ type: z.literal('thread.started'), thread_id: z.string() });
+/** The init event claude and qwen print as an invocation starts; qwen's names its version. */
+const systemInit = z.looseObject({
+  type: z.literal('system'),
+  subtype: z.literal('init'),
+  qwen_code_version: z.string().optional(),
+});
+const resultSession = z.looseObject({ type: z.literal('result'), session_id: z.string() });
 const opencodeStep = z.looseObject({
   type: z.literal('step_finish'),
   part: z.looseObject({
@@ -44,6 +52,23 @@ const opencodeStep = z.looseObject({
 const opencodeText = z.looseObject({
   type: z.literal('text'),
   part: z.looseObject({ text: z.string() }),
+});
+const geminiResult = z.looseObject({
+  type: z.literal('result'),
+  stats: z.looseObject({
+    input_tokens: z.number().optional(),
+    /** Input not read from the cache (input_tokens less cached), where the CLI reports it. */
+    input: z.number().optional(),
+    output_tokens: z.number().optional(),
+    cached: z.number().optional(),
+  }),
+});
+/** gemini streams an assistant message in chunks (`delta: true`), to be joined as they come. */
+const geminiMessage = z.looseObject({
+  type: z.literal('message'),
+  role: z.literal('assistant'),
+  content: z.string(),
+  delta: z.boolean().optional(),
 });
 const codexItem = z.looseObject({
   type: z.literal('item.completed'),
@@ -68,8 +93,11 @@ export const jsonLines = (text: string): unknown[] => {
 /** The human-readable text of a log: agent messages out of JSON events, other lines as they are. */
 export const agentText = (log: string): string => {
   const parts: string[] = [];
+  let joining = false;
   for (const line of log.split('\n')) {
     const t = line.trim();
+    const wasJoining = joining;
+    joining = false;
     if (!t.startsWith('{')) {
       parts.push(line);
       continue;
@@ -98,7 +126,16 @@ export const agentText = (log: string): string => {
       continue;
     }
     const text = opencodeText.safeParse(ev);
-    if (text.success) parts.push(text.data.part.text);
+    if (text.success) {
+      parts.push(text.data.part.text);
+      continue;
+    }
+    const chunk = geminiMessage.safeParse(ev);
+    if (chunk.success) {
+      if (wasJoining && chunk.data.delta) parts[parts.length - 1] += chunk.data.content;
+      else parts.push(chunk.data.content);
+      joining = chunk.data.delta === true;
+    }
   }
   return parts.join('\n');
 };
@@ -107,21 +144,45 @@ export const agentText = (log: string): string => {
  * Token usage the tool reported. claude: each `result` event carries the totals of one invocation
  * (summed across resumes); without one, per-message usage is summed. codex: `turn.completed` usage
  * is the thread's running total (a resumed thread goes on counting), so each thread counts once, at
- * its last report. opencode: each `step_finish` carries one model call's tokens, summed.
+ * its last report. opencode: each `step_finish` carries one model call's tokens, summed. gemini: each
+ * `result` carries one invocation's `stats`, summed. qwen prints claude's shape, but its `result` usage
+ * is the session's running total (a resumed session restores it), so each session counts once, at its
+ * last result.
  */
 export const parseTokenUsage = (log: string): TokenUsage | undefined => {
   const events = jsonLines(log);
   const fromResults: TokenUsage = { input: 0, output: 0, cache: 0, cacheWrite: 0 };
   const fromMessages: TokenUsage = { input: 0, output: 0, cache: 0, cacheWrite: 0 };
   const codexThreads = new Map<string, TokenUsage>();
+  const qwenSessions = new Map<string, TokenUsage>();
   let thread = '';
+  let qwen = false;
   let results = 0;
   let messages = 0;
   for (const ev of events) {
+    const g = geminiResult.safeParse(ev);
+    if (g.success) {
+      const st = g.data.stats;
+      const cached = st.cached ?? 0;
+      fromResults.input += st.input ?? Math.max(0, (st.input_tokens ?? 0) - cached);
+      fromResults.output += st.output_tokens ?? 0;
+      fromResults.cache = (fromResults.cache ?? 0) + cached;
+      results++;
+      continue;
+    }
+    const init = systemInit.safeParse(ev);
+    if (init.success) qwen = init.data.qwen_code_version !== undefined;
     const r = claudeResult.safeParse(ev);
     if (r.success && r.data.usage) {
-      add(fromResults, r.data.usage);
-      results++;
+      const session = resultSession.safeParse(ev);
+      if (qwen && session.success) {
+        const total: TokenUsage = { input: 0, output: 0, cache: 0, cacheWrite: 0 };
+        add(total, r.data.usage);
+        qwenSessions.set(session.data.session_id, total);
+      } else {
+        add(fromResults, r.data.usage);
+        results++;
+      }
       continue;
     }
     const a = claudeAssistant.safeParse(ev);
@@ -158,10 +219,11 @@ export const parseTokenUsage = (log: string): TokenUsage | undefined => {
       results++;
     }
   }
-  for (const u of codexThreads.values()) {
+  for (const u of [...codexThreads.values(), ...qwenSessions.values()]) {
     fromResults.input += u.input;
     fromResults.output += u.output;
     fromResults.cache = (fromResults.cache ?? 0) + (u.cache ?? 0);
+    fromResults.cacheWrite = (fromResults.cacheWrite ?? 0) + (u.cacheWrite ?? 0);
     results++;
   }
   if (results > 0) return fromResults;
@@ -172,11 +234,15 @@ export const parseTokenUsage = (log: string): TokenUsage | undefined => {
 /** A session id as the CLIs print them (UUIDs, `ses_…`): never an option, never a path. */
 export const sessionIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/);
 
-const claudeSession = z.looseObject({ type: z.enum(['system', 'result']), session_id: sessionIdSchema });
+const claudeSession = z.looseObject({
+  type: z.enum(['system', 'result', 'init']),
+  session_id: sessionIdSchema,
+});
 const opencodeSession = z.looseObject({ type: z.string(), sessionID: sessionIdSchema });
 
 /**
- * The session the log's latest run used: claude `session_id` (init and result events), codex
+ * The session the log's latest run used: claude's and qwen's `session_id` (init and result events),
+ * gemini's (`init`), codex
  * `thread.started` thread id, opencode `sessionID`. Only top-level events count: what a command
  * printed sits inside them as a string.
  */

@@ -17,6 +17,95 @@ const claudeRetry = (attempt: number, status: number | null = null) =>
 const opencodeDown =
   'timestamp=2026-12-01T08:01:56.710Z level=ERROR run=fa9e8364 message="stream error" providerID=mock error.error="AI_APICallError: Cannot connect to API: Unable to connect."';
 
+// gemini 0.61 with its endpoint refusing connections: one line per failed call, then its stack.
+const geminiDown = (attempt: number) =>
+  [
+    `Attempt ${attempt} failed. Retrying with backoff... Error: exception TypeError: fetch failed sending request`,
+    '    at file:///opt/gemini-cli/bundle/chunk-JDPZ4CE3.js:267671:13',
+    '    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)',
+    '    at async retryWithBackoff (file:///opt/gemini-cli/bundle/chunk-JDPZ4CE3.js:308039:23)',
+  ].join('\n');
+
+describe('gemini outages', () => {
+  const init = '{"type":"init","session_id":"11111111-2222-4333-8444-555555555555","model":"m"}';
+  it('are seen live once its retries of a failed fetch repeat, stacks and all', () => {
+    expect(liveEnvironmentProblem([init, geminiDown(1), geminiDown(2)].join('\n'))).toBeUndefined();
+    expect(liveEnvironmentProblem([init, geminiDown(1), geminiDown(2), geminiDown(3)].join('\n'))).toBe(
+      'model endpoint unreachable',
+    );
+    const answered = '{"type":"message","role":"assistant","content":"working","delta":true}';
+    expect(
+      liveEnvironmentProblem([geminiDown(1), geminiDown(2), geminiDown(3), answered].join('\n')),
+    ).toBeUndefined();
+  });
+
+  it('end an exited attempt as an environment failure, not charged to the issue', () => {
+    const c = classifyExit({
+      exitCode: 1,
+      branchMoved: false,
+      logTail: [init, geminiDown(1), geminiDown(2), 'Error when talking to Gemini API'].join('\n'),
+    });
+    expect(c).toMatchObject({
+      outcome: 'environment_failure',
+      summary: 'Environment failure: model endpoint unreachable.',
+    });
+  });
+});
+
+// gemini 0.61 against an account out of quota (captured from the real CLI): a retry line naming the
+// provider's words, the error's stack, then the fields Node prints after it.
+const geminiLimit = (attempt: number) =>
+  [
+    `Attempt ${attempt} failed with status 429. Retrying with backoff... _ApiError: {"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.","status":"RESOURCE_EXHAUSTED"}}`,
+    '    at throwErrorIfNotOK (file:///opt/gemini-cli/bundle/chunk-JDPZ4CE3.js:267833:24)',
+    '    at async retryWithBackoff (file:///opt/gemini-cli/bundle/chunk-JDPZ4CE3.js:308039:23)',
+    '    at async Turn.run (file:///opt/gemini-cli/bundle/chunk-JDPZ4CE3.js:333001:24) {',
+    '  status: 429',
+    '}',
+  ].join('\n');
+
+// qwen 0.24 (captured): its call retries are quiet; each retry of the turn prints a `system` `retry`
+// event on stdout and one line on stderr.
+const qwenRetryEvent = (attempt: number) =>
+  JSON.stringify({
+    type: 'system',
+    subtype: 'retry',
+    session_id: 's-1',
+    data: { reason: 'retry', attempt, maxRetries: 10, delayMs: 60000 * attempt },
+  });
+const qwenRetry = (attempt: number, error: string) =>
+  [
+    qwenRetryEvent(attempt),
+    `Retrying in ${60 * attempt}s (attempt ${attempt}/10): [API Error: ${error}]`,
+    JSON.stringify({ type: 'system', subtype: 'retry', session_id: 's-1', data: { reason: 'retry' } }),
+    'Retrying provider attempt (0 buffered tool call(s) discarded).',
+  ].join('\n');
+
+describe('gemini and qwen limits and outages', () => {
+  it("see a spent quota at gemini's first retry, its stack and fields after it", () => {
+    const init = '{"type":"init","session_id":"11111111-2222-4333-8444-555555555555","model":"m"}';
+    expect(liveEnvironmentProblem([init, geminiLimit(1)].join('\n'))).toBe('provider limit reached');
+    expect(
+      liveEnvironmentProblem(
+        [init, geminiLimit(1), "[STARTUP] Cannot measure phase 'cleanup_ops'", geminiLimit(2)].join('\n'),
+      ),
+    ).toBe('provider limit reached');
+  });
+
+  it("see a spent quota at qwen's first retry line, and an outage once its retries repeat", () => {
+    const init = '{"type":"system","subtype":"init","session_id":"s-1","qwen_code_version":"0.24.4"}';
+    const limit = '429 You exceeded your current quota, please check your plan and billing details.';
+    expect(liveEnvironmentProblem([init, qwenRetry(1, limit)].join('\n'))).toBe('provider limit reached');
+    const down = 'Connection error. (cause: fetch failed)';
+    expect(liveEnvironmentProblem([init, qwenRetry(1, down), qwenRetry(2, down)].join('\n'))).toBeUndefined();
+    expect(
+      liveEnvironmentProblem([init, qwenRetry(1, down), qwenRetry(2, down), qwenRetry(3, down)].join('\n')),
+    ).toBe('model endpoint unreachable');
+    const answered = JSON.stringify({ type: 'assistant', session_id: 's-1', message: { content: [] } });
+    expect(liveEnvironmentProblem([init, qwenRetry(1, limit), answered].join('\n'))).toBeUndefined();
+  });
+});
+
 describe('liveEnvironmentProblem', () => {
   it('sees codex reconnecting, claude retrying and opencode failing to connect, once they repeat', () => {
     const start = '{"type":"thread.started","thread_id":"t-1"}\n{"type":"turn.started"}';

@@ -37,9 +37,10 @@ const environmentPatterns: { pattern: RegExp; what: string }[] = [
     pattern: /\bECONNREFUSED\b|\bECONNRESET\b|\bENOTFOUND\b|\bEAI_AGAIN\b|\bETIMEDOUT\b/,
     what: 'model endpoint unreachable',
   },
-  // opencode's APIError; codex's reconnect loop.
+  // opencode's APIError; codex's reconnect loop; gemini's and qwen's retries of a failed fetch.
   {
-    pattern: /Cannot connect to API|Reconnecting\.\.\. waiting for network/,
+    pattern:
+      /Cannot connect to API|Reconnecting\.\.\. waiting for network|Retrying with backoff[^\n]{0,120}fetch failed|\bfetch failed\b[^\n]{0,40}(?:sending request|ECONNREFUSED|other side closed)/,
     what: 'model endpoint unreachable',
   },
   {
@@ -148,18 +149,40 @@ export const LIVE_RETRIES_DOWN = 3;
 export const CLAUDE_RETRY_DOWN = 5;
 
 const opencodeDown = /^timestamp=\S+ level=ERROR .*(?:Cannot connect to API|ECONNREFUSED)/;
+/** gemini's line per failed call ("Attempt 2 failed. Retrying with backoff... … fetch failed"), then a stack. */
+const geminiRetry = /^Attempt \d+ failed\b.*Retrying with backoff/;
+const geminiDown = /fetch failed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|\b5\d\d\b/;
+/**
+ * What follows gemini's retry line: the error's stack and its fields, printed by Node's inspect
+ * (`    at …`, `  status: 429`, `}`).
+ */
+const stackFrame = /^at \S|^\[cause\]|^}$|^\{$|^(?:status|code): \S{1,40}$/;
+/**
+ * qwen's line (stderr) per retry of its turn, after its own quiet retries of the call: "Retrying in
+ * 60s (attempt 1/10): [API Error: 429 You exceeded your current quota…]"; between them a `system`
+ * `retry` event (stdout).
+ */
+const qwenRetry = /^Retrying in \d+s \(attempt \d+\/\d+\): \[API Error: /;
+const qwenDown = /fetch failed|Connection error|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|\b5\d\d\b/;
+/** Notes the CLIs print between their retries: qwen's "Retrying provider attempt", gemini's `[STARTUP]`. */
+const retryNote = /^Retrying provider attempt\b|^\[STARTUP\] /;
+const systemRetry = z.looseObject({ type: z.literal('system'), subtype: z.literal('retry') });
 
 /**
  * An environment problem a still-running worker is stuck on, read from the end of its log: the
  * CLIs retry an unreachable endpoint for minutes (codex forever) while printing one line per try.
  * Only the CLI's own top-level events count (claude `api_retry`, codex `error`, opencode's
- * `--print-logs` error lines), and only when they are the last thing in the log: a worker that got
- * an answer after a retry is working again. A spend limit ends the attempt at once.
+ * `--print-logs` error lines, gemini's "Attempt N failed. Retrying with backoff…" lines and their
+ * stacks, qwen's "Retrying in Ns (attempt N/M): [API Error: …]" lines), and only when they are the
+ * last thing in the log: a worker that got an answer after a retry is working again. A spend limit
+ * ends the attempt at once.
  */
 export const liveEnvironmentProblem = (logTail: string): string | undefined => {
   const lines = logTail.split('\n').filter((l) => l.trim());
   let codexRetries = 0;
   let opencodeRetries = 0;
+  let geminiRetries = 0;
+  let qwenRetries = 0;
   let claudeAttempt = 0;
   let claudeStatus: number | null | undefined;
   for (let i = lines.length - 1; i >= 0; i--) {
@@ -170,12 +193,26 @@ export const liveEnvironmentProblem = (logTail: string): string | undefined => {
       continue;
     }
     if (line.startsWith('timestamp=') && / level=(?:WARN|INFO|DEBUG) /.test(line)) continue;
+    if (geminiRetry.test(line)) {
+      if (limitPattern.test(line)) return 'provider limit reached';
+      if (!geminiDown.test(line)) break;
+      geminiRetries++;
+      continue;
+    }
+    if (qwenRetry.test(line)) {
+      if (limitPattern.test(line)) return 'provider limit reached';
+      if (!qwenDown.test(line)) break;
+      qwenRetries++;
+      continue;
+    }
+    if (stackFrame.test(line) || retryNote.test(line)) continue;
     let ev: unknown;
     try {
       ev = JSON.parse(line);
     } catch {
       break;
     }
+    if (systemRetry.safeParse(ev).success) continue;
     const retry = retryEvent.safeParse(ev);
     if (retry.success) {
       if (retry.data.error_status === 429 && limitPattern.test(line)) return 'provider limit reached';
@@ -199,7 +236,12 @@ export const liveEnvironmentProblem = (logTail: string): string | undefined => {
     if (claudeStatus === 529) return 'model endpoint overloaded';
     return 'model endpoint unreachable';
   }
-  if (codexRetries >= LIVE_RETRIES_DOWN || opencodeRetries >= LIVE_RETRIES_DOWN)
+  if (
+    codexRetries >= LIVE_RETRIES_DOWN ||
+    opencodeRetries >= LIVE_RETRIES_DOWN ||
+    geminiRetries >= LIVE_RETRIES_DOWN ||
+    qwenRetries >= LIVE_RETRIES_DOWN
+  )
     return 'model endpoint unreachable';
   return undefined;
 };

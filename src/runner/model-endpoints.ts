@@ -1,5 +1,5 @@
 // The endpoints a worker of a roster entry needs under `runner.network: model-only`: its tool's model
-// API (by tool, or by provider for opencode and aider), every host a `*_BASE_URL`, `*_API_BASE` or
+// API (by tool, or by provider for opencode, aider and qwen), every host a `*_BASE_URL`, `*_API_BASE` or
 // `OLLAMA_HOST` setting of its environment names (a local model server, a gateway), and the entry's
 // own `endpoints`. Pure: the operator's config and environment in, `host:port` strings out.
 import type { RosterEntry } from '../config/blitz-config.ts';
@@ -28,6 +28,11 @@ const toolDefaults = (e: Pick<RosterEntry, 'tool' | 'model' | 'provider'>): stri
       return [ANTHROPIC];
     case 'codex':
       return [OPENAI];
+    case 'gemini':
+      return byProvider.gemini!;
+    case 'qwen':
+      // OpenAI's API unless OPENAI_BASE_URL names another (DashScope, a gateway): added below.
+      return byProvider[providerOf(e) ?? 'openai'] ?? [];
     case 'opencode':
     case 'aider':
       return byProvider[providerOf(e) ?? ''] ?? [];

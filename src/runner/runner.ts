@@ -21,7 +21,7 @@ import { type MachineLimit, machineLimit, sampleMachine } from './machine.ts';
 import { modelEndpoints } from './model-endpoints.ts';
 import { buildPrompt, isFeedbackReason } from './prompt.ts';
 import { isOurWorker, Supervisor } from './supervisor.ts';
-import { commandFor, jobEntry, toolAdapters } from './tools/index.ts';
+import { commandFor, jobEntry, sessionsOf } from './tools/index.ts';
 import { placeholderEnv, placeholdersOf } from './tools/placeholders.ts';
 import {
   type AttemptJob,
@@ -423,7 +423,7 @@ export class Runner {
       job,
       ...(this.d.host ? { host: this.d.host } : {}),
       // Its own session per attempt, so a resume never picks up another worker's session.
-      ...(toolAdapters[job.entry.tool].sessions === 'chosen' ? { sessionId: randomUUID() } : {}),
+      ...(sessionsOf(job.entry) === 'chosen' ? { sessionId: randomUUID() } : {}),
     };
     await this.d.ledger.create(record);
     let created: { repoDir: string; path: string } | undefined;

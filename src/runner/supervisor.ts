@@ -39,7 +39,7 @@ import type { JailPlace, WorkerJail } from './jail.ts';
 import { readTreeActivity } from './process-tree.ts';
 import { buildNudge, isFeedbackReason, type NudgeSituation } from './prompt.ts';
 import { stallCheck } from './stall.ts';
-import { commandFor, jobEntry, toolAdapters } from './tools/index.ts';
+import { commandFor, jobEntry, sessionsOf } from './tools/index.ts';
 import { placeholdersOf } from './tools/placeholders.ts';
 import type {
   AttemptLedger,
@@ -557,7 +557,7 @@ export class Supervisor {
     const sessionId = this.sessionOf(r);
     // A session tool whose session is unknown (it died before printing one) starts afresh: the
     // nudge then follows the whole task, since no history carries it.
-    const afresh = sessionId === undefined && toolAdapters[r.tool].sessions !== 'none';
+    const afresh = sessionId === undefined && sessionsOf(r.job.entry) !== 'none';
     writeFileSync(nudgeFile, afresh ? `${readFileSync(r.promptPath, 'utf8')}\n\n${nudge}` : nudge);
     const cmd = commandFor(jobEntry(r.job), placeholdersOf(r, nudgeFile), 'resume', sessionId);
     if (!cmd) throw new Error(`Roster entry ${r.rosterEntry} cannot resume a session.`);

@@ -11,7 +11,7 @@ import { type RosterEntry, rosterEntrySchema } from '../../src/config/blitz-conf
 import { type TestedTool, testedVersions } from '../../src/runner/tools/tested-versions.ts';
 import { tempDir } from '../support/git.ts';
 
-export const agentTools = ['claude', 'codex', 'opencode'] as const;
+export const agentTools = ['claude', 'codex', 'opencode', 'gemini', 'qwen'] as const;
 export type AgentTool = (typeof agentTools)[number];
 
 export type Pin = TestedTool;
@@ -69,6 +69,41 @@ export const agentEntry = (tool: AgentTool, url: string): RosterEntry => {
       ['model_providers.mock.stream_max_retries', 1],
     ].flatMap(([k, v]) => ['-c', `${k}=${JSON.stringify(v)}`]);
     Object.assign(env, { MOCK_MODEL_API_KEY: 'mock-key-for-loopback-only' });
+  } else if (tool === 'gemini') {
+    // An API key and a base URL: gemini's "gateway" auth; its settings in a file its environment names.
+    const file = join(dir, 'gemini-settings.json');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        security: { auth: { selectedType: 'gemini-api-key' } },
+        privacy: { usageStatisticsEnabled: false },
+        general: { disableAutoUpdate: true, disableUpdateNag: true },
+      }),
+    );
+    Object.assign(env, {
+      GEMINI_CLI_SYSTEM_SETTINGS_PATH: file,
+      GOOGLE_GEMINI_BASE_URL: url,
+      GEMINI_API_KEY: 'mock-key-for-loopback-only',
+    });
+  } else if (tool === 'qwen') {
+    // The OpenAI-compatible provider, as a DashScope or a local endpoint is configured.
+    const file = join(dir, 'qwen-settings.json');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        security: { auth: { selectedType: 'openai' } },
+        privacy: { usageStatisticsEnabled: false },
+        general: { disableAutoUpdate: true },
+      }),
+    );
+    Object.assign(env, {
+      QWEN_CODE_SYSTEM_SETTINGS_PATH: file,
+      OPENAI_BASE_URL: `${url}/v1`,
+      OPENAI_API_KEY: 'mock-key-for-loopback-only',
+      OPENAI_MODEL: MODEL,
+    });
   } else {
     const file = join(dir, 'opencode.json');
     mkdirSync(dir, { recursive: true });

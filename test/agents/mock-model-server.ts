@@ -1,6 +1,7 @@
-// A model endpoint on loopback for the compatibility tier: it speaks the three wire formats the real
+// A model endpoint on loopback for the compatibility tier: it speaks the four wire formats the real
 // agent CLIs use (Anthropic Messages SSE for claude, OpenAI Responses SSE for codex, Chat Completions
-// SSE for opencode) and plays a scripted agent. The script is per scenario: a list of turns, one per
+// SSE for opencode and qwen, Gemini API `streamGenerateContent` SSE for gemini) and plays a scripted
+// agent, calling whichever shell tool the request offers. The script is per scenario: a list of turns, one per
 // prompt the CLI sends (the task, then each nudge), each a list of steps (run a shell command, or
 // answer with text). The server keeps no conversation state: it reads which turn and step it is at
 // from the conversation the CLI sends, so a resumed session is recognised by the history it carries.
@@ -26,7 +27,7 @@ export interface ScriptedRequest {
   toolResults: string[];
 }
 
-export type Wire = 'anthropic' | 'responses' | 'chat';
+export type Wire = 'anthropic' | 'responses' | 'chat' | 'gemini';
 
 /** Marks the prompts a turn starts with: the task and the runner's nudges (src/runner/prompt.ts). */
 const TASK = /You are working on issue #/;
@@ -68,6 +69,16 @@ const conversation = (wire: Wire, body: Record<string, unknown>): Msg[] => {
         out.push({ kind: it.role === 'user' ? 'user' : 'assistant', text });
       }
     }
+  } else if (wire === 'gemini') {
+    for (const c of asArray(body.contents).map(rec)) {
+      for (const p of asArray(c.parts).map(rec)) {
+        if (p.functionCall) out.push({ kind: 'call', text: str(rec(p.functionCall).args) });
+        else if (p.functionResponse)
+          out.push({ kind: 'result', text: str(rec(p.functionResponse).response) });
+        else if (typeof p.text === 'string')
+          out.push({ kind: c.role === 'model' ? 'assistant' : 'user', text: p.text });
+      }
+    }
   } else {
     for (const m of asArray(body.messages).map(rec)) {
       if (m.role === 'tool') out.push({ kind: 'result', text: str(m.content) });
@@ -107,18 +118,24 @@ const position = (msgs: Msg[]): { turn: number; step: number; carriesTask: boole
 };
 
 const toolNames = (wire: Wire, body: Record<string, unknown>): string[] =>
-  asArray(body.tools).map((t) => {
+  asArray(body.tools).flatMap((t) => {
     const r = rec(t);
-    return wire === 'chat' ? str(rec(r.function).name) : str(r.name ?? r.type);
+    if (wire === 'gemini') return asArray(r.functionDeclarations).map((f) => str(rec(f).name));
+    return [wire === 'chat' ? str(rec(r.function).name) : str(r.name ?? r.type)];
   });
 
-/** The shell tool of this CLI and the arguments it takes for one command line. */
-const shellCall = (wire: Wire, tools: string[], command: string): { name: string; args: unknown } => {
-  if (wire === 'anthropic') return { name: 'Bash', args: { command, description: 'Run the step' } };
-  if (wire === 'chat') return { name: 'bash', args: { command, description: 'Run the step' } };
+/**
+ * The shell tool the request offers and the arguments it takes for one command line: only a tool the
+ * CLI named is ever called (claude `Bash`, opencode `bash`, gemini and qwen `run_shell_command`, codex
+ * `exec_command`, `shell_command` or `shell`); undefined when it offers none.
+ */
+const shellCall = (tools: string[], command: string): { name: string; args: unknown } | undefined => {
+  for (const name of ['Bash', 'bash', 'run_shell_command'])
+    if (tools.includes(name)) return { name, args: { command, description: 'Run the step' } };
   if (tools.includes('exec_command')) return { name: 'exec_command', args: { cmd: command } };
   if (tools.includes('shell_command')) return { name: 'shell_command', args: { command } };
-  return { name: 'shell', args: { command: ['bash', '-lc', command] } };
+  if (tools.includes('shell')) return { name: 'shell', args: { command: ['bash', '-lc', command] } };
+  return undefined;
 };
 
 export interface MockModel {
@@ -161,6 +178,11 @@ export const startMockModel = async (opts: MockOptions): Promise<MockModel> => {
     }
     const turn = opts.turns[Math.min(pos.turn, opts.turns.length - 1)] ?? [];
     const step = turn[pos.step] ?? { text: 'Nothing more to do.' };
+    if ('shell' in step && !shellCall(tools, step.shell)) {
+      unexpected.push(`${wire}: the request offers no shell tool (${tools.join(', ')})`);
+      res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":{"message":"no shell tool"}}');
+      return;
+    }
     requests.push({
       wire,
       turn: pos.turn,
@@ -190,6 +212,13 @@ export const startMockModel = async (opts: MockOptions): Promise<MockModel> => {
       } else if (req.method === 'POST' && path.endsWith('/messages')) answer('anthropic', body, res);
       else if (req.method === 'POST' && path.endsWith('/responses')) answer('responses', body, res);
       else if (req.method === 'POST' && path.endsWith('/chat/completions')) answer('chat', body, res);
+      else if (req.method === 'POST' && /^\/v1beta\/models\/[^/]+:countTokens$/.test(path)) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"totalTokens":100}');
+      } else if (
+        req.method === 'POST' &&
+        /^\/v1beta\/models\/[^/]+:(?:stream)?[gG]enerateContent$/.test(path)
+      )
+        answer('gemini', { ...body, stream: path.endsWith(':streamGenerateContent') }, res);
       else if (req.method === 'HEAD' && path === '/') {
         // claude probes the base URL before its first call.
         res.writeHead(200).end();
@@ -223,6 +252,20 @@ export const startMockModel = async (opts: MockOptions): Promise<MockModel> => {
 
 /** The providers' own words for an account that may not spend more. */
 const refuseForLimit = (wire: Wire, res: ServerResponse): void => {
+  if (wire === 'gemini') {
+    res.writeHead(429, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        error: {
+          code: 429,
+          message:
+            'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.',
+          status: 'RESOURCE_EXHAUSTED',
+        },
+      }),
+    );
+    return;
+  }
   const body =
     wire === 'anthropic'
       ? {
@@ -265,7 +308,34 @@ const stream = (
   tools: string[],
 ) => {
   const model = str(body.model) || 'mock-model';
-  const call = 'shell' in step ? shellCall(wire, tools, step.shell) : undefined;
+  const call = 'shell' in step ? shellCall(tools, step.shell) : undefined;
+  if (wire === 'gemini') {
+    const text = 'text' in step ? step.text : '';
+    const answer = {
+      candidates: [
+        {
+          content: {
+            role: 'model',
+            parts: [call ? { functionCall: { name: call.name, args: call.args } } : { text }],
+          },
+          finishReason: 'STOP',
+          index: 0,
+        },
+      ],
+      usageMetadata: {
+        promptTokenCount: usage.input,
+        candidatesTokenCount: usage.output,
+        totalTokenCount: usage.input + usage.output,
+      },
+      modelVersion: model,
+      responseId: `resp_${seq}`,
+    };
+    if (body.stream !== true) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      return;
+    }
+    return sse(res, [{ data: answer }]);
+  }
   if (wire === 'anthropic') {
     const block = call
       ? { type: 'tool_use', id: `toolu_${seq}`, name: call.name, input: {} }

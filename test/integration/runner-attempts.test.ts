@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { worktreePathFor } from '../../src/runner/worktrees.ts';
 import { createOrigin, originFile, originSha, tempDir } from '../support/git.ts';
-import { attemptJob, fakeEntry, makeHarness, settle } from './runner-harness.ts';
+import { attemptJob, fakeAgent, fakeEntry, makeHarness, settle } from './runner-harness.ts';
 
 const issue = { repo: { owner: 'acme', name: 'app' }, number: 7 };
 
@@ -188,6 +188,38 @@ describe('runner attempts', () => {
       'attempt.finished',
       'attempt.needs_person',
     ]);
+  });
+});
+
+describe('a custom tool that names its session', () => {
+  it('gets a session id chosen by the runner at start, and that same id on resume', async () => {
+    const origin = await createOrigin();
+    const trace = join(tempDir(), 'trace.jsonl');
+    const h = makeHarness({ runner: { maxNudges: 1 } });
+    const base = fakeEntry({
+      FAKE_AGENT_MODE: 'nothing',
+      FAKE_AGENT_RESUME_MODE: 'push',
+      FAKE_AGENT_TRACE: trace,
+    });
+    const entry = {
+      ...base,
+      command: ['node', fakeAgent, '--session-id={session}', '{prompt_file}'],
+      resume: ['node', fakeAgent, '--resume', '--session-id={session}', '{prompt_file}'],
+    };
+    const r = await h.runner.execute(attemptJob(origin.url, entry));
+    if (r.kind !== 'attempt') throw new Error('expected an attempt');
+    const done = await settle(h, r.attempt.id);
+    expect(done).toMatchObject({ outcome: 'solved', nudges: 1 });
+    expect(done.sessionId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const calls = readFileSync(trace, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { args: string[]; env: Record<string, string> });
+    expect(calls.map((c) => c.args.find((a) => a.startsWith('--session-id=')))).toEqual([
+      `--session-id=${done.sessionId}`,
+      `--session-id=${done.sessionId}`,
+    ]);
+    expect(calls.map((c) => c.env.BLITZ_SESSION)).toEqual([done.sessionId, done.sessionId]);
   });
 });
 

@@ -7,7 +7,11 @@
 // commit; the runner's host is the isolation), `-` reads stdin, `exec [flags] resume <thread id> -`;
 // opencode — `run --format json --print-logs --log-level WARN --file <prompt> -- <message>` (the
 // prompt is attached, so the agent never reads outside its worktree, which opencode refuses),
-// `--session <id>`. aider cannot be
+// `--session <id>`; gemini — `--output-format stream-json --skip-trust` (an untrusted folder gets no
+// tools headless) `--approval-mode yolo` (headless, the default mode refuses the shell tool), the prompt
+// on stdin with an empty `--prompt`, `--session-id <uuid>` chosen by the runner, `--resume <uuid>`;
+// qwen — `--output-format stream-json --approval-mode yolo`, prompt on stdin, `--session-id <uuid>`,
+// `--resume <uuid>` (its stream-json is claude's shape). aider cannot be
 // installed here; its flags follow aider.chat (--message-file, --yes-always, --model,
 // ollama_chat/<model> for a local Ollama model, --restore-chat-history, which reads the worktree's
 // own history file).
@@ -22,7 +26,12 @@ export interface ToolCommand {
 }
 
 /** How a tool's output is read for tokens, the session id and the final report (agent-output.ts). */
-export type ToolOutput = 'claude-stream-json' | 'codex-json' | 'opencode-json' | 'text';
+export type ToolOutput =
+  | 'claude-stream-json'
+  | 'codex-json'
+  | 'opencode-json'
+  | 'gemini-stream-json'
+  | 'text';
 
 export interface ToolAdapter {
   /** `session`: the id the runner chose for this attempt, for tools that take one (`sessions: 'chosen'`). */
@@ -164,6 +173,43 @@ const opencode: ToolAdapter = {
   sessions: 'printed',
 };
 
+/**
+ * gemini and qwen: headless with every tool approved (`--approval-mode yolo`; the runner's host is the
+ * isolation, as for codex), stream-json out, the prompt on stdin, the session named by the runner.
+ */
+const sessionTool = (
+  bin: 'gemini' | 'qwen',
+  output: ToolOutput,
+  headless: readonly string[],
+): ToolAdapter => {
+  const flags = (e: RosterEntry): string[] => [
+    '--output-format',
+    'stream-json',
+    ...headless,
+    '--approval-mode',
+    'yolo',
+    ...modelArgs('--model', e.model),
+  ];
+  const adapter: ToolAdapter = {
+    start: (e, v, session) => ({
+      argv: [bin, ...flags(e), ...(session ? ['--session-id', session] : []), ...(e.args ?? [])],
+      stdinFile: v.promptFile,
+    }),
+    resume: (e, v, session) =>
+      session
+        ? { argv: [bin, ...flags(e), '--resume', session, ...(e.args ?? [])], stdinFile: v.promptFile }
+        : adapter.start(e, v),
+    output,
+    sessions: 'chosen',
+  };
+  return adapter;
+};
+
+// gemini's `--prompt ''` makes it headless on stdin alone; without --skip-trust a folder it has not
+// been told to trust gets its tools refused.
+const gemini = sessionTool('gemini', 'gemini-stream-json', ['--skip-trust', '--prompt', '']);
+const qwen = sessionTool('qwen', 'claude-stream-json', []);
+
 const aiderModel = (e: RosterEntry): string | undefined =>
   e.provider === 'ollama' && e.model && !e.model.includes('/') ? `ollama_chat/${e.model}` : e.model;
 
@@ -193,9 +239,10 @@ const aider: ToolAdapter = {
   sessions: 'none',
 };
 
+/** The operator's own argv templates, substituted once by commandFor (`{session}` included). */
 const custom: ToolAdapter = {
-  start: (e, v) => ({ argv: substitute(e.command ?? [], v) }),
-  resume: (e, v) => (e.resume ? { argv: substitute(e.resume, v) } : undefined),
+  start: (e) => ({ argv: [...(e.command ?? [])] }),
+  resume: (e) => (e.resume ? { argv: [...e.resume] } : undefined),
   output: 'claude-stream-json',
   sessions: 'none',
 };
@@ -216,6 +263,8 @@ export const toolAdapters: Record<RosterEntry['tool'], ToolAdapter> = {
   claude,
   codex,
   opencode,
+  gemini,
+  qwen,
   aider,
   ollama: reviewOnly,
   custom,
@@ -240,6 +289,18 @@ export const jobEntry = (job: { entry: RosterEntry; repoCommands?: string[][] | 
   return { ...job.entry, allowedTools: [...(job.entry.allowedTools ?? []), ...rules] };
 };
 
+/**
+ * How an entry's sessions are known: its tool's way, except a `custom` entry whose argv names
+ * `{session}`: the runner chooses its session id at start, and its resume gets that same id.
+ */
+export const sessionsOf = (
+  entry: Pick<RosterEntry, 'tool' | 'command' | 'resume'>,
+): ToolAdapter['sessions'] =>
+  entry.tool === 'custom' &&
+  [...(entry.command ?? []), ...(entry.resume ?? [])].some((a) => a.includes('{session}'))
+    ? 'chosen'
+    : toolAdapters[entry.tool].sessions;
+
 /** Built-in argv get placeholders too (an operator's `args` may use `{worktree}`). */
 export const commandFor = (
   entry: RosterEntry,
@@ -249,5 +310,6 @@ export const commandFor = (
 ): ToolCommand | undefined => {
   const adapter = toolAdapters[entry.tool];
   const cmd = mode === 'start' ? adapter.start(entry, v, session) : adapter.resume(entry, v, session);
-  return cmd && { ...cmd, argv: substitute(cmd.argv, v) };
+  const values = session ? { ...v, session } : v;
+  return cmd && { ...cmd, argv: substitute(cmd.argv, values) };
 };

@@ -11,6 +11,8 @@ export interface PlaceholderValues {
   /** `owner/name`. */
   repo: string;
   model?: string;
+  /** The attempt's agent session (`{session}`): chosen by the runner, or printed by the tool. */
+  session?: string;
 }
 
 /** An attempt's values, with the prompt file its command reads. */
@@ -22,6 +24,7 @@ export const placeholdersOf = (r: AttemptRecord, promptFile: string): Placeholde
   issue: r.issue.number,
   repo: `${r.issue.repo.owner}/${r.issue.repo.name}`,
   model: r.model,
+  ...(r.sessionId ? { session: r.sessionId } : {}),
 });
 
 const table = (v: PlaceholderValues): Record<string, string> => ({
@@ -32,6 +35,7 @@ const table = (v: PlaceholderValues): Record<string, string> => ({
   issue: String(v.issue),
   repo: v.repo,
   model: v.model ?? '',
+  session: v.session ?? '',
 });
 
 /** `{name}` → value in every element; braces that name no placeholder are left as they are. */
@@ -48,4 +52,5 @@ export const placeholderEnv = (v: PlaceholderValues): Record<string, string> => 
   BLITZ_ISSUE: String(v.issue),
   BLITZ_REPO: v.repo,
   BLITZ_MODEL: v.model ?? '',
+  BLITZ_SESSION: v.session ?? '',
 });

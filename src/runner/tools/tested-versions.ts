@@ -24,6 +24,13 @@ export const testedVersions = {
   },
   codex: { package: '@openai/codex', version: '0.171.0', bin: 'codex', dockerArg: 'CODEX_VERSION' },
   opencode: { package: 'opencode-ai', version: '1.18.33', bin: 'opencode', dockerArg: 'OPENCODE_VERSION' },
+  gemini: {
+    package: '@google/gemini-cli',
+    version: '0.61.0',
+    bin: 'gemini',
+    dockerArg: 'GEMINI_CLI_VERSION',
+  },
+  qwen: { package: '@qwen-code/qwen-code', version: '0.24.4', bin: 'qwen', dockerArg: 'QWEN_CODE_VERSION' },
 } as const satisfies Record<string, TestedTool>;
 
 export type TestedToolName = keyof typeof testedVersions;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type RosterEntry, rosterEntrySchema } from '../../config/blitz-config.ts';
-import { commandFor, jobEntry } from './index.ts';
+import { commandFor, jobEntry, sessionsOf } from './index.ts';
 import { type PlaceholderValues, placeholderEnv, substitute } from './placeholders.ts';
 
 const v: PlaceholderValues = {
@@ -130,6 +130,46 @@ describe('agent tool argv', () => {
     expect(resume).not.toContain('--continue');
   });
 
+  it('gemini and qwen run headless on stdin with every tool approved, in the session the runner chose', () => {
+    const id = '0b5e1c52-4a4e-4f47-9a3e-2f7c1d9e8a10';
+    const g = commandFor(entry({ tool: 'gemini', model: 'gemini-2.5-pro' }), v, 'start', id)!;
+    expect(g.argv).toEqual([
+      'gemini',
+      '--output-format',
+      'stream-json',
+      '--skip-trust',
+      '--prompt',
+      '',
+      '--approval-mode',
+      'yolo',
+      '--model',
+      'gemini-2.5-pro',
+      '--session-id',
+      id,
+    ]);
+    expect(g.stdinFile).toBe(v.promptFile);
+    const q = commandFor(entry({ tool: 'qwen', model: 'qwen3-coder-plus' }), v, 'start', id)!;
+    expect(q.argv).toEqual([
+      'qwen',
+      '--output-format',
+      'stream-json',
+      '--approval-mode',
+      'yolo',
+      '--model',
+      'qwen3-coder-plus',
+      '--session-id',
+      id,
+    ]);
+    for (const tool of ['gemini', 'qwen'] as const) {
+      const resume = commandFor(entry({ tool, args: ['--debug'] }), v, 'resume', id)!;
+      expect(resume.argv.slice(-3)).toEqual(['--resume', id, '--debug']);
+      expect(resume.argv).not.toContain('--session-id');
+      expect(resume.stdinFile).toBe(v.promptFile);
+      // No session known (it died before printing one): a new session on the same file.
+      expect(commandFor(entry({ tool }), v, 'resume')!.argv).not.toContain('--resume');
+    }
+  });
+
   it('aider reads the prompt from --message-file and can drive a local Ollama model', () => {
     const argv = commandFor(
       entry({ tool: 'aider', provider: 'ollama', model: 'qwen2.5-coder' }),
@@ -161,6 +201,24 @@ describe('agent tool argv', () => {
       'x; rm -rf / $(id)',
       '{unknown}',
     ]);
+  });
+
+  it('custom names the session the runner chose with {session}, at start and on resume', () => {
+    const id = '0b5e1c52-4a4e-4f47-9a3e-2f7c1d9e8a10';
+    const e = entry({
+      tool: 'custom',
+      command: ['my-agent', '--session-id', '{session}', '{prompt_file}'],
+      resume: ['my-agent', '--resume={session}', '{prompt_file}'],
+    });
+    expect(sessionsOf(e)).toBe('chosen');
+    const plain = { tool: 'custom' as const, command: ['my-agent', '{prompt_file}'], resume: ['my-agent'] };
+    expect(sessionsOf(entry(plain))).toBe('none');
+    expect(commandFor(e, v, 'start', id)!.argv).toEqual(['my-agent', '--session-id', id, v.promptFile]);
+    expect(commandFor(e, v, 'resume', id)!.argv).toEqual(['my-agent', `--resume=${id}`, v.promptFile]);
+    // Substituted once: a value that itself reads like a placeholder stays as it is.
+    const odd = { ...v, branch: '{prompt_file}' };
+    const b = entry({ ...plain, command: ['my-agent', '{branch}'] });
+    expect(commandFor(b, odd, 'start')!.argv).toEqual(['my-agent', '{prompt_file}']);
   });
 
   it('puts the same values in BLITZ_* env', () => {
