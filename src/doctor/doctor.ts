@@ -1,7 +1,8 @@
 // `blitz-bot doctor [--json] [--repo owner/name]… [--config FILE]`: checks that this host can run
-// the bot and its workers before a run finds out: the roster's CLIs, git, the workspace, the forge
-// credentials, the webhook secrets, the store and the notify targets. Exit 0 when nothing is wrong,
-// 1 on a problem, 2 on bad arguments.
+// the bot and its workers before a run finds out: the roster serve would use (built-in defaults
+// included) with each CLI and its credentials, git, the workspace, the forge credentials, the webhook
+// secrets, the store and the notify targets. It changes nothing: no directory or database is made,
+// no migration applied, nothing sent. Exit 0 when nothing is wrong, 1 on a problem, 2 on bad arguments.
 import { parseArgs } from 'node:util';
 import { configuredSecrets } from '../compose/secrets.ts';
 import { loadBlitzConfig, runnerBaseEnv } from '../config/blitz-config.ts';
@@ -10,8 +11,10 @@ import { notifyTargetsFrom } from '../config/notify-targets.ts';
 import { resolveEntryEnv } from '../config/worker-env.ts';
 import type { RepoRef } from '../forges/types.ts';
 import { redactText } from '../runner/exec.ts';
-import { resolveWorkerUser, type WorkerUser } from '../runner/worker-user.ts';
+import { passwdHome, resolveWorkerUser, type WorkerUser } from '../runner/worker-user.ts';
 import { type CheckResult, exitCodeOf, fail, formatChecks, messageOf } from './checks.ts';
+import { checkCredentials } from './credential-checks.ts';
+import { effectiveRoster } from './effective-roster.ts';
 import { checkGit, checkSandbox, checkWorkspace } from './host-checks.ts';
 import { checkRosterEntry, probeVersion, type VersionProbe } from './roster-checks.ts';
 import {
@@ -33,6 +36,10 @@ export interface DoctorIo {
 }
 
 const defaultIo: DoctorIo = { out: (t) => console.log(t), err: (t) => console.error(t) };
+
+/** The HOME a worker gets: `runner.user`'s home, else the runner's own (supervisor.ts `workerHome`). */
+const workerHomeOf = (user: string | undefined, baseEnv: Record<string, string>): string =>
+  (user === undefined ? undefined : passwdHome(user)) ?? baseEnv.HOME ?? '/';
 
 const repoRef = (text: string): RepoRef | undefined => {
   const m = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)$/.exec(text);
@@ -108,9 +115,13 @@ export const runDoctor = async (opts: {
   const results: CheckResult[] = [];
   results.push(await checkGit(baseEnv));
   results.push(checkWorkspace(config.runner.workspace));
-  results.push(checkSandbox(config.runner, baseEnv.PATH, doctorWorkerUser(config.runner)));
-  if (config.roster.length === 0) results.push(fail('roster', 'no roster entries: no worker can be started'));
-  for (const entry of config.roster) {
+  const sandbox = checkSandbox(config.runner, baseEnv.PATH, doctorWorkerUser(config.runner));
+  results.push(sandbox);
+  const roster = effectiveRoster(config.roster);
+  results.push(...roster.notes);
+  // Sandboxed, each worker gets a fresh HOME of its own: a CLI's login kept in a HOME is never seen.
+  const home = sandbox.status === 'ok' ? undefined : workerHomeOf(config.runner.user, baseEnv);
+  for (const entry of roster.entries) {
     const own = resolveEntryEnv(entry.env, source);
     for (const name of own.missing)
       results.push(
@@ -119,9 +130,9 @@ export const runDoctor = async (opts: {
           `env names ${name} (fromEnv), which is not set for the runner`,
         ),
       );
-    results.push(
-      ...(await checkRosterEntry(entry, { ...baseEnv, ...own.env }, opts.io.probe ?? probeVersion)),
-    );
+    const workerEnv = { ...baseEnv, ...own.env };
+    results.push(...(await checkRosterEntry(entry, workerEnv, opts.io.probe ?? probeVersion)));
+    results.push(checkCredentials(entry, workerEnv, home));
   }
   results.push(...(await checkGithub(env)));
   results.push(...(await checkGitea(env, opts.repos)));

@@ -1,7 +1,7 @@
 // Doctor checks of this host: git present and new enough for worktrees as the runner uses them,
-// and the workspace a place the runner can write.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+// and the workspace a place the runner can write (or make): asked, never tried by writing.
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { run } from '../runner/exec.ts';
 import { noSandboxWarning, probeBubblewrap } from '../runner/jail.ts';
 import { compareVersions, versionOf } from '../runner/tools/tested-versions.ts';
@@ -24,16 +24,21 @@ export const checkGit = async (env: Record<string, string>): Promise<CheckResult
   }
 };
 
-export const checkWorkspace = (workspace: string): CheckResult => {
-  const dir = resolve(workspace);
-  const probe = join(dir, `.doctor-${process.pid}`);
+/** The path itself when it exists, else its nearest ancestor that does. */
+export const nearestExisting = (path: string): string => {
+  let p = resolve(path);
+  while (!existsSync(p) && dirname(p) !== p) p = dirname(p);
+  return p;
+};
+
+/** A directory this process may create entries in. */
+export const writableDir = (dir: string): boolean => {
   try {
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(probe, 'ok');
-    rmSync(probe, { force: true });
-    return ok('workspace', `${dir} is writable`);
-  } catch (err) {
-    return fail('workspace', `${dir} is not writable: ${messageOf(err)}`);
+    if (!statSync(dir).isDirectory()) return false;
+    accessSync(dir, constants.W_OK | constants.X_OK);
+    return true;
+  } catch {
+    return false;
   }
 };
 
@@ -64,4 +69,17 @@ export const checkSandbox = (
   if (runner.sandbox === 'bubblewrap' || modelOnly)
     return fail('sandbox', `runner.sandbox needs bubblewrap, but ${p.reason}`);
   return warn('sandbox', noSandboxWarning(p.reason));
+};
+
+/** Whether the runner can write the workspace, or make it: asked of the file system, nothing made. */
+export const checkWorkspace = (workspace: string): CheckResult => {
+  const dir = resolve(workspace);
+  const at = nearestExisting(dir);
+  if (at === dir)
+    return writableDir(dir)
+      ? ok('workspace', `${dir} is writable`)
+      : fail('workspace', `${dir} is not a directory this user can write`);
+  return writableDir(at)
+    ? ok('workspace', `${dir} does not exist yet; serve makes it (${at} is writable)`)
+    : fail('workspace', `${dir} does not exist, and ${at} is not writable: serve cannot make it`);
 };

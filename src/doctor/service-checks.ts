@@ -1,7 +1,10 @@
 // Doctor checks of what the bot talks to: the forge credentials (GitHub App JWT → GET /app and its
 // installations; Gitea token → GET /user and the permission on each repository asked about), the
 // webhook secrets, the store, and the notify targets. Nothing is written anywhere: no notification
-// is sent, no row stored.
+// is sent, no database made or migrated.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import type { Env } from '../config/env.ts';
 import type { NotifyTargetValues } from '../config/notify-targets.ts';
 import { checkGiteaToken } from '../forges/gitea/token-check.ts';
@@ -9,8 +12,10 @@ import { checkGithubApp } from '../forges/github/app-check.ts';
 import { githubBaseUrl } from '../forges/github/client.ts';
 import type { RepoRef } from '../forges/types.ts';
 import { redactText } from '../runner/exec.ts';
-import { openRunStore } from '../store/open-store.ts';
+import { readMigrations } from '../store/migrate.ts';
+import { parseDatabaseUrl } from '../store/open-store.ts';
 import { type CheckResult, fail, messageOf, ok, warn } from './checks.ts';
+import { nearestExisting, writableDir } from './host-checks.ts';
 
 const REQUEST_TIMEOUT_MS = 10_000;
 
@@ -89,12 +94,70 @@ export const checkWebhookSecrets = (env: Env): CheckResult[] => {
   return results;
 };
 
+/** The migration versions a SQLite file has applied, read without writing (none: a new database). */
+const sqliteApplied = (path: string): number[] => {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    const table = db.prepare(
+      "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'",
+    );
+    if (table.get() === undefined) return [];
+    return db
+      .prepare('SELECT version FROM schema_migrations')
+      .pluck()
+      .all()
+      .map((v) => Number(v));
+  } finally {
+    db.close();
+  }
+};
+
+/** The same of a PostgreSQL database (in its `?schema=`), over one connection that only reads. */
+const postgresApplied = async (url: string, schema: string | undefined): Promise<number[]> => {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: REQUEST_TIMEOUT_MS,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    const t = await client.query<{ t: string | null }>("SELECT to_regclass('schema_migrations')::text AS t");
+    if (!t.rows[0]?.t) return [];
+    const rows = await client.query<{ version: string | number }>('SELECT version FROM schema_migrations');
+    return rows.rows.map((r) => Number(r.version));
+  } finally {
+    await client.end().catch(() => {});
+  }
+};
+
+/**
+ * Whether the store opens, and what serve would still apply to it. Read only: a SQLite file that is
+ * not there is not made (its folder is checked instead), and no migration runs.
+ */
 export const checkStore = async (databaseUrl: string): Promise<CheckResult> => {
   const shown = redactText(databaseUrl);
   try {
-    const store = await openRunStore(databaseUrl);
-    await store.close();
-    return ok('store', `${shown} opens and is migrated`);
+    const location = parseDatabaseUrl(databaseUrl);
+    let applied: number[];
+    if (location.engine === 'sqlite') {
+      if (location.path === ':memory:') return ok('store', `${shown}: in memory, nothing is kept`);
+      const path = resolve(location.path);
+      if (!existsSync(path)) {
+        const at = nearestExisting(path);
+        return writableDir(at)
+          ? ok('store', `${shown} does not exist yet; serve creates it (${at} is writable)`)
+          : fail('store', `${shown} does not exist, and ${at} is not writable: serve cannot create it`);
+      }
+      applied = sqliteApplied(path);
+    } else applied = await postgresApplied(location.url, location.schema);
+    const expected = readMigrations().map((m) => m.version);
+    const pending = expected.filter((v) => !applied.includes(v)).length;
+    if (applied.some((v) => !expected.includes(v)))
+      return warn('store', `${shown} opens, but a newer blitz-bot has migrated it`);
+    if (pending === 0) return ok('store', `${shown} opens and is migrated`);
+    return ok('store', `${shown} opens; serve applies ${pending} migration(s) at start`);
   } catch (err) {
     return fail('store', `${shown} cannot be opened: ${redactText(messageOf(err))}`);
   }

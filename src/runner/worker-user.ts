@@ -113,6 +113,11 @@ export const resolveWorkerUser = (
   return { uid, gid, name: entry?.name ?? String(uid), ...(entry?.home ? { home: entry.home } : {}) };
 };
 
+/** The home directory /etc/passwd gives a user (a name or a uid), if it has an entry. */
+export const passwdHome = (user: string, passwd = '/etc/passwd'): string | undefined =>
+  readDb(passwd, 'passwd').find((u) => (isId(user) ? u.id === Number(user) : u.name === user))?.home ||
+  undefined;
+
 /** Hands a directory tree to the worker user (symlinks themselves, never what they point at). */
 export const chownTree = (path: string, user: WorkerUser): void => {
   const st = lstatSync(path, { throwIfNoEntry: false });

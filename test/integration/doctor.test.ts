@@ -2,7 +2,7 @@
 // fake Gitea (token → GET /user, collaborator permission), a real SQLite store, real notify
 // endpoints on loopback, and CLIs on a PATH of their own that answer `--version` as the real ones do.
 import { generateKeyPairSync } from 'node:crypto';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -103,6 +103,8 @@ const setup = async (opts: {
     GITEA_TOKEN: opts.giteaToken ?? gitea.token,
     GITEA_WEBHOOK_SECRET: 'gitea-webhook-secret-of-doctor',
     HA_TOKEN: opts.haToken,
+    ANTHROPIC_API_KEY: 'sk-ant-doctor-test-key',
+    OPENAI_API_KEY: 'sk-doctor-test-key',
     ...opts.env,
   };
   const out: string[] = [];
@@ -135,7 +137,8 @@ describe('blitz-bot doctor', () => {
     );
     expect(detail('github')).toEqual(['App blitz-bot, installed on installation 7']);
     expect(detail('gitea acme/app')).toEqual(['blitz-bot has write permission']);
-    expect(detail('store')[0]).toMatch(/opens and is migrated/);
+    expect(detail('store')[0]).toMatch(/does not exist yet; serve creates it/);
+    expect(detail('roster sonnet (claude)')).toContain('credentials: ANTHROPIC_API_KEY set for the worker');
     // Reached, and nothing was sent: a HEAD to the webhook, a GET to Home Assistant's /api/.
     expect(seen.sort()).toEqual(['GET /api/', 'HEAD /hook']);
     expect(github!.requests.map((r) => r.operationId)).toEqual(
@@ -177,5 +180,86 @@ describe('blitz-bot doctor', () => {
     expect(text).toContain('postgres://');
     expect(text).not.toContain('Db-Pa55word-Of-Doctor');
     expect(text).not.toContain('Gitea-Pa55word-Of-Doctor');
+  });
+});
+
+/** Every path under a folder, with its size: what doctor must leave as it found it. */
+const listing = (dir: string): string[] =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .map((d) => join(d.parentPath, d.name))
+    .sort();
+
+describe('blitz-bot doctor on a fresh folder', () => {
+  const fresh = (config: string[]) => {
+    const root = tempDir('blitz-doctor-fresh-');
+    const bin = join(root, 'bin');
+    mkdirSync(bin);
+    fakeCli(bin, 'claude', `${testedVersions.claude.version} (Claude Code)`);
+    fakeCli(bin, 'codex', `codex-cli ${testedVersions.codex.version}`);
+    const path = join(root, 'blitz.config.yml');
+    writeFileSync(
+      path,
+      [`runner:`, `  workspace: ${join(root, 'data', 'workspace')}`, ...config, ''].join('\n'),
+    );
+    const home = join(root, 'home');
+    mkdirSync(home);
+    const env: Record<string, string> = {
+      PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+      HOME: home,
+      DATABASE_URL: `sqlite:${join(root, 'data', 'blitz.db')}`,
+    };
+    const out: string[] = [];
+    const run = (extra: Record<string, string> = {}) =>
+      runDoctorCli(['--config', path, '--json'], {
+        out: (t) => out.push(t),
+        err: (t) => out.push(t),
+        env: { ...env, ...extra },
+      });
+    return { root, run, out, home };
+  };
+
+  it('creates nothing, names the missing API key, and checks the built-in roster serve would use', async () => {
+    const { root, run, out } = fresh([]);
+    const before = listing(root);
+    expect(await run()).toBe(1);
+    expect(listing(root)).toEqual(before);
+    const { checks } = checksOf(out.join('\n'));
+    const lines = checks.map((c) => `${c.status} ${c.subject}: ${c.detail}`);
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^ok roster: none configured: serve uses the built-in roster: default-sonnet \(claude --model sonnet\) for blitz execution, .*default-review-codex \(codex\) for reviews of claude work/,
+      ),
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^fail roster default-sonnet \(claude\): no credentials found: set ANTHROPIC_API_KEY or/,
+      ),
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^fail roster default-review-codex \(codex\): no credentials found: set OPENAI_API_KEY or/,
+      ),
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^ok workspace: .* does not exist yet; serve makes it/),
+    );
+    expect(lines).toContainEqual(expect.stringMatching(/^ok store: .* does not exist yet; serve creates it/));
+  });
+
+  it('with the keys set has no credential problem; a roster with no reviewer says what reviews use', async () => {
+    const { run, out } = fresh([
+      'roster:',
+      '  - { name: sonnet, tool: claude, model: sonnet, roles: [blitz, fleet, plan], tiers: [execution, design, subtle] }',
+    ]);
+    await run({ ANTHROPIC_API_KEY: 'sk-ant-doctor-test-key', OPENAI_API_KEY: 'sk-doctor-test-key' });
+    const { checks } = checksOf(out.join('\n'));
+    expect(checks.filter((c) => /credentials/.test(c.detail) && c.status === 'fail')).toEqual([]);
+    expect(checks).toContainEqual({
+      subject: 'roster',
+      status: 'warn',
+      detail:
+        'no entry for reviews of claude work: serve uses the built-in default-review-codex (codex) there',
+    });
+    expect(checks.some((c) => c.subject === 'roster default-review-codex (codex)')).toBe(true);
   });
 });
