@@ -1,40 +1,20 @@
 // The runner agent's attempt ledger: a JSON file on the runner host (so its supervisor re-attaches
 // after a restart) that also reports every create and update to the bot, with a sequence number
 // that grows per attempt across restarts, under the job the attempt belongs to.
-import {
-  closeSync,
-  existsSync,
-  fstatSync,
-  openSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { JobRef } from '../queue/types.ts';
 import { JsonFileAttemptLedger } from '../runner/ledger.ts';
 import type { AttemptLedger, AttemptRecord, IssueRefData } from '../runner/types.ts';
+import { readWorkerFile } from '../runner/worker-files.ts';
 import type { OutboxEntry } from './outbox.ts';
 import { attemptResultOf, LOG_EXCERPT_CHARS } from './schema.ts';
 
 /** The last LOG_EXCERPT_CHARS bytes of a failed attempt's log, for the bot to show; else undefined. */
 const failedLogTail = (r: AttemptRecord): string | undefined => {
   if (r.outcome === undefined || r.outcome === 'solved' || !r.logPath) return undefined;
-  try {
-    const fd = openSync(r.logPath, 'r');
-    try {
-      const size = fstatSync(fd).size;
-      const len = Math.min(size, LOG_EXCERPT_CHARS);
-      const buf = Buffer.alloc(len);
-      readSync(fd, buf, 0, len, size - len);
-      return buf.toString('utf8');
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return undefined;
-  }
+  // The worker wrote the log: read it never through a link, only as a regular file (worker-files.ts).
+  return readWorkerFile(r.logPath, LOG_EXCERPT_CHARS) || undefined;
 };
 
 const jobsFileSchema = z.record(z.string(), z.object({ queue: z.string(), id: z.string() }));

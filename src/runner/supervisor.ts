@@ -3,19 +3,7 @@
 // commits ahead of its base), stalls, endpoint failures the CLI keeps retrying, and timeouts. Every
 // terminal state is written to the ledger, emitted as an event and logged.
 
-import {
-  closeSync,
-  copyFileSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,6 +38,7 @@ import type {
   ResumeReason,
   SurvivedWork,
 } from './types.ts';
+import { readWorkerFile, workerFileStat } from './worker-files.ts';
 import { isSha, readWorkerRefs, type WorkerGit, type WorkerRepo } from './worker-git.ts';
 import { chownTree, type WorkerUser } from './worker-user.ts';
 import {
@@ -70,9 +59,10 @@ const exitFileSchema = z.object({
 
 /** The wrapper's exit record; undefined when missing or unreadable (then the worker was interrupted). */
 export const readExitFile = (path: string): z.infer<typeof exitFileSchema> | undefined => {
-  if (!existsSync(path)) return undefined;
+  const text = readWorkerFile(path, 64 * 1024);
+  if (!text) return undefined;
   try {
-    const parsed = exitFileSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+    const parsed = exitFileSchema.safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
@@ -80,19 +70,7 @@ export const readExitFile = (path: string): z.infer<typeof exitFileSchema> | und
 };
 
 /** The last `bytes` of a file (a worker log can grow large; its end is what a live check reads). */
-export const readTail = (path: string, bytes: number): string => {
-  if (!existsSync(path)) return '';
-  const size = statSync(path).size;
-  const length = Math.min(size, bytes);
-  const buf = Buffer.alloc(length);
-  const fd = openSync(path, 'r');
-  try {
-    readSync(fd, buf, 0, length, size - length);
-  } finally {
-    closeSync(fd);
-  }
-  return buf.toString('utf8');
-};
+export const readTail = (path: string, bytes: number): string => readWorkerFile(path, bytes);
 
 /** An error's words, for matching a full disk in them. */
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
@@ -353,7 +331,7 @@ export class Supervisor {
     // check nor the exit would catch it before the timeout: its own retry lines end it here.
     // Its tail is read again only when the log changed since this attempt's last check.
     const memo = this.memo(r);
-    const log = existsSync(r.logPath) ? statSync(r.logPath) : undefined;
+    const log = workerFileStat(r.logPath);
     const logSize = log?.size ?? 0;
     const logStamp = log ? `${log.size}:${log.mtimeMs}:${log.ino}` : 'none';
     const problem =
@@ -603,7 +581,7 @@ export class Supervisor {
 
   /** The session to resume: the one recorded, else the one the log names (codex, opencode). */
   private sessionOf(r: AttemptRecord): string | undefined {
-    return r.sessionId ?? parseSessionId(existsSync(r.logPath) ? readFileSync(r.logPath, 'utf8') : '');
+    return r.sessionId ?? parseSessionId(readWorkerFile(r.logPath));
   }
 
   private canResume(r: AttemptRecord): boolean {
@@ -668,7 +646,7 @@ export class Supervisor {
         'the branch already held the work of an earlier attempt',
       );
     }
-    const log = existsSync(r.logPath) ? readFileSync(r.logPath, 'utf8') : '';
+    const log = readWorkerFile(r.logPath);
     // Markers matter only on a clean exit that pushed work.
     const markers =
       exit.exitCode === 0 && branchMoved && remote
@@ -714,7 +692,7 @@ export class Supervisor {
     exitCode?: number,
     logText?: string,
   ): Promise<void> {
-    const log = logText ?? (existsSync(r.logPath) ? readFileSync(r.logPath, 'utf8') : '');
+    const log = logText ?? readWorkerFile(r.logPath);
     const report = parseFinalReport(log);
     const denials = parsePermissionDenials(log);
     const updated = await this.d.ledger.update(r.id, {

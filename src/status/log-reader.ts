@@ -1,6 +1,7 @@
 // Reads a worker's prompt or stream log for the attempt page: only under the given roots (the
 // runner's workspace and log directories), only regular files, and at most the last `maxBytes`, so a
 // ledger row can never make the page read an arbitrary file or load a gigabyte into memory.
+import { constants } from 'node:fs';
 import { open, realpath } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 
@@ -32,7 +33,11 @@ export const createLogReader = (opts: { roots: string[]; maxBytes?: number }): R
     }
     const roots = await Promise.all(opts.roots.map((r) => realpath(resolve(r)).catch(() => undefined)));
     if (!roots.some((r) => r !== undefined && inside(r, real))) return undefined;
-    const file = await open(real, 'r').catch(() => undefined);
+    // The worker wrote it: a fifo in its place must not hold a thread of the bot, nor a link swapped
+    // in after realpath lead elsewhere.
+    const file = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(
+      () => undefined,
+    );
     if (!file) return undefined;
     try {
       const stat = await file.stat();
