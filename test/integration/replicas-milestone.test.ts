@@ -9,7 +9,7 @@
 // (The one acceptance test of the replicas scenario; what the dispatcher-level replicas.test.ts
 // proved besides is here too: no delivery left unprocessed, each issue dispatched and solved once.)
 import { existsSync } from 'node:fs';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dashboardMarker } from '../../src/dashboard/render.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
 import { remoteRunnerOf } from '../../src/queue/local-consumer.ts';
@@ -19,30 +19,20 @@ import { JsonFileAttemptLedger } from '../../src/runner/ledger.ts';
 import type { AttemptRecord } from '../../src/runner/types.ts';
 import { openRunnerRegistry, openRunStore, openStore } from '../../src/store/open-store.ts';
 import { expireLeaseNow } from '../support/job-leases.ts';
-import { pgTestUrl, postgresAvailable, testSchemas } from '../support/pg.ts';
+import { pgTestUrl } from '../support/pg.ts';
 import {
-  type Cleanups,
   commentRequest,
   deliverToAll,
   milestoneIssues,
   milestoneWorld,
   type Replica,
+  replicaTestScope,
   startReplica,
   startRunnerProcess,
   webhookForwarder,
 } from '../support/replicas-harness.ts';
 
-const pgUp = await postgresAvailable();
-const inCi = Boolean(process.env.CI);
-const schemas = testSchemas();
-afterAll(() => schemas.dropAll());
-
-const cleanups: Cleanups = [];
-const pids: number[] = [];
-afterEach(async () => {
-  for (const pid of pids.splice(0)) if (isAlive(pid)) killGroup(pid, 'SIGKILL');
-  for (const c of cleanups.splice(0).reverse()) await c();
-}, 60_000);
+const { pgUp, inCi, schemas, cleanups, pids } = await replicaTestScope();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // Long enough that the replica's outage below stays inside it however loaded the machine (a longer

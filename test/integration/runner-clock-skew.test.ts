@@ -3,35 +3,24 @@
 // clock decides: no lease is lost to it (each issue dispatched once, no job retried), the times the
 // bot keeps for the runner's attempts are on the bot's clock although the runner wrote its own, the
 // runner is never taken for lost, and the status page shows its clock ten minutes behind.
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { queueSchemaFor } from '../../src/queue/open-queue.ts';
-import { isAlive, killGroup } from '../../src/runner/exec.ts';
 import { JsonFileAttemptLedger } from '../../src/runner/ledger.ts';
 import type { AttemptRecord } from '../../src/runner/types.ts';
 import { openRunnerRegistry, openRunStore } from '../../src/store/open-store.ts';
-import { pgTestUrl, postgresAvailable, testSchemas } from '../support/pg.ts';
+import { pgTestUrl } from '../support/pg.ts';
 import {
-  type Cleanups,
   commentRequest,
   deliverToAll,
   milestoneIssues,
   milestoneWorld,
+  replicaTestScope,
   startReplica,
   startRunnerProcess,
   webhookForwarder,
 } from '../support/replicas-harness.ts';
 
-const pgUp = await postgresAvailable();
-const inCi = Boolean(process.env.CI);
-const schemas = testSchemas();
-afterAll(() => schemas.dropAll());
-
-const cleanups: Cleanups = [];
-const pids: number[] = [];
-afterEach(async () => {
-  for (const pid of pids.splice(0)) if (isAlive(pid)) killGroup(pid, 'SIGKILL');
-  for (const c of cleanups.splice(0).reverse()) await c();
-}, 60_000);
+const { pgUp, inCi, schemas, cleanups, pids } = await replicaTestScope();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const statusToken = 'clock-skew-status-token';

@@ -7,7 +7,7 @@
 // its attempt's worktree) with the reason: none is left queued for it. The milestone finishes.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dashboardMarker } from '../../src/dashboard/render.ts';
 import { remoteRunnerOf } from '../../src/queue/local-consumer.ts';
 import { queueSchemaFor } from '../../src/queue/open-queue.ts';
@@ -17,29 +17,20 @@ import { JsonFileAttemptLedger } from '../../src/runner/ledger.ts';
 import type { AttemptRecord } from '../../src/runner/types.ts';
 import { openRunnerRegistry, openRunStore } from '../../src/store/open-store.ts';
 import { manualCron } from '../support/manual-cron.ts';
-import { pgTestUrl, postgresAvailable, testSchemas } from '../support/pg.ts';
+import { pgTestUrl } from '../support/pg.ts';
 import {
   type Cleanups,
   commentRequest,
   deliverToAll,
   milestoneIssues,
   milestoneWorld,
+  replicaTestScope,
   startReplica,
   startRunnerProcess,
   webhookForwarder,
 } from '../support/replicas-harness.ts';
 
-const pgUp = await postgresAvailable();
-const inCi = Boolean(process.env.CI);
-const schemas = testSchemas();
-afterAll(() => schemas.dropAll());
-
-const cleanups: Cleanups = [];
-const pids: number[] = [];
-afterEach(async () => {
-  for (const pid of pids.splice(0)) if (isAlive(pid)) killGroup(pid, 'SIGKILL');
-  for (const c of cleanups.splice(0).reverse()) await c();
-}, 60_000);
+const { pgUp, inCi, schemas, cleanups, pids } = await replicaTestScope();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const LEASE = 120;

@@ -5,17 +5,19 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { afterAll, afterEach } from 'vitest';
 import { stringify } from 'yaml';
 import { type Bot, type BotOptions, composeBot } from '../../src/compose/bot.ts';
 import { loadBlitzConfig } from '../../src/config/blitz-config.ts';
 import { loadEnv } from '../../src/config/env.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
-import { spawnDetached } from '../../src/runner/exec.ts';
+import { isAlive, killGroup, spawnDetached } from '../../src/runner/exec.ts';
 import { noCiSettle } from './bot-harness.ts';
 import { blitzBotArgv } from './cli.ts';
 import { fastRetry } from './fake-github/harness.ts';
 import { type FakeGithub, startFakeGithub } from './fake-github/server.ts';
 import { removeDir, tempDir, testEnv } from './git.ts';
+import { postgresAvailable, testSchemas } from './pg.ts';
 import { fixture, githubExample, type SignedRequest, signedGithubRequest } from './signing.ts';
 import { World, type WorldRepo } from './world.ts';
 import { createRealGitRepo } from './world-git.ts';
@@ -311,4 +313,22 @@ export const webhookForwarder = (m: MilestoneWorld, up: () => Replica[]) => {
       }
     },
   };
+};
+
+/**
+ * The per-file scope of a test on replicas and runner processes: whether PostgreSQL answers (and
+ * whether CI insists it must), schemas dropped after the file, and after each test its runner
+ * processes killed and its cleanups run, newest first.
+ */
+export const replicaTestScope = async () => {
+  const pgUp = await postgresAvailable();
+  const schemas = testSchemas();
+  afterAll(() => schemas.dropAll());
+  const cleanups: Cleanups = [];
+  const pids: number[] = [];
+  afterEach(async () => {
+    for (const pid of pids.splice(0)) if (isAlive(pid)) killGroup(pid, 'SIGKILL');
+    for (const c of cleanups.splice(0).reverse()) await c();
+  }, 60_000);
+  return { pgUp, inCi: Boolean(process.env.CI), schemas, cleanups, pids };
 };
