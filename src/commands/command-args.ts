@@ -65,6 +65,7 @@ const parseBlitz = (tokens: Token[]): ArgsResult => {
     tool: 'value',
     model: 'value',
     'dry-run': 'switch',
+    'require-checks': 'switch',
   });
   if (!flags.ok) return flags;
   const { values, switches } = flags;
@@ -75,6 +76,7 @@ const parseBlitz = (tokens: Token[]): ArgsResult => {
   if (milestone.milestone !== undefined) command.milestone = milestone.milestone;
   if (switches.has('deploy')) command.ship = 'deploy';
   if (switches.has('local')) command.ship = 'local';
+  if (switches.has('require-checks')) command.requireChecks = true;
   const max = values.get('max');
   if (max !== undefined) {
     const n = readCount('max', max, 1, MAX_CONCURRENCY);

@@ -55,6 +55,7 @@ describe('parseCommands: /blitz', () => {
       blitz({ milestone: 'M1', model: 'openai/gpt-5.1-codex:high' }),
     ],
     ['/blitz --dry-run', blitz({ dryRun: true })],
+    ['/blitz M1 --require-checks', blitz({ milestone: 'M1', requireChecks: true })],
     [
       '/blitz "Milestone 1" --deploy --max 4 --tool claude --model opus --dry-run',
       blitz({

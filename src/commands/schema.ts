@@ -46,6 +46,8 @@ export const commandSchema = z.discriminatedUnion('name', [
     tool: z.string().regex(toolPattern).optional(),
     model: z.string().regex(modelPattern).optional(),
     dryRun: z.boolean(),
+    /** `--require-checks`: this run ships only what a configured check ran green on. */
+    requireChecks: z.literal(true).optional(),
   }),
   z.strictObject({ name: z.literal('blitz-control'), action: z.enum(controlActions) }),
   /** Writers only: act on one issue of the run (retry a held or failed one, skip it, lift a hold). */

@@ -233,6 +233,14 @@ export const blitzConfigSchema = z
     modelNotesPath: z.string().min(1).default('./data/models.md'),
     /** Review legs taking longer are abandoned. */
     reviewTimeoutSeconds: z.number().int().min(1).default(600),
+    /** Shipping, for every repository this bot serves. */
+    ship: z
+      .object({
+        /** Refuse to ship what no check verified (as a repository's `ship.requireChecks`): no green `build:` or `smoke:`, no ship. */
+        requireChecks: z.boolean().default(false),
+      })
+      .strict()
+      .default({ requireChecks: false }),
   })
   .strict()
   .superRefine((c, ctx) => {

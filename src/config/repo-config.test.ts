@@ -20,7 +20,7 @@ const errorsOf = (yaml: string): ConfigError[] => {
 
 const defaults: RepoConfig = {
   smokeAttempts: 3,
-  ship: { policy: 'auto' },
+  ship: { policy: 'auto', requireChecks: false },
   permission: 'write',
   labels: { blitz: 'blitz', approved: 'blitz/approved', hold: 'hold', epic: 'epic' },
   mergeMethod: { blitz: 'merge', fleet: 'squash' },
@@ -61,6 +61,7 @@ describe('parseRepoConfig: files that parse', () => {
         deploy: ['./scripts/deploy.sh'],
         preview: ['npm', 'run', 'dev', '--', '--host', '0.0.0.0'],
         previewPort: 5173,
+        requireChecks: false,
       },
       maxSessions: 3,
     });
@@ -111,7 +112,12 @@ describe('parseRepoConfig: files that parse', () => {
     expect(configOf(yaml)).toEqual({
       ...defaults,
       build: ['pnpm', '--dir', 'app', 'build'],
-      ship: { policy: 'deploy', deploy: ['make', 'deploy'], deployUrl: 'https://app.example.org' },
+      ship: {
+        policy: 'deploy',
+        deploy: ['make', 'deploy'],
+        deployUrl: 'https://app.example.org',
+        requireChecks: false,
+      },
       permission: 'admin',
       labels: { ...defaults.labels, blitz: 'autopilot', hold: 'on hold' },
       allowedBots: ['renovate[bot]', 'ci-bot'],

@@ -65,6 +65,8 @@ const shipSchema = withJsonSchemaRule(
         .optional(),
       /** How long the deploy may take to become healthy, and the preview to answer on its port (default 300). */
       healthTimeoutSeconds: z.int().min(1).max(3600).optional(),
+      /** Refuse to ship what no check verified: with no `build:` or `smoke:` that ran green, the run stops BLOCKED instead. */
+      requireChecks: z.boolean().default(false),
     })
     .superRefine((ship, ctx) => {
       if (ship.policy === 'deploy' && !ship.deploy) {

@@ -183,6 +183,8 @@ const loadRun = async (
     ...(missingTool ? { missingTool } : {}),
     park: parkViewOf(at, fresh, attempts, cache.budget),
     buildConfigured: repoConfig.build !== undefined,
+    requireChecks:
+      options.requireChecks === true || repoConfig.ship.requireChecks || deps.config.ship.requireChecks,
     ...(caps ? { issueCaps: caps } : {}),
     smoke: p.smoke ?? 'none',
     smokeGate: {
@@ -190,6 +192,7 @@ const loadRun = async (
       failures: p.smokeGate?.failures ?? 0,
       maxFailures: repoConfig.smokeAttempts,
       ...(p.smokeGate?.sha ? { sha: p.smokeGate.sha } : {}),
+      ...(p.smokeGate?.notConfigured ? { passedUnconfigured: true } : {}),
     },
     ship: p.ship?.status ?? 'none',
     ...(p.ship?.status === 'passed'

@@ -229,6 +229,7 @@ export const createIntentHandler = (
       dryRun: cmd.dryRun,
       ...overrideOf(cmd),
       ...(cmd.ship ? { shipOverride: cmd.ship } : {}),
+      ...(cmd.requireChecks ? { requireChecks: true } : {}),
       shipPolicy: cfg.config.ship.policy,
       sender: intent.sender,
     };

@@ -403,6 +403,37 @@ describe('nextActions: readiness and ship', () => {
   });
 });
 
+describe('nextActions: checks required before a ship', () => {
+  const unverified = (over: Partial<RunSnapshot> = {}) =>
+    baseSnapshot([issue(1, { state: 'closed' })], {
+      build: { status: 'passed', covers: [], failures: 0 },
+      buildConfigured: false,
+      smoke: 'passed',
+      smokeGate: { configured: false, failures: 0, maxFailures: 3 },
+      ...over,
+    });
+
+  it('refuses to ship what no check verified, BLOCKED with the words and the command that continue', () => {
+    const acts = nextActions('gating', unverified({ requireChecks: true }));
+    expect(types(acts)).toEqual(['notify', 'stop:blocked']);
+    const stop = ofType(acts, 'stop')[0]!;
+    expect(stop.reason).toMatch(
+      /^nothing verified this work \(build not configured, smoke not configured\) and checks are required/,
+    );
+    expect(stop.reason).toContain('add a build: or smoke: command to blitz.yml');
+    expect(stop.command).toBe('/blitz resume');
+    // Not required: it ships, and says what did not run.
+    expect(types(nextActions('gating', unverified()))).toContain('ship');
+    // A build that ran green verifies it.
+    const built = unverified({
+      requireChecks: true,
+      buildConfigured: true,
+      build: { status: 'passed', covers: [], failures: 0, sha: 'b'.repeat(40) },
+    });
+    expect(types(nextActions('gating', built))).toContain('ship');
+  });
+});
+
 describe('nextActions: stop conditions and reports', () => {
   it('an issue closed by hand while its worker runs: the worker is stopped and the watchers told once per attempt', () => {
     const snap = baseSnapshot([issue(1, { state: 'closed' }), issue(2)], {

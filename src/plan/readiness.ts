@@ -4,7 +4,7 @@
 // the integration review is due is decided here too. What one check's record means (green at which
 // head, its words) is plan/gate-checks.ts, shared with the dashboard. Pure, like the rest of src/plan/.
 import { decideShipPath } from '../ship/decide.ts';
-import { checksClaim, defaultMaxSmokeFailures, smokeStep } from './gate-checks.ts';
+import { checksClaim, defaultMaxSmokeFailures, smokeStep, verifiedBy } from './gate-checks.ts';
 import type { RunContext } from './run-context.ts';
 import type { Action, IntegrationReviewView } from './snapshot.ts';
 import { verdictStateWords } from './state-words.ts';
@@ -18,6 +18,8 @@ export const readinessActions = (ctx: RunContext): Action[] => {
   if (build.status === 'running') return [];
   if (build.status === 'failed') return stop(ctx, 'blocked', 'the build on the integration branch is red');
   if (build.status === 'none') return [{ type: 'run_build', covers: [] }];
+  // It "passed" when no command was configured; one is now, so it runs: nothing claims a build that did not run.
+  if (build.notConfigured && snap.buildConfigured) return [{ type: 'run_build', covers: [] }];
   // The gate counts only on the integration branch's current head: a commit since (a push by hand, a
   // late merge) sends the run back through build and smoke before anything ships.
   if (snap.integrationHead !== undefined && snap.integrationHead !== build.sha)
@@ -30,6 +32,7 @@ export const readinessActions = (ctx: RunContext): Action[] => {
   // The smoke check counts only green on the commit the build was green on; a red one is a finding
   // for another pass until its allowance is spent (plan/gate-checks.ts).
   const gate = snap.smokeGate ?? { configured: true, failures: 0, maxFailures: defaultMaxSmokeFailures };
+  if (snap.smoke === 'passed' && gate.passedUnconfigured && gate.configured) return [{ type: 'run_smoke' }];
   const smoke = smokeStep(
     {
       status: snap.smoke,
@@ -53,19 +56,27 @@ export const readinessActions = (ctx: RunContext): Action[] => {
     changedFiles: [...snap.changedFiles].sort(),
   });
   const reason = ship.reasons.join('; ');
-  if (snap.ship === 'none') return [{ type: 'ship', path: ship.path, reason }];
-  if (snap.ship === 'running') return [];
-  if (snap.ship === 'failed') return stop(ctx, 'blocked', `shipping (${ship.path}) failed`);
-  // Exactly what ran, on which commit, and what answered: never "green" for a check with no command.
-  const checks = checksClaim({
+  const gates = {
     build: {
       status: build.status,
       configured: snap.buildConfigured ?? true,
       ...(build.sha ? { sha: build.sha } : {}),
     },
     smoke: { status: snap.smoke, configured: gate.configured, ...(gate.sha ? { sha: gate.sha } : {}) },
-    ship: { path: ship.path, ...snap.shipped },
-  });
+  };
+  // Checks required and none ran green: nothing ships; a person configures one and resumes.
+  if (snap.ship === 'none' && snap.requireChecks && !verifiedBy(gates.build, gates.smoke))
+    return stop(
+      ctx,
+      'blocked',
+      `nothing verified this work (${checksClaim(gates)}) and checks are required (ship.requireChecks or --require-checks), so it was not shipped; add a build: or smoke: command to blitz.yml`,
+      { command: '/blitz resume' },
+    );
+  if (snap.ship === 'none') return [{ type: 'ship', path: ship.path, reason }];
+  if (snap.ship === 'running') return [];
+  if (snap.ship === 'failed') return stop(ctx, 'blocked', `shipping (${ship.path}) failed`);
+  // Exactly what ran, on which commit, and what answered: never "green" for a check with no command.
+  const checks = checksClaim({ ...gates, ship: { path: ship.path, ...snap.shipped } });
   return stop(ctx, 'done', `every issue closed, shipped (${ship.path}); ${checks}`);
 };
 

@@ -21,6 +21,20 @@ describe('gatesAfterResume', () => {
     });
   });
 
+  it('runs again a check that passed only because no command was configured (one may be now)', () => {
+    expect(
+      gatesAfterResume({
+        build: { status: 'passed', covers: [], failures: 0, notConfigured: true },
+        smoke: 'passed',
+        smokeGate: { failures: 0, notConfigured: true },
+      }),
+    ).toEqual({
+      build: { status: 'none', covers: [], failures: 0 },
+      smoke: 'none',
+      smokeGate: { failures: 0 },
+    });
+  });
+
   it('leaves green or running gates alone', () => {
     expect(
       gatesAfterResume({ build: { status: 'passed', covers: [], failures: 0 }, smoke: 'running' }),

@@ -20,8 +20,13 @@ export interface RunControlStep {
  * blocked for another reason resumes as it was.
  */
 export const gatesAfterResume = (p: RunProgress): Partial<RunProgress> => ({
-  ...(p.build?.status === 'failed' ? { build: { status: 'none', covers: [], failures: 0 } } : {}),
-  ...(p.smoke === 'failed' ? { smoke: 'none', smokeGate: { failures: 0 } } : {}),
+  // A check that "passed" because no command was configured runs again: one may be configured now.
+  ...(p.build?.status === 'failed' || p.build?.notConfigured
+    ? { build: { status: 'none', covers: [], failures: 0 } }
+    : {}),
+  ...(p.smoke === 'failed' || p.smokeGate?.notConfigured
+    ? { smoke: 'none', smokeGate: { failures: 0 } }
+    : {}),
   ...(p.ship?.status === 'failed' ? { ship: undefined } : {}),
 });
 

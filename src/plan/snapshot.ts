@@ -21,6 +21,8 @@ export interface RunOptions {
   shipOverride?: 'deploy' | 'local';
   /** The repo config's `ship.policy` (auto when unset). */
   shipPolicy?: ShipPolicy;
+  /** `--require-checks` on the command: ship only what a configured check ran green on. */
+  requireChecks?: boolean;
   /** plan-blitz: waves to run (default 1, seed 002). */
   maxWaves?: number;
   /** Consecutive failed builds before the run stops blocked (default 3). */
@@ -72,6 +74,8 @@ export interface BuildStatus {
   responsible?: IssueKey;
   /** The integration branch commit the latest build ran on. */
   sha?: string;
+  /** It "passed" without running: no `build:` command was configured then. */
+  notConfigured?: boolean;
 }
 
 /** The readiness gate's smoke check beyond its status (plan/gate-checks.ts). */
@@ -84,6 +88,8 @@ export interface SmokeGate {
   maxFailures: number;
   /** The integration branch commit the latest smoke check ran on. */
   sha?: string;
+  /** The latest smoke "passed" without running: no `smoke:` command was configured then. */
+  passedUnconfigured?: boolean;
 }
 
 export type StepStatus = 'none' | 'running' | 'passed' | 'failed';
@@ -197,6 +203,8 @@ export interface RunSnapshot {
   smokeGate?: SmokeGate;
   /** False when no `build:` command is configured (a build that passed ran nothing). */
   buildConfigured?: boolean;
+  /** Ship only verified work: `--require-checks`, the repo's or the operator's `ship.requireChecks`. */
+  requireChecks?: boolean;
   /** What the finished ship left answering (plan/gate-checks.ts `ShipClaim`): absent before a ship. */
   shipped?: { url?: string; unchecked?: string };
   /** `runner.maxTokensPerIssue`, `…AttemptsPerIssue`, `…SessionsPerIssue`; absent: no per-issue caps. */

@@ -89,4 +89,43 @@ describe.each(['github', 'gitea'] as const)('what a finished milestone claims on
     );
     expect(words.dashboard).toContain(`**Checks:** build ✓ at \`${short}\`, smoke not configured`);
   }, 180_000);
+
+  it.each([
+    ['ship.requireChecks in blitz.yml', 'config'],
+    ['/blitz M1 --require-checks', 'flag'],
+  ] as const)(
+    'with checks required (%s) and none configured, nothing ships until a build is configured and the run resumed',
+    async (_, how) => {
+      w = await startUnattendedWorld({
+        forge,
+        issues: [{ number: 1, title: 'First', body: 'Add `src/a.ts`.' }],
+        files: how === 'config' ? { [configPath(forge)]: 'ship:\n  requireChecks: true\n' } : {},
+      });
+      const x = w;
+      await (how === 'config' ? x.start() : x.command('/blitz M1 --require-checks'));
+      await x.driveToState('blocked', 90_000);
+      const [notice, ...more] = x.noticesOf('blocked');
+      expect(more).toHaveLength(0);
+      expect(notice?.sentence).toContain(
+        'nothing verified this work (build not configured, smoke not configured)',
+      );
+      expect(notice?.sentence).toContain('add a build: or smoke: command to blitz.yml');
+      expect(notice?.command).toBe('/blitz resume');
+      expect(x.noticesOf('shipped')).toHaveLength(0);
+      // Nothing was shipped: no milestone PR.
+      expect([...x.repo.issues.values()].some((i) => i.pull?.head === 'blitz/m1')).toBe(false);
+      // The person configures a build and resumes: it runs, and the milestone ships verified.
+      const build = `build: ${JSON.stringify([node, '-e', '0'])}\n`;
+      x.repo.files.set(
+        configPath(forge),
+        how === 'config' ? `${build}ship:\n  requireChecks: true\n` : build,
+      );
+      await x.command('/blitz resume');
+      await x.driveToState('done', 90_000);
+      const sha = (await x.run())?.progress.build?.sha;
+      expect(sha).toMatch(/^[0-9a-f]{40}$/);
+      expect(x.noticesOf('shipped')[0]?.sentence).toContain(`build ✓ at ${sha!.slice(0, 7)}`);
+    },
+    180_000,
+  );
 });
