@@ -168,6 +168,7 @@ const service = z.looseObject({
   ports: z.array(z.string()).optional(),
   depends_on: z.record(z.string(), z.object({ condition: z.string() })).optional(),
   security_opt: z.array(z.string()).optional(),
+  init: z.boolean().optional(),
 });
 const compose = z
   .object({
@@ -192,6 +193,10 @@ describe('compose.yaml', () => {
     expect(runners.map(([name, s]) => [name, s.command?.[0]])).toEqual([['runner', 'runner']]);
     for (const [, s] of [...bots, ...runners])
       expect(stages.has(s.build!.target), s.build!.target).toBe(true);
+  });
+
+  it('runs the bots and the runner under an init, which reaps the workers and gates they orphan', () => {
+    for (const [name, s] of [...bots, ...runners]) expect(s.init, name).toBe(true);
   });
 
   it('lets bubblewrap make its user namespaces in the bots and the runner, adding no capability', () => {
