@@ -1,10 +1,12 @@
 // The slower effects of a run: build and smoke checks through the runner's build gate (in the
 // background, their result recorded as a row and a pass requested), bounces with a revert,
 // ship (deploy or local preview), notifications.
+
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { isAppError } from '../errors.ts';
 import { blameStep } from '../plan/blame.ts';
+import { attemptCost, formatCost, priceTableOf, sumCosts } from '../plan/cost.ts';
 import { checksClaim, type GateCheck, verifiedBy } from '../plan/gate-checks.ts';
 import { attemptKey } from '../plan/issue-progress.ts';
 import type { IssueKey } from '../plan/types.ts';
@@ -339,7 +341,12 @@ export const createEffects = (
     const ship = ctx.run.progress.ship;
     // A ship that could not be proven live says why (the deploy's or the preview's failure).
     const failure = level === 'blocked' && ship?.status === 'failed' ? ship.reasons?.[1] : undefined;
-    const sentence = failure ? `${message}: ${failure}` : message;
+    // A finished run says what it cost, in money, as its dashboard does (attempts priced by `prices:`).
+    const spent =
+      level === 'ready' && ctx.attempts.length > 0
+        ? `; cost ${formatCost(sumCosts(ctx.attempts.map((a) => attemptCost(priceTableOf(deps.config.prices), a))))}`
+        : '';
+    const sentence = failure ? `${message}: ${failure}` : `${message}${spent}`;
     const notice = runNoticeOf(ctx.run, level === 'ready' ? 'shipped' : 'blocked', sentence, {
       issuesShipped: shipped,
       // A fleet has no ship step: nothing to name but the count.

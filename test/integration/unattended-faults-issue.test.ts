@@ -114,6 +114,10 @@ describe.each(['github', 'gitea'] as const)('cost caps on %s', (forge) => {
     expect(await ofIssue1()).toHaveLength(3);
     expect(x.noticesOf('needs_person')).toHaveLength(1);
     expect(x.noticesOf('warning')).toHaveLength(1);
+    // The finished run says what it cost: two failed attempts at $0.12 each; the solved ones' cache
+    // tokens have no price here, so part of it is an unknown price, said as such.
+    const [shipped] = x.noticesOf('shipped');
+    expect(shipped?.sentence).toMatch(/; cost \$0\.24 \+ unknown price$/);
   });
 
   it('a run that reaches its cost cap holds every issue not running with one notice; `/blitz retry #1` gives its spend back and the milestone finishes', async () => {
