@@ -104,6 +104,10 @@ export const runIntegrationReview = async (
         milestone: ctx.run.milestoneNumber,
       });
       filed++;
+      // Kept for the planner, which dispatches findings before unrelated new issues (plan/findings-first.ts).
+      await setProgress(deps, ctx, (p) => ({
+        reviewFindings: [...(p.reviewFindings ?? []), issue.ref.number],
+      }));
       for (const n of f.blocks) {
         const blocked: IssueRef = { repo: ctx.repo, number: n };
         if (openIssues.some((o) => o.number === n)) await ctx.forge.addBlockedBy(blocked, issue.ref);

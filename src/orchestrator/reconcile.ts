@@ -177,6 +177,9 @@ const loadRun = async (
     // The review module picks the integration reviewers: without one there is no review and no gate.
     ...(deps.review ? { integrationReview: reviewView(p) } : {}),
     unfiledFindings: unfiledFindings(attempts, p.posted ?? [], run.triggerIssue !== undefined),
+    ...(p.reviewFindings?.length
+      ? { reviewFindings: p.reviewFindings.map((n) => issueKey(run.repo, n)) }
+      : {}),
     build: p.build ?? { status: 'none', covers: [], failures: 0 },
     ...(p.hardBlocker ? { keptBlocker: keptBlockerOf(p.hardBlocker) } : {}),
     ...(p.reason !== undefined ? { stopReason: p.reason } : {}),

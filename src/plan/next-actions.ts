@@ -5,6 +5,7 @@
 
 import { explain, keysIn } from './classify.ts';
 import { extractFences } from './fences.ts';
+import { findingsFirst } from './findings-first.ts';
 import { compareKeys } from './graph.ts';
 import { buildActions, pipelineActions } from './integration.ts';
 import { noticeActions } from './notices.ts';
@@ -41,15 +42,18 @@ export const dispatchActions = (ctx: RunContext): Action[] => {
   const ready = keysIn(ctx.classified, 'ready');
   const fences = new Map<IssueKey, string[]>();
   for (const k of [...ready, ...ctx.workers]) fences.set(k, extractFences(graph.issues.get(k)!.body));
-  let fleet: { ordered?: IssueKey[]; limit?: number } = {};
+  let order: { ordered?: IssueKey[]; limit?: number } = {};
   if (snap.kind === 'fleet') {
     // Seed 004: pilot one ticket end to end (to a pushed branch) before the first fan-out.
     const piloted = [...ctx.progress.values()].some((p) => p.branchPushed || p.pr !== undefined);
     if (!piloted && ctx.workers.length > 0) return [];
-    fleet = {
+    order = {
       ordered: fleetOrder(graph.issues, orderForDispatch(graph.issues, ready), new Set(snap.busyRepos ?? [])),
       ...(piloted ? {} : { limit: 1 }),
     };
+  } else if ((snap.reviewFindings?.length ?? 0) > 0) {
+    // Seed 000 §3.5: what the integration review found goes before any unrelated new issue.
+    order = { ordered: findingsFirst(orderForDispatch(graph.issues, ready), new Set(snap.reviewFindings)) };
   }
   const wave = nextWave({
     issues: graph.issues,
@@ -57,7 +61,7 @@ export const dispatchActions = (ctx: RunContext): Action[] => {
     running: ctx.workers,
     caps: capsOf(snap),
     fences,
-    ...fleet,
+    ...order,
   });
   const usage: Record<string, number> = {};
   for (const p of ctx.progress.values())

@@ -199,6 +199,8 @@ export interface RunSnapshot {
    * and finished attempts' uncertainties not relayed to the dashboard issue yet.
    */
   unfiledFindings?: number;
+  /** Issues the integration review filed as findings: dispatched before any unrelated new issue (plan/findings-first.ts). */
+  reviewFindings?: IssueKey[];
   /** The smoke check beyond its status; absent: configured, no red passes, the default allowance. */
   smokeGate?: SmokeGate;
   /** False when no `build:` command is configured (a build that passed ran nothing). */

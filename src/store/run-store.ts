@@ -107,6 +107,8 @@ export interface RunProgress {
   reviewRequested?: { by: string; at: string };
   /** Merged issues since the last integration review. */
   mergedSinceReview?: number;
+  /** Issue numbers the integration review filed as findings: the planner dispatches them first. */
+  reviewFindings?: number[];
   notifyFailures?: { target: string; error: string }[];
   /** Remote runners that were lost while holding work of this run (compose/lost-runner-notice.ts), for its dashboard. */
   lostRunners?: { runner: string; at: string; sentence: string }[];

@@ -63,6 +63,8 @@ describe.each(['github', 'gitea'] as const)('integration review on %s', (forge) 
     // The latest review is still not clean: no ship, and the dashboard says why.
     const run = (await y.liveRun())!;
     expect(run.progress.integrationReview?.verdict).toBe('minor');
+    // Kept for the planner, which dispatches the findings before unrelated new issues.
+    expect(run.progress.reviewFindings).toEqual([f[0]!.number]);
     expect([...y.repo.issues.values()].some((i) => i.pull?.head === 'blitz/m1')).toBe(false);
     const dashboard = y.world.commentsOn(y.repo, y.trigger).find((c) => c.body.includes('blitz-dashboard'))!;
     expect(dashboard.body).toMatch(/integration review(:|&#58;) minor/);
