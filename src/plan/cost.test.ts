@@ -11,6 +11,7 @@ import {
   sumCosts,
   tokensCost,
 } from './cost.ts';
+import { defaultEntries } from './routing.ts';
 
 const sonnet: Price = { input: 3_000_000, output: 15_000_000, cacheRead: 300_000, cacheWrite: 3_750_000 };
 
@@ -94,8 +95,23 @@ describe('priceFor', () => {
     expect(priceFor(defaultPrices, 'constructor')).toBeUndefined();
   });
 
-  it('prices every model of the built-in roster (plan/routing.ts defaultEntries)', () => {
-    for (const model of ['sonnet', 'opus', 'fable']) expect(priceFor(defaultPrices, model)).toBeDefined();
+  it('prices every model of the built-in roster (plan/routing.ts defaultEntries), cache included', () => {
+    const models = Object.values(defaultEntries).map((e) => e.model);
+    expect(models).toEqual(['sonnet', 'opus', 'fable']);
+    // A claude session is mostly cache reads: a built-in model without cache prices would make every
+    // one of its attempts an unknown price.
+    const session = { input: 1000, output: 1000, cache: 1_000_000, cacheWrite: 100_000 };
+    for (const model of models) {
+      const price = priceFor(defaultPrices, model);
+      expect(price?.cacheRead, model).toBeDefined();
+      expect(price?.cacheWrite, model).toBeDefined();
+      expect(attemptCost(defaultPrices, { model, tokens: session }).unpriced, model).toBe(0);
+    }
+    // Opus 5.5 (`opus`): $4 / $20, cache read $0.20, 5-minute cache write $5 per million tokens.
+    expect(attemptCost(defaultPrices, { model: 'opus', tokens: session })).toEqual({
+      micros: 4_000 + 20_000 + 180_000 + 500_000,
+      unpriced: 0,
+    });
   });
 
   it('takes the operator entry over a default, dollars to µ$', () => {

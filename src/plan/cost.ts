@@ -43,27 +43,43 @@ const p = (input: number, output: number, cacheRead?: number, cacheWrite?: numbe
   ...(cacheWrite !== undefined ? { cacheWrite: dollars(cacheWrite) } : {}),
 });
 
+// Each price in dollars per million tokens: input, output, cache read ("cache hits"), cache write at the
+// 5-minute rate (the ledger does not split 5-minute from 1-hour writes; a 1-hour write costs 1.6× this).
+// Checked on 2026-12-07 against the providers' published pages, as cited on each line.
+const SONNET_5_5 = p(2, 10, 0.2, 2.5); // platform.claude.com/docs/*/models/sonnet-5-5/overview
+const SONNET_5 = p(2, 10, 0.2, 2.5); // platform.claude.com/docs/*/models/sonnet-5/overview
+const OPUS_5_5 = p(4, 20, 0.2, 5); // platform.claude.com/docs/*/models/opus-5-5/overview
+const OPUS_5 = p(5, 25, 0.5, 6.25); // platform.claude.com/docs/en/models/opus-5/overview
+// Fable 5.2: Anthropic's own page was not among what could be read; the $8/$40, $0.20 cache read and
+// $10 cache write are the list price as resellers and price trackers quote it (docs.laozhang.ai,
+// docs.sim.ai, 2026-11-10). Override it in `prices:` if Anthropic's page says otherwise.
+const FABLE_5_2 = p(8, 40, 0.2, 10);
+const FABLE_5_1 = p(10, 50, 0.25, 12.5); // platform.claude.com/docs/en/about-claude/pricing
+const FABLE_5 = p(10, 50, 1, 12.5); // platform.claude.com/docs/en/about-claude/pricing
+// OpenAI charges nothing to write its cache: a cached input token is only read (cache write 0).
+const GPT_5 = p(1.25, 10, 0.125, 0); // developers.openai.com/api/docs/models (GPT-5, GPT-5-Codex)
+
 /**
  * Prices of the built-in roster's models (plan/routing.ts defaultEntries: claude `sonnet`, `opus`,
- * `fable`) and of the models the shipped configs name, in dollars per million tokens, from the
- * providers' pricing pages (platform.claude.com model pages; developers.openai.com) as read in
- * December 2026. An alias is priced as the model it named then (`sonnet`: Sonnet 5.5, `opus`: Opus 5.5,
- * `fable`: Fable 5.1); cache write is the 5-minute rate. Opus 5.5's cache prices were not on the page
- * read, so they are left out (an attempt with cache tokens on it is an unknown price). `prices:` in
- * blitz.config.yml overrides or adds entries. A roster entry without a model runs its tool's own
- * default, which the bot does not know: its attempts are an unknown price.
+ * `fable`) and of the models the shipped configs name. An alias is priced as the model claude's CLI
+ * resolves it to on the Anthropic API: `fable` Fable 5.2 (code.claude.com/docs/en/model-config, read
+ * 2026-12-07), `sonnet` Sonnet 5.5 and `opus` Opus 5.5 (since CLI 2.1.284 and 2.1.280, docs.rs
+ * claude-codes `ClaudeModel`; the pinned CLI is newer, runner/tools/tested-versions.ts). A model missing here has an unknown price (shown as
+ * "unknown price", never $0), as has an attempt whose tool ran its own default model and did not say
+ * which. `prices:` in blitz.config.yml overrides or adds entries.
  */
 export const defaultPrices: PriceTable = {
-  sonnet: p(2, 10, 0.2, 2.5),
-  'claude-sonnet-5-5': p(2, 10, 0.2, 2.5),
-  'claude-sonnet-5': p(2, 10, 0.2, 2.5),
-  opus: p(4, 20),
-  'claude-opus-5-5': p(4, 20),
-  'claude-opus-5': p(5, 25, 0.5, 6.25),
-  fable: p(10, 50, 0.25, 12.5),
-  'claude-fable-5-1': p(10, 50, 0.25, 12.5),
-  'claude-fable-5': p(10, 50, 1, 12.5),
-  'gpt-5': p(1.25, 10, 0.125, 0),
+  sonnet: SONNET_5_5,
+  'claude-sonnet-5-5': SONNET_5_5,
+  'claude-sonnet-5': SONNET_5,
+  opus: OPUS_5_5,
+  'claude-opus-5-5': OPUS_5_5,
+  'claude-opus-5': OPUS_5,
+  fable: FABLE_5_2,
+  'claude-fable-5-2': FABLE_5_2,
+  'claude-fable-5-1': FABLE_5_1,
+  'claude-fable-5': FABLE_5,
+  'gpt-5': GPT_5,
 };
 
 /** A price as blitz.config.yml's `prices:` writes it: dollars per million tokens. */
