@@ -37,6 +37,8 @@ const doing = (a: Action): string => {
     case 'close_issue':
     case 'close_epic':
       return 'closing it';
+    case 'advance_member':
+      return 'taking its next plan step';
     default:
       return a.type.replaceAll('_', ' ');
   }

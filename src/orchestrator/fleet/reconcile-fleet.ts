@@ -6,8 +6,9 @@
 import { renderScoreboard } from '../../dashboard/scoreboard.ts';
 import { scoreboardInput } from '../../dashboard/scoreboard-view.ts';
 import type { Action } from '../../plan/snapshot.ts';
-import { runPasses } from '../pass-loop.ts';
+import { type PassKind, runPasses } from '../pass-loop.ts';
 import { paceReason } from '../run-pace.ts';
+import { keepWaitReason } from '../wait-reason.ts';
 import type { FleetCtx, FleetHooks, FleetPorts } from './fleet-context.ts';
 import { performFleet } from './fleet-perform.ts';
 import { loadFleet } from './load-fleet.ts';
@@ -23,31 +24,37 @@ const board = (ctx: FleetCtx, final?: { reason: string }): string => {
   return renderScoreboard(scoreboardInput(slowed ? { ...facts, slowed } : facts, final));
 };
 
+/** The fleet's kind of the pass loop (its load, perform, scoreboard and why a ticket waits). */
+export const fleetPasses = (deps: FleetPorts, hooks: FleetHooks, runId: string): PassKind<FleetCtx> => ({
+  async load(pass) {
+    let ctx = await loadFleet(deps, hooks, runId);
+    if (!ctx) return undefined;
+    if (pass === 0 && (await syncPulls(deps, ctx))) ctx = (await loadFleet(deps, hooks, runId)) ?? ctx;
+    // A paused fleet plans nothing; its scoreboard still shows where it stands.
+    if (ctx.run.state === 'paused') return void hooks.scoreboard(runId, board(ctx));
+    await relayReports(deps, ctx);
+    return ctx;
+  },
+  perform: (ctx, a) => performFleet(deps, ctx, a),
+  advancing,
+  async publish(ctx, actions) {
+    // The scoreboard shows this pass's results: read the rows and the fleet facts again.
+    const after = (await loadFleet(deps, hooks, runId, true)) ?? ctx;
+    const stop = actions.find((a) => a.type === 'stop');
+    // A blocked fleet that stays blocked plans no stop again: its summary keeps the reason it stopped for.
+    const reason =
+      stop?.type === 'stop'
+        ? stop.reason
+        : after.run.state === 'blocked'
+          ? after.run.progress.reason
+          : undefined;
+    hooks.scoreboard(runId, board(after, reason !== undefined ? { reason } : undefined));
+    if (stop) await hooks.flushScoreboard(runId);
+  },
+  // Why a ticket waits (a forge that refused its merge, a runner that refused its job) stays on its
+  // row for the status pages, as for a blitz.
+  ended: (ctx, a, err) => keepWaitReason(deps.store, { runId: ctx.run.id, rows: ctx.rows }, a, err),
+});
+
 export const reconcileFleet = (deps: FleetPorts, hooks: FleetHooks, runId: string): Promise<void> =>
-  runPasses(deps, {
-    async load(pass) {
-      let ctx = await loadFleet(deps, hooks, runId);
-      if (!ctx) return undefined;
-      if (pass === 0 && (await syncPulls(deps, ctx))) ctx = (await loadFleet(deps, hooks, runId)) ?? ctx;
-      // A paused fleet plans nothing; its scoreboard still shows where it stands.
-      if (ctx.run.state === 'paused') return void hooks.scoreboard(runId, board(ctx));
-      await relayReports(deps, ctx);
-      return ctx;
-    },
-    perform: (ctx, a) => performFleet(deps, ctx, a),
-    advancing,
-    async publish(ctx, actions) {
-      // The scoreboard shows this pass's results: read the rows and the fleet facts again.
-      const after = (await loadFleet(deps, hooks, runId, true)) ?? ctx;
-      const stop = actions.find((a) => a.type === 'stop');
-      // A blocked fleet that stays blocked plans no stop again: its summary keeps the reason it stopped for.
-      const reason =
-        stop?.type === 'stop'
-          ? stop.reason
-          : after.run.state === 'blocked'
-            ? after.run.progress.reason
-            : undefined;
-      hooks.scoreboard(runId, board(after, reason !== undefined ? { reason } : undefined));
-      if (stop) await hooks.flushScoreboard(runId);
-    },
-  });
+  runPasses(deps, fleetPasses(deps, hooks, runId));

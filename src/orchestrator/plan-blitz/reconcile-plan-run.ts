@@ -23,12 +23,13 @@ import type { BudgetProbe } from '../budget-probe.ts';
 import type { Ports, RunOptionsStored } from '../context.ts';
 import { cloneUrlOf } from '../dispatch-attempt.ts';
 import { blockRun, unblockRun } from '../hard-blocker-run.ts';
-import { live, runPasses } from '../pass-loop.ts';
+import { live, type PassKind, runPasses } from '../pass-loop.ts';
 import { reportOnce } from '../perform.ts';
 import { type ReconcileHooks, readMilestone } from '../reconcile.ts';
 import { commonSnapshot, pacedLimit, paceReason, readRunRecords } from '../run-pace.ts';
 import { type HeldPass, keptBlockerOf, loadRunRepo, type RunRepo } from '../run-repo.ts';
 import { setRunState, stopRun as writeStop } from '../run-state.ts';
+import { keepWaitReason } from '../wait-reason.ts';
 import { performMemberStep } from './member-steps.ts';
 import { attemptsOfIssue, type PlanCtx, type PlanPorts, reloadPlan, savePlan } from './plan-context.ts';
 
@@ -43,7 +44,7 @@ export type PlanRunPorts = PlanPorts &
 
 const advancing = new Set<Action['type']>(['start_wave', 'land_wave']);
 
-type PlanPass = (PlanCtx & { snap: RunSnapshot }) | HeldPass;
+export type PlanPass = (PlanCtx & { snap: RunSnapshot }) | HeldPass;
 
 /**
  * A pass's reads; undefined when the run is gone or finished. A forge that refuses the bot or a config
@@ -245,24 +246,34 @@ const performPlan = async (deps: PlanRunPorts, p: PlanPass, a: Action): Promise<
   }
 };
 
+/** The plan run's kind of the pass loop (its load, perform, dashboard and why a member waits). */
+export const planPasses = (
+  deps: PlanRunPorts,
+  hooks: PlanReconcileHooks,
+  runId: string,
+): PassKind<PlanPass> => ({
+  load: () => load(deps, hooks, runId),
+  perform: (p, a) => performPlan(deps, p, a),
+  advancing,
+  // A held pass has nothing to show; the first pass that reads the repo again does.
+  publish: async (p) => {
+    if ('held' in p) return;
+    const waiting = new Map<IssueKey, string>();
+    for (const m of p.snap.planRun?.wave?.facts ?? []) {
+      const wait = environmentWait(m);
+      if (wait) waiting.set(m.key, wait);
+    }
+    hooks.dashboardBody(runId, renderPlanDashboard({ ...p, waiting }));
+  },
+  // Why a member waits (a step that failed) stays on its row for the status pages, as for a blitz.
+  ended: async (p, a, err) => {
+    if (!('held' in p)) await keepWaitReason(deps.store, { runId: p.run.id, rows: p.rows }, a, err);
+  },
+});
+
 /** One reconcile of a plan run, the pass loop with the plan run's kind; the caller holds the run's lock. */
 export const reconcilePlanRun = (
   deps: PlanRunPorts,
   hooks: PlanReconcileHooks,
   runId: string,
-): Promise<void> =>
-  runPasses<PlanPass>(deps, {
-    load: () => load(deps, hooks, runId),
-    perform: (p, a) => performPlan(deps, p, a),
-    advancing,
-    // A held pass has nothing to show; the first pass that reads the repo again does.
-    publish: async (p) => {
-      if ('held' in p) return;
-      const waiting = new Map<IssueKey, string>();
-      for (const m of p.snap.planRun?.wave?.facts ?? []) {
-        const wait = environmentWait(m);
-        if (wait) waiting.set(m.key, wait);
-      }
-      hooks.dashboardBody(runId, renderPlanDashboard({ ...p, waiting }));
-    },
-  });
+): Promise<void> => runPasses<PlanPass>(deps, planPasses(deps, hooks, runId));
