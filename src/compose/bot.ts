@@ -96,6 +96,13 @@ export interface BotOptions {
    * the system clock. A test moves it on instead of waiting out a lease.
    */
   runnerClock?: { now(): Date };
+  /**
+   * The host's worker limit instead of the runner's own sample of its load (which on a busy host allows
+   * one worker): the scale bench, whose fake workers sleep, plans with the configured sessions.
+   */
+  machine?: () => { limit: number; contended: boolean };
+  /** Told how long each reconcile of a run took (ms), beside `blitz_reconcile_seconds`: the scale bench. */
+  onReconciled?: (runId: string, ms: number) => void;
 }
 
 export interface Bot {
@@ -263,6 +270,11 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     dispatcher: queueDispatch.dispatcher,
     // GitHub's limits (its x-ratelimit headers, the secondary limit on writes) slow a run before they bite.
     forgePace: (run) => paceFor(budget, budgetKey(run.forge, run.installationId)),
+    onReconciled: (runId, ms) => {
+      metrics.reconcileDuration.observe(ms / 1000);
+      o.onReconciled?.(runId, ms);
+    },
+    ...(o.machine ? { machine: o.machine } : {}),
   });
   const orchestrator = orch;
   // Runners unheard of for a lease are lost: their jobs move or are dropped, and a person is told once.

@@ -36,6 +36,8 @@ export interface Metrics {
   recovered: Counter<'forge' | 'outcome'>;
   /** HTTP request durations by method, route and status. */
   requestDuration: Histogram<'method' | 'route' | 'status'>;
+  /** How long a reconcile of a run took (its passes together, forge requests included). */
+  reconcileDuration: Histogram;
   /** Forge API requests by forge and outcome (`ok`, `4xx`, `5xx`, `network`); the forge clients count them. */
   forgeRequests: Counter<'forge' | 'outcome'>;
   /** Rate-limit requests remaining as the forge last reported it; the forge clients set it. */
@@ -220,6 +222,12 @@ export const createMetrics = (opts: { defaultMetrics?: boolean } = {}): Metrics 
       help: 'HTTP request durations',
       labelNames: ['method', 'route', 'status'],
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    reconcileDuration: new Histogram({
+      name: 'blitz_reconcile_seconds',
+      help: 'Duration of one reconcile of a run (its passes together, forge requests included)',
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers: [registry],
     }),
   };

@@ -72,6 +72,8 @@ export interface OrchestratorDeps {
    * cron reconciles further apart, and the reason on the dashboard. Absent: full speed.
    */
   forgePace?: (run: RunRecord) => Pace;
+  /** Told how long each reconcile of a run took (ms, wall clock, its passes together): `/metrics`, the scale bench. */
+  onReconciled?: (runId: string, ms: number) => void;
 }
 
 /** The part of the ports a step uses: each step takes only what it names (`Ports<'store' | 'logger'>`). */

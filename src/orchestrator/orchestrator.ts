@@ -107,9 +107,11 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   const reconcile = (runId: string): Promise<void> => {
     if (closed) return Promise.resolve();
     return serial.request(runId, async () => {
+      const started = performance.now();
       try {
         await reconcileOnce(runId);
       } finally {
+        deps.onReconciled?.(runId, performance.now() - started);
         changed(runId);
       }
     });
