@@ -1,8 +1,9 @@
 // `npm run bench`: runs every bench/*.bench.ts (or those named on the command line), prints each
 // figure as `name: value unit` and writes them all to bench/results.json. Figures are printed,
 // never asserted: each module measures its baseline in the same run and prints the ratio beside it.
-// Last, the table of issue 19 (bench/summary.ts) from this run's figures.
-import { readdir, writeFile } from 'node:fs/promises';
+// Last, the table of issue 19 (bench/summary.ts) from this run's figures. A run of named modules
+// keeps the other modules' figures already in bench/results.json.
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Bench, Figure } from './figures.ts';
@@ -27,5 +28,17 @@ for (const file of files) {
 }
 // Issue 19's table: each row's figure beside its same-run baseline and its goal.
 console.log(`# summary (issue 19)\n${issue19Table(results)}`);
-await writeFile(join(here, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
-console.log(`wrote ${Object.keys(results).length} figures to bench/results.json`);
+// A run of some modules (`npm run bench -- scale`) replaces their figures and keeps the others'.
+const path = join(here, 'results.json');
+const earlier =
+  only.length > 0
+    ? ((await readFile(path, 'utf8').then(JSON.parse, () => ({}))) as Record<
+        string,
+        { value: number; unit: string }
+      >)
+    : {};
+const kept = Object.keys(earlier).filter((k) => !(k in results)).length;
+await writeFile(path, `${JSON.stringify({ ...earlier, ...results }, null, 2)}\n`);
+console.log(
+  `wrote ${Object.keys(results).length} figures to bench/results.json${kept ? ` (${kept} kept from an earlier run)` : ''}`,
+);

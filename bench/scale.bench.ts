@@ -1,0 +1,345 @@
+// `npm run bench -- scale`: one bot, many milestones, measured (issue 38). The composed bot (what
+// `npm start` runs, in a process of its own: bench/scale-bot.ts) drives N repositories on the fake
+// GitHub, each an M-issue milestone with a seeded, realistic graph (chains, fan-outs, joins, a few
+// epics, about 20 ready at the widest), with fake agents that sleep a fixed work time and then really
+// commit (the runner pushes), a review leg (the fake reviewer), CI on every pushed branch (the fake CI,
+// its `check_run` sent as GitHub's App webhook) and merges. A few issues are red first: their worker
+// commits a `broken` file, CI fails, the bot resumes it with the failure, the fix goes green.
+// Figures, each beside its goal:
+// - makespan ratio: the run's wall clock (command sent → last issue closed) over the ideal list
+//   schedule of the same graphs with the same session cap and work time (src/plan/ideal-schedule.ts);
+// - forge requests per merged issue (all, and those counted against the rate limit: not 304);
+// - the bot's CPU per merged issue, its reconcile p99, its peak RSS, dashboard edits per issue;
+// - where the time between "ready" and "worker started" and between "PR green" and "merged" goes.
+// Sizes: `small` (1 × 20: the short run a change is iterated with) and `full` (10 × 100), by
+// BLITZ_SCALE_SIZES (default both). BLITZ_SCALE_WORK_MS, BLITZ_SCALE_SESSIONS (per run),
+// BLITZ_SCALE_TICK_SECONDS (the cron; default the composed bot's 60), BLITZ_SCALE_RED (issues red first
+// per repository), BLITZ_SCALE_SEED, BLITZ_SCALE_DB (sqlite | postgres).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { stringify } from 'yaml';
+import { idealListSchedule } from '../src/plan/ideal-schedule.ts';
+import { openRunStore } from '../src/store/open-store.ts';
+import { removeDir, tempDir, testEnv } from '../test/support/git.ts';
+import { testSchemas } from '../test/support/pg.ts';
+import { type Bench, type Figure, percentile, round } from './figures.ts';
+import { type Steps, stepLines, timelineSteps } from './scale-timeline.ts';
+import { APP_ID, type ScaleWorld, startScaleWorld, WEBHOOK_SECRET } from './scale-world.ts';
+
+const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const WORK_MS = num('BLITZ_SCALE_WORK_MS', 5000);
+const SESSIONS = num('BLITZ_SCALE_SESSIONS', 4);
+const TICK_SECONDS = num('BLITZ_SCALE_TICK_SECONDS', 60);
+const RED = num('BLITZ_SCALE_RED', 2);
+const SEED = num('BLITZ_SCALE_SEED', 38);
+/** GitHub's one second between writes, scaled: the fake has no secondary limit to keep (tests use 1 ms). */
+const GITHUB_SECOND_MS = num('BLITZ_SCALE_GITHUB_SECOND_MS', 10);
+
+export const goals = {
+  makespan_ratio: 1.15,
+  requests_per_merged_issue: 8,
+  rate_limited_requests_per_merged_issue: 6,
+  rss_peak_mb: 400,
+} as const;
+
+const sizes = { small: { repos: 1, issues: 20 }, full: { repos: 10, issues: 100 } } as const;
+type Size = keyof typeof sizes;
+
+const fakeAgent = join(import.meta.dirname, '..', 'test', 'support', 'fake-agents', 'fake-agent.mjs');
+const fakeReviewer = join(import.meta.dirname, '..', 'test', 'support', 'fake-agents', 'fake-reviewer.mjs');
+
+interface BotStats {
+  cpuMs: number;
+  rssPeakMb: number;
+  reconcileMs: number[];
+}
+
+const startBotProcess = async (specPath: string): Promise<{ child: ChildProcess; port: number }> => {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'scale-bot.ts'), specPath],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const first = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the scale bot exited (${code}) before listening`)));
+    createInterface({ input: child.stdout! }).once('line', resolve);
+  });
+  child.removeAllListeners('exit');
+  return { child, port: (JSON.parse(first) as { port: number }).port };
+};
+
+const stopBotProcess = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The ideal makespan (ms): each repository's run on its own cap, all at once; the longest. */
+const idealMs = (w: ScaleWorld): number =>
+  Math.max(
+    ...w.repos.map((r) => {
+      const epics = new Set(r.graph.epics);
+      const s = idealListSchedule(
+        r.graph.issues.map((i) => ({
+          id: String(i.number),
+          blockedBy: (i.blockedBy ?? []).map(String),
+          work: epics.has(i.number!) ? 0 : WORK_MS,
+        })),
+        SESSIONS,
+      );
+      if (!s.ok) throw new Error(`the generated graph is not a schedule: ${s.error.code}`);
+      return s.value.makespan;
+    }),
+  );
+
+const runScale = async (size: Size, db: 'sqlite' | 'postgres'): Promise<Figure[]> => {
+  const { repos, issues } = sizes[size];
+  const prefix = `scale.${size === 'small' ? 'small_' : ''}`;
+  const w = await startScaleWorld({ repos, issues, seed: SEED });
+  const dir = tempDir('blitz-scale-');
+  const pg = db === 'postgres' ? testSchemas() : undefined;
+  let child: ChildProcess | undefined;
+  try {
+    const databaseUrl = pg ? pg.urlFor(await pg.create()) : `sqlite:${join(dir, 'blitz.db')}`;
+    // A few issues per repository are red first: broken, then fixed on the resume CI's failure asks for.
+    const red = w.repos.flatMap((r) =>
+      r.graph.issues
+        .filter((i) => !r.graph.epics.includes(i.number!))
+        .slice(3, 3 + RED)
+        .map((i) => `${r.repo.owner}/${r.repo.name}#${i.number}`),
+    );
+    const configPath = join(dir, 'blitz.config.yml');
+    writeFileSync(
+      configPath,
+      stringify({
+        runner: {
+          workspace: join(dir, 'workspace'),
+          maxSessions: SESSIONS,
+          retries: 0,
+          attemptTimeoutMinutes: 15,
+        },
+        roster: [
+          {
+            name: 'fake',
+            tool: 'custom',
+            command: [process.execPath, fakeAgent, '{prompt_file}'],
+            resume: [process.execPath, fakeAgent, '--resume', '{prompt_file}'],
+            roles: ['blitz'],
+            tiers: ['execution', 'design', 'subtle'],
+            env: {
+              FAKE_AGENT_MODE: 'slow-push',
+              FAKE_AGENT_DELAY_MS: String(WORK_MS),
+              FAKE_AGENT_MODES: JSON.stringify(Object.fromEntries(red.map((k) => [k, 'broken']))),
+              FAKE_AGENT_RESUME_MODE: 'revise',
+            },
+          },
+          {
+            name: 'fake-reviewer',
+            tool: 'custom',
+            command: [process.execPath, fakeReviewer, '--verdict', 'clean', '{prompt_file}'],
+            resume: [process.execPath, fakeReviewer, '{prompt_file}'],
+            roles: ['review'],
+            tiers: ['execution'],
+          },
+        ],
+        // The provider's budget, as an operator's probe says it: the sessions asked for (without a
+        // probe a run goes one worker at a time).
+        budget: [
+          process.execPath,
+          '-e',
+          `console.log(JSON.stringify({ recommendedMaxSessions: ${SESSIONS} }))`,
+        ],
+        modelNotesPath: join(dir, 'models.md'),
+      }),
+    );
+    const statsFile = join(dir, 'stats.json');
+    const specPath = join(dir, 'spec.json');
+    writeFileSync(
+      specPath,
+      JSON.stringify({
+        vars: {
+          PORT: '0',
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'silent',
+          DATABASE_URL: databaseUrl,
+          BLITZ_CONFIG: configPath,
+          STATUS_TOKEN: 'scale-bench-status-token-0123456789',
+          APP_ID: String(APP_ID),
+          PRIVATE_KEY: w.privateKey,
+          WEBHOOK_SECRET,
+          GHE_HOST: new URL(w.fake.url).host,
+          GHE_PROTOCOL: 'http',
+          BOT_LOGIN: 'blitz-bot[bot]',
+          DATA_DIR: join(dir, 'data'),
+        },
+        baseEnv: testEnv(),
+        statsFile,
+        tickSeconds: TICK_SECONDS,
+        supervisionSeconds: 15,
+        githubSecondMs: GITHUB_SECOND_MS,
+        sessions: SESSIONS,
+      }),
+    );
+    const started = await startBotProcess(specPath);
+    child = started.child;
+    w.fake.hook.url = `http://127.0.0.1:${started.port}/api/github/webhooks`;
+
+    const commandAt = performance.now();
+    for (const r of w.repos) await w.events.comment(r.repo, r.trigger, '/blitz M1', 'alice');
+    const doneAt = new Map<string, number>();
+    const deadline = commandAt + num('BLITZ_SCALE_TIMEOUT_MS', 20 * 60_000);
+    while (doneAt.size < w.repos.length) {
+      if (performance.now() > deadline) throw new Error(`the scale run (${size}) did not finish in time`);
+      if (child.exitCode !== null) throw new Error(`the scale bot exited (${child.exitCode}) mid-run`);
+      await w.events.reviewsSince();
+      for (const r of w.repos) {
+        const key = `${r.repo.owner}/${r.repo.name}`;
+        if (doneAt.has(key)) continue;
+        if (r.graph.issues.every((i) => r.repo.issues.get(i.number!)?.state === 'closed'))
+          doneAt.set(key, performance.now());
+      }
+      // The bench only watches; the bot's own ticks and webhooks drive the runs.
+      await sleep(100);
+    }
+    const wallMs = Math.max(...doneAt.values()) - commandAt;
+    const clockOffset = performance.now() - Date.now();
+    await stopBotProcess(child);
+    const stats = JSON.parse(readFileSync(statsFile, 'utf8')) as BotStats;
+
+    const merged = w.world.log.filter(
+      (e) =>
+        e.action === 'merge' &&
+        e.target !== undefined &&
+        w.repos.some(
+          (r) =>
+            r.repo.issues.get(e.target!)?.pull?.base !== r.repo.defaultBranch &&
+            `${r.repo.owner}/${r.repo.name}` === e.repo,
+        ),
+    ).length;
+    const requests = w.fake.requests;
+    const notModified = requests.filter((r) => r.status === 304).length;
+    const dashboardEdits = requests.filter((r) => r.operationId === 'issues/update-comment').length;
+    const workIssues = w.repos.reduce((s, r) => s + r.graph.issues.length - r.graph.epics.length, 0);
+
+    const runs = await openRunStore(databaseUrl);
+    const steps: Steps = new Map();
+    try {
+      const all = await runs.listRuns();
+      for (const r of w.repos) {
+        const run = all.find((x) => x.repo === `${r.repo.owner}/${r.repo.name}`);
+        const attempts = run ? await runs.ledger.listByRun(run.id) : [];
+        const epics = new Set(r.graph.epics);
+        timelineSteps(
+          {
+            world: w.world,
+            repo: r.repo,
+            stamps: w.stamps,
+            ciAt: w.ciAt,
+            attempts,
+            commandAt,
+            issues: r.graph.issues.map((i) => i.number!).filter((n) => !epics.has(n)),
+            epics,
+            clockOffset,
+          },
+          steps,
+        );
+      }
+    } finally {
+      await runs.close();
+    }
+    const ideal = idealMs(w);
+    console.log(
+      `## scale ${size} (${repos} × ${issues}, ${db}): ${round(wallMs / 1000, 1)} s wall, ideal ${round(ideal / 1000, 1)} s ` +
+        `(work ${WORK_MS} ms, ${SESSIONS} sessions a run, cron ${TICK_SECONDS} s, ${red.length} red first); ` +
+        `${merged} merged, ${requests.length} requests (${notModified} × 304); ${w.fake.violations.length} contract violations`,
+    );
+    const byOp = new Map<string, number>();
+    for (const r of requests) {
+      const q = String((r.body as { query?: unknown } | undefined)?.query ?? '');
+      const op = r.path.endsWith('/graphql')
+        ? `graphql ${/^\s*(?:query|mutation)\s+(\w+)/.exec(q)?.[1] ?? '?'}`
+        : (r.operationId ?? r.path);
+      byOp.set(op, (byOp.get(op) ?? 0) + 1);
+    }
+    console.log('  requests by operation:');
+    for (const [op, n] of [...byOp].sort((a, b) => b[1] - a[1]).slice(0, 15))
+      console.log(`    ${String(n).padStart(5)} ${op}`);
+    console.log('  where the time goes (per issue):');
+    for (const line of stepLines(steps)) console.log(line);
+
+    const per = (n: number) => round(n / Math.max(1, merged), 1);
+    const figures: Figure[] = [
+      { name: `${prefix}makespan_ratio`, value: round(wallMs / ideal, 2), unit: 'x' },
+      { name: `${prefix}makespan_goal`, value: goals.makespan_ratio, unit: 'x' },
+      { name: `${prefix}wall_s`, value: round(wallMs / 1000, 1), unit: 's' },
+      { name: `${prefix}ideal_s`, value: round(ideal / 1000, 1), unit: 's' },
+      { name: `${prefix}merged_issues`, value: merged, unit: 'issues' },
+      { name: `${prefix}work_issues`, value: workIssues, unit: 'issues' },
+    ];
+    // The small run's figures carry its prefix (`scale.small_…`); the full run's are the issue's keys.
+    return [
+      ...figures,
+      { name: `${prefix}requests_per_merged_issue`, value: per(requests.length), unit: 'requests' },
+      {
+        name: `${prefix}requests_per_merged_issue_goal`,
+        value: goals.requests_per_merged_issue,
+        unit: 'requests',
+      },
+      {
+        name: `${prefix}rate_limited_requests_per_merged_issue`,
+        value: per(requests.length - notModified),
+        unit: 'requests',
+      },
+      {
+        name: `${prefix}rate_limited_requests_per_merged_issue_goal`,
+        value: goals.rate_limited_requests_per_merged_issue,
+        unit: 'requests',
+      },
+      { name: `${prefix}bot_cpu_ms_per_merged_issue`, value: per(stats.cpuMs), unit: 'ms' },
+      {
+        name: `${prefix}reconcile_pass_p99_ms`,
+        value: round(percentile(stats.reconcileMs, 99), 1),
+        unit: 'ms',
+      },
+      { name: `${prefix}rss_peak_mb`, value: round(stats.rssPeakMb, 0), unit: 'MB' },
+      { name: `${prefix}rss_peak_mb_goal`, value: goals.rss_peak_mb, unit: 'MB' },
+      {
+        name: `${prefix}dashboard_edits_per_issue`,
+        value: round(dashboardEdits / Math.max(1, workIssues), 2),
+        unit: 'edits',
+      },
+      ...[...steps].flatMap(([name, xs]) => {
+        const key = name
+          .replace(/[^a-z0-9]+/gi, '_')
+          .replace(/^_|_$/g, '')
+          .toLowerCase();
+        return [
+          { name: `${prefix}step.${key}.p50_ms`, value: round(percentile(xs, 50), 0), unit: 'ms' },
+          { name: `${prefix}step.${key}.p95_ms`, value: round(percentile(xs, 95), 0), unit: 'ms' },
+        ];
+      }),
+    ];
+  } finally {
+    if (child) await stopBotProcess(child);
+    await w.close();
+    await pg?.dropAll();
+    removeDir(dir);
+  }
+};
+
+const bench: Bench = async () => {
+  const wanted = (process.env.BLITZ_SCALE_SIZES ?? 'small,full').split(',') as Size[];
+  const db = (process.env.BLITZ_SCALE_DB ?? 'sqlite') as 'sqlite' | 'postgres';
+  const figures: Figure[] = [];
+  for (const size of wanted) figures.push(...(await runScale(size, db)));
+  return figures;
+};
+
+export default bench;
