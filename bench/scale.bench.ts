@@ -4,7 +4,8 @@
 // epics, about 20 ready at the widest), with fake agents that sleep a fixed work time and then really
 // commit (the runner pushes), a review leg (the fake reviewer), CI on every pushed branch (the fake CI,
 // its `check_run` sent as GitHub's App webhook) and merges. A few issues are red first: their worker
-// commits a `broken` file, CI fails, the bot resumes it with the failure, the fix goes green.
+// commits a `broken` file, CI fails, the bot resumes it with the failure, the fix goes green. And the
+// bot is killed (-9) once mid-run and started again over the same files, as a crashed one would be.
 // Figures, each beside its goal:
 // - makespan ratio: the run's wall clock (command sent → last issue closed) over the ideal list
 //   schedule of the same graphs with the same session cap and work time (src/plan/ideal-schedule.ts);
@@ -14,7 +15,8 @@
 // Sizes: `small` (1 × 20: the short run a change is iterated with) and `full` (10 × 100), by
 // BLITZ_SCALE_SIZES (default both). BLITZ_SCALE_WORK_MS, BLITZ_SCALE_SESSIONS (per run),
 // BLITZ_SCALE_TICK_SECONDS (the cron; default the composed bot's 60), BLITZ_SCALE_RED (issues red first
-// per repository), BLITZ_SCALE_SEED, BLITZ_SCALE_DB (sqlite | postgres).
+// per repository), BLITZ_SCALE_RESTART (0: no kill -9 of the bot mid-run), BLITZ_SCALE_SEED,
+// BLITZ_SCALE_DB (sqlite | postgres).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,6 +38,8 @@ const RED = num('BLITZ_SCALE_RED', 2);
 const SEED = num('BLITZ_SCALE_SEED', 38);
 /** GitHub's one second between writes, scaled: the fake has no secondary limit to keep (tests use 1 ms). */
 const GITHUB_SECOND_MS = num('BLITZ_SCALE_GITHUB_SECOND_MS', 10);
+/** 0: no kill -9 and restart of the bot mid-run. */
+const RESTART = num('BLITZ_SCALE_RESTART', 1) !== 0;
 
 export const goals = {
   makespan_ratio: 1.15,
@@ -115,6 +119,8 @@ const runScale = async (size: Size, db: 'sqlite' | 'postgres'): Promise<Figure[]
         .slice(3, 3 + RED)
         .map((i) => `${r.repo.owner}/${r.repo.name}#${i.number}`),
     );
+    const workIssues = w.repos.reduce((s, r) => s + r.graph.issues.length - r.graph.epics.length, 0);
+    const totalWork = workIssues;
     const configPath = join(dir, 'blitz.config.yml');
     writeFileSync(
       configPath,
@@ -159,45 +165,61 @@ const runScale = async (size: Size, db: 'sqlite' | 'postgres'): Promise<Figure[]
         modelNotesPath: join(dir, 'models.md'),
       }),
     );
-    const statsFile = join(dir, 'stats.json');
-    const specPath = join(dir, 'spec.json');
-    writeFileSync(
-      specPath,
-      JSON.stringify({
-        vars: {
-          PORT: '0',
-          HOST: '127.0.0.1',
-          LOG_LEVEL: 'silent',
-          DATABASE_URL: databaseUrl,
-          BLITZ_CONFIG: configPath,
-          STATUS_TOKEN: 'scale-bench-status-token-0123456789',
-          APP_ID: String(APP_ID),
-          PRIVATE_KEY: w.privateKey,
-          WEBHOOK_SECRET,
-          GHE_HOST: new URL(w.fake.url).host,
-          GHE_PROTOCOL: 'http',
-          BOT_LOGIN: 'blitz-bot[bot]',
-          DATA_DIR: join(dir, 'data'),
-        },
-        baseEnv: testEnv(),
-        statsFile,
-        tickSeconds: TICK_SECONDS,
-        supervisionSeconds: 15,
-        githubSecondMs: GITHUB_SECOND_MS,
-        sessions: SESSIONS,
-      }),
-    );
-    const started = await startBotProcess(specPath);
-    child = started.child;
-    w.fake.hook.url = `http://127.0.0.1:${started.port}/api/github/webhooks`;
+    // One spec (and stats file) per bot process: a restart is a new process over the same files.
+    const lives: string[] = [];
+    const spawnBot = async () => {
+      const statsFile = join(dir, `stats-${lives.length}.json`);
+      const specPath = join(dir, `spec-${lives.length}.json`);
+      lives.push(statsFile);
+      writeFileSync(
+        specPath,
+        JSON.stringify({
+          vars: {
+            PORT: '0',
+            HOST: '127.0.0.1',
+            LOG_LEVEL: 'silent',
+            DATABASE_URL: databaseUrl,
+            BLITZ_CONFIG: configPath,
+            STATUS_TOKEN: 'scale-bench-status-token-0123456789',
+            APP_ID: String(APP_ID),
+            PRIVATE_KEY: w.privateKey,
+            WEBHOOK_SECRET,
+            GHE_HOST: new URL(w.fake.url).host,
+            GHE_PROTOCOL: 'http',
+            BOT_LOGIN: 'blitz-bot[bot]',
+            DATA_DIR: join(dir, 'data'),
+          },
+          baseEnv: testEnv(),
+          statsFile,
+          tickSeconds: TICK_SECONDS,
+          supervisionSeconds: 15,
+          githubSecondMs: GITHUB_SECOND_MS,
+          sessions: SESSIONS,
+        }),
+      );
+      const started = await startBotProcess(specPath);
+      w.fake.hook.url = `http://127.0.0.1:${started.port}/api/github/webhooks`;
+      return started.child;
+    };
+    child = await spawnBot();
 
     const commandAt = performance.now();
     for (const r of w.repos) await w.events.comment(r.repo, r.trigger, '/blitz M1', 'alice');
     const doneAt = new Map<string, number>();
     const deadline = commandAt + num('BLITZ_SCALE_TIMEOUT_MS', 20 * 60_000);
+    const mergedNow = () => w.world.log.filter((e) => e.action === 'merge').length;
+    let restarted = !RESTART;
     while (doneAt.size < w.repos.length) {
       if (performance.now() > deadline) throw new Error(`the scale run (${size}) did not finish in time`);
       if (child.exitCode !== null) throw new Error(`the scale bot exited (${child.exitCode}) mid-run`);
+      // A crash mid-run: kill -9 once two fifths of the issues merged, then the same bot again over
+      // the same files (its workers ran on; webhooks sent meanwhile failed, and recovery asks for them).
+      if (!restarted && mergedNow() >= (2 * totalWork) / 5) {
+        restarted = true;
+        child.kill('SIGKILL');
+        await new Promise((resolve) => child!.once('exit', resolve));
+        child = await spawnBot();
+      }
       await w.events.reviewsSince();
       for (const r of w.repos) {
         const key = `${r.repo.owner}/${r.repo.name}`;
@@ -211,7 +233,13 @@ const runScale = async (size: Size, db: 'sqlite' | 'postgres'): Promise<Figure[]
     const wallMs = Math.max(...doneAt.values()) - commandAt;
     const clockOffset = performance.now() - Date.now();
     await stopBotProcess(child);
-    const stats = JSON.parse(readFileSync(statsFile, 'utf8')) as BotStats;
+    // Every process's own: CPU adds up, the peak is the highest (a killed one's last second is lost).
+    const each = lives.map((f) => JSON.parse(readFileSync(f, 'utf8')) as BotStats);
+    const stats: BotStats = {
+      cpuMs: each.reduce((a, b) => a + b.cpuMs, 0),
+      rssPeakMb: Math.max(...each.map((x) => x.rssPeakMb)),
+      reconcileMs: each.flatMap((x) => x.reconcileMs),
+    };
 
     const merged = w.world.log.filter(
       (e) =>
@@ -226,7 +254,6 @@ const runScale = async (size: Size, db: 'sqlite' | 'postgres'): Promise<Figure[]
     const requests = w.fake.requests;
     const notModified = requests.filter((r) => r.status === 304).length;
     const dashboardEdits = requests.filter((r) => r.operationId === 'issues/update-comment').length;
-    const workIssues = w.repos.reduce((s, r) => s + r.graph.issues.length - r.graph.epics.length, 0);
 
     const runs = await openRunStore(databaseUrl);
     const steps: Steps = new Map();
@@ -257,7 +284,7 @@ const runScale = async (size: Size, db: 'sqlite' | 'postgres'): Promise<Figure[]
     const ideal = idealMs(w);
     console.log(
       `## scale ${size} (${repos} × ${issues}, ${db}): ${round(wallMs / 1000, 1)} s wall, ideal ${round(ideal / 1000, 1)} s ` +
-        `(work ${WORK_MS} ms, ${SESSIONS} sessions a run, cron ${TICK_SECONDS} s, ${red.length} red first); ` +
+        `(work ${WORK_MS} ms, ${SESSIONS} sessions a run, cron ${TICK_SECONDS} s, ${red.length} red first, ${lives.length - 1} kill -9 and restart); ` +
         `${merged} merged, ${requests.length} requests (${notModified} × 304); ${w.fake.violations.length} contract violations`,
     );
     const byOp = new Map<string, number>();
