@@ -6,6 +6,9 @@
 // and `stats` do not load the whole bot (a runner host restarting starts in about node's own time).
 import { readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import type { Logger } from './observability/logger.ts';
+import type { StoreHealth } from './store/store-health.ts';
+import type { Store } from './store/types.ts';
 
 const packageVersion = (): string => {
   const pkg: unknown = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -19,15 +22,23 @@ const packageVersion = (): string => {
  * then builds the whole bot (see compose/bot.ts), starts it, and returns its stop.
  */
 export const serve = async (): Promise<() => Promise<void>> => {
-  const [{ loadBlitzConfig, runnerBaseEnv }, { loadDotenvFile }, envModule, log, { openStore }, early] =
-    await Promise.all([
-      import('./config/blitz-config.ts'),
-      import('./config/dotenv.ts'),
-      import('./config/env.ts'),
-      import('./observability/logger.ts'),
-      import('./store/open-store.ts'),
-      import('./http/early-listener.ts'),
-    ]);
+  const [
+    { loadBlitzConfig, runnerBaseEnv },
+    { loadDotenvFile },
+    envModule,
+    log,
+    { openStore, storeEngineName },
+    early,
+    { createStoreHealth },
+  ] = await Promise.all([
+    import('./config/blitz-config.ts'),
+    import('./config/dotenv.ts'),
+    import('./config/env.ts'),
+    import('./observability/logger.ts'),
+    import('./store/open-store.ts'),
+    import('./http/early-listener.ts'),
+    import('./store/store-health.ts'),
+  ]);
   loadDotenvFile();
   const env = envModule.loadEnv();
   const logger = log.createLogger({
@@ -37,13 +48,23 @@ export const serve = async (): Promise<() => Promise<void>> => {
   const version = packageVersion();
   // A broken operator file stops the start with its field errors; a missing one means defaults.
   const config = loadBlitzConfig(env.BLITZ_CONFIG, {});
-  const store = await openStore(env.DATABASE_URL);
+  // The store may be down when the bot starts: /healthz says so (503, with the reason), webhooks are
+  // answered 503 until it opens, and the opening is retried with backoff instead of exiting.
+  let opened: Store | undefined;
+  const health = createStoreHealth({
+    engine: storeEngineName(env.DATABASE_URL),
+    probe: async () => (opened ? opened.ping() : false),
+    logger: logger.child({ name: 'store-health' }),
+    notifyAfterMs: env.BLITZ_STORE_OUTAGE_NOTIFY_SECONDS * 1000,
+  });
   const listener = await early.listenEarly({
     port: env.PORT,
     ...(env.HOST ? { hostname: env.HOST } : {}),
-    store,
+    health,
     version,
   });
+  const store = await openWhenUp(health, () => openStore(env.DATABASE_URL), logger);
+  opened = store;
   // The rest of the bot loads while /healthz already answers; other requests wait for it.
   const [{ composeBot }, notify] = await Promise.all([
     import('./compose/bot.ts'),
@@ -58,6 +79,7 @@ export const serve = async (): Promise<() => Promise<void>> => {
     privatePaths: envModule.botPrivatePaths(env),
     notifyTargets: notify.notifyTargetsFrom(config.notify),
     store,
+    health,
     listener,
   });
   const { port } = await bot.start();
@@ -72,6 +94,34 @@ export const serve = async (): Promise<() => Promise<void>> => {
     await bot.stop();
     logger.info('stopped');
   };
+};
+
+/**
+ * Opens the store, retrying with the health's backoff while it is unavailable (each wait in the log);
+ * an error that is not the store's (a bad DATABASE_URL) still stops the start.
+ */
+const openWhenUp = async <T>(
+  health: StoreHealth,
+  open: () => Promise<T>,
+  logger: Pick<Logger, 'warn'>,
+): Promise<T> => {
+  for (;;) {
+    try {
+      const value = await open();
+      health.succeeded();
+      return value;
+    } catch (err) {
+      if (!health.failed(err)) throw err;
+      const ms = health.retryInMs();
+      const status = health.status();
+      logger.warn(
+        { retryInMs: ms, ...(status.ok ? {} : { reason: status.reason }) },
+        `cannot open the store yet; /healthz answers 503 and the bot tries again in ${Math.ceil(ms / 1000)} s`,
+      );
+      // Kept: the backoff between two tries to open a store that is down (real time, at start only).
+      await new Promise((resolve) => setTimeout(resolve, ms));
+    }
+  }
 };
 
 const usage =

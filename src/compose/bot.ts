@@ -32,6 +32,7 @@ import { type CronStarter, startBlitzCron } from '../orchestrator/cron.ts';
 import { createOrchestrator, type Orchestrator } from '../orchestrator/orchestrator.ts';
 import { createReviewLeg } from '../orchestrator/review-leg.ts';
 import { priceTableOf } from '../plan/cost.ts';
+import { isTerminalRunState } from '../plan/states.ts';
 import { defaultLeaseSeconds } from '../queue/dispatcher.ts';
 import { localOnlyLedger } from '../queue/local-consumer.ts';
 import { type LostRunnerDeps, sweepLostRunners } from '../remote-runner/lost-runners.ts';
@@ -43,7 +44,8 @@ import { startSupervision } from '../runner/schedule.ts';
 import type { RunnerEvent } from '../runner/types.ts';
 import { buildNotifiers } from '../ship/notify.ts';
 import { createRunEvents, type RunEvents } from '../status/run-events.ts';
-import { openRunStore, openStore } from '../store/open-store.ts';
+import { openRunStore, openStore, storeEngineName } from '../store/open-store.ts';
+import { createStoreHealth, type StoreHealth } from '../store/store-health.ts';
 import type { Store } from '../store/types.ts';
 import { learnGiteaLogin } from './gitea-login.ts';
 import { scanBlitzMarkers } from './gitea-markers.ts';
@@ -53,6 +55,7 @@ import { tellLostRunner } from './lost-runner-notice.ts';
 import { createQueueDispatch } from './queue-dispatch.ts';
 import { runnerCredentials } from './runner-credentials.ts';
 import { configuredSecrets } from './secrets.ts';
+import { tellStoreOutages } from './store-outage.ts';
 
 export interface BotOptions {
   env: Env;
@@ -103,6 +106,11 @@ export interface BotOptions {
   machine?: () => { limit: number; contended: boolean };
   /** Told how long each reconcile of a run took (ms), beside `blitz_reconcile_seconds`: the scale bench. */
   onReconciled?: (runId: string, ms: number) => void;
+  /**
+   * What the bot has seen of its store (`serve` makes it before the store opens, to answer /healthz);
+   * default one over `store.ping` with the real clock and BLITZ_STORE_OUTAGE_NOTIFY_SECONDS.
+   */
+  health?: StoreHealth;
 }
 
 export interface Bot {
@@ -133,6 +141,15 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
   // Every configured secret and every credential shape, out of what the bot writes for people to read.
   const redact = createRedactor(configuredSecrets(env, o.notifyTargets));
   const store = o.store ?? (await openStore(env.DATABASE_URL));
+  const engine = storeEngineName(env.DATABASE_URL);
+  const health =
+    o.health ??
+    createStoreHealth({
+      engine,
+      probe: () => store.ping(),
+      logger: logger.child({ name: 'store-health' }),
+      notifyAfterMs: env.BLITZ_STORE_OUTAGE_NOTIFY_SECONDS * 1000,
+    });
   const runs = await openRunStore(env.DATABASE_URL);
   const ledger = redactingLedger(runs.ledger, redact);
   const runnerClock = o.runnerClock ?? { now: () => new Date() };
@@ -227,6 +244,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     ...(o.name ? { name: o.name } : {}),
     machine,
     ...(o.jobLeaseSeconds ? { leaseSeconds: o.jobLeaseSeconds } : {}),
+    gate: health,
   });
   // An unsolved attempt's retry, local or remote, is a new job on the queue (any runner claims it).
   const requeue = createRetryRequeue({
@@ -247,6 +265,14 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
   );
   const notify = buildNotifiers(o.notifyTargets.targets ?? []);
   for (const problem of notify.problems) logger.warn(problem);
+  // A long store outage and its end are told to the notify targets and on the dashboards.
+  const outages = tellStoreOutages({
+    health,
+    engine,
+    notifiers: notify.notifiers,
+    logger,
+    ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+  });
   orch = createOrchestrator({
     store: runs,
     ledger,
@@ -275,6 +301,8 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
       o.onReconciled?.(runId, ms);
     },
     ...(o.machine ? { machine: o.machine } : {}),
+    storeHealth: health,
+    storeOutage: () => outages.dashboardLine(clock.now()),
   });
   const orchestrator = orch;
   // Runners unheard of for a lease are lost: their jobs move or are dropped, and a person is told once.
@@ -354,9 +382,24 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     ...(o.recoveryLimits ? { limits: o.recoveryLimits } : {}),
   });
   let recovering: Promise<unknown> | undefined;
+  // The runs an outage notice names: every run change that reached the store adds its run.
+  runEvents.subscribe((runId) => {
+    if (outages.knows(runId)) return;
+    void runs.getRun(runId).then(
+      (run) => run && !isTerminalRunState(run.state) && outages.seen(run),
+      () => undefined,
+    );
+  });
+  // Once the store is back: the spool goes in at once, then what the forges sent that never came in.
+  health.whenBack(async ({ since }) => {
+    await spooled.replay();
+    recovering = recovery.recover({ since });
+    await recovering;
+  });
   const app = buildHttpApp({
     env,
     store,
+    health,
     runs,
     metrics,
     logger,
@@ -388,6 +431,16 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
   };
 
   const tickSeconds = o.tickSeconds ?? 60;
+  // While the store is unavailable the ticks back off with it (store-health.ts); a tick that reached it
+  // keeps the live runs, the ones an outage notice names (the store cannot be asked then).
+  const storeTick = async () => {
+    const r = await health.attempt(async () => {
+      await queueDispatch.cronTick(tick, tickSeconds);
+      outages.remember(await runs.listLiveRuns());
+    });
+    if (!r.ran) logger.debug('tick skipped: the store is unavailable, backing off');
+  };
+
   let server: ReturnType<typeof serveHttp> | undefined;
   let ticks: { stop: () => void }[] = [];
   let stopping: Promise<void> | undefined;
@@ -409,6 +462,8 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
         await new Promise<void>((resolve) => opening.once('listening', resolve));
       }
       const listening = server;
+      health.start();
+      await health.attempt(async () => outages.remember(await runs.listLiveRuns()));
       // A spool a previous process left (it stopped while the store was down) goes in first, in order.
       await spooled.replay();
       await resumeUnprocessed(intake);
@@ -419,16 +474,17 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
         .catch((err: unknown) => logger.error({ err }, 'recovery at start failed'));
       ticks = [
         startDeliveryRetry(intake),
-        startSupervision(runner, {
-          stallCheckSeconds: config.runner.stallCheckSeconds,
-          clock,
-          ...(o.supervisionSeconds ? { everySeconds: o.supervisionSeconds } : {}),
-        }),
-        // One replica runs each slot's tick (a singleton job on the shared queue).
-        (o.cron ?? startBlitzCron)(
-          { tick: async () => void (await queueDispatch.cronTick(tick, tickSeconds)) },
-          { everySeconds: tickSeconds, logger },
+        // Supervision reads the ledger: it backs off with the store too.
+        startSupervision(
+          { tick: (opts) => health.attempt(() => runner.tick(opts)).then(() => undefined) },
+          {
+            stallCheckSeconds: config.runner.stallCheckSeconds,
+            clock,
+            ...(o.supervisionSeconds ? { everySeconds: o.supervisionSeconds } : {}),
+          },
         ),
+        // One replica runs each slot's tick (a singleton job on the shared queue).
+        (o.cron ?? startBlitzCron)({ tick: storeTick }, { everySeconds: tickSeconds, logger }),
       ];
       return { port: (listening.address() as AddressInfo).port };
     },
@@ -437,6 +493,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
         const listening = server;
         if (listening) await new Promise<void>((resolve) => listening.close(() => resolve()));
         spooled.stop();
+        health.stop();
         for (const t of ticks) t.stop();
         await recovering;
         await queue.drain();

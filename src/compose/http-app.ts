@@ -17,11 +17,13 @@ import type { RunEvents } from '../status/run-events.ts';
 import { createStatusDeps } from '../status/status-deps.ts';
 import type { RunStore } from '../store/run-store.ts';
 import type { RunnerRegistry } from '../store/runner-tokens.ts';
+import type { StoreHealth } from '../store/store-health.ts';
 import type { Store } from '../store/types.ts';
 
 export interface HttpAppDeps {
   env: Env;
   store: Store;
+  health?: StoreHealth;
   runs: RunStore & { ledger: AttemptLedger };
   metrics: Metrics;
   logger: Logger;
@@ -49,6 +51,7 @@ export const buildHttpApp = (d: HttpAppDeps) => {
   const { env } = d;
   return createApp({
     store: d.store,
+    ...(d.health ? { health: d.health } : {}),
     metrics: d.metrics,
     logger: d.logger,
     version: d.version,

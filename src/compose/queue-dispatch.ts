@@ -6,7 +6,7 @@ import type { Logger } from '../observability/logger.ts';
 import type { RunnerPort } from '../orchestrator/context.ts';
 import { enqueueCronTick } from '../queue/dispatch.ts';
 import { createDispatcher, type Dispatcher } from '../queue/dispatcher.ts';
-import { type LocalConsumer, startLocalConsumer } from '../queue/local-consumer.ts';
+import { type LocalConsumer, type LocalConsumerDeps, startLocalConsumer } from '../queue/local-consumer.ts';
 import { botHostName, hostQueue } from '../queue/runner-queues.ts';
 import type { JobQueue } from '../queue/types.ts';
 import type { RunStore } from '../store/run-store.ts';
@@ -28,6 +28,8 @@ export interface QueueDispatchDeps {
   pollMs?: number;
   /** Seconds a runner holds an attempt job before it goes to another (the dispatcher's default otherwise). */
   leaseSeconds?: number;
+  /** The store's health: the local consumer's claims back off while the store is unavailable. */
+  gate?: LocalConsumerDeps['gate'];
 }
 
 export interface QueueDispatch {
@@ -68,6 +70,7 @@ export const createQueueDispatch = (d: QueueDispatchDeps): QueueDispatch => {
         queues,
         logger: d.logger.child({ name: 'local-consumer' }),
         ...(d.pollMs ? { pollMs: d.pollMs } : {}),
+        ...(d.gate ? { gate: d.gate } : {}),
       });
     },
     async cronTick(tick, periodSeconds, at = new Date()) {

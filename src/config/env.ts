@@ -40,6 +40,8 @@ export const envSchema = z.object({
   BLITZ_SPOOL_MAX_DELIVERIES: z.coerce.number().int().min(1).default(10_000),
   /** Megabytes of webhook bodies the spool holds while the store is down; past it webhooks are answered 503. */
   BLITZ_SPOOL_MAX_MB: z.coerce.number().int().min(1).default(100),
+  /** Seconds the store may stay unavailable before the notify targets are told (and told again when it is back). */
+  BLITZ_STORE_OUTAGE_NOTIFY_SECONDS: z.coerce.number().int().min(1).default(60),
   /** GitHub App id (Probot convention). Unset: the GitHub side stays off and the setup page is offered. */
   APP_ID: optionalString,
   /** GitHub App private key, PEM text; `\n` escapes are accepted (Probot convention). */

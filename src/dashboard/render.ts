@@ -186,6 +186,7 @@ const renderWith = (input: DashboardInput, parts: RenderParts): string => {
   }
   if (input.budget) out.push('', budgetLine(input.budget));
   if (input.forgePace) out.push('', slowedLine(input.forgePace));
+  if (input.storeOutage) out.push('', `**Store outage:** ${markdownText(input.storeOutage, 300)}.`);
   for (const w of input.warnings ?? []) out.push('', `**Warning:** ${markdownText(w, 300)}.`);
   if (input.readinessUnmet && input.readinessUnmet.length > 0) {
     out.push('', '#### Not ready yet', '');

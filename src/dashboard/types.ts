@@ -73,6 +73,8 @@ export interface DashboardInput {
   ship?: { path: 'deploy' | 'local'; url?: string; unchecked?: string; pr?: string; reasons: string[] };
   /** Why the run goes slower than it could: the forge's rate limit is close (forges/rate-budget.ts). */
   forgePace?: string;
+  /** The bot's store was unavailable a while ago (compose/store-outage.ts): when, and for how long. */
+  storeOutage?: string;
   /** One sentence each: an issue that spent 80 % of a per-issue cap (plan/notices.ts). */
   warnings?: string[];
 }

@@ -7,6 +7,7 @@ import type { Received, ReceiveResult } from '../intake/receive.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { RunnerHub } from '../remote-runner/hub.ts';
+import type { StoreHealth } from '../store/store-health.ts';
 import type { Store } from '../store/types.ts';
 import { requestMetrics } from './middleware/request-metrics.ts';
 import { apiV1Routes } from './routes/api-v1.ts';
@@ -21,6 +22,8 @@ import { type StatusDeps, statusRoutes } from './routes/status.ts';
 
 export interface AppDeps {
   store: Store;
+  /** What the bot has seen of its store: /healthz names an outage and its reason. */
+  health?: StoreHealth;
   metrics: Metrics;
   logger: Logger;
   version: string;
@@ -50,7 +53,14 @@ const errorNameOf: Record<number, string> = {
 export const createApp = (deps: AppDeps) => {
   const app = new Hono();
   app.use('*', requestMetrics({ metrics: deps.metrics }));
-  app.route('/healthz', healthRoutes({ store: deps.store, version: deps.version }));
+  app.route(
+    '/healthz',
+    healthRoutes({
+      store: deps.store,
+      version: deps.version,
+      ...(deps.health ? { health: deps.health } : {}),
+    }),
+  );
   app.route('/metrics', metricsRoutes({ metrics: deps.metrics }));
   app.route('/schemas', schemaRoutes());
 

@@ -74,6 +74,10 @@ export interface OrchestratorDeps {
   forgePace?: (run: RunRecord) => Pace;
   /** Told how long each reconcile of a run took (ms, wall clock, its passes together): `/metrics`, the scale bench. */
   onReconciled?: (runId: string, ms: number) => void;
+  /** The line a dashboard shows after a store outage (compose/store-outage.ts); absent: none. */
+  storeOutage?: () => string | undefined;
+  /** The bot's view of its store: a pass that failed for the store's fault is an outage, not a bug. */
+  storeHealth?: { failed(err: unknown): boolean };
 }
 
 /** The part of the ports a step uses: each step takes only what it names (`Ports<'store' | 'logger'>`). */

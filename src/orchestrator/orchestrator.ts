@@ -47,7 +47,12 @@ export interface Orchestrator {
 
 export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   const log = deps.logger;
-  const serial = createKeyedRunner((runId, err) => log.error({ runId, err }, 'reconcile failed'));
+  const serial = createKeyedRunner((runId, err) => {
+    // The store went away mid-pass: the pass is redone once it is back (store-health.ts backs off).
+    if (deps.storeHealth?.failed(err))
+      log.warn({ runId, err }, 'reconcile stopped: the store is unavailable');
+    else log.error({ runId, err }, 'reconcile failed');
+  });
   const background = new Set<Promise<void>>();
   let closed = false;
   /** Cron ticks a run sat out while its forge pace asks for a longer interval. */

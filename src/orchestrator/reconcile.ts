@@ -327,7 +327,7 @@ export const noSandboxLine =
   "workers run in no sandbox on this host: a worker can read every file its user can and reach the whole network (see the bot's log or `blitz-bot doctor`)";
 
 const publish = async (
-  deps: Ports<'config' | 'forgePace' | 'logger' | 'review' | 'runner' | 'store'>,
+  deps: Ports<'config' | 'forgePace' | 'logger' | 'review' | 'runner' | 'store' | 'storeOutage'>,
   hooks: ReconcileHooks,
   ctx: PassCtx,
   actions: readonly Action[],
@@ -358,7 +358,13 @@ const publish = async (
   const slowed = paceReason(deps.forgePace?.(ctx.run));
   const unboxed =
     deps.runner.jail?.kind === 'none' ? { warnings: [...(view.warnings ?? []), noSandboxLine] } : {};
-  hooks.dashboard(ctx.run.id, { ...view, ...unboxed, ...(slowed ? { forgePace: slowed } : {}) });
+  const outage = deps.storeOutage?.();
+  hooks.dashboard(ctx.run.id, {
+    ...view,
+    ...unboxed,
+    ...(slowed ? { forgePace: slowed } : {}),
+    ...(outage ? { storeOutage: outage } : {}),
+  });
   await keepGraph(deps, ctx, view).catch((err: unknown) =>
     deps.logger.warn({ runId: ctx.run.id, err }, 'run graph not kept; the next reconcile retries'),
   );

@@ -58,6 +58,11 @@ export interface LocalConsumerDeps {
   queues: Set<string>;
   logger: Logger;
   pollMs?: number;
+  /**
+   * The store's health (store/store-health.ts): while the store is unavailable the polls back off
+   * with it instead of failing every `pollMs`.
+   */
+  gate?: { attempt(fn: () => Promise<void>): Promise<{ ran: boolean; error?: unknown }> };
 }
 
 export interface LocalConsumer {
@@ -106,8 +111,12 @@ export const startLocalConsumer = (d: LocalConsumerDeps): LocalConsumer => {
     });
     return draining;
   };
+  const poll = async () => {
+    if (!d.gate) return void (await drain());
+    await d.gate.attempt(async () => void (await drain()));
+  };
   const timer = setInterval(() => {
-    void drain().catch((err: unknown) => d.logger.error({ err }, 'local consumer pass failed'));
+    void poll().catch((err: unknown) => d.logger.error({ err }, 'local consumer pass failed'));
   }, d.pollMs ?? 500);
   return {
     drain,

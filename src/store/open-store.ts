@@ -56,6 +56,10 @@ export const parseDatabaseUrl = (url: string): StoreLocation => {
   );
 };
 
+/** `PostgreSQL` or `SQLite`: the engine DATABASE_URL names, as a person reads it in a log or notice. */
+export const storeEngineName = (url: string): string =>
+  parseDatabaseUrl(url).engine === 'postgres' ? 'PostgreSQL' : 'SQLite';
+
 const pgOptions = (l: { schema?: string }) => (l.schema ? { schema: l.schema } : {});
 
 /** The intake Store; a Postgres server that cannot be reached fails here with a `store_error`. */

@@ -114,6 +114,11 @@ export interface StoreHealth {
   lastOutage(): { since: Date; until: Date } | undefined;
   /** Who is told of a long outage and its end (set once the notifiers exist; replaces the options'). */
   tellWith(hooks: Pick<StoreHealthOptions, 'onLongOutage' | 'onRecovered'>): void;
+  /**
+   * Called at the end of every outage, told or not (the spool's replay, the recovery of what was
+   * missed); a listener's failure is logged.
+   */
+  whenBack(listener: (o: { since: Date; until: Date }) => Promise<void> | void): void;
   start(): void;
   stop(): void;
 }
@@ -158,6 +163,7 @@ export const createStoreHealth = (o: StoreHealthOptions): StoreHealth => {
   let checking: Promise<void> | undefined;
   let timer: unknown;
   let running = false;
+  const backListeners: ((o: { since: Date; until: Date }) => Promise<void> | void)[] = [];
   let hooks: Pick<StoreHealthOptions, 'onLongOutage' | 'onRecovered'> = {
     ...(o.onLongOutage ? { onLongOutage: o.onLongOutage } : {}),
     ...(o.onRecovered ? { onRecovered: o.onRecovered } : {}),
@@ -200,6 +206,10 @@ export const createStoreHealth = (o: StoreHealthOptions): StoreHealth => {
     last = { since: ended.since, until };
     const i = info(ended, until);
     o.logger.info({ downSeconds: i.seconds, since: ended.since.toISOString() }, `${o.engine} store is back`);
+    for (const listener of backListeners)
+      void Promise.resolve()
+        .then(() => listener({ since: ended.since, until }))
+        .catch((err: unknown) => o.logger.error({ err }, 'after the store came back: a follow-up failed'));
     const onRecovered = hooks.onRecovered;
     if (ended.told && onRecovered)
       void onRecovered({ ...i, until }).catch((err: unknown) =>
@@ -299,6 +309,9 @@ export const createStoreHealth = (o: StoreHealthOptions): StoreHealth => {
     lastOutage: () => last,
     tellWith(h) {
       hooks = h;
+    },
+    whenBack(listener) {
+      backListeners.push(listener);
     },
     start() {
       if (running) return;

@@ -14,9 +14,15 @@ import { openStore } from '../../src/store/open-store.ts';
 import { startFakeGitea } from '../support/fake-gitea/server.ts';
 import { removeDir, tempDir } from '../support/git.ts';
 import { pgForFile, pgTestUrl } from '../support/pg.ts';
-import { fixture, signedGiteaRequest } from '../support/signing.ts';
 import type { World, WorldRepo } from '../support/world.ts';
-import { bootComposed, type Cleanups, freePort, seedWorld, until } from './serve-harness.ts';
+import {
+  bootComposed,
+  type Cleanups,
+  freePort,
+  giteaCommentRequest,
+  seedWorld,
+  until,
+} from './serve-harness.ts';
 
 const secret = 'spool-gitea-secret';
 const noRun = 'No blitz is running on this repository.';
@@ -134,21 +140,8 @@ const boot = async (o: Outage, vars: Record<string, string> = {}) => {
 };
 
 /** A signed Gitea `issue_comment` carrying `body` from alice on the trigger issue (the comment is on the forge). */
-const commentRequest = (o: Outage, body: string, deliveryId = randomUUID()) => {
-  const c = o.world.addComment(o.repo, o.trigger, body, 'alice');
-  const p = fixture('gitea', 'issue_comment.created');
-  const r = p.repository as Record<string, unknown>;
-  Object.assign(r, { name: 'app', full_name: 'acme/app' });
-  r.owner = { ...(r.owner as object), login: 'acme' };
-  (p.issue as Record<string, unknown>).number = o.trigger;
-  const pc = p.comment as Record<string, unknown>;
-  Object.assign(pc, { id: c.id, body, user: { ...(pc.user as object), login: 'alice', type: 'User' } });
-  p.sender = { ...(p.sender as object), login: 'alice', type: 'User' };
-  return {
-    deliveryId,
-    req: signedGiteaRequest({ secret, eventType: 'issue_comment', payload: p, deliveryId }),
-  };
-};
+const commentRequest = (o: Outage, body: string, deliveryId = randomUUID()) =>
+  giteaCommentRequest({ world: o.world, repo: o.repo, issue: o.trigger, secret }, body, deliveryId);
 
 const post = (url: string, req: { body: string; headers: Record<string, string> }) =>
   fetch(`${url}/api/gitea/webhooks`, { method: 'POST', body: req.body, headers: req.headers });

@@ -11,6 +11,7 @@ import { loadEnv } from '../../src/config/env.ts';
 import { type Logger, silentLogger } from '../../src/observability/logger.ts';
 import { noCiSettle } from '../support/bot-harness.ts';
 import { removeDir, tempDir, testEnv } from '../support/git.ts';
+import { fixture, signedGiteaRequest } from '../support/signing.ts';
 import { World, type WorldRepo } from '../support/world.ts';
 import { createRealGitRepo, type RealGitRepo } from '../support/world-git.ts';
 
@@ -67,7 +68,9 @@ export const bootComposed = async (
   /** Added to the environment workers get (fake agent modes). */
   workerEnv: Record<string, string> = {},
   /** Further options of the composed bot (tick period, spool backoff …). */
-  options: Partial<Pick<BotOptions, 'tickSeconds' | 'spoolRetry' | 'recoveryLimits'>> = {},
+  options: Partial<
+    Pick<BotOptions, 'tickSeconds' | 'spoolRetry' | 'recoveryLimits' | 'health' | 'store' | 'notifyTargets'>
+  > = {},
 ): Promise<{ bot: Bot; port: number; dir: string }> => {
   const dir = tempDir('blitz-serve-e2e-');
   cleanups.push(() => removeDir(dir));
@@ -114,4 +117,25 @@ export const bootComposed = async (
   const { port } = await bot.start();
   cleanups.push(() => bot.stop());
   return { bot, port, dir };
+};
+
+/** A signed Gitea `issue_comment` carrying `body` from alice on `issue` (the comment is added to the forge). */
+export const giteaCommentRequest = (
+  o: { world: World; repo: WorldRepo; issue: number; secret: string },
+  body: string,
+  deliveryId: string,
+) => {
+  const c = o.world.addComment(o.repo, o.issue, body, 'alice');
+  const p = fixture('gitea', 'issue_comment.created');
+  const r = p.repository as Record<string, unknown>;
+  Object.assign(r, { name: 'app', full_name: 'acme/app' });
+  r.owner = { ...(r.owner as object), login: 'acme' };
+  (p.issue as Record<string, unknown>).number = o.issue;
+  const pc = p.comment as Record<string, unknown>;
+  Object.assign(pc, { id: c.id, body, user: { ...(pc.user as object), login: 'alice', type: 'User' } });
+  p.sender = { ...(p.sender as object), login: 'alice', type: 'User' };
+  return {
+    deliveryId,
+    req: signedGiteaRequest({ secret: o.secret, eventType: 'issue_comment', payload: p, deliveryId }),
+  };
 };

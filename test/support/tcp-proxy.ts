@@ -13,6 +13,11 @@ export interface TcpProxy {
   readonly stats: { accepted: number; refused: number; open: number };
   /** True while cut. */
   readonly isCut: boolean;
+  /**
+   * The local ports of the proxy's open connections to the target: PostgreSQL's `client_port` for
+   * them (pg_stat_activity), so a test on a shared server looks at its own sessions only.
+   */
+  upstreamPorts(): number[];
   /** Destroys every open connection (both sides) and refuses new ones until `restore()`. */
   cut(): void;
   /** Lets new connections through again. */
@@ -92,6 +97,9 @@ export const startTcpProxy = async (opts: TcpProxyOptions): Promise<TcpProxy> =>
     stats,
     get isCut() {
       return cut;
+    },
+    upstreamPorts() {
+      return [...pairs].map((p) => p.upstream.localPort).filter((n): n is number => n !== undefined);
     },
     cut() {
       cut = true;
