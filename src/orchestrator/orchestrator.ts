@@ -227,9 +227,12 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     return fleet.handleIntent(intent);
   };
 
+  // Drains run one after another. The chain never holds a rejection: a drain that failed (the store
+  // went away under listQueuedIntents) fails its own caller only, and the next drain reads the store
+  // again instead of handing every later tick the same stale error.
   let intentsBusy: Promise<void> = Promise.resolve();
   const drainIntents = (): Promise<void> => {
-    intentsBusy = intentsBusy.then(async () => {
+    const drain = intentsBusy.then(async () => {
       for (const intent of await deps.store.listQueuedIntents()) {
         try {
           const outcome = await handleIntentOnce(intent);
@@ -239,7 +242,8 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
         }
       }
     });
-    return intentsBusy;
+    intentsBusy = drain.catch(() => {});
+    return drain;
   };
 
   const runsOfRepo = async (forge: string, repo: string): Promise<RunRecord[]> =>

@@ -279,10 +279,14 @@ export class Supervisor {
   collectExits(): Promise<void> {
     const current = this.current;
     if (!current) return this.tick({ stalls: false });
-    this.followUp ??= current.then(() => {
-      this.followUp = undefined;
-      return this.tick({ stalls: false });
-    });
+    // After the pass under way whatever its outcome (its own caller hears of its failure): a follow-up
+    // kept as a rejected promise would hand every later exit that old error and collect nothing.
+    this.followUp ??= current
+      .catch(() => {})
+      .then(() => {
+        this.followUp = undefined;
+        return this.tick({ stalls: false });
+      });
     return this.followUp;
   }
 

@@ -3,6 +3,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { InMemoryAttemptLedger } from '../../src/runner/ledger.ts';
 import { worktreePathFor } from '../../src/runner/worktrees.ts';
 import { createOrigin, originFile, originSha, tempDir } from '../support/git.ts';
 import { attemptJob, fakeAgent, fakeEntry, makeHarness, settle } from './runner-harness.ts';
@@ -63,6 +64,40 @@ describe('runner attempts', () => {
     await h.runner.collectExits();
     expect((await h.ledger.get(started.attempt.id))?.outcome).toBe('solved');
     expect(h.events.map((e) => e.type)).toEqual(['attempt.started', 'attempt.finished']);
+  });
+
+  it('an exit collected during a pass that failed does not fail every later collection', async () => {
+    const origin = await createOrigin();
+    let told: (id: string) => void = () => {};
+    const exited = new Promise<string>((r) => {
+      told = r;
+    });
+    const ledger = new InMemoryAttemptLedger();
+    // The store goes away under one pass: its listing of open attempts fails once.
+    let failOnce = false;
+    const listOpen = ledger.listOpen.bind(ledger);
+    ledger.listOpen = async () => {
+      if (!failOnce) return listOpen();
+      failOnce = false;
+      throw new Error('read ECONNRESET');
+    };
+    const h = makeHarness({ ledger, onWorkerExit: (id) => told(id) });
+    const started = await h.runner.execute(attemptJob(origin.url, fakeEntry()));
+    if (started.kind !== 'attempt') throw new Error('expected an attempt');
+    expect(await exited).toBe(started.attempt.id);
+
+    // An exit is told while a pass is under way, and that pass fails.
+    failOnce = true;
+    const failing = h.runner.tick({ stalls: false });
+    const firstFollowUp = h.runner.collectExits();
+    await expect(failing).rejects.toThrow('read ECONNRESET');
+    await firstFollowUp;
+    // The store is back: the next exit told during a pass is collected after it, not failed with the old error.
+    const pass = h.runner.tick({ stalls: false });
+    const collected = h.runner.collectExits();
+    await pass;
+    await collected;
+    expect((await h.ledger.get(started.attempt.id))?.outcome).toBe('solved');
   });
 
   it('starts two attempts on a fresh workspace at once: one clone, two worktrees, both solved', async () => {
