@@ -232,6 +232,46 @@ describe.runIf(hasPg)('the webhook spool while the store is down', () => {
     expect(ids).not.toContain(second.deliveryId);
   }, 120_000);
 
+  it('serve started while the store is down stays up, says why on /healthz, and opens it once it is back', async () => {
+    const o = await setup();
+    o.proxy.cut();
+    const port = await freePort();
+    const child = startServe(o, port);
+    cleanups.push(() => void child.kill('SIGKILL'));
+    let output = '';
+    const collect = (d: Buffer) => {
+      output += d.toString();
+    };
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    cleanups.push(() => {
+      if (child.exitCode !== null && child.signalCode === null) console.log('serve output:', output);
+    });
+    const waits = () => output.split('\n').filter((l) => l.includes('cannot open the store yet')).length;
+    // Tried, backed off and tried again: the process did not exit on the first refusal.
+    await until('serve retrying the store', () => waits() >= 2, 60_000);
+    expect(child.exitCode).toBeNull();
+    const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(res.status).toBe(503);
+    const body = (await res.json()) as { status: string; reason: string };
+    expect(body.status).toBe('degraded');
+    expect(body.reason).toContain('store: PostgreSQL unreachable');
+    // A webhook cannot be taken yet: 503, so the forge keeps it as a failed delivery; nothing is written.
+    const early = await post(`http://127.0.0.1:${port}`, commentRequest(o, '/blitz status').req);
+    expect(early.status).toBe(503);
+    expect(((await early.json()) as { error: string }).error).toBe('store_error');
+    expect(spoolFiles(o.dataDir)).toEqual([]);
+
+    o.proxy.restore();
+    await until('the bot process listening', () => output.includes('blitz-bot listening'), 90_000);
+    expect(await healthy(port)).toBe(true);
+    const { deliveryId, req } = commentRequest(o, '/blitz status');
+    const accepted = await post(`http://127.0.0.1:${port}`, req);
+    expect(accepted.status).toBe(202);
+    await until('the status command answered', () => answers(o).length > 0, 30_000);
+    expect((await deliveriesIn(o)).map((d) => d.deliveryId)).toContain(deliveryId);
+  }, 150_000);
+
   it('replays at the next start a spool left by a process killed while the store was down', async () => {
     const o = await setup();
     const port = await freePort();
