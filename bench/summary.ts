@@ -116,6 +116,28 @@ export const issue19Rows: Row[] = [
   runnersRow('in_process'),
   runnersRow('postgres'),
   {
+    // Issue 37's row: conflicts go back to the session that wrote the work.
+    figure: 'merge conflicts, 3 conflicting pairs: issues redone from scratch, attempts per issue',
+    now: (r) =>
+      all(
+        fmt(v(r, 'conflicts.redone_from_scratch'), ' redone'),
+        fmt(v(r, 'conflicts.attempts_per_issue'), ' attempts per issue'),
+        fmt(v(r, 'conflicts.resumed_sessions'), ' sessions resumed'),
+      ),
+    baseline: (r) =>
+      all(
+        fmt(v(r, 'conflicts.baseline.redone_from_scratch'), ' redone'),
+        fmt(v(r, 'conflicts.baseline.attempts_per_issue'), ' attempts per issue'),
+        'sessions that cannot resolve',
+      ),
+    goal: '0 redone, ≤ 1.3 attempts per issue',
+    met: (r) =>
+      both(
+        atMost(v(r, 'conflicts.redone_from_scratch'), 0),
+        atMost(v(r, 'conflicts.attempts_per_issue'), 1.3),
+      ),
+  },
+  {
     figure: 'runner: job start → agent spawned vs `git worktree add`',
     now: (r) =>
       all(

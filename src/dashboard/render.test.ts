@@ -131,6 +131,15 @@ describe('renderDashboard', () => {
     expect(other).not.toContain('not delivered');
   });
 
+  it('says in its row how many times a merge conflict went back to the session that wrote the work', () => {
+    const input = base(sample());
+    input.issues[1] = { ...input.issues[1]!, conflictTries: 1 };
+    const [other, row] = tableRows(renderDashboard(input));
+    expect(row).toContain(' · 🔀 merge conflict sent back to its session (try 1 of 2) |');
+    expect(cellCount(row!)).toBe(7);
+    expect(other).not.toContain('merge conflict');
+  });
+
   it('has one table row per issue, each with seven cells, entry and model, PR link, attempts and tokens', () => {
     const md = renderDashboard(base(sample()));
     const rows = tableRows(md);

@@ -2,6 +2,7 @@
 // line, the issue table, what is held or unrunnable, the budget probe, readiness, ship and notify
 // failures, and the DAG as a Mermaid flowchart. It renders only what it is given: no secret is read.
 import { checksClaim, type GateCheck } from '../plan/gate-checks.ts';
+import { maxConflictResumes } from '../plan/merge-conflict.ts';
 import { issueStateWords, runStateWords } from '../plan/state-words.ts';
 import { inFlightIssueStates, integratingIssueStates } from '../plan/states.ts';
 import { compactNumber, markdownText, safeUrl } from './escape.ts';
@@ -92,7 +93,10 @@ const issueRow = (i: DashboardIssue): string => {
   const tokens = `${i.tokens === undefined ? '–' : compactNumber(i.tokens)}${i.cost ? ` · ${markdownText(i.cost, 40)}` : ''}`;
   const waiting = Math.max(0, Math.trunc(i.messagesWaiting ?? 0) || 0);
   const told = waiting > 0 ? ` · ✉️ ${waiting} message${waiting === 1 ? '' : 's'} not delivered yet` : '';
-  return `| ${ref(i.number)} | ${markdownText(i.title)} | ${state}${told} | ${worker} | ${pr} | ${Math.max(0, Math.trunc(i.attempts) || 0)} | ${tokens} |`;
+  const tries = Math.max(0, Math.trunc(i.conflictTries ?? 0) || 0);
+  const conflicts =
+    tries > 0 ? ` · 🔀 merge conflict sent back to its session (try ${tries} of ${maxConflictResumes})` : '';
+  return `| ${ref(i.number)} | ${markdownText(i.title)} | ${state}${told}${conflicts} | ${worker} | ${pr} | ${Math.max(0, Math.trunc(i.attempts) || 0)} | ${tokens} |`;
 };
 
 const blockerLine = (b: DashboardBlocker): string =>

@@ -32,6 +32,8 @@ export interface DashboardIssue {
   blockedBy: number[];
   /** `/blitz tell` messages not delivered yet: they wait for the session's next resume. */
   messagesWaiting?: number;
+  /** Merge conflicts sent back to its session this pass, of the tries allowed (plan/merge-conflict.ts). */
+  conflictTries?: number;
   /** Its latest attempt stopped because the tool refused commands: the allowlist rules to add. */
   refused?: string[];
 }

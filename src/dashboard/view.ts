@@ -98,6 +98,7 @@ export const dashboardView = (input: {
       ...(attempts.length > 0 ? { cost: costOf(attempts) } : {}),
       blockedBy: blockers,
       ...(messagesWaiting > 0 ? { messagesWaiting } : {}),
+      ...(p?.conflictResumes ? { conflictTries: p.conflictResumes } : {}),
       ...(p?.state === 'stalled' && p.attempts.at(-1)?.refused
         ? { refused: p.attempts.at(-1)?.refused }
         : {}),
@@ -114,6 +115,7 @@ export const dashboardView = (input: {
       attempts: attempts.length,
       ...(p?.pr ? { prNumber: p.pr.number } : {}),
       ...(attempts.at(-1) ? { rosterEntry: attempts.at(-1)!.rosterEntry } : {}),
+      ...(p?.conflictResumes ? { conflictTries: p.conflictResumes } : {}),
       blockedBy: [],
     });
   }

@@ -12,6 +12,7 @@ import {
   type RepoRef,
 } from '../forges/types.ts';
 import { issueAttempts } from '../plan/issue-progress.ts';
+import { refusalOf } from '../plan/merge-conflict.ts';
 import { type Action, replanAfter } from '../plan/snapshot.ts';
 import type { IssueKey, PlanIssue } from '../plan/types.ts';
 import { type AttemptJob, onAttemptHost } from '../queue/dispatcher.ts';
@@ -29,6 +30,7 @@ import { blockRun, unblockRun } from './hard-blocker-run.ts';
 import { runIntegrationReview } from './integration-review.ts';
 import { cleanupClosedIssue } from './issue-cleanup.ts';
 import { sendIssueNotice } from './issue-notices.ts';
+import { readyToMerge, settleRefusedMerge } from './merge-conflict-step.ts';
 import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
 import {
   keepFeedbackState,
@@ -244,6 +246,8 @@ const blitzKind = (ctx: RunCtx): RunKind => ({
       ...(planText ? { planText } : {}),
       ...(handoff.length ? { handoff } : {}),
       ...(row?.bouncedAfter && row.lastError ? { failureFeedback: row.lastError } : {}),
+      // A redo after a bounce starts off the integration branch as it is now, not from the old work.
+      ...(row?.bouncedAfter && issueAttempts(ctx, key).length === 0 ? { fresh: true } : {}),
       // The integration branch as the bot last set it: a runner already there starts without a fetch.
       ...(tip ? { baseSha: tip } : {}),
       ...repoCommandsOf(ctx.repoConfig),
@@ -283,7 +287,7 @@ const review = async (
 };
 
 const merge = async (
-  deps: Ports<'cloneUrl' | 'config' | 'logger' | 'runner' | 'store'> & { effects: Effects },
+  deps: Ports<'cloneUrl' | 'config' | 'dispatcher' | 'logger' | 'runner' | 'store'> & { effects: Effects },
   ctx: RunCtx,
   a: Extract<Action, { type: 'merge' }>,
 ) => {
@@ -296,6 +300,8 @@ const merge = async (
   const pr = seen ?? (await ctx.forge.getPullRequest(ref0));
   // The feedback gate let this head through: a head pushed since is gated again by the next pass.
   if (!pr.merged && a.head !== undefined && pr.head.sha !== a.head) return;
+  // Not while its session resolves a conflict, nor with a marker left in a file that conflicted.
+  if (!pr.merged && !(await readyToMerge(deps, ctx, a.issue))) return;
   // The check's completing report the feedback left for this merge (mergeAfterFeedback).
   const next = ctx.mergeNext;
   const carried =
@@ -326,19 +332,17 @@ const merge = async (
         ),
     );
   };
-  // Refused on the gate's read: the head may have moved since; the next pass gates and merges again.
-  if ('refused' in m && seen) {
+  if ('refused' in m) {
+    // Read again: merged after all, moved since the gate read it (the next pass gates and merges
+    // again), or what the refusal was (a conflict with the integration branch, or anything else).
     const now = await ctx.forge.getPullRequest(ref0);
     if (now.merged) {
       if (tried) await keepCarried(deps, ctx, a.issue, tried, { send: false });
       return;
     }
-    if (now.head.sha !== a.head) return unclaim(m.refused);
-  }
-  if ('refused' in m) {
     await unclaim(m.refused);
-    const why = `its PR #${a.pr} could not be merged into ${ctx.run.integrationBranch}: ${m.refused}`;
-    return deps.effects.bounce(ctx, a.issue, why);
+    if (seen && now.head.sha !== a.head) return;
+    return settleRefusedMerge(deps, ctx, a.issue, a.pr, refusalOf(m.code, m.refused, now));
   }
   if (tried) await keepCarried(deps, ctx, a.issue, tried, { send: false });
   // The merge commit is the integration branch's new tip as the bot knows it: the next attempt jobs

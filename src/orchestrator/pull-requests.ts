@@ -102,7 +102,7 @@ export const mergePr = async (
     /** The bot's report on the head, written with the merge (a forge with `mergesWithProgress`). */
     progress?: { sha: string; report: ProgressReport };
   },
-): Promise<{ sha: string | undefined } | { refused: string }> => {
+): Promise<{ sha: string | undefined } | { refused: string; code: 'unmergeable' | 'conflict' }> => {
   if (pr.merged) return { sha: pr.mergeCommitSha };
   try {
     const opts = {
@@ -114,7 +114,9 @@ export const mergePr = async (
     };
     return { sha: (await forge.mergePullRequest(pr.ref, opts)).sha };
   } catch (err) {
-    if (isAppError(err, 'unmergeable') || isAppError(err, 'conflict')) return { refused: err.message };
+    // `conflict`: the head moved since it was read; `unmergeable`: the forge will not merge it as it is.
+    if (isAppError(err, 'unmergeable')) return { refused: err.message, code: 'unmergeable' };
+    if (isAppError(err, 'conflict')) return { refused: err.message, code: 'conflict' };
     throw err;
   }
 };

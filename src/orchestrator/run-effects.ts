@@ -199,6 +199,9 @@ export const createEffects = (
       reviewPosted: false,
       lastError: feedback,
       ...(mine.at(-1) ? { bouncedAfter: mine.at(-1)!.id } : {}),
+      // The redo is a new session: its conflicts get tries of their own.
+      conflictResumes: 0,
+      conflictResumeAt: null,
     });
     // The failure is dealt with: the merges still on the branch get a fresh build; the count of red builds stays.
     await setProgress(deps, ctx, ({ build }) => {
@@ -210,7 +213,7 @@ export const createEffects = (
     });
     await ctx.forge.createComment(
       ref,
-      `blitz: bounced back for another pass: ${reason}. The merge was reverted on \`${ctx.run.integrationBranch}\` and the failure goes into the next worker's prompt.`,
+      `blitz: bounced back for another pass: ${reason}. ${reverted ? `The merge was reverted on \`${ctx.run.integrationBranch}\`, and the` : 'The'} next worker starts afresh from \`${ctx.run.integrationBranch}\` as it is now, with the failure in its prompt.`,
     );
   };
 

@@ -77,7 +77,7 @@ describe('a fleet merge’s next step (fleetMergeStep)', () => {
     expect(fleetMergeStep(facts({ pr: dirty }))).toEqual({
       step: 'resume_worker',
       base: 'main',
-      note: 'conflicts with main: the worker is merging the base in',
+      note: 'conflicts with main: its worker is merging `main` in (try 1 of 2)',
     });
     const withdraw = {
       step: 'withdraw',

@@ -8,9 +8,10 @@
 // step is decided again with its answer.
 import type { PullRequest } from '../forges/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
+import { conflictStep, markersLeft } from './merge-conflict.ts';
 
-/** Times a worker is resumed to merge the base into its branch before a person has to. */
-export const maxConflictResumes = 2;
+// The tries and their words are the blitz's too (plan/merge-conflict.ts): one conflict policy.
+export { maxConflictResumes } from './merge-conflict.ts';
 
 /** The PR as the forge shows it this pass (`mergeable` null: not computed yet). */
 export type MergePr = Pick<
@@ -108,7 +109,7 @@ const resolutionStep = (f: MergeFacts, a: MergeAttempt): MergeStep => {
       return {
         step: 'end_resolving',
         conflictFiles,
-        problem: `conflict markers are left in ${f.markers.join(', ')}`,
+        problem: markersLeft(f.markers),
       };
   }
   if (f.build === undefined) return { step: 'read', fact: 'build' };
@@ -144,16 +145,17 @@ export const fleetMergeStep = (f: MergeFacts): MergeStep => {
   if (pr.mergeState === 'behind')
     return { step: 'update_branch', note: `brought up to date with ${pr.base.ref}` };
   if (pr.mergeState === 'dirty' || pr.mergeable === false) {
-    if (!a || t.conflictResumes >= maxConflictResumes)
+    const c = conflictStep(
+      { resumes: t.conflictResumes, session: a !== undefined, base: pr.base.ref },
+      `conflicts with ${pr.base.ref}`,
+    );
+    // A fleet merges only on a person's word: out of tries, the word is spent and a person merges the base in.
+    if (c.step === 'give_up')
       return {
         step: 'withdraw',
         note: `still conflicts with ${pr.base.ref}; a person has to merge the base in`,
       };
-    return {
-      step: 'resume_worker',
-      base: pr.base.ref,
-      note: `conflicts with ${pr.base.ref}: the worker is merging the base in`,
-    };
+    return { step: 'resume_worker', base: c.base, note: c.note };
   }
   if (pr.mergeState === 'blocked')
     return { step: 'note', note: 'the forge blocks the merge (branch protection or required checks)' };

@@ -34,6 +34,8 @@ export interface RunIssueRow {
   bouncedAfter?: string;
   /** A person's retry: failures count after this attempt id (`-`: from the start). */
   retriedAfter?: string;
+  /** Merge conflicts sent back to this pass's session (plan/merge-conflict.ts). */
+  conflictResumes?: number;
 }
 
 type AttemptRecord = LedgerAttempt;
@@ -168,6 +170,7 @@ export const deriveProgress = (input: ProgressInput): IssueProgress[] => {
       attempts: history,
       ...(retriedAt >= 0 ? { countFrom: retriedAt + 1 } : {}),
       ...(bounces > 0 ? { bounces } : {}),
+      ...(row?.conflictResumes ? { conflictResumes: row.conflictResumes } : {}),
       usage: issueUsage(all.slice(retriedAt + 1)),
       ...(row?.skipped ? { skipped: true } : {}),
       branchPushed: current[current.length - 1]?.outcome === 'solved',

@@ -51,6 +51,8 @@ export interface IssueProgress {
    * holds the issue for a person instead of dispatching it again and again.
    */
   bounces?: number;
+  /** Times this pass's session was resumed to resolve a merge conflict (plan/merge-conflict.ts). */
+  conflictResumes?: number;
   /** A person's `/blitz skip`: left out of the run (still open) until `/blitz retry`. */
   skipped?: boolean;
   /**

@@ -107,6 +107,8 @@ describe('worker prompt', () => {
     expect(n).toContain('keeping the intent of both sides');
     expect(n).toContain('Remove every conflict marker');
     expect(n).toContain('Re-run the tests and commit the merge (the runner pushes your branch)');
+    // The branch has an open PR: a rebase would rewrite what was reviewed (issue 37).
+    expect(n).toContain('never rebase');
     expect(n).toContain('Do not end your final reply until ALL of these are true:');
     expect(n).not.toContain('Continue from where you stopped');
   });

@@ -152,7 +152,8 @@ const conflictText = (p: CriteriaInput, files: string[]): string =>
     `The base branch \`${p.baseBranch}\` was merged into your branch \`${p.branch}\`, and the merge left conflicts in ${files.length ? 'these files:' : 'the files `git diff --name-only --diff-filter=U` lists.'}`,
     ...files.map((f) => `- \`${f}\``),
     'Resolve every conflict, keeping the intent of both sides. Remove every conflict marker (`<<<<<<<`, `=======`, `>>>>>>>`) and check that no file still holds one.',
-    'Re-run the tests and commit the merge (the runner pushes your branch).',
+    'Finish this merge: never rebase, reset or force anything (the branch has an open pull request).',
+    "Re-run the tests and commit the merge (the runner pushes your branch); run the repository's checks too.",
   ].join('\n');
 
 const feedbackOpening: Record<FeedbackReason, string> = {

@@ -447,6 +447,8 @@ export class Runner {
       const remote = expectedBaseSha(job) ? undefined : this.gitContext(job.issue.repo);
       const asked = performance.now();
       const { repoDir, wt } = await this.repoLock.exclusive(repoName, async () => {
+        // A redo after a bounce (its first try only: a retry goes on from that try's work).
+        if (job.fresh && job.retry === 0) await this.dropOldWork(job, branch, record.id, local);
         // Jobs that queued on the lock while another fetched: a fetch that began after this job asked
         // already holds everything origin had then, so a burst of N jobs costs two fetches, not N.
         const fresh = (this.fetchedAt.get(repoName) ?? -1) > asked;
@@ -554,6 +556,22 @@ export class Runner {
   async markedFiles(attemptId: string, files: readonly string[]): Promise<string[]> {
     const r = await this.mustGet(attemptId);
     return filesWithMarkersAt(this.workerGit, this.supervisor.repoOf(r), files);
+  }
+
+  /**
+   * Forgets the issue's old work on this host, so that the attempt starts off the base branch as origin
+   * has it: the attempt repository of the branch (unless an open attempt still uses it) and the cache's
+   * local branch. Origin's branch is the bot's to delete (a bounce does); a fetch then prunes its
+   * tracking ref.
+   */
+  private async dropOldWork(job: AttemptJob, branch: string, self: string, local: GitContext): Promise<void> {
+    const path = worktreePathFor(this.workspace, job.issue.repo, branch);
+    const open = await this.d.ledger.listOpen();
+    if (open.some((a) => a.id !== self && a.worktree === path)) return;
+    if (existsSync(path)) removeAttemptRepo(path);
+    const repoDir = repoDirFor(this.workspace, job.issue.repo.owner, job.issue.repo.name);
+    if (existsSync(repoDir)) await gitTry(['update-ref', '-d', `refs/heads/${branch}`], repoDir, local);
+    this.d.logger.info({ issue: job.issue.number, branch }, 'a redo starts afresh off its base branch');
   }
 
   /**

@@ -75,6 +75,12 @@ export const attemptJobSchema = z.object({
   /** What the previous attempt of this issue got wrong, fed back into the prompt. */
   failureFeedback: z.string().optional(),
   /**
+   * Start the attempt's branch afresh off `baseBranch` as origin has it now: the runner drops the
+   * issue's old attempt repository and its refs of the branch first (a redo after a bounce: the old
+   * work was given up, and starting from it would conflict again).
+   */
+  fresh: z.boolean().optional(),
+  /**
    * The issue's blockers that merged before it was dispatched (the dependency handoff): each one's
    * title, the commit it merged as and its worker's FINAL REPORT summary. The runner adds the files
    * the merge changed (its own git, its own clone) and the prompt fences it all as untrusted.

@@ -152,6 +152,7 @@ export const runDetailOf = (view: RunView, links?: ForgeWebLinks): RunDetail => 
       mergedSha: i.mergedSha ?? null,
       lastError: i.lastError ?? null,
       waiting: i.waitReason ?? null,
+      conflictTries: i.conflictResumes ?? 0,
       blockedBy: i.blockedBy,
       attempts: i.attempts.map((a) => nOf.get(a.id) ?? 0).filter((n) => n > 0),
       tokens: i.tokens,

@@ -112,6 +112,11 @@ export const runIssueSchema = z
         'Why the issue waits in its state: the last action on it that failed (a forge that answered 404), retried on the next pass',
       example: 'merging PR #12: the forge answered 404 Not Found (Not Found); retried on the next pass',
     }),
+    conflictTries: z.int().min(0).openapi({
+      description:
+        'Times a merge conflict went back to the session that wrote the work this pass (it bounces after the last try)',
+      example: 1,
+    }),
     blockedBy: z.array(z.int()),
     attempts: z.array(z.int()).openapi({ description: 'The `n` of each of its attempts' }),
     tokens: z.int().min(0),

@@ -4,6 +4,7 @@
 import { html } from 'hono/html';
 import { renderFlowchart } from '../dashboard/mermaid.ts';
 import { type DashboardIssueState, dashboardIssueStates } from '../dashboard/types.ts';
+import { maxConflictResumes } from '../plan/merge-conflict.ts';
 import type { RunDetail } from './api-schemas.ts';
 import { duration, type Html, stateBadge, when } from './html-layout.ts';
 
@@ -58,7 +59,7 @@ export const issueTable = (d: RunDetail): Html => html`<table id="issues">
   (i) => html`<tr data-issue="${i.number}" data-state="${i.state}" data-attempts="${i.attempts.join(' ')}">
 <td>${i.url ? html`<a href="${i.url}">#${i.number}</a>` : `#${i.number}`}${i.epic ? html` <span class="muted">epic</span>` : ''}</td>
 <td class="title">${i.title ?? html`<span class="muted">(title not known since restart)</span>`}${i.lastError ? html`<div class="muted">${i.lastError}</div>` : ''}</td>
-<td>${stateBadge(i.state)}${i.waiting ? html`<div class="muted waiting">${i.waiting}</div>` : ''}</td>
+<td>${stateBadge(i.state)}${i.waiting ? html`<div class="muted waiting">${i.waiting}</div>` : ''}${i.conflictTries ? html`<div class="muted conflicts">merge conflict sent back to its session: try ${i.conflictTries} of ${maxConflictResumes}</div>` : ''}</td>
 <td>${i.blockedBy.map((b) => `#${b}`).join(', ')}</td>
 <td>${i.pr ? (i.prUrl ? html`<a href="${i.prUrl}">#${i.pr}</a>` : `#${i.pr}`) : ''}${i.mergedSha ? html` <code>${i.mergedSha.slice(0, 7)}</code>` : ''}</td>
 <td>${i.attempts.length}</td>

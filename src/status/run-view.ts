@@ -23,6 +23,8 @@ export interface RunViewIssue {
   lastError?: string;
   /** Why it waits in its state: the last action on it that failed (orchestrator/wait-reason.ts). */
   waitReason?: string;
+  /** Merge conflicts sent back to its session this pass (plan/merge-conflict.ts). */
+  conflictResumes?: number;
   blockedBy: number[];
   attempts: AttemptRecord[];
   tokens: number;
@@ -132,6 +134,7 @@ export const buildRunView = (input: {
         ...(row?.mergedSha ? { mergedSha: row.mergedSha } : {}),
         ...(row?.lastError ? { lastError: row.lastError } : {}),
         ...(row?.waitReason ? { waitReason: row.waitReason } : {}),
+        ...(row?.conflictResumes ? { conflictResumes: row.conflictResumes } : {}),
         blockedBy: dash?.blockedBy.length ? dash.blockedBy : (keptEdges.get(number) ?? dash?.blockedBy ?? []),
         attempts,
         tokens: attempts.reduce((n, a) => n + a.tokens.input + a.tokens.output, 0),

@@ -27,6 +27,8 @@ const issueColumns: Record<string, string> = {
   bouncedAfter: 'bounced_after',
   retriedAfter: 'retried_after',
   skipped: 'skipped',
+  conflictResumes: 'conflict_resumes',
+  conflictResumeAt: 'conflict_resume_at',
 };
 
 export const claimIntentSql = "UPDATE intents SET status = $1 WHERE id = $2 AND status = 'queued'";

@@ -204,6 +204,10 @@ export interface RunIssueRecord {
   retriedAfter?: string;
   /** `/blitz skip`: left out of the run (open on the tracker) until `/blitz retry`. */
   skipped?: boolean;
+  /** Conflict resumes sent to this pass's session (plan/merge-conflict.ts); absent: none. */
+  conflictResumes?: number;
+  /** The attempt's `launchedAt` when the last conflict resume was sent (the resume pending while it still shows). */
+  conflictResumeAt?: string;
   updatedAt: string;
 }
 
@@ -222,6 +226,9 @@ export interface RunIssuePatch {
   bouncedAfter?: string;
   retriedAfter?: string;
   skipped?: boolean;
+  conflictResumes?: number;
+  /** `null` clears it (a bounce: the redo's session starts from scratch). */
+  conflictResumeAt?: string | null;
 }
 
 export type RunPatch = Partial<Pick<RunRecord, 'state' | 'dashboardCommentId' | 'progress' | 'options'>>;

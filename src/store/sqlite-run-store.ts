@@ -107,6 +107,9 @@ const issueRow = z.object({
   bounced_after: z.string().nullable(),
   retried_after: z.string().nullable(),
   skipped: z.coerce.number(),
+  // Absent on a database read before migration 087.
+  conflict_resumes: z.coerce.number().optional(),
+  conflict_resume_at: z.string().nullish(),
   updated_at: z.string(),
 });
 
@@ -152,6 +155,8 @@ export const toIssue = (raw: unknown): RunIssueRecord => {
     ...opt('waitReason', r.wait_reason),
     ...opt('bouncedAfter', r.bounced_after),
     ...opt('retriedAfter', r.retried_after),
+    ...(r.conflict_resumes ? { conflictResumes: r.conflict_resumes } : {}),
+    ...opt('conflictResumeAt', r.conflict_resume_at ?? null),
   };
 };
 
@@ -240,6 +245,8 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
     bouncedAfter: 'bounced_after',
     retriedAfter: 'retried_after',
     skipped: 'skipped',
+    conflictResumes: 'conflict_resumes',
+    conflictResumeAt: 'conflict_resume_at',
   };
   const upsertIssue = db.transaction(
     (runId: string, repo: string, number: number, patch: Record<string, unknown>) => {

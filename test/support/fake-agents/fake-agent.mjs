@@ -10,6 +10,7 @@
 //                           `fake-size: X` line in the issue, default M); any other task is `push`
 //   FAKE_AGENT_RESUME_MODE  the mode when started with --resume (default push)
 //   FAKE_AGENT_FILE         file to write (default fake-<issue>.txt); FAKE_AGENT_CONTENT its content
+//   FAKE_AGENT_FILES        JSON {"owner/name#n": file}: the file for one ticket (wins over FAKE_AGENT_FILE)
 //   FAKE_AGENT_FORMAT       text | claude (claude-style stream JSON with usage and a result event)
 //   FAKE_AGENT_DELAY_MS     how long slow-push / stall wait (default 2000 / one hour)
 //   FAKE_AGENT_DELAYS       JSON {"owner/name#n": ms}: slow-push's wait for one ticket (wins over FAKE_AGENT_DELAY_MS)
@@ -28,6 +29,8 @@
 //   FAKE_AGENT_PEEK_PIDS    dump-env: pids whose /proc/<pid>/environ it tries to read
 //   broken                  commits its file with a line `broken` (a repository test script can fail on it)
 //   revise                  commits its file again with one more `revised` line (a fix, or a review addressed)
+//   append                  appends the line `line for #<issue>` to FAKE_AGENT_FILE (three of these on one base
+//                           append at the same place: each merge after the first conflicts)
 //   merge-base              finishes (or starts) a merge of origin/$BLITZ_BASE_BRANCH into the branch,
 //                           keeping both sides of every conflict (union), and commits
 //   merge-base-careless     the same, but commits the conflicted files as they are (markers left in)
@@ -141,7 +144,7 @@ say(
   `fake agent (${mode}) on issue #${issue}: ${promptFile ? readFileSync(promptFile, 'utf8').split('\n')[0] : 'no prompt'}`,
 );
 
-const file = env.FAKE_AGENT_FILE ?? `fake-${issue}.txt`;
+const file = perTicket('FAKE_AGENT_FILES') ?? env.FAKE_AGENT_FILE ?? `fake-${issue}.txt`;
 const content = env.FAKE_AGENT_CONTENT ?? `done by fake agent for #${issue}\n`;
 
 const planning = mode === 'plan' && promptFile && readFileSync(promptFile, 'utf8').includes('PLANNING TASK');
@@ -173,6 +176,12 @@ switch (planning ? 'plan' : mode === 'plan' ? 'push' : mode) {
         mode === 'uncertain' ? [env.FAKE_AGENT_UNCERTAINTY ?? 'Is this the right file?'] : ['none'],
       ),
     );
+    break;
+  }
+  case 'append': {
+    const before = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    commit(file, `${before}line for #${issue}\n`);
+    finish(report('done — pushed'));
     break;
   }
   case 'conflict': {

@@ -1,0 +1,83 @@
+// Merge conflicts in a blitz (issue 37), end to end on the fake GitHub with a real origin and fake
+// agents that really run git: a milestone of three conflicting pairs (each pair appends a line to its
+// own file at the same place, both on one base), run to the end.
+// - now: a refused merge goes back to the session that wrote the work, which merges the integration
+//   branch in and keeps both lines;
+// - baseline, in the same run: the same milestone with sessions that cannot resolve a conflict (their
+//   resume fails), so every conflict ends, after the tries, in a bounce and a redo from scratch, as
+//   every conflict did before issue 37.
+// Figures: issues redone from scratch (goal 0) and worker attempts per issue (goal ≤ 1.3).
+import type { ProbeResult } from '../src/orchestrator/budget-probe.ts';
+import { startBlitzHarness } from '../test/support/blitz-harness.ts';
+import type { SeedIssue } from '../test/support/world.ts';
+import type { Bench, Figure } from './figures.ts';
+import { round } from './figures.ts';
+
+const PAIRS = 3;
+const issues: SeedIssue[] = Array.from({ length: PAIRS * 2 }, (_, i) => ({
+  number: i + 1,
+  title: `Add line ${i + 1}`,
+  body: 'One line.',
+}));
+const files = Object.fromEntries(
+  issues.map((i) => [`acme/app#${i.number}`, `pair-${Math.ceil(i.number! / 2)}.txt`]),
+);
+const all: ProbeResult = {
+  status: 'ok',
+  recommendedMaxSessions: PAIRS * 2,
+  preferMedium: false,
+  park: false,
+};
+
+const conflicts = async (resumeMode: 'merge-base' | 'push') => {
+  const h = await startBlitzHarness({
+    forge: 'github',
+    issues,
+    maxSessions: PAIRS * 2,
+    budgetProbe: async () => all,
+    files: Object.fromEntries([...new Set(Object.values(files))].map((f) => [f, '# lines\n'])),
+    // `push` on a resume commits in the middle of the merge, which git refuses: the session fails.
+    agentEnv: {
+      FAKE_AGENT_MODE: 'append',
+      FAKE_AGENT_FILES: JSON.stringify(files),
+      FAKE_AGENT_RESUME_MODE: resumeMode,
+    },
+  });
+  try {
+    await h.comment('/blitz M1');
+    await h.drive(async () => {
+      const run = await h.liveRun();
+      return (
+        !!run && ['done', 'blocked'].includes(run.state) && (await h.bot.runs.ledger.listOpen()).length === 0
+      );
+    }, 600_000);
+    const run = (await h.liveRun())!;
+    const rows = await h.bot.runs.listRunIssues(run.id);
+    const attempts = await h.bot.runs.ledger.listByRun(run.id);
+    return {
+      redone: rows.filter((r) => r.bouncedAfter !== undefined).length,
+      perIssue: attempts.length / issues.length,
+      resumes: rows.reduce((n, r) => n + (r.conflictResumes ?? 0), 0),
+      closed: issues.filter((i) => h.world.issue(h.repo, i.number!)?.state === 'closed').length,
+    };
+  } finally {
+    await h.close();
+  }
+};
+
+const bench: Bench = async () => {
+  const now = await conflicts('merge-base');
+  const baseline = await conflicts('push');
+  const figures: Figure[] = [
+    { name: 'conflicts.redone_from_scratch', value: now.redone, unit: 'issues' },
+    { name: 'conflicts.attempts_per_issue', value: round(now.perIssue, 2), unit: 'attempts' },
+    { name: 'conflicts.resumed_sessions', value: now.resumes, unit: 'resumes' },
+    { name: 'conflicts.issues_closed', value: now.closed, unit: 'issues' },
+    { name: 'conflicts.baseline.redone_from_scratch', value: baseline.redone, unit: 'issues' },
+    { name: 'conflicts.baseline.attempts_per_issue', value: round(baseline.perIssue, 2), unit: 'attempts' },
+    { name: 'conflicts.baseline.issues_closed', value: baseline.closed, unit: 'issues' },
+  ];
+  return figures;
+};
+
+export default bench;
