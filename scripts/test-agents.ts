@@ -1,12 +1,15 @@
-// `npm run test:agents [-- --latest] [-- --tool NAME …]`: installs the agent CLIs (pinned in
-// src/runner/tools/tested-versions.ts, or the newest releases with --latest), then runs the
-// compatibility tier (vitest.agents.config.ts); `--tool NAME` (repeatable) runs only those tools.
+// `npm run test:agents [-- --latest] [-- --offline] [-- --tool NAME …]`: installs the agent CLIs
+// (pinned in src/runner/tools/tested-versions.ts, or the newest releases with --latest) and what they
+// would fetch at run time, then runs the compatibility tier (vitest.agents.config.ts); `--tool NAME`
+// (repeatable) runs only those tools. With --offline the tier runs in a network namespace with loopback
+// only (test/agents/offline.ts): the install needs the registry, the CLIs must not.
 // With --latest it ends with what broke, per tool and scenario, so a pin can be moved knowingly.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { cacheDir } from '../test/agents/agent-clis.ts';
+import { loopbackOnly, OFFLINE_ENV } from '../test/agents/offline.ts';
 import { installAgents, toolsOf } from './install-agents.ts';
 
 const reportSchema = z.object({
@@ -26,24 +29,30 @@ const reportSchema = z.object({
 
 const main = async (): Promise<number> => {
   const latest = process.argv.includes('--latest');
+  const offline = process.argv.includes('--offline');
   const tools = toolsOf(process.argv);
   const selected = await installAgents(latest, tools);
   const report = join(cacheDir, 'report.json');
   rmSync(report, { force: true });
-  const vitest = spawnSync(
+  const argv = [
     'npx',
-    [
-      'vitest',
-      'run',
-      '--config',
-      'vitest.agents.config.ts',
-      '--reporter=default',
-      '--reporter=json',
-      `--outputFile.json=${report}`,
-      ...tools.map((t) => `test/agents/${t}.test.ts`),
-    ],
-    { stdio: 'inherit' },
-  );
+    'vitest',
+    'run',
+    '--config',
+    'vitest.agents.config.ts',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${report}`,
+    ...tools.map((t) => `test/agents/${t}.test.ts`),
+  ];
+  if (offline)
+    console.log('\nThe tier runs offline: a network namespace with loopback only (bwrap --unshare-net).');
+  const [file, ...args] = offline ? loopbackOnly(argv) : argv;
+  const env = { ...process.env };
+  if (offline) env[OFFLINE_ENV] = '1';
+  else delete env[OFFLINE_ENV];
+  const vitest = spawnSync(file!, args, { stdio: 'inherit', env });
+  if (vitest.error) console.error(`${file} could not start: ${vitest.error.message}`);
   const status = vitest.status ?? 1;
   if (!latest) return status;
   if (!existsSync(report)) {

@@ -24,7 +24,13 @@ export const readPins = (): Record<AgentTool, Pin> => testedVersions;
 
 const selectedSchema = z.record(
   z.string(),
-  z.object({ version: z.string(), binDir: z.string(), pathPrepend: z.array(z.string()) }),
+  z.object({
+    version: z.string(),
+    binDir: z.string(),
+    pathPrepend: z.array(z.string()),
+    /** The environment pointing the CLI at what it would otherwise fetch at run time (seed-runtime.ts). */
+    env: z.record(z.string(), z.string()).default({}),
+  }),
 );
 export type Selected = z.infer<typeof selectedSchema>[string];
 
@@ -40,11 +46,16 @@ export const MODEL = 'mock-model';
 
 /**
  * The roster entry of one tool against the mock at `url`: environment, args and a config file of its
- * own per call; sessions live in the sandbox's HOME of each attempt, never another's.
+ * own per call; sessions live in the sandbox's HOME of each attempt, never another's. `seeded` is the
+ * environment naming what the install seeded for the CLI's run time.
  */
-export const agentEntry = (tool: AgentTool, url: string): RosterEntry => {
+export const agentEntry = (
+  tool: AgentTool,
+  url: string,
+  seeded: Record<string, string> = {},
+): RosterEntry => {
   const dir = tempDir(`blitz-${tool}-config-`);
-  const env: Record<string, string> = {};
+  const env: Record<string, string> = { ...seeded };
   let args: string[] | undefined;
   if (tool === 'claude') {
     Object.assign(env, {

@@ -4,14 +4,17 @@
 // proves is what the bot relies on: the argv starts the tool headless, a pushed commit ends the
 // attempt solved, a nudge resumes the same session, the tokens recorded are the tokens the model
 // reported, an unreachable endpoint ends the attempt as an environment failure long before its
-// timeout, and a branch pushed without a commit is not solved.
-import { readFileSync } from 'node:fs';
+// timeout, and a branch pushed without a commit is not solved. In the tier's offline mode each tool's
+// file first proves it has no route out but loopback (offline.ts).
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AttemptRecord } from '../../src/runner/types.ts';
 import { attemptJob, type Harness, makeHarness, settle } from '../integration/runner-harness.ts';
 import { createOrigin, gitIn, originFile } from '../support/git.ts';
 import { type AgentTool, agentEntry, installed } from './agent-clis.ts';
 import { type MockModel, type Step, startMockModel } from './mock-model-server.ts';
+import { OFFLINE_ENV, offlineCheck, REGISTRY } from './offline.ts';
 
 const BRANCH = 'ticket/7-headless';
 const commitAndPush = (file: string): Step => ({
@@ -55,7 +58,9 @@ export const compatSuite = (tool: AgentTool): void => {
     // In the workers' sandbox, as a default host runs them: the CLI, its install and its config file
     // must be reachable from inside.
     const h = makeHarness({ pathPrepend: cli.pathPrepend, runner: { maxNudges, sandbox: 'bubblewrap' } });
-    const r = await h.runner.execute(attemptJob(origin.url, agentEntry(tool, url), { branchStyle: 'fleet' }));
+    const r = await h.runner.execute(
+      attemptJob(origin.url, agentEntry(tool, url, cli.env), { branchStyle: 'fleet' }),
+    );
     if (r.kind !== 'attempt') throw new Error('expected an attempt');
     const done = await settle(h, r.attempt.id, SETTLE_MS);
     const log = readFileSync(done.logPath, 'utf8');
@@ -66,6 +71,16 @@ export const compatSuite = (tool: AgentTool): void => {
     `outcome ${done.outcome}: ${done.failureSummary ?? ''}\n--- worker log (end) ---\n${log.slice(-4000)}`;
 
   describe(`${tool} ${'missing' in cli ? '(not installed)' : cli.version}`, () => {
+    it.runIf(process.env[OFFLINE_ENV] === '1')(
+      `runs offline: loopback is the only interface and ${REGISTRY.host} is out of reach`,
+      async () => {
+        // Else an offline pass could be one with the registry in reach.
+        const check = await offlineCheck();
+        expect(check).toMatchObject({ offline: true });
+      },
+      TEST_MS,
+    );
+
     it(
       'solves: commits, pushes, reports, and the tokens recorded are those the model reported',
       async () => {
@@ -76,6 +91,14 @@ export const compatSuite = (tool: AgentTool): void => {
         expect(done.finalReport?.status).toMatch(/^done/);
         expect(done.sessionId).toMatch(/^[A-Za-z0-9_-]+$/);
         expect(mock!.unexpected).toEqual([]);
+        if (tool === 'opencode') {
+          // opencode read its seeded config directory (scripts/seed-runtime.ts), so it made none in the
+          // attempt's HOME to download @opencode-ai/plugin into.
+          const home = join(dirname(done.exitPath), 'home');
+          expect(existsSync(join(home, '.config', 'opencode')), 'opencode made a config dir in HOME').toBe(
+            false,
+          );
+        }
       },
       TEST_MS,
     );

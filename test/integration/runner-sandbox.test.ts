@@ -289,8 +289,12 @@ describe.skipIf(!bwrap.ok)(`the workers' bubblewrap sandbox${skipReason}`, () =>
       const h = makeHarness({ runner: { sandbox: 'bubblewrap', network, maxNudges: 0 } });
       harness = h;
       const origin = await createOrigin();
+      // Model-only, the npm registry too (an agent CLI's run-time install): no route, and the proxy
+      // refuses it before any lookup, so this holds on a host with no network as on one with it.
+      const registry = 'registry.npmjs.org:443';
+      const targets = network === 'model-only' ? [model, elsewhere, registry] : [model, elsewhere];
       const r = await h.runner.execute(
-        attemptJob(origin.url, probeEntry({ PROBE_CONNECT: JSON.stringify([model, elsewhere]) }, [model])),
+        attemptJob(origin.url, probeEntry({ PROBE_CONNECT: JSON.stringify(targets) }, [model])),
       );
       if (r.kind !== 'attempt') throw new Error('expected an attempt');
       const log = readFileSync((await settle(h, r.attempt.id)).logPath, 'utf8');
@@ -299,6 +303,9 @@ describe.skipIf(!bwrap.ok)(`the workers' bubblewrap sandbox${skipReason}`, () =>
         expect(log).toContain(`PROXIED ${model} 200 HTTP/1.1 200 OK`);
         expect(log).toContain(`DIRECT ${elsewhere} ECONNREFUSED`);
         expect(log).toContain(`PROXIED ${elsewhere} 403 -`);
+        // No route out (ENETUNREACH), or no name server to ask (EAI_AGAIN): an error code, never `ok`.
+        expect(lines(log, 'DIRECT').find((l) => l.includes(registry))).toMatch(/^DIRECT \S+ E[A-Z_]+$/);
+        expect(log).toContain(`PROXIED ${registry} 403 -`);
       } else {
         // The host's network: every address, the one it should not need too.
         expect(log).toContain(`DIRECT ${model} ok`);
