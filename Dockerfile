@@ -40,9 +40,11 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json app.yml ./
 # /data holds the SQLite file and the runner workspace (a sandbox sees only its own directories there).
-RUN mkdir -p /data/workspace \
-  && chown blitz:blitz /data /data/workspace /app \
-  && chmod 0700 /data
+# /settings holds the .env /probot writes (BLITZ_ENV_FILE=/settings/.env in compose.yaml, on a volume the
+# replicas share): made here owned by blitz, so a new named volume mounted on it starts out so too.
+RUN mkdir -p /data/workspace /settings \
+  && chown blitz:blitz /data /data/workspace /settings /app \
+  && chmod 0700 /data /settings
 USER blitz
 VOLUME ["/data"]
 EXPOSE 3000

@@ -85,7 +85,12 @@ export const buildHttpApp = (d: HttpAppDeps) => {
             ...(env.WEBHOOK_PROXY_URL ? { webhookUrl: env.WEBHOOK_PROXY_URL } : {}),
             trustProxy: env.TRUST_PROXY === 'true',
             convert: (code: string) =>
-              completeAppRegistration({ code, baseUrl: d.baseUrl, logger: d.logger }),
+              completeAppRegistration({
+                code,
+                baseUrl: d.baseUrl,
+                envFile: env.BLITZ_ENV_FILE ?? '.env',
+                logger: d.logger,
+              }),
             logger: d.logger,
           },
         }),

@@ -1,11 +1,26 @@
 // The optional `.env` file: loaded into the environment at start (before loadEnv), and updated by the
-// GitHub App registration flow, which writes the new app's credentials there as Probot does.
+// GitHub App registration flow, which writes the new app's credentials there as Probot does. Its path
+// is BLITZ_ENV_FILE (default `./.env`), so a container keeps it on a volume: the registration then
+// survives the container's recreation, and every replica that mounts the volume reads it.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
 
-/** Load `.env` when it exists; variables already set in the environment win. */
-export const loadDotenvFile = (path = '.env'): boolean => {
+/** Where the `.env` file is: BLITZ_ENV_FILE, or `.env` in the working directory. */
+export const dotenvPath = (source: Record<string, string | undefined> = process.env): string =>
+  source.BLITZ_ENV_FILE?.trim() || '.env';
+
+/**
+ * Load the `.env` file when it exists. A variable the environment sets to a value wins; one it sets
+ * empty is filled from the file (compose passes `APP_ID: ${APP_ID:-}` as an empty variable, and the
+ * registration's APP_ID in the file must still count).
+ */
+export const loadDotenvFile = (
+  path = dotenvPath(),
+  target: Record<string, string | undefined> = process.env,
+): boolean => {
   if (!existsSync(path)) return false;
-  process.loadEnvFile(path);
+  for (const [name, value] of Object.entries(parseEnv(readFileSync(path, 'utf8'))))
+    if (!target[name]?.trim()) target[name] = value;
   return true;
 };
 

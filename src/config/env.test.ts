@@ -164,4 +164,11 @@ describe('botPrivatePaths', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('names the .env that BLITZ_ENV_FILE moves onto a volume, instead of ./.env', () => {
+    const source = { BLITZ_ENV_FILE: '/settings/.env' };
+    const paths = botPrivatePaths(loadEnv(source), source);
+    expect(paths).toContain('/settings/.env');
+    expect(paths).not.toContain(resolve('.env'));
+  });
 });

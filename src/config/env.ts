@@ -83,6 +83,11 @@ export const envSchema = z.object({
   BLITZ_ALLOWED_BOTS: commaList,
   /** Path to the optional operator config file (roster, runner, limits, notify). */
   BLITZ_CONFIG: optionalString,
+  /**
+   * The `.env` file read at start and written by the /probot registration (default `./.env`); in a
+   * container, a path on a volume every replica mounts, so the registration survives a recreate.
+   */
+  BLITZ_ENV_FILE: optionalString,
   /** Ollama server (e.g. `http://127.0.0.1:11434`) for roster entries with `tool: ollama` (review legs). */
   OLLAMA_HOST: optionalString,
   /** `false` leaves every job to `blitz-bot runner` agents on other hosts; the bot runs none itself. */
@@ -235,7 +240,7 @@ export const configurationHints = (env: Env): string[] => {
 
 /**
  * The bot's own files no sandboxed worker or gate may see, wherever they lie: its data directory, the
- * SQLite database, `.env`, the operator config, the GitHub App key and every `<NAME>_FILE` secret.
+ * SQLite database, `.env` (BLITZ_ENV_FILE), the operator config, the GitHub App key and every `<NAME>_FILE` secret.
  */
 export const botPrivatePaths = (
   env: Env,
@@ -245,7 +250,7 @@ export const botPrivatePaths = (
   const files = [
     env.dataDir,
     db && db !== ':memory:' ? db.replace(/^\/\//, '') : '',
-    '.env',
+    env.BLITZ_ENV_FILE ?? '.env',
     env.BLITZ_CONFIG ?? 'blitz.config.yml',
     env.PRIVATE_KEY_PATH ?? '',
     ...secretFileVariables.map((name) => source[`${name}_FILE`]?.trim() ?? ''),

@@ -95,7 +95,7 @@ export const registrationFailure = (err: unknown): RegistrationFailure => {
       kind: 'not_written',
       status: 500,
       why: `The app was registered on GitHub, but its credentials could not be written to .env (${code}).`,
-      next: 'Make the bot’s working directory and .env writable, then delete the new app in GitHub’s developer settings and register again (its private key was shown only to this bot).',
+      next: 'Make .env (BLITZ_ENV_FILE, default ./.env) and its directory writable by the bot, then delete the new app in GitHub’s developer settings and register again (its private key was shown only to this bot).',
     };
   return {
     kind: 'unreachable',

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { testedVersions } from '../../src/runner/tools/tested-versions.ts';
+import { botServices, compose, containerEnv, hostPathOf, runnerServices } from '../support/compose-file.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const read = (path: string): string => readFileSync(join(root, path), 'utf8');
@@ -158,30 +159,10 @@ describe('README', () => {
   });
 });
 
-const service = z.looseObject({
-  image: z.string().optional(),
-  build: z.object({ context: z.string(), target: z.string() }).optional(),
-  command: z.array(z.string()).optional(),
-  environment: z.record(z.string(), z.string()).optional(),
-  secrets: z.array(z.string()).optional(),
-  volumes: z.array(z.string()).optional(),
-  ports: z.array(z.string()).optional(),
-  depends_on: z.record(z.string(), z.object({ condition: z.string() })).optional(),
-  security_opt: z.array(z.string()).optional(),
-  init: z.boolean().optional(),
-});
-const compose = z
-  .object({
-    services: z.record(z.string(), service),
-    secrets: z.record(z.string(), z.object({ file: z.string() })),
-    volumes: z.record(z.string(), z.null()),
-  })
-  .parse(parse(read('compose.yaml'), { merge: true }));
-
 describe('compose.yaml', () => {
   const { services } = compose;
-  const bots = Object.entries(services).filter(([, s]) => s.build?.target === 'bot');
-  const runners = Object.entries(services).filter(([, s]) => s.build?.target === 'runner');
+  const bots = botServices;
+  const runners = runnerServices;
   const stages = new Set(instructions.filter((i) => i.op === 'FROM').map((i) => /AS (\S+)/.exec(i.args)![1]));
 
   it('has PostgreSQL, two bot replicas serving and one runner, built from the Dockerfile’s targets', () => {
@@ -219,27 +200,54 @@ describe('compose.yaml', () => {
     expect(services.postgres?.environment).toMatchObject({ POSTGRES_USER: 'blitz', POSTGRES_DB: 'blitz' });
   });
 
-  it('gives secrets as files: each *_FILE names a mounted secret that compose defines', () => {
+  it('gives secrets as files: the bots read them from ./secrets, the runner only its own token', () => {
+    // Every forge on, as ./.env would turn it on: each file variable then names a file.
+    const vars = { POSTGRES_PASSWORD: 'pw', GITEA_URL: 'https://gitea.example', APP_ID: '1' };
+    const dirs = { project: '/project', volumes: '/volumes' };
+    for (const [name, s] of bots) {
+      expect(s.volumes, name).toContain('./secrets:/run/secrets:ro');
+      const env = containerEnv(s, vars);
+      // BLITZ_ENV_FILE is not a secret's: it is on the settings volume (container-forges.test.ts).
+      const files = Object.entries(env).filter(
+        ([k]) => (k.endsWith('_FILE') && k !== 'BLITZ_ENV_FILE') || k === 'PRIVATE_KEY_PATH',
+      );
+      expect(files.map(([k]) => k).sort(), name).toEqual([
+        'GITEA_TOKEN_FILE',
+        'GITEA_WEBHOOK_SECRET_FILE',
+        'PRIVATE_KEY_PATH',
+        'STATUS_TOKEN_FILE',
+        'WEBHOOK_SECRET_FILE',
+      ]);
+      for (const [key, value] of files)
+        expect(hostPathOf(s, value, dirs), `${name} ${key}`).toMatch(/^\/project\/secrets\/[a-z_]+$/);
+      expect(s.secrets, name).toBeUndefined();
+    }
+    const [, runner] = runners[0]!;
+    expect(runner.secrets).toEqual(['runner_token']);
+    expect(runner.environment?.BLITZ_RUNNER_TOKEN_FILE).toBe('/run/secrets/runner_token');
+    expect(runner.volumes?.some((v) => v.startsWith('./secrets'))).toBe(false);
     for (const [name, s] of Object.entries(services)) {
-      for (const [key, value] of Object.entries(s.environment ?? {})) {
-        if (!key.endsWith('_FILE')) continue;
-        const secret = /^\/run\/secrets\/([a-z_]+)$/.exec(value)?.[1];
-        expect(secret, `${name} ${key}`).toBeDefined();
-        expect(s.secrets, `${name} mounts ${secret}`).toContain(secret);
-        expect(compose.secrets[secret!], secret).toBeDefined();
-      }
       // No forge secret is ever given as a plain variable.
-      for (const key of ['GITEA_TOKEN', 'GITEA_WEBHOOK_SECRET', 'STATUS_TOKEN', 'WEBHOOK_SECRET'])
+      for (const key of [
+        'GITEA_TOKEN',
+        'GITEA_WEBHOOK_SECRET',
+        'STATUS_TOKEN',
+        'WEBHOOK_SECRET',
+        'PRIVATE_KEY',
+      ])
         expect(s.environment?.[key], `${name} ${key}`).toBeUndefined();
     }
     for (const s of Object.values(compose.secrets)) expect(s.file).toMatch(/^\.\/secrets\/[a-z_]+$/);
     expect(read('.gitignore')).toContain('/secrets/');
+    expect(read('.dockerignore')).toContain('/secrets');
   });
 
   it('mounts the config file it names, and every mounted file exists', () => {
     for (const [name, s] of Object.entries(services)) {
       for (const v of s.volumes ?? []) {
         const [from] = v.split(':');
+        // ./secrets is the operator's, kept out of git (and out of the image).
+        if (from === './secrets') continue;
         if (from!.startsWith('./')) expect(existsSync(join(root, from!)), `${name}: ${from}`).toBe(true);
         else expect(compose.volumes, `${name}: volume ${from}`).toHaveProperty(from!);
       }
@@ -254,15 +262,20 @@ describe('compose.yaml', () => {
     expect(runner[runner.indexOf('--config') + 1]).toBe('/etc/blitz/blitz.config.yml');
   });
 
-  it('sends the runner to a replica by service name and port, giving no forge secret to it', () => {
+  it('sends the runner to one address every replica answers, giving no forge secret to it', () => {
     const [, runner] = runners[0]!;
     const server = new URL(runner.command![runner.command!.indexOf('--server') + 1]!);
-    expect(bots.map(([name]) => name)).toContain(server.hostname);
-    const target = services[server.hostname]!;
-    expect(server.port).toBe(target.environment?.PORT);
-    expect(runner.depends_on?.[server.hostname]?.condition).toBe('service_healthy');
+    // A network alias all the replicas carry (Docker's DNS answers it with those that are up), and
+    // not the name of one of them.
+    expect(Object.keys(services)).not.toContain(server.hostname);
+    for (const [name, s] of bots) {
+      expect(s.networks?.default?.aliases, name).toContain(server.hostname);
+      expect(server.port, name).toBe(s.environment?.PORT);
+      expect(runner.depends_on?.[name], name).toBeDefined();
+    }
+    for (const [name, s] of Object.entries(services))
+      if (s.build?.target !== 'bot') expect(s.networks, name).toBeUndefined();
     // Its own token, as a file; never a forge secret.
-    expect(runner.secrets ?? []).toEqual(['runner_token']);
     expect(runner.command).not.toContain('--token');
     expect(
       Object.keys(runner.environment ?? {}).every((k) =>
