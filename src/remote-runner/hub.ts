@@ -67,6 +67,13 @@ const sameIssue = (a: AttemptRecord['issue'], b: AttemptRecord['issue']): boolea
   a.number === b.number && a.repo.owner === b.repo.owner && a.repo.name === b.repo.name;
 
 /**
+ * The model an attempt ran: its roster entry's (the bot's own word), else the one the runner's tool said
+ * it ran (an entry without `model` runs the tool's default). Only shown and priced.
+ */
+const modelOf = (job: AttemptJob, result: AttemptResult): { model?: string } =>
+  job.entry.model ? { model: job.entry.model } : result.model ? { model: result.model } : {};
+
+/**
  * The attempt a runner's `started` report creates: everything the bot acts on comes from the job it
  * stored itself (roster entry, branch, clone URL, texts); from the report only its results. The paths
  * and pid are on the runner's host and stay there: the record has none, and `runner` says whose it is.
@@ -82,7 +89,7 @@ export const remoteAttemptRecord = (
   issue: job.issue,
   rosterEntry: job.entry.name,
   tool: job.entry.tool,
-  ...(job.entry.model ? { model: job.entry.model } : {}),
+  ...modelOf(job, result),
   tier: job.tier,
   branch: attemptBranch(job),
   baseBranch: job.baseBranch,
@@ -293,10 +300,10 @@ export const createRunnerHub = (d: RunnerHubDeps): RunnerHub => {
         }
         if (report.seq <= receipt.lastSeq) return { applied: false };
         const before = await d.ledger.get(a.id);
-        const after = await d.ledger.update(
-          a.id,
-          resultPatch(resultOnBotClock(a, before?.runnerClockSkewMs)),
-        );
+        const after = await d.ledger.update(a.id, {
+          ...resultPatch(resultOnBotClock(a, before?.runnerClockSkewMs)),
+          ...(before ? modelOf(before.job, a) : {}),
+        });
         // Ended unsolved by this report: its retry is a new job on the queue, from the stored job.
         if (before?.outcome !== 'unsolved' && after.outcome === 'unsolved')
           await d

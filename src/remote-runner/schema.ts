@@ -3,7 +3,7 @@
 // results only (applying one twice, or an older one after a newer, changes nothing); every request
 // schema is strict, so a key the bot does not know is refused rather than ignored.
 import { z } from 'zod';
-import { sessionIdSchema } from '../runner/agent-output.ts';
+import { modelNameSchema, sessionIdSchema } from '../runner/agent-output.ts';
 import { type AttemptRecord, outcomeSchema, repoRefSchema } from '../runner/types.ts';
 import { runnerAdvertSchema } from '../store/runner-tokens.ts';
 
@@ -88,6 +88,8 @@ export const attemptResultSchema = z
       .strict()
       .optional(),
     sessionId: sessionIdSchema.optional(),
+    /** The model the tool said it ran; the bot keeps it only for a roster entry that names none. */
+    model: modelNameSchema.optional(),
     permissionDenials: z
       .array(
         z
@@ -140,6 +142,7 @@ export const attemptResultFields = [
 export const attemptResultOf = (r: AttemptRecord): AttemptResult => {
   const out: Record<string, unknown> = { id: r.id, runId: r.runId, issue: r.issue, retry: r.job.retry };
   for (const k of attemptResultFields) if (r[k] !== undefined) out[k] = r[k];
+  if (r.model !== undefined && r.job.entry.model === undefined) out.model = r.model;
   return out as AttemptResult;
 };
 

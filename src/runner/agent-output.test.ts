@@ -5,6 +5,7 @@ import {
   agentText,
   allowRuleFor,
   parsePermissionDenials,
+  parseReportedModel,
   parseSessionId,
   parseTokenUsage,
   refusedSummary,
@@ -193,6 +194,37 @@ describe('parseSessionId', () => {
     expect(parseSessionId(codexThread('--config=x'))).toBeUndefined();
     expect(parseSessionId(line({ type: 'result', session_id: '../../etc' }))).toBeUndefined();
     expect(parseSessionId('no json here')).toBeUndefined();
+  });
+});
+
+describe('parseReportedModel', () => {
+  it('reads the model of the start event: claude and qwen `system` init, gemini `init`', () => {
+    const claude = line({ type: 'system', subtype: 'init', session_id: 's', model: 'claude-sonnet-5-5' });
+    expect(parseReportedModel(`${claude}\n${line({ type: 'result', result: 'ok' })}`)).toBe(
+      'claude-sonnet-5-5',
+    );
+    expect(parseReportedModel(qwenRun('s-1', 1, 1))).toBe('mock-model');
+    expect(parseReportedModel(geminiRun('s-2', 10, 1))).toBe('mock-model');
+  });
+
+  it('takes the latest invocation’s, never a model a command printed or a name that is not one', () => {
+    const init = (model: string) => line({ type: 'system', subtype: 'init', session_id: 's', model });
+    expect(parseReportedModel(`${init('claude-opus-5-5')}\n${init('claude-opus-5-5[1m]')}`)).toBe(
+      'claude-opus-5-5[1m]',
+    );
+    const printed = line({
+      type: 'user',
+      message: { content: [{ type: 'tool_result', content: init('claude-fable-5-2') }] },
+    });
+    expect(parseReportedModel(`${init('claude-sonnet-5-5')}\n${printed}`)).toBe('claude-sonnet-5-5');
+    expect(parseReportedModel(init('rm -rf / #'))).toBeUndefined();
+    expect(parseReportedModel(init('--model=x'))).toBeUndefined();
+  });
+
+  it('finds none where the tool prints none: codex, opencode, plain text', () => {
+    expect(parseReportedModel(`${codexThread('t-1')}\n${codexTurn(10, 1)}`)).toBeUndefined();
+    expect(parseReportedModel(opencodeStep(10, 1))).toBeUndefined();
+    expect(parseReportedModel('model: claude-opus-5-5')).toBeUndefined();
   });
 });
 

@@ -231,6 +231,30 @@ export const parseTokenUsage = (log: string): TokenUsage | undefined => {
   return undefined;
 };
 
+/** A model name as the CLIs print it (`claude-sonnet-5-5`, `gemini-3-pro-preview`, `opus[1m]`): shown and priced, never run. */
+export const modelNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/@[\]-]{0,127}$/);
+
+const modelInit = z.looseObject({
+  type: z.enum(['system', 'init']),
+  subtype: z.string().optional(),
+  model: modelNameSchema,
+});
+
+/**
+ * The model the tool says it ran, from its own start event: claude's and qwen's `system` `init`, gemini's
+ * `init` (the latest invocation's, as a resume starts one). It is what a roster entry without `model`
+ * ran, the tool's own default, which the bot cannot know beforehand (it depends on the CLI's version
+ * and the account). codex, opencode and aider print none: undefined, an unknown price.
+ */
+export const parseReportedModel = (log: string): string | undefined => {
+  let found: string | undefined;
+  for (const ev of jsonLines(log)) {
+    const m = modelInit.safeParse(ev);
+    if (m.success && (m.data.type === 'init' || m.data.subtype === 'init')) found = m.data.model;
+  }
+  return found;
+};
+
 /** A session id as the CLIs print them (UUIDs, `ses_…`): never an option, never a path. */
 export const sessionIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/);
 

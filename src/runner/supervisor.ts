@@ -11,7 +11,13 @@ import { z } from 'zod';
 import { isAppError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { decideExit, decideStopped } from '../plan/attempt-exit.ts';
-import { parsePermissionDenials, parseSessionId, parseTokenUsage, refusedSummary } from './agent-output.ts';
+import {
+  parsePermissionDenials,
+  parseReportedModel,
+  parseSessionId,
+  parseTokenUsage,
+  refusedSummary,
+} from './agent-output.ts';
 import { hasRoom } from './disk-space.ts';
 import { isAlive, killGroup, processStartTime, redactArgv, spawnDetached } from './exec.ts';
 import {
@@ -699,7 +705,10 @@ export class Supervisor {
     const log = logText ?? readWorkerFile(r.logPath);
     const report = parseFinalReport(log);
     const denials = parsePermissionDenials(log);
+    // An entry without `model` ran its tool's default: what the tool said it ran prices the attempt.
+    const reported = r.model === undefined ? parseReportedModel(log) : undefined;
     const updated = await this.d.ledger.update(r.id, {
+      ...(reported ? { model: reported } : {}),
       outcome,
       exitCode,
       endedAt: this.d.clock.now().toISOString(),

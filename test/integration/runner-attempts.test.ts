@@ -3,6 +3,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { attemptCost, defaultPrices } from '../../src/plan/cost.ts';
 import { InMemoryAttemptLedger } from '../../src/runner/ledger.ts';
 import { worktreePathFor } from '../../src/runner/worktrees.ts';
 import { createOrigin, originFile, originSha, tempDir } from '../support/git.ts';
@@ -48,6 +49,26 @@ describe('runner attempts', () => {
     });
     expect(h.events.map((e) => e.type)).toEqual(['attempt.started', 'attempt.finished']);
     expect(await h.ledger.totalsByIssue(issue)).toEqual({ input: 1200, output: 340, cache: 50, attempts: 1 });
+  });
+
+  it('records the model the tool said it ran when the roster names none, and the roster’s own otherwise', async () => {
+    const origin = await createOrigin();
+    const h = makeHarness();
+    const tool = { FAKE_AGENT_FORMAT: 'claude', FAKE_AGENT_MODEL: 'claude-opus-5-5' };
+    const own = await h.runner.execute(attemptJob(origin.url, fakeEntry(tool)));
+    if (own.kind !== 'attempt') throw new Error('expected an attempt');
+    expect(own.attempt.model).toBeUndefined();
+    const done = await settle(h, own.attempt.id);
+    expect(done.model).toBe('claude-opus-5-5');
+    // Priced as Opus 5.5 (plan/cost.ts), not an unknown price.
+    expect(attemptCost(defaultPrices, done)).toEqual({ micros: 4_800 + 6_800 + 10, unpriced: 0 });
+
+    const named = { ...fakeEntry(tool, 'named'), model: 'sonnet' };
+    const other = await h.runner.execute(
+      attemptJob(origin.url, named, { issue: { repo: { owner: 'acme', name: 'app' }, number: 8 } }),
+    );
+    if (other.kind !== 'attempt') throw new Error('expected an attempt');
+    expect((await settle(h, other.attempt.id)).model).toBe('sonnet');
   });
 
   it('tells its owner when a worker exits, and collects the exit at once, with no supervision tick', async () => {

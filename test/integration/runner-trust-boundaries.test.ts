@@ -50,7 +50,7 @@ const foreignProcess = (env: Record<string, string> = {}): ChildProcess => {
   return child;
 };
 
-const apiSetup = async (cloneUrl: string) => {
+const apiSetup = async (cloneUrl: string, entry = fakeEntry()) => {
   const registry = openSqliteRunnerRegistry(':memory:');
   const runs = openSqliteRunStore(':memory:');
   const queue = new InProcessQueue();
@@ -72,7 +72,7 @@ const apiSetup = async (cloneUrl: string) => {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify(body),
     });
-  const job = attemptJob(cloneUrl, fakeEntry());
+  const job = attemptJob(cloneUrl, entry);
   const jobRef = {
     queue: attemptQueue('blitz', repo),
     id: (await queue.enqueue(attemptQueue('blitz', repo), job))!,
@@ -154,6 +154,44 @@ describe('runner trust boundaries', () => {
     expect(await originSha(attacker.url, stored.branch)).toBeNull();
     expect((await s.runs.ledger.get('att-evil'))?.outcome).toBeUndefined();
   }, 60_000);
+
+  it('keeps the model a runner says its tool ran only for an entry that names none, and only a model name', async () => {
+    const origin = await createOrigin();
+    const attempt = {
+      id: 'att-model',
+      runId: 'run-1',
+      issue: { repo, number: 7 },
+      retry: 0,
+      launchedAt: '2026-12-07T00:00:00.000Z',
+      startedAt: '2026-12-07T00:00:00.000Z',
+      originShaAtStart: null,
+      nudges: 0,
+      tokens: { input: 10, output: 1 },
+    };
+    const s = await apiSetup(origin.url);
+    const report = (seq: number, model: string) =>
+      s.call('reports', { kind: 'started', job: s.jobRef, seq, attempt: { ...attempt, model } });
+    expect((await report(1, '$(touch /tmp/x)')).status).toBe(400);
+    expect(await s.runs.ledger.get('att-model')).toBeUndefined();
+    expect((await report(2, 'claude-opus-5-5')).status).toBe(200);
+    expect((await s.runs.ledger.get('att-model'))?.model).toBe('claude-opus-5-5');
+    const later = {
+      kind: 'progress',
+      job: s.jobRef,
+      seq: 3,
+      attempt: { ...attempt, model: 'claude-sonnet-5-5' },
+    };
+    expect((await s.call('reports', later)).status).toBe(200);
+    expect((await s.runs.ledger.get('att-model'))?.model).toBe('claude-sonnet-5-5');
+
+    // The roster's own model is the bot's word: a runner cannot price its attempt as another.
+    const named = await apiSetup(origin.url, { ...fakeEntry(), model: 'opus' });
+    const cheap = { ...attempt, model: 'gpt-5' };
+    expect(
+      (await named.call('reports', { kind: 'started', job: named.jobRef, seq: 1, attempt: cheap })).status,
+    ).toBe(200);
+    expect((await named.runs.ledger.get('att-model'))?.model).toBe('opus');
+  });
 
   it('refuses a runner report, request or advert with a key it does not know (400), and records nothing', async () => {
     const origin = await createOrigin();

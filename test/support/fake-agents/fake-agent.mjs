@@ -12,6 +12,7 @@
 //   FAKE_AGENT_FILE         file to write (default fake-<issue>.txt); FAKE_AGENT_CONTENT its content
 //   FAKE_AGENT_FILES        JSON {"owner/name#n": file}: the file for one ticket (wins over FAKE_AGENT_FILE)
 //   FAKE_AGENT_FORMAT       text | claude (claude-style stream JSON with usage and a result event)
+//   FAKE_AGENT_MODEL        claude format: the model its init event says it runs
 //   FAKE_AGENT_DELAY_MS     how long slow-push / stall wait (default 2000 / one hour)
 //   FAKE_AGENT_DELAYS       JSON {"owner/name#n": ms}: slow-push's wait for one ticket (wins over FAKE_AGENT_DELAY_MS)
 //   FAKE_AGENT_EXIT         exit code of `fail` (default 3)
@@ -135,7 +136,10 @@ for (const line of (env.FAKE_AGENT_GIT_CONFIG ?? '').split('\n').filter(Boolean)
   const at = line.indexOf('=');
   git('config', line.slice(0, at), line.slice(at + 1));
 }
-if (claude) console.log(JSON.stringify({ type: 'system', subtype: 'init', session_id: 'fake-session' }));
+// FAKE_AGENT_MODEL: the model the init event names, as claude prints the one it resolved.
+const initModel = env.FAKE_AGENT_MODEL ? { model: env.FAKE_AGENT_MODEL } : {};
+if (claude)
+  console.log(JSON.stringify({ type: 'system', subtype: 'init', session_id: 'fake-session', ...initModel }));
 if (promptFile && !existsSync(promptFile)) {
   console.error(`fake-agent: prompt file missing: ${promptFile}`);
   process.exit(2);
