@@ -313,6 +313,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     logger: logger.child({ name: 'runners' }),
     lostAfterSeconds: o.jobLeaseSeconds ?? defaultLeaseSeconds,
     since: runnerClock.now(),
+    localRunnerServesAttempts: localRunner,
     tell: tellLostRunner({
       runs,
       notifiers: notify.notifiers,
