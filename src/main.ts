@@ -29,7 +29,7 @@ export const serve = async (): Promise<() => Promise<void>> => {
     log,
     { openStore, storeEngineName },
     early,
-    { createStoreHealth },
+    { createStoreHealth, writeProbeOf },
   ] = await Promise.all([
     import('./config/blitz-config.ts'),
     import('./config/dotenv.ts'),
@@ -54,6 +54,10 @@ export const serve = async (): Promise<() => Promise<void>> => {
   const health = createStoreHealth({
     engine: storeEngineName(env.DATABASE_URL),
     probe: async () => (opened ? opened.ping() : false),
+    writeProbe: async () => {
+      if (!opened) throw Object.assign(new Error('the store is not open yet'), { code: 'ECONNREFUSED' });
+      await writeProbeOf(opened)();
+    },
     logger: logger.child({ name: 'store-health' }),
     notifyAfterMs: env.BLITZ_STORE_OUTAGE_NOTIFY_SECONDS * 1000,
   });

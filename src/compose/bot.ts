@@ -45,7 +45,7 @@ import type { RunnerEvent } from '../runner/types.ts';
 import { buildNotifiers } from '../ship/notify.ts';
 import { createRunEvents, type RunEvents } from '../status/run-events.ts';
 import { openRunStore, openStore, storeEngineName } from '../store/open-store.ts';
-import { createStoreHealth, type StoreHealth } from '../store/store-health.ts';
+import { createStoreHealth, type StoreHealth, writeProbeOf } from '../store/store-health.ts';
 import type { Store } from '../store/types.ts';
 import { learnGiteaLogin } from './gitea-login.ts';
 import { scanBlitzMarkers } from './gitea-markers.ts';
@@ -147,6 +147,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     createStoreHealth({
       engine,
       probe: () => store.ping(),
+      writeProbe: writeProbeOf(store),
       logger: logger.child({ name: 'store-health' }),
       notifyAfterMs: env.BLITZ_STORE_OUTAGE_NOTIFY_SECONDS * 1000,
     });
@@ -361,6 +362,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     metrics,
     logger: logger.child({ name: 'spool' }),
     ...(o.spoolRetry ? { retry: o.spoolRetry } : {}),
+    health,
   });
   // What was missed while the bot or its store was away: failed GitHub deliveries, Gitea commands.
   const recovery = createRecovery({

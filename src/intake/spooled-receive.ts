@@ -38,6 +38,12 @@ export interface SpooledReceiveDeps {
   logger: Logger;
   retry?: SpoolRetry;
   clock?: { now(): Date };
+  /**
+   * Told of each refusal (store/store-health.ts): a store that cannot take a delivery is an outage
+   * on /healthz and for the notice, as a failed reconcile is (SQLite full or locked: intake may be
+   * the only writer while no run is live).
+   */
+  health?: { failed(err: unknown): boolean };
 }
 
 export interface SpooledReceiver {
@@ -60,6 +66,7 @@ export const createSpooledReceiver = (deps: SpooledReceiveDeps): SpooledReceiver
   gauge();
 
   const toSpool = async (r: Received, why: unknown): Promise<ReceiveResult> => {
+    if (why !== undefined) deps.health?.failed(why);
     try {
       await spool.add({
         forge: r.forge,

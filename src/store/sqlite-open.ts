@@ -6,6 +6,9 @@ import Database from 'better-sqlite3';
 import { AppError } from '../errors.ts';
 import { type Migration, migrate, readMigrations } from './migrate.ts';
 
+/** How long a connection waits for another's write lock before SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 5000;
+
 /**
  * Open (creating the directory and file if needed) and migrate one connection. `:memory:` for tests.
  * `what` names the part in the error, e.g. "SQLite store".
@@ -20,7 +23,7 @@ export const openSqliteDatabase = (
     const db = new Database(path);
     db.pragma('journal_mode = WAL');
     // Each part opens its own connection to the file; they wait for one another rather than fail.
-    db.pragma('busy_timeout = 5000');
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     // With WAL, NORMAL never corrupts the file; a power cut may lose the last commits, which the
     // forge's redelivery and the reconcile loop heal.
     db.pragma('synchronous = NORMAL');

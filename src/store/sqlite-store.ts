@@ -3,11 +3,12 @@
 // on the caller's connection; writes on a writer thread with a connection of its own (sqlite-writer.ts).
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
+import { AppError } from '../errors.ts';
 import type { ForgeKind } from '../forges/types.ts';
 import { createGroupCommit } from './group-commit.ts';
 import type { Migration } from './migrate.ts';
 import { type IntakeWrite, type IntakeWriteSql, prepareIntakeWrites } from './sqlite-intake-writes.mjs';
-import { openSqliteDatabase, opt } from './sqlite-open.ts';
+import { BUSY_TIMEOUT_MS, openSqliteDatabase, opt } from './sqlite-open.ts';
 import { createSqliteWriter, type SqliteWriter } from './sqlite-writer.ts';
 import type { Delivery, Intent, NewIntent, Store } from './types.ts';
 
@@ -246,6 +247,20 @@ export const openSqliteStore = (path: string, opts: SqliteStoreOptions = {}): St
         return db.prepare('SELECT 1').pluck().get() === 1;
       } catch {
         return false;
+      }
+    },
+    async pingWrite() {
+      // The smallest real commit: the header's user_version (unused) rewritten with its own value
+      // appends a WAL frame, so a full disk or another holder of the write lock refuses it. Without
+      // waiting out the busy timeout: the health asks again on its backoff, and /healthz asks too.
+      const version = db.pragma('user_version', { simple: true });
+      if (typeof version !== 'number')
+        throw new AppError('store_error', 'SQLite user_version is not a number');
+      db.pragma('busy_timeout = 0');
+      try {
+        db.pragma(`user_version = ${version}`);
+      } finally {
+        db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       }
     },
     async close() {

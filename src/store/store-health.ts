@@ -2,7 +2,8 @@
 // store's fault (PostgreSQL unreachable, its connection dropped; SQLite full, locked or failing to
 // write) marks an outage; reconcile passes and job claims then back off (bounded exponential, on an
 // injectable clock) instead of failing every tick; a probe (PostgreSQL: `SELECT 1`) or the next
-// operation that goes through ends it. /healthz answers 503 with the reason meanwhile. An outage longer
+// operation that goes through ends it, except a full or locked store, which only a write (the write
+// probe, on the same backoff) shows to be back. /healthz answers 503 with the reason meanwhile. An outage longer
 // than `notifyAfterMs` is told once (onLongOutage), and its end once more (onRecovered, with how long
 // it lasted); a short blip is only logged.
 import type { Logger } from '../observability/logger.ts';
@@ -75,6 +76,12 @@ export interface StoreHealthOptions {
   engine: string;
   /** True when the store answers (`Store.ping`). */
   probe: () => Promise<boolean>;
+  /**
+   * Resolves when the store takes a write now, throws its error when not (`probeWrite` in
+   * open-store.ts). Given, it alone ends a `refused` outage (full, locked): an operation that went
+   * through may only have read, which a full disk still allows, and the health would come and go.
+   */
+  writeProbe?: () => Promise<void>;
   logger: Logger;
   clock?: { now(): Date };
   /** The wait before the next try after n failures: baseMs·2^(n-1), at most maxMs (default 1 s … 30 s). */
@@ -122,6 +129,14 @@ export interface StoreHealth {
   start(): void;
   stop(): void;
 }
+
+/** The write probe of a store: its own (`pingWrite`, SQLite), or its ping where it has none. */
+export const writeProbeOf =
+  (store: { ping(): Promise<boolean>; pingWrite?(): Promise<void> }) => async (): Promise<void> => {
+    if (store.pingWrite) return store.pingWrite();
+    if (!(await store.ping()))
+      throw Object.assign(new Error('the store does not answer'), { code: 'ECONNREFUSED' });
+  };
 
 const oneLine = (text: string): string => {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -230,8 +245,28 @@ export const createStoreHealth = (o: StoreHealthOptions): StoreHealth => {
       .catch((err: unknown) => o.logger.error({ err }, 'telling the store outage failed'));
   };
 
+  /** A write tried on the backoff's schedule: the only end of a `refused` outage when there is one. */
+  const checkWrite = async (writeProbe: () => Promise<void>): Promise<void> => {
+    const before = faults;
+    try {
+      await writeProbe();
+    } catch (err) {
+      failed(
+        storeFaultOf(err)
+          ? err
+          : Object.assign(new Error(`the ${o.engine} store does not take writes`), { code: 'SQLITE_IOERR' }),
+      );
+      return;
+    }
+    if (faults === before) succeeded();
+  };
+
   const checkOnce = async (): Promise<void> => {
     await tellIfLong();
+    if (outage?.fault === 'refused' && o.writeProbe) {
+      if (mayTry()) await checkWrite(o.writeProbe);
+      return;
+    }
     // Only a write can tell that a full or locked store takes writes again: the next operation does.
     if (outage && (outage.fault === 'refused' || !mayTry())) return;
     const before = faults;
@@ -264,7 +299,7 @@ export const createStoreHealth = (o: StoreHealthOptions): StoreHealth => {
     const now = clock.now().getTime();
     let at = now + (o.upProbeMs ?? 15_000);
     if (outage) {
-      at = outage.fault === 'refused' ? now + backoff.maxMs : outage.nextTryAt;
+      at = outage.fault === 'refused' && !o.writeProbe ? now + backoff.maxMs : outage.nextTryAt;
       if (!outage.told) at = Math.min(at, outage.since.getTime() + notifyAfterMs);
     }
     timer = timers.setTimeout(
@@ -290,7 +325,8 @@ export const createStoreHealth = (o: StoreHealthOptions): StoreHealth => {
         if (!failed(error)) throw error;
         return { ran: true, error };
       }
-      if (faults === before) succeeded();
+      // A refused store is back only once a write went through (the write probe), when there is one.
+      if (faults === before && !(outage?.fault === 'refused' && o.writeProbe)) succeeded();
       return { ran: true };
     },
     check,

@@ -106,5 +106,10 @@ export interface Store {
   listIntents(filter?: { forge?: ForgeKind; repo?: string }): Promise<Intent[]>;
   /** True when the store answers a trivial query. */
   ping(): Promise<boolean>;
+  /**
+   * Resolves when the store takes a write now; rejects with the store's own error (full, locked)
+   * when not. Absent: `ping` is the best the store can tell (PostgreSQL).
+   */
+  pingWrite?(): Promise<void>;
   close(): Promise<void>;
 }
