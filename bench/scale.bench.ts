@@ -61,9 +61,17 @@ interface BotStats {
 }
 
 const startBotProcess = async (specPath: string): Promise<{ child: ChildProcess; port: number }> => {
+  // BLITZ_SCALE_PROFILE=<dir>: the bot's CPU profile (.cpuprofile) is written there when it exits.
+  const profile = process.env.BLITZ_SCALE_PROFILE;
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(import.meta.dirname, 'scale-bot.ts'), specPath],
+    [
+      ...(profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : []),
+      '--import',
+      'tsx',
+      join(import.meta.dirname, 'scale-bot.ts'),
+      specPath,
+    ],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
