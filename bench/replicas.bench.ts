@@ -2,7 +2,7 @@
 // GitHub `issue_comment` POSTed to the real webhook route, verified, normalised, recorded
 // (deduplicated across replicas), answered 202, then leased, processed into a dispatch of its issue
 // (run row and pg-boss job in one transaction) and marked processed — with 1 and 2 bot replicas on one
-// PostgreSQL. Each replica is a process of its own (`bench/replica-process.ts`), as replicas behind a
+// PostgreSQL. Each replica is a process of its own (`test/support/replica-process.ts`), as replicas behind a
 // balancer are; this process only sends. With 2, each delivery goes to ONE of them in turn (a
 // round-robin balancer: the scaling figure, against 1 replica), and again every delivery goes to both,
 // as a balancer retrying would (correctness: each delivery answered 202 once, processed by one replica
@@ -44,6 +44,7 @@ import { openRunStore } from '../src/store/open-store.ts';
 import type { Queryable } from '../src/store/pg-pool.ts';
 import { removeDir, tempDir } from '../test/support/git.ts';
 import { pgTestUrl, postgresAvailable, type TestSchemas, testSchemas } from '../test/support/pg.ts';
+import { type KillOutcome, killReplicaUnderLoad } from '../test/support/replica-kill.ts';
 import { githubExample, signedGithubRequest } from '../test/support/signing.ts';
 import { type Bench, type Figure, median, round } from './figures.ts';
 
@@ -136,7 +137,14 @@ interface Replica {
 const startReplica = async (name: string, args: string[]): Promise<Replica> => {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(import.meta.dirname, 'replica-process.ts'), args[0]!, name, ...args.slice(1)],
+    [
+      '--import',
+      'tsx',
+      join(import.meta.dirname, '..', 'test', 'support', 'replica-process.ts'),
+      args[0]!,
+      name,
+      ...args.slice(1),
+    ],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
       env: { ...process.env, BENCH_WEBHOOK_SECRET: SECRET, PGAPPNAME: APP_NAME },
@@ -390,6 +398,7 @@ const bench: Bench = async () => {
   };
   /** CPU per delivery of the replicas and their backends: the work a delivery costs the bot. */
   const botCpu = (m: Measured | undefined) => (m ? m.cpuMs + m.pgCpuMs : Number.NaN);
+  let killed: KillOutcome | undefined;
   try {
     // Rounds, each case once per round in an order turned by one each round: a neighbour's load
     // that comes and goes hits every case alike, and each ratio is taken within its round.
@@ -412,6 +421,8 @@ const bench: Bench = async () => {
     }
     // Correctness under a retrying balancer, once: every delivery sent to both replicas.
     if (schemas) got.set('postgres_2_doubled', [await measureCase('postgres_2_doubled', schemas)]);
+    // A replica killed (-9) under load, once: what it held goes to the survivor, nothing lost or doubled.
+    if (schemas) killed = await killReplicaUnderLoad(schemas, { deliveries: 2000, inFlight: IN_FLIGHT });
   } finally {
     await schemas?.dropAll();
   }
@@ -547,6 +558,16 @@ const bench: Bench = async () => {
         unit: 'x (correctness: each delivery answered 202 once, processed once, dispatched once)',
       });
   }
+  if (killed)
+    figures.push(
+      {
+        name: 'replicas.kill_9.deliveries',
+        value: killed.deliveries,
+        unit: `deliveries, one replica of 2 killed (-9) halfway; ${killed.resent} resent to the survivor, ${killed.resumed} taken over by its retry pass`,
+      },
+      { name: 'replicas.kill_9.lost', value: killed.lost + killed.unprocessed, unit: 'deliveries (goal 0)' },
+      { name: 'replicas.kill_9.doubled', value: killed.doubled, unit: 'dispatches (goal 0)' },
+    );
   return figures;
 };
 

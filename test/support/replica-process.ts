@@ -1,28 +1,31 @@
-// One bot replica for `bench/replicas.bench.ts`, in a process of its own: the real webhook route
+// One bot replica for `bench/replicas.bench.ts` and the kill -9 test (replicas-kill.test.ts), in a process of its own: the real webhook route
 // (Hono on @hono/node-server, signature check, schema, normalise, delivery record, 202) and, after the
 // answer, the real delivery queue processing each delivery into a dispatch of its issue (run row and
 // queue job together, as `queue/dispatcher.ts` does). Started as
-// `node --import tsx bench/replica-process.ts <database-url> <name> <run id> [<pg-boss url> <schema>]`
+// `node --import tsx test/support/replica-process.ts <database-url> <name> <run id> [<pg-boss url> <schema>]`
 // with the webhook secret in BENCH_WEBHOOK_SECRET; prints one JSON line `{ "port": N }` once it listens. Bench-only routes: `POST /bench/mark` starts counting this
 // process's CPU, `POST /bench/idle` answers when every queued delivery is processed, with the CPU
 // spent, the deliveries processed, the statements sent (by kind), its CPU by thread and the system calls and context
-// switches made since the mark; SIGTERM drains, closes and exits.
-import { readdirSync, readFileSync } from 'node:fs';
+// switches made since the mark; `POST /bench/resume` with `{ "at": ISO }` runs the delivery retry's
+// pass (`resumeUnprocessed`) as if at that time (a dead replica's leases have run out by then) and
+// answers once what it took is processed. With BENCH_PROCESSED_LOG, each processed delivery id is
+// appended to that file (synchronously: a kill -9 loses none it finished). SIGTERM drains, closes and exits.
+import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Webhooks } from '@octokit/webhooks';
 import { Hono } from 'hono';
 import pg from 'pg';
-import { createApp } from '../src/http/app.ts';
-import { createDeliveryQueue } from '../src/intake/delivery-queue.ts';
-import { createReceiver } from '../src/intake/receive.ts';
-import { silentLogger } from '../src/observability/logger.ts';
-import { createMetrics } from '../src/observability/metrics.ts';
-import { createDispatcher } from '../src/queue/dispatcher.ts';
-import { InProcessQueue } from '../src/queue/in-process-queue.ts';
-import { PgBossQueue } from '../src/queue/pg-boss-queue.ts';
-import type { JobQueue } from '../src/queue/types.ts';
-import { openRunStore, openStore } from '../src/store/open-store.ts';
+import { createApp } from '../../src/http/app.ts';
+import { createDeliveryQueue } from '../../src/intake/delivery-queue.ts';
+import { createReceiver, type ReceiveDeps, resumeUnprocessed } from '../../src/intake/receive.ts';
+import { silentLogger } from '../../src/observability/logger.ts';
+import { createMetrics } from '../../src/observability/metrics.ts';
+import { createDispatcher } from '../../src/queue/dispatcher.ts';
+import { InProcessQueue } from '../../src/queue/in-process-queue.ts';
+import { PgBossQueue } from '../../src/queue/pg-boss-queue.ts';
+import type { JobQueue } from '../../src/queue/types.ts';
+import { openRunStore, openStore } from '../../src/store/open-store.ts';
 
 const entry = {
   name: 'noop',
@@ -130,7 +133,8 @@ const main = async () => {
   /** Deliveries this replica processed since the mark: over all replicas, each delivery once. */
   let processed = 0;
   const metrics = createMetrics();
-  const receive = createReceiver({
+  const processedLog = process.env.BENCH_PROCESSED_LOG;
+  const deps: ReceiveDeps = {
     store,
     queue: deliveries,
     metrics,
@@ -142,8 +146,10 @@ const main = async () => {
       await dispatcher.attempt(job(runId, n), 1, (w) =>
         w.upsertRunIssue(runId, 'bench/repo', n, { state: 'dispatched', attempts: 1 }),
       );
+      if (processedLog) appendFileSync(processedLog, `${work.deliveryId}\n`);
     },
-  });
+  };
+  const receive = createReceiver(deps);
   const webhooks = new Webhooks({ secret });
   const bot = createApp({
     store,
@@ -173,6 +179,12 @@ const main = async () => {
         statements: Object.fromEntries(statements),
         os: Object.fromEntries(os),
       });
+    })
+    .post('/bench/resume', async (c) => {
+      const { at } = (await c.req.json()) as { at: string };
+      const resumed = await resumeUnprocessed({ ...deps, clock: { now: () => new Date(at) } });
+      await deliveries.idle();
+      return c.json({ resumed });
     });
   app.route('/', bot);
   const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
