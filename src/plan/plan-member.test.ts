@@ -95,6 +95,34 @@ describe('a plan-wave member’s step (memberStep)', () => {
     ]);
   });
 
+  it('sends an XS whose PR conflicts back to its worker’s session, waits for it, and refuses only after the tries', () => {
+    const shipping = member({ size: 'XS', state: 'shipping', attempts: [solved] });
+    const conflict = {
+      attempt: 'a1',
+      planner: 'w',
+      shipRefused: { pr: 7, reason: 'its PR #7 conflicts with main', conflict: true },
+    };
+    expect(memberStep({ ...shipping, answer: conflict }, 0, 0)).toEqual([
+      { op: 'resume_conflict', attempt: 'a1', try: 1 },
+    ]);
+    // The session runs, or its resume has not started on its host: nothing is shipped meanwhile.
+    const running = { ...shipping, attempts: [{ id: 'a1', retry: 0 }], conflictResumes: 1 };
+    expect(memberStep(running, 0, 0)).toEqual([]);
+    expect(memberStep({ ...shipping, conflictResumes: 1, conflictResumePending: true }, 0, 0)).toEqual([]);
+    // Resolved: shipped again.
+    expect(memberStep({ ...shipping, conflictResumes: 1 }, 0, 0)).toEqual([{ op: 'ship', attempt: 'a1' }]);
+    // A session that did not resolve it gets the next try, then the member is refused for a person.
+    const failed = { ...shipping, attempts: [{ id: 'a1', retry: 0, outcome: 'unsolved' as const }] };
+    expect(memberStep({ ...failed, conflictResumes: 1 }, 0, 0)).toEqual([
+      { op: 'resume_conflict', attempt: 'a1', try: 2 },
+    ]);
+    expect(landing(memberStep({ ...failed, conflictResumes: 2 }, 0, 0))).toEqual({
+      landing: 'refused',
+      size: 'XS',
+      note: 'the conflict with the default branch is not resolved, and its worker did not resolve it in 2 tries',
+    });
+  });
+
   it('closes, cleans up and lands a merged XS with its merge, though the merge already closed it', () => {
     const shipping = member({ size: 'XS', state: 'shipping', attempts: [solved] });
     const merged = { attempt: 'a1', planner: 'w', shipped: { pr: 7, sha: 'abc', reviewed: true } };

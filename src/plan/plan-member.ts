@@ -10,6 +10,7 @@
 // issue itself, and the merge, not a person, closed it. The merge under way is recorded before it is
 // asked for, so a bot that stopped before recording its answer reads the PR: merged → shipped. A step that starts a worker takes a free slot.
 import { backoffSeconds, defaultEnvironmentBackoff } from './environment-park.ts';
+import { conflictStep } from './merge-conflict.ts';
 import { needsReview, parsePlanSize, planRunLabels, type Size, sizeLabel } from './plan-labels.ts';
 import type { AttemptOutcome } from './routing.ts';
 import { outcomeStateWords } from './state-words.ts';
@@ -74,8 +75,11 @@ export interface MemberAnswer {
   review?: PlanReviewAnswer;
   /** XS: the forge merged the worker's PR (`ship`). */
   shipped?: ShipAnswer;
-  /** XS: the forge refused to merge the worker's PR, and why (`ship`). */
-  shipRefused?: { pr: number; reason: string };
+  /**
+   * XS: the forge refused to merge the worker's PR, and why (`ship`); `conflict`: it conflicts with the
+   * default branch, which goes back to the worker's session (plan/merge-conflict.ts).
+   */
+  shipRefused?: { pr: number; reason: string; conflict?: boolean };
   /**
    * XS: a merge of this PR is under way, recorded before the merge is asked for: a bot that stops before
    * it records the merge's answer reads the PR on the next pass (`MemberFacts.merge`) instead of taking
@@ -116,6 +120,11 @@ export type MemberOp =
   /** XS: the worker's branch becomes a PR into the default branch, reviewed and merged; the merge (or the
    * forge's refusal) is recorded, the next pass decides. */
   | { op: 'ship'; attempt: string }
+  /**
+   * XS whose PR conflicts: its worker's session is resumed with the default branch merged in, to resolve,
+   * test and commit; `try` of `maxConflictResumes` is counted on its row, and the refusal is forgotten.
+   */
+  | { op: 'resume_conflict'; attempt: string; try: number }
   /** XS merged: the issue closes (if still open) with a comment naming the PR and its merge commit. */
   | { op: 'close'; pr: number; sha?: string }
   /** XS merged: the attempt's worktree and the PR's branch go, as after a blitz merge. */
@@ -154,6 +163,9 @@ export interface MemberFacts {
   answer?: MemberAnswer;
   /** The PR of a merge under way (`answer.merging`), read this pass. */
   merge?: MergeRead;
+  /** XS: conflict resumes sent to its worker's session (its row), and whether the last one has not started. */
+  conflictResumes?: number;
+  conflictResumePending?: boolean;
 }
 
 /** What the orchestrator reads of a member; the planner adds its execution gate. */
@@ -170,6 +182,14 @@ const refuse = (note: string, size?: Size): MemberOp[] => [
 /** XS whose PR the forge would not merge: a person has to look at it. */
 const shipRefused = (r: { pr: number; reason: string }): MemberOp[] =>
   refuse(`its PR #${r.pr} could not be merged: ${r.reason}`, 'XS');
+
+/** XS whose PR conflicts with its base: back to its worker's session, or, out of tries, refused for a person. */
+const xsConflict = (m: MemberFacts, attempt: string, why: string): MemberOp[] => {
+  const c = conflictStep({ resumes: m.conflictResumes ?? 0, session: true, base: 'the default branch' }, why);
+  return c.step === 'resume_conflict'
+    ? [{ op: 'resume_conflict', attempt, try: c.attempt }]
+    : refuse(c.reason, 'XS');
+};
 
 /** XS whose PR merged: closed (unless the forge or a person did), cleaned up, landed with its merge. */
 const shipped = (attempt: string, s: ShipAnswer): MemberOp[] => [
@@ -304,9 +324,19 @@ export const memberStep = (m: MemberFacts, slots: number, runnerRetries: number)
   if (!m.open)
     return [{ op: 'land', outcome: { landing: 'closed', note: 'closed on the tracker during the wave' } }];
   if (m.state === 'reviewing' || m.state === 'shipping') {
-    if (!solved) return refuse('its worker result was lost');
-    if (m.state === 'shipping')
-      return recorded?.shipRefused ? shipRefused(recorded.shipRefused) : [{ op: 'ship', attempt: solved.id }];
+    const latest = m.attempts.at(-1);
+    // An XS worker resolving a conflict: its session runs, or its resume has not started yet.
+    if (m.state === 'shipping' && latest && (latest.outcome === undefined || m.conflictResumePending))
+      return [];
+    if (!solved)
+      return m.state === 'shipping' && latest && (m.conflictResumes ?? 0) > 0
+        ? xsConflict(m, latest.id, 'the conflict with the default branch is not resolved')
+        : refuse('its worker result was lost');
+    if (m.state === 'shipping') {
+      const r = recorded?.shipRefused;
+      if (r?.conflict) return xsConflict(m, solved.id, r.reason);
+      return r ? shipRefused(r) : [{ op: 'ship', attempt: solved.id }];
+    }
     return recorded ? underReview(m, recorded) : [{ op: 'read_plan', attempt: solved.id }];
   }
   if (!phases.includes(m.state)) {

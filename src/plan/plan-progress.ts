@@ -45,7 +45,9 @@ const answerSchema = z.object({
     })
     .optional(),
   shipped: z.object({ pr: z.number().int(), sha: z.string().optional(), reviewed: z.boolean() }).optional(),
-  shipRefused: z.object({ pr: z.number().int(), reason: z.string() }).optional(),
+  shipRefused: z
+    .object({ pr: z.number().int(), reason: z.string(), conflict: z.boolean().optional() })
+    .optional(),
   merging: z.object({ pr: z.number().int(), reviewed: z.boolean() }).optional(),
 }) satisfies z.ZodType<MemberAnswer>;
 

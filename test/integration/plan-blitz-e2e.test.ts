@@ -188,10 +188,11 @@ describe.each(['github', 'gitea'] as const)('plan-blitz end to end on %s', (forg
     expect(h.world.issue(h.repo, 1)!.labels).not.toContain('plan/ready');
   }, 60_000);
 
-  it('of two XS issues rewriting the same line, the second merge is refused: it lands refused and stays open', async () => {
+  it('of two XS issues rewriting the same line, the second conflicts: its session cannot resolve it, so after the tries it lands refused and stays open', async () => {
     h = await startPlanHarness({
       forge,
-      // Both workers rewrite README.md's first line on the same base: the second merge conflicts.
+      // Both workers rewrite README.md's first line on the same base: the second merge conflicts. A
+      // resumed session does not resolve it (it commits in the middle of the merge, which git refuses).
       agentEnv: { FAKE_AGENT_MODES: JSON.stringify({ 'acme/app#1': 'conflict', 'acme/app#2': 'conflict' }) },
       issues: [
         { number: 1, title: 'Retitle the README', body: 'One line.', labels: ['size/XS'] },
@@ -206,11 +207,37 @@ describe.each(['github', 'gitea'] as const)('plan-blitz end to end on %s', (forg
     const refused = landed.find((l) => l.o?.landing === 'refused')!;
     expect(refused.o).toMatchObject({
       size: 'XS',
-      note: expect.stringMatching(/^its PR #\d+ could not be merged: /),
+      note: expect.stringMatching(/not resolved, and its worker did not resolve it in 2 tries$/),
     });
     expect(h.world.issue(h.repo, refused.n)!.state).toBe('open');
+    const row = (await h.runs.listRunIssues(run.id)).find((r) => r.number === refused.n)!;
+    expect(row.conflictResumes).toBe(2);
     // The refusal was an answer on the member until it landed; a landed member keeps none.
     expect(wave.answers).toEqual({});
+  }, 60_000);
+
+  it('of two XS issues rewriting the same line, the second conflicts and goes back to its session, which merges the default branch in: both ship', async () => {
+    h = await startPlanHarness({
+      forge,
+      agentEnv: {
+        FAKE_AGENT_MODES: JSON.stringify({ 'acme/app#1': 'conflict', 'acme/app#2': 'conflict' }),
+        FAKE_AGENT_RESUME_MODE: 'merge-base',
+      },
+      issues: [
+        { number: 1, title: 'Retitle the README', body: 'One line.', labels: ['size/XS'] },
+        { number: 2, title: 'Retitle it again', body: 'One line.', labels: ['size/XS'] },
+      ],
+    });
+    await h.comment('/plan-blitz M1');
+    const run = await h.driveToStop();
+    const wave = planProgressOf(run.progress).waves[0]!;
+    expect([1, 2].map((n) => wave.outcomes[`acme/app#${n}`]?.landing)).toEqual(['closed', 'closed']);
+    for (const n of [1, 2]) expect(h.world.issue(h.repo, n)!.state).toBe('closed');
+    const rows = await h.runs.listRunIssues(run.id);
+    expect(rows.map((r) => r.conflictResumes ?? 0).sort()).toEqual([0, 1]);
+    // One session per issue: the conflict went back to the worker that wrote the work.
+    const attempts = await h.runs.ledger.listByRun(run.id);
+    for (const n of [1, 2]) expect(attempts.filter((a) => a.issue.number === n)).toHaveLength(1);
   }, 60_000);
 
   it('a bot that stops between an XS merge and recording it lands the member shipped, with its size and merge commit', async () => {

@@ -7,10 +7,13 @@
 
 import { markdownText } from '../../dashboard/escape.ts';
 import { renderPlanComment, replanIssueBody } from '../../dashboard/plan-comment.ts';
+import { formatRepo } from '../../forges/types.ts';
+import { beforeMerge, markersLeft, refusalOf } from '../../plan/merge-conflict.ts';
 import { planMarker } from '../../plan/plan-labels.ts';
 import type { MemberAnswer, MemberOp } from '../../plan/plan-member.ts';
 import type { Action } from '../../plan/snapshot.ts';
 import type { IssueKey } from '../../plan/types.ts';
+import { attemptIsHere, onAttemptHost } from '../../queue/dispatcher.ts';
 import { reviewPlan } from '../../review/plan-review.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import { closeWithComment } from '../close-issue.ts';
@@ -52,6 +55,9 @@ const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord): Promise<
   const now = await pc.forge.getPullRequest(pr.ref);
   const answer = { attempt: solved.id, planner: solved.rosterEntry };
   const number = pr.ref.number;
+  // After a conflict resume, no file that conflicted may still hold a marker (the blitz's one check).
+  const left = now.merged ? undefined : await markersLeftAfterResume(pc, key, solved);
+  if (left) return record(pc, key, { ...answer, shipRefused: { pr: number, reason: left, conflict: true } });
   const reviewed = pc.deps.review !== undefined;
   // Recorded before the merge: a bot that stops before recording its answer reads the PR next pass.
   await record(pc, key, { ...answer, merging: { pr: number, reviewed } });
@@ -60,16 +66,67 @@ const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord): Promise<
     title: `Merge #${issue.number}: ${issue.title}`,
   });
   // The next pass's step decides what the merge or the refusal means (plan/plan-member.ts).
+  // A conflict is told by the PR as the forge shows it after the refusal (plan/merge-conflict.ts).
+  const refusal =
+    'refused' in m ? refusalOf(m.code, m.refused, await pc.forge.getPullRequest(pr.ref)) : undefined;
   await record(
     pc,
     key,
     'refused' in m
-      ? { ...answer, shipRefused: { pr: number, reason: m.refused } }
+      ? {
+          ...answer,
+          shipRefused: {
+            pr: number,
+            reason:
+              refusal?.why === 'conflict'
+                ? `its PR #${number} conflicts with ${pc.defaultBranch}`
+                : m.refused,
+            ...(refusal?.why === 'conflict' ? { conflict: true } : {}),
+          },
+        }
       : {
           ...answer,
           shipped: { pr: number, ...(m.sha ? { sha: m.sha } : {}), reviewed },
         },
   );
+};
+
+/** The words for conflicted files still marked after a conflict resume of the XS's worker; undefined: none. */
+const markersLeftAfterResume = async (
+  pc: PlanCtx,
+  key: IssueKey,
+  solved: AttemptRecord,
+): Promise<string | undefined> => {
+  const resumes = pc.rows.get(key)?.conflictResumes ?? 0;
+  const facts = {
+    resumes,
+    session: true,
+    base: pc.defaultBranch,
+    worker: 'ended' as const,
+    solved: true,
+    conflictFiles: solved.conflictFiles ?? [],
+    remote: !attemptIsHere(pc.deps, solved),
+  };
+  const s = beforeMerge(facts);
+  if (s.step !== 'read_markers') return undefined;
+  const markers = await pc.deps.runner.markedFiles(solved.id, facts.conflictFiles);
+  return beforeMerge({ ...facts, markers }).step === 'merge' ? undefined : markersLeft(markers);
+};
+
+/** XS whose PR conflicts: its worker's session merges the default branch in; the try is counted on its row. */
+const resumeOnConflict = async (pc: PlanCtx, key: IssueKey, a: AttemptRecord, n: number): Promise<void> => {
+  await onAttemptHost(
+    pc.deps,
+    { kind: 'resume', attemptId: a.id, reason: 'conflict', mergeBase: pc.defaultBranch },
+    [a],
+  );
+  const issue = issueRef(key);
+  await pc.deps.store.upsertRunIssue(pc.run.id, formatRepo(issue.repo), issue.number, {
+    conflictResumes: n,
+    conflictResumeAt: a.launchedAt,
+  });
+  // The refusal is answered: the next pass waits for the session, then ships again.
+  await record(pc, key, { attempt: a.id, planner: a.rosterEntry });
 };
 
 /** XS merged: the issue closes with a comment naming the merge, unless the forge or a person closed it. */
@@ -221,6 +278,10 @@ export const performMemberStep = async (pc: PlanCtx, step: Step): Promise<boolea
       case 'pivot':
         moved = true;
         await pivot(pc, key, o);
+        break;
+      case 'resume_conflict':
+        moved = true;
+        await resumeOnConflict(pc, key, attemptOf(pc, o.attempt), o.try);
         break;
     }
   return moved;

@@ -143,6 +143,20 @@ const mergeUnderWay = async (
   };
 };
 
+/** An XS's conflict resumes (its row), and whether the last one has not started on its host yet. */
+const conflictsOf = (
+  pc: PlanCtx,
+  key: IssueKey,
+): Pick<MemberRead, 'conflictResumes' | 'conflictResumePending'> => {
+  const row = pc.rows.get(key);
+  if (!row?.conflictResumes) return {};
+  const latest = issueAttempts(pc, key).at(-1);
+  return {
+    conflictResumes: row.conflictResumes,
+    ...(latest && row.conflictResumeAt === latest.launchedAt ? { conflictResumePending: true } : {}),
+  };
+};
+
 /** What the pass read about one wave member, for its step (plan/plan-member.ts). */
 const memberRead = async (pc: PlanCtx, key: IssueKey, now: string): Promise<MemberRead> => {
   const issue = pc.issues.get(key);
@@ -169,6 +183,7 @@ const memberRead = async (pc: PlanCtx, key: IssueKey, now: string): Promise<Memb
     ...(state === 'fixing' && row?.lastError !== undefined ? { findings: row.lastError } : {}),
     ...(answer ? { answer } : {}),
     ...(merge ? { merge } : {}),
+    ...conflictsOf(pc, key),
   };
 };
 
