@@ -29,14 +29,14 @@ const all: ProbeResult = {
   park: false,
 };
 
-const conflicts = async (resumeMode: 'merge-base' | 'push') => {
+const conflicts = async (resumeMode: 'merge-base' | 'fail') => {
   const h = await startBlitzHarness({
     forge: 'github',
     issues,
     maxSessions: PAIRS * 2,
     budgetProbe: async () => all,
     files: Object.fromEntries([...new Set(Object.values(files))].map((f) => [f, '# lines\n'])),
-    // `push` on a resume commits in the middle of the merge, which git refuses: the session fails.
+    // `fail` on a resume: the session exits non-zero with the conflict left as it is.
     agentEnv: {
       FAKE_AGENT_MODE: 'append',
       FAKE_AGENT_FILES: JSON.stringify(files),
@@ -67,7 +67,7 @@ const conflicts = async (resumeMode: 'merge-base' | 'push') => {
 
 const bench: Bench = async () => {
   const now = await conflicts('merge-base');
-  const baseline = await conflicts('push');
+  const baseline = await conflicts('fail');
   const figures: Figure[] = [
     { name: 'conflicts.redone_from_scratch', value: now.redone, unit: 'issues' },
     { name: 'conflicts.attempts_per_issue', value: round(now.perIssue, 2), unit: 'attempts' },
