@@ -25,6 +25,7 @@ import { type Ports, type RunCtx, refOf } from './context.ts';
 import { cloneUrlOf, dispatchAttempt, integrationGitOf } from './dispatch-attempt.ts';
 import { parkRun, probeParkedRun, unparkRun } from './environment-park-run.ts';
 import { fileReportedBugs } from './file-findings.ts';
+import { closeGateBlocker, fileGateBlocker } from './gate-blocker-run.ts';
 import { handoffFor } from './handoff.ts';
 import { blockRun, unblockRun } from './hard-blocker-run.ts';
 import { runIntegrationReview } from './integration-review.ts';
@@ -543,6 +544,10 @@ const performWork = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promise<
       return deps.effects.notify(ctx, a.level, a.title, a.message);
     case 'smoke_finding':
       return fileSmokeFinding(deps, ctx);
+    case 'file_gate_blocker':
+      return fileGateBlocker(deps, ctx, a);
+    case 'close_gate_blocker':
+      return closeGateBlocker(deps, ctx, a);
     case 'await_review':
       ctx.run = await writeRun(deps.store, ctx.run.id, (run) =>
         run.state === 'review_unclear'

@@ -25,6 +25,7 @@ import { forgeOfRun, repoRefOf } from './context.ts';
 import { integrationGitOf } from './dispatch-attempt.ts';
 import { unfiledFindings } from './file-findings.ts';
 import { fleetTouchesRepo } from './fleet/fleet-state.ts';
+import { gateBlockerViewOf } from './gate-blocker-run.ts';
 import { sweepClosedWorkspaces } from './issue-cleanup.ts';
 import { live, runPasses } from './pass-loop.ts';
 import { mergeAfterFeedback, type PassCtx, type PerformPorts, perform } from './perform.ts';
@@ -181,6 +182,7 @@ const loadRun = async (
       ? { reviewFindings: p.reviewFindings.map((n) => issueKey(run.repo, n)) }
       : {}),
     build: p.build ?? { status: 'none', covers: [], failures: 0 },
+    ...(p.gateBlocker ? { gateBlocker: gateBlockerViewOf(fresh, issues)! } : {}),
     ...(p.hardBlocker ? { keptBlocker: keptBlockerOf(p.hardBlocker) } : {}),
     ...(p.reason !== undefined ? { stopReason: p.reason } : {}),
     ...(missingTool ? { missingTool } : {}),

@@ -86,7 +86,7 @@ export const buildActions = (ctx: RunContext, mergeThisCall: boolean): BuildStep
             title: `blitz: ${ctx.snap.milestoneTitle} BLOCKED`,
             message: reason,
           },
-          { type: 'stop', state: 'blocked', reason },
+          { type: 'stop', state: 'blocked', reason, gate: 'build' },
         ],
         stop: true,
       };

@@ -292,7 +292,7 @@ describe('nextActions: integration', () => {
     expect(ofType(nextActions('integrating', snap), 'bounce').map((a) => a.issue)).toEqual([k(2)]);
     const tired = { ...snap, build: { ...snap.build, failures: 3 } };
     const got = nextActions('integrating', tired);
-    expect(types(got)).toEqual(['notify', 'stop:blocked']);
+    expect(types(got)).toEqual(['notify', 'file_gate_blocker', 'stop:blocked']);
     expect(ofType(got, 'notify')[0]!.title).toBe('blitz: M1 BLOCKED');
   });
 
@@ -360,7 +360,7 @@ describe('nextActions: readiness and ship', () => {
       smokeGate: { configured: true, failures: 3, maxFailures: 3 },
     });
     const got = nextActions('gating', snap);
-    expect(types(got)).toEqual(['notify', 'stop:blocked']);
+    expect(types(got)).toEqual(['notify', 'file_gate_blocker', 'stop:blocked']);
     expect(ofType(got, 'stop')[0]?.reason).toBe(
       'the smoke check was red 3 times in a row on the integration branch',
     );

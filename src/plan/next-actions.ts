@@ -6,6 +6,7 @@
 import { explain, keysIn } from './classify.ts';
 import { extractFences } from './fences.ts';
 import { findingsFirst } from './findings-first.ts';
+import { closeGateBlockerActions, fileGateBlockerAction } from './gate-blocker.ts';
 import { compareKeys } from './graph.ts';
 import { buildActions, pipelineActions } from './integration.ts';
 import { noticeActions } from './notices.ts';
@@ -222,6 +223,13 @@ const staysBlocked = (
   return { blocked, repeated: blocked && halt.reason === snap.stopReason };
 };
 
+/** `work` with the red gate's blocker issue filed just before the stop (or last, when the stop repeats). */
+const withGateBlocker = (work: Action[], file: Action | undefined): Action[] => {
+  if (!file) return work;
+  const at = work.findIndex((a) => a.type === 'stop');
+  return at < 0 ? [...work, file] : [...work.slice(0, at), file, ...work.slice(at)];
+};
+
 /** The budget as if the probe had no say: what a wave would be before it is asked. */
 const unbounded = (snap: RunSnapshot): RunSnapshot => ({
   ...snap,
@@ -246,7 +254,8 @@ const firstActions = (ctx: RunContext, planned: readonly Action[]): Action[] => 
  * Everything to do now for a run in `runState`, in order: a hard blocker met now stops the run alone
  * (nothing else was read); a missing agent CLI blocks it, or probes (plan/tool-blocker.ts); a blocker
  * kept from before is lifted first; a park's actions come alone
- * (the next pass plans on them). Then the actions the rest depends on, the run's entry into `running`,
+ * (the next pass plans on them). A red gate's blocker issue whose gate is green again is closed. Then
+ * the actions the rest depends on, the run's entry into `running`,
  * its work (readiness withheld while the integration review is not clean), its move to `gating` or
  * `shipping`, and the notices. A `stop`, when there is one, is the last action but for notices.
  */
@@ -264,7 +273,10 @@ export const nextActions = (runState: RunState, snap: RunSnapshot): Action[] => 
   const gated = gateOnReview(snap.integrationReview, planned);
   const unclear = reviewUnclearActions(snap.integrationReview, planned, runState);
   const stays = staysBlocked(runState, snap, gated);
-  const work = stays.repeated ? gated.filter((a) => a.type !== 'stop') : gated;
+  const work = withGateBlocker(
+    stays.repeated ? gated.filter((a) => a.type !== 'stop') : gated,
+    fileGateBlockerAction(ctx, gated),
+  );
   // A run waiting on an unclear review goes on once a writer accepted it or asked for another.
   const enter: Action[] =
     runState === 'review_unclear' && unclear.length === 0
@@ -283,6 +295,7 @@ export const nextActions = (runState: RunState, snap: RunSnapshot): Action[] => 
     : [];
   const all = [
     ...lift,
+    ...closeGateBlockerActions(snap),
     ...firstActions(ctx, planned),
     ...enter,
     ...work,

@@ -16,7 +16,8 @@ export const readinessActions = (ctx: RunContext): Action[] => {
   const { build } = snap;
   if (snap.kind === 'fleet') return stop(ctx, 'done', 'every ticket is merged or closed');
   if (build.status === 'running') return [];
-  if (build.status === 'failed') return stop(ctx, 'blocked', 'the build on the integration branch is red');
+  if (build.status === 'failed')
+    return stop(ctx, 'blocked', 'the build on the integration branch is red', { gate: 'build' });
   if (build.status === 'none') return [{ type: 'run_build', covers: [] }];
   // It "passed" when no command was configured; one is now, so it runs: nothing claims a build that did not run.
   if (build.notConfigured && snap.buildConfigured) return [{ type: 'run_build', covers: [] }];
@@ -46,7 +47,7 @@ export const readinessActions = (ctx: RunContext): Action[] => {
   if (smoke.type === 'run') return [{ type: 'run_smoke' }];
   if (smoke.type === 'wait') return [];
   if (smoke.type === 'finding') return [{ type: 'smoke_finding' }];
-  if (smoke.type === 'blocked') return stop(ctx, 'blocked', smoke.reason);
+  if (smoke.type === 'blocked') return stop(ctx, 'blocked', smoke.reason, { gate: 'smoke' });
   const ship = decideShipPath({
     ...(snap.options.shipOverride ? { override: snap.options.shipOverride } : {}),
     ...(snap.options.shipPolicy ? { policy: snap.options.shipPolicy } : {}),
@@ -74,7 +75,7 @@ export const readinessActions = (ctx: RunContext): Action[] => {
     );
   if (snap.ship === 'none') return [{ type: 'ship', path: ship.path, reason }];
   if (snap.ship === 'running') return [];
-  if (snap.ship === 'failed') return stop(ctx, 'blocked', `shipping (${ship.path}) failed`);
+  if (snap.ship === 'failed') return stop(ctx, 'blocked', `shipping (${ship.path}) failed`, { gate: 'ship' });
   // Exactly what ran, on which commit, and what answered: never "green" for a check with no command.
   const checks = checksClaim({ ...gates, ship: { path: ship.path, ...snap.shipped } });
   return stop(ctx, 'done', `every issue closed, shipped (${ship.path}); ${checks}`);

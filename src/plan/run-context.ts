@@ -153,6 +153,8 @@ export const buildRunContext = (snap: RunSnapshot): RunContext => {
         runHolds.set(k, { kind: 'gave_up', reason: gaveUpReason(maxAttempts, failures, bounces) });
     }
   }
+  // The run's own blocker issue (plan/gate-blocker.ts) is for a person: never planned, never dispatched.
+  if (snap.gateBlocker?.issue !== undefined) done.add(snap.gateBlocker.issue);
   // The run's cost cap: at it, nothing more starts (a running attempt finishes), each issue held as
   // its own cap holds it, and a retry of one that spent gives its spend back to the run.
   const runCap = runCostCap(snap, progress, (k) => !running.has(k) && !done.has(k));

@@ -3,6 +3,7 @@
 
 import type { ShipPolicy } from '../ship/decide.ts';
 import type { EnvironmentBackoff, RunPark } from './environment-park.ts';
+import type { GateBlockerView, GateCause } from './gate-blocker.ts';
 import type { IssueCaps, IssueUsage } from './issue-caps.ts';
 import type { MemberFacts, MemberOp, MemberRead } from './plan-member.ts';
 import type { AttemptRecord, ModelNotes, Override, Pick, ReviewPick, RosterEntry } from './routing.ts';
@@ -201,6 +202,8 @@ export interface RunSnapshot {
    * and finished attempts' uncertainties not relayed to the dashboard issue yet.
    */
   unfiledFindings?: number;
+  /** The run's blocker issue for a red gate, kept from the pass that filed it (plan/gate-blocker.ts). */
+  gateBlocker?: GateBlockerView;
   /** Issues the integration review filed as findings: dispatched before any unrelated new issue (plan/findings-first.ts). */
   reviewFindings?: IssueKey[];
   /** The smoke check beyond its status; absent: configured, no red passes, the default allowance. */
@@ -324,7 +327,21 @@ export type Action =
       command?: string;
       remaining?: string[];
       cycles?: IssueKey[][];
+      /** The red gate that stopped the run: it files the run's blocker issue (plan/gate-blocker.ts). */
+      gate?: GateCause;
     }
+  /** File the run's one blocker issue for the red gate that stops it, blocking `blocks` (plan/gate-blocker.ts). */
+  | {
+      type: 'file_gate_blocker';
+      cause: GateCause;
+      reason: string;
+      /** What a person types once the cause is fixed. */
+      command: string;
+      blocks: IssueKey[];
+      sha?: string;
+    }
+  /** The red gate is green again: the run's blocker issue for it is closed, saying so. */
+  | { type: 'close_gate_blocker'; cause: GateCause; issue?: IssueKey; sha?: string }
   /** File the red smoke check as a finding in the milestone and run another pass (seed 000 §4). */
   | { type: 'smoke_finding' }
   /** The gate waits on an unclear integration review: the run goes to `review_unclear`, saying why. */

@@ -77,6 +77,11 @@ export interface RunProgress {
   park?: RunPark;
   /** The forge refused the bot (401, 403): the run is BLOCKED on it until a pass gets through. */
   hardBlocker?: { reason: string; since: string; issue?: number };
+  /**
+   * The run's one blocker issue for the red gate that stopped it (plan/gate-blocker.ts): the gate, written
+   * before the issue is filed, and the issue's number once it is.
+   */
+  gateBlocker?: { cause: 'build' | 'smoke' | 'ship'; issue?: number };
   /** Environment failures already folded into a park, `attemptId@endedAt` (bounded). */
   environmentSeen?: string[];
   /** The state the run was in when paused, to resume into. */

@@ -199,13 +199,25 @@ describe.each(['github', 'gitea'] as const)('unattended faults on %s (gate side)
     expect(notice?.sentence).toContain('the build failed 3 times');
     expect(notice?.command).toBe('/blitz resume');
     expect(await attention(x)).toMatchObject({ state: 'blocked', command: '/blitz resume' });
-    // The state lasts: more rounds send nothing more.
+    // One blocker issue in the milestone (B55), held from workers, blocking the merge it holds up.
+    const blockers = () =>
+      [...x.repo.issues.values()].filter((i) => !i.pull && i.title.includes('BLOCKED: build red'));
+    const [blocker, ...twice] = blockers();
+    expect(twice).toHaveLength(0);
+    expect(blocker!.title).toBe('blitz: M1 BLOCKED: build red on blitz/m1');
+    expect(blocker!.milestoneId).toBe(x.world.milestoneByTitle(x.repo, 'M1')!.id);
+    expect(blocker!.body).toContain('/blitz resume');
+    expect(blocker!.body).toMatch(/on `blitz\/m1` at `[0-9a-f]{7}`/);
+    expect(x.world.issue(x.repo, 1)!.blockedBy.map((b) => b.number)).toContain(blocker!.number);
+    // The state lasts: more rounds send nothing more, and file nothing more.
     await x.round();
     await x.round();
     expect(x.noticesOf('blocked')).toHaveLength(1);
+    expect(blockers()).toHaveLength(1);
     writeFileSync(green, '');
     await x.command('/blitz resume');
-    await finishes(x, [1]);
+    // The build green again closes the blocker issue, once.
+    await finishes(x, [1, blocker!.number]);
     expect(x.noticesOf('shipped')).toHaveLength(1);
   }, 180_000);
 
