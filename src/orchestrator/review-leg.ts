@@ -6,6 +6,7 @@ import type { BlitzConfig } from '../config/blitz-config.ts';
 import type { Forge, IssueRef } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { ReviewPick } from '../plan/routing.ts';
+import { verdictStateWords } from '../plan/state-words.ts';
 import { type ReviewAuthor, type ReviewResult, reviewPullRequest } from '../review/index.ts';
 import type { FinalReport } from '../runner/final-report.ts';
 import type { AttemptRecord } from '../runner/types.ts';
@@ -88,7 +89,7 @@ export const createReviewLeg =
       const result = await runReviewLeg(p, input);
       return {
         posted: result.verdict !== 'no_review',
-        summary: `${result.verdict}${result.reviewer ? ` by ${result.reviewer}` : ''}`,
+        summary: `${verdictStateWords(result.verdict)}${result.reviewer ? ` by ${result.reviewer}` : ''}`,
       };
     } catch (err) {
       p.logger.warn({ runId, pr: input.pr.number, err }, 'review leg failed');

@@ -4,6 +4,7 @@ import type { DashboardIssue } from '../dashboard/types.ts';
 import { dashboardView } from '../dashboard/view.ts';
 import { notifyEvents } from '../ship/notice.ts';
 import { attentionOf, attentionStates } from '../status/attention.ts';
+import { stateBadge } from '../status/html-layout.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import { integrationReviewLine, reviewUnclear } from './readiness.ts';
 import type { IntegrationReviewVerdict, RunSnapshot } from './snapshot.ts';
@@ -52,6 +53,18 @@ describe('state words', () => {
     expect(outcomeStateWords('environment_failure')).toBe('an environment failure');
     // A name no table knows (stored data from a newer version) is still words.
     expect(runStateWords('some_new_state')).toBe('some new state');
+  });
+
+  it("the status page's badges and a review leg's verdict read as words too", () => {
+    for (const name of [...runStates, ...runIssueStates, ...attentionStates]) {
+      const badge = String(stateBadge(name));
+      // The class keeps the name for the style sheet; the text a person reads has none.
+      expect(badge).toContain(`state-${name}`);
+      expect(badge.replace(/<[^>]*>/g, '')).not.toMatch(snakeCase);
+    }
+    expect(String(stateBadge('pr_open'))).toContain('>PR open<');
+    expect(String(stateBadge('needs_person'))).toContain('>needs a person<');
+    expect(verdictStateWords('nothing_to_review')).toBe('nothing to review');
   });
 
   it('a dashboard in every run state, with an issue in every state, says no raw state name', () => {

@@ -89,6 +89,17 @@ export const outcomeStateWords = wordsOf(outcomeWords);
 /** What an integration review said: `no_review` → "no review". */
 export const verdictStateWords = wordsOf(verdictWords);
 
+/**
+ * A state name from any of the run, issue and attention tables, for a place that shows them alike (the
+ * status page's badges): `pr_open` → "PR open", `review_unclear` → "waiting on an unclear integration review".
+ */
+export const anyStateWords = (name: string): string =>
+  Object.hasOwn(runWords, name)
+    ? runWords[name as RunState]
+    : Object.hasOwn(issueWords, name)
+      ? issueWords[name as RunIssueState]
+      : attentionStateWords(name);
+
 /** A notification's event: `needs_person` → "needs a person". */
 export const noticeEventWords = wordsOf(eventTable);
 

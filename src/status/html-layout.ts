@@ -5,6 +5,7 @@ import { html, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import { renderFlowchart } from '../dashboard/mermaid.ts';
 import { dashboardIssueStates } from '../dashboard/types.ts';
+import { anyStateWords } from '../plan/state-words.ts';
 
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -74,8 +75,9 @@ ${opts.scripts ? html`<script src="/status/assets/mermaid.min.js"></script><scri
 </body>
 </html>`;
 
+/** A state's badge: its name in the class (for the style sheet and scripts), its words for the reader. */
 export const stateBadge = (state: string): Html =>
-  html`<span class="badge state-${/^[a-z_]+$/.test(state) ? state : 'unknown'}">${state}</span>`;
+  html`<span class="badge state-${/^[a-z_]+$/.test(state) ? state : 'unknown'}">${anyStateWords(state)}</span>`;
 
 /** `2026-11-28 10:05` in UTC, or a dash. */
 export const when = (iso: string | undefined): string =>

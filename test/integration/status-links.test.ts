@@ -56,7 +56,7 @@ describe('why an issue waits', () => {
     const page = await (await app.request(`/runs/${finishedRunId}`, { headers: bearer })).text();
     const row = /<tr data-issue="3"[\s\S]*?<\/tr>/.exec(page)?.[0] ?? '';
     expect(row).toMatch(
-      /state-pr_open">pr_open<\/span><div class="muted waiting">merging PR #12: the forge answered 404 Not Found/,
+      /state-pr_open">PR open<\/span><div class="muted waiting">merging PR #12: the forge answered 404 Not Found/,
     );
     const api = async () =>
       runDetailSchema.parse(

@@ -5,6 +5,7 @@ import { defaultRepoConfig } from '../../config/repo-config.ts';
 import { formatRepo } from '../../forges/types.ts';
 import { issueAttempts } from '../../plan/issue-progress.ts';
 import type { Action } from '../../plan/snapshot.ts';
+import { verdictStateWords } from '../../plan/state-words.ts';
 import { closeWithComment } from '../close-issue.ts';
 import { closeOnMerge } from '../close-on-merge.ts';
 import { type Ports, refOf } from '../context.ts';
@@ -72,7 +73,12 @@ const review = async (
     ...(attempt ? { attempt } : {}),
   });
   await updateTicket(deps.store, ctx.run.id, a.issue, () => ({ review: r.verdict }));
-  await keepReviewVerdict(deps, ctx.run.id, a.issue, `${r.verdict}${r.reviewer ? ` by ${r.reviewer}` : ''}`);
+  await keepReviewVerdict(
+    deps,
+    ctx.run.id,
+    a.issue,
+    `${verdictStateWords(r.verdict)}${r.reviewer ? ` by ${r.reviewer}` : ''}`,
+  );
   await deps.store.upsertRunIssue(ctx.run.id, name, ref.number, { reviewPosted: true, state: 'reviewed' });
 };
 
