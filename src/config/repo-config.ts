@@ -152,6 +152,11 @@ export const repoConfigSchema = z.strictObject({
   allowedBots: z.array(botLogin).max(50).default([]),
   /** Waiting for the repository's own CI before a merge, and feeding red checks back to the worker. */
   ci: ciSchema.prefault({}),
+  /**
+   * Which of the operator's notify targets (blitz.config.yml `notify[].name`) this repository's runs tell;
+   * absent = all of them, [] = none (the person who started a run is @mentioned instead).
+   */
+  notify: z.array(labelName).max(20).optional(),
 });
 
 export type RepoConfig = z.output<typeof repoConfigSchema>;

@@ -74,7 +74,7 @@ const createBlockerIssue = async (
   const at = a.sha ? ` at \`${a.sha.slice(0, 7)}\`` : '';
   const tail = tailOf(ctx.run.progress, a.cause);
   // No notify target configured: the issue @mentions whoever started the run, so they are told.
-  const who = mentionsStarter(deps) ? starterOf(ctx.run) : undefined;
+  const who = mentionsStarter(deps, ctx.run) ? starterOf(ctx.run) : undefined;
   const body = [
     `${who ? `${who}: ` : ''}${gateWords[a.cause]} stopped the blitz of ${ctx.run.milestoneTitle} on \`${branch}\`${at}: ${a.reason}.`,
     ...(tail ? ['', 'Its last lines:', '', fenced(redactText(tail))] : []),

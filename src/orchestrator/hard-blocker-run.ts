@@ -27,7 +27,7 @@ const fileBlockerIssue = async (
     const forge = await forgeOfRun(deps, run, repoRefOf(run.repo));
     const word = runWord(run);
     // No notify target configured: the issue @mentions whoever started the run, so they are told.
-    const who = mentionsStarter(deps) ? starterOf(run) : undefined;
+    const who = mentionsStarter(deps, run) ? starterOf(run) : undefined;
     const to = who ? `${who}: ` : '';
     const issue = await forge.createIssue(repoRefOf(run.repo), {
       title: `${word}: ${run.milestoneTitle} is BLOCKED`,

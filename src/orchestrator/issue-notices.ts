@@ -11,7 +11,7 @@ export const sendIssueNotice = async (
   ctx: RunCtx,
   a: Extract<Action, { type: 'issue_notice' }>,
 ): Promise<void> => {
-  if (mentionsStarter(deps)) return mentionStarter(deps, ctx, a);
+  if (mentionsStarter(deps, ctx.run)) return mentionStarter(deps, ctx, a);
   if (!(await firstTime(deps, ctx, a.key))) return;
   const closed = ctx.snap.progress.filter((p) => p.state === 'closed' || p.state === 'merged').length;
   await sendRunNotice(

@@ -361,7 +361,7 @@ export const createEffects = (
     ctx.run = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
     const live = level === 'ready' ? ctx.run.progress.ship?.url : undefined;
     // No notify target configured: the comment @mentions whoever started the run, so they are told.
-    const who = mentionsStarter(deps) ? starterOf(ctx.run) : undefined;
+    const who = mentionsStarter(deps, ctx.run) ? starterOf(ctx.run) : undefined;
     if (ctx.run.triggerIssue !== undefined)
       await ctx.forge.createComment(
         { repo: ctx.repo, number: ctx.run.triggerIssue },

@@ -5,7 +5,7 @@ import { silentLogger } from '../observability/logger.ts';
 import type { Notifier } from '../ship/notice.ts';
 import type { RunPatch } from '../store/run-store.ts';
 import { openSqliteRunStore } from '../store/sqlite-run-store.ts';
-import { runNoticeOf, sendRunNotice } from './run-notice.ts';
+import { mentionsStarter, runNoticeOf, sendRunNotice } from './run-notice.ts';
 
 const failing: Notifier = {
   target: 'ops-slack',
@@ -43,6 +43,32 @@ describe('sendRunNotice', () => {
     expect((await runs.getRun('r1'))!.progress.notifyFailures).toEqual([
       { target: 'ops-slack', error: 'started: HTTP 500' },
     ]);
+    await runs.close();
+  });
+
+  it("tells only the targets the run's repository picked by name; with none picked, the starter is @mentioned", async () => {
+    const runs = openSqliteRunStore(':memory:');
+    await runs.createRun({ ...newRun('r1'), progress: { notifyTo: ['phone'] } });
+    const told: string[] = [];
+    const target = (name: string): Notifier => ({
+      target: name,
+      events: new Set(['started']),
+      notify: async () => {
+        told.push(name);
+        return { ok: true, target: name, attempts: 1 };
+      },
+    });
+    const notifiers = [target('phone'), target('ops-slack')];
+    const run = (await runs.getRun('r1'))!;
+    await sendRunNotice(
+      { logger: silentLogger(), notifiers, store: runs },
+      runNoticeOf(run, 'started', 'started'),
+    );
+    expect(told).toEqual(['phone']);
+    expect(mentionsStarter({ notifiers }, run)).toBe(false);
+    // No pick: every target; an empty pick: none, and the starter is told on the forge instead.
+    expect(mentionsStarter({ notifiers }, { progress: {} })).toBe(false);
+    expect(mentionsStarter({ notifiers }, { progress: { notifyTo: [] } })).toBe(true);
     await runs.close();
   });
 });

@@ -1,6 +1,7 @@
 // The notices a run sends (started, shipped, blocked…) built from its record, sent to the targets that
 // asked for the event, and any failure kept on the run for its dashboard. Never throws into the run.
 // Its ports are spelled out (not `Ports` of context.ts): pr-feedback.ts links here, and context.ts to it.
+import { pickedNotifiers } from '../config/notify-picks.ts';
 import type { Logger } from '../observability/logger.ts';
 import { noticeEventWords } from '../plan/state-words.ts';
 import type { Notifier, NotifyEvent, RunNotice, ShipPath } from '../ship/notice.ts';
@@ -20,12 +21,21 @@ export const starterOf = (run: Pick<RunRecord, 'options'>): string | undefined =
     : undefined;
 };
 
+/** The notifiers the run tells: the ones its repository picked by name (`notify:` in blitz.yml), or all. */
+export const runNotifiers = (
+  deps: { notifiers?: readonly Notifier[] },
+  run: Pick<RunRecord, 'progress'> | undefined,
+): Notifier[] => pickedNotifiers(deps.notifiers ?? [], run?.progress.notifyTo);
+
 /**
- * No notify target is configured: whoever started the run is told on the forge instead, with an
- * @mention in the comment the bot posts (seed 000 §6: a person is told, with no configuration).
+ * No notify target is configured, or the repository picked none: whoever started the run is told on the
+ * forge instead, with an @mention in the comment the bot posts (seed 000 §6: a person is told, with no
+ * configuration).
  */
-export const mentionsStarter = (deps: { notifiers?: readonly Notifier[] }): boolean =>
-  (deps.notifiers ?? []).length === 0;
+export const mentionsStarter = (
+  deps: { notifiers?: readonly Notifier[] },
+  run: Pick<RunRecord, 'progress'>,
+): boolean => runNotifiers(deps, run).length === 0;
 
 /** How many of the run's issues are closed: the count every notice of the run carries. */
 export const issuesShippedOf = async (
@@ -76,7 +86,9 @@ export const sendRunNotice = async (
   notice: RunNotice,
   underLock: (write: () => Promise<void>) => Promise<void> = (write) => write(),
 ): Promise<void> => {
-  const results = await notifyAll(deps.notifiers ?? [], notice);
+  // The run as it stands: the repository's pick of targets is kept on it by each pass (run-repo.ts).
+  const run = await deps.store.getRun(notice.run.id);
+  const results = await notifyAll(runNotifiers(deps, run), notice);
   const failures = results.flatMap((r) =>
     r.ok ? [] : [{ target: r.target, error: `${noticeEventWords(notice.event)}: ${r.error}` }],
   );

@@ -10,7 +10,7 @@ import { silentLogger } from '../observability/logger.ts';
 import { openSqliteRunStore } from '../store/sqlite-run-store.ts';
 import { loadRunRepo } from './run-repo.ts';
 
-const setup = async (file: () => Promise<string>) => {
+const setup = async (file: () => Promise<string>, notify: { type: string; name?: string }[] = []) => {
   const store = openSqliteRunStore(':memory:');
   await store.createRun({ ...newRun('r1'), state: 'running', triggerIssue: 7 });
   const run = (await store.getRun('r1'))!;
@@ -28,7 +28,7 @@ const setup = async (file: () => Promise<string>) => {
     store,
     forges: async () => forge,
     logger: silentLogger(),
-    config: { roster: [] },
+    config: { roster: [], notify },
   } as unknown as Parameters<typeof loadRunRepo>[0];
   return { run, deps, comments };
 };
@@ -77,5 +77,29 @@ describe('loadRunRepo', () => {
     const got = await loadRunRepo(ok.deps, ok.run, 'blitz', async (r) => r.defaultBranch);
     expect(got).toBe('main');
     expect(ok.comments).toEqual([]);
+  });
+
+  it("keeps the repository's pick of the operator's notify targets on the run, and forgets it when dropped", async () => {
+    let file = 'notify: [phone]\n';
+    const { run, deps } = await setup(
+      async () => file,
+      [{ type: 'homeAssistant', name: 'phone' }, { type: 'slack' }],
+    );
+    expect(await loadRunRepo(deps, run, 'blitz', async () => 'read on')).toBe('read on');
+    expect((await deps.store.getRun(run.id))!.progress.notifyTo).toEqual(['phone']);
+    file = 'maxSessions: 2\n';
+    const again = (await deps.store.getRun(run.id))!;
+    await loadRunRepo(deps, again, 'blitz', async () => 'read on');
+    expect((await deps.store.getRun(run.id))!.progress.notifyTo).toBeUndefined();
+  });
+
+  it('holds the pass on a notify target the operator did not configure, naming it and the ones there are', async () => {
+    const { run, deps, comments } = await setup(async () => 'notify: [slack, pager]\n', [{ type: 'slack' }]);
+    const got = await loadRunRepo(deps, run, 'blitz', async () => 'read on');
+    expect(got).toMatchObject({ held: true, snap: { hardBlocker: expect.stringContaining('pager') } });
+    expect(comments).toHaveLength(1);
+    expect(comments[0]).toContain('notify[1]');
+    expect(comments[0]).toContain('there are: slack');
+    expect((await deps.store.getRun(run.id))!.progress.notifyTo).toBeUndefined();
   });
 });

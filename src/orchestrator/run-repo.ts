@@ -3,6 +3,7 @@
 // (forges/hard-blocker.ts), are both a hard blocker: the pass reads nothing else and the planner blocks
 // the run (hard-blocker-run.ts: BLOCKED with the reason, one notice with `/blitz resume`); the config's
 // errors go once on the trigger issue. The first pass that reads a config that parses lifts the blocker.
+import { operatorTargetNames, unknownNotifyPicks } from '../config/notify-picks.ts';
 import { type ConfigError, formatConfigErrors } from '../config/repo-config.ts';
 import { hardBlockerOf } from '../forges/hard-blocker.ts';
 import type { Forge, RepoRef } from '../forges/types.ts';
@@ -12,6 +13,7 @@ import { forgeOfRun, type Ports, type RunOptionsStored, repoRefOf } from './cont
 import { reportOnce } from './perform.ts';
 import { loadRepoConfig } from './repo-settings.ts';
 import { commonSnapshot } from './run-pace.ts';
+import { writeProgress } from './run-writer.ts';
 
 export type ConfigRead = Awaited<ReturnType<typeof loadRepoConfig>>;
 type ParsedConfig = Extract<ConfigRead['result'], { ok: true }>['config'];
@@ -70,6 +72,16 @@ export const heldSnapshot = (
   hardBlocker: reason,
 });
 
+/** Keeps the repository's pick of notify targets on the run, where every notice of the run reads it. */
+const keepNotifyPick = async (
+  deps: Ports<'store'>,
+  run: RunRecord,
+  picks: readonly string[] | undefined,
+): Promise<void> => {
+  if (JSON.stringify(run.progress.notifyTo) === JSON.stringify(picks)) return;
+  await writeProgress(deps.store, run.id, () => ({ notifyTo: picks ? [...picks] : undefined }));
+};
+
 /**
  * Reads the run's forge and repo config (`cache.cfg`, when given, is read once per reconcile call), and
  * what else the load reads (`rest`); a broken config or a refusing forge gives the held pass instead.
@@ -94,14 +106,22 @@ export const loadRunRepo = async <Ctx>(
     const cache = opts.cache ?? {};
     cache.cfg ??= await loadRepoConfig(forge, repo);
     const cfg = cache.cfg;
-    if (!cfg.result.ok) {
+    // A notify target the repository names that the operator has none of is an error in the file too.
+    const picks = cfg.result.ok ? cfg.result.config.notify : undefined;
+    const errors = !cfg.result.ok
+      ? cfg.result.errors
+      : picks === undefined
+        ? []
+        : unknownNotifyPicks(picks, operatorTargetNames(deps.config.notify));
+    if (!cfg.result.ok || errors.length > 0) {
       // Said once per set of errors: a blocked run is still looked at every tick.
-      const text = formatConfigErrors(cfg.result.errors, cfg.path);
-      await reportOnce(deps, { run, forge, repo }, `config:${JSON.stringify(cfg.result.errors)}`, text).catch(
+      const text = formatConfigErrors(errors, cfg.path);
+      await reportOnce(deps, { run, forge, repo }, `config:${JSON.stringify(errors)}`, text).catch(
         (err: unknown) => deps.logger.warn({ runId: run.id, err }, 'config errors not posted'),
       );
-      return held(configBlocker(cfg.path, cfg.result.errors, run.triggerIssue));
+      return held(configBlocker(cfg.path, errors, run.triggerIssue));
     }
+    await keepNotifyPick(deps, run, picks);
     return await rest({ forge, repo, repoConfig: cfg.result.config, defaultBranch: cfg.defaultBranch });
   } catch (err) {
     const reason = hardBlockerOf(err);

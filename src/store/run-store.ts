@@ -115,6 +115,11 @@ export interface RunProgress {
   /** Issue numbers the integration review filed as findings: the planner dispatches them first. */
   reviewFindings?: number[];
   notifyFailures?: { target: string; error: string }[];
+  /**
+   * The operator's notify targets this run's repository picked by name (`notify:` in its blitz.yml), as
+   * the last pass read it; absent: it picked none, so every target is told.
+   */
+  notifyTo?: string[];
   /** Remote runners that were lost while holding work of this run (compose/lost-runner-notice.ts), for its dashboard. */
   lostRunners?: { runner: string; at: string; sentence: string }[];
   /** Builds run so far on the integration branch: the wave number shown is one more. */
