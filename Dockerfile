@@ -4,7 +4,8 @@
 #   bot     – the runtime: Node, git, bubblewrap, dist/ and production node_modules; runs
 #             `node dist/main.js` as the non-root user `blitz`. Gates (build, smoke, preview) run in
 #             bubblewrap sandboxes (blitz.config.yml `runner.sandbox: bubblewrap`).
-#   runner  – `bot` plus the agent CLIs from the npm registry at the pinned versions below:
+#   runner  – `bot` plus the agent CLIs from the npm registry at the pinned versions below, and what
+#             opencode would fetch at run time (seeded, see below):
 #             docker build --target runner --build-arg CLAUDE_CODE_VERSION=2.1.332 .
 #             `blitz-bot runner` runs as `blitz` too and starts every worker in a bubblewrap sandbox
 #             (user, PID, mount, IPC namespaces: its own /proc, none of the runner's files); it holds
@@ -68,6 +69,15 @@ RUN set -e; pkgs=""; \
   if [ -n "${GEMINI_CLI_VERSION}" ]; then pkgs="$pkgs @google/gemini-cli@${GEMINI_CLI_VERSION}"; fi; \
   if [ -n "${QWEN_CODE_VERSION}" ]; then pkgs="$pkgs @qwen-code/qwen-code@${QWEN_CODE_VERSION}"; fi; \
   if [ -n "$pkgs" ]; then npm install --global --no-audit --no-fund $pkgs && npm cache clean --force; fi
+# opencode installs @opencode-ai/plugin (its own version) from the registry at every start, into the
+# worker's HOME, new per attempt. It is seeded here as the agents tier seeds it (scripts/seed-runtime.ts,
+# run with Node's type stripping), root-owned so read-only to workers, and docker/blitz.config.yml's
+# opencode entry points XDG_CONFIG_HOME at /opt/blitz/opencode/config-home: an air-gapped runner
+# needs nothing from the registry at run time.
+COPY scripts/seed-runtime.ts ./scripts/
+RUN if [ -n "${OPENCODE_VERSION}" ]; then \
+    node --experimental-strip-types scripts/seed-runtime.ts opencode "${OPENCODE_VERSION}" /opt/blitz/opencode \
+    && npm cache clean --force; fi
 # The runner runs as blitz, not root, with no capability: workers are kept apart by bubblewrap's
 # namespaces (an unprivileged user namespace each), not by a second uid it would need privileges to
 # switch to.

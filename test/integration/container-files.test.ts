@@ -3,11 +3,14 @@
 // package.json's `bin`, git and bubblewrap are in the runtime, bot and runner run as one non-root user
 // that nothing in the image can make root (workers are sandboxed), the healthcheck asks /healthz, and compose
 // wires PostgreSQL, two bot replicas and one runner consistently (secrets, env, ports, service names).
+// The runner image seeds what opencode would fetch at run time where the compose config points it.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { z } from 'zod';
+import { opencodeConfigHome } from '../../scripts/seed-runtime.ts';
+import { parseBlitzConfig } from '../../src/config/blitz-config.ts';
 import { testedVersions } from '../../src/runner/tools/tested-versions.ts';
 import { botServices, compose, containerEnv, hostPathOf, runnerServices } from '../support/compose-file.ts';
 
@@ -144,6 +147,59 @@ describe('Dockerfile', () => {
     const install = inStage('runner', 'RUN')[0]!.args;
     for (const p of pins) expect(install).toContain(`${p.package}@\${${p.dockerArg}}`);
     expect(install).toContain('npm install --global');
+  });
+});
+
+describe('runner image without the registry', () => {
+  it('seeds opencode’s run-time package at build time where the compose roster points XDG_CONFIG_HOME', () => {
+    const runs = inStage('runner', 'RUN').map((i) => i.args);
+    const seeds = runs.flatMap((r) => {
+      const m =
+        /node --experimental-strip-types scripts\/seed-runtime\.ts opencode "\$\{OPENCODE_VERSION\}" (\/\S+)/.exec(
+          r,
+        );
+      return m ? [{ run: r, dir: m[1]! }] : [];
+    });
+    expect(seeds).toHaveLength(1);
+    const [seed] = seeds;
+    // After the CLIs are installed (the seed is opencode's own version), skipped with opencode left
+    // out, and no npm cache left in the image.
+    expect(runs.indexOf(seed!.run)).toBeGreaterThan(
+      runs.findIndex((r) => r.includes('npm install --global')),
+    );
+    expect(seed!.run).toMatch(/^if \[ -n "\$\{OPENCODE_VERSION\}" \]; then /);
+    expect(seed!.run).toContain('npm cache clean --force');
+    // The script it runs is copied into the image where the RUN finds it (the runner's WORKDIR).
+    expect(inStage('runner', 'COPY').map((i) => i.args)).toContain('scripts/seed-runtime.ts ./scripts/');
+    expect(instructions.filter((i) => i.op === 'WORKDIR').map((i) => i.args)).toEqual(['/app', '/app']);
+    // Seeded as root, so workers (the blitz user) can read it but not write it: opencode leaves a
+    // config directory it cannot write alone.
+    const order = instructions
+      .filter((i) => i.stage === 'runner' && (i.op === 'USER' || i.op === 'RUN'))
+      .map((i) => (i.op === 'USER' ? i.args : i.args === seed!.run ? 'seed' : 'run'));
+    expect(order).toEqual(['root', 'run', 'seed', 'blitz']);
+    // Node strips the script's types from 22.6 on; the image's Node is newer.
+    const nodeImage = /^ARG NODE_IMAGE=node:(\d+)/m.exec(read('Dockerfile'))?.[1];
+    expect(Number(nodeImage)).toBeGreaterThanOrEqual(22);
+
+    const config = parseBlitzConfig(read('docker/blitz.config.yml'), 'docker/blitz.config.yml');
+    const opencode = config.roster.filter((e) => e.tool === 'opencode');
+    expect(opencode.length).toBeGreaterThan(0);
+    for (const e of opencode) {
+      expect(e.env?.XDG_CONFIG_HOME, e.name).toBe(opencodeConfigHome(seed!.dir));
+      expect(e.env?.OPENCODE_DISABLE_AUTOUPDATE, e.name).toBe('1');
+    }
+  });
+
+  it('says so in README, with the path the seed makes', () => {
+    const readme = read('README.md');
+    expect(readme).toMatch(/The runner image is seeded for a runner without the npm registry/);
+    const dir = /seed-runtime\.ts opencode \S+ (\/\S+)/.exec(
+      inStage('runner', 'RUN')
+        .map((i) => i.args)
+        .join('\n'),
+    )?.[1];
+    expect(readme).toContain(`\`${opencodeConfigHome(dir!)}\``);
   });
 });
 
