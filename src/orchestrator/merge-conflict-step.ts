@@ -17,9 +17,13 @@ import type { IssueKey } from '../plan/types.ts';
 import { attemptIsHere, onAttemptHost } from '../queue/dispatcher.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import { type Ports, type RunCtx, refOf } from './context.ts';
-import type { Effects } from './perform.ts';
 
-type StepPorts = Ports<'dispatcher' | 'logger' | 'runner' | 'store'> & { effects: Effects };
+/** The one effect a conflict step may end in; `perform.ts`'s `Effects` has it (no import back). */
+interface BounceEffect {
+  bounce(ctx: RunCtx, issue: IssueKey, reason: string): Promise<void>;
+}
+
+type StepPorts = Ports<'dispatcher' | 'logger' | 'runner' | 'store'> & { effects: BounceEffect };
 type StepCtx = Pick<RunCtx, 'run' | 'rows' | 'attempts'>;
 
 /** The issue's session this pass: its latest attempt. */
