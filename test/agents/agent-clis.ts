@@ -47,14 +47,14 @@ export const MODEL = 'mock-model';
 /**
  * The roster entry of one tool against the mock at `url`: environment, args and a config file of its
  * own per call; sessions live in the sandbox's HOME of each attempt, never another's. `seeded` is the
- * environment naming what the install seeded for the CLI's run time.
+ * environment naming what the install seeded for the CLI's run time; `dir` holds its config files.
  */
 export const agentEntry = (
   tool: AgentTool,
   url: string,
   seeded: Record<string, string> = {},
+  dir: string = tempDir(`blitz-${tool}-config-`),
 ): RosterEntry => {
-  const dir = tempDir(`blitz-${tool}-config-`);
   const env: Record<string, string> = { ...seeded };
   let args: string[] | undefined;
   if (tool === 'claude') {

@@ -6,12 +6,12 @@
 // reported, an unreachable endpoint ends the attempt as an environment failure long before its
 // timeout, and a branch pushed without a commit is not solved. In the tier's offline mode each tool's
 // file first proves it has no route out but loopback (offline.ts).
-import { existsSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AttemptRecord } from '../../src/runner/types.ts';
 import { attemptJob, type Harness, makeHarness, settle } from '../integration/runner-harness.ts';
-import { createOrigin, gitIn, originFile } from '../support/git.ts';
+import { createOrigin, gitIn, originFile, tempDir } from '../support/git.ts';
 import { type AgentTool, agentEntry, installed } from './agent-clis.ts';
 import { type MockModel, type Step, startMockModel } from './mock-model-server.ts';
 import { OFFLINE_ENV, offlineCheck, REGISTRY } from './offline.ts';
@@ -28,12 +28,31 @@ const finalReport: Step = {
 const SETTLE_MS = 300_000;
 const TEST_MS = 400_000;
 
+/** Removes `dir`; a CLI may leave read-only directories (a cache), which are made writable first. */
+const removeTree = (dir: string): void => {
+  try {
+    rmSync(dir, { recursive: true, force: true });
+  } catch {
+    const walk = (d: string): void => {
+      chmodSync(d, 0o700);
+      for (const e of readdirSync(d, { withFileTypes: true }))
+        if (e.isDirectory() && !e.isSymbolicLink()) walk(join(d, e.name));
+    };
+    walk(dir);
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
+
 export const compatSuite = (tool: AgentTool): void => {
   const cli = installed(tool);
   let mock: MockModel | undefined;
+  // The folders each attempt makes (its workspace, origin and config dir), removed when it ends: a
+  // tier run leaves nothing in /tmp, and only its own folders go, never another test's.
+  const made: string[] = [];
   afterEach(async () => {
     await mock?.close();
     mock = undefined;
+    for (const dir of made.splice(0)) removeTree(dir);
   });
 
   const attempt = async (
@@ -55,11 +74,15 @@ export const compatSuite = (tool: AgentTool): void => {
       await probe.close();
     }
     const origin = await createOrigin();
+    made.push(origin.root);
     // In the workers' sandbox, as a default host runs them: the CLI, its install and its config file
     // must be reachable from inside.
     const h = makeHarness({ pathPrepend: cli.pathPrepend, runner: { maxNudges, sandbox: 'bubblewrap' } });
+    made.push(h.workspace);
+    const config = tempDir(`blitz-${tool}-config-`);
+    made.push(config);
     const r = await h.runner.execute(
-      attemptJob(origin.url, agentEntry(tool, url, cli.env), { branchStyle: 'fleet' }),
+      attemptJob(origin.url, agentEntry(tool, url, cli.env, config), { branchStyle: 'fleet' }),
     );
     if (r.kind !== 'attempt') throw new Error('expected an attempt');
     const done = await settle(h, r.attempt.id, SETTLE_MS);
