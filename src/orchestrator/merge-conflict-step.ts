@@ -10,12 +10,14 @@ import {
   afterRefusedMerge,
   beforeMerge,
   type ConflictStep,
+  conflictResumeState,
   type MergeRefusal,
   type ResolutionFacts,
 } from '../plan/merge-conflict.ts';
 import type { IssueKey } from '../plan/types.ts';
 import { attemptIsHere, onAttemptHost } from '../queue/dispatcher.ts';
 import type { AttemptRecord } from '../runner/types.ts';
+import type { RunIssueRecord } from '../store/run-store.ts';
 import { type Ports, type RunCtx, refOf } from './context.ts';
 
 /** The one effect a conflict step may end in; `perform.ts`'s `Effects` has it (no import back). */
@@ -23,14 +25,31 @@ interface BounceEffect {
   bounce(ctx: RunCtx, issue: IssueKey, reason: string): Promise<void>;
 }
 
-type StepPorts = Ports<'dispatcher' | 'logger' | 'runner' | 'store'> & { effects: BounceEffect };
+type StepPorts = Ports<'clock' | 'dispatcher' | 'logger' | 'runner' | 'store'> & { effects: BounceEffect };
 type StepCtx = Pick<RunCtx, 'run' | 'rows' | 'attempts'>;
 
 /** The issue's session this pass: its latest attempt. */
 const sessionOf = (ctx: StepCtx, key: IssueKey): AttemptRecord | undefined => issueAttempts(ctx, key).at(-1);
 
+/** The session: running, its last conflict resume queued (or lapsed: a spent try), or ended. */
+const workerOf = (
+  deps: Ports<'clock'>,
+  row: RunIssueRecord | undefined,
+  a: AttemptRecord | undefined,
+): ResolutionFacts['worker'] => {
+  if (a === undefined) return 'ended';
+  if (a.outcome === undefined) return 'live';
+  const resume = conflictResumeState({
+    launchedAt: a.launchedAt,
+    ...(row?.conflictResumeAt ? { resumeAt: row.conflictResumeAt } : {}),
+    ...(row?.conflictResumeSentAt ? { sentAt: row.conflictResumeSentAt } : {}),
+    now: deps.clock.now().toISOString(),
+  });
+  return resume === 'started' ? 'ended' : resume;
+};
+
 const factsOf = (
-  deps: Ports<'dispatcher'>,
+  deps: Ports<'clock' | 'dispatcher'>,
   ctx: StepCtx,
   key: IssueKey,
   a: AttemptRecord | undefined,
@@ -40,12 +59,7 @@ const factsOf = (
     resumes: row?.conflictResumes ?? 0,
     session: a !== undefined,
     base: ctx.run.integrationBranch,
-    worker:
-      a?.outcome === undefined && a !== undefined
-        ? 'live'
-        : a !== undefined && row?.conflictResumeAt === a.launchedAt
-          ? 'pending'
-          : 'ended',
+    worker: workerOf(deps, row, a),
     solved: a?.outcome === 'solved',
     conflictFiles: a?.conflictFiles ?? [],
     remote: a !== undefined && !attemptIsHere(deps, a),
@@ -73,6 +87,7 @@ const resumeOnConflict = async (
   await deps.store.upsertRunIssue(ctx.run.id, formatRepo(ref.repo), ref.number, {
     conflictResumes: s.attempt,
     conflictResumeAt: a.launchedAt,
+    conflictResumeSentAt: deps.clock.now().toISOString(),
   });
   deps.logger.info({ runId: ctx.run.id, issue: key, attempt: s.attempt }, s.note);
 };

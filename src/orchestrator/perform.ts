@@ -288,7 +288,9 @@ const review = async (
 };
 
 const merge = async (
-  deps: Ports<'cloneUrl' | 'config' | 'dispatcher' | 'logger' | 'runner' | 'store'> & { effects: Effects },
+  deps: Ports<'clock' | 'cloneUrl' | 'config' | 'dispatcher' | 'logger' | 'runner' | 'store'> & {
+    effects: Effects;
+  },
   ctx: RunCtx,
   a: Extract<Action, { type: 'merge' }>,
 ) => {

@@ -202,6 +202,7 @@ export const createEffects = (
       // The redo is a new session: its conflicts get tries of their own.
       conflictResumes: 0,
       conflictResumeAt: null,
+      conflictResumeSentAt: null,
     });
     // The failure is dealt with: the merges still on the branch get a fresh build; the count of red builds stays.
     await setProgress(deps, ctx, ({ build }) => {

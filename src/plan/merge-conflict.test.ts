@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   afterRefusedMerge,
   beforeMerge,
+  conflictResumeLeaseMs,
+  conflictResumeState,
   maxConflictResumes,
   type ResolutionFacts,
   refusalOf,
@@ -103,5 +105,38 @@ describe('beforeMerge', () => {
     expect(beforeMerge(remote)).toEqual({ step: 'merge' });
     expect(beforeMerge({ ...remote, solved: false })).toMatchObject({ step: 'resume_conflict', attempt: 2 });
     expect(beforeMerge({ ...remote, solved: false, resumes: 2 })).toMatchObject({ step: 'give_up' });
+  });
+});
+
+describe('conflictResumeState', () => {
+  const sentAt = '2026-12-07T06:00:00.000Z';
+  const at = (ms: number) => new Date(Date.parse(sentAt) + ms).toISOString();
+  const queued = { launchedAt: 'L1', resumeAt: 'L1', sentAt };
+
+  it('is started once the session relaunched, or when no resume was sent', () => {
+    expect(conflictResumeState({ ...queued, launchedAt: 'L2', now: at(0) })).toBe('started');
+    expect(conflictResumeState({ launchedAt: 'L1', now: at(0) })).toBe('started');
+  });
+
+  it('is pending within its lease, and lapsed after it (a job dropped, failed or lost with its host)', () => {
+    expect(conflictResumeState({ ...queued, now: at(conflictResumeLeaseMs) })).toBe('pending');
+    expect(conflictResumeState({ ...queued, now: at(conflictResumeLeaseMs + 1) })).toBe('lapsed');
+  });
+
+  it('is lapsed when the time it was sent is not known (a row from before it was kept)', () => {
+    expect(conflictResumeState({ launchedAt: 'L1', resumeAt: 'L1', now: at(0) })).toBe('lapsed');
+  });
+
+  it('a lapsed resume is a spent try: the next one is sent, and out of tries the work is given up', () => {
+    expect(beforeMerge(resolution({ worker: 'lapsed', resumes: 1 }))).toEqual({
+      step: 'resume_conflict',
+      base: 'blitz/m1',
+      attempt: 2,
+      note: `its worker's conflict resume did not start within 30 minutes: its worker is merging \`blitz/m1\` in (try 2 of ${maxConflictResumes})`,
+    });
+    expect(beforeMerge(resolution({ worker: 'lapsed', resumes: maxConflictResumes }))).toEqual({
+      step: 'give_up',
+      reason: `its worker's conflict resume did not start within 30 minutes, and its worker did not resolve it in ${maxConflictResumes} tries`,
+    });
   });
 });

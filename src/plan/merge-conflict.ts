@@ -84,6 +84,38 @@ export const afterRefusedMerge = (
   return conflictStep(f, `its PR #${pr} conflicts with ${f.base}`);
 };
 
+/**
+ * How long a conflict resume may stay unstarted before it counts as a spent try: a job queued for
+ * another host can be dropped, fail there, or wait for a host that is gone, and nothing else tells.
+ */
+export const conflictResumeLeaseMs = 30 * 60_000;
+
+/** The last conflict resume as the issue's row and its session show it. */
+export interface ConflictResumeFacts {
+  /** The session's `launchedAt` now. */
+  launchedAt: string;
+  /** The row's `conflictResumeAt`: the session's `launchedAt` when the resume was sent. */
+  resumeAt?: string;
+  /** The row's `conflictResumeSentAt`: when it was sent (absent on a row from before it was kept). */
+  sentAt?: string;
+  /** The pass's time (ISO). */
+  now: string;
+}
+
+/**
+ * The last conflict resume: started (the session relaunched since, or none sent), `pending` (queued,
+ * within its lease) or `lapsed` (not started within its lease, or sent at a time not known: it counts
+ * as a spent try, so the issue goes on to the next try or is given up instead of waiting forever).
+ */
+export const conflictResumeState = (f: ConflictResumeFacts): 'started' | 'pending' | 'lapsed' => {
+  if (f.resumeAt === undefined || f.resumeAt !== f.launchedAt) return 'started';
+  if (f.sentAt === undefined) return 'lapsed';
+  return Date.parse(f.now) - Date.parse(f.sentAt) > conflictResumeLeaseMs ? 'lapsed' : 'pending';
+};
+
+/** Why a try ended whose resume never started. */
+export const resumeLapsed = `its worker's conflict resume did not start within ${conflictResumeLeaseMs / 60_000} minutes`;
+
 /** The words for conflicted files that still hold a marker after the session said it resolved them. */
 export const markersLeft = (files: readonly string[]): string =>
   `conflict markers are left in ${files.join(', ')}`;
@@ -92,9 +124,10 @@ export const markersLeft = (files: readonly string[]): string =>
 export interface ResolutionFacts extends ConflictFacts {
   /**
    * The session: running (`live`), asked to resume for a conflict and not started yet (`pending`: a
-   * job queued for another host), or ended.
+   * job queued for another host, within its lease), asked and not started within it (`lapsed`: a
+   * spent try), or ended.
    */
-  worker: 'live' | 'pending' | 'ended';
+  worker: 'live' | 'pending' | 'lapsed' | 'ended';
   /** The session's last run ended solved (the supervisor found the branch pushed, markers-free). */
   solved: boolean;
   /** The files the last base merge left conflicted (empty: no conflict resume this pass). */
@@ -113,7 +146,8 @@ export type BeforeMerge = { step: 'merge' } | { step: 'wait' } | { step: 'read_m
  * that conflicted still holds a marker (otherwise that try did not resolve it).
  */
 export const beforeMerge = (f: ResolutionFacts): BeforeMerge => {
-  if (f.worker !== 'ended') return { step: 'wait' };
+  if (f.worker === 'live' || f.worker === 'pending') return { step: 'wait' };
+  if (f.worker === 'lapsed') return conflictStep(f, resumeLapsed);
   if (f.resumes === 0 || f.conflictFiles.length === 0) return { step: 'merge' };
   if (!f.solved) return conflictStep(f, `the conflict with ${f.base} is not resolved`);
   // A remote attempt's supervisor checked the whole pushed tree for markers before it called it solved.

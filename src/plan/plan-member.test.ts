@@ -108,7 +108,7 @@ describe('a plan-wave member’s step (memberStep)', () => {
     // The session runs, or its resume has not started on its host: nothing is shipped meanwhile.
     const running = { ...shipping, attempts: [{ id: 'a1', retry: 0 }], conflictResumes: 1 };
     expect(memberStep(running, 0, 0)).toEqual([]);
-    expect(memberStep({ ...shipping, conflictResumes: 1, conflictResumePending: true }, 0, 0)).toEqual([]);
+    expect(memberStep({ ...shipping, conflictResumes: 1, conflictResume: 'pending' }, 0, 0)).toEqual([]);
     // Resolved: shipped again.
     expect(memberStep({ ...shipping, conflictResumes: 1 }, 0, 0)).toEqual([{ op: 'ship', attempt: 'a1' }]);
     // A session that did not resolve it gets the next try, then the member is refused for a person.
@@ -120,6 +120,18 @@ describe('a plan-wave member’s step (memberStep)', () => {
       landing: 'refused',
       size: 'XS',
       note: 'the conflict with the default branch is not resolved, and its worker did not resolve it in 2 tries',
+    });
+  });
+
+  it('counts an XS conflict resume that never started on its host as a spent try, not a wait forever', () => {
+    const shipping = member({ size: 'XS', state: 'shipping', attempts: [solved] });
+    expect(memberStep({ ...shipping, conflictResumes: 1, conflictResume: 'lapsed' }, 0, 0)).toEqual([
+      { op: 'resume_conflict', attempt: 'a1', try: 2 },
+    ]);
+    expect(landing(memberStep({ ...shipping, conflictResumes: 2, conflictResume: 'lapsed' }, 0, 0))).toEqual({
+      landing: 'refused',
+      size: 'XS',
+      note: "its worker's conflict resume did not start within 30 minutes, and its worker did not resolve it in 2 tries",
     });
   });
 

@@ -10,7 +10,7 @@
 // issue itself, and the merge, not a person, closed it. The merge under way is recorded before it is
 // asked for, so a bot that stopped before recording its answer reads the PR: merged → shipped. A step that starts a worker takes a free slot.
 import { backoffSeconds, defaultEnvironmentBackoff } from './environment-park.ts';
-import { conflictStep } from './merge-conflict.ts';
+import { conflictStep, resumeLapsed } from './merge-conflict.ts';
 import { needsReview, parsePlanSize, planRunLabels, type Size, sizeLabel } from './plan-labels.ts';
 import type { AttemptOutcome } from './routing.ts';
 import { outcomeStateWords } from './state-words.ts';
@@ -163,9 +163,12 @@ export interface MemberFacts {
   answer?: MemberAnswer;
   /** The PR of a merge under way (`answer.merging`), read this pass. */
   merge?: MergeRead;
-  /** XS: conflict resumes sent to its worker's session (its row), and whether the last one has not started. */
+  /**
+   * XS: conflict resumes sent to its worker's session (its row), and the last one when it has not
+   * started: queued within its lease, or lapsed (plan/merge-conflict.ts `conflictResumeState`).
+   */
   conflictResumes?: number;
-  conflictResumePending?: boolean;
+  conflictResume?: 'pending' | 'lapsed';
 }
 
 /** What the orchestrator reads of a member; the planner adds its execution gate. */
@@ -326,8 +329,11 @@ export const memberStep = (m: MemberFacts, slots: number, runnerRetries: number)
   if (m.state === 'reviewing' || m.state === 'shipping') {
     const latest = m.attempts.at(-1);
     // An XS worker resolving a conflict: its session runs, or its resume has not started yet.
-    if (m.state === 'shipping' && latest && (latest.outcome === undefined || m.conflictResumePending))
+    if (m.state === 'shipping' && latest && (latest.outcome === undefined || m.conflictResume === 'pending'))
       return [];
+    // A resume that never started is a spent try: the next one, or refused for a person.
+    if (m.state === 'shipping' && latest && m.conflictResume === 'lapsed')
+      return xsConflict(m, latest.id, resumeLapsed);
     if (!solved)
       return m.state === 'shipping' && latest && (m.conflictResumes ?? 0) > 0
         ? xsConflict(m, latest.id, 'the conflict with the default branch is not resolved')

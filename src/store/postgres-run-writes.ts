@@ -29,6 +29,7 @@ const issueColumns: Record<string, string> = {
   skipped: 'skipped',
   conflictResumes: 'conflict_resumes',
   conflictResumeAt: 'conflict_resume_at',
+  conflictResumeSentAt: 'conflict_resume_sent_at',
 };
 
 export const claimIntentSql = "UPDATE intents SET status = $1 WHERE id = $2 AND status = 'queued'";

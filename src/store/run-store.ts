@@ -218,6 +218,8 @@ export interface RunIssueRecord {
   conflictResumes?: number;
   /** The attempt's `launchedAt` when the last conflict resume was sent (the resume pending while it still shows). */
   conflictResumeAt?: string;
+  /** When the last conflict resume was sent (ISO): its lease counts from it. */
+  conflictResumeSentAt?: string;
   updatedAt: string;
 }
 
@@ -239,6 +241,7 @@ export interface RunIssuePatch {
   conflictResumes?: number;
   /** `null` clears it (a bounce: the redo's session starts from scratch). */
   conflictResumeAt?: string | null;
+  conflictResumeSentAt?: string | null;
 }
 
 export type RunPatch = Partial<Pick<RunRecord, 'state' | 'dashboardCommentId' | 'progress' | 'options'>>;

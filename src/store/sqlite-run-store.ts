@@ -110,6 +110,8 @@ const issueRow = z.object({
   // Absent on a database read before migration 087.
   conflict_resumes: z.coerce.number().optional(),
   conflict_resume_at: z.string().nullish(),
+  // Absent on a database read before migration 088.
+  conflict_resume_sent_at: z.string().nullish(),
   updated_at: z.string(),
 });
 
@@ -157,6 +159,7 @@ export const toIssue = (raw: unknown): RunIssueRecord => {
     ...opt('retriedAfter', r.retried_after),
     ...(r.conflict_resumes ? { conflictResumes: r.conflict_resumes } : {}),
     ...opt('conflictResumeAt', r.conflict_resume_at ?? null),
+    ...opt('conflictResumeSentAt', r.conflict_resume_sent_at ?? null),
   };
 };
 
@@ -247,6 +250,7 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
     skipped: 'skipped',
     conflictResumes: 'conflict_resumes',
     conflictResumeAt: 'conflict_resume_at',
+    conflictResumeSentAt: 'conflict_resume_sent_at',
   };
   const upsertIssue = db.transaction(
     (runId: string, repo: string, number: number, patch: Record<string, unknown>) => {

@@ -124,6 +124,7 @@ const resumeOnConflict = async (pc: PlanCtx, key: IssueKey, a: AttemptRecord, n:
   await pc.deps.store.upsertRunIssue(pc.run.id, formatRepo(issue.repo), issue.number, {
     conflictResumes: n,
     conflictResumeAt: a.launchedAt,
+    conflictResumeSentAt: pc.deps.clock.now().toISOString(),
   });
   // The refusal is answered: the next pass waits for the session, then ships again.
   await record(pc, key, { attempt: a.id, planner: a.rosterEntry });

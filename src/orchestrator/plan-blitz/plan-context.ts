@@ -11,7 +11,7 @@ import { writeProgress } from '../run-writer.ts';
 
 /** What the plan steps use of the orchestrator's ports. */
 export type PlanPorts = Ports<
-  'baseEnv' | 'config' | 'dispatcher' | 'ledger' | 'logger' | 'review' | 'runner' | 'store'
+  'baseEnv' | 'clock' | 'config' | 'dispatcher' | 'ledger' | 'logger' | 'review' | 'runner' | 'store'
 >;
 
 export interface PlanCtx {

@@ -7,6 +7,7 @@ import { blockerReport } from '../../dashboard/blocker-reports.ts';
 import { planDryRun } from '../../dashboard/dry-run.ts';
 import { renderPlanDashboard } from '../../dashboard/plan-dashboard.ts';
 import { issueAttempts } from '../../plan/issue-progress.ts';
+import { conflictResumeState } from '../../plan/merge-conflict.ts';
 import { sizeOf } from '../../plan/plan-labels.ts';
 import {
   environmentWait,
@@ -147,13 +148,22 @@ const mergeUnderWay = async (
 const conflictsOf = (
   pc: PlanCtx,
   key: IssueKey,
-): Pick<MemberRead, 'conflictResumes' | 'conflictResumePending'> => {
+  now: string,
+): Pick<MemberRead, 'conflictResumes' | 'conflictResume'> => {
   const row = pc.rows.get(key);
   if (!row?.conflictResumes) return {};
   const latest = issueAttempts(pc, key).at(-1);
+  const resume =
+    latest &&
+    conflictResumeState({
+      launchedAt: latest.launchedAt,
+      ...(row.conflictResumeAt ? { resumeAt: row.conflictResumeAt } : {}),
+      ...(row.conflictResumeSentAt ? { sentAt: row.conflictResumeSentAt } : {}),
+      now,
+    });
   return {
     conflictResumes: row.conflictResumes,
-    ...(latest && row.conflictResumeAt === latest.launchedAt ? { conflictResumePending: true } : {}),
+    ...(resume && resume !== 'started' ? { conflictResume: resume } : {}),
   };
 };
 
@@ -183,7 +193,7 @@ const memberRead = async (pc: PlanCtx, key: IssueKey, now: string): Promise<Memb
     ...(state === 'fixing' && row?.lastError !== undefined ? { findings: row.lastError } : {}),
     ...(answer ? { answer } : {}),
     ...(merge ? { merge } : {}),
-    ...conflictsOf(pc, key),
+    ...conflictsOf(pc, key, now),
   };
 };
 
