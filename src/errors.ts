@@ -12,6 +12,8 @@ export type AppErrorCode =
   | 'forbidden'
   | 'unauthorized'
   | 'conflict'
+  /** A run write along an edge the run state table (plan/states.ts) does not have. */
+  | 'forbidden_transition'
   | 'rate_limited'
   | 'forge_unavailable'
   | 'forge_error'
@@ -50,6 +52,7 @@ const httpStatusByCode: Partial<Record<AppErrorCode, number>> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  forbidden_transition: 409,
   rate_limited: 429,
   forge_unavailable: 503,
   // The store is away (and, for a webhook, the spool is full): a failure the caller may retry.

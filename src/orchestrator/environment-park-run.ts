@@ -3,7 +3,8 @@
 // (`parkViewOf`), are plan/park.ts's; nobody's issue is charged.
 import { parkSentence, type RunPark } from '../plan/environment-park.ts';
 import { maxSeen } from '../plan/park.ts';
-import { activeRunStates } from '../plan/states.ts';
+import { pausePatch, resumePatch } from '../plan/pause.ts';
+import { canTransitionRun } from '../plan/states.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Ports } from './context.ts';
@@ -25,13 +26,9 @@ const writePark = (
     };
     if (!park && now.progress.park && progress.reason === parkSentence(now.progress.park))
       delete progress.reason;
-    if (o.state === 'paused' && now.state !== 'paused')
-      return {
-        state: 'paused',
-        progress: { ...progress, pausedFrom: activeRunStates.includes(now.state) ? now.state : 'running' },
-      };
-    if (o.state === 'resume' && now.state === 'paused')
-      return { state: now.progress.pausedFrom ?? 'running', progress };
+    // A blocked run stays blocked (the table has no blocked → paused): the park is kept beside it.
+    if (o.state === 'paused' && canTransitionRun(now.state, 'paused')) return pausePatch(now, progress);
+    if (o.state === 'resume' && now.state === 'paused') return resumePatch(now, progress);
     return { progress };
   });
 

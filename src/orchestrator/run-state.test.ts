@@ -9,7 +9,7 @@ import { silentLogger } from '../observability/logger.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import { openSqliteRunStore } from '../store/sqlite-run-store.ts';
 import type { Ports } from './context.ts';
-import { stopRun } from './run-state.ts';
+import { setRunState, stopRun } from './run-state.ts';
 
 const attempt = (id: string, entry: string, outcome?: AttemptRecord['outcome']): AttemptRecord =>
   ({
@@ -40,6 +40,8 @@ describe('stopRun and the model notes', () => {
       } as unknown as Ports<'config' | 'ledger' | 'logger' | 'store'>;
 
       await stopRun(deps, 'r1', 'blocked', 'the build is red');
+      // Resumed: the table has no blocked → done.
+      await setRunState(deps, 'r1', { type: 'set_state', from: ['blocked'], to: 'running' });
       attempts = [
         attempt('a', 'entry-a', 'unsolved'),
         attempt('b', 'entry-b', 'solved'),

@@ -2,6 +2,7 @@
 // planner's `set_state` (only from the states it names: a run that moved meanwhile is left alone) and
 // its `stop` (the state and the reason, in one write). Both write through run-writer.ts.
 import { updateModelNotesFile } from '../model-notes/notes.ts';
+import { pausePatch } from '../plan/pause.ts';
 import type { Action } from '../plan/snapshot.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Ports } from './context.ts';
@@ -16,7 +17,7 @@ export const setRunState = (
   writeRun(deps.store, runId, (run) => (a.from.includes(run.state) ? { state: a.to } : undefined));
 
 /**
- * `stop`: the run ends (or pauses) in `state`, saying why; a paused run resumes into `running`. A run
+ * `stop`: the run ends (or pauses, by the one pause rule of plan/pause.ts) in `state`, saying why. A run
  * that ends (done or blocked, whatever its kind) merges its attempts into the model notes (seed 001).
  */
 export const stopRun = async (
@@ -29,15 +30,15 @@ export const stopRun = async (
   const run = await writeRun(deps.store, runId, (fresh) => {
     // The command kept is this stop's own: one from an earlier stop never outlives it.
     const { continueWith: _earlier, ...rest } = fresh.progress;
-    return {
+    const stopped = {
       state,
       progress: {
         ...rest,
         reason,
         ...(command ? { continueWith: command } : {}),
-        ...(state === 'paused' ? { pausedFrom: 'running' as const } : {}),
       },
     };
+    return state === 'paused' ? pausePatch(fresh, stopped.progress) : stopped;
   });
   deps.logger.info({ runId, state, reason }, 'run stopped');
   if (state !== 'paused') await recordModelNotes(deps, runId, state === 'done');

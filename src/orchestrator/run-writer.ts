@@ -3,13 +3,37 @@
 // the write (StaleRunWriteError) rather than lose what it did not see. The reconcile passes call it
 // under the run lock; background work (builds, smoke checks) never writes here: it records a result
 // row (recordGateResult) and asks for a pass, and the pass folds the rows in (foldResults).
+// A change of state must be an edge of the run state table (plan/states.ts): the writer refuses any
+// other (RunTransitionError), whoever computed it.
 import { createHash } from 'node:crypto';
 import { AppError } from '../errors.ts';
+import { canTransitionRun, type RunState } from '../plan/states.ts';
 import type { RunPatch, RunProgress, RunRecord, RunStore } from '../store/run-store.ts';
 
 type Store = Pick<RunStore, 'getRun' | 'updateRun'>;
 
-/** Applies `change` to the run as stored now; `undefined` from it writes nothing. */
+/** A write that would move a run along an edge the state table does not have: refused, never applied. */
+export class RunTransitionError extends AppError {
+  constructor(
+    readonly runId: string,
+    readonly from: RunState,
+    readonly to: RunState,
+  ) {
+    super('forbidden_transition', `Run ${runId} cannot go from ${from} to ${to}; the write was refused.`, {
+      runId,
+      from,
+      to,
+    });
+  }
+}
+
+export const isRunTransitionError = (err: unknown): err is RunTransitionError =>
+  err instanceof RunTransitionError;
+
+/**
+ * Applies `change` to the run as stored now; `undefined` from it writes nothing. A patch that moves the
+ * run along an edge the state table has not is refused with a RunTransitionError (nothing is written).
+ */
 export const writeRun = async (
   store: Store,
   runId: string,
@@ -19,6 +43,8 @@ export const writeRun = async (
   if (!run) throw new AppError('not_found', `No run ${runId}.`);
   const patch = change(run);
   if (patch === undefined) return run;
+  if (patch.state !== undefined && patch.state !== run.state && !canTransitionRun(run.state, patch.state))
+    throw new RunTransitionError(runId, run.state, patch.state);
   return store.updateRun(runId, patch, { version: run.version });
 };
 

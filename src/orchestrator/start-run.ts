@@ -310,7 +310,9 @@ export const createIntentHandler = (
     const reply = await hooks.serialized(run.id, async () => {
       const stopped = action === 'cancel' ? await hooks.cancelWorkers(run) : 0;
       let step: RunControlStep | undefined;
+      let read = run;
       await writeRun(deps.store, run.id, (now) => {
+        read = now;
         step = runControlOf(now, action);
         return step.patch;
       });
@@ -320,6 +322,10 @@ export const createIntentHandler = (
           return `Paused the ${noun}: running workers finish, nothing new starts until \`/blitz resume\`.`;
         case 'review_unclear':
           return `The ${noun} is not paused: it waits on an unclear integration review. \`/blitz accept-review\` accepts it, \`/blitz review\` runs it again.`;
+        case 'blocked':
+          return `The ${noun} is not paused: it is blocked${read.progress.reason ? ` (${read.progress.reason})` : ''}: ${inlineCode(read.progress.continueWith ?? '/blitz resume')} continues it once the cause is fixed, \`/blitz cancel\` ends it.`;
+        case 'ended':
+          return `The ${noun} has ended (${runStateWords(read.state)}); nothing changed. \`/blitz\` starts a new one.`;
         case 'cancelled':
           return `Cancelled the ${noun}: ${stopped} worker(s) stopped; the branches and \`${run.integrationBranch}\` are kept.`;
         default:

@@ -717,7 +717,11 @@ describe('nextActions: the decisions of a pass', () => {
       smoke: 'passed',
     });
     expect(ofType(nextActions('running', smoked), 'set_state')).toEqual([
-      { type: 'set_state', from: ['running'], to: 'shipping' },
+      { type: 'set_state', from: ['running', 'gating'], to: 'shipping' },
+    ]);
+    // Gated first (smoke ran in `gating`): it ships in `shipping` too, so it ends shipping → done.
+    expect(ofType(nextActions('gating', smoked), 'set_state')).toEqual([
+      { type: 'set_state', from: ['running', 'gating'], to: 'shipping' },
     ]);
   });
 });

@@ -284,15 +284,13 @@ export const nextActions = (runState: RunState, snap: RunSnapshot): Action[] => 
       : stays.blocked
         ? []
         : enterRunning(runState);
-  const gate: Action[] = work.some((a) => a.type === 'run_smoke' || a.type === 'ship')
-    ? [
-        {
-          type: 'set_state',
-          from: ['running'],
-          to: work.some((a) => a.type === 'ship') ? 'shipping' : 'gating',
-        },
-      ]
-    : [];
+  // A run ships in `shipping`, whether it was gated first or had nothing to gate (the state table goes
+  // gating → shipping → done, never gating → done).
+  const gate: Action[] = work.some((a) => a.type === 'ship')
+    ? [{ type: 'set_state', from: ['running', 'gating'], to: 'shipping' }]
+    : work.some((a) => a.type === 'run_smoke')
+      ? [{ type: 'set_state', from: ['running'], to: 'gating' }]
+      : [];
   const all = [
     ...lift,
     ...closeGateBlockerActions(snap),

@@ -51,10 +51,14 @@ describe('runControlOf', () => {
     expect(runControlOf(run('paused'), 'pause')).toEqual({ outcome: 'paused' });
   });
 
-  it('resumes a paused run into running, and a blocked one with its red gates cleared', () => {
-    expect(runControlOf(run('paused', { pausedFrom: 'gating' }), 'resume')).toEqual({
+  it('resumes a paused run where its pause came from, and a blocked one with its red gates cleared', () => {
+    expect(runControlOf(run('paused', { pausedFrom: 'gating', wave: 2 }), 'resume')).toEqual({
       outcome: 'resumed',
-      patch: { state: 'running' },
+      patch: { state: 'gating', progress: { wave: 2 } },
+    });
+    expect(runControlOf(run('paused'), 'resume')).toEqual({
+      outcome: 'resumed',
+      patch: { state: 'running', progress: {} },
     });
     const red = { build: { status: 'failed' as const, covers: [], failures: 2 }, wave: 3 };
     expect(runControlOf(run('blocked', red), 'resume')).toEqual({
@@ -62,6 +66,20 @@ describe('runControlOf', () => {
       patch: { state: 'running', progress: { wave: 3, build: { status: 'none', covers: [], failures: 0 } } },
     });
     expect(runControlOf(run('running'), 'resume')).toEqual({ outcome: 'resumed' });
+  });
+
+  it('does not pause a blocked run (the table has no blocked → paused), nor touch a run that ended', () => {
+    expect(runControlOf(run('blocked', { reason: 'red' }), 'pause')).toEqual({ outcome: 'blocked' });
+    for (const end of ['done', 'cancelled'] as const)
+      for (const action of ['pause', 'resume', 'cancel'] as const)
+        expect(runControlOf(run(end), action)).toEqual({ outcome: 'ended' });
+  });
+
+  it('pauses a run waiting on an unclear review to resume into running (the next pass asks again)', () => {
+    expect(runControlOf(run('review_unclear'), 'pause')).toEqual({
+      outcome: 'paused',
+      patch: { state: 'paused', progress: { pausedFrom: 'running' } },
+    });
   });
 
   it('does not take a resume for an answer to an unclear integration review', () => {

@@ -3,12 +3,18 @@
 // what to tell the person. orchestrator/start-run.ts applies it under the run lock through the run
 // writer. Pure, like the rest of src/plan/.
 import type { RunPatch, RunProgress, RunRecord } from '../store/run-store.ts';
+import { pausePatch, resumePatch } from './pause.ts';
+import { isTerminalRunState } from './states.ts';
 
 export type RunControlAction = 'pause' | 'resume' | 'cancel';
 
 export interface RunControlStep {
-  /** What the command did; `review_unclear`: nothing, a resume does not answer an unclear review. */
-  outcome: 'paused' | 'resumed' | 'cancelled' | 'review_unclear';
+  /**
+   * What the command did. `review_unclear`: nothing, a resume does not answer an unclear review;
+   * `blocked`: nothing, a blocked run is stopped already and a pause would hide what continues it;
+   * `ended`: nothing, the run is done or cancelled.
+   */
+  outcome: 'paused' | 'resumed' | 'cancelled' | 'review_unclear' | 'blocked' | 'ended';
   /** The change to write; none when the run already is where the command would put it. */
   patch?: RunPatch;
 }
@@ -34,21 +40,21 @@ export const runControlOf = (
   run: Pick<RunRecord, 'state' | 'progress'>,
   action: RunControlAction,
 ): RunControlStep => {
+  // The state table (plan/states.ts) has no way out of an ended run; the run writer refuses one.
+  if (isTerminalRunState(run.state)) return { outcome: 'ended' };
   if (action === 'cancel')
     return {
       outcome: 'cancelled',
       patch: { state: 'cancelled', progress: { ...run.progress, reason: 'cancelled by a person' } },
     };
-  if (action === 'pause')
-    return run.state === 'paused'
-      ? { outcome: 'paused' }
-      : {
-          outcome: 'paused',
-          patch: { state: 'paused', progress: { ...run.progress, pausedFrom: run.state } },
-        };
+  if (action === 'pause') {
+    if (run.state === 'paused') return { outcome: 'paused' };
+    if (run.state === 'blocked') return { outcome: 'blocked' };
+    return { outcome: 'paused', patch: pausePatch(run) };
+  }
   // Waiting on the integration review is not a pause: `/blitz accept-review` or `/blitz review` goes on.
   if (run.state === 'review_unclear') return { outcome: 'review_unclear' };
-  if (run.state === 'paused') return { outcome: 'resumed', patch: { state: 'running' } };
+  if (run.state === 'paused') return { outcome: 'resumed', patch: resumePatch(run) };
   if (run.state === 'blocked')
     return {
       outcome: 'resumed',

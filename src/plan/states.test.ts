@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planRunEnd } from './plan-waves.ts';
-import { canTransitionRun, isTerminalRunState } from './states.ts';
+import { activeRunStates, canTransitionRun, isTerminalRunState } from './states.ts';
 
 describe('run state machine', () => {
   it('walks the happy path', () => {
@@ -21,6 +21,18 @@ describe('run state machine', () => {
     expect(canTransitionRun('review_unclear', 'cancelled')).toBe(true);
     expect(canTransitionRun('review_unclear', 'shipping')).toBe(false);
     expect(canTransitionRun('review_unclear', 'done')).toBe(false);
+  });
+  it('every working state may pause, and a paused run goes back to any of them; a blocked one never pauses', () => {
+    for (const s of activeRunStates) {
+      expect(canTransitionRun(s, 'paused')).toBe(true);
+      expect(canTransitionRun('paused', s)).toBe(true);
+    }
+    expect(canTransitionRun('blocked', 'paused')).toBe(false);
+    expect(canTransitionRun('paused', 'blocked')).toBe(false);
+    expect(canTransitionRun('paused', 'review_unclear')).toBe(false);
+    expect(canTransitionRun('gating', 'done')).toBe(false);
+    // A blitz with no smoke check to gate ships straight from running.
+    expect(canTransitionRun('running', 'shipping')).toBe(true);
   });
   it('a running plan run (or fleet) ends in the state planRunEnd keeps, done included', () => {
     for (const stop of ['done', 'blocked', 'paused'] as const)

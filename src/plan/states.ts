@@ -26,15 +26,17 @@ export const activeRunStates: readonly RunState[] = [
 
 const runNext: Record<RunState, readonly RunState[]> = {
   planning: ['running', 'done', 'paused', 'blocked', 'cancelled'],
-  // A plan run ends from here (planRunEnd), and so does a fleet, which has no integration or gate.
-  running: ['integrating', 'gating', 'done', 'paused', 'blocked', 'review_unclear', 'cancelled'],
+  // A plan run ends from here (planRunEnd), and so does a fleet, which has no integration or gate; a
+  // blitz with no smoke check to gate ships from here.
+  running: ['integrating', 'gating', 'shipping', 'done', 'paused', 'blocked', 'review_unclear', 'cancelled'],
   integrating: ['running', 'gating', 'paused', 'blocked', 'review_unclear', 'cancelled'],
   // A failed readiness gate sends the run back for another pass.
   gating: ['shipping', 'running', 'paused', 'blocked', 'review_unclear', 'cancelled'],
-  shipping: ['done', 'blocked', 'cancelled'],
+  // A person pauses a shipping run like any working one; a regate that meets an unclear review waits.
+  shipping: ['done', 'paused', 'blocked', 'review_unclear', 'cancelled'],
   // Resume returns to whichever active state the run was paused in.
   paused: [...activeRunStates, 'cancelled'],
-  // A person cleared the blocker and resumed.
+  // A person cleared the blocker and resumed. Never paused: a pause would hide what continues it.
   blocked: ['planning', 'running', 'cancelled'],
   // The integration review gave no usable verdict: `/blitz accept-review` or `/blitz review` goes on.
   review_unclear: ['running', 'paused', 'blocked', 'cancelled'],
