@@ -45,7 +45,7 @@ const measure = async (url: string): Promise<{ deliveries: number; mix: number }
     await runs.createRun(newRun('bench-run'));
     const mix = await perSecond(MIX_ROUNDS, async (i) => {
       await runs.getRun('bench-run');
-      await runs.upsertRunIssue('bench-run', 'acme/app', i % 50, { state: 'running', attempts: i });
+      await runs.upsertRunIssue('bench-run', 'acme/app', i % 50, { state: 'working', attempts: i });
       await runs.listRunIssues('bench-run');
       if (i % 4 === 0) await runs.updateRun('bench-run', { progress: { wave: i } });
     });

@@ -19,8 +19,8 @@ const facts = (over: Partial<ScoreboardFacts> = {}): ScoreboardFacts => ({
   ]),
   rows: new Map([
     ['acme/app#1', { state: 'closed', mergedSha: 'abcdef1234' }],
-    ['acme/app#2', { state: 'in_review', prNumber: 12 }],
-    ['other/lib#3', { state: 'in_review', prNumber: 7 }],
+    ['acme/app#2', { state: 'pr_open', prNumber: 12 }],
+    ['other/lib#3', { state: 'pr_open', prNumber: 7 }],
   ]),
   progress: [
     { key: 'acme/app#2', state: 'pr_open' },

@@ -20,7 +20,7 @@ const row = (repo: string, number: number, mergedSha?: string): RunIssueRecord =
   runId: 'r',
   repo,
   number,
-  state: mergedSha ? 'closed' : 'running',
+  state: mergedSha ? 'closed' : 'working',
   reviewPosted: false,
   attempts: 1,
   updatedAt: '2026-01-01T00:00:00Z',

@@ -19,6 +19,7 @@ import { attemptIsHere, onAttemptHost } from '../queue/dispatcher.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunIssueRecord } from '../store/run-store.ts';
 import { type Ports, type RunCtx, refOf } from './context.ts';
+import { writeIssue } from './run-writer.ts';
 
 /** The one effect a conflict step may end in; `perform.ts`'s `Effects` has it (no import back). */
 interface BounceEffect {
@@ -84,7 +85,7 @@ const resumeOnConflict = async (
       : { kind: 'resume', attemptId: a.id, reason: 'conflict', mergeBase: s.base },
     [a],
   );
-  await deps.store.upsertRunIssue(ctx.run.id, formatRepo(ref.repo), ref.number, {
+  await writeIssue(deps.store, ctx.run.id, formatRepo(ref.repo), ref.number, {
     conflictResumes: s.attempt,
     conflictResumeAt: a.launchedAt,
     conflictResumeSentAt: deps.clock.now().toISOString(),

@@ -46,7 +46,7 @@ import { repoCommandsOf } from './repo-settings.ts';
 import { rosterEntryFor } from './roster-entry.ts';
 import { runPageUrl } from './run-notice.ts';
 import { setRunState, stopRun } from './run-state.ts';
-import { firstTime, setProgress, writeRun } from './run-writer.ts';
+import { firstTime, setProgress, writeIssue, writeRun } from './run-writer.ts';
 import { fileSmokeFinding } from './smoke-finding.ts';
 import { nudgeWithTells } from './tell-nudge.ts';
 
@@ -130,7 +130,7 @@ export const dispatchIssue = async (
     issue: a.issue,
     attemptNo,
     job,
-    record: (w) => w.upsertRunIssue(ctx.run.id, formatRepo(ref.repo), ref.number, dispatched),
+    record: (w) => writeIssue(w, ctx.run.id, formatRepo(ref.repo), ref.number, dispatched),
   });
 };
 
@@ -275,7 +275,7 @@ const review = async (
       reviewer: a.reviewer,
       runId: ctx.run.id,
     });
-    await deps.store.upsertRunIssue(ctx.run.id, repo, ref.number, {
+    await writeIssue(deps.store, ctx.run.id, repo, ref.number, {
       reviewPosted: r.posted,
       state: r.posted ? 'reviewed' : 'pr_open',
     });
@@ -284,7 +284,7 @@ const review = async (
   // No review module: the leg is skipped, and the dashboard says so; nothing claims a review happened.
   await keepReviewVerdict(deps, ctx.run.id, a.issue, 'skipped (no reviewer available)');
   await setProgress(deps, ctx, { reviewUnavailable: true });
-  await deps.store.upsertRunIssue(ctx.run.id, repo, ref.number, { reviewPosted: true });
+  await writeIssue(deps.store, ctx.run.id, repo, ref.number, { reviewPosted: true });
 };
 
 const merge = async (
@@ -351,7 +351,7 @@ const merge = async (
   // The merge commit is the integration branch's new tip as the bot knows it: the next attempt jobs
   // carry it as their base sha (dispatchIssue).
   const mergedSha = m.sha ?? (await mergeCommitFound(deps, ctx, pr));
-  await deps.store.upsertRunIssue(ctx.run.id, repo, ref.number, {
+  await writeIssue(deps.store, ctx.run.id, repo, ref.number, {
     state: 'merged',
     mergedSha: mergedSha ?? pr.head.sha,
   });
@@ -441,7 +441,7 @@ const closeIssue = async (deps: Ports<'store'>, ctx: RunCtx, key: IssueKey, epic
       `Integrated into \`${ctx.run.integrationBranch}\` by merge commit ${row?.mergedSha ?? 'unknown'} (PR #${row?.prNumber ?? '?'}); the wave build is green.`,
       known,
     );
-  await deps.store.upsertRunIssue(ctx.run.id, `${ref.repo.owner}/${ref.repo.name}`, ref.number, {
+  await writeIssue(deps.store, ctx.run.id, `${ref.repo.owner}/${ref.repo.name}`, ref.number, {
     state: 'closed',
   });
 };

@@ -20,6 +20,7 @@ import type { AttemptRecord } from '../runner/types.ts';
 import type { RunIssueRecord, RunStore } from '../store/run-store.ts';
 import { type Ports, refOf } from './context.ts';
 import { cloneUrlOf } from './dispatch-attempt.ts';
+import { writeIssue } from './run-writer.ts';
 
 export interface PrOrder {
   runId: string;
@@ -79,7 +80,7 @@ export const openPr = async (
       },
       o.progress ? { progress: o.progress } : undefined,
     ));
-  const row = await deps.store.upsertRunIssue(o.runId, formatRepo(ref.repo), ref.number, {
+  const row = await writeIssue(deps.store, o.runId, formatRepo(ref.repo), ref.number, {
     state: o.state,
     prNumber: pr.ref.number,
     branch: o.solved.branch,

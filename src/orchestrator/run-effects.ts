@@ -21,7 +21,7 @@ import { integrationGitOf } from './dispatch-attempt.ts';
 import { type Effects, refOf } from './perform.ts';
 import { milestonePrCi, milestonePrKey } from './pr-feedback.ts';
 import { mentionsStarter, runNoticeOf, runPageUrl, sendRunNotice, starterOf } from './run-notice.ts';
-import { firstTime, type GateResult, recordGateResult, setProgress } from './run-writer.ts';
+import { firstTime, type GateResult, recordGateResult, setProgress, writeIssue } from './run-writer.ts';
 
 export interface EffectHooks {
   /** Runs work after this pass, tracked so idle() waits for it. */
@@ -192,7 +192,7 @@ export const createEffects = (
     const feedback = [`This issue was bounced: ${reason}.`, tail ? `Build output:\n${tail}` : '']
       .filter(Boolean)
       .join('\n');
-    await deps.store.upsertRunIssue(ctx.run.id, `${ref.repo.owner}/${ref.repo.name}`, ref.number, {
+    await writeIssue(deps.store, ctx.run.id, `${ref.repo.owner}/${ref.repo.name}`, ref.number, {
       state: 'bounced',
       mergedSha: null,
       prNumber: null,

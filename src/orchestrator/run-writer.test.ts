@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../observability/logger.ts';
-import { isStaleRunWrite, type RunRecord } from '../store/run-store.ts';
+import { isStaleRunWrite, type RunIssuePatch, type RunRecord } from '../store/run-store.ts';
 import { openSqliteRunStore } from '../store/sqlite-run-store.ts';
 import type { OrchestratorDeps, RunCtx } from './context.ts';
 import { createEffects, type GateFinding } from './run-effects.ts';
@@ -15,6 +15,7 @@ import {
   postedKey,
   recordGateResult,
   setProgress,
+  writeIssue,
   writeRun,
 } from './run-writer.ts';
 
@@ -230,5 +231,28 @@ describe('the one place', () => {
       .filter((f) => !f.startsWith(join('src', 'store')))
       .filter((f) => /\.updateRun\(/.test(readFileSync(f, 'utf8')));
     expect(writers).toEqual([join('src', 'orchestrator', 'run-writer.ts')]);
+  });
+
+  it('no source file outside the store writes an issue row except run-writer.ts', () => {
+    const writers = sourceFiles('src')
+      .filter((f) => !f.startsWith(join('src', 'store')))
+      .filter((f) => /\.upsertRunIssue\(/.test(readFileSync(f, 'utf8')));
+    expect(writers).toEqual([join('src', 'orchestrator', 'run-writer.ts')]);
+  });
+});
+
+describe('issue rows through the writer', () => {
+  it('a state outside the one list is refused by the writer and by the store, and nothing is written', async () => {
+    const store = await setup();
+    const bad = { state: 'in_review' } as unknown as RunIssuePatch;
+    const err = await writeIssue(store, 'r1', 'acme/app', 1, bad).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'bad_request' });
+    const direct = await store.upsertRunIssue('r1', 'acme/app', 1, bad).catch((e: unknown) => e);
+    expect(direct).toMatchObject({ code: 'bad_request' });
+    expect(await store.listRunIssues('r1')).toEqual([]);
+    const row = await writeIssue(store, 'r1', 'acme/app', 1, { state: 'coding' });
+    expect(row.state).toBe('coding');
+    expect((await writeIssue(store, 'r1', 'acme/app', 1, { state: 'merged' })).state).toBe('merged');
+    await store.close();
   });
 });

@@ -4,11 +4,19 @@
 // under the run lock; background work (builds, smoke checks) never writes here: it records a result
 // row (recordGateResult) and asks for a pass, and the pass folds the rows in (foldResults).
 // A change of state must be an edge of the run state table (plan/states.ts): the writer refuses any
-// other (RunTransitionError), whoever computed it.
+// other (RunTransitionError), whoever computed it. Issue rows are written here too (writeIssue), each
+// state one of plan/states.ts's IssueRowState.
 import { createHash } from 'node:crypto';
 import { AppError } from '../errors.ts';
-import { canTransitionRun, type RunState } from '../plan/states.ts';
-import type { RunPatch, RunProgress, RunRecord, RunStore } from '../store/run-store.ts';
+import { canTransitionRun, isIssueRowState, type RunState } from '../plan/states.ts';
+import type {
+  RunIssuePatch,
+  RunIssueRecord,
+  RunPatch,
+  RunProgress,
+  RunRecord,
+  RunStore,
+} from '../store/run-store.ts';
 
 type Store = Pick<RunStore, 'getRun' | 'updateRun'>;
 
@@ -46,6 +54,30 @@ export const writeRun = async (
   if (patch.state !== undefined && patch.state !== run.state && !canTransitionRun(run.state, patch.state))
     throw new RunTransitionError(runId, run.state, patch.state);
   return store.updateRun(runId, patch, { version: run.version });
+};
+
+/** Where an issue row is written: the run store, or one of its transactions (a dispatch's). */
+export type IssueWrites = Pick<RunStore, 'upsertRunIssue'>;
+
+/**
+ * Writes one issue row of the run (created `ready` when missing), the one way every step does. A state
+ * that is not an IssueRowState is refused (`bad_request`) and nothing is written.
+ */
+export const writeIssue = (
+  w: IssueWrites,
+  runId: string,
+  repo: string,
+  number: number,
+  patch: RunIssuePatch,
+): Promise<RunIssueRecord> => {
+  if (patch.state !== undefined && !isIssueRowState(patch.state))
+    return Promise.reject(
+      new AppError(
+        'bad_request',
+        `Issue ${repo}#${number} of run ${runId} cannot be in state ${String(patch.state)}.`,
+      ),
+    );
+  return w.upsertRunIssue(runId, repo, number, patch);
 };
 
 /** Merges the fields `change` returns into the run's progress (nothing when it returns undefined). */

@@ -13,6 +13,7 @@ import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
 import { type Ports, repoRefOf } from './context.ts';
 import { releasePrHold } from './pr-feedback.ts';
+import { writeIssue } from './run-writer.ts';
 import { type CommandHooks, placeOf, runOfCommand } from './start-run.ts';
 
 type IssueCommand = Extract<Command, { name: 'blitz-issue' }>;
@@ -84,14 +85,14 @@ const apply = async (
   const fresh = { retriedAfter: attempts.at(-1)?.id ?? '-', skipped: false };
   switch (effect.type) {
     case 'retry':
-      await deps.store.upsertRunIssue(run.id, target.repo, target.number, fresh);
+      await writeIssue(deps.store, run.id, target.repo, target.number, fresh);
       await releasePrHold(deps, run.id, target.key);
       return;
     case 'unskip':
-      await deps.store.upsertRunIssue(run.id, target.repo, target.number, { skipped: false });
+      await writeIssue(deps.store, run.id, target.repo, target.number, { skipped: false });
       return;
     case 'skip': {
-      await deps.store.upsertRunIssue(run.id, target.repo, target.number, { skipped: true });
+      await writeIssue(deps.store, run.id, target.repo, target.number, { skipped: true });
       const live = liveAttempt(attempts);
       if (effect.cancelWorker && live)
         await onAttemptHost(deps, { kind: 'cancel', attemptId: live.id }, [live]);
@@ -100,7 +101,7 @@ const apply = async (
     case 'unhold':
       if (effect.removeLabel)
         await forge.removeLabel({ repo: repoRefOf(target.repo), number: target.number }, planLabels.hold);
-      else await deps.store.upsertRunIssue(run.id, target.repo, target.number, fresh);
+      else await writeIssue(deps.store, run.id, target.repo, target.number, fresh);
       return;
     default:
       // tell, review and accept-review are applied by their own handlers.

@@ -5,6 +5,7 @@ import { type AppErrorCode, isAppError } from '../errors.ts';
 import type { Action } from '../plan/snapshot.ts';
 import type { IssueKey } from '../plan/types.ts';
 import type { RunIssueRecord, RunStore } from '../store/run-store.ts';
+import { writeIssue } from './run-writer.ts';
 
 const causes: Partial<Record<AppErrorCode, string>> = {
   not_found: 'the forge answered 404 Not Found',
@@ -73,8 +74,5 @@ export const keepWaitReason = async (
   if (key === undefined || !row) return;
   const reason = err === undefined ? undefined : waitReason(a, err);
   if (row.waitReason === reason) return;
-  at.rows.set(
-    key,
-    await store.upsertRunIssue(at.runId, row.repo, row.number, { waitReason: reason ?? null }),
-  );
+  at.rows.set(key, await writeIssue(store, at.runId, row.repo, row.number, { waitReason: reason ?? null }));
 };

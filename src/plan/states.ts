@@ -65,6 +65,30 @@ export const runIssueStates = [
 ] as const;
 export type RunIssueState = (typeof runIssueStates)[number];
 
+/**
+ * What a plan run's member row holds instead (plan/plan-member.ts): the phase it is in, then how it
+ * landed (`ready` and `closed` are in the list above).
+ */
+export const planIssueStates = [
+  'sizing',
+  'planning',
+  'fixing',
+  'coding',
+  'reviewing',
+  'shipping',
+  'approved',
+  'pivoted',
+  'refused',
+  'parked',
+] as const;
+
+/** Every state an issue row of any run kind holds: the one list the run writer and the store check. */
+export const issueRowStates = [...runIssueStates, ...planIssueStates] as const;
+export type IssueRowState = (typeof issueRowStates)[number];
+
+export const isIssueRowState = (s: string): s is IssueRowState =>
+  (issueRowStates as readonly string[]).includes(s);
+
 /** States in which a worker holds a slot. */
 export const inFlightIssueStates: readonly RunIssueState[] = ['dispatched', 'working'];
 /** States between a pushed branch and a merge: the integration pipeline. */

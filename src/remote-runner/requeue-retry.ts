@@ -3,6 +3,7 @@
 // consumer or a remote one) may claim it. The job is the bot's stored job for that attempt with the
 // retry count raised and the failure fed back: nothing a runner reported chooses what runs or where.
 import type { Logger } from '../observability/logger.ts';
+import { writeIssue } from '../orchestrator/run-writer.ts';
 import type { Dispatcher } from '../queue/dispatcher.ts';
 import type { AttemptJob, AttemptLedger, AttemptRecord } from '../runner/types.ts';
 
@@ -43,7 +44,7 @@ export const createRetryRequeue =
     const attemptNo = same.length + 1;
     const repo = `${r.issue.repo.owner}/${r.issue.repo.name}`;
     const sent = await d.dispatcher.attempt(retryJobOf(r), attemptNo, (w) =>
-      w.upsertRunIssue(r.runId, repo, r.issue.number, { state: 'dispatched', attempts: attemptNo }),
+      writeIssue(w, r.runId, repo, r.issue.number, { state: 'dispatched', attempts: attemptNo }),
     );
     if (sent)
       d.logger.info(

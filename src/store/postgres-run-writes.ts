@@ -12,7 +12,7 @@ import {
   type RunStore,
   StaleRunWriteError,
 } from './run-store.ts';
-import { toIssue, toRun } from './sqlite-run-store.ts';
+import { assertIssueState, toIssue, toRun } from './sqlite-run-store.ts';
 
 const issueColumns: Record<string, string> = {
   state: 'state',
@@ -88,6 +88,7 @@ export const runWrites = (
     for (const [key, value] of Object.entries(patch)) {
       const column = issueColumns[key];
       if (!column) throw new AppError('bad_request', `Unknown run issue field ${key}.`);
+      if (key === 'state') assertIssueState(value);
       const v = typeof value === 'boolean' ? (value ? 1 : 0) : (value ?? null);
       if (column === 'state') values[4] = v;
       else {

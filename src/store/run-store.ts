@@ -5,7 +5,7 @@ import { AppError } from '../errors.ts';
 import type { ForgeKind } from '../forges/types.ts';
 import type { ProbeAnswer } from '../plan/budget.ts';
 import type { RunPark } from '../plan/environment-park.ts';
-import type { RunState } from '../plan/states.ts';
+import type { IssueRowState, RunState } from '../plan/states.ts';
 import type { Intent } from './types.ts';
 
 /** A run's state: the planner's run state machine (plan/states.ts) owns the list. */
@@ -199,7 +199,7 @@ export interface RunIssueRecord {
   /** `owner/name` */
   repo: string;
   number: number;
-  state: string;
+  state: IssueRowState;
   branch?: string;
   worktree?: string;
   prNumber?: number;
@@ -225,7 +225,7 @@ export interface RunIssueRecord {
 
 /** Fields to change; `null` clears a PR or merge that no longer counts (a bounce). */
 export interface RunIssuePatch {
-  state?: string;
+  state?: IssueRowState;
   branch?: string;
   worktree?: string;
   prNumber?: number | null;
@@ -297,7 +297,10 @@ export interface RunStore {
   /** Drops the results up to and including `upToId` (folded into the run). */
   dropRunResults(runId: string, upToId: number): Promise<void>;
   listRunIssues(runId: string): Promise<RunIssueRecord[]>;
-  /** Creates the row when missing, then applies the patch. */
+  /**
+   * Creates the row when missing, then applies the patch; a state that is not an IssueRowState is refused.
+   * Only orchestrator/run-writer.ts (`writeIssue`) calls this outside the store and its tests.
+   */
   upsertRunIssue(runId: string, repo: string, number: number, patch: RunIssuePatch): Promise<RunIssueRecord>;
   /** Intents not yet taken by the orchestrator, oldest first. */
   listQueuedIntents(): Promise<Intent[]>;

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
-import { isTerminalRunState, runStates } from '../plan/states.ts';
+import { isIssueRowState, issueRowStates, isTerminalRunState, runStates } from '../plan/states.ts';
 import type { AttemptLedger } from '../runner/types.ts';
 import {
   type RunIssueRecord,
@@ -95,7 +95,7 @@ const issueRow = z.object({
   run_id: z.string(),
   issue_repo: z.string(),
   issue_number: z.number(),
-  state: z.string(),
+  state: z.enum(issueRowStates),
   branch: z.string().nullable(),
   worktree: z.string().nullable(),
   pr_number: z.number().nullable(),
@@ -136,6 +136,12 @@ export const toRun = (raw: unknown): RunRecord => {
     ...opt('triggerIssue', r.trigger_issue),
     ...opt('dashboardCommentId', r.dashboard_comment_id),
   };
+};
+
+/** A run issue's state as the store takes it: one of plan/states.ts's list, or a `bad_request`. */
+export const assertIssueState = (value: unknown): void => {
+  if (typeof value !== 'string' || !isIssueRowState(value))
+    throw new AppError('bad_request', `Unknown run issue state ${JSON.stringify(value)}.`);
 };
 
 export const toIssue = (raw: unknown): RunIssueRecord => {
@@ -261,6 +267,7 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
       for (const [key, value] of Object.entries(patch)) {
         const column = issueColumns[key];
         if (!column) throw new AppError('bad_request', `Unknown run issue field ${key}.`);
+        if (key === 'state') assertIssueState(value);
         sets.push(`${column} = @${key}`);
         values[key] = typeof value === 'boolean' ? (value ? 1 : 0) : (value ?? null);
       }

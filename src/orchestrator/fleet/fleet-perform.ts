@@ -13,6 +13,7 @@ import { dispatchIssue, performIssueWork, type RunKind } from '../perform.ts';
 import { keepReviewVerdict } from '../pr-feedback.ts';
 import { loadRepoConfig, repoCommandsOf } from '../repo-settings.ts';
 import { runReviewLeg } from '../review-leg.ts';
+import { writeIssue } from '../run-writer.ts';
 import { type FleetCtx, fleetReviewPorts } from './fleet-context.ts';
 import { updateFleet, updateTicket } from './fleet-state.ts';
 import { mergeTicket } from './merge-ticket.ts';
@@ -79,7 +80,7 @@ const review = async (
     a.issue,
     `${verdictStateWords(r.verdict)}${r.reviewer ? ` by ${r.reviewer}` : ''}`,
   );
-  await deps.store.upsertRunIssue(ctx.run.id, name, ref.number, { reviewPosted: true, state: 'reviewed' });
+  await writeIssue(deps.store, ctx.run.id, name, ref.number, { reviewPosted: true, state: 'reviewed' });
 };
 
 /** Merged and the ticket still open: close what the PR names (the ticket among them), once. */
@@ -100,7 +101,7 @@ const closeTicket = async (deps: Ports<'logger' | 'store'>, ctx: FleetCtx, key: 
     ref,
     `Closed by PR #${row?.prNumber ?? '?'}, merged as commit ${row?.mergedSha ?? 'unknown'}.`,
   );
-  await deps.store.upsertRunIssue(ctx.run.id, name, ref.number, { state: 'closed' });
+  await writeIssue(deps.store, ctx.run.id, name, ref.number, { state: 'closed' });
 };
 
 export const performFleet = async (

@@ -12,6 +12,7 @@ import type { AttemptRecord } from '../../runner/types.ts';
 import { type Ports, refOf } from '../context.ts';
 import { cleanUpMerged, mergePr } from '../pull-requests.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
+import { writeIssue } from '../run-writer.ts';
 import type { FleetCtx, RepoFacts } from './fleet-context.ts';
 import { fleetProgressOf, type TicketState, ticketOf, updateTicket } from './fleet-state.ts';
 
@@ -111,7 +112,7 @@ const squash = async (
   // The head moved or the base did since we read it: the next pass reads the PR again.
   if ('refused' in m) return;
   const sha = m.sha ?? pr.head.sha;
-  await deps.store.upsertRunIssue(ctx.run.id, formatRepo(ref.repo), ref.number, {
+  await writeIssue(deps.store, ctx.run.id, formatRepo(ref.repo), ref.number, {
     state: 'merged',
     mergedSha: sha,
   });
@@ -193,7 +194,7 @@ export const mergeTicket = async (
         else facts.build = await readBuild(deps, ctx, key, attempt!);
         continue;
       case 'record_merged':
-        await deps.store.upsertRunIssue(ctx.run.id, formatRepo(ref.repo), ref.number, {
+        await writeIssue(deps.store, ctx.run.id, formatRepo(ref.repo), ref.number, {
           state: 'merged',
           mergedSha: s.sha,
         });

@@ -3,6 +3,7 @@
 // Read once per reconcile (one PR read per open fleet PR).
 import { formatRepo } from '../../forges/types.ts';
 import { type Ports, refOf } from '../context.ts';
+import { writeIssue } from '../run-writer.ts';
 import type { FleetCtx } from './fleet-context.ts';
 import { ticketOf, updateTicket } from './fleet-state.ts';
 
@@ -16,7 +17,7 @@ export const syncPulls = async (deps: Ports<'store'>, ctx: FleetCtx): Promise<bo
     if (!facts) continue;
     const pr = await facts.forge.getPullRequest({ repo: facts.repo, number: row.prNumber });
     if (pr.merged) {
-      await deps.store.upsertRunIssue(ctx.run.id, row.repo, row.number, {
+      await writeIssue(deps.store, ctx.run.id, row.repo, row.number, {
         state: 'merged',
         mergedSha: pr.mergeCommitSha ?? pr.head.sha,
       });

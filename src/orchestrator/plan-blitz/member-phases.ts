@@ -14,6 +14,7 @@ import type { AttemptRecord } from '../../runner/types.ts';
 import { refOf } from '../context.ts';
 import { dispatchAttempt } from '../dispatch-attempt.ts';
 import { rosterEntryFor } from '../roster-entry.ts';
+import { writeIssue } from '../run-writer.ts';
 import { attemptsOfIssue, type PlanCtx, savePlan, waveOf } from './plan-context.ts';
 
 const phases: readonly string[] = ['sizing', 'planning', 'fixing', 'coding'];
@@ -50,7 +51,7 @@ export const land = async (pc: PlanCtx, key: IssueKey, outcome: WaveOutcome): Pr
   w.outcomes[key] = { ...outcome, ...(title !== undefined && outcome.title === undefined ? { title } : {}) };
   delete w.answers[key];
   const ref = issueRef(key);
-  await pc.deps.store.upsertRunIssue(pc.run.id, `${ref.repo.owner}/${ref.repo.name}`, ref.number, {
+  await writeIssue(pc.deps.store, pc.run.id, `${ref.repo.owner}/${ref.repo.name}`, ref.number, {
     state: outcome.landing,
     ...(outcome.note ? { lastError: outcome.note } : {}),
   });
@@ -68,7 +69,7 @@ export const enterPhase = async (
 ) => {
   const issue = pc.issues.get(key)!;
   const last = attemptsOfIssue(pc, key).at(-1);
-  const row = await pc.deps.store.upsertRunIssue(pc.run.id, repoOf(issue), issue.number, {
+  const row = await writeIssue(pc.deps.store, pc.run.id, repoOf(issue), issue.number, {
     state: phase,
     ...(phases.includes(phase) && last ? { bouncedAfter: last.id } : {}),
     ...(feedback !== undefined ? { lastError: feedback } : {}),
@@ -122,7 +123,7 @@ export const startAttempt = async (pc: PlanCtx, key: IssueKey, phase: Phase): Pr
     issue: key,
     attemptNo,
     job,
-    record: (w) => w.upsertRunIssue(pc.run.id, repoOf(issue), issue.number, { attempts: attemptNo }),
+    record: (w) => writeIssue(w, pc.run.id, repoOf(issue), issue.number, { attempts: attemptNo }),
   });
 };
 

@@ -20,6 +20,7 @@ import { closeWithComment } from '../close-issue.ts';
 import { reportOnce } from '../perform.ts';
 import { cleanUpMerged, mergePr, openPr } from '../pull-requests.ts';
 import { reviewAuthorOf } from '../review-leg.ts';
+import { writeIssue } from '../run-writer.ts';
 import { enterPhase, issueRef, land, readPlan, startAttempt } from './member-phases.ts';
 import { type PlanCtx, savePlan, waveOf } from './plan-context.ts';
 
@@ -50,7 +51,7 @@ const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord): Promise<
   if (!row.reviewPosted && pc.deps.review) {
     // The leg asks the reviewer furthest from the worker's tool and provider first.
     const r = await pc.deps.review({ forge: pc.forge, pr: pr.ref, attempt: solved, runId: pc.run.id });
-    await pc.deps.store.upsertRunIssue(pc.run.id, issue.repo, issue.number, { reviewPosted: r.posted });
+    await writeIssue(pc.deps.store, pc.run.id, issue.repo, issue.number, { reviewPosted: r.posted });
   }
   const now = await pc.forge.getPullRequest(pr.ref);
   const answer = { attempt: solved.id, planner: solved.rosterEntry };
@@ -121,7 +122,7 @@ const resumeOnConflict = async (pc: PlanCtx, key: IssueKey, a: AttemptRecord, n:
     [a],
   );
   const issue = issueRef(key);
-  await pc.deps.store.upsertRunIssue(pc.run.id, formatRepo(issue.repo), issue.number, {
+  await writeIssue(pc.deps.store, pc.run.id, formatRepo(issue.repo), issue.number, {
     conflictResumes: n,
     conflictResumeAt: a.launchedAt,
     conflictResumeSentAt: pc.deps.clock.now().toISOString(),
