@@ -5,17 +5,9 @@
 // on a later pass. The run keeps it (`gateBlocker`), so a repeated stop files nothing more; the issue
 // itself is the run's, never planned or dispatched (plan/run-context.ts counts it done). Pure.
 import type { RunContext } from './run-context.ts';
-import type { Action, RunSnapshot } from './snapshot.ts';
-import type { IssueKey } from './types.ts';
+import type { Action, GateCause, RunSnapshot } from './snapshot.ts';
 
-/** The gate whose red result stopped the run. */
-export type GateCause = 'build' | 'smoke' | 'ship';
-
-/** The run's blocker issue as the planner sees it: the gate it is for, and the issue once filed. */
-export interface GateBlockerView {
-  cause: GateCause;
-  issue?: IssueKey;
-}
+export type { GateBlockerView, GateCause } from './snapshot.ts';
 
 /** The gate is green now: the cause of its blocker issue is gone. */
 const greenNow = (snap: RunSnapshot, cause: GateCause): boolean =>

@@ -3,7 +3,6 @@
 
 import type { ShipPolicy } from '../ship/decide.ts';
 import type { EnvironmentBackoff, RunPark } from './environment-park.ts';
-import type { GateBlockerView, GateCause } from './gate-blocker.ts';
 import type { IssueCaps, IssueUsage } from './issue-caps.ts';
 import type { MemberFacts, MemberOp, MemberRead } from './plan-member.ts';
 import type { AttemptRecord, ModelNotes, Override, Pick, ReviewPick, RosterEntry } from './routing.ts';
@@ -398,3 +397,12 @@ export const replanAfter: ReadonlySet<ActionType> = new Set<ActionType>([
   'unpark',
   'probe_park',
 ]);
+
+/** The gate whose red result stopped the run. */
+export type GateCause = 'build' | 'smoke' | 'ship';
+
+/** The run's blocker issue as the planner sees it: the gate it is for, and the issue once filed. */
+export interface GateBlockerView {
+  cause: GateCause;
+  issue?: IssueKey;
+}
