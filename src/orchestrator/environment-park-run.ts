@@ -1,6 +1,7 @@
 // The run side of an environment park (seed 003, issue 18): the steps that apply the planner's
 // `park`, `unpark` and `probe_park` actions. The decisions, and the view they are made from
 // (`parkViewOf`), are plan/park.ts's; nobody's issue is charged.
+import type { EntryPark } from '../plan/entry-park.ts';
 import { parkSentence, type RunPark } from '../plan/environment-park.ts';
 import { maxSeen } from '../plan/park.ts';
 import { pausePatch, resumePatch } from '../plan/pause.ts';
@@ -26,6 +27,8 @@ const writePark = (
     };
     if (!park && now.progress.park && progress.reason === parkSentence(now.progress.park))
       delete progress.reason;
+    // A budget stop the park took over is over with it.
+    if (!park) delete progress.stopKind;
     // A blocked run stays blocked (the table has no blocked → paused): the park is kept beside it.
     if (o.state === 'paused' && canTransitionRun(now.state, 'paused')) return pausePatch(now, progress);
     if (o.state === 'resume' && now.state === 'paused') return resumePatch(now, progress);
@@ -90,4 +93,34 @@ export const probeParkedRun = async (
     'parked run resumed: probing the endpoint with the interrupted sessions',
   );
   return writePark(deps, run.id, probing, { state: 'resume' });
+};
+
+/**
+ * `park_entry`, `probe_entry`, `unpark_entry` (provider failover, plan/entry-park.ts): the endpoint's park
+ * kept in the run's progress, or dropped. The run's state is not touched: its work goes to other entries.
+ */
+export const writeEntryPark = async (
+  deps: Ports<'logger' | 'store'>,
+  run: RunRecord,
+  a: { endpoint: string; park?: EntryPark; seen?: readonly string[]; reason?: string },
+): Promise<RunRecord> => {
+  const after = await writeRun(deps.store, run.id, (now) => {
+    const { [a.endpoint]: _old, ...others } = now.progress.entryParks ?? {};
+    const entryParks = a.park ? { ...others, [a.endpoint]: a.park } : others;
+    const seen =
+      a.seen && a.seen.length > 0
+        ? { environmentSeen: [...(now.progress.environmentSeen ?? []), ...a.seen].slice(-maxSeen) }
+        : {};
+    return { progress: { ...now.progress, entryParks, ...seen } };
+  });
+  const entries = a.park?.entries ?? run.progress.entryParks?.[a.endpoint]?.entries ?? [];
+  deps.logger.info(
+    { runId: run.id, entries, park: a.park, ...(a.reason ? { reason: a.reason } : {}) },
+    !a.park
+      ? 'roster entry park lifted'
+      : a.park.probingSince
+        ? 'roster entry probed'
+        : 'roster entry parked',
+  );
+  return after;
 };

@@ -23,7 +23,7 @@ import type { BudgetProbe } from './budget-probe.ts';
 import { closeEpic, closeWithComment } from './close-issue.ts';
 import { type Ports, type RunCtx, refOf } from './context.ts';
 import { cloneUrlOf, dispatchAttempt, integrationGitOf } from './dispatch-attempt.ts';
-import { parkRun, probeParkedRun, unparkRun } from './environment-park-run.ts';
+import { parkRun, probeParkedRun, unparkRun, writeEntryPark } from './environment-park-run.ts';
 import { fileReportedBugs } from './file-findings.ts';
 import { closeGateBlocker, fileGateBlocker } from './gate-blocker-run.ts';
 import { handoffFor } from './handoff.ts';
@@ -226,7 +226,7 @@ export const performIssueWork = async (
       ctx.run = await setRunState(deps, ctx.run.id, a);
       return true;
     case 'stop':
-      ctx.run = await stopRun(deps, ctx.run.id, a.state, a.reason, a.command);
+      ctx.run = await stopRun(deps, ctx.run.id, a.state, a.reason, a.command, a.kind);
       return true;
     default:
       return false;
@@ -472,6 +472,13 @@ export const perform = async (deps: PerformPorts, ctx: PassCtx, a: Action): Prom
       return;
     case 'probe_park':
       ctx.run = await probeParkedRun(deps, ctx.run, a);
+      return;
+    case 'park_entry':
+    case 'probe_entry':
+      ctx.run = await writeEntryPark(deps, ctx.run, a);
+      return;
+    case 'unpark_entry':
+      ctx.run = await writeEntryPark(deps, ctx.run, { endpoint: a.endpoint, reason: a.reason });
       return;
   }
   // Nothing else is planned on a pass the forge refused.

@@ -3,7 +3,7 @@
 // its `stop` (the state and the reason, in one write). Both write through run-writer.ts.
 import { updateModelNotesFile } from '../model-notes/notes.ts';
 import { pausePatch } from '../plan/pause.ts';
-import type { Action } from '../plan/snapshot.ts';
+import type { Action, StopKind } from '../plan/snapshot.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Ports } from './context.ts';
 import { writeRun } from './run-writer.ts';
@@ -26,16 +26,18 @@ export const stopRun = async (
   state: RunRecord['state'],
   reason: string,
   command?: string,
+  kind?: StopKind,
 ): Promise<RunRecord> => {
   const run = await writeRun(deps.store, runId, (fresh) => {
-    // The command kept is this stop's own: one from an earlier stop never outlives it.
-    const { continueWith: _earlier, ...rest } = fresh.progress;
+    // The command and the kind kept are this stop's own: an earlier stop's never outlive it.
+    const { continueWith: _earlier, stopKind: _kind, ...rest } = fresh.progress;
     const stopped = {
       state,
       progress: {
         ...rest,
         reason,
         ...(command ? { continueWith: command } : {}),
+        ...(kind ? { stopKind: kind } : {}),
       },
     };
     return state === 'paused' ? pausePatch(fresh, stopped.progress) : stopped;

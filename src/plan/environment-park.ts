@@ -17,9 +17,33 @@ export const MAX_RESET_WAIT_SECONDS = 8 * 24 * 3600;
 /** After a printed reset, wait this much more: the provider's clock and ours differ a little. */
 export const RESET_GRACE_SECONDS = 30;
 
+/**
+ * What kind of environment failure parked a run or a roster entry: what the planner matches on (a
+ * limit asks the budget probe; the words for people are made from it, `causeWords`).
+ */
+export type EnvironmentCause =
+  | 'endpoint_unreachable'
+  | 'endpoint_overloaded'
+  | 'provider_limit'
+  | 'disk_full'
+  | 'tool_missing'
+  | 'other';
+
+/** The words a person reads for a cause. */
+export const causeWords: Record<EnvironmentCause, string> = {
+  endpoint_unreachable: 'model endpoint unreachable',
+  endpoint_overloaded: 'model endpoint overloaded',
+  provider_limit: 'provider limit reached',
+  disk_full: 'disk full',
+  tool_missing: 'agent binary missing',
+  other: 'environment failure',
+};
+
 export interface EnvironmentPark {
-  /** What failed, in words (`provider limit reached`, `model endpoint unreachable`). */
+  /** What failed, in words (`provider limit reached`, `model endpoint unreachable`); made from `cause`. */
   reason: string;
+  /** What failed, as the planner matches it; absent on a park kept from before causes were typed. */
+  cause?: EnvironmentCause;
   /** When the run parked (ISO). */
   since: string;
   /** Failures in a row: the failed attempt, then each probe that found the endpoint still down. */
@@ -59,6 +83,7 @@ const nextProbe = (
 
 export interface EnvironmentFailure {
   reason: string;
+  cause?: EnvironmentCause;
   at: Date;
   attemptId: string;
   /** ISO, from the attempt's summary (resetAtOfSummary). */
@@ -84,6 +109,7 @@ export const parkOnEnvironmentFailure = (
   }
   return {
     reason: failure.reason,
+    ...(failure.cause ? { cause: failure.cause } : {}),
     since: iso(nowMs),
     failures: 1,
     interrupted,
@@ -130,6 +156,8 @@ export const parkSentence = (park: EnvironmentPark): string =>
 /** The park as the run keeps it: the pure park, what parked it, and when its probe started. */
 export type RunPark = EnvironmentPark & {
   kind: 'environment' | 'budget';
+  /** The endpoints (entry-park.ts `endpointOf`) whose failures parked the run: no work goes to them meanwhile. */
+  endpoints?: string[];
   /** When the interrupted sessions were resumed to probe the endpoint (ISO); absent while waiting. */
   probingSince?: string;
 };

@@ -4,6 +4,8 @@
 // and notify actions repeat while their cause lasts, so the orchestrator keys them by content.
 
 import { explain, keysIn } from './classify.ts';
+import { runParkOnEntries } from './entry-park.ts';
+import { failsOverIn, parkedEndpoints, routeIssue } from './failover.ts';
 import { extractFences } from './fences.ts';
 import { findingsFirst } from './findings-first.ts';
 import { closeGateBlockerActions, fileGateBlockerAction } from './gate-blocker.ts';
@@ -13,22 +15,17 @@ import { noticeActions } from './notices.ts';
 import { parkActions } from './park.ts';
 import { planRunActions } from './plan-waves.ts';
 import { gateOnReview, integrationReviewDue, readinessActions, reviewUnclearActions } from './readiness.ts';
-import type { Role } from './routing.ts';
-import { pickWorker } from './routing.ts';
 import type { RunContext } from './run-context.ts';
 import { buildRunContext, issueRef } from './run-context.ts';
-import type { Action, RunKind, RunSnapshot } from './snapshot.ts';
+import type { Action, RunSnapshot } from './snapshot.ts';
 import type { RunState } from './states.ts';
 import { isTerminalRunState } from './states.ts';
 import { stop } from './stop.ts';
-import { assessTier } from './tier.ts';
 import { toolBlockerActions } from './tool-blocker.ts';
 import { fleetOrder } from './triage.ts';
 import type { IssueKey } from './types.ts';
 import type { Caps } from './wave.ts';
 import { nextWave, orderForDispatch, sessionCap } from './wave.ts';
-
-const roleOf: Record<RunKind, Role> = { blitz: 'blitz', fleet: 'fleet', plan: 'plan' };
 
 const capsOf = (snap: RunSnapshot): Caps => ({
   maxSessions: snap.options.maxSessions,
@@ -67,22 +64,24 @@ export const dispatchActions = (ctx: RunContext): Action[] => {
   const usage: Record<string, number> = {};
   for (const p of ctx.progress.values())
     for (const a of p.attempts) usage[a.entry] = (usage[a.entry] ?? 0) + 1;
-  return wave.map((m) => {
+  const parked = parkedEndpoints(snap.park);
+  return wave.flatMap((m): Action[] => {
     const issue = graph.issues.get(m.key)!;
     const attempts = ctx.progress.get(m.key)?.attempts ?? [];
-    const worker = pickWorker({
-      role: roleOf[snap.kind],
-      assessedTier: assessTier(issue.body, issue.labels).tier,
-      roster: snap.roster,
-      attempts,
-      usage,
-      ...(snap.options.override ? { override: snap.options.override } : {}),
-      preferMedium: snap.budget.preferMedium,
-      ...(snap.notes ? { notes: snap.notes } : {}),
-    });
+    const worker = routeIssue(snap, issue, { usage, parked });
+    // Every entry that could take it is parked: it waits for a park to lift (plan/entry-park.ts).
+    if (worker.parked) return [];
     usage[worker.entry.name] = (usage[worker.entry.name] ?? 0) + 1;
-    return { type: 'dispatch', issue: m.key, attempt: attempts.length + 1, worker, fenceOff: m.fenceOff };
+    return [{ type: 'dispatch', issue: m.key, attempt: attempts.length + 1, worker, fenceOff: m.fenceOff }];
   });
+};
+
+/** Ready issues wait, and every one of them only because the entries that could take it are parked. */
+const waitsOnEntries = (ctx: RunContext): boolean => {
+  const ready = keysIn(ctx.classified, 'ready');
+  const parked = parkedEndpoints(ctx.snap.park);
+  if (ready.length === 0 || parked.size === 0) return false;
+  return ready.every((k) => routeIssue(ctx.snap, ctx.graph.issues.get(k)!, { usage: {}, parked }).parked);
 };
 
 const notReadyReasons = (ctx: RunContext, keys: readonly IssueKey[]): string =>
@@ -153,8 +152,14 @@ const workActions = (ctx: RunContext): Action[] => {
     return [...out, ...readinessActions(ctx)];
   }
   if (busy || dispatches.length > 0) return out;
+  // The ready work waits only on parked roster entries: the run parks until the first is probed.
+  const onEntries = waitsOnEntries(ctx) ? runParkOnEntries(snap.park!.now, snap.park!.entries) : undefined;
+  if (onEntries) return [...out, { type: 'park', park: onEntries, seen: [], notice: true }];
   if (sessionCap(capsOf(snap)) === 0 && c.ready > 0)
-    return [...out, ...stop(ctx, 'paused', 'the budget probe says park; nothing is running')];
+    return [
+      ...out,
+      ...stop(ctx, 'paused', 'the budget probe says park; nothing is running', { kind: 'budget_park' }),
+    ];
   const stuck = [...classified.byKey]
     .filter(([, v]) => ['blocked', 'cycle', 'held'].includes(v.category))
     .map(([k]) => k);
@@ -265,7 +270,7 @@ export const nextActions = (runState: RunState, snap: RunSnapshot): Action[] => 
   const tool = toolBlockerActions(runState, snap, () => dispatchActions(buildRunContext(snap)));
   if (tool) return tool;
   const lift: Action[] = snap.keptBlocker ? [{ type: 'unblock', ...snap.keptBlocker }] : [];
-  const park = parkActions(runState, snap.park, snap.budgetStale === true);
+  const park = parkActions(runState, snap.park, snap.budgetStale === true, failsOverIn(snap));
   if (park.length > 0) return [...lift, ...park];
   if (runState === 'paused') return lift;
   const ctx = buildRunContext(snap);

@@ -3,6 +3,7 @@ import { repo, attempt as storedAttempt } from '../../test/support/store-suite-f
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import { defaultEnvironmentBackoff, type RunPark } from './environment-park.ts';
+import { attemptKey } from './issue-progress.ts';
 import { parkActions, parkViewOf } from './park.ts';
 import type { ParkView } from './snapshot.ts';
 
@@ -153,7 +154,15 @@ describe('parkViewOf', () => {
       undefined,
     );
     expect(v.failures).toEqual([
-      { attemptId: 'b1', seen: `b1@${plus(5)}`, reason: 'provider limit reached', resetAt: plus(3600) },
+      {
+        attemptId: 'b1',
+        seen: `b1@${plus(5)}`,
+        reason: 'provider limit reached',
+        cause: 'provider_limit',
+        resetAt: plus(3600),
+        issue: attemptKey(attempts[2]!),
+        entry: attempts[2]!.rosterEntry,
+      },
     ]);
     expect(v).toMatchObject({ now: t0, policy: defaultEnvironmentBackoff, answered: false });
     expect(v).not.toHaveProperty('current');
@@ -205,7 +214,7 @@ describe('parkViewOf', () => {
       park: true,
       resetAt: plus(600),
     };
-    const stopped = run('paused', { budget, reason: 'the budget probe says park' });
+    const stopped = run('paused', { budget, reason: 'the budget probe says park', stopKind: 'budget_park' });
     expect(parkViewOf({ now: t0 }, stopped, [], undefined).budgetStopped).toEqual({ resetAt: plus(600) });
     expect(parkViewOf({ now: t0 }, run('running', { budget }), [], undefined)).not.toHaveProperty(
       'budgetStopped',

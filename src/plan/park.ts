@@ -5,13 +5,21 @@
 // stopped the run on its park is a park too. Pure: `parkViewOf` makes the planner's `ParkView` from the
 // run and its attempts, `parkActions` decides; the orchestrator applies the actions
 // (orchestrator/environment-park-run.ts).
-import { environmentProblem, resetAtOfSummary } from '../runner/failure-class.ts';
+import { causeOfSummary, environmentProblem, resetAtOfSummary } from '../runner/failure-class.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { ProbeAnswer } from './budget.ts';
 import {
+  type EntryPark,
+  endpointOf,
+  entryParkStep,
+  foldEntryFailures,
+  waitingEndpoints,
+} from './entry-park.ts';
+import {
   afterProbe,
   backoffSeconds,
+  causeWords,
   defaultEnvironmentBackoff,
   type EnvironmentBackoff,
   type EnvironmentPark,
@@ -43,9 +51,39 @@ const reasonOf = (a: AttemptRecord): string => {
     environmentProblem(summary) ??
     // The whole first line but a reset time's tail: a full disk's names its host and path.
     /Environment failure: (.+?)(?: \(resets at [^)]*\))?\.?$/m.exec(summary)?.[1]?.trim() ??
-    'environment failure'
+    causeWords.other
   );
 };
+
+/** The endpoint the attempt's roster entry (as its job carried it) sends its requests to. */
+const endpointOfAttempt = (a: AttemptRecord): string | undefined =>
+  a.job?.entry ? endpointOf(a.job.entry) : undefined;
+
+/**
+ * The probing endpoints that an attempt started since their probe has answered: it ended on anything
+ * but an environment failure or a cancel.
+ */
+const answeredEndpoints = (
+  parks: Record<string, EntryPark> | undefined,
+  attempts: readonly AttemptRecord[],
+): string[] =>
+  Object.entries(parks ?? {})
+    .filter(([endpoint, park]) => {
+      const since = park.probingSince;
+      return (
+        since !== undefined &&
+        attempts.some(
+          (a) =>
+            a.startedAt >= since &&
+            a.outcome !== undefined &&
+            a.outcome !== 'environment_failure' &&
+            a.outcome !== 'cancelled' &&
+            endpointOfAttempt(a) === endpoint,
+        )
+      );
+    })
+    .map(([endpoint]) => endpoint)
+    .sort();
 
 /**
  * The park as the planner sees it at `now`: the run's park, the environment failures of each issue's
@@ -71,7 +109,17 @@ export const parkViewOf = (
     )
     .map((a) => {
       const resetAt = resetAtOfSummary(a.failureSummary);
-      return { attemptId: a.id, seen: seenKey(a), reason: reasonOf(a), ...(resetAt ? { resetAt } : {}) };
+      const cause = causeOfSummary(a.failureSummary);
+      return {
+        attemptId: a.id,
+        seen: seenKey(a),
+        reason: reasonOf(a),
+        ...(cause ? { cause } : {}),
+        ...(resetAt ? { resetAt } : {}),
+        issue: attemptKey(a),
+        entry: a.rosterEntry,
+        ...(endpointOfAttempt(a) ? { endpoint: endpointOfAttempt(a) } : {}),
+      };
     });
   const interrupted = (p.park?.interrupted ?? []).map((id) => attempts.find((x) => x.id === id));
   const answered = interrupted.some((a) => a?.outcome !== undefined && a.outcome !== 'environment_failure');
@@ -81,10 +129,8 @@ export const parkViewOf = (
     a && byIssue.get(attemptKey(a))?.id === a.id && a.outcome === 'environment_failure' ? [a.id] : [],
   );
   const budgetStopped =
-    run.state === 'paused' &&
-    p.budget?.status === 'ok' &&
-    p.budget.park &&
-    p.reason?.startsWith('the budget probe says park');
+    run.state === 'paused' && p.budget?.status === 'ok' && p.budget.park && p.stopKind === 'budget_park';
+  const answeredEntries = answeredEndpoints(p.entryParks, attempts);
   return {
     now: at.now,
     policy: at.policy ?? defaultEnvironmentBackoff,
@@ -96,6 +142,8 @@ export const parkViewOf = (
       ? { budgetStopped: p.budget.resetAt ? { resetAt: p.budget.resetAt } : {} }
       : {}),
     ...(probe?.status === 'ok' ? { probeAllows: !probe.park && probe.recommendedMaxSessions > 0 } : {}),
+    ...(p.entryParks && Object.keys(p.entryParks).length > 0 ? { entries: p.entryParks } : {}),
+    ...(answeredEntries.length > 0 ? { entryAnswered: answeredEntries } : {}),
   };
 };
 
@@ -133,17 +181,24 @@ const foldFailures = (v: ParkView, fresh: readonly EnvironmentFailureSeen[]): Ru
   for (const f of fresh) {
     const failure = {
       reason: f.reason,
+      ...(f.cause ? { cause: f.cause } : {}),
       at,
       attemptId: f.attemptId,
       ...(f.resetAt ? { resetAt: f.resetAt } : {}),
     };
+    const endpoints = [...new Set([...(park?.endpoints ?? []), ...(f.endpoint ? [f.endpoint] : [])])].sort();
+    const known = endpoints.length > 0 ? { endpoints } : {};
     if (park?.probingSince !== undefined) {
       const { probingSince: _p, kind, ...waiting } = park;
       const next = afterProbe(waiting, { up: false, at }, v.policy);
       const after: EnvironmentPark = next.resume ? waiting : next.park;
-      park = { ...parkOnEnvironmentFailure(after, failure, v.policy), kind };
+      park = { ...parkOnEnvironmentFailure(after, failure, v.policy), kind, ...known };
     } else {
-      park = { ...parkOnEnvironmentFailure(park, failure, v.policy), kind: park?.kind ?? 'environment' };
+      park = {
+        ...parkOnEnvironmentFailure(park, failure, v.policy),
+        kind: park?.kind ?? 'environment',
+        ...known,
+      };
     }
   }
   return park!;
@@ -154,7 +209,43 @@ const foldFailures = (v: ParkView, fresh: readonly EnvironmentFailureSeen[]): Ru
  * probe's stop), lift it once the probing sessions answered, ask the budget probe when the wait is over
  * (or a person resumed the run), and then lift, wait longer, or resume the interrupted sessions.
  */
-export const parkActions = (runState: RunState, v: ParkView | undefined, budgetStale: boolean): Action[] => {
+/**
+ * Whether the issue of an environment failure can go to another roster entry while the endpoints in
+ * `parked` (the failure's own among them) take no work: the planner's routing answers it.
+ */
+export type FailsOver = (f: EnvironmentFailureSeen, parked: ReadonlySet<string>) => boolean;
+
+/**
+ * The endpoint park for the first fresh failure whose issue another entry can take: that endpoint's
+ * failures of this kind are folded into its park, and the run goes on. Undefined when none can fail over.
+ */
+const failoverPark = (
+  v: ParkView,
+  fresh: readonly EnvironmentFailureSeen[],
+  failsOver: FailsOver | undefined,
+): Action | undefined => {
+  if (!failsOver) return undefined;
+  const parked = waitingEndpoints(v.entries);
+  if (v.current && v.current.probingSince === undefined)
+    for (const e of v.current.endpoints ?? []) parked.add(e);
+  for (const f of fresh) {
+    const endpoint = f.endpoint;
+    if (endpoint === undefined) continue;
+    const without = new Set([...parked, endpoint]);
+    if (!failsOver(f, without)) continue;
+    const same = fresh.filter((g) => g.endpoint === endpoint && failsOver(g, without));
+    const park = foldEntryFailures(v, v.entries?.[endpoint], same);
+    return { type: 'park_entry', endpoint, park, seen: same.map((g) => g.seen) };
+  }
+  return undefined;
+};
+
+export const parkActions = (
+  runState: RunState,
+  v: ParkView | undefined,
+  budgetStale: boolean,
+  failsOver?: FailsOver,
+): Action[] => {
   if (!v) return [];
   const park = v.current;
   if (!park && runState === 'paused' && v.budgetStopped)
@@ -162,10 +253,16 @@ export const parkActions = (runState: RunState, v: ParkView | undefined, budgetS
   // Every environment failure a worker's output named parks: an outage or a limit passes by itself, and
   // a full disk or a binary gone from under the wrapper is told to a person by the park's notice and
   // retried with the park's backoff until it is cured, never re-dispatched every pass (a CLI missing
-  // before the start is a blocker instead: tool-blocker.ts).
+  // before the start is a blocker instead: tool-blocker.ts). It parks the roster entry's endpoint when
+  // another entry can take the issue (provider failover), and the run only when none can.
   const fresh = v.failures;
-  if (fresh.length > 0)
+  if (fresh.length > 0) {
+    const over = failoverPark(v, fresh, failsOver);
+    if (over) return [over];
     return [{ type: 'park', park: foldFailures(v, fresh), seen: fresh.map((f) => f.seen), notice: !park }];
+  }
+  const entry = entryParkStep(v.now, v.entries, new Set(v.entryAnswered ?? []));
+  if (entry) return [entry];
   if (!park) return [];
   if (park.probingSince !== undefined) {
     // The resumed sessions met no outage for a whole first wait: the endpoint is back.
@@ -174,7 +271,7 @@ export const parkActions = (runState: RunState, v: ParkView | undefined, budgetS
   }
   // Due, or a person resumed the run by hand: probe now.
   if (!probeDue(park, new Date(v.now)) && runState === 'paused') return [];
-  const limit = park.kind === 'budget' || park.reason === 'provider limit reached';
+  const limit = park.kind === 'budget' || park.cause === 'provider_limit';
   if (limit && budgetStale) return [{ type: 'probe_budget' }];
   if (park.kind === 'budget' || (limit && v.probeAllows !== undefined)) {
     if (v.probeAllows === false) {

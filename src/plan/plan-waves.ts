@@ -12,7 +12,7 @@ import { buildGraph } from './graph.ts';
 import { planRunLabels } from './plan-labels.ts';
 import { memberStep, takesSlot } from './plan-member.ts';
 import { buildRunContext } from './run-context.ts';
-import type { Action, IssueProgress, PlanRunView, RunSnapshot, StopState } from './snapshot.ts';
+import type { Action, IssueProgress, PlanRunView, RunSnapshot, StopKind, StopState } from './snapshot.ts';
 import { hasLabel, type IssueKey, issueKey, issueRef } from './types.ts';
 import { orderForDispatch, sessionCap } from './wave.ts';
 
@@ -71,7 +71,7 @@ const withoutCycles = (snap: RunSnapshot, cycles: readonly IssueKey[][]): RunSna
 const stopOf = (
   snap: RunSnapshot,
   ready: readonly IssueKey[],
-): { state: 'done' | 'blocked' | 'paused'; reason: string } | undefined => {
+): { state: 'done' | 'blocked' | 'paused'; reason: string; kind?: StopKind } | undefined => {
   const waves = snap.waves ?? { completed: 0 };
   const last = waves.last;
   if (waves.completed > 0 && last && last.approved + last.executionReady + last.closed === 0)
@@ -85,7 +85,8 @@ const stopOf = (
     machineLimit: snap.machine.limit,
     contended: snap.machine.contended,
   };
-  if (sessionCap(caps) === 0) return { state: 'paused', reason: 'the budget probe says park' };
+  if (sessionCap(caps) === 0)
+    return { state: 'paused', reason: 'the budget probe says park', kind: 'budget_park' };
   return undefined;
 };
 
@@ -133,6 +134,7 @@ const nextWaveActions = (snap: RunSnapshot, view: PlanRunView): Action[] => {
       // A cycle or an unreadable blocker left out is a person's to cut, even when the rest is done.
       state: notPlanned && stop.state === 'done' ? 'blocked' : stop.state,
       reason: `${stop.reason}${notPlanned}`,
+      ...(stop.kind ? { kind: stop.kind } : {}),
       cycles,
       // Seed 002: the next wave at a stop is reported as the remaining work, never chained.
       remaining: [

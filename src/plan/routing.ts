@@ -1,6 +1,8 @@
 // Model routing (seed 001): which roster entry runs an issue, and which reviews it. Cheapest
 // capable entry first; alternate within a tier; after a failure try an untried peer in the same
 // tier before going up; never go below a tier this issue already reached; an operator override wins.
+// An entry whose endpoint is parked (plan/entry-park.ts) is passed over: sideways, then up, never down.
+import { endpointOf } from './entry-park.ts';
 import type { Tier } from './tier.ts';
 import { higherTier, tierRank, tiers } from './tier.ts';
 
@@ -20,6 +22,10 @@ export interface RosterEntry {
   /** Lower is cheaper. */
   costRank: number;
   effort?: 'medium' | 'high';
+  /** A `custom` tool's argv template: part of what names the entry's endpoint (entry-park.ts). */
+  command?: string[];
+  /** The worker's extra environment (a base URL, which key): part of what names its endpoint. */
+  env?: Record<string, string | { fromEnv: string }>;
 }
 
 export type AttemptOutcome = 'solved' | 'unsolved' | 'environment_failure' | 'stalled' | 'cancelled';
@@ -55,6 +61,8 @@ export interface PickInput {
   override?: Override;
   preferMedium?: boolean;
   notes?: ModelNotes;
+  /** Endpoints (`endpointOf`) parked for an environment failure: their entries take no work now. */
+  parked?: ReadonlySet<string>;
 }
 
 export interface Pick {
@@ -65,6 +73,11 @@ export interface Pick {
   fallback: boolean;
   /** True when every candidate up to the top tier has already failed on this issue. */
   exhausted: boolean;
+  /**
+   * True when every entry that could take the issue (at its tier or above) is on a parked endpoint:
+   * `entry` is the one it would take, and nothing is dispatched until a park lifts.
+   */
+  parked?: boolean;
 }
 
 /** Seed 001's defaults when the roster has nothing for a tier. */
@@ -152,13 +165,27 @@ export const pickWorker = (input: PickInput): Pick => {
   const failed = new Set(input.attempts.filter((a) => isModelFailure(a)).map((a) => a.entry));
   const usage = input.usage ?? {};
   const lastFailed = isModelFailure(input.attempts[input.attempts.length - 1]);
+  const open = (e: RosterEntry): boolean => !input.parked?.has(endpointOf(e));
+  // A tier reached only because the entries below are parked takes the operator's entries, never a
+  // built-in default the roster did not ask for.
+  let parkedBelow = false;
+  const openOf = (tier: Tier): { list: RosterEntry[]; fallback: boolean } => {
+    const { list, fallback } = candidates(input, tier);
+    const usable = fallback && parkedBelow ? [] : list.filter(open);
+    if (!list.some(open)) parkedBelow = true;
+    return { list: usable, fallback };
+  };
 
   for (let t = tierRank(floor); t < tiers.length; t++) {
     const tier = tiers[t]!;
-    const { list, fallback } = candidates(input, tier);
+    const { list, fallback } = openOf(tier);
     const untried = list.filter((e) => !failed.has(e.name));
     if (untried.length === 0) continue;
     const why = fallback ? `roster has no ${input.role} entry for tier ${tier}; built-in default ` : '';
+    const parkedWhy =
+      tier !== floor && parkedBelow && !lastFailed
+        ? `up to ${tier}: the ${floor} entries' endpoints are parked; `
+        : '';
     if (lastFailed) {
       const entry = untried[0]!;
       const how =
@@ -175,18 +202,33 @@ export const pickWorker = (input: PickInput): Pick => {
     const entry = [...untried].sort(
       (a, b) => (usage[a.name] ?? 0) - (usage[b.name] ?? 0) || byCost(a, b),
     )[0]!;
-    const reason = `${why}tier ${tier}, cheapest least-used entry: ${describe(entry)}`;
+    const reason = `${why}${parkedWhy}tier ${tier}, cheapest least-used entry: ${describe(entry)}`;
     return { entry, tier, reason, fallback, exhausted: false };
   }
   const top = tiers[tiers.length - 1]!;
-  const { list, fallback } = candidates(input, top);
+  // Every untried entry is gone: the highest tier with an open entry retries its cheapest.
+  for (let t = tiers.length - 1; t >= tierRank(floor); t--) {
+    const tier = tiers[t]!;
+    const { list, fallback } = candidates(input, tier);
+    const entry = list.filter(open)[0];
+    if (!entry) continue;
+    return {
+      entry,
+      tier,
+      reason: `every entry up to tier ${top} has failed on this issue; retrying ${describe(entry)}`,
+      fallback,
+      exhausted: true,
+    };
+  }
+  const { list, fallback } = candidates(input, floor);
   const entry = list[0]!;
   return {
     entry,
-    tier: top,
-    reason: `every entry up to tier ${top} has failed on this issue; retrying ${describe(entry)}`,
+    tier: floor,
+    reason: `every entry that can take it from tier ${floor} up is on a parked endpoint; it waits for one to come back`,
     fallback,
-    exhausted: true,
+    exhausted: false,
+    parked: true,
   };
 };
 

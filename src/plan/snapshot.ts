@@ -2,7 +2,8 @@
 // tracker and the store on every reconcile. Nothing here is read from a clock or a process.
 
 import type { ShipPolicy } from '../ship/decide.ts';
-import type { EnvironmentBackoff, RunPark } from './environment-park.ts';
+import type { EntryPark, EntryParks } from './entry-park.ts';
+import type { EnvironmentBackoff, EnvironmentCause, RunPark } from './environment-park.ts';
 import type { IssueCaps, IssueUsage } from './issue-caps.ts';
 import type { MemberFacts, MemberOp, MemberRead } from './plan-member.ts';
 import type { AttemptRecord, ModelNotes, Override, Pick, ReviewPick, RosterEntry } from './routing.ts';
@@ -224,8 +225,15 @@ export interface EnvironmentFailureSeen {
   seen: string;
   /** What failed, in words (`model endpoint unreachable`, `provider limit reached`, `agent binary missing`). */
   reason: string;
+  /** What failed, as the planner matches it. */
+  cause?: EnvironmentCause;
   /** When the tool said the limit lifts (ISO), if it said. */
   resetAt?: string;
+  /** The issue the attempt worked on. */
+  issue?: IssueKey;
+  /** The roster entry it ran on, and that entry's endpoint (plan/entry-park.ts `endpointOf`). */
+  entry?: string;
+  endpoint?: string;
 }
 
 /** What plan/park.ts decides a park from; the orchestrator reads the clock, the ledger and the run. */
@@ -245,6 +253,10 @@ export interface ParkView {
   budgetStopped?: { resetAt?: string };
   /** The budget probe's answer this reconcile call: true when it allows work; absent when none is configured or it failed. */
   probeAllows?: boolean;
+  /** The parks of the roster entries' endpoints (plan/entry-park.ts), by endpoint. */
+  entries?: EntryParks;
+  /** Probing endpoints an attempt started since the probe has answered (ended on anything but the outage). */
+  entryAnswered?: string[];
 }
 
 /** An agent CLI the runner did not find, as the latest attempts of one issue show it. */
@@ -265,6 +277,9 @@ export interface MissingToolView {
 }
 
 export type StopState = 'done' | 'blocked' | 'paused';
+
+/** A stop the planner recognises later: `budget_park`, the run paused because the budget probe says park. */
+export type StopKind = 'budget_park';
 
 /** An issue a plan wave skips, with the reason. */
 export interface HeldIssue {
@@ -328,6 +343,8 @@ export type Action =
       cycles?: IssueKey[][];
       /** The red gate that stopped the run: it files the run's blocker issue (plan/gate-blocker.ts). */
       gate?: GateCause;
+      /** What kind of stop it is, where the planner matches on it later (a budget park lifts by itself). */
+      kind?: StopKind;
     }
   /** File the run's one blocker issue for the red gate that stops it, blocking `blocks` (plan/gate-blocker.ts). */
   | {
@@ -357,6 +374,12 @@ export type Action =
   | { type: 'unpark'; reason: string }
   /** The park's wait is over: the sessions in `resume` go on as the probe; with none resumed it lifts. */
   | { type: 'probe_park'; park: RunPark; resume: string[] }
+  /** Park a roster entry's endpoint (or keep it parked with this park): its work goes to other entries. */
+  | { type: 'park_entry'; endpoint: string; park: EntryPark; seen: string[] }
+  /** An endpoint's wait is over: it takes work again, on watch (`probingSince`). */
+  | { type: 'probe_entry'; endpoint: string; park: EntryPark }
+  /** An endpoint's park lifts: an attempt on it ended on something other than the outage. */
+  | { type: 'unpark_entry'; endpoint: string; reason: string }
   /** The run stops BLOCKED on a hard blocker: one notice, and a blocker issue filed once the forge lets it. */
   | { type: 'block'; reason: string }
   /** The hard blocker is gone: its blocker issue is closed and the run goes on. */
@@ -396,6 +419,9 @@ export const replanAfter: ReadonlySet<ActionType> = new Set<ActionType>([
   'park',
   'unpark',
   'probe_park',
+  'park_entry',
+  'probe_entry',
+  'unpark_entry',
 ]);
 
 /** The gate whose red result stopped the run. */

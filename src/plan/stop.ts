@@ -1,7 +1,7 @@
 // The two actions that end a run in a named state: a notice to the people on it, then the stop.
 import type { GateCause } from './gate-blocker.ts';
 import type { RunContext } from './run-context.ts';
-import type { Action, StopState } from './snapshot.ts';
+import type { Action, StopKind, StopState } from './snapshot.ts';
 
 // `notify: false` when the people were already told about this very cause (an issue's own notice);
 // `command`: what continues the run when it is not `/blitz resume` (a held issue's `/blitz retry #n`);
@@ -10,7 +10,7 @@ export const stop = (
   ctx: Pick<RunContext, 'snap'>,
   state: StopState,
   reason: string,
-  opts: { notify?: boolean; command?: string; gate?: GateCause } = {},
+  opts: { notify?: boolean; command?: string; gate?: GateCause; kind?: StopKind } = {},
 ): Action[] => {
   const level = state === 'done' ? 'ready' : state === 'blocked' ? 'blocked' : 'info';
   const word = state === 'done' ? 'ready' : state === 'blocked' ? 'BLOCKED' : 'paused';
@@ -23,6 +23,7 @@ export const stop = (
       reason,
       ...(opts.command ? { command: opts.command } : {}),
       ...(opts.gate ? { gate: opts.gate } : {}),
+      ...(opts.kind ? { kind: opts.kind } : {}),
     },
   ];
 };

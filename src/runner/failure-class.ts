@@ -1,6 +1,7 @@
 // Classifies how an attempt ended (seed 003). An environment failure — the model endpoint down,
 // the binary missing, the disk full — is the host's fault: the run parks and nobody is charged.
 import { z } from 'zod';
+import type { EnvironmentCause } from '../plan/environment-park.ts';
 import { limitResetFrom } from './limit-reset.ts';
 import type { AttemptOutcome } from './types.ts';
 
@@ -28,31 +29,36 @@ export interface DiskPlace {
 export const diskFullSummary = (at: DiskPlace): string =>
   `Environment failure: disk full on ${at.host} at ${at.path}.`;
 
-const environmentPatterns: { pattern: RegExp; what: string }[] = [
+const environmentPatterns: { pattern: RegExp; what: string; cause: EnvironmentCause }[] = [
   {
     pattern: /API Error[^\n]{0,80}(connect|refused|reset|timed? ?out|network|socket|overloaded|5\d\d)/i,
     what: 'model endpoint unreachable',
+    cause: 'endpoint_unreachable',
   },
   {
     pattern: /\bECONNREFUSED\b|\bECONNRESET\b|\bENOTFOUND\b|\bEAI_AGAIN\b|\bETIMEDOUT\b/,
     what: 'model endpoint unreachable',
+    cause: 'endpoint_unreachable',
   },
   // opencode's APIError; codex's reconnect loop; gemini's and qwen's retries of a failed fetch.
   {
     pattern:
       /Cannot connect to API|Reconnecting\.\.\. waiting for network|Retrying with backoff[^\n]{0,120}fetch failed|\bfetch failed\b[^\n]{0,40}(?:sending request|ECONNREFUSED|other side closed)/,
     what: 'model endpoint unreachable',
+    cause: 'endpoint_unreachable',
   },
   {
     pattern:
       /\b(?:overloaded_error|Overloaded)\b|\b5(?:00|02|03|04|29)\b[^\n]{0,40}(?:overloaded|unavailable|bad gateway|server error)/i,
     what: 'model endpoint overloaded',
+    cause: 'endpoint_overloaded',
   },
-  { pattern: limitPattern, what: 'provider limit reached' },
-  { pattern: diskFullPattern, what: 'disk full' },
+  { pattern: limitPattern, what: 'provider limit reached', cause: 'provider_limit' },
+  { pattern: diskFullPattern, what: 'disk full', cause: 'disk_full' },
   {
     pattern: /blitz-runner: could not start|\bENOENT\b[^\n]{0,40}spawn/i,
     what: 'agent binary missing',
+    cause: 'tool_missing',
   },
 ];
 
@@ -65,9 +71,26 @@ const environmentPatterns: { pattern: RegExp; what: string }[] = [
 export const isToolMissing = (summary: string | undefined): boolean =>
   /^Agent binary missing or not runnable|: command "[^"]*" was not found on this host/.test(summary ?? '');
 
+/**
+ * The kind of environment failure an attempt's summary (written by `classifyExit`, so this file knows
+ * its shape) records; undefined for a summary that is not an environment failure's.
+ */
+export const causeOfSummary = (summary: string | undefined): EnvironmentCause | undefined => {
+  const s = summary ?? '';
+  const head = 'Environment failure: ';
+  if (!s.startsWith(head)) return undefined;
+  // classifyExit writes the pattern's `what` right after the head (a full disk's names its place after it).
+  const what = s.slice(head.length);
+  return environmentPatterns.find((p) => what.startsWith(p.what))?.cause ?? 'other';
+};
+
 /** The environment problem named in a log tail, if any. */
 export const environmentProblem = (logTail: string): string | undefined =>
   environmentPatterns.find((p) => p.pattern.test(logTail))?.what;
+
+/** The kind of environment problem a log tail (or an attempt's summary) names, for the planner to match on. */
+export const environmentCause = (text: string): EnvironmentCause | undefined =>
+  environmentPatterns.find((p) => p.pattern.test(text))?.cause;
 
 export interface ExitFacts {
   exitCode: number | undefined;

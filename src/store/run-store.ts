@@ -4,7 +4,9 @@
 import { AppError } from '../errors.ts';
 import type { ForgeKind } from '../forges/types.ts';
 import type { ProbeAnswer } from '../plan/budget.ts';
+import type { EntryParks } from '../plan/entry-park.ts';
 import type { RunPark } from '../plan/environment-park.ts';
+import type { StopKind } from '../plan/snapshot.ts';
 import type { IssueRowState, RunState } from '../plan/states.ts';
 import type { Intent } from './types.ts';
 
@@ -75,6 +77,11 @@ export interface RunProgress {
    * it resumes by itself when a probe allows (decided by plan/park.ts).
    */
   park?: RunPark;
+  /**
+   * The roster entries' endpoints parked by an environment failure (provider failover, plan/entry-park.ts),
+   * by endpoint: their work goes to other entries until a probe finds them back.
+   */
+  entryParks?: EntryParks;
   /** The forge refused the bot (401, 403): the run is BLOCKED on it until a pass gets through. */
   hardBlocker?: { reason: string; since: string; issue?: number };
   /**
@@ -88,6 +95,8 @@ export interface RunProgress {
   pausedFrom?: RunRecordState;
   /** Why the run stopped (done / blocked / cancelled), in words. */
   reason?: string;
+  /** What kind of stop the last one was, where the planner matches on it (a budget park lifts by itself). */
+  stopKind?: StopKind;
   /**
    * What a person types to continue the stopped run when it is not `/blitz resume`: a run blocked
    * because its issues gave up continues with `/blitz retry #n` (plan/next-actions.ts).
