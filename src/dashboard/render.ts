@@ -189,6 +189,10 @@ const renderWith = (input: DashboardInput, parts: RenderParts): string => {
     for (const b of input.blockers) out.push(blockerLine(b));
   }
   if (input.budget) out.push('', budgetLine(input.budget));
+  if (input.entries) {
+    out.push('', '#### Roster entries', '');
+    for (const e of input.entries) out.push(`- ${markdownText(e.name, 60)}: ${markdownText(e.state, 200)}`);
+  }
   if (input.forgePace) out.push('', slowedLine(input.forgePace));
   if (input.storeOutage) out.push('', `**Store outage:** ${markdownText(input.storeOutage, 300)}.`);
   for (const w of input.warnings ?? []) out.push('', `**Warning:** ${markdownText(w, 300)}.`);

@@ -79,4 +79,9 @@ export interface DashboardInput {
   storeOutage?: string;
   /** One sentence each: an issue that spent 80 % of a per-issue cap (plan/notices.ts). */
   warnings?: string[];
+  /**
+   * Each author roster entry and its state (healthy, parked, probing: plan/entry-park.ts), shown when
+   * the run can fail over between entries or one is parked.
+   */
+  entries?: { name: string; state: string }[];
 }

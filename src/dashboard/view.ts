@@ -2,6 +2,7 @@
 // attempts) and the planner's report actions. Rendering itself is render.ts.
 
 import { attemptCost, defaultPrices, formatCost, type PriceTable, sumCosts } from '../plan/cost.ts';
+import { type EntryPark, type EntryParks, entryStateWords } from '../plan/entry-park.ts';
 import { isEpic } from '../plan/epics.ts';
 import { gateLine } from '../plan/gate-checks.ts';
 import { integrationReviewLine } from '../plan/readiness.ts';
@@ -178,6 +179,7 @@ export const dashboardView = (input: {
     ...notes.filter((n) => n.dashboard === 'warning').map((n) => n.message),
     ...(pr.lostRunners ?? []).map((l) => l.sentence),
   ];
+  const entries = entryStates(snap, pr.entryParks);
   return {
     runId: run.id,
     milestone: run.milestoneTitle,
@@ -193,6 +195,7 @@ export const dashboardView = (input: {
     readinessUnmet: finished ? [] : readinessUnmet,
     ...ran,
     ...(warnings.length > 0 ? { warnings } : {}),
+    ...(entries ? { entries } : {}),
     ...(pr.ship?.path && pr.ship.status === 'passed'
       ? {
           ship: {
@@ -205,4 +208,22 @@ export const dashboardView = (input: {
         }
       : {}),
   };
+};
+
+/**
+ * The author entries of the run's kind with their state, when there is more than one (failover is
+ * possible) or one is parked; undefined otherwise (a one-entry roster's dashboard says nothing more).
+ */
+const entryStates = (
+  snap: Pick<RunSnapshot, 'kind' | 'roster'>,
+  parks: EntryParks | undefined,
+): { name: string; state: string }[] | undefined => {
+  const role = snap.kind;
+  // A snapshot made without a roster (a status read, a test) shows no entries.
+  const authors = (snap.roster ?? []).filter((e) => e.roles.includes(role));
+  const byEntry = new Map<string, EntryPark>();
+  for (const park of Object.values(parks ?? {})) for (const name of park.entries) byEntry.set(name, park);
+  if (authors.length < 2 && byEntry.size === 0) return undefined;
+  const names = [...new Set([...authors.map((e) => e.name), ...byEntry.keys()])];
+  return names.map((name) => ({ name, state: entryStateWords(byEntry.get(name)) }));
 };

@@ -77,6 +77,8 @@ export interface BlitzHarnessOptions {
   runner?: Record<string, unknown>;
   /** The fake roster entry's `model` (what its attempts are priced by). */
   model?: string;
+  /** More roster entries after the fake one (a second author entry on another endpoint …). */
+  moreRoster?: Record<string, unknown>[];
   /** `prices:` of blitz.config.yml (dollars per million tokens, by model). */
   prices?: Record<string, unknown>;
   /** The bot's clock (runner and orchestrator); default the system's. */
@@ -151,6 +153,7 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
             },
           ]
         : []),
+      ...(opts.moreRoster ?? []),
     ],
     modelNotesPath: join(dir, 'models.md'),
     ...(opts.prices ? { prices: opts.prices } : {}),
