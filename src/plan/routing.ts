@@ -210,7 +210,7 @@ export const pickWorker = (input: PickInput): Pick => {
   for (let t = tiers.length - 1; t >= tierRank(floor); t--) {
     const tier = tiers[t]!;
     const { list, fallback } = candidates(input, tier);
-    const entry = list.filter(open)[0];
+    const entry = fallback && parkedBelow ? undefined : list.filter(open)[0];
     if (!entry) continue;
     return {
       entry,

@@ -45,6 +45,10 @@ export interface FleetHarnessOptions {
    * does (a budget tracker fed by every request, `forgePace`); `now` is the clock of both.
    */
   rateLimit?: { core?: number; now: () => number };
+  /** More `runner:` settings of blitz.config.yml (environmentBackoff …). */
+  runner?: Record<string, unknown>;
+  /** The bot's clock (runner and orchestrator); default the system's. */
+  clock?: { now(): Date };
 }
 
 export const startFleetHarness = async (opts: FleetHarnessOptions) => {
@@ -86,7 +90,13 @@ export const startFleetHarness = async (opts: FleetHarnessOptions) => {
   const workspace = join(dir, 'workspace');
   const reviewerArgv = [process.execPath, fakeReviewer, '--verdict', 'minor', '{prompt_file}'];
   const config: BlitzConfig = blitzConfigSchema.parse({
-    runner: { workspace, maxSessions: opts.maxSessions ?? 3, retries: 0, attemptTimeoutMinutes: 10 },
+    runner: {
+      workspace,
+      maxSessions: opts.maxSessions ?? 3,
+      retries: 0,
+      attemptTimeoutMinutes: 10,
+      ...(opts.runner ?? {}),
+    },
     roster: [
       {
         ...fakeEntry(opts.agentEnv ?? {}),
@@ -113,6 +123,7 @@ export const startFleetHarness = async (opts: FleetHarnessOptions) => {
     logger,
     secrets: { github: SECRET, gitea: SECRET },
     cloneUrl: async (_f, repo) => (repo.name === 'lib' ? origins.lib : origins.app).bareDir,
+    ...(opts.clock ? { clock: opts.clock } : {}),
     ...(budget ? { orchestrator: { forgePace: () => budget.paceOf(budgetKey(kind)) } } : {}),
   });
 

@@ -9,6 +9,7 @@ import { verdictStateWords } from '../../plan/state-words.ts';
 import { closeWithComment } from '../close-issue.ts';
 import { closeOnMerge } from '../close-on-merge.ts';
 import { type Ports, refOf } from '../context.ts';
+import { parkRun, probeParkedRun, unparkRun, writeEntryPark } from '../environment-park-run.ts';
 import { dispatchIssue, performIssueWork, type RunKind } from '../perform.ts';
 import { keepReviewVerdict } from '../pr-feedback.ts';
 import { loadRepoConfig, repoCommandsOf } from '../repo-settings.ts';
@@ -106,10 +107,29 @@ const closeTicket = async (deps: Ports<'logger' | 'store'>, ctx: FleetCtx, key: 
 
 export const performFleet = async (
   deps: Ports<'baseEnv' | 'cloneUrl' | 'config' | 'dispatcher' | 'fleet' | 'ledger' | 'logger'> &
-    Ports<'notifiers' | 'runner' | 'store'>,
+    Ports<'clock' | 'notifiers' | 'runner' | 'store'>,
   ctx: FleetCtx,
   a: Action,
 ): Promise<void> => {
+  // The fleet's park is the blitz's (plan/park.ts): an outage parks the roster entry, or the fleet.
+  switch (a.type) {
+    case 'park':
+      ctx.run = await parkRun(deps, ctx.run, a);
+      return;
+    case 'unpark':
+      ctx.run = await unparkRun(deps, ctx.run, a.reason);
+      return;
+    case 'probe_park':
+      ctx.run = await probeParkedRun(deps, ctx.run, a);
+      return;
+    case 'park_entry':
+    case 'probe_entry':
+      ctx.run = await writeEntryPark(deps, ctx.run, a);
+      return;
+    case 'unpark_entry':
+      ctx.run = await writeEntryPark(deps, ctx.run, { endpoint: a.endpoint, reason: a.reason });
+      return;
+  }
   if (await performIssueWork(deps, ctx, fleetKind(ctx), a)) return;
   switch (a.type) {
     case 'dispatch':

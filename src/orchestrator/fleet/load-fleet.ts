@@ -8,6 +8,7 @@ import { formatRepo, type Issue } from '../../forges/types.ts';
 import { issueContentHash } from '../../intake/content-hash.ts';
 import { extractFences } from '../../plan/fences.ts';
 import { attemptKey, deriveProgress } from '../../plan/issue-progress.ts';
+import { parkViewOf } from '../../plan/park.ts';
 import type { IssueProgress, RunSnapshot } from '../../plan/snapshot.ts';
 import { issueKey, type PlanIssue, planLabels } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
@@ -151,6 +152,8 @@ export const loadFleet = async (
     rows: rowsByKey,
   });
   const busyFences = await busyWork(deps, run, new Set(repos.keys()), facts);
+  const budget = await deps.probe(run.id);
+  const now = deps.clock.now().toISOString();
   const snap: RunSnapshot = {
     ...commonSnapshot(
       deps,
@@ -163,13 +166,21 @@ export const loadFleet = async (
           (i) => i.state === 'open' || derived.some((p) => p.key === issueKey(i.repo, i.number)),
         ),
         progress: progress.filter((p) => tickets.has(p.key)),
-        budget: await deps.probe(run.id),
+        budget,
         // Close to the forge's rate limit: fewer sessions; spent, the planner holds new ones (`forgeSpent`).
         machine,
         pace,
       },
     ),
     ...(run.progress.reason !== undefined ? { stopReason: run.progress.reason } : {}),
+    // An outage parks the fleet (or only the roster entry that met it) as it parks a blitz: no relaunch
+    // of every ticket on every pass (plan/park.ts).
+    park: parkViewOf(
+      { now, policy: deps.config.runner.environmentBackoff },
+      run,
+      attempts.filter((a) => tickets.has(attemptKey(a))),
+      budget,
+    ),
     // Named as the planner's issues name their repo (fleetOrder compares the two).
     busyRepos: [...new Set([...tickets.values()].map((i) => i.repo))].filter((r) =>
       busyFences.has(r.toLowerCase()),

@@ -30,8 +30,10 @@ export const fleetPasses = (deps: FleetPorts, hooks: FleetHooks, runId: string):
     let ctx = await loadFleet(deps, hooks, runId);
     if (!ctx) return undefined;
     if (pass === 0 && (await syncPulls(deps, ctx))) ctx = (await loadFleet(deps, hooks, runId)) ?? ctx;
-    // A paused fleet plans nothing; its scoreboard still shows where it stands.
-    if (ctx.run.state === 'paused') return void hooks.scoreboard(runId, board(ctx));
+    // A paused fleet plans nothing but its park (which lifts by itself); its scoreboard still shows
+    // where it stands.
+    if (ctx.run.state === 'paused' && !ctx.run.progress.park && ctx.run.progress.stopKind !== 'budget_park')
+      return void hooks.scoreboard(runId, board(ctx));
     await relayReports(deps, ctx);
     return ctx;
   },

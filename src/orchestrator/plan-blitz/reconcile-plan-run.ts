@@ -8,6 +8,7 @@ import { planDryRun } from '../../dashboard/dry-run.ts';
 import { renderPlanDashboard } from '../../dashboard/plan-dashboard.ts';
 import { issueAttempts } from '../../plan/issue-progress.ts';
 import { conflictResumeState } from '../../plan/merge-conflict.ts';
+import { parkViewOf } from '../../plan/park.ts';
 import { sizeOf } from '../../plan/plan-labels.ts';
 import {
   environmentWait,
@@ -23,6 +24,7 @@ import type { RunRecord } from '../../store/run-store.ts';
 import type { BudgetProbe } from '../budget-probe.ts';
 import type { Ports, RunOptionsStored } from '../context.ts';
 import { cloneUrlOf } from '../dispatch-attempt.ts';
+import { parkRun, unparkRun } from '../environment-park-run.ts';
 import { blockRun, unblockRun } from '../hard-blocker-run.ts';
 import { live, type PassKind, runPasses } from '../pass-loop.ts';
 import { reportOnce } from '../perform.ts';
@@ -94,15 +96,20 @@ const loadPlanRun = async (
   const wave = currentWave(pc.plan);
   // The pass's time: a member's environment backoff is waited out against it (plan-member.ts).
   const now = deps.clock.now().toISOString();
+  const budget = await deps.probe(run.id);
   const snap: RunSnapshot = {
     ...commonSnapshot(deps, 'plan', options, {
       milestone: ms.milestone,
       issues,
       external,
-      budget: await deps.probe(run.id),
+      budget,
       machine,
       pace,
     }),
+    // A wave paused by the budget probe's park waits for the reset the probe named and goes on by
+    // itself once it allows work (plan/park.ts). A member's environment failure is its own lane's
+    // (plan-member.ts): no attempt is read here.
+    park: parkViewOf({ now, policy: deps.config.runner.environmentBackoff }, run, [], budget),
     ...(run.progress.hardBlocker ? { keptBlocker: keptBlockerOf(run.progress.hardBlocker) } : {}),
     waves: { completed: landed.length, ...(last ? { last: tallyOf(last) } : {}) },
     planRun: {
@@ -220,6 +227,8 @@ const stopPlanRun = async (
 const performPlan = async (deps: PlanRunPorts, p: PlanPass, a: Action): Promise<unknown> => {
   if (a.type === 'block') return blockRun(deps, p.run.id, a.reason);
   if (a.type === 'unblock') return unblockRun(deps, p.run.id);
+  if (a.type === 'park') return void (p.run = await parkRun(deps, p.run, a));
+  if (a.type === 'unpark') return void (p.run = await unparkRun(deps, p.run, a.reason));
   // Nothing else is planned on a held pass.
   if ('held' in p) return;
   const pc = p;
