@@ -227,8 +227,14 @@ const stopPlanRun = async (
 const performPlan = async (deps: PlanRunPorts, p: PlanPass, a: Action): Promise<unknown> => {
   if (a.type === 'block') return blockRun(deps, p.run.id, a.reason);
   if (a.type === 'unblock') return unblockRun(deps, p.run.id);
-  if (a.type === 'park') return void (p.run = await parkRun(deps, p.run, a));
-  if (a.type === 'unpark') return void (p.run = await unparkRun(deps, p.run, a.reason));
+  if (a.type === 'park') {
+    p.run = await parkRun(deps, p.run, a);
+    return;
+  }
+  if (a.type === 'unpark') {
+    p.run = await unparkRun(deps, p.run, a.reason);
+    return;
+  }
   // Nothing else is planned on a held pass.
   if ('held' in p) return;
   const pc = p;
