@@ -67,8 +67,9 @@ describe.each(['github', 'gitea'] as const)('provider failover on %s', (forge) =
     });
     // The dashboard shows each entry's state.
     expect(x.dashboard()).toContain('#### Roster entries');
+    // Words a person reads are escaped for markdown (`:` as `&#58;`).
     expect(x.dashboard()).toMatch(
-      /- fake: parked: model endpoint unreachable; its work goes to the other entries/,
+      /- fake: parked&#58; model endpoint unreachable; its work goes to the other entries/,
     );
     expect(x.dashboard()).toContain('- peer: healthy');
   }, 180_000);
