@@ -8,11 +8,12 @@
 import {
   afterProbe,
   type EnvironmentBackoff,
+  type EnvironmentCause,
   parkOnEnvironmentFailure,
   probeDue,
   type RunPark,
 } from './environment-park.ts';
-import type { EnvironmentFailureSeen } from './snapshot.ts';
+import type { IssueKey } from './types.ts';
 
 /** What names a roster entry's endpoint: its tool, provider, a custom tool's argv and its environment. */
 export interface EndpointFacts {
@@ -141,3 +142,21 @@ export const runParkOnEntries = (now: string, parks: EntryParks | undefined): Ru
     endpoints: waiting.map(([k]) => k).sort(),
   };
 };
+
+/** An environment failure of the run's latest attempt of an issue, as the runner summed it up. */
+export interface EnvironmentFailureSeen {
+  attemptId: string;
+  /** `attemptId@endedAt`: what the park keeps in `environmentSeen` once it has folded the failure in. */
+  seen: string;
+  /** What failed, in words (`model endpoint unreachable`, `provider limit reached`, `agent binary missing`). */
+  reason: string;
+  /** What failed, as the planner matches it. */
+  cause?: EnvironmentCause;
+  /** When the tool said the limit lifts (ISO), if it said. */
+  resetAt?: string;
+  /** The issue the attempt worked on. */
+  issue?: IssueKey;
+  /** The roster entry it ran on, and that entry's endpoint (plan/entry-park.ts `endpointOf`). */
+  entry?: string;
+  endpoint?: string;
+}

@@ -2,8 +2,11 @@
 // tracker and the store on every reconcile. Nothing here is read from a clock or a process.
 
 import type { ShipPolicy } from '../ship/decide.ts';
-import type { EntryPark, EntryParks } from './entry-park.ts';
-import type { EnvironmentBackoff, EnvironmentCause, RunPark } from './environment-park.ts';
+import type { EntryPark, EntryParks, EnvironmentFailureSeen } from './entry-park.ts';
+
+export type { EnvironmentFailureSeen } from './entry-park.ts';
+
+import type { EnvironmentBackoff, RunPark } from './environment-park.ts';
 import type { IssueCaps, IssueUsage } from './issue-caps.ts';
 import type { MemberFacts, MemberOp, MemberRead } from './plan-member.ts';
 import type { AttemptRecord, ModelNotes, Override, Pick, ReviewPick, RosterEntry } from './routing.ts';
@@ -216,24 +219,6 @@ export interface RunSnapshot {
   shipped?: { url?: string; unchecked?: string };
   /** `runner.maxTokensPerIssue`, `…AttemptsPerIssue`, `…SessionsPerIssue`; absent: no per-issue caps. */
   issueCaps?: IssueCaps;
-}
-
-/** An environment failure of the run's latest attempt of an issue, as the runner summed it up. */
-export interface EnvironmentFailureSeen {
-  attemptId: string;
-  /** `attemptId@endedAt`: what the park keeps in `environmentSeen` once it has folded the failure in. */
-  seen: string;
-  /** What failed, in words (`model endpoint unreachable`, `provider limit reached`, `agent binary missing`). */
-  reason: string;
-  /** What failed, as the planner matches it. */
-  cause?: EnvironmentCause;
-  /** When the tool said the limit lifts (ISO), if it said. */
-  resetAt?: string;
-  /** The issue the attempt worked on. */
-  issue?: IssueKey;
-  /** The roster entry it ran on, and that entry's endpoint (plan/entry-park.ts `endpointOf`). */
-  entry?: string;
-  endpoint?: string;
 }
 
 /** What plan/park.ts decides a park from; the orchestrator reads the clock, the ledger and the run. */
