@@ -28,6 +28,7 @@ import { commitAndPush, gitIn, originFile, removeDir, tempDir, testEnv } from '.
 import { manualCron } from '../support/manual-cron.ts';
 import { startRunnerProcess } from '../support/replicas-harness.ts';
 import { fixture, signedGiteaRequest } from '../support/signing.ts';
+import { until as untilReached } from '../support/until.ts';
 import { World, type WorldRepo } from '../support/world.ts';
 import { createRealGitRepo } from '../support/world-git.ts';
 import type { Cleanups } from './serve-harness.ts';
@@ -45,8 +46,6 @@ afterEach(async () => {
   for (const pid of pids.splice(0)) if (isAlive(pid)) killGroup(pid, 'SIGKILL');
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The harness's `blitz-bot runner` process, serving fleet work: killed after the test. */
 const startFleetRunner = (server: string, token: string) => {
@@ -247,16 +246,9 @@ const boot = async (opts: { buildFails: boolean; cron?: CronStarter }) => {
       1,
     );
   };
-  /** Polls `done` (bounded) and fails with the bot's and the runner's state. */
-  const until = async (what: string, done: () => Promise<boolean> | boolean, timeoutMs = 120_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      if (await done()) return;
-      // Kept: what is awaited is the state of the runner process and the bot, seen from outside.
-      await sleep(250);
-    }
-    throw new Error(`${what}: not reached in ${timeoutMs} ms\n${await state()}`);
-  };
+  /** Polls `done` (bounded) and fails with the bot's and the runner's state: both are seen from outside. */
+  const until = (what: string, done: () => Promise<boolean> | boolean, timeoutMs = 120_000) =>
+    untilReached(what, done, { timeoutMs, everyMs: 250, detail: state });
 
   return {
     world,

@@ -28,7 +28,8 @@ import { blitzBotArgv } from '../support/cli.ts';
 import { createOrigin, originSha, tempDir, testEnv } from '../support/git.ts';
 import { expireLeaseNow } from '../support/job-leases.ts';
 import { pgTestUrl, postgresAvailable, testSchemas } from '../support/pg.ts';
-import { attemptJob, fakeEntry, sleep } from './runner-harness.ts';
+import { until } from '../support/until.ts';
+import { attemptJob, fakeEntry } from './runner-harness.ts';
 
 const repo = { owner: 'acme', name: 'app' };
 const queueName = attemptQueue('blitz', repo);
@@ -169,16 +170,9 @@ const startAgent = (bot: Bot, token: string, workspace: string) => {
   return { ...child, logFile, buffer: join(workspace, '.runner', 'buffer.jsonl') };
 };
 
-const waitFor = async <T>(what: string, fn: () => Promise<T | undefined> | T | undefined, ms = 40_000) => {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const v = await fn();
-    if (v !== undefined && v !== false) return v;
-    // Kept: what is awaited is the state of the runner processes and the bot, seen from outside.
-    await sleep(150);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-};
+// What is awaited is the state of the runner processes and the bot, seen from outside.
+const waitFor = <T>(what: string, fn: () => Promise<T | undefined> | T | undefined, ms = 40_000) =>
+  until(what, fn, { timeoutMs: ms, everyMs: 150 });
 
 /**
  * An attempt the bot recorded whose worker the runner has started, with the worker's pid from the

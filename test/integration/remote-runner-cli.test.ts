@@ -17,6 +17,7 @@ import { openSqliteRunnerRegistry } from '../../src/store/runner-tokens-sqlite.t
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 import { blitzBotArgv } from '../support/cli.ts';
 import { tempDir, testEnv } from '../support/git.ts';
+import { until } from '../support/until.ts';
 
 const cli = (args: string[], env: Record<string, string> = {}) =>
   run(blitzBotArgv(...args), {
@@ -212,13 +213,15 @@ describe('blitz-bot serve with a runner agent', () => {
     );
     const registry = openSqliteRunnerRegistry(db);
     try {
-      const deadline = Date.now() + 40_000;
-      let advert: unknown;
-      while (Date.now() < deadline && !advert) {
-        advert = (await registry.listTokens())[0]?.advert;
-        // Kept: the agent registers from its own process; its row is all the test sees of it.
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      // The agent registers from its own process; its row is all the test sees of it.
+      const advert = await until(
+        'the agent registered',
+        async () => (await registry.listTokens())[0]?.advert,
+        {
+          timeoutMs: 40_000,
+          everyMs: 200,
+        },
+      );
       expect(advert).toEqual({
         tools: ['custom'],
         roles: ['blitz', 'fleet'],

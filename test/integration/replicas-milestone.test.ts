@@ -31,6 +31,7 @@ import {
   startRunnerProcess,
   webhookForwarder,
 } from '../support/replicas-harness.ts';
+import { until } from '../support/until.ts';
 
 const { pgUp, inCi, schemas, cleanups, pids } = await replicaTestScope();
 
@@ -109,17 +110,9 @@ describe('two replicas run a 10-issue milestone with runner processes (issue 9)'
         await pump;
       };
       cleanups.push(stopPump);
-      // Polls `fn` (bounded, every 100 ms) until it answers.
-      const drive = async <T>(what: string, fn: () => Promise<T | undefined | false>, ms = 120_000) => {
-        const deadline = Date.now() + ms;
-        while (Date.now() < deadline) {
-          const v = await fn();
-          if (v !== undefined && v !== false) return v;
-          // Kept: what is awaited is the state of runner processes and two bots, seen from outside.
-          await sleep(100);
-        }
-        throw new Error(`timed out waiting for ${what}; ${await state()}`);
-      };
+      // Polls `fn` (bounded, every 100 ms) until it answers: runner processes and two bots, seen from outside.
+      const drive = <T>(what: string, fn: () => Promise<T | undefined | false>, ms = 120_000) =>
+        until(what, fn, { timeoutMs: ms, everyMs: 100, detail: state });
 
       const start = await deliverToAll([a, b], commentRequest(m, '/blitz M1'));
       expect(start.sort()).toEqual([200, 202]);

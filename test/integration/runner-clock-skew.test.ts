@@ -19,6 +19,7 @@ import {
   startRunnerProcess,
   webhookForwarder,
 } from '../support/replicas-harness.ts';
+import { until } from '../support/until.ts';
 
 const { pgUp, inCi, schemas, cleanups, pids } = await replicaTestScope();
 
@@ -81,15 +82,16 @@ describe('a runner whose clock is ten minutes behind the bot’s (issue 39)', ()
         await pump;
       });
       expect(await deliverToAll([bot], commentRequest(m, '/blitz M1'))).toEqual([202]);
-      const deadline = Date.now() + 240_000;
-      while (!milestoneIssues.every((n) => m.world.issue(m.repo, n)?.state === 'closed')) {
-        if (Date.now() > deadline)
-          throw new Error(
-            `milestone not finished: ${JSON.stringify((await ledger()).map((a) => [a.issue.number, a.outcome]))}`,
-          );
-        // Kept: what is awaited is the runner process and the bot, seen from outside.
-        await sleep(200);
-      }
+      // What is awaited is the runner process and the bot, seen from outside.
+      await until(
+        'the milestone finished',
+        () => milestoneIssues.every((n) => m.world.issue(m.repo, n)?.state === 'closed'),
+        {
+          timeoutMs: 240_000,
+          everyMs: 200,
+          detail: async () => JSON.stringify((await ledger()).map((a) => [a.issue.number, a.outcome])),
+        },
+      );
       const to = new Date().toISOString();
 
       // No lease ran out: each issue dispatched once, one attempt each, no attempt job retried.

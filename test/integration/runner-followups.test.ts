@@ -7,16 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { isAlive } from '../../src/runner/exec.ts';
 import { JsonFileAttemptLedger } from '../../src/runner/ledger.ts';
 import { commitAndPush, createOrigin, gitIn, originFile, tempDir } from '../support/git.ts';
-import { attemptJob, fakeEntry, makeHarness, settle, sleep } from './runner-harness.ts';
-
-const until = async (what: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await what())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    // Kept: what is awaited (a live worker's log, its commits) is written by another process.
-    await sleep(50);
-  }
-};
+import { until } from '../support/until.ts';
+import { attemptJob, fakeEntry, makeHarness, settle } from './runner-harness.ts';
 
 const traceLines = (file: string): { args: string[]; mode: string }[] =>
   readFileSync(file, 'utf8')
@@ -105,7 +97,7 @@ describe('runner follow-ups', () => {
     const before = makeHarness({ workspace, ledger: new JsonFileAttemptLedger(ledgerFile) });
     const r = await before.runner.execute(attemptJob(origin.url, entry));
     if (r.kind !== 'attempt') throw new Error('expected an attempt');
-    await until(() => statSync(r.attempt.logPath).size > 0);
+    await until('the worker wrote its log', () => statSync(r.attempt.logPath).size > 0, { everyMs: 50 });
     await before.runner.tick(); // first observation, then the bot restarts
     expect((await before.ledger.get(r.attempt.id))!.stallFingerprint).toMatchObject({
       logSize: statSync(r.attempt.logPath).size,

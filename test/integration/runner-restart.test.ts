@@ -7,25 +7,26 @@ import { isAlive, spawnDetached } from '../../src/runner/exec.ts';
 import { JsonFileAttemptLedger } from '../../src/runner/ledger.ts';
 import { isOurWorker } from '../../src/runner/supervisor.ts';
 import { createOrigin, originFile, tempDir, testEnv } from '../support/git.ts';
-import { attemptJob, fakeEntry, makeHarness, settle, sleep } from './runner-harness.ts';
+import { until } from '../support/until.ts';
+import { attemptJob, fakeEntry, makeHarness, settle } from './runner-harness.ts';
 
 const waitForLine = async (
   file: string,
   key: string,
   timeoutMs = 20_000,
 ): Promise<Record<string, unknown>> => {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const line = existsSync(file)
-      ? readFileSync(file, 'utf8')
-          .split('\n')
-          .find((l) => l.includes(`"${key}"`))
-      : undefined;
-    if (line) return JSON.parse(line);
-    // Kept: the line is written by the host process, whose log is all the test sees of it.
-    await sleep(100);
-  }
-  throw new Error(`no ${key} line in ${file}: ${existsSync(file) ? readFileSync(file, 'utf8') : ''}`);
+  // The line is written by the host process, whose log is all the test sees of it.
+  const line = await until(
+    `a ${key} line in ${file}`,
+    () =>
+      existsSync(file)
+        ? readFileSync(file, 'utf8')
+            .split('\n')
+            .find((l) => l.includes(`"${key}"`))
+        : undefined,
+    { timeoutMs, everyMs: 100, detail: () => (existsSync(file) ? readFileSync(file, 'utf8') : '') },
+  );
+  return JSON.parse(line);
 };
 
 describe('supervisor restart', () => {

@@ -9,16 +9,8 @@ import { readTreeActivity } from '../../src/runner/process-tree.ts';
 import { BUSY_CPU_MS } from '../../src/runner/stall.ts';
 import type { AttemptRecord } from '../../src/runner/types.ts';
 import { commitAndPush, createOrigin, gitIn, originFile, originSha, tempDir } from '../support/git.ts';
-import { attemptJob, fakeEntry, makeHarness, settle, sleep } from './runner-harness.ts';
-
-const until = async (what: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await what())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    // Kept: what is awaited (a live worker's log, its commits) is written by another process.
-    await sleep(50);
-  }
-};
+import { until } from '../support/until.ts';
+import { attemptJob, fakeEntry, makeHarness, settle } from './runner-harness.ts';
 
 /**
  * A git in front of the real one that records each call's argv and environment, then runs it: put
@@ -68,7 +60,7 @@ describe('runner supervision', () => {
     const r = await h.runner.execute(attemptJob(origin.url, entry));
     if (r.kind !== 'attempt') throw new Error('expected an attempt');
     const a = r.attempt;
-    await until(() => statSync(a.logPath).size > 0);
+    await until('the worker wrote its log', () => statSync(a.logPath).size > 0, { everyMs: 50 });
     const firstPid = a.pid!;
 
     await h.runner.tick(); // first observation
@@ -107,7 +99,7 @@ describe('runner supervision', () => {
     const r = await h.runner.execute(attemptJob(origin.url, entry));
     if (r.kind !== 'attempt') throw new Error('expected an attempt');
     const a = r.attempt;
-    await until(() => statSync(a.logPath).size > 0);
+    await until('the worker wrote its log', () => statSync(a.logPath).size > 0, { everyMs: 50 });
     const firstPid = a.pid!;
     const tell = {
       kind: 'resume' as const,
@@ -197,11 +189,11 @@ describe('runner supervision', () => {
       attemptJob(origin.url, fakeEntry({ FAKE_AGENT_MODE: 'slow-push', FAKE_AGENT_DELAY_MS: '3000' })),
     );
     if (r.kind !== 'attempt') throw new Error('expected an attempt');
-    await until(() => statSync(r.attempt.logPath).size > 0);
+    await until('the worker wrote its log', () => statSync(r.attempt.logPath).size > 0, { everyMs: 50 });
     await h.runner.tick();
     // The next check comes once the worker has written more (an event, not a fixed wait).
     const seen = statSync(r.attempt.logPath).size;
-    await until(() => statSync(r.attempt.logPath).size > seen);
+    await until('the worker wrote more log', () => statSync(r.attempt.logPath).size > seen, { everyMs: 50 });
     await h.runner.tick();
     expect(h.events.some((e) => e.type === 'attempt.nudged')).toBe(false);
     expect((await settle(h, r.attempt.id)).outcome).toBe('solved');
@@ -218,9 +210,17 @@ describe('runner supervision', () => {
       ),
     );
     if (r.kind !== 'attempt') throw new Error('expected an attempt');
-    await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').length > 0);
+    await until(
+      'the worker wrote its pid file',
+      () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').length > 0,
+      { everyMs: 50 },
+    );
     const child = Number(readFileSync(pidFile, 'utf8'));
-    await until(() => (readTreeActivity(r.attempt.pid!)?.commands ?? 0) > 0);
+    await until(
+      'a command ran in the worker tree',
+      () => (readTreeActivity(r.attempt.pid!)?.commands ?? 0) > 0,
+      { everyMs: 50 },
+    );
     // Nothing in the log, no commit, an idle `sleep`: only the running command keeps it from a stall.
     for (let i = 0; i < 4; i++) await h.runner.tick();
     expect(h.events.filter((e) => e.type === 'attempt.nudged')).toEqual([]);
@@ -265,7 +265,7 @@ describe('runner supervision', () => {
       // Each check comes once the tree has used more than the busy threshold since the last one.
       const seen = cpu();
       await h.runner.tick();
-      await until(() => cpu() > seen + BUSY_CPU_MS + 100);
+      await until('the worker tree spent CPU', () => cpu() > seen + BUSY_CPU_MS + 100, { everyMs: 50 });
     }
     await h.runner.tick();
     expect(h.events.filter((e) => e.type === 'attempt.nudged')).toEqual([]);
@@ -309,10 +309,14 @@ describe('runner supervision', () => {
     const r = await h.runner.execute(attemptJob(origin.url, entry));
     if (r.kind !== 'attempt') throw new Error('expected an attempt');
     const a = r.attempt;
-    await until(async () => (await gitIn(a.worktree, 'log', '--oneline', 'origin/main..HEAD')).length > 0);
+    await until(
+      'the worker committed',
+      async () => (await gitIn(a.worktree, 'log', '--oneline', 'origin/main..HEAD')).length > 0,
+      { everyMs: 50 },
+    );
     // The host dies: wrapper and agent are killed without a chance to write exit.json.
     killGroup(a.pid!, 'SIGKILL');
-    await until(() => !isAlive(a.pid!));
+    await until('the worker exited', () => !isAlive(a.pid!), { everyMs: 50 });
     expect(existsSync(a.exitPath)).toBe(false);
 
     await h.runner.tick({ stalls: false });
@@ -355,7 +359,11 @@ describe('runner supervision', () => {
     const r = await h.runner.execute(attemptJob(origin.url, entry));
     if (r.kind !== 'attempt') throw new Error('expected an attempt');
     const a = r.attempt;
-    await until(async () => (await gitIn(a.worktree, 'log', '--oneline', 'origin/main..HEAD')).length > 0);
+    await until(
+      'the worker committed',
+      async () => (await gitIn(a.worktree, 'log', '--oneline', 'origin/main..HEAD')).length > 0,
+      { everyMs: 50 },
+    );
     await h.runner.tick(); // reads the refs, pushes the commit
     await h.runner.tick(); // nothing moved: stalled, nudged, resumed (what survived: status, log)
     expect(h.events.filter((e) => e.type === 'attempt.resumed')).toHaveLength(1);
@@ -390,7 +398,11 @@ describe('runner supervision', () => {
     );
     if (r.kind !== 'attempt') throw new Error('expected an attempt');
     const a = r.attempt;
-    await until(async () => (await gitIn(a.worktree, 'log', '--oneline', 'origin/main..HEAD')).length > 0);
+    await until(
+      'the worker committed',
+      async () => (await gitIn(a.worktree, 'log', '--oneline', 'origin/main..HEAD')).length > 0,
+      { everyMs: 50 },
+    );
     const remote = new Set(['clone', 'fetch', 'push', 'ls-remote']);
     /** The git commands of one tick that talk to a remote, and how often it asked for credentials. */
     const tickSees = async () => {

@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive, killGroup } from '../../src/runner/exec.ts';
 import { pollHealth } from '../../src/ship/health.ts';
 import { startPreviewWhenReady } from '../../src/ship/preview.ts';
+import { until } from '../support/until.ts';
 
 const fakeTime = () => {
   let t = 1_000_000;
@@ -189,9 +190,10 @@ describe('startPreviewWhenReady', () => {
     },
   });
   const waitDead = async (pid: number) => {
-    // Kept: the preview process is the product's child, not the test's: no exit event reaches the test.
-    for (let i = 0; i < 200 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 25));
-    return !isAlive(pid);
+    // The preview process is the product's child, not the test's: no exit event reaches the test.
+    return until('the preview process gone', () => !isAlive(pid), { timeoutMs: 5_000, everyMs: 25 }).catch(
+      () => false,
+    );
   };
 
   beforeAll(() => {

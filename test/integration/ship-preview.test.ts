@@ -6,6 +6,7 @@ import { type NetworkInterfaceInfo, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lanAddress, startPreview } from '../../src/ship/preview.ts';
+import { until } from '../support/until.ts';
 
 let workspace: string;
 let worktree: string;
@@ -35,17 +36,19 @@ const freePort = async (): Promise<number> => {
   return port;
 };
 
-const fetchWithRetry = async (url: string): Promise<string> => {
-  for (let i = 0; i < 100; i++) {
-    try {
-      return await (await fetch(url)).text();
-    } catch {
-      // Kept: the dev server listens from its own process; a refused connection is all the test sees.
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  throw new Error(`nothing answered at ${url}`);
-};
+// The dev server listens from its own process; a refused connection is all the test sees.
+const fetchWithRetry = (url: string): Promise<string> =>
+  until(
+    `an answer at ${url}`,
+    async () => {
+      try {
+        return await (await fetch(url)).text();
+      } catch {
+        return undefined;
+      }
+    },
+    { timeoutMs: 5_000, everyMs: 50 },
+  );
 
 beforeAll(() => {
   workspace = mkdtempSync(join(tmpdir(), 'blitz-preview-'));

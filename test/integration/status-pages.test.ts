@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createBudgetTracker } from '../../src/forges/rate-budget.ts';
 import { finishedDashboard, finishedRunId, hostileTitle, liveRunId } from '../fixtures/runs/finished-run.ts';
 import { createStatusApp, listen, type StatusApp, statusToken } from '../fixtures/runs/status-app.ts';
+import { until } from '../support/until.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -263,11 +264,14 @@ describe('status pages', () => {
     expect(second.res.status).toBe(503);
     first.controller.abort();
     // The server sees the close asynchronously: poll until the place is free again.
-    let third = await open();
-    for (let i = 0; i < 50 && third.res.status === 503; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      third = await open();
-    }
+    const third = await until(
+      'the place freed',
+      async () => {
+        const next = await open();
+        return next.res.status === 503 ? undefined : next;
+      },
+      { timeoutMs: 2_500, everyMs: 50 },
+    );
     expect(third.res.status).toBe(200);
     third.controller.abort();
     expect((await app.request('/runs/nope/events', { headers: bearer })).status).toBe(404);
