@@ -145,6 +145,15 @@ export const openPostgresStore = async (
         return false;
       }
     },
+    async pingWrite() {
+      // The smallest real commit, on the pool whose commits wait for the WAL flush: a full disk or a
+      // server that became read-only refuses it while `SELECT 1` still answers.
+      await pool.query(
+        `INSERT INTO store_probe (id, written_at) VALUES (1, $1)
+           ON CONFLICT (id) DO UPDATE SET written_at = excluded.written_at`,
+        [new Date().toISOString()],
+      );
+    },
     close,
   };
 };

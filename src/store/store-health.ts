@@ -1,9 +1,9 @@
 // Whether the store can be used now, as the bot has seen it: every failed store operation that is the
 // store's fault (PostgreSQL unreachable, its connection dropped; SQLite full, locked or failing to
 // write) marks an outage; reconcile passes and job claims then back off (bounded exponential, on an
-// injectable clock) instead of failing every tick; a probe (PostgreSQL: `SELECT 1`) or the next
-// operation that goes through ends it, except a full or locked store, which only a write (the write
-// probe, on the same backoff) shows to be back. /healthz answers 503 with the reason meanwhile. An outage longer
+// injectable clock) instead of failing every tick; a probe (`SELECT 1`) or the next operation that
+// goes through ends it, except a store that refuses writes (full, locked, read-only), which only a
+// write (the write probe, on the same backoff) shows to be back. /healthz answers 503 with the reason meanwhile. An outage longer
 // than `notifyAfterMs` is told once (onLongOutage), and its end once more (onRecovered, with how long
 // it lasted); a short blip is only logged.
 import type { Logger } from '../observability/logger.ts';
@@ -35,7 +35,7 @@ const unreachableWords =
   /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Connection ended unexpectedly|Client was closed and is not queryable|cannot reach Postgres/i;
 const refusedCodes = /^SQLITE_(FULL|BUSY|LOCKED|IOERR|READONLY|CANTOPEN|PROTOCOL)/;
 const refusedWords =
-  /database or disk is full|database is locked|disk I\/O error|No space left on device|ENOSPC/i;
+  /database or disk is full|database is locked|disk I\/O error|No space left on device|ENOSPC|in a read-only transaction/i;
 
 const codeOf = (err: object): string | undefined =>
   'code' in err && typeof err.code === 'string' ? err.code : undefined;
@@ -47,7 +47,9 @@ export const storeFaultOf = (err: unknown, depth = 0): StoreFault | undefined =>
   const message = err instanceof Error ? err.message : '';
   // PostgreSQL SQLSTATE class 08: connection exception.
   if (code && (unreachableCodes.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return 'unreachable';
-  if ((code && refusedCodes.test(code)) || code === 'ENOSPC' || code === '53100') return 'refused';
+  // PostgreSQL: disk_full, read_only_sql_transaction (a server made read-only, a standby after failover).
+  if ((code && refusedCodes.test(code)) || code === 'ENOSPC' || code === '53100' || code === '25006')
+    return 'refused';
   if (unreachableWords.test(message)) return 'unreachable';
   if (refusedWords.test(message)) return 'refused';
   if (err instanceof AggregateError)
@@ -130,7 +132,7 @@ export interface StoreHealth {
   stop(): void;
 }
 
-/** The write probe of a store: its own (`pingWrite`, SQLite), or its ping where it has none. */
+/** The write probe of a store: its own (`pingWrite`: a one-row commit), or its ping where it has none. */
 export const writeProbeOf =
   (store: { ping(): Promise<boolean>; pingWrite?(): Promise<void> }) => async (): Promise<void> => {
     if (store.pingWrite) return store.pingWrite();

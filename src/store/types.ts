@@ -108,7 +108,7 @@ export interface Store {
   ping(): Promise<boolean>;
   /**
    * Resolves when the store takes a write now; rejects with the store's own error (full, locked)
-   * when not. Absent: `ping` is the best the store can tell (PostgreSQL).
+   * when not. Absent: `ping` is the best the store can tell.
    */
   pingWrite?(): Promise<void>;
   close(): Promise<void>;
