@@ -37,11 +37,20 @@ afterAll(async () => {
 /** A schema reached through the proxy. */
 const throughProxy = async () => proxy.urlThrough(pg.urlFor(await pg.create()));
 
-/** Advisory locks the server holds now (the tests of this file run one at a time). */
-const advisoryLocksHeld = async (): Promise<number> =>
+/**
+ * Advisory locks the server holds now on run `runId` of `schema` (pg-run-lock.ts's key; a bigint key is
+ * classid:objid in pg_locks). Only that key: other test files running meanwhile hold locks of their own.
+ */
+const runLocksHeld = async (schema: string, runId: string): Promise<number> =>
   Number(
-    (await pg.admin.query<{ n: string }>("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory'"))
-      .rows[0]?.n ?? 0,
+    (
+      await pg.admin.query<{ n: string }>(
+        `SELECT count(*) AS n FROM pg_locks
+          WHERE locktype = 'advisory'
+            AND ((classid::bigint << 32) | objid::bigint) = hashtextextended('blitz:run:' || $1 || ':' || $2, 0)`,
+        [schema, runId],
+      )
+    ).rows[0]?.n ?? 0,
   );
 /** Polls the server (bounded) until `done`; each poll is a round trip, not a timer. */
 const until = async (what: string, done: () => Promise<boolean>) => {
@@ -77,9 +86,10 @@ describe.runIf(hasPg)('a lost PostgreSQL connection fails the operation, not the
   });
 
   it('the run lock: lost mid-pass fails the pass with store_error, and the server released the lock', async () => {
-    const url = await throughProxy();
-    const runs = await openRunStore(url);
+    const schema = await pg.create();
+    const runs = await openRunStore(proxy.urlThrough(pg.urlFor(schema)));
     closers.push(() => runs.close());
+    const advisoryLocksHeld = () => runLocksHeld(schema, 'run-1');
     const pass = runs.withRunLock('run-1', async () => {
       expect(await advisoryLocksHeld()).toBe(1);
       proxy.cut();
