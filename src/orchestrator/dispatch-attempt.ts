@@ -9,7 +9,7 @@ import type { AttemptJob, Dispatcher, DispatchWrites } from '../queue/dispatcher
 import type { IntegrationGit } from '../runner/integration-git.ts';
 import type { AttemptLedger } from '../runner/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import type { Ports } from './context.ts';
+import type { Settings, Workers } from './ports.ts';
 
 export interface DispatchPorts {
   ledger: Pick<AttemptLedger, 'listByRun'>;
@@ -42,12 +42,12 @@ export const dispatchAttempt = async (deps: DispatchPorts, o: AttemptOrder): Pro
 };
 
 /** The URL a worker clones from: the configured one, else the forge's plain clone URL. */
-export const cloneUrlOf = async (deps: Ports<'cloneUrl'>, forge: Forge, repo: RepoRef): Promise<string> =>
+export const cloneUrlOf = async (deps: Workers, forge: Forge, repo: RepoRef): Promise<string> =>
   deps.cloneUrl ? deps.cloneUrl(forge, repo) : (await forge.cloneCredentials(repo)).url;
 
 /** The run's integration branch in the runner's workspace, cloned from where workers clone. */
 export const integrationGitOf = async (
-  deps: Ports<'cloneUrl' | 'config' | 'runner'>,
+  deps: Workers & Settings,
   at: { forge: Forge; repo: RepoRef; run: Pick<RunRecord, 'integrationBranch'> },
 ): Promise<IntegrationGit> => ({
   workspace: deps.config.runner.workspace,

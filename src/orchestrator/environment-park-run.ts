@@ -8,12 +8,12 @@ import { pausePatch, resumePatch } from '../plan/pause.ts';
 import { canTransitionRun } from '../plan/states.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import type { Ports } from './context.ts';
+import type { Announcer, Clock, Log, Records, Settings, Workers } from './ports.ts';
 import { issuesShippedOf, runNoticeOf, sendRunNotice } from './run-notice.ts';
 import { markPosted, writeRun } from './run-writer.ts';
 
 const writePark = (
-  deps: Ports<'store'>,
+  deps: Records,
   runId: string,
   park: RunPark | undefined,
   o: { seen?: string[]; state?: 'paused' | 'resume' } = {},
@@ -37,7 +37,7 @@ const writePark = (
 
 /** `park`: the run paused on the park; a new park is said once (its key is the park's start). */
 export const parkRun = async (
-  deps: Ports<'config' | 'logger' | 'notifiers' | 'store'>,
+  deps: Records & Announcer & Log & Settings,
   run: RunRecord,
   a: { park: RunPark; seen: readonly string[]; notice: boolean },
 ): Promise<RunRecord> => {
@@ -60,7 +60,7 @@ export const parkRun = async (
 };
 
 /** `unpark`: the park lifts and the run goes on in the state it was paused from. */
-export const unparkRun = async (deps: Ports<'logger' | 'store'>, run: RunRecord, reason: string) => {
+export const unparkRun = async (deps: Records & Log, run: RunRecord, reason: string) => {
   const after = await writePark(deps, run.id, undefined, { state: 'resume' });
   deps.logger.info({ runId: run.id, reason }, 'park lifted');
   return after;
@@ -71,7 +71,7 @@ export const unparkRun = async (deps: Ports<'logger' | 'store'>, run: RunRecord,
  * issue) go on where they stopped (the tool is the probe); with none resumed, the park lifts.
  */
 export const probeParkedRun = async (
-  deps: Ports<'clock' | 'dispatcher' | 'ledger' | 'logger' | 'runner' | 'store'>,
+  deps: Records & Workers & Clock & Log,
   run: RunRecord,
   a: { park: RunPark; resume: readonly string[] },
 ): Promise<RunRecord> => {
@@ -100,7 +100,7 @@ export const probeParkedRun = async (
  * kept in the run's progress, or dropped. The run's state is not touched: its work goes to other entries.
  */
 export const writeEntryPark = async (
-  deps: Ports<'logger' | 'store'>,
+  deps: Records & Log,
   run: RunRecord,
   a: { endpoint: string; park?: EntryPark; seen?: readonly string[]; reason?: string },
 ): Promise<RunRecord> => {

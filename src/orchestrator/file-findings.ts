@@ -9,7 +9,8 @@ import { markdownText } from '../dashboard/escape.ts';
 import { renderDecisionBuckets } from '../dashboard/uncertainties.ts';
 import type { IssueRef } from '../forges/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
-import type { Ports, RunCtx } from './context.ts';
+import type { RunCtx } from './context.ts';
+import type { Records } from './ports.ts';
 import { firstTime, postedKey } from './run-writer.ts';
 
 const maxTitle = 80;
@@ -55,7 +56,7 @@ export const unfiledFindings = (
 };
 
 /** Files the reported bugs not filed yet and relays the uncertainties; returns how many issues it filed. */
-export const fileReportedBugs = async (deps: Ports<'store'>, ctx: RunCtx): Promise<number> => {
+export const fileReportedBugs = async (deps: Records, ctx: RunCtx): Promise<number> => {
   let filed = 0;
   const open = new Set([...ctx.issues.values()].map((i) => i.number));
   for (const a of ctx.attempts) {
@@ -85,7 +86,7 @@ export const fileReportedBugs = async (deps: Ports<'store'>, ctx: RunCtx): Promi
 
 /** Posts a finished attempt's UNCERTAINTIES (and the follow-ups filed for it) on the dashboard issue, once. */
 const relayUncertainties = async (
-  deps: Ports<'store'>,
+  deps: Records,
   ctx: RunCtx,
   a: AttemptRecord,
   followUps: string[],

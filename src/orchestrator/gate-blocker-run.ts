@@ -12,7 +12,8 @@ import { fenced } from '../review/prompt.ts';
 import { redactText } from '../runner/exec.ts';
 import type { RunProgress, RunRecord } from '../store/run-store.ts';
 import { closeWithComment } from './close-issue.ts';
-import { type Ports, type RunCtx, refOf } from './context.ts';
+import { type RunCtx, refOf } from './context.ts';
+import type { Announcer, Log, Records } from './ports.ts';
 import { mentionsStarter, starterOf } from './run-notice.ts';
 import { setProgress } from './run-writer.ts';
 
@@ -48,7 +49,7 @@ const tailOf = (p: RunProgress, cause: GateCause): string | undefined =>
 
 /** Files the run's one blocker issue for the red gate, wired as a blocker of what it holds up. */
 export const fileGateBlocker = async (
-  deps: Ports<'logger' | 'notifiers' | 'store'>,
+  deps: Records & Announcer & Log,
   ctx: RunCtx,
   a: Extract<Action, { type: 'file_gate_blocker' }>,
 ): Promise<void> => {
@@ -65,7 +66,7 @@ export const fileGateBlocker = async (
 };
 
 const createBlockerIssue = async (
-  deps: Ports<'notifiers'>,
+  deps: Announcer,
   ctx: RunCtx,
   a: Extract<Action, { type: 'file_gate_blocker' }>,
   marker: string,
@@ -95,7 +96,7 @@ const createBlockerIssue = async (
 
 /** Closes the run's blocker issue now that its gate is green, and forgets it. */
 export const closeGateBlocker = async (
-  deps: Ports<'logger' | 'store'>,
+  deps: Records & Log,
   ctx: RunCtx,
   a: Extract<Action, { type: 'close_gate_blocker' }>,
 ): Promise<void> => {

@@ -9,7 +9,8 @@ import { canTransitionRun, type RunState } from '../plan/states.ts';
 import { planLabels } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import { closeWithComment } from './close-issue.ts';
-import { forgeOfRun, type Ports, repoRefOf } from './context.ts';
+import { forgeOfRun, repoRefOf } from './context.ts';
+import type { Announcer, Clock, Forges, Log, Records, Settings } from './ports.ts';
 import { issuesShippedOf, mentionsStarter, runNoticeOf, sendRunNotice, starterOf } from './run-notice.ts';
 import { markPosted, writeProgress, writeRun } from './run-writer.ts';
 
@@ -18,7 +19,7 @@ const runWord = (run: RunRecord): string => (run.kind === 'plan' ? 'plan-blitz' 
 
 /** Files the blocker issue once (a failure is tried again on the next blocked pass). */
 const fileBlockerIssue = async (
-  deps: Ports<'forges' | 'logger' | 'notifiers' | 'store'>,
+  deps: Records & Forges & Announcer & Log,
   run: RunRecord,
   reason: string,
 ): Promise<void> => {
@@ -45,7 +46,7 @@ const fileBlockerIssue = async (
 
 /** `block`: the run BLOCKED on the hard blocker, said once, and its blocker issue filed. */
 export const blockRun = async (
-  deps: Ports<'clock' | 'config' | 'forges' | 'logger' | 'notifiers' | 'store'>,
+  deps: Records & Forges & Announcer & Clock & Log & Settings,
   runId: string,
   reason: string,
 ): Promise<void> => {
@@ -78,10 +79,7 @@ export const blockRun = async (
 };
 
 /** `unblock`: a pass got through; the blocker issue is closed and the reason leaves the run. */
-export const unblockRun = async (
-  deps: Ports<'forges' | 'logger' | 'store'>,
-  runId: string,
-): Promise<void> => {
+export const unblockRun = async (deps: Records & Forges & Log, runId: string): Promise<void> => {
   const run = await deps.store.getRun(runId);
   const blocker = run?.progress.hardBlocker;
   if (!run || !blocker) return;

@@ -14,8 +14,9 @@ import { run as execRun } from '../runner/exec.ts';
 import { git } from '../runner/git.ts';
 import { integrationWorktree } from '../runner/integration-git.ts';
 import type { RunProgress } from '../store/run-store.ts';
-import type { Ports, RunCtx } from './context.ts';
+import type { RunCtx } from './context.ts';
 import { integrationGitOf } from './dispatch-attempt.ts';
+import type { Clock, Log, Records, Reviewers, Settings, Workers } from './ports.ts';
 import { firstTime, setProgress } from './run-writer.ts';
 
 const maxDiffBytes = 200_000;
@@ -24,7 +25,7 @@ const maxTitle = 80;
 /** The last review's answer, kept in the run's progress for the dashboard and the gate. */
 export type IntegrationReviewRecord = NonNullable<RunProgress['integrationReview']>;
 
-const diffOf = async (deps: Ports<'cloneUrl' | 'config' | 'runner'>, ctx: RunCtx) => {
+const diffOf = async (deps: Workers & Settings, ctx: RunCtx) => {
   const g = await integrationGitOf(deps, ctx);
   const path = await integrationWorktree(g);
   const base = ctx.defaultBranch;
@@ -36,12 +37,7 @@ const diffOf = async (deps: Ports<'cloneUrl' | 'config' | 'runner'>, ctx: RunCtx
   return { diff, truncated: totalBytes > maxDiffBytes, totalBytes };
 };
 
-const ask = (
-  deps: Ports<'baseEnv' | 'config' | 'fleet'>,
-  ctx: RunCtx,
-  entry: ReviewRosterEntry,
-  prompt: string,
-) => {
+const ask = (deps: Settings & Reviewers, ctx: RunCtx, entry: ReviewRosterEntry, prompt: string) => {
   const timeoutMs = deps.config.reviewTimeoutSeconds * 1000;
   return askReviewer(entry, prompt, {
     timeoutMs,
@@ -65,7 +61,7 @@ const titleOf = (text: string): string => {
 
 /** Runs one integration review; returns how many new issues it filed (the next pass plans them). */
 export const runIntegrationReview = async (
-  deps: Ports<'baseEnv' | 'clock' | 'cloneUrl' | 'config' | 'fleet' | 'logger' | 'runner' | 'store'>,
+  deps: Records & Workers & Clock & Log & Settings & Reviewers,
   ctx: RunCtx,
 ): Promise<number> => {
   const diff = await diffOf(deps, ctx);

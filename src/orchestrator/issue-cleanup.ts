@@ -8,11 +8,12 @@ import { attemptKey } from '../plan/issue-progress.ts';
 import type { IssueKey } from '../plan/types.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
 import { issueNumberOfBranch } from '../runner/cleanup.ts';
-import type { Ports, RunCtx } from './context.ts';
+import type { RunCtx } from './context.ts';
 import { deleteMergedBranch } from './merged-branch.ts';
+import type { Log, Settings, Workers } from './ports.ts';
 
 export const cleanupClosedIssue = async (
-  deps: Ports<'cloneUrl' | 'config' | 'dispatcher' | 'runner' | 'logger'>,
+  deps: Workers & Log & Settings,
   ctx: Pick<RunCtx, 'run' | 'forge' | 'repo' | 'repoConfig' | 'attempts' | 'rows'>,
   key: IssueKey,
 ): Promise<void> => {
@@ -58,7 +59,7 @@ export const cleanupClosedIssue = async (
  * holds. Never fails the pass.
  */
 export const sweepClosedWorkspaces = async (
-  deps: Ports<'dispatcher' | 'runner' | 'logger'>,
+  deps: Workers & Log,
   ctx: Pick<RunCtx, 'run' | 'forge' | 'repo' | 'attempts'>,
   milestoneIssues: readonly { ref: { number: number }; state: 'open' | 'closed' }[],
 ): Promise<void> => {

@@ -1,13 +1,14 @@
 // Sends one of the planner's issue notices (src/plan/notices.ts decides which and when) to the
 // notifiers, once per content key: the key is recorded on the run first.
 import type { Action } from '../plan/snapshot.ts';
-import type { Ports, RunCtx } from './context.ts';
+import type { RunCtx } from './context.ts';
 import { refOf } from './context.ts';
+import type { Announcer, Log, Records, Settings } from './ports.ts';
 import { mentionsStarter, runNoticeOf, sendRunNotice, starterOf } from './run-notice.ts';
 import { firstTime } from './run-writer.ts';
 
 export const sendIssueNotice = async (
-  deps: Ports<'config' | 'logger' | 'notifiers' | 'store'>,
+  deps: Records & Announcer & Log & Settings,
   ctx: RunCtx,
   a: Extract<Action, { type: 'issue_notice' }>,
 ): Promise<void> => {
@@ -30,7 +31,7 @@ const MENTIONED: ReadonlySet<string> = new Set(['needs_person', 'failed', 'revie
 
 /** With no notify target: one comment on the trigger issue, @mentioning the starter, with the command. */
 const mentionStarter = async (
-  deps: Ports<'store'>,
+  deps: Records,
   ctx: RunCtx,
   a: Extract<Action, { type: 'issue_notice' }>,
 ): Promise<void> => {

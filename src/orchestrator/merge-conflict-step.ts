@@ -18,7 +18,8 @@ import type { IssueKey } from '../plan/types.ts';
 import { attemptIsHere, onAttemptHost } from '../queue/dispatcher.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunIssueRecord } from '../store/run-store.ts';
-import { type Ports, type RunCtx, refOf } from './context.ts';
+import { type RunCtx, refOf } from './context.ts';
+import type { Clock, Log, Records, Workers } from './ports.ts';
 import { writeIssue } from './run-writer.ts';
 
 /** The one effect a conflict step may end in; `perform.ts`'s `Effects` has it (no import back). */
@@ -26,7 +27,7 @@ interface BounceEffect {
   bounce(ctx: RunCtx, issue: IssueKey, reason: string): Promise<void>;
 }
 
-type StepPorts = Ports<'clock' | 'dispatcher' | 'logger' | 'runner' | 'store'> & { effects: BounceEffect };
+type StepPorts = Records & Workers & Clock & Log & { effects: BounceEffect };
 type StepCtx = Pick<RunCtx, 'run' | 'rows' | 'attempts'>;
 
 /** The issue's session this pass: its latest attempt. */
@@ -34,7 +35,7 @@ const sessionOf = (ctx: StepCtx, key: IssueKey): AttemptRecord | undefined => is
 
 /** The session: running, its last conflict resume queued (or lapsed: a spent try), or ended. */
 const workerOf = (
-  deps: Ports<'clock'>,
+  deps: Clock,
   row: RunIssueRecord | undefined,
   a: AttemptRecord | undefined,
 ): ResolutionFacts['worker'] => {
@@ -50,7 +51,7 @@ const workerOf = (
 };
 
 const factsOf = (
-  deps: Ports<'clock' | 'dispatcher'>,
+  deps: Workers & Clock,
   ctx: StepCtx,
   key: IssueKey,
   a: AttemptRecord | undefined,

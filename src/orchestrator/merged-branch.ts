@@ -7,8 +7,8 @@
 import type { Forge, MergeMethod, RepoRef } from '../forges/types.ts';
 import { cleanupMergedIssue } from '../runner/cleanup.ts';
 import { ensureClone } from '../runner/workspace.ts';
-import type { Ports } from './context.ts';
 import { cloneUrlOf } from './dispatch-attempt.ts';
+import type { Settings, Workers } from './ports.ts';
 
 export interface MergedBranch {
   branch: string;
@@ -22,7 +22,7 @@ export interface MergedBranch {
  * for the caller's log; throws when git or the forge fails.
  */
 export const deleteMergedBranch = async (
-  deps: Ports<'cloneUrl' | 'config' | 'runner'>,
+  deps: Workers & Settings,
   at: { forge: Forge; repo: RepoRef },
   o: MergedBranch,
 ): Promise<string[]> => {

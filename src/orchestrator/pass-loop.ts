@@ -6,7 +6,7 @@
 import { nextActions } from '../plan/next-actions.ts';
 import { type Action, type ActionType, type RunSnapshot, replanAfter } from '../plan/snapshot.ts';
 import type { RunState } from '../plan/states.ts';
-import type { Ports } from './context.ts';
+import type { Log } from './ports.ts';
 
 /** What the loop reads of a pass: the run as it now stands, and the planner's snapshot. */
 export interface Pass {
@@ -44,7 +44,7 @@ export const live = (state: string): boolean => state !== 'done' && state !== 'c
  * was planned without its result.
  */
 const performAll = async <Ctx extends Pass>(
-  deps: Ports<'logger'>,
+  deps: Log,
   kind: PassKind<Ctx>,
   ctx: Ctx,
   actions: readonly Action[],
@@ -77,7 +77,7 @@ const performAll = async <Ctx extends Pass>(
 /** The loop over a planner: `runPasses` is it over `nextActions` (a unit test gives it its own). */
 export const passLoop =
   (decide: (state: RunState, snap: RunSnapshot) => Action[]) =>
-  async <Ctx extends Pass>(deps: Ports<'logger'>, kind: PassKind<Ctx>): Promise<void> => {
+  async <Ctx extends Pass>(deps: Log, kind: PassKind<Ctx>): Promise<void> => {
     for (let pass = 0; pass < maxPasses; pass++) {
       const ctx = await kind.load(pass);
       if (!ctx) return;

@@ -21,7 +21,7 @@ import type { AttemptRecord } from '../runner/types.ts';
 import { queuedReport } from '../ship/pr-progress.ts';
 import type { BudgetProbe } from './budget-probe.ts';
 import { closeEpic, closeWithComment } from './close-issue.ts';
-import { type Ports, type RunCtx, refOf } from './context.ts';
+import { type RunCtx, refOf } from './context.ts';
 import { cloneUrlOf, dispatchAttempt, integrationGitOf } from './dispatch-attempt.ts';
 import { parkRun, probeParkedRun, unparkRun, writeEntryPark } from './environment-park-run.ts';
 import { fileReportedBugs } from './file-findings.ts';
@@ -33,6 +33,7 @@ import { cleanupClosedIssue } from './issue-cleanup.ts';
 import { sendIssueNotice } from './issue-notices.ts';
 import { readyToMerge, settleRefusedMerge } from './merge-conflict-step.ts';
 import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
+import type { Announcer, Clock, Forges, Log, Records, Reviewers, Settings, Workers } from './ports.ts';
 import {
   keepFeedbackState,
   keepReviewVerdict,
@@ -59,10 +60,14 @@ export interface Effects {
 }
 
 /** What applying an action uses: each step below takes its own part of it. */
-export type PerformPorts = Ports<
-  'baseEnv' | 'clock' | 'cloneUrl' | 'config' | 'dispatcher' | 'fleet' | 'forges'
-> &
-  Ports<'ledger' | 'logger' | 'notifiers' | 'review' | 'runner' | 'store'> & {
+export type PerformPorts = Records &
+  Workers &
+  Forges &
+  Announcer &
+  Clock &
+  Log &
+  Settings &
+  Reviewers & {
     effects: Effects;
     /** The run loop's one budget probe (budget-probe.ts), shared with the fleet and plan passes. */
     probe: BudgetProbe;
@@ -95,7 +100,7 @@ const solvedOf = (ctx: StepCtx, key: IssueKey): AttemptRecord | undefined =>
 
 /** The issue's worker, through the one dispatch path; true when a job was sent. */
 export const dispatchIssue = async (
-  deps: Ports<'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger'>,
+  deps: Workers & Log & Settings,
   ctx: StepCtx,
   kind: RunKind,
   a: Extract<Action, { type: 'dispatch' }>,
@@ -136,7 +141,7 @@ export const dispatchIssue = async (
 
 /** The worker pushed: find its PR, or open one (it may not have opened one). */
 export const openIssuePr = async (
-  deps: Ports<'store' | 'logger' | 'config' | 'cloneUrl' | 'runner'>,
+  deps: Records & Workers & Log & Settings,
   ctx: StepCtx,
   kind: RunKind,
   key: IssueKey,
@@ -173,7 +178,7 @@ export const openIssuePr = async (
 };
 
 /** An interrupted worker goes on where its worktree is. */
-export const resumeIssue = async (deps: Ports<'dispatcher' | 'runner'>, ctx: StepCtx, key: IssueKey) => {
+export const resumeIssue = async (deps: Workers, ctx: StepCtx, key: IssueKey) => {
   const live = issueAttempts(ctx, key).at(-1);
   if (live) await onAttemptHost(deps, { kind: 'resume', attemptId: live.id, reason: 'interrupted' }, [live]);
 };
@@ -184,7 +189,7 @@ export const resumeIssue = async (deps: Ports<'dispatcher' | 'runner'>, ctx: Ste
  * a plan run's stop is its own). False for any other action.
  */
 export const performIssueWork = async (
-  deps: Ports<'config' | 'dispatcher' | 'ledger' | 'logger' | 'notifiers' | 'runner' | 'store'>,
+  deps: Records & Workers & Announcer & Log & Settings,
   ctx: StepCtx & Pick<RunCtx, 'prFacts' | 'mergeNext'>,
   kind: RunKind,
   a: Action,
@@ -259,11 +264,7 @@ const blitzKind = (ctx: RunCtx): RunKind => ({
   maxFixAttempts: async () => ctx.repoConfig.ci.maxFixAttempts,
 });
 
-const review = async (
-  deps: Ports<'review' | 'store'>,
-  ctx: RunCtx,
-  a: Extract<Action, { type: 'review' }>,
-) => {
+const review = async (deps: Records & Reviewers, ctx: RunCtx, a: Extract<Action, { type: 'review' }>) => {
   const ref = refOf(a.issue);
   const repo = `${ref.repo.owner}/${ref.repo.name}`;
   if (deps.review && ctx.issues.has(a.issue)) {
@@ -288,9 +289,13 @@ const review = async (
 };
 
 const merge = async (
-  deps: Ports<'clock' | 'cloneUrl' | 'config' | 'dispatcher' | 'logger' | 'runner' | 'store'> & {
-    effects: Effects;
-  },
+  deps: Records &
+    Workers &
+    Clock &
+    Log &
+    Settings & {
+      effects: Effects;
+    },
   ctx: RunCtx,
   a: Extract<Action, { type: 'merge' }>,
 ) => {
@@ -392,7 +397,7 @@ const notMerged = (why: string, detailsUrl: string | undefined): ProgressReport 
 
 /** Keeps a carried report as the head's last one (`reported`), sending it first when `send`. */
 const keepCarried = async (
-  deps: Ports<'store'>,
+  deps: Records,
   ctx: RunCtx,
   key: IssueKey,
   carried: { sha: string; report: ProgressReport },
@@ -415,7 +420,7 @@ const keepCarried = async (
  * forge (a squash or rebase merge, or git failing), else unknown.
  */
 const mergeCommitFound = async (
-  deps: Ports<'cloneUrl' | 'config' | 'logger' | 'runner'>,
+  deps: Workers & Log & Settings,
   ctx: RunCtx,
   pr: PullRequest,
 ): Promise<string | undefined> => {
@@ -428,7 +433,7 @@ const mergeCommitFound = async (
   return fromGit ?? (await ctx.forge.getPullRequest(pr.ref)).mergeCommitSha;
 };
 
-const closeIssue = async (deps: Ports<'store'>, ctx: RunCtx, key: IssueKey, epic: boolean) => {
+const closeIssue = async (deps: Records, ctx: RunCtx, key: IssueKey, epic: boolean) => {
   const ref = refOf(key);
   const row = ctx.rows.get(key);
   // Open in the milestone this pass loaded: no second read of it (close-issue.ts reads otherwise).
@@ -448,7 +453,7 @@ const closeIssue = async (deps: Ports<'store'>, ctx: RunCtx, key: IssueKey, epic
 
 /** Comments on the run's trigger issue, once per content key (a repeat while its cause lasts posts nothing). */
 export const reportOnce = async (
-  deps: Ports<'store'>,
+  deps: Records,
   ctx: Pick<RunCtx, 'run' | 'forge' | 'repo'>,
   key: string,
   text: string,

@@ -12,7 +12,7 @@ import type { AttemptRecord } from '../runner/types.ts';
 import type { PrFacts } from '../ship/pr-facts.ts';
 import { holdSentence, progressReport } from '../ship/pr-progress.ts';
 import type { PrFeedbackState, RunIssueRecord, RunRecord } from '../store/run-store.ts';
-import type { Ports } from './context.ts';
+import type { Announcer, Clock, Log, Records, Settings, Workers } from './ports.ts';
 import {
   answerThreads,
   keepFeedbackState,
@@ -45,7 +45,7 @@ const latestAttempt = (scope: Pick<PrGateScope, 'attempts' | 'rows'>, key: strin
  * pass gets no entry: its progress says `wait` (fail closed: never merged unread).
  */
 export const gatePullRequests = async (
-  deps: Ports<'clock' | 'logger'>,
+  deps: Clock & Log,
   scope: PrGateScope,
   progress: readonly IssueProgress[],
 ): Promise<Map<string, PrFacts>> => {
@@ -106,7 +106,7 @@ export interface PrFeedbackCtx extends Omit<PrGateScope, 'ci' | 'writer'> {
 
 /** The executor's half: what the gate's answer for one PR means, done once, its state kept. */
 export const performPrFeedback = async (
-  deps: Ports<'store' | 'dispatcher' | 'runner' | 'notifiers' | 'logger' | 'config'>,
+  deps: Records & Workers & Announcer & Log & Settings,
   ctx: PrFeedbackCtx,
   key: string,
   pr: number,

@@ -23,7 +23,7 @@ import { queuedReport, workerPhase } from '../ship/pr-progress.ts';
 import { reviewGate } from '../ship/review-gate.ts';
 import { tellStanding } from '../ship/tell-delivery.ts';
 import type { PrFeedbackState, RunProgress } from '../store/run-store.ts';
-import type { Ports } from './context.ts';
+import type { Clock, Log, Records, Settings, Workers } from './ports.ts';
 import { runPageUrl } from './run-notice.ts';
 import { writeProgress } from './run-writer.ts';
 
@@ -134,7 +134,7 @@ export interface FeedbackTarget {
  * is. Returns the state to keep (fix attempt spent, feedback marked as heard, the resume asked).
  */
 export const resumeWithFeedback = async (
-  deps: Ports<'dispatcher' | 'runner'>,
+  deps: Workers,
   target: FeedbackTarget,
   facts: PrFacts,
   parts: FeedbackPart[],
@@ -228,7 +228,7 @@ export const answerThreads = async (
  * stands, and the loop reports again on its next read).
  */
 export const reportQueued = async (
-  deps: Ports<'store' | 'logger' | 'config'>,
+  deps: Records & Log & Settings,
   target: { forge: Forge; repo: RepoRef; runId: string; key: string; head: string; sent?: boolean },
 ): Promise<void> => {
   try {
@@ -252,7 +252,7 @@ export const reportQueued = async (
 
 /** The review leg's verdict on a worker PR, kept for the `blitz` check's summary. */
 export const keepReviewVerdict = async (
-  deps: Ports<'store'>,
+  deps: Records,
   runId: string,
   key: string,
   verdict: string,
@@ -289,7 +289,7 @@ export const reportPrProgress = async (
  * messages this state dropped against `loaded` (the state it started from) because a resume carried them.
  */
 export const keepFeedbackState = async (
-  deps: Ports<'store'>,
+  deps: Records,
   runId: string,
   key: string,
   state: PrFeedbackState,
@@ -315,7 +315,7 @@ export const keepFeedbackState = async (
   ).progress;
 
 /** `/blitz retry` on a PR the loop held: the hold is lifted and the CI fix attempts count afresh. */
-export const releasePrHold = async (deps: Ports<'store'>, runId: string, key: string): Promise<void> => {
+export const releasePrHold = async (deps: Records, runId: string, key: string): Promise<void> => {
   await writeProgress(deps.store, runId, (p) => {
     const state = p.prFeedback?.[key];
     if (state?.held === undefined) return undefined;
@@ -332,7 +332,7 @@ export const milestonePrKey = 'milestone-pr';
  * a worker PR's), and the bot's `blitz` check on its head carrying the readiness result.
  */
 export const milestonePrCi = async (
-  deps: Ports<'store' | 'clock'>,
+  deps: Records & Clock,
   target: { forge: Forge; repo: RepoRef; runId: string; state: PrFeedbackState | undefined },
   head: string,
   ci: RepoConfig['ci'],

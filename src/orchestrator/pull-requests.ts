@@ -18,8 +18,9 @@ import { onAttemptHost } from '../queue/dispatcher.ts';
 import { remoteBranchSha } from '../runner/git.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunIssueRecord, RunStore } from '../store/run-store.ts';
-import { type Ports, refOf } from './context.ts';
+import { refOf } from './context.ts';
 import { cloneUrlOf } from './dispatch-attempt.ts';
+import type { Log, Settings, Workers } from './ports.ts';
 import { writeIssue } from './run-writer.ts';
 
 export interface PrOrder {
@@ -45,7 +46,7 @@ export interface PrOrder {
  * or a worker reports); undefined when git cannot tell (the caller reports apart from the open).
  */
 export const pushedHead = async (
-  deps: Ports<'cloneUrl' | 'config' | 'logger' | 'runner'>,
+  deps: Workers & Log & Settings,
   at: { forge: Forge; repo: RepoRef; branch: string },
 ): Promise<string | undefined> => {
   try {
@@ -124,7 +125,7 @@ export const mergePr = async (
 
 /** After a merge the attempt's worktree and the merged branch go; a failure only leaves them behind. */
 export const cleanUpMerged = async (
-  deps: Ports<'dispatcher' | 'runner' | 'logger'>,
+  deps: Workers & Log,
   forge: Pick<Forge, 'deleteBranch'>,
   o: { repo: RepoRef; pr: PullRequest; attempt: AttemptRecord | undefined; log: Record<string, unknown> },
 ): Promise<void> => {

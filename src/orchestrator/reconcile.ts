@@ -20,7 +20,7 @@ import { missingToolViewOf } from '../plan/tool-blocker.ts';
 import { issueKey, planLabels } from '../plan/types.ts';
 import { changedSinceDefault } from '../runner/integration-git.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import type { Ports, ReconcileCall, RunCtx, RunOptionsStored } from './context.ts';
+import type { ReconcileCall, RunCtx, RunOptionsStored } from './context.ts';
 import { forgeOfRun, repoRefOf } from './context.ts';
 import { integrationGitOf } from './dispatch-attempt.ts';
 import { unfiledFindings } from './file-findings.ts';
@@ -29,6 +29,7 @@ import { gateBlockerViewOf } from './gate-blocker-run.ts';
 import { sweepClosedWorkspaces } from './issue-cleanup.ts';
 import { live, runPasses } from './pass-loop.ts';
 import { mergeAfterFeedback, type PassCtx, type PerformPorts, perform } from './perform.ts';
+import type { Forges, Log, Records, Reviewers, Settings, StoreHealth, Workers } from './ports.ts';
 import { gatePullRequests, withPrGates } from './pr-feedback-step.ts';
 import { keepOpenedPulls, readsPerCall, workerStamps } from './pr-reads-per-call.ts';
 import { commonSnapshot, paceReason, readRunRecords } from './run-pace.ts';
@@ -57,8 +58,8 @@ export interface ReconcileHooks {
   sweptRuns?: Set<string>;
 }
 
-/** What a reconcile pass uses: the executor's ports and what loading, reviewing and notifying add. */
-export type ReconcilePorts = PerformPorts & Ports<'forgePace' | 'forges' | 'machine'>;
+/** What a reconcile pass uses: the executor's ports, and the store's health for the dashboard. */
+export type ReconcilePorts = PerformPorts & StoreHealth;
 
 /** What one reconcileRun call reads once for all its passes (the repo config does not change mid-call). */
 interface CallCache extends ReconcileCall {
@@ -273,10 +274,7 @@ export const readMilestone = async (hooks: Pick<ReconcileHooks, 'trusted'>, forg
  * repo and the fleets with a ticket there, when that person has write permission; anyone else's label
  * changes nothing. Runs under the run lock (a reconcile writes progress).
  */
-export const recordApproval = async (
-  deps: Ports<'forges' | 'logger' | 'store'>,
-  event: ForgeEvent,
-): Promise<void> => {
+export const recordApproval = async (deps: Records & Forges & Log, event: ForgeEvent): Promise<void> => {
   if (event.kind !== 'label-added' || event.label !== planLabels.approved) return;
   const repoName = `${event.repo.owner}/${event.repo.name}`;
   const runs = (await deps.store.listLiveRuns()).filter(
@@ -316,7 +314,7 @@ export const recordApproval = async (
 };
 
 /** Keeps the graph the dashboard drew in the run's progress (only when it changed), for the status page. */
-const keepGraph = async (deps: Ports<'store'>, ctx: RunCtx, view: DashboardInput): Promise<void> => {
+const keepGraph = async (deps: Records, ctx: RunCtx, view: DashboardInput): Promise<void> => {
   ctx.run = await writeProgress(deps.store, ctx.run.id, (p) => {
     const graph = keptGraph(view.issues, p.graph);
     return JSON.stringify(graph) === JSON.stringify(p.graph ?? null) ? undefined : { graph };
@@ -329,7 +327,7 @@ export const noSandboxLine =
   "workers run in no sandbox on this host: a worker can read every file its user can and reach the whole network (see the bot's log or `blitz-bot doctor`)";
 
 const publish = async (
-  deps: Ports<'config' | 'forgePace' | 'logger' | 'review' | 'runner' | 'store' | 'storeOutage'>,
+  deps: Records & Workers & Forges & Log & Settings & Reviewers & StoreHealth,
   hooks: ReconcileHooks,
   ctx: PassCtx,
   actions: readonly Action[],

@@ -6,7 +6,7 @@ import type { Command } from '../commands/schema.ts';
 import { decideSteer, type ReviewVerdict, type SteerFacts } from '../plan/steer.ts';
 import type { RunProgress, RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import type { Ports } from './context.ts';
+import type { Clock, Forges, Log, Records } from './ports.ts';
 import { writeRun } from './run-writer.ts';
 import { type CommandHooks, type IntentOutcome, placeOf, runOfCommand } from './start-run.ts';
 
@@ -27,10 +27,7 @@ const steerFacts = (run: RunRecord): SteerFacts => {
   return { runState: run.state, ...(verdict ? { review: { verdict } } : {}) };
 };
 
-export const createReviewSteering = (
-  deps: Ports<'clock' | 'forges' | 'logger' | 'store'>,
-  hooks: CommandHooks,
-) => {
+export const createReviewSteering = (deps: Records & Forges & Clock & Log, hooks: CommandHooks) => {
   return async (intent: Intent, cmd: Extract<Command, { name: 'blitz-review' }>): Promise<IntentOutcome> => {
     const { answer } = await placeOf(deps, intent);
     // The integration review belongs to blitz runs: a plan run or a fleet has none.

@@ -16,9 +16,10 @@ import { type IntegrationGit, integrationWorktree, revertMerge } from '../runner
 import { describeCiVerdict } from '../ship/ci-verdict.ts';
 import { tailOf } from '../ship/deploy.ts';
 import { defaultHealthTimeoutSeconds, deployLive, type LiveResult, previewLive } from '../ship/ship-live.ts';
-import type { Ports, RunCtx } from './context.ts';
+import type { RunCtx } from './context.ts';
 import { integrationGitOf } from './dispatch-attempt.ts';
 import { type Effects, refOf } from './perform.ts';
+import type { Announcer, Clock, Log, Records, Settings, Workers } from './ports.ts';
 import { milestonePrCi, milestonePrKey } from './pr-feedback.ts';
 import { mentionsStarter, runNoticeOf, runPageUrl, sendRunNotice, starterOf } from './run-notice.ts';
 import { firstTime, type GateResult, recordGateResult, setProgress, writeIssue } from './run-writer.ts';
@@ -52,18 +53,7 @@ export type GateJudge = (
 const gateTimeoutSeconds = 1800;
 
 export const createEffects = (
-  deps: Ports<
-    | 'baseEnv'
-    | 'clock'
-    | 'cloneUrl'
-    | 'config'
-    | 'dispatcher'
-    | 'ledger'
-    | 'logger'
-    | 'notifiers'
-    | 'runner'
-    | 'store'
-  >,
+  deps: Records & Workers & Announcer & Clock & Log & Settings,
   hooks: EffectHooks,
 ): Effects => {
   const runGateAt = async (g: IntegrationGit, name: 'build' | 'smoke', argv: string[], ref?: string) => {

@@ -1,6 +1,6 @@
 // The notices a run sends (started, shipped, blocked…) built from its record, sent to the targets that
 // asked for the event, and any failure kept on the run for its dashboard. Never throws into the run.
-// Its ports are spelled out (not `Ports` of context.ts): pr-feedback.ts links here, and context.ts to it.
+// Its ports are spelled out (not the roles of ports.ts): pr-feedback.ts links here, and context.ts to it.
 import { pickedNotifiers } from '../config/notify-picks.ts';
 import type { Logger } from '../observability/logger.ts';
 import { noticeEventWords } from '../plan/state-words.ts';

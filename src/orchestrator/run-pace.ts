@@ -7,13 +7,10 @@ import { type Pace, pacedSessions } from '../forges/rate-budget.ts';
 import { budgetOf, type ProbeAnswer } from '../plan/budget.ts';
 import type { RunSnapshot } from '../plan/snapshot.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import type { Ports } from './context.ts';
+import type { Forges, Records, Settings, Workers } from './ports.ts';
 
 /** The run's rows and attempts, this host's worker limit and the forge's pace: every load reads them. */
-export const readRunRecords = async (
-  deps: Ports<'forgePace' | 'ledger' | 'machine' | 'runner' | 'store'>,
-  run: RunRecord,
-) => ({
+export const readRunRecords = async (deps: Records & Workers & Forges, run: RunRecord) => ({
   rows: await deps.store.listRunIssues(run.id),
   attempts: await deps.ledger.listByRun(run.id),
   machine: deps.machine?.() ?? deps.runner.limit(),
@@ -40,7 +37,7 @@ export const paceReason = (pace: Pace | undefined): string | undefined => pace?.
  * adds its own fields (or replaces these) after it.
  */
 export const commonSnapshot = (
-  deps: Ports<'config'>,
+  deps: Settings,
   kind: RunSnapshot['kind'],
   options: RunSnapshot['options'],
   r: Pick<RunSnapshot, 'issues'> &

@@ -9,8 +9,9 @@ import { hardBlockerOf } from '../forges/hard-blocker.ts';
 import type { Forge, RepoRef } from '../forges/types.ts';
 import type { RunSnapshot } from '../plan/snapshot.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import { forgeOfRun, type Ports, type RunOptionsStored, repoRefOf } from './context.ts';
+import { forgeOfRun, type RunOptionsStored, repoRefOf } from './context.ts';
 import { reportOnce } from './perform.ts';
+import type { Forges, Log, Records, Settings } from './ports.ts';
 import { loadRepoConfig } from './repo-settings.ts';
 import { commonSnapshot } from './run-pace.ts';
 import { writeProgress } from './run-writer.ts';
@@ -57,7 +58,7 @@ export const configBlocker = (
 
 /** The snapshot of a held pass: nothing but the run and the hard blocker was read. */
 export const heldSnapshot = (
-  deps: Ports<'config'>,
+  deps: Settings,
   run: RunRecord,
   kind: RunSnapshot['kind'],
   reason: string,
@@ -74,7 +75,7 @@ export const heldSnapshot = (
 
 /** Keeps the repository's pick of notify targets on the run, where every notice of the run reads it. */
 const keepNotifyPick = async (
-  deps: Ports<'store'>,
+  deps: Records,
   run: RunRecord,
   picks: readonly string[] | undefined,
 ): Promise<void> => {
@@ -88,7 +89,7 @@ const keepNotifyPick = async (
  * `wrap` wraps the forge connection the pass uses (the blitz keeps the PRs it opens).
  */
 export const loadRunRepo = async <Ctx>(
-  deps: Ports<'config' | 'forges' | 'logger' | 'store'>,
+  deps: Records & Forges & Log & Settings,
   run: RunRecord,
   kind: RunSnapshot['kind'],
   rest: (r: RunRepo) => Promise<Ctx>,

@@ -8,7 +8,7 @@ import { newRun } from '../../test/support/store-suite-fixtures.ts';
 import { silentLogger } from '../observability/logger.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import { openSqliteRunStore } from '../store/sqlite-run-store.ts';
-import type { Ports } from './context.ts';
+import type { Log, Records, Settings, Workers } from './ports.ts';
 import { setRunState, stopRun } from './run-state.ts';
 
 const attempt = (id: string, entry: string, outcome?: AttemptRecord['outcome']): AttemptRecord =>
@@ -37,7 +37,7 @@ describe('stopRun and the model notes', () => {
         ledger: { listByRun: async () => attempts },
         logger: silentLogger(),
         config: { modelNotesPath: path },
-      } as unknown as Ports<'config' | 'ledger' | 'logger' | 'store'>;
+      } as unknown as Records & Workers & Log & Settings;
 
       await stopRun(deps, 'r1', 'blocked', 'the build is red');
       // Resumed: the table has no blocked → done.
@@ -67,7 +67,7 @@ describe('stopRun and the model notes', () => {
       ledger: { listByRun: async () => [] },
       logger: silentLogger(),
       config: {},
-    } as unknown as Ports<'config' | 'ledger' | 'logger' | 'store'>;
+    } as unknown as Records & Workers & Log & Settings;
     await stopRun(deps, 'r1', 'blocked', 'nothing can run: #3 is held', '/blitz retry #3');
     expect((await store.getRun('r1'))?.progress).toMatchObject({ continueWith: '/blitz retry #3' });
     await store.updateRun('r1', { state: 'running' });

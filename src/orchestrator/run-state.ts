@@ -5,12 +5,12 @@ import { updateModelNotesFile } from '../model-notes/notes.ts';
 import { pausePatch } from '../plan/pause.ts';
 import type { Action, StopKind } from '../plan/snapshot.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import type { Ports } from './context.ts';
+import type { Log, Records, Settings, Workers } from './ports.ts';
 import { writeRun } from './run-writer.ts';
 
 /** `set_state`: the run moves to `to` when it is in one of `from` now. */
 export const setRunState = (
-  deps: Ports<'store'>,
+  deps: Records,
   runId: string,
   a: Extract<Action, { type: 'set_state' }>,
 ): Promise<RunRecord> =>
@@ -21,7 +21,7 @@ export const setRunState = (
  * that ends (done or blocked, whatever its kind) merges its attempts into the model notes (seed 001).
  */
 export const stopRun = async (
-  deps: Ports<'config' | 'ledger' | 'logger' | 'store'>,
+  deps: Records & Workers & Log & Settings,
   runId: string,
   state: RunRecord['state'],
   reason: string,
@@ -53,11 +53,7 @@ export const stopRun = async (
  * only the finished ones before its first still running, so one that ends later is merged then, in
  * its place, and none twice; a run that ended (done) gives every finished one.
  */
-const recordModelNotes = async (
-  deps: Ports<'config' | 'ledger' | 'logger'>,
-  runId: string,
-  ended: boolean,
-) => {
+const recordModelNotes = async (deps: Workers & Log & Settings, runId: string, ended: boolean) => {
   const attempts = await deps.ledger.listByRun(runId);
   const open = attempts.findIndex((a) => a.outcome === undefined);
   const evidence = (ended || open < 0 ? attempts : attempts.slice(0, open))

@@ -9,8 +9,8 @@ import { type RunControlAction, type RunControlStep, runControlOf } from '../pla
 import type { RunState } from '../plan/states.ts';
 import type { RunProgress, RunStore } from '../store/run-store.ts';
 import { openSqliteRunStore } from '../store/sqlite-run-store.ts';
-import type { Ports } from './context.ts';
 import { parkRun, unparkRun } from './environment-park-run.ts';
+import type { Announcer, Log, Records, Settings, Workers } from './ports.ts';
 import { setRunState, stopRun } from './run-state.ts';
 import { isRunTransitionError, writeRun } from './run-writer.ts';
 
@@ -40,9 +40,10 @@ const park: RunPark = {
 };
 
 const parkDeps = (store: RunStore) =>
-  ({ store, logger: silentLogger(), config: {}, notifiers: [] }) as unknown as Ports<
-    'config' | 'logger' | 'notifiers' | 'store'
-  >;
+  ({ store, logger: silentLogger(), config: {}, notifiers: [] }) as unknown as Records &
+    Announcer &
+    Log &
+    Settings;
 
 const stopDeps = (store: RunStore) =>
   ({
@@ -50,7 +51,7 @@ const stopDeps = (store: RunStore) =>
     logger: silentLogger(),
     ledger: { listByRun: async () => [] },
     config: { modelNotesPath: '/nonexistent/blitz-notes/models.md' },
-  }) as unknown as Ports<'config' | 'ledger' | 'logger' | 'store'>;
+  }) as unknown as Records & Workers & Log & Settings;
 
 describe('the run writer refuses an edge the state table has not', () => {
   // Each edge a step once wrote: `/blitz pause` on a blocked run, a command racing the run's end, a ship

@@ -4,11 +4,12 @@
 // planner stops the run BLOCKED once the red passes reach their allowance (plan/gate-checks.ts).
 import { fenced } from '../review/prompt.ts';
 import { redactText } from '../runner/exec.ts';
-import type { Ports, RunCtx } from './context.ts';
+import type { RunCtx } from './context.ts';
+import type { Log, Records } from './ports.ts';
 import { firstTime, setProgress } from './run-writer.ts';
 
 /** Files the red smoke of this pass once, then asks for another pass. */
-export const fileSmokeFinding = async (deps: Ports<'store' | 'logger'>, ctx: RunCtx): Promise<void> => {
+export const fileSmokeFinding = async (deps: Records & Log, ctx: RunCtx): Promise<void> => {
   const gate = ctx.run.progress.smokeGate;
   const pass = gate?.failures ?? 0;
   // Recorded before the issue is created: a crash in between loses a finding rather than filing it twice.

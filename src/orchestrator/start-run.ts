@@ -14,8 +14,9 @@ import { runStateWords } from '../plan/state-words.ts';
 import { slugify } from '../runner/branch-names.ts';
 import type { NewRun, RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import type { Ports, RunOptionsStored } from './context.ts';
+import type { RunOptionsStored } from './context.ts';
 import { repoRefOf } from './context.ts';
+import type { Announcer, Forges, Log, Records, Settings } from './ports.ts';
 import { loadRepoConfig } from './repo-settings.ts';
 import { newRunId } from './run-effects.ts';
 import { runNoticeOf, sendRunNotice } from './run-notice.ts';
@@ -69,7 +70,7 @@ const dashboardWhere = (run: RunRecord): string =>
   run.triggerIssue !== undefined ? `the dashboard on #${run.triggerIssue}` : `run ${run.id}`;
 
 /** Where a command was typed: its repository's forge, and a reply on its issue (none without one). */
-export const placeOf = async (deps: Ports<'forges'>, intent: Intent) => {
+export const placeOf = async (deps: Forges, intent: Intent) => {
   const repo = repoRefOf(intent.repo);
   const forge = await deps.forges({ forge: intent.forge, repo });
   const where = intent.issueNumber !== undefined ? { repo, number: intent.issueNumber } : undefined;
@@ -81,7 +82,7 @@ export const placeOf = async (deps: Ports<'forges'>, intent: Intent) => {
 
 /** The live run a command means: the one the issue it was typed on carries, else the repo's only one. */
 export const runOfCommand = async (
-  deps: Ports<'store'>,
+  deps: Records,
   intent: Intent,
   kinds: readonly RunRecord['kind'][],
 ): Promise<{ run: RunRecord | undefined; runs: RunRecord[] }> => {
@@ -124,7 +125,7 @@ export const milestoneOrAnswer = async (
 
 /** A new run of the command's repository, in `planning`, on the issue the command was typed on. */
 export const createRunOf = (
-  deps: Ports<'newId' | 'store'>,
+  deps: Records,
   intent: Intent,
   run: Omit<NewRun, 'id' | 'forge' | 'repo' | 'triggerIssue' | 'state'>,
 ) =>
@@ -180,7 +181,7 @@ export const branchStartText = (branch: string, base: string, start: BranchStart
  * stays taken, so no later tick starts a second run from it.
  */
 export const failedStart = async (
-  deps: Ports<'logger' | 'store'>,
+  deps: Records & Log,
   hooks: Pick<CommandHooks, 'serialized'>,
   run: RunRecord,
   err: unknown,
@@ -205,7 +206,7 @@ export const failedStart = async (
 };
 
 export const createIntentHandler = (
-  deps: Ports<'config' | 'forges' | 'logger' | 'newId' | 'notifiers' | 'store'>,
+  deps: Records & Forges & Announcer & Log & Settings,
   hooks: StartHooks,
 ) => {
   const startBlitz = async (

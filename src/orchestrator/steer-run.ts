@@ -11,7 +11,8 @@ import { issueKey, planLabels } from '../plan/types.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import { type Ports, repoRefOf } from './context.ts';
+import { repoRefOf } from './context.ts';
+import type { Forges, Log, Records, Settings, Workers } from './ports.ts';
 import { releasePrHold } from './pr-feedback.ts';
 import { writeIssue } from './run-writer.ts';
 import { type CommandHooks, placeOf, runOfCommand } from './start-run.ts';
@@ -20,7 +21,7 @@ type IssueCommand = Extract<Command, { name: 'blitz-issue' }>;
 
 /** What the tracker, the run's rows and the ledger say about the issue, for decideSteer. */
 const issueFacts = async (
-  deps: Ports<'config' | 'ledger' | 'store'>,
+  deps: Records & Workers & Settings,
   forge: Forge,
   run: RunRecord,
   cmd: IssueCommand,
@@ -74,7 +75,7 @@ const issueFacts = async (
 
 /** Applies an accepted effect to the run's rows (and the tracker, for a hold label). */
 const apply = async (
-  deps: Ports<'config' | 'dispatcher' | 'ledger' | 'runner' | 'store'>,
+  deps: Records & Workers & Settings,
   forge: Forge,
   run: RunRecord,
   target: { key: string; repo: string; number: number },
@@ -111,10 +112,7 @@ const apply = async (
 
 /** The handler of `blitz-issue` intents (retry, skip, unhold) on the live run of the repository. */
 export const createSteerHandler =
-  (
-    deps: Ports<'config' | 'dispatcher' | 'forges' | 'ledger' | 'logger' | 'runner' | 'store'>,
-    hooks: CommandHooks,
-  ) =>
+  (deps: Records & Workers & Forges & Log & Settings, hooks: CommandHooks) =>
   async (intent: Intent, cmd: IssueCommand): Promise<'answered' | 'refused'> => {
     const { forge, answer: say } = await placeOf(deps, intent);
     const { run, runs } = await runOfCommand(deps, intent, ['blitz']);

@@ -11,7 +11,7 @@ import type { AttemptRecord } from '../runner/types.ts';
 import { tellSection } from '../ship/feedback-prompt.ts';
 import { tellStep } from '../ship/tell-delivery.ts';
 import type { RunIssueRecord, RunProgress, RunRecord, TellMessage } from '../store/run-store.ts';
-import type { Ports } from './context.ts';
+import type { Log, Records, Workers } from './ports.ts';
 import { writeProgress } from './run-writer.ts';
 
 /** The progress the planner sees: an issue whose running session has messages waiting says so. */
@@ -28,7 +28,7 @@ export const withTells = (
 
 /** Sends the waiting messages to the issue's running session; true when the nudge went out. */
 export const nudgeWithTells = async (
-  deps: Ports<'store' | 'dispatcher' | 'runner' | 'logger'>,
+  deps: Records & Workers & Log,
   ctx: { run: RunRecord; attempts: readonly AttemptRecord[]; rows: ReadonlyMap<string, RunIssueRecord> },
   key: string,
 ): Promise<boolean> => {

@@ -9,8 +9,8 @@ import { attemptKey } from '../plan/issue-progress.ts';
 import { issueKey } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import type { Ports } from './context.ts';
 import { repoRefOf } from './context.ts';
+import type { Forges, Log, Records, Workers } from './ports.ts';
 import { emptyFeedbackState } from './pr-feedback.ts';
 import { writeProgress } from './run-writer.ts';
 import { type IntentOutcome, placeOf } from './start-run.ts';
@@ -21,7 +21,7 @@ export interface TellHooks {
 
 /** The live run whose worker has (or had) issue `ref`: its attempts name it. */
 const runOfIssue = async (
-  deps: Ports<'store' | 'ledger'>,
+  deps: Records & Workers,
   forge: Intent['forge'],
   ref: IssueRef,
 ): Promise<RunRecord | undefined> => {
@@ -37,7 +37,7 @@ const runOfIssue = async (
 };
 
 export const handleTell = async (
-  deps: Ports<'store' | 'ledger' | 'forges' | 'logger'>,
+  deps: Records & Workers & Forges & Log,
   hooks: TellHooks,
   intent: Intent,
   cmd: Extract<Command, { name: 'blitz-tell' }>,

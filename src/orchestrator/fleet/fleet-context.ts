@@ -9,7 +9,7 @@ import type { AttemptRecord } from '../../runner/types.ts';
 import type { PrFacts } from '../../ship/pr-facts.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
 import type { BudgetProbe } from '../budget-probe.ts';
-import type { Ports } from '../context.ts';
+import type { Announcer, Clock, Forges, Log, Records, Reviewers, Settings, Workers } from '../ports.ts';
 import type { ReviewLegPorts } from '../review-leg.ts';
 import type { FleetOptions, FleetProgress } from './fleet-state.ts';
 
@@ -26,8 +26,14 @@ export interface FleetHooks {
 }
 
 /** What the fleet run kind uses of the orchestrator's ports; each step takes its own part of it. */
-export type FleetPorts = Ports<'baseEnv' | 'cloneUrl' | 'config' | 'dispatcher' | 'fleet' | 'forges'> &
-  Ports<'clock' | 'forgePace' | 'ledger' | 'logger' | 'machine' | 'notifiers' | 'runner' | 'store'> & {
+export type FleetPorts = Records &
+  Workers &
+  Forges &
+  Announcer &
+  Clock &
+  Log &
+  Settings &
+  Reviewers & {
     probe: BudgetProbe;
   };
 
@@ -61,7 +67,7 @@ export interface FleetCtx {
 }
 
 /** The review leg's ports in a fleet: its Ollama host and diff bound come from `deps.fleet`. */
-export const fleetReviewPorts = (deps: Ports<'baseEnv' | 'config' | 'fleet' | 'logger'>): ReviewLegPorts => ({
+export const fleetReviewPorts = (deps: Log & Settings & Reviewers): ReviewLegPorts => ({
   config: deps.config,
   baseEnv: deps.baseEnv,
   logger: deps.logger,

@@ -8,9 +8,10 @@ import type { Action } from '../../plan/snapshot.ts';
 import { verdictStateWords } from '../../plan/state-words.ts';
 import { closeWithComment } from '../close-issue.ts';
 import { closeOnMerge } from '../close-on-merge.ts';
-import { type Ports, refOf } from '../context.ts';
+import { refOf } from '../context.ts';
 import { parkRun, probeParkedRun, unparkRun, writeEntryPark } from '../environment-park-run.ts';
 import { dispatchIssue, performIssueWork, type RunKind } from '../perform.ts';
+import type { Announcer, Clock, Log, Records, Reviewers, Settings, Workers } from '../ports.ts';
 import { keepReviewVerdict } from '../pr-feedback.ts';
 import { loadRepoConfig, repoCommandsOf } from '../repo-settings.ts';
 import { runReviewLeg } from '../review-leg.ts';
@@ -52,7 +53,7 @@ const fleetKind = (ctx: FleetCtx): RunKind => ({
 });
 
 const dispatch = async (
-  deps: Ports<'cloneUrl' | 'config' | 'dispatcher' | 'ledger' | 'logger' | 'store'>,
+  deps: Records & Workers & Log & Settings,
   ctx: FleetCtx,
   a: Extract<Action, { type: 'dispatch' }>,
 ) => {
@@ -63,7 +64,7 @@ const dispatch = async (
 };
 
 const review = async (
-  deps: Ports<'baseEnv' | 'config' | 'fleet' | 'logger' | 'store'>,
+  deps: Records & Log & Settings & Reviewers,
   ctx: FleetCtx,
   a: Extract<Action, { type: 'review' }>,
 ) => {
@@ -85,7 +86,7 @@ const review = async (
 };
 
 /** Merged and the ticket still open: close what the PR names (the ticket among them), once. */
-const closeTicket = async (deps: Ports<'logger' | 'store'>, ctx: FleetCtx, key: string) => {
+const closeTicket = async (deps: Records & Log, ctx: FleetCtx, key: string) => {
   const { ref, facts, name } = repoOf(ctx, key);
   const row = ctx.rows.get(key);
   if (row?.prNumber !== undefined && row.mergedSha !== undefined)
@@ -106,8 +107,7 @@ const closeTicket = async (deps: Ports<'logger' | 'store'>, ctx: FleetCtx, key: 
 };
 
 export const performFleet = async (
-  deps: Ports<'baseEnv' | 'cloneUrl' | 'config' | 'dispatcher' | 'fleet' | 'ledger' | 'logger'> &
-    Ports<'clock' | 'notifiers' | 'runner' | 'store'>,
+  deps: Records & Workers & Announcer & Clock & Log & Settings & Reviewers,
   ctx: FleetCtx,
   a: Action,
 ): Promise<void> => {

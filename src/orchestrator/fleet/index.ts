@@ -2,7 +2,6 @@
 // and reconcileFleet drives it. The orchestrator hands fleet intents and fleet runs to this module.
 import { commandSchema } from '../../commands/schema.ts';
 import type { Intent } from '../../store/types.ts';
-import type { Ports } from '../context.ts';
 import type { IntentOutcome } from '../start-run.ts';
 import type { FleetHooks, FleetPorts } from './fleet-context.ts';
 import { requestMerge, requestReview } from './person-commands.ts';
@@ -17,7 +16,7 @@ export interface Fleet {
   reconcile(runId: string): Promise<void>;
 }
 
-export const createFleet = (deps: FleetPorts & Ports<'newId'>, hooks: FleetHooks): Fleet => ({
+export const createFleet = (deps: FleetPorts, hooks: FleetHooks): Fleet => ({
   async handleIntent(intent) {
     const parsed = commandSchema.safeParse(intent.command);
     if (!parsed.success) return 'not_mine';

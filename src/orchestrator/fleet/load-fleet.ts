@@ -15,8 +15,9 @@ import type { AttemptRecord } from '../../runner/types.ts';
 import type { PrFacts } from '../../ship/pr-facts.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
 import type { BudgetProbe } from '../budget-probe.ts';
-import { forgeOfRun, type Ports, repoRefOf } from '../context.ts';
+import { forgeOfRun, repoRefOf } from '../context.ts';
 import { live } from '../pass-loop.ts';
+import type { Clock, Forges, Log, Records, Settings, Workers } from '../ports.ts';
 import { gatePullRequests, withPrGates } from '../pr-feedback-step.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { commonSnapshot, readRunRecords } from '../run-pace.ts';
@@ -62,7 +63,7 @@ const ticketTrust = async (
   return { trusted: false, lapsed: approval !== undefined };
 };
 
-export const repoFactsCache = (deps: Ports<'forges'>, run: Pick<RunRecord, 'forge' | 'installationId'>) => {
+export const repoFactsCache = (deps: Forges, run: Pick<RunRecord, 'forge' | 'installationId'>) => {
   const cache = new Map<string, Promise<RepoFacts>>();
   return (name: string): Promise<RepoFacts> => {
     const key = name.toLowerCase();
@@ -81,7 +82,7 @@ export const repoFactsCache = (deps: Ports<'forges'>, run: Pick<RunRecord, 'forg
 
 /** Other live runs' in-flight issues in the repos of this fleet: their repos go last, their files are fenced. */
 const busyWork = async (
-  deps: Ports<'store'>,
+  deps: Records,
   run: RunRecord,
   repos: Set<string>,
   facts: ReturnType<typeof repoFactsCache>,
@@ -108,9 +109,7 @@ const busyWork = async (
 
 /** Undefined when the run is gone, not a fleet, or (unless `ended` is set) finished. */
 export const loadFleet = async (
-  deps: Ports<
-    'clock' | 'config' | 'forgePace' | 'forges' | 'ledger' | 'logger' | 'machine' | 'runner' | 'store'
-  > & { probe: BudgetProbe },
+  deps: Records & Workers & Forges & Clock & Log & Settings & { probe: BudgetProbe },
   hooks: FleetHooks,
   runId: string,
   ended = false,
@@ -205,7 +204,7 @@ export const loadFleet = async (
 
 /** `gatePullRequests` for each repository the fleet's PRs are in, with that repository's `ci:` settings. */
 const gateTicketPulls = async (
-  deps: Ports<'clock' | 'logger'>,
+  deps: Clock & Log,
   hooks: FleetHooks,
   run: RunRecord,
   repos: ReadonlyMap<string, RepoFacts>,

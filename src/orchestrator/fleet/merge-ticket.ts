@@ -9,16 +9,17 @@ import { formatRepo, type PullRequest } from '../../forges/types.ts';
 import { type BuildFact, fleetMergeStep, type MergeFacts, type MergeStep } from '../../plan/fleet-merge.ts';
 import { attemptIsHere, onAttemptHost } from '../../queue/dispatcher.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
-import { type Ports, refOf } from '../context.ts';
+import { refOf } from '../context.ts';
+import type { Log, Records, Workers } from '../ports.ts';
 import { cleanUpMerged, mergePr } from '../pull-requests.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { writeIssue } from '../run-writer.ts';
 import type { FleetCtx, RepoFacts } from './fleet-context.ts';
 import { fleetProgressOf, type TicketState, ticketOf, updateTicket } from './fleet-state.ts';
 
-type MergePorts = Ports<'dispatcher' | 'logger' | 'runner' | 'store'>;
+type MergePorts = Records & Workers & Log;
 
-const patchTicket = async (deps: Ports<'store'>, ctx: FleetCtx, key: string, patch: Partial<TicketState>) => {
+const patchTicket = async (deps: Records, ctx: FleetCtx, key: string, patch: Partial<TicketState>) => {
   ctx.run = await updateTicket(deps.store, ctx.run.id, key, () => patch);
 };
 
@@ -40,7 +41,7 @@ const gateOutputSchema = z.object({
  * job's output. `pending` while the job has not finished.
  */
 const remoteBuild = async (
-  deps: Ports<'dispatcher' | 'store'>,
+  deps: Records & Workers,
   ctx: FleetCtx,
   key: string,
   attempt: AttemptRecord,
@@ -91,7 +92,7 @@ const readBuild = async (
 };
 
 /** The conflict files still marked in the worker's repository, read as its worker by the runner. */
-const readMarkers = (deps: Ports<'runner'>, attempt: AttemptRecord): Promise<string[]> =>
+const readMarkers = (deps: Workers, attempt: AttemptRecord): Promise<string[]> =>
   deps.runner.markedFiles(attempt.id, attempt.conflictFiles ?? []);
 
 const errorOf = (output: unknown): string =>

@@ -9,7 +9,8 @@ import { attemptKey } from '../../plan/issue-progress.ts';
 import { issueKey } from '../../plan/types.ts';
 import type { RunRecord } from '../../store/run-store.ts';
 import type { Intent } from '../../store/types.ts';
-import { type Ports, repoRefOf } from '../context.ts';
+import { repoRefOf } from '../context.ts';
+import type { Forges, Log, Records, Reviewers, Settings, Workers } from '../ports.ts';
 import { runReviewLeg } from '../review-leg.ts';
 import type { IntentOutcome } from '../start-run.ts';
 import { type FleetHooks, fleetReviewPorts } from './fleet-context.ts';
@@ -18,7 +19,7 @@ import { repoFactsCache } from './load-fleet.ts';
 
 /** The run (fleet first, then any) whose worker opened this PR, and the ticket key. */
 const ownerOf = async (
-  deps: Ports<'store'>,
+  deps: Records,
   forge: Intent['forge'],
   pr: IssueRef,
   liveOnly: boolean,
@@ -38,7 +39,7 @@ const canWrite = async (forge: Forge, pr: IssueRef, login: string): Promise<bool
   hasPermission(await forge.getPermission(pr.repo, login).catch(() => 'none' as const), 'write');
 
 export const requestMerge = async (
-  deps: Ports<'forges' | 'store'>,
+  deps: Records & Forges,
   hooks: FleetHooks,
   intent: Intent,
   cmd: Extract<Command, { name: 'merge' | 'merge-when-green' | 'ticket-fleet-merge' }>,
@@ -91,7 +92,7 @@ export const requestMerge = async (
 };
 
 export const requestReview = async (
-  deps: Ports<'baseEnv' | 'config' | 'fleet' | 'forges' | 'ledger' | 'logger' | 'store'>,
+  deps: Records & Workers & Forges & Log & Settings & Reviewers,
   hooks: FleetHooks,
   intent: Intent,
 ): Promise<IntentOutcome> => {

@@ -8,7 +8,8 @@ import { renderDecisionBuckets } from '../../dashboard/uncertainties.ts';
 import { formatIssueRef, formatRepo } from '../../forges/types.ts';
 import { issueAttempts } from '../../plan/issue-progress.ts';
 import { outcomeStateWords } from '../../plan/state-words.ts';
-import { type Ports, refOf, repoRefOf } from '../context.ts';
+import { refOf, repoRefOf } from '../context.ts';
+import type { Records } from '../ports.ts';
 import { reportOf } from '../review-leg.ts';
 import type { FleetCtx } from './fleet-context.ts';
 import { ticketOf, updateTicket } from './fleet-state.ts';
@@ -23,7 +24,7 @@ const followUpBody = (bug: string, ticket: string, trigger: string): string =>
     `> ${markdownText(bug, 1000)}`,
   ].join('\n');
 
-export const relayReports = async (deps: Ports<'store'>, ctx: FleetCtx): Promise<void> => {
+export const relayReports = async (deps: Records, ctx: FleetCtx): Promise<void> => {
   for (const key of ctx.tickets.keys()) {
     const last = issueAttempts(ctx, key).at(-1);
     const outcome = last?.outcome;

@@ -6,7 +6,8 @@ import { renderScoreboard } from '../../dashboard/scoreboard.ts';
 import { formatRepo, hasPermission } from '../../forges/types.ts';
 import { issueKey } from '../../plan/types.ts';
 import type { Intent } from '../../store/types.ts';
-import { type Ports, repoRefOf } from '../context.ts';
+import { repoRefOf } from '../context.ts';
+import type { Forges, Log, Records, Settings } from '../ports.ts';
 import { createRunOf, failedStart, type IntentOutcome, repoConfigOrAnswer } from '../start-run.ts';
 import type { FleetHooks } from './fleet-context.ts';
 import { type FleetOptions, fleetOptionsOf } from './fleet-state.ts';
@@ -25,7 +26,7 @@ const hostOf = (url: string): string | undefined => {
 };
 
 export const startFleet = async (
-  deps: Ports<'config' | 'forges' | 'logger' | 'newId' | 'store'>,
+  deps: Records & Forges & Log & Settings,
   hooks: FleetHooks,
   intent: Intent,
   cmd: Extract<Command, { name: 'ticket-fleet' }>,

@@ -2,13 +2,14 @@
 // word too, so it is recorded and the ticket closes on the next step; a PR closed unmerged is noted.
 // Read once per reconcile (one PR read per open fleet PR).
 import { formatRepo } from '../../forges/types.ts';
-import { type Ports, refOf } from '../context.ts';
+import { refOf } from '../context.ts';
+import type { Records } from '../ports.ts';
 import { writeIssue } from '../run-writer.ts';
 import type { FleetCtx } from './fleet-context.ts';
 import { ticketOf, updateTicket } from './fleet-state.ts';
 
 /** True when something changed (the caller reads the run again). */
-export const syncPulls = async (deps: Ports<'store'>, ctx: FleetCtx): Promise<boolean> => {
+export const syncPulls = async (deps: Records, ctx: FleetCtx): Promise<boolean> => {
   let changed = false;
   for (const [key, row] of ctx.rows) {
     if (row.prNumber === undefined || row.mergedSha !== undefined) continue;

@@ -22,12 +22,13 @@ import type { Action, RunSnapshot } from '../../plan/snapshot.ts';
 import { type IssueKey, issueKey } from '../../plan/types.ts';
 import type { RunRecord } from '../../store/run-store.ts';
 import type { BudgetProbe } from '../budget-probe.ts';
-import type { Ports, RunOptionsStored } from '../context.ts';
+import type { RunOptionsStored } from '../context.ts';
 import { cloneUrlOf } from '../dispatch-attempt.ts';
 import { parkRun, unparkRun } from '../environment-park-run.ts';
 import { blockRun, unblockRun } from '../hard-blocker-run.ts';
 import { live, type PassKind, runPasses } from '../pass-loop.ts';
 import { reportOnce } from '../perform.ts';
+import type { Announcer, Forges } from '../ports.ts';
 import { type ReconcileHooks, readMilestone } from '../reconcile.ts';
 import { commonSnapshot, pacedLimit, paceReason, readRunRecords } from '../run-pace.ts';
 import { type HeldPass, keptBlockerOf, loadRunRepo, type RunRepo } from '../run-repo.ts';
@@ -42,8 +43,7 @@ export interface PlanReconcileHooks extends Pick<ReconcileHooks, 'trusted'> {
 }
 
 /** What a plan run's pass uses of the orchestrator's ports: the steps' own and what loading reads. */
-export type PlanRunPorts = PlanPorts &
-  Ports<'clock' | 'cloneUrl' | 'forgePace' | 'forges' | 'machine' | 'notifiers'> & { probe: BudgetProbe };
+export type PlanRunPorts = PlanPorts & Forges & Announcer & { probe: BudgetProbe };
 
 const advancing = new Set<Action['type']>(['start_wave', 'land_wave']);
 

@@ -11,7 +11,8 @@ import { issueKey, issueRef } from '../../plan/types.ts';
 import { slugify } from '../../runner/branch-names.ts';
 import type { RunRecord } from '../../store/run-store.ts';
 import type { Intent } from '../../store/types.ts';
-import type { Ports, RunOptionsStored } from '../context.ts';
+import type { RunOptionsStored } from '../context.ts';
+import type { Forges, Log, Records, Settings } from '../ports.ts';
 import { setDashboardComment } from '../run-writer.ts';
 import {
   commandFor,
@@ -80,10 +81,7 @@ export const matchTargets = async (
   return { ...(milestone ? { milestone } : {}), matched, unmatched };
 };
 
-export const createPlanIntentHandler = (
-  deps: Ports<'config' | 'forges' | 'logger' | 'newId' | 'store'>,
-  hooks: PlanStartHooks,
-) => {
+export const createPlanIntentHandler = (deps: Records & Forges & Log & Settings, hooks: PlanStartHooks) => {
   return async (intent: Intent, cmd: PlanCommand): Promise<'started' | 'answered' | 'refused'> => {
     const { repo, forge, answer } = await placeOf(deps, intent);
     const cfg = await repoConfigOrAnswer(forge, repo, answer);
