@@ -29,7 +29,6 @@ import { closeGateBlocker, fileGateBlocker } from './gate-blocker-run.ts';
 import { handoffFor } from './handoff.ts';
 import { blockRun, unblockRun } from './hard-blocker-run.ts';
 import { runIntegrationReview } from './integration-review.ts';
-import { cleanupClosedIssue } from './issue-cleanup.ts';
 import { sendIssueNotice } from './issue-notices.ts';
 import { readyToMerge, settleRefusedMerge } from './merge-conflict-step.ts';
 import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
@@ -57,6 +56,11 @@ export interface Effects {
   bounce(ctx: RunCtx, issue: IssueKey, reason: string): Promise<void>;
   ship(ctx: RunCtx, path: 'deploy' | 'local', reason: string): Promise<void>;
   notify(ctx: RunCtx, level: 'info' | 'ready' | 'blocked', title: string, message: string): Promise<void>;
+  /**
+   * Removes a closed issue's worktree and branches after the pass (issue-cleanup.ts): git work that
+   * decides nothing, so the issues its close made ready are dispatched without waiting for it.
+   */
+  cleanupClosed(ctx: RunCtx, issue: IssueKey): void;
 }
 
 /** What applying an action uses: each step below takes its own part of it. */
@@ -542,7 +546,7 @@ const performWork = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promise<
       return deps.effects.bounce(ctx, a.issue, a.reason);
     case 'close_issue':
       await closeIssue(deps, ctx, a.issue, false);
-      return cleanupClosedIssue(deps, ctx, a.issue);
+      return deps.effects.cleanupClosed(ctx, a.issue);
     case 'cancel_worker': {
       // Closed by hand on the tracker while its worker ran: the worker stops (its branch is kept).
       const live = issueAttempts(ctx, a.issue).find((x) => x.outcome === undefined);

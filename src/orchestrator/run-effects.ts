@@ -18,6 +18,7 @@ import { tailOf } from '../ship/deploy.ts';
 import { defaultHealthTimeoutSeconds, deployLive, type LiveResult, previewLive } from '../ship/ship-live.ts';
 import type { RunCtx } from './context.ts';
 import { integrationGitOf } from './dispatch-attempt.ts';
+import { cleanupClosedIssue } from './issue-cleanup.ts';
 import { type Effects, refOf } from './perform.ts';
 import type { Announcer, Clock, Log, Records, Settings, Workers } from './ports.ts';
 import { milestonePrCi, milestonePrKey } from './pr-feedback.ts';
@@ -360,7 +361,11 @@ export const createEffects = (
       );
   };
 
-  return { startGate, bounce, ship, notify };
+  // Never fails (issue-cleanup.ts logs what it left); a leftover is swept at the next start.
+  const cleanupClosed: Effects['cleanupClosed'] = (ctx, key) =>
+    hooks.background(() => cleanupClosedIssue(deps, ctx, key));
+
+  return { startGate, bounce, ship, notify, cleanupClosed };
 };
 
 /** The run's record of its checks (what ran, green or red, on which commit), as plan/gate-checks.ts words it. */
