@@ -498,6 +498,7 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
         spooled.stop();
         health.stop();
         for (const t of ticks) t.stop();
+        runner.stopWatching();
         await recovering;
         await queue.drain();
         await queueDispatch.stop();

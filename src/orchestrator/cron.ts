@@ -1,6 +1,6 @@
-// The orchestrator's heartbeat: a node-cron tick (default every 60 s) that takes queued intents and
-// reconciles every live run. This is how Gitea dependency changes are seen (Gitea sends no webhook
-// for them) and how a missed webhook heals. A slow tick never overlaps the next one.
+// The orchestrator's heartbeat: a node-cron tick (default every 60 s, and once at start) that takes
+// queued intents and reconciles every live run. This is how Gitea dependency changes are seen (Gitea
+// sends no webhook for them) and how a missed webhook heals. A slow tick never overlaps the next one.
 import cron from 'node-cron';
 import type { Logger } from '../observability/logger.ts';
 
@@ -25,7 +25,7 @@ export type CronStarter = (
 
 export const startBlitzCron: CronStarter = (target, opts) => {
   let busy = false;
-  const task = cron.schedule(cronExpression(opts.everySeconds ?? 60), async () => {
+  const fire = async () => {
     if (busy) return;
     busy = true;
     try {
@@ -35,6 +35,10 @@ export const startBlitzCron: CronStarter = (target, opts) => {
     } finally {
       busy = false;
     }
-  });
+  };
+  const task = cron.schedule(cronExpression(opts.everySeconds ?? 60), fire);
+  // One tick at start too: a restarted bot looks at its live runs now, not up to a whole interval later
+  // (nothing else asks for a pass of a run whose workers are all done and whose webhooks came meanwhile).
+  void fire();
   return { stop: () => void task.stop() };
 };

@@ -383,8 +383,14 @@ export class Runner {
   }
 
   /** After a restart: re-attach live workers and classify dead ones (the first tick does both). */
-  reattach(): Promise<void> {
-    return this.supervisor.tick();
+  async reattach(): Promise<void> {
+    await this.supervisor.tick();
+    await this.supervisor.watchReattached();
+  }
+
+  /** Stops watching re-attached workers' exits (the bot stops; the workers run on). */
+  stopWatching(): void {
+    this.supervisor.unwatchAll();
   }
 
   private async mustGet(id: string): Promise<AttemptRecord> {

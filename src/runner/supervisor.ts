@@ -3,7 +3,17 @@
 // commits ahead of its base), stalls, endpoint failures the CLI keeps retrying, and timeouts. Every
 // terminal state is written to the ledger, emitted as an event and logged.
 
-import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  type FSWatcher,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  watch,
+  writeFileSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -214,7 +224,48 @@ export class Supervisor {
    * as the worker's exit (it would resume the session a second time).
    */
   private readonly relaunching = new Set<string>();
+  /** The exit files watched of workers this process did not start (watchReattached), by attempt id. */
+  private readonly watched = new Map<string, FSWatcher>();
   constructor(private readonly d: SupervisorDeps) {}
+
+  /**
+   * A worker this process did not start (re-attached after a restart) tells no one when it exits: its
+   * exit file (written by a rename) is watched instead, so that exit too is collected at once and not
+   * at the next tick. Where a watch cannot be set up, the tick finds the exit as before.
+   */
+  async watchReattached(): Promise<void> {
+    const onExit = this.d.onWorkerExit;
+    if (!onExit) return;
+    for (const r of await this.d.ledger.listOpen()) {
+      if (r.runner !== undefined || this.watched.has(r.id) || !isOurWorker(r)) continue;
+      const seen = () => {
+        if (!existsSync(r.exitPath)) return;
+        this.unwatch(r.id);
+        onExit(r.id);
+      };
+      try {
+        const w = watch(dirname(r.exitPath), seen);
+        w.on('error', () => this.unwatch(r.id));
+        w.unref();
+        this.watched.set(r.id, w);
+      } catch (err) {
+        this.d.logger.debug({ attemptId: r.id, err }, 'exit file not watched; the tick collects the exit');
+        continue;
+      }
+      // It may have exited before the watch began.
+      seen();
+    }
+  }
+
+  /** Stops every watch (the bot stops; its workers run on and are re-attached by the next one). */
+  unwatchAll(): void {
+    for (const id of [...this.watched.keys()]) this.unwatch(id);
+  }
+
+  private unwatch(id: string): void {
+    this.watched.get(id)?.close();
+    this.watched.delete(id);
+  }
 
   /** Starts the worker for `record` with argv; returns the pid (also written to the ledger). */
   async launch(record: AttemptRecord, argv: string[], stdinFile?: string): Promise<number> {
@@ -299,6 +350,7 @@ export class Supervisor {
   private async pass(opts: { stalls?: boolean }): Promise<void> {
     const open = await this.d.ledger.listOpen();
     for (const id of this.memos.keys()) if (!open.some((r) => r.id === id)) this.memos.delete(id);
+    for (const id of this.watched.keys()) if (!open.some((r) => r.id === id)) this.unwatch(id);
     for (const r of open) {
       if (this.relaunching.has(r.id)) continue;
       try {

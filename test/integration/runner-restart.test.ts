@@ -75,9 +75,16 @@ describe('supervisor restart', () => {
     expect(isOurWorker({ ...open!, pidStartTime: '1' })).toBe(false);
     expect(isOurWorker({ ...open!, exitPath: '' })).toBe(false);
 
-    const h = makeHarness({ workspace, ledger });
+    // The re-attached worker's exit is told at once (its exit file is watched), with no tick between.
+    let told: (id: string) => void = () => {};
+    const exitTold = new Promise<string>((r) => {
+      told = r;
+    });
+    const h = makeHarness({ workspace, ledger, onWorkerExit: (id) => told(id) });
     await h.runner.reattach();
     expect(h.events.some((e) => e.type === 'attempt.started' || e.type === 'attempt.resumed')).toBe(false);
+    expect(await exitTold).toBe(attemptId);
+    expect(existsSync(open!.exitPath)).toBe(true);
     const done = await settle(h, attemptId, 30_000);
     expect(done).toMatchObject({ outcome: 'solved', exitCode: 0, pid: workerPid, nudges: 0 });
     expect(await originFile(origin.url, done.branch, 'fake-7.txt')).toContain('done by fake agent');
