@@ -19,6 +19,7 @@ import { type AttemptJob, onAttemptHost } from '../queue/dispatcher.ts';
 import { mergeCommitOf } from '../runner/integration-git.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import { queuedReport } from '../ship/pr-progress.ts';
+import { checkBaseChange, keepBaseChange } from './base-change-step.ts';
 import type { BudgetProbe } from './budget-probe.ts';
 import { closeEpic, closeWithComment } from './close-issue.ts';
 import { type RunCtx, refOf } from './context.ts';
@@ -211,7 +212,7 @@ export const performIssueWork = async (
       return true;
     case 'pr_feedback': {
       if (!ctx.prFacts) return true;
-      const { forge, repo } = kind.site(a.issue);
+      const { forge, repo, base } = kind.site(a.issue);
       const maxFixAttempts = await kind.maxFixAttempts(a.issue);
       const { run, attempts, rows, prFacts } = ctx;
       // A merge of this head follows in the pass: the check's completion goes with it (one request).
@@ -224,7 +225,7 @@ export const performIssueWork = async (
       };
       await performPrFeedback(
         deps,
-        { forge, repo, run, attempts, rows, maxFixAttempts, prFacts, ...(carry ? { carry } : {}) },
+        { forge, repo, run, attempts, rows, maxFixAttempts, prFacts, base, ...(carry ? { carry } : {}) },
         a.issue,
         a.pr,
       );
@@ -368,6 +369,8 @@ const merge = async (
     mergedSinceReview: (p.mergedSinceReview ?? 0) + 1,
     integrationTip: mergedSha,
   }));
+  // What the merge changed, for the open PRs it moved the integration branch under (plan/base-change.ts).
+  if (mergedSha) await keepBaseChange(deps, ctx, a.issue, mergedSha, ref0);
 };
 
 /**
@@ -526,6 +529,8 @@ const performWork = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promise<
       return review(deps, ctx, a);
     case 'merge':
       return merge(deps, ctx, a);
+    case 'check_base_change':
+      return checkBaseChange(deps, ctx, a);
     case 'run_build':
       return deps.effects.startGate(ctx, 'build', a.covers);
     case 'run_smoke':

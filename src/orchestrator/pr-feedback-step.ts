@@ -97,6 +97,8 @@ export const withPrGates = (
 export interface PrFeedbackCtx extends Omit<PrGateScope, 'ci' | 'writer'> {
   prFacts: ReadonlyMap<string, PrFacts>;
   maxFixAttempts: number;
+  /** The branch the PR merges into (blitz: the integration branch): a base-change tell merges it in. */
+  base?: string;
   /**
    * A merge of `head` follows in this pass on a forge whose merge carries the bot's report: a report
    * that completes the check (`success`) is handed to `take` for it, not sent on its own.
@@ -125,7 +127,13 @@ export const performPrFeedback = async (
     keep(
       await resumeWithFeedback(
         deps,
-        { ...target, branch: attempt.branch, attempt, maxFixAttempts: ctx.maxFixAttempts },
+        {
+          ...target,
+          branch: attempt.branch,
+          attempt,
+          maxFixAttempts: ctx.maxFixAttempts,
+          ...(ctx.base ? { base: ctx.base } : {}),
+        },
         current,
         d.parts,
       ),

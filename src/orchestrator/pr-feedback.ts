@@ -127,6 +127,8 @@ export interface FeedbackTarget {
   branch: string;
   attempt: AttemptRecord;
   maxFixAttempts: number;
+  /** The branch the PR merges into: a resume that tells the session it moved merges it in first. */
+  base?: string;
 }
 
 /**
@@ -170,6 +172,9 @@ export const resumeWithFeedback = async (
     state = { ...state, reviewSince: facts.feedback.latestAt ?? state.reviewSince };
   }
   const waiting = tellStanding(state.tells, [target.attempt]).waiting;
+  // The integration branch moved under the session (plan/base-change.ts): the runner merges it in first.
+  const mergeBase =
+    parts.includes('tell') && waiting.some((t) => t.kind === 'base_change') ? target.base : undefined;
   if (parts.includes('tell') && waiting.length > 0) {
     sections.push(tellSection(waiting));
     // Delivered ones go too: the session heard them.
@@ -184,6 +189,7 @@ export const resumeWithFeedback = async (
       reason,
       conflictFiles: [],
       feedback: sections.join('\n\n'),
+      ...(mergeBase ? { mergeBase } : {}),
     },
     [target.attempt],
   );

@@ -20,6 +20,7 @@ import { missingToolViewOf } from '../plan/tool-blocker.ts';
 import { issueKey, planLabels } from '../plan/types.ts';
 import { changedSinceDefault } from '../runner/integration-git.ts';
 import type { RunRecord } from '../store/run-store.ts';
+import { baseChangeViewOf } from './base-change-step.ts';
 import type { ReconcileCall, RunCtx, RunOptionsStored } from './context.ts';
 import { forgeOfRun, repoRefOf } from './context.ts';
 import { integrationGitOf } from './dispatch-attempt.ts';
@@ -154,6 +155,11 @@ const loadRun = async (
   const caps = issueCapsOf(deps.config.runner, deps.config.prices);
   const at = { now: deps.clock.now().toISOString(), policy: deps.config.runner.environmentBackoff };
   const missingTool = missingToolViewOf(at, attempts);
+  const baseChanges = baseChangeViewOf(
+    p,
+    { attempts, rows: rowsByKey },
+    progress.map((x) => x.key),
+  );
   const wantsChanged = repoConfig.ship.deploy !== undefined && p.smoke === 'passed' && p.ship === undefined;
   const snap: RunSnapshot = {
     ...commonSnapshot(deps, 'blitz', options, {
@@ -179,6 +185,7 @@ const loadRun = async (
     // The review module picks the integration reviewers: without one there is no review and no gate.
     ...(deps.review ? { integrationReview: reviewView(p) } : {}),
     unfiledFindings: unfiledFindings(attempts, p.posted ?? [], run.triggerIssue !== undefined),
+    ...(baseChanges ? { baseChanges } : {}),
     ...(p.reviewFindings?.length
       ? { reviewFindings: p.reviewFindings.map((n) => issueKey(run.repo, n)) }
       : {}),

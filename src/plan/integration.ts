@@ -2,6 +2,7 @@
 // over the merges since the last build, bounces on a failed build, and closing what a green build
 // covered. A "wave" for the build is the set of merges since the last build: the build runs once
 // the integration pipeline has drained (nothing pushed, in review or waiting to merge).
+import { baseChangeChecks } from './base-change.ts';
 import { pickReviewer } from './routing.ts';
 import type { RunContext } from './run-context.ts';
 import { defaultMaxBuildAttempts } from './run-context.ts';
@@ -25,6 +26,17 @@ export const pipelineActions = (ctx: RunContext): Action[] => {
   // `/blitz tell` to a running session: at once, by a nudge that carries the message.
   for (const k of [...ctx.workers, ...ctx.integrating])
     if (ctx.progress.get(k)!.tellNow) out.push({ type: 'tell', issue: k });
+  // The integration branch moved under an open PR: its files are compared first (the tell's resume
+  // then comes before its merge).
+  const compares = baseChangeChecks(
+    snap.baseChanges,
+    ctx.integrating.flatMap((k) => {
+      const pr = ctx.progress.get(k)!.pr;
+      return pr && !pr.merged ? [{ key: k, pr: pr.number }] : [];
+    }),
+  );
+  out.push(...compares);
+  const comparing = new Set(compares.map((a) => a.issue));
   const mergeable: string[] = [];
   for (const k of ctx.integrating) {
     const p = ctx.progress.get(k)!;
@@ -50,6 +62,7 @@ export const pipelineActions = (ctx: RunContext): Action[] => {
     if (snap.kind === 'fleet' && !p.mergeRequested) continue;
     // Nothing merges red, unread, or while a writer's change request stands (issue 21).
     if (p.prGate && p.prGate.kind !== 'merge') continue;
+    if (comparing.has(k)) continue;
     mergeable.push(k);
   }
   // A merge while the build runs would land outside what the build covers: wait for it.

@@ -2,6 +2,7 @@
 // tracker and the store on every reconcile. Nothing here is read from a clock or a process.
 
 import type { ShipPolicy } from '../ship/decide.ts';
+import type { BaseChangeView, CheckBaseChange } from './base-change.ts';
 import type { EntryPark, EntryParks, EnvironmentFailureSeen } from './entry-park.ts';
 
 export type { EnvironmentFailureSeen } from './entry-park.ts';
@@ -209,6 +210,8 @@ export interface RunSnapshot {
   gateBlocker?: GateBlockerView;
   /** Issues the integration review filed as findings: dispatched before any unrelated new issue (plan/findings-first.ts). */
   reviewFindings?: IssueKey[];
+  /** Blitz: the merges into the integration branch and what each open PR was compared with (plan/base-change.ts). */
+  baseChanges?: BaseChangeView;
   /** The smoke check beyond its status; absent: configured, no red passes, the default allowance. */
   smokeGate?: SmokeGate;
   /** False when no `build:` command is configured (a build that passed ran nothing). */
@@ -307,6 +310,8 @@ export type Action =
   | { type: 'pr_feedback'; issue: IssueKey; pr: number }
   /** Send the writers' messages waiting for the issue to its running session, by a nudge. */
   | { type: 'tell'; issue: IssueKey }
+  /** Compare an open PR's files with the merges `shas` made under it; the overlap becomes a tell. */
+  | CheckBaseChange
   | { type: 'run_build'; covers: IssueKey[] }
   | { type: 'bounce'; issue: IssueKey; reason: string }
   | { type: 'close_issue'; issue: IssueKey }
@@ -397,6 +402,7 @@ export type ActionType = Action['type'];
  * the rest of the list, which the planner computed without it.
  */
 export const replanAfter: ReadonlySet<ActionType> = new Set<ActionType>([
+  'check_base_change',
   'file_findings',
   'smoke_finding',
   'probe_budget',

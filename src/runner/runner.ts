@@ -312,8 +312,9 @@ export class Runner {
         }
         let conflictFiles = job.conflictFiles;
         if (job.mergeBase) {
-          if (job.reason !== 'conflict')
-            throw new AppError('bad_request', 'mergeBase goes with a resume for a conflict only.');
+          // A conflict, or the bot's tell that the base moved under the session (plan/base-change.ts).
+          if (job.reason !== 'conflict' && job.reason !== 'tell')
+            throw new AppError('bad_request', 'mergeBase goes with a resume for a conflict or a tell only.');
           const ctx = await this.gitContext(r.issue.repo);
           conflictFiles = await mergeBaseInto(
             this.workerGit,

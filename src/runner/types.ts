@@ -102,8 +102,9 @@ export const resumeJobSchema = z.object({
   conflictFiles: z.array(z.string()).default([]),
   feedback: z.string().min(1).max(100_000).optional(),
   /**
-   * With `conflict`: the runner itself merges `origin/<mergeBase>` into the worktree first (it lives
-   * on the runner's host), and the files that merge leaves conflicted are the `conflictFiles`.
+   * With `conflict` (or a `tell` that the base moved under the session): the runner itself merges
+   * `origin/<mergeBase>` into the worktree first (it lives on the runner's host), and the files that
+   * merge leaves conflicted are the `conflictFiles`.
    */
   mergeBase: z.string().min(1).optional(),
   /**

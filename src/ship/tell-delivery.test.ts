@@ -38,6 +38,15 @@ describe('tellStep', () => {
       tells: [msg(2)],
     });
   });
+
+  it("the bot's word that the integration branch moved waits for the next resume, never a nudge", () => {
+    const base = { id: -1, by: 'blitz-bot', text: 'moved', kind: 'base_change' as const, files: ['a.ts'] };
+    const running = [{ id: 'a1', outcome: undefined, feedbackResumes: 0 }];
+    expect(tellStep([base], running).kind).toBe('wait');
+    // A person's message still goes at once, alone; the bot's stays for the resume.
+    expect(tellStep([base, msg(2)], running)).toMatchObject({ kind: 'nudge', tells: [msg(2)] });
+    expect(tellStanding([base], [{ id: 'a1', outcome: 'solved' }]).waiting).toEqual([base]);
+  });
 });
 
 describe('tellStanding', () => {

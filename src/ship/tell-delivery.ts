@@ -46,7 +46,9 @@ export const tellStep = (
 ): TellStep => {
   const s = tellStanding(tells, attempts);
   const latest = attempts.at(-1);
-  if (s.waiting.length === 0 || s.inFlight.length > 0 || !latest || latest.outcome !== undefined)
+  // The bot's own word that the integration branch moved waits for the next resume (which merges it in).
+  const people = s.waiting.filter((t) => t.kind !== 'base_change');
+  if (people.length === 0 || s.inFlight.length > 0 || !latest || latest.outcome !== undefined)
     return { kind: 'wait' };
-  return { kind: 'nudge', attemptId: latest.id, resumes: latest.feedbackResumes ?? 0, tells: s.waiting };
+  return { kind: 'nudge', attemptId: latest.id, resumes: latest.feedbackResumes ?? 0, tells: people };
 };

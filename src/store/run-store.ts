@@ -3,6 +3,7 @@
 
 import { AppError } from '../errors.ts';
 import type { ForgeKind } from '../forges/types.ts';
+import type { BaseChange } from '../plan/base-change.ts';
 import type { ProbeAnswer } from '../plan/budget.ts';
 import type { EntryParks } from '../plan/entry-park.ts';
 import type { RunPark } from '../plan/environment-park.ts';
@@ -68,6 +69,10 @@ export interface RunProgress {
    * fetch. Absent when the bot does not know it (a run's start, a merge whose commit it could not find).
    */
   integrationTip?: string;
+  /** Blitz: each merge into the integration branch and the files its PR changed (plan/base-change.ts). */
+  baseChanges?: BaseChange[];
+  /** Blitz: per issue, the merge commits its open PR was already compared with. */
+  baseChecked?: Record<string, string[]>;
   /** Budget probe result shown on the dashboard. */
   budget?: ProbeAnswer;
   /** Content keys of reports and notifications already posted, so a repeat action posts nothing. */
@@ -148,6 +153,13 @@ export interface TellMessage {
   id: number;
   by: string;
   text: string;
+  /**
+   * `base_change`: the bot's own (plan/base-change.ts): the integration branch changed these files
+   * under the worker. It waits for the session's next resume (never a nudge), which merges the branch in.
+   */
+  kind?: 'base_change';
+  /** With `base_change`: the files both sides changed (a worker named them: fenced in the prompt). */
+  files?: string[];
   sent?: { attemptId: string; resumes: number };
 }
 

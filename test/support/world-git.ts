@@ -322,6 +322,12 @@ export class RealGit implements GitBackend {
     return files.map((f) => ({ ...f }));
   }
 
+  async commitFiles(sha: string): Promise<ChangedFile[]> {
+    const c = await this.mustResolve(sha);
+    const files = await this.once(`commit files ${c}`, () => this.changedBetween(`${c}^1..${c}`));
+    return files.map((f) => ({ ...f }));
+  }
+
   private async changedBetween(range: string): Promise<ChangedFile[]> {
     const numstat = await this.ok(['diff', '-z', '--numstat', '--no-renames', range]);
     const names = await this.ok(['diff', '-z', '--name-status', '--no-renames', range]);

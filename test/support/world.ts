@@ -120,6 +120,8 @@ export interface GitBackend {
   /** The best common ancestor of two refs (Gitea reports it as a PR's merge_base); optional. */
   mergeBase?(a: string, b: string): Promise<string | undefined>;
   diff(base: string, head: string): Promise<string>;
+  /** The files a commit changed against its first parent (a merged PR's files, as the forge keeps them). */
+  commitFiles?(sha: string): Promise<Awaited<ReturnType<GitBackend['changedFiles']>>>;
   changedFiles(
     base: string,
     head: string,
@@ -127,6 +129,15 @@ export interface GitBackend {
     { path: string; status: 'added' | 'modified' | 'removed'; additions: number; deletions: number }[]
   >;
 }
+
+/**
+ * A PR's files as the forges list them: an open PR's against its base; a merged one's as it merged (the
+ * merge commit against its first parent: the base has moved past the PR since).
+ */
+export const pullFiles = (repo: WorldRepo, pull: WorldPull) =>
+  pull.merged && pull.mergeCommitSha && repo.git.commitFiles
+    ? repo.git.commitFiles(pull.mergeCommitSha)
+    : repo.git.changedFiles(pull.base, pull.head);
 
 /** Branches as names → fake shas, merges always clean unless a test marks a pair as conflicting. */
 export class MemoryGit implements GitBackend {

@@ -1,7 +1,7 @@
 // Fake Gitea operations on pull requests (list, open, read, files, diff, commits, merge, update),
 // keyed by the swagger's operationId. Merges go through the repo's GitBackend, so a conflict there
 // is a 409 here, as on Gitea.
-import type { WorldIssue, WorldRepo } from '../world.ts';
+import { pullFiles, type WorldIssue, type WorldRepo } from '../world.ts';
 import {
   bodyOf,
   type Handler,
@@ -113,7 +113,7 @@ export const pullHandlers: Record<string, Handler> = {
   repoGetPullRequestFiles: async (ctx) => {
     const repo = repoOf(ctx);
     const { pull } = pullOf(ctx, repo);
-    const files = await repo.git.changedFiles(pull.base, pull.head);
+    const files = await pullFiles(repo, pull);
     const { page, headers } = paginate(ctx, files);
     const json = page.map((f) => ({
       filename: f.path,

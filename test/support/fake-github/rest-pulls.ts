@@ -1,6 +1,6 @@
 // The fake GitHub's pull request endpoints: open, read (JSON or diff), list, files, merge and update
 // branch. Mergeability comes from the World's GitBackend, so conflicts and "behind" are real states.
-import type { World, WorldIssue, WorldRepo } from '../world.ts';
+import { pullFiles, type World, type WorldIssue, type WorldRepo } from '../world.ts';
 import { fail, type Handler, type HandlerContext, mustRead, mustWrite, paginate, repoOf } from './context.ts';
 import { pullJson } from './serialize.ts';
 
@@ -127,7 +127,7 @@ export const pullHandlers: Record<string, Handler> = {
     const repo = repoOf(ctx);
     mustRead(ctx, repo);
     const issue = pullOf(ctx, repo);
-    const files = await repo.git.changedFiles(issue.pull!.base, issue.pull!.head);
+    const files = await pullFiles(repo, issue.pull!);
     const { page, headers } = paginate(ctx, files);
     const blob = `${ctx.urls.web}/${repo.owner}/${repo.name}/blob/${issue.pull!.headSha}`;
     const enc = (path: string) => path.split('/').map(encodeURIComponent).join('/');

@@ -1,0 +1,112 @@
+// The integration branch moved under work in progress (plan/base-change.ts decides): a merge keeps
+// the files its PR changed; a `check_base_change` reads an open PR's files from the forge, and where
+// both changed a file, queues the bot's tell for that issue's session. The tell waits for the next
+// resume (the PR feedback loop makes one at once for an ended session), which merges the branch in.
+import type { IssueRef } from '../forges/types.ts';
+import {
+  type BaseChange,
+  type BaseChangeView,
+  baseChangeTell,
+  maxBaseChangeFiles,
+} from '../plan/base-change.ts';
+import { issueAttempts } from '../plan/issue-progress.ts';
+import type { Action } from '../plan/snapshot.ts';
+import type { IssueKey } from '../plan/types.ts';
+import type { AttemptRecord } from '../runner/types.ts';
+import type { RunIssueRecord, RunProgress, TellMessage } from '../store/run-store.ts';
+import type { RunCtx } from './context.ts';
+import type { Clock, Log, Records } from './ports.ts';
+import { emptyFeedbackState } from './pr-feedback.ts';
+import { setProgress } from './run-writer.ts';
+
+/** The planner's view: the kept merges, what each issue was compared with, when its work began. */
+export const baseChangeViewOf = (
+  progress: Pick<RunProgress, 'baseChanges' | 'baseChecked'>,
+  ctx: {
+    attempts: readonly AttemptRecord[];
+    rows: ReadonlyMap<string, Pick<RunIssueRecord, 'bouncedAfter'>>;
+  },
+  keys: readonly IssueKey[],
+): BaseChangeView | undefined => {
+  if (!progress.baseChanges?.length) return undefined;
+  const since: Record<IssueKey, string> = {};
+  for (const k of keys) {
+    const first = issueAttempts(ctx, k)[0];
+    if (first) since[k] = first.launchedAt;
+  }
+  return { changes: progress.baseChanges, checked: progress.baseChecked ?? {}, since };
+};
+
+/** Keeps what a merge into the integration branch changed (once per merge commit). */
+export const keepBaseChange = async (
+  deps: Records & Clock & Log,
+  ctx: Pick<RunCtx, 'run' | 'forge'>,
+  issue: IssueKey,
+  sha: string,
+  pr: IssueRef,
+): Promise<void> => {
+  const files = await ctx.forge.listPullRequestFiles(pr).catch((err: unknown) => {
+    deps.logger.warn({ runId: ctx.run.id, issue, err }, 'merged files unread; no open PR is told of them');
+    return undefined;
+  });
+  if (!files) return;
+  const change: BaseChange = {
+    issue,
+    sha,
+    files: files.slice(0, maxBaseChangeFiles).map((f) => f.path),
+    at: deps.clock.now().toISOString(),
+  };
+  await setProgress(deps, ctx, (p) =>
+    p.baseChanges?.some((c) => c.sha === sha)
+      ? undefined
+      : { baseChanges: [...(p.baseChanges ?? []), change] },
+  );
+};
+
+/** A tell's id: the bot's own are negative (people's are their intents' ids), one per newest merge. */
+const tellIdOf = (changes: readonly BaseChange[], sha: string): number =>
+  -(changes.findIndex((c) => c.sha === sha) + 1);
+
+/** Compares the open PR's files with the merges under it; an overlap queues the tell. */
+export const checkBaseChange = async (
+  deps: Records & Log,
+  ctx: Pick<RunCtx, 'run' | 'forge' | 'repo'>,
+  a: Extract<Action, { type: 'check_base_change' }>,
+): Promise<void> => {
+  const all = ctx.run.progress.baseChanges ?? [];
+  const changes = all.filter((c) => a.shas.includes(c.sha));
+  const files = await ctx.forge.listPullRequestFiles({ repo: ctx.repo, number: a.pr });
+  const tell = baseChangeTell(
+    changes,
+    files.map((f) => f.path),
+  );
+  const branch = ctx.run.integrationBranch;
+  await setProgress(deps, ctx, (p) => {
+    const checked = [...new Set([...(p.baseChecked?.[a.issue] ?? []), ...a.shas])];
+    const out: Partial<RunProgress> = { baseChecked: { ...p.baseChecked, [a.issue]: checked } };
+    if (!tell) return out;
+    const state = p.prFeedback?.[a.issue] ?? emptyFeedbackState();
+    const id = tellIdOf(all, tell.shas.at(-1)!);
+    if (state.tells?.some((t) => t.id === id)) return out;
+    const commits = tell.shas.map((s) => s.slice(0, 7)).join(', ');
+    const message: TellMessage = {
+      id,
+      by: 'blitz-bot',
+      kind: 'base_change',
+      files: tell.files,
+      text: [
+        `The integration branch \`${branch}\` changed ${tell.files.length === 1 ? 'a file' : `${tell.files.length} files`} you changed too, under you (merge commit ${commits}): ${tell.files.length === 1 ? 'it is' : 'they are'} named in the block below.`,
+        'Merge it in (never rebase), resolve, run the checks, push: the runner has merged it into your branch already; `git diff --name-only --diff-filter=U` lists any file the merge left conflicted. Do not rebase, reset or force-push.',
+      ].join(' '),
+    };
+    return {
+      ...out,
+      prFeedback: { ...p.prFeedback, [a.issue]: { ...state, tells: [...(state.tells ?? []), message] } },
+    };
+  });
+  if (tell)
+    deps.logger.info(
+      { runId: ctx.run.id, issue: a.issue, files: tell.files.length, merges: tell.shas },
+      'the integration branch changed files under an open PR; its session is told at its next resume',
+    );
+};
