@@ -29,9 +29,13 @@ export interface ScriptedRequest {
 
 export type Wire = 'anthropic' | 'responses' | 'chat' | 'gemini';
 
-/** Marks the prompts a turn starts with: the task and the runner's nudges (src/runner/prompt.ts). */
+/**
+ * Marks the prompts a turn starts with (src/runner/prompt.ts): the task, the runner's nudges, a merge
+ * conflict handed back to the session, and the PR feedback loop's resumes (CI, a review, a person's tell).
+ */
 const TASK = /You are working on issue #/;
-const TURN_START = /You are working on issue #|Your session (?:ended|went quiet|was interrupted)/;
+const TURN_START =
+  /You are working on issue #|Your session (?:ended|went quiet|was interrupted)|The base branch `[^`]+` was merged into your branch|Your pull request is open, and|A person with write access on the repository sent you/;
 
 interface Msg {
   kind: 'user' | 'call' | 'result' | 'assistant';
@@ -101,20 +105,35 @@ const conversation = (wire: Wire, body: Record<string, unknown>): Msg[] => {
 };
 
 /** Which turn (prompts seen so far, less one) and which step (tool calls since that prompt). */
-const position = (msgs: Msg[]): { turn: number; step: number; carriesTask: boolean; results: string[] } => {
+const position = (
+  msgs: Msg[],
+): {
+  turn: number;
+  step: number;
+  carriesTask: boolean;
+  results: string[];
+  task: string;
+  prompt: string;
+} => {
   let turn = -1;
   let step = 0;
   let carriesTask = false;
+  let task = '';
+  let prompt = '';
   const results: string[] = [];
   for (const m of msgs) {
     if (m.kind === 'user' && TURN_START.test(m.text)) {
       turn++;
       step = 0;
-      if (TASK.test(m.text)) carriesTask = true;
+      prompt = m.text;
+      if (TASK.test(m.text)) {
+        carriesTask = true;
+        task ||= m.text;
+      }
     } else if (m.kind === 'call') step++;
     else if (m.kind === 'result') results.push(m.text);
   }
-  return { turn, step, carriesTask, results };
+  return { turn, step, carriesTask, results, task, prompt };
 };
 
 const toolNames = (wire: Wire, body: Record<string, unknown>): string[] =>
@@ -146,11 +165,31 @@ export interface MockModel {
   unexpected: string[];
   /** Total usage reported for the scripted turns: what the attempt must record. */
   reported(): Usage;
+  /**
+   * The endpoint goes down as a provider's does: it stops listening and drops every connection, so a
+   * CLI's next request is refused (its `url` stays the entry's endpoint, now unreachable).
+   */
+  goDown(): void;
   close(): Promise<void>;
+}
+
+/** What a scripted turn is answered from: the session's task prompt and the prompt that started the turn. */
+export interface TurnContext {
+  /** The first prompt of the session (`You are working on issue #N …`); empty when the CLI sent none. */
+  task: string;
+  /** The prompt that started this turn: the task, a nudge, a conflict or a PR feedback resume. */
+  prompt: string;
+  /** 0 for the task, then one more for each prompt the session was resumed with. */
+  turn: number;
 }
 
 export interface MockOptions {
   turns: Step[][];
+  /**
+   * The steps of a turn, read from its prompts (many sessions on one endpoint, each issue its own
+   * script); when given, `turns` is not read.
+   */
+  script?: (ctx: TurnContext) => Step[];
   /** Answer every call the way a provider answers an account out of credit or quota. */
   spendLimit?: boolean;
   /** Usage each scripted answer reports. */
@@ -176,7 +215,9 @@ export const startMockModel = async (opts: MockOptions): Promise<MockModel> => {
     if (pos.turn < 0 || tools.length === 0) {
       return stream(wire, body, res, { text: 'ok' }, { input: 0, output: 0 }, seq, tools);
     }
-    const turn = opts.turns[Math.min(pos.turn, opts.turns.length - 1)] ?? [];
+    const turn = opts.script
+      ? opts.script({ task: pos.task, prompt: pos.prompt, turn: pos.turn })
+      : (opts.turns[Math.min(pos.turn, opts.turns.length - 1)] ?? []);
     const step = turn[pos.step] ?? { text: 'Nothing more to do.' };
     if ('shell' in step && !shellCall(tools, step.shell)) {
       unexpected.push(`${wire}: the request offers no shell tool (${tools.join(', ')})`);
@@ -232,6 +273,7 @@ export const startMockModel = async (opts: MockOptions): Promise<MockModel> => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
+  let down = false;
   return {
     url: `http://127.0.0.1:${port}`,
     port,
@@ -242,10 +284,17 @@ export const startMockModel = async (opts: MockOptions): Promise<MockModel> => {
         input: 0,
         output: 0,
       }),
+    goDown: () => {
+      if (down) return;
+      down = true;
+      server.close();
+      server.closeAllConnections();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
-        server.close(() => resolve());
+        if (down) resolve();
+        else server.close(() => resolve());
       }),
   };
 };
