@@ -79,6 +79,8 @@ export interface BlitzHarnessOptions {
   model?: string;
   /** More roster entries after the fake one (a second author entry on another endpoint …). */
   moreRoster?: Record<string, unknown>[];
+  /** The roster's author entries instead of the fake agent's (real CLIs); the reviewer and `moreRoster` follow. */
+  roster?: Record<string, unknown>[];
   /** `prices:` of blitz.config.yml (dollars per million tokens, by model). */
   prices?: Record<string, unknown>;
   /** The bot's clock (runner and orchestrator); default the system's. */
@@ -129,13 +131,15 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
       ...(opts.runner ?? {}),
     },
     roster: [
-      {
-        ...fakeEntry(opts.agentEnv ?? {}),
-        ...(opts.agentCommand ? { command: opts.agentCommand, resume: opts.agentCommand } : {}),
-        ...(opts.model ? { model: opts.model } : {}),
-        roles: ['blitz', 'fleet'],
-        tiers: ['execution', 'design', 'subtle'],
-      },
+      ...(opts.roster ?? [
+        {
+          ...fakeEntry(opts.agentEnv ?? {}),
+          ...(opts.agentCommand ? { command: opts.agentCommand, resume: opts.agentCommand } : {}),
+          ...(opts.model ? { model: opts.model } : {}),
+          roles: ['blitz', 'fleet'],
+          tiers: ['execution', 'design', 'subtle'],
+        },
+      ]),
       ...(opts.review
         ? [
             {
