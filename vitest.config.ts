@@ -8,8 +8,9 @@ export default defineConfig({
     // The fake GitHub checks every exchange against GitHub's OpenAPI document, read by each test
     // process from a compact copy that the second setup writes once (test/support/contract/).
     globalSetup: ['test/support/build-dist.ts', 'test/support/contract/prepare.ts'],
-    // The real agent CLIs run in their own tier: vitest.agents.config.ts, `npm run test:agents`.
-    exclude: [...configDefaults.exclude, 'test/agents/**'],
+    // The real agent CLIs run in their own tiers: vitest.agents.config.ts (`npm run test:agents`) and
+    // vitest.milestone.config.ts (`npm run test:milestone`).
+    exclude: [...configDefaults.exclude, 'test/agents/**', 'test/milestone/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
