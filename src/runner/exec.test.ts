@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir, testEnv } from '../../test/support/git.ts';
+import { until } from '../../test/support/until.ts';
 import { redactArgv, redactText, run } from './exec.ts';
 
 describe('run', () => {
@@ -45,11 +46,6 @@ const running = (pid: number): boolean => {
   }
 };
 
-const waitUntil = async (cond: () => boolean): Promise<boolean> => {
-  for (let i = 0; i < 50 && !cond(); i++) await new Promise((r) => setTimeout(r, 100));
-  return cond();
-};
-
 // A command that starts a sleeping grandchild (sharing its stdout) and writes the grandchild's pid.
 const withGrandchild = (pidFile: string): string[] => [
   'node',
@@ -69,7 +65,7 @@ describe('run stops the whole process group', () => {
     expect(res.exitCode).toBe(124);
     const grandchild = Number(readFileSync(pidFile, 'utf8'));
     expect(grandchild).toBeGreaterThan(0);
-    expect(await waitUntil(() => !running(grandchild))).toBe(true);
+    await until('the grandchild gone', () => !running(grandchild), { timeoutMs: 5_000 });
   });
 
   it('on cancel, the grandchild is gone too and the call says cancelled', async () => {
@@ -82,11 +78,13 @@ describe('run stops the whole process group', () => {
       timeoutMs: 60_000,
       signal: ac.signal,
     });
-    expect(await waitUntil(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '')).toBe(true);
+    await until('the grandchild started', () => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', {
+      timeoutMs: 5_000,
+    });
     ac.abort();
     await expect(p).rejects.toMatchObject({ code: 'cancelled' });
     const grandchild = Number(readFileSync(pidFile, 'utf8'));
-    expect(await waitUntil(() => !running(grandchild))).toBe(true);
+    await until('the grandchild gone', () => !running(grandchild), { timeoutMs: 5_000 });
   });
 });
 

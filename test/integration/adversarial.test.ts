@@ -20,8 +20,9 @@ import { type FakeGitea, startFakeGitea } from '../support/fake-gitea/server.ts'
 import { removeDir, tempDir } from '../support/git.ts';
 import { startPlanHarness } from '../support/plan-harness.ts';
 import { fixture, signedGiteaRequest } from '../support/signing.ts';
+import { until } from '../support/until.ts';
 import type { World, WorldRepo } from '../support/world.ts';
-import { bootComposed, type Cleanups, seedWorld, statusToken, until } from './serve-harness.ts';
+import { bootComposed, type Cleanups, seedWorld, statusToken } from './serve-harness.ts';
 
 const giteaSecret = 'adversarial-gitea-webhook-secret';
 const cleanups: Cleanups = [];
@@ -107,8 +108,10 @@ describe('attacks on the composed bot (Gitea, no GITEA_BOT_LOGIN)', () => {
     );
     b = { world, repo, fake, base: `http://127.0.0.1:${port}`, dir, trigger, runId: '' };
     await comment('/blitz M1', 'alice');
-    await until('both milestone issues closed', () =>
-      [1, 2].every((n) => world.issue(repo, n)?.state === 'closed'),
+    await until(
+      'both milestone issues closed',
+      () => [1, 2].every((n) => world.issue(repo, n)?.state === 'closed'),
+      { timeoutMs: 150_000 },
     );
     const runs = openSqliteRunStore(join(dir, 'blitz.db'));
     b.runId = (await runs.listRuns())[0]!.id;
@@ -152,14 +155,16 @@ describe('attacks on the composed bot (Gitea, no GITEA_BOT_LOGIN)', () => {
   it('does not obey a /merge (or any command) in a comment of its own', async () => {
     const before = (await intents()).length;
     await comment('Review done. Everything looks fine.\n/merge\n/blitz cancel', 'blitz-bot');
-    await until('the delivery processed', async () => (await page('/')).length > 0);
+    await until('the delivery processed', async () => (await page('/')).length > 0, { timeoutMs: 150_000 });
     expect((await intents()).length).toBe(before);
   });
 
   it('a comment replayed under a new delivery id runs nothing', async () => {
     const id = await comment('/blitz status', 'alice');
-    await until('the first delivery stored its intent', async () =>
-      (await intents()).some((i) => i.deliveryId === `comment:${id}`),
+    await until(
+      'the first delivery stored its intent',
+      async () => (await intents()).some((i) => i.deliveryId === `comment:${id}`),
+      { timeoutMs: 150_000 },
     );
     // What a replay could add: another intent. An intent's status moves on when the first one is
     // drained (queued → done), which is not the replay's doing, so it is left out of the comparison.
@@ -175,26 +180,33 @@ describe('attacks on the composed bot (Gitea, no GITEA_BOT_LOGIN)', () => {
     await comment('/blitz status', 'alice', { commentId: id });
     await comment('/blitz status', 'alice', { commentId: id });
     // Give the intake the time to process both (they are queued after the response), then compare.
-    await until('replays processed', async () => {
-      const store = openSqliteStore(join(b.dir, 'blitz.db'));
-      try {
-        return (await store.listDeliveries({ forge: 'gitea' })).every(
-          (d) => d.outcome !== 'accepted' || d.processedAt,
-        );
-      } finally {
-        await store.close();
-      }
-    });
+    await until(
+      'replays processed',
+      async () => {
+        const store = openSqliteStore(join(b.dir, 'blitz.db'));
+        try {
+          return (await store.listDeliveries({ forge: 'gitea' })).every(
+            (d) => d.outcome !== 'accepted' || d.processedAt,
+          );
+        } finally {
+          await store.close();
+        }
+      },
+      { timeoutMs: 150_000 },
+    );
     expect(await recorded()).toEqual(before);
   });
 
   it('an allow-listed bot with read permission is refused like a person', async () => {
     const before = (await intents()).length;
     await comment('/blitz M1', 'helper-bot');
-    await until('the refusal was posted', () =>
-      b.world
-        .commentsOn(b.repo, b.trigger)
-        .some((c) => c.author === 'blitz-bot' && c.body.includes('@helper-bot')),
+    await until(
+      'the refusal was posted',
+      () =>
+        b.world
+          .commentsOn(b.repo, b.trigger)
+          .some((c) => c.author === 'blitz-bot' && c.body.includes('@helper-bot')),
+      { timeoutMs: 150_000 },
     );
     expect((await intents()).length).toBe(before);
   });
@@ -202,12 +214,16 @@ describe('attacks on the composed bot (Gitea, no GITEA_BOT_LOGIN)', () => {
   it('bidi overrides and NUL in a quoted command are stripped from the reply', async () => {
     await comment('/blitz --max \u202Eevil\u0000 M1', 'alice');
     let reply: string | undefined;
-    await until('the usage reply was posted', () => {
-      reply = b.world
-        .commentsOn(b.repo, b.trigger)
-        .find((c) => c.author === 'blitz-bot' && c.body.includes('I could not run this command'))?.body;
-      return reply !== undefined;
-    });
+    await until(
+      'the usage reply was posted',
+      () => {
+        reply = b.world
+          .commentsOn(b.repo, b.trigger)
+          .find((c) => c.author === 'blitz-bot' && c.body.includes('I could not run this command'))?.body;
+        return reply !== undefined;
+      },
+      { timeoutMs: 150_000 },
+    );
     expect(reply).toContain('evil');
     expect(reply).not.toContain('\u202E');
     expect(reply).not.toContain('\u0000');

@@ -13,8 +13,9 @@ import { startFakeGithub } from '../support/fake-github/server.ts';
 import { removeDir, tempDir } from '../support/git.ts';
 import { pgForFile } from '../support/pg.ts';
 import { fixture, githubExample, signedGiteaRequest } from '../support/signing.ts';
+import { until } from '../support/until.ts';
 import type { World, WorldRepo } from '../support/world.ts';
-import { bootComposed, type Cleanups, freePort, seedWorld, until } from './serve-harness.ts';
+import { bootComposed, type Cleanups, freePort, seedWorld } from './serve-harness.ts';
 
 const cleanups: Cleanups = [];
 afterEach(async () => {
@@ -140,7 +141,9 @@ describe.each(stores)('recovery after a restart on Gitea (%s)', (kind) => {
     const eyes = () => status.reactions.filter((r) => r.content === 'eyes');
 
     const second = await boot(t.vars);
-    await until('the missed status command answered', () => t.byBot('is paused:').length > 0, 30_000);
+    await until('the missed status command answered', () => t.byBot('is paused:').length > 0, {
+      timeoutMs: 30_000,
+    });
     await second.stop();
     expect(t.byBot('is paused:')).toHaveLength(1);
     expect(eyes()).toHaveLength(1);
@@ -161,16 +164,16 @@ describe.each(stores)('recovery after a restart on Gitea (%s)', (kind) => {
     commentNow(t.world, t.repo, t.trigger, '/blitz cancel', 'mallory');
 
     const second = await boot(t.vars);
-    await until('the refusal posted', () => t.byBot('@mallory Sorry, only people with').length > 0, 30_000);
+    await until('the refusal posted', () => t.byBot('@mallory Sorry, only people with').length > 0, {
+      timeoutMs: 30_000,
+    });
     // Live, with the bot up: the webhook's refusal; the comment is marked taken by its id.
     const live = commentNow(t.world, t.repo, t.trigger, '/blitz cancel', 'mallory');
     const res = await postGiteaComment(t, second.port, live.id, '/blitz cancel', 'mallory');
     expect(res.status).toBe(202);
-    await until(
-      'the live refusal posted',
-      () => t.byBot('@mallory Sorry, only people with').length > 1,
-      30_000,
-    );
+    await until('the live refusal posted', () => t.byBot('@mallory Sorry, only people with').length > 1, {
+      timeoutMs: 30_000,
+    });
     await second.stop();
     const third = await boot(t.vars);
     expect((await third.recover()).comments).toEqual([]);
@@ -269,7 +272,7 @@ describe.each(stores)('recovery after a restart on GitHub (%s)', (kind) => {
     expect(missed).toMatchObject({ status: 'failed to connect', redelivery: false });
 
     const second = await boot(vars);
-    await until('the missed status command answered', () => noRun().length > 0, 30_000);
+    await until('the missed status command answered', () => noRun().length > 0, { timeoutMs: 30_000 });
     await fake.hook.settled();
     expect(attemptsOf(missed.guid)).toMatchObject([
       { redelivery: false, status: 'failed to connect' },

@@ -14,15 +14,9 @@ import { openStore } from '../../src/store/open-store.ts';
 import { startFakeGitea } from '../support/fake-gitea/server.ts';
 import { removeDir, tempDir } from '../support/git.ts';
 import { pgForFile, pgTestUrl } from '../support/pg.ts';
+import { until } from '../support/until.ts';
 import type { World, WorldRepo } from '../support/world.ts';
-import {
-  bootComposed,
-  type Cleanups,
-  freePort,
-  giteaCommentRequest,
-  seedWorld,
-  until,
-} from './serve-harness.ts';
+import { bootComposed, type Cleanups, freePort, giteaCommentRequest, seedWorld } from './serve-harness.ts';
 
 const secret = 'spool-gitea-secret';
 const noRun = 'No blitz is running on this repository.';
@@ -194,8 +188,8 @@ describe.runIf(hasPg)('the webhook spool while the store is down', () => {
     expect(answers(o)).toEqual([]);
 
     o.proxy.restore();
-    await until('the spooled status command answered', () => answers(o).length > 0, 30_000);
-    await until('the spool emptied', () => spoolFiles(o.dataDir).length === 0, 30_000);
+    await until('the spooled status command answered', () => answers(o).length > 0, { timeoutMs: 30_000 });
+    await until('the spool emptied', () => spoolFiles(o.dataDir).length === 0, { timeoutMs: 30_000 });
     expect(await metric(bot.url, 'blitz_spool_deliveries')).toBe(0);
     expect(bot.logs.some((l) => l.includes('spooled delivery replayed'))).toBe(true);
     expect((await deliveriesIn(o)).filter((d) => d.deliveryId === deliveryId)).toMatchObject([
@@ -224,8 +218,8 @@ describe.runIf(hasPg)('the webhook spool while the store is down', () => {
     expect(bot.logs.some((l) => l.includes('could not be spooled'))).toBe(true);
 
     o.proxy.restore();
-    await until('the spooled status command answered', () => answers(o).length > 0, 30_000);
-    await until('the spool emptied', () => spoolFiles(o.dataDir).length === 0, 30_000);
+    await until('the spooled status command answered', () => answers(o).length > 0, { timeoutMs: 30_000 });
+    await until('the spool emptied', () => spoolFiles(o.dataDir).length === 0, { timeoutMs: 30_000 });
     await bot.bot.stop();
     const ids = (await deliveriesIn(o)).map((d) => d.deliveryId);
     expect(ids).toContain(first.deliveryId);
@@ -249,7 +243,7 @@ describe.runIf(hasPg)('the webhook spool while the store is down', () => {
     });
     const waits = () => output.split('\n').filter((l) => l.includes('cannot open the store yet')).length;
     // Tried, backed off and tried again: the process did not exit on the first refusal.
-    await until('serve retrying the store', () => waits() >= 2, 60_000);
+    await until('serve retrying the store', () => waits() >= 2, { timeoutMs: 60_000 });
     expect(child.exitCode).toBeNull();
     const res = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(res.status).toBe(503);
@@ -263,12 +257,14 @@ describe.runIf(hasPg)('the webhook spool while the store is down', () => {
     expect(spoolFiles(o.dataDir)).toEqual([]);
 
     o.proxy.restore();
-    await until('the bot process listening', () => output.includes('blitz-bot listening'), 90_000);
+    await until('the bot process listening', () => output.includes('blitz-bot listening'), {
+      timeoutMs: 90_000,
+    });
     expect(await healthy(port)).toBe(true);
     const { deliveryId, req } = commentRequest(o, '/blitz status');
     const accepted = await post(`http://127.0.0.1:${port}`, req);
     expect(accepted.status).toBe(202);
-    await until('the status command answered', () => answers(o).length > 0, 30_000);
+    await until('the status command answered', () => answers(o).length > 0, { timeoutMs: 30_000 });
     expect((await deliveriesIn(o)).map((d) => d.deliveryId)).toContain(deliveryId);
   }, 150_000);
 
@@ -287,7 +283,9 @@ describe.runIf(hasPg)('the webhook spool while the store is down', () => {
       if (child.exitCode !== null && child.signalCode === null) console.log('serve output:', output);
     });
     // Composed to the end (its early listener answers /healthz before that).
-    await until('the bot process listening', () => output.includes('blitz-bot listening'), 60_000);
+    await until('the bot process listening', () => output.includes('blitz-bot listening'), {
+      timeoutMs: 60_000,
+    });
     expect(await healthy(port)).toBe(true);
     o.proxy.cut();
     const { deliveryId, req } = commentRequest(o, '/blitz status');
@@ -301,7 +299,7 @@ describe.runIf(hasPg)('the webhook spool while the store is down', () => {
 
     o.proxy.restore();
     const bot = await boot(o);
-    await until('the spooled status command answered', () => answers(o).length > 0, 30_000);
+    await until('the spooled status command answered', () => answers(o).length > 0, { timeoutMs: 30_000 });
     expect(spoolFiles(o.dataDir)).toEqual([]);
     await bot.bot.stop();
     expect(answers(o)).toHaveLength(1);

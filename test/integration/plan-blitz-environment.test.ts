@@ -9,7 +9,6 @@ import { dashboardMarker } from '../../src/dashboard/render.ts';
 import { planProgressOf } from '../../src/plan/plan-progress.ts';
 import { removeDir, tempDir } from '../support/git.ts';
 import { type PlanHarness, startPlanHarness } from '../support/plan-harness.ts';
-import { PROGRESS_MS, runnerProgress } from '../support/runner-progress.ts';
 
 let h: PlanHarness | undefined;
 let dir: string | undefined;
@@ -38,23 +37,11 @@ const start = async () => {
     const run = await harness.latestRun();
     return run ? harness.runs.ledger.listByRun(run.id) : [];
   };
-  /** Rounds (on runner progress) until `done` holds, bounded. */
-  const until = async (done: () => Promise<boolean>) => {
-    for (let i = 0; i < 200; i++) {
-      if (await done()) return;
-      const seen = runnerProgress.seen();
-      await harness.round();
-      if (await done()) return;
-      await runnerProgress.after(seen, PROGRESS_MS);
-    }
-    throw new Error(`not reached: ${JSON.stringify(await attempts())}`);
-  };
   const ended = async (n: number) =>
     (await attempts()).filter((a) => a.outcome === 'environment_failure').length >= n;
   return {
     modeFile,
     attempts,
-    until,
     ended,
     advance: (ms: number) => {
       now += ms;
@@ -65,7 +52,7 @@ const start = async () => {
 describe('plan-blitz: a planner that meets an environment failure', () => {
   it('waits out its backoff on the clock, then plans again and lands ready', async () => {
     const t = await start();
-    await t.until(() => t.ended(1));
+    await h!.drive(() => t.ended(1));
     // The backoff (60 s) is not over: more rounds start no planner.
     for (let i = 0; i < 3; i++) await h!.round();
     expect(await t.attempts()).toHaveLength(1);
@@ -91,10 +78,10 @@ describe('plan-blitz: a planner that meets an environment failure', () => {
   it('after three in a row lands parked and says on the run which command plans it again', async () => {
     const t = await start();
     for (const n of [1, 2]) {
-      await t.until(() => t.ended(n));
+      await h!.drive(() => t.ended(n));
       t.advance(10 * 60_000);
     }
-    await t.until(() => t.ended(3));
+    await h!.drive(() => t.ended(3));
     const run = await h!.driveToStop();
     const outcome = planProgressOf(run.progress).waves[0]!.outcomes['acme/app#1'];
     expect(outcome).toMatchObject({ landing: 'parked', size: 'S' });

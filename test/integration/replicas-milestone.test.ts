@@ -27,6 +27,7 @@ import {
   milestoneWorld,
   type Replica,
   replicaTestScope,
+  startPump,
   startReplica,
   startRunnerProcess,
   webhookForwarder,
@@ -35,7 +36,6 @@ import { until } from '../support/until.ts';
 
 const { pgUp, inCi, schemas, cleanups, pids } = await replicaTestScope();
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // Long enough that the replica's outage below stays inside it however loaded the machine (a longer
 // one is a lost runner, and its job moves); the killed runner's lease is run out by the test instead.
 const LEASE = 120;
@@ -85,31 +85,16 @@ describe('two replicas run a 10-issue milestone with runner processes (issue 9)'
         JSON.stringify({
           attempts: (await ledger()).map((x) => [x.issue.number, remoteRunnerOf(x), x.outcome]),
           open: milestoneIssues.filter((n) => m.world.issue(m.repo, n)?.state !== 'closed'),
-          lastPassErrors: pumpErrors.slice(-3).map(String),
+          lastPassErrors: pump.errors.slice(-3).map(String),
           unprocessed: (await store.listUnprocessedDeliveries()).map((d) => [d.deliveryId, d.events]),
         });
       // All along, every webhook the World's changes would send is forwarded to the replicas up, and
       // both reconcile at once beside their own cron ticks (one reconcile per run wins). A pass can be
       // slow; the test's own polling never waits for one. A pass on a replica being stopped may fail.
-      let pumping = true;
-      const pumpErrors: unknown[] = [];
-      const pump = (async () => {
-        while (pumping) {
-          try {
-            await forward.pump();
-            await Promise.all(up.map((r) => r.bot.orchestrator.tick()));
-          } catch (err) {
-            pumpErrors.push(err);
-          }
-          // Kept: the pump stands in for GitHub's deliveries and the replicas' event-driven passes.
-          await sleep(250);
-        }
-      })();
-      const stopPump = async () => {
-        pumping = false;
-        await pump;
-      };
-      cleanups.push(stopPump);
+      const pump = startPump(cleanups, async () => {
+        await forward.pump();
+        await Promise.all(up.map((r) => r.bot.orchestrator.tick()));
+      });
       // Polls `fn` (bounded, every 100 ms) until it answers: runner processes and two bots, seen from outside.
       const drive = <T>(what: string, fn: () => Promise<T | undefined | false>, ms = 120_000) =>
         until(what, fn, { timeoutMs: ms, everyMs: 100, detail: state });
@@ -194,7 +179,7 @@ describe('two replicas run a 10-issue milestone with runner processes (issue 9)'
         async () => milestoneIssues.every((n) => m.world.issue(m.repo, n)?.state === 'closed'),
         240_000,
       );
-      await stopPump();
+      await pump.stop();
       await forward.pump();
       // Every webhook reached both replicas (while A was away only B) and was taken by one of them,
       // and every delivery taken was processed (the away replica's too, once it was back).

@@ -15,6 +15,7 @@ import {
   milestoneIssues,
   milestoneWorld,
   replicaTestScope,
+  startPump,
   startReplica,
   startRunnerProcess,
   webhookForwarder,
@@ -23,7 +24,6 @@ import { until } from '../support/until.ts';
 
 const { pgUp, inCi, schemas, cleanups, pids } = await replicaTestScope();
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const statusToken = 'clock-skew-status-token';
 const TEN_MINUTES = 600_000;
 
@@ -68,18 +68,10 @@ describe('a runner whose clock is ten minutes behind the bot’s (issue 39)', ()
         const [run] = await runs.listRuns();
         return run ? runs.ledger.listByRun(run.id) : [];
       };
-      let pumping = true;
-      const pump = (async () => {
-        while (pumping) {
-          await forward.pump().catch(() => undefined);
-          await bot.bot.orchestrator.tick().catch(() => undefined);
-          // Kept: the pump stands in for GitHub's deliveries and the bot's own passes.
-          await sleep(250);
-        }
-      })();
-      cleanups.push(async () => {
-        pumping = false;
-        await pump;
+      // Each half on its own: a failed delivery does not hold up the bot's pass.
+      startPump(cleanups, async () => {
+        await forward.pump().catch(() => undefined);
+        await bot.bot.orchestrator.tick().catch(() => undefined);
       });
       expect(await deliverToAll([bot], commentRequest(m, '/blitz M1'))).toEqual([202]);
       // What is awaited is the runner process and the bot, seen from outside.

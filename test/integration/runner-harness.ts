@@ -12,6 +12,7 @@ import { Runner } from '../../src/runner/runner.ts';
 import type { AttemptLedger, AttemptRecord, RunnerEvent, RunnerJob } from '../../src/runner/types.ts';
 import { tempDir, testEnv } from '../support/git.ts';
 import { runnerProgress } from '../support/runner-progress.ts';
+import { roundsUntil } from '../support/until.ts';
 
 export const fakeAgent = resolve('test/support/fake-agents/fake-agent.mjs');
 /** Fake `claude` and `aider` executables, for the built-in adapters. */
@@ -144,22 +145,19 @@ export const attemptJob = (
   ...over,
 });
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 /**
  * Ticks the runner until the attempt has an outcome, each time after a worker of this process exited
  * (its retry, a nudged resume, may start another). A worker started by another process and
  * re-attached here sends no exit: for it the wait is bounded at a second and the runner looks again.
  */
-export const settle = async (h: Harness, id: string, timeoutMs = 20_000): Promise<AttemptRecord> => {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const seen = runnerProgress.seen();
+export const settle = (h: Harness, id: string, timeoutMs = 20_000): Promise<AttemptRecord> =>
+  roundsUntil(
+    `attempt ${id} settled`,
     // Exits only: a thinking worker is not taken for a stalled one between exits.
-    await h.runner.tick({ stalls: false });
-    const r = await h.ledger.get(id);
-    if (r?.outcome) return r;
-    await runnerProgress.after(seen, Math.min(1000, deadline - Date.now()));
-  }
-  throw new Error(`attempt ${id} did not settle in ${timeoutMs}ms`);
-};
+    () => h.runner.tick({ stalls: false }),
+    async () => {
+      const r = await h.ledger.get(id);
+      return r?.outcome ? r : undefined;
+    },
+    { timeoutMs },
+  );

@@ -25,14 +25,15 @@ import {
   milestoneIssues,
   milestoneWorld,
   replicaTestScope,
+  startPump,
   startReplica,
   startRunnerProcess,
   webhookForwarder,
 } from '../support/replicas-harness.ts';
+import { until } from '../support/until.ts';
 
 const { pgUp, inCi, schemas, cleanups, pids } = await replicaTestScope();
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const LEASE = 120;
 // The issue whose runner is killed mid-job: its worker takes 8 s, the others 1 s.
 const SLOW = 8;
@@ -121,41 +122,17 @@ describe('a runner killed mid-attempt and never restarted (issue 39)', () => {
           open: milestoneIssues.filter((n) => m.world.issue(m.repo, n)?.state !== 'closed'),
           runners: await registry.listTokens(),
           notices: notices.bodies,
-          pumpErrors: pumpErrors.slice(-3).map(String),
+          pumpErrors: pump.errors.slice(-3).map(String),
         });
       // The pump stands in for GitHub's deliveries and the cron: every webhook the World's changes
       // would send goes to the bot, and the cron fires (lost runners are looked for on it).
-      let paused = false;
-      let pumping = true;
-      const pumpErrors: unknown[] = [];
-      const pump = (async () => {
-        while (pumping) {
-          if (!paused) {
-            try {
-              await forward.pump();
-              await cron.fire();
-            } catch (err) {
-              pumpErrors.push(err);
-            }
-          }
-          // Kept: the pump stands in for GitHub's deliveries and the bot's cron.
-          await sleep(250);
-        }
-      })();
-      cleanups.push(async () => {
-        pumping = false;
-        await pump;
+      const pump = startPump(cleanups, async () => {
+        await forward.pump();
+        await cron.fire();
       });
-      const drive = async <T>(what: string, fn: () => Promise<T | undefined | false>, ms = 120_000) => {
-        const deadline = Date.now() + ms;
-        while (Date.now() < deadline) {
-          const v = await fn();
-          if (v !== undefined && v !== false) return v;
-          // Kept: what is awaited is the state of runner processes and the bot, seen from outside.
-          await sleep(100);
-        }
-        throw new Error(`timed out waiting for ${what}; ${await state()}`);
-      };
+      // Polls `fn` (bounded): what is awaited is the state of runner processes and the bot, seen from outside.
+      const drive = <T>(what: string, fn: () => Promise<T | undefined | false>, ms = 120_000) =>
+        until(what, fn, { timeoutMs: ms, detail: state });
 
       expect(await deliverToAll([bot], commentRequest(m, '/blitz M1'))).toEqual([202]);
 
@@ -181,7 +158,7 @@ describe('a runner killed mid-attempt and never restarted (issue 39)', () => {
 
       // Time passes for the bot past the lease: the survivor is heard from on the moved clock, the dead
       // one is not (a request it sent just before it died may still land: then the clock moves again).
-      paused = true;
+      pump.paused = true;
       for (let moves = 0; ; moves++) {
         ahead += (LEASE + 30) * 1000;
         const movedAt = runnerClock.now().toISOString();
@@ -193,7 +170,7 @@ describe('a runner killed mid-attempt and never restarted (issue 39)', () => {
         if (Date.parse(last) < Date.parse(movedAt) - LEASE * 1000) break;
         expect(moves, 'the dead runner is heard from after its death').toBeLessThan(2);
       }
-      paused = false;
+      pump.paused = false;
 
       await drive('the dead runner marked lost', async () =>
         (await registry.listTokens()).some((t) => t.name === dead && t.lostAt),

@@ -15,8 +15,9 @@ import { startFakeGitea } from '../support/fake-gitea/server.ts';
 import { appKeyPair } from '../support/fake-github/app-tokens.ts';
 import { type FakeGithub, startFakeGithub } from '../support/fake-github/server.ts';
 import { githubExample, signedGithubRequest } from '../support/signing.ts';
+import { until } from '../support/until.ts';
 import type { World } from '../support/world.ts';
-import { bootComposed, type Cleanups, seedWorld, statusToken, until } from './serve-harness.ts';
+import { bootComposed, type Cleanups, seedWorld, statusToken } from './serve-harness.ts';
 
 const secret = 'serve-e2e-webhook-secret';
 const appId = 4242;
@@ -95,8 +96,10 @@ describe('the composed bot (serve) on GitHub', () => {
     expect(res.status).toBeLessThan(300);
 
     const repo = b.world.repo('acme', 'app')!;
-    await until('both milestone issues closed', () =>
-      [1, 2].every((n) => b.world.issue(repo, n)?.state === 'closed'),
+    await until(
+      'both milestone issues closed',
+      () => [1, 2].every((n) => b.world.issue(repo, n)?.state === 'closed'),
+      { timeoutMs: 150_000 },
     );
     for (const n of [1, 2]) expect(b.world.count('close', 'acme/app', n), `#${n} closed once`).toBe(1);
     // #2 was blocked by #1: it was closed after it.
@@ -172,8 +175,10 @@ describe('the composed bot (serve) on Gitea', () => {
       },
       cleanups,
     );
-    await until('both milestone issues closed', () =>
-      [1, 2].every((n) => world.issue(repo, n)?.state === 'closed'),
+    await until(
+      'both milestone issues closed',
+      () => [1, 2].every((n) => world.issue(repo, n)?.state === 'closed'),
+      { timeoutMs: 150_000 },
     );
     for (const n of [1, 2]) expect(world.count('close', 'acme/app', n), `#${n} closed once`).toBe(1);
     expect(fake.count('userCurrentListRepos')).toBeGreaterThan(0);
@@ -182,7 +187,9 @@ describe('the composed bot (serve) on Gitea', () => {
     // Later ticks still see the marker (the milestone stays open), but it started exactly one run:
     // waited for by the marker scans themselves (each tick lists the repositories first).
     const scans = fake.count('userCurrentListRepos');
-    await until('three more ticks', () => fake.count('userCurrentListRepos') >= scans + 3);
+    await until('three more ticks', () => fake.count('userCurrentListRepos') >= scans + 3, {
+      timeoutMs: 150_000,
+    });
     const all = await runs.listRuns();
     expect(all.map((r) => ({ forge: r.forge, repo: r.repo, milestone: r.milestoneTitle }))).toEqual([
       { forge: 'gitea', repo: 'acme/app', milestone: 'M1 [blitz]' },

@@ -21,19 +21,6 @@ export const statusToken = 'serve-e2e-status-token-0123456789';
 
 export type Cleanups = (() => Promise<void> | void)[];
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls until `done()` (bounded); the error names what was awaited. */
-export const until = async (what: string, done: () => Promise<boolean> | boolean, timeoutMs = 150_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await done()) return;
-    // Kept: what is awaited is the state of a spawned bot process, seen from outside.
-    await sleep(250);
-  }
-  throw new Error(`${what}: not reached in ${timeoutMs} ms`);
-};
-
 /** A port nothing listens on now (a bot restarted on it keeps the webhook URL the forge sends to). */
 export const freePort = async (): Promise<number> => {
   const server = net.createServer();

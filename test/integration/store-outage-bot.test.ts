@@ -16,7 +16,8 @@ import { startFakeGitea } from '../support/fake-gitea/server.ts';
 import { removeDir, tempDir } from '../support/git.ts';
 import { pgForFile, pgTestUrl } from '../support/pg.ts';
 import { startTcpProxy } from '../support/tcp-proxy.ts';
-import { bootComposed, type Cleanups, giteaCommentRequest, seedWorld, until } from './serve-harness.ts';
+import { until } from '../support/until.ts';
+import { bootComposed, type Cleanups, giteaCommentRequest, seedWorld } from './serve-harness.ts';
 
 const secret = 'store-outage-secret';
 const cleanups: Cleanups = [];
@@ -119,7 +120,9 @@ describe.runIf(hasPg)('a store outage mid-run', () => {
           )
         ).rows[0]?.n,
       );
-    await until('a pass holding the run lock', async () => (await ownAdvisoryLocks()) > 0, 60_000);
+    await until('a pass holding the run lock', async () => (await ownAdvisoryLocks()) > 0, {
+      timeoutMs: 60_000,
+    });
     expect(proxy.stats.open).toBeGreaterThan(0);
     proxy.cut();
     expect(world.issue(repo, 1)?.state).toBe('open');
@@ -144,13 +147,13 @@ describe.runIf(hasPg)('a store outage mid-run', () => {
           .filter((l) => l.msg?.includes('store still unavailable'))
           .map((l) => l.failures ?? 0),
       );
-    await until('the store tried and backed off several times', () => failures() >= 4, 30_000);
+    await until('the store tried and backed off several times', () => failures() >= 4, { timeoutMs: 30_000 });
     expect(world.issue(repo, 1)?.state).toBe('open');
 
     // 30 s of outage on the health's clock: a person is told, once.
     skew += 30_000;
     await health.check();
-    await until('the outage told', () => receiver.bodies.length >= 1, 10_000);
+    await until('the outage told', () => receiver.bodies.length >= 1, { timeoutMs: 10_000 });
     expect(receiver.bodies[0]).toMatchObject({
       event: 'warning',
       sentence: expect.stringMatching(/store \(PostgreSQL\) has been unavailable for 3\d s/),
@@ -162,22 +165,28 @@ describe.runIf(hasPg)('a store outage mid-run', () => {
     skew += 1_000;
     await health.check();
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
-    await until('the end told', () => receiver.bodies.length >= 2, 10_000);
+    await until('the end told', () => receiver.bodies.length >= 2, { timeoutMs: 10_000 });
     expect(receiver.bodies[1]?.sentence).toMatch(/store \(PostgreSQL\) is back after 3\d s down/);
 
-    await until('both milestone issues closed', () =>
-      [1, 2].every((n) => world.issue(repo, n)?.state === 'closed'),
+    await until(
+      'both milestone issues closed',
+      () => [1, 2].every((n) => world.issue(repo, n)?.state === 'closed'),
+      { timeoutMs: 150_000 },
     );
     for (const n of [1, 2]) expect(world.count('close', 'acme/app', n), `#${n} closed once`).toBe(1);
-    await until('the spooled status answered', () =>
-      world.commentsOn(repo, trigger).some((c) => /\d+ closed, \d+ in progress/.test(c.body)),
+    await until(
+      'the spooled status answered',
+      () => world.commentsOn(repo, trigger).some((c) => /\d+ closed, \d+ in progress/.test(c.body)),
+      { timeoutMs: 150_000 },
     );
     expect(
       world.commentsOn(repo, trigger).filter((c) => /\d+ closed, \d+ in progress/.test(c.body)),
     ).toHaveLength(1);
     // The dashboard of the run says when the store was down.
-    await until('the dashboard names the outage', () =>
-      world.commentsOn(repo, trigger).some((c) => c.body.includes('**Store outage:**')),
+    await until(
+      'the dashboard names the outage',
+      () => world.commentsOn(repo, trigger).some((c) => c.body.includes('**Store outage:**')),
+      { timeoutMs: 150_000 },
     );
     expect(receiver.bodies).toHaveLength(2);
     expect(logs.some((l) => l.includes('store unavailable'))).toBe(true);

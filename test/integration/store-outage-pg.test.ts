@@ -12,6 +12,7 @@ import type { PostgresRunStore } from '../../src/store/postgres-run-store.ts';
 import { createStoreHealth } from '../../src/store/store-health.ts';
 import { pgTestUrl, postgresAvailable, type TestSchemas, testSchemas } from '../support/pg.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
+import { until } from '../support/until.ts';
 
 const hasPg = await postgresAvailable();
 let pg: TestSchemas;
@@ -52,14 +53,6 @@ const runLocksHeld = async (schema: string, runId: string): Promise<number> =>
       )
     ).rows[0]?.n ?? 0,
   );
-/** Polls the server (bounded) until `done`; each poll is a round trip, not a timer. */
-const until = async (what: string, done: () => Promise<boolean>) => {
-  for (let i = 0; i < 400; i++) {
-    if (await done()) return;
-    await new Promise((r) => setImmediate(r));
-  }
-  throw new Error(`${what}: not reached`);
-};
 
 describe.runIf(hasPg)('a lost PostgreSQL connection fails the operation, not the process', () => {
   it('inTransaction: the connection dropped mid-transaction fails it; the pool works once back', async () => {

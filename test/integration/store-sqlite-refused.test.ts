@@ -16,7 +16,8 @@ import { createStoreHealth, writeProbeOf } from '../../src/store/store-health.ts
 import { startFakeGitea } from '../support/fake-gitea/server.ts';
 import { removeDir, tempDir } from '../support/git.ts';
 import { mountTmpfs } from '../support/tmpfs.ts';
-import { bootComposed, type Cleanups, giteaCommentRequest, seedWorld, until } from './serve-harness.ts';
+import { until } from '../support/until.ts';
+import { bootComposed, type Cleanups, giteaCommentRequest, seedWorld } from './serve-harness.ts';
 
 const secret = 'sqlite-refused-secret';
 const noRun = 'No blitz is running on this repository.';
@@ -128,7 +129,7 @@ const outageAndBack = async (b: Booted, reason: RegExp, free: () => void, quiet:
 
   b.clock.skew += 30_000;
   await b.health.check();
-  await until('the outage told', () => b.receiver.bodies.length >= 1, 10_000);
+  await until('the outage told', () => b.receiver.bodies.length >= 1, { timeoutMs: 10_000 });
   expect(b.receiver.bodies[0]).toMatchObject({
     event: 'warning',
     sentence: expect.stringMatching(/store \(SQLite\) has been unavailable for 3\d s/),
@@ -144,9 +145,9 @@ const outageAndBack = async (b: Booted, reason: RegExp, free: () => void, quiet:
   free();
   await b.health.check();
   expect((await b.healthz()).status).toBe(200);
-  await until('the end told', () => b.receiver.bodies.length >= 2, 10_000);
+  await until('the end told', () => b.receiver.bodies.length >= 2, { timeoutMs: 10_000 });
   expect(b.receiver.bodies[1]?.sentence).toMatch(/store \(SQLite\) is back after 6\d s down/);
-  await until('the spooled status answered', () => b.answers().length >= 2, 30_000);
+  await until('the spooled status answered', () => b.answers().length >= 2, { timeoutMs: 30_000 });
   // Known gap (not this test's subject): on a nearly full disk the command can be answered on the forge
   // while the write that marks its intent done (claimIntent) is refused; the intent stays queued and is
   // answered again once space is back. A held lock writes nothing meanwhile, so there it is exactly once.
@@ -160,7 +161,7 @@ describe('SQLite refusing writes', () => {
     cleanups.push(() => disk.unmount());
     const b = await boot(disk.dir);
     expect(await b.send('/blitz status')).toMatchObject({ status: 202 });
-    await until('the first status answered', () => b.answers().length === 1, 30_000);
+    await until('the first status answered', () => b.answers().length === 1, { timeoutMs: 30_000 });
 
     // The WAL emptied (a write must grow it again), then the disk filled to the last byte.
     const db = new Database(b.dbPath);
@@ -175,7 +176,7 @@ describe('SQLite refusing writes', () => {
     cleanups.push(() => removeDir(dir));
     const b = await boot(dir);
     expect(await b.send('/blitz status')).toMatchObject({ status: 202 });
-    await until('the first status answered', () => b.answers().length === 1, 30_000);
+    await until('the first status answered', () => b.answers().length === 1, { timeoutMs: 30_000 });
 
     // Another process's connection (an operator's sqlite3 shell) holds the write lock.
     const other = new Database(b.dbPath);

@@ -28,8 +28,8 @@ import {
 } from './bot-harness.ts';
 import { tempDir, testEnv } from './git.ts';
 import { reviewWebhooks } from './review-webhooks.ts';
-import { PROGRESS_MS, runnerProgress } from './runner-progress.ts';
 import { fixture, githubExample, signedGiteaRequest, signedGithubRequest } from './signing.ts';
+import { roundsUntil } from './until.ts';
 import { type SeedIssue, World, type WorldRepo } from './world.ts';
 import { createRealGitRepo, type RealGitRepo } from './world-git.ts';
 
@@ -285,27 +285,26 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
 
   /**
    * Rounds until `done()` holds (bounded by `timeoutMs`); real worker processes run in between, and the
-   * next round starts when a runner made progress (runner-progress.ts), at the latest after PROGRESS_MS.
+   * next round starts when a runner made progress (until.ts's roundsUntil).
    */
-  const drive = async (done: () => Promise<boolean> | boolean, timeoutMs = 120_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const seen = runnerProgress.seen();
-      await round();
-      if (await done()) return;
-      await runnerProgress.after(seen, PROGRESS_MS);
-    }
-    const run = await liveRun();
-    const attempts = run ? await bot.runs.ledger.listByRun(run.id) : [];
-    const rows = run ? await bot.runs.listRunIssues(run.id) : [];
-    throw new Error(
-      `the run did not reach the expected state in ${timeoutMs} ms: ${JSON.stringify({
-        state: run?.state,
-        progress: run?.progress,
-        rows,
-        attempts: attempts.map((a) => ({ n: a.issue.number, outcome: a.outcome, summary: a.failureSummary })),
-      })}`,
-    );
+  const drive = async (done: () => Promise<boolean> | boolean, timeoutMs = 120_000): Promise<void> => {
+    await roundsUntil('the run reached the expected state', round, done, {
+      timeoutMs,
+      detail: async () => {
+        const run = await liveRun();
+        const attempts = run ? await bot.runs.ledger.listByRun(run.id) : [];
+        return JSON.stringify({
+          state: run?.state,
+          progress: run?.progress,
+          rows: run ? await bot.runs.listRunIssues(run.id) : [],
+          attempts: attempts.map((a) => ({
+            n: a.issue.number,
+            outcome: a.outcome,
+            summary: a.failureSummary,
+          })),
+        });
+      },
+    });
   };
 
   const liveRun = async () => (await bot.runs.listRuns())[0];

@@ -21,8 +21,8 @@ import {
 } from './bot-harness.ts';
 import { tempDir } from './git.ts';
 import { reviewWebhooks } from './review-webhooks.ts';
-import { PROGRESS_MS, runnerProgress } from './runner-progress.ts';
 import { fixture, githubExample, signedGiteaRequest, signedGithubRequest } from './signing.ts';
+import { roundsUntil } from './until.ts';
 import { type SeedIssue, World, type WorldRepo } from './world.ts';
 import { createRealGitRepo, type RealGitRepo } from './world-git.ts';
 
@@ -166,30 +166,26 @@ export const startFleetHarness = async (opts: FleetHarnessOptions) => {
     await orch.idle();
   };
 
-  /** Rounds until `done()` holds; the next round starts on runner progress (as blitz-harness's drive). */
-  const drive = async (done: () => Promise<boolean> | boolean, timeoutMs = 120_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const seen = runnerProgress.seen();
-      await round();
-      if (await done()) return;
-      await runnerProgress.after(seen, PROGRESS_MS);
-    }
-    const run = (await runs.listRuns())[0];
-    throw new Error(
-      `the fleet did not reach the expected state in ${timeoutMs} ms: ${JSON.stringify({
-        state: run?.state,
-        progress: run?.progress,
-        rows: run ? await runs.listRunIssues(run.id) : [],
-        attempts: run
-          ? (await runs.ledger.listByRun(run.id)).map((a) => ({
-              n: a.issue,
-              outcome: a.outcome,
-              s: a.failureSummary,
-            }))
-          : [],
-      })}`,
-    );
+  /** Rounds until `done()` holds; the next round starts on runner progress (until.ts's roundsUntil). */
+  const drive = async (done: () => Promise<boolean> | boolean, timeoutMs = 120_000): Promise<void> => {
+    await roundsUntil('the fleet reached the expected state', round, done, {
+      timeoutMs,
+      detail: async () => {
+        const run = (await runs.listRuns())[0];
+        return JSON.stringify({
+          state: run?.state,
+          progress: run?.progress,
+          rows: run ? await runs.listRunIssues(run.id) : [],
+          attempts: run
+            ? (await runs.ledger.listByRun(run.id)).map((a) => ({
+                n: a.issue,
+                outcome: a.outcome,
+                s: a.failureSummary,
+              }))
+            : [],
+        });
+      },
+    });
   };
 
   return {

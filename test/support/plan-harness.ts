@@ -19,8 +19,8 @@ import {
   webhookPath,
 } from './bot-harness.ts';
 import { tempDir } from './git.ts';
-import { PROGRESS_MS, runnerProgress } from './runner-progress.ts';
 import { fixture, githubExample, signedGiteaRequest, signedGithubRequest } from './signing.ts';
+import { roundsUntil } from './until.ts';
 import { type SeedIssue, World } from './world.ts';
 import { createRealGitRepo } from './world-git.ts';
 
@@ -159,23 +159,42 @@ export const startPlanHarness = async (opts: PlanHarnessOptions) => {
   const latestRun = async () =>
     (await bot.runs.listRuns()).sort((a, b) => a.createdAt.localeCompare(b.createdAt)).at(-1);
 
-  /** Rounds until the latest run has stopped and no worker is left (bounded by `timeoutMs`). */
-  const driveToStop = async (timeoutMs = Number(process.env.PLAN_TIMEOUT_MS ?? 120_000)) => {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const seen = runnerProgress.seen();
-      await round();
-      const run = await latestRun();
-      if (run && ['done', 'blocked'].includes(run.state) && (await bot.runs.ledger.listOpen()).length === 0)
-        return run;
-      // The next round on runner progress (as blitz-harness's drive).
-      await runnerProgress.after(seen, PROGRESS_MS);
-    }
+  /** What the latest run and its attempts are now: what a wait that gave up saw last. */
+  const seenLast = async () => {
     const run = await latestRun();
-    throw new Error(
-      `the plan run did not stop in ${timeoutMs} ms: ${JSON.stringify({ state: run?.state, progress: run?.progress, rows: run ? await bot.runs.listRunIssues(run.id) : [] })}`,
-    );
+    return JSON.stringify({
+      state: run?.state,
+      progress: run?.progress,
+      rows: run ? await bot.runs.listRunIssues(run.id) : [],
+      attempts: run
+        ? (await bot.runs.ledger.listByRun(run.id)).map((a) => ({ n: a.issue.number, outcome: a.outcome }))
+        : [],
+    });
   };
+
+  /** Rounds until `done()` holds (bounded by `timeoutMs`), the next on runner progress (roundsUntil). */
+  const drive = async (done: () => Promise<boolean> | boolean, timeoutMs = 120_000): Promise<void> => {
+    await roundsUntil('the plan run reached the expected state', round, done, {
+      timeoutMs,
+      detail: seenLast,
+    });
+  };
+
+  /** Rounds until the latest run has stopped and no worker is left (bounded by `timeoutMs`). */
+  const driveToStop = (timeoutMs = Number(process.env.PLAN_TIMEOUT_MS ?? 120_000)) =>
+    roundsUntil(
+      'the plan run stopped',
+      round,
+      async () => {
+        const run = await latestRun();
+        return run &&
+          ['done', 'blocked'].includes(run.state) &&
+          (await bot.runs.ledger.listOpen()).length === 0
+          ? run
+          : undefined;
+      },
+      { timeoutMs, detail: seenLast },
+    );
 
   return {
     kind,
@@ -189,6 +208,7 @@ export const startPlanHarness = async (opts: PlanHarnessOptions) => {
     },
     comment,
     round,
+    drive,
     driveToStop,
     latestRun,
     /** Drops the bot without shutdown (workers keep running detached) and starts one on the same files. */

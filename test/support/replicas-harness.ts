@@ -316,6 +316,35 @@ export const webhookForwarder = (m: MilestoneWorld, up: () => Replica[]) => {
 };
 
 /**
+ * Runs `step` every `everyMs` until the test's cleanups stop it: it stands in for GitHub's deliveries
+ * and the bots' cron, which come on their own time. A driver, not a wait (tests wait with until.ts).
+ * A step that throws is kept in `errors` (a pass on a replica being stopped may fail) and the pump
+ * goes on; `paused` skips steps while a test holds the world still; `stop` ends it early.
+ */
+export const startPump = (cleanups: Cleanups, step: () => Promise<void>, everyMs = 250) => {
+  const pump = { errors: [] as unknown[], paused: false };
+  let pumping = true;
+  const loop = (async () => {
+    while (pumping) {
+      if (!pump.paused) {
+        try {
+          await step();
+        } catch (err) {
+          pump.errors.push(err);
+        }
+      }
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+  })();
+  const stop = async () => {
+    pumping = false;
+    await loop;
+  };
+  cleanups.push(stop);
+  return Object.assign(pump, { stop });
+};
+
+/**
  * The per-file scope of a test on replicas and runner processes: whether PostgreSQL answers (and
  * whether CI insists it must), schemas dropped after the file, and after each test its runner
  * processes killed and its cleanups run, newest first.

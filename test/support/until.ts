@@ -1,7 +1,8 @@
-// The one wait of the tests for what another process does (a spawned bot, a runner, a worker, a
-// database seen from outside): polls `done` until it gives a value, bounded, and names what it waited
-// for when it gives up. In-process work is awaited on its own events instead (runner-progress.ts,
-// manual-cron.ts); this is for what only shows from outside.
+// The waits of the tests. `until` polls what another process does (a spawned bot, a runner, a worker,
+// a database seen from outside) until it gives a value, bounded, and names what it waited for when it
+// gives up. `roundsUntil` drives an in-process bot round by round instead: the next round starts on
+// runner progress (runner-progress.ts), so it waits on events, not on a timer.
+import { PROGRESS_MS, runnerProgress } from './runner-progress.ts';
 
 export interface UntilOptions {
   /** How long before giving up (ms). */
@@ -12,6 +13,8 @@ export interface UntilOptions {
   detail?: () => string | Promise<string>;
 }
 
+type Look<T> = () => T | undefined | false | Promise<T | undefined | false>;
+
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -20,7 +23,7 @@ const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
  */
 export const until = async <T>(
   what: string,
-  done: () => T | undefined | false | Promise<T | undefined | false>,
+  done: Look<T>,
   { timeoutMs = 10_000, everyMs = 100, detail }: UntilOptions = {},
 ): Promise<T> => {
   const deadline = Date.now() + timeoutMs;
@@ -32,3 +35,26 @@ export const until = async <T>(
     await pause(Math.max(0, Math.min(everyMs, deadline - Date.now())));
   }
 };
+
+/**
+ * Runs `round` (a runner tick, a cron tick, the forge's webhooks …) until `done` gives a value, as
+ * `until` does; real worker processes run in between, and the next round starts when a runner made
+ * progress, at the latest after PROGRESS_MS (what no runner event reports is looked at again then).
+ */
+export const roundsUntil = <T>(
+  what: string,
+  round: () => Promise<void>,
+  done: Look<T>,
+  { timeoutMs = 120_000, detail }: Omit<UntilOptions, 'everyMs'> = {},
+): Promise<T> =>
+  until(
+    what,
+    async () => {
+      const seen = runnerProgress.seen();
+      await round();
+      const v = await done();
+      if (v === undefined || v === false) await runnerProgress.after(seen, PROGRESS_MS);
+      return v;
+    },
+    { timeoutMs, everyMs: 0, detail },
+  );
