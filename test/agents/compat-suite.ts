@@ -10,8 +10,8 @@ import { chmodSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:f
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AttemptRecord } from '../../src/runner/types.ts';
-import { attemptJob, type Harness, makeHarness, settle } from '../integration/runner-harness.ts';
 import { createOrigin, gitIn, originFile, tempDir } from '../support/git.ts';
+import { attemptJob, type Harness, makeHarness, settle } from '../support/runner-harness.ts';
 import { type AgentTool, agentEntry, installed } from './agent-clis.ts';
 import { type MockModel, type Step, startMockModel } from './mock-model-server.ts';
 import { OFFLINE_ENV, offlineCheck, REGISTRY } from './offline.ts';

@@ -19,10 +19,10 @@ import { type BlitzHarness, startBlitzHarness } from '../support/blitz-harness.t
 import { type FakeGitea, startFakeGitea } from '../support/fake-gitea/server.ts';
 import { removeDir, tempDir } from '../support/git.ts';
 import { startPlanHarness } from '../support/plan-harness.ts';
+import { bootComposed, type Cleanups, seedWorld, statusToken } from '../support/serve-harness.ts';
 import { fixture, signedGiteaRequest } from '../support/signing.ts';
 import { until } from '../support/until.ts';
 import type { World, WorldRepo } from '../support/world.ts';
-import { bootComposed, type Cleanups, seedWorld, statusToken } from './serve-harness.ts';
 
 const giteaSecret = 'adversarial-gitea-webhook-secret';
 const cleanups: Cleanups = [];

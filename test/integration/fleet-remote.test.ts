@@ -27,11 +27,11 @@ import { startFakeGitea } from '../support/fake-gitea/server.ts';
 import { commitAndPush, gitIn, originFile, removeDir, tempDir, testEnv } from '../support/git.ts';
 import { manualCron } from '../support/manual-cron.ts';
 import { startRunnerProcess } from '../support/replicas-harness.ts';
+import type { Cleanups } from '../support/serve-harness.ts';
 import { fixture, signedGiteaRequest } from '../support/signing.ts';
 import { until as untilReached } from '../support/until.ts';
 import { World, type WorldRepo } from '../support/world.ts';
 import { createRealGitRepo } from '../support/world-git.ts';
-import type { Cleanups } from './serve-harness.ts';
 
 const fakeAgent = resolve('test/support/fake-agents/fake-agent.mjs');
 const fakeReviewer = resolve('test/support/fake-agents/fake-reviewer.mjs');

@@ -18,9 +18,9 @@ import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 import { mainJs } from '../support/cli.ts';
 import { startFakeGitea } from '../support/fake-gitea/server.ts';
 import { startFakeGithub } from '../support/fake-github/server.ts';
+import { createHarness, GITEA_SECRET, GITHUB_SECRET } from '../support/intake-harness.ts';
 import { fixture, githubExample, signedGiteaRequest, signedGithubRequest } from '../support/signing.ts';
 import { World } from '../support/world.ts';
-import { createHarness, GITEA_SECRET, GITHUB_SECRET } from './intake-harness.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

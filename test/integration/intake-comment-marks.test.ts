@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { normalizeGitea } from '../../src/intake/gitea/normalize.ts';
 import { commentKey } from '../../src/intake/process-events.ts';
 import { resumeUnprocessed } from '../../src/intake/receive.ts';
+import { createHarness, GITEA_SECRET } from '../support/intake-harness.ts';
 import { fixture, signedGiteaRequest } from '../support/signing.ts';
-import { createHarness, GITEA_SECRET } from './intake-harness.ts';
 
 const commentId = (p: Record<string, unknown>) => (p.comment as { id: number }).id;
 

@@ -3,8 +3,8 @@
 // Gitea's review events, signed, reach the event router as checks-changed / review-changed; the bot's
 // own `blitz` check and a bad signature do not.
 import { describe, expect, it } from 'vitest';
+import { createHarness, GITEA_SECRET, GITHUB_SECRET } from '../support/intake-harness.ts';
 import { githubExample, signedGiteaRequest, signedGithubRequest } from '../support/signing.ts';
-import { createHarness, GITEA_SECRET, GITHUB_SECRET } from './intake-harness.ts';
 
 const routed = (h: ReturnType<typeof createHarness>) =>
   h.lines.filter((l) => l.msg === 'event has no consumer yet').map((l) => l.kind);

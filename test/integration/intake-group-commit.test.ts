@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 import { removeDir, tempDir } from '../support/git.ts';
-import { createHarness, signedCommand } from './intake-harness.ts';
+import { createHarness, signedCommand } from '../support/intake-harness.ts';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { resumeUnprocessed } from '../../src/intake/receive.ts';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 import type { Store } from '../../src/store/types.ts';
+import { BOT_LOGIN, createHarness, GITEA_SECRET, GITHUB_SECRET } from '../support/intake-harness.ts';
 import {
   fixture,
   githubExample,
@@ -11,7 +12,6 @@ import {
   signedGiteaRequest,
   signedGithubRequest,
 } from '../support/signing.ts';
-import { BOT_LOGIN, createHarness, GITEA_SECRET, GITHUB_SECRET } from './intake-harness.ts';
 
 const githubComment = (body: string, login = 'alice', opts: { type?: string; association?: string } = {}) => {
   const p = githubExample('issue_comment', 'created');

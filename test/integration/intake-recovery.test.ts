@@ -12,10 +12,10 @@ import { appKeyPair } from '../support/fake-github/app-tokens.ts';
 import { startFakeGithub } from '../support/fake-github/server.ts';
 import { removeDir, tempDir } from '../support/git.ts';
 import { pgForFile } from '../support/pg.ts';
+import { bootComposed, type Cleanups, freePort, seedWorld } from '../support/serve-harness.ts';
 import { fixture, githubExample, signedGiteaRequest } from '../support/signing.ts';
 import { until } from '../support/until.ts';
 import type { World, WorldRepo } from '../support/world.ts';
-import { bootComposed, type Cleanups, freePort, seedWorld } from './serve-harness.ts';
 
 const cleanups: Cleanups = [];
 afterEach(async () => {

@@ -2,8 +2,8 @@
 // permission the operator requires, never lower it; it may allow more bots; a broken file stops every
 // command with the errors in words.
 import { describe, expect, it } from 'vitest';
+import { BOT_LOGIN, createHarness, GITEA_SECRET, GITHUB_SECRET } from '../support/intake-harness.ts';
 import { fixture, githubExample, signedGiteaRequest, signedGithubRequest } from '../support/signing.ts';
-import { BOT_LOGIN, createHarness, GITEA_SECRET, GITHUB_SECRET } from './intake-harness.ts';
 
 const send = (h: ReturnType<typeof createHarness>, login: string, type = 'User') => {
   const p = githubExample('issue_comment', 'created');

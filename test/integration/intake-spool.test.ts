@@ -14,9 +14,15 @@ import { openStore } from '../../src/store/open-store.ts';
 import { startFakeGitea } from '../support/fake-gitea/server.ts';
 import { removeDir, tempDir } from '../support/git.ts';
 import { pgForFile, pgTestUrl } from '../support/pg.ts';
+import {
+  bootComposed,
+  type Cleanups,
+  freePort,
+  giteaCommentRequest,
+  seedWorld,
+} from '../support/serve-harness.ts';
 import { until } from '../support/until.ts';
 import type { World, WorldRepo } from '../support/world.ts';
-import { bootComposed, type Cleanups, freePort, giteaCommentRequest, seedWorld } from './serve-harness.ts';
 
 const secret = 'spool-gitea-secret';
 const noRun = 'No blitz is running on this repository.';

@@ -9,7 +9,7 @@ import { createEventProcessor } from '../../src/intake/process-events.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
-import { recordingForge } from './intake-harness.ts';
+import { recordingForge } from '../support/intake-harness.ts';
 
 const setup = () => {
   const store = openSqliteStore(':memory:');

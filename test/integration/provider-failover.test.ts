@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { endpointOf } from '../../src/plan/entry-park.ts';
 import { tempDir } from '../support/git.ts';
+import { fakeEntry } from '../support/runner-harness.ts';
 import {
   expectMilestoneFinished,
   startUnattendedWorld,
   type UnattendedWorld,
 } from '../support/unattended-world.ts';
-import { fakeEntry } from './runner-harness.ts';
 
 let w: UnattendedWorld | undefined;
 afterEach(async () => {

@@ -28,8 +28,8 @@ import { blitzBotArgv } from '../support/cli.ts';
 import { createOrigin, originSha, tempDir, testEnv } from '../support/git.ts';
 import { expireLeaseNow } from '../support/job-leases.ts';
 import { pgTestUrl, postgresAvailable, testSchemas } from '../support/pg.ts';
+import { attemptJob, fakeEntry } from '../support/runner-harness.ts';
 import { until } from '../support/until.ts';
-import { attemptJob, fakeEntry } from './runner-harness.ts';
 
 const repo = { owner: 'acme', name: 'app' };
 const queueName = attemptQueue('blitz', repo);

@@ -13,7 +13,7 @@ import { attemptJobSchema } from '../../src/runner/types.ts';
 import { openSqliteRunnerRegistry } from '../../src/store/runner-tokens-sqlite.ts';
 import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
-import { attemptJob, fakeEntry } from './runner-harness.ts';
+import { attemptJob, fakeEntry } from '../support/runner-harness.ts';
 
 const repo = { owner: 'acme', name: 'app' };
 const advert = { tools: ['custom'], roles: ['blitz'], repos: ['acme/app'], maxSessions: 2 };

@@ -9,7 +9,7 @@ import { InProcessQueue } from '../../src/queue/in-process-queue.ts';
 import { localOnlyLedger } from '../../src/queue/local-consumer.ts';
 import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
 import { createOrigin, originSha, tempDir } from '../support/git.ts';
-import { attemptJob, fakeEntry, makeHarness, settle } from './runner-harness.ts';
+import { attemptJob, fakeEntry, makeHarness, settle } from '../support/runner-harness.ts';
 
 const stops: QueueDispatch[] = [];
 afterEach(async () => {

@@ -7,7 +7,7 @@ import { attemptCost, defaultPrices } from '../../src/plan/cost.ts';
 import { InMemoryAttemptLedger } from '../../src/runner/ledger.ts';
 import { worktreePathFor } from '../../src/runner/worktrees.ts';
 import { createOrigin, originFile, originSha, tempDir } from '../support/git.ts';
-import { attemptJob, fakeAgent, fakeEntry, makeHarness, settle } from './runner-harness.ts';
+import { attemptJob, fakeAgent, fakeEntry, makeHarness, settle } from '../support/runner-harness.ts';
 
 const issue = { repo: { owner: 'acme', name: 'app' }, number: 7 };
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { rosterEntrySchema } from '../../src/config/blitz-config.ts';
 import { createOrigin, originFile, tempDir } from '../support/git.ts';
-import { attemptJob, fakeBin, makeHarness, settle } from './runner-harness.ts';
+import { attemptJob, fakeBin, makeHarness, settle } from '../support/runner-harness.ts';
 
 describe('built-in tool adapters', () => {
   it('claude: prompt on stdin, scoped permissions, usage and FINAL REPORT read from stream JSON', async () => {

@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { isAlive } from '../../src/runner/exec.ts';
 import { JsonFileAttemptLedger } from '../../src/runner/ledger.ts';
 import { commitAndPush, createOrigin, gitIn, originFile, tempDir } from '../support/git.ts';
+import { attemptJob, fakeEntry, makeHarness, settle } from '../support/runner-harness.ts';
 import { until } from '../support/until.ts';
-import { attemptJob, fakeEntry, makeHarness, settle } from './runner-harness.ts';
 
 const traceLines = (file: string): { args: string[]; mode: string }[] =>
   readFileSync(file, 'utf8')

@@ -11,7 +11,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RosterEntry } from '../../src/config/blitz-config.ts';
 import { commitAndPush, createOrigin, gitIn, originFile, originSha } from '../support/git.ts';
 import { noSecondUser, reachableCopy, testWorker } from '../support/os-user.ts';
-import { attemptJob, fakeAgent, fakeEntry, type Harness, makeHarness, settle } from './runner-harness.ts';
+import {
+  attemptJob,
+  fakeAgent,
+  fakeEntry,
+  type Harness,
+  makeHarness,
+  settle,
+} from '../support/runner-harness.ts';
 
 const TOKEN = 'tok-forge-0123456789abcdef';
 const recordUid = resolve('test/support/fake-agents/record-uid.mjs');

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunnerJob } from '../../src/runner/types.ts';
 import { commitAndPush, createOrigin, gitIn, type Origin, removeDir, tempDir } from '../support/git.ts';
-import { attemptJob, fakeEntry, type Harness, makeHarness } from './runner-harness.ts';
+import { attemptJob, fakeEntry, type Harness, makeHarness } from '../support/runner-harness.ts';
 
 let origin: Origin;
 let h: Harness;

@@ -17,7 +17,7 @@ import { attemptPage } from '../../src/status/attempt-page.ts';
 import { openSqliteRunnerRegistry } from '../../src/store/runner-tokens-sqlite.ts';
 import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
-import { attemptJob, fakeEntry } from './runner-harness.ts';
+import { attemptJob, fakeEntry } from '../support/runner-harness.ts';
 
 const repo = { owner: 'acme', name: 'app' };
 const secret = 'gitea-token-0123456789abcdef';

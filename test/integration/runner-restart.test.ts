@@ -7,8 +7,8 @@ import { isAlive, spawnDetached } from '../../src/runner/exec.ts';
 import { JsonFileAttemptLedger } from '../../src/runner/ledger.ts';
 import { isOurWorker } from '../../src/runner/supervisor.ts';
 import { createOrigin, originFile, tempDir, testEnv } from '../support/git.ts';
+import { attemptJob, fakeEntry, makeHarness, settle } from '../support/runner-harness.ts';
 import { until } from '../support/until.ts';
-import { attemptJob, fakeEntry, makeHarness, settle } from './runner-harness.ts';
 
 const waitForLine = async (
   file: string,

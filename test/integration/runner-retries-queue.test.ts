@@ -14,7 +14,7 @@ import { attemptJobSchema, type RunnerJob } from '../../src/runner/types.ts';
 import { openSqliteRunnerRegistry } from '../../src/store/runner-tokens-sqlite.ts';
 import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
 import { createOrigin } from '../support/git.ts';
-import { attemptJob, fakeEntry, makeHarness, settle } from './runner-harness.ts';
+import { attemptJob, fakeEntry, makeHarness, settle } from '../support/runner-harness.ts';
 
 const repo = { owner: 'acme', name: 'app' };
 const q = attemptQueue('blitz', repo);

@@ -16,7 +16,7 @@ import { probeBubblewrap } from '../../src/runner/jail.ts';
 import { dirtyFileCount } from '../../src/runner/worker-git.ts';
 import { createOrigin, gitIn, originSha, tempDir } from '../support/git.ts';
 import { noSecondUser, testWorker } from '../support/os-user.ts';
-import { attemptJob, fakeEntry, type Harness, makeHarness, settle } from './runner-harness.ts';
+import { attemptJob, fakeEntry, type Harness, makeHarness, settle } from '../support/runner-harness.ts';
 
 const probe = resolve('test/support/fake-agents/sandbox-probe.mjs');
 const bwrap = probeBubblewrap(undefined, process.env.PATH);

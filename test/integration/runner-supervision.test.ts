@@ -9,8 +9,8 @@ import { readTreeActivity } from '../../src/runner/process-tree.ts';
 import { BUSY_CPU_MS } from '../../src/runner/stall.ts';
 import type { AttemptRecord } from '../../src/runner/types.ts';
 import { commitAndPush, createOrigin, gitIn, originFile, originSha, tempDir } from '../support/git.ts';
+import { attemptJob, fakeEntry, makeHarness, settle } from '../support/runner-harness.ts';
 import { until } from '../support/until.ts';
-import { attemptJob, fakeEntry, makeHarness, settle } from './runner-harness.ts';
 
 /**
  * A git in front of the real one that records each call's argv and environment, then runs it: put

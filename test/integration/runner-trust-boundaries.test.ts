@@ -21,7 +21,7 @@ import { openSqliteRunnerRegistry } from '../../src/store/runner-tokens-sqlite.t
 import { openSqliteRunStore } from '../../src/store/sqlite-run-store.ts';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 import { createOrigin, originFile, originSha, tempDir, testEnv } from '../support/git.ts';
-import { attemptJob, fakeAgent, fakeEntry, makeHarness, settle } from './runner-harness.ts';
+import { attemptJob, fakeAgent, fakeEntry, makeHarness, settle } from '../support/runner-harness.ts';
 
 const repo = { owner: 'acme', name: 'app' };
 const advert = { tools: ['custom'], roles: ['blitz'], repos: ['acme/app'], maxSessions: 2 };

@@ -14,10 +14,10 @@ import { memoryLogger } from '../support/blitz-harness.ts';
 import { startFakeGitea } from '../support/fake-gitea/server.ts';
 import { appKeyPair } from '../support/fake-github/app-tokens.ts';
 import { type FakeGithub, startFakeGithub } from '../support/fake-github/server.ts';
+import { bootComposed, type Cleanups, seedWorld, statusToken } from '../support/serve-harness.ts';
 import { githubExample, signedGithubRequest } from '../support/signing.ts';
 import { until } from '../support/until.ts';
 import type { World } from '../support/world.ts';
-import { bootComposed, type Cleanups, seedWorld, statusToken } from './serve-harness.ts';
 
 const secret = 'serve-e2e-webhook-secret';
 const appId = 4242;

@@ -12,7 +12,7 @@ import { isAppError } from '../../src/errors.ts';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 import type { NewDelivery } from '../../src/store/types.ts';
 import { removeDir, tempDir } from '../support/git.ts';
-import { createHarness, signedCommand } from './intake-harness.ts';
+import { createHarness, signedCommand } from '../support/intake-harness.ts';
 
 const dirs: string[] = [];
 afterEach(() => {

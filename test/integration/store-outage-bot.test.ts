@@ -15,9 +15,9 @@ import { createStoreHealth } from '../../src/store/store-health.ts';
 import { startFakeGitea } from '../support/fake-gitea/server.ts';
 import { removeDir, tempDir } from '../support/git.ts';
 import { pgForFile, pgTestUrl } from '../support/pg.ts';
+import { bootComposed, type Cleanups, giteaCommentRequest, seedWorld } from '../support/serve-harness.ts';
 import { startTcpProxy } from '../support/tcp-proxy.ts';
 import { until } from '../support/until.ts';
-import { bootComposed, type Cleanups, giteaCommentRequest, seedWorld } from './serve-harness.ts';
 
 const secret = 'store-outage-secret';
 const cleanups: Cleanups = [];

@@ -15,9 +15,9 @@ import { openStore } from '../../src/store/open-store.ts';
 import { createStoreHealth, writeProbeOf } from '../../src/store/store-health.ts';
 import { startFakeGitea } from '../support/fake-gitea/server.ts';
 import { removeDir, tempDir } from '../support/git.ts';
+import { bootComposed, type Cleanups, giteaCommentRequest, seedWorld } from '../support/serve-harness.ts';
 import { mountTmpfs } from '../support/tmpfs.ts';
 import { until } from '../support/until.ts';
-import { bootComposed, type Cleanups, giteaCommentRequest, seedWorld } from './serve-harness.ts';
 
 const secret = 'sqlite-refused-secret';
 const noRun = 'No blitz is running on this repository.';

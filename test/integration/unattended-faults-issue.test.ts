@@ -7,12 +7,12 @@ import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/git.ts';
+import { fakeAgent } from '../support/runner-harness.ts';
 import {
   expectMilestoneFinished,
   startUnattendedWorld,
   type UnattendedWorld,
 } from '../support/unattended-world.ts';
-import { fakeAgent } from './runner-harness.ts';
 
 let w: UnattendedWorld | undefined;
 afterEach(async () => {

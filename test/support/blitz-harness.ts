@@ -16,11 +16,11 @@ import type { OrchestratorDeps } from '../../src/orchestrator/context.ts';
 import { createReviewLeg } from '../../src/orchestrator/review-leg.ts';
 import type { RunnerEvent } from '../../src/runner/types.ts';
 import type { Notifier } from '../../src/ship/notice.ts';
-import { fakeEntry } from '../integration/runner-harness.ts';
 import {
   type Bot,
   botLoginFor,
   grantUsualPeople,
+  issueCommentRequest,
   noCiSettle,
   startBot as startBotProcess,
   startFakeForge,
@@ -28,7 +28,8 @@ import {
 } from './bot-harness.ts';
 import { tempDir, testEnv } from './git.ts';
 import { reviewWebhooks } from './review-webhooks.ts';
-import { fixture, githubExample, signedGiteaRequest, signedGithubRequest } from './signing.ts';
+import { fakeEntry } from './runner-harness.ts';
+import { fixture, signedGiteaRequest, signedGithubRequest } from './signing.ts';
 import { roundsUntil } from './until.ts';
 import { type SeedIssue, World, type WorldRepo } from './world.ts';
 import { createRealGitRepo, type RealGitRepo } from './world-git.ts';
@@ -217,28 +218,15 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
   /** A signed `issue_comment` from `login` on issue `number`, through the real intake. */
   const comment = async (body: string, login = 'alice', number = trigger.number) => {
     const c = world.addComment(repo, number, body, login);
-    if (kind === 'github') {
-      const p = githubExample('issue_comment', 'created');
-      repository(p);
-      (p.issue as Record<string, unknown>).number = number;
-      const pc = p.comment as Record<string, unknown>;
-      Object.assign(pc, { id: c.id, body, user: { ...(pc.user as object), login, type: 'User' } });
-      p.sender = { ...(p.sender as object), login, type: 'User' };
-      delete p.installation;
-      await deliver((deliveryId) =>
-        signedGithubRequest({ secret: GITHUB_SECRET, event: 'issue_comment', payload: p, deliveryId }),
-      );
-    } else {
-      const p = fixture('gitea', 'issue_comment.created');
-      repository(p);
-      (p.issue as Record<string, unknown>).number = number;
-      const pc = p.comment as Record<string, unknown>;
-      Object.assign(pc, { id: c.id, body, user: { ...(pc.user as object), login } });
-      p.sender = { ...(p.sender as object), login };
-      await deliver((deliveryId) =>
-        signedGiteaRequest({ secret: GITEA_SECRET, eventType: 'issue_comment', payload: p, deliveryId }),
-      );
-    }
+    await deliver(
+      issueCommentRequest(kind, kind === 'github' ? GITHUB_SECRET : GITEA_SECRET, {
+        repo,
+        number,
+        commentId: c.id,
+        body,
+        login,
+      }),
+    );
   };
 
   /** What the forge did since the last call, sent back as the webhooks the forge would send (PR merged). */

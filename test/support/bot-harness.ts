@@ -32,12 +32,61 @@ import { fastRetry } from './fake-github/harness.ts';
 import { startFakeGithub } from './fake-github/server.ts';
 import { testEnv } from './git.ts';
 import { runnerProgress } from './runner-progress.ts';
+import {
+  fixture,
+  githubExample,
+  type SignedRequest,
+  signedGiteaRequest,
+  signedGithubRequest,
+} from './signing.ts';
 import type { World, WorldRepo } from './world.ts';
 
 export const botLoginFor = (kind: ForgeKind): string => (kind === 'github' ? 'blitz-bot[bot]' : 'blitz-bot');
 
 export const webhookPath = (kind: ForgeKind): string =>
   kind === 'github' ? '/api/github/webhooks' : '/api/gitea/webhooks';
+
+/**
+ * A signed `issue_comment` (created) from `login` on issue or PR `number` of `repo`, as GitHub or Gitea
+ * sends it; a function of the delivery id, so a redelivery can carry the same one.
+ */
+export const issueCommentRequest =
+  (
+    kind: ForgeKind,
+    secret: string,
+    c: {
+      repo: { owner: string; name: string };
+      number: number;
+      commentId: number;
+      body: string;
+      login: string;
+    },
+  ) =>
+  (deliveryId: string): SignedRequest => {
+    const p =
+      kind === 'github'
+        ? githubExample('issue_comment', 'created')
+        : fixture('gitea', 'issue_comment.created');
+    const r = p.repository as Record<string, unknown>;
+    Object.assign(r, {
+      name: c.repo.name,
+      full_name: `${c.repo.owner}/${c.repo.name}`,
+      owner: { ...(r.owner as object), login: c.repo.owner },
+    });
+    (p.issue as Record<string, unknown>).number = c.number;
+    const type = kind === 'github' ? { type: 'User' } : {};
+    const pc = p.comment as Record<string, unknown>;
+    Object.assign(pc, {
+      id: c.commentId,
+      body: c.body,
+      user: { ...(pc.user as object), login: c.login, ...type },
+    });
+    p.sender = { ...(p.sender as object), login: c.login, ...type };
+    delete p.installation;
+    return kind === 'github'
+      ? signedGithubRequest({ secret, event: 'issue_comment', payload: p, deliveryId })
+      : signedGiteaRequest({ secret, eventType: 'issue_comment', payload: p, deliveryId });
+  };
 
 /** The bot, alice (write) and rita (read) on `repo`. */
 /**

@@ -9,11 +9,11 @@ import { type BlitzConfig, blitzConfigSchema } from '../../src/config/blitz-conf
 import { budgetKey, createBudgetTracker } from '../../src/forges/rate-budget.ts';
 import type { ForgeKind } from '../../src/forges/types.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
-import { fakeEntry } from '../integration/runner-harness.ts';
 import { sendApproval } from './blitz-labels.ts';
 import {
   botLoginFor,
   grantUsualPeople,
+  issueCommentRequest,
   noCiSettle,
   startBot,
   startFakeForge,
@@ -21,7 +21,7 @@ import {
 } from './bot-harness.ts';
 import { tempDir } from './git.ts';
 import { reviewWebhooks } from './review-webhooks.ts';
-import { fixture, githubExample, signedGiteaRequest, signedGithubRequest } from './signing.ts';
+import { fakeEntry } from './runner-harness.ts';
 import { roundsUntil } from './until.ts';
 import { type SeedIssue, World, type WorldRepo } from './world.ts';
 import { createRealGitRepo, type RealGitRepo } from './world-git.ts';
@@ -130,23 +130,9 @@ export const startFleetHarness = async (opts: FleetHarnessOptions) => {
   /** A signed `issue_comment` from `login` on issue or PR `number` of `repo`, through the real intake. */
   const comment = async (body: string, login = 'alice', number = trigger.number, repo = repos.app) => {
     const c = world.addComment(repo, number, body, login);
-    const p =
-      kind === 'github'
-        ? githubExample('issue_comment', 'created')
-        : fixture('gitea', 'issue_comment.created');
-    const r = p.repository as Record<string, unknown>;
-    Object.assign(r, { name: repo.name, full_name: `${repo.owner}/${repo.name}` });
-    r.owner = { ...(r.owner as object), login: repo.owner };
-    (p.issue as Record<string, unknown>).number = number;
-    const pc = p.comment as Record<string, unknown>;
-    Object.assign(pc, { id: c.id, body, user: { ...(pc.user as object), login, type: 'User' } });
-    p.sender = { ...(p.sender as object), login, type: 'User' };
-    delete p.installation;
-    const deliveryId = randomUUID();
-    const req =
-      kind === 'github'
-        ? signedGithubRequest({ secret: SECRET, event: 'issue_comment', payload: p, deliveryId })
-        : signedGiteaRequest({ secret: SECRET, eventType: 'issue_comment', payload: p, deliveryId });
+    const req = issueCommentRequest(kind, SECRET, { repo, number, commentId: c.id, body, login })(
+      randomUUID(),
+    );
     const res = await post(webhookPath(kind), req);
     if (res.status >= 300) throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
     await queue.idle();

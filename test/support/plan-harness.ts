@@ -9,17 +9,17 @@ import { type BlitzConfig, blitzConfigSchema } from '../../src/config/blitz-conf
 import type { Forge, ForgeKind } from '../../src/forges/types.ts';
 import { createLogger, silentLogger } from '../../src/observability/logger.ts';
 import type { RunnerEvent } from '../../src/runner/types.ts';
-import { fakeAgent } from '../integration/runner-harness.ts';
 import {
   botLoginFor,
   grantUsualPeople,
+  issueCommentRequest,
   noCiSettle,
   startBot as startBotProcess,
   startFakeForge,
   webhookPath,
 } from './bot-harness.ts';
 import { tempDir } from './git.ts';
-import { fixture, githubExample, signedGiteaRequest, signedGithubRequest } from './signing.ts';
+import { fakeAgent } from './runner-harness.ts';
 import { roundsUntil } from './until.ts';
 import { type SeedIssue, World } from './world.ts';
 import { createRealGitRepo } from './world-git.ts';
@@ -114,38 +114,17 @@ export const startPlanHarness = async (opts: PlanHarnessOptions) => {
     });
   let bot = startBot();
 
-  const repository = (p: Record<string, unknown>) => {
-    const r = p.repository as Record<string, unknown>;
-    Object.assign(r, {
-      name: 'app',
-      full_name: 'acme/app',
-      owner: { ...(r.owner as object), login: 'acme' },
-    });
-  };
-
   /** A signed `issue_comment` from `login` on the planning room, through the real intake. */
   const comment = async (body: string, login = 'alice') => {
     const c = world.addComment(repo, trigger.number, body, login);
-    const deliveryId = randomUUID();
-    const p =
-      kind === 'github'
-        ? githubExample('issue_comment', 'created')
-        : fixture('gitea', 'issue_comment.created');
-    repository(p);
-    (p.issue as Record<string, unknown>).number = trigger.number;
-    const pc = p.comment as Record<string, unknown>;
-    Object.assign(pc, {
-      id: c.id,
+    const req = issueCommentRequest(kind, kind === 'github' ? GITHUB_SECRET : GITEA_SECRET, {
+      repo,
+      number: trigger.number,
+      commentId: c.id,
       body,
-      user: { ...(pc.user as object), login, ...(kind === 'github' ? { type: 'User' } : {}) },
+      login,
     });
-    p.sender = { ...(p.sender as object), login, ...(kind === 'github' ? { type: 'User' } : {}) };
-    if (kind === 'github') delete p.installation;
-    const req =
-      kind === 'github'
-        ? signedGithubRequest({ secret: GITHUB_SECRET, event: 'issue_comment', payload: p, deliveryId })
-        : signedGiteaRequest({ secret: GITEA_SECRET, eventType: 'issue_comment', payload: p, deliveryId });
-    const res = await bot.post(webhookPath(kind), req);
+    const res = await bot.post(webhookPath(kind), req(randomUUID()));
     if (res.status >= 300) throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
     await bot.queue.idle();
   };

@@ -9,13 +9,13 @@ import { type Bot, type BotOptions, composeBot } from '../../src/compose/bot.ts'
 import { loadBlitzConfig } from '../../src/config/blitz-config.ts';
 import { loadEnv } from '../../src/config/env.ts';
 import { type Logger, silentLogger } from '../../src/observability/logger.ts';
-import { noCiSettle } from '../support/bot-harness.ts';
-import { removeDir, tempDir, testEnv } from '../support/git.ts';
-import { fixture, signedGiteaRequest } from '../support/signing.ts';
-import { World, type WorldRepo } from '../support/world.ts';
-import { createRealGitRepo, type RealGitRepo } from '../support/world-git.ts';
+import { noCiSettle } from './bot-harness.ts';
+import { removeDir, tempDir, testEnv } from './git.ts';
+import { fixture, signedGiteaRequest } from './signing.ts';
+import { World, type WorldRepo } from './world.ts';
+import { createRealGitRepo, type RealGitRepo } from './world-git.ts';
 
-const fakeAgent = join(import.meta.dirname, '..', 'support', 'fake-agents', 'fake-agent.mjs');
+const fakeAgent = join(import.meta.dirname, 'fake-agents', 'fake-agent.mjs');
 
 export const statusToken = 'serve-e2e-status-token-0123456789';
 

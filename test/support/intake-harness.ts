@@ -14,7 +14,7 @@ import { createLogger } from '../../src/observability/logger.ts';
 import { createMetrics } from '../../src/observability/metrics.ts';
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 import type { Store } from '../../src/store/types.ts';
-import { githubExample, signedGithubRequest } from '../support/signing.ts';
+import { githubExample, signedGithubRequest } from './signing.ts';
 
 export const GITHUB_SECRET = 'github-test-secret';
 

@@ -10,9 +10,9 @@ import type { GitCredentials } from '../../src/runner/git.ts';
 import { InMemoryAttemptLedger } from '../../src/runner/ledger.ts';
 import { Runner } from '../../src/runner/runner.ts';
 import type { AttemptLedger, AttemptRecord, RunnerEvent, RunnerJob } from '../../src/runner/types.ts';
-import { tempDir, testEnv } from '../support/git.ts';
-import { runnerProgress } from '../support/runner-progress.ts';
-import { roundsUntil } from '../support/until.ts';
+import { tempDir, testEnv } from './git.ts';
+import { runnerProgress } from './runner-progress.ts';
+import { roundsUntil } from './until.ts';
 
 export const fakeAgent = resolve('test/support/fake-agents/fake-agent.mjs');
 /** Fake `claude` and `aider` executables, for the built-in adapters. */
