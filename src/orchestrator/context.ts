@@ -3,7 +3,7 @@
 import type { RepoConfig } from '../config/repo-config.ts';
 import type { TimerPort } from '../dashboard/coalescer.ts';
 import { type Forge, type IssueRef, type ProgressReport, type RepoRef, repoRefOf } from '../forges/types.ts';
-import type { RunOptions, RunSnapshot } from '../plan/snapshot.ts';
+import type { RunSnapshot } from '../plan/snapshot.ts';
 import type { IssueKey, PlanIssue } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { PrFacts } from '../ship/pr-facts.ts';
@@ -57,11 +57,6 @@ export const forgeOfRun = (
     repo,
     ...(run.installationId ? { installationId: run.installationId } : {}),
   });
-
-export interface RunOptionsStored extends RunOptions {
-  /** Who started the run (for the dashboard and notices). */
-  sender: string;
-}
 
 /** What one reconcileRun call keeps across its passes. */
 export interface ReconcileCall {

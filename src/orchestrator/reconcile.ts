@@ -21,7 +21,7 @@ import { issueKey, planLabels } from '../plan/types.ts';
 import { changedSinceDefault } from '../runner/integration-git.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import { baseChangeViewOf } from './base-change-step.ts';
-import type { ReconcileCall, RunCtx, RunOptionsStored } from './context.ts';
+import type { ReconcileCall, RunCtx } from './context.ts';
 import { forgeOfRun, repoRefOf } from './context.ts';
 import { integrationGitOf } from './dispatch-attempt.ts';
 import { unfiledFindings } from './file-findings.ts';
@@ -116,7 +116,7 @@ const loadRun = async (
   hooks: ReconcileHooks,
   run: RunRecord,
   cache: CallCache,
-  { forge, repo, repoConfig, defaultBranch }: RunRepo,
+  { forge, repo, repoConfig, defaultBranch, options }: RunRepo,
 ): Promise<RunCtx> => {
   const { ms, input } = await readMilestone(hooks, forge, run);
   const { external } = input;
@@ -132,7 +132,6 @@ const loadRun = async (
     deriveProgress({ rows, attempts, open, runnerRetries: deps.config.runner.retries }),
     open,
   );
-  const options = run.options as RunOptionsStored;
   const fresh = (await deps.store.getRun(run.id)) ?? run;
   // The PR feedback loop: each open worker PR's CI and people's reviews, for the planner's merge gate.
   const rowsByKey = new Map(rows.map((r) => [issueKey(r.repo, r.number), r]));

@@ -9,18 +9,20 @@ import { hardBlockerOf } from '../forges/hard-blocker.ts';
 import type { Forge, RepoRef } from '../forges/types.ts';
 import type { RunSnapshot } from '../plan/snapshot.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import { forgeOfRun, type RunOptionsStored, repoRefOf } from './context.ts';
+import { forgeOfRun, repoRefOf } from './context.ts';
 import { reportOnce } from './perform.ts';
 import type { Forges, Log, Records, Settings } from './ports.ts';
 import { loadRepoConfig } from './repo-settings.ts';
+import { type RunOptionsStored, runOptionsOf } from './run-options.ts';
 import { commonSnapshot } from './run-pace.ts';
 import { writeProgress } from './run-writer.ts';
 
 export type ConfigRead = Awaited<ReturnType<typeof loadRepoConfig>>;
 type ParsedConfig = Extract<ConfigRead['result'], { ok: true }>['config'];
 
-/** The run's repository as one pass reads it: the forge, and the config that parsed. */
+/** The run's repository as one pass reads it: the forge, the config that parsed, and the run's options. */
 export interface RunRepo {
+  options: RunOptionsStored;
   forge: Forge;
   repo: RepoRef;
   repoConfig: ParsedConfig;
@@ -60,10 +62,11 @@ export const configBlocker = (
 export const heldSnapshot = (
   deps: Settings,
   run: RunRecord,
+  options: RunOptionsStored,
   kind: RunSnapshot['kind'],
   reason: string,
 ): RunSnapshot => ({
-  ...commonSnapshot(deps, kind, run.options as RunOptionsStored, {
+  ...commonSnapshot(deps, kind, options, {
     milestone: { title: run.milestoneTitle, description: '' },
     issues: [],
     budget: undefined,
@@ -84,8 +87,9 @@ const keepNotifyPick = async (
 };
 
 /**
- * Reads the run's forge and repo config (`cache.cfg`, when given, is read once per reconcile call), and
- * what else the load reads (`rest`); a broken config or a refusing forge gives the held pass instead.
+ * Reads the run's options (parsed here, once per pass), forge and repo config (`cache.cfg`, when given,
+ * is read once per reconcile call), and what else the load reads (`rest`); a broken config or a
+ * refusing forge gives the held pass instead.
  * `wrap` wraps the forge connection the pass uses (the blitz keeps the PRs it opens).
  */
 export const loadRunRepo = async <Ctx>(
@@ -95,9 +99,10 @@ export const loadRunRepo = async <Ctx>(
   rest: (r: RunRepo) => Promise<Ctx>,
   opts: { cache?: { cfg?: ConfigRead }; wrap?: (forge: Forge) => Forge } = {},
 ): Promise<Ctx | HeldPass> => {
+  const options = runOptionsOf(run);
   const held = (reason: string): HeldPass => ({
     run,
-    snap: heldSnapshot(deps, run, kind, reason),
+    snap: heldSnapshot(deps, run, options, kind, reason),
     held: true,
   });
   try {
@@ -123,7 +128,13 @@ export const loadRunRepo = async <Ctx>(
       return held(configBlocker(cfg.path, errors, run.triggerIssue));
     }
     await keepNotifyPick(deps, run, picks);
-    return await rest({ forge, repo, repoConfig: cfg.result.config, defaultBranch: cfg.defaultBranch });
+    return await rest({
+      forge,
+      repo,
+      repoConfig: cfg.result.config,
+      defaultBranch: cfg.defaultBranch,
+      options,
+    });
   } catch (err) {
     const reason = hardBlockerOf(err);
     if (reason === undefined) throw err;

@@ -14,12 +14,12 @@ import { runStateWords } from '../plan/state-words.ts';
 import { slugify } from '../runner/branch-names.ts';
 import type { NewRun, RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import type { RunOptionsStored } from './context.ts';
 import { repoRefOf } from './context.ts';
 import type { Announcer, Forges, Log, Records, Settings } from './ports.ts';
 import { loadRepoConfig } from './repo-settings.ts';
 import { newRunId } from './run-effects.ts';
 import { runNoticeOf, sendRunNotice } from './run-notice.ts';
+import type { RunOptionsStored } from './run-options.ts';
 import { setDashboardComment, writeRun } from './run-writer.ts';
 
 /** What the run loop lends a command's handler: a change between passes, and a pass soon after. */

@@ -22,7 +22,6 @@ import type { Action, RunSnapshot } from '../../plan/snapshot.ts';
 import { type IssueKey, issueKey } from '../../plan/types.ts';
 import type { RunRecord } from '../../store/run-store.ts';
 import type { BudgetProbe } from '../budget-probe.ts';
-import type { RunOptionsStored } from '../context.ts';
 import { cloneUrlOf } from '../dispatch-attempt.ts';
 import { parkRun, unparkRun } from '../environment-park-run.ts';
 import { blockRun, unblockRun } from '../hard-blocker-run.ts';
@@ -67,7 +66,7 @@ const loadPlanRun = async (
   deps: PlanRunPorts,
   hooks: PlanReconcileHooks,
   run: RunRecord,
-  { forge, repo, repoConfig, defaultBranch }: RunRepo,
+  { forge, repo, repoConfig, defaultBranch, options }: RunRepo,
 ): Promise<PlanCtx & { snap: RunSnapshot }> => {
   // The same approval gate as blitz: `blitz/approved` counts only as a writer added it, on that text.
   const { ms, input } = await readMilestone(hooks, forge, run);
@@ -87,7 +86,6 @@ const loadPlanRun = async (
     plan: reloadPlan(run),
     problems: new Map(),
   };
-  const options = run.options as RunOptionsStored;
   // Close to the forge's rate limit: fewer planning sessions, none while it is spent; the dashboard says so.
   const slowed = paceReason(pace);
   if (slowed) pc.slowed = slowed;

@@ -11,8 +11,8 @@ import { issueKey, issueRef } from '../../plan/types.ts';
 import { slugify } from '../../runner/branch-names.ts';
 import type { RunRecord } from '../../store/run-store.ts';
 import type { Intent } from '../../store/types.ts';
-import type { RunOptionsStored } from '../context.ts';
 import type { Forges, Log, Records, Settings } from '../ports.ts';
+import type { RunOptionsStored } from '../run-options.ts';
 import { setDashboardComment } from '../run-writer.ts';
 import {
   commandFor,
