@@ -1,7 +1,6 @@
 // What createOrchestrator is given (the sum of the role ports, ports.ts) and the per-reconcile context
 // every step works from. Nothing here does IO itself; it only names what the steps may use.
 import type { RepoConfig } from '../config/repo-config.ts';
-import type { TimerPort } from '../dashboard/coalescer.ts';
 import { type Forge, type IssueRef, type ProgressReport, type RepoRef, repoRefOf } from '../forges/types.ts';
 import type { RunSnapshot } from '../plan/snapshot.ts';
 import type { IssueKey, PlanIssue } from '../plan/types.ts';
@@ -12,6 +11,7 @@ import type { ProbeResult } from './budget-probe.ts';
 import type {
   Announcer,
   Clock,
+  DashboardPacing,
   Forges,
   Log,
   Records,
@@ -37,13 +37,13 @@ export interface OrchestratorDeps
     Settings,
     Reviewers,
     StoreHealth,
-    RunListeners {
+    RunListeners,
+    DashboardPacing {
   /**
    * Asks the provider budget probe once (seed 000 §1.5); composed as `runBudgetProbe` over the config's
    * `budget:` argv (absent: `{ status: 'absent' }`). budget-probe.ts keeps and records its answers.
    */
   budgetProbe: () => Promise<ProbeResult>;
-  dashboard?: { intervalMs?: number; timers?: TimerPort; clock?: { now(): number } };
 }
 
 /** The forge connection a run uses for one repository (its own, or another a fleet works in). */

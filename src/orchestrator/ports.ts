@@ -2,6 +2,7 @@
 // by the roles it uses (`Records & Log`), and createOrchestrator is given their sum
 // (`OrchestratorDeps`, context.ts). Nothing here does IO itself; it only names what a step may use.
 import type { BlitzConfig } from '../config/blitz-config.ts';
+import type { TimerPort } from '../dashboard/coalescer.ts';
 import type { DashboardInput } from '../dashboard/types.ts';
 import type { Pace } from '../forges/rate-budget.ts';
 import type { Forge, ForgeKind, RepoRef } from '../forges/types.ts';
@@ -92,4 +93,9 @@ export interface RunListeners {
   onRunChanged?: (runId: string, dashboard?: DashboardInput) => void;
   /** Told how long each reconcile of a run took (ms, wall clock, its passes together): `/metrics`, the scale bench. */
   onReconciled?: (runId: string, ms: number) => void;
+}
+
+/** How often a run's dashboard comment may be edited, and the timers and clock that pace the edits. */
+export interface DashboardPacing {
+  dashboard?: { intervalMs?: number; timers?: TimerPort; clock?: { now(): number } };
 }
