@@ -274,10 +274,13 @@ const review = async (deps: Records & Reviewers, ctx: RunCtx, a: Extract<Action,
   const repo = `${ref.repo.owner}/${ref.repo.name}`;
   if (deps.review && ctx.issues.has(a.issue)) {
     const attempt = solvedOf(ctx, a.issue);
+    // The PR as this call's feedback read saw it: the leg does not read it again.
+    const pull = ctx.prFacts?.get(a.issue)?.pull;
     const r = await deps.review({
       ...(attempt ? { attempt } : {}),
       forge: ctx.forge,
       pr: { repo: ctx.repo, number: a.pr },
+      ...(pull?.ref.number === a.pr ? { pull } : {}),
       reviewer: a.reviewer,
       runId: ctx.run.id,
     });

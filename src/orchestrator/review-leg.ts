@@ -3,7 +3,7 @@
 // PR: any reviewer then counts as different) and the worker's FINAL REPORT as claims to check; the
 // planner's reviewer pick, when there is one, is asked first.
 import type { BlitzConfig } from '../config/blitz-config.ts';
-import type { Forge, IssueRef } from '../forges/types.ts';
+import type { Forge, IssueRef, PullRequest } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { ReviewPick } from '../plan/routing.ts';
 import { verdictStateWords } from '../plan/state-words.ts';
@@ -25,6 +25,8 @@ export interface ReviewLegPorts {
 export interface ReviewLegInput {
   forge: Forge;
   pr: IssueRef;
+  /** The PR as the pass read it (its feedback read): the leg does not read it again. */
+  pull?: PullRequest;
   /** The bot's attempt that wrote the change; absent for a person's PR. */
   attempt?: AttemptRecord;
   /** The PR's author on the forge, named in the stand-in when no attempt wrote it. */
@@ -62,6 +64,7 @@ export const runReviewLeg = async (p: ReviewLegPorts, input: ReviewLegInput): Pr
   return reviewPullRequest({
     forge: input.forge,
     pr: input.pr,
+    ...(input.pull ? { pull: input.pull } : {}),
     author: reviewAuthorOf(p.config.roster, input.attempt, input.prAuthor ?? 'unknown'),
     ...(report ? { authorReport: report } : {}),
     roster,

@@ -4,7 +4,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../errors.ts';
-import type { Forge, IssueRef } from '../forges/types.ts';
+import type { Forge, IssueRef, PullRequest } from '../forges/types.ts';
 import { formatIssueRef, formatRepo } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import { run as execRun } from '../runner/exec.ts';
@@ -25,6 +25,8 @@ import { parseReview } from './verdict.ts';
 export interface ReviewPullRequestInput {
   forge: Forge;
   pr: IssueRef;
+  /** The PR as the caller read it just now (the pass's feedback read): not read again. */
+  pull?: PullRequest;
   author: ReviewAuthor;
   /** The authoring worker's FINAL REPORT (`parseFinalReport`), so the reviewer checks its claims. */
   authorReport?: FinalReport;
@@ -74,7 +76,7 @@ export const reviewPullRequest = async (input: ReviewPullRequestInput): Promise<
   const cancelled = () => new AppError('cancelled', `The review of ${formatIssueRef(ref)} was cancelled.`);
   if (input.signal.aborted) throw cancelled();
   const log = input.logger?.child({ pr: formatIssueRef(ref) });
-  const pull = await forge.getPullRequest(ref);
+  const pull = input.pull ?? (await forge.getPullRequest(ref));
   const diff = await forge.getPullRequestDiff(ref, input.limits.maxDiffBytes);
 
   const post = async (

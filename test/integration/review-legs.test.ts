@@ -168,6 +168,18 @@ describe.each(forges)('review legs on $name', ({ allowed, start }) => {
     expect(reviewOps().some((op) => /review/i.test(op))).toBe(false);
   });
 
+  it('does not read again the PR its caller read just now: one PR read fewer, the same comment', async () => {
+    const prReads = (ops: string[]) => ops.filter((op) => op === allowed[0]).length;
+    await review({ roster: roster([fake('fast')]) });
+    const unread = prReads(reviewOps());
+    const pull = await s.forge.getPullRequest(pr);
+    opsBefore = s.operations().length;
+    await review({ roster: roster([fake('fast', ['--verdict', 'clean'])]), pull });
+    expect(prReads(reviewOps())).toBe(unread - 1);
+    expect(prComments()).toHaveLength(1);
+    expect(captured('fast').prompt).toContain('Add the answer');
+  });
+
   it('puts the diff in the prompt fenced as untrusted data, and no environment value', async () => {
     await review({ roster: roster([fake('fast')]) });
     const { prompt, blitzEnv } = captured('fast');
