@@ -1,4 +1,4 @@
-// slow: a ticket fleet on the in-process bot with real git and fake agents.
+// slow: a ticket fleet on the in-process bot with real git and fake agents (both forges).
 // A fleet during a model outage (issue 37): the ticket's worker meets the outage once, the fleet parks
 // (one notice-worthy state, no relaunch of the ticket on every pass), and once the wait is over the
 // interrupted session is the probe: the endpoint back, it goes on where it stopped, and the ticket
@@ -16,13 +16,13 @@ afterEach(async () => {
   h = undefined;
 });
 
-describe('a fleet during an outage', () => {
+describe.each(['github', 'gitea'] as const)('a fleet during an outage on %s', (forge) => {
   it('parks, relaunches nothing while parked, and resumes by itself once the endpoint is back', async () => {
     const modeFile = join(tempDir('fleet-mode-'), 'mode');
     writeFileSync(modeFile, 'outage\n');
     const clock = movableClock();
     h = await startFleetHarness({
-      forge: 'github',
+      forge,
       issues: { app: [], lib: [{ number: 1, title: 'Client: retry on 503' }] },
       agentEnv: { FAKE_AGENT_MODE_FILE: modeFile },
       runner: { environmentBackoff: { initialSeconds: 60, maxSeconds: 600 } },
