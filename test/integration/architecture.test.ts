@@ -1,0 +1,86 @@
+// The layering rules of src/ that no type checker sees. The planner (src/plan) is pure: everything
+// it loads at run time, followed through every module it imports, imports no module that does IO (a
+// file, a process, a socket, a database, a forge client, a logger, a timer library). Type-only
+// imports are erased when it runs, so they are not followed.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const src = resolve(import.meta.dirname, '../../src');
+
+/**
+ * The packages the planner's modules may load: parsing only. Anything else (node:fs, node:net,
+ * node:child_process, execa, pg, better-sqlite3, @octokit/…, pino …) is refused, so a new IO
+ * package is refused without this list naming it; a pure one joins the list with its reason.
+ */
+const pureForPlan = new Set(['zod']);
+
+// `import x from 'm'`, `import { a, type B } from 'm'`, `export … from 'm'` (across lines), `import 'm'`
+// and `import('m')`; group 1 marks `import type` / `export type`, which are erased.
+const specifiers =
+  /(?:^|\n)\s*(?:import|export)(\s+type)?\s[^'";]*?from\s*['"]([^'"]+)['"]|(?:^|\n)\s*import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+/** What `file` loads when it runs: relative modules resolved to paths, packages by name. */
+const runtimeImports = (file: string, text: string): string[] =>
+  [...text.matchAll(specifiers)]
+    .filter((m) => !m[1])
+    .map((m) => (m[2] ?? m[3] ?? m[4])!)
+    .map((s) => (s.startsWith('.') ? resolve(dirname(file), s) : s));
+
+/**
+ * Every package the `roots` load at run time that is not in `allowed`, with the chain of modules
+ * from a root that loads it.
+ */
+const ioReached = (
+  roots: readonly string[],
+  read: (file: string) => string,
+  allowed: ReadonlySet<string>,
+): string[][] => {
+  const via = new Map<string, string[]>(roots.map((r) => [r, [r]]));
+  const queue = [...roots];
+  const out: string[][] = [];
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    const chain = via.get(file)!;
+    for (const target of runtimeImports(file, read(file))) {
+      if (!target.startsWith('/')) {
+        if (!allowed.has(target)) out.push([...chain, target]);
+      } else if (!via.has(target)) {
+        via.set(target, [...chain, target]);
+        queue.push(target);
+      }
+    }
+  }
+  return out;
+};
+
+const planModules = (): string[] =>
+  readdirSync(join(src, 'plan'), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.test.ts'))
+    .map((e) => join(e.parentPath, e.name));
+
+describe('src/plan does no IO', () => {
+  it('finds an IO package loaded through another module, and not one imported for its types only', () => {
+    const text: Record<string, string> = {
+      '/s/plan/a.ts': "import { b } from '../runner/b.ts';\nimport type { Pool } from 'pg';\n",
+      '/s/runner/b.ts': "import { z } from 'zod';\nimport {\n  readFileSync,\n} from 'node:fs';\n",
+      '/s/plan/c.ts': "export type { B } from '../store/d.ts';\nconst e = await import('execa');\n",
+      '/s/store/d.ts': "import Database from 'better-sqlite3';\n",
+    };
+    const read = (f: string) => text[f]!;
+    expect(ioReached(['/s/plan/a.ts', '/s/plan/c.ts'], read, pureForPlan)).toEqual([
+      ['/s/plan/c.ts', 'execa'],
+      ['/s/plan/a.ts', '/s/runner/b.ts', 'node:fs'],
+    ]);
+    text['/s/runner/b.ts'] = "import { z } from 'zod';\nimport type { Stats } from 'node:fs';\n";
+    text['/s/plan/c.ts'] = "export type { B } from '../store/d.ts';\n";
+    expect(ioReached(['/s/plan/a.ts', '/s/plan/c.ts'], read, pureForPlan)).toEqual([]);
+  });
+
+  it('loads, through every module it imports, no package but the pure ones', () => {
+    const roots = planModules();
+    expect(roots.length).toBeGreaterThan(40);
+    expect(roots).toContain(join(src, 'plan', 'next-actions.ts'));
+    const reached = ioReached(roots, (f) => readFileSync(f, 'utf8'), pureForPlan);
+    expect(reached.map((chain) => chain.map((f) => (f.startsWith('/') ? relative(src, f) : f)))).toEqual([]);
+  });
+});
