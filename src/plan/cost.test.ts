@@ -101,12 +101,21 @@ describe('priceFor', () => {
     // A claude session is mostly cache reads: a built-in model without cache prices would make every
     // one of its attempts an unknown price.
     const session = { input: 1000, output: 1000, cache: 1_000_000, cacheWrite: 100_000 };
-    for (const model of models) {
-      const price = priceFor(defaultPrices, model);
-      expect(price?.cacheRead, model).toBeDefined();
-      expect(price?.cacheWrite, model).toBeDefined();
+    // Cache read and 5-minute cache write in µ$ per million tokens: sonnet $0.20 / $2.50, opus $0.20 / $5,
+    // fable $0.20 / $10.
+    expect(
+      models.map((model) => [
+        model,
+        priceFor(defaultPrices, model)?.cacheRead,
+        priceFor(defaultPrices, model)?.cacheWrite,
+      ]),
+    ).toEqual([
+      ['sonnet', 200_000, 2_500_000],
+      ['opus', 200_000, 5_000_000],
+      ['fable', 200_000, 10_000_000],
+    ]);
+    for (const model of models)
       expect(attemptCost(defaultPrices, { model, tokens: session }).unpriced, model).toBe(0);
-    }
     // Opus 5.5 (`opus`): $4 / $20, cache read $0.20, 5-minute cache write $5 per million tokens.
     expect(attemptCost(defaultPrices, { model: 'opus', tokens: session })).toEqual({
       micros: 4_000 + 20_000 + 180_000 + 500_000,

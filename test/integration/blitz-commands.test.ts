@@ -120,7 +120,7 @@ describe('blitz commands', () => {
     const attempts = await x.bot.runs.ledger.listByRun(runId);
     expect(attempts.find((a) => a.issue.number === 2)?.outcome).toBe('cancelled');
     expect((await x.liveRun())!.state).toBe('cancelled');
-    expect(await x.origin.git.resolve('blitz/m1')).toBeDefined();
+    expect(await x.origin.git.resolve('blitz/m1')).toMatch(/^[0-9a-f]{40}$/);
     // (#1's own branch went when it was merged and closed: issue 18's cleanup.)
     await x.comment('/blitz help');
     await x.round();

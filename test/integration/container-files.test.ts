@@ -184,7 +184,7 @@ describe('runner image without the registry', () => {
 
     const config = parseBlitzConfig(read('docker/blitz.config.yml'), 'docker/blitz.config.yml');
     const opencode = config.roster.filter((e) => e.tool === 'opencode');
-    expect(opencode.length).toBeGreaterThan(0);
+    expect(opencode.map((e) => e.name)).toEqual(['opencode']);
     for (const e of opencode) {
       expect(e.env?.XDG_CONFIG_HOME, e.name).toBe(opencodeConfigHome(seed!.dir));
       expect(e.env?.OPENCODE_DISABLE_AUTOUPDATE, e.name).toBe('1');
@@ -327,7 +327,7 @@ describe('compose.yaml', () => {
     for (const [name, s] of bots) {
       expect(s.networks?.default?.aliases, name).toContain(server.hostname);
       expect(server.port, name).toBe(s.environment?.PORT);
-      expect(runner.depends_on?.[name], name).toBeDefined();
+      expect(runner.depends_on?.[name], name).toEqual({ condition: 'service_started' });
     }
     for (const [name, s] of Object.entries(services))
       if (s.build?.target !== 'bot') expect(s.networks, name).toBeUndefined();

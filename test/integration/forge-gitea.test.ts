@@ -573,7 +573,7 @@ describe('pull requests', () => {
     const result = await h.forge.mergePullRequest(pr.ref, { method: 'squash', expectedHeadSha: pr.head.sha });
     expect(await h.repo.git.resolve('main')).toBe(result.sha);
     expect(h.repo.issues.get(pr.ref.number)?.pull?.merged).toBe(true);
-    expect(await h.repo.git.resolve('feature')).toBeDefined();
+    expect(await h.repo.git.resolve('feature')).toBe(pr.head.sha);
     const sent = h.fake.requests.find((r) => r.operationId === 'repoMergePullRequest');
     expect(sent?.body).toEqual({
       Do: 'squash',

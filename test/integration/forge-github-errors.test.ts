@@ -135,7 +135,8 @@ describe('GitHub App auth', () => {
     });
     const creds = await h.forge.cloneCredentials(app);
     expect(creds.password).toMatch(/^ghs_/);
-    expect(creds.expiresAt).toBeDefined();
+    // GitHub's form: an ISO time to the second (the fake mints it an hour on).
+    expect(creds.expiresAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(creds.url).not.toContain(creds.password);
     expect(h.fake.requests.map((r) => r.operationId)).toContain('apps/create-installation-access-token');
     expect(h.logs()).not.toContain(creds.password);

@@ -59,8 +59,12 @@ describe('dispatch through the queue with no remote runner', () => {
     expect(await d.dispatcher.attempt(job, 1, record)).toBe(false);
 
     // The embedded queue lives in memory, so the job has started by the time the dispatch returns.
-    const started = (await runs.ledger.listByRun('run-1'))[0];
-    expect(started).toBeDefined();
+    const [started, ...others] = await runs.ledger.listByRun('run-1');
+    expect(others).toEqual([]);
+    expect(started).toMatchObject({
+      runId: 'run-1',
+      issue: { repo: { owner: 'acme', name: 'app' }, number: 7 },
+    });
     const done = await settle(h, started!.id);
     expect(done.outcome).toBe('solved');
     expect(await originSha(origin.url, done.branch)).not.toBeNull();

@@ -194,8 +194,9 @@ describe('two replicas run a 10-issue milestone with runner processes (issue 9)'
         70_000,
       );
 
-      const [run] = await runs.listRuns();
-      expect(run).toBeDefined();
+      const [run, ...more] = await runs.listRuns();
+      expect(more).toEqual([]);
+      expect(run).toMatchObject({ repo: 'acme/app', milestoneTitle: 'M1' });
       for (const n of milestoneIssues)
         expect(m.world.count('close', 'acme/app', n), `#${n} closed once`).toBe(1);
       // A blocked issue closes after its blockers.
@@ -242,7 +243,7 @@ describe('two replicas run a 10-issue milestone with runner processes (issue 9)'
         if (host === hostOf) expect(local.map((x) => x.id)).toContain(inFlight.id);
         for (const x of local) {
           const row = all.find((y) => y.id === x.id);
-          expect(row, `attempt ${x.id}`).toBeDefined();
+          expect(row?.id, `attempt ${x.id}`).toBe(x.id);
           expect(row?.outcome, `attempt ${x.id}`).toBe(x.outcome);
         }
       }

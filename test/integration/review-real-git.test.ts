@@ -167,7 +167,7 @@ describe.each(forges)('review legs over a real bare origin on $name', ({ serve }
     const whole = await served.forge.getPullRequestDiff(pr, 1_000_000);
     const result = await review(300);
     const shown = /```diff\n([\s\S]*?)\n```/.exec(prompt())?.[1];
-    expect(shown).toBeDefined();
+    expect(shown).toMatch(/^diff --git a\//);
     expect(Buffer.byteLength(shown!)).toBeLessThanOrEqual(300);
     expect(whole.diff.startsWith(shown!)).toBe(true);
     expect(prompt()).toContain(`PARTIAL DIFF: the diff is ${whole.totalBytes.toLocaleString('en-US')} bytes`);

@@ -399,6 +399,6 @@ describe('runner trust boundaries', () => {
       botUid: 1000,
       procStatus: 'CapEff:\t00000000000000e1\n',
     });
-    expect(h.runner).toBeDefined();
+    expect(h.runner).toBeInstanceOf(Runner);
   });
 });
