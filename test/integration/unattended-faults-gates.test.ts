@@ -287,3 +287,38 @@ if (fs.existsSync(${JSON.stringify(listen)})) {
     expect(shipped).toMatchObject({ path: 'deploy', url: 'https://app.example/' });
   }, 180_000);
 });
+
+describe.each(['github', 'gitea'] as const)('no notify target on %s (gate side)', (forge) => {
+  it('a red build that stops the run BLOCKED @mentions the starter once, where they started it, with `/blitz resume`', async () => {
+    const green = join(tempDir('red-build-'), 'green');
+    w = await startUnattendedWorld({
+      forge,
+      noNotifyTargets: true,
+      issues: [{ number: 1, title: 'First', body: 'Add `src/a.ts`.' }],
+      files: { [configPath(forge)]: yaml({ build: redUntil(green) }) },
+    });
+    const x = w;
+    await x.start();
+    await x.driveToState('blocked', 90_000);
+    const mentions = () => x.replies().filter((r) => r.startsWith('@alice'));
+    const blocked = () => mentions().filter((r) => r.includes('BLOCKED'));
+    expect(blocked()).toHaveLength(1);
+    expect(blocked()[0]).toContain('the build failed 3 times');
+    expect(blocked()[0]).toContain('`/blitz resume`');
+    // The blocker issue it files @mentions the starter too.
+    const blocker = [...x.repo.issues.values()].find(
+      (i) => !i.pull && i.title.includes('BLOCKED: build red'),
+    );
+    expect(blocker?.body).toMatch(/^@alice: /);
+    // Said once: more rounds mention nobody again.
+    await x.round();
+    await x.round();
+    expect(blocked()).toHaveLength(1);
+    writeFileSync(green, '');
+    await x.command('/blitz resume');
+    await finishes(x, [1, blocker!.number], 0);
+    // Shipped: told once, in the same place.
+    expect(mentions().filter((r) => /^@alice \*\*blitz: .+ ready\*\*: /.test(r))).toHaveLength(1);
+    expect(blocked()).toHaveLength(1);
+  }, 180_000);
+});
