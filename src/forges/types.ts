@@ -262,6 +262,8 @@ export interface PullFeedback {
   checks: CheckInfo[];
   reviews: Review[];
   comments: ReviewComment[];
+  /** How many comments the PR's conversation holds (not review comments), where the read counts them. */
+  conversationComments?: number;
 }
 
 /** How `Forge.mergePullRequest` merges. */

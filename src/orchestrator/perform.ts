@@ -274,13 +274,16 @@ const review = async (deps: Records & Reviewers, ctx: RunCtx, a: Extract<Action,
   const repo = `${ref.repo.owner}/${ref.repo.name}`;
   if (deps.review && ctx.issues.has(a.issue)) {
     const attempt = solvedOf(ctx, a.issue);
-    // The PR as this call's feedback read saw it: the leg does not read it again.
-    const pull = ctx.prFacts?.get(a.issue)?.pull;
+    // The PR as this call's feedback read saw it: the leg does not read it again, and a conversation
+    // with no comment holds no review comment of the bot's to look for.
+    const facts = ctx.prFacts?.get(a.issue);
+    const read = facts?.pull?.ref.number === a.pr ? { pull: facts.pull } : {};
     const r = await deps.review({
       ...(attempt ? { attempt } : {}),
       forge: ctx.forge,
       pr: { repo: ctx.repo, number: a.pr },
-      ...(pull?.ref.number === a.pr ? { pull } : {}),
+      ...read,
+      ...(read.pull && facts?.conversationComments === 0 ? { fresh: true } : {}),
       reviewer: a.reviewer,
       runId: ctx.run.id,
     });

@@ -108,6 +108,7 @@ export const readPrFacts = async (input: PrReadInput): Promise<PrFacts> => {
   return {
     head,
     ...(read ? { pull: read.pull } : {}),
+    ...(read?.conversationComments !== undefined ? { conversationComments: read.conversationComments } : {}),
     state,
     ci,
     review,

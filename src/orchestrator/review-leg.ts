@@ -27,6 +27,8 @@ export interface ReviewLegInput {
   pr: IssueRef;
   /** The PR as the pass read it (its feedback read): the leg does not read it again. */
   pull?: PullRequest;
+  /** The PR's conversation held no comment when the pass read it: the leg's comment is posted unlooked-for. */
+  fresh?: boolean;
   /** The bot's attempt that wrote the change; absent for a person's PR. */
   attempt?: AttemptRecord;
   /** The PR's author on the forge, named in the stand-in when no attempt wrote it. */
@@ -65,6 +67,7 @@ export const runReviewLeg = async (p: ReviewLegPorts, input: ReviewLegInput): Pr
     forge: input.forge,
     pr: input.pr,
     ...(input.pull ? { pull: input.pull } : {}),
+    ...(input.fresh ? { fresh: true } : {}),
     author: reviewAuthorOf(p.config.roster, input.attempt, input.prAuthor ?? 'unknown'),
     ...(report ? { authorReport: report } : {}),
     roster,

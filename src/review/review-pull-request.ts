@@ -27,6 +27,8 @@ export interface ReviewPullRequestInput {
   pr: IssueRef;
   /** The PR as the caller read it just now (the pass's feedback read): not read again. */
   pull?: PullRequest;
+  /** The PR's conversation held no comment just now: the review comment is posted without a look for it. */
+  fresh?: boolean;
   author: ReviewAuthor;
   /** The authoring worker's FINAL REPORT (`parseFinalReport`), so the reviewer checks its claims. */
   authorReport?: FinalReport;
@@ -86,7 +88,7 @@ export const reviewPullRequest = async (input: ReviewPullRequestInput): Promise<
   ): Promise<ReviewResult> => {
     const at = (input.clock?.() ?? new Date()).toISOString();
     const comment = renderReviewComment({ verdict, at, ...rest });
-    await forge.upsertStickyComment(ref, reviewMarker, comment);
+    await forge.upsertStickyComment(ref, reviewMarker, comment, input.fresh ? { fresh: true } : {});
     const fellBack = rest.failures.map(describeFailure);
     log?.info({ verdict, reviewer, fellBack: fellBack.length, truncated: diff.truncated }, 'review posted');
     return { verdict, comment, ...(reviewer ? { reviewer } : {}), fellBack };

@@ -12,6 +12,8 @@ export interface PrFacts {
   head: string;
   /** The PR as this read saw it, where the forge read it with its feedback (merge uses it, unread again). */
   pull?: PullRequest;
+  /** How many comments the PR's conversation held at this read, where the forge counts them. */
+  conversationComments?: number;
   /** The head's state as kept after this read (a new head starts its settle window now). */
   state: PrFeedbackState;
   ci: CiVerdict;

@@ -240,6 +240,10 @@ describe('reviews', () => {
     expect(read.reviews).toEqual(rest.reviews);
     expect(read.comments).toEqual(rest.comments);
     expect(read.comments.map((c) => c.inReplyTo)).toEqual([undefined, first.id]);
+    // The conversation's comments are counted (review comments are not among them).
+    expect(read.conversationComments).toBe(0);
+    await h.forge.createComment(pr.ref, 'a word in the conversation');
+    expect((await h.forge.readPullFeedback!(pr.ref)).conversationComments).toBe(1);
     // A status context has no database id in GraphQL (its id differs) but names its creator (REST's
     // combined status does not); the fake's web addresses differ between its REST and GraphQL.
     const noId = (cs: typeof read.checks) =>

@@ -199,6 +199,13 @@ describe.each(forges)('review legs on $name', ({ allowed, twoLegs, start }) => {
     expect(captured('fast').prompt).toContain('Add the answer');
   });
 
+  it('posts on a PR whose conversation held no comment without listing its comments first', async () => {
+    expect(prComments()).toHaveLength(0);
+    await review({ roster: roster([fake('fast')]), fresh: true });
+    expect(prComments()).toHaveLength(1);
+    expect(reviewOps().filter((op) => /list-comments|issueGetComments/.test(op))).toEqual([]);
+  });
+
   it('puts the diff in the prompt fenced as untrusted data, and no environment value', async () => {
     await review({ roster: roster([fake('fast')]) });
     const { prompt, blitzEnv } = captured('fast');

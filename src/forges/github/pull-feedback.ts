@@ -1,7 +1,8 @@
 // What the PR feedback loop reads of one PR on GitHub, in one GraphQL query instead of five REST reads:
 // the PR (head, mergeability), its head commit's status check rollup (check runs with the annotations of
 // failed ones, and commit statuses), its reviews and its review threads' comments. A list longer than one
-// page is read again through REST (checks.ts, reviews.ts), never cut. The bot's own `blitz` check run
+// page is read again through REST (checks.ts, reviews.ts), never cut. How many comments its conversation
+// holds is counted too: none, and the review leg posts its comment without listing them first. The bot's own `blitz` check run
 // seen here is remembered, so the next report on that head updates it without a search.
 import { z } from 'zod';
 import { AppError } from '../../errors.ts';
@@ -25,6 +26,7 @@ query PullFeedback($owner: String!, $name: String!, $number: Int!) {
       headRefName headRefOid baseRefName
       mergeable mergeStateStatus
       ${actor}
+      comments(first: 1) { totalCount }
       commits(last: 1) {
         nodes {
           commit {
@@ -153,6 +155,7 @@ export const PullFeedbackResponse = z.object({
   repository: z
     .object({
       pullRequest: PullFields.extend({
+        comments: z.object({ totalCount: z.number().int() }),
         commits: z.object({
           nodes: z.array(
             z
@@ -350,5 +353,5 @@ export const readPullFeedback = async (
           )
           // REST lists review comments oldest first.
           .sort((a, b) => a.id - b.id);
-  return { pull, checks, reviews, comments };
+  return { pull, checks, reviews, comments, conversationComments: p.comments.totalCount };
 };

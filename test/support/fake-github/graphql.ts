@@ -232,6 +232,16 @@ export const createRoot = (world: World, actorLogin: string) => {
           })),
           args,
         ),
+      // The conversation's comments (not review comments): the bot counts them.
+      comments: (args: PageArgs) =>
+        connection(
+          world.commentsOn(repo, issue.number).map((c) => ({
+            databaseId: c.id,
+            author: actor(world, c.author),
+            body: c.body,
+          })),
+          args,
+        ),
       reviewThreads: (args: PageArgs) => {
         // A thread is a first comment and the replies to it, oldest first.
         const all = checks.commentsOn(repo, issue.number);
