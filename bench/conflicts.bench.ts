@@ -6,9 +6,14 @@
 // - baseline, in the same run: the same milestone with sessions that cannot resolve a conflict (their
 //   resume fails), so every conflict ends, after the tries, in a bounce and a redo from scratch, as
 //   every conflict did before issue 37.
-// Figures: issues redone from scratch (goal 0) and worker attempts per issue (goal ≤ 1.3).
+// Figures: issues redone from scratch (goal 0) and worker attempts per issue (goal ≤ 1.3), and the
+// sessions resumed to merge the integration branch in: told the branch changed their file
+// (plan/base-change.ts) or sent back after a merge refused for the conflict.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ProbeResult } from '../src/orchestrator/budget-probe.ts';
 import { startBlitzHarness } from '../test/support/blitz-harness.ts';
+import { tempDir } from '../test/support/git.ts';
 import type { SeedIssue } from '../test/support/world.ts';
 import type { Bench, Figure } from './figures.ts';
 import { round } from './figures.ts';
@@ -29,7 +34,17 @@ const all: ProbeResult = {
   park: false,
 };
 
+/** The fake agent's `--resume` invocations, from its trace (one JSON line per invocation). */
+const resumesIn = (trace: string): number =>
+  existsSync(trace)
+    ? readFileSync(trace, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .filter((l) => (JSON.parse(l) as { args: string[] }).args.includes('--resume')).length
+    : 0;
+
 const conflicts = async (resumeMode: 'merge-base' | 'fail') => {
+  const trace = join(tempDir('conflicts-trace-'), 'trace.jsonl');
   const h = await startBlitzHarness({
     forge: 'github',
     issues,
@@ -41,6 +56,7 @@ const conflicts = async (resumeMode: 'merge-base' | 'fail') => {
       FAKE_AGENT_MODE: 'append',
       FAKE_AGENT_FILES: JSON.stringify(files),
       FAKE_AGENT_RESUME_MODE: resumeMode,
+      FAKE_AGENT_TRACE: trace,
     },
   });
   try {
@@ -57,7 +73,8 @@ const conflicts = async (resumeMode: 'merge-base' | 'fail') => {
     return {
       redone: rows.filter((r) => r.bouncedAfter !== undefined).length,
       perIssue: attempts.length / issues.length,
-      resumes: rows.reduce((n, r) => n + (r.conflictResumes ?? 0), 0),
+      resumes: resumesIn(trace),
+      refusedMerges: rows.reduce((n, r) => n + (r.conflictResumes ?? 0), 0),
       closed: issues.filter((i) => h.world.issue(h.repo, i.number!)?.state === 'closed').length,
     };
   } finally {
@@ -72,6 +89,7 @@ const bench: Bench = async () => {
     { name: 'conflicts.redone_from_scratch', value: now.redone, unit: 'issues' },
     { name: 'conflicts.attempts_per_issue', value: round(now.perIssue, 2), unit: 'attempts' },
     { name: 'conflicts.resumed_sessions', value: now.resumes, unit: 'resumes' },
+    { name: 'conflicts.refused_merge_resumes', value: now.refusedMerges, unit: 'resumes' },
     { name: 'conflicts.issues_closed', value: now.closed, unit: 'issues' },
     { name: 'conflicts.baseline.redone_from_scratch', value: baseline.redone, unit: 'issues' },
     { name: 'conflicts.baseline.attempts_per_issue', value: round(baseline.perIssue, 2), unit: 'attempts' },

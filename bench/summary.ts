@@ -123,6 +123,7 @@ export const issue19Rows: Row[] = [
         fmt(v(r, 'conflicts.redone_from_scratch'), ' redone'),
         fmt(v(r, 'conflicts.attempts_per_issue'), ' attempts per issue'),
         fmt(v(r, 'conflicts.resumed_sessions'), ' sessions resumed'),
+        fmt(v(r, 'conflicts.refused_merge_resumes'), ' after a refused merge'),
       ),
     baseline: (r) =>
       all(
