@@ -5,6 +5,7 @@ import type { EntryPark } from '../plan/entry-park.ts';
 import { parkSentence, type RunPark } from '../plan/environment-park.ts';
 import { maxSeen } from '../plan/park.ts';
 import { pausePatch, resumePatch } from '../plan/pause.ts';
+import { withoutReason, withReason } from '../plan/run-reason.ts';
 import { canTransitionRun } from '../plan/states.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
 import type { RunRecord } from '../store/run-store.ts';
@@ -19,14 +20,12 @@ const writePark = (
   o: { seen?: string[]; state?: 'paused' | 'resume' } = {},
 ): Promise<RunRecord> =>
   writeRun(deps.store, runId, (now) => {
-    const { park: _old, ...rest } = now.progress;
-    const progress = {
-      ...rest,
-      ...(park ? { park, reason: parkSentence(park) } : {}),
-      ...(o.seen ? { environmentSeen: o.seen.slice(-maxSeen) } : {}),
-    };
-    if (!park && now.progress.park && progress.reason === parkSentence(now.progress.park))
-      delete progress.reason;
+    // A lifted park takes its own words with it (a stop's since, or a hard blocker's, stay).
+    const { park: _old, ...rest } = park ? now.progress : withoutReason(now.progress, 'park');
+    const seen = o.seen ? { environmentSeen: o.seen.slice(-maxSeen) } : {};
+    const progress = park
+      ? withReason({ ...rest, park, ...seen }, 'park', parkSentence(park))
+      : { ...rest, ...seen };
     // A budget stop the park took over is over with it.
     if (!park) delete progress.stopKind;
     // A blocked run stays blocked (the table has no blocked → paused): the park is kept beside it.

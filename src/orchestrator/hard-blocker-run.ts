@@ -5,6 +5,7 @@
 // soon as the forge lets the bot write. The next pass that gets through lifts it: the blocker issue is
 // closed and the run goes on (plan/next-actions.ts decides both). A missing agent CLI blocks the same
 // way (plan/tool-blocker.ts), lifted once a probe attempt finds the tool.
+import { withoutReason, withReason } from '../plan/run-reason.ts';
 import { canTransitionRun, type RunState } from '../plan/states.ts';
 import { planLabels } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
@@ -56,11 +57,14 @@ export const blockRun = async (
     if (same && now.state === state) return undefined;
     return {
       state,
-      progress: {
-        ...now.progress,
+      progress: withReason(
+        {
+          ...now.progress,
+          hardBlocker: same ? now.progress.hardBlocker! : { reason, since: deps.clock.now().toISOString() },
+        },
+        'hard_blocker',
         reason,
-        hardBlocker: same ? now.progress.hardBlocker! : { reason, since: deps.clock.now().toISOString() },
-      },
+      ),
     };
   });
   const { first } = await markPosted(deps.store, runId, `notice:hard-blocker:${reason}`);
@@ -90,8 +94,7 @@ export const unblockRun = async (deps: Records & Forges & Log, runId: string): P
     await closeWithComment(forge, ref, `The cause is gone: the ${runWord(run)} resumed by itself.`);
   }
   await writeRun(deps.store, runId, (now) => {
-    const { hardBlocker: _gone, ...progress } = now.progress;
-    if (progress.reason === blocker.reason) delete progress.reason;
+    const { hardBlocker: _gone, ...progress } = withoutReason(now.progress, 'hard_blocker');
     return { progress };
   });
   deps.logger.info({ runId, reason: blocker.reason }, 'hard blocker lifted; the run resumed');

@@ -13,6 +13,7 @@ import {
 } from '../forges/types.ts';
 import { issueAttempts } from '../plan/issue-progress.ts';
 import { refusalOf } from '../plan/merge-conflict.ts';
+import { withReason } from '../plan/run-reason.ts';
 import { type Action, replanAfter } from '../plan/snapshot.ts';
 import type { IssueKey, PlanIssue } from '../plan/types.ts';
 import { type AttemptJob, onAttemptHost } from '../queue/dispatcher.ts';
@@ -581,7 +582,7 @@ const performWork = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promise<
       ctx.run = await writeRun(deps.store, ctx.run.id, (run) =>
         run.state === 'review_unclear'
           ? undefined
-          : { state: 'review_unclear', progress: { ...run.progress, reason: a.reason } },
+          : { state: 'review_unclear', progress: withReason(run.progress, 'review_unclear', a.reason) },
       );
       deps.logger.info({ runId: ctx.run.id, reason: a.reason }, 'run waits on an unclear integration review');
       return;

@@ -3,6 +3,7 @@
 // its `stop` (the state and the reason, in one write). Both write through run-writer.ts.
 import { updateModelNotesFile } from '../model-notes/notes.ts';
 import { pausePatch } from '../plan/pause.ts';
+import { withReason } from '../plan/run-reason.ts';
 import type { Action, StopKind } from '../plan/snapshot.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Log, Records, Settings, Workers } from './ports.ts';
@@ -33,12 +34,11 @@ export const stopRun = async (
     const { continueWith: _earlier, stopKind: _kind, ...rest } = fresh.progress;
     const stopped = {
       state,
-      progress: {
-        ...rest,
+      progress: withReason(
+        { ...rest, ...(command ? { continueWith: command } : {}), ...(kind ? { stopKind: kind } : {}) },
+        'stop',
         reason,
-        ...(command ? { continueWith: command } : {}),
-        ...(kind ? { stopKind: kind } : {}),
-      },
+      ),
     };
     return state === 'paused' ? pausePatch(fresh, stopped.progress) : stopped;
   });

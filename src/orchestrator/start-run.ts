@@ -10,6 +10,7 @@ import { AppError, isAppError } from '../errors.ts';
 import type { Forge, RepoRef } from '../forges/types.ts';
 import { type Override, type Tool, tools } from '../plan/routing.ts';
 import { type RunControlStep, runControlOf } from '../plan/run-control.ts';
+import { withReason } from '../plan/run-reason.ts';
 import { runStateWords } from '../plan/state-words.ts';
 import { slugify } from '../runner/branch-names.ts';
 import type { NewRun, RunRecord } from '../store/run-store.ts';
@@ -194,7 +195,7 @@ export const failedStart = async (
     await hooks.serialized(run.id, () =>
       writeRun(deps.store, run.id, (now) => ({
         state: 'cancelled',
-        progress: { ...now.progress, reason: `it could not start: ${why}` },
+        progress: withReason(now.progress, 'start_failed', `it could not start: ${why}`),
       })),
     );
     await answer(

@@ -96,3 +96,6 @@ export const integratingIssueStates: readonly RunIssueState[] = ['pushed', 'pr_o
 
 /** What the integration review of a run's merged work concluded (snapshot.ts keeps the last one). */
 export type IntegrationReviewVerdict = 'clean' | 'minor' | 'blocking' | 'unclear' | 'no_review';
+
+/** Which kind of step wrote a run's `progress.reason` (plan/run-reason.ts). */
+export type RunReasonKind = 'stop' | 'park' | 'hard_blocker' | 'review_unclear' | 'start_failed';

@@ -8,7 +8,7 @@ import type { ProbeAnswer } from '../plan/budget.ts';
 import type { EntryParks } from '../plan/entry-park.ts';
 import type { RunPark } from '../plan/environment-park.ts';
 import type { StopKind } from '../plan/snapshot.ts';
-import type { IssueRowState, RunState } from '../plan/states.ts';
+import type { IssueRowState, RunReasonKind, RunState } from '../plan/states.ts';
 import type { Intent } from './types.ts';
 
 /** A run's state: the planner's run state machine (plan/states.ts) owns the list. */
@@ -100,6 +100,8 @@ export interface RunProgress {
   pausedFrom?: RunRecordState;
   /** Why the run stopped (done / blocked / cancelled), in words. */
   reason?: string;
+  /** Which kind of step wrote `reason` (plan/run-reason.ts): what takes it away matches on this. */
+  reasonKind?: RunReasonKind;
   /** What kind of stop the last one was, where the planner matches on it (a budget park lifts by itself). */
   stopKind?: StopKind;
   /**
