@@ -1,7 +1,9 @@
 // Where a scale run's time went, per issue, from what the run left behind: the World's log (each entry
 // stamped with the wall clock), the CI results' times and the bot's attempt ledger. Two stretches are
 // the orchestrator's, not the worker's: from "ready" to "worker started", and from "PR green" (its
-// head's CI passed and the PR is open) to "merged". Each is cut into the steps the bench can see.
+// head's CI passed and the PR is open) to "merged". Each is cut into the steps the bench can see:
+// "worker started" is when a runner took the issue's job (the attempt's row), then the process starts
+// once its repository is made (the ledger's launchedAt).
 import type { AttemptRecord } from '../src/runner/types.ts';
 import type { World, WorldRepo } from '../test/support/world.ts';
 import { percentile, round } from './figures.ts';
@@ -60,9 +62,14 @@ export const timelineSteps = (t: TimelineInput, steps: Steps): void => {
       .filter((a) => a.issue.number === issue.number)
       .sort((a, b) => a.startedAt.localeCompare(b.startedAt))[0];
     const started = onBot(first?.startedAt);
+    // The first session's process start, where nothing relaunched it since (a resume moves launchedAt).
+    const launched =
+      first && first.nudges === 0 && (first.feedbackResumes ?? 0) === 0 ? onBot(first.launchedAt) : undefined;
+    if (started !== undefined && launched !== undefined)
+      add(steps, 'ready→started: job taken → worker launched (its repository made)', launched - started);
     const blockers = issue.blockedBy.filter((b) => b.repo === t.repo.name && !t.epics.has(b.number));
     if (blockers.length === 0)
-      add(steps, 'ready→started: command sent → worker started (first wave)', started! - t.commandAt);
+      add(steps, 'ready→started: command sent → job taken (first wave)', started! - t.commandAt);
     else {
       // Ready when its last blocker merged; the bot sees it through that blocker's close.
       const last = blockers
@@ -74,8 +81,8 @@ export const timelineSteps = (t: TimelineInput, steps: Steps): void => {
           'ready→started: blocker merged → blocker closed',
           (last.closed ?? last.merged) - last.merged,
         );
-        add(steps, 'ready→started: blocker closed → worker started', started - (last.closed ?? last.merged));
-        add(steps, 'ready→started: total', started - last.merged);
+        add(steps, 'ready→started: blocker closed → job taken', started - (last.closed ?? last.merged));
+        add(steps, 'ready→started: total (merged → job taken)', started - last.merged);
       }
     }
     const pr = prOf.get(issue.number);
