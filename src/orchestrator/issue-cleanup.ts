@@ -60,7 +60,7 @@ export const cleanupClosedIssue = async (
  */
 export const sweepClosedWorkspaces = async (
   deps: Workers & Log,
-  ctx: Pick<RunCtx, 'run' | 'forge' | 'repo' | 'attempts'>,
+  ctx: Pick<RunCtx, 'run' | 'forge' | 'repo' | 'attempts' | 'rows'>,
   milestoneIssues: readonly { ref: { number: number }; state: 'open' | 'closed' }[],
 ): Promise<void> => {
   const repoName = `${ctx.repo.owner}/${ctx.repo.name}`.toLowerCase();
@@ -71,9 +71,17 @@ export const sweepClosedWorkspaces = async (
   const closed = new Set(milestoneIssues.filter((i) => i.state === 'closed').map((i) => i.ref.number));
   const open = new Set(milestoneIssues.filter((i) => i.state === 'open').map((i) => i.ref.number));
   try {
-    // An attempted issue no longer in the milestone (closed, or moved out): the tracker says which.
-    for (const n of new Set(here.map((a) => a.issue.number))) {
-      if (open.has(n) || closed.has(n) || busy.has(n)) continue;
+    // An attempted issue no longer among the milestone's open ones (closed, or moved out): one this run
+    // closed itself is closed (its row says so), any other the tracker says which.
+    const asked = new Set<number>();
+    for (const a of here) {
+      const n = a.issue.number;
+      if (open.has(n) || closed.has(n) || busy.has(n) || asked.has(n)) continue;
+      if (ctx.rows.get(attemptKey(a))?.state === 'closed') {
+        closed.add(n);
+        continue;
+      }
+      asked.add(n);
       const issue = await ctx.forge.getIssue({ repo: ctx.repo, number: n }).catch(() => undefined);
       if (issue?.state === 'closed') closed.add(n);
     }

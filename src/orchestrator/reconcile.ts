@@ -123,10 +123,11 @@ const loadRun = async (
   // Seed 002: M/L work needs an approved plan first; it is held (and said so) while the rest runs.
   const issues = holdUnplanned(input.issues);
   const { rows, attempts, machine, pace } = await readRunRecords(deps, run);
+  const rowsByKey = new Map(rows.map((r) => [issueKey(r.repo, r.number), r]));
   const open = new Set(issues.map((i) => issueKey(i.repo, i.number)));
   if (hooks.sweptRuns && !hooks.sweptRuns.has(run.id)) {
     hooks.sweptRuns.add(run.id);
-    await sweepClosedWorkspaces(deps, { run, forge, repo, attempts }, ms.issues);
+    await sweepClosedWorkspaces(deps, { run, forge, repo, attempts, rows: rowsByKey }, ms.issues);
   }
   const { progress, abandoned } = inRunScope(
     deriveProgress({ rows, attempts, open, runnerRetries: deps.config.runner.retries }),
@@ -134,7 +135,6 @@ const loadRun = async (
   );
   const fresh = (await deps.store.getRun(run.id)) ?? run;
   // The PR feedback loop: each open worker PR's CI and people's reviews, for the planner's merge gate.
-  const rowsByKey = new Map(rows.map((r) => [issueKey(r.repo, r.number), r]));
   const stamps = workerStamps(progress, attempts);
   const prFacts = await gatePullRequests(
     deps,
