@@ -146,8 +146,25 @@ const parseFleetMerge = (tokens: Token[]): ArgsResult => {
   return { ok: true, command: { name: 'ticket-fleet-merge', pr: parsed.ref } };
 };
 
+/** `/<word> resume`: the run kind's own resume; nothing may follow it. */
+const resumeOf = (
+  tokens: Token[],
+  word: 'ticket-fleet' | 'plan-blitz',
+  what: string,
+): ArgsResult | undefined => {
+  const first = tokens[0];
+  if (!first || first.quoted || first.text.toLowerCase() !== 'resume') return undefined;
+  if (tokens.length > 1)
+    return fail(
+      `${inlineCode(`/${word} resume`)} takes nothing after it; to name ${what} "resume", put it in quotes`,
+    );
+  return { ok: true, command: { name: `${word}-resume` } };
+};
+
 const parseFleet = (tokens: Token[]): ArgsResult => {
   if (tokens[0] && !tokens[0].quoted && tokens[0].text === 'merge') return parseFleetMerge(tokens.slice(1));
+  const resume = resumeOf(tokens, 'ticket-fleet', 'a ticket');
+  if (resume) return resume;
   const flags = readFlags(tokens, {});
   if (!flags.ok) return flags;
   const labels: string[] = [];
@@ -173,6 +190,8 @@ const parseFleet = (tokens: Token[]): ArgsResult => {
 };
 
 const parsePlanBlitz = (tokens: Token[]): ArgsResult => {
+  const resume = resumeOf(tokens, 'plan-blitz', 'a milestone');
+  if (resume) return resume;
   const flags = readFlags(tokens, { waves: 'value', 'dry-run': 'switch' });
   if (!flags.ok) return flags;
   const words: Token[] = [];

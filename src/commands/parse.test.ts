@@ -152,6 +152,8 @@ describe('parseCommands: /ticket-fleet, /merge, /review', () => {
       '/ticket-fleet merge https://gitea.local/o/r/pulls/5',
       { name: 'ticket-fleet-merge', pr: { owner: 'o', repo: 'r', number: 5, host: 'gitea.local' } },
     ],
+    ['/ticket-fleet resume', { name: 'ticket-fleet-resume' }],
+    ['/ticket-fleet RESUME', { name: 'ticket-fleet-resume' }],
     ['/merge', { name: 'merge' }],
     ['/review', { name: 'review' }],
   ])('%j is read as the command it names', (body, expected) => {
@@ -184,6 +186,7 @@ describe('parseCommands: /ticket-fleet, /merge, /review', () => {
       '/ticket-fleet merge https://github.com/o/r/issues/3',
       /is an issue link; `\/ticket-fleet merge` takes a pull request/,
     ],
+    ['/ticket-fleet resume #3', /`\/ticket-fleet resume` takes nothing after it/],
     ['/merge now', /`\/merge` takes no arguments/],
     ['/review please', /`\/review` takes no arguments/],
   ])('%j is refused: %s', (body, message) => {
@@ -207,6 +210,9 @@ describe('parseCommands: /plan-blitz', () => {
       '/plan-blitz --waves=20 o/r#1',
       { name: 'plan-blitz', refs: [{ owner: 'o', repo: 'r', number: 1 }], waves: 20, dryRun: false },
     ],
+    ['/plan-blitz resume', { name: 'plan-blitz-resume' }],
+    // A milestone called "resume" is named in quotes.
+    ['/plan-blitz "resume"', { name: 'plan-blitz', milestone: 'resume', refs: [], waves: 1, dryRun: false }],
   ])('%j is read as the plan it names', (body, expected) => {
     expect(commandsOf(body)).toEqual([expected]);
   });
@@ -219,6 +225,7 @@ describe('parseCommands: /plan-blitz', () => {
     ['/plan-blitz #2 #2', /listed more than once/],
     ['/plan-blitz https://github.com/o/r/pull/9', /is a pull request; `\/plan-blitz` takes issues/],
     ['/plan-blitz --wave 2', /did you mean `--waves`/],
+    ['/plan-blitz resume M1', /`\/plan-blitz resume` takes nothing after it/],
   ])('%j is refused: %s', (body, message) => {
     expect(errorOf(body)).toMatch(message);
   });

@@ -70,6 +70,8 @@ export const commandSchema = z.discriminatedUnion('name', [
     labels: z.array(z.string().min(1).max(50)),
   }),
   z.strictObject({ name: z.literal('ticket-fleet-merge'), pr: ticketRefSchema }),
+  /** `/ticket-fleet resume`: a paused or parked fleet goes on (the words its park notice names). */
+  z.strictObject({ name: z.literal('ticket-fleet-resume') }),
   z.strictObject({ name: z.literal('merge') }),
   /** `/merge --when-green`: merge the fleet PR once its CI completes green (seed 004: UNSTABLE waits). */
   z.strictObject({ name: z.literal('merge-when-green') }),
@@ -81,6 +83,8 @@ export const commandSchema = z.discriminatedUnion('name', [
     waves: z.number().int().min(1).max(MAX_WAVES),
     dryRun: z.boolean(),
   }),
+  /** `/plan-blitz resume`: a paused or parked plan run goes on (the words its park notice names). */
+  z.strictObject({ name: z.literal('plan-blitz-resume') }),
 ]);
 export type Command = z.infer<typeof commandSchema>;
 

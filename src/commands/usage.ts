@@ -13,10 +13,13 @@ export const commandUsage: Record<string, string> = {
   'ticket-fleet': [
     '/ticket-fleet <ticket> [<ticket> …] [label:<name> …]',
     '/ticket-fleet merge <pull request>',
+    '/ticket-fleet resume',
   ].join('\n'),
   merge: '/merge [--when-green]',
   review: '/review',
-  'plan-blitz': '/plan-blitz [milestone | #issue …] [--waves N] [--dry-run]',
+  'plan-blitz': ['/plan-blitz [milestone | #issue …] [--waves N] [--dry-run]', '/plan-blitz resume'].join(
+    '\n',
+  ),
 };
 
 const sections = [
@@ -47,7 +50,7 @@ const sections = [
   '',
   `**\`/ticket-fleet <tickets>\`**: one worker and one pull request per ticket, up to ${MAX_FLEET_REFS}.`,
   'Tickets are `#9`, `repo#9`, `owner/repo#9` or issue links; `label:<name>` adds the open issues with',
-  'that label.',
+  "that label. **`/ticket-fleet resume`** (on the fleet's issue): a paused or parked fleet goes on.",
   '',
   '**`/merge`** (on a fleet pull request) or **`/ticket-fleet merge #PR`**: merge it. Nothing is merged',
   'without this word from a person. **`/merge --when-green`**: merge it once its CI has completed green.',
@@ -56,7 +59,7 @@ const sections = [
   '',
   '**`/plan-blitz [milestone | #issues] [--waves N] [--dry-run]`**: write a reviewed plan for each issue',
   `of a milestone (or the issues named), in N waves (1 to ${MAX_WAVES}, default 1); \`--dry-run\` shows`,
-  'the waves without planning.',
+  'the waves without planning. **`/plan-blitz resume`**: a paused or parked plan run goes on.',
 ];
 
 export const helpText = (): string => sections.join('\n');

@@ -5,6 +5,7 @@ import type { EntryPark } from '../plan/entry-park.ts';
 import { parkSentence, type RunPark } from '../plan/environment-park.ts';
 import { maxSeen } from '../plan/park.ts';
 import { pausePatch, resumePatch } from '../plan/pause.ts';
+import { resumeCommandOf } from '../plan/resume-command.ts';
 import { withoutReason, withReason } from '../plan/run-reason.ts';
 import { canTransitionRun } from '../plan/states.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
@@ -49,7 +50,7 @@ export const parkRun = async (
     await sendRunNotice(
       deps,
       runNoticeOf(parked, 'parked', parkSentence(a.park), {
-        command: '/blitz resume',
+        command: resumeCommandOf(run.kind),
         issuesShipped: await issuesShippedOf(deps, run.id),
         publicUrl: deps.config.publicUrl,
         ...(a.park.resetAt ? { resetAt: a.park.resetAt } : {}),

@@ -5,6 +5,7 @@
 // soon as the forge lets the bot write. The next pass that gets through lifts it: the blocker issue is
 // closed and the run goes on (plan/next-actions.ts decides both). A missing agent CLI blocks the same
 // way (plan/tool-blocker.ts), lifted once a probe attempt finds the tool.
+import { resumeCommandOf } from '../plan/resume-command.ts';
 import { withoutReason, withReason } from '../plan/run-reason.ts';
 import { canTransitionRun, type RunState } from '../plan/states.ts';
 import { planLabels } from '../plan/types.ts';
@@ -33,7 +34,7 @@ const fileBlockerIssue = async (
     const to = who ? `${who}: ` : '';
     const issue = await forge.createIssue(repoRefOf(run.repo), {
       title: `${word}: ${run.milestoneTitle} is BLOCKED`,
-      body: `${to}The ${word} of this milestone stopped: ${reason}.\n\nFix it; the run resumes by itself at its next pass (or \`/blitz resume\`), and this issue is closed then.`,
+      body: `${to}The ${word} of this milestone stopped: ${reason}.\n\nFix it; the run resumes by itself at its next pass (or \`${resumeCommandOf(run.kind)}\`), and this issue is closed then.`,
       labels: [planLabels.hold],
       milestone: run.milestoneNumber,
     });
@@ -73,7 +74,7 @@ export const blockRun = async (
     await sendRunNotice(
       deps,
       runNoticeOf(run, 'blocked', `${reason}; fix it, then resume`, {
-        command: '/blitz resume',
+        command: resumeCommandOf(run.kind),
         issuesShipped: await issuesShippedOf(deps, runId),
         publicUrl: deps.config.publicUrl,
       }),

@@ -8,6 +8,7 @@ import { type Command, commandSchema } from '../commands/schema.ts';
 import { formatConfigErrors } from '../config/repo-config.ts';
 import { AppError, isAppError } from '../errors.ts';
 import type { Forge, RepoRef } from '../forges/types.ts';
+import { resumeCommandOf } from '../plan/resume-command.ts';
 import { type Override, type Tool, tools } from '../plan/routing.ts';
 import { type RunControlStep, runControlOf } from '../plan/run-control.ts';
 import { withReason } from '../plan/run-reason.ts';
@@ -284,19 +285,25 @@ export const createIntentHandler = (
   const control = async (
     intent: Intent,
     action: Extract<Command, { name: 'blitz-control' }>['action'],
+    kinds: readonly RunRecord['kind'][] = ['blitz', 'plan'],
   ): Promise<IntentOutcome> => {
     const { answer } = await placeOf(deps, intent);
     if (action === 'help') {
       await answer(helpText);
       return 'answered';
     }
-    // A fleet has its own commands (/merge, /review); `/blitz …` steers milestone runs.
-    const { run, runs } = await runOfCommand(deps, intent, ['blitz', 'plan']);
+    // A fleet has its own commands (/merge, /review, /ticket-fleet resume); `/blitz …` steers milestone runs.
+    const { run, runs } = await runOfCommand(deps, intent, kinds);
     if (!run) {
+      const [one, several] = kinds.includes('fleet')
+        ? ['ticket fleet', 'ticket fleets']
+        : kinds.includes('blitz')
+          ? ['blitz', 'blitzes']
+          : ['plan-blitz', 'plan-blitz runs'];
       await answer(
         runs.length === 0
-          ? 'No blitz is running on this repository.'
-          : `Several blitzes are running here; use the command on the issue that carries the one you mean (${runs.map(dashboardWhere).join(', ')}).`,
+          ? `No ${one} is running on this repository.`
+          : `Several ${several} are running here; use the command on the issue that carries the one you mean (${runs.map(dashboardWhere).join(', ')}).`,
       );
       return 'answered';
     }
@@ -325,7 +332,7 @@ export const createIntentHandler = (
         case 'review_unclear':
           return `The ${noun} is not paused: it waits on an unclear integration review. \`/blitz accept-review\` accepts it, \`/blitz review\` runs it again.`;
         case 'blocked':
-          return `The ${noun} is not paused: it is blocked${read.progress.reason ? ` (${read.progress.reason})` : ''}: ${inlineCode(read.progress.continueWith ?? '/blitz resume')} continues it once the cause is fixed, \`/blitz cancel\` ends it.`;
+          return `The ${noun} is not paused: it is blocked${read.progress.reason ? ` (${read.progress.reason})` : ''}: ${inlineCode(read.progress.continueWith ?? resumeCommandOf(read.kind))} continues it once the cause is fixed, \`/blitz cancel\` ends it.`;
         case 'ended':
           return `The ${noun} has ended (${runStateWords(read.state)}); nothing changed. \`/blitz\` starts a new one.`;
         case 'cancelled':
@@ -346,6 +353,8 @@ export const createIntentHandler = (
     const cmd = parsed.data;
     if (cmd.name === 'blitz') return startBlitz(intent, cmd);
     if (cmd.name === 'blitz-control') return control(intent, cmd.action);
+    if (cmd.name === 'ticket-fleet-resume') return control(intent, 'resume', ['fleet']);
+    if (cmd.name === 'plan-blitz-resume') return control(intent, 'resume', ['plan']);
     return 'not_mine';
   };
 };

@@ -1,5 +1,5 @@
 // What a person's `/blitz pause`, `/blitz resume` and `/blitz cancel` do to a milestone run (blitz or
-// plan-blitz), decided from the run as it stands when the command is applied: the change to write and
+// plan-blitz; `/ticket-fleet resume` and `/plan-blitz resume` apply it too: plan/resume-command.ts), decided from the run as it stands when the command is applied: the change to write and
 // what to tell the person. orchestrator/start-run.ts applies it under the run lock through the run
 // writer. Pure, like the rest of src/plan/.
 import type { RunPatch, RunProgress, RunRecord } from '../store/run-store.ts';

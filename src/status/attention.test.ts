@@ -29,6 +29,22 @@ describe('attentionOf', () => {
     ).toMatchObject({ state: 'parked', command: '/blitz resume' });
   });
 
+  it('names a parked fleet and a parked plan run with their own resume command', () => {
+    const parked = { state: 'paused', progress: { reason: 'model endpoint unreachable', park: {} } };
+    expect(attentionOf({ ...parked, kind: 'fleet' })).toMatchObject({
+      state: 'parked',
+      command: '/ticket-fleet resume',
+    });
+    expect(attentionOf({ ...parked, kind: 'plan' })).toMatchObject({
+      state: 'parked',
+      command: '/plan-blitz resume',
+    });
+    expect(attentionOf({ ...parked, kind: 'blitz' })).toMatchObject({
+      state: 'parked',
+      command: '/blitz resume',
+    });
+  });
+
   it('names the retry a run blocked on its given-up issues continues with, unless the forge blocked it since', () => {
     // Before: every blocked run said `/blitz resume`, which only stops a given-up run blocked again.
     const gaveUp = {

@@ -3,6 +3,8 @@
 // has none. Read from the run's state and progress and its issues' rows, so a page cannot disagree
 // with the dashboard about what to type.
 
+import { resumeCommandOf } from '../plan/resume-command.ts';
+
 export const attentionStates = ['parked', 'blocked', 'needs_person', 'review_unclear'] as const;
 export type AttentionState = (typeof attentionStates)[number];
 
@@ -16,6 +18,8 @@ export interface Attention {
 
 /** What attentionOf reads of a run (a RunRecord or a RunSummary's source). */
 export interface AttentionRun {
+  /** The run's kind: a fleet and a plan run resume by their own command (default blitz). */
+  kind?: 'blitz' | 'fleet' | 'plan';
   state: string;
   progress: {
     reason?: string;
@@ -42,6 +46,7 @@ const firstSentence = (text: string): string => {
 
 export const attentionOf = (run: AttentionRun, issues: readonly AttentionIssue[] = []): Attention | null => {
   const reason = run.progress.reason ? firstSentence(run.progress.reason) : undefined;
+  const resume = resumeCommandOf(run.kind ?? 'blitz');
   if (run.state === 'review_unclear')
     return {
       state: 'review_unclear',
@@ -54,19 +59,19 @@ export const attentionOf = (run: AttentionRun, issues: readonly AttentionIssue[]
     return {
       state: 'blocked',
       reason: reason ?? 'the run is blocked',
-      command: (!run.progress.hardBlocker && run.progress.continueWith) || '/blitz resume',
+      command: (!run.progress.hardBlocker && run.progress.continueWith) || resume,
     };
   if (run.state === 'paused' && run.progress.park)
     return {
       state: 'parked',
       reason: reason ?? 'the run is parked until the model endpoint answers',
-      command: '/blitz resume',
+      command: resume,
     };
   if (run.state === 'paused' && run.progress.budget?.status === 'ok' && run.progress.budget.park)
     return {
       state: 'parked',
       reason: reason ?? 'the budget probe says park',
-      command: '/blitz resume',
+      command: resume,
     };
   if (run.state === 'done' || run.state === 'cancelled') return null;
   const held = issues.filter((i) => i.state === 'held').sort((a, b) => a.number - b.number);

@@ -58,6 +58,26 @@ describe('/plan-blitz commands', () => {
     expect(h.world.issue(h.repo, 1)!.labels).toEqual(['size/M']);
   });
 
+  it("/plan-blitz resume is the plan run's own resume: a paused plan run goes on, and none running is said", async () => {
+    h = await startPlanHarness({ forge: 'github', issues });
+    const replies = () => h!.world.commentsOn(h!.repo, h!.trigger).map((c) => c.body);
+    await h.comment('/plan-blitz resume');
+    await h.round();
+    expect(replies().at(-1)).toBe('No plan-blitz is running on this repository.');
+    await h.comment('/plan-blitz M1');
+    await h.round();
+    await h.comment('/blitz pause');
+    await h.round();
+    const run = (await h.latestRun())!;
+    expect((await h.runs.getRun(run.id))!.state).toBe('paused');
+    await h.comment('/plan-blitz resume');
+    await h.round();
+    expect(replies().some((b) => b.startsWith('Resumed the plan-blitz of **M1**'))).toBe(true);
+    // Going on (a quick plan run may even have finished in that round), never paused any more.
+    expect((await h.runs.getRun(run.id))!.state).not.toBe('paused');
+    await h.driveToStop();
+  });
+
   it('a second /plan-blitz on a milestone with a live run is answered, not started twice', async () => {
     h = await startPlanHarness({ forge: 'github', issues });
     await h.comment('/plan-blitz M1');

@@ -9,6 +9,7 @@ import { type BlitzConfig, blitzConfigSchema } from '../../src/config/blitz-conf
 import { budgetKey, createBudgetTracker } from '../../src/forges/rate-budget.ts';
 import type { ForgeKind } from '../../src/forges/types.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
+import type { Notifier } from '../../src/ship/notice.ts';
 import { sendApproval } from './blitz-labels.ts';
 import {
   botLoginFor,
@@ -49,6 +50,8 @@ export interface FleetHarnessOptions {
   runner?: Record<string, unknown>;
   /** The bot's clock (runner and orchestrator); default the system's. */
   clock?: { now(): Date };
+  /** Notify targets of the fleet (the notifier port). */
+  notifiers?: Notifier[];
 }
 
 export const startFleetHarness = async (opts: FleetHarnessOptions) => {
@@ -124,7 +127,10 @@ export const startFleetHarness = async (opts: FleetHarnessOptions) => {
     secrets: { github: SECRET, gitea: SECRET },
     cloneUrl: async (_f, repo) => (repo.name === 'lib' ? origins.lib : origins.app).bareDir,
     ...(opts.clock ? { clock: opts.clock } : {}),
-    ...(budget ? { orchestrator: { forgePace: () => budget.paceOf(budgetKey(kind)) } } : {}),
+    orchestrator: {
+      ...(budget ? { forgePace: () => budget.paceOf(budgetKey(kind)) } : {}),
+      ...(opts.notifiers ? { notifiers: opts.notifiers } : {}),
+    },
   });
 
   /** A signed `issue_comment` from `login` on issue or PR `number` of `repo`, through the real intake. */
