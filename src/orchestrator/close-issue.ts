@@ -1,6 +1,7 @@
 // The one way any run kind closes an issue or an epic: read it first, and only an open one gets its
 // comment and is closed, so an issue the forge, a person or an earlier pass closed is left alone.
-import type { Forge, IssueRef } from '../forges/types.ts';
+import { type Forge, formatRepo, type IssueRef } from '../forges/types.ts';
+import { type IssueWrites, writeIssue } from './run-writer.ts';
 
 export type ClosingForge = Pick<Forge, 'getIssue' | 'closeIssue'>;
 
@@ -18,10 +19,24 @@ export const closeWithComment = async (
   return true;
 };
 
+export const epicClosedText = 'All the children of this epic are closed, so it is closed too.';
+
 /** An epic whose children are all closed (the planner or closing on merge decided it) closes too. */
 export const closeEpic = (
   forge: ClosingForge,
   ref: IssueRef,
   opts: { knownOpen?: boolean } = {},
-): Promise<boolean> =>
-  closeWithComment(forge, ref, 'All the children of this epic are closed, so it is closed too.', opts);
+): Promise<boolean> => closeWithComment(forge, ref, epicClosedText, opts);
+
+/** A run's issue (or epic) closes with its comment, if still open, and its row says closed. */
+export const closeRunIssue = async (
+  store: IssueWrites,
+  runId: string,
+  forge: ClosingForge,
+  ref: IssueRef,
+  text: string,
+  opts: { knownOpen?: boolean } = {},
+): Promise<void> => {
+  await closeWithComment(forge, ref, text, opts);
+  await writeIssue(store, runId, formatRepo(ref.repo), ref.number, { state: 'closed' });
+};

@@ -22,7 +22,7 @@ import type { AttemptRecord } from '../runner/types.ts';
 import { queuedReport } from '../ship/pr-progress.ts';
 import { checkBaseChange, keepBaseChange } from './base-change-step.ts';
 import type { BudgetProbe } from './budget-probe.ts';
-import { closeEpic, closeWithComment } from './close-issue.ts';
+import { closeRunIssue, epicClosedText } from './close-issue.ts';
 import { type RunCtx, refOf } from './context.ts';
 import { cloneUrlOf, dispatchAttempt, integrationGitOf } from './dispatch-attempt.ts';
 import { parkRun, probeParkedRun, unparkRun, writeEntryPark } from './environment-park-run.ts';
@@ -447,22 +447,14 @@ const mergeCommitFound = async (
   return fromGit ?? (await ctx.forge.getPullRequest(pr.ref)).mergeCommitSha;
 };
 
-const closeIssue = async (deps: Records, ctx: RunCtx, key: IssueKey, epic: boolean) => {
-  const ref = refOf(key);
+const closeIssue = (deps: Records, ctx: RunCtx, key: IssueKey, epic: boolean) => {
   const row = ctx.rows.get(key);
   // Open in the milestone this pass loaded: no second read of it (close-issue.ts reads otherwise).
   const known = ctx.issues.has(key) ? { knownOpen: true } : {};
-  if (epic) await closeEpic(ctx.forge, ref, known);
-  else
-    await closeWithComment(
-      ctx.forge,
-      ref,
-      `Integrated into \`${ctx.run.integrationBranch}\` by merge commit ${row?.mergedSha ?? 'unknown'} (PR #${row?.prNumber ?? '?'}); the wave build is green.`,
-      known,
-    );
-  await writeIssue(deps.store, ctx.run.id, `${ref.repo.owner}/${ref.repo.name}`, ref.number, {
-    state: 'closed',
-  });
+  const text = epic
+    ? epicClosedText
+    : `Integrated into \`${ctx.run.integrationBranch}\` by merge commit ${row?.mergedSha ?? 'unknown'} (PR #${row?.prNumber ?? '?'}); the wave build is green.`;
+  return closeRunIssue(deps.store, ctx.run.id, ctx.forge, refOf(key), text, known);
 };
 
 /** Comments on the run's trigger issue, once per content key (a repeat while its cause lasts posts nothing). */

@@ -6,7 +6,7 @@ import { formatRepo } from '../../forges/types.ts';
 import { issueAttempts } from '../../plan/issue-progress.ts';
 import type { Action } from '../../plan/snapshot.ts';
 import { verdictStateWords } from '../../plan/state-words.ts';
-import { closeWithComment } from '../close-issue.ts';
+import { closeRunIssue } from '../close-issue.ts';
 import { closeOnMerge } from '../close-on-merge.ts';
 import { refOf } from '../context.ts';
 import { parkRun, probeParkedRun, unparkRun, writeEntryPark } from '../environment-park-run.ts';
@@ -87,7 +87,7 @@ const review = async (
 
 /** Merged and the ticket still open: close what the PR names (the ticket among them), once. */
 const closeTicket = async (deps: Records & Log, ctx: FleetCtx, key: string) => {
-  const { ref, facts, name } = repoOf(ctx, key);
+  const { ref, facts } = repoOf(ctx, key);
   const row = ctx.rows.get(key);
   if (row?.prNumber !== undefined && row.mergedSha !== undefined)
     await closeOnMerge({
@@ -98,12 +98,13 @@ const closeTicket = async (deps: Records & Log, ctx: FleetCtx, key: string) => {
       logger: deps.logger,
     });
   // The PR may not name its ticket (a person edited the body): the ticket still closes, once.
-  await closeWithComment(
+  await closeRunIssue(
+    deps.store,
+    ctx.run.id,
     facts.forge,
     ref,
     `Closed by PR #${row?.prNumber ?? '?'}, merged as commit ${row?.mergedSha ?? 'unknown'}.`,
   );
-  await writeIssue(deps.store, ctx.run.id, name, ref.number, { state: 'closed' });
 };
 
 export const performFleet = async (
