@@ -7,6 +7,7 @@ import { maxSeen } from '../plan/park.ts';
 import { pausePatch, resumePatch } from '../plan/pause.ts';
 import { resumeCommandOf } from '../plan/resume-command.ts';
 import { withoutReason, withReason } from '../plan/run-reason.ts';
+import type { Action } from '../plan/snapshot.ts';
 import { canTransitionRun } from '../plan/states.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
 import type { RunRecord } from '../store/run-store.ts';
@@ -123,4 +124,32 @@ export const writeEntryPark = async (
         : 'roster entry parked',
   );
   return after;
+};
+
+/** The park actions of every run kind, applied to its run; false for any other action. */
+export const performPark = async (
+  deps: Records & Workers & Announcer & Clock & Log & Settings,
+  ctx: { run: RunRecord },
+  a: Action,
+): Promise<boolean> => {
+  switch (a.type) {
+    case 'park':
+      ctx.run = await parkRun(deps, ctx.run, a);
+      return true;
+    case 'unpark':
+      ctx.run = await unparkRun(deps, ctx.run, a.reason);
+      return true;
+    case 'probe_park':
+      ctx.run = await probeParkedRun(deps, ctx.run, a);
+      return true;
+    case 'park_entry':
+    case 'probe_entry':
+      ctx.run = await writeEntryPark(deps, ctx.run, a);
+      return true;
+    case 'unpark_entry':
+      ctx.run = await writeEntryPark(deps, ctx.run, { endpoint: a.endpoint, reason: a.reason });
+      return true;
+    default:
+      return false;
+  }
 };

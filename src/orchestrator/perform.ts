@@ -25,7 +25,7 @@ import type { BudgetProbe } from './budget-probe.ts';
 import { closeRunIssue, epicClosedText } from './close-issue.ts';
 import { type RunCtx, refOf } from './context.ts';
 import { cloneUrlOf, dispatchAttempt, integrationGitOf } from './dispatch-attempt.ts';
-import { parkRun, probeParkedRun, unparkRun, writeEntryPark } from './environment-park-run.ts';
+import { performPark } from './environment-park-run.ts';
 import { fileReportedBugs } from './file-findings.ts';
 import { closeGateBlocker, fileGateBlocker } from './gate-blocker-run.ts';
 import { handoffFor } from './handoff.ts';
@@ -470,28 +470,9 @@ export const reportOnce = async (
 
 /** Applies one action: the run's own holds (park, hard blocker) need the run alone, the rest the pass. */
 export const perform = async (deps: PerformPorts, ctx: PassCtx, a: Action): Promise<void> => {
-  switch (a.type) {
-    case 'block':
-      return blockRun(deps, ctx.run.id, a.reason);
-    case 'unblock':
-      return unblockRun(deps, ctx.run.id);
-    case 'park':
-      ctx.run = await parkRun(deps, ctx.run, a);
-      return;
-    case 'unpark':
-      ctx.run = await unparkRun(deps, ctx.run, a.reason);
-      return;
-    case 'probe_park':
-      ctx.run = await probeParkedRun(deps, ctx.run, a);
-      return;
-    case 'park_entry':
-    case 'probe_entry':
-      ctx.run = await writeEntryPark(deps, ctx.run, a);
-      return;
-    case 'unpark_entry':
-      ctx.run = await writeEntryPark(deps, ctx.run, { endpoint: a.endpoint, reason: a.reason });
-      return;
-  }
+  if (a.type === 'block') return blockRun(deps, ctx.run.id, a.reason);
+  if (a.type === 'unblock') return unblockRun(deps, ctx.run.id);
+  if (await performPark(deps, ctx, a)) return;
   // Nothing else is planned on a pass the forge refused.
   if ('held' in ctx) return;
   return performWork(deps, ctx, a);

@@ -9,7 +9,7 @@ import { verdictStateWords } from '../../plan/state-words.ts';
 import { closeRunIssue } from '../close-issue.ts';
 import { closeOnMerge } from '../close-on-merge.ts';
 import { refOf } from '../context.ts';
-import { parkRun, probeParkedRun, unparkRun, writeEntryPark } from '../environment-park-run.ts';
+import { performPark } from '../environment-park-run.ts';
 import { dispatchIssue, performIssueWork, type RunKind } from '../perform.ts';
 import type { Announcer, Clock, Log, Records, Reviewers, Settings, Workers } from '../ports.ts';
 import { keepReviewVerdict } from '../pr-feedback.ts';
@@ -113,24 +113,7 @@ export const performFleet = async (
   a: Action,
 ): Promise<void> => {
   // The fleet's park is the blitz's (plan/park.ts): an outage parks the roster entry, or the fleet.
-  switch (a.type) {
-    case 'park':
-      ctx.run = await parkRun(deps, ctx.run, a);
-      return;
-    case 'unpark':
-      ctx.run = await unparkRun(deps, ctx.run, a.reason);
-      return;
-    case 'probe_park':
-      ctx.run = await probeParkedRun(deps, ctx.run, a);
-      return;
-    case 'park_entry':
-    case 'probe_entry':
-      ctx.run = await writeEntryPark(deps, ctx.run, a);
-      return;
-    case 'unpark_entry':
-      ctx.run = await writeEntryPark(deps, ctx.run, { endpoint: a.endpoint, reason: a.reason });
-      return;
-  }
+  if (await performPark(deps, ctx, a)) return;
   if (await performIssueWork(deps, ctx, fleetKind(ctx), a)) return;
   switch (a.type) {
     case 'dispatch':
