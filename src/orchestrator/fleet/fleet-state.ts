@@ -31,8 +31,6 @@ export const ticketStateSchema = z.object({
   relayedAttempt: z.string().optional(),
   uncertainties: z.array(z.string()).default([]),
   followUps: z.array(z.string()).default([]),
-  /** Times the worker was resumed to merge the base into its branch. */
-  conflictResumes: z.number().int().default(0),
   /** Files that conflicted when the base was merged in: each is checked for leftover markers. */
   conflictFiles: z.array(z.string()).default([]),
   /** Set while a resumed worker is merging the base in; cleared when its result was checked. */

@@ -127,6 +127,15 @@ const squash = async (
   deps.logger.info({ runId: ctx.run.id, ticket: key, pr: pr.ref.number, sha }, 'fleet PR merged');
 };
 
+/** The conflict resumes spent on the ticket, as its row keeps them (as the blitz's are). */
+const conflictTriesOf = (ctx: FleetCtx, key: string): number => ctx.rows.get(key)?.conflictResumes ?? 0;
+
+/** The ticket as the merge decision reads it: its fleet state, its tries from its row. */
+const ticketFactsOf = (ctx: FleetCtx, key: string): MergeFacts['ticket'] => ({
+  ...ticketOf(fleetProgressOf(ctx.run), key),
+  conflictResumes: conflictTriesOf(ctx, key),
+});
+
 /** Sends the conflict resume to the runner holding the worktree; the error's words when it cannot. */
 const resumeWorker = async (
   deps: MergePorts,
@@ -135,8 +144,13 @@ const resumeWorker = async (
   attempt: AttemptRecord,
   s: Extract<MergeStep, { step: 'resume_worker' }>,
 ): Promise<string | undefined> => {
-  ctx.run = await updateTicket(deps.store, ctx.run.id, key, (x) => ({
-    conflictResumes: x.conflictResumes + 1,
+  // Counted where the blitz and plan-blitz count their tries: the issue's row (its progress, the dashboard).
+  const ref = refOf(key);
+  const row = await writeIssue(deps.store, ctx.run.id, formatRepo(ref.repo), ref.number, {
+    conflictResumes: conflictTriesOf(ctx, key) + 1,
+  });
+  ctx.rows.set(key, row);
+  ctx.run = await updateTicket(deps.store, ctx.run.id, key, () => ({
     conflictFiles: [],
     resolving: true,
     resumeSentAt: attempt.launchedAt,
@@ -174,7 +188,7 @@ export const mergeTicket = async (
   let pr: PullRequest | undefined;
   const facts: MergeFacts = {
     requested: t.mergeRequestedBy !== undefined,
-    ticket: t,
+    ticket: ticketFactsOf(ctx, key),
     gatedHead,
     attempt: attempt && { ...attempt, remote: !attemptIsHere(deps, attempt) },
   };
@@ -214,7 +228,7 @@ export const mergeTicket = async (
           ...(s.problem !== undefined && { mergeRequestedBy: undefined }),
         });
         if (s.problem !== undefined) return;
-        facts.ticket = ticketOf(fleetProgressOf(ctx.run), key);
+        facts.ticket = ticketFactsOf(ctx, key);
         continue;
       case 'update_branch':
         await repo.forge.updatePullRequestBranch(pr!.ref);
@@ -223,7 +237,7 @@ export const mergeTicket = async (
         const why = await resumeWorker(deps, ctx, key, attempt!, s);
         if (why === undefined) return;
         facts.resumeNotSent = why;
-        facts.ticket = ticketOf(fleetProgressOf(ctx.run), key);
+        facts.ticket = ticketFactsOf(ctx, key);
         continue;
       }
       case 'squash':
