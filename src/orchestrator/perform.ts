@@ -12,7 +12,6 @@ import {
   type RepoRef,
 } from '../forges/types.ts';
 import { issueAttempts } from '../plan/issue-progress.ts';
-import { refusalOf } from '../plan/merge-conflict.ts';
 import { withReason } from '../plan/run-reason.ts';
 import { type Action, replanAfter } from '../plan/snapshot.ts';
 import type { IssueKey, PlanIssue } from '../plan/types.ts';
@@ -43,7 +42,7 @@ import {
   reportQueued,
 } from './pr-feedback.ts';
 import { performPrFeedback } from './pr-feedback-step.ts';
-import { mergePr, openPr, pushedHead } from './pull-requests.ts';
+import { mergeStep, openPr, pushedHead } from './pull-requests.ts';
 import { repoCommandsOf } from './repo-settings.ts';
 import { rosterEntryFor } from './roster-entry.ts';
 import { runPageUrl } from './run-notice.ts';
@@ -331,7 +330,7 @@ const merge = async (
   const tried = carried && !pr.merged ? carried : undefined;
   // Not tried (merged already): the completing report is sent on its own, as before.
   if (carried && !tried) await keepCarried(deps, ctx, a.issue, carried, { send: true });
-  const m = await mergePr(ctx.forge, pr, {
+  const m = await mergeStep(ctx.forge, pr, {
     method: ctx.repoConfig.mergeMethod.blitz,
     title: `${pr.title} (#${a.pr})`,
     // The merge commit is found in git where the forge's answer lacks it (Gitea): no read back.
@@ -352,17 +351,16 @@ const merge = async (
         ),
     );
   };
-  if ('refused' in m) {
-    // Read again: merged after all, moved since the gate read it (the next pass gates and merges
-    // again), or what the refusal was (a conflict with the integration branch, or anything else).
-    const now = await ctx.forge.getPullRequest(ref0);
-    if (now.merged) {
+  if (m.kind === 'mergeRefused') {
+    // Merged after all, moved since the gate read it (the next pass gates and merges again), or what
+    // the refusal was (a conflict with the integration branch, or anything else).
+    if (m.now.merged) {
       if (tried) await keepCarried(deps, ctx, a.issue, tried, { send: false });
       return;
     }
-    await unclaim(m.refused);
-    if (seen && now.head.sha !== a.head) return;
-    return settleRefusedMerge(deps, ctx, a.issue, a.pr, refusalOf(m.code, m.refused, now));
+    await unclaim(m.why);
+    if (seen && m.now.head.sha !== a.head) return;
+    return settleRefusedMerge(deps, ctx, a.issue, a.pr, m.refusal);
   }
   if (tried) await keepCarried(deps, ctx, a.issue, tried, { send: false });
   // The merge commit is the integration branch's new tip as the bot knows it: the next attempt jobs

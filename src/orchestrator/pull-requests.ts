@@ -1,6 +1,7 @@
 // The one way a worker's pushed branch becomes a PR, for every run kind: the PR this run already
 // knows by number (it may be merged and closed by now), else the open one with that head, else a new
-// one titled after the issue; then the issue's row records it. And the one way a run merges a PR.
+// one titled after the issue; then the issue's row records it. And the one way a run merges a PR
+// (mergeStep).
 
 import { mkdir } from 'node:fs/promises';
 import { isAppError } from '../errors.ts';
@@ -13,6 +14,7 @@ import {
   type PullRequest,
   type RepoRef,
 } from '../forges/types.ts';
+import { type MergeRefusal, refusalOf } from '../plan/merge-conflict.ts';
 import type { IssueKey } from '../plan/types.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
 import { remoteBranchSha } from '../runner/git.ts';
@@ -94,7 +96,7 @@ export const openPr = async (
  * merge now (unmergeable, conflicting, its head or base moved) comes back refused with the forge's
  * reason, never as a throw.
  */
-export const mergePr = async (
+const mergePr = async (
   forge: Pick<Forge, 'mergePullRequest'>,
   pr: PullRequest,
   o: {
@@ -121,6 +123,27 @@ export const mergePr = async (
     if (isAppError(err, 'conflict')) return { refused: err.message, code: 'conflict' };
     throw err;
   }
+};
+
+/** A merge's answer: merged (at this sha when the forge said), or refused, with the PR read after. */
+export type MergeAnswer =
+  | { kind: 'merged'; sha?: string }
+  | { kind: 'mergeRefused'; refusal: MergeRefusal; why: string; now: PullRequest };
+
+/**
+ * The one merge step of every run kind: mergePr, and on a refusal the PR read again (what the
+ * refusal was: a conflict with its base, a moved head, anything else; or merged after all). Each
+ * run kind decides what the answer means.
+ */
+export const mergeStep = async (
+  forge: Pick<Forge, 'mergePullRequest' | 'getPullRequest'>,
+  pr: PullRequest,
+  o: Parameters<typeof mergePr>[2],
+): Promise<MergeAnswer> => {
+  const m = await mergePr(forge, pr, o);
+  if (!('refused' in m)) return { kind: 'merged', ...(m.sha !== undefined ? { sha: m.sha } : {}) };
+  const now = await forge.getPullRequest(pr.ref);
+  return { kind: 'mergeRefused', refusal: refusalOf(m.code, m.refused, now), why: m.refused, now };
 };
 
 /** After a merge the attempt's worktree and the merged branch go; a failure only leaves them behind. */

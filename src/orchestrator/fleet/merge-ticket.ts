@@ -11,7 +11,7 @@ import { attemptIsHere, onAttemptHost } from '../../queue/dispatcher.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import { refOf } from '../context.ts';
 import type { Log, Records, Workers } from '../ports.ts';
-import { cleanUpMerged, mergePr } from '../pull-requests.ts';
+import { cleanUpMerged, mergeStep } from '../pull-requests.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { writeIssue } from '../run-writer.ts';
 import type { FleetCtx, RepoFacts } from './fleet-context.ts';
@@ -109,9 +109,9 @@ const squash = async (
   attempt?: AttemptRecord,
 ) => {
   const ref = refOf(key);
-  const m = await mergePr(facts.forge, pr, { method: 'squash', title: `${pr.title} (#${pr.ref.number})` });
-  // The head moved or the base did since we read it: the next pass reads the PR again.
-  if ('refused' in m) return;
+  const m = await mergeStep(facts.forge, pr, { method: 'squash', title: `${pr.title} (#${pr.ref.number})` });
+  // Refused (the head or the base moved since we read it): the next pass reads the PR again.
+  if (m.kind === 'mergeRefused') return;
   const sha = m.sha ?? pr.head.sha;
   await writeIssue(deps.store, ctx.run.id, formatRepo(ref.repo), ref.number, {
     state: 'merged',

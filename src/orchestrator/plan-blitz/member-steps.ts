@@ -8,7 +8,7 @@
 import { markdownText } from '../../dashboard/escape.ts';
 import { renderPlanComment, replanIssueBody } from '../../dashboard/plan-comment.ts';
 import { formatRepo } from '../../forges/types.ts';
-import { beforeMerge, markersLeft, refusalOf } from '../../plan/merge-conflict.ts';
+import { beforeMerge, markersLeft } from '../../plan/merge-conflict.ts';
 import { planMarker } from '../../plan/plan-labels.ts';
 import type { MemberAnswer, MemberOp } from '../../plan/plan-member.ts';
 import type { Action } from '../../plan/snapshot.ts';
@@ -18,7 +18,7 @@ import { reviewPlan } from '../../review/plan-review.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import { closeWithComment } from '../close-issue.ts';
 import { reportOnce } from '../perform.ts';
-import { cleanUpMerged, mergePr, openPr } from '../pull-requests.ts';
+import { cleanUpMerged, mergeStep, openPr } from '../pull-requests.ts';
 import { reviewAuthorOf } from '../review-leg.ts';
 import { writeIssue } from '../run-writer.ts';
 import { enterPhase, issueRef, land, readPlan, startAttempt } from './member-phases.ts';
@@ -62,27 +62,23 @@ const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord): Promise<
   const reviewed = pc.deps.review !== undefined;
   // Recorded before the merge: a bot that stops before recording its answer reads the PR next pass.
   await record(pc, key, { ...answer, merging: { pr: number, reviewed } });
-  const m = await mergePr(pc.forge, now, {
+  const m = await mergeStep(pc.forge, now, {
     method: pc.repoConfig.mergeMethod.blitz,
     title: `Merge #${issue.number}: ${issue.title}`,
   });
   // The next pass's step decides what the merge or the refusal means (plan/plan-member.ts).
   // A conflict is told by the PR as the forge shows it after the refusal (plan/merge-conflict.ts).
-  const refusal =
-    'refused' in m ? refusalOf(m.code, m.refused, await pc.forge.getPullRequest(pr.ref)) : undefined;
+  const conflict = m.kind === 'mergeRefused' && m.refusal.why === 'conflict';
   await record(
     pc,
     key,
-    'refused' in m
+    m.kind === 'mergeRefused'
       ? {
           ...answer,
           shipRefused: {
             pr: number,
-            reason:
-              refusal?.why === 'conflict'
-                ? `its PR #${number} conflicts with ${pc.defaultBranch}`
-                : m.refused,
-            ...(refusal?.why === 'conflict' ? { conflict: true } : {}),
+            reason: conflict ? `its PR #${number} conflicts with ${pc.defaultBranch}` : m.why,
+            ...(conflict ? { conflict: true } : {}),
           },
         }
       : {
