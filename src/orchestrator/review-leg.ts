@@ -82,12 +82,17 @@ export const runReviewLeg = async (p: ReviewLegPorts, input: ReviewLegInput): Pr
   });
 };
 
-/** The review port of blitz and plan runs: says whether a comment was posted; a failed leg posted none. */
-export type ReviewLeg = (input: ReviewLegInput & { runId: string }) => Promise<{
+/** What a review leg answers: whether a comment was posted; a failed leg posted none and has no verdict. */
+export interface ReviewLegAnswer {
   posted: boolean;
   summary?: string;
-}>;
+  verdict?: ReviewResult['verdict'];
+}
 
+/** The review port of every run kind. */
+export type ReviewLeg = (input: ReviewLegInput & { runId: string }) => Promise<ReviewLegAnswer>;
+
+/** The one review leg of a run's pass: a leg that fails is logged and answers with no verdict. */
 export const createReviewLeg =
   (p: ReviewLegPorts): ReviewLeg =>
   async ({ runId, ...input }) => {
@@ -96,6 +101,7 @@ export const createReviewLeg =
       return {
         posted: result.verdict !== 'no_review',
         summary: `${verdictStateWords(result.verdict)}${result.reviewer ? ` by ${result.reviewer}` : ''}`,
+        verdict: result.verdict,
       };
     } catch (err) {
       p.logger.warn({ runId, pr: input.pr.number, err }, 'review leg failed');

@@ -14,7 +14,7 @@ import { dispatchIssue, performIssueWork, type RunKind } from '../perform.ts';
 import type { Announcer, Clock, Log, Records, Reviewers, Settings, Workers } from '../ports.ts';
 import { keepReviewVerdict } from '../pr-feedback.ts';
 import { loadRepoConfig, repoCommandsOf } from '../repo-settings.ts';
-import { runReviewLeg } from '../review-leg.ts';
+import { createReviewLeg } from '../review-leg.ts';
 import { writeIssue } from '../run-writer.ts';
 import { type FleetCtx, fleetReviewPorts } from './fleet-context.ts';
 import { updateFleet, updateTicket } from './fleet-state.ts';
@@ -70,18 +70,16 @@ const review = async (
 ) => {
   const { ref, facts, name } = repoOf(ctx, a.issue);
   const attempt = issueAttempts(ctx, a.issue).at(-1);
-  const r = await runReviewLeg(fleetReviewPorts(deps), {
+  const r = await createReviewLeg(fleetReviewPorts(deps))({
     forge: facts.forge,
     pr: { repo: facts.repo, number: a.pr },
     ...(attempt ? { attempt } : {}),
+    runId: ctx.run.id,
   });
+  // The leg failed (logged): nothing is recorded, so the next pass asks again.
+  if (r.verdict === undefined) return;
   await updateTicket(deps.store, ctx.run.id, a.issue, () => ({ review: r.verdict }));
-  await keepReviewVerdict(
-    deps,
-    ctx.run.id,
-    a.issue,
-    `${verdictStateWords(r.verdict)}${r.reviewer ? ` by ${r.reviewer}` : ''}`,
-  );
+  await keepReviewVerdict(deps, ctx.run.id, a.issue, r.summary ?? verdictStateWords(r.verdict));
   await writeIssue(deps.store, ctx.run.id, name, ref.number, { reviewPosted: true, state: 'reviewed' });
 };
 
