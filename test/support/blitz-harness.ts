@@ -26,6 +26,7 @@ import {
   startFakeForge,
   webhookPath,
 } from './bot-harness.ts';
+import type { PermissionChanges } from './fake-github/app-permissions.ts';
 import { tempDir, testEnv } from './git.ts';
 import { reviewWebhooks } from './review-webhooks.ts';
 import { fakeEntry } from './runner-harness.ts';
@@ -91,6 +92,11 @@ export interface BlitzHarnessOptions {
    * does (a budget tracker fed by every request, `forgePace`); `now` is the clock of both.
    */
   rateLimit?: { core?: number; graphql?: number; now: () => number };
+  /**
+   * GitHub: the bot is an App installation with this id (installation tokens the fake mints with the
+   * installation's permissions; `fakeGithub.setPermission` changes what a new token gets).
+   */
+  githubApp?: { installationId: number; permissions?: PermissionChanges };
 }
 
 export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
@@ -117,6 +123,7 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
     ...(opts.rateLimit && budget
       ? { rateLimit: opts.rateLimit, onRequest: (r) => budget.observe(budgetKey(kind), r) }
       : {}),
+    ...(opts.githubApp ? { githubApp: opts.githubApp } : {}),
   });
   const { forge, fakeGithub, fakeGitea } = fake;
 
@@ -229,6 +236,12 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
     );
   };
 
+  /** A signed GitHub webhook of `event` with `payload`, through the real intake (the App's own events). */
+  const githubWebhook = async (event: string, payload: Record<string, unknown>) => {
+    if (kind !== 'github') throw new Error('a GitHub webhook on a Gitea harness');
+    await deliver((deliveryId) => signedGithubRequest({ secret: GITHUB_SECRET, event, payload, deliveryId }));
+  };
+
   /** What the forge did since the last call, sent back as the webhooks the forge would send (PR merged). */
   const deliverForgeEvents = async () => {
     // Reviews and review comments: the forge's review webhooks (the bot's kept reads heed them).
@@ -316,6 +329,7 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
       return bot;
     },
     comment,
+    githubWebhook,
     deliverForgeEvents,
     round,
     drive,

@@ -28,6 +28,8 @@ import { openSqliteRunStore, type SqliteRunStore } from '../../src/store/sqlite-
 import { openSqliteStore } from '../../src/store/sqlite-store.ts';
 import type { Store } from '../../src/store/types.ts';
 import { startFakeGitea } from './fake-gitea/server.ts';
+import type { PermissionChanges } from './fake-github/app-permissions.ts';
+import { appKeyPair } from './fake-github/app-tokens.ts';
 import { fastRetry } from './fake-github/harness.ts';
 import { startFakeGithub } from './fake-github/server.ts';
 import { testEnv } from './git.ts';
@@ -123,12 +125,21 @@ export const startFakeForge = async (
     rateLimit?: { core?: number; graphql?: number; now?: () => number };
     /** Told after every API request of the adapter (as the composed bot's budget tracker is). */
     onRequest?: ForgeRequestHook;
+    /**
+     * GitHub: the adapter authenticates as an App installation (a JWT, then installation tokens the fake
+     * mints with the installation's permissions), not with a static token.
+     */
+    githubApp?: { installationId: number; permissions?: PermissionChanges };
   } = {},
 ) => {
   const botLogin = botLoginFor(kind);
+  const keys = o.githubApp ? appKeyPair() : undefined;
+  const app = o.githubApp && keys ? { appId: 4242, installationId: o.githubApp.installationId } : undefined;
   const fakeOpts = {
     ...(o.cloneUrl ? { cloneUrl: o.cloneUrl } : {}),
     ...(o.rateLimit && kind === 'github' ? { rateLimit: o.rateLimit } : {}),
+    ...(app && keys ? { app: { ...app, publicKey: keys.publicKey } } : {}),
+    ...(o.githubApp?.permissions ? { permissions: o.githubApp.permissions } : {}),
   };
   const hook = o.onRequest ? { onRequest: o.onRequest } : {};
   const cache = o.requestCache === undefined ? {} : { requestCache: o.requestCache };
@@ -138,7 +149,7 @@ export const startFakeForge = async (
     kind === 'github'
       ? createGithubForge({
           baseUrl: fakeGithub!.apiUrl,
-          auth: { token: 'test-token' },
+          auth: app && keys ? { ...app, privateKey: keys.privateKey } : { token: 'test-token' },
           botLogin,
           logger,
           retry: fastRetry,

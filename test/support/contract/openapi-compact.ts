@@ -1,7 +1,8 @@
 // GitHub's OpenAPI document is 13 MB of pretty-printed JSON, most of it words for people
 // (descriptions, summaries, examples) that a contract check never reads; parsing and converting it
 // cost each test process about a second. `compactOpenApi` keeps what the checks use: each
-// operation's id, parameters, request body and responses, and the components they refer to, without
+// operation's id, parameters, request body and responses, its category and documentation URL (what a
+// fake's refusal names), and the components they refer to, without
 // the keywords that validate nothing. `loadOpenApi` reads a document through a compact copy cached
 // under node_modules/.cache, keyed by the file's size and mtime and this code's version; the vitest
 // global setup (test/support/contract/prepare.ts) writes it once before the test processes start.
@@ -13,7 +14,7 @@ import { toJsonSchema } from './openapi-schema.ts';
 type Json = Record<string, unknown>;
 
 /** Raise when what `compactOpenApi` keeps changes: older cached copies are then not read. */
-const VERSION = 2;
+const VERSION = 3;
 const METHODS = ['get', 'put', 'post', 'patch', 'delete', 'head'];
 /** Keywords for people and tools: no schema, parameter or response is checked by them. */
 const DROP = new Set(['description', 'summary', 'example', 'examples', 'externalDocs', 'tags', 'title']);
@@ -43,7 +44,15 @@ export const compactOpenApi = (doc: Json): Json => {
       const op = item[m] as Json | undefined;
       if (!op) continue;
       const { operationId, parameters, requestBody, responses } = op;
-      methods[m] = stripForChecks({ operationId, parameters, requestBody, responses });
+      // GitHub's category of the operation (which App permission it needs) and its page, for the
+      // fake's refusals (fake-github/app-permissions.ts).
+      const x = op['x-github'] as Json | undefined;
+      const docs = op.externalDocs as Json | undefined;
+      methods[m] = {
+        ...(stripForChecks({ operationId, parameters, requestBody, responses }) as Json),
+        ...(x ? { 'x-github': { category: x.category, subcategory: x.subcategory } } : {}),
+        ...(typeof docs?.url === 'string' ? { externalDocs: { url: docs.url } } : {}),
+      };
     }
     paths[template] = methods;
   }

@@ -3,9 +3,10 @@
 // account, or `repository_ids`) and the permissions the request asks for, each at most what the
 // installation holds (else 422), expiring an hour after it was minted. The grant is recorded so a test
 // can assert what scope each token had, and a limited token is refused (404, as GitHub answers) on a
-// repository outside it.
+// repository outside it. A token keeps what the installation held when it was minted (`held`).
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { World, WorldRepo } from '../world.ts';
+import type { PermissionLevel } from './app-permissions.ts';
 
 /** A fresh GitHub App key pair as PEM: the bot signs its JWT with `privateKey`, the fake checks with `publicKey`. */
 export const appKeyPair = (): { publicKey: string; privateKey: string } =>
@@ -15,20 +16,14 @@ export const appKeyPair = (): { publicKey: string; privateKey: string } =>
     privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
   });
 
-/** What the fake's one installation holds (repoInstallationJson's `permissions`). */
-export const installationPermissions: Record<string, 'read' | 'write'> = {
-  contents: 'write',
-  issues: 'write',
-  pull_requests: 'write',
-  metadata: 'read',
-};
-
 export interface TokenGrant {
   token: string;
   /** `owner/name` of each repository the token may reach; undefined = every one of the installation. */
   repositories?: string[];
   /** What the request asked for; undefined = everything the installation holds. */
   permissions?: Record<string, string>;
+  /** What the token may do: the installation's permissions when it was minted, limited to those asked for. */
+  held: Record<string, PermissionLevel>;
   expiresAt: string;
 }
 
@@ -36,8 +31,13 @@ type Answer = { status: number; body: Record<string, unknown>; grant?: TokenGran
 
 const level = { read: 1, write: 2, admin: 3 } as Record<string, number>;
 
-/** The answer to one access-token request whose JWT was already verified. */
-export const mintInstallationToken = (world: World, body: Record<string, unknown>, now: number): Answer => {
+/** The answer to one access-token request whose JWT was already verified; `installation`: what it holds now. */
+export const mintInstallationToken = (
+  world: World,
+  body: Record<string, unknown>,
+  now: number,
+  installation: Record<string, PermissionLevel>,
+): Answer => {
   const repos = [...world.repos.values()];
   const account = repos[0]?.owner.toLowerCase();
   let chosen: WorldRepo[] | undefined;
@@ -66,14 +66,20 @@ export const mintInstallationToken = (world: World, body: Record<string, unknown
   }
   const asked = body.permissions as Record<string, string> | undefined;
   for (const [name, want] of Object.entries(asked ?? {})) {
-    const held = installationPermissions[name];
+    const held = installation[name];
     if (!held || (level[want] ?? 9) > (level[held] ?? 0))
       return unprocessable('The permissions requested are not granted to this installation.');
   }
   const token = `ghs_${randomBytes(12).toString('hex')}`;
   const expiresAt = new Date(now + 3600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+  const held: Record<string, PermissionLevel> = asked
+    ? Object.fromEntries(
+        Object.entries({ ...asked, metadata: 'read' }).map(([k, v]) => [k, v === 'read' ? 'read' : 'write']),
+      )
+    : { ...installation };
   const grant: TokenGrant = {
     token,
+    held,
     expiresAt,
     ...(chosen ? { repositories: chosen.map((r) => `${r.owner}/${r.name}`) } : {}),
     ...(asked ? { permissions: { ...asked, metadata: 'read' } } : {}),
@@ -84,7 +90,7 @@ export const mintInstallationToken = (world: World, body: Record<string, unknown
     body: {
       token,
       expires_at: expiresAt,
-      permissions: grant.permissions ?? installationPermissions,
+      permissions: grant.permissions ?? installation,
       repository_selection: chosen ? 'selected' : 'all',
     },
   };

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { buildSchema, execute, type GraphQLError, type GraphQLSchema, parse, validate } from 'graphql';
 import type { World, WorldIssue, WorldRepo } from '../world.ts';
 import { checksOf, type WorldCheckRun, type WorldReviewComment, type WorldStatus } from '../world-checks.ts';
+import { holds, type PermissionLevel } from './app-permissions.ts';
 import { actionsOnly, actionsOnlyMessage } from './rest-checks.ts';
 import { mergeInfo, mergePull, syncHead } from './rest-pulls.ts';
 
@@ -127,12 +128,22 @@ const closingRefs = (world: World, repo: WorldRepo, body: string) => {
   return out;
 };
 
-export const createRoot = (world: World, actorLogin: string) => {
-  /** Check runs are an App's: a user token is refused, as GitHub does. */
+/** GitHub's words when the App's token lacks the permission a field or mutation needs. */
+const notAccessible = () => new TypedError('FORBIDDEN', 'Resource not accessible by integration');
+
+export const createRoot = (
+  world: World,
+  actorLogin: string,
+  held: Readonly<Record<string, PermissionLevel>>,
+) => {
+  /** Check runs are an App's: a user token is refused, as GitHub does; an App needs `checks: write`. */
   const appOnly = (): void => {
     if (world.users.get(actorLogin.toLowerCase())?.type !== 'Bot')
       throw new TypedError('FORBIDDEN', 'You must authenticate as a GitHub App to use the Checks API');
+    if (!holds(held, { name: 'checks', level: 'write' })) throw notAccessible();
   };
+  /** Without `checks: read` a check run in a commit's rollup is refused: a null node and a FORBIDDEN error. */
+  const canReadChecks = () => holds(held, { name: 'checks', level: 'read' });
   const readable = (repo: WorldRepo | undefined) =>
     repo && (!repo.private || world.permissionOf(repo, actorLogin) !== 'none') ? repo : undefined;
 
@@ -326,7 +337,10 @@ export const createRoot = (world: World, actorLogin: string) => {
         .reverse();
       const statuses = checks.latestStatuses(repo, sha);
       if (runs.length === 0 && statuses.length === 0) return null;
-      const items = [...runs.map(checkRunNode), ...statuses.map(statusNode)];
+      const items = [
+        ...runs.map((r) => (canReadChecks() ? checkRunNode(r) : notAccessible())),
+        ...statuses.map(statusNode),
+      ];
       return { contexts: (args: PageArgs) => connection(items, args) };
     },
   });
@@ -560,6 +574,8 @@ export const runGraphql = async (
   world: World,
   actorLogin: string,
   body: { query?: unknown; variables?: unknown },
+  /** The App permissions of the request's token (app-permissions.ts). */
+  held: Readonly<Record<string, PermissionLevel>>,
 ): Promise<GraphqlOutcome> => {
   if (typeof body.query !== 'string') return { invalid: ['GraphQL body has no query'], response: {} };
   let document: ReturnType<typeof parse>;
@@ -573,7 +589,7 @@ export const runGraphql = async (
   const result = await execute({
     schema: githubSchema(),
     document,
-    rootValue: createRoot(world, actorLogin),
+    rootValue: createRoot(world, actorLogin, held),
     variableValues: (body.variables ?? {}) as Record<string, unknown>,
   });
   // An error with no path is about the request itself (e.g. a variable of the wrong type).

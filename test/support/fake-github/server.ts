@@ -9,6 +9,14 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { OpenApiContract, type Operation } from '../contract/openapi.ts';
 import type { World, WorldRepo } from '../world.ts';
+import {
+  holds,
+  installationPermissionsOf,
+  missingPermissionAnswer,
+  type PermissionChanges,
+  type PermissionLevel,
+  permissionNeeded,
+} from './app-permissions.ts';
 import { grantCovers, mintInstallationToken, type TokenGrant } from './app-tokens.ts';
 import { type Handler, type HandlerResult, HttpFailure } from './context.ts';
 import { runGraphql } from './graphql.ts';
@@ -48,6 +56,8 @@ export interface FakeGithubOptions {
   webhookSecret?: string;
   /** Primary rate limits per token (default 5000 core, 5000 graphql), one hour from the first request. */
   rateLimit?: { core?: number; graphql?: number; now?: () => number };
+  /** The installation's App permissions from the start, over the default (app-permissions.ts: all the bot asks for). */
+  permissions?: PermissionChanges;
 }
 
 export interface FakeGithub {
@@ -63,6 +73,11 @@ export interface FakeGithub {
   failNext(times: number, failure: Failure): void;
   /** Drops the failures still queued: the fault is fixed. */
   clearFailures(): void;
+  /**
+   * Takes an App permission from the installation (`undefined`) or grants it, as an owner's choice on
+   * the installation's settings page does. Tokens minted before keep what they had.
+   */
+  setPermission(name: string, level: PermissionLevel | undefined): void;
   assertNoViolations(): void;
   close(): Promise<void>;
 }
@@ -108,6 +123,9 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
   const failures: { left: number; failure: Failure }[] = [];
   let base = '';
   const hook = createAppWebhook(opts.webhookSecret ?? 'fake-github-webhook-secret');
+  const installation = installationPermissionsOf(opts.permissions);
+  /** What a token may do: an installation token what it was minted with; a static token the installation's now. */
+  const heldBy = (token: string) => grants.get(token)?.held ?? installation.now();
 
   const send = (res: ServerResponse, r: HandlerResult) => {
     const headers: Record<string, string> = { 'x-github-api-version-selected': '2022-11-28', ...r.headers };
@@ -223,6 +241,7 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
         world,
         actor,
         (body ?? {}) as { query?: unknown; variables?: unknown },
+        heldBy(token),
       );
       if (outcome.invalid.length)
         return { result: violation(`GraphQL: ${outcome.invalid.join('; ')}`), opId: 'graphql' };
@@ -245,7 +264,12 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
         Number(pathParams.installation_id) !== opts.app.installationId
       )
         return { result: { status: 401, body: { message: 'A JSON web token could not be decoded' } }, opId };
-      const minted = mintInstallationToken(world, (body ?? {}) as Record<string, unknown>, Date.now());
+      const minted = mintInstallationToken(
+        world,
+        (body ?? {}) as Record<string, unknown>,
+        Date.now(),
+        installation.now(),
+      );
       const problems = githubContract().checkResponse(operation, minted.status, minted.body, 'json');
       if (problems.length) return { result: violation(`fake's own response: ${problems.join('; ')}`), opId };
       if (minted.grant) {
@@ -311,6 +335,16 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
     if (!grantCovers(grants.get(token), pathParams.owner, pathParams.repo))
       return { result: { status: 404, body: { message: 'Not Found' } }, opId };
     if (spent(req, 'core')) return { result: spentAnswer('core', operation), opId, refused: true };
+    const need = permissionNeeded(operation);
+    if (need && !holds(heldBy(token), need)) {
+      const refusal = missingPermissionAnswer(operation, need);
+      // Where the operation documents a 403, the refusal must fit it; elsewhere the description is silent.
+      if (((operation.def.responses ?? {}) as Record<string, unknown>)['403']) {
+        const problems = githubContract().checkResponse(operation, 403, refusal.body, 'json');
+        if (problems.length) return { result: violation(`fake's own refusal: ${problems.join('; ')}`), opId };
+      }
+      return { result: refusal, opId };
+    }
     const handler = handlers[operation.operationId];
     if (!handler)
       return {
@@ -414,6 +448,9 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
     /** Drops the failures still queued: the fault is fixed. */
     clearFailures() {
       failures.splice(0);
+    },
+    setPermission(name, level) {
+      installation.set(name, level);
     },
     assertNoViolations() {
       if (violations.length)
