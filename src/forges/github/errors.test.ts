@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../errors.ts';
+import { missingPermissionOf } from '../app-permission.ts';
 import { toAppError } from './errors.ts';
 
 const repo = { owner: 'acme', name: 'app' };
@@ -17,6 +18,25 @@ describe('toAppError', () => {
     expect(e.message).toBe(
       'the app lacks issues:write on acme/app (GitHub answered 403 to close issue #3: Resource not accessible by integration)',
     );
+  });
+
+  it('keeps the permission GitHub says it would accept (X-Accepted-GitHub-Permissions) on the error, else the need', () => {
+    const refused = http(403, 'Resource not accessible by integration', {
+      'x-accepted-github-permissions': 'checks=read',
+    });
+    const e = toAppError(refused, {
+      action: 'list the check runs of abc1234',
+      repo,
+      need: 'pull_requests:read',
+    });
+    expect(missingPermissionOf(e)).toEqual({ name: 'checks', level: 'read' });
+    expect(e.message).toContain('the app lacks checks:read on acme/app');
+    const needed = toAppError(http(403, 'Resource not accessible by integration'), {
+      action: 'create the blitz check',
+      need: 'checks:write',
+    });
+    expect(missingPermissionOf(needed)).toEqual({ name: 'checks', level: 'write' });
+    expect(missingPermissionOf(toAppError(http(404), { action: 'a', need: 'checks:read' }))).toBeUndefined();
   });
 
   it('tells a rate-limit 403 from a permission 403', () => {

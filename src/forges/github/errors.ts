@@ -2,6 +2,7 @@
 // to change ("the app lacks issues:write on acme/app"). Parsed with zod: an error is outside input too.
 import { z } from 'zod';
 import { AppError, isAppError } from '../../errors.ts';
+import { acceptedPermissionOf, formatPermission, parsePermission } from '../app-permission.ts';
 import { formatRepo, type RepoRef } from '../types.ts';
 
 const RequestFailure = z.object({
@@ -73,13 +74,17 @@ export const toAppError = (err: unknown, ctx: CallContext): AppError => {
       withStatus,
       { cause: err },
     );
-  if (status === 403)
+  if (status === 403) {
+    // The permission GitHub says it would accept, else the call's own need: a typed fact, kept on the error.
+    const permission =
+      acceptedPermissionOf(headers['x-accepted-github-permissions']) ?? parsePermission(ctx.need);
     return new AppError(
       'forbidden',
-      `the app lacks ${ctx.need ?? 'access'}${where} (GitHub answered 403 to ${ctx.action}: ${message})`,
-      withStatus,
+      `the app lacks ${permission ? formatPermission(permission) : 'access'}${where} (GitHub answered 403 to ${ctx.action}: ${message})`,
+      { ...withStatus, ...(permission ? { permission } : {}) },
       { cause: err },
     );
+  }
   if (status === 404)
     return new AppError(
       'not_found',
