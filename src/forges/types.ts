@@ -1,6 +1,7 @@
 // The one interface the rest of the bot uses to talk to a tracker, and the domain types it speaks.
 // Adapters (github/, gitea/) map every API payload into these types; nothing outside src/forges/
 // sees an octokit or Gitea type. Optional methods are capabilities a forge may lack.
+import type { AppPermission } from './app-permission.ts';
 
 export type ForgeKind = 'github' | 'gitea';
 
@@ -392,7 +393,7 @@ export interface Forge {
     sha: string,
     report: ProgressReport,
     opts?: { first?: boolean },
-  ): Promise<void>;
+  ): Promise<ReportedInstead | undefined>;
   /**
    * The PR, its head's checks, its reviews and review comments in as few requests as the forge allows.
    * `pull`: the PR as the forge answered it moments ago (the caller opened it in this reconcile call),
@@ -407,6 +408,11 @@ export interface Forge {
 
   /** A webhook about `repo` arrived: what the adapter keeps (forges/kept-reads.ts) is updated or dropped. */
   observeEvent?(event: ObservedEvent): void;
+  /**
+   * The page where an admin of the repository's owner reviews and accepts the App's permissions (GitHub:
+   * the installation's settings); undefined where the bot cannot tell (token auth).
+   */
+  installationSettingsPage?(repo: RepoRef): Promise<string | undefined>;
 }
 
 /** A forge event as far as kept reads care (intake's normalised ForgeEvent fits). */
@@ -418,6 +424,17 @@ export interface ObservedEvent {
   headSha?: string;
   /** `review-changed`: the PR reviewed or commented on. */
   number?: number;
+}
+
+/**
+ * A report the forge took another way than asked: GitHub without `checks: write` takes the bot's `blitz`
+ * report as a commit status of that name (what the PR gate reads of it is the same), or, without
+ * `statuses: write` either, not at all (`nothing`: the report is the bot's courtesy; the gate needs none).
+ */
+export interface ReportedInstead {
+  as: 'status' | 'nothing';
+  /** The permission the installation lacks for the check run. */
+  lacking: AppPermission;
 }
 
 export const formatRepo = (repo: RepoRef): string => `${repo.owner}/${repo.name}`;

@@ -31,7 +31,7 @@ describe('app.yml', () => {
     expect([...manifest.default_events].sort()).toEqual([...githubEvents].sort());
   });
 
-  it('asks for issues, pull requests, contents and checks write, metadata, statuses and actions read, and nothing unknown', () => {
+  it('asks for issues, pull requests, contents, checks and statuses write, metadata and actions read, and nothing unknown', () => {
     const permissions = Object.keys(doc.components.schemas['app-permissions'].properties);
     for (const name of Object.keys(manifest.default_permissions)) expect(permissions).toContain(name);
     expect(manifest.default_permissions).toEqual({
@@ -39,9 +39,10 @@ describe('app.yml', () => {
       pull_requests: 'write',
       contents: 'write',
       metadata: 'read',
-      // The PR feedback loop (issue 21): the bot's own `blitz` check, the head's statuses, Actions job logs.
+      // The PR feedback loop (issue 21): the bot's own `blitz` check, the head's statuses, Actions job logs;
+      // statuses write: the `blitz` report as a commit status where checks cannot be written (issue 37).
       checks: 'write',
-      statuses: 'read',
+      statuses: 'write',
       actions: 'read',
     });
   });

@@ -77,9 +77,9 @@ export const statusOps = (client: GiteaClient) => {
       return (combined.statuses ?? []).map(toCheckFromGiteaStatus);
     },
 
-    reportProgress: async (repo: RepoRef, sha: string, report: ProgressReport): Promise<void> => {
+    reportProgress: async (repo: RepoRef, sha: string, report: ProgressReport): Promise<undefined> => {
       const key = `${formatRepo(repo)}@${sha}`.toLowerCase();
-      if (!opening.send(key, report)) return;
+      if (!opening.send(key, report)) return undefined;
       await client.none({
         method: 'POST',
         path: `${repoPath(repo)}/statuses/${encodeURIComponent(sha)}`,
@@ -93,6 +93,7 @@ export const statusOps = (client: GiteaClient) => {
         needs: writeOn(repo),
       });
       opening.sent(key, report.state);
+      return undefined;
     },
   };
 };

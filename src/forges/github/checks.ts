@@ -1,9 +1,20 @@
 // Checks on GitHub: a commit's check runs (with the annotations of failed ones) and its combined commit
 // status normalised to CheckInfo, the tail of a GitHub Actions job's log (read from the signed URL the
 // API redirects to, without our token), and the bot's own check run `blitz` created or updated in place.
+// An installation without `checks: write` gets the bot's report as a commit status `blitz` instead
+// (the PR gate reads it the same way); the report says so (`ReportedInstead`), and the repository's
+// reports go that way until GitHub says new permissions were accepted (`checksGranted`).
 import { AppError } from '../../errors.ts';
+import { missingPermissionOf } from '../app-permission.ts';
 import { openingReports } from '../opening-reports.ts';
-import type { CheckAnnotation, CheckConclusion, CheckInfo, ProgressReport, RepoRef } from '../types.ts';
+import type {
+  CheckAnnotation,
+  CheckConclusion,
+  CheckInfo,
+  ProgressReport,
+  RepoRef,
+  ReportedInstead,
+} from '../types.ts';
 import type { GithubClient } from './client.ts';
 import { call } from './errors.ts';
 
@@ -12,6 +23,15 @@ export const progressCheckName = 'blitz';
 
 /** GitHub's limit on a check run output's summary, in characters. */
 export const maxSummaryChars = 65_535;
+/** GitHub's limit on a commit status's description, in characters. */
+const maxStatusDescriptionChars = 140;
+
+/** The commit status a report is written as, where the bot may not write check runs. */
+const statusState = (state: ProgressReport['state']): 'pending' | 'success' | 'failure' =>
+  state === 'queued' || state === 'in_progress' ? 'pending' : state === 'failure' ? 'failure' : 'success';
+
+/** What the bot's report became where the installation may not write check runs. */
+const asStatus: ReportedInstead = { as: 'status', lacking: { name: 'checks', level: 'write' } };
 /** Annotations read per failed check run: the first ones name the failure; the rest are noise in a prompt. */
 const maxAnnotations = 50;
 
@@ -147,6 +167,24 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
   // sent (opening-reports.ts): per PR the check is created and completed.
   const opening = openingReports();
   const headKey = (repo: RepoRef, sha: string) => `${repo.owner}/${repo.name}@${sha}`.toLowerCase();
+  // Repositories whose installation refused the bot's check run: its reports go as commit statuses.
+  const statusOnly = new Set<string>();
+  const repoKey = (repo: RepoRef) => `${repo.owner}/${repo.name}`.toLowerCase();
+
+  const reportAsStatus = async (repo: RepoRef, sha: string, report: ProgressReport): Promise<void> => {
+    await call(
+      { action: `set the ${progressCheckName} status on ${sha.slice(0, 7)}`, repo, need: 'statuses:write' },
+      () =>
+        gh.rest.repos.createCommitStatus({
+          ...at(repo),
+          sha,
+          state: statusState(report.state),
+          context: progressCheckName,
+          description: report.title.slice(0, maxStatusDescriptionChars),
+          ...(report.detailsUrl ? { target_url: report.detailsUrl } : {}),
+        }),
+    );
+  };
 
   const annotationsOf = async (repo: RepoRef, runId: number): Promise<CheckAnnotation[]> => {
     const { data } = await call(
@@ -183,6 +221,67 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
       }),
     );
     return [...fromRuns, ...combined.data.statuses.map(toCheckFromStatus)];
+  };
+
+  /** The bot's report as its own check run `blitz`: found or created on the head, updated in place. */
+  const reportAsCheckRun = async (
+    repo: RepoRef,
+    sha: string,
+    report: ProgressReport,
+    opts: { first?: boolean },
+  ): Promise<void> => {
+    const key = headKey(repo, sha);
+    const known = ownRuns.get(key)?.id;
+    // Not known: searched for, unless the bot has never reported on this head (its PR is new).
+    const existing =
+      known !== undefined || opts.first
+        ? undefined
+        : await call(
+            {
+              action: `find the ${progressCheckName} check on ${sha.slice(0, 7)}`,
+              repo,
+              need: 'checks:read',
+            },
+            () =>
+              gh.rest.checks.listForRef({
+                ...at(repo),
+                ref: sha,
+                check_name: progressCheckName,
+                filter: 'latest',
+                per_page: 100,
+              }),
+          );
+    const mine = known ?? existing?.data.check_runs.find((r) => r.app?.slug === botSlug)?.id;
+    const state = report.state;
+    const fields = {
+      ...(checkRunStatus(state) === 'in_progress'
+        ? { status: 'in_progress' as const }
+        : { status: 'completed' as const, conclusion: state as 'success' | 'failure' | 'neutral' }),
+      ...(report.detailsUrl ? { details_url: report.detailsUrl } : {}),
+      output: {
+        title: report.title.slice(0, 255),
+        summary: report.summary.slice(0, maxSummaryChars),
+      },
+    };
+    if (mine !== undefined) {
+      const updated = await call(
+        {
+          action: `update the ${progressCheckName} check on ${sha.slice(0, 7)}`,
+          repo,
+          need: 'checks:write',
+        },
+        () => gh.rest.checks.update({ ...at(repo), check_run_id: mine, ...fields }),
+      );
+      remember(key, mine, updated.data.node_id);
+      opening.sent(key, state);
+      return;
+    }
+    const created = await call(
+      { action: `create the ${progressCheckName} check on ${sha.slice(0, 7)}`, repo, need: 'checks:write' },
+      () => gh.rest.checks.create({ ...at(repo), name: progressCheckName, head_sha: sha, ...fields }),
+    );
+    remember(key, created.data.id, created.data.node_id);
+    opening.sent(key, state);
   };
 
   return {
@@ -261,65 +360,38 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
       opening.sent(headKey(repo, sha), report.state);
     },
 
+    /** GitHub said the installation accepted new permissions: the bot's check runs are tried again. */
+    checksGranted(): void {
+      statusOnly.clear();
+    },
+
     async reportProgress(
       repo: RepoRef,
       sha: string,
       report: ProgressReport,
       opts: { first?: boolean } = {},
-    ): Promise<void> {
+    ): Promise<ReportedInstead | undefined> {
       const key = headKey(repo, sha);
-      if (!opening.send(key, report)) return;
-      const known = ownRuns.get(key)?.id;
-      // Not known: searched for, unless the bot has never reported on this head (its PR is new).
-      const existing =
-        known !== undefined || opts.first
-          ? undefined
-          : await call(
-              {
-                action: `find the ${progressCheckName} check on ${sha.slice(0, 7)}`,
-                repo,
-                need: 'checks:read',
-              },
-              () =>
-                gh.rest.checks.listForRef({
-                  ...at(repo),
-                  ref: sha,
-                  check_name: progressCheckName,
-                  filter: 'latest',
-                  per_page: 100,
-                }),
-            );
-      const mine = known ?? existing?.data.check_runs.find((r) => r.app?.slug === botSlug)?.id;
-      const state = report.state;
-      const fields = {
-        ...(checkRunStatus(state) === 'in_progress'
-          ? { status: 'in_progress' as const }
-          : { status: 'completed' as const, conclusion: state as 'success' | 'failure' | 'neutral' }),
-        ...(report.detailsUrl ? { details_url: report.detailsUrl } : {}),
-        output: {
-          title: report.title.slice(0, 255),
-          summary: report.summary.slice(0, maxSummaryChars),
-        },
-      };
-      if (mine !== undefined) {
-        const updated = await call(
-          {
-            action: `update the ${progressCheckName} check on ${sha.slice(0, 7)}`,
-            repo,
-            need: 'checks:write',
-          },
-          () => gh.rest.checks.update({ ...at(repo), check_run_id: mine, ...fields }),
-        );
-        remember(key, mine, updated.data.node_id);
-        opening.sent(key, state);
-        return;
+      if (!opening.send(key, report)) return undefined;
+      if (!statusOnly.has(repoKey(repo))) {
+        try {
+          await reportAsCheckRun(repo, sha, report, opts);
+          return undefined;
+        } catch (err) {
+          // Any `checks` permission missing: the check run cannot be written (write includes read).
+          if (missingPermissionOf(err)?.name !== 'checks') throw err;
+          statusOnly.add(repoKey(repo));
+        }
       }
-      const created = await call(
-        { action: `create the ${progressCheckName} check on ${sha.slice(0, 7)}`, repo, need: 'checks:write' },
-        () => gh.rest.checks.create({ ...at(repo), name: progressCheckName, head_sha: sha, ...fields }),
-      );
-      remember(key, created.data.id, created.data.node_id);
-      opening.sent(key, state);
+      try {
+        await reportAsStatus(repo, sha, report);
+      } catch (err) {
+        // No commit statuses either: the report is left out (the gate reads CI, not the bot's own report).
+        if (missingPermissionOf(err)?.name !== 'statuses') throw err;
+        return { ...asStatus, as: 'nothing' };
+      }
+      opening.sent(key, report.state);
+      return asStatus;
     },
   };
 };

@@ -46,6 +46,14 @@ export const defaultRetry: Required<RetryOptions> = {
 export const githubBaseUrl = (opts: { host?: string; protocol?: string }): string =>
   opts.host ? `${opts.protocol ?? 'https'}://${opts.host}/api/v3` : 'https://api.github.com';
 
+/** @octokit/auth-app's token cache over a Map the caller can empty. */
+const mapCache = (map: Map<string, string>) => ({
+  get: async (key: string) => map.get(key),
+  set: async (key: string, value: string) => {
+    map.set(key, value);
+  },
+});
+
 // 4xx other than rate limits are answers, not outages; 429 is left to the throttling plugin, which
 // reads Retry-After, so the two plugins never both retry one response.
 const doNotRetry = [400, 401, 403, 404, 405, 409, 410, 422, 429, 451];
@@ -59,6 +67,11 @@ export const createGithubClient = (opts: {
   onRequest?: ForgeRequestHook;
   /** Conditional GETs (ETag / Last-Modified) served from cache on 304; default on. */
   conditional?: boolean;
+  /**
+   * Where app auth keeps its installation tokens (default: its own). A token keeps the permissions the
+   * installation had when it was minted, so the adapter empties this once GitHub says new ones were accepted.
+   */
+  tokenCache?: Map<string, string>;
 }): GithubClient => {
   const r = { ...defaultRetry, ...opts.retry };
   const { logger } = opts;
@@ -93,6 +106,7 @@ export const createGithubClient = (opts: {
             appId: opts.auth.appId,
             privateKey: opts.auth.privateKey,
             installationId: opts.auth.installationId,
+            ...(opts.tokenCache ? { cache: mapCache(opts.tokenCache) } : {}),
           },
         };
   const client = new GithubOctokit({

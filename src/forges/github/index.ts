@@ -33,11 +33,32 @@ export interface GithubForgeOptions {
   keptForMs?: number;
 }
 
+/** The web address of a GitHub whose API is at `apiBase`: github.com, or the Enterprise host (`…/api/v3`). */
+export const webBaseOf = (apiBase: string): string => {
+  const url = new URL(apiBase);
+  if (url.hostname === 'api.github.com') return 'https://github.com';
+  return `${url.protocol}//${url.host}${url.pathname.replace(/\/api\/v3\/?$/, '').replace(/\/+$/, '')}`;
+};
+
+/** The installation's settings page: under the organization, or the user's own settings. */
+export const installationSettingsPage = (
+  web: string,
+  owner: string,
+  organization: boolean,
+  installationId: number,
+): string =>
+  organization
+    ? `${web}/organizations/${encodeURIComponent(owner)}/settings/installations/${installationId}`
+    : `${web}/settings/installations/${installationId}`;
+
 export const createGithubForge = (opts: GithubForgeOptions): Forge => {
   const logger = (opts.logger ?? silentLogger()).child({ forge: 'github' });
+  // Installation tokens, kept by app auth until GitHub says the installation's permissions changed.
+  const tokens = new Map<string, string>();
   const gh = createGithubClient({
     baseUrl: opts.baseUrl ?? 'https://api.github.com',
     auth: opts.auth,
+    tokenCache: tokens,
     logger,
     retry: opts.retry,
     ...(opts.onRequest ? { onRequest: opts.onRequest } : {}),
@@ -64,6 +85,15 @@ export const createGithubForge = (opts: GithubForgeOptions): Forge => {
     logger,
   });
   const reviews = reviewOps(gh);
+  const { ownerTypeOf, ...repos } = repoOps(gh, {
+    cache: opts.requestCache !== false,
+    onRepoId: (repo, id) => {
+      if (repoIds.size >= 1_000) repoIds.delete(repoIds.keys().next().value as string);
+      repoIds.set(repoKey(repo), id);
+    },
+  });
+  const { checksGranted, ...checkReads } = checks;
+  const installationId = 'installationId' in opts.auth ? opts.auth.installationId : undefined;
   const forge: Forge = {
     kind: 'github',
     botLogin: opts.botLogin,
@@ -73,16 +103,27 @@ export const createGithubForge = (opts: GithubForgeOptions): Forge => {
     listOpenMilestones: (repo) => listOpenMilestones(gh, repo),
     loadMilestone: (repo, number) => (cached ? cached(repo, number) : loadMilestone(gh, repo, number, ids)),
     ...issueOps(gh, opts.botLogin, { cache: opts.requestCache !== false, ids }),
-    ...repoOps(gh, {
-      cache: opts.requestCache !== false,
-      onRepoId: (repo, id) => {
-        if (repoIds.size >= 1_000) repoIds.delete(repoIds.keys().next().value as string);
-        repoIds.set(repoKey(repo), id);
-      },
-    }),
+    ...repos,
     ...pulls,
-    ...checks,
+    ...checkReads,
     ...reviews,
+    observeEvent(event) {
+      // New permissions reach the bot only in a new installation token; the bot's check runs are tried again.
+      if (event.kind !== 'permissions-accepted') return;
+      tokens.clear();
+      checksGranted();
+    },
+    ...(installationId !== undefined
+      ? {
+          installationSettingsPage: async (repo: RepoRef) =>
+            installationSettingsPage(
+              webBaseOf(opts.baseUrl ?? 'https://api.github.com'),
+              repo.owner,
+              (await ownerTypeOf(repo)) === 'Organization',
+              installationId,
+            ),
+        }
+      : {}),
     readPullFeedback: (ref) =>
       readPullFeedback(gh, ref, {
         ...checks,

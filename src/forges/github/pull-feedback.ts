@@ -282,18 +282,47 @@ export interface PullFeedbackParts {
   botSlug: string;
 }
 
+/** A GraphQL answer with errors and the data it could give (octokit's GraphqlResponseError). */
+const RollupRefused = z.object({
+  errors: z
+    .array(
+      z.object({
+        message: z.string(),
+        type: z.string().optional(),
+        path: z.array(z.union([z.string(), z.number()])).optional(),
+      }),
+    )
+    .min(1),
+  data: z.unknown(),
+});
+
+/** An error GitHub gives for a check run the App may not read: FORBIDDEN, inside a commit's rollup. */
+const refusedInRollup = (e: z.infer<typeof RollupRefused>['errors'][number]): boolean =>
+  e.type === 'FORBIDDEN' && (e.path ?? []).includes('statusCheckRollup');
+
 export const readPullFeedback = async (
   gh: GithubClient,
   ref: IssueRef,
   rest: PullFeedbackParts,
 ): Promise<PullFeedback> => {
+  let refusedChecks = false;
   const raw = await call(
     {
       action: `read PR #${ref.number} with its checks and reviews`,
       repo: ref.repo,
       need: 'pull_requests:read',
     },
-    () => gh.graphql(pullFeedbackQuery, { owner: ref.repo.owner, name: ref.repo.name, number: ref.number }),
+    () =>
+      gh
+        .graphql(pullFeedbackQuery, { owner: ref.repo.owner, name: ref.repo.name, number: ref.number })
+        .catch((err: unknown) => {
+          // An installation without `checks: read` gets the PR with its check runs refused (null nodes,
+          // FORBIDDEN errors on the rollup): the checks are asked of REST, whose 403 names the permission.
+          const partial = RollupRefused.safeParse(err);
+          if (!partial.success || !partial.data.errors.every(refusedInRollup)) throw err;
+          refusedChecks = true;
+          return partial.data.data;
+        }),
   );
   const p = PullFeedbackResponse.parse(raw).repository?.pullRequest;
   if (!p) {
@@ -304,7 +333,7 @@ export const readPullFeedback = async (
   const head = p.commits.nodes.at(-1)?.commit;
   const contexts = head?.oid === p.headRefOid ? head.statusCheckRollup?.contexts : undefined;
   const checks =
-    head?.oid !== p.headRefOid || contexts?.pageInfo.hasNextPage
+    refusedChecks || head?.oid !== p.headRefOid || contexts?.pageInfo.hasNextPage
       ? await rest.listChecks(ref.repo, p.headRefOid)
       : (contexts?.nodes ?? []).flatMap((n) => (n ? [toCheck(n)] : []));
   for (const n of contexts?.nodes ?? [])

@@ -97,7 +97,7 @@ export interface PullOpsParts {
   /** `report` went to the bot's check run on `sha` with a merge. */
   ownRunReported?: (repo: RepoRef, sha: string, report: ProgressReport) => void;
   /** The bot's report sent on its own (checks.ts), where a merge cannot carry it. */
-  reportProgress?: (repo: RepoRef, sha: string, report: ProgressReport) => Promise<void>;
+  reportProgress?: (repo: RepoRef, sha: string, report: ProgressReport) => Promise<unknown>;
   /** PRs' GraphQL node ids as the adapter's reads and opens named them. */
   pullIds?: NodeIds;
   /** Told of a check left unfinished on a merge that went in (the merge still succeeds). */

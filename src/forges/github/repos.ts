@@ -26,7 +26,7 @@ export const repoOps = (
 ) => {
   // `GET /repos/{owner}/{repo}` was asked before every git operation (clone credentials) and for the
   // default branch: keep what they need per repository for a while (a failure is not kept).
-  const metadata = createTtlMemo<{ defaultBranch: string; cloneUrl: string }>(
+  const metadata = createTtlMemo<{ defaultBranch: string; cloneUrl: string; ownerType: string }>(
     opts.cache === false ? 0 : repositoryTtlMs,
   );
   const repository = (repo: RepoRef) =>
@@ -35,7 +35,7 @@ export const repoOps = (
         gh.rest.repos.get(at(repo)),
       );
       opts.onRepoId?.(repo, data.node_id);
-      return { defaultBranch: data.default_branch, cloneUrl: data.clone_url };
+      return { defaultBranch: data.default_branch, cloneUrl: data.clone_url, ownerType: data.owner.type };
     });
 
   const branchSha = async (repo: RepoRef, branch: string): Promise<string | undefined> => {
@@ -51,6 +51,11 @@ export const repoOps = (
   };
 
   return {
+    /** Whether the repository's owner is an `Organization` or a `User` (where an App's settings live). */
+    async ownerTypeOf(repo: RepoRef): Promise<string> {
+      return (await repository(repo)).ownerType;
+    },
+
     async getPermission(repo: RepoRef, user: string): Promise<Permission> {
       try {
         const { data } = await call(
