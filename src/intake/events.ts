@@ -108,6 +108,9 @@ export const forgeEventSchema = z.discriminatedUnion('kind', [
     /** The PRs whose head it is, when the forge says (GitHub check runs and suites). */
     pullNumbers: z.array(z.number().int().positive()),
   }),
+  // GitHub: an owner accepted the App's new permissions on an installation covering `repo`. The adapter
+  // drops its installation token (a new one carries them) and the repository's runs look again.
+  z.object({ kind: z.literal('permissions-accepted'), ...base }),
   z.object({
     kind: z.literal('review-changed'),
     ...base,

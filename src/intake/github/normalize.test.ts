@@ -139,6 +139,22 @@ describe('normalizeGithub', () => {
     });
   });
 
+  it('installation: new_permissions_accepted is one event per repository it names; other actions are ignored', () => {
+    expect(events('installation', githubExample('installation', 'new_permissions_accepted'))).toEqual([
+      {
+        kind: 'permissions-accepted',
+        forge: 'github',
+        repo: { owner: 'Codertocat', name: 'Hello-World' },
+        sender: { login: 'Codertocat', type: 'User' },
+        installationId: 957387,
+      },
+    ]);
+    const none = githubExample('installation', 'new_permissions_accepted');
+    delete none.repositories;
+    expect(normalizeGithub('installation', none).outcome).toBe('ignored');
+    expect(normalizeGithub('installation', githubExample('installation', 'suspend')).outcome).toBe('ignored');
+  });
+
   it('dependencies: blocked_by_added and blocking_removed name the blocked and the blocking issue', () => {
     expect(
       events('issue_dependencies', fixture('github', 'issue_dependencies.blocked_by_added'))[0],

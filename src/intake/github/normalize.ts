@@ -17,6 +17,7 @@ import {
 } from '../payload.ts';
 import { githubFeedbackEvents, normalizeGithubFeedback } from './normalize-feedback.ts';
 import {
+  githubInstallationSchema,
   githubIssueCommentSchema,
   githubIssueDependenciesSchema,
   githubIssuesSchema,
@@ -42,6 +43,10 @@ const linkedRef = (issue: { number: number; repository_url: string }) => {
   return { repo: { owner: owner!, name: name! }, number: issue.number };
 };
 
+/**
+ * The events an App subscribes to (app.yml's `default_events`). Intake also follows `installation`
+ * (`new_permissions_accepted`), which GitHub sends every App without a subscription.
+ */
 export const githubEvents = [
   'issue_comment',
   'issues',
@@ -156,6 +161,28 @@ export const normalizeGithub = (event: string, payload: unknown): Normalized => 
           child: linkedRef(p.sub_issue),
         },
       ]);
+    }
+    case 'installation': {
+      const p = parsePayload(githubInstallationSchema, payload, 'installation');
+      if (p.action !== 'new_permissions_accepted') return ignored(`installation.${p.action} is not followed`);
+      const repos = p.repositories ?? [];
+      if (repos.length === 0)
+        return ignored(
+          'installation.new_permissions_accepted names no repository; the next check finds the grant',
+        );
+      // One event per repository it covers: each repository's live runs look again (a blocked one goes on).
+      return accepted(
+        repos.map((r) => {
+          const [owner = '', name = ''] = r.full_name.split('/');
+          return {
+            kind: 'permissions-accepted' as const,
+            forge: 'github' as const,
+            repo: { owner, name },
+            sender: toActor(p.sender),
+            installationId: p.installation.id,
+          };
+        }),
+      );
     }
     default:
       return ignored(`event ${event} is not followed`);

@@ -75,3 +75,16 @@ export const githubSubIssuesSchema = z.object({
   sub_issue: githubLinkedIssueSchema,
   ...common,
 });
+
+/**
+ * `installation`: only `new_permissions_accepted` is followed (an owner accepted the App's new
+ * permissions); it names the installation and, here, the repositories it covers (`full_name`).
+ */
+export const githubInstallationSchema = z.object({
+  action: z.string(),
+  installation: z.object({ id: positiveInt }),
+  repositories: z
+    .array(z.object({ full_name: z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/) }))
+    .nullish(),
+  sender: githubUserSchema,
+});
