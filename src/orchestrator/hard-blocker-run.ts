@@ -5,8 +5,10 @@
 // soon as the forge lets the bot write. The next pass that gets through lifts it: the blocker issue is
 // closed and the run goes on (plan/next-actions.ts decides both). A missing agent CLI blocks the same
 // way (plan/tool-blocker.ts), lifted once a probe attempt finds the tool.
+import { blockNoticeOf } from '../plan/permission-block.ts';
 import { resumeCommandOf } from '../plan/resume-command.ts';
 import { withoutReason, withReason } from '../plan/run-reason.ts';
+import type { BlockCause } from '../plan/snapshot.ts';
 import { canTransitionRun, type RunState } from '../plan/states.ts';
 import { planLabels } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
@@ -51,6 +53,7 @@ export const blockRun = async (
   deps: Records & Forges & Announcer & Clock & Log & Settings,
   runId: string,
   reason: string,
+  cause?: BlockCause,
 ): Promise<void> => {
   const run = await writeRun(deps.store, runId, (now) => {
     const same = now.progress.hardBlocker?.reason === reason;
@@ -73,7 +76,7 @@ export const blockRun = async (
     deps.logger.error({ runId, reason }, 'run blocked');
     await sendRunNotice(
       deps,
-      runNoticeOf(run, 'blocked', `${reason}; fix it, then resume`, {
+      runNoticeOf(run, 'blocked', blockNoticeOf({ type: 'block', reason, ...(cause ? { cause } : {}) }), {
         command: resumeCommandOf(run.kind),
         issuesShipped: await issuesShippedOf(deps, runId),
         publicUrl: deps.config.publicUrl,

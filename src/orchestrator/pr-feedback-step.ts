@@ -5,6 +5,7 @@
 // answer threads a finished resume addressed, resume the session with the feedback, hold with a
 // notice naming `/blitz retry`, report the bot's `blitz` check on the head, and keep the state.
 import type { RepoConfig } from '../config/repo-config.ts';
+import { type AppPermission, missingPermissionOf } from '../forges/app-permission.ts';
 import type { Forge, ProgressReport, RepoRef } from '../forges/types.ts';
 import { attemptKey, currentAttempts } from '../plan/issue-progress.ts';
 import type { IssueProgress } from '../plan/snapshot.ts';
@@ -16,6 +17,7 @@ import type { Announcer, Clock, Log, Records, Settings, Workers } from './ports.
 import {
   answerThreads,
   keepFeedbackState,
+  keepReportedInstead,
   readPrFacts,
   reportedKey,
   reportPrProgress,
@@ -32,6 +34,8 @@ export interface PrGateScope {
   ci: RepoConfig['ci'];
   /** Whether a login has write permission on the repository (the run's cached trust check). */
   writer(login: string): Promise<boolean>;
+  /** Told of an App permission a read was refused for (forges/app-permission.ts): the run blocks on it. */
+  lacking?(permission: AppPermission): void;
 }
 
 const latestAttempt = (scope: Pick<PrGateScope, 'attempts' | 'rows'>, key: string) =>
@@ -69,6 +73,8 @@ export const gatePullRequests = async (
         }),
       );
     } catch (err) {
+      const permission = missingPermissionOf(err);
+      if (permission) scope.lacking?.(permission);
       deps.logger.warn(
         { runId: scope.run.id, issue: p.key, err },
         'PR checks and reviews unreadable this pass',
@@ -161,7 +167,10 @@ export const performPrFeedback = async (
     after.state.reported !== reportedKey(after.head, report)
   )
     ctx.carry.take(report);
-  else keep(await reportPrProgress(target, after, report));
+  else
+    keep(
+      await reportPrProgress({ ...target, instead: keepReportedInstead(deps, ctx.run.id) }, after, report),
+    );
   await keepFeedbackState(deps, ctx.run.id, key, current.state, facts.state);
   return current.state;
 };

@@ -5,7 +5,7 @@
 // it; hold the PR with a notice naming `/blitz retry`; and keep the bot's own `blitz` check on the head.
 // The state it keeps lives in the run's progress (`prFeedback`), written only through run-writer.
 import type { RepoConfig } from '../config/repo-config.ts';
-import type { Forge, Permission, ProgressReport, RepoRef } from '../forges/types.ts';
+import type { Forge, Permission, ProgressReport, RepoRef, ReportedInstead } from '../forges/types.ts';
 import { createRedactor } from '../observability/redact.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
 import type { FeedbackReason } from '../runner/prompt.ts';
@@ -242,7 +242,7 @@ export const reportQueued = async (
     const run = await deps.store.getRun(target.runId);
     const kept = run?.progress.prFeedback?.[target.key] ?? emptyFeedbackState();
     const reported = await reportPrProgress(
-      target,
+      { ...target, instead: keepReportedInstead(deps, target.runId) },
       { head: target.head, state: kept },
       queuedReport(runPageUrl(deps.config.publicUrl, target.runId)),
       // `sent`: the open carried this report already; only the state is kept.
@@ -275,9 +275,12 @@ export const keepReviewVerdict = async (
 export const reportedKey = (head: string, report: ProgressReport): string =>
   `${head} ${report.state} ${report.title}`;
 
-/** Writes the bot's check on the head when what it says changed; returns the state to keep. */
+/**
+ * Writes the bot's check on the head when what it says changed; returns the state to keep. `instead` is
+ * told how a sent report went: another way (a commit status, for lack of a check-run permission), or as asked.
+ */
 export const reportPrProgress = async (
-  target: { forge: Forge; repo: RepoRef },
+  target: { forge: Forge; repo: RepoRef; instead?: (r: ReportedInstead | undefined) => Promise<void> },
   facts: Pick<PrFacts, 'head' | 'state'>,
   report: ProgressReport,
   opts: { first?: boolean; sent?: boolean } = {},
@@ -286,9 +289,28 @@ export const reportPrProgress = async (
   const key = reportedKey(facts.head, report);
   if (facts.state.reported === key) return undefined;
   const { sent, ...forgeOpts } = opts;
-  if (!sent) await target.forge.reportProgress(target.repo, facts.head, report, forgeOpts);
+  const took = sent
+    ? undefined
+    : await target.forge.reportProgress(target.repo, facts.head, report, forgeOpts);
+  if (!sent) await target.instead?.(took);
   return { ...facts.state, reported: key };
 };
+
+/**
+ * Keeps on the run whether the bot's reports go as commit statuses (the planner says so once): set when a
+ * report went that way, cleared when one went as a check run again (the permission was accepted).
+ */
+export const keepReportedInstead =
+  (deps: Records, runId: string) =>
+  async (r: ReportedInstead | undefined): Promise<void> => {
+    await writeProgress(deps.store, runId, (p) => {
+      const kept = p.reportedInstead;
+      if (!r) return kept ? { reportedInstead: undefined } : undefined;
+      return JSON.stringify(kept) === JSON.stringify({ as: r.as, lacking: r.lacking })
+        ? undefined
+        : { reportedInstead: { as: r.as, lacking: r.lacking } };
+    });
+  };
 
 /**
  * Keeps one issue's feedback state in the run's progress (only when it changed). `/blitz tell` and the
@@ -361,7 +383,7 @@ export const milestonePrCi = async (
           ownCheckName,
         });
   const reported = await reportPrProgress(
-    target,
+    { ...target, instead: keepReportedInstead(deps, target.runId) },
     { head, state },
     {
       ...readiness,

@@ -5,6 +5,7 @@
 import { keptGraph } from '../dashboard/kept-graph.ts';
 import type { DashboardInput } from '../dashboard/types.ts';
 import { dashboardView } from '../dashboard/view.ts';
+import type { AppPermission } from '../forges/app-permission.ts';
 import { type Forge, hasPermission, type MilestoneSnapshot } from '../forges/types.ts';
 import { issueContentHash } from '../intake/content-hash.ts';
 import type { ForgeEvent } from '../intake/events.ts';
@@ -28,6 +29,7 @@ import { unfiledFindings } from './file-findings.ts';
 import { fleetTouchesRepo } from './fleet/fleet-state.ts';
 import { gateBlockerViewOf } from './gate-blocker-run.ts';
 import { sweepClosedWorkspaces } from './issue-cleanup.ts';
+import { missingPermissionViewOf } from './missing-permission.ts';
 import { live, runPasses } from './pass-loop.ts';
 import { mergeAfterFeedback, type PassCtx, type PerformPorts, perform } from './perform.ts';
 import type { Forges, Log, Records, Reviewers, Settings, StoreHealth, Workers } from './ports.ts';
@@ -136,6 +138,7 @@ const loadRun = async (
   const fresh = (await deps.store.getRun(run.id)) ?? run;
   // The PR feedback loop: each open worker PR's CI and people's reviews, for the planner's merge gate.
   const stamps = workerStamps(progress, attempts);
+  let lacking: AppPermission | undefined;
   const prFacts = await gatePullRequests(
     deps,
     {
@@ -147,9 +150,13 @@ const loadRun = async (
       rows: rowsByKey,
       ci: repoConfig.ci,
       writer: (login) => hooks.trusted(forge, run.repo, login),
+      lacking: (permission) => {
+        lacking ??= permission;
+      },
     },
     progress,
   );
+  const missingPermission = lacking ? await missingPermissionViewOf(forge, repo, lacking) : undefined;
   const p = fresh.progress;
   const caps = issueCapsOf(deps.config.runner, deps.config.prices);
   const at = { now: deps.clock.now().toISOString(), policy: deps.config.runner.environmentBackoff };
@@ -193,6 +200,8 @@ const loadRun = async (
     ...(p.hardBlocker ? { keptBlocker: keptBlockerOf(p.hardBlocker) } : {}),
     ...(p.reason !== undefined ? { stopReason: p.reason } : {}),
     ...(missingTool ? { missingTool } : {}),
+    ...(missingPermission ? { missingPermission } : {}),
+    ...(p.reportedInstead ? { reportedInstead: p.reportedInstead } : {}),
     park: parkViewOf(at, fresh, attempts, cache.budget),
     buildConfigured: repoConfig.build !== undefined,
     requireChecks:

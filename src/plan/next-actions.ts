@@ -13,6 +13,7 @@ import { compareKeys } from './graph.ts';
 import { buildActions, pipelineActions } from './integration.ts';
 import { noticeActions } from './notices.ts';
 import { parkActions } from './park.ts';
+import { permissionBlockActions, reportedInsteadNotices } from './permission-block.ts';
 import { planRunActions } from './plan-waves.ts';
 import { gateOnReview, integrationReviewDue, readinessActions, reviewUnclearActions } from './readiness.ts';
 import type { RunContext } from './run-context.ts';
@@ -257,7 +258,8 @@ const firstActions = (ctx: RunContext, planned: readonly Action[]): Action[] => 
 
 /**
  * Everything to do now for a run in `runState`, in order: a hard blocker met now stops the run alone
- * (nothing else was read); a missing agent CLI blocks it, or probes (plan/tool-blocker.ts); a blocker
+ * (nothing else was read), as does an App permission a read was refused for (plan/permission-block.ts);
+ * a missing agent CLI blocks it, or probes (plan/tool-blocker.ts); a blocker
  * kept from before is lifted first; a park's actions come alone
  * (the next pass plans on them). A red gate's blocker issue whose gate is green again is closed. Then
  * the actions the rest depends on, the run's entry into `running`,
@@ -267,6 +269,8 @@ const firstActions = (ctx: RunContext, planned: readonly Action[]): Action[] => 
 export const nextActions = (runState: RunState, snap: RunSnapshot): Action[] => {
   if (isTerminalRunState(runState)) return [];
   if (snap.hardBlocker !== undefined) return [{ type: 'block', reason: snap.hardBlocker }];
+  const permission = permissionBlockActions(snap);
+  if (permission) return permission;
   const tool = toolBlockerActions(runState, snap, () => dispatchActions(buildRunContext(snap)));
   if (tool) return tool;
   const lift: Action[] = snap.keptBlocker ? [{ type: 'unblock', ...snap.keptBlocker }] : [];
@@ -305,6 +309,7 @@ export const nextActions = (runState: RunState, snap: RunSnapshot): Action[] => 
     ...gate,
     ...unclear,
     ...noticeActions(ctx),
+    ...reportedInsteadNotices(snap),
   ];
   // The forge's rate limit nearly spent: the planned workers and the ship (a dozen requests) wait for its
   // reset (no stop: nobody is needed).

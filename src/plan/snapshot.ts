@@ -1,6 +1,7 @@
 // What nextActions needs to know about a run: plain data the orchestrator assembles from the
 // tracker and the store on every reconcile. Nothing here is read from a clock or a process.
 
+import type { AppPermission } from '../forges/app-permission.ts';
 import type { ShipPolicy } from '../ship/decide.ts';
 import type { BaseChangeView, CheckBaseChange } from './base-change.ts';
 import type { EntryPark, EntryParks, EnvironmentFailureSeen } from './entry-park.ts';
@@ -186,6 +187,16 @@ export interface RunSnapshot {
   stopReason?: string;
   /** Blitz: an issue's worker could not start because its agent CLI is missing (plan/tool-blocker.ts). */
   missingTool?: MissingToolView;
+  /**
+   * Blitz: a read of this pass was refused for an App permission the installation lacks and the bot
+   * cannot do without (plan/permission-block.ts): the run blocks on it. Absent: every read got through.
+   */
+  missingPermission?: MissingPermissionView;
+  /**
+   * Blitz: the bot's own report went as a commit status (or, without that permission either, nowhere)
+   * for lack of the check-run permission `lacking`.
+   */
+  reportedInstead?: { as: 'status' | 'nothing'; lacking: AppPermission };
   /** Blitz: the run's environment park and the environment failures no park has seen (plan/park.ts). */
   park?: ParkView;
   /** The forge's rate limit is nearly spent: no new worker until it resets (the dashboard says why). */
@@ -246,6 +257,16 @@ export interface ParkView {
   /** Probing endpoints an attempt started since the probe has answered (ended on anything but the outage). */
   entryAnswered?: string[];
 }
+
+/** A permission a read of this pass was refused for, and the installation's settings page when known. */
+export interface MissingPermissionView {
+  permission: AppPermission;
+  /** Where an admin of the repository's owner accepts it; absent where the bot cannot tell. */
+  page?: string;
+}
+
+/** What a `block` is about, where the planner made it from a typed fact (the words come from it). */
+export type BlockCause = { kind: 'missing_permission'; permission: AppPermission; page?: string };
 
 /** An agent CLI the runner did not find, as the latest attempts of one issue show it. */
 export interface MissingToolView {
@@ -371,7 +392,7 @@ export type Action =
   /** An endpoint's park lifts: an attempt on it ended on something other than the outage. */
   | { type: 'unpark_entry'; endpoint: string; reason: string }
   /** The run stops BLOCKED on a hard blocker: one notice, and a blocker issue filed once the forge lets it. */
-  | { type: 'block'; reason: string }
+  | { type: 'block'; reason: string; cause?: BlockCause }
   /** The hard blocker is gone: its blocker issue is closed and the run goes on. */
   | { type: 'unblock'; reason: string; issue?: number }
   /** Move the run to `to` when it is in one of `from` now (a run that moved meanwhile is left alone). */

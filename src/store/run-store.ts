@@ -90,6 +90,12 @@ export interface RunProgress {
   /** The forge refused the bot (401, 403): the run is BLOCKED on it until a pass gets through. */
   hardBlocker?: { reason: string; since: string; issue?: number };
   /**
+   * The installation refused the bot's check run for lack of this permission: its reports go as a commit
+   * status (forges/github/checks.ts), said once (plan/permission-block.ts). Cleared when new permissions
+   * are accepted.
+   */
+  reportedInstead?: { as: 'status' | 'nothing'; lacking: { name: string; level: 'read' | 'write' } };
+  /**
    * The run's one blocker issue for the red gate that stopped it (plan/gate-blocker.ts): the gate, written
    * before the issue is filed, and the issue's number once it is.
    */
