@@ -2,8 +2,8 @@
 // 37): the dispatch of a wave and the park's question "can another entry take this issue now?" are
 // answered by the same routing, so a failure parks only its endpoint exactly when a dispatch would then
 // find another entry for the issue.
-import { waitingEndpoints } from './entry-park.ts';
-import type { FailsOver } from './park.ts';
+import { endpointOf, waitingEndpoints } from './entry-park.ts';
+import type { FailsOver, OtherEntries } from './park.ts';
 import type { Pick, Role } from './routing.ts';
 import { pickWorker } from './routing.ts';
 import type { ParkView, RunKind, RunSnapshot } from './snapshot.ts';
@@ -55,3 +55,16 @@ export const failsOverIn = (snap: RunSnapshot): FailsOver => {
     return pick.parked !== true && !pick.fallback;
   };
 };
+
+/**
+ * The run park's question when another entry comes back: can any of the run's open issues go to an
+ * entry whose endpoint is not parked, and which roster entries share an endpoint.
+ */
+export const otherEntriesIn = (snap: RunSnapshot): OtherEntries => ({
+  canTake: (parked) =>
+    snap.issues.some((issue) => {
+      const pick = routeIssue(snap, issue, { usage: {}, parked });
+      return pick.parked !== true && !pick.fallback;
+    }),
+  entriesOf: (endpoint) => snap.roster.filter((e) => endpointOf(e) === endpoint).map((e) => e.name),
+});

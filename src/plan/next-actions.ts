@@ -5,7 +5,7 @@
 
 import { explain, keysIn } from './classify.ts';
 import { runParkOnEntries } from './entry-park.ts';
-import { failsOverIn, parkedEndpoints, routeIssue } from './failover.ts';
+import { failsOverIn, otherEntriesIn, parkedEndpoints, routeIssue } from './failover.ts';
 import { extractFences } from './fences.ts';
 import { findingsFirst } from './findings-first.ts';
 import { closeGateBlockerActions, fileGateBlockerAction } from './gate-blocker.ts';
@@ -274,7 +274,13 @@ export const nextActions = (runState: RunState, snap: RunSnapshot): Action[] => 
   const tool = toolBlockerActions(runState, snap, () => dispatchActions(buildRunContext(snap)));
   if (tool) return tool;
   const lift: Action[] = snap.keptBlocker ? [{ type: 'unblock', ...snap.keptBlocker }] : [];
-  const park = parkActions(runState, snap.park, snap.budgetStale === true, failsOverIn(snap));
+  const park = parkActions(
+    runState,
+    snap.park,
+    snap.budgetStale === true,
+    failsOverIn(snap),
+    otherEntriesIn(snap),
+  );
   if (park.length > 0) return [...lift, ...park];
   if (runState === 'paused') return lift;
   const ctx = buildRunContext(snap);

@@ -29,6 +29,46 @@ const parked = (o: Partial<RunPark> = {}): RunPark => ({
 });
 
 describe('parkActions', () => {
+  it('a run parked on its one endpoint goes on when another entry comes back and can take the work', () => {
+    const run = parked({ endpoints: ['X'], interrupted: [] });
+    const y = { ...parked({ since: plus(-600), probingSince: plus(30) }), entries: ['cheap-b'] };
+    const other = (canTake: boolean) => ({
+      canTake: (p: ReadonlySet<string>) => canTake && !p.has('Y'),
+      entriesOf: (e: string) => (e === 'X' ? ['cheap-a'] : []),
+    });
+    const at = { now: plus(40), current: run, entries: { Y: y } };
+    // First the run's own endpoint is parked as an entry (routing passes it over), then the park lifts.
+    expect(parkActions('paused', view(at), false, undefined, other(true))).toEqual([
+      {
+        type: 'park_entry',
+        endpoint: 'X',
+        park: { ...parked({ interrupted: [] }), entries: ['cheap-a'] },
+        seen: [],
+      },
+    ]);
+    const xParked = { ...parked({ interrupted: [] }), entries: ['cheap-a'] };
+    expect(
+      parkActions('paused', view({ ...at, entries: { Y: y, X: xParked } }), false, undefined, other(true)),
+    ).toEqual([{ type: 'unpark', reason: 'another roster entry is back and can take the work' }]);
+    // Not when the entry back cannot take the work, nor when it was back before the run parked (the run
+    // parked with it on watch: it could not take the work then), nor while it is still waiting.
+    expect(parkActions('paused', view(at), false, undefined, other(false))).toEqual([]);
+    const before = { ...y, probingSince: plus(-30) };
+    expect(
+      parkActions('paused', view({ ...at, entries: { Y: before } }), false, undefined, other(true)),
+    ).toEqual([]);
+    const { probingSince: _p, ...waiting } = y;
+    expect(
+      parkActions(
+        'paused',
+        view({ ...at, entries: { Y: { ...waiting, nextProbeAt: plus(900) } } }),
+        false,
+        undefined,
+        other(true),
+      ),
+    ).toEqual([]);
+  });
+
   it('nothing to do without a park or a fresh failure', () => {
     expect(parkActions('running', view(), true)).toEqual([]);
     expect(parkActions('running', undefined, true)).toEqual([]);

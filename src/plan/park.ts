@@ -240,11 +240,48 @@ const failoverPark = (
   return undefined;
 };
 
+/**
+ * Whether the run's own ready work can go to an entry now, with these endpoints parked, and the roster
+ * entries on an endpoint (for the entry park a lifted run park leaves behind).
+ */
+export interface OtherEntries {
+  canTake(parked: ReadonlySet<string>): boolean;
+  entriesOf(endpoint: string): string[];
+}
+
+/**
+ * An environment run park lifts when another roster entry came back since it parked (its endpoint's
+ * park went to probing after the run's began) and the run's work can go to it: first the run park's
+ * own endpoints are parked as entries (so routing passes them over), then the run goes on.
+ */
+const liftForOtherEntry = (v: ParkView, park: RunPark, other: OtherEntries | undefined): Action[] => {
+  if (!other || park.kind !== 'environment' || park.probingSince !== undefined) return [];
+  const own = park.endpoints ?? [];
+  const back = Object.entries(v.entries ?? {}).some(
+    ([endpoint, e]) =>
+      !own.includes(endpoint) && e.probingSince !== undefined && e.probingSince >= park.since,
+  );
+  if (!back || !other.canTake(new Set([...waitingEndpoints(v.entries), ...own]))) return [];
+  const { endpoints: _e, probingSince: _p, ...rest } = park;
+  const left = own.find((e) => v.entries?.[e] === undefined);
+  if (left !== undefined)
+    return [
+      {
+        type: 'park_entry',
+        endpoint: left,
+        park: { ...rest, interrupted: [], entries: other.entriesOf(left) },
+        seen: [],
+      },
+    ];
+  return [{ type: 'unpark', reason: 'another roster entry is back and can take the work' }];
+};
+
 export const parkActions = (
   runState: RunState,
   v: ParkView | undefined,
   budgetStale: boolean,
   failsOver?: FailsOver,
+  other?: OtherEntries,
 ): Action[] => {
   if (!v) return [];
   const park = v.current;
@@ -264,6 +301,8 @@ export const parkActions = (
   const entry = entryParkStep(v.now, v.entries, new Set(v.entryAnswered ?? []));
   if (entry) return [entry];
   if (!park) return [];
+  const lift = liftForOtherEntry(v, park, other);
+  if (lift.length > 0) return lift;
   if (park.probingSince !== undefined) {
     // The resumed sessions met no outage for a whole first wait: the endpoint is back.
     const quiet = Date.parse(v.now) - Date.parse(park.probingSince) >= v.policy.initialSeconds * 1000;
