@@ -91,13 +91,19 @@ export const openPr = async (
   return { pr, row };
 };
 
+/** A merge's answer: merged (at this sha when the forge said), or refused, with the PR read after. */
+export type MergeAnswer =
+  | { kind: 'merged'; sha?: string }
+  | { kind: 'mergeRefused'; refusal: MergeRefusal; why: string; now: PullRequest };
+
 /**
- * Merges the PR at the head it was read with, unless it is merged already; a PR the forge will not
- * merge now (unmergeable, conflicting, its head or base moved) comes back refused with the forge's
- * reason, never as a throw.
+ * The one merge step of every run kind: the PR merged at the head it was read with, unless it is
+ * merged already. A PR the forge will not merge now (unmergeable, conflicting, its head or base
+ * moved) is read again and comes back refused with the forge's reason, never as a throw. Each run
+ * kind decides what the answer means.
  */
-const mergePr = async (
-  forge: Pick<Forge, 'mergePullRequest'>,
+export const mergeStep = async (
+  forge: Pick<Forge, 'mergePullRequest' | 'getPullRequest'>,
   pr: PullRequest,
   o: {
     method: MergeMethod;
@@ -106,8 +112,12 @@ const mergePr = async (
     /** The bot's report on the head, written with the merge (a forge with `mergesWithProgress`). */
     progress?: { sha: string; report: ProgressReport };
   },
-): Promise<{ sha: string | undefined } | { refused: string; code: 'unmergeable' | 'conflict' }> => {
-  if (pr.merged) return { sha: pr.mergeCommitSha };
+): Promise<MergeAnswer> => {
+  const merged = (sha: string | undefined): MergeAnswer => ({
+    kind: 'merged',
+    ...(sha !== undefined ? { sha } : {}),
+  });
+  if (pr.merged) return merged(pr.mergeCommitSha);
   try {
     const opts = {
       method: o.method,
@@ -116,34 +126,18 @@ const mergePr = async (
       ...(o.readBack === false ? { readBack: false } : {}),
       ...(o.progress ? { progress: o.progress } : {}),
     };
-    return { sha: (await forge.mergePullRequest(pr.ref, opts)).sha };
+    return merged((await forge.mergePullRequest(pr.ref, opts)).sha);
   } catch (err) {
     // `conflict`: the head moved since it was read; `unmergeable`: the forge will not merge it as it is.
-    if (isAppError(err, 'unmergeable')) return { refused: err.message, code: 'unmergeable' };
-    if (isAppError(err, 'conflict')) return { refused: err.message, code: 'conflict' };
-    throw err;
+    const code = isAppError(err, 'unmergeable')
+      ? 'unmergeable'
+      : isAppError(err, 'conflict')
+        ? 'conflict'
+        : undefined;
+    if (!code || !isAppError(err)) throw err;
+    const now = await forge.getPullRequest(pr.ref);
+    return { kind: 'mergeRefused', refusal: refusalOf(code, err.message, now), why: err.message, now };
   }
-};
-
-/** A merge's answer: merged (at this sha when the forge said), or refused, with the PR read after. */
-export type MergeAnswer =
-  | { kind: 'merged'; sha?: string }
-  | { kind: 'mergeRefused'; refusal: MergeRefusal; why: string; now: PullRequest };
-
-/**
- * The one merge step of every run kind: mergePr, and on a refusal the PR read again (what the
- * refusal was: a conflict with its base, a moved head, anything else; or merged after all). Each
- * run kind decides what the answer means.
- */
-export const mergeStep = async (
-  forge: Pick<Forge, 'mergePullRequest' | 'getPullRequest'>,
-  pr: PullRequest,
-  o: Parameters<typeof mergePr>[2],
-): Promise<MergeAnswer> => {
-  const m = await mergePr(forge, pr, o);
-  if (!('refused' in m)) return { kind: 'merged', ...(m.sha !== undefined ? { sha: m.sha } : {}) };
-  const now = await forge.getPullRequest(pr.ref);
-  return { kind: 'mergeRefused', refusal: refusalOf(m.code, m.refused, now), why: m.refused, now };
 };
 
 /** After a merge the attempt's worktree and the merged branch go; a failure only leaves them behind. */
