@@ -192,6 +192,13 @@ describe('parkActions with failover', () => {
     const probing = { ...parked, probingSince: plus(61) };
     expect(waitingEndpoints({ [ep]: probing }).size).toBe(0);
     expect(entryParkStep(plus(70), { [ep]: probing }, new Set())).toBeUndefined();
+    // On watch with no work going to it: after the longest wait it lifts rather than stay on watch for ever.
+    expect(entryParkStep(plus(70), { [ep]: probing }, new Set(), 600)).toBeUndefined();
+    expect(entryParkStep(plus(661), { [ep]: probing }, new Set(), 600)).toEqual({
+      type: 'unpark_entry',
+      endpoint: ep,
+      reason: 'no attempt failed on it while on watch',
+    });
     expect(entryParkStep(plus(70), { [ep]: probing }, new Set([ep]))).toEqual({
       type: 'unpark_entry',
       endpoint: ep,

@@ -87,16 +87,21 @@ export type EntryStep =
 
 /**
  * The first endpoint park (in key order) with something to do: a probing one that an attempt answered
- * lifts; a waiting one whose wait is over is probed (it takes work again, on watch).
+ * lifts; a waiting one whose wait is over is probed (it takes work again, on watch). A probing one
+ * that nothing answered for `idleSeconds` (no work went to it: other entries took it all) lifts too,
+ * so it is not shown on watch for ever: its next attempt parks it again if the endpoint is still down.
  */
 export const entryParkStep = (
   now: string,
   parks: EntryParks | undefined,
   answered: ReadonlySet<string>,
+  idleSeconds = Number.POSITIVE_INFINITY,
 ): EntryStep | undefined => {
   for (const [endpoint, park] of Object.entries(parks ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (park.probingSince !== undefined) {
       if (answered.has(endpoint)) return { type: 'unpark_entry', endpoint, reason: 'the endpoint answers' };
+      if (Date.parse(now) - Date.parse(park.probingSince) >= idleSeconds * 1000)
+        return { type: 'unpark_entry', endpoint, reason: 'no attempt failed on it while on watch' };
       continue;
     }
     if (probeDue(park, new Date(now)))

@@ -298,7 +298,7 @@ export const parkActions = (
     if (over) return [over];
     return [{ type: 'park', park: foldFailures(v, fresh), seen: fresh.map((f) => f.seen), notice: !park }];
   }
-  const entry = entryParkStep(v.now, v.entries, new Set(v.entryAnswered ?? []));
+  const entry = entryParkStep(v.now, v.entries, new Set(v.entryAnswered ?? []), v.policy.maxSeconds);
   if (entry) return [entry];
   if (!park) return [];
   const lift = liftForOtherEntry(v, park, other);
