@@ -368,9 +368,11 @@ describe('member steps, for any member', () => {
     size: fc.constantFrom(undefined, 'XS', 'S', 'M', 'L'),
     state: fc.constantFrom('queued', 'sizing', 'planning', 'fixing', 'coding', 'reviewing', 'shipping'),
     executionOpen: fc.boolean(),
-    attempts: fc.array(fc.record({ id: fc.constantFrom('a1', 'a2'), outcome, retry: fc.nat(3) }), {
-      maxLength: 4,
-    }),
+    // Ids are unique, as the ledger's are: a repeated id made a live attempt and a solved one the same.
+    attempts: fc.uniqueArray(
+      fc.record({ id: fc.constantFrom('a1', 'a2', 'a3', 'a4'), outcome, retry: fc.nat(3) }),
+      { selector: (a) => a.id, maxLength: 4 },
+    ),
     dispatches: fc.nat(4),
     firstTries: fc.nat(4),
     answer: fc.option(
