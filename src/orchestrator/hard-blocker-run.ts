@@ -27,7 +27,8 @@ const fileBlockerIssue = async (
   run: RunRecord,
   reason: string,
 ): Promise<void> => {
-  if (run.progress.hardBlocker?.issue !== undefined) return;
+  // A fleet has no milestone to file it in: its notice and its scoreboard on the trigger issue say it.
+  if (run.kind === 'fleet' || run.progress.hardBlocker?.issue !== undefined) return;
   try {
     const forge = await forgeOfRun(deps, run, repoRefOf(run.repo));
     const word = runWord(run);

@@ -6,9 +6,11 @@
 // `checks:read` and the installation's settings page; an owner granting it changes nothing for the
 // token the bot holds, until GitHub's signed `installation.new_permissions_accepted` webhook: then the
 // run goes on by itself and merges. Without `checks: write` alone the bot reports as a commit status,
-// says so once and merges.
+// says so once and merges. A ticket fleet blocks and goes on the same way, and merges on a writer's word.
 import { afterEach, describe, expect, it } from 'vitest';
-import { type FakeCi, startFakeCi } from '../support/fake-ci.ts';
+import type { RunNotice } from '../../src/ship/notice.ts';
+import { closeCiWorld, type FakeCi, startFakeCi } from '../support/fake-ci.ts';
+import { type FleetHarness, startFleetHarness } from '../support/fleet-harness.ts';
 import { githubExample } from '../support/signing.ts';
 import {
   expectMilestoneFinished,
@@ -21,26 +23,29 @@ const installationId = 77;
 const oneIssue = [{ number: 1, title: 'First', body: 'Add `src/a.ts`.' }];
 
 let w: UnattendedWorld | undefined;
+let fh: FleetHarness | undefined;
 let ci: FakeCi | undefined;
 afterEach(async () => {
-  await ci?.close();
+  if (fh) await closeCiWorld(ci, fh);
+  else await ci?.close();
   await w?.close();
   if (w) await checksOf(w.world).close();
   ci = undefined;
   w = undefined;
+  fh = undefined;
 });
 
 /** GitHub's `installation.new_permissions_accepted` for the bot's installation, covering acme/app. */
-const permissionsAccepted = (x: UnattendedWorld): Record<string, unknown> => {
+const permissionsAccepted = (fakeUrl: string, repoId: number): Record<string, unknown> => {
   const p = githubExample('installation', 'new_permissions_accepted');
   const inst = p.installation as Record<string, unknown>;
   Object.assign(inst, {
     id: installationId,
     account: { ...(inst.account as object), login: 'acme' },
-    html_url: `${x.h.fakeGithub!.url}/settings/installations/${installationId}`,
+    html_url: `${fakeUrl}/settings/installations/${installationId}`,
   });
   const [repo] = p.repositories as Record<string, unknown>[];
-  p.repositories = [{ ...repo, id: x.repo.id, name: 'app', full_name: 'acme/app' }];
+  p.repositories = [{ ...repo, id: repoId, name: 'app', full_name: 'acme/app' }];
   p.sender = { ...(p.sender as object), login: 'acme', type: 'User' };
   return p;
 };
@@ -93,7 +98,7 @@ describe('a GitHub App installation without a permission the bot needs', () => {
     }
     expect((await x.run())!.state).toBe('blocked');
     expect(ownReportsOnPr(x).merged).toBe(false);
-    await x.h.githubWebhook('installation', permissionsAccepted(x));
+    await x.h.githubWebhook('installation', permissionsAccepted(fake.url, x.repo.id));
     await expectMilestoneFinished(x, [1]);
     expect(x.noticesOf('blocked')).toHaveLength(1);
     // Its own check run was refused too: reported as a commit status meanwhile, said once.
@@ -121,4 +126,59 @@ describe('a GitHub App installation without a permission the bot needs', () => {
     expect(own.runs).toEqual([]);
     expect(own.statuses.map((s) => s.state)).toEqual(['success']);
   }, 120_000);
+
+  it('a ticket fleet without checks stops BLOCKED the same way; new_permissions_accepted lets it go on and merge', async () => {
+    const notices: RunNotice[] = [];
+    fh = await startFleetHarness({
+      forge: 'github',
+      issues: { app: [{ number: 1, title: 'First', body: 'Add `fake-1.txt`.' }], lib: [] },
+      githubApp: { installationId, permissions: { checks: 'none' } },
+      files: { app: { 'test.sh': 'echo ok\n' } },
+      repoConfig: { app: 'ci:\n  wait: always\n  settleSeconds: 0\n' },
+      notifiers: [
+        {
+          target: 'phone',
+          events: new Set(['blocked', 'warning']),
+          notify: async (n) => {
+            notices.push(n);
+            return { ok: true, target: 'phone', attempts: 1 };
+          },
+        },
+      ],
+    });
+    const x = fh;
+    const fake = x.fakeGithub!;
+    ci = await startFakeCi({
+      world: x.world,
+      repo: x.repos.app,
+      bareDir: x.origins.app.bareDir,
+      forge: 'github',
+      allBranches: true,
+    });
+    const blockedNotices = () => notices.filter((n) => n.event === 'blocked');
+    const pr = () => [...x.repos.app.issues.values()].find((i) => i.pull && i.title.startsWith('#1:'));
+    await x.comment('/ticket-fleet #1', 'alice');
+    await x.drive(async () => (await x.fleetRun())?.state === 'blocked', 60_000);
+    const page = `${fake.url}/settings/installations/${installationId}`;
+    const [blocked] = blockedNotices();
+    expect(blocked?.sentence).toContain('`checks:read`');
+    expect(blocked?.sentence).toContain(page);
+    expect(blocked?.sentence).toMatch(/goes on by itself/);
+    expect(blocked?.command).toBe('/ticket-fleet resume');
+    expect(fake.requests.some((r) => r.operationId === 'checks/list-for-ref' && r.status === 403)).toBe(true);
+    // A fleet has no milestone: no blocker issue is filed.
+    expect([...x.repos.app.issues.values()].filter((i) => i.title.includes('BLOCKED'))).toEqual([]);
+    // Granted on GitHub, but the bot's token still lacks it: blocked, and nothing more is said.
+    fake.setPermission('checks', 'write');
+    for (let i = 0; i < 2; i++) await x.round();
+    expect((await x.fleetRun())!.state).toBe('blocked');
+    await x.githubWebhook('installation', permissionsAccepted(fake.url, x.repos.app.id));
+    await x.drive(async () => (await x.fleetRun())?.state === 'running');
+    // A writer's word merges the ticket's PR once its CI is read green.
+    await x.comment('/merge', 'alice', pr()!.number, x.repos.app);
+    await x.drive(() => pr()?.pull?.merged === true, 60_000);
+    expect(blockedNotices()).toHaveLength(1);
+    const run = (await x.fleetRun())!;
+    expect(run.progress.hardBlocker).toBeUndefined();
+  }, 180_000);
 });

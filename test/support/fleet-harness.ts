@@ -20,9 +20,11 @@ import {
   startFakeForge,
   webhookPath,
 } from './bot-harness.ts';
+import type { PermissionChanges } from './fake-github/app-permissions.ts';
 import { tempDir } from './git.ts';
 import { reviewWebhooks } from './review-webhooks.ts';
 import { fakeEntry } from './runner-harness.ts';
+import { signedGithubRequest } from './signing.ts';
 import { roundsUntil } from './until.ts';
 import { type SeedIssue, World, type WorldRepo } from './world.ts';
 import { createRealGitRepo, type RealGitRepo } from './world-git.ts';
@@ -52,6 +54,8 @@ export interface FleetHarnessOptions {
   clock?: { now(): Date };
   /** Notify targets of the fleet (the notifier port). */
   notifiers?: Notifier[];
+  /** GitHub: the bot is this App installation, holding these permissions (fake-github/app-permissions.ts). */
+  githubApp?: { installationId: number; permissions?: PermissionChanges };
 }
 
 export const startFleetHarness = async (opts: FleetHarnessOptions) => {
@@ -78,14 +82,12 @@ export const startFleetHarness = async (opts: FleetHarnessOptions) => {
 
   const logger = silentLogger();
   const budget = opts.rateLimit ? createBudgetTracker({ now: opts.rateLimit.now }) : undefined;
-  const fake = await startFakeForge(
-    kind,
-    world,
-    logger,
-    opts.rateLimit && budget
+  const fake = await startFakeForge(kind, world, logger, {
+    ...(opts.rateLimit && budget
       ? { rateLimit: opts.rateLimit, onRequest: (r) => budget.observe(budgetKey(kind), r) }
-      : {},
-  );
+      : {}),
+    ...(opts.githubApp ? { githubApp: opts.githubApp } : {}),
+  });
   const { forge, fakeGithub } = fake;
 
   const dir = tempDir('fleet-e2e-');
@@ -144,6 +146,18 @@ export const startFleetHarness = async (opts: FleetHarnessOptions) => {
     await queue.idle();
   };
 
+  /** A signed GitHub webhook `event` with `payload`, through the real intake. */
+  const githubWebhook = async (event: string, payload: Record<string, unknown>) => {
+    if (kind !== 'github') throw new Error('a GitHub webhook on a Gitea harness');
+    const res = await post(
+      webhookPath(kind),
+      signedGithubRequest({ secret: SECRET, event, payload, deliveryId: randomUUID() }),
+    );
+    if (res.status >= 300) throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
+    await queue.idle();
+    await orch.idle();
+  };
+
   const reviews = reviewWebhooks(kind, world, SECRET);
   const round = async () => {
     await runner.tick({ stalls: false });
@@ -194,6 +208,7 @@ export const startFleetHarness = async (opts: FleetHarnessOptions) => {
     runner,
     orch,
     comment,
+    githubWebhook,
     round,
     drive,
     /** `login` adds `blitz/approved` to `repo`#`n`, with the forge's signed label webhook. */

@@ -10,8 +10,9 @@ import { closeRunIssue } from '../close-issue.ts';
 import { closeOnMerge } from '../close-on-merge.ts';
 import { refOf } from '../context.ts';
 import { performPark } from '../environment-park-run.ts';
+import { blockRun, unblockRun } from '../hard-blocker-run.ts';
 import { dispatchIssue, performIssueWork, type RunKind } from '../perform.ts';
-import type { Announcer, Clock, Log, Records, Reviewers, Settings, Workers } from '../ports.ts';
+import type { Announcer, Clock, Forges, Log, Records, Reviewers, Settings, Workers } from '../ports.ts';
 import { keepReviewVerdict } from '../pr-feedback.ts';
 import { loadRepoConfig, repoCommandsOf } from '../repo-settings.ts';
 import { createReviewLeg } from '../review-leg.ts';
@@ -106,7 +107,7 @@ const closeTicket = async (deps: Records & Log, ctx: FleetCtx, key: string) => {
 };
 
 export const performFleet = async (
-  deps: Records & Workers & Announcer & Clock & Log & Settings & Reviewers,
+  deps: Records & Workers & Forges & Announcer & Clock & Log & Settings & Reviewers,
   ctx: FleetCtx,
   a: Action,
 ): Promise<void> => {
@@ -122,6 +123,12 @@ export const performFleet = async (
       return mergeTicket(deps, ctx, a.issue, a.pr, issueAttempts(ctx, a.issue).at(-1), a.head);
     case 'close_issue':
       return closeTicket(deps, ctx, a.issue);
+    // An App permission the fleet cannot do without (plan/permission-block.ts): blocked as a blitz is,
+    // lifted by the first pass whose reads get through.
+    case 'block':
+      return blockRun(deps, ctx.run.id, a.reason, a.cause);
+    case 'unblock':
+      return unblockRun(deps, ctx.run.id);
     default:
       // Milestone-only actions (plans, builds, ship, epics, notices) do not arise in a fleet; the
       // scoreboard carries the fleet's report.

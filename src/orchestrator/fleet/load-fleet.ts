@@ -4,6 +4,7 @@
 
 import { defaultRepoConfig } from '../../config/repo-config.ts';
 import { isAppError } from '../../errors.ts';
+import type { AppPermission } from '../../forges/app-permission.ts';
 import { formatRepo, type Issue } from '../../forges/types.ts';
 import { issueContentHash } from '../../intake/content-hash.ts';
 import { extractFences } from '../../plan/fences.ts';
@@ -16,11 +17,13 @@ import type { PrFacts } from '../../ship/pr-facts.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
 import type { BudgetProbe } from '../budget-probe.ts';
 import { forgeOfRun, repoRefOf } from '../context.ts';
+import { missingPermissionViewOf } from '../missing-permission.ts';
 import { live } from '../pass-loop.ts';
 import type { Clock, Forges, Log, Records, Settings, Workers } from '../ports.ts';
 import { gatePullRequests, withPrGates } from '../pr-feedback-step.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { commonSnapshot, readRunRecords } from '../run-pace.ts';
+import { keptBlockerOf } from '../run-repo.ts';
 import { withTells } from '../tell-nudge.ts';
 import type { FleetCtx, FleetHooks, RepoFacts } from './fleet-context.ts';
 import { fleetOptionsOf, fleetProgressOf, ticketKey, ticketOf } from './fleet-state.ts';
@@ -144,7 +147,17 @@ export const loadFleet = async (
     ticketOf(fleet, p.key).mergeRequestedBy ? { ...p, mergeRequested: true } : p,
   );
   // The PR feedback loop: each ticket PR's CI and writers' reviews, per repository (issue 21).
-  const prFacts = ended ? new Map() : await gateTicketPulls(deps, hooks, run, repos, rows, attempts, asked);
+  // A read refused for an App permission the fleet cannot do without blocks it, as it blocks a blitz
+  // (plan/permission-block.ts); the first pass whose reads get through lifts it.
+  let lacking: { facts: RepoFacts; permission: AppPermission } | undefined;
+  const prFacts = ended
+    ? new Map()
+    : await gateTicketPulls(deps, hooks, run, repos, rows, attempts, asked, (facts, permission) => {
+        lacking ??= { facts, permission };
+      });
+  const missingPermission = lacking
+    ? await missingPermissionViewOf(lacking.facts.forge, lacking.facts.repo, lacking.permission)
+    : undefined;
   const rowsByKey = new Map(rows.map((r) => [issueKey(r.repo, r.number), r]));
   const progress = withTells(withPrGates(asked, prFacts), run.progress.prFeedback, {
     attempts,
@@ -172,6 +185,8 @@ export const loadFleet = async (
       },
     ),
     ...(run.progress.reason !== undefined ? { stopReason: run.progress.reason } : {}),
+    ...(missingPermission ? { missingPermission } : {}),
+    ...(run.progress.hardBlocker ? { keptBlocker: keptBlockerOf(run.progress.hardBlocker) } : {}),
     // An outage parks the fleet (or only the roster entry that met it) as it parks a blitz: no relaunch
     // of every ticket on every pass (plan/park.ts).
     park: parkViewOf(
@@ -211,6 +226,7 @@ const gateTicketPulls = async (
   rows: readonly RunIssueRecord[],
   attempts: readonly AttemptRecord[],
   progress: readonly IssueProgress[],
+  lacking: (facts: RepoFacts, permission: AppPermission) => void,
 ): Promise<Map<string, PrFacts>> => {
   const out = new Map<string, PrFacts>();
   const rowsByKey = new Map(rows.map((r) => [issueKey(r.repo, r.number), r]));
@@ -232,6 +248,7 @@ const gateTicketPulls = async (
         rows: rowsByKey,
         ci,
         writer: (login) => hooks.trusted(f.forge, name, login),
+        lacking: (permission) => lacking(f, permission),
       },
       mine,
     );
