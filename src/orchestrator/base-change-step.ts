@@ -1,6 +1,7 @@
 // The integration branch moved under work in progress (plan/base-change.ts decides): a merge keeps
-// the files its PR changed; a `check_base_change` reads an open PR's files from the forge, and where
-// both changed a file, queues the bot's tell for that issue's session. The tell waits for the next
+// the files its merge commit changed (read with git in the bot's integration clone); a
+// `check_base_change` reads an open PR's files from the forge, and where both changed a file, queues
+// the bot's tell for that issue's session. The tell waits for the next
 // resume (the PR feedback loop makes one at once for an ended session), which merges the branch in.
 import type { IssueRef } from '../forges/types.ts';
 import {
@@ -12,10 +13,12 @@ import {
 import { issueAttempts } from '../plan/issue-progress.ts';
 import type { Action } from '../plan/snapshot.ts';
 import type { IssueKey } from '../plan/types.ts';
+import { filesOfMerge } from '../runner/integration-git.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunIssueRecord, RunProgress, TellMessage } from '../store/run-store.ts';
 import type { RunCtx } from './context.ts';
-import type { Clock, Log, Records } from './ports.ts';
+import { integrationGitOf } from './dispatch-attempt.ts';
+import type { Clock, Log, Records, Settings, Workers } from './ports.ts';
 import { emptyFeedbackState } from './pr-feedback.ts';
 import { setProgress } from './run-writer.ts';
 
@@ -37,15 +40,36 @@ export const baseChangeViewOf = (
   return { changes: progress.baseChanges, checked: progress.baseChecked ?? {}, since };
 };
 
+/**
+ * What a merge changed: read from the merge commit in the bot's integration clone (no forge request),
+ * or, when git cannot tell (no clone here, the commit not fetched), the merged PR's file list.
+ */
+const mergedFilesOf = async (
+  deps: Workers & Settings & Log,
+  ctx: Pick<RunCtx, 'run' | 'forge' | 'repo'>,
+  sha: string,
+  pr: IssueRef,
+): Promise<string[]> => {
+  try {
+    return await filesOfMerge(
+      await integrationGitOf(deps, { forge: ctx.forge, repo: ctx.repo, run: ctx.run }),
+      sha,
+    );
+  } catch (err) {
+    deps.logger.debug({ runId: ctx.run.id, sha, err }, 'merged files not read from git; asking the forge');
+    return (await ctx.forge.listPullRequestFiles(pr)).map((f) => f.path);
+  }
+};
+
 /** Keeps what a merge into the integration branch changed (once per merge commit). */
 export const keepBaseChange = async (
-  deps: Records & Clock & Log,
-  ctx: Pick<RunCtx, 'run' | 'forge'>,
+  deps: Records & Workers & Settings & Clock & Log,
+  ctx: Pick<RunCtx, 'run' | 'forge' | 'repo'>,
   issue: IssueKey,
   sha: string,
   pr: IssueRef,
 ): Promise<void> => {
-  const files = await ctx.forge.listPullRequestFiles(pr).catch((err: unknown) => {
+  const files = await mergedFilesOf(deps, ctx, sha, pr).catch((err: unknown) => {
     deps.logger.warn({ runId: ctx.run.id, issue, err }, 'merged files unread; no open PR is told of them');
     return undefined;
   });
@@ -53,7 +77,7 @@ export const keepBaseChange = async (
   const change: BaseChange = {
     issue,
     sha,
-    files: files.slice(0, maxBaseChangeFiles).map((f) => f.path),
+    files: files.slice(0, maxBaseChangeFiles),
     at: deps.clock.now().toISOString(),
   };
   await setProgress(deps, ctx, (p) =>

@@ -2,8 +2,9 @@
 // integration branch, every issue whose open PR changes any of the same files is told, at its next
 // resume, to merge the branch in. Pure: the merges the run kept, which of them each issue was already
 // compared with and when its work began go in; the compare actions and the tell's files come out. The
-// executor reads both file lists from the forge (the merged PR's and the open PR's), never from a
-// worker's repository; a worker still running is compared once its PR opens.
+// executor reads the merged files from the merge commit in the bot's own integration clone and the open
+// PR's from the forge, never from a worker's repository; a worker still running is compared once its PR
+// opens.
 import type { IssueKey } from './types.ts';
 
 /** The planner's action: compare an open PR's files with the merges `shas` made under it. */

@@ -92,3 +92,20 @@ export const changedSinceDefault = async (g: IntegrationGit, defaultBranch: stri
   const out = await git(['diff', '--name-only', `origin/${defaultBranch}...HEAD`], path, g.ctx);
   return out.split('\n').filter(Boolean);
 };
+
+/**
+ * The paths merge commit `sha` changed on the integration branch (against its first parent: the tip
+ * the merge landed on), read from the bot's own clone: what a merged PR changed costs no forge request.
+ * A rename counts as both its paths.
+ */
+export const filesOfMerge = async (g: IntegrationGit, sha: string): Promise<string[]> => {
+  if (!/^[0-9a-f]{40}$/.test(sha)) throw new Error(`not a commit id: ${sha.slice(0, 80)}`);
+  const repoDir = await ensureClone(g.workspace, g.repo, g.cloneUrl, g.ctx, false);
+  await git(
+    ['fetch', '--quiet', 'origin', `+refs/heads/${g.branch}:refs/remotes/origin/${g.branch}`],
+    repoDir,
+    g.ctx,
+  );
+  const out = await git(['diff', '--name-only', '--no-renames', '-z', `${sha}^1`, sha], repoDir, g.ctx);
+  return out.split('\0').filter(Boolean);
+};

@@ -1,0 +1,68 @@
+// What a merge into the integration branch changed, read with real git in the bot's own clone (no forge
+// request): a merge commit's paths against the tip it landed on, a rename as both its paths, and a
+// squash merge (one parent) the same way. An id that is not a commit id never reaches git.
+import { afterEach, describe, expect, it } from 'vitest';
+import { filesOfMerge, type IntegrationGit } from '../../src/runner/integration-git.ts';
+import {
+  commitAndPush,
+  createOrigin,
+  gitIn,
+  type Origin,
+  removeDir,
+  tempDir,
+  testEnv,
+} from '../support/git.ts';
+
+const made: string[] = [];
+afterEach(() => {
+  for (const d of made.splice(0)) removeDir(d);
+});
+
+const setUp = async (): Promise<{ origin: Origin; g: IntegrationGit }> => {
+  const origin = await createOrigin({ 'README.md': '# r\n', 'old.txt': 'old\n', 'keep.txt': 'k\n' });
+  const workspace = tempDir('blitz-integration-ws-');
+  made.push(origin.root, workspace);
+  await gitIn(origin.work, 'push', '--quiet', 'origin', 'HEAD:refs/heads/blitz/m1');
+  const g: IntegrationGit = {
+    workspace,
+    repo: { owner: 'o', name: 'r' },
+    cloneUrl: origin.url,
+    branch: 'blitz/m1',
+    ctx: { env: testEnv() },
+  };
+  return { origin, g };
+};
+
+describe('filesOfMerge', () => {
+  it("a merge commit: the paths the merged branch changed, not the integration branch's own", async () => {
+    const { origin, g } = await setUp();
+    // The integration branch moves first (another issue's merge), then the worker's branch merges in.
+    await gitIn(origin.work, 'checkout', '--quiet', '-b', 'ticket/2', 'main');
+    await commitAndPush(origin.work, { 'b.txt': 'b\n' }, 'work of #2', 'ticket/2');
+    await gitIn(origin.work, 'mv', 'old.txt', 'new.txt');
+    await gitIn(origin.work, 'commit', '--quiet', '-m', 'rename');
+    await gitIn(origin.work, 'checkout', '--quiet', '-b', 'integration', 'main');
+    await commitAndPush(origin.work, { 'a.txt': 'a\n' }, 'merge of #1', 'blitz/m1');
+    await gitIn(origin.work, 'merge', '--quiet', '--no-ff', '-m', 'Merge #2', 'ticket/2');
+    await gitIn(origin.work, 'push', '--quiet', 'origin', 'HEAD:refs/heads/blitz/m1');
+    const merge = await gitIn(origin.work, 'rev-parse', 'HEAD');
+    expect((await filesOfMerge(g, merge)).sort()).toEqual(['b.txt', 'new.txt', 'old.txt']);
+  });
+
+  it('a squash merge (one parent): the paths of that one commit', async () => {
+    const { origin, g } = await setUp();
+    const sha = await commitAndPush(
+      origin.work,
+      { 'keep.txt': 'changed\n', 'c.txt': 'c\n' },
+      'squash #3',
+      'blitz/m1',
+    );
+    expect((await filesOfMerge(g, sha)).sort()).toEqual(['c.txt', 'keep.txt']);
+  });
+
+  it('refuses what is not a commit id before git runs', async () => {
+    const { g } = await setUp();
+    await expect(filesOfMerge(g, '--output=/tmp/x')).rejects.toThrow(/not a commit id/);
+    await expect(filesOfMerge(g, 'HEAD')).rejects.toThrow(/not a commit id/);
+  });
+});
