@@ -1,6 +1,7 @@
 // The run side of an environment park (seed 003, issue 18): the steps that apply the planner's
 // `park`, `unpark` and `probe_park` actions. The decisions, and the view they are made from
 // (`parkViewOf`), are plan/park.ts's; nobody's issue is charged.
+import { repoRefOf } from '../forges/types.ts';
 import type { EntryPark } from '../plan/entry-park.ts';
 import { parkSentence, type RunPark } from '../plan/environment-park.ts';
 import { maxSeen } from '../plan/park.ts';
@@ -11,8 +12,15 @@ import type { Action } from '../plan/snapshot.ts';
 import { canTransitionRun } from '../plan/states.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import type { Announcer, Clock, Log, Records, Settings, Workers } from './ports.ts';
-import { issuesShippedOf, runNoticeOf, sendRunNotice } from './run-notice.ts';
+import { forgeOfRun } from './context.ts';
+import type { Announcer, Clock, Forges, Log, Records, Settings, Workers } from './ports.ts';
+import {
+  commentOnTrigger,
+  issuesShippedOf,
+  mentionsStarter,
+  runNoticeOf,
+  sendRunNotice,
+} from './run-notice.ts';
 import { markPosted, writeRun } from './run-writer.ts';
 
 const writePark = (
@@ -36,9 +44,12 @@ const writePark = (
     return { progress };
   });
 
-/** `park`: the run paused on the park; a new park is said once (its key is the park's start). */
+/**
+ * `park`: the run paused on the park; a new park is said once (its key is the park's start): to the notify
+ * targets, or, with none, in a comment on the trigger issue that @mentions whoever started the run.
+ */
 export const parkRun = async (
-  deps: Records & Announcer & Log & Settings,
+  deps: Records & Forges & Announcer & Log & Settings,
   run: RunRecord,
   a: { park: RunPark; seen: readonly string[]; notice: boolean },
 ): Promise<RunRecord> => {
@@ -47,16 +58,26 @@ export const parkRun = async (
   deps.logger.info({ runId: run.id, park: a.park }, a.notice ? 'run parked' : 'run still parked');
   if (!a.notice) return parked;
   const { first } = await markPosted(deps.store, run.id, `notice:parked:${a.park.since}`);
-  if (first)
-    await sendRunNotice(
-      deps,
-      runNoticeOf(parked, 'parked', parkSentence(a.park), {
-        command: resumeCommandOf(run.kind),
-        issuesShipped: await issuesShippedOf(deps, run.id),
-        publicUrl: deps.config.publicUrl,
-        ...(a.park.resetAt ? { resetAt: a.park.resetAt } : {}),
-      }),
-    );
+  if (!first) return parked;
+  const notice = runNoticeOf(parked, 'parked', parkSentence(a.park), {
+    command: resumeCommandOf(run.kind),
+    issuesShipped: await issuesShippedOf(deps, run.id),
+    publicUrl: deps.config.publicUrl,
+    ...(a.park.resetAt ? { resetAt: a.park.resetAt } : {}),
+  });
+  await sendRunNotice(deps, notice);
+  if (!mentionsStarter(deps, parked)) return parked;
+  try {
+    const forge = await forgeOfRun(deps, parked, repoRefOf(parked.repo));
+    await commentOnTrigger(deps, forge, parked, {
+      title: `${parked.milestoneTitle}: parked`,
+      sentence: notice.sentence,
+      next: `To go on sooner once the cause is fixed: \`${notice.command}\`.`,
+    });
+  } catch (err) {
+    // Said once: a forge that refuses the comment leaves the park on the dashboard and in the log.
+    deps.logger.warn({ runId: run.id, err }, 'park comment not posted');
+  }
   return parked;
 };
 
@@ -128,7 +149,7 @@ export const writeEntryPark = async (
 
 /** The park actions of every run kind, applied to its run; false for any other action. */
 export const performPark = async (
-  deps: Records & Workers & Announcer & Clock & Log & Settings,
+  deps: Records & Workers & Forges & Announcer & Clock & Log & Settings,
   ctx: { run: RunRecord },
   a: Action,
 ): Promise<boolean> => {

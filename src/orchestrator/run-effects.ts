@@ -22,7 +22,7 @@ import { cleanupClosedIssue } from './issue-cleanup.ts';
 import { type Effects, refOf } from './perform.ts';
 import type { Announcer, Clock, Log, Records, Settings, Workers } from './ports.ts';
 import { milestonePrCi, milestonePrKey } from './pr-feedback.ts';
-import { mentionsStarter, runNoticeOf, runPageUrl, sendRunNotice, starterOf } from './run-notice.ts';
+import { commentOnTrigger, runNoticeOf, runPageUrl, sendRunNotice } from './run-notice.ts';
 import { firstTime, type GateResult, recordGateResult, setProgress, writeIssue } from './run-writer.ts';
 
 export interface EffectHooks {
@@ -352,13 +352,9 @@ export const createEffects = (
     await sendRunNotice(deps, level === 'blocked' ? { ...notice, command: '/blitz resume' } : notice);
     ctx.run = (await deps.store.getRun(ctx.run.id)) ?? ctx.run;
     const live = level === 'ready' ? ctx.run.progress.ship?.url : undefined;
-    // No notify target configured: the comment @mentions whoever started the run, so they are told.
-    const who = mentionsStarter(deps, ctx.run) ? starterOf(ctx.run) : undefined;
-    if (ctx.run.triggerIssue !== undefined)
-      await ctx.forge.createComment(
-        { repo: ctx.repo, number: ctx.run.triggerIssue },
-        `${who ? `${who} ` : ''}**${title}**: ${sentence}${live ? `\n\nLive at: ${live}` : ''}${level === 'blocked' ? '\n\nFix the cause, then `/blitz resume`.' : ''}`,
-      );
+    const next =
+      level === 'blocked' ? 'Fix the cause, then `/blitz resume`.' : live ? `Live at: ${live}` : undefined;
+    await commentOnTrigger(deps, ctx.forge, ctx.run, { title, sentence, ...(next ? { next } : {}) });
   };
 
   // Never fails (issue-cleanup.ts logs what it left); a leftover is swept at the next start.

@@ -2,6 +2,7 @@
 // asked for the event, and any failure kept on the run for its dashboard. Never throws into the run.
 // Its ports are spelled out (not the roles of ports.ts): pr-feedback.ts links here, and context.ts to it.
 import { pickedNotifiers } from '../config/notify-picks.ts';
+import { type Forge, repoRefOf } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import { noticeEventWords } from '../plan/state-words.ts';
 import type { Notifier, NotifyEvent, RunNotice, ShipPath } from '../ship/notice.ts';
@@ -36,6 +37,25 @@ export const mentionsStarter = (
   deps: { notifiers?: readonly Notifier[] },
   run: Pick<RunRecord, 'progress'>,
 ): boolean => runNotifiers(deps, run).length === 0;
+
+/**
+ * The one way a run tells a person on the forge: a comment on the issue where the run was started, which
+ * @mentions whoever started it when no notify target would tell them (`mentionsStarter`). `next` is the
+ * closing paragraph (the command that continues, the live URL). A run with no trigger issue posts nothing.
+ */
+export const commentOnTrigger = async (
+  deps: { notifiers?: readonly Notifier[] },
+  forge: Pick<Forge, 'createComment'>,
+  run: Pick<RunRecord, 'options' | 'progress' | 'repo' | 'triggerIssue'>,
+  text: { title: string; sentence: string; next?: string },
+): Promise<void> => {
+  if (run.triggerIssue === undefined) return;
+  const who = mentionsStarter(deps, run) ? starterOf(run) : undefined;
+  await forge.createComment(
+    { repo: repoRefOf(run.repo), number: run.triggerIssue },
+    `${who ? `${who} ` : ''}**${text.title}**: ${text.sentence}${text.next ? `\n\n${text.next}` : ''}`,
+  );
+};
 
 /** How many of the run's issues are closed: the count every notice of the run carries. */
 export const issuesShippedOf = async (

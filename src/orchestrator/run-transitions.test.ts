@@ -10,7 +10,7 @@ import type { RunState } from '../plan/states.ts';
 import type { RunProgress, RunStore } from '../store/run-store.ts';
 import { openSqliteRunStore } from '../store/sqlite-run-store.ts';
 import { parkRun, unparkRun } from './environment-park-run.ts';
-import type { Announcer, Log, Records, Settings, Workers } from './ports.ts';
+import type { Announcer, Forges, Log, Records, Settings, Workers } from './ports.ts';
 import { setRunState, stopRun } from './run-state.ts';
 import { isRunTransitionError, writeRun } from './run-writer.ts';
 
@@ -40,10 +40,14 @@ const park: RunPark = {
 };
 
 const parkDeps = (store: RunStore) =>
-  ({ store, logger: silentLogger(), config: {}, notifiers: [] }) as unknown as Records &
-    Announcer &
-    Log &
-    Settings;
+  ({
+    store,
+    logger: silentLogger(),
+    config: {},
+    notifiers: [],
+    // These parks are not announced (`notice: false`): a forge asked for anything fails the test.
+    forges: () => Promise.reject(new Error('no forge in these tests')),
+  }) as unknown as Records & Forges & Announcer & Log & Settings;
 
 const stopDeps = (store: RunStore) =>
   ({

@@ -2,7 +2,7 @@
 // A fleet during a model outage (issue 37): the ticket's worker meets the outage once, the fleet parks
 // (one notice-worthy state, no relaunch of the ticket on every pass), and once the wait is over the
 // interrupted session is the probe: the endpoint back, it goes on where it stopped, and the ticket
-// reaches its PR, all with exactly one attempt.
+// reaches its PR, all with exactly one attempt. With no notify target, the starter is @mentioned once.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -40,6 +40,12 @@ describe.each(['github', 'gitea'] as const)('a fleet during an outage on %s', (f
     const attempts = () => x.runs.ledger.listByRun(parked.id);
     expect((await attempts()).map((a) => a.outcome)).toEqual(['environment_failure']);
     expect((await x.fleetRun())!.state).toBe('paused');
+    // No notify target configured: alice is told once, on the issue where she started the fleet, with
+    // the fleet's own command that continues.
+    const told = x.world.commentsOn(x.repos.app, x.trigger).filter((c) => c.body.includes('@alice'));
+    expect(told).toHaveLength(1);
+    expect(told[0]!.body).toContain('parked');
+    expect(told[0]!.body).toContain('`/ticket-fleet resume`');
     // The endpoint is back; the wait passes: the interrupted session goes on and the ticket gets its PR.
     writeFileSync(modeFile, '');
     clock.advance(61_000);
@@ -81,6 +87,8 @@ describe('a parked fleet and the person who started it', () => {
     const parked = (await x.fleetRun())!;
     // The parked notice names the fleet's own command: `/blitz resume` does not reach a fleet.
     expect(notices.map((n) => [n.event, n.command])).toEqual([['parked', '/ticket-fleet resume']]);
+    // The phone told her: the trigger issue gets no @mention besides.
+    expect(x.world.commentsOn(x.repos.app, x.trigger).filter((c) => c.body.includes('@alice'))).toEqual([]);
     // The endpoint is back; alice does not wait out the ten minutes: her word resumes the fleet now.
     writeFileSync(modeFile, '');
     await x.comment('/ticket-fleet resume', 'alice');
