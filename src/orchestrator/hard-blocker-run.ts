@@ -2,7 +2,8 @@
 // forges/hard-blocker.ts) stops the run BLOCKED instead of being retried every tick in silence (seed 000
 // §6): the reason on the run, one `blocked` notice through every notifier with the command that
 // continues, and a blocker issue filed once in the milestone (labelled `hold`, so no worker takes it) as
-// soon as the forge lets the bot write. The next pass that gets through lifts it: the blocker issue is
+// soon as the forge lets the bot write (with no notify target, a comment on the trigger issue then
+// @mentions whoever started the run). The next pass that gets through lifts it: the blocker issue is
 // closed and the run goes on (plan/next-actions.ts decides both). A missing agent CLI blocks the same
 // way (plan/tool-blocker.ts), lifted once a probe attempt finds the tool.
 import { blockNoticeOf } from '../plan/permission-block.ts';
@@ -15,7 +16,14 @@ import type { RunRecord } from '../store/run-store.ts';
 import { closeWithComment } from './close-issue.ts';
 import { forgeOfRun, repoRefOf } from './context.ts';
 import type { Announcer, Clock, Forges, Log, Records, Settings } from './ports.ts';
-import { issuesShippedOf, mentionsStarter, runNoticeOf, sendRunNotice, starterOf } from './run-notice.ts';
+import {
+  commentOnTrigger,
+  issuesShippedOf,
+  mentionsStarter,
+  runNoticeOf,
+  sendRunNotice,
+  starterOf,
+} from './run-notice.ts';
 import { markPosted, writeProgress, writeRun } from './run-writer.ts';
 
 /** What the blocker issue calls the run. */
@@ -46,6 +54,34 @@ const fileBlockerIssue = async (
     );
   } catch (err) {
     deps.logger.warn({ runId: run.id, err }, 'blocker issue not filed yet; tried again at the next pass');
+  }
+};
+
+/**
+ * With no notify target, whoever started the run is told once per cause, on the issue where they started
+ * it, with the command that continues. A milestone run says it once its blocker issue is filed (named in
+ * it), so a forge that refuses every write is told when it lets the bot write again.
+ */
+const tellStarter = async (
+  deps: Records & Forges & Announcer & Log,
+  run: RunRecord,
+  reason: string,
+): Promise<void> => {
+  if (!mentionsStarter(deps, run) || !starterOf(run)) return;
+  const issue = run.progress.hardBlocker?.issue;
+  if (run.kind !== 'fleet' && issue === undefined) return;
+  const { first } = await markPosted(deps.store, run.id, `comment:hard-blocker:${reason}`);
+  if (!first) return;
+  try {
+    const forge = await forgeOfRun(deps, run, repoRefOf(run.repo));
+    await commentOnTrigger(deps, forge, run, {
+      title: `${run.milestoneTitle} is BLOCKED`,
+      sentence: issue === undefined ? reason : `${reason} (#${issue})`,
+      next: `Fix it; the run resumes by itself at its next pass, or \`${resumeCommandOf(run.kind)}\`.`,
+    });
+  } catch (err) {
+    // Said once: a refused comment leaves the cause on the dashboard and in the log.
+    deps.logger.warn({ runId: run.id, err }, 'blocker comment not posted');
   }
 };
 
@@ -85,6 +121,7 @@ export const blockRun = async (
     );
   }
   await fileBlockerIssue(deps, (await deps.store.getRun(runId)) ?? run, reason);
+  await tellStarter(deps, (await deps.store.getRun(runId)) ?? run, reason);
 };
 
 /** `unblock`: a pass got through; the blocker issue is closed and the reason leaves the run. */

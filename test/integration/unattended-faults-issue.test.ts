@@ -191,7 +191,7 @@ describe.each(['github', 'gitea'] as const)('no notify target on %s', (forge) =>
     expect(mentions().filter((r) => /^@alice \*\*blitz: .+ ready\*\*: /.test(r))).toHaveLength(1);
   });
 
-  it('a run that stops BLOCKED files its blocker issue @mentioning the starter', async () => {
+  it('a run that stops BLOCKED files its blocker issue and tells the starter once where they started it', async () => {
     const cli = join(tempDir('missing-cli-'), 'not-installed-cli');
     w = await startUnattendedWorld({
       forge,
@@ -203,6 +203,13 @@ describe.each(['github', 'gitea'] as const)('no notify target on %s', (forge) =>
     await x.drive(async () => (await x.run())?.progress.hardBlocker?.issue !== undefined);
     const blocker = x.world.issue(x.repo, (await x.run())!.progress.hardBlocker!.issue!)!;
     expect(blocker.body).toMatch(/^@alice: The blitz of this milestone stopped: the agent CLI `/);
+    // The issue where alice started the run gets one comment: the cause, the blocker issue, the command.
+    for (let i = 0; i < 2; i++) await x.round();
+    const told = x.replies().filter((b) => b.startsWith('@alice') && b.includes('is BLOCKED'));
+    expect(told).toHaveLength(1);
+    expect(told[0]).toContain(`the agent CLI \`${cli}\``);
+    expect(told[0]).toContain(`(#${blocker.number})`);
+    expect(told[0]).toContain('`/blitz resume`');
   });
 });
 
