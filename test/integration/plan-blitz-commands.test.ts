@@ -64,8 +64,9 @@ describe('/plan-blitz commands', () => {
     await h.comment('/plan-blitz resume');
     await h.round();
     expect(replies().at(-1)).toBe('No plan-blitz is running on this repository.');
+    // The pause queued behind the start, taken in the same drain: a quick plan run has no round in
+    // which to finish first.
     await h.comment('/plan-blitz M1');
-    await h.round();
     await h.comment('/blitz pause');
     await h.round();
     const run = (await h.latestRun())!;
