@@ -28,6 +28,16 @@ describe('budgetOf', () => {
     expect(sessionCap(caps(undefined))).toBe(1);
   });
 
+  it('keeps the reset time the probe named', () => {
+    const resetAt = '2026-12-04T06:20:00.000Z';
+    expect(
+      budgetOf({ status: 'ok', recommendedMaxSessions: 0, preferMedium: false, park: true, resetAt }, 4),
+    ).toMatchObject({ verdict: 'park', resetAt });
+    expect(
+      budgetOf({ status: 'ok', recommendedMaxSessions: 0, preferMedium: false, park: true }, 4),
+    ).not.toHaveProperty('resetAt');
+  });
+
   it('never raises the cap above maxSessions', () => {
     expect(budgetOf({ status: 'absent' }, 0).recommendedMaxSessions).toBe(0);
   });

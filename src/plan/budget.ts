@@ -22,6 +22,7 @@ export const budgetOf = (probe: ProbeAnswer | undefined, maxSessions: number): B
       verdict: probe.park ? 'park' : 'ok',
       recommendedMaxSessions: probe.recommendedMaxSessions,
       preferMedium: probe.preferMedium,
+      ...(probe.resetAt ? { resetAt: probe.resetAt } : {}),
     };
   return {
     verdict: 'ok',

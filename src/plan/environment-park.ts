@@ -145,7 +145,8 @@ export const afterProbe = (
   return { resume: false, park: { ...rest, failures, ...nextProbe(nowMs, failures, policy, stillAhead) } };
 };
 
-const clock = (isoTime: string): string => `${isoTime.slice(0, 16).replace('T', ' ')} UTC`;
+/** An ISO time as a person reads it on the dashboard: `2026-12-01 15:00 UTC`. */
+export const clock = (isoTime: string): string => `${isoTime.slice(0, 16).replace('T', ' ')} UTC`;
 
 /** The dashboard's and the notification's one sentence for a park. */
 export const parkSentence = (park: EnvironmentPark): string =>

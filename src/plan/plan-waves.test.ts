@@ -111,6 +111,21 @@ describe('plan-blitz waves (nextActions, kind plan)', () => {
     expect(stopOf(plan([issue(1)], { budget: park })).state).toBe('paused');
   });
 
+  it('a budget park says when the probe said the limit lifts, and that the run goes on by itself', () => {
+    const resetAt = '2026-12-04T06:20:00.000Z';
+    const park = { verdict: 'park' as const, recommendedMaxSessions: 0, preferMedium: false, resetAt };
+    expect(stopOf(plan([issue(1)], { budget: park }))).toMatchObject({
+      state: 'paused',
+      kind: 'budget_park',
+      reason:
+        'the budget probe says park until 2026-12-04 06:20 UTC; the run goes on by itself once the probe allows work',
+    });
+    const { resetAt: _r, ...unnamed } = park;
+    expect(stopOf(plan([issue(1)], { budget: unnamed })).reason).toBe(
+      'the budget probe says park; the run goes on by itself once the probe allows work',
+    );
+  });
+
   it('a dry run posts the first wave and the holds, then stops done', () => {
     const held = issue(1, { labels: [{ name: 'hold', description: 'legal' }] });
     const got = nextActions(

@@ -7,6 +7,7 @@
 // - members of a cycle are reported, then handed to the planner as open blockers outside the list, so
 //   the cycle stops its members (and whatever waits on them) while the other plans carry on.
 import { explain, keysIn } from './classify.ts';
+import { clock } from './environment-park.ts';
 import { executionGate } from './gates.ts';
 import { buildGraph } from './graph.ts';
 import { planRunLabels } from './plan-labels.ts';
@@ -85,8 +86,15 @@ const stopOf = (
     machineLimit: snap.machine.limit,
     contended: snap.machine.contended,
   };
-  if (sessionCap(caps) === 0)
-    return { state: 'paused', reason: 'the budget probe says park', kind: 'budget_park' };
+  if (sessionCap(caps) === 0) {
+    // Said on the run's stop comment: when the limit lifts, and that no one has to resume it (plan/park.ts).
+    const reset = snap.budget.resetAt ? ` until ${clock(snap.budget.resetAt)}` : '';
+    return {
+      state: 'paused',
+      reason: `the budget probe says park${reset}; the run goes on by itself once the probe allows work`,
+      kind: 'budget_park',
+    };
+  }
   return undefined;
 };
 

@@ -12,6 +12,8 @@ export interface Budget {
   /** null when usage is unknown: treated as one-worker pressure. */
   recommendedMaxSessions: number | null;
   preferMedium: boolean;
+  /** When the provider's limit lifts, if the probe said (ISO). */
+  resetAt?: string;
   /** Why usage is unknown, when the probe had no say (plan/budget.ts): the run goes one worker at a time. */
   unknown?: { why: 'absent' } | { why: 'failed'; error: string };
 }

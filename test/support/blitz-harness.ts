@@ -11,17 +11,17 @@ import { type BlitzConfig, blitzConfigSchema } from '../../src/config/blitz-conf
 import { budgetKey, createBudgetTracker } from '../../src/forges/rate-budget.ts';
 import type { ForgeKind } from '../../src/forges/types.ts';
 import { createLogger, type Logger, silentLogger } from '../../src/observability/logger.ts';
-import type { ProbeResult } from '../../src/orchestrator/budget-probe.ts';
 import type { OrchestratorDeps } from '../../src/orchestrator/context.ts';
 import { createReviewLeg } from '../../src/orchestrator/review-leg.ts';
 import type { RunnerEvent } from '../../src/runner/types.ts';
-import type { Notifier } from '../../src/ship/notice.ts';
 import {
   type Bot,
   botLoginFor,
   grantUsualPeople,
   issueCommentRequest,
   noCiSettle,
+  type RunWatchOptions,
+  runWatchDeps,
   startBot as startBotProcess,
   startFakeForge,
   webhookPath,
@@ -40,7 +40,7 @@ const fakeReviewer = join(import.meta.dirname, 'fake-agents', 'fake-reviewer.mjs
 export const GITHUB_SECRET = 'blitz-github-secret';
 export const GITEA_SECRET = 'blitz-gitea-secret';
 
-export interface BlitzHarnessOptions {
+export interface BlitzHarnessOptions extends RunWatchOptions {
   forge: ForgeKind;
   issues: SeedIssue[];
   milestone?: string;
@@ -63,10 +63,7 @@ export interface BlitzHarnessOptions {
   review?: boolean;
   /** Arguments of the fake reviewer (default `--verdict clean`). */
   reviewerArgs?: string[];
-  /** The budget probe instead of the (absent) configured one. */
-  budgetProbe?: () => Promise<ProbeResult>;
-  /** Notify targets of the run (the notifier port) and the bot's public address for their links. */
-  notifiers?: Notifier[];
+  /** The bot's public address for the notify targets' links (`notifiers`). */
   publicUrl?: string;
   /**
    * Clone URL and git credentials come from the forge (`GET /repos/{owner}/{repo}` and a token), as in
@@ -192,8 +189,7 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
       orchestrator: {
         dashboard: { intervalMs: opts.dashboardIntervalMs ?? 0 },
         ...(opts.review ? { review: createReviewLeg({ config, baseEnv: testEnv(), logger }) } : {}),
-        ...(opts.budgetProbe ? { budgetProbe: opts.budgetProbe } : {}),
-        ...(opts.notifiers ? { notifiers: opts.notifiers } : {}),
+        ...runWatchDeps(opts),
         ...(opts.onRunChanged ? { onRunChanged: opts.onRunChanged } : {}),
         ...(budget ? { forgePace: () => budget.paceOf(budgetKey(kind)) } : {}),
       },

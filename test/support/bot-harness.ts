@@ -183,6 +183,21 @@ export const startFakeForge = async (
   };
 };
 
+/**
+ * What a harness test may give the orchestrator in place of the composed bot's: its own budget probe
+ * (instead of the absent configured one) and notify targets. Blitz, fleet and plan harnesses take it alike.
+ */
+export interface RunWatchOptions {
+  budgetProbe?: OrchestratorDeps['budgetProbe'];
+  notifiers?: OrchestratorDeps['notifiers'];
+}
+
+/** The orchestrator deps of `RunWatchOptions` (only those the test passed). */
+export const runWatchDeps = (o: RunWatchOptions): Partial<OrchestratorDeps> => ({
+  ...(o.budgetProbe ? { budgetProbe: o.budgetProbe } : {}),
+  ...(o.notifiers ? { notifiers: o.notifiers } : {}),
+});
+
 export interface BotOptions {
   kind: ForgeKind;
   dbPath: string;

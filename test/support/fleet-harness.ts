@@ -9,13 +9,14 @@ import { type BlitzConfig, blitzConfigSchema } from '../../src/config/blitz-conf
 import { budgetKey, createBudgetTracker } from '../../src/forges/rate-budget.ts';
 import type { ForgeKind } from '../../src/forges/types.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
-import type { Notifier } from '../../src/ship/notice.ts';
 import { sendApproval } from './blitz-labels.ts';
 import {
   botLoginFor,
   grantUsualPeople,
   issueCommentRequest,
   noCiSettle,
+  type RunWatchOptions,
+  runWatchDeps,
   startBot,
   startFakeForge,
   webhookPath,
@@ -32,7 +33,7 @@ import { createRealGitRepo, type RealGitRepo } from './world-git.ts';
 const SECRET = 'fleet-webhook-secret';
 const fakeReviewer = new URL('./fake-agents/fake-reviewer.mjs', import.meta.url).pathname;
 
-export interface FleetHarnessOptions {
+export interface FleetHarnessOptions extends RunWatchOptions {
   forge: ForgeKind;
   /** Issues per repo name (`app`, `lib`). */
   issues: Record<'app' | 'lib', SeedIssue[]>;
@@ -52,8 +53,6 @@ export interface FleetHarnessOptions {
   runner?: Record<string, unknown>;
   /** The bot's clock (runner and orchestrator); default the system's. */
   clock?: { now(): Date };
-  /** Notify targets of the fleet (the notifier port). */
-  notifiers?: Notifier[];
   /** GitHub: the bot is this App installation, holding these permissions (fake-github/app-permissions.ts). */
   githubApp?: { installationId: number; permissions?: PermissionChanges };
 }
@@ -131,7 +130,7 @@ export const startFleetHarness = async (opts: FleetHarnessOptions) => {
     ...(opts.clock ? { clock: opts.clock } : {}),
     orchestrator: {
       ...(budget ? { forgePace: () => budget.paceOf(budgetKey(kind)) } : {}),
-      ...(opts.notifiers ? { notifiers: opts.notifiers } : {}),
+      ...runWatchDeps(opts),
     },
   });
 

@@ -14,6 +14,8 @@ import {
   grantUsualPeople,
   issueCommentRequest,
   noCiSettle,
+  type RunWatchOptions,
+  runWatchDeps,
   startBot as startBotProcess,
   startFakeForge,
   webhookPath,
@@ -28,7 +30,7 @@ const GITHUB_SECRET = 'plan-github-secret';
 const GITEA_SECRET = 'plan-gitea-secret';
 const fakeReviewer = resolve('test/support/fake-agents/fake-reviewer.mjs');
 
-export interface PlanHarnessOptions {
+export interface PlanHarnessOptions extends RunWatchOptions {
   forge: ForgeKind;
   issues: SeedIssue[];
   /** Labels created before the issues, with descriptions (a `hold` label's reason). */
@@ -111,6 +113,7 @@ export const startPlanHarness = async (opts: PlanHarnessOptions) => {
       cloneUrl: async () => origin.bareDir,
       ...(opts.onRunnerEvent ? { onRunnerEvent: opts.onRunnerEvent } : {}),
       ...(opts.clock ? { clock: opts.clock } : {}),
+      orchestrator: runWatchDeps(opts),
     });
   let bot = startBot();
 
