@@ -148,6 +148,13 @@ export const afterProbe = (
 /** An ISO time as a person reads it on the dashboard: `2026-12-01 15:00 UTC`. */
 export const clock = (isoTime: string): string => `${isoTime.slice(0, 16).replace('T', ' ')} UTC`;
 
+/**
+ * Why a run of any kind stops on the budget probe's park: when the limit lifts, if the probe said, and that
+ * nobody has to resume it (plan/park.ts lifts the park once the probe allows work).
+ */
+export const budgetParkReason = (budget: { resetAt?: string }): string =>
+  `the budget probe says park${budget.resetAt ? ` until ${clock(budget.resetAt)}` : ''}; the run goes on by itself once the probe allows work`;
+
 /** The dashboard's and the notification's one sentence for a park. */
 export const parkSentence = (park: EnvironmentPark): string =>
   park.resetAt

@@ -33,6 +33,28 @@ describe('nextActions: dispatch', () => {
     expect(types(parked)).toEqual(['notify', 'stop:paused']);
   });
 
+  it('a budget park stops a blitz and a fleet naming the reset time and that the run goes on by itself', () => {
+    const resetAt = '2026-12-04T06:20:00.000Z';
+    const budget = { verdict: 'park' as const, recommendedMaxSessions: 0, preferMedium: false, resetAt };
+    for (const kind of ['blitz', 'fleet'] as const) {
+      const got = ofType(nextActions('running', baseSnapshot([issue(1)], { kind, budget })), 'stop');
+      expect(got, kind).toEqual([
+        {
+          type: 'stop',
+          state: 'paused',
+          kind: 'budget_park',
+          reason:
+            'the budget probe says park until 2026-12-04 06:20 UTC; the run goes on by itself once the probe allows work',
+        },
+      ]);
+    }
+    // A probe that named no reset time: the stop says only that the run goes on by itself.
+    const { resetAt: _r, ...unnamed } = budget;
+    expect(
+      ofType(nextActions('running', baseSnapshot([issue(1)], { budget: unnamed })), 'stop')[0]?.reason,
+    ).toBe('the budget probe says park; the run goes on by itself once the probe allows work');
+  });
+
   it('refills a slot as soon as a worker pushes, while the others still work', () => {
     const snap = baseSnapshot([issue(1), issue(2), issue(3)], {
       machine: { limit: 2, contended: false },

@@ -5,6 +5,7 @@
 
 import { explain, keysIn } from './classify.ts';
 import { runParkOnEntries } from './entry-park.ts';
+import { budgetParkReason } from './environment-park.ts';
 import { failsOverIn, otherEntriesIn, parkedEndpoints, routeIssue } from './failover.ts';
 import { extractFences } from './fences.ts';
 import { findingsFirst } from './findings-first.ts';
@@ -157,10 +158,7 @@ const workActions = (ctx: RunContext): Action[] => {
   const onEntries = waitsOnEntries(ctx) ? runParkOnEntries(snap.park!.now, snap.park!.entries) : undefined;
   if (onEntries) return [...out, { type: 'park', park: onEntries, seen: [], notice: true }];
   if (sessionCap(capsOf(snap)) === 0 && c.ready > 0)
-    return [
-      ...out,
-      ...stop(ctx, 'paused', 'the budget probe says park; nothing is running', { kind: 'budget_park' }),
-    ];
+    return [...out, ...stop(ctx, 'paused', budgetParkReason(snap.budget), { kind: 'budget_park' })];
   const stuck = [...classified.byKey]
     .filter(([, v]) => ['blocked', 'cycle', 'held'].includes(v.category))
     .map(([k]) => k);

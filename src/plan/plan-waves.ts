@@ -7,7 +7,7 @@
 // - members of a cycle are reported, then handed to the planner as open blockers outside the list, so
 //   the cycle stops its members (and whatever waits on them) while the other plans carry on.
 import { explain, keysIn } from './classify.ts';
-import { clock } from './environment-park.ts';
+import { budgetParkReason } from './environment-park.ts';
 import { executionGate } from './gates.ts';
 import { buildGraph } from './graph.ts';
 import { planRunLabels } from './plan-labels.ts';
@@ -86,15 +86,9 @@ const stopOf = (
     machineLimit: snap.machine.limit,
     contended: snap.machine.contended,
   };
-  if (sessionCap(caps) === 0) {
-    // Said on the run's stop comment: when the limit lifts, and that no one has to resume it (plan/park.ts).
-    const reset = snap.budget.resetAt ? ` until ${clock(snap.budget.resetAt)}` : '';
-    return {
-      state: 'paused',
-      reason: `the budget probe says park${reset}; the run goes on by itself once the probe allows work`,
-      kind: 'budget_park',
-    };
-  }
+  // Said on the run's stop comment: when the limit lifts, and that no one has to resume it.
+  if (sessionCap(caps) === 0)
+    return { state: 'paused', reason: budgetParkReason(snap.budget), kind: 'budget_park' };
   return undefined;
 };
 

@@ -3,6 +3,7 @@
 // notification through the configured notifier, a command that continues, and once the fault clears,
 // the milestone finishing with every issue closed once.
 import { afterEach, describe, expect, it } from 'vitest';
+import { clock } from '../../src/plan/environment-park.ts';
 import {
   expectMilestoneFinished,
   probeFailed,
@@ -284,6 +285,10 @@ describe.each(['github', 'gitea'] as const)('the budget probe on %s', (forge) =>
       command: '/blitz resume',
       resetAt: resetAt.toISOString(),
     });
+    // The words a person reads name the reset time and that nobody has to resume it.
+    const words = `resets at ${clock(resetAt.toISOString())}, and the run resumes by itself`;
+    expect(notice?.sentence).toContain(words);
+    expect(x.dashboard().replaceAll('&#58;', ':')).toContain(words);
     // Before the reset time nothing starts, whatever the probe would say.
     x.probe.set(probeOk());
     x.clock.advance(3600_000);
