@@ -13,8 +13,7 @@ import { redactText } from '../runner/exec.ts';
 import type { RunProgress, RunRecord } from '../store/run-store.ts';
 import { closeWithComment } from './close-issue.ts';
 import { type RunCtx, refOf } from './context.ts';
-import type { Announcer, Log, Records } from './ports.ts';
-import { mentionsStarter, starterOf } from './run-notice.ts';
+import type { Log, Records } from './ports.ts';
 import { setProgress } from './run-writer.ts';
 
 /** The hidden line that ties a blocker issue to its run and gate (read back only from trusted authors). */
@@ -49,7 +48,7 @@ const tailOf = (p: RunProgress, cause: GateCause): string | undefined =>
 
 /** Files the run's one blocker issue for the red gate, wired as a blocker of what it holds up. */
 export const fileGateBlocker = async (
-  deps: Records & Announcer & Log,
+  deps: Records & Log,
   ctx: RunCtx,
   a: Extract<Action, { type: 'file_gate_blocker' }>,
 ): Promise<void> => {
@@ -59,14 +58,13 @@ export const fileGateBlocker = async (
   if (kept?.cause !== a.cause) await setProgress(deps, ctx, { gateBlocker: { cause: a.cause } });
   const marker = gateBlockerMarker(ctx.run.id, a.cause);
   const made = [...ctx.issues.values()].find((i) => i.authorTrusted && i.body.includes(marker));
-  const number = made?.number ?? (await createBlockerIssue(deps, ctx, a, marker));
+  const number = made?.number ?? (await createBlockerIssue(ctx, a, marker));
   await setProgress(deps, ctx, { gateBlocker: { cause: a.cause, issue: number } });
   for (const k of a.blocks) await ctx.forge.addBlockedBy(refOf(k), { repo: ctx.repo, number });
   deps.logger.info({ runId: ctx.run.id, gate: a.cause, issue: number }, 'red gate filed as a blocker issue');
 };
 
 const createBlockerIssue = async (
-  deps: Announcer,
   ctx: RunCtx,
   a: Extract<Action, { type: 'file_gate_blocker' }>,
   marker: string,
@@ -74,10 +72,10 @@ const createBlockerIssue = async (
   const branch = ctx.run.integrationBranch;
   const at = a.sha ? ` at \`${a.sha.slice(0, 7)}\`` : '';
   const tail = tailOf(ctx.run.progress, a.cause);
-  // No notify target configured: the issue @mentions whoever started the run, so they are told.
-  const who = mentionsStarter(deps, ctx.run) ? starterOf(ctx.run) : undefined;
+  // No @mention here: with no notify target the run's BLOCKED comment on the trigger issue tells the
+  // starter, once per cause (run-notice.ts commentOnTrigger); a second mention would tell them twice.
   const body = [
-    `${who ? `${who}: ` : ''}${gateWords[a.cause]} stopped the blitz of ${ctx.run.milestoneTitle} on \`${branch}\`${at}: ${a.reason}.`,
+    `${gateWords[a.cause]} stopped the blitz of ${ctx.run.milestoneTitle} on \`${branch}\`${at}: ${a.reason}.`,
     ...(tail ? ['', 'Its last lines:', '', fenced(redactText(tail))] : []),
     '',
     `Fix it on \`${branch}\`, then comment \`${a.command}\`. This issue is closed by itself once the ${a.cause} is green again.`,

@@ -40,12 +40,10 @@ const fileBlockerIssue = async (
   try {
     const forge = await forgeOfRun(deps, run, repoRefOf(run.repo));
     const word = runWord(run);
-    // No notify target configured: the issue @mentions whoever started the run, so they are told.
-    const who = mentionsStarter(deps, run) ? starterOf(run) : undefined;
-    const to = who ? `${who}: ` : '';
+    // No @mention: with no notify target the starter is told once, on the trigger issue (tellStarter).
     const issue = await forge.createIssue(repoRefOf(run.repo), {
       title: `${word}: ${run.milestoneTitle} is BLOCKED`,
-      body: `${to}The ${word} of this milestone stopped: ${reason}.\n\nFix it; the run resumes by itself at its next pass (or \`${resumeCommandOf(run.kind)}\`), and this issue is closed then.`,
+      body: `The ${word} of this milestone stopped: ${reason}.\n\nFix it; the run resumes by itself at its next pass (or \`${resumeCommandOf(run.kind)}\`), and this issue is closed then.`,
       labels: [planLabels.hold],
       milestone: run.milestoneNumber,
     });
