@@ -4,9 +4,15 @@
 // permission; the run stops BLOCKED instead, says why once, and resumes when a pass gets through.
 import { isAppError } from '../errors.ts';
 
-/** The hard blocker an error names, in one sentence; undefined for any error a retry may cure. */
-export const hardBlockerOf = (err: unknown): string | undefined => {
-  if (isAppError(err, 'unauthorized')) return `the forge refused the bot's credentials: ${err.message}`;
-  if (isAppError(err, 'forbidden')) return `the forge refused the bot access: ${err.message}`;
+/** A forge's refusal of the bot: which one (typed, what decides) and the forge's own words. */
+export interface ForgeRefusal {
+  refusal: 'credentials' | 'access';
+  detail: string;
+}
+
+/** The hard blocker an error is; undefined for any error a retry may cure. */
+export const forgeRefusalOf = (err: unknown): ForgeRefusal | undefined => {
+  if (isAppError(err, 'unauthorized')) return { refusal: 'credentials', detail: err.message };
+  if (isAppError(err, 'forbidden')) return { refusal: 'access', detail: err.message };
   return undefined;
 };

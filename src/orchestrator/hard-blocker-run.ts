@@ -6,10 +6,12 @@
 // @mentions whoever started the run). The next pass that gets through lifts it: the blocker issue is
 // closed and the run goes on (plan/next-actions.ts decides both). A missing agent CLI blocks the same
 // way (plan/tool-blocker.ts), lifted once a probe attempt finds the tool.
+
+import { blockerKey, sameBlocker } from '../plan/block-cause.ts';
 import { blockNoticeOf } from '../plan/permission-block.ts';
 import { resumeCommandOf } from '../plan/resume-command.ts';
 import { withoutReason, withReason } from '../plan/run-reason.ts';
-import type { BlockCause } from '../plan/snapshot.ts';
+import type { Action } from '../plan/snapshot.ts';
 import { canTransitionRun, type RunState } from '../plan/states.ts';
 import { planLabels } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
@@ -64,11 +66,12 @@ const tellStarter = async (
   deps: Records & Forges & Announcer & Log,
   run: RunRecord,
   reason: string,
+  key: string,
 ): Promise<void> => {
   if (!mentionsStarter(deps, run) || !starterOf(run)) return;
   const issue = run.progress.hardBlocker?.issue;
   if (run.kind !== 'fleet' && issue === undefined) return;
-  const { first } = await markPosted(deps.store, run.id, `comment:hard-blocker:${reason}`);
+  const { first } = await markPosted(deps.store, run.id, `comment:hard-blocker:${key}`);
   if (!first) return;
   try {
     const forge = await forgeOfRun(deps, run, repoRefOf(run.repo));
@@ -83,15 +86,19 @@ const tellStarter = async (
   }
 };
 
-/** `block`: the run BLOCKED on the hard blocker, said once, and its blocker issue filed. */
+/**
+ * `block`: the run BLOCKED on the hard blocker, said once, and its blocker issue filed. The blocker is
+ * known by its cause (plan/block-cause.ts): the same cause in other words is neither written nor said again.
+ */
 export const blockRun = async (
   deps: Records & Forges & Announcer & Clock & Log & Settings,
   runId: string,
-  reason: string,
-  cause?: BlockCause,
+  block: Extract<Action, { type: 'block' }>,
 ): Promise<void> => {
+  const { reason, cause } = block;
+  const key = blockerKey(cause);
   const run = await writeRun(deps.store, runId, (now) => {
-    const same = now.progress.hardBlocker?.reason === reason;
+    const same = sameBlocker(now.progress.hardBlocker?.cause, cause);
     const state: RunState = canTransitionRun(now.state, 'blocked') ? 'blocked' : now.state;
     if (same && now.state === state) return undefined;
     return {
@@ -99,19 +106,21 @@ export const blockRun = async (
       progress: withReason(
         {
           ...now.progress,
-          hardBlocker: same ? now.progress.hardBlocker! : { reason, since: deps.clock.now().toISOString() },
+          hardBlocker: same
+            ? now.progress.hardBlocker!
+            : { reason, cause, since: deps.clock.now().toISOString() },
         },
         'hard_blocker',
-        reason,
+        same ? now.progress.hardBlocker!.reason : reason,
       ),
     };
   });
-  const { first } = await markPosted(deps.store, runId, `notice:hard-blocker:${reason}`);
+  const { first } = await markPosted(deps.store, runId, `notice:hard-blocker:${key}`);
   if (first) {
     deps.logger.error({ runId, reason }, 'run blocked');
     await sendRunNotice(
       deps,
-      runNoticeOf(run, 'blocked', blockNoticeOf({ type: 'block', reason, ...(cause ? { cause } : {}) }), {
+      runNoticeOf(run, 'blocked', blockNoticeOf(block), {
         command: resumeCommandOf(run.kind),
         issuesShipped: await issuesShippedOf(deps, runId),
         publicUrl: deps.config.publicUrl,
@@ -119,7 +128,7 @@ export const blockRun = async (
     );
   }
   await fileBlockerIssue(deps, (await deps.store.getRun(runId)) ?? run, reason);
-  await tellStarter(deps, (await deps.store.getRun(runId)) ?? run, reason);
+  await tellStarter(deps, (await deps.store.getRun(runId)) ?? run, reason, key);
 };
 
 /** `unblock`: a pass got through; the blocker issue is closed and the reason leaves the run. */

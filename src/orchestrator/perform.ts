@@ -468,7 +468,7 @@ export const reportOnce = async (
 
 /** Applies one action: the run's own holds (park, hard blocker) need the run alone, the rest the pass. */
 export const perform = async (deps: PerformPorts, ctx: PassCtx, a: Action): Promise<void> => {
-  if (a.type === 'block') return blockRun(deps, ctx.run.id, a.reason, a.cause);
+  if (a.type === 'block') return blockRun(deps, ctx.run.id, a);
   if (a.type === 'unblock') return unblockRun(deps, ctx.run.id);
   if (await performPark(deps, ctx, a)) return;
   // Nothing else is planned on a pass the forge refused.

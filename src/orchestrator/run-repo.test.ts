@@ -7,8 +7,9 @@ import { newRun } from '../../test/support/store-suite-fixtures.ts';
 import { AppError } from '../errors.ts';
 import type { Forge } from '../forges/types.ts';
 import { silentLogger } from '../observability/logger.ts';
+import { blockReasonOf } from '../plan/block-cause.ts';
 import { openSqliteRunStore } from '../store/sqlite-run-store.ts';
-import { loadRunRepo } from './run-repo.ts';
+import { type HeldPass, loadRunRepo } from './run-repo.ts';
 
 const setup = async (file: () => Promise<string>, notify: { type: string; name?: string }[] = []) => {
   const store = openSqliteRunStore(':memory:');
@@ -33,6 +34,13 @@ const setup = async (file: () => Promise<string>, notify: { type: string; name?:
   return { run, deps, comments };
 };
 
+/** The words a held pass's blocker is said in. */
+const reasonOf = (got: unknown): string => {
+  const cause = (got as HeldPass).snap.hardBlocker;
+  if (!cause) throw new Error('expected a held pass');
+  return blockReasonOf(cause);
+};
+
 describe('loadRunRepo', () => {
   it.each(['blitz', 'plan'] as const)(
     'holds a %s pass on a config that does not parse, said once',
@@ -43,13 +51,12 @@ describe('loadRunRepo', () => {
         const got = await loadRunRepo(deps, run, kind, rest);
         expect(got).toMatchObject({
           held: true,
-          snap: { kind, hardBlocker: expect.stringContaining('does not parse') },
+          snap: { kind, hardBlocker: { kind: 'config_invalid' } },
         });
       }
       expect(comments).toHaveLength(1);
       expect(comments[0]).toContain('maxSesions');
-      const reason = ((await loadRunRepo(deps, run, kind, rest)) as { snap: { hardBlocker: string } }).snap
-        .hardBlocker;
+      const reason = reasonOf(await loadRunRepo(deps, run, kind, rest));
       // The reason names the error itself and where all of them went.
       expect(reason).toContain('maxSesions');
       expect(reason).toContain('all on #7');
@@ -59,7 +66,7 @@ describe('loadRunRepo', () => {
   it('a run without a trigger issue has the error in its reason and nothing posted', async () => {
     const { run, deps, comments } = await setup(async () => 'maxSesions: 2\n');
     const got = await loadRunRepo(deps, { ...run, triggerIssue: undefined }, 'blitz', async () => 'read on');
-    const reason = (got as { snap: { hardBlocker: string } }).snap.hardBlocker;
+    const reason = reasonOf(got);
     expect(reason).toContain('maxSesions');
     expect(reason).not.toContain('#');
     expect(comments).toEqual([]);
@@ -71,7 +78,7 @@ describe('loadRunRepo', () => {
     });
     expect(await loadRunRepo(refused.deps, refused.run, 'plan', async () => 'read on')).toMatchObject({
       held: true,
-      snap: { hardBlocker: expect.stringContaining('refused the bot access') },
+      snap: { hardBlocker: { kind: 'forge_refused', refusal: 'access' } },
     });
     const ok = await setup(async () => 'maxSessions: 2\n');
     const got = await loadRunRepo(ok.deps, ok.run, 'blitz', async (r) => r.defaultBranch);
@@ -96,7 +103,8 @@ describe('loadRunRepo', () => {
   it('holds the pass on a notify target the operator did not configure, naming it and the ones there are', async () => {
     const { run, deps, comments } = await setup(async () => 'notify: [slack, pager]\n', [{ type: 'slack' }]);
     const got = await loadRunRepo(deps, run, 'blitz', async () => 'read on');
-    expect(got).toMatchObject({ held: true, snap: { hardBlocker: expect.stringContaining('pager') } });
+    expect(got).toMatchObject({ held: true, snap: { hardBlocker: { kind: 'config_invalid' } } });
+    expect(reasonOf(got)).toContain('pager');
     expect(comments).toHaveLength(1);
     expect(comments[0]).toContain('notify[1]');
     expect(comments[0]).toContain('there are: slack');

@@ -5,8 +5,9 @@
 // errors go once on the trigger issue. The first pass that reads a config that parses lifts the blocker.
 import { operatorTargetNames, unknownNotifyPicks } from '../config/notify-picks.ts';
 import { type ConfigError, formatConfigErrors } from '../config/repo-config.ts';
-import { hardBlockerOf } from '../forges/hard-blocker.ts';
+import { forgeRefusalOf } from '../forges/hard-blocker.ts';
 import type { Forge, RepoRef } from '../forges/types.ts';
+import type { BlockCause } from '../plan/block-cause.ts';
 import type { RunSnapshot } from '../plan/snapshot.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import { forgeOfRun, repoRefOf } from './context.ts';
@@ -39,24 +40,24 @@ export interface HeldPass {
 /** A hard blocker kept on the run from an earlier pass, for the planner to lift (`unblock`). */
 export const keptBlockerOf = (b: NonNullable<RunRecord['progress']['hardBlocker']>) => ({
   reason: b.reason,
+  ...(b.cause !== undefined ? { cause: b.cause } : {}),
   ...(b.issue !== undefined ? { issue: b.issue } : {}),
 });
 
 /**
- * The hard blocker of a repo config that does not parse: its first error in the reason itself (the
- * status page, the notice and the blocker issue show it), and where all of them are when the run has a
- * trigger issue to post them on.
+ * The hard blocker of a repo config that does not parse: its errors (the first goes in the reason the
+ * status page, the notice and the blocker issue show), and the trigger issue all of them are posted on.
  */
 export const configBlocker = (
   path: string,
   errors: readonly ConfigError[],
   triggerIssue?: number,
-): string => {
-  const first = (errors[0]?.message ?? 'unreadable').replace(/\s+/g, ' ').slice(0, 200);
-  const more = errors.length > 1 ? ` and ${errors.length - 1} more` : '';
-  const where = triggerIssue !== undefined ? `; all on #${triggerIssue}` : '';
-  return `the repo config ${path} does not parse (${first}${more}${where}); push a fix`;
-};
+): BlockCause => ({
+  kind: 'config_invalid',
+  path,
+  errors: errors.map((e) => ({ path: e.path, message: e.message })),
+  ...(triggerIssue !== undefined ? { triggerIssue } : {}),
+});
 
 /** The snapshot of a held pass: nothing but the run and the hard blocker was read. */
 export const heldSnapshot = (
@@ -64,7 +65,7 @@ export const heldSnapshot = (
   run: RunRecord,
   options: RunOptionsStored,
   kind: RunSnapshot['kind'],
-  reason: string,
+  cause: BlockCause,
 ): RunSnapshot => ({
   ...commonSnapshot(deps, kind, options, {
     milestone: { title: run.milestoneTitle, description: '' },
@@ -73,7 +74,7 @@ export const heldSnapshot = (
     machine: { limit: 0, contended: false },
     pace: undefined,
   }),
-  hardBlocker: reason,
+  hardBlocker: cause,
 });
 
 /** Keeps the repository's pick of notify targets on the run, where every notice of the run reads it. */
@@ -100,9 +101,9 @@ export const loadRunRepo = async <Ctx>(
   opts: { cache?: { cfg?: ConfigRead }; wrap?: (forge: Forge) => Forge } = {},
 ): Promise<Ctx | HeldPass> => {
   const options = runOptionsOf(run);
-  const held = (reason: string): HeldPass => ({
+  const held = (cause: BlockCause): HeldPass => ({
     run,
-    snap: heldSnapshot(deps, run, options, kind, reason),
+    snap: heldSnapshot(deps, run, options, kind, cause),
     held: true,
   });
   try {
@@ -136,8 +137,8 @@ export const loadRunRepo = async <Ctx>(
       options,
     });
   } catch (err) {
-    const reason = hardBlockerOf(err);
-    if (reason === undefined) throw err;
-    return held(reason);
+    const refused = forgeRefusalOf(err);
+    if (refused === undefined) throw err;
+    return held({ kind: 'forge_refused', ...refused });
   }
 };

@@ -564,8 +564,15 @@ describe('nextActions: stop conditions and reports', () => {
   });
 
   it('a hard blocker met now blocks the run, alone; one kept from before is lifted first once a pass gets through', () => {
-    const got = nextActions('running', baseSnapshot([issue(1)], { hardBlocker: 'GITEA_TOKEN is missing' }));
-    expect(got).toEqual([{ type: 'block', reason: 'GITEA_TOKEN is missing' }]);
+    const cause = {
+      kind: 'forge_refused',
+      refusal: 'credentials',
+      detail: 'GITEA_TOKEN is missing',
+    } as const;
+    const got = nextActions('running', baseSnapshot([issue(1)], { hardBlocker: cause }));
+    expect(got).toEqual([
+      { type: 'block', reason: "the forge refused the bot's credentials: GITEA_TOKEN is missing", cause },
+    ]);
     const kept = { reason: 'the forge refused the bot', issue: 9 };
     const lifted = nextActions('blocked', baseSnapshot([issue(1)], { keptBlocker: kept }));
     expect(types(lifted).slice(0, 3)).toEqual(['unblock', 'set_state', 'dispatch']);

@@ -3,6 +3,7 @@
 // list), and idempotent by design: the orchestrator performs the actions and calls again; report
 // and notify actions repeat while their cause lasts, so the orchestrator keys them by content.
 
+import { blockReasonOf } from './block-cause.ts';
 import { explain, keysIn } from './classify.ts';
 import { runParkOnEntries } from './entry-park.ts';
 import { budgetParkReason } from './environment-park.ts';
@@ -266,7 +267,8 @@ const firstActions = (ctx: RunContext, planned: readonly Action[]): Action[] => 
  */
 export const nextActions = (runState: RunState, snap: RunSnapshot): Action[] => {
   if (isTerminalRunState(runState)) return [];
-  if (snap.hardBlocker !== undefined) return [{ type: 'block', reason: snap.hardBlocker }];
+  if (snap.hardBlocker !== undefined)
+    return [{ type: 'block', reason: blockReasonOf(snap.hardBlocker), cause: snap.hardBlocker }];
   const permission = permissionBlockActions(snap);
   if (permission) return permission;
   const tool = toolBlockerActions(runState, snap, () => dispatchActions(buildRunContext(snap)));

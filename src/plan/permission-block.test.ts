@@ -9,7 +9,15 @@ const missing: MissingPermissionView = { permission: { name: 'checks', level: 'r
 const snap = (o: { missingPermission?: MissingPermissionView; kept?: boolean; instead?: boolean } = {}) =>
   baseSnapshot([issue(1), issue(2)], {
     ...(o.missingPermission ? { missingPermission: o.missingPermission } : {}),
-    ...(o.kept ? { keptBlocker: { reason: permissionBlockReason(missing), issue: 9 } } : {}),
+    ...(o.kept
+      ? {
+          keptBlocker: {
+            reason: permissionBlockReason(missing),
+            cause: { kind: 'missing_permission', permission: missing.permission, page },
+            issue: 9,
+          },
+        }
+      : {}),
     ...(o.instead ? { reportedInstead: { as: 'status', lacking: { name: 'checks', level: 'write' } } } : {}),
   });
 
@@ -39,7 +47,8 @@ describe('a GitHub App permission the installation lacks', () => {
     const [block] = nextActions('running', snap({ missingPermission: missing }));
     if (block?.type !== 'block') throw new Error(`expected a block, got ${block?.type}`);
     expect(blockNoticeOf(block)).toMatch(/goes on by itself once GitHub says the permission was accepted/);
-    expect(blockNoticeOf({ type: 'block', reason: 'the forge refused' })).toBe(
+    const refused = { kind: 'forge_refused', refusal: 'access', detail: '' } as const;
+    expect(blockNoticeOf({ type: 'block', reason: 'the forge refused', cause: refused })).toBe(
       'the forge refused; fix it, then resume',
     );
   });

@@ -6,48 +6,30 @@
 // `new_permissions_accepted` webhook asks for one at once). Where it can (its own check run: the
 // report goes as a commit status), it says so once, on the notice and the dashboard, and carries on.
 // Pure: the load reads the refusal (typed, `forges/app-permission.ts`) into the views; this decides.
-import { type AppPermission, formatPermission } from '../forges/app-permission.ts';
-import type { Action, BlockCause, MissingPermissionView, RunSnapshot } from './snapshot.ts';
-
-/** What the bot cannot do without the permission, in a person's words. */
-const withoutIt = (p: AppPermission): string => {
-  switch (p.name) {
-    case 'checks':
-      return "read the CI results (check runs) of the workers' PRs, so nothing can merge";
-    case 'statuses':
-      return "read the commit statuses of the workers' PRs, so nothing can merge";
-    case 'pull_requests':
-      return p.level === 'read' ? "read the workers' PRs" : "open or update the workers' PRs";
-    case 'contents':
-      return p.level === 'read' ? "read the repository's branches" : 'push branches or merge PRs';
-    default:
-      return 'do its work on this repository';
-  }
-};
-
-/** Where the permission is accepted, in words: the page, or how to find it. */
-const where = (page: string | undefined): string =>
-  page ?? "the installation's settings page (the owner's Settings → GitHub Apps → Configure)";
+import { formatPermission } from '../forges/app-permission.ts';
+import { type BlockCause, blockReasonOf } from './block-cause.ts';
+import type { Action, MissingPermissionView, RunSnapshot } from './snapshot.ts';
 
 /** The blocker's sentence: the same on every pass while the same permission is missing. */
-export const permissionBlockReason = (v: MissingPermissionView): string =>
-  `the GitHub App installation lacks the \`${formatPermission(v.permission)}\` permission, without which the bot cannot ${withoutIt(v.permission)}; an admin accepts it at ${where(v.page)}`;
+export const permissionBlockReason = (v: MissingPermissionView): string => blockReasonOf(causeOf(v));
+
+const causeOf = (m: MissingPermissionView): BlockCause => ({
+  kind: 'missing_permission',
+  permission: m.permission,
+  ...(m.page ? { page: m.page } : {}),
+});
 
 /** The run's actions while a permission it cannot do without is missing: block on it (said once). */
 export const permissionBlockActions = (snap: RunSnapshot): Action[] | undefined => {
   const m = snap.missingPermission;
   if (!m) return undefined;
-  const cause: BlockCause = {
-    kind: 'missing_permission',
-    permission: m.permission,
-    ...(m.page ? { page: m.page } : {}),
-  };
-  return [{ type: 'block', reason: permissionBlockReason(m), cause }];
+  const cause = causeOf(m);
+  return [{ type: 'block', reason: blockReasonOf(cause), cause }];
 };
 
 /** What a person reads in a block's notice: the cause, and how the run goes on. */
 export const blockNoticeOf = (a: Extract<Action, { type: 'block' }>): string =>
-  a.cause?.kind === 'missing_permission'
+  a.cause.kind === 'missing_permission'
     ? `${a.reason}. The run goes on by itself once GitHub says the permission was accepted, or at the first check that gets through`
     : `${a.reason}; fix it, then resume`;
 

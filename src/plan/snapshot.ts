@@ -4,6 +4,7 @@
 import type { AppPermission } from '../forges/app-permission.ts';
 import type { ShipPolicy } from '../ship/decide.ts';
 import type { BaseChangeView, CheckBaseChange } from './base-change.ts';
+import type { BlockCause } from './block-cause.ts';
 import type { EntryPark, EntryParks, EnvironmentFailureSeen } from './entry-park.ts';
 
 export type { EnvironmentFailureSeen } from './entry-park.ts';
@@ -174,12 +175,15 @@ export interface RunSnapshot {
   /** Issues closed on the tracker (or moved out of the milestone) while a worker is still on them. */
   abandoned?: IssueKey[];
   /**
-   * A hard blocker met by this pass (the forge refused the bot's credentials, …), in words: the run
-   * stops BLOCKED on it (`block`). When the forge refused, nothing else of the snapshot was read.
+   * A hard blocker met by this pass (the forge refused the bot's credentials, …), typed: the run stops
+   * BLOCKED on it (`block`). When the forge refused, nothing else of the snapshot was read.
    */
-  hardBlocker?: string;
-  /** The hard blocker kept on the run from an earlier pass; a pass that got through lifts it (`unblock`). */
-  keptBlocker?: { reason: string; issue?: number };
+  hardBlocker?: BlockCause;
+  /**
+   * The hard blocker kept on the run from an earlier pass; a pass that got through lifts it (`unblock`).
+   * `cause` is absent on a blocker kept before causes were: it matches no blocker met now.
+   */
+  keptBlocker?: { reason: string; cause?: BlockCause; issue?: number };
   /**
    * The reason the run's last stop kept on it (`progress.reason`): a blocked run whose plan stops it
    * blocked for this same reason again writes nothing (plan/next-actions.ts). Absent: none kept.
@@ -265,13 +269,10 @@ export interface MissingPermissionView {
   page?: string;
 }
 
-/** What a `block` is about, where the planner made it from a typed fact (the words come from it). */
-export type BlockCause = { kind: 'missing_permission'; permission: AppPermission; page?: string };
-
 /** An agent CLI the runner did not find, as the latest attempts of one issue show it. */
 export interface MissingToolView {
-  /** One sentence naming the tool and the host; the same on every pass while the cause lasts. */
-  reason: string;
+  /** The tool, its roster entry and the host, typed (the blocker's words are made from it). */
+  cause: Extract<BlockCause, { kind: 'missing_tool' }>;
   /** The issue whose next attempt is the probe (the runner checks for the tool before anything else). */
   issue: IssueKey;
   /** Attempts in a row of that issue that met the missing tool. */
@@ -392,9 +393,9 @@ export type Action =
   /** An endpoint's park lifts: an attempt on it ended on something other than the outage. */
   | { type: 'unpark_entry'; endpoint: string; reason: string }
   /** The run stops BLOCKED on a hard blocker: one notice, and a blocker issue filed once the forge lets it. */
-  | { type: 'block'; reason: string; cause?: BlockCause }
+  | { type: 'block'; reason: string; cause: BlockCause }
   /** The hard blocker is gone: its blocker issue is closed and the run goes on. */
-  | { type: 'unblock'; reason: string; issue?: number }
+  | { type: 'unblock'; reason: string; cause?: BlockCause; issue?: number }
   /** Move the run to `to` when it is in one of `from` now (a run that moved meanwhile is left alone). */
   | { type: 'set_state'; from: RunState[]; to: RunState }
   /** A worker whose issue left the run (closed by hand, moved out of the milestone) is stopped. */

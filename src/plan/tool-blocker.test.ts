@@ -3,13 +3,15 @@ import { baseSnapshot, issue, k, progressOf } from '../../test/support/plan-arbi
 import { repo, attempt as storedAttempt } from '../../test/support/store-suite-fixtures.ts';
 import { rosterEntrySchema } from '../config/blitz-config.ts';
 import type { AttemptRecord } from '../runner/types.ts';
+import { blockReasonOf } from './block-cause.ts';
 import { nextActions } from './next-actions.ts';
 import type { MissingToolView } from './snapshot.ts';
 import { missingToolViewOf } from './tool-blocker.ts';
 
 const reason = 'the agent CLI `claude` (roster entry sonnet) is not installed on host build-1';
+const cause = { kind: 'missing_tool', tool: 'claude', entry: 'sonnet', host: { host: 'build-1' } } as const;
 const missing = (o: Partial<MissingToolView> = {}): MissingToolView => ({
-  reason,
+  cause,
   issue: k(1),
   failures: 1,
   lastAt: '2026-12-01T10:00:00.000Z',
@@ -26,12 +28,14 @@ const snap = (o: { missingTool?: MissingToolView; kept?: boolean } = {}) =>
   baseSnapshot([issue(1), issue(2)], {
     progress: failed,
     ...(o.missingTool ? { missingTool: o.missingTool } : {}),
-    ...(o.kept ? { keptBlocker: { reason, issue: 9 } } : {}),
+    ...(o.kept ? { keptBlocker: { reason, cause, issue: 9 } } : {}),
   });
 
 describe('a missing agent CLI', () => {
   it('blocks the run on it first, naming the tool and the host, and dispatches nothing', () => {
-    expect(nextActions('running', snap({ missingTool: missing() }))).toEqual([{ type: 'block', reason }]);
+    expect(nextActions('running', snap({ missingTool: missing() }))).toEqual([
+      { type: 'block', reason, cause },
+    ]);
   });
 
   it('waits out the backoff while blocked, then probes with one attempt of the issue that met it', () => {
@@ -56,9 +60,24 @@ describe('a missing agent CLI', () => {
     );
   });
 
+  it('a blocker kept in the same words for another host is not this one: the run blocks on the new one', () => {
+    // Tried: the kept blocker's sentence equal to the one met now, its cause naming runner build-1
+    // instead of host build-1. Matching on the words would have waited on the old blocker.
+    const elsewhere = { ...cause, host: { runner: 'build-1' } } as const;
+    const got = nextActions(
+      'blocked',
+      baseSnapshot([issue(1), issue(2)], {
+        progress: failed,
+        missingTool: missing(),
+        keptBlocker: { reason, cause: elsewhere, issue: 9 },
+      }),
+    );
+    expect(got).toEqual([{ type: 'block', reason, cause }]);
+  });
+
   it('once the tool is found the kept blocker is lifted and the run goes on', () => {
     const got = nextActions('blocked', snap({ kept: true }));
-    expect(got[0]).toEqual({ type: 'unblock', reason, issue: 9 });
+    expect(got[0]).toEqual({ type: 'unblock', reason, cause, issue: 9 });
     expect(
       got.filter((a) => a.type === 'dispatch').map((a) => (a.type === 'dispatch' ? a.issue : '')),
     ).toEqual([k(1), k(2)]);
@@ -97,8 +116,11 @@ describe('the missing agent CLI as the planner sees it (missingToolViewOf)', () 
       miss('a', 1, { runner: 'gpu-1', failureSummary: 'Agent binary missing or not runnable (ENOENT).' }),
       miss('b', 1, { runner: 'gpu-1', endedAt: '2026-12-01T10:03:00.000Z' }),
     ]);
+    expect(blockReasonOf(got!.cause)).toBe(
+      'the agent CLI `/opt/agents/claude` (roster entry sonnet) is not installed on runner gpu-1',
+    );
     expect(got).toMatchObject({
-      reason: 'the agent CLI `/opt/agents/claude` (roster entry sonnet) is not installed on runner gpu-1',
+      cause: { kind: 'missing_tool', tool: '/opt/agents/claude', entry: 'sonnet', host: { runner: 'gpu-1' } },
       issue: 'o/r#1',
       failures: 2,
       lastAt: '2026-12-01T10:03:00.000Z',

@@ -9,6 +9,7 @@ import { isToolMissing } from '../runner/failure-class.ts';
 import { commandFor } from '../runner/tools/index.ts';
 import { placeholdersOf } from '../runner/tools/placeholders.ts';
 import type { AttemptRecord } from '../runner/types.ts';
+import { blockReasonOf, type HostOf, sameBlocker } from './block-cause.ts';
 import { backoffSeconds, defaultEnvironmentBackoff, type EnvironmentBackoff } from './environment-park.ts';
 import { attemptKey } from './issue-progress.ts';
 import type { Action, MissingToolView, RunSnapshot } from './snapshot.ts';
@@ -27,12 +28,16 @@ const binaryOf = (a: AttemptRecord): string => {
 };
 
 /** The bot's runner, or the remote runner the hub named (never what a remote runner wrote). */
-const hostOf = (a: AttemptRecord): string =>
-  a.runner !== undefined ? `runner ${a.runner}` : a.host !== undefined ? `host ${a.host}` : "the bot's host";
+const hostOf = (a: AttemptRecord): HostOf =>
+  a.runner !== undefined ? { runner: a.runner } : a.host !== undefined ? { host: a.host } : { bot: true };
 
-/** The sentence of the blocker: the same on every pass while the same tool is missing on the same host. */
-const reasonOf = (a: AttemptRecord): string =>
-  `the agent CLI \`${binaryOf(a)}\` (roster entry ${a.rosterEntry}) is not installed on ${hostOf(a)}`;
+/** The blocker, typed: the same on every pass while the same tool is missing on the same host. */
+const causeOf = (a: AttemptRecord): MissingToolView['cause'] => ({
+  kind: 'missing_tool',
+  tool: binaryOf(a),
+  entry: a.rosterEntry,
+  host: hostOf(a),
+});
 
 /**
  * The missing agent CLI of the run at `now`, if any (runner/failure-class.ts `isToolMissing`): an issue
@@ -61,7 +66,7 @@ export const missingToolViewOf = (
       continue;
     const last = ended[ended.length - 1]!;
     found.push({
-      reason: reasonOf(last),
+      cause: causeOf(last),
       issue,
       failures,
       lastAt: last.endedAt ?? last.startedAt,
@@ -89,8 +94,8 @@ export const toolBlockerActions = (
 ): Action[] | undefined => {
   const t = snap.missingTool;
   if (!t || runState === 'paused') return undefined;
-  const block: Action = { type: 'block', reason: t.reason };
-  if (snap.keptBlocker?.reason !== t.reason) return [block];
+  const block: Action = { type: 'block', reason: blockReasonOf(t.cause), cause: t.cause };
+  if (!sameBlocker(snap.keptBlocker?.cause, t.cause)) return [block];
   const resumed = runState !== 'blocked';
   if (t.probing) return resumed ? [block] : [];
   if (!resumed && Date.parse(t.now) < Date.parse(nextToolProbeAt(t))) return [];

@@ -4,6 +4,7 @@
 import { AppError } from '../errors.ts';
 import type { ForgeKind } from '../forges/types.ts';
 import type { BaseChange } from '../plan/base-change.ts';
+import type { BlockCause } from '../plan/block-cause.ts';
 import type { ProbeAnswer } from '../plan/budget.ts';
 import type { EntryParks } from '../plan/entry-park.ts';
 import type { RunPark } from '../plan/environment-park.ts';
@@ -88,7 +89,7 @@ export interface RunProgress {
    */
   entryParks?: EntryParks;
   /** The forge refused the bot (401, 403): the run is BLOCKED on it until a pass gets through. */
-  hardBlocker?: { reason: string; since: string; issue?: number };
+  hardBlocker?: { reason: string; cause?: BlockCause; since: string; issue?: number };
   /**
    * The installation refused the bot's check run for lack of this permission: its reports go as a commit
    * status (forges/github/checks.ts), said once (plan/permission-block.ts). Cleared when new permissions

@@ -126,7 +126,7 @@ export const performFleet = async (
     // An App permission the fleet cannot do without (plan/permission-block.ts): blocked as a blitz is,
     // lifted by the first pass whose reads get through.
     case 'block':
-      return blockRun(deps, ctx.run.id, a.reason, a.cause);
+      return blockRun(deps, ctx.run.id, a);
     case 'unblock':
       return unblockRun(deps, ctx.run.id);
     default:

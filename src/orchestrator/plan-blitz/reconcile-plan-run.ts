@@ -223,7 +223,7 @@ const stopPlanRun = async (
 
 /** Applies one of the planner's actions to a plan run; true when a member's step moved the run. */
 const performPlan = async (deps: PlanRunPorts, p: PlanPass, a: Action): Promise<unknown> => {
-  if (a.type === 'block') return blockRun(deps, p.run.id, a.reason, a.cause);
+  if (a.type === 'block') return blockRun(deps, p.run.id, a);
   if (a.type === 'unblock') return unblockRun(deps, p.run.id);
   if (a.type === 'park') {
     p.run = await parkRun(deps, p.run, a);
