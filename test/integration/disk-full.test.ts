@@ -4,7 +4,7 @@
 // parks with one notice saying so, a probe while the disk is still full (fs.statfs below
 // runner.minFreeDiskMb) starts no worker and waits longer, and once space is back the same session
 // goes on and the milestone finishes. The runner's own git on a full disk is read the same way.
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -105,7 +105,9 @@ describe('a full disk on the runner’s workspace', () => {
     await gitIn(repo, 'add', 'a.txt');
     await gitIn(repo, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '--quiet', '-m', 'a');
     await gitIn(repo, 'update-ref', 'refs/remotes/origin/main', 'HEAD');
-    writeFileSync(join(repo, 'a.txt'), 'changed\n');
+    // The same content with a later mtime: git status must hash it and write the refreshed index.
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(join(repo, 'a.txt'), later, later);
     disk.fill(0);
     expect(existsSync(join(repo, '.git', 'index.lock'))).toBe(false);
     const wg = new WorkerGit(plainJail(undefined), testEnv());
