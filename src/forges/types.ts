@@ -413,6 +413,13 @@ export interface Forge {
    * the installation's settings); undefined where the bot cannot tell (token auth).
    */
   installationSettingsPage?(repo: RepoRef): Promise<string | undefined>;
+  /**
+   * The App permissions the bot can use on `repo` now: what its credential carries (GitHub: its
+   * installation token; a grant reaches it in a new one, minted once the old expires or GitHub says new
+   * permissions were accepted) that the installation still holds. Absent where the bot cannot tell
+   * (token auth, Gitea).
+   */
+  heldPermissions?(repo: RepoRef): Promise<Readonly<Record<string, string>>>;
 }
 
 /** A forge event as far as kept reads care (intake's normalised ForgeEvent fits). */

@@ -39,6 +39,19 @@ describe('toAppError', () => {
     expect(missingPermissionOf(toAppError(http(404), { action: 'a', need: 'checks:read' }))).toBeUndefined();
   });
 
+  it("keeps a FORBIDDEN GraphQL mutation's own need as the permission it lacked", () => {
+    const errors = [{ type: 'FORBIDDEN', message: 'Resource not accessible by integration' }];
+    const e = toAppError({ errors }, { action: 'merge PR #4', repo, need: 'contents:write' });
+    expect(e.code).toBe('forbidden');
+    expect(missingPermissionOf(e)).toEqual({ name: 'contents', level: 'write' });
+    // A NOT_FOUND is no permission, whatever the call needed.
+    const missing = toAppError(
+      { errors: [{ type: 'NOT_FOUND', message: 'x' }] },
+      { action: 'a', need: 'contents:write' },
+    );
+    expect(missingPermissionOf(missing)).toBeUndefined();
+  });
+
   it('tells a rate-limit 403 from a permission 403', () => {
     expect(
       toAppError(http(403, 'API rate limit exceeded', { 'x-ratelimit-remaining': '0' }), { action: 'a' })

@@ -45,9 +45,14 @@ export const toAppError = (err: unknown, ctx: CallContext): AppError => {
     const first = gql.data.errors[0]!;
     const code =
       first.type === 'NOT_FOUND' ? 'not_found' : first.type === 'FORBIDDEN' ? 'forbidden' : 'forge_error';
-    return new AppError(code, `GitHub could not ${ctx.action}${where}: ${first.message}`, details, {
-      cause: err,
-    });
+    // GraphQL names no permission: a FORBIDDEN mutation lacked the call's own need (a merge: contents:write).
+    const permission = code === 'forbidden' ? parsePermission(ctx.need) : undefined;
+    return new AppError(
+      code,
+      `GitHub could not ${ctx.action}${where}: ${first.message}`,
+      { ...details, ...(permission ? { permission } : {}) },
+      { cause: err },
+    );
   }
   const req = RequestFailure.safeParse(err);
   if (!req.success)

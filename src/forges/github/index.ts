@@ -1,12 +1,15 @@
 // The GitHub Forge: one octokit client (app installation or token auth, retries and rate limits
 // handled in client.ts) behind the Forge interface. Works against api.github.com, GitHub Enterprise
 // Server (`githubBaseUrl({ host, protocol })`) and the local fake in tests.
+import { z } from 'zod';
 import { type Logger, silentLogger } from '../../observability/logger.ts';
 import { withKeptReads } from '../kept-reads.ts';
 import type { ForgeRequestHook } from '../request-hook.ts';
 import type { Forge, RepoRef } from '../types.ts';
 import { checkOps } from './checks.ts';
 import { createGithubClient, type GithubAuth, type RetryOptions } from './client.ts';
+import { call } from './errors.ts';
+import { appOctokit } from './installation.ts';
 import { issueOps } from './issues.ts';
 import { cachedMilestoneLoader, listOpenMilestones, loadMilestone, resolveMilestone } from './milestones.ts';
 import { nodeIds } from './node-ids.ts';
@@ -32,6 +35,9 @@ export interface GithubForgeOptions {
   /** How long a milestone snapshot or file is served again without asking (kept-reads.ts); default a minute. */
   keptForMs?: number;
 }
+
+/** The permissions auth-app answers an installation token with (read from GitHub's answer when minted). */
+const HeldPermissions = z.object({ permissions: z.record(z.string(), z.string()) });
 
 /** The web address of a GitHub whose API is at `apiBase`: github.com, or the Enterprise host (`…/api/v3`). */
 export const webBaseOf = (apiBase: string): string => {
@@ -94,6 +100,30 @@ export const createGithubForge = (opts: GithubForgeOptions): Forge => {
   });
   const { checksGranted, ...checkReads } = checks;
   const installationId = 'installationId' in opts.auth ? opts.auth.installationId : undefined;
+  const app = 'installationId' in opts.auth ? opts.auth : undefined;
+  let asApp: ReturnType<typeof appOctokit> | undefined;
+  /**
+   * What the bot can use on `repo` now: the permissions of the installation token it holds (auth-app
+   * keeps them with the token it minted) that the installation holds too (asked with the App's JWT: a
+   * permission taken away is gone at once, one granted reaches the bot only in a new token).
+   */
+  const heldPermissions = async (repo: RepoRef): Promise<Record<string, string>> => {
+    asApp ??= app && appOctokit({ baseUrl: opts.baseUrl ?? 'https://api.github.com', ...app, logger });
+    const token = HeldPermissions.safeParse(await gh.auth({ type: 'installation' }));
+    const now = await call({ action: 'read the installation', repo }, () =>
+      asApp!.request('GET /repos/{owner}/{repo}/installation', { owner: repo.owner, repo: repo.name }),
+    );
+    const installed = HeldPermissions.safeParse(now.data);
+    if (!token.success || !installed.success) return {};
+    const rank: Record<string, number> = { read: 1, write: 2, admin: 3 };
+    return Object.fromEntries(
+      Object.entries(token.data.permissions).flatMap(([name, level]) => {
+        const has = installed.data.permissions[name];
+        if (has === undefined) return [];
+        return [[name, (rank[has] ?? 0) < (rank[level] ?? 0) ? has : level]];
+      }),
+    );
+  };
   const forge: Forge = {
     kind: 'github',
     botLogin: opts.botLogin,
@@ -115,6 +145,7 @@ export const createGithubForge = (opts: GithubForgeOptions): Forge => {
     },
     ...(installationId !== undefined
       ? {
+          heldPermissions: (repo: RepoRef) => heldPermissions(repo),
           installationSettingsPage: async (repo: RepoRef) =>
             installationSettingsPage(
               webBaseOf(opts.baseUrl ?? 'https://api.github.com'),

@@ -164,11 +164,19 @@ export const repoOps = (
       // expires it within the hour): whoever holds it can push to this repository, not open issues,
       // merge, or touch the installation's other repositories. The auth strategy keeps one per
       // repository until shortly before it expires.
-      const auth = InstallationAuth.parse(
-        await call({ action: 'mint a push token', repo, need: 'contents:write' }, () =>
-          gh.auth({ type: 'installation', repositoryNames: [repo.name], permissions: { contents: 'write' } }),
-        ),
-      );
+      const minted = await call({ action: 'mint a push token', repo, need: 'contents:write' }, () =>
+        gh.auth({ type: 'installation', repositoryNames: [repo.name], permissions: { contents: 'write' } }),
+      ).catch((err: unknown) => {
+        // GitHub answers 422 to a token asked with a permission the installation lacks: a refused write.
+        if (statusOf(err) !== 422) throw err;
+        throw new AppError(
+          'forbidden',
+          `the app lacks contents:write on ${repo.owner}/${repo.name} (GitHub would not mint a push token)`,
+          { action: 'mint a push token', status: 422, permission: { name: 'contents', level: 'write' } },
+          { cause: err },
+        );
+      });
+      const auth = InstallationAuth.parse(minted);
       return {
         url: cloneUrl,
         username: 'x-access-token',
