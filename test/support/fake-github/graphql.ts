@@ -142,6 +142,10 @@ export const createRoot = (
       throw new TypedError('FORBIDDEN', 'You must authenticate as a GitHub App to use the Checks API');
     if (!holds(held, { name: 'checks', level: 'write' })) throw notAccessible();
   };
+  /** A mutation the App's token lacks `need` for is refused, as GitHub does (app-permissions.ts). */
+  const needs = (name: string, level: PermissionLevel = 'write'): void => {
+    if (!holds(held, { name, level })) throw notAccessible();
+  };
   /** Without `checks: read` a check run in a commit's rollup is refused: a null node and a FORBIDDEN error. */
   const canReadChecks = () => holds(held, { name: 'checks', level: 'read' });
   const readable = (repo: WorldRepo | undefined) =>
@@ -454,6 +458,8 @@ export const createRoot = (
     // Mutations (GitHub runs a document's mutations one after another, each on its own).
     addComment: (args: { input: { subjectId: string; body: string } }) => {
       const { repo, issue } = writable(args.input.subjectId);
+      // A PR's conversation takes either permission; an issue's only `issues`.
+      if (!(issue.pull && holds(held, { name: 'pull_requests', level: 'write' }))) needs('issues');
       const c = world.addComment(repo, issue.number, args.input.body, actorLogin);
       return { commentEdge: { node: { databaseId: c.id, id: `IC_${c.id}`, body: c.body } } };
     },
@@ -462,6 +468,7 @@ export const createRoot = (
     }) => {
       const { input } = args;
       const repo = writableRepo(input.repositoryId);
+      needs('pull_requests');
       const head = input.headRefName.replace(/^[^:]+:/, '');
       if (!(await repo.git.resolve(head)))
         throw new TypedError('UNPROCESSABLE', `Head sha can't be blank, Head ref must be a branch`);
@@ -537,6 +544,8 @@ export const createRoot = (
     }) => {
       const { input } = args;
       const { repo, issue } = writable(input.pullRequestId);
+      // Merging writes the repository's contents (GitHub: "Contents" write, not "Pull requests").
+      needs('contents');
       if (!issue.pull)
         throw new TypedError(
           'NOT_FOUND',
@@ -555,6 +564,7 @@ export const createRoot = (
     closeIssue: (args: { input: { issueId: string; stateReason?: string } }) => {
       const { repo, issue } = writable(args.input.issueId);
       if (issue.pull) throw new Error(`Could not resolve to an Issue with the id '${args.input.issueId}'.`);
+      needs('issues');
       world.setIssueState(repo, issue, 'closed', actorLogin);
       return { issue: issueNode(repo, issue) };
     },

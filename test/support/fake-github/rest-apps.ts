@@ -10,6 +10,13 @@ export const repoInstallationJson = (
   repo: WorldRepo,
   urls: { web: string; api: string },
   app: { appId: number; installationId: number },
+  /** What the installation holds now (app-permissions.ts); the bot's full set unless a test changed it. */
+  permissions: Record<string, string> = {
+    contents: 'write',
+    issues: 'write',
+    pull_requests: 'write',
+    metadata: 'read',
+  },
 ): Record<string, unknown> => ({
   id: app.installationId,
   account: userJson(world, repo.owner, urls),
@@ -20,7 +27,7 @@ export const repoInstallationJson = (
   app_id: app.appId,
   target_id: 1,
   target_type: 'Organization',
-  permissions: { contents: 'write', issues: 'write', pull_requests: 'write', metadata: 'read' },
+  permissions,
   events: ['issue_comment', 'issues', 'milestone', 'pull_request'],
   created_at: '2026-01-01T00:00:00Z',
   updated_at: '2026-01-01T00:00:00Z',

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { OpenApiContract, type Operation } from '../contract/openapi.ts';
 import type { World, WorldRepo } from '../world.ts';
 import {
+  heldNow,
   holds,
   installationPermissionsOf,
   missingPermissionAnswer,
@@ -124,8 +125,14 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
   let base = '';
   const hook = createAppWebhook(opts.webhookSecret ?? 'fake-github-webhook-secret');
   const installation = installationPermissionsOf(opts.permissions);
-  /** What a token may do: an installation token what it was minted with; a static token the installation's now. */
-  const heldBy = (token: string) => grants.get(token)?.held ?? installation.now();
+  /**
+   * What a token may do: an installation token what it was minted with, less what the installation lost
+   * since; a static token the installation's now.
+   */
+  const heldBy = (token: string) => {
+    const minted = grants.get(token)?.held;
+    return minted ? heldNow(minted, installation.now()) : installation.now();
+  };
 
   const send = (res: ServerResponse, r: HandlerResult) => {
     const headers: Record<string, string> = { 'x-github-api-version-selected': '2022-11-28', ...r.headers };
@@ -294,7 +301,7 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
           : first
             ? // The contract check of this list rejects the account object it accepts on the
               // single-installation answer; null is a documented account and keeps the fake honest.
-              [{ ...repoInstallationJson(world, first, urls, opts.app), account: null }]
+              [{ ...repoInstallationJson(world, first, urls, opts.app, installation.now()), account: null }]
             : [];
       const problems = githubContract().checkResponse(operation, 200, body, 'json');
       if (problems.length) return { result: violation(`fake's own response: ${problems.join('; ')}`), opId };
@@ -321,7 +328,13 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
         return { result: { status: 401, body: { message: 'A JSON web token could not be decoded' } }, opId };
       const repo = world.repo(pathParams.owner ?? '', pathParams.repo ?? '');
       const body = repo
-        ? repoInstallationJson(world, repo, { web: base, api: `${base}/api/v3` }, opts.app)
+        ? repoInstallationJson(
+            world,
+            repo,
+            { web: base, api: `${base}/api/v3` },
+            opts.app,
+            installation.now(),
+          )
         : { message: 'Not Found' };
       const result = { status: repo ? 200 : 404, body };
       const problems = githubContract().checkResponse(operation, result.status, result.body, 'json');
