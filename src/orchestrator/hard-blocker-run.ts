@@ -143,7 +143,12 @@ export const unblockRun = async (deps: Records & Forges & Log, runId: string): P
     await closeWithComment(forge, ref, `The cause is gone: the ${runWord(run)} resumed by itself.`);
   }
   await writeRun(deps.store, runId, (now) => {
-    const { hardBlocker: _gone, ...progress } = withoutReason(now.progress, 'hard_blocker');
+    // A refused write kept as its cause goes too: the next pass tries the write again.
+    const {
+      hardBlocker: _gone,
+      refusedWrite: _lifted,
+      ...progress
+    } = withoutReason(now.progress, 'hard_blocker');
     return { progress };
   });
   deps.logger.info({ runId, reason: blocker.reason }, 'hard blocker lifted; the run resumed');

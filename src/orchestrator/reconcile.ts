@@ -29,7 +29,7 @@ import { unfiledFindings } from './file-findings.ts';
 import { fleetTouchesRepo } from './fleet/fleet-state.ts';
 import { gateBlockerViewOf } from './gate-blocker-run.ts';
 import { sweepClosedWorkspaces } from './issue-cleanup.ts';
-import { missingPermissionViewOf } from './missing-permission.ts';
+import { keepRefusedWrite, missingPermissionViewOf, refusedWriteViewOf } from './missing-permission.ts';
 import { live, runPasses } from './pass-loop.ts';
 import { mergeAfterFeedback, type PassCtx, type PerformPorts, perform } from './perform.ts';
 import type { Forges, Log, Records, Reviewers, Settings, StoreHealth, Workers } from './ports.ts';
@@ -156,8 +156,11 @@ const loadRun = async (
     },
     progress,
   );
-  const missingPermission = lacking ? await missingPermissionViewOf(forge, repo, lacking) : undefined;
   const p = fresh.progress;
+  // A read refused this pass, else a write refused before that still stands (missing-permission.ts).
+  const missingPermission = lacking
+    ? await missingPermissionViewOf(forge, repo, lacking)
+    : await refusedWriteViewOf(forge, repo, p.refusedWrite, deps.clock.now());
   const caps = issueCapsOf(deps.config.runner, deps.config.prices);
   const at = { now: deps.clock.now().toISOString(), policy: deps.config.runner.environmentBackoff };
   const missingTool = missingToolViewOf(at, attempts);
@@ -397,6 +400,8 @@ export const reconcileRun = (deps: ReconcilePorts, hooks: ReconcileHooks, runId:
     advancing,
     publish: (ctx, actions) => publish(deps, hooks, ctx, actions),
     ended: async (ctx, a, err) => {
+      // A write refused for an App permission: kept, so the next load blocks the run on it.
+      await keepRefusedWrite(deps, ctx.run.id, err);
       if (!('held' in ctx)) await keepWaitReason(deps.store, { runId: ctx.run.id, rows: ctx.rows }, a, err);
     },
   });

@@ -59,6 +59,10 @@ const withoutIt = (p: AppPermission): string => {
       return p.level === 'read' ? "read the workers' PRs" : "open or update the workers' PRs";
     case 'contents':
       return p.level === 'read' ? "read the repository's branches" : 'push branches or merge PRs';
+    case 'issues':
+      return p.level === 'read'
+        ? "read the milestone's issues"
+        : 'comment on, label or close issues (nor tell anyone there)';
     default:
       return 'do its work on this repository';
   }

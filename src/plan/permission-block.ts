@@ -1,9 +1,10 @@
 // A GitHub App permission the installation lacks (issue 37). An installation registered before the
 // bot asked for a permission, or whose owner has not accepted the App's new permissions, is refused
-// (403) what needs it. Where the bot cannot do without it (reading a PR's check runs: nothing could
-// merge unread), the run stops BLOCKED with one notice naming the permission and the page where an
-// admin accepts it; it goes on by itself at the first pass whose reads get through (GitHub's
-// `new_permissions_accepted` webhook asks for one at once). Where it can (its own check run: the
+// (403) what needs it. Where the bot cannot do without it (reading a PR's check runs or the milestone,
+// merging, opening a PR, commenting), the run stops BLOCKED with one notice naming the permission and
+// the page where an admin accepts it; it goes on by itself at the first pass whose reads get through, or
+// for a refused write once the bot's credential carries the permission (GitHub's
+// `new_permissions_accepted` webhook asks for that pass at once). Where it can (its own check run: the
 // report goes as a commit status), it says so once, on the notice and the dashboard, and carries on.
 // Pure: the load reads the refusal (typed, `forges/app-permission.ts`) into the views; this decides.
 import { formatPermission } from '../forges/app-permission.ts';

@@ -97,6 +97,12 @@ export interface RunProgress {
    */
   reportedInstead?: { as: 'status' | 'nothing'; lacking: { name: string; level: 'read' | 'write' } };
   /**
+   * A write the forge refused for an App permission the installation lacks (a merge without
+   * `contents:write`, a PR without `pull_requests:write`): the run is BLOCKED on it until the credential
+   * the bot holds carries it (orchestrator/missing-permission.ts); the lift clears it.
+   */
+  refusedWrite?: { permission: { name: string; level: 'read' | 'write' }; since: string };
+  /**
    * The run's one blocker issue for the red gate that stopped it (plan/gate-blocker.ts): the gate, written
    * before the issue is filed, and the issue's number once it is.
    */
