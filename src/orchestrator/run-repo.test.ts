@@ -72,6 +72,21 @@ describe('loadRunRepo', () => {
     expect(comments).toEqual([]);
   });
 
+  it('holds a pass refused for an App permission on that permission, not on the forge refusing the bot', async () => {
+    const { run, deps } = await setup(async () => 'maxSessions: 2\n');
+    const issuesRead = { name: 'issues', level: 'read' } as const;
+    // The milestone's issues read without `issues:read`: GitHub's 403, as the adapter types it.
+    const rest = async (): Promise<string> => {
+      throw new AppError('forbidden', 'the app lacks issues:read on acme/app', { permission: issuesRead });
+    };
+    const got = await loadRunRepo(deps, run, 'blitz', rest);
+    expect(got).toMatchObject({ held: true });
+    expect((got as { snap: { hardBlocker?: unknown } }).snap.hardBlocker).toEqual({
+      kind: 'missing_permission',
+      permission: issuesRead,
+    });
+  });
+
   it('holds a pass the forge refused, and hands a config that parses on', async () => {
     const refused = await setup(async () => {
       throw new AppError('forbidden', 'Resource not accessible by integration');

@@ -2,15 +2,19 @@
 // connection and the repo config. A config that does not parse, and a forge that refuses the bot
 // (forges/hard-blocker.ts), are both a hard blocker: the pass reads nothing else and the planner blocks
 // the run (hard-blocker-run.ts: BLOCKED with the reason, one notice with `/blitz resume`); the config's
-// errors go once on the trigger issue. The first pass that reads a config that parses lifts the blocker.
+// errors go once on the trigger issue. A read refused for an App permission is the typed block instead
+// (plan/permission-block.ts: the permission and the page where an admin accepts it). The first pass
+// that reads through, with a config that parses, lifts the blocker.
 import { operatorTargetNames, unknownNotifyPicks } from '../config/notify-picks.ts';
 import { type ConfigError, formatConfigErrors } from '../config/repo-config.ts';
+import { missingPermissionOf } from '../forges/app-permission.ts';
 import { forgeRefusalOf } from '../forges/hard-blocker.ts';
 import type { Forge, RepoRef } from '../forges/types.ts';
 import type { BlockCause } from '../plan/block-cause.ts';
 import type { RunSnapshot } from '../plan/snapshot.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import { forgeOfRun, repoRefOf } from './context.ts';
+import { missingPermissionViewOf } from './missing-permission.ts';
 import { reportOnce } from './perform.ts';
 import type { Forges, Log, Records, Settings } from './ports.ts';
 import { loadRepoConfig } from './repo-settings.ts';
@@ -106,9 +110,10 @@ export const loadRunRepo = async <Ctx>(
     snap: heldSnapshot(deps, run, options, kind, cause),
     held: true,
   });
+  const repo = repoRefOf(run.repo);
+  let opened: Forge | undefined;
   try {
-    const repo = repoRefOf(run.repo);
-    const opened = await forgeOfRun(deps, run, repo);
+    opened = await forgeOfRun(deps, run, repo);
     const forge = opts.wrap ? opts.wrap(opened) : opened;
     const cache = opts.cache ?? {};
     cache.cfg ??= await loadRepoConfig(forge, repo);
@@ -137,6 +142,13 @@ export const loadRunRepo = async <Ctx>(
       options,
     });
   } catch (err) {
+    // A read the installation lacks a permission for (the milestone's issues without `issues:read`)
+    // names it and the page where an admin accepts it; the first load that reads through lifts it.
+    const permission = missingPermissionOf(err);
+    if (permission) {
+      const { page } = await missingPermissionViewOf(opened ?? {}, repo, permission);
+      return held({ kind: 'missing_permission', permission, ...(page ? { page } : {}) });
+    }
     const refused = forgeRefusalOf(err);
     if (refused === undefined) throw err;
     return held({ kind: 'forge_refused', ...refused });
