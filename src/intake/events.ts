@@ -111,6 +111,15 @@ export const forgeEventSchema = z.discriminatedUnion('kind', [
   // GitHub: an owner accepted the App's new permissions on an installation covering `repo`. The adapter
   // drops its installation token (a new one carries them) and the repository's runs look again.
   z.object({ kind: z.literal('permissions-accepted'), ...base }),
+  // The same, where GitHub names no repository: every live run of the installation's account looks again.
+  z.object({
+    kind: z.literal('installation-permissions-accepted'),
+    forge: z.literal('github'),
+    sender: actorSchema,
+    installationId: z.number().int().positive(),
+    /** The login of the account the App is installed on (its repositories are `account/…`). */
+    account: z.string().min(1),
+  }),
   z.object({
     kind: z.literal('review-changed'),
     ...base,

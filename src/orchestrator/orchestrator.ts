@@ -15,6 +15,7 @@ import type { Intent } from '../store/types.ts';
 import { createBudgetProbe } from './budget-probe.ts';
 import { forgeOfRun, type OrchestratorDeps } from './context.ts';
 import { createFleet, type Fleet, fleetTouchesRepo } from './fleet/index.ts';
+import { wakeInstallation } from './installation-wake.ts';
 import { createIntentRouter } from './intent-router.ts';
 import type { PerformPorts } from './perform.ts';
 import { reconcilePlanRun } from './plan-blitz/reconcile-plan-run.ts';
@@ -225,6 +226,7 @@ const handleForgeEvent = async (
   event: ForgeEvent,
   reconcile: (runId: string) => Promise<void>,
 ): Promise<void> => {
+  if (event.kind === 'installation-permissions-accepted') return wakeInstallation(deps, event, reconcile);
   // What the forge adapter keeps (the milestone snapshot) learns of the change first (forges/kept-reads.ts).
   await forgeOfRun(deps, event, event.repo).then(
     (forge) => forge.observeEvent?.(event),

@@ -149,9 +149,21 @@ describe('normalizeGithub', () => {
         installationId: 957387,
       },
     ]);
+    // Naming no repository, it names the installation's account: every run there looks again.
     const none = githubExample('installation', 'new_permissions_accepted');
     delete none.repositories;
-    expect(normalizeGithub('installation', none).outcome).toBe('ignored');
+    expect(events('installation', none)).toEqual([
+      {
+        kind: 'installation-permissions-accepted',
+        forge: 'github',
+        sender: { login: 'Codertocat', type: 'User' },
+        installationId: 957387,
+        account: 'Codertocat',
+      },
+    ]);
+    const nobody = structuredClone(none);
+    delete (nobody.installation as Record<string, unknown>).account;
+    expect(normalizeGithub('installation', nobody).outcome).toBe('ignored');
     expect(normalizeGithub('installation', githubExample('installation', 'suspend')).outcome).toBe('ignored');
   });
 

@@ -166,10 +166,20 @@ export const normalizeGithub = (event: string, payload: unknown): Normalized => 
       const p = parsePayload(githubInstallationSchema, payload, 'installation');
       if (p.action !== 'new_permissions_accepted') return ignored(`installation.${p.action} is not followed`);
       const repos = p.repositories ?? [];
-      if (repos.length === 0)
-        return ignored(
-          'installation.new_permissions_accepted names no repository; the next check finds the grant',
-        );
+      if (repos.length === 0) {
+        // No repository named: the installation's account stands for them (runs keep no installation id).
+        const account = p.installation.account?.login;
+        if (!account) return ignored('installation.new_permissions_accepted names no repository nor account');
+        return accepted([
+          {
+            kind: 'installation-permissions-accepted',
+            forge: 'github',
+            sender: toActor(p.sender),
+            installationId: p.installation.id,
+            account,
+          },
+        ]);
+      }
       // One event per repository it covers: each repository's live runs look again (a blocked one goes on).
       return accepted(
         repos.map((r) => {

@@ -78,11 +78,11 @@ export const githubSubIssuesSchema = z.object({
 
 /**
  * `installation`: only `new_permissions_accepted` is followed (an owner accepted the App's new
- * permissions); it names the installation and, here, the repositories it covers (`full_name`).
+ * permissions); it names the installation, its account, and often the repositories it covers (`full_name`).
  */
 export const githubInstallationSchema = z.object({
   action: z.string(),
-  installation: z.object({ id: positiveInt }),
+  installation: z.object({ id: positiveInt, account: z.object({ login: z.string().min(1) }).nullish() }),
   repositories: z
     .array(z.object({ full_name: z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/) }))
     .nullish(),
