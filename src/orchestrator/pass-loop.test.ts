@@ -6,7 +6,7 @@ import { maxPasses, type Pass, type PassKind, passLoop } from './pass-loop.ts';
 const merge: Action = { type: 'merge', issue: 'o/r#1', pr: 11 };
 const openPr: Action = { type: 'open_pr', issue: 'o/r#2' };
 const probe: Action = { type: 'probe_budget' };
-const stop: Action = { type: 'stop', state: 'done', reason: 'all closed' };
+const stop: Action = { type: 'stop', state: 'done', reason: 'all closed', cause: { kind: 'finished' } };
 const notice: Action = { type: 'notify', level: 'info', title: 't', message: 'm' };
 
 /** A fake run kind: its passes plan the lists given (then nothing); it records what the loop did. */

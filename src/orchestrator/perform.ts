@@ -236,7 +236,7 @@ export const performIssueWork = async (
       ctx.run = await setRunState(deps, ctx.run.id, a);
       return true;
     case 'stop':
-      ctx.run = await stopRun(deps, ctx.run.id, a.state, a.reason, a.command, a.kind);
+      ctx.run = await stopRun(deps, ctx.run.id, a.state, a.reason, a.command, a.cause);
       return true;
     default:
       return false;

@@ -16,6 +16,7 @@ import { attemptKey, deriveProgress, inRunScope } from '../plan/issue-progress.t
 import { parkViewOf } from '../plan/park.ts';
 import { planInput } from '../plan/plan-input.ts';
 import { holdUnplanned, unplannedLine } from '../plan/plan-labels.ts';
+import { keptStopCause } from '../plan/run-reason.ts';
 import type { Action, IntegrationReviewView, RunSnapshot } from '../plan/snapshot.ts';
 import { missingToolViewOf } from '../plan/tool-blocker.ts';
 import { issueKey, planLabels } from '../plan/types.ts';
@@ -201,7 +202,7 @@ const loadRun = async (
     build: p.build ?? { status: 'none', covers: [], failures: 0 },
     ...(p.gateBlocker ? { gateBlocker: gateBlockerViewOf(fresh, issues)! } : {}),
     ...(p.hardBlocker ? { keptBlocker: keptBlockerOf(p.hardBlocker) } : {}),
-    ...(p.reason !== undefined ? { stopReason: p.reason } : {}),
+    ...(keptStopCause(p) ? { stopCause: keptStopCause(p) } : {}),
     ...(missingTool ? { missingTool } : {}),
     ...(missingPermission ? { missingPermission } : {}),
     ...(p.reportedInstead ? { reportedInstead: p.reportedInstead } : {}),

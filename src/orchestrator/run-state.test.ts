@@ -39,7 +39,10 @@ describe('stopRun and the model notes', () => {
         config: { modelNotesPath: path },
       } as unknown as Records & Workers & Log & Settings;
 
-      await stopRun(deps, 'r1', 'blocked', 'the build is red');
+      await stopRun(deps, 'r1', 'blocked', 'the build is red', undefined, {
+        kind: 'gate_red',
+        gate: 'build',
+      });
       // Resumed: the table has no blocked → done.
       await setRunState(deps, 'r1', { type: 'set_state', from: ['blocked'], to: 'running' });
       attempts = [
@@ -47,7 +50,7 @@ describe('stopRun and the model notes', () => {
         attempt('b', 'entry-b', 'solved'),
         attempt('c', 'entry-c', 'solved'),
       ];
-      await stopRun(deps, 'r1', 'done', 'all closed');
+      await stopRun(deps, 'r1', 'done', 'all closed', undefined, { kind: 'finished' });
 
       const notes = readFileSync(path, 'utf8');
       expect(notes).toContain('- `entry-a` · execution: solved 0/1');
@@ -68,10 +71,13 @@ describe('stopRun and the model notes', () => {
       logger: silentLogger(),
       config: {},
     } as unknown as Records & Workers & Log & Settings;
-    await stopRun(deps, 'r1', 'blocked', 'nothing can run: #3 is held', '/blitz retry #3');
+    await stopRun(deps, 'r1', 'blocked', 'nothing can run: #3 is held', '/blitz retry #3', {
+      kind: 'nothing_can_run',
+      stuck: [{ issue: 'acme/app#3', category: 'held', hold: 'gave_up' }],
+    });
     expect((await store.getRun('r1'))?.progress).toMatchObject({ continueWith: '/blitz retry #3' });
     await store.updateRun('r1', { state: 'running' });
-    await stopRun(deps, 'r1', 'blocked', 'the build is red');
+    await stopRun(deps, 'r1', 'blocked', 'the build is red', undefined, { kind: 'gate_red', gate: 'build' });
     expect((await store.getRun('r1'))?.progress.continueWith).toBeUndefined();
   });
 });

@@ -4,7 +4,8 @@
 import { updateModelNotesFile } from '../model-notes/notes.ts';
 import { pausePatch } from '../plan/pause.ts';
 import { withReason } from '../plan/run-reason.ts';
-import type { Action, StopKind } from '../plan/snapshot.ts';
+import type { Action } from '../plan/snapshot.ts';
+import type { StopCause } from '../plan/stop-cause.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Log, Records, Settings, Workers } from './ports.ts';
 import { writeRun } from './run-writer.ts';
@@ -26,16 +27,17 @@ export const stopRun = async (
   runId: string,
   state: RunRecord['state'],
   reason: string,
-  command?: string,
-  kind?: StopKind,
+  command: string | undefined,
+  cause: StopCause,
 ): Promise<RunRecord> => {
   const run = await writeRun(deps.store, runId, (fresh) => {
-    // The command and the kind kept are this stop's own: an earlier stop's never outlive it.
+    // The command and the cause kept are this stop's own: an earlier stop's never outlive it.
     const { continueWith: _earlier, stopKind: _kind, ...rest } = fresh.progress;
+    const park = cause.kind === 'budget_park' ? { stopKind: cause.kind } : {};
     const stopped = {
       state,
       progress: withReason(
-        { ...rest, ...(command ? { continueWith: command } : {}), ...(kind ? { stopKind: kind } : {}) },
+        { ...rest, ...(command ? { continueWith: command } : {}), ...park, stopCause: cause },
         'stop',
         reason,
       ),

@@ -210,7 +210,9 @@ describe('one pause rule: going on returns to where the pause came from', () => 
 
   it('the planner’s `paused` stop (the budget) remembers the state it left, like every pause', async () => {
     const store = await runIn('gating');
-    const stopped = await stopRun(stopDeps(store), 'r1', 'paused', 'the budget probe says park');
+    const stopped = await stopRun(stopDeps(store), 'r1', 'paused', 'the budget probe says park', undefined, {
+      kind: 'budget_park',
+    });
     expect(stopped).toMatchObject({ state: 'paused', progress: { pausedFrom: 'gating' } });
     await command(store, 'resume');
     expect((await store.getRun('r1'))!.state).toBe('gating');

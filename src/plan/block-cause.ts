@@ -4,6 +4,7 @@
 // alike are not.
 import { type AppPermission, formatPermission } from '../forges/app-permission.ts';
 import type { ForgeRefusal } from '../forges/hard-blocker.ts';
+import { factsKey } from './facts-key.ts';
 
 export type BlockCause =
   /** The forge refused the bot's credentials (401) or its access (403); `detail` is the forge's words. */
@@ -30,16 +31,8 @@ const identityOf = (c: BlockCause): unknown => {
   return c;
 };
 
-/** JSON with its keys sorted, so a cause read back from the store (JSONB reorders keys) compares equal. */
-const canonical = (v: unknown): string =>
-  JSON.stringify(v, (_k, x: unknown) =>
-    x && typeof x === 'object' && !Array.isArray(x)
-      ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : x,
-  );
-
 /** A key for the blocker's identity: its notice and its comment are each sent once per key. */
-export const blockerKey = (c: BlockCause): string => canonical(identityOf(c));
+export const blockerKey = (c: BlockCause): string => factsKey(identityOf(c));
 
 /** True when both name the same blocker; a kept blocker from before causes were kept is never the same. */
 export const sameBlocker = (a: BlockCause | undefined, b: BlockCause | undefined): boolean =>

@@ -53,14 +53,14 @@ describe('nextActions: the blocker issue of a red gate (seed 000 §8, B55)', () 
     const kept = redBuild({ gateBlocker: { cause: 'build', issue: k(9) } });
     expect(types(nextActions('integrating', kept))).not.toContain('file_gate_blocker');
     // Blocked already with the same reason: nothing at all is written again.
-    const again = { ...kept, stopReason: 'the build failed 3 times in a row on the integration branch' };
+    const again = { ...kept, stopCause: { kind: 'gate_red', gate: 'build', failures: 3 } as const };
     expect(types(nextActions('blocked', again))).toEqual(['notify']);
   });
 
   it('a blocker whose filing did not finish is filed on the next blocked pass, the stop not repeated', () => {
     const snap = redBuild({
       gateBlocker: { cause: 'build' },
-      stopReason: 'the build failed 3 times in a row on the integration branch',
+      stopCause: { kind: 'gate_red', gate: 'build', failures: 3 },
     });
     expect(types(nextActions('blocked', snap))).toEqual(['notify', 'file_gate_blocker']);
   });

@@ -99,7 +99,13 @@ export const buildActions = (ctx: RunContext, mergeThisCall: boolean): BuildStep
             title: `blitz: ${ctx.snap.milestoneTitle} BLOCKED`,
             message: reason,
           },
-          { type: 'stop', state: 'blocked', reason, gate: 'build' },
+          {
+            type: 'stop',
+            state: 'blocked',
+            reason,
+            gate: 'build',
+            cause: { kind: 'gate_red', gate: 'build', failures: build.failures },
+          },
         ],
         stop: true,
       };

@@ -4,6 +4,8 @@ import { isAppError } from '../errors.ts';
 import { budgetOf } from './budget.ts';
 import { nextActions } from './next-actions.ts';
 import type { Action, RunSnapshot } from './snapshot.ts';
+import type { StopCause } from './stop-cause.ts';
+import { planLabels } from './types.ts';
 
 const types = (xs: Action[]) => xs.map((a) => (a.type === 'stop' ? `stop:${a.state}` : a.type));
 const ofType = <T extends Action['type']>(xs: Action[], t: T) =>
@@ -42,7 +44,7 @@ describe('nextActions: dispatch', () => {
         {
           type: 'stop',
           state: 'paused',
-          kind: 'budget_park',
+          cause: { kind: 'budget_park' },
           reason:
             'the budget probe says park until 2026-12-04 06:20 UTC; the run goes on by itself once the probe allows work',
         },
@@ -504,25 +506,60 @@ describe('nextActions: stop conditions and reports', () => {
     });
   });
 
-  it('a blocked run that stays blocked for the reason it has plans no state change: its notices alone', () => {
+  it('a blocked run that stays blocked for the cause it has plans no state change: its notices alone', () => {
     const snap = baseSnapshot([issue(1, { blockedBy: [k(2)] }), issue(2, { blockedBy: [k(1)] })]);
     const first = nextActions('running', snap);
     expect(types(first)).toEqual(['report_cycle', 'notify', 'stop:blocked']);
-    const reason = ofType(first, 'stop')[0]!.reason;
+    const cause = ofType(first, 'stop')[0]!.cause;
+    expect(cause).toEqual({
+      kind: 'nothing_can_run',
+      stuck: [
+        { issue: k(1), category: 'cycle', on: [k(1), k(2)] },
+        { issue: k(2), category: 'cycle', on: [k(1), k(2)] },
+      ],
+    });
     // Every later tick: no `set_state` into running, no second stop (nothing written); the notice is
     // planned again and sent once by its content, the cycle report likewise.
-    const again = nextActions('blocked', { ...snap, stopReason: reason });
+    const again = nextActions('blocked', { ...snap, stopCause: cause });
     expect(types(again)).toEqual(['report_cycle', 'notify']);
     expect(ofType(again, 'notify')).toEqual(ofType(first, 'notify'));
-    // Stopped for another reason before (a red build, say): the stop alone writes the new one.
-    expect(types(nextActions('blocked', { ...snap, stopReason: 'the build is red' }))).toEqual([
+    // Stopped for another cause before (a red build, say): the stop alone writes the new one.
+    const red = { kind: 'gate_red', gate: 'build' } as const;
+    expect(types(nextActions('blocked', { ...snap, stopCause: red }))).toEqual([
       'report_cycle',
       'notify',
       'stop:blocked',
     ]);
     // The cause goes (the cycle broken): the run enters running and dispatches by itself.
-    const freed = baseSnapshot([issue(1), issue(2, { blockedBy: [k(1)] })], { stopReason: reason });
+    const freed = baseSnapshot([issue(1), issue(2, { blockedBy: [k(1)] })], { stopCause: cause });
     expect(types(nextActions('blocked', freed)).slice(0, 2)).toEqual(['set_state', 'dispatch']);
+  });
+
+  it('a stop is known by its cause, not its words: the kept cause read back in any key order is the same', () => {
+    // Tried: the cause kept on the run as PostgreSQL gives it back (JSONB orders keys its own way). The
+    // snapshot carries no words at all: an older release's sentence for the same stop cannot tell.
+    const snap = baseSnapshot([issue(1, { labels: [{ name: planLabels.hold }] })]);
+    const first = ofType(nextActions('running', snap), 'stop')[0]!;
+    expect(first.cause).toEqual({
+      kind: 'nothing_can_run',
+      stuck: [{ issue: k(1), category: 'held', hold: 'label' }],
+    });
+    const readBack: StopCause = {
+      stuck: [{ hold: 'label', category: 'held', issue: k(1) }],
+      kind: 'nothing_can_run',
+    };
+    expect(types(nextActions('blocked', { ...snap, stopCause: readBack }))).not.toContain('stop:blocked');
+  });
+
+  it('a kept stop for another cause is another stop, however it was worded: the new one is written', () => {
+    // Tried: the run kept a stop for the same issue held for another cause (its attempts gave up, not a
+    // person's label). Its sentence may read the same (a hold's words are its own); the cause does not.
+    const snap = baseSnapshot([issue(1, { labels: [{ name: planLabels.hold }] })]);
+    const before: StopCause = {
+      kind: 'nothing_can_run',
+      stuck: [{ issue: k(1), category: 'held', hold: 'gave_up' }],
+    };
+    expect(types(nextActions('blocked', { ...snap, stopCause: before }))).toContain('stop:blocked');
   });
 
   it('a run stopped because its issue gave up names `/blitz retry #n` as what continues it, not a resume', () => {
@@ -603,7 +640,12 @@ describe('nextActions: stop conditions and reports', () => {
         wave: [k(1)],
         explanations: ['acme/app#2 is not ready because it is blocked by open acme/app#1.'],
       },
-      { type: 'stop', state: 'done', reason: 'dry run: the plan is posted, nothing runs' },
+      {
+        type: 'stop',
+        state: 'done',
+        reason: 'dry run: the plan is posted, nothing runs',
+        cause: { kind: 'dry_run' },
+      },
     ]);
     expect(ofType(got, 'dispatch')).toEqual([]);
     // The workers a real run would start for that wave: the planner's own picks, shown, not sent.

@@ -24,6 +24,7 @@ import type { Action, RunSnapshot } from './snapshot.ts';
 import type { RunState } from './states.ts';
 import { isTerminalRunState } from './states.ts';
 import { stop } from './stop.ts';
+import { sameStopCause, stuckIssuesOf } from './stop-cause.ts';
 import { toolBlockerActions } from './tool-blocker.ts';
 import { fleetOrder } from './triage.ts';
 import type { IssueKey } from './types.ts';
@@ -118,7 +119,12 @@ const workActions = (ctx: RunContext): Action[] => {
       // The workers a real run would pick now: the same dispatch planning, not a re-derivation.
       picks: dispatchActions(ctx).flatMap((a) => (a.type === 'dispatch' ? [a] : [])),
     });
-    out.push({ type: 'stop', state: 'done', reason: 'dry run: the plan is posted, nothing runs' });
+    out.push({
+      type: 'stop',
+      state: 'done',
+      reason: 'dry run: the plan is posted, nothing runs',
+      cause: { kind: 'dry_run' },
+    });
     return out;
   }
 
@@ -150,7 +156,13 @@ const workActions = (ctx: RunContext): Action[] => {
       return e?.category === 'epic' && !e.closable;
     });
     if (openEpics.length > 0 && openEpics.length === epics.length)
-      return [...out, ...stop(ctx, 'blocked', notReadyReasons(ctx, openEpics))];
+      return [
+        ...out,
+        ...stop(ctx, 'blocked', notReadyReasons(ctx, openEpics), {
+          kind: 'epics_open',
+          stuck: stuckIssuesOf(classified, openEpics),
+        }),
+      ];
     if (epics.length > 0) return out;
     return [...out, ...readinessActions(ctx)];
   }
@@ -175,10 +187,16 @@ const workActions = (ctx: RunContext): Action[] => {
     : [];
   return [
     ...out,
-    ...stop(ctx, 'blocked', `nothing can run: ${notReadyReasons(ctx, stuck)}`, {
-      notify: !told,
-      ...(held[0] ? { command: `/blitz retry ${issueRef(held[0])}` } : {}),
-    }),
+    ...stop(
+      ctx,
+      'blocked',
+      `nothing can run: ${notReadyReasons(ctx, stuck)}`,
+      { kind: 'nothing_can_run', stuck: stuckIssuesOf(classified, stuck) },
+      {
+        notify: !told,
+        ...(held[0] ? { command: `/blitz retry ${issueRef(held[0])}` } : {}),
+      },
+    ),
   ];
 };
 
@@ -214,8 +232,8 @@ export const enterRunning = (runState: RunState): Extract<Action, { type: 'set_s
 /**
  * A blocked run whose plan stops it blocked again stays blocked: it does not enter `running` only to
  * stop once more (two run writes and a model-notes merge on every tick, and a state that flaps), and a
- * stop that repeats the reason kept on the run (`stopReason`) is left out too (`repeated`); a new reason
- * is written by the stop alone. The plan's notices still go (each is sent once, by its content), and a
+ * stop for the cause kept on the run (`stopCause`, typed: never its words) is left out too (`repeated`);
+ * a new cause is written by the stop alone. The plan's notices still go (each is sent once, by its content), and a
  * pass whose plan has work instead of the stop enters `running` as before: the block lifts by itself.
  */
 const staysBlocked = (
@@ -225,7 +243,7 @@ const staysBlocked = (
 ): { blocked: boolean; repeated: boolean } => {
   const halt = work.find((a) => a.type === 'stop');
   const blocked = runState === 'blocked' && halt?.type === 'stop' && halt.state === 'blocked';
-  return { blocked, repeated: blocked && halt.reason === snap.stopReason };
+  return { blocked, repeated: blocked && sameStopCause(halt.cause, snap.stopCause) };
 };
 
 /** `work` with the red gate's blocker issue filed just before the stop (or last, when the stop repeats). */

@@ -116,7 +116,7 @@ describe('plan-blitz waves (nextActions, kind plan)', () => {
     const park = { verdict: 'park' as const, recommendedMaxSessions: 0, preferMedium: false, resetAt };
     expect(stopOf(plan([issue(1)], { budget: park }))).toMatchObject({
       state: 'paused',
-      kind: 'budget_park',
+      cause: { kind: 'budget_park' },
       reason:
         'the budget probe says park until 2026-12-04 06:20 UTC; the run goes on by itself once the probe allows work',
     });

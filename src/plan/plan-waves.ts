@@ -13,7 +13,8 @@ import { buildGraph } from './graph.ts';
 import { planRunLabels } from './plan-labels.ts';
 import { memberStep, takesSlot } from './plan-member.ts';
 import { buildRunContext } from './run-context.ts';
-import type { Action, IssueProgress, PlanRunView, RunSnapshot, StopKind, StopState } from './snapshot.ts';
+import type { Action, IssueProgress, PlanRunView, RunSnapshot, StopState } from './snapshot.ts';
+import type { StopCause } from './stop-cause.ts';
 import { hasLabel, type IssueKey, issueKey, issueRef } from './types.ts';
 import { orderForDispatch, sessionCap } from './wave.ts';
 
@@ -72,14 +73,23 @@ const withoutCycles = (snap: RunSnapshot, cycles: readonly IssueKey[][]): RunSna
 const stopOf = (
   snap: RunSnapshot,
   ready: readonly IssueKey[],
-): { state: 'done' | 'blocked' | 'paused'; reason: string; kind?: StopKind } | undefined => {
+): { state: 'done' | 'blocked' | 'paused'; reason: string; cause: StopCause } | undefined => {
   const waves = snap.waves ?? { completed: 0 };
   const last = waves.last;
   if (waves.completed > 0 && last && last.approved + last.executionReady + last.closed === 0)
-    return { state: 'blocked', reason: `wave ${waves.completed} approved, readied and closed nothing` };
+    return {
+      state: 'blocked',
+      reason: `wave ${waves.completed} approved, readied and closed nothing`,
+      cause: { kind: 'wave_idle', wave: waves.completed },
+    };
   if (waves.completed >= (snap.options.maxWaves ?? 1))
-    return { state: 'done', reason: `waves exhausted; still to plan: ${ready.join(', ') || 'nothing'}` };
-  if (ready.length === 0) return { state: 'done', reason: 'the next wave is empty' };
+    return {
+      state: 'done',
+      reason: `waves exhausted; still to plan: ${ready.join(', ') || 'nothing'}`,
+      cause: { kind: 'waves_spent', left: [...ready] },
+    };
+  if (ready.length === 0)
+    return { state: 'done', reason: 'the next wave is empty', cause: { kind: 'wave_empty' } };
   const caps = {
     maxSessions: snap.options.maxSessions,
     budget: snap.budget,
@@ -88,7 +98,7 @@ const stopOf = (
   };
   // Said on the run's stop comment: when the limit lifts, and that no one has to resume it.
   if (sessionCap(caps) === 0)
-    return { state: 'paused', reason: budgetParkReason(snap.budget), kind: 'budget_park' };
+    return { state: 'paused', reason: budgetParkReason(snap.budget), cause: { kind: 'budget_park' } };
   return undefined;
 };
 
@@ -116,7 +126,13 @@ const nextWaveActions = (snap: RunSnapshot, view: PlanRunView): Action[] => {
     return [
       ...out,
       { type: 'post_plan', wave: members, explanations: waiting, held },
-      { type: 'stop', state: 'done', reason: 'dry run: the first wave is posted, nothing ran', cycles },
+      {
+        type: 'stop',
+        state: 'done',
+        reason: 'dry run: the first wave is posted, nothing ran',
+        cause: { kind: 'dry_run' },
+        cycles,
+      },
     ];
   if (!stop) return [...out, { type: 'start_wave', members, held, cycles }];
   const notPlanned = [
@@ -136,7 +152,18 @@ const nextWaveActions = (snap: RunSnapshot, view: PlanRunView): Action[] => {
       // A cycle or an unreadable blocker left out is a person's to cut, even when the rest is done.
       state: notPlanned && stop.state === 'done' ? 'blocked' : stop.state,
       reason: `${stop.reason}${notPlanned}`,
-      ...(stop.kind ? { kind: stop.kind } : {}),
+      cause: notPlanned
+        ? {
+            ...stop.cause,
+            notPlanned: {
+              cycles,
+              unreadable: full.classified.unknownBlockers.map((u) => ({
+                blocker: u.key,
+                namedBy: u.namedBy,
+              })),
+            },
+          }
+        : stop.cause,
       cycles,
       // Seed 002: the next wave at a stop is reported as the remaining work, never chained.
       remaining: [

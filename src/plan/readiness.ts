@@ -14,10 +14,17 @@ import { stop } from './stop.ts';
 export const readinessActions = (ctx: RunContext): Action[] => {
   const { snap } = ctx;
   const { build } = snap;
-  if (snap.kind === 'fleet') return stop(ctx, 'done', 'every ticket is merged or closed');
+  if (snap.kind === 'fleet')
+    return stop(ctx, 'done', 'every ticket is merged or closed', { kind: 'finished' });
   if (build.status === 'running') return [];
   if (build.status === 'failed')
-    return stop(ctx, 'blocked', 'the build on the integration branch is red', { gate: 'build' });
+    return stop(
+      ctx,
+      'blocked',
+      'the build on the integration branch is red',
+      { kind: 'gate_red', gate: 'build' },
+      { gate: 'build' },
+    );
   if (build.status === 'none') return [{ type: 'run_build', covers: [] }];
   // It "passed" when no command was configured; one is now, so it runs: nothing claims a build that did not run.
   if (build.notConfigured && snap.buildConfigured) return [{ type: 'run_build', covers: [] }];
@@ -47,7 +54,14 @@ export const readinessActions = (ctx: RunContext): Action[] => {
   if (smoke.type === 'run') return [{ type: 'run_smoke' }];
   if (smoke.type === 'wait') return [];
   if (smoke.type === 'finding') return [{ type: 'smoke_finding' }];
-  if (smoke.type === 'blocked') return stop(ctx, 'blocked', smoke.reason, { gate: 'smoke' });
+  if (smoke.type === 'blocked')
+    return stop(
+      ctx,
+      'blocked',
+      smoke.reason,
+      { kind: 'gate_red', gate: 'smoke', failures: gate.failures },
+      { gate: 'smoke' },
+    );
   const ship = decideShipPath({
     ...(snap.options.shipOverride ? { override: snap.options.shipOverride } : {}),
     ...(snap.options.shipPolicy ? { policy: snap.options.shipPolicy } : {}),
@@ -71,14 +85,22 @@ export const readinessActions = (ctx: RunContext): Action[] => {
       ctx,
       'blocked',
       `nothing verified this work (${checksClaim(gates)}) and checks are required (ship.requireChecks or --require-checks), so it was not shipped; add a build: or smoke: command to blitz.yml`,
+      { kind: 'unverified' },
       { command: '/blitz resume' },
     );
   if (snap.ship === 'none') return [{ type: 'ship', path: ship.path, reason }];
   if (snap.ship === 'running') return [];
-  if (snap.ship === 'failed') return stop(ctx, 'blocked', `shipping (${ship.path}) failed`, { gate: 'ship' });
+  if (snap.ship === 'failed')
+    return stop(
+      ctx,
+      'blocked',
+      `shipping (${ship.path}) failed`,
+      { kind: 'gate_red', gate: 'ship', path: ship.path },
+      { gate: 'ship' },
+    );
   // Exactly what ran, on which commit, and what answered: never "green" for a check with no command.
   const checks = checksClaim({ ...gates, ship: { path: ship.path, ...snap.shipped } });
-  return stop(ctx, 'done', `every issue closed, shipped (${ship.path}); ${checks}`);
+  return stop(ctx, 'done', `every issue closed, shipped (${ship.path}); ${checks}`, { kind: 'finished' });
 };
 
 const readinessTypes = new Set<Action['type']>(['run_build', 'run_smoke', 'ship']);

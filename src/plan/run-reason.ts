@@ -3,6 +3,7 @@
 // got through) drops the reason only when it was its own kind; nothing matches on the words.
 import type { RunProgress } from '../store/run-store.ts';
 import type { RunReasonKind } from './states.ts';
+import type { StopCause } from './stop-cause.ts';
 
 /** `progress` saying why in `words`, written by a step of `kind`. */
 export const withReason = (progress: RunProgress, kind: RunReasonKind, words: string): RunProgress => ({
@@ -26,3 +27,7 @@ export const withoutReason = (progress: RunProgress, kind: RunReasonKind): RunPr
   const { reason: _words, reasonKind: _kind, ...rest } = progress;
   return rest;
 };
+
+/** The cause of the run's last stop while the run's reason is still that stop's; else none. */
+export const keptStopCause = (p: RunProgress): StopCause | undefined =>
+  reasonKindOf(p) === 'stop' ? p.stopCause : undefined;

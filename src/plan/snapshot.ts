@@ -6,6 +6,7 @@ import type { ShipPolicy } from '../ship/decide.ts';
 import type { BaseChangeView, CheckBaseChange } from './base-change.ts';
 import type { BlockCause } from './block-cause.ts';
 import type { EntryPark, EntryParks, EnvironmentFailureSeen } from './entry-park.ts';
+import type { GateCause, StopCause } from './stop-cause.ts';
 
 export type { EnvironmentFailureSeen } from './entry-park.ts';
 
@@ -185,10 +186,11 @@ export interface RunSnapshot {
    */
   keptBlocker?: { reason: string; cause?: BlockCause; issue?: number };
   /**
-   * The reason the run's last stop kept on it (`progress.reason`): a blocked run whose plan stops it
-   * blocked for this same reason again writes nothing (plan/next-actions.ts). Absent: none kept.
+   * The cause of the run's last stop, while its reason is the stop's (`progress.stopCause`): a blocked
+   * run whose plan stops it blocked for this same cause again writes nothing (plan/next-actions.ts).
+   * Absent: none kept.
    */
-  stopReason?: string;
+  stopCause?: StopCause;
   /** Blitz: an issue's worker could not start because its agent CLI is missing (plan/tool-blocker.ts). */
   missingTool?: MissingToolView;
   /**
@@ -288,8 +290,7 @@ export interface MissingToolView {
 
 export type StopState = 'done' | 'blocked' | 'paused';
 
-/** A stop the planner recognises later: `budget_park`, the run paused because the budget probe says park. */
-export type StopKind = 'budget_park';
+export type { StopKind } from './stop-cause.ts';
 
 /** An issue a plan wave skips, with the reason. */
 export interface HeldIssue {
@@ -355,8 +356,8 @@ export type Action =
       cycles?: IssueKey[][];
       /** The red gate that stopped the run: it files the run's blocker issue (plan/gate-blocker.ts). */
       gate?: GateCause;
-      /** What kind of stop it is, where the planner matches on it later (a budget park lifts by itself). */
-      kind?: StopKind;
+      /** What the stop is about, typed: the planner matches on it later, the words are made with it. */
+      cause: StopCause;
     }
   /** File the run's one blocker issue for the red gate that stops it, blocking `blocks` (plan/gate-blocker.ts). */
   | {
@@ -437,8 +438,7 @@ export const replanAfter: ReadonlySet<ActionType> = new Set<ActionType>([
   'unpark_entry',
 ]);
 
-/** The gate whose red result stopped the run. */
-export type GateCause = 'build' | 'smoke' | 'ship';
+export type { GateCause };
 
 /** The run's blocker issue as the planner sees it: the gate it is for, and the issue once filed. */
 export interface GateBlockerView {

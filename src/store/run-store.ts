@@ -8,8 +8,8 @@ import type { BlockCause } from '../plan/block-cause.ts';
 import type { ProbeAnswer } from '../plan/budget.ts';
 import type { EntryParks } from '../plan/entry-park.ts';
 import type { RunPark } from '../plan/environment-park.ts';
-import type { StopKind } from '../plan/snapshot.ts';
 import type { IssueRowState, RunReasonKind, RunState } from '../plan/states.ts';
+import type { StopCause } from '../plan/stop-cause.ts';
 import type { Intent } from './types.ts';
 
 /** A run's state: the planner's run state machine (plan/states.ts) owns the list. */
@@ -115,8 +115,10 @@ export interface RunProgress {
   reason?: string;
   /** Which kind of step wrote `reason` (plan/run-reason.ts): what takes it away matches on this. */
   reasonKind?: RunReasonKind;
-  /** What kind of stop the last one was, where the planner matches on it (a budget park lifts by itself). */
-  stopKind?: StopKind;
+  /** `budget_park` when the last stop was the budget probe's park: it lifts by itself (plan/park.ts). */
+  stopKind?: 'budget_park';
+  /** What the last stop was about, typed (plan/stop-cause.ts): a blocked run stopped for it again writes nothing. */
+  stopCause?: StopCause;
   /**
    * What a person types to continue the stopped run when it is not `/blitz resume`: a run blocked
    * because its issues gave up continues with `/blitz retry #n` (plan/next-actions.ts).

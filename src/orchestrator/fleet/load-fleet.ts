@@ -10,6 +10,7 @@ import { issueContentHash } from '../../intake/content-hash.ts';
 import { extractFences } from '../../plan/fences.ts';
 import { attemptKey, deriveProgress } from '../../plan/issue-progress.ts';
 import { parkViewOf } from '../../plan/park.ts';
+import { keptStopCause } from '../../plan/run-reason.ts';
 import type { IssueProgress, RunSnapshot } from '../../plan/snapshot.ts';
 import { issueKey, type PlanIssue, planLabels } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
@@ -184,7 +185,7 @@ export const loadFleet = async (
         pace,
       },
     ),
-    ...(run.progress.reason !== undefined ? { stopReason: run.progress.reason } : {}),
+    ...(keptStopCause(run.progress) ? { stopCause: keptStopCause(run.progress) } : {}),
     ...(missingPermission ? { missingPermission } : {}),
     ...(run.progress.hardBlocker ? { keptBlocker: keptBlockerOf(run.progress.hardBlocker) } : {}),
     // An outage parks the fleet (or only the roster entry that met it) as it parks a blitz: no relaunch

@@ -207,13 +207,13 @@ const report = (pc: PlanCtx, key: string, text: string) => reportOnce(pc.deps, p
 /** Ends the run as `planRunEnd` keeps it, with the work left and the cycles left out on its dashboard. */
 const stopPlanRun = async (
   pc: PlanCtx,
-  { state, reason, remaining, cycles = [], kind }: Extract<Action, { type: 'stop' }>,
+  { state, reason, remaining, cycles = [], cause }: Extract<Action, { type: 'stop' }>,
 ) => {
   if (remaining) pc.plan.remaining = remaining;
   pc.plan.cycles = cycles;
   await savePlan(pc);
   const end = planRunEnd(state, reason);
-  pc.run = await writeStop(pc.deps, pc.run.id, end.state, end.reason, undefined, kind);
+  pc.run = await writeStop(pc.deps, pc.run.id, end.state, end.reason, undefined, cause);
   await report(
     pc,
     `plan-stop:${state}:${reason}`,
