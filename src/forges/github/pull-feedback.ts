@@ -12,7 +12,7 @@ import type { GithubClient } from './client.ts';
 import { call } from './errors.ts';
 import { restLogin } from './milestones.ts';
 import { reviewStates } from './reviews.ts';
-import { PageInfo } from './schema.ts';
+import { GraphqlErrors, PageInfo } from './schema.ts';
 
 const pageInfo = 'pageInfo { hasNextPage endCursor }';
 const actor = 'author { __typename login }';
@@ -282,22 +282,8 @@ export interface PullFeedbackParts {
   botSlug: string;
 }
 
-/** A GraphQL answer with errors and the data it could give (octokit's GraphqlResponseError). */
-const RollupRefused = z.object({
-  errors: z
-    .array(
-      z.object({
-        message: z.string(),
-        type: z.string().optional(),
-        path: z.array(z.union([z.string(), z.number()])).optional(),
-      }),
-    )
-    .min(1),
-  data: z.unknown(),
-});
-
 /** An error GitHub gives for a check run the App may not read: FORBIDDEN, inside a commit's rollup. */
-const refusedInRollup = (e: z.infer<typeof RollupRefused>['errors'][number]): boolean =>
+const refusedInRollup = (e: GraphqlErrors['errors'][number]): boolean =>
   e.type === 'FORBIDDEN' && (e.path ?? []).includes('statusCheckRollup');
 
 export const readPullFeedback = async (
@@ -318,7 +304,7 @@ export const readPullFeedback = async (
         .catch((err: unknown) => {
           // An installation without `checks: read` gets the PR with its check runs refused (null nodes,
           // FORBIDDEN errors on the rollup): the checks are asked of REST, whose 403 names the permission.
-          const partial = RollupRefused.safeParse(err);
+          const partial = GraphqlErrors.safeParse(err);
           if (!partial.success || !partial.data.errors.every(refusedInRollup)) throw err;
           refusedChecks = true;
           return partial.data.data;

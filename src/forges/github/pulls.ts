@@ -24,7 +24,7 @@ import { closingIssuesQuery, mergePullWithCheckMutation, openPullWithCheckMutati
 import { parseClosingRefs, refFromLink, toPullRequest, toPullRequestFile } from './mappers.ts';
 import type { NodeIds } from './node-ids.ts';
 import { PullFields, toPullFromNode } from './pull-feedback.ts';
-import { ClosingIssuesResponse } from './schema.ts';
+import { ClosingIssuesResponse, GraphqlErrors } from './schema.ts';
 
 const at = (ref: IssueRef) => ({ owner: ref.repo.owner, repo: ref.repo.name, pull_number: ref.number });
 
@@ -69,20 +69,6 @@ const MergePullWithCheckResponse = z.object({
     })
     .nullable()
     .optional(),
-});
-
-/** The errors of a GraphQL answer, with the field each one is about. */
-const GraphqlErrors = z.object({
-  errors: z
-    .array(
-      z.object({
-        message: z.string(),
-        type: z.string().optional(),
-        path: z.array(z.union([z.string(), z.number()])).optional(),
-      }),
-    )
-    .min(1),
-  data: z.unknown(),
 });
 
 export interface PullOpsParts {
@@ -239,7 +225,7 @@ export const pullOps = (gh: GithubClient, more: PullOpsParts = {}) => {
       commitHeadline: opts.title ?? null,
     };
     let raw: unknown;
-    let errors: z.infer<typeof GraphqlErrors>['errors'] = [];
+    let errors: GraphqlErrors['errors'] = [];
     try {
       raw = await gh.graphql(mergePullWithCheckMutation, variables);
     } catch (err) {

@@ -98,3 +98,21 @@ export const ContentFile = z.object({
 export const CloseIssueWithCommentResponse = z.object({
   closeIssue: z.object({ issue: z.object({ state: z.string() }).nullable() }).nullable(),
 });
+
+/**
+ * A GraphQL answer with errors and the data it could still give (octokit's GraphqlResponseError): the
+ * errors each with the field it is about.
+ */
+export const GraphqlErrors = z.object({
+  errors: z
+    .array(
+      z.object({
+        message: z.string(),
+        type: z.string().optional(),
+        path: z.array(z.union([z.string(), z.number()])).optional(),
+      }),
+    )
+    .min(1),
+  data: z.unknown(),
+});
+export type GraphqlErrors = z.infer<typeof GraphqlErrors>;
