@@ -20,6 +20,7 @@ import { createIntentRouter } from './intent-router.ts';
 import type { PerformPorts } from './perform.ts';
 import { reconcilePlanRun } from './plan-blitz/reconcile-plan-run.ts';
 import type { Forges, Log, Records, RunListeners, StoreHealth } from './ports.ts';
+import { createKeptPrReads, type KeptPrReads } from './pr-reads-kept.ts';
 import { reconcileRun, recordApproval } from './reconcile.ts';
 import { createRunDashboards, type RunDashboards } from './run-dashboards.ts';
 import { createEffects } from './run-effects.ts';
@@ -66,7 +67,9 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
     flushScoreboard: (runId) => dashboards.coalescer.flush(runId),
     trusted,
   });
-  const reconcileOnce = runReconciler(performDeps, { trusted, dashboards, changed, fleet });
+  // PR feedback reads kept across calls while a PR only waits; webhooks end them (pr-reads-kept.ts).
+  const keptPrReads = createKeptPrReads(() => deps.clock.now().getTime());
+  const reconcileOnce = runReconciler(performDeps, { trusted, dashboards, changed, fleet, keptPrReads });
   const intents = createIntentRouter(deps, { reconcileSoon, serialized: underRunLock, dashboards, fleet });
   const cronPace = createCronPace(deps);
 
@@ -77,7 +80,10 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
       return outcome;
     },
     async handleEvent(event) {
-      if (!closed) await handleForgeEvent(performDeps, event, reconcile);
+      if (closed) return;
+      // An installation-wide event names no repository and changes no PR's feedback.
+      if ('repo' in event) keptPrReads.observe(event);
+      await handleForgeEvent(performDeps, event, reconcile);
     },
     onRunnerEvent(event) {
       if (closed || !('attemptId' in event)) return;
@@ -176,12 +182,14 @@ const runReconciler = (
     dashboards: RunDashboards;
     changed: (runId: string, view?: DashboardInput) => void;
     fleet: Fleet;
+    keptPrReads: KeptPrReads;
   },
 ) => {
-  const { trusted, dashboards, changed, fleet } = wiring;
+  const { trusted, dashboards, changed, fleet, keptPrReads } = wiring;
   const hooks = {
     trusted,
     sweptRuns: new Set<string>(),
+    keptPrReads,
     dashboard(runId: string, view: DashboardInput) {
       dashboards.coalescer.update(runId, renderDashboard(view));
       changed(runId, view);

@@ -36,6 +36,8 @@ export interface PrGateScope {
   writer(login: string): Promise<boolean>;
   /** Told of an App permission a read was refused for (forges/app-permission.ts): the run blocks on it. */
   lacking?(permission: AppPermission): void;
+  /** Told of each PR's facts (pr-reads-kept.ts: a read whose answer only waits is served again). */
+  settled?(pr: number, facts: PrFacts): void;
 }
 
 const latestAttempt = (scope: Pick<PrGateScope, 'attempts' | 'rows'>, key: string) =>
@@ -58,20 +60,19 @@ export const gatePullRequests = async (
     if (!p.pr || p.pr.merged) continue;
     const attempt = latestAttempt(scope, p.key);
     try {
-      facts.set(
-        p.key,
-        await readPrFacts({
-          forge: scope.forge,
-          repo: scope.repo,
-          pr: p.pr.number,
-          branch: attempt?.branch ?? scope.rows.get(p.key)?.branch ?? '',
-          state: scope.run.progress.prFeedback?.[p.key],
-          attempt,
-          ci: scope.ci,
-          now: deps.clock.now(),
-          writer: scope.writer,
-        }),
-      );
+      const read = await readPrFacts({
+        forge: scope.forge,
+        repo: scope.repo,
+        pr: p.pr.number,
+        branch: attempt?.branch ?? scope.rows.get(p.key)?.branch ?? '',
+        state: scope.run.progress.prFeedback?.[p.key],
+        attempt,
+        ci: scope.ci,
+        now: deps.clock.now(),
+        writer: scope.writer,
+      });
+      facts.set(p.key, read);
+      scope.settled?.(p.pr.number, read);
     } catch (err) {
       const permission = missingPermissionOf(err);
       if (permission) scope.lacking?.(permission);

@@ -6,7 +6,7 @@ import { keptGraph } from '../dashboard/kept-graph.ts';
 import type { DashboardInput } from '../dashboard/types.ts';
 import { dashboardView } from '../dashboard/view.ts';
 import type { AppPermission } from '../forges/app-permission.ts';
-import { type Forge, hasPermission, type MilestoneSnapshot } from '../forges/types.ts';
+import { type Forge, hasPermission, type IssueRef, type MilestoneSnapshot } from '../forges/types.ts';
 import { issueContentHash } from '../intake/content-hash.ts';
 import type { ForgeEvent } from '../intake/events.ts';
 import { modelNotesForRouting, readModelHints } from '../model-notes/notes.ts';
@@ -35,6 +35,7 @@ import { live, runPasses } from './pass-loop.ts';
 import { mergeAfterFeedback, type PassCtx, type PerformPorts, perform } from './perform.ts';
 import type { Forges, Log, Records, Reviewers, Settings, StoreHealth, Workers } from './ports.ts';
 import { gatePullRequests, withPrGates } from './pr-feedback-step.ts';
+import type { KeptPrReads } from './pr-reads-kept.ts';
 import { keepOpenedPulls, readsPerCall, workerStamps } from './pr-reads-per-call.ts';
 import { commonSnapshot, paceReason, readRunRecords } from './run-pace.ts';
 import { type ConfigRead, keptBlockerOf, loadRunRepo, type RunRepo } from './run-repo.ts';
@@ -60,6 +61,8 @@ export interface ReconcileHooks {
   dashboard(runId: string, view: DashboardInput): void;
   /** Runs whose closed issues' workspaces this process swept already (once per run, at start). */
   sweptRuns?: Set<string>;
+  /** PR feedback reads kept past the call while a PR only waits (pr-reads-kept.ts). */
+  keptPrReads?: KeptPrReads;
 }
 
 /** What a reconcile pass uses: the executor's ports, and the store's health for the dashboard. */
@@ -140,11 +143,13 @@ const loadRun = async (
   // The PR feedback loop: each open worker PR's CI and people's reviews, for the planner's merge gate.
   const stamps = workerStamps(progress, attempts);
   let lacking: AppPermission | undefined;
+  const stampOf = (ref: IssueRef) => stamps.get(ref.number) ?? '';
+  // Read again for a PR whose worker started, resumed or ended since the call read it.
+  const callReads = readsPerCall(forge, cache.prReads ?? new Map(), stampOf);
   const prFacts = await gatePullRequests(
     deps,
     {
-      // Read again for a PR whose worker started, resumed or ended since the call read it.
-      forge: readsPerCall(forge, cache.prReads ?? new Map(), (ref) => stamps.get(ref.number) ?? ''),
+      forge: hooks.keptPrReads?.over(callReads, stampOf) ?? callReads,
       repo,
       run: fresh,
       attempts,
@@ -154,6 +159,7 @@ const loadRun = async (
       lacking: (permission) => {
         lacking ??= permission;
       },
+      settled: (pr, facts) => hooks.keptPrReads?.settled({ repo, number: pr }, facts),
     },
     progress,
   );
