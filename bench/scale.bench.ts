@@ -18,7 +18,7 @@
 // per repository), BLITZ_SCALE_RESTART (0: no kill -9 of the bot mid-run), BLITZ_SCALE_SEED,
 // BLITZ_SCALE_DB (sqlite | postgres).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { stringify } from 'yaml';
@@ -312,6 +312,18 @@ const runScale = async (size: Size, db: 'sqlite' | 'postgres'): Promise<Figure[]
         : (r.operationId ?? r.path);
       byOp.set(op, (byOp.get(op) ?? 0) + 1);
     }
+    // BLITZ_BENCH_SEQUENCE=<file>: every request in order (status, operation, path), to read one run closely.
+    if (process.env.BLITZ_BENCH_SEQUENCE)
+      appendFileSync(
+        process.env.BLITZ_BENCH_SEQUENCE,
+        `## scale ${size}\n${requests
+          .map((r) => {
+            const q = String((r.body as { query?: unknown } | undefined)?.query ?? '');
+            const name = /^\s*(?:query|mutation)\s+(\w+)/.exec(q)?.[1];
+            return `${r.status} ${name ? `graphql ${name}` : (r.operationId ?? '')} ${r.path}`;
+          })
+          .join('\n')}\n`,
+      );
     console.log('  requests by operation:');
     for (const [op, n] of [...byOp].sort((a, b) => b[1] - a[1]).slice(0, 15))
       console.log(`    ${String(n).padStart(5)} ${op}`);

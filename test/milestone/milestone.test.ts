@@ -16,6 +16,7 @@
 // It ends with nobody acting but a person merging the milestone PR, and prints its wall-clock time,
 // the attempts per issue and the forge requests per merged issue. BLITZ_DEBUG=1 prints the run's rows,
 // attempts, the scripted turns and the CI results.
+import { appendFileSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { endpointOf } from '../../src/plan/entry-park.ts';
 import type { RunnerEvent } from '../../src/runner/types.ts';
@@ -417,6 +418,18 @@ describe.each(['github', 'gitea'] as const)('a 20-issue milestone on %s, as a us
     expect((await x.bot.runs.ledger.listByRun(run.id)).length).toBe(before);
 
     const requests = (x.fakeGithub?.requests ?? x.fakeGitea?.requests ?? []).length;
+    // BLITZ_MILESTONE_REQUESTS=<file>: every forge request in order, to see where they go.
+    if (process.env.BLITZ_MILESTONE_REQUESTS)
+      appendFileSync(
+        process.env.BLITZ_MILESTONE_REQUESTS,
+        (x.fakeGithub?.requests ?? x.fakeGitea?.requests ?? [])
+          .map((r) => {
+            const q = String((r.body as { query?: unknown } | undefined)?.query ?? '');
+            const op = /^\s*(?:query|mutation)\s+(\w+)/.exec(q)?.[1] ?? r.operationId ?? '';
+            return `${forge} ${r.status} ${r.method} ${op} ${r.path}\n`;
+          })
+          .join(''),
+      );
     figures.push({
       forge,
       seconds: (Date.now() - started) / 1000,
