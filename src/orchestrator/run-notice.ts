@@ -8,7 +8,7 @@ import { noticeEventWords } from '../plan/state-words.ts';
 import type { Notifier, NotifyEvent, RunNotice, ShipPath } from '../ship/notice.ts';
 import { notifyAll } from '../ship/notify.ts';
 import type { RunRecord, RunStore } from '../store/run-store.ts';
-import { writeProgress } from './run-writer.ts';
+import { firstTime, writeProgress } from './run-writer.ts';
 
 /** The run's page on the status site, when the bot's public address is configured. */
 export const runPageUrl = (publicUrl: string | undefined, runId: string): string | undefined =>
@@ -55,6 +55,22 @@ export const commentOnTrigger = async (
     { repo: repoRefOf(run.repo), number: run.triggerIssue },
     `${who ? `${who} ` : ''}**${text.title}**: ${text.sentence}${text.next ? `\n\n${text.next}` : ''}`,
   );
+};
+
+/**
+ * Tells the people on a run once per `key`: `notice` (when given) to the notify targets, and the comment on
+ * the trigger issue (`commentOnTrigger`: it @mentions the starter when no target would tell them).
+ */
+export const tellOnce = async (
+  deps: { logger: Logger; notifiers?: readonly Notifier[]; store: Pick<RunStore, 'getRun' | 'updateRun'> },
+  ctx: { run: RunRecord; forge: Pick<Forge, 'createComment'> },
+  key: string,
+  text: { title: string; sentence: string; next?: string },
+  notice?: RunNotice,
+): Promise<void> => {
+  if (!(await firstTime(deps, ctx, key))) return;
+  if (notice) await sendRunNotice(deps, notice);
+  await commentOnTrigger(deps, ctx.forge, ctx.run, text);
 };
 
 /** How many of the run's issues are closed: the count every notice of the run carries. */

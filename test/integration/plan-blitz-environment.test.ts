@@ -91,6 +91,8 @@ describe('plan-blitz: a planner that meets an environment failure', () => {
       .commentsOn(h!.repo, h!.trigger) // The sentence is Markdown-escaped (`#` as `&#35;`); the command is code.
       .filter((c) => c.body.includes('&#35;1 is parked&#58; its planner hit an environment failure 3 times'));
     expect(told).toHaveLength(1);
+    // No notify target: the comment @mentions whoever started the run (issue 37).
+    expect(told[0]!.body).toMatch(/^@alice \*\*plan-blitz: M1\*\*: /);
     expect(told[0]!.body).toContain('To continue: `/plan-blitz #1`');
   }, 120_000);
 });

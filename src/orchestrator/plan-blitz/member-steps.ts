@@ -17,9 +17,9 @@ import { attemptIsHere, onAttemptHost } from '../../queue/dispatcher.ts';
 import { reviewPlan } from '../../review/plan-review.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import { closeWithComment } from '../close-issue.ts';
-import { reportOnce } from '../perform.ts';
 import { cleanUpMerged, mergeStep, openPr } from '../pull-requests.ts';
 import { reviewAuthorOf } from '../review-leg.ts';
+import { issuesShippedOf, runNoticeOf, tellOnce } from '../run-notice.ts';
 import { writeIssue } from '../run-writer.ts';
 import { enterPhase, issueRef, land, readPlan, startAttempt } from './member-phases.ts';
 import { type PlanCtx, savePlan, waveOf } from './plan-context.ts';
@@ -257,14 +257,28 @@ export const performMemberStep = async (pc: PlanCtx, step: Step): Promise<boolea
       case 'clean_up':
         await cleanUp(pc, key, o);
         break;
-      case 'notify':
-        await reportOnce(
+      case 'notify': {
+        // A member that needs a person: the notify targets, and the planning issue (@mentioning the
+        // starter when no target would tell them), once per key.
+        const sentence = markdownText(o.message, 600);
+        await tellOnce(
           pc.deps,
           pc,
           o.key,
-          `**plan-blitz: ${markdownText(pc.run.milestoneTitle)}**: ${markdownText(o.message, 600)}\n\nTo continue: \`${o.command}\``,
+          {
+            title: `plan-blitz: ${markdownText(pc.run.milestoneTitle)}`,
+            sentence,
+            next: `To continue: \`${o.command}\``,
+          },
+          runNoticeOf(pc.run, 'needs_person', o.message, {
+            issue: issueRef(key).number,
+            command: o.command,
+            issuesShipped: await issuesShippedOf(pc.deps, pc.run.id),
+            ...(pc.deps.config.publicUrl ? { publicUrl: pc.deps.config.publicUrl } : {}),
+          }),
         );
         break;
+      }
       case 'read_plan':
         await record(pc, key, await readAnswer(pc, attemptOf(pc, o.attempt)));
         moved = true;

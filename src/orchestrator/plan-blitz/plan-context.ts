@@ -6,11 +6,11 @@ import { type PlanProgress, type PlanWave, planProgressOf } from '../../plan/pla
 import type { IssueKey, PlanIssue } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
-import type { Clock, Log, Records, Reviewers, Settings, Workers } from '../ports.ts';
+import type { Announcer, Clock, Log, Records, Reviewers, Settings, Workers } from '../ports.ts';
 import { writeProgress } from '../run-writer.ts';
 
 /** What the plan steps use of the orchestrator's ports. */
-export type PlanPorts = Records & Workers & Clock & Log & Settings & Reviewers;
+export type PlanPorts = Records & Workers & Announcer & Clock & Log & Settings & Reviewers;
 
 export interface PlanCtx {
   deps: PlanPorts;

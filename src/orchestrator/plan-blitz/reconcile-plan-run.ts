@@ -29,6 +29,7 @@ import { live, type PassKind, runPasses } from '../pass-loop.ts';
 import { reportOnce } from '../perform.ts';
 import type { Announcer, Forges } from '../ports.ts';
 import { type ReconcileHooks, readMilestone } from '../reconcile.ts';
+import { issuesShippedOf, runNoticeOf, tellOnce } from '../run-notice.ts';
 import { commonSnapshot, pacedLimit, paceReason, readRunRecords } from '../run-pace.ts';
 import { type HeldPass, keptBlockerOf, loadRunRepo, type RunRepo } from '../run-repo.ts';
 import { setRunState, stopRun as writeStop } from '../run-state.ts';
@@ -214,10 +215,29 @@ const stopPlanRun = async (
   await savePlan(pc);
   const end = planRunEnd(state, reason);
   pc.run = await writeStop(pc.deps, pc.run.id, end.state, end.reason, undefined, cause);
-  await report(
+  const key = `plan-stop:${state}:${reason}`;
+  const title = `plan-blitz: ${pc.run.milestoneTitle} ${end.headline}`;
+  // A budget park's own notice and comment tell the people (environment-park-run.ts parkRun).
+  if (end.state === 'paused') return report(pc, key, `**${title}**: ${reason}`);
+  // A finished run's plans wait on the people's review, a stopped one on a person: either is said
+  // once, to the notify targets when it needs a person, and on the planning issue (@mentioning the
+  // starter when no target would tell them).
+  const blocked = state === 'blocked';
+  await tellOnce(
+    pc.deps,
     pc,
-    `plan-stop:${state}:${reason}`,
-    `**plan-blitz: ${pc.run.milestoneTitle} ${end.headline}**: ${reason}`,
+    key,
+    {
+      title,
+      sentence: reason,
+      ...(blocked ? { next: 'Once a person has looked, a new `/plan-blitz` plans what is left.' } : {}),
+    },
+    blocked
+      ? runNoticeOf(pc.run, 'blocked', reason, {
+          issuesShipped: await issuesShippedOf(pc.deps, pc.run.id),
+          ...(pc.deps.config.publicUrl ? { publicUrl: pc.deps.config.publicUrl } : {}),
+        })
+      : undefined,
   );
 };
 
@@ -278,6 +298,9 @@ const performPlan = async (deps: PlanRunPorts, p: PlanPass, a: Action): Promise<
     }
     case 'stop':
       return stopPlanRun(pc, a);
+    case 'notify':
+      // The stop that follows says it, in a plan run's own words (stopPlanRun).
+      return;
     default:
       pc.deps.logger.warn({ runId: pc.run.id, action: a.type }, 'action not performed for a plan run');
       return;
