@@ -35,6 +35,16 @@ describe('keepRefusedWrite', () => {
     const again = (await store.getRun('r1'))!;
     expect(again.progress.refusedWrite?.since).toBe(since);
     expect(again.version).toBe(first.version);
+    // The repository the adapter named is kept (a fleet works in several); a name that is none is not.
+    const on = (repo: string) =>
+      new AppError('forbidden', 'x', { permission: contentsWrite, repo, action: 'merge PR #4' });
+    await keepRefusedWrite(deps, 'r1', on('acme/lib'));
+    expect((await store.getRun('r1'))!.progress.refusedWrite?.repo).toBe('acme/lib');
+    await keepRefusedWrite(deps, 'r1', on('../x y'));
+    expect((await store.getRun('r1'))!.progress.refusedWrite).toEqual({
+      permission: contentsWrite,
+      since: now.toISOString(),
+    });
   });
 });
 

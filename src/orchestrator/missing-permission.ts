@@ -7,6 +7,7 @@
 // load asks whether it still stands: it does until the credential the bot holds carries the permission
 // (GitHub mints a new token once the old expires, or at once when it says new permissions were
 // accepted). Where the forge cannot tell, the write is tried again after a token's lifetime.
+import { isAppError } from '../errors.ts';
 import { type AppPermission, missingPermissionOf } from '../forges/app-permission.ts';
 import type { Forge, RepoRef } from '../forges/types.ts';
 import type { MissingPermissionView } from '../plan/snapshot.ts';
@@ -60,10 +61,14 @@ export const refusedWriteViewOf = async (
 export const keepRefusedWrite = async (deps: Records & Clock, runId: string, err: unknown): Promise<void> => {
   const permission = missingPermissionOf(err);
   if (!permission) return;
+  // The repository the adapter named on the error (`owner/name`); anything else is left out.
+  const named = isAppError(err) ? err.details.repo : undefined;
+  const repo = typeof named === 'string' && /^[\w.-]+\/[\w.-]+$/.test(named) ? named : undefined;
   await writeProgress(deps.store, runId, (p) =>
     p.refusedWrite?.permission.name === permission.name &&
-    p.refusedWrite.permission.level === permission.level
+    p.refusedWrite.permission.level === permission.level &&
+    p.refusedWrite.repo === repo
       ? undefined
-      : { refusedWrite: { permission, since: deps.clock.now().toISOString() } },
+      : { refusedWrite: { permission, since: deps.clock.now().toISOString(), ...(repo ? { repo } : {}) } },
   );
 };

@@ -101,7 +101,12 @@ export interface RunProgress {
    * `contents:write`, a PR without `pull_requests:write`): the run is BLOCKED on it until the credential
    * the bot holds carries it (orchestrator/missing-permission.ts); the lift clears it.
    */
-  refusedWrite?: { permission: { name: string; level: 'read' | 'write' }; since: string };
+  refusedWrite?: {
+    permission: { name: string; level: 'read' | 'write' };
+    since: string;
+    /** `owner/name` the write was refused on, where the forge said (a fleet works in several). */
+    repo?: string;
+  };
   /**
    * The run's one blocker issue for the red gate that stopped it (plan/gate-blocker.ts): the gate, written
    * before the issue is filed, and the issue's number once it is.

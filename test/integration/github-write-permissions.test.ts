@@ -1,4 +1,5 @@
-// slow: a one-issue milestone blitzed on the in-process bot with real git and fake agents, three times.
+// slow: a one-issue milestone blitzed on the in-process bot with real git and fake agents, three times,
+// and a one-ticket fleet.
 // Issue 37: a WRITE the GitHub App installation lacks a permission for is a named state, as a read is
 // (github-permissions.test.ts). The bot is an App installation (a JWT, then installation tokens the fake
 // GitHub mints with what the installation holds; a token never holds more than its installation does
@@ -7,6 +8,9 @@
 // installation's settings page; the grant and GitHub's signed `new_permissions_accepted` (naming the
 // repository, or only the installation's account) let it go on by itself and finish.
 import { afterEach, describe, expect, it } from 'vitest';
+import type { RunNotice } from '../../src/ship/notice.ts';
+import { closeCiWorld } from '../support/fake-ci.ts';
+import { type FleetHarness, startFleetHarness } from '../support/fleet-harness.ts';
 import { githubExample } from '../support/signing.ts';
 import {
   expectMilestoneFinished,
@@ -19,10 +23,13 @@ const installationId = 77;
 const oneIssue = [{ number: 1, title: 'First', body: 'Add `src/a.ts`.' }];
 
 let w: UnattendedWorld | undefined;
+let fh: FleetHarness | undefined;
 afterEach(async () => {
+  if (fh) await closeCiWorld(undefined, fh);
   await w?.close();
   if (w) await checksOf(w.world).close();
   w = undefined;
+  fh = undefined;
 });
 
 /**
@@ -45,12 +52,16 @@ const permissionsAccepted = (fakeUrl: string, repoId?: number): Record<string, u
 };
 
 /** The owner lowers `name` to read just as the worker's first PR opens (once): the bot's token loses it. */
-const revokeAtFirstPr = (x: UnattendedWorld, name: string): void => {
+const revokeAtFirstPr = (
+  x: Pick<UnattendedWorld, 'world'>,
+  fake: { setPermission(n: string, l: 'read'): void },
+  name: string,
+): void => {
   const open = x.world.openPull.bind(x.world);
   let done = false;
   x.world.openPull = async (...args) => {
     const pr = await open(...args);
-    if (!done) x.h.fakeGithub!.setPermission(name, 'read');
+    if (!done) fake.setPermission(name, 'read');
     done = true;
     return pr;
   };
@@ -73,7 +84,7 @@ describe('a GitHub App installation refused a write the bot needs', () => {
     w = await startUnattendedWorld({ forge: 'github', issues: oneIssue, githubApp: { installationId } });
     const x = w;
     const fake = x.h.fakeGithub!;
-    revokeAtFirstPr(x, 'contents');
+    revokeAtFirstPr(x, fake, 'contents');
     await x.start();
     await x.driveToState('blocked', 60_000);
     expectOneBlockedNotice(x, 'contents:write');
@@ -136,7 +147,7 @@ describe('a GitHub App installation refused a write the bot needs', () => {
     w = await startUnattendedWorld({ forge: 'github', issues: oneIssue, githubApp: { installationId } });
     const x = w;
     const fake = x.h.fakeGithub!;
-    revokeAtFirstPr(x, 'issues');
+    revokeAtFirstPr(x, fake, 'issues');
     await x.start();
     await x.driveToState('blocked', 60_000);
     // Told once through the configured notifier; the forge refused the blocker issue, so none is filed
@@ -149,5 +160,43 @@ describe('a GitHub App installation refused a write the bot needs', () => {
     await x.h.githubWebhook('installation', permissionsAccepted(fake.url, x.repo.id));
     await expectMilestoneFinished(x, [1]);
     expect(x.noticesOf('blocked')).toHaveLength(1);
+  }, 150_000);
+
+  it("a ticket fleet's merge refused without contents:write blocks it, said once; the grant lets the writer's /merge go in", async () => {
+    const notices: RunNotice[] = [];
+    fh = await startFleetHarness({
+      forge: 'github',
+      issues: { app: [{ number: 1, title: 'First', body: 'Add `fake-1.txt`.' }], lib: [] },
+      githubApp: { installationId },
+      notifiers: [
+        {
+          target: 'phone',
+          events: new Set(['blocked']),
+          notify: async (n) => {
+            notices.push(n);
+            return { ok: true, target: 'phone', attempts: 1 };
+          },
+        },
+      ],
+    });
+    const x = fh;
+    const fake = x.fakeGithub!;
+    revokeAtFirstPr(x, fake, 'contents');
+    const pr = () => [...x.repos.app.issues.values()].find((i) => i.pull && i.title.startsWith('#1:'));
+    await x.comment('/ticket-fleet #1', 'alice');
+    await x.drive(() => pr() !== undefined, 60_000);
+    await x.comment('/merge', 'alice', pr()!.number, x.repos.app);
+    await x.drive(async () => (await x.fleetRun())?.state === 'blocked', 60_000);
+    expect(notices).toHaveLength(1);
+    expect(notices[0]?.sentence).toContain('`contents:write`');
+    expect(notices[0]?.sentence).toContain(`${fake.url}/settings/installations/${installationId}`);
+    expect(notices[0]?.command).toBe('/ticket-fleet resume');
+    expect(pr()?.pull?.merged).toBe(false);
+    expect((await x.fleetRun())!.progress.refusedWrite).toMatchObject({ repo: 'acme/app' });
+    fake.setPermission('contents', 'write');
+    await x.githubWebhook('installation', permissionsAccepted(fake.url, x.repos.app.id));
+    await x.drive(() => pr()?.pull?.merged === true, 60_000);
+    expect(notices).toHaveLength(1);
+    expect((await x.fleetRun())!.progress.hardBlocker).toBeUndefined();
   }, 150_000);
 });

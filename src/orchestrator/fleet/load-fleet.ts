@@ -18,7 +18,7 @@ import type { PrFacts } from '../../ship/pr-facts.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
 import type { BudgetProbe } from '../budget-probe.ts';
 import { forgeOfRun, repoRefOf } from '../context.ts';
-import { missingPermissionViewOf } from '../missing-permission.ts';
+import { missingPermissionViewOf, refusedWriteViewOf } from '../missing-permission.ts';
 import { live } from '../pass-loop.ts';
 import type { Clock, Forges, Log, Records, Settings, Workers } from '../ports.ts';
 import { gatePullRequests, withPrGates } from '../pr-feedback-step.ts';
@@ -156,9 +156,12 @@ export const loadFleet = async (
     : await gateTicketPulls(deps, hooks, run, repos, rows, attempts, asked, (facts, permission) => {
         lacking ??= { facts, permission };
       });
+  // Else a write refused before (a merge), on the repository it was refused on, while it stands.
+  const refused = run.progress.refusedWrite;
+  const refusedAt = refused?.repo ? await facts(refused.repo).catch(() => own) : own;
   const missingPermission = lacking
     ? await missingPermissionViewOf(lacking.facts.forge, lacking.facts.repo, lacking.permission)
-    : undefined;
+    : await refusedWriteViewOf(refusedAt.forge, refusedAt.repo, refused, deps.clock.now());
   const rowsByKey = new Map(rows.map((r) => [issueKey(r.repo, r.number), r]));
   const progress = withTells(withPrGates(asked, prFacts), run.progress.prFeedback, {
     attempts,

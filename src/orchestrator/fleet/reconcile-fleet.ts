@@ -6,6 +6,7 @@
 import { renderScoreboard } from '../../dashboard/scoreboard.ts';
 import { scoreboardInput } from '../../dashboard/scoreboard-view.ts';
 import type { Action } from '../../plan/snapshot.ts';
+import { keepRefusedWrite } from '../missing-permission.ts';
 import { type PassKind, runPasses } from '../pass-loop.ts';
 import { paceReason } from '../run-pace.ts';
 import { keepWaitReason } from '../wait-reason.ts';
@@ -55,7 +56,11 @@ export const fleetPasses = (deps: FleetPorts, hooks: FleetHooks, runId: string):
   },
   // Why a ticket waits (a forge that refused its merge, a runner that refused its job) stays on its
   // row for the status pages, as for a blitz.
-  ended: (ctx, a, err) => keepWaitReason(deps.store, { runId: ctx.run.id, rows: ctx.rows }, a, err),
+  // A write refused for an App permission (a merge without contents:write) is kept: the next load blocks.
+  ended: async (ctx, a, err) => {
+    await keepRefusedWrite(deps, ctx.run.id, err);
+    await keepWaitReason(deps.store, { runId: ctx.run.id, rows: ctx.rows }, a, err);
+  },
 });
 
 export const reconcileFleet = (deps: FleetPorts, hooks: FleetHooks, runId: string): Promise<void> =>
