@@ -5,11 +5,9 @@ import { repoRefOf } from '../forges/types.ts';
 import type { EntryPark } from '../plan/entry-park.ts';
 import { parkSentence, type RunPark } from '../plan/environment-park.ts';
 import { maxSeen } from '../plan/park.ts';
-import { pausePatch, resumePatch } from '../plan/pause.ts';
 import { resumeCommandOf } from '../plan/resume-command.ts';
-import { withoutReason, withReason } from '../plan/run-reason.ts';
+import { parkPatch } from '../plan/run-patches.ts';
 import type { Action } from '../plan/snapshot.ts';
-import { canTransitionRun } from '../plan/states.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import { forgeOfRun } from './context.ts';
@@ -28,21 +26,7 @@ const writePark = (
   runId: string,
   park: RunPark | undefined,
   o: { seen?: string[]; state?: 'paused' | 'resume' } = {},
-): Promise<RunRecord> =>
-  writeRun(deps.store, runId, (now) => {
-    // A lifted park takes its own words with it (a stop's since, or a hard blocker's, stay).
-    const { park: _old, ...rest } = park ? now.progress : withoutReason(now.progress, 'park');
-    const seen = o.seen ? { environmentSeen: o.seen.slice(-maxSeen) } : {};
-    const progress = park
-      ? withReason({ ...rest, park, ...seen }, 'park', parkSentence(park))
-      : { ...rest, ...seen };
-    // A budget stop the park took over is over with it.
-    if (!park) delete progress.stopKind;
-    // A blocked run stays blocked (the table has no blocked → paused): the park is kept beside it.
-    if (o.state === 'paused' && canTransitionRun(now.state, 'paused')) return pausePatch(now, progress);
-    if (o.state === 'resume' && now.state === 'paused') return resumePatch(now, progress);
-    return { progress };
-  });
+): Promise<RunRecord> => writeRun(deps.store, runId, (now) => parkPatch(now, park, o));
 
 /**
  * `park`: the run paused on the park; a new park is said once (its key is the park's start): to the notify

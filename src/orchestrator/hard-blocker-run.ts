@@ -7,12 +7,12 @@
 // closed and the run goes on (plan/next-actions.ts decides both). A missing agent CLI blocks the same
 // way (plan/tool-blocker.ts), lifted once a probe attempt finds the tool.
 
-import { blockerKey, sameBlocker } from '../plan/block-cause.ts';
+import { blockerKey } from '../plan/block-cause.ts';
 import { blockNoticeOf } from '../plan/permission-block.ts';
 import { resumeCommandOf } from '../plan/resume-command.ts';
-import { withoutReason, withReason } from '../plan/run-reason.ts';
+import { blockPatch } from '../plan/run-patches.ts';
+import { withoutReason } from '../plan/run-reason.ts';
 import type { Action } from '../plan/snapshot.ts';
-import { canTransitionRun, type RunState } from '../plan/states.ts';
 import { planLabels } from '../plan/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import { closeWithComment } from './close-issue.ts';
@@ -97,24 +97,8 @@ export const blockRun = async (
 ): Promise<void> => {
   const { reason, cause } = block;
   const key = blockerKey(cause);
-  const run = await writeRun(deps.store, runId, (now) => {
-    const same = sameBlocker(now.progress.hardBlocker?.cause, cause);
-    const state: RunState = canTransitionRun(now.state, 'blocked') ? 'blocked' : now.state;
-    if (same && now.state === state) return undefined;
-    return {
-      state,
-      progress: withReason(
-        {
-          ...now.progress,
-          hardBlocker: same
-            ? now.progress.hardBlocker!
-            : { reason, cause, since: deps.clock.now().toISOString() },
-        },
-        'hard_blocker',
-        same ? now.progress.hardBlocker!.reason : reason,
-      ),
-    };
-  });
+  const since = deps.clock.now().toISOString();
+  const run = await writeRun(deps.store, runId, (now) => blockPatch(now, { reason, cause, since }));
   const { first } = await markPosted(deps.store, runId, `notice:hard-blocker:${key}`);
   if (first) {
     deps.logger.error({ runId, reason }, 'run blocked');

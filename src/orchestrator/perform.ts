@@ -12,7 +12,7 @@ import {
   type RepoRef,
 } from '../forges/types.ts';
 import { issueAttempts } from '../plan/issue-progress.ts';
-import { withReason } from '../plan/run-reason.ts';
+import { awaitReviewPatch } from '../plan/run-patches.ts';
 import { type Action, replanAfter } from '../plan/snapshot.ts';
 import type { IssueKey, PlanIssue } from '../plan/types.ts';
 import { type AttemptJob, onAttemptHost } from '../queue/dispatcher.ts';
@@ -550,11 +550,7 @@ const performWork = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promise<
     case 'close_gate_blocker':
       return closeGateBlocker(deps, ctx, a);
     case 'await_review':
-      ctx.run = await writeRun(deps.store, ctx.run.id, (run) =>
-        run.state === 'review_unclear'
-          ? undefined
-          : { state: 'review_unclear', progress: withReason(run.progress, 'review_unclear', a.reason) },
-      );
+      ctx.run = await writeRun(deps.store, ctx.run.id, (run) => awaitReviewPatch(run, a.reason));
       deps.logger.info({ runId: ctx.run.id, reason: a.reason }, 'run waits on an unclear integration review');
       return;
   }

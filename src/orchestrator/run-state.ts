@@ -2,8 +2,7 @@
 // planner's `set_state` (only from the states it names: a run that moved meanwhile is left alone) and
 // its `stop` (the state and the reason, in one write). Both write through run-writer.ts.
 import { updateModelNotesFile } from '../model-notes/notes.ts';
-import { pausePatch } from '../plan/pause.ts';
-import { withReason } from '../plan/run-reason.ts';
+import { stopPatch } from '../plan/run-patches.ts';
 import type { Action } from '../plan/snapshot.ts';
 import type { StopCause } from '../plan/stop-cause.ts';
 import type { RunRecord } from '../store/run-store.ts';
@@ -30,20 +29,7 @@ export const stopRun = async (
   command: string | undefined,
   cause: StopCause,
 ): Promise<RunRecord> => {
-  const run = await writeRun(deps.store, runId, (fresh) => {
-    // The command and the cause kept are this stop's own: an earlier stop's never outlive it.
-    const { continueWith: _earlier, stopKind: _kind, ...rest } = fresh.progress;
-    const park = cause.kind === 'budget_park' ? { stopKind: cause.kind } : {};
-    const stopped = {
-      state,
-      progress: withReason(
-        { ...rest, ...(command ? { continueWith: command } : {}), ...park, stopCause: cause },
-        'stop',
-        reason,
-      ),
-    };
-    return state === 'paused' ? pausePatch(fresh, stopped.progress) : stopped;
-  });
+  const run = await writeRun(deps.store, runId, (fresh) => stopPatch(fresh, state, reason, command, cause));
   deps.logger.info({ runId, state, reason }, 'run stopped');
   if (state !== 'paused') await recordModelNotes(deps, runId, state === 'done');
   return run;

@@ -11,7 +11,7 @@ import type { Forge, RepoRef } from '../forges/types.ts';
 import { resumeCommandOf } from '../plan/resume-command.ts';
 import { type Override, type Tool, tools } from '../plan/routing.ts';
 import { type RunControlStep, runControlOf } from '../plan/run-control.ts';
-import { withReason } from '../plan/run-reason.ts';
+import { startFailedPatch } from '../plan/run-patches.ts';
 import { runStateWords } from '../plan/state-words.ts';
 import { slugify } from '../runner/branch-names.ts';
 import type { NewRun, RunRecord } from '../store/run-store.ts';
@@ -193,12 +193,7 @@ export const failedStart = async (
   const why = err instanceof Error ? err.message : String(err);
   deps.logger.error({ runId: run.id, err }, 'run did not start; it was cancelled');
   try {
-    await hooks.serialized(run.id, () =>
-      writeRun(deps.store, run.id, (now) => ({
-        state: 'cancelled',
-        progress: withReason(now.progress, 'start_failed', `it could not start: ${why}`),
-      })),
-    );
+    await hooks.serialized(run.id, () => writeRun(deps.store, run.id, (now) => startFailedPatch(now, why)));
     await answer(
       `The ${runNoun(run)} could not start: ${cleanLine(why)}. Nothing is running for it; ${inlineCode(again)} tries again.`,
     );
