@@ -4,26 +4,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { execa } from 'execa';
 import { AppError } from '../errors.ts';
+import type { RunOptions, RunResult } from './command-types.ts';
+import { runInHost, spawnHostEnabled } from './spawn-client.ts';
 
-export interface RunOptions {
-  cwd: string;
-  env?: Record<string, string | undefined>;
-  timeoutMs: number;
-  signal?: AbortSignal;
-  input?: string;
-  /** Start the command as this user and group (the bot must be root or hold CAP_SETUID/SETGID). */
-  uid?: number;
-  gid?: number;
-  /** stdout goes to this file (created or truncated) instead of into the result: bytes, not text. */
-  stdoutFile?: string;
-}
-
-export interface RunResult {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-}
+export type { RunOptions, RunResult } from './command-types.ts';
 
 /** How long a stopped command's group gets between SIGTERM and SIGKILL. */
 const KILL_GRACE_MS = 2000;
@@ -31,9 +15,17 @@ const KILL_GRACE_MS = 2000;
 /**
  * Runs argv to completion; a non-zero exit is a result, a missing binary is a `tool_missing` error.
  * The command runs in its own process group, and a timeout or cancel signals the whole group: a
- * reviewer CLI's children (a model server client, a test runner) must not outlive it.
+ * reviewer CLI's children (a model server client, a test runner) must not outlive it. It is started by
+ * the spawn host (spawn-client.ts), a small process whose starts cost far less than the bot's own.
  */
 export const run = async (argv: readonly string[], opts: RunOptions): Promise<RunResult> => {
+  // What fails before anything starts fails here, at once.
+  const here = !spawnHostEnabled() || !argv[0] || opts.signal?.aborted;
+  return here ? runHere(argv, opts) : runInHost(argv, opts);
+};
+
+/** `run`, started from this process (the spawn host's own way, and the bot's with the host off). */
+export const runHere = async (argv: readonly string[], opts: RunOptions): Promise<RunResult> => {
   const [file, ...args] = argv;
   if (!file) throw new AppError('bad_request', 'Cannot run an empty command.');
   if (opts.signal?.aborted) throw new AppError('cancelled', `Command was cancelled: ${file}`);
