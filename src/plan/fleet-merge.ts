@@ -9,6 +9,7 @@
 import type { PullRequest } from '../forges/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import { conflictStep, markersLeft } from './merge-conflict.ts';
+import { outcomeStateWords } from './state-words.ts';
 
 // The tries and their words are the blitz's too (plan/merge-conflict.ts): one conflict policy.
 export { maxConflictResumes } from './merge-conflict.ts';
@@ -100,7 +101,7 @@ const resolutionStep = (f: MergeFacts, a: MergeAttempt): MergeStep => {
     return {
       step: 'end_resolving',
       conflictFiles,
-      problem: `merge stopped, the worker did not resolve it: ${a.failureSummary ?? a.outcome}`,
+      problem: `merge stopped, the worker did not resolve it: ${a.failureSummary ?? outcomeStateWords(a.outcome ?? 'no outcome')}`,
     };
   // A remote attempt's supervisor checked the pushed branch for markers before it called it solved.
   if (!a.remote) {

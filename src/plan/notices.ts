@@ -10,6 +10,7 @@ import { keysIn } from './classify.ts';
 import { isModelFailure } from './routing.ts';
 import { capCheckOf, issueRef, type RunContext } from './run-context.ts';
 import type { Action, IssueProgress } from './snapshot.ts';
+import { outcomeStateWords } from './state-words.ts';
 
 const heldNotice = (ctx: RunContext, key: string): Action | undefined => {
   const c = ctx.classified.byKey.get(key);
@@ -44,7 +45,7 @@ const heldNotice = (ctx: RunContext, key: string): Action | undefined => {
         : `the worker on ${ref} stalled and did not recover after its nudges; a person has to look`
       : bounces > 0
         ? `${ref} did not land after ${attemptsWord}: ${failedWords(p)}its work was bounced ${bounces} time${bounces === 1 ? '' : 's'} (a refused merge or a red build); it is held until a person looks`
-        : `${ref} failed after ${attemptsWord}${last ? ` (last: ${last.entry}, ${last.outcome ?? 'no outcome'})` : ''}; it is held until a person looks`;
+        : `${ref} failed after ${attemptsWord}${last ? ` (last: ${last.entry}, ${last.outcome ? outcomeStateWords(last.outcome) : 'no outcome'})` : ''}; it is held until a person looks`;
   return {
     type: 'issue_notice',
     event,

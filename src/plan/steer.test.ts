@@ -59,6 +59,8 @@ describe('decideSteer: /blitz retry', () => {
     ['a hold label', { state: 'held', hold: 'label' }, /`\/blitz unhold #12` lifts it/],
     ['an untrusted author', { state: 'held', hold: 'untrusted' }, /blitz\/approved/],
     ['a ready issue', { state: 'ready' }, /is ready, not failed or held/],
+    // In words, not the state's name (`pr_open`).
+    ['an issue with its PR open', { state: 'pr_open' }, /is PR open, not failed or held/],
     ['a closed issue', { state: 'closed', closed: true }, /already closed/],
     ['an issue outside the run', { state: undefined }, /not part of this run/],
   ])('refuses %s and changes nothing', (_what, over, reply) => {

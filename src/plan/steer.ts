@@ -6,7 +6,7 @@ import type { IssueCaps } from './issue-caps.ts';
 import { isModelFailure } from './routing.ts';
 import { capCheckOf, defaultMaxAttemptsPerIssue } from './run-context.ts';
 import type { IssueProgress } from './snapshot.ts';
-import { runStateWords, verdictStateWords } from './state-words.ts';
+import { issueStateWords, runStateWords, verdictStateWords } from './state-words.ts';
 import type { RunIssueState, RunState } from './states.ts';
 
 /**
@@ -128,7 +128,7 @@ const retry = (issue: SteerIssueFacts): SteerDecision => {
   const retryable: RunIssueState[] = ['failed', 'stalled', 'bounced', 'held'];
   if (!retryable.includes(issue.state!)) {
     return refuse(
-      `${issue.ref} is ${issue.state!.replace('_', ' ')}, not failed or held, so nothing changed.`,
+      `${issue.ref} is ${issueStateWords(issue.state!)}, not failed or held, so nothing changed.`,
     );
   }
   return {

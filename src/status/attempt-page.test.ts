@@ -44,6 +44,14 @@ describe('attempt page', () => {
     expect(page).toContain('<pre id="allowlist-line">allowedTools: [&quot;Bash(pytest:*)&quot;]</pre>');
   });
 
+  it("says how the attempt ended in words, not the outcome's name", async () => {
+    const page = String(
+      await attemptPage({ runId: 'r1', attempt: attempt({ outcome: 'environment_failure' }) }),
+    );
+    expect(page).toContain('<td id="outcome">an environment failure');
+    expect(page).not.toContain('environment_failure');
+  });
+
   it('has no such section when nothing was refused', async () => {
     expect(String(await attemptPage({ runId: 'r1', attempt: attempt() }))).not.toContain(
       'Refused by the tool',

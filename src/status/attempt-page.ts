@@ -5,6 +5,7 @@
 // page script's `data-poll`), so the log tails live; the text comes through the same redacting reader.
 // All log text is escaped.
 import { html } from 'hono/html';
+import { outcomeStateWords } from '../plan/state-words.ts';
 import type { ApiAttempt } from './api-schemas.ts';
 import type { AttemptTimeline, ToolCall } from './attempt-timeline.ts';
 import { duration, type Html, page, when } from './html-layout.ts';
@@ -76,7 +77,7 @@ export const attemptPage = (input: {
 <tr><th>entry</th><td>${a.rosterEntry} <span class="muted">${a.tool} ${a.model ?? ''}</span> · tier ${a.tier}</td></tr>
 <tr><th>branch</th><td><code>${a.branch}</code> off <code>${a.baseBranch}</code></td></tr>
 <tr><th>started</th><td>${when(a.startedAt)} · took ${duration(a.startedAt, a.endedAt ?? undefined)} · nudges ${a.nudges}</td></tr>
-<tr><th>outcome</th><td id="outcome">${a.outcome ?? 'running'}${a.failureSummary ? html` <span class="muted">${a.failureSummary}</span>` : ''}</td></tr>
+<tr><th>outcome</th><td id="outcome">${a.outcome ? outcomeStateWords(a.outcome) : 'running'}${a.failureSummary ? html` <span class="muted">${a.failureSummary}</span>` : ''}</td></tr>
 <tr><th>tokens</th><td id="tokens">${usageText(tokens)}</td></tr>
 <tr><th>cost</th><td id="cost">${a.cost.usd}</td></tr>
 <tr><th>tool calls</th><td>${t ? t.toolCalls : '–'}</td></tr>

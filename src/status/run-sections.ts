@@ -5,6 +5,7 @@ import { html } from 'hono/html';
 import { renderFlowchart } from '../dashboard/mermaid.ts';
 import { type DashboardIssueState, dashboardIssueStates } from '../dashboard/types.ts';
 import { maxConflictResumes } from '../plan/merge-conflict.ts';
+import { outcomeStateWords } from '../plan/state-words.ts';
 import type { RunDetail } from './api-schemas.ts';
 import { duration, type Html, stateBadge, when } from './html-layout.ts';
 
@@ -79,7 +80,7 @@ export const attemptsTable = (d: RunDetail, link: boolean): Html => html`<table 
 <tbody>${d.attempts.map(
   (
     a,
-  ) => html`<tr data-attempt="${a.n}" data-issue="${a.issue.number}" data-outcome="${a.outcome ?? 'running'}">
+  ) => html`<tr data-attempt="${a.n}" data-issue="${a.issue.number}" data-outcome="${a.outcome ? outcomeStateWords(a.outcome) : 'running'}">
 <td>${link ? html`<a href="/runs/${encodeURIComponent(d.run.id)}/attempts/${a.n}">${a.n}</a>` : String(a.n)}</td>
 <td>#${a.issue.number}</td>
 <td>${a.rosterEntry} <span class="muted">${a.tool}</span></td>
@@ -87,7 +88,7 @@ export const attemptsTable = (d: RunDetail, link: boolean): Html => html`<table 
 <td>${a.tier}</td>
 <td>${when(a.startedAt)}</td>
 <td>${duration(a.startedAt, a.endedAt ?? undefined)}</td>
-<td>${a.outcome ?? 'running'}${a.failureSummary ? html`<div class="muted">${a.failureSummary}</div>` : ''}</td>
+<td>${a.outcome ? outcomeStateWords(a.outcome) : 'running'}${a.failureSummary ? html`<div class="muted">${a.failureSummary}</div>` : ''}</td>
 <td>${a.tokens.input + a.tokens.output}</td>
 <td class="cost">${a.cost.usd}</td>
 <td>${a.nudges}</td>

@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import { loadEnv } from '../config/env.ts';
 import { isAppError } from '../errors.ts';
+import { attentionStateWords } from '../plan/state-words.ts';
 import { openRunStore } from '../store/open-store.ts';
 import { fetchApi } from './api-client.ts';
 import { buildRunList } from './api-data.ts';
@@ -42,7 +43,7 @@ export const formatStatusText = (runs: readonly RunSummary[]): string => {
   const waiting = runs.flatMap((r) =>
     r.attention
       ? [
-          `${r.id} ${r.attention.state.replace('_', ' ')}: ${printable(r.attention.reason)} → ${r.attention.command}`,
+          `${r.id} ${attentionStateWords(r.attention.state)}: ${printable(r.attention.reason)} → ${r.attention.command}`,
         ]
       : [],
   );
