@@ -1,6 +1,6 @@
 // The integration branch moved under work in progress (plan/base-change.ts decides): a merge keeps
 // the files its merge commit changed (read with git in the bot's integration clone); a
-// `check_base_change` reads an open PR's files from the forge, and where both changed a file, queues
+// `check_base_change` reads an open PR's files (with git too, else from the forge), and where both changed a file, queues
 // the bot's tell for that issue's session. The tell waits for the next
 // resume (the PR feedback loop makes one at once for an ended session), which merges the branch in.
 import type { IssueRef } from '../forges/types.ts';
@@ -13,7 +13,7 @@ import {
 import { issueAttempts } from '../plan/issue-progress.ts';
 import type { Action } from '../plan/snapshot.ts';
 import type { IssueKey } from '../plan/types.ts';
-import { filesOfMerge } from '../runner/integration-git.ts';
+import { filesOfHead, filesOfMerge } from '../runner/integration-git.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunIssueRecord, RunProgress, TellMessage } from '../store/run-store.ts';
 import type { RunCtx } from './context.ts';
@@ -91,19 +91,42 @@ export const keepBaseChange = async (
 const tellIdOf = (changes: readonly BaseChange[], sha: string): number =>
   -(changes.findIndex((c) => c.sha === sha) + 1);
 
+/** The bot's own branch names (`m1/7-slug`): nothing else goes into a git refspec. */
+const ownBranch = /^[A-Za-z0-9_][A-Za-z0-9._/-]*$/;
+
+/**
+ * What an open PR changes: read with git in the bot's integration clone at the head this call's
+ * feedback read saw (no forge request), or, when git cannot tell, the PR's file list from the forge.
+ */
+const openFilesOf = async (
+  deps: Workers & Settings & Log,
+  ctx: Pick<RunCtx, 'run' | 'forge' | 'repo' | 'rows' | 'prFacts'>,
+  a: Extract<Action, { type: 'check_base_change' }>,
+): Promise<string[]> => {
+  const facts = ctx.prFacts?.get(a.issue);
+  const branch = ctx.rows.get(a.issue)?.branch;
+  if (facts?.pull?.ref.number === a.pr && branch && ownBranch.test(branch) && facts.pull.head.ref === branch)
+    try {
+      return await filesOfHead(
+        await integrationGitOf(deps, { forge: ctx.forge, repo: ctx.repo, run: ctx.run }),
+        branch,
+        facts.head,
+      );
+    } catch (err) {
+      deps.logger.debug({ runId: ctx.run.id, pr: a.pr, err }, 'PR files not read from git; asking the forge');
+    }
+  return (await ctx.forge.listPullRequestFiles({ repo: ctx.repo, number: a.pr })).map((f) => f.path);
+};
+
 /** Compares the open PR's files with the merges under it; an overlap queues the tell. */
 export const checkBaseChange = async (
-  deps: Records & Log,
-  ctx: Pick<RunCtx, 'run' | 'forge' | 'repo'>,
+  deps: Records & Workers & Settings & Log,
+  ctx: Pick<RunCtx, 'run' | 'forge' | 'repo' | 'rows' | 'prFacts'>,
   a: Extract<Action, { type: 'check_base_change' }>,
 ): Promise<void> => {
   const all = ctx.run.progress.baseChanges ?? [];
   const changes = all.filter((c) => a.shas.includes(c.sha));
-  const files = await ctx.forge.listPullRequestFiles({ repo: ctx.repo, number: a.pr });
-  const tell = baseChangeTell(
-    changes,
-    files.map((f) => f.path),
-  );
+  const tell = baseChangeTell(changes, await openFilesOf(deps, ctx, a));
   const branch = ctx.run.integrationBranch;
   await setProgress(deps, ctx, (p) => {
     const checked = [...new Set([...(p.baseChecked?.[a.issue] ?? []), ...a.shas])];

@@ -109,3 +109,30 @@ export const filesOfMerge = async (g: IntegrationGit, sha: string): Promise<stri
   const out = await git(['diff', '--name-only', '--no-renames', '-z', `${sha}^1`, sha], repoDir, g.ctx);
   return out.split('\0').filter(Boolean);
 };
+
+/**
+ * The paths an open PR changes (its head against where it forks from the integration branch, as the
+ * forge's file list has them), read from the bot's own clone after fetching the PR's branch: no forge
+ * request. `head` is the head the caller read from the forge; a branch that moved since fails here.
+ */
+export const filesOfHead = async (g: IntegrationGit, prBranch: string, head: string): Promise<string[]> => {
+  if (!/^[0-9a-f]{40}$/.test(head)) throw new Error(`not a commit id: ${head.slice(0, 80)}`);
+  const repoDir = await ensureClone(g.workspace, g.repo, g.cloneUrl, g.ctx, false);
+  await git(
+    [
+      'fetch',
+      '--quiet',
+      'origin',
+      `+refs/heads/${g.branch}:refs/remotes/origin/${g.branch}`,
+      `+refs/heads/${prBranch}:refs/remotes/origin/${prBranch}`,
+    ],
+    repoDir,
+    g.ctx,
+  );
+  const out = await git(
+    ['diff', '--name-only', '--no-renames', '-z', `refs/remotes/origin/${g.branch}...${head}`],
+    repoDir,
+    g.ctx,
+  );
+  return out.split('\0').filter(Boolean);
+};

@@ -89,6 +89,12 @@ describe.each(['github', 'gitea'] as const)('the integration branch moving under
     expect(prompt).toMatch(/```untrusted-data\nletters\.txt\n```/);
     // The third shares no file with either merge and was never resumed at all.
     expect(resumes.filter((t) => t.env.BLITZ_ISSUE === '3')).toEqual([]);
+    // The open PRs' files came from git in the bot's clone: the forge's file lists were never read
+    // (tried: reading them from the forge, one list per open PR at every merge under it).
+    const fileLists = (x.fakeGithub?.requests ?? x.fakeGitea?.requests ?? []).filter((r) =>
+      ['pulls/list-files', 'repoGetPullRequestFiles'].includes(r.operationId ?? ''),
+    );
+    expect(fileLists).toEqual([]);
     // Both lines are on the integration branch once, and no marker is.
     const letters = await x.origin.git.ok(['show', 'blitz/m1:letters.txt']);
     expect(letters.split('\n').filter(Boolean).sort()).toEqual(['# letters', 'line for #1', 'line for #2']);
