@@ -2,6 +2,7 @@
 // dispatch skips a ticket with a live worker; a PR that exists is found, not opened twice; the review
 // leg edits its one comment; closing reads the issue's state first. Merges are in merge-ticket.ts.
 import { defaultRepoConfig } from '../../config/repo-config.ts';
+import { markdownText } from '../../dashboard/escape.ts';
 import { formatRepo } from '../../forges/types.ts';
 import { issueAttempts } from '../../plan/issue-progress.ts';
 import type { Action } from '../../plan/snapshot.ts';
@@ -16,6 +17,7 @@ import type { Announcer, Clock, Forges, Log, Records, Reviewers, Settings, Worke
 import { keepReviewVerdict } from '../pr-feedback.ts';
 import { loadRepoConfig, repoCommandsOf } from '../repo-settings.ts';
 import { createReviewLeg } from '../review-leg.ts';
+import { issuesShippedOf, runNoticeOf, tellOnce } from '../run-notice.ts';
 import { writeIssue } from '../run-writer.ts';
 import { type FleetCtx, fleetReviewPorts } from './fleet-context.ts';
 import { updateFleet, updateTicket } from './fleet-state.ts';
@@ -106,6 +108,31 @@ const closeTicket = async (deps: Records & Log, ctx: FleetCtx, key: string) => {
   );
 };
 
+/**
+ * A held ticket (its attempt failed, its worker stalled, its cap reached) is told once: to the notify
+ * targets, and on the fleet's issue (@mentioning the starter when no target would tell them). A fleet
+ * has no `/blitz retry`, so no command is named; a cap warning asks nothing of anyone and is left out.
+ */
+const tellHeldTicket = async (
+  deps: Records & Announcer & Log & Settings,
+  ctx: FleetCtx,
+  a: Extract<Action, { type: 'issue_notice' }>,
+) => {
+  if (a.event !== 'failed' && a.event !== 'needs_person') return;
+  await tellOnce(
+    deps,
+    ctx,
+    a.key,
+    // The ticket's full key in the title: its `#n` alone would link to the fleet's own repository.
+    { title: `ticket fleet${a.issue ? `: ${a.issue}` : ''}`, sentence: markdownText(a.message, 600) },
+    runNoticeOf(ctx.run, a.event, a.message, {
+      ...(a.issue !== undefined ? { issue: refOf(a.issue).number } : {}),
+      issuesShipped: await issuesShippedOf(deps, ctx.run.id),
+      ...(deps.config.publicUrl ? { publicUrl: deps.config.publicUrl } : {}),
+    }),
+  );
+};
+
 export const performFleet = async (
   deps: Records & Workers & Forges & Announcer & Clock & Log & Settings & Reviewers,
   ctx: FleetCtx,
@@ -129,6 +156,8 @@ export const performFleet = async (
       return blockRun(deps, ctx.run.id, a);
     case 'unblock':
       return unblockRun(deps, ctx.run.id);
+    case 'issue_notice':
+      return tellHeldTicket(deps, ctx, a);
     default:
       // Milestone-only actions (plans, builds, ship, epics, notices) do not arise in a fleet; the
       // scoreboard carries the fleet's report.
