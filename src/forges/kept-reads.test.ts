@@ -97,6 +97,20 @@ describe('kept reads', () => {
     expect(snap.milestone).toMatchObject({ openIssues: 1, closedIssues: 1 });
   });
 
+  it('a close the forge refused is not applied: the next load reads the issue, still open, from the forge', async () => {
+    const { forge, calls } = counting(() => snapshot([issue(1), issue(2, [1])]));
+    forge.closeIssue = async () => {
+      throw new Error('403 Resource not accessible by integration');
+    };
+    const kept = withKeptReads(forge, { now: () => 0 });
+    await kept.loadMilestone(app, 1);
+    await expect(kept.closeIssue({ repo: app, number: 1 })).rejects.toThrow(/403/);
+    const snap = await kept.loadMilestone(app, 1);
+    expect(calls.loads).toBe(2);
+    expect(snap.issues.map((i) => i.ref.number)).toEqual([1, 2]);
+    expect(snap.externalBlockers).toEqual([]);
+  });
+
   it('applies an issue-closed webhook the same way, without a reload', async () => {
     const { forge, calls } = counting(() => snapshot([issue(1), issue(2, [1])]));
     const kept = withKeptReads(forge, { now: () => 0 });

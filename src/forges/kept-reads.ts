@@ -4,7 +4,8 @@
 // A milestone snapshot is kept after a load and served again without a request while it is fresh
 // (`freshMs`, default a minute: the cron tick's interval) and nothing invalidated it. What invalidates:
 // - the bot's own writes through this forge that change what a snapshot shows: a closed issue is
-//   taken out of the kept snapshot (its blockers then read `closed`, as a reload would say), a reopened,
+//   taken out of the kept snapshot (its blockers then read `closed`, as a reload would say; a close that
+//   failed drops the repository's snapshots instead), a reopened,
 //   created, labelled or re-linked issue drops the snapshots of its repository;
 // - a webhook, handed over through `observeEvent`: an issue closed is applied like the bot's own close
 //   (no re-read of what the webhook just told us); any other issue, label, dependency, sub-issue or
@@ -126,7 +127,17 @@ export const withKeptReads = (forge: Forge, opts: KeptReadsOptions = {}): Forge 
       });
       return value;
     },
-    closeIssue: after(forge.closeIssue, (ref) => closed(ref)),
+    // A close the forge refused or whose answer was lost is not taken as done: the next load reads the
+    // issue's state from the forge (a run must not finish on an issue that is still open).
+    async closeIssue(ref, close) {
+      try {
+        await forge.closeIssue(ref, close);
+      } catch (err) {
+        dropRepo(ref.repo);
+        throw err;
+      }
+      closed(ref);
+    },
     reopenIssue: after(forge.reopenIssue, (ref) => dropRepo(ref.repo)),
     createIssue: after(forge.createIssue, (repo) => dropRepo(repo)),
     addBlockedBy: after(forge.addBlockedBy, (issue) => dropRepo(issue.repo)),

@@ -6,7 +6,8 @@
 // now). A merge refused without `contents:write`, a PR refused without `pull_requests:write` and a close
 // refused without `issues:write` each stop the run BLOCKED with one notice naming the permission and the
 // installation's settings page; the grant and GitHub's signed `new_permissions_accepted` (naming the
-// repository, or only the installation's account) let it go on by itself and finish.
+// repository, or only the installation's account) let it go on by itself and finish. A close refused for
+// any other reason leaves the run short of done until the issue is closed on the tracker.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunNotice } from '../../src/ship/notice.ts';
 import { closeCiWorld } from '../support/fake-ci.ts';
@@ -160,6 +161,38 @@ describe('a GitHub App installation refused a write the bot needs', () => {
     await x.h.githubWebhook('installation', permissionsAccepted(fake.url, x.repo.id));
     await expectMilestoneFinished(x, [1]);
     expect(x.noticesOf('blocked')).toHaveLength(1);
+  }, 150_000);
+
+  it('a close the forge refuses (not for a permission) keeps the run from done, says why on its row; once it goes through the run finishes', async () => {
+    w = await startUnattendedWorld({ forge: 'github', issues: oneIssue, githubApp: { installationId } });
+    const x = w;
+    // The fake GitHub fails the bot's close of #1 (an error inside the close, as a 500 or a partial
+    // mutation would): the issue stays open on the tracker while `refusing` holds.
+    const setState = x.world.setIssueState.bind(x.world);
+    let refusing = true;
+    let refused = 0;
+    x.world.setIssueState = (repo, issue, state, actor) => {
+      if (refusing && state === 'closed' && issue.number === 1 && !issue.pull && actor === x.world.botLogin) {
+        refused++;
+        throw new Error('Something went wrong while executing your query.');
+      }
+      setState(repo, issue, state, actor);
+    };
+    await x.start();
+    await x.drive(() => refused >= 2, 60_000);
+    // Before the fix the kept milestone took the refused close as done, and the run shipped and ended done.
+    for (let i = 0; i < 2; i++) {
+      x.clock.advance(60_000);
+      await x.round();
+    }
+    expect((await x.run())!.state).not.toBe('done');
+    expect(x.world.issue(x.repo, 1)?.state).toBe('open');
+    // Why it waits is on the issue's row, as the status page shows it to a person.
+    const [row] = await x.h.bot.runs.listRunIssues((await x.run())!.id);
+    expect(row?.waitReason).toMatch(/^closing it: .*retried on the next pass$/);
+    refusing = false;
+    await expectMilestoneFinished(x, [1]);
+    expect(x.world.issue(x.repo, 1)?.state).toBe('closed');
   }, 150_000);
 
   it("a ticket fleet's merge refused without contents:write blocks it, said once; the grant lets the writer's /merge go in", async () => {
