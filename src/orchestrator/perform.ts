@@ -56,7 +56,12 @@ export interface Effects {
   startGate(ctx: RunCtx, name: 'build' | 'smoke', covers: IssueKey[]): Promise<void>;
   bounce(ctx: RunCtx, issue: IssueKey, reason: string): Promise<void>;
   ship(ctx: RunCtx, path: 'deploy' | 'local', reason: string): Promise<void>;
-  notify(ctx: RunCtx, level: 'info' | 'ready' | 'blocked', title: string, message: string): Promise<void>;
+  notify(
+    ctx: RunCtx,
+    level: 'info' | 'ready' | 'blocked' | 'waiting',
+    title: string,
+    message: string,
+  ): Promise<void>;
   /**
    * Removes a closed issue's worktree and branches after the pass (issue-cleanup.ts): git work that
    * decides nothing, so the issues its close made ready are dispatched without waiting for it.

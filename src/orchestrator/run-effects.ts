@@ -342,7 +342,8 @@ export const createEffects = (
         ? `; cost ${formatCost(sumCosts(ctx.attempts.map((a) => attemptCost(priceTableOf(deps.config.prices), a))))}`
         : '';
     const sentence = failure ? `${message}: ${failure}` : `${message}${spent}`;
-    const notice = runNoticeOf(ctx.run, level === 'ready' ? 'shipped' : 'blocked', sentence, {
+    const event = level === 'ready' ? 'shipped' : level === 'waiting' ? 'needs_person' : 'blocked';
+    const notice = runNoticeOf(ctx.run, event, sentence, {
       issuesShipped: shipped,
       // A fleet has no ship step: nothing to name but the count.
       ...(level === 'ready' && ship ? { path: ship.path, ...(ship.url ? { url: ship.url } : {}) } : {}),

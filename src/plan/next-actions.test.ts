@@ -323,7 +323,16 @@ describe('nextActions: integration', () => {
   it("fleet PRs merge only on a person's word and no build runs", () => {
     const pr = progressOf(k(1), { state: 'reviewed', pr: { number: 5, merged: false }, reviewPosted: true });
     const snap = baseSnapshot([issue(1)], { kind: 'fleet', progress: [pr] });
-    expect(nextActions('running', snap)).toEqual([]);
+    // Nothing merges; the people are asked for the word (issue 37: told with no configuration).
+    expect(nextActions('running', snap)).toEqual([
+      {
+        type: 'notify',
+        level: 'waiting',
+        title: 'M1 needs review',
+        message: "its PR waits on a person's review and /merge: acme/app#5",
+        command: '/merge',
+      },
+    ]);
     const said = { ...snap, progress: [{ ...pr, mergeRequested: true }] };
     expect(nextActions('running', said)).toEqual([{ type: 'merge', issue: k(1), pr: 5 }]);
   });

@@ -92,6 +92,29 @@ const notReadyReasons = (ctx: RunContext, keys: readonly IssueKey[]): string =>
   keys.map((k) => explain(ctx.classified, k)).join(' ');
 
 /** The run's own work for a snapshot: a plan run's waves (plan-waves.ts), or reports, integration, dispatch and readiness. */
+/**
+ * A fleet with nothing running whose every open PR waits on a person's `/merge` (seed 004: fleet PRs merge
+ * only on a person's word): the people on it are told, once per set of PRs (keyed by content).
+ */
+const mergeWaitActions = (ctx: RunContext, out: Action[], dispatches: Action[]): Action[] => {
+  if (ctx.snap.kind !== 'fleet' || ctx.integrating.length === 0) return [];
+  if (ctx.workers.length + ctx.merged.length + dispatches.length > 0) return [];
+  if (out.some((a) => a.type === 'review' || a.type === 'merge')) return [];
+  const prs = [...ctx.integrating].sort(compareKeys).map((k) => ({ k, p: ctx.progress.get(k) }));
+  if (!prs.every(({ p }) => p?.pr && !p.pr.merged && !p.mergeRequested && p.reviewPosted)) return [];
+  // `owner/repo#n`: the PR in its ticket's repository, not a number on the fleet's own.
+  const list = prs.map(({ k, p }) => `${k.slice(0, k.lastIndexOf('#'))}#${p!.pr!.number}`).join(', ');
+  return [
+    {
+      type: 'notify',
+      level: 'waiting',
+      title: `${ctx.snap.milestoneTitle} needs review`,
+      message: `${prs.length === 1 ? 'its PR waits' : `its ${prs.length} PRs wait`} on a person's review and /merge: ${list}`,
+      command: '/merge',
+    },
+  ];
+};
+
 const workActions = (ctx: RunContext): Action[] => {
   const { snap } = ctx;
   const { classified } = ctx;
@@ -166,6 +189,8 @@ const workActions = (ctx: RunContext): Action[] => {
     if (epics.length > 0) return out;
     return [...out, ...readinessActions(ctx)];
   }
+  const waiting = mergeWaitActions(ctx, out, dispatches);
+  if (waiting.length > 0) return [...out, ...waiting];
   if (busy || dispatches.length > 0) return out;
   // The ready work waits only on parked roster entries: the run parks until the first is probed.
   const onEntries = waitsOnEntries(ctx) ? runParkOnEntries(snap.park!.now, snap.park!.entries) : undefined;

@@ -343,7 +343,14 @@ export type Action =
   /** The integration branch moved since the gate: build and smoke start again (the smoke's red count kept). */
   | { type: 'regate'; reason: string }
   | { type: 'ship'; path: 'deploy' | 'local'; reason: string }
-  | { type: 'notify'; level: 'info' | 'ready' | 'blocked'; title: string; message: string }
+  /** `waiting`: nothing moves until a person acts (a fleet's PRs on `/merge`); `command`: what they type. */
+  | {
+      type: 'notify';
+      level: 'info' | 'ready' | 'blocked' | 'waiting';
+      title: string;
+      message: string;
+      command?: string;
+    }
   /** End the run; `remaining` (plan-blitz): the work left, reported, never chained. */
   /** `remaining`, `cycles`: plan-blitz, the work left and the cycles left out, as its dashboard lists them. */
   /** `command`: what a person types to continue, when it is not `/blitz resume` (`/blitz retry #3`). */

@@ -38,4 +38,40 @@ describe.each(['github', 'gitea'] as const)('a fleet with no notify target on %s
     const run = (await x.fleetRun())!;
     expect((await x.runs.ledger.listByRun(run.id)).map((a) => a.outcome)).toEqual(['unsolved']);
   }, 180_000);
+
+  it('tickets whose PRs all wait on /merge @mention the starter once, naming /merge', async () => {
+    h = await startFleetHarness({
+      forge,
+      issues: {
+        app: [],
+        lib: [
+          { number: 1, title: 'Client: retry on 503' },
+          { number: 2, title: 'Client: log the request id' },
+        ],
+      },
+    });
+    const x = h;
+    await x.comment('/ticket-fleet acme/lib#1 acme/lib#2', 'alice');
+    const told = () =>
+      x.world
+        .commentsOn(x.repos.app, x.trigger)
+        .filter((c) => c.author !== 'alice' && c.body.includes('@alice'))
+        .map((c) => c.body);
+    await x.drive(async () => told().length > 0);
+    // More passes with the PRs still waiting: the same notice is not posted again.
+    for (let i = 0; i < 3; i++) await x.round();
+    expect(told()).toHaveLength(1);
+    const prs = [...x.repos.lib.issues.values()]
+      .filter((i) => i.pull)
+      .map((i) => i.number)
+      .sort((a, b) => a - b);
+    expect(prs).toHaveLength(2);
+    expect(told()[0]).toContain(
+      `its 2 PRs wait on a person's review and /merge: acme/lib#${prs[0]}, acme/lib#${prs[1]}`,
+    );
+    expect(told()[0]).toMatch(/^@alice \*\*ticket fleet needs review\*\*/);
+    expect(told()[0]).toContain('Review each PR, then say `/merge` on it.');
+    const run = (await x.fleetRun())!;
+    expect((await x.runs.ledger.listByRun(run.id)).map((a) => a.outcome)).toEqual(['solved', 'solved']);
+  }, 180_000);
 });

@@ -5,6 +5,7 @@ import { defaultRepoConfig } from '../../config/repo-config.ts';
 import { markdownText } from '../../dashboard/escape.ts';
 import { formatRepo } from '../../forges/types.ts';
 import { issueAttempts } from '../../plan/issue-progress.ts';
+import { resumeCommandOf } from '../../plan/resume-command.ts';
 import type { Action } from '../../plan/snapshot.ts';
 import { verdictStateWords } from '../../plan/state-words.ts';
 import { closeRunIssue } from '../close-issue.ts';
@@ -133,6 +134,38 @@ const tellHeldTicket = async (
   );
 };
 
+/**
+ * The planner's run notice (plan/stop.ts, plan/next-actions.ts): a fleet stopped blocked or finished, or
+ * its PRs waiting on a person's `/merge`, is told once per notice, as a blitz's is: to the notify targets,
+ * and on the fleet's issue (@mentioning the starter when no target would tell them), naming what continues.
+ */
+const tellFleet = async (
+  deps: Records & Announcer & Log & Settings,
+  ctx: FleetCtx,
+  a: Extract<Action, { type: 'notify' }>,
+) => {
+  if (a.level === 'info') return;
+  const event = a.level === 'ready' ? 'shipped' : a.level === 'waiting' ? 'needs_person' : 'blocked';
+  const command = a.command ?? (a.level === 'blocked' ? resumeCommandOf('fleet') : undefined);
+  const next =
+    a.level === 'waiting'
+      ? `Review each PR, then say \`${command}\` on it.`
+      : command
+        ? `Fix the cause, then \`${command}\`.`
+        : undefined;
+  await tellOnce(
+    deps,
+    ctx,
+    `notify:${a.level}:${a.title}:${a.message}`,
+    { title: a.title, sentence: a.message, ...(next ? { next } : {}) },
+    runNoticeOf(ctx.run, event, a.message, {
+      issuesShipped: await issuesShippedOf(deps, ctx.run.id),
+      ...(command ? { command } : {}),
+      ...(deps.config.publicUrl ? { publicUrl: deps.config.publicUrl } : {}),
+    }),
+  );
+};
+
 export const performFleet = async (
   deps: Records & Workers & Forges & Announcer & Clock & Log & Settings & Reviewers,
   ctx: FleetCtx,
@@ -158,6 +191,8 @@ export const performFleet = async (
       return unblockRun(deps, ctx.run.id);
     case 'issue_notice':
       return tellHeldTicket(deps, ctx, a);
+    case 'notify':
+      return tellFleet(deps, ctx, a);
     default:
       // Milestone-only actions (plans, builds, ship, epics, notices) do not arise in a fleet; the
       // scoreboard carries the fleet's report.
