@@ -88,4 +88,85 @@ describe('a plan run on a repo config that does not parse', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('a write refused for an App permission blocks it, said once; the grant lets it go on', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'plan-permission-'));
+    try {
+      const store = openSqliteRunStore(':memory:');
+      // An earlier pass's merge was refused without contents:write (kept through the run writer).
+      const refusedWrite = {
+        permission: { name: 'contents', level: 'write' } as const,
+        since: '2026-12-02T11:59:00Z',
+        repo: 'acme/app',
+      };
+      await store.createRun({
+        ...newRun('p2'),
+        kind: 'plan',
+        state: 'running',
+        triggerIssue: 7,
+        progress: { refusedWrite },
+      });
+      let held: Record<string, string> = { contents: 'read', issues: 'write' };
+      const notices: string[] = [];
+      const forge = {
+        kind: 'github',
+        getDefaultBranch: async () => 'main',
+        getFile: async () => 'maxSessions: 2\n',
+        loadMilestone: async () => ({
+          milestone: { number: 1, title: 'M1', description: '' },
+          issues: [],
+          externalBlockers: [],
+        }),
+        heldPermissions: async () => held,
+        installationSettingsPage: async () => 'https://github.example/settings/installations/77',
+        createIssue: async () => ({ ref: { number: 99 } }),
+        getIssue: async (ref: { number: number }) => ({ ref, state: 'open' }),
+        closeIssue: async () => undefined,
+        createComment: async () => ({ id: 1 }),
+      } as unknown as Forge;
+      const deps = {
+        store,
+        forges: async () => forge,
+        ledger: { listByRun: async () => [] },
+        logger: silentLogger(),
+        config: { modelNotesPath: join(dir, 'models.md'), runner: { retries: 1 }, roster: [] },
+        clock: { now: () => new Date('2026-12-02T12:00:00Z') },
+        notifiers: [
+          {
+            target: 'test',
+            events: new Set(['blocked']),
+            notify: async (n: { event: string; sentence: string }) => {
+              notices.push(n.sentence);
+              return { ok: true };
+            },
+          },
+        ],
+        machine: () => ({ limit: 1, contended: false }),
+        probe: async () => undefined,
+        cloneUrl: async () => 'https://example.invalid/acme/app.git',
+      } as unknown as PlanRunPorts;
+      const hooks = { trusted: async () => true, dashboardBody: () => undefined };
+
+      for (let tick = 0; tick < 3; tick++) await reconcilePlanRun(deps, hooks, 'p2');
+      const blocked = await store.getRun('p2');
+      expect(blocked?.state).toBe('blocked');
+      expect(blocked?.progress.hardBlocker?.cause).toMatchObject({
+        kind: 'missing_permission',
+        permission: { name: 'contents', level: 'write' },
+      });
+      expect(notices).toHaveLength(1);
+      expect(notices[0]).toContain('`contents:write`');
+      expect(notices[0]).toContain('https://github.example/settings/installations/77');
+
+      held = { contents: 'write', issues: 'write' };
+      await reconcilePlanRun(deps, hooks, 'p2');
+      const after = await store.getRun('p2');
+      expect(after?.state).not.toBe('blocked');
+      expect(after?.progress.hardBlocker).toBeUndefined();
+      expect(after?.progress.refusedWrite).toBeUndefined();
+      expect(notices).toHaveLength(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

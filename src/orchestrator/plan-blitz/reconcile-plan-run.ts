@@ -25,6 +25,7 @@ import type { BudgetProbe } from '../budget-probe.ts';
 import { cloneUrlOf } from '../dispatch-attempt.ts';
 import { parkRun, unparkRun } from '../environment-park-run.ts';
 import { blockRun, unblockRun } from '../hard-blocker-run.ts';
+import { keepRefusedWrite, refusedWriteViewOf } from '../missing-permission.ts';
 import { live, type PassKind, runPasses } from '../pass-loop.ts';
 import { reportOnce } from '../perform.ts';
 import type { Announcer, Forges } from '../ports.ts';
@@ -96,6 +97,14 @@ const loadPlanRun = async (
   // The pass's time: a member's environment backoff is waited out against it (plan-member.ts).
   const now = deps.clock.now().toISOString();
   const budget = await deps.probe(run.id);
+  // A write refused for an App permission (a merge, a PR, an issue write) blocks it until the bot's
+  // credential carries the permission, as a blitz's does (missing-permission.ts).
+  const missingPermission = await refusedWriteViewOf(
+    forge,
+    repo,
+    run.progress.refusedWrite,
+    deps.clock.now(),
+  );
   const snap: RunSnapshot = {
     ...commonSnapshot(deps, 'plan', options, {
       milestone: ms.milestone,
@@ -110,6 +119,7 @@ const loadPlanRun = async (
     // (plan-member.ts): no attempt is read here.
     park: parkViewOf({ now, policy: deps.config.runner.environmentBackoff }, run, [], budget),
     ...(run.progress.hardBlocker ? { keptBlocker: keptBlockerOf(run.progress.hardBlocker) } : {}),
+    ...(missingPermission ? { missingPermission } : {}),
     waves: { completed: landed.length, ...(last ? { last: tallyOf(last) } : {}) },
     planRun: {
       ...(pc.plan.targets ? { targets: pc.plan.targets } : {}),
@@ -328,6 +338,8 @@ export const planPasses = (
   },
   // Why a member waits (a step that failed) stays on its row for the status pages, as for a blitz.
   ended: async (p, a, err) => {
+    // A write refused for an App permission: kept, so the next load blocks the run on it.
+    await keepRefusedWrite(deps, p.run.id, err);
     if (!('held' in p)) await keepWaitReason(deps.store, { runId: p.run.id, rows: p.rows }, a, err);
   },
 });
