@@ -132,6 +132,15 @@ export interface BoundedDiff {
   totalBytes: number;
 }
 
+/** Cut `text` to at most `maxBytes` of UTF-8 without splitting a character. */
+export const boundDiff = (text: string, maxBytes: number): BoundedDiff => {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= maxBytes) return { diff: text, truncated: false, totalBytes: bytes.length };
+  let end = Math.max(0, maxBytes);
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end -= 1;
+  return { diff: bytes.subarray(0, end).toString('utf8'), truncated: true, totalBytes: bytes.length };
+};
+
 export type MergeMethod = 'merge' | 'squash' | 'rebase';
 
 export interface MergeResult {

@@ -92,7 +92,7 @@ const tellIdOf = (changes: readonly BaseChange[], sha: string): number =>
   -(changes.findIndex((c) => c.sha === sha) + 1);
 
 /** The bot's own branch names (`m1/7-slug`): nothing else goes into a git refspec. */
-const ownBranch = /^[A-Za-z0-9_][A-Za-z0-9._/-]*$/;
+export const ownBranch = /^[A-Za-z0-9_][A-Za-z0-9._/-]*$/;
 
 /**
  * What an open PR changes: read with git in the bot's integration clone at the head this call's

@@ -5,6 +5,7 @@
 import { blockerReport } from '../dashboard/blocker-reports.ts';
 import { blitzDryRun } from '../dashboard/dry-run.ts';
 import {
+  type BoundedDiff,
   type Forge,
   formatRepo,
   type ProgressReport,
@@ -16,10 +17,10 @@ import { awaitReviewPatch } from '../plan/run-patches.ts';
 import { type Action, replanAfter } from '../plan/snapshot.ts';
 import type { IssueKey, PlanIssue } from '../plan/types.ts';
 import { type AttemptJob, onAttemptHost } from '../queue/dispatcher.ts';
-import { mergeCommitOf } from '../runner/integration-git.ts';
+import { diffOfHead, mergeCommitOf } from '../runner/integration-git.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import { queuedReport } from '../ship/pr-progress.ts';
-import { checkBaseChange, keepBaseChange } from './base-change-step.ts';
+import { checkBaseChange, keepBaseChange, ownBranch } from './base-change-step.ts';
 import type { BudgetProbe } from './budget-probe.ts';
 import { closeRunIssue, epicClosedText } from './close-issue.ts';
 import { type RunCtx, refOf } from './context.ts';
@@ -274,7 +275,28 @@ const blitzKind = (ctx: RunCtx): RunKind => ({
   maxFixAttempts: async () => ctx.repoConfig.ci.maxFixAttempts,
 });
 
-const review = async (deps: Records & Reviewers, ctx: RunCtx, a: Extract<Action, { type: 'review' }>) => {
+/**
+ * The bot's own PR's diff read with git in its integration clone at the head the feedback read saw
+ * (the forge's diff read costs a request per review), or undefined where git would not see the PR as
+ * the forge does (not the worker's branch, another base): the review leg then asks the forge.
+ */
+const diffFromGit = (
+  deps: Workers & Settings,
+  ctx: RunCtx,
+  issue: IssueKey,
+  pull: PullRequest | undefined,
+): ((maxBytes: number) => Promise<BoundedDiff>) | undefined => {
+  const branch = ctx.rows.get(issue)?.branch;
+  if (!pull || !branch || !ownBranch.test(branch) || pull.head.ref !== branch) return undefined;
+  if (pull.base.ref !== ctx.run.integrationBranch) return undefined;
+  return async (maxBytes) => diffOfHead(await integrationGitOf(deps, ctx), branch, pull.head.sha, maxBytes);
+};
+
+const review = async (
+  deps: Records & Reviewers & Workers & Settings,
+  ctx: RunCtx,
+  a: Extract<Action, { type: 'review' }>,
+) => {
   const ref = refOf(a.issue);
   const repo = `${ref.repo.owner}/${ref.repo.name}`;
   if (deps.review && ctx.issues.has(a.issue)) {
@@ -283,11 +305,13 @@ const review = async (deps: Records & Reviewers, ctx: RunCtx, a: Extract<Action,
     // with no comment holds no review comment of the bot's to look for.
     const facts = ctx.prFacts?.get(a.issue);
     const read = facts?.pull?.ref.number === a.pr ? { pull: facts.pull } : {};
+    const readDiff = diffFromGit(deps, ctx, a.issue, read.pull);
     const r = await deps.review({
       ...(attempt ? { attempt } : {}),
       forge: ctx.forge,
       pr: { repo: ctx.repo, number: a.pr },
       ...read,
+      ...(readDiff ? { readDiff } : {}),
       ...(read.pull && facts?.conversationComments === 0 ? { fresh: true } : {}),
       reviewer: a.reviewer,
       runId: ctx.run.id,

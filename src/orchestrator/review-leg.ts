@@ -3,7 +3,7 @@
 // PR: any reviewer then counts as different) and the worker's FINAL REPORT as claims to check; the
 // planner's reviewer pick, when there is one, is asked first.
 import type { BlitzConfig } from '../config/blitz-config.ts';
-import type { Forge, IssueRef, PullRequest } from '../forges/types.ts';
+import type { BoundedDiff, Forge, IssueRef, PullRequest } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { ReviewPick } from '../plan/routing.ts';
 import { verdictStateWords } from '../plan/state-words.ts';
@@ -27,6 +27,8 @@ export interface ReviewLegInput {
   pr: IssueRef;
   /** The PR as the pass read it (its feedback read): the leg does not read it again. */
   pull?: PullRequest;
+  /** The PR's diff read with git in the bot's clone (the forge's read is the fallback). */
+  readDiff?: (maxBytes: number) => Promise<BoundedDiff>;
   /** The PR's conversation held no comment when the pass read it: the leg's comment is posted unlooked-for. */
   fresh?: boolean;
   /** The bot's attempt that wrote the change; absent for a person's PR. */
@@ -68,6 +70,7 @@ export const runReviewLeg = async (p: ReviewLegPorts, input: ReviewLegInput): Pr
     pr: input.pr,
     ...(input.pull ? { pull: input.pull } : {}),
     ...(input.fresh ? { fresh: true } : {}),
+    ...(input.readDiff ? { readDiff: input.readDiff } : {}),
     author: reviewAuthorOf(p.config.roster, input.attempt, input.prAuthor ?? 'unknown'),
     ...(report ? { authorReport: report } : {}),
     roster,

@@ -4,7 +4,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../errors.ts';
-import type { Forge, IssueRef, PullRequest } from '../forges/types.ts';
+import type { BoundedDiff, Forge, IssueRef, PullRequest } from '../forges/types.ts';
 import { formatIssueRef, formatRepo } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import { run as execRun } from '../runner/exec.ts';
@@ -27,6 +27,11 @@ export interface ReviewPullRequestInput {
   pr: IssueRef;
   /** The PR as the caller read it just now (the pass's feedback read): not read again. */
   pull?: PullRequest;
+  /**
+   * The PR's diff read without the forge (git in the bot's own clone), as the forge would serve it and
+   * cut at the limit given; when it fails, the forge is asked.
+   */
+  readDiff?: (maxBytes: number) => Promise<BoundedDiff>;
   /** The PR's conversation held no comment just now: the review comment is posted without a look for it. */
   fresh?: boolean;
   author: ReviewAuthor;
@@ -69,6 +74,17 @@ const ask = (
     ...(input.workRoot ? { workRoot: input.workRoot } : {}),
   });
 
+const readDiffOf = async (input: ReviewPullRequestInput, log: Logger | undefined): Promise<BoundedDiff> => {
+  const max = input.limits.maxDiffBytes;
+  if (input.readDiff)
+    try {
+      return await input.readDiff(max);
+    } catch (err) {
+      log?.debug({ err }, 'PR diff not read from git; asking the forge');
+    }
+  return input.forge.getPullRequestDiff(input.pr, max);
+};
+
 export const reviewPullRequest = async (input: ReviewPullRequestInput): Promise<ReviewResult> => {
   const { forge, pr: ref } = input;
   if (!Number.isInteger(input.limits.maxDiffBytes) || input.limits.maxDiffBytes < 1)
@@ -79,7 +95,7 @@ export const reviewPullRequest = async (input: ReviewPullRequestInput): Promise<
   if (input.signal.aborted) throw cancelled();
   const log = input.logger?.child({ pr: formatIssueRef(ref) });
   const pull = input.pull ?? (await forge.getPullRequest(ref));
-  const diff = await forge.getPullRequestDiff(ref, input.limits.maxDiffBytes);
+  const diff = await readDiffOf(input, log);
 
   const post = async (
     verdict: ReviewVerdict,

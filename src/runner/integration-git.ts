@@ -2,7 +2,7 @@
 // of `blitz/<slug>` (made afresh for each use) for builds and smoke checks, finding which merge broke a build, and reverting it.
 // Every git command goes through runner/git.ts (the exec choke point), with the runner's credentials.
 import { rmSync } from 'node:fs';
-import type { RepoRef } from '../forges/types.ts';
+import { type BoundedDiff, boundDiff, type RepoRef } from '../forges/types.ts';
 import { type GitContext, git, gitTry } from './git.ts';
 import { ensureClone, insideWorkspace } from './workspace.ts';
 
@@ -110,12 +110,8 @@ export const filesOfMerge = async (g: IntegrationGit, sha: string): Promise<stri
   return out.split('\0').filter(Boolean);
 };
 
-/**
- * The paths an open PR changes (its head against where it forks from the integration branch, as the
- * forge's file list has them), read from the bot's own clone after fetching the PR's branch: no forge
- * request. `head` is the head the caller read from the forge; a branch that moved since fails here.
- */
-export const filesOfHead = async (g: IntegrationGit, prBranch: string, head: string): Promise<string[]> => {
+/** The integration branch and an open PR's branch fetched into the bot's own clone; its directory. */
+const fetchHead = async (g: IntegrationGit, prBranch: string, head: string): Promise<string> => {
   if (!/^[0-9a-f]{40}$/.test(head)) throw new Error(`not a commit id: ${head.slice(0, 80)}`);
   const repoDir = await ensureClone(g.workspace, g.repo, g.cloneUrl, g.ctx, false);
   await git(
@@ -129,10 +125,48 @@ export const filesOfHead = async (g: IntegrationGit, prBranch: string, head: str
     repoDir,
     g.ctx,
   );
+  return repoDir;
+};
+
+/**
+ * The paths an open PR changes (its head against where it forks from the integration branch, as the
+ * forge's file list has them), read from the bot's own clone after fetching the PR's branch: no forge
+ * request. `head` is the head the caller read from the forge; a branch that moved since fails here.
+ */
+export const filesOfHead = async (g: IntegrationGit, prBranch: string, head: string): Promise<string[]> => {
+  const repoDir = await fetchHead(g, prBranch, head);
   const out = await git(
     ['diff', '--name-only', '--no-renames', '-z', `refs/remotes/origin/${g.branch}...${head}`],
     repoDir,
     g.ctx,
   );
   return out.split('\0').filter(Boolean);
+};
+
+/**
+ * An open PR's diff as the forge serves it (head against where it forks from the integration branch,
+ * a rename as a delete and an add), read from the bot's own clone: no forge request. Cut at `maxBytes`
+ * like the forge's read. No external diff or text conversion: the clone's config is the bot's alone,
+ * but the PR's `.gitattributes` is the worker's.
+ */
+export const diffOfHead = async (
+  g: IntegrationGit,
+  prBranch: string,
+  head: string,
+  maxBytes: number,
+): Promise<BoundedDiff> => {
+  const repoDir = await fetchHead(g, prBranch, head);
+  const out = await git(
+    [
+      'diff',
+      '--no-color',
+      '--no-ext-diff',
+      '--no-textconv',
+      '--no-renames',
+      `refs/remotes/origin/${g.branch}...${head}`,
+    ],
+    repoDir,
+    g.ctx,
+  );
+  return boundDiff(out, maxBytes);
 };

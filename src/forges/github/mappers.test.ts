@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { boundDiff } from '../types.ts';
 import { parseClosingRefs, toPermission } from './mappers.ts';
-import { boundDiff } from './pulls.ts';
 
 const app = { owner: 'acme', name: 'app' };
 

@@ -5,6 +5,7 @@ import { AppError, isAppError } from '../../errors.ts';
 import type { Logger } from '../../observability/logger.ts';
 import {
   type BoundedDiff,
+  boundDiff,
   type IssueRef,
   type MergeMethod,
   type MergeOptions,
@@ -27,15 +28,6 @@ import { PullFields, toPullFromNode } from './pull-feedback.ts';
 import { ClosingIssuesResponse, GraphqlErrors } from './schema.ts';
 
 const at = (ref: IssueRef) => ({ owner: ref.repo.owner, repo: ref.repo.name, pull_number: ref.number });
-
-/** Cut `text` to at most `maxBytes` of UTF-8 without splitting a character. */
-export const boundDiff = (text: string, maxBytes: number): BoundedDiff => {
-  const bytes = Buffer.from(text, 'utf8');
-  if (bytes.length <= maxBytes) return { diff: text, truncated: false, totalBytes: bytes.length };
-  let end = Math.max(0, maxBytes);
-  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end -= 1;
-  return { diff: bytes.subarray(0, end).toString('utf8'), truncated: true, totalBytes: bytes.length };
-};
 
 const isProgressing = (state: ProgressReport['state']) => state === 'queued' || state === 'in_progress';
 

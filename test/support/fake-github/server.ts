@@ -35,6 +35,8 @@ export interface RecordedRequest {
   body: unknown;
   /** `graphql` for GraphQL requests, the OpenAPI operationId otherwise (undefined when not in the spec). */
   operationId?: string;
+  /** The Accept header, where one was sent: a PR read as a diff is `pulls/get` too. */
+  accept?: string;
   status: number;
 }
 
@@ -440,6 +442,7 @@ export const startFakeGithub = async (world: World, opts: FakeGithubOptions = {}
         query: Object.fromEntries(url.searchParams),
         body: raw.length ? safeJson(raw) : undefined,
         operationId: out.opId,
+        ...(req.headers.accept ? { accept: req.headers.accept } : {}),
         status: out.result.status,
       });
       send(res, out.result);
