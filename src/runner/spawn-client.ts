@@ -4,6 +4,7 @@
 // the bot had started itself would when killed. `BLITZ_SPAWN_HOST=off` starts them in the bot instead.
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { currentEnv, spawnHostWanted } from '../config/process-env.ts';
 import { AppError, type AppErrorCode } from '../errors.ts';
 import type { RunOptions, RunResult } from './command-types.ts';
 
@@ -25,7 +26,7 @@ export type HostReply =
   | { t: 'done'; id: number; result: RunResult }
   | { t: 'fail'; id: number; error: HostFailure };
 
-export const spawnHostEnabled = (): boolean => process.env.BLITZ_SPAWN_HOST !== 'off';
+export const spawnHostEnabled = spawnHostWanted;
 
 const errorOf = (e: HostFailure): Error =>
   e.app ? new AppError(e.code as AppErrorCode, e.message, e.details) : new Error(e.message);
@@ -57,7 +58,6 @@ const startHost = (): ChildProcess => {
   const { path, execArgv } = hostModule();
   const child = fork(path, [], {
     execArgv,
-    env: process.env,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     serialization: 'advanced',
   });
@@ -110,7 +110,7 @@ export const runInHost = (argv: readonly string[], opts: RunOptions): Promise<Ru
       t: 'run',
       id,
       argv,
-      opts: { ...rest, env: rest.env ?? { ...process.env } },
+      opts: { ...rest, env: rest.env ?? currentEnv() },
     };
     holdLoop(child);
     child.send(request, (err) => {
