@@ -80,7 +80,7 @@ export const attemptsTable = (d: RunDetail, link: boolean): Html => html`<table 
 <tbody>${d.attempts.map(
   (
     a,
-  ) => html`<tr data-attempt="${a.n}" data-issue="${a.issue.number}" data-outcome="${a.outcome ? outcomeStateWords(a.outcome) : 'running'}">
+  ) => html`<tr data-attempt="${a.n}" data-issue="${a.issue.number}" data-outcome="${a.outcome ?? 'running'}">
 <td>${link ? html`<a href="/runs/${encodeURIComponent(d.run.id)}/attempts/${a.n}">${a.n}</a>` : String(a.n)}</td>
 <td>#${a.issue.number}</td>
 <td>${a.rosterEntry} <span class="muted">${a.tool}</span></td>

@@ -2,6 +2,7 @@
 // state changes), every run, issue, wave and attempt the API answers appears on the page with the
 // same state, hostile titles escaped. `blitz-bot status` / `stats --server` print what the API serves.
 import { afterEach, describe, expect, it } from 'vitest';
+import { outcomeStateWords } from '../../src/plan/state-words.ts';
 import {
   type ApiAttempt,
   attemptSchema,
@@ -76,7 +77,8 @@ const expectAttemptPageHolds = (page: string, a: ApiAttempt): void => {
   expect(page).toContain(`<h1 data-attempt="${a.n}" data-issue="${a.issue.number}">`);
   expect(page).toContain(`#${a.issue.number} ${escaped(a.issue.title)}</h1>`);
   expect(page).toContain(`<code>${escaped(a.branch)}</code> off <code>${escaped(a.baseBranch)}</code>`);
-  expect(page).toContain(`<td id="outcome">${a.outcome ?? 'running'}`);
+  // The page says it in words (plan/state-words.ts); the API keeps the outcome's name.
+  expect(page).toContain(`<td id="outcome">${a.outcome ? outcomeStateWords(a.outcome) : 'running'}`);
   expect(page).toContain(`${escaped(a.rosterEntry)} <span class="muted">${escaped(a.tool)}`);
 };
 
