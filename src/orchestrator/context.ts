@@ -22,9 +22,9 @@ import type {
   Workers,
 } from './ports.ts';
 
+export type { ReviewLeg } from '../review/review-leg.ts';
 export type { RunnerPort } from '../runner/runner-port.ts';
 export type { RunForgeResolver } from './ports.ts';
-export type { ReviewLeg } from './review-leg.ts';
 
 /** What createOrchestrator is given: the sum of the role ports, and what only its wiring uses. */
 export interface OrchestratorDeps

@@ -8,11 +8,11 @@ import type { Pace } from '../forges/rate-budget.ts';
 import type { Forge, ForgeKind, RepoRef } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Dispatcher } from '../queue/dispatcher.ts';
+import type { ReviewLeg } from '../review/review-leg.ts';
 import type { RunnerPort } from '../runner/runner-port.ts';
 import type { AttemptLedger } from '../runner/types.ts';
 import type { Notifier } from '../ship/notice.ts';
 import type { RunRecord, RunStore } from '../store/run-store.ts';
-import type { ReviewLeg } from './review-leg.ts';
 
 /** The forge connection for a repository (on GitHub: the App installation that covers it). */
 export type RunForgeResolver = (target: {

@@ -8,9 +8,9 @@ import { renderDecisionBuckets } from '../../dashboard/uncertainties.ts';
 import { formatIssueRef, formatRepo } from '../../forges/types.ts';
 import { issueAttempts } from '../../plan/issue-progress.ts';
 import { outcomeStateWords } from '../../plan/state-words.ts';
+import { reportOf } from '../../review/review-leg.ts';
 import { refOf, repoRefOf } from '../context.ts';
 import type { Records } from '../ports.ts';
-import { reportOf } from '../review-leg.ts';
 import type { FleetCtx } from './fleet-context.ts';
 import { ticketOf, updateTicket } from './fleet-state.ts';
 
