@@ -15,11 +15,11 @@ import type { Action } from '../plan/snapshot.ts';
 import type { IssueKey } from '../plan/types.ts';
 import { filesOfHead, filesOfMerge } from '../runner/integration-git.ts';
 import type { AttemptRecord } from '../runner/types.ts';
+import { emptyFeedbackState } from '../ship/pr-feedback-forge.ts';
 import type { RunIssueRecord, RunProgress, TellMessage } from '../store/run-store.ts';
 import type { RunCtx } from './context.ts';
 import { integrationGitOf } from './dispatch-attempt.ts';
 import type { Clock, Log, Records, Settings, Workers } from './ports.ts';
-import { emptyFeedbackState } from './pr-feedback.ts';
 import { setProgress } from './run-writer.ts';
 
 /** The planner's view: the kept merges, what each issue was compared with, when its work began. */

@@ -1,4 +1,4 @@
-// What the PR feedback loop (orchestrator/pr-feedback.ts) read about one open worker PR in a pass: the
+// What the PR feedback loop (pr-feedback-forge.ts) read about one open worker PR in a pass: the
 // planner's merge gate reads its decision. A type alone, so that the orchestrator's context names it
 // without importing the loop.
 import type { CheckInfo, PullRequest } from '../forges/types.ts';

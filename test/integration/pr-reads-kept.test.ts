@@ -5,10 +5,10 @@
 // (readPrFacts) and `settled`. Time is the test's clock; calls come every half second.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultRepoConfig, type RepoConfig } from '../../src/config/repo-config.ts';
-import { readPrFacts } from '../../src/orchestrator/pr-feedback.ts';
 import { createKeptPrReads, type KeptPrReads } from '../../src/orchestrator/pr-reads-kept.ts';
 import { readsPerCall } from '../../src/orchestrator/pr-reads-per-call.ts';
 import type { PrFacts } from '../../src/ship/pr-facts.ts';
+import { readPrFacts } from '../../src/ship/pr-feedback-forge.ts';
 import type { PrFeedbackState } from '../../src/store/run-store.ts';
 import { type GiteaHarness, startGiteaHarness } from '../support/fake-gitea/setup.ts';
 import type { MemoryGit } from '../support/world.ts';
