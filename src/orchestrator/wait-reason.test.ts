@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors.ts';
 import type { Action } from '../plan/snapshot.ts';
+import { waitReason } from '../plan/wait-reason.ts';
 import type { RunIssuePatch, RunIssueRecord } from '../store/run-store.ts';
-import { keepWaitReason, waitReason } from './wait-reason.ts';
+import { keepWaitReason } from './wait-reason.ts';
 
 const merge: Action = { type: 'merge', issue: 'acme/app#3', pr: 12 };
 const notFound = new AppError('not_found', 'Not Found');
@@ -34,16 +35,6 @@ const fakeStore = () => {
 };
 
 describe('why an issue waits', () => {
-  it('says which action failed and the forge answer, from the error code', () => {
-    expect(waitReason(merge, notFound)).toBe(
-      'merging PR #12: the forge answered 404 Not Found (Not Found); retried on the next pass',
-    );
-    expect(waitReason({ type: 'open_pr', issue: 'acme/app#3' }, new Error('boom\nstack'))).toBe(
-      'opening its PR: it failed (boom); retried on the next pass',
-    );
-    expect(waitReason(merge, new AppError('forge_error', 'x'.repeat(500))).length).toBeLessThan(250);
-  });
-
   it('keeps it on the row when an action fails, once, and clears it when one goes through', async () => {
     const store = fakeStore();
     const rows = new Map([['acme/app#3', row()]]);
