@@ -11,6 +11,7 @@ import { missingPermissionOf } from '../forges/app-permission.ts';
 import { forgeRefusalOf } from '../forges/hard-blocker.ts';
 import type { Forge, RepoRef } from '../forges/types.ts';
 import type { BlockCause } from '../plan/block-cause.ts';
+import { type RunOptionsStored, runOptionsOf } from '../plan/run-options.ts';
 import type { RunSnapshot } from '../plan/snapshot.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import { forgeOfRun, repoRefOf } from './context.ts';
@@ -18,7 +19,6 @@ import { missingPermissionViewOf } from './missing-permission.ts';
 import { reportOnce } from './perform.ts';
 import type { Forges, Log, Records, Settings } from './ports.ts';
 import { loadRepoConfig } from './repo-settings.ts';
-import { type RunOptionsStored, runOptionsOf } from './run-options.ts';
 import { commonSnapshot } from './run-pace.ts';
 import { writeProgress } from './run-writer.ts';
 

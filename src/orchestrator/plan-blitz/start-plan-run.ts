@@ -7,12 +7,12 @@ import { isAppError } from '../../errors.ts';
 import type { Forge, IssueRef, Milestone, RepoRef } from '../../forges/types.ts';
 import type { PlanProgress } from '../../plan/plan-progress.ts';
 import { maxWaveSize } from '../../plan/plan-waves.ts';
+import type { RunOptionsStored } from '../../plan/run-options.ts';
 import { issueKey, issueRef } from '../../plan/types.ts';
 import { slugify } from '../../runner/branch-names.ts';
 import type { RunRecord } from '../../store/run-store.ts';
 import type { Intent } from '../../store/types.ts';
 import type { Forges, Log, Records, Settings } from '../ports.ts';
-import type { RunOptionsStored } from '../run-options.ts';
 import { setDashboardComment } from '../run-writer.ts';
 import {
   commandFor,
