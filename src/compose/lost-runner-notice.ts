@@ -3,10 +3,11 @@
 // every run it held work in (kept in the run's progress, `lostRunners`, written under the run lock,
 // then a pass of the run to show it).
 import type { Logger } from '../observability/logger.ts';
-import { issuesShippedOf, runNoticeOf, sendRunNotice } from '../orchestrator/run-notice.ts';
+import { issuesShippedOf, sendRunNotice } from '../orchestrator/run-notice.ts';
 import { writeProgress } from '../orchestrator/run-writer.ts';
 import type { LostRunner } from '../remote-runner/lost-runners.ts';
 import type { Notifier } from '../ship/notice.ts';
+import { runNoticeOf } from '../ship/run-notices.ts';
 import type { RunStore } from '../store/run-store.ts';
 
 /** How many lost runners a run's dashboard remembers (the latest). */

@@ -6,9 +6,9 @@
 // from every tick and every run change that reached it) and counts the others; with none known it
 // speaks for the bot itself, as `blitz-bot notify test` does.
 import type { Logger } from '../observability/logger.ts';
-import { runNoticeOf } from '../orchestrator/run-notice.ts';
 import type { Notifier, RunNotice } from '../ship/notice.ts';
 import { notifyAll } from '../ship/notify.ts';
+import { runNoticeOf } from '../ship/run-notices.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { StoreHealth, StoreOutageInfo } from '../store/store-health.ts';
 

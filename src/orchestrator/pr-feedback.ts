@@ -19,10 +19,10 @@ import {
 } from '../ship/pr-feedback-forge.ts';
 import type { FeedbackPart } from '../ship/pr-gate.ts';
 import { queuedReport } from '../ship/pr-progress.ts';
+import { runPageUrl } from '../ship/run-notices.ts';
 import { tellStanding } from '../ship/tell-delivery.ts';
 import type { PrFeedbackState, RunProgress } from '../store/run-store.ts';
 import type { Clock, Log, Records, Settings, Workers } from './ports.ts';
-import { runPageUrl } from './run-notice.ts';
 import { writeProgress } from './run-writer.ts';
 
 // Named here too for perform.ts, until its rework (issue-fold) imports them from ship/.

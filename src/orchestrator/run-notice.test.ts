@@ -3,9 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { newRun } from '../../test/support/store-suite-fixtures.ts';
 import { silentLogger } from '../observability/logger.ts';
 import type { Notifier } from '../ship/notice.ts';
+import { mentionsStarter, runNoticeOf } from '../ship/run-notices.ts';
 import type { RunPatch } from '../store/run-store.ts';
 import { openSqliteRunStore } from '../store/sqlite-run-store.ts';
-import { mentionsStarter, runNoticeOf, sendRunNotice } from './run-notice.ts';
+import { sendRunNotice } from './run-notice.ts';
 
 const failing: Notifier = {
   target: 'ops-slack',

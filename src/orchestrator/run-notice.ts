@@ -1,61 +1,16 @@
-// The notices a run sends (started, shipped, blocked…) built from its record, sent to the targets that
-// asked for the event, and any failure kept on the run for its dashboard. Never throws into the run.
-// Its ports are spelled out (not the roles of ports.ts): pr-feedback.ts links here, and context.ts to it.
-import { pickedNotifiers } from '../config/notify-picks.ts';
-import { type Forge, repoRefOf } from '../forges/types.ts';
+// The notices a run sends (started, shipped, blocked…; made by ship/run-notices.ts), sent to the targets
+// that asked for the event, and any failure kept on the run for its dashboard. Never throws into the run.
+import type { Forge } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import { noticeEventWords } from '../plan/state-words.ts';
-import type { Notifier, NotifyEvent, RunNotice, ShipPath } from '../ship/notice.ts';
+import type { Notifier, RunNotice } from '../ship/notice.ts';
 import { notifyAll } from '../ship/notify.ts';
+import { commentOnTrigger, runNotifiers } from '../ship/run-notices.ts';
 import type { RunRecord, RunStore } from '../store/run-store.ts';
 import { firstTime, writeProgress } from './run-writer.ts';
 
-/** The run's page on the status site, when the bot's public address is configured. */
-export const runPageUrl = (publicUrl: string | undefined, runId: string): string | undefined =>
-  publicUrl ? `${publicUrl.replace(/\/+$/, '')}/runs/${encodeURIComponent(runId)}` : undefined;
-
-/** `@login` of the person who started the run, when the run names one a forge would mention. */
-export const starterOf = (run: Pick<RunRecord, 'options'>): string | undefined => {
-  const sender = (run.options as { sender?: unknown } | null | undefined)?.sender;
-  return typeof sender === 'string' && /^[A-Za-z0-9][A-Za-z0-9._-]{0,38}$/.test(sender)
-    ? `@${sender}`
-    : undefined;
-};
-
-/** The notifiers the run tells: the ones its repository picked by name (`notify:` in blitz.yml), or all. */
-export const runNotifiers = (
-  deps: { notifiers?: readonly Notifier[] },
-  run: Pick<RunRecord, 'progress'> | undefined,
-): Notifier[] => pickedNotifiers(deps.notifiers ?? [], run?.progress.notifyTo);
-
-/**
- * No notify target is configured, or the repository picked none: whoever started the run is told on the
- * forge instead, with an @mention in the comment the bot posts (seed 000 §6: a person is told, with no
- * configuration).
- */
-export const mentionsStarter = (
-  deps: { notifiers?: readonly Notifier[] },
-  run: Pick<RunRecord, 'progress'>,
-): boolean => runNotifiers(deps, run).length === 0;
-
-/**
- * The one way a run tells a person on the forge: a comment on the issue where the run was started, which
- * @mentions whoever started it when no notify target would tell them (`mentionsStarter`). `next` is the
- * closing paragraph (the command that continues, the live URL). A run with no trigger issue posts nothing.
- */
-export const commentOnTrigger = async (
-  deps: { notifiers?: readonly Notifier[] },
-  forge: Pick<Forge, 'createComment'>,
-  run: Pick<RunRecord, 'options' | 'progress' | 'repo' | 'triggerIssue'>,
-  text: { title: string; sentence: string; next?: string },
-): Promise<void> => {
-  if (run.triggerIssue === undefined) return;
-  const who = mentionsStarter(deps, run) ? starterOf(run) : undefined;
-  await forge.createComment(
-    { repo: repoRefOf(run.repo), number: run.triggerIssue },
-    `${who ? `${who} ` : ''}**${text.title}**: ${text.sentence}${text.next ? `\n\n${text.next}` : ''}`,
-  );
-};
+// Named here too for the files issue-fold is reworking, until they import them from ship/.
+export { commentOnTrigger, mentionsStarter, runNoticeOf, runPageUrl } from '../ship/run-notices.ts';
 
 /**
  * Tells the people on a run once per `key`: `notice` (when given) to the notify targets, and the comment on
@@ -78,39 +33,6 @@ export const issuesShippedOf = async (
   deps: { store: Pick<RunStore, 'listRunIssues'> },
   runId: string,
 ): Promise<number> => (await deps.store.listRunIssues(runId)).filter((r) => r.state === 'closed').length;
-
-/** The one way to build a run's notice: its event, its one sentence, the command that continues, the link. */
-export const runNoticeOf = (
-  run: Pick<RunRecord, 'id' | 'kind' | 'milestoneTitle' | 'repo' | 'triggerIssue'>,
-  event: NotifyEvent,
-  sentence: string,
-  more: {
-    issue?: number;
-    url?: string;
-    issuesShipped?: number;
-    path?: ShipPath;
-    publicUrl?: string;
-    /** The command that continues from here (`/blitz retry #12`). */
-    command?: string;
-    /** When a spend limit lifts (ISO). */
-    resetAt?: string;
-  } = {},
-): RunNotice => {
-  const url = more.url || runPageUrl(more.publicUrl, run.id);
-  const issue = more.issue ?? run.triggerIssue;
-  return {
-    event,
-    repo: run.repo,
-    run: { id: run.id, kind: run.kind, title: run.milestoneTitle },
-    ...(issue !== undefined ? { issue } : {}),
-    sentence,
-    ...(url ? { url } : {}),
-    issuesShipped: more.issuesShipped ?? 0,
-    ...(more.path ? { path: more.path } : {}),
-    ...(more.command ? { command: more.command } : {}),
-    ...(more.resetAt ? { resetAt: more.resetAt } : {}),
-  };
-};
 
 /**
  * Sends the notice; the failures (target and error, never a secret) are written to the run's progress.

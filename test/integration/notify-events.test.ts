@@ -6,8 +6,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { runNoticeOf } from '../../src/orchestrator/run-notice.ts';
 import { buildNotifiers, type NotifyTargetValue, notifyAll, type RunNotice } from '../../src/ship/notify.ts';
+import { runNoticeOf } from '../../src/ship/run-notices.ts';
 import {
   discordWebhook,
   matrixRoomMessage,

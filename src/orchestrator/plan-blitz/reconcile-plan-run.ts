@@ -20,6 +20,7 @@ import { currentWave, finishedKeys, tallyOf } from '../../plan/plan-progress.ts'
 import { planRunEnd } from '../../plan/plan-waves.ts';
 import type { Action, RunSnapshot } from '../../plan/snapshot.ts';
 import { type IssueKey, issueKey } from '../../plan/types.ts';
+import { runNoticeOf } from '../../ship/run-notices.ts';
 import type { RunRecord } from '../../store/run-store.ts';
 import type { BudgetProbe } from '../budget-probe.ts';
 import { cloneUrlOf } from '../dispatch-attempt.ts';
@@ -30,7 +31,7 @@ import { live, type PassKind, runPasses } from '../pass-loop.ts';
 import { reportOnce } from '../perform.ts';
 import type { Announcer, Forges } from '../ports.ts';
 import { type ReconcileHooks, readMilestone } from '../reconcile.ts';
-import { issuesShippedOf, runNoticeOf, tellOnce } from '../run-notice.ts';
+import { issuesShippedOf, tellOnce } from '../run-notice.ts';
 import { commonSnapshot, pacedLimit, paceReason, readRunRecords } from '../run-pace.ts';
 import { type HeldPass, keptBlockerOf, loadRunRepo, type RunRepo } from '../run-repo.ts';
 import { setRunState, stopRun as writeStop } from '../run-state.ts';
