@@ -9,13 +9,13 @@ import { operatorTargetNames, unknownNotifyPicks } from '../config/notify-picks.
 import { type ConfigError, formatConfigErrors } from '../config/repo-config.ts';
 import { missingPermissionOf } from '../forges/app-permission.ts';
 import { forgeRefusalOf } from '../forges/hard-blocker.ts';
+import { missingPermissionViewOf } from '../forges/permission-view.ts';
 import type { Forge, RepoRef } from '../forges/types.ts';
 import type { BlockCause } from '../plan/block-cause.ts';
 import { type RunOptionsStored, runOptionsOf } from '../plan/run-options.ts';
 import type { RunSnapshot } from '../plan/snapshot.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import { forgeOfRun, repoRefOf } from './context.ts';
-import { missingPermissionViewOf } from './missing-permission.ts';
 import { reportOnce } from './perform.ts';
 import type { Forges, Log, Records, Settings } from './ports.ts';
 import { loadRepoConfig } from './repo-settings.ts';

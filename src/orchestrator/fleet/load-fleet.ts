@@ -5,6 +5,7 @@
 import { defaultRepoConfig } from '../../config/repo-config.ts';
 import { isAppError } from '../../errors.ts';
 import type { AppPermission } from '../../forges/app-permission.ts';
+import { missingPermissionViewOf, refusedWriteViewOf } from '../../forges/permission-view.ts';
 import { formatRepo, type Issue } from '../../forges/types.ts';
 import { issueContentHash } from '../../intake/content-hash.ts';
 import { extractFences } from '../../plan/fences.ts';
@@ -18,7 +19,6 @@ import type { PrFacts } from '../../ship/pr-facts.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
 import type { BudgetProbe } from '../budget-probe.ts';
 import { forgeOfRun, repoRefOf } from '../context.ts';
-import { missingPermissionViewOf, refusedWriteViewOf } from '../missing-permission.ts';
 import { live } from '../pass-loop.ts';
 import type { Clock, Forges, Log, Records, Settings, Workers } from '../ports.ts';
 import { gatePullRequests, withPrGates } from '../pr-feedback-step.ts';

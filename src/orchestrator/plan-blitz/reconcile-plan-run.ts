@@ -6,6 +6,7 @@
 import { blockerReport } from '../../dashboard/blocker-reports.ts';
 import { planDryRun } from '../../dashboard/dry-run.ts';
 import { renderPlanDashboard } from '../../dashboard/plan-dashboard.ts';
+import { refusedWriteViewOf } from '../../forges/permission-view.ts';
 import { issueAttempts } from '../../plan/issue-progress.ts';
 import { conflictResumeState } from '../../plan/merge-conflict.ts';
 import { parkViewOf } from '../../plan/park.ts';
@@ -26,7 +27,7 @@ import type { BudgetProbe } from '../budget-probe.ts';
 import { cloneUrlOf } from '../dispatch-attempt.ts';
 import { parkRun, unparkRun } from '../environment-park-run.ts';
 import { blockRun, unblockRun } from '../hard-blocker-run.ts';
-import { keepRefusedWrite, refusedWriteViewOf } from '../missing-permission.ts';
+import { keepRefusedWrite } from '../missing-permission.ts';
 import { live, type PassKind, runPasses } from '../pass-loop.ts';
 import { reportOnce } from '../perform.ts';
 import type { Announcer, Forges } from '../ports.ts';
