@@ -3,7 +3,7 @@
 // forge; with two and no live run, none (a clone without credentials fails in words, not silently).
 import type { ForgeKind, RepoRef } from '../forges/types.ts';
 import type { ResolveForge } from '../intake/forge-resolver.ts';
-import { fleetTouchesRepo } from '../orchestrator/fleet/fleet-state.ts';
+import { fleetTouchesRepo } from '../plan/fleet-progress.ts';
 import type { CredentialsProvider } from '../runner/git.ts';
 import type { RunStore } from '../store/run-store.ts';
 

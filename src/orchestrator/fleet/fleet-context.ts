@@ -3,6 +3,7 @@
 // fleet steps work from. Nothing here does IO.
 import type { Pace } from '../../forges/rate-budget.ts';
 import type { Forge, RepoRef } from '../../forges/types.ts';
+import type { FleetOptions, FleetProgress } from '../../plan/fleet-progress.ts';
 import type { RunSnapshot } from '../../plan/snapshot.ts';
 import type { PlanIssue } from '../../plan/types.ts';
 import type { ReviewLegPorts } from '../../review/review-leg.ts';
@@ -11,7 +12,6 @@ import type { PrFacts } from '../../ship/pr-facts.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
 import type { BudgetProbe } from '../budget-probe.ts';
 import type { Announcer, Clock, Forges, Log, Records, Reviewers, Settings, Workers } from '../ports.ts';
-import type { FleetOptions, FleetProgress } from './fleet-state.ts';
 
 export interface FleetHooks {
   reconcileSoon(runId: string): void;

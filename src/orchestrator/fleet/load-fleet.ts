@@ -9,6 +9,7 @@ import { missingPermissionViewOf, refusedWriteViewOf } from '../../forges/permis
 import { formatRepo, type Issue } from '../../forges/types.ts';
 import { issueContentHash } from '../../intake/content-hash.ts';
 import { extractFences } from '../../plan/fences.ts';
+import { fleetOptionsOf, fleetProgressOf, ticketKey, ticketOf } from '../../plan/fleet-progress.ts';
 import { attemptKey, deriveProgress } from '../../plan/issue-progress.ts';
 import { parkViewOf } from '../../plan/park.ts';
 import { keptStopCause } from '../../plan/run-reason.ts';
@@ -27,7 +28,6 @@ import { commonSnapshot, readRunRecords } from '../run-pace.ts';
 import { keptBlockerOf } from '../run-repo.ts';
 import { withTells } from '../tell-nudge.ts';
 import type { FleetCtx, FleetHooks, RepoFacts } from './fleet-context.ts';
-import { fleetOptionsOf, fleetProgressOf, ticketKey, ticketOf } from './fleet-state.ts';
 
 const inFlight = new Set(['dispatched', 'working', 'pushed', 'pr_open', 'reviewed']);
 

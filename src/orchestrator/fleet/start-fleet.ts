@@ -4,13 +4,13 @@
 import type { Command } from '../../commands/schema.ts';
 import { renderScoreboard } from '../../dashboard/scoreboard.ts';
 import { formatRepo, hasPermission } from '../../forges/types.ts';
+import { type FleetOptions, fleetOptionsOf } from '../../plan/fleet-progress.ts';
 import { issueKey } from '../../plan/types.ts';
 import type { Intent } from '../../store/types.ts';
 import { repoRefOf } from '../context.ts';
 import type { Forges, Log, Records, Settings } from '../ports.ts';
 import { createRunOf, failedStart, type IntentOutcome, repoConfigOrAnswer } from '../start-run.ts';
 import type { FleetHooks } from './fleet-context.ts';
-import { type FleetOptions, fleetOptionsOf } from './fleet-state.ts';
 import { repoFactsCache } from './load-fleet.ts';
 import { triageTickets } from './triage-tickets.ts';
 

@@ -8,9 +8,9 @@ import { MAX_FLEET_REFS } from '../../commands/schema.ts';
 import { isAppError } from '../../errors.ts';
 import { formatIssueRef, formatRepo, type Issue, type RepoRef } from '../../forges/types.ts';
 import { issueContentHash } from '../../intake/content-hash.ts';
+import type { FleetTicket } from '../../plan/fleet-progress.ts';
 import { ticketSkipReason } from '../../plan/triage.ts';
 import { issueKey } from '../../plan/types.ts';
-import type { FleetTicket } from './fleet-state.ts';
 import { toTicketIssue } from './load-fleet.ts';
 
 export interface TriageResult {
