@@ -1,5 +1,7 @@
-// The one module that starts processes (the only importer of execa): short commands with a timeout
-// and a cancel signal, and detached workers that outlive the bot. Argv arrays only, never a shell.
+// Where the bot starts processes: short commands with a timeout and a cancel signal, and detached
+// workers that outlive the bot. Short commands run in the forked spawn host (spawn-client.ts) unless
+// it is off; the host runs them with this module's `runHere`, so execa is imported here only.
+// Argv arrays only, never a shell.
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { execa } from 'execa';
