@@ -1,7 +1,7 @@
 // What createOrchestrator is given (the sum of the role ports, ports.ts) and the per-reconcile context
 // every step works from. Nothing here does IO itself; it only names what the steps may use.
 import type { RepoConfig } from '../config/repo-config.ts';
-import { type Forge, type IssueRef, type ProgressReport, type RepoRef, repoRefOf } from '../forges/types.ts';
+import { type Forge, type ProgressReport, type RepoRef, repoRefOf } from '../forges/types.ts';
 import type { RunSnapshot } from '../plan/snapshot.ts';
 import type { IssueKey, PlanIssue } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
@@ -90,10 +90,5 @@ export interface RunCtx {
   mergeNext?: { issue: IssueKey; head: string; report?: ProgressReport };
 }
 
+export { refOf } from '../plan/types.ts';
 export { repoRefOf };
-
-/** The issue an `owner/name#n` key names. */
-export const refOf = (key: IssueKey): IssueRef => {
-  const at = key.lastIndexOf('#');
-  return { repo: repoRefOf(key.slice(0, at)), number: Number(key.slice(at + 1)) };
-};

@@ -1,5 +1,6 @@
 // Plain input types of the planner: the orchestrator maps forge issues into these, so that
 // src/plan/ never sees a forge, a store or a clock. Issues are addressed by key `owner/repo#n`.
+import type { IssueRef } from '../forges/types.ts';
 
 /** `owner/repo#n`: one string so that cross-repo blockers are keys like any other. */
 export type IssueKey = string;
@@ -41,6 +42,13 @@ export const issueKey = (repo: string, number: number): IssueKey => `${repo}#${n
 
 /** `#n` of an issue key (`owner/name#n`), as comments and dashboards name it. */
 export const issueRef = (key: IssueKey): string => `#${key.slice(key.lastIndexOf('#') + 1)}`;
+
+/** The issue an `owner/name#n` key names. */
+export const refOf = (key: IssueKey): IssueRef => {
+  const at = key.lastIndexOf('#');
+  const [owner, name] = key.slice(0, at).split('/');
+  return { repo: { owner: owner ?? '', name: name ?? '' }, number: Number(key.slice(at + 1)) };
+};
 
 export const keyOf = (issue: Pick<PlanIssue, 'repo' | 'number'>): IssueKey =>
   issueKey(issue.repo, issue.number);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { PlanIssue } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunIssueRecord } from '../store/run-store.ts';
 import { handoffFor } from './handoff.ts';
+import type { PlanIssue } from './types.ts';
 
 const issue = (number: number, blockedBy: string[] = [], repo = 'acme/app'): PlanIssue => ({
   repo,
