@@ -1,16 +1,11 @@
-// The integration review (seed 000 §3.5): when the planner says it is due (src/plan/readiness.ts:
-// after a wave, every 3 merged issues, before the readiness gate), the accumulated diff
-// `default…blitz/<slug>` is reviewed for cross-issue drift by the review module's reviewer order. Each finding becomes a milestone issue once (keyed by its text),
-// wired as a blocker of the open issues the reviewer names; the verdict is kept for the dashboard.
-
-import { randomBytes } from 'node:crypto';
+// The integration review (seed 000 §3.5), when the planner says it is due (plan/readiness.ts): the
+// accumulated diff, read with git in the bot's clone, is reviewed (review/integration-review.ts). Each
+// finding becomes a milestone issue once (keyed by its text), wired as a blocker of the open issues the
+// reviewer names; the verdict is kept for the dashboard.
+import { oneLine } from '../dashboard/escape.ts';
 import type { IssueRef } from '../forges/types.ts';
-import { askReviewer } from '../review/ask-reviewer.ts';
-import { buildIntegrationReviewPrompt, parseIntegrationReview } from '../review/integration-review-prompt.ts';
-import { reviewerOrder } from '../review/reviewers.ts';
+import { askIntegrationReview } from '../review/integration-review.ts';
 import { sanitizeModelText } from '../review/sanitize.ts';
-import type { ReviewerAttempt, ReviewRosterEntry } from '../review/types.ts';
-import { run as execRun } from '../runner/exec.ts';
 import { git } from '../runner/git.ts';
 import { integrationWorktree } from '../runner/integration-git.ts';
 import type { RunProgress } from '../store/run-store.ts';
@@ -20,7 +15,6 @@ import type { Clock, Log, Records, Reviewers, Settings, Workers } from './ports.
 import { firstTime, setProgress } from './run-writer.ts';
 
 const maxDiffBytes = 200_000;
-const maxTitle = 80;
 
 /** The last review's answer, kept in the run's progress for the dashboard and the gate. */
 export type IntegrationReviewRecord = NonNullable<RunProgress['integrationReview']>;
@@ -37,28 +31,6 @@ const diffOf = async (deps: Workers & Settings, ctx: RunCtx) => {
   return { diff, truncated: totalBytes > maxDiffBytes, totalBytes };
 };
 
-const ask = (deps: Settings & Reviewers, ctx: RunCtx, entry: ReviewRosterEntry, prompt: string) => {
-  const timeoutMs = deps.config.reviewTimeoutSeconds * 1000;
-  return askReviewer(entry, prompt, {
-    timeoutMs,
-    signal: AbortSignal.timeout(timeoutMs + 5_000),
-    ollamaHost: deps.fleet?.ollamaHost,
-    placeholders: {
-      branch: ctx.run.integrationBranch,
-      baseBranch: ctx.defaultBranch,
-      issue: ctx.run.triggerIssue ?? 0,
-      repo: ctx.run.repo,
-    },
-    baseEnv: deps.baseEnv,
-    run: execRun,
-  });
-};
-
-const titleOf = (text: string): string => {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > maxTitle ? `${flat.slice(0, maxTitle - 1)}…` : flat;
-};
-
 /** Runs one integration review; returns how many new issues it filed (the next pass plans them). */
 export const runIntegrationReview = async (
   deps: Records & Workers & Clock & Log & Settings & Reviewers,
@@ -66,27 +38,18 @@ export const runIntegrationReview = async (
 ): Promise<number> => {
   const diff = await diffOf(deps, ctx);
   const openIssues = [...ctx.issues.values()].map((i) => ({ number: i.number, title: i.title }));
-  const prompt = buildIntegrationReviewPrompt({
-    milestone: ctx.run.milestoneTitle,
-    defaultBranch: ctx.defaultBranch,
-    integrationBranch: ctx.run.integrationBranch,
-    openIssues,
-    diff,
-    nonce: randomBytes(9).toString('hex'),
-  });
-  let answer: { text: string; reviewer: string } | undefined;
-  for (const { entry } of reviewerOrder(deps.config.roster, { name: 'blitz-bot', tool: 'custom' })) {
-    const got: ReviewerAttempt = await ask(deps, ctx, entry, prompt);
-    if (got.ok) {
-      answer = { text: got.text, reviewer: entry.name };
-      break;
-    }
-    deps.logger.warn(
-      { runId: ctx.run.id, reviewer: entry.name },
-      'integration reviewer failed, trying the next',
-    );
-  }
-  const parsed = answer ? parseIntegrationReview(answer.text) : undefined;
+  const answer = await askIntegrationReview(
+    {
+      roster: deps.config.roster,
+      timeoutSeconds: deps.config.reviewTimeoutSeconds,
+      ollamaHost: deps.fleet?.ollamaHost,
+      baseEnv: deps.baseEnv,
+      logger: deps.logger,
+    },
+    ctx.run,
+    { defaultBranch: ctx.defaultBranch, openIssues, diff },
+  );
+  const parsed = answer?.parsed;
   let filed = 0;
   if (parsed && (parsed.verdict === 'minor' || parsed.verdict === 'blocking')) {
     for (const f of parsed.findings) {
@@ -95,7 +58,7 @@ export const runIntegrationReview = async (
       if (!(await firstTime(deps, ctx, `integration:${text.replace(/\s+/g, ' ').trim().toLowerCase()}`)))
         continue;
       const issue = await ctx.forge.createIssue(ctx.repo, {
-        title: `Integration review: ${titleOf(text)}`,
+        title: `Integration review: ${oneLine(text, 80)}`,
         body: `Found by the integration review (${answer!.reviewer}) of \`${ctx.run.integrationBranch}\` during the blitz of ${ctx.run.milestoneTitle}:\n\n${text}`,
         milestone: ctx.run.milestoneNumber,
       });
