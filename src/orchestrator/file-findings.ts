@@ -5,20 +5,13 @@
 // decision buckets, like the fleet's, once per attempt. Worker text is data: it is quoted inert, and
 // an issue number it names counts only when it is an open issue of this milestone.
 
-import { markdownText } from '../dashboard/escape.ts';
+import { markdownText, oneLine } from '../dashboard/escape.ts';
 import { renderDecisionBuckets } from '../dashboard/uncertainties.ts';
 import type { IssueRef } from '../forges/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunCtx } from './context.ts';
 import type { Records } from './ports.ts';
 import { firstTime, postedKey } from './run-writer.ts';
-
-const maxTitle = 80;
-
-const titleOf = (text: string): string => {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > maxTitle ? `${flat.slice(0, maxTitle - 1)}…` : flat;
-};
 
 /** Issue numbers a bug line says it blocks ("blocks #12", "blocking #3 and #4"), among `open` only. */
 export const blockedNumbersOf = (bug: string, open: ReadonlySet<number>): number[] => {
@@ -66,7 +59,7 @@ export const fileReportedBugs = async (deps: Records, ctx: RunCtx): Promise<numb
       // Recorded before the issue is created: a crash in between loses a finding rather than filing it twice.
       if (!(await firstTime(deps, ctx, key))) continue;
       const issue = await ctx.forge.createIssue(ctx.repo, {
-        title: `Bug found during blitz: ${titleOf(bug)}`,
+        title: `Bug found during blitz: ${oneLine(bug, 80)}`,
         body: `Reported as out of scope by the worker on #${a.issue.number} (${a.rosterEntry}) during the blitz of ${ctx.run.milestoneTitle}:\n\n> ${markdownText(bug, 1000)}`,
         milestone: ctx.run.milestoneNumber,
       });
