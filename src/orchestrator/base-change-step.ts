@@ -6,39 +6,19 @@
 import type { IssueRef } from '../forges/types.ts';
 import {
   type BaseChange,
-  type BaseChangeView,
+  baseChangeMessage,
   baseChangeTell,
   maxBaseChangeFiles,
 } from '../plan/base-change.ts';
-import { issueAttempts } from '../plan/issue-progress.ts';
 import type { Action } from '../plan/snapshot.ts';
 import type { IssueKey } from '../plan/types.ts';
 import { filesOfHead, filesOfMerge } from '../runner/integration-git.ts';
-import type { AttemptRecord } from '../runner/types.ts';
 import { emptyFeedbackState } from '../ship/pr-feedback-forge.ts';
-import type { RunIssueRecord, RunProgress, TellMessage } from '../store/run-store.ts';
+import type { RunProgress } from '../store/run-store.ts';
 import type { RunCtx } from './context.ts';
 import { integrationGitOf } from './dispatch-attempt.ts';
 import type { Clock, Log, Records, Settings, Workers } from './ports.ts';
 import { setProgress } from './run-writer.ts';
-
-/** The planner's view: the kept merges, what each issue was compared with, when its work began. */
-export const baseChangeViewOf = (
-  progress: Pick<RunProgress, 'baseChanges' | 'baseChecked'>,
-  ctx: {
-    attempts: readonly AttemptRecord[];
-    rows: ReadonlyMap<string, Pick<RunIssueRecord, 'bouncedAfter'>>;
-  },
-  keys: readonly IssueKey[],
-): BaseChangeView | undefined => {
-  if (!progress.baseChanges?.length) return undefined;
-  const since: Record<IssueKey, string> = {};
-  for (const k of keys) {
-    const first = issueAttempts(ctx, k)[0];
-    if (first) since[k] = first.launchedAt;
-  }
-  return { changes: progress.baseChanges, checked: progress.baseChecked ?? {}, since };
-};
 
 /**
  * What a merge changed: read from the merge commit in the bot's integration clone (no forge request),
@@ -87,10 +67,6 @@ export const keepBaseChange = async (
   );
 };
 
-/** A tell's id: the bot's own are negative (people's are their intents' ids), one per newest merge. */
-const tellIdOf = (changes: readonly BaseChange[], sha: string): number =>
-  -(changes.findIndex((c) => c.sha === sha) + 1);
-
 /** The bot's own branch names (`m1/7-slug`): nothing else goes into a git refspec. */
 export const ownBranch = /^[A-Za-z0-9_][A-Za-z0-9._/-]*$/;
 
@@ -133,19 +109,8 @@ export const checkBaseChange = async (
     const out: Partial<RunProgress> = { baseChecked: { ...p.baseChecked, [a.issue]: checked } };
     if (!tell) return out;
     const state = p.prFeedback?.[a.issue] ?? emptyFeedbackState();
-    const id = tellIdOf(all, tell.shas.at(-1)!);
-    if (state.tells?.some((t) => t.id === id)) return out;
-    const commits = tell.shas.map((s) => s.slice(0, 7)).join(', ');
-    const message: TellMessage = {
-      id,
-      by: 'blitz-bot',
-      kind: 'base_change',
-      files: tell.files,
-      text: [
-        `The integration branch \`${branch}\` changed ${tell.files.length === 1 ? 'a file' : `${tell.files.length} files`} you changed too, under you (merge commit ${commits}): ${tell.files.length === 1 ? 'it is' : 'they are'} named in the block below.`,
-        'Merge it in (never rebase), resolve, run the checks, push: the runner has merged it into your branch already; `git diff --name-only --diff-filter=U` lists any file the merge left conflicted. Do not rebase, reset or force-push.',
-      ].join(' '),
-    };
+    const message = baseChangeMessage(all, tell, branch);
+    if (state.tells?.some((t) => t.id === message.id)) return out;
     return {
       ...out,
       prFeedback: { ...p.prFeedback, [a.issue]: { ...state, tells: [...(state.tells ?? []), message] } },

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type BaseChangeView, baseChangeChecks, baseChangesUnder, baseChangeTell } from './base-change.ts';
+import {
+  type BaseChangeView,
+  baseChangeChecks,
+  baseChangeMessage,
+  baseChangesUnder,
+  baseChangeTell,
+} from './base-change.ts';
 
 const a = 'o/r#1';
 const b = 'o/r#2';
@@ -47,5 +53,22 @@ describe('the integration branch moving under an open PR', () => {
       files: ['a.ts', 'c.ts'],
       shas: ['aaaaaaa1', 'ccccccc3'],
     });
+  });
+
+  it("tells the session once per newest merge under it, naming the branch and the merges' commits", () => {
+    const all = view().changes;
+    const one = baseChangeMessage(all, { files: ['a.ts'], shas: ['aaaaaaa1'] }, 'blitz/m1');
+    expect(one).toMatchObject({ id: -1, by: 'blitz-bot', kind: 'base_change', files: ['a.ts'] });
+    expect(one.text).toContain('The integration branch `blitz/m1` changed a file you changed too');
+    expect(one.text).toContain('(merge commit aaaaaaa): it is named');
+    const two = baseChangeMessage(
+      all,
+      { files: ['a.ts', 'c.ts'], shas: ['aaaaaaa1', 'ccccccc3'] },
+      'blitz/m1',
+    );
+    expect(two.id).toBe(-2);
+    expect(two.text).toContain(
+      'changed 2 files you changed too, under you (merge commit aaaaaaa, ccccccc): they are',
+    );
   });
 });

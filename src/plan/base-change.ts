@@ -83,3 +83,22 @@ export const baseChangeTell = (
   }
   return shas.length ? { files: [...files].sort(), shas } : undefined;
 };
+
+/**
+ * The bot's tell to the issue's session: one per newest merge under it (its id: the bot's own are
+ * negative, people's are their intents' ids), naming the branch and the merge commits.
+ */
+export const baseChangeMessage = (all: readonly BaseChange[], tell: BaseChangeTell, branch: string) => {
+  const commits = tell.shas.map((s) => s.slice(0, 7)).join(', ');
+  const one = tell.files.length === 1;
+  return {
+    id: -(all.findIndex((c) => c.sha === tell.shas.at(-1)) + 1),
+    by: 'blitz-bot',
+    kind: 'base_change' as const,
+    files: tell.files,
+    text: [
+      `The integration branch \`${branch}\` changed ${one ? 'a file' : `${tell.files.length} files`} you changed too, under you (merge commit ${commits}): ${one ? 'it is' : 'they are'} named in the block below.`,
+      'Merge it in (never rebase), resolve, run the checks, push: the runner has merged it into your branch already; `git diff --name-only --diff-filter=U` lists any file the merge left conflicted. Do not rebase, reset or force-push.',
+    ].join(' '),
+  };
+};

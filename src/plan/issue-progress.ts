@@ -2,12 +2,13 @@
 // planner's IssueProgress. State is derived from facts (a PR number, a merge sha, the latest
 // attempt's outcome), never kept as an edge-triggered flag, so a restart or a replayed event lands
 // in the same place.
+import type { BaseChange, BaseChangeView } from './base-change.ts';
 import { type ChargeableAttempt, issueUsage } from './issue-caps.ts';
 import type { AttemptRecord as PlanAttempt } from './routing.ts';
 import type { IssueProgress } from './snapshot.ts';
 import type { RunIssueState } from './states.ts';
 import type { Tier } from './tier.ts';
-import { issueKey } from './types.ts';
+import { type IssueKey, issueKey } from './types.ts';
 
 /** What the planner reads of one attempt in the ledger (runner/types.ts `AttemptRecord` is one). */
 export interface LedgerAttempt extends ChargeableAttempt {
@@ -195,3 +196,24 @@ export const inRunScope = (
   progress: derived.filter((p) => open.has(p.key) || p.state === 'closed'),
   abandoned: derived.filter((p) => !open.has(p.key) && p.state === 'working').map((p) => p.key),
 });
+
+/** The planner's view of the merges under work in progress: the kept merges, what each issue was compared with, when its work began. */
+export const baseChangeViewOf = (
+  progress: {
+    baseChanges?: readonly BaseChange[];
+    baseChecked?: Readonly<Record<IssueKey, readonly string[]>>;
+  },
+  ctx: {
+    attempts: readonly (LedgerAttempt & { launchedAt: string })[];
+    rows: ReadonlyMap<string, Pick<RunIssueRow, 'bouncedAfter'>>;
+  },
+  keys: readonly IssueKey[],
+): BaseChangeView | undefined => {
+  if (!progress.baseChanges?.length) return undefined;
+  const since: Record<IssueKey, string> = {};
+  for (const k of keys) {
+    const first = issueAttempts(ctx, k)[0];
+    if (first) since[k] = first.launchedAt;
+  }
+  return { changes: progress.baseChanges, checked: progress.baseChecked ?? {}, since };
+};
