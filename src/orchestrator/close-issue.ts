@@ -1,7 +1,8 @@
 // The one way any run kind closes an issue or an epic: read it first, and only an open one gets its
 // comment and is closed, so an issue the forge, a person or an earlier pass closed is left alone.
 import { type Forge, formatRepo, type IssueRef } from '../forges/types.ts';
-import { type IssueWrites, writeIssue } from './run-writer.ts';
+import type { RunIssueRecord } from '../store/run-store.ts';
+import { type IssueWrites, writeOutcome } from './run-writer.ts';
 
 export type ClosingForge = Pick<Forge, 'getIssue' | 'closeIssue'>;
 
@@ -28,15 +29,19 @@ export const closeEpic = (
   opts: { knownOpen?: boolean } = {},
 ): Promise<boolean> => closeWithComment(forge, ref, epicClosedText, opts);
 
-/** A run's issue (or epic) closes with its comment, if still open, and its row says closed. */
+/**
+ * A run's issue (or epic) closes with its comment, if still open, and its row (`row`, as the run read
+ * it) records the close.
+ */
 export const closeRunIssue = async (
   store: IssueWrites,
   runId: string,
   forge: ClosingForge,
   ref: IssueRef,
   text: string,
-  opts: { knownOpen?: boolean } = {},
+  opts: { knownOpen?: boolean; row?: Pick<RunIssueRecord, 'state'> | undefined } = {},
 ): Promise<void> => {
   await closeWithComment(forge, ref, text, opts);
-  await writeIssue(store, runId, formatRepo(ref.repo), ref.number, { state: 'closed' });
+  const at = { repo: formatRepo(ref.repo), number: ref.number };
+  await writeOutcome(store, runId, at, opts.row, { kind: 'closed' });
 };

@@ -48,7 +48,7 @@ import { repoCommandsOf } from './repo-settings.ts';
 import { rosterEntryFor } from './roster-entry.ts';
 import { runPageUrl } from './run-notice.ts';
 import { setRunState, stopRun } from './run-state.ts';
-import { firstTime, setProgress, writeIssue, writeRun } from './run-writer.ts';
+import { firstTime, setProgress, writeOutcome, writeRun } from './run-writer.ts';
 import { fileSmokeFinding } from './smoke-finding.ts';
 import { nudgeWithTells } from './tell-nudge.ts';
 
@@ -140,13 +140,14 @@ export const dispatchIssue = async (
     };
   };
   // The row and the job commit together; branch and worktree come back through the ledger.
-  const dispatched = { state: 'dispatched' as const, attempts: attemptNo };
+  const at = { repo: formatRepo(ref.repo), number: ref.number };
+  const dispatched = { kind: 'dispatched' as const, attempt: attemptNo };
   return dispatchAttempt(deps, {
     runId: ctx.run.id,
     issue: a.issue,
     attemptNo,
     job,
-    record: (w) => writeIssue(w, ctx.run.id, formatRepo(ref.repo), ref.number, dispatched),
+    record: (w) => writeOutcome(w, ctx.run.id, at, ctx.rows.get(a.issue), dispatched),
   });
 };
 
@@ -176,7 +177,8 @@ export const openIssuePr = async (
     title,
     solved,
     body,
-    state: 'pr_open',
+    lane: 'integration',
+    row: ctx.rows.get(key),
     ...(sha ? { progress: { sha, report } } : {}),
   });
   await reportQueued(deps, {
@@ -298,7 +300,7 @@ const review = async (
   a: Extract<Action, { type: 'review' }>,
 ) => {
   const ref = refOf(a.issue);
-  const repo = `${ref.repo.owner}/${ref.repo.name}`;
+  const at = { repo: formatRepo(ref.repo), number: ref.number };
   if (deps.review && ctx.issues.has(a.issue)) {
     const attempt = solvedOf(ctx, a.issue);
     // The PR as this call's feedback read saw it: the leg does not read it again, and a conversation
@@ -316,16 +318,14 @@ const review = async (
       reviewer: a.reviewer,
       runId: ctx.run.id,
     });
-    await writeIssue(deps.store, ctx.run.id, repo, ref.number, {
-      reviewPosted: r.posted,
-      state: r.posted ? 'reviewed' : 'pr_open',
-    });
+    const posted = { kind: r.posted ? 'reviewPosted' : 'reviewNotPosted' } as const;
+    await writeOutcome(deps.store, ctx.run.id, at, ctx.rows.get(a.issue), posted);
     if (r.posted) return keepReviewVerdict(deps, ctx.run.id, a.issue, r.summary ?? 'posted');
   }
   // No review module: the leg is skipped, and the dashboard says so; nothing claims a review happened.
   await keepReviewVerdict(deps, ctx.run.id, a.issue, 'skipped (no reviewer available)');
   await setProgress(deps, ctx, { reviewUnavailable: true });
-  await writeIssue(deps.store, ctx.run.id, repo, ref.number, { reviewPosted: true });
+  await writeOutcome(deps.store, ctx.run.id, at, ctx.rows.get(a.issue), { kind: 'reviewSkipped' });
 };
 
 const merge = async (
@@ -395,9 +395,9 @@ const merge = async (
   // The merge commit is the integration branch's new tip as the bot knows it: the next attempt jobs
   // carry it as their base sha (dispatchIssue).
   const mergedSha = m.sha ?? (await mergeCommitFound(deps, ctx, pr));
-  await writeIssue(deps.store, ctx.run.id, repo, ref.number, {
-    state: 'merged',
-    mergedSha: mergedSha ?? pr.head.sha,
+  await writeOutcome(deps.store, ctx.run.id, { repo, number: ref.number }, ctx.rows.get(a.issue), {
+    kind: 'merged',
+    sha: mergedSha ?? pr.head.sha,
   });
   await setProgress(deps, ctx, (p) => ({
     mergedSinceReview: (p.mergedSinceReview ?? 0) + 1,
@@ -481,7 +481,7 @@ const closeIssue = (deps: Records, ctx: RunCtx, key: IssueKey, epic: boolean) =>
   const text = epic
     ? epicClosedText
     : `Integrated into \`${ctx.run.integrationBranch}\` by merge commit ${row?.mergedSha ?? 'unknown'} (PR #${row?.prNumber ?? '?'}); the wave build is green.`;
-  return closeRunIssue(deps.store, ctx.run.id, ctx.forge, refOf(key), text, known);
+  return closeRunIssue(deps.store, ctx.run.id, ctx.forge, refOf(key), text, { ...known, row });
 };
 
 /** Comments on the run's trigger issue, once per content key (a repeat while its cause lasts posts nothing). */

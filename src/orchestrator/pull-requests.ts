@@ -23,7 +23,7 @@ import type { RunIssueRecord, RunStore } from '../store/run-store.ts';
 import { refOf } from './context.ts';
 import { cloneUrlOf } from './dispatch-attempt.ts';
 import type { Log, Settings, Workers } from './ports.ts';
-import { writeIssue } from './run-writer.ts';
+import { writeOutcome } from './run-writer.ts';
 
 export interface PrOrder {
   runId: string;
@@ -37,8 +37,10 @@ export interface PrOrder {
   body: string;
   /** The PR number the run recorded earlier, if any. */
   known?: number | undefined;
-  /** The row's state once the PR is recorded. */
-  state: 'pr_open' | 'shipping';
+  /** Where the PR goes: the run's integration branch, or the default branch (a plan run's XS ships). */
+  lane: 'integration' | 'xs';
+  /** The issue's row as the run read it (the fold decides its state from it), if it has one. */
+  row?: Pick<RunIssueRecord, 'state'> | undefined;
   /** The bot's first report on the head, sent with the open where the forge can (`opensWithProgress`). */
   progress?: { sha: string; report: ProgressReport } | undefined;
 }
@@ -83,10 +85,12 @@ export const openPr = async (
       },
       o.progress ? { progress: o.progress } : undefined,
     ));
-  const row = await writeIssue(deps.store, o.runId, formatRepo(ref.repo), ref.number, {
-    state: o.state,
-    prNumber: pr.ref.number,
+  const at = { repo: formatRepo(ref.repo), number: ref.number };
+  const row = await writeOutcome(deps.store, o.runId, at, o.row, {
+    kind: 'prOpened',
+    number: pr.ref.number,
     branch: o.solved.branch,
+    lane: o.lane,
   });
   return { pr, row };
 };

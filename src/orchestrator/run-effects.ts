@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { isAppError } from '../errors.ts';
+import { formatRepo } from '../forges/types.ts';
 import { blameStep } from '../plan/blame.ts';
 import { attemptCost, formatCost, priceTableOf, sumCosts } from '../plan/cost.ts';
 import { checksClaim, type GateCheck, verifiedBy } from '../plan/gate-checks.ts';
@@ -23,7 +24,7 @@ import { type Effects, refOf } from './perform.ts';
 import type { Announcer, Clock, Log, Records, Settings, Workers } from './ports.ts';
 import { milestonePrCi, milestonePrKey } from './pr-feedback.ts';
 import { commentOnTrigger, runNoticeOf, runPageUrl, sendRunNotice } from './run-notice.ts';
-import { firstTime, type GateResult, recordGateResult, setProgress, writeIssue } from './run-writer.ts';
+import { firstTime, type GateResult, recordGateResult, setProgress, writeOutcome } from './run-writer.ts';
 
 export interface EffectHooks {
   /** Runs work after this pass, tracked so idle() waits for it. */
@@ -183,17 +184,12 @@ export const createEffects = (
     const feedback = [`This issue was bounced: ${reason}.`, tail ? `Build output:\n${tail}` : '']
       .filter(Boolean)
       .join('\n');
-    await writeIssue(deps.store, ctx.run.id, `${ref.repo.owner}/${ref.repo.name}`, ref.number, {
-      state: 'bounced',
-      mergedSha: null,
-      prNumber: null,
-      reviewPosted: false,
-      lastError: feedback,
-      ...(mine.at(-1) ? { bouncedAfter: mine.at(-1)!.id } : {}),
-      // The redo is a new session: its conflicts get tries of their own.
-      conflictResumes: 0,
-      conflictResumeAt: null,
-      conflictResumeSentAt: null,
+    const at = { repo: formatRepo(ref.repo), number: ref.number };
+    const after = mine.at(-1)?.id;
+    await writeOutcome(deps.store, ctx.run.id, at, row, {
+      kind: 'bounced',
+      feedback,
+      ...(after !== undefined ? { after } : {}),
     });
     // The failure is dealt with: the merges still on the branch get a fresh build; the count of red builds stays.
     await setProgress(deps, ctx, ({ build }) => {

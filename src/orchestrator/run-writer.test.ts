@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../observability/logger.ts';
+import type { IssueOutcome } from '../plan/issue-outcomes.ts';
 import { isStaleRunWrite, type RunIssuePatch, type RunRecord } from '../store/run-store.ts';
 import { openSqliteRunStore } from '../store/sqlite-run-store.ts';
 import type { OrchestratorDeps, RunCtx } from './context.ts';
@@ -16,6 +17,7 @@ import {
   recordGateResult,
   setProgress,
   writeIssue,
+  writeOutcome,
   writeRun,
 } from './run-writer.ts';
 
@@ -250,9 +252,39 @@ describe('issue rows through the writer', () => {
     const direct = await store.upsertRunIssue('r1', 'acme/app', 1, bad).catch((e: unknown) => e);
     expect(direct).toMatchObject({ code: 'bad_request' });
     expect(await store.listRunIssues('r1')).toEqual([]);
-    const row = await writeIssue(store, 'r1', 'acme/app', 1, { state: 'coding' });
+    const at = { repo: 'acme/app', number: 1 };
+    const row = await writeOutcome(store, 'r1', at, undefined, { kind: 'phaseEntered', phase: 'coding' });
     expect(row.state).toBe('coding');
-    expect((await writeIssue(store, 'r1', 'acme/app', 1, { state: 'merged' })).state).toBe('merged');
+    expect((await writeOutcome(store, 'r1', at, row, { kind: 'merged', sha: 'abc' })).state).toBe('merged');
     await store.close();
   });
+});
+
+describe('an outcome never moves a merged or closed row back', () => {
+  // Each move back an executor step could write before the fold decided: the row keeps its state, and
+  // the outcome's fields are still recorded.
+  const back: [from: 'merged' | 'closed', outcome: IssueOutcome, kept: Record<string, unknown>][] = [
+    ['merged', { kind: 'dispatched', attempt: 3 }, { attempts: 3 }],
+    ['merged', { kind: 'prOpened', number: 9, branch: 'blitz/m1/1', lane: 'integration' }, { prNumber: 9 }],
+    ['merged', { kind: 'prOpened', number: 9, branch: 'blitz/m1/1', lane: 'xs' }, { prNumber: 9 }],
+    ['merged', { kind: 'reviewPosted' }, { reviewPosted: true }],
+    ['merged', { kind: 'reviewNotPosted' }, { reviewPosted: false }],
+    ['closed', { kind: 'merged', sha: 'def' }, { mergedSha: 'def' }],
+    ['closed', { kind: 'dispatched', attempt: 3 }, { attempts: 3 }],
+    ['closed', { kind: 'prOpened', number: 9, branch: 'blitz/m1/1', lane: 'integration' }, { prNumber: 9 }],
+    ['closed', { kind: 'reviewPosted' }, { reviewPosted: true }],
+  ];
+  for (const [from, outcome, kept] of back)
+    it(`${from} stays ${from} on ${outcome.kind}${'lane' in outcome ? ` (${outcome.lane})` : ''}`, async () => {
+      const store = await setup();
+      const at = { repo: 'acme/app', number: 1 };
+      const merged = await writeOutcome(store, 'r1', at, undefined, { kind: 'merged', sha: 'abc' });
+      const row =
+        from === 'merged' ? merged : await writeOutcome(store, 'r1', at, merged, { kind: 'closed' });
+      expect(row.state).toBe(from);
+      const after = await writeOutcome(store, 'r1', at, row, outcome);
+      expect(after).toMatchObject({ state: from, ...kept });
+      expect((await store.listRunIssues('r1')).map((r) => r.state)).toEqual([from]);
+      await store.close();
+    });
 });

@@ -4,10 +4,12 @@
 // under the run lock; background work (builds, smoke checks) never writes here: it records a result
 // row (recordGateResult) and asks for a pass, and the pass folds the rows in (foldResults).
 // A change of state must be an edge of the run state table (plan/states.ts): the writer refuses any
-// other (RunTransitionError), whoever computed it. Issue rows are written here too (writeIssue), each
-// state one of plan/states.ts's IssueRowState.
+// other (RunTransitionError), whoever computed it. Issue rows are written here too: a step's outcome
+// through writeOutcome (plan/issue-outcomes.ts decides the row's state from it), fields through
+// writeIssue, each state one of plan/states.ts's IssueRowState.
 import { createHash } from 'node:crypto';
 import { AppError } from '../errors.ts';
+import { type IssueOutcome, issuePatch } from '../plan/issue-outcomes.ts';
 import { canTransitionRun, isIssueRowState, type RunState } from '../plan/states.ts';
 import type {
   RunIssuePatch,
@@ -59,11 +61,11 @@ export const writeRun = async (
 /** Where an issue row is written: the run store, or one of its transactions (a dispatch's). */
 export type IssueWrites = Pick<RunStore, 'upsertRunIssue'>;
 
-/**
- * Writes one issue row of the run (created `ready` when missing), the one way every step does. A state
- * that is not an IssueRowState is refused (`bad_request`) and nothing is written.
- */
-export const writeIssue = (
+/** An issue row's fields a step writes itself: anything but its state, which only an outcome moves. */
+export type IssueFields = Omit<RunIssuePatch, 'state'>;
+
+/** The one write of an issue row (created `ready` when missing); a state outside IssueRowState is refused. */
+const writeRow = (
   w: IssueWrites,
   runId: string,
   repo: string,
@@ -79,6 +81,30 @@ export const writeIssue = (
     );
   return w.upsertRunIssue(runId, repo, number, patch);
 };
+
+/**
+ * Writes fields of one issue row of the run (created `ready` when missing), never its state (the type has
+ * none; a state that slips in anyway and is not an IssueRowState is refused, `bad_request`, nothing written).
+ */
+export const writeIssue = (
+  w: IssueWrites,
+  runId: string,
+  repo: string,
+  number: number,
+  fields: IssueFields,
+): Promise<RunIssueRecord> => writeRow(w, runId, repo, number, fields);
+
+/**
+ * Records what a step did to one issue: the fold (plan/issue-outcomes.ts) makes the row's patch from the
+ * outcome and the row as the step read it (undefined: none yet), so no step picks the row's state.
+ */
+export const writeOutcome = (
+  w: IssueWrites,
+  runId: string,
+  at: { repo: string; number: number },
+  row: Pick<RunIssueRecord, 'state'> | undefined,
+  outcome: IssueOutcome,
+): Promise<RunIssueRecord> => writeRow(w, runId, at.repo, at.number, issuePatch(row, outcome));
 
 /** Merges the fields `change` returns into the run's progress (nothing when it returns undefined). */
 export const writeProgress = (

@@ -89,6 +89,30 @@ export type IssueRowState = (typeof issueRowStates)[number];
 export const isIssueRowState = (s: string): s is IssueRowState =>
   (issueRowStates as readonly string[]).includes(s);
 
+/** The row states before a merge: the issue's way into the integration branch (or the XS lane's). */
+const beforeMerge: readonly IssueRowState[] = [
+  'ready',
+  'dispatched',
+  'working',
+  'pushed',
+  'pr_open',
+  'reviewed',
+  'shipping',
+];
+
+/**
+ * The issue-row moves that go back (every other move is allowed): a merged row never re-enters the
+ * pipeline before its merge (a bounce reverts the merge first), and a closed row is neither reopened
+ * into it nor merged again. plan/issue-outcomes.ts keeps the state where an outcome would take one.
+ */
+const issueRowNoWayBack: Partial<Record<IssueRowState, readonly IssueRowState[]>> = {
+  merged: beforeMerge,
+  closed: [...beforeMerge, 'merged'],
+};
+
+export const canTransitionIssue = (from: IssueRowState, to: IssueRowState): boolean =>
+  !(issueRowNoWayBack[from] ?? []).includes(to);
+
 /** States in which a worker holds a slot. */
 export const inFlightIssueStates: readonly RunIssueState[] = ['dispatched', 'working'];
 /** States between a pushed branch and a merge: the integration pipeline. */

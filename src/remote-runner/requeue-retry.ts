@@ -3,7 +3,7 @@
 // consumer or a remote one) may claim it. The job is the bot's stored job for that attempt with the
 // retry count raised and the failure fed back: nothing a runner reported chooses what runs or where.
 import type { Logger } from '../observability/logger.ts';
-import { writeIssue } from '../orchestrator/run-writer.ts';
+import { writeOutcome } from '../orchestrator/run-writer.ts';
 import type { Dispatcher } from '../queue/dispatcher.ts';
 import type { AttemptJob, AttemptLedger, AttemptRecord } from '../runner/types.ts';
 
@@ -42,9 +42,10 @@ export const createRetryRequeue =
         a.issue.repo.name === r.issue.repo.name,
     );
     const attemptNo = same.length + 1;
-    const repo = `${r.issue.repo.owner}/${r.issue.repo.name}`;
+    const at = { repo: `${r.issue.repo.owner}/${r.issue.repo.name}`, number: r.issue.number };
     const sent = await d.dispatcher.attempt(retryJobOf(r), attemptNo, (w) =>
-      writeIssue(w, r.runId, repo, r.issue.number, { state: 'dispatched', attempts: attemptNo }),
+      // No row is read: a retry follows an unsolved attempt, so its row is neither merged nor closed.
+      writeOutcome(w, r.runId, at, undefined, { kind: 'dispatched', attempt: attemptNo }),
     );
     if (sent)
       d.logger.info(

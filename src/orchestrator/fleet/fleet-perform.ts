@@ -19,7 +19,7 @@ import { keepReviewVerdict } from '../pr-feedback.ts';
 import { loadRepoConfig, repoCommandsOf } from '../repo-settings.ts';
 import { createReviewLeg } from '../review-leg.ts';
 import { issuesShippedOf, runNoticeOf, tellOnce } from '../run-notice.ts';
-import { writeIssue } from '../run-writer.ts';
+import { writeOutcome } from '../run-writer.ts';
 import { type FleetCtx, fleetReviewPorts } from './fleet-context.ts';
 import { updateFleet, updateTicket } from './fleet-state.ts';
 import { mergeTicket } from './merge-ticket.ts';
@@ -84,7 +84,8 @@ const review = async (
   if (r.verdict === undefined) return;
   await updateTicket(deps.store, ctx.run.id, a.issue, () => ({ review: r.verdict }));
   await keepReviewVerdict(deps, ctx.run.id, a.issue, r.summary ?? verdictStateWords(r.verdict));
-  await writeIssue(deps.store, ctx.run.id, name, ref.number, { reviewPosted: true, state: 'reviewed' });
+  const at = { repo: name, number: ref.number };
+  await writeOutcome(deps.store, ctx.run.id, at, ctx.rows.get(a.issue), { kind: 'reviewPosted' });
 };
 
 /** Merged and the ticket still open: close what the PR names (the ticket among them), once. */
@@ -106,6 +107,7 @@ const closeTicket = async (deps: Records & Log, ctx: FleetCtx, key: string) => {
     facts.forge,
     ref,
     `Closed by PR #${row?.prNumber ?? '?'}, merged as commit ${row?.mergedSha ?? 'unknown'}.`,
+    { row },
   );
 };
 

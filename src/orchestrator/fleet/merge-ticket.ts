@@ -13,7 +13,7 @@ import { refOf } from '../context.ts';
 import type { Log, Records, Workers } from '../ports.ts';
 import { cleanUpMerged, mergeStep } from '../pull-requests.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
-import { writeIssue } from '../run-writer.ts';
+import { writeIssue, writeOutcome } from '../run-writer.ts';
 import type { FleetCtx, RepoFacts } from './fleet-context.ts';
 import { fleetProgressOf, type TicketState, ticketOf, updateTicket } from './fleet-state.ts';
 
@@ -100,6 +100,13 @@ const errorOf = (output: unknown): string =>
     ? String(output.error)
     : 'no reason given';
 
+/** The ticket's PR is merged at `sha`: its row records it (the fold decides the row's state). */
+const recordMerged = async (deps: Records, ctx: FleetCtx, key: string, sha: string) => {
+  const ref = refOf(key);
+  const at = { repo: formatRepo(ref.repo), number: ref.number };
+  await writeOutcome(deps.store, ctx.run.id, at, ctx.rows.get(key), { kind: 'merged', sha });
+};
+
 const squash = async (
   deps: MergePorts,
   ctx: FleetCtx,
@@ -108,15 +115,11 @@ const squash = async (
   pr: PullRequest,
   attempt?: AttemptRecord,
 ) => {
-  const ref = refOf(key);
   const m = await mergeStep(facts.forge, pr, { method: 'squash', title: `${pr.title} (#${pr.ref.number})` });
   // Refused (the head or the base moved since we read it): the next pass reads the PR again.
   if (m.kind === 'mergeRefused') return;
   const sha = m.sha ?? pr.head.sha;
-  await writeIssue(deps.store, ctx.run.id, formatRepo(ref.repo), ref.number, {
-    state: 'merged',
-    mergedSha: sha,
-  });
+  await recordMerged(deps, ctx, key, sha);
   await patchTicket(deps, ctx, key, { note: undefined });
   await cleanUpMerged(deps, facts.forge, {
     repo: facts.repo,
@@ -209,10 +212,7 @@ export const mergeTicket = async (
         else facts.build = await readBuild(deps, ctx, key, attempt!);
         continue;
       case 'record_merged':
-        await writeIssue(deps.store, ctx.run.id, formatRepo(ref.repo), ref.number, {
-          state: 'merged',
-          mergedSha: s.sha,
-        });
+        await recordMerged(deps, ctx, key, s.sha);
         return;
       case 'note':
         return patchTicket(deps, ctx, key, { note: s.note });

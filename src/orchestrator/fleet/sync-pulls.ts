@@ -4,7 +4,7 @@
 import { formatRepo } from '../../forges/types.ts';
 import { refOf } from '../context.ts';
 import type { Records } from '../ports.ts';
-import { writeIssue } from '../run-writer.ts';
+import { writeOutcome } from '../run-writer.ts';
 import type { FleetCtx } from './fleet-context.ts';
 import { ticketOf, updateTicket } from './fleet-state.ts';
 
@@ -18,9 +18,9 @@ export const syncPulls = async (deps: Records, ctx: FleetCtx): Promise<boolean> 
     if (!facts) continue;
     const pr = await facts.forge.getPullRequest({ repo: facts.repo, number: row.prNumber });
     if (pr.merged) {
-      await writeIssue(deps.store, ctx.run.id, row.repo, row.number, {
-        state: 'merged',
-        mergedSha: pr.mergeCommitSha ?? pr.head.sha,
+      await writeOutcome(deps.store, ctx.run.id, row, row, {
+        kind: 'merged',
+        sha: pr.mergeCommitSha ?? pr.head.sha,
       });
       changed = true;
     } else if (pr.state === 'closed') {

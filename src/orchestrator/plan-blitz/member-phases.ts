@@ -1,7 +1,7 @@
 // The executor's primitives for one wave member's phases (sizing, planning, fixing, coding, then
 // reviewing or shipping; plan/plan-member.ts decides them) as run_issues rows, the attempts that serve
 // them, reading a pushed plan, and landing: the outcome written into the wave at once, plan branches dropped.
-import type { IssueRef } from '../../forges/types.ts';
+import { formatRepo, type IssueRef } from '../../forges/types.ts';
 import { sizeOf } from '../../plan/plan-labels.ts';
 import type { MemberPhase as Phase } from '../../plan/plan-member.ts';
 import type { WaveOutcome } from '../../plan/plan-progress.ts';
@@ -14,10 +14,9 @@ import type { AttemptRecord } from '../../runner/types.ts';
 import { refOf } from '../context.ts';
 import { dispatchAttempt } from '../dispatch-attempt.ts';
 import { rosterEntryFor } from '../roster-entry.ts';
-import { writeIssue } from '../run-writer.ts';
+import { writeIssue, writeOutcome } from '../run-writer.ts';
 import { attemptsOfIssue, type PlanCtx, savePlan, waveOf } from './plan-context.ts';
 
-const phases: readonly string[] = ['sizing', 'planning', 'fixing', 'coding'];
 const stepOf: Record<Exclude<Phase, 'coding'>, PlannerStep> = {
   sizing: 'size',
   planning: 'plan',
@@ -51,9 +50,11 @@ export const land = async (pc: PlanCtx, key: IssueKey, outcome: WaveOutcome): Pr
   w.outcomes[key] = { ...outcome, ...(title !== undefined && outcome.title === undefined ? { title } : {}) };
   delete w.answers[key];
   const ref = issueRef(key);
-  await writeIssue(pc.deps.store, pc.run.id, `${ref.repo.owner}/${ref.repo.name}`, ref.number, {
-    state: outcome.landing,
-    ...(outcome.note ? { lastError: outcome.note } : {}),
+  const at = { repo: formatRepo(ref.repo), number: ref.number };
+  await writeOutcome(pc.deps.store, pc.run.id, at, pc.rows.get(key), {
+    kind: 'landed',
+    landing: outcome.landing,
+    ...(outcome.note ? { note: outcome.note } : {}),
   });
   await savePlan(pc);
   // Only once the landing is saved: a step retried after a crash may still need to read the plan.
@@ -69,10 +70,12 @@ export const enterPhase = async (
 ) => {
   const issue = pc.issues.get(key)!;
   const last = attemptsOfIssue(pc, key).at(-1);
-  const row = await writeIssue(pc.deps.store, pc.run.id, repoOf(issue), issue.number, {
-    state: phase,
-    ...(phases.includes(phase) && last ? { bouncedAfter: last.id } : {}),
-    ...(feedback !== undefined ? { lastError: feedback } : {}),
+  const at = { repo: repoOf(issue), number: issue.number };
+  const row = await writeOutcome(pc.deps.store, pc.run.id, at, pc.rows.get(key), {
+    kind: 'phaseEntered',
+    phase,
+    ...(last ? { last: last.id } : {}),
+    ...(feedback !== undefined ? { feedback } : {}),
   });
   pc.rows.set(key, row);
 };

@@ -46,7 +46,8 @@ const ship = async (pc: PlanCtx, key: IssueKey, solved: AttemptRecord): Promise<
     solved,
     body: `Resolves #${issue.number}\n\nSize XS: shipped straight from plan-blitz wave ${waveOf(pc).index} by ${solved.rosterEntry}.`,
     known: pc.rows.get(key)?.prNumber,
-    state: 'shipping',
+    lane: 'xs',
+    row: pc.rows.get(key),
   });
   if (!row.reviewPosted && pc.deps.review) {
     // The leg asks the reviewer furthest from the worker's tool and provider first.
