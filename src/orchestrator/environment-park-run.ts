@@ -6,7 +6,7 @@ import type { EntryPark } from '../plan/entry-park.ts';
 import { parkSentence, type RunPark } from '../plan/environment-park.ts';
 import { maxSeen } from '../plan/park.ts';
 import { resumeCommandOf } from '../plan/resume-command.ts';
-import { parkPatch } from '../plan/run-patches.ts';
+import { parkPatch, probedParkPatch } from '../plan/run-patches.ts';
 import type { Action } from '../plan/snapshot.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
 import type { RunRecord } from '../store/run-store.ts';
@@ -25,7 +25,7 @@ const writePark = (
   deps: Records,
   runId: string,
   park: RunPark | undefined,
-  o: { seen?: string[]; state?: 'paused' | 'resume' } = {},
+  o: { seen?: string[]; run?: 'pause' | 'resume' } = {},
 ): Promise<RunRecord> => writeRun(deps.store, runId, (now) => parkPatch(now, park, o));
 
 /**
@@ -38,7 +38,7 @@ export const parkRun = async (
   a: { park: RunPark; seen: readonly string[]; notice: boolean },
 ): Promise<RunRecord> => {
   const seen = a.seen.length > 0 ? { seen: [...(run.progress.environmentSeen ?? []), ...a.seen] } : {};
-  const parked = await writePark(deps, run.id, a.park, { ...seen, state: 'paused' });
+  const parked = await writePark(deps, run.id, a.park, { ...seen, run: 'pause' });
   deps.logger.info({ runId: run.id, park: a.park }, a.notice ? 'run parked' : 'run still parked');
   if (!a.notice) return parked;
   const { first } = await markPosted(deps.store, run.id, `notice:parked:${a.park.since}`);
@@ -67,7 +67,7 @@ export const parkRun = async (
 
 /** `unpark`: the park lifts and the run goes on in the state it was paused from. */
 export const unparkRun = async (deps: Records & Log, run: RunRecord, reason: string) => {
-  const after = await writePark(deps, run.id, undefined, { state: 'resume' });
+  const after = await writePark(deps, run.id, undefined, { run: 'resume' });
   deps.logger.info({ runId: run.id, reason }, 'park lifted');
   return after;
 };
@@ -93,12 +93,12 @@ export const probeParkedRun = async (
       deps.logger.warn({ runId: run.id, attemptId: id, err }, 'interrupted attempt not resumed');
     }
   }
-  const probing = resumed > 0 ? { ...a.park, probingSince: deps.clock.now().toISOString() } : undefined;
   deps.logger.info(
     { runId: run.id, resumed },
     'parked run resumed: probing the endpoint with the interrupted sessions',
   );
-  return writePark(deps, run.id, probing, { state: 'resume' });
+  const at = deps.clock.now().toISOString();
+  return writeRun(deps.store, run.id, (now) => probedParkPatch(now, a.park, resumed, at));
 };
 
 /**

@@ -3,6 +3,7 @@
 // `review` asks for the review again on the integration branch as it is now; `accept-review` records
 // who accepted an unclear one, so readiness goes on. Either takes a run out of `review_unclear`.
 import type { Command } from '../commands/schema.ts';
+import { reviewSteerPatch } from '../plan/run-patches.ts';
 import { decideSteer, type ReviewVerdict, type SteerFacts } from '../plan/steer.ts';
 import type { RunProgress, RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
@@ -45,14 +46,8 @@ export const createReviewSteering = (deps: Records & Forges & Clock & Log, hooks
       const d = decideSteer({ name: 'blitz-review', action: cmd.action }, steerFacts(fresh));
       if (!d.ok) return d;
       const mark = { by: intent.sender, at: deps.clock.now().toISOString() };
-      await writeRun(deps.store, run.id, (now) => {
-        const review = now.progress.integrationReview;
-        const progress: RunProgress =
-          d.effect.type === 'accept_review' && review
-            ? { ...now.progress, integrationReview: { ...review, accepted: mark } }
-            : { ...now.progress, reviewRequested: mark };
-        return { progress, ...(now.state === 'review_unclear' ? { state: 'running' as const } : {}) };
-      });
+      const effect = d.effect.type === 'accept_review' ? 'accept_review' : 'rerun_review';
+      await writeRun(deps.store, run.id, (now) => reviewSteerPatch(now, effect, mark));
       return d;
     });
     deps.logger.info(

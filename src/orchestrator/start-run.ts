@@ -13,6 +13,7 @@ import { type Override, type Tool, tools } from '../plan/routing.ts';
 import { type RunControlStep, runControlOf } from '../plan/run-control.ts';
 import { startFailedPatch } from '../plan/run-patches.ts';
 import { runStateWords } from '../plan/state-words.ts';
+import { firstRunState } from '../plan/states.ts';
 import { slugify } from '../runner/branch-names.ts';
 import type { NewRun, RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
@@ -136,7 +137,7 @@ export const createRunOf = (
     forge: intent.forge,
     repo: intent.repo,
     ...(intent.issueNumber !== undefined ? { triggerIssue: intent.issueNumber } : {}),
-    state: 'planning',
+    state: firstRunState,
     ...run,
   });
 

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { RunRecord } from '../store/run-store.ts';
-import { awaitReviewPatch, blockPatch, stopPatch } from './run-patches.ts';
+import type { RunPark } from './environment-park.ts';
+import {
+  awaitReviewPatch,
+  blockPatch,
+  parkPatch,
+  probedParkPatch,
+  reviewSteerPatch,
+  stopPatch,
+} from './run-patches.ts';
 
 const run = (state: RunRecord['state'], progress: RunRecord['progress'] = {} as RunRecord['progress']) => ({
   state,
@@ -8,6 +16,14 @@ const run = (state: RunRecord['state'], progress: RunRecord['progress'] = {} as 
 });
 const refused = { kind: 'forge_refused', refusal: 'credentials', detail: 'Bad credentials' } as const;
 const since = '2026-12-07T10:00:00.000Z';
+const parkOf = (): RunPark => ({
+  kind: 'environment',
+  reason: 'model endpoint unreachable',
+  since,
+  failures: 1,
+  nextProbeAt: since,
+  interrupted: ['a1'],
+});
 
 describe('the run patches the executor writes', () => {
   it('a block moves a working run to blocked, and leaves a run the table does not let block where it is', () => {
@@ -32,6 +48,34 @@ describe('the run patches the executor writes', () => {
     expect(p).toMatchObject({
       state: 'paused',
       progress: { pausedFrom: 'gating', stopKind: 'budget_park', stopCause: { kind: 'budget_park' } },
+    });
+  });
+
+  it('a probe with sessions resumed keeps the park, probing since then; with none the park lifts', () => {
+    const park = parkPatch(run('gating'), parkOf(), { run: 'pause' });
+    expect(park).toMatchObject({ state: 'paused', progress: { pausedFrom: 'gating' } });
+    const parked = run('paused', park.progress!);
+    const probing = probedParkPatch(parked, parkOf(), 2, since);
+    expect(probing).toMatchObject({ state: 'gating', progress: { park: { probingSince: since } } });
+    const lifted = probedParkPatch(parked, parkOf(), 0, since);
+    expect(lifted.state).toBe('gating');
+    expect(lifted.progress).not.toHaveProperty('park');
+  });
+
+  it('a review asked again or accepted takes the run out of review_unclear, and nowhere else', () => {
+    const mark = { by: 'alice', at: since };
+    const review = { verdict: 'no_review', at: since, filed: 0 } as const;
+    const waiting = run('review_unclear', { integrationReview: review } as RunRecord['progress']);
+    expect(reviewSteerPatch(waiting, 'accept_review', mark)).toStrictEqual({
+      state: 'running',
+      progress: { integrationReview: { ...review, accepted: mark } },
+    });
+    expect(reviewSteerPatch(waiting, 'rerun_review', mark)).toStrictEqual({
+      state: 'running',
+      progress: { integrationReview: review, reviewRequested: mark },
+    });
+    expect(reviewSteerPatch(run('gating'), 'accept_review', mark)).toStrictEqual({
+      progress: { reviewRequested: mark },
     });
   });
 });

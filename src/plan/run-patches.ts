@@ -66,13 +66,13 @@ export const startFailedPatch = (now: Fresh, why: string): RunPatch => ({
 });
 
 /**
- * The run's park set (or lifted, `park` undefined) with the environment failures it has seen; `paused`
+ * The run's park set (or lifted, `park` undefined) with the environment failures it has seen; `pause`
  * pauses the run on it, `resume` lets a paused run go on where its pause came from.
  */
 export const parkPatch = (
   now: Fresh,
   park: RunPark | undefined,
-  o: { seen?: string[]; state?: 'paused' | 'resume' },
+  o: { seen?: string[]; run?: 'pause' | 'resume' },
 ): RunPatch => {
   // A lifted park takes its own words with it (a stop's since, or a hard blocker's, stay).
   const { park: _old, ...rest } = park ? now.progress : withoutReason(now.progress, 'park');
@@ -83,7 +83,32 @@ export const parkPatch = (
   // A budget stop the park took over is over with it.
   if (!park) delete progress.stopKind;
   // A blocked run stays blocked (the table has no blocked → paused): the park is kept beside it.
-  if (o.state === 'paused' && canTransitionRun(now.state, 'paused')) return pausePatch(now, progress);
-  if (o.state === 'resume' && now.state === 'paused') return resumePatch(now, progress);
+  if (o.run === 'pause' && canTransitionRun(now.state, 'paused')) return pausePatch(now, progress);
+  if (o.run === 'resume' && now.state === 'paused') return resumePatch(now, progress);
   return { progress };
+};
+
+/**
+ * `probe_park`, once the park's interrupted sessions were asked to resume (`resumed` of them, at `at`):
+ * with any, they probe the endpoint and the park says since when; with none, the park lifts. Either
+ * way a paused run goes on where its pause came from.
+ */
+export const probedParkPatch = (now: Fresh, park: RunPark, resumed: number, at: string): RunPatch =>
+  parkPatch(now, resumed > 0 ? { ...park, probingSince: at } : undefined, { run: 'resume' });
+
+/**
+ * `/blitz review` (asked again) or `/blitz accept-review` (the latest integration review accepted, when
+ * there is one): kept with who and when, and a run waiting on an unclear review goes on running.
+ */
+export const reviewSteerPatch = (
+  now: Fresh,
+  effect: 'rerun_review' | 'accept_review',
+  mark: { by: string; at: string },
+): RunPatch => {
+  const review = now.progress.integrationReview;
+  const progress =
+    effect === 'accept_review' && review
+      ? { ...now.progress, integrationReview: { ...review, accepted: mark } }
+      : { ...now.progress, reviewRequested: mark };
+  return { progress, ...(now.state === 'review_unclear' ? { state: 'running' } : {}) };
 };

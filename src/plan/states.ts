@@ -15,6 +15,9 @@ export const runStates = [
 ] as const;
 export type RunState = (typeof runStates)[number];
 
+/** Where every run starts. */
+export const firstRunState = 'planning' satisfies RunState;
+
 /** The states a run works in; a paused run remembers which one it left (`pausedFrom`). */
 export const activeRunStates: readonly RunState[] = [
   'planning',
