@@ -1,10 +1,13 @@
 // The layering rules of src/ that no type checker sees. The planner (src/plan) is pure: everything
 // it loads at run time, followed through every module it imports, imports no module that does IO (a
 // file, a process, a socket, a database, a forge client, a logger, a timer library). Type-only
-// imports are erased when it runs, so they are not followed.
+// imports are erased when it runs, so they are not followed. And the executor (src/orchestrator)
+// names no run or issue-row state it would write: src/plan decides those (run-patches.ts,
+// issue-outcomes.ts) and the executor writes what they return.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { issueRowStates, runStates } from '../../src/plan/states.ts';
 
 const src = resolve(import.meta.dirname, '../../src');
 
@@ -82,5 +85,62 @@ describe('src/plan does no IO', () => {
     expect(roots).toContain(join(src, 'plan', 'next-actions.ts'));
     const reached = ioReached(roots, (f) => readFileSync(f, 'utf8'), pureForPlan);
     expect(reached.map((chain) => chain.map((f) => (f.startsWith('/') ? relative(src, f) : f)))).toEqual([]);
+  });
+});
+
+/** A run state or an issue-row state, as a word the executor could write. */
+const stateWords = new Set<string>([...runStates, ...issueRowStates]);
+
+/**
+ * `state: …` in the executor whose expression names a run or issue-row state word (`state: 'merged'`,
+ * `state: ok ? 'reviewed' : 'pr_open'`, `{ state: 'running' as const }`), as `line: word`.
+ */
+const stateWordsAssigned = (text: string): string[] =>
+  text.split('\n').flatMap((line, i) =>
+    [...line.matchAll(/\bstate\??:\s*([^,;{}()]*)/g)].flatMap((m) =>
+      [...m[1]!.matchAll(/'(\w+)'/g)]
+        .map((w) => w[1]!)
+        .filter((w) => stateWords.has(w))
+        .map((w) => `${i + 1}: ${w}`),
+    ),
+  );
+
+/**
+ * Words that are not a run's or an issue row's state where they stand, each with why: a build's fact in
+ * the fleet's merge (plan/fleet-merge.ts BuildFact), a tracker issue's own state (open or closed).
+ */
+const notRowStates: Record<string, readonly string[]> = {
+  [join('fleet', 'merge-ticket.ts')]: ['done'],
+  'issue-cleanup.ts': ['closed'],
+};
+
+const orchestratorModules = (): string[] =>
+  readdirSync(join(src, 'orchestrator'), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.test.ts'))
+    .map((e) => join(e.parentPath, e.name));
+
+describe('src/orchestrator decides no state', () => {
+  it('finds a state word assigned plainly, by a condition or as a constant, and not a word of another kind', () => {
+    const text = [
+      "  await writeIssue(s, id, repo, n, { state: 'merged', mergedSha });",
+      "    state: r.posted ? 'reviewed' : 'pr_open',",
+      "  return { progress, ...(now.state === 'review_unclear' ? { state: 'running' as const } : {}) };",
+      "  state: 'failure',",
+      "  if (job?.state === 'queued') return { state: 'pending' };",
+    ].join('\n');
+    expect(stateWordsAssigned(text)).toEqual(['1: merged', '2: reviewed', '2: pr_open', '3: running']);
+  });
+
+  it('names no run or issue-row state outside src/plan', () => {
+    const files = orchestratorModules();
+    expect(files).toContain(join(src, 'orchestrator', 'perform.ts'));
+    const found = files.flatMap((f) => {
+      const name = relative(join(src, 'orchestrator'), f);
+      const allowed = notRowStates[name] ?? [];
+      return stateWordsAssigned(readFileSync(f, 'utf8'))
+        .filter((hit) => !allowed.includes(hit.split(': ')[1]!))
+        .map((hit) => `${name}:${hit}`);
+    });
+    expect(found).toEqual([]);
   });
 });
