@@ -237,6 +237,12 @@ export interface ProgressReport {
    * is news and always sent.
    */
   waiting?: boolean;
+  /**
+   * In progress while the worker does what the bot resumed it for (or is about to be resumed with):
+   * the report that resumed it said so already. Gitea, whose status says no more than a line, sends
+   * it only where the head's `blitz` status is not pending already (forges/gitea/statuses.ts).
+   */
+  working?: boolean;
 }
 
 export interface Review {

@@ -69,6 +69,25 @@ describe('progressReport', () => {
     for (const f of news) expect(progressReport(f, undefined)).not.toHaveProperty('waiting');
   });
 
+  it('says the worker is at work while it is live or about to be resumed, and only then', () => {
+    const working = [
+      facts({ kind: 'wait', why: 'the worker is addressing feedback' }, { worker: 'live' }),
+      facts(
+        { kind: 'wait', why: 'the worker is about to be resumed with feedback' },
+        { worker: 'resume_pending' },
+      ),
+    ];
+    for (const f of working)
+      expect(progressReport(f, undefined)).toMatchObject({ state: 'in_progress', working: true });
+    const not = [
+      facts({ kind: 'merge', why: 'CI green (1 check(s))' }, { worker: 'live' }),
+      facts({ kind: 'resume', parts: ['review'], why: 'a writer asked for changes' }),
+      facts({ kind: 'wait', why: 'waiting for CI: test', recheckAt: 1, on: 'ci' }),
+      facts({ kind: 'hold', why: 'CI timed out' }, { worker: 'live' }),
+    ];
+    for (const f of not) expect(progressReport(f, undefined)).not.toHaveProperty('working');
+  });
+
   it('a new PR’s check starts queued, with the status page', () => {
     expect(queuedReport('https://b/runs/r1')).toMatchObject({
       state: 'queued',

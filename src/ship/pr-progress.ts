@@ -54,12 +54,14 @@ export const progressReport = (facts: PrFacts, detailsUrl: string | undefined): 
     state === 'in_progress' &&
     facts.worker === 'idle' &&
     (d.kind === 'merge' || (d.kind === 'wait' && d.on === 'ci'));
+  const working = state === 'in_progress' && d.kind === 'wait' && facts.worker !== 'idle';
   return {
     state,
     title: title.slice(0, 200),
     summary: lines.join('\n'),
     ...(detailsUrl ? { detailsUrl } : {}),
     ...(waiting ? { waiting } : {}),
+    ...(working ? { working } : {}),
   };
 };
 

@@ -60,49 +60,47 @@ describe('statuses', () => {
     });
   });
 
-  it('sends no second `pending` when a queued head goes in progress only waiting; every later change is sent', async () => {
-    const report = (state: 'queued' | 'in_progress' | 'success', title: string) =>
-      h.forge.reportProgress!(app, sha, {
-        state,
-        title,
-        summary: '',
-        ...(title.includes('waiting') ? { waiting: true } : {}),
-      });
-    const blitz = () =>
-      checksOf(h.world)
-        .statuses.filter((s) => s.context === 'blitz')
-        .map((s) => [s.state, s.description]);
+  const blitzStatuses = () =>
+    checksOf(h.world)
+      .statuses.filter((s) => s.context === 'blitz')
+      .map((s) => [s.state, s.description]);
+  const report = (state: 'queued' | 'in_progress' | 'success', title: string, waiting = false) =>
+    h.forge.reportProgress!(app, sha, { state, title, summary: '', ...(waiting ? { waiting } : {}) });
+
+  it('sends nothing that only waits on a head with no status yet: a PR whose CI is in gets one status', async () => {
     await report('queued', 'queued: waiting for the review leg and the build');
-    await report('in_progress', 'CI green; waiting for the review leg');
-    expect(blitz()).toEqual([['pending', 'queued: waiting for the review leg and the build']]);
-    await report('in_progress', 'worker resumed: CI red');
+    await report('in_progress', 'CI pending', true);
+    await report('in_progress', 'CI green; waiting for the review leg', true);
+    expect(h.fake.count('repoCreateStatus')).toBe(0);
     await report('success', 'ready to merge');
-    expect(blitz()).toEqual([
-      ['pending', 'queued: waiting for the review leg and the build'],
-      ['pending', 'worker resumed: CI red'],
-      ['success', 'ready to merge'],
-    ]);
+    expect(blitzStatuses()).toEqual([['success', 'ready to merge']]);
+    expect(h.fake.count('repoCreateStatus')).toBe(1);
   });
 
-  it('sends the first in-progress report after queued when it is news (a worker resumed)', async () => {
-    await h.forge.reportProgress!(app, sha, {
-      state: 'queued',
-      title: 'queued: waiting for the review leg and the build',
-      summary: '',
-    });
+  it('sends news (a worker resumed) at once, and no pending that only waits after it', async () => {
+    await report('queued', 'queued: waiting for the review leg and the build');
+    await report('in_progress', 'worker resumed: conflict with blitz/m1');
     await h.forge.reportProgress!(app, sha, {
       state: 'in_progress',
-      title: 'worker resumed: CI red',
+      title: 'the worker is addressing feedback',
       summary: '',
+      working: true,
     });
-    expect(
-      checksOf(h.world)
-        .statuses.filter((s) => s.context === 'blitz')
-        .map((s) => [s.state, s.description]),
-    ).toEqual([
-      ['pending', 'queued: waiting for the review leg and the build'],
+    await report('in_progress', 'CI pending', true);
+    await report('in_progress', 'CI green; waiting for the merge', true);
+    expect(h.fake.count('repoCreateStatus')).toBe(1);
+    await report('in_progress', 'worker resumed: CI red');
+    await report('success', 'ready to merge');
+    // The merge was refused: back to waiting, which a person must see (success → pending).
+    await report('in_progress', 'CI green; waiting for the merge', true);
+    await report('in_progress', 'CI pending', true);
+    expect(blitzStatuses()).toEqual([
+      ['pending', 'worker resumed: conflict with blitz/m1'],
       ['pending', 'worker resumed: CI red'],
+      ['success', 'ready to merge'],
+      ['pending', 'CI green; waiting for the merge'],
     ]);
+    expect(h.fake.count('repoCreateStatus')).toBe(4);
   });
 
   it('a status on a commit that does not exist is not_found and records nothing', async () => {

@@ -2,7 +2,6 @@
 // CheckInfo, and the bot's own progress as the commit status `blitz`. Gitea sends no webhook for
 // statuses, so the bot polls this on its tick; it has no job logs to read.
 import { z } from 'zod';
-import { openingReports } from '../opening-reports.ts';
 import type { CheckConclusion, CheckInfo, ProgressReport, RepoRef } from '../types.ts';
 import { formatRepo } from '../types.ts';
 import type { GiteaClient } from './client.ts';
@@ -62,10 +61,21 @@ const giteaState: Record<ProgressReport['state'], string> = {
   neutral: 'warning',
 };
 
+/** Heads remembered at most (oldest first out). */
+const maxHeads = 2_000;
+
 export const statusOps = (client: GiteaClient) => {
-  // Gitea has one `pending` for queued and in progress: the first in-progress report after the opening
-  // one, only waiting on the legs it names, is not sent (opening-reports.ts).
-  const opening = openingReports();
+  // Gitea has one `pending` for queued and in progress, and a status says no more than its state and a
+  // line. A report that only waits, on the legs (queued, or `ProgressReport.waiting`: CI, the review
+  // leg, the merge) or on the worker the last report resumed (`working`), is not sent while the head's
+  // last `blitz` status is pending, nor while it has none: the PR's own CI status shows it waits, and
+  // the head's first status is then the gate's completion (a PR whose CI is in merges with one status,
+  // not three). News (a worker resumed, a change request, a hold) and every change of state are sent.
+  // Remembered per head and process, bounded: a restart forgets which heads are pending, which at worst
+  // sends one report more, or leaves a `success` whose merge was refused as the crash came standing
+  // until the next change of state.
+  const pending = new Set<string>();
+  const reported = new Set<string>();
   return {
     listChecks: async (repo: RepoRef, sha: string): Promise<CheckInfo[]> => {
       const combined = await client.json(GiteaCombinedStatus, {
@@ -79,20 +89,29 @@ export const statusOps = (client: GiteaClient) => {
 
     reportProgress: async (repo: RepoRef, sha: string, report: ProgressReport): Promise<undefined> => {
       const key = `${formatRepo(repo)}@${sha}`.toLowerCase();
-      if (!opening.send(key, report)) return undefined;
+      const state = giteaState[report.state];
+      const nothingNew =
+        report.state === 'queued' ||
+        (report.state === 'in_progress' && (report.waiting === true || report.working === true));
+      if (nothingNew && (pending.has(key) || !reported.has(key))) return undefined;
       await client.none({
         method: 'POST',
         path: `${repoPath(repo)}/statuses/${encodeURIComponent(sha)}`,
         body: {
           context: progressContext,
-          state: giteaState[report.state],
+          state,
           description: report.title.slice(0, maxDescriptionChars),
           ...(report.detailsUrl ? { target_url: report.detailsUrl } : {}),
         },
         what: `report progress on ${sha.slice(0, 7)} in ${formatRepo(repo)}`,
         needs: writeOn(repo),
       });
-      opening.sent(key, report.state);
+      pending.delete(key);
+      if (state === 'pending') pending.add(key);
+      if (pending.size > maxHeads) pending.delete(pending.values().next().value as string);
+      reported.delete(key);
+      reported.add(key);
+      if (reported.size > maxHeads) reported.delete(reported.values().next().value as string);
       return undefined;
     },
   };
