@@ -426,7 +426,10 @@ describe.each(['github', 'gitea'] as const)('a 20-issue milestone on %s, as a us
           .map((r) => {
             const q = String((r.body as { query?: unknown } | undefined)?.query ?? '');
             const op = /^\s*(?:query|mutation)\s+(\w+)/.exec(q)?.[1] ?? r.operationId ?? '';
-            return `${forge} ${r.status} ${r.method} ${op} ${r.path}\n`;
+            // The bot's own status: its state and line, to see which of them said something new.
+            const b = r.body as { context?: unknown; state?: unknown; description?: unknown } | undefined;
+            const said = b?.context === 'blitz' ? ` ${b.state}: ${b.description}` : '';
+            return `${forge} ${r.status} ${r.method} ${op} ${r.path}${said}\n`;
           })
           .join(''),
       );
