@@ -7,10 +7,8 @@ import { blockerReport } from '../../dashboard/blocker-reports.ts';
 import { planDryRun } from '../../dashboard/dry-run.ts';
 import { renderPlanDashboard } from '../../dashboard/plan-dashboard.ts';
 import { refusedWriteViewOf } from '../../forges/permission-view.ts';
-import { issueAttempts } from '../../plan/issue-progress.ts';
-import { conflictResumeState } from '../../plan/merge-conflict.ts';
+import { memberReadOf } from '../../plan/member-read.ts';
 import { parkViewOf } from '../../plan/park.ts';
-import { sizeOf } from '../../plan/plan-labels.ts';
 import {
   environmentWait,
   type MemberAnswer,
@@ -38,7 +36,7 @@ import { type HeldPass, keptBlockerOf, loadRunRepo, type RunRepo } from '../run-
 import { setRunState, stopRun as writeStop } from '../run-state.ts';
 import { keepWaitReason } from '../wait-reason.ts';
 import { performMemberStep } from './member-steps.ts';
-import { attemptsOfIssue, type PlanCtx, type PlanPorts, reloadPlan, savePlan } from './plan-context.ts';
+import { type PlanCtx, type PlanPorts, reloadPlan, savePlan } from './plan-context.ts';
 
 export interface PlanReconcileHooks extends Pick<ReconcileHooks, 'trusted'> {
   /** Hands the rendered dashboard to the run's sticky-comment coalescer. */
@@ -162,57 +160,11 @@ const mergeUnderWay = async (
   };
 };
 
-/** An XS's conflict resumes (its row), and whether the last one has not started on its host yet. */
-const conflictsOf = (
-  pc: PlanCtx,
-  key: IssueKey,
-  now: string,
-): Pick<MemberRead, 'conflictResumes' | 'conflictResume'> => {
-  const row = pc.rows.get(key);
-  if (!row?.conflictResumes) return {};
-  const latest = issueAttempts(pc, key).at(-1);
-  const resume =
-    latest &&
-    conflictResumeState({
-      launchedAt: latest.launchedAt,
-      ...(row.conflictResumeAt ? { resumeAt: row.conflictResumeAt } : {}),
-      ...(row.conflictResumeSentAt ? { sentAt: row.conflictResumeSentAt } : {}),
-      now,
-    });
-  return {
-    conflictResumes: row.conflictResumes,
-    ...(resume && resume !== 'started' ? { conflictResume: resume } : {}),
-  };
-};
-
-/** What the pass read about one wave member, for its step (plan/plan-member.ts). */
+/** What the pass read about one wave member, for its step: the store's and, for a merge under way, the forge's. */
 const memberRead = async (pc: PlanCtx, key: IssueKey, now: string): Promise<MemberRead> => {
-  const issue = pc.issues.get(key);
-  const row = pc.rows.get(key);
-  const size = issue && sizeOf(issue);
-  const state = row?.state ?? 'queued';
   const answer = currentWave(pc.plan)?.answers[key];
-  const merge = state === 'shipping' ? await mergeUnderWay(pc, answer) : undefined;
-  return {
-    key,
-    open: issue !== undefined,
-    ...(size ? { size } : {}),
-    state,
-    attempts: issueAttempts(pc, key).map((a) => ({
-      id: a.id,
-      retry: a.job.retry,
-      ...(a.outcome ? { outcome: a.outcome } : {}),
-      ...(a.failureSummary ? { failureSummary: a.failureSummary } : {}),
-      ...(a.endedAt ? { endedAt: a.endedAt } : {}),
-    })),
-    now,
-    dispatches: row?.attempts ?? 0,
-    firstTries: attemptsOfIssue(pc, key).filter((a) => a.job.retry === 0).length,
-    ...(state === 'fixing' && row?.lastError !== undefined ? { findings: row.lastError } : {}),
-    ...(answer ? { answer } : {}),
-    ...(merge ? { merge } : {}),
-    ...conflictsOf(pc, key, now),
-  };
+  const merge = pc.rows.get(key)?.state === 'shipping' ? await mergeUnderWay(pc, answer) : undefined;
+  return memberReadOf(pc, key, now, answer, merge);
 };
 
 const report = (pc: PlanCtx, key: string, text: string) => reportOnce(pc.deps, pc, key, text);
