@@ -21,13 +21,15 @@ export const RESET_GRACE_SECONDS = 30;
  * What kind of environment failure parked a run or a roster entry: what the planner matches on (a
  * limit asks the budget probe; the words for people are made from it, `causeWords`).
  */
-export type EnvironmentCause =
-  | 'endpoint_unreachable'
-  | 'endpoint_overloaded'
-  | 'provider_limit'
-  | 'disk_full'
-  | 'tool_missing'
-  | 'other';
+export const environmentCauses = [
+  'endpoint_unreachable',
+  'endpoint_overloaded',
+  'provider_limit',
+  'disk_full',
+  'tool_missing',
+  'other',
+] as const;
+export type EnvironmentCause = (typeof environmentCauses)[number];
 
 /** The words a person reads for a cause. */
 export const causeWords: Record<EnvironmentCause, string> = {
@@ -86,7 +88,7 @@ export interface EnvironmentFailure {
   cause?: EnvironmentCause;
   at: Date;
   attemptId: string;
-  /** ISO, from the attempt's summary (resetAtOfSummary). */
+  /** ISO, from the attempt's typed cause (`failureCause.resetAt`). */
   resetAt?: string;
 }
 

@@ -173,12 +173,14 @@ describe('parkViewOf', () => {
   const outage = {
     outcome: 'environment_failure' as const,
     failureSummary: 'Environment failure: model endpoint unreachable.',
+    failureCause: { kind: 'environment' as const, cause: 'endpoint_unreachable' as const },
   };
 
-  it('names the fresh environment failures of each issue’s latest attempt, not one seen or superseded or not the worker’s own words', () => {
+  it('names the fresh environment failures of each issue’s latest attempt, not one seen or superseded or without a cause', () => {
     const limit = {
       outcome: 'environment_failure' as const,
       failureSummary: `Environment failure: provider limit reached (resets at ${plus(3600)}).`,
+      failureCause: { kind: 'environment' as const, cause: 'provider_limit' as const, resetAt: plus(3600) },
     };
     const attempts = [
       attempt('a1', 1, outage), // superseded by a2
@@ -207,6 +209,40 @@ describe('parkViewOf', () => {
     expect(v).toMatchObject({ now: t0, policy: defaultEnvironmentBackoff, answered: false });
     expect(v).not.toHaveProperty('current');
     expect(v).not.toHaveProperty('probeAllows');
+  });
+
+  it('matches on the typed cause, never on the summary’s words', () => {
+    const attempts = [
+      // Words that name no environment failure, a cause that does: it parks, with the cause's reset time.
+      attempt('a1', 1, {
+        outcome: 'environment_failure',
+        failureSummary: 'The provider said no more today.',
+        failureCause: { kind: 'environment', cause: 'provider_limit', resetAt: plus(7200) },
+      }),
+      // The old sentence, no cause (a row from before causes were typed, or a remote runner's words).
+      attempt('b1', 2, {
+        outcome: 'environment_failure',
+        failureSummary: `Environment failure: provider limit reached (resets at ${plus(3600)}).`,
+      }),
+      // A missing agent CLI blocks the run (tool-blocker.ts); it does not park it.
+      attempt('c1', 3, {
+        outcome: 'environment_failure',
+        failureSummary: 'Environment failure: model endpoint unreachable.',
+        failureCause: { kind: 'missing_tool' },
+      }),
+    ];
+    const v = parkViewOf({ now: t0 }, run('running'), attempts, undefined);
+    expect(v.failures).toEqual([
+      {
+        attemptId: 'a1',
+        seen: `a1@${plus(5)}`,
+        reason: 'provider limit reached',
+        cause: 'provider_limit',
+        resetAt: plus(7200),
+        issue: attemptKey(attempts[0]!),
+        entry: attempts[0]!.rosterEntry,
+      },
+    ]);
   });
 
   it('a probing park is answered once an interrupted attempt ended otherwise than on the outage', () => {

@@ -5,8 +5,7 @@
 // stopped the run on its park is a park too. Pure: `parkViewOf` makes the planner's `ParkView` from the
 // run and its attempts, `parkActions` decides; the orchestrator applies the actions
 // (orchestrator/environment-park-run.ts).
-import { causeOfSummary, environmentProblem, resetAtOfSummary } from '../runner/failure-class.ts';
-import type { AttemptRecord } from '../runner/types.ts';
+import type { AttemptRecord, FailureCause } from '../runner/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { ProbeAnswer } from './budget.ts';
 import {
@@ -22,6 +21,7 @@ import {
   causeWords,
   defaultEnvironmentBackoff,
   type EnvironmentBackoff,
+  type EnvironmentCause,
   type EnvironmentPark,
   MAX_RESET_WAIT_SECONDS,
   parkOnEnvironmentFailure,
@@ -44,16 +44,17 @@ export const latestOfEachIssue = (attempts: readonly AttemptRecord[]): Map<strin
   return latest;
 };
 
-/** What failed, in the words of the supervisor's `Environment failure: …` summary. */
-const reasonOf = (a: AttemptRecord): string => {
-  const summary = a.failureSummary ?? '';
-  return (
-    environmentProblem(summary) ??
-    // The whole first line but a reset time's tail: a full disk's names its host and path.
-    /Environment failure: (.+?)(?: \(resets at [^)]*\))?\.?$/m.exec(summary)?.[1]?.trim() ??
-    causeWords.other
-  );
-};
+/**
+ * What failed, in words for people: the first line of the attempt's `Environment failure: …` summary
+ * (a full disk's names its host and path), else the cause's own words. Nothing decides on them.
+ */
+const reasonOf = (a: AttemptRecord, cause: EnvironmentCause): string =>
+  /^Environment failure: (.+?)(?: \(resets at [^)]*\))?\.?$/m.exec(a.failureSummary ?? '')?.[1]?.trim() ??
+  causeWords[cause];
+
+/** The environment cause of an attempt that ended on one (parks), or undefined (a missing tool blocks instead). */
+const environmentOf = (a: AttemptRecord): Extract<FailureCause, { kind: 'environment' }> | undefined =>
+  a.outcome === 'environment_failure' && a.failureCause?.kind === 'environment' ? a.failureCause : undefined;
 
 /** The endpoint the attempt's roster entry (as its job carried it) sends its requests to. */
 const endpointOfAttempt = (a: AttemptRecord): string | undefined =>
@@ -100,27 +101,22 @@ export const parkViewOf = (
   const p = run.progress;
   const seen = new Set(p.environmentSeen ?? []);
   const latest = [...latestOfEachIssue(attempts).values()];
-  const failures = latest
-    .filter(
-      (a) =>
-        a.outcome === 'environment_failure' &&
-        !seen.has(seenKey(a)) &&
-        (a.failureSummary ?? '').startsWith('Environment failure:'),
-    )
-    .map((a) => {
-      const resetAt = resetAtOfSummary(a.failureSummary);
-      const cause = causeOfSummary(a.failureSummary);
-      return {
+  const failures = latest.flatMap((a) => {
+    const env = environmentOf(a);
+    if (!env || seen.has(seenKey(a))) return [];
+    return [
+      {
         attemptId: a.id,
         seen: seenKey(a),
-        reason: reasonOf(a),
-        ...(cause ? { cause } : {}),
-        ...(resetAt ? { resetAt } : {}),
+        reason: reasonOf(a, env.cause),
+        cause: env.cause,
+        ...(env.resetAt ? { resetAt: env.resetAt } : {}),
         issue: attemptKey(a),
         entry: a.rosterEntry,
         ...(endpointOfAttempt(a) ? { endpoint: endpointOfAttempt(a) } : {}),
-      };
-    });
+      },
+    ];
+  });
   const interrupted = (p.park?.interrupted ?? []).map((id) => attempts.find((x) => x.id === id));
   const answered = interrupted.some((a) => a?.outcome !== undefined && a.outcome !== 'environment_failure');
   // A session a probe can resume: still the latest of its issue, and still ended on the outage.

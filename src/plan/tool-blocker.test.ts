@@ -104,6 +104,7 @@ const miss = (id: string, n: number, over: Partial<AttemptRecord> = {}) =>
   attempt(id, n, {
     outcome: 'environment_failure',
     failureSummary: 'Roster entry sonnet: command "/opt/agents/claude" was not found on this host.',
+    failureCause: { kind: 'missing_tool' },
     endedAt: '2026-12-01T10:00:01.000Z',
     ...over,
   });
@@ -139,8 +140,27 @@ describe('the missing agent CLI as the planner sees it (missingToolViewOf)', () 
   });
 
   it('is nothing for other environment failures or a worker that printed "command not found"', () => {
-    const outage = miss('a', 1, { failureSummary: 'Environment failure: model endpoint unreachable.' });
-    const worker = miss('b', 2, { failureSummary: 'Environment failure: agent binary missing.' });
+    const outage = miss('a', 1, {
+      failureSummary: 'Environment failure: model endpoint unreachable.',
+      failureCause: { kind: 'environment', cause: 'endpoint_unreachable' },
+    });
+    const worker = miss('b', 2, {
+      failureSummary: 'Environment failure: agent binary missing.',
+      failureCause: { kind: 'environment', cause: 'tool_missing' },
+    });
     expect(at('2026-12-01T10:05:00.000Z', [outage, worker])).toBeUndefined();
+  });
+
+  it('matches on the typed cause, never on the summary’s words', () => {
+    // The runner's own sentence without a cause (a row from before causes were typed): no blocker.
+    const worded = miss('a', 1, { failureCause: undefined });
+    expect(at('2026-12-01T10:05:00.000Z', [worded])).toBeUndefined();
+    // Any words, the cause typed: blocked.
+    const typed = miss('b', 2, { failureSummary: 'The CLI is not there.' });
+    expect(at('2026-12-01T10:05:00.000Z', [worded, typed])).toMatchObject({
+      cause: { kind: 'missing_tool', tool: '/opt/agents/claude' },
+      issue: 'o/r#2',
+      failures: 1,
+    });
   });
 });

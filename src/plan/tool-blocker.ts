@@ -5,7 +5,6 @@
 // The runner checks for the tool before it makes anything, so a probe is cheap; once a probe attempt
 // runs past the first wait or ends any other way, the tool is there and the kept blocker is lifted.
 // Pure: `missingToolViewOf` reads the run's attempts into the planner's view, `toolBlockerActions` decides.
-import { isToolMissing } from '../runner/failure-class.ts';
 import { commandFor } from '../runner/tools/index.ts';
 import { placeholdersOf } from '../runner/tools/placeholders.ts';
 import type { AttemptRecord } from '../runner/types.ts';
@@ -15,8 +14,9 @@ import { attemptKey } from './issue-progress.ts';
 import type { Action, MissingToolView, RunSnapshot } from './snapshot.ts';
 import type { RunState } from './states.ts';
 
+/** The attempt ended on its agent CLI missing, as its end was classified (`failureCause`), not as worded. */
 const missed = (a: AttemptRecord): boolean =>
-  a.outcome === 'environment_failure' && isToolMissing(a.failureSummary);
+  a.outcome === 'environment_failure' && a.failureCause?.kind === 'missing_tool';
 
 /** The command the attempt's roster entry starts (its argv[0]), from the bot's own copy of the job. */
 const binaryOf = (a: AttemptRecord): string => {
@@ -40,7 +40,7 @@ const causeOf = (a: AttemptRecord): MissingToolView['cause'] => ({
 });
 
 /**
- * The missing agent CLI of the run at `now`, if any (runner/failure-class.ts `isToolMissing`): an issue
+ * The missing agent CLI of the run at `now`, if any (the attempts' `failureCause`): an issue
  * whose latest attempt met it, or whose probe attempt (the next one) is still within its first wait.
  * Undefined once a probe ran past that or ended otherwise. The most recent miss names the tool and host.
  */

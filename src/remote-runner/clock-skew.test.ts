@@ -25,11 +25,14 @@ describe('a runner’s clock against the bot’s', () => {
       launchedAt: '2026-01-01T11:50:00.000Z',
       startedAt: '2026-01-01T11:49:00.000Z',
       endedAt: '2026-01-01T11:55:00.000Z',
+      failureCause: { kind: 'environment', cause: 'provider_limit', resetAt: '2026-01-01T13:50:00.000Z' },
     } as AttemptResult;
     expect(resultOnBotClock(r, -600_000)).toMatchObject({
       launchedAt: '2026-01-01T12:00:00.000Z',
       startedAt: '2026-01-01T11:59:00.000Z',
       endedAt: '2026-01-01T12:05:00.000Z',
+      // The reset time the runner read off its tool, against its own clock.
+      failureCause: { kind: 'environment', cause: 'provider_limit', resetAt: '2026-01-01T14:00:00.000Z' },
     });
     expect(resultOnBotClock(r, undefined)).toBe(r);
     // A request's travel time is no offset.

@@ -48,6 +48,10 @@ export const resultOnBotClock = (r: AttemptResult, skewMs: number | undefined): 
         launchedAt: onBotClock(r.launchedAt, skewMs),
         startedAt: onBotClock(r.startedAt, skewMs),
         ...(r.endedAt !== undefined ? { endedAt: onBotClock(r.endedAt, skewMs) } : {}),
+        // A reset time the runner read off its tool's output, relative to its own clock.
+        ...(r.failureCause?.kind === 'environment' && r.failureCause.resetAt !== undefined
+          ? { failureCause: { ...r.failureCause, resetAt: onBotClock(r.failureCause.resetAt, skewMs) } }
+          : {}),
       }
     : r;
 

@@ -4,7 +4,7 @@
 // schema is strict, so a key the bot does not know is refused rather than ignored.
 import { z } from 'zod';
 import { modelNameSchema, sessionIdSchema } from '../runner/agent-output.ts';
-import { type AttemptRecord, outcomeSchema, repoRefSchema } from '../runner/types.ts';
+import { type AttemptRecord, failureCauseSchema, outcomeSchema, repoRefSchema } from '../runner/types.ts';
 import { runnerAdvertSchema } from '../store/runner-tokens.ts';
 
 export { runnerAdvertSchema };
@@ -72,6 +72,12 @@ export const attemptResultSchema = z
     nudges: z.number().int().min(0),
     tokens,
     failureSummary: z.string().optional(),
+    /**
+     * Why an environment failure ended the attempt, as the runner's own classification typed it: a kind
+     * or cause outside the closed sets, or a reset time that is not an ISO instant, refuses the report.
+     * The planner bounds how far ahead a reset time may move a park (plan/environment-park.ts).
+     */
+    failureCause: failureCauseSchema.optional(),
     /** The tail of the worker's log for a failed attempt (the hub keeps its last LOG_EXCERPT_CHARS). */
     logExcerpt: z.string().max(LOG_EXCERPT_MAX_REPORTED).optional(),
     survived: z.object({ unpushedCommits: z.number(), dirtyFiles: z.number() }).strict().optional(),
@@ -128,6 +134,7 @@ export const attemptResultFields = [
   'nudges',
   'tokens',
   'failureSummary',
+  'failureCause',
   'logExcerpt',
   'survived',
   'conflictFiles',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyExit, environmentProblem, isToolMissing, liveEnvironmentProblem } from './failure-class.ts';
+import { classifyExit, environmentCause, liveEnvironmentCause } from './failure-class.ts';
 import { machineLimit } from './machine.ts';
 import { BUSY_CPU_MS, stallCheck } from './stall.ts';
 
@@ -29,13 +29,13 @@ const geminiDown = (attempt: number) =>
 describe('gemini outages', () => {
   const init = '{"type":"init","session_id":"11111111-2222-4333-8444-555555555555","model":"m"}';
   it('are seen live once its retries of a failed fetch repeat, stacks and all', () => {
-    expect(liveEnvironmentProblem([init, geminiDown(1), geminiDown(2)].join('\n'))).toBeUndefined();
-    expect(liveEnvironmentProblem([init, geminiDown(1), geminiDown(2), geminiDown(3)].join('\n'))).toBe(
-      'model endpoint unreachable',
+    expect(liveEnvironmentCause([init, geminiDown(1), geminiDown(2)].join('\n'))).toBeUndefined();
+    expect(liveEnvironmentCause([init, geminiDown(1), geminiDown(2), geminiDown(3)].join('\n'))).toBe(
+      'endpoint_unreachable',
     );
     const answered = '{"type":"message","role":"assistant","content":"working","delta":true}';
     expect(
-      liveEnvironmentProblem([geminiDown(1), geminiDown(2), geminiDown(3), answered].join('\n')),
+      liveEnvironmentCause([geminiDown(1), geminiDown(2), geminiDown(3), answered].join('\n')),
     ).toBeUndefined();
   });
 
@@ -84,74 +84,74 @@ const qwenRetry = (attempt: number, error: string) =>
 describe('gemini and qwen limits and outages', () => {
   it("see a spent quota at gemini's first retry, its stack and fields after it", () => {
     const init = '{"type":"init","session_id":"11111111-2222-4333-8444-555555555555","model":"m"}';
-    expect(liveEnvironmentProblem([init, geminiLimit(1)].join('\n'))).toBe('provider limit reached');
+    expect(liveEnvironmentCause([init, geminiLimit(1)].join('\n'))).toBe('provider_limit');
     expect(
-      liveEnvironmentProblem(
+      liveEnvironmentCause(
         [init, geminiLimit(1), "[STARTUP] Cannot measure phase 'cleanup_ops'", geminiLimit(2)].join('\n'),
       ),
-    ).toBe('provider limit reached');
+    ).toBe('provider_limit');
   });
 
   it("see a spent quota at qwen's first retry line, and an outage once its retries repeat", () => {
     const init = '{"type":"system","subtype":"init","session_id":"s-1","qwen_code_version":"0.24.4"}';
     const limit = '429 You exceeded your current quota, please check your plan and billing details.';
-    expect(liveEnvironmentProblem([init, qwenRetry(1, limit)].join('\n'))).toBe('provider limit reached');
+    expect(liveEnvironmentCause([init, qwenRetry(1, limit)].join('\n'))).toBe('provider_limit');
     const down = 'Connection error. (cause: fetch failed)';
-    expect(liveEnvironmentProblem([init, qwenRetry(1, down), qwenRetry(2, down)].join('\n'))).toBeUndefined();
+    expect(liveEnvironmentCause([init, qwenRetry(1, down), qwenRetry(2, down)].join('\n'))).toBeUndefined();
     expect(
-      liveEnvironmentProblem([init, qwenRetry(1, down), qwenRetry(2, down), qwenRetry(3, down)].join('\n')),
-    ).toBe('model endpoint unreachable');
+      liveEnvironmentCause([init, qwenRetry(1, down), qwenRetry(2, down), qwenRetry(3, down)].join('\n')),
+    ).toBe('endpoint_unreachable');
     const answered = JSON.stringify({ type: 'assistant', session_id: 's-1', message: { content: [] } });
-    expect(liveEnvironmentProblem([init, qwenRetry(1, limit), answered].join('\n'))).toBeUndefined();
+    expect(liveEnvironmentCause([init, qwenRetry(1, limit), answered].join('\n'))).toBeUndefined();
   });
 });
 
-describe('liveEnvironmentProblem', () => {
+describe('liveEnvironmentCause', () => {
   it('sees codex reconnecting, claude retrying and opencode failing to connect, once they repeat', () => {
     const start = '{"type":"thread.started","thread_id":"t-1"}\n{"type":"turn.started"}';
-    expect(liveEnvironmentProblem(`${start}\n${codexDown}\n${codexDown}`)).toBeUndefined();
-    expect(liveEnvironmentProblem(`${start}\n${codexDown}\n${codexDown}\n${codexDown}\n`)).toBe(
-      'model endpoint unreachable',
+    expect(liveEnvironmentCause(`${start}\n${codexDown}\n${codexDown}`)).toBeUndefined();
+    expect(liveEnvironmentCause(`${start}\n${codexDown}\n${codexDown}\n${codexDown}\n`)).toBe(
+      'endpoint_unreachable',
     );
-    expect(liveEnvironmentProblem([1, 2, 3, 4].map((a) => claudeRetry(a)).join('\n'))).toBeUndefined();
-    expect(liveEnvironmentProblem([1, 2, 3, 4, 5].map((a) => claudeRetry(a)).join('\n'))).toBe(
-      'model endpoint unreachable',
+    expect(liveEnvironmentCause([1, 2, 3, 4].map((a) => claudeRetry(a)).join('\n'))).toBeUndefined();
+    expect(liveEnvironmentCause([1, 2, 3, 4, 5].map((a) => claudeRetry(a)).join('\n'))).toBe(
+      'endpoint_unreachable',
     );
-    expect(liveEnvironmentProblem([opencodeDown, opencodeDown, opencodeDown].join('\n'))).toBe(
-      'model endpoint unreachable',
+    expect(liveEnvironmentCause([opencodeDown, opencodeDown, opencodeDown].join('\n'))).toBe(
+      'endpoint_unreachable',
     );
   });
 
   it('names what claude kept retrying on: a rate limit, an overload, or no answer at all', () => {
     const retries = (status: number | null) => [1, 2, 3, 4, 5].map((a) => claudeRetry(a, status)).join('\n');
-    expect(liveEnvironmentProblem(retries(429))).toBe('provider limit reached');
-    expect(liveEnvironmentProblem(retries(529))).toBe('model endpoint overloaded');
-    expect(liveEnvironmentProblem(retries(null))).toBe('model endpoint unreachable');
+    expect(liveEnvironmentCause(retries(429))).toBe('provider_limit');
+    expect(liveEnvironmentCause(retries(529))).toBe('endpoint_overloaded');
+    expect(liveEnvironmentCause(retries(null))).toBe('endpoint_unreachable');
   });
 
   it('lets a worker that got an answer after retrying go on', () => {
     const answered = '{"type":"item.completed","item":{"type":"agent_message","text":"working"}}';
-    expect(liveEnvironmentProblem([codexDown, codexDown, codexDown, answered].join('\n'))).toBeUndefined();
+    expect(liveEnvironmentCause([codexDown, codexDown, codexDown, answered].join('\n'))).toBeUndefined();
   });
 
   it("ends at once on a spend limit, and never on the same words in a command's output", () => {
     expect(
-      liveEnvironmentProblem(
+      liveEnvironmentCause(
         '{"type":"error","message":"You\'ve hit your usage limit. Try again at 3:00 PM."}',
       ),
-    ).toBe('provider limit reached');
+    ).toBe('provider_limit');
     const inOutput = JSON.stringify({
       type: 'item.completed',
       item: { type: 'command_execution', aggregated_output: `${codexDown.repeat(3)} usage limit reached` },
     });
-    expect(liveEnvironmentProblem(inOutput)).toBeUndefined();
+    expect(liveEnvironmentCause(inOutput)).toBeUndefined();
     expect(
-      liveEnvironmentProblem(
+      liveEnvironmentCause(
         'timestamp=2026-12-01T08:01:56.710Z level=ERROR message="stream error" error.error="AI_APICallError: You exceeded your current quota"',
       ),
-    ).toBe('provider limit reached');
+    ).toBe('provider_limit');
     expect(
-      liveEnvironmentProblem(`${codexDown}\n${codexDown}\nplain test output ECONNREFUSED`),
+      liveEnvironmentCause(`${codexDown}\n${codexDown}\nplain test output ECONNREFUSED`),
     ).toBeUndefined();
   });
 });
@@ -172,21 +172,22 @@ describe('classifyExit', () => {
     expect(r).toEqual({
       outcome: 'environment_failure',
       summary: 'Environment failure: model endpoint unreachable.',
+      cause: { kind: 'environment', cause: 'endpoint_unreachable' },
     });
-    expect(environmentProblem('Error: 529 {"type":"overloaded_error"}')).toBe('model endpoint overloaded');
-    expect(environmentProblem('write failed: ENOSPC')).toBe('disk full');
+    expect(environmentCause('Error: 529 {"type":"overloaded_error"}')).toBe('endpoint_overloaded');
+    expect(environmentCause('write failed: ENOSPC')).toBe('disk_full');
     expect(
-      environmentProblem(
+      environmentCause(
         '{"type":"error","error":{"data":{"message":"Cannot connect to API: Unable to connect."}}}',
       ),
-    ).toBe('model endpoint unreachable');
-    expect(environmentProblem('Credit balance is too low')).toBe('provider limit reached');
+    ).toBe('endpoint_unreachable');
+    expect(environmentCause('Credit balance is too low')).toBe('provider_limit');
     // codex 0.171 on an OpenAI `insufficient_quota` answer:
     expect(
-      environmentProblem(
+      environmentCause(
         '{"type":"turn.failed","error":{"message":"Quota exceeded. Check your plan and billing details."}}',
       ),
-    ).toBe('provider limit reached');
+    ).toBe('provider_limit');
   });
 
   it('does not call a task error an environment failure', () => {
@@ -252,22 +253,30 @@ describe('machineLimit', () => {
   });
 });
 
-describe('isToolMissing', () => {
-  it('reads the runner’s own check and the wrapper’s spawn error as a missing agent CLI, and nothing a worker printed', () => {
+describe('the cause of a missing agent CLI', () => {
+  it('is the wrapper’s spawn error, typed, and nothing a worker printed', () => {
     const spawned = classifyExit({ exitCode: 127, branchMoved: false, logTail: '', spawnError: 'ENOENT' });
-    expect(isToolMissing(spawned.summary)).toBe(true);
-    expect(isToolMissing('Roster entry sonnet: command "claude" was not found on this host.')).toBe(true);
+    expect(spawned).toEqual({
+      outcome: 'environment_failure',
+      summary: 'Agent binary missing or not runnable (ENOENT).',
+      cause: { kind: 'missing_tool' },
+    });
     // A tool the agent itself ran, missing: the worker's own business, not a blocked run.
     const worker = classifyExit({
       exitCode: 1,
       branchMoved: false,
       logTail: 'bash: pnpm: command not found',
     });
-    expect(isToolMissing(worker.summary)).toBe(false);
     // …and no environment failure either: it is charged like any failure, so three of them hold the
     // issue and ask a person, instead of a dispatch every pass that nobody is charged for.
     expect(worker.outcome).toBe('unsolved');
-    expect(isToolMissing('Environment failure: model endpoint unreachable.')).toBe(false);
-    expect(isToolMissing(undefined)).toBe(false);
+    expect(worker.cause).toBeUndefined();
+    // The wrapper saying it could not start, in the log: an environment failure that parks.
+    const gone = classifyExit({
+      exitCode: 1,
+      branchMoved: false,
+      logTail: 'blitz-runner: could not start x',
+    });
+    expect(gone.cause).toEqual({ kind: 'environment', cause: 'tool_missing' });
   });
 });

@@ -1,9 +1,9 @@
 // Classifies how an attempt ended (seed 003). An environment failure — the model endpoint down,
 // the binary missing, the disk full — is the host's fault: the run parks and nobody is charged.
 import { z } from 'zod';
-import type { EnvironmentCause } from '../plan/environment-park.ts';
+import { causeWords, type EnvironmentCause } from '../plan/environment-park.ts';
 import { limitResetFrom } from './limit-reset.ts';
-import type { AttemptOutcome } from './types.ts';
+import type { AttemptOutcome, FailureCause } from './types.ts';
 
 /** Spend and plan limits as claude, codex and the provider APIs word them. */
 const limitPattern =
@@ -29,66 +29,36 @@ export interface DiskPlace {
 export const diskFullSummary = (at: DiskPlace): string =>
   `Environment failure: disk full on ${at.host} at ${at.path}.`;
 
-const environmentPatterns: { pattern: RegExp; what: string; cause: EnvironmentCause }[] = [
+/** What a worker's log says failed, as a cause; its words for people are `causeWords[cause]`. */
+const environmentPatterns: { pattern: RegExp; cause: EnvironmentCause }[] = [
   {
     pattern: /API Error[^\n]{0,80}(connect|refused|reset|timed? ?out|network|socket|overloaded|5\d\d)/i,
-    what: 'model endpoint unreachable',
     cause: 'endpoint_unreachable',
   },
   {
     pattern: /\bECONNREFUSED\b|\bECONNRESET\b|\bENOTFOUND\b|\bEAI_AGAIN\b|\bETIMEDOUT\b/,
-    what: 'model endpoint unreachable',
     cause: 'endpoint_unreachable',
   },
   // opencode's APIError; codex's reconnect loop; gemini's and qwen's retries of a failed fetch.
   {
     pattern:
       /Cannot connect to API|Reconnecting\.\.\. waiting for network|Retrying with backoff[^\n]{0,120}fetch failed|\bfetch failed\b[^\n]{0,40}(?:sending request|ECONNREFUSED|other side closed)/,
-    what: 'model endpoint unreachable',
     cause: 'endpoint_unreachable',
   },
   {
     pattern:
       /\b(?:overloaded_error|Overloaded)\b|\b5(?:00|02|03|04|29)\b[^\n]{0,40}(?:overloaded|unavailable|bad gateway|server error)/i,
-    what: 'model endpoint overloaded',
     cause: 'endpoint_overloaded',
   },
-  { pattern: limitPattern, what: 'provider limit reached', cause: 'provider_limit' },
-  { pattern: diskFullPattern, what: 'disk full', cause: 'disk_full' },
+  { pattern: limitPattern, cause: 'provider_limit' },
+  { pattern: diskFullPattern, cause: 'disk_full' },
   {
     pattern: /blitz-runner: could not start|\bENOENT\b[^\n]{0,40}spawn/i,
-    what: 'agent binary missing',
     cause: 'tool_missing',
   },
 ];
 
-/**
- * True for an attempt whose agent CLI could not be found or started: the runner's own check before it
- * starts (`command "…" was not found`), or the worker wrapper's spawn error (ENOENT). Nothing but
- * installing the tool cures it (plan/tool-blocker.ts blocks the run on it). A log that merely
- * says "command not found" may be a tool the agent itself ran, so it is not read as this.
- */
-export const isToolMissing = (summary: string | undefined): boolean =>
-  /^Agent binary missing or not runnable|: command "[^"]*" was not found on this host/.test(summary ?? '');
-
-/**
- * The kind of environment failure an attempt's summary (written by `classifyExit`, so this file knows
- * its shape) records; undefined for a summary that is not an environment failure's.
- */
-export const causeOfSummary = (summary: string | undefined): EnvironmentCause | undefined => {
-  const s = summary ?? '';
-  const head = 'Environment failure: ';
-  if (!s.startsWith(head)) return undefined;
-  // classifyExit writes the pattern's `what` right after the head (a full disk's names its place after it).
-  const what = s.slice(head.length);
-  return environmentPatterns.find((p) => what.startsWith(p.what))?.cause ?? 'other';
-};
-
-/** The environment problem named in a log tail, if any. */
-export const environmentProblem = (logTail: string): string | undefined =>
-  environmentPatterns.find((p) => p.pattern.test(logTail))?.what;
-
-/** The kind of environment problem a log tail (or an attempt's summary) names, for the planner to match on. */
+/** The kind of environment problem a log tail names, if any. */
 export const environmentCause = (text: string): EnvironmentCause | undefined =>
   environmentPatterns.find((p) => p.pattern.test(text))?.cause;
 
@@ -110,19 +80,11 @@ export interface ExitFacts {
 
 export interface ExitClass {
   outcome: AttemptOutcome;
+  /** Words for people. */
   summary: string;
-  /** When a provider limit lifts, as the tool said (ISO); only on a limit's environment failure. */
-  resetAt?: string;
+  /** Why an environment failure ended it (with a limit's reset time, as the tool said): what the planner matches on. */
+  cause?: FailureCause;
 }
-
-/** The summary's ` (resets at <ISO>)` tail: how a reset time travels with the attempt's summary. */
-const resetTail = (iso: string): string => ` (resets at ${iso})`;
-
-/** The reset time a summary written by classifyExit carries, or undefined. */
-export const resetAtOfSummary = (summary: string | undefined): string | undefined => {
-  const m = /\(resets at (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{3})?Z)\)/.exec(summary ?? '');
-  return m && !Number.isNaN(Date.parse(m[1]!)) ? m[1] : undefined;
-};
 
 export const lastLines = (text: string, n: number): string => text.split('\n').slice(-n).join('\n');
 
@@ -134,22 +96,27 @@ export const classifyExit = (f: ExitFacts): ExitClass => {
     return {
       outcome: 'environment_failure',
       summary: `Agent binary missing or not runnable (${f.spawnError}).`,
+      cause: { kind: 'missing_tool' },
     };
   if (f.timedOut) return { outcome: 'unsolved', summary: 'Timed out and was stopped.' };
-  const env = environmentProblem(lastLines(f.logTail, 60));
-  if (env && (f.exitCode !== 0 || !f.branchMoved)) {
+  const cause = environmentCause(lastLines(f.logTail, 60));
+  if (cause && (f.exitCode !== 0 || !f.branchMoved)) {
+    if (cause === 'disk_full' && f.disk)
+      return {
+        outcome: 'environment_failure',
+        summary: diskFullSummary(f.disk),
+        cause: { kind: 'environment', cause },
+      };
     const reset =
-      env === 'provider limit reached' && f.now
+      cause === 'provider_limit' && f.now
         ? limitResetFrom(f.logTail, { now: f.now, ...(f.timeZone ? { timeZone: f.timeZone } : {}) })
         : undefined;
-    if (env === 'disk full' && f.disk)
-      return { outcome: 'environment_failure', summary: diskFullSummary(f.disk) };
-    if (!reset) return { outcome: 'environment_failure', summary: `Environment failure: ${env}.` };
-    const resetAt = reset.resetAt.toISOString();
+    const resetAt = reset?.resetAt.toISOString();
+    // A person reads the reset time in the summary too; the park takes it from the cause.
     return {
       outcome: 'environment_failure',
-      summary: `Environment failure: ${env}${resetTail(resetAt)}.`,
-      resetAt,
+      summary: `Environment failure: ${causeWords[cause]}${resetAt ? ` (resets at ${resetAt})` : ''}.`,
+      cause: { kind: 'environment', cause, ...(resetAt ? { resetAt } : {}) },
     };
   }
   const tail = lastLines(f.logTail.trim(), 15);
@@ -192,7 +159,7 @@ const retryNote = /^Retrying provider attempt\b|^\[STARTUP\] /;
 const systemRetry = z.looseObject({ type: z.literal('system'), subtype: z.literal('retry') });
 
 /**
- * An environment problem a still-running worker is stuck on, read from the end of its log: the
+ * The kind of environment problem a still-running worker is stuck on, read from the end of its log: the
  * CLIs retry an unreachable endpoint for minutes (codex forever) while printing one line per try.
  * Only the CLI's own top-level events count (claude `api_retry`, codex `error`, opencode's
  * `--print-logs` error lines, gemini's "Attempt N failed. Retrying with backoff…" lines and their
@@ -200,7 +167,7 @@ const systemRetry = z.looseObject({ type: z.literal('system'), subtype: z.litera
  * last thing in the log: a worker that got an answer after a retry is working again. A spend limit
  * ends the attempt at once.
  */
-export const liveEnvironmentProblem = (logTail: string): string | undefined => {
+export const liveEnvironmentCause = (logTail: string): EnvironmentCause | undefined => {
   const lines = logTail.split('\n').filter((l) => l.trim());
   let codexRetries = 0;
   let opencodeRetries = 0;
@@ -210,20 +177,20 @@ export const liveEnvironmentProblem = (logTail: string): string | undefined => {
   let claudeStatus: number | null | undefined;
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i]!.trim();
-    if (/^timestamp=\S+ level=ERROR /.test(line) && limitPattern.test(line)) return 'provider limit reached';
+    if (/^timestamp=\S+ level=ERROR /.test(line) && limitPattern.test(line)) return 'provider_limit';
     if (opencodeDown.test(line)) {
       opencodeRetries++;
       continue;
     }
     if (line.startsWith('timestamp=') && / level=(?:WARN|INFO|DEBUG) /.test(line)) continue;
     if (geminiRetry.test(line)) {
-      if (limitPattern.test(line)) return 'provider limit reached';
+      if (limitPattern.test(line)) return 'provider_limit';
       if (!geminiDown.test(line)) break;
       geminiRetries++;
       continue;
     }
     if (qwenRetry.test(line)) {
-      if (limitPattern.test(line)) return 'provider limit reached';
+      if (limitPattern.test(line)) return 'provider_limit';
       if (!qwenDown.test(line)) break;
       qwenRetries++;
       continue;
@@ -238,7 +205,7 @@ export const liveEnvironmentProblem = (logTail: string): string | undefined => {
     if (systemRetry.safeParse(ev).success) continue;
     const retry = retryEvent.safeParse(ev);
     if (retry.success) {
-      if (retry.data.error_status === 429 && limitPattern.test(line)) return 'provider limit reached';
+      if (retry.data.error_status === 429 && limitPattern.test(line)) return 'provider_limit';
       if (retry.data.attempt > claudeAttempt) {
         claudeAttempt = retry.data.attempt;
         claudeStatus = retry.data.error_status;
@@ -247,7 +214,7 @@ export const liveEnvironmentProblem = (logTail: string): string | undefined => {
     }
     const err = errorEvent.safeParse(ev);
     if (!err.success) break;
-    if (limitPattern.test(line)) return 'provider limit reached';
+    if (limitPattern.test(line)) return 'provider_limit';
     if (/Reconnecting\.\.\./.test(line)) {
       codexRetries++;
       continue;
@@ -255,9 +222,9 @@ export const liveEnvironmentProblem = (logTail: string): string | undefined => {
     break;
   }
   if (claudeAttempt >= CLAUDE_RETRY_DOWN) {
-    if (claudeStatus === 429) return 'provider limit reached';
-    if (claudeStatus === 529) return 'model endpoint overloaded';
-    return 'model endpoint unreachable';
+    if (claudeStatus === 429) return 'provider_limit';
+    if (claudeStatus === 529) return 'endpoint_overloaded';
+    return 'endpoint_unreachable';
   }
   if (
     codexRetries >= LIVE_RETRIES_DOWN ||
@@ -265,6 +232,6 @@ export const liveEnvironmentProblem = (logTail: string): string | undefined => {
     geminiRetries >= LIVE_RETRIES_DOWN ||
     qwenRetries >= LIVE_RETRIES_DOWN
   )
-    return 'model endpoint unreachable';
+    return 'endpoint_unreachable';
   return undefined;
 };

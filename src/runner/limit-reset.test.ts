@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyExit, environmentProblem, resetAtOfSummary } from './failure-class.ts';
+import { classifyExit, environmentCause } from './failure-class.ts';
 import { limitResetFrom, readDuration, zonedTime } from './limit-reset.ts';
 
 const now = new Date('2026-12-01T11:00:00.000Z');
@@ -80,20 +80,20 @@ describe('limitResetFrom: each tool’s own words', () => {
 describe('classifyExit reports the reset time of a provider limit', () => {
   const limitLog = `{"type":"result","is_error":true,"result":"Claude AI usage limit reached|${epoch('2026-12-01T15:00:00Z')}"}`;
 
-  it('in the summary and as a field, when the caller gives the time', () => {
+  it('in the summary and in the typed cause, when the caller gives the time', () => {
     const r = classifyExit({ exitCode: 1, branchMoved: false, logTail: limitLog, now });
     expect(r).toEqual({
       outcome: 'environment_failure',
       summary: 'Environment failure: provider limit reached (resets at 2026-12-01T15:00:00.000Z).',
-      resetAt: '2026-12-01T15:00:00.000Z',
+      cause: { kind: 'environment', cause: 'provider_limit', resetAt: '2026-12-01T15:00:00.000Z' },
     });
-    expect(resetAtOfSummary(r.summary)).toBe('2026-12-01T15:00:00.000Z');
   });
 
   it('leaves the summary as before without a time, or for an outage', () => {
     expect(classifyExit({ exitCode: 1, branchMoved: false, logTail: limitLog })).toEqual({
       outcome: 'environment_failure',
       summary: 'Environment failure: provider limit reached.',
+      cause: { kind: 'environment', cause: 'provider_limit' },
     });
     const down = classifyExit({
       exitCode: 1,
@@ -101,9 +101,8 @@ describe('classifyExit reports the reset time of a provider limit', () => {
       logTail: 'API Error: Connection refused',
       now,
     });
-    expect(down.resetAt).toBeUndefined();
-    expect(resetAtOfSummary(down.summary)).toBeUndefined();
-    expect(resetAtOfSummary('resets at tomorrow')).toBeUndefined();
+    expect(down.cause).toEqual({ kind: 'environment', cause: 'endpoint_unreachable' });
+    expect(down.summary).toBe('Environment failure: model endpoint unreachable.');
   });
 
   it('knows claude’s newer limit wordings as provider limits', () => {
@@ -113,7 +112,7 @@ describe('classifyExit reports the reset time of a provider limit', () => {
       '5-hour limit reached ∙ resets 2am',
       'Claude AI usage limit reached|1796130000',
     ]) {
-      expect(environmentProblem(text), text).toBe('provider limit reached');
+      expect(environmentCause(text), text).toBe('provider_limit');
     }
   });
 });

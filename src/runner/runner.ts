@@ -30,6 +30,7 @@ import {
   type Clock,
   type EventSink,
   expectedBaseSha,
+  type FailureCause,
   type GateJob,
   type RunnerJob,
   runnerJobSchema,
@@ -434,6 +435,8 @@ export class Runner {
     };
     await this.d.ledger.create(record);
     let created: { repoDir: string; path: string } | undefined;
+    // The roster entry's own command is not on this host (not git or another tool the setup runs).
+    let agentMissing = false;
     try {
       mkdirSync(dir, { recursive: true });
       const probe = commandFor(
@@ -443,6 +446,7 @@ export class Runner {
       );
       const bin = probe?.argv[0] ?? '';
       if (!findExecutable(bin, this.d.baseEnv.PATH)) {
+        agentMissing = true;
         throw new AppError(
           'tool_missing',
           `Roster entry ${job.entry.name}: command "${bin}" was not found on this host.`,
@@ -529,9 +533,16 @@ export class Runner {
       const full = isDiskFull(message)
         ? diskFullSummary({ host: this.d.host ?? hostname(), path: dir })
         : undefined;
+      // The agent CLI not found here blocks the run until it is installed (plan/tool-blocker.ts).
+      const cause: FailureCause | undefined = agentMissing
+        ? { kind: 'missing_tool' }
+        : full
+          ? { kind: 'environment', cause: 'disk_full' }
+          : undefined;
       const failed = await this.d.ledger.update(id, {
         outcome,
         failureSummary: full ?? message,
+        ...(outcome === 'environment_failure' && cause ? { failureCause: cause } : {}),
         endedAt: this.d.clock.now().toISOString(),
       });
       this.d.logger.warn(

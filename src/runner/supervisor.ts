@@ -21,6 +21,7 @@ import { z } from 'zod';
 import { isAppError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { decideExit, decideStopped } from '../plan/attempt-exit.ts';
+import { causeWords } from '../plan/environment-park.ts';
 import {
   parsePermissionDenials,
   parseReportedModel,
@@ -35,7 +36,7 @@ import {
   type DiskPlace,
   diskFullSummary,
   isDiskFull,
-  liveEnvironmentProblem,
+  liveEnvironmentCause,
 } from './failure-class.ts';
 import { parseFinalReport } from './final-report.ts';
 import { type GitContext, gitTry, remoteBranchSha } from './git.ts';
@@ -51,6 +52,7 @@ import type {
   AttemptRecord,
   Clock,
   EventSink,
+  FailureCause,
   ResumeReason,
   SurvivedWork,
 } from './types.ts';
@@ -396,12 +398,13 @@ export class Supervisor {
     const log = workerFileStat(r.logPath);
     const logSize = log?.size ?? 0;
     const logStamp = log ? `${log.size}:${log.mtimeMs}:${log.ino}` : 'none';
-    const problem =
-      memo.logStamp === logStamp ? undefined : liveEnvironmentProblem(readTail(r.logPath, 16_000));
+    const cause = memo.logStamp === logStamp ? undefined : liveEnvironmentCause(readTail(r.logPath, 16_000));
     memo.logStamp = logStamp;
-    if (problem) {
+    if (cause) {
       await this.stop(r);
-      return this.finish(r, 'environment_failure', `Environment failure: ${problem}.`);
+      return this.finish(r, 'environment_failure', `Environment failure: ${causeWords[cause]}.`, {
+        cause: { kind: 'environment', cause },
+      });
     }
     // A tick's own git is local (show-ref, rev-list): the credentials (for the bot, a read of the live
     // runs and the forge's token) are asked only when there is a commit to push (pushBranch).
@@ -549,7 +552,9 @@ export class Supervisor {
   private async finishDiskFull(r: AttemptRecord): Promise<void> {
     const at = this.diskPlace(r);
     this.d.logger.warn({ attemptId: r.id, ...at }, 'disk full');
-    await this.finish(r, 'environment_failure', diskFullSummary(at));
+    await this.finish(r, 'environment_failure', diskFullSummary(at), {
+      cause: { kind: 'environment', cause: 'disk_full' },
+    });
   }
 
   /**
@@ -719,7 +724,7 @@ export class Supervisor {
     const denials = parsePermissionDenials(log);
     if (denials.length > 0 && !(exit.exitCode === 0 && branchMoved)) {
       const summary = refusedSummary(r.tool, denials);
-      await this.finish(r, 'stalled', summary, exit.exitCode, log);
+      await this.finish(r, 'stalled', summary, { exitCode: exit.exitCode, log });
       this.d.events({ type: 'attempt.needs_person', attemptId: r.id, reason: summary });
       return;
     }
@@ -729,7 +734,7 @@ export class Supervisor {
       case 'stalled':
         return this.applyStopped(r, d, 'stopped_early');
       case 'finish':
-        return this.finish(r, d.outcome, d.summary, exit.exitCode, log);
+        return this.finish(r, d.outcome, d.summary, { exitCode: exit.exitCode, log });
       case 'resume':
         throw new Error('an exit with an exit file is never resumed');
       case 'classify': {
@@ -738,23 +743,24 @@ export class Supervisor {
           branchMoved,
           logTail: log.slice(-16_000),
           spawnError: exit.error,
-          // A spend limit's printed reset time travels in the summary, so the run's park can wait for it.
+          // A spend limit's printed reset time travels in the cause, so the run's park can wait for it.
           now: this.d.clock.now(),
           disk: this.diskPlace(r),
         });
-        return this.finish(r, c.outcome, c.summary, exit.exitCode, log);
+        return this.finish(r, c.outcome, c.summary, { exitCode: exit.exitCode, log, cause: c.cause });
       }
     }
   }
 
+  /** Records the attempt's end: `summary` in words for people, `cause` typed for the planner (environment failures). */
   private async finish(
     r: AttemptRecord,
     outcome: AttemptOutcome,
     summary: string,
-    exitCode?: number,
-    logText?: string,
+    more: { exitCode?: number | undefined; log?: string; cause?: FailureCause | undefined } = {},
   ): Promise<void> {
-    const log = logText ?? readWorkerFile(r.logPath);
+    const { exitCode, cause } = more;
+    const log = more.log ?? readWorkerFile(r.logPath);
     const report = parseFinalReport(log);
     const denials = parsePermissionDenials(log);
     // An entry without `model` ran its tool's default: what the tool said it ran prices the attempt.
@@ -765,6 +771,8 @@ export class Supervisor {
       exitCode,
       endedAt: this.d.clock.now().toISOString(),
       failureSummary: outcome === 'solved' ? undefined : summary,
+      // Always written: an end without a cause clears one an earlier end of a resumed attempt left.
+      failureCause: outcome === 'environment_failure' ? cause : undefined,
       tokens: parseTokenUsage(log) ?? r.tokens,
       finalReport: report,
       sessionId: r.sessionId ?? parseSessionId(log),

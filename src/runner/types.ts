@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import type { RosterEntry } from '../config/blitz-config.ts';
 import { rosterEntrySchema } from '../config/blitz-config.ts';
+import { environmentCauses } from '../plan/environment-park.ts';
 
 export const repoRefSchema = z.object({ owner: z.string().min(1), name: z.string().min(1) });
 export const issueRefSchema = z.object({ repo: repoRefSchema, number: z.number().int().positive() });
@@ -13,6 +14,27 @@ export type Tier = z.infer<typeof tierSchema>;
 
 export const outcomeSchema = z.enum(['solved', 'unsolved', 'environment_failure', 'stalled', 'cancelled']);
 export type AttemptOutcome = z.infer<typeof outcomeSchema>;
+
+/**
+ * Why an attempt ended as an environment failure, typed where its end is classified (runner/
+ * failure-class.ts `classifyExit`, the supervisor, the runner's setup): what the planner matches on.
+ * `environment` parks the run or the entry's endpoint (plan/park.ts), with the reset time the tool
+ * printed for a limit; `missing_tool` (the agent CLI not found on the host, or not spawnable) blocks
+ * the run (plan/tool-blocker.ts). The summary beside it is words for people only. Checked with zod:
+ * a remote runner reports it, and a kind or cause outside these closed sets is refused.
+ */
+export const failureCauseSchema = z.discriminatedUnion('kind', [
+  z
+    .object({
+      kind: z.literal('environment'),
+      cause: z.enum(environmentCauses),
+      /** When the limit lifts (ISO, UTC), as the tool said; the park believes it only within its bound. */
+      resetAt: z.iso.datetime().optional(),
+    })
+    .strict(),
+  z.object({ kind: z.literal('missing_tool') }).strict(),
+]);
+export type FailureCause = z.infer<typeof failureCauseSchema>;
 
 /** A file another issue of the same wave owns: the prompt fences the worker off it. */
 export const fenceSchema = z.object({ path: z.string().min(1), ownerIssue: z.number().int().positive() });
@@ -239,7 +261,13 @@ export interface AttemptRecord {
    * characters stripped, at most LOG_EXCERPT_CHARS, redacted on the way into the ledger).
    */
   logExcerpt?: string;
+  /** Words for people: what ended the attempt. Nothing decides on them (see `failureCause`). */
   failureSummary?: string;
+  /**
+   * Why an environment failure ended the attempt, for the planner to match on; absent on any other end,
+   * and on attempts recorded before causes were typed (read as no cause: neither park nor block).
+   */
+  failureCause?: FailureCause;
   survived?: SurvivedWork;
   /**
    * The machine whose workspace holds the worktree, for the bot's own runner (several replicas share

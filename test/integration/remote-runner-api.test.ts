@@ -120,6 +120,40 @@ describe('runner API', () => {
     expect(await s.ledger.get('att-1')).toBeUndefined();
   });
 
+  it('keeps the typed cause a runner reports, and refuses one outside the closed sets with 400', async () => {
+    await registerAndClaim(s.a);
+    const ended = (failureCause: unknown) => ({
+      kind: 'started',
+      job: s.jobRef,
+      seq: 1,
+      attempt: {
+        ...record(),
+        endedAt: '2026-01-01T00:05:00.000Z',
+        outcome: 'environment_failure',
+        failureSummary: 'Environment failure: model endpoint unreachable.',
+        failureCause,
+      },
+    });
+    for (const bogus of [
+      { kind: 'bogus' },
+      { kind: 'environment', cause: 'made_up' },
+      { kind: 'environment', cause: 'provider_limit', resetAt: 'tomorrow' },
+      { kind: 'environment', cause: 'provider_limit', resetAt: '2026-01-01T15:00:00+08:00' },
+      { kind: 'missing_tool', tool: '/bin/sh' },
+      'provider_limit',
+    ]) {
+      const res = await s.call('reports', s.a, ended(bogus));
+      expect(res.status, JSON.stringify(bogus)).toBe(400);
+      expect(await s.ledger.get('att-1')).toBeUndefined();
+    }
+    const limit = { kind: 'environment', cause: 'provider_limit', resetAt: '2026-01-01T15:00:00.000Z' };
+    expect((await s.call('reports', s.a, ended(limit))).status).toBe(200);
+    expect(await s.ledger.get('att-1')).toMatchObject({
+      outcome: 'environment_failure',
+      failureCause: limit,
+    });
+  });
+
   it('hears a runner on its every request, and takes the times of a runner ten minutes behind on the bot’s clock', async () => {
     // The runner's clock reads 11:50 when the bot's reads 12:00.
     const behind = (botMs: number) => new Date(botMs - 600_000).toISOString();

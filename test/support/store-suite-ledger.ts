@@ -50,6 +50,26 @@ export const describeLedgerCases = (
       expect((await l.listOpen()).map((x) => x.id)).toEqual(['a']);
     });
 
+    it('keeps an attempt’s typed failure cause, and clears it with a later end that has none', async () => {
+      const l = await ledger();
+      await l.create(attempt('a'));
+      await l.create(attempt('b'));
+      const limit = {
+        kind: 'environment' as const,
+        cause: 'provider_limit' as const,
+        resetAt: '2026-01-01T05:00:00.000Z',
+      };
+      await l.update('a', { outcome: 'environment_failure', failureCause: limit });
+      await l.update('b', { outcome: 'environment_failure', failureCause: { kind: 'missing_tool' } });
+      expect((await l.get('a'))!.failureCause).toEqual(limit);
+      expect((await l.listByRun('run-1')).map((r) => r.failureCause)).toEqual([
+        limit,
+        { kind: 'missing_tool' },
+      ]);
+      await l.update('a', { outcome: 'solved', failureCause: undefined });
+      expect((await l.get('a'))!.failureCause).toBeUndefined();
+    });
+
     it('lists by issue and by run', async () => {
       const l = await ledger();
       await l.create(attempt('late', { startedAt: '2026-01-02T00:00:00Z' }));
