@@ -4,7 +4,7 @@
 // `node --import tsx bench/scale-bot.ts <spec.json>`; prints one JSON line `{ "port": N }` once it
 // listens. Every second, and on SIGTERM before it exits, it writes what the bench reads of it to the
 // spec's `statsFile`: its CPU (ms) and peak resident memory (MB), each with its spawn host's, and how
-// long each reconcile took.
+// long each reconcile took, and the commands it started by kind (`git fetch`…).
 // What differs from `serve`, and why: the worker limit is the configured sessions (the runner's own
 // sample of the host's load would allow one worker on a busy shared host; the fake workers sleep), and
 // GitHub's one second between writes is scaled (`githubSecondMs`) as the tests against the fake do.
@@ -13,6 +13,7 @@ import { composeBot } from '../src/compose/bot.ts';
 import { loadBlitzConfig } from '../src/config/blitz-config.ts';
 import { loadEnv } from '../src/config/env.ts';
 import { silentLogger } from '../src/observability/logger.ts';
+import { commandCounts } from '../src/runner/command-count.ts';
 import { spawnHostPid } from '../src/runner/spawn-client.ts';
 
 interface Spec {
@@ -75,6 +76,7 @@ const writeStats = () => {
       // maxRSS is in kilobytes; the host's peak is added, as if both peaked at once.
       rssPeakMb: process.resourceUsage().maxRSS / 1024 + host.rssPeakMb,
       reconcileMs: reconciles,
+      commands: commandCounts(),
     }),
   );
 };

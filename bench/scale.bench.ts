@@ -67,6 +67,8 @@ interface BotStats {
   cpuMs: number;
   rssPeakMb: number;
   reconcileMs: number[];
+  /** Commands the bot started, by kind (runner/command-count.ts). */
+  commands: Record<string, number>;
 }
 
 const startBotProcess = async (specPath: string): Promise<{ child: ChildProcess; port: number }> => {
@@ -261,7 +263,13 @@ const runScale = async (size: Size, db: 'sqlite' | 'postgres'): Promise<Figure[]
       cpuMs: each.reduce((a, b) => a + b.cpuMs, 0),
       rssPeakMb: Math.max(...each.map((x) => x.rssPeakMb)),
       reconcileMs: each.flatMap((x) => x.reconcileMs),
+      commands: {},
     };
+    for (const x of each)
+      for (const [kind, n] of Object.entries(x.commands ?? {}))
+        stats.commands[kind] = (stats.commands[kind] ?? 0) + n;
+    const gitKinds = Object.entries(stats.commands).filter(([kind]) => kind.startsWith('git '));
+    const gitCommands = gitKinds.reduce((a, [, n]) => a + n, 0);
 
     const merged = w.world.log.filter(
       (e) =>
@@ -333,6 +341,11 @@ const runScale = async (size: Size, db: 'sqlite' | 'postgres'): Promise<Figure[]
     console.log('  requests by operation:');
     for (const [op, n] of [...byOp].sort((a, b) => b[1] - a[1]).slice(0, 15))
       console.log(`    ${String(n).padStart(5)} ${op}`);
+    console.log(
+      `  git commands: ${gitCommands}, ${round(gitCommands / Math.max(1, merged), 1)} per merged issue; by subcommand:`,
+    );
+    for (const [kind, n] of gitKinds.sort((a, b) => b[1] - a[1]).slice(0, 10))
+      console.log(`    ${String(n).padStart(5)} ${kind}`);
     console.log('  where the time goes (per issue):');
     for (const line of stepLines(steps)) console.log(line);
 
@@ -370,6 +383,7 @@ const runScale = async (size: Size, db: 'sqlite' | 'postgres'): Promise<Figure[]
         unit: 'requests',
       },
       { name: `${prefix}bot_cpu_ms_per_merged_issue`, value: per(stats.cpuMs), unit: 'ms' },
+      { name: `${prefix}git_commands_per_merged_issue`, value: per(gitCommands), unit: 'commands' },
       {
         name: `${prefix}reconcile_pass_p99_ms`,
         value: round(percentile(stats.reconcileMs, 99), 1),

@@ -6,6 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { execa } from 'execa';
 import { AppError } from '../errors.ts';
+import { countCommand } from './command-count.ts';
 import type { RunOptions, RunResult } from './command-types.ts';
 import { runInHost, spawnHostEnabled } from './spawn-client.ts';
 
@@ -23,6 +24,7 @@ const KILL_GRACE_MS = 2000;
 export const run = async (argv: readonly string[], opts: RunOptions): Promise<RunResult> => {
   // What fails before anything starts fails here, at once.
   const here = !spawnHostEnabled() || !argv[0] || opts.signal?.aborted;
+  countCommand(argv);
   return here ? runHere(argv, opts) : runInHost(argv, opts);
 };
 
