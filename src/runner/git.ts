@@ -25,6 +25,12 @@ export interface GitContext {
   signal?: AbortSignal;
   /** Waits before a fetch is tried again after a ref lock was taken (default a timer; tests inject it). */
   lockWait?: (ms: number) => Promise<void>;
+  /**
+   * Clones (dir → clone URL) whose origin the runner has checked or made (workspace.ts ensureClone):
+   * the runner's contexts carry its map, so the bot's integration reads and merged-branch deletes in
+   * the same clones do not ask `remote get-url` again either.
+   */
+  knownOrigins?: Map<string, string>;
 }
 
 /**

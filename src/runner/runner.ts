@@ -263,6 +263,7 @@ export class Runner {
   ): Promise<GitContext> {
     return {
       env: this.d.baseEnv,
+      knownOrigins: this.knownOrigins,
       ...(opts.credentials === false ? {} : { credentials: await this.d.credentials(repo) }),
     };
   }

@@ -58,24 +58,26 @@ export const ensureClone = async (
    * Clones (dir → clone URL) whose origin this caller has already checked or made: their
    * `remote get-url` is not asked again (a runner keeps one for its life). A worker that rewrites its
    * clone's origin gains nothing by it: it can already write the clone's refs, and a command with
-   * credentials compares origin with the clone URL again (git.ts, repoConfigHazard).
+   * credentials compares origin with the clone URL again (git.ts, repoConfigHazard). Default: the
+   * context's (a runner's contexts carry its map).
    */
   knownOrigins?: Map<string, string>,
 ): Promise<string> => {
   if (hasUserInfo(cloneUrl)) {
     throw new AppError('bad_request', 'Clone URL must not carry credentials; they are passed per command.');
   }
+  const known = knownOrigins ?? ctx.knownOrigins;
   const dir = repoDirFor(workspace, repo.owner, repo.name);
   if (existsSync(dir)) {
     if (lstatSync(dir).isSymbolicLink() || !existsSync(join(dir, '.git'))) {
       throw new AppError('conflict', `${dir} exists but is not a clone made by the runner.`);
     }
-    if (knownOrigins?.get(dir) !== cloneUrl) {
+    if (known?.get(dir) !== cloneUrl) {
       const origin = (await gitTry(['remote', 'get-url', 'origin'], dir, ctx))?.trim();
       if (origin !== cloneUrl) {
         throw new AppError('conflict', `${dir} is a clone of another remote (${origin ?? 'none'}).`);
       }
-      knownOrigins?.set(dir, cloneUrl);
+      known?.set(dir, cloneUrl);
     }
     if (!fetch) return dir;
     // No `maintenance run --auto` child on every job start: the fetch of the cleanup after a merge
@@ -94,7 +96,7 @@ export const ensureClone = async (
       timeoutMs: ctx.timeoutMs ?? 600_000,
     });
     renameSync(tmp, dir);
-    knownOrigins?.set(dir, cloneUrl);
+    known?.set(dir, cloneUrl);
   } catch (err) {
     rmSync(tmp, { recursive: true, force: true });
     throw err instanceof AppError

@@ -3,6 +3,7 @@
 // squash merge (one parent) the same way. An id that is not a commit id never reaches git.
 import { afterEach, describe, expect, it } from 'vitest';
 import { filesOfMerge, type IntegrationGit } from '../../src/runner/integration-git.ts';
+import { commandsOf } from '../support/command-counts.ts';
 import {
   commitAndPush,
   createOrigin,
@@ -58,6 +59,25 @@ describe('filesOfMerge', () => {
       'blitz/m1',
     );
     expect((await filesOfMerge(g, sha)).sort()).toEqual(['c.txt', 'keep.txt']);
+  });
+
+  it("asks nothing of a clone's origin that the runner has checked (its contexts carry the map)", async () => {
+    const { origin, g } = await setUp();
+    const sha = await commitAndPush(origin.work, { 'c.txt': 'c\n' }, 'squash #3', 'blitz/m1');
+    const known: IntegrationGit = { ...g, ctx: { ...g.ctx, knownOrigins: new Map() } };
+    // No clone yet: made, and its origin is known from then on.
+    expect(await commandsOf(() => filesOfMerge(known, sha))).toEqual({
+      'git clone': 1,
+      'git fetch': 1,
+      'git diff': 1,
+    });
+    expect(await commandsOf(() => filesOfMerge(known, sha))).toEqual({ 'git fetch': 1, 'git diff': 1 });
+    // A context without the map asks git for origin's URL each time.
+    expect(await commandsOf(() => filesOfMerge(g, sha))).toEqual({
+      'git remote': 1,
+      'git fetch': 1,
+      'git diff': 1,
+    });
   });
 
   it('refuses what is not a commit id before git runs', async () => {
