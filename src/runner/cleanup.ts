@@ -15,6 +15,18 @@ import { listAttemptRepos, mergedBranches, removeAttemptRepo, worktreePathFor } 
 const dirtyIn = (wg: WorkerGit, path: string): Promise<number | undefined> =>
   dirtyFileCount(wg, wg.repoAt(path)).catch(() => undefined);
 
+const hasAttemptRepo = (
+  workspace: string,
+  repo: { owner: string; name: string },
+  branch: string,
+): boolean => {
+  try {
+    return existsSync(worktreePathFor(workspace, repo, branch));
+  } catch {
+    return false;
+  }
+};
+
 export interface CleanupResult {
   removed: string[];
   kept: string[];
@@ -56,9 +68,9 @@ export const cleanupRepo = async (
   }
   // Worktrees an older runner added to this clone, whose folders went above.
   await gitTry(['worktree', 'prune'], repoDir, ctx);
-  const stillUsed = new Set((await listAttemptRepos(workspace, job.repo, repoDir, ctx)).map((w) => w.branch));
   for (const b of merged) {
-    if (stillUsed.has(b)) continue;
+    // Still used: its attempt repository exists (what listAttemptRepos would find, read without git).
+    if (hasAttemptRepo(workspace, job.repo, b)) continue;
     // Merged is proven above (`--merged origin/<into>`, or the squash-merged head): the clone's own
     // HEAD, which `-d` would compare with, is never checked out and tells nothing.
     if (await gitTry(['branch', '-D', b], repoDir, ctx)) result.deletedBranches.push(b);
@@ -100,8 +112,24 @@ export interface MergedIssueCleanup {
   kept: string[];
 }
 
-const sha = async (repoDir: string, ref: string, ctx: GitContext): Promise<string | undefined> =>
-  (await gitTry(['rev-parse', '--verify', '--quiet', ref], repoDir, ctx))?.trim() || undefined;
+/**
+ * The shas of `refs` (full names) in one git command; a ref that does not exist is absent. for-each-ref
+ * also matches a pattern as a prefix up to a slash: only exact names are kept.
+ */
+const shasOf = async (
+  repoDir: string,
+  refs: readonly string[],
+  ctx: GitContext,
+): Promise<Map<string, string>> => {
+  const out =
+    (await gitTry(['for-each-ref', '--format=%(objectname) %(refname)', ...refs], repoDir, ctx)) ?? '';
+  const found = new Map<string, string>();
+  for (const line of out.split('\n')) {
+    const [sha, name] = line.split(' ');
+    if (sha && name && refs.includes(name)) found.set(name, sha);
+  }
+  return found;
+};
 
 /** The commit is in `origin/<into>`, or is the merged head of a squash or rebase merge. */
 const isMerged = async (
@@ -143,7 +171,9 @@ export const cleanupMergedIssue = async (
     return result;
   }
   await gitTry(['fetch', '--prune', '--quiet', 'origin'], repoDir, ctx);
-  const localTip = await sha(repoDir, `refs/heads/${branch}`, ctx);
+  // Both tips as the fetch left them (deleting the local branch below leaves origin's ref as it is).
+  const tips = await shasOf(repoDir, [`refs/heads/${branch}`, `refs/remotes/origin/${branch}`], ctx);
+  const localTip = tips.get(`refs/heads/${branch}`);
   const localMerged =
     localTip !== undefined && (await isMerged(repoDir, localTip, mergedInto, issue.mergedHead, ctx));
   const path = worktreePathFor(workspace, issue.repo, branch);
@@ -168,7 +198,7 @@ export const cleanupMergedIssue = async (
   if (localTip && localMerged && (!worktree || result.worktreeRemoved)) {
     result.localBranchDeleted = (await gitTry(['branch', '-D', branch], repoDir, ctx)) !== undefined;
   }
-  const remoteTip = await sha(repoDir, `refs/remotes/origin/${branch}`, ctx);
+  const remoteTip = tips.get(`refs/remotes/origin/${branch}`);
   if (!issue.deleteRemote || remoteTip === undefined) return result;
   if (!(await isMerged(repoDir, remoteTip, mergedInto, issue.mergedHead, ctx))) {
     result.kept.push(`${branch} on origin has commits that are not merged`);

@@ -714,11 +714,9 @@ export class Supervisor {
       );
     }
     const log = readWorkerFile(r.logPath);
-    // Markers matter only on a clean exit that pushed work.
+    // Markers matter only on a clean exit that pushed work (then `remote` is in the cache: counted above).
     const markers =
-      exit.exitCode === 0 && branchMoved && remote
-        ? await conflictMarkers(r.repoDir, r.branch, remote, ctx)
-        : [];
+      exit.exitCode === 0 && branchMoved && remote ? await conflictMarkers(r.repoDir, remote, ctx) : [];
     // The tool refused commands the worker needed and nothing was delivered: a nudge would be refused
     // the same way, and the model is not to blame. A person widens the allowlist.
     const denials = parsePermissionDenials(log);

@@ -285,27 +285,28 @@ export const mergeBaseInto = async (
   return mergeInWorker(wg, at, baseBranch, sha);
 };
 
-/** Local branches whose tip is contained in `origin/<into>`. */
+/**
+ * Local branches whose tip is contained in `origin/<into>`, but the one the clone's HEAD names (its
+ * default branch, never checked out: git refuses to delete it, so it is not offered).
+ */
 export const mergedBranches = async (repoDir: string, into: string, ctx: GitContext): Promise<string[]> => {
-  const out = await git(['branch', '--format=%(refname:short)', '--merged', `origin/${into}`], repoDir, ctx);
+  const out = await git(
+    ['branch', '--format=%(HEAD)%(refname:short)', '--merged', `origin/${into}`],
+    repoDir,
+    ctx,
+  );
   return out
     .split('\n')
     .map((s) => s.trim())
-    .filter((b) => b && b !== into);
+    .filter((b) => b && !b.startsWith('*') && b !== into);
 };
 
-/** Files at `ref` (a sha of `branch` on origin, fetched into the cache) that still hold a conflict marker line. */
-export const conflictMarkers = async (
-  cacheDir: string,
-  branch: string,
-  ref: string,
-  ctx: GitContext,
-): Promise<string[]> => {
-  await gitTry(
-    ['fetch', '--quiet', 'origin', `+refs/heads/${branch}:refs/remotes/origin/${branch}`],
-    cacheDir,
-    ctx,
-  );
+/**
+ * Files at `ref` that still hold a conflict marker line. `ref` is a commit the cache holds: the exit's
+ * read asks only after commitsAheadOfBase fetched the branch and counted commits up to it, so no
+ * second fetch.
+ */
+export const conflictMarkers = async (cacheDir: string, ref: string, ctx: GitContext): Promise<string[]> => {
   const out = await gitTry(['grep', '-l', '-I', '-E', '^(<{7}|>{7})( |$)', ref, '--'], cacheDir, ctx);
   return (out ?? '')
     .split('\n')

@@ -15,6 +15,7 @@ import { plainJail } from '../../src/runner/jail.ts';
 import { WorkerGit } from '../../src/runner/worker-git.ts';
 import { ensureClone } from '../../src/runner/workspace.ts';
 import { ensureAttemptRepo } from '../../src/runner/worktrees.ts';
+import { commandsOf } from '../support/command-counts.ts';
 import {
   commitAndPush,
   createOrigin,
@@ -98,6 +99,24 @@ describe('cleanupMergedIssue', () => {
     expect(await gitIn(repoDir, 'branch', '--list', 'm1/12-add-cart')).toBe('');
     // The integration branch is untouched.
     expect(await originSha(origin.url, 'blitz/m1')).not.toBeNull();
+  });
+
+  it("on the bot's side (no worktree here) reads both of the branch's tips in one git command", async () => {
+    removeDir(await workerBranch('m1/12-add-cart', 'cart.txt'));
+    await mergeOnOrigin('m1/12-add-cart');
+    let r: Awaited<ReturnType<typeof cleanupMergedIssue>> | undefined;
+    const commands = await commandsOf(async () => {
+      r = await cleanupMergedIssue(workspace, merged('m1/12-add-cart'), ctx);
+    });
+    expect(r).toEqual({ localBranchDeleted: true, remoteBranchDeleted: true, kept: [] });
+    expect(commands).toEqual({
+      'git fetch': 1,
+      'git for-each-ref': 1,
+      'git merge-base': 2,
+      'git branch': 1,
+      'git push': 1,
+      'git update-ref': 1,
+    });
   });
 
   it('keeps the branch on origin with keepBranches', async () => {
