@@ -47,5 +47,12 @@ describe.each(['github', 'gitea'] as const)('the review leg on %s', (forge) => {
         r.operationId === 'repoDownloadPullDiffOrPatch',
     );
     expect(diffReads).toEqual([]);
+    // The leg's comment on a PR the pass opened is posted without listing its conversation first
+    // (tried: one list per reviewed PR on Gitea, whose PR read carries no comment count).
+    const requests: { operationId?: string }[] = x.fakeGithub?.requests ?? x.fakeGitea?.requests ?? [];
+    const listed = requests.filter(
+      (r) => r.operationId === (forge === 'github' ? 'issues/list-comments' : 'issueGetComments'),
+    );
+    expect(listed).toEqual([]);
   }, 240_000);
 });

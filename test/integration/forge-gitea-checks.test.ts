@@ -166,7 +166,8 @@ describe('the feedback read of a PR the call opened', () => {
     const mid = h.fake.requests.length;
     const read = await h.forge.readPullFeedback!(pr.ref, { pull: pr });
     expect(ops(mid)).toEqual(['repoGetCombinedStatusByRef']);
-    expect(read).toMatchObject({ pull: { ref: pr.ref }, reviews: [], comments: [] });
+    // Nor a comment: the review leg posts its own without listing the conversation first.
+    expect(read).toMatchObject({ pull: { ref: pr.ref }, reviews: [], comments: [], conversationComments: 0 });
   });
 
   it('reads its reviews when the open found a PR from that head already (it may have some)', async () => {

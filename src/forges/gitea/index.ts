@@ -322,12 +322,14 @@ export const createGiteaForge = (opts: GiteaForgeOptions): Forge => {
     readPullFeedback: async (ref, given) => {
       const pull = given?.pull ?? (await kept.getPullRequest(ref));
       // A PR this call's open made has no reviews yet: a review given since (seconds) is read by the
-      // next call, as one given after this read always was.
+      // next call, as one given after this read always was. Nor has it a comment of the bot's (the
+      // review leg's) to look for before posting one.
+      const created = given?.pull?.created === true;
       const [checks, rc] = await Promise.all([
         kept.listChecks!(ref.repo, pull.head.sha),
-        given?.pull?.created ? { reviews: [], comments: [] } : reviewsAndComments(ref),
+        created ? { reviews: [], comments: [] } : reviewsAndComments(ref),
       ]);
-      return { pull, checks, ...rc };
+      return { pull, checks, ...rc, ...(created ? { conversationComments: 0 } : {}) };
     },
   };
 };
