@@ -153,7 +153,7 @@ const opencodeArgv = (e: RosterEntry, v: PlaceholderValues, session?: string): s
   '--format',
   'json',
   // Its retries of an unreachable endpoint show only in its own log: these lines let the
-  // supervisor see them while it runs (liveEnvironmentProblem) instead of a minute later.
+  // supervisor see them while it runs (liveEnvironmentCause) instead of a minute later.
   '--print-logs',
   '--log-level',
   'WARN',
