@@ -79,22 +79,6 @@ export const gatePullRequests = async (
   return facts;
 };
 
-/** The progress the planner sees: each gated PR carries the gate's answer (unread ones wait). */
-export const withPrGates = (
-  progress: readonly IssueProgress[],
-  facts: ReadonlyMap<string, PrFacts>,
-): IssueProgress[] =>
-  progress.map((p) => {
-    if (!p.pr || p.pr.merged) return p;
-    const f = facts.get(p.key);
-    return {
-      ...p,
-      prGate: f
-        ? { kind: f.decision.kind, why: f.decision.why, head: f.head }
-        : { kind: 'wait', why: 'the PR checks and reviews could not be read' },
-    };
-  });
-
 export interface PrFeedbackCtx extends Omit<PrGateScope, 'ci' | 'writer'> {
   prFacts: ReadonlyMap<string, PrFacts>;
   maxFixAttempts: number;

@@ -23,6 +23,7 @@ import type { Action, IntegrationReviewView, RunSnapshot } from '../plan/snapsho
 import { missingToolViewOf } from '../plan/tool-blocker.ts';
 import { issueKey, planLabels } from '../plan/types.ts';
 import { changedSinceDefault } from '../runner/integration-git.ts';
+import { withPrFeedback } from '../ship/feedback-view.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { ReconcileCall, RunCtx } from './context.ts';
 import { forgeOfRun, repoRefOf } from './context.ts';
@@ -34,13 +35,12 @@ import { keepRefusedWrite } from './missing-permission.ts';
 import { live, runPasses } from './pass-loop.ts';
 import { mergeAfterFeedback, type PassCtx, type PerformPorts, perform } from './perform.ts';
 import type { Forges, Log, Records, Reviewers, Settings, StoreHealth, Workers } from './ports.ts';
-import { gatePullRequests, withPrGates } from './pr-feedback-step.ts';
+import { gatePullRequests } from './pr-feedback-step.ts';
 import type { KeptPrReads } from './pr-reads-kept.ts';
 import { keepOpenedPulls, readsPerCall, workerStamps } from './pr-reads-per-call.ts';
 import { commonSnapshot, paceReason, readRunRecords } from './run-pace.ts';
 import { type ConfigRead, keptBlockerOf, loadRunRepo, type RunRepo } from './run-repo.ts';
 import { foldResults, writeProgress } from './run-writer.ts';
-import { withTells } from './tell-nudge.ts';
 import { keepWaitReason } from './wait-reason.ts';
 
 const advancing = new Set<Action['type']>([
@@ -182,7 +182,7 @@ const loadRun = async (
       milestone: ms.milestone,
       issues,
       external,
-      progress: withTells(withPrGates(progress, prFacts), p.prFeedback, { attempts, rows: rowsByKey }),
+      progress: withPrFeedback(progress, prFacts, p.prFeedback, { attempts, rows: rowsByKey }),
       // The last answer; the planner asks for a fresh one (once per reconcileRun call) before a wave.
       budget: cache.budget ?? p.budget,
       // Close to the forge's rate limit: fewer sessions; the dashboard says why. (Spent: the planner holds

@@ -5,26 +5,13 @@
 // that ended first leaves them waiting for its next resume (src/ship/tell-delivery.ts).
 import { isAppError } from '../errors.ts';
 import { issueAttempts } from '../plan/issue-progress.ts';
-import type { IssueProgress } from '../plan/snapshot.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import { tellSection } from '../ship/feedback-prompt.ts';
 import { tellStep } from '../ship/tell-delivery.ts';
-import type { RunIssueRecord, RunProgress, RunRecord, TellMessage } from '../store/run-store.ts';
+import type { RunIssueRecord, RunRecord, TellMessage } from '../store/run-store.ts';
 import type { Log, Records, Workers } from './ports.ts';
 import { writeProgress } from './run-writer.ts';
-
-/** The progress the planner sees: an issue whose running session has messages waiting says so. */
-export const withTells = (
-  progress: readonly IssueProgress[],
-  feedback: RunProgress['prFeedback'],
-  ctx: { attempts: readonly AttemptRecord[]; rows: ReadonlyMap<string, RunIssueRecord> },
-): IssueProgress[] =>
-  progress.map((p) =>
-    tellStep(feedback?.[p.key]?.tells, issueAttempts(ctx, p.key)).kind === 'nudge'
-      ? { ...p, tellNow: true }
-      : p,
-  );
 
 /** Sends the waiting messages to the issue's running session; true when the nudge went out. */
 export const nudgeWithTells = async (

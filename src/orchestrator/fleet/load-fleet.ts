@@ -16,17 +16,17 @@ import { keptStopCause } from '../../plan/run-reason.ts';
 import type { IssueProgress, RunSnapshot } from '../../plan/snapshot.ts';
 import { issueKey, type PlanIssue, planLabels } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
+import { withPrFeedback } from '../../ship/feedback-view.ts';
 import type { PrFacts } from '../../ship/pr-facts.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
 import type { BudgetProbe } from '../budget-probe.ts';
 import { forgeOfRun, repoRefOf } from '../context.ts';
 import { live } from '../pass-loop.ts';
 import type { Clock, Forges, Log, Records, Settings, Workers } from '../ports.ts';
-import { gatePullRequests, withPrGates } from '../pr-feedback-step.ts';
+import { gatePullRequests } from '../pr-feedback-step.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { commonSnapshot, readRunRecords } from '../run-pace.ts';
 import { keptBlockerOf } from '../run-repo.ts';
-import { withTells } from '../tell-nudge.ts';
 import type { FleetCtx, FleetHooks, RepoFacts } from './fleet-context.ts';
 
 const inFlight = new Set(['dispatched', 'working', 'pushed', 'pr_open', 'reviewed']);
@@ -163,7 +163,7 @@ export const loadFleet = async (
     ? await missingPermissionViewOf(lacking.facts.forge, lacking.facts.repo, lacking.permission)
     : await refusedWriteViewOf(refusedAt.forge, refusedAt.repo, refused, deps.clock.now());
   const rowsByKey = new Map(rows.map((r) => [issueKey(r.repo, r.number), r]));
-  const progress = withTells(withPrGates(asked, prFacts), run.progress.prFeedback, {
+  const progress = withPrFeedback(asked, prFacts, run.progress.prFeedback, {
     attempts,
     rows: rowsByKey,
   });
