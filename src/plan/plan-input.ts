@@ -1,8 +1,8 @@
 // Pure: the forge's milestone snapshot mapped into the planner's plain issue types. Trust (author has
 // write permission) comes in as a map, looked up by the caller, because it costs a forge call per author.
-import type { BlockerState, IssueRef, MilestoneIssue, MilestoneSnapshot } from '../forges/types.ts';
+import type { BlockerState, Issue, IssueRef, MilestoneIssue, MilestoneSnapshot } from '../forges/types.ts';
 import type { ExternalBlocker, IssueKey, PlanIssue } from './types.ts';
-import { issueKey } from './types.ts';
+import { issueKey, planLabels } from './types.ts';
 
 export const keyOfRef = (ref: IssueRef): IssueKey =>
   issueKey(`${ref.repo.owner}/${ref.repo.name}`, ref.number);
@@ -37,3 +37,20 @@ export const planInput = (
   const external = snap.externalBlockers.map(toExternal).filter((b) => !inList.has(b.key));
   return { issues, external };
 };
+
+/**
+ * The planner's view of a ticket. `trusted` is decided by `ticketTrust` (orchestrator/fleet/load-fleet.ts: author or approval); the
+ * `blitz/approved` label itself is dropped, so only a recorded approval can open the gate.
+ */
+export const toTicketIssue = (i: Issue, trusted = true): PlanIssue => ({
+  repo: `${i.ref.repo.owner}/${i.ref.repo.name}`,
+  number: i.ref.number,
+  title: i.title,
+  body: i.body,
+  labels: i.labels.filter((l) => l.name !== planLabels.approved).map((l) => ({ name: l.name })),
+  state: i.state,
+  authorTrusted: trusted,
+  createdAt: i.createdAt,
+  blockedBy: [],
+  children: [],
+});

@@ -12,9 +12,10 @@ import { extractFences } from '../../plan/fences.ts';
 import { fleetOptionsOf, fleetProgressOf, ticketKey, ticketOf } from '../../plan/fleet-progress.ts';
 import { attemptKey, deriveProgress } from '../../plan/issue-progress.ts';
 import { parkViewOf } from '../../plan/park.ts';
+import { toTicketIssue } from '../../plan/plan-input.ts';
 import { keptStopCause } from '../../plan/run-reason.ts';
 import type { IssueProgress, RunSnapshot } from '../../plan/snapshot.ts';
-import { issueKey, type PlanIssue, planLabels } from '../../plan/types.ts';
+import { issueKey, type PlanIssue } from '../../plan/types.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
 import { withPrFeedback } from '../../ship/feedback-view.ts';
 import type { PrFacts } from '../../ship/pr-facts.ts';
@@ -30,23 +31,6 @@ import { keptBlockerOf } from '../run-repo.ts';
 import type { FleetCtx, FleetHooks, RepoFacts } from './fleet-context.ts';
 
 const inFlight = new Set(['dispatched', 'working', 'pushed', 'pr_open', 'reviewed']);
-
-/**
- * The planner's view of a ticket. `trusted` is decided by `ticketTrust` (author or approval); the
- * `blitz/approved` label itself is dropped, so only a recorded approval can open the gate.
- */
-export const toTicketIssue = (i: Issue, trusted = true): PlanIssue => ({
-  repo: `${i.ref.repo.owner}/${i.ref.repo.name}`,
-  number: i.ref.number,
-  title: i.title,
-  body: i.body,
-  labels: i.labels.filter((l) => l.name !== planLabels.approved).map((l) => ({ name: l.name })),
-  state: i.state,
-  authorTrusted: trusted,
-  createdAt: i.createdAt,
-  blockedBy: [],
-  children: [],
-});
 
 /**
  * Whether a ticket may run unattended: an approval recorded for its current title and body (a writer

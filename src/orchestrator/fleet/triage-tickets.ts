@@ -9,9 +9,9 @@ import { isAppError } from '../../errors.ts';
 import { formatIssueRef, formatRepo, type Issue, type RepoRef } from '../../forges/types.ts';
 import { issueContentHash } from '../../intake/content-hash.ts';
 import type { FleetTicket } from '../../plan/fleet-progress.ts';
+import { toTicketIssue } from '../../plan/plan-input.ts';
 import { ticketSkipReason } from '../../plan/triage.ts';
 import { issueKey } from '../../plan/types.ts';
-import { toTicketIssue } from './load-fleet.ts';
 
 export interface TriageResult {
   /**
