@@ -18,8 +18,9 @@ import { attemptKey, baseChangeViewOf, deriveProgress, inRunScope } from '../pla
 import { parkViewOf } from '../plan/park.ts';
 import { planInput } from '../plan/plan-input.ts';
 import { holdUnplanned, unplannedLine } from '../plan/plan-labels.ts';
+import { reviewViewOf } from '../plan/readiness.ts';
 import { keptStopCause } from '../plan/run-reason.ts';
-import type { Action, IntegrationReviewView, RunSnapshot } from '../plan/snapshot.ts';
+import type { Action, RunSnapshot } from '../plan/snapshot.ts';
 import { missingToolViewOf } from '../plan/tool-blocker.ts';
 import { issueKey, planLabels } from '../plan/types.ts';
 import { changedSinceDefault } from '../runner/integration-git.ts';
@@ -74,25 +75,6 @@ interface CallCache extends ReconcileCall {
   /** The PR feedback loop's reads of this call (pr-reads-per-call.ts). */
   prReads?: Map<string, Promise<unknown>>;
 }
-
-/** The integration review as the planner and the dashboard see it, from the run's progress. */
-const reviewView = (p: RunRecord['progress']): IntegrationReviewView => {
-  const last = p.integrationReview;
-  return {
-    mergedSince: p.mergedSinceReview ?? 0,
-    ...(p.reviewRequested ? { requested: true } : {}),
-    ...(last
-      ? {
-          last: {
-            verdict: last.verdict,
-            at: last.at,
-            filed: last.filed,
-            ...(last.accepted ? { accepted: true } : {}),
-          },
-        }
-      : {}),
-  };
-};
 
 /**
  * Reads everything one pass needs; undefined when the run is gone or finished. A forge that refuses the
@@ -199,7 +181,7 @@ const loadRun = async (
     ...(abandoned.length > 0 ? { abandoned } : {}),
     budgetStale: cache.budget === undefined,
     // The review module picks the integration reviewers: without one there is no review and no gate.
-    ...(deps.review ? { integrationReview: reviewView(p) } : {}),
+    ...(deps.review ? { integrationReview: reviewViewOf(p) } : {}),
     unfiledFindings: unfiledFindings(attempts, p.posted ?? [], run.triggerIssue !== undefined),
     ...(baseChanges ? { baseChanges } : {}),
     ...(p.reviewFindings?.length
@@ -378,7 +360,7 @@ const publish = async (
     unplanned: unplannedLine(ctx.issues.values()),
     prices: priceTableOf(deps.config.prices),
     // As the run stands after the pass (a review this pass has its verdict shown now).
-    ...(deps.review ? { integrationReview: reviewView(ctx.run.progress) } : {}),
+    ...(deps.review ? { integrationReview: reviewViewOf(ctx.run.progress) } : {}),
   });
   const slowed = paceReason(deps.forgePace?.(ctx.run));
   const unboxed =

@@ -3,6 +3,7 @@ import {
   gateOnReview,
   integrationReviewDue,
   integrationReviewLine,
+  reviewViewOf,
   reviewWithholdsReadiness,
 } from './readiness.ts';
 import type { Action } from './snapshot.ts';
@@ -62,5 +63,22 @@ describe('readiness gate on the integration review', () => {
     expect(
       integrationReviewLine({ mergedSince: 0, last: { verdict: 'clean', at, filed: 0 } }),
     ).toBeUndefined();
+  });
+});
+
+describe('the integration review as the planner sees it', () => {
+  it('is read from the run: merged since, a request, the last verdict and whether it was accepted', () => {
+    expect(reviewViewOf({})).toEqual({ mergedSince: 0 });
+    expect(
+      reviewViewOf({
+        mergedSinceReview: 2,
+        reviewRequested: { by: 'alice', at },
+        integrationReview: { verdict: 'blocking', at, filed: 1, accepted: { by: 'bob', at } },
+      }),
+    ).toEqual({
+      mergedSince: 2,
+      requested: true,
+      last: { verdict: 'blocking', at, filed: 1, accepted: true },
+    });
   });
 });

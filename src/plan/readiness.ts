@@ -8,6 +8,7 @@ import { checksClaim, defaultMaxSmokeFailures, smokeStep, verifiedBy } from './g
 import type { RunContext } from './run-context.ts';
 import type { Action, IntegrationReviewView } from './snapshot.ts';
 import { verdictStateWords } from './state-words.ts';
+import type { IntegrationReviewVerdict } from './states.ts';
 import { stop } from './stop.ts';
 
 /** Build, smoke and ship, in order, for a run whose workable issues are all closed. */
@@ -181,3 +182,26 @@ export const integrationReviewLine = (review: IntegrationReviewView | undefined)
     : review.last
       ? reviewWithholdsReadiness(review)
       : 'integration review: none yet (runs after a wave or every 3 merged issues)';
+
+/** The integration review as the planner and the dashboard see it, from the run's progress. */
+export const reviewViewOf = (p: {
+  integrationReview?: { verdict: IntegrationReviewVerdict; at: string; filed: number; accepted?: unknown };
+  mergedSinceReview?: number;
+  reviewRequested?: unknown;
+}): IntegrationReviewView => {
+  const last = p.integrationReview;
+  return {
+    mergedSince: p.mergedSinceReview ?? 0,
+    ...(p.reviewRequested ? { requested: true } : {}),
+    ...(last
+      ? {
+          last: {
+            verdict: last.verdict,
+            at: last.at,
+            filed: last.filed,
+            ...(last.accepted ? { accepted: true } : {}),
+          },
+        }
+      : {}),
+  };
+};
