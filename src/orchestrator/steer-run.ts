@@ -4,9 +4,10 @@
 import type { Command } from '../commands/schema.ts';
 import type { Forge } from '../forges/types.ts';
 import { issueCapsOf } from '../plan/issue-caps.ts';
-import { attemptKey, deriveProgress, liveAttempt } from '../plan/issue-progress.ts';
+import { attemptKey, liveAttempt } from '../plan/issue-progress.ts';
 import type { RunState } from '../plan/states.ts';
-import { decideSteer, holdOf, type SteerEffect, type SteerIssueFacts } from '../plan/steer.ts';
+import { decideSteer, type SteerEffect, type SteerIssueFacts } from '../plan/steer.ts';
+import { steerIssueFactsOf } from '../plan/steer-facts.ts';
 import { issueKey, planLabels } from '../plan/types.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
 import type { RunRecord } from '../store/run-store.ts';
@@ -30,47 +31,17 @@ const issueFacts = async (
   const repo = { owner: cmd.issue.owner ?? base.owner, name: cmd.issue.repo ?? base.name };
   const repoName = `${repo.owner}/${repo.name}`;
   const key = issueKey(repoName, cmd.issue.number);
-  const ref = repoName.toLowerCase() === run.repo.toLowerCase() ? `#${cmd.issue.number}` : key;
   const issue = await forge.getIssue({ repo, number: cmd.issue.number }).catch(() => undefined);
-  const rows = await deps.store.listRunIssues(run.id);
-  const attempts = await deps.ledger.listByRun(run.id);
-  const mine = attempts.filter((a) => attemptKey(a) === key);
-  const row = rows.find((r) => issueKey(r.repo, r.number) === key);
-  const inMilestone =
-    issue !== undefined &&
-    repoName.toLowerCase() === run.repo.toLowerCase() &&
-    issue.milestone?.number === run.milestoneNumber;
-  const progress = deriveProgress({
-    rows: row ? [row] : [],
-    attempts: mine,
-    open: new Set(issue?.state === 'open' ? [key] : []),
-    runnerRetries: deps.config.runner.retries,
-  })[0];
-  // A PR the feedback loop held (CI red after its fix attempts, CI timed out) is held for a retry.
-  const prHeld = run.progress.prFeedback?.[key]?.held !== undefined;
-  const state = prHeld ? 'held' : (progress?.state ?? (inMilestone ? 'ready' : undefined));
-  const caps = issueCapsOf(deps.config.runner, deps.config.prices);
-  const maxAttempts = (run.options as { maxAttemptsPerIssue?: number }).maxAttemptsPerIssue;
-  const hold = holdOf({
-    labelHeld: issue?.labels.some((l) => l.name === planLabels.hold) ?? false,
-    prHeld,
-    ...(progress ? { progress } : {}),
-    workerRunning: liveAttempt(mine) !== undefined,
-    ...(caps ? { issueCaps: caps } : {}),
-    ...(maxAttempts !== undefined ? { maxAttemptsPerIssue: maxAttempts } : {}),
-  });
-  return {
-    key,
-    repo: repoName,
-    facts: {
-      ref,
-      ...(state ? { state } : {}),
-      closed: issue?.state === 'closed',
-      ...(hold ? { hold } : {}),
-      skipped: row?.skipped ?? false,
-      workerRunning: liveAttempt(mine) !== undefined,
+  const facts = steerIssueFactsOf(
+    run,
+    { key, repo: repoName, number: cmd.issue.number },
+    { issue, rows: await deps.store.listRunIssues(run.id), attempts: await deps.ledger.listByRun(run.id) },
+    {
+      runnerRetries: deps.config.runner.retries,
+      caps: issueCapsOf(deps.config.runner, deps.config.prices),
     },
-  };
+  );
+  return { key, repo: repoName, facts };
 };
 
 /** Applies an accepted effect to the run's rows (and the tracker, for a hold label). */
