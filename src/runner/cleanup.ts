@@ -39,11 +39,13 @@ export const cleanupRepo = async (
   ledger: AttemptLedger,
   ctx: GitContext,
   wg: WorkerGit,
+  /** False when the caller has fetched origin into the clone since the job was asked (runner.ts). */
+  fetch = true,
 ): Promise<CleanupResult> => {
   const result: CleanupResult = { removed: [], kept: [], deletedBranches: [] };
   const repoDir = insideWorkspace(workspace, job.repo.owner, job.repo.name);
   if (!existsSync(repoDir)) return result;
-  await gitTry(['fetch', '--prune', '--quiet', 'origin'], repoDir, ctx);
+  if (fetch) await gitTry(['fetch', '--prune', '--quiet', 'origin'], repoDir, ctx);
   const merged = new Set(await mergedBranches(repoDir, job.mergedInto, ctx));
   // A squash-merged branch is merged only as it was merged: not if work was added after.
   const heads = new Set(job.mergedHeads);

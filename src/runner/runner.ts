@@ -27,6 +27,7 @@ import {
   type AttemptJob,
   type AttemptLedger,
   type AttemptRecord,
+  type CleanupJob,
   type Clock,
   type EventSink,
   expectedBaseSha,
@@ -348,10 +349,7 @@ export class Runner {
       case 'cleanup': {
         const git = await this.gitContext(job.repo);
         if (job.closedIssues === undefined)
-          return {
-            kind: 'cleanup',
-            ...(await cleanupRepo(this.workspace, job, this.d.ledger, git, this.workerGit)),
-          };
+          return { kind: 'cleanup', ...(await this.cleanupAfterMerge(job, git)) };
         // The start-up sweep touches nothing but closed issues' worktrees, and never one a worker holds
         // (an attempt with no outcome yet: running, or finished while the bot was down and not collected).
         const busy = (await this.d.ledger.listOpen()).flatMap((a) => (a.worktree ? [a.worktree] : []));
@@ -553,6 +551,26 @@ export class Runner {
       this.d.events({ type: 'attempt.finished', attemptId: id, outcome, summary: message });
       return failed;
     }
+  }
+
+  /**
+   * A cleanup after a merge, one per clone at a time under the clone's lock: cleanups of merges close
+   * together each deleted every merged branch (all but one failing) and raced for the clone's refs. A
+   * fetch that began after this one asked (another cleanup's, a job start's) already holds what origin
+   * had then: no second fetch.
+   */
+  private cleanupAfterMerge(job: CleanupJob, git: GitContext) {
+    const repoName = `${job.repo.owner}/${job.repo.name}`;
+    const asked = performance.now();
+    return this.repoLock.exclusive(repoName, async () => {
+      const repoDir = repoDirFor(this.workspace, job.repo.owner, job.repo.name);
+      if ((this.fetchedAt.get(repoName) ?? -1) <= asked && existsSync(repoDir)) {
+        const began = performance.now();
+        if ((await gitTry(['fetch', '--prune', '--quiet', 'origin'], repoDir, git)) !== undefined)
+          this.fetchedAt.set(repoName, began);
+      }
+      return cleanupRepo(this.workspace, job, this.d.ledger, git, this.workerGit, false);
+    });
   }
 
   /** Where an attempt's repository is made: from the runner's clone (the cache), for its worker. */

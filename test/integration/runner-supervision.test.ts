@@ -8,6 +8,7 @@ import { InMemoryAttemptLedger } from '../../src/runner/ledger.ts';
 import { readTreeActivity } from '../../src/runner/process-tree.ts';
 import { BUSY_CPU_MS } from '../../src/runner/stall.ts';
 import type { AttemptRecord } from '../../src/runner/types.ts';
+import { commandsOf } from '../support/command-counts.ts';
 import { commitAndPush, createOrigin, gitIn, originFile, originSha, tempDir } from '../support/git.ts';
 import { attemptJob, fakeEntry, makeHarness, settle } from '../support/runner-harness.ts';
 import { until } from '../support/until.ts';
@@ -476,6 +477,48 @@ describe('runner supervision', () => {
     });
     expect(existsSync(merged!.worktree)).toBe(false);
     expect(existsSync(open!.worktree)).toBe(true);
+  });
+
+  it('two cleanups of one clone asked together: one fetch, and the merged branch deleted once', async () => {
+    const origin = await createOrigin();
+    const h = makeHarness();
+    const ids: string[] = [];
+    for (const n of [23, 24]) {
+      const r = await h.runner.execute(
+        attemptJob(origin.url, fakeEntry(), { issue: { repo: { owner: 'acme', name: 'app' }, number: n } }),
+      );
+      if (r.kind !== 'attempt') throw new Error('expected an attempt');
+      ids.push((await settle(h, r.attempt.id)).id);
+    }
+    const [merged, open] = await Promise.all(ids.map(async (id) => (await h.ledger.get(id))!));
+    await gitIn(origin.work, 'fetch', '--quiet', 'origin');
+    await gitIn(origin.work, 'merge', '--quiet', '--no-edit', `origin/${merged!.branch}`);
+    await gitIn(origin.work, 'push', '--quiet', 'origin', 'main');
+
+    const cleanup = () =>
+      h.runner.execute({
+        kind: 'cleanup',
+        repo: { owner: 'acme', name: 'app' },
+        mergedInto: 'main',
+        attemptIds: ids,
+      });
+    let results: unknown[] = [];
+    const commands = await commandsOf(async () => {
+      results = await Promise.all([cleanup(), cleanup()]);
+    });
+    expect(results).toEqual([
+      {
+        kind: 'cleanup',
+        removed: [merged!.worktree],
+        kept: [open!.worktree],
+        deletedBranches: [merged!.branch],
+      },
+      { kind: 'cleanup', removed: [], kept: [open!.worktree], deletedBranches: [] },
+    ]);
+    // The second waited for the first and found its fetch and its deletion done: `branch --merged`
+    // twice, `branch -D` once.
+    expect(commands['git fetch']).toBe(1);
+    expect(commands['git branch']).toBe(3);
   });
 
   it('cleanup removes a squash-merged branch’s worktree only while the branch is still at the merged head', async () => {
