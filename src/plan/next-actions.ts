@@ -103,13 +103,19 @@ const mergeWaitActions = (ctx: RunContext, out: Action[], dispatches: Action[]):
   const prs = [...ctx.integrating].sort(compareKeys).map((k) => ({ k, p: ctx.progress.get(k) }));
   if (!prs.every(({ p }) => p?.pr && !p.pr.merged && !p.mergeRequested && p.reviewPosted)) return [];
   // `owner/repo#n`: the PR in its ticket's repository, not a number on the fleet's own.
-  const list = prs.map(({ k, p }) => `${k.slice(0, k.lastIndexOf('#'))}#${p!.pr!.number}`).join(', ');
+  const prRef = (k: string, n: number) => `${k.slice(0, k.lastIndexOf('#'))}#${n}`;
+  const list = prs.map(({ k, p }) => prRef(k, p!.pr!.number)).join(', ');
+  // A PR the review leg could not review is named with why: the person's review is then the only one.
+  const missing = prs
+    .filter(({ p }) => p?.reviewMissing !== undefined)
+    .map(({ k, p }) => `; ${prRef(k, p!.pr!.number)} has no review: ${p!.reviewMissing}`)
+    .join('');
   return [
     {
       type: 'notify',
       level: 'waiting',
       title: `${ctx.snap.milestoneTitle} needs review`,
-      message: `${prs.length === 1 ? 'its PR waits' : `its ${prs.length} PRs wait`} on a person's review and /merge: ${list}`,
+      message: `${prs.length === 1 ? 'its PR waits' : `its ${prs.length} PRs wait`} on a person's review and /merge: ${list}${missing}`,
       command: '/merge',
     },
   ];

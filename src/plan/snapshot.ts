@@ -49,6 +49,8 @@ export interface IssueProgress {
   reviewPosted: boolean;
   /** Fleet: a person said `/merge` on the PR. */
   mergeRequested?: boolean;
+  /** Fleet: the PR has no review, and why in words (plan/fleet-progress.ts `reviewMissing`). */
+  reviewMissing?: string;
   /** False when the worker process is gone (e.g. lost across a restart) before it pushed. */
   workerAlive?: boolean;
   /** Failures count from this index of `attempts` on: a person's `/blitz retry` (default 0). */

@@ -3,6 +3,7 @@
 // PR: any reviewer then counts as different) and the worker's FINAL REPORT as claims to check; the
 // planner's reviewer pick, when there is one, is asked first.
 import type { BlitzConfig } from '../config/blitz-config.ts';
+import { isAppError } from '../errors.ts';
 import type { BoundedDiff, Forge, IssueRef, PullRequest } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { ReviewPick } from '../plan/routing.ts';
@@ -90,7 +91,22 @@ export interface ReviewLegAnswer {
   posted: boolean;
   summary?: string;
   verdict?: ReviewResult['verdict'];
+  /**
+   * Why no review was produced, in the bot's own words (never a reviewer's or forge's raw output):
+   * every reviewer failed (`no_review`), or the leg itself failed (no verdict).
+   */
+  failure?: string;
 }
+
+/** A failed leg's error in words for a person: its kind, never its message (which may quote a forge). */
+export const reviewLegFailureWords = (err: unknown): string => {
+  if (isAppError(err, 'cancelled') || isAppError(err, 'timeout')) return 'the review leg timed out';
+  if (isAppError(err, 'rate_limited') || isAppError(err, 'forge_unavailable'))
+    return 'the forge was unavailable to the review leg';
+  if (isAppError(err, 'forbidden') || isAppError(err, 'unauthorized'))
+    return 'the forge refused the review comment';
+  return "the review leg failed (the bot's log has the error)";
+};
 
 /** The review port of every run kind. */
 export type ReviewLeg = (input: ReviewLegInput & { runId: string }) => Promise<ReviewLegAnswer>;
@@ -105,9 +121,17 @@ export const createReviewLeg =
         posted: result.verdict !== 'no_review',
         summary: `${verdictStateWords(result.verdict)}${result.reviewer ? ` by ${result.reviewer}` : ''}`,
         verdict: result.verdict,
+        ...(result.verdict === 'no_review'
+          ? {
+              failure:
+                result.fellBack.length > 0
+                  ? `every reviewer failed (${result.fellBack.join('; ')})`
+                  : 'no reviewer was available',
+            }
+          : {}),
       };
     } catch (err) {
       p.logger.warn({ runId, pr: input.pr.number, err }, 'review leg failed');
-      return { posted: false };
+      return { posted: false, failure: reviewLegFailureWords(err) };
     }
   };

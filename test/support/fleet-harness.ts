@@ -39,6 +39,8 @@ export interface FleetHarnessOptions extends RunWatchOptions {
   issues: Record<'app' | 'lib', SeedIssue[]>;
   /** Fake agent environment (FAKE_AGENT_MODES …). */
   agentEnv?: Record<string, string>;
+  /** The fake reviewer's options (fake-agents/fake-reviewer.mjs); default `--verdict minor`. */
+  reviewerArgs?: string[];
   maxSessions?: number;
   /** More files in a repository's origin (e.g. a test script a fake CI runs). */
   files?: Partial<Record<'app' | 'lib', Record<string, string>>>;
@@ -92,7 +94,12 @@ export const startFleetHarness = async (opts: FleetHarnessOptions) => {
   const dir = tempDir('fleet-e2e-');
   const dbPath = join(dir, 'blitz.db');
   const workspace = join(dir, 'workspace');
-  const reviewerArgv = [process.execPath, fakeReviewer, '--verdict', 'minor', '{prompt_file}'];
+  const reviewerArgv = [
+    process.execPath,
+    fakeReviewer,
+    ...(opts.reviewerArgs ?? ['--verdict', 'minor']),
+    '{prompt_file}',
+  ];
   const config: BlitzConfig = blitzConfigSchema.parse({
     runner: {
       workspace,

@@ -4,6 +4,7 @@
 import { defaultRepoConfig } from '../../config/repo-config.ts';
 import { markdownText } from '../../dashboard/escape.ts';
 import { formatRepo } from '../../forges/types.ts';
+import { maxReviewLegFailures } from '../../plan/fleet-progress.ts';
 import { issueAttempts } from '../../plan/issue-progress.ts';
 import { resumeCommandOf } from '../../plan/resume-command.ts';
 import type { Action } from '../../plan/snapshot.ts';
@@ -21,7 +22,7 @@ import { createReviewLeg } from '../review-leg.ts';
 import { issuesShippedOf, runNoticeOf, tellOnce } from '../run-notice.ts';
 import { writeOutcome } from '../run-writer.ts';
 import { type FleetCtx, fleetReviewPorts } from './fleet-context.ts';
-import { updateFleet, updateTicket } from './fleet-state.ts';
+import { fleetProgressOf, ticketOf, updateFleet, updateTicket } from './fleet-state.ts';
 import { mergeTicket } from './merge-ticket.ts';
 
 const repoOf = (ctx: FleetCtx, key: string) => {
@@ -67,6 +68,9 @@ const dispatch = async (
   });
 };
 
+const fleetTicketOf = (run: Parameters<typeof fleetProgressOf>[0], key: string) =>
+  ticketOf(fleetProgressOf(run), key);
+
 const review = async (
   deps: Records & Log & Settings & Reviewers,
   ctx: FleetCtx,
@@ -80,11 +84,28 @@ const review = async (
     ...(attempt ? { attempt } : {}),
     runId: ctx.run.id,
   });
-  // The leg failed (logged): nothing is recorded, so the next pass asks again.
-  if (r.verdict === undefined) return;
-  await updateTicket(deps.store, ctx.run.id, a.issue, () => ({ review: r.verdict }));
-  await keepReviewVerdict(deps, ctx.run.id, a.issue, r.summary ?? verdictStateWords(r.verdict));
   const at = { repo: name, number: ref.number };
+  if (r.verdict === undefined) {
+    // The leg failed (logged) and posted nothing: the next pass asks again, up to a bound; then the PR
+    // waits on a person's review alone, and the fleet's /merge notice says why it has no review.
+    const why = r.failure ?? 'the review leg failed';
+    const t = await updateTicket(deps.store, ctx.run.id, a.issue, (s) => ({
+      reviewFailures: s.reviewFailures + 1,
+    }));
+    const failures = fleetTicketOf(t, a.issue).reviewFailures;
+    if (failures < maxReviewLegFailures) return;
+    const missing = `${why}, ${failures} times`;
+    await updateTicket(deps.store, ctx.run.id, a.issue, () => ({ reviewMissing: missing }));
+    await keepReviewVerdict(deps, ctx.run.id, a.issue, `no review: ${missing}`);
+    // Nothing claims a review happened: the row stays where it is, only no longer waiting on the leg.
+    await writeOutcome(deps.store, ctx.run.id, at, ctx.rows.get(a.issue), { kind: 'reviewSkipped' });
+    return;
+  }
+  await updateTicket(deps.store, ctx.run.id, a.issue, () => ({
+    review: r.verdict,
+    ...(r.verdict === 'no_review' ? { reviewMissing: r.failure ?? 'every reviewer failed' } : {}),
+  }));
+  await keepReviewVerdict(deps, ctx.run.id, a.issue, r.summary ?? verdictStateWords(r.verdict));
   await writeOutcome(deps.store, ctx.run.id, at, ctx.rows.get(a.issue), { kind: 'reviewPosted' });
 };
 

@@ -128,9 +128,14 @@ export const loadFleet = async (
   const { rows, attempts, machine, pace } = await readRunRecords(deps, run);
   const open = new Set([...tickets].filter(([, i]) => i.state === 'open').map(([k]) => k));
   const derived = deriveProgress({ rows, attempts, open, runnerRetries: deps.config.runner.retries });
-  const asked: IssueProgress[] = derived.map((p) =>
-    ticketOf(fleet, p.key).mergeRequestedBy ? { ...p, mergeRequested: true } : p,
-  );
+  const asked: IssueProgress[] = derived.map((p) => {
+    const t = ticketOf(fleet, p.key);
+    return {
+      ...p,
+      ...(t.mergeRequestedBy ? { mergeRequested: true } : {}),
+      ...(t.reviewMissing !== undefined ? { reviewMissing: t.reviewMissing } : {}),
+    };
+  });
   // The PR feedback loop: each ticket PR's CI and writers' reviews, per repository (issue 21).
   // A read refused for an App permission the fleet cannot do without blocks it, as it blocks a blitz
   // (plan/permission-block.ts); the first pass whose reads get through lifts it.
