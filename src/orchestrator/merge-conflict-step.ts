@@ -10,7 +10,7 @@ import {
   afterRefusedMerge,
   beforeMerge,
   type ConflictStep,
-  conflictResumeState,
+  conflictResumeOf,
   type MergeRefusal,
   type ResolutionFacts,
 } from '../plan/merge-conflict.ts';
@@ -41,12 +41,7 @@ const workerOf = (
 ): ResolutionFacts['worker'] => {
   if (a === undefined) return 'ended';
   if (a.outcome === undefined) return 'live';
-  const resume = conflictResumeState({
-    launchedAt: a.launchedAt,
-    ...(row?.conflictResumeAt ? { resumeAt: row.conflictResumeAt } : {}),
-    ...(row?.conflictResumeSentAt ? { sentAt: row.conflictResumeSentAt } : {}),
-    now: deps.clock.now().toISOString(),
-  });
+  const resume = conflictResumeOf(row, a, deps.clock.now().toISOString());
   return resume === 'started' ? 'ended' : resume;
 };
 

@@ -4,7 +4,7 @@
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunIssueRecord } from '../store/run-store.ts';
 import { attemptKey, issueAttempts } from './issue-progress.ts';
-import { conflictResumeState } from './merge-conflict.ts';
+import { conflictResumeOf } from './merge-conflict.ts';
 import { sizeOf } from './plan-labels.ts';
 import type { MemberAnswer, MemberRead, MergeRead } from './plan-member.ts';
 import type { IssueKey, PlanIssue } from './types.ts';
@@ -24,14 +24,7 @@ const conflictsOf = (
   const row = ctx.rows.get(key);
   if (!row?.conflictResumes) return {};
   const latest = issueAttempts(ctx, key).at(-1);
-  const resume =
-    latest &&
-    conflictResumeState({
-      launchedAt: latest.launchedAt,
-      ...(row.conflictResumeAt ? { resumeAt: row.conflictResumeAt } : {}),
-      ...(row.conflictResumeSentAt ? { sentAt: row.conflictResumeSentAt } : {}),
-      now,
-    });
+  const resume = latest && conflictResumeOf(row, latest, now);
   return {
     conflictResumes: row.conflictResumes,
     ...(resume && resume !== 'started' ? { conflictResume: resume } : {}),

@@ -113,6 +113,19 @@ export const conflictResumeState = (f: ConflictResumeFacts): 'started' | 'pendin
   return Date.parse(f.now) - Date.parse(f.sentAt) > conflictResumeLeaseMs ? 'lapsed' : 'pending';
 };
 
+/** `conflictResumeState` of an issue: its row's marks against its latest session's `launchedAt`. */
+export const conflictResumeOf = (
+  row: { conflictResumeAt?: string | undefined; conflictResumeSentAt?: string | undefined } | undefined,
+  session: { launchedAt: string },
+  now: string,
+): 'started' | 'pending' | 'lapsed' =>
+  conflictResumeState({
+    launchedAt: session.launchedAt,
+    ...(row?.conflictResumeAt ? { resumeAt: row.conflictResumeAt } : {}),
+    ...(row?.conflictResumeSentAt ? { sentAt: row.conflictResumeSentAt } : {}),
+    now,
+  });
+
 /** Why a try ended whose resume never started. */
 export const resumeLapsed = `its worker's conflict resume did not start within ${conflictResumeLeaseMs / 60_000} minutes`;
 
