@@ -56,10 +56,9 @@ export const ensureClone = async (
   fetch = true,
   /**
    * Clones (dir → clone URL) whose origin this caller has already checked or made: their
-   * `remote get-url` is not asked again (a runner keeps one for its life). A worker that rewrites its
-   * clone's origin gains nothing by it: it can already write the clone's refs, and a command with
-   * credentials compares origin with the clone URL again (git.ts, repoConfigHazard). Default: the
-   * context's (a runner's contexts carry its map).
+   * `remote get-url` is not asked again (a runner keeps one for its life). Only the runner writes its
+   * clones (git.ts: a worker's repository is its own, read by the worker's git), so an origin checked
+   * once stays what it was. Default: the context's (a runner's contexts carry its map).
    */
   knownOrigins?: Map<string, string>,
 ): Promise<string> => {
