@@ -1,14 +1,14 @@
-// The PR feedback loop's reads kept past a reconcile call (src/orchestrator/pr-reads-kept.ts), counted
+// The PR feedback loop's reads kept past a reconcile call (src/ship/pr-reads-kept.ts), counted
 // on the contract-checked fake Gitea through the real adapter: Gitea sends no commit-status webhook,
 // so a PR waiting on CI is polled, with a backoff per head instead of on every call. Each "call" here is
 // what reconcile.ts does for one PR: a fresh per-call memo, the kept reads over it, the gate's read
 // (readPrFacts) and `settled`. Time is the test's clock; calls come every half second.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultRepoConfig, type RepoConfig } from '../../src/config/repo-config.ts';
-import { createKeptPrReads, type KeptPrReads } from '../../src/orchestrator/pr-reads-kept.ts';
-import { readsPerCall } from '../../src/orchestrator/pr-reads-per-call.ts';
 import type { PrFacts } from '../../src/ship/pr-facts.ts';
 import { readPrFacts } from '../../src/ship/pr-feedback-forge.ts';
+import { createKeptPrReads, type KeptPrReads } from '../../src/ship/pr-reads-kept.ts';
+import { readsPerCall } from '../../src/ship/pr-reads-per-call.ts';
 import type { PrFeedbackState } from '../../src/store/run-store.ts';
 import { type GiteaHarness, startGiteaHarness } from '../support/fake-gitea/setup.ts';
 import type { MemoryGit } from '../support/world.ts';

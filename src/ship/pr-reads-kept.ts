@@ -14,7 +14,7 @@
 // Only a read whose gate answer was such a wait is kept, so nothing merges, resumes or holds on a
 // kept read; a writer's review is seen at its webhook, or at the backoff's end if that was lost.
 import type { Forge, IssueRef, ObservedEvent, PullFeedback } from '../forges/types.ts';
-import type { PrFacts } from '../ship/pr-facts.ts';
+import type { PrFacts } from './pr-facts.ts';
 
 export interface CiPollBackoff {
   firstMs: number;
