@@ -12,6 +12,7 @@ import {
   type PullRequest,
   type RepoRef,
 } from '../forges/types.ts';
+import { handoffFor } from '../plan/handoff.ts';
 import { issueAttempts } from '../plan/issue-progress.ts';
 import { awaitReviewPatch } from '../plan/run-patches.ts';
 import { type Action, replanAfter } from '../plan/snapshot.ts';
@@ -28,7 +29,6 @@ import { cloneUrlOf, dispatchAttempt, integrationGitOf } from './dispatch-attemp
 import { performPark } from './environment-park-run.ts';
 import { fileReportedBugs } from './file-findings.ts';
 import { closeGateBlocker, fileGateBlocker } from './gate-blocker-run.ts';
-import { handoffFor } from './handoff.ts';
 import { blockRun, unblockRun } from './hard-blocker-run.ts';
 import { runIntegrationReview } from './integration-review.ts';
 import { sendIssueNotice } from './issue-notices.ts';

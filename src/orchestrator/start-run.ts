@@ -11,6 +11,7 @@ import type { Forge, RepoRef } from '../forges/types.ts';
 import { resumeCommandOf } from '../plan/resume-command.ts';
 import { type Override, type Tool, tools } from '../plan/routing.ts';
 import { type RunControlStep, runControlOf } from '../plan/run-control.ts';
+import type { RunOptionsStored } from '../plan/run-options.ts';
 import { startFailedPatch } from '../plan/run-patches.ts';
 import { runStateWords } from '../plan/state-words.ts';
 import { firstRunState } from '../plan/states.ts';
@@ -22,7 +23,6 @@ import type { Announcer, Forges, Log, Records, Settings } from './ports.ts';
 import { loadRepoConfig } from './repo-settings.ts';
 import { newRunId } from './run-effects.ts';
 import { runNoticeOf, sendRunNotice } from './run-notice.ts';
-import type { RunOptionsStored } from './run-options.ts';
 import { setDashboardComment, writeRun } from './run-writer.ts';
 
 /** What the run loop lends a command's handler: a change between passes, and a pass soon after. */
