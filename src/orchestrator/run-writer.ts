@@ -5,19 +5,22 @@
 // row (recordGateResult) and asks for a pass, and the pass folds the rows in (foldResults).
 // A change of state must be an edge of the run state table (plan/states.ts): the writer refuses any
 // other (RunTransitionError), whoever computed it. Issue rows are written here too: a step's outcome
-// through writeOutcome (plan/issue-outcomes.ts decides the row's state from it), fields through
-// writeIssue, each state one of plan/states.ts's IssueRowState.
+// through writeOutcome (plan/issue-outcomes.ts decides the row's state from it, and the store writes it
+// only while the stored row is in the state it was decided from), fields through writeIssue, each
+// state one of plan/states.ts's IssueRowState.
 import { createHash } from 'node:crypto';
 import { AppError } from '../errors.ts';
 import { type IssueOutcome, issuePatch } from '../plan/issue-outcomes.ts';
-import { canTransitionRun, isIssueRowState, type RunState } from '../plan/states.ts';
-import type {
-  RunIssuePatch,
-  RunIssueRecord,
-  RunPatch,
-  RunProgress,
-  RunRecord,
-  RunStore,
+import { canTransitionRun, type IssueRowState, isIssueRowState, type RunState } from '../plan/states.ts';
+import {
+  type IssueExpect,
+  isStaleIssueWrite,
+  type RunIssuePatch,
+  type RunIssueRecord,
+  type RunPatch,
+  type RunProgress,
+  type RunRecord,
+  type RunStore,
 } from '../store/run-store.ts';
 
 type Store = Pick<RunStore, 'getRun' | 'updateRun'>;
@@ -64,13 +67,17 @@ export type IssueWrites = Pick<RunStore, 'upsertRunIssue'>;
 /** An issue row's fields a step writes itself: anything but its state, which only an outcome moves. */
 export type IssueFields = Omit<RunIssuePatch, 'state'>;
 
-/** The one write of an issue row (created `ready` when missing); a state outside IssueRowState is refused. */
+/**
+ * The one write of an issue row (created `ready` when missing); a state outside IssueRowState is refused.
+ * With `expect`, the store applies it only to a row still in that state (StaleIssueWriteError otherwise).
+ */
 const writeRow = (
   w: IssueWrites,
   runId: string,
   repo: string,
   number: number,
   patch: RunIssuePatch,
+  expect?: IssueExpect,
 ): Promise<RunIssueRecord> => {
   if (patch.state !== undefined && !isIssueRowState(patch.state))
     return Promise.reject(
@@ -79,7 +86,7 @@ const writeRow = (
         `Issue ${repo}#${number} of run ${runId} cannot be in state ${String(patch.state)}.`,
       ),
     );
-  return w.upsertRunIssue(runId, repo, number, patch);
+  return w.upsertRunIssue(runId, repo, number, patch, expect);
 };
 
 /**
@@ -96,15 +103,28 @@ export const writeIssue = (
 
 /**
  * Records what a step did to one issue: the fold (plan/issue-outcomes.ts) makes the row's patch from the
- * outcome and the row as the step read it (undefined: none yet), so no step picks the row's state.
+ * outcome and the row's state (undefined: no row yet, `ready`), so no step picks the row's state. The
+ * store writes it only while the stored row is in the state the patch was made from: when another write
+ * moved the row since the step read it, the patch is made again from the stored state (so a move the
+ * table forbids from there is not taken) and written once more; a second mismatch is refused
+ * (StaleIssueWriteError), nothing written.
  */
-export const writeOutcome = (
+export const writeOutcome = async (
   w: IssueWrites,
   runId: string,
   at: { repo: string; number: number },
   row: Pick<RunIssueRecord, 'state'> | undefined,
   outcome: IssueOutcome,
-): Promise<RunIssueRecord> => writeRow(w, runId, at.repo, at.number, issuePatch(row, outcome));
+): Promise<RunIssueRecord> => {
+  const from = (state: IssueRowState) =>
+    writeRow(w, runId, at.repo, at.number, issuePatch({ state }, outcome), { state });
+  try {
+    return await from(row?.state ?? 'ready');
+  } catch (err) {
+    if (!isStaleIssueWrite(err)) throw err;
+    return from(err.found);
+  }
+};
 
 /** Merges the fields `change` returns into the run's progress (nothing when it returns undefined). */
 export const writeProgress = (

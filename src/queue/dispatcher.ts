@@ -4,7 +4,7 @@
 // replica is a no-op. Resume, cancel and cleanup go to the host that ran the attempt.
 
 import type { AttemptRecord, RunnerJob } from '../runner/types.ts';
-import type { RunIssuePatch, RunIssueRecord, RunStore } from '../store/run-store.ts';
+import type { RunStore } from '../store/run-store.ts';
 import type { AttemptReceipt } from '../store/runner-tokens.ts';
 import { dispatchRunnerJob } from './dispatch.ts';
 import { isLocalAttempt, remoteRunnerOf } from './local-consumer.ts';
@@ -13,7 +13,7 @@ import type { JobInfo, JobQueue, SqlExecutor } from './types.ts';
 
 /** The writes a dispatch decision makes (the run store, or one of its transactions). */
 export interface DispatchWrites {
-  upsertRunIssue(runId: string, repo: string, number: number, patch: RunIssuePatch): Promise<RunIssueRecord>;
+  upsertRunIssue: RunStore['upsertRunIssue'];
 }
 
 /** A run store that can join a queue insert to its writes (the PostgreSQL one). */

@@ -161,9 +161,9 @@ export const openPostgresRunStore = async (
       );
       return rows.map(toIssue);
     },
-    async upsertRunIssue(runId, repo, number, patch) {
+    async upsertRunIssue(runId, repo, number, patch, expect) {
       // One statement commits alone: no BEGIN and COMMIT round trips around it.
-      return runWrites(pool, now).upsertRunIssue(runId, repo, number, patch);
+      return runWrites(pool, now).upsertRunIssue(runId, repo, number, patch, expect);
     },
     async listQueuedIntents() {
       const { rows } = await pool.query("SELECT * FROM intents WHERE status = 'queued' ORDER BY id");

@@ -5,13 +5,7 @@
 import { AppError } from '../errors.ts';
 import type { Queryable } from './pg-pool.ts';
 import type { StatementBatch } from './pg-statement-batch.ts';
-import {
-  type RunIssuePatch,
-  type RunIssueRecord,
-  type RunRecord,
-  type RunStore,
-  StaleRunWriteError,
-} from './run-store.ts';
+import { type RunRecord, type RunStore, StaleIssueWriteError, StaleRunWriteError } from './run-store.ts';
 import { assertIssueState, toIssue, toRun } from './sqlite-run-store.ts';
 
 const issueColumns: Record<string, string> = {
@@ -37,7 +31,7 @@ export const claimIntentSql = "UPDATE intents SET status = $1 WHERE id = $2 AND 
 /** One transaction's view: the deciding writes, and raw SQL for what joins them (a queue's insert). */
 export interface PostgresRunTransaction {
   updateRun: RunStore['updateRun'];
-  upsertRunIssue(runId: string, repo: string, number: number, patch: RunIssuePatch): Promise<RunIssueRecord>;
+  upsertRunIssue: RunStore['upsertRunIssue'];
   claimIntent: RunStore['claimIntent'];
   /** pg-boss's `db` shape (the queue's SqlExecutor), on this transaction's connection. */
   executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
@@ -79,9 +73,9 @@ export const runWrites = (
     );
     return toRun(rows[0]);
   },
-  async upsertRunIssue(runId, repo, number, patch) {
+  async upsertRunIssue(runId, repo, number, patch, expect) {
     // One statement: a new row starts `ready` unless the patch says otherwise; an existing one takes
-    // only the patched fields.
+    // only the patched fields (with `expect`, only in the state it names).
     const columns = ['run_id', 'issue_repo', 'issue_number', 'updated_at', 'state'];
     const values: unknown[] = [runId, repo, number, now(), 'ready'];
     const sets = ['updated_at = EXCLUDED.updated_at'];
@@ -97,13 +91,41 @@ export const runWrites = (
       }
       sets.push(`${column} = EXCLUDED.${column}`);
     }
-    const text = `INSERT INTO run_issues (${columns.join(', ')}) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})
-       ON CONFLICT (run_id, issue_repo, issue_number) DO UPDATE SET ${sets.join(', ')} RETURNING *`;
     // The row is the batch key: a second upsert of it in one turn runs after the first, not beside it.
-    const { rows } = batch
-      ? await batch.query(text, values, `run_issues\u0000${runId}\u0000${repo}\u0000${number}`)
-      : await client.query(text, values);
-    return toIssue(rows[0]);
+    const key = `run_issues\u0000${runId}\u0000${repo}\u0000${number}`;
+    const send = (text: string, v: unknown[]) => (batch ? batch.query(text, v, key) : client.query(text, v));
+    const upsert = (guard: string) =>
+      send(
+        `INSERT INTO run_issues (${columns.join(', ')}) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})
+         ON CONFLICT (run_id, issue_repo, issue_number) DO UPDATE SET ${sets.join(', ')}${guard} RETURNING *`,
+        values,
+      );
+    if (expect === undefined) return toIssue((await upsert('')).rows[0]);
+    // Compare-and-set in the statement itself (as pg-boss guards a job's move): a missing row counts as
+    // `ready`, which it is created as; a stored row changes only in the state named.
+    assertIssueState(expect.state);
+    let rows: unknown[];
+    if (expect.state === 'ready') rows = (await upsert(" WHERE run_issues.state = 'ready'")).rows;
+    else {
+      // Only the patched columns (and updated_at): the state stays unless the patch names one.
+      const keep = columns.map((_, i) => i === 3 || i > 4 || (i === 4 && patch.state !== undefined));
+      const cols = columns.filter((_, i) => keep[i]);
+      const vals = [runId, repo, number, ...values.filter((_, i) => keep[i]), expect.state];
+      rows = (
+        await send(
+          `UPDATE run_issues SET ${cols.map((c, i) => `${c} = $${i + 4}`).join(', ')}
+           WHERE run_id = $1 AND issue_repo = $2 AND issue_number = $3 AND state = $${vals.length} RETURNING *`,
+          vals,
+        )
+      ).rows;
+    }
+    if (rows[0] !== undefined) return toIssue(rows[0]);
+    const stored = await send(
+      'SELECT * FROM run_issues WHERE run_id = $1 AND issue_repo = $2 AND issue_number = $3',
+      [runId, repo, number],
+    );
+    const found = stored.rows[0] === undefined ? 'ready' : toIssue(stored.rows[0]).state;
+    throw new StaleIssueWriteError(runId, repo, number, expect.state, found);
   },
   async claimIntent(id, status) {
     return (await client.query(claimIntentSql, [status, id])).rowCount === 1;

@@ -318,6 +318,31 @@ export class StaleRunWriteError extends AppError {
 
 export const isStaleRunWrite = (err: unknown): err is StaleRunWriteError => err instanceof StaleRunWriteError;
 
+/** An issue row write computed from a state the stored row is no longer in: refused, never applied. */
+export class StaleIssueWriteError extends AppError {
+  constructor(
+    readonly runId: string,
+    readonly repo: string,
+    readonly number: number,
+    readonly expected: IssueRowState,
+    readonly found: IssueRowState,
+  ) {
+    super(
+      'conflict',
+      `Issue ${repo}#${number} of run ${runId} is ${found}, not ${expected} as read; the write was refused.`,
+      { runId, repo, number, expected, found },
+    );
+  }
+}
+
+export const isStaleIssueWrite = (err: unknown): err is StaleIssueWriteError =>
+  err instanceof StaleIssueWriteError;
+
+/** The state an issue row write was computed from; a missing row counts as `ready` (it is created so). */
+export interface IssueExpect {
+  state: IssueRowState;
+}
+
 export interface RunStore {
   /** Creates the run; `conflict` with the live run when the milestone already has one. */
   createRun(run: NewRun): Promise<{ created: true; run: RunRecord } | { created: false; live: RunRecord }>;
@@ -342,9 +367,17 @@ export interface RunStore {
   listRunIssues(runId: string): Promise<RunIssueRecord[]>;
   /**
    * Creates the row when missing, then applies the patch; a state that is not an IssueRowState is refused.
+   * With `expect`, the patch applies only where the stored row is in `expect.state` (checked in the
+   * write itself); otherwise a StaleIssueWriteError naming the stored state, and nothing is written.
    * Only orchestrator/run-writer.ts (`writeIssue`) calls this outside the store and its tests.
    */
-  upsertRunIssue(runId: string, repo: string, number: number, patch: RunIssuePatch): Promise<RunIssueRecord>;
+  upsertRunIssue(
+    runId: string,
+    repo: string,
+    number: number,
+    patch: RunIssuePatch,
+    expect?: IssueExpect,
+  ): Promise<RunIssueRecord>;
   /** Intents not yet taken by the orchestrator, oldest first. */
   listQueuedIntents(): Promise<Intent[]>;
   /** Marks a queued intent with its result; false when it was already taken (by another replica). */

@@ -8,12 +8,14 @@ import { AppError } from '../errors.ts';
 import { isIssueRowState, issueRowStates, isTerminalRunState, runStates } from '../plan/states.ts';
 import type { AttemptLedger } from '../runner/types.ts';
 import {
+  type IssueExpect,
   type RunIssueRecord,
   type RunProgress,
   type RunRecord,
   type RunRecordState,
   type RunResult,
   type RunStore,
+  StaleIssueWriteError,
   StaleRunWriteError,
 } from './run-store.ts';
 import { createSqliteAttemptLedger } from './sqlite-ledger.ts';
@@ -259,7 +261,7 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
     conflictResumeSentAt: 'conflict_resume_sent_at',
   };
   const upsertIssue = db.transaction(
-    (runId: string, repo: string, number: number, patch: Record<string, unknown>) => {
+    (runId: string, repo: string, number: number, patch: Record<string, unknown>, expect?: IssueExpect) => {
       const at = now();
       insertIssue.run(runId, repo, number, at);
       const sets: string[] = ['updated_at = @at'];
@@ -271,10 +273,19 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
         sets.push(`${column} = @${key}`);
         values[key] = typeof value === 'boolean' ? (value ? 1 : 0) : (value ?? null);
       }
-      db.prepare(
-        `UPDATE run_issues SET ${sets.join(', ')} WHERE run_id = @runId AND issue_repo = @repo AND issue_number = @number`,
-      ).run(values);
-      return toIssue(selectIssue.get(runId, repo, number));
+      // With `expect`, compare-and-set in the UPDATE itself; a refusal rolls back the insert above.
+      if (expect !== undefined) assertIssueState(expect.state);
+      values.expected = expect?.state ?? null;
+      const changed = db
+        .prepare(
+          `UPDATE run_issues SET ${sets.join(', ')} WHERE run_id = @runId AND issue_repo = @repo
+             AND issue_number = @number AND (@expected IS NULL OR state = @expected)`,
+        )
+        .run(values).changes;
+      const row = toIssue(selectIssue.get(runId, repo, number));
+      if (changed === 0 && expect !== undefined)
+        throw new StaleIssueWriteError(runId, repo, number, expect.state, row.state);
+      return row;
     },
   );
 
@@ -314,19 +325,28 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
       const next = { ...run, ...patch };
       // The dashboard comment id alone is a field of its own: it does not count as a version.
       const counts = patch.state !== undefined || patch.progress !== undefined || patch.options !== undefined;
-      db.prepare(
-        `UPDATE runs SET state = @state, dashboard_comment_id = @dashboard, progress = @progress,
-           options = @options, updated_at = @at, version = version + @bump WHERE id = @id`,
-      ).run({
-        id,
-        state: next.state,
-        dashboard: next.dashboardCommentId ?? null,
-        progress: JSON.stringify(next.progress),
-        options: JSON.stringify(next.options),
-        at: now(),
-        bump: counts ? 1 : 0,
-      });
-      return toRun(selectRun.get(id));
+      // The version named is checked again in the UPDATE itself: another connection's write between
+      // the read and this one refuses it too.
+      const changed = db
+        .prepare(
+          `UPDATE runs SET state = @state, dashboard_comment_id = @dashboard, progress = @progress,
+             options = @options, updated_at = @at, version = version + @bump
+           WHERE id = @id AND (@expected IS NULL OR version = @expected)`,
+        )
+        .run({
+          id,
+          expected: expect?.version ?? null,
+          state: next.state,
+          dashboard: next.dashboardCommentId ?? null,
+          progress: JSON.stringify(next.progress),
+          options: JSON.stringify(next.options),
+          at: now(),
+          bump: counts ? 1 : 0,
+        }).changes;
+      const stored = toRun(selectRun.get(id));
+      if (changed === 0 && expect !== undefined)
+        throw new StaleRunWriteError(id, expect.version, stored.version);
+      return stored;
     },
     async recordRunResult(runId, name, value) {
       db.prepare('INSERT INTO run_results (run_id, name, value, recorded_at) VALUES (?, ?, ?, ?)').run(
@@ -348,8 +368,8 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
         .all(runId)
         .map(toIssue);
     },
-    async upsertRunIssue(runId, repo, number, patch) {
-      return upsertIssue.immediate(runId, repo, number, { ...patch });
+    async upsertRunIssue(runId, repo, number, patch, expect) {
+      return upsertIssue.immediate(runId, repo, number, { ...patch }, expect);
     },
     async listQueuedIntents() {
       return db.prepare("SELECT * FROM intents WHERE status = 'queued' ORDER BY id").all().map(toIntent);

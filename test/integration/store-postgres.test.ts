@@ -182,6 +182,40 @@ describe.skipIf(!available)('Postgres store', () => {
       }
     });
 
+    it("a guarded issue write in a shared transaction takes the row's stored state into account", async () => {
+      const runs = await openPostgresRunStore(pgTestUrl(), { schema: await schemas.create() });
+      try {
+        await runs.createRun(newRun('r1'));
+        await runs.upsertRunIssue('r1', 'acme/app', 1, { state: 'reviewed' });
+        const moved = runs.transaction((tx) =>
+          tx.upsertRunIssue('r1', 'acme/app', 1, { state: 'merged', mergedSha: 'abc' }, { state: 'pr_open' }),
+        );
+        await expect(moved).rejects.toMatchObject({
+          code: 'conflict',
+          expected: 'pr_open',
+          found: 'reviewed',
+        });
+        expect((await runs.listRunIssues('r1')).map((i) => [i.state, i.mergedSha])).toEqual([
+          ['reviewed', undefined],
+        ]);
+        const [a, b] = await runs.transaction((tx) =>
+          Promise.all([
+            tx.upsertRunIssue(
+              'r1',
+              'acme/app',
+              1,
+              { state: 'merged', mergedSha: 'abc' },
+              { state: 'reviewed' },
+            ),
+            tx.upsertRunIssue('r1', 'acme/app', 2, { state: 'dispatched' }, { state: 'ready' }),
+          ]),
+        );
+        expect([a.state, b.state]).toEqual(['merged', 'dispatched']);
+      } finally {
+        await runs.close();
+      }
+    });
+
     it('transactions opened at once share a commit; one that throws fails alone and the others commit', async () => {
       const runs = await openPostgresRunStore(pgTestUrl(), { schema: await schemas.create() });
       const bossSchema = `${await schemas.create()}_boss`;

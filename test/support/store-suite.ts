@@ -7,6 +7,7 @@ import type { AttemptLedger } from '../../src/runner/types.ts';
 import type { RunStore } from '../../src/store/run-store.ts';
 import type { RunnerRegistry } from '../../src/store/runner-tokens.ts';
 import type { Store } from '../../src/store/types.ts';
+import { describeGuardedWriteCases } from './store-suite-guarded.ts';
 import { describeIntakeCases } from './store-suite-intake.ts';
 import { describeRunnerCases } from './store-suite-ledger.ts';
 import { describeRunCases } from './store-suite-runs.ts';
@@ -52,5 +53,6 @@ export const describeStoreSuite = (engine: StoreEngine): void => {
   };
   describeIntakeCases(engine.name, fresh);
   describeRunCases(engine.name, fresh);
+  describeGuardedWriteCases(engine.name, fresh);
   describeRunnerCases(engine.name, fresh);
 };
