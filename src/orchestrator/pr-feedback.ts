@@ -158,6 +158,26 @@ export const keepReviewVerdict = async (
 };
 
 /**
+ * One more review leg on PR `pr` produced no review: answers how many have on that PR (a new PR, after a
+ * bounce, counts afresh). Blitz and fleet keep the count here alike.
+ */
+export const countReviewLegFailure = async (
+  deps: Records,
+  runId: string,
+  key: string,
+  pr: number,
+): Promise<number> => {
+  let count = 0;
+  await writeProgress(deps.store, runId, (p) => {
+    const state = p.prFeedback?.[key] ?? emptyFeedbackState();
+    const kept = state.reviewLegFailures;
+    count = (kept?.pr === pr ? kept.count : 0) + 1;
+    return { prFeedback: { ...p.prFeedback, [key]: { ...state, reviewLegFailures: { pr, count } } } };
+  });
+  return count;
+};
+
+/**
  * Keeps on the run whether the bot's reports go as commit statuses (the planner says so once): set when a
  * report went that way, cleared when one went as a check run again (the permission was accepted).
  */
@@ -175,8 +195,9 @@ export const keepReportedInstead =
 
 /**
  * Keeps one issue's feedback state in the run's progress (only when it changed). `/blitz tell` and the
- * tell nudge write its messages meanwhile, and the review leg its verdict: theirs are kept, less the
- * messages this state dropped against `loaded` (the state it started from) because a resume carried them.
+ * tell nudge write its messages meanwhile, and the review leg its verdict and failures: theirs are kept,
+ * less the messages this state dropped against `loaded` (the state it started from) because a resume
+ * carried them.
  */
 export const keepFeedbackState = async (
   deps: Records,
@@ -191,12 +212,14 @@ export const keepFeedbackState = async (
       const kept = new Set((state.tells ?? []).map((t) => t.id));
       const dropped = new Set((loaded?.tells ?? []).filter((t) => !kept.has(t.id)).map((t) => t.id));
       const tells = ((fresh ? fresh.tells : state.tells) ?? []).filter((t) => !dropped.has(t.id));
-      const { tells: _t, reviewVerdict: _v, ...rest } = state;
+      const { tells: _t, reviewVerdict: _v, reviewLegFailures: _f, ...rest } = state;
       const verdict = fresh?.reviewVerdict ?? state.reviewVerdict;
+      const failures = fresh?.reviewLegFailures ?? state.reviewLegFailures;
       const next: PrFeedbackState = {
         ...rest,
         ...(tells.length > 0 ? { tells } : {}),
         ...(verdict !== undefined ? { reviewVerdict: verdict } : {}),
+        ...(failures !== undefined ? { reviewLegFailures: failures } : {}),
       };
       return JSON.stringify(fresh) === JSON.stringify(next)
         ? undefined

@@ -46,8 +46,6 @@ export const ticketStateSchema = z.object({
   buildJob: z.object({ queue: z.string(), id: z.string() }).optional(),
   /** Why the merge is not going ahead, in words (shown on the scoreboard). */
   note: z.string().optional(),
-  /** Review legs on the PR that failed and posted nothing; at `maxReviewLegFailures` the fleet stops asking. */
-  reviewFailures: z.number().int().min(0).default(0),
   /** Why the PR has no review (every reviewer failed, or the leg kept failing), in the bot's words. */
   reviewMissing: z.string().optional(),
 });
@@ -60,9 +58,6 @@ export const fleetProgressSchema = z.object({
   dispatched: z.array(z.string()).default([]),
 });
 export type FleetProgress = z.infer<typeof fleetProgressSchema>;
-
-/** Review legs that failed outright on one PR before the fleet stops asking and tells a person. */
-export const maxReviewLegFailures = 3;
 
 export const fleetOptionsOf = (run: RunRecord): FleetOptions => fleetOptionsSchema.parse(run.options);
 

@@ -17,9 +17,12 @@ export type IssueOutcome =
   | { kind: 'prOpened'; number: number; branch: string; lane: 'integration' | 'xs' }
   /** The review leg posted its review on the PR. */
   | { kind: 'reviewPosted' }
-  /** The review leg ran and posted nothing: the PR waits for another review. */
+  /** The review leg produced no review: the PR waits for the leg to be asked again. */
   | { kind: 'reviewNotPosted' }
-  /** No reviewer is available: the leg is skipped (the dashboard says so), and not asked again. */
+  /**
+   * No review will come (no review module, or the PR's leg kept failing): the row stops waiting on the
+   * leg and stays where it is; nothing claims a review happened.
+   */
   | { kind: 'reviewSkipped' }
   /** The PR is merged, at `sha`. */
   | { kind: 'merged'; sha: string }

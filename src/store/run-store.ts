@@ -160,7 +160,7 @@ export interface RunProgress {
   lostRunners?: { runner: string; at: string; sentence: string }[];
   /** Builds run so far on the integration branch: the wave number shown is one more. */
   wave?: number;
-  /** The review module was missing when a PR needed its review leg. */
+  /** A PR went on without a review: no review module, or its review leg kept failing. */
   reviewUnavailable?: boolean;
   /** The PR feedback loop, per issue key (blitz and fleet): orchestrator/pr-feedback.ts owns it. */
   prFeedback?: Record<string, PrFeedbackState>;
@@ -206,6 +206,8 @@ export interface PrFeedbackState {
   tells?: TellMessage[];
   /** The review leg's verdict on the PR (`clean by reviewer`), for the bot's `blitz` check. */
   reviewVerdict?: string;
+  /** Review legs on PR `pr` that produced no review (plan/review-leg-failures.ts bounds them). */
+  reviewLegFailures?: { pr: number; count: number };
   /** The bot's own check last reported on the head (`sha state title`): written once per change. */
   reported?: string;
 }

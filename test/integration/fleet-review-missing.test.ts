@@ -4,7 +4,7 @@
 // the reviewer's output). Before: a leg that failed outright was asked again on every pass, the notice
 // never came, and the PR waited silently.
 import { afterEach, describe, expect, it } from 'vitest';
-import { maxReviewLegFailures } from '../../src/plan/fleet-progress.ts';
+import { maxReviewLegFailures } from '../../src/plan/review-leg-failures.ts';
 import { type FleetHarness, startFleetHarness } from '../support/fleet-harness.ts';
 
 let h: FleetHarness | undefined;

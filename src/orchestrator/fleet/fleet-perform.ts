@@ -4,7 +4,6 @@
 import { defaultRepoConfig } from '../../config/repo-config.ts';
 import { markdownText } from '../../dashboard/escape.ts';
 import { formatRepo } from '../../forges/types.ts';
-import { maxReviewLegFailures } from '../../plan/fleet-progress.ts';
 import { issueAttempts } from '../../plan/issue-progress.ts';
 import { resumeCommandOf } from '../../plan/resume-command.ts';
 import type { Action } from '../../plan/snapshot.ts';
@@ -19,10 +18,11 @@ import { dispatchIssue, performIssueWork, type RunKind } from '../perform.ts';
 import type { Announcer, Clock, Forges, Log, Records, Reviewers, Settings, Workers } from '../ports.ts';
 import { keepReviewVerdict } from '../pr-feedback.ts';
 import { loadRepoConfig, repoCommandsOf } from '../repo-settings.ts';
+import { settleFailedReviewLeg } from '../review-leg-failed.ts';
 import { issuesShippedOf, runNoticeOf, tellOnce } from '../run-notice.ts';
 import { writeOutcome } from '../run-writer.ts';
 import { type FleetCtx, fleetReviewPorts } from './fleet-context.ts';
-import { fleetProgressOf, ticketOf, updateFleet, updateTicket } from './fleet-state.ts';
+import { updateFleet, updateTicket } from './fleet-state.ts';
 import { mergeTicket } from './merge-ticket.ts';
 
 const repoOf = (ctx: FleetCtx, key: string) => {
@@ -68,9 +68,6 @@ const dispatch = async (
   });
 };
 
-const fleetTicketOf = (run: Parameters<typeof fleetProgressOf>[0], key: string) =>
-  ticketOf(fleetProgressOf(run), key);
-
 const review = async (
   deps: Records & Log & Settings & Reviewers,
   ctx: FleetCtx,
@@ -88,17 +85,14 @@ const review = async (
   if (r.verdict === undefined) {
     // The leg failed (logged) and posted nothing: the next pass asks again, up to a bound; then the PR
     // waits on a person's review alone, and the fleet's /merge notice says why it has no review.
-    const why = r.failure ?? 'the review leg failed';
-    const t = await updateTicket(deps.store, ctx.run.id, a.issue, (s) => ({
-      reviewFailures: s.reviewFailures + 1,
-    }));
-    const failures = fleetTicketOf(t, a.issue).reviewFailures;
-    if (failures < maxReviewLegFailures) return;
-    const missing = `${why}, ${failures} times`;
-    await updateTicket(deps.store, ctx.run.id, a.issue, () => ({ reviewMissing: missing }));
-    await keepReviewVerdict(deps, ctx.run.id, a.issue, `no review: ${missing}`);
-    // Nothing claims a review happened: the row stays where it is, only no longer waiting on the leg.
-    await writeOutcome(deps.store, ctx.run.id, at, ctx.rows.get(a.issue), { kind: 'reviewSkipped' });
+    const missing = await settleFailedReviewLeg(
+      deps,
+      ctx,
+      { key: a.issue, ...at, pr: a.pr },
+      r.failure ?? 'the review leg failed',
+    );
+    if (missing !== undefined)
+      await updateTicket(deps.store, ctx.run.id, a.issue, () => ({ reviewMissing: missing }));
     return;
   }
   await updateTicket(deps.store, ctx.run.id, a.issue, () => ({
