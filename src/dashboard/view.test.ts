@@ -126,6 +126,23 @@ describe('dashboard view', () => {
     expect(v.readinessUnmet?.join('\n')).toMatch(/integration review: not available/);
     expect(v.issues).toEqual([expect.objectContaining({ number: 7, state: 'closed', epic: true })]);
   });
+
+  it('says a PR got no review when its leg kept failing, and never that no reviewer was available', () => {
+    const v = dashboardView({
+      run: { ...run, progress: { reviewUnavailable: true } },
+      snap: snap([]),
+      attempts: [],
+      actions: [],
+      closed: [],
+      reviewAvailable: true,
+      lapsedApprovals: new Set(),
+    });
+    const unmet = v.readinessUnmet?.join('\n') ?? '';
+    expect(unmet).toContain(
+      'review legs: at least one PR got no review (its review leg kept failing); it merges without one',
+    );
+    expect(unmet).not.toMatch(/review legs: not available/);
+  });
 });
 
 describe('dashboard view: gates and named states', () => {

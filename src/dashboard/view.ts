@@ -136,7 +136,7 @@ export const dashboardView = (input: {
     );
   else if (pr.reviewUnavailable)
     readinessUnmet.push(
-      'review legs: at least one PR got no review (every reviewer failed); it was merged without one',
+      'review legs: at least one PR got no review (its review leg kept failing); it merges without one',
     );
   if (pr.build?.status === 'failed') readinessUnmet.push(`build failed on ${run.integrationBranch}`);
   const review = integrationReviewLine(input.integrationReview);

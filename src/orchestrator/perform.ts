@@ -4,6 +4,7 @@
 
 import { blockerReport } from '../dashboard/blocker-reports.ts';
 import { blitzDryRun } from '../dashboard/dry-run.ts';
+import { markdownText } from '../dashboard/escape.ts';
 import {
   type BoundedDiff,
   type Forge,
@@ -16,11 +17,12 @@ import { handoffFor } from '../plan/handoff.ts';
 import { issueAttempts } from '../plan/issue-progress.ts';
 import { awaitReviewPatch } from '../plan/run-patches.ts';
 import { type Action, replanAfter } from '../plan/snapshot.ts';
-import type { IssueKey, PlanIssue } from '../plan/types.ts';
+import { type IssueKey, issueRef, type PlanIssue } from '../plan/types.ts';
 import { type AttemptJob, onAttemptHost } from '../queue/dispatcher.ts';
 import { diffOfHead, mergeCommitOf } from '../runner/integration-git.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import { queuedReport } from '../ship/pr-progress.ts';
+import { runNoticeOf } from '../ship/run-notices.ts';
 import { checkBaseChange, keepBaseChange, ownBranch } from './base-change-step.ts';
 import type { BudgetProbe } from './budget-probe.ts';
 import { closeRunIssue, epicClosedText } from './close-issue.ts';
@@ -45,8 +47,9 @@ import {
 import { performPrFeedback } from './pr-feedback-step.ts';
 import { mergeStep, openPr, pushedHead } from './pull-requests.ts';
 import { repoCommandsOf } from './repo-settings.ts';
+import { settleFailedReviewLeg } from './review-leg-failed.ts';
 import { rosterEntryFor } from './roster-entry.ts';
-import { runPageUrl } from './run-notice.ts';
+import { issuesShippedOf, runPageUrl, tellOnce } from './run-notice.ts';
 import { setRunState, stopRun } from './run-state.ts';
 import { firstTime, setProgress, writeOutcome, writeRun } from './run-writer.ts';
 import { fileSmokeFinding } from './smoke-finding.ts';
@@ -295,13 +298,13 @@ const diffFromGit = (
 };
 
 const review = async (
-  deps: Records & Reviewers & Workers & Settings,
+  deps: Records & Reviewers & Workers & Announcer & Log & Settings,
   ctx: RunCtx,
   a: Extract<Action, { type: 'review' }>,
 ) => {
   const ref = refOf(a.issue);
   const at = { repo: formatRepo(ref.repo), number: ref.number };
-  if (deps.review && ctx.issues.has(a.issue)) {
+  if (deps.review) {
     const attempt = solvedOf(ctx, a.issue);
     // The PR as this call's feedback read saw it: the leg does not read it again, and a conversation
     // with no comment holds no review comment of the bot's to look for.
@@ -318,14 +321,45 @@ const review = async (
       reviewer: a.reviewer,
       runId: ctx.run.id,
     });
-    const posted = { kind: r.posted ? 'reviewPosted' : 'reviewNotPosted' } as const;
-    await writeOutcome(deps.store, ctx.run.id, at, ctx.rows.get(a.issue), posted);
-    if (r.posted) return keepReviewVerdict(deps, ctx.run.id, a.issue, r.summary ?? 'posted');
+    if (r.posted) {
+      await writeOutcome(deps.store, ctx.run.id, at, ctx.rows.get(a.issue), { kind: 'reviewPosted' });
+      return keepReviewVerdict(deps, ctx.run.id, a.issue, r.summary ?? 'posted');
+    }
+    // No review (the leg failed, or every reviewer did): asked again on a later pass, up to a bound.
+    const why = r.failure ?? 'the review leg failed';
+    const missing = await settleFailedReviewLeg(deps, ctx, { key: a.issue, ...at, pr: a.pr }, why);
+    if (missing !== undefined) await tellReviewMissing(deps, ctx, a, missing);
+    return;
   }
   // No review module: the leg is skipped, and the dashboard says so; nothing claims a review happened.
   await keepReviewVerdict(deps, ctx.run.id, a.issue, 'skipped (no reviewer available)');
   await setProgress(deps, ctx, { reviewUnavailable: true });
   await writeOutcome(deps.store, ctx.run.id, at, ctx.rows.get(a.issue), { kind: 'reviewSkipped' });
+};
+
+/**
+ * A PR that goes on without a review (its leg kept failing): the dashboard says some PR has none, and a
+ * person is told once, to the notify targets and on the run's issue; the run goes on.
+ */
+const tellReviewMissing = async (
+  deps: Records & Announcer & Log & Settings,
+  ctx: RunCtx,
+  a: Extract<Action, { type: 'review' }>,
+  missing: string,
+) => {
+  await setProgress(deps, ctx, { reviewUnavailable: true });
+  const sentence = `${issueRef(a.issue)}'s PR #${a.pr} has no review: ${missing}; the run goes on and merges it without one`;
+  await tellOnce(
+    deps,
+    ctx,
+    `review-missing:${a.issue}:${a.pr}`,
+    { title: `blitz: ${markdownText(ctx.run.milestoneTitle)}`, sentence },
+    runNoticeOf(ctx.run, 'warning', sentence, {
+      issue: refOf(a.issue).number,
+      issuesShipped: await issuesShippedOf(deps, ctx.run.id),
+      ...(deps.config.publicUrl ? { publicUrl: deps.config.publicUrl } : {}),
+    }),
+  );
 };
 
 const merge = async (

@@ -162,10 +162,10 @@ export const startUnattendedWorld = async (opts: UnattendedWorldOptions) => {
       const reset = o.resetAt ? `${Math.floor(o.resetAt.getTime() / 1000)}\n` : '';
       writeFileSync(modeFile, mode ? `${mode}\n${reset}` : '');
     },
-    /** The next `times` forge requests (matching `match`, a `METHOD /path` regexp on GitHub) answer `status`. */
+    /** The next `times` forge requests (matching `match`, a `METHOD /path` regexp) answer `status`. */
     forgeFails(status: number, times: number, match?: RegExp) {
       if (h.fakeGithub) h.fakeGithub.failNext(times, { status, ...(match ? { match } : {}) });
-      else h.fakeGitea!.failNext({ status, times });
+      else h.fakeGitea!.failNext({ status, times, ...(match ? { match } : {}) });
     },
     /** The forge answers again: the failures still queued are dropped. */
     forgeHeals() {

@@ -43,6 +43,8 @@ export interface InjectedFailure {
   status: number;
   /** Only requests to this operation fail (any operation when absent). */
   operationId?: string;
+  /** Only requests whose `METHOD path` matches (the path as sent: `/api/v1/repos/…`). */
+  match?: RegExp;
   /** How many matching requests fail; Infinity for "forever". */
   times?: number;
   /** Seconds, sent as Retry-After. */
@@ -156,7 +158,11 @@ export const startFakeGitea = async (world: World, opts: FakeGiteaOptions = {}):
     const actor = auth ? tokens[auth[1]!] : undefined;
     if (!actor) return { out: error(401, 'token is required'), rec };
 
-    const failure = failures.find((f) => !f.operationId || f.operationId === operation.operationId);
+    const failure = failures.find(
+      (f) =>
+        (!f.operationId || f.operationId === operation.operationId) &&
+        (!f.match || f.match.test(`${rec.method} ${url.pathname}`)),
+    );
     if (failure) {
       failure.left -= 1;
       if (failure.left <= 0) failures.splice(failures.indexOf(failure), 1);
