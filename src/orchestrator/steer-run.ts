@@ -2,9 +2,10 @@
 // of the issue are read from the tracker, the store and the ledger, decideSteer says what to do, and
 // this applies it, between reconcile passes, then answers once. A refusal changes nothing.
 import type { Command } from '../commands/schema.ts';
-import type { Forge } from '../forges/types.ts';
+import { type Forge, repoRefOf } from '../forges/types.ts';
 import { issueCapsOf } from '../plan/issue-caps.ts';
 import { attemptKey, liveAttempt } from '../plan/issue-progress.ts';
+import { runOptionsOf } from '../plan/run-options.ts';
 import type { RunState } from '../plan/states.ts';
 import { decideSteer, type SteerEffect, type SteerIssueFacts } from '../plan/steer.ts';
 import { steerIssueFactsOf } from '../plan/steer-facts.ts';
@@ -12,7 +13,6 @@ import { issueKey, planLabels } from '../plan/types.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import { repoRefOf } from './context.ts';
 import type { Forges, Log, Records, Settings, Workers } from './ports.ts';
 import { releasePrHold } from './pr-feedback.ts';
 import { writeIssue } from './run-writer.ts';
@@ -39,6 +39,7 @@ const issueFacts = async (
     {
       runnerRetries: deps.config.runner.retries,
       caps: issueCapsOf(deps.config.runner, deps.config.prices),
+      options: runOptionsOf(run),
     },
   );
   return { key, repo: repoName, facts };

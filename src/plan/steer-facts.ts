@@ -6,14 +6,15 @@ import type { AttemptRecord } from '../runner/types.ts';
 import type { RunIssueRecord, RunRecord } from '../store/run-store.ts';
 import type { IssueCaps } from './issue-caps.ts';
 import { attemptKey, deriveProgress, liveAttempt } from './issue-progress.ts';
+import type { RunOptionsStored } from './run-options.ts';
 import { holdOf, type SteerIssueFacts } from './steer.ts';
 import { type IssueKey, issueKey, planLabels } from './types.ts';
 
 export const steerIssueFactsOf = (
-  run: Pick<RunRecord, 'repo' | 'milestoneNumber' | 'progress' | 'options'>,
+  run: Pick<RunRecord, 'repo' | 'milestoneNumber' | 'progress'>,
   at: { key: IssueKey; repo: string; number: number },
   read: { issue: Issue | undefined; rows: readonly RunIssueRecord[]; attempts: readonly AttemptRecord[] },
-  limits: { runnerRetries: number; caps: IssueCaps | undefined },
+  limits: { runnerRetries: number; caps: IssueCaps | undefined; options: RunOptionsStored },
 ): SteerIssueFacts => {
   const { key, repo } = at;
   const { issue } = read;
@@ -33,7 +34,7 @@ export const steerIssueFactsOf = (
   // A PR the feedback loop held (CI red after its fix attempts, CI timed out) is held for a retry.
   const prHeld = run.progress.prFeedback?.[key]?.held !== undefined;
   const state = prHeld ? 'held' : (progress?.state ?? (inMilestone ? 'ready' : undefined));
-  const maxAttempts = (run.options as { maxAttemptsPerIssue?: number }).maxAttemptsPerIssue;
+  const maxAttempts = limits.options.maxAttemptsPerIssue;
   const hold = holdOf({
     labelHeld: issue?.labels.some((l) => l.name === planLabels.hold) ?? false,
     prHeld,

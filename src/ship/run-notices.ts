@@ -1,6 +1,7 @@
 // A run's notice and its comment to a person, made from the run's record: the event, one sentence, the
 // command that continues, the link to the run's page; the targets the repository picked, else the
 // starter @mentioned on the trigger issue. Sending and keeping a failure: orchestrator/run-notice.ts.
+import { z } from 'zod';
 import { pickedNotifiers } from '../config/notify-picks.ts';
 import { type Forge, repoRefOf } from '../forges/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
@@ -10,12 +11,13 @@ import type { Notifier, NotifyEvent, RunNotice, ShipPath } from './notice.ts';
 export const runPageUrl = (publicUrl: string | undefined, runId: string): string | undefined =>
   publicUrl ? `${publicUrl.replace(/\/+$/, '')}/runs/${encodeURIComponent(runId)}` : undefined;
 
+/** Every run kind's options name who started it, as a forge login. */
+const starterSchema = z.object({ sender: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,38}$/) });
+
 /** `@login` of the person who started the run, when the run names one a forge would mention. */
 export const starterOf = (run: Pick<RunRecord, 'options'>): string | undefined => {
-  const sender = (run.options as { sender?: unknown } | null | undefined)?.sender;
-  return typeof sender === 'string' && /^[A-Za-z0-9][A-Za-z0-9._-]{0,38}$/.test(sender)
-    ? `@${sender}`
-    : undefined;
+  const parsed = starterSchema.safeParse(run.options);
+  return parsed.success ? `@${parsed.data.sender}` : undefined;
 };
 
 /** The notifiers the run tells: the ones its repository picked by name (`notify:` in blitz.yml), or all. */
