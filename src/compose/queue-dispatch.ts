@@ -3,12 +3,12 @@
 // runners should work), and the cron tick as a singleton job so one replica runs each slot.
 import { hostname } from 'node:os';
 import type { Logger } from '../observability/logger.ts';
-import type { RunnerPort } from '../orchestrator/context.ts';
 import { enqueueCronTick } from '../queue/dispatch.ts';
 import { createDispatcher, type Dispatcher } from '../queue/dispatcher.ts';
 import { type LocalConsumer, type LocalConsumerDeps, startLocalConsumer } from '../queue/local-consumer.ts';
 import { botHostName, hostQueue } from '../queue/runner-queues.ts';
 import type { JobQueue } from '../queue/types.ts';
+import type { RunnerPort } from '../runner/runner-port.ts';
 import type { RunStore } from '../store/run-store.ts';
 import type { AttemptReceipt } from '../store/runner-tokens.ts';
 

@@ -1,7 +1,7 @@
 // What createOrchestrator is given (the sum of the role ports, ports.ts) and the per-reconcile context
 // every step works from. Nothing here does IO itself; it only names what the steps may use.
 import type { RepoConfig } from '../config/repo-config.ts';
-import { type Forge, type ProgressReport, type RepoRef, repoRefOf } from '../forges/types.ts';
+import type { Forge, ProgressReport, RepoRef } from '../forges/types.ts';
 import type { RunSnapshot } from '../plan/snapshot.ts';
 import type { IssueKey, PlanIssue } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
@@ -21,10 +21,6 @@ import type {
   StoreHealth,
   Workers,
 } from './ports.ts';
-
-export type { ReviewLeg } from '../review/review-leg.ts';
-export type { RunnerPort } from '../runner/runner-port.ts';
-export type { RunForgeResolver } from './ports.ts';
 
 /** What createOrchestrator is given: the sum of the role ports, and what only its wiring uses. */
 export interface OrchestratorDeps
@@ -89,6 +85,3 @@ export interface RunCtx {
    */
   mergeNext?: { issue: IssueKey; head: string; report?: ProgressReport };
 }
-
-export { refOf } from '../plan/types.ts';
-export { repoRefOf };

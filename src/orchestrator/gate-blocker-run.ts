@@ -7,12 +7,12 @@
 
 import type { GateBlockerView, GateCause } from '../plan/gate-blocker.ts';
 import type { Action } from '../plan/snapshot.ts';
-import { issueKey, type PlanIssue, planLabels } from '../plan/types.ts';
+import { issueKey, type PlanIssue, planLabels, refOf } from '../plan/types.ts';
 import { fenced } from '../review/prompt.ts';
 import { redactText } from '../runner/exec.ts';
 import type { RunProgress, RunRecord } from '../store/run-store.ts';
 import { closeWithComment } from './close-issue.ts';
-import { type RunCtx, refOf } from './context.ts';
+import type { RunCtx } from './context.ts';
 import type { Log, Records } from './ports.ts';
 import { setProgress } from './run-writer.ts';
 

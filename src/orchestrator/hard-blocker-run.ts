@@ -7,6 +7,7 @@
 // closed and the run goes on (plan/next-actions.ts decides both). A missing agent CLI blocks the same
 // way (plan/tool-blocker.ts), lifted once a probe attempt finds the tool.
 
+import { repoRefOf } from '../forges/types.ts';
 import { blockerKey } from '../plan/block-cause.ts';
 import { blockNoticeOf } from '../plan/permission-block.ts';
 import { resumeCommandOf } from '../plan/resume-command.ts';
@@ -17,7 +18,7 @@ import { planLabels } from '../plan/types.ts';
 import { commentOnTrigger, mentionsStarter, runNoticeOf, starterOf } from '../ship/run-notices.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import { closeWithComment } from './close-issue.ts';
-import { forgeOfRun, repoRefOf } from './context.ts';
+import { forgeOfRun } from './context.ts';
 import type { Announcer, Clock, Forges, Log, Records, Settings } from './ports.ts';
 import { issuesShippedOf, sendRunNotice } from './run-notice.ts';
 import { markPosted, writeProgress, writeRun } from './run-writer.ts';

@@ -6,9 +6,11 @@
 // one, or reporting as commit statuses for lack of one. Any other run has nothing to gain from the grant
 // and is not reconciled for it. Each run's forge drops its installation token first, so the pass reads
 // and writes with a token that carries the new permissions.
+
+import { repoRefOf } from '../forges/types.ts';
 import type { ForgeEvent } from '../intake/events.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import { forgeOfRun, repoRefOf } from './context.ts';
+import { forgeOfRun } from './context.ts';
 import type { Forges, Log, Records } from './ports.ts';
 
 type InstallationAccepted = Extract<ForgeEvent, { kind: 'installation-permissions-accepted' }>;

@@ -1,9 +1,9 @@
 // Sends one of the planner's issue notices (src/plan/notices.ts decides which and when) to the
 // notifiers, once per content key: the key is recorded on the run first.
 import type { Action } from '../plan/snapshot.ts';
+import { refOf } from '../plan/types.ts';
 import { mentionsStarter, runNoticeOf, starterOf } from '../ship/run-notices.ts';
 import type { RunCtx } from './context.ts';
-import { refOf } from './context.ts';
 import type { Announcer, Log, Records, Settings } from './ports.ts';
 import { sendRunNotice } from './run-notice.ts';
 import { firstTime } from './run-writer.ts';

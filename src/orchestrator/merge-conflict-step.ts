@@ -14,11 +14,11 @@ import {
   type MergeRefusal,
   type ResolutionFacts,
 } from '../plan/merge-conflict.ts';
-import type { IssueKey } from '../plan/types.ts';
+import { type IssueKey, refOf } from '../plan/types.ts';
 import { attemptIsHere, onAttemptHost } from '../queue/dispatcher.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunIssueRecord } from '../store/run-store.ts';
-import { type RunCtx, refOf } from './context.ts';
+import type { RunCtx } from './context.ts';
 import type { Clock, Log, Records, Workers } from './ports.ts';
 import { writeIssue } from './run-writer.ts';
 

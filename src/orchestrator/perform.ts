@@ -17,16 +17,17 @@ import { handoffFor } from '../plan/handoff.ts';
 import { issueAttempts } from '../plan/issue-progress.ts';
 import { awaitReviewPatch } from '../plan/run-patches.ts';
 import { type Action, replanAfter } from '../plan/snapshot.ts';
-import { type IssueKey, issueRef, type PlanIssue } from '../plan/types.ts';
+import { type IssueKey, issueRef, type PlanIssue, refOf } from '../plan/types.ts';
 import { type AttemptJob, onAttemptHost } from '../queue/dispatcher.ts';
 import { diffOfHead, mergeCommitOf } from '../runner/integration-git.ts';
 import type { AttemptRecord } from '../runner/types.ts';
+import { neverReported, reportedKey } from '../ship/pr-feedback-forge.ts';
 import { queuedReport } from '../ship/pr-progress.ts';
-import { runNoticeOf } from '../ship/run-notices.ts';
+import { runNoticeOf, runPageUrl } from '../ship/run-notices.ts';
 import { checkBaseChange, keepBaseChange, ownBranch } from './base-change-step.ts';
 import type { BudgetProbe } from './budget-probe.ts';
 import { closeRunIssue, epicClosedText } from './close-issue.ts';
-import { type RunCtx, refOf } from './context.ts';
+import type { RunCtx } from './context.ts';
 import { cloneUrlOf, dispatchAttempt, integrationGitOf } from './dispatch-attempt.ts';
 import { performPark } from './environment-park-run.ts';
 import { fileReportedBugs } from './file-findings.ts';
@@ -37,19 +38,13 @@ import { sendIssueNotice } from './issue-notices.ts';
 import { readyToMerge, settleRefusedMerge } from './merge-conflict-step.ts';
 import { approvedPlanText } from './plan-blitz/blitz-plans.ts';
 import type { Announcer, Clock, Forges, Log, Records, Reviewers, Settings, Workers } from './ports.ts';
-import {
-  keepFeedbackState,
-  keepReviewVerdict,
-  neverReported,
-  reportedKey,
-  reportQueued,
-} from './pr-feedback.ts';
+import { keepFeedbackState, keepReviewVerdict, reportQueued } from './pr-feedback.ts';
 import { performPrFeedback } from './pr-feedback-step.ts';
 import { mergeStep, openPr, pushedHead } from './pull-requests.ts';
 import { repoCommandsOf } from './repo-settings.ts';
 import { settleFailedReviewLeg } from './review-leg-failed.ts';
 import { rosterEntryFor } from './roster-entry.ts';
-import { issuesShippedOf, runPageUrl, tellOnce } from './run-notice.ts';
+import { issuesShippedOf, tellOnce } from './run-notice.ts';
 import { setRunState, stopRun } from './run-state.ts';
 import { firstTime, setProgress, writeOutcome, writeRun } from './run-writer.ts';
 import { fileSmokeFinding } from './smoke-finding.ts';

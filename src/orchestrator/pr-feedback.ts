@@ -25,9 +25,6 @@ import type { PrFeedbackState, RunProgress } from '../store/run-store.ts';
 import type { Clock, Log, Records, Settings, Workers } from './ports.ts';
 import { writeProgress } from './run-writer.ts';
 
-// Named here too for perform.ts, until its rework (issue-fold) imports them from ship/.
-export { neverReported, reportedKey } from '../ship/pr-feedback-forge.ts';
-
 const logTailBytes = 8000;
 
 const reasonOf: Record<FeedbackPart, FeedbackReason> = { ci: 'ci_failed', review: 'review', tell: 'tell' };

@@ -15,12 +15,11 @@ import {
   type RepoRef,
 } from '../forges/types.ts';
 import { type MergeRefusal, refusalOf } from '../plan/merge-conflict.ts';
-import type { IssueKey } from '../plan/types.ts';
+import { type IssueKey, refOf } from '../plan/types.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
 import { remoteBranchSha } from '../runner/git.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunIssueRecord, RunStore } from '../store/run-store.ts';
-import { refOf } from './context.ts';
 import { cloneUrlOf } from './dispatch-attempt.ts';
 import type { Log, Settings, Workers } from './ports.ts';
 import { writeOutcome } from './run-writer.ts';

@@ -7,7 +7,13 @@ import type { DashboardInput } from '../dashboard/types.ts';
 import { dashboardView } from '../dashboard/view.ts';
 import type { AppPermission } from '../forges/app-permission.ts';
 import { missingPermissionViewOf, refusedWriteViewOf } from '../forges/permission-view.ts';
-import { type Forge, hasPermission, type IssueRef, type MilestoneSnapshot } from '../forges/types.ts';
+import {
+  type Forge,
+  hasPermission,
+  type IssueRef,
+  type MilestoneSnapshot,
+  repoRefOf,
+} from '../forges/types.ts';
 import { issueContentHash } from '../intake/content-hash.ts';
 import type { ForgeEvent } from '../intake/events.ts';
 import { modelNotesForRouting, readModelHints } from '../model-notes/notes.ts';
@@ -28,8 +34,7 @@ import { withPrFeedback } from '../ship/feedback-view.ts';
 import type { KeptPrReads } from '../ship/pr-reads-kept.ts';
 import { keepOpenedPulls, readsPerCall, workerStamps } from '../ship/pr-reads-per-call.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import type { ReconcileCall, RunCtx } from './context.ts';
-import { forgeOfRun, repoRefOf } from './context.ts';
+import { forgeOfRun, type ReconcileCall, type RunCtx } from './context.ts';
 import { integrationGitOf } from './dispatch-attempt.ts';
 import { unfiledFindings } from './file-findings.ts';
 import { gateBlockerViewOf } from './gate-blocker-run.ts';

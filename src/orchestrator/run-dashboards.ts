@@ -3,9 +3,9 @@
 // coalesced per run (dashboard/coalescer.ts), and a new run's first dashboard posted at once.
 import { createDashboardCoalescer, type DashboardCoalescer } from '../dashboard/coalescer.ts';
 import { dashboardMarkerText } from '../dashboard/render.ts';
-import type { Forge } from '../forges/types.ts';
+import { type Forge, repoRefOf } from '../forges/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import { forgeOfRun, repoRefOf } from './context.ts';
+import { forgeOfRun } from './context.ts';
 import type { DashboardPacing, Forges, Log, Records } from './ports.ts';
 import { setDashboardComment } from './run-writer.ts';
 

@@ -9,9 +9,6 @@ import { commentOnTrigger, runNotifiers } from '../ship/run-notices.ts';
 import type { RunRecord, RunStore } from '../store/run-store.ts';
 import { firstTime, writeProgress } from './run-writer.ts';
 
-// Named here too for the files issue-fold is reworking, until they import them from ship/.
-export { commentOnTrigger, mentionsStarter, runNoticeOf, runPageUrl } from '../ship/run-notices.ts';
-
 /**
  * Tells the people on a run once per `key`: `notice` (when given) to the notify targets, and the comment on
  * the trigger issue (`commentOnTrigger`: it @mentions the starter when no target would tell them).

@@ -7,7 +7,7 @@ import { cleanLine, inlineCode } from '../commands/quote.ts';
 import { type Command, commandSchema } from '../commands/schema.ts';
 import { formatConfigErrors } from '../config/repo-config.ts';
 import { AppError, isAppError } from '../errors.ts';
-import type { Forge, RepoRef } from '../forges/types.ts';
+import { type Forge, type RepoRef, repoRefOf } from '../forges/types.ts';
 import { resumeCommandOf } from '../plan/resume-command.ts';
 import { type Override, type Tool, tools } from '../plan/routing.ts';
 import { type RunControlStep, runControlOf } from '../plan/run-control.ts';
@@ -16,13 +16,13 @@ import { startFailedPatch } from '../plan/run-patches.ts';
 import { runStateWords } from '../plan/state-words.ts';
 import { firstRunState } from '../plan/states.ts';
 import { slugify } from '../runner/branch-names.ts';
+import { runNoticeOf } from '../ship/run-notices.ts';
 import type { NewRun, RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import { repoRefOf } from './context.ts';
 import type { Announcer, Forges, Log, Records, Settings } from './ports.ts';
 import { loadRepoConfig } from './repo-settings.ts';
 import { newRunId } from './run-effects.ts';
-import { runNoticeOf, sendRunNotice } from './run-notice.ts';
+import { sendRunNotice } from './run-notice.ts';
 import { setDashboardComment, writeRun } from './run-writer.ts';
 
 /** What the run loop lends a command's handler: a change between passes, and a pass soon after. */

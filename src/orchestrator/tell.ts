@@ -4,13 +4,12 @@
 // feedback loop makes at once when the worker's PR is open. The message is a person's text: it goes
 // into the prompt fenced as data, like review comments.
 import type { Command } from '../commands/schema.ts';
-import { type IssueRef, sameRepo } from '../forges/types.ts';
+import { type IssueRef, repoRefOf, sameRepo } from '../forges/types.ts';
 import { attemptKey } from '../plan/issue-progress.ts';
 import { issueKey } from '../plan/types.ts';
 import { emptyFeedbackState } from '../ship/pr-feedback-forge.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import { repoRefOf } from './context.ts';
 import type { Forges, Log, Records, Workers } from './ports.ts';
 import { writeProgress } from './run-writer.ts';
 import { type IntentOutcome, placeOf } from './start-run.ts';

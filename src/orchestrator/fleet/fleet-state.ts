@@ -8,9 +8,6 @@ import {
 import type { RunRecord, RunStore } from '../../store/run-store.ts';
 import { writeProgress } from '../run-writer.ts';
 
-// Named here too for the files issue-fold is reworking, until they import them from plan/.
-export { fleetProgressOf, type TicketState, ticketOf } from '../../plan/fleet-progress.ts';
-
 /** Reads the run afresh, applies `fn` to its fleet progress and writes it back (between passes only). */
 export const updateFleet = async (
   store: RunStore,

@@ -8,8 +8,6 @@ import { requestMerge, requestReview } from './person-commands.ts';
 import { reconcileFleet } from './reconcile-fleet.ts';
 import { startFleet } from './start-fleet.ts';
 
-export { fleetTouchesRepo } from '../../plan/fleet-progress.ts';
-
 export interface Fleet {
   /** `not_mine` for commands another run kind handles. */
   handleIntent(intent: Intent): Promise<IntentOutcome>;

@@ -7,15 +7,16 @@
 import { z } from 'zod';
 import { formatRepo, type PullRequest } from '../../forges/types.ts';
 import { type BuildFact, fleetMergeStep, type MergeFacts, type MergeStep } from '../../plan/fleet-merge.ts';
+import { fleetProgressOf, type TicketState, ticketOf } from '../../plan/fleet-progress.ts';
+import { refOf } from '../../plan/types.ts';
 import { attemptIsHere, onAttemptHost } from '../../queue/dispatcher.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
-import { refOf } from '../context.ts';
 import type { Log, Records, Workers } from '../ports.ts';
 import { cleanUpMerged, mergeStep } from '../pull-requests.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
 import { writeIssue, writeOutcome } from '../run-writer.ts';
 import type { FleetCtx, RepoFacts } from './fleet-context.ts';
-import { fleetProgressOf, type TicketState, ticketOf, updateTicket } from './fleet-state.ts';
+import { updateTicket } from './fleet-state.ts';
 
 type MergePorts = Records & Workers & Log;
 

@@ -4,13 +4,19 @@
 // commands act on a repository that may not be the one the comment was typed in.
 import type { Command } from '../../commands/schema.ts';
 import { isAppError } from '../../errors.ts';
-import { type Forge, formatRepo, hasPermission, type IssueRef, sameRepo } from '../../forges/types.ts';
+import {
+  type Forge,
+  formatRepo,
+  hasPermission,
+  type IssueRef,
+  repoRefOf,
+  sameRepo,
+} from '../../forges/types.ts';
 import { attemptKey } from '../../plan/issue-progress.ts';
 import { issueKey } from '../../plan/types.ts';
 import { runReviewLeg } from '../../review/review-leg.ts';
 import type { RunRecord } from '../../store/run-store.ts';
 import type { Intent } from '../../store/types.ts';
-import { repoRefOf } from '../context.ts';
 import type { Forges, Log, Records, Reviewers, Settings, Workers } from '../ports.ts';
 import type { IntentOutcome } from '../start-run.ts';
 import { type FleetHooks, fleetReviewPorts } from './fleet-context.ts';

@@ -5,12 +5,12 @@
 
 import { markdownText, oneLine } from '../../dashboard/escape.ts';
 import { renderDecisionBuckets } from '../../dashboard/uncertainties.ts';
-import { formatIssueRef, formatRepo } from '../../forges/types.ts';
+import { formatIssueRef, formatRepo, repoRefOf } from '../../forges/types.ts';
 import { ticketOf } from '../../plan/fleet-progress.ts';
 import { issueAttempts } from '../../plan/issue-progress.ts';
 import { outcomeStateWords } from '../../plan/state-words.ts';
+import { refOf } from '../../plan/types.ts';
 import { reportOf } from '../../review/review-leg.ts';
-import { refOf, repoRefOf } from '../context.ts';
 import type { Records } from '../ports.ts';
 import type { FleetCtx } from './fleet-context.ts';
 import { updateTicket } from './fleet-state.ts';

@@ -3,11 +3,10 @@
 // and every skipped ticket is named with its reason in the reply.
 import type { Command } from '../../commands/schema.ts';
 import { renderScoreboard } from '../../dashboard/scoreboard.ts';
-import { formatRepo, hasPermission } from '../../forges/types.ts';
+import { formatRepo, hasPermission, repoRefOf } from '../../forges/types.ts';
 import { type FleetOptions, fleetOptionsOf } from '../../plan/fleet-progress.ts';
 import { issueKey } from '../../plan/types.ts';
 import type { Intent } from '../../store/types.ts';
-import { repoRefOf } from '../context.ts';
 import type { Forges, Log, Records, Settings } from '../ports.ts';
 import { createRunOf, failedStart, type IntentOutcome, repoConfigOrAnswer } from '../start-run.ts';
 import type { FleetHooks } from './fleet-context.ts';

@@ -2,11 +2,12 @@
 // word too, so it is recorded and the ticket closes on the next step; a PR closed unmerged is noted.
 // Read once per reconcile (one PR read per open fleet PR).
 import { formatRepo } from '../../forges/types.ts';
-import { refOf } from '../context.ts';
+import { ticketOf } from '../../plan/fleet-progress.ts';
+import { refOf } from '../../plan/types.ts';
 import type { Records } from '../ports.ts';
 import { writeOutcome } from '../run-writer.ts';
 import type { FleetCtx } from './fleet-context.ts';
-import { ticketOf, updateTicket } from './fleet-state.ts';
+import { updateTicket } from './fleet-state.ts';
 
 /** True when something changed (the caller reads the run again). */
 export const syncPulls = async (deps: Records, ctx: FleetCtx): Promise<boolean> => {
