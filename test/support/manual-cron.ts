@@ -1,6 +1,6 @@
 // A cron starter for the composed bot (BotOptions.cron) that never fires by itself: a test fires it,
 // and can tell that no tick ran between two of its observations.
-import type { CronStarter, Tickable } from '../../src/orchestrator/cron.ts';
+import type { CronStarter, Tickable } from '../../src/compose/cron.ts';
 
 export const manualCron = () => {
   let target: Tickable | undefined;
