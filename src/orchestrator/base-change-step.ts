@@ -13,10 +13,10 @@ import {
 import type { Action } from '../plan/snapshot.ts';
 import type { IssueKey } from '../plan/types.ts';
 import { filesOfHead, filesOfMerge } from '../runner/integration-git.ts';
+import { integrationGitOf } from '../runner/worker-clone.ts';
 import { emptyFeedbackState } from '../ship/pr-feedback-forge.ts';
 import type { RunProgress } from '../store/run-store.ts';
 import type { RunCtx } from './context.ts';
-import { integrationGitOf } from './dispatch-attempt.ts';
 import type { Clock, Log, Records, Settings, Workers } from './ports.ts';
 import { setProgress } from './run-writer.ts';
 

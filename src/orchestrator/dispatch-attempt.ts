@@ -1,15 +1,11 @@
 // The one dispatch path of every run kind: an attempt goes to the job queue with the write that
 // records it (dispatcher.ts), unless the ledger, read again now, shows the issue already has a live
 // worker (another replica, or a pass that raced this one): no twin is ever started.
-import type { Forge, RepoRef } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import { attemptKey, liveAttempt } from '../plan/issue-progress.ts';
 import type { IssueKey } from '../plan/types.ts';
 import type { AttemptJob, Dispatcher, DispatchWrites } from '../queue/dispatcher.ts';
-import type { IntegrationGit } from '../runner/integration-git.ts';
 import type { AttemptLedger } from '../runner/types.ts';
-import type { RunRecord } from '../store/run-store.ts';
-import type { Settings, Workers } from './ports.ts';
 
 export interface DispatchPorts {
   ledger: Pick<AttemptLedger, 'listByRun'>;
@@ -40,19 +36,3 @@ export const dispatchAttempt = async (deps: DispatchPorts, o: AttemptOrder): Pro
   );
   return true;
 };
-
-/** The URL a worker clones from: the configured one, else the forge's plain clone URL. */
-export const cloneUrlOf = async (deps: Workers, forge: Forge, repo: RepoRef): Promise<string> =>
-  deps.cloneUrl ? deps.cloneUrl(forge, repo) : (await forge.cloneCredentials(repo)).url;
-
-/** The run's integration branch in the runner's workspace, cloned from where workers clone. */
-export const integrationGitOf = async (
-  deps: Workers & Settings,
-  at: { forge: Forge; repo: RepoRef; run: Pick<RunRecord, 'integrationBranch'> },
-): Promise<IntegrationGit> => ({
-  workspace: deps.config.runner.workspace,
-  repo: at.repo,
-  cloneUrl: await cloneUrlOf(deps, at.forge, at.repo),
-  branch: at.run.integrationBranch,
-  ctx: await deps.runner.gitContext(at.repo),
-});

@@ -8,9 +8,9 @@ import { askIntegrationReview } from '../review/integration-review.ts';
 import { sanitizeModelText } from '../review/sanitize.ts';
 import { git } from '../runner/git.ts';
 import { integrationWorktree } from '../runner/integration-git.ts';
+import { integrationGitOf } from '../runner/worker-clone.ts';
 import type { RunProgress } from '../store/run-store.ts';
 import type { RunCtx } from './context.ts';
-import { integrationGitOf } from './dispatch-attempt.ts';
 import type { Clock, Log, Records, Reviewers, Settings, Workers } from './ports.ts';
 import { firstTime, setProgress } from './run-writer.ts';
 

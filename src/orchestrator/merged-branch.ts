@@ -6,8 +6,8 @@
 // ancestry to prove it by: that branch still goes through the forge (`deleteBranch`), as before.
 import type { Forge, MergeMethod, RepoRef } from '../forges/types.ts';
 import { cleanupMergedIssue } from '../runner/cleanup.ts';
+import { cloneUrlOf } from '../runner/worker-clone.ts';
 import { ensureClone } from '../runner/workspace.ts';
-import { cloneUrlOf } from './dispatch-attempt.ts';
 import type { Settings, Workers } from './ports.ts';
 
 export interface MergedBranch {

@@ -21,6 +21,7 @@ import { type IssueKey, issueRef, type PlanIssue, refOf } from '../plan/types.ts
 import { type AttemptJob, onAttemptHost } from '../queue/dispatcher.ts';
 import { diffOfHead, mergeCommitOf } from '../runner/integration-git.ts';
 import type { AttemptRecord } from '../runner/types.ts';
+import { cloneUrlOf, integrationGitOf } from '../runner/worker-clone.ts';
 import { neverReported, reportedKey } from '../ship/pr-feedback-forge.ts';
 import { queuedReport } from '../ship/pr-progress.ts';
 import { runNoticeOf, runPageUrl } from '../ship/run-notices.ts';
@@ -28,7 +29,7 @@ import { checkBaseChange, keepBaseChange, ownBranch } from './base-change-step.t
 import type { BudgetProbe } from './budget-probe.ts';
 import { closeRunIssue, epicClosedText } from './close-issue.ts';
 import type { RunCtx } from './context.ts';
-import { cloneUrlOf, dispatchAttempt, integrationGitOf } from './dispatch-attempt.ts';
+import { dispatchAttempt } from './dispatch-attempt.ts';
 import { performPark } from './environment-park-run.ts';
 import { fileReportedBugs } from './file-findings.ts';
 import { closeGateBlocker, fileGateBlocker } from './gate-blocker-run.ts';

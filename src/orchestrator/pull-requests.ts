@@ -19,8 +19,8 @@ import { type IssueKey, refOf } from '../plan/types.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
 import { remoteBranchSha } from '../runner/git.ts';
 import type { AttemptRecord } from '../runner/types.ts';
+import { cloneUrlOf } from '../runner/worker-clone.ts';
 import type { RunIssueRecord, RunStore } from '../store/run-store.ts';
-import { cloneUrlOf } from './dispatch-attempt.ts';
 import type { Log, Settings, Workers } from './ports.ts';
 import { writeOutcome } from './run-writer.ts';
 

@@ -19,10 +19,10 @@ import { currentWave, finishedKeys, tallyOf } from '../../plan/plan-progress.ts'
 import { planRunEnd } from '../../plan/plan-waves.ts';
 import type { Action, RunSnapshot } from '../../plan/snapshot.ts';
 import { type IssueKey, issueKey } from '../../plan/types.ts';
+import { cloneUrlOf } from '../../runner/worker-clone.ts';
 import { runNoticeOf } from '../../ship/run-notices.ts';
 import type { RunRecord } from '../../store/run-store.ts';
 import type { BudgetProbe } from '../budget-probe.ts';
-import { cloneUrlOf } from '../dispatch-attempt.ts';
 import { parkRun, unparkRun } from '../environment-park-run.ts';
 import { blockRun, unblockRun } from '../hard-blocker-run.ts';
 import { keepRefusedWrite } from '../missing-permission.ts';
