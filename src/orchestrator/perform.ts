@@ -18,6 +18,7 @@ import { issueAttempts } from '../plan/issue-progress.ts';
 import { awaitReviewPatch } from '../plan/run-patches.ts';
 import { type Action, replanAfter } from '../plan/snapshot.ts';
 import { type IssueKey, issueRef, type PlanIssue, refOf } from '../plan/types.ts';
+import { dispatchAttempt } from '../queue/dispatch-attempt.ts';
 import { type AttemptJob, onAttemptHost } from '../queue/dispatcher.ts';
 import { diffOfHead, mergeCommitOf } from '../runner/integration-git.ts';
 import type { AttemptRecord } from '../runner/types.ts';
@@ -29,7 +30,6 @@ import { checkBaseChange, keepBaseChange, ownBranch } from './base-change-step.t
 import type { BudgetProbe } from './budget-probe.ts';
 import { closeRunIssue, epicClosedText } from './close-issue.ts';
 import type { RunCtx } from './context.ts';
-import { dispatchAttempt } from './dispatch-attempt.ts';
 import { performPark } from './environment-park-run.ts';
 import { fileReportedBugs } from './file-findings.ts';
 import { closeGateBlocker, fileGateBlocker } from './gate-blocker-run.ts';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../observability/logger.ts';
-import { createDispatcher, type DispatchWrites } from '../queue/dispatcher.ts';
-import { InProcessQueue } from '../queue/in-process-queue.ts';
+import { rosterEntryFor } from '../orchestrator/roster-entry.ts';
 import type { AttemptRecord, RunnerJob } from '../runner/types.ts';
 import type { RunStore } from '../store/run-store.ts';
 import { dispatchAttempt } from './dispatch-attempt.ts';
-import { rosterEntryFor } from './roster-entry.ts';
+import { createDispatcher, type DispatchWrites } from './dispatcher.ts';
+import { InProcessQueue } from './in-process-queue.ts';
 
 const entry = rosterEntryFor([], { name: 'default-sonnet' });
 const job = (n: number): Extract<RunnerJob, { kind: 'attempt' }> => ({

@@ -4,8 +4,8 @@
 import type { Logger } from '../observability/logger.ts';
 import { attemptKey, liveAttempt } from '../plan/issue-progress.ts';
 import type { IssueKey } from '../plan/types.ts';
-import type { AttemptJob, Dispatcher, DispatchWrites } from '../queue/dispatcher.ts';
 import type { AttemptLedger } from '../runner/types.ts';
+import type { AttemptJob, Dispatcher, DispatchWrites } from './dispatcher.ts';
 
 export interface DispatchPorts {
   ledger: Pick<AttemptLedger, 'listByRun'>;
