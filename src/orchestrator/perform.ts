@@ -21,6 +21,7 @@ import { type IssueKey, issueRef, type PlanIssue, refOf } from '../plan/types.ts
 import { dispatchAttempt } from '../queue/dispatch-attempt.ts';
 import { type AttemptJob, onAttemptHost } from '../queue/dispatcher.ts';
 import { diffOfHead, mergeCommitOf } from '../runner/integration-git.ts';
+import { rosterEntryFor } from '../runner/roster-entry.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import { cloneUrlOf, integrationGitOf } from '../runner/worker-clone.ts';
 import { neverReported, reportedKey } from '../ship/pr-feedback-forge.ts';
@@ -44,7 +45,6 @@ import { performPrFeedback } from './pr-feedback-step.ts';
 import { mergeStep, openPr, pushedHead } from './pull-requests.ts';
 import { repoCommandsOf } from './repo-settings.ts';
 import { settleFailedReviewLeg } from './review-leg-failed.ts';
-import { rosterEntryFor } from './roster-entry.ts';
 import { issuesShippedOf, tellOnce } from './run-notice.ts';
 import { setRunState, stopRun } from './run-state.ts';
 import { firstTime, setProgress, writeOutcome, writeRun } from './run-writer.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../observability/logger.ts';
-import { rosterEntryFor } from '../orchestrator/roster-entry.ts';
+import { rosterEntryFor } from '../runner/roster-entry.ts';
 import type { AttemptRecord, RunnerJob } from '../runner/types.ts';
 import type { RunStore } from '../store/run-store.ts';
 import { dispatchAttempt } from './dispatch-attempt.ts';

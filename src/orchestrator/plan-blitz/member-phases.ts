@@ -11,8 +11,8 @@ import { type IssueKey, type PlanIssue, refOf } from '../../plan/types.ts';
 import { dispatchAttempt } from '../../queue/dispatch-attempt.ts';
 import { type PlannerStep, plannerJob } from '../../runner/planner-task.ts';
 import { readPushedPlan } from '../../runner/read-plan.ts';
+import { rosterEntryFor } from '../../runner/roster-entry.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
-import { rosterEntryFor } from '../roster-entry.ts';
 import { writeIssue, writeOutcome } from '../run-writer.ts';
 import { attemptsOfIssue, type PlanCtx, savePlan, waveOf } from './plan-context.ts';
 
