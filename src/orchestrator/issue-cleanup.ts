@@ -8,8 +8,8 @@ import { attemptKey } from '../plan/issue-progress.ts';
 import type { IssueKey } from '../plan/types.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
 import { issueNumberOfBranch } from '../runner/cleanup.ts';
+import { deleteMergedBranch } from '../runner/merged-branch.ts';
 import type { RunCtx } from './context.ts';
-import { deleteMergedBranch } from './merged-branch.ts';
 import type { Log, Settings, Workers } from './ports.ts';
 
 export const cleanupClosedIssue = async (

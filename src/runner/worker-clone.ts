@@ -10,13 +10,19 @@ export interface CloneSource {
   cloneUrl?: (forge: Forge, repo: RepoRef) => Promise<string>;
 }
 
+/** What a clone in the runner's workspace needs: where to clone from, git's context, the workspace. */
+export type WorkspacePorts = CloneSource & {
+  runner: Pick<RunnerPort, 'gitContext'>;
+  config: { runner: { workspace: string } };
+};
+
 /** The URL a worker clones from: the configured one, else the forge's plain clone URL. */
 export const cloneUrlOf = async (deps: CloneSource, forge: Forge, repo: RepoRef): Promise<string> =>
   deps.cloneUrl ? deps.cloneUrl(forge, repo) : (await forge.cloneCredentials(repo)).url;
 
 /** The run's integration branch in the runner's workspace, cloned from where workers clone. */
 export const integrationGitOf = async (
-  deps: CloneSource & { runner: Pick<RunnerPort, 'gitContext'>; config: { runner: { workspace: string } } },
+  deps: WorkspacePorts,
   at: { forge: Forge; repo: RepoRef; run: { integrationBranch: string } },
 ): Promise<IntegrationGit> => ({
   workspace: deps.config.runner.workspace,

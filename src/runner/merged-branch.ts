@@ -5,10 +5,9 @@
 // on that tip, so a commit pushed after the merge is never lost. A squash or rebase merge leaves no
 // ancestry to prove it by: that branch still goes through the forge (`deleteBranch`), as before.
 import type { Forge, MergeMethod, RepoRef } from '../forges/types.ts';
-import { cleanupMergedIssue } from '../runner/cleanup.ts';
-import { cloneUrlOf } from '../runner/worker-clone.ts';
-import { ensureClone } from '../runner/workspace.ts';
-import type { Settings, Workers } from './ports.ts';
+import { cleanupMergedIssue } from './cleanup.ts';
+import { cloneUrlOf, type WorkspacePorts } from './worker-clone.ts';
+import { ensureClone } from './workspace.ts';
 
 export interface MergedBranch {
   branch: string;
@@ -22,7 +21,7 @@ export interface MergedBranch {
  * for the caller's log; throws when git or the forge fails.
  */
 export const deleteMergedBranch = async (
-  deps: Workers & Settings,
+  deps: WorkspacePorts,
   at: { forge: Forge; repo: RepoRef },
   o: MergedBranch,
 ): Promise<string[]> => {
