@@ -5,6 +5,7 @@
 import { blockerReport } from '../dashboard/blocker-reports.ts';
 import { blitzDryRun } from '../dashboard/dry-run.ts';
 import { markdownText } from '../dashboard/escape.ts';
+import { missingPermissionOf } from '../forges/app-permission.ts';
 import {
   type BoundedDiff,
   type Forge,
@@ -18,6 +19,7 @@ import { issueAttempts } from '../plan/issue-progress.ts';
 import { awaitReviewPatch } from '../plan/run-patches.ts';
 import { type Action, replanAfter } from '../plan/snapshot.ts';
 import { type IssueKey, issueRef, type PlanIssue, refOf } from '../plan/types.ts';
+import { failureCause } from '../plan/wait-reason.ts';
 import { dispatchAttempt } from '../queue/dispatch-attempt.ts';
 import { type AttemptJob, onAttemptHost } from '../queue/dispatcher.ts';
 import { diffOfHead, mergeCommitOf } from '../runner/integration-git.ts';
@@ -514,6 +516,25 @@ const closeIssue = (deps: Records, ctx: RunCtx, key: IssueKey, epic: boolean) =>
   return closeRunIssue(deps.store, ctx.run.id, ctx.forge, refOf(key), text, { ...known, row });
 };
 
+/**
+ * A close that failed, not for a permission (that blocks the run: missing-permission.ts), is counted on
+ * the run with its cause in words (plan/close-failures.ts decides when a person is told); the error goes
+ * on to the pass, which keeps why the issue waits and tries it again on the next pass.
+ */
+const keepCloseFailure = async (deps: Records, ctx: RunCtx, key: IssueKey, err: unknown): Promise<never> => {
+  if (!missingPermissionOf(err))
+    await setProgress(deps, ctx, (p) => {
+      const kept = p.closeFailures?.[key];
+      return {
+        closeFailures: {
+          ...p.closeFailures,
+          [key]: { count: (kept?.count ?? 0) + 1, cause: failureCause(err) },
+        },
+      };
+    });
+  throw err;
+};
+
 /** Comments on the run's trigger issue, once per content key (a repeat while its cause lasts posts nothing). */
 export const reportOnce = async (
   deps: Records,
@@ -587,7 +608,9 @@ const performWork = async (deps: PerformPorts, ctx: RunCtx, a: Action): Promise<
     case 'bounce':
       return deps.effects.bounce(ctx, a.issue, a.reason);
     case 'close_issue':
-      await closeIssue(deps, ctx, a.issue, false);
+      await closeIssue(deps, ctx, a.issue, false).catch((err: unknown) =>
+        keepCloseFailure(deps, ctx, a.issue, err),
+      );
       return deps.effects.cleanupClosed(ctx, a.issue);
     case 'cancel_worker': {
       // Closed by hand on the tracker while its worker ran: the worker stops (its branch is kept).

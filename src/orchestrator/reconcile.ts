@@ -184,6 +184,7 @@ const loadRun = async (
         )
       : [],
     ...(abandoned.length > 0 ? { abandoned } : {}),
+    ...(p.closeFailures ? { closeFailures: p.closeFailures } : {}),
     budgetStale: cache.budget === undefined,
     // The review module picks the integration reviewers: without one there is no review and no gate.
     ...(deps.review ? { integrationReview: reviewViewOf(p) } : {}),

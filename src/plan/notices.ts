@@ -2,11 +2,13 @@
 // the planner): an issue held because its attempts are spent is `failed`, one held because its worker
 // stalled past its nudges or because its per-issue cap is reached `needs_person`, and one that has
 // spent 80 % of a cap and will be dispatched again gets a `warning`, as does one closed on the tracker
-// while its worker ran (whoever watches the run may not be the person who closed it). (An unclear integration review's
-// notice is readiness.ts's: it goes out when the gate waits on it.)
+// while its worker ran (whoever watches the run may not be the person who closed it), and a merged one
+// whose close keeps failing `needs_person`. (An unclear integration review's notice is readiness.ts's:
+// it goes out when the gate waits on it.)
 // Each carries a content key (issue and attempt count, or the allowance a retry started): the executor
 // sends it once. A failing budget probe is `needs_person` for the run, once per error.
 import { keysIn } from './classify.ts';
+import { closeFailedSentence } from './close-failures.ts';
 import { isModelFailure } from './routing.ts';
 import { capCheckOf, issueRef, type RunContext } from './run-context.ts';
 import type { Action, IssueProgress } from './snapshot.ts';
@@ -133,6 +135,24 @@ const closedByHandNotice = (ctx: RunContext, key: string): Action => {
   };
 };
 
+/**
+ * A merged issue whose close failed the bounded number of times (plan/close-failures.ts): a person is
+ * told once, and the dashboard holds it with why while it stays open.
+ */
+const closeFailedNotice = (ctx: RunContext, key: string): Action | undefined => {
+  if (ctx.progress.get(key)?.state !== 'merged') return undefined;
+  const message = closeFailedSentence(issueRef(key), ctx.snap.closeFailures?.[key]);
+  if (!message) return undefined;
+  return {
+    type: 'issue_notice',
+    event: 'needs_person',
+    issue: key,
+    key: `notice:close-failed:${key}`,
+    message,
+    dashboard: 'held',
+  };
+};
+
 /** `2 failed and ` when attempts failed since the person's last retry, beside the bounces. */
 const failedWords = (p: Pick<IssueProgress, 'attempts' | 'countFrom'>): string => {
   const n = p.attempts.slice(p.countFrom ?? 0).filter((a) => isModelFailure(a)).length;
@@ -142,6 +162,10 @@ const failedWords = (p: Pick<IssueProgress, 'attempts' | 'countFrom'>): string =
 export const noticeActions = (ctx: RunContext): Action[] => {
   const out: Action[] = [...probeNotice(ctx), ...runCapNotice(ctx)];
   for (const key of ctx.snap.abandoned ?? []) out.push(closedByHandNotice(ctx, key));
+  for (const key of Object.keys(ctx.snap.closeFailures ?? {})) {
+    const closeFailed = closeFailedNotice(ctx, key);
+    if (closeFailed) out.push(closeFailed);
+  }
   for (const key of ctx.classified.byKey.keys()) {
     const held = heldNotice(ctx, key);
     if (held) out.push(held);

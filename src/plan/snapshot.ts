@@ -5,6 +5,7 @@ import type { AppPermission } from '../forges/app-permission.ts';
 import type { ShipPolicy } from '../ship/decide.ts';
 import type { BaseChangeView, CheckBaseChange } from './base-change.ts';
 import type { BlockCause } from './block-cause.ts';
+import type { CloseFailures } from './close-failures.ts';
 import type { EntryPark, EntryParks, EnvironmentFailureSeen } from './entry-park.ts';
 import type { GateCause, StopCause } from './stop-cause.ts';
 
@@ -177,6 +178,8 @@ export interface RunSnapshot {
   busyRepos?: string[];
   /** Issues closed on the tracker (or moved out of the milestone) while a worker is still on them. */
   abandoned?: IssueKey[];
+  /** Blitz: closes of merged issues that failed, not for a permission (plan/close-failures.ts). */
+  closeFailures?: Readonly<Record<IssueKey, CloseFailures>>;
   /**
    * A hard blocker met by this pass (the forge refused the bot's credentials, …), typed: the run stops
    * BLOCKED on it (`block`). When the forge refused, nothing else of the snapshot was read.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors.ts';
 import type { Action } from './snapshot.ts';
-import { waitReason } from './wait-reason.ts';
+import { actionIssue, failureCause, waitReason } from './wait-reason.ts';
 
 const merge: Action = { type: 'merge', issue: 'acme/app#3', pr: 12 };
 const notFound = new AppError('not_found', 'Not Found');
@@ -15,5 +15,24 @@ describe('why an issue waits', () => {
       'opening its PR: it failed (boom); retried on the next pass',
     );
     expect(waitReason(merge, new AppError('forge_error', 'x'.repeat(500))).length).toBeLessThan(250);
+  });
+
+  it('names a cause from the code alone, never the message', () => {
+    expect(failureCause(new AppError('forge_unavailable', 'Something went wrong: secret'))).toBe(
+      'the forge is unavailable',
+    );
+    expect(failureCause(new Error('boom'))).toBe('it failed');
+  });
+
+  it('keeps why an issue waits through a notice about it: a notice does nothing to the issue', () => {
+    expect(actionIssue(merge)).toBe('acme/app#3');
+    const notice: Action = {
+      type: 'issue_notice',
+      event: 'needs_person',
+      issue: 'acme/app#3',
+      key: 'k',
+      message: 'm',
+    };
+    expect(actionIssue(notice)).toBeUndefined();
   });
 });

@@ -43,15 +43,21 @@ const doing = (a: Action): string => {
   }
 };
 
-/** The issue an action is about, when it is about one. */
+/**
+ * The issue an action works on, when it works on one. A notice about an issue does nothing to it: told,
+ * it does not clear why the issue waits.
+ */
 export const actionIssue = (a: Action): IssueKey | undefined =>
-  'issue' in a && typeof a.issue === 'string' ? a.issue : undefined;
+  a.type !== 'issue_notice' && 'issue' in a && typeof a.issue === 'string' ? a.issue : undefined;
 
 /** At most this much of the error's own message follows the cause. */
 const maxDetail = 160;
 
+/** What failed, in words made from the error's code alone (never its message). */
+export const failureCause = (err: unknown): string => (isAppError(err) && causes[err.code]) || 'it failed';
+
 export const waitReason = (a: Action, err: unknown): string => {
-  const cause = (isAppError(err) && causes[err.code]) || 'it failed';
+  const cause = failureCause(err);
   const message = err instanceof Error ? (err.message.split('\n')[0] ?? '').trim() : '';
   const detail = message.length > maxDetail ? `${message.slice(0, maxDetail - 1)}…` : message;
   return `${doing(a)}: ${cause}${detail ? ` (${detail})` : ''}; retried on the next pass`;

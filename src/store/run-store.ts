@@ -160,6 +160,8 @@ export interface RunProgress {
   lostRunners?: { runner: string; at: string; sentence: string }[];
   /** Builds run so far on the integration branch: the wave number shown is one more. */
   wave?: number;
+  /** Closes of a merged issue that failed, not for a permission, by issue key (plan/close-failures.ts). */
+  closeFailures?: Record<string, { count: number; cause: string }>;
   /** A PR went on without a review: no review module, or its review leg kept failing. */
   reviewUnavailable?: boolean;
   /** The PR feedback loop, per issue key (blitz and fleet): orchestrator/pr-feedback.ts owns it. */
