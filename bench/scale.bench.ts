@@ -60,8 +60,8 @@ const giteaGoals = { requests_per_merged_issue: 12, rate_limited_requests_per_me
 const sizes = { small: { repos: 1, issues: 20 }, full: { repos: 10, issues: 100 } } as const;
 type Size = keyof typeof sizes;
 
-const fakeAgent = join(import.meta.dirname, '..', 'test', 'support', 'fake-agents', 'fake-agent.mjs');
-const fakeReviewer = join(import.meta.dirname, '..', 'test', 'support', 'fake-agents', 'fake-reviewer.mjs');
+const scaleAgent = join(import.meta.dirname, 'scale-agent.sh');
+const scaleReviewer = join(import.meta.dirname, 'scale-reviewer.sh');
 
 interface BotStats {
   cpuMs: number;
@@ -151,37 +151,31 @@ const runScale = async (size: Size, db: 'sqlite' | 'postgres'): Promise<Figure[]
           retries: 0,
           attemptTimeoutMinutes: 15,
         },
+        // The fake agent and reviewer in POSIX sh (bench/scale-agent.sh, bench/scale-reviewer.sh): the
+        // node ones' modes the bench uses, a shell and two git commands a worker instead of a node
+        // process, so that a full run on a small host measures the bot, not the node starts of its world.
         roster: [
           {
             name: 'fake',
             tool: 'custom',
-            command: [process.execPath, fakeAgent, '{prompt_file}'],
-            resume: [process.execPath, fakeAgent, '--resume', '{prompt_file}'],
+            command: ['/bin/sh', scaleAgent, '{prompt_file}'],
+            resume: ['/bin/sh', scaleAgent, '--resume', '{prompt_file}'],
             roles: ['blitz'],
             tiers: ['execution', 'design', 'subtle'],
-            env: {
-              FAKE_AGENT_MODE: 'slow-push',
-              FAKE_AGENT_DELAY_MS: String(WORK_MS),
-              FAKE_AGENT_MODES: JSON.stringify(Object.fromEntries(red.map((k) => [k, 'broken']))),
-              FAKE_AGENT_RESUME_MODE: 'revise',
-            },
+            env: { SCALE_AGENT_DELAY_MS: String(WORK_MS), SCALE_AGENT_BROKEN: red.join(' ') },
           },
           {
             name: 'fake-reviewer',
             tool: 'custom',
-            command: [process.execPath, fakeReviewer, '--verdict', 'clean', '{prompt_file}'],
-            resume: [process.execPath, fakeReviewer, '{prompt_file}'],
+            command: ['/bin/sh', scaleReviewer, '--verdict', 'clean', '{prompt_file}'],
+            resume: ['/bin/sh', scaleReviewer, '{prompt_file}'],
             roles: ['review'],
             tiers: ['execution'],
           },
         ],
         // The provider's budget, as an operator's probe says it: the sessions asked for (without a
-        // probe a run goes one worker at a time).
-        budget: [
-          process.execPath,
-          '-e',
-          `console.log(JSON.stringify({ recommendedMaxSessions: ${SESSIONS} }))`,
-        ],
+        // probe a run goes one worker at a time). `echo`, not a node process, asked before each wave.
+        budget: ['echo', JSON.stringify({ recommendedMaxSessions: SESSIONS })],
         modelNotesPath: join(dir, 'models.md'),
       }),
     );
