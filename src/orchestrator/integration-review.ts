@@ -21,9 +21,8 @@ export type IntegrationReviewRecord = NonNullable<RunProgress['integrationReview
 
 const diffOf = async (deps: Workers & Settings, ctx: RunCtx) => {
   const g = await integrationGitOf(deps, ctx);
-  const path = await integrationWorktree(g);
   const base = ctx.defaultBranch;
-  await git(['fetch', '--quiet', 'origin', `+refs/heads/${base}:refs/remotes/origin/${base}`], path, g.ctx);
+  const path = await integrationWorktree(g, undefined, [base]);
   const full = await git(['diff', `origin/${base}...HEAD`], path, g.ctx);
   const totalBytes = Buffer.byteLength(full);
   const diff =

@@ -14,11 +14,20 @@ export interface IntegrationGit {
   ctx: GitContext;
 }
 
-/** The integration worktree checked out (detached) at `ref` (default: the branch tip on origin). */
-export const integrationWorktree = async (g: IntegrationGit, ref?: string): Promise<string> => {
-  const repoDir = await ensureClone(g.workspace, g.repo, g.cloneUrl, g.ctx);
+/**
+ * The integration worktree checked out (detached) at `ref` (default: the branch tip on origin). The
+ * integration branch, and the branches in `also` (the default branch a diff is read against), are
+ * fetched in one command: the clone's whole `fetch --prune` is not needed for them.
+ */
+export const integrationWorktree = async (
+  g: IntegrationGit,
+  ref?: string,
+  also: readonly string[] = [],
+): Promise<string> => {
+  const repoDir = await ensureClone(g.workspace, g.repo, g.cloneUrl, g.ctx, false);
+  const branches = [...new Set([g.branch, ...also])];
   await git(
-    ['fetch', '--quiet', 'origin', `+refs/heads/${g.branch}:refs/remotes/origin/${g.branch}`],
+    ['fetch', '--quiet', 'origin', ...branches.map((b) => `+refs/heads/${b}:refs/remotes/origin/${b}`)],
     repoDir,
     g.ctx,
   );
@@ -83,12 +92,7 @@ export const revertMerge = async (g: IntegrationGit, sha: string, issueNumber: n
 
 /** Paths changed on the integration branch against the default branch (a destructive migration vetoes a deploy). */
 export const changedSinceDefault = async (g: IntegrationGit, defaultBranch: string): Promise<string[]> => {
-  const path = await integrationWorktree(g);
-  await git(
-    ['fetch', '--quiet', 'origin', `+refs/heads/${defaultBranch}:refs/remotes/origin/${defaultBranch}`],
-    path,
-    g.ctx,
-  );
+  const path = await integrationWorktree(g, undefined, [defaultBranch]);
   const out = await git(['diff', '--name-only', `origin/${defaultBranch}...HEAD`], path, g.ctx);
   return out.split('\n').filter(Boolean);
 };

@@ -1,8 +1,9 @@
 // What a merge into the integration branch changed, read with real git in the bot's own clone (no forge
 // request): a merge commit's paths against the tip it landed on, a rename as both its paths, and a
-// squash merge (one parent) the same way. An id that is not a commit id never reaches git.
+// squash merge (one parent) the same way. An id that is not a commit id never reaches git. And the
+// integration worktree: one fetch brings the integration branch and the branch a diff is read against.
 import { afterEach, describe, expect, it } from 'vitest';
-import { filesOfMerge, type IntegrationGit } from '../../src/runner/integration-git.ts';
+import { filesOfMerge, type IntegrationGit, integrationWorktree } from '../../src/runner/integration-git.ts';
 import { commandsOf } from '../support/command-counts.ts';
 import {
   commitAndPush,
@@ -84,5 +85,24 @@ describe('filesOfMerge', () => {
     const { g } = await setUp();
     await expect(filesOfMerge(g, '--output=/tmp/x')).rejects.toThrow(/not a commit id/);
     await expect(filesOfMerge(g, 'HEAD')).rejects.toThrow(/not a commit id/);
+  });
+});
+
+describe('integrationWorktree', () => {
+  it('one fetch brings the integration branch and the branches named beside it', async () => {
+    const { origin, g } = await setUp();
+    const known: IntegrationGit = { ...g, ctx: { ...g.ctx, knownOrigins: new Map() } };
+    let path = '';
+    const make = (also: string[]) => async () => {
+      path = await integrationWorktree(known, undefined, also);
+    };
+    expect(await commandsOf(make(['main']))).toEqual({ 'git clone': 1, 'git fetch': 1, 'git worktree': 2 });
+    // Both branches move on origin; the next worktree has both from its one fetch (a branch named
+    // twice is fetched once).
+    const mainTip = await commitAndPush(origin.work, { 'm.txt': 'm\n' }, 'on main', 'main');
+    const tip = await commitAndPush(origin.work, { 'i.txt': 'i\n' }, 'merge of #1', 'blitz/m1');
+    expect(await commandsOf(make(['main', 'blitz/m1']))).toEqual({ 'git fetch': 1, 'git worktree': 2 });
+    expect(await gitIn(path, 'rev-parse', 'HEAD')).toBe(tip);
+    expect(await gitIn(path, 'rev-parse', 'refs/remotes/origin/main')).toBe(mainTip);
   });
 });
