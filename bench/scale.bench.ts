@@ -12,8 +12,9 @@
 // - forge requests per merged issue (all, and those counted against the rate limit: not 304);
 // - the bot's CPU per merged issue, its reconcile p99, its peak RSS, dashboard edits per issue;
 // - where the time between "ready" and "worker started" and between "PR green" and "merged" goes.
-// Sizes: `small` (1 × 20: the short run a change is iterated with) and `full` (10 × 100), by
-// BLITZ_SCALE_SIZES (default both). BLITZ_SCALE_WORK_MS, BLITZ_SCALE_SESSIONS (per run),
+// Sizes: `small` (1 × 20: the short run a change is iterated with), `medium` (10 × 30, or
+// BLITZ_SCALE_MEDIUM_REPOS × BLITZ_SCALE_MEDIUM_ISSUES; figures `scale.medium_…`) and `full` (10 × 100),
+// by BLITZ_SCALE_SIZES (default small and full). BLITZ_SCALE_WORK_MS, BLITZ_SCALE_SESSIONS (per run),
 // BLITZ_SCALE_TICK_SECONDS (the cron; default the composed bot's 60), BLITZ_SCALE_RED (issues red first
 // per repository), BLITZ_SCALE_RESTART (0: no kill -9 of the bot mid-run), BLITZ_SCALE_SEED,
 // BLITZ_SCALE_DB (sqlite | postgres).
@@ -57,7 +58,12 @@ export const goals = {
 /** Gitea's goal (issue 38): 12 requests per merged issue; it answers no request with a 304. */
 const giteaGoals = { requests_per_merged_issue: 12, rate_limited_requests_per_merged_issue: 12 } as const;
 
-const sizes = { small: { repos: 1, issues: 20 }, full: { repos: 10, issues: 100 } } as const;
+/** `medium` (10 × 30 unless BLITZ_SCALE_MEDIUM_REPOS / _ISSUES say) is for looking into one figure. */
+const sizes = {
+  small: { repos: 1, issues: 20 },
+  medium: { repos: num('BLITZ_SCALE_MEDIUM_REPOS', 10), issues: num('BLITZ_SCALE_MEDIUM_ISSUES', 30) },
+  full: { repos: 10, issues: 100 },
+} as const;
 type Size = keyof typeof sizes;
 
 const scaleAgent = join(import.meta.dirname, 'scale-agent.sh');
@@ -66,18 +72,41 @@ const scaleReviewer = join(import.meta.dirname, 'scale-reviewer.sh');
 interface BotStats {
   cpuMs: number;
   rssPeakMb: number;
+  /** The parts of rssPeakMb, and the bot's heap, external and array buffer peaks (scale-bot.ts). */
+  botRssPeakMb: number;
+  hostRssPeakMb: number;
+  heapUsedMb: number;
+  externalMb: number;
+  arrayBuffersMb: number;
+  /** The bot's time in garbage collection (ms) and its full collections. */
+  gcMs: number;
+  gcMajor: number;
   reconcileMs: number[];
   /** Commands the bot started, by kind (runner/command-count.ts). */
   commands: Record<string, number>;
 }
 
+/** The node flags of package.json's `start` script (`tsx --max-old-space-size=… src/main.ts serve`). */
+const startFlags = (): string[] => {
+  const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
+  return pkg.scripts.start.split(/\s+/).filter((a) => a.startsWith('--'));
+};
+
 const startBotProcess = async (specPath: string): Promise<{ child: ChildProcess; port: number }> => {
   // BLITZ_SCALE_PROFILE=<dir>: the bot's CPU profile (.cpuprofile) is written there when it exits.
   const profile = process.env.BLITZ_SCALE_PROFILE;
+  // BLITZ_SCALE_HEAP_DIR=<dir>: a heap snapshot of the bot is written there on each `kill -USR2 <pid>`.
+  const heapDir = process.env.BLITZ_SCALE_HEAP_DIR;
+  // The node flags `npm start` gives the bot (its heap's size), or BLITZ_SCALE_NODE_FLAGS to try others.
+  const nodeFlags = (process.env.BLITZ_SCALE_NODE_FLAGS ?? startFlags().join(' ')).split(' ').filter(Boolean);
   const child = spawn(
     process.execPath,
     [
       ...(profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : []),
+      ...(heapDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapDir}`] : []),
+      ...nodeFlags,
       '--import',
       'tsx',
       join(import.meta.dirname, 'scale-bot.ts'),
@@ -124,7 +153,7 @@ const idealMs = (w: ScaleWorld): number =>
 
 const runScale = async (size: Size, db: 'sqlite' | 'postgres'): Promise<Figure[]> => {
   const { repos, issues } = sizes[size];
-  const prefix = `scale.${FORGE === 'gitea' ? 'gitea.' : ''}${size === 'small' ? 'small_' : ''}`;
+  const prefix = `scale.${FORGE === 'gitea' ? 'gitea.' : ''}${size === 'full' ? '' : `${size}_`}`;
   const goal = FORGE === 'gitea' ? giteaGoals : goals;
   const w = await startScaleWorld({ repos, issues, seed: SEED, forge: FORGE });
   const dir = tempDir('blitz-scale-');
@@ -253,9 +282,19 @@ const runScale = async (size: Size, db: 'sqlite' | 'postgres'): Promise<Figure[]
     await stopBotProcess(child);
     // Every process's own: CPU adds up, the peak is the highest (a killed one's last second is lost).
     const each = lives.map((f) => JSON.parse(readFileSync(f, 'utf8')) as BotStats);
+    const peak = (
+      k: 'rssPeakMb' | 'botRssPeakMb' | 'hostRssPeakMb' | 'heapUsedMb' | 'externalMb' | 'arrayBuffersMb',
+    ) => Math.max(...each.map((x) => x[k] ?? 0));
     const stats: BotStats = {
       cpuMs: each.reduce((a, b) => a + b.cpuMs, 0),
-      rssPeakMb: Math.max(...each.map((x) => x.rssPeakMb)),
+      rssPeakMb: peak('rssPeakMb'),
+      botRssPeakMb: peak('botRssPeakMb'),
+      hostRssPeakMb: peak('hostRssPeakMb'),
+      heapUsedMb: peak('heapUsedMb'),
+      externalMb: peak('externalMb'),
+      arrayBuffersMb: peak('arrayBuffersMb'),
+      gcMs: each.reduce((a, b) => a + (b.gcMs ?? 0), 0),
+      gcMajor: each.reduce((a, b) => a + (b.gcMajor ?? 0), 0),
       reconcileMs: each.flatMap((x) => x.reconcileMs),
       commands: {},
     };
@@ -385,6 +424,13 @@ const runScale = async (size: Size, db: 'sqlite' | 'postgres'): Promise<Figure[]
       },
       { name: `${prefix}rss_peak_mb`, value: round(stats.rssPeakMb, 0), unit: 'MB' },
       { name: `${prefix}rss_peak_mb_goal`, value: goals.rss_peak_mb, unit: 'MB' },
+      // What the peak is made of: the bot's own and its spawn host's, and the bot's heap beside them.
+      { name: `${prefix}rss_peak_bot_mb`, value: round(stats.botRssPeakMb, 0), unit: 'MB' },
+      { name: `${prefix}rss_peak_spawn_host_mb`, value: round(stats.hostRssPeakMb, 0), unit: 'MB' },
+      { name: `${prefix}heap_used_peak_mb`, value: round(stats.heapUsedMb, 0), unit: 'MB' },
+      { name: `${prefix}external_peak_mb`, value: round(stats.externalMb, 0), unit: 'MB' },
+      { name: `${prefix}bot_gc_ms_per_merged_issue`, value: per(stats.gcMs), unit: 'ms' },
+      { name: `${prefix}bot_full_gcs`, value: stats.gcMajor, unit: 'collections' },
       {
         name: `${prefix}dashboard_edits_per_issue`,
         value: round(dashboardEdits / Math.max(1, workIssues), 2),
