@@ -45,6 +45,13 @@ describe('the spawn host', () => {
     expect(next).not.toBe(process.pid);
   });
 
+  it("a command's 40 MB of output comes back whole through the host's small heap", async () => {
+    const big = ['node', '-e', "process.stdout.write('x'.repeat(40 * 1024 * 1024))"];
+    const res = await run(big, opts());
+    expect(res.exitCode).toBe(0);
+    expect(res.stdout.length).toBe(40 * 1024 * 1024);
+  });
+
   it('a timeout is the result it would be in the bot: exit 124, timedOut', async () => {
     const res = await run(['node', '-e', 'setTimeout(() => {}, 30000)'], { ...opts(), timeoutMs: 300 });
     expect(res).toMatchObject({ exitCode: 124, timedOut: true });

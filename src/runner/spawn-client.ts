@@ -40,11 +40,23 @@ let host: ChildProcess | undefined;
 const pending = new Map<number, Pending>();
 let nextId = 1;
 
+/**
+ * The host's heap: it keeps nothing but the commands in flight, yet node's defaults (a young generation
+ * of up to 3 × 16 MB, an old one let grow to 4× what survives) let its resident memory double under a
+ * burst of git output, in a process that lives as long as the bot. A 1 MB semi-space and a 1 GB old
+ * space (under 2 GB, V8 lets the old space grow less past what survives) keep it near its idle size;
+ * 1 GB still holds many commands' 64 MB of output at once.
+ */
+const spawnHostHeapFlags = ['--max-semi-space-size=1', '--max-old-space-size=1024'];
+
 /** The host's module beside this one: TypeScript under tsx (with its loader), JavaScript from dist. */
 const hostModule = (): { path: string; execArgv: string[] } => {
   const ts = import.meta.url.endsWith('.ts');
   const path = fileURLToPath(new URL(ts ? './spawn-host.ts' : './spawn-host.js', import.meta.url));
-  return { path, execArgv: ts ? ['--import', import.meta.resolve('tsx')] : [] };
+  return {
+    path,
+    execArgv: [...spawnHostHeapFlags, ...(ts ? ['--import', import.meta.resolve('tsx')] : [])],
+  };
 };
 
 /** While a command is in flight the channel keeps the bot's event loop alive; idle, it does not. */
