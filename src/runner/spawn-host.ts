@@ -11,8 +11,9 @@ import type { HostFailure, HostReply, HostRequest } from './spawn-client.ts';
 
 const inFlight = new Map<number, AbortController>();
 
+/** A reply to a bot already gone (killed mid-command) fails with EPIPE: nobody waits, so it is dropped. */
 const reply = (m: HostReply): void => {
-  process.send?.(m);
+  process.send?.(m, undefined, {}, () => undefined);
 };
 
 const failureOf = (err: unknown): HostFailure =>
