@@ -2,8 +2,9 @@
 #   build   – installs every dependency (better-sqlite3 may need a compiler), runs `npm run build`
 #             (tsc -p tsconfig.build.json into dist/) and prunes to production dependencies.
 #   bot     – the runtime: Node, git, bubblewrap, dist/ and production node_modules; runs
-#             `node dist/main.js` as the non-root user `blitz`. Gates (build, smoke, preview) run in
-#             bubblewrap sandboxes (blitz.config.yml `runner.sandbox: bubblewrap`).
+#             `node --max-old-space-size=1024 dist/main.js` (npm start's heap flag, see package.json)
+#             as the non-root user `blitz`. Gates (build, smoke, preview) run in bubblewrap sandboxes
+#             (blitz.config.yml `runner.sandbox: bubblewrap`).
 #   runner  – `bot` plus the agent CLIs from the npm registry at the pinned versions below, and what
 #             opencode would fetch at run time (seeded, see below):
 #             docker build --target runner --build-arg CLAUDE_CODE_VERSION=2.1.332 .
@@ -51,7 +52,7 @@ VOLUME ["/data"]
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-ENTRYPOINT ["node", "dist/main.js"]
+ENTRYPOINT ["node", "--max-old-space-size=1024", "dist/main.js"]
 CMD ["serve"]
 
 FROM bot AS runner
@@ -82,7 +83,7 @@ RUN if [ -n "${OPENCODE_VERSION}" ]; then \
 # namespaces (an unprivileged user namespace each), not by a second uid it would need privileges to
 # switch to.
 USER blitz
-ENTRYPOINT ["node", "dist/main.js"]
+ENTRYPOINT ["node", "--max-old-space-size=1024", "dist/main.js"]
 # A runner has no HTTP server: the healthcheck is the bot's.
 HEALTHCHECK NONE
 CMD ["runner"]

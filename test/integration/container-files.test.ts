@@ -1,6 +1,6 @@
 // No container engine runs here, so the Dockerfile and compose.yaml are checked as files: every path
 // they copy or mount exists and is not ignored, the image builds dist with `npm run build` and runs
-// package.json's `bin`, git and bubblewrap are in the runtime, bot and runner run as one non-root user
+// package.json's `bin` with `npm start`'s node flags, git and bubblewrap are in the runtime, bot and runner run as one non-root user
 // that nothing in the image can make root (workers are sandboxed), the healthcheck asks /healthz, and compose
 // wires PostgreSQL, two bot replicas and one runner consistently (secrets, env, ports, service names).
 // The runner image seeds what opencode would fetch at run time where the compose config points it.
@@ -52,6 +52,9 @@ const packageJson = z
   .object({ bin: z.record(z.string(), z.string()), scripts: z.record(z.string(), z.string()) })
   .parse(JSON.parse(read('package.json')));
 
+/** The node flags `npm start` gives tsx (the heap's size): the image runs node with the same. */
+const startFlags = packageJson.scripts.start!.split(/\s+/).filter((a) => a.startsWith('--'));
+
 describe('Dockerfile', () => {
   it('has a build stage, a bot runtime and a runner target, on the same base', () => {
     const base = '$' + '{NODE_IMAGE}';
@@ -88,9 +91,9 @@ describe('Dockerfile', () => {
     );
   });
 
-  it('runs package.json bin with node, serve by default', () => {
+  it("runs package.json bin with node and npm start's node flags, serve by default", () => {
     const [entry] = inStage('bot', 'ENTRYPOINT');
-    expect(execForm(entry!.args)).toEqual(['node', packageJson.bin['blitz-bot']]);
+    expect(execForm(entry!.args)).toEqual(['node', ...startFlags, packageJson.bin['blitz-bot']]);
     expect(execForm(inStage('bot', 'CMD')[0]!.args)).toEqual(['serve']);
     expect(execForm(inStage('runner', 'CMD')[0]!.args)).toEqual(['runner']);
   });
@@ -129,6 +132,7 @@ describe('Dockerfile', () => {
     expect(text).not.toMatch(/node-runner/);
     expect(execForm(inStage('runner', 'ENTRYPOINT').at(-1)!.args)).toEqual([
       'node',
+      ...startFlags,
       packageJson.bin['blitz-bot'],
     ]);
     expect(read('Dockerfile')).not.toMatch(/sudo/);
