@@ -532,6 +532,54 @@ describe('a merge with the `blitz` check’s last report', () => {
     expect(h.world.pull(h.repo, pr.ref.number)!.pull!.merged).toBe(true);
   });
 
+  const ownRuns = (at: string) =>
+    checksOf(h.world)
+      .runsFor(h.repo, at)
+      .filter((r) => r.name === 'blitz')
+      .map((r) => [r.status, r.conclusion ?? null, r.title]);
+
+  it('a new head read whole without a check of the bot’s merges with its check made, in one request', async () => {
+    const pr = await opened();
+    // The worker pushes a new head; the feedback read shows its checks, none of them the bot's.
+    const next = h.git.commit('feature', 'feature');
+    checksOf(h.world).addRun(h.repo, { name: 'test', headSha: next, appSlug: 'github-actions' });
+    await h.forge.readPullFeedback!(pr.ref);
+    const mid = h.fake.requests.length;
+    await h.forge.mergePullRequest(pr.ref, {
+      method: 'merge',
+      expectedHeadSha: next,
+      progress: { sha: next, report: ready },
+    });
+    expect(h.fake.requests.slice(mid).map((r) => r.operationId)).toEqual(['graphql']);
+    expect(ownRuns(next)).toEqual([['completed', 'success', 'ready to merge']]);
+    expect(h.world.pull(h.repo, pr.ref.number)!.pull!.merged).toBe(true);
+    // A later report on that head updates the check made with the merge: no search, no second check.
+    const after = h.fake.requests.length;
+    await h.forge.reportProgress!(app, next, { state: 'success', title: 'merged', summary: 'done' });
+    expect(h.fake.requests.slice(after).map((r) => r.operationId)).toEqual(['checks/update']);
+  });
+
+  it('a new head whose feedback read held a check of the bot’s is not given a second one', async () => {
+    const pr = await opened();
+    const next = h.git.commit('feature', 'feature');
+    await h.forge.reportProgress!(app, next, queued, { first: true });
+    // A fresh adapter knows that check only from the feedback read: it updates it with the merge.
+    const other = createGithubForge({
+      baseUrl: h.fake.apiUrl,
+      auth: { token: 'test-token' },
+      botLogin: h.world.botLogin,
+      retry: fastRetry,
+    });
+    await other.getDefaultBranch(app);
+    await other.readPullFeedback!(pr.ref);
+    await other.mergePullRequest(pr.ref, {
+      method: 'merge',
+      expectedHeadSha: next,
+      progress: { sha: next, report: ready },
+    });
+    expect(ownRuns(next)).toEqual([['completed', 'success', 'ready to merge']]);
+  });
+
   it('a head that moved is refused as REST’s 409 (conflict): nothing merged', async () => {
     const pr = await opened();
     h.git.commit('feature', 'feature');

@@ -162,7 +162,11 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
     ownRuns.set(key, node ? { id, nodeId: node } : { id });
     // Bounded: the oldest heads (long merged) go first; a forgotten one is found by a search again.
     if (ownRuns.size > 2000) ownRuns.delete(ownRuns.keys().next().value!);
+    absent.delete(key);
   };
+  // Heads whose checks the bot read whole (a PR's feedback) without a check run of its own among them:
+  // its first report there is a create without a search, and may go with the merge (pulls.ts).
+  const absent = new Set<string>();
   // The first in-progress report after the opening one, only waiting on the legs it names, is not
   // sent (opening-reports.ts): per PR the check is created and completed.
   const opening = openingReports();
@@ -232,9 +236,10 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
   ): Promise<void> => {
     const key = headKey(repo, sha);
     const known = ownRuns.get(key)?.id;
-    // Not known: searched for, unless the bot has never reported on this head (its PR is new).
+    // Not known: searched for, unless the bot has never reported on this head (its PR is new) or its
+    // last read of the head's checks held none of the bot's.
     const existing =
-      known !== undefined || opts.first
+      known !== undefined || opts.first || absent.has(key)
         ? undefined
         : await call(
             {
@@ -337,6 +342,19 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
     /** A check run of the bot's own read elsewhere (pull-feedback.ts): later reports update it. */
     ownRunSeen(repo: RepoRef, sha: string, id: number, nodeId?: string): void {
       remember(headKey(repo, sha), id, nodeId);
+    },
+
+    /** The bot's checks on `sha` were read whole and held no check run of its own. */
+    ownRunAbsent(repo: RepoRef, sha: string): void {
+      const key = headKey(repo, sha);
+      if (ownRuns.has(key)) return;
+      absent.add(key);
+      if (absent.size > 2000) absent.delete(absent.keys().next().value!);
+    },
+
+    /** Whether the last whole read of `sha`'s checks held no check run of the bot's (none made since). */
+    ownRunKnownAbsent(repo: RepoRef, sha: string): boolean {
+      return absent.has(headKey(repo, sha));
     },
 
     /** The GraphQL node id of the bot's check run on `sha`, where this process knows it. */

@@ -116,6 +116,28 @@ mutation MergePullRequestWithCheck(
   }) { pullRequest { merged mergeCommit { oid } } }
 }`;
 
+/**
+ * The bot's first `blitz` check run on a head, made with its last report, then the PR merged at that
+ * head, in one request: for a head whose checks were read whole without one of the bot's (a worker's
+ * new head). Mutations run in order; a refused merge leaves the report made.
+ */
+export const mergePullWithNewCheckMutation = `
+mutation MergePullRequestWithNewCheck(
+  $repositoryId: ID!, $sha: GitObjectID!, $name: String!, $status: RequestableCheckStatusState!,
+  $conclusion: CheckConclusionState, $output: CheckRunOutput!, $detailsUrl: URI,
+  $pullRequestId: ID!, $expectedHeadOid: GitObjectID, $mergeMethod: PullRequestMergeMethod!,
+  $commitHeadline: String
+) {
+  createCheckRun(input: {
+    repositoryId: $repositoryId, headSha: $sha, name: $name, status: $status, conclusion: $conclusion,
+    output: $output, detailsUrl: $detailsUrl
+  }) { checkRun { id databaseId } }
+  mergePullRequest(input: {
+    pullRequestId: $pullRequestId, expectedHeadOid: $expectedHeadOid, mergeMethod: $mergeMethod,
+    commitHeadline: $commitHeadline
+  }) { pullRequest { merged mergeCommit { oid } } }
+}`;
+
 /** How far a branch is ahead of the base: GitHub's comparison without its commit list. */
 export const branchAheadQuery = `
 query BranchAhead($owner: String!, $name: String!, $base: String!, $head: String!) {

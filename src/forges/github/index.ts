@@ -75,15 +75,23 @@ export const createGithubForge = (opts: GithubForgeOptions): Forge => {
   const repoIds = new Map<string, string>();
   const repoKey = (repo: RepoRef) => `${repo.owner}/${repo.name}`.toLowerCase();
   const cached = opts.requestCache !== false ? cachedMilestoneLoader(gh, ids) : undefined;
-  const { ownRunSeen, ownRunMade, ownRunKnown, ownRunNode, ownRunReported, ...checks } = checkOps(gh, {
-    botLogin: opts.botLogin,
-  });
+  const {
+    ownRunSeen,
+    ownRunAbsent,
+    ownRunMade,
+    ownRunKnown,
+    ownRunKnownAbsent,
+    ownRunNode,
+    ownRunReported,
+    ...checks
+  } = checkOps(gh, { botLogin: opts.botLogin });
   // PRs' node ids as the feedback read or the open named them: a merge carries the bot's last report.
   const pullIds = nodeIds();
   const pulls = pullOps(gh, {
     repoId: (repo) => repoIds.get(repoKey(repo)),
     ownRunMade,
     ownRunKnown,
+    ownRunKnownAbsent,
     ownRunNode,
     ownRunReported,
     reportProgress: (repo, sha, report) => checks.reportProgress(repo, sha, report),
@@ -160,6 +168,7 @@ export const createGithubForge = (opts: GithubForgeOptions): Forge => {
         ...checks,
         ...reviews,
         ownRunSeen,
+        ownRunAbsent,
         pullSeen: (ref, id) => pullIds.set(ref, id),
         botSlug: opts.botLogin.replace(/\[bot\]$/, ''),
       }),

@@ -277,6 +277,8 @@ export interface PullFeedbackParts {
   listReviewComments(ref: IssueRef): Promise<ReviewComment[]>;
   /** A check run of the bot's own seen on a head: its next report there updates it in place. */
   ownRunSeen(repo: IssueRef['repo'], sha: string, id: number, nodeId: string): void;
+  /** A head's checks read whole without one of the bot's: its first report there needs no search. */
+  ownRunAbsent(repo: IssueRef['repo'], sha: string): void;
   /** The PR's GraphQL node id (a merge with the bot's report needs it). */
   pullSeen(ref: IssueRef, nodeId: string): void;
   botSlug: string;
@@ -322,14 +324,24 @@ export const readPullFeedback = async (
     refusedChecks || head?.oid !== p.headRefOid || contexts?.pageInfo.hasNextPage
       ? await rest.listChecks(ref.repo, p.headRefOid)
       : (contexts?.nodes ?? []).flatMap((n) => (n ? [toCheck(n)] : []));
+  let ownSeen = false;
   for (const n of contexts?.nodes ?? [])
     if (
       n?.__typename === 'CheckRun' &&
       n.name === 'blitz' &&
       n.checkSuite.app?.slug === rest.botSlug &&
       n.databaseId
-    )
+    ) {
       rest.ownRunSeen(ref.repo, p.headRefOid, n.databaseId, n.id);
+      ownSeen = true;
+    }
+  // The head's whole rollup read (no rollup at all: no checks) and none of it the bot's.
+  const whole =
+    !refusedChecks &&
+    head?.oid === p.headRefOid &&
+    !contexts?.pageInfo.hasNextPage &&
+    (contexts?.nodes ?? []).every((n) => n !== null);
+  if (whole && !ownSeen) rest.ownRunAbsent(ref.repo, p.headRefOid);
   rest.pullSeen(ref, p.id);
   const reviews = p.reviews.pageInfo.hasNextPage
     ? await rest.listReviews(ref)

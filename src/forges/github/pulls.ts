@@ -21,7 +21,12 @@ import {
 import { checkRunStatus, maxSummaryChars, progressCheckName } from './checks.ts';
 import type { GithubClient } from './client.ts';
 import { call, statusOf, toAppError } from './errors.ts';
-import { closingIssuesQuery, mergePullWithCheckMutation, openPullWithCheckMutation } from './graphql.ts';
+import {
+  closingIssuesQuery,
+  mergePullWithCheckMutation,
+  mergePullWithNewCheckMutation,
+  openPullWithCheckMutation,
+} from './graphql.ts';
 import { parseClosingRefs, refFromLink, toPullRequest, toPullRequestFile } from './mappers.ts';
 import type { NodeIds } from './node-ids.ts';
 import { PullFields, toPullFromNode } from './pull-feedback.ts';
@@ -53,6 +58,12 @@ const MergePullWithCheckResponse = z.object({
     .object({ checkRun: z.object({ databaseId: z.number().int().nullable() }).nullable() })
     .nullable()
     .optional(),
+  createCheckRun: z
+    .object({
+      checkRun: z.object({ id: z.string(), databaseId: z.number().int().nullable() }).nullable(),
+    })
+    .nullable()
+    .optional(),
   mergePullRequest: z
     .object({
       pullRequest: z
@@ -72,6 +83,8 @@ export interface PullOpsParts {
   ownRunKnown?: (repo: RepoRef, sha: string) => boolean;
   /** The GraphQL node id of the bot's check run on that commit, where this process knows it. */
   ownRunNode?: (repo: RepoRef, sha: string) => string | undefined;
+  /** Whether that commit's checks were last read whole without a check run of the bot's. */
+  ownRunKnownAbsent?: (repo: RepoRef, sha: string) => boolean;
   /** `report` went to the bot's check run on `sha` with a merge. */
   ownRunReported?: (repo: RepoRef, sha: string, report: ProgressReport) => void;
   /** The bot's report sent on its own (checks.ts), where a merge cannot carry it. */
@@ -184,15 +197,18 @@ export const pullOps = (gh: GithubClient, more: PullOpsParts = {}) => {
     return { ...opened, progressSent: runId !== undefined && opened.head.sha === progress.sha };
   };
 
-  /** The node ids a merge with the bot's completed report needs, when all are known (no request). */
+  /**
+   * The node ids a merge with the bot's completed report needs, when all are known (no request): the
+   * check run's to update it, or none where the head is known to have none of the bot's (it is made).
+   */
   const mergeWithCheckIds = (ref: IssueRef, progress: { sha: string; report: ProgressReport }) => {
     if (checkRunStatus(progress.report.state) !== 'completed') return undefined;
     const repositoryId = more.repoId?.(ref.repo);
     const checkRunId = more.ownRunNode?.(ref.repo, progress.sha);
     const pullRequestId = more.pullIds?.get(ref);
-    return repositoryId && checkRunId && pullRequestId
-      ? { repositoryId, checkRunId, pullRequestId }
-      : undefined;
+    if (!repositoryId || !pullRequestId) return undefined;
+    if (checkRunId) return { repositoryId, checkRunId, pullRequestId };
+    return more.ownRunKnownAbsent?.(ref.repo, progress.sha) ? { repositoryId, pullRequestId } : undefined;
   };
 
   /**
@@ -203,11 +219,12 @@ export const pullOps = (gh: GithubClient, more: PullOpsParts = {}) => {
     ref: IssueRef,
     opts: { method: MergeMethod; expectedHeadSha?: string; title?: string },
     progress: { sha: string; report: ProgressReport },
-    ids: { repositoryId: string; checkRunId: string; pullRequestId: string },
+    ids: { repositoryId: string; checkRunId?: string; pullRequestId: string },
   ): Promise<MergeResult> => {
     const { report } = progress;
     const variables = {
       ...ids,
+      ...(ids.checkRunId ? {} : { sha: progress.sha, name: progressCheckName }),
       status: 'COMPLETED',
       conclusion: report.state.toUpperCase(),
       output: { title: report.title.slice(0, 255), summary: report.summary.slice(0, maxSummaryChars) },
@@ -219,7 +236,10 @@ export const pullOps = (gh: GithubClient, more: PullOpsParts = {}) => {
     let raw: unknown;
     let errors: GraphqlErrors['errors'] = [];
     try {
-      raw = await gh.graphql(mergePullWithCheckMutation, variables);
+      raw = await gh.graphql(
+        ids.checkRunId ? mergePullWithCheckMutation : mergePullWithNewCheckMutation,
+        variables,
+      );
     } catch (err) {
       const partial = GraphqlErrors.safeParse(err);
       if (!partial.success) throw toAppError(err, { action: `merge PR #${ref.number}`, repo: ref.repo });
@@ -227,8 +247,10 @@ export const pullOps = (gh: GithubClient, more: PullOpsParts = {}) => {
       errors = partial.data.errors;
     }
     const answer = MergePullWithCheckResponse.safeParse(raw).data;
-    const checkDone = answer?.updateCheckRun?.checkRun != null;
-    if (checkDone) more.ownRunReported?.(ref.repo, progress.sha, report);
+    const made = answer?.createCheckRun?.checkRun;
+    if (made?.databaseId != null) more.ownRunMade?.(ref.repo, progress.sha, made.databaseId, report, made.id);
+    const checkDone = answer?.updateCheckRun?.checkRun != null || made?.databaseId != null;
+    if (answer?.updateCheckRun?.checkRun != null) more.ownRunReported?.(ref.repo, progress.sha, report);
     const merged = answer?.mergePullRequest?.pullRequest;
     if (merged?.merged) {
       // The merge went in but the check was not updated: sent on its own, as before this request. If
