@@ -1,8 +1,12 @@
 // The one way any run kind closes an issue or an epic: read it first, and only an open one gets its
 // comment and is closed, so an issue the forge, a person or an earlier pass closed is left alone.
+import { missingPermissionOf } from '../forges/app-permission.ts';
 import { type Forge, formatRepo, type IssueRef } from '../forges/types.ts';
-import type { RunIssueRecord } from '../store/run-store.ts';
-import { type IssueWrites, writeOutcome } from './run-writer.ts';
+import { failureCause } from '../plan/wait-reason.ts';
+import type { RunIssueRecord, RunRecord, RunStore } from '../store/run-store.ts';
+import { type IssueWrites, setProgress, writeOutcome } from './run-writer.ts';
+
+type Store = Pick<RunStore, 'getRun' | 'updateRun'>;
 
 export type ClosingForge = Pick<Forge, 'getIssue' | 'closeIssue'>;
 
@@ -44,4 +48,29 @@ export const closeRunIssue = async (
   await closeWithComment(forge, ref, text, opts);
   const at = { repo: formatRepo(ref.repo), number: ref.number };
   await writeOutcome(store, runId, at, opts.row, { kind: 'closed' });
+};
+
+/**
+ * A close that failed, not for a permission (that blocks the run: missing-permission.ts), is counted on
+ * the run with its cause in words (plan/close-failures.ts decides when a person is told); the error goes
+ * on to the pass, which keeps why the issue waits and tries it again on the next pass. Blitz and fleet
+ * alike.
+ */
+export const keepCloseFailure = async (
+  deps: { store: Store },
+  ctx: { run: RunRecord },
+  key: string,
+  err: unknown,
+): Promise<never> => {
+  if (!missingPermissionOf(err))
+    await setProgress(deps, ctx, (p) => {
+      const kept = p.closeFailures?.[key];
+      return {
+        closeFailures: {
+          ...p.closeFailures,
+          [key]: { count: (kept?.count ?? 0) + 1, cause: failureCause(err) },
+        },
+      };
+    });
+  throw err;
 };

@@ -5,7 +5,6 @@
 import { blockerReport } from '../dashboard/blocker-reports.ts';
 import { blitzDryRun } from '../dashboard/dry-run.ts';
 import { markdownText } from '../dashboard/escape.ts';
-import { missingPermissionOf } from '../forges/app-permission.ts';
 import {
   type BoundedDiff,
   type Forge,
@@ -19,7 +18,6 @@ import { issueAttempts } from '../plan/issue-progress.ts';
 import { awaitReviewPatch } from '../plan/run-patches.ts';
 import { type Action, replanAfter } from '../plan/snapshot.ts';
 import { type IssueKey, issueRef, type PlanIssue, refOf } from '../plan/types.ts';
-import { failureCause } from '../plan/wait-reason.ts';
 import { dispatchAttempt } from '../queue/dispatch-attempt.ts';
 import { type AttemptJob, onAttemptHost } from '../queue/dispatcher.ts';
 import { diffOfHead, mergeCommitOf } from '../runner/integration-git.ts';
@@ -31,7 +29,7 @@ import { queuedReport } from '../ship/pr-progress.ts';
 import { runNoticeOf, runPageUrl } from '../ship/run-notices.ts';
 import { checkBaseChange, keepBaseChange, ownBranch } from './base-change-step.ts';
 import type { BudgetProbe } from './budget-probe.ts';
-import { closeRunIssue, epicClosedText } from './close-issue.ts';
+import { closeRunIssue, epicClosedText, keepCloseFailure } from './close-issue.ts';
 import type { RunCtx } from './context.ts';
 import { performPark } from './environment-park-run.ts';
 import { fileReportedBugs } from './file-findings.ts';
@@ -514,25 +512,6 @@ const closeIssue = (deps: Records, ctx: RunCtx, key: IssueKey, epic: boolean) =>
     ? epicClosedText
     : `Integrated into \`${ctx.run.integrationBranch}\` by merge commit ${row?.mergedSha ?? 'unknown'} (PR #${row?.prNumber ?? '?'}); the wave build is green.`;
   return closeRunIssue(deps.store, ctx.run.id, ctx.forge, refOf(key), text, { ...known, row });
-};
-
-/**
- * A close that failed, not for a permission (that blocks the run: missing-permission.ts), is counted on
- * the run with its cause in words (plan/close-failures.ts decides when a person is told); the error goes
- * on to the pass, which keeps why the issue waits and tries it again on the next pass.
- */
-const keepCloseFailure = async (deps: Records, ctx: RunCtx, key: IssueKey, err: unknown): Promise<never> => {
-  if (!missingPermissionOf(err))
-    await setProgress(deps, ctx, (p) => {
-      const kept = p.closeFailures?.[key];
-      return {
-        closeFailures: {
-          ...p.closeFailures,
-          [key]: { count: (kept?.count ?? 0) + 1, cause: failureCause(err) },
-        },
-      };
-    });
-  throw err;
 };
 
 /** Comments on the run's trigger issue, once per content key (a repeat while its cause lasts posts nothing). */

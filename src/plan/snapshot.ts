@@ -178,7 +178,7 @@ export interface RunSnapshot {
   busyRepos?: string[];
   /** Issues closed on the tracker (or moved out of the milestone) while a worker is still on them. */
   abandoned?: IssueKey[];
-  /** Blitz: closes of merged issues that failed, not for a permission (plan/close-failures.ts). */
+  /** Closes of merged issues that failed, not for a permission (plan/close-failures.ts). */
   closeFailures?: Readonly<Record<IssueKey, CloseFailures>>;
   /**
    * A hard blocker met by this pass (the forge refused the bot's credentials, …), typed: the run stops

@@ -11,7 +11,7 @@ import { verdictStateWords } from '../../plan/state-words.ts';
 import { refOf } from '../../plan/types.ts';
 import { createReviewLeg } from '../../review/review-leg.ts';
 import { runNoticeOf } from '../../ship/run-notices.ts';
-import { closeRunIssue } from '../close-issue.ts';
+import { closeRunIssue, keepCloseFailure } from '../close-issue.ts';
 import { closeOnMerge } from '../close-on-merge.ts';
 import { performPark } from '../environment-park-run.ts';
 import { blockRun, unblockRun } from '../hard-blocker-run.ts';
@@ -200,7 +200,9 @@ export const performFleet = async (
     case 'merge':
       return mergeTicket(deps, ctx, a.issue, a.pr, issueAttempts(ctx, a.issue).at(-1), a.head);
     case 'close_issue':
-      return closeTicket(deps, ctx, a.issue);
+      return closeTicket(deps, ctx, a.issue).catch((err: unknown) =>
+        keepCloseFailure(deps, ctx, a.issue, err),
+      );
     // An App permission the fleet cannot do without (plan/permission-block.ts): blocked as a blitz is,
     // lifted by the first pass whose reads get through.
     case 'block':

@@ -180,6 +180,7 @@ export const loadFleet = async (
     ...(keptStopCause(run.progress) ? { stopCause: keptStopCause(run.progress) } : {}),
     ...(missingPermission ? { missingPermission } : {}),
     ...(run.progress.hardBlocker ? { keptBlocker: keptBlockerOf(run.progress.hardBlocker) } : {}),
+    ...(run.progress.closeFailures ? { closeFailures: run.progress.closeFailures } : {}),
     // An outage parks the fleet (or only the roster entry that met it) as it parks a blitz: no relaunch
     // of every ticket on every pass (plan/park.ts).
     park: parkViewOf(
