@@ -239,8 +239,8 @@ export interface ProgressReport {
   waiting?: boolean;
   /**
    * In progress while the worker does what the bot resumed it for (or is about to be resumed with):
-   * the report that resumed it said so already. Gitea, whose status says no more than a line, sends
-   * it only where the head's `blitz` status is not pending already (forges/gitea/statuses.ts).
+   * the report that resumed it said so already. It is sent only where the head's last `blitz` report
+   * is not in progress already (Gitea: not pending, forges/gitea/statuses.ts; GitHub: checks.ts).
    */
   working?: boolean;
 }

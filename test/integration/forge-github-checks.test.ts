@@ -287,6 +287,29 @@ describe('reviews', () => {
     ]);
   });
 
+  it('a report that only says the worker is at it is not sent after the one that resumed it; after a completed one it is', async () => {
+    const resumed = { state: 'in_progress' as const, title: 'worker resumed: CI red', summary: 'fix 1' };
+    const working = {
+      state: 'in_progress' as const,
+      title: 'the worker is addressing feedback',
+      summary: 'fix 1',
+      working: true,
+    };
+    await h.forge.reportProgress!(app, sha, resumed, { first: true });
+    const mid = h.fake.requests.length;
+    await h.forge.reportProgress!(app, sha, working);
+    expect(h.fake.requests.slice(mid)).toEqual([]);
+    await h.forge.reportProgress!(app, sha, { state: 'failure', title: 'not merged', summary: 'conflict' });
+    const late = h.fake.requests.length;
+    await h.forge.reportProgress!(app, sha, working);
+    expect(h.fake.requests.slice(late).map((r) => r.operationId)).toEqual(['checks/update']);
+    expect(
+      checksOf(h.world)
+        .runsFor(h.repo, sha)
+        .map((r) => r.title),
+    ).toEqual(['the worker is addressing feedback']);
+  });
+
   it('answering a comment that is not on the PR is not_found and posts nothing', async () => {
     const pr = await h.forge.openPullRequest(app, { head: 'feature', base: 'main', title: 'x', body: '' });
     const err = await h.forge.replyToReviewComment!(pr.ref, 424242, 'hello').catch((e: unknown) => e);

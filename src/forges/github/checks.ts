@@ -170,6 +170,16 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
   // The first in-progress report after the opening one, only waiting on the legs it names, is not
   // sent (opening-reports.ts): per PR the check is created and completed.
   const opening = openingReports();
+  // Heads whose last report went in progress (queued too): a report that only says the worker does what
+  // the last one resumed it for (`ProgressReport.working`) is not sent there; the resume said so.
+  const running = new Set<string>();
+  const sentOn = (key: string, state: ProgressReport['state']) => {
+    opening.sent(key, state);
+    running.delete(key);
+    if (checkRunStatus(state) !== 'in_progress') return;
+    running.add(key);
+    if (running.size > 2000) running.delete(running.values().next().value!);
+  };
   const headKey = (repo: RepoRef, sha: string) => `${repo.owner}/${repo.name}@${sha}`.toLowerCase();
   // Repositories whose installation refused the bot's check run: its reports go as commit statuses.
   const statusOnly = new Set<string>();
@@ -278,7 +288,7 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
         () => gh.rest.checks.update({ ...at(repo), check_run_id: mine, ...fields }),
       );
       remember(key, mine, updated.data.node_id);
-      opening.sent(key, state);
+      sentOn(key, state);
       return;
     }
     const created = await call(
@@ -286,7 +296,7 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
       () => gh.rest.checks.create({ ...at(repo), name: progressCheckName, head_sha: sha, ...fields }),
     );
     remember(key, created.data.id, created.data.node_id);
-    opening.sent(key, state);
+    sentOn(key, state);
   };
 
   return {
@@ -364,7 +374,7 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
 
     /** `report` went to the bot's check run on `sha` in another request (a merge's, pulls.ts). */
     ownRunReported(repo: RepoRef, sha: string, report: ProgressReport): void {
-      opening.sent(headKey(repo, sha), report.state);
+      sentOn(headKey(repo, sha), report.state);
     },
 
     /** Whether this process made or saw the bot's check run on `sha`. */
@@ -375,7 +385,7 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
     /** The bot's check run made elsewhere (a PR's open, pulls.ts) with `report` on `sha`. */
     ownRunMade(repo: RepoRef, sha: string, id: number, report: ProgressReport, nodeId?: string): void {
       remember(headKey(repo, sha), id, nodeId);
-      opening.sent(headKey(repo, sha), report.state);
+      sentOn(headKey(repo, sha), report.state);
     },
 
     /** GitHub said the installation accepted new permissions: the bot's check runs are tried again. */
@@ -390,6 +400,7 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
       opts: { first?: boolean } = {},
     ): Promise<ReportedInstead | undefined> {
       const key = headKey(repo, sha);
+      if (report.working === true && report.state === 'in_progress' && running.has(key)) return undefined;
       if (!opening.send(key, report)) return undefined;
       if (!statusOnly.has(repoKey(repo))) {
         try {
@@ -408,7 +419,7 @@ export const checkOps = (gh: GithubClient, opts: GithubCheckOptions) => {
         if (missingPermissionOf(err)?.name !== 'statuses') throw err;
         return { ...asStatus, as: 'nothing' };
       }
-      opening.sent(key, report.state);
+      sentOn(key, report.state);
       return asStatus;
     },
   };
