@@ -328,23 +328,25 @@ export class RealGit implements GitBackend {
     return files.map((f) => ({ ...f }));
   }
 
+  /** One `git diff` with both `--raw` (each path's status) and `--numstat` (its line counts). */
   private async changedBetween(range: string): Promise<ChangedFile[]> {
-    const numstat = await this.ok(['diff', '-z', '--numstat', '--no-renames', range]);
-    const names = await this.ok(['diff', '-z', '--name-status', '--no-renames', range]);
+    const out = await this.ok(['diff', '-z', '--raw', '--numstat', '--no-renames', range]);
+    const fields = out.split('\0').filter(Boolean);
+    const raw: { path: string; status: ChangedFile['status'] }[] = [];
     const counts = new Map<string, { additions: number; deletions: number }>();
-    for (const entry of numstat.split('\0').filter(Boolean)) {
-      const [add, del, path] = entry.split('\t');
-      // Binary files show "-" for both counts.
-      counts.set(path ?? '', { additions: Number(add) || 0, deletions: Number(del) || 0 });
+    for (let i = 0; i < fields.length; i++) {
+      const f = fields[i]!;
+      if (f.startsWith(':')) {
+        // `:<modes> <shas> <status>` then the path as a field of its own.
+        const path = fields[++i] ?? '';
+        raw.push({ path, status: statusOf[f.split(' ')[4]?.charAt(0) ?? ''] ?? 'modified' });
+      } else {
+        // `<added>\t<deleted>\t<path>`; binary files show "-" for both counts.
+        const [add, del, ...path] = f.split('\t');
+        counts.set(path.join('\t'), { additions: Number(add) || 0, deletions: Number(del) || 0 });
+      }
     }
-    const fields = names.split('\0').filter(Boolean);
-    const files: ChangedFile[] = [];
-    for (let i = 0; i + 1 < fields.length; i += 2) {
-      const path = fields[i + 1]!;
-      const status = statusOf[fields[i]!.charAt(0)] ?? 'modified';
-      files.push({ path, status, ...(counts.get(path) ?? { additions: 0, deletions: 0 }) });
-    }
-    return files;
+    return raw.map((r) => ({ ...r, ...(counts.get(r.path) ?? { additions: 0, deletions: 0 }) }));
   }
 }
 
