@@ -214,6 +214,18 @@ describe('nextActions: dispatch', () => {
     expect(ofType(got, 'dispatch')).toHaveLength(1);
   });
 
+  it('dispatches again an issue whose attempt was lost before its worker started, holding nothing', () => {
+    // The runner died setting it up (runner/supervisor.ts ends it `lost_before_start`): no model failed.
+    const lost = progressOf(k(1), {
+      state: 'failed',
+      attempts: [{ entry: 'default-sonnet', tier: 'execution', outcome: 'environment_failure' }],
+    });
+    const actions = nextActions('running', baseSnapshot([issue(1)], { progress: [lost] }));
+    expect(ofType(actions, 'dispatch')).toMatchObject([{ issue: k(1), attempt: 2 }]);
+    expect(ofType(actions, 'stop')).toEqual([]);
+    expect(ofType(actions, 'issue_notice')).toEqual([]);
+  });
+
   it('resumes a worker whose process is gone before it pushed', () => {
     const snap = baseSnapshot([issue(1)], {
       progress: [

@@ -20,7 +20,7 @@ import { createJail, type JailPlace, type WorkerJail, worktreeGitReadable } from
 import { type MachineLimit, machineLimit, sampleMachine } from './machine.ts';
 import { modelEndpoints } from './model-endpoints.ts';
 import { buildPrompt, isFeedbackReason } from './prompt.ts';
-import { isOurWorker, Supervisor } from './supervisor.ts';
+import { isOurWorker, Supervisor, thisProcess } from './supervisor.ts';
 import { commandFor, jobEntry, sessionsOf } from './tools/index.ts';
 import { placeholderEnv, placeholdersOf } from './tools/placeholders.ts';
 import {
@@ -429,6 +429,8 @@ export class Runner {
       tokens: { input: 0, output: 0 },
       job,
       ...(this.d.host ? { host: this.d.host } : {}),
+      // Who sets it up: if this process dies before the worker has a pid, the supervisor knows at once.
+      setupBy: thisProcess(),
       // Its own session per attempt, so a resume never picks up another worker's session.
       ...(sessionsOf(job.entry) === 'chosen' ? { sessionId: randomUUID() } : {}),
     };

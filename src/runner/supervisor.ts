@@ -181,6 +181,22 @@ interface Refs {
   tracking?: string;
 }
 
+/** This process as an attempt's `setupBy` names it: its pid and start time. */
+export const thisProcess = (): NonNullable<AttemptRecord['setupBy']> => {
+  const startTime = processStartTime(process.pid);
+  return startTime === undefined ? { pid: process.pid } : { pid: process.pid, startTime };
+};
+
+/**
+ * True when the process that was setting an attempt up is gone: its pid is dead, or now names another
+ * process (another start time). Unknown (an attempt recorded before `setupBy`) is not gone.
+ */
+export const setterGone = (setupBy: AttemptRecord['setupBy']): boolean => {
+  if (!setupBy) return false;
+  if (!isAlive(setupBy.pid)) return true;
+  return setupBy.startTime !== undefined && processStartTime(setupBy.pid) !== setupBy.startTime;
+};
+
 /** What a supervisor remembers of one attempt between ticks (kept only while the attempt is open). */
 interface AttemptMemo {
   pid: number | undefined;
@@ -376,7 +392,16 @@ export class Supervisor {
     // A remote runner's attempt (its token reported it) is that runner's to supervise, never this host's.
     if (r.runner !== undefined) return;
     if (r.pid === undefined) {
-      // Still being set up (clone, worktree) by startAttempt; only a long-dead setup is closed here.
+      // Still being set up (clone, worktree) by startAttempt. A setup whose process is gone (the bot
+      // restarted or was killed meanwhile) never starts its worker: ended now, so the issue goes on.
+      if (setterGone(r.setupBy)) {
+        // Read again: the setter may have launched the worker just before it died.
+        const current = await this.d.ledger.get(r.id);
+        if (!current || current.outcome || current.pid !== undefined) return;
+        const summary = `The worker never started: the runner process setting it up (pid ${r.setupBy!.pid}) is gone.`;
+        return this.finish(r, 'environment_failure', summary, { cause: { kind: 'lost_before_start' } });
+      }
+      // Only a long-dead setup of unknown setter (recorded before setupBy) or a stuck one closes here.
       const age = this.d.clock.now().getTime() - Date.parse(r.startedAt);
       if (age > this.d.attemptTimeoutMs) {
         await this.finish(r, 'environment_failure', 'The worker never started (setup was interrupted).');

@@ -20,8 +20,10 @@ export type AttemptOutcome = z.infer<typeof outcomeSchema>;
  * failure-class.ts `classifyExit`, the supervisor, the runner's setup): what the planner matches on.
  * `environment` parks the run or the entry's endpoint (plan/park.ts), with the reset time the tool
  * printed for a limit; `missing_tool` (the agent CLI not found on the host, or not spawnable) blocks
- * the run (plan/tool-blocker.ts). The summary beside it is words for people only. Checked with zod:
- * a remote runner reports it, and a kind or cause outside these closed sets is refused.
+ * the run (plan/tool-blocker.ts); `lost_before_start` (the runner died setting the attempt up) is
+ * dispatched again as any other environment failure. The summary beside it is words for people
+ * only. Checked with zod: a remote runner reports it, and a kind or cause outside these closed sets
+ * is refused.
  */
 export const failureCauseSchema = z.discriminatedUnion('kind', [
   z
@@ -33,6 +35,8 @@ export const failureCauseSchema = z.discriminatedUnion('kind', [
     })
     .strict(),
   z.object({ kind: z.literal('missing_tool') }).strict(),
+  /** The runner process died while setting the attempt up: no worker ran (nothing parks or blocks). */
+  z.object({ kind: z.literal('lost_before_start') }).strict(),
 ]);
 export type FailureCause = z.infer<typeof failureCauseSchema>;
 
@@ -239,6 +243,11 @@ export interface AttemptRecord {
    * the pid it names that one process, so a reused pid is never signalled.
    */
   pidStartTime?: string;
+  /**
+   * The runner process setting the attempt up (clone, worktree, prompt) until its worker has a `pid`:
+   * its pid and start time. A pid-less attempt whose setter is gone (a restart, a kill -9) never starts.
+   */
+  setupBy?: { pid: number; startTime?: string };
   logPath: string;
   promptPath: string;
   /** Written by the worker wrapper when the process exits, so the exit code survives a bot restart. */
