@@ -4,7 +4,8 @@
 // minutes is read on each of them (Gitea: the PR, its status and its reviews, three requests). A kept
 // read is served again until the first of:
 // - its backoff ends: `firstMs` after the first read of a head that waits, doubling with each read of
-//   that head that still waits, up to `maxMs`, and never past the CI verdict's `recheckAt` (the settle
+//   that head that still waits, up to `maxMs` (at once while it waits on its worker, whose stamp or a
+//   webhook ends that wait), and never past the CI verdict's `recheckAt` (the settle
 //   window or the timeout, where "pending" turns into something else with no check changing). On Gitea,
 //   which sends no commit-status webhook, this is when a finished CI is seen; a new head starts again
 //   at `firstMs`;
@@ -92,7 +93,10 @@ export const createKeptPrReads = (
       }
       const before = entries.get(key);
       const waits = before?.head === facts.head ? before.waits + 1 : 1;
-      const wait = Math.min(backoff.maxMs, backoff.firstMs * 2 ** (waits - 1));
+      // Waiting on its worker, nothing the PR's reads hold moves the gate: the worker's stamp or a
+      // webhook ends the wait, and the longest backoff is only the fallback for a webhook lost.
+      const wait =
+        facts.worker !== 'idle' ? backoff.maxMs : Math.min(backoff.maxMs, backoff.firstMs * 2 ** (waits - 1));
       const recheckAt = facts.ci.kind === 'pending' ? facts.ci.recheckAt : Number.POSITIVE_INFINITY;
       entries.delete(key);
       entries.set(key, {

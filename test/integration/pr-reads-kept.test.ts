@@ -5,12 +5,14 @@
 // (readPrFacts) and `settled`. Time is the test's clock; calls come every half second.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultRepoConfig, type RepoConfig } from '../../src/config/repo-config.ts';
+import type { AttemptRecord } from '../../src/runner/types.ts';
 import type { PrFacts } from '../../src/ship/pr-facts.ts';
 import { readPrFacts } from '../../src/ship/pr-feedback-forge.ts';
 import { createKeptPrReads, type KeptPrReads } from '../../src/ship/pr-reads-kept.ts';
 import { readsPerCall } from '../../src/ship/pr-reads-per-call.ts';
 import type { PrFeedbackState } from '../../src/store/run-store.ts';
 import { type GiteaHarness, startGiteaHarness } from '../support/fake-gitea/setup.ts';
+import { attempt } from '../support/store-suite-fixtures.ts';
 import type { MemoryGit } from '../support/world.ts';
 import { checksOf } from '../support/world-checks.ts';
 
@@ -56,7 +58,7 @@ const status = (sha: string, state: 'pending' | 'success' | 'failure') =>
 /** One reconcile call's gate of the PR, at the test's time. */
 const call = async (
   stamp = '',
-  opts: { ci?: RepoConfig['ci']; state?: PrFeedbackState } = {},
+  opts: { ci?: RepoConfig['ci']; state?: PrFeedbackState; attempt?: AttemptRecord } = {},
 ): Promise<PrFacts> => {
   const ref = { repo: app, number: pr };
   const forge = kept.over(
@@ -69,7 +71,7 @@ const call = async (
     pr,
     branch: 'm1/1-a',
     state: opts.state,
-    attempt: undefined,
+    attempt: opts.attempt,
     ci: opts.ci ?? ci,
     now: new Date(t),
     writer: async () => true,
@@ -175,5 +177,23 @@ describe('a PR waiting on CI, on Gitea', () => {
     // kept empty read at 5 and 5.5 s said "no CI" and merged).
     expect(reads().status).toBe(3);
     expect(seen).toEqual(Array(12).fill('wait'));
+  });
+});
+
+describe('a PR waiting on its worker, on Gitea', () => {
+  it('is read again at its worker’s stamp, and only every 30 s while the stamp stands', async () => {
+    status(head(), 'pending');
+    const live = attempt('attempt-1');
+    const seen: string[] = [];
+    for (let i = 0; i < 120; i++) {
+      seen.push((await call('attempt-1:live:1', { attempt: live })).decision.kind);
+      t += 500;
+    }
+    expect(new Set(seen)).toEqual(new Set(['wait']));
+    // A minute of calls: read at 0 and 30 s (tried: waiting on CI's backoff, at 0, 2, 6, 14 and 30 s).
+    expect(reads().pr).toBe(2);
+    // The session ended (its stamp moved): read at once.
+    await call('attempt-1:solved:1', { attempt: { ...live, outcome: 'solved' } });
+    expect(reads().pr).toBe(3);
   });
 });
