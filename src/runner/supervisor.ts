@@ -9,6 +9,7 @@ import {
   type FSWatcher,
   lstatSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   rmSync,
   watch,
@@ -195,6 +196,29 @@ export const setterGone = (setupBy: AttemptRecord['setupBy']): boolean => {
   if (!setupBy) return false;
   if (!isAlive(setupBy.pid)) return true;
   return setupBy.startTime !== undefined && processStartTime(setupBy.pid) !== setupBy.startTime;
+};
+
+/**
+ * A live process whose argv names `exitPath` (the worker wrapper's first argument): a worker spawned
+ * by a setter that died before it recorded the pid. Read from /proc; none where there is none.
+ */
+export const unrecordedWorker = (exitPath: string): number | undefined => {
+  if (!exitPath.startsWith('/')) return undefined;
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return undefined;
+  }
+  for (const e of entries) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      if (readFileSync(`/proc/${e}/cmdline`, 'utf8').split('\0').includes(exitPath)) return Number(e);
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return undefined;
 };
 
 /** What a supervisor remembers of one attempt between ticks (kept only while the attempt is open). */
@@ -398,6 +422,13 @@ export class Supervisor {
         // Read again: the setter may have launched the worker just before it died.
         const current = await this.d.ledger.get(r.id);
         if (!current || current.outcome || current.pid !== undefined) return;
+        // Spawned just before the setter died, its pid never recorded: stopped, so no worker runs on
+        // unsupervised beside the issue's next attempt.
+        const stray = unrecordedWorker(r.exitPath);
+        if (stray !== undefined) {
+          const pidStartTime = processStartTime(stray);
+          await this.stop({ ...r, pid: stray, ...(pidStartTime ? { pidStartTime } : {}) });
+        }
         const summary = `The worker never started: the runner process setting it up (pid ${r.setupBy!.pid}) is gone.`;
         return this.finish(r, 'environment_failure', summary, { cause: { kind: 'lost_before_start' } });
       }

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isAlive, processStartTime, spawnDetached } from '../../src/runner/exec.ts';
+import { isAlive, killGroup, processStartTime, spawnDetached } from '../../src/runner/exec.ts';
 import { JsonFileAttemptLedger } from '../../src/runner/ledger.ts';
 import { isOurWorker, setterGone, thisProcess } from '../../src/runner/supervisor.ts';
 import type { AttemptLedger } from '../../src/runner/types.ts';
@@ -120,6 +120,7 @@ describe('bot killed after recording an attempt, before its worker started', () 
     const dir = tempDir('blitz-orphan-');
     const workspace = join(dir, 'ws');
     const store = await openRunStore(`sqlite:${join(dir, 'blitz.db')}`);
+    let stray: { pid: number } | undefined;
     try {
       // The first bot: its setup stops for good where the worktree is recorded (as a kill -9 there
       // would), so the real start path leaves the attempt open with no repoDir, worktree or pid.
@@ -142,6 +143,15 @@ describe('bot killed after recording an attempt, before its worker started', () 
       await second.runner.reattach();
       expect((await store.ledger.get(open!.id))?.outcome).toBeUndefined();
 
+      // The setter had spawned the worker wrapper (argv naming the exit file) but not recorded its pid.
+      const worker = spawnDetached([process.execPath, '-e', 'setInterval(() => {}, 1000)', open!.exitPath], {
+        cwd: dir,
+        env: testEnv(),
+        logFile: join(dir, 'stray.log'),
+      });
+      stray = worker;
+      await until('the stray worker started', () => processStartTime(worker.pid));
+
       // The setter killed with SIGKILL: the next supervisor ends it at once, its clock not moved on.
       const dead = await killedProcess(dir);
       expect(setterGone(dead)).toBe(true);
@@ -163,7 +173,10 @@ describe('bot killed after recording an attempt, before its worker started', () 
         }),
       );
       expect(await store.ledger.listOpen()).toEqual([]);
+      // No worker of it runs on unsupervised.
+      await until('the stray worker stopped', () => !isAlive(worker.pid));
     } finally {
+      if (stray && isAlive(stray.pid)) killGroup(stray.pid, 'SIGKILL');
       await store.close();
     }
   });
