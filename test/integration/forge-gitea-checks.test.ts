@@ -140,7 +140,13 @@ describe('reviews', () => {
     const [comment] = await h.forge.listReviewComments!(pr.ref);
     expect(comment).toMatchObject({ author: 'wendy', path: 'src/a.ts', line: 3, body: 'call it `total`' });
 
+    const mid = h.fake.requests.length;
     const reply = await h.forge.replyToReviewComment!(pr.ref, comment!.id, 'Renamed in abc1234.');
+    // The comment was read already: its file and line need no second list of the reviews.
+    expect(h.fake.requests.slice(mid).map((r) => r.operationId)).toEqual([
+      'repoCreatePullReview',
+      'repoGetPullReviewComments',
+    ]);
     expect(reply).toMatchObject({ author: 'blitz-bot', path: 'src/a.ts', line: 3, inReplyTo: comment!.id });
     expect(checksOf(h.world).commentsOn(h.repo, pr.ref.number).at(-1)?.inReplyTo).toBe(comment!.id);
 

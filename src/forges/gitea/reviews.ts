@@ -64,6 +64,10 @@ export const reviewOps = (client: GiteaClient, pageSize: number) => {
       pageSize,
     );
 
+  // The review comments this process read, by PR and id: a reply goes on a comment's file and line,
+  // which Gitea never changes, so a comment the feedback read saw is answered without listing again.
+  const seen = new Map<string, ReviewComment>();
+  const seenKey = (ref: IssueRef, id: number) => `${formatIssueRef(ref)}:${id}`.toLowerCase();
   type RawReview = z.infer<typeof GiteaReview>;
   const commentsOf = async (ref: IssueRef, reviews: RawReview[]): Promise<ReviewComment[]> => {
     const all: ReviewComment[] = [];
@@ -75,6 +79,11 @@ export const reviewOps = (client: GiteaClient, pageSize: number) => {
       });
       all.push(...comments.map(toComment));
     }
+    for (const c of all) {
+      seen.delete(seenKey(ref, c.id));
+      seen.set(seenKey(ref, c.id), c);
+    }
+    while (seen.size > 2_000) seen.delete(seen.keys().next().value as string);
     return all.sort((a, b) => a.id - b.id);
   };
   const toReview = (r: RawReview): Review => ({
@@ -101,7 +110,8 @@ export const reviewOps = (client: GiteaClient, pageSize: number) => {
     },
 
     replyToReviewComment: async (ref: IssueRef, commentId: number, body: string): Promise<ReviewComment> => {
-      const original = (await listReviewComments(ref)).find((c) => c.id === commentId);
+      const original =
+        seen.get(seenKey(ref, commentId)) ?? (await listReviewComments(ref)).find((c) => c.id === commentId);
       if (!original)
         throw new AppError('not_found', `review comment ${commentId} is not on ${formatIssueRef(ref)}`);
       if (original.line === undefined)
