@@ -321,13 +321,16 @@ const review = async (
       await writeOutcome(deps.store, ctx.run.id, at, ctx.rows.get(a.issue), { kind: 'reviewPosted' });
       return keepReviewVerdict(deps, ctx.run.id, a.issue, r.summary ?? 'posted');
     }
-    // No review (the leg failed, or every reviewer did): asked again on a later pass, up to a bound.
-    const why = r.failure ?? 'the review leg failed';
-    const missing = await settleFailedReviewLeg(deps, ctx, { key: a.issue, ...at, pr: a.pr }, why);
-    if (missing !== undefined) await tellReviewMissing(deps, ctx, a, missing);
-    return;
+    if (!r.unavailable) {
+      // No review (the leg failed, or every reviewer did): asked again on a later pass, up to a bound.
+      const why = r.failure ?? 'the review leg failed';
+      const missing = await settleFailedReviewLeg(deps, ctx, { key: a.issue, ...at, pr: a.pr }, why);
+      if (missing !== undefined) await tellReviewMissing(deps, ctx, a, missing);
+      return;
+    }
   }
-  // No review module: the leg is skipped, and the dashboard says so; nothing claims a review happened.
+  // No review module, or no reviewer can start on this host (asking again cannot help): the leg is
+  // skipped, and the dashboard says so; nothing claims a review happened.
   await keepReviewVerdict(deps, ctx.run.id, a.issue, 'skipped (no reviewer available)');
   await setProgress(deps, ctx, { reviewUnavailable: true });
   await writeOutcome(deps.store, ctx.run.id, at, ctx.rows.get(a.issue), { kind: 'reviewSkipped' });

@@ -31,6 +31,8 @@ export interface ReviewerFailure {
   entry: string;
   /** A fixed phrase such as `timed out after 120 s`. */
   reason: string;
+  /** Its CLI is not installed on this host. */
+  missing?: true;
 }
 
 export const describeFailure = (f: ReviewerFailure): string => `${f.entry} ${f.reason}`;

@@ -96,6 +96,8 @@ export interface ReviewLegAnswer {
    * every reviewer failed (`no_review`), or the leg itself failed (no verdict).
    */
   failure?: string;
+  /** No reviewer could start on this host (none installed, or none in the roster): asking again cannot help. */
+  unavailable?: true;
 }
 
 /** A failed leg's error in words for a person: its kind, never its message (which may quote a forge). */
@@ -129,6 +131,7 @@ export const createReviewLeg =
                   : 'no reviewer was available',
             }
           : {}),
+        ...(result.noneAvailable ? { unavailable: true } : {}),
       };
     } catch (err) {
       p.logger.warn({ runId, pr: input.pr.number, err }, 'review leg failed');

@@ -135,11 +135,16 @@ export const reviewPullRequest = async (input: ReviewPullRequestInput): Promise<
     const answer = await ask(input, entry, prompt, placeholders);
     if (!answer.ok) {
       log?.warn({ reviewer: entry.name, failure: answer.reason }, 'reviewer failed, trying the next');
-      failures.push({ entry: entry.name, reason: answer.reason });
+      failures.push({
+        entry: entry.name,
+        reason: answer.reason,
+        ...(answer.missing ? { missing: true } : {}),
+      });
       continue;
     }
     const parsed = parseReview(answer.text);
     return post(parsed.verdict, { findings: parsed.findings, reviewer: entry, failures, diff }, entry.name);
   }
-  return post('no_review', { failures, diff });
+  const result = await post('no_review', { failures, diff });
+  return failures.every((f) => f.missing) ? { ...result, noneAvailable: true } : result;
 };

@@ -48,7 +48,11 @@ export const runCliReviewer = async (o: CliReviewerOptions): Promise<ReviewerAtt
       if (isAppError(err, 'cancelled') || o.signal.aborted)
         throw new AppError('cancelled', 'The review was cancelled.', {}, { cause: err });
       if (isAppError(err, 'tool_missing'))
-        return { ok: false, reason: `could not start: ${cmd.argv[0]} is not installed on this host` };
+        return {
+          ok: false,
+          reason: `could not start: ${cmd.argv[0]} is not installed on this host`,
+          missing: true,
+        };
       return { ok: false, reason: 'could not be started' };
     }
     if (result.timedOut) return { ok: false, reason: `timed out after ${seconds(o.timeoutMs)}` };

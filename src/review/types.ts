@@ -22,8 +22,11 @@ export type ReviewVerdict = 'clean' | 'minor' | 'blocking' | 'unclear' | 'nothin
 export const modelVerdicts = ['clean', 'minor', 'blocking'] as const;
 export type ModelVerdict = (typeof modelVerdicts)[number];
 
-/** One reviewer's answer, or why it gave none (a fixed phrase: never stderr, never a URL). */
-export type ReviewerAttempt = { ok: true; text: string } | { ok: false; reason: string };
+/**
+ * One reviewer's answer, or why it gave none (a fixed phrase: never stderr, never a URL); `missing`: its
+ * CLI is not installed on this host, so it could not start at all.
+ */
+export type ReviewerAttempt = { ok: true; text: string } | { ok: false; reason: string; missing?: true };
 
 export interface ReviewResult {
   verdict: ReviewVerdict;
@@ -33,4 +36,6 @@ export interface ReviewResult {
   reviewer?: string;
   /** One line per reviewer that failed before the posted one, e.g. `slow timed out after 120 s`. */
   fellBack: string[];
+  /** `no_review` because no reviewer could start on this host (none installed, or none in the roster). */
+  noneAvailable?: true;
 }

@@ -79,3 +79,34 @@ describe('a blitz whose every reviewer fails on github', () => {
     expect(x.replies().join('\n')).not.toContain('fake-reviewer:');
   }, 240_000);
 });
+
+describe('a blitz whose only reviewer is not installed on this host (github)', () => {
+  it('skips the PR review once as "no reviewer available" and warns nobody of it', async () => {
+    // No reviewer can start at all: asking again cannot help. The PR merges; the integration review,
+    // with no reviewer either, then waits on a person (`review_unclear`), as it did before.
+    w = await startUnattendedWorld({
+      forge: 'github',
+      review: true,
+      reviewerProgram: [join(tempDir('no-reviewer-'), 'absent-reviewer-cli')],
+      issues: [{ number: 1, title: 'Add the first file', body: 'One file.' }],
+    });
+    const x = w;
+    await x.start();
+    await x.driveToState('review_unclear', 180_000);
+    expect(x.closes(1)).toBe(1);
+    const run = (await x.run())!;
+    expect(run.progress.prFeedback?.['acme/app#1']?.reviewVerdict).toBe('skipped (no reviewer available)');
+    expect(run.progress.prFeedback?.['acme/app#1']?.reviewLegFailures).toBeUndefined();
+    expect(run.progress.reviewUnavailable).toBe(true);
+    expect(x.noticesOf('warning')).toEqual([]);
+    // The leg ran once: its one "no review" comment on the PR was written once, never edited again.
+    const onPr = x.world.commentsOn(x.repo, 3);
+    expect(onPr).toHaveLength(1);
+    const writes = x.h.fakeGithub!.requests.filter(
+      (r: { method: string; path: string }) =>
+        r.method !== 'GET' &&
+        (r.path.endsWith('/issues/3/comments') || r.path.endsWith(`/issues/comments/${onPr[0]!.id}`)),
+    );
+    expect(writes).toHaveLength(1);
+  }, 240_000);
+});

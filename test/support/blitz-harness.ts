@@ -63,6 +63,8 @@ export interface BlitzHarnessOptions extends RunWatchOptions {
   review?: boolean;
   /** Arguments of the fake reviewer (default `--verdict clean`). */
   reviewerArgs?: string[];
+  /** The reviewer's program instead of the fake reviewer (`[node, fake-reviewer.mjs]`), e.g. one not installed. */
+  reviewerProgram?: string[];
   /** The bot's public address for the notify targets' links (`notifiers`). */
   publicUrl?: string;
   /**
@@ -151,12 +153,11 @@ export const startBlitzHarness = async (opts: BlitzHarnessOptions) => {
               name: 'fake-reviewer',
               tool: 'custom',
               command: [
-                process.execPath,
-                fakeReviewer,
+                ...(opts.reviewerProgram ?? [process.execPath, fakeReviewer]),
                 ...(opts.reviewerArgs ?? ['--verdict', 'clean']),
                 '{prompt_file}',
               ],
-              resume: [process.execPath, fakeReviewer, '{prompt_file}'],
+              resume: [...(opts.reviewerProgram ?? [process.execPath, fakeReviewer]), '{prompt_file}'],
               roles: ['review'],
               tiers: ['execution'],
             },
