@@ -155,6 +155,41 @@ describe('reviews', () => {
     expect(after).toMatchObject({ state: 'changes_requested', stale: true });
   });
 
+  it('reads a review’s comments once: every later list of the reviews reuses them, its own answer too', async () => {
+    const pr = await h.forge.openPullRequest(app, { head: 'feature', base: 'main', title: 'x', body: '' });
+    const review = (body: string) =>
+      api('wendy-token', 'POST', `/repos/acme/app/pulls/${pr.ref.number}/reviews`, {
+        event: 'REQUEST_CHANGES',
+        body: '',
+        comments: [{ path: 'src/a.ts', new_position: 3, body }],
+      });
+    expect((await review('call it `total`')).status).toBe(200);
+    const reads = () => h.fake.count('repoGetPullReviewComments');
+
+    const [first] = await h.forge.listReviewComments!(pr.ref);
+    expect(await h.forge.listReviewComments!(pr.ref)).toEqual([first]);
+    expect(reads()).toBe(1);
+
+    await h.forge.replyToReviewComment!(pr.ref, first!.id, 'Renamed in abc1234.');
+    expect(reads()).toBe(2);
+    const withAnswer = await h.forge.listReviewComments!(pr.ref);
+    expect(withAnswer.map((c) => [c.author, c.body])).toEqual([
+      ['wendy', 'call it `total`'],
+      ['blitz-bot', 'Renamed in abc1234.'],
+    ]);
+    expect(reads()).toBe(2);
+
+    // A new review is read, once; the two before it are not read again.
+    expect((await review('and `count`')).status).toBe(200);
+    expect((await h.forge.listReviewComments!(pr.ref)).map((c) => c.body)).toEqual([
+      'call it `total`',
+      'Renamed in abc1234.',
+      'and `count`',
+    ]);
+    await h.forge.readPullFeedback!(pr.ref);
+    expect(reads()).toBe(3);
+  });
+
   it('answering a comment that is not on the PR is not_found and posts nothing', async () => {
     const pr = await h.forge.openPullRequest(app, { head: 'feature', base: 'main', title: 'x', body: '' });
     const err = await h.forge.replyToReviewComment!(pr.ref, 4242, 'hi').catch((e: unknown) => e);

@@ -18,6 +18,7 @@ const GiteaReview = z.object({
   stale: z.boolean().nullish(),
   dismissed: z.boolean().nullish(),
   submitted_at: z.string().nullish(),
+  updated_at: z.string().nullish(),
   comments_count: z.number().nullish(),
 });
 
@@ -69,15 +70,36 @@ export const reviewOps = (client: GiteaClient, pageSize: number) => {
   const seen = new Map<string, ReviewComment>();
   const seenKey = (ref: IssueRef, id: number) => `${formatIssueRef(ref)}:${id}`.toLowerCase();
   type RawReview = z.infer<typeof GiteaReview>;
+  // A submitted review's comments, kept by review as it was listed (its comment count and update time):
+  // the feedback loop lists the reviews every pass, and a review read once is not read again until the
+  // list shows it changed. Per process and bounded, oldest first out.
+  const byReview = new Map<string, ReviewComment[]>();
+  const reviewKey = (ref: IssueRef, r: Pick<RawReview, 'id' | 'comments_count' | 'updated_at'>) =>
+    `${formatIssueRef(ref)}:${r.id}:${r.comments_count ?? 0}:${r.updated_at ?? ''}`.toLowerCase();
+  const keepReview = (key: string, comments: ReviewComment[]) => {
+    byReview.delete(key);
+    byReview.set(key, comments);
+    while (byReview.size > 2_000) byReview.delete(byReview.keys().next().value as string);
+  };
   const commentsOf = async (ref: IssueRef, reviews: RawReview[]): Promise<ReviewComment[]> => {
     const all: ReviewComment[] = [];
     for (const review of reviews.filter((r) => (r.comments_count ?? 0) > 0)) {
-      const comments = await client.json(GiteaReviewComment.array(), {
-        method: 'GET',
-        path: `${pullPath(ref)}/reviews/${review.id}/comments`,
-        what: `read the comments of review ${review.id} on ${formatIssueRef(ref)}`,
-      });
-      all.push(...comments.map(toComment));
+      const key = reviewKey(ref, review);
+      // A pending review still gathers comments; only a submitted one is kept.
+      const kept = review.state === 'PENDING' ? undefined : byReview.get(key);
+      if (kept) {
+        all.push(...kept);
+        continue;
+      }
+      const comments = (
+        await client.json(GiteaReviewComment.array(), {
+          method: 'GET',
+          path: `${pullPath(ref)}/reviews/${review.id}/comments`,
+          what: `read the comments of review ${review.id} on ${formatIssueRef(ref)}`,
+        })
+      ).map(toComment);
+      if (review.state !== 'PENDING') keepReview(key, comments);
+      all.push(...comments);
     }
     for (const c of all) {
       seen.delete(seenKey(ref, c.id));
@@ -138,6 +160,8 @@ export const reviewOps = (client: GiteaClient, pageSize: number) => {
       const mine = created[0];
       if (!mine)
         throw new AppError('forge_error', `Gitea kept no comment for the answer on ${formatIssueRef(ref)}`);
+      // The answer is a review of its own: as the next list of the reviews shows it, it is read already.
+      keepReview(reviewKey(ref, review), created.map(toComment));
       return { ...toComment(mine), inReplyTo: commentId };
     },
   };
