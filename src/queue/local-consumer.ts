@@ -1,6 +1,7 @@
 // The bot's own consumer of the job queue: with no remote runner (the single-process default) it
 // claims dispatched jobs like a runner would and executes them with the local Runner, so every
 // dispatch takes the same path through the queue. Its supervisor sees only local attempts.
+import { AppError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { RunnerPort } from '../runner/runner-port.ts';
 import { type AttemptLedger, type AttemptRecord, asClaimed, runnerJobSchema } from '../runner/types.ts';
@@ -84,6 +85,15 @@ const runOne = async (d: LocalConsumerDeps, job: LeasedJob): Promise<void> => {
       result.kind === 'attempt' ? { kind: 'attempt', attemptIds: [result.attempt.id] } : jobOutput(result);
     await d.queue.complete(job, d.holder, output);
   } catch (err) {
+    if (err instanceof AppError && typeof err.details.openAttempt === 'string') {
+      // A stale attempt job (redelivered after its issue was dispatched again): dropped, not retried.
+      d.logger.info(
+        { job: { queue: job.queue, id: job.id }, openAttempt: err.details.openAttempt },
+        'stale attempt job dropped: its issue has an open attempt',
+      );
+      await d.queue.complete(job, d.holder, { kind: 'attempt', attemptIds: [], dropped: err.message });
+      return;
+    }
     const error = err instanceof Error ? err.message : String(err);
     d.logger.warn({ job: { queue: job.queue, id: job.id }, error }, 'local job failed');
     await d.queue.fail(job, d.holder, error);

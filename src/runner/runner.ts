@@ -401,6 +401,19 @@ export class Runner {
   }
 
   private async startAttempt(job: AttemptJob): Promise<AttemptRecord> {
+    // One worker per issue: a job the queue delivered again (its holder died and its lease ran out)
+    // after the issue was dispatched anew finds that attempt open here, and starts nothing.
+    const same = (a: AttemptRecord) =>
+      a.issue.number === job.issue.number &&
+      a.issue.repo.owner === job.issue.repo.owner &&
+      a.issue.repo.name === job.issue.repo.name;
+    const live = (await this.d.ledger.listByRun(job.runId)).find((a) => same(a) && a.outcome === undefined);
+    if (live)
+      throw new AppError(
+        'conflict',
+        `Issue #${job.issue.number} already has an open attempt (${live.id}): no second worker is started.`,
+        { openAttempt: live.id },
+      );
     const id = this.d.newId?.() ?? randomUUID();
     const repoName = `${job.issue.repo.owner}/${job.issue.repo.name}`;
     const branch = attemptBranch(job);
