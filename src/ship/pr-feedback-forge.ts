@@ -82,11 +82,13 @@ export const readPrFacts = async (input: PrReadInput): Promise<PrFacts> => {
     redact: createRedactor([]),
   });
   const worker = workerPhase(input.attempt, state.asked);
+  const waiting = tellStanding(state.tells, input.attempt ? [input.attempt] : []).waiting;
   const decision = prGate({
     ci,
     review,
     newReview: feedback !== undefined,
-    tells: tellStanding(state.tells, input.attempt ? [input.attempt] : []).waiting.length,
+    tells: waiting.length,
+    ownTells: waiting.filter((t) => t.kind === 'base_change').length,
     worker,
     fixAttempts: state.fixAttempts,
     maxFixAttempts: input.ci.maxFixAttempts,

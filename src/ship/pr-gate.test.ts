@@ -73,6 +73,21 @@ describe('prGate', () => {
     });
   });
 
+  it("the bot's own tell (the integration branch moved under the PR) is named as such, not as a writer's", () => {
+    expect(prGate({ ...base, tells: 1, ownTells: 1 })).toEqual({
+      kind: 'resume',
+      parts: ['tell'],
+      why: 'the integration branch changed files this PR changes',
+    });
+    // A person's tell beside the bot's: a writer did send one.
+    expect(prGate({ ...base, tells: 2, ownTells: 1 })).toMatchObject({ why: 'a writer sent a message' });
+    expect(prGate({ ...base, tells: 1 })).toMatchObject({ why: 'a writer sent a message' });
+    expect(prGate({ ...base, newReview: true, tells: 1, ownTells: 1 })).toMatchObject({
+      parts: ['review', 'tell'],
+      why: 'a writer asked for changes',
+    });
+  });
+
   it("a writer's changes-requested review standing on the head keeps the merge waiting, even when green", () => {
     expect(prGate({ ...base, review: { kind: 'changes_requested', by: [request] } })).toEqual({
       kind: 'wait',

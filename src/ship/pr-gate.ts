@@ -1,8 +1,9 @@
 // Whether a worker's open PR may merge now, and if not, what happens instead: the PR feedback loop's
 // one decision, pure. It reads the head's CI verdict (ci-verdict.ts), the people's review gate
 // (review-gate.ts), whether a writer gave feedback the session has not seen, `/blitz tell` messages
-// waiting, where the worker is, and the fix attempts spent. Nothing merges red, nothing merges while a
-// writer's changes-requested review stands on the head, and every stop names its way out.
+// and the bot's own tells waiting, where the worker is, and the fix attempts spent. Nothing merges
+// red, nothing merges while a writer's changes-requested review stands on the head, and every stop
+// names its way out.
 import type { CiVerdict } from './ci-verdict.ts';
 import type { ReviewGate } from './review-gate.ts';
 
@@ -22,8 +23,13 @@ export interface PrGateInput {
   review: ReviewGate;
   /** A writer reviewed or commented since the session last heard (text the caller built). */
   newReview: boolean;
-  /** `/blitz tell` messages waiting for the session. */
+  /** Messages waiting for the session: people's `/blitz tell`s and the bot's own. */
   tells: number;
+  /**
+   * How many of `tells` are the bot's own (plan/base-change.ts: the integration branch changed files
+   * under the PR): no person wrote those.
+   */
+  ownTells?: number;
   worker: WorkerPhase;
   /** CI fix resumes spent on this PR, and how many are allowed (`ci.maxFixAttempts`). */
   fixAttempts: number;
@@ -73,7 +79,12 @@ export const prGate = (input: PrGateInput): PrGateDecision => {
     return {
       kind: 'resume',
       parts,
-      why: parts[0] === 'review' ? 'a writer asked for changes' : 'a writer sent a message',
+      why:
+        parts[0] === 'review'
+          ? 'a writer asked for changes'
+          : (input.ownTells ?? 0) >= input.tells
+            ? 'the integration branch changed files this PR changes'
+            : 'a writer sent a message',
     };
   if (red)
     return {

@@ -95,6 +95,13 @@ describe.each(['github', 'gitea'] as const)('the integration branch moving under
       ['pulls/list-files', 'repoGetPullRequestFiles'].includes(r.operationId ?? ''),
     );
     expect(fileLists).toEqual([]);
+    // The bot's status on the told PR names the real reason: no person wrote on any PR (tried: the
+    // bot's own tell counted as a writer's message, "worker resumed: a writer sent a message").
+    const said = (x.fakeGithub?.requests ?? x.fakeGitea?.requests ?? []).map((r) =>
+      JSON.stringify(r.body ?? ''),
+    );
+    expect(said.filter((b) => b.includes('a writer sent a message'))).toEqual([]);
+    expect(said.some((b) => b.includes('worker resumed: the integration branch changed'))).toBe(true);
     // Both lines are on the integration branch once, and no marker is.
     const letters = await x.origin.git.ok(['show', 'blitz/m1:letters.txt']);
     expect(letters.split('\n').filter(Boolean).sort()).toEqual(['# letters', 'line for #1', 'line for #2']);
