@@ -259,7 +259,14 @@ if (fs.existsSync(${JSON.stringify(listen)})) {
   }, 180_000);
 
   it('a deploy whose health URL never answers 2xx in time is BLOCKED with the failure; healthy and resumed, it ships with the live URL', async () => {
-    const port = await freePort();
+    // The health server listens from the start (a port picked free and left unbound could be handed to
+    // another server of the test meanwhile), answering 503 until the app "comes up".
+    let healthy = false;
+    server = createServer((req, res) =>
+      res.writeHead(req.url === '/healthz' ? (healthy ? 200 : 503) : 404).end(healthy ? 'ok' : 'down'),
+    );
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
     const healthUrl = `http://127.0.0.1:${port}/healthz`;
     w = await startUnattendedWorld({
       forge,
@@ -278,8 +285,7 @@ if (fs.existsSync(${JSON.stringify(listen)})) {
     expect(notice?.sentence).toContain(`http://127.0.0.1:${port}`);
     expect(notice?.command).toBe('/blitz resume');
     // The app comes up; the person resumes; the deploy runs again and is proven live.
-    server = createServer((req, res) => res.writeHead(req.url === '/healthz' ? 200 : 404).end('ok'));
-    await new Promise<void>((r) => server!.listen(port, '127.0.0.1', r));
+    healthy = true;
     await x.command('/blitz resume');
     await finishes(x, [1]);
     const [shipped, ...again] = x.noticesOf('shipped');
