@@ -4,8 +4,8 @@
 // then a pass of the run to show it).
 import type { Logger } from '../observability/logger.ts';
 import { issuesShippedOf, sendRunNotice } from '../orchestrator/run-notice.ts';
-import { writeProgress } from '../orchestrator/run-writer.ts';
 import type { LostRunner } from '../remote-runner/lost-runners.ts';
+import { writeProgress } from '../runs/run-writer.ts';
 import type { Notifier } from '../ship/notice.ts';
 import { runNoticeOf } from '../ship/run-notices.ts';
 import type { RunStore } from '../store/run-store.ts';

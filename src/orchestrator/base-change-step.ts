@@ -14,11 +14,11 @@ import type { Action } from '../plan/snapshot.ts';
 import type { IssueKey } from '../plan/types.ts';
 import { filesOfHead, filesOfMerge } from '../runner/integration-git.ts';
 import { integrationGitOf } from '../runner/worker-clone.ts';
+import type { RunCtx } from '../runs/context.ts';
+import type { Clock, Log, Records, Settings, Workers } from '../runs/ports.ts';
+import { setProgress } from '../runs/run-writer.ts';
 import { emptyFeedbackState } from '../ship/pr-feedback-forge.ts';
 import type { RunProgress } from '../store/run-store.ts';
-import type { RunCtx } from './context.ts';
-import type { Clock, Log, Records, Settings, Workers } from './ports.ts';
-import { setProgress } from './run-writer.ts';
 
 /**
  * What a merge changed: read from the merge commit in the bot's integration clone (no forge request),

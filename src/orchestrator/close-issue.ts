@@ -3,8 +3,8 @@
 import { missingPermissionOf } from '../forges/app-permission.ts';
 import { type Forge, formatRepo, type IssueRef } from '../forges/types.ts';
 import { failureCause } from '../plan/wait-reason.ts';
+import { type IssueWrites, setProgress, writeOutcome } from '../runs/run-writer.ts';
 import type { RunIssueRecord, RunRecord, RunStore } from '../store/run-store.ts';
-import { type IssueWrites, setProgress, writeOutcome } from './run-writer.ts';
 
 type Store = Pick<RunStore, 'getRun' | 'updateRun'>;
 

@@ -9,9 +9,9 @@ import { markdownText, oneLine } from '../dashboard/escape.ts';
 import { renderDecisionBuckets } from '../dashboard/uncertainties.ts';
 import type { IssueRef } from '../forges/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
-import type { RunCtx } from './context.ts';
-import type { Records } from './ports.ts';
-import { firstTime, postedKey } from './run-writer.ts';
+import type { RunCtx } from '../runs/context.ts';
+import type { Records } from '../runs/ports.ts';
+import { firstTime, postedKey } from '../runs/run-writer.ts';
 
 /** Issue numbers a bug line says it blocks ("blocks #12", "blocking #3 and #4"), among `open` only. */
 export const blockedNumbersOf = (bug: string, open: ReadonlySet<number>): number[] => {

@@ -9,9 +9,9 @@
 
 import { repoRefOf } from '../forges/types.ts';
 import type { ForgeEvent } from '../intake/events.ts';
+import { forgeOfRun } from '../runs/context.ts';
+import type { Forges, Log, Records } from '../runs/ports.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import { forgeOfRun } from './context.ts';
-import type { Forges, Log, Records } from './ports.ts';
 
 type InstallationAccepted = Extract<ForgeEvent, { kind: 'installation-permissions-accepted' }>;
 

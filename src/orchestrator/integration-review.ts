@@ -9,10 +9,10 @@ import { sanitizeModelText } from '../review/sanitize.ts';
 import { git } from '../runner/git.ts';
 import { integrationWorktree } from '../runner/integration-git.ts';
 import { integrationGitOf } from '../runner/worker-clone.ts';
+import type { RunCtx } from '../runs/context.ts';
+import type { Clock, Log, Records, Reviewers, Settings, Workers } from '../runs/ports.ts';
+import { firstTime, setProgress } from '../runs/run-writer.ts';
 import type { RunProgress } from '../store/run-store.ts';
-import type { RunCtx } from './context.ts';
-import type { Clock, Log, Records, Reviewers, Settings, Workers } from './ports.ts';
-import { firstTime, setProgress } from './run-writer.ts';
 
 const maxDiffBytes = 200_000;
 

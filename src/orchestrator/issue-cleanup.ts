@@ -9,8 +9,8 @@ import type { IssueKey } from '../plan/types.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
 import { issueNumberOfBranch } from '../runner/cleanup.ts';
 import { deleteMergedBranch } from '../runner/merged-branch.ts';
-import type { RunCtx } from './context.ts';
-import type { Log, Settings, Workers } from './ports.ts';
+import type { RunCtx } from '../runs/context.ts';
+import type { Log, Settings, Workers } from '../runs/ports.ts';
 
 export const cleanupClosedIssue = async (
   deps: Workers & Log & Settings,

@@ -2,11 +2,11 @@
 // notifiers, once per content key: the key is recorded on the run first.
 import type { Action } from '../plan/snapshot.ts';
 import { refOf } from '../plan/types.ts';
+import type { RunCtx } from '../runs/context.ts';
+import type { Announcer, Log, Records, Settings } from '../runs/ports.ts';
+import { firstTime } from '../runs/run-writer.ts';
 import { mentionsStarter, runNoticeOf, starterOf } from '../ship/run-notices.ts';
-import type { RunCtx } from './context.ts';
-import type { Announcer, Log, Records, Settings } from './ports.ts';
 import { sendRunNotice } from './run-notice.ts';
-import { firstTime } from './run-writer.ts';
 
 export const sendIssueNotice = async (
   deps: Records & Announcer & Log & Settings,

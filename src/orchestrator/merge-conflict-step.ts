@@ -17,10 +17,10 @@ import {
 import { type IssueKey, refOf } from '../plan/types.ts';
 import { attemptIsHere, onAttemptHost } from '../queue/dispatcher.ts';
 import type { AttemptRecord } from '../runner/types.ts';
+import type { RunCtx } from '../runs/context.ts';
+import type { Clock, Log, Records, Workers } from '../runs/ports.ts';
+import { writeIssue } from '../runs/run-writer.ts';
 import type { RunIssueRecord } from '../store/run-store.ts';
-import type { RunCtx } from './context.ts';
-import type { Clock, Log, Records, Workers } from './ports.ts';
-import { writeIssue } from './run-writer.ts';
 
 /** The one effect a conflict step may end in; `perform.ts`'s `Effects` has it (no import back). */
 interface BounceEffect {

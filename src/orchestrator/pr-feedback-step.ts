@@ -10,12 +10,12 @@ import type { Forge, ProgressReport, RepoRef } from '../forges/types.ts';
 import { attemptKey, currentAttempts } from '../plan/issue-progress.ts';
 import type { IssueProgress } from '../plan/snapshot.ts';
 import type { AttemptRecord } from '../runner/types.ts';
+import type { Announcer, Clock, Log, Records, Settings, Workers } from '../runs/ports.ts';
 import type { PrFacts } from '../ship/pr-facts.ts';
 import { answerThreads, readPrFacts, reportedKey, reportPrProgress } from '../ship/pr-feedback-forge.ts';
 import { holdSentence, progressReport } from '../ship/pr-progress.ts';
 import { runNoticeOf, runPageUrl } from '../ship/run-notices.ts';
 import type { PrFeedbackState, RunIssueRecord, RunRecord } from '../store/run-store.ts';
-import type { Announcer, Clock, Log, Records, Settings, Workers } from './ports.ts';
 import { keepFeedbackState, keepReportedInstead, resumeWithFeedback } from './pr-feedback.ts';
 import { sendRunNotice } from './run-notice.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { writeProgress } from '../runs/run-writer.ts';
 import { openSqliteRunStore } from '../store/sqlite-run-store.ts';
 import { keepFeedbackState } from './pr-feedback.ts';
-import { writeProgress } from './run-writer.ts';
 
 describe('keepFeedbackState', () => {
   const newRun = {

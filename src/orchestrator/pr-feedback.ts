@@ -8,6 +8,8 @@ import { createRedactor } from '../observability/redact.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
 import type { FeedbackReason } from '../runner/prompt.ts';
 import type { AttemptRecord } from '../runner/types.ts';
+import type { Clock, Log, Records, Settings, Workers } from '../runs/ports.ts';
+import { writeProgress } from '../runs/run-writer.ts';
 import { type CiVerdict, ciVerdict, describeCiVerdict } from '../ship/ci-verdict.ts';
 import { buildCiFixReason, tellSection } from '../ship/feedback-prompt.ts';
 import type { PrFacts } from '../ship/pr-facts.ts';
@@ -22,8 +24,6 @@ import { queuedReport } from '../ship/pr-progress.ts';
 import { runPageUrl } from '../ship/run-notices.ts';
 import { tellStanding } from '../ship/tell-delivery.ts';
 import type { PrFeedbackState, RunProgress } from '../store/run-store.ts';
-import type { Clock, Log, Records, Settings, Workers } from './ports.ts';
-import { writeProgress } from './run-writer.ts';
 
 const logTailBytes = 8000;
 

@@ -31,22 +31,22 @@ import { missingToolViewOf } from '../plan/tool-blocker.ts';
 import { issueKey, planLabels } from '../plan/types.ts';
 import { changedSinceDefault } from '../runner/integration-git.ts';
 import { integrationGitOf } from '../runner/worker-clone.ts';
+import { forgeOfRun, type ReconcileCall, type RunCtx } from '../runs/context.ts';
+import type { Forges, Log, Records, Reviewers, Settings, StoreHealth, Workers } from '../runs/ports.ts';
+import { foldResults, writeProgress } from '../runs/run-writer.ts';
 import { withPrFeedback } from '../ship/feedback-view.ts';
 import type { KeptPrReads } from '../ship/pr-reads-kept.ts';
 import { keepOpenedPulls, readsPerCall, workerStamps } from '../ship/pr-reads-per-call.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import { forgeOfRun, type ReconcileCall, type RunCtx } from './context.ts';
 import { unfiledFindings } from './file-findings.ts';
 import { gateBlockerViewOf } from './gate-blocker-run.ts';
 import { sweepClosedWorkspaces } from './issue-cleanup.ts';
 import { keepRefusedWrite } from './missing-permission.ts';
 import { live, runPasses } from './pass-loop.ts';
 import { mergeAfterFeedback, type PassCtx, type PerformPorts, perform } from './perform.ts';
-import type { Forges, Log, Records, Reviewers, Settings, StoreHealth, Workers } from './ports.ts';
 import { gatePullRequests } from './pr-feedback-step.ts';
 import { commonSnapshot, paceReason, readRunRecords } from './run-pace.ts';
 import { type ConfigRead, keptBlockerOf, loadRunRepo, type RunRepo } from './run-repo.ts';
-import { foldResults, writeProgress } from './run-writer.ts';
 import { keepWaitReason } from './wait-reason.ts';
 
 const advancing = new Set<Action['type']>([

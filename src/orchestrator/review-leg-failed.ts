@@ -3,10 +3,10 @@
 // says `no review: <why>, N times` and the row stops waiting on the leg. What a person is told is the
 // run kind's own (a blitz's warning, the fleet's /merge notice).
 import { noReviewVerdict, reviewLegFailed } from '../plan/review-leg-failures.ts';
+import type { Records } from '../runs/ports.ts';
+import { writeOutcome } from '../runs/run-writer.ts';
 import type { RunIssueRecord, RunRecord } from '../store/run-store.ts';
-import type { Records } from './ports.ts';
 import { countReviewLegFailure, keepReviewVerdict } from './pr-feedback.ts';
-import { writeOutcome } from './run-writer.ts';
 
 /**
  * `why` is the leg's failure in the bot's words. Answers why the PR has no review once the bound is

@@ -5,10 +5,10 @@
 import type { Command } from '../commands/schema.ts';
 import { reviewSteerPatch } from '../plan/run-patches.ts';
 import { decideSteer, type ReviewVerdict, type SteerFacts } from '../plan/steer.ts';
+import type { Clock, Forges, Log, Records } from '../runs/ports.ts';
+import { writeRun } from '../runs/run-writer.ts';
 import type { RunProgress, RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import type { Clock, Forges, Log, Records } from './ports.ts';
-import { writeRun } from './run-writer.ts';
 import { type CommandHooks, type IntentOutcome, placeOf, runOfCommand } from './start-run.ts';
 
 /**

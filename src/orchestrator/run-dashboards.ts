@@ -4,10 +4,10 @@
 import { createDashboardCoalescer, type DashboardCoalescer } from '../dashboard/coalescer.ts';
 import { dashboardMarkerText } from '../dashboard/render.ts';
 import { type Forge, repoRefOf } from '../forges/types.ts';
+import { forgeOfRun } from '../runs/context.ts';
+import type { DashboardPacing, Forges, Log, Records } from '../runs/ports.ts';
+import { setDashboardComment } from '../runs/run-writer.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import { forgeOfRun } from './context.ts';
-import type { DashboardPacing, Forges, Log, Records } from './ports.ts';
-import { setDashboardComment } from './run-writer.ts';
 
 export interface RunDashboards {
   coalescer: DashboardCoalescer;

@@ -5,10 +5,10 @@ import { commitAndPush, createOrigin, gitIn, removeDir, tempDir, testEnv } from 
 import { newRun } from '../../test/support/store-suite-fixtures.ts';
 import { silentLogger } from '../observability/logger.ts';
 import type { RunnerJob } from '../runner/types.ts';
+import type { OrchestratorDeps, RunCtx } from '../runs/context.ts';
+import { foldResults, writeProgress } from '../runs/run-writer.ts';
 import { openSqliteRunStore } from '../store/sqlite-run-store.ts';
-import type { OrchestratorDeps, RunCtx } from './context.ts';
 import { createEffects } from './run-effects.ts';
-import { foldResults, writeProgress } from './run-writer.ts';
 
 const dirs: string[] = [];
 afterEach(() => {

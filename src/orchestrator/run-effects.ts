@@ -15,17 +15,23 @@ import { onAttemptHost } from '../queue/dispatcher.ts';
 import { git } from '../runner/git.ts';
 import { type IntegrationGit, integrationWorktree, revertMerge } from '../runner/integration-git.ts';
 import { integrationGitOf } from '../runner/worker-clone.ts';
+import type { RunCtx } from '../runs/context.ts';
+import type { Announcer, Clock, Log, Records, Settings, Workers } from '../runs/ports.ts';
+import {
+  firstTime,
+  type GateResult,
+  recordGateResult,
+  setProgress,
+  writeOutcome,
+} from '../runs/run-writer.ts';
 import { describeCiVerdict } from '../ship/ci-verdict.ts';
 import { tailOf } from '../ship/deploy.ts';
 import { commentOnTrigger, runNoticeOf, runPageUrl } from '../ship/run-notices.ts';
 import { defaultHealthTimeoutSeconds, deployLive, type LiveResult, previewLive } from '../ship/ship-live.ts';
-import type { RunCtx } from './context.ts';
 import { cleanupClosedIssue } from './issue-cleanup.ts';
 import { type Effects, refOf } from './perform.ts';
-import type { Announcer, Clock, Log, Records, Settings, Workers } from './ports.ts';
 import { milestonePrCi, milestonePrKey } from './pr-feedback.ts';
 import { sendRunNotice } from './run-notice.ts';
-import { firstTime, type GateResult, recordGateResult, setProgress, writeOutcome } from './run-writer.ts';
 
 export interface EffectHooks {
   /** Runs work after this pass, tracked so idle() waits for it. */

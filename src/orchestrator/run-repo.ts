@@ -14,13 +14,13 @@ import { type Forge, type RepoRef, repoRefOf } from '../forges/types.ts';
 import type { BlockCause } from '../plan/block-cause.ts';
 import { type RunOptionsStored, runOptionsOf } from '../plan/run-options.ts';
 import type { RunSnapshot } from '../plan/snapshot.ts';
+import { forgeOfRun } from '../runs/context.ts';
+import type { Forges, Log, Records, Settings } from '../runs/ports.ts';
+import { writeProgress } from '../runs/run-writer.ts';
 import type { RunRecord } from '../store/run-store.ts';
-import { forgeOfRun } from './context.ts';
 import { reportOnce } from './perform.ts';
-import type { Forges, Log, Records, Settings } from './ports.ts';
 import { loadRepoConfig } from './repo-settings.ts';
 import { commonSnapshot } from './run-pace.ts';
-import { writeProgress } from './run-writer.ts';
 
 export type ConfigRead = Awaited<ReturnType<typeof loadRepoConfig>>;
 type ParsedConfig = Extract<ConfigRead['result'], { ok: true }>['config'];

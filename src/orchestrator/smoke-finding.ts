@@ -4,9 +4,9 @@
 // planner stops the run BLOCKED once the red passes reach their allowance (plan/gate-checks.ts).
 import { fenced } from '../review/prompt.ts';
 import { redactText } from '../runner/exec.ts';
-import type { RunCtx } from './context.ts';
-import type { Log, Records } from './ports.ts';
-import { firstTime, setProgress } from './run-writer.ts';
+import type { RunCtx } from '../runs/context.ts';
+import type { Log, Records } from '../runs/ports.ts';
+import { firstTime, setProgress } from '../runs/run-writer.ts';
 
 /** Files the red smoke of this pass once, then asks for another pass. */
 export const fileSmokeFinding = async (deps: Records & Log, ctx: RunCtx): Promise<void> => {

@@ -16,14 +16,14 @@ import { startFailedPatch } from '../plan/run-patches.ts';
 import { runStateWords } from '../plan/state-words.ts';
 import { firstRunState } from '../plan/states.ts';
 import { slugify } from '../runner/branch-names.ts';
+import type { Announcer, Forges, Log, Records, Settings } from '../runs/ports.ts';
+import { setDashboardComment, writeRun } from '../runs/run-writer.ts';
 import { runNoticeOf } from '../ship/run-notices.ts';
 import type { NewRun, RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import type { Announcer, Forges, Log, Records, Settings } from './ports.ts';
 import { loadRepoConfig } from './repo-settings.ts';
 import { newRunId } from './run-effects.ts';
 import { sendRunNotice } from './run-notice.ts';
-import { setDashboardComment, writeRun } from './run-writer.ts';
 
 /** What the run loop lends a command's handler: a change between passes, and a pass soon after. */
 export interface CommandHooks {

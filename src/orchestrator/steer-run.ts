@@ -11,11 +11,11 @@ import { decideSteer, type SteerEffect, type SteerIssueFacts } from '../plan/ste
 import { steerIssueFactsOf } from '../plan/steer-facts.ts';
 import { issueKey, planLabels } from '../plan/types.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
+import type { Forges, Log, Records, Settings, Workers } from '../runs/ports.ts';
+import { writeIssue } from '../runs/run-writer.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import type { Forges, Log, Records, Settings, Workers } from './ports.ts';
 import { releasePrHold } from './pr-feedback.ts';
-import { writeIssue } from './run-writer.ts';
 import { type CommandHooks, placeOf, runOfCommand } from './start-run.ts';
 
 type IssueCommand = Extract<Command, { name: 'blitz-issue' }>;

@@ -7,11 +7,11 @@ import { isAppError } from '../errors.ts';
 import { issueAttempts } from '../plan/issue-progress.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
 import type { AttemptRecord } from '../runner/types.ts';
+import type { Log, Records, Workers } from '../runs/ports.ts';
+import { writeProgress } from '../runs/run-writer.ts';
 import { tellSection } from '../ship/feedback-prompt.ts';
 import { tellStep } from '../ship/tell-delivery.ts';
 import type { RunIssueRecord, RunRecord, TellMessage } from '../store/run-store.ts';
-import type { Log, Records, Workers } from './ports.ts';
-import { writeProgress } from './run-writer.ts';
 
 /** Sends the waiting messages to the issue's running session; true when the nudge went out. */
 export const nudgeWithTells = async (

@@ -7,11 +7,11 @@ import type { Command } from '../commands/schema.ts';
 import { type IssueRef, repoRefOf, sameRepo } from '../forges/types.ts';
 import { attemptKey } from '../plan/issue-progress.ts';
 import { issueKey } from '../plan/types.ts';
+import type { Forges, Log, Records, Workers } from '../runs/ports.ts';
+import { writeProgress } from '../runs/run-writer.ts';
 import { emptyFeedbackState } from '../ship/pr-feedback-forge.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import type { Forges, Log, Records, Workers } from './ports.ts';
-import { writeProgress } from './run-writer.ts';
 import { type IntentOutcome, placeOf } from './start-run.ts';
 
 export interface TellHooks {

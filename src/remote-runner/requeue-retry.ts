@@ -3,9 +3,9 @@
 // consumer or a remote one) may claim it. The job is the bot's stored job for that attempt with the
 // retry count raised and the failure fed back: nothing a runner reported chooses what runs or where.
 import type { Logger } from '../observability/logger.ts';
-import { writeOutcome } from '../orchestrator/run-writer.ts';
 import type { Dispatcher } from '../queue/dispatcher.ts';
 import type { AttemptJob, AttemptLedger, AttemptRecord } from '../runner/types.ts';
+import { writeOutcome } from '../runs/run-writer.ts';
 
 export interface RequeueDeps {
   dispatcher: Pick<Dispatcher, 'attempt'>;

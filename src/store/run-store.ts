@@ -359,7 +359,7 @@ export interface RunStore {
   /**
    * Applies the patch to the run as it is in the store. With `expect`, the write is refused with a
    * StaleRunWriteError (and changes nothing) when the run's version is no longer the one named. Only
-   * orchestrator/run-writer.ts calls this outside the store and its tests.
+   * runs/run-writer.ts calls this outside the store and its tests.
    */
   updateRun(id: string, patch: RunPatch, expect?: { version: number }): Promise<RunRecord>;
   /** Background work's result (a build, a smoke check): one row, never the run itself. */
@@ -373,7 +373,7 @@ export interface RunStore {
    * Creates the row when missing, then applies the patch; a state that is not an IssueRowState is refused.
    * With `expect`, the patch applies only where the stored row is in `expect.state` (checked in the
    * write itself); otherwise a StaleIssueWriteError naming the stored state, and nothing is written.
-   * Only orchestrator/run-writer.ts (`writeIssue`) calls this outside the store and its tests.
+   * Only runs/run-writer.ts (`writeIssue`) calls this outside the store and its tests.
    */
   upsertRunIssue(
     runId: string,

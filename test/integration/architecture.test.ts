@@ -144,3 +144,52 @@ describe('src/orchestrator decides no state', () => {
     expect(found).toEqual([]);
   });
 });
+
+/**
+ * The folders of src/ a layer may not import, type-only imports included: the run layer (src/runs: the
+ * run writer, the role ports, the deps sum) sits under every step and run kind, so it names none of them.
+ */
+const layersBelow: Record<string, readonly string[]> = {
+  runs: ['orchestrator', 'fleet', 'plan-blitz', 'compose'],
+};
+
+// Every relative specifier a module names, erased type imports too: a type import still couples layers.
+const allRelative =
+  /(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s*['"](\.[^'"]+)['"]|(?:^|\n)\s*import\s*['"](\.[^'"]+)['"]|\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+
+/** `file: target` for each import of a module under `layer` into a folder the layer may not import. */
+const crossings = (files: readonly string[], read: (f: string) => string, layer: string): string[] =>
+  files
+    .filter((f) => relative(src, f).split('/')[0] === layer)
+    .flatMap((f) =>
+      [...read(f).matchAll(allRelative)]
+        .map((m) => relative(src, resolve(dirname(f), (m[1] ?? m[2] ?? m[3])!)))
+        .filter((t) => layersBelow[layer]!.includes(t.split('/')[0]!))
+        .map((t) => `${relative(src, f)}: ${t}`),
+    );
+
+const sourceModules = (): string[] =>
+  readdirSync(src, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.test.ts'))
+    .map((e) => join(e.parentPath, e.name));
+
+describe('layers of src/ import downwards only', () => {
+  it('finds an import, a type import or a re-export into a folder above, and not one below', () => {
+    const text: Record<string, string> = {
+      [join(src, 'runs', 'a.ts')]:
+        "import { b } from '../store/b.ts';\nimport type {\n  C,\n} from '../orchestrator/c.ts';\nexport { d } from '../fleet/d.ts';\n",
+    };
+    expect(crossings(Object.keys(text), (f) => text[f]!, 'runs')).toEqual([
+      'runs/a.ts: orchestrator/c.ts',
+      'runs/a.ts: fleet/d.ts',
+    ]);
+  });
+
+  it('keeps each layer off the folders above it', () => {
+    const files = sourceModules();
+    for (const layer of Object.keys(layersBelow)) {
+      expect(files.some((f) => relative(src, f).startsWith(`${layer}/`))).toBe(true);
+      expect(crossings(files, (f) => readFileSync(f, 'utf8'), layer)).toEqual([]);
+    }
+  });
+});

@@ -11,9 +11,9 @@ import { type BlitzConfig, blitzConfigSchema } from '../../src/config/blitz-conf
 import { budgetKey, createBudgetTracker } from '../../src/forges/rate-budget.ts';
 import type { ForgeKind } from '../../src/forges/types.ts';
 import { createLogger, type Logger, silentLogger } from '../../src/observability/logger.ts';
-import type { OrchestratorDeps } from '../../src/orchestrator/context.ts';
 import { createReviewLeg } from '../../src/review/review-leg.ts';
 import type { RunnerEvent } from '../../src/runner/types.ts';
+import type { OrchestratorDeps } from '../../src/runs/context.ts';
 import {
   type Bot,
   botLoginFor,

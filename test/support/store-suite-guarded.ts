@@ -2,7 +2,7 @@
 // from, the store applies it only while that is what is stored, and the run writer re-reads or refuses,
 // so the state tables (plan/states.ts) hold against the stored rows. Both engines run it.
 import { describe, expect, it } from 'vitest';
-import { isRunTransitionError, writeOutcome, writeRun } from '../../src/orchestrator/run-writer.ts';
+import { isRunTransitionError, writeOutcome, writeRun } from '../../src/runs/run-writer.ts';
 import { isStaleIssueWrite, isStaleRunWrite, type RunStore } from '../../src/store/run-store.ts';
 import type { FreshDatabase } from './store-suite.ts';
 import { newRun } from './store-suite-fixtures.ts';

@@ -8,10 +8,19 @@ import type { RunSnapshot } from '../../plan/snapshot.ts';
 import type { PlanIssue } from '../../plan/types.ts';
 import type { ReviewLegPorts } from '../../review/review-leg.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
+import type {
+  Announcer,
+  Clock,
+  Forges,
+  Log,
+  Records,
+  Reviewers,
+  Settings,
+  Workers,
+} from '../../runs/ports.ts';
 import type { PrFacts } from '../../ship/pr-facts.ts';
 import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
 import type { BudgetProbe } from '../budget-probe.ts';
-import type { Announcer, Clock, Forges, Log, Records, Reviewers, Settings, Workers } from '../ports.ts';
 
 export interface FleetHooks {
   reconcileSoon(runId: string): void;

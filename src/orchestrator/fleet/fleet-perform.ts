@@ -10,18 +10,27 @@ import type { Action } from '../../plan/snapshot.ts';
 import { verdictStateWords } from '../../plan/state-words.ts';
 import { refOf } from '../../plan/types.ts';
 import { createReviewLeg } from '../../review/review-leg.ts';
+import type {
+  Announcer,
+  Clock,
+  Forges,
+  Log,
+  Records,
+  Reviewers,
+  Settings,
+  Workers,
+} from '../../runs/ports.ts';
+import { writeOutcome } from '../../runs/run-writer.ts';
 import { runNoticeOf } from '../../ship/run-notices.ts';
 import { closeRunIssue, keepCloseFailure } from '../close-issue.ts';
 import { closeOnMerge } from '../close-on-merge.ts';
 import { performPark } from '../environment-park-run.ts';
 import { blockRun, unblockRun } from '../hard-blocker-run.ts';
 import { dispatchIssue, performIssueWork, type RunKind } from '../perform.ts';
-import type { Announcer, Clock, Forges, Log, Records, Reviewers, Settings, Workers } from '../ports.ts';
 import { keepReviewVerdict } from '../pr-feedback.ts';
 import { loadRepoConfig, repoCommandsOf } from '../repo-settings.ts';
 import { settleFailedReviewLeg } from '../review-leg-failed.ts';
 import { issuesShippedOf, tellOnce } from '../run-notice.ts';
-import { writeOutcome } from '../run-writer.ts';
 import { type FleetCtx, fleetReviewPorts } from './fleet-context.ts';
 import { updateFleet, updateTicket } from './fleet-state.ts';
 import { mergeTicket } from './merge-ticket.ts';

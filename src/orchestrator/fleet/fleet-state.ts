@@ -5,8 +5,8 @@ import {
   type TicketState,
   ticketOf,
 } from '../../plan/fleet-progress.ts';
+import { writeProgress } from '../../runs/run-writer.ts';
 import type { RunRecord, RunStore } from '../../store/run-store.ts';
-import { writeProgress } from '../run-writer.ts';
 
 /** Reads the run afresh, applies `fn` to its fleet progress and writes it back (between passes only). */
 export const updateFleet = async (

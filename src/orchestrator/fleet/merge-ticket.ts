@@ -11,10 +11,10 @@ import { fleetProgressOf, type TicketState, ticketOf } from '../../plan/fleet-pr
 import { refOf } from '../../plan/types.ts';
 import { attemptIsHere, onAttemptHost } from '../../queue/dispatcher.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
-import type { Log, Records, Workers } from '../ports.ts';
+import type { Log, Records, Workers } from '../../runs/ports.ts';
+import { writeIssue, writeOutcome } from '../../runs/run-writer.ts';
 import { cleanUpMerged, mergeStep } from '../pull-requests.ts';
 import { loadRepoConfig } from '../repo-settings.ts';
-import { writeIssue, writeOutcome } from '../run-writer.ts';
 import type { FleetCtx, RepoFacts } from './fleet-context.ts';
 import { updateTicket } from './fleet-state.ts';
 

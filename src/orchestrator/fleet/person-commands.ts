@@ -15,9 +15,9 @@ import {
 import { attemptKey } from '../../plan/issue-progress.ts';
 import { issueKey } from '../../plan/types.ts';
 import { runReviewLeg } from '../../review/review-leg.ts';
+import type { Forges, Log, Records, Reviewers, Settings, Workers } from '../../runs/ports.ts';
 import type { RunRecord } from '../../store/run-store.ts';
 import type { Intent } from '../../store/types.ts';
-import type { Forges, Log, Records, Reviewers, Settings, Workers } from '../ports.ts';
 import type { IntentOutcome } from '../start-run.ts';
 import { type FleetHooks, fleetReviewPorts } from './fleet-context.ts';
 import { updateTicket } from './fleet-state.ts';

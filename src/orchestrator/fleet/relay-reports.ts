@@ -11,7 +11,7 @@ import { issueAttempts } from '../../plan/issue-progress.ts';
 import { outcomeStateWords } from '../../plan/state-words.ts';
 import { refOf } from '../../plan/types.ts';
 import { reportOf } from '../../review/review-leg.ts';
-import type { Records } from '../ports.ts';
+import type { Records } from '../../runs/ports.ts';
 import type { FleetCtx } from './fleet-context.ts';
 import { updateTicket } from './fleet-state.ts';
 

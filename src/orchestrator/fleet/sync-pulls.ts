@@ -4,8 +4,8 @@
 import { formatRepo } from '../../forges/types.ts';
 import { ticketOf } from '../../plan/fleet-progress.ts';
 import { refOf } from '../../plan/types.ts';
-import type { Records } from '../ports.ts';
-import { writeOutcome } from '../run-writer.ts';
+import type { Records } from '../../runs/ports.ts';
+import { writeOutcome } from '../../runs/run-writer.ts';
 import type { FleetCtx } from './fleet-context.ts';
 import { updateTicket } from './fleet-state.ts';
 

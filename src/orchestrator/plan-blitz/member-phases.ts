@@ -13,7 +13,7 @@ import { type PlannerStep, plannerJob } from '../../runner/planner-task.ts';
 import { readPushedPlan } from '../../runner/read-plan.ts';
 import { rosterEntryFor } from '../../runner/roster-entry.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
-import { writeIssue, writeOutcome } from '../run-writer.ts';
+import { writeIssue, writeOutcome } from '../../runs/run-writer.ts';
 import { attemptsOfIssue, type PlanCtx, savePlan, waveOf } from './plan-context.ts';
 
 const stepOf: Record<Exclude<Phase, 'coding'>, PlannerStep> = {

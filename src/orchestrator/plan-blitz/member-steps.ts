@@ -17,11 +17,11 @@ import { attemptIsHere, onAttemptHost } from '../../queue/dispatcher.ts';
 import { reviewPlan } from '../../review/plan-review.ts';
 import { reviewAuthorOf } from '../../review/review-leg.ts';
 import type { AttemptRecord } from '../../runner/types.ts';
+import { writeIssue } from '../../runs/run-writer.ts';
 import { runNoticeOf } from '../../ship/run-notices.ts';
 import { closeWithComment } from '../close-issue.ts';
 import { cleanUpMerged, mergeStep, openPr } from '../pull-requests.ts';
 import { issuesShippedOf, tellOnce } from '../run-notice.ts';
-import { writeIssue } from '../run-writer.ts';
 import { enterPhase, issueRef, land, readPlan, startAttempt } from './member-phases.ts';
 import { type PlanCtx, savePlan, waveOf } from './plan-context.ts';
 

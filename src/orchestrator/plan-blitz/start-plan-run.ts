@@ -10,10 +10,10 @@ import { maxWaveSize } from '../../plan/plan-waves.ts';
 import type { RunOptionsStored } from '../../plan/run-options.ts';
 import { issueKey, issueRef } from '../../plan/types.ts';
 import { slugify } from '../../runner/branch-names.ts';
+import type { Forges, Log, Records, Settings } from '../../runs/ports.ts';
+import { setDashboardComment } from '../../runs/run-writer.ts';
 import type { RunRecord } from '../../store/run-store.ts';
 import type { Intent } from '../../store/types.ts';
-import type { Forges, Log, Records, Settings } from '../ports.ts';
-import { setDashboardComment } from '../run-writer.ts';
 import {
   commandFor,
   createRunOf,

@@ -1,5 +1,5 @@
-// The orchestrator's role ports: small interfaces named for what they do. A step or handler is typed
-// by the roles it uses (`Records & Log`), and createOrchestrator is given their sum
+// The role ports of every run step and run kind: small interfaces named for what they do. A step or
+// handler is typed by the roles it uses (`Records & Log`), and createOrchestrator is given their sum
 // (`OrchestratorDeps`, context.ts). Nothing here does IO itself; it only names what a step may use.
 import type { BlitzConfig } from '../config/blitz-config.ts';
 import type { TimerPort } from '../dashboard/coalescer.ts';

@@ -2,12 +2,12 @@
 // every step works from. Nothing here does IO itself; it only names what the steps may use.
 import type { RepoConfig } from '../config/repo-config.ts';
 import type { Forge, ProgressReport, RepoRef } from '../forges/types.ts';
+import type { ProbeAnswer } from '../plan/budget.ts';
 import type { RunSnapshot } from '../plan/snapshot.ts';
 import type { IssueKey, PlanIssue } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { PrFacts } from '../ship/pr-facts.ts';
 import type { RunIssueRecord, RunRecord } from '../store/run-store.ts';
-import type { ProbeResult } from './budget-probe.ts';
 import type {
   Announcer,
   Clock,
@@ -37,9 +37,10 @@ export interface OrchestratorDeps
     DashboardPacing {
   /**
    * Asks the provider budget probe once (seed 000 §1.5); composed as `runBudgetProbe` over the config's
-   * `budget:` argv (absent: `{ status: 'absent' }`). budget-probe.ts keeps and records its answers.
+   * `budget:` argv (absent: `{ status: 'absent' }`). orchestrator/budget-probe.ts keeps and
+   * records its answers.
    */
-  budgetProbe: () => Promise<ProbeResult>;
+  budgetProbe: () => Promise<ProbeAnswer>;
 }
 
 /** The forge connection a run uses for one repository (its own, or another a fleet works in). */
@@ -57,7 +58,7 @@ export const forgeOfRun = (
 /** What one reconcileRun call keeps across its passes. */
 export interface ReconcileCall {
   /** The budget probe's answer asked this call (seed 000: before each wave); absent until asked. */
-  budget?: ProbeResult;
+  budget?: ProbeAnswer;
 }
 
 /** Everything one reconcile pass of one run has read. */

@@ -4,11 +4,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../observability/logger.ts';
+import { createEffects, type GateFinding } from '../orchestrator/run-effects.ts';
 import type { IssueOutcome } from '../plan/issue-outcomes.ts';
 import { isStaleRunWrite, type RunIssuePatch, type RunRecord } from '../store/run-store.ts';
 import { openSqliteRunStore } from '../store/sqlite-run-store.ts';
 import type { OrchestratorDeps, RunCtx } from './context.ts';
-import { createEffects, type GateFinding } from './run-effects.ts';
 import {
   foldResults,
   markPosted,
@@ -232,14 +232,14 @@ describe('the one place', () => {
     const writers = sourceFiles('src')
       .filter((f) => !f.startsWith(join('src', 'store')))
       .filter((f) => /\.updateRun\(/.test(readFileSync(f, 'utf8')));
-    expect(writers).toEqual([join('src', 'orchestrator', 'run-writer.ts')]);
+    expect(writers).toEqual([join('src', 'runs', 'run-writer.ts')]);
   });
 
   it('no source file outside the store writes an issue row except run-writer.ts', () => {
     const writers = sourceFiles('src')
       .filter((f) => !f.startsWith(join('src', 'store')))
       .filter((f) => /\.upsertRunIssue\(/.test(readFileSync(f, 'utf8')));
-    expect(writers).toEqual([join('src', 'orchestrator', 'run-writer.ts')]);
+    expect(writers).toEqual([join('src', 'runs', 'run-writer.ts')]);
   });
 });
 
