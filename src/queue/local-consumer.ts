@@ -1,10 +1,15 @@
 // The bot's own consumer of the job queue: with no remote runner (the single-process default) it
 // claims dispatched jobs like a runner would and executes them with the local Runner, so every
 // dispatch takes the same path through the queue. Its supervisor sees only local attempts.
-import { AppError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { RunnerPort } from '../runner/runner-port.ts';
-import { type AttemptLedger, type AttemptRecord, asClaimed, runnerJobSchema } from '../runner/types.ts';
+import {
+  type AttemptLedger,
+  type AttemptRecord,
+  asClaimed,
+  isOpenAttemptRefusal,
+  runnerJobSchema,
+} from '../runner/types.ts';
 import { jobOutput } from './dispatch.ts';
 import type { JobQueue, LeasedJob } from './types.ts';
 
@@ -85,10 +90,10 @@ const runOne = async (d: LocalConsumerDeps, job: LeasedJob): Promise<void> => {
       result.kind === 'attempt' ? { kind: 'attempt', attemptIds: [result.attempt.id] } : jobOutput(result);
     await d.queue.complete(job, d.holder, output);
   } catch (err) {
-    if (err instanceof AppError && typeof err.details.openAttempt === 'string') {
+    if (isOpenAttemptRefusal(err)) {
       // A stale attempt job (redelivered after its issue was dispatched again): dropped, not retried.
       d.logger.info(
-        { job: { queue: job.queue, id: job.id }, openAttempt: err.details.openAttempt },
+        { job: { queue: job.queue, id: job.id }, openAttempt: err.openAttempt },
         'stale attempt job dropped: its issue has an open attempt',
       );
       await d.queue.complete(job, d.holder, { kind: 'attempt', attemptIds: [], dropped: err.message });

@@ -3,7 +3,13 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
-import type { AttemptLedger, AttemptRecord, IssueRefData, TokenTotals } from './types.ts';
+import {
+  type AttemptLedger,
+  type AttemptRecord,
+  type IssueRefData,
+  OpenAttemptError,
+  type TokenTotals,
+} from './types.ts';
 
 const sameIssue = (a: IssueRefData, b: IssueRefData): boolean =>
   a.number === b.number && a.repo.owner === b.repo.owner && a.repo.name === b.repo.name;
@@ -23,8 +29,18 @@ const sumTokens = (records: AttemptRecord[]): TokenTotals => {
 export class InMemoryAttemptLedger implements AttemptLedger {
   protected readonly records = new Map<string, AttemptRecord>();
 
+  /** Another open attempt of `r`'s run and issue (the store keeps one with a unique index). */
+  private openBeside(r: AttemptRecord): AttemptRecord | undefined {
+    for (const o of this.records.values())
+      if (o.id !== r.id && o.outcome === undefined && o.runId === r.runId && sameIssue(o.issue, r.issue))
+        return o;
+    return undefined;
+  }
+
   async create(record: AttemptRecord): Promise<void> {
     if (this.records.has(record.id)) throw new AppError('conflict', `Attempt ${record.id} already exists.`);
+    const open = record.outcome === undefined ? this.openBeside(record) : undefined;
+    if (open) throw new OpenAttemptError(record.issue, open.id);
     this.records.set(record.id, structuredClone(record));
     this.persist();
   }
@@ -33,6 +49,9 @@ export class InMemoryAttemptLedger implements AttemptLedger {
     const current = this.records.get(id);
     if (!current) throw new AppError('not_found', `No attempt ${id}.`);
     const next = { ...current, ...structuredClone(patch), id };
+    const open =
+      current.outcome !== undefined && next.outcome === undefined ? this.openBeside(next) : undefined;
+    if (open) throw new OpenAttemptError(next.issue, open.id);
     this.records.set(id, next);
     this.persist();
     return structuredClone(next);

@@ -401,19 +401,6 @@ export class Runner {
   }
 
   private async startAttempt(job: AttemptJob): Promise<AttemptRecord> {
-    // One worker per issue: a job the queue delivered again (its holder died and its lease ran out)
-    // after the issue was dispatched anew finds that attempt open here, and starts nothing.
-    const same = (a: AttemptRecord) =>
-      a.issue.number === job.issue.number &&
-      a.issue.repo.owner === job.issue.repo.owner &&
-      a.issue.repo.name === job.issue.repo.name;
-    const live = (await this.d.ledger.listByRun(job.runId)).find((a) => same(a) && a.outcome === undefined);
-    if (live)
-      throw new AppError(
-        'conflict',
-        `Issue #${job.issue.number} already has an open attempt (${live.id}): no second worker is started.`,
-        { openAttempt: live.id },
-      );
     const id = this.d.newId?.() ?? randomUUID();
     const repoName = `${job.issue.repo.owner}/${job.issue.repo.name}`;
     const branch = attemptBranch(job);
@@ -447,6 +434,9 @@ export class Runner {
       // Its own session per attempt, so a resume never picks up another worker's session.
       ...(sessionsOf(job.entry) === 'chosen' ? { sessionId: randomUUID() } : {}),
     };
+    // One worker per issue: a job the queue delivered again (its holder died and its lease ran out)
+    // after the issue was dispatched anew is refused here by the ledger (OpenAttemptError), atomically
+    // on the store, and starts nothing.
     await this.d.ledger.create(record);
     let created: { repoDir: string; path: string } | undefined;
     // The roster entry's own command is not on this host (not git or another tool the setup runs).

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import type { RosterEntry } from '../config/blitz-config.ts';
 import { rosterEntrySchema } from '../config/blitz-config.ts';
+import { AppError } from '../errors.ts';
 import { environmentCauses } from '../plan/environment-park.ts';
 
 export const repoRefSchema = z.object({ owner: z.string().min(1), name: z.string().min(1) });
@@ -350,8 +351,31 @@ export interface TokenTotals extends TokenUsage {
 }
 
 /** Where attempts are kept. Async so the SQLite/Postgres store can implement it unchanged. */
+/**
+ * A second open attempt of one issue in one run, refused by the ledger that would have stored it (on
+ * SQLite and PostgreSQL a unique index, so two starts racing cannot both pass): one worker per issue.
+ * `openAttempt` is the attempt that stands, when it was still open as the refusal was read.
+ */
+export class OpenAttemptError extends AppError {
+  constructor(
+    readonly issue: IssueRefData,
+    readonly openAttempt: string | undefined,
+  ) {
+    super(
+      'conflict',
+      `Issue ${issue.repo.owner}/${issue.repo.name}#${issue.number} already has an open attempt${openAttempt ? ` (${openAttempt})` : ''}: no second worker is started.`,
+      openAttempt ? { openAttempt } : {},
+    );
+  }
+}
+
+export const isOpenAttemptRefusal = (err: unknown): err is OpenAttemptError =>
+  err instanceof OpenAttemptError;
+
 export interface AttemptLedger {
+  /** Refuses a second open attempt of the record's run and issue (OpenAttemptError). */
   create(record: AttemptRecord): Promise<void>;
+  /** Refuses to reopen an attempt while another of its run and issue is open (OpenAttemptError). */
   update(id: string, patch: Partial<Omit<AttemptRecord, 'id'>>): Promise<AttemptRecord>;
   get(id: string): Promise<AttemptRecord | undefined>;
   listByRun(runId: string): Promise<AttemptRecord[]>;

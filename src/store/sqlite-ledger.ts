@@ -4,7 +4,13 @@
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
-import type { AttemptLedger, AttemptRecord, IssueRefData, TokenTotals } from '../runner/types.ts';
+import {
+  type AttemptLedger,
+  type AttemptRecord,
+  type IssueRefData,
+  OpenAttemptError,
+  type TokenTotals,
+} from '../runner/types.ts';
 
 // Our own JSON, but it crossed a disk: check the fields the queries rely on.
 const recordShape = z.looseObject({
@@ -51,6 +57,19 @@ export const createSqliteAttemptLedger = (db: Database.Database): AttemptLedger 
     .prepare('SELECT record FROM attempts WHERE issue_repo = ? AND issue_number = ? ORDER BY rowid')
     .pluck();
   const open = db.prepare('SELECT record FROM attempts WHERE open = 1 ORDER BY rowid').pluck();
+  const openOfIssue = db
+    .prepare('SELECT id FROM attempts WHERE run_id = ? AND issue_repo = ? AND issue_number = ? AND open = 1')
+    .pluck();
+  // The unique index of migration 090 refused a second open attempt of one run and issue.
+  const oneOpenRefusal = (cause: unknown, r: AttemptRecord): OpenAttemptError | undefined => {
+    const refused =
+      cause instanceof Error &&
+      (cause as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE' &&
+      cause.message.includes('attempts.run_id');
+    if (!refused) return undefined;
+    const open = openOfIssue.get(r.runId, repoOf(r.issue), r.issue.number);
+    return new OpenAttemptError(r.issue, typeof open === 'string' ? open : undefined);
+  };
 
   const update = db.transaction((id: string, patch: Partial<Omit<AttemptRecord, 'id'>>): AttemptRecord => {
     const text = select.get(id);
@@ -58,7 +77,11 @@ export const createSqliteAttemptLedger = (db: Database.Database): AttemptLedger 
     // A key present with `undefined` clears the field, as in the in-memory ledger (a resume clears the outcome).
     const next = { ...toRecord(text), ...patch, id } as AttemptRecord;
     const record = JSON.stringify(next);
-    write.run({ id, open: next.outcome === undefined ? 1 : 0, record });
+    try {
+      write.run({ id, open: next.outcome === undefined ? 1 : 0, record });
+    } catch (cause) {
+      throw oneOpenRefusal(cause, next) ?? cause;
+    }
     return toRecord(record);
   });
 
@@ -76,6 +99,8 @@ export const createSqliteAttemptLedger = (db: Database.Database): AttemptLedger 
         });
       } catch (cause) {
         if (select.get(r.id) !== undefined) throw new AppError('conflict', `Attempt ${r.id} already exists.`);
+        const refusal = oneOpenRefusal(cause, r);
+        if (refusal) throw refusal;
         throw new AppError('store_error', `Attempt ${r.id} could not be stored.`, {}, { cause });
       }
     },

@@ -95,7 +95,9 @@ describe('dispatch through the queue with no remote runner', () => {
     const { outcome: _o, endedAt: _e, ...open } = solved;
     await runs.ledger.create({ ...open, id: 'remote-1', runner: 'east', pid: solved.pid! });
     // And as the bot's own runner on another machine (a replica there) would record it: same paths.
-    await runs.ledger.create({ ...open, id: 'other-machine-1', host: 'm2', pid: solved.pid! });
+    // (Of another issue: the store keeps one open attempt per issue of a run.)
+    const next = { ...open.issue, number: open.issue.number + 1 };
+    await runs.ledger.create({ ...open, issue: next, id: 'other-machine-1', host: 'm2', pid: solved.pid! });
     const reported = await runs.ledger.get('remote-1');
     const theirs = await runs.ledger.get('other-machine-1');
     // Over the whole ledger a supervisor would take them for dead local workers of its own.

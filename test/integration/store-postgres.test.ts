@@ -19,6 +19,7 @@ import { tempDir } from '../support/git.ts';
 import { pgTestUrl, postgresAvailable, testSchemas } from '../support/pg.ts';
 import { describeStoreSuite } from '../support/store-suite.ts';
 import { newRun } from '../support/store-suite-fixtures.ts';
+import { attemptsBefore090, expectOlderSuperseded } from '../support/store-suite-ledger.ts';
 
 const available = await postgresAvailable();
 
@@ -51,6 +52,30 @@ describe.skipIf(!available)('Postgres store', () => {
         expect(rows.map((r) => r.version)).toEqual(all.map((m) => m.version));
       } finally {
         await pool.end();
+      }
+    });
+
+    it('090 closes all but the newest of two open attempts of one issue as superseded, then keeps one open', async () => {
+      const schema = await schemas.create();
+      const pool = createPgPool(pgTestUrl(), { schema, max: 1 });
+      try {
+        await migratePostgres(
+          pool,
+          readMigrations().filter((m) => m.version < 90),
+        );
+        for (const row of attemptsBefore090())
+          await pool.query(
+            'INSERT INTO attempts (id, run_id, issue_repo, issue_number, open, started_at, record) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+            row,
+          );
+      } finally {
+        await pool.end();
+      }
+      const runs = await openPostgresRunStore(pgTestUrl(), { schema });
+      try {
+        await expectOlderSuperseded(runs.ledger);
+      } finally {
+        await runs.close();
       }
     });
 

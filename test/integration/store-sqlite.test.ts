@@ -11,6 +11,7 @@ import { openRunnerRegistry, openRunStore, openStore, parseDatabaseUrl } from '.
 import { bookkeepingSql, failureSql, openSqliteStore } from '../../src/store/sqlite-store.ts';
 import type { NewDelivery } from '../../src/store/types.ts';
 import { describeStoreSuite } from '../support/store-suite.ts';
+import { attemptsBefore090, expectOlderSuperseded } from '../support/store-suite-ledger.ts';
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -70,6 +71,26 @@ describe('migrations', () => {
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE name = 'half'").all();
     expect(tables).toEqual([]);
     expect(db.prepare('SELECT count(*) FROM schema_migrations').pluck().get()).toBe(0);
+  });
+
+  it('090 closes all but the newest of two open attempts of one issue as superseded, then keeps one open', async () => {
+    const file = join(tempDir(), 'old.db');
+    const db = new Database(file);
+    migrate(
+      db,
+      readMigrations().filter((m) => m.version < 90),
+    );
+    const insert = db.prepare(
+      'INSERT INTO attempts (id, run_id, issue_repo, issue_number, open, started_at, record) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    for (const row of attemptsBefore090()) insert.run(...row);
+    db.close();
+    const runs = await openRunStore(`sqlite:${file}`);
+    try {
+      await expectOlderSuperseded(runs.ledger);
+    } finally {
+      await runs.close();
+    }
   });
 
   it('adding a migration is one file: a new numbered file in the directory is picked up in order', () => {

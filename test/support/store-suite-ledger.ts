@@ -1,7 +1,7 @@
 // Store suite, runner part: the attempt ledger and the runner registry. The ledger cases take any
 // AttemptLedger factory, so the in-memory ledger (src/runner/ledger.test.ts) runs the same ones.
 import { describe, expect, it } from 'vitest';
-import type { AttemptLedger } from '../../src/runner/types.ts';
+import { type AttemptLedger, OpenAttemptError } from '../../src/runner/types.ts';
 import type { FreshDatabase } from './store-suite.ts';
 import { attempt, repo } from './store-suite-fixtures.ts';
 
@@ -53,7 +53,7 @@ export const describeLedgerCases = (
     it('keeps an attempt’s typed failure cause, and clears it with a later end that has none', async () => {
       const l = await ledger();
       await l.create(attempt('a'));
-      await l.create(attempt('b'));
+      await l.create(attempt('b', { issue: { repo, number: 2 } }));
       const limit = {
         kind: 'environment' as const,
         cause: 'provider_limit' as const,
@@ -70,10 +70,40 @@ export const describeLedgerCases = (
       expect((await l.get('a'))!.failureCause).toBeUndefined();
     });
 
+    it('refuses a second open attempt of one issue in one run, and only that', async () => {
+      const l = await ledger();
+      await l.create(attempt('a'));
+      const second = l.create(attempt('b', { startedAt: '2026-01-01T00:01:00Z' }));
+      await expect(second).rejects.toBeInstanceOf(OpenAttemptError);
+      await expect(second).rejects.toMatchObject({ code: 'conflict', openAttempt: 'a' });
+      expect(await l.get('b')).toBeUndefined();
+      // An ended attempt of the issue, the same issue in another run and another issue are no bar.
+      await l.create(attempt('ended', { outcome: 'unsolved' }));
+      await l.create(attempt('other-run', { runId: 'run-2' }));
+      await l.create(attempt('other-issue', { issue: { repo, number: 2 } }));
+      expect((await l.listOpen()).map((r) => r.id).sort()).toEqual(['a', 'other-issue', 'other-run']);
+      // Once it ends, the issue takes its next attempt.
+      await l.update('a', { outcome: 'unsolved', endedAt: '2026-01-01T00:02:00Z' });
+      await l.create(attempt('b', { startedAt: '2026-01-01T00:03:00Z' }));
+      expect((await l.listOpen()).map((r) => r.id).sort()).toEqual(['b', 'other-issue', 'other-run']);
+    });
+
+    it('refuses to reopen an attempt (a resume) while another of its issue is open, changing nothing', async () => {
+      const l = await ledger();
+      await l.create(attempt('old', { outcome: 'stalled', endedAt: '2026-01-01T00:01:00Z' }));
+      await l.create(attempt('new', { startedAt: '2026-01-01T00:02:00Z' }));
+      const reopen = l.update('old', { outcome: undefined, endedAt: undefined, nudges: 1 });
+      await expect(reopen).rejects.toMatchObject({ code: 'conflict', openAttempt: 'new' });
+      expect(await l.get('old')).toMatchObject({ outcome: 'stalled', nudges: 0 });
+      // An update that leaves the open attempt open is no reopening.
+      expect(await l.update('new', { nudges: 2 })).toMatchObject({ nudges: 2 });
+    });
+
     it('lists by issue and by run', async () => {
       const l = await ledger();
       await l.create(attempt('late', { startedAt: '2026-01-02T00:00:00Z' }));
-      await l.create(attempt('early', { startedAt: '2026-01-01T00:00:00Z' }));
+      // One open attempt per issue: the earlier one has ended.
+      await l.create(attempt('early', { startedAt: '2026-01-01T00:00:00Z', outcome: 'unsolved' }));
       await l.create(attempt('other', { runId: 'run-2', issue: { repo, number: 9 } }));
       expect((await l.listByIssue({ repo, number: 1 })).map((r) => r.id).sort()).toEqual(['early', 'late']);
       expect((await l.listByRun('run-2')).map((r) => r.id)).toEqual(['other']);
@@ -94,6 +124,24 @@ export const describeRunnerCases = (engine: string, fresh: () => Promise<FreshDa
       const second = await db.runs();
       expect(await second.ledger.get('a')).toMatchObject({ pid: 1234, nudges: 2 });
       expect((await second.ledger.listOpen()).map((r) => r.id)).toEqual(['a']);
+    });
+
+    it('two replicas starting an attempt of one issue at once: one is stored, the other refused', async () => {
+      const db = await fresh();
+      const [a, b] = [await db.runs(), await db.runs()];
+      for (let round = 0; round < 5; round++) {
+        const ids = [`r${round}-a`, `r${round}-b`];
+        const results = await Promise.allSettled([
+          a.ledger.create(attempt(ids[0]!, { issue: { repo, number: 10 + round } })),
+          b.ledger.create(attempt(ids[1]!, { issue: { repo, number: 10 + round } })),
+        ]);
+        expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+        const refused = results.find((r) => r.status === 'rejected')?.reason;
+        expect(refused).toBeInstanceOf(OpenAttemptError);
+        const stored = await a.ledger.listByIssue({ repo, number: 10 + round });
+        expect(stored).toHaveLength(1);
+        expect(refused).toMatchObject({ openAttempt: stored[0]!.id });
+      }
     });
 
     it('keeps the whole FINAL REPORT and the last stall fingerprint across a new connection', async () => {
@@ -211,4 +259,33 @@ export const describeRunnerCases = (engine: string, fresh: () => Promise<FreshDa
       expect((await r.listReceiptsByJob('q', 'j')).map((x) => x.lastSeq)).toEqual([9]);
     });
   });
+};
+
+/**
+ * What a database from before migration 090 may hold: two open attempts of issue 1 in run-1 (a job
+ * delivered again started a second worker) and one open attempt of issue 2. Each row is the
+ * attempts table's columns, in order.
+ */
+export const attemptsBefore090 = (): unknown[][] =>
+  [
+    attempt('older', { startedAt: '2026-01-01T00:00:00.000Z' }),
+    attempt('newer', { startedAt: '2026-01-01T00:05:00.000Z' }),
+    attempt('alone', { issue: { repo, number: 2 }, startedAt: '2026-01-01T00:01:00.000Z' }),
+  ].map((r) => [r.id, r.runId, 'o/r', r.issue.number, 1, r.startedAt, JSON.stringify(r)]);
+
+/** After migration 090 over `attemptsBefore090`: the older attempt superseded, the others open, one per issue. */
+export const expectOlderSuperseded = async (ledger: AttemptLedger): Promise<void> => {
+  expect((await ledger.listOpen()).map((r) => r.id).sort()).toEqual(['alone', 'newer']);
+  const older = await ledger.get('older');
+  expect(older).toMatchObject({
+    outcome: 'cancelled',
+    endedAt: '2026-01-01T00:05:00.000Z',
+    failureSummary: expect.stringMatching(/^Superseded: a later attempt of this issue was open/),
+    tokens: { input: 10, output: 1 },
+  });
+  // The record still reads whole, and the index now holds: a third open attempt is refused.
+  expect(older?.job).toEqual({});
+  await expect(
+    ledger.create(attempt('third', { startedAt: '2026-01-01T00:09:00.000Z' })),
+  ).rejects.toMatchObject({ openAttempt: 'newer' });
 };
