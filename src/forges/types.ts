@@ -114,9 +114,15 @@ export interface PullRequest {
 
 /**
  * A PR as opened: `progressSent` when the open carried the bot's first report on its head; `created`
- * when this request made it (not an open PR from that head found instead): it has no reviews yet.
+ * when this request made it (not an open PR from that head found instead): it has no reviews yet;
+ * `feedback` when the open's answer carried all a feedback read reads (GitHub: the new PR with its
+ * head's checks, reviews and comments, read in the open's request).
  */
-export type OpenedPullRequest = PullRequest & { progressSent?: boolean; created?: boolean };
+export type OpenedPullRequest = PullRequest & {
+  progressSent?: boolean;
+  created?: boolean;
+  feedback?: PullFeedback;
+};
 
 export interface PullRequestFile {
   path: string;
@@ -413,7 +419,8 @@ export interface Forge {
    * The PR, its head's checks, its reviews and review comments in as few requests as the forge allows.
    * `pull`: the PR as the forge answered it moments ago (the caller opened it in this reconcile call),
    * not read again where the PR is a request of its own (Gitea); one the open `created` has no reviews
-   * or review comments to read yet where they are a request of their own (Gitea).
+   * or review comments to read yet where they are a request of their own (Gitea); one whose open answered
+   * with its `feedback` is that feedback, not read again (GitHub).
    */
   readPullFeedback?(ref: IssueRef, opts?: { pull?: OpenedPullRequest }): Promise<PullFeedback>;
   listReviews?(ref: IssueRef): Promise<Review[]>;

@@ -434,6 +434,68 @@ describe('a PR opened with its first `blitz` check', () => {
     expect(checksOf(h.world).runsFor(h.repo, sha)).toHaveLength(0);
   });
 
+  it('answers with the new PR’s feedback: the read after it costs no request and says what a read says', async () => {
+    checksOf(h.world).addRun(h.repo, {
+      name: 'test',
+      headSha: sha,
+      appSlug: 'github-actions',
+      conclusion: 'failure',
+      title: '1 test failed',
+      summary: 'expected 1',
+      annotations: [
+        { path: 'src/a.ts', startLine: 2, endLine: 2, level: 'failure', message: 'boom', title: null },
+      ],
+    });
+    await h.forge.getDefaultBranch(app);
+    const before = h.fake.requests.length;
+    const pr = await open();
+    expect(h.fake.requests.slice(before).map((r) => r.operationId)).toEqual(['graphql']);
+    const mid = h.fake.requests.length;
+    const given = await h.forge.readPullFeedback!(pr.ref, { pull: pr });
+    expect(h.fake.requests.length).toBe(mid);
+    const read = await h.forge.readPullFeedback!(pr.ref);
+    expect(h.fake.requests.slice(mid).map((r) => r.operationId)).toEqual(['graphql']);
+    expect(given.pull).toEqual(read.pull);
+    expect(given).toMatchObject({ reviews: [], comments: [], conversationComments: 0 });
+    expect(given.reviews).toEqual(read.reviews);
+    // Read in the open's request before its `blitz` check was made: CI's checks as a read says them.
+    const notOwn = (f: typeof read) => f.checks.filter((c) => c.name !== 'blitz');
+    expect(given.checks.map((c) => c.name)).toEqual(['test']);
+    expect(notOwn(given)).toEqual(notOwn(read));
+    expect(given.checks[0]?.annotations).toEqual([
+      { path: 'src/a.ts', startLine: 2, level: 'failure', message: 'boom' },
+    ]);
+    // The check the open made is updated by the merge, not made a second time.
+    await h.forge.mergePullRequest(pr.ref, {
+      method: 'merge',
+      expectedHeadSha: sha,
+      progress: { sha, report: { state: 'success', title: 'ready', summary: 'all good' } },
+    });
+    expect(
+      checksOf(h.world)
+        .runsFor(h.repo, sha)
+        .filter((r) => r.name === 'blitz'),
+    ).toHaveLength(1);
+  });
+
+  it('a PR whose open it did not make, or another PR, is read: no feedback is taken from it', async () => {
+    const first = await h.forge.openPullRequest(app, { head: 'feature', base: 'main', title: 'x', body: '' });
+    await h.forge.getDefaultBranch(app);
+    const again = await open();
+    expect(again.feedback).toBeUndefined();
+    const otherSha = h.git.commit('other', 'main');
+    const other = await h.forge.openPullRequest(
+      app,
+      { head: 'other', base: 'main', title: 'y', body: '' },
+      { progress: { sha: otherSha, report: queued } },
+    );
+    expect(other.feedback).toBeDefined();
+    const mid = h.fake.requests.length;
+    const read = await h.forge.readPullFeedback!(first.ref, { pull: other });
+    expect(h.fake.requests.slice(mid).map((r) => r.operationId)).toEqual(['graphql']);
+    expect(read.pull.ref.number).toBe(first.ref.number);
+  });
+
   it('a PR from that head open already is the answer, as on REST', async () => {
     const first = await h.forge.openPullRequest(app, { head: 'feature', base: 'main', title: 'x', body: '' });
     await h.forge.getDefaultBranch(app);

@@ -68,17 +68,70 @@ mutation CloseIssueWithComment($id: ID!, $body: String!) {
   closeIssue(input: { issueId: $id, stateReason: COMPLETED }) { issue { state } }
 }`;
 
-/** A PR's fields as the adapter maps them (pull-feedback.ts `toPullFromNode`). */
-export const pullFields = `
-  id number title body state merged url
-  mergeCommit { oid }
-  headRefName headRefOid baseRefName
-  mergeable mergeStateStatus
-  author { __typename login }`;
+const actor = 'author { __typename login }';
+
+/**
+ * What the PR feedback loop reads of a PR (pull-feedback.ts `PullFeedbackResponse`): its fields, the head
+ * commit's status check rollup (check runs with annotations, commit statuses), reviews, review threads'
+ * comments and how many comments its conversation holds. The feedback read selects it, and so does the
+ * open's answer, so a PR just opened is not read back (pull-feedback.ts `feedbackOfOpened`).
+ */
+export const pullFeedbackFields = `
+      id number title body state merged url
+      mergeCommit { oid }
+      headRefName headRefOid baseRefName
+      mergeable mergeStateStatus
+      ${actor}
+      comments(first: 1) { totalCount }
+      commits(last: 1) {
+        nodes {
+          commit {
+            oid
+            statusCheckRollup {
+              contexts(first: 100) {
+                ${pageInfo}
+                nodes {
+                  __typename
+                  ... on CheckRun {
+                    id databaseId name status conclusion title summary detailsUrl permalink startedAt
+                    checkSuite { app { slug } }
+                    annotations(first: 50) {
+                      nodes { path location { start { line } } annotationLevel message title }
+                    }
+                  }
+                  ... on StatusContext {
+                    id context state description targetUrl createdAt
+                    creator { __typename login }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+      reviews(first: 100) {
+        ${pageInfo}
+        nodes { databaseId ${actor} state body commit { oid } submittedAt }
+      }
+      reviewThreads(first: 100) {
+        ${pageInfo}
+        nodes {
+          comments(first: 100) {
+            ${pageInfo}
+            nodes {
+              databaseId ${actor} body path line createdAt
+              commit { oid }
+              replyTo { databaseId }
+              pullRequestReview { databaseId }
+            }
+          }
+        }
+      }`;
 
 /**
  * A new PR and the bot's first `blitz` check run on its head, in one request (mutations run in order:
- * the check is made even when the open is refused, e.g. a PR from that head is open already).
+ * the check is made even when the open is refused, e.g. a PR from that head is open already). The new
+ * PR is answered with what the feedback read would read of it (before the check is made).
  */
 export const openPullWithCheckMutation = `
 mutation OpenPullRequestWithCheck(
@@ -88,7 +141,7 @@ mutation OpenPullRequestWithCheck(
 ) {
   createPullRequest(input: {
     repositoryId: $repositoryId, baseRefName: $base, headRefName: $head, title: $title, body: $body
-  }) { pullRequest { ${pullFields} } }
+  }) { pullRequest { ${pullFeedbackFields} } }
   createCheckRun(input: {
     repositoryId: $repositoryId, headSha: $sha, name: $name, status: $status, output: $output,
     detailsUrl: $detailsUrl

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { type Logger, silentLogger } from '../../observability/logger.ts';
 import { withKeptReads } from '../kept-reads.ts';
 import type { ForgeRequestHook } from '../request-hook.ts';
-import type { Forge, RepoRef } from '../types.ts';
+import { type Forge, type IssueRef, type RepoRef, sameIssue } from '../types.ts';
 import { checkOps } from './checks.ts';
 import { createGithubClient, type GithubAuth, type RetryOptions } from './client.ts';
 import { call } from './errors.ts';
@@ -13,7 +13,7 @@ import { appOctokit } from './installation.ts';
 import { issueOps } from './issues.ts';
 import { cachedMilestoneLoader, listOpenMilestones, loadMilestone, resolveMilestone } from './milestones.ts';
 import { nodeIds } from './node-ids.ts';
-import { readPullFeedback } from './pull-feedback.ts';
+import { feedbackOfOpened, readPullFeedback } from './pull-feedback.ts';
 import { pullOps } from './pulls.ts';
 import { repoOps } from './repos.ts';
 import { reviewOps } from './reviews.ts';
@@ -87,7 +87,17 @@ export const createGithubForge = (opts: GithubForgeOptions): Forge => {
   } = checkOps(gh, { botLogin: opts.botLogin });
   // PRs' node ids as the feedback read or the open named them: a merge carries the bot's last report.
   const pullIds = nodeIds();
+  const reviews = reviewOps(gh);
+  const feedbackParts = {
+    ...checks,
+    ...reviews,
+    ownRunSeen,
+    ownRunAbsent,
+    pullSeen: (ref: IssueRef, id: string) => pullIds.set(ref, id),
+    botSlug: opts.botLogin.replace(/\[bot\]$/, ''),
+  };
   const pulls = pullOps(gh, {
+    feedbackOfOpened: (ref, node) => feedbackOfOpened(ref, node, feedbackParts),
     repoId: (repo) => repoIds.get(repoKey(repo)),
     ownRunMade,
     ownRunKnown,
@@ -98,7 +108,6 @@ export const createGithubForge = (opts: GithubForgeOptions): Forge => {
     pullIds,
     logger,
   });
-  const reviews = reviewOps(gh);
   const { ownerTypeOf, ...repos } = repoOps(gh, {
     cache: opts.requestCache !== false,
     onRepoId: (repo, id) => {
@@ -163,15 +172,11 @@ export const createGithubForge = (opts: GithubForgeOptions): Forge => {
             ),
         }
       : {}),
-    readPullFeedback: (ref) =>
-      readPullFeedback(gh, ref, {
-        ...checks,
-        ...reviews,
-        ownRunSeen,
-        ownRunAbsent,
-        pullSeen: (ref, id) => pullIds.set(ref, id),
-        botSlug: opts.botLogin.replace(/\[bot\]$/, ''),
-      }),
+    // A PR this call opened: the open's answer carried its feedback (pulls.ts `openWithCheck`).
+    readPullFeedback: async (ref, given) =>
+      given?.pull?.feedback && sameIssue(given.pull.ref, ref)
+        ? given.pull.feedback
+        : readPullFeedback(gh, ref, feedbackParts),
   };
   // Milestone snapshots and the repo config kept until a write or webhook changes them (kept-reads.ts).
   return opts.requestCache === false

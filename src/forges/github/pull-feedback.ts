@@ -3,75 +3,24 @@
 // failed ones, and commit statuses), its reviews and its review threads' comments. A list longer than one
 // page is read again through REST (checks.ts, reviews.ts), never cut. How many comments its conversation
 // holds is counted too: none, and the review leg posts its comment without listing them first. The bot's own `blitz` check run
-// seen here is remembered, so the next report on that head updates it without a search.
+// seen here is remembered, so the next report on that head updates it without a search. A PR the bot
+// opens is answered with the same selection (`feedbackOfOpened`): the feedback read after the open in
+// that reconcile call costs no request.
 import { z } from 'zod';
 import { AppError } from '../../errors.ts';
 import type { CheckInfo, IssueRef, PullFeedback, PullRequest, Review, ReviewComment } from '../types.ts';
 import { toCheckFromRun, toCheckFromStatus } from './checks.ts';
 import type { GithubClient } from './client.ts';
 import { call } from './errors.ts';
+import { pullFeedbackFields } from './graphql.ts';
 import { restLogin } from './milestones.ts';
 import { reviewStates } from './reviews.ts';
 import { GraphqlErrors, PageInfo } from './schema.ts';
 
-const pageInfo = 'pageInfo { hasNextPage endCursor }';
-const actor = 'author { __typename login }';
-
 export const pullFeedbackQuery = `
 query PullFeedback($owner: String!, $name: String!, $number: Int!) {
   repository(owner: $owner, name: $name) {
-    pullRequest(number: $number) {
-      id number title body state merged url
-      mergeCommit { oid }
-      headRefName headRefOid baseRefName
-      mergeable mergeStateStatus
-      ${actor}
-      comments(first: 1) { totalCount }
-      commits(last: 1) {
-        nodes {
-          commit {
-            oid
-            statusCheckRollup {
-              contexts(first: 100) {
-                ${pageInfo}
-                nodes {
-                  __typename
-                  ... on CheckRun {
-                    id databaseId name status conclusion title summary detailsUrl permalink startedAt
-                    checkSuite { app { slug } }
-                    annotations(first: 50) {
-                      nodes { path location { start { line } } annotationLevel message title }
-                    }
-                  }
-                  ... on StatusContext {
-                    id context state description targetUrl createdAt
-                    creator { __typename login }
-                  }
-                }
-              }
-            }
-          }
-        }
-      }
-      reviews(first: 100) {
-        ${pageInfo}
-        nodes { databaseId ${actor} state body commit { oid } submittedAt }
-      }
-      reviewThreads(first: 100) {
-        ${pageInfo}
-        nodes {
-          comments(first: 100) {
-            ${pageInfo}
-            nodes {
-              databaseId ${actor} body path line createdAt
-              commit { oid }
-              replyTo { databaseId }
-              pullRequestReview { databaseId }
-            }
-          }
-        }
-      }
-    }
+    pullRequest(number: $number) { ${pullFeedbackFields} }
   }
 }`;
 
@@ -133,7 +82,7 @@ const CommentNode = z.object({
   pullRequestReview: z.object({ databaseId: z.number().int().nullable() }).nullable(),
 });
 
-/** A PR's fields (graphql.ts `pullFields`). */
+/** A PR's fields (the first lines of graphql.ts `pullFeedbackFields`). */
 export const PullFields = z.object({
   id: z.string(),
   number: z.number().int(),
@@ -151,54 +100,55 @@ export const PullFields = z.object({
   author: Login.nullable(),
 });
 
+/** A PR as graphql.ts `pullFeedbackFields` selects it. */
+export const PullFeedbackNode = PullFields.extend({
+  comments: z.object({ totalCount: z.number().int() }),
+  commits: z.object({
+    nodes: z.array(
+      z
+        .object({
+          commit: Oid.extend({
+            statusCheckRollup: z
+              .object({
+                contexts: z.object({ pageInfo: PageInfo, nodes: z.array(ContextNode) }),
+              })
+              .nullable(),
+          }),
+        })
+        .nullable(),
+    ),
+  }),
+  reviews: z.object({
+    pageInfo: PageInfo,
+    nodes: z.array(
+      z
+        .object({
+          databaseId: z.number().int().nullable(),
+          author: Login.nullable(),
+          state: z.string(),
+          body: z.string(),
+          commit: Oid.nullable(),
+          submittedAt: z.string().nullable(),
+        })
+        .nullable(),
+    ),
+  }),
+  reviewThreads: z.object({
+    pageInfo: PageInfo,
+    nodes: z.array(
+      z
+        .object({
+          comments: z.object({ pageInfo: PageInfo, nodes: z.array(CommentNode.nullable()) }),
+        })
+        .nullable(),
+    ),
+  }),
+});
+
+export type PullFeedbackNode = z.infer<typeof PullFeedbackNode>;
+
 export const PullFeedbackResponse = z.object({
-  repository: z
-    .object({
-      pullRequest: PullFields.extend({
-        comments: z.object({ totalCount: z.number().int() }),
-        commits: z.object({
-          nodes: z.array(
-            z
-              .object({
-                commit: Oid.extend({
-                  statusCheckRollup: z
-                    .object({
-                      contexts: z.object({ pageInfo: PageInfo, nodes: z.array(ContextNode) }),
-                    })
-                    .nullable(),
-                }),
-              })
-              .nullable(),
-          ),
-        }),
-        reviews: z.object({
-          pageInfo: PageInfo,
-          nodes: z.array(
-            z
-              .object({
-                databaseId: z.number().int().nullable(),
-                author: Login.nullable(),
-                state: z.string(),
-                body: z.string(),
-                commit: Oid.nullable(),
-                submittedAt: z.string().nullable(),
-              })
-              .nullable(),
-          ),
-        }),
-        reviewThreads: z.object({
-          pageInfo: PageInfo,
-          nodes: z.array(
-            z
-              .object({
-                comments: z.object({ pageInfo: PageInfo, nodes: z.array(CommentNode.nullable()) }),
-              })
-              .nullable(),
-          ),
-        }),
-      }).nullable(),
-    })
-    .nullable(),
+  repository: z.object({ pullRequest: PullFeedbackNode.nullable() }).nullable(),
 });
 
 const mergeStates: Record<string, PullRequest['mergeState']> = {
@@ -253,7 +203,7 @@ const toCheck = (n: NonNullable<z.infer<typeof ContextNode>>): CheckInfo => {
   return check;
 };
 
-/** The PR fields `toPullFromNode` maps (graphql.ts `pullFields`). */
+/** The PR fields `toPullFromNode` maps. */
 export type PullFieldsNode = z.infer<typeof PullFields>;
 
 export const toPullFromNode = (ref: IssueRef, p: PullFieldsNode): PullRequest => ({
@@ -317,6 +267,27 @@ export const readPullFeedback = async (
     // As REST would: a PR that is not there (or not readable) is not found.
     throw new AppError('not_found', `PR #${ref.number} was not found in ${ref.repo.owner}/${ref.repo.name}`);
   }
+  return feedbackOfNode(ref, p, rest, { refusedChecks, opened: false });
+};
+
+/**
+ * The feedback of a PR the open answered with (graphql.ts `openPullWithCheckMutation`), read whole in
+ * that request: no second read. Its rollup was read before the bot's check was made in the same
+ * request, so it says nothing of the bot's check (the open's own answer tells that).
+ */
+export const feedbackOfOpened = (
+  ref: IssueRef,
+  node: PullFeedbackNode,
+  rest: PullFeedbackParts,
+): Promise<PullFeedback> => feedbackOfNode(ref, node, rest, { refusedChecks: false, opened: true });
+
+const feedbackOfNode = async (
+  ref: IssueRef,
+  p: PullFeedbackNode,
+  rest: PullFeedbackParts,
+  read: { refusedChecks: boolean; opened: boolean },
+): Promise<PullFeedback> => {
+  const { refusedChecks } = read;
   const pull = toPullFromNode(ref, p);
   const head = p.commits.nodes.at(-1)?.commit;
   const contexts = head?.oid === p.headRefOid ? head.statusCheckRollup?.contexts : undefined;
@@ -341,7 +312,7 @@ export const readPullFeedback = async (
     head?.oid === p.headRefOid &&
     !contexts?.pageInfo.hasNextPage &&
     (contexts?.nodes ?? []).every((n) => n !== null);
-  if (whole && !ownSeen) rest.ownRunAbsent(ref.repo, p.headRefOid);
+  if (whole && !ownSeen && !read.opened) rest.ownRunAbsent(ref.repo, p.headRefOid);
   rest.pullSeen(ref, p.id);
   const reviews = p.reviews.pageInfo.hasNextPage
     ? await rest.listReviews(ref)

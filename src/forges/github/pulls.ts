@@ -13,6 +13,7 @@ import {
   type NewPullRequest,
   type OpenedPullRequest,
   type ProgressReport,
+  type PullFeedback,
   type PullRequest,
   type PullRequestFile,
   type RepoRef,
@@ -29,7 +30,7 @@ import {
 } from './graphql.ts';
 import { parseClosingRefs, refFromLink, toPullRequest, toPullRequestFile } from './mappers.ts';
 import type { NodeIds } from './node-ids.ts';
-import { PullFields, toPullFromNode } from './pull-feedback.ts';
+import { PullFeedbackNode, PullFields, toPullFromNode } from './pull-feedback.ts';
 import { ClosingIssuesResponse, GraphqlErrors } from './schema.ts';
 
 const at = (ref: IssueRef) => ({ owner: ref.repo.owner, repo: ref.repo.name, pull_number: ref.number });
@@ -91,6 +92,8 @@ export interface PullOpsParts {
   reportProgress?: (repo: RepoRef, sha: string, report: ProgressReport) => Promise<unknown>;
   /** PRs' GraphQL node ids as the adapter's reads and opens named them. */
   pullIds?: NodeIds;
+  /** The feedback of a PR the open answered with whole (pull-feedback.ts `feedbackOfOpened`). */
+  feedbackOfOpened?: (ref: IssueRef, node: PullFeedbackNode) => Promise<PullFeedback>;
   /** Told of a check left unfinished on a merge that went in (the merge still succeeds). */
   logger?: Pick<Logger, 'warn'>;
 }
@@ -194,7 +197,20 @@ export const pullOps = (gh: GithubClient, more: PullOpsParts = {}) => {
         repo,
         need: 'pull_requests:write',
       });
-    return { ...opened, progressSent: runId !== undefined && opened.head.sha === progress.sha };
+    // The new PR as the feedback read would read it, where the answer carries it whole (no error in it:
+    // a check read refused or any other failure leaves it to the feedback read).
+    const whole =
+      node && failure === undefined && more.feedbackOfOpened
+        ? PullFeedbackNode.safeParse(
+            (raw as { createPullRequest?: { pullRequest?: unknown } }).createPullRequest?.pullRequest,
+          ).data
+        : undefined;
+    const feedback = whole && (await more.feedbackOfOpened?.(opened.ref, whole));
+    return {
+      ...opened,
+      progressSent: runId !== undefined && opened.head.sha === progress.sha,
+      ...(feedback ? { feedback } : {}),
+    };
   };
 
   /**
