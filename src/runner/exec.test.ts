@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir, testEnv } from '../../test/support/git.ts';
@@ -22,6 +22,57 @@ describe('run', () => {
     const opts = { cwd: tempDir(), env: testEnv(), timeoutMs: 10_000 };
     expect((await run(['node', '-e', 'process.exit(5)'], opts)).exitCode).toBe(5);
     await expect(run(['definitely-not-a-binary-xyz'], opts)).rejects.toMatchObject({ code: 'tool_missing' });
+  });
+
+  it('gives the input on stdin, and stdout and stderr back whole, multi-byte text across chunks', async () => {
+    const res = await run(
+      [
+        'node',
+        '-e',
+        "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{process.stdout.write(s.toUpperCase()+'é'.repeat(70000));process.stderr.write('warn\\n')})",
+      ],
+      { cwd: tempDir(), env: testEnv(), timeoutMs: 10_000, input: 'ref a\nref b\n' },
+    );
+    expect(res).toMatchObject({ exitCode: 0, stderr: 'warn\n', timedOut: false });
+    expect(res.stdout).toBe(`REF A\nREF B\n${'é'.repeat(70000)}`);
+  });
+
+  it('writes stdout to stdoutFile (created or truncated), not into the result', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'out.bin');
+    writeFileSync(file, 'an older, longer content');
+    const res = await run(['node', '-e', "process.stdout.write('new')"], {
+      cwd: dir,
+      env: testEnv(),
+      timeoutMs: 10_000,
+      stdoutFile: file,
+    });
+    expect(res).toMatchObject({ exitCode: 0, stdout: '' });
+    expect(readFileSync(file, 'utf8')).toBe('new');
+  });
+
+  it('a file that cannot be started (not executable) is a failed result, not tool_missing', async () => {
+    const dir = tempDir();
+    const script = join(dir, 'not-executable');
+    writeFileSync(script, '#!/bin/sh\nexit 0\n', { mode: 0o644 });
+    const res = await run([script], { cwd: dir, env: testEnv(), timeoutMs: 10_000 });
+    expect(res.exitCode).not.toBe(0);
+    expect(res.stderr).toMatch(/EACCES/);
+  });
+
+  it('with the host off, the same: a missing binary is tool_missing and a command runs here', async () => {
+    process.env.BLITZ_SPAWN_HOST = 'off';
+    try {
+      const opts = { cwd: tempDir(), env: testEnv(), timeoutMs: 10_000 };
+      await expect(run(['definitely-not-a-binary-xyz'], opts)).rejects.toMatchObject({
+        code: 'tool_missing',
+      });
+      expect((await run(['node', '-e', 'process.stdout.write(String(process.ppid))'], opts)).stdout).toBe(
+        String(process.pid),
+      );
+    } finally {
+      delete process.env.BLITZ_SPAWN_HOST;
+    }
   });
 
   it('stops on the cancel signal', async () => {

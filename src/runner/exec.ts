@@ -1,10 +1,9 @@
 // Where the bot starts processes: short commands with a timeout and a cancel signal, and detached
 // workers that outlive the bot. Short commands run in the forked spawn host (spawn-client.ts) unless
-// it is off; the host runs them with this module's `runHere`, so execa is imported here only.
+// it is off; the host runs them with this module's `runHere`.
 // Argv arrays only, never a shell.
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { execa } from 'execa';
 import { AppError } from '../errors.ts';
 import { countCommand } from './command-count.ts';
 import type { RunOptions, RunResult } from './command-types.ts';
@@ -28,41 +27,72 @@ export const run = async (argv: readonly string[], opts: RunOptions): Promise<Ru
   return here ? runHere(argv, opts) : runInHost(argv, opts);
 };
 
-/** `run`, started from this process (the spawn host's own way, and the bot's with the host off). */
+/** What a command may write to stdout or stderr before it is stopped (a result, not an error). */
+const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * `run`, started from this process (the spawn host's own way, and the bot's with the host off). Node's
+ * own `spawn`, not execa: the same contract at under half the parent's CPU per command, which the host
+ * pays for every git command of every issue.
+ */
 export const runHere = async (argv: readonly string[], opts: RunOptions): Promise<RunResult> => {
   const [file, ...args] = argv;
   if (!file) throw new AppError('bad_request', 'Cannot run an empty command.');
   if (opts.signal?.aborted) throw new AppError('cancelled', `Command was cancelled: ${file}`);
-  const child = execa(file, args, {
-    cwd: opts.cwd,
-    env: opts.env ?? {},
-    extendEnv: opts.env === undefined,
-    detached: true,
-    input: opts.input,
-    stdin: opts.input === undefined ? 'ignore' : 'pipe',
-    ...(opts.stdoutFile !== undefined ? { stdout: { file: opts.stdoutFile } } : {}),
-    ...(opts.uid !== undefined ? { uid: opts.uid } : {}),
-    ...(opts.gid !== undefined ? { gid: opts.gid } : {}),
-    reject: false,
-    shell: false,
-    stripFinalNewline: false,
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  let stopped: 'timeout' | 'cancel' | undefined;
+  // stdout to a file: its descriptor is handed to the child (created or truncated), never read here.
+  const outFd = opts.stdoutFile !== undefined ? openSync(opts.stdoutFile, 'w') : undefined;
+  let child: ChildProcess;
+  try {
+    child = spawn(file, args, {
+      cwd: opts.cwd,
+      env: opts.env ?? process.env,
+      detached: true,
+      shell: false,
+      stdio: [opts.input === undefined ? 'ignore' : 'pipe', outFd ?? 'pipe', 'pipe'],
+      ...(opts.uid !== undefined ? { uid: opts.uid } : {}),
+      ...(opts.gid !== undefined ? { gid: opts.gid } : {}),
+    });
+  } finally {
+    if (outFd !== undefined) closeSync(outFd);
+  }
+  let stopped: 'timeout' | 'cancel' | 'overflow' | undefined;
   let forceTimer: NodeJS.Timeout | undefined;
-  const stop = (why: 'timeout' | 'cancel') => {
+  const stop = (why: 'timeout' | 'cancel' | 'overflow') => {
     if (stopped || child.pid === undefined) return;
     stopped = why;
     killGroup(child.pid, 'SIGTERM');
     const pid = child.pid;
     forceTimer = setTimeout(() => killGroup(pid, 'SIGKILL'), KILL_GRACE_MS);
   };
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  let bytes = 0;
+  const keep = (into: Buffer[]) => (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes > MAX_OUTPUT_BYTES) return stop('overflow');
+    into.push(chunk);
+  };
+  child.stdout?.on('data', keep(out));
+  child.stderr?.on('data', keep(err));
+  if (child.stdin) {
+    // A command that exits without reading its input closes the pipe: that is its answer, not ours.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(opts.input);
+  }
   const timer = setTimeout(() => stop('timeout'), opts.timeoutMs);
   const onAbort = () => stop('cancel');
   opts.signal?.addEventListener('abort', onAbort, { once: true });
-  let result: Awaited<typeof child>;
+  let ended: { code: number | null; error?: NodeJS.ErrnoException };
   try {
-    result = await child;
+    ended = await new Promise((resolve) => {
+      let error: NodeJS.ErrnoException | undefined;
+      child.once('error', (e: NodeJS.ErrnoException) => {
+        error = e;
+        // Not started at all: no exit and maybe no close follows.
+        if (child.pid === undefined) resolve({ code: null, error: e });
+      });
+      child.once('close', (code: number | null) => resolve({ code, ...(error ? { error } : {}) }));
+    });
   } finally {
     clearTimeout(timer);
     opts.signal?.removeEventListener('abort', onAbort);
@@ -70,16 +100,21 @@ export const runHere = async (argv: readonly string[], opts: RunOptions): Promis
     if (stopped && child.pid !== undefined) killGroup(child.pid, 'SIGKILL');
     clearTimeout(forceTimer);
   }
-  const code = (result as { code?: string }).code;
-  if (code === 'ENOENT') {
+  if (ended.error?.code === 'ENOENT') {
     throw new AppError('tool_missing', `Command not found: ${file}`, { argv: redactArgv(argv) });
   }
   if (stopped === 'cancel') throw new AppError('cancelled', `Command was cancelled: ${file}`);
   const timedOut = stopped === 'timeout';
+  const stderr = Buffer.concat(err).toString('utf8');
   return {
-    exitCode: timedOut ? 124 : (result.exitCode ?? 1),
-    stdout: String(result.stdout ?? ''),
-    stderr: String(result.stderr ?? ''),
+    exitCode: timedOut ? 124 : (ended.code ?? 1),
+    stdout: Buffer.concat(out).toString('utf8'),
+    stderr:
+      stopped === 'overflow'
+        ? `${stderr}\n[stopped: more than ${MAX_OUTPUT_BYTES} bytes of output]`
+        : ended.error && child.pid === undefined
+          ? `${stderr}${ended.error.message}`
+          : stderr,
     timedOut,
   };
 };
