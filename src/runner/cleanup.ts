@@ -64,7 +64,7 @@ export const cleanupRepo = async (
       }
     }
     if (merged.has(wt.branch)) {
-      removeAttemptRepo(wt.path);
+      await removeAttemptRepo(wt.path);
       result.removed.push(wt.path);
     } else result.kept.push(wt.path);
   }
@@ -193,7 +193,7 @@ export const cleanupMergedIssue = async (
     else if ((await dirtyIn(wg, path)) !== 0)
       result.kept.push(`the worktree of ${branch} has uncommitted files`);
     else {
-      removeAttemptRepo(path);
+      await removeAttemptRepo(path);
       result.worktreeRemoved = path;
     }
   }
@@ -277,7 +277,7 @@ export const sweepClosedIssueWorkspaces = async (
       });
       continue;
     }
-    removeAttemptRepo(wt.path);
+    await removeAttemptRepo(wt.path);
     result.removed.push(wt.path);
     if (await gitTry(['branch', '-D', wt.branch], repoDir, ctx)) result.deletedBranches.push(wt.branch);
   }

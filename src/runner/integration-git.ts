@@ -1,7 +1,7 @@
 // Git work on the integration branch inside the runner's workspace: a detached worktree at the tip
 // of `blitz/<slug>` (made afresh for each use) for builds and smoke checks, finding which merge broke a build, and reverting it.
 // Every git command goes through runner/git.ts (the exec choke point), with the runner's credentials.
-import { rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { type BoundedDiff, boundDiff, type RepoRef } from '../forges/types.ts';
 import { type GitContext, git, gitTry } from './git.ts';
 import { ensureClone, insideWorkspace } from './workspace.ts';
@@ -42,7 +42,7 @@ export const integrationWorktree = async (
   // Made afresh each time: the gates that ran in the last one ran as the worker, which may have left
   // anything there (its `.git` file pointing at a git directory of its own making). The runner's git
   // never runs in a tree a worker wrote.
-  rmSync(path, { recursive: true, force: true });
+  await rm(path, { recursive: true, force: true });
   await gitTry(['worktree', 'prune'], repoDir, g.ctx);
   await git(['worktree', 'add', '--quiet', '--force', '--detach', path, target], repoDir, g.ctx);
   return path;

@@ -529,7 +529,7 @@ export class Runner {
       // Nothing half-made: the attempt is recorded as failed with a clear reason, and no process runs.
       const message = err instanceof Error ? err.message : String(err);
       if (created) {
-        removeAttemptRepo(created.path);
+        await removeAttemptRepo(created.path);
         await gitTry(['branch', '-D', branch], created.repoDir, await this.gitContext(job.issue.repo));
       }
       const outcome = isAppError(err, 'bad_request') ? 'unsolved' : 'environment_failure';
@@ -610,7 +610,7 @@ export class Runner {
     const path = worktreePathFor(this.workspace, job.issue.repo, branch);
     const open = await this.d.ledger.listOpen();
     if (open.some((a) => a.id !== self && a.worktree === path)) return;
-    if (existsSync(path)) removeAttemptRepo(path);
+    if (existsSync(path)) await removeAttemptRepo(path);
     const repoDir = repoDirFor(this.workspace, job.issue.repo.owner, job.issue.repo.name);
     if (existsSync(repoDir)) await gitTry(['update-ref', '-d', `refs/heads/${branch}`], repoDir, local);
     this.d.logger.info({ issue: job.issue.number, branch }, 'a redo starts afresh off its base branch');
