@@ -53,6 +53,7 @@ import { startGithubApp } from './github-app.ts';
 import { buildHttpApp } from './http-app.ts';
 import { tellLostRunner } from './lost-runner-notice.ts';
 import { createQueueDispatch } from './queue-dispatch.ts';
+import { runKinds } from './run-kinds.ts';
 import { runnerCredentials } from './runner-credentials.ts';
 import { configuredSecrets } from './secrets.ts';
 import { tellStoreOutages } from './store-outage.ts';
@@ -274,37 +275,40 @@ export const composeBot = async (o: BotOptions): Promise<Bot> => {
     logger,
     ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
   });
-  orch = createOrchestrator({
-    store: runs,
-    ledger,
-    runner,
-    config,
-    clock,
-    logger: logger.child({ name: 'orchestrator' }),
-    baseEnv: o.baseEnv,
-    budgetProbe: configuredBudgetProbe(config, o.baseEnv),
-    forges: ({ forge, repo, installationId }) =>
-      forges({ forge, repo, ...(installationId !== undefined ? { installationId } : {}) }),
-    notifiers: notify.notifiers,
-    review: createReviewLeg({
+  orch = createOrchestrator(
+    {
+      store: runs,
+      ledger,
+      runner,
       config,
+      clock,
+      logger: logger.child({ name: 'orchestrator' }),
       baseEnv: o.baseEnv,
-      logger,
-      ...(env.OLLAMA_HOST ? { ollamaHost: env.OLLAMA_HOST } : {}),
-    }),
-    ...(env.OLLAMA_HOST ? { fleet: { ollamaHost: env.OLLAMA_HOST } } : {}),
-    onRunChanged: (runId, view) => runEvents.publish(runId, view),
-    dispatcher: queueDispatch.dispatcher,
-    // GitHub's limits (its x-ratelimit headers, the secondary limit on writes) slow a run before they bite.
-    forgePace: (run) => paceFor(budget, budgetKey(run.forge, run.installationId)),
-    onReconciled: (runId, ms) => {
-      metrics.reconcileDuration.observe(ms / 1000);
-      o.onReconciled?.(runId, ms);
+      budgetProbe: configuredBudgetProbe(config, o.baseEnv),
+      forges: ({ forge, repo, installationId }) =>
+        forges({ forge, repo, ...(installationId !== undefined ? { installationId } : {}) }),
+      notifiers: notify.notifiers,
+      review: createReviewLeg({
+        config,
+        baseEnv: o.baseEnv,
+        logger,
+        ...(env.OLLAMA_HOST ? { ollamaHost: env.OLLAMA_HOST } : {}),
+      }),
+      ...(env.OLLAMA_HOST ? { fleet: { ollamaHost: env.OLLAMA_HOST } } : {}),
+      onRunChanged: (runId, view) => runEvents.publish(runId, view),
+      dispatcher: queueDispatch.dispatcher,
+      // GitHub's limits (its x-ratelimit headers, the secondary limit on writes) slow a run before they bite.
+      forgePace: (run) => paceFor(budget, budgetKey(run.forge, run.installationId)),
+      onReconciled: (runId, ms) => {
+        metrics.reconcileDuration.observe(ms / 1000);
+        o.onReconciled?.(runId, ms);
+      },
+      ...(o.machine ? { machine: o.machine } : {}),
+      storeHealth: health,
+      storeOutage: () => outages.dashboardLine(clock.now()),
     },
-    ...(o.machine ? { machine: o.machine } : {}),
-    storeHealth: health,
-    storeOutage: () => outages.dashboardLine(clock.now()),
-  });
+    runKinds,
+  );
   const orchestrator = orch;
   // Runners unheard of for a lease are lost: their jobs move or are dropped, and a person is told once.
   const lostRunners: LostRunnerDeps = {

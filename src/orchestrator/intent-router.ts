@@ -1,17 +1,15 @@
 // Which handler an intent goes to: a blitz start or its run commands first (start-run.ts), then
-// `/plan-blitz`, `/blitz retry | skip | unhold #n`, `/blitz review`, `/blitz tell`, and the fleet's
-// commands last. Queued intents are drained one after another; each is marked taken once handled.
+// `/blitz retry | skip | unhold #n`, `/blitz review`, `/blitz tell`, and the registered run kinds'
+// commands last (`/plan-blitz`, the fleet's). Queued intents are drained one after another; each is marked taken once handled.
 import { commandSchema } from '../commands/schema.ts';
-import { initialPlanDashboard } from '../dashboard/plan-dashboard.ts';
 import { renderDashboard } from '../dashboard/render.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
 import type { Announcer, Clock, Forges, Log, Records, Settings, Workers } from '../runs/ports.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import type { Fleet } from './fleet/index.ts';
-import { createPlanIntentHandler } from './plan-blitz/start-plan-run.ts';
 import { createReviewSteering } from './review-steer.ts';
 import type { RunDashboards } from './run-dashboards.ts';
+import type { RunKind } from './run-kind.ts';
 import { type CommandHooks, createIntentHandler, type IntentOutcome } from './start-run.ts';
 import { createSteerHandler } from './steer-run.ts';
 import { handleTell } from './tell.ts';
@@ -41,14 +39,10 @@ const firstBlitzDashboard = (run: RunRecord): string =>
 
 export const createIntentRouter = (
   deps: Records & Workers & Forges & Announcer & Clock & Log & Settings,
-  hooks: CommandHooks & { dashboards: RunDashboards; fleet: Fleet },
+  hooks: CommandHooks & { dashboards: RunDashboards; runKinds: readonly RunKind[] },
 ): IntentRouter => {
-  const { reconcileSoon, serialized, dashboards, fleet } = hooks;
+  const { reconcileSoon, serialized, dashboards, runKinds } = hooks;
   const commandHooks = { reconcileSoon, serialized };
-  const handlePlanIntent = createPlanIntentHandler(deps, {
-    ...commandHooks,
-    postDashboard: dashboards.first(initialPlanDashboard),
-  });
   const handleBlitzIntent = createIntentHandler(deps, {
     ...commandHooks,
     postDashboard: dashboards.first(firstBlitzDashboard),
@@ -66,15 +60,18 @@ export const createIntentRouter = (
     const outcome = await handleBlitzIntent(intent);
     if (outcome !== 'not_mine') return outcome;
     const cmd = commandSchema.safeParse(intent.command);
-    if (cmd.success && cmd.data.name === 'plan-blitz') return handlePlanIntent(intent, cmd.data);
     // `/blitz retry | skip | unhold #n` (writers only, checked at intake) steer one issue of the live run.
     if (cmd.success && cmd.data.name === 'blitz-issue') return handleSteer(intent, cmd.data);
     if (cmd.success && cmd.data.name === 'blitz-review') return handleReviewSteer(intent, cmd.data);
     // `/blitz tell #n`: kept for the worker's next resume by the PR feedback loop.
     if (cmd.success && cmd.data.name === 'blitz-tell')
       return handleTell(deps, { reconcileSoon }, intent, cmd.data);
-    // Fleet commands: /ticket-fleet, /merge, /review.
-    return fleet.handleIntent(intent);
+    // The kinds' commands: /plan-blitz, /ticket-fleet, /merge, /review.
+    for (const kind of runKinds) {
+      const outcome = await kind.handleIntent(intent);
+      if (outcome !== 'not_mine') return outcome;
+    }
+    return 'not_mine';
   };
 
   // Drains run one after another. The chain never holds a rejection: a drain that failed (the store

@@ -17,14 +17,13 @@ import { runLogger } from '../status/log-context.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
 import { createBudgetProbe } from './budget-probe.ts';
-import { createFleet, type Fleet } from './fleet/index.ts';
 import { wakeInstallation } from './installation-wake.ts';
 import { createIntentRouter } from './intent-router.ts';
 import type { PerformPorts } from './perform.ts';
-import { reconcilePlanRun } from './plan-blitz/reconcile-plan-run.ts';
 import { reconcileRun, recordApproval } from './reconcile.ts';
 import { createRunDashboards, type RunDashboards } from './run-dashboards.ts';
 import { createEffects } from './run-effects.ts';
+import type { RunKind, RunKindOf } from './run-kind.ts';
 import type { IntentOutcome } from './start-run.ts';
 
 export interface Orchestrator {
@@ -43,7 +42,8 @@ export interface Orchestrator {
   close(): Promise<void>;
 }
 
-export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
+/** `kinds`: the run kinds beside the blitz, registered by the composition root (compose/run-kinds.ts). */
+export const createOrchestrator = (deps: OrchestratorDeps, kinds: readonly RunKindOf[]): Orchestrator => {
   const serial = createKeyedRunner(reconcileFailed(deps));
   const { background, track } = backgroundWork();
   let closed = false;
@@ -61,17 +61,13 @@ export const createOrchestrator = (deps: OrchestratorDeps): Orchestrator => {
   // One budget probe for every run kind (a fresh answer before a blitz wave, up to a minute old otherwise).
   const performDeps = { ...deps, effects, probe: createBudgetProbe(deps) };
   const trusted = createTrustCheck({ clock: deps.clock, logger: deps.logger });
-  const fleet = createFleet(performDeps, {
-    reconcileSoon,
-    serialized: underRunLock,
-    scoreboard: (runId, body) => dashboards.coalescer.update(runId, body),
-    flushScoreboard: (runId) => dashboards.coalescer.flush(runId),
-    trusted,
-  });
+  const runKinds = kinds.map((k) =>
+    k(performDeps, { reconcileSoon, serialized: underRunLock, dashboards, trusted }),
+  );
   // PR feedback reads kept across calls while a PR only waits; webhooks end them (pr-reads-kept.ts).
   const keptPrReads = createKeptPrReads(() => deps.clock.now().getTime());
-  const reconcileOnce = runReconciler(performDeps, { trusted, dashboards, changed, fleet, keptPrReads });
-  const intents = createIntentRouter(deps, { reconcileSoon, serialized: underRunLock, dashboards, fleet });
+  const reconcileOnce = runReconciler(performDeps, { trusted, dashboards, changed, runKinds, keptPrReads });
+  const intents = createIntentRouter(deps, { reconcileSoon, serialized: underRunLock, dashboards, runKinds });
   const cronPace = createCronPace(deps);
 
   return {
@@ -175,18 +171,18 @@ const timed = async (
   }
 };
 
-/** One reconcile of a run under its lock: plan and fleet runs have their own loops, a blitz reconcileRun. */
+/** One reconcile of a run under its lock: a registered kind's runs by the kind, a blitz by reconcileRun. */
 const runReconciler = (
   deps: PerformPorts & StoreHealth,
   wiring: {
     trusted: ReturnType<typeof createTrustCheck>;
     dashboards: RunDashboards;
     changed: (runId: string, view?: DashboardInput) => void;
-    fleet: Fleet;
+    runKinds: readonly RunKind[];
     keptPrReads: KeptPrReads;
   },
 ) => {
-  const { trusted, dashboards, changed, fleet, keptPrReads } = wiring;
+  const { trusted, dashboards, changed, runKinds, keptPrReads } = wiring;
   const hooks = {
     trusted,
     sweptRuns: new Set<string>(),
@@ -196,19 +192,14 @@ const runReconciler = (
       changed(runId, view);
     },
   };
-  const planHooks = {
-    trusted,
-    dashboardBody: (runId: string, body: string) => dashboards.coalescer.update(runId, body),
-  };
   return async (runId: string): Promise<void> => {
     const run = await deps.store.getRun(runId);
     // Every line a pass logs carries the run id and repository (status/log-context.ts).
     const runDeps = run ? { ...deps, logger: runLogger(deps.logger, run) } : deps;
     // One reconcile per run across replicas too (an advisory lock on Postgres).
     return deps.store.withRunLock(runId, async () => {
-      if (run?.kind === 'plan') return reconcilePlanRun(runDeps, planHooks, runId);
-      if (run?.kind === 'fleet') return fleet.reconcile(runId);
-      return reconcileRun(runDeps, hooks, runId);
+      const kind = runKinds.find((k) => k.kind === run?.kind);
+      return kind ? kind.reconcile(runDeps, runId) : reconcileRun(runDeps, hooks, runId);
     });
   };
 };

@@ -4,6 +4,7 @@
 // and the real intake (signed webhooks, SQLite deliveries and intents) behind the HTTP app.
 import { Webhooks } from '@octokit/webhooks';
 import { createQueueDispatch } from '../../src/compose/queue-dispatch.ts';
+import { runKinds } from '../../src/compose/run-kinds.ts';
 import type { BlitzConfig } from '../../src/config/blitz-config.ts';
 import { createGiteaForge } from '../../src/forges/gitea/index.ts';
 import { createGithubForge } from '../../src/forges/github/index.ts';
@@ -269,32 +270,35 @@ export const startBot = (o: BotOptions): Bot => {
     logger,
     name: 'harness-bot',
   });
-  const orch = createOrchestrator({
-    store: runs,
-    ledger: runs.ledger,
-    forges: async () => forge,
-    runner,
-    config,
-    clock,
-    logger,
-    baseEnv: testEnv(),
-    ...(o.cloneUrl ? { cloneUrl: o.cloneUrl } : {}),
-    machine: () => ({ limit: config.runner.maxSessions, contended: false }),
-    // The composed bot's probe when the config names one; else the operator's probe is taken to allow
-    // the machine's sessions (with none a run goes one worker at a time). A test that needs another
-    // answer passes its own (`orchestrator`).
-    budgetProbe: config.budget
-      ? configuredBudgetProbe(config, testEnv())
-      : async () => ({
-          status: 'ok',
-          recommendedMaxSessions: config.runner.maxSessions,
-          preferMedium: false,
-          park: false,
-        }),
-    dashboard: { intervalMs: 0 },
-    dispatcher: dispatch.dispatcher,
-    ...o.orchestrator,
-  });
+  const orch = createOrchestrator(
+    {
+      store: runs,
+      ledger: runs.ledger,
+      forges: async () => forge,
+      runner,
+      config,
+      clock,
+      logger,
+      baseEnv: testEnv(),
+      ...(o.cloneUrl ? { cloneUrl: o.cloneUrl } : {}),
+      machine: () => ({ limit: config.runner.maxSessions, contended: false }),
+      // The composed bot's probe when the config names one; else the operator's probe is taken to allow
+      // the machine's sessions (with none a run goes one worker at a time). A test that needs another
+      // answer passes its own (`orchestrator`).
+      budgetProbe: config.budget
+        ? configuredBudgetProbe(config, testEnv())
+        : async () => ({
+            status: 'ok',
+            recommendedMaxSessions: config.runner.maxSessions,
+            preferMedium: false,
+            park: false,
+          }),
+      dashboard: { intervalMs: 0 },
+      dispatcher: dispatch.dispatcher,
+      ...o.orchestrator,
+    },
+    runKinds,
+  );
   orchRef = orch;
   dispatch.start();
   const metrics = createMetrics();

@@ -1,10 +1,10 @@
 // How a blitz run uses plan-blitz's plans: a dispatched issue with an approved plan (or an S spec marked
 // `plan/ready`) gets the plan comment in its worker's prompt. (An M or L issue without one is held by the
 // planner: plan/plan-labels.ts `holdUnplanned`.)
-import { type Forge, hasPermission, type IssueRef, type RepoRef } from '../../forges/types.ts';
-import { planMarker, planRunLabels } from '../../plan/plan-labels.ts';
-import type { PlanIssue } from '../../plan/types.ts';
-import { hasLabel } from '../../plan/types.ts';
+import { type Forge, hasPermission, type IssueRef, type RepoRef } from '../forges/types.ts';
+import { planMarker, planRunLabels } from '../plan/plan-labels.ts';
+import type { PlanIssue } from '../plan/types.ts';
+import { hasLabel } from '../plan/types.ts';
 
 const tag = `<!-- ${planMarker} -->`;
 
