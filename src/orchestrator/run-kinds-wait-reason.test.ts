@@ -4,10 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { newRun } from '../../test/support/store-suite-fixtures.ts';
 import { AppError } from '../errors.ts';
+import type { FleetCtx, FleetHooks, FleetPorts } from '../fleet/fleet-context.ts';
+import { fleetPasses } from '../fleet/reconcile-fleet.ts';
 import type { Action } from '../plan/snapshot.ts';
 import { openSqliteRunStore } from '../store/sqlite-run-store.ts';
-import type { FleetCtx, FleetHooks, FleetPorts } from './fleet/fleet-context.ts';
-import { fleetPasses } from './fleet/reconcile-fleet.ts';
 import {
   type PlanPass,
   type PlanReconcileHooks,

@@ -2,7 +2,7 @@
 // it) in the run's options column, and per-ticket facts (who asked for the merge, the review verdict,
 // the worker's TESTS and STATUS, what was relayed, conflict resumes) in progress.fleet. Both are JSON
 // read back from the store, so both are parsed here with zod, once, and typed from the schemas. The
-// writes: orchestrator/fleet/fleet-state.ts.
+// writes: fleet/fleet-state.ts.
 import { z } from 'zod';
 import type { RunRecord } from '../store/run-store.ts';
 import { issueKey } from './types.ts';

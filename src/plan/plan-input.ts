@@ -39,7 +39,7 @@ export const planInput = (
 };
 
 /**
- * The planner's view of a ticket. `trusted` is decided by `ticketTrust` (orchestrator/fleet/load-fleet.ts: author or approval); the
+ * The planner's view of a ticket. `trusted` is decided by `ticketTrust` (fleet/load-fleet.ts: author or approval); the
  * `blitz/approved` label itself is dropped, so only a recorded approval can open the gate.
  */
 export const toTicketIssue = (i: Issue, trusted = true): PlanIssue => ({

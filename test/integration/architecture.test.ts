@@ -1,9 +1,9 @@
 // The layering rules of src/ that no type checker sees. The planner (src/plan) is pure: everything
 // it loads at run time, followed through every module it imports, imports no module that does IO (a
 // file, a process, a socket, a database, a forge client, a logger, a timer library). Type-only
-// imports are erased when it runs, so they are not followed. And the executor (src/orchestrator)
-// names no run or issue-row state it would write: src/plan decides those (run-patches.ts,
-// issue-outcomes.ts) and the executor writes what they return.
+// imports are erased when it runs, so they are not followed. And the executor (src/orchestrator, the
+// run kinds beside it, the run layer under them) names no run or issue-row state it would write:
+// src/plan decides those (run-patches.ts, issue-outcomes.ts) and the executor writes what they return.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -111,15 +111,20 @@ const stateWordsAssigned = (text: string): string[] =>
  */
 const notRowStates: Record<string, readonly string[]> = {
   [join('fleet', 'merge-ticket.ts')]: ['done'],
-  'issue-cleanup.ts': ['closed'],
+  [join('orchestrator', 'issue-cleanup.ts')]: ['closed'],
 };
 
-const orchestratorModules = (): string[] =>
-  readdirSync(join(src, 'orchestrator'), { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.test.ts'))
-    .map((e) => join(e.parentPath, e.name));
+/** The executor's folders: the orchestrator, the run kinds it is given, the run layer under them. */
+const executorFolders = ['orchestrator', 'fleet', 'runs'];
 
-describe('src/orchestrator decides no state', () => {
+const orchestratorModules = (): string[] =>
+  executorFolders.flatMap((folder) =>
+    readdirSync(join(src, folder), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.test.ts'))
+      .map((e) => join(e.parentPath, e.name)),
+  );
+
+describe('the executor decides no state', () => {
   it('finds a state word assigned plainly, by a condition or as a constant, and not a word of another kind', () => {
     const text = [
       "  await writeIssue(s, id, repo, n, { state: 'merged', mergedSha });",
@@ -134,8 +139,9 @@ describe('src/orchestrator decides no state', () => {
   it('names no run or issue-row state outside src/plan', () => {
     const files = orchestratorModules();
     expect(files).toContain(join(src, 'orchestrator', 'perform.ts'));
+    expect(files).toContain(join(src, 'fleet', 'fleet-perform.ts'));
     const found = files.flatMap((f) => {
-      const name = relative(join(src, 'orchestrator'), f);
+      const name = relative(src, f);
       const allowed = notRowStates[name] ?? [];
       return stateWordsAssigned(readFileSync(f, 'utf8'))
         .filter((hit) => !allowed.includes(hit.split(': ')[1]!))
@@ -147,10 +153,12 @@ describe('src/orchestrator decides no state', () => {
 
 /**
  * The folders of src/ a layer may not import, type-only imports included: the run layer (src/runs: the
- * run writer, the role ports, the deps sum) sits under every step and run kind, so it names none of them.
+ * run writer, the role ports, the deps sum) sits under every step and run kind, so it names none of them;
+ * the orchestrator is given the run kinds (fleet) by the composition root, so it names none of those.
  */
 const layersBelow: Record<string, readonly string[]> = {
   runs: ['orchestrator', 'fleet', 'plan-blitz', 'compose'],
+  orchestrator: ['fleet', 'plan-blitz', 'compose'],
 };
 
 // Every relative specifier a module names, erased type imports too: a type import still couples layers.

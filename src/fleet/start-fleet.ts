@@ -1,14 +1,19 @@
 // `/ticket-fleet <refs…> [label:x]`: triage, then a fleet run on the issue the command was typed in
 // (its scoreboard lives there), handed to reconcile. Nothing starts when nothing survives triage,
 // and every skipped ticket is named with its reason in the reply.
-import type { Command } from '../../commands/schema.ts';
-import { renderScoreboard } from '../../dashboard/scoreboard.ts';
-import { formatRepo, hasPermission, repoRefOf } from '../../forges/types.ts';
-import { type FleetOptions, fleetOptionsOf } from '../../plan/fleet-progress.ts';
-import { issueKey } from '../../plan/types.ts';
-import type { Forges, Log, Records, Settings } from '../../runs/ports.ts';
-import type { Intent } from '../../store/types.ts';
-import { createRunOf, failedStart, type IntentOutcome, repoConfigOrAnswer } from '../start-run.ts';
+import type { Command } from '../commands/schema.ts';
+import { renderScoreboard } from '../dashboard/scoreboard.ts';
+import { formatRepo, hasPermission, repoRefOf } from '../forges/types.ts';
+import {
+  createRunOf,
+  failedStart,
+  type IntentOutcome,
+  repoConfigOrAnswer,
+} from '../orchestrator/start-run.ts';
+import { type FleetOptions, fleetOptionsOf } from '../plan/fleet-progress.ts';
+import { issueKey } from '../plan/types.ts';
+import type { Forges, Log, Records, Settings } from '../runs/ports.ts';
+import type { Intent } from '../store/types.ts';
 import type { FleetHooks } from './fleet-context.ts';
 import { repoFactsCache } from './load-fleet.ts';
 import { triageTickets } from './triage-tickets.ts';

@@ -3,15 +3,15 @@
 // output"), and each OUT-OF-SCOPE BUG becomes a follow-up issue in the ticket's repo, linked back.
 // The report is marked relayed before anything is filed, so a crash files nothing twice.
 
-import { markdownText, oneLine } from '../../dashboard/escape.ts';
-import { renderDecisionBuckets } from '../../dashboard/uncertainties.ts';
-import { formatIssueRef, formatRepo, repoRefOf } from '../../forges/types.ts';
-import { ticketOf } from '../../plan/fleet-progress.ts';
-import { issueAttempts } from '../../plan/issue-progress.ts';
-import { outcomeStateWords } from '../../plan/state-words.ts';
-import { refOf } from '../../plan/types.ts';
-import { reportOf } from '../../review/review-leg.ts';
-import type { Records } from '../../runs/ports.ts';
+import { markdownText, oneLine } from '../dashboard/escape.ts';
+import { renderDecisionBuckets } from '../dashboard/uncertainties.ts';
+import { formatIssueRef, formatRepo, repoRefOf } from '../forges/types.ts';
+import { ticketOf } from '../plan/fleet-progress.ts';
+import { issueAttempts } from '../plan/issue-progress.ts';
+import { outcomeStateWords } from '../plan/state-words.ts';
+import { refOf } from '../plan/types.ts';
+import { reportOf } from '../review/review-leg.ts';
+import type { Records } from '../runs/ports.ts';
 import type { FleetCtx } from './fleet-context.ts';
 import { updateTicket } from './fleet-state.ts';
 

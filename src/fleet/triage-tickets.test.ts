@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { TicketRef } from '../../commands/schema.ts';
-import { AppError } from '../../errors.ts';
-import type { Issue, RepoRef } from '../../forges/types.ts';
+import type { TicketRef } from '../commands/schema.ts';
+import { AppError } from '../errors.ts';
+import type { Issue, RepoRef } from '../forges/types.ts';
 import { triageTickets } from './triage-tickets.ts';
 
 const home: RepoRef = { owner: 'acme', name: 'app' };

@@ -2,8 +2,8 @@
 // gives a fleet PR the word it needs to merge; `/review` runs a review leg on any PR. Intake already
 // refused people without write permission; the permission is read again here, because these two
 // commands act on a repository that may not be the one the comment was typed in.
-import type { Command } from '../../commands/schema.ts';
-import { isAppError } from '../../errors.ts';
+import type { Command } from '../commands/schema.ts';
+import { isAppError } from '../errors.ts';
 import {
   type Forge,
   formatRepo,
@@ -11,14 +11,14 @@ import {
   type IssueRef,
   repoRefOf,
   sameRepo,
-} from '../../forges/types.ts';
-import { attemptKey } from '../../plan/issue-progress.ts';
-import { issueKey } from '../../plan/types.ts';
-import { runReviewLeg } from '../../review/review-leg.ts';
-import type { Forges, Log, Records, Reviewers, Settings, Workers } from '../../runs/ports.ts';
-import type { RunRecord } from '../../store/run-store.ts';
-import type { Intent } from '../../store/types.ts';
-import type { IntentOutcome } from '../start-run.ts';
+} from '../forges/types.ts';
+import type { IntentOutcome } from '../orchestrator/start-run.ts';
+import { attemptKey } from '../plan/issue-progress.ts';
+import { issueKey } from '../plan/types.ts';
+import { runReviewLeg } from '../review/review-leg.ts';
+import type { Forges, Log, Records, Reviewers, Settings, Workers } from '../runs/ports.ts';
+import type { RunRecord } from '../store/run-store.ts';
+import type { Intent } from '../store/types.ts';
 import { type FleetHooks, fleetReviewPorts } from './fleet-context.ts';
 import { updateTicket } from './fleet-state.ts';
 import { repoFactsCache } from './load-fleet.ts';

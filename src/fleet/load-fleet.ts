@@ -2,32 +2,32 @@
 // lives), the run's rows and attempts, and which repos another live run is working in; and builds
 // the planner's snapshot of kind `fleet` (pilot first, then waves, busy repos last).
 
-import { defaultRepoConfig } from '../../config/repo-config.ts';
-import { isAppError } from '../../errors.ts';
-import type { AppPermission } from '../../forges/app-permission.ts';
-import { missingPermissionViewOf, refusedWriteViewOf } from '../../forges/permission-view.ts';
-import { formatRepo, type Issue, repoRefOf } from '../../forges/types.ts';
-import { issueContentHash } from '../../intake/content-hash.ts';
-import { extractFences } from '../../plan/fences.ts';
-import { fleetOptionsOf, fleetProgressOf, ticketKey, ticketOf } from '../../plan/fleet-progress.ts';
-import { attemptKey, deriveProgress } from '../../plan/issue-progress.ts';
-import { parkViewOf } from '../../plan/park.ts';
-import { toTicketIssue } from '../../plan/plan-input.ts';
-import { keptStopCause } from '../../plan/run-reason.ts';
-import type { IssueProgress, RunSnapshot } from '../../plan/snapshot.ts';
-import { issueKey, type PlanIssue } from '../../plan/types.ts';
-import type { AttemptRecord } from '../../runner/types.ts';
-import { forgeOfRun } from '../../runs/context.ts';
-import type { Clock, Forges, Log, Records, Settings, Workers } from '../../runs/ports.ts';
-import { withPrFeedback } from '../../ship/feedback-view.ts';
-import type { PrFacts } from '../../ship/pr-facts.ts';
-import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
-import type { BudgetProbe } from '../budget-probe.ts';
-import { live } from '../pass-loop.ts';
-import { gatePullRequests } from '../pr-feedback-step.ts';
-import { loadRepoConfig } from '../repo-settings.ts';
-import { commonSnapshot, readRunRecords } from '../run-pace.ts';
-import { keptBlockerOf } from '../run-repo.ts';
+import { defaultRepoConfig } from '../config/repo-config.ts';
+import { isAppError } from '../errors.ts';
+import type { AppPermission } from '../forges/app-permission.ts';
+import { missingPermissionViewOf, refusedWriteViewOf } from '../forges/permission-view.ts';
+import { formatRepo, type Issue, repoRefOf } from '../forges/types.ts';
+import { issueContentHash } from '../intake/content-hash.ts';
+import type { BudgetProbe } from '../orchestrator/budget-probe.ts';
+import { live } from '../orchestrator/pass-loop.ts';
+import { gatePullRequests } from '../orchestrator/pr-feedback-step.ts';
+import { loadRepoConfig } from '../orchestrator/repo-settings.ts';
+import { commonSnapshot, readRunRecords } from '../orchestrator/run-pace.ts';
+import { keptBlockerOf } from '../orchestrator/run-repo.ts';
+import { extractFences } from '../plan/fences.ts';
+import { fleetOptionsOf, fleetProgressOf, ticketKey, ticketOf } from '../plan/fleet-progress.ts';
+import { attemptKey, deriveProgress } from '../plan/issue-progress.ts';
+import { parkViewOf } from '../plan/park.ts';
+import { toTicketIssue } from '../plan/plan-input.ts';
+import { keptStopCause } from '../plan/run-reason.ts';
+import type { IssueProgress, RunSnapshot } from '../plan/snapshot.ts';
+import { issueKey, type PlanIssue } from '../plan/types.ts';
+import type { AttemptRecord } from '../runner/types.ts';
+import { forgeOfRun } from '../runs/context.ts';
+import type { Clock, Forges, Log, Records, Settings, Workers } from '../runs/ports.ts';
+import { withPrFeedback } from '../ship/feedback-view.ts';
+import type { PrFacts } from '../ship/pr-facts.ts';
+import type { RunIssueRecord, RunRecord } from '../store/run-store.ts';
 import type { FleetCtx, FleetHooks, RepoFacts } from './fleet-context.ts';
 
 const inFlight = new Set(['dispatched', 'working', 'pushed', 'pr_open', 'reviewed']);

@@ -1,7 +1,7 @@
 // The fleet run kind (seed 004): `/ticket-fleet` starts one, `/merge` and `/review` act on its PRs,
 // and reconcileFleet drives it. The composition root registers it with the orchestrator (run-kind.ts).
-import { commandSchema } from '../../commands/schema.ts';
-import type { RunKindOf } from '../run-kind.ts';
+import { commandSchema } from '../commands/schema.ts';
+import type { RunKindOf } from '../orchestrator/run-kind.ts';
 import type { FleetHooks } from './fleet-context.ts';
 import { requestMerge, requestReview } from './person-commands.ts';
 import { reconcileFleet } from './reconcile-fleet.ts';

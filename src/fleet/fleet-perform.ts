@@ -1,36 +1,27 @@
 // The fleet's effects of the planner's actions, each idempotent by checking the world first: a
 // dispatch skips a ticket with a live worker; a PR that exists is found, not opened twice; the review
 // leg edits its one comment; closing reads the issue's state first. Merges are in merge-ticket.ts.
-import { defaultRepoConfig } from '../../config/repo-config.ts';
-import { markdownText } from '../../dashboard/escape.ts';
-import { formatRepo } from '../../forges/types.ts';
-import { issueAttempts } from '../../plan/issue-progress.ts';
-import { resumeCommandOf } from '../../plan/resume-command.ts';
-import type { Action } from '../../plan/snapshot.ts';
-import { verdictStateWords } from '../../plan/state-words.ts';
-import { refOf } from '../../plan/types.ts';
-import { createReviewLeg } from '../../review/review-leg.ts';
-import type {
-  Announcer,
-  Clock,
-  Forges,
-  Log,
-  Records,
-  Reviewers,
-  Settings,
-  Workers,
-} from '../../runs/ports.ts';
-import { writeOutcome } from '../../runs/run-writer.ts';
-import { runNoticeOf } from '../../ship/run-notices.ts';
-import { closeRunIssue, keepCloseFailure } from '../close-issue.ts';
-import { closeOnMerge } from '../close-on-merge.ts';
-import { performPark } from '../environment-park-run.ts';
-import { blockRun, unblockRun } from '../hard-blocker-run.ts';
-import { dispatchIssue, performIssueWork, type RunKind } from '../perform.ts';
-import { keepReviewVerdict } from '../pr-feedback.ts';
-import { loadRepoConfig, repoCommandsOf } from '../repo-settings.ts';
-import { settleFailedReviewLeg } from '../review-leg-failed.ts';
-import { issuesShippedOf, tellOnce } from '../run-notice.ts';
+import { defaultRepoConfig } from '../config/repo-config.ts';
+import { markdownText } from '../dashboard/escape.ts';
+import { formatRepo } from '../forges/types.ts';
+import { closeRunIssue, keepCloseFailure } from '../orchestrator/close-issue.ts';
+import { closeOnMerge } from '../orchestrator/close-on-merge.ts';
+import { performPark } from '../orchestrator/environment-park-run.ts';
+import { blockRun, unblockRun } from '../orchestrator/hard-blocker-run.ts';
+import { dispatchIssue, performIssueWork, type RunKind } from '../orchestrator/perform.ts';
+import { keepReviewVerdict } from '../orchestrator/pr-feedback.ts';
+import { loadRepoConfig, repoCommandsOf } from '../orchestrator/repo-settings.ts';
+import { settleFailedReviewLeg } from '../orchestrator/review-leg-failed.ts';
+import { issuesShippedOf, tellOnce } from '../orchestrator/run-notice.ts';
+import { issueAttempts } from '../plan/issue-progress.ts';
+import { resumeCommandOf } from '../plan/resume-command.ts';
+import type { Action } from '../plan/snapshot.ts';
+import { verdictStateWords } from '../plan/state-words.ts';
+import { refOf } from '../plan/types.ts';
+import { createReviewLeg } from '../review/review-leg.ts';
+import type { Announcer, Clock, Forges, Log, Records, Reviewers, Settings, Workers } from '../runs/ports.ts';
+import { writeOutcome } from '../runs/run-writer.ts';
+import { runNoticeOf } from '../ship/run-notices.ts';
 import { type FleetCtx, fleetReviewPorts } from './fleet-context.ts';
 import { updateFleet, updateTicket } from './fleet-state.ts';
 import { mergeTicket } from './merge-ticket.ts';

@@ -1,12 +1,7 @@
 // A fleet run's progress (plan/fleet-progress.ts parses it) written back: the whole of it, or one ticket.
-import {
-  type FleetProgress,
-  fleetProgressOf,
-  type TicketState,
-  ticketOf,
-} from '../../plan/fleet-progress.ts';
-import { writeProgress } from '../../runs/run-writer.ts';
-import type { RunRecord, RunStore } from '../../store/run-store.ts';
+import { type FleetProgress, fleetProgressOf, type TicketState, ticketOf } from '../plan/fleet-progress.ts';
+import { writeProgress } from '../runs/run-writer.ts';
+import type { RunRecord, RunStore } from '../store/run-store.ts';
 
 /** Reads the run afresh, applies `fn` to its fleet progress and writes it back (between passes only). */
 export const updateFleet = async (

@@ -1,11 +1,11 @@
 // A fleet PR a person merged (or closed) on the forge without `/merge`: a merge by hand is a person's
 // word too, so it is recorded and the ticket closes on the next step; a PR closed unmerged is noted.
 // Read once per reconcile (one PR read per open fleet PR).
-import { formatRepo } from '../../forges/types.ts';
-import { ticketOf } from '../../plan/fleet-progress.ts';
-import { refOf } from '../../plan/types.ts';
-import type { Records } from '../../runs/ports.ts';
-import { writeOutcome } from '../../runs/run-writer.ts';
+import { formatRepo } from '../forges/types.ts';
+import { ticketOf } from '../plan/fleet-progress.ts';
+import { refOf } from '../plan/types.ts';
+import type { Records } from '../runs/ports.ts';
+import { writeOutcome } from '../runs/run-writer.ts';
 import type { FleetCtx } from './fleet-context.ts';
 import { updateTicket } from './fleet-state.ts';
 

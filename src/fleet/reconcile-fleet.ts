@@ -3,13 +3,13 @@
 // finished reports; the planner (kind `fleet`: pilot first, waves, PRs merge only on a person's word)
 // decides; fleet-perform.ts performs; the scoreboard shows the pass.
 
-import { renderScoreboard } from '../../dashboard/scoreboard.ts';
-import { scoreboardInput } from '../../dashboard/scoreboard-view.ts';
-import type { Action } from '../../plan/snapshot.ts';
-import { keepRefusedWrite } from '../missing-permission.ts';
-import { type PassKind, runPasses } from '../pass-loop.ts';
-import { paceReason } from '../run-pace.ts';
-import { keepWaitReason } from '../wait-reason.ts';
+import { renderScoreboard } from '../dashboard/scoreboard.ts';
+import { scoreboardInput } from '../dashboard/scoreboard-view.ts';
+import { keepRefusedWrite } from '../orchestrator/missing-permission.ts';
+import { type PassKind, runPasses } from '../orchestrator/pass-loop.ts';
+import { paceReason } from '../orchestrator/run-pace.ts';
+import { keepWaitReason } from '../orchestrator/wait-reason.ts';
+import type { Action } from '../plan/snapshot.ts';
 import type { FleetCtx, FleetHooks, FleetPorts } from './fleet-context.ts';
 import { performFleet } from './fleet-perform.ts';
 import { loadFleet } from './load-fleet.ts';

@@ -5,16 +5,16 @@
 // through its queue) and performs the step: update the branch, resume the worker on the conflicts,
 // squash merge with the expected head sha and delete the branch, or leave a note on the scoreboard.
 import { z } from 'zod';
-import { formatRepo, type PullRequest } from '../../forges/types.ts';
-import { type BuildFact, fleetMergeStep, type MergeFacts, type MergeStep } from '../../plan/fleet-merge.ts';
-import { fleetProgressOf, type TicketState, ticketOf } from '../../plan/fleet-progress.ts';
-import { refOf } from '../../plan/types.ts';
-import { attemptIsHere, onAttemptHost } from '../../queue/dispatcher.ts';
-import type { AttemptRecord } from '../../runner/types.ts';
-import type { Log, Records, Workers } from '../../runs/ports.ts';
-import { writeIssue, writeOutcome } from '../../runs/run-writer.ts';
-import { cleanUpMerged, mergeStep } from '../pull-requests.ts';
-import { loadRepoConfig } from '../repo-settings.ts';
+import { formatRepo, type PullRequest } from '../forges/types.ts';
+import { cleanUpMerged, mergeStep } from '../orchestrator/pull-requests.ts';
+import { loadRepoConfig } from '../orchestrator/repo-settings.ts';
+import { type BuildFact, fleetMergeStep, type MergeFacts, type MergeStep } from '../plan/fleet-merge.ts';
+import { fleetProgressOf, type TicketState, ticketOf } from '../plan/fleet-progress.ts';
+import { refOf } from '../plan/types.ts';
+import { attemptIsHere, onAttemptHost } from '../queue/dispatcher.ts';
+import type { AttemptRecord } from '../runner/types.ts';
+import type { Log, Records, Workers } from '../runs/ports.ts';
+import { writeIssue, writeOutcome } from '../runs/run-writer.ts';
 import type { FleetCtx, RepoFacts } from './fleet-context.ts';
 import { updateTicket } from './fleet-state.ts';
 

@@ -3,15 +3,15 @@
 // `ticketSkipReason`: a pull request, closed, locked, named twice, an epic, in another live fleet, over
 // the size limit, needing production access, several repos or a person's judgment), is named with its
 // reason, as is one the sender may not write to. What is left runs; the reply lists both.
-import type { TicketRef } from '../../commands/schema.ts';
-import { MAX_FLEET_REFS } from '../../commands/schema.ts';
-import { isAppError } from '../../errors.ts';
-import { formatIssueRef, formatRepo, type Issue, type RepoRef } from '../../forges/types.ts';
-import { issueContentHash } from '../../intake/content-hash.ts';
-import type { FleetTicket } from '../../plan/fleet-progress.ts';
-import { toTicketIssue } from '../../plan/plan-input.ts';
-import { ticketSkipReason } from '../../plan/triage.ts';
-import { issueKey } from '../../plan/types.ts';
+import type { TicketRef } from '../commands/schema.ts';
+import { MAX_FLEET_REFS } from '../commands/schema.ts';
+import { isAppError } from '../errors.ts';
+import { formatIssueRef, formatRepo, type Issue, type RepoRef } from '../forges/types.ts';
+import { issueContentHash } from '../intake/content-hash.ts';
+import type { FleetTicket } from '../plan/fleet-progress.ts';
+import { toTicketIssue } from '../plan/plan-input.ts';
+import { ticketSkipReason } from '../plan/triage.ts';
+import { issueKey } from '../plan/types.ts';
 
 export interface TriageResult {
   /**
