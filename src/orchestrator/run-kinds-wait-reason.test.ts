@@ -7,13 +7,13 @@ import { AppError } from '../errors.ts';
 import type { FleetCtx, FleetHooks, FleetPorts } from '../fleet/fleet-context.ts';
 import { fleetPasses } from '../fleet/reconcile-fleet.ts';
 import type { Action } from '../plan/snapshot.ts';
-import { openSqliteRunStore } from '../store/sqlite-run-store.ts';
 import {
   type PlanPass,
   type PlanReconcileHooks,
   type PlanRunPorts,
   planPasses,
-} from './plan-blitz/reconcile-plan-run.ts';
+} from '../plan-blitz/reconcile-plan-run.ts';
+import { openSqliteRunStore } from '../store/sqlite-run-store.ts';
 
 const notFound = new AppError('not_found', 'Not Found');
 const merge: Action = { type: 'merge', issue: 'acme/app#3', pr: 12 };

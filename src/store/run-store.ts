@@ -168,7 +168,7 @@ export interface RunProgress {
   prFeedback?: Record<string, PrFeedbackState>;
   /** Fleet runs: per-ticket facts (merge requests, verdicts, relays), JSON the fleet module parses. */
   fleet?: unknown;
-  /** Plan runs: targets, unmatched targets and waves with their landings; orchestrator/plan-blitz parses it. */
+  /** Plan runs: targets, unmatched targets and waves with their landings; plan-blitz/ parses it. */
   planBlitz?: unknown;
 }
 

@@ -115,7 +115,7 @@ const notRowStates: Record<string, readonly string[]> = {
 };
 
 /** The executor's folders: the orchestrator, the run kinds it is given, the run layer under them. */
-const executorFolders = ['orchestrator', 'fleet', 'runs'];
+const executorFolders = ['orchestrator', 'fleet', 'plan-blitz', 'runs'];
 
 const orchestratorModules = (): string[] =>
   executorFolders.flatMap((folder) =>
@@ -140,6 +140,7 @@ describe('the executor decides no state', () => {
     const files = orchestratorModules();
     expect(files).toContain(join(src, 'orchestrator', 'perform.ts'));
     expect(files).toContain(join(src, 'fleet', 'fleet-perform.ts'));
+    expect(files).toContain(join(src, 'plan-blitz', 'member-steps.ts'));
     const found = files.flatMap((f) => {
       const name = relative(src, f);
       const allowed = notRowStates[name] ?? [];
@@ -154,7 +155,7 @@ describe('the executor decides no state', () => {
 /**
  * The folders of src/ a layer may not import, type-only imports included: the run layer (src/runs: the
  * run writer, the role ports, the deps sum) sits under every step and run kind, so it names none of them;
- * the orchestrator is given the run kinds (fleet) by the composition root, so it names none of those.
+ * the orchestrator is given the run kinds (fleet, plan-blitz) by the composition root, so it names none.
  */
 const layersBelow: Record<string, readonly string[]> = {
   runs: ['orchestrator', 'fleet', 'plan-blitz', 'compose'],

@@ -1,13 +1,13 @@
 // What one pass of a plan-blitz run works from, and the small store writes every step shares.
-import type { RepoConfig } from '../../config/repo-config.ts';
-import type { Forge, RepoRef } from '../../forges/types.ts';
-import { attemptKey } from '../../plan/issue-progress.ts';
-import { type PlanProgress, type PlanWave, planProgressOf } from '../../plan/plan-progress.ts';
-import type { IssueKey, PlanIssue } from '../../plan/types.ts';
-import type { AttemptRecord } from '../../runner/types.ts';
-import type { Announcer, Clock, Log, Records, Reviewers, Settings, Workers } from '../../runs/ports.ts';
-import { writeProgress } from '../../runs/run-writer.ts';
-import type { RunIssueRecord, RunRecord } from '../../store/run-store.ts';
+import type { RepoConfig } from '../config/repo-config.ts';
+import type { Forge, RepoRef } from '../forges/types.ts';
+import { attemptKey } from '../plan/issue-progress.ts';
+import { type PlanProgress, type PlanWave, planProgressOf } from '../plan/plan-progress.ts';
+import type { IssueKey, PlanIssue } from '../plan/types.ts';
+import type { AttemptRecord } from '../runner/types.ts';
+import type { Announcer, Clock, Log, Records, Reviewers, Settings, Workers } from '../runs/ports.ts';
+import { writeProgress } from '../runs/run-writer.ts';
+import type { RunIssueRecord, RunRecord } from '../store/run-store.ts';
 
 /** What the plan steps use of the orchestrator's ports. */
 export type PlanPorts = Records & Workers & Announcer & Clock & Log & Settings & Reviewers;

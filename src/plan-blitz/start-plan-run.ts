@@ -2,18 +2,9 @@
 // (none: the lowest-numbered open one with open issues); targeted mode takes issues and reports every
 // target it could not match — a dropped target is worse than a refusal. Nothing starts when no
 // target matches, or a run is already live on the milestone.
-import type { Command, TicketRef } from '../../commands/schema.ts';
-import { isAppError } from '../../errors.ts';
-import type { Forge, IssueRef, Milestone, RepoRef } from '../../forges/types.ts';
-import type { PlanProgress } from '../../plan/plan-progress.ts';
-import { maxWaveSize } from '../../plan/plan-waves.ts';
-import type { RunOptionsStored } from '../../plan/run-options.ts';
-import { issueKey, issueRef } from '../../plan/types.ts';
-import { slugify } from '../../runner/branch-names.ts';
-import type { Forges, Log, Records, Settings } from '../../runs/ports.ts';
-import { setDashboardComment } from '../../runs/run-writer.ts';
-import type { RunRecord } from '../../store/run-store.ts';
-import type { Intent } from '../../store/types.ts';
+import type { Command, TicketRef } from '../commands/schema.ts';
+import { isAppError } from '../errors.ts';
+import type { Forge, IssueRef, Milestone, RepoRef } from '../forges/types.ts';
 import {
   commandFor,
   createRunOf,
@@ -21,7 +12,16 @@ import {
   milestoneOrAnswer,
   placeOf,
   repoConfigOrAnswer,
-} from '../start-run.ts';
+} from '../orchestrator/start-run.ts';
+import type { PlanProgress } from '../plan/plan-progress.ts';
+import { maxWaveSize } from '../plan/plan-waves.ts';
+import type { RunOptionsStored } from '../plan/run-options.ts';
+import { issueKey, issueRef } from '../plan/types.ts';
+import { slugify } from '../runner/branch-names.ts';
+import type { Forges, Log, Records, Settings } from '../runs/ports.ts';
+import { setDashboardComment } from '../runs/run-writer.ts';
+import type { RunRecord } from '../store/run-store.ts';
+import type { Intent } from '../store/types.ts';
 
 export interface PlanStartHooks {
   reconcileSoon(runId: string): void;

@@ -3,38 +3,33 @@
 // performs: a member's step down its lane (plan/plan-member.ts decides it, member-steps.ts performs
 // it), a wave started or landed, a report, the stop.
 // Labels and comments on the tracker carry the plans; the run keeps the waves' landings.
-import { blockerReport } from '../../dashboard/blocker-reports.ts';
-import { planDryRun } from '../../dashboard/dry-run.ts';
-import { renderPlanDashboard } from '../../dashboard/plan-dashboard.ts';
-import { refusedWriteViewOf } from '../../forges/permission-view.ts';
-import { memberReadOf } from '../../plan/member-read.ts';
-import { parkViewOf } from '../../plan/park.ts';
-import {
-  environmentWait,
-  type MemberAnswer,
-  type MemberRead,
-  type MergeRead,
-} from '../../plan/plan-member.ts';
-import { currentWave, finishedKeys, tallyOf } from '../../plan/plan-progress.ts';
-import { planRunEnd } from '../../plan/plan-waves.ts';
-import type { Action, RunSnapshot } from '../../plan/snapshot.ts';
-import { type IssueKey, issueKey } from '../../plan/types.ts';
-import { cloneUrlOf } from '../../runner/worker-clone.ts';
-import type { Announcer, Forges } from '../../runs/ports.ts';
-import { runNoticeOf } from '../../ship/run-notices.ts';
-import type { RunRecord } from '../../store/run-store.ts';
-import type { BudgetProbe } from '../budget-probe.ts';
-import { parkRun, unparkRun } from '../environment-park-run.ts';
-import { blockRun, unblockRun } from '../hard-blocker-run.ts';
-import { keepRefusedWrite } from '../missing-permission.ts';
-import { live, type PassKind, runPasses } from '../pass-loop.ts';
-import { reportOnce } from '../perform.ts';
-import { type ReconcileHooks, readMilestone } from '../reconcile.ts';
-import { issuesShippedOf, tellOnce } from '../run-notice.ts';
-import { commonSnapshot, pacedLimit, paceReason, readRunRecords } from '../run-pace.ts';
-import { type HeldPass, keptBlockerOf, loadRunRepo, type RunRepo } from '../run-repo.ts';
-import { setRunState, stopRun as writeStop } from '../run-state.ts';
-import { keepWaitReason } from '../wait-reason.ts';
+import { blockerReport } from '../dashboard/blocker-reports.ts';
+import { planDryRun } from '../dashboard/dry-run.ts';
+import { renderPlanDashboard } from '../dashboard/plan-dashboard.ts';
+import { refusedWriteViewOf } from '../forges/permission-view.ts';
+import type { BudgetProbe } from '../orchestrator/budget-probe.ts';
+import { parkRun, unparkRun } from '../orchestrator/environment-park-run.ts';
+import { blockRun, unblockRun } from '../orchestrator/hard-blocker-run.ts';
+import { keepRefusedWrite } from '../orchestrator/missing-permission.ts';
+import { live, type PassKind, runPasses } from '../orchestrator/pass-loop.ts';
+import { reportOnce } from '../orchestrator/perform.ts';
+import { type ReconcileHooks, readMilestone } from '../orchestrator/reconcile.ts';
+import { issuesShippedOf, tellOnce } from '../orchestrator/run-notice.ts';
+import { commonSnapshot, pacedLimit, paceReason, readRunRecords } from '../orchestrator/run-pace.ts';
+import { type HeldPass, keptBlockerOf, loadRunRepo, type RunRepo } from '../orchestrator/run-repo.ts';
+import { setRunState, stopRun as writeStop } from '../orchestrator/run-state.ts';
+import { keepWaitReason } from '../orchestrator/wait-reason.ts';
+import { memberReadOf } from '../plan/member-read.ts';
+import { parkViewOf } from '../plan/park.ts';
+import { environmentWait, type MemberAnswer, type MemberRead, type MergeRead } from '../plan/plan-member.ts';
+import { currentWave, finishedKeys, tallyOf } from '../plan/plan-progress.ts';
+import { planRunEnd } from '../plan/plan-waves.ts';
+import type { Action, RunSnapshot } from '../plan/snapshot.ts';
+import { type IssueKey, issueKey } from '../plan/types.ts';
+import { cloneUrlOf } from '../runner/worker-clone.ts';
+import type { Announcer, Forges } from '../runs/ports.ts';
+import { runNoticeOf } from '../ship/run-notices.ts';
+import type { RunRecord } from '../store/run-store.ts';
 import { performMemberStep } from './member-steps.ts';
 import { type PlanCtx, type PlanPorts, reloadPlan, savePlan } from './plan-context.ts';
 

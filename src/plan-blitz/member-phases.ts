@@ -1,19 +1,19 @@
 // The executor's primitives for one wave member's phases (sizing, planning, fixing, coding, then
 // reviewing or shipping; plan/plan-member.ts decides them) as run_issues rows, the attempts that serve
 // them, reading a pushed plan, and landing: the outcome written into the wave at once, plan branches dropped.
-import { formatRepo, type IssueRef } from '../../forges/types.ts';
-import { sizeOf } from '../../plan/plan-labels.ts';
-import type { MemberPhase as Phase } from '../../plan/plan-member.ts';
-import type { WaveOutcome } from '../../plan/plan-progress.ts';
-import { pickWorker } from '../../plan/routing.ts';
-import { assessTier } from '../../plan/tier.ts';
-import { type IssueKey, type PlanIssue, refOf } from '../../plan/types.ts';
-import { dispatchAttempt } from '../../queue/dispatch-attempt.ts';
-import { type PlannerStep, plannerJob } from '../../runner/planner-task.ts';
-import { readPushedPlan } from '../../runner/read-plan.ts';
-import { rosterEntryFor } from '../../runner/roster-entry.ts';
-import type { AttemptRecord } from '../../runner/types.ts';
-import { writeIssue, writeOutcome } from '../../runs/run-writer.ts';
+import { formatRepo, type IssueRef } from '../forges/types.ts';
+import { sizeOf } from '../plan/plan-labels.ts';
+import type { MemberPhase as Phase } from '../plan/plan-member.ts';
+import type { WaveOutcome } from '../plan/plan-progress.ts';
+import { pickWorker } from '../plan/routing.ts';
+import { assessTier } from '../plan/tier.ts';
+import { type IssueKey, type PlanIssue, refOf } from '../plan/types.ts';
+import { dispatchAttempt } from '../queue/dispatch-attempt.ts';
+import { type PlannerStep, plannerJob } from '../runner/planner-task.ts';
+import { readPushedPlan } from '../runner/read-plan.ts';
+import { rosterEntryFor } from '../runner/roster-entry.ts';
+import type { AttemptRecord } from '../runner/types.ts';
+import { writeIssue, writeOutcome } from '../runs/run-writer.ts';
 import { attemptsOfIssue, type PlanCtx, savePlan, waveOf } from './plan-context.ts';
 
 const stepOf: Record<Exclude<Phase, 'coding'>, PlannerStep> = {

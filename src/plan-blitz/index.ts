@@ -1,8 +1,8 @@
 // The plan run kind (`/plan-blitz`): start-plan-run.ts starts one, reconcilePlanRun drives its waves.
 // The composition root registers it with the orchestrator (run-kind.ts).
-import { commandSchema } from '../../commands/schema.ts';
-import { initialPlanDashboard } from '../../dashboard/plan-dashboard.ts';
-import type { RunKindOf } from '../run-kind.ts';
+import { commandSchema } from '../commands/schema.ts';
+import { initialPlanDashboard } from '../dashboard/plan-dashboard.ts';
+import type { RunKindOf } from '../orchestrator/run-kind.ts';
 import { reconcilePlanRun } from './reconcile-plan-run.ts';
 import { createPlanIntentHandler } from './start-plan-run.ts';
 

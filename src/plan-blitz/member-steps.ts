@@ -5,23 +5,23 @@
 // writer) and asks for a pass: the next pass's step decides on it. Each op checks the world where it
 // matters.
 
-import { markdownText } from '../../dashboard/escape.ts';
-import { renderPlanComment, replanIssueBody } from '../../dashboard/plan-comment.ts';
-import { formatRepo } from '../../forges/types.ts';
-import { beforeMerge, markersLeft } from '../../plan/merge-conflict.ts';
-import { planMarker } from '../../plan/plan-labels.ts';
-import type { MemberAnswer, MemberOp } from '../../plan/plan-member.ts';
-import type { Action } from '../../plan/snapshot.ts';
-import type { IssueKey } from '../../plan/types.ts';
-import { attemptIsHere, onAttemptHost } from '../../queue/dispatcher.ts';
-import { reviewPlan } from '../../review/plan-review.ts';
-import { reviewAuthorOf } from '../../review/review-leg.ts';
-import type { AttemptRecord } from '../../runner/types.ts';
-import { writeIssue } from '../../runs/run-writer.ts';
-import { runNoticeOf } from '../../ship/run-notices.ts';
-import { closeWithComment } from '../close-issue.ts';
-import { cleanUpMerged, mergeStep, openPr } from '../pull-requests.ts';
-import { issuesShippedOf, tellOnce } from '../run-notice.ts';
+import { markdownText } from '../dashboard/escape.ts';
+import { renderPlanComment, replanIssueBody } from '../dashboard/plan-comment.ts';
+import { formatRepo } from '../forges/types.ts';
+import { closeWithComment } from '../orchestrator/close-issue.ts';
+import { cleanUpMerged, mergeStep, openPr } from '../orchestrator/pull-requests.ts';
+import { issuesShippedOf, tellOnce } from '../orchestrator/run-notice.ts';
+import { beforeMerge, markersLeft } from '../plan/merge-conflict.ts';
+import { planMarker } from '../plan/plan-labels.ts';
+import type { MemberAnswer, MemberOp } from '../plan/plan-member.ts';
+import type { Action } from '../plan/snapshot.ts';
+import type { IssueKey } from '../plan/types.ts';
+import { attemptIsHere, onAttemptHost } from '../queue/dispatcher.ts';
+import { reviewPlan } from '../review/plan-review.ts';
+import { reviewAuthorOf } from '../review/review-leg.ts';
+import type { AttemptRecord } from '../runner/types.ts';
+import { writeIssue } from '../runs/run-writer.ts';
+import { runNoticeOf } from '../ship/run-notices.ts';
 import { enterPhase, issueRef, land, readPlan, startAttempt } from './member-phases.ts';
 import { type PlanCtx, savePlan, waveOf } from './plan-context.ts';
 

@@ -5,10 +5,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { newRun } from '../../../test/support/store-suite-fixtures.ts';
-import type { Forge } from '../../forges/types.ts';
-import { silentLogger } from '../../observability/logger.ts';
-import { openSqliteRunStore } from '../../store/sqlite-run-store.ts';
+import { newRun } from '../../test/support/store-suite-fixtures.ts';
+import type { Forge } from '../forges/types.ts';
+import { silentLogger } from '../observability/logger.ts';
+import { openSqliteRunStore } from '../store/sqlite-run-store.ts';
 import { type PlanRunPorts, reconcilePlanRun } from './reconcile-plan-run.ts';
 
 describe('a plan run on a repo config that does not parse', () => {
