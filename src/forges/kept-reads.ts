@@ -138,6 +138,22 @@ export const withKeptReads = (forge: Forge, opts: KeptReadsOptions = {}): Forge 
       }
       closed(ref);
     },
+    ...(forge.closeIssues
+      ? {
+          closeIssues: async (closes: readonly { ref: IssueRef; comment: string }[]) => {
+            const answers = await forge.closeIssues!(closes).catch((err: unknown) => {
+              for (const c of closes) dropRepo(c.ref.repo);
+              throw err;
+            });
+            answers.forEach((a, i) => {
+              const { ref } = closes[i]!;
+              if (a.status === 'fulfilled') closed(ref);
+              else dropRepo(ref.repo);
+            });
+            return answers;
+          },
+        }
+      : {}),
     reopenIssue: after(forge.reopenIssue, (ref) => dropRepo(ref.repo)),
     createIssue: after(forge.createIssue, (repo) => dropRepo(repo)),
     addBlockedBy: after(forge.addBlockedBy, (issue) => dropRepo(issue.repo)),

@@ -324,6 +324,11 @@ export interface Forge {
    * forge allows it (GitHub's GraphQL, once the adapter knows the issue's node id), else two.
    */
   closeIssue(ref: IssueRef, opts?: { comment?: string }): Promise<void>;
+  /**
+   * Several closes, each with its comment, in as few requests as the forge allows (GitHub: one GraphQL
+   * request for those whose node ids the adapter has read). Each close answers on its own, in order.
+   */
+  closeIssues?(closes: readonly { ref: IssueRef; comment: string }[]): Promise<PromiseSettledResult<void>[]>;
   reopenIssue(ref: IssueRef): Promise<void>;
   createIssue(repo: RepoRef, issue: NewIssue): Promise<Issue>;
   /** Record that `issue` is blocked by `blocker`. Idempotent. */

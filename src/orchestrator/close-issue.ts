@@ -2,7 +2,10 @@
 // comment and is closed, so an issue the forge, a person or an earlier pass closed is left alone.
 import { missingPermissionOf } from '../forges/app-permission.ts';
 import { type Forge, formatRepo, type IssueRef } from '../forges/types.ts';
+import type { Action } from '../plan/snapshot.ts';
+import type { IssueKey } from '../plan/types.ts';
 import { failureCause } from '../plan/wait-reason.ts';
+import type { CloseBatch } from '../runs/context.ts';
 import { type IssueWrites, setProgress, writeOutcome } from '../runs/run-writer.ts';
 import type { RunIssueRecord, RunRecord, RunStore } from '../store/run-store.ts';
 
@@ -73,4 +76,51 @@ export const keepCloseFailure = async (
       };
     });
   throw err;
+};
+
+/** The pass's runs of two or more `close_issue` actions back to back (nothing else between them). */
+export const closeBatchOf = (actions: readonly Action[]): CloseBatch => {
+  const runs = new Map<IssueKey, readonly IssueKey[]>();
+  let run: IssueKey[] = [];
+  const end = () => {
+    if (run.length > 1) for (const k of run) runs.set(k, run);
+    run = [];
+  };
+  for (const a of actions) {
+    if (a.type === 'close_issue') run.push(a.issue);
+    else end();
+  }
+  end();
+  return { runs, sent: new Map() };
+};
+
+/**
+ * The answer to `key`'s close as part of its run: the first close of a run sends every close of it not
+ * sent yet that `closeOf` gives (an issue the pass read open), and each takes its own answer. Undefined:
+ * the close goes on its own (no run, no batch on this forge, or not one `closeOf` gives).
+ */
+export const batchedClose = (
+  batch: CloseBatch | undefined,
+  forge: Pick<Forge, 'closeIssues'>,
+  key: IssueKey,
+  closeOf: (key: IssueKey) => { ref: IssueRef; comment: string } | undefined,
+): Promise<void> | undefined => {
+  const run = batch?.runs.get(key);
+  if (!batch || !run || !forge.closeIssues) return undefined;
+  const kept = batch.sent.get(key);
+  if (kept) return kept;
+  if (!closeOf(key)) return undefined;
+  const members = run.filter((k) => !batch.sent.has(k) && closeOf(k));
+  const answers = forge.closeIssues(members.map((k) => closeOf(k)!));
+  members.forEach((k, i) => {
+    const answer = answers.then((all) => {
+      const mine = all[i];
+      if (mine?.status === 'rejected') throw mine.reason;
+      if (!mine) throw new Error(`no answer to the close of ${k}`);
+    });
+    // Taken by that issue's own close later in the pass; not an unhandled rejection meanwhile.
+    answer.catch(() => undefined);
+    batch.sent.set(k, answer);
+  });
+  return batch.sent.get(key);
 };

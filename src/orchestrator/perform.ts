@@ -33,7 +33,7 @@ import { runNoticeOf, runPageUrl } from '../ship/run-notices.ts';
 import { checkBaseChange, keepBaseChange, ownBranch } from './base-change-step.ts';
 import { approvedPlanText } from './blitz-plans.ts';
 import type { BudgetProbe } from './budget-probe.ts';
-import { closeRunIssue, epicClosedText, keepCloseFailure } from './close-issue.ts';
+import { batchedClose, closeRunIssue, epicClosedText, keepCloseFailure } from './close-issue.ts';
 import { performPark } from './environment-park-run.ts';
 import { fileReportedBugs } from './file-findings.ts';
 import { closeGateBlocker, fileGateBlocker } from './gate-blocker-run.ts';
@@ -507,14 +507,28 @@ const mergeCommitFound = async (
   return fromGit ?? (await ctx.forge.getPullRequest(pr.ref)).mergeCommitSha;
 };
 
+const closeText = (ctx: RunCtx, key: IssueKey, epic: boolean): string => {
+  const row = ctx.rows.get(key);
+  return epic
+    ? epicClosedText
+    : `Integrated into \`${ctx.run.integrationBranch}\` by merge commit ${row?.mergedSha ?? 'unknown'} (PR #${row?.prNumber ?? '?'}); the wave build is green.`;
+};
+
 const closeIssue = (deps: Records, ctx: RunCtx, key: IssueKey, epic: boolean) => {
   const row = ctx.rows.get(key);
   // Open in the milestone this pass loaded: no second read of it (close-issue.ts reads otherwise).
   const known = ctx.issues.has(key) ? { knownOpen: true } : {};
-  const text = epic
-    ? epicClosedText
-    : `Integrated into \`${ctx.run.integrationBranch}\` by merge commit ${row?.mergedSha ?? 'unknown'} (PR #${row?.prNumber ?? '?'}); the wave build is green.`;
-  return closeRunIssue(deps.store, ctx.run.id, ctx.forge, refOf(key), text, { ...known, row });
+  // Closes planned back to back go out together where the forge can (close-issue.ts `batchedClose`).
+  const together = epic
+    ? undefined
+    : batchedClose(ctx.closes, ctx.forge, key, (k) =>
+        ctx.issues.has(k) ? { ref: refOf(k), comment: closeText(ctx, k, false) } : undefined,
+      );
+  const forge = together ? { ...ctx.forge, closeIssue: () => together } : ctx.forge;
+  return closeRunIssue(deps.store, ctx.run.id, forge, refOf(key), closeText(ctx, key, epic), {
+    ...known,
+    row,
+  });
 };
 
 /** Comments on the run's trigger issue, once per content key (a repeat while its cause lasts posts nothing). */

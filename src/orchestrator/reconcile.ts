@@ -38,6 +38,7 @@ import { withPrFeedback } from '../ship/feedback-view.ts';
 import type { KeptPrReads } from '../ship/pr-reads-kept.ts';
 import { keepOpenedPulls, readsPerCall, workerStamps } from '../ship/pr-reads-per-call.ts';
 import type { RunRecord } from '../store/run-store.ts';
+import { closeBatchOf } from './close-issue.ts';
 import { unfiledFindings } from './file-findings.ts';
 import { gateBlockerViewOf } from './gate-blocker-run.ts';
 import { sweepClosedWorkspaces } from './issue-cleanup.ts';
@@ -389,7 +390,9 @@ export const reconcileRun = (deps: ReconcilePorts, hooks: ReconcileHooks, runId:
   return runPasses(deps, {
     load: () => load(deps, hooks, runId, cache),
     planned: (ctx, actions) => {
-      if (!('held' in ctx)) ctx.mergeNext = mergeAfterFeedback(actions);
+      if ('held' in ctx) return;
+      ctx.mergeNext = mergeAfterFeedback(actions);
+      ctx.closes = closeBatchOf(actions);
     },
     perform: (ctx, a) => perform(deps, ctx, a),
     advancing,

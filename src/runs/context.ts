@@ -85,4 +85,16 @@ export interface RunCtx {
    * the merge sends it with itself.
    */
   mergeNext?: { issue: IssueKey; head: string; report?: ProgressReport };
+  /** The pass's closes planned back to back, sent together (close-issue.ts `batchedClose`). */
+  closes?: CloseBatch;
+}
+
+/**
+ * A pass's closes sent together where the forge can (`Forge.closeIssues`; GitHub: one request): `runs`
+ * gives each issue the closes planned back to back with it (consecutive `close_issue` actions), `sent`
+ * each issue's answer once its run went out.
+ */
+export interface CloseBatch {
+  runs: ReadonlyMap<IssueKey, readonly IssueKey[]>;
+  sent: Map<IssueKey, Promise<void>>;
 }

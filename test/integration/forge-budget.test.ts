@@ -200,6 +200,51 @@ describe('GitHub request economy', () => {
     ]);
   });
 
+  it('closes several issues, each with its comment, in one request; a refused close fails alone', async () => {
+    const { world, repo, forge, fake: f, at } = await setup(5000, 60_000);
+    world.addIssue(repo, { number: 3, title: 'c', milestone: 'M1' });
+    // An issue of a repository the bot may only read: its close is refused, the others' are not.
+    const other = world.addRepo('acme/other');
+    world.grant(other, world.botLogin, 'read');
+    world.addIssue(other, { number: 9, title: 'x' });
+    const elsewhere = { owner: 'acme', name: 'other' };
+    await forge.loadMilestone(at, 1);
+    await forge.getIssue({ repo: elsewhere, number: 9 });
+    const mark = f.requests.length;
+    const answers = await forge.closeIssues!([
+      { ref: { repo: at, number: 1 }, comment: 'one is done' },
+      { ref: { repo: elsewhere, number: 9 }, comment: 'not mine' },
+      { ref: { repo: at, number: 3 }, comment: 'three is done' },
+    ]);
+    expect(f.requests.slice(mark).map((r) => r.operationId)).toEqual(['graphql']);
+    expect(answers.map((a) => a.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(isAppError((answers[1] as PromiseRejectedResult).reason)).toBe(true);
+    expect([1, 3].map((n) => world.issue(repo, n)!.state)).toEqual(['closed', 'closed']);
+    expect(world.issue(other, 9)!.state).toBe('open');
+    expect([1, 3].map((n) => world.commentsOn(repo, n).map((c) => c.body))).toEqual([
+      ['one is done'],
+      ['three is done'],
+    ]);
+    // The kept milestone shows the bot's own closes without a reload.
+    const after = mark + 1;
+    expect((await forge.loadMilestone(at, 1)).issues.map((i) => i.ref.number)).toEqual([2]);
+    expect(f.requests.length).toBe(after);
+    // Closes of issues whose node ids it has not read go one by one, as closeIssue.
+    world.addIssue(repo, { number: 4, title: 'd', milestone: 'M1' });
+    world.addIssue(repo, { number: 5, title: 'e', milestone: 'M1' });
+    const single = await forge.closeIssues!([
+      { ref: { repo: at, number: 4 }, comment: 'four' },
+      { ref: { repo: at, number: 5 }, comment: 'five' },
+    ]);
+    expect(single.map((a) => a.status)).toEqual(['fulfilled', 'fulfilled']);
+    expect(f.requests.slice(after).map((r) => r.operationId)).toEqual([
+      'issues/create-comment',
+      'issues/update',
+      'issues/create-comment',
+      'issues/update',
+    ]);
+  });
+
   it('exports the budget per installation and resource on /metrics and slows down before the limit', async () => {
     const { forge, tracker, metrics, at } = await setup(20);
     await forge.loadMilestone(at, 1);

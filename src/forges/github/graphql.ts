@@ -61,6 +61,21 @@ query ClosingIssues($owner: String!, $name: String!, $number: Int!, $after: Stri
   }
 }`;
 
+/**
+ * Several issues' closing comments and closes in one request: each issue's comment then its close
+ * (mutations run in order, each on its own: one refused leaves the others done), named `c<i>`/`k<i>`.
+ */
+export const closeManyWithCommentsMutation = (count: number): string => {
+  const vars = Array.from({ length: count }, (_, i) => `$id${i}: ID!, $body${i}: String!`).join(', ');
+  const fields = Array.from(
+    { length: count },
+    (_, i) =>
+      `  c${i}: addComment(input: { subjectId: $id${i}, body: $body${i} }) { commentEdge { node { databaseId } } }
+  k${i}: closeIssue(input: { issueId: $id${i}, stateReason: COMPLETED }) { issue { state } }`,
+  ).join('\n');
+  return `mutation CloseIssuesWithComments(${vars}) {\n${fields}\n}`;
+};
+
 /** An issue's closing comment and its close, in one request (mutations run in order). */
 export const closeWithCommentMutation = `
 mutation CloseIssueWithComment($id: ID!, $body: String!) {

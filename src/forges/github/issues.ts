@@ -12,11 +12,11 @@ import {
   type RepoRef,
 } from '../types.ts';
 import type { GithubClient } from './client.ts';
-import { call, statusOf } from './errors.ts';
-import { closeWithCommentMutation } from './graphql.ts';
+import { call, statusOf, toAppError } from './errors.ts';
+import { closeManyWithCommentsMutation, closeWithCommentMutation } from './graphql.ts';
 import { toComment, toIssue } from './mappers.ts';
 import type { NodeIds } from './node-ids.ts';
-import { CloseIssueWithCommentResponse } from './schema.ts';
+import { CloseIssueWithCommentResponse, GraphqlErrors } from './schema.ts';
 
 const at = (ref: IssueRef) => ({ owner: ref.repo.owner, repo: ref.repo.name, issue_number: ref.number });
 
@@ -89,9 +89,83 @@ export const issueOps = (
       );
   };
 
+  /**
+   * Several closes with their comments in one GraphQL request, for the issues whose node ids the adapter
+   * has read (the rest one by one, as closeIssue). Each answers on its own: a close GitHub refused (or
+   * did not say it made) fails alone; a request that failed whole fails them all.
+   */
+  const closeIssues = async (
+    closes: readonly { ref: IssueRef; comment: string }[],
+  ): Promise<PromiseSettledResult<void>[]> => {
+    const ids = closes.map((c) => opts.ids?.get(c.ref));
+    const together = ids.flatMap((id, i) => (id === undefined ? [] : [i]));
+    const answers: PromiseSettledResult<void>[] = [];
+    if (together.length > 1) {
+      const variables = Object.fromEntries(
+        together.flatMap((at, i) => [
+          [`id${i}`, ids[at]],
+          [`body${i}`, closes[at]!.comment],
+        ]),
+      );
+      const action = (n: number) => `comment on and close issue #${n}`;
+      let raw: unknown;
+      let errors: GraphqlErrors['errors'] = [];
+      try {
+        raw = await gh.graphql(closeManyWithCommentsMutation(together.length), variables);
+      } catch (err) {
+        const partial = GraphqlErrors.safeParse(err);
+        if (!partial.success) {
+          const numbers = together.map((at) => `#${closes[at]!.ref.number}`).join(', ');
+          const whole = toAppError(err, {
+            action: `comment on and close issues ${numbers}`,
+            repo: closes[together[0]!]!.ref.repo,
+            need: 'issues:write',
+          });
+          for (const at of together) answers[at] = { status: 'rejected', reason: whole };
+        } else {
+          raw = partial.data.data;
+          errors = partial.data.errors;
+        }
+      }
+      const data = (raw ?? {}) as Record<string, unknown>;
+      together.forEach((at, i) => {
+        if (answers[at]) return;
+        const { ref } = closes[at]!;
+        // An error of no field (the rate limit) is every close's.
+        const mine = errors.filter(
+          (e) => e.path === undefined || e.path[0] === `c${i}` || e.path[0] === `k${i}`,
+        );
+        const closed = CloseIssueWithCommentResponse.shape.closeIssue.safeParse(data[`k${i}`]).data;
+        answers[at] =
+          mine.length === 0 && closed?.issue?.state === 'CLOSED'
+            ? { status: 'fulfilled', value: undefined }
+            : {
+                status: 'rejected',
+                reason: mine.length
+                  ? toAppError(
+                      { errors: mine },
+                      { action: action(ref.number), repo: ref.repo, need: 'issues:write' },
+                    )
+                  : new AppError(
+                      'forge_error',
+                      `GitHub did not say issue #${ref.number} on ${formatRepo(ref.repo)} is closed after closing it`,
+                    ),
+              };
+      });
+    }
+    for (const [at, c] of closes.entries())
+      if (!answers[at])
+        answers[at] = await closeIssue(c.ref, { comment: c.comment }).then(
+          (): PromiseSettledResult<void> => ({ status: 'fulfilled', value: undefined }),
+          (reason: unknown): PromiseSettledResult<void> => ({ status: 'rejected', reason }),
+        );
+    return answers;
+  };
+
   return {
     getIssue,
     closeIssue,
+    closeIssues,
     reopenIssue: (ref: IssueRef) => setState(ref, 'open'),
 
     async createIssue(repo: RepoRef, issue: NewIssue): Promise<Issue> {
