@@ -8,7 +8,7 @@ import type { BlitzConfig } from '../config/blitz-config.ts';
 import type { Logger } from '../observability/logger.ts';
 import { jobOutput } from '../queue/dispatch.ts';
 import { findExecutable, Runner } from '../runner/runner.ts';
-import { asClaimed, runnerJobSchema, systemClock } from '../runner/types.ts';
+import { asClaimed, isOpenAttemptRefusal, runnerJobSchema, systemClock } from '../runner/types.ts';
 import type { RunnerAdvert } from '../store/runner-tokens.ts';
 import type { RunnerClient } from './client.ts';
 import { Outbox } from './outbox.ts';
@@ -193,6 +193,8 @@ export class RunnerAgent {
 
   private async execute(h: Held): Promise<void> {
     const job = h.job;
+    const before =
+      job.kind === 'attempt' ? this.ledger.jobOfIssue.get(issueKey(job.runId, job.issue)) : undefined;
     if (job.kind === 'attempt') this.ledger.jobOfIssue.set(issueKey(job.runId, job.issue), h.ref);
     try {
       const result = await this.runner.execute(job);
@@ -201,6 +203,19 @@ export class RunnerAgent {
       else await this.settle();
     } catch (err) {
       this.freed(`${h.ref.queue}|${h.ref.id}`);
+      if (isOpenAttemptRefusal(err) && job.kind === 'attempt') {
+        // Its issue's attempt is open here (a job delivered again): started nothing, and not a failure.
+        // The issue's attempts stay reported under the job they started with.
+        const key = issueKey(job.runId, job.issue);
+        if (before) this.ledger.jobOfIssue.set(key, before);
+        else this.ledger.jobOfIssue.delete(key);
+        this.o.logger.info(
+          { job: h.ref, openAttempt: err.openAttempt },
+          'job refused: its issue has an open attempt',
+        );
+        await this.outbox.send({ path: 'refuse', body: { job: h.ref, reason: 'open_attempt' } });
+        return;
+      }
       const error = err instanceof Error ? err.message : String(err);
       this.o.logger.warn({ job: h.ref, error }, 'job failed on this runner');
       await this.outbox.send({ path: 'fail', body: { job: h.ref, error } });

@@ -13,6 +13,7 @@ import {
   type AttemptLedger,
   type AttemptRecord,
   attemptJobSchema,
+  isOpenAttemptRefusal,
 } from '../runner/types.ts';
 import {
   type RunnerAdvert,
@@ -27,6 +28,7 @@ import {
   attemptResultFields,
   type ClaimedJob,
   LOG_EXCERPT_CHARS,
+  type RefusalReason,
 } from './schema.ts';
 
 export interface RunnerHubDeps {
@@ -60,8 +62,13 @@ export interface RunnerHub {
   heartbeat(runner: RunnerTokenInfo, job: JobRef): Promise<void>;
   complete(runner: RunnerTokenInfo, job: JobRef, output?: unknown): Promise<{ applied: boolean }>;
   fail(runner: RunnerTokenInfo, job: JobRef, error: string): Promise<{ applied: boolean }>;
+  /** A job the runner started nothing for (`open_attempt`): completed, not retried; no attempt changes. */
+  refuse(runner: RunnerTokenInfo, job: JobRef, reason: RefusalReason): Promise<{ applied: boolean }>;
   report(runner: RunnerTokenInfo, report: AttemptReport): Promise<{ applied: boolean }>;
 }
+
+/** How many stale attempt jobs one claim drops before it answers "nothing" (the next claim goes on). */
+const MAX_DROPPED_PER_CLAIM = 20;
 
 const sameIssue = (a: AttemptRecord['issue'], b: AttemptRecord['issue']): boolean =>
   a.number === b.number && a.repo.owner === b.repo.owner && a.repo.name === b.repo.name;
@@ -161,6 +168,37 @@ export const createRunnerHub = (d: RunnerHubDeps): RunnerHub => {
     }
   };
 
+  /** The open attempt of an attempt job's issue in the bot's ledger, whichever runner holds it. */
+  const openAttemptOf = async (payload: unknown): Promise<AttemptRecord | undefined> => {
+    const job = attemptJobSchema.safeParse(payload);
+    if (!job.success) return undefined;
+    return (await d.ledger.listByRun(job.data.runId)).find(
+      (a) => a.outcome === undefined && sameIssue(a.issue, job.data.issue),
+    );
+  };
+
+  /** Completes a stale attempt job held by `runner`: done, nothing to do, never retried. */
+  const dropStale = async (runner: string, ref: JobRef, reason: RefusalReason, openAttempt?: string) => {
+    const done = await d.queue.complete(ref, runner, { kind: 'attempt', attemptIds: [], dropped: reason });
+    if (done.applied)
+      d.logger.info(
+        { runner, job: { queue: ref.queue, id: ref.id }, reason, ...(openAttempt ? { openAttempt } : {}) },
+        'stale attempt job dropped: its issue has an open attempt',
+      );
+    return done;
+  };
+
+  const handedOut = (runner: string, job: ClaimedJob): ClaimedJob => {
+    d.logger.info({ runner, queue: job.queue, jobId: job.id, retry: job.retryCount }, 'job claimed');
+    return {
+      queue: job.queue,
+      id: job.id,
+      payload: job.payload,
+      retryCount: job.retryCount,
+      leaseSeconds: job.leaseSeconds,
+    };
+  };
+
   const ended = (record: AttemptRecord) => {
     try {
       d.onEnded?.(record);
@@ -232,25 +270,28 @@ export const createRunnerHub = (d: RunnerHubDeps): RunnerHub => {
       // list of every runner per claim (a claim costs the same with 1 runner or 500).
       if (!runner.advert)
         throw new AppError('conflict', `Runner ${runner.name} must register before claiming.`);
-      const job = await d.queue.claim(queuesForRunner(runner.name, runner.advert), runner.name);
-      if (!job) return null;
-      if (job.retryCount > 0) await closeOrphans(job, runner.name);
-      d.logger.info(
-        { runner: runner.name, queue: job.queue, jobId: job.id, retry: job.retryCount },
-        'job claimed',
-      );
-      return {
-        queue: job.queue,
-        id: job.id,
-        payload: job.payload,
-        retryCount: job.retryCount,
-        leaseSeconds: job.leaseSeconds,
-      };
+      const queues = queuesForRunner(runner.name, runner.advert);
+      for (let dropped = 0; dropped < MAX_DROPPED_PER_CLAIM; dropped++) {
+        const job = await d.queue.claim(queues, runner.name);
+        if (!job) return null;
+        if (job.retryCount > 0) await closeOrphans(job, runner.name);
+        // One worker per issue: a job delivered again after its issue was dispatched anew (its attempt
+        // open on another runner, or the bot's own) is dropped here, never handed out. Two claims racing
+        // past this read meet the ledger's unique index at the `started` report (below).
+        const open = await openAttemptOf(job.payload);
+        if (open) {
+          await dropStale(runner.name, job, 'open_attempt', open.id);
+          continue;
+        }
+        return handedOut(runner.name, job);
+      }
+      return null;
     },
 
     heartbeat: (runner, ref) => d.queue.heartbeat(ref, runner.name),
     complete: (runner, ref, output) => d.queue.complete(ref, runner.name, output),
     fail: (runner, ref, error) => d.queue.fail(ref, runner.name, error),
+    refuse: (runner, ref, reason) => dropStale(runner.name, ref, reason),
 
     async report(runner, report) {
       const a = report.attempt;
@@ -282,8 +323,16 @@ export const createRunnerHub = (d: RunnerHubDeps): RunnerHub => {
         const skew = existing ? existing.runnerClockSkewMs : appliedSkew(runner.clockSkewMs);
         const record = remoteAttemptRecord(runner.name, own.data, resultOnBotClock(a, skew), skew);
         let saved = record;
-        if (existing) saved = await d.ledger.update(a.id, record);
-        else await d.ledger.create(record);
+        try {
+          if (existing) saved = await d.ledger.update(a.id, record);
+          else await d.ledger.create(record);
+        } catch (err) {
+          // Its issue's attempt is open (a claim raced past the check above): the job is done with
+          // nothing to do, so the runner's next heartbeat is refused and it stops the worker it started.
+          if (isOpenAttemptRefusal(err))
+            await dropStale(runner.name, report.job, 'open_attempt', err.openAttempt);
+          throw err;
+        }
         // A runner that was away flushes a `started` report that already carries the outcome.
         if (existing?.outcome === undefined && saved.outcome !== undefined) ended(saved);
       } else {

@@ -18,7 +18,7 @@ import type { Logger } from '../observability/logger.ts';
 import type { RunnerClient } from './client.ts';
 
 const entrySchema = z.object({
-  path: z.enum(['reports', 'complete', 'fail']),
+  path: z.enum(['reports', 'complete', 'fail', 'refuse']),
   body: z.unknown(),
 });
 export type OutboxEntry = z.infer<typeof entrySchema>;

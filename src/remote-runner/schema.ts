@@ -36,6 +36,15 @@ export const completeRequestSchema = z.object({ job: jobRefSchema, output: z.unk
 export const failRequestSchema = z.object({ job: jobRefSchema, error: z.string().max(10_000) }).strict();
 export const heartbeatRequestSchema = z.object({ job: jobRefSchema }).strict();
 
+/** Why a runner started nothing for a job it claimed: its issue already has an open attempt. */
+export const refusalReasonSchema = z.enum(['open_attempt']);
+export type RefusalReason = z.infer<typeof refusalReasonSchema>;
+/**
+ * A job the runner refused: one worker per issue, and the issue's attempt is open (a job delivered
+ * again after its issue was dispatched anew). Not a failure: the bot completes the job, no retry.
+ */
+export const refuseRequestSchema = z.object({ job: jobRefSchema, reason: refusalReasonSchema }).strict();
+
 const tokens = z
   .object({
     input: z.number(),

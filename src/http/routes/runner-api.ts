@@ -12,6 +12,7 @@ import {
   completeRequestSchema,
   failRequestSchema,
   heartbeatRequestSchema,
+  refuseRequestSchema,
   runnerAdvertSchema,
 } from '../../remote-runner/schema.ts';
 import type { RunnerTokenInfo } from '../../store/runner-tokens.ts';
@@ -70,6 +71,10 @@ export const runnerApiRoutes = (opts: { hub: RunnerHub; maxBytes?: number }) => 
   app.post('/fail', async (c) => {
     const body = await parseBody(c, failRequestSchema);
     return c.json(await opts.hub.fail(c.get('runner'), body.job, body.error));
+  });
+  app.post('/refuse', async (c) => {
+    const body = await parseBody(c, refuseRequestSchema);
+    return c.json(await opts.hub.refuse(c.get('runner'), body.job, body.reason));
   });
   app.post('/reports', async (c) =>
     c.json(await opts.hub.report(c.get('runner'), await parseBody(c, attemptReportSchema))),
