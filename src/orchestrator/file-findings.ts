@@ -1,29 +1,17 @@
 // What a blitz worker's FINAL REPORT hands to a person (seed 000 §3.6, seed 004): each out-of-scope bug
 // becomes a new issue in the run's milestone, filed once per run keyed by its text, and wired as a
-// blocker where it blocks (the worker's own issue when it stopped blocked, and any open milestone issue
-// the line names as blocked: "blocks #12"); its UNCERTAINTIES are relayed to the dashboard issue as
+// blocker where it blocks (plan/reported-bugs.ts); its UNCERTAINTIES are relayed to the dashboard issue as
 // decision buckets, like the fleet's, once per attempt. Worker text is data: it is quoted inert, and
 // an issue number it names counts only when it is an open issue of this milestone.
 
 import { markdownText, oneLine } from '../dashboard/escape.ts';
 import { renderDecisionBuckets } from '../dashboard/uncertainties.ts';
 import type { IssueRef } from '../forges/types.ts';
+import { bugBlocks } from '../plan/reported-bugs.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { RunCtx } from '../runs/context.ts';
 import type { Records } from '../runs/ports.ts';
 import { firstTime, postedKey } from '../runs/run-writer.ts';
-
-/** Issue numbers a bug line says it blocks ("blocks #12", "blocking #3 and #4"), among `open` only. */
-export const blockedNumbersOf = (bug: string, open: ReadonlySet<number>): number[] => {
-  const out = new Set<number>();
-  for (const m of bug.matchAll(/\bblock(?:s|ing)\s+((?:#\d+(?:\s*(?:,|and|&)\s*)?)+)/gi))
-    for (const n of m[1]!.matchAll(/#(\d+)/g)) if (open.has(Number(n[1]))) out.add(Number(n[1]));
-  return [...out].sort((a, b) => a - b);
-};
-
-/** A worker that stopped blocked (not solved) is blocked by the bugs it reports. */
-const stoppedBlocked = (a: AttemptRecord): boolean =>
-  a.outcome !== undefined && a.outcome !== 'solved' && /^\s*blocked\b/i.test(a.finalReport?.status ?? '');
 
 const keyOf = (bug: string): string => `bug:${bug.replace(/\s+/g, ' ').trim().toLowerCase()}`;
 const relayKey = (a: AttemptRecord): string => `relay:${a.id}`;
@@ -65,9 +53,7 @@ export const fileReportedBugs = async (deps: Records, ctx: RunCtx): Promise<numb
       });
       filed++;
       followUps.push(`#${issue.ref.number}`);
-      const blocks = new Set(blockedNumbersOf(bug, open));
-      if (stoppedBlocked(a) && open.has(a.issue.number)) blocks.add(a.issue.number);
-      for (const n of blocks) {
+      for (const n of bugBlocks(bug, a, open)) {
         const blocked: IssueRef = { repo: ctx.repo, number: n };
         await ctx.forge.addBlockedBy(blocked, issue.ref);
       }
