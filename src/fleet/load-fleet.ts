@@ -9,7 +9,6 @@ import { missingPermissionViewOf, refusedWriteViewOf } from '../forges/permissio
 import { formatRepo, type Issue, repoRefOf } from '../forges/types.ts';
 import { issueContentHash } from '../intake/content-hash.ts';
 import type { BudgetProbe } from '../orchestrator/budget-probe.ts';
-import { live } from '../orchestrator/pass-loop.ts';
 import { gatePullRequests } from '../orchestrator/pr-feedback-step.ts';
 import { loadRepoConfig } from '../orchestrator/repo-settings.ts';
 import { commonSnapshot, readRunRecords } from '../orchestrator/run-pace.ts';
@@ -21,6 +20,7 @@ import { parkViewOf } from '../plan/park.ts';
 import { toTicketIssue } from '../plan/plan-input.ts';
 import { keptStopCause } from '../plan/run-reason.ts';
 import type { IssueProgress, RunSnapshot } from '../plan/snapshot.ts';
+import { isTerminalRunState } from '../plan/states.ts';
 import { issueKey, type PlanIssue } from '../plan/types.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import { forgeOfRun } from '../runs/context.ts';
@@ -103,7 +103,7 @@ export const loadFleet = async (
   ended = false,
 ): Promise<FleetCtx | undefined> => {
   const run = await deps.store.getRun(runId);
-  if (run?.kind !== 'fleet' || (!ended && !live(run.state))) return undefined;
+  if (run?.kind !== 'fleet' || (!ended && isTerminalRunState(run.state))) return undefined;
   const options = fleetOptionsOf(run);
   const fleet = fleetProgressOf(run);
   const facts = repoFactsCache(deps, run);

@@ -5,12 +5,12 @@
 // decision is the planner's (src/plan/); this loop reads, applies and shows.
 import { nextActions } from '../plan/next-actions.ts';
 import { type Action, type ActionType, type RunSnapshot, replanAfter } from '../plan/snapshot.ts';
-import type { RunState } from '../plan/states.ts';
+import { isTerminalRunState, type RunState } from '../plan/states.ts';
 import type { Log } from '../runs/ports.ts';
 
 /** What the loop reads of a pass: the run as it now stands, and the planner's snapshot. */
 export interface Pass {
-  run: { id: string; state: string };
+  run: { id: string; state: RunState };
   snap: RunSnapshot;
 }
 
@@ -34,9 +34,6 @@ export interface PassKind<Ctx extends Pass> {
 
 /** At most this many passes per call: the next reconcile (an event, the cron) goes on from there. */
 export const maxPasses = 12;
-
-/** A run still to work on: not done, not cancelled. */
-export const live = (state: string): boolean => state !== 'done' && state !== 'cancelled';
 
 /**
  * Performs the actions in order; true when one moved the run on. A failed action is logged and the
@@ -81,12 +78,12 @@ export const passLoop =
     for (let pass = 0; pass < maxPasses; pass++) {
       const ctx = await kind.load(pass);
       if (!ctx) return;
-      const actions = decide(ctx.run.state as RunState, ctx.snap);
+      const actions = decide(ctx.run.state, ctx.snap);
       kind.planned?.(ctx, actions);
       const moved = await performAll(deps, kind, ctx, actions);
       await kind.publish(ctx, actions);
       // A stop ends the call once its pass is shown (the notices planned after it were performed).
-      if (!moved || actions.some((a) => a.type === 'stop') || !live(ctx.run.state)) return;
+      if (!moved || actions.some((a) => a.type === 'stop') || isTerminalRunState(ctx.run.state)) return;
     }
     deps.logger.info({ maxPasses }, 'pass limit reached; the next reconcile goes on');
   };

@@ -16,7 +16,7 @@ import {
 import { handoffFor } from '../plan/handoff.ts';
 import { issueAttempts } from '../plan/issue-progress.ts';
 import { awaitReviewPatch } from '../plan/run-patches.ts';
-import { type Action, replanAfter } from '../plan/snapshot.ts';
+import type { Action } from '../plan/snapshot.ts';
 import { type IssueKey, issueRef, type PlanIssue, refOf } from '../plan/types.ts';
 import { dispatchAttempt } from '../queue/dispatch-attempt.ts';
 import { type AttemptJob, onAttemptHost } from '../queue/dispatcher.ts';
@@ -438,24 +438,6 @@ const merge = async (
   }));
   // What the merge changed, for the open PRs it moved the integration branch under (plan/base-change.ts).
   if (mergedSha) await keepBaseChange(deps, ctx, a.issue, mergedSha, ref0);
-};
-
-/**
- * The merge this pass performs right after the issue's PR feedback, if any: a `merge` at the gate's head
- * whose issue had a `pr_feedback` action before it, with no action between that ends the pass early
- * (`replanAfter`). The feedback's completing `blitz` report then goes with the merge (one request on
- * GitHub) instead of on its own just before it.
- */
-export const mergeAfterFeedback = (
-  actions: readonly Action[],
-): { issue: IssueKey; head: string } | undefined => {
-  const at = actions.findIndex((a) => a.type === 'merge');
-  const merge = actions[at];
-  if (merge?.type !== 'merge' || merge.head === undefined) return undefined;
-  const before = actions.slice(0, at);
-  const feedback = before.findIndex((a) => a.type === 'pr_feedback' && a.issue === merge.issue);
-  if (feedback < 0 || before.slice(feedback).some((a) => replanAfter.has(a.type))) return undefined;
-  return { issue: merge.issue, head: merge.head };
 };
 
 /** The report a refused merge leaves on the head instead of the completing one before it. */

@@ -21,12 +21,14 @@ import { priceTableOf } from '../plan/cost.ts';
 import { fleetTouchesRepo } from '../plan/fleet-progress.ts';
 import { issueCapsOf } from '../plan/issue-caps.ts';
 import { attemptKey, baseChangeViewOf, deriveProgress, inRunScope } from '../plan/issue-progress.ts';
+import { mergeAfterFeedback } from '../plan/merge-after-feedback.ts';
 import { parkViewOf } from '../plan/park.ts';
 import { planInput } from '../plan/plan-input.ts';
 import { holdUnplanned, unplannedLine } from '../plan/plan-labels.ts';
 import { reviewViewOf } from '../plan/readiness.ts';
 import { keptStopCause } from '../plan/run-reason.ts';
 import type { Action, RunSnapshot } from '../plan/snapshot.ts';
+import { isTerminalRunState } from '../plan/states.ts';
 import { missingToolViewOf } from '../plan/tool-blocker.ts';
 import { issueKey, planLabels } from '../plan/types.ts';
 import { changedSinceDefault } from '../runner/integration-git.ts';
@@ -43,8 +45,8 @@ import { unfiledFindings } from './file-findings.ts';
 import { gateBlockerViewOf } from './gate-blocker-run.ts';
 import { sweepClosedWorkspaces } from './issue-cleanup.ts';
 import { keepRefusedWrite } from './missing-permission.ts';
-import { live, runPasses } from './pass-loop.ts';
-import { mergeAfterFeedback, type PassCtx, type PerformPorts, perform } from './perform.ts';
+import { runPasses } from './pass-loop.ts';
+import { type PassCtx, type PerformPorts, perform } from './perform.ts';
 import { gatePullRequests } from './pr-feedback-step.ts';
 import { commonSnapshot, paceReason, readRunRecords } from './run-pace.ts';
 import { type ConfigRead, keptBlockerOf, loadRunRepo, type RunRepo } from './run-repo.ts';
@@ -95,7 +97,7 @@ const load = async (
   // What background gates recorded since the last pass joins the run first (under the run lock).
   await foldResults(deps.store, runId);
   const run = await deps.store.getRun(runId);
-  if (!run || !live(run.state)) return undefined;
+  if (!run || isTerminalRunState(run.state)) return undefined;
   // A PR a pass opens is not read back by the next pass's feedback read (pr-reads-per-call.ts).
   cache.prReads ??= new Map();
   const prReads = cache.prReads;

@@ -3,6 +3,7 @@
 // performs: a member's step down its lane (plan/plan-member.ts decides it, member-steps.ts performs
 // it), a wave started or landed, a report, the stop.
 // Labels and comments on the tracker carry the plans; the run keeps the waves' landings.
+
 import { blockerReport } from '../dashboard/blocker-reports.ts';
 import { planDryRun } from '../dashboard/dry-run.ts';
 import { renderPlanDashboard } from '../dashboard/plan-dashboard.ts';
@@ -11,7 +12,7 @@ import type { BudgetProbe } from '../orchestrator/budget-probe.ts';
 import { parkRun, unparkRun } from '../orchestrator/environment-park-run.ts';
 import { blockRun, unblockRun } from '../orchestrator/hard-blocker-run.ts';
 import { keepRefusedWrite } from '../orchestrator/missing-permission.ts';
-import { live, type PassKind, runPasses } from '../orchestrator/pass-loop.ts';
+import { type PassKind, runPasses } from '../orchestrator/pass-loop.ts';
 import { reportOnce } from '../orchestrator/perform.ts';
 import { type ReconcileHooks, readMilestone } from '../orchestrator/reconcile.ts';
 import { issuesShippedOf, tellOnce } from '../orchestrator/run-notice.ts';
@@ -25,6 +26,7 @@ import { environmentWait, type MemberAnswer, type MemberRead, type MergeRead } f
 import { currentWave, finishedKeys, tallyOf } from '../plan/plan-progress.ts';
 import { planRunEnd } from '../plan/plan-waves.ts';
 import type { Action, RunSnapshot } from '../plan/snapshot.ts';
+import { isTerminalRunState } from '../plan/states.ts';
 import { type IssueKey, issueKey } from '../plan/types.ts';
 import { cloneUrlOf } from '../runner/worker-clone.ts';
 import type { Announcer, Forges } from '../runs/ports.ts';
@@ -55,7 +57,7 @@ const load = async (
   runId: string,
 ): Promise<PlanPass | undefined> => {
   const run = await deps.store.getRun(runId);
-  if (!run || !live(run.state)) return undefined;
+  if (!run || isTerminalRunState(run.state)) return undefined;
   return loadRunRepo(deps, run, 'plan', (r) => loadPlanRun(deps, hooks, run, r));
 };
 

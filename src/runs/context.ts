@@ -80,7 +80,7 @@ export interface RunCtx {
   /** What the PR feedback loop read this pass about each open worker PR (pr-feedback-step.ts). */
   prFacts?: ReadonlyMap<string, PrFacts>;
   /**
-   * The merge this pass performs after the issue's PR feedback (perform.ts `mergeAfterFeedback`), on a
+   * The merge this pass performs after the issue's PR feedback (plan/merge-after-feedback.ts), on a
    * forge whose merge can carry the bot's report: the feedback leaves its completing report here, and
    * the merge sends it with itself.
    */

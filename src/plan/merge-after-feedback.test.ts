@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Action } from '../plan/snapshot.ts';
-import { mergeAfterFeedback } from './perform.ts';
+import { mergeAfterFeedback } from './merge-after-feedback.ts';
+import type { Action } from './snapshot.ts';
 
 const feedback = (issue: string): Action => ({ type: 'pr_feedback', issue, pr: 10 });
 const merge = (issue: string, head?: string): Action => ({
