@@ -12,7 +12,8 @@
 //   milestone change drops every kept snapshot that names the repository;
 // - age: past `freshMs` the next load asks the forge again (GitHub's loader asks conditionally first).
 // What no webhook reports (an edited body, an issue moved into the milestone) is seen at that reload.
-// Files (the repo config) are kept for `freshMs` per repository, path and ref. What the PR feedback
+// Files (the repo config) are kept for `freshMs` per repository, path and ref (the default branch by
+// name and unnamed are one ref, once its name was read). What the PR feedback
 // loop reads of a head's finished checks is kept by kept-feedback-reads.ts.
 // Each replica keeps its own: a replica that did not receive a webhook sees the change at its next
 // reload, at most `freshMs` later.
@@ -70,6 +71,8 @@ export const withKeptReads = (forge: Forge, opts: KeptReadsOptions = {}): Forge 
   const snapshots = new Map<string, { at: number; repo: RepoRef; snap: MilestoneSnapshot }>();
   const files = new Map<string, { at: number; value: Promise<string | undefined> }>();
   const loading = new Map<string, Promise<MilestoneSnapshot>>();
+  // Each repository's default branch as last read.
+  const defaults = new Map<string, string>();
   // Bumped on every invalidation: a load that started before one is not kept.
   let generation = 0;
 
@@ -116,8 +119,15 @@ export const withKeptReads = (forge: Forge, opts: KeptReadsOptions = {}): Forge 
         loading.delete(key);
       }
     },
+    async getDefaultBranch(repo) {
+      const branch = await forge.getDefaultBranch(repo);
+      defaults.set(repoKey(repo), branch);
+      return branch;
+    },
     async getFile(repo, path, ref) {
-      const key = `${repoKey(repo)} ${ref ?? ''} ${path}`;
+      // The default branch named is the default branch unnamed (the config read by commands and runs).
+      const at = ref === undefined || ref === defaults.get(repoKey(repo)) ? '' : ref;
+      const key = `${repoKey(repo)} ${at} ${path}`;
       const hit = files.get(key);
       if (hit && now() - hit.at < freshMs) return hit.value;
       const value = forge.getFile(repo, path, ref);

@@ -1,7 +1,7 @@
 // The forge resolver main hands to the event processor and the orchestrator: one Gitea forge for the
 // configured token, one GitHub forge per App installation (created on first use, then kept). A GitHub
-// target without an installation id (a run started from a stored command) is resolved by repository
-// through the App's installation lookup. A forge that is not configured is an error in words.
+// target without an installation id (a run started from a stored command) is resolved by repository:
+// the installation a webhook of that repository named, else the App's installation lookup. A forge that is not configured is an error in words.
 import { AppError } from '../errors.ts';
 import { createGiteaForge } from '../forges/gitea/index.ts';
 import { createGithubForge, createInstallationLookup, type RetryOptions } from '../forges/github/index.ts';
@@ -32,6 +32,8 @@ export type ResolveForge = (target: {
 
 export const createForgeResolver = (opts: ForgeResolverOptions): ResolveForge => {
   const installations = new Map<number, Forge>();
+  // Repositories' installations as signed webhooks named them (latest wins), by `owner/name`.
+  const covering = new Map<string, number>();
   let gitea: Forge | undefined;
   const github = opts.github;
   const installationOf =
@@ -59,7 +61,13 @@ export const createForgeResolver = (opts: ForgeResolverOptions): ResolveForge =>
     }
     if (!github || !installationOf)
       throw new AppError('forge_unavailable', 'GitHub is not configured on this bot');
-    const id = installationId ?? (repo ? await installationOf(repo) : undefined);
+    const key = repo ? `${repo.owner}/${repo.name}`.toLowerCase() : undefined;
+    // A webhook names its installation with its repository: a run of that repository needs no lookup.
+    if (key && installationId !== undefined) covering.set(key, installationId);
+    const id =
+      installationId ??
+      (key !== undefined ? covering.get(key) : undefined) ??
+      (repo ? await installationOf(repo) : undefined);
     if (id === undefined) {
       throw new AppError(
         'forge_unavailable',

@@ -14,7 +14,12 @@ import type { Actor, CommandEvent, ForgeEvent } from './events.ts';
 import type { RepoPolicyLoader } from './repo-policy.ts';
 
 /** Finds the forge connection for an event: by forge kind and, on GitHub, the installation. */
-export type ForgeResolver = (target: { forge: ForgeKind; installationId?: number }) => Promise<Forge>;
+/** `repo` with `installationId`: a webhook's, so the resolver knows that installation covers it. */
+export type ForgeResolver = (target: {
+  forge: ForgeKind;
+  installationId?: number;
+  repo?: RepoRef;
+}) => Promise<Forge>;
 
 export interface ProcessDeps {
   store: Store;
@@ -106,7 +111,11 @@ export const createEventProcessor = (deps: ProcessDeps) => {
     base: AuthPolicy,
   ) => {
     const { event: head } = events[0]!;
-    const forge = await deps.forges({ forge: head.forge, installationId: head.installationId });
+    const forge = await deps.forges({
+      forge: head.forge,
+      installationId: head.installationId,
+      repo: head.repo,
+    });
     const issue = { repo: head.repo, number: head.issueNumber };
     const repoPolicy = deps.repoPolicy
       ? await deps.repoPolicy(forge, head.repo, base)
@@ -176,7 +185,11 @@ export const createEventProcessor = (deps: ProcessDeps) => {
     const base = deps.policies[event.forge];
     const sender = decideSender(event.sender, base);
     if (sender !== 'needs_permission' && !sender.allowed && sender.reason === 'self') return;
-    const forge = await deps.forges({ forge: event.forge, installationId: event.installationId });
+    const forge = await deps.forges({
+      forge: event.forge,
+      installationId: event.installationId,
+      repo: event.repo,
+    });
     const repoPolicy = deps.repoPolicy
       ? await deps.repoPolicy(forge, event.repo, base)
       : { ok: true as const, policy: base };

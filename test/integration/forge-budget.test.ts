@@ -200,6 +200,22 @@ describe('GitHub request economy', () => {
     ]);
   });
 
+  it('reads the config once whether the default branch is named or not', async () => {
+    const { forge, fake: f, at } = await setup(5000, 60_000);
+    expect(await forge.getFile(at, '.github/blitz.yml')).toBe('maxSessions: 2\n');
+    const main = await forge.getDefaultBranch(at);
+    expect(await forge.getFile(at, '.github/blitz.yml', main)).toBe('maxSessions: 2\n');
+    expect(await forge.getFile(at, '.github/blitz.yml')).toBe('maxSessions: 2\n');
+    expect(f.requests.map((r) => r.operationId)).toEqual(['repos/get-content', 'repos/get']);
+    // Another branch is another file.
+    await forge.getFile(at, '.github/blitz.yml', 'other');
+    expect(f.requests.map((r) => r.operationId)).toEqual([
+      'repos/get-content',
+      'repos/get',
+      'repos/get-content',
+    ]);
+  });
+
   it('closes several issues, each with its comment, in one request; a refused close fails alone', async () => {
     const { world, repo, forge, fake: f, at } = await setup(5000, 60_000);
     world.addIssue(repo, { number: 3, title: 'c', milestone: 'M1' });

@@ -1,9 +1,11 @@
 // Which App installation covers a repository, asked of the contract-checked fake GitHub with the
-// App's JWT: runs started from stored commands carry no installation id, so the bot looks it up.
+// App's JWT: runs started from stored commands carry no installation id, so the bot looks it up, unless
+// a webhook of that repository named its installation.
 import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAppError } from '../../src/errors.ts';
 import { createInstallationLookup } from '../../src/forges/github/index.ts';
+import { createForgeResolver } from '../../src/intake/forge-resolver.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
 import { type FakeGithub, startFakeGithub } from '../support/fake-github/server.ts';
 import { World } from '../support/world.ts';
@@ -27,7 +29,7 @@ const setup = async () => {
   const world = new World('blitz-bot[bot]');
   world.addRepo('acme/app');
   fake = await startFakeGithub(world, { app: { appId: 42, publicKey: key.publicKey, installationId: 7 } });
-  return { key, fake };
+  return { key, fake, world };
 };
 
 const asked = (f: FakeGithub) => f.requests.filter((r) => r.operationId === 'apps/get-repo-installation');
@@ -73,5 +75,25 @@ describe('GitHub App installation of a repository', () => {
     });
     const err = await lookup({ owner: 'acme', name: 'app' }).catch((e: unknown) => e);
     expect((err as { status?: number }).status).toBe(401);
+  });
+
+  it('a repository a webhook named with its installation needs no lookup; another one is looked up', async () => {
+    const { key, fake, world } = await setup();
+    world.addRepo('acme/other');
+    const forges = createForgeResolver({
+      github: { appId: '42', privateKey: key.privateKey, baseUrl: fake.apiUrl, botLogin: 'blitz-bot[bot]' },
+      logger: silentLogger(),
+      redact: (text) => text,
+    });
+    const fromWebhook = await forges({
+      forge: 'github',
+      installationId: 7,
+      repo: { owner: 'acme', name: 'app' },
+    });
+    // A run of that repository (started from a stored command: no installation id) gets the same forge.
+    expect(await forges({ forge: 'github', repo: { owner: 'ACME', name: 'app' } })).toBe(fromWebhook);
+    expect(asked(fake)).toHaveLength(0);
+    expect(await forges({ forge: 'github', repo: { owner: 'acme', name: 'other' } })).toBe(fromWebhook);
+    expect(asked(fake)).toHaveLength(1);
   });
 });
