@@ -28,7 +28,7 @@ const run = (over: Partial<RunRecord>): RunRecord =>
 const setup = (live: RunRecord[], configured: ('github' | 'gitea')[]) => {
   const asked: unknown[] = [];
   const provider = runnerCredentials({
-    runs: { listLiveRuns: async () => live },
+    runs: { listLiveRunHeads: async () => live },
     forges: async (t) => {
       asked.push(t);
       return forgeNamed(t.forge === 'gitea' ? 'gitea' : `github-${t.installationId ?? 'by-repo'}`);

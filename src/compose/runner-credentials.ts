@@ -8,13 +8,14 @@ import type { CredentialsProvider } from '../runner/git.ts';
 import type { RunStore } from '../store/run-store.ts';
 
 export const runnerCredentials = (deps: {
-  runs: Pick<RunStore, 'listLiveRuns'>;
+  runs: Pick<RunStore, 'listLiveRunHeads'>;
   forges: ResolveForge;
   configured: readonly ForgeKind[];
 }): CredentialsProvider => {
   return async (repo: RepoRef) => {
     const full = `${repo.owner}/${repo.name}`.toLowerCase();
-    const live = (await deps.runs.listLiveRuns()).find(
+    // Heads only: a run's progress is not read (this is asked for every git context of the runner).
+    const live = (await deps.runs.listLiveRunHeads()).find(
       (r) => r.repo.toLowerCase() === full || fleetTouchesRepo(r, full),
     );
     const kind = live?.forge ?? (deps.configured.length === 1 ? deps.configured[0] : undefined);

@@ -70,7 +70,7 @@ export const ticketOf = (p: FleetProgress, key: string): TicketState =>
 export const ticketKey = (t: FleetTicket): string => issueKey(t.repo, t.number);
 
 /** A fleet's tickets may live in other repos than the run's own: their events concern the run too. */
-export const fleetTouchesRepo = (run: RunRecord, repo: string): boolean => {
+export const fleetTouchesRepo = (run: Pick<RunRecord, 'kind' | 'options'>, repo: string): boolean => {
   if (run.kind !== 'fleet') return false;
   const parsed = fleetOptionsSchema.safeParse(run.options);
   return parsed.success && parsed.data.tickets.some((t) => t.repo.toLowerCase() === repo.toLowerCase());

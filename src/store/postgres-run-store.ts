@@ -21,7 +21,7 @@ import { createStatementBatch } from './pg-statement-batch.ts';
 import { createPostgresAttemptLedger } from './postgres-ledger.ts';
 import { claimIntentSql, type PostgresRunTransaction, runWrites } from './postgres-run-writes.ts';
 import type { RunStore } from './run-store.ts';
-import { terminal, toIssue, toRun, toRunResult } from './sqlite-run-store.ts';
+import { runHeadColumns, terminal, toIssue, toRun, toRunHead, toRunResult } from './sqlite-run-store.ts';
 import { toIntent } from './sqlite-store.ts';
 
 export type PostgresRunStore = RunStore & {
@@ -127,6 +127,12 @@ export const openPostgresRunStore = async (
     async listLiveRuns() {
       const { rows } = await pool.query(`SELECT * FROM runs WHERE ${live} ORDER BY created_at, id`);
       return rows.map(toRun);
+    },
+    async listLiveRunHeads() {
+      const { rows } = await pool.query(
+        `SELECT ${runHeadColumns} FROM runs WHERE ${live} ORDER BY created_at, id`,
+      );
+      return rows.map(toRunHead);
     },
     async listRuns(filter = {}) {
       const { rows } = await pool.query(

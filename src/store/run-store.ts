@@ -241,6 +241,12 @@ export interface RunRecord extends NewRun {
   updatedAt: string;
 }
 
+/**
+ * A live run without its progress (a run's largest column, parsed on every read of the whole row):
+ * enough to know which forge and installation serve a repository.
+ */
+export type LiveRunHead = Pick<RunRecord, 'id' | 'forge' | 'installationId' | 'repo' | 'kind' | 'options'>;
+
 export interface RunIssueRecord {
   runId: string;
   /** `owner/name` */
@@ -355,6 +361,8 @@ export interface RunStore {
   liveRun(forge: ForgeKind, repo: string, milestoneNumber: number): Promise<RunRecord | undefined>;
   /** Runs that are not done or cancelled (what the cron tick reconciles). */
   listLiveRuns(): Promise<RunRecord[]>;
+  /** listLiveRuns without their progress, in the same order (runner credentials ask on every git context). */
+  listLiveRunHeads(): Promise<LiveRunHead[]>;
   listRuns(filter?: { forge?: ForgeKind; repo?: string }): Promise<RunRecord[]>;
   /**
    * Applies the patch to the run as it is in the store. With `expect`, the write is refused with a

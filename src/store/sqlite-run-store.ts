@@ -9,6 +9,7 @@ import { isIssueRowState, issueRowStates, isTerminalRunState, runStates } from '
 import type { AttemptLedger } from '../runner/types.ts';
 import {
   type IssueExpect,
+  type LiveRunHead,
   type RunIssueRecord,
   type RunProgress,
   type RunRecord,
@@ -140,6 +141,30 @@ export const toRun = (raw: unknown): RunRecord => {
   };
 };
 
+const runHeadRow = runRow.pick({
+  id: true,
+  forge: true,
+  installation_id: true,
+  repo: true,
+  kind: true,
+  options: true,
+});
+
+/** The columns `toRunHead` reads. */
+export const runHeadColumns = 'id, forge, installation_id, repo, kind, options';
+
+export const toRunHead = (raw: unknown): LiveRunHead => {
+  const r = runHeadRow.parse(raw);
+  return {
+    id: r.id,
+    forge: r.forge,
+    repo: r.repo,
+    kind: r.kind,
+    options: JSON.parse(r.options),
+    ...opt('installationId', r.installation_id),
+  };
+};
+
 /** A run issue's state as the store takes it: one of plan/states.ts's list, or a `bad_request`. */
 export const assertIssueState = (value: unknown): void => {
   if (typeof value !== 'string' || !isIssueRowState(value))
@@ -214,6 +239,9 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
   const lockScope = path === ':memory:' ? randomUUID() : resolve(path);
   const live = `state NOT IN (${terminal.map((s) => `'${s}'`).join(', ')})`;
   const selectRun = db.prepare('SELECT * FROM runs WHERE id = ?');
+  const selectLiveHeads = db.prepare(
+    `SELECT ${runHeadColumns} FROM runs WHERE ${live} ORDER BY created_at, id`,
+  );
   const selectLive = db.prepare(
     `SELECT * FROM runs WHERE forge = ? AND repo = ? AND milestone_number = ? AND ${live}`,
   );
@@ -306,6 +334,9 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
     },
     async listLiveRuns() {
       return db.prepare(`SELECT * FROM runs WHERE ${live} ORDER BY created_at, id`).all().map(toRun);
+    },
+    async listLiveRunHeads() {
+      return selectLiveHeads.all().map(toRunHead);
     },
     async listRuns(filter = {}) {
       return db

@@ -16,6 +16,9 @@ export const describeRunCases = (engine: string, fresh: () => Promise<FreshDatab
       await s.updateRun('r1', { state: 'done' });
       expect((await s.createRun(newRun('r3'))).created).toBe(true);
       expect((await s.listLiveRuns()).map((r) => r.id)).toEqual(['r3']);
+      expect(await s.listLiveRunHeads()).toEqual([
+        { id: 'r3', forge: 'github', repo: 'acme/app', kind: 'blitz', options: { maxSessions: 2 } },
+      ]);
       expect((await s.listRuns({ repo: 'acme/app' })).map((r) => r.id).sort()).toEqual(['r1', 'r3']);
       expect(await s.liveRun('github', 'acme/app', 1)).toMatchObject({ id: 'r3' });
     });
