@@ -115,6 +115,7 @@ const writeStats = () => {
     spec.statsFile,
     JSON.stringify({
       cpuMs: (cpu.user + cpu.system) / 1000 + host.cpuMs,
+      hostCpuMs: host.cpuMs,
       // maxRSS is in kilobytes; the host's peak is added, as if both peaked at once.
       rssPeakMb: botRssPeakMb + host.rssPeakMb,
       botRssPeakMb,

@@ -71,6 +71,8 @@ const scaleReviewer = join(import.meta.dirname, 'scale-reviewer.sh');
 
 interface BotStats {
   cpuMs: number;
+  /** The part of cpuMs its spawn host spent (starting the bot's commands). */
+  hostCpuMs: number;
   rssPeakMb: number;
   /** The parts of rssPeakMb, and the bot's heap, external and array buffer peaks (scale-bot.ts). */
   botRssPeakMb: number;
@@ -287,6 +289,7 @@ const runScale = async (size: Size, db: 'sqlite' | 'postgres'): Promise<Figure[]
     ) => Math.max(...each.map((x) => x[k] ?? 0));
     const stats: BotStats = {
       cpuMs: each.reduce((a, b) => a + b.cpuMs, 0),
+      hostCpuMs: each.reduce((a, b) => a + (b.hostCpuMs ?? 0), 0),
       rssPeakMb: peak('rssPeakMb'),
       botRssPeakMb: peak('botRssPeakMb'),
       hostRssPeakMb: peak('hostRssPeakMb'),
@@ -416,6 +419,12 @@ const runScale = async (size: Size, db: 'sqlite' | 'postgres'): Promise<Figure[]
         unit: 'requests',
       },
       { name: `${prefix}bot_cpu_ms_per_merged_issue`, value: per(stats.cpuMs), unit: 'ms' },
+      // Its parts: the bot's own process, and the spawn host that starts its commands.
+      {
+        name: `${prefix}bot_cpu_ms_per_merged_issue_spawn_host`,
+        value: per(stats.hostCpuMs),
+        unit: 'ms',
+      },
       { name: `${prefix}git_commands_per_merged_issue`, value: per(gitCommands), unit: 'commands' },
       {
         name: `${prefix}reconcile_pass_p99_ms`,
