@@ -212,6 +212,34 @@ describe('model notes file', () => {
     }
   });
 
+  it('is read again only once it changed: renamed over, edited in place or removed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'blitz-notes-'));
+    const path = join(dir, 'models.md');
+    try {
+      await updateModelNotesFile(path, run1);
+      const first = await readModelHints(path);
+      expect(first.get('codex-medium')?.avoidTiers).toEqual(['design']);
+      // Unchanged: the same hints, not parsed again.
+      expect(await readModelHints(path)).toBe(first);
+      // Rewritten through a rename (another run's end, or a replica's).
+      await updateModelNotesFile(path, [
+        attempt('r7', 'codex-medium', 'design', 'solved'),
+        attempt('r8', 'codex-medium', 'design', 'solved'),
+        attempt('r9', 'codex-medium', 'design', 'solved'),
+      ]);
+      const second = await readModelHints(path);
+      expect(second).not.toBe(first);
+      expect(second).toEqual(parseModelHints(readFileSync(path, 'utf8')));
+      // Edited in place by a person, with the inode kept.
+      writeFileSync(path, '');
+      expect(await readModelHints(path)).toEqual(new Map());
+      rmSync(path);
+      expect(await readModelHints(path)).toEqual(new Map());
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('keeps every run of updates made at once (two runs ending together)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'blitz-notes-'));
     const path = join(dir, 'models.md');

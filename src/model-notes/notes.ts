@@ -3,7 +3,7 @@
 // merged into the one measured line per (entry, tier); a run already merged is recognised by its id,
 // so compiling the same evidence twice gives the same file. Routing reads the file back as hints.
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { type EntryHints, hintsFor } from './hints.ts';
 import { formatCount, formatTierLine, runsNote, type Tier, type TierStats, tiers } from './lines.ts';
@@ -178,9 +178,38 @@ const rewriteNotes = async (
   return { changed: true, lines };
 };
 
-/** Routing hints from the notes file; none when it does not exist yet. */
-export const readModelHints = async (path: string): Promise<Map<string, EntryHints>> =>
-  parseModelHints((await readIfPresent(path)) ?? '');
+/**
+ * The hints last read from each notes file and that file as it was then (device, inode, size, change
+ * and modification times): every pass of every run asks, and the file changes once per ended run. A
+ * rewrite (a rename over it, here or by a replica) changes the inode; an edit in place the times.
+ */
+const hintsRead = new Map<string, { stamp: string; hints: ReadonlyMap<string, EntryHints> }>();
+
+const stampOf = async (path: string): Promise<string | undefined> => {
+  try {
+    const s = await stat(path, { bigint: true });
+    return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+};
+
+/** Routing hints from the notes file; none when it does not exist yet. Read again only once it changed. */
+export const readModelHints = async (path: string): Promise<ReadonlyMap<string, EntryHints>> => {
+  const key = resolve(path);
+  const stamp = await stampOf(path);
+  if (stamp === undefined) {
+    hintsRead.delete(key);
+    return new Map();
+  }
+  const kept = hintsRead.get(key);
+  if (kept?.stamp === stamp) return kept.hints;
+  // Read after the stamp: a change in between is newer than the stamp, so the next call reads again.
+  const hints = parseModelHints((await readIfPresent(path)) ?? '');
+  hintsRead.set(key, { stamp, hints });
+  return hints;
+};
 
 /** The notes as routing takes them (`pickWorker`'s `notes`): per entry, the tiers to avoid. */
 export const modelNotesForRouting = (
