@@ -3,7 +3,8 @@
 // merged into the one measured line per (entry, tier); a run already merged is recognised by its id,
 // so compiling the same evidence twice gives the same file. Routing reads the file back as hints.
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { type EntryHints, hintsFor } from './hints.ts';
 import { formatCount, formatTierLine, runsNote, type Tier, type TierStats, tiers } from './lines.ts';
@@ -185,20 +186,20 @@ const rewriteNotes = async (
  */
 const hintsRead = new Map<string, { stamp: string; hints: ReadonlyMap<string, EntryHints> }>();
 
-const stampOf = async (path: string): Promise<string | undefined> => {
-  try {
-    const s = await stat(path, { bigint: true });
-    return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+/**
+ * The file's stamp, undefined when it does not exist (as in every run before the first one ends): a
+ * synchronous stat that throws nothing for a missing file, where the promise one made an error with
+ * its stack on every pass.
+ */
+const stampOf = (path: string): string | undefined => {
+  const s = statSync(path, { bigint: true, throwIfNoEntry: false });
+  return s && `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
 };
 
 /** Routing hints from the notes file; none when it does not exist yet. Read again only once it changed. */
 export const readModelHints = async (path: string): Promise<ReadonlyMap<string, EntryHints>> => {
   const key = resolve(path);
-  const stamp = await stampOf(path);
+  const stamp = stampOf(path);
   if (stamp === undefined) {
     hintsRead.delete(key);
     return new Map();
