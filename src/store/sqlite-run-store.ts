@@ -118,6 +118,23 @@ const issueRow = z.object({
   updated_at: z.string(),
 });
 
+/**
+ * Per run, the last progress text the schema passed. The schema is loose at every level, with no
+ * default or transform: what it passes it returns as read, so the same text read again (every pass
+ * reads its run several times, and a write reads it once more) is parsed as JSON only.
+ */
+const checkedProgress = new Map<string, string>();
+/** Runs whose checked text is kept; past it the list starts again (a long-lived bot reads many runs). */
+const CHECKED_PROGRESS_RUNS = 512;
+
+const progressOf = (runId: string, text: string): RunProgress => {
+  if (checkedProgress.get(runId) === text) return JSON.parse(text) as RunProgress;
+  const progress = progressSchema.parse(JSON.parse(text));
+  if (checkedProgress.size >= CHECKED_PROGRESS_RUNS) checkedProgress.clear();
+  checkedProgress.set(runId, text);
+  return progress;
+};
+
 export const toRun = (raw: unknown): RunRecord => {
   const r = runRow.parse(raw);
   return {
@@ -131,7 +148,7 @@ export const toRun = (raw: unknown): RunRecord => {
     options: JSON.parse(r.options),
     state: r.state,
     integrationBranch: r.integration_branch,
-    progress: progressSchema.parse(JSON.parse(r.progress)),
+    progress: progressOf(r.id, r.progress),
     version: r.version,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
