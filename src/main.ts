@@ -30,6 +30,7 @@ export const serve = async (): Promise<() => Promise<void>> => {
     { openStore, storeEngineName },
     early,
     { createStoreHealth, writeProbeOf },
+    heap,
   ] = await Promise.all([
     import('./config/blitz-config.ts'),
     import('./config/dotenv.ts'),
@@ -38,6 +39,7 @@ export const serve = async (): Promise<() => Promise<void>> => {
     import('./store/open-store.ts'),
     import('./http/early-listener.ts'),
     import('./store/store-health.ts'),
+    import('./observability/heap.ts'),
   ]);
   loadDotenvFile();
   const env = envModule.loadEnv();
@@ -87,10 +89,20 @@ export const serve = async (): Promise<() => Promise<void>> => {
     listener,
   });
   const { port } = await bot.start();
+  const heapMb = heap.heapLimitMb();
   logger.info(
-    { port, version, github: Boolean(env.github), gitea: Boolean(env.gitea), roster: config.roster.length },
+    {
+      port,
+      version,
+      github: Boolean(env.github),
+      gitea: Boolean(env.gitea),
+      roster: config.roster.length,
+      heapLimitMb: heapMb,
+    },
     'blitz-bot listening',
   );
+  const heapHint = heap.heapHint(heapMb);
+  if (heapHint) logger.info({ heapLimitMb: heapMb }, heapHint);
   for (const hint of envModule.configurationHints(env)) logger.info(hint);
   if (!env.APP_ID) logger.info(`To register the GitHub App, open http://localhost:${port}/probot`);
   return async () => {

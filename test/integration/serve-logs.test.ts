@@ -112,6 +112,32 @@ describe('serve logs', () => {
     for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
   });
 
+  it('says in its start log what heap it runs with, and how to cap it when the bin runs with a larger one', async () => {
+    // The bin runs plain node (no flag): a 4 GB cap stands for a host where node's default is large.
+    const large = start({ tty: false, env: { NODE_OPTIONS: '--max-old-space-size=4096' } });
+    await seen(large, /"msg":"blitz-bot listening"/);
+    await stopped(large.child);
+    const lines = nonEmptyLines(large.output.text).map((l) => JSON.parse(l));
+    const limit = lines.find((l) => l.msg === 'blitz-bot listening')?.heapLimitMb;
+    expect(limit).toBeGreaterThan(4096);
+    expect(lines.filter((l) => String(l.msg).includes('NODE_OPTIONS=--max-old-space-size=1024'))).toEqual([
+      expect.objectContaining({
+        heapLimitMb: limit,
+        msg: expect.stringContaining(`a ${limit} MB heap limit`),
+      }),
+    ]);
+
+    // Given the cap npm start and the image give, it says the limit and nothing more.
+    const capped = start({ tty: false, env: { NODE_OPTIONS: '--max-old-space-size=1024' } });
+    await seen(capped, /"msg":"blitz-bot listening"/);
+    await stopped(capped.child);
+    const cappedLines = nonEmptyLines(capped.output.text).map((l) => JSON.parse(l));
+    const cappedLimit = cappedLines.find((l) => l.msg === 'blitz-bot listening')?.heapLimitMb;
+    expect(cappedLimit).toBeGreaterThanOrEqual(1024);
+    expect(cappedLimit).toBeLessThan(1280);
+    expect(cappedLines.filter((l) => String(l.msg).includes('NODE_OPTIONS'))).toEqual([]);
+  });
+
   it('refuses an unknown LOG_FORMAT in words', async () => {
     const s = start({ tty: false, env: { LOG_FORMAT: 'yaml' } });
     const code = await new Promise<number | null>((resolve) => s.child.once('exit', resolve));
