@@ -44,14 +44,6 @@ const redUntil = (flag: string): string[] => [
   `process.exit(require('node:fs').existsSync(${JSON.stringify(flag)}) ? 0 : 1)`,
 ];
 
-const freePort = async (): Promise<number> => {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-};
-
 /** The milestone finished with nothing of its issues left behind, and the fault told `alerts` times. */
 const finishes = (x: UnattendedWorld, issues = [1, 2], alerts = 1) =>
   expectMilestoneFinished(x, issues, issues, { alerts, timeoutMs: 90_000 });
@@ -222,15 +214,17 @@ describe.each(['github', 'gitea'] as const)('unattended faults on %s (gate side)
   }, 180_000);
 
   it('a preview that never answers on its port is a failed ship, not ready; once it listens, `/blitz resume` ships it', async () => {
-    const dir = tempDir('preview-');
-    const listen = join(dir, 'listen');
-    const port = await freePort();
-    // Idles without listening until `listen` exists; then answers on its port for a few seconds.
-    const preview = `const fs = require('node:fs');
-if (fs.existsSync(${JSON.stringify(listen)})) {
-  require('node:http').createServer((_q, s) => s.end('hi')).listen(Number(process.env.PORT), '0.0.0.0');
-  setTimeout(() => process.exit(0), 20000);
-} else setInterval(() => {}, 1000);`;
+    // The preview's port is held by the test from the start (a port picked free and left unbound could
+    // be handed to another server of the test meanwhile): every connection is dropped unanswered until
+    // the preview "comes up", then it answers. The preview process the bot starts stays alive meanwhile.
+    let up = false;
+    server = createServer((_req, res) => res.end('hi'));
+    server.on('connection', (socket) => {
+      if (!up) socket.destroy();
+    });
+    await new Promise<void>((r) => server!.listen(0, '0.0.0.0', r));
+    const { port } = server.address() as AddressInfo;
+    const preview = 'setTimeout(() => process.exit(0), 20000);';
     w = await startUnattendedWorld({
       forge,
       issues: [{ number: 1, title: 'First', body: 'Add `src/a.ts`.' }],
@@ -250,7 +244,7 @@ if (fs.existsSync(${JSON.stringify(listen)})) {
     );
     expect(notice?.command).toBe('/blitz resume');
     expect(x.noticesOf('shipped')).toHaveLength(0);
-    writeFileSync(listen, '');
+    up = true;
     await x.command('/blitz resume');
     await finishes(x, [1]);
     const [shipped, ...again] = x.noticesOf('shipped');
