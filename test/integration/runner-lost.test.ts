@@ -123,6 +123,13 @@ describe('a runner killed mid-attempt and never restarted (issue 39)', () => {
           runners: await registry.listTokens(),
           notices: notices.bodies,
           pumpErrors: pump.errors.slice(-3).map(String),
+          // Where each attempt job is: a wait that is not reached says whose turn it was.
+          attemptJobs: (
+            await schemas.admin.query(
+              `SELECT data->'issue'->>'number' AS issue, state, retry_count, output->>'holder' AS holder
+                 FROM ${jobs} WHERE name LIKE 'attempt/%' ORDER BY created_on`,
+            )
+          ).rows,
         });
       // The pump stands in for GitHub's deliveries and the cron: every webhook the World's changes
       // would send goes to the bot, and the cron fires (lost runners are looked for on it).
