@@ -89,4 +89,26 @@ describe('withCleanOutgoing', () => {
       [ref, undefined],
     ]);
   });
+
+  it('cleans the comments closes sent together carry', async () => {
+    const sent: { ref: IssueRef; comment: string }[][] = [];
+    const forge = {
+      closeIssues: async (closes: readonly { ref: IssueRef; comment: string }[]) => {
+        sent.push([...closes]);
+        return closes.map((): PromiseSettledResult<void> => ({ status: 'fulfilled', value: undefined }));
+      },
+    } as Pick<Forge, 'closeIssues'>;
+    const clean = withCleanOutgoing(forge as Forge, createRedactor(['super-secret-token-value']));
+    const ref = { repo: { owner: 'acme', name: 'app' }, number: 1 };
+    await clean.closeIssues!([
+      { ref, comment: '/merge\u202E super-secret-token-value' },
+      { ref: { ...ref, number: 2 }, comment: 'done' },
+    ]);
+    expect(sent).toEqual([
+      [
+        { ref, comment: '\\/merge [redacted]' },
+        { ref: { ...ref, number: 2 }, comment: 'done' },
+      ],
+    ]);
+  });
 });

@@ -48,6 +48,12 @@ export const withCleanOutgoing = (forge: Forge, redact: Redact): Forge => {
     createComment: (ref, text) => forge.createComment(ref, body(text)),
     closeIssue: (ref, opts) =>
       forge.closeIssue(ref, opts?.comment === undefined ? opts : { ...opts, comment: body(opts.comment) }),
+    ...(forge.closeIssues
+      ? {
+          closeIssues: (closes) =>
+            forge.closeIssues!(closes.map((c) => ({ ...c, comment: body(c.comment) }))),
+        }
+      : {}),
     upsertStickyComment: (ref, marker, text, opts) =>
       forge.upsertStickyComment(ref, marker, body(text), opts),
     createIssue: (repo, issue) =>
