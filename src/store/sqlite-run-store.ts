@@ -3,6 +3,7 @@
 // issues, attempts and queued intents where it left them.
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
+import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import { isIssueRowState, issueRowStates, isTerminalRunState, runStates } from '../plan/states.ts';
@@ -255,6 +256,21 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
   const db = openSqliteDatabase(path, 'SQLite run store');
   const lockScope = path === ':memory:' ? randomUUID() : resolve(path);
   const live = `state NOT IN (${terminal.map((s) => `'${s}'`).join(', ')})`;
+  /**
+   * Statements prepared once per text: a pass reads and writes through them several times, and
+   * better-sqlite3 compiles a statement again on every `prepare`. An issue write's UPDATE names the
+   * fields its patch holds, a few combinations in all; past the cap the cache starts again.
+   */
+  const statements = new Map<string, Database.Statement>();
+  const prepared = (sql: string): Database.Statement => {
+    let st = statements.get(sql);
+    if (st === undefined) {
+      if (statements.size >= 256) statements.clear();
+      st = db.prepare(sql);
+      statements.set(sql, st);
+    }
+    return st;
+  };
   const selectRun = db.prepare('SELECT * FROM runs WHERE id = ?');
   const selectLiveHeads = db.prepare(
     `SELECT ${runHeadColumns} FROM runs WHERE ${live} ORDER BY created_at, id`,
@@ -321,12 +337,10 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
       // With `expect`, compare-and-set in the UPDATE itself; a refusal rolls back the insert above.
       if (expect !== undefined) assertIssueState(expect.state);
       values.expected = expect?.state ?? null;
-      const changed = db
-        .prepare(
-          `UPDATE run_issues SET ${sets.join(', ')} WHERE run_id = @runId AND issue_repo = @repo
+      const changed = prepared(
+        `UPDATE run_issues SET ${sets.join(', ')} WHERE run_id = @runId AND issue_repo = @repo
              AND issue_number = @number AND (@expected IS NULL OR state = @expected)`,
-        )
-        .run(values).changes;
+      ).run(values).changes;
       const row = toIssue(selectIssue.get(runId, repo, number));
       if (changed === 0 && expect !== undefined)
         throw new StaleIssueWriteError(runId, repo, number, expect.state, row.state);
@@ -350,17 +364,16 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
       return row === undefined ? undefined : toRun(row);
     },
     async listLiveRuns() {
-      return db.prepare(`SELECT * FROM runs WHERE ${live} ORDER BY created_at, id`).all().map(toRun);
+      return prepared(`SELECT * FROM runs WHERE ${live} ORDER BY created_at, id`).all().map(toRun);
     },
     async listLiveRunHeads() {
       return selectLiveHeads.all().map(toRunHead);
     },
     async listRuns(filter = {}) {
-      return db
-        .prepare(
-          `SELECT * FROM runs WHERE (@forge IS NULL OR forge = @forge) AND (@repo IS NULL OR repo = @repo)
+      return prepared(
+        `SELECT * FROM runs WHERE (@forge IS NULL OR forge = @forge) AND (@repo IS NULL OR repo = @repo)
            ORDER BY created_at, id`,
-        )
+      )
         .all({ forge: filter.forge ?? null, repo: filter.repo ?? null })
         .map(toRun);
     },
@@ -375,29 +388,27 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
       const counts = patch.state !== undefined || patch.progress !== undefined || patch.options !== undefined;
       // The version named is checked again in the UPDATE itself: another connection's write between
       // the read and this one refuses it too.
-      const changed = db
-        .prepare(
-          `UPDATE runs SET state = @state, dashboard_comment_id = @dashboard, progress = @progress,
+      const changed = prepared(
+        `UPDATE runs SET state = @state, dashboard_comment_id = @dashboard, progress = @progress,
              options = @options, updated_at = @at, version = version + @bump
            WHERE id = @id AND (@expected IS NULL OR version = @expected)`,
-        )
-        .run({
-          id,
-          expected: expect?.version ?? null,
-          state: next.state,
-          dashboard: next.dashboardCommentId ?? null,
-          progress: JSON.stringify(next.progress),
-          options: JSON.stringify(next.options),
-          at: now(),
-          bump: counts ? 1 : 0,
-        }).changes;
+      ).run({
+        id,
+        expected: expect?.version ?? null,
+        state: next.state,
+        dashboard: next.dashboardCommentId ?? null,
+        progress: JSON.stringify(next.progress),
+        options: JSON.stringify(next.options),
+        at: now(),
+        bump: counts ? 1 : 0,
+      }).changes;
       const stored = toRun(selectRun.get(id));
       if (changed === 0 && expect !== undefined)
         throw new StaleRunWriteError(id, expect.version, stored.version);
       return stored;
     },
     async recordRunResult(runId, name, value) {
-      db.prepare('INSERT INTO run_results (run_id, name, value, recorded_at) VALUES (?, ?, ?, ?)').run(
+      prepared('INSERT INTO run_results (run_id, name, value, recorded_at) VALUES (?, ?, ?, ?)').run(
         runId,
         name,
         JSON.stringify(value),
@@ -405,14 +416,13 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
       );
     },
     async listRunResults(runId) {
-      return db.prepare('SELECT * FROM run_results WHERE run_id = ? ORDER BY id').all(runId).map(toRunResult);
+      return prepared('SELECT * FROM run_results WHERE run_id = ? ORDER BY id').all(runId).map(toRunResult);
     },
     async dropRunResults(runId, upToId) {
-      db.prepare('DELETE FROM run_results WHERE run_id = ? AND id <= ?').run(runId, upToId);
+      prepared('DELETE FROM run_results WHERE run_id = ? AND id <= ?').run(runId, upToId);
     },
     async listRunIssues(runId) {
-      return db
-        .prepare('SELECT * FROM run_issues WHERE run_id = ? ORDER BY issue_repo, issue_number')
+      return prepared('SELECT * FROM run_issues WHERE run_id = ? ORDER BY issue_repo, issue_number')
         .all(runId)
         .map(toIssue);
     },
@@ -420,11 +430,11 @@ export const openSqliteRunStore = (path: string, opts: { now?: () => Date } = {}
       return upsertIssue.immediate(runId, repo, number, { ...patch }, expect);
     },
     async listQueuedIntents() {
-      return db.prepare("SELECT * FROM intents WHERE status = 'queued' ORDER BY id").all().map(toIntent);
+      return prepared("SELECT * FROM intents WHERE status = 'queued' ORDER BY id").all().map(toIntent);
     },
     async claimIntent(id, status) {
       return (
-        db.prepare("UPDATE intents SET status = ? WHERE id = ? AND status = 'queued'").run(status, id)
+        prepared("UPDATE intents SET status = ? WHERE id = ? AND status = 'queued'").run(status, id)
           .changes === 1
       );
     },
