@@ -172,8 +172,9 @@ export const createRunnerHub = (d: RunnerHubDeps): RunnerHub => {
   const openAttemptOf = async (payload: unknown): Promise<AttemptRecord | undefined> => {
     const job = attemptJobSchema.safeParse(payload);
     if (!job.success) return undefined;
-    return (await d.ledger.listByRun(job.data.runId)).find(
-      (a) => a.outcome === undefined && sameIssue(a.issue, job.data.issue),
+    // By issue (an index), not by run: a claim reads the few attempts of one issue.
+    return (await d.ledger.listByIssue(job.data.issue)).find(
+      (a) => a.outcome === undefined && a.runId === job.data.runId,
     );
   };
 
