@@ -11,7 +11,7 @@
 // (plan/base-change.ts) or sent back after a merge refused for the conflict.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ProbeResult } from '../src/orchestrator/budget-probe.ts';
+import type { ProbeResult } from '../src/runs/budget-probe.ts';
 import { startBlitzHarness } from '../test/support/blitz-harness.ts';
 import { tempDir } from '../test/support/git.ts';
 import type { SeedIssue } from '../test/support/world.ts';

@@ -27,7 +27,6 @@ import { createSpooledReceiver, type SpoolRetry } from '../intake/spooled-receiv
 import type { Logger } from '../observability/logger.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import { createRedactor } from '../observability/redact.ts';
-import { configuredBudgetProbe } from '../orchestrator/budget-probe.ts';
 import { createOrchestrator, type Orchestrator } from '../orchestrator/orchestrator.ts';
 import { priceTableOf } from '../plan/cost.ts';
 import { isTerminalRunState } from '../plan/states.ts';
@@ -41,6 +40,7 @@ import { redactingLedger } from '../runner/redacting-ledger.ts';
 import { Runner } from '../runner/runner.ts';
 import { startSupervision } from '../runner/schedule.ts';
 import type { RunnerEvent } from '../runner/types.ts';
+import { configuredBudgetProbe } from '../runs/budget-probe.ts';
 import { buildNotifiers } from '../ship/notify.ts';
 import { createRunEvents, type RunEvents } from '../status/run-events.ts';
 import { openRunStore, openStore, storeEngineName } from '../store/open-store.ts';

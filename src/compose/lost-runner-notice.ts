@@ -3,8 +3,8 @@
 // every run it held work in (kept in the run's progress, `lostRunners`, written under the run lock,
 // then a pass of the run to show it).
 import type { Logger } from '../observability/logger.ts';
-import { issuesShippedOf, sendRunNotice } from '../orchestrator/run-notice.ts';
 import type { LostRunner } from '../remote-runner/lost-runners.ts';
+import { issuesShippedOf, sendRunNotice } from '../runs/run-notice.ts';
 import { writeProgress } from '../runs/run-writer.ts';
 import type { Notifier } from '../ship/notice.ts';
 import { runNoticeOf } from '../ship/run-notices.ts';

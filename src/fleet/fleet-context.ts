@@ -3,12 +3,12 @@
 // fleet steps work from. Nothing here does IO.
 import type { Pace } from '../forges/rate-budget.ts';
 import type { Forge, RepoRef } from '../forges/types.ts';
-import type { BudgetProbe } from '../orchestrator/budget-probe.ts';
 import type { FleetOptions, FleetProgress } from '../plan/fleet-progress.ts';
 import type { RunSnapshot } from '../plan/snapshot.ts';
 import type { PlanIssue } from '../plan/types.ts';
 import type { ReviewLegPorts } from '../review/review-leg.ts';
 import type { AttemptRecord } from '../runner/types.ts';
+import type { BudgetProbe } from '../runs/budget-probe.ts';
 import type { Announcer, Clock, Forges, Log, Records, Reviewers, Settings, Workers } from '../runs/ports.ts';
 import type { PrFacts } from '../ship/pr-facts.ts';
 import type { RunIssueRecord, RunRecord } from '../store/run-store.ts';

@@ -5,11 +5,11 @@
 
 import { renderScoreboard } from '../dashboard/scoreboard.ts';
 import { scoreboardInput } from '../dashboard/scoreboard-view.ts';
-import { keepRefusedWrite } from '../orchestrator/missing-permission.ts';
-import { type PassKind, runPasses } from '../orchestrator/pass-loop.ts';
-import { paceReason } from '../orchestrator/run-pace.ts';
-import { keepWaitReason } from '../orchestrator/wait-reason.ts';
 import type { Action } from '../plan/snapshot.ts';
+import { keepRefusedWrite } from '../runs/missing-permission.ts';
+import { type PassKind, runPasses } from '../runs/pass-loop.ts';
+import { paceReason } from '../runs/run-pace.ts';
+import { keepWaitReason } from '../runs/wait-reason.ts';
 import type { FleetCtx, FleetHooks, FleetPorts } from './fleet-context.ts';
 import { performFleet } from './fleet-perform.ts';
 import { loadFleet } from './load-fleet.ts';

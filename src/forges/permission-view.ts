@@ -2,7 +2,7 @@
 // permission, typed as the adapter found it, and the page where an admin accepts it, as the forge names
 // it (GitHub: the installation's settings, under the owner's account). A page the forge cannot name is
 // left out; the notice then says where to find it.
-// A refused write the run kept (orchestrator/missing-permission.ts) stands until the credential the bot
+// A refused write the run kept (runs/missing-permission.ts) stands until the credential the bot
 // holds carries the permission (GitHub mints a new token once the old expires, or at once when it says
 // new permissions were accepted). Where the forge cannot tell, the write is tried again after a token's
 // lifetime.

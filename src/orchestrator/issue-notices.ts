@@ -4,9 +4,9 @@ import type { Action } from '../plan/snapshot.ts';
 import { refOf } from '../plan/types.ts';
 import type { RunCtx } from '../runs/context.ts';
 import type { Announcer, Log, Records, Settings } from '../runs/ports.ts';
+import { sendRunNotice } from '../runs/run-notice.ts';
 import { firstTime } from '../runs/run-writer.ts';
 import { mentionsStarter, runNoticeOf, starterOf } from '../ship/run-notices.ts';
-import { sendRunNotice } from './run-notice.ts';
 
 export const sendIssueNotice = async (
   deps: Records & Announcer & Log & Settings,

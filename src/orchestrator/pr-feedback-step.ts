@@ -11,13 +11,13 @@ import { attemptKey, currentAttempts } from '../plan/issue-progress.ts';
 import type { IssueProgress } from '../plan/snapshot.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { Announcer, Clock, Log, Records, Settings, Workers } from '../runs/ports.ts';
+import { sendRunNotice } from '../runs/run-notice.ts';
 import type { PrFacts } from '../ship/pr-facts.ts';
 import { answerThreads, readPrFacts, reportedKey, reportPrProgress } from '../ship/pr-feedback-forge.ts';
 import { holdSentence, progressReport } from '../ship/pr-progress.ts';
 import { runNoticeOf, runPageUrl } from '../ship/run-notices.ts';
 import type { PrFeedbackState, RunIssueRecord, RunRecord } from '../store/run-store.ts';
 import { keepFeedbackState, keepReportedInstead, resumeWithFeedback } from './pr-feedback.ts';
-import { sendRunNotice } from './run-notice.ts';
 
 export interface PrGateScope {
   forge: Forge;

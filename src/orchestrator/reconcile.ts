@@ -34,8 +34,12 @@ import { issueKey, planLabels } from '../plan/types.ts';
 import { changedSinceDefault } from '../runner/integration-git.ts';
 import { integrationGitOf } from '../runner/worker-clone.ts';
 import { forgeOfRun, type ReconcileCall, type RunCtx } from '../runs/context.ts';
+import { keepRefusedWrite } from '../runs/missing-permission.ts';
+import { runPasses } from '../runs/pass-loop.ts';
 import type { Forges, Log, Records, Reviewers, Settings, StoreHealth, Workers } from '../runs/ports.ts';
+import { commonSnapshot, paceReason, readRunRecords } from '../runs/run-pace.ts';
 import { foldResults, writeProgress } from '../runs/run-writer.ts';
+import { keepWaitReason } from '../runs/wait-reason.ts';
 import { withPrFeedback } from '../ship/feedback-view.ts';
 import type { KeptPrReads } from '../ship/pr-reads-kept.ts';
 import { keepOpenedPulls, readsPerCall, workerStamps } from '../ship/pr-reads-per-call.ts';
@@ -44,13 +48,9 @@ import { closeBatchOf } from './close-issue.ts';
 import { unfiledFindings } from './file-findings.ts';
 import { gateBlockerViewOf } from './gate-blocker-run.ts';
 import { sweepClosedWorkspaces } from './issue-cleanup.ts';
-import { keepRefusedWrite } from './missing-permission.ts';
-import { runPasses } from './pass-loop.ts';
 import { type PassCtx, type PerformPorts, perform } from './perform.ts';
 import { gatePullRequests } from './pr-feedback-step.ts';
-import { commonSnapshot, paceReason, readRunRecords } from './run-pace.ts';
 import { type ConfigRead, keptBlockerOf, loadRunRepo, type RunRepo } from './run-repo.ts';
-import { keepWaitReason } from './wait-reason.ts';
 
 const advancing = new Set<Action['type']>([
   'open_pr',

@@ -17,6 +17,7 @@ import { type IntegrationGit, integrationWorktree, revertMerge } from '../runner
 import { integrationGitOf } from '../runner/worker-clone.ts';
 import type { RunCtx } from '../runs/context.ts';
 import type { Announcer, Clock, Log, Records, Settings, Workers } from '../runs/ports.ts';
+import { sendRunNotice } from '../runs/run-notice.ts';
 import {
   firstTime,
   type GateResult,
@@ -31,7 +32,6 @@ import { defaultHealthTimeoutSeconds, deployLive, type LiveResult, previewLive }
 import { cleanupClosedIssue } from './issue-cleanup.ts';
 import { type Effects, refOf } from './perform.ts';
 import { milestonePrCi, milestonePrKey } from './pr-feedback.ts';
-import { sendRunNotice } from './run-notice.ts';
 
 export interface EffectHooks {
   /** Runs work after this pass, tracked so idle() waits for it. */

@@ -16,11 +16,11 @@ import { type RunOptionsStored, runOptionsOf } from '../plan/run-options.ts';
 import type { RunSnapshot } from '../plan/snapshot.ts';
 import { forgeOfRun } from '../runs/context.ts';
 import type { Forges, Log, Records, Settings } from '../runs/ports.ts';
+import { loadRepoConfig } from '../runs/repo-settings.ts';
+import { commonSnapshot } from '../runs/run-pace.ts';
 import { writeProgress } from '../runs/run-writer.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import { reportOnce } from './perform.ts';
-import { loadRepoConfig } from './repo-settings.ts';
-import { commonSnapshot } from './run-pace.ts';
 
 export type ConfigRead = Awaited<ReturnType<typeof loadRepoConfig>>;
 type ParsedConfig = Extract<ConfigRead['result'], { ok: true }>['config'];

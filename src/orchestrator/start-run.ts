@@ -17,13 +17,13 @@ import { runStateWords } from '../plan/state-words.ts';
 import { firstRunState } from '../plan/states.ts';
 import { slugify } from '../runner/branch-names.ts';
 import type { Announcer, Forges, Log, Records, Settings } from '../runs/ports.ts';
+import { loadRepoConfig } from '../runs/repo-settings.ts';
+import { sendRunNotice } from '../runs/run-notice.ts';
 import { setDashboardComment, writeRun } from '../runs/run-writer.ts';
 import { runNoticeOf } from '../ship/run-notices.ts';
 import type { NewRun, RunRecord } from '../store/run-store.ts';
 import type { Intent } from '../store/types.ts';
-import { loadRepoConfig } from './repo-settings.ts';
 import { newRunId } from './run-effects.ts';
-import { sendRunNotice } from './run-notice.ts';
 
 /** What the run loop lends a command's handler: a change between passes, and a pass soon after. */
 export interface CommandHooks {

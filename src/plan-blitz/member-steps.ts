@@ -10,7 +10,6 @@ import { renderPlanComment, replanIssueBody } from '../dashboard/plan-comment.ts
 import { formatRepo } from '../forges/types.ts';
 import { closeWithComment } from '../orchestrator/close-issue.ts';
 import { cleanUpMerged, mergeStep, openPr } from '../orchestrator/pull-requests.ts';
-import { issuesShippedOf, tellOnce } from '../orchestrator/run-notice.ts';
 import { beforeMerge, markersLeft } from '../plan/merge-conflict.ts';
 import { planMarker } from '../plan/plan-labels.ts';
 import type { MemberAnswer, MemberOp } from '../plan/plan-member.ts';
@@ -20,6 +19,7 @@ import { attemptIsHere, onAttemptHost } from '../queue/dispatcher.ts';
 import { reviewPlan } from '../review/plan-review.ts';
 import { reviewAuthorOf } from '../review/review-leg.ts';
 import type { AttemptRecord } from '../runner/types.ts';
+import { issuesShippedOf, tellOnce } from '../runs/run-notice.ts';
 import { writeIssue } from '../runs/run-writer.ts';
 import { runNoticeOf } from '../ship/run-notices.ts';
 import { enterPhase, issueRef, land, readPlan, startAttempt } from './member-phases.ts';

@@ -37,8 +37,7 @@ export interface OrchestratorDeps
     DashboardPacing {
   /**
    * Asks the provider budget probe once (seed 000 §1.5); composed as `runBudgetProbe` over the config's
-   * `budget:` argv (absent: `{ status: 'absent' }`). orchestrator/budget-probe.ts keeps and
-   * records its answers.
+   * `budget:` argv (absent: `{ status: 'absent' }`). budget-probe.ts keeps and records its answers.
    */
   budgetProbe: () => Promise<ProbeAnswer>;
 }

@@ -1,6 +1,6 @@
 // A run's notice and its comment to a person, made from the run's record: the event, one sentence, the
 // command that continues, the link to the run's page; the targets the repository picked, else the
-// starter @mentioned on the trigger issue. Sending and keeping a failure: orchestrator/run-notice.ts.
+// starter @mentioned on the trigger issue. Sending and keeping a failure: runs/run-notice.ts.
 import { z } from 'zod';
 import { pickedNotifiers } from '../config/notify-picks.ts';
 import { type Forge, repoRefOf } from '../forges/types.ts';

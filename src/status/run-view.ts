@@ -21,7 +21,7 @@ export interface RunViewIssue {
   prNumber?: number;
   mergedSha?: string;
   lastError?: string;
-  /** Why it waits in its state: the last action on it that failed (orchestrator/wait-reason.ts). */
+  /** Why it waits in its state: the last action on it that failed (runs/wait-reason.ts). */
   waitReason?: string;
   /** Merge conflicts sent back to its session this pass (plan/merge-conflict.ts). */
   conflictResumes?: number;

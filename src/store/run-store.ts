@@ -99,7 +99,7 @@ export interface RunProgress {
   /**
    * A write the forge refused for an App permission the installation lacks (a merge without
    * `contents:write`, a PR without `pull_requests:write`): the run is BLOCKED on it until the credential
-   * the bot holds carries it (orchestrator/missing-permission.ts); the lift clears it.
+   * the bot holds carries it (runs/missing-permission.ts); the lift clears it.
    */
   refusedWrite?: {
     permission: { name: string; level: 'read' | 'write' };

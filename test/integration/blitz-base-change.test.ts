@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ProbeResult } from '../../src/orchestrator/budget-probe.ts';
+import type { ProbeResult } from '../../src/runs/budget-probe.ts';
 import { type BlitzHarness, startBlitzHarness } from '../support/blitz-harness.ts';
 import { tempDir } from '../support/git.ts';
 

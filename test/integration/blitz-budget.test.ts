@@ -2,8 +2,8 @@
 // The budget probe runs before each wave's dispatch (seed 000 §1.5), not at most once a minute: an
 // answer that changes between two waves governs the next one at once, on the real bot over a fake forge.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ProbeResult } from '../../src/orchestrator/budget-probe.ts';
 import type { RunnerEvent } from '../../src/runner/types.ts';
+import type { ProbeResult } from '../../src/runs/budget-probe.ts';
 import { type BlitzHarness, startBlitzHarness } from '../support/blitz-harness.ts';
 import type { SeedIssue } from '../support/world.ts';
 

@@ -4,8 +4,8 @@
 // on by itself and finishes. Before: its stop comment named no reset time nor that it goes on by itself.
 import { afterEach, describe, expect, it } from 'vitest';
 import { dashboardMarker } from '../../src/dashboard/render.ts';
-import type { ProbeResult } from '../../src/orchestrator/budget-probe.ts';
 import { planProgressOf } from '../../src/plan/plan-progress.ts';
+import type { ProbeResult } from '../../src/runs/budget-probe.ts';
 import type { RunNotice } from '../../src/ship/notice.ts';
 import { type PlanHarness, startPlanHarness } from '../support/plan-harness.ts';
 

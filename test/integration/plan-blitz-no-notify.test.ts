@@ -4,7 +4,7 @@
 // cause, on the issue where they started it, with what continues. Before: the planner's stop and a
 // parked member's comment named nobody, and notified no target either.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ProbeResult } from '../../src/orchestrator/budget-probe.ts';
+import type { ProbeResult } from '../../src/runs/budget-probe.ts';
 import { type PlanHarness, startPlanHarness } from '../support/plan-harness.ts';
 
 let h: PlanHarness | undefined;

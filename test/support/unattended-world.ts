@@ -12,7 +12,7 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { ForgeKind } from '../../src/forges/types.ts';
-import type { ProbeResult } from '../../src/orchestrator/budget-probe.ts';
+import type { ProbeResult } from '../../src/runs/budget-probe.ts';
 import { type Notifier, type NotifyEvent, notifyEvents, type RunNotice } from '../../src/ship/notice.ts';
 import { type BlitzHarnessOptions, startBlitzHarness } from './blitz-harness.ts';
 import { tempDir } from './git.ts';

@@ -3,8 +3,8 @@
 // configured is said so on the dashboard, and the run goes one worker at a time (plan/budget.ts).
 import type { ProbeAnswer } from '../plan/budget.ts';
 import { runBudgetProbe } from '../runner/budget-command.ts';
-import { writeProgress } from '../runs/run-writer.ts';
 import type { RunStore } from '../store/run-store.ts';
+import { writeProgress } from './run-writer.ts';
 
 export type ProbeResult = ProbeAnswer;
 

@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { newRun } from '../../test/support/store-suite-fixtures.ts';
 import { silentLogger } from '../observability/logger.ts';
 import type { AttemptRecord } from '../runner/types.ts';
-import type { Log, Records, Settings, Workers } from '../runs/ports.ts';
 import { openSqliteRunStore } from '../store/sqlite-run-store.ts';
+import type { Log, Records, Settings, Workers } from './ports.ts';
 import { setRunState, stopRun } from './run-state.ts';
 
 const attempt = (id: string, entry: string, outcome?: AttemptRecord['outcome']): AttemptRecord =>

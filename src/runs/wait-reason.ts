@@ -2,8 +2,8 @@
 import type { Action } from '../plan/snapshot.ts';
 import type { IssueKey } from '../plan/types.ts';
 import { actionIssue, waitReason } from '../plan/wait-reason.ts';
-import { writeIssue } from '../runs/run-writer.ts';
 import type { RunIssueRecord, RunStore } from '../store/run-store.ts';
+import { writeIssue } from './run-writer.ts';
 
 /**
  * Keeps the reason on the issue's row: set when an action on it failed, cleared when one went through.

@@ -6,8 +6,8 @@
 import { type Pace, pacedSessions } from '../forges/rate-budget.ts';
 import { budgetOf, type ProbeAnswer } from '../plan/budget.ts';
 import type { RunSnapshot } from '../plan/snapshot.ts';
-import type { Forges, Records, Settings, Workers } from '../runs/ports.ts';
 import type { RunRecord } from '../store/run-store.ts';
+import type { Forges, Records, Settings, Workers } from './ports.ts';
 
 /** The run's rows and attempts, this host's worker limit and the forge's pace: every load reads them. */
 export const readRunRecords = async (deps: Records & Workers & Forges, run: RunRecord) => ({

@@ -6,7 +6,7 @@
 import { nextActions } from '../plan/next-actions.ts';
 import { type Action, type ActionType, type RunSnapshot, replanAfter } from '../plan/snapshot.ts';
 import { isTerminalRunState, type RunState } from '../plan/states.ts';
-import type { Log } from '../runs/ports.ts';
+import type { Log } from './ports.ts';
 
 /** What the loop reads of a pass: the run as it now stands, and the planner's snapshot. */
 export interface Pass {

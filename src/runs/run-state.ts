@@ -5,9 +5,9 @@ import { updateModelNotesFile } from '../model-notes/notes.ts';
 import { stopPatch } from '../plan/run-patches.ts';
 import type { Action } from '../plan/snapshot.ts';
 import type { StopCause } from '../plan/stop-cause.ts';
-import type { Log, Records, Settings, Workers } from '../runs/ports.ts';
-import { writeRun } from '../runs/run-writer.ts';
 import type { RunRecord } from '../store/run-store.ts';
+import type { Log, Records, Settings, Workers } from './ports.ts';
+import { writeRun } from './run-writer.ts';
 
 /** `set_state`: the run moves to `to` when it is in one of `from` now. */
 export const setRunState = (

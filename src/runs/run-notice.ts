@@ -3,11 +3,11 @@
 import type { Forge } from '../forges/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import { noticeEventWords } from '../plan/state-words.ts';
-import { firstTime, writeProgress } from '../runs/run-writer.ts';
 import type { Notifier, RunNotice } from '../ship/notice.ts';
 import { notifyAll } from '../ship/notify.ts';
 import { commentOnTrigger, runNotifiers } from '../ship/run-notices.ts';
 import type { RunRecord, RunStore } from '../store/run-store.ts';
+import { firstTime, writeProgress } from './run-writer.ts';
 
 /**
  * Tells the people on a run once per `key`: `notice` (when given) to the notify targets, and the comment on

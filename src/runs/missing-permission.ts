@@ -4,8 +4,8 @@
 // through the run writer) and each later load asks whether it still stands.
 import { isAppError } from '../errors.ts';
 import { missingPermissionOf } from '../forges/app-permission.ts';
-import type { Clock, Records } from '../runs/ports.ts';
-import { writeProgress } from '../runs/run-writer.ts';
+import type { Clock, Records } from './ports.ts';
+import { writeProgress } from './run-writer.ts';
 
 /**
  * Keeps an action's refusal for an App permission on the run (the next load blocks on it); any other
