@@ -6,13 +6,13 @@
 // squash merge with the expected head sha and delete the branch, or leave a note on the scoreboard.
 import { z } from 'zod';
 import { formatRepo, type PullRequest } from '../forges/types.ts';
-import { cleanUpMerged, mergeStep } from '../orchestrator/pull-requests.ts';
 import { type BuildFact, fleetMergeStep, type MergeFacts, type MergeStep } from '../plan/fleet-merge.ts';
 import { fleetProgressOf, type TicketState, ticketOf } from '../plan/fleet-progress.ts';
 import { refOf } from '../plan/types.ts';
 import { attemptIsHere, onAttemptHost } from '../queue/dispatcher.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import type { Log, Records, Workers } from '../runs/ports.ts';
+import { cleanUpMerged, mergeStep } from '../runs/pull-requests.ts';
 import { loadRepoConfig } from '../runs/repo-settings.ts';
 import { writeIssue, writeOutcome } from '../runs/run-writer.ts';
 import type { FleetCtx, RepoFacts } from './fleet-context.ts';

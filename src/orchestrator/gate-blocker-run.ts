@@ -10,11 +10,11 @@ import type { Action } from '../plan/snapshot.ts';
 import { issueKey, type PlanIssue, planLabels, refOf } from '../plan/types.ts';
 import { fenced } from '../review/prompt.ts';
 import { redactText } from '../runner/exec.ts';
+import { closeWithComment } from '../runs/close-issue.ts';
 import type { RunCtx } from '../runs/context.ts';
 import type { Log, Records } from '../runs/ports.ts';
 import { setProgress } from '../runs/run-writer.ts';
 import type { RunProgress, RunRecord } from '../store/run-store.ts';
-import { closeWithComment } from './close-issue.ts';
 
 /** The hidden line that ties a blocker issue to its run and gate (read back only from trusted authors). */
 export const gateBlockerMarker = (runId: string, cause: GateCause): string =>

@@ -8,8 +8,6 @@
 import { markdownText } from '../dashboard/escape.ts';
 import { renderPlanComment, replanIssueBody } from '../dashboard/plan-comment.ts';
 import { formatRepo } from '../forges/types.ts';
-import { closeWithComment } from '../orchestrator/close-issue.ts';
-import { cleanUpMerged, mergeStep, openPr } from '../orchestrator/pull-requests.ts';
 import { beforeMerge, markersLeft } from '../plan/merge-conflict.ts';
 import { planMarker } from '../plan/plan-labels.ts';
 import type { MemberAnswer, MemberOp } from '../plan/plan-member.ts';
@@ -19,6 +17,8 @@ import { attemptIsHere, onAttemptHost } from '../queue/dispatcher.ts';
 import { reviewPlan } from '../review/plan-review.ts';
 import { reviewAuthorOf } from '../review/review-leg.ts';
 import type { AttemptRecord } from '../runner/types.ts';
+import { closeWithComment } from '../runs/close-issue.ts';
+import { cleanUpMerged, mergeStep, openPr } from '../runs/pull-requests.ts';
 import { issuesShippedOf, tellOnce } from '../runs/run-notice.ts';
 import { writeIssue } from '../runs/run-writer.ts';
 import { runNoticeOf } from '../ship/run-notices.ts';

@@ -4,7 +4,7 @@
 // tool itself (the interrupted sessions resumed) says whether the endpoint is back. A budget probe that
 // stopped the run on its park is a park too. Pure: `parkViewOf` makes the planner's `ParkView` from the
 // run and its attempts, `parkActions` decides; the orchestrator applies the actions
-// (orchestrator/environment-park-run.ts).
+// (runs/environment-park-run.ts).
 import type { AttemptRecord, FailureCause } from '../runner/types.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { ProbeAnswer } from './budget.ts';

@@ -27,7 +27,7 @@ export interface AttentionRun {
     continueWith?: string;
     hardBlocker?: unknown;
     budget?: { status: string; park?: boolean };
-    /** An environment or budget park (orchestrator/environment-park-run.ts). */
+    /** An environment or budget park (runs/environment-park-run.ts). */
     park?: { resetAt?: string };
   };
 }

@@ -4,8 +4,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGithubForge } from '../../src/forges/github/index.ts';
 import type { IssueRef } from '../../src/forges/types.ts';
-import { batchedClose, closeBatchOf } from '../../src/orchestrator/close-issue.ts';
 import type { Action } from '../../src/plan/snapshot.ts';
+import { batchedClose, closeBatchOf } from '../../src/runs/close-issue.ts';
 import { type FakeGithub, startFakeGithub } from '../support/fake-github/server.ts';
 import { World } from '../support/world.ts';
 

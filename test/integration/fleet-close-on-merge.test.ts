@@ -3,7 +3,7 @@
 // alone, closes the parent epic once its last child is closed, and a second run changes nothing.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RepoRef } from '../../src/forges/types.ts';
-import { closeOnMerge } from '../../src/orchestrator/close-on-merge.ts';
+import { closeOnMerge } from '../../src/runs/close-on-merge.ts';
 import { type GithubHarness, githubHarness } from '../support/fake-github/harness.ts';
 import { MemoryGit } from '../support/world.ts';
 

@@ -7,12 +7,12 @@ import { silentLogger } from '../observability/logger.ts';
 import type { RunPark } from '../plan/environment-park.ts';
 import { type RunControlAction, type RunControlStep, runControlOf } from '../plan/run-control.ts';
 import type { RunState } from '../plan/states.ts';
-import type { Announcer, Forges, Log, Records, Settings, Workers } from '../runs/ports.ts';
-import { setRunState, stopRun } from '../runs/run-state.ts';
-import { isRunTransitionError, writeRun } from '../runs/run-writer.ts';
 import type { RunProgress, RunStore } from '../store/run-store.ts';
 import { openSqliteRunStore } from '../store/sqlite-run-store.ts';
 import { parkRun, unparkRun } from './environment-park-run.ts';
+import type { Announcer, Forges, Log, Records, Settings, Workers } from './ports.ts';
+import { setRunState, stopRun } from './run-state.ts';
+import { isRunTransitionError, writeRun } from './run-writer.ts';
 
 const runIn = async (state: RunState, progress: RunProgress = {}): Promise<RunStore> => {
   const store = openSqliteRunStore(':memory:');

@@ -9,12 +9,12 @@ import { resumeCommandOf } from '../plan/resume-command.ts';
 import { parkPatch, probedParkPatch } from '../plan/run-patches.ts';
 import type { Action } from '../plan/snapshot.ts';
 import { onAttemptHost } from '../queue/dispatcher.ts';
-import { forgeOfRun } from '../runs/context.ts';
-import type { Announcer, Clock, Forges, Log, Records, Settings, Workers } from '../runs/ports.ts';
-import { issuesShippedOf, sendRunNotice } from '../runs/run-notice.ts';
-import { markPosted, writeRun } from '../runs/run-writer.ts';
 import { commentOnTrigger, mentionsStarter, runNoticeOf } from '../ship/run-notices.ts';
 import type { RunRecord } from '../store/run-store.ts';
+import { forgeOfRun } from './context.ts';
+import type { Announcer, Clock, Forges, Log, Records, Settings, Workers } from './ports.ts';
+import { issuesShippedOf, sendRunNotice } from './run-notice.ts';
+import { markPosted, writeRun } from './run-writer.ts';
 
 const writePark = (
   deps: Records,

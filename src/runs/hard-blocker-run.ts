@@ -15,13 +15,13 @@ import { blockPatch } from '../plan/run-patches.ts';
 import { withoutReason } from '../plan/run-reason.ts';
 import type { Action } from '../plan/snapshot.ts';
 import { planLabels } from '../plan/types.ts';
-import { forgeOfRun } from '../runs/context.ts';
-import type { Announcer, Clock, Forges, Log, Records, Settings } from '../runs/ports.ts';
-import { issuesShippedOf, sendRunNotice } from '../runs/run-notice.ts';
-import { markPosted, writeProgress, writeRun } from '../runs/run-writer.ts';
 import { commentOnTrigger, mentionsStarter, runNoticeOf, starterOf } from '../ship/run-notices.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import { closeWithComment } from './close-issue.ts';
+import { forgeOfRun } from './context.ts';
+import type { Announcer, Clock, Forges, Log, Records, Settings } from './ports.ts';
+import { issuesShippedOf, sendRunNotice } from './run-notice.ts';
+import { markPosted, writeProgress, writeRun } from './run-writer.ts';
 
 /** What the blocker issue calls the run. */
 const runWord = (run: RunRecord): string => (run.kind === 'plan' ? 'plan-blitz' : 'blitz');

@@ -20,9 +20,9 @@ import { onAttemptHost } from '../queue/dispatcher.ts';
 import { remoteBranchSha } from '../runner/git.ts';
 import type { AttemptRecord } from '../runner/types.ts';
 import { cloneUrlOf } from '../runner/worker-clone.ts';
-import type { Log, Settings, Workers } from '../runs/ports.ts';
-import { writeOutcome } from '../runs/run-writer.ts';
 import type { RunIssueRecord, RunStore } from '../store/run-store.ts';
+import type { Log, Settings, Workers } from './ports.ts';
+import { writeOutcome } from './run-writer.ts';
 
 export interface PrOrder {
   runId: string;

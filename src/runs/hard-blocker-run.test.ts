@@ -6,10 +6,10 @@ import type { Forge, IssueRef } from '../forges/types.ts';
 import { silentLogger } from '../observability/logger.ts';
 import type { BlockCause } from '../plan/block-cause.ts';
 import { blockReasonOf } from '../plan/block-cause.ts';
-import { writeProgress } from '../runs/run-writer.ts';
 import type { Notifier, RunNotice } from '../ship/notice.ts';
 import { openSqliteRunStore } from '../store/sqlite-run-store.ts';
 import { blockRun, unblockRun } from './hard-blocker-run.ts';
+import { writeProgress } from './run-writer.ts';
 
 const setup = async (blockerState: 'open' | 'closed') => {
   const store = openSqliteRunStore(':memory:');

@@ -5,9 +5,9 @@ import { type Forge, formatRepo, type IssueRef } from '../forges/types.ts';
 import type { Action } from '../plan/snapshot.ts';
 import type { IssueKey } from '../plan/types.ts';
 import { failureCause } from '../plan/wait-reason.ts';
-import type { CloseBatch } from '../runs/context.ts';
-import { type IssueWrites, setProgress, writeOutcome } from '../runs/run-writer.ts';
 import type { RunIssueRecord, RunRecord, RunStore } from '../store/run-store.ts';
+import type { CloseBatch } from './context.ts';
+import { type IssueWrites, setProgress, writeOutcome } from './run-writer.ts';
 
 type Store = Pick<RunStore, 'getRun' | 'updateRun'>;
 
