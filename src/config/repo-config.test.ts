@@ -344,3 +344,24 @@ describe('parseRepoConfig: ci', () => {
     expect(errors.find((e) => e.path === 'ci.wait')?.message).toMatch(/auto, always, never/);
   });
 });
+
+describe('the same text read again', () => {
+  it('gives the same answer, each read its own copy', () => {
+    const yaml = 'build: [npm, run, build]\nlabels:\n  hold: wait\n';
+    const first = configOf(yaml);
+    const second = configOf(yaml);
+    expect(second).toEqual(first);
+    expect(second).not.toBe(first);
+    // A caller's change to its copy is not in the next read.
+    first.labels.hold = 'changed';
+    first.build?.push('--changed');
+    expect(configOf(yaml)).toEqual({ ...second, labels: { ...second.labels, hold: 'wait' } });
+    expect(configOf(yaml).build).toEqual(['npm', 'run', 'build']);
+  });
+
+  it('gives the same errors for a text that does not parse, and another text its own answer', () => {
+    expect(errorsOf('ship: [')).toEqual(errorsOf('ship: ['));
+    expect(configOf('keepBranches: true').keepBranches).toBe(true);
+    expect(configOf('keepBranches: false').keepBranches).toBe(false);
+  });
+});

@@ -256,8 +256,26 @@ const toErrors = (issue: z.core.$ZodIssue, prefix: PropertyKey[] = []): ConfigEr
   return [{ path: where, message: `${subject} ${predicate(issue)}` }];
 };
 
+/**
+ * The answers for the texts read last: every pass of every run reads its repository's blitz.yml, which
+ * rarely changes, and its YAML parse and schema check cost more than the rest of the load's reading
+ * of it. Each caller gets its own copy.
+ */
+const parsedConfigs = new Map<string, RepoConfigResult>();
+const PARSED_CONFIGS_KEPT = 64;
+
 export const parseRepoConfig = (yamlText: string | undefined): RepoConfigResult => {
   if (yamlText === undefined) return { ok: true, config: defaultRepoConfig() };
+  let result = parsedConfigs.get(yamlText);
+  if (result === undefined) {
+    result = parseRepoConfigText(yamlText);
+    if (parsedConfigs.size >= PARSED_CONFIGS_KEPT) parsedConfigs.clear();
+    parsedConfigs.set(yamlText, result);
+  }
+  return structuredClone(result);
+};
+
+const parseRepoConfigText = (yamlText: string): RepoConfigResult => {
   if (Buffer.byteLength(yamlText, 'utf8') > MAX_FILE_BYTES) {
     return {
       ok: false,
