@@ -9,7 +9,6 @@ import { missingPermissionViewOf, refusedWriteViewOf } from '../forges/permissio
 import { formatRepo, type Issue, repoRefOf } from '../forges/types.ts';
 import { issueContentHash } from '../intake/content-hash.ts';
 import { gatePullRequests } from '../orchestrator/pr-feedback-step.ts';
-import { keptBlockerOf } from '../orchestrator/run-repo.ts';
 import { extractFences } from '../plan/fences.ts';
 import { fleetOptionsOf, fleetProgressOf, ticketKey, ticketOf } from '../plan/fleet-progress.ts';
 import { attemptKey, deriveProgress } from '../plan/issue-progress.ts';
@@ -25,6 +24,7 @@ import { forgeOfRun } from '../runs/context.ts';
 import type { Clock, Forges, Log, Records, Settings, Workers } from '../runs/ports.ts';
 import { loadRepoConfig } from '../runs/repo-settings.ts';
 import { commonSnapshot, readRunRecords } from '../runs/run-pace.ts';
+import { keptBlockerOf } from '../runs/run-repo.ts';
 import { withPrFeedback } from '../ship/feedback-view.ts';
 import type { PrFacts } from '../ship/pr-facts.ts';
 import type { RunIssueRecord, RunRecord } from '../store/run-store.ts';

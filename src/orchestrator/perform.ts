@@ -32,9 +32,9 @@ import { blockRun, unblockRun } from '../runs/hard-blocker-run.ts';
 import type { Announcer, Clock, Forges, Log, Records, Reviewers, Settings, Workers } from '../runs/ports.ts';
 import { mergeStep, openPr, pushedHead } from '../runs/pull-requests.ts';
 import { repoCommandsOf } from '../runs/repo-settings.ts';
-import { issuesShippedOf, tellOnce } from '../runs/run-notice.ts';
+import { issuesShippedOf, reportOnce, tellOnce } from '../runs/run-notice.ts';
 import { setRunState, stopRun } from '../runs/run-state.ts';
-import { firstTime, setProgress, writeOutcome, writeRun } from '../runs/run-writer.ts';
+import { setProgress, writeOutcome, writeRun } from '../runs/run-writer.ts';
 import { neverReported, reportedKey } from '../ship/pr-feedback-forge.ts';
 import { queuedReport } from '../ship/pr-progress.ts';
 import { runNoticeOf, runPageUrl } from '../ship/run-notices.ts';
@@ -511,17 +511,6 @@ const closeIssue = (deps: Records, ctx: RunCtx, key: IssueKey, epic: boolean) =>
     ...known,
     row,
   });
-};
-
-/** Comments on the run's trigger issue, once per content key (a repeat while its cause lasts posts nothing). */
-export const reportOnce = async (
-  deps: Records,
-  ctx: Pick<RunCtx, 'run' | 'forge' | 'repo'>,
-  key: string,
-  text: string,
-) => {
-  if (ctx.run.triggerIssue === undefined || !(await firstTime(deps, ctx, key))) return;
-  await ctx.forge.createComment({ repo: ctx.repo, number: ctx.run.triggerIssue }, text);
 };
 
 /** Applies one action: the run's own holds (park, hard blocker) need the run alone, the rest the pass. */

@@ -39,6 +39,7 @@ import { keepRefusedWrite } from '../runs/missing-permission.ts';
 import { runPasses } from '../runs/pass-loop.ts';
 import type { Forges, Log, Records, Reviewers, Settings, StoreHealth, Workers } from '../runs/ports.ts';
 import { commonSnapshot, paceReason, readRunRecords } from '../runs/run-pace.ts';
+import { type ConfigRead, keptBlockerOf, loadRunRepo, type RunRepo } from '../runs/run-repo.ts';
 import { foldResults, writeProgress } from '../runs/run-writer.ts';
 import { keepWaitReason } from '../runs/wait-reason.ts';
 import { withPrFeedback } from '../ship/feedback-view.ts';
@@ -50,7 +51,6 @@ import { gateBlockerViewOf } from './gate-blocker-run.ts';
 import { sweepClosedWorkspaces } from './issue-cleanup.ts';
 import { type PassCtx, type PerformPorts, perform } from './perform.ts';
 import { gatePullRequests } from './pr-feedback-step.ts';
-import { type ConfigRead, keptBlockerOf, loadRunRepo, type RunRepo } from './run-repo.ts';
 
 const advancing = new Set<Action['type']>([
   'open_pr',

@@ -7,6 +7,8 @@ import type { Notifier, RunNotice } from '../ship/notice.ts';
 import { notifyAll } from '../ship/notify.ts';
 import { commentOnTrigger, runNotifiers } from '../ship/run-notices.ts';
 import type { RunRecord, RunStore } from '../store/run-store.ts';
+import type { RunCtx } from './context.ts';
+import type { Records } from './ports.ts';
 import { firstTime, writeProgress } from './run-writer.ts';
 
 /**
@@ -56,4 +58,15 @@ export const sendRunNotice = async (
     // A run written meanwhile refuses this write: the failure is in the log, and the next one is kept.
     deps.logger.error({ runId: notice.run.id, err }, 'notification failure not kept on the run'),
   );
+};
+
+/** Comments on the run's trigger issue, once per content key (a repeat while its cause lasts posts nothing). */
+export const reportOnce = async (
+  deps: Records,
+  ctx: Pick<RunCtx, 'run' | 'forge' | 'repo'>,
+  key: string,
+  text: string,
+) => {
+  if (ctx.run.triggerIssue === undefined || !(await firstTime(deps, ctx, key))) return;
+  await ctx.forge.createComment({ repo: ctx.repo, number: ctx.run.triggerIssue }, text);
 };
