@@ -160,6 +160,9 @@ describe('the executor decides no state', () => {
 const layersBelow: Record<string, readonly string[]> = {
   runs: ['orchestrator', 'fleet', 'plan-blitz', 'compose'],
   orchestrator: ['fleet', 'plan-blitz', 'compose'],
+  // A run kind is a plug-in beside the others: it knows none of them.
+  fleet: ['plan-blitz', 'compose'],
+  'plan-blitz': ['fleet', 'compose'],
 };
 
 // Every relative specifier a module names, erased type imports too: a type import still couples layers.
