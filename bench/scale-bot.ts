@@ -4,7 +4,7 @@
 // [npm start's node flags] --import tsx bench/scale-bot.ts <spec.json>`; prints one JSON line
 // `{ "port": N }` once it listens. Every second, and on SIGTERM before it exits, it writes what the bench reads of it to the
 // spec's `statsFile`: its CPU (ms) and peak resident memory (MB), each with its spawn host's, and how
-// long each reconcile took, and the commands it started by kind (`git fetch`…). Its memory is split too:
+// long each reconcile took (appended to `<statsFile>.reconciles`, a line each), and the commands it started by kind (`git fetch`…). Its memory is split too:
 // its own peak RSS, heap, external and array buffers, and the host's; with BLITZ_SCALE_MEMORY_LOG=<file>
 // one line a second of each (and the host's current RSS), to tell a transient from what is retained.
 // What differs from `serve`, and why: the worker limit is the configured sessions (the runner's own
@@ -107,6 +107,10 @@ const sampleMemory = () => {
 };
 
 const writeStats = () => {
+  // The passes since the last write, appended: the whole list rewritten every second grew with the run
+  // and was counted as the bot's own CPU.
+  const passes = reconciles.splice(0);
+  if (passes.length > 0) appendFileSync(`${spec.statsFile}.reconciles`, `${passes.join('\n')}\n`);
   const cpu = process.cpuUsage(cpuAtStart);
   readHost();
   sampleMemory();
@@ -123,7 +127,6 @@ const writeStats = () => {
       ...peaks,
       gcMs: gc.ms,
       gcMajor: gc.major,
-      reconcileMs: reconciles,
       commands: commandCounts(),
     }),
   );

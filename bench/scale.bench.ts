@@ -24,7 +24,7 @@
 // requests per merged issue. Its small size is the one to run: `BLITZ_SCALE_FORGE=gitea
 // BLITZ_SCALE_SIZES=small npm run bench -- scale`.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { stringify } from 'yaml';
@@ -283,7 +283,13 @@ const runScale = async (size: Size, db: 'sqlite' | 'postgres'): Promise<Figure[]
     const clockOffset = performance.now() - Date.now();
     await stopBotProcess(child);
     // Every process's own: CPU adds up, the peak is the highest (a killed one's last second is lost).
-    const each = lives.map((f) => JSON.parse(readFileSync(f, 'utf8')) as BotStats);
+    const each = lives.map((f) => ({
+      ...(JSON.parse(readFileSync(f, 'utf8')) as Omit<BotStats, 'reconcileMs'>),
+      reconcileMs: (existsSync(`${f}.reconciles`) ? readFileSync(`${f}.reconciles`, 'utf8') : '')
+        .split('\n')
+        .filter(Boolean)
+        .map(Number),
+    }));
     const peak = (
       k: 'rssPeakMb' | 'botRssPeakMb' | 'hostRssPeakMb' | 'heapUsedMb' | 'externalMb' | 'arrayBuffersMb',
     ) => Math.max(...each.map((x) => x[k] ?? 0));
