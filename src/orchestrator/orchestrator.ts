@@ -239,7 +239,8 @@ const handleForgeEvent = async (
   );
   // Level-triggered: which run an event concerns is not worked out; every live run of the repo looks again.
   const repo = `${event.repo.owner}/${event.repo.name}`;
-  const runs = (await deps.store.listLiveRuns()).filter(
+  // Heads only: which runs to ask needs no run's progress.
+  const runs = (await deps.store.listLiveRunHeads()).filter(
     (r) =>
       r.forge === event.forge && (r.repo.toLowerCase() === repo.toLowerCase() || fleetTouchesRepo(r, repo)),
   );
