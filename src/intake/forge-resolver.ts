@@ -1,7 +1,8 @@
 // The forge resolver main hands to the event processor and the orchestrator: one Gitea forge for the
 // configured token, one GitHub forge per App installation (created on first use, then kept). A GitHub
 // target without an installation id (a run started from a stored command) is resolved by repository:
-// the installation a webhook of that repository named, else the App's installation lookup. A forge that is not configured is an error in words.
+// the installation a signed webhook of that repository named, else the App's installation lookup. A
+// forge that is not configured is an error in words.
 import { AppError } from '../errors.ts';
 import { createGiteaForge } from '../forges/gitea/index.ts';
 import { createGithubForge, createInstallationLookup, type RetryOptions } from '../forges/github/index.ts';

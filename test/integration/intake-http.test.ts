@@ -191,7 +191,10 @@ describe('commands after the response', () => {
       signedGithubRequest({ secret: GITHUB_SECRET, event: 'issue_comment', payload: p }),
     );
     await h.queue.idle();
-    expect(h.resolved).toEqual([{ forge: 'github', installationId: 4242 }]);
+    // With its repository, so a run of that repository takes the installation without a lookup.
+    expect(h.resolved).toEqual([
+      { forge: 'github', installationId: 4242, repo: { owner: 'Codertocat', name: 'Hello-World' } },
+    ]);
   });
 
   it('label blitz added by a writer on an issue of a milestone stores a start intent for that milestone', async () => {

@@ -106,9 +106,10 @@ describe('the composed bot (serve) on GitHub', () => {
     const closeAt = (n: number) => b.world.log.findIndex((e) => e.action === 'close' && e.target === n);
     expect(closeAt(2)).toBeGreaterThan(closeAt(1));
 
-    // The run was started from a stored command (no installation id): the bot asked which installation covers the repo.
+    // The signed command named its installation: the run it started took that one, without asking
+    // which installation covers the repository, and minted its token.
     const ops = b.fake.requests.map((r) => r.operationId);
-    expect(ops).toContain('apps/get-repo-installation');
+    expect(ops).not.toContain('apps/get-repo-installation');
     expect(ops).toContain('apps/create-installation-access-token');
 
     const runs = openSqliteRunStore(join(b.dir, 'blitz.db'));
