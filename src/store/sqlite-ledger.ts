@@ -2,6 +2,7 @@
 // columns the queries need (run, issue, open). Survives a bot restart, so a new orchestrator over the
 // same file re-attaches the workers the old one started.
 import type Database from 'better-sqlite3';
+import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import {
   type AttemptLedger,
@@ -11,45 +12,41 @@ import {
   type TokenTotals,
 } from '../runner/types.ts';
 
-// Our own JSON, but it crossed a disk: check the fields the queries rely on. By hand, not with a zod
-// schema: every pass reads each attempt of its run, and the schema's copy of every field cost more
-// than the JSON parse. The same answer as the schema it replaces (a loose record whose `issue`,
-// `issue.repo` and `tokens` keep only the fields named).
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isOptionalNumber = (v: unknown): v is number | undefined => v === undefined || typeof v === 'number';
+// Our own JSON, but it crossed a disk: check the fields the queries rely on. Loose at every level,
+// with no default or transform, so what the schema passes it returns as read.
+const recordShape = z.looseObject({
+  id: z.string(),
+  runId: z.string(),
+  issue: z.looseObject({
+    repo: z.looseObject({ owner: z.string(), name: z.string() }),
+    number: z.number(),
+  }),
+  tokens: z.looseObject({
+    input: z.number(),
+    output: z.number(),
+    cache: z.number().optional(),
+    cacheWrite: z.number().optional(),
+  }),
+});
 
-export const toRecord = (text: unknown): AttemptRecord => {
-  const r: unknown = JSON.parse(String(text));
-  const unreadable = () => new AppError('store_error', 'An attempt row in the store is unreadable.');
-  if (!isObject(r) || typeof r.id !== 'string' || typeof r.runId !== 'string') throw unreadable();
-  const { issue, tokens } = r;
-  if (
-    !isObject(issue) ||
-    typeof issue.number !== 'number' ||
-    !isObject(issue.repo) ||
-    typeof issue.repo.owner !== 'string' ||
-    typeof issue.repo.name !== 'string'
-  )
-    throw unreadable();
-  if (
-    !isObject(tokens) ||
-    typeof tokens.input !== 'number' ||
-    typeof tokens.output !== 'number' ||
-    !isOptionalNumber(tokens.cache) ||
-    !isOptionalNumber(tokens.cacheWrite)
-  )
-    throw unreadable();
-  return {
-    ...r,
-    issue: { repo: { owner: issue.repo.owner, name: issue.repo.name }, number: issue.number },
-    tokens: {
-      input: tokens.input,
-      output: tokens.output,
-      ...(tokens.cache !== undefined ? { cache: tokens.cache } : {}),
-      ...(tokens.cacheWrite !== undefined ? { cacheWrite: tokens.cacheWrite } : {}),
-    },
-  } as unknown as AttemptRecord;
+/**
+ * Per attempt, the last record text the schema passed: every pass reads each attempt of its run, and
+ * an ended attempt's text never changes, so the same text read again is parsed as JSON only (each
+ * read its own object). Past the cap the list starts again.
+ */
+const checkedRecords = new Map<string, string>();
+const CHECKED_RECORDS = 20_000;
+
+export const toRecord = (raw: unknown): AttemptRecord => {
+  const text = String(raw);
+  const json: unknown = JSON.parse(text);
+  const id = (json as { id?: unknown } | null)?.id;
+  if (typeof id === 'string' && checkedRecords.get(id) === text) return json as AttemptRecord;
+  const parsed = recordShape.safeParse(json);
+  if (!parsed.success) throw new AppError('store_error', 'An attempt row in the store is unreadable.');
+  if (checkedRecords.size >= CHECKED_RECORDS) checkedRecords.clear();
+  checkedRecords.set(parsed.data.id, text);
+  return parsed.data as unknown as AttemptRecord;
 };
 
 export const repoOf = (i: IssueRefData): string => `${i.repo.owner}/${i.repo.name}`;

@@ -58,17 +58,21 @@ describe("a run's progress read again", () => {
 });
 
 describe('an attempt row read back', () => {
-  it('keeps every field of the record, the issue and tokens as named only', async () => {
+  it('keeps every field of the record, each read its own object, and checks a changed text again', async () => {
     const { runs, setRecord } = world();
     const a = attempt('a1', { tokens: { input: 10, output: 2, cacheWrite: 4 } });
     await runs.ledger.create(a);
-    expect(await runs.ledger.get('a1')).toEqual(a);
-    setRecord('a1', {
-      ...a,
-      issue: { ...a.issue, title: 'not kept', repo: { ...a.issue.repo, extra: 1 } },
-      tokens: { ...a.tokens, costUsd: 3 },
-    });
-    expect(await runs.ledger.listByRun(a.runId)).toEqual([a]);
+    const first = await runs.ledger.get('a1');
+    const again = await runs.ledger.get('a1');
+    expect(first).toEqual(a);
+    expect(again).toEqual(a);
+    expect(again).not.toBe(first);
+    const wider = { ...a, issue: { ...a.issue, title: 'kept', repo: { ...a.issue.repo, extra: 1 } } };
+    setRecord('a1', wider);
+    expect(await runs.ledger.listByRun(a.runId)).toEqual([wider]);
+    // The text changed behind the store's back after it was checked: checked again, and refused.
+    setRecord('a1', { ...a, tokens: { input: 1 } });
+    await expect(runs.ledger.get('a1')).rejects.toMatchObject({ code: 'store_error' });
   });
 
   it.each([
