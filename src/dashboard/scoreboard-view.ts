@@ -46,19 +46,22 @@ const refOf = (key: IssueKey): IssueRef => {
 const noFacts: TicketFacts = { uncertainties: [], followUps: [] };
 const ticketOf = (ctx: ScoreboardFacts, key: IssueKey): TicketFacts => ctx.fleet.tickets[key] ?? noFacts;
 
-const statusOf = (ctx: ScoreboardFacts, key: string): string => {
+/** A ticket's words on the scoreboard and what its summary counts it as. */
+const statusOf = (ctx: ScoreboardFacts, key: string): Pick<ScoreboardRow, 'status' | 'standing'> => {
   const row = ctx.rows.get(key);
   const t = ticketOf(ctx, key);
   const p = ctx.progress.find((x) => x.key === key);
   const issue = ctx.tickets.get(key);
   const extra = t.note ? ` — ${t.note}` : '';
+  const other = (status: string) => ({ status, standing: 'other' as const });
   if (row?.state === 'closed' || (row?.mergedSha !== undefined && issue?.state === 'closed'))
-    return `closed (merged ${row?.mergedSha?.slice(0, 7) ?? ''})`;
-  if (row?.mergedSha !== undefined) return `merged ${row.mergedSha.slice(0, 7)}`;
+    return { status: `closed (merged ${row?.mergedSha?.slice(0, 7) ?? ''})`, standing: 'merged' };
+  if (row?.mergedSha !== undefined)
+    return { status: `merged ${row.mergedSha.slice(0, 7)}`, standing: 'merged' };
   if (row?.prNumber !== undefined)
     return t.mergeRequestedBy
-      ? `merging (asked by ${t.mergeRequestedBy})${extra}`
-      : `awaiting /merge${extra}`;
+      ? other(`merging (asked by ${t.mergeRequestedBy})${extra}`)
+      : { status: `awaiting /merge${extra}`, standing: 'waiting' };
   // Held at the approval gate (seed 004 with issue 14): said so, with what a writer does about it.
   if (
     issue?.state === 'open' &&
@@ -66,12 +69,16 @@ const statusOf = (ctx: ScoreboardFacts, key: string): string => {
     (!p || ['ready', 'held', 'failed'].includes(p.state))
   )
     return ctx.lapsedApprovals.has(key)
-      ? 'approval lapsed — edited after it was approved; a maintainer adds blitz/approved again'
-      : 'awaiting approval — its author cannot write here; a maintainer adds blitz/approved';
-  if (!p) return issue?.state === 'closed' ? 'closed' : 'queued';
-  if (p.state === 'failed') return `failed: ${t.status ?? 'see the worker log'}`;
-  if (p.state === 'stalled') return 'stalled: a person has to look';
-  return p.state;
+      ? other('approval lapsed — edited after it was approved; a maintainer adds blitz/approved again')
+      : {
+          status: 'awaiting approval — its author cannot write here; a maintainer adds blitz/approved',
+          standing: 'waiting',
+        };
+  if (!p) return issue?.state === 'closed' ? { status: 'closed', standing: 'merged' } : other('queued');
+  if (p.state === 'failed')
+    return { status: `failed: ${t.status ?? 'see the worker log'}`, standing: 'failed' };
+  if (p.state === 'stalled') return other('stalled: a person has to look');
+  return { status: p.state, standing: p.state === 'merged' || p.state === 'closed' ? 'merged' : 'other' };
 };
 
 export const scoreboardInput = (ctx: ScoreboardFacts, final?: { reason: string }): ScoreboardInput => {
@@ -87,7 +94,7 @@ export const scoreboardInput = (ctx: ScoreboardFacts, final?: { reason: string }
         : {}),
       ...(t.tests ? { tests: t.tests } : {}),
       ...(t.review ? { review: t.review } : {}),
-      status: statusOf(ctx, key),
+      ...statusOf(ctx, key),
     };
   };
   const order = ctx.fleet.dispatched.filter((k) => ctx.tickets.has(k));

@@ -14,6 +14,7 @@ const input = (over: Partial<ScoreboardInput> = {}): ScoreboardInput => ({
           tests: '3 passed',
           review: 'clean',
           status: 'awaiting /merge',
+          standing: 'waiting',
         },
       ],
     },
@@ -27,8 +28,14 @@ const input = (over: Partial<ScoreboardInput> = {}): ScoreboardInput => ({
           tests: '1 failed',
           review: 'blocking',
           status: 'merged abc1234',
+          standing: 'merged',
         },
-        { ticket: 'acme/lib#3', title: 'Third | with a pipe', status: 'failed: no FINAL REPORT' },
+        {
+          ticket: 'acme/lib#3',
+          title: 'Third | with a pipe',
+          status: 'failed: no FINAL REPORT',
+          standing: 'failed',
+        },
       ],
     },
   ],
@@ -66,5 +73,17 @@ describe('fleet scoreboard', () => {
     expect(text).toContain('- tickets: 3 run, 1 merged, 1 failed, 1 skipped');
     expect(text).toContain('- review legs with blocking findings: 1');
     expect(text).toContain('- waiting for a person: #1 (#5)');
+  });
+
+  it('counts tickets by their typed standing, never by the words of their status', () => {
+    const rows = [
+      { ticket: '#8', title: 'Eighth', status: 'merged, says its worker', standing: 'other' as const },
+      { ticket: '#9', title: 'Ninth', status: 'awaiting nothing', standing: 'failed' as const },
+    ];
+    const text = renderScoreboard(
+      input({ runState: 'done', final: { reason: 'done' }, waves: [{ label: 'Pilot', rows }] }),
+    );
+    expect(text).toContain('- tickets: 2 run, 0 merged, 1 failed, 1 skipped');
+    expect(text).toContain('- waiting for a person: nothing');
   });
 });

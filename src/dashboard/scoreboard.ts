@@ -15,7 +15,10 @@ export interface ScoreboardRow {
   tests?: string;
   /** The review leg's verdict (`clean`, `minor`, `blocking`, …). */
   review?: string;
+  /** The words a person reads. */
   status: string;
+  /** What the summary counts the ticket as, typed: never read off `status`'s words. */
+  standing: 'merged' | 'waiting' | 'failed' | 'other';
 }
 
 export interface ScoreboardInput {
@@ -46,14 +49,14 @@ const table = (rows: ScoreboardRow[]): string[] => [
 const summary = (input: ScoreboardInput, reason: string): string[] => {
   const rows = input.waves.flatMap((w) => w.rows);
   const count = (p: (r: ScoreboardRow) => boolean) => rows.filter(p).length;
-  const merged = count((r) => r.status.startsWith('merged') || r.status.startsWith('closed'));
-  const waiting = rows.filter((r) => r.status.startsWith('awaiting'));
+  const merged = count((r) => r.standing === 'merged');
+  const waiting = rows.filter((r) => r.standing === 'waiting');
   const blocking = count((r) => r.review === 'blocking');
   return [
     '### Summary',
     `${markdownText(reason, 200)}`,
     '',
-    `- tickets: ${rows.length} run, ${merged} merged, ${count((r) => r.status.startsWith('failed'))} failed, ${input.skipped.length} skipped`,
+    `- tickets: ${rows.length} run, ${merged} merged, ${count((r) => r.standing === 'failed')} failed, ${input.skipped.length} skipped`,
     `- review legs with blocking findings: ${blocking}`,
     `- waiting for a person: ${waiting.length ? waiting.map((r) => `${r.ticket} (${r.pr ?? 'no PR'})`).join(', ') : 'nothing'}`,
   ];
